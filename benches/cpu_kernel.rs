@@ -1,0 +1,52 @@
+//! The CPU kernel on an 8K frame at 1 and 2 threads, beside a memory-bandwidth baseline (read 3
+//! bytes, write 1 byte per pixel, no arithmetic) run the same way, so the ratio is self-contained.
+//!
+//! `cargo bench --bench cpu_kernel` (add `-- --quick` for a fast look). See BENCHMARKS.md.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use graylab::cpu::{par_convert, stream_baseline};
+use graylab::engine::synthetic_rgb;
+use graylab::pixel::{Formula, Kernel};
+
+const W: usize = 7680;
+const H: usize = 4320;
+
+fn kernels(c: &mut Criterion) {
+    let rgb = synthetic_rgb(W as u32, H as u32, 1).into_bytes();
+    let rgba = image::DynamicImage::ImageRgb8(
+        image::RgbImage::from_raw(W as u32, H as u32, rgb.clone()).unwrap_or_default(),
+    )
+    .to_rgba8()
+    .into_raw();
+    let mut out = vec![0u8; W * H];
+    let mut group = c.benchmark_group("8k");
+    group.sample_size(30);
+    group.throughput(Throughput::Elements((W * H) as u64));
+    for threads in [1, 2] {
+        group.bench_with_input(BenchmarkId::new("stream_baseline_rgb", threads), &threads, |b, &t| {
+            b.iter(|| stream_baseline(black_box(&rgb), black_box(&mut out), t));
+        });
+        for formula in [Formula::Bt601, Formula::Bt709, Formula::Linear] {
+            group.bench_with_input(
+                BenchmarkId::new(format!("rgb8_to_l8_{formula}"), threads),
+                &threads,
+                |b, &t| {
+                    b.iter(|| {
+                        par_convert(Kernel::Rgb8ToL8, formula, black_box(&rgb), black_box(&mut out), t)
+                    });
+                },
+            );
+        }
+        group.bench_with_input(BenchmarkId::new("rgba8_to_l8_bt601", threads), &threads, |b, &t| {
+            b.iter(|| {
+                par_convert(Kernel::Rgba8ToL8, Formula::Bt601, black_box(&rgba), black_box(&mut out), t)
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, kernels);
+criterion_main!(benches);

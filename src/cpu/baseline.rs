@@ -1,0 +1,65 @@
+//! The memory-bandwidth yardstick for the kernel: read 3 bytes and write 1 byte per pixel with no
+//! arithmetic (the green byte is copied), through the same chunking, threads and instruction set
+//! as the real kernel. The benchmark reports the kernel's time relative to this.
+
+use super::CpuError;
+use super::blocks::{SimdLevel, simd_level};
+use super::parallel::run_chunked;
+
+/// Copies the middle byte of every 3-byte pixel of `src` into `dst` on `threads` threads.
+pub fn stream_baseline(src: &[u8], dst: &mut [u8], threads: usize) -> Result<(), CpuError> {
+    if src.len() != dst.len() * 3 {
+        return Err(CpuError::LengthMismatch {
+            kernel: crate::pixel::Kernel::Rgb8ToL8,
+            src_bytes: src.len(),
+            dst_bytes: dst.len(),
+        });
+    }
+    run_chunked(3, 1, src, dst, threads, |s, d| match simd_level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
+        SimdLevel::Avx512 => unsafe { pick_avx512(s, d) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` only reports AVX2 when the CPU has it.
+        SimdLevel::Avx2 => unsafe { pick_avx2(s, d) },
+        _ => pick(s, d),
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pick_avx2(src: &[u8], dst: &mut [u8]) {
+    pick(src, dst);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn pick_avx512(src: &[u8], dst: &mut [u8]) {
+    pick(src, dst);
+}
+
+#[inline(always)]
+fn pick(src: &[u8], dst: &mut [u8]) {
+    const BLOCK: usize = 32;
+    let (s_blocks, s_tail) = src.as_chunks::<{ 3 * BLOCK }>();
+    let (d_blocks, d_tail) = dst.as_chunks_mut::<BLOCK>();
+    for (s, d) in s_blocks.iter().zip(d_blocks) {
+        for i in 0..BLOCK {
+            d[i] = s[3 * i + 1];
+        }
+    }
+    for (s, d) in s_tail.chunks_exact(3).zip(d_tail) {
+        *d = s[1];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn copies_the_middle_byte() {
+        let src: Vec<u8> = (0..300u32).map(|i| i as u8).collect();
+        let mut dst = vec![0u8; 100];
+        super::stream_baseline(&src, &mut dst, 2).expect("sizes match");
+        assert!(dst.iter().enumerate().all(|(i, &v)| v == (3 * i + 1) as u8));
+    }
+}

@@ -1,0 +1,218 @@
+//! The fast single-threaded kernels: fixed-size pixel blocks with `u32` arithmetic that the
+//! compiler vectorises, compiled three times (baseline, AVX2, AVX-512) and picked at run time.
+//!
+//! A default x86-64 build only has SSE2, and the 3-byte RGB stride only vectorises well with AVX2
+//! or better, so the `#[target_feature]` copies matter: see BENCHMARKS.md for the figures.
+
+use std::sync::OnceLock;
+
+use super::{CpuError, check_lengths};
+use crate::pixel::{Formula, Kernel, luma_tables};
+
+/// Pixels per block: one block is a fixed-size array so the inner loop has a constant trip count.
+const BLOCK: usize = 32;
+
+/// Which instruction set the kernel dispatch picked on this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SimdLevel {
+    /// The build's baseline (SSE2 on x86-64, or a non-x86 target).
+    Baseline,
+    /// AVX2 (x86-64).
+    Avx2,
+    /// AVX-512 F + BW (x86-64).
+    Avx512,
+}
+
+/// The instruction set the CPU kernels use on this machine (detected once).
+#[must_use]
+pub fn simd_level() -> SimdLevel {
+    static LEVEL: OnceLock<SimdLevel> = OnceLock::new();
+    *LEVEL.get_or_init(detect)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> SimdLevel {
+    if std::env::var_os("GRAYLAB_CPU_BASELINE").is_some() {
+        SimdLevel::Baseline
+    } else if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+        SimdLevel::Avx512
+    } else if is_x86_feature_detected!("avx2") {
+        SimdLevel::Avx2
+    } else {
+        SimdLevel::Baseline
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> SimdLevel {
+    SimdLevel::Baseline
+}
+
+/// Converts one contiguous run of pixels on the calling thread with the best instruction set.
+pub fn convert_chunk(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) -> Result<(), CpuError> {
+    check_lengths(kernel, src, dst)?;
+    convert_unchecked_len(kernel, formula, src, dst);
+    Ok(())
+}
+
+/// [`convert_chunk`] without the length check (the caller has made it).
+pub(crate) fn convert_unchecked_len(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    match simd_level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
+        SimdLevel::Avx512 => unsafe { dispatch_avx512(kernel, formula, src, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` only reports AVX2 when the CPU has it.
+        SimdLevel::Avx2 => unsafe { dispatch_avx2(kernel, formula, src, dst) },
+        _ => dispatch(kernel, formula, src, dst),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dispatch_avx2(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    dispatch(kernel, formula, src, dst);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn dispatch_avx512(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    dispatch(kernel, formula, src, dst);
+}
+
+/// Picks the monomorphised loop. `inline(always)` so that each `target_feature` copy above gets
+/// its own vectorised code.
+#[inline(always)]
+fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    const W601: [u32; 3] = crate::pixel::BT601_WEIGHTS;
+    const W709: [u32; 3] = crate::pixel::BT709_WEIGHTS;
+    let t = luma_tables();
+    let lin8 = |r: u32, g: u32, b: u32| {
+        let at = |v: u32| u32::from(t.srgb8_to_linear[v as usize & 0xff]);
+        u32::from(t.linear_to_srgb8[weighted(W709, at(r), at(g), at(b)) as usize & 0xffff])
+    };
+    let lin16 = |r: u32, g: u32, b: u32| {
+        let at = |v: u32| u32::from(t.srgb16_to_linear[v as usize & 0xffff]);
+        u32::from(t.linear_to_srgb16[weighted(W709, at(r), at(g), at(b)) as usize & 0xffff])
+    };
+    let w601 = |r, g, b| weighted(W601, r, g, b);
+    let w709 = |r, g, b| weighted(W709, r, g, b);
+    match (kernel, formula) {
+        (Kernel::Rgb8ToL8, Formula::Bt601) => rgb8_to_l8(w601, src, dst),
+        (Kernel::Rgb8ToL8, Formula::Bt709) => rgb8_to_l8(w709, src, dst),
+        (Kernel::Rgb8ToL8, Formula::Linear) => rgb8_to_l8(lin8, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt601) => rgba8_to_l8(w601, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt709) => rgba8_to_l8(w709, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Linear) => rgba8_to_l8(lin8, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt601) => rgba8_to_la8(w601, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt709) => rgba8_to_la8(w709, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Linear) => rgba8_to_la8(lin8, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt601) => rgbx16::<3, false>(w601, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt709) => rgbx16::<3, false>(w709, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Linear) => rgbx16::<3, false>(lin16, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt601) => rgbx16::<4, false>(w601, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt709) => rgbx16::<4, false>(w709, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Linear) => rgbx16::<4, false>(lin16, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt601) => rgbx16::<4, true>(w601, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt709) => rgbx16::<4, true>(w709, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Linear) => rgbx16::<4, true>(lin16, src, dst),
+    }
+}
+
+#[inline(always)]
+fn weighted(w: [u32; 3], r: u32, g: u32, b: u32) -> u32 {
+    crate::pixel::weighted(w, r, g, b)
+}
+
+// The loops below take whole pixels in `src` and the matching `dst` length (checked by the
+// caller). Fixed-size blocks give the compiler a constant trip count, no bounds checks and a
+// vectorisable body; the tail (under one block) goes pixel by pixel.
+
+#[inline(always)]
+fn rgb8_to_l8(luma: impl Fn(u32, u32, u32) -> u32, src: &[u8], dst: &mut [u8]) {
+    let (s_blocks, s_tail) = src.as_chunks::<{ 3 * BLOCK }>();
+    let (d_blocks, d_tail) = dst.as_chunks_mut::<BLOCK>();
+    for (s, d) in s_blocks.iter().zip(d_blocks) {
+        for i in 0..BLOCK {
+            d[i] = luma(s[3 * i].into(), s[3 * i + 1].into(), s[3 * i + 2].into()) as u8;
+        }
+    }
+    for (s, d) in s_tail.chunks_exact(3).zip(d_tail) {
+        *d = luma(s[0].into(), s[1].into(), s[2].into()) as u8;
+    }
+}
+
+#[inline(always)]
+fn rgba8_to_l8(luma: impl Fn(u32, u32, u32) -> u32, src: &[u8], dst: &mut [u8]) {
+    let (s_blocks, s_tail) = src.as_chunks::<{ 4 * BLOCK }>();
+    let (d_blocks, d_tail) = dst.as_chunks_mut::<BLOCK>();
+    for (s, d) in s_blocks.iter().zip(d_blocks) {
+        for i in 0..BLOCK {
+            d[i] = luma(s[4 * i].into(), s[4 * i + 1].into(), s[4 * i + 2].into()) as u8;
+        }
+    }
+    for (s, d) in s_tail.chunks_exact(4).zip(d_tail) {
+        *d = luma(s[0].into(), s[1].into(), s[2].into()) as u8;
+    }
+}
+
+#[inline(always)]
+fn rgba8_to_la8(luma: impl Fn(u32, u32, u32) -> u32, src: &[u8], dst: &mut [u8]) {
+    let (s_blocks, s_tail) = src.as_chunks::<{ 4 * BLOCK }>();
+    let (d_blocks, d_tail) = dst.as_chunks_mut::<{ 2 * BLOCK }>();
+    for (s, d) in s_blocks.iter().zip(d_blocks) {
+        for i in 0..BLOCK {
+            d[2 * i] = luma(s[4 * i].into(), s[4 * i + 1].into(), s[4 * i + 2].into()) as u8;
+            d[2 * i + 1] = s[4 * i + 3];
+        }
+    }
+    for (s, d) in s_tail.chunks_exact(4).zip(d_tail.chunks_exact_mut(2)) {
+        d[0] = luma(s[0].into(), s[1].into(), s[2].into()) as u8;
+        d[1] = s[3];
+    }
+}
+
+/// Reads the native-endian `u16` sample `i` of a byte slice.
+#[inline(always)]
+fn sample16(s: &[u8], i: usize) -> u32 {
+    u32::from(u16::from_ne_bytes([s[2 * i], s[2 * i + 1]]))
+}
+
+#[inline(always)]
+fn put16(d: &mut [u8], i: usize, v: u32) {
+    let [first, second] = (v as u16).to_ne_bytes();
+    d[2 * i] = first;
+    d[2 * i + 1] = second;
+}
+
+/// 16-bit RGB (`CH = 3`) or RGBA (`CH = 4`) to gray, alpha copied when `ALPHA`. 16-bit images
+/// are rarer and smaller, so one generic loop serves all three layouts.
+#[inline(always)]
+fn rgbx16<const CH: usize, const ALPHA: bool>(
+    luma: impl Fn(u32, u32, u32) -> u32,
+    src: &[u8],
+    dst: &mut [u8],
+) {
+    let out_samples = if ALPHA { 2 } else { 1 };
+    let s_blocks = src.chunks_exact(2 * CH * BLOCK);
+    let d_blocks = dst.chunks_exact_mut(2 * out_samples * BLOCK);
+    let (s_tail, mut d_tail_start) = (s_blocks.remainder(), 0);
+    for (s, d) in s_blocks.zip(d_blocks) {
+        for i in 0..BLOCK {
+            let y = luma(sample16(s, CH * i), sample16(s, CH * i + 1), sample16(s, CH * i + 2));
+            put16(d, out_samples * i, y);
+            if ALPHA {
+                put16(d, out_samples * i + 1, sample16(s, CH * i + 3));
+            }
+        }
+        d_tail_start += d.len();
+    }
+    let d_tail = &mut dst[d_tail_start..];
+    for (i, s) in s_tail.chunks_exact(2 * CH).enumerate() {
+        put16(d_tail, out_samples * i, luma(sample16(s, 0), sample16(s, 1), sample16(s, 2)));
+        if ALPHA {
+            put16(d_tail, out_samples * i + 1, sample16(s, 3));
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The CPU backend: a scalar reference (the test oracle) and a fast, multi-threaded kernel.
+//!
+//! Both work on raw packed pixel bytes described by a [`Kernel`]; neither knows about files,
+//! the GPU or the UI. Depends only on [`crate::pixel`].
+
+mod baseline;
+mod blocks;
+mod parallel;
+mod reference;
+
+pub use baseline::stream_baseline;
+pub use blocks::{SimdLevel, convert_chunk, simd_level};
+pub use parallel::{CHUNK_PIXELS, available_threads, par_convert};
+pub use reference::convert_reference;
+
+use crate::pixel::Kernel;
+
+/// Errors of the CPU backend.
+#[derive(Debug, thiserror::Error)]
+pub enum CpuError {
+    /// The input and output buffers do not hold the same number of pixels for this kernel.
+    #[error("buffer sizes do not match for {kernel:?}: {src_bytes} input bytes, {dst_bytes} output bytes")]
+    LengthMismatch {
+        /// The conversion that was asked for.
+        kernel: Kernel,
+        /// Length of the input slice.
+        src_bytes: usize,
+        /// Length of the output slice.
+        dst_bytes: usize,
+    },
+    /// The rayon thread pool could not be created.
+    #[error("cannot start {threads} worker threads: {reason}")]
+    ThreadPool {
+        /// The number of threads asked for.
+        threads: usize,
+        /// What rayon said.
+        reason: String,
+    },
+}
+
+/// Checks that `src` and `dst` hold the same whole number of pixels for `kernel`.
+pub(crate) fn check_lengths(kernel: Kernel, src: &[u8], dst: &[u8]) -> Result<usize, CpuError> {
+    let (inb, outb) = (kernel.in_bytes_per_pixel(), kernel.out_bytes_per_pixel());
+    let pixels = src.len() / inb;
+    if !src.len().is_multiple_of(inb) || dst.len() != pixels * outb {
+        return Err(CpuError::LengthMismatch { kernel, src_bytes: src.len(), dst_bytes: dst.len() });
+    }
+    Ok(pixels)
+}

@@ -1,0 +1,260 @@
+//! One in-memory conversion: pick the kernel for the pixel type, run it on the chosen backend,
+//! and report each phase with its clock.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use image::{DynamicImage, ImageBuffer};
+
+use super::report::{ClockSource, Phase, PhaseTiming};
+use super::{Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, WorkgroupSize};
+use crate::gpu::GpuTimings;
+
+/// What was measured in one conversion.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RunReport {
+    /// Where it ran.
+    pub backend: Backend,
+    /// The formula.
+    pub formula: Formula,
+    /// The kernel, or `None` for a gray input passed through.
+    pub kernel: Option<Kernel>,
+    /// GPU workgroup shape (GPU runs only).
+    pub workgroup: Option<WorkgroupSize>,
+    /// CPU threads (CPU runs only).
+    pub threads: Option<usize>,
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// The measured phases, in order.
+    pub phases: Vec<PhaseTiming>,
+    /// Wall time of the whole conversion (CPU clock).
+    pub total_ns: u64,
+    /// GPU details (bands, each copy separately), GPU runs only.
+    pub gpu: Option<GpuTimings>,
+    /// The GPU adapter's name, GPU runs only.
+    pub adapter: Option<String>,
+    /// Things a reader of the numbers must know (passthrough, float input converted, …).
+    pub notes: Vec<String>,
+}
+
+impl RunReport {
+    /// The time of one phase, if it was measured.
+    #[must_use]
+    pub fn phase(&self, phase: Phase) -> Option<PhaseTiming> {
+        self.phases.iter().copied().find(|p| p.phase == phase)
+    }
+
+    /// Megapixels of the image.
+    #[must_use]
+    pub fn megapixels(&self) -> f64 {
+        f64::from(self.width) * f64::from(self.height) / 1e6
+    }
+}
+
+/// A converted image and its report.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    /// The gray (or gray + alpha) image: L8, LA8, L16 or LA16.
+    pub image: DynamicImage,
+    /// What was measured.
+    pub report: RunReport,
+}
+
+/// How an input image enters a kernel: its kernel and packed bytes, or gray already.
+pub enum Prepared<'a> {
+    /// Colour pixels for `kernel`.
+    Colour {
+        /// The conversion.
+        kernel: Kernel,
+        /// Packed input pixels.
+        bytes: Cow<'a, [u8]>,
+    },
+    /// Already gray: the output is the input (alpha dropped unless kept).
+    Gray(DynamicImage),
+}
+
+fn colour(kernel: Kernel, bytes: &[u8]) -> Prepared<'_> {
+    Prepared::Colour { kernel, bytes: Cow::Borrowed(bytes) }
+}
+
+/// Chooses the kernel for an image's pixel type (float images are converted to 16-bit first).
+pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, Vec<String>), EngineError> {
+    let mut notes = Vec::new();
+    let prepared = match image {
+        DynamicImage::ImageRgb8(i) => colour(Kernel::Rgb8ToL8, i.as_raw()),
+        DynamicImage::ImageRgba8(i) if keep_alpha => colour(Kernel::Rgba8ToLa8, i.as_raw()),
+        DynamicImage::ImageRgba8(i) => colour(Kernel::Rgba8ToL8, i.as_raw()),
+        DynamicImage::ImageRgb16(_) => colour(Kernel::Rgb16ToL16, image.as_bytes()),
+        DynamicImage::ImageRgba16(_) if keep_alpha => colour(Kernel::Rgba16ToLa16, image.as_bytes()),
+        DynamicImage::ImageRgba16(_) => colour(Kernel::Rgba16ToL16, image.as_bytes()),
+        DynamicImage::ImageLuma8(_) | DynamicImage::ImageLuma16(_) => {
+            notes.push("the input is already gray: passed through unchanged".to_owned());
+            Prepared::Gray(image.clone())
+        }
+        DynamicImage::ImageLumaA8(_) => {
+            notes.push("the input is already gray: passed through unchanged".to_owned());
+            Prepared::Gray(if keep_alpha {
+                image.clone()
+            } else {
+                DynamicImage::ImageLuma8(image.to_luma8())
+            })
+        }
+        DynamicImage::ImageLumaA16(_) => {
+            notes.push("the input is already gray: passed through unchanged".to_owned());
+            Prepared::Gray(if keep_alpha {
+                image.clone()
+            } else {
+                DynamicImage::ImageLuma16(image.to_luma16())
+            })
+        }
+        DynamicImage::ImageRgb32F(_) | DynamicImage::ImageRgba32F(_) => {
+            notes.push("floating-point input converted to 16-bit before the kernel".to_owned());
+            let alpha = keep_alpha && image.color().has_alpha();
+            let (kernel, bytes) = if alpha {
+                (Kernel::Rgba16ToLa16, bytemuck::cast_slice(image.to_rgba16().as_raw()).to_vec())
+            } else {
+                (Kernel::Rgb16ToL16, bytemuck::cast_slice(image.to_rgb16().as_raw()).to_vec())
+            };
+            Prepared::Colour { kernel, bytes: Cow::Owned(bytes) }
+        }
+        other => {
+            return Err(EngineError::UnsupportedPixels(format!("{:?}", other.color())));
+        }
+    };
+    Ok((prepared, notes))
+}
+
+/// Output buffer of the right sample width for a kernel, zeroed.
+pub(crate) enum OutBuffer {
+    /// 8-bit samples.
+    U8(Vec<u8>),
+    /// 16-bit samples.
+    U16(Vec<u16>),
+}
+
+impl OutBuffer {
+    pub(crate) fn new(kernel: Kernel, pixels: usize) -> Self {
+        let bytes = pixels * kernel.out_bytes_per_pixel();
+        if kernel.is_16bit() { Self::U16(vec![0; bytes / 2]) } else { Self::U8(vec![0; bytes]) }
+    }
+
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Self::U8(v) => v,
+            Self::U16(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    pub(crate) fn into_image(self, kernel: Kernel, width: u32, height: u32) -> Option<DynamicImage> {
+        Some(match (self, kernel) {
+            (Self::U8(v), Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8) => {
+                DynamicImage::ImageLuma8(ImageBuffer::from_raw(width, height, v)?)
+            }
+            (Self::U8(v), _) => DynamicImage::ImageLumaA8(ImageBuffer::from_raw(width, height, v)?),
+            (Self::U16(v), Kernel::Rgba16ToLa16) => {
+                DynamicImage::ImageLumaA16(ImageBuffer::from_raw(width, height, v)?)
+            }
+            (Self::U16(v), _) => DynamicImage::ImageLuma16(ImageBuffer::from_raw(width, height, v)?),
+        })
+    }
+}
+
+fn nanos_since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl Engine {
+    /// Converts an image in memory with these settings.
+    pub fn convert(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+    ) -> Result<Converted, EngineError> {
+        let started = Instant::now();
+        let (width, height) = (image.width(), image.height());
+        let (prepared, notes) = prepare(image, settings.keep_alpha)?;
+        let mut report = RunReport {
+            backend: settings.backend,
+            formula: settings.formula,
+            kernel: None,
+            workgroup: None,
+            threads: None,
+            width,
+            height,
+            phases: Vec::new(),
+            total_ns: 0,
+            gpu: None,
+            adapter: None,
+            notes,
+        };
+        let (kernel, bytes) = match prepared {
+            Prepared::Gray(image) => {
+                report.total_ns = nanos_since(started);
+                return Ok(Converted { image, report });
+            }
+            Prepared::Colour { kernel, bytes } => (kernel, bytes),
+        };
+        report.kernel = Some(kernel);
+        let mut out = OutBuffer::new(kernel, width as usize * height as usize);
+        self.run_kernel(kernel, &bytes, width, height, out.bytes_mut(), settings, &mut report)?;
+        let image = out
+            .into_image(kernel, width, height)
+            .ok_or_else(|| EngineError::UnsupportedPixels("output buffer size mismatch".to_owned()))?;
+        report.total_ns = nanos_since(started);
+        Ok(Converted { image, report })
+    }
+
+    /// Runs one kernel into a caller-owned buffer and records its phases in `report`
+    /// (the benchmark reuses `dst` across runs, as a real pipeline would).
+    #[expect(clippy::too_many_arguments, reason = "the raw entry point under `convert` and `bench`")]
+    pub(crate) fn run_kernel(
+        &self,
+        kernel: Kernel,
+        src: &[u8],
+        width: u32,
+        height: u32,
+        dst: &mut [u8],
+        settings: &ConvertSettings,
+        report: &mut RunReport,
+    ) -> Result<(), EngineError> {
+        match settings.backend {
+            Backend::Cpu => {
+                let threads = settings.threads.clamp(1, crate::cpu::available_threads());
+                let started = Instant::now();
+                crate::cpu::par_convert(kernel, settings.formula, src, dst, threads)?;
+                report.threads = Some(threads);
+                report.phases.push(PhaseTiming {
+                    phase: Phase::Kernel,
+                    ns: nanos_since(started),
+                    source: ClockSource::CpuClock,
+                });
+            }
+            Backend::Gpu => {
+                let gpu = self.gpu()?;
+                let t = gpu.convert(kernel, settings.formula, settings.workgroup, src, width, height, dst)?;
+                report.workgroup = Some(settings.workgroup);
+                report.adapter = Some(gpu.adapter_info().name.clone());
+                report.phases.extend(gpu_phases(&t));
+                if t.bands > 1 {
+                    report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
+                }
+                report.gpu = Some(t);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The GPU timings as phases, each with its clock.
+fn gpu_phases(t: &GpuTimings) -> [PhaseTiming; 4] {
+    let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
+    let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    [
+        PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock },
+        PhaseTiming { phase: Phase::Upload, ns: t.upload_host_ns + t.upload_copy_ns, source: copies },
+        PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel },
+        PhaseTiming { phase: Phase::Download, ns: t.download_copy_ns + t.download_host_ns, source: copies },
+    ]
+}

@@ -1,0 +1,142 @@
+//! The conversion engine shared by the GUI, the CLI, the benchmarks and the tests: it chooses the
+//! backend, prepares pixels for it, measures every phase and labels each figure with its clock.
+//!
+//! Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`] and [`crate::pixel`]; never on the
+//! UI (no egui, eframe or rfd here).
+
+mod bench;
+mod convert;
+mod files;
+mod report;
+mod synthetic;
+
+use std::sync::{Arc, OnceLock};
+
+pub use bench::{BenchResult, PhaseStats, bench};
+pub use convert::{Converted, RunReport, prepare};
+pub use files::{FileReport, convert_file, default_output_path};
+pub use report::{ClockSource, Phase, PhaseTiming, Stats, ms};
+pub use synthetic::{parse_size, synthetic_rgb};
+
+pub use crate::cpu::{SimdLevel, available_threads, simd_level};
+pub use crate::gpu::{AdapterReport, GpuContext, GpuError, TimingMode, WorkgroupSize, list_adapters};
+pub use crate::io::{DecodeOptions, ExportFormat, ExportOptions, IoError};
+pub use crate::pixel::{Formula, Kernel};
+
+/// Where a conversion runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The rayon CPU kernel.
+    #[default]
+    Cpu,
+    /// The wgpu compute shader.
+    Gpu,
+}
+
+impl Backend {
+    /// Lower-case name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Gpu => "gpu",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that decides one conversion's output and how it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ConvertSettings {
+    /// CPU or GPU.
+    pub backend: Backend,
+    /// The gray formula.
+    pub formula: Formula,
+    /// GPU workgroup shape (ignored on the CPU).
+    pub workgroup: WorkgroupSize,
+    /// CPU threads, clamped to `1..=available_threads()` (ignored on the GPU).
+    pub threads: usize,
+    /// Carry alpha through to a gray + alpha output (else drop it).
+    pub keep_alpha: bool,
+}
+
+impl Default for ConvertSettings {
+    fn default() -> Self {
+        Self {
+            backend: Backend::Cpu,
+            formula: Formula::Bt601,
+            workgroup: WorkgroupSize::DEFAULT,
+            threads: available_threads(),
+            keep_alpha: true,
+        }
+    }
+}
+
+/// Errors of the engine: a backend's or a file's, or a GPU that is not there.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The CPU backend failed.
+    #[error(transparent)]
+    Cpu(#[from] crate::cpu::CpuError),
+    /// The GPU backend failed.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// Reading or writing a file failed.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// The GPU was asked for but none could be opened.
+    #[error("the GPU is not available ({0}); use the CPU backend")]
+    GpuUnavailable(String),
+    /// The image's pixel type has no conversion.
+    #[error("unsupported pixel type {0}")]
+    UnsupportedPixels(String),
+}
+
+/// The engine: a CPU backend that always works and a GPU context opened on first use.
+pub struct Engine {
+    gpu: OnceLock<Result<Arc<GpuContext>, String>>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    /// An engine that opens the best GPU adapter the first time the GPU is needed.
+    #[must_use]
+    pub fn new() -> Self {
+        Self { gpu: OnceLock::new() }
+    }
+
+    /// An engine on an existing GPU context (eframe's device, or a test's tuned context).
+    #[must_use]
+    pub fn with_gpu(gpu: Arc<GpuContext>) -> Self {
+        let cell = OnceLock::new();
+        let _ = cell.set(Ok(gpu));
+        Self { gpu: cell }
+    }
+
+    /// An engine whose GPU is known to be unavailable, with the reason.
+    #[must_use]
+    pub fn without_gpu(reason: impl Into<String>) -> Self {
+        let cell = OnceLock::new();
+        let _ = cell.set(Err(reason.into()));
+        Self { gpu: cell }
+    }
+
+    /// The GPU context, opening it on first use.
+    pub fn gpu(&self) -> Result<&Arc<GpuContext>, EngineError> {
+        self.gpu
+            .get_or_init(|| GpuContext::new().map(Arc::new).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| EngineError::GpuUnavailable(e.clone()))
+    }
+}

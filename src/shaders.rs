@@ -1,0 +1,25 @@
+//! Every WGSL source of the crate, included from this one place so that a moved shader file
+//! breaks the build here and nowhere else.
+
+/// The colour-to-gray compute shader: one entry point per [`crate::pixel::Kernel`].
+pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
+
+#[cfg(test)]
+mod tests {
+    /// Validates the shader with naga on the CPU, so a WGSL error fails `cargo test` even on a
+    /// machine without any GPU adapter.
+    #[test]
+    fn grayscale_shader_parses_and_validates() {
+        let module = naga::front::wgsl::parse_str(super::GRAYSCALE_WGSL).expect("valid WGSL");
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+            .validate(&module)
+            .expect("shader validates");
+        for kernel in crate::pixel::Kernel::ALL {
+            assert!(
+                module.entry_points.iter().any(|e| e.name == kernel.name()),
+                "no entry point {}",
+                kernel.name()
+            );
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! The real `graylab` binary end to end, in temporary folders.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use image::{DynamicImage, RgbImage, RgbaImage};
+
+fn graylab(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_graylab")).args(args).current_dir(cwd).output().expect("run graylab")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn photo(w: u32, h: u32) -> DynamicImage {
+    let bytes = common::noise((w * h * 3) as usize, u64::from(w));
+    DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, bytes).expect("size"))
+}
+
+fn expected_gray(img: &DynamicImage, formula: graylab::pixel::Formula) -> Vec<u8> {
+    img.to_rgb8().pixels().map(|p| formula.luma8(p[0], p[1], p[2])).collect()
+}
+
+#[test]
+fn convert_writes_the_exact_gray_image() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let img = photo(123, 45);
+    img.save(dir.path().join("in.png")).expect("save");
+    let o = graylab(&["convert", "in.png", "-o", "out.png"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("kernel"), "{}", text(&o));
+    let out = image::open(dir.path().join("out.png")).expect("output");
+    assert_eq!(out.color(), image::ColorType::L8);
+    assert_eq!(out.as_bytes(), expected_gray(&img, graylab::pixel::Formula::Bt601));
+
+    // bt709 through --formula, default output name beside the input.
+    let o = graylab(&["convert", "in.png", "--formula", "bt709"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = image::open(dir.path().join("in.gray.png")).expect("default output name");
+    assert_eq!(out.as_bytes(), expected_gray(&img, graylab::pixel::Formula::Bt709));
+}
+
+#[test]
+fn convert_refuses_to_overwrite_unless_asked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    photo(16, 16).save(dir.path().join("a.png")).expect("save");
+    std::fs::write(dir.path().join("b.png"), b"keep me").expect("write");
+    let o = graylab(&["convert", "a.png", "-o", "b.png"], dir.path());
+    assert!(!o.status.success());
+    assert!(text(&o).contains("b.png") && text(&o).contains("exists"), "{}", text(&o));
+    assert_eq!(std::fs::read(dir.path().join("b.png")).expect("read"), b"keep me");
+    let o = graylab(&["convert", "a.png", "-o", "b.png", "--overwrite"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(image::open(dir.path().join("b.png")).is_ok());
+    let o = graylab(&["convert", "a.png", "-o", "a.png", "--overwrite"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("replace its own input"), "{}", text(&o));
+}
+
+#[test]
+fn many_files_bad_ones_named_good_ones_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("mkdir");
+    for i in 0..4 {
+        photo(20 + i, 10).save(dir.path().join(format!("p{i}.png"))).expect("save");
+    }
+    std::fs::write(dir.path().join("broken.jpg"), b"\xFF\xD8\xFF\xE0 not really").expect("write");
+    let o = graylab(
+        &[
+            "convert",
+            "p0.png",
+            "p1.png",
+            "broken.jpg",
+            "p2.png",
+            "p3.png",
+            "--out-dir",
+            "out",
+            "--format",
+            "tiff",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let items = json.as_array().expect("array");
+    assert_eq!(items.len(), 5);
+    assert!(items[2]["error"].as_str().is_some_and(|e| e.contains("broken.jpg")), "{json}");
+    for i in 0..4 {
+        let img = image::open(out.join(format!("p{i}.gray.tif"))).expect("written");
+        assert_eq!(img.width(), 20 + i);
+    }
+    assert!(!out.join("broken.gray.tif").exists());
+    assert_eq!(items[0]["run"]["phases"][0]["phase"], "decode");
+    assert_eq!(items[0]["run"]["phases"][1]["source"], "cpu-clock");
+}
+
+#[test]
+fn alpha_is_kept_or_dropped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rgba =
+        RgbaImage::from_fn(9, 7, |x, y| image::Rgba([255, (x * 20) as u8, (y * 30) as u8, (x * y) as u8]));
+    rgba.save(dir.path().join("a.png")).expect("save");
+    let o = graylab(&["convert", "a.png", "-o", "la.png"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let la = image::open(dir.path().join("la.png")).expect("out").to_luma_alpha8();
+    assert_eq!(la.get_pixel(3, 2).0, [graylab::pixel::Formula::Bt601.luma8(255, 60, 60), 6]);
+    let o = graylab(&["convert", "a.png", "-o", "l.png", "--drop-alpha"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(image::open(dir.path().join("l.png")).expect("out").color(), image::ColorType::L8);
+}
+
+#[test]
+fn gpu_convert_matches_cpu_convert() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    photo(301, 77).save(dir.path().join("in.png")).expect("save");
+    let o = graylab(
+        &[
+            "convert",
+            "in.png",
+            "-o",
+            "gpu.png",
+            "--backend",
+            "gpu",
+            "--workgroup",
+            "16x16",
+            "--formula",
+            "linear",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("upload"), "{}", text(&o));
+    let o =
+        graylab(&["convert", "in.png", "-o", "cpu.png", "--formula", "linear", "--threads", "1"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let gpu = image::open(dir.path().join("gpu.png")).expect("gpu out");
+    let cpu = image::open(dir.path().join("cpu.png")).expect("cpu out");
+    assert_eq!(gpu.as_bytes(), cpu.as_bytes());
+    let o =
+        graylab(&["convert", "in.png", "-o", "x.png", "--backend", "gpu", "--workgroup", "4096"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("does not fit"), "{}", text(&o));
+}
+
+#[test]
+fn bench_and_info_print_valid_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let backend = if common::gpu().is_some() { "all" } else { "cpu" };
+    let o = graylab(
+        &[
+            "bench",
+            "--synthetic",
+            "320x200",
+            "--runs",
+            "3",
+            "--backend",
+            backend,
+            "--threads",
+            "1,2",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench JSON");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results.len(), if backend == "all" { 3 } else { 2 });
+    for r in results {
+        assert_eq!(r["width"], 320);
+        assert_eq!(r["warm"].as_array().map(Vec::len), Some(3));
+        let kernel =
+            r["phases"].as_array().and_then(|p| p.iter().find(|p| p["phase"] == "kernel")).expect("kernel");
+        assert!(kernel["median_ns"].as_u64().is_some_and(|v| v > 0));
+        assert!(kernel["min_ns"].as_u64() <= kernel["median_ns"].as_u64());
+        assert!(r["kernel_gb_per_s"].as_f64().is_some_and(|v| v > 0.0));
+    }
+    let o = graylab(&["info", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).expect("info JSON");
+    assert!(info["cpu_threads"].as_u64().is_some_and(|n| n >= 1));
+    if common::gpu().is_some() {
+        let adapters = info["adapters"].as_array().expect("adapters");
+        assert!(adapters.iter().any(|a| a["selected"] == true
+            && !a["valid_workgroups"].as_array().expect("list").is_empty()));
+    }
+}
+
+#[test]
+fn usage_errors_exit_non_zero_with_a_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for args in [
+        &["convert"][..],
+        &["convert", "a.png", "b.png", "-o", "c.png"],
+        &["convert", "missing.png"],
+        &["convert", "x.png", "--formula", "rec2020"],
+        &["bench", "--synthetic", "0x0"],
+    ] {
+        let o = graylab(args, dir.path());
+        assert!(!o.status.success(), "{args:?} should fail");
+        assert!(!text(&o).contains("panicked"), "{args:?}: {}", text(&o));
+        assert!(!text(&o).trim().is_empty());
+    }
+    let o = graylab(&["convert", "missing.png"], dir.path());
+    assert!(text(&o).contains("missing.png"), "{}", text(&o));
+}

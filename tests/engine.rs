@@ -1,0 +1,121 @@
+//! The engine: kernel choice per pixel type, CPU = GPU through the public API, honest reports.
+
+mod common;
+
+use graylab::engine::{
+    Backend, ClockSource, ConvertSettings, Engine, Phase, WorkgroupSize, bench, synthetic_rgb,
+};
+use graylab::pixel::Formula;
+use image::{DynamicImage, ImageBuffer};
+
+fn inputs() -> Vec<DynamicImage> {
+    let (w, h) = (67, 29);
+    let n = (w * h) as usize;
+    let bytes = |ch: usize, seed| common::noise(n * ch, seed);
+    let words = |ch: usize, seed| -> Vec<u16> {
+        bytes(ch * 2, seed).chunks_exact(2).map(|c| u16::from_ne_bytes([c[0], c[1]])).collect()
+    };
+    vec![
+        DynamicImage::ImageRgb8(ImageBuffer::from_raw(w, h, bytes(3, 1)).expect("size")),
+        DynamicImage::ImageRgba8(ImageBuffer::from_raw(w, h, bytes(4, 2)).expect("size")),
+        DynamicImage::ImageRgb16(ImageBuffer::from_raw(w, h, words(3, 3)).expect("size")),
+        DynamicImage::ImageRgba16(ImageBuffer::from_raw(w, h, words(4, 4)).expect("size")),
+        DynamicImage::ImageLuma8(ImageBuffer::from_raw(w, h, bytes(1, 5)).expect("size")),
+        DynamicImage::ImageLumaA16(ImageBuffer::from_raw(w, h, words(2, 6)).expect("size")),
+    ]
+}
+
+#[test]
+fn cpu_output_types_and_values() {
+    let engine = Engine::without_gpu("not needed");
+    for img in inputs() {
+        for keep_alpha in [true, false] {
+            let settings = ConvertSettings { keep_alpha, ..ConvertSettings::default() };
+            let out = engine.convert(&img, &settings).expect("converts");
+            let has_alpha = img.color().has_alpha() && keep_alpha;
+            assert_eq!(out.image.color().has_alpha(), has_alpha, "{:?}", img.color());
+            assert_eq!(
+                out.image.color().bytes_per_pixel() / out.image.color().channel_count(),
+                img.color().bytes_per_pixel() / img.color().channel_count()
+            );
+            assert_eq!((out.image.width(), out.image.height()), (67, 29));
+            if img.color().has_color() {
+                let kernel = out.report.phase(Phase::Kernel).expect("kernel timed");
+                assert_eq!(kernel.source, ClockSource::CpuClock);
+                assert!(out.report.total_ns >= kernel.ns);
+            } else {
+                assert!(out.report.notes.iter().any(|n| n.contains("already gray")));
+                assert!(out.report.phases.is_empty());
+            }
+        }
+    }
+    // The values, for RGB8: OpenCV's formula.
+    let img = &inputs()[0];
+    let out = engine.convert(img, &ConvertSettings::default()).expect("converts");
+    let want: Vec<u8> = img.to_rgb8().pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
+    assert_eq!(out.image.as_bytes(), want);
+}
+
+#[test]
+fn gpu_equals_cpu_for_every_pixel_type_and_labels_its_clocks() {
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu.clone());
+    for img in inputs() {
+        for formula in Formula::ALL {
+            let cpu = ConvertSettings { formula, threads: 2, ..ConvertSettings::default() };
+            let gpu_settings =
+                ConvertSettings { backend: Backend::Gpu, workgroup: WorkgroupSize { x: 16, y: 16 }, ..cpu };
+            let a = engine.convert(&img, &cpu).expect("cpu");
+            let b = engine.convert(&img, &gpu_settings).expect("gpu");
+            assert_eq!(a.image, b.image, "{:?} {formula}", img.color());
+            if img.color().has_color() {
+                let kernel = b.report.phase(Phase::Kernel).expect("kernel");
+                let want =
+                    if gpu.timestamps().passes { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+                assert_eq!(kernel.source, want);
+                assert!(b.report.phase(Phase::Upload).is_some() && b.report.phase(Phase::Download).is_some());
+                assert_eq!(b.report.adapter.as_deref(), Some(gpu.adapter_info().name.as_str()));
+            }
+        }
+    }
+}
+
+#[test]
+fn bench_keeps_the_cold_run_apart() {
+    let engine = Engine::without_gpu("not needed");
+    let img = synthetic_rgb(256, 128, 3);
+    let r = bench(&engine, &img, &ConvertSettings { threads: 1, ..ConvertSettings::default() }, 5)
+        .expect("bench");
+    assert_eq!(r.warm.len(), 5);
+    assert_eq!(r.total.runs, 5);
+    let k = r.phases.iter().find(|p| p.phase == Phase::Kernel).expect("kernel stats");
+    assert!(k.stats.min_ns <= k.stats.median_ns && k.stats.median_ns <= k.stats.max_ns);
+    let mut kernel_ns: Vec<u64> =
+        r.warm.iter().filter_map(|w| w.phase(Phase::Kernel)).map(|p| p.ns).collect();
+    kernel_ns.sort_unstable();
+    assert_eq!(k.stats.median_ns, kernel_ns[2]);
+    assert!(r.kernel_mpix_per_s > 0.0);
+    let gray = DynamicImage::ImageLuma8(image::GrayImage::new(4, 4));
+    assert!(bench(&engine, &gray, &ConvertSettings::default(), 1).is_err());
+    if let Some(gpu) = common::gpu() {
+        let engine = Engine::with_gpu(gpu);
+        let s = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+        let r = bench(&engine, &img, &s, 3).expect("gpu bench");
+        let phases: Vec<Phase> = r.phases.iter().map(|p| p.phase).collect();
+        assert_eq!(phases, [Phase::Setup, Phase::Upload, Phase::Kernel, Phase::Download]);
+    }
+}
+
+#[test]
+fn no_gpu_gives_a_clear_error_and_the_cpu_still_works() {
+    let engine = Engine::without_gpu("no adapter in this test");
+    let img = synthetic_rgb(8, 8, 1);
+    let err = engine
+        .convert(&img, &ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() })
+        .expect_err("no gpu");
+    assert!(
+        err.to_string().contains("not available") && err.to_string().contains("no adapter in this test"),
+        "{err}"
+    );
+    assert!(engine.convert(&img, &ConvertSettings::default()).is_ok());
+}

@@ -1,0 +1,210 @@
+//! Decoding and export: every hostile input class gets its own error naming the file, EXIF
+//! orientation is applied, exports are atomic and never clobber.
+
+mod common;
+
+use std::path::Path;
+
+use graylab::io::{DecodeOptions, ExportFormat, ExportOptions, IoError, decode_file, encode_file};
+use image::{DynamicImage, GrayImage, ImageBuffer, Luma, LumaA, RgbImage};
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write test file");
+    p
+}
+
+fn png_bytes(img: &DynamicImage) -> Vec<u8> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut buf, image::ImageFormat::Png).expect("encode png");
+    buf.into_inner()
+}
+
+fn gradient(w: u32, h: u32) -> DynamicImage {
+    DynamicImage::ImageRgb8(RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([(x * 7) as u8, (y * 13) as u8, (x ^ y) as u8])
+    }))
+}
+
+/// A PNG whose header claims `w` x `h` pixels, with an almost empty compressed stream: 65 bytes
+/// that must not make graylab allocate.
+fn header_bomb(w: u32, h: u32) -> Vec<u8> {
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(b"IHDR");
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]); // 8-bit RGB
+    let crc = crc32(&ihdr);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&13u32.to_be_bytes());
+    png.extend_from_slice(&ihdr);
+    png.extend_from_slice(&crc.to_be_bytes());
+    // An IDAT with an empty zlib stream, so decoders get past the header.
+    let idat = [b'I', b'D', b'A', b'T', 0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01];
+    png.extend_from_slice(&8u32.to_be_bytes());
+    png.extend_from_slice(&idat);
+    png.extend_from_slice(&crc32(&idat).to_be_bytes());
+    png.extend_from_slice(&0u32.to_be_bytes());
+    png.extend_from_slice(b"IEND");
+    png.extend_from_slice(&crc32(b"IEND").to_be_bytes());
+    png
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+fn decode(path: &Path) -> Result<graylab::io::Decoded, IoError> {
+    decode_file(path, &DecodeOptions::default())
+}
+
+#[test]
+fn hostile_inputs_each_get_their_error_naming_the_file() {
+    type Case = (&'static str, Vec<u8>, fn(&IoError) -> bool);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = png_bytes(&gradient(64, 64));
+    let cases: Vec<Case> = vec![
+        ("empty.png", vec![], |e| matches!(e, IoError::Empty { .. })),
+        ("truncated.png", good[..good.len() / 2].to_vec(), |e| matches!(e, IoError::Truncated { .. })),
+        ("garbage.png", [&good[..60], &[0x55; 400][..]].concat(), |e| {
+            matches!(e, IoError::Decode { .. } | IoError::Truncated { .. })
+        }),
+        ("notes.txt", b"just some text, not an image at all".to_vec(), |e| {
+            matches!(e, IoError::UnknownFormat { .. })
+        }),
+        ("bomb.png", header_bomb(200_000, 200_000), |e| {
+            matches!(e, IoError::TooLarge { width: 200_000, height: 200_000, .. })
+        }),
+        ("anim.gif", b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), |e| {
+            matches!(e, IoError::Unsupported { .. })
+        }),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = write(dir.path(), name, &bytes);
+        let err = decode(&path).expect_err(name);
+        assert!(expected(&err), "{name}: unexpected {err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains(name), "{name}: message does not name the file: {msg}");
+    }
+    let missing = dir.path().join("missing.jpg");
+    let err = decode(&missing).expect_err("missing");
+    assert!(matches!(err, IoError::Open { .. }) && err.to_string().contains("missing.jpg"), "{err}");
+    let err = decode(dir.path()).expect_err("a folder");
+    assert!(matches!(err, IoError::Open { .. }), "{err:?}");
+}
+
+#[test]
+fn header_bomb_is_refused_by_the_budget_not_by_allocation() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 20000 x 20000 RGB = 1.2 GB plus 0.4 GB of gray: refused under a 1 GiB budget, from a 57-byte file.
+    let path = write(dir.path(), "big.png", &header_bomb(20_000, 20_000));
+    assert_eq!(std::fs::metadata(&path).map(|m| m.len()).ok(), Some(65));
+    let err =
+        decode_file(&path, &DecodeOptions { memory_budget_bytes: Some(1 << 30) }).expect_err("too large");
+    assert!(
+        matches!(err, IoError::TooLarge { needed_bytes: 1_600_000_000, budget_bytes: 1_073_741_824, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("20000x20000"), "{err}");
+}
+
+#[test]
+fn exif_orientation_is_applied() {
+    // A 4x2 JPEG with orientation 6 (rotate 90 degrees clockwise) decodes as 2x4.
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+        .encode_image(&gradient(4, 2))
+        .expect("encode jpeg");
+    let mut exif = b"Exif\0\0II*\0\x08\0\0\0\x01\0".to_vec();
+    exif.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0]); // tag 0x0112 SHORT 1 = 6
+    exif.extend_from_slice(&[0, 0, 0, 0]);
+    let mut with_exif = jpeg[..2].to_vec(); // SOI
+    with_exif.extend_from_slice(&[0xFF, 0xE1]);
+    with_exif.extend_from_slice(&((exif.len() + 2) as u16).to_be_bytes());
+    with_exif.extend_from_slice(&exif);
+    with_exif.extend_from_slice(&jpeg[2..]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = decode(&write(dir.path(), "rotated.jpg", &with_exif)).expect("decodes");
+    assert_eq!((d.image.width(), d.image.height()), (2, 4));
+    assert!(d.reoriented);
+    let plain = decode(&write(dir.path(), "plain.jpg", &jpeg)).expect("decodes");
+    assert_eq!((plain.image.width(), plain.image.height()), (4, 2));
+    assert!(!plain.reoriented);
+}
+
+#[test]
+fn every_format_round_trips_and_reports_what_it_changed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gray = DynamicImage::ImageLuma8(GrayImage::from_fn(37, 23, |x, y| Luma([(x * 5 + y * 3) as u8])));
+    let lossless = [ExportFormat::Png, ExportFormat::Tiff, ExportFormat::Bmp, ExportFormat::Webp];
+    for format in ExportFormat::ALL {
+        let path = dir.path().join(format!("out.{}", format.extension()));
+        let r = encode_file(&gray, &path, &ExportOptions::default()).expect("export");
+        assert_eq!(r.format, format);
+        assert_eq!(r.bytes, std::fs::metadata(&path).expect("written").len());
+        let back = decode(&path).expect("reads back").image.to_luma8();
+        assert_eq!(back.dimensions(), (37, 23), "{format}");
+        if lossless.contains(&format) {
+            assert_eq!(back.as_raw(), gray.to_luma8().as_raw(), "{format} must be lossless");
+        }
+    }
+    // 16-bit gray + alpha: PNG keeps both, JPEG says what it dropped.
+    let la16 = DynamicImage::ImageLumaA16(ImageBuffer::from_fn(5, 4, |x, y| {
+        LumaA([(x * 10_000 + y) as u16, 40_000])
+    }));
+    let png = dir.path().join("la16.png");
+    let r = encode_file(&la16, &png, &ExportOptions::default()).expect("png");
+    assert!(r.notes.is_empty());
+    assert_eq!(decode(&png).expect("reads").image, la16);
+    let jpg = dir.path().join("la16.jpg");
+    let r = encode_file(&la16, &jpg, &ExportOptions::default()).expect("jpeg");
+    assert_eq!(r.notes.len(), 2, "{:?}", r.notes);
+    let tif = dir.path().join("la16.tif");
+    encode_file(&la16, &tif, &ExportOptions::default()).expect("tiff");
+    assert_eq!(decode(&tif).expect("reads").image.to_luma16(), la16.to_luma16());
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("list")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".graylab-"))
+        .collect()
+}
+
+#[test]
+fn exports_never_clobber_and_never_leave_half_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gray = DynamicImage::ImageLuma8(GrayImage::from_pixel(8, 8, Luma([9])));
+    let path = dir.path().join("keep.png");
+    std::fs::write(&path, b"precious").expect("write");
+    let err = encode_file(&gray, &path, &ExportOptions::default()).expect_err("exists");
+    assert!(matches!(err, IoError::Exists { .. }) && err.to_string().contains("keep.png"), "{err}");
+    assert_eq!(std::fs::read(&path).expect("read"), b"precious");
+    encode_file(&gray, &path, &ExportOptions { overwrite: true, ..ExportOptions::default() })
+        .expect("overwrite");
+    assert_eq!(decode(&path).expect("now a PNG").image.to_luma8().get_pixel(3, 3), &Luma([9]));
+
+    // WebP refuses images over 16383 px a side, before writing anything.
+    let wide = DynamicImage::ImageLuma8(GrayImage::new(16_384, 1));
+    let err =
+        encode_file(&wide, &dir.path().join("wide.webp"), &ExportOptions::default()).expect_err("too wide");
+    assert!(matches!(err, IoError::ExportUnsupported { .. }), "{err:?}");
+    assert!(!dir.path().join("wide.webp").exists());
+
+    let err = encode_file(&gray, &dir.path().join("no-such-dir/x.png"), &ExportOptions::default())
+        .expect_err("no dir");
+    assert!(matches!(err, IoError::Write { .. }), "{err:?}");
+    let err =
+        encode_file(&gray, &dir.path().join("x.gif"), &ExportOptions::default()).expect_err("unknown ext");
+    assert!(matches!(err, IoError::UnknownExportFormat { .. }), "{err:?}");
+    assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+}
