@@ -4,16 +4,25 @@
 /// The colour-to-gray compute shader: one entry point per [`crate::pixel::Kernel`].
 pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
 
+/// Gray output words to an `rgba8unorm` texture tile, for showing a GPU result without a
+/// readback.
+pub const DISPLAY_WGSL: &str = include_str!("../shaders/display.wgsl");
+
 #[cfg(test)]
 mod tests {
-    /// Validates the shader with naga on the CPU, so a WGSL error fails `cargo test` even on a
+    /// Parses and validates with naga on the CPU, so a WGSL error fails `cargo test` even on a
     /// machine without any GPU adapter.
-    #[test]
-    fn grayscale_shader_parses_and_validates() {
-        let module = naga::front::wgsl::parse_str(super::GRAYSCALE_WGSL).expect("valid WGSL");
+    fn validate(source: &str) -> naga::Module {
+        let module = naga::front::wgsl::parse_str(source).expect("valid WGSL");
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
             .validate(&module)
             .expect("shader validates");
+        module
+    }
+
+    #[test]
+    fn grayscale_shader_parses_and_validates() {
+        let module = validate(super::GRAYSCALE_WGSL);
         for kernel in crate::pixel::Kernel::ALL {
             assert!(
                 module.entry_points.iter().any(|e| e.name == kernel.name()),
@@ -21,5 +30,11 @@ mod tests {
                 kernel.name()
             );
         }
+    }
+
+    #[test]
+    fn display_shader_parses_and_validates() {
+        let module = validate(super::DISPLAY_WGSL);
+        assert!(module.entry_points.iter().any(|e| e.name == "expand"));
     }
 }

@@ -5,11 +5,13 @@
 
 mod baseline;
 mod blocks;
+mod buffer;
 mod parallel;
 mod reference;
 
 pub use baseline::stream_baseline;
 pub use blocks::{SimdLevel, convert_chunk, simd_level};
+pub use buffer::zeroed_buffer;
 pub use parallel::{CHUNK_PIXELS, available_threads, par_convert};
 pub use reference::convert_reference;
 

@@ -137,7 +137,11 @@ pub(crate) enum OutBuffer {
 impl OutBuffer {
     pub(crate) fn new(kernel: Kernel, pixels: usize) -> Self {
         let bytes = pixels * kernel.out_bytes_per_pixel();
-        if kernel.is_16bit() { Self::U16(vec![0; bytes / 2]) } else { Self::U8(vec![0; bytes]) }
+        if kernel.is_16bit() {
+            Self::U16(crate::cpu::zeroed_buffer(bytes / 2))
+        } else {
+            Self::U8(crate::cpu::zeroed_buffer(bytes))
+        }
     }
 
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
@@ -206,6 +210,64 @@ impl Engine {
         Ok(Converted { image, report })
     }
 
+    /// Converts on the GPU and draws the result into display `tiles` there; downloads it too
+    /// when `download` (the full round trip; else the report has no download phase and the
+    /// pixels stay on the GPU). A gray input is drawn from the host.
+    pub fn convert_for_display(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        tiles: &crate::gpu::GpuTiles,
+        download: bool,
+    ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
+        let started = Instant::now();
+        let gpu = self.gpu()?;
+        let (width, height) = (image.width(), image.height());
+        let (prepared, notes) = prepare(image, settings.keep_alpha)?;
+        let mut report = RunReport {
+            backend: Backend::Gpu,
+            formula: settings.formula,
+            kernel: None,
+            workgroup: None,
+            threads: None,
+            width,
+            height,
+            phases: Vec::new(),
+            total_ns: 0,
+            gpu: None,
+            adapter: Some(gpu.adapter_info().name.clone()),
+            notes,
+        };
+        let (kernel, bytes) = match prepared {
+            Prepared::Gray(gray) => {
+                gpu.write_tiles(tiles, &gray);
+                report.total_ns = nanos_since(started);
+                return Ok((Some(gray), report));
+            }
+            Prepared::Colour { kernel, bytes } => (kernel, bytes),
+        };
+        report.kernel = Some(kernel);
+        report.workgroup = Some(settings.workgroup);
+        let job = crate::gpu::GpuJob {
+            kernel,
+            formula: settings.formula,
+            workgroup: settings.workgroup,
+            src: &bytes,
+            width,
+            height,
+        };
+        let mut out = download.then(|| OutBuffer::new(kernel, width as usize * height as usize));
+        let t = gpu.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
+        report.phases.extend(gpu_phases(&t));
+        if t.bands > 1 {
+            report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
+        }
+        report.gpu = Some(t);
+        let pixels = out.and_then(|o| o.into_image(kernel, width, height));
+        report.total_ns = nanos_since(started);
+        Ok((pixels, report))
+    }
+
     /// Runs one kernel into a caller-owned buffer and records its phases in `report`
     /// (the benchmark reuses `dst` across runs, as a real pipeline would).
     #[expect(clippy::too_many_arguments, reason = "the raw entry point under `convert` and `bench`")]
@@ -247,14 +309,22 @@ impl Engine {
     }
 }
 
-/// The GPU timings as phases, each with its clock.
-fn gpu_phases(t: &GpuTimings) -> [PhaseTiming; 4] {
+/// The GPU timings as phases, each with its clock (no download phase when the result stayed on
+/// the GPU).
+pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
     let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
     let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
-    [
+    let mut phases = vec![
         PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock },
         PhaseTiming { phase: Phase::Upload, ns: t.upload_host_ns + t.upload_copy_ns, source: copies },
         PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel },
-        PhaseTiming { phase: Phase::Download, ns: t.download_copy_ns + t.download_host_ns, source: copies },
-    ]
+    ];
+    if t.downloaded {
+        phases.push(PhaseTiming {
+            phase: Phase::Download,
+            ns: t.download_copy_ns + t.download_host_ns,
+            source: copies,
+        });
+    }
+    phases
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 #[must_use]
 pub fn synthetic_rgb(width: u32, height: u32, seed: u64) -> DynamicImage {
     let row_bytes = width as usize * 3;
-    let mut data = vec![0u8; row_bytes * height as usize];
+    let mut data: Vec<u8> = crate::cpu::zeroed_buffer(row_bytes * height as usize);
     if row_bytes > 0 {
         data.par_chunks_mut(row_bytes).enumerate().for_each(|(y, row)| {
             let mut x = seed ^ (y as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;

@@ -53,6 +53,7 @@ pub struct GpuContext {
     /// `[8-bit to linear, 16-bit to linear, linear to 8-bit, linear to 16-bit]`.
     tables: [wgpu::Buffer; 4],
     pub(crate) ring: Mutex<Vec<RingSlot>>,
+    pub(crate) display: std::sync::OnceLock<super::display::DisplayPipeline>,
     uncaptured: Arc<Mutex<Option<String>>>,
 }
 
@@ -119,6 +120,7 @@ impl GpuContext {
             pipelines: Mutex::default(),
             tables,
             ring: Mutex::default(),
+            display: std::sync::OnceLock::new(),
             uncaptured,
         }
     }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::bands::{BandPlan, band_sizes};
 use super::context::{GpuContext, TimingMode};
+use super::display::GpuTiles;
 use super::{GpuError, WorkgroupSize};
 use crate::pixel::{Formula, Kernel};
 
@@ -51,6 +52,8 @@ pub struct GpuTimings {
     pub kernel_on_gpu_clock: bool,
     /// Row bands the image was cut into.
     pub bands: u32,
+    /// Whether the result was copied back to the host (else it stayed on the GPU for display).
+    pub downloaded: bool,
 }
 
 /// One set of buffers for one band in flight.
@@ -77,10 +80,50 @@ struct Queries {
 
 /// A band submitted and not yet read back.
 struct Pending {
-    out_range: std::ops::Range<usize>,
+    /// Where the band's pixels go in the output, when downloading.
+    out_range: Option<std::ops::Range<usize>>,
     out_bytes: u64,
     submission: wgpu::SubmissionIndex,
-    mapped: Vec<mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    /// The readback buffer's mapping (when downloading).
+    mapped: Vec<MapResult>,
+    /// The timestamp readback's mapping (overlapped mode).
+    timestamps: Option<MapResult>,
+}
+
+/// Everything one band's commands need.
+struct BandWork<'a> {
+    pipeline: &'a wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+    grid: (u32, u32),
+    in_bytes: u64,
+    out_bytes: u64,
+    out_range: Option<std::ops::Range<usize>>,
+    display: Option<BandDisplay<'a>>,
+}
+
+/// Where a band is drawn for display.
+struct BandDisplay<'a> {
+    tiles: &'a GpuTiles,
+    kernel: Kernel,
+    row0: u32,
+    rows: u32,
+}
+
+/// What to convert on the GPU.
+#[derive(Clone, Copy)]
+pub struct GpuJob<'a> {
+    /// The conversion.
+    pub kernel: Kernel,
+    /// The formula.
+    pub formula: Formula,
+    /// The workgroup shape.
+    pub workgroup: WorkgroupSize,
+    /// Packed input pixels, `width * height * kernel.in_bytes_per_pixel()` bytes.
+    pub src: &'a [u8],
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
 }
 
 type MapResult = mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>;
@@ -114,10 +157,39 @@ impl GpuContext {
         height: u32,
         dst: &mut [u8],
     ) -> Result<GpuTimings, GpuError> {
+        let job = GpuJob { kernel, formula, workgroup, src, width, height };
+        self.run(&job, Some(dst), None)
+    }
+
+    /// Converts and draws the result into display tiles on the GPU; downloads it into `dst` too
+    /// when given (the full round trip), else leaves it on the GPU (no download phase).
+    pub fn convert_for_display(
+        &self,
+        job: &GpuJob<'_>,
+        tiles: &GpuTiles,
+        dst: Option<&mut [u8]>,
+    ) -> Result<GpuTimings, GpuError> {
+        if (tiles.width, tiles.height) != (job.width, job.height) {
+            return Err(GpuError::LengthMismatch {
+                width: job.width,
+                height: job.height,
+                kernel: "display tiles",
+            });
+        }
+        self.run(job, dst, Some(tiles))
+    }
+
+    fn run(
+        &self,
+        job: &GpuJob<'_>,
+        mut dst: Option<&mut [u8]>,
+        tiles: Option<&GpuTiles>,
+    ) -> Result<GpuTimings, GpuError> {
+        let &GpuJob { kernel, formula, workgroup, src, width, height } = job;
         let started = Instant::now();
         let pixels = u64::from(width) * u64::from(height);
         if src.len() as u64 != pixels * kernel.in_bytes_per_pixel() as u64
-            || dst.len() as u64 != pixels * kernel.out_bytes_per_pixel() as u64
+            || dst.as_ref().is_some_and(|d| d.len() as u64 != pixels * kernel.out_bytes_per_pixel() as u64)
         {
             return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
         }
@@ -133,6 +205,7 @@ impl GpuContext {
             copies_on_gpu_clock: overlapped,
             kernel_on_gpu_clock: auto && ts.passes,
             bands: plan.bands,
+            downloaded: dst.is_some(),
             ..GpuTimings::default()
         };
         if plan.bands == 0 {
@@ -150,7 +223,7 @@ impl GpuContext {
         for band in 0..plan.bands {
             let slot_index = band as usize % ring_len;
             if let Some(p) = pending[slot_index].take() {
-                self.finish(&mut ring[slot_index], p, dst, &mut t)?;
+                self.finish(&mut ring[slot_index], p, dst.as_deref_mut(), &mut t)?;
             }
             let first_row = (band * plan.rows_per_band) as usize;
             let rows = (plan.rows_per_band as usize).min(height as usize - first_row);
@@ -159,13 +232,24 @@ impl GpuContext {
             let slot = &mut ring[slot_index];
             self.stage(slot, band_src, in_bytes, &mut t)?;
             self.queue.write_buffer(&slot.params, 0, bytemuck::bytes_of(&[words as u32, 0, 0, 0]));
-            let group = self.band_bind_group(kernel, slot, in_bytes, out_bytes);
-            let grid = self.grid(words, workgroup)?;
-            let out_range = first_row * out_row..(first_row + rows) * out_row;
+            let work = BandWork {
+                pipeline: &pipeline,
+                group: self.band_bind_group(kernel, slot, in_bytes, out_bytes),
+                grid: self.grid(words, workgroup)?,
+                in_bytes,
+                out_bytes,
+                out_range: dst.is_some().then(|| first_row * out_row..(first_row + rows) * out_row),
+                display: tiles.map(|tiles| BandDisplay {
+                    tiles,
+                    kernel,
+                    row0: first_row as u32,
+                    rows: rows as u32,
+                }),
+            };
             let p = if overlapped {
-                self.submit_overlapped(slot, &pipeline, &group, grid, in_bytes, out_bytes, out_range)
+                self.submit_overlapped(slot, &work)
             } else {
-                self.submit_stepwise(slot, &pipeline, &group, grid, in_bytes, out_bytes, out_range, &mut t)?
+                self.submit_stepwise(slot, &work, &mut t)?
             };
             if let Some(e) = self.take_uncaptured_error() {
                 return Err(GpuError::Validation(e));
@@ -177,7 +261,7 @@ impl GpuContext {
         for k in 1..=ring_len {
             let slot_index = (last + k) % ring_len;
             if let Some(p) = pending[slot_index].take() {
-                self.finish(&mut ring[slot_index], p, dst, &mut t)?;
+                self.finish(&mut ring[slot_index], p, dst.as_deref_mut(), &mut t)?;
             }
         }
         t.wall_ns = nanos(started.elapsed());
@@ -320,13 +404,7 @@ impl GpuContext {
         Ok((x as u32, y as u32))
     }
 
-    fn compute_pass(
-        encoder: &mut wgpu::CommandEncoder,
-        queries: Option<&Queries>,
-        pipeline: &wgpu::ComputePipeline,
-        group: &wgpu::BindGroup,
-        grid: (u32, u32),
-    ) {
+    fn compute_pass(encoder: &mut wgpu::CommandEncoder, queries: Option<&Queries>, work: &BandWork<'_>) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("grayscale"),
             timestamp_writes: queries.map(|q| wgpu::ComputePassTimestampWrites {
@@ -335,64 +413,59 @@ impl GpuContext {
                 end_of_pass_write_index: Some(3),
             }),
         });
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, group, &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        pass.set_pipeline(work.pipeline);
+        pass.set_bind_group(0, &work.group, &[]);
+        pass.dispatch_workgroups(work.grid.0, work.grid.1, 1);
     }
 
     /// One submission per band with timestamps around every step; returns without waiting.
-    #[expect(clippy::too_many_arguments, reason = "private step of `convert`")]
-    fn submit_overlapped(
-        &self,
-        slot: &mut RingSlot,
-        pipeline: &wgpu::ComputePipeline,
-        group: &wgpu::BindGroup,
-        grid: (u32, u32),
-        in_bytes: u64,
-        out_bytes: u64,
-        out_range: std::ops::Range<usize>,
-    ) -> Pending {
+    fn submit_overlapped(&self, slot: &mut RingSlot, work: &BandWork<'_>) -> Pending {
         let mut enc =
             self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("band") });
         let q = slot.queries.as_ref();
-        if let Some(q) = q {
-            enc.write_timestamp(&q.set, 0);
+        let stamp = |enc: &mut wgpu::CommandEncoder, i| {
+            if let Some(q) = q {
+                enc.write_timestamp(&q.set, i);
+            }
+        };
+        stamp(&mut enc, 0);
+        enc.copy_buffer_to_buffer(&slot.staging_in, 0, &slot.input, 0, work.in_bytes);
+        stamp(&mut enc, 1);
+        Self::compute_pass(&mut enc, q, work);
+        if let Some(d) = &work.display {
+            self.encode_band_display(&mut enc, &slot.output, work.out_bytes, d);
         }
-        enc.copy_buffer_to_buffer(&slot.staging_in, 0, &slot.input, 0, in_bytes);
-        if let Some(q) = q {
-            enc.write_timestamp(&q.set, 1);
+        stamp(&mut enc, 4);
+        if work.out_range.is_some() {
+            enc.copy_buffer_to_buffer(&slot.output, 0, &slot.staging_out, 0, work.out_bytes);
         }
-        Self::compute_pass(&mut enc, q, pipeline, group, grid);
+        stamp(&mut enc, 5);
         if let Some(q) = q {
-            enc.write_timestamp(&q.set, 4);
-        }
-        enc.copy_buffer_to_buffer(&slot.output, 0, &slot.staging_out, 0, out_bytes);
-        if let Some(q) = q {
-            enc.write_timestamp(&q.set, 5);
             enc.resolve_query_set(&q.set, 0..QUERIES, &q.resolve, 0);
             enc.copy_buffer_to_buffer(&q.resolve, 0, &q.readback, 0, u64::from(QUERIES) * 8);
         }
         let submission = self.queue.submit([enc.finish()]);
-        let mut mapped = vec![map(&slot.staging_out, out_bytes, wgpu::MapMode::Read)];
-        if let Some(q) = q {
-            mapped.push(map(&q.readback, u64::from(QUERIES) * 8, wgpu::MapMode::Read));
+        let mut mapped = Vec::new();
+        if work.out_range.is_some() {
+            mapped.push(map(&slot.staging_out, work.out_bytes, wgpu::MapMode::Read));
         }
+        let timestamps = q.map(|q| map(&q.readback, u64::from(QUERIES) * 8, wgpu::MapMode::Read));
         slot.last_submission = Some(submission.clone());
-        Pending { out_range, out_bytes, submission, mapped }
+        Pending {
+            out_range: work.out_range.clone(),
+            out_bytes: work.out_bytes,
+            submission,
+            mapped,
+            timestamps,
+        }
     }
 
     /// Three submissions per band (upload copy, kernel, download copy), each waited for and
     /// timed with the CPU clock; the kernel uses pass timestamps where the device has them.
-    #[expect(clippy::too_many_arguments, reason = "private step of `convert`")]
     fn submit_stepwise(
         &self,
         slot: &mut RingSlot,
-        pipeline: &wgpu::ComputePipeline,
-        group: &wgpu::BindGroup,
-        grid: (u32, u32),
-        in_bytes: u64,
-        out_bytes: u64,
-        out_range: std::ops::Range<usize>,
+        work: &BandWork<'_>,
         t: &mut GpuTimings,
     ) -> Result<Pending, GpuError> {
         let timed =
@@ -408,20 +481,31 @@ impl GpuContext {
                 Ok((nanos(started.elapsed()), submission))
             };
         let (upload_ns, _) =
-            timed(&|enc| enc.copy_buffer_to_buffer(&slot.staging_in, 0, &slot.input, 0, in_bytes))?;
+            timed(&|enc| enc.copy_buffer_to_buffer(&slot.staging_in, 0, &slot.input, 0, work.in_bytes))?;
         let q = slot.queries.as_ref();
-        let (kernel_ns, _) = timed(&|enc| {
-            Self::compute_pass(enc, q, pipeline, group, grid);
+        let (kernel_ns, mut submission) = timed(&|enc| {
+            Self::compute_pass(enc, q, work);
             if let Some(q) = q {
                 enc.resolve_query_set(&q.set, 2..4, &q.resolve, 0);
                 enc.copy_buffer_to_buffer(&q.resolve, 0, &q.readback, 0, 16);
             }
         })?;
-        let (download_ns, submission) = timed(&|enc| {
-            enc.copy_buffer_to_buffer(&slot.output, 0, &slot.staging_out, 0, out_bytes);
-        })?;
+        if let Some(d) = &work.display {
+            // Display work is not a phase: submitted on its own, not timed.
+            let mut enc = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("display") });
+            self.encode_band_display(&mut enc, &slot.output, work.out_bytes, d);
+            submission = self.queue.submit([enc.finish()]);
+        }
         t.upload_copy_ns += upload_ns;
-        t.download_copy_ns += download_ns;
+        if work.out_range.is_some() {
+            let (download_ns, s) = timed(&|enc| {
+                enc.copy_buffer_to_buffer(&slot.output, 0, &slot.staging_out, 0, work.out_bytes);
+            })?;
+            t.download_copy_ns += download_ns;
+            submission = s;
+        }
         if let Some(q) = q {
             let rx = map(&q.readback, 16, wgpu::MapMode::Read);
             self.wait(Some(submission.clone()))?;
@@ -432,38 +516,67 @@ impl GpuContext {
             t.kernel_ns += kernel_ns;
         }
         slot.last_submission = Some(submission.clone());
-        let mapped = vec![map(&slot.staging_out, out_bytes, wgpu::MapMode::Read)];
-        Ok(Pending { out_range, out_bytes, submission, mapped })
+        let mapped = if work.out_range.is_some() {
+            vec![map(&slot.staging_out, work.out_bytes, wgpu::MapMode::Read)]
+        } else {
+            Vec::new()
+        };
+        Ok(Pending {
+            out_range: work.out_range.clone(),
+            out_bytes: work.out_bytes,
+            submission,
+            mapped,
+            timestamps: None,
+        })
     }
 
-    /// Waits for a band, copies its pixels out and adds its timestamps.
+    fn encode_band_display(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        output: &wgpu::Buffer,
+        out_bytes: u64,
+        d: &BandDisplay<'_>,
+    ) {
+        let layout = match d.kernel {
+            Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8 => 1,
+            Kernel::Rgba8ToLa8 => 2,
+            Kernel::Rgb16ToL16 | Kernel::Rgba16ToL16 => 3,
+            Kernel::Rgba16ToLa16 => 4,
+        };
+        self.encode_display(enc, d.tiles, output, out_bytes, layout, d.row0..d.row0 + d.rows);
+    }
+
+    /// Waits for a band, copies its pixels out (when downloading) and adds its timestamps.
     fn finish(
         &self,
         slot: &mut RingSlot,
         p: Pending,
-        dst: &mut [u8],
+        dst: Option<&mut [u8]>,
         t: &mut GpuTimings,
     ) -> Result<(), GpuError> {
         self.wait(Some(p.submission))?;
         for rx in &p.mapped {
             recv_map(rx)?;
         }
-        let started = Instant::now();
-        {
-            let view = slot
-                .staging_out
-                .get_mapped_range(0..p.out_bytes)
-                .map_err(|e| GpuError::Map(e.to_string()))?;
-            let len = p.out_range.len();
-            dst[p.out_range].copy_from_slice(&view[..len]);
-        }
-        slot.staging_out.unmap();
-        t.download_host_ns += nanos(started.elapsed());
-        if let Some(q) = slot.queries.as_ref().filter(|_| p.mapped.len() > 1) {
+        if let (Some(range), Some(dst)) = (p.out_range, dst) {
+            let started = Instant::now();
             {
-                let ticks = read_ticks(&q.readback, u64::from(QUERIES) * 8)?;
-                t.upload_copy_ns += self.ticks_to_ns(ticks[1].saturating_sub(ticks[0]));
-                t.kernel_ns += self.ticks_to_ns(ticks[3].saturating_sub(ticks[2]));
+                let view = slot
+                    .staging_out
+                    .get_mapped_range(0..p.out_bytes)
+                    .map_err(|e| GpuError::Map(e.to_string()))?;
+                let len = range.len();
+                dst[range].copy_from_slice(&view[..len]);
+            }
+            slot.staging_out.unmap();
+            t.download_host_ns += nanos(started.elapsed());
+        }
+        if let (Some(rx), Some(q)) = (&p.timestamps, &slot.queries) {
+            recv_map(rx)?;
+            let ticks = read_ticks(&q.readback, u64::from(QUERIES) * 8)?;
+            t.upload_copy_ns += self.ticks_to_ns(ticks[1].saturating_sub(ticks[0]));
+            t.kernel_ns += self.ticks_to_ns(ticks[3].saturating_sub(ticks[2]));
+            if t.downloaded {
                 t.download_copy_ns += self.ticks_to_ns(ticks[5].saturating_sub(ticks[4]));
             }
         }
@@ -476,7 +589,7 @@ impl GpuContext {
 }
 
 /// The first `size` bytes of a buffer as a binding.
-fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'_> {
+pub(crate) fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'_> {
     wgpu::BindingResource::Buffer(wgpu::BufferBinding {
         buffer,
         offset: 0,

@@ -9,12 +9,14 @@ mod adapters;
 mod bands;
 mod context;
 mod convert;
+mod display;
 mod workgroup;
 
 pub use adapters::{AdapterReport, list_adapters};
 pub use bands::BandPlan;
 pub use context::{GpuContext, TimestampSupport, TimingMode};
-pub use convert::GpuTimings;
+pub use convert::{GpuJob, GpuTimings};
+pub use display::{GpuTile, GpuTiles};
 pub use workgroup::{ParseWorkgroupError, WorkgroupSize};
 
 /// Errors of the GPU backend.

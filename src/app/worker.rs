@@ -1,0 +1,306 @@
+//! The worker thread: decoding, converting and exporting, off the UI thread. Jobs arrive on a
+//! channel; a newer load or conversion supersedes an older one still waiting (the newest
+//! settings win); every reply carries the id of the job it answers, and the UI drops stale ones.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::Instant;
+
+use eframe::egui_wgpu::RenderState;
+use image::DynamicImage;
+
+use super::textures::DisplayImage;
+use crate::engine::{Backend, ConvertSettings, DecodeOptions, Engine, ExportOptions, RunReport};
+use crate::io::{EncodeReport, decode_file, encode_file};
+
+/// A decoded image and its on-screen textures.
+pub struct Loaded {
+    /// Load counter: identifies the image in run records.
+    pub id: u64,
+    /// The file.
+    pub path: PathBuf,
+    /// The pixels (EXIF orientation applied).
+    pub image: DynamicImage,
+    /// Decode time (CPU clock).
+    pub decode_ns: u64,
+    /// Whether EXIF orientation rotated or flipped it.
+    pub reoriented: bool,
+    /// The input as shown.
+    pub display: DisplayImage,
+}
+
+/// A converted image: on screen always, on the host when it was computed or downloaded there.
+pub struct Output {
+    /// The image it came from.
+    pub image_id: u64,
+    /// The gray pixels on the host, or `None` when a GPU result stayed on the GPU.
+    pub pixels: Option<Arc<DynamicImage>>,
+    /// The output as shown.
+    pub display: DisplayImage,
+    /// The settings that made it.
+    pub settings: ConvertSettings,
+}
+
+/// Work for the worker.
+pub enum Job {
+    /// Decode a file.
+    Load {
+        /// Job id.
+        id: u64,
+        /// The file.
+        path: PathBuf,
+    },
+    /// Convert the current image `runs` times with each of `settings` (each run is reported).
+    Convert {
+        /// Job id.
+        id: u64,
+        /// The image.
+        input: Arc<Loaded>,
+        /// How; several for a comparison (e.g. every workgroup size).
+        settings: Vec<ConvertSettings>,
+        /// GPU: download the result too.
+        round_trip: bool,
+        /// How many runs.
+        runs: u32,
+    },
+    /// Write the output of `settings` for `input` to a file (converting first when the current
+    /// output is not on the host).
+    Export {
+        /// The image.
+        input: Arc<Loaded>,
+        /// The host pixels of the current output, if any.
+        pixels: Option<Arc<DynamicImage>>,
+        /// How the output is made.
+        settings: ConvertSettings,
+        /// The file.
+        path: PathBuf,
+        /// Format, quality, overwrite.
+        options: ExportOptions,
+    },
+}
+
+/// Answers from the worker.
+pub enum Reply {
+    /// A file was decoded.
+    Loaded(u64, Arc<Loaded>),
+    /// Decoding failed; nothing else changed.
+    LoadFailed(u64, PathBuf, String),
+    /// One run finished.
+    Converted(u64, Box<Output>, RunReport),
+    /// A conversion failed.
+    ConvertFailed(u64, String),
+    /// Every run of a conversion job is done.
+    ConvertDone(u64),
+    /// An export finished.
+    Exported(PathBuf, EncodeReport),
+    /// An export failed; nothing was written.
+    ExportFailed(PathBuf, String),
+}
+
+/// What the worker is doing, for the progress line.
+#[derive(Clone, Default)]
+pub struct Activity(Arc<Mutex<Option<(String, Instant)>>>);
+
+impl Activity {
+    fn set(&self, what: Option<String>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = what.map(|w| (w, Instant::now()));
+    }
+
+    /// The current task and how long it has run.
+    #[must_use]
+    pub fn current(&self) -> Option<(String, f32)> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|(w, t)| (w.clone(), t.elapsed().as_secs_f32()))
+    }
+}
+
+/// The handle the UI keeps.
+pub struct Worker {
+    jobs: mpsc::Sender<Job>,
+    replies: mpsc::Receiver<Reply>,
+    /// What it is doing now.
+    pub activity: Activity,
+}
+
+impl Worker {
+    /// Starts the worker thread.
+    pub fn start(
+        engine: Arc<Engine>,
+        render_state: RenderState,
+        ctx: egui::Context,
+    ) -> std::io::Result<Self> {
+        let (jobs, job_rx) = mpsc::channel();
+        let (reply_tx, replies) = mpsc::channel();
+        let activity = Activity::default();
+        let state = WorkerState { engine, render_state, ctx, replies: reply_tx, activity: activity.clone() };
+        std::thread::Builder::new().name("graylab-worker".into()).spawn(move || state.run(&job_rx))?;
+        Ok(Self { jobs, replies, activity })
+    }
+
+    /// Queues a job.
+    pub fn send(&self, job: Job) {
+        // The worker only stops when the app does.
+        let _ = self.jobs.send(job);
+    }
+
+    /// Replies that have arrived.
+    pub fn poll(&self) -> Vec<Reply> {
+        self.replies.try_iter().collect()
+    }
+}
+
+struct WorkerState {
+    engine: Arc<Engine>,
+    render_state: RenderState,
+    ctx: egui::Context,
+    replies: mpsc::Sender<Reply>,
+    activity: Activity,
+}
+
+fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
+    match job {
+        Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
+        Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
+        Job::Export { .. } => false,
+    }
+}
+
+impl WorkerState {
+    fn run(self, jobs: &mpsc::Receiver<Job>) {
+        let mut queue = VecDeque::new();
+        while let Ok(job) = jobs.recv() {
+            queue.push_back(job);
+            while let Some(job) = queue.pop_front() {
+                queue.extend(jobs.try_iter());
+                if superseded(&job, &queue) {
+                    continue;
+                }
+                self.handle(job);
+                self.activity.set(None);
+                self.ctx.request_repaint();
+            }
+        }
+    }
+
+    fn reply(&self, reply: Reply) {
+        let _ = self.replies.send(reply);
+        self.ctx.request_repaint();
+    }
+
+    fn handle(&self, job: Job) {
+        match job {
+            Job::Load { id, path } => self.load(id, path),
+            Job::Convert { id, input, settings, round_trip, runs } => {
+                let total = settings.len() * runs.max(1) as usize;
+                let runs = (0..runs.max(1)).flat_map(|_| settings.iter());
+                for (n, settings) in runs.enumerate() {
+                    let what = if total > 1 {
+                        format!("Converting (run {} of {total})", n + 1)
+                    } else {
+                        "Converting".into()
+                    };
+                    self.activity.set(Some(what));
+                    match self.convert(&input, settings, round_trip) {
+                        Ok((output, report)) => self.reply(Reply::Converted(id, Box::new(output), report)),
+                        Err(e) => {
+                            self.reply(Reply::ConvertFailed(id, e));
+                            break;
+                        }
+                    }
+                }
+                self.reply(Reply::ConvertDone(id));
+            }
+            Job::Export { input, pixels, settings, path, options } => {
+                self.activity.set(Some(format!("Exporting {}", path.display())));
+                let result = self.export(&input, pixels, &settings, &path, options);
+                self.reply(match result {
+                    Ok(report) => Reply::Exported(path, report),
+                    Err(e) => Reply::ExportFailed(path, e),
+                });
+            }
+        }
+    }
+
+    fn load(&self, id: u64, path: PathBuf) {
+        let name =
+            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        self.activity.set(Some(format!("Decoding {name}")));
+        let decoded = match decode_file(&path, &DecodeOptions::default()) {
+            Ok(d) => d,
+            Err(e) => return self.reply(Reply::LoadFailed(id, path, format!("{e:#}"))),
+        };
+        self.activity.set(Some(format!("Uploading {name} for display")));
+        let display = match self.display_host(&decoded.image) {
+            Ok(d) => d,
+            Err(e) => return self.reply(Reply::LoadFailed(id, path, e)),
+        };
+        let loaded = Loaded {
+            id,
+            path,
+            image: decoded.image,
+            decode_ns: decoded.decode_ns,
+            reoriented: decoded.reoriented,
+            display,
+        };
+        self.reply(Reply::Loaded(id, Arc::new(loaded)));
+    }
+
+    /// Host pixels to display tiles.
+    fn display_host(&self, image: &DynamicImage) -> Result<DisplayImage, String> {
+        let gpu = self.engine.gpu().map_err(|e| format!("{e:#}"))?;
+        let tiles = gpu.create_tiles(image.width(), image.height()).map_err(|e| format!("{e:#}"))?;
+        gpu.write_tiles(&tiles, image);
+        Ok(DisplayImage::register(&self.render_state, tiles))
+    }
+
+    fn convert(
+        &self,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        round_trip: bool,
+    ) -> Result<(Output, RunReport), String> {
+        let err = |e: crate::engine::EngineError| format!("{e:#}");
+        let (pixels, display, report) = match settings.backend {
+            Backend::Cpu => {
+                let converted = self.engine.convert(&input.image, settings).map_err(err)?;
+                let display = self.display_host(&converted.image)?;
+                (Some(Arc::new(converted.image)), display, converted.report)
+            }
+            Backend::Gpu => {
+                let gpu = self.engine.gpu().map_err(err)?;
+                let tiles =
+                    gpu.create_tiles(input.image.width(), input.image.height()).map_err(|e| e.to_string())?;
+                let (pixels, report) = self
+                    .engine
+                    .convert_for_display(&input.image, settings, &tiles, round_trip)
+                    .map_err(err)?;
+                let display = DisplayImage::register(&self.render_state, tiles);
+                (pixels.map(Arc::new), display, report)
+            }
+        };
+        Ok((Output { image_id: input.id, pixels, display, settings: *settings }, report))
+    }
+
+    fn export(
+        &self,
+        input: &Loaded,
+        pixels: Option<Arc<DynamicImage>>,
+        settings: &ConvertSettings,
+        path: &std::path::Path,
+        options: ExportOptions,
+    ) -> Result<EncodeReport, String> {
+        let pixels = if let Some(p) = pixels {
+            p
+        } else {
+            // The GPU result stayed on the GPU: convert again with the download.
+            self.activity.set(Some("Downloading the GPU result for export".into()));
+            Arc::new(self.engine.convert(&input.image, settings).map_err(|e| format!("{e:#}"))?.image)
+        };
+        self.activity.set(Some(format!("Encoding {}", path.display())));
+        encode_file(&pixels, path, &options).map_err(|e| format!("{e:#}"))
+    }
+}
