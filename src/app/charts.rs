@@ -2,7 +2,9 @@
 //! kernel time per workgroup size. Every series name carries the clock its figures came from.
 
 use egui::{Color32, Ui};
-use egui_plot::{Bar, BarChart, BoxElem, BoxPlot, BoxSpread, Legend, Plot};
+use egui_plot::{
+    Bar, BarChart, BoxElem, BoxPlot, BoxSpread, Corner, Legend, Plot, PlotPoint, Text, uniform_grid_spacer,
+};
 
 use super::state::RunRecord;
 use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupSize};
@@ -68,7 +70,7 @@ pub fn runs_chart_ui(ui: &mut Ui, runs: &[RunRecord], height: f32) {
     }
     Plot::new("runs")
         .height(height)
-        .legend(Legend::default())
+        .legend(Legend::default().position(Corner::LeftTop))
         .x_axis_label("run")
         .y_axis_label("ms")
         .include_y(0.0)
@@ -89,32 +91,31 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>, height: f32) {
     let mut start = 0.0;
     let mut charts = Vec::new();
     let lanes = run.report.phases.len();
+    let mut names = Vec::new();
     for (lane, p) in run.report.phases.iter().enumerate() {
+        let label = format!("{} [{}]", p.phase, p.source.short_label());
         let bar = Bar::new((lanes - lane) as f64, ms(p.ns))
             .base_offset(start)
             .width(0.6)
             .horizontal()
-            .name(p.phase.name());
-        charts.push(
-            BarChart::new(format!("{} ({})", p.phase, p.source), vec![bar])
-                .color(colour(p.phase))
-                .horizontal(),
-        );
+            .name(format!("{} ({}): {:.3} ms", p.phase, p.source, ms(p.ns)));
+        charts.push(BarChart::new(label.clone(), vec![bar]).color(colour(p.phase)).horizontal());
+        names.push(label);
         start += ms(p.ns);
     }
-    let phases: Vec<Phase> = run.report.phases.iter().map(|p| p.phase).collect();
     Plot::new("timeline")
         .height(height)
-        .legend(Legend::default())
-        .x_axis_label("ms since the run started")
+        .x_axis_label("ms, phases end to end [clock]")
         .include_x(0.0)
-        .show_axes([true, false])
+        .include_y(0.4)
+        .include_y(lanes as f64 + 0.6)
+        .y_grid_spacer(uniform_grid_spacer(|_| [1.0, 1.0, 1.0]))
         .y_axis_formatter(move |mark, _| {
             let i = lanes as f64 - mark.value;
-            phases
-                .get(i.round() as usize)
-                .filter(|_| (i - i.round()).abs() < 1e-6)
-                .map_or_else(String::new, |p| p.name().to_owned())
+            if (i - i.round()).abs() > 1e-6 || i < 0.0 {
+                return String::new();
+            }
+            names.get(i.round() as usize).cloned().unwrap_or_default()
         })
         .allow_scroll(false)
         .show(ui, |plot| {
@@ -162,26 +163,38 @@ pub fn workgroups_chart_ui(
                 .box_width(0.6),
         );
     }
+    if boxes.is_empty() {
+        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size\".");
+        return;
+    }
     let clock = source.map_or("", ClockSource::label);
-    let labels: Vec<String> = valid.iter().map(ToString::to_string).collect();
+    // Size names are drawn under each box: axis labels would be hidden at this density.
+    let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
+    let labels: Vec<Text> = boxes
+        .iter()
+        .map(|b| {
+            let name = valid.get(b.argument.round() as usize).map(ToString::to_string).unwrap_or_default();
+            Text::new("", PlotPoint::new(b.argument, 0.0), egui::RichText::new(name).small())
+                .anchor(egui::Align2::CENTER_TOP)
+                .color(ui.visuals().text_color())
+        })
+        .collect();
     Plot::new("workgroups")
         .height(height)
         .legend(Legend::default())
         .x_axis_label("workgroup size")
         .y_axis_label("kernel ms")
-        .include_y(0.0)
-        .x_axis_formatter(move |mark, _| {
-            let i = mark.value.round();
-            if (mark.value - i).abs() > 1e-6 || i < 0.0 {
-                return String::new();
-            }
-            labels.get(i as usize).cloned().unwrap_or_default()
-        })
+        .include_y(-top * 0.12)
+        .include_y(top * 1.15)
+        .show_axes([false, true])
         .allow_scroll(false)
         .show(ui, |plot| {
             plot.box_plot(
                 BoxPlot::new(format!("GPU kernel ({clock}), warm runs"), boxes).color(colour(Phase::Kernel)),
             );
+            for t in labels {
+                plot.text(t);
+            }
         });
 }
 

@@ -44,15 +44,8 @@ pub fn sample_photo() -> Option<PathBuf> {
 /// second device and shows results without a readback.
 #[must_use]
 pub fn native_options() -> eframe::NativeOptions {
-    let mut wgpu_options = eframe::egui_wgpu::WgpuConfiguration::default();
-    if let eframe::egui_wgpu::WgpuSetup::CreateNew(setup) = &mut wgpu_options.wgpu_setup {
-        setup.device_descriptor = Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
-            label: Some("graylab (eframe)"),
-            required_features: adapter.features() & crate::gpu::GpuContext::wanted_features(),
-            required_limits: adapter.limits(),
-            ..Default::default()
-        });
-    }
+    let wgpu_options =
+        eframe::egui_wgpu::WgpuConfiguration { wgpu_setup: wgpu_setup(), ..Default::default() };
     eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("graylab")
@@ -64,6 +57,22 @@ pub fn native_options() -> eframe::NativeOptions {
         persist_window: true,
         ..Default::default()
     }
+}
+
+/// How eframe (and the UI tests) create the wgpu device: the adapter's own limits and its
+/// timestamp features.
+#[must_use]
+pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
+    let mut setup = eframe::egui_wgpu::WgpuSetup::without_display_handle();
+    if let eframe::egui_wgpu::WgpuSetup::CreateNew(create) = &mut setup {
+        create.device_descriptor = Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
+            label: Some("graylab (eframe)"),
+            required_features: adapter.features() & crate::gpu::GpuContext::wanted_features(),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        });
+    }
+    setup
 }
 
 /// Opens the desktop app on `path`, or on the bundled sample photo.

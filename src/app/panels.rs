@@ -253,28 +253,47 @@ impl GraylabApp {
         let height = (ui.available_height() - 30.0).max(120.0);
         let image_id = self.input.as_ref().map(|i| i.id);
         let valid = self.gpu.as_ref().map(|g| g.valid_workgroups()).unwrap_or_default();
-        ui.columns(3, |cols| {
-            cols[0].label("Each run (stacked phases, ms)");
-            charts::runs_chart_ui(&mut cols[0], &self.runs, height);
-            cols[1].label("Last run, phase by phase");
-            charts::timeline_ui(&mut cols[1], self.runs.last(), height);
-            cols[2].horizontal(|ui| {
-                ui.label("GPU kernel by workgroup size");
-                let enabled = self.input.is_some() && self.gpu_usable();
-                if ui.add_enabled(enabled, egui::Button::new("Try every size ×5").small()).clicked() {
-                    let list = valid
-                        .iter()
-                        .map(|&workgroup| crate::engine::ConvertSettings {
-                            backend: Backend::Gpu,
-                            workgroup,
-                            ..self.settings.convert
-                        })
-                        .collect();
-                    self.queue_conversion(list, 6);
-                }
+        // Runs 35%, timeline 25%, workgroups 40%: the workgroup axis needs room for its labels.
+        let width = ui.available_width() - 24.0;
+        let mut try_all = false;
+        ui.horizontal_top(|ui| {
+            ui.allocate_ui(egui::vec2(width * 0.35, height + 24.0), |ui| {
+                ui.vertical(|ui| {
+                    ui.label("Each run (stacked phases, ms)");
+                    charts::runs_chart_ui(ui, &self.runs, height);
+                });
             });
-            charts::workgroups_chart_ui(&mut cols[2], &self.runs, image_id, &valid, height);
+            ui.allocate_ui(egui::vec2(width * 0.25, height + 24.0), |ui| {
+                ui.vertical(|ui| {
+                    ui.label("Last run, phase by phase");
+                    charts::timeline_ui(ui, self.runs.last(), height);
+                });
+            });
+            ui.allocate_ui(egui::vec2(width * 0.40, height + 24.0), |ui| {
+                ui.vertical(|ui| {
+                    ui.horizontal(|ui| {
+                        ui.label("GPU kernel by workgroup size");
+                        let enabled = self.input.is_some() && self.gpu_usable();
+                        try_all = ui
+                            .add_enabled(enabled, egui::Button::new("Try every size ×5").small())
+                            .on_hover_text("One cold run and five warm runs per size, sizes interleaved")
+                            .clicked();
+                    });
+                    charts::workgroups_chart_ui(ui, &self.runs, image_id, &valid, height);
+                });
+            });
         });
+        if try_all {
+            let list = valid
+                .iter()
+                .map(|&workgroup| crate::engine::ConvertSettings {
+                    backend: Backend::Gpu,
+                    workgroup,
+                    ..self.settings.convert
+                })
+                .collect();
+            self.queue_conversion(list, 6);
+        }
     }
 
     pub(super) fn viewer_panel_ui(&mut self, ui: &mut Ui) {

@@ -41,6 +41,8 @@ pub struct GraylabApp {
     latest_load: u64,
     latest_convert: u64,
     pub(super) converting: bool,
+    /// Jobs sent to the worker and not answered yet.
+    in_flight: usize,
     requested: Option<(ConvertSettings, bool)>,
     pub(super) continuous: bool,
     pub(super) view: ViewState,
@@ -76,6 +78,7 @@ impl GraylabApp {
             latest_load: 0,
             latest_convert: 0,
             converting: false,
+            in_flight: 0,
             requested: None,
             continuous: false,
             view: ViewState::default(),
@@ -154,6 +157,7 @@ impl GraylabApp {
         self.path_field = path.display().to_string();
         if let Some(w) = &self.worker {
             w.send(Job::Load { id, path });
+            self.in_flight += 1;
         }
     }
 
@@ -189,10 +193,7 @@ impl GraylabApp {
     /// Whether the worker has work in flight (loads, conversions, exports).
     #[must_use]
     pub fn is_busy(&self) -> bool {
-        self.latest_load > self.input.as_ref().map_or(0, |i| i.id)
-            && self.message.as_ref().is_none_or(|m| !m.error)
-            || self.converting
-            || self.worker.as_ref().is_some_and(|w| w.activity.current().is_some())
+        self.in_flight > 0
     }
 
     /// Queues `runs` conversions of the current image with the current settings.
@@ -210,22 +211,36 @@ impl GraylabApp {
         self.requested = Some((self.settings.convert, self.settings.round_trip));
         if let Some(w) = &self.worker {
             w.send(Job::Convert { id, input, settings: list, round_trip: self.settings.round_trip, runs });
+            self.in_flight += 1;
         }
     }
 
-    /// Queues an export of the current output.
-    pub(super) fn export_to(&mut self, path: PathBuf, overwrite: bool) {
+    /// Queues an export of the current output to `path` (replacing a file there only when
+    /// `overwrite`).
+    pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
         let (Some(input), Some(w)) = (self.input.clone(), &self.worker) else { return };
         let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
         let pixels = self.output.as_ref().and_then(|o| o.pixels.clone());
         let options = crate::engine::ExportOptions { overwrite, ..self.settings.export };
         self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
         w.send(Job::Export { input, pixels, settings, path, options });
+        self.in_flight += 1;
     }
 
     fn handle_replies(&mut self) {
         let replies = self.worker.as_ref().map(Worker::poll).unwrap_or_default();
         for reply in replies {
+            if matches!(
+                reply,
+                Reply::Loaded(..)
+                    | Reply::LoadFailed(..)
+                    | Reply::ConvertDone(..)
+                    | Reply::Exported(..)
+                    | Reply::ExportFailed(..)
+                    | Reply::Skipped
+            ) {
+                self.in_flight = self.in_flight.saturating_sub(1);
+            }
             match reply {
                 Reply::Loaded(id, loaded) if id == self.latest_load => {
                     self.settings.remember(loaded.path.clone());
@@ -278,7 +293,8 @@ impl GraylabApp {
                 Reply::Loaded(..)
                 | Reply::LoadFailed(..)
                 | Reply::ConvertFailed(..)
-                | Reply::ConvertDone(..) => {}
+                | Reply::ConvertDone(..)
+                | Reply::Skipped => {}
             }
         }
     }
@@ -397,8 +413,8 @@ impl eframe::App for GraylabApp {
         });
         egui::Panel::bottom("charts")
             .resizable(true)
-            .default_size(320.0)
-            .min_size(220.0)
+            .default_size(340.0)
+            .min_size(260.0)
             .show(ui, |ui| self.charts_ui(ui));
         egui::CentralPanel::default().show(ui, |ui| self.viewer_panel_ui(ui));
         self.export_window_ui(&ctx);

@@ -96,6 +96,8 @@ pub enum Reply {
     Exported(PathBuf, EncodeReport),
     /// An export failed; nothing was written.
     ExportFailed(PathBuf, String),
+    /// A job was dropped because a newer one superseded it.
+    Skipped,
 }
 
 /// What the worker is doing, for the progress line.
@@ -177,6 +179,7 @@ impl WorkerState {
             while let Some(job) = queue.pop_front() {
                 queue.extend(jobs.try_iter());
                 if superseded(&job, &queue) {
+                    self.reply(Reply::Skipped);
                     continue;
                 }
                 self.handle(job);

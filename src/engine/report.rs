@@ -71,6 +71,18 @@ impl ClockSource {
     }
 }
 
+impl ClockSource {
+    /// A compact label for tight chart axes.
+    #[must_use]
+    pub fn short_label(self) -> &'static str {
+        match self {
+            Self::GpuTimestamp => "gpu-ts",
+            Self::CpuClock => "cpu",
+            Self::Mixed => "cpu+gpu-ts",
+        }
+    }
+}
+
 impl fmt::Display for ClockSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.label())
