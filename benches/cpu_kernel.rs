@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use graylab::cpu::{par_convert, stream_baseline};
+use graylab::cpu::{par_convert, stream_baseline, zeroed_buffer};
 use graylab::engine::synthetic_rgb;
 use graylab::pixel::{Formula, Kernel};
 
@@ -15,12 +15,12 @@ const H: usize = 4320;
 
 fn kernels(c: &mut Criterion) {
     let rgb = synthetic_rgb(W as u32, H as u32, 1).into_bytes();
-    let rgba = image::DynamicImage::ImageRgb8(
-        image::RgbImage::from_raw(W as u32, H as u32, rgb.clone()).unwrap_or_default(),
-    )
-    .to_rgba8()
-    .into_raw();
-    let mut out = vec![0u8; W * H];
+    // Every buffer on huge pages, as the engine allocates them (see cpu::zeroed_buffer).
+    let mut rgba: Vec<u8> = zeroed_buffer(W * H * 4);
+    for (d, s) in rgba.chunks_exact_mut(4).zip(rgb.chunks_exact(3)) {
+        d.copy_from_slice(&[s[0], s[1], s[2], 255]);
+    }
+    let mut out: Vec<u8> = zeroed_buffer(W * H);
     let mut group = c.benchmark_group("8k");
     group.sample_size(30);
     group.throughput(Throughput::Elements((W * H) as u64));
