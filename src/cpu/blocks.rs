@@ -126,7 +126,7 @@ fn weighted(w: [u32; 3], r: u32, g: u32, b: u32) -> u32 {
 }
 
 /// How far ahead of the block being converted the RGB loop prefetches its input, in bytes.
-/// Measured on the 2-core CI machine against OpenCV (BENCHMARKS.md): a few percent at one
+/// Measured on the 2-core CI machine against `OpenCV` (`BENCHMARKS.md`): a few percent at one
 /// thread. The RGBA loops do better without it.
 const PREFETCH_BYTES: usize = 1024;
 
