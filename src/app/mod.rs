@@ -1,7 +1,7 @@
 //! The eframe desktop app: open a photo, compare input and output, switch backend, formula and
 //! workgroup size, watch the phase timings live, export.
 //!
-//! All decoding, converting and exporting runs on one named worker thread ([`worker`]); the UI
+//! All decoding, converting and exporting runs on one named worker thread (`worker.rs`); the UI
 //! thread only draws. GPU work runs on eframe's own wgpu device, so a GPU result is shown from
 //! a texture the compute pass wrote, without a readback. Depends on [`crate::engine`] only (and
 //! on `crate::gpu` display tiles through it).
