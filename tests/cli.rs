@@ -209,3 +209,50 @@ fn usage_errors_exit_non_zero_with_a_message() {
     let o = graylab(&["convert", "missing.png"], dir.path());
     assert!(text(&o).contains("missing.png"), "{}", text(&o));
 }
+
+#[test]
+fn sweep_writes_json_and_csv_with_every_series() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let with_gpu = common::gpu().is_some();
+    let mut args =
+        vec!["sweep", "--sizes", "0.01,0.002,0.05", "--runs", "2", "--json", "s.json", "--csv", "s.csv"];
+    if !with_gpu {
+        args.push("--cpu-only");
+    }
+    let o = graylab(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("crossover"), "{}", text(&o));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).expect("json written"))
+            .expect("valid JSON");
+    let points = json["points"].as_array().expect("points");
+    assert_eq!(points.len(), 3);
+    let sizes: Vec<f64> = points.iter().filter_map(|p| p["megapixels"].as_f64()).collect();
+    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "sizes sorted: {sizes:?}");
+    let expected = if with_gpu { 5 } else { 2 };
+    for p in points {
+        let series = p["series"].as_array().expect("series");
+        assert_eq!(series.len(), expected, "{p}");
+        for s in series {
+            let st = &s[1];
+            assert!(
+                st["min_ns"].as_u64() <= st["median_ns"].as_u64()
+                    && st["median_ns"].as_u64() <= st["max_ns"].as_u64()
+            );
+            assert_eq!(st["runs"], 2);
+        }
+    }
+    assert!(json["verdict"].as_str().is_some_and(|v| !v.is_empty()));
+    if with_gpu {
+        assert!(json["dispatch_latency_ns"].as_u64().is_some_and(|v| v > 0));
+        assert!(points[2]["upload_gb_per_s"].as_f64().is_some_and(|v| v > 0.0));
+    }
+    let csv = std::fs::read_to_string(dir.path().join("s.csv")).expect("csv written");
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("megapixels,width,height,series,runs,min_ms,median_ms,max_ms"));
+    assert_eq!(lines.count(), 3 * expected);
+    assert!(csv.contains(",cpu1,") && csv.contains(",cpu_all,"));
+    // Existing reports are not replaced without --overwrite.
+    let o = graylab(&args, dir.path());
+    assert!(!o.status.success() && text(&o).contains("exists"), "{}", text(&o));
+}

@@ -119,3 +119,25 @@ fn no_gpu_gives_a_clear_error_and_the_cpu_still_works() {
     );
     assert!(engine.convert(&img, &ConvertSettings::default()).is_ok());
 }
+
+#[test]
+fn parity_cpu_equals_gpu_while_formulas_differ() {
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu);
+    let img = synthetic_rgb(301, 203, 5);
+    let report = engine
+        .parity(
+            &img,
+            &ConvertSettings { workgroup: WorkgroupSize { x: 32, y: 8 }, ..ConvertSettings::default() },
+        )
+        .expect("parity");
+    let cpu_gpu = report.cpu_vs_gpu.expect("GPU ran");
+    assert_eq!((cpu_gpu.differing, cpu_gpu.max_diff, cpu_gpu.pixels), (0, 0, 301 * 203));
+    assert!(report.difference.as_raw().iter().all(|&v| v == 0), "the difference image is black");
+    let (a, b, d) =
+        report.formulas.iter().find(|(a, b, _)| (*a, *b) == (Formula::Bt601, Formula::Bt709)).expect("pair");
+    assert_eq!((*a, *b), (Formula::Bt601, Formula::Bt709));
+    assert!(d.differing > d.pixels / 2, "bt601 and bt709 differ on most pixels: {d:?}");
+    assert!((20..=40).contains(&d.max_diff), "by up to ~33 levels: {d:?}");
+    assert_eq!(report.formulas.len(), 3);
+}

@@ -166,3 +166,46 @@ fn main_window_snapshot() {
     h.mask(egui::Rect::from_min_max(egui::pos2(100.0, 345.0), egui::pos2(316.0, 560.0)));
     h.snapshot("main_window_empty");
 }
+
+#[test]
+fn sweep_panel_runs_and_draws_every_series() {
+    let Some(mut h) = harness(None) else { return };
+    settle(&mut h);
+    h.get_by_label("Size sweep…").click();
+    h.run_steps(2);
+    h.state_mut().set_sweep_sizes("0.01, 0.05, 0.002", 2);
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    settle(&mut h);
+    let result = h.state().sweep_result().expect("a sweep finished").clone();
+    let sizes: Vec<f64> = result.points.iter().map(|p| p.megapixels).collect();
+    assert_eq!(sizes.len(), 3);
+    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{sizes:?}");
+    for p in &result.points {
+        assert_eq!(p.series.len(), 5, "every series at {} MP", p.megapixels);
+    }
+    assert!(result.software_adapter && result.verdict.contains("software adapter"), "{}", result.verdict);
+    h.run_steps(3);
+    for series in graylab::engine::Series::ALL {
+        assert!(h.query_by_label_contains(series.label()).is_some(), "legend shows {}", series.label());
+    }
+    assert!(h.query_by_label_contains(&result.verdict).is_some(), "the verdict is on screen");
+}
+
+#[test]
+fn parity_window_reports_zero_differences() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (path, _) = photo(dir.path(), "in.png", 97, 61);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    h.get_by_label("Parity…").click();
+    h.run_steps(2);
+    h.get_by_label("Check the open image").click();
+    settle(&mut h);
+    let report = h.state().parity_result().expect("a parity report");
+    let d = report.cpu_vs_gpu.expect("the GPU ran");
+    assert_eq!((d.differing, d.max_diff, d.pixels), (0, 0, 97 * 61));
+    assert!(report.formulas.iter().all(|(_, _, f)| f.differing > 0), "the formulas do differ");
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("0 of 5917").is_some(), "shown on screen");
+}

@@ -11,6 +11,7 @@ mod dialogs;
 mod panels;
 mod state;
 mod textures;
+mod tools;
 mod ui;
 mod viewer;
 mod worker;

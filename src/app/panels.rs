@@ -47,6 +47,18 @@ impl GraylabApp {
                 if ui.button("Export…").on_hover_text("Ctrl+S").clicked() {
                     self.open_export_window();
                 }
+                ui.separator();
+                if ui
+                    .button("Size sweep…")
+                    .on_hover_text("When is the GPU worth it? CPU vs GPU over image sizes")
+                    .clicked()
+                {
+                    self.open_sweep_window();
+                }
+                if ui.button("Parity…").on_hover_text("CPU output vs GPU output, pixel by pixel").clicked()
+                {
+                    self.open_parity_window();
+                }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| self.status_ui(ui));
             });
             self.message_ui(ui);

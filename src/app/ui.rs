@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use super::dialogs::PendingDialog;
 use super::state::{RunRecord, Settings};
+use super::tools::{ParityWindow, SweepWindow};
 use super::viewer::ViewState;
 use super::worker::{Job, Loaded, Output, Reply, Worker};
 use super::{AppOptions, dialogs};
@@ -51,6 +52,8 @@ pub struct GraylabApp {
     pub(super) dialog: Option<PendingDialog>,
     pub(super) export_window: Option<ExportWindow>,
     pub(super) last_export: Option<(PathBuf, EncodeReport)>,
+    pub(super) sweep_window: Option<SweepWindow>,
+    pub(super) parity_window: Option<ParityWindow>,
     /// Time spent in `ui()` per frame, newest last (UI-thread cost, CPU clock).
     pub(super) frame_ms: VecDeque<f32>,
 }
@@ -88,6 +91,8 @@ impl GraylabApp {
             export_window: None,
             last_export: None,
             frame_ms: VecDeque::new(),
+            sweep_window: None,
+            parity_window: None,
         };
         match &cc.wgpu_render_state {
             Some(rs) => {
@@ -196,6 +201,43 @@ impl GraylabApp {
         self.in_flight > 0
     }
 
+    /// Sends a job to the worker and counts it as in flight.
+    pub(super) fn send_job(&mut self, job: Job) {
+        if let Some(w) = &self.worker {
+            w.send(job);
+            self.in_flight += 1;
+        }
+    }
+
+    /// Opens the size-sweep window.
+    pub fn open_sweep_window(&mut self) {
+        self.sweep_window.get_or_insert_with(SweepWindow::default);
+    }
+
+    /// Opens the size-sweep window with these sizes (megapixels, comma separated) and runs.
+    pub fn set_sweep_sizes(&mut self, sizes: &str, runs: u32) {
+        let w = self.sweep_window.get_or_insert_with(SweepWindow::default);
+        sizes.clone_into(&mut w.sizes);
+        w.runs = runs;
+    }
+
+    /// Opens the parity window.
+    pub fn open_parity_window(&mut self) {
+        self.parity_window.get_or_insert_with(ParityWindow::default);
+    }
+
+    /// The latest sweep, if one finished.
+    #[must_use]
+    pub fn sweep_result(&self) -> Option<&crate::engine::SweepResult> {
+        self.sweep_window.as_ref().and_then(|w| w.result.as_deref())
+    }
+
+    /// The latest parity report, if one finished.
+    #[must_use]
+    pub fn parity_result(&self) -> Option<&crate::engine::ParityReport> {
+        self.parity_window.as_ref().and_then(|w| w.result.as_ref()).map(|(r, _)| r)
+    }
+
     /// Queues `runs` conversions of the current image with the current settings.
     pub fn run_conversion(&mut self, runs: u32) {
         let settings = self.settings.convert;
@@ -238,6 +280,8 @@ impl GraylabApp {
                     | Reply::Exported(..)
                     | Reply::ExportFailed(..)
                     | Reply::Skipped
+                    | Reply::Swept(..)
+                    | Reply::Parity(..)
             ) {
                 self.in_flight = self.in_flight.saturating_sub(1);
             }
@@ -260,6 +304,15 @@ impl GraylabApp {
                     self.error(format!("Could not open the image. {e}"));
                 }
                 Reply::Converted(id, output, report) => self.converted(id, *output, report),
+                Reply::Swept(Ok(result)) => {
+                    self.sweep_window.get_or_insert_with(SweepWindow::default).result =
+                        Some(Arc::new(result));
+                }
+                Reply::Swept(Err(e)) => self.error(format!("The sweep failed: {e}")),
+                Reply::Parity(result) => match *result {
+                    Ok(r) => self.parity_window.get_or_insert_with(ParityWindow::default).result = Some(r),
+                    Err(e) => self.error(format!("The parity check failed: {e}")),
+                },
                 Reply::ConvertDone(id) if id == self.latest_convert => {
                     self.converting = false;
                     if self.continuous {
@@ -418,6 +471,8 @@ impl eframe::App for GraylabApp {
             .show(ui, |ui| self.charts_ui(ui));
         egui::CentralPanel::default().show(ui, |ui| self.viewer_panel_ui(ui));
         self.export_window_ui(&ctx);
+        self.sweep_window_ui(&ctx);
+        self.parity_window_ui(&ctx);
         super::panels::drop_overlay_ui(&ctx);
         self.rerun_on_change();
         if self.is_busy() || self.dialog.is_some() {

@@ -64,6 +64,20 @@ pub enum Job {
         /// How many runs.
         runs: u32,
     },
+    /// Measure the size sweep (on the open photo, resized, or synthetic images).
+    Sweep {
+        /// Sizes, runs, workgroup, formula.
+        options: crate::engine::SweepOptions,
+        /// The photo to resize, if any.
+        photo: Option<Arc<Loaded>>,
+    },
+    /// Compare CPU and GPU output (and the formulas) for the open image.
+    Parity {
+        /// The image.
+        input: Arc<Loaded>,
+        /// How.
+        settings: ConvertSettings,
+    },
     /// Write the output of `settings` for `input` to a file (converting first when the current
     /// output is not on the host).
     Export {
@@ -98,6 +112,10 @@ pub enum Reply {
     ExportFailed(PathBuf, String),
     /// A job was dropped because a newer one superseded it.
     Skipped,
+    /// A sweep finished (or failed).
+    Swept(Result<crate::engine::SweepResult, String>),
+    /// A parity check finished (or failed).
+    Parity(Box<Result<(crate::engine::ParityReport, DisplayImage), String>>),
 }
 
 /// What the worker is doing, for the progress line.
@@ -167,7 +185,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
     match job {
         Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
-        Job::Export { .. } => false,
+        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } => false,
     }
 }
 
@@ -216,6 +234,32 @@ impl WorkerState {
                     }
                 }
                 self.reply(Reply::ConvertDone(id));
+            }
+            Job::Sweep { options, photo } => {
+                let activity = self.activity.clone();
+                let mut progress = |i: usize, n: usize, mp: f64| {
+                    activity.set(Some(format!("Sweep: {mp} MP ({} of {n})", i + 1)));
+                };
+                let source = photo.as_ref().map(|p| (p.path.display().to_string(), &p.image));
+                let result = crate::engine::sweep(
+                    &self.engine,
+                    &options,
+                    source.as_ref().map(|(name, image)| (name.as_str(), *image)),
+                    &mut progress,
+                );
+                self.reply(Reply::Swept(result.map_err(|e| format!("{e:#}"))));
+            }
+            Job::Parity { input, settings } => {
+                self.activity.set(Some("Comparing CPU and GPU output".into()));
+                let result =
+                    self.engine.parity(&input.image, &settings).map_err(|e| format!("{e:#}")).and_then(
+                        |report| {
+                            let display = self
+                                .display_host(&image::DynamicImage::ImageLuma8(report.difference.clone()))?;
+                            Ok((report, display))
+                        },
+                    );
+                self.reply(Reply::Parity(Box::new(result)));
             }
             Job::Export { input, pixels, settings, path, options } => {
                 self.activity.set(Some(format!("Exporting {}", path.display())));

@@ -1,4 +1,4 @@
-//! The headless command line: `graylab convert | bench | info`, and `graylab [PATH]` for the app.
+//! The headless command line: `graylab convert | bench | sweep | info`, and `graylab [PATH]` for the app.
 //!
 //! Arguments are parsed and validated here into engine settings, then handed to the engine;
 //! this is the edge where errors become messages and exit codes. Depends on [`crate::engine`].
@@ -6,6 +6,7 @@
 mod bench;
 mod convert;
 mod info;
+mod sweep;
 
 use std::path::PathBuf;
 
@@ -14,6 +15,7 @@ use clap::{Parser, Subcommand};
 pub use bench::BenchArgs;
 pub use convert::ConvertArgs;
 pub use info::InfoArgs;
+pub use sweep::SweepArgs;
 
 use crate::engine::{Backend, Formula, WorkgroupSize};
 
@@ -35,6 +37,8 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Measure each phase of a conversion over repeated runs.
     Bench(BenchArgs),
+    /// Measure CPU and GPU over a range of image sizes: where does the GPU start to win?
+    Sweep(SweepArgs),
     /// Show the CPU, the build and every GPU adapter with the limits that matter here.
     Info(InfoArgs),
 }
@@ -44,6 +48,7 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
     match command {
         Command::Convert(args) => convert::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),
     }
 }

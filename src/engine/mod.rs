@@ -7,7 +7,9 @@
 mod bench;
 mod convert;
 mod files;
+mod parity;
 mod report;
+mod sweep;
 mod synthetic;
 
 use std::sync::{Arc, OnceLock};
@@ -15,7 +17,11 @@ use std::sync::{Arc, OnceLock};
 pub use bench::{BenchResult, PhaseStats, bench};
 pub use convert::{Converted, RunReport, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
+pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, Stats, ms};
+pub use sweep::{
+    DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, analyse, size_for, sweep, to_csv,
+};
 pub use synthetic::{parse_size, synthetic_rgb};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};

@@ -3,10 +3,17 @@
 use super::WorkgroupSize;
 use super::context::WANTED_FEATURES;
 
-/// An instance with every backend this build has (the `WGPU_BACKEND` environment variable may
-/// narrow it, e.g. `WGPU_BACKEND=vulkan`).
+/// An instance of the native APIs (Vulkan, Metal, DX12), or of `backends` (the
+/// `WGPU_BACKEND` environment variable, e.g. `WGPU_BACKEND=gl`, overrides both).
+fn instance_of(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(backends);
+    wgpu::Instance::new(desc)
+}
+
+/// The instance graylab uses.
 pub(crate) fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    instance_of(wgpu::Backends::PRIMARY)
 }
 
 /// Lower is better: real GPUs before software ones, native APIs before GL.
@@ -23,11 +30,11 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
 }
 
 /// Every adapter of the native APIs (Vulkan, Metal, DX12); GL ones only when there is none
-/// (probing GL also makes some drivers print warnings).
+/// (a GL instance is only created then: probing EGL makes some drivers print warnings).
 fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
-    let native = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
+    let native = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
     if native.is_empty() {
-        pollster::block_on(instance.enumerate_adapters(wgpu::Backends::SECONDARY))
+        pollster::block_on(instance_of(wgpu::Backends::SECONDARY).enumerate_adapters(wgpu::Backends::all()))
     } else {
         native
     }

@@ -276,15 +276,27 @@ impl GpuContext {
         in_bytes: u64,
         out_bytes: u64,
     ) -> wgpu::BindGroup {
+        self.bind_group_for(kernel, (&slot.input, in_bytes), (&slot.output, out_bytes), &slot.params)
+    }
+
+    /// The bindings of one dispatch: input and output buffers (with the bytes used), parameters
+    /// and the lookup tables for the kernel's bit depth.
+    pub(crate) fn bind_group_for(
+        &self,
+        kernel: Kernel,
+        input: (&wgpu::Buffer, u64),
+        output: (&wgpu::Buffer, u64),
+        params: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
         let (lin_in, lin_out) = self.tables_for(kernel);
         let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("grayscale band"),
             layout: self.layout(),
             entries: &[
-                entry(0, sized(&slot.input, in_bytes)),
-                entry(1, sized(&slot.output, out_bytes)),
-                entry(2, slot.params.as_entire_binding()),
+                entry(0, sized(input.0, input.1)),
+                entry(1, sized(output.0, output.1)),
+                entry(2, params.as_entire_binding()),
                 entry(3, lin_in.as_entire_binding()),
                 entry(4, lin_out.as_entire_binding()),
             ],
@@ -354,7 +366,7 @@ impl GpuContext {
     }
 
     /// Blocks until `submission` (or everything) has finished on the GPU.
-    fn wait(&self, submission: Option<wgpu::SubmissionIndex>) -> Result<(), GpuError> {
+    pub(crate) fn wait(&self, submission: Option<wgpu::SubmissionIndex>) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::Wait { submission_index: submission, timeout: Some(WAIT_LIMIT) })
             .map(drop)
@@ -392,7 +404,7 @@ impl GpuContext {
 
     /// The 2-D dispatch grid for `words` invocations: as wide as the per-dimension limit allows,
     /// then more rows (the shader turns the 2-D id back into a word index).
-    fn grid(&self, words: u64, wg: WorkgroupSize) -> Result<(u32, u32), GpuError> {
+    pub(crate) fn grid(&self, words: u64, wg: WorkgroupSize) -> Result<(u32, u32), GpuError> {
         let max_dim = u64::from(self.limits().max_compute_workgroups_per_dimension.max(1));
         let groups = words.div_ceil(u64::from(wg.invocations()));
         let x = groups.clamp(1, max_dim);

@@ -10,6 +10,7 @@ mod bands;
 mod context;
 mod convert;
 mod display;
+mod resident;
 mod workgroup;
 
 pub use adapters::{AdapterReport, list_adapters};

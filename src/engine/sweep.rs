@@ -1,0 +1,404 @@
+//! The size sweep: when does the GPU beat the CPU, and why? For each image size it measures the
+//! CPU (one thread and all threads), the GPU end to end (upload + kernel + download), the GPU
+//! kernel alone (timestamps) and the GPU with the data already resident, then finds the
+//! crossover and the transfer rates that explain it.
+
+use std::fmt::Write as _;
+
+use image::DynamicImage;
+
+use super::bench::bench;
+use super::report::{Phase, Stats};
+use super::{
+    Backend, ConvertSettings, Engine, EngineError, Formula, WorkgroupSize, available_threads, synthetic_rgb,
+};
+
+/// The default sizes, in megapixels: 0.25 MP to 128 MP.
+pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
+
+/// One measured series of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Series {
+    /// CPU kernel on one thread.
+    Cpu1,
+    /// CPU kernel on every thread.
+    CpuAll,
+    /// GPU upload + kernel + download, wall time on the CPU clock: data starts and ends in host
+    /// memory, like the CPU's.
+    GpuTotal,
+    /// GPU kernel alone (timestamps where available).
+    GpuKernel,
+    /// GPU with the input already on the GPU and the output left there (as when it is shown
+    /// anyway): submit and wait for the kernel, CPU clock, so dispatch latency is included.
+    GpuResident,
+}
+
+impl Series {
+    /// Every series, in legend order.
+    pub const ALL: [Self; 5] = [Self::Cpu1, Self::CpuAll, Self::GpuTotal, Self::GpuKernel, Self::GpuResident];
+
+    /// The legend name.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Cpu1 => "CPU, 1 thread",
+            Self::CpuAll => "CPU, all threads",
+            Self::GpuTotal => "GPU total (upload + kernel + download, wall clock)",
+            Self::GpuKernel => "GPU kernel only",
+            Self::GpuResident => "GPU, data resident",
+        }
+    }
+}
+
+/// The measurements at one size.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SweepPoint {
+    /// Megapixels actually measured (width x height / 1e6).
+    pub megapixels: f64,
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// Each series' statistics over the warm runs (absent when the GPU is not available).
+    pub series: Vec<(Series, Stats)>,
+    /// Host-to-GPU rate at the median upload, GB/s.
+    pub upload_gb_per_s: Option<f64>,
+    /// GPU-to-host rate at the median download, GB/s.
+    pub download_gb_per_s: Option<f64>,
+}
+
+impl SweepPoint {
+    /// The median of one series, in nanoseconds.
+    #[must_use]
+    pub fn median_ns(&self, series: Series) -> Option<u64> {
+        self.series.iter().find(|(s, _)| *s == series).map(|(_, st)| st.median_ns)
+    }
+}
+
+/// A whole sweep, with its verdict.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SweepResult {
+    /// graylab version.
+    pub version: String,
+    /// `release` or `debug`.
+    pub build: String,
+    /// Where the images came from (`synthetic` or a file name).
+    pub source: String,
+    /// The GPU adapter, if one was measured.
+    pub adapter: Option<String>,
+    /// Whether that adapter is a software rasteriser.
+    pub software_adapter: bool,
+    /// Whether GPU phases came from timestamps.
+    pub gpu_timestamps: bool,
+    /// CPU threads of the "all threads" series.
+    pub cpu_threads: usize,
+    /// Warm runs per point.
+    pub runs: usize,
+    /// The GPU workgroup size.
+    pub workgroup: WorkgroupSize,
+    /// The formula.
+    pub formula: Formula,
+    /// Every size, smallest first.
+    pub points: Vec<SweepPoint>,
+    /// The smallest size at which the GPU end to end beats the fastest CPU series.
+    pub crossover_mp: Option<f64>,
+    /// The smallest size at which the GPU with resident data beats the fastest CPU series.
+    pub resident_crossover_mp: Option<f64>,
+    /// Submit-to-finish time of a kernel on data already on the GPU at the smallest size:
+    /// the fixed cost of one dispatch.
+    pub dispatch_latency_ns: Option<u64>,
+    /// Share of GPU end-to-end time spent moving data, at the size closest to 33 MP (8K).
+    pub transfer_share_at_8k: Option<f64>,
+    /// The size that share was measured at, in megapixels.
+    pub transfer_share_mp: Option<f64>,
+    /// One sentence for this machine.
+    pub verdict: String,
+}
+
+/// How a sweep runs.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// Sizes in megapixels.
+    pub sizes_mp: Vec<f64>,
+    /// Warm runs per point (after one cold run).
+    pub runs: usize,
+    /// GPU workgroup size.
+    pub workgroup: WorkgroupSize,
+    /// Formula.
+    pub formula: Formula,
+    /// Include the GPU series (when an adapter is available).
+    pub gpu: bool,
+}
+
+/// A `w x h` image of about `megapixels`, 3:2 landscape, at least 1x1.
+#[must_use]
+pub fn size_for(megapixels: f64) -> (u32, u32) {
+    let pixels = (megapixels * 1e6).max(1.0);
+    let width = (pixels * 1.5).sqrt().round().max(1.0);
+    let height = (pixels / width).round().max(1.0);
+    (width as u32, height as u32)
+}
+
+/// Runs a sweep. `source` is resized to each size (a photo), or `None` for synthetic images.
+/// `progress` is called before each size with (index, count, megapixels).
+pub fn sweep(
+    engine: &Engine,
+    options: &SweepOptions,
+    source: Option<(&str, &DynamicImage)>,
+    progress: &mut dyn FnMut(usize, usize, f64),
+) -> Result<SweepResult, EngineError> {
+    let gpu = if options.gpu { Some(engine.gpu()?) } else { None };
+    if let Some(g) = gpu {
+        g.check_workgroup(options.workgroup)?;
+    }
+    let mut sizes = options.sizes_mp.clone();
+    sizes.retain(|s| s.is_finite() && *s > 0.0);
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    let base = ConvertSettings {
+        formula: options.formula,
+        workgroup: options.workgroup,
+        ..ConvertSettings::default()
+    };
+    let mut points = Vec::new();
+    for (i, &mp) in sizes.iter().enumerate() {
+        progress(i, sizes.len(), mp);
+        let (w, h) = size_for(mp);
+        let image = match source {
+            Some((_, img)) => DynamicImage::ImageRgb8(
+                img.resize_exact(w, h, image::imageops::FilterType::Triangle).to_rgb8(),
+            ),
+            None => synthetic_rgb(w, h, i as u64 + 1),
+        };
+        points.push(measure_point(engine, &image, &base, options, gpu.is_some())?);
+    }
+    let mut result = SweepResult {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+        source: source.map_or_else(|| "synthetic".to_owned(), |(name, _)| name.to_owned()),
+        adapter: gpu.map(|g| g.adapter_info().name.clone()),
+        software_adapter: gpu.is_some_and(|g| g.is_software()),
+        gpu_timestamps: gpu.is_some_and(|g| g.timestamps().passes),
+        cpu_threads: available_threads(),
+        runs: options.runs.max(1),
+        workgroup: options.workgroup,
+        formula: options.formula,
+        points,
+        crossover_mp: None,
+        resident_crossover_mp: None,
+        dispatch_latency_ns: None,
+        transfer_share_at_8k: None,
+        transfer_share_mp: None,
+        verdict: String::new(),
+    };
+    analyse(&mut result);
+    Ok(result)
+}
+
+fn measure_point(
+    engine: &Engine,
+    image: &DynamicImage,
+    base: &ConvertSettings,
+    options: &SweepOptions,
+    with_gpu: bool,
+) -> Result<SweepPoint, EngineError> {
+    let runs = options.runs.max(1);
+    let (width, height) = (image.width(), image.height());
+    let kernel_stats =
+        |r: &super::BenchResult| r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
+    let mut series = Vec::new();
+    let cpu1 = bench(engine, image, &ConvertSettings { threads: 1, ..*base }, runs)?;
+    let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, runs)?;
+    series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
+    series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
+    let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
+    if with_gpu {
+        let gpu = engine.gpu()?;
+        let r = bench(engine, image, &ConvertSettings { backend: Backend::Gpu, ..*base }, runs)?;
+        // End to end on the CPU clock: robust whatever the timestamps do, and what a caller waits.
+        series.push((Series::GpuTotal, r.total));
+        series.extend(kernel_stats(&r).map(|s| (Series::GpuKernel, s)));
+        let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));
+        let pixels = f64::from(width) * f64::from(height);
+        upload_gb_per_s =
+            median(Phase::Upload).map(|ns| pixels * r.kernel.in_bytes_per_pixel() as f64 / ns as f64);
+        download_gb_per_s =
+            median(Phase::Download).map(|ns| pixels * r.kernel.out_bytes_per_pixel() as f64 / ns as f64);
+        let job = crate::gpu::GpuJob {
+            kernel: r.kernel,
+            formula: base.formula,
+            workgroup: base.workgroup,
+            src: image.as_bytes(),
+            width,
+            height,
+        };
+        let resident = gpu.time_resident(&job, runs)?;
+        series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
+    }
+    Ok(SweepPoint {
+        megapixels: f64::from(width) * f64::from(height) / 1e6,
+        width,
+        height,
+        series,
+        upload_gb_per_s,
+        download_gb_per_s,
+    })
+}
+
+/// The best CPU median at a point.
+fn best_cpu(p: &SweepPoint) -> Option<u64> {
+    [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min()
+}
+
+/// Fills in the crossovers, latency, transfer share and the verdict.
+pub fn analyse(r: &mut SweepResult) {
+    let beats =
+        |p: &SweepPoint, s: Series| matches!((p.median_ns(s), best_cpu(p)), (Some(g), Some(c)) if g < c);
+    r.crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
+    r.resident_crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
+    r.dispatch_latency_ns = r.points.first().and_then(|p| p.median_ns(Series::GpuResident));
+    let near_8k =
+        r.points.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
+    r.transfer_share_mp = near_8k.map(|p| p.megapixels);
+    r.transfer_share_at_8k = near_8k.and_then(|p| {
+        let total = p.median_ns(Series::GpuTotal)? as f64;
+        let kernel = p.median_ns(Series::GpuKernel)? as f64;
+        (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
+    });
+    r.verdict = verdict(r);
+}
+
+fn verdict(r: &SweepResult) -> String {
+    let Some(adapter) = &r.adapter else {
+        return "No GPU was measured: only the CPU series are shown.".to_owned();
+    };
+    let mut flags = Vec::new();
+    if r.software_adapter {
+        flags.push("software adapter: these GPU figures describe a CPU emulation, not a GPU");
+    }
+    if r.build == "debug" {
+        flags.push("debug build: timings are meaningless");
+    }
+    if !r.gpu_timestamps {
+        flags.push("no GPU timestamps: GPU phases from the CPU clock");
+    }
+    let share = match (r.transfer_share_at_8k, r.transfer_share_mp) {
+        (Some(s), Some(mp)) => format!("; moving the data is {:.0}% of GPU time at {mp:.0} MP", s * 100.0),
+        _ => String::new(),
+    };
+    let main = match (r.crossover_mp, r.resident_crossover_mp) {
+        (Some(mp), _) => format!(
+            "On this machine ({adapter}) the GPU beats the CPU above {mp:.2} MP, transfers included{share}."
+        ),
+        (None, Some(mp)) => format!(
+            "On this machine ({adapter}) the GPU wins above {mp:.2} MP only when the image is already on the GPU{share}."
+        ),
+        (None, None) => format!(
+            "On this machine ({adapter}) the GPU never beats the CPU at these sizes, not even with the data already on the GPU{share}."
+        ),
+    };
+    if flags.is_empty() { main } else { format!("{main} ({})", flags.join("; ")) }
+}
+
+/// The sweep as CSV: one row per point and series.
+#[must_use]
+pub fn to_csv(r: &SweepResult) -> String {
+    let mut out = String::from("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
+    for p in &r.points {
+        for (s, st) in &p.series {
+            let _ = writeln!(
+                out,
+                "{:.4},{},{},{},{},{:.6},{:.6},{:.6}",
+                p.megapixels,
+                p.width,
+                p.height,
+                serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+                st.runs,
+                st.min_ns as f64 / 1e6,
+                st.median_ns as f64 / 1e6,
+                st.max_ns as f64 / 1e6
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(mp: f64, cpu: u64, total: u64, kernel: u64, resident: u64) -> SweepPoint {
+        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
+        SweepPoint {
+            megapixels: mp,
+            width: 1,
+            height: 1,
+            series: vec![
+                (Series::Cpu1, st(cpu * 2)),
+                (Series::CpuAll, st(cpu)),
+                (Series::GpuTotal, st(total)),
+                (Series::GpuKernel, st(kernel)),
+                (Series::GpuResident, st(resident)),
+            ],
+            upload_gb_per_s: None,
+            download_gb_per_s: None,
+        }
+    }
+
+    fn result(points: Vec<SweepPoint>) -> SweepResult {
+        let mut r = SweepResult {
+            version: String::new(),
+            build: "release".into(),
+            source: "synthetic".into(),
+            adapter: Some("Test GPU".into()),
+            software_adapter: false,
+            gpu_timestamps: true,
+            cpu_threads: 2,
+            runs: 1,
+            workgroup: WorkgroupSize::DEFAULT,
+            formula: Formula::Bt601,
+            points,
+            crossover_mp: None,
+            resident_crossover_mp: None,
+            dispatch_latency_ns: None,
+            transfer_share_at_8k: None,
+            transfer_share_mp: None,
+            verdict: String::new(),
+        };
+        analyse(&mut r);
+        r
+    }
+
+    #[test]
+    fn finds_the_crossovers_and_the_transfer_share() {
+        let r = result(vec![
+            point(1.0, 100, 500, 50, 150),
+            point(8.0, 800, 900, 100, 300),
+            point(33.0, 3300, 2000, 400, 500),
+        ]);
+        assert_eq!(r.crossover_mp, Some(33.0));
+        assert_eq!(r.resident_crossover_mp, Some(8.0));
+        assert_eq!(r.dispatch_latency_ns, Some(150));
+        assert_eq!(r.transfer_share_at_8k, Some(0.8));
+        assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
+        assert!(r.verdict.contains("80% of GPU time at 33 MP"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn says_so_when_the_gpu_never_wins() {
+        let r = result(vec![point(1.0, 100, 500, 50, 150), point(33.0, 3300, 9000, 4000, 5000)]);
+        assert_eq!((r.crossover_mp, r.resident_crossover_mp), (None, None));
+        assert!(r.verdict.contains("never beats the CPU"), "{}", r.verdict);
+        let r = result(vec![point(1.0, 100, 500, 50, 90)]);
+        assert!(r.verdict.contains("only when the image is already on the GPU"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn sizes_are_three_to_two_and_whole() {
+        assert_eq!(size_for(24.0), (6000, 4000));
+        assert_eq!(size_for(0.0), (1, 1));
+        let (w, h) = size_for(128.0);
+        assert!((f64::from(w) * f64::from(h) / 1e6 - 128.0).abs() < 0.01);
+    }
+}
