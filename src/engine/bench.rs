@@ -63,20 +63,8 @@ pub fn bench(
     let mut out = OutBuffer::new(kernel, width as usize * height as usize);
     let mut one_run = || -> Result<RunReport, EngineError> {
         let started = Instant::now();
-        let mut report = RunReport {
-            backend: settings.backend,
-            formula: settings.formula,
-            kernel: Some(kernel),
-            workgroup: None,
-            threads: None,
-            width,
-            height,
-            phases: Vec::new(),
-            total_ns: 0,
-            gpu: None,
-            adapter: None,
-            notes: notes.clone(),
-        };
+        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes.clone());
+        report.kernel = Some(kernel);
         engine.run_kernel(kernel, &bytes, width, height, out.bytes_mut(), settings, &mut report)?;
         report.total_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         Ok(report)

@@ -40,6 +40,25 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// An empty report for a `width` x `height` conversion with these settings.
+    #[must_use]
+    pub fn new(backend: Backend, formula: Formula, (width, height): (u32, u32), notes: Vec<String>) -> Self {
+        Self {
+            backend,
+            formula,
+            kernel: None,
+            workgroup: None,
+            threads: None,
+            width,
+            height,
+            phases: Vec::new(),
+            total_ns: 0,
+            gpu: None,
+            adapter: None,
+            notes,
+        }
+    }
+
     /// The time of one phase, if it was measured.
     #[must_use]
     pub fn phase(&self, phase: Phase) -> Option<PhaseTiming> {
@@ -179,20 +198,7 @@ impl Engine {
         let started = Instant::now();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
-        let mut report = RunReport {
-            backend: settings.backend,
-            formula: settings.formula,
-            kernel: None,
-            workgroup: None,
-            threads: None,
-            width,
-            height,
-            phases: Vec::new(),
-            total_ns: 0,
-            gpu: None,
-            adapter: None,
-            notes,
-        };
+        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes);
         let (kernel, bytes) = match prepared {
             Prepared::Gray(image) => {
                 report.total_ns = nanos_since(started);
@@ -224,20 +230,8 @@ impl Engine {
         let gpu = self.gpu()?;
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
-        let mut report = RunReport {
-            backend: Backend::Gpu,
-            formula: settings.formula,
-            kernel: None,
-            workgroup: None,
-            threads: None,
-            width,
-            height,
-            phases: Vec::new(),
-            total_ns: 0,
-            gpu: None,
-            adapter: Some(gpu.adapter_info().name.clone()),
-            notes,
-        };
+        let mut report = RunReport::new(Backend::Gpu, settings.formula, (width, height), notes);
+        report.adapter = Some(gpu.adapter_info().name.clone());
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
                 gpu.write_tiles(tiles, &gray);
