@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Instant;
 
@@ -140,10 +141,25 @@ impl Activity {
 
 /// The handle the UI keeps.
 pub struct Worker {
-    jobs: mpsc::Sender<Job>,
+    jobs: Option<mpsc::Sender<Job>>,
     replies: mpsc::Receiver<Reply>,
     /// What it is doing now.
     pub activity: Activity,
+    /// Asks the worker to stop after the run in progress.
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    /// Stops the worker and waits for it, so that no GPU work outlives the app's device (a
+    /// driver torn down under a running thread can crash the process at exit).
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Worker {
@@ -156,15 +172,26 @@ impl Worker {
         let (jobs, job_rx) = mpsc::channel();
         let (reply_tx, replies) = mpsc::channel();
         let activity = Activity::default();
-        let state = WorkerState { engine, render_state, ctx, replies: reply_tx, activity: activity.clone() };
-        std::thread::Builder::new().name("graylab-worker".into()).spawn(move || state.run(&job_rx))?;
-        Ok(Self { jobs, replies, activity })
+        let stop = Arc::new(AtomicBool::new(false));
+        let state = WorkerState {
+            engine,
+            render_state,
+            ctx,
+            replies: reply_tx,
+            activity: activity.clone(),
+            stop: Arc::clone(&stop),
+        };
+        let thread =
+            std::thread::Builder::new().name("graylab-worker".into()).spawn(move || state.run(&job_rx))?;
+        Ok(Self { jobs: Some(jobs), replies, activity, stop, thread: Some(thread) })
     }
 
     /// Queues a job.
     pub fn send(&self, job: Job) {
         // The worker only stops when the app does.
-        let _ = self.jobs.send(job);
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(job);
+        }
     }
 
     /// Replies that have arrived.
@@ -179,6 +206,7 @@ struct WorkerState {
     ctx: egui::Context,
     replies: mpsc::Sender<Reply>,
     activity: Activity,
+    stop: Arc<AtomicBool>,
 }
 
 fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
@@ -195,6 +223,9 @@ impl WorkerState {
         while let Ok(job) = jobs.recv() {
             queue.push_back(job);
             while let Some(job) = queue.pop_front() {
+                if self.stop.load(Ordering::Relaxed) {
+                    return;
+                }
                 queue.extend(jobs.try_iter());
                 if superseded(&job, &queue) {
                     self.reply(Reply::Skipped);
@@ -219,6 +250,9 @@ impl WorkerState {
                 let total = settings.len() * runs.max(1) as usize;
                 let runs = (0..runs.max(1)).flat_map(|_| settings.iter());
                 for (n, settings) in runs.enumerate() {
+                    if self.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let what = if total > 1 {
                         format!("Converting (run {} of {total})", n + 1)
                     } else {
@@ -237,8 +271,10 @@ impl WorkerState {
             }
             Job::Sweep { options, photo } => {
                 let activity = self.activity.clone();
+                let stop = Arc::clone(&self.stop);
                 let mut progress = |i: usize, n: usize, mp: f64| {
                     activity.set(Some(format!("Sweep: {mp} MP ({} of {n})", i + 1)));
+                    !stop.load(Ordering::Relaxed)
                 };
                 let source = photo.as_ref().map(|p| (p.path.display().to_string(), &p.image));
                 let result = crate::engine::sweep(

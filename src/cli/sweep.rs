@@ -91,6 +91,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         if !quiet {
             eprintln!("measuring {mp} MP ({} of {n})…", i + 1);
         }
+        true
     };
     let result = sweep(&engine, &options, source.as_ref().map(|(n, i)| (n.as_str(), i)), &mut progress)?;
     if let Some(path) = &args.json {

@@ -99,6 +99,9 @@ pub enum EngineError {
     /// The GPU was asked for but none could be opened.
     #[error("the GPU is not available ({0}); use the CPU backend")]
     GpuUnavailable(String),
+    /// The work was cancelled (the app is closing).
+    #[error("cancelled")]
+    Cancelled,
     /// The image's pixel type has no conversion.
     #[error("unsupported pixel type {0}")]
     UnsupportedPixels(String),

@@ -141,12 +141,13 @@ pub fn size_for(megapixels: f64) -> (u32, u32) {
 }
 
 /// Runs a sweep. `source` is resized to each size (a photo), or `None` for synthetic images.
-/// `progress` is called before each size with (index, count, megapixels).
+/// `progress` is called before each size with (index, count, megapixels); returning `false`
+/// cancels the sweep.
 pub fn sweep(
     engine: &Engine,
     options: &SweepOptions,
     source: Option<(&str, &DynamicImage)>,
-    progress: &mut dyn FnMut(usize, usize, f64),
+    progress: &mut dyn FnMut(usize, usize, f64) -> bool,
 ) -> Result<SweepResult, EngineError> {
     let gpu = if options.gpu { Some(engine.gpu()?) } else { None };
     if let Some(g) = gpu {
@@ -163,7 +164,9 @@ pub fn sweep(
     };
     let mut points = Vec::new();
     for (i, &mp) in sizes.iter().enumerate() {
-        progress(i, sizes.len(), mp);
+        if !progress(i, sizes.len(), mp) {
+            return Err(EngineError::Cancelled);
+        }
         let (w, h) = size_for(mp);
         let image = match source {
             Some((_, img)) => DynamicImage::ImageRgb8(
