@@ -40,13 +40,6 @@ pub struct Decoded {
     pub reoriented: bool,
 }
 
-/// Reads only the header: format, stored dimensions and colour type.
-pub fn probe_file(path: &Path) -> Result<(ImageFormat, u32, u32, image::ColorType), IoError> {
-    let (format, decoder) = open_decoder(path, u64::MAX)?;
-    let (w, h) = decoder.dimensions();
-    Ok((format, w, h, decoder.color_type()))
-}
-
 fn open_decoder(path: &Path, budget: u64) -> Result<(ImageFormat, impl image::ImageDecoder), IoError> {
     let open = |source| IoError::Open { path: owned(path), source };
     let meta = std::fs::metadata(path).map_err(open)?;

@@ -9,7 +9,7 @@ mod memory;
 
 use std::path::{Path, PathBuf};
 
-pub use decode::{DecodeOptions, Decoded, decode_file, probe_file};
+pub use decode::{DecodeOptions, Decoded, decode_file};
 pub use encode::{EncodeReport, ExportFormat, ExportOptions, encode_file};
 pub use memory::available_memory_bytes;
 
