@@ -1,9 +1,7 @@
-//! Export: PNG, JPEG, TIFF, BMP, WebP; written to a temporary file in the target folder and
-//! renamed into place, so a failed export leaves nothing and an existing file is only replaced
-//! when asked.
+//! Export: PNG, JPEG, TIFF, BMP, WebP encoders, written through [`super::atomic`] so a failed
+//! export leaves nothing and an existing file is only replaced when asked.
 
 use std::fmt;
-use std::io::{BufWriter, Write as _};
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Instant;
@@ -155,36 +153,9 @@ pub fn encode_file(
             ),
         });
     }
-    let write_err = |reason: String| IoError::Write { path: owned(path), reason };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix(".graylab-")
-        .suffix(".part")
-        .tempfile_in(dir)
-        .map_err(|e| write_err(format!("cannot create a file in {}: {e}", dir.display())))?;
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
-        write_encoded(&fitted, format, options.jpeg_quality, &mut out)
-            .map_err(|e| write_err(e.to_string()))?;
-        out.flush().map_err(|e| write_err(e.to_string()))?;
-    }
-    tmp.as_file().sync_all().map_err(|e| write_err(e.to_string()))?;
-    let bytes = tmp.as_file().metadata().map_or(0, |m| m.len());
-    // The temporary file is deleted when `persist*` fails (it is dropped with the error).
-    if options.overwrite {
-        tmp.persist(path).map_err(|e| write_err(e.error.to_string()))?;
-    } else {
-        tmp.persist_noclobber(path).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                IoError::Exists { path: owned(path) }
-            } else {
-                write_err(e.error.to_string())
-            }
-        })?;
-    }
+    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
+        write_encoded(&fitted, format, options.jpeg_quality, out).map_err(|e| e.to_string())
+    })?;
     let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     Ok(EncodeReport { format, bytes, encode_ns, notes })
 }

@@ -3,12 +3,14 @@
 //!
 //! Knows nothing of conversions, GPUs or the UI; depends only on `image` and `tempfile`.
 
+mod atomic;
 mod decode;
 mod encode;
 mod memory;
 
 use std::path::{Path, PathBuf};
 
+pub use atomic::write_atomically;
 pub use decode::{DecodeOptions, Decoded, decode_file};
 pub use encode::{EncodeReport, ExportFormat, ExportOptions, encode_file};
 pub use memory::available_memory_bytes;
