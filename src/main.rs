@@ -6,6 +6,15 @@ use clap::Parser as _;
 
 fn main() -> ExitCode {
     let cli = graylab::cli::Cli::parse();
+    if cli.command.is_some() {
+        // SAFETY: nothing has started a thread yet (parsing does not).
+        unsafe { graylab::cli::quiet_driver_probing() };
+    }
+    // RUST_LOG=info|debug|wgpu_hal=warn,… shows more; warnings (wgpu, eframe, graylab) by default.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    if let Err(e) = graylab::io::remove_temp_files_on_signals() {
+        log::warn!("temporary files will not be removed on Ctrl+C: {e}");
+    }
     let result = match cli.command {
         Some(command) => graylab::cli::run(command),
         None => open_app(cli.path),
@@ -13,7 +22,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", graylab::cli::describe(err.as_ref()));
             ExitCode::FAILURE
         }
     }

@@ -80,7 +80,7 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
             matches!(e, IoError::UnknownFormat { .. })
         }),
         ("bomb.png", header_bomb(200_000, 200_000), |e| {
-            matches!(e, IoError::TooLarge { width: 200_000, height: 200_000, .. })
+            matches!(e, IoError::ImpossibleSize { width: 200_000, height: 200_000, file_bytes: 65, .. })
         }),
         ("anim.gif", b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), |e| {
             matches!(e, IoError::Unsupported { .. })
@@ -96,6 +96,9 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
     let missing = dir.path().join("missing.jpg");
     let err = decode(&missing).expect_err("missing");
     assert!(matches!(err, IoError::Open { .. }) && err.to_string().contains("missing.jpg"), "{err}");
+    // Each cause once, even through an error chain printed with `{:#}`.
+    let chain = format!("{:#}", anyhow::Error::from(err));
+    assert_eq!(chain.matches("No such file").count(), 1, "{chain}");
     let err = decode(dir.path()).expect_err("a folder");
     assert!(matches!(err, IoError::Open { .. }), "{err:?}");
 }
@@ -103,16 +106,30 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
 #[test]
 fn header_bomb_is_refused_by_the_budget_not_by_allocation() {
     let dir = tempfile::tempdir().expect("temp dir");
-    // 20000 x 20000 RGB = 1.2 GB plus 0.4 GB of gray: refused under a 1 GiB budget, from a 57-byte file.
-    let path = write(dir.path(), "big.png", &header_bomb(20_000, 20_000));
-    assert_eq!(std::fs::metadata(&path).map(|m| m.len()).ok(), Some(65));
-    let err =
-        decode_file(&path, &DecodeOptions { memory_budget_bytes: Some(1 << 30) }).expect_err("too large");
+    // 20000 x 20000 RGB = 1.2 GB plus 0.4 GB of gray: refused under a 1 GiB budget. The file is
+    // padded past deflate's best ratio (1032:1) so that it could hold the pixels.
+    let mut png = header_bomb(20_000, 20_000);
+    let pad = vec![0u8; 1_200_000];
+    let iend = png.split_off(png.len() - 12);
+    png.extend_from_slice(&(pad.len() as u32).to_be_bytes());
+    let mut chunk = b"grAy".to_vec();
+    chunk.extend_from_slice(&pad);
+    png.extend_from_slice(&chunk);
+    png.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    png.extend_from_slice(&iend);
+    let path = write(dir.path(), "big.png", &png);
+    let options = DecodeOptions { memory_budget_bytes: Some(1 << 30), ..DecodeOptions::default() };
+    let err = decode_file(&path, &options).expect_err("too large");
     assert!(
         matches!(err, IoError::TooLarge { needed_bytes: 1_600_000_000, budget_bytes: 1_073_741_824, .. }),
         "{err:?}"
     );
     assert!(err.to_string().contains("20000x20000"), "{err}");
+    // Unpadded, the same header cannot be real: refused from the file size alone.
+    let path = write(dir.path(), "tiny.png", &header_bomb(20_000, 20_000));
+    let err = decode_file(&path, &options).expect_err("impossible");
+    assert!(matches!(err, IoError::ImpossibleSize { min_bytes: 1_162_810, file_bytes: 65, .. }), "{err:?}");
+    assert!(err.to_string().contains("20000x20000") && err.to_string().contains("65 B"), "{err}");
 }
 
 #[test]

@@ -4,11 +4,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use crate::engine::{
     Backend, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, TimingMode, WorkgroupSize,
-    available_threads, bench, ms, parse_size, simd_level, synthetic_rgb,
+    available_threads, bench, bench_bytes, budget, ms, parse_size, simd_level, synthetic_bytes,
+    synthetic_rgb,
 };
 
 /// Arguments of `graylab bench`.
@@ -17,20 +18,20 @@ pub struct BenchArgs {
     /// An image file to measure (default: a synthetic image, see --synthetic).
     #[arg(conflicts_with = "synthetic")]
     pub input: Option<PathBuf>,
-    /// A synthetic RGB image: 4k, 8k, 16k or `WxH`.
-    #[arg(long, default_value = "8k")]
-    pub synthetic: String,
-    /// cpu, gpu or all.
-    #[arg(long, default_value = "all")]
-    pub backend: String,
+    /// A synthetic RGB image: 4k, 8k, 16k or `WxH` (checked against the memory budget).
+    #[arg(long, default_value = "8k", value_parser = parse_size)]
+    pub synthetic: (u32, u32),
+    /// Where to measure.
+    #[arg(long, value_enum, default_value_t = BenchBackend::All)]
+    pub backend: BenchBackend,
     /// GPU workgroup sizes: one (256, 16x16), a comma list, or all that the adapter allows.
-    #[arg(long, default_value = "256")]
-    pub workgroup: String,
+    #[arg(long, default_value = "256", value_parser = parse_workgroups)]
+    pub workgroup: Workgroups,
     /// CPU thread counts: a number, a comma list (1,2) or all (default: every core).
-    #[arg(long)]
-    pub threads: Option<String>,
-    /// bt601, bt709 or linear.
-    #[arg(long, default_value = "bt601", value_parser = super::parse_formula)]
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<Threads>,
+    /// The gray formula.
+    #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
     pub formula: Formula,
     /// Warm runs measured after the one cold run.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -41,6 +42,49 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `bench --backend`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchBackend {
+    /// The CPU only.
+    Cpu,
+    /// The GPU only.
+    Gpu,
+    /// Both.
+    All,
+}
+
+/// `bench --workgroup`: a list, or every size the adapter allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Workgroups {
+    /// These sizes.
+    List(Vec<WorkgroupSize>),
+    /// All that the adapter allows.
+    All,
+}
+
+/// `bench --threads`: a list, or 1..=all cores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// These counts.
+    List(Vec<usize>),
+    /// Every count from 1 to all cores.
+    All,
+}
+
+fn parse_workgroups(s: &str) -> Result<Workgroups, String> {
+    if s.trim() == "all" {
+        return Ok(Workgroups::All);
+    }
+    s.split(',').map(|w| super::args::workgroup(w.trim())).collect::<Result<_, _>>().map(Workgroups::List)
+}
+
+fn parse_threads(s: &str) -> Result<Threads, String> {
+    if s.trim() == "all" {
+        return Ok(Threads::All);
+    }
+    s.split(',').map(super::args::threads).collect::<Result<_, _>>().map(Threads::List)
 }
 
 #[derive(serde::Serialize)]
@@ -55,78 +99,69 @@ struct BenchReport<'a> {
     results: &'a [BenchResult],
 }
 
-fn thread_counts(spec: Option<&str>) -> anyhow::Result<Vec<usize>> {
-    let all = available_threads();
-    match spec {
-        None => Ok(vec![all]),
-        Some("all") => Ok((1..=all).collect()),
-        Some(list) => list
-            .split(',')
-            .map(|t| {
-                t.trim()
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .context(format!("invalid thread count {t:?}"))
-            })
-            .collect(),
-    }
-}
-
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let backends = match args.backend.as_str() {
-        "all" => vec![Backend::Cpu, Backend::Gpu],
-        other => vec![super::parse_backend(other).map_err(anyhow::Error::msg)?],
+    let backends = match args.backend {
+        BenchBackend::All => vec![Backend::Cpu, Backend::Gpu],
+        BenchBackend::Cpu => vec![Backend::Cpu],
+        BenchBackend::Gpu => vec![Backend::Gpu],
     };
-    let image = if let Some(path) = &args.input {
-        crate::io::decode_file(path, &DecodeOptions::default())?.image
+    let with_gpu = backends.contains(&Backend::Gpu);
+    // The memory is reserved before anything is allocated, and held until the end.
+    let (image, label, _memory) = if let Some(path) = &args.input {
+        let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
+        let i = &decoded.image;
+        let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
+        let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;
+        let extra = budget()
+            .try_reserve(bench_bytes(i.as_bytes().len() as u64, out_bytes, false, with_gpu))
+            .with_context(|| format!("cannot bench {label}"))?;
+        (decoded.image, label, vec![decoded.memory, extra])
     } else {
-        let (w, h) = parse_size(&args.synthetic).map_err(anyhow::Error::msg)?;
-        synthetic_rgb(w, h, 1)
-    };
-    let label = match &args.input {
-        Some(p) => format!("{} ({}x{} {:?})", p.display(), image.width(), image.height(), image.color()),
-        None => format!("synthetic {}x{} Rgb8", image.width(), image.height()),
+        let (w, h) = args.synthetic;
+        let (in_bytes, out_bytes) = synthetic_bytes(w, h);
+        let memory = budget()
+            .try_reserve(bench_bytes(in_bytes, out_bytes, true, with_gpu))
+            .with_context(|| format!("cannot bench a synthetic {w}x{h} image"))?;
+        (synthetic_rgb(w, h, 1), format!("synthetic {w}x{h} Rgb8"), vec![memory])
     };
     let mut engine = Engine::new();
-    if args.cpu_clock && backends.contains(&Backend::Gpu) {
+    if args.cpu_clock && with_gpu {
         let mut ctx = crate::gpu::GpuContext::new()?;
         ctx.set_timing_mode(TimingMode::CpuClock);
         engine = Engine::with_gpu(std::sync::Arc::new(ctx));
     }
+    // Every GPU setting is checked before anything is measured.
+    let (gpu_sizes, adapter) = if with_gpu {
+        let gpu = engine.gpu()?;
+        let sizes = match &args.workgroup {
+            Workgroups::All => gpu.valid_workgroups(),
+            Workgroups::List(list) => list.clone(),
+        };
+        for workgroup in &sizes {
+            gpu.check_workgroup(*workgroup)?;
+        }
+        (sizes, Some((gpu.adapter_info().name.clone(), gpu.is_software())))
+    } else {
+        (Vec::new(), None)
+    };
     let mut results = Vec::new();
-    let mut adapter = None;
     for backend in backends {
         let base = ConvertSettings { backend, formula: args.formula, ..ConvertSettings::default() };
-        match backend {
-            Backend::Cpu => {
-                for threads in thread_counts(args.threads.as_deref())? {
-                    results.push(bench(
-                        &engine,
-                        &image,
-                        &ConvertSettings { threads, ..base },
-                        args.runs as usize,
-                    )?);
-                }
+        let settings: Vec<ConvertSettings> = match backend {
+            Backend::Cpu => match &args.threads {
+                None => vec![available_threads()],
+                Some(Threads::All) => (1..=available_threads()).collect(),
+                Some(Threads::List(list)) => list.clone(),
             }
+            .into_iter()
+            .map(|threads| ConvertSettings { threads, ..base })
+            .collect(),
             Backend::Gpu => {
-                let gpu = engine.gpu()?;
-                adapter = Some((gpu.adapter_info().name.clone(), gpu.is_software()));
-                let sizes: Vec<WorkgroupSize> = if args.workgroup == "all" {
-                    gpu.valid_workgroups()
-                } else {
-                    args.workgroup.split(',').map(str::parse).collect::<Result<_, _>>()?
-                };
-                for workgroup in sizes {
-                    gpu.check_workgroup(workgroup)?;
-                    results.push(bench(
-                        &engine,
-                        &image,
-                        &ConvertSettings { workgroup, ..base },
-                        args.runs as usize,
-                    )?);
-                }
+                gpu_sizes.iter().map(|&workgroup| ConvertSettings { workgroup, ..base }).collect()
             }
+        };
+        for s in settings {
+            results.push(bench(&engine, &image, &s, args.runs as usize)?);
         }
     }
     let report = BenchReport {

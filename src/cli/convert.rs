@@ -15,6 +15,7 @@ use crate::engine::{
 
 /// Arguments of `graylab convert`.
 #[derive(Debug, Args)]
+#[expect(clippy::struct_excessive_bools, reason = "one field per command-line switch")]
 pub struct ConvertArgs {
     /// Input images (JPEG, PNG, TIFF, WebP, BMP).
     #[arg(required = true)]
@@ -27,26 +28,26 @@ pub struct ConvertArgs {
     pub out_dir: Option<PathBuf>,
     /// Where to convert: `cpu` (the default: file to file the kernel is about 2% of the time, and
     /// the CPU avoids the transfers) or `gpu`.
-    #[arg(long, default_value = "cpu", value_parser = super::parse_backend)]
+    #[arg(long, default_value = "cpu", value_parser = super::args::backend())]
     pub backend: Backend,
     /// `bt601` (exactly `OpenCV`'s `cvtColor` `RGB2GRAY`, the default), `bt709` or `linear`.
-    #[arg(long, default_value = "bt601", value_parser = super::parse_formula)]
+    #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
     pub formula: Formula,
     /// GPU workgroup size: 64…1024 or a 2-D shape like 16x16 (see `graylab info`).
-    #[arg(long, default_value = "256", value_parser = super::parse_workgroup)]
+    #[arg(long, default_value = "256", value_parser = super::args::workgroup)]
     pub workgroup: WorkgroupSize,
     /// CPU threads per image. Default: all cores for one image; with several images, whole
     /// images run in parallel, one thread each.
-    #[arg(long)]
+    #[arg(long, value_parser = super::args::threads)]
     pub threads: Option<usize>,
-    /// Output format: png, jpeg, tiff, bmp, webp. Default: from -o's extension, else png.
-    #[arg(long)]
+    /// Output format. Default: from -o's extension, else png.
+    #[arg(long, value_parser = super::args::format())]
     pub format: Option<ExportFormat>,
     /// JPEG quality, 1-100.
     #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub quality: u8,
     /// Sample depth of the output: 16 keeps 16-bit inputs 16-bit (PNG, TIFF); 8 always writes 8-bit.
-    #[arg(long, default_value_t = 16, value_parser = parse_depth)]
+    #[arg(long, default_value = "16", value_parser = super::args::depth())]
     pub depth: u8,
     /// Drop the alpha channel instead of writing gray + alpha.
     #[arg(long)]
@@ -54,23 +55,35 @@ pub struct ConvertArgs {
     /// Replace existing output files.
     #[arg(long)]
     pub overwrite: bool,
+    /// Keep what a truncated JPEG holds (the missing rows gray), with a warning, instead of
+    /// refusing it.
+    #[arg(long)]
+    pub allow_truncated: bool,
     /// Print one JSON report for all files instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-fn parse_depth(s: &str) -> Result<u8, String> {
-    match s {
-        "8" => Ok(8),
-        "16" => Ok(16),
-        _ => Err(format!("invalid depth {s:?} (expected 8 or 16)")),
-    }
 }
 
 /// Output paths for every input, checked up front: no output may be an input or repeat.
 fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
     if args.output.is_some() && args.inputs.len() > 1 {
         bail!("-o/--output takes one input; use --out-dir for {} inputs", args.inputs.len());
+    }
+    // Output paths are checked before anything is decoded.
+    if let Some(o) = &args.output {
+        if o.is_dir() {
+            bail!("-o/--output names a folder: {} (use --out-dir for a folder)", o.display());
+        }
+        if args.format.is_none() && ExportFormat::from_path(o).is_none() {
+            bail!(
+                "-o/--output: unknown format in {} (use .png, .jpg, .tif, .bmp or .webp, or --format)",
+                o.display()
+            );
+        }
+        super::args::check_output_file(o, args.overwrite, "-o/--output")?;
+    }
+    if let Some(dir) = &args.out_dir {
+        super::args::check_output_dir(dir, "--out-dir")?;
     }
     let format = args.format.unwrap_or_else(|| {
         args.output.as_deref().and_then(ExportFormat::from_path).unwrap_or(ExportFormat::Png)
@@ -89,9 +102,6 @@ fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
             bail!("two inputs would write the same output: {}", output.display());
         }
         plan.push((input.clone(), output));
-    }
-    if let Some(dir) = args.out_dir.as_deref().filter(|d| !d.is_dir()) {
-        bail!("the output folder does not exist: {}", dir.display());
     }
     Ok(plan)
 }
@@ -121,12 +131,12 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         force_8bit: args.depth == 8,
         overwrite: args.overwrite,
     };
-    let decode = DecodeOptions::default();
+    let decode = DecodeOptions { allow_truncated: args.allow_truncated, ..DecodeOptions::default() };
     let results: Vec<Result<FileReport, String>> = plan
         .par_iter()
         .with_max_len(1)
         .map(|(input, output)| {
-            convert_file(&engine, input, output, &settings, &decode, &export).map_err(|e| format!("{e:#}"))
+            convert_file(&engine, input, output, &settings, &decode, &export).map_err(|e| super::describe(&e))
         })
         .collect();
     let failures = results.iter().filter(|r| r.is_err()).count();

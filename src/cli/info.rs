@@ -20,15 +20,20 @@ struct Info {
     build: &'static str,
     cpu_threads: usize,
     cpu_simd: crate::engine::SimdLevel,
+    memory_budget_bytes: u64,
+    memory_budget_source: crate::io::BudgetSource,
     adapters: Vec<crate::engine::AdapterReport>,
 }
 
 pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
+    let (memory_budget_bytes, memory_budget_source) = crate::engine::budget().capacity();
     let info = Info {
         version: env!("CARGO_PKG_VERSION"),
         build: if cfg!(debug_assertions) { "debug" } else { "release" },
         cpu_threads: available_threads(),
         cpu_simd: simd_level(),
+        memory_budget_bytes,
+        memory_budget_source,
         adapters: list_adapters(),
     };
     if args.json {
@@ -37,6 +42,13 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     }
     println!("graylab {} ({} build)", info.version, info.build);
     println!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
+    let share =
+        if info.memory_budget_source == crate::io::BudgetSource::Environment { "" } else { "3/4 of " };
+    println!(
+        "memory budget for images: {} ({share}{})",
+        crate::io::human_bytes(info.memory_budget_bytes),
+        info.memory_budget_source
+    );
     if let Some(w) = super::build_warning() {
         println!("{w}");
     }

@@ -1,27 +1,39 @@
 //! The headless command line: `graylab convert | bench | sweep | info`, and `graylab [PATH]` for the app.
 //!
-//! Arguments are parsed and validated here into engine settings, then handed to the engine;
-//! this is the edge where errors become messages and exit codes. Depends on [`crate::engine`].
+//! Arguments are parsed and validated here into typed engine settings, and every output path is
+//! checked, before any work; this is the edge where errors become messages (with advice that
+//! names the flags) and exit codes. Depends on [`crate::engine`].
 
+mod args;
 mod bench;
 mod convert;
 mod info;
 mod sweep;
 
+use std::error::Error;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+pub use args::{BackendArg, DepthArg, FormatArg, FormulaArg, MAX_THREADS};
 pub use bench::BenchArgs;
 pub use convert::ConvertArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
-use crate::engine::{Backend, Formula, WorkgroupSize};
+use crate::engine::{EngineError, GpuError, IoError, TruncatedAt};
 
 /// Convert huge photos to grayscale on the GPU or the CPU, and see where the time goes.
 #[derive(Debug, Parser)]
-#[command(name = "graylab", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "graylab",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Logging: RUST_LOG=info (or debug, or wgpu_hal=warn,graylab=debug) shows more.\n\
+                  Memory: images are refused before allocating when they would exceed the budget \
+                  (3/4 of the smallest of available memory, the cgroup limit and RLIMIT_AS/RLIMIT_DATA); \
+                  GRAYLAB_MEMORY_BUDGET=2GiB sets it."
+)]
 pub struct Cli {
     /// What to do; without a command the desktop app opens.
     #[command(subcommand)]
@@ -39,7 +51,7 @@ pub enum Command {
     Bench(BenchArgs),
     /// Measure CPU and GPU over a range of image sizes: where does the GPU start to win?
     Sweep(SweepArgs),
-    /// Show the CPU, the build and every GPU adapter with the limits that matter here.
+    /// Show the CPU, the build, the memory budget and every GPU adapter with the limits that matter here.
     Info(InfoArgs),
 }
 
@@ -53,20 +65,73 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
     }
 }
 
-fn parse_backend(s: &str) -> Result<Backend, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "cpu" => Ok(Backend::Cpu),
-        "gpu" => Ok(Backend::Gpu),
-        _ => Err(format!("unknown backend {s:?} (expected cpu or gpu)")),
+/// Keeps GPU driver probing off stderr for a headless command: without a desktop session
+/// (`XDG_RUNTIME_DIR` unset) Mesa's device-selection layer tries to reach a Wayland display and
+/// prints "error: `XDG_RUNTIME_DIR` is invalid or not set" twice. graylab chooses its adapter
+/// itself, so the layer is switched off (`NODEVICE_SELECT=1`) unless the user asked for a
+/// device (`DRI_PRIME`, `MESA_VK_DEVICE_SELECT`) or set the switch.
+///
+/// # Safety
+/// Sets an environment variable: call before any other thread exists.
+pub unsafe fn quiet_driver_probing() {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let session = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| PathBuf::from(d).is_dir());
+    if !session && !set("NODEVICE_SELECT") && !set("DRI_PRIME") && !set("MESA_VK_DEVICE_SELECT") {
+        // SAFETY: the caller guarantees that no other thread exists yet.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
 }
 
-fn parse_formula(s: &str) -> Result<Formula, String> {
-    s.parse().map_err(|e: crate::pixel::ParseFormulaError| e.to_string())
+/// An error and its causes on one line, each cause once, then advice naming the flags that help.
+#[must_use]
+pub fn describe(err: &(dyn Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        let line = c.to_string();
+        // Transparent wrappers repeat their inner error's text.
+        if !text.ends_with(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        cause = c.source();
+    }
+    if let Some(hint) = advice(err) {
+        text.push_str(" (");
+        text.push_str(hint);
+        text.push(')');
+    }
+    text
 }
 
-fn parse_workgroup(s: &str) -> Result<WorkgroupSize, String> {
-    s.parse().map_err(|e: crate::gpu::ParseWorkgroupError| e.to_string())
+/// What the user can do about an error, in CLI terms.
+fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
+    let mut current = Some(err);
+    while let Some(e) = current {
+        let io = e.downcast_ref::<IoError>().or_else(|| match e.downcast_ref::<EngineError>() {
+            Some(EngineError::Io(io)) => Some(io),
+            _ => None,
+        });
+        match io {
+            Some(IoError::Exists { .. }) => return Some("pass --overwrite to replace it"),
+            Some(IoError::OutputIsFolder { .. }) => return Some("use --out-dir for a folder"),
+            Some(IoError::UnknownExportFormat { .. }) => return Some("or choose one with --format"),
+            Some(IoError::Truncated { at: TruncatedAt::Row { .. } | TruncatedAt::Refinement, .. }) => {
+                return Some("pass --allow-truncated to keep what is there");
+            }
+            Some(IoError::TooLarge { .. }) => {
+                return Some("free memory, or set GRAYLAB_MEMORY_BUDGET if the budget is wrong");
+            }
+            _ => {}
+        }
+        if matches!(e.downcast_ref::<EngineError>(), Some(EngineError::GpuUnavailable(_)))
+            || matches!(e.downcast_ref::<GpuError>(), Some(GpuError::NoAdapter))
+        {
+            return Some("use --backend cpu");
+        }
+        current = e.source();
+    }
+    None
 }
 
 /// A warning line for figures from a debug build, which are meaningless.

@@ -1,6 +1,5 @@
 //! `graylab sweep`: when is the GPU worth it on this machine?
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,14 +8,17 @@ use clap::Args;
 
 use crate::engine::{
     DEFAULT_SIZES_MP, DecodeOptions, Engine, Formula, Series, SweepOptions, SweepResult, WorkgroupSize,
-    sweep, to_csv,
+    budget, size_for, sweep, sweep_bytes, to_csv,
 };
+
+/// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
+pub const MAX_SIZE_MP: f64 = 100_000.0;
 
 /// Arguments of `graylab sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Image sizes in megapixels, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SIZES_MP.to_vec())]
+    /// Image sizes in megapixels, comma separated (each above 0, at most 100000).
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SIZES_MP.to_vec(), value_parser = parse_megapixels)]
     pub sizes: Vec<f64>,
     /// Resize this photo to each size instead of using synthetic images.
     #[arg(long)]
@@ -25,10 +27,10 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
     /// GPU workgroup size.
-    #[arg(long, default_value = "256", value_parser = super::parse_workgroup)]
+    #[arg(long, default_value = "256", value_parser = super::args::workgroup)]
     pub workgroup: WorkgroupSize,
-    /// `bt601`, `bt709` or `linear`.
-    #[arg(long, default_value = "bt601", value_parser = super::parse_formula)]
+    /// The gray formula.
+    #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
     pub formula: Formula,
     /// Measure the CPU only (no GPU series).
     #[arg(long)]
@@ -44,27 +46,38 @@ pub struct SweepArgs {
     pub overwrite: bool,
 }
 
-fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> {
-    if !overwrite && path.exists() {
-        bail!("the file exists (pass --overwrite to replace it): {}", path.display());
+fn parse_megapixels(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(mp) if mp.is_finite() && mp > 0.0 && mp <= MAX_SIZE_MP => Ok(mp),
+        _ => Err(format!("{s:?} is not a size in megapixels above 0 and at most {MAX_SIZE_MP}")),
     }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| Path::new("."));
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+}
+
+fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> {
+    crate::io::write_atomically(path, overwrite, |out| {
+        std::io::Write::write_all(out, text.as_bytes()).map_err(|e| e.to_string())
+    })?;
+    Ok(())
+}
+
+/// Checks the report paths before anything is measured.
+fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
+    if let (Some(j), Some(c)) = (&args.json, &args.csv)
+        && j == c
+    {
+        bail!("--json and --csv name the same file: {}", j.display());
+    }
+    if let Some(path) = args.json.as_deref().filter(|p| p.as_os_str() != "-") {
+        super::args::check_output_file(path, args.overwrite, "--json")?;
+    }
+    if let Some(path) = &args.csv {
+        super::args::check_output_file(path, args.overwrite, "--csv")?;
+    }
     Ok(())
 }
 
 pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
-    for path in [&args.json, &args.csv].into_iter().flatten() {
-        if path.as_os_str() != "-" && !args.overwrite && path.exists() {
-            bail!("the file exists (pass --overwrite to replace it): {}", path.display());
-        }
-    }
-    if args.sizes.iter().any(|s| !s.is_finite() || *s <= 0.0) {
-        bail!("sizes must be positive megapixel counts, e.g. --sizes 0.5,1,8");
-    }
+    check_outputs(args)?;
     let engine = Engine::new();
     let gpu = !args.cpu_only && engine.gpu().is_ok();
     if !args.cpu_only && !gpu {
@@ -73,12 +86,24 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             engine.gpu().err().map(|e| e.to_string()).unwrap_or_default()
         );
     }
+    if gpu && let Ok(g) = engine.gpu() {
+        g.check_workgroup(args.workgroup)?;
+    }
     let source = match &args.from_image {
         Some(path) => {
-            Some((path.display().to_string(), crate::io::decode_file(path, &DecodeOptions::default())?.image))
+            let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
+            Some((path.display().to_string(), decoded.image, decoded.memory))
         }
         None => None,
     };
+    // Every size is checked against the memory budget before the first is measured; the
+    // largest decides, and its reservation is held to the end.
+    let largest = args.sizes.iter().copied().fold(0.0, f64::max);
+    let (w, h) = size_for(largest);
+    let source_pixels = source.as_ref().map(|(_, i, _)| u64::from(i.width()) * u64::from(i.height()));
+    let _memory = budget()
+        .try_reserve(sweep_bytes(u64::from(w) * u64::from(h), source_pixels, gpu))
+        .with_context(|| format!("cannot sweep up to {largest} MP ({w}x{h})"))?;
     let options = SweepOptions {
         sizes_mp: args.sizes.clone(),
         runs: args.runs as usize,
@@ -93,7 +118,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         true
     };
-    let result = sweep(&engine, &options, source.as_ref().map(|(n, i)| (n.as_str(), i)), &mut progress)?;
+    let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
+    let result = sweep(&engine, &options, source_ref, &mut progress)?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&result)?;
         if path.as_os_str() == "-" {

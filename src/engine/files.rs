@@ -59,6 +59,7 @@ pub fn convert_file(
     if decoded.reoriented {
         run.notes.push("EXIF orientation applied".to_owned());
     }
+    run.notes.extend(decoded.warnings.iter().map(|w| format!("warning: {w}")));
     run.notes.extend(written.notes.iter().cloned());
     Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written })
 }

@@ -7,6 +7,7 @@
 mod bench;
 mod convert;
 mod files;
+mod memory;
 mod parity;
 mod report;
 mod sweep;
@@ -17,6 +18,7 @@ use std::sync::{Arc, OnceLock};
 pub use bench::{BenchResult, PhaseStats, bench};
 pub use convert::{Converted, RunReport, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
+pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, Stats, ms};
 pub use sweep::{
@@ -26,7 +28,9 @@ pub use synthetic::{parse_size, synthetic_rgb};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{AdapterReport, GpuContext, GpuError, TimingMode, WorkgroupSize, list_adapters};
-pub use crate::io::{DecodeOptions, ExportFormat, ExportOptions, IoError};
+pub use crate::io::{
+    DecodeOptions, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt, budget,
+};
 pub use crate::pixel::{Formula, Kernel};
 
 /// Where a conversion runs.

@@ -1,30 +1,64 @@
-//! Images in and out: decoding with EXIF orientation and a memory budget checked before any
-//! allocation, and atomic, never-clobbering export to PNG, JPEG, TIFF, BMP and WebP.
+//! Images in and out: decoding with EXIF orientation, files that cannot hold what their header
+//! claims refused, and a process-wide memory budget reserved before any allocation; atomic,
+//! never-clobbering export to PNG, JPEG, TIFF, BMP and WebP that leaves nothing behind.
 //!
-//! Knows nothing of conversions, GPUs or the UI; depends only on `image` and `tempfile`.
+//! Knows nothing of conversions, GPUs or the UI; depends only on `image` and the OS.
 
 mod atomic;
+mod budget;
 mod decode;
 mod encode;
+mod jpeg;
 mod memory;
+mod temps;
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use atomic::write_atomically;
-pub use decode::{DecodeOptions, Decoded, decode_file};
+pub use atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
+pub use budget::{MemoryBudget, OverBudget, Reservation, budget};
+pub use decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
 pub use encode::{EncodeReport, ExportFormat, ExportOptions, encode_file};
-pub use memory::available_memory_bytes;
+pub use memory::{BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes};
+
+/// Where a truncated file ends, as far as the decoder can tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TruncatedAt {
+    /// Before the image data does (no more detail).
+    Unknown,
+    /// After `rows` complete rows of `height`; the rest is missing.
+    Row {
+        /// Rows decoded from the file's data.
+        rows: u32,
+        /// Rows the header claims.
+        height: u32,
+    },
+    /// In a refinement scan of a progressive JPEG: every row is there, at lower quality.
+    Refinement,
+}
+
+impl fmt::Display for TruncatedAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unknown => f.write_str("it ends before the image data does"),
+            Self::Row { rows, height } => write!(f, "it ends after row {rows} of {height}"),
+            Self::Refinement => {
+                f.write_str("it ends in a refinement scan: every row is there, at lower quality")
+            }
+        }
+    }
+}
 
 /// Errors of reading and writing image files. Each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum IoError {
     /// The file could not be opened or read.
-    #[error("cannot read the file ({source}): {}", path.display())]
+    #[error("cannot read the file ({cause}): {}", path.display())]
     Open {
         /// The file.
         path: PathBuf,
-        /// The operating system's reason.
-        source: std::io::Error,
+        /// The operating system's reason (in the message, not a `source()`: printed once).
+        cause: std::io::Error,
     },
     /// The file is empty.
     #[error("the file is empty: {}", path.display())]
@@ -50,22 +84,45 @@ pub enum IoError {
         reason: String,
     },
     /// The file ends before the image data does.
-    #[error("the file is truncated (it ends before the image data does): {}", path.display())]
+    #[error("the file is truncated ({at}): {}", path.display())]
     Truncated {
         /// The file.
         path: PathBuf,
+        /// Where it ends.
+        at: TruncatedAt,
+    },
+    /// The header claims more pixels than the file's data could possibly hold.
+    #[error(
+        "the file cannot hold the image its header claims: {width}x{height} pixels need at least {min} of {format} data, the file has {file}: {}",
+        path.display(),
+        min = human_bytes(*min_bytes),
+        file = human_bytes(*file_bytes)
+    )]
+    ImpossibleSize {
+        /// The file.
+        path: PathBuf,
+        /// The format's name.
+        format: &'static str,
+        /// Width the header claims.
+        width: u32,
+        /// Height the header claims.
+        height: u32,
+        /// The fewest bytes of image data that could hold that many pixels.
+        min_bytes: u64,
+        /// The file's size.
+        file_bytes: u64,
     },
     /// The image data is corrupt.
-    #[error("cannot decode the image ({source}): {}", path.display())]
+    #[error("cannot decode the image ({reason}): {}", path.display())]
     Decode {
         /// The file.
         path: PathBuf,
         /// The decoder's reason.
-        source: image::ImageError,
+        reason: String,
     },
-    /// The image would need more memory than is available; refused before allocating.
+    /// The image would need more memory than the budget allows; refused before allocating.
     #[error(
-        "image too large: {width}x{height} needs {needed} but only {budget} may be used: {}",
+        "image too large: {width}x{height} needs {needed} but only {budget} may be used (limited by {limited_by}): {}",
         path.display(),
         needed = human_bytes(*needed_bytes),
         budget = human_bytes(*budget_bytes)
@@ -81,15 +138,17 @@ pub enum IoError {
         needed_bytes: u64,
         /// Bytes this process may use.
         budget_bytes: u64,
+        /// Which limit decided the budget.
+        limited_by: BudgetSource,
     },
     /// The output exists and overwriting was not asked for.
-    #[error("the output file exists (pass --overwrite to replace it): {}", path.display())]
+    #[error("the output file exists: {}", path.display())]
     Exists {
         /// The output file.
         path: PathBuf,
     },
     /// The output format cannot be told from the file name.
-    #[error("unknown output format (use .png, .jpg, .tif, .bmp or .webp, or --format): {}", path.display())]
+    #[error("unknown output format (use .png, .jpg, .tif, .bmp or .webp): {}", path.display())]
     UnknownExportFormat {
         /// The output file.
         path: PathBuf,
@@ -104,6 +163,12 @@ pub enum IoError {
         /// Why not.
         reason: String,
     },
+    /// The output path names a folder.
+    #[error("the output is a folder, not a file: {}", path.display())]
+    OutputIsFolder {
+        /// The output path.
+        path: PathBuf,
+    },
     /// Encoding or writing the output failed; nothing was left behind.
     #[error("cannot write the image ({reason}): {}", path.display())]
     Write {
@@ -117,7 +182,7 @@ pub enum IoError {
 /// `1.5 GiB`-style sizes for messages.
 #[must_use]
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut v = bytes as f64;
     let mut unit = 0;
     while v >= 1024.0 && unit + 1 < UNITS.len() {
