@@ -131,7 +131,11 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         force_8bit: args.depth == 8,
         overwrite: args.overwrite,
     };
-    let decode = DecodeOptions { allow_truncated: args.allow_truncated, ..DecodeOptions::default() };
+    let decode = DecodeOptions {
+        allow_truncated: args.allow_truncated,
+        working_copies: if args.backend == Backend::Gpu { 2 } else { 0 },
+        ..DecodeOptions::default()
+    };
     let results: Vec<Result<FileReport, String>> = plan
         .par_iter()
         .with_max_len(1)

@@ -42,10 +42,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     }
     println!("graylab {} ({} build)", info.version, info.build);
     println!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
-    let share =
-        if info.memory_budget_source == crate::io::BudgetSource::Environment { "" } else { "3/4 of " };
     println!(
-        "memory budget for images: {} ({share}{})",
+        "memory budget for images: {} ({})",
         crate::io::human_bytes(info.memory_budget_bytes),
         info.memory_budget_source
     );

@@ -57,12 +57,16 @@ pub enum Command {
 
 /// Runs a headless command; returns the process exit code.
 pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
-    match command {
+    let result = match command {
         Command::Convert(args) => convert::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),
+    };
+    if let Some(bytes) = crate::io::peak_resident_bytes() {
+        log::debug!("peak resident memory: {bytes} bytes ({})", crate::io::human_bytes(bytes));
     }
+    result
 }
 
 /// Keeps GPU driver probing off stderr for a headless command: without a desktop session
@@ -96,7 +100,9 @@ pub fn describe(err: &(dyn Error + 'static)) -> String {
         }
         cause = c.source();
     }
-    if let Some(hint) = advice(err) {
+    // A message that already names the flag (a lower layer's advice) needs no repeat.
+    let flag = |hint: &str| hint.split_whitespace().find(|w| w.starts_with("--")).map(str::to_owned);
+    if let Some(hint) = advice(err).filter(|h| flag(h).is_none_or(|f| !text.contains(&f))) {
         text.push_str(" (");
         text.push_str(hint);
         text.push(')');

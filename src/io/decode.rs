@@ -24,6 +24,10 @@ pub struct DecodeOptions {
     /// Keep what a truncated JPEG holds (the missing part gray) with a [`DecodeWarning`]
     /// instead of refusing it. Other formats' decoders return no partial image.
     pub allow_truncated: bool,
+    /// More copies of the decoded image and its gray result that the caller holds while
+    /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
+    /// adapter or unified memory the device buffers too, are host memory), else 0.
+    pub working_copies: u32,
 }
 
 /// Something the caller should tell the user about a decoded image.
@@ -94,7 +98,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         if !options.allow_truncated {
             return Err(IoError::Truncated { path: owned(path), at });
         }
-        log::warn!("{}: the file is truncated ({at})", path.display());
+        log::debug!("{}: the file is truncated ({at})", path.display());
         warnings.push(DecodeWarning::Truncated(at));
     }
     let (mut image, orientation) = raw;
@@ -145,10 +149,11 @@ fn decode_with<R: BufRead + Seek>(
     );
     // The peak of each stage: decode (plus a rotated copy), convert, export (gray, the copy
     // fitted to the format, and an encoder's buffer).
+    let working = decoded_bytes.saturating_add(gray).saturating_mul(u64::from(options.working_copies));
     let needed_bytes = [
         decoded_bytes.saturating_add(extra_bytes),
         decoded_bytes.saturating_mul(1 + u64::from(rotates)),
-        decoded_bytes.saturating_add(gray),
+        decoded_bytes.saturating_add(gray).saturating_add(working),
         gray.saturating_mul(3),
     ]
     .into_iter()

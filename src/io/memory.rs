@@ -31,13 +31,13 @@ pub enum BudgetSource {
 impl fmt::Display for BudgetSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Self::MemAvailable => "the memory available now",
-            Self::Cgroup => "the cgroup's memory limit",
-            Self::AddressSpaceLimit => "the address-space limit (RLIMIT_AS)",
-            Self::DataLimit => "the data-size limit (RLIMIT_DATA)",
+            Self::MemAvailable => "3/4 of the memory available now",
+            Self::Cgroup => "3/4 of the cgroup's free memory",
+            Self::AddressSpaceLimit => "3/4 of the address-space limit's headroom (RLIMIT_AS)",
+            Self::DataLimit => "3/4 of the data-size limit's headroom (RLIMIT_DATA)",
             Self::Environment => BUDGET_ENV,
             Self::Caller => "the limit set for this decode",
-            Self::Fallback => "a fixed 8 GiB (the available memory could not be read)",
+            Self::Fallback => "3/4 of a fixed 8 GiB (the available memory could not be read)",
         })
     }
 }
@@ -60,6 +60,12 @@ const FALLBACK_BYTES: u64 = 8 << 30;
 pub fn available_memory_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     kib_field(&text, "MemAvailable:")
+}
+
+/// The most resident memory this process has used so far (`VmHWM`), where it can be read.
+#[must_use]
+pub fn peak_resident_bytes() -> Option<u64> {
+    kib_field(&std::fs::read_to_string("/proc/self/status").ok()?, "VmHWM:")
 }
 
 /// The smallest headroom of every limit that applies to this process now (the environment

@@ -19,7 +19,9 @@ pub use atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically}
 pub use budget::{MemoryBudget, OverBudget, Reservation, budget};
 pub use decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
 pub use encode::{EncodeReport, ExportFormat, ExportOptions, encode_file};
-pub use memory::{BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes};
+pub use memory::{
+    BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes, peak_resident_bytes,
+};
 
 /// Where a truncated file ends, as far as the decoder can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

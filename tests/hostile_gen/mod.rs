@@ -93,7 +93,8 @@ pub fn minimal_jpeg(sof: u8, width: u16, height: u16, short_bytes: usize, with_e
 
 /// Byte offset of the first JPEG frame header's marker (`FF Cn`, not DHT/DAC/JPG).
 pub fn sof_offset(jpeg: &[u8]) -> Option<usize> {
-    jpeg.windows(2).position(|w| w[0] == 0xFF && matches!(w[1], 0xC0..=0xCF) && ![0xC4, 0xC8, 0xCC].contains(&w[1]))
+    jpeg.windows(2)
+        .position(|w| w[0] == 0xFF && matches!(w[1], 0xC0..=0xCF) && ![0xC4, 0xC8, 0xCC].contains(&w[1]))
 }
 
 fn put16(bytes: &mut [u8], at: usize, v: u16) {
@@ -175,7 +176,10 @@ fn mutate_jpeg(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
             let sof_kind = rng.pick(&[0u8, 2]);
             let short = rng.pick(&[0usize, 1, 100, usize::MAX]);
             let eoi = rng.below(2) == 0;
-            (format!("jpeg-minimal-sof{sof_kind}-{w}x{h}-short{}", short.min(999)), minimal_jpeg(sof_kind, w, h, short, eoi))
+            (
+                format!("jpeg-minimal-sof{sof_kind}-{w}x{h}-short{}", short.min(999)),
+                minimal_jpeg(sof_kind, w, h, short, eoi),
+            )
         }
     }
 }
@@ -190,7 +194,8 @@ fn mutate_png(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
             format!("png-ihdr-{w}x{h}")
         }
         1 => {
-            let (depth, color) = (rng.pick(&[0u8, 1, 3, 8, 16, 32]), rng.pick(&[0u8, 1, 2, 3, 4, 5, 6, 7, 255]));
+            let (depth, color) =
+                (rng.pick(&[0u8, 1, 3, 8, 16, 32]), rng.pick(&[0u8, 1, 2, 3, 4, 5, 6, 7, 255]));
             b[24] = depth;
             b[25] = color;
             format!("png-depth{depth}-color{color}")
@@ -310,10 +315,27 @@ fn mutate_webp(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
     }
 }
 
+/// Valid, highly compressible RGB PNGs sized against `budget_bytes` for a conversion that
+/// reserves `bytes_per_pixel` (4 on the CPU: RGB plus gray; 12 on the GPU: three times that):
+/// two at 80% of it, which may never be converted at the same time, and one at 110%, which
+/// must be refused.
+pub fn budget_cases(budget_bytes: u64, bytes_per_pixel: f64) -> Vec<Case> {
+    [("a-80", 0.8), ("b-80", 0.8), ("c-110", 1.1)]
+        .into_iter()
+        .map(|(name, share)| {
+            let side = ((budget_bytes as f64 * share / bytes_per_pixel).sqrt()) as u32;
+            let img = DynamicImage::ImageRgb8(RgbImage::from_pixel(side, side, image::Rgb([200, 100, 50])));
+            Case { name: format!("budget-{name}-{side}x{side}.png"), bytes: encoded(&img, ImageFormat::Png) }
+        })
+        .collect()
+}
+
 /// `count` cases from `seed`: every format's mutations in turn, then random bytes.
 pub fn cases(count: usize, seed: u64) -> Vec<Case> {
     let rgb = DynamicImage::ImageRgb8(photo(48, 32));
-    let rgba = DynamicImage::ImageRgba8(RgbaImage::from_fn(40, 30, |x, y| image::Rgba([x as u8 * 6, y as u8 * 8, 99, (x + y) as u8])));
+    let rgba = DynamicImage::ImageRgba8(RgbaImage::from_fn(40, 30, |x, y| {
+        image::Rgba([x as u8 * 6, y as u8 * 8, 99, (x + y) as u8])
+    }));
     let seeds = [
         encoded(&rgb, ImageFormat::Jpeg),
         encoded(&rgba, ImageFormat::Png),
@@ -325,15 +347,37 @@ pub fn cases(count: usize, seed: u64) -> Vec<Case> {
     (0..count)
         .map(|i| {
             let (what, ext, bytes) = match i % 7 {
-                0 | 5 => { let (n, b) = mutate_jpeg(&mut rng, &seeds[0]); (n, "jpg", b) }
-                1 => { let (n, b) = mutate_png(&mut rng, &seeds[1]); (n, "png", b) }
-                2 => { let (n, b) = mutate_tiff(&mut rng, &seeds[2]); (n, "tif", b) }
-                3 => { let (n, b) = mutate_bmp(&mut rng, &seeds[3]); (n, "bmp", b) }
-                4 => { let (n, b) = mutate_webp(&mut rng, &seeds[4]); (n, "webp", b) }
+                0 | 5 => {
+                    let (n, b) = mutate_jpeg(&mut rng, &seeds[0]);
+                    (n, "jpg", b)
+                }
+                1 => {
+                    let (n, b) = mutate_png(&mut rng, &seeds[1]);
+                    (n, "png", b)
+                }
+                2 => {
+                    let (n, b) = mutate_tiff(&mut rng, &seeds[2]);
+                    (n, "tif", b)
+                }
+                3 => {
+                    let (n, b) = mutate_bmp(&mut rng, &seeds[3]);
+                    (n, "bmp", b)
+                }
+                4 => {
+                    let (n, b) = mutate_webp(&mut rng, &seeds[4]);
+                    (n, "webp", b)
+                }
                 _ => {
                     let len = rng.below(600);
                     let mut b: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-                    let magic: &[u8] = rng.pick(&[&b""[..], b"\xFF\xD8\xFF", b"\x89PNG\r\n\x1a\n", b"II*\0", b"BM", b"RIFF\0\0\0\0WEBP"]);
+                    let magic: &[u8] = rng.pick(&[
+                        &b""[..],
+                        b"\xFF\xD8\xFF",
+                        b"\x89PNG\r\n\x1a\n",
+                        b"II*\0",
+                        b"BM",
+                        b"RIFF\0\0\0\0WEBP",
+                    ]);
                     b.splice(0..0, magic.iter().copied());
                     ("random".into(), "bin", b)
                 }

@@ -1,0 +1,131 @@
+//! JPEG edge cases: files that cannot hold what their frame header claims (the floor is exact:
+//! 2 bits a block sequential, 1 progressive), truncation reported with the row where the data
+//! ends or kept with a warning, unsupported variants named.
+
+mod common;
+mod hostile_gen;
+
+use std::path::{Path, PathBuf};
+
+use graylab::io::{DecodeOptions, DecodeWarning, IoError, TruncatedAt, decode_file};
+use hostile_gen::{minimal_jpeg, sof_offset};
+use image::{DynamicImage, RgbImage};
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write test file");
+    p
+}
+
+fn jpeg(w: u32, h: u32) -> Vec<u8> {
+    let img = RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 3) as u8, (y * 2) as u8, ((x + y) * 5) as u8]));
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
+        .encode_image(&DynamicImage::ImageRgb8(img))
+        .expect("encode");
+    out
+}
+
+const STRICT: DecodeOptions =
+    DecodeOptions { memory_budget_bytes: Some(256 << 20), allow_truncated: false, working_copies: 0 };
+const LENIENT: DecodeOptions =
+    DecodeOptions { memory_budget_bytes: Some(256 << 20), allow_truncated: true, working_copies: 0 };
+
+#[test]
+fn the_floor_is_exact_for_sequential_and_progressive_frames() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (sof, name) in [(0, "baseline"), (2, "progressive")] {
+        // 1024 x 512: 8192 blocks; 2048 bytes sequential, 1024 progressive.
+        let at_floor = write(dir.path(), &format!("{name}.jpg"), &minimal_jpeg(sof, 1024, 512, 0, true));
+        let d = decode_file(&at_floor, &STRICT).unwrap_or_else(|e| panic!("{name} at the floor: {e}"));
+        assert_eq!((d.image.width(), d.image.height()), (1024, 512));
+        assert!(d.warnings.is_empty());
+        let short = write(dir.path(), &format!("{name}-short.jpg"), &minimal_jpeg(sof, 1024, 512, 1, true));
+        let err = decode_file(&short, &STRICT).expect_err("one byte below the floor");
+        let min = if sof == 0 { 2048 } else { 1024 };
+        assert!(
+            matches!(err, IoError::ImpossibleSize { min_bytes, width: 1024, height: 512, .. } if min_bytes == min),
+            "{err:?}"
+        );
+    }
+}
+
+#[test]
+fn a_tiny_file_claiming_65535_squared_is_refused_before_allocating() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A real 16x16 JPEG whose frame header is patched to 65535 x 65535: the 854-byte case.
+    let mut bytes = jpeg(16, 16);
+    let sof = sof_offset(&bytes).expect("SOF");
+    bytes[sof + 5..sof + 9].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF]);
+    let path = write(dir.path(), "huge.jpg", &bytes);
+    for options in [STRICT, DecodeOptions::default()] {
+        let err = decode_file(&path, &options).expect_err("impossible");
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::ImpossibleSize { width: 65535, height: 65535, .. }), "{err:?}");
+        assert!(
+            msg.contains("65535x65535")
+                && msg.contains(&format!("{} B", bytes.len()))
+                && msg.contains("huge.jpg"),
+            "{msg}"
+        );
+    }
+    // A fuzz-corpus-style 186-byte file: minimal headers, a few bytes of data, no end marker.
+    let fuzz = minimal_jpeg(2, 65535, 65535, usize::MAX, false);
+    let fuzz = [&fuzz[..], &[0x12; 20]].concat();
+    let path = write(dir.path(), "fuzz.jpg", &fuzz);
+    let err = decode_file(&path, &STRICT).expect_err("impossible");
+    assert!(matches!(err, IoError::ImpossibleSize { .. }), "{err:?}");
+    // Kept in part when asked: then the budget refuses 65535^2 instead, still before allocating.
+    let err = decode_file(&path, &LENIENT).expect_err("over the budget");
+    assert!(matches!(err, IoError::TooLarge { width: 65535, height: 65535, .. }), "{err:?}");
+}
+
+#[test]
+fn a_truncated_jpeg_names_the_row_or_is_kept_with_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = jpeg(64, 400);
+    let whole = decode_file(&write(dir.path(), "whole.jpg", &full), &STRICT).expect("whole").image.to_rgb8();
+    let path = write(dir.path(), "half.jpg", &full[..full.len() / 2]);
+    let err = decode_file(&path, &STRICT).expect_err("truncated");
+    let IoError::Truncated { at: TruncatedAt::Row { rows, height: 400 }, .. } = err else {
+        panic!("{err:?}");
+    };
+    assert!((80..=320).contains(&rows) && rows % 8 == 0, "ends after row {rows}");
+    assert!(
+        err.to_string().contains(&format!("ends after row {rows} of 400"))
+            && err.to_string().contains("half.jpg")
+    );
+    let kept = decode_file(&path, &LENIENT).expect("kept when asked");
+    assert_eq!(kept.warnings, vec![DecodeWarning::Truncated(TruncatedAt::Row { rows, height: 400 })]);
+    let kept = kept.image.to_rgb8();
+    assert_eq!(kept.dimensions(), (64, 400));
+    // The rows before the reported one are exactly the whole file's; the bottom row is gray.
+    let row_bytes = 64 * 3;
+    let n = rows as usize * row_bytes;
+    assert_eq!(kept.as_raw()[..n], whole.as_raw()[..n]);
+    assert!(kept.as_raw()[kept.len() - row_bytes..].iter().all(|&b| b == 128));
+    // Cut inside the headers: truncated, with nothing to keep.
+    let path = write(dir.path(), "head.jpg", &full[..100]);
+    assert!(matches!(decode_file(&path, &LENIENT), Err(IoError::Truncated { at: TruncatedAt::Unknown, .. })));
+}
+
+#[test]
+fn unsupported_variants_are_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (sof, expected) in [
+        (3, "lossless JPEG (SOF3)"),
+        (9, "arithmetic-coded sequential JPEG (SOF9)"),
+        (5, "hierarchical sequential JPEG (SOF5)"),
+    ] {
+        let mut bytes = jpeg(16, 16);
+        let at = sof_offset(&bytes).expect("SOF");
+        bytes[at + 1] = 0xC0 + sof;
+        let err = decode_file(&write(dir.path(), "v.jpg", &bytes), &STRICT).expect_err("unsupported");
+        assert!(matches!(err, IoError::Unsupported { .. }) && err.to_string().contains(expected), "{err}");
+    }
+    let mut bytes = jpeg(16, 16);
+    let at = sof_offset(&bytes).expect("SOF");
+    bytes[at + 4] = 12;
+    let err = decode_file(&write(dir.path(), "p12.jpg", &bytes), &STRICT).expect_err("12-bit");
+    assert!(err.to_string().contains("12-bit JPEG"), "{err}");
+}
