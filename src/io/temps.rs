@@ -124,7 +124,7 @@ pub(super) fn remove_stale_once(dir: &Path) {
         if is_stale(&path, middle) {
             match std::fs::remove_file(&path) {
                 Ok(()) => {
-                    log::info!("removed a stale temporary file of an interrupted run: {}", path.display())
+                    log::info!("removed a stale temporary file of an interrupted run: {}", path.display());
                 }
                 Err(e) => log::debug!("cannot remove the stale {}: {e}", path.display()),
             }

@@ -165,7 +165,7 @@ fn mutate_jpeg(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
             (format!("jpeg-cut-at-{keep}"), b)
         }
         6 => {
-            for _ in 0..1 + rng.below(8) {
+            for _ in 0..=rng.below(8) {
                 let i = rng.below(b.len());
                 b[i] = rng.next() as u8;
             }
@@ -206,7 +206,7 @@ fn mutate_png(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
             return (format!("png-cut-at-{keep}"), b);
         }
         3 => {
-            for _ in 0..1 + rng.below(6) {
+            for _ in 0..=rng.below(6) {
                 let i = 33 + rng.below(b.len() - 33);
                 b[i] = rng.next() as u8;
             }

@@ -1,0 +1,165 @@
+//! Odd arguments and the messages a person sees, on the real binary: every value is checked
+//! before any work, nothing panics or aborts, each cause is printed once, advice names the
+//! flag, no driver noise, logging on request.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn graylab(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .args(args)
+        .current_dir(cwd)
+        // A small budget makes "too large" the same on every machine.
+        .env("GRAYLAB_MEMORY_BUDGET", "1GiB")
+        .output()
+        .expect("run graylab")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Fails with exit code `code` and a message containing every one of `needles`, never a panic.
+fn fails(args: &[&str], cwd: &Path, code: i32, needles: &[&str]) -> String {
+    let o = graylab(args, cwd);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {t}");
+    assert!(!t.contains("panicked"), "{args:?}: {t}");
+    for n in needles {
+        assert!(t.contains(n), "{args:?}: no {n:?} in: {t}");
+    }
+    t
+}
+
+#[test]
+fn sizes_that_cannot_fit_are_refused_before_allocating() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    fails(
+        &["bench", "--synthetic", "4294967295x4294967295", "--backend", "cpu"],
+        d,
+        1,
+        &["4294967295x4294967295", "needs 16.0 EiB"],
+    );
+    fails(
+        &["bench", "--synthetic", "100000x100000", "--backend", "cpu"],
+        d,
+        1,
+        &["needs 37.3 GiB", "1.0 GiB", "GRAYLAB_MEMORY_BUDGET"],
+    );
+    fails(&["bench", "--synthetic", "99999999999x2"], d, 2, &["invalid size"]);
+    fails(&["sweep", "--sizes", "0.25,1e30"], d, 2, &["1e30", "at most 100000"]);
+    fails(&["sweep", "--sizes", "0.25,-1"], d, 2, &["-1"]);
+    fails(&["sweep", "--sizes", "nan"], d, 2, &["nan"]);
+    let t =
+        fails(&["sweep", "--sizes", "0.001,100000", "--cpu-only"], d, 1, &["cannot sweep up to 100000 MP"]);
+    assert!(!t.contains("measuring"), "nothing is measured first: {t}");
+}
+
+#[test]
+fn output_paths_are_checked_before_any_work() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    std::fs::create_dir(d.join("folder")).expect("mkdir");
+    let t = fails(&["convert", "in.png", "-o", "folder"], d, 1, &["names a folder", "--out-dir"]);
+    assert!(!t.contains("exists") && !t.contains("unknown output format"), "{t}");
+    fails(&["convert", "in.png", "-o", "out.gif"], d, 1, &["unknown format", "--format"]);
+    fails(&["convert", "in.png", "-o", "no/such/dir/out.png"], d, 1, &["does not exist"]);
+    fails(&["convert", "in.png", "--out-dir", "in.png"], d, 1, &["not an existing folder"]);
+    for json in ["/no/such/dir/x.json", "folder"] {
+        let t = fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", json], d, 1, &["--json"]);
+        assert!(!t.contains("measuring"), "nothing is measured first: {t}");
+    }
+    fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", "a", "--csv", "a"], d, 1, &["same file"]);
+    std::fs::write(d.join("old.csv"), "keep").expect("write");
+    let t = fails(
+        &["sweep", "--sizes", "0.001", "--cpu-only", "--csv", "old.csv"],
+        d,
+        1,
+        &["exists", "--overwrite"],
+    );
+    assert!(!t.contains("measuring"), "{t}");
+    assert_eq!(std::fs::read_to_string(d.join("old.csv")).expect("read"), "keep");
+}
+
+#[test]
+fn every_value_is_typed_and_bounded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    fails(&["convert", "x.png", "--backend", "tpu"], d, 2, &["possible values", "cpu", "gpu"]);
+    fails(&["convert", "x.png", "--formula", "rec2020"], d, 2, &["bt601", "bt709", "linear"]);
+    fails(&["convert", "x.png", "--format", "gif"], d, 2, &["png", "jpeg", "webp"]);
+    fails(&["convert", "x.png", "--depth", "12"], d, 2, &["8", "16"]);
+    fails(&["convert", "x.png", "--threads", "0"], d, 2, &["thread count"]);
+    fails(&["convert", "x.png", "--threads", "99999999999999999999"], d, 2, &["thread count"]);
+    fails(&["convert", "x.png", "--quality", "0"], d, 2, &["quality"]);
+    fails(&["convert", "x.png", "--workgroup", "0x0"], d, 2, &["workgroup"]);
+    fails(&["bench", "--backend", "both"], d, 2, &["all"]);
+    fails(&["bench", "--threads", "1,0"], d, 2, &["thread count"]);
+    fails(&["bench", "--workgroup", "256,huge"], d, 2, &["huge"]);
+    fails(&["bench", "--runs", "0"], d, 2, &["runs"]);
+    fails(&["sweep", "--runs", "99999999"], d, 2, &["runs"]);
+}
+
+#[test]
+fn messages_say_each_cause_once_and_advise_in_cli_terms() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let t = fails(&["convert", "missing.png"], d, 1, &["missing.png"]);
+    assert_eq!(t.matches("No such file").count(), 1, "{t}");
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    std::fs::write(d.join("taken.png"), b"x").expect("write");
+    fails(&["convert", "in.png", "-o", "taken.png"], d, 1, &["exists", "--overwrite"]);
+    // A truncated JPEG: refused with the row and the flag, kept with a warning when asked.
+    let mut jpeg = Vec::new();
+    let img = image::RgbImage::from_fn(64, 256, |x, y| image::Rgb([x as u8 * 4, y as u8, 40]));
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&img).expect("encode");
+    std::fs::write(d.join("cut.jpg"), &jpeg[..jpeg.len() / 2]).expect("write");
+    fails(&["convert", "cut.jpg"], d, 1, &["cut.jpg", "ends after row", "of 256", "--allow-truncated"]);
+    let o = graylab(&["convert", "cut.jpg", "--allow-truncated"], d);
+    assert!(o.status.success() && text(&o).contains("warning: the file is truncated"), "{}", text(&o));
+    // A corrupt PNG chunk: the decoder's reason without a debug dump.
+    let mut png = std::fs::read(d.join("in.png")).expect("read");
+    let idat = png.windows(4).position(|w| w == b"IDAT").expect("IDAT");
+    png[idat + 6] ^= 0xFF;
+    std::fs::write(d.join("crc.png"), &png).expect("write");
+    let t = fails(&["convert", "crc.png"], d, 1, &["crc.png"]);
+    assert!(!t.contains("ChunkType {"), "{t}");
+}
+
+#[test]
+fn no_driver_noise_and_logging_on_request() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .arg("info")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("RUST_LOG")
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("memory budget for images"));
+    let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .args(["bench", "--synthetic", "64x64", "--backend", "cpu", "--runs", "1"])
+        .env("RUST_LOG", "graylab=debug")
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("DEBUG graylab"), "{}", text(&o));
+    if common::gpu().is_some() {
+        // Without any adapter, the GPU backend's error says what to do instead.
+        let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+            .args(["bench", "--synthetic", "64x64", "--backend", "gpu"])
+            .env("VK_ICD_FILENAMES", "/nonexistent.json")
+            .env("WGPU_BACKEND", "vulkan")
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        assert!(!o.status.success() && text(&o).contains("--backend cpu"), "{}", text(&o));
+    }
+}
