@@ -58,6 +58,50 @@ fn sizes_that_cannot_fit_are_refused_before_allocating() {
     assert!(!t.contains("measuring"), "nothing is measured first: {t}");
 }
 
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+#[cfg(unix)]
+#[test]
+fn an_address_space_limit_is_part_of_the_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A 20000 x 20000 RGB PNG header with enough bytes to be possible (1.2 MB): 1.6 GB to convert.
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend_from_slice(&20_000u32.to_be_bytes());
+    png.extend_from_slice(&20_000u32.to_be_bytes());
+    png.extend_from_slice(&[8, 2, 0, 0, 0]); // RGB8
+    let crc = crc32(&png[12..29]);
+    png.extend_from_slice(&crc.to_be_bytes());
+    let chunk = |png: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let body = [kind, data].concat();
+        png.extend_from_slice(&body);
+        png.extend_from_slice(&crc32(&body).to_be_bytes());
+    };
+    chunk(&mut png, b"IDAT", &vec![0; 1_300_000]);
+    chunk(&mut png, b"IEND", &[]);
+    std::fs::write(dir.path().join("big.png"), &png).expect("write");
+    let bin = env!("CARGO_BIN_EXE_graylab");
+    // ulimit -v is RLIMIT_AS in KiB: 1.5 GiB.
+    let o = Command::new("sh")
+        .args(["-c", &format!("ulimit -v 1572864 && exec '{bin}' convert big.png -o out.png")])
+        .env_remove("GRAYLAB_MEMORY_BUDGET")
+        .current_dir(dir.path())
+        .output()
+        .expect("sh");
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("image too large: 20000x20000") && t.contains("RLIMIT_AS"), "{t}");
+}
+
 #[test]
 fn output_paths_are_checked_before_any_work() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -61,6 +61,16 @@ fn crc32(data: &[u8]) -> u32 {
     !crc
 }
 
+fn zero_width_bmp() -> Vec<u8> {
+    let mut bmp = b"BM".to_vec();
+    for v in [66u32, 0, 54, 40, 0, 2] {
+        bmp.extend_from_slice(&v.to_le_bytes());
+    }
+    bmp.extend_from_slice(&[1, 0, 24, 0]); // planes, bits per pixel
+    bmp.resize(66, 0);
+    bmp
+}
+
 fn decode(path: &Path) -> Result<graylab::io::Decoded, IoError> {
     decode_file(path, &DecodeOptions::default())
 }
@@ -85,6 +95,12 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
         ("anim.gif", b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), |e| {
             matches!(e, IoError::Unsupported { .. })
         }),
+        // Width 0: a corrupt header, not a "too large" image.
+        (
+            "zero.bmp",
+            zero_width_bmp(),
+            |e| matches!(e, IoError::Decode { reason, .. } if reason == "the header claims 0x2 pixels"),
+        ),
     ];
     for (name, bytes, expected) in cases {
         let path = write(dir.path(), name, &bytes);
@@ -106,14 +122,14 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
 #[test]
 fn header_bomb_is_refused_by_the_budget_not_by_allocation() {
     let dir = tempfile::tempdir().expect("temp dir");
-    // 20000 x 20000 RGB = 1.2 GB plus 0.4 GB of gray: refused under a 1 GiB budget. The file is
-    // padded past deflate's best ratio (1032:1) so that it could hold the pixels.
+    // 20000 x 20000 RGB = 1.2 GB plus 0.4 GB of gray: refused under a 1 GiB budget. A second
+    // IDAT chunk pads the image data past deflate's best ratio (1032:1), so that it could hold
+    // the pixels.
     let mut png = header_bomb(20_000, 20_000);
-    let pad = vec![0u8; 1_200_000];
     let iend = png.split_off(png.len() - 12);
-    png.extend_from_slice(&(pad.len() as u32).to_be_bytes());
-    let mut chunk = b"grAy".to_vec();
-    chunk.extend_from_slice(&pad);
+    png.extend_from_slice(&1_200_000u32.to_be_bytes());
+    let mut chunk = b"IDAT".to_vec();
+    chunk.resize(4 + 1_200_000, 0);
     png.extend_from_slice(&chunk);
     png.extend_from_slice(&crc32(&chunk).to_be_bytes());
     png.extend_from_slice(&iend);
@@ -125,6 +141,15 @@ fn header_bomb_is_refused_by_the_budget_not_by_allocation() {
         "{err:?}"
     );
     assert!(err.to_string().contains("20000x20000"), "{err}");
+    // Padded with anything but image data, or not at all, the same header cannot be real.
+    let mut padded = png.clone();
+    let at = padded.windows(4).rposition(|w| w == b"IDAT").expect("IDAT");
+    padded[at..at + 4].copy_from_slice(b"pAdd");
+    let len = padded.len();
+    let crc = crc32(&padded[at..len - 16]);
+    padded[len - 16..len - 12].copy_from_slice(&crc.to_be_bytes());
+    let err = decode_file(&write(dir.path(), "padded.png", &padded), &options).expect_err("impossible");
+    assert!(matches!(err, IoError::ImpossibleSize { data_bytes: 8, .. }), "{err:?}");
     // Unpadded, the same header cannot be real: refused from the file size alone.
     let path = write(dir.path(), "tiny.png", &header_bomb(20_000, 20_000));
     let err = decode_file(&path, &options).expect_err("impossible");

@@ -9,11 +9,8 @@ use std::time::Instant;
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
 
-use super::jpeg::{self, FrameKind, Layout, ScanError};
+use super::claims::{check_bmp, check_jpeg, check_png, truncated_at};
 use super::{IoError, Reservation, TruncatedAt, budget, owned};
-
-/// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
-const DEFLATE_MAX_RATIO: u64 = 1032;
 
 /// Settings for decoding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -79,7 +76,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
     let (raw, reservation, format, truncated) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         let bytes = std::fs::read(path).map_err(open)?;
-        let layout = check_jpeg(path, &bytes, options)?;
+        let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
         // The file is held twice while the decoder starts (ours and the decoder's copy).
         let extra = 2 * bytes.len() as u64 + layout.decoder_scratch_bytes();
         let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
@@ -88,6 +85,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         ((image, orientation), reservation, ImageFormat::Jpeg, truncated)
     } else {
         check_png(path, &head, meta.len())?;
+        check_bmp(path, &head)?;
         let reader = ImageReader::open(path).map_err(open)?.with_guessed_format().map_err(open)?;
         let format = reader.format().ok_or_else(|| IoError::UnknownFormat { path: owned(path) })?;
         let (image, orientation, reservation) = decode_with(path, reader, 0, options)?;
@@ -125,7 +123,7 @@ fn decode_with<R: BufRead + Seek>(
     // Our own check below is the real one; this stops decoders' internal allocations.
     limits.max_alloc = Some(options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0));
     reader.limits(limits);
-    let mut decoder = reader.into_decoder().map_err(|e| decode_error(path, e))?;
+    let mut decoder = guarded(path, || reader.into_decoder())?;
     let (width, height) = decoder.dimensions();
     if width == 0 || height == 0 {
         return Err(IoError::Decode {
@@ -170,96 +168,20 @@ fn decode_with<R: BufRead + Seek>(
                 limited_by: e.limited_by,
             }
         })?;
-    let image = DynamicImage::from_decoder(decoder).map_err(|e| decode_error(path, e))?;
+    let image = guarded(path, || DynamicImage::from_decoder(decoder))?;
     Ok((image, orientation, reservation))
 }
 
-/// Reads a JPEG's structure: names unsupported variants, refuses files whose data cannot hold
-/// the frame.
-fn check_jpeg(path: &Path, bytes: &[u8], options: &DecodeOptions) -> Result<Layout, IoError> {
-    let layout = jpeg::scan(bytes).map_err(|e| match e {
-        ScanError::EndsInHeaders => IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown },
-        ScanError::Corrupt(reason) => IoError::Decode { path: owned(path), reason },
-    })?;
-    let unsupported = |reason: String| Err(IoError::Unsupported { path: owned(path), reason });
-    if let FrameKind::Unsupported(n) = layout.kind {
-        return unsupported(format!(
-            "{}; graylab reads baseline, extended and progressive Huffman-coded JPEG",
-            FrameKind::describe(n)
-        ));
-    }
-    if layout.precision != 8 {
-        return unsupported(format!("{}-bit JPEG; graylab reads 8-bit JPEG", layout.precision));
-    }
-    if layout.scans == 0 {
-        return Err(IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown });
-    }
-    let min_bytes = layout.min_coded_bytes();
-    // A truncated file below the floor may still be kept in part when asked.
-    if layout.coded_bytes < min_bytes && (layout.complete || !options.allow_truncated) {
-        return Err(IoError::ImpossibleSize {
+/// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)
+/// becomes an error naming the file instead of ending the process.
+fn guarded<T>(path: &Path, step: impl FnOnce() -> image::ImageResult<T>) -> Result<T, IoError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)) {
+        Ok(result) => result.map_err(|e| decode_error(path, e)),
+        Err(_) => Err(IoError::Decode {
             path: owned(path),
-            format: "JPEG",
-            width: layout.width,
-            height: layout.height,
-            min_bytes,
-            file_bytes: bytes.len() as u64,
-        });
+            reason: "the decoder failed on this file (an internal error in the decoder)".to_owned(),
+        }),
     }
-    Ok(layout)
-}
-
-/// Refuses a PNG whose file is too small for its pixels even at deflate's best ratio.
-fn check_png(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoError> {
-    if !head.starts_with(b"\x89PNG\r\n\x1a\n") || head.get(12..16) != Some(b"IHDR") {
-        return Ok(());
-    }
-    let be32 = |i: usize| head.get(i..i + 4).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes);
-    let (Some(width), Some(height), Some(&depth), Some(&color)) =
-        (be32(16), be32(20), head.get(24), head.get(25))
-    else {
-        return Ok(());
-    };
-    let channels: u64 = match color {
-        0 | 3 => 1,
-        4 => 2,
-        2 => 3,
-        6 => 4,
-        _ => return Ok(()), // The decoder names the bad colour type.
-    };
-    let row_bytes = (u64::from(width) * channels * u64::from(depth)).div_ceil(8) + 1;
-    let min_bytes = (u64::from(height) * row_bytes) / DEFLATE_MAX_RATIO;
-    if file_bytes < min_bytes {
-        return Err(IoError::ImpossibleSize {
-            path: owned(path),
-            format: "PNG",
-            width,
-            height,
-            min_bytes,
-            file_bytes,
-        });
-    }
-    Ok(())
-}
-
-/// Where a JPEG without its end marker stopped: the decoder fills what it did not get with
-/// gray (128 in every sample) from the start of a row of MCUs, and the MCU row before that may
-/// have been decoded from padding; the rows before it are whole.
-fn truncated_at(image: &DynamicImage, layout: &Layout) -> TruncatedAt {
-    let height = image.height();
-    let row_bytes = image.width() as usize * usize::from(image.color().bytes_per_pixel());
-    let bytes = image.as_bytes();
-    let gray_rows = if row_bytes == 0 {
-        0
-    } else {
-        bytes.rchunks_exact(row_bytes).take_while(|row| row.iter().all(|&b| b == 128)).count() as u32
-    };
-    let with_data = height.saturating_sub(gray_rows);
-    if layout.kind == FrameKind::Progressive && gray_rows == 0 {
-        return TruncatedAt::Refinement;
-    }
-    let mcu = layout.mcu_rows().max(1);
-    TruncatedAt::Row { rows: (with_data.div_ceil(mcu).saturating_sub(1) * mcu).min(height), height }
 }
 
 fn decode_error(path: &Path, e: image::ImageError) -> IoError {

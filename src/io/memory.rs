@@ -196,6 +196,23 @@ mod tests {
     }
 
     #[test]
+    fn a_cgroup_counts_its_limit_less_what_it_uses_but_not_its_inactive_cache() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let put = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        put("memory.max", "1073741824\n");
+        put("memory.high", "max\n");
+        put("memory.current", "536870912\n");
+        put("memory.stat", "anon 400000000\ninactive_file 100000000\nactive_file 36870912\n");
+        assert_eq!(one_cgroup_headroom(dir.path()), Some(1_073_741_824 - (536_870_912 - 100_000_000)));
+        put("memory.high", "805306368\n");
+        assert_eq!(one_cgroup_headroom(dir.path()), Some(805_306_368 - (536_870_912 - 100_000_000)));
+        // No limit at all: this cgroup does not constrain.
+        put("memory.max", "max\n");
+        put("memory.high", "max\n");
+        assert_eq!(one_cgroup_headroom(dir.path()), None);
+    }
+
+    #[test]
     fn sizes_parse_in_binary_units() {
         assert_eq!(parse_bytes("1500000000"), Some(1_500_000_000));
         assert_eq!(parse_bytes("512MiB"), Some(512 << 20));

@@ -6,6 +6,7 @@
 
 mod atomic;
 mod budget;
+mod claims;
 mod decode;
 mod encode;
 mod jpeg;
@@ -95,9 +96,10 @@ pub enum IoError {
     },
     /// The header claims more pixels than the file's data could possibly hold.
     #[error(
-        "the file cannot hold the image its header claims: {width}x{height} pixels need at least {min} of {format} data, the file has {file}: {}",
+        "the file cannot hold the image its header claims: {width}x{height} pixels need at least {min} of {format} image data, the file has {data} ({file} in all): {}",
         path.display(),
         min = human_bytes(*min_bytes),
+        data = human_bytes(*data_bytes),
         file = human_bytes(*file_bytes)
     )]
     ImpossibleSize {
@@ -111,6 +113,8 @@ pub enum IoError {
         height: u32,
         /// The fewest bytes of image data that could hold that many pixels.
         min_bytes: u64,
+        /// Bytes of image data in the file (a JPEG's scans, a PNG's IDAT chunks).
+        data_bytes: u64,
         /// The file's size.
         file_bytes: u64,
     },
