@@ -140,6 +140,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         for workgroup in &sizes {
             gpu.check_workgroup(*workgroup)?;
         }
+        // An image whose rows do not fit the GPU's buffers is refused now, not after the CPU runs.
+        if let (crate::engine::Prepared::Colour { kernel, .. }, _) = crate::engine::prepare(&image, true)? {
+            crate::gpu::BandPlan::new(kernel, image.width(), image.height(), gpu.band_limit_bytes())?;
+        }
         (sizes, Some((gpu.adapter_info().name.clone(), gpu.is_software())))
     } else {
         (Vec::new(), None)

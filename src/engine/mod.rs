@@ -16,7 +16,7 @@ mod synthetic;
 use std::sync::{Arc, OnceLock};
 
 pub use bench::{BenchResult, PhaseStats, bench};
-pub use convert::{Converted, RunReport, prepare};
+pub use convert::{Converted, Prepared, RunReport, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};

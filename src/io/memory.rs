@@ -69,7 +69,7 @@ pub fn peak_resident_bytes() -> Option<u64> {
 }
 
 /// The smallest headroom of every limit that applies to this process now (the environment
-/// override aside, see [`budget_override_bytes`]).
+/// override, [`BUDGET_ENV`], aside).
 #[must_use]
 pub fn headroom() -> Headroom {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
