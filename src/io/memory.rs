@@ -14,7 +14,8 @@ pub const BUDGET_ENV: &str = "GRAYLAB_MEMORY_BUDGET";
 pub enum BudgetSource {
     /// Linux's `MemAvailable` (`/proc/meminfo`).
     MemAvailable,
-    /// The cgroup v2 limit (`memory.max` or `memory.high`) less what the cgroup uses.
+    /// The cgroup limit (v2 `memory.max` or `memory.high`, v1 `memory.limit_in_bytes`) less
+    /// what the cgroup uses.
     Cgroup,
     /// `RLIMIT_AS` less the address space already mapped.
     AddressSpaceLimit,
@@ -122,27 +123,53 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// The tightest cgroup v2 headroom of this process's cgroup and its ancestors:
-/// `min(memory.max, memory.high)` less what the cgroup uses, counting inactive page cache as free
-/// (the kernel reclaims it first).
+/// The tightest cgroup headroom of this process's cgroup and its ancestors: cgroup v2
+/// (`min(memory.max, memory.high)`) and the v1 memory controller (`memory.limit_in_bytes`), less
+/// what the cgroup uses, counting inactive page cache as free (the kernel reclaims it first).
 fn cgroup_headroom_bytes() -> Option<u64> {
     let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    // cgroup v2: the one line `0::/path`.
-    let relative = membership.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let root = Path::new("/sys/fs/cgroup");
-    let mut dir: PathBuf = root.join(relative.trim_start_matches('/'));
     let mut best: Option<u64> = None;
-    loop {
-        if let Some(h) = one_cgroup_headroom(&dir) {
-            best = Some(best.map_or(h, |b| b.min(h)));
-        }
-        if dir == root || !dir.pop() || !dir.starts_with(root) {
-            break;
+    for line in membership.lines() {
+        // v2: `0::/path`; v1: `N:memory:/path` (or `N:…,memory,…:/path`).
+        let mut fields = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(relative)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let (root, one): (&Path, fn(&Path) -> Option<u64>) = if controllers.is_empty() {
+            (Path::new("/sys/fs/cgroup"), one_cgroup_headroom)
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (Path::new("/sys/fs/cgroup/memory"), one_v1_cgroup_headroom)
+        } else {
+            continue;
+        };
+        let mut dir: PathBuf = root.join(relative.trim_start_matches('/'));
+        loop {
+            if let Some(h) = one(&dir) {
+                best = Some(best.map_or(h, |b| b.min(h)));
+            }
+            if dir == root || !dir.pop() || !dir.starts_with(root) {
+                break;
+            }
         }
     }
     best
 }
 
+/// A cgroup v1 memory controller's headroom; "no limit" is a number near 2^63 there.
+fn one_v1_cgroup_headroom(dir: &Path) -> Option<u64> {
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    let limit: u64 = read("memory.limit_in_bytes")?.trim().parse().ok().filter(|l| *l < 1 << 62)?;
+    let usage: u64 = read("memory.usage_in_bytes")?.trim().parse().ok()?;
+    let reclaimable = read("memory.stat")
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("total_inactive_file ").and_then(|v| v.trim().parse().ok()))
+        })
+        .unwrap_or(0u64);
+    Some(limit.saturating_sub(usage.saturating_sub(reclaimable)))
+}
+
+/// A cgroup v2 group's headroom.
 fn one_cgroup_headroom(dir: &Path) -> Option<u64> {
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
     let limit = |name: &str| read(name).and_then(|t| t.trim().parse::<u64>().ok()); // "max" -> None
@@ -210,6 +237,13 @@ mod tests {
         put("memory.max", "max\n");
         put("memory.high", "max\n");
         assert_eq!(one_cgroup_headroom(dir.path()), None);
+        // cgroup v1: the same arithmetic; its "unlimited" is 2^63 rounded down to a page.
+        put("memory.limit_in_bytes", "2147483648\n");
+        put("memory.usage_in_bytes", "1073741824\n");
+        put("memory.stat", "cache 5\ntotal_inactive_file 73741824\n");
+        assert_eq!(one_v1_cgroup_headroom(dir.path()), Some(2_147_483_648 - 1_000_000_000));
+        put("memory.limit_in_bytes", "9223372036854771712\n");
+        assert_eq!(one_v1_cgroup_headroom(dir.path()), None);
     }
 
     #[test]
