@@ -75,6 +75,10 @@ fn a_tiny_file_claiming_65535_squared_is_refused_before_allocating() {
     let path = write(dir.path(), "fuzz.jpg", &fuzz);
     let err = decode_file(&path, &STRICT).expect_err("impossible");
     assert!(matches!(err, IoError::ImpossibleSize { .. }), "{err:?}");
+    // A file larger than the budget is not even read (the decoder would read it whole).
+    let err =
+        decode_file(&path, &DecodeOptions { memory_budget_bytes: Some(100), ..STRICT }).expect_err("big");
+    assert!(matches!(err, IoError::FileTooLarge { budget_bytes: 100, .. }), "{err:?}");
     // Kept in part when asked: then the budget refuses 65535^2 instead, still before allocating.
     let err = decode_file(&path, &LENIENT).expect_err("over the budget");
     assert!(matches!(err, IoError::TooLarge { width: 65535, height: 65535, .. }), "{err:?}");

@@ -125,7 +125,7 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             Some(IoError::Truncated { at: TruncatedAt::Row { .. } | TruncatedAt::Refinement, .. }) => {
                 return Some("pass --allow-truncated to keep what is there");
             }
-            Some(IoError::TooLarge { .. }) => {
+            Some(IoError::TooLarge { .. } | IoError::FileTooLarge { .. }) => {
                 return Some("free memory, or set GRAYLAB_MEMORY_BUDGET if the budget is wrong");
             }
             _ => {}

@@ -75,8 +75,20 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     let mut head = Vec::with_capacity(64);
     std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
     let (raw, reservation, format, truncated) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        // The decoder reads a JPEG whole: its bytes are reserved before they are read.
+        let file_memory =
+            budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
+                IoError::FileTooLarge {
+                    path: owned(path),
+                    file_bytes: meta.len(),
+                    budget_bytes: e.budget_bytes,
+                    limited_by: e.limited_by,
+                }
+            })?;
         let bytes = std::fs::read(path).map_err(open)?;
         let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
+        // The image's reservation below counts the file's bytes again.
+        drop(file_memory);
         // The file is held twice while the decoder starts (ours and the decoder's copy).
         let extra = 2 * bytes.len() as u64 + layout.decoder_scratch_bytes();
         let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);

@@ -147,6 +147,23 @@ pub enum IoError {
         /// Which limit decided the budget.
         limited_by: BudgetSource,
     },
+    /// The file would have to be read whole (JPEG) and is larger than the memory budget.
+    #[error(
+        "the file is too large to read: it has {file} but only {budget} may be used (limited by {limited_by}): {}",
+        path.display(),
+        file = human_bytes(*file_bytes),
+        budget = human_bytes(*budget_bytes)
+    )]
+    FileTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        file_bytes: u64,
+        /// Bytes this process may use.
+        budget_bytes: u64,
+        /// Which limit decided the budget.
+        limited_by: BudgetSource,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("the output file exists: {}", path.display())]
     Exists {
