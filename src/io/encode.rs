@@ -1,14 +1,19 @@
 //! Export: PNG, JPEG, TIFF, BMP, WebP encoders, written through [`super::atomic`] so a failed
 //! export leaves nothing and an existing file is only replaced when asked.
+//!
+//! PNG and JPEG use graylab's own parallel encoders ([`super::png_parallel`], [`super::jpeg`]);
+//! TIFF, BMP and WebP use the `image` crate's.
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Instant;
 
-use image::codecs::{bmp::BmpEncoder, jpeg::JpegEncoder, png, tiff::TiffEncoder, webp::WebPEncoder};
+use image::codecs::{bmp::BmpEncoder, tiff::TiffEncoder, webp::WebPEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
 
+use super::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
+use super::png_parallel::{PngLayout, write_png};
 use super::{IoError, owned};
 
 /// The largest side a WebP image may have.
@@ -18,10 +23,11 @@ const WEBP_MAX_SIDE: u32 = 16383;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
-    /// PNG: 8 or 16 bit, gray or gray + alpha, fast compression.
+    /// PNG: 8 or 16 bit, gray or gray + alpha, fast compression on all cores.
     #[default]
     Png,
-    /// JPEG: 8-bit gray, lossy (quality 1-100); no alpha.
+    /// JPEG: 8-bit single-channel gray, baseline, lossy (quality 1-100), coded on all cores;
+    /// no alpha.
     Jpeg,
     /// TIFF: 8 or 16-bit gray; no alpha.
     Tiff,
@@ -131,6 +137,17 @@ pub fn encode_file(
     path: &Path,
     options: &ExportOptions,
 ) -> Result<EncodeReport, IoError> {
+    encode_file_with_progress(image, path, options, &|_| ())
+}
+
+/// [`encode_file`], calling `progress` with the fraction encoded so far (0.0 to 1.0, from any
+/// thread; PNG and JPEG report per stripe, the other formats only when done).
+pub fn encode_file_with_progress(
+    image: &DynamicImage,
+    path: &Path,
+    options: &ExportOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
     let format = match options.format {
         Some(f) => f,
@@ -142,22 +159,43 @@ pub fn encode_file(
         return Err(IoError::Exists { path: owned(path) });
     }
     let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
-    if format == ExportFormat::Webp && (fitted.width() > WEBP_MAX_SIDE || fitted.height() > WEBP_MAX_SIDE) {
+    let limit = match format {
+        ExportFormat::Webp => Some(("WebP", WEBP_MAX_SIDE)),
+        ExportFormat::Jpeg => Some(("JPEG", JPEG_MAX_SIDE)),
+        _ => None,
+    };
+    if let Some((name, max_side)) = limit
+        && (fitted.width() > max_side || fitted.height() > max_side)
+    {
         return Err(IoError::ExportUnsupported {
             path: owned(path),
-            format: "WebP",
+            format: name,
             reason: format!(
-                "{}x{} exceeds its {WEBP_MAX_SIDE} px limit per side",
+                "{}x{} exceeds its {max_side} px limit per side",
                 fitted.width(),
                 fitted.height()
             ),
         });
     }
     let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
-        write_encoded(&fitted, format, options.jpeg_quality, out).map_err(|e| e.to_string())
+        write_encoded(&fitted, format, options.jpeg_quality, out, progress)
     })?;
+    progress(1.0);
     let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     Ok(EncodeReport { format, bytes, encode_ns, notes })
+}
+
+/// Encodes a gray image into memory as `format` (fitted to it as [`encode_file`] does), for
+/// benchmarks and callers that write elsewhere.
+pub fn encode_to_vec(
+    image: &DynamicImage,
+    format: ExportFormat,
+    jpeg_quality: u8,
+) -> std::io::Result<Vec<u8>> {
+    let (fitted, _notes) = fit_to_format(image, format, false);
+    let mut out = Vec::new();
+    write_encoded(&fitted, format, jpeg_quality, &mut out, &|_| ()).map_err(std::io::Error::other)?;
+    Ok(out)
 }
 
 /// Converts the image to what `format` can store, saying what changed.
@@ -195,25 +233,32 @@ fn write_encoded(
     format: ExportFormat,
     jpeg_quality: u8,
     out: &mut impl std::io::Write,
-) -> image::ImageResult<()> {
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), String> {
     let (w, h) = (image.width(), image.height());
     let color: ExtendedColorType = image.color().into();
     let bytes = image.as_bytes();
+    let image_err = |e: image::ImageError| e.to_string();
     match format {
         ExportFormat::Png => {
-            png::PngEncoder::new_with_quality(out, png::CompressionType::Fast, png::FilterType::Adaptive)
-                .write_image(bytes, w, h, color)
+            let layout = PngLayout {
+                width: w,
+                height: h,
+                alpha: image.color().has_alpha(),
+                sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
+            };
+            write_png(bytes, layout, out, progress)
         }
-        ExportFormat::Jpeg => {
-            JpegEncoder::new_with_quality(out, jpeg_quality.clamp(1, 100)).write_image(bytes, w, h, color)
-        }
+        ExportFormat::Jpeg => write_gray_jpeg(bytes, (w, h), jpeg_quality.clamp(1, 100), out, progress),
         ExportFormat::Tiff => {
             // The TIFF encoder needs to seek; encode into memory first.
             let mut buf = std::io::Cursor::new(Vec::new());
-            TiffEncoder::new(&mut buf).write_image(bytes, w, h, color)?;
-            out.write_all(buf.get_ref()).map_err(image::ImageError::IoError)
+            TiffEncoder::new(&mut buf).write_image(bytes, w, h, color).map_err(image_err)?;
+            out.write_all(buf.get_ref()).map_err(|e| e.to_string())
         }
-        ExportFormat::Bmp => BmpEncoder::new(out).write_image(bytes, w, h, color),
-        ExportFormat::Webp => WebPEncoder::new_lossless(out).write_image(bytes, w, h, color),
+        ExportFormat::Bmp => BmpEncoder::new(out).write_image(bytes, w, h, color).map_err(image_err),
+        ExportFormat::Webp => {
+            WebPEncoder::new_lossless(out).write_image(bytes, w, h, color).map_err(image_err)
+        }
     }
 }

@@ -5,14 +5,23 @@
 
 mod atomic;
 mod decode;
+mod deflate;
 mod encode;
+mod jpeg;
+mod jpeg_block;
+mod jpeg_dct;
+mod jpeg_tables;
 mod memory;
+mod png_parallel;
 
 use std::path::{Path, PathBuf};
 
 pub use atomic::write_atomically;
 pub use decode::{DecodeOptions, Decoded, decode_file};
-pub use encode::{EncodeReport, ExportFormat, ExportOptions, encode_file};
+pub use encode::{
+    EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_to_vec,
+};
+pub use jpeg::JPEG_MAX_SIDE;
 pub use memory::available_memory_bytes;
 
 /// Errors of reading and writing image files. Each names the file.

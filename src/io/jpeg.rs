@@ -1,0 +1,99 @@
+//! A baseline JPEG encoder for 8-bit gray images that codes in parallel: the image is cut into
+//! stripes of whole block rows, each one restart interval, coded on all cores and joined with
+//! RST markers into one standard single-component file (libjpeg's quality scaling and
+//! Annex K Huffman tables, so sizes compare with libjpeg's and `OpenCV`'s at the same quality).
+//!
+//! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
+//! does not arise, and the file is single-channel.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::jpeg_block::{BlockCoder, GrayPlane};
+use super::jpeg_tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
+
+/// The largest width or height a JPEG can store.
+pub const JPEG_MAX_SIDE: u32 = 65_535;
+
+/// Block rows per stripe at most: 128 pixel rows, enough stripes for many cores on large images
+/// while the restart markers cost well under 0.1% of the file.
+const MAX_BLOCK_ROWS_PER_STRIPE: usize = 16;
+
+/// Encodes an 8-bit gray image (`pixels.len() == width * height`) as a baseline JPEG of
+/// `quality` (1-100) into `out`; `progress` is called with the fraction of stripes done.
+pub(super) fn write_gray_jpeg(
+    pixels: &[u8],
+    (width, height): (u32, u32),
+    quality: u8,
+    out: &mut impl Write,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), String> {
+    if width == 0 || height == 0 || width > JPEG_MAX_SIDE || height > JPEG_MAX_SIDE {
+        return Err(format!("{width}x{height} is outside JPEG's 1..={JPEG_MAX_SIDE} px per side"));
+    }
+    let plane = GrayPlane { pixels, width: width as usize, height: height as usize };
+    if pixels.len() != plane.width * plane.height {
+        return Err(format!("{} bytes for a {width}x{height} gray image", pixels.len()));
+    }
+    let coder = BlockCoder::new(quality);
+    let blocks_across = plane.width.div_ceil(8);
+    let block_rows = plane.height.div_ceil(8);
+    // A restart interval counts blocks and must fit 16 bits.
+    let rows_per_stripe = (usize::from(u16::MAX) / blocks_across).clamp(1, MAX_BLOCK_ROWS_PER_STRIPE);
+    let stripes = block_rows.div_ceil(rows_per_stripe);
+    let done = AtomicUsize::new(0);
+    let segments: Vec<Vec<u8>> = (0..stripes)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|s| {
+            let rows = s * rows_per_stripe..((s + 1) * rows_per_stripe).min(block_rows);
+            let segment = coder.encode_stripe(plane, rows);
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(finished as f32 / stripes as f32);
+            segment
+        })
+        .collect();
+    let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
+    let io = |e: std::io::Error| e.to_string();
+    write_headers(out, &coder.quant, (width as u16, height as u16), restart_interval).map_err(io)?;
+    for (i, segment) in segments.iter().enumerate() {
+        if i > 0 {
+            out.write_all(&[0xFF, 0xD0 + (i as u8 - 1) % 8]).map_err(io)?;
+        }
+        out.write_all(segment).map_err(io)?;
+    }
+    out.write_all(&[0xFF, 0xD9]).map_err(io)
+}
+
+fn segment(out: &mut impl Write, marker: u8, body: &[&[u8]]) -> std::io::Result<()> {
+    let len: usize = 2 + body.iter().map(|b| b.len()).sum::<usize>();
+    out.write_all(&[0xFF, marker])?;
+    out.write_all(&(len as u16).to_be_bytes())?;
+    for part in body {
+        out.write_all(part)?;
+    }
+    Ok(())
+}
+
+fn write_headers(
+    out: &mut impl Write,
+    quant: &[u8; 64],
+    (width, height): (u16, u16),
+    restart_interval: u16,
+) -> std::io::Result<()> {
+    out.write_all(&[0xFF, 0xD8])?;
+    // JFIF 1.01, no density unit, 1:1 aspect, no thumbnail.
+    segment(out, 0xE0, &[b"JFIF\0", &[1, 1, 0, 0, 1, 0, 1, 0, 0]])?;
+    let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);
+    segment(out, 0xDB, &[&[0x00], &zigzag_quant])?;
+    let [h1, h0] = height.to_be_bytes();
+    let [w1, w0] = width.to_be_bytes();
+    // Baseline, 8-bit, one component (id 1, 1x1 sampling, quantisation table 0).
+    segment(out, 0xC0, &[&[8, h1, h0, w1, w0, 1, 1, 0x11, 0]])?;
+    segment(out, 0xC4, &[&[0x00], &DC_LENGTHS, &DC_VALUES, &[0x10], &AC_LENGTHS, &AC_VALUES])?;
+    segment(out, 0xDD, &[&restart_interval.to_be_bytes()])?;
+    // One component with tables 0/0, spectral selection 0..=63, no successive approximation.
+    segment(out, 0xDA, &[&[1, 1, 0x00, 0, 63, 0]])
+}
