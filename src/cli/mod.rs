@@ -6,6 +6,7 @@
 mod bench;
 mod convert;
 mod info;
+mod progress;
 mod sweep;
 
 use std::path::PathBuf;

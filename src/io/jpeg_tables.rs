@@ -116,7 +116,7 @@ mod tests {
     fn standard_codes_are_canonical() {
         let dc = HuffmanCodes::new(&DC_LENGTHS, &DC_VALUES);
         // Category 0 is "00", 1 is "010", 11 is "111111110" (Annex K, table K.3).
-        assert_eq!(dc.packed[0], 0b00 | 2 << 16);
+        assert_eq!(dc.packed[0], 2 << 16);
         assert_eq!(dc.packed[1], 0b010 | 3 << 16);
         assert_eq!(dc.packed[11], 0b1_1111_1110 | 9 << 16);
         let ac = HuffmanCodes::new(&AC_LENGTHS, &AC_VALUES);

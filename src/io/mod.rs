@@ -13,6 +13,7 @@ mod jpeg_dct;
 mod jpeg_tables;
 mod memory;
 mod png_parallel;
+mod probe;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,7 @@ pub use encode::{
 };
 pub use jpeg::JPEG_MAX_SIDE;
 pub use memory::available_memory_bytes;
+pub use probe::{ImageProbe, probe_file, sniff_format};
 
 /// Errors of reading and writing image files. Each names the file.
 #[derive(Debug, thiserror::Error)]

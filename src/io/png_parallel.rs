@@ -60,7 +60,7 @@ pub(super) fn write_png(
         .collect();
     let codes = DeflateCodes::from_sample(&sample);
     let done = AtomicUsize::new(0);
-    let coded: Vec<(Vec<u8>, u32, u64)> = (0..stripes)
+    let stripe_results: Vec<(Vec<u8>, u32, u64)> = (0..stripes)
         .into_par_iter()
         .with_max_len(1)
         .map(|s| {
@@ -75,7 +75,7 @@ pub(super) fn write_png(
             (chunk(*b"IDAT", &stream), adler.finish(), filtered.len() as u64)
         })
         .collect();
-    let adler = coded.iter().fold(1, |acc, &(_, a, len)| adler32_combine(acc, a, len));
+    let adler = stripe_results.iter().fold(1, |acc, &(_, a, len)| adler32_combine(acc, a, len));
     let io = |e: std::io::Error| e.to_string();
     out.write_all(b"\x89PNG\r\n\x1a\n").map_err(io)?;
     let mut ihdr = Vec::with_capacity(13);
@@ -86,7 +86,7 @@ pub(super) fn write_png(
     out.write_all(&chunk(*b"IHDR", &ihdr)).map_err(io)?;
     // The zlib header (deflate, 32 KiB window, fastest level), the stripes, the checksum.
     out.write_all(&chunk(*b"IDAT", &[0x78, 0x01])).map_err(io)?;
-    for (idat, _, _) in &coded {
+    for (idat, _, _) in &stripe_results {
         out.write_all(idat).map_err(io)?;
     }
     out.write_all(&chunk(*b"IDAT", &adler.to_be_bytes())).map_err(io)?;
@@ -166,6 +166,7 @@ unsafe fn filter_row_avx2(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut 
 }
 
 #[inline(always)]
+#[expect(clippy::many_single_char_names, reason = "a, b, c and x are the PNG specification's names")]
 fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut [Vec<u8>; 5]) -> usize {
     let n = cur.len().min(prev.len());
     let [none, sub, up, avg, paeth] = candidates;
@@ -199,7 +200,8 @@ fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut [Vec
             paeth[bpp + i] = x.wrapping_sub(predicted);
         }
     }
-    let cost = |row: &[u8]| -> u64 { row[..n].iter().map(|&v| u64::from((v as i8).unsigned_abs())).sum() };
+    let cost =
+        |row: &[u8]| -> u64 { row[..n].iter().map(|&v| u64::from(v.cast_signed().unsigned_abs())).sum() };
     let costs = [cost(none), cost(sub), cost(up), cost(avg), cost(paeth)];
     (0..5).min_by_key(|&i| costs[i]).unwrap_or(0)
 }
