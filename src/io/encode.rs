@@ -13,7 +13,8 @@ use image::codecs::{bmp::BmpEncoder, tiff::TiffEncoder, webp::WebPEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
 
 use super::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
-use super::png_parallel::{PngLayout, write_png};
+use super::png_parallel::write_png;
+use super::rows::{GrayLayout, RowSource, SliceRows};
 use super::{IoError, owned};
 
 /// The largest side a WebP image may have.
@@ -149,6 +150,67 @@ pub fn encode_file_with_progress(
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
+    let format = check_target(path, options, (image.width(), image.height()))?;
+    let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
+    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
+        write_encoded(&fitted, format, options.jpeg_quality, out, progress)
+    })?;
+    progress(1.0);
+    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(EncodeReport { format, bytes, encode_ns, notes })
+}
+
+/// Whether [`encode_rows_to_file`] can write an image of `layout` to `path` as is: PNG stores
+/// every gray layout (unless 8-bit is forced on a 16-bit one), JPEG only 8-bit gray.
+#[must_use]
+pub fn encodes_rows(layout: GrayLayout, path: &Path, options: &ExportOptions) -> bool {
+    match options.format.or_else(|| ExportFormat::from_path(path)) {
+        Some(ExportFormat::Png) => !(layout.sixteen_bit && options.force_8bit),
+        Some(ExportFormat::Jpeg) => !layout.sixteen_bit && !layout.alpha,
+        _ => false,
+    }
+}
+
+/// Encodes rows produced stripe by stripe (see [`RowSource`]) into `path` atomically, for the
+/// layouts [`encodes_rows`] accepts; the stripes are produced and encoded in parallel.
+pub fn encode_rows_to_file(
+    layout: GrayLayout,
+    source: &dyn RowSource,
+    path: &Path,
+    options: &ExportOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<EncodeReport, IoError> {
+    let started = Instant::now();
+    let format = check_target(path, options, (layout.width, layout.height))?;
+    if !encodes_rows(layout, path, options) {
+        return Err(IoError::ExportUnsupported {
+            path: owned(path),
+            format: if format == ExportFormat::Jpeg { "JPEG" } else { "this format" },
+            reason: "rows of this layout need converting first".to_owned(),
+        });
+    }
+    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| match format {
+        ExportFormat::Jpeg => write_gray_jpeg(
+            source,
+            (layout.width, layout.height),
+            options.jpeg_quality.clamp(1, 100),
+            out,
+            progress,
+        ),
+        _ => write_png(source, layout, out, progress),
+    })?;
+    progress(1.0);
+    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(EncodeReport { format, bytes, encode_ns, notes: Vec::new() })
+}
+
+/// The format for `path`, after checking that the file may be written and the format can hold
+/// `width` x `height`.
+fn check_target(
+    path: &Path,
+    options: &ExportOptions,
+    (width, height): (u32, u32),
+) -> Result<ExportFormat, IoError> {
     let format = match options.format {
         Some(f) => f,
         None => {
@@ -158,31 +220,21 @@ pub fn encode_file_with_progress(
     if !options.overwrite && path.exists() {
         return Err(IoError::Exists { path: owned(path) });
     }
-    let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
     let limit = match format {
         ExportFormat::Webp => Some(("WebP", WEBP_MAX_SIDE)),
         ExportFormat::Jpeg => Some(("JPEG", JPEG_MAX_SIDE)),
         _ => None,
     };
     if let Some((name, max_side)) = limit
-        && (fitted.width() > max_side || fitted.height() > max_side)
+        && (width > max_side || height > max_side)
     {
         return Err(IoError::ExportUnsupported {
             path: owned(path),
             format: name,
-            reason: format!(
-                "{}x{} exceeds its {max_side} px limit per side",
-                fitted.width(),
-                fitted.height()
-            ),
+            reason: format!("{width}x{height} exceeds its {max_side} px limit per side"),
         });
     }
-    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
-        write_encoded(&fitted, format, options.jpeg_quality, out, progress)
-    })?;
-    progress(1.0);
-    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    Ok(EncodeReport { format, bytes, encode_ns, notes })
+    Ok(format)
 }
 
 /// Encodes a gray image into memory as `format` (fitted to it as [`encode_file`] does), for
@@ -241,15 +293,25 @@ fn write_encoded(
     let image_err = |e: image::ImageError| e.to_string();
     match format {
         ExportFormat::Png => {
-            let layout = PngLayout {
+            let layout = GrayLayout {
                 width: w,
                 height: h,
                 alpha: image.color().has_alpha(),
                 sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
             };
-            write_png(bytes, layout, out, progress)
+            let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
+            if bytes.len() != layout.row_bytes() * h as usize {
+                return Err(format!("{} bytes for a {w}x{h} image", bytes.len()));
+            }
+            write_png(&rows, layout, out, progress)
         }
-        ExportFormat::Jpeg => write_gray_jpeg(bytes, (w, h), jpeg_quality.clamp(1, 100), out, progress),
+        ExportFormat::Jpeg => {
+            if bytes.len() != w as usize * h as usize {
+                return Err(format!("{} bytes for a {w}x{h} gray image", bytes.len()));
+            }
+            let rows = SliceRows { bytes, row_bytes: w as usize };
+            write_gray_jpeg(&rows, (w, h), jpeg_quality.clamp(1, 100), out, progress)
+        }
         ExportFormat::Tiff => {
             // The TIFF encoder needs to seek; encode into memory first.
             let mut buf = std::io::Cursor::new(Vec::new());

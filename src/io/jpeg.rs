@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::jpeg_block::{BlockCoder, GrayPlane};
 use super::jpeg_tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
+use super::rows::RowSource;
 
 /// The largest width or height a JPEG can store.
 pub const JPEG_MAX_SIDE: u32 = 65_535;
@@ -21,10 +22,10 @@ pub const JPEG_MAX_SIDE: u32 = 65_535;
 /// while the restart markers cost well under 0.1% of the file.
 const MAX_BLOCK_ROWS_PER_STRIPE: usize = 16;
 
-/// Encodes an 8-bit gray image (`pixels.len() == width * height`) as a baseline JPEG of
-/// `quality` (1-100) into `out`; `progress` is called with the fraction of stripes done.
+/// Encodes the rows of an 8-bit gray image as a baseline JPEG of `quality` (1-100) into `out`;
+/// `progress` is called with the fraction of stripes done.
 pub(super) fn write_gray_jpeg(
-    pixels: &[u8],
+    source: &dyn RowSource,
     (width, height): (u32, u32),
     quality: u8,
     out: &mut impl Write,
@@ -33,13 +34,10 @@ pub(super) fn write_gray_jpeg(
     if width == 0 || height == 0 || width > JPEG_MAX_SIDE || height > JPEG_MAX_SIDE {
         return Err(format!("{width}x{height} is outside JPEG's 1..={JPEG_MAX_SIDE} px per side"));
     }
-    let plane = GrayPlane { pixels, width: width as usize, height: height as usize };
-    if pixels.len() != plane.width * plane.height {
-        return Err(format!("{} bytes for a {width}x{height} gray image", pixels.len()));
-    }
+    let (width_px, height_px) = (width as usize, height as usize);
     let coder = BlockCoder::new(quality);
-    let blocks_across = plane.width.div_ceil(8);
-    let block_rows = plane.height.div_ceil(8);
+    let blocks_across = width_px.div_ceil(8);
+    let block_rows = height_px.div_ceil(8);
     // A restart interval counts blocks and must fit 16 bits.
     let rows_per_stripe = (usize::from(u16::MAX) / blocks_across).clamp(1, MAX_BLOCK_ROWS_PER_STRIPE);
     let stripes = block_rows.div_ceil(rows_per_stripe);
@@ -48,13 +46,20 @@ pub(super) fn write_gray_jpeg(
         .into_par_iter()
         .with_max_len(1)
         .map(|s| {
-            let rows = s * rows_per_stripe..((s + 1) * rows_per_stripe).min(block_rows);
-            let segment = coder.encode_stripe(plane, rows);
+            let block_range = s * rows_per_stripe..((s + 1) * rows_per_stripe).min(block_rows);
+            let pixel_rows = block_range.start * 8..(block_range.end * 8).min(height_px);
+            let pixels = source.rows(pixel_rows.clone());
+            if pixels.len() != pixel_rows.len() * width_px {
+                return Err(format!("{} bytes for rows {pixel_rows:?} of {width}", pixels.len()));
+            }
+            // The stripe's own rows; its last block row repeats the image's last row.
+            let plane = GrayPlane { pixels: &pixels, width: width_px, height: pixel_rows.len() };
+            let segment = coder.encode_stripe(plane, 0..block_range.len());
             let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(finished as f32 / stripes as f32);
-            segment
+            Ok(segment)
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
     let io = |e: std::io::Error| e.to_string();
     write_headers(out, &coder.quant, (width as u16, height as u16), restart_interval).map_err(io)?;

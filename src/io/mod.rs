@@ -14,17 +14,20 @@ mod jpeg_tables;
 mod memory;
 mod png_parallel;
 mod probe;
+mod rows;
 
 use std::path::{Path, PathBuf};
 
 pub use atomic::write_atomically;
 pub use decode::{DecodeOptions, Decoded, decode_file};
 pub use encode::{
-    EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_to_vec,
+    EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
+    encode_to_vec, encodes_rows,
 };
 pub use jpeg::JPEG_MAX_SIDE;
 pub use memory::available_memory_bytes;
 pub use probe::{ImageProbe, probe_file, sniff_format};
+pub use rows::{GrayLayout, RowSource};
 
 /// Errors of reading and writing image files. Each names the file.
 #[derive(Debug, thiserror::Error)]

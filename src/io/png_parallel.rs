@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::deflate::{DeflateCodes, adler32_combine, deflate_stripe};
+use super::rows::{GrayLayout, RowSource};
 
 /// Rows filtered to choose the Huffman codes, spread over the image.
 const SAMPLE_ROWS: usize = 64;
@@ -17,64 +18,52 @@ const SAMPLE_ROWS: usize = 64;
 /// many stripes on big images.
 const STRIPE_BYTES: usize = 1 << 20;
 
-/// The pixel layout of the image to write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct PngLayout {
-    /// Width in pixels.
-    pub(super) width: u32,
-    /// Height in pixels.
-    pub(super) height: u32,
-    /// Two channels (gray + alpha) instead of one.
-    pub(super) alpha: bool,
-    /// 16-bit samples (given in native byte order) instead of 8-bit.
-    pub(super) sixteen_bit: bool,
-}
-
-impl PngLayout {
-    fn bytes_per_pixel(self) -> usize {
-        (1 + usize::from(self.alpha)) * (1 + usize::from(self.sixteen_bit))
-    }
-}
-
-/// Writes `pixels` (rows packed, samples in native byte order) as a PNG; `progress` gets the
-/// fraction of stripes done.
+/// Writes the rows of `source` as a PNG; `progress` gets the fraction of stripes done.
 pub(super) fn write_png(
-    pixels: &[u8],
-    layout: PngLayout,
+    source: &dyn RowSource,
+    layout: GrayLayout,
     out: &mut impl Write,
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), String> {
     let bpp = layout.bytes_per_pixel();
-    let row_bytes = layout.width as usize * bpp;
+    let row_bytes = layout.row_bytes();
     let rows = layout.height as usize;
-    if row_bytes == 0 || rows == 0 || pixels.len() != row_bytes * rows {
-        return Err(format!("{} bytes for a {}x{} image", pixels.len(), layout.width, layout.height));
+    if row_bytes == 0 || rows == 0 {
+        return Err(format!("a {}x{} image has no pixels", layout.width, layout.height));
     }
+    // Filtered bytes of rows `range`, reading the row above the first one too.
+    let filtered = |range: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+        let with_prev = range.start.saturating_sub(1)..range.end;
+        let data = source.rows(with_prev.clone());
+        if data.len() != with_prev.len() * row_bytes {
+            return Err(format!("{} bytes for rows {with_prev:?} of {row_bytes} bytes", data.len()));
+        }
+        Ok(filter_rows(&data, row_bytes, bpp, layout.sixteen_bit, range.start > 0))
+    };
+    let sample_rows = SAMPLE_ROWS.min(rows);
+    let mut sample = Vec::new();
+    for i in 0..sample_rows {
+        let y = i * rows / sample_rows;
+        sample.extend(filtered(y..y + 1)?);
+    }
+    let codes = DeflateCodes::from_sample(&sample);
     let rows_per_stripe = (STRIPE_BYTES / row_bytes).max(1);
     let stripes = rows.div_ceil(rows_per_stripe);
-    let sample: Vec<u8> = (0..SAMPLE_ROWS.min(rows))
-        .flat_map(|i| {
-            let y = i * rows / SAMPLE_ROWS.min(rows);
-            filter_rows(pixels, row_bytes, bpp, layout.sixteen_bit, y..y + 1)
-        })
-        .collect();
-    let codes = DeflateCodes::from_sample(&sample);
     let done = AtomicUsize::new(0);
     let stripe_results: Vec<(Vec<u8>, u32, u64)> = (0..stripes)
         .into_par_iter()
         .with_max_len(1)
         .map(|s| {
             let first = s * rows_per_stripe;
-            let end = (first + rows_per_stripe).min(rows);
-            let filtered = filter_rows(pixels, row_bytes, bpp, layout.sixteen_bit, first..end);
+            let data = filtered(first..(first + rows_per_stripe).min(rows))?;
             let mut adler = simd_adler32::Adler32::new();
-            adler.write(&filtered);
-            let stream = deflate_stripe(&filtered, &codes, s + 1 == stripes);
+            adler.write(&data);
+            let stream = deflate_stripe(&data, &codes, s + 1 == stripes);
             let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(finished as f32 / stripes as f32);
-            (chunk(*b"IDAT", &stream), adler.finish(), filtered.len() as u64)
+            Ok((chunk(*b"IDAT", &stream), adler.finish(), data.len() as u64))
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     let adler = stripe_results.iter().fold(1, |acc, &(_, a, len)| adler32_combine(acc, a, len));
     let io = |e: std::io::Error| e.to_string();
     out.write_all(b"\x89PNG\r\n\x1a\n").map_err(io)?;
@@ -106,43 +95,27 @@ fn chunk(kind: [u8; 4], data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// One raw row in PNG byte order (16-bit samples big-endian).
-fn png_row<'a>(
-    pixels: &'a [u8],
-    row_bytes: usize,
-    sixteen_bit: bool,
-    y: usize,
-    scratch: &'a mut Vec<u8>,
-) -> &'a [u8] {
-    let row = pixels.get(y * row_bytes..(y + 1) * row_bytes).unwrap_or(&[]);
-    if !sixteen_bit {
-        return row;
-    }
-    scratch.clear();
-    scratch.extend(row.chunks_exact(2).flat_map(|s| u16::from_ne_bytes([s[0], s[1]]).to_be_bytes()));
-    scratch
-}
-
-/// The filtered bytes of rows `range`: per row a filter-type byte and the filtered row.
-fn filter_rows(
-    pixels: &[u8],
-    row_bytes: usize,
-    bpp: usize,
-    sixteen_bit: bool,
-    range: std::ops::Range<usize>,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(range.len() * (row_bytes + 1));
-    let (mut prev_scratch, mut cur_scratch) = (Vec::new(), Vec::new());
+/// The filtered bytes of the rows in `data` (packed, native byte order): per row a filter-type
+/// byte and the filtered row. With `has_prev` the first row of `data` is only the row above.
+fn filter_rows(data: &[u8], row_bytes: usize, bpp: usize, sixteen_bit: bool, has_prev: bool) -> Vec<u8> {
+    let rows: Vec<std::borrow::Cow<'_, [u8]>> = data
+        .chunks_exact(row_bytes)
+        .map(|row| {
+            if sixteen_bit {
+                // PNG stores 16-bit samples big-endian.
+                row.chunks_exact(2).flat_map(|s| u16::from_ne_bytes([s[0], s[1]]).to_be_bytes()).collect()
+            } else {
+                std::borrow::Cow::Borrowed(row)
+            }
+        })
+        .collect();
     let zero_row = vec![0u8; row_bytes];
     let mut candidates: [Vec<u8>; 5] = std::array::from_fn(|_| vec![0; row_bytes]);
-    for y in range {
-        let prev: &[u8] = if y == 0 {
-            &zero_row
-        } else {
-            png_row(pixels, row_bytes, sixteen_bit, y - 1, &mut prev_scratch)
-        };
-        let cur = png_row(pixels, row_bytes, sixteen_bit, y, &mut cur_scratch);
-        let best = filter_row(cur, prev, bpp, &mut candidates);
+    let first = usize::from(has_prev);
+    let mut out = Vec::with_capacity((rows.len() - first) * (row_bytes + 1));
+    for y in first..rows.len() {
+        let prev: &[u8] = if y == 0 { &zero_row } else { &rows[y - 1] };
+        let best = filter_row(&rows[y], prev, bpp, &mut candidates);
         out.push(best as u8);
         out.extend_from_slice(&candidates[best]);
     }
