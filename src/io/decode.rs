@@ -105,7 +105,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         });
     }
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut image = DynamicImage::from_decoder(decoder).map_err(|e| decode_error(path, e))?;
+    let mut image = super::huge_pages::read_image(decoder).map_err(|e| decode_error(path, e))?;
     let reoriented = orientation != image::metadata::Orientation::NoTransforms;
     image.apply_orientation(orientation);
     let decode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
