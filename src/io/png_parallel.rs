@@ -110,55 +110,47 @@ fn filter_rows(data: &[u8], row_bytes: usize, bpp: usize, sixteen_bit: bool, has
         })
         .collect();
     let zero_row = vec![0u8; row_bytes];
-    let mut candidates: [Vec<u8>; 5] = std::array::from_fn(|_| vec![0; row_bytes]);
     let first = usize::from(has_prev);
     let mut out = Vec::with_capacity((rows.len() - first) * (row_bytes + 1));
     for y in first..rows.len() {
         let prev: &[u8] = if y == 0 { &zero_row } else { &rows[y - 1] };
-        let best = filter_row(&rows[y], prev, bpp, &mut candidates);
-        out.push(best as u8);
-        out.extend_from_slice(&candidates[best]);
+        filter_row(&rows[y], prev, bpp, &mut out);
     }
     out
 }
 
-/// Fills the five filtered versions of `cur` and returns the index of the one to keep.
-fn filter_row(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut [Vec<u8>; 5]) -> usize {
+/// Appends the best-filtered version of `cur` (filter-type byte first) to `out`.
+fn filter_row(cur: &[u8], prev: &[u8], bpp: usize, out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { filter_row_avx2(cur, prev, bpp, candidates) };
+        return unsafe { filter_row_avx2(cur, prev, bpp, out) };
     }
-    filter_row_generic(cur, prev, bpp, candidates)
+    filter_row_generic(cur, prev, bpp, out);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn filter_row_avx2(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut [Vec<u8>; 5]) -> usize {
-    filter_row_generic(cur, prev, bpp, candidates)
+unsafe fn filter_row_avx2(cur: &[u8], prev: &[u8], bpp: usize, out: &mut Vec<u8>) {
+    filter_row_generic(cur, prev, bpp, out);
 }
 
+/// PNG filter types, in their numbering.
+const NONE: u8 = 0;
+const SUB: u8 = 1;
+const UP: u8 = 2;
+const AVERAGE: u8 = 3;
+const PAETH: u8 = 4;
+
+/// The filtered byte for `x` with left `a`, above `b` and upper-left `c`.
 #[inline(always)]
 #[expect(clippy::many_single_char_names, reason = "a, b, c and x are the PNG specification's names")]
-fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut [Vec<u8>; 5]) -> usize {
-    let n = cur.len().min(prev.len());
-    let [none, sub, up, avg, paeth] = candidates;
-    let (cur, prev) = (&cur[..n], &prev[..n]);
-    none[..n].copy_from_slice(cur);
-    up[..n].iter_mut().zip(cur.iter().zip(prev)).for_each(|(o, (&x, &b))| *o = x.wrapping_sub(b));
-    // The first pixel has no left neighbour (a = c = 0).
-    for i in 0..bpp.min(n) {
-        sub[i] = cur[i];
-        avg[i] = cur[i].wrapping_sub(prev[i] >> 1);
-        paeth[i] = cur[i].wrapping_sub(prev[i]);
-    }
-    if n > bpp {
-        let (left, here) = (&cur[..n - bpp], &cur[bpp..]);
-        let (up_left, above) = (&prev[..n - bpp], &prev[bpp..]);
-        for i in 0..n - bpp {
-            let (x, a, b, c) = (here[i], left[i], above[i], up_left[i]);
-            sub[bpp + i] = x.wrapping_sub(a);
-            avg[bpp + i] = x.wrapping_sub(((u16::from(a) + u16::from(b)) >> 1) as u8);
+fn filtered<const FILTER: u8>(x: u8, a: u8, b: u8, c: u8) -> u8 {
+    match FILTER {
+        SUB => x.wrapping_sub(a),
+        UP => x.wrapping_sub(b),
+        AVERAGE => x.wrapping_sub(((u16::from(a) + u16::from(b)) >> 1) as u8),
+        PAETH => {
             let (ai, bi, ci) = (i16::from(a), i16::from(b), i16::from(c));
             let pa = (bi - ci).abs();
             let pb = (ai - ci).abs();
@@ -170,11 +162,72 @@ fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, candidates: &mut [Vec
             } else {
                 c
             };
-            paeth[bpp + i] = x.wrapping_sub(predicted);
+            x.wrapping_sub(predicted)
         }
+        _ => x,
     }
-    let cost =
-        |row: &[u8]| -> u64 { row[..n].iter().map(|&v| u64::from(v.cast_signed().unsigned_abs())).sum() };
-    let costs = [cost(none), cost(sub), cost(up), cost(avg), cost(paeth)];
-    (0..5).min_by_key(|&i| costs[i]).unwrap_or(0)
+}
+
+/// The sum of the filtered row's bytes taken as signed magnitudes (the filter's cost).
+#[inline(always)]
+fn cost<const FILTER: u8>(cur: &[u8], prev: &[u8], bpp: usize) -> u64 {
+    let magnitude = |v: u8| u32::from(v.cast_signed().unsigned_abs());
+    let head: u32 =
+        cur.iter().zip(prev).take(bpp).map(|(&x, &b)| magnitude(filtered::<FILTER>(x, 0, b, 0))).sum();
+    let mut total = u64::from(head);
+    // Sums of at most 4096 bytes fit u32 lanes, which vectorise well.
+    for (((cur_c, left_c), (prev_c, up_left_c)), _) in cur[bpp.min(cur.len())..]
+        .chunks(4096)
+        .zip(cur.chunks(4096))
+        .zip(prev[bpp.min(prev.len())..].chunks(4096).zip(prev.chunks(4096)))
+        .zip(0..)
+    {
+        let part: u32 = cur_c
+            .iter()
+            .zip(left_c)
+            .zip(prev_c.iter().zip(up_left_c))
+            .map(|((&x, &a), (&b, &c))| magnitude(filtered::<FILTER>(x, a, b, c)))
+            .sum();
+        total += u64::from(part);
+    }
+    total
+}
+
+/// Writes the row filtered with `FILTER` into `dst` (same length as `cur`).
+#[inline(always)]
+fn apply<const FILTER: u8>(cur: &[u8], prev: &[u8], bpp: usize, dst: &mut [u8]) {
+    let head = bpp.min(cur.len());
+    for ((d, &x), &b) in dst[..head].iter_mut().zip(&cur[..head]).zip(prev) {
+        *d = filtered::<FILTER>(x, 0, b, 0);
+    }
+    let rest = dst[head..].iter_mut().zip(cur[head..].iter().zip(cur)).zip(prev[head..].iter().zip(prev));
+    for ((d, (&x, &a)), (&b, &c)) in rest {
+        *d = filtered::<FILTER>(x, a, b, c);
+    }
+}
+
+#[inline(always)]
+fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, out: &mut Vec<u8>) {
+    let n = cur.len().min(prev.len());
+    let (cur, prev) = (&cur[..n], &prev[..n]);
+    // The heuristic of libpng and the `png` crate: the smallest sum of absolute values (as
+    // signed bytes) wins; ties go to the lower filter number.
+    let costs = [
+        cost::<NONE>(cur, prev, bpp),
+        cost::<SUB>(cur, prev, bpp),
+        cost::<UP>(cur, prev, bpp),
+        cost::<AVERAGE>(cur, prev, bpp),
+        cost::<PAETH>(cur, prev, bpp),
+    ];
+    let best = (0..5u8).min_by_key(|&f| costs[usize::from(f)]).unwrap_or(NONE);
+    let start = out.len();
+    out.resize(start + 1 + n, best);
+    let dst = &mut out[start + 1..];
+    match best {
+        SUB => apply::<SUB>(cur, prev, bpp, dst),
+        UP => apply::<UP>(cur, prev, bpp, dst),
+        AVERAGE => apply::<AVERAGE>(cur, prev, bpp, dst),
+        PAETH => apply::<PAETH>(cur, prev, bpp, dst),
+        _ => dst.copy_from_slice(cur),
+    }
 }
