@@ -17,6 +17,8 @@ pub(super) struct BlockCoder {
     pub(super) quant: [u8; 64],
     recip: [f32; 64],
     zigzag: [u8; 64],
+    /// The zigzag position of each transposed entry.
+    zigzag_position: [u8; 64],
     dc: HuffmanCodes,
     ac: HuffmanCodes,
 }
@@ -97,6 +99,13 @@ impl BlockCoder {
             quant,
             recip: reciprocals_transposed(&quant),
             zigzag: zigzag_transposed(),
+            zigzag_position: {
+                let mut position = [0u8; 64];
+                for (k, &t) in zigzag_transposed().iter().enumerate() {
+                    position[usize::from(t)] = k as u8;
+                }
+                position
+            },
             dc: HuffmanCodes::new(&DC_LENGTHS, &DC_VALUES),
             ac: HuffmanCodes::new(&AC_LENGTHS, &AC_VALUES),
         }
@@ -154,48 +163,49 @@ impl BlockCoder {
                         }
                     }
                 }
-                let zigzag = self.transform(&block, avx2);
-                self.code_block(&mut writer, &mut out, &zigzag, &mut previous_dc);
+                let coefficients = self.transform(&block, avx2);
+                self.code_block(&mut writer, &mut out, &coefficients, &mut previous_dc);
             }
         }
         writer.finish(&mut out);
         out
     }
 
-    /// DCT and quantisation of one block (64 samples, row-major); the result is in zigzag order.
+    /// DCT and quantisation of one block (64 samples, row-major): coefficients in the
+    /// transposed layout and the mask of nonzero ones.
     #[inline(always)]
-    fn transform(&self, block: &[u8; 64], avx2: bool) -> [i16; 64] {
+    fn transform(&self, block: &[u8; 64], avx2: bool) -> ([i16; 64], u64) {
         #[cfg(target_arch = "x86_64")]
-        let quantized = if avx2 {
+        if avx2 {
             // SAFETY: `avx2` is only true when the CPU has AVX2 (see `encode_stripe`).
-            unsafe { transform_avx2(block, &self.recip) }
-        } else {
-            transform(block, &self.recip)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let quantized = {
-            let _ = avx2;
-            transform(block, &self.recip)
-        };
-        let mut zigzag = [0i16; 64];
-        for (slot, &t) in zigzag.iter_mut().zip(&self.zigzag) {
-            *slot = quantized[usize::from(t)];
+            return unsafe { transform_avx2(block, &self.recip) };
         }
-        zigzag
+        let _ = avx2;
+        transform(block, &self.recip)
     }
 
     #[inline(always)]
-    fn code_block(&self, writer: &mut BitWriter, out: &mut Vec<u8>, zz: &[i16; 64], previous_dc: &mut i32) {
-        let mut nonzero: u64 = 0;
-        for (k, &c) in zz.iter().enumerate() {
-            nonzero |= u64::from(c != 0) << k;
+    fn code_block(
+        &self,
+        writer: &mut BitWriter,
+        out: &mut Vec<u8>,
+        (coefficients, nonzero): &([i16; 64], u64),
+        previous_dc: &mut i32,
+    ) {
+        // The nonzero AC coefficients in zigzag order: only the few nonzero ones are moved.
+        let mut zigzag_nonzero = 0u64;
+        let mut rest = *nonzero & !1;
+        while rest != 0 {
+            zigzag_nonzero |= 1 << self.zigzag_position[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
         }
-        let dc = i32::from(zz[0]);
+        let mut nonzero = zigzag_nonzero;
+        let zz = |k: u32| i32::from(coefficients[usize::from(self.zigzag[k as usize])]);
+        let dc = i32::from(coefficients[0]);
         let (category, bits) = magnitude((dc - *previous_dc).clamp(-2047, 2047));
         *previous_dc = dc;
         let code = self.dc.packed[category as usize];
         writer.put(out, ((code & 0xFFFF) << category) | bits, (code >> 16) + category);
-        nonzero &= !1;
         let mut last = 0;
         while nonzero != 0 {
             let k = nonzero.trailing_zeros();
@@ -205,7 +215,7 @@ impl BlockCoder {
                 writer.put(out, zrl & 0xFFFF, zrl >> 16);
                 run -= 16;
             }
-            let (category, bits) = magnitude(i32::from(zz[k as usize]).clamp(-1023, 1023));
+            let (category, bits) = magnitude(zz(k));
             let code = self.ac.packed[((run << 4) | category) as usize];
             writer.put(out, ((code & 0xFFFF) << category) | bits, (code >> 16) + category);
             last = k;

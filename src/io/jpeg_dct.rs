@@ -4,7 +4,8 @@
 //!
 //! Input: 64 samples, row-major. Output: quantised coefficients in the transposed layout
 //! (entry `u * 8 + v` is vertical frequency `v`, horizontal frequency `u`), clamped to the
-//! baseline range.
+//! baseline ranges (DC to 11 bits, AC to 10), and a mask of the nonzero entries (bit `t` for
+//! entry `t`).
 
 type Vec8 = [f32; 8];
 
@@ -61,32 +62,36 @@ macro_rules! fdct_pass {
     }};
 }
 
-/// libjpeg's rounding (add 16384.5 and truncate), then the baseline coefficient range.
+/// libjpeg's rounding (add 16384.5 and truncate), then the baseline range of entry `t`.
 #[inline(always)]
-fn round(c: f32) -> i16 {
-    ((c + 16384.5) as i32 - 16384).clamp(-2047, 2047) as i16
+fn round(c: f32, t: usize) -> i16 {
+    let limit = if t == 0 { 2047 } else { 1023 };
+    ((c + 16384.5) as i32 - 16384).clamp(-limit, limit) as i16
 }
 
 /// The portable version.
 #[inline(always)]
-pub(super) fn transform(block: &[u8; 64], recip: &[f32; 64]) -> [i16; 64] {
+pub(super) fn transform(block: &[u8; 64], recip: &[f32; 64]) -> ([i16; 64], u64) {
     let rows: [Vec8; 8] =
         std::array::from_fn(|r| std::array::from_fn(|x| f32::from(block[r * 8 + x]) - 128.0));
     // Columns first (the lanes are the 8 columns), then rows.
     let vertical = fdct_pass!(rows, add, sub, scale);
     let transposed: [Vec8; 8] = std::array::from_fn(|x| std::array::from_fn(|v| vertical[v][x]));
     let horizontal = fdct_pass!(transposed, add, sub, scale);
-    std::array::from_fn(|t| round(horizontal[t / 8][t % 8] * recip[t]))
+    let out: [i16; 64] = std::array::from_fn(|t| round(horizontal[t / 8][t % 8] * recip[t], t));
+    let nonzero = out.iter().enumerate().fold(0u64, |m, (t, &c)| m | (u64::from(c != 0) << t));
+    (out, nonzero)
 }
 
 /// The AVX2 version: the same operations in the same order on 256-bit vectors.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(super) fn transform_avx2(block: &[u8; 64], recip: &[f32; 64]) -> [i16; 64] {
+pub(super) fn transform_avx2(block: &[u8; 64], recip: &[f32; 64]) -> ([i16; 64], u64) {
     use std::arch::x86_64::{
-        __m256, __m256i, _mm_set_epi64x, _mm256_add_ps, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
-        _mm256_cvttps_epi32, _mm256_max_epi32, _mm256_min_epi32, _mm256_mul_ps, _mm256_packs_epi32,
-        _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_set1_ps, _mm256_sub_epi32, _mm256_sub_ps,
+        __m256, __m256i, _mm_set_epi64x, _mm256_add_ps, _mm256_cmpeq_epi16, _mm256_cvtepi32_ps,
+        _mm256_cvtepu8_epi32, _mm256_cvttps_epi32, _mm256_max_epi32, _mm256_min_epi32, _mm256_movemask_epi8,
+        _mm256_mul_ps, _mm256_packs_epi16, _mm256_packs_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32,
+        _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_sub_epi32, _mm256_sub_ps,
     };
     let add = |a, b| _mm256_add_ps(a, b);
     let sub = |a, b| _mm256_sub_ps(a, b);
@@ -101,21 +106,34 @@ pub(super) fn transform_avx2(block: &[u8; 64], recip: &[f32; 64]) -> [i16; 64] {
     let vertical: [__m256; 8] = fdct_pass!(rows, add, sub, scale);
     let horizontal: [__m256; 8] = fdct_pass!(transpose(vertical), add, sub, scale);
     let (bias, offset) = (_mm256_set1_ps(16384.5), _mm256_set1_epi32(16384));
-    let (low, high) = (_mm256_set1_epi32(-2047), _mm256_set1_epi32(2047));
+    // Entry 0 is the DC coefficient (11 bits); all others are AC (10 bits).
+    let (high_dc, high) =
+        (_mm256_setr_epi32(2047, 1023, 1023, 1023, 1023, 1023, 1023, 1023), _mm256_set1_epi32(1023));
+    let (low_dc, low) =
+        (_mm256_setr_epi32(-2047, -1023, -1023, -1023, -1023, -1023, -1023, -1023), _mm256_set1_epi32(-1023));
     let quantised: [__m256i; 8] = std::array::from_fn(|u| {
         let mut r = [0.0f32; 8];
         r.copy_from_slice(&recip[u * 8..u * 8 + 8]);
         let scaled = _mm256_add_ps(_mm256_mul_ps(horizontal[u], bytemuck::cast(r)), bias);
         let rounded = _mm256_sub_epi32(_mm256_cvttps_epi32(scaled), offset);
-        _mm256_min_epi32(_mm256_max_epi32(rounded, low), high)
+        let (lo, hi) = if u == 0 { (low_dc, high_dc) } else { (low, high) };
+        _mm256_min_epi32(_mm256_max_epi32(rounded, lo), hi)
     });
     let mut out = [0i16; 64];
-    for (pair, slot) in quantised.chunks_exact(2).zip(out.chunks_exact_mut(16)) {
+    let mut zero_mask = 0u64;
+    let zero = _mm256_setzero_si256();
+    let mut halves = [zero; 4];
+    for ((pair, slot), half) in quantised.chunks_exact(2).zip(out.chunks_exact_mut(16)).zip(&mut halves) {
         // packs works per 128-bit lane; the permute restores the order.
         let packed = _mm256_permute4x64_epi64::<0xD8>(_mm256_packs_epi32(pair[0], pair[1]));
         slot.copy_from_slice(&bytemuck::cast::<__m256i, [i16; 16]>(packed));
+        *half = _mm256_cmpeq_epi16(packed, zero);
     }
-    out
+    for (i, pair) in halves.chunks_exact(2).enumerate() {
+        let bytes = _mm256_permute4x64_epi64::<0xD8>(_mm256_packs_epi16(pair[0], pair[1]));
+        zero_mask |= u64::from(_mm256_movemask_epi8(bytes).cast_unsigned()) << (32 * i);
+    }
+    (out, !zero_mask)
 }
 
 /// Transposes 8 vectors of 8 floats.
@@ -181,9 +199,10 @@ mod tests {
     #[test]
     fn flat_block_has_only_dc() {
         let recip = super::super::jpeg_tables::reciprocals_transposed(&[1; 64]);
-        let out = transform(&[200; 64], &recip);
-        // (200 - 128) * 8 samples... the DC of a flat block is 8 x the mean offset.
+        let (out, nonzero) = transform(&[200; 64], &recip);
+        // The DC of a flat block is 8 x its offset from 128; nothing else is set.
         assert_eq!(out[0], 72 * 8);
         assert!(out[1..].iter().all(|&c| c == 0));
+        assert_eq!(nonzero, 1);
     }
 }
