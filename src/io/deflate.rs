@@ -269,61 +269,62 @@ impl Bits {
     }
 }
 
+/// Codes data with `codes`; the output is passed separately so that the bit state stays in
+/// registers (a `Vec` that may grow has to live in memory).
 struct StripeWriter<'a> {
     bits: Bits,
-    out: Vec<u8>,
     codes: &'a DeflateCodes,
 }
 
 impl StripeWriter<'_> {
     #[inline(always)]
-    fn literals(&mut self, bytes: &[u8]) {
+    fn literals(&mut self, out: &mut Vec<u8>, bytes: &[u8]) {
         for &b in bytes {
             let (code, len) = self.codes.literal(b);
-            self.bits.put(&mut self.out, code, len);
+            self.bits.put(out, code, len);
         }
     }
 
     /// Four literals in one put (at most 60 bits).
     #[inline(always)]
-    fn literals4(&mut self, bytes: &[u8]) {
+    fn literals4(&mut self, out: &mut Vec<u8>, bytes: &[u8]) {
         let (mut value, mut len) = (0u64, 0u32);
         for &b in bytes {
             let (c, l) = self.codes.literal(b);
             value |= c << len;
             len += l;
         }
-        self.bits.put(&mut self.out, value, len);
+        self.bits.put(out, value, len);
     }
 
     /// A zero literal followed by `run - 1` more zeros as distance-1 matches.
     #[inline(always)]
-    fn run(&mut self, run: usize) {
-        self.literals(&[0]);
+    fn run(&mut self, out: &mut Vec<u8>, run: usize) {
+        self.literals(out, &[0]);
         let mut rest = run - 1;
         while rest >= MAX_RUN {
-            self.matched(MAX_RUN);
+            self.matched(out, MAX_RUN);
             rest -= MAX_RUN;
         }
         if rest >= 3 {
-            self.matched(rest);
+            self.matched(out, rest);
         } else {
             for _ in 0..rest {
-                self.literals(&[0]);
+                self.literals(out, &[0]);
             }
         }
     }
 
     #[inline(always)]
-    fn matched(&mut self, len: usize) {
+    fn matched(&mut self, out: &mut Vec<u8>, len: usize) {
         let (symbol, extra_len, extra) = length_code(len);
         let c = self.codes.litlen[symbol];
         // Then distance code 0 (distance 1): the single bit 0.
         let value = u64::from(c & 0xFFFF) | (u64::from(extra) << (c >> 16));
-        self.bits.put(&mut self.out, value, (c >> 16) + extra_len + 1);
+        self.bits.put(out, value, (c >> 16) + extra_len + 1);
     }
 
-    fn write(&mut self, data: &[u8]) {
+    fn write(&mut self, out: &mut Vec<u8>, data: &[u8]) {
         let mut run = 0;
         let mut chunks = data.chunks_exact(8);
         for chunk in &mut chunks {
@@ -337,22 +338,20 @@ impl StripeWriter<'_> {
             // Zeros at its end start the next one.
             let trailing = (word.leading_zeros() / 8) as usize;
             if run > 0 || leading > 0 {
-                if run + leading > 0 {
-                    self.run(run + leading);
-                }
-                self.literals(&chunk[leading..8 - trailing]);
+                self.run(out, run + leading);
+                self.literals(out, &chunk[leading..8 - trailing]);
             } else if trailing > 0 {
-                self.literals(&chunk[..8 - trailing]);
+                self.literals(out, &chunk[..8 - trailing]);
             } else {
-                self.literals4(&chunk[..4]);
-                self.literals4(&chunk[4..]);
+                self.literals4(out, &chunk[..4]);
+                self.literals4(out, &chunk[4..]);
             }
             run = trailing;
         }
         if run > 0 {
-            self.run(run);
+            self.run(out, run);
         }
-        self.literals(chunks.remainder());
+        self.literals(out, chunks.remainder());
     }
 }
 
@@ -361,17 +360,15 @@ impl StripeWriter<'_> {
 /// stripe can follow.
 #[must_use]
 pub(super) fn deflate_stripe(data: &[u8], codes: &DeflateCodes, last: bool) -> Vec<u8> {
-    let mut writer = StripeWriter {
-        bits: Bits { acc: 0, count: 0 },
-        out: Vec::with_capacity(data.len() / 2 + 1024),
-        codes,
-    };
-    writer.bits.put(&mut writer.out, u64::from(last) | (2 << 1), 3);
+    // At most 15 bits per byte, plus the header: the output never reallocates.
+    let mut out = Vec::with_capacity(data.len() * 15 / 8 + 1024);
+    let mut writer = StripeWriter { bits: Bits { acc: 0, count: 0 }, codes };
+    writer.bits.put(&mut out, u64::from(last) | (2 << 1), 3);
     for &(value, len) in &codes.header {
-        writer.bits.put(&mut writer.out, u64::from(value), len);
+        writer.bits.put(&mut out, u64::from(value), len);
     }
-    writer.write(data);
-    let StripeWriter { mut bits, mut out, .. } = writer;
+    writer.write(&mut out, data);
+    let mut bits = writer.bits;
     let eob = codes.litlen[END_OF_BLOCK];
     bits.put(&mut out, u64::from(eob & 0xFFFF), eob >> 16);
     if !last {
