@@ -98,13 +98,14 @@ def file_to_file(exe: str, rounds: int) -> None:
         print(f"graylab decode median {med(gl, 'png_decode'):.0f} ms")
 
 
-def peak_rss_mb(cmd: list[str]) -> tuple[float, float]:
+def peak_rss_mb(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall ms and peak RSS (MB) of one command, measured in a fresh child."""
     probe = ("import resource,subprocess,sys,time;t=time.perf_counter();"
              "subprocess.run(sys.argv[1:],check=True,capture_output=True);"
              "w=time.perf_counter()-t;"
              "print(w*1e3, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024)")
-    out = subprocess.run(["python3", "-c", probe, *cmd], check=True, capture_output=True, text=True)
+    out = subprocess.run(["python3", "-c", probe, *cmd], check=True, capture_output=True, text=True,
+                         env={**os.environ, **(env or {})})
     wall, rss = out.stdout.split()
     return float(wall), float(rss)
 
@@ -117,24 +118,27 @@ def batch(exe: str, rounds: int) -> None:
             make_photo(os.path.join(src, f"p{i:02}.jpg"), (6000, 4000), i)
         print(f"batch: 16 photos 6000x4000 (24 MP), load {os.getloadavg()[0]:.2f}")
         files = sorted(os.listdir(src))
-        single, whole, single_rss, whole_rss = [], [], [], []
+        single, single1, whole, single_rss, whole_rss = [], [], [], [], []
         for r in range(rounds):
-            out = os.path.join(d, f"one{r}")
-            os.mkdir(out)
-            t = time.perf_counter()
-            for f in files:
-                _, rss = peak_rss_mb([exe, "convert", os.path.join(src, f), "--out-dir", out])
-                single_rss.append(rss)
-            single.append(ms(time.perf_counter() - t))
+            for env, times in ((None, single), ({"RAYON_NUM_THREADS": "1"}, single1)):
+                out = os.path.join(d, f"one{r}{len(times)}{env is None}")
+                os.mkdir(out)
+                t = time.perf_counter()
+                for f in files:
+                    _, rss = peak_rss_mb([exe, "convert", os.path.join(src, f), "--out-dir", out], env)
+                    single_rss.append(rss)
+                times.append(ms(time.perf_counter() - t))
             out = os.path.join(d, f"all{r}")
             os.mkdir(out)
             wall, rss = peak_rss_mb([exe, "convert", src, "--out-dir", out])
             whole.append(wall)
             whole_rss.append(rss)
-        s, w = statistics.median(single), statistics.median(whole)
+        s, s1, w = statistics.median(single), statistics.median(single1), statistics.median(whole)
         print(f"one process per file: {s:.0f} ms ({16e3 / s:.2f} images/s), peak {max(single_rss):.0f} MB")
+        print(f"  same, encoders on 1 thread (RAYON_NUM_THREADS=1): {s1:.0f} ms ({16e3 / s1:.2f} images/s)")
         print(f"one batch process:    {w:.0f} ms ({16e3 / w:.2f} images/s), peak {max(whole_rss):.0f} MB")
-        print(f"throughput ratio: {s / w:.2f}x; load after {os.getloadavg()[0]:.2f}")
+        print(f"throughput ratio: {s / w:.2f}x (vs 1-thread encoders {s1 / w:.2f}x); "
+              f"load after {os.getloadavg()[0]:.2f}")
 
 
 def main() -> None:
