@@ -89,9 +89,9 @@ fn parallel_png_decodes_identically_16_bit_and_alpha() {
         Luma([u16::from(gray.get_pixel(x, y)[0]) * 257 + (x % 3) as u16])
     });
     check_png(&DynamicImage::ImageLuma16(l16));
-    let la16: ImageBuffer<LumaA<u16>, Vec<u16>> =
+    let gray_alpha16: ImageBuffer<LumaA<u16>, Vec<u16>> =
         ImageBuffer::from_fn(501, 777, |x, y| LumaA([(x * 131 + y) as u16, (y * 65) as u16]));
-    check_png(&DynamicImage::ImageLumaA16(la16));
+    check_png(&DynamicImage::ImageLumaA16(gray_alpha16));
     check_png(&DynamicImage::ImageLuma16(ImageBuffer::from_pixel(3, 5, Luma([65535]))));
 }
 

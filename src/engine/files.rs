@@ -55,7 +55,7 @@ pub fn convert_file(
         return Err(crate::io::IoError::Exists { path: output.to_path_buf() }.into());
     }
     let decoded = decode_file(input, decode)?;
-    if let Some(report) = convert_streamed(&decoded, input, output, settings, export)? {
+    if let Some(report) = convert_streamed(&decoded, input, output, settings, *export)? {
         return Ok(report);
     }
     let converted = engine.convert(&decoded.image, settings)?;
@@ -110,7 +110,7 @@ fn convert_streamed(
     input: &Path,
     output: &Path,
     settings: &ConvertSettings,
-    export: &ExportOptions,
+    export: ExportOptions,
 ) -> Result<Option<FileReport>, EngineError> {
     if settings.backend != Backend::Cpu {
         return Ok(None);
@@ -123,7 +123,7 @@ fn convert_streamed(
     }
     let (width, height) = (image.width(), image.height());
     let layout = GrayLayout { width, height, alpha: kernel == Kernel::Rgba8ToLa8, sixteen_bit: false };
-    if !encodes_rows(layout, output, export) {
+    if !encodes_rows(layout, output, &export) {
         return Ok(None);
     }
     let source = KernelRows {
@@ -133,7 +133,7 @@ fn convert_streamed(
         width: width as usize,
         kernel_ns: AtomicU64::new(0),
     };
-    let written = encode_rows_to_file(layout, &source, output, export, &|_| ())?;
+    let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
     run.threads = Some(rayon::current_num_threads());

@@ -150,7 +150,7 @@ pub fn encode_file_with_progress(
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
-    let format = check_target(path, options, (image.width(), image.height()))?;
+    let format = check_target(path, *options, (image.width(), image.height()))?;
     let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
     let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
         write_encoded(&fitted, format, options.jpeg_quality, out, progress)
@@ -181,7 +181,7 @@ pub fn encode_rows_to_file(
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
-    let format = check_target(path, options, (layout.width, layout.height))?;
+    let format = check_target(path, *options, (layout.width, layout.height))?;
     if !encodes_rows(layout, path, options) {
         return Err(IoError::ExportUnsupported {
             path: owned(path),
@@ -208,7 +208,7 @@ pub fn encode_rows_to_file(
 /// `width` x `height`.
 fn check_target(
     path: &Path,
-    options: &ExportOptions,
+    options: ExportOptions,
     (width, height): (u32, u32),
 ) -> Result<ExportFormat, IoError> {
     let format = match options.format {

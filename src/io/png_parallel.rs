@@ -144,7 +144,6 @@ const PAETH: u8 = 4;
 
 /// The filtered byte for `x` with left `a`, above `b` and upper-left `c`.
 #[inline(always)]
-#[expect(clippy::many_single_char_names, reason = "a, b, c and x are the PNG specification's names")]
 fn filtered<const FILTER: u8>(x: u8, a: u8, b: u8, c: u8) -> u8 {
     match FILTER {
         SUB => x.wrapping_sub(a),
