@@ -7,6 +7,8 @@
 //! deflate stream (pigz-style): every stripe but the last ends with an empty stored block (a
 //! sync flush) and only the last has BFINAL set.
 
+use super::huffman::{canonical_codes, code_lengths};
+
 /// The longest deflate match.
 const MAX_RUN: usize = 258;
 /// Lit/len alphabet size (literals, end of block, length codes).
@@ -82,82 +84,6 @@ impl Sink for Counter {
     fn run(&mut self, len: usize) {
         self.0[length_code(len).0] += 1;
     }
-}
-
-/// Canonical Huffman codes, bit-reversed for LSB-first writing: `code | len << 16`.
-fn canonical_codes(lengths: &[u8]) -> Vec<u32> {
-    let mut count = [0u32; 16];
-    for &l in lengths {
-        count[usize::from(l)] += 1;
-    }
-    count[0] = 0;
-    let mut next = [0u32; 16];
-    let mut code = 0;
-    for len in 1..16 {
-        code = (code + count[len - 1]) << 1;
-        next[len] = code;
-    }
-    lengths
-        .iter()
-        .map(|&l| {
-            if l == 0 {
-                return 0;
-            }
-            let c = next[usize::from(l)];
-            next[usize::from(l)] += 1;
-            (c.reverse_bits() >> (32 - u32::from(l))) | (u32::from(l) << 16)
-        })
-        .collect()
-}
-
-/// Huffman code lengths for `freqs`, none longer than `limit`; at least two symbols get a code
-/// so the code is complete.
-fn code_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
-    let mut freqs: Vec<u64> = freqs.iter().map(|&f| u64::from(f)).collect();
-    let used = freqs.iter().filter(|&&f| f > 0).count();
-    for f in freqs.iter_mut().filter(|f| **f == 0).take(2usize.saturating_sub(used)) {
-        *f = 1;
-    }
-    loop {
-        let lengths = huffman_lengths(&freqs);
-        if lengths.iter().all(|&l| l <= limit) {
-            return lengths;
-        }
-        // Flatten the distribution and try again; converges in a few rounds.
-        for f in freqs.iter_mut().filter(|f| **f > 0) {
-            *f = (*f >> 1).max(1);
-        }
-    }
-}
-
-/// Unlimited Huffman code lengths (0 for unused symbols).
-fn huffman_lengths(freqs: &[u64]) -> Vec<u8> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let mut parent: Vec<usize> = vec![usize::MAX; freqs.len()];
-    let mut heap: BinaryHeap<Reverse<(u64, usize)>> =
-        freqs.iter().enumerate().filter(|(_, f)| **f > 0).map(|(i, &f)| Reverse((f, i))).collect();
-    while heap.len() > 1 {
-        let (Some(Reverse((fa, a))), Some(Reverse((fb, b)))) = (heap.pop(), heap.pop()) else { break };
-        let node = parent.len();
-        parent.push(usize::MAX);
-        parent[a] = node;
-        parent[b] = node;
-        heap.push(Reverse((fa + fb, node)));
-    }
-    (0..freqs.len())
-        .map(|i| {
-            if freqs[i] == 0 {
-                return 0;
-            }
-            let (mut depth, mut n) = (0u8, i);
-            while parent[n] != usize::MAX {
-                n = parent[n];
-                depth = depth.saturating_add(1);
-            }
-            depth
-        })
-        .collect()
 }
 
 /// Run-length codes the concatenated code lengths with symbols 16/17/18:
@@ -381,40 +307,9 @@ pub(super) fn deflate_stripe(data: &[u8], codes: &DeflateCodes, last: bool) -> V
     out
 }
 
-/// The Adler-32 of `a ++ b` from the checksums of `a` and `b` and the length of `b` (zlib's
-/// `adler32_combine`).
-#[must_use]
-pub(super) fn adler32_combine(adler_a: u32, adler_b: u32, len_b: u64) -> u32 {
-    const BASE: u64 = 65_521;
-    let rem = len_b % BASE;
-    let mut sum1 = u64::from(adler_a & 0xFFFF);
-    let mut sum2 = (rem * sum1) % BASE;
-    sum1 += u64::from(adler_b & 0xFFFF) + BASE - 1;
-    sum2 += u64::from(adler_a >> 16) + u64::from(adler_b >> 16) + BASE - rem;
-    if sum1 >= BASE {
-        sum1 -= BASE;
-    }
-    if sum1 >= BASE {
-        sum1 -= BASE;
-    }
-    if sum2 >= BASE << 1 {
-        sum2 -= BASE << 1;
-    }
-    if sum2 >= BASE {
-        sum2 -= BASE;
-    }
-    ((sum2 << 16) | sum1) as u32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn adler(data: &[u8]) -> u32 {
-        let mut a = simd_adler32::Adler32::new();
-        a.write(data);
-        a.finish()
-    }
 
     fn inflate(stream: &[u8]) -> Vec<u8> {
         miniz_oxide::inflate::decompress_to_vec(stream).expect("a valid deflate stream")
@@ -450,15 +345,6 @@ mod tests {
             data.push(9);
             let codes = DeflateCodes::from_sample(&[]);
             assert_eq!(inflate(&deflate_stripe(&data, &codes, true)), data, "run {run}");
-        }
-    }
-
-    #[test]
-    fn adler_combines() {
-        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 256) as u8).collect();
-        for split in [0, 1, 65_521, 99_999, 100_000] {
-            let (a, b) = data.split_at(split);
-            assert_eq!(adler32_combine(adler(a), adler(b), b.len() as u64), adler(&data));
         }
     }
 }

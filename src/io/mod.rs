@@ -7,6 +7,7 @@ mod atomic;
 mod decode;
 mod deflate;
 mod encode;
+mod huffman;
 mod huge_pages;
 mod jpeg;
 mod jpeg_block;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::deflate::{DeflateCodes, adler32_combine, deflate_stripe};
+use super::deflate::{DeflateCodes, deflate_stripe};
 use super::rows::{GrayLayout, RowSource};
 
 /// Rows filtered to choose the Huffman codes, spread over the image.
@@ -228,5 +228,50 @@ fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, out: &mut Vec<u8>) {
         AVERAGE => apply::<AVERAGE>(cur, prev, bpp, dst),
         PAETH => apply::<PAETH>(cur, prev, bpp, dst),
         _ => dst.copy_from_slice(cur),
+    }
+}
+
+/// The Adler-32 of `a ++ b` from the checksums of `a` and `b` and the length of `b` (zlib's
+/// `adler32_combine`).
+#[must_use]
+pub(super) fn adler32_combine(adler_a: u32, adler_b: u32, len_b: u64) -> u32 {
+    const BASE: u64 = 65_521;
+    let rem = len_b % BASE;
+    let mut sum1 = u64::from(adler_a & 0xFFFF);
+    let mut sum2 = (rem * sum1) % BASE;
+    sum1 += u64::from(adler_b & 0xFFFF) + BASE - 1;
+    sum2 += u64::from(adler_a >> 16) + u64::from(adler_b >> 16) + BASE - rem;
+    if sum1 >= BASE {
+        sum1 -= BASE;
+    }
+    if sum1 >= BASE {
+        sum1 -= BASE;
+    }
+    if sum2 >= BASE << 1 {
+        sum2 -= BASE << 1;
+    }
+    if sum2 >= BASE {
+        sum2 -= BASE;
+    }
+    ((sum2 << 16) | sum1) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adler(data: &[u8]) -> u32 {
+        let mut a = simd_adler32::Adler32::new();
+        a.write(data);
+        a.finish()
+    }
+
+    #[test]
+    fn adler_combines() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7919 % 256) as u8).collect();
+        for split in [0, 1, 65_521, 99_999, 100_000] {
+            let (a, b) = data.split_at(split);
+            assert_eq!(adler32_combine(adler(a), adler(b), b.len() as u64), adler(&data));
+        }
     }
 }
