@@ -80,6 +80,18 @@ fn json_mode_prints_only_json() {
     let entries = json.as_array().expect("an array");
     assert_eq!(entries.iter().filter(|e| e.get("output").is_some()).count(), 4);
     assert_eq!(entries.iter().filter(|e| e.get("skipped").is_some()).count(), 2);
+    // RGB to PNG on the CPU converts stripe by stripe inside the encoder, and says so.
+    let report =
+        entries.iter().find(|e| e["input"].as_str().is_some_and(|i| i.ends_with("a.png"))).expect("a.png");
+    let phases: Vec<&str> = report["run"]["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter_map(|p| p["phase"].as_str())
+        .collect();
+    assert_eq!(phases, ["decode", "kernel", "encode"]);
+    let notes = report["run"]["notes"].to_string();
+    assert!(notes.contains("stripe by stripe"), "{notes}");
 }
 
 #[test]

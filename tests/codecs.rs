@@ -5,7 +5,7 @@
 
 mod common;
 
-use graylab::io::{ExportFormat, encode_to_vec};
+use graylab::io::{ExportFormat, ExportOptions, encode_file_with_progress, encode_to_vec};
 use image::{DynamicImage, GrayAlphaImage, GrayImage, ImageBuffer, Luma, LumaA};
 
 /// Photo-like gray: smooth gradients, texture, grain, and a flat region (long zero runs after
@@ -135,4 +135,25 @@ fn jpeg_size_compares_with_another_encoder_at_the_same_quality() {
         .expect("image encodes");
     let ratio = ours.len() as f64 / theirs.len() as f64;
     assert!((0.85..1.15).contains(&ratio), "ours {} bytes, image's {} bytes", ours.len(), theirs.len());
+}
+
+#[test]
+fn export_reports_progress_per_stripe_up_to_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let image = DynamicImage::ImageLuma8(photo_gray(1200, 1900));
+    for (name, format) in [("p.png", ExportFormat::Png), ("p.jpg", ExportFormat::Jpeg)] {
+        let seen = std::sync::Mutex::new(Vec::new());
+        let path = dir.path().join(name);
+        let report = encode_file_with_progress(&image, &path, &ExportOptions::default(), &|f| {
+            seen.lock().expect("lock").push(f);
+        })
+        .expect("export");
+        assert_eq!(report.format, format);
+        let seen = seen.into_inner().expect("lock");
+        // Several stripes, each reported, ending at exactly 1.
+        assert!(seen.len() > 2, "{name}: {seen:?}");
+        assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)), "{name}: {seen:?}");
+        assert_eq!(seen.last().copied(), Some(1.0));
+        assert!(image::open(&path).is_ok());
+    }
 }
