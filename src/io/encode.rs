@@ -284,7 +284,7 @@ fn write_encoded(
     image: &DynamicImage,
     format: ExportFormat,
     jpeg_quality: u8,
-    out: &mut impl std::io::Write,
+    out: &mut (impl std::io::Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), String> {
     let (w, h) = (image.width(), image.height());

@@ -7,13 +7,11 @@
 //! does not arise, and the file is single-channel.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use rayon::prelude::*;
 
 use super::jpeg_block::{BlockCoder, GrayPlane};
 use super::jpeg_tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
 use super::rows::RowSource;
+use super::stripes::code_in_parallel_write_in_order;
 
 /// The largest width or height a JPEG can store.
 pub const JPEG_MAX_SIDE: u32 = 65_535;
@@ -28,7 +26,7 @@ pub(super) fn write_gray_jpeg(
     source: &dyn RowSource,
     (width, height): (u32, u32),
     quality: u8,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), String> {
     if width == 0 || height == 0 || width > JPEG_MAX_SIDE || height > JPEG_MAX_SIDE {
@@ -41,11 +39,12 @@ pub(super) fn write_gray_jpeg(
     // A restart interval counts blocks and must fit 16 bits.
     let rows_per_stripe = (usize::from(u16::MAX) / blocks_across).clamp(1, MAX_BLOCK_ROWS_PER_STRIPE);
     let stripes = block_rows.div_ceil(rows_per_stripe);
-    let done = AtomicUsize::new(0);
-    let segments: Vec<Vec<u8>> = (0..stripes)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|s| {
+    let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
+    let io = |e: std::io::Error| e.to_string();
+    write_headers(out, &coder.quant, (width as u16, height as u16), restart_interval).map_err(io)?;
+    code_in_parallel_write_in_order(
+        stripes,
+        |s| {
             let block_range = s * rows_per_stripe..((s + 1) * rows_per_stripe).min(block_rows);
             let pixel_rows = block_range.start * 8..(block_range.end * 8).min(height_px);
             let pixels = source.rows(pixel_rows.clone());
@@ -54,21 +53,17 @@ pub(super) fn write_gray_jpeg(
             }
             // The stripe's own rows; its last block row repeats the image's last row.
             let plane = GrayPlane { pixels: &pixels, width: width_px, height: pixel_rows.len() };
-            let segment = coder.encode_stripe(plane, 0..block_range.len());
-            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(finished as f32 / stripes as f32);
-            Ok(segment)
-        })
-        .collect::<Result<_, String>>()?;
-    let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
-    let io = |e: std::io::Error| e.to_string();
-    write_headers(out, &coder.quant, (width as u16, height as u16), restart_interval).map_err(io)?;
-    for (i, segment) in segments.iter().enumerate() {
-        if i > 0 {
-            out.write_all(&[0xFF, 0xD0 + (i as u8 - 1) % 8]).map_err(io)?;
-        }
-        out.write_all(segment).map_err(io)?;
-    }
+            Ok(coder.encode_stripe(plane, 0..block_range.len()))
+        },
+        |i, segment| {
+            if i > 0 {
+                // Restart markers RST0..RST7 in turn between the intervals.
+                out.write_all(&[0xFF, 0xD0 + ((i - 1) % 8) as u8]).map_err(io)?;
+            }
+            out.write_all(&segment).map_err(io)
+        },
+        progress,
+    )?;
     out.write_all(&[0xFF, 0xD9]).map_err(io)
 }
 

@@ -17,6 +17,7 @@ mod memory;
 mod png_parallel;
 mod probe;
 mod rows;
+mod stripes;
 
 use std::path::{Path, PathBuf};
 

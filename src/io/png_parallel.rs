@@ -4,12 +4,10 @@
 //! one zlib stream (see [`super::deflate`]) with the Adler-32 combined from theirs.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use rayon::prelude::*;
 
 use super::deflate::{DeflateCodes, deflate_stripe};
 use super::rows::{GrayLayout, RowSource};
+use super::stripes::code_in_parallel_write_in_order;
 
 /// Rows filtered to choose the Huffman codes, spread over the image.
 const SAMPLE_ROWS: usize = 64;
@@ -22,7 +20,7 @@ const STRIPE_BYTES: usize = 1 << 20;
 pub(super) fn write_png(
     source: &dyn RowSource,
     layout: GrayLayout,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), String> {
     let bpp = layout.bytes_per_pixel();
@@ -49,22 +47,6 @@ pub(super) fn write_png(
     let codes = DeflateCodes::from_sample(&sample);
     let rows_per_stripe = (STRIPE_BYTES / row_bytes).max(1);
     let stripes = rows.div_ceil(rows_per_stripe);
-    let done = AtomicUsize::new(0);
-    let stripe_results: Vec<(Vec<u8>, u32, u64)> = (0..stripes)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|s| {
-            let first = s * rows_per_stripe;
-            let data = filtered(first..(first + rows_per_stripe).min(rows))?;
-            let mut adler = simd_adler32::Adler32::new();
-            adler.write(&data);
-            let stream = deflate_stripe(&data, &codes, s + 1 == stripes);
-            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(finished as f32 / stripes as f32);
-            Ok((chunk(*b"IDAT", &stream), adler.finish(), data.len() as u64))
-        })
-        .collect::<Result<_, String>>()?;
-    let adler = stripe_results.iter().fold(1, |acc, &(_, a, len)| adler32_combine(acc, a, len));
     let io = |e: std::io::Error| e.to_string();
     out.write_all(b"\x89PNG\r\n\x1a\n").map_err(io)?;
     let mut ihdr = Vec::with_capacity(13);
@@ -75,9 +57,23 @@ pub(super) fn write_png(
     out.write_all(&chunk(*b"IHDR", &ihdr)).map_err(io)?;
     // The zlib header (deflate, 32 KiB window, fastest level), the stripes, the checksum.
     out.write_all(&chunk(*b"IDAT", &[0x78, 0x01])).map_err(io)?;
-    for (idat, _, _) in &stripe_results {
-        out.write_all(idat).map_err(io)?;
-    }
+    let mut adler = 1;
+    code_in_parallel_write_in_order(
+        stripes,
+        |s| {
+            let first = s * rows_per_stripe;
+            let data = filtered(first..(first + rows_per_stripe).min(rows))?;
+            let mut checksum = simd_adler32::Adler32::new();
+            checksum.write(&data);
+            let stream = deflate_stripe(&data, &codes, s + 1 == stripes);
+            Ok((chunk(*b"IDAT", &stream), checksum.finish(), data.len() as u64))
+        },
+        |_, (idat, stripe_adler, len)| {
+            adler = adler32_combine(adler, stripe_adler, len);
+            out.write_all(&idat).map_err(io)
+        },
+        progress,
+    )?;
     out.write_all(&chunk(*b"IDAT", &adler.to_be_bytes())).map_err(io)?;
     out.write_all(&chunk(*b"IEND", &[])).map_err(io)
 }
