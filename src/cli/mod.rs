@@ -8,6 +8,7 @@ mod args;
 mod bench;
 mod convert;
 mod info;
+mod progress;
 mod sweep;
 
 use std::error::Error;

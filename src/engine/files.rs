@@ -1,10 +1,22 @@
 //! File to file: decode, convert, encode, with all five phases in one report.
+//!
+//! On the CPU, when the format takes the kernel's output as it is (PNG, or JPEG of 8-bit gray),
+//! conversion and encoding overlap: each encoder stripe converts its own rows just before
+//! encoding them, on all cores, and no full-size gray image is made.
 
+use std::borrow::Cow;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
+use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
-use super::{ConvertSettings, Engine, EngineError, RunReport};
-use crate::io::{DecodeOptions, EncodeReport, ExportFormat, ExportOptions, decode_file, encode_file};
+use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunReport};
+use crate::io::{
+    DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, GrayLayout, RowSource, decode_file,
+    encode_file, encode_rows_to_file, encodes_rows,
+};
 
 /// What converting one file did.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -43,7 +55,12 @@ pub fn convert_file(
         return Err(crate::io::IoError::Exists { path: output.to_path_buf() }.into());
     }
     let decoded = decode_file(input, decode)?;
+    if let Some(report) = convert_streamed(&decoded, input, output, settings, *export)? {
+        return Ok(report);
+    }
     let converted = engine.convert(&decoded.image, settings)?;
+    let mut notes = Vec::new();
+    decode_notes(&decoded, &mut notes);
     drop(decoded.image);
     let written = encode_file(&converted.image, output, export)?;
     let mut run = converted.report;
@@ -56,10 +73,94 @@ pub fn convert_file(
         ns: written.encode_ns,
         source: ClockSource::CpuClock,
     });
-    if decoded.reoriented {
-        run.notes.push("EXIF orientation applied".to_owned());
-    }
-    run.notes.extend(decoded.warnings.iter().map(|w| format!("warning: {w}")));
+    run.notes.extend(notes);
     run.notes.extend(written.notes.iter().cloned());
     Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written })
+}
+
+/// What the reader of a report must know about the decode: orientation applied, warnings.
+fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
+    if decoded.reoriented {
+        notes.push("EXIF orientation applied".to_owned());
+    }
+    notes.extend(decoded.warnings.iter().map(|w| format!("warning: {w}")));
+}
+
+/// Rows converted by the CPU kernel on demand, for an encoder's stripes.
+struct KernelRows<'a> {
+    kernel: Kernel,
+    formula: crate::pixel::Formula,
+    src: &'a [u8],
+    width: usize,
+    kernel_ns: AtomicU64,
+}
+
+impl RowSource for KernelRows<'_> {
+    fn rows(&self, rows: Range<usize>) -> Cow<'_, [u8]> {
+        let started = Instant::now();
+        let in_row = self.width * self.kernel.in_bytes_per_pixel();
+        let src = self.src.get(rows.start * in_row..rows.end * in_row).unwrap_or(&[]);
+        let mut out = vec![0u8; rows.len() * self.width * self.kernel.out_bytes_per_pixel()];
+        // A size mismatch leaves `out` empty; the encoder then reports it.
+        if crate::cpu::convert_chunk(self.kernel, self.formula, src, &mut out).is_err() {
+            out.clear();
+        }
+        let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.kernel_ns.fetch_add(ns, Ordering::Relaxed);
+        Cow::Owned(out)
+    }
+}
+
+/// Converts and encodes in one pass when that is possible (CPU backend, an 8-bit colour input,
+/// a format that stores the kernel's output as it is); `None` when it is not.
+fn convert_streamed(
+    decoded: &Decoded,
+    input: &Path,
+    output: &Path,
+    settings: &ConvertSettings,
+    export: ExportOptions,
+) -> Result<Option<FileReport>, EngineError> {
+    if settings.backend != Backend::Cpu {
+        return Ok(None);
+    }
+    let image = &decoded.image;
+    let (prepared, notes) = prepare(image, settings.keep_alpha)?;
+    let Prepared::Colour { kernel, bytes } = prepared else { return Ok(None) };
+    if !matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8 | Kernel::Rgba8ToLa8) {
+        return Ok(None);
+    }
+    let (width, height) = (image.width(), image.height());
+    let layout = GrayLayout { width, height, alpha: kernel == Kernel::Rgba8ToLa8, sixteen_bit: false };
+    if !encodes_rows(layout, output, &export) {
+        return Ok(None);
+    }
+    let source = KernelRows {
+        kernel,
+        formula: settings.formula,
+        src: &bytes,
+        width: width as usize,
+        kernel_ns: AtomicU64::new(0),
+    };
+    let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
+    let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
+    run.kernel = Some(kernel);
+    run.threads = Some(rayon::current_num_threads());
+    run.total_ns = written.encode_ns;
+    run.phases = vec![
+        PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: ClockSource::CpuClock },
+        PhaseTiming {
+            phase: Phase::Kernel,
+            ns: source.kernel_ns.load(Ordering::Relaxed),
+            source: ClockSource::CpuClock,
+        },
+        PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: ClockSource::CpuClock },
+    ];
+    decode_notes(decoded, &mut run.notes);
+    run.notes.extend(written.notes.iter().cloned());
+    run.notes.push(format!(
+        "converted stripe by stripe inside the encode on {} threads: the kernel figure is CPU time summed over \
+         stripes, and the encode's wall time includes it",
+        rayon::current_num_threads()
+    ));
+    Ok(Some(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written }))
 }

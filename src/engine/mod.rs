@@ -4,6 +4,7 @@
 //! Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`] and [`crate::pixel`]; never on the
 //! UI (no egui, eframe or rfd here).
 
+mod batch;
 mod bench;
 mod convert;
 mod files;
@@ -15,6 +16,7 @@ mod synthetic;
 
 use std::sync::{Arc, OnceLock};
 
+pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchResult, PhaseStats, bench};
 pub use convert::{Converted, Prepared, RunReport, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
@@ -30,6 +32,7 @@ pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{AdapterReport, GpuContext, GpuError, TimingMode, WorkgroupSize, list_adapters};
 pub use crate::io::{
     DecodeOptions, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt, budget,
+    sniff_format,
 };
 pub use crate::pixel::{Formula, Kernel};
 

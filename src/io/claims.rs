@@ -6,7 +6,7 @@ use std::path::Path;
 
 use image::DynamicImage;
 
-use super::jpeg::{self, FrameKind, Layout, ScanError};
+use super::jpeg_scan::{self, FrameKind, Layout, ScanError};
 use super::{IoError, TruncatedAt, owned};
 
 /// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
@@ -15,7 +15,7 @@ const DEFLATE_MAX_RATIO: u64 = 1032;
 /// Reads a JPEG's structure: names unsupported variants, refuses files whose data cannot hold
 /// the frame.
 pub(super) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool) -> Result<Layout, IoError> {
-    let layout = jpeg::scan(bytes).map_err(|e| match e {
+    let layout = jpeg_scan::scan(bytes).map_err(|e| match e {
         ScanError::EndsInHeaders => IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown },
         ScanError::Corrupt(reason) => IoError::Decode { path: owned(path), reason },
     })?;

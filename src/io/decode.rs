@@ -180,7 +180,7 @@ fn decode_with<R: BufRead + Seek>(
                 limited_by: e.limited_by,
             }
         })?;
-    let image = guarded(path, || DynamicImage::from_decoder(decoder))?;
+    let image = guarded(path, || super::huge_pages::read_image(decoder))?;
     Ok((image, orientation, reservation))
 }
 

@@ -1,14 +1,20 @@
 //! Export: PNG, JPEG, TIFF, BMP, WebP encoders, written through [`super::atomic`] so a failed
 //! export leaves nothing and an existing file is only replaced when asked.
+//!
+//! PNG and JPEG use graylab's own parallel encoders ([`super::png_parallel`], [`super::jpeg`]);
+//! TIFF, BMP and WebP use the `image` crate's.
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Instant;
 
-use image::codecs::{bmp::BmpEncoder, jpeg::JpegEncoder, png, tiff::TiffEncoder, webp::WebPEncoder};
+use image::codecs::{bmp::BmpEncoder, tiff::TiffEncoder, webp::WebPEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
 
+use super::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
+use super::png_parallel::write_png;
+use super::rows::{GrayLayout, RowSource, SliceRows};
 use super::{IoError, owned};
 
 /// The largest side a WebP image may have.
@@ -18,10 +24,11 @@ const WEBP_MAX_SIDE: u32 = 16383;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
-    /// PNG: 8 or 16 bit, gray or gray + alpha, fast compression.
+    /// PNG: 8 or 16 bit, gray or gray + alpha, fast compression on all cores.
     #[default]
     Png,
-    /// JPEG: 8-bit gray, lossy (quality 1-100); no alpha.
+    /// JPEG: 8-bit single-channel gray, baseline, lossy (quality 1-100), coded on all cores;
+    /// no alpha.
     Jpeg,
     /// TIFF: 8 or 16-bit gray; no alpha.
     Tiff,
@@ -131,7 +138,79 @@ pub fn encode_file(
     path: &Path,
     options: &ExportOptions,
 ) -> Result<EncodeReport, IoError> {
+    encode_file_with_progress(image, path, options, &|_| ())
+}
+
+/// [`encode_file`], calling `progress` with the fraction encoded so far (0.0 to 1.0, from any
+/// thread; PNG and JPEG report per stripe, the other formats only when done).
+pub fn encode_file_with_progress(
+    image: &DynamicImage,
+    path: &Path,
+    options: &ExportOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
+    let format = check_target(path, *options, (image.width(), image.height()))?;
+    let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
+    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
+        write_encoded(&fitted, format, options.jpeg_quality, out, progress)
+    })?;
+    progress(1.0);
+    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(EncodeReport { format, bytes, encode_ns, notes })
+}
+
+/// Whether [`encode_rows_to_file`] can write an image of `layout` to `path` as is: PNG stores
+/// every gray layout (unless 8-bit is forced on a 16-bit one), JPEG only 8-bit gray.
+#[must_use]
+pub fn encodes_rows(layout: GrayLayout, path: &Path, options: &ExportOptions) -> bool {
+    match options.format.or_else(|| ExportFormat::from_path(path)) {
+        Some(ExportFormat::Png) => !(layout.sixteen_bit && options.force_8bit),
+        Some(ExportFormat::Jpeg) => !layout.sixteen_bit && !layout.alpha,
+        _ => false,
+    }
+}
+
+/// Encodes rows produced stripe by stripe (see [`RowSource`]) into `path` atomically, for the
+/// layouts [`encodes_rows`] accepts; the stripes are produced and encoded in parallel.
+pub fn encode_rows_to_file(
+    layout: GrayLayout,
+    source: &dyn RowSource,
+    path: &Path,
+    options: &ExportOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<EncodeReport, IoError> {
+    let started = Instant::now();
+    let format = check_target(path, *options, (layout.width, layout.height))?;
+    if !encodes_rows(layout, path, options) {
+        return Err(IoError::ExportUnsupported {
+            path: owned(path),
+            format: if format == ExportFormat::Jpeg { "JPEG" } else { "this format" },
+            reason: "rows of this layout need converting first".to_owned(),
+        });
+    }
+    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| match format {
+        ExportFormat::Jpeg => write_gray_jpeg(
+            source,
+            (layout.width, layout.height),
+            options.jpeg_quality.clamp(1, 100),
+            out,
+            progress,
+        ),
+        _ => write_png(source, layout, out, progress),
+    })?;
+    progress(1.0);
+    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(EncodeReport { format, bytes, encode_ns, notes: Vec::new() })
+}
+
+/// The format for `path`, after checking that the file may be written and the format can hold
+/// `width` x `height`.
+fn check_target(
+    path: &Path,
+    options: ExportOptions,
+    (width, height): (u32, u32),
+) -> Result<ExportFormat, IoError> {
     let format = match options.format {
         Some(f) => f,
         None => {
@@ -141,23 +220,34 @@ pub fn encode_file(
     if !options.overwrite && path.exists() {
         return Err(IoError::Exists { path: owned(path) });
     }
-    let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
-    if format == ExportFormat::Webp && (fitted.width() > WEBP_MAX_SIDE || fitted.height() > WEBP_MAX_SIDE) {
+    let limit = match format {
+        ExportFormat::Webp => Some(("WebP", WEBP_MAX_SIDE)),
+        ExportFormat::Jpeg => Some(("JPEG", JPEG_MAX_SIDE)),
+        _ => None,
+    };
+    if let Some((name, max_side)) = limit
+        && (width > max_side || height > max_side)
+    {
         return Err(IoError::ExportUnsupported {
             path: owned(path),
-            format: "WebP",
-            reason: format!(
-                "{}x{} exceeds its {WEBP_MAX_SIDE} px limit per side",
-                fitted.width(),
-                fitted.height()
-            ),
+            format: name,
+            reason: format!("{width}x{height} exceeds its {max_side} px limit per side"),
         });
     }
-    let bytes = super::atomic::write_atomically(path, options.overwrite, |out| {
-        write_encoded(&fitted, format, options.jpeg_quality, out).map_err(|e| e.to_string())
-    })?;
-    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    Ok(EncodeReport { format, bytes, encode_ns, notes })
+    Ok(format)
+}
+
+/// Encodes a gray image into memory as `format` (fitted to it as [`encode_file`] does), for
+/// benchmarks and callers that write elsewhere.
+pub fn encode_to_vec(
+    image: &DynamicImage,
+    format: ExportFormat,
+    jpeg_quality: u8,
+) -> std::io::Result<Vec<u8>> {
+    let (fitted, _notes) = fit_to_format(image, format, false);
+    let mut out = Vec::new();
+    write_encoded(&fitted, format, jpeg_quality, &mut out, &|_| ()).map_err(std::io::Error::other)?;
+    Ok(out)
 }
 
 /// Converts the image to what `format` can store, saying what changed.
@@ -194,26 +284,43 @@ fn write_encoded(
     image: &DynamicImage,
     format: ExportFormat,
     jpeg_quality: u8,
-    out: &mut impl std::io::Write,
-) -> image::ImageResult<()> {
+    out: &mut (impl std::io::Write + Send),
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), String> {
     let (w, h) = (image.width(), image.height());
     let color: ExtendedColorType = image.color().into();
     let bytes = image.as_bytes();
+    let image_err = |e: image::ImageError| e.to_string();
     match format {
         ExportFormat::Png => {
-            png::PngEncoder::new_with_quality(out, png::CompressionType::Fast, png::FilterType::Adaptive)
-                .write_image(bytes, w, h, color)
+            let layout = GrayLayout {
+                width: w,
+                height: h,
+                alpha: image.color().has_alpha(),
+                sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
+            };
+            let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
+            if bytes.len() != layout.row_bytes() * h as usize {
+                return Err(format!("{} bytes for a {w}x{h} image", bytes.len()));
+            }
+            write_png(&rows, layout, out, progress)
         }
         ExportFormat::Jpeg => {
-            JpegEncoder::new_with_quality(out, jpeg_quality.clamp(1, 100)).write_image(bytes, w, h, color)
+            if bytes.len() != w as usize * h as usize {
+                return Err(format!("{} bytes for a {w}x{h} gray image", bytes.len()));
+            }
+            let rows = SliceRows { bytes, row_bytes: w as usize };
+            write_gray_jpeg(&rows, (w, h), jpeg_quality.clamp(1, 100), out, progress)
         }
         ExportFormat::Tiff => {
             // The TIFF encoder needs to seek; encode into memory first.
             let mut buf = std::io::Cursor::new(Vec::new());
-            TiffEncoder::new(&mut buf).write_image(bytes, w, h, color)?;
-            out.write_all(buf.get_ref()).map_err(image::ImageError::IoError)
+            TiffEncoder::new(&mut buf).write_image(bytes, w, h, color).map_err(image_err)?;
+            out.write_all(buf.get_ref()).map_err(|e| e.to_string())
         }
-        ExportFormat::Bmp => BmpEncoder::new(out).write_image(bytes, w, h, color),
-        ExportFormat::Webp => WebPEncoder::new_lossless(out).write_image(bytes, w, h, color),
+        ExportFormat::Bmp => BmpEncoder::new(out).write_image(bytes, w, h, color).map_err(image_err),
+        ExportFormat::Webp => {
+            WebPEncoder::new_lossless(out).write_image(bytes, w, h, color).map_err(image_err)
+        }
     }
 }

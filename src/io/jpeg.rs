@@ -1,296 +1,99 @@
-//! A JPEG's structure, read without decoding: the frame type and its components, the scans, how
-//! many bytes of coded image data there are and whether the file ends where it should. Used to
-//! name unsupported variants, to refuse files that cannot hold the pixels their header claims,
-//! and to notice truncation (the decoder fills missing rows with gray and says nothing).
+//! A baseline JPEG encoder for 8-bit gray images that codes in parallel: the image is cut into
+//! stripes of whole block rows, each one restart interval, coded on all cores and joined with
+//! RST markers into one standard single-component file (libjpeg's quality scaling and
+//! Annex K Huffman tables, so sizes compare with libjpeg's and `OpenCV`'s at the same quality).
+//!
+//! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
+//! does not arise, and the file is single-channel.
 
-/// How a JPEG frame is coded (its `SOFn` marker).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum FrameKind {
-    /// SOF0 / SOF1: sequential DCT, Huffman coding.
-    Sequential,
-    /// SOF2: progressive DCT, Huffman coding.
-    Progressive,
-    /// Any other `SOFn`: lossless, hierarchical or arithmetic-coded.
-    Unsupported(u8),
-}
+use std::io::Write;
 
-/// One colour component of the frame: its sampling factors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Component {
-    pub h: u8,
-    pub v: u8,
-}
+use super::jpeg_block::{BlockCoder, GrayPlane};
+use super::jpeg_tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
+use super::rows::RowSource;
+use super::stripes::code_in_parallel_write_in_order;
 
-/// What [`scan`] found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Layout {
-    pub kind: FrameKind,
-    /// Bits per sample (8 for nearly every JPEG).
-    pub precision: u8,
-    pub width: u32,
-    pub height: u32,
-    pub components: Vec<Component>,
-    /// Start-of-scan segments seen.
-    pub scans: u32,
-    /// Bytes of entropy-coded data in all scans.
-    pub coded_bytes: u64,
-    /// The end-of-image marker was reached.
-    pub complete: bool,
-}
+/// The largest width or height a JPEG can store.
+pub const JPEG_MAX_SIDE: u32 = 65_535;
 
-/// Why a JPEG's structure cannot be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum ScanError {
-    /// The file ends inside the headers, before any image data.
-    EndsInHeaders,
-    /// The structure is broken; the reason.
-    Corrupt(String),
-}
+/// Block rows per stripe at most: 128 pixel rows, enough stripes for many cores on large images
+/// while the restart markers cost well under 0.1% of the file.
+const MAX_BLOCK_ROWS_PER_STRIPE: usize = 16;
 
-impl FrameKind {
-    /// The variant's name, for messages.
-    pub fn describe(marker: u8) -> String {
-        let name = match marker {
-            3 => "lossless",
-            5 => "hierarchical sequential",
-            6 => "hierarchical progressive",
-            7 => "hierarchical lossless",
-            9 => "arithmetic-coded sequential",
-            10 => "arithmetic-coded progressive",
-            11 => "arithmetic-coded lossless",
-            13 => "hierarchical arithmetic-coded sequential",
-            14 => "hierarchical arithmetic-coded progressive",
-            15 => "hierarchical arithmetic-coded lossless",
-            _ => "unknown",
-        };
-        format!("{name} JPEG (SOF{marker})")
+/// Encodes the rows of an 8-bit gray image as a baseline JPEG of `quality` (1-100) into `out`;
+/// `progress` is called with the fraction of stripes done.
+pub(super) fn write_gray_jpeg(
+    source: &dyn RowSource,
+    (width, height): (u32, u32),
+    quality: u8,
+    out: &mut (impl Write + Send),
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), String> {
+    if width == 0 || height == 0 || width > JPEG_MAX_SIDE || height > JPEG_MAX_SIDE {
+        return Err(format!("{width}x{height} is outside JPEG's 1..={JPEG_MAX_SIDE} px per side"));
     }
-}
-
-/// Reads the structure of the JPEG in `bytes` (which starts with `FF D8`).
-pub(super) fn scan(bytes: &[u8]) -> Result<Layout, ScanError> {
-    let byte = |i: usize| bytes.get(i).copied().ok_or(ScanError::EndsInHeaders);
-    let be16 = |i: usize| Ok::<_, ScanError>(u16::from_be_bytes([byte(i)?, byte(i + 1)?]));
-    if bytes.get(..2) != Some(&[0xFF, 0xD8]) {
-        return Err(ScanError::Corrupt("it does not start with a JPEG start-of-image marker".into()));
-    }
-    let mut layout = Layout {
-        kind: FrameKind::Sequential,
-        precision: 8,
-        width: 0,
-        height: 0,
-        components: Vec::new(),
-        scans: 0,
-        coded_bytes: 0,
-        complete: false,
-    };
-    let mut frame_seen = false;
-    let mut pos = 2;
-    loop {
-        // A marker: 0xFF, any fill 0xFF bytes, then the code.
-        if byte(pos)? != 0xFF {
-            return Err(ScanError::Corrupt(format!("no marker where one must be, at byte {pos}")));
-        }
-        while byte(pos)? == 0xFF {
-            pos += 1;
-        }
-        let code = byte(pos)?;
-        pos += 1;
-        match code {
-            0xD9 => {
-                layout.complete = true;
-                return Ok(layout);
+    let (width_px, height_px) = (width as usize, height as usize);
+    let coder = BlockCoder::new(quality);
+    let blocks_across = width_px.div_ceil(8);
+    let block_rows = height_px.div_ceil(8);
+    // A restart interval counts blocks and must fit 16 bits.
+    let rows_per_stripe = (usize::from(u16::MAX) / blocks_across).clamp(1, MAX_BLOCK_ROWS_PER_STRIPE);
+    let stripes = block_rows.div_ceil(rows_per_stripe);
+    let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
+    let io = |e: std::io::Error| e.to_string();
+    write_headers(out, &coder.quant, (width as u16, height as u16), restart_interval).map_err(io)?;
+    code_in_parallel_write_in_order(
+        stripes,
+        |s| {
+            let block_range = s * rows_per_stripe..((s + 1) * rows_per_stripe).min(block_rows);
+            let pixel_rows = block_range.start * 8..(block_range.end * 8).min(height_px);
+            let pixels = source.rows(pixel_rows.clone());
+            if pixels.len() != pixel_rows.len() * width_px {
+                return Err(format!("{} bytes for rows {pixel_rows:?} of {width}", pixels.len()));
             }
-            // Standalone markers: TEM, RSTn.
-            0x01 | 0xD0..=0xD7 => {}
-            0xDA => {
-                if !frame_seen {
-                    return Err(ScanError::Corrupt("a scan comes before the frame header".into()));
-                }
-                let len = usize::from(be16(pos)?);
-                pos += len;
-                layout.scans += 1;
-                let Some(end) = entropy_coded_end(bytes, pos) else {
-                    // The file ends inside the image data: truncated.
-                    layout.coded_bytes += bytes.len().saturating_sub(pos) as u64;
-                    return Ok(layout);
-                };
-                layout.coded_bytes += (end - pos) as u64;
-                pos = end;
+            // The stripe's own rows; its last block row repeats the image's last row.
+            let plane = GrayPlane { pixels: &pixels, width: width_px, height: pixel_rows.len() };
+            Ok(coder.encode_stripe(plane, 0..block_range.len()))
+        },
+        |i, segment| {
+            if i > 0 {
+                // Restart markers RST0..RST7 in turn between the intervals.
+                out.write_all(&[0xFF, 0xD0 + ((i - 1) % 8) as u8]).map_err(io)?;
             }
-            _ => {
-                let len = usize::from(be16(pos)?);
-                if len < 2 {
-                    return Err(ScanError::Corrupt(format!("marker FF{code:02X} has length {len}")));
-                }
-                if is_sof(code) {
-                    if frame_seen {
-                        return Err(ScanError::Corrupt("two frame headers".into()));
-                    }
-                    frame_seen = true;
-                    read_frame(code, &bytes[..bytes.len().min(pos + len)], pos + 2, &mut layout)?;
-                }
-                pos += len;
-            }
-        }
-        if pos >= bytes.len() {
-            // Ends between segments without the end-of-image marker.
-            return if layout.scans > 0 { Ok(layout) } else { Err(ScanError::EndsInHeaders) };
-        }
-    }
+            out.write_all(&segment).map_err(io)
+        },
+        progress,
+    )?;
+    out.write_all(&[0xFF, 0xD9]).map_err(io)
 }
 
-fn is_sof(code: u8) -> bool {
-    matches!(code, 0xC0..=0xCF) && !matches!(code, 0xC4 | 0xC8 | 0xCC)
-}
-
-fn read_frame(code: u8, bytes: &[u8], at: usize, layout: &mut Layout) -> Result<(), ScanError> {
-    let byte = |i: usize| bytes.get(at + i).copied().ok_or(ScanError::EndsInHeaders);
-    let n = code - 0xC0;
-    layout.kind = match n {
-        0 | 1 => FrameKind::Sequential,
-        2 => FrameKind::Progressive,
-        other => FrameKind::Unsupported(other),
-    };
-    layout.precision = byte(0)?;
-    layout.height = u32::from(u16::from_be_bytes([byte(1)?, byte(2)?]));
-    layout.width = u32::from(u16::from_be_bytes([byte(3)?, byte(4)?]));
-    let count = byte(5)?;
-    if count == 0 || count > 4 {
-        return Err(ScanError::Corrupt(format!("the frame header lists {count} colour components")));
-    }
-    for c in 0..usize::from(count) {
-        let factors = byte(6 + 3 * c + 1)?;
-        let (h, v) = (factors >> 4, factors & 0x0F);
-        if !(1..=4).contains(&h) || !(1..=4).contains(&v) {
-            return Err(ScanError::Corrupt(format!("component {} has sampling factors {h}x{v}", c + 1)));
-        }
-        layout.components.push(Component { h, v });
+fn segment(out: &mut impl Write, marker: u8, body: &[&[u8]]) -> std::io::Result<()> {
+    let len: usize = 2 + body.iter().map(|b| b.len()).sum::<usize>();
+    out.write_all(&[0xFF, marker])?;
+    out.write_all(&(len as u16).to_be_bytes())?;
+    for part in body {
+        out.write_all(part)?;
     }
     Ok(())
 }
 
-/// Where the entropy-coded data that starts at `from` ends (at the next marker that is neither
-/// a stuffed `FF 00` nor a restart marker), or `None` when the file ends first.
-fn entropy_coded_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        i += bytes.get(i..)?.iter().position(|&b| b == 0xFF)?;
-        let mut next = i + 1;
-        while *bytes.get(next)? == 0xFF {
-            next += 1;
-        }
-        match *bytes.get(next)? {
-            0x00 | 0xD0..=0xD7 => i = next + 1,
-            _ => return Some(i),
-        }
-    }
-}
-
-impl Layout {
-    /// 8x8 blocks in each component, as the decoder lays them out.
-    fn blocks(&self) -> impl Iterator<Item = u64> + '_ {
-        let h_max = u64::from(self.components.iter().map(|c| c.h).max().unwrap_or(1));
-        let v_max = u64::from(self.components.iter().map(|c| c.v).max().unwrap_or(1));
-        let (w, h) = (u64::from(self.width), u64::from(self.height));
-        self.components.iter().map(move |c| {
-            let cw = (w * u64::from(c.h)).div_ceil(h_max);
-            let ch = (h * u64::from(c.v)).div_ceil(v_max);
-            cw.div_ceil(8) * ch.div_ceil(8)
-        })
-    }
-
-    /// The fewest bytes of coded data that can hold this frame: every block of every component
-    /// needs a DC code (at least 1 bit) and, in a sequential frame, an end-of-block code (at least
-    /// 1 more bit). A progressive frame codes the AC coefficients of up to 32767 blocks with one
-    /// end-of-band run, which is why its floor is half as high. Arithmetic coding has no such floor
-    /// (and is not decoded here).
-    pub fn min_coded_bytes(&self) -> u64 {
-        let bits_per_block = match self.kind {
-            FrameKind::Sequential => 2,
-            FrameKind::Progressive => 1,
-            FrameKind::Unsupported(_) => 0,
-        };
-        (self.blocks().sum::<u64>() * bits_per_block).div_ceil(8)
-    }
-
-    /// Extra memory the decoder takes beside the output: a progressive frame (or a sequential
-    /// one in several scans) keeps every coefficient, two bytes each, until the end.
-    pub fn decoder_scratch_bytes(&self) -> u64 {
-        if self.kind == FrameKind::Progressive || self.scans > 1 {
-            self.blocks().sum::<u64>() * 64 * 2
-        } else {
-            0
-        }
-    }
-
-    /// Pixel rows per row of MCUs (the unit the decoder fills in).
-    pub fn mcu_rows(&self) -> u32 {
-        if self.components.len() <= 1 {
-            8
-        } else {
-            8 * u32::from(self.components.iter().map(|c| c.v).max().unwrap_or(1))
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn encode(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 9) as u8, (y * 5) as u8, 77]));
-        let mut out = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80).encode_image(&img).expect("encode");
-        out
-    }
-
-    #[test]
-    fn reads_a_real_jpeg_and_notices_truncation() {
-        let full = encode(100, 60);
-        let l = scan(&full).expect("scan");
-        assert_eq!((l.kind, l.width, l.height, l.precision), (FrameKind::Sequential, 100, 60, 8));
-        assert_eq!(l.components.len(), 3);
-        assert!(l.complete && l.scans == 1 && l.coded_bytes > 100, "{l:?}");
-        assert!(l.coded_bytes >= l.min_coded_bytes());
-        let cut = scan(&full[..full.len() / 2]).expect("scan");
-        assert!(!cut.complete && cut.coded_bytes < l.coded_bytes, "{cut:?}");
-        assert_eq!(scan(&full[..20]), Err(ScanError::EndsInHeaders));
-    }
-
-    #[test]
-    fn the_floor_counts_every_block() {
-        let layout = |kind, comps: &[(u8, u8)]| Layout {
-            kind,
-            precision: 8,
-            width: 65535,
-            height: 65535,
-            components: comps.iter().map(|&(h, v)| Component { h, v }).collect(),
-            scans: 1,
-            coded_bytes: 0,
-            complete: true,
-        };
-        // 8192 x 8192 luma blocks, 2 bits each: 16 MiB.
-        assert_eq!(layout(FrameKind::Sequential, &[(1, 1)]).min_coded_bytes(), 8192 * 8192 / 4);
-        // 4:2:0 adds two quarter-size chroma planes; progressive needs half.
-        let yuv420 = [(2, 2), (1, 1), (1, 1)];
-        assert_eq!(layout(FrameKind::Sequential, &yuv420).min_coded_bytes(), 8192 * 8192 * 3 / 2 / 4);
-        assert_eq!(layout(FrameKind::Progressive, &yuv420).min_coded_bytes(), 8192 * 8192 * 3 / 2 / 8);
-        assert_eq!(layout(FrameKind::Sequential, &yuv420).mcu_rows(), 16);
-    }
-
-    #[test]
-    fn broken_structures_are_errors_not_panics() {
-        for bytes in [
-            &b"\xFF\xD8"[..],
-            b"\xFF\xD8\xFF",
-            b"\xFF\xD8\xFF\xC0\x00",
-            b"\xFF\xD8\xFF\xC0\x00\x0B\x08\x00\x10\x00\x10\x01\x01\x00\x00",
-            b"\xFF\xD8\xFF\xDA\x00\x02",
-            b"\xFF\xD8\x00",
-            b"\xFF\xD8\xFF\xE0\x00\x00",
-        ] {
-            assert!(scan(bytes).is_err(), "{bytes:?}");
-        }
-    }
+fn write_headers(
+    out: &mut impl Write,
+    quant: &[u8; 64],
+    (width, height): (u16, u16),
+    restart_interval: u16,
+) -> std::io::Result<()> {
+    out.write_all(&[0xFF, 0xD8])?;
+    // JFIF 1.01, no density unit, 1:1 aspect, no thumbnail.
+    segment(out, 0xE0, &[b"JFIF\0", &[1, 1, 0, 0, 1, 0, 1, 0, 0]])?;
+    let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);
+    segment(out, 0xDB, &[&[0x00], &zigzag_quant])?;
+    let [h1, h0] = height.to_be_bytes();
+    let [w1, w0] = width.to_be_bytes();
+    // Baseline, 8-bit, one component (id 1, 1x1 sampling, quantisation table 0).
+    segment(out, 0xC0, &[&[8, h1, h0, w1, w0, 1, 1, 0x11, 0]])?;
+    segment(out, 0xC4, &[&[0x00], &DC_LENGTHS, &DC_VALUES, &[0x10], &AC_LENGTHS, &AC_VALUES])?;
+    segment(out, 0xDD, &[&restart_interval.to_be_bytes()])?;
+    // One component with tables 0/0, spectral selection 0..=63, no successive approximation.
+    segment(out, 0xDA, &[&[1, 1, 0x00, 0, 63, 0]])
 }

@@ -8,9 +8,20 @@ mod atomic;
 mod budget;
 mod claims;
 mod decode;
+mod deflate;
 mod encode;
+mod huffman;
+mod huge_pages;
 mod jpeg;
+mod jpeg_block;
+mod jpeg_dct;
+mod jpeg_scan;
+mod jpeg_tables;
 mod memory;
+mod png_parallel;
+mod rows;
+mod sniff;
+mod stripes;
 mod temps;
 
 use std::fmt;
@@ -19,10 +30,16 @@ use std::path::{Path, PathBuf};
 pub use atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
 pub use budget::{MemoryBudget, OverBudget, Reservation, budget};
 pub use decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
-pub use encode::{EncodeReport, ExportFormat, ExportOptions, encode_file};
+pub use encode::{
+    EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
+    encode_to_vec, encodes_rows,
+};
+pub use jpeg::JPEG_MAX_SIDE;
 pub use memory::{
     BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes, peak_resident_bytes,
 };
+pub use rows::{GrayLayout, RowSource};
+pub use sniff::sniff_format;
 
 /// Where a truncated file ends, as far as the decoder can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""graylab file to file beside OpenCV, in the same time window, on a generated 8K photo.
+
+1. Makes an 8K (7680x4320) photo-like JPEG (quality 90): the bundled dandelion photo scaled up
+   with bicubic interpolation plus a little grain, so it compresses like a real photo.
+2. Interleaves, round by round:
+   - OpenCV in-process (no interpreter start counted): imread + cvtColor(BGR2GRAY) + imwrite,
+     to PNG and to JPEG quality 90, and imwrite alone for each format;
+   - graylab as a whole process (`graylab convert IN -o OUT --overwrite --json`, start-up
+     included), with its own decode/kernel/encode phases from the JSON.
+3. Prints medians, file sizes and the ratios graylab / OpenCV.
+4. With --batch: 16 photos (6000x4000) converted one process per file, one after another,
+   versus one `graylab convert DIR --out-dir OUT`; throughput ratio and peak memory of each.
+
+Usage: pip install opencv-python-headless numpy
+       cargo build --release
+       python3 scripts/file_to_file.py [--graylab ./target/release/graylab] [--rounds 7] [--batch]
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import tempfile
+import time
+
+import cv2
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "assets", "dandelions-5312x2988.jpg")
+
+
+def make_photo(path: str, size: tuple[int, int], seed: int) -> None:
+    src = cv2.imread(SAMPLE, cv2.IMREAD_COLOR)
+    big = cv2.resize(src, size, interpolation=cv2.INTER_CUBIC)
+    if seed % 2:
+        big = cv2.flip(big, 1)
+    grain = np.random.default_rng(seed).normal(0, 3.0, big.shape)
+    big = np.clip(big.astype(np.float32) + grain, 0, 255).astype(np.uint8)
+    cv2.imwrite(path, big, [cv2.IMWRITE_JPEG_QUALITY, 90])
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1e3
+
+
+def opencv_round(src: str, out_png: str, out_jpg: str) -> dict[str, float]:
+    t0 = time.perf_counter()
+    gray = cv2.cvtColor(cv2.imread(src, cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    t1 = time.perf_counter()
+    cv2.imwrite(out_png, gray)
+    t2 = time.perf_counter()
+    gray = cv2.cvtColor(cv2.imread(src, cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    t3 = time.perf_counter()
+    cv2.imwrite(out_jpg, gray, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    t4 = time.perf_counter()
+    return {"png_total": ms(t2 - t0), "png_encode": ms(t2 - t1),
+            "jpg_total": ms(t4 - t2), "jpg_encode": ms(t4 - t3)}
+
+
+def graylab_run(exe: str, src: str, out: str) -> tuple[float, dict[str, float]]:
+    t = time.perf_counter()
+    res = subprocess.run([exe, "convert", src, "-o", out, "--overwrite", "--json"],
+                         check=True, capture_output=True, text=True)
+    wall = ms(time.perf_counter() - t)
+    report = json.loads(res.stdout)[0]
+    phases = {p["phase"]: p["ns"] / 1e6 for p in report["run"]["phases"]}
+    return wall, phases
+
+
+def file_to_file(exe: str, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "photo8k.jpg")
+        make_photo(src, (7680, 4320), 8)
+        print(f"input: {src} 7680x4320, {os.path.getsize(src)} bytes; OpenCV {cv2.__version__}, "
+              f"cv2 threads {cv2.getNumThreads()}, load {os.getloadavg()[0]:.2f}")
+        cv_png, cv_jpg = os.path.join(d, "cv.png"), os.path.join(d, "cv.jpg")
+        gl_png, gl_jpg = os.path.join(d, "gl.png"), os.path.join(d, "gl.jpg")
+        cv, gl = [], []
+        for _ in range(rounds):
+            cv.append(opencv_round(src, cv_png, cv_jpg))
+            wall_png, phases_png = graylab_run(exe, src, gl_png)
+            wall_jpg, phases_jpg = graylab_run(exe, src, gl_jpg)
+            gl.append({"png_total": wall_png, "png_encode": phases_png["encode"],
+                       "png_decode": phases_png["decode"], "jpg_total": wall_jpg,
+                       "jpg_encode": phases_jpg["encode"]})
+        med = lambda rows, key: statistics.median(r[key] for r in rows)
+        print(f"load after: {os.getloadavg()[0]:.2f}; medians of {rounds} interleaved rounds")
+        for fmt, cv_out, gl_out in (("png", cv_png, gl_png), ("jpg", cv_jpg, gl_jpg)):
+            ct, gt = med(cv, f"{fmt}_total"), med(gl, f"{fmt}_total")
+            ce, ge = med(cv, f"{fmt}_encode"), med(gl, f"{fmt}_encode")
+            print(f"JPEG -> {fmt.upper()}: OpenCV {ct:.0f} ms (imwrite {ce:.0f} ms, "
+                  f"{os.path.getsize(cv_out)} bytes) | graylab whole process {gt:.0f} ms "
+                  f"(encode {ge:.0f} ms, {os.path.getsize(gl_out)} bytes) | "
+                  f"ratio {gt / ct:.2f}x total, {ge / ce:.2f}x encode")
+        print(f"graylab decode median {med(gl, 'png_decode'):.0f} ms")
+
+
+def peak_rss_mb(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall ms and peak RSS (MB) of one command, measured in a fresh child."""
+    probe = ("import resource,subprocess,sys,time;t=time.perf_counter();"
+             "subprocess.run(sys.argv[1:],check=True,capture_output=True);"
+             "w=time.perf_counter()-t;"
+             "print(w*1e3, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024)")
+    out = subprocess.run(["python3", "-c", probe, *cmd], check=True, capture_output=True, text=True,
+                         env={**os.environ, **(env or {})})
+    wall, rss = out.stdout.split()
+    return float(wall), float(rss)
+
+
+def batch(exe: str, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "in")
+        os.mkdir(src)
+        for i in range(16):
+            make_photo(os.path.join(src, f"p{i:02}.jpg"), (6000, 4000), i)
+        print(f"batch: 16 photos 6000x4000 (24 MP), load {os.getloadavg()[0]:.2f}")
+        files = sorted(os.listdir(src))
+        single, single1, whole, single_rss, whole_rss = [], [], [], [], []
+        for r in range(rounds):
+            for env, times in ((None, single), ({"RAYON_NUM_THREADS": "1"}, single1)):
+                out = os.path.join(d, f"one{r}{len(times)}{env is None}")
+                os.mkdir(out)
+                t = time.perf_counter()
+                for f in files:
+                    _, rss = peak_rss_mb([exe, "convert", os.path.join(src, f), "--out-dir", out], env)
+                    single_rss.append(rss)
+                times.append(ms(time.perf_counter() - t))
+            out = os.path.join(d, f"all{r}")
+            os.mkdir(out)
+            wall, rss = peak_rss_mb([exe, "convert", src, "--out-dir", out])
+            whole.append(wall)
+            whole_rss.append(rss)
+        s, s1, w = statistics.median(single), statistics.median(single1), statistics.median(whole)
+        print(f"one process per file: {s:.0f} ms ({16e3 / s:.2f} images/s), peak {max(single_rss):.0f} MB")
+        print(f"  same, encoders on 1 thread (RAYON_NUM_THREADS=1): {s1:.0f} ms ({16e3 / s1:.2f} images/s)")
+        print(f"one batch process:    {w:.0f} ms ({16e3 / w:.2f} images/s), peak {max(whole_rss):.0f} MB")
+        print(f"throughput ratio: {s / w:.2f}x (vs 1-thread encoders {s1 / w:.2f}x); "
+              f"load after {os.getloadavg()[0]:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graylab", default=os.path.join(ROOT, "target", "release", "graylab"))
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--batch", action="store_true")
+    args = ap.parse_args()
+    file_to_file(args.graylab, args.rounds)
+    if args.batch:
+        batch(args.graylab, max(1, args.rounds // 3))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+//! Many files at once: whole files run in parallel on `jobs` worker threads, each file's
+//! memory reserved against the budget before it is decoded, so peak memory stays bounded by the
+//! files in flight. Each file's encoder still uses all cores for its stripes.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use super::files::{FileReport, convert_file};
+use super::{ConvertSettings, Engine, EngineError};
+use crate::io::{DecodeOptions, ExportOptions};
+
+/// One file of a batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchItem {
+    /// The image to read.
+    pub input: PathBuf,
+    /// Where its gray version goes.
+    pub output: PathBuf,
+}
+
+/// How a batch runs.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchOptions {
+    /// Files converted at the same time (at least 1).
+    pub jobs: usize,
+    /// The conversion.
+    pub settings: ConvertSettings,
+    /// Decoding, including the memory budget shared by all jobs.
+    pub decode: DecodeOptions,
+    /// The export.
+    pub export: ExportOptions,
+}
+
+/// Converts every item, `options.jobs` at a time; `on_done(index, result)` is called from the
+/// worker threads as each file finishes. Results come back in the items' order.
+pub fn convert_batch(
+    engine: &Engine,
+    items: &[BatchItem],
+    options: &BatchOptions,
+    on_done: &(dyn Fn(usize, &Result<FileReport, EngineError>) + Sync),
+) -> Vec<Result<FileReport, EngineError>> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<FileReport, EngineError>>>> =
+        items.iter().map(|_| Mutex::new(None)).collect();
+    let worker = || {
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(index) else { break };
+            // The decode reserves the file's working memory from the process-wide budget, waiting
+            // while the files in flight hold too much of it; the reservation lives until the file
+            // is written.
+            let result = convert_file(
+                engine,
+                &item.input,
+                &item.output,
+                &options.settings,
+                &options.decode,
+                &options.export,
+            );
+            on_done(index, &result);
+            *results[index].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.clamp(1, items.len().max(1)) {
+            scope.spawn(worker);
+        }
+    });
+    results
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner().unwrap_or_else(PoisonError::into_inner).unwrap_or(Err(EngineError::Cancelled))
+        })
+        .collect()
+}

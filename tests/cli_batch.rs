@@ -1,0 +1,104 @@
+//! `graylab convert` on folders: mixed files, subfolders, skip notes, progress lines, the
+//! summary, and nothing but JSON with `--json`.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use image::{DynamicImage, RgbImage};
+
+fn graylab(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_graylab")).args(args).current_dir(cwd).output().expect("run graylab")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn photo(w: u32, h: u32) -> DynamicImage {
+    DynamicImage::ImageRgb8(
+        RgbImage::from_raw(w, h, common::noise((w * h * 3) as usize, u64::from(w))).expect("size"),
+    )
+}
+
+/// in/: three images (PNG, JPEG, BMP), a text file, a file with an image extension that is not
+/// one; in/sub/: one more image.
+fn mixed_folder(root: &Path) {
+    let input = root.join("in");
+    std::fs::create_dir_all(input.join("sub")).expect("mkdir");
+    photo(40, 30).save(input.join("a.png")).expect("save");
+    photo(33, 17).save(input.join("b.jpg")).expect("save");
+    photo(8, 8).save(input.join("c.bmp")).expect("save");
+    std::fs::write(input.join("notes.txt"), b"not an image").expect("write");
+    std::fs::write(input.join("fake.png"), b"plain text with a png name").expect("write");
+    photo(21, 13).save(input.join("sub").join("d.png")).expect("save");
+    std::fs::create_dir(root.join("out")).expect("mkdir");
+}
+
+#[test]
+fn folder_mode_converts_images_and_skips_other_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    mixed_folder(dir.path());
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--jobs", "2"], dir.path());
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    for name in ["a", "b", "c"] {
+        let out = image::open(dir.path().join("out").join(format!("{name}.gray.png"))).expect("output");
+        assert_eq!(out.color(), image::ColorType::L8);
+    }
+    assert!(!dir.path().join("out/sub").exists(), "not recursive: sub/ is left alone");
+    let err = stderr(&o);
+    assert!(
+        err.contains("skipped (not an image)") && err.contains("notes.txt") && err.contains("fake.png"),
+        "{err}"
+    );
+    // Not a terminal: plain progress lines, one per file.
+    assert!(err.contains("[3/3] 100%"), "{err}");
+    let out = stdout(&o);
+    assert!(out.contains("3 of 3 files converted, 0 failed, 2 skipped"), "{out}");
+    assert!(out.contains("images/s"), "{out}");
+
+    // Recursive: the subfolder is mirrored; existing outputs make those files fail, exit 1.
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--recursive"], dir.path());
+    assert!(!o.status.success());
+    assert!(image::open(dir.path().join("out/sub/d.gray.png")).is_ok(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 of 4 files converted, 3 failed"), "{}", stdout(&o));
+}
+
+#[test]
+fn json_mode_prints_only_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    mixed_folder(dir.path());
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--recursive", "--json"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "no progress, notes or summary on stderr with --json");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("stdout is one JSON document");
+    let entries = json.as_array().expect("an array");
+    assert_eq!(entries.iter().filter(|e| e.get("output").is_some()).count(), 4);
+    assert_eq!(entries.iter().filter(|e| e.get("skipped").is_some()).count(), 2);
+    // RGB to PNG on the CPU converts stripe by stripe inside the encoder, and says so.
+    let report =
+        entries.iter().find(|e| e["input"].as_str().is_some_and(|i| i.ends_with("a.png"))).expect("a.png");
+    let phases: Vec<&str> = report["run"]["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter_map(|p| p["phase"].as_str())
+        .collect();
+    assert_eq!(phases, ["decode", "kernel", "encode"]);
+    let notes = report["run"]["notes"].to_string();
+    assert!(notes.contains("stripe by stripe"), "{notes}");
+}
+
+#[test]
+fn folder_input_needs_an_output_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    mixed_folder(dir.path());
+    let o = graylab(&["convert", "in"], dir.path());
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("needs --out-dir"), "{}", stderr(&o));
+}
