@@ -1,7 +1,7 @@
 //! Export: PNG, JPEG, TIFF, BMP, WebP encoders, written through [`super::atomic`] so a failed
 //! export leaves nothing and an existing file is only replaced when asked.
 //!
-//! PNG and JPEG use graylab's own parallel encoders ([`super::png_parallel`], [`super::jpeg`]);
+//! PNG and JPEG use graylab's own parallel encoders ([`super::png`], [`super::jpeg`]);
 //! TIFF, BMP and WebP use the `image` crate's.
 
 use std::fmt;
@@ -13,7 +13,7 @@ use image::codecs::{bmp::BmpEncoder, tiff::TiffEncoder, webp::WebPEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
 
 use super::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
-use super::png_parallel::write_png;
+use super::png::write_png;
 use super::rows::{GrayLayout, RowSource, SliceRows};
 use super::{IoError, owned};
 

@@ -182,8 +182,7 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx2") {
             return;
         }
-        let recip =
-            super::super::jpeg_tables::reciprocals_transposed(&super::super::jpeg_tables::quant_table(90));
+        let recip = super::super::tables::reciprocals_transposed(&super::super::tables::quant_table(90));
         let mut seed = 12345u32;
         for _ in 0..2000 {
             let block: [u8; 64] = std::array::from_fn(|_| {
@@ -198,7 +197,7 @@ mod tests {
 
     #[test]
     fn flat_block_has_only_dc() {
-        let recip = super::super::jpeg_tables::reciprocals_transposed(&[1; 64]);
+        let recip = super::super::tables::reciprocals_transposed(&[1; 64]);
         let (out, nonzero) = transform(&[200; 64], &recip);
         // The DC of a flat block is 8 x its offset from 128; nothing else is set.
         assert_eq!(out[0], 72 * 8);

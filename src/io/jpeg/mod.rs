@@ -6,10 +6,14 @@
 //! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
 //! does not arise, and the file is single-channel.
 
+mod block;
+mod dct;
+mod tables;
+
 use std::io::Write;
 
-use super::jpeg_block::{BlockCoder, GrayPlane};
-use super::jpeg_tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
+use self::block::{BlockCoder, GrayPlane};
+use self::tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
 use super::rows::RowSource;
 use super::stripes::code_in_parallel_write_in_order;
 

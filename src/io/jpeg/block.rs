@@ -1,12 +1,12 @@
 //! The per-stripe work of the JPEG encoder: 8x8 blocks through the DCT and quantisation
-//! ([`super::jpeg_dct`]) and Huffman coding into a byte-stuffed entropy segment.
+//! ([`super::dct`]) and Huffman coding into a byte-stuffed entropy segment.
 //!
 //! A stripe is one restart interval, so stripes code independently and in parallel.
 
-use super::jpeg_dct::transform;
+use super::dct::transform;
 #[cfg(target_arch = "x86_64")]
-use super::jpeg_dct::transform_avx2;
-use super::jpeg_tables::{
+use super::dct::transform_avx2;
+use super::tables::{
     AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, HuffmanCodes, quant_table, reciprocals_transposed,
     zigzag_transposed,
 };

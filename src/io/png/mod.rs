@@ -1,11 +1,14 @@
 //! A parallel PNG writer for gray and gray + alpha images, 8 or 16 bits: rows are filtered
 //! (adaptive per row: the filter with the smallest sum of absolute values, as libpng and the
 //! `png` crate choose) and compressed in stripes on all cores, then the stripes are joined into
-//! one zlib stream (see [`super::deflate`]) with the Adler-32 combined from theirs.
+//! one zlib stream (see [`deflate`]) with the Adler-32 combined from theirs.
+
+mod deflate;
+mod huffman;
 
 use std::io::Write;
 
-use super::deflate::{DeflateCodes, deflate_stripe};
+use self::deflate::{DeflateCodes, deflate_stripe};
 use super::rows::{GrayLayout, RowSource};
 use super::stripes::code_in_parallel_write_in_order;
 
