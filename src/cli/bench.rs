@@ -90,9 +90,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let mut engine = Engine::new();
     if args.cpu_clock && backends.contains(&Backend::Gpu) {
-        let mut ctx = crate::gpu::GpuContext::new()?;
-        ctx.set_timing_mode(TimingMode::CpuClock);
-        engine = Engine::with_gpu(std::sync::Arc::new(ctx));
+        let ctx = std::sync::Arc::new(crate::gpu::GpuContext::new()?);
+        let mut converter = crate::gpu::GpuConverter::new(ctx);
+        converter.set_timing_mode(TimingMode::CpuClock);
+        engine = Engine::with_converter(std::sync::Arc::new(converter));
     }
     let mut results = Vec::new();
     let mut adapter = None;

@@ -217,7 +217,10 @@ fn measure_point(
     series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
     if with_gpu {
-        let gpu = engine.gpu()?;
+        let converter = engine.gpu_converter()?;
+        // Every size starts from a device holding none of graylab's buffers, as a fresh
+        // `graylab bench` process would: nothing kept, grown or left mapped from the last size.
+        converter.release_buffers()?;
         let r = bench(engine, image, &ConvertSettings { backend: Backend::Gpu, ..*base }, runs)?;
         // End to end on the CPU clock: robust whatever the timestamps do, and what a caller waits.
         series.push((Series::GpuTotal, r.total));
@@ -228,15 +231,16 @@ fn measure_point(
             median(Phase::Upload).map(|ns| pixels * r.kernel.in_bytes_per_pixel() as f64 / ns as f64);
         download_gb_per_s =
             median(Phase::Download).map(|ns| pixels * r.kernel.out_bytes_per_pixel() as f64 / ns as f64);
-        let job = crate::gpu::GpuJob {
-            kernel: r.kernel,
-            formula: base.formula,
-            workgroup: base.workgroup,
-            src: image.as_bytes(),
-            width,
-            height,
-        };
-        let resident = gpu.time_resident(&job, runs)?;
+        // The resident buffers are allocated with the ring gone, and freed before returning.
+        converter.release_buffers()?;
+        let job = crate::gpu::GpuJob::new(
+            r.kernel,
+            base.formula,
+            base.workgroup,
+            image.as_bytes(),
+            (width, height),
+        );
+        let resident = converter.time_resident(&job, runs)?;
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }
     Ok(SweepPoint {
