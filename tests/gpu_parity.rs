@@ -293,3 +293,66 @@ fn read_tile(ctx: &graylab::gpu::GpuContext, texture: &wgpu::Texture, w: u32, h:
     let view = buffer.get_mapped_range(..).expect("mapped range");
     view.chunks_exact(row as usize).flat_map(|r| r[..(w * 4) as usize].to_vec()).collect()
 }
+
+#[test]
+fn timings_stay_honest_on_a_device_that_has_rendered() {
+    if common::gpu().is_none() {
+        return;
+    }
+    // A device of its own: what this test draws must not change the other tests' device.
+    let ctx = std::sync::Arc::new(graylab::gpu::GpuContext::new().expect("an adapter"));
+    let conv = GpuConverter::new(std::sync::Arc::clone(&ctx));
+    let (w, h) = (1200u32, 800u32);
+    let src = common::noise((w * h) as usize * 3, 12);
+    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt601, &src);
+    let ts = ctx.timestamps();
+    for rendered in [false, true] {
+        if rendered {
+            clear_a_render_target(&ctx);
+        }
+        let (got, t) = gpu_run(&conv, Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+        assert_eq!(first_difference(&got, &want), None);
+        // Where timestamps are read late (llvmpipe after a render pass), the run says so and
+        // times every step on the CPU clock; elsewhere the timestamps are used.
+        assert_eq!(t.kernel_on_gpu_clock, ts.passes && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
+        assert_eq!(t.pipelined, ts.encoders && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
+        assert!(t.kernel_ns > 0 && t.suspect_timestamps == 0, "rendered {rendered}: {t:?}");
+        if !rendered {
+            assert!(!t.timestamps_read_late, "a device that never rendered reads its clock in place");
+        }
+    }
+}
+
+/// One render pass that clears a small texture (as eframe's frames bind render targets).
+fn clear_a_render_target(ctx: &graylab::gpu::GpuContext) {
+    let texture = ctx.device().create_texture(&wgpu::TextureDescriptor {
+        label: Some("render target"),
+        size: wgpu::Extent3d { width: 64, height: 64, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    drop(enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("clear"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: &view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color::RED),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    }));
+    ctx.queue().submit([enc.finish()]);
+    ctx.device().poll(wgpu::PollType::wait_indefinitely()).expect("GPU finished");
+}

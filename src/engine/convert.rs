@@ -262,6 +262,13 @@ fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
     if t.bands > 1 {
         report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
     }
+    if t.timestamps_read_late {
+        report.notes.push(
+            "this device reads its GPU timestamps late (llvmpipe once a render target is bound), so every GPU \
+             step was submitted and timed on its own with the CPU clock"
+                .to_owned(),
+        );
+    }
     if t.suspect_timestamps > 0 {
         report.notes.push(format!(
             "{} of {} GPU submissions had timestamps that cannot be right (longer than the CPU clock saw, or zero); \

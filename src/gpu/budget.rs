@@ -83,10 +83,12 @@ impl Budget {
         *self.rates.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Input bytes one submission may carry for these steps.
+    /// Input bytes one submission may carry for these steps, rounded down to a power of two so
+    /// that small changes in the learnt rates do not resize the staging buffers every run.
     pub(crate) fn chunk_in_bytes(&self, kernel: Kernel, display: bool, download: bool) -> u64 {
         let ns = self.rates().ns_per_input_byte(kernel, display, download).max(1e-6);
-        (SUBMISSION_BUDGET_NS as f64 / ns) as u64
+        let bytes = ((SUBMISSION_BUDGET_NS as f64 / ns) as u64).max(1);
+        1 << bytes.ilog2()
     }
 
     /// Learns from one submission.
@@ -123,8 +125,8 @@ mod tests {
     fn slower_readings_count_at_once_faster_ones_slowly() {
         let budget = Budget::new();
         let start = budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true);
-        // 3.5 + 0.5 / 3 ns per input byte: about 2.2 MB per 8 ms submission.
-        assert_eq!(start, (8e6 / (3.5 + 0.5 / 3.0)) as u64);
+        // 3.5 + 0.5 / 3 ns per input byte: about 2.2 MB per 8 ms submission, rounded down.
+        assert_eq!(start, 2 << 20);
         let fast = Sample {
             in_bytes: 3_000_000,
             out_bytes: 1_000_000,
@@ -136,10 +138,14 @@ mod tests {
         budget.learn(&fast);
         let r = budget.rates();
         assert!((r.kernel_ns_per_byte - (3.0 * 0.75 + 0.01 * 0.25)).abs() < 1e-9, "{r:?}");
-        assert!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true) > start);
+        for _ in 0..10 {
+            budget.learn(&fast);
+        }
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true), 32 << 20);
         let slow = Sample { kernel_ns: 30_000_000, ..fast };
         budget.learn(&slow);
         assert!((budget.rates().kernel_ns_per_byte - 10.0).abs() < 1e-9);
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true), 512 << 10);
         // A display step is only planned (and learnt) when a run draws.
         assert!(
             (budget.rates().display_ns_per_byte - GpuRates::CONSERVATIVE.display_ns_per_byte).abs() < 1e-12

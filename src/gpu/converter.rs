@@ -16,6 +16,7 @@ use super::plan::{Limits, RunPlan};
 use super::ring::Ring;
 use super::run::Run;
 use super::scopes::ErrorScopes;
+use super::timestamps::TimestampProbe;
 use super::wait::{nanos, wait_for};
 use super::{GpuContext, GpuError, GpuJob, GpuTimings, pipelined, stepwise};
 
@@ -41,6 +42,9 @@ pub struct GpuConverter {
     display: OnceLock<DisplayPipeline>,
     ring: Mutex<Option<Ring>>,
     budget: Budget,
+    probe: OnceLock<TimestampProbe>,
+    /// What the timestamp probe last found.
+    timestamps_in_place: Mutex<Option<bool>>,
     timing_mode: TimingMode,
     band_limit_bytes: u64,
     chunk_limit_bytes: Option<u64>,
@@ -59,6 +63,8 @@ impl GpuConverter {
             display: OnceLock::new(),
             ring: Mutex::new(None),
             budget: Budget::new(),
+            probe: OnceLock::new(),
+            timestamps_in_place: Mutex::new(None),
             timing_mode: TimingMode::Auto,
             band_limit_bytes,
             chunk_limit_bytes: None,
@@ -154,6 +160,25 @@ impl GpuConverter {
         Ok(times)
     }
 
+    /// Whether the device's timestamps are read where they are written: probed on the first run,
+    /// and before every run on a software adapter, where it is known to change (see
+    /// [`TimestampProbe`]). Devices without encoder timestamps are not probed.
+    fn timestamps_in_place(&self) -> Result<bool, GpuError> {
+        let ctx = &*self.ctx;
+        if !ctx.timestamps().encoders {
+            return Ok(true);
+        }
+        let mut known = self.timestamps_in_place.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(in_place) = *known
+            && !ctx.is_software()
+        {
+            return Ok(in_place);
+        }
+        let in_place = self.probe.get_or_init(|| TimestampProbe::new(ctx)).in_place(ctx)?;
+        *known = Some(in_place);
+        Ok(in_place)
+    }
+
     fn limits(&self, chunk_bytes: u64, pipeline: bool) -> Limits {
         Limits {
             band_bytes: self.band_limit_bytes,
@@ -207,7 +232,8 @@ impl GpuConverter {
             tiles,
         });
         let ts = ctx.timestamps();
-        let auto = self.timing_mode == TimingMode::Auto;
+        let trusted = self.timing_mode == TimingMode::Auto && self.timestamps_in_place()?;
+        let auto = self.timing_mode == TimingMode::Auto && trusted;
         let pipelined = auto && ts.encoders;
         let download = dst.is_some();
         let chunk_bytes = self.budget.chunk_in_bytes(kernel, display.is_some(), download);
@@ -227,6 +253,7 @@ impl GpuConverter {
             rows_per_chunk: plan.rows_per_chunk,
             downloaded: download,
             displayed: display.is_some(),
+            timestamps_read_late: self.timing_mode == TimingMode::Auto && !trusted,
             ..GpuTimings::default()
         };
         if plan.chunks.is_empty() {

@@ -92,6 +92,10 @@ pub struct GpuTimings {
     pub downloaded: bool,
     /// Whether the result was drawn into display textures.
     pub displayed: bool,
+    /// Whether the device's timestamps were found to be read late (Mesa's llvmpipe once a render
+    /// target is bound, e.g. by eframe's frames), so this run was timed step by step on the CPU
+    /// clock although timestamps were asked for.
+    pub timestamps_read_late: bool,
     /// Submissions whose GPU timestamps cannot be right (a span longer than the CPU clock saw
     /// from submit to completion, or zero where work was done); their GPU figures are dropped
     /// in favour of nothing, so treat the `gpu-timestamp` phases of this run with suspicion.

@@ -141,8 +141,13 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
     };
     run.t.upload_copy_ns += sample.upload_ns;
     run.t.kernel_ns += sample.kernel_ns;
-    run.t.display_ns += ns(Span::Display);
-    run.t.download_copy_ns += ns(Span::Download);
+    // Without a display target (or a download) the span is just two adjacent stamps.
+    if run.cmds.display.is_some() {
+        run.t.display_ns += ns(Span::Display);
+    }
+    if run.cmds.download {
+        run.t.download_copy_ns += ns(Span::Download);
+    }
     run.learn(chunk, sample);
 }
 

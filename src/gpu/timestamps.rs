@@ -167,3 +167,76 @@ impl Timestamps {
         Ok(ticks)
     }
 }
+
+/// Bytes the probe copies between its two stamps.
+const PROBE_BYTES: u64 = 4 << 20;
+
+/// A check that the device's timestamps are taken where they are written.
+///
+/// Mesa's llvmpipe (lavapipe) bins a timestamp into its current render scene once a render
+/// target has been bound on the device (eframe's frames do that) and reads the clock only when
+/// that scene is flushed, at the *next* timestamp: every reading then belongs one stamp later,
+/// and a kernel's span shrinks to almost nothing. The probe writes stamps 0 and 1 back to back,
+/// then a copy, then stamp 2. Taken in place, 0..1 is nothing and 1..2 is the copy; deferred,
+/// 0..1 is the copy and 1..2 is nothing.
+pub(crate) struct TimestampProbe {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    from: wgpu::Buffer,
+    to: wgpu::Buffer,
+}
+
+impl TimestampProbe {
+    /// Allocates the probe's query set and buffers (needs encoder timestamps).
+    pub(crate) fn new(ctx: &GpuContext) -> Self {
+        use wgpu::BufferUsages as U;
+        let device = ctx.device();
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Self {
+            set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timestamp probe"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 3,
+            }),
+            resolve: buffer("timestamp probe resolve", 24, U::QUERY_RESOLVE | U::COPY_SRC),
+            readback: buffer("timestamp probe readback", 24, U::MAP_READ | U::COPY_DST),
+            from: buffer("timestamp probe source", PROBE_BYTES, U::COPY_SRC),
+            to: buffer("timestamp probe target", PROBE_BYTES, U::COPY_DST),
+        }
+    }
+
+    /// Whether the device's timestamps are read where they are written (submits and waits).
+    pub(crate) fn in_place(&self, ctx: &GpuContext) -> Result<bool, GpuError> {
+        let mut enc =
+            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("probe") });
+        enc.write_timestamp(&self.set, 0);
+        enc.write_timestamp(&self.set, 1);
+        enc.copy_buffer_to_buffer(&self.from, 0, &self.to, 0, PROBE_BYTES);
+        enc.write_timestamp(&self.set, 2);
+        enc.resolve_query_set(&self.set, 0..3, &self.resolve, 0);
+        enc.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 24);
+        ctx.queue().submit([enc.finish()]);
+        super::wait::mapped(ctx.device(), &map(&self.readback, 0..24, wgpu::MapMode::Read))?;
+        let mut ticks = [0u64; 3];
+        {
+            let view = self.readback.get_mapped_range(0..24).map_err(|e| GpuError::Map(e.to_string()))?;
+            for (tick, bytes) in ticks.iter_mut().zip(view.chunks_exact(8)) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(bytes);
+                *tick = u64::from_le_bytes(word);
+            }
+        }
+        self.readback.unmap();
+        let before_copy = ticks[1].saturating_sub(ticks[0]);
+        let copy = ticks[2].saturating_sub(ticks[1]);
+        Ok(before_copy <= copy)
+    }
+}
