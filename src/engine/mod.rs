@@ -11,6 +11,7 @@ mod parity;
 mod report;
 mod sweep;
 mod synthetic;
+mod verdict;
 
 use std::sync::{Arc, OnceLock};
 
@@ -21,10 +22,9 @@ pub use convert::{Converted, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
-pub use sweep::{
-    DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, analyse, size_for, sweep, to_csv,
-};
+pub use sweep::{DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, size_for, sweep};
 pub use synthetic::{parse_size, synthetic_rgb};
+pub use verdict::{analyse, to_csv};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
