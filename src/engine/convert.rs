@@ -271,9 +271,9 @@ fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
     }
     if t.suspect_timestamps > 0 {
         report.notes.push(format!(
-            "{} of {} GPU submissions had timestamps that cannot be right (longer than the CPU clock saw, or zero); \
+            "{} of {} GPU chunks had timestamps that cannot be right (longer than the CPU clock saw, or zero); \
              their GPU figures were left out, so the gpu-timestamp phases are too low",
-            t.suspect_timestamps, t.submissions
+            t.suspect_timestamps, t.chunks
         ));
     }
     report.gpu = Some(t);

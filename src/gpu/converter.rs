@@ -249,7 +249,7 @@ impl GpuConverter {
             display_on_gpu_clock: pipelined && display.is_some(),
             pipelined,
             bands: plan.bands.bands,
-            submissions: plan.chunks.len() as u32,
+            chunks: plan.chunks.len() as u32,
             rows_per_chunk: plan.rows_per_chunk,
             downloaded: download,
             displayed: display.is_some(),

@@ -84,8 +84,9 @@ pub struct GpuTimings {
     pub pipelined: bool,
     /// Row bands the image was cut into (each fits one storage binding).
     pub bands: u32,
-    /// Submissions (one per chunk of rows; each within the submission budget).
-    pub submissions: u32,
+    /// Chunks of rows the bands were cut into: one submission each when pipelined (each within
+    /// the submission budget), one per step in the step-by-step mode.
+    pub chunks: u32,
     /// Rows per chunk.
     pub rows_per_chunk: u32,
     /// Whether the result was copied back to the host.
@@ -96,9 +97,9 @@ pub struct GpuTimings {
     /// target is bound, e.g. by eframe's frames), so this run was timed step by step on the CPU
     /// clock although timestamps were asked for.
     pub timestamps_read_late: bool,
-    /// Submissions whose GPU timestamps cannot be right (a span longer than the CPU clock saw
-    /// from submit to completion, or zero where work was done); their GPU figures are dropped
-    /// in favour of nothing, so treat the `gpu-timestamp` phases of this run with suspicion.
+    /// Chunks whose GPU timestamps cannot be right (a span longer than the CPU clock saw from
+    /// submit to completion, or a kernel that took no time); their GPU figures are left out, so
+    /// the `gpu-timestamp` phases of such a run are too low.
     pub suspect_timestamps: u32,
 }
 

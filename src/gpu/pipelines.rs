@@ -7,6 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use wgpu::util::DeviceExt as _;
 
+use super::scopes::ErrorScopes;
 use super::{GpuContext, GpuError, WorkgroupSize};
 use crate::pixel::{Formula, Kernel, luma_tables};
 
@@ -36,12 +37,15 @@ pub(crate) struct Pipelines {
     cache: Mutex<HashMap<(Kernel, Formula, WorkgroupSize), wgpu::ComputePipeline>>,
     /// `[8-bit to linear, 16-bit to linear, linear to 8-bit, linear to 16-bit]`.
     tables: [wgpu::Buffer; 4],
+    /// What wgpu said while creating the above, reported by every [`Self::get`].
+    init_error: Option<String>,
 }
 
 impl Pipelines {
     /// Creates the shader module, the layouts and the lookup-table buffers (no pipeline yet).
     pub(crate) fn new(ctx: &GpuContext) -> Self {
         let device = ctx.device();
+        let scopes = ErrorScopes::push(device);
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("grayscale.wgsl"),
             source: wgpu::ShaderSource::Wgsl(crate::shaders::GRAYSCALE_WGSL.into()),
@@ -52,7 +56,9 @@ impl Pipelines {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        Self { layout, pipeline_layout, shader, cache: Mutex::default(), tables: table_buffers(device) }
+        let tables = table_buffers(device);
+        let init_error = scopes.finish().err().map(|e| e.to_string());
+        Self { layout, pipeline_layout, shader, cache: Mutex::default(), tables, init_error }
     }
 
     /// The pipeline for this combination, compiled on first use and cached. Checks the shape
@@ -64,6 +70,9 @@ impl Pipelines {
         formula: Formula,
         size: WorkgroupSize,
     ) -> Result<wgpu::ComputePipeline, GpuError> {
+        if let Some(e) = &self.init_error {
+            return Err(GpuError::Validation(e.clone()));
+        }
         ctx.check_workgroup(size)?;
         let key = (kernel, formula, size);
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
