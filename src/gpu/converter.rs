@@ -248,9 +248,9 @@ impl GpuConverter {
             tiles,
         });
         let ts = ctx.timestamps();
-        let trusted = self.timing_mode == TimingMode::Auto && self.timestamps_in_place()?;
-        let auto = self.timing_mode == TimingMode::Auto && trusted;
-        let pipelined = auto && ts.encoders;
+        let auto = self.timing_mode == TimingMode::Auto;
+        let gpu_clock = auto && self.timestamps_in_place()?;
+        let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
         let chunk_bytes = self.budget.chunk_in_bytes(kernel, display.is_some(), download);
         let plan = RunPlan::new(
@@ -261,7 +261,7 @@ impl GpuConverter {
         )?;
         let mut t = GpuTimings {
             copies_on_gpu_clock: pipelined,
-            kernel_on_gpu_clock: auto && ts.passes,
+            kernel_on_gpu_clock: gpu_clock && ts.passes,
             display_on_gpu_clock: pipelined && display.is_some(),
             pipelined,
             bands: plan.bands.bands,
@@ -269,7 +269,7 @@ impl GpuConverter {
             rows_per_chunk: plan.rows_per_chunk,
             downloaded: download,
             displayed: display.is_some(),
-            timestamps_read_late: self.timing_mode == TimingMode::Auto && !trusted,
+            timestamps_read_late: auto && !gpu_clock,
             ..GpuTimings::default()
         };
         if plan.chunks.is_empty() {
