@@ -5,13 +5,11 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
-use wgpu::util::DeviceExt as _;
-
 use super::budget::{Budget, GpuRates};
 use super::display::{DisplayPipeline, GpuTiles};
 use super::encode::{DisplayTarget, RunCommands};
 use super::grid::{Dispatch, dispatch};
-use super::pipelines::{PARAMS_STRIDE, Pipelines};
+use super::pipelines::{Pipelines, params_buffer};
 use super::plan::{Limits, RunPlan};
 use super::ring::Ring;
 use super::run::Run;
@@ -293,7 +291,7 @@ impl GpuConverter {
             .iter()
             .map(|c| dispatch(kernel, job.width, job.workgroup, &c.rows, max_groups))
             .collect::<Result<Vec<Dispatch>, _>>()?;
-        let params = params_buffer(ctx, &dispatches);
+        let params = params_buffer(ctx, &dispatches.iter().map(|d| d.params).collect::<Vec<_>>());
         let (band_in_bytes, band_out_bytes) = (ring.band_in_bytes(), ring.band_out_bytes());
         let Ring { band, slots, .. } = ring;
         let bind_group = self.pipelines.bind_group(
@@ -335,18 +333,4 @@ impl GpuConverter {
         t.wall_ns = nanos(started.elapsed());
         Ok(t)
     }
-}
-
-/// The parameters of every dispatch, one [`PARAMS_STRIDE`] slot each.
-pub(crate) fn params_buffer(ctx: &GpuContext, dispatches: &[Dispatch]) -> wgpu::Buffer {
-    let stride = PARAMS_STRIDE as usize;
-    let mut bytes = vec![0u8; dispatches.len().max(1) * stride];
-    for (slot, d) in bytes.chunks_exact_mut(stride).zip(dispatches) {
-        slot[..std::mem::size_of_val(&d.params)].copy_from_slice(bytemuck::bytes_of(&d.params));
-    }
-    ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("dispatch params"),
-        contents: &bytes,
-        usage: wgpu::BufferUsages::UNIFORM,
-    })
 }

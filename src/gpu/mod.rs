@@ -7,9 +7,10 @@
 //! submission's GPU-time budget; with encoder timestamps the chunks are pipelined (host copies
 //! beside GPU work), otherwise each step is a submit-and-wait on the CPU clock.
 //!
-//! Files, leaves first: `error`, `workgroup`, `adapters` -> `context` -> `bands`, `grid`,
-//! `budget`, `transfer`, `wait`, `scopes`, `timestamps`, `pipelines` -> `display`, `ring`,
-//! `plan` -> `encode`, `job` -> `run` -> `pipelined`, `stepwise`, `resident` -> `converter`.
+//! Files, each using only files before it: `error`, `workgroup`, `adapters`, `bands`, `budget`,
+//! `transfer`, `wait`, `scopes`, `job` -> `context` -> `timestamps`, `pipelines` -> `grid`,
+//! `display`, `ring` -> `plan` -> `encode` -> `run` -> `pipelined`, `stepwise` -> `resident` ->
+//! `converter`.
 //! Depends only on [`crate::pixel`] and [`crate::shaders`].
 
 mod adapters;

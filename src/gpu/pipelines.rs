@@ -131,6 +131,20 @@ impl Pipelines {
     }
 }
 
+/// The parameters of every dispatch, one [`PARAMS_STRIDE`] slot each.
+pub(crate) fn params_buffer(ctx: &GpuContext, params: &[KernelParams]) -> wgpu::Buffer {
+    let stride = PARAMS_STRIDE as usize;
+    let mut bytes = vec![0u8; params.len().max(1) * stride];
+    for (slot, p) in bytes.chunks_exact_mut(stride).zip(params) {
+        slot[..std::mem::size_of_val(p)].copy_from_slice(bytemuck::bytes_of(p));
+    }
+    ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("dispatch params"),
+        contents: &bytes,
+        usage: wgpu::BufferUsages::UNIFORM,
+    })
+}
+
 /// The first `size` bytes of a buffer as a binding.
 pub(crate) fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'_> {
     wgpu::BindingResource::Buffer(wgpu::BufferBinding {

@@ -8,10 +8,9 @@ use std::time::Instant;
 
 use wgpu::util::DeviceExt as _;
 
-use super::converter::params_buffer;
 use super::grid::dispatch;
 use super::pipelined::MAX_IN_FLIGHT;
-use super::pipelines::{PARAMS_STRIDE, Pipelines};
+use super::pipelines::{PARAMS_STRIDE, Pipelines, params_buffer};
 use super::plan::{Limits, RunPlan};
 use super::scopes::ErrorScopes;
 use super::wait::{nanos, wait_for};
@@ -39,7 +38,7 @@ pub(crate) fn time_resident(
         .iter()
         .map(|c| dispatch(kernel, width, workgroup, &c.rows, limits.max_groups))
         .collect::<Result<Vec<_>, _>>()?;
-    let params = params_buffer(ctx, &dispatches);
+    let params = params_buffer(ctx, &dispatches.iter().map(|d| d.params).collect::<Vec<_>>());
     let mut groups = Vec::new();
     for band in 0..plan.bands.bands {
         let first_row = (band * plan.bands.rows_per_band) as usize;
