@@ -11,8 +11,12 @@ override WG_Y: u32 = 1u;
 override FORMULA: u32 = 0u;
 
 struct Params {
-    // Output words in this band; invocations past it do nothing.
-    word_count: u32,
+    // The output words this dispatch writes: word_start .. word_end (band-relative).
+    word_start: u32,
+    word_end: u32,
+    // Image width in pixels, and the first band-relative row of the dispatch (2-D shapes).
+    width: u32,
+    row_start: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -50,16 +54,37 @@ fn hi(w: u32) -> u32 {
     return w >> 16u;
 }
 
-// The linear index of this invocation in a 2-D grid of workgroups (more than 65535 workgroups
-// need the second dimension), or `word_count` or more when it has no word to write.
-fn word_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
-    return gid.y * (groups.x * WG_X) + gid.x;
+// No word for this invocation.
+const NONE: u32 = 0xffffffffu;
+
+// The output word this invocation writes, or NONE (src/gpu/grid.rs has the same rules).
+// 1-D shapes (WG_Y = 1): the words word_start.. in order, over a 2-D grid of workgroups (more
+// than 65535 workgroups need the second dimension).
+// 2-D shapes tile the image: x = word column within a row, y = row. A word belongs to the row
+// of its first pixel, so row r owns words ceil(r * width / ppw) .. ceil((r + 1) * width / ppw).
+fn word_index(gid: vec3<u32>, groups: vec3<u32>, ppw: u32) -> u32 {
+    var i = NONE;
+    if (WG_Y == 1u) {
+        let k = params.word_start + gid.y * (groups.x * WG_X) + gid.x;
+        if (k < params.word_end) {
+            i = k;
+        }
+    } else {
+        let r = params.row_start + gid.y;
+        let first = (r * params.width + ppw - 1u) / ppw;
+        let next = ((r + 1u) * params.width + ppw - 1u) / ppw;
+        let k = first + gid.x;
+        if (k < min(next, params.word_end)) {
+            i = k;
+        }
+    }
+    return i;
 }
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn rgb8_to_l8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = word_index(gid, groups);
-    if (i >= params.word_count) {
+    let i = word_index(gid, groups, 4u);
+    if (i == NONE) {
         return;
     }
     // 4 RGB pixels = 12 bytes = 3 words: R0 G0 B0 R1 | G1 B1 R2 G2 | B2 R3 G3 B3.
@@ -75,8 +100,8 @@ fn rgb8_to_l8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn rgba8_to_l8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = word_index(gid, groups);
-    if (i >= params.word_count) {
+    let i = word_index(gid, groups, 4u);
+    if (i == NONE) {
         return;
     }
     var out = 0u;
@@ -89,8 +114,8 @@ fn rgba8_to_l8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn rgba8_to_la8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = word_index(gid, groups);
-    if (i >= params.word_count) {
+    let i = word_index(gid, groups, 2u);
+    if (i == NONE) {
         return;
     }
     let p = src[2u * i];
@@ -102,8 +127,8 @@ fn rgba8_to_la8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn rgb16_to_l16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = word_index(gid, groups);
-    if (i >= params.word_count) {
+    let i = word_index(gid, groups, 2u);
+    if (i == NONE) {
         return;
     }
     // 2 RGB16 pixels = 12 bytes = 3 words: R0 G0 | B0 R1 | G1 B1.
@@ -117,8 +142,8 @@ fn rgb16_to_l16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn rgba16_to_l16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = word_index(gid, groups);
-    if (i >= params.word_count) {
+    let i = word_index(gid, groups, 2u);
+    if (i == NONE) {
         return;
     }
     let y0 = luma(lo(src[4u * i]), hi(src[4u * i]), lo(src[4u * i + 1u]));
@@ -128,8 +153,8 @@ fn rgba16_to_l16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn rgba16_to_la16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = word_index(gid, groups);
-    if (i >= params.word_count) {
+    let i = word_index(gid, groups, 1u);
+    if (i == NONE) {
         return;
     }
     let rg = src[2u * i];

@@ -2,8 +2,11 @@
 
 mod common;
 
+use std::sync::atomic::AtomicBool;
+
 use graylab::engine::{
-    Backend, ClockSource, ConvertSettings, Engine, Phase, WorkgroupSize, bench, synthetic_rgb,
+    Backend, ClockSource, ConvertSettings, Engine, EngineError, Phase, RunReport, WorkgroupSize, bench,
+    synthetic_rgb,
 };
 use graylab::pixel::Formula;
 use image::{DynamicImage, ImageBuffer};
@@ -140,4 +143,41 @@ fn parity_cpu_equals_gpu_while_formulas_differ() {
     assert!(d.differing > d.pixels / 2, "bt601 and bt709 differ on most pixels: {d:?}");
     assert!((20..=40).contains(&d.max_diff), "by up to ~33 levels: {d:?}");
     assert_eq!(report.formulas.len(), 3);
+}
+
+/// The phases minus the overlap plus the rest are the wall time, exactly.
+fn assert_reconciles(r: &RunReport) {
+    let phases: u64 = r.phases.iter().map(|p| p.ns).sum();
+    assert_eq!(phases - r.overlap_ns + r.other_ns, r.total_ns, "{r:?}");
+    assert!(r.overlap_ns == 0 || r.other_ns == 0, "one of the two remainders: {r:?}");
+}
+
+#[test]
+fn phases_overlap_and_the_rest_add_up_to_the_wall_time() {
+    let img = synthetic_rgb(1500, 1000, 7);
+    let engine = Engine::without_gpu("not needed");
+    let cpu = engine.convert(&img, &ConvertSettings::default()).expect("cpu");
+    assert_reconciles(&cpu.report);
+    assert!(cpu.report.other_ns > 0, "preparing pixels is no phase: {:?}", cpu.report);
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu);
+    let s = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    let r = bench(&engine, &img, &s, 3).expect("gpu bench");
+    for report in std::iter::once(&r.cold).chain(&r.warm) {
+        assert_reconciles(report);
+        let t = report.gpu.expect("GPU details");
+        assert_eq!(report.phase(Phase::Upload).map(|p| p.ns), Some(t.upload_host_ns + t.upload_copy_ns));
+    }
+}
+
+#[test]
+fn a_cancelled_gpu_conversion_says_so() {
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu);
+    let img = synthetic_rgb(64, 64, 2);
+    let s = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    let cancel = AtomicBool::new(true);
+    let err = engine.convert_with_cancel(&img, &s, Some(&cancel)).expect_err("cancelled");
+    assert!(matches!(err, EngineError::Cancelled), "{err:?}");
+    assert!(engine.convert(&img, &s).is_ok(), "the next run works");
 }

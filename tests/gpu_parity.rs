@@ -1,11 +1,15 @@
-//! GPU output against the CPU, byte for byte: every kernel, formula and valid workgroup size,
-//! odd image sizes, forced band splits, a real image above lavapipe's 128 MiB binding, and both
-//! timing modes. Runs on any Vulkan/Metal/DX12 adapter, lavapipe included; see tests/common.
+//! GPU output against the CPU, byte for byte: every kernel, formula and valid workgroup shape
+//! (1-D and 2-D tiles), odd image sizes, forced band splits and submission sizes, the pipelined
+//! ring with many bands, cancellation, display tiles, and both timing modes. Every condition is
+//! forced by the test itself, so it holds on any adapter (lavapipe or a GPU with 2+ GiB
+//! bindings); see tests/common.
 
 mod common;
 
+use std::sync::atomic::AtomicBool;
+
 use graylab::cpu::par_convert;
-use graylab::gpu::{GpuError, TimingMode, WorkgroupSize};
+use graylab::gpu::{BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, TimingMode, WorkgroupSize};
 use graylab::pixel::{Formula, Kernel};
 
 fn cpu(kernel: Kernel, formula: Formula, src: &[u8]) -> Vec<u8> {
@@ -15,15 +19,15 @@ fn cpu(kernel: Kernel, formula: Formula, src: &[u8]) -> Vec<u8> {
 }
 
 fn gpu_run(
-    ctx: &graylab::gpu::GpuContext,
+    conv: &GpuConverter,
     kernel: Kernel,
     formula: Formula,
     wg: WorkgroupSize,
     src: &[u8],
     (w, h): (u32, u32),
-) -> (Vec<u8>, graylab::gpu::GpuTimings) {
+) -> (Vec<u8>, GpuTimings) {
     let mut out = vec![0x5Au8; (w * h) as usize * kernel.out_bytes_per_pixel()];
-    let t = ctx.convert(kernel, formula, wg, src, w, h, &mut out).expect("GPU conversion");
+    let t = conv.convert(&GpuJob::new(kernel, formula, wg, src, (w, h)), &mut out).expect("GPU conversion");
     (out, t)
 }
 
@@ -31,13 +35,15 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y)
 }
 
+const TILE_8X8: WorkgroupSize = WorkgroupSize { x: 8, y: 8 };
+
 #[test]
 fn all_colours_every_formula_match_the_cpu() {
-    let Some(ctx) = common::gpu() else { return };
+    let Some(conv) = common::converter() else { return };
     let src: Vec<u8> = (0u32..1 << 24).flat_map(|c| [(c >> 16) as u8, (c >> 8) as u8, c as u8]).collect();
     for formula in Formula::ALL {
         let want = cpu(Kernel::Rgb8ToL8, formula, &src);
-        let (got, t) = gpu_run(&ctx, Kernel::Rgb8ToL8, formula, WorkgroupSize::DEFAULT, &src, (4096, 4096));
+        let (got, t) = gpu_run(&conv, Kernel::Rgb8ToL8, formula, WorkgroupSize::DEFAULT, &src, (4096, 4096));
         assert_eq!(first_difference(&got, &want), None, "{formula}: first differing colour");
         assert!(t.kernel_ns > 0, "kernel time measured");
     }
@@ -45,15 +51,15 @@ fn all_colours_every_formula_match_the_cpu() {
 
 #[test]
 fn every_kernel_formula_and_workgroup_on_odd_sizes() {
-    let Some(ctx) = common::gpu() else { return };
-    let sizes = [(1, 1), (3, 5), (7, 1), (1, 9), (33, 17), (257, 3)];
+    let Some(conv) = common::converter() else { return };
+    let sizes = [(1, 1), (3, 5), (7, 1), (1, 9), (5, 13), (33, 17), (257, 3)];
     for kernel in Kernel::ALL {
         for (i, &(w, h)) in sizes.iter().enumerate() {
             let src = common::noise((w * h) as usize * kernel.in_bytes_per_pixel(), i as u64 + 1);
             for formula in Formula::ALL {
                 let want = cpu(kernel, formula, &src);
-                for wg in ctx.valid_workgroups() {
-                    let (got, _) = gpu_run(&ctx, kernel, formula, wg, &src, (w, h));
+                for wg in conv.context().valid_workgroups() {
+                    let (got, _) = gpu_run(&conv, kernel, formula, wg, &src, (w, h));
                     assert_eq!(first_difference(&got, &want), None, "{kernel:?} {formula} wg {wg} {w}x{h}");
                 }
             }
@@ -63,98 +69,292 @@ fn every_kernel_formula_and_workgroup_on_odd_sizes() {
 
 #[test]
 fn large_odd_image_every_workgroup() {
-    let Some(ctx) = common::gpu() else { return };
+    let Some(conv) = common::converter() else { return };
     let (w, h) = (4097, 2161);
     let src = common::noise((w * h) as usize * 3, 4097);
     let want = cpu(Kernel::Rgb8ToL8, Formula::Bt601, &src);
-    let valid = ctx.valid_workgroups();
-    assert!(valid.len() >= 6, "expected 1-D and 2-D sizes, got {valid:?}");
+    let valid = conv.context().valid_workgroups();
+    assert!(valid.iter().any(|wg| wg.y > 1) && valid.iter().any(|wg| wg.y == 1), "1-D and 2-D: {valid:?}");
     for wg in valid {
-        let (got, _) = gpu_run(&ctx, Kernel::Rgb8ToL8, Formula::Bt601, wg, &src, (w, h));
+        let (got, _) = gpu_run(&conv, Kernel::Rgb8ToL8, Formula::Bt601, wg, &src, (w, h));
         assert_eq!(first_difference(&got, &want), None, "wg {wg}");
     }
 }
 
 #[test]
 fn forced_bands_are_byte_identical() {
-    let Some(mut ctx) = common::fresh_gpu() else {
-        return;
-    };
+    let Some(mut conv) = common::converter() else { return };
     let (w, h) = (97, 61);
     for limit in [16u64, 100, 1000, 4096, 12_000] {
-        ctx.set_band_limit_bytes(limit);
+        conv.set_band_limit_bytes(limit);
         for kernel in Kernel::ALL {
             let src = common::noise((w * h) as usize * kernel.in_bytes_per_pixel(), limit);
+            let Ok(plan) = BandPlan::new(kernel, w, h, conv.band_limit_bytes()) else {
+                continue; // One row does not fit this tiny limit.
+            };
             for formula in [Formula::Bt601, Formula::Linear] {
                 let want = cpu(kernel, formula, &src);
-                let Ok(plan) = graylab::gpu::BandPlan::new(kernel, w, h, ctx.band_limit_bytes()) else {
-                    continue; // One row does not fit this tiny limit.
-                };
-                let (got, t) = gpu_run(&ctx, kernel, formula, WorkgroupSize { x: 8, y: 8 }, &src, (w, h));
-                assert_eq!(t.bands, plan.bands);
-                assert!(t.bands > 1, "limit {limit} should force bands for {kernel:?}");
-                assert_eq!(first_difference(&got, &want), None, "{kernel:?} {formula} limit {limit}");
+                for wg in [TILE_8X8, WorkgroupSize { x: 64, y: 1 }] {
+                    let (got, t) = gpu_run(&conv, kernel, formula, wg, &src, (w, h));
+                    assert_eq!((t.bands, t.bands > 1), (plan.bands, true), "limit {limit} {kernel:?}");
+                    assert_eq!(
+                        first_difference(&got, &want),
+                        None,
+                        "{kernel:?} {formula} wg {wg} limit {limit}"
+                    );
+                }
             }
         }
     }
 }
 
 #[test]
-fn a_row_wider_than_the_band_limit_is_refused() {
-    let Some(mut ctx) = common::fresh_gpu() else {
-        return;
-    };
-    ctx.set_band_limit_bytes(16);
-    let src = vec![0u8; 100 * 3];
-    let mut out = vec![0u8; 100];
-    let err = ctx.convert(Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, 100, 1, &mut out);
-    assert!(matches!(err, Err(GpuError::RowTooLarge { row_bytes: 300, limit_bytes: 16 })), "{err:?}");
-}
-
-#[test]
-fn image_above_the_binding_limit_is_banded() {
-    let Some(ctx) = common::gpu() else { return };
-    // 45.1 MP RGB = 135 MB: above lavapipe's (and many GPUs') 128 MiB storage binding.
-    let (w, h) = (8200u32, 5500u32);
-    let src = common::noise((w * h) as usize * 3, 45);
-    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt709, &src);
-    let (got, t) = gpu_run(&ctx, Kernel::Rgb8ToL8, Formula::Bt709, WorkgroupSize::DEFAULT, &src, (w, h));
-    assert_eq!(first_difference(&got, &want), None);
-    let expected_bands = (u64::from(w) * u64::from(h) * 3).div_ceil(ctx.band_limit_bytes());
-    assert!(u64::from(t.bands) >= expected_bands, "{} bands for limit {}", t.bands, ctx.band_limit_bytes());
-    if ctx.band_limit_bytes() <= 128 << 20 {
-        assert!(t.bands >= 2);
+fn forced_small_submissions_are_byte_identical() {
+    let Some(mut conv) = common::converter() else { return };
+    let (w, h) = (131, 47);
+    // One byte per submission means one row each (rows whose pixels all sit in the previous
+    // row's last word join the next one).
+    for chunk_limit in [1u64, 131 * 3 * 5, 4096] {
+        conv.set_chunk_limit_bytes(Some(chunk_limit));
+        for kernel in Kernel::ALL {
+            let src = common::noise((w * h) as usize * kernel.in_bytes_per_pixel(), chunk_limit);
+            let want = cpu(kernel, Formula::Bt709, &src);
+            for wg in [TILE_8X8, WorkgroupSize { x: 16, y: 4 }, WorkgroupSize::DEFAULT] {
+                let (got, t) = gpu_run(&conv, kernel, Formula::Bt709, wg, &src, (w, h));
+                assert_eq!(first_difference(&got, &want), None, "{kernel:?} wg {wg} chunk {chunk_limit}");
+                let rows = (chunk_limit / (u64::from(w) * kernel.in_bytes_per_pixel() as u64)).max(1);
+                assert_eq!(u64::from(t.rows_per_chunk), rows, "{kernel:?} chunk {chunk_limit}");
+                assert!(u64::from(t.chunks) >= u64::from(h).div_ceil(rows), "{t:?}");
+            }
+        }
     }
 }
 
 #[test]
+fn many_bands_through_the_ring_are_byte_identical() {
+    let Some(mut conv) = common::converter() else { return };
+    let (w, h) = (1001u32, 700u32);
+    let src = common::noise((w * h) as usize * 4, 1001);
+    // 9 bands of 80 rows (the last 60), 4 submissions each (the last 3): the 3 staging slots
+    // are reused 11 times over.
+    conv.set_band_limit_bytes(u64::from(w) * 4 * 80);
+    conv.set_chunk_limit_bytes(Some(u64::from(w) * 4 * 20));
+    for (kernel, wg) in [(Kernel::Rgba8ToLa8, WorkgroupSize::DEFAULT), (Kernel::Rgba8ToL8, TILE_8X8)] {
+        let want = cpu(kernel, Formula::Linear, &src);
+        for _ in 0..2 {
+            let (got, t) = gpu_run(&conv, kernel, Formula::Linear, wg, &src, (w, h));
+            assert_eq!(first_difference(&got, &want), None, "{kernel:?}");
+            assert_eq!((t.bands, t.chunks, t.rows_per_chunk), (9, 35, 20));
+            assert_eq!(t.pipelined, conv.context().timestamps().encoders);
+            assert!(t.upload_host_ns > 0 && t.download_host_ns > 0 && t.wall_ns > t.setup_ns, "{t:?}");
+        }
+    }
+}
+
+#[test]
+fn a_cancelled_run_stops_and_the_next_one_is_whole() {
+    let Some(mut conv) = common::converter() else { return };
+    let (w, h) = (300u32, 200u32);
+    let src = common::noise((w * h) as usize * 3, 300);
+    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt601, &src);
+    conv.set_chunk_limit_bytes(Some(u64::from(w) * 3 * 10));
+    for mode in [TimingMode::Auto, TimingMode::CpuClock] {
+        conv.set_timing_mode(mode);
+        let cancel = AtomicBool::new(true);
+        let mut out = vec![0x5Au8; (w * h) as usize];
+        let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+        let err = conv.convert(&job.with_cancel(&cancel), &mut out);
+        assert!(matches!(err, Err(GpuError::Cancelled)), "{mode:?}: {err:?}");
+        assert!(out.iter().all(|&b| b == 0x5A), "{mode:?}: nothing written after a cancel before the start");
+        let (got, t) = gpu_run(&conv, Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+        assert_eq!(first_difference(&got, &want), None, "{mode:?}");
+        assert_eq!(t.chunks, 20);
+    }
+}
+
+#[test]
+fn a_row_wider_than_the_band_limit_is_refused() {
+    let Some(mut conv) = common::converter() else { return };
+    conv.set_band_limit_bytes(16);
+    let src = vec![0u8; 100 * 3];
+    let mut out = vec![0u8; 100];
+    let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (100, 1));
+    let err = conv.convert(&job, &mut out);
+    assert!(matches!(err, Err(GpuError::RowTooLarge { row_bytes: 300, limit_bytes: 16 })), "{err:?}");
+}
+
+#[test]
+fn an_image_above_a_128_mib_binding_is_banded() {
+    let Some(mut conv) = common::converter() else { return };
+    // 45.1 MP RGB = 135 MB: above lavapipe's (and many GPUs') 128 MiB storage binding; the
+    // limit is forced so that a GPU with larger bindings bands it too.
+    conv.set_band_limit_bytes(128 << 20);
+    let (w, h) = (8200u32, 5500u32);
+    let src = common::noise((w * h) as usize * 3, 45);
+    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt709, &src);
+    let (got, t) = gpu_run(&conv, Kernel::Rgb8ToL8, Formula::Bt709, WorkgroupSize::DEFAULT, &src, (w, h));
+    assert_eq!(first_difference(&got, &want), None);
+    let plan = BandPlan::new(Kernel::Rgb8ToL8, w, h, conv.band_limit_bytes()).expect("a row fits");
+    assert_eq!(t.bands, plan.bands);
+    assert!(t.bands >= 2, "{t:?}");
+}
+
+#[test]
 fn timestamps_and_cpu_clock_modes_agree_on_output() {
-    let Some(mut ctx) = common::fresh_gpu() else {
-        return;
-    };
+    let Some(mut conv) = common::converter() else { return };
     let (w, h) = (640, 480);
     let src = common::noise((w * h) as usize * 4, 640);
     let want = cpu(Kernel::Rgba8ToLa8, Formula::Linear, &src);
-    let ts = ctx.timestamps();
-    let (got, t) = gpu_run(&ctx, Kernel::Rgba8ToLa8, Formula::Linear, WorkgroupSize::DEFAULT, &src, (w, h));
+    let ts = conv.context().timestamps();
+    let (got, t) = gpu_run(&conv, Kernel::Rgba8ToLa8, Formula::Linear, WorkgroupSize::DEFAULT, &src, (w, h));
     assert_eq!(first_difference(&got, &want), None);
-    assert_eq!(t.kernel_on_gpu_clock, ts.passes);
-    assert_eq!(t.copies_on_gpu_clock, ts.encoders);
+    assert_eq!(
+        (t.kernel_on_gpu_clock, t.copies_on_gpu_clock, t.pipelined),
+        (ts.passes, ts.encoders, ts.encoders)
+    );
     assert!(t.upload_host_ns > 0 && t.download_host_ns > 0 && t.wall_ns >= t.setup_ns);
-    ctx.set_timing_mode(TimingMode::CpuClock);
-    let (got, t) = gpu_run(&ctx, Kernel::Rgba8ToLa8, Formula::Linear, WorkgroupSize::DEFAULT, &src, (w, h));
-    assert_eq!(first_difference(&got, &want), None);
-    assert!(!t.kernel_on_gpu_clock && !t.copies_on_gpu_clock);
-    assert!(t.kernel_ns > 0 && t.upload_copy_ns > 0 && t.download_copy_ns > 0);
+    conv.set_timing_mode(TimingMode::CpuClock);
+    conv.set_band_limit_bytes(640 * 4 * 120);
+    conv.set_chunk_limit_bytes(Some(640 * 4 * 30));
+    for wg in [WorkgroupSize::DEFAULT, TILE_8X8] {
+        let (got, t) = gpu_run(&conv, Kernel::Rgba8ToLa8, Formula::Linear, wg, &src, (w, h));
+        assert_eq!(first_difference(&got, &want), None, "wg {wg}");
+        assert!(!t.kernel_on_gpu_clock && !t.copies_on_gpu_clock && !t.pipelined);
+        assert_eq!((t.bands, t.chunks), (4, 16));
+        assert!(t.kernel_ns > 0 && t.upload_copy_ns > 0 && t.download_copy_ns > 0);
+        // Nothing overlaps on the CPU clock: the steps fit in the wall time.
+        assert_eq!(t.overlap_ns(), 0, "{t:?}");
+    }
 }
 
 #[test]
 fn oversized_workgroups_are_refused_before_pipeline_creation() {
-    let Some(ctx) = common::gpu() else { return };
-    let too_big = WorkgroupSize { x: ctx.limits().max_compute_invocations_per_workgroup * 2, y: 1 };
+    let Some(conv) = common::converter() else { return };
+    let limits = conv.context().limits().clone();
+    let too_big = WorkgroupSize { x: limits.max_compute_invocations_per_workgroup * 2, y: 1 };
     let mut out = vec![0u8; 4];
-    let err = ctx.convert(Kernel::Rgb8ToL8, Formula::Bt601, too_big, &[0; 12], 4, 1, &mut out);
+    let err =
+        conv.convert(&GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, too_big, &[0; 12], (4, 1)), &mut out);
     assert!(matches!(err, Err(GpuError::WorkgroupUnsupported { .. })), "{err:?}");
-    let tall = WorkgroupSize { x: 1, y: ctx.limits().max_compute_workgroup_size_y + 1 };
-    assert!(ctx.check_workgroup(tall).is_err());
+    let tall = WorkgroupSize { x: 1, y: limits.max_compute_workgroup_size_y + 1 };
+    assert!(conv.context().check_workgroup(tall).is_err());
+}
+
+#[test]
+fn display_tiles_show_the_result_with_forced_bands_and_chunks() {
+    let Some(mut conv) = common::converter() else { return };
+    let ctx = std::sync::Arc::clone(conv.context());
+    let (w, h) = (37u32, 23u32);
+    let src = common::noise((w * h) as usize * 3, 37);
+    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt601, &src);
+    // Bands of 7 rows (the last 2), chunks of 3: a chunk's rows start inside its band's output.
+    conv.set_band_limit_bytes(37 * 3 * 8);
+    conv.set_chunk_limit_bytes(Some(37 * 3 * 3));
+    for (wg, download) in [(WorkgroupSize::DEFAULT, true), (TILE_8X8, false)] {
+        let tiles = ctx.create_tiles(w, h).expect("tiles");
+        let mut out = vec![0u8; (w * h) as usize];
+        let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, wg, &src, (w, h));
+        let t =
+            conv.convert_for_display(&job, &tiles, download.then_some(&mut out[..])).expect("display run");
+        assert_eq!((t.displayed, t.downloaded, t.bands, t.chunks), (true, download, 4, 10), "{t:?}");
+        if download {
+            assert_eq!(first_difference(&out, &want), None);
+        }
+        let shown = read_tile(&ctx, &tiles.tiles[0].texture, w, h);
+        for (i, &gray) in want.iter().enumerate() {
+            assert_eq!(&shown[i * 4..i * 4 + 4], &[gray, gray, gray, 255], "pixel {i} wg {wg}");
+        }
+    }
+}
+
+/// The RGBA8 pixels of a `w` x `h` texture.
+fn read_tile(ctx: &graylab::gpu::GpuContext, texture: &wgpu::Texture, w: u32, h: u32) -> Vec<u8> {
+    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("tile readback"),
+        size: u64::from(row * h),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(h),
+            },
+        },
+        wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
+    );
+    ctx.queue().submit([enc.finish()]);
+    buffer.map_async(wgpu::MapMode::Read, .., |r| r.expect("mapped"));
+    ctx.device().poll(wgpu::PollType::wait_indefinitely()).expect("GPU finished");
+    let view = buffer.get_mapped_range(..).expect("mapped range");
+    view.chunks_exact(row as usize).flat_map(|r| r[..(w * 4) as usize].to_vec()).collect()
+}
+
+#[test]
+fn timings_stay_honest_on_a_device_that_has_rendered() {
+    if common::gpu().is_none() {
+        return;
+    }
+    // A device of its own: what this test draws must not change the other tests' device.
+    let ctx = std::sync::Arc::new(graylab::gpu::GpuContext::new().expect("an adapter"));
+    let conv = GpuConverter::new(std::sync::Arc::clone(&ctx));
+    let (w, h) = (1200u32, 800u32);
+    let src = common::noise((w * h) as usize * 3, 12);
+    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt601, &src);
+    let ts = ctx.timestamps();
+    for rendered in [false, true] {
+        if rendered {
+            clear_a_render_target(&ctx);
+        }
+        let (got, t) = gpu_run(&conv, Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+        assert_eq!(first_difference(&got, &want), None);
+        // Where timestamps are read late (llvmpipe after a render pass), the run says so and
+        // times every step on the CPU clock; elsewhere the timestamps are used.
+        assert_eq!(t.kernel_on_gpu_clock, ts.passes && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
+        assert_eq!(t.pipelined, ts.encoders && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
+        assert!(t.kernel_ns > 0 && t.suspect_timestamps == 0, "rendered {rendered}: {t:?}");
+        if !rendered {
+            assert!(!t.timestamps_read_late, "a device that never rendered reads its clock in place");
+        }
+    }
+}
+
+/// One render pass that clears a small texture (as eframe's frames bind render targets).
+fn clear_a_render_target(ctx: &graylab::gpu::GpuContext) {
+    let texture = ctx.device().create_texture(&wgpu::TextureDescriptor {
+        label: Some("render target"),
+        size: wgpu::Extent3d { width: 64, height: 64, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    drop(enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("clear"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: &view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color::RED),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    }));
+    ctx.queue().submit([enc.finish()]);
+    ctx.device().poll(wgpu::PollType::wait_indefinitely()).expect("GPU finished");
 }

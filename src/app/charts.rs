@@ -18,6 +18,7 @@ fn colour(phase: Phase) -> Color32 {
         Phase::Setup => Color32::from_rgb(170, 120, 200),
         Phase::Upload => Color32::from_rgb(230, 140, 60),
         Phase::Kernel => Color32::from_rgb(80, 170, 90),
+        Phase::Display => Color32::from_rgb(60, 170, 170),
         Phase::Download => Color32::from_rgb(70, 140, 220),
         Phase::Encode => Color32::from_rgb(200, 90, 90),
     }

@@ -359,7 +359,7 @@ impl WorkerState {
                     gpu.create_tiles(input.image.width(), input.image.height()).map_err(|e| e.to_string())?;
                 let (pixels, report) = self
                     .engine
-                    .convert_for_display(&input.image, settings, &tiles, round_trip)
+                    .convert_for_display(&input.image, settings, &tiles, round_trip, None)
                     .map_err(err)?;
                 let display = DisplayImage::register(&self.render_state, tiles);
                 (pixels.map(Arc::new), display, report)

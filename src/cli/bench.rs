@@ -126,9 +126,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let mut engine = Engine::new();
     if args.cpu_clock && with_gpu {
-        let mut ctx = crate::gpu::GpuContext::new()?;
-        ctx.set_timing_mode(TimingMode::CpuClock);
-        engine = Engine::with_gpu(std::sync::Arc::new(ctx));
+        let ctx = std::sync::Arc::new(crate::gpu::GpuContext::new()?);
+        let mut converter = crate::gpu::GpuConverter::new(ctx);
+        converter.set_timing_mode(TimingMode::CpuClock);
+        engine = Engine::with_converter(std::sync::Arc::new(converter));
     }
     // Every GPU setting is checked before anything is measured.
     let (gpu_sizes, adapter) = if with_gpu {
@@ -142,7 +143,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         }
         // An image whose rows do not fit the GPU's buffers is refused now, not after the CPU runs.
         if let (crate::engine::Prepared::Colour { kernel, .. }, _) = crate::engine::prepare(&image, true)? {
-            crate::gpu::BandPlan::new(kernel, image.width(), image.height(), gpu.band_limit_bytes())?;
+            let band_limit_bytes = engine.gpu_converter()?.band_limit_bytes();
+            crate::gpu::BandPlan::new(kernel, image.width(), image.height(), band_limit_bytes)?;
         }
         (sizes, Some((gpu.adapter_info().name.clone(), gpu.is_software())))
     } else {

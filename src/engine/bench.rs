@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use image::DynamicImage;
 
-use super::convert::{OutBuffer, Prepared, RunReport, prepare};
-use super::report::{ClockSource, Phase, Stats};
+use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
+use super::report::{ClockSource, Phase, RunReport, Stats};
 use super::{ConvertSettings, Engine, EngineError, Kernel};
 
 /// Statistics of one phase over the warm runs.
@@ -65,8 +65,9 @@ pub fn bench(
         let started = Instant::now();
         let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes.clone());
         report.kernel = Some(kernel);
-        engine.run_kernel(kernel, &bytes, width, height, out.bytes_mut(), settings, &mut report)?;
-        report.total_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let input = KernelInput { kernel, src: &bytes, width, height, cancel: None };
+        engine.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
+        report.finish(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
         Ok(report)
     };
     let cold = one_run()?;

@@ -2,75 +2,14 @@
 //! and report each phase with its clock.
 
 use std::borrow::Cow;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use image::{DynamicImage, ImageBuffer};
 
-use super::report::{ClockSource, Phase, PhaseTiming};
-use super::{Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, WorkgroupSize};
-use crate::gpu::GpuTimings;
-
-/// What was measured in one conversion.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct RunReport {
-    /// Where it ran.
-    pub backend: Backend,
-    /// The formula.
-    pub formula: Formula,
-    /// The kernel, or `None` for a gray input passed through.
-    pub kernel: Option<Kernel>,
-    /// GPU workgroup shape (GPU runs only).
-    pub workgroup: Option<WorkgroupSize>,
-    /// CPU threads (CPU runs only).
-    pub threads: Option<usize>,
-    /// Image width.
-    pub width: u32,
-    /// Image height.
-    pub height: u32,
-    /// The measured phases, in order.
-    pub phases: Vec<PhaseTiming>,
-    /// Wall time of the whole conversion (CPU clock).
-    pub total_ns: u64,
-    /// GPU details (bands, each copy separately), GPU runs only.
-    pub gpu: Option<GpuTimings>,
-    /// The GPU adapter's name, GPU runs only.
-    pub adapter: Option<String>,
-    /// Things a reader of the numbers must know (passthrough, float input converted, …).
-    pub notes: Vec<String>,
-}
-
-impl RunReport {
-    /// An empty report for a `width` x `height` conversion with these settings.
-    #[must_use]
-    pub fn new(backend: Backend, formula: Formula, (width, height): (u32, u32), notes: Vec<String>) -> Self {
-        Self {
-            backend,
-            formula,
-            kernel: None,
-            workgroup: None,
-            threads: None,
-            width,
-            height,
-            phases: Vec::new(),
-            total_ns: 0,
-            gpu: None,
-            adapter: None,
-            notes,
-        }
-    }
-
-    /// The time of one phase, if it was measured.
-    #[must_use]
-    pub fn phase(&self, phase: Phase) -> Option<PhaseTiming> {
-        self.phases.iter().copied().find(|p| p.phase == phase)
-    }
-
-    /// Megapixels of the image.
-    #[must_use]
-    pub fn megapixels(&self) -> f64 {
-        f64::from(self.width) * f64::from(self.height) / 1e6
-    }
-}
+use super::report::{ClockSource, Phase, PhaseTiming, RunReport};
+use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
+use crate::gpu::{GpuJob, GpuTiles, GpuTimings};
 
 /// A converted image and its report.
 #[derive(Clone, Debug)]
@@ -195,39 +134,54 @@ impl Engine {
         image: &DynamicImage,
         settings: &ConvertSettings,
     ) -> Result<Converted, EngineError> {
+        self.convert_with_cancel(image, settings, None)
+    }
+
+    /// Converts an image in memory; a GPU run checks `cancel` between its submissions and
+    /// returns [`EngineError::Cancelled`] once it is set.
+    pub fn convert_with_cancel(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Converted, EngineError> {
         let started = Instant::now();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
         let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes);
         let (kernel, bytes) = match prepared {
             Prepared::Gray(image) => {
-                report.total_ns = nanos_since(started);
+                report.finish(nanos_since(started));
                 return Ok(Converted { image, report });
             }
             Prepared::Colour { kernel, bytes } => (kernel, bytes),
         };
         report.kernel = Some(kernel);
         let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-        self.run_kernel(kernel, &bytes, width, height, out.bytes_mut(), settings, &mut report)?;
+        let input = KernelInput { kernel, src: &bytes, width, height, cancel };
+        self.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
         let image = out
             .into_image(kernel, width, height)
             .ok_or_else(|| EngineError::UnsupportedPixels("output buffer size mismatch".to_owned()))?;
-        report.total_ns = nanos_since(started);
+        report.finish(nanos_since(started));
         Ok(Converted { image, report })
     }
 
-    /// Converts on the GPU and draws the result into display `tiles` there; downloads it too
-    /// when `download` (the full round trip; else the report has no download phase and the
-    /// pixels stay on the GPU). A gray input is drawn from the host.
+    /// Converts on the GPU and draws the result into display `tiles` there (`Phase::Display`);
+    /// downloads it too when `download` (the full round trip; else the report has no download
+    /// phase and the pixels stay on the GPU). A gray input is drawn from the host. `cancel` is
+    /// checked between submissions.
     pub fn convert_for_display(
         &self,
         image: &DynamicImage,
         settings: &ConvertSettings,
-        tiles: &crate::gpu::GpuTiles,
+        tiles: &GpuTiles,
         download: bool,
+        cancel: Option<&AtomicBool>,
     ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
         let started = Instant::now();
-        let gpu = self.gpu()?;
+        let converter = self.gpu_converter()?;
+        let gpu = converter.context();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
         let mut report = RunReport::new(Backend::Gpu, settings.formula, (width, height), notes);
@@ -235,47 +189,33 @@ impl Engine {
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
                 gpu.write_tiles(tiles, &gray);
-                report.total_ns = nanos_since(started);
+                report.finish(nanos_since(started));
                 return Ok((Some(gray), report));
             }
             Prepared::Colour { kernel, bytes } => (kernel, bytes),
         };
         report.kernel = Some(kernel);
         report.workgroup = Some(settings.workgroup);
-        let job = crate::gpu::GpuJob {
-            kernel,
-            formula: settings.formula,
-            workgroup: settings.workgroup,
-            src: &bytes,
-            width,
-            height,
-        };
+        let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height));
+        job.cancel = cancel;
         let mut out = download.then(|| OutBuffer::new(kernel, width as usize * height as usize));
-        let t = gpu.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
-        report.phases.extend(gpu_phases(&t));
-        if t.bands > 1 {
-            report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
-        }
-        report.gpu = Some(t);
-        report.notes.push("the total includes drawing the result into display textures".to_owned());
+        let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
+        add_gpu_timings(&mut report, t);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
-        report.total_ns = nanos_since(started);
+        report.finish(nanos_since(started));
         Ok((pixels, report))
     }
 
     /// Runs one kernel into a caller-owned buffer and records its phases in `report`
     /// (the benchmark reuses `dst` across runs, as a real pipeline would).
-    #[expect(clippy::too_many_arguments, reason = "the raw entry point under `convert` and `bench`")]
     pub(crate) fn run_kernel(
         &self,
-        kernel: Kernel,
-        src: &[u8],
-        width: u32,
-        height: u32,
+        input: &KernelInput<'_>,
         dst: &mut [u8],
         settings: &ConvertSettings,
         report: &mut RunReport,
     ) -> Result<(), EngineError> {
+        let &KernelInput { kernel, src, width, height, cancel } = input;
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
@@ -289,31 +229,70 @@ impl Engine {
                 });
             }
             Backend::Gpu => {
-                let gpu = self.gpu()?;
-                let t = gpu.convert(kernel, settings.formula, settings.workgroup, src, width, height, dst)?;
+                let converter = self.gpu_converter()?;
+                let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height));
+                job.cancel = cancel;
+                let t = converter.convert(&job, dst)?;
                 report.workgroup = Some(settings.workgroup);
-                report.adapter = Some(gpu.adapter_info().name.clone());
-                report.phases.extend(gpu_phases(&t));
-                if t.bands > 1 {
-                    report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
-                }
-                report.gpu = Some(t);
+                report.adapter = Some(converter.context().adapter_info().name.clone());
+                add_gpu_timings(report, t);
             }
         }
         Ok(())
     }
 }
 
-/// The GPU timings as phases, each with its clock (no download phase when the result stayed on
-/// the GPU).
+/// One kernel's input: what `run_kernel` converts.
+pub(crate) struct KernelInput<'a> {
+    /// The conversion.
+    pub kernel: Kernel,
+    /// Packed input pixels.
+    pub src: &'a [u8],
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// Checked between GPU submissions.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Adds a GPU run's phases, notes and details to a report.
+fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
+    report.phases.extend(gpu_phases(&t));
+    if t.bands > 1 {
+        report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
+    }
+    if t.timestamps_read_late {
+        report.notes.push(
+            "this device reads its GPU timestamps late (llvmpipe once a render target is bound), so every GPU \
+             step was submitted and timed on its own with the CPU clock"
+                .to_owned(),
+        );
+    }
+    if t.suspect_timestamps > 0 {
+        report.notes.push(format!(
+            "{} of {} GPU chunks had timestamps that cannot be right (longer than the CPU clock saw, or zero); \
+             their GPU figures were left out, so the gpu-timestamp phases are too low",
+            t.suspect_timestamps, t.chunks
+        ));
+    }
+    report.gpu = Some(t);
+}
+
+/// The GPU timings as phases, each with its clock (no display phase when nothing was drawn, no
+/// download phase when the result stayed on the GPU).
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
     let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
     let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    let display = if t.display_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
     let mut phases = vec![
         PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock },
         PhaseTiming { phase: Phase::Upload, ns: t.upload_host_ns + t.upload_copy_ns, source: copies },
         PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel },
     ];
+    if t.displayed {
+        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns, source: display });
+    }
     if t.downloaded {
         phases.push(PhaseTiming {
             phase: Phase::Download,

@@ -13,23 +13,27 @@ mod parity;
 mod report;
 mod sweep;
 mod synthetic;
+mod verdict;
 
 use std::sync::{Arc, OnceLock};
 
+use crate::gpu::GpuConverter;
+
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchResult, PhaseStats, bench};
-pub use convert::{Converted, Prepared, RunReport, prepare};
+pub use convert::{Converted, Prepared, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
-pub use report::{ClockSource, Phase, PhaseTiming, Stats, ms};
-pub use sweep::{
-    DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, analyse, size_for, sweep, to_csv,
-};
+pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
+pub use sweep::{DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, size_for, sweep};
 pub use synthetic::{parse_size, synthetic_rgb};
+pub use verdict::{analyse, to_csv};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
-pub use crate::gpu::{AdapterReport, GpuContext, GpuError, TimingMode, WorkgroupSize, list_adapters};
+pub use crate::gpu::{
+    AdapterReport, GpuContext, GpuError, GpuTiles, TimingMode, WorkgroupSize, list_adapters,
+};
 pub use crate::io::{
     DecodeOptions, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt, budget,
     sniff_format,
@@ -99,14 +103,14 @@ pub enum EngineError {
     Cpu(#[from] crate::cpu::CpuError),
     /// The GPU backend failed.
     #[error(transparent)]
-    Gpu(#[from] GpuError),
+    Gpu(GpuError),
     /// Reading or writing a file failed.
     #[error(transparent)]
     Io(#[from] IoError),
     /// The GPU was asked for but none could be opened.
-    #[error("the GPU is not available ({0}); use the CPU backend")]
+    #[error("the GPU is not available ({0})")]
     GpuUnavailable(String),
-    /// The work was cancelled (the app is closing).
+    /// The work was cancelled (a newer request superseded it, or the app is closing).
     #[error("cancelled")]
     Cancelled,
     /// The image's pixel type has no conversion.
@@ -114,9 +118,9 @@ pub enum EngineError {
     UnsupportedPixels(String),
 }
 
-/// The engine: a CPU backend that always works and a GPU context opened on first use.
+/// The engine: a CPU backend that always works and a GPU converter opened on first use.
 pub struct Engine {
-    gpu: OnceLock<Result<Arc<GpuContext>, String>>,
+    gpu: OnceLock<Result<Arc<GpuConverter>, String>>,
 }
 
 impl Default for Engine {
@@ -132,11 +136,17 @@ impl Engine {
         Self { gpu: OnceLock::new() }
     }
 
-    /// An engine on an existing GPU context (eframe's device, or a test's tuned context).
+    /// An engine on an existing GPU context (eframe's device).
     #[must_use]
     pub fn with_gpu(gpu: Arc<GpuContext>) -> Self {
+        Self::with_converter(Arc::new(GpuConverter::new(gpu)))
+    }
+
+    /// An engine on an existing GPU converter (a test's or a benchmark's tuned one).
+    #[must_use]
+    pub fn with_converter(converter: Arc<GpuConverter>) -> Self {
         let cell = OnceLock::new();
-        let _ = cell.set(Ok(gpu));
+        let _ = cell.set(Ok(converter));
         Self { gpu: cell }
     }
 
@@ -150,9 +160,27 @@ impl Engine {
 
     /// The GPU context, opening it on first use.
     pub fn gpu(&self) -> Result<&Arc<GpuContext>, EngineError> {
+        self.gpu_converter().map(|c| c.context())
+    }
+
+    /// The GPU converter, opening the device on first use.
+    pub fn gpu_converter(&self) -> Result<&Arc<GpuConverter>, EngineError> {
         self.gpu
-            .get_or_init(|| GpuContext::new().map(Arc::new).map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                GpuContext::new()
+                    .map(|ctx| Arc::new(GpuConverter::new(Arc::new(ctx))))
+                    .map_err(|e| e.to_string())
+            })
             .as_ref()
             .map_err(|e| EngineError::GpuUnavailable(e.clone()))
+    }
+}
+
+impl From<GpuError> for EngineError {
+    fn from(e: GpuError) -> Self {
+        match e {
+            GpuError::Cancelled => Self::Cancelled,
+            e => Self::Gpu(e),
+        }
     }
 }

@@ -1,6 +1,10 @@
-//! Phase timings: what each run measured, with which clock, and statistics over repeated runs.
+//! Phase timings: what each run measured ([`RunReport`]), with which clock, and statistics over
+//! repeated runs.
 
 use std::fmt;
+
+use super::{Backend, Formula, Kernel, WorkgroupSize};
+use crate::gpu::GpuTimings;
 
 /// A step of a conversion, in the order they happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -14,6 +18,8 @@ pub enum Phase {
     Upload,
     /// The conversion itself.
     Kernel,
+    /// GPU only: drawing the result into the app's display textures on the GPU.
+    Display,
     /// GPU only: GPU to host (copy to the readback buffer, then out of mapped memory).
     Download,
     /// Encoding and writing the output file.
@@ -22,8 +28,8 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in order.
-    pub const ALL: [Self; 6] =
-        [Self::Decode, Self::Setup, Self::Upload, Self::Kernel, Self::Download, Self::Encode];
+    pub const ALL: [Self; 7] =
+        [Self::Decode, Self::Setup, Self::Upload, Self::Kernel, Self::Display, Self::Download, Self::Encode];
 
     /// Lower-case name for reports.
     #[must_use]
@@ -33,6 +39,7 @@ impl Phase {
             Self::Setup => "setup",
             Self::Upload => "upload",
             Self::Kernel => "kernel",
+            Self::Display => "display",
             Self::Download => "download",
             Self::Encode => "encode",
         }
@@ -98,6 +105,84 @@ pub struct PhaseTiming {
     pub ns: u64,
     /// Which clock measured it.
     pub source: ClockSource,
+}
+
+/// What was measured in one conversion.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RunReport {
+    /// Where it ran.
+    pub backend: Backend,
+    /// The formula.
+    pub formula: Formula,
+    /// The kernel, or `None` for a gray input passed through.
+    pub kernel: Option<Kernel>,
+    /// GPU workgroup shape (GPU runs only).
+    pub workgroup: Option<WorkgroupSize>,
+    /// CPU threads (CPU runs only).
+    pub threads: Option<usize>,
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// The measured phases, in order.
+    pub phases: Vec<PhaseTiming>,
+    /// Wall time of the whole conversion (CPU clock).
+    pub total_ns: u64,
+    /// How much the phases add up to more than `total_ns`: time during which two of them ran
+    /// at once (the GPU path copies on the host while the GPU works). Net: idle gaps hide more.
+    pub overlap_ns: u64,
+    /// How much of `total_ns` no phase accounts for (waiting, submitting, preparing pixels).
+    /// The phases minus `overlap_ns` plus `other_ns` equal `total_ns` exactly.
+    pub other_ns: u64,
+    /// GPU details (bands, each copy separately), GPU runs only.
+    pub gpu: Option<GpuTimings>,
+    /// The GPU adapter's name, GPU runs only.
+    pub adapter: Option<String>,
+    /// Things a reader of the numbers must know (passthrough, float input converted, …).
+    pub notes: Vec<String>,
+}
+
+impl RunReport {
+    /// An empty report for a `width` x `height` conversion with these settings.
+    #[must_use]
+    pub fn new(backend: Backend, formula: Formula, (width, height): (u32, u32), notes: Vec<String>) -> Self {
+        Self {
+            backend,
+            formula,
+            kernel: None,
+            workgroup: None,
+            threads: None,
+            width,
+            height,
+            phases: Vec::new(),
+            total_ns: 0,
+            overlap_ns: 0,
+            other_ns: 0,
+            gpu: None,
+            adapter: None,
+            notes,
+        }
+    }
+
+    /// The time of one phase, if it was measured.
+    #[must_use]
+    pub fn phase(&self, phase: Phase) -> Option<PhaseTiming> {
+        self.phases.iter().copied().find(|p| p.phase == phase)
+    }
+
+    /// Sets the wall time and the overlap / other remainders that reconcile it with the phases.
+    pub fn finish(&mut self, total_ns: u64) {
+        let phases_ns: u64 = self.phases.iter().map(|p| p.ns).sum();
+        self.total_ns = total_ns;
+        self.overlap_ns = phases_ns.saturating_sub(total_ns);
+        self.other_ns = total_ns.saturating_sub(phases_ns);
+    }
+
+    /// Megapixels of the image.
+    #[must_use]
+    pub fn megapixels(&self) -> f64 {
+        f64::from(self.width) * f64::from(self.height) / 1e6
+    }
 }
 
 /// min / median / max of one figure over the warm runs.

@@ -3,12 +3,10 @@
 //! kernel alone (timestamps) and the GPU with the data already resident, then finds the
 //! crossover and the transfer rates that explain it.
 
-use std::fmt::Write as _;
-
 use image::DynamicImage;
 
 use super::bench::bench;
-use super::report::{Phase, Stats};
+use super::report::{ClockSource, Phase, Stats};
 use super::{
     Backend, ConvertSettings, Engine, EngineError, Formula, WorkgroupSize, available_threads, synthetic_rgb,
 };
@@ -89,7 +87,8 @@ pub struct SweepResult {
     pub adapter: Option<String>,
     /// Whether that adapter is a software rasteriser.
     pub software_adapter: bool,
-    /// Whether GPU phases came from timestamps.
+    /// Whether the GPU kernel series came from timestamps at every size (not where the device
+    /// has none, or reads them late and the runs fell back to the CPU clock).
     pub gpu_timestamps: bool,
     /// CPU threads of the "all threads" series.
     pub cpu_threads: usize,
@@ -163,6 +162,7 @@ pub fn sweep(
         ..ConvertSettings::default()
     };
     let mut points = Vec::new();
+    let mut all_kernels_on_timestamps = true;
     for (i, &mp) in sizes.iter().enumerate() {
         if !progress(i, sizes.len(), mp) {
             return Err(EngineError::Cancelled);
@@ -174,7 +174,9 @@ pub fn sweep(
             ),
             None => synthetic_rgb(w, h, i as u64 + 1),
         };
-        points.push(measure_point(engine, &image, &base, options, gpu.is_some())?);
+        let (point, kernel_on_timestamps) = measure_point(engine, &image, &base, options, gpu.is_some())?;
+        all_kernels_on_timestamps &= kernel_on_timestamps;
+        points.push(point);
     }
     let mut result = SweepResult {
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -182,7 +184,7 @@ pub fn sweep(
         source: source.map_or_else(|| "synthetic".to_owned(), |(name, _)| name.to_owned()),
         adapter: gpu.map(|g| g.adapter_info().name.clone()),
         software_adapter: gpu.is_some_and(|g| g.is_software()),
-        gpu_timestamps: gpu.is_some_and(|g| g.timestamps().passes),
+        gpu_timestamps: gpu.is_some() && all_kernels_on_timestamps,
         cpu_threads: available_threads(),
         runs: options.runs.max(1),
         workgroup: options.workgroup,
@@ -195,17 +197,18 @@ pub fn sweep(
         transfer_share_mp: None,
         verdict: String::new(),
     };
-    analyse(&mut result);
+    super::verdict::analyse(&mut result);
     Ok(result)
 }
 
+/// One point, and whether its GPU kernel series came from timestamps.
 fn measure_point(
     engine: &Engine,
     image: &DynamicImage,
     base: &ConvertSettings,
     options: &SweepOptions,
     with_gpu: bool,
-) -> Result<SweepPoint, EngineError> {
+) -> Result<(SweepPoint, bool), EngineError> {
     let runs = options.runs.max(1);
     let (width, height) = (image.width(), image.height());
     let kernel_stats =
@@ -216,186 +219,50 @@ fn measure_point(
     series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
     series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
+    let mut kernel_on_timestamps = false;
     if with_gpu {
-        let gpu = engine.gpu()?;
+        let converter = engine.gpu_converter()?;
+        // Every size starts from a device holding none of graylab's buffers, as a fresh
+        // `graylab bench` process would: nothing kept, grown or left mapped from the last size.
+        converter.release_buffers()?;
         let r = bench(engine, image, &ConvertSettings { backend: Backend::Gpu, ..*base }, runs)?;
         // End to end on the CPU clock: robust whatever the timestamps do, and what a caller waits.
         series.push((Series::GpuTotal, r.total));
         series.extend(kernel_stats(&r).map(|s| (Series::GpuKernel, s)));
+        kernel_on_timestamps =
+            r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp);
         let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));
         let pixels = f64::from(width) * f64::from(height);
         upload_gb_per_s =
             median(Phase::Upload).map(|ns| pixels * r.kernel.in_bytes_per_pixel() as f64 / ns as f64);
         download_gb_per_s =
             median(Phase::Download).map(|ns| pixels * r.kernel.out_bytes_per_pixel() as f64 / ns as f64);
-        let job = crate::gpu::GpuJob {
-            kernel: r.kernel,
-            formula: base.formula,
-            workgroup: base.workgroup,
-            src: image.as_bytes(),
-            width,
-            height,
-        };
-        let resident = gpu.time_resident(&job, runs)?;
+        // The resident buffers are allocated with the ring gone, and freed before returning.
+        converter.release_buffers()?;
+        let job = crate::gpu::GpuJob::new(
+            r.kernel,
+            base.formula,
+            base.workgroup,
+            image.as_bytes(),
+            (width, height),
+        );
+        let resident = converter.time_resident(&job, runs)?;
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }
-    Ok(SweepPoint {
+    let point = SweepPoint {
         megapixels: f64::from(width) * f64::from(height) / 1e6,
         width,
         height,
         series,
         upload_gb_per_s,
         download_gb_per_s,
-    })
-}
-
-/// The best CPU median at a point.
-fn best_cpu(p: &SweepPoint) -> Option<u64> {
-    [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min()
-}
-
-/// Fills in the crossovers, latency, transfer share and the verdict.
-pub fn analyse(r: &mut SweepResult) {
-    let beats =
-        |p: &SweepPoint, s: Series| matches!((p.median_ns(s), best_cpu(p)), (Some(g), Some(c)) if g < c);
-    r.crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
-    r.resident_crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
-    r.dispatch_latency_ns = r.points.first().and_then(|p| p.median_ns(Series::GpuResident));
-    let near_8k =
-        r.points.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
-    r.transfer_share_mp = near_8k.map(|p| p.megapixels);
-    r.transfer_share_at_8k = near_8k.and_then(|p| {
-        let total = p.median_ns(Series::GpuTotal)? as f64;
-        let kernel = p.median_ns(Series::GpuKernel)? as f64;
-        (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
-    });
-    r.verdict = verdict(r);
-}
-
-fn verdict(r: &SweepResult) -> String {
-    let Some(adapter) = &r.adapter else {
-        return "No GPU was measured: only the CPU series are shown.".to_owned();
     };
-    let mut flags = Vec::new();
-    if r.software_adapter {
-        flags.push("software adapter: these GPU figures describe a CPU emulation, not a GPU");
-    }
-    if r.build == "debug" {
-        flags.push("debug build: timings are meaningless");
-    }
-    if !r.gpu_timestamps {
-        flags.push("no GPU timestamps: GPU phases from the CPU clock");
-    }
-    let share = match (r.transfer_share_at_8k, r.transfer_share_mp) {
-        (Some(s), Some(mp)) => format!("; moving the data is {:.0}% of GPU time at {mp:.0} MP", s * 100.0),
-        _ => String::new(),
-    };
-    let main = match (r.crossover_mp, r.resident_crossover_mp) {
-        (Some(mp), _) => format!(
-            "On this machine ({adapter}) the GPU beats the CPU above {mp:.2} MP, transfers included{share}."
-        ),
-        (None, Some(mp)) => format!(
-            "On this machine ({adapter}) the GPU wins above {mp:.2} MP only when the image is already on the GPU{share}."
-        ),
-        (None, None) => format!(
-            "On this machine ({adapter}) the GPU never beats the CPU at these sizes, not even with the data already on the GPU{share}."
-        ),
-    };
-    if flags.is_empty() { main } else { format!("{main} ({})", flags.join("; ")) }
-}
-
-/// The sweep as CSV: one row per point and series.
-#[must_use]
-pub fn to_csv(r: &SweepResult) -> String {
-    let mut out = String::from("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
-    for p in &r.points {
-        for (s, st) in &p.series {
-            let _ = writeln!(
-                out,
-                "{:.4},{},{},{},{},{:.6},{:.6},{:.6}",
-                p.megapixels,
-                p.width,
-                p.height,
-                serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
-                st.runs,
-                st.min_ns as f64 / 1e6,
-                st.median_ns as f64 / 1e6,
-                st.max_ns as f64 / 1e6
-            );
-        }
-    }
-    out
+    Ok((point, kernel_on_timestamps))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn point(mp: f64, cpu: u64, total: u64, kernel: u64, resident: u64) -> SweepPoint {
-        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
-        SweepPoint {
-            megapixels: mp,
-            width: 1,
-            height: 1,
-            series: vec![
-                (Series::Cpu1, st(cpu * 2)),
-                (Series::CpuAll, st(cpu)),
-                (Series::GpuTotal, st(total)),
-                (Series::GpuKernel, st(kernel)),
-                (Series::GpuResident, st(resident)),
-            ],
-            upload_gb_per_s: None,
-            download_gb_per_s: None,
-        }
-    }
-
-    fn result(points: Vec<SweepPoint>) -> SweepResult {
-        let mut r = SweepResult {
-            version: String::new(),
-            build: "release".into(),
-            source: "synthetic".into(),
-            adapter: Some("Test GPU".into()),
-            software_adapter: false,
-            gpu_timestamps: true,
-            cpu_threads: 2,
-            runs: 1,
-            workgroup: WorkgroupSize::DEFAULT,
-            formula: Formula::Bt601,
-            points,
-            crossover_mp: None,
-            resident_crossover_mp: None,
-            dispatch_latency_ns: None,
-            transfer_share_at_8k: None,
-            transfer_share_mp: None,
-            verdict: String::new(),
-        };
-        analyse(&mut r);
-        r
-    }
-
-    #[test]
-    fn finds_the_crossovers_and_the_transfer_share() {
-        let r = result(vec![
-            point(1.0, 100, 500, 50, 150),
-            point(8.0, 800, 900, 100, 300),
-            point(33.0, 3300, 2000, 400, 500),
-        ]);
-        assert_eq!(r.crossover_mp, Some(33.0));
-        assert_eq!(r.resident_crossover_mp, Some(8.0));
-        assert_eq!(r.dispatch_latency_ns, Some(150));
-        assert_eq!(r.transfer_share_at_8k, Some(0.8));
-        assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
-        assert!(r.verdict.contains("80% of GPU time at 33 MP"), "{}", r.verdict);
-    }
-
-    #[test]
-    fn says_so_when_the_gpu_never_wins() {
-        let r = result(vec![point(1.0, 100, 500, 50, 150), point(33.0, 3300, 9000, 4000, 5000)]);
-        assert_eq!((r.crossover_mp, r.resident_crossover_mp), (None, None));
-        assert!(r.verdict.contains("never beats the CPU"), "{}", r.verdict);
-        let r = result(vec![point(1.0, 100, 500, 50, 90)]);
-        assert!(r.verdict.contains("only when the image is already on the GPU"), "{}", r.verdict);
-    }
 
     #[test]
     fn sizes_are_three_to_two_and_whole() {

@@ -1,7 +1,12 @@
-//! Finding adapters: the ranking that picks one, and the report `graylab info` prints.
+//! Finding adapters: the ranking that picks one, opening a device on it with the limits and
+//! features graylab wants, and the report `graylab info` prints.
 
-use super::WorkgroupSize;
-use super::context::WANTED_FEATURES;
+use super::{GpuError, WorkgroupSize};
+
+/// The features graylab asks for when the adapter has them: timestamps in compute passes and
+/// anywhere in an encoder (around the copies).
+pub(crate) const WANTED_FEATURES: wgpu::Features =
+    wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
 
 /// An instance of the native APIs (Vulkan, Metal, DX12), or of `backends` (the
 /// `WGPU_BACKEND` environment variable, e.g. `WGPU_BACKEND=gl`, overrides both).
@@ -12,7 +17,7 @@ fn instance_of(backends: wgpu::Backends) -> wgpu::Instance {
 }
 
 /// The instance graylab uses.
-pub(crate) fn instance() -> wgpu::Instance {
+fn instance() -> wgpu::Instance {
     instance_of(wgpu::Backends::PRIMARY)
 }
 
@@ -41,8 +46,25 @@ fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
 }
 
 /// The adapter graylab uses, or `None` when there is none at all.
-pub(crate) fn best_adapter(instance: &wgpu::Instance) -> Option<wgpu::Adapter> {
+fn best_adapter(instance: &wgpu::Instance) -> Option<wgpu::Adapter> {
     adapters(instance).into_iter().min_by_key(|a| rank(&a.get_info()))
+}
+
+/// Opens a device on the best adapter (a real GPU before a software one, Vulkan/Metal/DX12
+/// before GL) with the adapter's full limits and the timestamp features it has.
+pub(crate) fn open_best_device() -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
+    let instance = instance();
+    let adapter = best_adapter(&instance).ok_or(GpuError::NoAdapter)?;
+    let info = adapter.get_info();
+    let desc = wgpu::DeviceDescriptor {
+        label: Some("graylab"),
+        required_features: adapter.features() & WANTED_FEATURES,
+        required_limits: adapter.limits(),
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+        .map_err(|e| GpuError::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
+    Ok((device, queue, info))
 }
 
 /// What `graylab info` says about one adapter.

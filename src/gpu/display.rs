@@ -1,11 +1,16 @@
 //! Display tiles: `rgba8unorm` textures covering an image in pieces no larger than the device's
 //! texture limit, filled either from host pixels or, for a GPU result, by a compute pass straight
 //! from the output buffer (no readback). The GUI registers them with its renderer.
+//!
+//! The converter's hook: for each finished chunk it calls [`DisplayPipeline::encode`] with the
+//! band's output buffer and the chunk's rows.
 
 use image::DynamicImage;
 use wgpu::util::DeviceExt as _;
 
+use super::pipelines::sized;
 use super::{GpuContext, GpuError};
+use crate::pixel::Kernel;
 
 /// One texture of a tiled image.
 pub struct GpuTile {
@@ -17,7 +22,7 @@ pub struct GpuTile {
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// The texture (`Rgba8Unorm`; sampled, storage-written, copy destination).
+    /// The texture (`Rgba8Unorm`; sampled, storage-written, copy destination and source).
     pub texture: wgpu::Texture,
     /// A view of the whole texture.
     pub view: wgpu::TextureView,
@@ -33,10 +38,23 @@ pub struct GpuTiles {
     pub tiles: Vec<GpuTile>,
 }
 
-/// The display pipeline, built on first use.
+/// The display pipeline (the converter builds it on first use and keeps it).
 pub(crate) struct DisplayPipeline {
     layout: wgpu::BindGroupLayout,
     pipeline: wgpu::ComputePipeline,
+}
+
+/// The kernel's output for one band, as the display passes read it.
+#[derive(Clone, Copy)]
+pub(crate) struct BandOutput<'a> {
+    /// The output buffer (packed gray words).
+    pub buffer: &'a wgpu::Buffer,
+    /// Bytes of it that may be read.
+    pub bytes: u64,
+    /// The kernel that wrote it (its pixel layout).
+    pub kernel: Kernel,
+    /// The image row its first word starts.
+    pub band_row0: u32,
 }
 
 /// `struct Params` of `shaders/display.wgsl`.
@@ -60,12 +78,12 @@ impl GpuContext {
     /// side (so any size can be shown).
     pub fn create_tiles(&self, width: u32, height: u32) -> Result<GpuTiles, GpuError> {
         let side = self.limits().max_texture_dimension_2d.max(1);
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let scope = self.device().push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let mut tiles = Vec::new();
         for y0 in (0..height).step_by(side as usize) {
             for x0 in (0..width).step_by(side as usize) {
                 let (w, h) = ((width - x0).min(side), (height - y0).min(side));
-                let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+                let texture = self.device().create_texture(&wgpu::TextureDescriptor {
                     label: Some("display tile"),
                     size: wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
                     mip_level_count: 1,
@@ -74,7 +92,8 @@ impl GpuContext {
                     format: wgpu::TextureFormat::Rgba8Unorm,
                     usage: wgpu::TextureUsages::TEXTURE_BINDING
                         | wgpu::TextureUsages::STORAGE_BINDING
-                        | wgpu::TextureUsages::COPY_DST,
+                        | wgpu::TextureUsages::COPY_DST
+                        | wgpu::TextureUsages::COPY_SRC,
                     view_formats: &[],
                 });
                 let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
@@ -91,7 +110,7 @@ impl GpuContext {
     pub fn write_tiles(&self, tiles: &GpuTiles, image: &DynamicImage) {
         for t in &tiles.tiles {
             let rgba = image.crop_imm(t.x0, t.y0, t.width, t.height).to_rgba8();
-            self.queue.write_texture(
+            self.queue().write_texture(
                 t.texture.as_image_copy(),
                 rgba.as_raw(),
                 wgpu::TexelCopyBufferLayout {
@@ -102,67 +121,73 @@ impl GpuContext {
                 wgpu::Extent3d { width: t.width, height: t.height, depth_or_array_layers: 1 },
             );
         }
-        self.queue.submit([]);
+        self.queue().submit([]);
+    }
+}
+
+impl DisplayPipeline {
+    /// Compiles the display shader.
+    pub(crate) fn new(ctx: &GpuContext) -> Self {
+        let device = ctx.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("display.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(crate::shaders::DISPLAY_WGSL.into()),
+        });
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty,
+            count: None,
+        };
+        let buffer = |ty| wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("display"),
+            entries: &[
+                entry(0, buffer(wgpu::BufferBindingType::Storage { read_only: true })),
+                entry(1, buffer(wgpu::BufferBindingType::Uniform)),
+                entry(
+                    2,
+                    wgpu::BindingType::StorageTexture {
+                        access: wgpu::StorageTextureAccess::WriteOnly,
+                        format: wgpu::TextureFormat::Rgba8Unorm,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                    },
+                ),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("display"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("display expand"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("expand"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        DisplayPipeline { layout, pipeline }
     }
 
-    pub(crate) fn display_pipeline(&self) -> &DisplayPipeline {
-        self.display.get_or_init(|| {
-            let device = &self.device;
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("display.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(crate::shaders::DISPLAY_WGSL.into()),
-            });
-            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty,
-                count: None,
-            };
-            let buffer =
-                |ty| wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("display"),
-                entries: &[
-                    entry(0, buffer(wgpu::BufferBindingType::Storage { read_only: true })),
-                    entry(1, buffer(wgpu::BufferBindingType::Uniform)),
-                    entry(
-                        2,
-                        wgpu::BindingType::StorageTexture {
-                            access: wgpu::StorageTextureAccess::WriteOnly,
-                            format: wgpu::TextureFormat::Rgba8Unorm,
-                            view_dimension: wgpu::TextureViewDimension::D2,
-                        },
-                    ),
-                ],
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("display"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("display expand"),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some("expand"),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
-                cache: None,
-            });
-            DisplayPipeline { layout, pipeline }
-        })
-    }
-
-    /// Records passes that draw one band's output (image rows `rows`) into every tile it touches.
-    pub(crate) fn encode_display(
+    /// Records passes that draw image rows `rows` of `band`'s output into every tile they touch.
+    pub(crate) fn encode(
         &self,
+        ctx: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         tiles: &GpuTiles,
-        output: &wgpu::Buffer,
-        out_bytes: u64,
-        layout: u32,
+        band: &BandOutput<'_>,
         rows: std::ops::Range<u32>,
     ) {
-        let display = self.display_pipeline();
+        let display = self;
+        let BandOutput { buffer: output, bytes: out_bytes, kernel, band_row0 } = *band;
+        let layout = match kernel {
+            Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8 => 1,
+            Kernel::Rgba8ToLa8 => 2,
+            Kernel::Rgb16ToL16 | Kernel::Rgba16ToL16 => 3,
+            Kernel::Rgba16ToLa16 => 4,
+        };
         for t in &tiles.tiles {
             let (top, bottom) = (rows.start.max(t.y0), rows.end.min(t.y0 + t.height));
             if top >= bottom {
@@ -170,7 +195,7 @@ impl GpuContext {
             }
             let params = ExpandParams {
                 width: tiles.width,
-                band_row0: rows.start,
+                band_row0,
                 x0: t.x0,
                 y0: top,
                 w: t.width,
@@ -180,16 +205,16 @@ impl GpuContext {
                 layout,
                 pad: [0; 3],
             };
-            let uniform = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            let uniform = ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("display params"),
                 contents: bytemuck::bytes_of(&params),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            let group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("display"),
                 layout: &display.layout,
                 entries: &[
-                    wgpu::BindGroupEntry { binding: 0, resource: super::convert::sized(output, out_bytes) },
+                    wgpu::BindGroupEntry { binding: 0, resource: sized(output, out_bytes) },
                     wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
                     wgpu::BindGroupEntry {
                         binding: 2,

@@ -1,83 +1,48 @@
-//! The GPU backend (wgpu compute): device set-up with the adapter's real limits and timestamp
-//! features, one cached pipeline per (kernel, formula, workgroup size), banded conversion of
-//! images of any size through a ring of buffer sets, and phase timings from timestamp queries.
+//! The GPU backend (wgpu compute). [`GpuContext`] is a small leaf: the device, its queue and what
+//! the adapter can do, owned or borrowed from eframe. [`GpuConverter`] holds the components that
+//! borrow it, as the wgpu examples do: the pipelines per (kernel, formula, workgroup shape), the
+//! buffer ring, the display pipeline and the learnt submission budget.
 //!
-//! Works on a borrowed device, so the CLI (its own device) and the GUI (eframe's device) share
-//! it. Depends only on [`crate::pixel`] and [`crate::shaders`].
+//! A conversion is cut into row bands that fit one storage binding and chunks of rows within one
+//! submission's GPU-time budget; with encoder timestamps the chunks are pipelined (host copies
+//! beside GPU work), otherwise each step is a submit-and-wait on the CPU clock.
+//!
+//! Files, each using only files before it: `error`, `workgroup`, `adapters`, `bands`, `budget`,
+//! `transfer`, `wait`, `scopes`, `job` -> `context` -> `timestamps`, `pipelines` -> `grid`,
+//! `display`, `ring` -> `plan` -> `encode` -> `run` -> `pipelined`, `stepwise` -> `resident` ->
+//! `converter`.
+//! Depends only on [`crate::pixel`] and [`crate::shaders`].
 
 mod adapters;
 mod bands;
+mod budget;
 mod context;
-mod convert;
+mod converter;
 mod display;
+mod encode;
+mod error;
+mod grid;
+mod job;
+mod pipelined;
+mod pipelines;
+mod plan;
 mod resident;
+mod ring;
+mod run;
+mod scopes;
+mod stepwise;
+mod timestamps;
+mod transfer;
+mod wait;
 mod workgroup;
 
 pub use adapters::{AdapterReport, list_adapters};
 pub use bands::BandPlan;
-pub use context::{GpuContext, TimestampSupport, TimingMode};
-pub use convert::{GpuJob, GpuTimings};
+pub use budget::{GpuRates, SUBMISSION_BUDGET_NS};
+pub use context::{GpuContext, TimestampSupport};
+pub use converter::{GpuConverter, TimingMode};
 pub use display::{GpuTile, GpuTiles};
+pub use error::GpuError;
+pub use job::{GpuJob, GpuTimings};
+pub use transfer::PIECE_BYTES;
 pub use workgroup::{ParseWorkgroupError, WorkgroupSize};
-
-/// Errors of the GPU backend.
-#[derive(Debug, thiserror::Error)]
-pub enum GpuError {
-    /// No adapter (GPU or software driver) was found.
-    #[error("no GPU adapter found (install a Vulkan driver, e.g. mesa-vulkan-drivers, or use --backend cpu)")]
-    NoAdapter,
-    /// The adapter refused to create a device.
-    #[error("the GPU adapter {adapter} refused to open a device: {reason}")]
-    RequestDevice {
-        /// Adapter name.
-        adapter: String,
-        /// What wgpu said.
-        reason: String,
-    },
-    /// The workgroup shape exceeds this device's limits.
-    #[error(
-        "workgroup size {size} does not fit this GPU (at most {max_invocations} invocations, {max_x} x {max_y}); valid sizes: {valid}"
-    )]
-    WorkgroupUnsupported {
-        /// The requested shape.
-        size: WorkgroupSize,
-        /// `max_compute_invocations_per_workgroup`.
-        max_invocations: u32,
-        /// `max_compute_workgroup_size_x`.
-        max_x: u32,
-        /// `max_compute_workgroup_size_y`.
-        max_y: u32,
-        /// The valid candidates, comma separated.
-        valid: String,
-    },
-    /// A single image row is larger than one GPU buffer may be.
-    #[error("one row of {row_bytes} bytes exceeds the GPU's buffer limit of {limit_bytes} bytes")]
-    RowTooLarge {
-        /// Bytes in one input row.
-        row_bytes: u64,
-        /// The per-binding limit in force.
-        limit_bytes: u64,
-    },
-    /// The input or output buffer does not match the image size.
-    #[error("buffer sizes do not match a {width}x{height} image for {kernel}")]
-    LengthMismatch {
-        /// Image width.
-        width: u32,
-        /// Image height.
-        height: u32,
-        /// Kernel name.
-        kernel: &'static str,
-    },
-    /// The GPU ran out of memory while allocating buffers for a band.
-    #[error("the GPU is out of memory: {0}")]
-    OutOfMemory(String),
-    /// Waiting for the GPU failed (timeout or a lost device).
-    #[error("waiting for the GPU failed: {0}")]
-    Wait(String),
-    /// A buffer could not be mapped for reading or writing.
-    #[error("mapping a GPU buffer failed: {0}")]
-    Map(String),
-    /// wgpu reported a validation error: a bug in graylab, reported instead of panicking.
-    #[error("the GPU rejected a command (a graylab bug, please report it): {0}")]
-    Validation(String),
-}

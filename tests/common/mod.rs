@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use graylab::gpu::GpuContext;
+use graylab::gpu::{GpuContext, GpuConverter};
 
 /// The GPU context for tests, or `None` (test skipped) when there is no adapter.
 /// With `GRAYLAB_REQUIRE_GPU=1` (CI) a missing adapter fails the test instead.
@@ -22,10 +22,10 @@ pub fn gpu() -> Option<Arc<GpuContext>> {
     }
 }
 
-/// A fresh GPU context that the test may tune (band limit, timing mode).
-pub fn fresh_gpu() -> Option<GpuContext> {
-    gpu()?;
-    Some(GpuContext::new().expect("an adapter was found a moment ago"))
+/// A converter of its own on the shared device, that the test may tune (band limit, submission
+/// size, timing mode).
+pub fn converter() -> Option<GpuConverter> {
+    gpu().map(GpuConverter::new)
 }
 
 /// Deterministic pseudo-random bytes.

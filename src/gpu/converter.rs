@@ -1,0 +1,336 @@
+//! [`GpuConverter`]: what the engine holds to convert images on one device. It owns the
+//! components that borrow the [`GpuContext`] (pipelines, the buffer ring, the display pipeline,
+//! the learnt submission budget) and picks the driver for each run.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Instant;
+
+use super::budget::{Budget, GpuRates};
+use super::display::{DisplayPipeline, GpuTiles};
+use super::encode::{DisplayTarget, RunCommands};
+use super::grid::{Dispatch, dispatch};
+use super::pipelines::{Pipelines, params_buffer};
+use super::plan::{Limits, RunPlan};
+use super::ring::Ring;
+use super::run::Run;
+use super::scopes::ErrorScopes;
+use super::timestamps::TimestampProbe;
+use super::wait::{nanos, wait_for};
+use super::{GpuContext, GpuError, GpuJob, GpuTimings, pipelined, stepwise};
+
+/// How the GPU phases are timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimingMode {
+    /// GPU timestamps where the device has them (pipelined, one submission per chunk), the CPU
+    /// clock otherwise.
+    #[default]
+    Auto,
+    /// Every step its own submit-and-wait on the CPU clock, even where timestamps exist (for
+    /// comparison, and to test the fallback path).
+    CpuClock,
+}
+
+/// Late readings in a row the timestamp probe needs before it believes them.
+const PROBE_ATTEMPTS: usize = 3;
+
+/// Largest band graylab plans: every index in the shader stays within `u32`.
+const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
+
+/// Converts images on one GPU device; shared between threads, one run at a time.
+pub struct GpuConverter {
+    ctx: Arc<GpuContext>,
+    pipelines: Pipelines,
+    display: OnceLock<DisplayPipeline>,
+    ring: Mutex<Option<Ring>>,
+    budget: Budget,
+    probe: OnceLock<TimestampProbe>,
+    /// What the timestamp probe last found.
+    timestamps_in_place: Mutex<Option<bool>>,
+    timing_mode: TimingMode,
+    band_limit_bytes: u64,
+    chunk_limit_bytes: Option<u64>,
+}
+
+impl GpuConverter {
+    /// A converter on `ctx` (creates the shader module and lookup tables; pipelines and
+    /// buffers come on first use).
+    #[must_use]
+    pub fn new(ctx: Arc<GpuContext>) -> Self {
+        let pipelines = Pipelines::new(&ctx);
+        let band_limit_bytes = ctx.max_binding_bytes().min(MAX_BAND_BYTES);
+        Self {
+            ctx,
+            pipelines,
+            display: OnceLock::new(),
+            ring: Mutex::new(None),
+            budget: Budget::new(),
+            probe: OnceLock::new(),
+            timestamps_in_place: Mutex::new(None),
+            timing_mode: TimingMode::Auto,
+            band_limit_bytes,
+            chunk_limit_bytes: None,
+        }
+    }
+
+    /// The device.
+    #[must_use]
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    /// How phases are timed from now on.
+    pub fn set_timing_mode(&mut self, mode: TimingMode) {
+        self.timing_mode = mode;
+    }
+
+    /// The timing mode in force.
+    #[must_use]
+    pub fn timing_mode(&self) -> TimingMode {
+        self.timing_mode
+    }
+
+    /// The largest input band in bytes (one storage binding).
+    #[must_use]
+    pub fn band_limit_bytes(&self) -> u64 {
+        self.band_limit_bytes
+    }
+
+    /// Lowers the band limit below the device's (for tests and demonstrations of banding).
+    /// Values are rounded down to a multiple of 16 bytes; at least 16 bytes.
+    pub fn set_band_limit_bytes(&mut self, bytes: u64) {
+        let device_max = self.ctx.max_binding_bytes().min(MAX_BAND_BYTES);
+        self.band_limit_bytes = (bytes / 16 * 16).clamp(16, device_max.max(16));
+    }
+
+    /// Fixes the input bytes of one chunk (one submission when pipelined) instead of the learnt
+    /// budget (`None`: the budget decides). For tests and demonstrations: a fixed size may take
+    /// longer than the budget. At least one image row goes into each chunk.
+    pub fn set_chunk_limit_bytes(&mut self, bytes: Option<u64>) {
+        self.chunk_limit_bytes = bytes;
+    }
+
+    /// What this device's steps cost per byte, as learnt so far (they size the submissions).
+    #[must_use]
+    pub fn rates(&self) -> GpuRates {
+        self.budget.rates()
+    }
+
+    /// Converts `job`'s image into `dst` (`width * height * kernel.out_bytes_per_pixel()`).
+    ///
+    /// The output is byte-identical to [`crate::cpu::par_convert`] for every kernel, formula,
+    /// workgroup shape, band split and submission size.
+    pub fn convert(&self, job: &GpuJob<'_>, dst: &mut [u8]) -> Result<GpuTimings, GpuError> {
+        self.run(job, Some(dst), None)
+    }
+
+    /// Converts and draws the result into display `tiles` on the GPU; downloads it into `dst`
+    /// too when given (the full round trip), else leaves it there (no download phase).
+    pub fn convert_for_display(
+        &self,
+        job: &GpuJob<'_>,
+        tiles: &GpuTiles,
+        dst: Option<&mut [u8]>,
+    ) -> Result<GpuTimings, GpuError> {
+        if (tiles.width, tiles.height) != (job.width, job.height) {
+            return Err(GpuError::LengthMismatch {
+                width: job.width,
+                height: job.height,
+                kernel: "display tiles",
+            });
+        }
+        self.run(job, dst, Some(tiles))
+    }
+
+    /// Frees every buffer this converter holds and waits until the device has let go of them,
+    /// so the next run allocates as a fresh process would.
+    pub fn release_buffers(&self) -> Result<(), GpuError> {
+        drop(self.ring.lock().unwrap_or_else(PoisonError::into_inner).take());
+        wait_for(self.ctx.device(), None)
+    }
+
+    /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
+    /// there, and each of `runs` passes (after one cold pass) is submitted in chunks within the
+    /// submission budget and waited for, on the CPU clock, so a dispatch's fixed cost counts.
+    /// Every buffer is freed again before returning. Nanoseconds per pass.
+    pub fn time_resident(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<u64>, GpuError> {
+        let mut scopes = ErrorScopes::push(self.ctx.device());
+        let pipeline = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup);
+        let result = pipeline.and_then(|p| {
+            let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
+            super::resident::time_resident(&self.ctx, &self.pipelines, &p, job, limits, runs, &mut scopes)
+        });
+        let scope_result = scopes.finish();
+        let times = result?;
+        scope_result?;
+        Ok(times)
+    }
+
+    /// Whether the device's timestamps are read where they are written: probed on the first run,
+    /// and before every run on a software adapter, where it is known to change (see
+    /// [`TimestampProbe`]). Devices without encoder timestamps are not probed.
+    fn timestamps_in_place(&self) -> Result<bool, GpuError> {
+        let ctx = &*self.ctx;
+        if !ctx.timestamps().encoders {
+            return Ok(true);
+        }
+        let mut known = self.timestamps_in_place.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(in_place) = *known
+            && !ctx.is_software()
+        {
+            return Ok(in_place);
+        }
+        // A thread preempted between the probe's first two stamps looks like a late clock:
+        // only three late readings in a row count.
+        let probe = self.probe.get_or_init(|| TimestampProbe::new(ctx));
+        let mut in_place = false;
+        for _ in 0..PROBE_ATTEMPTS {
+            if probe.in_place(ctx)? {
+                in_place = true;
+                break;
+            }
+        }
+        *known = Some(in_place);
+        Ok(in_place)
+    }
+
+    fn limits(&self, chunk_bytes: u64, pipeline: bool) -> Limits {
+        Limits {
+            band_bytes: self.band_limit_bytes,
+            chunk_bytes: self.chunk_limit_bytes.unwrap_or(chunk_bytes),
+            pipeline,
+            max_groups: self.ctx.limits().max_compute_workgroups_per_dimension,
+        }
+    }
+
+    fn run(
+        &self,
+        job: &GpuJob<'_>,
+        dst: Option<&mut [u8]>,
+        tiles: Option<&GpuTiles>,
+    ) -> Result<GpuTimings, GpuError> {
+        let started = Instant::now();
+        let pixels = u64::from(job.width) * u64::from(job.height);
+        let (kernel, width, height) = (job.kernel, job.width, job.height);
+        if job.src.len() as u64 != pixels * kernel.in_bytes_per_pixel() as u64
+            || dst.as_ref().is_some_and(|d| d.len() as u64 != pixels * kernel.out_bytes_per_pixel() as u64)
+        {
+            return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
+        }
+        let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut scopes = ErrorScopes::push(self.ctx.device());
+        let result = self.run_scoped(job, dst, tiles, &mut ring, &mut scopes, started);
+        let scope_result = scopes.finish();
+        let result = result.and_then(|t| scope_result.map(|()| t));
+        if result.is_err() {
+            // Whatever state the buffers are in, start from scratch next time.
+            drop(ring.take());
+            let _ = wait_for(self.ctx.device(), None);
+        }
+        result
+    }
+
+    fn run_scoped(
+        &self,
+        job: &GpuJob<'_>,
+        dst: Option<&mut [u8]>,
+        tiles: Option<&GpuTiles>,
+        ring: &mut Option<Ring>,
+        scopes: &mut ErrorScopes<'_>,
+        started: Instant,
+    ) -> Result<GpuTimings, GpuError> {
+        let ctx = &*self.ctx;
+        let kernel = job.kernel;
+        let pipeline = self.pipelines.get(ctx, kernel, job.formula, job.workgroup)?;
+        let display = tiles.map(|tiles| DisplayTarget {
+            pipeline: self.display.get_or_init(|| DisplayPipeline::new(ctx)),
+            tiles,
+        });
+        let ts = ctx.timestamps();
+        let auto = self.timing_mode == TimingMode::Auto;
+        let gpu_clock = auto && self.timestamps_in_place()?;
+        let pipelined = gpu_clock && ts.encoders;
+        let download = dst.is_some();
+        let chunk_bytes = self.budget.chunk_in_bytes(kernel, display.is_some(), download);
+        let plan = RunPlan::new(
+            kernel,
+            (job.width, job.height),
+            job.workgroup,
+            self.limits(chunk_bytes, pipelined),
+        )?;
+        let mut t = GpuTimings {
+            copies_on_gpu_clock: pipelined,
+            kernel_on_gpu_clock: gpu_clock && ts.passes,
+            display_on_gpu_clock: pipelined && display.is_some(),
+            pipelined,
+            bands: plan.bands.bands,
+            chunks: plan.chunks.len() as u32,
+            rows_per_chunk: plan.rows_per_chunk,
+            downloaded: download,
+            displayed: display.is_some(),
+            timestamps_read_late: auto && !gpu_clock,
+            ..GpuTimings::default()
+        };
+        if plan.chunks.is_empty() {
+            t.wall_ns = nanos(started.elapsed());
+            return Ok(t);
+        }
+        let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
+        let needs = plan.ring_needs(kernel, slots, t.kernel_on_gpu_clock);
+        if !ring.as_ref().is_some_and(|r| r.serves(&needs)) {
+            // Free the old buffers before allocating new ones, as a fresh process would find.
+            if ring.take().is_some() {
+                wait_for(ctx.device(), None)?;
+            }
+            *ring = Some(Ring::new(ctx, needs));
+            scopes.check()?;
+        }
+        let Some(ring) = ring.as_mut() else { return Err(GpuError::Validation("no buffer ring".into())) };
+        let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
+        let dispatches = plan
+            .chunks
+            .iter()
+            .map(|c| dispatch(kernel, job.width, job.workgroup, &c.rows, max_groups))
+            .collect::<Result<Vec<Dispatch>, _>>()?;
+        let params = params_buffer(ctx, &dispatches.iter().map(|d| d.params).collect::<Vec<_>>());
+        let (band_in_bytes, band_out_bytes) = (ring.band_in_bytes(), ring.band_out_bytes());
+        let Ring { band, slots, .. } = ring;
+        let bind_group = self.pipelines.bind_group(
+            ctx,
+            kernel,
+            (&band.input, band_in_bytes),
+            (&band.output, band_out_bytes),
+            &params,
+        );
+        t.setup_ns = nanos(started.elapsed());
+        let mut run = Run {
+            cmds: RunCommands {
+                ctx,
+                kernel,
+                pipeline: &pipeline,
+                bind_group: &bind_group,
+                band,
+                band_out_bytes,
+                dispatches: &dispatches,
+                display,
+                download,
+            },
+            plan: &plan,
+            src: job.src,
+            dst,
+            cancel: job.cancel,
+            budget: &self.budget,
+            t,
+        };
+        if pipelined {
+            pipelined::drive(&mut run, slots, scopes)?;
+        } else {
+            let Some(slot) = slots.first_mut() else {
+                return Err(GpuError::Validation("no staging slot".into()));
+            };
+            stepwise::drive(&mut run, slot, scopes)?;
+        }
+        let mut t = run.t;
+        t.wall_ns = nanos(started.elapsed());
+        Ok(t)
+    }
+}

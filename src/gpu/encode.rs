@@ -1,0 +1,130 @@
+//! Recording one chunk's commands: the upload copy, the kernel's dispatch, the display passes and
+//! the download copy, each optionally between two named timestamps. The pipelined and the
+//! step-by-step drivers record the same commands; only how they submit and time them differs.
+
+use super::GpuContext;
+use super::display::{BandOutput, DisplayPipeline, GpuTiles};
+use super::grid::Dispatch;
+use super::pipelines::PARAMS_STRIDE;
+use super::plan::Chunk;
+use super::ring::{BandBuffers, StagingSlot};
+use super::timestamps::{Stamp, Timestamps};
+use crate::pixel::Kernel;
+
+/// Where a run's results are drawn.
+#[derive(Clone, Copy)]
+pub(crate) struct DisplayTarget<'a> {
+    /// The display pipeline.
+    pub pipeline: &'a DisplayPipeline,
+    /// The textures.
+    pub tiles: &'a GpuTiles,
+}
+
+/// Everything that stays the same for every chunk of a run.
+pub(crate) struct RunCommands<'a> {
+    /// The device.
+    pub ctx: &'a GpuContext,
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Its pipeline.
+    pub pipeline: &'a wgpu::ComputePipeline,
+    /// Bindings of the band buffers and the parameter slots.
+    pub bind_group: &'a wgpu::BindGroup,
+    /// The input and output buffers.
+    pub band: &'a BandBuffers,
+    /// Bytes of the output buffer.
+    pub band_out_bytes: u64,
+    /// One dispatch per chunk.
+    pub dispatches: &'a [Dispatch],
+    /// Where to draw, if anywhere.
+    pub display: Option<DisplayTarget<'a>>,
+    /// Whether results are copied back to the host.
+    pub download: bool,
+}
+
+impl RunCommands<'_> {
+    /// A new command encoder.
+    pub(crate) fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    /// Copies the chunk's staged input into its place in the input buffer.
+    pub(crate) fn upload(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        slot: &StagingSlot,
+        chunk: &Chunk,
+        ts: Option<&Timestamps>,
+    ) {
+        let (offset, bytes) = chunk.in_bytes(self.kernel);
+        stamp(enc, ts, Stamp::UploadStart);
+        enc.copy_buffer_to_buffer(&slot.upload, 0, &self.band.input, offset, bytes);
+        stamp(enc, ts, Stamp::UploadEnd);
+    }
+
+    /// The kernel's compute pass over the chunk's words, with pass timestamps when given.
+    pub(crate) fn kernel(&self, enc: &mut wgpu::CommandEncoder, chunk: &Chunk, ts: Option<&Timestamps>) {
+        let Some(dispatch) = self.dispatches.get(chunk.index) else { return };
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("grayscale"),
+            timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart, Stamp::KernelEnd)),
+        });
+        pass.set_pipeline(self.pipeline);
+        let params_offset = (chunk.index as u64 * PARAMS_STRIDE) as u32;
+        pass.set_bind_group(0, self.bind_group, &[params_offset]);
+        pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
+    }
+
+    /// Draws the chunk's rows into the display textures (nothing without a display target).
+    pub(crate) fn display(&self, enc: &mut wgpu::CommandEncoder, chunk: &Chunk, ts: Option<&Timestamps>) {
+        stamp(enc, ts, Stamp::DisplayStart);
+        if let Some(d) = self.display {
+            let band = BandOutput {
+                buffer: &self.band.output,
+                bytes: self.band_out_bytes,
+                kernel: self.kernel,
+                band_row0: chunk.band_row0,
+            };
+            d.pipeline.encode(self.ctx, enc, d.tiles, &band, chunk.image_rows());
+        }
+        stamp(enc, ts, Stamp::DisplayEnd);
+    }
+
+    /// Copies the chunk's output words to the slot's download staging (nothing when the result
+    /// stays on the GPU).
+    pub(crate) fn download(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        slot: &StagingSlot,
+        chunk: &Chunk,
+        ts: Option<&Timestamps>,
+    ) {
+        stamp(enc, ts, Stamp::DownloadStart);
+        if self.download {
+            let (offset, bytes) = chunk.out_bytes();
+            enc.copy_buffer_to_buffer(&self.band.output, offset, &slot.download, 0, bytes);
+        }
+        stamp(enc, ts, Stamp::DownloadEnd);
+    }
+
+    /// Every step of a chunk in one command buffer, each between encoder timestamps when the
+    /// slot has them; ends with the resolve of all of them.
+    pub(crate) fn whole_chunk(&self, slot: &StagingSlot, chunk: &Chunk) -> wgpu::CommandBuffer {
+        let mut enc = self.encoder("chunk");
+        let ts = slot.timestamps.as_ref();
+        self.upload(&mut enc, slot, chunk, ts);
+        self.kernel(&mut enc, chunk, ts);
+        self.display(&mut enc, chunk, ts);
+        self.download(&mut enc, slot, chunk, ts);
+        if let Some(ts) = ts {
+            ts.resolve(&mut enc, (Stamp::UploadStart, Stamp::DownloadEnd));
+        }
+        enc.finish()
+    }
+}
+
+fn stamp(enc: &mut wgpu::CommandEncoder, ts: Option<&Timestamps>, stamp: Stamp) {
+    if let Some(ts) = ts {
+        ts.write(enc, stamp);
+    }
+}

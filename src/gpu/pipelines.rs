@@ -1,0 +1,193 @@
+//! The grayscale compute pipelines: the shader module, the bind group layout, the linear-light
+//! lookup tables, and one pipeline per (kernel, formula, workgroup shape), compiled on first use
+//! and cached. Borrows a [`GpuContext`] for every call.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use wgpu::util::DeviceExt as _;
+
+use super::scopes::ErrorScopes;
+use super::{GpuContext, GpuError, WorkgroupSize};
+use crate::pixel::{Formula, Kernel, luma_tables};
+
+/// `struct Params` of `shaders/grayscale.wgsl`: which output words one dispatch writes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct KernelParams {
+    /// First output word of the dispatch (band-relative).
+    pub word_start: u32,
+    /// One past the last output word of the dispatch.
+    pub word_end: u32,
+    /// Image width in pixels (2-D shapes: words are laid out per image row).
+    pub width: u32,
+    /// First band-relative image row of the dispatch (2-D shapes).
+    pub row_start: u32,
+}
+
+/// Bytes of one [`KernelParams`] slot in a parameter buffer: a multiple of every device's
+/// uniform-offset alignment.
+pub(crate) const PARAMS_STRIDE: u64 = 256;
+
+/// The compiled grayscale pipelines of one device.
+pub(crate) struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    shader: wgpu::ShaderModule,
+    cache: Mutex<HashMap<(Kernel, Formula, WorkgroupSize), wgpu::ComputePipeline>>,
+    /// `[8-bit to linear, 16-bit to linear, linear to 8-bit, linear to 16-bit]`.
+    tables: [wgpu::Buffer; 4],
+    /// What wgpu said while creating the above, reported by every [`Self::get`].
+    init_error: Option<String>,
+}
+
+impl Pipelines {
+    /// Creates the shader module, the layouts and the lookup-table buffers (no pipeline yet).
+    pub(crate) fn new(ctx: &GpuContext) -> Self {
+        let device = ctx.device();
+        let scopes = ErrorScopes::push(device);
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("grayscale.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(crate::shaders::GRAYSCALE_WGSL.into()),
+        });
+        let layout = bind_group_layout(device);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("grayscale"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let tables = table_buffers(device);
+        let init_error = scopes.finish().err().map(|e| e.to_string());
+        Self { layout, pipeline_layout, shader, cache: Mutex::default(), tables, init_error }
+    }
+
+    /// The pipeline for this combination, compiled on first use and cached. Checks the shape
+    /// against the device's limits first: wgpu 30 does not (gfx-rs/wgpu#8946).
+    pub(crate) fn get(
+        &self,
+        ctx: &GpuContext,
+        kernel: Kernel,
+        formula: Formula,
+        size: WorkgroupSize,
+    ) -> Result<wgpu::ComputePipeline, GpuError> {
+        if let Some(e) = &self.init_error {
+            return Err(GpuError::Validation(e.clone()));
+        }
+        ctx.check_workgroup(size)?;
+        let key = (kernel, formula, size);
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(p) = cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let label = format!("{} {formula} {size}", kernel.name());
+        let pipeline = ctx.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: Some(&self.pipeline_layout),
+            module: &self.shader,
+            entry_point: Some(kernel.name()),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &[
+                    ("WG_X", f64::from(size.x)),
+                    ("WG_Y", f64::from(size.y)),
+                    ("FORMULA", f64::from(formula.shader_id())),
+                ],
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        });
+        cache.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// The bindings of dispatches over one band: input and output buffers (with the bytes
+    /// used), a parameter buffer whose [`PARAMS_STRIDE`] slots are picked with a dynamic
+    /// offset, and the lookup tables for the kernel's bit depth.
+    pub(crate) fn bind_group(
+        &self,
+        ctx: &GpuContext,
+        kernel: Kernel,
+        input: (&wgpu::Buffer, u64),
+        output: (&wgpu::Buffer, u64),
+        params: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        let (to_linear, from_linear) = if kernel.is_16bit() {
+            (&self.tables[1], &self.tables[3])
+        } else {
+            (&self.tables[0], &self.tables[2])
+        };
+        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+        let params_size = std::mem::size_of::<KernelParams>() as u64;
+        ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("grayscale band"),
+            layout: &self.layout,
+            entries: &[
+                entry(0, sized(input.0, input.1)),
+                entry(1, sized(output.0, output.1)),
+                entry(2, sized(params, params_size)),
+                entry(3, to_linear.as_entire_binding()),
+                entry(4, from_linear.as_entire_binding()),
+            ],
+        })
+    }
+}
+
+/// The parameters of every dispatch, one [`PARAMS_STRIDE`] slot each.
+pub(crate) fn params_buffer(ctx: &GpuContext, params: &[KernelParams]) -> wgpu::Buffer {
+    let stride = PARAMS_STRIDE as usize;
+    let mut bytes = vec![0u8; params.len().max(1) * stride];
+    for (slot, p) in bytes.chunks_exact_mut(stride).zip(params) {
+        slot[..std::mem::size_of_val(p)].copy_from_slice(bytemuck::bytes_of(p));
+    }
+    ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("dispatch params"),
+        contents: &bytes,
+        usage: wgpu::BufferUsages::UNIFORM,
+    })
+}
+
+/// The first `size` bytes of a buffer as a binding.
+pub(crate) fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: std::num::NonZero::new(size),
+    })
+}
+
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let buffer = |binding, ty, has_dynamic_offset| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset, min_binding_size: None },
+        count: None,
+    };
+    let storage = |binding, read_only| buffer(binding, wgpu::BufferBindingType::Storage { read_only }, false);
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("grayscale"),
+        entries: &[
+            storage(0, true),
+            storage(1, false),
+            buffer(2, wgpu::BufferBindingType::Uniform, true),
+            storage(3, true),
+            storage(4, true),
+        ],
+    })
+}
+
+/// Uploads the linear-light tables, one `u32` per entry (see `shaders/grayscale.wgsl`).
+fn table_buffers(device: &wgpu::Device) -> [wgpu::Buffer; 4] {
+    let t = luma_tables();
+    let make = |label: &str, values: Vec<u32>| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(&values),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+    };
+    [
+        make("srgb8_to_linear", t.srgb8_to_linear.iter().map(|&v| u32::from(v)).collect()),
+        make("srgb16_to_linear", t.srgb16_to_linear.iter().map(|&v| u32::from(v)).collect()),
+        make("linear_to_srgb8", t.linear_to_srgb8.iter().map(|&v| u32::from(v)).collect()),
+        make("linear_to_srgb16", t.linear_to_srgb16.iter().map(|&v| u32::from(v)).collect()),
+    ]
+}
