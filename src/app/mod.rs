@@ -6,21 +6,30 @@
 //! a texture the compute pass wrote, without a readback. Depends on [`crate::engine`] only (and
 //! on `crate::gpu` display tiles through it).
 
+mod adapter;
+#[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]
+mod app;
 mod charts;
+mod controls;
 mod dialogs;
-mod panels;
+mod export_window;
+mod frame_meter;
+mod jobs;
+mod parity_window;
+mod session;
 mod state;
+mod sweep_window;
 mod textures;
-mod tools;
-mod ui;
+mod toasts;
+mod top_bar;
 mod viewer;
 mod worker;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use app::GraylabApp;
 pub use state::{RunRecord, Settings, ViewMode};
-pub use ui::GraylabApp;
 
 /// How the app starts.
 #[derive(Clone, Debug, Default)]

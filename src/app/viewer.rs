@@ -4,15 +4,17 @@
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke, Ui, Vec2, pos2, vec2};
 
+use super::session::Session;
 use super::state::ViewMode;
 use super::textures::DisplayImage;
+use crate::engine::Backend;
 
 /// Zoom factor at and above which pixels are drawn sharp.
 const NEAREST_FROM_ZOOM: f32 = 2.0;
 
 /// Pan and zoom shared by both images.
 #[derive(Clone, Copy, Debug)]
-pub struct ViewState {
+struct ViewState {
     /// Screen points per image pixel.
     pub zoom: f32,
     /// The image point at the centre of each pane.
@@ -31,8 +33,66 @@ impl Default for ViewState {
     }
 }
 
+/// The central viewer: pan/zoom state and the image it was fitted to.
+#[derive(Default)]
+pub struct Viewer {
+    view: ViewState,
+    /// The image shown last frame (a new one is fitted).
+    shown_image: Option<u64>,
+}
+
+impl Viewer {
+    /// Draws the open image and its output.
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let input_id = session.input().map(|i| i.id);
+        if input_id != self.shown_image {
+            self.shown_image = input_id;
+            self.view.fit_pending = true;
+        }
+        let output_label = session.output().map_or_else(String::new, |o| {
+            let s = o.settings;
+            match s.backend {
+                Backend::Cpu => format!("Gray: CPU, {}", s.formula),
+                Backend::Gpu => format!("Gray: GPU, {}, workgroup {}", s.formula, s.workgroup),
+            }
+        });
+        let input = session.input().cloned();
+        let output_pixels = session.output().and_then(|o| o.pixels.clone());
+        let on_gpu = session.output().is_some() && output_pixels.is_none();
+        let readout = move |x: u32, y: u32| {
+            let Some(input) = &input else { return String::new() };
+            let p = image::GenericImageView::get_pixel(&input.image, x, y).0;
+            let out = match &output_pixels {
+                Some(o) => {
+                    let q = image::GenericImageView::get_pixel(o.as_ref(), x, y).0;
+                    if o.color().has_alpha() {
+                        format!("gray {:3} alpha {:3}", q[0], q[3])
+                    } else {
+                        format!("gray {:3}", q[0])
+                    }
+                }
+                None if on_gpu => "on the GPU (tick \"Download the result\" to read it)".into(),
+                None => "not converted yet".into(),
+            };
+            format!(
+                "x {x:5} y {y:5} │ input R {:3} G {:3} B {:3} A {:3} │ output {out}",
+                p[0], p[1], p[2], p[3]
+            )
+        };
+        let mut mode = session.settings().view;
+        let images = ViewerInput {
+            input: session.input().map(|i| &i.display),
+            output: session.output().map(|o| &o.display),
+            output_label: &output_label,
+            readout: &readout,
+        };
+        viewer_ui(ui, &mut self.view, &mut mode, &images);
+        session.settings_mut().view = mode;
+    }
+}
+
 /// What the viewer needs to draw one frame.
-pub struct ViewerInput<'a> {
+struct ViewerInput<'a> {
     /// The input image as shown.
     pub input: Option<&'a DisplayImage>,
     /// The output image as shown.
@@ -44,7 +104,7 @@ pub struct ViewerInput<'a> {
 }
 
 /// Draws the viewer and handles pan, zoom, fit and the A/B key.
-pub fn viewer_ui(ui: &mut Ui, view: &mut ViewState, mode: &mut ViewMode, images: &ViewerInput<'_>) {
+fn viewer_ui(ui: &mut Ui, view: &mut ViewState, mode: &mut ViewMode, images: &ViewerInput<'_>) {
     let Some(size) = images.input.map(|i| vec2(i.size[0] as f32, i.size[1] as f32)) else {
         empty_ui(ui);
         return;
