@@ -14,7 +14,7 @@ use image::{DynamicImage, RgbImage};
 
 fn harness(initial: Option<std::path::PathBuf>) -> Option<Harness<'static, GraylabApp>> {
     common::gpu()?;
-    let options = AppOptions { initial_path: initial, fresh_settings: true };
+    let options = AppOptions { initial_path: initial, fresh_settings: true, ..AppOptions::default() };
     Some(
         Harness::builder()
             .with_size([1400.0, 900.0])
@@ -72,7 +72,7 @@ fn open_convert_on_both_backends_and_switch_workgroups() {
     h.get_by_label("GPU").click();
     settle(&mut h);
     let last = h.state().runs().last().expect("a run").clone();
-    assert_eq!(last.settings.backend, Backend::Gpu);
+    assert_eq!(last.settings.backend, Backend::Gpu, "{:?}", h.state().message());
     assert!(h.state().runs().len() > runs, "the chart series grow");
     let kernel = last.report.phase(graylab::engine::Phase::Kernel).expect("kernel timed");
     assert_eq!(kernel.source.label(), "gpu-timestamp", "lavapipe has timestamps");
@@ -207,5 +207,5 @@ fn parity_window_reports_zero_differences() {
     assert_eq!((d.differing, d.max_diff, d.pixels), (0, 0, 97 * 61));
     assert!(report.formulas.iter().all(|(_, _, f)| f.differing > 0), "the formulas do differ");
     h.run_steps(2);
-    assert!(h.query_by_label_contains("0 of 5917").is_some(), "shown on screen");
+    assert!(h.query_by_label_contains("0 of 5,917").is_some(), "shown on screen");
 }

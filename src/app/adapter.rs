@@ -1,7 +1,9 @@
 //! The GPU adapter panel: name, backend, driver, the limits that matter here, timestamps, and
 //! flags for a software adapter or a debug build.
 
-use egui::{Color32, Ui};
+use egui::Ui;
+
+use super::look;
 
 use crate::engine::GpuContext;
 
@@ -43,7 +45,7 @@ impl AdapterPanel {
         });
         if gpu.is_software() {
             ui.colored_label(
-                Color32::from_rgb(230, 160, 40),
+                look::WARNING,
                 "Software adapter: this \"GPU\" runs on the CPU. Its timings say nothing about real GPUs.",
             );
         }

@@ -1,7 +1,9 @@
 //! The settings panel on the left: backend, formula, workgroup size, threads, the Run and
 //! Continuous controls, and the last run's phases.
 
-use egui::{Color32, RichText, Ui};
+use egui::{RichText, Ui};
+
+use super::look;
 
 use super::session::Session;
 use crate::engine::{Backend, Formula, available_threads, ms, simd_level};
@@ -77,10 +79,8 @@ fn measure_ui(ui: &mut Ui, session: &mut Session) {
         }
         ui.add(egui::DragValue::new(&mut session.settings_mut().repeat).range(1..=1000).prefix("×"));
     });
-    ui.checkbox(&mut session.continuous, "Continuous (re-run as soon as a run ends)");
-    if ui.button("Clear the charts").clicked() {
-        session.clear_runs();
-    }
+    ui.checkbox(&mut session.continuous, "Continuous (re-run as soon as a run ends)")
+        .on_hover_text("Stop or Esc ends it");
 }
 
 fn last_run_ui(ui: &mut Ui, session: &Session) {
@@ -91,10 +91,13 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     };
     let r = &run.report;
     let what = match run.settings.backend {
-        Backend::Cpu => format!("CPU, {} threads", r.threads.unwrap_or(0)),
+        Backend::Cpu => {
+            let n = r.threads.unwrap_or(run.settings.threads);
+            format!("CPU, {n} thread{}", if n == 1 { "" } else { "s" })
+        }
         Backend::Gpu => format!("GPU, workgroup {}", r.workgroup.map(|w| w.to_string()).unwrap_or_default()),
     };
-    ui.label(format!("run {}: {what}, {}, {} x {}", run.seq, r.formula, r.width, r.height));
+    ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
     egui::Grid::new("last run").striped(true).show(ui, |ui| {
         for p in &r.phases {
             ui.label(p.phase.name());
@@ -102,8 +105,18 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
             ui.label(RichText::new(p.source.label()).weak());
             ui.end_row();
         }
-        ui.label("total");
-        ui.label(RichText::new(format!("{} ms", ms(r.total_ns))).monospace());
+        if run.display_ns > 0 {
+            ui.label("display");
+            ui.label(RichText::new(format!("{} ms", ms(run.display_ns))).monospace());
+            ui.label(RichText::new("cpu-clock").weak());
+            ui.end_row();
+        }
+        ui.label("other");
+        ui.label(RichText::new(format!("{} ms", ms(run.other_ns()))).monospace());
+        ui.label(RichText::new("cpu-clock").weak());
+        ui.end_row();
+        ui.strong("wall");
+        ui.label(RichText::new(format!("{} ms", ms(run.wall_ns))).monospace().strong());
         ui.label(RichText::new("cpu-clock").weak());
         ui.end_row();
     });
@@ -112,10 +125,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
             Backend::Gpu => "pipeline compilation and buffer allocation",
             Backend::Cpu => "starting the thread pool and first-touch page faults",
         };
-        ui.colored_label(
-            Color32::from_rgb(230, 160, 40),
-            format!("Cold run (first with these settings): includes {why}."),
-        );
+        ui.colored_label(look::WARNING, format!("Cold run (first with these settings): includes {why}."));
     }
     for note in &r.notes {
         ui.label(RichText::new(note).italics());

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use egui::{Color32, RichText, Ui};
+use egui::{RichText, Ui};
 
 use super::session::Session;
 use crate::engine::ExportFormat;
@@ -61,8 +61,12 @@ impl ExportWindow {
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
             ui.label("File");
-            ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0));
-            if ui.button("Choose…").clicked() {
+            let field = ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0));
+            if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                export = Some(false);
+            }
+            if ui.button("Choose…").on_hover_text("The system's save dialog, where there is one").clicked()
+            {
                 let path = PathBuf::from(&self.path);
                 let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 choose = Some((path.parent().map(Path::to_path_buf), name));
@@ -100,7 +104,7 @@ impl ExportWindow {
             }
         }
         if self.confirm_replace {
-            ui.colored_label(Color32::from_rgb(230, 160, 40), "This file exists. Replace it?");
+            ui.colored_label(super::look::WARNING, "This file exists. Replace it?");
             ui.horizontal(|ui| {
                 if ui.button("Replace").clicked() {
                     export = Some(true);
@@ -109,8 +113,15 @@ impl ExportWindow {
                     self.confirm_replace = false;
                 }
             });
-        } else if ui.add_enabled(format.is_some(), egui::Button::new("Export")).clicked() {
+        } else if ui
+            .add_enabled(format.is_some(), egui::Button::new("Export"))
+            .on_hover_text("Enter in the File field does the same")
+            .clicked()
+        {
             export = Some(false);
+        }
+        if format.is_none() && export == Some(false) {
+            export = None;
         }
         ui.label(
             RichText::new("Written to a temporary file first, then renamed: never a half-written file.")

@@ -3,8 +3,10 @@
 
 use egui::{Color32, Ui};
 
-use super::jobs::Job;
-use super::session::Session;
+use super::display::{Placement, TileBudget};
+use super::jobs::{Job, Ticket};
+use super::look::thousands;
+use super::session::{JobKind, Session};
 use crate::engine::DIFF_GAIN;
 
 /// The parity window's state.
@@ -34,7 +36,8 @@ impl ParityWindow {
             && let Some(input) = session.input().cloned()
         {
             let settings = session.settings().convert;
-            session.send(Job::Parity { input, settings });
+            let ticket = Ticket::new(session.next_job_id());
+            session.send(JobKind::Parity, Job::Parity { ticket, input, settings });
         }
         let Some((report, difference)) = session.parity() else { return };
         egui::Grid::new("parity").striped(true).show(ui, |ui| {
@@ -45,7 +48,7 @@ impl ParityWindow {
             match (&report.cpu_vs_gpu, &report.gpu_error) {
                 (Some(d), _) => {
                     ui.label("CPU vs GPU (same formula)");
-                    let text = format!("{} of {}", d.differing, d.pixels);
+                    let text = format!("{} of {}", thousands(d.differing), thousands(d.pixels));
                     let good = d.differing == 0;
                     ui.colored_label(
                         if good { Color32::LIGHT_GREEN } else { ui.visuals().error_fg_color },
@@ -64,8 +67,8 @@ impl ParityWindow {
                 ui.label(format!("{a} vs {b} (CPU)"));
                 ui.label(format!(
                     "{} of {} ({:.1}%)",
-                    d.differing,
-                    d.pixels,
+                    thousands(d.differing),
+                    thousands(d.pixels),
                     d.differing as f64 * 100.0 / d.pixels.max(1) as f64
                 ));
                 ui.label(format!("{} levels", d.max_diff));
@@ -76,11 +79,13 @@ impl ParityWindow {
         let size = egui::vec2(difference.size[0] as f32, difference.size[1] as f32);
         let scale = (480.0 / size.x).min(270.0 / size.y);
         let (rect, _) = ui.allocate_exact_size(size * scale, egui::Sense::hover());
-        let uv = egui::Rect::from_min_max(egui::Pos2::ZERO, egui::pos2(1.0, 1.0));
-        for t in &difference.tiles {
-            let r = egui::Rect::from_min_size(rect.min + t.rect.min.to_vec2() * scale, t.rect.size() * scale);
-            ui.painter().image(t.linear, r, uv, Color32::WHITE);
-        }
+        let place = Placement {
+            pane_center: rect.center(),
+            center: (size / 2.0).to_pos2(),
+            zoom: scale,
+            pixels_per_point: ui.ctx().pixels_per_point(),
+        };
+        difference.paint(&ui.painter_at(rect), &place, &mut TileBudget::new(2));
         ui.painter().rect_stroke(rect, 0.0, egui::Stroke::new(1.0, Color32::GRAY), egui::StrokeKind::Outside);
     }
 }

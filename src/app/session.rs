@@ -1,18 +1,43 @@
-//! The state every panel shares: settings, the engine and worker, the open image and its
-//! output, the run history and the messages. Panels read it and ask it to start work; it never
-//! draws anything and knows no panel.
+//! The state every panel shares: settings, the worker and its jobs, the open image and its
+//! output, the run history and the messages. Panels read it and ask it to start or stop work; it
+//! never draws anything and knows no panel.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::jobs::{Job, Loaded, Output, Reply};
-use super::state::{RunRecord, Settings};
-use super::textures::DisplayImage;
+use super::display::{DisplayImage, PREVIEW_MAX_SIDE};
+use super::jobs::{Exported, Job, Loaded, Measured, Output, Progress, Reply, Ticket};
+use super::preload::Preload;
+use super::state::{RunKind, RunRecord, Settings};
 use super::toasts::Toasts;
 use super::worker::Worker;
-use crate::engine::{Backend, ConvertSettings, Engine, GpuContext, ParityReport, RunReport, SweepResult};
-use crate::io::EncodeReport;
+use crate::engine::{
+    Backend, ConvertSettings, Engine, GpuContext, ParityReport, Phase, PhaseTiming, SweepResult,
+};
+
+/// Kinds of job, for progress and Stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Decoding a file.
+    Load,
+    /// Conversions (one, Run ×N, or every workgroup size).
+    Convert,
+    /// The size sweep.
+    Sweep,
+    /// The parity check.
+    Parity,
+    /// An export.
+    Export,
+}
+
+impl JobKind {
+    /// Whether Stop (and Esc) cancels it.
+    #[must_use]
+    pub fn stoppable(self) -> bool {
+        matches!(self, Self::Convert | Self::Sweep | Self::Parity)
+    }
+}
 
 /// The shared state of the app.
 pub struct Session {
@@ -20,6 +45,8 @@ pub struct Session {
     gpu: Option<Arc<GpuContext>>,
     gpu_error: Option<String>,
     worker: Option<Worker>,
+    /// Jobs sent and not done, oldest first (the first one runs).
+    jobs: Vec<(JobKind, Ticket)>,
     input: Option<Arc<Loaded>>,
     output: Option<Output>,
     runs: Vec<RunRecord>,
@@ -28,16 +55,15 @@ pub struct Session {
     next_id: u64,
     latest_load: u64,
     latest_convert: u64,
-    converting: bool,
-    /// Jobs sent to the worker and not answered yet.
-    in_flight: usize,
     /// The settings of the latest conversion asked for.
     requested: Option<(ConvertSettings, bool)>,
     /// Re-run as soon as a run ends.
     pub continuous: bool,
+    /// Longest side of preview levels, in pixels (about the screen's size).
+    pub preview_side: u32,
     /// Errors and notes for the user.
     pub toasts: Toasts,
-    last_export: Option<(PathBuf, EncodeReport)>,
+    last_export: Option<Exported>,
     sweep: Option<Arc<SweepResult>>,
     parity: Option<(ParityReport, DisplayImage)>,
 }
@@ -50,6 +76,7 @@ impl Session {
             gpu: None,
             gpu_error: None,
             worker: None,
+            jobs: Vec::new(),
             input: None,
             output: None,
             runs: Vec::new(),
@@ -57,10 +84,9 @@ impl Session {
             next_id: 0,
             latest_load: 0,
             latest_convert: 0,
-            converting: false,
-            in_flight: 0,
             requested: None,
             continuous: false,
+            preview_side: PREVIEW_MAX_SIDE,
             toasts: Toasts::default(),
             last_export: None,
             sweep: None,
@@ -140,16 +166,37 @@ impl Session {
 
     /// Whether the worker has work in flight.
     pub fn is_busy(&self) -> bool {
-        self.in_flight > 0
+        !self.jobs.is_empty()
     }
 
-    /// What the worker is doing now and for how long, in seconds.
-    pub fn activity(&self) -> Option<(String, f32)> {
-        self.worker.as_ref().and_then(|w| w.activity.current())
+    /// The job running now, and its progress once it reported some.
+    pub fn current_job(&self) -> Option<(JobKind, Option<Progress>)> {
+        self.jobs.first().map(|(kind, t)| (*kind, t.progress()))
     }
 
-    /// The last export and its report.
-    pub fn last_export(&self) -> Option<&(PathBuf, EncodeReport)> {
+    /// Jobs waiting behind the one running.
+    pub fn queued_jobs(&self) -> usize {
+        self.jobs.len().saturating_sub(1)
+    }
+
+    /// Whether a job that Stop would cancel is queued or running.
+    pub fn stoppable(&self) -> bool {
+        self.continuous || self.jobs.iter().any(|(k, t)| k.stoppable() && !t.cancelled())
+    }
+
+    /// Stops Continuous and cancels every conversion batch, sweep and parity check (each ends at
+    /// its next check, between runs).
+    pub fn stop(&mut self) {
+        self.continuous = false;
+        for (kind, ticket) in &self.jobs {
+            if kind.stoppable() {
+                ticket.cancel();
+            }
+        }
+    }
+
+    /// The last export.
+    pub fn last_export(&self) -> Option<&Exported> {
         self.last_export.as_ref()
     }
 
@@ -163,24 +210,31 @@ impl Session {
         self.parity.as_ref()
     }
 
-    fn id(&mut self) -> u64 {
+    /// A fresh job id.
+    pub fn next_job_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    /// Sends a job to the worker and counts it as in flight.
-    pub fn send(&mut self, job: Job) {
+    fn ticket(&mut self) -> Ticket {
+        Ticket::new(self.next_job_id())
+    }
+
+    /// Sends a job to the worker.
+    pub fn send(&mut self, kind: JobKind, job: Job) {
         if let Some(w) = &self.worker {
+            self.jobs.push((kind, job.ticket().clone()));
             w.send(job);
-            self.in_flight += 1;
         }
     }
 
-    /// Starts loading a file; the current image stays until the new one is ready.
-    pub fn open(&mut self, path: PathBuf) {
-        let id = self.id();
-        self.latest_load = id;
-        self.send(Job::Load { id, path });
+    /// Starts loading a file (or takes over a decode started earlier); the current image stays
+    /// until the new one is ready.
+    pub fn open(&mut self, path: PathBuf, preloaded: Option<Preload>) {
+        let ticket = self.ticket();
+        self.latest_load = ticket.id;
+        let preview_side = self.preview_side;
+        self.send(JobKind::Load, Job::Load { ticket, path, preview_side, preloaded });
     }
 
     /// Queues `runs` conversions of the current image with the current settings.
@@ -189,15 +243,23 @@ impl Session {
         self.queue_conversion(vec![settings], runs);
     }
 
-    /// Queues `runs` conversions for each of `list`.
+    /// Queues `runs` conversions for each of `list`, after cancelling conversions still queued
+    /// or running (the newest request wins).
     pub fn queue_conversion(&mut self, list: Vec<ConvertSettings>, runs: u32) {
         let Some(input) = self.input.clone() else { return };
-        let id = self.id();
-        self.latest_convert = id;
-        self.converting = true;
+        for (kind, ticket) in &self.jobs {
+            if *kind == JobKind::Convert {
+                ticket.cancel();
+            }
+        }
+        let ticket = self.ticket();
+        self.latest_convert = ticket.id;
         self.requested = Some((self.settings.convert, self.settings.round_trip));
-        let round_trip = self.settings.round_trip;
-        self.send(Job::Convert { id, input, settings: list, round_trip, runs });
+        let (round_trip, preview_side) = (self.settings.round_trip, self.preview_side);
+        self.send(
+            JobKind::Convert,
+            Job::Convert { ticket, input, settings: list, round_trip, runs, preview_side },
+        );
     }
 
     /// Queues an export of the current output to `path` (replacing a file there only when
@@ -208,17 +270,23 @@ impl Session {
         let pixels = self.output.as_ref().and_then(|o| o.pixels.clone());
         let options = crate::engine::ExportOptions { overwrite, ..self.settings.export };
         self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
-        self.send(Job::Export { input, pixels, settings, path, options });
+        let ticket = self.ticket();
+        self.send(JobKind::Export, Job::Export { ticket, input, pixels, settings, path, options });
     }
 
-    /// Re-runs the conversion when a setting that changes the output or its timing changed, and
-    /// keeps Continuous going.
+    /// Whether a conversion of the latest request is queued or running.
+    fn converting(&self) -> bool {
+        self.jobs.iter().any(|(_, t)| t.id == self.latest_convert)
+    }
+
+    /// Re-runs the conversion when a setting that changes the output or its timing changed
+    /// (superseding the runs in flight), and keeps Continuous going.
     pub fn after_frame(&mut self) {
         let now = (self.settings.convert, self.settings.round_trip);
         if self.input.is_some() && self.requested.is_some_and(|r| r != now) {
             self.run_conversion(1);
         }
-        if self.continuous && !self.converting && self.input.is_some() {
+        if self.continuous && !self.converting() && self.input.is_some() {
             self.run_conversion(1);
         }
     }
@@ -227,9 +295,6 @@ impl Session {
     pub fn handle_replies(&mut self) {
         let replies = self.worker.as_ref().map(Worker::poll).unwrap_or_default();
         for reply in replies {
-            if reply.ends_job() {
-                self.in_flight = self.in_flight.saturating_sub(1);
-            }
             self.handle(reply);
         }
     }
@@ -238,10 +303,12 @@ impl Session {
         match reply {
             Reply::Loaded(id, loaded) if id == self.latest_load => {
                 self.settings.remember(loaded.path.clone());
+                self.toasts.clear_notes();
                 if loaded.reoriented {
                     self.toasts.note("EXIF orientation applied".into());
-                } else {
-                    self.toasts.clear_notes();
+                }
+                for warning in &loaded.warnings {
+                    self.toasts.warning(format!("{}: {warning}", loaded.path.display()));
                 }
                 self.input = Some(loaded);
                 self.output = None;
@@ -251,69 +318,86 @@ impl Session {
                 self.settings.recent.retain(|p| p != &path);
                 self.toasts.error(format!("Could not open the image. {e}"));
             }
-            Reply::Converted(id, output, report) => self.converted(id, *output, report),
+            Reply::Converted(id, output, measured) => self.converted(id, *output, measured),
+            Reply::ConvertFailed(id, e) if id == self.latest_convert => {
+                self.continuous = false;
+                self.toasts.error(format!("Conversion failed: {e}"));
+            }
             Reply::Swept(Ok(result)) => self.sweep = Some(Arc::new(result)),
             Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {e}")),
             Reply::Parity(result) => match *result {
                 Ok(r) => self.parity = Some(r),
                 Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
             },
-            Reply::ConvertDone(id) if id == self.latest_convert => {
-                self.converting = false;
-                if self.continuous {
-                    self.run_conversion(1);
-                }
-            }
-            Reply::ConvertFailed(id, e) if id == self.latest_convert => {
-                self.converting = false;
-                self.continuous = false;
-                self.toasts.error(format!("Conversion failed: {e}"));
-            }
-            Reply::Exported(path, report) => {
-                let notes = if report.notes.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", report.notes.join("; "))
-                };
-                self.toasts.note(format!(
-                    "Exported {} ({}, {}, encode {} ms, cpu-clock){notes}",
-                    path.display(),
-                    report.format,
-                    crate::io::human_bytes(report.bytes),
-                    crate::engine::ms(report.encode_ns)
-                ));
-                self.last_export = Some((path, report));
-            }
+            Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
             }
+            Reply::Done(id) => self.jobs.retain(|(_, t)| t.id != id),
             // Answers to superseded jobs.
-            Reply::Loaded(..)
-            | Reply::LoadFailed(..)
-            | Reply::ConvertFailed(..)
-            | Reply::ConvertDone(..)
-            | Reply::Skipped => {}
+            Reply::Loaded(..) | Reply::LoadFailed(..) | Reply::ConvertFailed(..) => {}
         }
     }
 
-    fn converted(&mut self, id: u64, output: Output, report: RunReport) {
+    fn record(&mut self, kind: RunKind, image_id: u64, settings: ConvertSettings, measured: Measured) {
+        let downloaded = measured.report.gpu.is_some_and(|g| g.downloaded);
+        let cold =
+            kind == RunKind::Convert && self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
+        self.runs.push(RunRecord {
+            seq: self.runs.len() + 1,
+            kind,
+            image_id,
+            settings,
+            report: measured.report,
+            display_ns: measured.display_ns,
+            wall_ns: measured.wall_ns,
+            cold,
+        });
+    }
+
+    fn converted(&mut self, id: u64, output: Output, measured: Measured) {
         if self.input.as_ref().map(|i| i.id) != Some(output.image_id) {
             return;
         }
-        let key =
-            format!("{}:{:?}:{}", output.image_id, output.settings, report.gpu.is_some_and(|g| g.downloaded));
-        let cold = self.seen.insert(key);
-        self.runs.push(RunRecord {
-            seq: self.runs.len() + 1,
-            image_id: output.image_id,
-            settings: output.settings,
-            report,
-            cold,
-        });
+        self.record(RunKind::Convert, output.image_id, output.settings, measured);
         // A run of an older job still counts in the charts, but only the newest settings' output
         // is shown.
         if id == self.latest_convert || self.output.is_none() {
             self.output = Some(output);
         }
+    }
+
+    fn exported(&mut self, e: Exported) {
+        let notes = if e.encode.notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", e.encode.notes.join("; "))
+        };
+        self.toasts.success(format!(
+            "Exported {} ({}, {}, encode {} ms, cpu-clock){notes}",
+            e.path.display(),
+            e.encode.format,
+            crate::io::human_bytes(e.encode.bytes),
+            crate::engine::ms(e.encode.encode_ns)
+        ));
+        if let Some(input) = self.input.clone() {
+            let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
+            let mut report = e.converted.clone().unwrap_or_else(|| {
+                let size = (input.image.width(), input.image.height());
+                crate::engine::RunReport::new(settings.backend, settings.formula, size, Vec::new())
+            });
+            report.phases.push(PhaseTiming {
+                phase: Phase::Encode,
+                ns: e.encode.encode_ns,
+                source: crate::engine::ClockSource::CpuClock,
+            });
+            self.record(
+                RunKind::Export,
+                input.id,
+                settings,
+                Measured { report, display_ns: 0, wall_ns: e.wall_ns },
+            );
+        }
+        self.last_export = Some(e);
     }
 }

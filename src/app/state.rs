@@ -59,17 +59,33 @@ impl Settings {
     }
 }
 
-/// One measured conversion, as the charts need it.
+/// What a record measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// A conversion (shown on screen).
+    Convert,
+    /// An export: encoding and writing the file, and the conversion it needed, if any.
+    Export,
+}
+
+/// One measured conversion or export, as the charts need it.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
     /// Run number in this session, from 1.
     pub seq: usize,
+    /// Conversion or export.
+    pub kind: RunKind,
     /// Which image (load counter) it ran on.
     pub image_id: u64,
     /// The settings it ran with.
     pub settings: ConvertSettings,
-    /// What was measured.
+    /// What the engine measured, phase by phase.
     pub report: RunReport,
+    /// Making the display textures of the result (CPU clock), 0 for exports.
+    pub display_ns: u64,
+    /// The whole run as the app waited for it (CPU clock): the phases, the display, and what no
+    /// phase covers.
+    pub wall_ns: u64,
     /// The first run of this setting on this image (pipeline compilation, allocation).
     pub cold: bool,
 }
@@ -79,5 +95,13 @@ impl RunRecord {
     #[must_use]
     pub fn workgroup(&self) -> Option<WorkgroupSize> {
         self.report.workgroup
+    }
+
+    /// The wall time that neither a phase nor the display accounts for (waiting, overlap,
+    /// bookkeeping), so that a stacked bar sums to the wall time.
+    #[must_use]
+    pub fn other_ns(&self) -> u64 {
+        let phases: u64 = self.report.phases.iter().map(|p| p.ns).sum();
+        self.wall_ns.saturating_sub(phases + self.display_ns)
     }
 }

@@ -1,9 +1,7 @@
-//! The top bar: open (button, path field, recent files), export, the analysis windows, what the
-//! worker is doing and the frame meter.
+//! The top bar: open (button, path field, recent files), export and the analysis windows.
 
-use egui::{RichText, Ui};
+use egui::Ui;
 
-use super::frame_meter::FrameMeter;
 use super::session::Session;
 
 /// What the top bar asks the app to do.
@@ -34,13 +32,7 @@ impl TopBar {
     }
 
     /// Draws the bar; returns what the user asked for.
-    pub fn ui(
-        &mut self,
-        ui: &mut Ui,
-        session: &mut Session,
-        meter: &FrameMeter,
-        waiting_for_dialog: bool,
-    ) -> Option<TopBarAction> {
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> Option<TopBarAction> {
         let input = session.input().map(|i| (i.id, i.path.clone()));
         if let Some((id, path)) = input
             && self.shown_image != Some(id)
@@ -49,7 +41,7 @@ impl TopBar {
             self.set_path(&path);
         }
         let mut action = None;
-        egui::Panel::top("top").show(ui, |ui| {
+        egui::Panel::top("top").frame(super::look::panel_frame(ui.style())).show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.strong("graylab");
                 ui.separator();
@@ -60,16 +52,18 @@ impl TopBar {
                 {
                     action = Some(TopBarAction::AskOpen);
                 }
+                // The buttons right of the field need about 330 points.
+                let width = (ui.available_width() - 330.0).clamp(120.0, 520.0);
                 let field = ui.add(
                     egui::TextEdit::singleline(&mut self.path_field)
                         .hint_text("path to an image, Enter opens it")
-                        .desired_width(380.0),
+                        .desired_width(width),
                 );
                 if field.lost_focus()
                     && ui.input(|i| i.key_pressed(egui::Key::Enter))
                     && !self.path_field.trim().is_empty()
                 {
-                    session.open(self.path_field.trim().into());
+                    session.open(self.path_field.trim().into(), None);
                 }
                 ui.menu_button("Recent", |ui| {
                     if session.settings().recent.is_empty() {
@@ -78,7 +72,7 @@ impl TopBar {
                     for path in session.settings().recent.clone() {
                         if ui.button(path.display().to_string()).clicked() {
                             self.set_path(&path);
-                            session.open(path);
+                            session.open(path, None);
                             ui.close();
                         }
                     }
@@ -99,29 +93,8 @@ impl TopBar {
                 {
                     action = Some(TopBarAction::Parity);
                 }
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    meter.ui(ui);
-                    ui.separator();
-                    status_ui(ui, session, waiting_for_dialog);
-                });
             });
-            session.toasts.ui(ui);
         });
         action
-    }
-}
-
-fn status_ui(ui: &mut Ui, session: &Session, waiting_for_dialog: bool) {
-    match session.activity() {
-        Some((what, secs)) => {
-            ui.label(format!("{what}… {secs:.1} s"));
-            ui.spinner();
-        }
-        None if waiting_for_dialog => {
-            ui.label("Waiting for the file dialog…");
-        }
-        None => {
-            ui.label(RichText::new("Ready").weak());
-        }
     }
 }

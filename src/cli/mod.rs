@@ -28,6 +28,18 @@ pub struct Cli {
     pub command: Option<Command>,
     /// An image to open in the desktop app.
     pub path: Option<PathBuf>,
+    /// Desktop app: start on this backend (cpu or gpu) instead of the saved one.
+    #[arg(long, value_parser = parse_backend)]
+    pub backend: Option<Backend>,
+    /// Desktop app: start with Continuous on (re-run the conversion as soon as a run ends).
+    #[arg(long)]
+    pub continuous: bool,
+    /// Desktop app: write the interval between frames, in ms, one line per frame, to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub frame_log: Option<PathBuf>,
+    /// Desktop app: close the window after SECS seconds (for scripted runs).
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub quit_after: Option<f64>,
 }
 
 /// The headless commands.
@@ -58,6 +70,13 @@ fn parse_backend(s: &str) -> Result<Backend, String> {
         "cpu" => Ok(Backend::Cpu),
         "gpu" => Ok(Backend::Gpu),
         _ => Err(format!("unknown backend {s:?} (expected cpu or gpu)")),
+    }
+}
+
+fn parse_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number of seconds")),
     }
 }
 

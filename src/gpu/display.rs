@@ -1,158 +1,186 @@
-//! Display tiles: `rgba8unorm` textures covering an image in pieces no larger than the device's
-//! texture limit, filled either from host pixels or, for a GPU result, by a compute pass straight
-//! from the output buffer (no readback). The GUI registers them with its renderer.
+//! Showing a GPU result without reading it back: each band of output is copied into a store that
+//! stays on the GPU, then `shaders/display.wgsl` draws from it a downsampled preview level (with
+//! mipmaps) for fit-to-window views, and full-resolution tiles only for what is zoomed in. The
+//! GUI registers these `rgba8unorm` textures (premultiplied alpha) with its renderer.
+//!
+//! The preview is drawn in bounded submissions, each waited for, so a renderer sharing the queue
+//! keeps its frame rate. Errors are caught with error scopes around this work only. Depends on
+//! nothing in graylab but the shaders.
+
+use std::sync::{Mutex, PoisonError};
 
 use image::DynamicImage;
 use wgpu::util::DeviceExt as _;
 
 use super::{GpuContext, GpuError};
 
-/// One texture of a tiled image.
+/// Source samples per preview submission (a few ms on a software adapter).
+const SAMPLES_PER_SUBMISSION: u64 = 4 << 20;
+
+/// One texture of a displayed image: the preview level or a full-resolution tile.
 pub struct GpuTile {
     /// Left edge in image pixels.
     pub x0: u32,
     /// Top edge in image pixels.
     pub y0: u32,
-    /// Width in pixels.
+    /// Width in texture pixels.
     pub width: u32,
-    /// Height in pixels.
+    /// Height in texture pixels.
     pub height: u32,
-    /// The texture (`Rgba8Unorm`; sampled, storage-written, copy destination).
+    /// The texture (`Rgba8Unorm`, premultiplied alpha).
     pub texture: wgpu::Texture,
-    /// A view of the whole texture.
+    /// A view of all its mip levels.
     pub view: wgpu::TextureView,
 }
 
-/// An image as a grid of textures.
+/// One band of output kept on the GPU.
+struct StoredBand {
+    row0: u32,
+    rows: u32,
+    layout: u32,
+    buffer: wgpu::Buffer,
+    bytes: u64,
+}
+
+/// A GPU result prepared for display: the preview level, and the output kept on the GPU band by
+/// band for full-resolution tiles.
 pub struct GpuTiles {
     /// Image width.
     pub width: u32,
     /// Image height.
     pub height: u32,
-    /// The tiles, row by row.
-    pub tiles: Vec<GpuTile>,
+    /// The downsampled level (with a full mip chain), drawn by [`GpuContext::finish_display`].
+    pub preview: GpuTile,
+    store: Mutex<Vec<StoredBand>>,
 }
 
-/// The display pipeline, built on first use.
+/// The display pipelines, built on first use.
 pub(crate) struct DisplayPipeline {
-    layout: wgpu::BindGroupLayout,
-    pipeline: wgpu::ComputePipeline,
+    expand: wgpu::ComputePipeline,
+    preview: wgpu::ComputePipeline,
+    mip: wgpu::ComputePipeline,
 }
 
-/// `struct Params` of `shaders/display.wgsl`.
+/// `struct ExpandParams` of `shaders/display.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct ExpandParams {
-    pub width: u32,
-    pub band_row0: u32,
-    pub x0: u32,
-    pub y0: u32,
-    pub w: u32,
-    pub h: u32,
-    pub tile_x0: u32,
-    pub tile_y0: u32,
-    pub layout: u32,
-    pub pad: [u32; 3],
+struct ExpandParams {
+    width: u32,
+    band_row0: u32,
+    x0: u32,
+    y0: u32,
+    w: u32,
+    h: u32,
+    tile_x0: u32,
+    tile_y0: u32,
+    layout: u32,
+    pad: [u32; 3],
+}
+
+/// `struct PreviewParams` of `shaders/display.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct PreviewParams {
+    width: u32,
+    height: u32,
+    band_row0: u32,
+    band_rows: u32,
+    preview_w: u32,
+    preview_h: u32,
+    first_row: u32,
+    rows: u32,
+    layout: u32,
+    pad: [u32; 3],
+}
+
+/// Mip levels of a full chain down to 1x1.
+fn mip_levels(width: u32, height: u32) -> u32 {
+    32 - width.max(height).max(1).leading_zeros()
+}
+
+/// The layout code of `display.wgsl` for a gray image: bytes per pixel, 16-bit as 3 and 4.
+fn layout_of(image: &DynamicImage) -> Option<u32> {
+    match image {
+        DynamicImage::ImageLuma8(_) => Some(1),
+        DynamicImage::ImageLumaA8(_) => Some(2),
+        DynamicImage::ImageLuma16(_) => Some(3),
+        DynamicImage::ImageLumaA16(_) => Some(4),
+        _ => None,
+    }
+}
+
+fn binding(buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: std::num::NonZero::new(bytes),
+    })
+}
+
+fn texture(view: &wgpu::TextureView) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::TextureView(view)
 }
 
 impl GpuContext {
-    /// Allocates textures covering a `width` x `height` image, each at most the device's texture
-    /// side (so any size can be shown).
-    pub fn create_tiles(&self, width: u32, height: u32) -> Result<GpuTiles, GpuError> {
-        let side = self.limits().max_texture_dimension_2d.max(1);
+    /// A texture for display (sampled, storage-written, copy destination).
+    pub fn create_display_texture(&self, width: u32, height: u32, mip_levels: u32) -> GpuTile {
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("display"),
+            size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            mip_level_count: mip_levels,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::STORAGE_BINDING
+                | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        GpuTile { x0: 0, y0: 0, width, height, texture, view }
+    }
+
+    /// Prepares the display of a `width` x `height` GPU result with a `preview` (width, height)
+    /// level and its mipmaps.
+    pub fn create_display(&self, width: u32, height: u32, preview: (u32, u32)) -> Result<GpuTiles, GpuError> {
+        let (pw, ph) = (preview.0.max(1), preview.1.max(1));
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let mut tiles = Vec::new();
-        for y0 in (0..height).step_by(side as usize) {
-            for x0 in (0..width).step_by(side as usize) {
-                let (w, h) = ((width - x0).min(side), (height - y0).min(side));
-                let texture = self.device.create_texture(&wgpu::TextureDescriptor {
-                    label: Some("display tile"),
-                    size: wgpu::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: wgpu::TextureFormat::Rgba8Unorm,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING
-                        | wgpu::TextureUsages::STORAGE_BINDING
-                        | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                });
-                let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-                tiles.push(GpuTile { x0, y0, width: w, height: h, texture, view });
-            }
-        }
+        let preview = self.create_display_texture(pw, ph, mip_levels(pw, ph));
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(GpuError::OutOfMemory(e.to_string()));
         }
-        Ok(GpuTiles { width, height, tiles })
+        Ok(GpuTiles { width, height, preview, store: Mutex::default() })
     }
 
-    /// Fills the tiles from host pixels (any pixel type, shown as 8-bit RGBA).
+    /// Stores a gray image from the host (L8, LA8, L16 or LA16) for display, as a conversion's
+    /// output would be (in bands that fit one storage binding); other pixel types are shown as
+    /// 8-bit gray.
     pub fn write_tiles(&self, tiles: &GpuTiles, image: &DynamicImage) {
-        for t in &tiles.tiles {
-            let rgba = image.crop_imm(t.x0, t.y0, t.width, t.height).to_rgba8();
-            self.queue.write_texture(
-                t.texture.as_image_copy(),
-                rgba.as_raw(),
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(4 * t.width),
-                    rows_per_image: Some(t.height),
-                },
-                wgpu::Extent3d { width: t.width, height: t.height, depth_or_array_layers: 1 },
-            );
+        let (layout, bytes) = match layout_of(image) {
+            Some(layout) => (layout, std::borrow::Cow::Borrowed(image.as_bytes())),
+            None => (1, std::borrow::Cow::Owned(image.to_luma8().into_raw())),
+        };
+        let row_bytes = (bytes.len() / tiles.height.max(1) as usize).max(1);
+        let limit = self.band_limit_bytes().min(self.limits().max_storage_buffer_binding_size);
+        let rows_per_band = (limit as usize / row_bytes).saturating_sub(1).max(1);
+        let mut store = Vec::new();
+        for (i, chunk) in bytes.chunks(rows_per_band * row_bytes).enumerate() {
+            let mut padded = chunk.to_vec();
+            padded.resize(padded.len().next_multiple_of(4).max(4), 0);
+            let buffer = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("display store"),
+                contents: &padded,
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let row0 = (i * rows_per_band) as u32;
+            let band_rows = (chunk.len() / row_bytes) as u32;
+            store.push(StoredBand { row0, rows: band_rows, layout, bytes: padded.len() as u64, buffer });
         }
-        self.queue.submit([]);
+        *tiles.store.lock().unwrap_or_else(PoisonError::into_inner) = store;
     }
 
-    pub(crate) fn display_pipeline(&self) -> &DisplayPipeline {
-        self.display.get_or_init(|| {
-            let device = &self.device;
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("display.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(crate::shaders::DISPLAY_WGSL.into()),
-            });
-            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty,
-                count: None,
-            };
-            let buffer =
-                |ty| wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("display"),
-                entries: &[
-                    entry(0, buffer(wgpu::BufferBindingType::Storage { read_only: true })),
-                    entry(1, buffer(wgpu::BufferBindingType::Uniform)),
-                    entry(
-                        2,
-                        wgpu::BindingType::StorageTexture {
-                            access: wgpu::StorageTextureAccess::WriteOnly,
-                            format: wgpu::TextureFormat::Rgba8Unorm,
-                            view_dimension: wgpu::TextureViewDimension::D2,
-                        },
-                    ),
-                ],
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("display"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("display expand"),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some("expand"),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
-                cache: None,
-            });
-            DisplayPipeline { layout, pipeline }
-        })
-    }
-
-    /// Records passes that draw one band's output (image rows `rows`) into every tile it touches.
+    /// Records a copy of one band's output (image rows `rows`, `out_bytes` bytes in `output`) into
+    /// the display store, for [`Self::finish_display`] and full-resolution tiles.
     pub(crate) fn encode_display(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -162,48 +190,193 @@ impl GpuContext {
         layout: u32,
         rows: std::ops::Range<u32>,
     ) {
-        let display = self.display_pipeline();
-        for t in &tiles.tiles {
-            let (top, bottom) = (rows.start.max(t.y0), rows.end.min(t.y0 + t.height));
+        let bytes = out_bytes.next_multiple_of(4).max(4);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("display store"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        encoder.copy_buffer_to_buffer(output, 0, &buffer, 0, out_bytes.min(output.size()));
+        let band = StoredBand { row0: rows.start, rows: rows.end - rows.start, layout, buffer, bytes };
+        tiles.store.lock().unwrap_or_else(PoisonError::into_inner).push(band);
+    }
+
+    pub(crate) fn display_pipeline(&self) -> &DisplayPipeline {
+        self.display.get_or_init(|| {
+            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("display.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(crate::shaders::DISPLAY_WGSL.into()),
+            });
+            let pipeline = |entry: &str| {
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    cache: None,
+                })
+            };
+            DisplayPipeline { expand: pipeline("expand"), preview: pipeline("preview"), mip: pipeline("mip") }
+        })
+    }
+
+    /// Records one dispatch of 16 x 16 workgroups covering `size` invocations.
+    fn dispatch(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        pipeline: &wgpu::ComputePipeline,
+        entries: &[wgpu::BindGroupEntry<'_>],
+        size: (u32, u32),
+    ) {
+        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("display"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries,
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("display"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(size.0.div_ceil(16), size.1.div_ceil(16), 1);
+    }
+
+    fn uniform(&self, contents: &[u8]) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("display params"),
+            contents,
+            usage: wgpu::BufferUsages::UNIFORM,
+        })
+    }
+
+    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    /// Submits `encoder` and waits for it: one bounded piece of display work.
+    fn submit_and_wait(&self, encoder: wgpu::CommandEncoder) -> Result<(), GpuError> {
+        let submission = self.queue.submit([encoder.finish()]);
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: None })
+            .map(drop)
+            .map_err(|e| GpuError::Wait(e.to_string()))
+    }
+
+    /// Draws the preview level and its mipmaps from the stored output, in submissions of bounded
+    /// size, each waited for.
+    pub fn finish_display(&self, tiles: &GpuTiles) -> Result<(), GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let drawn = self.draw_preview(tiles);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Validation(e.to_string()));
+        }
+        drawn
+    }
+
+    fn draw_preview(&self, tiles: &GpuTiles) -> Result<(), GpuError> {
+        let pipelines = self.display_pipeline();
+        let store = tiles.store.lock().unwrap_or_else(PoisonError::into_inner);
+        let (pw, ph) = (tiles.preview.width, tiles.preview.height);
+        let level = |l: u32| {
+            tiles.preview.texture.create_view(&wgpu::TextureViewDescriptor {
+                base_mip_level: l,
+                mip_level_count: Some(1),
+                ..Default::default()
+            })
+        };
+        let level0 = level(0);
+        // Source samples per preview row, at most 8 x 8 per preview pixel.
+        let taps = |side: u32, preview: u32| u64::from(side.div_ceil(preview).clamp(1, 8));
+        let per_row = u64::from(pw) * taps(tiles.width, pw) * taps(tiles.height, ph);
+        let rows_per_submission = (SAMPLES_PER_SUBMISSION / per_row.max(1)).clamp(1, u64::from(ph)) as u32;
+        // The first preview row whose box starts at or below image row `row`.
+        let first_row = |row: u32| (u64::from(row) * u64::from(ph)).div_ceil(u64::from(tiles.height)) as u32;
+        for band in store.iter() {
+            let (start, end) = (first_row(band.row0), first_row(band.row0 + band.rows).min(ph));
+            for chunk in (start..end).step_by(rows_per_submission as usize) {
+                let rows = rows_per_submission.min(end - chunk);
+                let params = PreviewParams {
+                    width: tiles.width,
+                    height: tiles.height,
+                    band_row0: band.row0,
+                    band_rows: band.rows,
+                    preview_w: pw,
+                    preview_h: ph,
+                    first_row: chunk,
+                    rows,
+                    layout: band.layout,
+                    pad: [0; 3],
+                };
+                let uniform = self.uniform(bytemuck::bytes_of(&params));
+                let mut encoder = self.encoder("display preview");
+                let entries = [
+                    wgpu::BindGroupEntry { binding: 0, resource: binding(&band.buffer, band.bytes) },
+                    wgpu::BindGroupEntry { binding: 2, resource: texture(&level0) },
+                    wgpu::BindGroupEntry { binding: 3, resource: uniform.as_entire_binding() },
+                ];
+                self.dispatch(&mut encoder, &pipelines.preview, &entries, (pw, rows));
+                self.submit_and_wait(encoder)?;
+            }
+        }
+        let mut encoder = self.encoder("display mips");
+        for l in 1..tiles.preview.texture.mip_level_count() {
+            let (src, dst) = (level(l - 1), level(l));
+            let entries = [
+                wgpu::BindGroupEntry { binding: 4, resource: texture(&src) },
+                wgpu::BindGroupEntry { binding: 5, resource: texture(&dst) },
+            ];
+            self.dispatch(&mut encoder, &pipelines.mip, &entries, ((pw >> l).max(1), (ph >> l).max(1)));
+        }
+        self.submit_and_wait(encoder)
+    }
+
+    /// A full-resolution tile of the stored output: image pixels `x0..x0 + width`,
+    /// `y0..y0 + height` (submitted, not waited for).
+    pub fn detail_tile(
+        &self,
+        tiles: &GpuTiles,
+        x0: u32,
+        y0: u32,
+        width: u32,
+        height: u32,
+    ) -> Result<GpuTile, GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let pipelines = self.display_pipeline();
+        let mut tile = self.create_display_texture(width, height, 1);
+        (tile.x0, tile.y0) = (x0, y0);
+        let mut encoder = self.encoder("display tile");
+        for band in tiles.store.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+            let (top, bottom) = (y0.max(band.row0), (y0 + height).min(band.row0 + band.rows));
             if top >= bottom {
                 continue;
             }
             let params = ExpandParams {
                 width: tiles.width,
-                band_row0: rows.start,
-                x0: t.x0,
+                band_row0: band.row0,
+                x0,
                 y0: top,
-                w: t.width,
+                w: width,
                 h: bottom - top,
-                tile_x0: t.x0,
-                tile_y0: t.y0,
-                layout,
+                tile_x0: x0,
+                tile_y0: y0,
+                layout: band.layout,
                 pad: [0; 3],
             };
-            let uniform = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("display params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("display"),
-                layout: &display.layout,
-                entries: &[
-                    wgpu::BindGroupEntry { binding: 0, resource: super::convert::sized(output, out_bytes) },
-                    wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::TextureView(&t.view),
-                    },
-                ],
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("display expand"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&display.pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(params.w.div_ceil(16), params.h.div_ceil(16), 1);
+            let uniform = self.uniform(bytemuck::bytes_of(&params));
+            let entries = [
+                wgpu::BindGroupEntry { binding: 0, resource: binding(&band.buffer, band.bytes) },
+                wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: texture(&tile.view) },
+            ];
+            self.dispatch(&mut encoder, &pipelines.expand, &entries, (width, bottom - top));
+        }
+        self.queue.submit([encoder.finish()]);
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(GpuError::Validation(e.to_string())),
+            None => Ok(tile),
         }
     }
 }

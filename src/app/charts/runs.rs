@@ -1,66 +1,114 @@
-//! One stacked bar per run: setup, upload, kernel, download for GPU runs; kernel for CPU runs.
+//! One stacked bar per run of the current image (and of the previous one, faded, when asked):
+//! the engine's phases, the display, and the rest of the wall time, so each bar is as tall as
+//! the run took. The last run's total is written above its bar.
 
-use egui::Ui;
-use egui_plot::{Bar, BarChart, Corner, Legend, Plot};
+use egui::{RichText, Ui};
+use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
 
-use super::{colour, ms};
-use crate::app::state::RunRecord;
-use crate::engine::{Backend, Phase};
+use super::{Segment, axes, legend_ui, ms, nice_spacer, segments};
+use crate::app::state::{RunKind, RunRecord};
+use crate::engine::Backend;
 
-/// Runs shown in the per-run chart.
+/// Runs shown per image.
 const MAX_BARS: usize = 60;
 
-/// The clock of a series: the one its runs used, or "mixed clocks" when they differ.
-fn clock_of(runs: &[&RunRecord], phase: Phase) -> String {
-    let mut sources = runs.iter().filter_map(|r| r.report.phase(phase)).map(|p| p.source);
-    let Some(first) = sources.next() else { return String::new() };
-    if sources.all(|s| s == first) { first.label().to_owned() } else { "mixed clocks".to_owned() }
+fn describe(run: &RunRecord) -> String {
+    let what = match (run.kind, run.settings.backend) {
+        (RunKind::Export, _) => "export".to_owned(),
+        (RunKind::Convert, Backend::Cpu) => {
+            format!("CPU, {} thr", run.report.threads.unwrap_or(run.settings.threads))
+        }
+        (RunKind::Convert, Backend::Gpu) => format!("GPU, wg {}", run.settings.workgroup),
+    };
+    format!("run {}: {what}{}", run.seq, if run.cold { ", cold" } else { "" })
 }
 
-/// One stacked bar per run: setup, upload, kernel, download for GPU runs; kernel for CPU runs.
-pub fn runs_chart_ui(ui: &mut Ui, runs: &[RunRecord], height: f32) {
-    let shown: Vec<&RunRecord> = runs.iter().rev().take(MAX_BARS).rev().collect();
-    let mut charts: Vec<(Backend, BarChart)> = Vec::new();
-    for backend in [Backend::Gpu, Backend::Cpu] {
-        let of_backend: Vec<&RunRecord> =
-            shown.iter().copied().filter(|r| r.settings.backend == backend).collect();
-        if of_backend.is_empty() {
-            continue;
-        }
-        for phase in [Phase::Setup, Phase::Upload, Phase::Kernel, Phase::Download] {
-            let bars: Vec<Bar> = of_backend
-                .iter()
-                .filter_map(|r| {
-                    let p = r.report.phase(phase)?;
-                    let name = format!("run {}{}", r.seq, if r.cold { " (cold)" } else { "" });
-                    Some(Bar::new(r.seq as f64, ms(p.ns)).name(name).width(0.7))
-                })
-                .collect();
-            if bars.is_empty() {
-                continue;
+/// Draws the chart of `image`'s runs (and `previous`'s, faded, on the left).
+pub fn runs_chart_ui(
+    ui: &mut Ui,
+    runs: &[RunRecord],
+    image: Option<u64>,
+    previous: Option<u64>,
+    height: f32,
+) {
+    let mut shown: Vec<(&RunRecord, bool)> = Vec::new();
+    for (id, faded) in [(previous, true), (image, false)] {
+        let of: Vec<&RunRecord> = runs.iter().filter(|r| Some(r.image_id) == id).collect();
+        shown.extend(of[of.len().saturating_sub(MAX_BARS)..].iter().map(|r| (*r, faded)));
+    }
+    ui.label(RichText::new("Each run: phases + display + other = wall time (ms)").strong());
+    let mut kinds: Vec<(Segment, String)> = Vec::new();
+    let mut charts: Vec<(Segment, Vec<Bar>)> = Vec::new();
+    for (i, (run, faded)) in shown.iter().enumerate() {
+        let x = (i + 1) as f64;
+        let mut base = 0.0;
+        for (segment, ns, clock) in segments(run) {
+            let value = ms(ns);
+            let mut colour = segment.colour();
+            if *faded {
+                colour = colour.gamma_multiply(0.35);
+            } else if run.settings.backend == Backend::Cpu && run.kind == RunKind::Convert {
+                colour = colour.gamma_multiply(0.75);
             }
-            let name =
-                format!("{} {phase} ({})", backend.name().to_uppercase(), clock_of(&of_backend, phase));
-            let mut chart = BarChart::new(name, bars).color(colour(phase));
-            if backend == Backend::Cpu {
-                chart = chart.color(colour(phase).gamma_multiply(0.6));
+            let label = format!("{} [{clock}]", segment.name());
+            if !kinds.iter().any(|(s, _)| *s == segment) {
+                kinds.push((segment, label.clone()));
             }
-            let below: Vec<&BarChart> =
-                charts.iter().filter(|(b, _)| *b == backend).map(|(_, c)| c).collect();
-            let chart = chart.stack_on(&below);
-            charts.push((backend, chart));
+            let bar = Bar::new(x, value)
+                .base_offset(base)
+                .width(0.7)
+                .fill(colour)
+                .name(format!("{}\n{label}: {value:.3} ms", describe(run)));
+            base += value;
+            match charts.iter_mut().find(|(s, _)| *s == segment) {
+                Some((_, bars)) => bars.push(bar),
+                None => charts.push((segment, vec![bar])),
+            }
         }
     }
+    legend_ui(ui, &kinds.iter().map(|(s, l)| (s.colour(), l.clone())).collect::<Vec<_>>());
+    if shown.is_empty() {
+        ui.label("No run on this image yet.");
+        return;
+    }
+    let last = shown.last().map(|(r, _)| *r);
+    let n = shown.len() as f64;
+    let top = shown
+        .iter()
+        .map(|(r, _)| ms(r.wall_ns.max(r.report.phases.iter().map(|p| p.ns).sum())))
+        .fold(0.0, f64::max);
+    let (x_axes, y_axes) = axes("run on this image", "ms");
+    let text_colour = ui.visuals().strong_text_color();
     Plot::new("runs")
         .height(height)
-        .legend(Legend::default().position(Corner::LeftTop))
-        .x_axis_label("run")
-        .y_axis_label("ms")
+        .show_background(false)
+        .custom_x_axes(x_axes)
+        .custom_y_axes(y_axes)
+        .x_grid_spacer(nice_spacer(48.0, true))
+        .y_grid_spacer(nice_spacer(30.0, false))
+        .include_x(0.4)
+        .include_x(n.max(5.0) + 0.6)
         .include_y(0.0)
+        .include_y(top * 1.18)
+        .allow_drag(false)
+        .allow_zoom(false)
         .allow_scroll(false)
+        .allow_boxed_zoom(false)
         .show(ui, |plot| {
-            for (_, c) in charts {
-                plot.bar_chart(c);
+            for (segment, bars) in charts {
+                plot.bar_chart(BarChart::new(segment.name(), bars).color(segment.colour()));
+            }
+            if let Some(run) = last {
+                let total = ms(run.wall_ns);
+                plot.text(
+                    Text::new(
+                        "last run",
+                        PlotPoint::new(n, total),
+                        RichText::new(format!("{total:.1} ms")).strong(),
+                    )
+                    .anchor(egui::Align2::CENTER_BOTTOM)
+                    .color(text_colour),
+                );
             }
         });
 }
