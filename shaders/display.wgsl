@@ -5,9 +5,12 @@
 // - `mip`: the next mip level of the preview (2x2 box).
 // - `expand`: a full-resolution tile, one invocation per pixel, for what is zoomed in.
 
-// Bytes per output pixel: 1 = L8, 2 = LA8, 3 = L16 (2 bytes), 4 = LA16.
-fn gray_alpha(i: u32, out_layout: u32) -> vec2<f32> {
-    switch out_layout {
+// The output's pixel layout: 1 = L8, 2 = LA8, 3 = L16, 4 = LA16. A pipeline constant, so each
+// pipeline reads one layout without branching (a software adapter runs every branch).
+override OUT_LAYOUT: u32 = 1u;
+
+fn gray_alpha(i: u32) -> vec2<f32> {
+    switch OUT_LAYOUT {
         case 1u: {
             return vec2<f32>(f32((gray[i / 4u] >> (8u * (i % 4u))) & 0xffu) / 255.0, 1.0);
         }
@@ -44,7 +47,6 @@ struct ExpandParams {
     // The tile's top-left corner, in image pixels.
     tile_x0: u32,
     tile_y0: u32,
-    out_layout: u32,
 }
 
 // Preview rows first_row..first_row + rows, drawn from one band of output.
@@ -61,7 +63,6 @@ struct PreviewParams {
     // The preview rows this dispatch writes.
     first_row: u32,
     rows: u32,
-    out_layout: u32,
 }
 
 @group(0) @binding(0) var<storage, read> gray: array<u32>;
@@ -77,7 +78,7 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     let x = p.x0 + gid.x;
     let y = p.y0 + gid.y;
     let i = (y - p.band_row0) * p.width + x;
-    textureStore(target_tex, vec2<u32>(x - p.tile_x0, y - p.tile_y0), premultiplied(gray_alpha(i, p.out_layout)));
+    textureStore(target_tex, vec2<u32>(x - p.tile_x0, y - p.tile_y0), premultiplied(gray_alpha(i)));
 }
 
 // At most this many samples per axis per preview pixel (larger boxes are sampled with a stride).
@@ -104,7 +105,7 @@ fn preview(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var y = ya; y < yb; y += step_y) {
         let row = (y - q.band_row0) * q.width;
         for (var x = xa; x < xb; x += step_x) {
-            sum += premultiplied(gray_alpha(row + x, q.out_layout));
+            sum += premultiplied(gray_alpha(row + x));
             n += 1.0;
         }
     }

@@ -326,8 +326,9 @@ impl eframe::App for GraylabApp {
         drop_overlay_ui(&ctx);
         self.session.after_frame();
         if self.session.is_busy() || self.dialog.is_some() {
-            // Keep the progress and the frame meter live while work runs.
-            ctx.request_repaint();
+            // Keep the progress and the frame meter live while work runs, at most 50 frames a
+            // second (the work threads need the cores more than a faster spinner does).
+            ctx.request_repaint_after(std::time::Duration::from_millis(20));
         }
         self.meter.frame_built(started);
     }

@@ -45,13 +45,8 @@ impl Toasts {
     fn push(&mut self, text: String, level: Level) {
         // Messages from wgpu draw source excerpts with box-drawing characters, which the UI font
         // does not have.
-        let text: String = text
-            .chars()
-            .map(|c| match c {
-                '\u{2500}'..='\u{257F}' => '|',
-                c => c,
-            })
-            .collect();
+        let box_drawing = |c: char| ('\u{2500}'..='\u{257F}').contains(&c);
+        let text = if text.contains(box_drawing) { text.replace(box_drawing, "|") } else { text };
         self.list.retain(|t| t.text != text);
         self.list.push(Toast { text, level, shown: Instant::now() });
         while self.list.len() > MAX_TOASTS {

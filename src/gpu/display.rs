@@ -7,6 +7,7 @@
 //! keeps its frame rate. Errors are caught with error scopes around this work only. Depends on
 //! nothing in graylab but the shaders.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use image::DynamicImage;
@@ -14,8 +15,12 @@ use wgpu::util::DeviceExt as _;
 
 use super::{GpuContext, GpuError};
 
-/// Source samples per preview submission (a few ms on a software adapter).
-const SAMPLES_PER_SUBMISSION: u64 = 4 << 20;
+/// Source samples per preview submission on a software adapter: about 5 ms of lavapipe on two
+/// cores, so a renderer sharing the queue waits at most that long behind one.
+const SOFTWARE_SAMPLES_PER_SUBMISSION: u64 = 600_000;
+
+/// The same on a GPU: a whole 16K preview (well under a millisecond).
+const GPU_SAMPLES_PER_SUBMISSION: u64 = 64 << 20;
 
 /// One texture of a displayed image: the preview level or a full-resolution tile.
 pub struct GpuTile {
@@ -54,11 +59,10 @@ pub struct GpuTiles {
     store: Mutex<Vec<StoredBand>>,
 }
 
-/// The display pipelines, built on first use.
+/// The display shader's pipelines, one per entry point and output layout, built on first use.
 pub(crate) struct DisplayPipeline {
-    expand: wgpu::ComputePipeline,
-    preview: wgpu::ComputePipeline,
-    mip: wgpu::ComputePipeline,
+    module: wgpu::ShaderModule,
+    pipelines: Mutex<HashMap<(&'static str, u32), wgpu::ComputePipeline>>,
 }
 
 /// `struct ExpandParams` of `shaders/display.wgsl`.
@@ -73,8 +77,6 @@ struct ExpandParams {
     h: u32,
     tile_x0: u32,
     tile_y0: u32,
-    layout: u32,
-    pad: [u32; 3],
 }
 
 /// `struct PreviewParams` of `shaders/display.wgsl`.
@@ -89,8 +91,6 @@ struct PreviewParams {
     preview_h: u32,
     first_row: u32,
     rows: u32,
-    layout: u32,
-    pad: [u32; 3],
 }
 
 /// Mip levels of a full chain down to 1x1.
@@ -203,23 +203,35 @@ impl GpuContext {
     }
 
     pub(crate) fn display_pipeline(&self) -> &DisplayPipeline {
-        self.display.get_or_init(|| {
-            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        self.display.get_or_init(|| DisplayPipeline {
+            module: self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("display.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(crate::shaders::DISPLAY_WGSL.into()),
-            });
-            let pipeline = |entry: &str| {
+            }),
+            pipelines: Mutex::default(),
+        })
+    }
+
+    /// The pipeline of `entry` for output `layout` (1..=4), compiled on first use.
+    fn display_pipeline_for(&self, entry: &'static str, layout: u32) -> wgpu::ComputePipeline {
+        let display = self.display_pipeline();
+        let mut cache = display.pipelines.lock().unwrap_or_else(PoisonError::into_inner);
+        cache
+            .entry((entry, layout))
+            .or_insert_with(|| {
                 self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(entry),
                     layout: None,
-                    module: &module,
+                    module: &display.module,
                     entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &[("OUT_LAYOUT", f64::from(layout))],
+                        ..Default::default()
+                    },
                     cache: None,
                 })
-            };
-            DisplayPipeline { expand: pipeline("expand"), preview: pipeline("preview"), mip: pipeline("mip") }
-        })
+            })
+            .clone()
     }
 
     /// Records one dispatch of 16 x 16 workgroups covering `size` invocations.
@@ -256,9 +268,8 @@ impl GpuContext {
         self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
-    /// Submits `encoder` and waits for it: one bounded piece of display work.
-    fn submit_and_wait(&self, encoder: wgpu::CommandEncoder) -> Result<(), GpuError> {
-        let submission = self.queue.submit([encoder.finish()]);
+    /// Waits until `submission` has finished on the GPU.
+    fn wait_for(&self, submission: wgpu::SubmissionIndex) -> Result<(), GpuError> {
         self.device
             .poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: None })
             .map(drop)
@@ -266,7 +277,8 @@ impl GpuContext {
     }
 
     /// Draws the preview level and its mipmaps from the stored output, in submissions of bounded
-    /// size, each waited for.
+    /// size with at most two in flight, so that other work on the queue (the renderer's frames)
+    /// never waits long behind it.
     pub fn finish_display(&self, tiles: &GpuTiles) -> Result<(), GpuError> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let drawn = self.draw_preview(tiles);
@@ -277,7 +289,6 @@ impl GpuContext {
     }
 
     fn draw_preview(&self, tiles: &GpuTiles) -> Result<(), GpuError> {
-        let pipelines = self.display_pipeline();
         let store = tiles.store.lock().unwrap_or_else(PoisonError::into_inner);
         let (pw, ph) = (tiles.preview.width, tiles.preview.height);
         let level = |l: u32| {
@@ -291,10 +302,14 @@ impl GpuContext {
         // Source samples per preview row, at most 8 x 8 per preview pixel.
         let taps = |side: u32, preview: u32| u64::from(side.div_ceil(preview).clamp(1, 8));
         let per_row = u64::from(pw) * taps(tiles.width, pw) * taps(tiles.height, ph);
-        let rows_per_submission = (SAMPLES_PER_SUBMISSION / per_row.max(1)).clamp(1, u64::from(ph)) as u32;
+        let budget =
+            if self.is_software() { SOFTWARE_SAMPLES_PER_SUBMISSION } else { GPU_SAMPLES_PER_SUBMISSION };
+        let rows_per_submission = (budget / per_row.max(1)).clamp(1, u64::from(ph)) as u32;
+        let mut in_flight = std::collections::VecDeque::new();
         // The first preview row whose box starts at or below image row `row`.
         let first_row = |row: u32| (u64::from(row) * u64::from(ph)).div_ceil(u64::from(tiles.height)) as u32;
         for band in store.iter() {
+            let pipeline = self.display_pipeline_for("preview", band.layout);
             let (start, end) = (first_row(band.row0), first_row(band.row0 + band.rows).min(ph));
             for chunk in (start..end).step_by(rows_per_submission as usize) {
                 let rows = rows_per_submission.min(end - chunk);
@@ -307,8 +322,6 @@ impl GpuContext {
                     preview_h: ph,
                     first_row: chunk,
                     rows,
-                    layout: band.layout,
-                    pad: [0; 3],
                 };
                 let uniform = self.uniform(bytemuck::bytes_of(&params));
                 let mut encoder = self.encoder("display preview");
@@ -317,10 +330,16 @@ impl GpuContext {
                     wgpu::BindGroupEntry { binding: 2, resource: texture(&level0) },
                     wgpu::BindGroupEntry { binding: 3, resource: uniform.as_entire_binding() },
                 ];
-                self.dispatch(&mut encoder, &pipelines.preview, &entries, (pw, rows));
-                self.submit_and_wait(encoder)?;
+                self.dispatch(&mut encoder, &pipeline, &entries, (pw, rows));
+                if in_flight.len() >= 2
+                    && let Some(oldest) = in_flight.pop_front()
+                {
+                    self.wait_for(oldest)?;
+                }
+                in_flight.push_back(self.queue.submit([encoder.finish()]));
             }
         }
+        let mip = self.display_pipeline_for("mip", 1);
         let mut encoder = self.encoder("display mips");
         for l in 1..tiles.preview.texture.mip_level_count() {
             let (src, dst) = (level(l - 1), level(l));
@@ -328,9 +347,9 @@ impl GpuContext {
                 wgpu::BindGroupEntry { binding: 4, resource: texture(&src) },
                 wgpu::BindGroupEntry { binding: 5, resource: texture(&dst) },
             ];
-            self.dispatch(&mut encoder, &pipelines.mip, &entries, ((pw >> l).max(1), (ph >> l).max(1)));
+            self.dispatch(&mut encoder, &mip, &entries, ((pw >> l).max(1), (ph >> l).max(1)));
         }
-        self.submit_and_wait(encoder)
+        self.wait_for(self.queue.submit([encoder.finish()]))
     }
 
     /// A full-resolution tile of the stored output: image pixels `x0..x0 + width`,
@@ -344,7 +363,6 @@ impl GpuContext {
         height: u32,
     ) -> Result<GpuTile, GpuError> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipelines = self.display_pipeline();
         let mut tile = self.create_display_texture(width, height, 1);
         (tile.x0, tile.y0) = (x0, y0);
         let mut encoder = self.encoder("display tile");
@@ -362,8 +380,6 @@ impl GpuContext {
                 h: bottom - top,
                 tile_x0: x0,
                 tile_y0: y0,
-                layout: band.layout,
-                pad: [0; 3],
             };
             let uniform = self.uniform(bytemuck::bytes_of(&params));
             let entries = [
@@ -371,7 +387,8 @@ impl GpuContext {
                 wgpu::BindGroupEntry { binding: 1, resource: uniform.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 2, resource: texture(&tile.view) },
             ];
-            self.dispatch(&mut encoder, &pipelines.expand, &entries, (width, bottom - top));
+            let expand = self.display_pipeline_for("expand", band.layout);
+            self.dispatch(&mut encoder, &expand, &entries, (width, bottom - top));
         }
         self.queue.submit([encoder.finish()]);
         match pollster::block_on(scope.pop()) {
