@@ -39,6 +39,9 @@ pub struct GraylabApp {
     dialog: Option<PendingDialog>,
     /// When to close the window (`--quit-after`).
     quit_at: Option<Instant>,
+    /// Whether the last frame asked for the next one (work in flight): then the interval to it
+    /// counts in the frame meter.
+    wanted_next_frame: bool,
 }
 
 impl GraylabApp {
@@ -89,6 +92,7 @@ impl GraylabApp {
             meter,
             dialog: None,
             quit_at: options.quit_after_secs.map(|s| Instant::now() + std::time::Duration::from_secs_f64(s)),
+            wanted_next_frame: false,
         };
         if let Some(path) = options.initial_path {
             app.top_bar.set_path(&path);
@@ -148,6 +152,18 @@ impl GraylabApp {
     #[must_use]
     pub fn fitting(&self) -> bool {
         self.viewer.fitting()
+    }
+
+    /// Flip mode: whether the output is shown (else the input).
+    #[must_use]
+    pub fn showing_output(&self) -> bool {
+        self.viewer.showing_output()
+    }
+
+    /// The run numbers the runs chart shows now.
+    #[must_use]
+    pub fn charted_runs(&self) -> Vec<usize> {
+        self.charts.charted_runs(&self.session)
     }
 
     /// Full-resolution tiles on the GPU now for the input and the output (none at Fit).
@@ -268,7 +284,7 @@ impl eframe::App for GraylabApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let started = Instant::now();
         let ctx = ui.ctx().clone();
-        self.meter.frame_started(started, ctx.requested_repaint_last_pass());
+        self.meter.frame_started(started, self.wanted_next_frame || ctx.requested_repaint_last_pass());
         if let Some(quit_at) = self.quit_at {
             if started >= quit_at {
                 self.meter.flush();
@@ -325,6 +341,7 @@ impl eframe::App for GraylabApp {
         self.session.toasts.ui(&ctx, viewer);
         drop_overlay_ui(&ctx);
         self.session.after_frame();
+        self.wanted_next_frame = self.session.is_busy();
         if self.session.is_busy() || self.dialog.is_some() {
             // Keep the progress and the frame meter live while work runs, at most 50 frames a
             // second (the work threads need the cores more than a faster spinner does).

@@ -55,6 +55,9 @@ pub struct Session {
     next_id: u64,
     latest_load: u64,
     latest_convert: u64,
+    /// The latest conversion job was a comparison (every workgroup size): when it ends, the
+    /// output is made again with the panel's settings, so caption and panel agree.
+    comparing: bool,
     /// The settings of the latest conversion asked for.
     requested: Option<(ConvertSettings, bool)>,
     /// Re-run as soon as a run ends.
@@ -84,6 +87,7 @@ impl Session {
             next_id: 0,
             latest_load: 0,
             latest_convert: 0,
+            comparing: false,
             requested: None,
             continuous: false,
             preview_side: PREVIEW_MAX_SIDE,
@@ -254,6 +258,7 @@ impl Session {
         }
         let ticket = self.ticket();
         self.latest_convert = ticket.id;
+        self.comparing = list.iter().any(|s| *s != self.settings.convert);
         self.requested = Some((self.settings.convert, self.settings.round_trip));
         let (round_trip, preview_side) = (self.settings.round_trip, self.preview_side);
         self.send(
@@ -333,7 +338,13 @@ impl Session {
             Reply::ExportFailed(path, e) => {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
             }
-            Reply::Done(id) => self.jobs.retain(|(_, t)| t.id != id),
+            Reply::Done(id) => {
+                self.jobs.retain(|(_, t)| t.id != id);
+                let shown = self.output.as_ref().map(|o| o.settings);
+                if id == self.latest_convert && self.comparing && shown != Some(self.settings.convert) {
+                    self.run_conversion(1);
+                }
+            }
             // Answers to superseded jobs.
             Reply::Loaded(..) | Reply::LoadFailed(..) | Reply::ConvertFailed(..) => {}
         }

@@ -25,17 +25,31 @@ impl StatusBar {
         self.queued = session.queued_jobs();
         let mut stop = false;
         ui.horizontal(|ui| {
+            // Stop first, so that it never moves while the text beside it changes.
+            let stoppable = session.stoppable();
+            stop = ui
+                .add_enabled(stoppable, egui::Button::new("Stop"))
+                .on_hover_text(
+                    "Esc. Stops Continuous, Run ×N, every-size runs, the sweep and parity after the run in \
+                     progress.",
+                )
+                .clicked();
             match session.current_job() {
                 Some((kind, progress)) => {
                     ui.spinner();
-                    let what = progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
-                    ui.label(what);
+                    let what =
+                        progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
+                    if let Some(p) = &progress
+                        && let Some(fraction) = p.fraction().filter(|_| p.total > 1)
+                    {
+                        let text = format!("{what}: {} of {}", p.done, p.total);
+                        ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(text));
+                    } else {
+                        ui.label(what);
+                    }
                     if let Some(p) = &progress {
-                        if let Some(fraction) = p.fraction().filter(|_| p.total > 1) {
-                            let text = format!("{} of {}", p.done, p.total);
-                            ui.add(egui::ProgressBar::new(fraction).desired_width(160.0).text(text));
-                        }
-                        let eta = p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
+                        let eta =
+                            p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
                         ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
                     }
                     if self.queued > 0 {
@@ -48,12 +62,6 @@ impl StatusBar {
                 None => {
                     ui.label(RichText::new("Ready").weak());
                 }
-            }
-            if session.stoppable() {
-                stop = ui
-                    .button("Stop")
-                    .on_hover_text("Esc. Stops Continuous, Run ×N, every-size runs, the sweep and parity after the run in progress.")
-                    .clicked();
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| meter.ui(ui));
         });

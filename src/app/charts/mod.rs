@@ -156,7 +156,7 @@ impl Default for ChartsDock {
 
 impl ChartsDock {
     /// Shows the dock at the bottom of the remaining space: a header, and the charts when
-    /// expanded (resizable; the viewer keeps at least half the height).
+    /// expanded (resizable; the viewer keeps most of the height).
     pub fn dock_ui(&mut self, ui: &mut Ui, session: &mut Session) {
         let frame = look::panel_frame(ui.style());
         let room = ui.available_height();
@@ -164,8 +164,8 @@ impl ChartsDock {
             egui::Panel::bottom("charts")
                 .frame(frame)
                 .resizable(true)
-                .default_size((room * 0.42).max(180.0))
-                .size_range(150.0..=(room * 0.5).max(150.0))
+                .default_size((room * 0.36).max(170.0))
+                .size_range(150.0..=(room * 0.42).max(150.0))
                 .show(ui, |ui| {
                     // Fill the panel, or it shrinks to its first frame's contents.
                     ui.set_min_height(ui.available_height());
@@ -175,6 +175,15 @@ impl ChartsDock {
         } else {
             egui::Panel::bottom("charts collapsed").frame(frame).show(ui, |ui| self.header_ui(ui, session));
         }
+    }
+
+    /// The run numbers the runs chart shows now (the current image's, and the previous image's
+    /// when kept).
+    #[must_use]
+    pub fn charted_runs(&self, session: &Session) -> Vec<usize> {
+        let image = session.input().map(|i| i.id);
+        let previous = self.keep_previous.then(|| previous_image(session.runs(), image)).flatten();
+        runs::shown(session.runs(), image, previous).iter().map(|(r, _)| r.seq).collect()
     }
 
     fn header_ui(&mut self, ui: &mut Ui, session: &mut Session) {

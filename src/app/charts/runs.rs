@@ -23,6 +23,16 @@ fn describe(run: &RunRecord) -> String {
     format!("run {}: {what}{}", run.seq, if run.cold { ", cold" } else { "" })
 }
 
+/// The runs the chart shows, left to right: the last runs of `previous` (faded) and of `image`.
+pub fn shown(runs: &[RunRecord], image: Option<u64>, previous: Option<u64>) -> Vec<(&RunRecord, bool)> {
+    let mut shown = Vec::new();
+    for (id, faded) in [(previous, true), (image, false)] {
+        let of: Vec<&RunRecord> = runs.iter().filter(|r| id.is_some() && Some(r.image_id) == id).collect();
+        shown.extend(of[of.len().saturating_sub(MAX_BARS)..].iter().map(|r| (*r, faded)));
+    }
+    shown
+}
+
 /// Draws the chart of `image`'s runs (and `previous`'s, faded, on the left).
 pub fn runs_chart_ui(
     ui: &mut Ui,
@@ -31,11 +41,7 @@ pub fn runs_chart_ui(
     previous: Option<u64>,
     height: f32,
 ) {
-    let mut shown: Vec<(&RunRecord, bool)> = Vec::new();
-    for (id, faded) in [(previous, true), (image, false)] {
-        let of: Vec<&RunRecord> = runs.iter().filter(|r| Some(r.image_id) == id).collect();
-        shown.extend(of[of.len().saturating_sub(MAX_BARS)..].iter().map(|r| (*r, faded)));
-    }
+    let shown = shown(runs, image, previous);
     ui.label(RichText::new("Each run: phases + display + other = wall time (ms)").strong());
     let mut kinds: Vec<(Segment, String)> = Vec::new();
     let mut charts: Vec<(Segment, Vec<Bar>)> = Vec::new();

@@ -51,6 +51,12 @@ impl Viewer {
         self.view.fit
     }
 
+    /// Flip mode: whether the output is shown (else the input).
+    #[must_use]
+    pub fn showing_output(&self) -> bool {
+        self.view.show_output
+    }
+
     /// Single-key shortcuts (ignored while a text field has focus): B flips, F fits, 1 is 1:1.
     pub fn shortcuts(&mut self, ctx: &egui::Context, mode: ViewMode) {
         if ctx.text_edit_focused() {
