@@ -21,6 +21,8 @@ pub struct FrameMeter {
     /// Build times in ms, same frames.
     build_ms: VecDeque<f32>,
     log: Option<std::io::BufWriter<std::fs::File>>,
+    /// Lines written to the log.
+    logged: u64,
 }
 
 impl FrameMeter {
@@ -36,8 +38,13 @@ impl FrameMeter {
         let interval_ms = self.previous.map(|p| (now - p).as_secs_f32() * 1e3);
         self.previous = Some(now);
         if let (Some(log), Some(ms)) = (&mut self.log, interval_ms) {
-            // A failed write only loses the log; the app goes on.
+            // A failed write only loses the log; the app goes on. Flushed every 32 frames, so
+            // that the file can be followed while the app runs.
             let _ = writeln!(log, "{ms:.2}");
+            self.logged += 1;
+            if self.logged.is_multiple_of(32) {
+                let _ = log.flush();
+            }
         }
         self.intervals.push_back((now, interval_ms.filter(|_| wanted)));
         while self.intervals.front().is_some_and(|(t, _)| now - *t > WINDOW) {

@@ -3,8 +3,7 @@
 
 use std::collections::HashMap;
 
-use eframe::egui_wgpu::RenderState;
-use egui::{Rect, TextureId, pos2};
+use egui::{Rect, pos2};
 
 /// Tile side in image pixels.
 pub const TILE_SIDE: u32 = 512;
@@ -74,12 +73,8 @@ pub fn cells(visible: Rect, size: [u32; 2]) -> impl Iterator<Item = Cell> {
 
 /// One full-resolution tile on the GPU.
 pub struct Tile {
-    /// Linear sampling.
-    pub linear: TextureId,
-    /// Nearest-neighbour sampling.
-    pub nearest: TextureId,
-    /// Keeps the texture alive.
-    pub _texture: wgpu::Texture,
+    /// A view of its texture (keeps it alive).
+    pub view: wgpu::TextureView,
     /// The frame it was last drawn in.
     pub used: u64,
 }
@@ -117,32 +112,19 @@ impl TileCache {
         self.tiles.insert(cell, tile);
     }
 
-    /// Frees the least recently used tiles beyond the cache size (never one used this frame).
-    pub fn evict(&mut self, render_state: &RenderState) {
+    /// Drops the least recently used tiles beyond the cache size (never one used this frame).
+    pub fn evict(&mut self) {
         if self.tiles.len() <= MAX_TILES {
             return;
         }
         let mut by_age: Vec<(u64, Cell)> = self.tiles.iter().map(|(c, t)| (t.used, *c)).collect();
         by_age.sort_unstable_by_key(|(used, _)| *used);
         let excess = self.tiles.len() - MAX_TILES;
-        let mut renderer = render_state.renderer.write();
         for (used, cell) in by_age.into_iter().take(excess) {
             if used == self.frame {
                 break;
             }
-            if let Some(t) = self.tiles.remove(&cell) {
-                renderer.free_texture(&t.linear);
-                renderer.free_texture(&t.nearest);
-            }
-        }
-    }
-
-    /// Frees every tile.
-    pub fn clear(&mut self, render_state: &RenderState) {
-        let mut renderer = render_state.renderer.write();
-        for (_, t) in self.tiles.drain() {
-            renderer.free_texture(&t.linear);
-            renderer.free_texture(&t.nearest);
+            self.tiles.remove(&cell);
         }
     }
 }

@@ -4,16 +4,18 @@
 //! kept in a small LRU cache. No image pushes its full size through the render queue up front.
 
 mod cache;
+mod paint;
 mod pixels;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use eframe::egui_wgpu::RenderState;
-use egui::{Color32, Painter, Pos2, Rect, TextureId, pos2, vec2};
+use egui::{Painter, Pos2, Rect, pos2, vec2};
 use image::DynamicImage;
 
 pub use cache::TileBudget;
 use cache::TileCache;
+use paint::ImagePainter;
 pub use pixels::{RgbaLevel, preview_levels, preview_size};
 
 use crate::engine::GpuContext;
@@ -30,25 +32,21 @@ enum Source {
     Gpu { gpu: Arc<GpuContext>, tiles: Arc<GpuTiles> },
 }
 
-/// A texture registered with egui twice: linear (with mipmaps) and nearest-neighbour sampling.
-struct Registered {
-    linear: TextureId,
-    nearest: TextureId,
-    /// Keeps the texture alive (host images; GPU results keep theirs in `GpuTiles`).
-    _texture: Option<wgpu::Texture>,
-}
-
 /// An image ready to draw, any size.
 pub struct DisplayImage {
     /// Width and height in pixels.
     pub size: [u32; 2],
     /// Whether it has an alpha channel (drawn over a checkerboard).
     pub has_alpha: bool,
-    preview: Registered,
+    /// One view per mip level of the preview, largest first: each draw samples the one level
+    /// nearest the size on screen (bilinear, 4 taps; trilinear would be 8, which a software
+    /// adapter pays for on every pixel).
+    preview: Vec<wgpu::TextureView>,
     preview_size: [u32; 2],
     source: Source,
     cache: Mutex<TileCache>,
     render_state: RenderState,
+    painter: Arc<ImagePainter>,
 }
 
 /// How image pixels map to the screen: `screen = pane_center + (image - center) * zoom`.
@@ -79,30 +77,6 @@ impl Placement {
     pub fn to_image(self, screen: Pos2) -> Pos2 {
         self.center + (screen - self.pane_center) / self.zoom
     }
-}
-
-fn register(render_state: &RenderState, view: &wgpu::TextureView) -> (TextureId, TextureId) {
-    let sampler = |filter| wgpu::SamplerDescriptor {
-        label: Some("graylab image"),
-        mag_filter: filter,
-        min_filter: wgpu::FilterMode::Linear,
-        mipmap_filter: wgpu::MipmapFilterMode::Linear,
-        ..Default::default()
-    };
-    let mut renderer = render_state.renderer.write();
-    let device = &render_state.device;
-    (
-        renderer.register_native_texture_with_sampler_options(
-            device,
-            view,
-            sampler(wgpu::FilterMode::Linear),
-        ),
-        renderer.register_native_texture_with_sampler_options(
-            device,
-            view,
-            sampler(wgpu::FilterMode::Nearest),
-        ),
-    )
 }
 
 /// A texture holding `levels` (premultiplied RGBA8, largest first).
@@ -146,17 +120,16 @@ impl DisplayImage {
         levels: &[RgbaLevel],
     ) -> Option<Self> {
         let texture = upload(render_state, levels)?;
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let (linear, nearest) = register(render_state, &view);
         let first = levels.first()?;
         Some(Self {
             size: [image.width(), image.height()],
             has_alpha: pixels::has_alpha(&image),
-            preview: Registered { linear, nearest, _texture: Some(texture) },
+            preview: level_views(&texture),
             preview_size: [first.width, first.height],
             source: Source::Host(image),
             cache: Mutex::default(),
             render_state: render_state.clone(),
+            painter: ImagePainter::of(render_state),
         })
     }
 
@@ -167,15 +140,15 @@ impl DisplayImage {
         tiles: GpuTiles,
         has_alpha: bool,
     ) -> Self {
-        let (linear, nearest) = register(render_state, &tiles.preview.view);
         Self {
             size: [tiles.width, tiles.height],
             has_alpha,
-            preview: Registered { linear, nearest, _texture: None },
+            preview: level_views(&tiles.preview.texture),
             preview_size: [tiles.preview.width, tiles.preview.height],
             source: Source::Gpu { gpu, tiles: Arc::new(tiles) },
             cache: Mutex::default(),
             render_state: render_state.clone(),
+            painter: ImagePainter::of(render_state),
         }
     }
 
@@ -185,9 +158,9 @@ impl DisplayImage {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 
-    /// Draws the part of the image inside the painter's clip rectangle: the preview where it is
-    /// sharp enough, else full-resolution tiles (made as the budget allows; the preview stands
-    /// in for missing ones).
+    /// Draws the part of the image inside the painter's clip rectangle (over a checkerboard
+    /// when it has alpha): the preview where it is sharp enough, else full-resolution tiles
+    /// (made as the budget allows; the preview stands in for missing ones).
     pub fn paint(&self, painter: &Painter, place: &Placement, budget: &mut TileBudget) {
         let full = Rect::from_min_size(Pos2::ZERO, vec2(self.size[0] as f32, self.size[1] as f32));
         let clip = painter.clip_rect().intersect(place.to_screen(full));
@@ -197,9 +170,17 @@ impl DisplayImage {
         let screen_px_per_image_px = place.zoom * place.pixels_per_point;
         let preview_scale = self.preview_size[0] as f32 / self.size[0] as f32;
         let nearest = screen_px_per_image_px >= 2.0;
-        let pick = |r: &Registered| if nearest { r.nearest } else { r.linear };
+        let draw = |view: &wgpu::TextureView, rect: Rect, uv: Rect| {
+            self.painter.draw(painter, view, place.to_screen(rect), uv, nearest, self.has_alpha);
+        };
+        // The preview level that is at least as sharp as the screen: level k has 2^-k of the
+        // preview's pixels per side.
+        let screen_per_preview = screen_px_per_image_px / preview_scale;
+        let level = ((1.0 / screen_per_preview.max(1e-6)).log2().floor().max(0.0) as usize)
+            .min(self.preview.len() - 1);
+        let preview = &self.preview[level];
         if screen_px_per_image_px <= preview_scale * 1.01 {
-            painter.image(pick(&self.preview), place.to_screen(full), unit_uv(), Color32::WHITE);
+            draw(preview, full, unit_uv());
             return;
         }
         let visible = Rect::from_min_max(place.to_image(clip.min), place.to_image(clip.max)).intersect(full);
@@ -207,54 +188,52 @@ impl DisplayImage {
         cache.next_frame();
         for cell in cache::cells(visible, self.size) {
             let rect = cell.rect().intersect(full);
-            let id = cache.get(cell).map(|t| if nearest { t.nearest } else { t.linear }).or_else(|| {
-                let made = budget.take().then(|| self.make_tile(cell))??;
-                let ids = if nearest { made.nearest } else { made.linear };
-                cache.insert(cell, made);
-                Some(ids)
-            });
-            if let Some(id) = id {
-                painter.image(id, place.to_screen(rect), unit_uv(), Color32::WHITE);
+            if cache.get(cell).is_none()
+                && budget.take()
+                && let Some(tile) = self.make_tile(cell)
+            {
+                cache.insert(cell, tile);
+            }
+            if let Some(tile) = cache.get(cell) {
+                draw(&tile.view, rect, unit_uv());
             } else {
                 let uv = Rect::from_min_max(
                     pos2(rect.min.x / full.width(), rect.min.y / full.height()),
                     pos2(rect.max.x / full.width(), rect.max.y / full.height()),
                 );
-                painter.image(pick(&self.preview), place.to_screen(rect), uv, Color32::WHITE);
+                draw(preview, rect, uv);
             }
         }
-        cache.evict(&self.render_state);
+        cache.evict();
     }
 
     fn make_tile(&self, cell: cache::Cell) -> Option<cache::Tile> {
         let [x0, y0, w, h] = cell.pixels(self.size);
-        let (texture, view) = match &self.source {
+        let texture = match &self.source {
             Source::Host(image) => {
                 let level = RgbaLevel { width: w, height: h, rgba: pixels::tile_rgba(image, x0, y0, w, h) };
-                let texture = upload(&self.render_state, std::slice::from_ref(&level))?;
-                let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-                (texture, view)
+                upload(&self.render_state, std::slice::from_ref(&level))?
             }
-            Source::Gpu { gpu, tiles } => {
-                let tile = gpu.detail_tile(tiles, x0, y0, w, h).ok()?;
-                (tile.texture, tile.view)
-            }
+            Source::Gpu { gpu, tiles } => gpu.detail_tile(tiles, x0, y0, w, h).ok()?.texture,
         };
-        let (linear, nearest) = register(&self.render_state, &view);
-        Some(cache::Tile { linear, nearest, _texture: texture, used: 0 })
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Some(cache::Tile { view, used: 0 })
     }
+}
+
+/// A view of each mip level of `texture`.
+fn level_views(texture: &wgpu::Texture) -> Vec<wgpu::TextureView> {
+    (0..texture.mip_level_count())
+        .map(|level| {
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                base_mip_level: level,
+                mip_level_count: Some(1),
+                ..Default::default()
+            })
+        })
+        .collect()
 }
 
 fn unit_uv() -> Rect {
     Rect::from_min_max(Pos2::ZERO, pos2(1.0, 1.0))
-}
-
-impl Drop for DisplayImage {
-    fn drop(&mut self) {
-        let mut renderer = self.render_state.renderer.write();
-        renderer.free_texture(&self.preview.linear);
-        renderer.free_texture(&self.preview.nearest);
-        drop(renderer);
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner).clear(&self.render_state);
-    }
 }

@@ -41,7 +41,6 @@ pub struct Viewer {
     view: ViewState,
     /// The image shown last frame (a new one is fitted).
     shown_image: Option<u64>,
-    checker: Option<egui::TextureHandle>,
 }
 
 impl Viewer {
@@ -113,7 +112,6 @@ impl Viewer {
         if self.view.fit {
             fit(&mut self.view, panes[0].size(), size);
         }
-        let checker = self.checker.get_or_insert_with(|| panes::checker_texture(ui.ctx())).id();
         let output = session.output();
         let caption = output.map_or_else(String::new, |o| caption(o.settings, session));
         let mut budget = TileBudget::new(TILES_PER_FRAME);
@@ -128,7 +126,6 @@ impl Viewer {
                 input: &input.display,
                 output: output.map(|o| &o.display),
                 caption: &caption,
-                checker,
             };
             let place = placement(ui, &self.view, *pane);
             panes::draw(

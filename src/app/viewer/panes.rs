@@ -1,13 +1,10 @@
 //! Drawing one pane: the image (over a checkerboard when it has alpha), the caption on a chip,
 //! and the wipe divider with its drag handle.
 
-use egui::{Color32, CursorIcon, Painter, Pos2, Rect, Sense, Stroke, TextureId, Ui, pos2, vec2};
+use egui::{Color32, CursorIcon, Painter, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
 
 use crate::app::display::{DisplayImage, Placement, TileBudget};
 use crate::app::state::ViewMode;
-
-/// Checker squares, in screen points.
-const CHECKER_SIDE: f32 = 12.0;
 
 /// What the panes show.
 pub struct Images<'a> {
@@ -17,44 +14,10 @@ pub struct Images<'a> {
     pub output: Option<&'a DisplayImage>,
     /// Caption of the output.
     pub caption: &'a str,
-    /// The checkerboard texture.
-    pub checker: TextureId,
 }
 
-/// A 2 x 2 checkerboard that repeats, drawn behind images with alpha.
-pub fn checker_texture(ctx: &egui::Context) -> egui::TextureHandle {
-    let (light, dark) = (Color32::from_gray(110), Color32::from_gray(70));
-    let image = egui::ColorImage::new([2, 2], vec![light, dark, dark, light]);
-    let options = egui::TextureOptions {
-        magnification: egui::TextureFilter::Nearest,
-        minification: egui::TextureFilter::Nearest,
-        wrap_mode: egui::TextureWrapMode::Repeat,
-        mipmap_mode: None,
-    };
-    ctx.load_texture("graylab checkerboard", image, options)
-}
-
-fn draw_image(
-    ui: &Ui,
-    clip: Rect,
-    image: &DisplayImage,
-    place: &Placement,
-    checker: TextureId,
-    budget: &mut TileBudget,
-) {
-    let painter = ui.painter_at(clip);
-    if image.has_alpha {
-        let full = Rect::from_min_size(Pos2::ZERO, vec2(image.size[0] as f32, image.size[1] as f32));
-        let rect = place.to_screen(full).intersect(clip);
-        if rect.is_positive() {
-            let uv = Rect::from_min_max(
-                (rect.min.to_vec2() / (2.0 * CHECKER_SIDE)).to_pos2(),
-                (rect.max.to_vec2() / (2.0 * CHECKER_SIDE)).to_pos2(),
-            );
-            painter.image(checker, rect, uv, Color32::WHITE);
-        }
-    }
-    image.paint(&painter, place, budget);
+fn draw_image(ui: &Ui, clip: Rect, image: &DisplayImage, place: &Placement, budget: &mut TileBudget) {
+    image.paint(&ui.painter_at(clip), place, budget);
 }
 
 /// Text on a dark chip, readable over any image, kept left of `max_x`.
@@ -92,12 +55,12 @@ pub fn draw(
     let painter = ui.painter_at(pane);
     let corner = pane.min + vec2(10.0, 6.0);
     let output = |clip: Rect, budget: &mut TileBudget| match images.output {
-        Some(out) => draw_image(ui, clip, out, place, images.checker, budget),
+        Some(out) => draw_image(ui, clip, out, place, budget),
         None => note(&painter, clip, "converting…"),
     };
     match (mode, index) {
         (ViewMode::SideBySide, 0) => {
-            draw_image(ui, pane, images.input, place, images.checker, budget);
+            draw_image(ui, pane, images.input, place, budget);
             caption(&painter, "Original", corner, pane.max.x);
         }
         (ViewMode::SideBySide, _) => {
@@ -106,14 +69,7 @@ pub fn draw(
         }
         (ViewMode::Wipe, _) => {
             let x = pane.min.x + pane.width() * *wipe;
-            draw_image(
-                ui,
-                Rect::from_min_max(pane.min, pos2(x, pane.max.y)),
-                images.input,
-                place,
-                images.checker,
-                budget,
-            );
+            draw_image(ui, Rect::from_min_max(pane.min, pos2(x, pane.max.y)), images.input, place, budget);
             output(Rect::from_min_max(pos2(x, pane.min.y), pane.max), budget);
             divider(ui, &painter, wipe, pane, x);
             caption(&painter, "Original", corner, x - 10.0);
@@ -124,7 +80,7 @@ pub fn draw(
                 output(pane, budget);
                 caption(&painter, images.caption, corner, pane.max.x);
             } else {
-                draw_image(ui, pane, images.input, place, images.checker, budget);
+                draw_image(ui, pane, images.input, place, budget);
                 caption(&painter, "Original", corner, pane.max.x);
             }
         }
