@@ -87,7 +87,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
 }
 
 /// How much lower than the UI thread the work threads run (Linux nice levels).
-const NICE: i32 = 8;
+const NICE: i32 = 19;
 
 /// Lets the calling thread, and the threads it starts (rayon pools), yield to the UI thread when
 /// the cores are busy, so that the window stays live during long CPU work. Figures measured while

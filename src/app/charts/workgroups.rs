@@ -57,6 +57,10 @@ pub fn workgroups_chart_ui(
         );
         names.push(wg.to_string());
     }
+    if boxes.is_empty() {
+        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size\".");
+        return try_all;
+    }
     let clock = source.map_or("", ClockSource::label);
     legend_ui(
         ui,
@@ -65,10 +69,6 @@ pub fn workgroups_chart_ui(
             format!("kernel [{clock}], warm runs: median, quartiles, min-max"),
         )],
     );
-    if boxes.is_empty() {
-        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size\".");
-        return try_all;
-    }
     let rows = names.len();
     let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
     let (x_axes, y_axes) = axes("kernel ms", "");
