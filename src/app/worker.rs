@@ -153,8 +153,8 @@ impl WorkerState {
                     if self.stopped(&ticket) {
                         break;
                     }
-                    let what =
-                        if total > 1 { format!("Run {} of {total}", n + 1) } else { "Converting".into() };
+                    // The status bar shows the count beside a progress bar.
+                    let what = if total > 1 { "Runs done" } else { "Converting" };
                     ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
                     match self.convert(&ticket, &input, settings, round_trip, preview_side) {
                         Ok(Some((output, measured))) => {
