@@ -257,7 +257,7 @@ impl Engine {
             report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
         }
         report.gpu = Some(t);
-        report.notes.push("the total includes copying the result for display; the app draws it after".to_owned());
+        report.notes.push("the total includes copying the result for display".to_owned());
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
         report.total_ns = nanos_since(started);
         Ok((pixels, report))
