@@ -20,6 +20,7 @@ mod jobs;
 mod look;
 mod parity_window;
 mod preload;
+mod priority;
 mod session;
 mod state;
 mod status_bar;

@@ -50,7 +50,7 @@ impl Preload {
     pub fn start(path: PathBuf, preview_side: u32) -> std::io::Result<Self> {
         let p = path.clone();
         let thread = std::thread::Builder::new().name("graylab-preload".into()).spawn(move || {
-            super::worker::yield_to_ui();
+            super::priority::yield_to_ui();
             decode_for_display(&p, preview_side)
         })?;
         Ok(Self { path, thread })

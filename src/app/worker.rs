@@ -50,7 +50,7 @@ impl Worker {
         let stop = Arc::new(AtomicBool::new(false));
         let state = WorkerState { engine, render_state, ctx, replies: reply_tx, stop: Arc::clone(&stop) };
         let thread = std::thread::Builder::new().name("graylab-worker".into()).spawn(move || {
-            yield_to_ui();
+            super::priority::yield_to_ui();
             state.run(&job_rx);
         })?;
         Ok(Self { jobs: Some(jobs), replies, stop, thread: Some(thread) })
@@ -83,25 +83,6 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
         Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } => false,
-    }
-}
-
-/// How much lower than the UI thread the work threads run (Linux nice levels).
-const NICE: i32 = 19;
-
-/// Lets the calling thread, and the threads it starts (rayon pools), yield to the UI thread when
-/// the cores are busy, so that the window stays live during long CPU work. Figures measured while
-/// the UI repaints therefore include sharing the cores with it, as any figure in a running
-/// desktop app does; `graylab bench` measures without it.
-pub fn yield_to_ui() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: gettid and setpriority take no pointers; on Linux the nice value belongs to
-        // the thread whose id is given, and is inherited by the threads it creates.
-        unsafe {
-            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            libc::setpriority(libc::PRIO_PROCESS, tid, NICE);
-        }
     }
 }
 
