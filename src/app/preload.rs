@@ -48,6 +48,7 @@ pub struct Preload {
 impl Preload {
     /// Starts decoding `path` now.
     pub fn start(path: PathBuf, preview_side: u32) -> std::io::Result<Self> {
+        let path = std::path::absolute(&path).unwrap_or(path);
         let p = path.clone();
         let thread = std::thread::Builder::new().name("graylab-preload".into()).spawn(move || {
             super::priority::yield_to_ui();

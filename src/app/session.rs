@@ -235,6 +235,9 @@ impl Session {
     /// Starts loading a file (or takes over a decode started earlier); the current image stays
     /// until the new one is ready.
     pub fn open(&mut self, path: PathBuf, preloaded: Option<Preload>) {
+        // An absolute path, so that exports and saved sweeps land next to the photo whatever the
+        // working folder is.
+        let path = std::path::absolute(&path).unwrap_or(path);
         let ticket = self.ticket();
         self.latest_load = ticket.id;
         let preview_side = self.preview_side;
