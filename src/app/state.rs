@@ -59,16 +59,29 @@ impl Settings {
     }
 }
 
-/// One measured conversion, as the charts need it.
+/// What a record measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// A conversion (shown on screen).
+    Convert,
+    /// An export: encoding and writing the file, and the conversion it needed, if any.
+    Export,
+}
+
+/// One measured conversion or export, as the charts need it.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
     /// Run number in this session, from 1.
     pub seq: usize,
+    /// Conversion or export.
+    pub kind: RunKind,
     /// Which image (load counter) it ran on.
     pub image_id: u64,
     /// The settings it ran with.
     pub settings: ConvertSettings,
-    /// What was measured.
+    /// What was measured, phase by phase, `display` included (the engine's on the GPU, the app's
+    /// preview of a CPU result), finished with the wall time the app waited for the run: its
+    /// phases − `overlap_ns` + `other_ns` = `total_ns`.
     pub report: RunReport,
     /// The first run of this setting on this image (pipeline compilation, allocation).
     pub cold: bool,
@@ -79,5 +92,23 @@ impl RunRecord {
     #[must_use]
     pub fn workgroup(&self) -> Option<WorkgroupSize> {
         self.report.workgroup
+    }
+
+    /// The whole run as the app waited for it (CPU clock).
+    #[must_use]
+    pub fn wall_ns(&self) -> u64 {
+        self.report.total_ns
+    }
+
+    /// The wall time no phase accounts for (waiting, submitting, bookkeeping).
+    #[must_use]
+    pub fn other_ns(&self) -> u64 {
+        self.report.other_ns
+    }
+
+    /// How much the phases add up to more than the wall time: steps that ran at once.
+    #[must_use]
+    pub fn overlap_ns(&self) -> u64 {
+        self.report.overlap_ns
     }
 }

@@ -167,10 +167,11 @@ impl Engine {
         Ok(Converted { image, report })
     }
 
-    /// Converts on the GPU and draws the result into display `tiles` there (`Phase::Display`);
-    /// downloads it too when `download` (the full round trip; else the report has no download
-    /// phase and the pixels stay on the GPU). A gray input is drawn from the host. `cancel` is
-    /// checked between submissions.
+    /// Converts on the GPU and keeps the result there for display in `tiles`, with its preview
+    /// drawn (`Phase::Display`: the copies into the store and the preview); downloads it too when
+    /// `download` (the full round trip; else the report has no download phase and the pixels stay
+    /// on the GPU). A gray input is stored from the host. `cancel` is checked between
+    /// submissions.
     pub fn convert_for_display(
         &self,
         image: &DynamicImage,
@@ -188,7 +189,14 @@ impl Engine {
         report.adapter = Some(gpu.adapter_info().name.clone());
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
-                gpu.write_tiles(tiles, &gray);
+                let shown = Instant::now();
+                tiles.write_host(&gray);
+                tiles.draw_preview(cancel)?;
+                report.phases.push(PhaseTiming {
+                    phase: Phase::Display,
+                    ns: nanos_since(shown),
+                    source: ClockSource::CpuClock,
+                });
                 report.finish(nanos_since(started));
                 return Ok((Some(gray), report));
             }
@@ -284,14 +292,20 @@ fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
     let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
     let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
-    let display = if t.display_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
+    // from it afterwards (CPU clock).
+    let display = match (t.display_on_gpu_clock, t.preview_ns > 0) {
+        (true, true) => ClockSource::Mixed,
+        (true, false) => ClockSource::GpuTimestamp,
+        (false, _) => ClockSource::CpuClock,
+    };
     let mut phases = vec![
         PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock },
         PhaseTiming { phase: Phase::Upload, ns: t.upload_host_ns + t.upload_copy_ns, source: copies },
         PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel },
     ];
     if t.displayed {
-        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns, source: display });
+        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns + t.preview_ns, source: display });
     }
     if t.downloaded {
         phases.push(PhaseTiming {

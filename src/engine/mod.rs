@@ -17,8 +17,6 @@ mod verdict;
 
 use std::sync::{Arc, OnceLock};
 
-use crate::gpu::GpuConverter;
-
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchResult, PhaseStats, bench};
 pub use convert::{Converted, Prepared, prepare};
@@ -32,7 +30,7 @@ pub use verdict::{analyse, to_csv};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
-    AdapterReport, GpuContext, GpuError, GpuTiles, TimingMode, WorkgroupSize, list_adapters,
+    AdapterReport, GpuContext, GpuConverter, GpuError, GpuTiles, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
     DecodeOptions, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt, budget,

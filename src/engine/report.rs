@@ -18,7 +18,8 @@ pub enum Phase {
     Upload,
     /// The conversion itself.
     Kernel,
-    /// GPU only: drawing the result into the app's display textures on the GPU.
+    /// Showing the result: on the GPU, copying it into the app's display store and drawing the
+    /// preview from it; in the app, making the preview of a CPU result.
     Display,
     /// GPU only: GPU to host (copy to the readback buffer, then out of mapped memory).
     Download,
@@ -61,7 +62,9 @@ pub enum ClockSource {
     /// The host's monotonic clock.
     #[serde(rename = "cpu-clock")]
     CpuClock,
-    /// The sum of a host-side copy (CPU clock) and a GPU-side copy (GPU timestamps).
+    /// The sum of a part timed on the CPU clock and a part from GPU timestamps: a host-side copy
+    /// and a GPU-side copy (upload, download), or the copies into the display store and the
+    /// preview drawn from it, waited for (display).
     #[serde(rename = "cpu-clock+gpu-timestamp")]
     Mixed,
 }
