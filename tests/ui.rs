@@ -19,8 +19,12 @@ use graylab::pixel::Formula;
 use image::{DynamicImage, RgbImage};
 
 fn harness_sized(initial: Option<PathBuf>, size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
+    harness_with(AppOptions { initial_path: initial, ..AppOptions::default() }, size)
+}
+
+fn harness_with(options: AppOptions, size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
     common::gpu()?;
-    let options = AppOptions { initial_path: initial, fresh_settings: true, ..AppOptions::default() };
+    let options = AppOptions { fresh_settings: true, ..options };
     Some(
         Harness::builder()
             .with_size(size)
@@ -181,6 +185,50 @@ fn a_setting_change_supersedes_the_runs_in_flight() {
     assert!(batch < 1000, "the batch stopped after {batch} runs");
     let last = h.state().runs().last().expect("a run");
     assert_eq!(last.settings.formula, Formula::Bt709, "the newest settings ran last");
+    let settings = ConvertSettings { formula: Formula::Bt709, ..ConvertSettings::default() };
+    assert_eq!(h.state().output_pixels(), Some(&engine_gray(&img, &settings)), "and are shown");
+}
+
+/// Steps the app until the worker has started converting (or fails the test after a minute).
+fn until_converting(h: &mut Harness<'_, GraylabApp>) {
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while !h.state().job_progress().is_some_and(|p| p.starts_with("Converting")) {
+        assert!(Instant::now() < deadline, "the conversion did not start");
+        h.step();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn stop_and_a_setting_change_cut_a_gpu_run_short_between_submissions() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // One row per submission: a GPU run of 8000 submissions, so a cancel lands in the middle.
+    let (path, img) = photo(dir.path(), "tall.png", 48, 8000);
+    let options =
+        AppOptions { initial_path: Some(path), gpu_chunk_limit_bytes: Some(1), ..AppOptions::default() };
+    let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
+    settle(&mut h);
+    let cpu_runs = h.state().runs().len();
+
+    // Stop while the GPU run is in flight: it ends at its next submission, and is not charted.
+    h.get_by_label("GPU").click();
+    until_converting(&mut h);
+    h.get_by_label("Stop").click();
+    settle(&mut h);
+    assert_eq!(h.state().runs_cut_short(), 1, "the GPU run saw the cancel between submissions");
+    assert_eq!(h.state().runs().len(), cpu_runs, "a run cut short is not charted");
+    assert_eq!(h.state().message(), None, "and is no error");
+
+    // A changed setting supersedes the run in flight the same way; the new one then runs whole.
+    h.state_mut().settings_mut().round_trip = true;
+    h.state_mut().run_conversion(1);
+    until_converting(&mut h);
+    h.state_mut().settings_mut().convert.formula = Formula::Bt709;
+    settle(&mut h);
+    assert_eq!(h.state().runs_cut_short(), 2);
+    let gpu_runs: Vec<_> =
+        h.state().runs()[cpu_runs..].iter().map(|r| (r.settings.backend, r.settings.formula)).collect();
+    assert_eq!(gpu_runs, [(Backend::Gpu, Formula::Bt709)], "only the newest settings ran to the end");
     let settings = ConvertSettings { formula: Formula::Bt709, ..ConvertSettings::default() };
     assert_eq!(h.state().output_pixels(), Some(&engine_gray(&img, &settings)), "and are shown");
 }

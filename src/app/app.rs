@@ -67,7 +67,7 @@ impl GraylabApp {
         if let Some(backend) = options.backend {
             settings.convert.backend = backend;
         }
-        let mut session = Session::new(cc, settings);
+        let mut session = Session::new(cc, settings, options.gpu_chunk_limit_bytes);
         session.continuous = options.continuous;
         let mut meter = FrameMeter::default();
         if let Some(path) = &options.frame_log {
@@ -105,6 +105,18 @@ impl GraylabApp {
     pub fn open(&mut self, path: PathBuf) {
         self.top_bar.set_path(&path);
         self.session.open(path, None);
+    }
+
+    /// What the job running now reports doing, once it has started.
+    #[must_use]
+    pub fn job_progress(&self) -> Option<String> {
+        self.session.current_job().and_then(|(_, p)| p).map(|p| p.what)
+    }
+
+    /// GPU runs stopped between their submissions by Stop, Esc or a newer setting, so far.
+    #[must_use]
+    pub fn runs_cut_short(&self) -> usize {
+        self.session.runs_cut_short()
     }
 
     /// The image on screen, if any.

@@ -97,7 +97,8 @@ impl Ticket {
         Self { id, cancel: Arc::default(), progress: Arc::default() }
     }
 
-    /// Asks the worker to stop this job at the next check (between runs).
+    /// Asks the worker to stop this job at the next check (between runs, and between a GPU
+    /// run's submissions).
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
     }
@@ -106,6 +107,12 @@ impl Ticket {
     #[must_use]
     pub fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The cancel flag itself, for work that checks it as it goes (a GPU job).
+    #[must_use]
+    pub fn flag(&self) -> &AtomicBool {
+        &self.cancel
     }
 
     /// Sets the job's progress (the worker, as it goes).
@@ -223,6 +230,8 @@ pub enum Reply {
     Converted(u64, Box<Output>, RunReport),
     /// A conversion failed.
     ConvertFailed(u64, String),
+    /// A run in flight was cut short by its cancel flag (between GPU submissions).
+    RunCancelled(u64),
     /// A job ended (every run done, or cancelled, or superseded).
     Done(u64),
     /// An export finished.

@@ -51,6 +51,9 @@ pub struct AppOptions {
     pub frame_log: Option<PathBuf>,
     /// Close the window after this many seconds.
     pub quit_after_secs: Option<f64>,
+    /// Input bytes of one GPU submission, fixed instead of learnt (tests: many short
+    /// submissions, so that a cancel lands between them).
+    pub gpu_chunk_limit_bytes: Option<u64>,
 }
 
 /// The bundled sample photo, when it is next to the binary's source tree or the working folder.

@@ -13,7 +13,8 @@ use super::state::{RunKind, RunRecord, Settings};
 use super::toasts::Toasts;
 use super::worker::Worker;
 use crate::engine::{
-    Backend, ConvertSettings, Engine, GpuContext, ParityReport, Phase, PhaseTiming, RunReport, SweepResult,
+    Backend, ConvertSettings, Engine, GpuContext, GpuConverter, ParityReport, Phase, PhaseTiming, RunReport,
+    SweepResult,
 };
 
 /// Kinds of job, for progress and Stop.
@@ -69,11 +70,19 @@ pub struct Session {
     last_export: Option<Exported>,
     sweep: Option<Arc<SweepResult>>,
     parity: Option<(ParityReport, DisplayImage)>,
+    /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
+    runs_cut_short: usize,
 }
 
 impl Session {
-    /// A session on eframe's wgpu device (or without one: then only errors are shown).
-    pub fn new(cc: &eframe::CreationContext<'_>, settings: Settings) -> Self {
+    /// A session on eframe's wgpu device (or without one: then only errors are shown);
+    /// `gpu_chunk_limit_bytes` fixes the input bytes of one GPU submission (tests), else the
+    /// converter's learnt budget decides.
+    pub fn new(
+        cc: &eframe::CreationContext<'_>,
+        settings: Settings,
+        gpu_chunk_limit_bytes: Option<u64>,
+    ) -> Self {
         let mut session = Self {
             settings,
             gpu: None,
@@ -95,6 +104,7 @@ impl Session {
             last_export: None,
             sweep: None,
             parity: None,
+            runs_cut_short: 0,
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());
@@ -107,7 +117,9 @@ impl Session {
         if !compute {
             session.gpu_error = Some(format!("{} cannot run compute shaders", rs.adapter.get_info().name));
         }
-        let engine = Arc::new(Engine::with_gpu(Arc::clone(&gpu)));
+        let mut converter = GpuConverter::new(Arc::clone(&gpu));
+        converter.set_chunk_limit_bytes(gpu_chunk_limit_bytes);
+        let engine = Arc::new(Engine::with_converter(Arc::new(converter)));
         match Worker::start(engine, rs.clone(), cc.egui_ctx.clone()) {
             Ok(w) => session.worker = Some(w),
             Err(e) => session.toasts.error(format!("cannot start the worker thread: {e}")),
@@ -197,6 +209,11 @@ impl Session {
                 ticket.cancel();
             }
         }
+    }
+
+    /// GPU runs stopped between their submissions by a cancel, so far.
+    pub fn runs_cut_short(&self) -> usize {
+        self.runs_cut_short
     }
 
     /// The last export.
@@ -327,6 +344,10 @@ impl Session {
                 self.toasts.error(format!("Could not open the image. {e}"));
             }
             Reply::Converted(id, output, report) => self.converted(id, *output, report),
+            Reply::RunCancelled(id) => {
+                log::debug!("job {id}: a GPU run stopped between its submissions");
+                self.runs_cut_short += 1;
+            }
             Reply::ConvertFailed(id, e) if id == self.latest_convert => {
                 self.continuous = false;
                 self.toasts.error(format!("Conversion failed: {e}"));

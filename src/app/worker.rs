@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Instant;
 
 use eframe::egui_wgpu::RenderState;
@@ -16,7 +16,8 @@ use super::display::{DisplayImage, preview_levels, preview_size};
 use super::jobs::{Exported, Job, Loaded, Output, Reply, Ticket};
 use super::preload::{Preload, decode_for_display};
 use crate::engine::{
-    Backend, ClockSource, ConvertSettings, Engine, ExportOptions, Kernel, Phase, PhaseTiming, RunReport,
+    Backend, ClockSource, ConvertSettings, Engine, EngineError, ExportOptions, Kernel, Phase, PhaseTiming,
+    RunReport,
 };
 
 /// The handle the UI keeps.
@@ -25,6 +26,9 @@ pub struct Worker {
     replies: mpsc::Receiver<Reply>,
     /// Asks the worker to stop (the app is closing).
     stop: Arc<AtomicBool>,
+    /// The job running now: cancelled when the app closes, so a GPU run stops at its next
+    /// submission.
+    running: Arc<Mutex<Option<Ticket>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -33,6 +37,9 @@ impl Drop for Worker {
     /// driver torn down under a running thread can crash the process at exit).
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        if let Some(ticket) = &*self.running.lock().unwrap_or_else(PoisonError::into_inner) {
+            ticket.cancel();
+        }
         drop(self.jobs.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -50,12 +57,20 @@ impl Worker {
         let (jobs, job_rx) = mpsc::channel();
         let (reply_tx, replies) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
-        let state = WorkerState { engine, render_state, ctx, replies: reply_tx, stop: Arc::clone(&stop) };
+        let running = Arc::new(Mutex::new(None));
+        let state = WorkerState {
+            engine,
+            render_state,
+            ctx,
+            replies: reply_tx,
+            stop: Arc::clone(&stop),
+            running: Arc::clone(&running),
+        };
         let thread = std::thread::Builder::new().name("graylab-worker".into()).spawn(move || {
             super::priority::yield_to_ui();
             state.run(&job_rx);
         })?;
-        Ok(Self { jobs: Some(jobs), replies, stop, thread: Some(thread) })
+        Ok(Self { jobs: Some(jobs), replies, stop, running, thread: Some(thread) })
     }
 
     /// Queues a job.
@@ -78,6 +93,7 @@ struct WorkerState {
     ctx: egui::Context,
     replies: mpsc::Sender<Reply>,
     stop: Arc<AtomicBool>,
+    running: Arc<Mutex<Option<Ticket>>>,
 }
 
 fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
@@ -108,7 +124,13 @@ impl WorkerState {
                 queue.extend(jobs.try_iter());
                 let id = job.ticket().id;
                 if !superseded(&job, &queue) && !job.ticket().cancelled() {
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(job.ticket().clone());
+                    // The app may have closed between the check above and now.
+                    if self.stop.load(Ordering::Relaxed) {
+                        job.ticket().cancel();
+                    }
                     self.handle(job);
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = None;
                 }
                 self.reply(Reply::Done(id));
             }
@@ -250,7 +272,7 @@ impl WorkerState {
         round_trip: bool,
         preview_side: u32,
     ) -> Result<Option<(Output, RunReport)>, String> {
-        let err = |e: crate::engine::EngineError| format!("{e:#}");
+        let err = |e: EngineError| format!("{e:#}");
         let started = Instant::now();
         let (pixels, display, mut report) = match settings.backend {
             Backend::Cpu => {
@@ -275,12 +297,22 @@ impl WorkerState {
                 let tiles = converter
                     .create_display((width, height), preview_size(width, height, preview_side))
                     .map_err(|e| format!("{e:#}"))?;
-                // Once the GPU job takes a cancel flag, pass the ticket's flag here, so that a cancelled
-                // run stops between its bounded submissions.
-                let (pixels, report) = self
-                    .engine
-                    .convert_for_display(&input.image, settings, &tiles, round_trip, None)
-                    .map_err(err)?;
+                // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
+                // bounded submissions.
+                let result = self.engine.convert_for_display(
+                    &input.image,
+                    settings,
+                    &tiles,
+                    round_trip,
+                    Some(ticket.flag()),
+                );
+                let (pixels, report) = match result {
+                    Err(EngineError::Cancelled) => {
+                        self.reply(Reply::RunCancelled(ticket.id));
+                        return Ok(None);
+                    }
+                    other => other.map_err(err)?,
+                };
                 if self.stopped(ticket) {
                     return Ok(None);
                 }
