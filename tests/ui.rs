@@ -366,6 +366,46 @@ fn an_unreadable_file_shows_an_error_and_keeps_the_image() {
 }
 
 #[test]
+fn a_truncated_jpeg_opens_with_its_partial_image_and_a_warning_that_stays() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (good, _) = photo(dir.path(), "good.png", 64, 48);
+    let whole =
+        RgbImage::from_fn(64, 400, |x, y| image::Rgb([(x * 3) as u8, (y / 2) as u8, ((x + y) * 5) as u8]));
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90)
+        .encode_image(&DynamicImage::ImageRgb8(whole))
+        .expect("encode");
+    let cut = dir.path().join("cut.jpg");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("write");
+    let full = dir.path().join("full.jpg");
+    std::fs::write(&full, &bytes).expect("write");
+    let Some(mut h) = harness(Some(good)) else { return };
+    settle(&mut h);
+    h.state_mut().open(cut.clone());
+    settle(&mut h);
+    // The partial image is open: its top rows are the whole file's, the rest gray.
+    let shown = h.state().input_image().expect("opened").to_rgb8();
+    let reference = image::open(&full).expect("whole").to_rgb8();
+    assert_eq!(shown.dimensions(), (64, 400));
+    assert_eq!(shown.as_raw()[..64 * 3 * 16], reference.as_raw()[..64 * 3 * 16]);
+    assert!(shown.as_raw()[shown.len() - 64 * 3..].iter().all(|&b| b == 128), "missing rows are gray");
+    assert!(h.state().output_pixels().is_some(), "and converted");
+    // A warning, not an error, that names the file and stays after the conversion.
+    let warnings: Vec<String> = h.state().warnings().iter().map(|w| (*w).to_owned()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("truncated") && warnings[0].contains("cut.jpg"), "{warnings:?}");
+    assert_eq!(h.state().message().map(|(_, error)| error), Some(false));
+    assert!(
+        h.query_by_label_contains("rows decoded, the rest gray").is_some() || h.state().warnings().len() == 1
+    );
+    h.run_steps(5);
+    assert_eq!(h.state().warnings().len(), 1, "it stays");
+    h.get_by_role_and_label(Role::Button, "×").click();
+    h.run_steps(2);
+    assert!(h.state().warnings().is_empty(), "until dismissed");
+}
+
+#[test]
 fn export_writes_the_converted_image_and_never_clobbers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (path, img) = photo(dir.path(), "in.png", 120, 80);

@@ -52,7 +52,7 @@ impl AdapterPanel {
         if cfg!(debug_assertions) {
             ui.colored_label(
                 ui.visuals().error_fg_color,
-                "Debug build: timings are meaningless (use --release).",
+                "Debug build: timings are meaningless (build with cargo build --release).",
             );
         }
         if let Some(e) = gpu_error {

@@ -107,6 +107,12 @@ impl GraylabApp {
         self.session.open(path, None);
     }
 
+    /// The warnings on screen (they stay until dismissed).
+    #[must_use]
+    pub fn warnings(&self) -> Vec<&str> {
+        self.session.toasts.warnings()
+    }
+
     /// What the job running now reports doing, once it has started.
     #[must_use]
     pub fn job_progress(&self) -> Option<String> {

@@ -25,10 +25,29 @@ pub struct Loaded {
     pub decode_ns: u64,
     /// Whether EXIF orientation rotated or flipped it.
     pub reoriented: bool,
-    /// What the decoder warned about (a truncated file kept, …); shown as a banner.
-    pub warnings: Vec<String>,
+    /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
+    /// until dismissed.
+    pub warnings: Vec<crate::engine::DecodeWarning>,
     /// The input as shown.
     pub display: DisplayImage,
+    /// The memory reserved for the image and its conversions and exports, held while it is open.
+    #[expect(dead_code, reason = "held, never read: dropping the image releases the reservation")]
+    pub memory: crate::engine::Reservation,
+}
+
+impl Loaded {
+    /// The input's caption: "Original", and what is missing from a truncated file kept.
+    #[must_use]
+    pub fn caption(&self) -> String {
+        use crate::engine::{DecodeWarning, TruncatedAt};
+        match self.warnings.first() {
+            Some(DecodeWarning::Truncated(TruncatedAt::Row { rows, height })) => {
+                format!("Original: truncated file, {rows} of {height} rows decoded, the rest gray")
+            }
+            Some(DecodeWarning::Truncated(_)) => "Original: truncated file, partly decoded".to_owned(),
+            None => "Original".to_owned(),
+        }
+    }
 }
 
 /// A converted image: on screen always, on the host when it was computed or downloaded there.
@@ -140,6 +159,8 @@ pub enum Job {
         path: PathBuf,
         /// Longest side of the preview level, in pixels.
         preview_side: u32,
+        /// How to decode (truncated files, memory reserved for GPU work).
+        options: crate::engine::DecodeOptions,
         /// A decode started earlier for this file, if any.
         preloaded: Option<super::preload::Preload>,
     },

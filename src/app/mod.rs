@@ -8,6 +8,7 @@
 //! `crate::gpu` display textures through it).
 
 mod adapter;
+mod advice;
 #[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]
 mod app;
 mod charts;
@@ -112,7 +113,10 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
     let preload = options
         .initial_path
         .clone()
-        .and_then(|path| preload::Preload::start(path, display::PREVIEW_MAX_SIDE).ok());
+        // The window's GPU is not known yet: reserve for GPU work, as the app usually has one.
+        .and_then(|path| {
+            preload::Preload::start(path, display::PREVIEW_MAX_SIDE, preload::decode_options(true)).ok()
+        });
     eframe::run_native(
         "graylab",
         native_options(),

@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use image::DynamicImage;
 
 use super::display::{RgbaLevel, preview_levels};
-use crate::engine::DecodeOptions;
+use crate::engine::{DecodeOptions, DecodeWarning, Reservation};
 
 /// A decoded file, ready to upload for display.
 pub struct Decoded {
@@ -19,23 +19,41 @@ pub struct Decoded {
     pub decode_ns: u64,
     /// Whether EXIF orientation rotated or flipped it.
     pub reoriented: bool,
-    /// What the decoder warned about.
-    pub warnings: Vec<String>,
+    /// What the decoder warned about (a truncated JPEG kept with its missing rows gray).
+    pub warnings: Vec<DecodeWarning>,
     /// The preview level and its mipmaps.
     pub levels: Vec<RgbaLevel>,
+    /// The memory reserved for the image and its conversions, held while it is open.
+    pub memory: Reservation,
 }
 
-/// Decodes `path` and makes its preview (longest side `preview_side`).
-pub fn decode_for_display(path: &Path, preview_side: u32) -> Result<Decoded, String> {
-    let decoded = crate::io::decode_file(path, &DecodeOptions::default()).map_err(|e| format!("{e:#}"))?;
+/// How the app decodes: a truncated JPEG is kept (with a warning) rather than refused, and the
+/// memory for converting it on the GPU (`gpu_work`: staging copies) is reserved with it, as the
+/// CLI does for `--backend gpu`, since the app can switch to the GPU at any time.
+#[must_use]
+pub fn decode_options(gpu_work: bool) -> DecodeOptions {
+    DecodeOptions {
+        allow_truncated: true,
+        working_copies: if gpu_work { 2 } else { 0 },
+        ..DecodeOptions::default()
+    }
+}
+
+/// Decodes `path` with `options` and makes its preview (longest side `preview_side`).
+pub fn decode_for_display(
+    path: &Path,
+    preview_side: u32,
+    options: &DecodeOptions,
+) -> Result<Decoded, String> {
+    let decoded = crate::io::decode_file(path, options).map_err(|e| super::advice::describe(&e))?;
     let levels = preview_levels(&decoded.image, preview_side);
     Ok(Decoded {
         image: Arc::new(decoded.image),
         decode_ns: decoded.decode_ns,
         reoriented: decoded.reoriented,
-        // Hook for decoder warnings (a truncated file kept, …): `io::Decoded` has none yet.
-        warnings: Vec::new(),
+        warnings: decoded.warnings,
         levels,
+        memory: decoded.memory,
     })
 }
 
@@ -46,13 +64,13 @@ pub struct Preload {
 }
 
 impl Preload {
-    /// Starts decoding `path` now.
-    pub fn start(path: PathBuf, preview_side: u32) -> std::io::Result<Self> {
+    /// Starts decoding `path` now, with `options`.
+    pub fn start(path: PathBuf, preview_side: u32, options: DecodeOptions) -> std::io::Result<Self> {
         let path = std::path::absolute(&path).unwrap_or(path);
         let p = path.clone();
         let thread = std::thread::Builder::new().name("graylab-preload".into()).spawn(move || {
             super::priority::yield_to_ui();
-            decode_for_display(&p, preview_side)
+            decode_for_display(&p, preview_side, &options)
         })?;
         Ok(Self { path, thread })
     }

@@ -258,7 +258,8 @@ impl Session {
         let ticket = self.ticket();
         self.latest_load = ticket.id;
         let preview_side = self.preview_side;
-        self.send(JobKind::Load, Job::Load { ticket, path, preview_side, preloaded });
+        let options = super::preload::decode_options(self.gpu_usable());
+        self.send(JobKind::Load, Job::Load { ticket, path, preview_side, options, preloaded });
     }
 
     /// Queues `runs` conversions of the current image with the current settings.
@@ -333,7 +334,10 @@ impl Session {
                     self.toasts.note("EXIF orientation applied".into());
                 }
                 for warning in &loaded.warnings {
-                    self.toasts.warning(format!("{}: {warning}", loaded.path.display()));
+                    self.toasts.warning(format!(
+                        "{warning}; shown and converted as it is: {}",
+                        loaded.path.display()
+                    ));
                 }
                 self.input = Some(loaded);
                 self.output = None;

@@ -91,7 +91,7 @@ impl SweepWindow {
                 if r.build == "debug" {
                     ui.colored_label(
                         look::WARNING,
-                        "Debug build: these timings mean nothing (build with --release).",
+                        "Debug build: these timings mean nothing (build with cargo build --release).",
                     );
                 }
                 let rates: Vec<String> = r

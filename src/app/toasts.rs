@@ -86,6 +86,12 @@ impl Toasts {
         self.list.last().map(|t| (t.text.as_str(), t.level == Level::Error))
     }
 
+    /// The warnings on screen, oldest first.
+    #[must_use]
+    pub fn warnings(&self) -> Vec<&str> {
+        self.list.iter().filter(|t| t.level == Level::Warning).map(|t| t.text.as_str()).collect()
+    }
+
     /// Draws the toasts in the top-right corner of `area`, newest at the bottom.
     pub fn ui(&mut self, ctx: &egui::Context, area: egui::Rect) {
         let now = Instant::now();

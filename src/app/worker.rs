@@ -16,8 +16,8 @@ use super::display::{DisplayImage, preview_levels, preview_size};
 use super::jobs::{Exported, Job, Loaded, Output, Reply, Ticket};
 use super::preload::{Preload, decode_for_display};
 use crate::engine::{
-    Backend, ClockSource, ConvertSettings, Engine, EngineError, ExportOptions, Kernel, Phase, PhaseTiming,
-    RunReport,
+    Backend, ClockSource, ConvertSettings, DecodeOptions, Engine, EngineError, ExportOptions, Kernel, Phase,
+    PhaseTiming, RunReport,
 };
 
 /// The handle the UI keeps.
@@ -148,8 +148,8 @@ impl WorkerState {
 
     fn handle(&self, job: Job) {
         match job {
-            Job::Load { ticket, path, preview_side, preloaded } => {
-                self.load(&ticket, path, preview_side, preloaded);
+            Job::Load { ticket, path, preview_side, options, preloaded } => {
+                self.load(&ticket, path, preview_side, &options, preloaded);
             }
             Job::Convert { ticket, input, settings, round_trip, runs, preview_side } => {
                 let total = (settings.len() * runs.max(1) as usize) as u64;
@@ -197,7 +197,7 @@ impl WorkerState {
                     &mut progress,
                 );
                 if !self.stopped(&ticket) {
-                    self.reply(Reply::Swept(result.map_err(|e| format!("{e:#}"))));
+                    self.reply(Reply::Swept(result.map_err(|e| super::advice::describe(&e))));
                 }
             }
             Job::Parity { ticket, input, settings } => {
@@ -208,7 +208,7 @@ impl WorkerState {
                 let result = self
                     .engine
                     .parity_with_progress(&input.image, &settings, &mut progress)
-                    .map_err(|e| format!("{e:#}"))
+                    .map_err(|e| super::advice::describe(&e))
                     .and_then(|report| {
                         let difference = Arc::new(DynamicImage::ImageLuma8(report.difference.clone()));
                         let display = self.display_host(difference, 512)?;
@@ -229,11 +229,18 @@ impl WorkerState {
         }
     }
 
-    fn load(&self, ticket: &Ticket, path: PathBuf, preview_side: u32, preloaded: Option<Preload>) {
+    fn load(
+        &self,
+        ticket: &Ticket,
+        path: PathBuf,
+        preview_side: u32,
+        options: &DecodeOptions,
+        preloaded: Option<Preload>,
+    ) {
         ticket.set_progress(format!("Decoding {}", name_of(&path)), 0, 0, (0.0, 0.0));
         let decoded = match preloaded.filter(|p| p.path() == path) {
             Some(p) => p.wait(),
-            None => decode_for_display(&path, preview_side),
+            None => decode_for_display(&path, preview_side, options),
         };
         let loaded = decoded.and_then(|d| {
             let display = DisplayImage::from_host(&self.render_state, Arc::clone(&d.image), &d.levels)
@@ -246,6 +253,7 @@ impl WorkerState {
                 reoriented: d.reoriented,
                 warnings: d.warnings,
                 display,
+                memory: d.memory,
             })
         });
         self.reply(match loaded {
@@ -272,7 +280,7 @@ impl WorkerState {
         round_trip: bool,
         preview_side: u32,
     ) -> Result<Option<(Output, RunReport)>, String> {
-        let err = |e: EngineError| format!("{e:#}");
+        let err = |e: EngineError| super::advice::describe(&e);
         let started = Instant::now();
         let (pixels, display, mut report) = match settings.backend {
             Backend::Cpu => {
@@ -296,7 +304,7 @@ impl WorkerState {
                 let (width, height) = (input.image.width(), input.image.height());
                 let tiles = converter
                     .create_display((width, height), preview_size(width, height, preview_side))
-                    .map_err(|e| format!("{e:#}"))?;
+                    .map_err(|e| super::advice::describe(&e))?;
                 // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
                 // bounded submissions.
                 let result = self.engine.convert_for_display(
@@ -344,11 +352,12 @@ impl WorkerState {
         } else {
             // The GPU result stayed on the GPU: convert again with the download.
             ticket.set_progress("Export: downloading the GPU result", 0, 0, (0.0, 0.0));
-            let c = self.engine.convert(&input.image, settings).map_err(|e| format!("{e:#}"))?;
+            let c = self.engine.convert(&input.image, settings).map_err(|e| super::advice::describe(&e))?;
             (Arc::new(c.image), Some(c.report))
         };
         ticket.set_progress(format!("Export: encoding {}", name_of(path)), 0, 0, (0.0, 0.0));
-        let encode = crate::io::encode_file(&pixels, path, &options).map_err(|e| format!("{e:#}"))?;
+        let encode =
+            crate::io::encode_file(&pixels, path, &options).map_err(|e| super::advice::describe(&e))?;
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
     }
 }

@@ -33,8 +33,8 @@ pub use crate::gpu::{
     AdapterReport, GpuContext, GpuConverter, GpuError, GpuTiles, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
-    DecodeOptions, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt, budget,
-    sniff_format,
+    DecodeOptions, DecodeWarning, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt,
+    budget, sniff_format,
 };
 pub use crate::pixel::{Formula, Kernel};
 

@@ -114,6 +114,7 @@ impl Viewer {
         }
         let output = session.output();
         let caption = output.map_or_else(String::new, |o| caption(o.settings, session));
+        let input_caption = input.caption();
         let mut budget = TileBudget::new(TILES_PER_FRAME);
         let mut hover_px = None;
         for (i, pane) in panes.iter().enumerate() {
@@ -124,6 +125,7 @@ impl Viewer {
             }
             let images = panes::Images {
                 input: &input.display,
+                input_caption: &input_caption,
                 output: output.map(|o| &o.display),
                 caption: &caption,
             };

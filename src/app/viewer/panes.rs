@@ -10,6 +10,8 @@ use crate::app::state::ViewMode;
 pub struct Images<'a> {
     /// The input as shown.
     pub input: &'a DisplayImage,
+    /// Caption of the input.
+    pub input_caption: &'a str,
     /// The output as shown, once there is one.
     pub output: Option<&'a DisplayImage>,
     /// Caption of the output.
@@ -61,7 +63,7 @@ pub fn draw(
     match (mode, index) {
         (ViewMode::SideBySide, 0) => {
             draw_image(ui, pane, images.input, place, budget);
-            caption(&painter, "Original", corner, pane.max.x);
+            caption(&painter, images.input_caption, corner, pane.max.x);
         }
         (ViewMode::SideBySide, _) => {
             output(pane, budget);
@@ -72,7 +74,7 @@ pub fn draw(
             draw_image(ui, Rect::from_min_max(pane.min, pos2(x, pane.max.y)), images.input, place, budget);
             output(Rect::from_min_max(pos2(x, pane.min.y), pane.max), budget);
             divider(ui, &painter, wipe, pane, x);
-            caption(&painter, "Original", corner, x - 10.0);
+            caption(&painter, images.input_caption, corner, x - 10.0);
             caption(&painter, images.caption, pos2(x + 10.0, pane.min.y + 30.0), pane.max.x - 10.0);
         }
         (ViewMode::Flip, _) => {
@@ -81,7 +83,7 @@ pub fn draw(
                 caption(&painter, images.caption, corner, pane.max.x);
             } else {
                 draw_image(ui, pane, images.input, place, budget);
-                caption(&painter, "Original", corner, pane.max.x);
+                caption(&painter, images.input_caption, corner, pane.max.x);
             }
         }
     }
