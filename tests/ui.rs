@@ -465,6 +465,40 @@ fn sweep_panel_runs_and_draws_every_series() {
         assert!(h.query_by_label_contains(series.label()).is_some(), "legend shows {}", series.label());
     }
     assert!(h.query_by_label_contains(&result.verdict).is_some(), "the verdict is on screen");
+
+    // Saved atomically with the usual mode, and never over a file without consent.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("sweep.json");
+    h.state_mut().set_sweep_json_path(&json);
+    h.run_steps(2);
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("saved")).expect("JSON");
+    assert_eq!(saved["points"].as_array().map(Vec::len), Some(3));
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("Umask:").map(|v| u32::from_str_radix(v.trim(), 8)))
+        })
+        .and_then(Result::ok);
+    if let Some(umask) = umask {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&json).expect("metadata").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask, "mode {mode:o} with umask {umask:o}");
+    }
+    std::fs::write(&json, b"mine").expect("write");
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("This file exists. Replace it?").is_some(), "asks first");
+    h.get_by_label("Keep it").click();
+    h.run_steps(2);
+    assert_eq!(std::fs::read(&json).expect("read"), b"mine", "kept");
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    h.get_by_label("Replace").click();
+    h.run_steps(2);
+    assert!(std::fs::read(&json).expect("read").starts_with(b"{"), "replaced when asked");
 }
 
 #[test]

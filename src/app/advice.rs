@@ -35,7 +35,7 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             _ => None,
         });
         match io {
-            Some(IoError::Exists { .. }) => return Some("Export again and choose Replace, or another name."),
+            Some(IoError::Exists { .. }) => return Some("Choose Replace when asked, or another name."),
             Some(IoError::OutputIsFolder { .. }) => return Some("Add a file name to the folder."),
             Some(IoError::UnknownExportFormat { .. }) => {
                 return Some("Pick a format, or end the name with .png, .jpg, .tif, .bmp or .webp.");
@@ -77,10 +77,7 @@ mod tests {
     fn advice_names_the_apps_controls_never_a_flag() {
         let exists = IoError::Exists { path: PathBuf::from("/tmp/out.png") };
         let text = describe(&EngineError::Io(exists));
-        assert_eq!(
-            text,
-            "the output file exists: /tmp/out.png. Export again and choose Replace, or another name."
-        );
+        assert_eq!(text, "the output file exists: /tmp/out.png. Choose Replace when asked, or another name.");
         let gpu = describe(&EngineError::GpuUnavailable("no adapter".into()));
         assert!(gpu.ends_with("Choose the CPU backend."), "{gpu}");
         assert!(!text.contains("--") && !gpu.contains("--"));

@@ -214,6 +214,11 @@ impl GraylabApp {
         self.sweep.set_sizes(sizes, runs);
     }
 
+    /// Sets the sweep window's JSON file, as if typed.
+    pub fn set_sweep_json_path(&mut self, path: &std::path::Path) {
+        self.sweep.set_path(path);
+    }
+
     /// Opens the parity window.
     pub fn open_parity_window(&mut self) {
         self.parity.open = true;

@@ -30,8 +30,8 @@ impl StatusBar {
             stop = ui
                 .add_enabled(stoppable, egui::Button::new("Stop"))
                 .on_hover_text(
-                    "Esc. Stops Continuous, Run ×N, every-size runs, the sweep and parity after the run in \
-                     progress.",
+                    "Esc. Stops Continuous, Run ×N, every-size runs, the sweep and parity: a GPU run in \
+                     progress stops at its next submission, a CPU run finishes first.",
                 )
                 .clicked();
             match session.current_job() {
@@ -40,9 +40,15 @@ impl StatusBar {
                     let what =
                         progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
                     if let Some(p) = &progress
-                        && let Some(fraction) = p.fraction().filter(|_| p.total > 1)
+                        && let Some(fraction) = p.fraction().filter(|_| p.total != 1)
                     {
-                        let text = format!("{what}: {} of {}", p.done, p.total);
+                        // Runs counted where there are several, else (no count: an export) the
+                        // share of the work; a single run shows no bar.
+                        let text = if p.total > 1 {
+                            format!("{what}: {} of {}", p.done, p.total)
+                        } else {
+                            format!("{what}: {:.0}%", fraction * 100.0)
+                        };
                         ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(text));
                     } else {
                         ui.label(what);

@@ -26,6 +26,8 @@ pub struct SweepWindow {
     /// Path for saving / loading JSON; empty until first shown (then next to the photo or in
     /// the home folder, never the working folder).
     path: String,
+    /// The JSON file exists: ask before replacing it.
+    confirm_replace: bool,
     chart: SweepChart,
 }
 
@@ -38,6 +40,7 @@ impl Default for SweepWindow {
             use_photo: false,
             compare: Vec::new(),
             path: String::new(),
+            confirm_replace: false,
             chart: SweepChart::default(),
         }
     }
@@ -48,6 +51,12 @@ impl SweepWindow {
     pub fn set_sizes(&mut self, sizes: &str, runs: u32) {
         sizes.clone_into(&mut self.sizes);
         self.runs = runs;
+    }
+
+    /// Sets the JSON file, as if typed.
+    pub fn set_path(&mut self, path: &Path) {
+        self.path = path.display().to_string();
+        self.confirm_replace = false;
     }
 
     /// Shows the window when open.
@@ -117,9 +126,25 @@ impl SweepWindow {
         }
         ui.horizontal(|ui| {
             ui.label("JSON file");
-            ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0));
-            if ui.add_enabled(session.sweep().is_some(), egui::Button::new("Save")).clicked() {
-                save(session, &PathBuf::from(self.path.trim()));
+            if ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0)).changed() {
+                self.confirm_replace = false;
+            }
+            let path = PathBuf::from(self.path.trim());
+            if self.confirm_replace {
+                ui.colored_label(look::WARNING, "This file exists. Replace it?");
+                if ui.button("Replace").clicked() {
+                    self.confirm_replace = false;
+                    save(session, &path, true);
+                }
+                if ui.button("Keep it").clicked() {
+                    self.confirm_replace = false;
+                }
+            } else if ui.add_enabled(session.sweep().is_some(), egui::Button::new("Save")).clicked() {
+                if path.exists() {
+                    self.confirm_replace = true;
+                } else {
+                    save(session, &path, false);
+                }
             }
             if ui.button("Load to compare").clicked() {
                 self.load(session, &PathBuf::from(self.path.trim()));
@@ -235,20 +260,16 @@ fn default_json_path(session: &Session) -> PathBuf {
     dir.join("graylab-sweep.json")
 }
 
-fn save(session: &mut Session, path: &Path) {
+/// Writes the sweep as JSON, atomically (mode 0666 & ~umask, or the replaced file's), never
+/// replacing a file unless `overwrite` (the user said Replace).
+fn save(session: &mut Session, path: &Path, overwrite: bool) {
     let Some(result) = session.sweep().cloned() else { return };
-    if path.exists() {
-        session.toasts.error(format!("Not saved: the file exists (choose another name): {}", path.display()));
-        return;
-    }
-    let written = serde_json::to_string_pretty(&*result).map_err(|e| e.to_string()).and_then(|json| {
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| Path::new("/"));
-        let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| e.to_string())?;
-        std::fs::write(tmp.path(), json).map_err(|e| e.to_string())?;
-        tmp.persist_noclobber(path).map(drop).map_err(|e| e.error.to_string())
+    let written = crate::io::write_atomically(path, overwrite, |out| {
+        serde_json::to_writer_pretty(&mut *out, &*result).map_err(|e| e.to_string())?;
+        std::io::Write::write_all(out, b"\n").map_err(|e| e.to_string())
     });
     match written {
-        Ok(()) => session.toasts.success(format!("Sweep saved to {}", path.display())),
-        Err(e) => session.toasts.error(format!("Could not save the sweep ({e}): {}", path.display())),
+        Ok(_) => session.toasts.success(format!("Sweep saved to {}", path.display())),
+        Err(e) => session.toasts.error(format!("Could not save the sweep. {}", super::advice::describe(&e))),
     }
 }

@@ -355,9 +355,12 @@ impl WorkerState {
             let c = self.engine.convert(&input.image, settings).map_err(|e| super::advice::describe(&e))?;
             (Arc::new(c.image), Some(c.report))
         };
-        ticket.set_progress(format!("Export: encoding {}", name_of(path)), 0, 0, (0.0, 0.0));
-        let encode =
-            crate::io::encode_file(&pixels, path, &options).map_err(|e| super::advice::describe(&e))?;
+        // The encoders report the fraction of stripes done, from their threads.
+        let what = format!("Exporting {}", name_of(path));
+        let progress = |fraction: f32| ticket.set_progress(what.as_str(), 0, 0, (f64::from(fraction), 1.0));
+        progress(0.0);
+        let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)
+            .map_err(|e| super::advice::describe(&e))?;
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
     }
 }
