@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use image::{DynamicImage, ImageBuffer};
 
+use super::options::RunOptions;
 use super::report::{ClockSource, Phase, PhaseTiming, RunReport};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
 use crate::gpu::{GpuJob, GpuTiles, GpuTimings};
@@ -145,6 +146,17 @@ impl Engine {
         settings: &ConvertSettings,
         cancel: Option<&AtomicBool>,
     ) -> Result<Converted, EngineError> {
+        self.convert_with(image, settings, RunOptions { cancel, ..RunOptions::default() })
+    }
+
+    /// Converts an image in memory with [`RunOptions`]: a cancel flag, and on the GPU keeping the
+    /// input there for the next run of the same image.
+    pub fn convert_with(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        options: RunOptions<'_>,
+    ) -> Result<Converted, EngineError> {
         let started = Instant::now();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
@@ -158,7 +170,14 @@ impl Engine {
         };
         report.kernel = Some(kernel);
         let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-        let input = KernelInput { kernel, src: &bytes, width, height, cancel };
+        let input = KernelInput {
+            kernel,
+            src: &bytes,
+            width,
+            height,
+            cancel: options.cancel,
+            keep_input: options.keep_input_on_gpu,
+        };
         self.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
         let image = out
             .into_image(kernel, width, height)
@@ -179,6 +198,22 @@ impl Engine {
         download: bool,
         cancel: Option<&AtomicBool>,
     ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
+        let options = RunOptions { cancel, ..RunOptions::default() };
+        self.convert_for_display_with(image, settings, tiles, download, options)
+    }
+
+    /// [`Self::convert_for_display`] with [`RunOptions`]: with
+    /// [`RunOptions::keep_input_on_gpu`], the input stays on the GPU, and another formula or
+    /// workgroup shape on the same image uploads nothing (the report says so, and has no upload
+    /// phase).
+    pub fn convert_for_display_with(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        tiles: &GpuTiles,
+        download: bool,
+        options: RunOptions<'_>,
+    ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
         let started = Instant::now();
         let converter = self.gpu_converter()?;
         let gpu = converter.context();
@@ -197,7 +232,8 @@ impl Engine {
         report.kernel = Some(kernel);
         report.workgroup = Some(settings.workgroup);
         let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height));
-        job.cancel = cancel;
+        job.cancel = options.cancel;
+        job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
         let mut out = download.then(|| OutBuffer::new(kernel, width as usize * height as usize));
         let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
         add_gpu_timings(&mut report, t);
@@ -215,7 +251,7 @@ impl Engine {
         settings: &ConvertSettings,
         report: &mut RunReport,
     ) -> Result<(), EngineError> {
-        let &KernelInput { kernel, src, width, height, cancel } = input;
+        let &KernelInput { kernel, src, width, height, cancel, keep_input } = input;
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
@@ -232,6 +268,7 @@ impl Engine {
                 let converter = self.gpu_converter()?;
                 let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height));
                 job.cancel = cancel;
+                job.keep_input = keep_input.map(super::ImageKey::get);
                 let t = converter.convert(&job, dst)?;
                 report.workgroup = Some(settings.workgroup);
                 report.adapter = Some(converter.context().adapter_info().name.clone());
@@ -254,6 +291,8 @@ pub(crate) struct KernelInput<'a> {
     pub height: u32,
     /// Checked between GPU submissions.
     pub cancel: Option<&'a AtomicBool>,
+    /// Keep the input on the GPU under this key (GPU runs).
+    pub keep_input: Option<super::ImageKey>,
 }
 
 /// Adds a GPU run's phases, notes and details to a report.
@@ -261,6 +300,14 @@ fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
     report.phases.extend(gpu_phases(&t));
     if t.bands > 1 {
         report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
+    }
+    if t.input_resident {
+        report.notes.push(
+            "the input was already on the GPU (kept from an earlier run of the same image): nothing was uploaded"
+                .to_owned(),
+        );
+    } else if t.input_kept {
+        report.notes.push("the input stays on the GPU for the next run of the same image".to_owned());
     }
     if t.timestamps_read_late {
         report.notes.push(
@@ -279,17 +326,22 @@ fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
     report.gpu = Some(t);
 }
 
-/// The GPU timings as phases, each with its clock (no display phase when nothing was drawn, no
-/// download phase when the result stayed on the GPU).
+/// The GPU timings as phases, each with its clock (no upload phase when the input was already
+/// on the GPU, no display phase when nothing was drawn, no download phase when the result
+/// stayed on the GPU).
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
     let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
     let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
     let display = if t.display_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
-    let mut phases = vec![
-        PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock },
-        PhaseTiming { phase: Phase::Upload, ns: t.upload_host_ns + t.upload_copy_ns, source: copies },
-        PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel },
-    ];
+    let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock }];
+    if !t.input_resident {
+        phases.push(PhaseTiming {
+            phase: Phase::Upload,
+            ns: t.upload_host_ns + t.upload_copy_ns,
+            source: copies,
+        });
+    }
+    phases.push(PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel });
     if t.displayed {
         phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns, source: display });
     }
