@@ -77,29 +77,33 @@ fn a_kept_input_gives_the_same_bytes_across_formulas_workgroups_and_bands() {
 #[test]
 fn another_image_or_size_replaces_the_kept_input() {
     let Some(conv) = common::converter() else { return };
-    let (k, f, wg) = (Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT);
-    let a = common::noise(640 * 480 * 3, 7);
-    let b = common::noise(640 * 480 * 3, 8);
+    let (kernel, formula, wg) = (Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT);
+    let first = common::noise(640 * 480 * 3, 7);
+    let second = common::noise(640 * 480 * 3, 8);
     let (key_a, key_b) = (ImageKey::new().get(), ImageKey::new().get());
-    let job_a = GpuJob::new(k, f, wg, &a, (640, 480)).keeping_input(key_a);
-    let job_b = GpuJob::new(k, f, wg, &b, (640, 480)).keeping_input(key_b);
+    let job_a = GpuJob::new(kernel, formula, wg, &first, (640, 480)).keeping_input(key_a);
+    let job_b = GpuJob::new(kernel, formula, wg, &second, (640, 480)).keeping_input(key_b);
     assert!(!run(&conv, job_a).1.input_resident);
     assert!(run(&conv, job_a).1.input_resident);
     // Another key: uploaded, and the result is the new image's.
-    let (got, t) = run(&conv, job_b);
-    assert!(!t.input_resident);
-    assert_eq!(got, cpu(k, f, &b));
+    let (got, timings) = run(&conv, job_b);
+    assert!(!timings.input_resident);
+    assert_eq!(got, cpu(kernel, formula, &second));
     // The first image was replaced: it uploads again.
-    let (got, t) = run(&conv, job_a);
-    assert!(!t.input_resident);
-    assert_eq!(got, cpu(k, f, &a));
+    let (got, timings) = run(&conv, job_a);
+    assert!(!timings.input_resident);
+    assert_eq!(got, cpu(kernel, formula, &first));
     // The same key with another size (a caller's mistake) is not trusted either.
-    let small = &a[..320 * 480 * 3];
-    let (got, t) = run(&conv, GpuJob::new(k, f, wg, small, (320, 480)).keeping_input(key_a));
-    assert!(!t.input_resident);
-    assert_eq!(got, cpu(k, f, small));
+    let small = &first[..320 * 480 * 3];
+    let (got, timings) = run(&conv, GpuJob::new(kernel, formula, wg, small, (320, 480)).keeping_input(key_a));
+    assert!(!timings.input_resident);
+    assert_eq!(got, cpu(kernel, formula, small));
     conv.release_kept_input().expect("release");
-    assert!(!run(&conv, GpuJob::new(k, f, wg, small, (320, 480)).keeping_input(key_a)).1.input_resident);
+    assert!(
+        !run(&conv, GpuJob::new(kernel, formula, wg, small, (320, 480)).keeping_input(key_a))
+            .1
+            .input_resident
+    );
 }
 
 #[test]

@@ -78,7 +78,7 @@ pub fn bench(
     bench_with(engine, image, settings, &BenchOptions { runs, keep_input_on_gpu: false })
 }
 
-/// [`bench`] with [`BenchOptions`].
+/// [`bench()`] with [`BenchOptions`].
 pub fn bench_with(
     engine: &Engine,
     image: &DynamicImage,
