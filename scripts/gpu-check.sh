@@ -16,7 +16,9 @@
 #     writing everything under $OUT (else .gpucheck/out): info.txt, info.json, bench.txt,
 #     bench.json, sweep.txt, sweep.json, tests.log, summary.txt.
 #
-# With the device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpucheck", ".gl"]).
+# With the device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpucheck", ".gl"],
+# timeout_s=300). The tool sends the checkout its session was started in: prepare there (or copy
+# .gpucheck/ and .gl/ into it). .gpucheck/ is about 30 MB, within the 64 MiB a call carries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
