@@ -8,7 +8,13 @@ use std::process::{Command, Output};
 use image::{DynamicImage, RgbImage, RgbaImage};
 
 fn graylab(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graylab")).args(args).current_dir(cwd).output().expect("run graylab")
+    // The probed GPU ceilings are cached in the test's folder, not the user's.
+    Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .args(args)
+        .current_dir(cwd)
+        .env("XDG_CACHE_HOME", cwd)
+        .output()
+        .expect("run graylab")
 }
 
 fn text(o: &Output) -> String {

@@ -7,9 +7,9 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
 use crate::engine::{
-    Backend, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, TimingMode, WorkgroupSize,
-    available_threads, bench, bench_bytes, budget, ms, parse_size, simd_level, synthetic_bytes,
-    synthetic_rgb,
+    Backend, BenchOptions, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, KnownCeilings,
+    PhasePart, TimingMode, WorkgroupSize, available_threads, bench_bytes, bench_with, budget, ms, parse_size,
+    simd_level, synthetic_bytes, synthetic_rgb,
 };
 
 /// Arguments of `graylab bench`.
@@ -39,6 +39,10 @@ pub struct BenchArgs {
     /// Time GPU phases with the CPU clock even where GPU timestamps exist.
     #[arg(long)]
     pub cpu_clock: bool,
+    /// GPU: keep the input on the GPU, so only the cold run uploads it (the warm runs show a
+    /// re-run with another setting on an image already there: no upload phase).
+    #[arg(long)]
+    pub keep_input_on_gpu: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -96,6 +100,8 @@ struct BenchReport<'a> {
     cpu_threads: usize,
     adapter: Option<String>,
     software_adapter: Option<bool>,
+    /// The GPU ceilings the percentages are of (cached per adapter, or measured by this run).
+    ceilings: Option<KnownCeilings>,
     results: &'a [BenchResult],
 }
 
@@ -150,6 +156,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         (Vec::new(), None)
     };
+    let ceilings = if with_gpu { super::info::ceilings_for(&engine) } else { None };
+    let options = BenchOptions { runs: args.runs as usize, keep_input_on_gpu: args.keep_input_on_gpu };
     let mut results = Vec::new();
     for backend in backends {
         let base = ConvertSettings { backend, formula: args.formula, ..ConvertSettings::default() };
@@ -167,7 +175,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             }
         };
         for s in settings {
-            results.push(bench(&engine, &image, &s, args.runs as usize)?);
+            results.push(bench_with(&engine, &image, &s, &options)?);
         }
     }
     let report = BenchReport {
@@ -178,6 +186,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         cpu_threads: available_threads(),
         adapter: adapter.as_ref().map(|a| a.0.clone()),
         software_adapter: adapter.as_ref().map(|a| a.1),
+        ceilings,
         results: &results,
     };
     if args.json {
@@ -201,6 +210,11 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     }
     if let Some(w) = super::build_warning() {
         println!("{w}");
+    }
+    if let Some(k) = &report.ceilings {
+        for line in super::info::ceilings_lines(k) {
+            println!("{line}");
+        }
     }
     println!();
     println!(
@@ -239,5 +253,20 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
             r.kernel_gb_per_s,
             r.cold.gpu.filter(|g| g.bands > 1).map_or_else(String::new, |g| format!(", {} bands", g.bands)),
         );
+        print_rates(r);
+    }
+}
+
+/// Each phase at its median against its ceiling, the copies of a phase indented under it.
+fn print_rates(r: &BenchResult) {
+    if let Some(s) = r.cpu_stream_baseline {
+        println!("{:<16} memory-stream baseline, same size and threads: median {} ms", "", ms(s.median_ns));
+    }
+    if r.input_kept_on_gpu {
+        println!("{:<16} input kept on the GPU: only the cold run uploaded it", "");
+    }
+    for rate in &r.rates {
+        let indent = if rate.part == PhasePart::Whole { "" } else { "  " };
+        println!("{:<16} {indent}{}", "", rate.sentence());
     }
 }

@@ -1,10 +1,15 @@
-//! `graylab info`: the CPU, the build and every GPU adapter.
+//! `graylab info`: the CPU, the build, every GPU adapter, and with `--probe` this machine's
+//! ceilings for every step of the GPU path (measured, then cached per adapter).
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Args;
 
-use crate::engine::{available_threads, list_adapters, simd_level};
+use crate::engine::{
+    Bandwidth, Engine, KnownCeilings, PROBE_HOLD_BYTES, available_threads, budget, cached_ceilings, gb,
+    list_adapters, simd_level,
+};
 
 /// Arguments of `graylab info`.
 #[derive(Debug, Args)]
@@ -12,6 +17,10 @@ pub struct InfoArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Measure this machine's ceilings now (host↔staging, GPU copies, the device's own copy
+    /// bandwidth; under 2 s) and cache them for `bench`, `sweep` and the app.
+    #[arg(long)]
+    pub probe: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -23,10 +32,19 @@ struct Info {
     memory_budget_bytes: u64,
     memory_budget_source: crate::io::BudgetSource,
     adapters: Vec<crate::engine::AdapterReport>,
+    /// The selected adapter's ceilings: measured now with `--probe`, else the cached ones.
+    ceilings: Option<KnownCeilings>,
 }
 
 pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
-    let (memory_budget_bytes, memory_budget_source) = crate::engine::budget().capacity();
+    let (memory_budget_bytes, memory_budget_source) = budget().capacity();
+    let adapters = list_adapters();
+    let ceilings = if args.probe {
+        let _memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
+        Some(Engine::new().gpu_ceilings(true)?)
+    } else {
+        adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()))
+    };
     let info = Info {
         version: env!("CARGO_PKG_VERSION"),
         build: if cfg!(debug_assertions) { "debug" } else { "release" },
@@ -34,7 +52,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         cpu_simd: simd_level(),
         memory_budget_bytes,
         memory_budget_source,
-        adapters: list_adapters(),
+        adapters,
+        ceilings,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info)?);
@@ -80,5 +99,103 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         println!("    timestamps: {ts}");
         println!("    workgroup sizes: {}", a.valid_workgroups.join(", "));
     }
+    println!();
+    match &info.ceilings {
+        Some(k) => {
+            for line in ceilings_lines(k) {
+                println!("{line}");
+            }
+        }
+        None if !info.adapters.is_empty() => {
+            println!("ceilings: not measured yet on this adapter (graylab info --probe measures them)");
+        }
+        None => {}
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long ago, in words.
+fn ago(unix_s: u64) -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let s = now.saturating_sub(unix_s);
+    match s {
+        0..120 => format!("{s} s ago"),
+        120..7200 => format!("{} min ago", s / 60),
+        7200..172_800 => format!("{} h ago", s / 3600),
+        _ => format!("{} days ago", s / 86400),
+    }
+}
+
+/// The ceilings as text lines, with where they came from.
+pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
+    let c = &k.ceilings;
+    let origin = if k.measured_now {
+        format!("measured now in {:.2} s", c.probe_ns as f64 / 1e9)
+    } else {
+        format!("cached, measured {} in {:.2} s", ago(k.measured_unix_s), c.probe_ns as f64 / 1e9)
+    };
+    let cache = match (&k.cache_path, &k.cache_error) {
+        (Some(p), _) => format!("; {}", p.display()),
+        (None, Some(e)) => format!("; not cached: {e}"),
+        (None, None) => String::new(),
+    };
+    let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
+    let mut lines = vec![format!(
+        "ceilings of {} ({origin}, {} host threads, {mib:.0} MiB per step{cache}):",
+        c.adapter, c.host_threads
+    )];
+    let row = |name: &str, b: &Bandwidth, what: &str| {
+        format!(
+            "    {name:<20} {:>12} (median {:>12})  {:<14} {what}",
+            gb(b.gb_per_s()),
+            gb(b.median_gb_per_s()),
+            b.clock.label()
+        )
+    };
+    lines.push(row("host -> staging", &c.host_to_staging, "every thread writing into mapped upload memory"));
+    lines.push(row("staging -> device", &c.staging_to_device, "GPU copy"));
+    lines.push(row("device copy", &c.device_copy, "GPU copy in device memory, read + write counted"));
+    lines.push(row("device -> readback", &c.device_to_readback, "GPU copy"));
+    lines.push(row("readback -> host", &c.readback_to_host, "every thread reading mapped readback memory"));
+    lines.push(row("host memcpy", &c.host_memcpy, "reference: plain parallel memcpy, same threads"));
+    lines.push(format!(
+        "    upload as a whole (host -> staging -> device): {}; download as a whole: {}",
+        gb(c.host_to_device_gb_per_s()),
+        gb(c.device_to_host_gb_per_s())
+    ));
+    lines.push(format!(
+        "    submit-and-wait latency of a tiny copy: {:.3} ms (cpu-clock)",
+        c.submit_latency_ns as f64 / 1e6
+    ));
+    if c.software_adapter {
+        lines.push("    note: a software adapter: the \"GPU\" copies run on the CPU's cores".to_owned());
+    }
+    lines
+}
+
+/// The GPU's ceilings for `bench` and `sweep`: cached, else measured now (a note on stderr
+/// says so) with their memory reserved from the budget; `None`, with a note, when they cannot
+/// be had (the rates are then shown without percentages).
+pub(super) fn ceilings_for(engine: &Engine) -> Option<KnownCeilings> {
+    if let Some(k) = engine.cached_gpu_ceilings() {
+        return Some(k);
+    }
+    let note = |why: String| eprintln!("note: {why}; phases are shown without their % of ceiling");
+    let _memory = match budget().try_reserve(PROBE_HOLD_BYTES) {
+        Ok(m) => m,
+        Err(e) => {
+            note(format!("no memory to measure this machine's ceilings now ({e})"));
+            return None;
+        }
+    };
+    eprintln!(
+        "measuring this machine's ceilings once for this adapter (graylab info --probe measures again)…"
+    );
+    match engine.gpu_ceilings(false) {
+        Ok(k) => Some(k),
+        Err(e) => {
+            note(format!("the ceilings could not be measured: {}", super::describe(&e)));
+            None
+        }
+    }
 }

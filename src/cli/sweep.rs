@@ -7,8 +7,8 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 
 use crate::engine::{
-    DEFAULT_SIZES_MP, DecodeOptions, Engine, Formula, Series, SweepOptions, SweepResult, WorkgroupSize,
-    budget, size_for, sweep, sweep_bytes, to_csv,
+    Backend, Ceiling, DEFAULT_SIZES_MP, DecodeOptions, Engine, Formula, Phase, PhasePart, Series,
+    SweepOptions, SweepResult, WorkgroupSize, budget, size_for, sweep, sweep_bytes, to_csv,
 };
 
 /// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
@@ -88,6 +88,10 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if gpu && let Ok(g) = engine.gpu() {
         g.check_workgroup(args.workgroup)?;
+    }
+    // The ceilings are measured (if not cached) before the sweep's own memory is reserved.
+    if gpu {
+        super::info::ceilings_for(&engine);
     }
     let source = match &args.from_image {
         Some(path) => {
@@ -178,9 +182,68 @@ fn print_table(r: &SweepResult) {
     if let Some(ns) = r.dispatch_latency_ns {
         println!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
     }
+    print_ceilings_table(r);
     match r.crossover_mp {
         Some(mp) => println!("crossover: the GPU end to end beats the CPU from {mp:.2} MP"),
         None => println!("crossover: the GPU end to end never beats the CPU at these sizes"),
     }
+    if let Some(m) = &r.model {
+        let mp = |v: Option<f64>| v.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));
+        println!(
+            "modelled crossover (from the ceilings): {}; {} with host copies fully overlapping GPU work; {} with the data resident",
+            mp(m.crossover_mp),
+            mp(m.overlapped_crossover_mp),
+            mp(m.resident_crossover_mp)
+        );
+    }
     println!("{}", r.verdict);
+}
+
+/// Each phase as % of its ceiling at each size, and the modelled times beside the measured ones.
+fn print_ceilings_table(r: &SweepResult) {
+    if r.points.iter().all(|p| p.rates.is_empty()) {
+        return;
+    }
+    println!();
+    println!(
+        "against this machine's ceilings (% of ceiling at the median; cpu: all threads vs the memory-stream baseline){}",
+        if r.model.is_some() { ", and the model's times in ms" } else { "" }
+    );
+    println!(
+        "{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
+        "MP", "cpu %", "upload %", "kern. %", "down %", "gpu total", "model", "cpu all", "model"
+    );
+    for p in &r.points {
+        let pct = |backend: Backend, phase: Phase| {
+            p.rates
+                .iter()
+                .find(|x| {
+                    x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend)
+                })
+                .and_then(|x| x.percent_of_ceiling)
+                .map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
+        };
+        let cell =
+            |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
+        println!(
+            "{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
+            p.megapixels,
+            pct(Backend::Cpu, Phase::Kernel),
+            pct(Backend::Gpu, Phase::Upload),
+            pct(Backend::Gpu, Phase::Kernel),
+            pct(Backend::Gpu, Phase::Download),
+            cell(p.median_ns(Series::GpuTotal)),
+            cell(p.modelled.map(|m| m.gpu_total_ns)),
+            cell(p.median_ns(Series::CpuAll)),
+            cell(p.modelled.map(|m| m.cpu_ns)),
+        );
+    }
+}
+
+/// Which backend a rate's ceiling belongs to.
+fn backend_of(ceiling: Option<Ceiling>) -> Option<Backend> {
+    match ceiling? {
+        Ceiling::MemoryStream => Some(Backend::Cpu),
+        _ => Some(Backend::Gpu),
+    }
 }

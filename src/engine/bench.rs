@@ -1,13 +1,17 @@
 //! Repeated runs of one conversion: the first (cold) run kept apart, then min / median / max of
-//! every phase over the warm runs, and the kernel's throughput.
+//! every phase over the warm runs, the kernel's throughput, and every phase at its median against
+//! its ceiling (a CPU RGB8 kernel against the memory-stream baseline, run after each warm run).
 
 use std::time::Instant;
 
 use image::DynamicImage;
 
+use super::ceilings::{Ceilings, PhaseRate, phase_rates};
 use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
-use super::report::{ClockSource, Phase, RunReport, Stats};
-use super::{ConvertSettings, Engine, EngineError, Kernel};
+use super::report::{ClockSource, Phase, PhaseTiming, RunReport, Stats};
+use super::stream::{stream_gb_per_s, time_baseline};
+use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel};
+use crate::gpu::GpuTimings;
 
 /// Statistics of one phase over the warm runs.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -42,8 +46,26 @@ pub struct BenchResult {
     pub kernel_mpix_per_s: f64,
     /// Bytes read plus written per second by the kernel at its median time, in GB/s (1e9).
     pub kernel_gb_per_s: f64,
+    /// CPU RGB8 runs: the memory-stream baseline (read 3 bytes, write 1, no arithmetic) at the
+    /// same size and threads, timed right after each warm run.
+    pub cpu_stream_baseline: Option<Stats>,
+    /// Each phase that moves pixels, at its median, as GB/s and as a percentage of its ceiling
+    /// (GPU phases: the probed ceilings the engine knows; CPU kernel: `cpu_stream_baseline`).
+    pub rates: Vec<PhaseRate>,
+    /// Whether the input was kept on the GPU: the warm runs uploaded nothing.
+    pub input_kept_on_gpu: bool,
     /// Every warm run.
     pub warm: Vec<RunReport>,
+}
+
+/// How a benchmark runs.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchOptions {
+    /// Warm runs after the cold one (at least one).
+    pub runs: usize,
+    /// GPU: keep the input on the GPU, so only the cold run uploads it (the warm runs show what
+    /// a re-run with the image already there costs).
+    pub keep_input_on_gpu: bool,
 }
 
 /// Runs one conversion `1 + runs` times: a cold run, then `runs` warm ones (at least one).
@@ -53,6 +75,16 @@ pub fn bench(
     settings: &ConvertSettings,
     runs: usize,
 ) -> Result<BenchResult, EngineError> {
+    bench_with(engine, image, settings, &BenchOptions { runs, keep_input_on_gpu: false })
+}
+
+/// [`bench()`] with [`BenchOptions`].
+pub fn bench_with(
+    engine: &Engine,
+    image: &DynamicImage,
+    settings: &ConvertSettings,
+    options: &BenchOptions,
+) -> Result<BenchResult, EngineError> {
     let (prepared, notes) = prepare(image, settings.keep_alpha)?;
     let Prepared::Colour { kernel, bytes } = prepared else {
         return Err(EngineError::UnsupportedPixels(
@@ -61,17 +93,32 @@ pub fn bench(
     };
     let (width, height) = (image.width(), image.height());
     let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-    let mut one_run = || -> Result<RunReport, EngineError> {
+    let keep_input = (options.keep_input_on_gpu && settings.backend == Backend::Gpu).then(ImageKey::new);
+    let threads = settings.threads.clamp(1, crate::cpu::available_threads());
+    // The CPU kernel's ceiling: the memory-stream baseline over the same bytes, into the same buffer.
+    let stream = settings.backend == Backend::Cpu && kernel == Kernel::Rgb8ToL8;
+    let mut baseline_ns = Vec::new();
+    let mut one_run = |warm: bool| -> Result<RunReport, EngineError> {
         let started = Instant::now();
         let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes.clone());
         report.kernel = Some(kernel);
-        let input = KernelInput { kernel, src: &bytes, width, height, cancel: None };
+        let input = KernelInput { kernel, src: &bytes, width, height, cancel: None, keep_input };
         engine.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
         report.finish(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        // Timed after the cold run too, untimed then: its first touch of the buffers.
+        if stream
+            && let Some(ns) = time_baseline(&bytes, out.bytes_mut(), threads)
+            && warm
+        {
+            baseline_ns.push(ns);
+        }
         Ok(report)
     };
-    let cold = one_run()?;
-    let warm = (0..runs.max(1)).map(|_| one_run()).collect::<Result<Vec<_>, _>>()?;
+    let cold = one_run(false)?;
+    let warm = (0..options.runs.max(1)).map(|_| one_run(true)).collect::<Result<Vec<_>, _>>()?;
+    if keep_input.is_some() {
+        engine.release_kept_input()?;
+    }
     let phases: Vec<PhaseStats> = cold
         .phases
         .iter()
@@ -85,6 +132,13 @@ pub fn bench(
     let kernel_ns = phases.iter().find(|p| p.phase == Phase::Kernel).map_or(0, |p| p.stats.median_ns).max(1);
     let pixels = f64::from(width) * f64::from(height);
     let bytes_moved = pixels * (kernel.in_bytes_per_pixel() + kernel.out_bytes_per_pixel()) as f64;
+    let cpu_stream_baseline = Stats::of(&baseline_ns);
+    let ceilings = Ceilings {
+        gpu: engine.known_gpu_ceilings().map(|k| k.ceilings),
+        cpu_stream_gb_per_s: cpu_stream_baseline
+            .map(|s| stream_gb_per_s(u64::from(width) * u64::from(height), s.median_ns)),
+    };
+    let rates = phase_rates(&median_report(&cold, &warm, &phases), &ceilings);
     Ok(BenchResult {
         settings: *settings,
         kernel,
@@ -95,6 +149,32 @@ pub fn bench(
         total,
         kernel_mpix_per_s: pixels / kernel_ns as f64 * 1e3,
         kernel_gb_per_s: bytes_moved / kernel_ns as f64,
+        cpu_stream_baseline,
+        rates,
+        input_kept_on_gpu: keep_input.is_some(),
         warm,
     })
+}
+
+/// A report of the warm runs' medians: every phase and every GPU copy at its median.
+fn median_report(cold: &RunReport, warm: &[RunReport], phases: &[PhaseStats]) -> RunReport {
+    let mut r = cold.clone();
+    r.phases = phases
+        .iter()
+        .map(|p| PhaseTiming { phase: p.phase, ns: p.stats.median_ns, source: p.source })
+        .collect();
+    r.gpu = warm.first().and_then(|w| w.gpu).map(|first| {
+        let median = |part: fn(&GpuTimings) -> u64| {
+            let values: Vec<u64> = warm.iter().filter_map(|w| w.gpu.as_ref()).map(part).collect();
+            Stats::of(&values).map_or(0, |s| s.median_ns)
+        };
+        GpuTimings {
+            upload_host_ns: median(|g| g.upload_host_ns),
+            upload_copy_ns: median(|g| g.upload_copy_ns),
+            download_copy_ns: median(|g| g.download_copy_ns),
+            download_host_ns: median(|g| g.download_host_ns),
+            ..first
+        }
+    });
+    r
 }

@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use image::{DynamicImage, ImageBuffer};
 
-use super::report::{ClockSource, Phase, PhaseTiming, RunReport};
+use super::options::RunOptions;
+use super::report::{ClockSource, Phase, PhaseTiming, RunReport, add_gpu_timings};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
-use crate::gpu::{GpuJob, GpuTiles, GpuTimings};
+use crate::gpu::{GpuJob, GpuTiles};
 
 /// A converted image and its report.
 #[derive(Clone, Debug)]
@@ -145,6 +146,17 @@ impl Engine {
         settings: &ConvertSettings,
         cancel: Option<&AtomicBool>,
     ) -> Result<Converted, EngineError> {
+        self.convert_with(image, settings, RunOptions { cancel, ..RunOptions::default() })
+    }
+
+    /// Converts an image in memory with [`RunOptions`]: a cancel flag, and on the GPU keeping the
+    /// input there for the next run of the same image.
+    pub fn convert_with(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        options: RunOptions<'_>,
+    ) -> Result<Converted, EngineError> {
         let started = Instant::now();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
@@ -158,7 +170,14 @@ impl Engine {
         };
         report.kernel = Some(kernel);
         let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-        let input = KernelInput { kernel, src: &bytes, width, height, cancel };
+        let input = KernelInput {
+            kernel,
+            src: &bytes,
+            width,
+            height,
+            cancel: options.cancel,
+            keep_input: options.keep_input_on_gpu,
+        };
         self.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
         let image = out
             .into_image(kernel, width, height)
@@ -180,6 +199,22 @@ impl Engine {
         download: bool,
         cancel: Option<&AtomicBool>,
     ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
+        let options = RunOptions { cancel, ..RunOptions::default() };
+        self.convert_for_display_with(image, settings, tiles, download, options)
+    }
+
+    /// [`Self::convert_for_display`] with [`RunOptions`]: with
+    /// [`RunOptions::keep_input_on_gpu`], the input stays on the GPU, and another formula or
+    /// workgroup shape on the same image uploads nothing (the report says so, and has no upload
+    /// phase).
+    pub fn convert_for_display_with(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        tiles: &GpuTiles,
+        download: bool,
+        options: RunOptions<'_>,
+    ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
         let started = Instant::now();
         let converter = self.gpu_converter()?;
         let gpu = converter.context();
@@ -191,7 +226,7 @@ impl Engine {
             Prepared::Gray(gray) => {
                 let shown = Instant::now();
                 tiles.write_host(&gray);
-                tiles.draw_preview(cancel)?;
+                tiles.draw_preview(options.cancel)?;
                 report.phases.push(PhaseTiming {
                     phase: Phase::Display,
                     ns: nanos_since(shown),
@@ -205,7 +240,8 @@ impl Engine {
         report.kernel = Some(kernel);
         report.workgroup = Some(settings.workgroup);
         let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height));
-        job.cancel = cancel;
+        job.cancel = options.cancel;
+        job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
         let mut out = download.then(|| OutBuffer::new(kernel, width as usize * height as usize));
         let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
         add_gpu_timings(&mut report, t);
@@ -223,7 +259,7 @@ impl Engine {
         settings: &ConvertSettings,
         report: &mut RunReport,
     ) -> Result<(), EngineError> {
-        let &KernelInput { kernel, src, width, height, cancel } = input;
+        let &KernelInput { kernel, src, width, height, cancel, keep_input } = input;
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
@@ -240,6 +276,7 @@ impl Engine {
                 let converter = self.gpu_converter()?;
                 let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height));
                 job.cancel = cancel;
+                job.keep_input = keep_input.map(super::ImageKey::get);
                 let t = converter.convert(&job, dst)?;
                 report.workgroup = Some(settings.workgroup);
                 report.adapter = Some(converter.context().adapter_info().name.clone());
@@ -262,57 +299,6 @@ pub(crate) struct KernelInput<'a> {
     pub height: u32,
     /// Checked between GPU submissions.
     pub cancel: Option<&'a AtomicBool>,
-}
-
-/// Adds a GPU run's phases, notes and details to a report.
-fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
-    report.phases.extend(gpu_phases(&t));
-    if t.bands > 1 {
-        report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
-    }
-    if t.timestamps_read_late {
-        report.notes.push(
-            "this device reads its GPU timestamps late (llvmpipe once a render target is bound), so every GPU \
-             step was submitted and timed on its own with the CPU clock"
-                .to_owned(),
-        );
-    }
-    if t.suspect_timestamps > 0 {
-        report.notes.push(format!(
-            "{} of {} GPU chunks had timestamps that cannot be right (longer than the CPU clock saw, or zero); \
-             their GPU figures were left out, so the gpu-timestamp phases are too low",
-            t.suspect_timestamps, t.chunks
-        ));
-    }
-    report.gpu = Some(t);
-}
-
-/// The GPU timings as phases, each with its clock (no display phase when nothing was drawn, no
-/// download phase when the result stayed on the GPU).
-pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
-    let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
-    let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
-    // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
-    // from it afterwards (CPU clock).
-    let display = match (t.display_on_gpu_clock, t.preview_ns > 0) {
-        (true, true) => ClockSource::Mixed,
-        (true, false) => ClockSource::GpuTimestamp,
-        (false, _) => ClockSource::CpuClock,
-    };
-    let mut phases = vec![
-        PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock },
-        PhaseTiming { phase: Phase::Upload, ns: t.upload_host_ns + t.upload_copy_ns, source: copies },
-        PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel },
-    ];
-    if t.displayed {
-        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns + t.preview_ns, source: display });
-    }
-    if t.downloaded {
-        phases.push(PhaseTiming {
-            phase: Phase::Download,
-            ns: t.download_copy_ns + t.download_host_ns,
-            source: copies,
-        });
-    }
-    phases
+    /// Keep the input on the GPU under this key (GPU runs).
+    pub keep_input: Option<super::ImageKey>,
 }

@@ -6,22 +6,31 @@
 
 mod batch;
 mod bench;
+mod ceiling_cache;
+mod ceilings;
 mod convert;
 mod files;
 mod memory;
+mod model;
+mod options;
 mod parity;
 mod report;
+mod stream;
 mod sweep;
 mod synthetic;
 mod verdict;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use batch::{BatchItem, BatchOptions, convert_batch};
-pub use bench::{BenchResult, PhaseStats, bench};
+pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
+pub use ceiling_cache::{KnownCeilings, cache_dir, cached_ceilings};
+pub use ceilings::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
+pub use model::{CostModel, ModelledPoint, SweepModel, crossover_mp};
+pub use options::{ImageKey, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
 pub use sweep::{DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, size_for, sweep};
@@ -30,7 +39,8 @@ pub use verdict::{analyse, to_csv};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
-    AdapterReport, GpuContext, GpuConverter, GpuError, GpuTiles, TimingMode, WorkgroupSize, list_adapters,
+    AdapterReport, Bandwidth, GpuCeilings, GpuContext, GpuConverter, GpuError, GpuTiles, PROBE_HOLD_BYTES,
+    ProbeClock, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
     DecodeOptions, DecodeWarning, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt,
@@ -119,6 +129,10 @@ pub enum EngineError {
 /// The engine: a CPU backend that always works and a GPU converter opened on first use.
 pub struct Engine {
     gpu: OnceLock<Result<Arc<GpuConverter>, String>>,
+    /// The GPU's ceilings, once loaded or measured.
+    ceilings: Mutex<Option<KnownCeilings>>,
+    /// The last memory-stream baseline measured for [`Engine::phase_rates`].
+    stream: Mutex<Option<stream::StreamBaseline>>,
 }
 
 impl Default for Engine {
@@ -131,7 +145,11 @@ impl Engine {
     /// An engine that opens the best GPU adapter the first time the GPU is needed.
     #[must_use]
     pub fn new() -> Self {
-        Self { gpu: OnceLock::new() }
+        Self::with_cell(OnceLock::new())
+    }
+
+    fn with_cell(gpu: OnceLock<Result<Arc<GpuConverter>, String>>) -> Self {
+        Self { gpu, ceilings: Mutex::new(None), stream: Mutex::new(None) }
     }
 
     /// An engine on an existing GPU context (eframe's device).
@@ -145,7 +163,7 @@ impl Engine {
     pub fn with_converter(converter: Arc<GpuConverter>) -> Self {
         let cell = OnceLock::new();
         let _ = cell.set(Ok(converter));
-        Self { gpu: cell }
+        Self::with_cell(cell)
     }
 
     /// An engine whose GPU is known to be unavailable, with the reason.
@@ -153,12 +171,21 @@ impl Engine {
     pub fn without_gpu(reason: impl Into<String>) -> Self {
         let cell = OnceLock::new();
         let _ = cell.set(Err(reason.into()));
-        Self { gpu: cell }
+        Self::with_cell(cell)
     }
 
     /// The GPU context, opening it on first use.
     pub fn gpu(&self) -> Result<&Arc<GpuContext>, EngineError> {
         self.gpu_converter().map(|c| c.context())
+    }
+
+    /// Frees the input kept on the GPU by runs with [`RunOptions::keep_input_on_gpu`], if any
+    /// (e.g. when the user switches keeping off). Nothing happens when no GPU was opened.
+    pub fn release_kept_input(&self) -> Result<(), EngineError> {
+        match self.gpu.get() {
+            Some(Ok(converter)) => Ok(converter.release_kept_input()?),
+            _ => Ok(()),
+        }
     }
 
     /// The GPU converter, opening the device on first use.

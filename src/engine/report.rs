@@ -1,5 +1,5 @@
-//! Phase timings: what each run measured ([`RunReport`]), with which clock, and statistics over
-//! repeated runs.
+//! Phase timings: what each run measured ([`RunReport`]), with which clock (a GPU run's
+//! [`GpuTimings`] become phases here), and statistics over repeated runs.
 
 use std::fmt;
 
@@ -218,6 +218,72 @@ impl Stats {
 #[must_use]
 pub fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
+}
+
+/// Adds a GPU run's phases, notes and details to a report.
+pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
+    report.phases.extend(gpu_phases(&t));
+    if t.bands > 1 {
+        report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
+    }
+    if t.input_resident {
+        report.notes.push(
+            "the input was already on the GPU (kept from an earlier run of the same image): nothing was uploaded"
+                .to_owned(),
+        );
+    } else if t.input_kept {
+        report.notes.push("the input stays on the GPU for the next run of the same image".to_owned());
+    }
+    if t.timestamps_read_late {
+        report.notes.push(
+            "this device reads its GPU timestamps late (llvmpipe once a render target is bound), so every GPU \
+             step was submitted and timed on its own with the CPU clock"
+                .to_owned(),
+        );
+    }
+    if t.suspect_timestamps > 0 {
+        report.notes.push(format!(
+            "{} of {} GPU chunks had timestamps that cannot be right (longer than the CPU clock saw, or zero); \
+             their GPU figures were left out, so the gpu-timestamp phases are too low",
+            t.suspect_timestamps, t.chunks
+        ));
+    }
+    report.gpu = Some(t);
+}
+
+/// The GPU timings as phases, each with its clock (no upload phase when the input was already
+/// on the GPU, no display phase when nothing was drawn, no download phase when the result
+/// stayed on the GPU).
+pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
+    let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
+    let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
+    // from it afterwards (CPU clock).
+    let display = match (t.display_on_gpu_clock, t.preview_ns > 0) {
+        (true, true) => ClockSource::Mixed,
+        (true, false) => ClockSource::GpuTimestamp,
+        (false, _) => ClockSource::CpuClock,
+    };
+    let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock }];
+    if !t.input_resident {
+        phases.push(PhaseTiming {
+            phase: Phase::Upload,
+            ns: t.upload_host_ns + t.upload_copy_ns,
+            source: copies,
+        });
+    }
+    phases.push(PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel });
+    if t.displayed {
+        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns + t.preview_ns, source: display });
+    }
+    if t.downloaded {
+        phases.push(PhaseTiming {
+            phase: Phase::Download,
+            ns: t.download_copy_ns + t.download_host_ns,
+            source: copies,
+        });
+    }
+    phases
 }
 
 #[cfg(test)]

@@ -1,15 +1,19 @@
 //! The size sweep: when does the GPU beat the CPU, and why? For each image size it measures the
 //! CPU (one thread and all threads), the GPU end to end (upload + kernel + download), the GPU
 //! kernel alone (timestamps) and the GPU with the data already resident, then finds the
-//! crossover and the transfer rates that explain it.
+//! crossover and the transfer rates that explain it, holds every phase against this machine's
+//! ceilings and models the crossover from them.
 
 use image::DynamicImage;
 
 use super::bench::bench;
+use super::ceilings::PhaseRate;
+use super::model::{ModelledPoint, SweepModel};
 use super::report::{ClockSource, Phase, Stats};
 use super::{
     Backend, ConvertSettings, Engine, EngineError, Formula, WorkgroupSize, available_threads, synthetic_rgb,
 };
+use crate::gpu::GpuCeilings;
 
 /// The default sizes, in megapixels: 0.25 MP to 128 MP.
 pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
@@ -64,6 +68,16 @@ pub struct SweepPoint {
     pub upload_gb_per_s: Option<f64>,
     /// GPU-to-host rate at the median download, GB/s.
     pub download_gb_per_s: Option<f64>,
+    /// The memory-stream baseline on all threads at this size: the CPU kernel's ceiling.
+    #[serde(default)]
+    pub cpu_stream: Option<Stats>,
+    /// Each phase against its ceiling at its median: the CPU kernel on all threads, the GPU
+    /// upload, kernel and download.
+    #[serde(default)]
+    pub rates: Vec<PhaseRate>,
+    /// What the ceilings model predicts at this size.
+    #[serde(default)]
+    pub modelled: Option<ModelledPoint>,
 }
 
 impl SweepPoint {
@@ -111,6 +125,12 @@ pub struct SweepResult {
     pub transfer_share_at_8k: Option<f64>,
     /// The size that share was measured at, in megapixels.
     pub transfer_share_mp: Option<f64>,
+    /// The GPU's probed ceilings the rates and the model use.
+    #[serde(default)]
+    pub ceilings: Option<Box<GpuCeilings>>,
+    /// The crossover modelled from the ceilings.
+    #[serde(default)]
+    pub model: Option<Box<SweepModel>>,
     /// One sentence for this machine.
     pub verdict: String,
 }
@@ -195,6 +215,8 @@ pub fn sweep(
         dispatch_latency_ns: None,
         transfer_share_at_8k: None,
         transfer_share_mp: None,
+        ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
+        model: None,
         verdict: String::new(),
     };
     super::verdict::analyse(&mut result);
@@ -218,6 +240,7 @@ fn measure_point(
     let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, runs)?;
     series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
     series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
+    let mut rates = cpu_all.rates.clone();
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
     let mut kernel_on_timestamps = false;
     if with_gpu {
@@ -231,6 +254,7 @@ fn measure_point(
         series.extend(kernel_stats(&r).map(|s| (Series::GpuKernel, s)));
         kernel_on_timestamps =
             r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp);
+        rates.extend(r.rates.iter().copied());
         let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));
         let pixels = f64::from(width) * f64::from(height);
         upload_gb_per_s =
@@ -256,6 +280,9 @@ fn measure_point(
         series,
         upload_gb_per_s,
         download_gb_per_s,
+        cpu_stream: cpu_all.cpu_stream_baseline,
+        rates,
+        modelled: None,
     };
     Ok((point, kernel_on_timestamps))
 }

@@ -1,6 +1,6 @@
-//! What a size sweep means: the crossovers where the GPU starts to beat the CPU, the fixed cost
-//! of a dispatch, the share of GPU time spent moving data, the one-sentence verdict, and the
-//! sweep as CSV.
+//! What a size sweep means: the crossovers where the GPU starts to beat the CPU (measured, and
+//! modelled from the ceilings), the fixed cost of a dispatch, the share of GPU time spent moving
+//! data, the verdict, and the sweep as CSV.
 
 use std::fmt::Write as _;
 
@@ -26,6 +26,7 @@ pub fn analyse(r: &mut SweepResult) {
         let kernel = p.median_ns(Series::GpuKernel)? as f64;
         (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
     });
+    super::model::model_sweep(r);
     r.verdict = verdict(r);
 }
 
@@ -58,7 +59,37 @@ fn verdict(r: &SweepResult) -> String {
             "On this machine ({adapter}) the GPU never beats the CPU at these sizes, not even with the data already on the GPU{share}."
         ),
     };
-    if flags.is_empty() { main } else { format!("{main} ({})", flags.join("; ")) }
+    let main = if flags.is_empty() { main } else { format!("{main} ({})", flags.join("; ")) };
+    match modelled(r) {
+        Some(m) => format!("{main} {m}"),
+        None => main,
+    }
+}
+
+/// The modelled crossover in one sentence, beside the measured one.
+fn modelled(r: &SweepResult) -> Option<String> {
+    let m = r.model.as_ref()?;
+    let measured = match r.crossover_mp {
+        Some(mp) => format!("measured: {mp:.2} MP"),
+        None => "measured: never at these sizes".to_owned(),
+    };
+    let c = &m.cost;
+    Some(match (m.crossover_mp, m.overlapped_crossover_mp) {
+        (Some(mp), Some(overlapped)) => format!(
+            "From this machine's ceilings the GPU end to end should win above {mp:.2} MP ({overlapped:.2} MP \
+             with host copies fully overlapping GPU work; {measured})."
+        ),
+        (None, Some(overlapped)) => format!(
+            "From this machine's ceilings the GPU end to end wins only with host copies overlapping GPU \
+             work, above {overlapped:.2} MP ({measured})."
+        ),
+        _ => format!(
+            "From this machine's ceilings the GPU end to end never wins: moving and converting a \
+             megapixel costs it at least {:.3} ms against the CPU's {:.3} ms at its memory-stream \
+             baseline ({measured}).",
+            c.gpu_overlapped_ns_per_pixel, c.cpu_ns_per_pixel
+        ),
+    })
 }
 
 /// The sweep as CSV: one row per point and series.
@@ -105,6 +136,9 @@ mod tests {
             ],
             upload_gb_per_s: None,
             download_gb_per_s: None,
+            cpu_stream: Some(st(cpu)),
+            rates: Vec::new(),
+            modelled: None,
         }
     }
 
@@ -126,6 +160,8 @@ mod tests {
             dispatch_latency_ns: None,
             transfer_share_at_8k: None,
             transfer_share_mp: None,
+            ceilings: None,
+            model: None,
             verdict: String::new(),
         };
         analyse(&mut r);
@@ -154,5 +190,38 @@ mod tests {
         assert!(r.verdict.contains("never beats the CPU"), "{}", r.verdict);
         let r = result(vec![point(1.0, 100, 500, 50, 90)]);
         assert!(r.verdict.contains("only when the image is already on the GPU"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn the_modelled_crossover_sits_beside_the_measured_one() {
+        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
+        // Stream baseline 1 ms at 1 MP: 4 GB/s, 1 ns a pixel on the CPU; the example ceilings
+        // cost 0.1497 ns a pixel end to end; latency 150 ns (the resident run at 1 MP).
+        let mut points = vec![point(1.0, 1000, 5000, 50, 150)];
+        points[0].cpu_stream = Some(st(1_000_000));
+        let mut r = result(points);
+        r.ceilings = Some(Box::new(crate::engine::ceilings::example_ceilings()));
+        analyse(&mut r);
+        let m = r.model.as_ref().expect("model");
+        assert!((m.cpu_stream_mp - 1.0).abs() < 1e-12);
+        assert!((m.cost.cpu_ns_per_pixel - 1.0).abs() < 1e-12, "{m:?}");
+        let want = 150.0 / (1.0 - 0.149_687_5) / 1e6;
+        assert!(m.crossover_mp.is_some_and(|mp| (mp - want).abs() < 1e-15), "{m:?}");
+        assert_eq!(r.points[0].modelled.map(|p| p.cpu_ns), Some(1_000_000));
+        assert!(r.verdict.contains("should win above 0.00 MP"), "{}", r.verdict);
+        assert!(r.verdict.contains("measured: never at these sizes"), "{}", r.verdict);
+        // A fast CPU (stream 1 µs for 33 MP): never, and the sentence says what a megapixel costs.
+        let mut r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
+        r.ceilings = Some(Box::new(crate::engine::ceilings::example_ceilings()));
+        analyse(&mut r);
+        assert_eq!(r.model.as_ref().and_then(|m| m.crossover_mp), None);
+        assert!(
+            r.verdict.contains("never wins: moving and converting a megapixel costs it at least 0.109 ms"),
+            "{}",
+            r.verdict
+        );
+        // Without ceilings there is no model and the verdict says nothing of one.
+        let r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
+        assert!(r.model.is_none() && !r.verdict.contains("ceilings"), "{}", r.verdict);
     }
 }

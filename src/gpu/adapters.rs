@@ -98,6 +98,14 @@ pub struct AdapterReport {
     pub valid_workgroups: Vec<String>,
 }
 
+impl AdapterReport {
+    /// The key its probed ceilings are cached under (see [`super::GpuCeilings::key_of`]).
+    #[must_use]
+    pub fn ceilings_key(&self) -> String {
+        format!("{} | {} | {}", self.name, self.driver, self.backend)
+    }
+}
+
 /// Every adapter this machine has, the one graylab picks marked `selected`.
 #[must_use]
 pub fn list_adapters() -> Vec<AdapterReport> {

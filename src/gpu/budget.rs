@@ -57,8 +57,8 @@ pub(crate) struct Sample {
     pub in_bytes: u64,
     /// Output bytes of the chunk.
     pub out_bytes: u64,
-    /// Upload copy time.
-    pub upload_ns: u64,
+    /// Upload copy time, if the chunk was uploaded (not when its input was already resident).
+    pub upload_ns: Option<u64>,
     /// Kernel time.
     pub kernel_ns: u64,
     /// Display time, if the chunk was drawn.
@@ -98,7 +98,9 @@ impl Budget {
         }
         let mut rates = self.rates.lock().unwrap_or_else(PoisonError::into_inner);
         let per = |ns: u64, bytes: u64| ns as f64 / bytes as f64;
-        update(&mut rates.upload_ns_per_byte, per(s.upload_ns, s.in_bytes));
+        if let Some(ns) = s.upload_ns {
+            update(&mut rates.upload_ns_per_byte, per(ns, s.in_bytes));
+        }
         update(&mut rates.kernel_ns_per_byte, per(s.kernel_ns, s.in_bytes));
         if let Some(ns) = s.display_ns {
             update(&mut rates.display_ns_per_byte, per(ns, s.out_bytes));
@@ -130,7 +132,7 @@ mod tests {
         let fast = Sample {
             in_bytes: 3_000_000,
             out_bytes: 1_000_000,
-            upload_ns: 30_000,
+            upload_ns: Some(30_000),
             kernel_ns: 30_000,
             display_ns: None,
             download_ns: Some(10_000),

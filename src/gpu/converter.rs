@@ -1,20 +1,23 @@
 //! [`GpuConverter`]: what the engine holds to convert images on one device. It owns the
 //! components that borrow the [`GpuContext`] (pipelines, the buffer ring, the display pipeline,
-//! the learnt submission budget) and picks the driver for each run.
+//! the learnt submission budget, an input kept on the GPU) and picks the driver for each run.
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use super::budget::{Budget, GpuRates};
+use super::buffers::Buffers;
 use super::display::{DisplayPipeline, GpuTiles};
 use super::encode::RunCommands;
 use super::grid::{Dispatch, dispatch};
 use super::pipelines::{Pipelines, params_buffer};
 use super::plan::{Limits, RunPlan};
+use super::probe::GpuCeilings;
+use super::resident_input::InputLayout;
 use super::ring::Ring;
 use super::run::Run;
 use super::scopes::ErrorScopes;
-use super::timestamps::TimestampProbe;
+use super::timestamps::TimestampCheck;
 use super::wait::{nanos, wait_for};
 use super::{GpuContext, GpuError, GpuJob, GpuTimings, pipelined, stepwise};
 
@@ -30,9 +33,6 @@ pub enum TimingMode {
     CpuClock,
 }
 
-/// Late readings in a row the timestamp probe needs before it believes them.
-const PROBE_ATTEMPTS: usize = 3;
-
 /// Largest band graylab plans: every index in the shader stays within `u32`.
 const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
 
@@ -41,11 +41,9 @@ pub struct GpuConverter {
     ctx: Arc<GpuContext>,
     pipelines: Pipelines,
     display: OnceLock<Arc<DisplayPipeline>>,
-    ring: Mutex<Option<Ring>>,
+    buffers: Mutex<Buffers>,
     budget: Budget,
-    probe: OnceLock<TimestampProbe>,
-    /// What the timestamp probe last found.
-    timestamps_in_place: Mutex<Option<bool>>,
+    timestamp_check: TimestampCheck,
     timing_mode: TimingMode,
     band_limit_bytes: u64,
     chunk_limit_bytes: Option<u64>,
@@ -62,10 +60,9 @@ impl GpuConverter {
             ctx,
             pipelines,
             display: OnceLock::new(),
-            ring: Mutex::new(None),
+            buffers: Mutex::new(Buffers::new()),
             budget: Budget::new(),
-            probe: OnceLock::new(),
-            timestamps_in_place: Mutex::new(None),
+            timestamp_check: TimestampCheck::new(),
             timing_mode: TimingMode::Auto,
             band_limit_bytes,
             chunk_limit_bytes: None,
@@ -159,11 +156,34 @@ impl GpuConverter {
         Ok(t)
     }
 
-    /// Frees every buffer this converter holds and waits until the device has let go of them,
-    /// so the next run allocates as a fresh process would.
+    /// Frees every buffer this converter holds (a kept input too) and waits until the device
+    /// has let go of them, so the next run allocates as a fresh process would.
     pub fn release_buffers(&self) -> Result<(), GpuError> {
-        drop(self.ring.lock().unwrap_or_else(PoisonError::into_inner).take());
+        self.buffers.lock().unwrap_or_else(PoisonError::into_inner).release();
         wait_for(self.ctx.device(), None)
+    }
+
+    /// Frees an input kept on the GPU, if any (the next run of that image uploads it again).
+    pub fn release_kept_input(&self) -> Result<(), GpuError> {
+        let kept = self.buffers.lock().unwrap_or_else(PoisonError::into_inner).input.take();
+        if kept.is_some() {
+            drop(kept);
+            return wait_for(self.ctx.device(), None);
+        }
+        Ok(())
+    }
+
+    /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]): a few
+    /// hundred milliseconds, with GPU timestamps where the device reads them in place.
+    pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
+        let ctx = &*self.ctx;
+        let gpu_clock = ctx.timestamps().encoders && self.timestamp_check.in_place(ctx)?;
+        let scopes = ErrorScopes::push(ctx.device());
+        let result = super::probe::measure(ctx, gpu_clock);
+        let scope_result = scopes.finish();
+        let ceilings = result?;
+        scope_result?;
+        Ok(ceilings)
     }
 
     /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
@@ -183,32 +203,25 @@ impl GpuConverter {
         Ok(times)
     }
 
-    /// Whether the device's timestamps are read where they are written: probed on the first run,
-    /// and before every run on a software adapter, where it is known to change (see
-    /// [`TimestampProbe`]). Devices without encoder timestamps are not probed.
-    fn timestamps_in_place(&self) -> Result<bool, GpuError> {
-        let ctx = &*self.ctx;
-        if !ctx.timestamps().encoders {
-            return Ok(true);
-        }
-        let mut known = self.timestamps_in_place.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(in_place) = *known
-            && !ctx.is_software()
-        {
-            return Ok(in_place);
-        }
-        // A thread preempted between the probe's first two stamps looks like a late clock:
-        // only three late readings in a row count.
-        let probe = self.probe.get_or_init(|| TimestampProbe::new(ctx));
-        let mut in_place = false;
-        for _ in 0..PROBE_ATTEMPTS {
-            if probe.in_place(ctx)? {
-                in_place = true;
-                break;
-            }
-        }
-        *known = Some(in_place);
-        Ok(in_place)
+    /// The input buffers chunks go into and their bind groups: one per band of a kept input, or
+    /// the ring's one input buffer for every band.
+    fn bindings(
+        &self,
+        kernel: crate::pixel::Kernel,
+        kept: Option<&super::resident_input::ResidentInput>,
+        ring_input: (&wgpu::Buffer, u64),
+        output: (&wgpu::Buffer, u64),
+        params: &wgpu::Buffer,
+    ) -> (Vec<wgpu::Buffer>, Vec<wgpu::BindGroup>) {
+        let inputs: Vec<(wgpu::Buffer, u64)> = match kept {
+            Some(k) => k.buffers.iter().cloned().zip(k.bytes.iter().copied()).collect(),
+            None => vec![(ring_input.0.clone(), ring_input.1)],
+        };
+        let groups = inputs
+            .iter()
+            .map(|(b, bytes)| self.pipelines.bind_group(&self.ctx, kernel, (b, *bytes), output, params));
+        let groups = groups.collect();
+        (inputs.into_iter().map(|(b, _)| b).collect(), groups)
     }
 
     fn limits(&self, chunk_bytes: u64, pipeline: bool) -> Limits {
@@ -234,14 +247,14 @@ impl GpuConverter {
         {
             return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
         }
-        let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
         let mut scopes = ErrorScopes::push(self.ctx.device());
-        let result = self.run_scoped(job, dst, tiles, &mut ring, &mut scopes, started);
+        let result = self.run_scoped(job, dst, tiles, &mut buffers, &mut scopes, started);
         let scope_result = scopes.finish();
         let result = result.and_then(|t| scope_result.map(|()| t));
         if result.is_err() {
             // Whatever state the buffers are in, start from scratch next time.
-            drop(ring.take());
+            buffers.release();
             let _ = wait_for(self.ctx.device(), None);
         }
         result
@@ -252,7 +265,7 @@ impl GpuConverter {
         job: &GpuJob<'_>,
         dst: Option<&mut [u8]>,
         tiles: Option<&GpuTiles>,
-        ring: &mut Option<Ring>,
+        buffers: &mut Buffers,
         scopes: &mut ErrorScopes<'_>,
         started: Instant,
     ) -> Result<GpuTimings, GpuError> {
@@ -262,7 +275,7 @@ impl GpuConverter {
         let display = tiles;
         let ts = ctx.timestamps();
         let auto = self.timing_mode == TimingMode::Auto;
-        let gpu_clock = auto && self.timestamps_in_place()?;
+        let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
         let chunk_bytes = self.budget.chunk_in_bytes(kernel, display.is_some(), download);
@@ -289,17 +302,16 @@ impl GpuConverter {
             t.wall_ns = nanos(started.elapsed());
             return Ok(t);
         }
+        let layout = job.keep_input.map(|key| InputLayout::new(key, kernel, plan.size, &plan.bands));
         let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
         let needs = plan.ring_needs(kernel, slots, t.kernel_on_gpu_clock);
-        if !ring.as_ref().is_some_and(|r| r.serves(&needs)) {
-            // Free the old buffers before allocating new ones, as a fresh process would find.
-            if ring.take().is_some() {
-                wait_for(ctx.device(), None)?;
-            }
-            *ring = Some(Ring::new(ctx, needs));
-            scopes.check()?;
-        }
-        let Some(ring) = ring.as_mut() else { return Err(GpuError::Validation("no buffer ring".into())) };
+        buffers.prepare(ctx, needs, layout, &plan.bands)?;
+        scopes.check()?;
+        let Buffers { ring: Some(ring), input } = buffers else {
+            return Err(GpuError::Validation("no buffer ring".into()));
+        };
+        t.input_kept = input.is_some();
+        t.input_resident = input.as_ref().zip(layout).is_some_and(|(i, l)| i.holds(&l));
         let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
         let dispatches = plan
             .chunks
@@ -309,9 +321,9 @@ impl GpuConverter {
         let params = params_buffer(ctx, &dispatches.iter().map(|d| d.params).collect::<Vec<_>>());
         let (band_in_bytes, band_out_bytes) = (ring.band_in_bytes(), ring.band_out_bytes());
         let Ring { band, slots, .. } = ring;
-        let bind_group = self.pipelines.bind_group(
-            ctx,
+        let (inputs, bind_groups) = self.bindings(
             kernel,
+            input.as_ref(),
             (&band.input, band_in_bytes),
             (&band.output, band_out_bytes),
             &params,
@@ -322,7 +334,9 @@ impl GpuConverter {
                 ctx,
                 kernel,
                 pipeline: &pipeline,
-                bind_group: &bind_group,
+                bind_groups: &bind_groups,
+                inputs: &inputs,
+                upload: !t.input_resident,
                 band,
                 rows_per_band: plan.bands.rows_per_band,
                 dispatches: &dispatches,
@@ -343,6 +357,9 @@ impl GpuConverter {
                 return Err(GpuError::Validation("no staging slot".into()));
             };
             stepwise::drive(&mut run, slot, scopes)?;
+        }
+        if let Some(input) = input.as_mut() {
+            input.uploaded = true;
         }
         let mut t = run.t;
         t.wall_ns = nanos(started.elapsed());

@@ -19,9 +19,15 @@ pub(crate) struct RunCommands<'a> {
     pub kernel: Kernel,
     /// Its pipeline.
     pub pipeline: &'a wgpu::ComputePipeline,
-    /// Bindings of the band buffers and the parameter slots.
-    pub bind_group: &'a wgpu::BindGroup,
-    /// The input and output buffers.
+    /// Bindings of the input, output and parameter buffers: one for every band, or one that
+    /// every band shares (the ring's input buffer).
+    pub bind_groups: &'a [wgpu::BindGroup],
+    /// The input buffers the chunks are uploaded into, like `bind_groups`: one per band (a
+    /// resident input) or one for all.
+    pub inputs: &'a [wgpu::Buffer],
+    /// Whether the chunks' input is uploaded (not when it is already resident on the GPU).
+    pub upload: bool,
+    /// The ring's buffers (its output buffer is every band's).
     pub band: &'a BandBuffers,
     /// Image rows per band.
     pub rows_per_band: u32,
@@ -39,7 +45,13 @@ impl RunCommands<'_> {
         self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
-    /// Copies the chunk's staged input into its place in the input buffer.
+    /// Which of `inputs` and `bind_groups` serves the chunk.
+    fn band_of(&self, chunk: &Chunk) -> usize {
+        if self.inputs.len() > 1 { chunk.band as usize } else { 0 }
+    }
+
+    /// Copies the chunk's staged input into its place in the input buffer (nothing when the input
+    /// is already resident).
     pub(crate) fn upload(
         &self,
         enc: &mut wgpu::CommandEncoder,
@@ -49,20 +61,28 @@ impl RunCommands<'_> {
     ) {
         let (offset, bytes) = chunk.in_bytes(self.kernel);
         stamp(enc, ts, Stamp::UploadStart);
-        enc.copy_buffer_to_buffer(&slot.upload, 0, &self.band.input, offset, bytes);
+        if self.upload
+            && let Some(input) = self.inputs.get(self.band_of(chunk))
+        {
+            enc.copy_buffer_to_buffer(&slot.upload, 0, input, offset, bytes);
+        }
         stamp(enc, ts, Stamp::UploadEnd);
     }
 
     /// The kernel's compute pass over the chunk's words, with pass timestamps when given.
     pub(crate) fn kernel(&self, enc: &mut wgpu::CommandEncoder, chunk: &Chunk, ts: Option<&Timestamps>) {
-        let Some(dispatch) = self.dispatches.get(chunk.index) else { return };
+        let (Some(dispatch), Some(bind_group)) =
+            (self.dispatches.get(chunk.index), self.bind_groups.get(self.band_of(chunk)))
+        else {
+            return;
+        };
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("grayscale"),
             timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart, Stamp::KernelEnd)),
         });
         pass.set_pipeline(self.pipeline);
         let params_offset = (chunk.index as u64 * PARAMS_STRIDE) as u32;
-        pass.set_bind_group(0, self.bind_group, &[params_offset]);
+        pass.set_bind_group(0, bind_group, &[params_offset]);
         pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
     }
 

@@ -23,6 +23,10 @@ pub struct GpuJob<'a> {
     /// Checked between submissions: once set, the run waits for what it submitted and returns
     /// [`super::GpuError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
+    /// Keep the input on the GPU under this key, the caller's identity of the pixels in `src`
+    /// (the same key promises the same pixels): a later job with the same key, kernel and size
+    /// binds it and uploads nothing. `None` (the full round trip) frees a kept input.
+    pub keep_input: Option<u64>,
 }
 
 impl<'a> GpuJob<'a> {
@@ -35,13 +39,19 @@ impl<'a> GpuJob<'a> {
         src: &'a [u8],
         (width, height): (u32, u32),
     ) -> Self {
-        Self { kernel, formula, workgroup, src, width, height, cancel: None }
+        Self { kernel, formula, workgroup, src, width, height, cancel: None, keep_input: None }
     }
 
     /// The same job, cancelled when `flag` is set.
     #[must_use]
     pub fn with_cancel(self, flag: &'a AtomicBool) -> Self {
         Self { cancel: Some(flag), ..self }
+    }
+
+    /// The same job, keeping its input on the GPU under `key` (see [`Self::keep_input`]).
+    #[must_use]
+    pub fn keeping_input(self, key: u64) -> Self {
+        Self { keep_input: Some(key), ..self }
     }
 }
 
@@ -96,6 +106,11 @@ pub struct GpuTimings {
     pub downloaded: bool,
     /// Whether the result was kept on the GPU for display (and its preview drawn).
     pub displayed: bool,
+    /// Whether the input was already on the GPU, kept by an earlier run of the same image: nothing
+    /// was uploaded (`upload_*_ns` are 0).
+    pub input_resident: bool,
+    /// Whether the input stays on the GPU after this run, for the next run of the same image.
+    pub input_kept: bool,
     /// Whether the device's timestamps were found to be read late (Mesa's llvmpipe once a render
     /// target is bound, e.g. by eframe's frames), so this run was timed step by step on the CPU
     /// clock although timestamps were asked for.

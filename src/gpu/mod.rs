@@ -9,13 +9,14 @@
 //!
 //! Files, each using only files before it: `error`, `workgroup`, `adapters`, `bands`, `budget`,
 //! `transfer`, `wait`, `scopes`, `job` -> `context` -> `timestamps`, `pipelines` -> `grid`,
-//! `display`, `ring` -> `plan` -> `encode` -> `run` -> `pipelined`, `stepwise` -> `resident` ->
-//! `converter`.
+//! `display`, `ring`, `resident_input` -> `buffers`, `plan`, `probe` -> `encode` -> `run` -> `pipelined`,
+//! `stepwise` -> `resident` -> `converter`.
 //! Depends only on [`crate::pixel`] and [`crate::shaders`].
 
 mod adapters;
 mod bands;
 mod budget;
+mod buffers;
 mod context;
 mod converter;
 mod display;
@@ -26,7 +27,9 @@ mod job;
 mod pipelined;
 mod pipelines;
 mod plan;
+mod probe;
 mod resident;
+mod resident_input;
 mod ring;
 mod run;
 mod scopes;
@@ -44,5 +47,6 @@ pub use converter::{GpuConverter, TimingMode};
 pub use display::{GpuTile, GpuTiles};
 pub use error::GpuError;
 pub use job::{GpuJob, GpuTimings};
+pub use probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES, ProbeClock};
 pub use transfer::PIECE_BYTES;
 pub use workgroup::{ParseWorkgroupError, WorkgroupSize};

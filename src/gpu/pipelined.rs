@@ -59,7 +59,9 @@ pub(crate) fn drive(
         let Some(slot) = slots.get_mut(slot_index) else {
             return Err(GpuError::Validation("no staging slot".into()));
         };
-        run.stage(slot, chunk)?;
+        if run.cmds.upload {
+            run.stage(slot, chunk)?;
+        }
         while pending.iter().filter(|f| f.done.is_none()).count() >= MAX_IN_FLIGHT {
             wait_oldest(run, &mut pending)?;
         }
@@ -133,13 +135,15 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
         return;
     }
     let sample = Sample {
-        upload_ns: ns(Span::Upload),
+        upload_ns: Some(ns(Span::Upload)),
         kernel_ns: ns(Span::Kernel),
         display_ns: Some(ns(Span::Display)),
         download_ns: Some(ns(Span::Download)),
         ..Sample::default()
     };
-    run.t.upload_copy_ns += sample.upload_ns;
+    if run.cmds.upload {
+        run.t.upload_copy_ns += ns(Span::Upload);
+    }
     run.t.kernel_ns += sample.kernel_ns;
     // Without a display target (or a download) the span is just two adjacent stamps.
     if run.cmds.display.is_some() {

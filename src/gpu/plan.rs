@@ -21,6 +21,8 @@ const MIN_PIPELINE_CHUNK_BYTES: u64 = 2 << 20;
 pub(crate) struct Chunk {
     /// Index of the chunk in the run.
     pub index: usize,
+    /// Index of the chunk's band.
+    pub band: u32,
     /// First image row of the chunk's band.
     pub band_row0: u32,
     /// Band-relative rows.
@@ -117,6 +119,7 @@ impl RunPlan {
                         let dst = band_dst + words.start as usize * 4;
                         chunks.push(Chunk {
                             index: chunks.len(),
+                            band,
                             band_row0,
                             rows: r0..r1,
                             words: words.clone(),

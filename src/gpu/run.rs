@@ -104,6 +104,9 @@ impl Run<'_> {
         if !self.cmds.download {
             sample.download_ns = None;
         }
+        if !self.cmds.upload {
+            sample.upload_ns = None;
+        }
         self.budget.learn(&sample);
     }
 

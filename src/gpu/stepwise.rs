@@ -26,9 +26,12 @@ pub(crate) fn drive(
         if run.cancelled() {
             return Err(GpuError::Cancelled);
         }
-        run.stage(slot, chunk)?;
-        let upload_ns = timed(run, |cmds, enc| cmds.upload(enc, slot, chunk, None))?;
-        slot.remap_upload();
+        let mut upload_ns = None;
+        if run.cmds.upload {
+            run.stage(slot, chunk)?;
+            upload_ns = Some(timed(run, |cmds, enc| cmds.upload(enc, slot, chunk, None))?);
+            slot.remap_upload();
+        }
         let mut sample = Sample { upload_ns, kernel_ns: kernel(run, slot, chunk)?, ..Sample::default() };
         if run.cmds.display.is_some() {
             let ns = timed(run, |cmds, enc| cmds.display(enc, chunk, None))?;
@@ -42,7 +45,7 @@ pub(crate) fn drive(
             let mapping = map(&slot.download, 0..chunk.out_bytes().1, wgpu::MapMode::Read);
             run.read_back(slot, chunk, &mapping)?;
         }
-        run.t.upload_copy_ns += sample.upload_ns;
+        run.t.upload_copy_ns += sample.upload_ns.unwrap_or(0);
         run.t.kernel_ns += sample.kernel_ns;
         if sample.kernel_ns > 0 {
             run.learn(chunk, sample);

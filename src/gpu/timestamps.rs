@@ -1,5 +1,8 @@
 //! GPU timestamps of one submission, by name: a query set with a slot per [`Stamp`], resolved
-//! into a buffer and read back, and the spans between them per [`Span`].
+//! into a buffer and read back, and the spans between them per [`Span`]; and the check that a
+//! device reads its clock where a timestamp is written ([`TimestampCheck`]).
+
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::wait::{MapResult, map};
 use super::{GpuContext, GpuError};
@@ -238,5 +241,50 @@ impl TimestampProbe {
         let before_copy = ticks[1].saturating_sub(ticks[0]);
         let copy = ticks[2].saturating_sub(ticks[1]);
         Ok(before_copy <= copy)
+    }
+}
+
+/// Late readings in a row the timestamp probe needs before it believes them.
+const PROBE_ATTEMPTS: usize = 3;
+
+/// Whether a device's timestamps are read where they are written: probed on first use, and
+/// before every use on a software adapter, where it is known to change (see [`TimestampProbe`]).
+/// Devices without encoder timestamps are not probed.
+pub(crate) struct TimestampCheck {
+    probe: OnceLock<TimestampProbe>,
+    /// What the probe last found.
+    known: Mutex<Option<bool>>,
+}
+
+impl TimestampCheck {
+    /// Nothing probed yet.
+    pub(crate) fn new() -> Self {
+        Self { probe: OnceLock::new(), known: Mutex::new(None) }
+    }
+
+    /// Whether `ctx`'s timestamps can be trusted where they are written (submits and waits when
+    /// it probes).
+    pub(crate) fn in_place(&self, ctx: &GpuContext) -> Result<bool, GpuError> {
+        if !ctx.timestamps().encoders {
+            return Ok(true);
+        }
+        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(in_place) = *known
+            && !ctx.is_software()
+        {
+            return Ok(in_place);
+        }
+        // A thread preempted between the probe's first two stamps looks like a late clock:
+        // only three late readings in a row count.
+        let probe = self.probe.get_or_init(|| TimestampProbe::new(ctx));
+        let mut in_place = false;
+        for _ in 0..PROBE_ATTEMPTS {
+            if probe.in_place(ctx)? {
+                in_place = true;
+                break;
+            }
+        }
+        *known = Some(in_place);
+        Ok(in_place)
     }
 }

@@ -21,17 +21,6 @@ fn put32le(bytes: &mut [u8], at: usize, v: u32) {
     }
 }
 
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in data {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
-}
-
 const SIDES16: [u16; 10] = [0, 1, 7, 8, 9, 255, 1000, 4096, 16384, 65535];
 const SIDES32: [u32; 10] = [0, 1, 3, 255, 4096, 16_384, 65_535, 100_000, 0x7FFF_FFFF, u32::MAX];
 
@@ -125,7 +114,7 @@ pub(super) fn mutate_png(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
     };
     // Mostly keep the header's CRC valid so the decoder reads the mutated values.
     if rng.below(4) != 0 {
-        let crc = crc32(&b[12..29]);
+        let crc = crc32fast::hash(&b[12..29]);
         put32be(&mut b, 29, crc);
     }
     (name, b)
