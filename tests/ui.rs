@@ -234,6 +234,67 @@ fn stop_and_a_setting_change_cut_a_gpu_run_short_between_submissions() {
 }
 
 #[test]
+fn gpu_runs_are_shown_against_the_ceilings_and_can_keep_their_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (path, img) = photo(dir.path(), "in.png", 640, 480);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    assert!(h.state().ceilings().is_none(), "a CPU run measures no GPU ceilings");
+    let cpu = h.state().runs().last().expect("a CPU run").clone();
+    let kernel = cpu.rates.iter().find(|r| r.phase == Phase::Kernel).expect("the CPU kernel as a rate");
+    assert!(kernel.gb_per_s > 0.0 && kernel.ceiling_gb_per_s.is_some_and(|c| c > 0.0), "{kernel:?}");
+
+    // The first GPU run asks for the ceilings (measured here: tests keep no cache); the adapter
+    // panel lists them and the next run's phases are percentages of them.
+    h.get_by_label("GPU").click();
+    settle(&mut h);
+    let ceilings = h.state().ceilings().expect("measured after the first GPU run").clone();
+    assert!(ceilings.measured_now && ceilings.cache_path.is_none(), "measured, not cached: {ceilings:?}");
+    assert!(ceilings.ceilings.device_copy.gb_per_s() > 0.0);
+    h.get_by_label("host to staging");
+    h.get_by_label("Measure again");
+    h.state_mut().run_conversion(1);
+    settle(&mut h);
+    let last = h.state().runs().last().expect("a GPU run").clone();
+    for phase in [Phase::Upload, Phase::Kernel] {
+        let rate = last.rates.iter().find(|r| r.phase == phase).expect("every moving phase as a rate");
+        let pct = rate.percent_of_ceiling.expect("against its ceiling");
+        assert!(pct > 0.0 && rate.gb_per_s > 0.0, "{rate:?}");
+    }
+    assert!(h.get_all_by_label_contains("GB/s ·").count() >= 2, "the last run shows rate · % of ceiling");
+
+    // Keep the input on the GPU: the first run uploads it, another formula uploads nothing and
+    // is still byte-identical to the CPU.
+    h.state_mut().settings_mut().round_trip = true;
+    h.get_by_label("Keep the input on the GPU").click();
+    settle(&mut h);
+    let kept = h.state().runs().last().expect("a run").clone();
+    assert!(kept.report.phase(Phase::Upload).is_some(), "the first run with the box ticked uploads");
+    h.state_mut().settings_mut().convert.formula = Formula::Bt709;
+    settle(&mut h);
+    let resident = h.state().runs().last().expect("a run").clone();
+    assert_eq!(resident.settings.formula, Formula::Bt709);
+    assert!(resident.report.phase(Phase::Upload).is_none(), "nothing uploaded: {:?}", resident.report.phases);
+    assert!(
+        resident.report.notes.iter().any(|n| n.contains("already on the GPU")),
+        "{:?}",
+        resident.report.notes
+    );
+    let settings = ConvertSettings { formula: Formula::Bt709, ..ConvertSettings::default() };
+    assert_eq!(
+        h.state().output_pixels(),
+        Some(&engine_gray(&img, &settings)),
+        "GPU = CPU from the kept input"
+    );
+
+    // Unticked: the next run uploads again.
+    h.get_by_label("Keep the input on the GPU").click();
+    settle(&mut h);
+    let last = h.state().runs().last().expect("a run");
+    assert!(last.report.phase(Phase::Upload).is_some(), "uploads again once unticked");
+}
+
+#[test]
 fn single_key_shortcuts_are_ignored_while_typing() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (path, _) = photo(dir.path(), "in.png", 64, 48);

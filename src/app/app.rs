@@ -1,6 +1,8 @@
 //! `GraylabApp`: the shared session plus one struct per panel and window, the frame loop
 //! (replies, shortcuts, drops, dialogs) and the layout. Nothing else in `app` depends on it.
 
+mod handles;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -17,7 +19,7 @@ use super::look;
 use super::parity_window::ParityWindow;
 use super::preload::Preload;
 use super::session::Session;
-use super::state::{RunRecord, Settings};
+use super::state::Settings;
 use super::status_bar::StatusBar;
 use super::sweep_window::SweepWindow;
 use super::top_bar::{TopBar, TopBarAction};
@@ -67,7 +69,7 @@ impl GraylabApp {
         if let Some(backend) = options.backend {
             settings.convert.backend = backend;
         }
-        let mut session = Session::new(cc, settings, options.gpu_chunk_limit_bytes);
+        let mut session = Session::new(cc, settings, &options);
         session.continuous = options.continuous;
         let mut meter = FrameMeter::default();
         if let Some(path) = &options.frame_log {
@@ -105,135 +107,6 @@ impl GraylabApp {
     pub fn open(&mut self, path: PathBuf) {
         self.top_bar.set_path(&path);
         self.session.open(path, None);
-    }
-
-    /// The warnings on screen (they stay until dismissed).
-    #[must_use]
-    pub fn warnings(&self) -> Vec<&str> {
-        self.session.toasts.warnings()
-    }
-
-    /// What the job running now reports doing, once it has started.
-    #[must_use]
-    pub fn job_progress(&self) -> Option<String> {
-        self.session.current_job().and_then(|(_, p)| p).map(|p| p.what)
-    }
-
-    /// GPU runs stopped between their submissions by Stop, Esc or a newer setting, so far.
-    #[must_use]
-    pub fn runs_cut_short(&self) -> usize {
-        self.session.runs_cut_short()
-    }
-
-    /// The image on screen, if any.
-    #[must_use]
-    pub fn input_image(&self) -> Option<&image::DynamicImage> {
-        self.session.input().map(|i| i.image.as_ref())
-    }
-
-    /// The output's host pixels, if the current output has them.
-    #[must_use]
-    pub fn output_pixels(&self) -> Option<&image::DynamicImage> {
-        self.session.output().and_then(|o| o.pixels.as_deref())
-    }
-
-    /// Every measured run so far (conversions and exports).
-    #[must_use]
-    pub fn runs(&self) -> &[RunRecord] {
-        self.session.runs()
-    }
-
-    /// The settings in force.
-    pub fn settings_mut(&mut self) -> &mut Settings {
-        self.session.settings_mut()
-    }
-
-    /// The newest message (error or note), if any.
-    #[must_use]
-    pub fn message(&self) -> Option<(&str, bool)> {
-        self.session.toasts.latest()
-    }
-
-    /// Whether the worker has work in flight (loads, conversions, exports, sweeps).
-    #[must_use]
-    pub fn is_busy(&self) -> bool {
-        self.session.is_busy()
-    }
-
-    /// Whether Continuous is on.
-    #[must_use]
-    pub fn continuous(&self) -> bool {
-        self.session.continuous
-    }
-
-    /// Whether Fit is in effect in the viewer.
-    #[must_use]
-    pub fn fitting(&self) -> bool {
-        self.viewer.fitting()
-    }
-
-    /// Flip mode: whether the output is shown (else the input).
-    #[must_use]
-    pub fn showing_output(&self) -> bool {
-        self.viewer.showing_output()
-    }
-
-    /// The run numbers the runs chart shows now.
-    #[must_use]
-    pub fn charted_runs(&self) -> Vec<usize> {
-        self.charts.charted_runs(&self.session)
-    }
-
-    /// Full-resolution tiles on the GPU now for the input and the output (none at Fit).
-    #[must_use]
-    pub fn detail_tiles(&self) -> (usize, usize) {
-        let input = self.session.input().map_or(0, |i| i.display.detail_tiles());
-        let output = self.session.output().map_or(0, |o| o.display.detail_tiles());
-        (input, output)
-    }
-
-    /// Queues `runs` conversions of the current image with the current settings.
-    pub fn run_conversion(&mut self, runs: u32) {
-        self.session.run_conversion(runs);
-    }
-
-    /// Queues an export of the current output to `path` (replacing a file there only when
-    /// `overwrite`).
-    pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
-        self.session.export_to(path, overwrite);
-    }
-
-    /// Opens the size-sweep window.
-    pub fn open_sweep_window(&mut self) {
-        self.sweep.open = true;
-    }
-
-    /// Opens the size-sweep window with these sizes (megapixels, comma separated) and runs.
-    pub fn set_sweep_sizes(&mut self, sizes: &str, runs: u32) {
-        self.sweep.open = true;
-        self.sweep.set_sizes(sizes, runs);
-    }
-
-    /// Sets the sweep window's JSON file, as if typed.
-    pub fn set_sweep_json_path(&mut self, path: &std::path::Path) {
-        self.sweep.set_path(path);
-    }
-
-    /// Opens the parity window.
-    pub fn open_parity_window(&mut self) {
-        self.parity.open = true;
-    }
-
-    /// The latest sweep, if one finished.
-    #[must_use]
-    pub fn sweep_result(&self) -> Option<&crate::engine::SweepResult> {
-        self.session.sweep().map(AsRef::as_ref)
-    }
-
-    /// The latest parity report, if one finished.
-    #[must_use]
-    pub fn parity_result(&self) -> Option<&crate::engine::ParityReport> {
-        self.session.parity().map(|(r, _)| r)
     }
 
     fn ask_open(&mut self, ctx: &egui::Context) {
@@ -343,11 +216,7 @@ impl eframe::App for GraylabApp {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     self.settings_panel.ui(ui, &mut self.session);
                     ui.separator();
-                    self.adapter_panel.ui(
-                        ui,
-                        self.session.gpu().map(AsRef::as_ref),
-                        self.session.gpu_error(),
-                    );
+                    self.adapter_panel.ui(ui, &mut self.session);
                 });
             });
         self.charts.dock_ui(ui, &mut self.session);

@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use super::look;
 
 use super::session::Session;
-use crate::engine::{Backend, Formula, available_threads, ms, simd_level};
+use crate::engine::{Backend, Formula, PhasePart, available_threads, gb, ms, simd_level};
 
 /// The conversion settings and the last run.
 #[derive(Default)]
@@ -60,6 +60,11 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
                 "Off: the result is drawn from GPU memory and never copied back, as a viewer would. \
                  On: it is also downloaded, and the chart shows the download phase.",
             );
+            ui.checkbox(&mut settings.keep_input_on_gpu, "Keep the input on the GPU").on_hover_text(
+                "On: the photo stays in GPU memory after the first run, and runs with another formula \
+                 or workgroup size upload nothing (no upload phase), as a real pipeline would. \
+                 Off: every run uploads it, and GPU memory is freed.",
+            );
         }
         Backend::Cpu => {
             ui.add(egui::Slider::new(&mut c.threads, 1..=available_threads()).text("CPU threads"));
@@ -103,6 +108,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
             ui.label(p.phase.name());
             ui.label(RichText::new(format!("{} ms", ms(p.ns))).monospace());
             ui.label(RichText::new(p.source.label()).weak());
+            rate_ui(ui, run, p.phase);
             ui.end_row();
         }
         if run.overlap_ns() > 0 {
@@ -121,6 +127,13 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         ui.label(RichText::new("cpu-clock").weak());
         ui.end_row();
     });
+    if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
+        ui.label(
+            RichText::new("Rates without a % of ceiling: this machine's ceilings are not measured yet (GPU adapter below).")
+                .small()
+                .weak(),
+        );
+    }
     if run.cold {
         let why = match run.settings.backend {
             Backend::Gpu => "pipeline compilation and buffer allocation",
@@ -131,4 +144,25 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     for note in &r.notes {
         ui.label(RichText::new(note).italics());
     }
+}
+
+/// The phase's rate and its share of this machine's ceiling ("2.10 GB/s · 35%"), with the whole
+/// sentence and the host and GPU parts on hover; nothing for phases that move no pixels.
+fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine::Phase) {
+    let rates = || run.rates.iter().filter(move |r| r.phase == phase);
+    let Some(whole) = rates().find(|r| r.part == PhasePart::Whole) else {
+        ui.label("");
+        return;
+    };
+    let text = match whole.percent_of_ceiling {
+        Some(pct) => format!("{} · {pct:.0}%", gb(whole.gb_per_s)),
+        None => gb(whole.gb_per_s),
+    };
+    // The app's font has no arrows: "host→GPU" reads "host to GPU".
+    let hover = std::iter::once(whole.sentence())
+        .chain(rates().filter(|r| r.part != PhasePart::Whole).map(crate::engine::PhaseRate::sentence))
+        .map(|s| s.replace('→', " to "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    ui.label(RichText::new(text).monospace().small()).on_hover_text(hover);
 }

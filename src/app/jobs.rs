@@ -10,7 +10,10 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use super::display::DisplayImage;
-use crate::engine::{ConvertSettings, ExportOptions, ParityReport, RunReport, SweepOptions, SweepResult};
+use crate::engine::{
+    ConvertSettings, ExportOptions, ImageKey, KnownCeilings, ParityReport, PhaseRate, RunReport,
+    SweepOptions, SweepResult,
+};
 use crate::io::EncodeReport;
 
 /// A decoded image and its on-screen textures.
@@ -21,6 +24,8 @@ pub struct Loaded {
     pub path: PathBuf,
     /// The pixels (EXIF orientation applied).
     pub image: Arc<DynamicImage>,
+    /// The image's identity, for keeping it on the GPU between runs.
+    pub key: ImageKey,
     /// Decode time (CPU clock).
     pub decode_ns: u64,
     /// Whether EXIF orientation rotated or flipped it.
@@ -174,6 +179,8 @@ pub enum Job {
         settings: Vec<ConvertSettings>,
         /// GPU: download the result too.
         round_trip: bool,
+        /// GPU: keep the input on the GPU for the next run of this image (else free it).
+        keep_input: bool,
         /// How many runs of each.
         runs: u32,
         /// Longest side of the preview level, in pixels.
@@ -196,6 +203,13 @@ pub enum Job {
         input: Arc<Loaded>,
         /// How.
         settings: ConvertSettings,
+    },
+    /// Read this GPU's ceilings from the cache, or measure them (always, with `remeasure`).
+    Ceilings {
+        /// The job.
+        ticket: Ticket,
+        /// Measure even when cached.
+        remeasure: bool,
     },
     /// Write the output of `settings` for `input` to a file (converting first when the current
     /// output is not on the host).
@@ -224,7 +238,8 @@ impl Job {
             | Self::Convert { ticket, .. }
             | Self::Sweep { ticket, .. }
             | Self::Parity { ticket, .. }
-            | Self::Export { ticket, .. } => ticket,
+            | Self::Export { ticket, .. }
+            | Self::Ceilings { ticket, .. } => ticket,
         }
     }
 }
@@ -241,6 +256,14 @@ pub struct Exported {
     pub wall_ns: u64,
 }
 
+/// What one run measured: its phases, and each as a rate against this machine's ceiling.
+pub struct Measured {
+    /// The phases, finished with the run's wall time.
+    pub report: RunReport,
+    /// [`crate::engine::Engine::phase_rates`] of `report`.
+    pub rates: Vec<PhaseRate>,
+}
+
 /// Answers from the worker; each names the job it answers.
 pub enum Reply {
     /// A file was decoded.
@@ -248,7 +271,7 @@ pub enum Reply {
     /// Decoding failed; nothing else changed.
     LoadFailed(u64, PathBuf, String),
     /// One run finished.
-    Converted(u64, Box<Output>, RunReport),
+    Converted(u64, Box<Output>, Box<Measured>),
     /// A conversion failed.
     ConvertFailed(u64, String),
     /// A run in flight was cut short by its cancel flag (between GPU submissions).
@@ -261,6 +284,8 @@ pub enum Reply {
     ExportFailed(PathBuf, String),
     /// A sweep finished (or failed).
     Swept(Result<SweepResult, String>),
+    /// The GPU's ceilings (or why they could not be had).
+    Ceilings(Result<KnownCeilings, String>),
     /// A parity check finished (or failed).
     Parity(Box<Result<(ParityReport, DisplayImage), String>>),
 }

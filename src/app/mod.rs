@@ -42,7 +42,7 @@ pub use state::{RunRecord, Settings, ViewMode};
 pub struct AppOptions {
     /// The image to open first; `None` opens nothing (`run` passes the bundled sample).
     pub initial_path: Option<PathBuf>,
-    /// Ignore saved settings (tests start from defaults).
+    /// Ignore saved settings and cached measurements, and keep none (tests start from defaults).
     pub fresh_settings: bool,
     /// Start on this backend instead of the saved one.
     pub backend: Option<crate::engine::Backend>,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::{ConvertSettings, ExportOptions, RunReport, WorkgroupSize};
+use crate::engine::{ConvertSettings, ExportOptions, PhaseRate, RunReport, WorkgroupSize};
 
 /// How input and output are shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -24,6 +24,9 @@ pub struct Settings {
     pub convert: ConvertSettings,
     /// GPU: also download the result each run (the full round trip), not only show it.
     pub round_trip: bool,
+    /// GPU: keep the input on the GPU between runs of the same image, so that another formula
+    /// or workgroup size uploads nothing.
+    pub keep_input_on_gpu: bool,
     /// How the two images are shown.
     pub view: ViewMode,
     /// Runs queued by the "Run" button.
@@ -41,6 +44,7 @@ impl Default for Settings {
         Self {
             convert: ConvertSettings::default(),
             round_trip: false,
+            keep_input_on_gpu: false,
             view: ViewMode::SideBySide,
             repeat: 10,
             recent: Vec::new(),
@@ -83,6 +87,8 @@ pub struct RunRecord {
     /// preview of a CPU result), finished with the wall time the app waited for the run: its
     /// phases − `overlap_ns` + `other_ns` = `total_ns`.
     pub report: RunReport,
+    /// Its phases as rates against this machine's ceilings (empty for exports).
+    pub rates: Vec<PhaseRate>,
     /// The first run of this setting on this image (pipeline compilation, allocation).
     pub cold: bool,
 }

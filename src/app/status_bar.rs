@@ -82,6 +82,7 @@ fn default_text(kind: JobKind) -> &'static str {
         JobKind::Sweep => "Sweep",
         JobKind::Parity => "Parity",
         JobKind::Export => "Exporting",
+        JobKind::Ceilings => "Measuring the GPU's ceilings",
     }
 }
 

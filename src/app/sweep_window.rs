@@ -88,6 +88,8 @@ impl SweepWindow {
             }
         });
         ui.label(RichText::new(self.estimate(session)).weak());
+        self.file_ui(ui, session);
+        ui.separator();
         match session.sweep().cloned() {
             Some(r) => {
                 ui.label(RichText::new(&r.verdict).strong());
@@ -124,6 +126,11 @@ impl SweepWindow {
                 ui.label("No sweep yet.");
             }
         }
+    }
+
+    /// The JSON file: save this sweep, load one to compare (above the results, so it stays on
+    /// screen however tall they grow).
+    fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
         ui.horizontal(|ui| {
             ui.label("JSON file");
             if ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0)).changed() {

@@ -13,11 +13,11 @@ use eframe::egui_wgpu::RenderState;
 use image::DynamicImage;
 
 use super::display::{DisplayImage, preview_levels, preview_size};
-use super::jobs::{Exported, Job, Loaded, Output, Reply, Ticket};
+use super::jobs::{Exported, Job, Loaded, Measured, Output, Reply, Ticket};
 use super::preload::{Preload, decode_for_display};
 use crate::engine::{
-    Backend, ClockSource, ConvertSettings, DecodeOptions, Engine, EngineError, ExportOptions, Kernel, Phase,
-    PhaseTiming, RunReport,
+    Backend, ClockSource, ConvertSettings, DecodeOptions, Engine, EngineError, ExportOptions, ImageKey,
+    Kernel, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions, RunReport,
 };
 
 /// The handle the UI keeps.
@@ -87,6 +87,17 @@ impl Worker {
     }
 }
 
+/// How a conversion job runs, beyond its settings.
+#[derive(Clone, Copy)]
+struct RunHow {
+    /// GPU: download the result too.
+    round_trip: bool,
+    /// GPU: keep the input on the GPU (else free a kept one).
+    keep_input: bool,
+    /// Longest side of the preview level.
+    preview_side: u32,
+}
+
 struct WorkerState {
     engine: Arc<Engine>,
     render_state: RenderState,
@@ -100,7 +111,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
     match job {
         Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
-        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } => false,
+        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } | Job::Ceilings { .. } => false,
     }
 }
 
@@ -151,7 +162,7 @@ impl WorkerState {
             Job::Load { ticket, path, preview_side, options, preloaded } => {
                 self.load(&ticket, path, preview_side, &options, preloaded);
             }
-            Job::Convert { ticket, input, settings, round_trip, runs, preview_side } => {
+            Job::Convert { ticket, input, settings, round_trip, keep_input, runs, preview_side } => {
                 let total = (settings.len() * runs.max(1) as usize) as u64;
                 let list = (0..runs.max(1)).flat_map(|_| settings.iter());
                 for (n, settings) in list.enumerate() {
@@ -161,9 +172,14 @@ impl WorkerState {
                     // The status bar shows the count beside a progress bar.
                     let what = if total > 1 { "Runs done" } else { "Converting" };
                     ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
-                    match self.convert(&ticket, &input, settings, round_trip, preview_side) {
+                    let how = RunHow { round_trip, keep_input, preview_side };
+                    match self.convert(&ticket, &input, settings, how) {
                         Ok(Some((output, report))) => {
-                            self.reply(Reply::Converted(ticket.id, Box::new(output), report));
+                            // Against this machine's ceilings (the CPU's memory-stream baseline is
+                            // measured here the first time a size is run).
+                            let rates = self.engine.phase_rates(&report);
+                            let measured = Box::new(Measured { report, rates });
+                            self.reply(Reply::Converted(ticket.id, Box::new(output), measured));
                         }
                         Ok(None) => break,
                         Err(e) => {
@@ -173,7 +189,21 @@ impl WorkerState {
                     }
                 }
             }
+            Job::Ceilings { ticket, remeasure } => {
+                let what = if remeasure { "Measuring" } else { "Reading or measuring" };
+                ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));
+                self.reply(Reply::Ceilings(self.ceilings(remeasure)));
+            }
             Job::Sweep { ticket, options, photo } => {
+                // The sweep models the crossover from the ceilings it finds known.
+                ticket.set_progress("Sweep: this GPU's ceilings", 0, 0, (0.0, 0.0));
+                if options.gpu {
+                    let ceilings = self.ceilings(false);
+                    if let Err(e) = &ceilings {
+                        log::warn!("the sweep runs without the GPU's ceilings: {e}");
+                    }
+                    self.reply(Reply::Ceilings(ceilings));
+                }
                 let sizes = options.sizes_mp.len().max(1);
                 let work_total: f64 = options.sizes_mp.iter().map(|mp| mp + 0.5).sum();
                 let mut work_done = 0.0;
@@ -249,6 +279,7 @@ impl WorkerState {
                 id: ticket.id,
                 path: path.clone(),
                 image: d.image,
+                key: ImageKey::new(),
                 decode_ns: d.decode_ns,
                 reoriented: d.reoriented,
                 warnings: d.warnings,
@@ -260,6 +291,20 @@ impl WorkerState {
             Ok(loaded) => Reply::Loaded(ticket.id, Arc::new(loaded)),
             Err(e) => Reply::LoadFailed(ticket.id, path, e),
         });
+    }
+
+    /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
+    /// reserved from the budget.
+    fn ceilings(&self, remeasure: bool) -> Result<crate::engine::KnownCeilings, String> {
+        if !remeasure
+            && let Some(k) = self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings())
+        {
+            return Ok(k);
+        }
+        let _memory = crate::engine::budget()
+            .try_reserve(PROBE_HOLD_BYTES)
+            .map_err(|e| format!("no memory to measure them now: {e}"))?;
+        self.engine.gpu_ceilings(remeasure).map_err(|e| super::advice::describe(&e))
     }
 
     /// Host pixels to a display image (preview level made here, in parallel).
@@ -277,13 +322,17 @@ impl WorkerState {
         ticket: &Ticket,
         input: &Loaded,
         settings: &ConvertSettings,
-        round_trip: bool,
-        preview_side: u32,
+        how: RunHow,
     ) -> Result<Option<(Output, RunReport)>, String> {
+        let RunHow { round_trip, keep_input, preview_side } = how;
         let err = |e: EngineError| super::advice::describe(&e);
         let started = Instant::now();
         let (pixels, display, mut report) = match settings.backend {
             Backend::Cpu => {
+                if !keep_input {
+                    // Unticked: the input kept on the GPU by an earlier run is freed now.
+                    self.engine.release_kept_input().map_err(err)?;
+                }
                 let converted = self.engine.convert(&input.image, settings).map_err(err)?;
                 if self.stopped(ticket) {
                     return Ok(None);
@@ -307,13 +356,12 @@ impl WorkerState {
                     .map_err(|e| super::advice::describe(&e))?;
                 // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
                 // bounded submissions.
-                let result = self.engine.convert_for_display(
-                    &input.image,
-                    settings,
-                    &tiles,
-                    round_trip,
-                    Some(ticket.flag()),
-                );
+                let options = RunOptions {
+                    cancel: Some(ticket.flag()),
+                    keep_input_on_gpu: keep_input.then_some(input.key),
+                };
+                let result =
+                    self.engine.convert_for_display_with(&input.image, settings, &tiles, round_trip, options);
                 let (pixels, report) = match result {
                     Err(EngineError::Cancelled) => {
                         self.reply(Reply::RunCancelled(ticket.id));

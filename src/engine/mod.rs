@@ -133,6 +133,8 @@ pub struct Engine {
     ceilings: Mutex<Option<KnownCeilings>>,
     /// The last memory-stream baseline measured for [`Engine::phase_rates`].
     stream: Mutex<Option<stream::StreamBaseline>>,
+    /// Whether the GPU's ceilings are read from and written to the cache folder.
+    ceiling_cache: bool,
 }
 
 impl Default for Engine {
@@ -149,7 +151,15 @@ impl Engine {
     }
 
     fn with_cell(gpu: OnceLock<Result<Arc<GpuConverter>, String>>) -> Self {
-        Self { gpu, ceilings: Mutex::new(None), stream: Mutex::new(None) }
+        Self { gpu, ceilings: Mutex::new(None), stream: Mutex::new(None), ceiling_cache: true }
+    }
+
+    /// This engine measures the GPU's ceilings itself and keeps them to itself: it neither reads
+    /// nor writes the cache folder (tests, whose measurements under load must not be kept).
+    #[must_use]
+    pub fn without_ceiling_cache(mut self) -> Self {
+        self.ceiling_cache = false;
+        self
     }
 
     /// An engine on an existing GPU context (eframe's device).

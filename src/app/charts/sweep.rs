@@ -1,5 +1,6 @@
 //! The size sweep on log-log axes: the medians of every series, saved sweeps dashed beside them,
-//! the crossovers marked. The legend sits above the plot; clicking an entry hides its series.
+//! the crossovers marked, and what the GPU would take with every step at this machine's ceilings
+//! (the model) dotted beside its measured line. The legend sits above the plot; clicking an entry hides its series.
 
 use std::collections::HashSet;
 
@@ -61,28 +62,7 @@ pub struct SweepChart {
 impl SweepChart {
     /// Draws `result` and the saved sweeps in `compare`.
     pub fn ui(&mut self, ui: &mut Ui, result: &SweepResult, compare: &[(String, SweepResult)], height: f32) {
-        let mut all: Vec<(String, Color32, LineStyle, Vec<[f64; 2]>)> = Vec::new();
-        let sources = std::iter::once(("", result)).chain(compare.iter().map(|(n, r)| (n.as_str(), r)));
-        for (i, (name, r)) in sources.enumerate() {
-            let style = if i == 0 { LineStyle::Solid } else { LineStyle::dashed_loose() };
-            for s in Series::ALL {
-                let points: Vec<[f64; 2]> = r
-                    .points
-                    .iter()
-                    .filter_map(|p| {
-                        Some([p.megapixels.log10(), (p.median_ns(s)? as f64 / 1e6).max(1e-6).log10()])
-                    })
-                    .collect();
-                if !points.is_empty() {
-                    let label = if name.is_empty() {
-                        s.label().to_owned()
-                    } else {
-                        format!("{} [{name}]", s.label())
-                    };
-                    all.push((label, colour(s), style, points));
-                }
-            }
-        }
+        let all = lines(result, compare);
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Series (click to hide; saved sweeps dashed):").small());
             for (label, colour, _, _) in &all {
@@ -114,6 +94,11 @@ impl SweepChart {
             VLine::new("crossover with data on the GPU", mp.log10())
                 .color(Color32::LIGHT_BLUE)
                 .style(LineStyle::dotted_dense())
+        });
+        let modelled_crossover = result.model.as_ref().and_then(|m| m.crossover_mp).map(|mp| {
+            VLine::new("modelled crossover (every step at its ceiling)", mp.log10())
+                .color(Color32::YELLOW)
+                .style(LineStyle::dotted_loose())
         });
         let hidden = &self.hidden;
         Plot::new("sweep")
@@ -147,9 +132,70 @@ impl SweepChart {
                 if let Some(v) = resident {
                     plot.vline(v);
                 }
+                if let Some(v) = modelled_crossover {
+                    plot.vline(v);
+                }
             });
-        if result.crossover_mp.is_some() || result.resident_crossover_mp.is_some() {
-            ui.label(RichText::new("Yellow line: GPU end to end beats the CPU from here; dotted blue: with the data already on the GPU.").small());
+        notes_ui(ui, result);
+    }
+}
+
+/// One line on the chart: label, colour, style, (log MP, log ms) points.
+type ChartLine = (String, Color32, LineStyle, Vec<[f64; 2]>);
+
+/// Every series of `result` (solid) and of the saved sweeps (dashed), and the model (dotted).
+fn lines(result: &SweepResult, compare: &[(String, SweepResult)]) -> Vec<ChartLine> {
+    let mut all: Vec<ChartLine> = Vec::new();
+    let sources = std::iter::once(("", result)).chain(compare.iter().map(|(n, r)| (n.as_str(), r)));
+    for (i, (name, r)) in sources.enumerate() {
+        let style = if i == 0 { LineStyle::Solid } else { LineStyle::dashed_loose() };
+        for s in Series::ALL {
+            let points: Vec<[f64; 2]> = r
+                .points
+                .iter()
+                .filter_map(|p| {
+                    Some([p.megapixels.log10(), (p.median_ns(s)? as f64 / 1e6).max(1e-6).log10()])
+                })
+                .collect();
+            if !points.is_empty() {
+                let label =
+                    if name.is_empty() { s.label().to_owned() } else { format!("{} [{name}]", s.label()) };
+                all.push((label, colour(s), style, points));
+            }
         }
+    }
+    // The model: the GPU end to end with every step at its probed ceiling.
+    let modelled: Vec<[f64; 2]> = result
+        .points
+        .iter()
+        .filter_map(|p| {
+            let ms = p.modelled?.gpu_total_ns as f64 / 1e6;
+            Some([p.megapixels.log10(), ms.max(1e-6).log10()])
+        })
+        .collect();
+    if !modelled.is_empty() {
+        let label = "GPU end to end at the ceilings (model)".to_owned();
+        all.push((label, colour(Series::GpuTotal), LineStyle::dotted_loose(), modelled));
+    }
+    all
+}
+
+/// What the crossover lines mean, and the model's crossovers.
+fn notes_ui(ui: &mut Ui, result: &SweepResult) {
+    if result.crossover_mp.is_some() || result.resident_crossover_mp.is_some() {
+        ui.label(RichText::new("Yellow line: GPU end to end beats the CPU from here; dotted blue: with the data already on the GPU.").small());
+    }
+    if let Some(m) = &result.model {
+        let at = |mp: Option<f64>| mp.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));
+        ui.label(
+            RichText::new(format!(
+                "Model from this machine's ceilings (dotted): the GPU would win from {} with every step at its \
+                 ceiling, {} with host copies fully overlapped, {} with the data on the GPU.",
+                at(m.crossover_mp),
+                at(m.overlapped_crossover_mp),
+                at(m.resident_crossover_mp)
+            ))
+            .small(),
+        );
     }
 }

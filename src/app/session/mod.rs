@@ -2,19 +2,20 @@
 //! output, the run history and the messages. Panels read it and ask it to start or stop work; it
 //! never draws anything and knows no panel.
 
+mod replies;
+
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::display::{DisplayImage, PREVIEW_MAX_SIDE};
-use super::jobs::{Exported, Job, Loaded, Output, Progress, Reply, Ticket};
+use super::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
 use super::preload::Preload;
-use super::state::{RunKind, RunRecord, Settings};
+use super::state::{RunRecord, Settings};
 use super::toasts::Toasts;
 use super::worker::Worker;
 use crate::engine::{
-    Backend, ConvertSettings, Engine, GpuContext, GpuConverter, ParityReport, Phase, PhaseTiming, RunReport,
-    SweepResult,
+    Backend, ConvertSettings, Engine, GpuContext, GpuConverter, KnownCeilings, ParityReport, SweepResult,
 };
 
 /// Kinds of job, for progress and Stop.
@@ -30,6 +31,8 @@ pub enum JobKind {
     Parity,
     /// An export.
     Export,
+    /// Measuring (or reading the cache of) the GPU's ceilings.
+    Ceilings,
 }
 
 impl JobKind {
@@ -60,7 +63,7 @@ pub struct Session {
     /// output is made again with the panel's settings, so caption and panel agree.
     comparing: bool,
     /// The settings of the latest conversion asked for.
-    requested: Option<(ConvertSettings, bool)>,
+    requested: Option<(ConvertSettings, bool, bool)>,
     /// Re-run as soon as a run ends.
     pub continuous: bool,
     /// Longest side of preview levels, in pixels (about the screen's size).
@@ -72,17 +75,20 @@ pub struct Session {
     parity: Option<(ParityReport, DisplayImage)>,
     /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
     runs_cut_short: usize,
+    /// This GPU's ceilings, once read from the cache or measured.
+    ceilings: Option<KnownCeilings>,
+    /// Why they could not be had.
+    ceilings_error: Option<String>,
+    /// Whether they were asked for.
+    ceilings_asked: bool,
 }
 
 impl Session {
     /// A session on eframe's wgpu device (or without one: then only errors are shown);
-    /// `gpu_chunk_limit_bytes` fixes the input bytes of one GPU submission (tests), else the
-    /// converter's learnt budget decides.
-    pub fn new(
-        cc: &eframe::CreationContext<'_>,
-        settings: Settings,
-        gpu_chunk_limit_bytes: Option<u64>,
-    ) -> Self {
+    /// `options.gpu_chunk_limit_bytes` fixes the input bytes of one GPU submission (tests), else
+    /// the converter's learnt budget decides; with `options.fresh_settings` nothing measured is
+    /// read from or kept in the cache folder.
+    pub fn new(cc: &eframe::CreationContext<'_>, settings: Settings, options: &super::AppOptions) -> Self {
         let mut session = Self {
             settings,
             gpu: None,
@@ -105,6 +111,9 @@ impl Session {
             sweep: None,
             parity: None,
             runs_cut_short: 0,
+            ceilings: None,
+            ceilings_error: None,
+            ceilings_asked: false,
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());
@@ -118,8 +127,12 @@ impl Session {
             session.gpu_error = Some(format!("{} cannot run compute shaders", rs.adapter.get_info().name));
         }
         let mut converter = GpuConverter::new(Arc::clone(&gpu));
-        converter.set_chunk_limit_bytes(gpu_chunk_limit_bytes);
-        let engine = Arc::new(Engine::with_converter(Arc::new(converter)));
+        converter.set_chunk_limit_bytes(options.gpu_chunk_limit_bytes);
+        let mut engine = Engine::with_converter(Arc::new(converter));
+        if options.fresh_settings {
+            engine = engine.without_ceiling_cache();
+        }
+        let engine = Arc::new(engine);
         match Worker::start(engine, rs.clone(), cc.egui_ctx.clone()) {
             Ok(w) => session.worker = Some(w),
             Err(e) => session.toasts.error(format!("cannot start the worker thread: {e}")),
@@ -216,6 +229,40 @@ impl Session {
         self.runs_cut_short
     }
 
+    /// This GPU's ceilings (every step of the GPU path), once known.
+    pub fn ceilings(&self) -> Option<&KnownCeilings> {
+        self.ceilings.as_ref()
+    }
+
+    /// Why the ceilings could not be had, if they could not.
+    pub fn ceilings_error(&self) -> Option<&str> {
+        self.ceilings_error.as_deref()
+    }
+
+    /// Whether the ceilings are being read or measured now.
+    pub fn measuring_ceilings(&self) -> bool {
+        self.jobs.iter().any(|(k, _)| *k == JobKind::Ceilings)
+    }
+
+    /// Reads this GPU's ceilings from the cache, or measures them (about a second), or with
+    /// `remeasure` always measures them. The charts then give every phase as a rate against
+    /// its ceiling.
+    pub fn measure_ceilings(&mut self, remeasure: bool) {
+        if !self.gpu_usable() || self.measuring_ceilings() {
+            return;
+        }
+        self.ceilings_asked = true;
+        let ticket = self.ticket();
+        self.send(JobKind::Ceilings, Job::Ceilings { ticket, remeasure });
+    }
+
+    /// Asks for the ceilings the first time an image opens.
+    fn ask_ceilings_once(&mut self) {
+        if !self.ceilings_asked {
+            self.measure_ceilings(false);
+        }
+    }
+
     /// The last export.
     pub fn last_export(&self) -> Option<&Exported> {
         self.last_export.as_ref()
@@ -280,11 +327,12 @@ impl Session {
         let ticket = self.ticket();
         self.latest_convert = ticket.id;
         self.comparing = list.iter().any(|s| *s != self.settings.convert);
-        self.requested = Some((self.settings.convert, self.settings.round_trip));
-        let (round_trip, preview_side) = (self.settings.round_trip, self.preview_side);
+        let (round_trip, keep_input, preview_side) =
+            (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
+        self.requested = Some((self.settings.convert, round_trip, keep_input));
         self.send(
             JobKind::Convert,
-            Job::Convert { ticket, input, settings: list, round_trip, runs, preview_side },
+            Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },
         );
     }
 
@@ -308,7 +356,7 @@ impl Session {
     /// Re-runs the conversion when a setting that changes the output or its timing changed
     /// (superseding the runs in flight), and keeps Continuous going.
     pub fn after_frame(&mut self) {
-        let now = (self.settings.convert, self.settings.round_trip);
+        let now = (self.settings.convert, self.settings.round_trip, self.settings.keep_input_on_gpu);
         if self.input.is_some() && self.requested.is_some_and(|r| r != now) {
             self.run_conversion(1);
         }
@@ -323,107 +371,5 @@ impl Session {
         for reply in replies {
             self.handle(reply);
         }
-    }
-
-    fn handle(&mut self, reply: Reply) {
-        match reply {
-            Reply::Loaded(id, loaded) if id == self.latest_load => {
-                self.settings.remember(loaded.path.clone());
-                self.toasts.clear_notes();
-                if loaded.reoriented {
-                    self.toasts.note("EXIF orientation applied".into());
-                }
-                for warning in &loaded.warnings {
-                    self.toasts.warning(format!(
-                        "{warning}; shown and converted as it is: {}",
-                        loaded.path.display()
-                    ));
-                }
-                self.input = Some(loaded);
-                self.output = None;
-                self.run_conversion(1);
-            }
-            Reply::LoadFailed(id, path, e) if id == self.latest_load => {
-                self.settings.recent.retain(|p| p != &path);
-                self.toasts.error(format!("Could not open the image. {e}"));
-            }
-            Reply::Converted(id, output, report) => self.converted(id, *output, report),
-            Reply::RunCancelled(id) => {
-                log::debug!("job {id}: a GPU run stopped between its submissions");
-                self.runs_cut_short += 1;
-            }
-            Reply::ConvertFailed(id, e) if id == self.latest_convert => {
-                self.continuous = false;
-                self.toasts.error(format!("Conversion failed: {e}"));
-            }
-            Reply::Swept(Ok(result)) => self.sweep = Some(Arc::new(result)),
-            Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {e}")),
-            Reply::Parity(result) => match *result {
-                Ok(r) => self.parity = Some(r),
-                Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
-            },
-            Reply::Exported(exported) => self.exported(*exported),
-            Reply::ExportFailed(path, e) => {
-                self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
-            }
-            Reply::Done(id) => {
-                self.jobs.retain(|(_, t)| t.id != id);
-                let shown = self.output.as_ref().map(|o| o.settings);
-                if id == self.latest_convert && self.comparing && shown != Some(self.settings.convert) {
-                    self.run_conversion(1);
-                }
-            }
-            // Answers to superseded jobs.
-            Reply::Loaded(..) | Reply::LoadFailed(..) | Reply::ConvertFailed(..) => {}
-        }
-    }
-
-    fn record(&mut self, kind: RunKind, image_id: u64, settings: ConvertSettings, report: RunReport) {
-        let downloaded = report.gpu.is_some_and(|g| g.downloaded);
-        let cold =
-            kind == RunKind::Convert && self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
-        self.runs.push(RunRecord { seq: self.runs.len() + 1, kind, image_id, settings, report, cold });
-    }
-
-    fn converted(&mut self, id: u64, output: Output, report: RunReport) {
-        if self.input.as_ref().map(|i| i.id) != Some(output.image_id) {
-            return;
-        }
-        self.record(RunKind::Convert, output.image_id, output.settings, report);
-        // A run of an older job still counts in the charts, but only the newest settings' output
-        // is shown.
-        if id == self.latest_convert || self.output.is_none() {
-            self.output = Some(output);
-        }
-    }
-
-    fn exported(&mut self, e: Exported) {
-        let notes = if e.encode.notes.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", e.encode.notes.join("; "))
-        };
-        self.toasts.success(format!(
-            "Exported {} ({}, {}, encode {} ms, cpu-clock){notes}",
-            e.path.display(),
-            e.encode.format,
-            crate::io::human_bytes(e.encode.bytes),
-            crate::engine::ms(e.encode.encode_ns)
-        ));
-        if let Some(input) = self.input.clone() {
-            let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
-            let mut report = e.converted.clone().unwrap_or_else(|| {
-                let size = (input.image.width(), input.image.height());
-                RunReport::new(settings.backend, settings.formula, size, Vec::new())
-            });
-            report.phases.push(PhaseTiming {
-                phase: Phase::Encode,
-                ns: e.encode.encode_ns,
-                source: crate::engine::ClockSource::CpuClock,
-            });
-            report.finish(e.wall_ns);
-            self.record(RunKind::Export, input.id, settings, report);
-        }
-        self.last_export = Some(e);
     }
 }
