@@ -174,10 +174,14 @@ impl GpuConverter {
     }
 
     /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]): a few
-    /// hundred milliseconds, with GPU timestamps where the device reads them in place.
+    /// hundred milliseconds, with GPU timestamps where the device reads them in place. A software
+    /// adapter's copies are timed on the CPU clock: they are host copies, and its timestamps can
+    /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
+    /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
         let ctx = &*self.ctx;
-        let gpu_clock = ctx.timestamps().encoders && self.timestamp_check.in_place(ctx)?;
+        let gpu_clock =
+            ctx.timestamps().encoders && !ctx.is_software() && self.timestamp_check.in_place(ctx)?;
         let scopes = ErrorScopes::push(ctx.device());
         let result = super::probe::measure(ctx, gpu_clock);
         let scope_result = scopes.finish();

@@ -4,7 +4,7 @@
 //! wall time: the part above the wall time is shaded as overlap. The last run's wall time is
 //! written above its bar.
 
-use egui::{RichText, Ui};
+use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
 
 use super::{Segment, axes, legend_ui, ms, nice_spacer, segments};
@@ -45,7 +45,7 @@ pub fn runs_chart_ui(
 ) {
     let shown = shown(runs, image, previous);
     ui.label(RichText::new("Each run: phases − overlap + other = wall time (ms)").strong());
-    let mut kinds: Vec<(Segment, String)> = Vec::new();
+    let mut kinds: Vec<(Segment, Vec<&str>)> = Vec::new();
     let mut charts: Vec<(Segment, Vec<Bar>)> = Vec::new();
     for (i, (run, faded)) in shown.iter().enumerate() {
         let x = (i + 1) as f64;
@@ -59,8 +59,11 @@ pub fn runs_chart_ui(
                 colour = colour.gamma_multiply(0.75);
             }
             let label = format!("{} [{clock}]", segment.name());
-            if !kinds.iter().any(|(s, _)| *s == segment) {
-                kinds.push((segment, label.clone()));
+            // The legend names every clock a segment's bars came from (runs may differ).
+            match kinds.iter_mut().find(|(s, _)| *s == segment) {
+                Some((_, clocks)) if !clocks.contains(&clock) => clocks.push(clock),
+                Some(_) => {}
+                None => kinds.push((segment, vec![clock])),
             }
             let bar = Bar::new(x, value)
                 .base_offset(base)
@@ -82,9 +85,8 @@ pub fn runs_chart_ui(
                 .fill(Segment::Overlap.colour())
                 .stroke(egui::Stroke::new(1.0, ui.visuals().strong_text_color()))
                 .name(format!("{}\noverlap [cpu]: −{overlap:.3} ms (steps ran at once)", describe(run)));
-            let label = "overlap: ran at once [cpu]".to_owned();
             if !kinds.iter().any(|(s, _)| *s == Segment::Overlap) {
-                kinds.push((Segment::Overlap, label));
+                kinds.push((Segment::Overlap, vec!["cpu"]));
             }
             match charts.iter_mut().find(|(s, _)| *s == Segment::Overlap) {
                 Some((_, bars)) => bars.push(bar),
@@ -94,7 +96,14 @@ pub fn runs_chart_ui(
     }
     // The overlap is drawn last, over the phases it shades.
     charts.sort_by_key(|(s, _)| *s == Segment::Overlap);
-    legend_ui(ui, &kinds.iter().map(|(s, l)| (s.colour(), l.clone())).collect::<Vec<_>>());
+    let legend: Vec<(Color32, String)> = kinds
+        .iter()
+        .map(|(s, clocks)| {
+            let name = if *s == Segment::Overlap { "overlap: ran at once" } else { s.name() };
+            (s.colour(), format!("{name} [{}]", clocks.join(", ")))
+        })
+        .collect();
+    legend_ui(ui, &legend);
     if shown.is_empty() {
         ui.label("No run on this image yet.");
         return;
