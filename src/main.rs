@@ -17,7 +17,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Some(command) => graylab::cli::run(command),
-        None => open_app(cli.path),
+        None => open_app(cli),
     };
     match result {
         Ok(code) => code,
@@ -29,12 +29,19 @@ fn main() -> ExitCode {
 }
 
 #[cfg(feature = "gui")]
-fn open_app(path: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
-    graylab::app::run(path)?;
+fn open_app(cli: graylab::cli::Cli) -> anyhow::Result<ExitCode> {
+    graylab::app::run(graylab::app::AppOptions {
+        initial_path: cli.path,
+        backend: cli.backend,
+        continuous: cli.continuous,
+        frame_log: cli.frame_log,
+        quit_after_secs: cli.quit_after,
+        ..Default::default()
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(not(feature = "gui"))]
-fn open_app(_path: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+fn open_app(_cli: graylab::cli::Cli) -> anyhow::Result<ExitCode> {
     anyhow::bail!("this graylab was built without the desktop app (feature `gui`); see `graylab --help`")
 }

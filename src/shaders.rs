@@ -8,6 +8,10 @@ pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
 /// readback.
 pub const DISPLAY_WGSL: &str = include_str!("../shaders/display.wgsl");
 
+/// The desktop app's image quad (textured, premultiplied alpha, optional checkerboard), drawn
+/// inside egui's render pass.
+pub const IMAGE_WGSL: &str = include_str!("../shaders/image.wgsl");
+
 #[cfg(test)]
 mod tests {
     /// Parses and validates with naga on the CPU, so a WGSL error fails `cargo test` even on a
@@ -36,5 +40,13 @@ mod tests {
     fn display_shader_parses_and_validates() {
         let module = validate(super::DISPLAY_WGSL);
         assert!(module.entry_points.iter().any(|e| e.name == "expand"));
+    }
+
+    #[test]
+    fn image_shader_parses_and_validates() {
+        let module = validate(super::IMAGE_WGSL);
+        for entry in ["vs_main", "fs_gamma", "fs_linear"] {
+            assert!(module.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
+        }
     }
 }

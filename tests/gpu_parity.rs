@@ -251,18 +251,25 @@ fn display_tiles_show_the_result_with_forced_bands_and_chunks() {
     conv.set_band_limit_bytes(37 * 3 * 8);
     conv.set_chunk_limit_bytes(Some(37 * 3 * 3));
     for (wg, download) in [(WorkgroupSize::DEFAULT, true), (TILE_8X8, false)] {
-        let tiles = ctx.create_tiles(w, h).expect("tiles");
+        // A preview as large as the image: each of its pixels is one source pixel.
+        let tiles = conv.create_display((w, h), (w, h)).expect("display");
         let mut out = vec![0u8; (w * h) as usize];
         let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, wg, &src, (w, h));
         let t =
             conv.convert_for_display(&job, &tiles, download.then_some(&mut out[..])).expect("display run");
         assert_eq!((t.displayed, t.downloaded, t.bands, t.chunks), (true, download, 4, 10), "{t:?}");
+        assert_eq!(tiles.stored_bands(), 4);
+        assert!(t.preview_ns > 0 && t.wall_ns >= t.preview_ns, "{t:?}");
         if download {
             assert_eq!(first_difference(&out, &want), None);
         }
-        let shown = read_tile(&ctx, &tiles.tiles[0].texture, w, h);
-        for (i, &gray) in want.iter().enumerate() {
-            assert_eq!(&shown[i * 4..i * 4 + 4], &[gray, gray, gray, 255], "pixel {i} wg {wg}");
+        // A full-resolution tile across every band edge is exact; so is the preview.
+        let tile = tiles.detail_tile(0, 0, w, h).expect("tile");
+        for texture in [&tile.texture, &tiles.preview.texture] {
+            let shown = read_tile(&ctx, texture, w, h);
+            for (i, &gray) in want.iter().enumerate() {
+                assert_eq!(&shown[i * 4..i * 4 + 4], &[gray, gray, gray, 255], "pixel {i} wg {wg}");
+            }
         }
     }
 }

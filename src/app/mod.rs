@@ -1,34 +1,60 @@
 //! The eframe desktop app: open a photo, compare input and output, switch backend, formula and
 //! workgroup size, watch the phase timings live, export.
 //!
-//! All decoding, converting and exporting runs on one named worker thread (`worker.rs`); the UI
-//! thread only draws. GPU work runs on eframe's own wgpu device, so a GPU result is shown from
-//! a texture the compute pass wrote, without a readback. Depends on [`crate::engine`] only (and
-//! on `crate::gpu` display tiles through it).
+//! All decoding, converting, sweeps and exports run on one named worker thread (`worker.rs`),
+//! each job with a cancel flag and progress; the UI thread only draws, and draws images at the
+//! size they are seen (`display/`). GPU work runs on eframe's own wgpu device, so a GPU result is
+//! shown from textures drawn on the GPU, without a readback. Depends on [`crate::engine`] (and on
+//! `crate::gpu` display textures through it).
 
+mod adapter;
+mod advice;
+#[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]
+mod app;
 mod charts;
+mod controls;
 mod dialogs;
-mod panels;
+mod display;
+mod export_window;
+mod frame_meter;
+mod jobs;
+mod look;
+mod parity_window;
+mod preload;
+mod priority;
+mod session;
 mod state;
-mod textures;
-mod tools;
-mod ui;
+mod status_bar;
+mod sweep_window;
+mod toasts;
+mod top_bar;
 mod viewer;
 mod worker;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use app::GraylabApp;
 pub use state::{RunRecord, Settings, ViewMode};
-pub use ui::GraylabApp;
 
 /// How the app starts.
 #[derive(Clone, Debug, Default)]
 pub struct AppOptions {
-    /// The image to open first; `None` opens nothing (the bundled sample is passed by `run`).
+    /// The image to open first; `None` opens nothing (`run` passes the bundled sample).
     pub initial_path: Option<PathBuf>,
-    /// Ignore saved settings (tests start from defaults).
+    /// Ignore saved settings and cached measurements, and keep none (tests start from defaults).
     pub fresh_settings: bool,
+    /// Start on this backend instead of the saved one.
+    pub backend: Option<crate::engine::Backend>,
+    /// Start with Continuous on.
+    pub continuous: bool,
+    /// Write every frame-to-frame interval (ms) to this file, one per line.
+    pub frame_log: Option<PathBuf>,
+    /// Close the window after this many seconds.
+    pub quit_after_secs: Option<f64>,
+    /// Input bytes of one GPU submission, fixed instead of learnt (tests: many short
+    /// submissions, so that a cancel lands between them).
+    pub gpu_chunk_limit_bytes: Option<u64>,
 }
 
 /// The bundled sample photo, when it is next to the binary's source tree or the working folder.
@@ -42,17 +68,21 @@ pub fn sample_photo() -> Option<PathBuf> {
 
 /// Window, persistence and wgpu settings: the device is created with the adapter's own limits
 /// (large storage buffers and textures) and its timestamp features, so the GPU path needs no
-/// second device and shows results without a readback.
+/// second device and shows results without a readback. At most one frame is queued for
+/// presentation, so input reaches the screen with the least delay.
 #[must_use]
 pub fn native_options() -> eframe::NativeOptions {
-    let wgpu_options =
-        eframe::egui_wgpu::WgpuConfiguration { wgpu_setup: wgpu_setup(), ..Default::default() };
+    let wgpu_options = eframe::egui_wgpu::WgpuConfiguration {
+        wgpu_setup: wgpu_setup(),
+        surface: eframe::egui_wgpu::SurfaceConfig::LOW_LATENCY,
+        ..Default::default()
+    };
     eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("graylab")
             .with_app_id("graylab")
             .with_inner_size([1440.0, 900.0])
-            .with_min_inner_size([900.0, 600.0])
+            .with_min_inner_size([960.0, 600.0])
             .with_drag_and_drop(true),
         wgpu_options,
         persist_window: true,
@@ -76,13 +106,21 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     setup
 }
 
-/// Opens the desktop app on `path`, or on the bundled sample photo.
-pub fn run(path: Option<PathBuf>) -> anyhow::Result<()> {
-    let options = AppOptions { initial_path: path.or_else(sample_photo), fresh_settings: false };
+/// Opens the desktop app on `options.initial_path`, or on the bundled sample photo. The photo is
+/// decoded while the window and the GPU device are created.
+pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
+    options.initial_path = options.initial_path.or_else(sample_photo);
+    let preload = options
+        .initial_path
+        .clone()
+        // The window's GPU is not known yet: reserve for GPU work, as the app usually has one.
+        .and_then(|path| {
+            preload::Preload::start(path, display::PREVIEW_MAX_SIDE, preload::decode_options(true)).ok()
+        });
     eframe::run_native(
         "graylab",
         native_options(),
-        Box::new(move |cc| Ok(Box::new(GraylabApp::new(cc, options)))),
+        Box::new(move |cc| Ok(Box::new(GraylabApp::with_preload(cc, options, preload)))),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::{ConvertSettings, ExportOptions, RunReport, WorkgroupSize};
+use crate::engine::{ConvertSettings, ExportOptions, PhaseRate, RunReport, WorkgroupSize};
 
 /// How input and output are shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -24,6 +24,9 @@ pub struct Settings {
     pub convert: ConvertSettings,
     /// GPU: also download the result each run (the full round trip), not only show it.
     pub round_trip: bool,
+    /// GPU: keep the input on the GPU between runs of the same image, so that another formula
+    /// or workgroup size uploads nothing.
+    pub keep_input_on_gpu: bool,
     /// How the two images are shown.
     pub view: ViewMode,
     /// Runs queued by the "Run" button.
@@ -41,6 +44,7 @@ impl Default for Settings {
         Self {
             convert: ConvertSettings::default(),
             round_trip: false,
+            keep_input_on_gpu: false,
             view: ViewMode::SideBySide,
             repeat: 10,
             recent: Vec::new(),
@@ -59,17 +63,32 @@ impl Settings {
     }
 }
 
-/// One measured conversion, as the charts need it.
+/// What a record measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// A conversion (shown on screen).
+    Convert,
+    /// An export: encoding and writing the file, and the conversion it needed, if any.
+    Export,
+}
+
+/// One measured conversion or export, as the charts need it.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
     /// Run number in this session, from 1.
     pub seq: usize,
+    /// Conversion or export.
+    pub kind: RunKind,
     /// Which image (load counter) it ran on.
     pub image_id: u64,
     /// The settings it ran with.
     pub settings: ConvertSettings,
-    /// What was measured.
+    /// What was measured, phase by phase, `display` included (the engine's on the GPU, the app's
+    /// preview of a CPU result), finished with the wall time the app waited for the run: its
+    /// phases − `overlap_ns` + `other_ns` = `total_ns`.
     pub report: RunReport,
+    /// Its phases as rates against this machine's ceilings (empty for exports).
+    pub rates: Vec<PhaseRate>,
     /// The first run of this setting on this image (pipeline compilation, allocation).
     pub cold: bool,
 }
@@ -79,5 +98,23 @@ impl RunRecord {
     #[must_use]
     pub fn workgroup(&self) -> Option<WorkgroupSize> {
         self.report.workgroup
+    }
+
+    /// The whole run as the app waited for it (CPU clock).
+    #[must_use]
+    pub fn wall_ns(&self) -> u64 {
+        self.report.total_ns
+    }
+
+    /// The wall time no phase accounts for (waiting, submitting, bookkeeping).
+    #[must_use]
+    pub fn other_ns(&self) -> u64 {
+        self.report.other_ns
+    }
+
+    /// How much the phases add up to more than the wall time: steps that ran at once.
+    #[must_use]
+    pub fn overlap_ns(&self) -> u64 {
+        self.report.overlap_ns
     }
 }

@@ -1,9 +1,10 @@
-//! The worker thread: decoding, converting and exporting, off the UI thread. Jobs arrive on a
-//! channel; a newer load or conversion supersedes an older one still waiting (the newest
-//! settings win); every reply carries the id of the job it answers, and the UI drops stale ones.
+//! The worker thread: decoding, converting, sweeps, parity and exports, off the UI thread. Jobs
+//! arrive on a channel and run one at a time; a newer load or conversion supersedes an older one
+//! still waiting, a cancelled job stops at its next check (between runs), and every job ends with
+//! [`Reply::Done`].
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Instant;
@@ -11,142 +12,23 @@ use std::time::Instant;
 use eframe::egui_wgpu::RenderState;
 use image::DynamicImage;
 
-use super::textures::DisplayImage;
-use crate::engine::{Backend, ConvertSettings, DecodeOptions, Engine, ExportOptions, RunReport};
-use crate::io::{EncodeReport, decode_file, encode_file};
-
-/// A decoded image and its on-screen textures.
-pub struct Loaded {
-    /// Load counter: identifies the image in run records.
-    pub id: u64,
-    /// The file.
-    pub path: PathBuf,
-    /// The pixels (EXIF orientation applied).
-    pub image: DynamicImage,
-    /// Decode time (CPU clock).
-    pub decode_ns: u64,
-    /// Whether EXIF orientation rotated or flipped it.
-    pub reoriented: bool,
-    /// The input as shown.
-    pub display: DisplayImage,
-}
-
-/// A converted image: on screen always, on the host when it was computed or downloaded there.
-pub struct Output {
-    /// The image it came from.
-    pub image_id: u64,
-    /// The gray pixels on the host, or `None` when a GPU result stayed on the GPU.
-    pub pixels: Option<Arc<DynamicImage>>,
-    /// The output as shown.
-    pub display: DisplayImage,
-    /// The settings that made it.
-    pub settings: ConvertSettings,
-}
-
-/// Work for the worker.
-pub enum Job {
-    /// Decode a file.
-    Load {
-        /// Job id.
-        id: u64,
-        /// The file.
-        path: PathBuf,
-    },
-    /// Convert the current image `runs` times with each of `settings` (each run is reported).
-    Convert {
-        /// Job id.
-        id: u64,
-        /// The image.
-        input: Arc<Loaded>,
-        /// How; several for a comparison (e.g. every workgroup size).
-        settings: Vec<ConvertSettings>,
-        /// GPU: download the result too.
-        round_trip: bool,
-        /// How many runs.
-        runs: u32,
-    },
-    /// Measure the size sweep (on the open photo, resized, or synthetic images).
-    Sweep {
-        /// Sizes, runs, workgroup, formula.
-        options: crate::engine::SweepOptions,
-        /// The photo to resize, if any.
-        photo: Option<Arc<Loaded>>,
-    },
-    /// Compare CPU and GPU output (and the formulas) for the open image.
-    Parity {
-        /// The image.
-        input: Arc<Loaded>,
-        /// How.
-        settings: ConvertSettings,
-    },
-    /// Write the output of `settings` for `input` to a file (converting first when the current
-    /// output is not on the host).
-    Export {
-        /// The image.
-        input: Arc<Loaded>,
-        /// The host pixels of the current output, if any.
-        pixels: Option<Arc<DynamicImage>>,
-        /// How the output is made.
-        settings: ConvertSettings,
-        /// The file.
-        path: PathBuf,
-        /// Format, quality, overwrite.
-        options: ExportOptions,
-    },
-}
-
-/// Answers from the worker.
-pub enum Reply {
-    /// A file was decoded.
-    Loaded(u64, Arc<Loaded>),
-    /// Decoding failed; nothing else changed.
-    LoadFailed(u64, PathBuf, String),
-    /// One run finished.
-    Converted(u64, Box<Output>, RunReport),
-    /// A conversion failed.
-    ConvertFailed(u64, String),
-    /// Every run of a conversion job is done.
-    ConvertDone(u64),
-    /// An export finished.
-    Exported(PathBuf, EncodeReport),
-    /// An export failed; nothing was written.
-    ExportFailed(PathBuf, String),
-    /// A job was dropped because a newer one superseded it.
-    Skipped,
-    /// A sweep finished (or failed).
-    Swept(Result<crate::engine::SweepResult, String>),
-    /// A parity check finished (or failed).
-    Parity(Box<Result<(crate::engine::ParityReport, DisplayImage), String>>),
-}
-
-/// What the worker is doing, for the progress line.
-#[derive(Clone, Default)]
-pub struct Activity(Arc<Mutex<Option<(String, Instant)>>>);
-
-impl Activity {
-    fn set(&self, what: Option<String>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = what.map(|w| (w, Instant::now()));
-    }
-
-    /// The current task and how long it has run.
-    #[must_use]
-    pub fn current(&self) -> Option<(String, f32)> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map(|(w, t)| (w.clone(), t.elapsed().as_secs_f32()))
-    }
-}
+use super::display::{DisplayImage, preview_levels, preview_size};
+use super::jobs::{Exported, Job, Loaded, Measured, Output, Reply, Ticket};
+use super::preload::{Preload, decode_for_display};
+use crate::engine::{
+    Backend, ClockSource, ConvertSettings, DecodeOptions, Engine, EngineError, ExportOptions, ImageKey,
+    Kernel, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions, RunReport,
+};
 
 /// The handle the UI keeps.
 pub struct Worker {
     jobs: Option<mpsc::Sender<Job>>,
     replies: mpsc::Receiver<Reply>,
-    /// What it is doing now.
-    pub activity: Activity,
-    /// Asks the worker to stop after the run in progress.
+    /// Asks the worker to stop (the app is closing).
     stop: Arc<AtomicBool>,
+    /// The job running now: cancelled when the app closes, so a GPU run stops at its next
+    /// submission.
+    running: Arc<Mutex<Option<Ticket>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -155,6 +37,9 @@ impl Drop for Worker {
     /// driver torn down under a running thread can crash the process at exit).
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        if let Some(ticket) = &*self.running.lock().unwrap_or_else(PoisonError::into_inner) {
+            ticket.cancel();
+        }
         drop(self.jobs.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -171,19 +56,21 @@ impl Worker {
     ) -> std::io::Result<Self> {
         let (jobs, job_rx) = mpsc::channel();
         let (reply_tx, replies) = mpsc::channel();
-        let activity = Activity::default();
         let stop = Arc::new(AtomicBool::new(false));
+        let running = Arc::new(Mutex::new(None));
         let state = WorkerState {
             engine,
             render_state,
             ctx,
             replies: reply_tx,
-            activity: activity.clone(),
             stop: Arc::clone(&stop),
+            running: Arc::clone(&running),
         };
-        let thread =
-            std::thread::Builder::new().name("graylab-worker".into()).spawn(move || state.run(&job_rx))?;
-        Ok(Self { jobs: Some(jobs), replies, activity, stop, thread: Some(thread) })
+        let thread = std::thread::Builder::new().name("graylab-worker".into()).spawn(move || {
+            super::priority::yield_to_ui();
+            state.run(&job_rx);
+        })?;
+        Ok(Self { jobs: Some(jobs), replies, stop, running, thread: Some(thread) })
     }
 
     /// Queues a job.
@@ -200,21 +87,40 @@ impl Worker {
     }
 }
 
+/// How a conversion job runs, beyond its settings.
+#[derive(Clone, Copy)]
+struct RunHow {
+    /// GPU: download the result too.
+    round_trip: bool,
+    /// GPU: keep the input on the GPU (else free a kept one).
+    keep_input: bool,
+    /// Longest side of the preview level.
+    preview_side: u32,
+}
+
 struct WorkerState {
     engine: Arc<Engine>,
     render_state: RenderState,
     ctx: egui::Context,
     replies: mpsc::Sender<Reply>,
-    activity: Activity,
     stop: Arc<AtomicBool>,
+    running: Arc<Mutex<Option<Ticket>>>,
 }
 
 fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
     match job {
         Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
-        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } => false,
+        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } | Job::Ceilings { .. } => false,
     }
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn nanos_since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl WorkerState {
@@ -227,13 +133,17 @@ impl WorkerState {
                     return;
                 }
                 queue.extend(jobs.try_iter());
-                if superseded(&job, &queue) {
-                    self.reply(Reply::Skipped);
-                    continue;
+                let id = job.ticket().id;
+                if !superseded(&job, &queue) && !job.ticket().cancelled() {
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(job.ticket().clone());
+                    // The app may have closed between the check above and now.
+                    if self.stop.load(Ordering::Relaxed) {
+                        job.ticket().cancel();
+                    }
+                    self.handle(job);
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = None;
                 }
-                self.handle(job);
-                self.activity.set(None);
-                self.ctx.request_repaint();
+                self.reply(Reply::Done(id));
             }
         }
     }
@@ -243,147 +153,262 @@ impl WorkerState {
         self.ctx.request_repaint();
     }
 
+    fn stopped(&self, ticket: &Ticket) -> bool {
+        ticket.cancelled() || self.stop.load(Ordering::Relaxed)
+    }
+
     fn handle(&self, job: Job) {
         match job {
-            Job::Load { id, path } => self.load(id, path),
-            Job::Convert { id, input, settings, round_trip, runs } => {
-                let total = settings.len() * runs.max(1) as usize;
-                let runs = (0..runs.max(1)).flat_map(|_| settings.iter());
-                for (n, settings) in runs.enumerate() {
-                    if self.stop.load(Ordering::Relaxed) {
+            Job::Load { ticket, path, preview_side, options, preloaded } => {
+                self.load(&ticket, path, preview_side, &options, preloaded);
+            }
+            Job::Convert { ticket, input, settings, round_trip, keep_input, runs, preview_side } => {
+                let total = (settings.len() * runs.max(1) as usize) as u64;
+                let list = (0..runs.max(1)).flat_map(|_| settings.iter());
+                for (n, settings) in list.enumerate() {
+                    if self.stopped(&ticket) {
                         break;
                     }
-                    let what = if total > 1 {
-                        format!("Converting (run {} of {total})", n + 1)
-                    } else {
-                        "Converting".into()
-                    };
-                    self.activity.set(Some(what));
-                    match self.convert(&input, settings, round_trip) {
-                        Ok((output, report)) => self.reply(Reply::Converted(id, Box::new(output), report)),
+                    // The status bar shows the count beside a progress bar.
+                    let what = if total > 1 { "Runs done" } else { "Converting" };
+                    ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
+                    let how = RunHow { round_trip, keep_input, preview_side };
+                    match self.convert(&ticket, &input, settings, how) {
+                        Ok(Some((output, report))) => {
+                            // Against this machine's ceilings (the CPU's memory-stream baseline is
+                            // measured here the first time a size is run).
+                            let rates = self.engine.phase_rates(&report);
+                            let measured = Box::new(Measured { report, rates });
+                            self.reply(Reply::Converted(ticket.id, Box::new(output), measured));
+                        }
+                        Ok(None) => break,
                         Err(e) => {
-                            self.reply(Reply::ConvertFailed(id, e));
+                            self.reply(Reply::ConvertFailed(ticket.id, e));
                             break;
                         }
                     }
                 }
-                self.reply(Reply::ConvertDone(id));
             }
-            Job::Sweep { options, photo } => {
-                let activity = self.activity.clone();
-                let stop = Arc::clone(&self.stop);
+            Job::Ceilings { ticket, remeasure } => {
+                let what = if remeasure { "Measuring" } else { "Reading or measuring" };
+                ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));
+                self.reply(Reply::Ceilings(self.ceilings(remeasure)));
+            }
+            Job::Sweep { ticket, options, photo } => {
+                // The sweep models the crossover from the ceilings it finds known.
+                ticket.set_progress("Sweep: this GPU's ceilings", 0, 0, (0.0, 0.0));
+                if options.gpu {
+                    let ceilings = self.ceilings(false);
+                    if let Err(e) = &ceilings {
+                        log::warn!("the sweep runs without the GPU's ceilings: {e}");
+                    }
+                    self.reply(Reply::Ceilings(ceilings));
+                }
+                let sizes = options.sizes_mp.len().max(1);
+                let work_total: f64 = options.sizes_mp.iter().map(|mp| mp + 0.5).sum();
+                let mut work_done = 0.0;
+                let mut previous = 0.0;
                 let mut progress = |i: usize, n: usize, mp: f64| {
-                    activity.set(Some(format!("Sweep: {mp} MP ({} of {n})", i + 1)));
-                    !stop.load(Ordering::Relaxed)
+                    work_done += previous;
+                    previous = mp + 0.5;
+                    ticket.set_progress(
+                        format!("Sweep: {mp} MP"),
+                        i as u64,
+                        n.max(sizes) as u64,
+                        (work_done, work_total),
+                    );
+                    !self.stopped(&ticket)
                 };
-                let source = photo.as_ref().map(|p| (p.path.display().to_string(), &p.image));
+                let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
                 let result = crate::engine::sweep(
                     &self.engine,
                     &options,
                     source.as_ref().map(|(name, image)| (name.as_str(), *image)),
                     &mut progress,
                 );
-                self.reply(Reply::Swept(result.map_err(|e| format!("{e:#}"))));
+                if !self.stopped(&ticket) {
+                    self.reply(Reply::Swept(result.map_err(|e| super::advice::describe(&e))));
+                }
             }
-            Job::Parity { input, settings } => {
-                self.activity.set(Some("Comparing CPU and GPU output".into()));
-                let result =
-                    self.engine.parity(&input.image, &settings).map_err(|e| format!("{e:#}")).and_then(
-                        |report| {
-                            let display = self
-                                .display_host(&image::DynamicImage::ImageLuma8(report.difference.clone()))?;
-                            Ok((report, display))
-                        },
-                    );
-                self.reply(Reply::Parity(Box::new(result)));
+            Job::Parity { ticket, input, settings } => {
+                let mut progress = |i: usize, n: usize| {
+                    ticket.set_progress("Parity: converting", i as u64, n as u64, (i as f64, n as f64));
+                    !self.stopped(&ticket)
+                };
+                let result = self
+                    .engine
+                    .parity_with_progress(&input.image, &settings, &mut progress)
+                    .map_err(|e| super::advice::describe(&e))
+                    .and_then(|report| {
+                        let difference = Arc::new(DynamicImage::ImageLuma8(report.difference.clone()));
+                        let display = self.display_host(difference, 512)?;
+                        Ok((report, display))
+                    });
+                if !self.stopped(&ticket) {
+                    self.reply(Reply::Parity(Box::new(result)));
+                }
             }
-            Job::Export { input, pixels, settings, path, options } => {
-                self.activity.set(Some(format!("Exporting {}", path.display())));
-                let result = self.export(&input, pixels, &settings, &path, options);
-                self.reply(match result {
-                    Ok(report) => Reply::Exported(path, report),
+            Job::Export { ticket, input, pixels, settings, path, options } => {
+                ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
+                let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {
+                    Ok(exported) => Reply::Exported(Box::new(exported)),
                     Err(e) => Reply::ExportFailed(path, e),
-                });
+                };
+                self.reply(reply);
             }
         }
     }
 
-    fn load(&self, id: u64, path: PathBuf) {
-        let name =
-            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        self.activity.set(Some(format!("Decoding {name}")));
-        let decoded = match decode_file(&path, &DecodeOptions::default()) {
-            Ok(d) => d,
-            Err(e) => return self.reply(Reply::LoadFailed(id, path, format!("{e:#}"))),
+    fn load(
+        &self,
+        ticket: &Ticket,
+        path: PathBuf,
+        preview_side: u32,
+        options: &DecodeOptions,
+        preloaded: Option<Preload>,
+    ) {
+        ticket.set_progress(format!("Decoding {}", name_of(&path)), 0, 0, (0.0, 0.0));
+        let decoded = match preloaded.filter(|p| p.path() == path) {
+            Some(p) => p.wait(),
+            None => decode_for_display(&path, preview_side, options),
         };
-        self.activity.set(Some(format!("Uploading {name} for display")));
-        let display = match self.display_host(&decoded.image) {
-            Ok(d) => d,
-            Err(e) => return self.reply(Reply::LoadFailed(id, path, e)),
-        };
-        let loaded = Loaded {
-            id,
-            path,
-            image: decoded.image,
-            decode_ns: decoded.decode_ns,
-            reoriented: decoded.reoriented,
-            display,
-        };
-        self.reply(Reply::Loaded(id, Arc::new(loaded)));
+        let loaded = decoded.and_then(|d| {
+            let display = DisplayImage::from_host(&self.render_state, Arc::clone(&d.image), &d.levels)
+                .ok_or_else(|| "the image has no pixels".to_owned())?;
+            Ok(Loaded {
+                id: ticket.id,
+                path: path.clone(),
+                image: d.image,
+                key: ImageKey::new(),
+                decode_ns: d.decode_ns,
+                reoriented: d.reoriented,
+                warnings: d.warnings,
+                display,
+                memory: d.memory,
+            })
+        });
+        self.reply(match loaded {
+            Ok(loaded) => Reply::Loaded(ticket.id, Arc::new(loaded)),
+            Err(e) => Reply::LoadFailed(ticket.id, path, e),
+        });
     }
 
-    /// Host pixels to display tiles.
-    fn display_host(&self, image: &DynamicImage) -> Result<DisplayImage, String> {
-        let gpu = self.engine.gpu().map_err(|e| format!("{e:#}"))?;
-        let tiles = gpu.create_tiles(image.width(), image.height()).map_err(|e| format!("{e:#}"))?;
-        gpu.write_tiles(&tiles, image);
-        Ok(DisplayImage::register(&self.render_state, tiles))
+    /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
+    /// reserved from the budget.
+    fn ceilings(&self, remeasure: bool) -> Result<crate::engine::KnownCeilings, String> {
+        if !remeasure
+            && let Some(k) = self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings())
+        {
+            return Ok(k);
+        }
+        let _memory = crate::engine::budget()
+            .try_reserve(PROBE_HOLD_BYTES)
+            .map_err(|e| format!("no memory to measure them now: {e}"))?;
+        self.engine.gpu_ceilings(remeasure).map_err(|e| super::advice::describe(&e))
     }
 
+    /// Host pixels to a display image (preview level made here, in parallel).
+    fn display_host(&self, image: Arc<DynamicImage>, preview_side: u32) -> Result<DisplayImage, String> {
+        let levels = preview_levels(&image, preview_side);
+        DisplayImage::from_host(&self.render_state, image, &levels)
+            .ok_or_else(|| "the image has no pixels".to_owned())
+    }
+
+    /// One run; `None` when it was cancelled before its result was drawn. The report gets the
+    /// display phase once (the engine measures it on the GPU; here the preview of a CPU result)
+    /// and is finished with the wall time of the whole run, so phases − overlap + other = wall.
     fn convert(
         &self,
+        ticket: &Ticket,
         input: &Loaded,
         settings: &ConvertSettings,
-        round_trip: bool,
-    ) -> Result<(Output, RunReport), String> {
-        let err = |e: crate::engine::EngineError| format!("{e:#}");
-        let (pixels, display, report) = match settings.backend {
+        how: RunHow,
+    ) -> Result<Option<(Output, RunReport)>, String> {
+        let RunHow { round_trip, keep_input, preview_side } = how;
+        let err = |e: EngineError| super::advice::describe(&e);
+        let started = Instant::now();
+        let (pixels, display, mut report) = match settings.backend {
             Backend::Cpu => {
+                if !keep_input {
+                    // Unticked: the input kept on the GPU by an earlier run is freed now.
+                    self.engine.release_kept_input().map_err(err)?;
+                }
                 let converted = self.engine.convert(&input.image, settings).map_err(err)?;
-                let display = self.display_host(&converted.image)?;
-                (Some(Arc::new(converted.image)), display, converted.report)
+                if self.stopped(ticket) {
+                    return Ok(None);
+                }
+                let shown = Instant::now();
+                let pixels = Arc::new(converted.image);
+                let display = self.display_host(Arc::clone(&pixels), preview_side)?;
+                let mut report = converted.report;
+                report.phases.push(PhaseTiming {
+                    phase: Phase::Display,
+                    ns: nanos_since(shown),
+                    source: ClockSource::CpuClock,
+                });
+                (Some(pixels), display, report)
             }
             Backend::Gpu => {
-                let gpu = self.engine.gpu().map_err(err)?;
-                let tiles =
-                    gpu.create_tiles(input.image.width(), input.image.height()).map_err(|e| e.to_string())?;
-                let (pixels, report) = self
-                    .engine
-                    .convert_for_display(&input.image, settings, &tiles, round_trip, None)
-                    .map_err(err)?;
-                let display = DisplayImage::register(&self.render_state, tiles);
+                let converter = self.engine.gpu_converter().map_err(err)?;
+                let (width, height) = (input.image.width(), input.image.height());
+                let tiles = converter
+                    .create_display((width, height), preview_size(width, height, preview_side))
+                    .map_err(|e| super::advice::describe(&e))?;
+                // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
+                // bounded submissions.
+                let options = RunOptions {
+                    cancel: Some(ticket.flag()),
+                    keep_input_on_gpu: keep_input.then_some(input.key),
+                };
+                let result =
+                    self.engine.convert_for_display_with(&input.image, settings, &tiles, round_trip, options);
+                let (pixels, report) = match result {
+                    Err(EngineError::Cancelled) => {
+                        self.reply(Reply::RunCancelled(ticket.id));
+                        return Ok(None);
+                    }
+                    other => other.map_err(err)?,
+                };
+                if self.stopped(ticket) {
+                    return Ok(None);
+                }
+                let alpha = pixels
+                    .as_ref()
+                    .map_or(matches!(report.kernel, Some(Kernel::Rgba8ToLa8 | Kernel::Rgba16ToLa16)), |p| {
+                        p.color().has_alpha()
+                    });
+                let display = DisplayImage::from_gpu(&self.render_state, tiles, alpha);
                 (pixels.map(Arc::new), display, report)
             }
         };
-        Ok((Output { image_id: input.id, pixels, display, settings: *settings }, report))
+        report.finish(nanos_since(started));
+        Ok(Some((Output { image_id: input.id, pixels, display, settings: *settings }, report)))
     }
 
     fn export(
         &self,
+        ticket: &Ticket,
         input: &Loaded,
         pixels: Option<Arc<DynamicImage>>,
         settings: &ConvertSettings,
-        path: &std::path::Path,
+        path: &Path,
         options: ExportOptions,
-    ) -> Result<EncodeReport, String> {
-        let pixels = if let Some(p) = pixels {
-            p
+    ) -> Result<Exported, String> {
+        let started = Instant::now();
+        let (pixels, converted): (Arc<DynamicImage>, Option<RunReport>) = if let Some(p) = pixels {
+            (p, None)
         } else {
             // The GPU result stayed on the GPU: convert again with the download.
-            self.activity.set(Some("Downloading the GPU result for export".into()));
-            Arc::new(self.engine.convert(&input.image, settings).map_err(|e| format!("{e:#}"))?.image)
+            ticket.set_progress("Export: downloading the GPU result", 0, 0, (0.0, 0.0));
+            let c = self.engine.convert(&input.image, settings).map_err(|e| super::advice::describe(&e))?;
+            (Arc::new(c.image), Some(c.report))
         };
-        self.activity.set(Some(format!("Encoding {}", path.display())));
-        encode_file(&pixels, path, &options).map_err(|e| format!("{e:#}"))
+        // The encoders report the fraction of stripes done, from their threads.
+        let what = format!("Exporting {}", name_of(path));
+        let progress = |fraction: f32| ticket.set_progress(what.as_str(), 0, 0, (f64::from(fraction), 1.0));
+        progress(0.0);
+        let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)
+            .map_err(|e| super::advice::describe(&e))?;
+        Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
     }
 }

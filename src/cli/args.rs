@@ -116,6 +116,14 @@ pub(super) fn workgroup(s: &str) -> Result<WorkgroupSize, String> {
     s.parse().map_err(|e: crate::gpu::ParseWorkgroupError| e.to_string())
 }
 
+/// Parses a positive, finite number of seconds.
+pub(super) fn secs(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number of seconds")),
+    }
+}
+
 /// The most CPU threads any command accepts (the engine then uses at most the cores it has).
 pub const MAX_THREADS: usize = 1024;
 

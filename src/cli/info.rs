@@ -114,25 +114,13 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// How long ago, in words.
-fn ago(unix_s: u64) -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let s = now.saturating_sub(unix_s);
-    match s {
-        0..120 => format!("{s} s ago"),
-        120..7200 => format!("{} min ago", s / 60),
-        7200..172_800 => format!("{} h ago", s / 3600),
-        _ => format!("{} days ago", s / 86400),
-    }
-}
-
 /// The ceilings as text lines, with where they came from.
 pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     let c = &k.ceilings;
     let origin = if k.measured_now {
         format!("measured now in {:.2} s", c.probe_ns as f64 / 1e9)
     } else {
-        format!("cached, measured {} in {:.2} s", ago(k.measured_unix_s), c.probe_ns as f64 / 1e9)
+        format!("cached, measured {} in {:.2} s", k.measured_ago(), c.probe_ns as f64 / 1e9)
     };
     let cache = match (&k.cache_path, &k.cache_error) {
         (Some(p), _) => format!("; {}", p.display()),

@@ -41,6 +41,18 @@ pub struct Cli {
     pub command: Option<Command>,
     /// An image to open in the desktop app.
     pub path: Option<PathBuf>,
+    /// Desktop app: start on this backend (cpu or gpu) instead of the saved one.
+    #[arg(long, value_parser = args::backend())]
+    pub backend: Option<crate::engine::Backend>,
+    /// Desktop app: start with Continuous on (re-run the conversion as soon as a run ends).
+    #[arg(long)]
+    pub continuous: bool,
+    /// Desktop app: write the interval between frames, in ms, one line per frame, to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub frame_log: Option<PathBuf>,
+    /// Desktop app: close the window after SECS seconds (for scripted runs).
+    #[arg(long, value_name = "SECS", value_parser = args::secs)]
+    pub quit_after: Option<f64>,
 }
 
 /// The headless commands.

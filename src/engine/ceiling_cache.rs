@@ -35,6 +35,20 @@ pub struct KnownCeilings {
     pub cache_error: Option<String>,
 }
 
+impl KnownCeilings {
+    /// How long ago they were measured, in words ("40 s ago", "3 min ago", "2 days ago").
+    #[must_use]
+    pub fn measured_ago(&self) -> String {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        match now.saturating_sub(self.measured_unix_s) {
+            s @ 0..120 => format!("{s} s ago"),
+            s @ 120..7200 => format!("{} min ago", s / 60),
+            s @ 7200..172_800 => format!("{} h ago", s / 3600),
+            s => format!("{} days ago", s / 86400),
+        }
+    }
+}
+
 /// The folder of graylab's caches: `$XDG_CACHE_HOME/graylab` (an absolute path), else
 /// `$HOME/.cache/graylab`; `None` when neither is set.
 #[must_use]
@@ -108,24 +122,23 @@ impl Engine {
             if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
                 return Ok(k.clone());
             }
-            if let Some(k) = cached_ceilings(&key) {
+            if let Some(k) = self.ceiling_cache.then(|| cached_ceilings(&key)).flatten() {
                 *known = Some(k.clone());
                 return Ok(k);
             }
         }
         let ceilings = converter.measure_ceilings()?;
         let measured_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let stored = store(&ceilings, measured_unix_s);
-        if let Err(e) = &stored {
+        let stored = self.ceiling_cache.then(|| store(&ceilings, measured_unix_s));
+        if let Some(Err(e)) = &stored {
             log::warn!("the GPU ceilings could not be cached: {e}");
         }
-        let k = KnownCeilings {
-            ceilings,
-            measured_now: true,
-            measured_unix_s,
-            cache_path: stored.as_ref().ok().cloned(),
-            cache_error: stored.err(),
+        let (cache_path, cache_error) = match stored {
+            Some(Ok(path)) => (Some(path), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
         };
+        let k = KnownCeilings { ceilings, measured_now: true, measured_unix_s, cache_path, cache_error };
         *known = Some(k.clone());
         Ok(k)
     }
@@ -138,7 +151,7 @@ impl Engine {
         if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
             return Some(k.clone());
         }
-        let k = cached_ceilings(&key)?;
+        let k = self.ceiling_cache.then(|| cached_ceilings(&key)).flatten()?;
         *known = Some(k.clone());
         Some(k)
     }

@@ -186,10 +186,11 @@ impl Engine {
         Ok(Converted { image, report })
     }
 
-    /// Converts on the GPU and draws the result into display `tiles` there (`Phase::Display`);
-    /// downloads it too when `download` (the full round trip; else the report has no download
-    /// phase and the pixels stay on the GPU). A gray input is drawn from the host. `cancel` is
-    /// checked between submissions.
+    /// Converts on the GPU and keeps the result there for display in `tiles`, with its preview
+    /// drawn (`Phase::Display`: the copies into the store and the preview); downloads it too when
+    /// `download` (the full round trip; else the report has no download phase and the pixels stay
+    /// on the GPU). A gray input is stored from the host. `cancel` is checked between
+    /// submissions.
     pub fn convert_for_display(
         &self,
         image: &DynamicImage,
@@ -223,7 +224,14 @@ impl Engine {
         report.adapter = Some(gpu.adapter_info().name.clone());
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
-                gpu.write_tiles(tiles, &gray);
+                let shown = Instant::now();
+                tiles.write_host(&gray);
+                tiles.draw_preview(options.cancel)?;
+                report.phases.push(PhaseTiming {
+                    phase: Phase::Display,
+                    ns: nanos_since(shown),
+                    source: ClockSource::CpuClock,
+                });
                 report.finish(nanos_since(started));
                 return Ok((Some(gray), report));
             }

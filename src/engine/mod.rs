@@ -22,8 +22,6 @@ mod verdict;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::gpu::GpuConverter;
-
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
 pub use ceiling_cache::{KnownCeilings, cache_dir, cached_ceilings};
@@ -41,12 +39,12 @@ pub use verdict::{analyse, to_csv};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
-    AdapterReport, Bandwidth, GpuCeilings, GpuContext, GpuError, GpuTiles, PROBE_HOLD_BYTES, ProbeClock,
-    TimingMode, WorkgroupSize, list_adapters,
+    AdapterReport, Bandwidth, GpuCeilings, GpuContext, GpuConverter, GpuError, GpuTiles, PROBE_HOLD_BYTES,
+    ProbeClock, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
-    DecodeOptions, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt, budget,
-    sniff_format,
+    DecodeOptions, DecodeWarning, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt,
+    budget, sniff_format,
 };
 pub use crate::pixel::{Formula, Kernel};
 
@@ -135,6 +133,8 @@ pub struct Engine {
     ceilings: Mutex<Option<KnownCeilings>>,
     /// The last memory-stream baseline measured for [`Engine::phase_rates`].
     stream: Mutex<Option<stream::StreamBaseline>>,
+    /// Whether the GPU's ceilings are read from and written to the cache folder.
+    ceiling_cache: bool,
 }
 
 impl Default for Engine {
@@ -151,7 +151,15 @@ impl Engine {
     }
 
     fn with_cell(gpu: OnceLock<Result<Arc<GpuConverter>, String>>) -> Self {
-        Self { gpu, ceilings: Mutex::new(None), stream: Mutex::new(None) }
+        Self { gpu, ceilings: Mutex::new(None), stream: Mutex::new(None), ceiling_cache: true }
+    }
+
+    /// This engine measures the GPU's ceilings itself and keeps them to itself: it neither reads
+    /// nor writes the cache folder (tests, whose measurements under load must not be kept).
+    #[must_use]
+    pub fn without_ceiling_cache(mut self) -> Self {
+        self.ceiling_cache = false;
+        self
     }
 
     /// An engine on an existing GPU context (eframe's device).

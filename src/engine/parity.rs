@@ -76,7 +76,28 @@ impl Engine {
         image: &DynamicImage,
         settings: &ConvertSettings,
     ) -> Result<ParityReport, EngineError> {
+        self.parity_with_progress(image, settings, &mut |_, _| true)
+    }
+
+    /// [`Self::parity`], calling `progress(step, steps)` before each conversion; returning `false`
+    /// cancels it.
+    pub fn parity_with_progress(
+        &self,
+        image: &DynamicImage,
+        settings: &ConvertSettings,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<ParityReport, EngineError> {
+        // The CPU, the GPU, and the other formulas on the CPU.
+        let steps = 1 + Formula::ALL.len();
+        let mut done = 0;
+        let mut step = || {
+            let go = progress(done, steps);
+            done += 1;
+            if go { Ok(()) } else { Err(EngineError::Cancelled) }
+        };
+        step()?;
         let cpu = self.convert(image, &ConvertSettings { backend: Backend::Cpu, ..*settings })?.image;
+        step()?;
         let (cpu_vs_gpu, gpu_error, difference) =
             match self.convert(image, &ConvertSettings { backend: Backend::Gpu, ..*settings }) {
                 Ok(gpu) => {
@@ -90,6 +111,7 @@ impl Engine {
             let out = if f == settings.formula {
                 cpu.clone()
             } else {
+                step()?;
                 self.convert(image, &ConvertSettings { backend: Backend::Cpu, formula: f, ..*settings })?
                     .image
             };

@@ -18,7 +18,8 @@ pub enum Phase {
     Upload,
     /// The conversion itself.
     Kernel,
-    /// GPU only: drawing the result into the app's display textures on the GPU.
+    /// Showing the result: on the GPU, copying it into the app's display store and drawing the
+    /// preview from it; in the app, making the preview of a CPU result.
     Display,
     /// GPU only: GPU to host (copy to the readback buffer, then out of mapped memory).
     Download,
@@ -61,7 +62,9 @@ pub enum ClockSource {
     /// The host's monotonic clock.
     #[serde(rename = "cpu-clock")]
     CpuClock,
-    /// The sum of a host-side copy (CPU clock) and a GPU-side copy (GPU timestamps).
+    /// The sum of a part timed on the CPU clock and a part from GPU timestamps: a host-side copy
+    /// and a GPU-side copy (upload, download), or the copies into the display store and the
+    /// preview drawn from it, waited for (display).
     #[serde(rename = "cpu-clock+gpu-timestamp")]
     Mixed,
 }
@@ -254,7 +257,13 @@ pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
     let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
     let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
-    let display = if t.display_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
+    // from it afterwards (CPU clock).
+    let display = match (t.display_on_gpu_clock, t.preview_ns > 0) {
+        (true, true) => ClockSource::Mixed,
+        (true, false) => ClockSource::GpuTimestamp,
+        (false, _) => ClockSource::CpuClock,
+    };
     let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock }];
     if !t.input_resident {
         phases.push(PhaseTiming {
@@ -265,7 +274,7 @@ pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
     }
     phases.push(PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel });
     if t.displayed {
-        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns, source: display });
+        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns + t.preview_ns, source: display });
     }
     if t.downloaded {
         phases.push(PhaseTiming {

@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::budget::{Budget, GpuRates};
 use super::buffers::Buffers;
 use super::display::{DisplayPipeline, GpuTiles};
-use super::encode::{DisplayTarget, RunCommands};
+use super::encode::RunCommands;
 use super::grid::{Dispatch, dispatch};
 use super::pipelines::{Pipelines, params_buffer};
 use super::plan::{Limits, RunPlan};
@@ -40,7 +40,7 @@ const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
 pub struct GpuConverter {
     ctx: Arc<GpuContext>,
     pipelines: Pipelines,
-    display: OnceLock<DisplayPipeline>,
+    display: OnceLock<Arc<DisplayPipeline>>,
     buffers: Mutex<Buffers>,
     budget: Budget,
     timestamp_check: TimestampCheck,
@@ -120,14 +120,27 @@ impl GpuConverter {
         self.run(job, Some(dst), None)
     }
 
-    /// Converts and draws the result into display `tiles` on the GPU; downloads it into `dst`
-    /// too when given (the full round trip), else leaves it there (no download phase).
+    /// Prepares the display of a `width` x `height` result on this device, with a `preview`
+    /// (width, height) level and its mipmaps (see [`GpuTiles`]).
+    pub fn create_display(
+        &self,
+        (width, height): (u32, u32),
+        preview: (u32, u32),
+    ) -> Result<GpuTiles, GpuError> {
+        let pipeline = Arc::clone(self.display.get_or_init(|| Arc::new(DisplayPipeline::new(&self.ctx))));
+        GpuTiles::new(Arc::clone(&self.ctx), pipeline, (width, height), preview, self.band_limit_bytes)
+    }
+
+    /// Converts and keeps the result on the GPU in `tiles`' store, chunk by chunk, then draws the
+    /// preview from it (`preview_ns`); downloads it into `dst` too when given (the full round
+    /// trip), else leaves it there (no download phase).
     pub fn convert_for_display(
         &self,
         job: &GpuJob<'_>,
         tiles: &GpuTiles,
         dst: Option<&mut [u8]>,
     ) -> Result<GpuTimings, GpuError> {
+        let started = Instant::now();
         if (tiles.width, tiles.height) != (job.width, job.height) {
             return Err(GpuError::LengthMismatch {
                 width: job.width,
@@ -135,7 +148,12 @@ impl GpuConverter {
                 kernel: "display tiles",
             });
         }
-        self.run(job, dst, Some(tiles))
+        let mut t = self.run(job, dst, Some(tiles))?;
+        let drawing = Instant::now();
+        tiles.draw_preview(job.cancel)?;
+        t.preview_ns = nanos(drawing.elapsed());
+        t.wall_ns = nanos(started.elapsed());
+        Ok(t)
     }
 
     /// Frees every buffer this converter holds (a kept input too) and waits until the device
@@ -156,10 +174,14 @@ impl GpuConverter {
     }
 
     /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]): a few
-    /// hundred milliseconds, with GPU timestamps where the device reads them in place.
+    /// hundred milliseconds, with GPU timestamps where the device reads them in place. A software
+    /// adapter's copies are timed on the CPU clock: they are host copies, and its timestamps can
+    /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
+    /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
         let ctx = &*self.ctx;
-        let gpu_clock = ctx.timestamps().encoders && self.timestamp_check.in_place(ctx)?;
+        let gpu_clock =
+            ctx.timestamps().encoders && !ctx.is_software() && self.timestamp_check.in_place(ctx)?;
         let scopes = ErrorScopes::push(ctx.device());
         let result = super::probe::measure(ctx, gpu_clock);
         let scope_result = scopes.finish();
@@ -254,10 +276,7 @@ impl GpuConverter {
         let ctx = &*self.ctx;
         let kernel = job.kernel;
         let pipeline = self.pipelines.get(ctx, kernel, job.formula, job.workgroup)?;
-        let display = tiles.map(|tiles| DisplayTarget {
-            pipeline: self.display.get_or_init(|| DisplayPipeline::new(ctx)),
-            tiles,
-        });
+        let display = tiles;
         let ts = ctx.timestamps();
         let auto = self.timing_mode == TimingMode::Auto;
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
@@ -323,7 +342,7 @@ impl GpuConverter {
                 inputs: &inputs,
                 upload: !t.input_resident,
                 band,
-                band_out_bytes,
+                rows_per_band: plan.bands.rows_per_band,
                 dispatches: &dispatches,
                 display,
                 download,

@@ -1,24 +1,15 @@
-//! Recording one chunk's commands: the upload copy, the kernel's dispatch, the display passes and
-//! the download copy, each optionally between two named timestamps. The pipelined and the
+//! Recording one chunk's commands: the upload copy, the kernel's dispatch, the display hook (a
+//! copy of the chunk's output into the display store) and the download copy, each optionally between two named timestamps. The pipelined and the
 //! step-by-step drivers record the same commands; only how they submit and time them differs.
 
 use super::GpuContext;
-use super::display::{BandOutput, DisplayPipeline, GpuTiles};
+use super::display::{BandOutput, GpuTiles};
 use super::grid::Dispatch;
 use super::pipelines::PARAMS_STRIDE;
 use super::plan::Chunk;
 use super::ring::{BandBuffers, StagingSlot};
 use super::timestamps::{Stamp, Timestamps};
 use crate::pixel::Kernel;
-
-/// Where a run's results are drawn.
-#[derive(Clone, Copy)]
-pub(crate) struct DisplayTarget<'a> {
-    /// The display pipeline.
-    pub pipeline: &'a DisplayPipeline,
-    /// The textures.
-    pub tiles: &'a GpuTiles,
-}
 
 /// Everything that stays the same for every chunk of a run.
 pub(crate) struct RunCommands<'a> {
@@ -38,12 +29,12 @@ pub(crate) struct RunCommands<'a> {
     pub upload: bool,
     /// The ring's buffers (its output buffer is every band's).
     pub band: &'a BandBuffers,
-    /// Bytes of the output buffer.
-    pub band_out_bytes: u64,
+    /// Image rows per band.
+    pub rows_per_band: u32,
     /// One dispatch per chunk.
     pub dispatches: &'a [Dispatch],
-    /// Where to draw, if anywhere.
-    pub display: Option<DisplayTarget<'a>>,
+    /// Where the result is kept for display, if anywhere.
+    pub display: Option<&'a GpuTiles>,
     /// Whether results are copied back to the host.
     pub download: bool,
 }
@@ -95,17 +86,18 @@ impl RunCommands<'_> {
         pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
     }
 
-    /// Draws the chunk's rows into the display textures (nothing without a display target).
+    /// Copies the chunk's output words into the display store (nothing without a display
+    /// target); the preview is drawn from the store after the last chunk.
     pub(crate) fn display(&self, enc: &mut wgpu::CommandEncoder, chunk: &Chunk, ts: Option<&Timestamps>) {
         stamp(enc, ts, Stamp::DisplayStart);
-        if let Some(d) = self.display {
+        if let Some(tiles) = self.display {
             let band = BandOutput {
                 buffer: &self.band.output,
-                bytes: self.band_out_bytes,
                 kernel: self.kernel,
                 band_row0: chunk.band_row0,
+                rows_per_band: self.rows_per_band,
             };
-            d.pipeline.encode(self.ctx, enc, d.tiles, &band, chunk.image_rows());
+            tiles.store_chunk(enc, &band, chunk.words.clone());
         }
         stamp(enc, ts, Stamp::DisplayEnd);
     }

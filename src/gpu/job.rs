@@ -71,8 +71,11 @@ pub struct GpuTimings {
     pub upload_copy_ns: u64,
     /// The compute passes.
     pub kernel_ns: u64,
-    /// Drawing the result into display textures (0 when not drawn).
+    /// Copying each chunk's result into the display store on the GPU (0 when not shown).
     pub display_ns: u64,
+    /// Drawing the preview level and its mipmaps from the display store after the last chunk
+    /// (CPU clock around bounded submissions; 0 when not shown).
+    pub preview_ns: u64,
     /// Copies from the GPU output buffer to the readback staging.
     pub download_copy_ns: u64,
     /// Host copy out of mapped readback memory (CPU clock).
@@ -101,7 +104,7 @@ pub struct GpuTimings {
     pub rows_per_chunk: u32,
     /// Whether the result was copied back to the host.
     pub downloaded: bool,
-    /// Whether the result was drawn into display textures.
+    /// Whether the result was kept on the GPU for display (and its preview drawn).
     pub displayed: bool,
     /// Whether the input was already on the GPU, kept by an earlier run of the same image: nothing
     /// was uploaded (`upload_*_ns` are 0).
@@ -127,6 +130,7 @@ impl GpuTimings {
             + self.upload_copy_ns
             + self.kernel_ns
             + self.display_ns
+            + self.preview_ns
             + self.download_copy_ns
             + self.download_host_ns
     }

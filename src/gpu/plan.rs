@@ -46,11 +46,6 @@ impl Chunk {
     pub(crate) fn out_bytes(&self) -> (u64, u64) {
         (self.words.start * 4, (self.words.end - self.words.start) * 4)
     }
-
-    /// Image rows covered by the chunk.
-    pub(crate) fn image_rows(&self) -> Range<u32> {
-        self.band_row0 + self.rows.start..self.band_row0 + self.rows.end
-    }
 }
 
 /// The pieces of one run.

@@ -18,7 +18,7 @@ pub(crate) enum Stamp {
     KernelStart,
     /// End of it.
     KernelEnd,
-    /// Before the passes that draw into display textures.
+    /// Before the display hook (the copy into the display store).
     DisplayStart,
     /// After them.
     DisplayEnd,
@@ -54,7 +54,7 @@ pub(crate) enum Span {
     Upload,
     /// The kernel's compute pass.
     Kernel,
-    /// Drawing into display textures.
+    /// The display hook (the copy into the display store).
     Display,
     /// The download copy.
     Download,

@@ -1,0 +1,274 @@
+//! `GraylabApp`: the shared session plus one struct per panel and window, the frame loop
+//! (replies, shortcuts, drops, dialogs) and the layout. Nothing else in `app` depends on it.
+
+mod handles;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use egui::Color32;
+
+use super::AppOptions;
+use super::adapter::AdapterPanel;
+use super::charts::ChartsDock;
+use super::controls::SettingsPanel;
+use super::dialogs::{self, DialogAnswer, PendingDialog};
+use super::export_window::ExportWindow;
+use super::frame_meter::FrameMeter;
+use super::look;
+use super::parity_window::ParityWindow;
+use super::preload::Preload;
+use super::session::Session;
+use super::state::Settings;
+use super::status_bar::StatusBar;
+use super::sweep_window::SweepWindow;
+use super::top_bar::{TopBar, TopBarAction};
+use super::viewer::Viewer;
+
+/// The graylab desktop app.
+pub struct GraylabApp {
+    session: Session,
+    top_bar: TopBar,
+    settings_panel: SettingsPanel,
+    adapter_panel: AdapterPanel,
+    charts: ChartsDock,
+    viewer: Viewer,
+    status_bar: StatusBar,
+    export: ExportWindow,
+    sweep: SweepWindow,
+    parity: ParityWindow,
+    meter: FrameMeter,
+    dialog: Option<PendingDialog>,
+    /// When to close the window (`--quit-after`).
+    quit_at: Option<Instant>,
+    /// Whether the last frame asked for the next one (work in flight): then the interval to it
+    /// counts in the frame meter.
+    wanted_next_frame: bool,
+}
+
+impl GraylabApp {
+    /// Creates the app on eframe's wgpu device and starts the worker.
+    #[must_use]
+    pub fn new(cc: &eframe::CreationContext<'_>, options: AppOptions) -> Self {
+        Self::with_preload(cc, options, None)
+    }
+
+    /// Creates the app and takes over `preload`, a decode of `options.initial_path` started
+    /// before the window opened.
+    #[must_use]
+    pub fn with_preload(
+        cc: &eframe::CreationContext<'_>,
+        options: AppOptions,
+        preload: Option<Preload>,
+    ) -> Self {
+        let mut settings: Settings = if options.fresh_settings {
+            Settings::default()
+        } else {
+            cc.storage.and_then(|s| eframe::get_value(s, eframe::APP_KEY)).unwrap_or_default()
+        };
+        if let Some(backend) = options.backend {
+            settings.convert.backend = backend;
+        }
+        let mut session = Session::new(cc, settings, &options);
+        session.continuous = options.continuous;
+        let mut meter = FrameMeter::default();
+        if let Some(path) = &options.frame_log {
+            match FrameMeter::with_log(path) {
+                Ok(m) => meter = m,
+                Err(e) => {
+                    session.toasts.error(format!("Cannot write the frame log ({e}): {}", path.display()));
+                }
+            }
+        }
+        let mut app = Self {
+            session,
+            top_bar: TopBar::default(),
+            settings_panel: SettingsPanel,
+            adapter_panel: AdapterPanel,
+            charts: ChartsDock::default(),
+            viewer: Viewer::default(),
+            status_bar: StatusBar::default(),
+            export: ExportWindow::default(),
+            sweep: SweepWindow::default(),
+            parity: ParityWindow::default(),
+            meter,
+            dialog: None,
+            quit_at: options.quit_after_secs.map(|s| Instant::now() + std::time::Duration::from_secs_f64(s)),
+            wanted_next_frame: false,
+        };
+        if let Some(path) = options.initial_path {
+            app.top_bar.set_path(&path);
+            app.session.open(path, preload);
+        }
+        app
+    }
+
+    /// Starts loading a file; the current image stays until the new one is ready.
+    pub fn open(&mut self, path: PathBuf) {
+        self.top_bar.set_path(&path);
+        self.session.open(path, None);
+    }
+
+    fn ask_open(&mut self, ctx: &egui::Context) {
+        if self.dialog.is_none() {
+            let dir = self.session.input().and_then(|i| i.path.parent().map(std::path::Path::to_path_buf));
+            self.dialog = Some(dialogs::open_image(ctx, dir.as_deref()));
+        }
+    }
+
+    fn shortcuts_and_drops(&mut self, ctx: &egui::Context) {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let (open, save, escape) = ctx.input_mut(|i| {
+            (
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::O)),
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::S)),
+                i.key_pressed(Key::Escape),
+            )
+        });
+        if open {
+            self.ask_open(ctx);
+        }
+        if save {
+            self.export.open_for(&mut self.session);
+        }
+        // Esc stops long work, unless it is closing a menu or leaving a text field.
+        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) {
+            self.session.stop();
+        }
+        self.viewer.shortcuts(ctx, self.session.settings().view);
+        let dropped: Vec<PathBuf> =
+            ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if let Some(path) = dropped.into_iter().next() {
+            self.open(path);
+        }
+        if let Some(answer) = self.dialog.as_ref().and_then(PendingDialog::poll) {
+            let save = self.dialog.take().is_some_and(|d| d.save);
+            self.dialog_answered(save, answer);
+        }
+    }
+
+    fn dialog_answered(&mut self, save: bool, answer: DialogAnswer) {
+        match answer {
+            DialogAnswer::Chosen(path) if save => self.export.set_path(&path),
+            DialogAnswer::Chosen(path) => self.open(path),
+            DialogAnswer::Nothing { probably_unavailable: true } if save => self.session.toasts.note(
+                "No file dialog could be shown on this system (no xdg-desktop-portal or zenity): type the \
+                 path in the File field and press Enter."
+                    .into(),
+            ),
+            DialogAnswer::Nothing { probably_unavailable: true } => self.session.toasts.error(
+                "No file dialog could be shown: this system has no file-dialog service (xdg-desktop-portal or \
+                 zenity). Drop a file on the window, or type its path in the path field and press Enter."
+                    .into(),
+            ),
+            DialogAnswer::Nothing { probably_unavailable: false } => {}
+        }
+    }
+
+    /// Preview levels about as large as the screen, so that Fit never magnifies them.
+    fn update_preview_side(&mut self, ctx: &egui::Context) {
+        let ppp = ctx.pixels_per_point();
+        let screen =
+            ctx.input(|i| i.viewport().monitor_size).unwrap_or_else(|| ctx.content_rect().size()) * ppp;
+        let side = screen.x.max(screen.y) as u32;
+        self.session.preview_side =
+            side.clamp(super::display::PREVIEW_MAX_SIDE, 2 * super::display::PREVIEW_MAX_SIDE);
+    }
+}
+
+impl eframe::App for GraylabApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let started = Instant::now();
+        let ctx = ui.ctx().clone();
+        self.meter.frame_started(started, self.wanted_next_frame || ctx.requested_repaint_last_pass());
+        if let Some(quit_at) = self.quit_at {
+            if started >= quit_at {
+                self.meter.flush();
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            } else {
+                ctx.request_repaint_after(quit_at - started);
+            }
+        }
+        self.update_preview_side(&ctx);
+        self.session.handle_replies();
+        self.shortcuts_and_drops(&ctx);
+        match self.top_bar.ui(ui, &mut self.session) {
+            Some(TopBarAction::AskOpen) => self.ask_open(&ctx),
+            Some(TopBarAction::Export) => self.export.open_for(&mut self.session),
+            Some(TopBarAction::Sweep) => self.sweep.open = true,
+            Some(TopBarAction::Parity) => self.parity.open = true,
+            None => {}
+        }
+        let style = ui.style().clone();
+        let stop = egui::Panel::bottom("status")
+            .frame(look::panel_frame(&style))
+            .show(ui, |ui| self.status_bar.ui(ui, &self.session, &self.meter, self.dialog.is_some()))
+            .inner;
+        if stop {
+            self.session.stop();
+        }
+        egui::Panel::left("settings")
+            .frame(look::panel_frame(&style))
+            .resizable(true)
+            .default_size(280.0)
+            .size_range(220.0..=420.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    self.settings_panel.ui(ui, &mut self.session);
+                    ui.separator();
+                    self.adapter_panel.ui(ui, &mut self.session);
+                });
+            });
+        self.charts.dock_ui(ui, &mut self.session);
+        let viewer = egui::CentralPanel::default()
+            .frame(look::central_frame(&style))
+            .show(ui, |ui| self.viewer.ui(ui, &mut self.session))
+            .response
+            .rect;
+        if let Some((dir, name)) = self.export.show(&ctx, &mut self.session) {
+            self.dialog = Some(dialogs::save_image(&ctx, dir.as_deref(), &name));
+        }
+        self.sweep.show(&ctx, &mut self.session);
+        self.parity.show(&ctx, &mut self.session);
+        self.session.toasts.ui(&ctx, viewer);
+        drop_overlay_ui(&ctx);
+        self.session.after_frame();
+        self.wanted_next_frame = self.session.is_busy();
+        if self.session.is_busy() || self.dialog.is_some() {
+            // Keep the progress and the frame meter live while work runs, at most 50 frames a
+            // second (the work threads need the cores more than a faster spinner does).
+            ctx.request_repaint_after(std::time::Duration::from_millis(20));
+        }
+        self.meter.frame_built(started);
+    }
+
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        look::clear_colour(visuals)
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, self.session.settings());
+    }
+
+    fn on_exit(&mut self) {
+        self.meter.flush();
+    }
+}
+
+/// Darkens the window while a file is dragged over it.
+fn drop_overlay_ui(ctx: &egui::Context) {
+    if ctx.input(|i| i.raw.hovered_files.is_empty()) {
+        return;
+    }
+    let painter = ctx
+        .layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("graylab drop overlay")));
+    let rect = ctx.content_rect();
+    painter.rect_filled(rect, 0.0, Color32::from_black_alpha(160));
+    painter.text(
+        rect.center(),
+        egui::Align2::CENTER_CENTER,
+        "Drop to open",
+        egui::FontId::proportional(32.0),
+        Color32::WHITE,
+    );
+}

@@ -1,0 +1,144 @@
+//! What tests and scripts may ask of the running app or do to it, beside what a user does with
+//! the mouse: the state on screen (images, runs, messages, tiles) and shortcuts to start work.
+
+use std::path::PathBuf;
+
+use super::GraylabApp;
+use crate::app::state::{RunRecord, Settings};
+
+impl GraylabApp {
+    /// The warnings on screen (they stay until dismissed).
+    #[must_use]
+    pub fn warnings(&self) -> Vec<&str> {
+        self.session.toasts.warnings()
+    }
+
+    /// What the job running now reports doing, once it has started.
+    #[must_use]
+    pub fn job_progress(&self) -> Option<String> {
+        self.session.current_job().and_then(|(_, p)| p).map(|p| p.what)
+    }
+
+    /// GPU runs stopped between their submissions by Stop, Esc or a newer setting, so far.
+    #[must_use]
+    pub fn runs_cut_short(&self) -> usize {
+        self.session.runs_cut_short()
+    }
+
+    /// The image on screen, if any.
+    #[must_use]
+    pub fn input_image(&self) -> Option<&image::DynamicImage> {
+        self.session.input().map(|i| i.image.as_ref())
+    }
+
+    /// The output's host pixels, if the current output has them.
+    #[must_use]
+    pub fn output_pixels(&self) -> Option<&image::DynamicImage> {
+        self.session.output().and_then(|o| o.pixels.as_deref())
+    }
+
+    /// Every measured run so far (conversions and exports).
+    #[must_use]
+    pub fn runs(&self) -> &[RunRecord] {
+        self.session.runs()
+    }
+
+    /// The settings in force.
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        self.session.settings_mut()
+    }
+
+    /// The newest message (error or note), if any.
+    #[must_use]
+    pub fn message(&self) -> Option<(&str, bool)> {
+        self.session.toasts.latest()
+    }
+
+    /// Whether the worker has work in flight (loads, conversions, exports, sweeps).
+    #[must_use]
+    pub fn is_busy(&self) -> bool {
+        self.session.is_busy()
+    }
+
+    /// Whether Continuous is on.
+    #[must_use]
+    pub fn continuous(&self) -> bool {
+        self.session.continuous
+    }
+
+    /// Whether Fit is in effect in the viewer.
+    #[must_use]
+    pub fn fitting(&self) -> bool {
+        self.viewer.fitting()
+    }
+
+    /// Flip mode: whether the output is shown (else the input).
+    #[must_use]
+    pub fn showing_output(&self) -> bool {
+        self.viewer.showing_output()
+    }
+
+    /// The run numbers the runs chart shows now.
+    #[must_use]
+    pub fn charted_runs(&self) -> Vec<usize> {
+        self.charts.charted_runs(&self.session)
+    }
+
+    /// Full-resolution tiles on the GPU now for the input and the output (none at Fit).
+    #[must_use]
+    pub fn detail_tiles(&self) -> (usize, usize) {
+        let input = self.session.input().map_or(0, |i| i.display.detail_tiles());
+        let output = self.session.output().map_or(0, |o| o.display.detail_tiles());
+        (input, output)
+    }
+
+    /// Queues `runs` conversions of the current image with the current settings.
+    pub fn run_conversion(&mut self, runs: u32) {
+        self.session.run_conversion(runs);
+    }
+
+    /// Queues an export of the current output to `path` (replacing a file there only when
+    /// `overwrite`).
+    pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
+        self.session.export_to(path, overwrite);
+    }
+
+    /// Opens the size-sweep window.
+    pub fn open_sweep_window(&mut self) {
+        self.sweep.open = true;
+    }
+
+    /// Opens the size-sweep window with these sizes (megapixels, comma separated) and runs.
+    pub fn set_sweep_sizes(&mut self, sizes: &str, runs: u32) {
+        self.sweep.open = true;
+        self.sweep.set_sizes(sizes, runs);
+    }
+
+    /// Sets the sweep window's JSON file, as if typed.
+    pub fn set_sweep_json_path(&mut self, path: &std::path::Path) {
+        self.sweep.set_path(path);
+    }
+
+    /// Opens the parity window.
+    pub fn open_parity_window(&mut self) {
+        self.parity.open = true;
+    }
+
+    /// The latest sweep, if one finished.
+    #[must_use]
+    pub fn sweep_result(&self) -> Option<&crate::engine::SweepResult> {
+        self.session.sweep().map(AsRef::as_ref)
+    }
+
+    /// The latest parity report, if one finished.
+    #[must_use]
+    pub fn parity_result(&self) -> Option<&crate::engine::ParityReport> {
+        self.session.parity().map(|(r, _)| r)
+    }
+
+    /// This GPU's ceilings, once read from the cache or measured.
+    #[must_use]
+    pub fn ceilings(&self) -> Option<&crate::engine::KnownCeilings> {
+        self.session.ceilings()
+    }
+}

@@ -1,0 +1,300 @@
+//! The timing charts in a resizable, collapsible dock under the viewer: one stacked bar per run
+//! (phases − overlap + other = the run's wall time), a timeline of the last run,
+//! kernel time per workgroup size, and the size sweep. Every series names the clock its figures
+//! came from; legends sit outside the plots; every axis has at least three labelled ticks.
+
+mod runs;
+mod sweep;
+mod timeline;
+mod workgroups;
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{GridInput, GridMark};
+
+pub use sweep::SweepChart;
+
+use super::look;
+use super::session::Session;
+use super::state::RunRecord;
+use crate::engine::{Backend, ConvertSettings, Phase};
+
+/// A segment of a stacked run bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Segment {
+    Phase(Phase),
+    /// Wall time no phase accounts for (waiting, submitting, bookkeeping).
+    Other,
+    /// Phase time that ran beside other phases (counted twice in the stack).
+    Overlap,
+}
+
+impl Segment {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Phase(p) => p.name(),
+            Self::Other => "other",
+            Self::Overlap => "overlap",
+        }
+    }
+
+    fn colour(self) -> Color32 {
+        match self {
+            Self::Phase(Phase::Decode) => Color32::from_rgb(150, 150, 150),
+            Self::Phase(Phase::Setup) => Color32::from_rgb(170, 120, 200),
+            Self::Phase(Phase::Upload) => Color32::from_rgb(230, 140, 60),
+            Self::Phase(Phase::Kernel) => Color32::from_rgb(80, 170, 90),
+            Self::Phase(Phase::Display) => Color32::from_rgb(60, 180, 180),
+            Self::Phase(Phase::Download) => Color32::from_rgb(70, 140, 220),
+            Self::Phase(Phase::Encode) => Color32::from_rgb(200, 90, 90),
+            Self::Other => Color32::from_gray(95),
+            Self::Overlap => Color32::from_rgba_unmultiplied(20, 20, 20, 170),
+        }
+    }
+}
+
+/// The segments of one run in order, with their duration in ns and clock label: the phases, then
+/// the rest of the wall time (the overlap is drawn over the top of the stack, see `runs`).
+fn segments(run: &RunRecord) -> Vec<(Segment, u64, &'static str)> {
+    let mut v: Vec<_> =
+        run.report.phases.iter().map(|p| (Segment::Phase(p.phase), p.ns, p.source.short_label())).collect();
+    if run.other_ns() > 0 || run.overlap_ns() == 0 {
+        v.push((Segment::Other, run.other_ns(), "cpu"));
+    }
+    v
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// The smallest of 1, 2, 5 x 10^k not below `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= raw * 0.999).unwrap_or(10.0 * power)
+}
+
+/// The next smaller step of the 1-2-5 scale.
+fn smaller_step(step: f64) -> f64 {
+    let power = 10f64.powf(step.log10().floor());
+    let mantissa = (step / power).round();
+    if mantissa >= 5.0 {
+        2.0 * power
+    } else if mantissa >= 2.0 {
+        power
+    } else {
+        0.5 * power
+    }
+}
+
+/// Grid marks about `target_points` apart on a 1-2-5 scale, denser where that is needed for at
+/// least three marks; whole numbers only when `integers`.
+fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<GridMark> {
+    move |input: GridInput| {
+        // egui_plot's base step is the value of its minimum grid spacing (8 points).
+        let per_point = input.base_step_size / 8.0;
+        let (lo, hi) = input.bounds;
+        let marks = |step: f64| {
+            let (first, last) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
+            (first..=last).map(|k| GridMark { value: k as f64 * step, step_size: step }).collect::<Vec<_>>()
+        };
+        let floor = if integers { 1.0 } else { f64::MIN_POSITIVE };
+        let mut step = nice_step(per_point * target_points).max(floor);
+        while marks(step).len() < 3 && smaller_step(step) >= floor && step / per_point > 12.0 {
+            step = smaller_step(step);
+        }
+        marks(step)
+    }
+}
+
+/// Axis hints whose tick labels may sit closer than `egui_plot`'s default (they are short).
+fn axes<'a>(x_label: &str, y_label: &str) -> (Vec<egui_plot::AxisHints<'a>>, Vec<egui_plot::AxisHints<'a>>) {
+    (
+        vec![egui_plot::AxisHints::new_x().label(x_label).label_spacing(28.0..=36.0)],
+        vec![egui_plot::AxisHints::new_y().label(y_label).label_spacing(14.0..=18.0)],
+    )
+}
+
+/// A legend row outside a plot: colour chips and names.
+fn legend_ui(ui: &mut Ui, entries: &[(Color32, String)]) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 10.0;
+        for (colour, name) in entries {
+            ui.horizontal(|ui| {
+                ui.spacing_mut().item_spacing.x = 4.0;
+                let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                ui.painter().rect_filled(rect, 2.0, *colour);
+                ui.label(RichText::new(name).small());
+            });
+        }
+    });
+}
+
+/// Which chart a narrow dock shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Tab {
+    #[default]
+    Runs,
+    Timeline,
+    Workgroups,
+}
+
+/// The chart dock under the viewer.
+pub struct ChartsDock {
+    expanded: bool,
+    /// Also draw the runs of the previous image (for comparison); else only the current one's.
+    keep_previous: bool,
+    tab: Tab,
+}
+
+impl Default for ChartsDock {
+    fn default() -> Self {
+        Self { expanded: true, keep_previous: false, tab: Tab::Runs }
+    }
+}
+
+impl ChartsDock {
+    /// Shows the dock at the bottom of the remaining space: a header, and the charts when
+    /// expanded (resizable; the viewer keeps most of the height).
+    pub fn dock_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let frame = look::panel_frame(ui.style());
+        let room = ui.available_height();
+        if self.expanded {
+            egui::Panel::bottom("charts")
+                .frame(frame)
+                .resizable(true)
+                .default_size((room * 0.36).max(170.0))
+                .size_range(150.0..=(room * 0.42).max(150.0))
+                .show(ui, |ui| {
+                    // Fill the panel, or it shrinks to its first frame's contents.
+                    ui.set_min_height(ui.available_height());
+                    self.header_ui(ui, session);
+                    self.charts_ui(ui, session);
+                });
+        } else {
+            egui::Panel::bottom("charts collapsed").frame(frame).show(ui, |ui| self.header_ui(ui, session));
+        }
+    }
+
+    /// The run numbers the runs chart shows now (the current image's, and the previous image's
+    /// when kept).
+    #[must_use]
+    pub fn charted_runs(&self, session: &Session) -> Vec<usize> {
+        let image = session.input().map(|i| i.id);
+        let previous = self.keep_previous.then(|| previous_image(session.runs(), image)).flatten();
+        runs::shown(session.runs(), image, previous).iter().map(|(r, _)| r.seq).collect()
+    }
+
+    fn header_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        ui.horizontal(|ui| {
+            ui.strong("Where the time goes");
+            let toggle = if self.expanded { "Hide" } else { "Show" };
+            if ui
+                .small_button(toggle)
+                .on_hover_text("Show or hide the charts (the viewer gets the room)")
+                .clicked()
+            {
+                self.expanded = !self.expanded;
+            }
+            if let Some(input) = session.input() {
+                ui.label(format!("decode {} ms (cpu-clock)", crate::engine::ms(input.decode_ns)));
+            }
+            if let Some(e) = session.last_export() {
+                ui.label(format!(
+                    "· last export: encode {} ms (cpu-clock)",
+                    crate::engine::ms(e.encode.encode_ns)
+                ));
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.small_button("Clear").on_hover_text("Forget every measured run").clicked() {
+                    session.clear_runs();
+                }
+                ui.checkbox(&mut self.keep_previous, "keep previous image")
+                    .on_hover_text("Also show the runs of the image opened before this one, for comparison");
+            });
+        });
+    }
+
+    fn charts_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let image = session.input().map(|i| i.id);
+        let previous = self.keep_previous.then(|| previous_image(session.runs(), image)).flatten();
+        let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
+        let enabled = session.input().is_some() && session.gpu_usable();
+        let narrow = ui.available_width() < 760.0;
+        if narrow {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.tab, Tab::Runs, "Each run");
+                ui.selectable_value(&mut self.tab, Tab::Timeline, "Last run");
+                ui.selectable_value(&mut self.tab, Tab::Workgroups, "By workgroup size");
+            });
+        }
+        let height = (ui.available_height() - 44.0).max(80.0);
+        let width = ui.available_width();
+        let mut try_all = false;
+        let runs = session.runs();
+        let last = runs.iter().rev().find(|r| Some(r.image_id) == image);
+        ui.horizontal_top(|ui| {
+            let column = |ui: &mut Ui, share: f32, tab: Tab, add: &mut dyn FnMut(&mut Ui)| {
+                if narrow && self.tab != tab {
+                    return;
+                }
+                let w = if narrow { width } else { width * share - 8.0 };
+                ui.allocate_ui(egui::vec2(w, height + 40.0), |ui| ui.vertical(|ui| add(ui)));
+            };
+            column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, height));
+            column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last, height));
+            column(ui, 0.35, Tab::Workgroups, &mut |ui| {
+                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled, height);
+            });
+        });
+        if try_all {
+            let base = session.settings().convert;
+            let every_size = valid
+                .iter()
+                .map(|&workgroup| ConvertSettings { backend: Backend::Gpu, workgroup, ..base })
+                .collect();
+            session.queue_conversion(every_size, 6);
+        }
+    }
+}
+
+/// The image opened before `current` that has runs.
+fn previous_image(runs: &[RunRecord], current: Option<u64>) -> Option<u64> {
+    runs.iter().rev().map(|r| r.image_id).find(|id| Some(*id) != current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_steps_are_one_two_five() {
+        assert!((nice_step(0.7) - 1.0).abs() < 1e-12);
+        assert!((nice_step(1.3) - 2.0).abs() < 1e-12);
+        assert!((nice_step(3.0) - 5.0).abs() < 1e-12);
+        assert!((nice_step(7.0) - 10.0).abs() < 1e-12);
+        assert!((nice_step(0.013) - 0.02).abs() < 1e-12);
+        assert!((nice_step(f64::NAN) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_spacer_gives_several_marks() {
+        // 0..47 ms on 150 points, marks about 30 points apart: 10 ms steps.
+        let marks =
+            nice_spacer(30.0, false)(GridInput { bounds: (0.0, 47.0), base_step_size: 47.0 / 150.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 10.0, 20.0, 30.0, 40.0]);
+        // Run numbers 0.5..5.5 on 300 points: 2 would give two marks, so 1; whole numbers only.
+        let marks =
+            nice_spacer(70.0, true)(GridInput { bounds: (0.5, 5.5), base_step_size: 5.0 / 300.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        // One run: still whole numbers, never 0.5 steps.
+        let marks =
+            nice_spacer(70.0, true)(GridInput { bounds: (0.5, 1.5), base_step_size: 1.0 / 300.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0]);
+        assert!((smaller_step(5.0) - 2.0).abs() < 1e-12);
+        assert!((smaller_step(2.0) - 1.0).abs() < 1e-12);
+        assert!((smaller_step(1.0) - 0.5).abs() < 1e-12);
+    }
+}

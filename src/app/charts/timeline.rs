@@ -1,0 +1,83 @@
+//! The last run as a profiler timeline: one lane per segment, laid end to end, so the end of the
+//! last lane is the run's wall time, plus the overlap where steps ran at once (marked).
+
+use egui::{RichText, Ui};
+use egui_plot::{Bar, BarChart, GridMark, Plot};
+
+use super::{axes, legend_ui, ms, nice_spacer, segments};
+use crate::app::state::RunRecord;
+
+/// Draws the timeline of `last`.
+pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>, height: f32) {
+    ui.label(RichText::new("Last run, phase by phase (ms)").strong());
+    let Some(run) = last else {
+        ui.label("No run on this image yet.");
+        return;
+    };
+    let parts = segments(run);
+    let lanes = parts.len();
+    let mut start = 0.0;
+    let mut charts = Vec::new();
+    let mut names = Vec::new();
+    for (lane, (segment, ns, clock)) in parts.iter().enumerate() {
+        let value = ms(*ns);
+        let bar = Bar::new((lanes - lane) as f64, value)
+            .base_offset(start)
+            .width(0.6)
+            .horizontal()
+            .fill(segment.colour())
+            .name(format!("{} [{clock}]: {value:.3} ms, from {start:.3} ms", segment.name()));
+        charts.push(BarChart::new(segment.name(), vec![bar]).color(segment.colour()).horizontal());
+        names.push(segment.name().to_owned());
+        start += value;
+    }
+    let wall = ms(run.wall_ns());
+    let legend = if run.overlap_ns() > 0 {
+        format!("wall {wall:.3} ms, cpu-clock; steps overlapped by {:.3} ms", ms(run.overlap_ns()))
+    } else {
+        format!("wall {wall:.3} ms, cpu-clock")
+    };
+    legend_ui(ui, &[(ui.visuals().weak_text_color(), legend)]);
+    let overlapped = run.overlap_ns() > 0;
+    let (x_axes, y_axes) = axes("ms since the run started", "");
+    let ui_text = ui.visuals().strong_text_color();
+    Plot::new("timeline")
+        .height(height)
+        .show_background(false)
+        .custom_x_axes(x_axes)
+        .custom_y_axes(y_axes)
+        .x_grid_spacer(nice_spacer(44.0, false))
+        .y_grid_spacer(|input: egui_plot::GridInput| {
+            let (lo, hi) = input.bounds;
+            (lo.ceil() as i64..=hi.floor() as i64)
+                .map(|v| GridMark { value: v as f64, step_size: 1.0 })
+                .collect()
+        })
+        .y_axis_formatter(move |mark, _| {
+            let i = lanes as f64 - mark.value;
+            if (i - i.round()).abs() > 1e-6 || i < 0.0 {
+                return String::new();
+            }
+            names.get(i.round() as usize).cloned().unwrap_or_default()
+        })
+        .include_x(0.0)
+        .include_x(start.max(1e-3) * 1.05)
+        .include_y(0.4)
+        .include_y(lanes as f64 + 0.6)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .show(ui, |plot| {
+            for c in charts {
+                plot.bar_chart(c);
+            }
+            if overlapped {
+                plot.vline(
+                    egui_plot::VLine::new("wall time", wall)
+                        .color(ui_text)
+                        .style(egui_plot::LineStyle::dashed_loose()),
+                );
+            }
+        });
+}

@@ -1,0 +1,233 @@
+//! Images on screen at the resolution they are seen: a downsampled preview level with mipmaps
+//! (from host pixels, made on the worker; or drawn on the GPU from a GPU result) for
+//! fit-to-window views, and full-resolution tiles made only for what is visible when zoomed in,
+//! kept in a small LRU cache. No image pushes its full size through the render queue up front.
+
+mod cache;
+mod paint;
+mod pixels;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use eframe::egui_wgpu::RenderState;
+use egui::{Painter, Pos2, Rect, pos2, vec2};
+use image::DynamicImage;
+
+pub use cache::TileBudget;
+use cache::TileCache;
+use paint::ImagePainter;
+pub use pixels::{RgbaLevel, preview_levels, preview_size};
+
+use crate::engine::GpuTiles;
+
+/// Default longest side of the preview level, in pixels.
+pub const PREVIEW_MAX_SIDE: u32 = 2048;
+
+/// Where an image's full-resolution pixels come from.
+enum Source {
+    /// Host pixels.
+    Host(Arc<DynamicImage>),
+    /// A GPU result kept on the GPU.
+    Gpu(Box<GpuTiles>),
+}
+
+/// An image ready to draw, any size.
+pub struct DisplayImage {
+    /// Width and height in pixels.
+    pub size: [u32; 2],
+    /// Whether it has an alpha channel (drawn over a checkerboard).
+    pub has_alpha: bool,
+    /// One view per mip level of the preview, largest first: each draw samples the one level
+    /// nearest the size on screen (bilinear, 4 taps; trilinear would be 8, which a software
+    /// adapter pays for on every pixel).
+    preview: Vec<wgpu::TextureView>,
+    preview_size: [u32; 2],
+    source: Source,
+    cache: Mutex<TileCache>,
+    render_state: RenderState,
+    painter: Arc<ImagePainter>,
+}
+
+/// How image pixels map to the screen: `screen = pane_center + (image - center) * zoom`.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    /// The pane's centre on screen.
+    pub pane_center: Pos2,
+    /// The image point at the pane's centre.
+    pub center: Pos2,
+    /// Screen points per image pixel.
+    pub zoom: f32,
+    /// Physical pixels per screen point.
+    pub pixels_per_point: f32,
+}
+
+impl Placement {
+    /// The screen rectangle of an image rectangle.
+    #[must_use]
+    pub fn to_screen(self, image: Rect) -> Rect {
+        Rect::from_min_size(
+            self.pane_center + (image.min - self.center) * self.zoom,
+            image.size() * self.zoom,
+        )
+    }
+
+    /// The image point under a screen point.
+    #[must_use]
+    pub fn to_image(self, screen: Pos2) -> Pos2 {
+        self.center + (screen - self.pane_center) / self.zoom
+    }
+}
+
+/// A texture holding `levels` (premultiplied RGBA8, largest first).
+fn upload(render_state: &RenderState, levels: &[RgbaLevel]) -> Option<wgpu::Texture> {
+    let first = levels.first()?;
+    let texture = render_state.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("graylab image"),
+        size: wgpu::Extent3d { width: first.width, height: first.height, depth_or_array_layers: 1 },
+        mip_level_count: levels.len() as u32,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (mip, level) in levels.iter().enumerate() {
+        render_state.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: mip as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            &level.rgba,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(4 * level.width),
+                rows_per_image: Some(level.height),
+            },
+            wgpu::Extent3d { width: level.width, height: level.height, depth_or_array_layers: 1 },
+        );
+    }
+    Some(texture)
+}
+
+impl DisplayImage {
+    /// An image from host pixels and its preview `levels` (see [`preview_levels`]).
+    pub fn from_host(
+        render_state: &RenderState,
+        image: Arc<DynamicImage>,
+        levels: &[RgbaLevel],
+    ) -> Option<Self> {
+        let texture = upload(render_state, levels)?;
+        let first = levels.first()?;
+        Some(Self {
+            size: [image.width(), image.height()],
+            has_alpha: pixels::has_alpha(&image),
+            preview: level_views(&texture),
+            preview_size: [first.width, first.height],
+            source: Source::Host(image),
+            cache: Mutex::default(),
+            render_state: render_state.clone(),
+            painter: ImagePainter::of(render_state),
+        })
+    }
+
+    /// A GPU result whose preview the engine has drawn.
+    pub fn from_gpu(render_state: &RenderState, tiles: GpuTiles, has_alpha: bool) -> Self {
+        Self {
+            size: [tiles.width, tiles.height],
+            has_alpha,
+            preview: level_views(&tiles.preview.texture),
+            preview_size: [tiles.preview.width, tiles.preview.height],
+            source: Source::Gpu(Box::new(tiles)),
+            cache: Mutex::default(),
+            render_state: render_state.clone(),
+            painter: ImagePainter::of(render_state),
+        }
+    }
+
+    /// Full-resolution tiles currently on the GPU for this image.
+    #[must_use]
+    pub fn detail_tiles(&self) -> usize {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Draws the part of the image inside the painter's clip rectangle (over a checkerboard
+    /// when it has alpha): the preview where it is sharp enough, else full-resolution tiles
+    /// (made as the budget allows; the preview stands in for missing ones).
+    pub fn paint(&self, painter: &Painter, place: &Placement, budget: &mut TileBudget) {
+        let full = Rect::from_min_size(Pos2::ZERO, vec2(self.size[0] as f32, self.size[1] as f32));
+        let clip = painter.clip_rect().intersect(place.to_screen(full));
+        if !clip.is_positive() {
+            return;
+        }
+        let screen_px_per_image_px = place.zoom * place.pixels_per_point;
+        let preview_scale = self.preview_size[0] as f32 / self.size[0] as f32;
+        let nearest = screen_px_per_image_px >= 2.0;
+        let draw = |view: &wgpu::TextureView, rect: Rect, uv: Rect| {
+            self.painter.draw(painter, view, place.to_screen(rect), uv, nearest, self.has_alpha);
+        };
+        // The preview level that is at least as sharp as the screen: level k has 2^-k of the
+        // preview's pixels per side.
+        let screen_per_preview = screen_px_per_image_px / preview_scale;
+        let level = ((1.0 / screen_per_preview.max(1e-6)).log2().floor().max(0.0) as usize)
+            .min(self.preview.len() - 1);
+        let preview = &self.preview[level];
+        if screen_px_per_image_px <= preview_scale * 1.01 {
+            draw(preview, full, unit_uv());
+            return;
+        }
+        let visible = Rect::from_min_max(place.to_image(clip.min), place.to_image(clip.max)).intersect(full);
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.next_frame();
+        for cell in cache::cells(visible, self.size) {
+            let rect = cell.rect().intersect(full);
+            if cache.get(cell).is_none()
+                && budget.take()
+                && let Some(tile) = self.make_tile(cell)
+            {
+                cache.insert(cell, tile);
+            }
+            if let Some(tile) = cache.get(cell) {
+                draw(&tile.view, rect, unit_uv());
+            } else {
+                let uv = Rect::from_min_max(
+                    pos2(rect.min.x / full.width(), rect.min.y / full.height()),
+                    pos2(rect.max.x / full.width(), rect.max.y / full.height()),
+                );
+                draw(preview, rect, uv);
+            }
+        }
+        cache.evict();
+    }
+
+    fn make_tile(&self, cell: cache::Cell) -> Option<cache::Tile> {
+        let [x0, y0, w, h] = cell.pixels(self.size);
+        let texture = match &self.source {
+            Source::Host(image) => {
+                let level = RgbaLevel { width: w, height: h, rgba: pixels::tile_rgba(image, x0, y0, w, h) };
+                upload(&self.render_state, std::slice::from_ref(&level))?
+            }
+            Source::Gpu(tiles) => tiles.detail_tile(x0, y0, w, h).ok()?.texture,
+        };
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Some(cache::Tile { view, used: 0 })
+    }
+}
+
+/// A view of each mip level of `texture`.
+fn level_views(texture: &wgpu::Texture) -> Vec<wgpu::TextureView> {
+    (0..texture.mip_level_count())
+        .map(|level| {
+            texture.create_view(&wgpu::TextureViewDescriptor {
+                base_mip_level: level,
+                mip_level_count: Some(1),
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+fn unit_uv() -> Rect {
+    Rect::from_min_max(Pos2::ZERO, pos2(1.0, 1.0))
+}

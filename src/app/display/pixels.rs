@@ -1,0 +1,290 @@
+//! Host pixels for display: any decoded image read as premultiplied 8-bit RGBA, box-filtered
+//! into a preview level with its mipmaps (rayon, on the worker), or cut into full-resolution
+//! tiles. Nothing here touches the GPU.
+
+use image::DynamicImage;
+use rayon::prelude::*;
+
+/// One level of RGBA8 pixels, premultiplied by alpha.
+pub struct RgbaLevel {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+/// Work done on an image's pixels, read as RGBA in 0..=255 (not premultiplied) by index.
+trait Visit {
+    /// What the work gives.
+    type Out;
+    /// Does the work with `px(i)` = pixel `i` (row-major); compiled once per pixel type.
+    fn visit(self, px: impl Fn(usize) -> [u32; 4] + Sync) -> Self::Out;
+}
+
+/// Runs `work` on `image`, with a pixel reader specialised for its pixel type.
+fn read<V: Visit>(image: &DynamicImage, work: V) -> V::Out {
+    let b = u32::from;
+    let w = |v: u16| u32::from(v >> 8);
+    match image {
+        DynamicImage::ImageRgb8(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [b(p[3 * k]), b(p[3 * k + 1]), b(p[3 * k + 2]), 255])
+        }
+        DynamicImage::ImageRgba8(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [b(p[4 * k]), b(p[4 * k + 1]), b(p[4 * k + 2]), b(p[4 * k + 3])])
+        }
+        DynamicImage::ImageLuma8(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [b(p[k]), b(p[k]), b(p[k]), 255])
+        }
+        DynamicImage::ImageLumaA8(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [b(p[2 * k]), b(p[2 * k]), b(p[2 * k]), b(p[2 * k + 1])])
+        }
+        DynamicImage::ImageRgb16(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [w(p[3 * k]), w(p[3 * k + 1]), w(p[3 * k + 2]), 255])
+        }
+        DynamicImage::ImageRgba16(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [w(p[4 * k]), w(p[4 * k + 1]), w(p[4 * k + 2]), w(p[4 * k + 3])])
+        }
+        DynamicImage::ImageLuma16(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [w(p[k]), w(p[k]), w(p[k]), 255])
+        }
+        DynamicImage::ImageLumaA16(i) => {
+            let p = i.as_raw();
+            work.visit(|k| [w(p[2 * k]), w(p[2 * k]), w(p[2 * k]), w(p[2 * k + 1])])
+        }
+        other => {
+            let converted = other.to_rgba8();
+            let p = converted.as_raw();
+            work.visit(|k| [b(p[4 * k]), b(p[4 * k + 1]), b(p[4 * k + 2]), b(p[4 * k + 3])])
+        }
+    }
+}
+
+/// The preview size of a `width` x `height` image whose longest side may be at most `max_side`.
+#[must_use]
+pub fn preview_size(width: u32, height: u32, max_side: u32) -> (u32, u32) {
+    let longest = width.max(height).max(1);
+    if longest <= max_side {
+        return (width.max(1), height.max(1));
+    }
+    let scale = |v: u32| ((u64::from(v) * u64::from(max_side)).div_ceil(u64::from(longest)) as u32).max(1);
+    (scale(width), scale(height))
+}
+
+/// Whether an image has an alpha channel worth a checkerboard behind it.
+#[must_use]
+pub fn has_alpha(image: &DynamicImage) -> bool {
+    image.color().has_alpha()
+}
+
+/// The preview level (longest side at most `max_side`, box filter, at most 8 x 8 samples per
+/// pixel) and its mipmaps down to 1 x 1, in parallel rows.
+#[must_use]
+pub fn preview_levels(image: &DynamicImage, max_side: u32) -> Vec<RgbaLevel> {
+    let (width, height) = (image.width(), image.height());
+    let (pw, ph) = preview_size(width, height, max_side);
+    let first = match image {
+        // The common cases without the generic reader: a gray output and an RGB photo.
+        DynamicImage::ImageLuma8(i) => downsample_opaque::<1>(i.as_raw(), (width, height), (pw, ph)),
+        DynamicImage::ImageRgb8(i) => downsample_opaque::<3>(i.as_raw(), (width, height), (pw, ph)),
+        _ => read(image, Downsample { width, height, pw, ph }),
+    };
+    let mut levels = vec![first];
+    while let Some(last) = levels.last().filter(|l| l.width > 1 || l.height > 1) {
+        levels.push(half(last));
+    }
+    levels
+}
+
+/// Box-filters opaque 8-bit pixels of `C` channels (1: gray, 3: RGB) from `size` to `preview`.
+fn downsample_opaque<const C: usize>(src: &[u8], size: (u32, u32), preview: (u32, u32)) -> RgbaLevel {
+    let ((width, height), (pw, ph)) = (size, preview);
+    let (cols, rows) = (boxes(pw, width), boxes(ph, height));
+    let mut rgba = vec![0u8; pw as usize * ph as usize * 4];
+    rgba.par_chunks_mut(pw as usize * 4).zip(rows.par_iter()).for_each(|(out, &(ya, yb))| {
+        let step_y = (yb - ya).div_ceil(8);
+        let mut sums = vec![[0u32; C]; pw as usize];
+        let mut count_y = 0u32;
+        for row in (ya..yb).step_by(step_y) {
+            let line = &src[row * width as usize * C..(row + 1) * width as usize * C];
+            for (sum, &(xa, xb)) in sums.iter_mut().zip(&cols) {
+                let step_x = (xb - xa).div_ceil(8);
+                for col in (xa..xb).step_by(step_x) {
+                    for (c, s) in sum.iter_mut().enumerate() {
+                        *s += u32::from(line[col * C + c]);
+                    }
+                }
+            }
+            count_y += 1;
+        }
+        for ((x, sum), &(xa, xb)) in sums.iter().enumerate().zip(&cols) {
+            let n = count_y * (xb - xa).div_ceil((xb - xa).div_ceil(8)) as u32;
+            let value = |c: usize| ((sum[c.min(C - 1)] + n / 2) / n) as u8;
+            out[x * 4..x * 4 + 4].copy_from_slice(&[value(0), value(1), value(2), 255]);
+        }
+    });
+    RgbaLevel { width: pw, height: ph, rgba }
+}
+
+/// Box-filters a `width` x `height` image to `pw` x `ph`.
+struct Downsample {
+    width: u32,
+    height: u32,
+    pw: u32,
+    ph: u32,
+}
+
+/// Each output pixel's `[start, end)` source range along one side.
+fn boxes(n: u32, side: u32) -> Vec<(usize, usize)> {
+    let scale = f64::from(side) / f64::from(n);
+    (0..n)
+        .map(|p| {
+            let a = ((f64::from(p) * scale) as u32).min(side - 1);
+            let b = ((f64::from(p + 1) * scale) as u32).clamp(a + 1, side);
+            (a as usize, b as usize)
+        })
+        .collect()
+}
+
+impl Visit for Downsample {
+    type Out = RgbaLevel;
+
+    fn visit(self, px: impl Fn(usize) -> [u32; 4] + Sync) -> RgbaLevel {
+        let Self { width, height, pw, ph } = self;
+        let (cols, rows) = (boxes(pw, width), boxes(ph, height));
+        let mut rgba = vec![0u8; pw as usize * ph as usize * 4];
+        rgba.par_chunks_mut(pw as usize * 4).zip(rows.par_iter()).for_each(|(out, &(ya, yb))| {
+            let step_y = (yb - ya).div_ceil(8);
+            for (x, &(xa, xb)) in cols.iter().enumerate() {
+                let step_x = (xb - xa).div_ceil(8);
+                let mut sum = [0u32; 4];
+                let mut weight = 0;
+                for row in (ya..yb).step_by(step_y) {
+                    let base = row * width as usize;
+                    for col in (xa..xb).step_by(step_x) {
+                        let [red, green, blue, alpha] = px(base + col);
+                        sum[0] += red * alpha;
+                        sum[1] += green * alpha;
+                        sum[2] += blue * alpha;
+                        sum[3] += alpha * 255;
+                        weight += 255;
+                    }
+                }
+                for (channel, total) in out[x * 4..x * 4 + 4].iter_mut().zip(sum) {
+                    *channel = ((total + weight / 2) / weight) as u8;
+                }
+            }
+        });
+        RgbaLevel { width: pw, height: ph, rgba }
+    }
+}
+
+/// The next mip level: 2 x 2 boxes, edges repeated for odd sizes.
+fn half(level: &RgbaLevel) -> RgbaLevel {
+    let (w, h) = ((level.width / 2).max(1), (level.height / 2).max(1));
+    let src = |x: u32, y: u32, c: usize| {
+        let (x, y) = (x.min(level.width - 1) as usize, y.min(level.height - 1) as usize);
+        u32::from(level.rgba[(y * level.width as usize + x) * 4 + c])
+    };
+    let mut rgba = vec![0u8; w as usize * h as usize * 4];
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..4 {
+                let s = src(2 * x, 2 * y, c)
+                    + src(2 * x + 1, 2 * y, c)
+                    + src(2 * x, 2 * y + 1, c)
+                    + src(2 * x + 1, 2 * y + 1, c);
+                rgba[(y * w + x) as usize * 4 + c] = ((s + 2) / 4) as u8;
+            }
+        }
+    }
+    RgbaLevel { width: w, height: h, rgba }
+}
+
+/// Full-resolution pixels `x0..x0 + width`, `y0..y0 + height` of `image`, premultiplied RGBA8.
+#[must_use]
+pub fn tile_rgba(image: &DynamicImage, x0: u32, y0: u32, width: u32, height: u32) -> Vec<u8> {
+    read(image, Tile { stride: image.width() as usize, x0, y0, width, height })
+}
+
+/// Cuts a tile out of an image with `stride` pixels per row.
+struct Tile {
+    stride: usize,
+    x0: u32,
+    y0: u32,
+    width: u32,
+    height: u32,
+}
+
+impl Visit for Tile {
+    type Out = Vec<u8>;
+
+    fn visit(self, px: impl Fn(usize) -> [u32; 4] + Sync) -> Vec<u8> {
+        let mut rgba = Vec::with_capacity(self.width as usize * self.height as usize * 4);
+        for row in self.y0..self.y0 + self.height {
+            for col in self.x0..self.x0 + self.width {
+                let [red, green, blue, alpha] = px(row as usize * self.stride + col as usize);
+                rgba.extend([red, green, blue].map(|c| ((c * alpha + 127) / 255) as u8));
+                rgba.push(alpha as u8);
+            }
+        }
+        rgba
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_averages_boxes_and_premultiplies() {
+        // 4 x 2 gray: left half 0, right half 200; to 2 x 1.
+        let img = DynamicImage::ImageLuma8(
+            image::GrayImage::from_raw(4, 2, vec![0, 0, 200, 200, 0, 0, 200, 200]).expect("size"),
+        );
+        let levels = preview_levels(&img, 2);
+        assert_eq!((levels[0].width, levels[0].height), (2, 1));
+        assert_eq!(levels[0].rgba, vec![0, 0, 0, 255, 200, 200, 200, 255]);
+        assert_eq!(levels.len(), 2);
+        assert_eq!(levels[1].rgba, vec![100, 100, 100, 255]);
+        // Half-transparent white is premultiplied.
+        let la =
+            DynamicImage::ImageLumaA8(image::GrayAlphaImage::from_raw(1, 1, vec![255, 128]).expect("size"));
+        assert_eq!(preview_levels(&la, 8)[0].rgba, vec![128, 128, 128, 128]);
+        assert_eq!(tile_rgba(&la, 0, 0, 1, 1), vec![128, 128, 128, 128]);
+    }
+
+    #[test]
+    fn the_fast_paths_match_the_generic_reader() {
+        let rgb = DynamicImage::ImageRgb8(image::RgbImage::from_fn(37, 23, |x, y| {
+            image::Rgb([(x * 7 % 256) as u8, (y * 11 % 256) as u8, ((x * y) % 256) as u8])
+        }));
+        let gray = DynamicImage::ImageLuma8(rgb.to_luma8());
+        for img in [rgb, gray] {
+            let (w, h) = (img.width(), img.height());
+            for side in [5, 11, 16] {
+                let (pw, ph) = preview_size(w, h, side);
+                let fast = &preview_levels(&img, side)[0];
+                let generic = read(&img, Downsample { width: w, height: h, pw, ph });
+                assert_eq!((fast.width, fast.height), (pw, ph));
+                assert_eq!(fast.rgba, generic.rgba, "{:?} to {side}", img.color());
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_are_cut_from_the_full_image() {
+        let img =
+            DynamicImage::ImageRgb8(image::RgbImage::from_fn(5, 3, |x, y| image::Rgb([x as u8, y as u8, 7])));
+        assert_eq!(tile_rgba(&img, 3, 1, 2, 1), vec![3, 1, 7, 255, 4, 1, 7, 255]);
+        assert_eq!(preview_levels(&img, 5)[0].rgba[..4], [0, 0, 7, 255]);
+    }
+}

@@ -1,0 +1,52 @@
+//! Shared looks: panel frames and colours.
+//!
+//! On a software adapter (llvmpipe) every shaded pixel costs: one full-window fill costs more
+//! than everything else in a frame. So panels are drawn without a fill and the window is
+//! cleared to the panel colour instead (`clear_colour`); only widgets, text, charts and images
+//! are shaded.
+
+use egui::{Color32, Frame, Style};
+
+/// Amber for warnings (software adapter, cold run).
+pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
+
+/// A side or top panel's frame, without a fill (the window's clear colour shows through).
+pub fn panel_frame(style: &Style) -> Frame {
+    Frame::side_top_panel(style).fill(Color32::TRANSPARENT)
+}
+
+/// The central panel's frame, without a fill.
+pub fn central_frame(style: &Style) -> Frame {
+    Frame::central_panel(style).fill(Color32::TRANSPARENT)
+}
+
+/// The window's clear colour: the panel colour of the current theme.
+#[must_use]
+pub fn clear_colour(visuals: &egui::Visuals) -> [f32; 4] {
+    visuals.panel_fill.to_normalized_gamma_f32()
+}
+
+/// `33,177,600`: digits grouped by thousands.
+#[must_use]
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1000), "1,000");
+        assert_eq!(super::thousands(33_177_600), "33,177,600");
+    }
+}

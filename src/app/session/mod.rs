@@ -1,0 +1,375 @@
+//! The state every panel shares: settings, the worker and its jobs, the open image and its
+//! output, the run history and the messages. Panels read it and ask it to start or stop work; it
+//! never draws anything and knows no panel.
+
+mod replies;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::display::{DisplayImage, PREVIEW_MAX_SIDE};
+use super::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
+use super::preload::Preload;
+use super::state::{RunRecord, Settings};
+use super::toasts::Toasts;
+use super::worker::Worker;
+use crate::engine::{
+    Backend, ConvertSettings, Engine, GpuContext, GpuConverter, KnownCeilings, ParityReport, SweepResult,
+};
+
+/// Kinds of job, for progress and Stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Decoding a file.
+    Load,
+    /// Conversions (one, Run ×N, or every workgroup size).
+    Convert,
+    /// The size sweep.
+    Sweep,
+    /// The parity check.
+    Parity,
+    /// An export.
+    Export,
+    /// Measuring (or reading the cache of) the GPU's ceilings.
+    Ceilings,
+}
+
+impl JobKind {
+    /// Whether Stop (and Esc) cancels it.
+    #[must_use]
+    pub fn stoppable(self) -> bool {
+        matches!(self, Self::Convert | Self::Sweep | Self::Parity)
+    }
+}
+
+/// The shared state of the app.
+pub struct Session {
+    settings: Settings,
+    gpu: Option<Arc<GpuContext>>,
+    gpu_error: Option<String>,
+    worker: Option<Worker>,
+    /// Jobs sent and not done, oldest first (the first one runs).
+    jobs: Vec<(JobKind, Ticket)>,
+    input: Option<Arc<Loaded>>,
+    output: Option<Output>,
+    runs: Vec<RunRecord>,
+    /// Settings already run once on an image (the first run of each is cold).
+    seen: HashSet<String>,
+    next_id: u64,
+    latest_load: u64,
+    latest_convert: u64,
+    /// The latest conversion job was a comparison (every workgroup size): when it ends, the
+    /// output is made again with the panel's settings, so caption and panel agree.
+    comparing: bool,
+    /// The settings of the latest conversion asked for.
+    requested: Option<(ConvertSettings, bool, bool)>,
+    /// Re-run as soon as a run ends.
+    pub continuous: bool,
+    /// Longest side of preview levels, in pixels (about the screen's size).
+    pub preview_side: u32,
+    /// Errors and notes for the user.
+    pub toasts: Toasts,
+    last_export: Option<Exported>,
+    sweep: Option<Arc<SweepResult>>,
+    parity: Option<(ParityReport, DisplayImage)>,
+    /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
+    runs_cut_short: usize,
+    /// This GPU's ceilings, once read from the cache or measured.
+    ceilings: Option<KnownCeilings>,
+    /// Why they could not be had.
+    ceilings_error: Option<String>,
+    /// Whether they were asked for.
+    ceilings_asked: bool,
+}
+
+impl Session {
+    /// A session on eframe's wgpu device (or without one: then only errors are shown);
+    /// `options.gpu_chunk_limit_bytes` fixes the input bytes of one GPU submission (tests), else
+    /// the converter's learnt budget decides; with `options.fresh_settings` nothing measured is
+    /// read from or kept in the cache folder.
+    pub fn new(cc: &eframe::CreationContext<'_>, settings: Settings, options: &super::AppOptions) -> Self {
+        let mut session = Self {
+            settings,
+            gpu: None,
+            gpu_error: None,
+            worker: None,
+            jobs: Vec::new(),
+            input: None,
+            output: None,
+            runs: Vec::new(),
+            seen: HashSet::new(),
+            next_id: 0,
+            latest_load: 0,
+            latest_convert: 0,
+            comparing: false,
+            requested: None,
+            continuous: false,
+            preview_side: PREVIEW_MAX_SIDE,
+            toasts: Toasts::default(),
+            last_export: None,
+            sweep: None,
+            parity: None,
+            runs_cut_short: 0,
+            ceilings: None,
+            ceilings_error: None,
+            ceilings_asked: false,
+        };
+        let Some(rs) = &cc.wgpu_render_state else {
+            session.toasts.error("graylab needs the wgpu renderer, which could not start".into());
+            return session;
+        };
+        let gpu =
+            Arc::new(GpuContext::from_device(rs.device.clone(), rs.queue.clone(), rs.adapter.get_info()));
+        let compute =
+            rs.adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS);
+        if !compute {
+            session.gpu_error = Some(format!("{} cannot run compute shaders", rs.adapter.get_info().name));
+        }
+        let mut converter = GpuConverter::new(Arc::clone(&gpu));
+        converter.set_chunk_limit_bytes(options.gpu_chunk_limit_bytes);
+        let mut engine = Engine::with_converter(Arc::new(converter));
+        if options.fresh_settings {
+            engine = engine.without_ceiling_cache();
+        }
+        let engine = Arc::new(engine);
+        match Worker::start(engine, rs.clone(), cc.egui_ctx.clone()) {
+            Ok(w) => session.worker = Some(w),
+            Err(e) => session.toasts.error(format!("cannot start the worker thread: {e}")),
+        }
+        if session.gpu_error.is_some() && session.settings.convert.backend == Backend::Gpu {
+            session.settings.convert.backend = Backend::Cpu;
+        }
+        // A saved workgroup size this adapter cannot run falls back to the default.
+        if !gpu.valid_workgroups().contains(&session.settings.convert.workgroup) {
+            session.settings.convert.workgroup = crate::engine::WorkgroupSize::DEFAULT;
+        }
+        session.gpu = Some(gpu);
+        session
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The settings, to change.
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    /// The GPU context (eframe's device), if the renderer started.
+    pub fn gpu(&self) -> Option<&Arc<GpuContext>> {
+        self.gpu.as_ref()
+    }
+
+    /// Why the GPU backend cannot be used, if it cannot.
+    pub fn gpu_error(&self) -> Option<&str> {
+        self.gpu_error.as_deref()
+    }
+
+    /// Whether the GPU backend can be used.
+    pub fn gpu_usable(&self) -> bool {
+        self.gpu.is_some() && self.gpu_error.is_none()
+    }
+
+    /// The open image.
+    pub fn input(&self) -> Option<&Arc<Loaded>> {
+        self.input.as_ref()
+    }
+
+    /// The latest output shown.
+    pub fn output(&self) -> Option<&Output> {
+        self.output.as_ref()
+    }
+
+    /// Every measured run.
+    pub fn runs(&self) -> &[RunRecord] {
+        &self.runs
+    }
+
+    /// Forgets every measured run.
+    pub fn clear_runs(&mut self) {
+        self.runs.clear();
+    }
+
+    /// Whether the worker has work in flight.
+    pub fn is_busy(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
+    /// The job running now, and its progress once it reported some.
+    pub fn current_job(&self) -> Option<(JobKind, Option<Progress>)> {
+        self.jobs.first().map(|(kind, t)| (*kind, t.progress()))
+    }
+
+    /// Jobs waiting behind the one running.
+    pub fn queued_jobs(&self) -> usize {
+        self.jobs.len().saturating_sub(1)
+    }
+
+    /// Whether a job that Stop would cancel is queued or running.
+    pub fn stoppable(&self) -> bool {
+        self.continuous || self.jobs.iter().any(|(k, t)| k.stoppable() && !t.cancelled())
+    }
+
+    /// Stops Continuous and cancels every conversion batch, sweep and parity check (each ends at
+    /// its next check, between runs).
+    pub fn stop(&mut self) {
+        self.continuous = false;
+        for (kind, ticket) in &self.jobs {
+            if kind.stoppable() {
+                ticket.cancel();
+            }
+        }
+    }
+
+    /// GPU runs stopped between their submissions by a cancel, so far.
+    pub fn runs_cut_short(&self) -> usize {
+        self.runs_cut_short
+    }
+
+    /// This GPU's ceilings (every step of the GPU path), once known.
+    pub fn ceilings(&self) -> Option<&KnownCeilings> {
+        self.ceilings.as_ref()
+    }
+
+    /// Why the ceilings could not be had, if they could not.
+    pub fn ceilings_error(&self) -> Option<&str> {
+        self.ceilings_error.as_deref()
+    }
+
+    /// Whether the ceilings are being read or measured now.
+    pub fn measuring_ceilings(&self) -> bool {
+        self.jobs.iter().any(|(k, _)| *k == JobKind::Ceilings)
+    }
+
+    /// Reads this GPU's ceilings from the cache, or measures them (about a second), or with
+    /// `remeasure` always measures them. The charts then give every phase as a rate against
+    /// its ceiling.
+    pub fn measure_ceilings(&mut self, remeasure: bool) {
+        if !self.gpu_usable() || self.measuring_ceilings() {
+            return;
+        }
+        self.ceilings_asked = true;
+        let ticket = self.ticket();
+        self.send(JobKind::Ceilings, Job::Ceilings { ticket, remeasure });
+    }
+
+    /// Asks for the ceilings the first time an image opens.
+    fn ask_ceilings_once(&mut self) {
+        if !self.ceilings_asked {
+            self.measure_ceilings(false);
+        }
+    }
+
+    /// The last export.
+    pub fn last_export(&self) -> Option<&Exported> {
+        self.last_export.as_ref()
+    }
+
+    /// The latest finished sweep.
+    pub fn sweep(&self) -> Option<&Arc<SweepResult>> {
+        self.sweep.as_ref()
+    }
+
+    /// The latest parity report and its difference image.
+    pub fn parity(&self) -> Option<&(ParityReport, DisplayImage)> {
+        self.parity.as_ref()
+    }
+
+    /// A fresh job id.
+    pub fn next_job_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn ticket(&mut self) -> Ticket {
+        Ticket::new(self.next_job_id())
+    }
+
+    /// Sends a job to the worker.
+    pub fn send(&mut self, kind: JobKind, job: Job) {
+        if let Some(w) = &self.worker {
+            self.jobs.push((kind, job.ticket().clone()));
+            w.send(job);
+        }
+    }
+
+    /// Starts loading a file (or takes over a decode started earlier); the current image stays
+    /// until the new one is ready.
+    pub fn open(&mut self, path: PathBuf, preloaded: Option<Preload>) {
+        // An absolute path, so that exports and saved sweeps land next to the photo whatever the
+        // working folder is.
+        let path = std::path::absolute(&path).unwrap_or(path);
+        let ticket = self.ticket();
+        self.latest_load = ticket.id;
+        let preview_side = self.preview_side;
+        let options = super::preload::decode_options(self.gpu_usable());
+        self.send(JobKind::Load, Job::Load { ticket, path, preview_side, options, preloaded });
+    }
+
+    /// Queues `runs` conversions of the current image with the current settings.
+    pub fn run_conversion(&mut self, runs: u32) {
+        let settings = self.settings.convert;
+        self.queue_conversion(vec![settings], runs);
+    }
+
+    /// Queues `runs` conversions for each of `list`, after cancelling conversions still queued
+    /// or running (the newest request wins).
+    pub fn queue_conversion(&mut self, list: Vec<ConvertSettings>, runs: u32) {
+        let Some(input) = self.input.clone() else { return };
+        for (kind, ticket) in &self.jobs {
+            if *kind == JobKind::Convert {
+                ticket.cancel();
+            }
+        }
+        let ticket = self.ticket();
+        self.latest_convert = ticket.id;
+        self.comparing = list.iter().any(|s| *s != self.settings.convert);
+        let (round_trip, keep_input, preview_side) =
+            (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
+        self.requested = Some((self.settings.convert, round_trip, keep_input));
+        self.send(
+            JobKind::Convert,
+            Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },
+        );
+    }
+
+    /// Queues an export of the current output to `path` (replacing a file there only when
+    /// `overwrite`).
+    pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
+        let Some(input) = self.input.clone() else { return };
+        let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
+        let pixels = self.output.as_ref().and_then(|o| o.pixels.clone());
+        let options = crate::engine::ExportOptions { overwrite, ..self.settings.export };
+        self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
+        let ticket = self.ticket();
+        self.send(JobKind::Export, Job::Export { ticket, input, pixels, settings, path, options });
+    }
+
+    /// Whether a conversion of the latest request is queued or running.
+    fn converting(&self) -> bool {
+        self.jobs.iter().any(|(_, t)| t.id == self.latest_convert)
+    }
+
+    /// Re-runs the conversion when a setting that changes the output or its timing changed
+    /// (superseding the runs in flight), and keeps Continuous going.
+    pub fn after_frame(&mut self) {
+        let now = (self.settings.convert, self.settings.round_trip, self.settings.keep_input_on_gpu);
+        if self.input.is_some() && self.requested.is_some_and(|r| r != now) {
+            self.run_conversion(1);
+        }
+        if self.continuous && !self.converting() && self.input.is_some() {
+            self.run_conversion(1);
+        }
+    }
+
+    /// Takes the worker's answers into the state.
+    pub fn handle_replies(&mut self) {
+        let replies = self.worker.as_ref().map(Worker::poll).unwrap_or_default();
+        for reply in replies {
+            self.handle(reply);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The worker's answers taken into the session's state: a new image, a run for the charts, an
+//! export, a sweep, the GPU's ceilings, and the messages they bring.
+
+use std::sync::Arc;
+
+use super::Session;
+use crate::app::jobs::{Exported, Measured, Output, Reply};
+use crate::app::state::{RunKind, RunRecord};
+use crate::engine::{ConvertSettings, Phase, PhaseTiming, RunReport};
+
+impl Session {
+    pub(super) fn handle(&mut self, reply: Reply) {
+        match reply {
+            Reply::Loaded(id, loaded) if id == self.latest_load => {
+                self.settings.remember(loaded.path.clone());
+                self.toasts.clear_notes();
+                if loaded.reoriented {
+                    self.toasts.note("EXIF orientation applied".into());
+                }
+                for warning in &loaded.warnings {
+                    self.toasts.warning(format!(
+                        "{warning}; shown and converted as it is: {}",
+                        loaded.path.display()
+                    ));
+                }
+                self.input = Some(loaded);
+                self.output = None;
+                self.run_conversion(1);
+            }
+            Reply::LoadFailed(id, path, e) if id == self.latest_load => {
+                self.settings.recent.retain(|p| p != &path);
+                self.toasts.error(format!("Could not open the image. {e}"));
+            }
+            Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
+            Reply::Ceilings(result) => match result {
+                Ok(known) => {
+                    self.ceilings = Some(known);
+                    self.ceilings_error = None;
+                }
+                Err(e) => self.ceilings_error = Some(e),
+            },
+            Reply::RunCancelled(id) => {
+                log::debug!("job {id}: a GPU run stopped between its submissions");
+                self.runs_cut_short += 1;
+            }
+            Reply::ConvertFailed(id, e) if id == self.latest_convert => {
+                self.continuous = false;
+                self.toasts.error(format!("Conversion failed: {e}"));
+            }
+            Reply::Swept(Ok(result)) => self.sweep = Some(Arc::new(result)),
+            Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {e}")),
+            Reply::Parity(result) => match *result {
+                Ok(r) => self.parity = Some(r),
+                Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
+            },
+            Reply::Exported(exported) => self.exported(*exported),
+            Reply::ExportFailed(path, e) => {
+                self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
+            }
+            Reply::Done(id) => {
+                self.jobs.retain(|(_, t)| t.id != id);
+                let shown = self.output.as_ref().map(|o| o.settings);
+                if id == self.latest_convert && self.comparing && shown != Some(self.settings.convert) {
+                    self.run_conversion(1);
+                }
+            }
+            // Answers to superseded jobs.
+            Reply::Loaded(..) | Reply::LoadFailed(..) | Reply::ConvertFailed(..) => {}
+        }
+    }
+
+    fn record(&mut self, kind: RunKind, image_id: u64, settings: ConvertSettings, measured: Measured) {
+        let Measured { report, rates } = measured;
+        let downloaded = report.gpu.is_some_and(|g| g.downloaded);
+        let cold =
+            kind == RunKind::Convert && self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
+        self.runs.push(RunRecord { seq: self.runs.len() + 1, kind, image_id, settings, report, rates, cold });
+    }
+
+    fn converted(&mut self, id: u64, output: Output, measured: Measured) {
+        if self.input.as_ref().map(|i| i.id) != Some(output.image_id) {
+            return;
+        }
+        // The first GPU run asks for the GPU's ceilings (cached, else measured once), so that
+        // the next runs' phases are shown against them; after the run, so its output comes first.
+        if output.settings.backend == crate::engine::Backend::Gpu {
+            self.ask_ceilings_once();
+        }
+        self.record(RunKind::Convert, output.image_id, output.settings, measured);
+        // A run of an older job still counts in the charts, but only the newest settings' output
+        // is shown.
+        if id == self.latest_convert || self.output.is_none() {
+            self.output = Some(output);
+        }
+    }
+
+    fn exported(&mut self, e: Exported) {
+        let notes = if e.encode.notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", e.encode.notes.join("; "))
+        };
+        self.toasts.success(format!(
+            "Exported {} ({}, {}, encode {} ms, cpu-clock){notes}",
+            e.path.display(),
+            e.encode.format,
+            crate::io::human_bytes(e.encode.bytes),
+            crate::engine::ms(e.encode.encode_ns)
+        ));
+        if let Some(input) = self.input.clone() {
+            let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
+            let mut report = e.converted.clone().unwrap_or_else(|| {
+                let size = (input.image.width(), input.image.height());
+                RunReport::new(settings.backend, settings.formula, size, Vec::new())
+            });
+            report.phases.push(PhaseTiming {
+                phase: Phase::Encode,
+                ns: e.encode.encode_ns,
+                source: crate::engine::ClockSource::CpuClock,
+            });
+            report.finish(e.wall_ns);
+            self.record(RunKind::Export, input.id, settings, Measured { report, rates: Vec::new() });
+        }
+        self.last_export = Some(e);
+    }
+}

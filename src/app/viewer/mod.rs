@@ -1,0 +1,278 @@
+//! The image viewer: input and output with one shared pan/zoom, side by side, as a wipe (drag the
+//! divider), or flipped with the B key; Fit stays in effect until the user zooms or pans;
+//! nearest-neighbour sampling when zoomed in; a readout of the pixel under the cursor in both.
+
+mod panes;
+
+use egui::{Pos2, Rect, Ui, Vec2, pos2, vec2};
+
+use super::display::TileBudget;
+use super::session::Session;
+use super::state::ViewMode;
+use crate::engine::Backend;
+
+/// New full-resolution tiles made per frame (the rest follow in the next frames).
+const TILES_PER_FRAME: u32 = 4;
+
+/// Pan and zoom shared by both images.
+#[derive(Clone, Copy, Debug)]
+struct ViewState {
+    /// Screen points per image pixel.
+    zoom: f32,
+    /// The image point at the centre of each pane.
+    center: Pos2,
+    /// Fit is in effect: the image is fitted to the pane every frame until the user zooms or pans.
+    fit: bool,
+    /// Wipe position, 0 (all output) to 1 (all input), as a share of the pane's width.
+    wipe: f32,
+    /// Flip mode: show the output (else the input).
+    show_output: bool,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        Self { zoom: 1.0, center: Pos2::ZERO, fit: true, wipe: 0.5, show_output: true }
+    }
+}
+
+/// The central viewer.
+#[derive(Default)]
+pub struct Viewer {
+    view: ViewState,
+    /// The image shown last frame (a new one is fitted).
+    shown_image: Option<u64>,
+}
+
+impl Viewer {
+    /// Whether Fit is in effect.
+    #[must_use]
+    pub fn fitting(&self) -> bool {
+        self.view.fit
+    }
+
+    /// Flip mode: whether the output is shown (else the input).
+    #[must_use]
+    pub fn showing_output(&self) -> bool {
+        self.view.show_output
+    }
+
+    /// Single-key shortcuts (ignored while a text field has focus): B flips, F fits, 1 is 1:1.
+    pub fn shortcuts(&mut self, ctx: &egui::Context, mode: ViewMode) {
+        if ctx.text_edit_focused() {
+            return;
+        }
+        let (b, f, one) = ctx.input(|i| {
+            let plain = i.modifiers.is_none();
+            let pressed = |k| plain && i.key_pressed(k);
+            (pressed(egui::Key::B), pressed(egui::Key::F), pressed(egui::Key::Num1))
+        });
+        if b && mode == ViewMode::Flip {
+            self.view.show_output = !self.view.show_output;
+        }
+        if f {
+            self.view.fit = true;
+        }
+        if one {
+            self.view.zoom = 1.0;
+            self.view.fit = false;
+        }
+    }
+
+    /// Draws the open image and its output.
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let input_id = session.input().map(|i| i.id);
+        if input_id != self.shown_image {
+            self.shown_image = input_id;
+            self.view.fit = true;
+        }
+        let Some(input) = session.input().cloned() else {
+            empty_ui(ui);
+            return;
+        };
+        let size = vec2(input.display.size[0] as f32, input.display.size[1] as f32);
+        let mut mode = session.settings().view;
+        toolbar_ui(ui, &mut self.view, &mut mode, size);
+        session.settings_mut().view = mode;
+        let area = ui.available_rect_before_wrap();
+        let readout_height = 22.0;
+        let panes_area = Rect::from_min_max(area.min, pos2(area.max.x, area.max.y - readout_height));
+        let panes: Vec<Rect> = match mode {
+            ViewMode::SideBySide => {
+                let half = (panes_area.width() - 6.0) / 2.0;
+                vec![
+                    Rect::from_min_size(panes_area.min, vec2(half, panes_area.height())),
+                    Rect::from_min_size(
+                        panes_area.min + vec2(half + 6.0, 0.0),
+                        vec2(half, panes_area.height()),
+                    ),
+                ]
+            }
+            ViewMode::Wipe | ViewMode::Flip => vec![panes_area],
+        };
+        if self.view.fit {
+            fit(&mut self.view, panes[0].size(), size);
+        }
+        let output = session.output();
+        let caption = output.map_or_else(String::new, |o| caption(o.settings, session));
+        let input_caption = input.caption();
+        let mut budget = TileBudget::new(TILES_PER_FRAME);
+        let mut hover_px = None;
+        for (i, pane) in panes.iter().enumerate() {
+            let response = ui.interact(*pane, ui.scope_id().with(("pane", i)), egui::Sense::click_and_drag());
+            interact(ui, &mut self.view, &response, *pane, size);
+            if let Some(p) = response.hover_pos() {
+                hover_px = Some(self.view.center + (p - pane.center()) / self.view.zoom);
+            }
+            let images = panes::Images {
+                input: &input.display,
+                input_caption: &input_caption,
+                output: output.map(|o| &o.display),
+                caption: &caption,
+            };
+            let place = placement(ui, &self.view, *pane);
+            panes::draw(
+                ui,
+                &mut self.view.wipe,
+                self.view.show_output,
+                mode,
+                i,
+                *pane,
+                &images,
+                &place,
+                &mut budget,
+            );
+        }
+        if budget.wanted_more {
+            ui.ctx().request_repaint();
+        }
+        let readout_rect = Rect::from_min_max(pos2(area.min.x, panes_area.max.y), area.max);
+        let text = match hover_px {
+            Some(p) if p.x >= 0.0 && p.y >= 0.0 && p.x < size.x && p.y < size.y => readout(session, p.x as u32, p.y as u32),
+            _ => "Hover over the image to read pixel values. Wheel: zoom · drag: pan · double-click or F: fit · 1: 1:1".into(),
+        };
+        ui.put(readout_rect, egui::Label::new(egui::RichText::new(text).monospace()).truncate());
+        ui.advance_cursor_after_rect(area);
+    }
+}
+
+fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> super::display::Placement {
+    super::display::Placement {
+        pane_center: pane.center(),
+        center: view.center,
+        zoom: view.zoom,
+        pixels_per_point: ui.ctx().pixels_per_point(),
+    }
+}
+
+/// What the output pane shows, and whether it is still being updated to the panel's settings.
+fn caption(shown: crate::engine::ConvertSettings, session: &Session) -> String {
+    let what = match shown.backend {
+        Backend::Cpu => format!(
+            "Gray: CPU, {}, {} thread{}",
+            shown.formula,
+            shown.threads,
+            if shown.threads == 1 { "" } else { "s" }
+        ),
+        Backend::Gpu => format!("Gray: GPU, {}, workgroup {}", shown.formula, shown.workgroup),
+    };
+    if shown == session.settings().convert {
+        what
+    } else {
+        format!("{what} (not the panel's settings: converting…)")
+    }
+}
+
+fn readout(session: &Session, x: u32, y: u32) -> String {
+    let Some(input) = session.input() else { return String::new() };
+    let rgba = image::GenericImageView::get_pixel(input.image.as_ref(), x, y).0;
+    let out = match session.output() {
+        Some(o) => match &o.pixels {
+            Some(px) => {
+                let q = image::GenericImageView::get_pixel(px.as_ref(), x, y).0;
+                if px.color().has_alpha() {
+                    format!("gray {:3} alpha {:3}", q[0], q[3])
+                } else {
+                    format!("gray {:3}", q[0])
+                }
+            }
+            None => "on the GPU (tick \"Download the result\" to read it)".into(),
+        },
+        None => "not converted yet".into(),
+    };
+    format!(
+        "x {x:5} y {y:5} │ input R {:3} G {:3} B {:3} A {:3} │ output {out}",
+        rgba[0], rgba[1], rgba[2], rgba[3]
+    )
+}
+
+fn empty_ui(ui: &mut Ui) {
+    ui.vertical_centered(|ui| {
+        ui.add_space(ui.available_height() / 3.0);
+        ui.heading("No image open");
+        ui.label("Press Ctrl+O, drop an image file on this window, or type a path above and press Enter.");
+    });
+}
+
+fn toolbar_ui(ui: &mut Ui, view: &mut ViewState, mode: &mut ViewMode, size: Vec2) {
+    ui.horizontal(|ui| {
+        let before = *mode;
+        ui.selectable_value(mode, ViewMode::SideBySide, "Side by side");
+        ui.selectable_value(mode, ViewMode::Wipe, "Wipe").on_hover_text("Drag the divider to compare");
+        ui.selectable_value(mode, ViewMode::Flip, "A/B flip")
+            .on_hover_text("Shows one image; press B to flip between input and output");
+        if *mode != before && view.fit {
+            // The pane changed size: fit again (Fit stays in effect).
+            view.fit = true;
+        }
+        ui.separator();
+        if ui
+            .selectable_label(view.fit, "Fit")
+            .on_hover_text("F or double-click: fit the image to the pane")
+            .clicked()
+        {
+            view.fit = true;
+        }
+        if ui.button("1:1").on_hover_text("1: one image pixel per screen point").clicked() {
+            view.zoom = 1.0;
+            view.fit = false;
+        }
+        ui.label(format!("{:.0}%", view.zoom * 100.0));
+        if *mode == ViewMode::Flip {
+            ui.separator();
+            let shown =
+                if view.show_output { "showing OUTPUT (B: input)" } else { "showing INPUT (B: output)" };
+            if ui.button(shown).clicked() {
+                view.show_output = !view.show_output;
+            }
+        }
+        ui.separator();
+        ui.label(format!("{} x {} px", size.x, size.y));
+    });
+}
+
+fn fit(view: &mut ViewState, pane: Vec2, size: Vec2) {
+    view.zoom = (pane.x / size.x).min(pane.y / size.y).max(1e-4);
+    view.center = (size / 2.0).to_pos2();
+}
+
+fn interact(ui: &Ui, view: &mut ViewState, response: &egui::Response, pane: Rect, size: Vec2) {
+    if response.dragged() && response.drag_delta() != Vec2::ZERO {
+        view.center -= response.drag_delta() / view.zoom;
+        view.fit = false;
+    }
+    if response.double_clicked() {
+        view.fit = true;
+        fit(view, pane.size(), size);
+    }
+    if let Some(cursor) = response.hover_pos() {
+        let (scroll, pinch) = ui.input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
+        let factor = (scroll * 0.002).exp() * pinch;
+        if (factor - 1.0).abs() > 1e-4 {
+            // Keep the image point under the cursor where it is.
+            let anchor = view.center + (cursor - pane.center()) / view.zoom;
+            view.zoom = (view.zoom * factor).clamp(1e-3, 64.0);
+            view.center = anchor - (cursor - pane.center()) / view.zoom;
+            view.fit = false;
+        }
+    }
+}

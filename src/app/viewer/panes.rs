@@ -1,0 +1,112 @@
+//! Drawing one pane: the image (over a checkerboard when it has alpha), the caption on a chip,
+//! and the wipe divider with its drag handle.
+
+use egui::{Color32, CursorIcon, Painter, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
+
+use crate::app::display::{DisplayImage, Placement, TileBudget};
+use crate::app::state::ViewMode;
+
+/// What the panes show.
+pub struct Images<'a> {
+    /// The input as shown.
+    pub input: &'a DisplayImage,
+    /// Caption of the input.
+    pub input_caption: &'a str,
+    /// The output as shown, once there is one.
+    pub output: Option<&'a DisplayImage>,
+    /// Caption of the output.
+    pub caption: &'a str,
+}
+
+fn draw_image(ui: &Ui, clip: Rect, image: &DisplayImage, place: &Placement, budget: &mut TileBudget) {
+    image.paint(&ui.painter_at(clip), place, budget);
+}
+
+/// Text on a dark chip, readable over any image, kept left of `max_x`.
+fn caption(painter: &Painter, text: &str, at: Pos2, max_x: f32) {
+    let galley = painter.layout_no_wrap(text.to_owned(), egui::FontId::proportional(13.0), Color32::WHITE);
+    let at = pos2(at.x.min(max_x - galley.size().x - 6.0).max(painter.clip_rect().min.x + 6.0), at.y);
+    let rect = Rect::from_min_size(at, galley.size()).expand2(vec2(6.0, 3.0));
+    painter.rect_filled(rect, 4.0, Color32::from_black_alpha(170));
+    painter.galley(at, galley, Color32::WHITE);
+}
+
+fn note(painter: &Painter, clip: Rect, text: &str) {
+    painter.text(
+        clip.center(),
+        egui::Align2::CENTER_CENTER,
+        text,
+        egui::FontId::proportional(16.0),
+        Color32::GRAY,
+    );
+}
+
+/// Draws pane `index` of `mode`.
+#[expect(clippy::too_many_arguments, reason = "one pane's drawing; the viewer holds the state")]
+pub fn draw(
+    ui: &Ui,
+    wipe: &mut f32,
+    show_output: bool,
+    mode: ViewMode,
+    index: usize,
+    pane: Rect,
+    images: &Images<'_>,
+    place: &Placement,
+    budget: &mut TileBudget,
+) {
+    let painter = ui.painter_at(pane);
+    let corner = pane.min + vec2(10.0, 6.0);
+    let output = |clip: Rect, budget: &mut TileBudget| match images.output {
+        Some(out) => draw_image(ui, clip, out, place, budget),
+        None => note(&painter, clip, "converting…"),
+    };
+    match (mode, index) {
+        (ViewMode::SideBySide, 0) => {
+            draw_image(ui, pane, images.input, place, budget);
+            caption(&painter, images.input_caption, corner, pane.max.x);
+        }
+        (ViewMode::SideBySide, _) => {
+            output(pane, budget);
+            caption(&painter, images.caption, corner, pane.max.x);
+        }
+        (ViewMode::Wipe, _) => {
+            let x = pane.min.x + pane.width() * *wipe;
+            draw_image(ui, Rect::from_min_max(pane.min, pos2(x, pane.max.y)), images.input, place, budget);
+            output(Rect::from_min_max(pos2(x, pane.min.y), pane.max), budget);
+            divider(ui, &painter, wipe, pane, x);
+            caption(&painter, images.input_caption, corner, x - 10.0);
+            caption(&painter, images.caption, pos2(x + 10.0, pane.min.y + 30.0), pane.max.x - 10.0);
+        }
+        (ViewMode::Flip, _) => {
+            if show_output {
+                output(pane, budget);
+                caption(&painter, images.caption, corner, pane.max.x);
+            } else {
+                draw_image(ui, pane, images.input, place, budget);
+                caption(&painter, images.input_caption, corner, pane.max.x);
+            }
+        }
+    }
+}
+
+/// The wipe divider: a line with a round handle; drag anywhere on it to move it.
+fn divider(ui: &Ui, painter: &Painter, wipe: &mut f32, pane: Rect, x: f32) {
+    let hit = Rect::from_min_max(pos2(x - 8.0, pane.min.y), pos2(x + 8.0, pane.max.y));
+    let response = ui
+        .interact(hit, ui.scope_id().with("wipe divider"), Sense::drag())
+        .on_hover_cursor(CursorIcon::ResizeHorizontal);
+    if let Some(p) = response.interact_pointer_pos().filter(|_| response.dragged()) {
+        *wipe = ((p.x - pane.min.x) / pane.width()).clamp(0.0, 1.0);
+    }
+    let strong = response.hovered() || response.dragged();
+    let colour = if strong { Color32::WHITE } else { Color32::YELLOW };
+    painter.line_segment([pos2(x, pane.min.y), pos2(x, pane.max.y)], Stroke::new(2.0, colour));
+    painter.circle(pos2(x, pane.center().y), 9.0, Color32::from_black_alpha(170), Stroke::new(2.0, colour));
+    // Two small arrowheads: drag sideways.
+    let c = pos2(x, pane.center().y);
+    for dir in [-1.0f32, 1.0] {
+        let (tip, back) = (c + vec2(dir * 6.0, 0.0), c + vec2(dir * 2.0, 0.0));
+        let points = vec![tip, back + vec2(0.0, -4.0), back + vec2(0.0, 4.0)];
+        painter.add(egui::Shape::convex_polygon(points, colour, Stroke::NONE));
+    }
+}
