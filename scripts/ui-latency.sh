@@ -71,9 +71,11 @@ fresh
 "$bin" "$photo" --quit-after 120 >/dev/null 2>&1 &
 app_pid=$!
 sleep 6
-# A/B flip sits right of the view-mode buttons above the viewer.
+# A/B flip sits right of the view-mode buttons above the viewer. Without a window manager the
+# window must be given the keyboard focus.
 xdotool mousemove 500 43 click 1
 xdotool mousemove 1400 880
+xdotool windowfocus "$(xdotool search --name '^graylab$' | head -1)"
 sleep 1
 keys=()
 for _ in $(seq "$presses"); do
