@@ -3,22 +3,13 @@
 
 use std::error::Error;
 
-use crate::engine::{EngineError, GpuError, IoError};
+use crate::engine::causes;
+use crate::engine::{GpuError, IoError};
 
 /// An error, its causes, and advice in the app's terms.
 #[must_use]
 pub fn describe(err: &(dyn Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut cause = err.source();
-    while let Some(c) = cause {
-        let line = c.to_string();
-        // Transparent wrappers repeat their inner error's text.
-        if !text.ends_with(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        cause = c.source();
-    }
+    let mut text = causes::one_line(err);
     if let Some(hint) = advice(err) {
         text.push_str(". ");
         text.push_str(hint);
@@ -28,13 +19,8 @@ pub fn describe(err: &(dyn Error + 'static)) -> String {
 
 /// What the user can do about an error, in the app.
 fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
-    let mut current = Some(err);
-    while let Some(e) = current {
-        let io = e.downcast_ref::<IoError>().or_else(|| match e.downcast_ref::<EngineError>() {
-            Some(EngineError::Io(io)) => Some(io),
-            _ => None,
-        });
-        match io {
+    for e in causes::chain(err) {
+        match causes::io_error(e) {
             Some(IoError::Exists { .. }) => return Some("Choose Replace when asked, or another name."),
             Some(IoError::OutputIsFolder { .. }) => return Some("Add a file name to the folder."),
             Some(IoError::UnknownExportFormat { .. }) => {
@@ -48,21 +34,12 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             }
             _ => {}
         }
-        if matches!(e.downcast_ref::<EngineError>(), Some(EngineError::GpuUnavailable(_)))
-            || matches!(e.downcast_ref::<GpuError>(), Some(GpuError::NoAdapter))
-        {
+        if causes::no_gpu(e) {
             return Some("Choose the CPU backend.");
         }
-        if matches!(
-            e.downcast_ref::<EngineError>(),
-            Some(EngineError::Gpu(GpuError::OutOfMemory(_) | GpuError::RowTooLarge { .. }))
-        ) || matches!(
-            e.downcast_ref::<GpuError>(),
-            Some(GpuError::OutOfMemory(_) | GpuError::RowTooLarge { .. })
-        ) {
+        if matches!(causes::gpu_error(e), Some(GpuError::OutOfMemory(_) | GpuError::RowTooLarge { .. })) {
             return Some("The CPU backend converts it without the GPU's limits.");
         }
-        current = e.source();
     }
     None
 }
@@ -72,6 +49,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::engine::EngineError;
 
     #[test]
     fn advice_names_the_apps_controls_never_a_flag() {

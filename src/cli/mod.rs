@@ -22,7 +22,8 @@ pub use convert::ConvertArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
-use crate::engine::{EngineError, GpuError, IoError, TruncatedAt};
+use crate::engine::causes;
+use crate::engine::{IoError, TruncatedAt};
 
 /// Convert huge photos to grayscale on the GPU or the CPU, and see where the time goes.
 #[derive(Debug, Parser)]
@@ -102,17 +103,7 @@ pub unsafe fn quiet_driver_probing() {
 /// An error and its causes on one line, each cause once, then advice naming the flags that help.
 #[must_use]
 pub fn describe(err: &(dyn Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut cause = err.source();
-    while let Some(c) = cause {
-        let line = c.to_string();
-        // Transparent wrappers repeat their inner error's text.
-        if !text.ends_with(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        cause = c.source();
-    }
+    let mut text = causes::one_line(err);
     // A message that already names the flag (a lower layer's advice) needs no repeat.
     let flag = |hint: &str| hint.split_whitespace().find(|w| w.starts_with("--")).map(str::to_owned);
     if let Some(hint) = advice(err).filter(|h| flag(h).is_none_or(|f| !text.contains(&f))) {
@@ -125,13 +116,8 @@ pub fn describe(err: &(dyn Error + 'static)) -> String {
 
 /// What the user can do about an error, in CLI terms.
 fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
-    let mut current = Some(err);
-    while let Some(e) = current {
-        let io = e.downcast_ref::<IoError>().or_else(|| match e.downcast_ref::<EngineError>() {
-            Some(EngineError::Io(io)) => Some(io),
-            _ => None,
-        });
-        match io {
+    for e in causes::chain(err) {
+        match causes::io_error(e) {
             Some(IoError::Exists { .. }) => return Some("pass --overwrite to replace it"),
             Some(IoError::OutputIsFolder { .. }) => return Some("use --out-dir for a folder"),
             Some(IoError::UnknownExportFormat { .. }) => return Some("or choose one with --format"),
@@ -143,12 +129,9 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             }
             _ => {}
         }
-        if matches!(e.downcast_ref::<EngineError>(), Some(EngineError::GpuUnavailable(_)))
-            || matches!(e.downcast_ref::<GpuError>(), Some(GpuError::NoAdapter))
-        {
+        if causes::no_gpu(e) {
             return Some("use --backend cpu");
         }
-        current = e.source();
     }
     None
 }

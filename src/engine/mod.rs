@@ -6,6 +6,7 @@
 
 mod batch;
 mod bench;
+pub mod causes;
 mod ceiling_cache;
 mod ceilings;
 mod convert;
