@@ -54,6 +54,16 @@ impl AdapterPanel {
             };
             row("timestamps", format!("{stamps}, {} ns/tick", ts.period_ns));
         });
+        if gpu.is_software() && ts.passes {
+            ui.label(
+                RichText::new(
+                    "Its timestamps are not used here: it reads them late once a frame is drawn, so every \
+                     step is timed on the CPU clock.",
+                )
+                .small()
+                .weak(),
+            );
+        }
         if gpu.is_software() {
             ui.colored_label(
                 look::WARNING,

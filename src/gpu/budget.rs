@@ -1,9 +1,13 @@
 //! How much work one submission may carry: at most [`SUBMISSION_BUDGET_NS`] of GPU time, so a
 //! render thread sharing the queue (eframe's, in the app) gets its frames in between.
 //!
-//! The GPU's speed is learnt per device from what earlier submissions measured (timestamps, or
-//! the CPU clock around a submit-and-wait, which is an upper bound), starting from rates slower
-//! than any GPU we know of. A slower reading is believed at once; a faster one only slowly.
+//! The GPU's speed is learnt per device from what earlier submissions measured, starting from
+//! rates slower than any GPU we know of. A timestamp reading is the GPU's own time: a slower one
+//! is believed at once, a faster one only slowly. The CPU clock around a submit-and-wait is only
+//! an upper bound: it also counts the wait behind other work on the queue (in the app, eframe's
+//! frames, which on a software adapter take as long as a chunk), so it may lower the estimate but
+//! never raise it. Believing it made chunks shrink after every wait, each smaller chunk waiting
+//! as long as the last, until chunks were one row and an 8K run took 25 s.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -65,6 +69,8 @@ pub(crate) struct Sample {
     pub display_ns: Option<u64>,
     /// Download copy time, if the chunk was downloaded.
     pub download_ns: Option<u64>,
+    /// The times are the CPU clock around a submit-and-wait: upper bounds of the GPU's time.
+    pub upper_bounds: bool,
 }
 
 /// The learnt rates of one device.
@@ -98,6 +104,7 @@ impl Budget {
         }
         let mut rates = self.rates.lock().unwrap_or_else(PoisonError::into_inner);
         let per = |ns: u64, bytes: u64| ns as f64 / bytes as f64;
+        let update = |estimate: &mut f64, observed: f64| update(estimate, observed, s.upper_bounds);
         if let Some(ns) = s.upload_ns {
             update(&mut rates.upload_ns_per_byte, per(ns, s.in_bytes));
         }
@@ -111,12 +118,17 @@ impl Budget {
     }
 }
 
-/// A slower reading replaces the estimate; a faster one moves it a quarter of the way.
-fn update(estimate: &mut f64, observed: f64) {
+/// A faster reading moves the estimate a quarter of the way; a slower one replaces it, unless it
+/// is only an upper bound, which says nothing about a slower GPU.
+fn update(estimate: &mut f64, observed: f64, upper_bound: bool) {
     if !observed.is_finite() {
         return;
     }
-    *estimate = if observed > *estimate { observed } else { *estimate * 0.75 + observed * 0.25 };
+    if observed <= *estimate {
+        *estimate = *estimate * 0.75 + observed * 0.25;
+    } else if !upper_bound {
+        *estimate = observed;
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +148,7 @@ mod tests {
             kernel_ns: 30_000,
             display_ns: None,
             download_ns: Some(10_000),
+            upper_bounds: false,
         };
         budget.learn(&fast);
         let r = budget.rates();
@@ -152,5 +165,32 @@ mod tests {
         assert!(
             (budget.rates().display_ns_per_byte - GpuRates::CONSERVATIVE.display_ns_per_byte).abs() < 1e-12
         );
+    }
+
+    #[test]
+    fn cpu_clock_readings_only_lower_the_estimate() {
+        let budget = Budget::new();
+        // A submit-and-wait that waited behind a frame: 30 ms for 3 MB. Only an upper bound.
+        let waited = Sample {
+            in_bytes: 3_000_000,
+            out_bytes: 1_000_000,
+            upload_ns: Some(30_000_000),
+            kernel_ns: 30_000_000,
+            display_ns: Some(30_000_000),
+            download_ns: None,
+            upper_bounds: true,
+        };
+        for _ in 0..20 {
+            budget.learn(&waited);
+        }
+        assert_eq!(budget.rates(), GpuRates::CONSERVATIVE, "slow upper bounds change nothing");
+        // 0.5 + 3 + 6 / 3 ns per input byte: about 1.45 MB per 8 ms submission, rounded down.
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, true, false), 1 << 20);
+        // A fast one still proves the GPU faster than estimated.
+        let quick = Sample { kernel_ns: 300_000, ..waited };
+        budget.learn(&quick);
+        let r = budget.rates();
+        assert!((r.kernel_ns_per_byte - (3.0 * 0.75 + 0.1 * 0.25)).abs() < 1e-9, "{r:?}");
+        assert!((r.upload_ns_per_byte - GpuRates::CONSERVATIVE.upload_ns_per_byte).abs() < 1e-12);
     }
 }

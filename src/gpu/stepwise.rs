@@ -32,7 +32,13 @@ pub(crate) fn drive(
             upload_ns = Some(timed(run, |cmds, enc| cmds.upload(enc, slot, chunk, None))?);
             slot.remap_upload();
         }
-        let mut sample = Sample { upload_ns, kernel_ns: kernel(run, slot, chunk)?, ..Sample::default() };
+        // Each step's submit-and-wait on the CPU clock also counts any wait behind other work.
+        let mut sample = Sample {
+            upload_ns,
+            kernel_ns: kernel(run, slot, chunk)?,
+            upper_bounds: true,
+            ..Sample::default()
+        };
         if run.cmds.display.is_some() {
             let ns = timed(run, |cmds, enc| cmds.display(enc, chunk, None))?;
             sample.display_ns = Some(ns);

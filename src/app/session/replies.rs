@@ -86,6 +86,12 @@ impl Session {
         if output.settings.backend == crate::engine::Backend::Gpu {
             self.ask_ceilings_once();
         }
+        log::debug!(
+            "run {}: {:?} {:.1} ms",
+            self.runs.len() + 1,
+            output.settings.backend,
+            measured.report.total_ns as f64 / 1e6
+        );
         self.record(RunKind::Convert, output.image_id, output.settings, measured);
         // A run of an older job still counts in the charts, but only the newest settings' output
         // is shown.
