@@ -17,27 +17,9 @@ seconds=${SECONDS_PER_BACKEND:-20}
 work=$(mktemp -d)
 trap 'kill "${xvfb_pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-if [ -z "$photo" ]; then
-  photo=$work/photo-8k.jpg
-  convert assets/dandelions-5312x2988.jpg -resize '7680x4320!' -attenuate 0.4 +noise Gaussian -quality 90 "$photo"
-fi
-
-# A display of our own, unless one is given.
-if [ -z "${DISPLAY:-}" ]; then
-  for n in $(seq 90 99); do
-    if [ ! -e "/tmp/.X11-unix/X$n" ]; then
-      Xvfb ":$n" -screen 0 1440x900x24 >/dev/null 2>&1 &
-      xvfb_pid=$!
-      export DISPLAY=":$n"
-      sleep 1
-      break
-    fi
-  done
-fi
-
-export HOME=$work/home XDG_RUNTIME_DIR=$work/run
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
+# A display of our own unless one is given; the photo and a fresh HOME.
+# shellcheck source=scripts/ui-bench-env.sh
+. scripts/ui-bench-env.sh 90
 
 # p95 and max of the intervals logged after the first 2000 ms.
 summary() {
@@ -51,7 +33,7 @@ summary() {
 
 echo "machine: $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for backend in gpu cpu; do
-  rm -rf "${HOME:?}"/.local "${HOME:?}"/.config
+  fresh
   "$bin" "$photo" --backend "$backend" --continuous --frame-log "$work/$backend.log" \
     --quit-after $((seconds + 2)) >"$work/$backend.out" 2>&1 || true
   echo "$backend: $(summary "$work/$backend.log")  (load $(cut -d' ' -f1-3 /proc/loadavg))"

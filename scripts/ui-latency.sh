@@ -26,26 +26,10 @@ trap 'pkill -P $$ 2>/dev/null || true; kill "${xvfb_pid:-0}" 2>/dev/null || true
 cc -O2 -o "$work/x11-probe" scripts/x11-probe.c -lX11 -l:libXtst.so.6
 probe=$work/x11-probe
 
-if [ -z "$photo" ]; then
-  photo=$work/photo-8k.jpg
-  convert assets/dandelions-5312x2988.jpg -resize '7680x4320!' -attenuate 0.4 +noise Gaussian -quality 90 "$photo"
-fi
-
 # A display of our own: the regions below are for a 1440x900 screen.
-for n in $(seq 80 89); do
-  if [ ! -e "/tmp/.X11-unix/X$n" ]; then
-    Xvfb ":$n" -screen 0 1440x900x24 >/dev/null 2>&1 &
-    xvfb_pid=$!
-    export DISPLAY=":$n"
-    sleep 1
-    break
-  fi
-done
-
-export HOME=$work/home XDG_RUNTIME_DIR=$work/run
-mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-fresh() { rm -rf "${HOME:?}"/.local "${HOME:?}"/.config; }
+own_display=1
+# shellcheck source=scripts/ui-bench-env.sh
+. scripts/ui-bench-env.sh 80
 
 # The left (input) pane of side by side, and the middle of the viewer in flip mode.
 pane="420 220 200 150"

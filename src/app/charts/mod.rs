@@ -109,12 +109,24 @@ fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<
     }
 }
 
-/// Axis hints whose tick labels may sit closer than `egui_plot`'s default (they are short).
-fn axes<'a>(x_label: &str, y_label: &str) -> (Vec<egui_plot::AxisHints<'a>>, Vec<egui_plot::AxisHints<'a>>) {
-    (
-        vec![egui_plot::AxisHints::new_x().label(x_label).label_spacing(28.0..=36.0)],
-        vec![egui_plot::AxisHints::new_y().label(y_label).label_spacing(14.0..=18.0)],
-    )
+/// A plot that stays as drawn (no drag, zoom or scroll, no background), with axis labels whose
+/// ticks may sit closer than `egui_plot`'s default (they are short).
+fn fixed_plot<'a>(id: &str, height: f32, x_label: &str, y_label: &str) -> egui_plot::Plot<'a> {
+    egui_plot::Plot::new(id)
+        .height(height)
+        .show_background(false)
+        .custom_x_axes(vec![egui_plot::AxisHints::new_x().label(x_label).label_spacing(28.0..=36.0)])
+        .custom_y_axes(vec![egui_plot::AxisHints::new_y().label(y_label).label_spacing(14.0..=18.0)])
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+}
+
+/// One mark per whole number: the lanes of a chart of horizontal bars or boxes.
+fn lane_marks(input: &GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    (lo.ceil() as i64..=hi.floor() as i64).map(|v| GridMark { value: v as f64, step_size: 1.0 }).collect()
 }
 
 /// A legend row outside a plot: colour chips and names.

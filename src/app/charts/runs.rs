@@ -5,9 +5,9 @@
 //! written above its bar.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{Bar, BarChart, Plot, PlotPoint, Text};
+use egui_plot::{Bar, BarChart, PlotPoint, Text};
 
-use super::{Segment, axes, legend_ui, ms, nice_spacer, segments};
+use super::{Segment, fixed_plot, legend_ui, ms, nice_spacer, segments};
 use crate::app::state::{RunKind, RunRecord};
 use crate::engine::Backend;
 
@@ -111,23 +111,14 @@ pub fn runs_chart_ui(
     let last = shown.last().map(|(r, _)| *r);
     let n = shown.len() as f64;
     let top = shown.iter().map(|(r, _)| ms(r.wall_ns() + r.overlap_ns())).fold(0.0, f64::max);
-    let (x_axes, y_axes) = axes("run on this image", "ms");
     let text_colour = ui.visuals().strong_text_color();
-    Plot::new("runs")
-        .height(height)
-        .show_background(false)
-        .custom_x_axes(x_axes)
-        .custom_y_axes(y_axes)
+    fixed_plot("runs", height, "run on this image", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(0.4)
         .include_x(n.max(5.0) + 0.6)
         .include_y(0.0)
         .include_y(top * 1.18)
-        .allow_drag(false)
-        .allow_zoom(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
         .show(ui, |plot| {
             for (segment, bars) in charts {
                 plot.bar_chart(BarChart::new(segment.name(), bars).color(segment.colour()));

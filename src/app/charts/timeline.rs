@@ -2,9 +2,9 @@
 //! last lane is the run's wall time, plus the overlap where steps ran at once (marked).
 
 use egui::{RichText, Ui};
-use egui_plot::{Bar, BarChart, GridMark, Plot};
+use egui_plot::{Bar, BarChart};
 
-use super::{axes, legend_ui, ms, nice_spacer, segments};
+use super::{fixed_plot, lane_marks, legend_ui, ms, nice_spacer, segments};
 use crate::app::state::RunRecord;
 
 /// Draws the timeline of `last`.
@@ -39,20 +39,10 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>, height: f32) {
     };
     legend_ui(ui, &[(ui.visuals().weak_text_color(), legend)]);
     let overlapped = run.overlap_ns() > 0;
-    let (x_axes, y_axes) = axes("ms since the run started", "");
     let ui_text = ui.visuals().strong_text_color();
-    Plot::new("timeline")
-        .height(height)
-        .show_background(false)
-        .custom_x_axes(x_axes)
-        .custom_y_axes(y_axes)
+    fixed_plot("timeline", height, "ms since the run started", "")
         .x_grid_spacer(nice_spacer(44.0, false))
-        .y_grid_spacer(|input: egui_plot::GridInput| {
-            let (lo, hi) = input.bounds;
-            (lo.ceil() as i64..=hi.floor() as i64)
-                .map(|v| GridMark { value: v as f64, step_size: 1.0 })
-                .collect()
-        })
+        .y_grid_spacer(|input| lane_marks(&input))
         .y_axis_formatter(move |mark, _| {
             let i = lanes as f64 - mark.value;
             if (i - i.round()).abs() > 1e-6 || i < 0.0 {
@@ -64,10 +54,6 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>, height: f32) {
         .include_x(start.max(1e-3) * 1.05)
         .include_y(0.4)
         .include_y(lanes as f64 + 0.6)
-        .allow_drag(false)
-        .allow_zoom(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
         .show(ui, |plot| {
             for c in charts {
                 plot.bar_chart(c);

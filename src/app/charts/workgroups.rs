@@ -2,9 +2,9 @@
 //! kernel and formula), as horizontal boxes so the size names fit at the normal text size.
 
 use egui::{RichText, Ui};
-use egui_plot::{BoxElem, BoxPlot, BoxSpread, GridMark, Plot};
+use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
-use super::{Segment, axes, legend_ui, ms, nice_spacer};
+use super::{Segment, fixed_plot, lane_marks, legend_ui, ms, nice_spacer};
 use crate::app::state::RunRecord;
 use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupSize};
 
@@ -71,19 +71,9 @@ pub fn workgroups_chart_ui(
     );
     let rows = names.len();
     let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
-    let (x_axes, y_axes) = axes("kernel ms", "");
-    Plot::new("workgroups")
-        .height(height)
-        .show_background(false)
-        .custom_x_axes(x_axes)
-        .custom_y_axes(y_axes)
+    fixed_plot("workgroups", height, "kernel ms", "")
         .x_grid_spacer(nice_spacer(44.0, false))
-        .y_grid_spacer(|input: egui_plot::GridInput| {
-            let (lo, hi) = input.bounds;
-            (lo.ceil() as i64..=hi.floor() as i64)
-                .map(|v| GridMark { value: v as f64, step_size: 1.0 })
-                .collect()
-        })
+        .y_grid_spacer(|input| lane_marks(&input))
         .y_axis_formatter(move |mark, _| {
             let i = mark.value.round();
             if (mark.value - i).abs() > 1e-6 || i < 1.0 {
@@ -95,10 +85,6 @@ pub fn workgroups_chart_ui(
         .include_x(top * 1.1)
         .include_y(0.4)
         .include_y(rows as f64 + 0.6)
-        .allow_drag(false)
-        .allow_zoom(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
         .show(ui, |plot| {
             plot.box_plot(
                 BoxPlot::new("GPU kernel", boxes).color(Segment::Phase(Phase::Kernel).colour()).horizontal(),
