@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
-use graylab::app::{AppOptions, GraylabApp, ViewMode};
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use graylab::app::{AppOptions, GpuDevice, GraylabApp, ViewMode};
 use graylab::engine::{Backend, ConvertSettings, Engine, Phase, WorkgroupSize};
 use graylab::pixel::Formula;
 use image::{DynamicImage, RgbImage};
@@ -87,7 +87,10 @@ impl egui::DroppedFile for Dropped {
 fn open_convert_on_both_backends_and_switch_workgroups() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (path, img) = photo(dir.path(), "in.png", 333, 201);
-    let Some(mut h) = harness(None) else { return };
+    // GPU work on the window's device (the default on a hardware GPU): results are drawn from
+    // GPU memory.
+    let options = AppOptions { gpu_device: GpuDevice::Window, ..AppOptions::default() };
+    let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
     let gpu = common::gpu().expect("checked by harness");
     h.state_mut().open(path);
     settle(&mut h);
@@ -140,6 +143,47 @@ fn open_convert_on_both_backends_and_switch_workgroups() {
     h.get_by_label("Run ×10").click();
     settle(&mut h);
     assert_eq!(h.state().runs().len(), before + 10);
+}
+
+#[test]
+fn on_a_device_of_its_own_gpu_results_are_read_back_and_timed_on_the_gpu() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (path, img) = photo(dir.path(), "in.png", 333, 201);
+    // The default on a software adapter: GPU work on a device of its own, at the work threads'
+    // priority, so the window's frames never wait behind it in one queue.
+    let options =
+        AppOptions { initial_path: Some(path), gpu_device: GpuDevice::Own, ..AppOptions::default() };
+    let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
+    let gpu = common::gpu().expect("checked by harness");
+    settle(&mut h);
+    h.get_by_label("GPU").click();
+    settle(&mut h);
+    let last = h.state().runs().last().expect("a run").clone();
+    assert_eq!(last.settings.backend, Backend::Gpu, "{:?}", h.state().message());
+
+    // The result is read back, whatever the round-trip box says, and is byte-identical to the
+    // CPU's.
+    assert!(!h.state_mut().settings_mut().round_trip, "the box was not ticked");
+    let want = engine_gray(&img, &ConvertSettings::default());
+    assert_eq!(h.state().output_pixels(), Some(&want), "GPU output = CPU output");
+    let phases: Vec<Phase> = last.report.phases.iter().map(|p| p.phase).collect();
+    assert!(phases.contains(&Phase::Download), "read back: {phases:?}");
+    assert_eq!(phases.iter().filter(|p| **p == Phase::Display).count(), 1, "shown once: {phases:?}");
+    let sum: u64 = last.report.phases.iter().map(|p| p.ns).sum();
+    assert_eq!(sum - last.overlap_ns() + last.other_ns(), last.wall_ns());
+
+    // No frame is drawn on this device, so its timestamps are used where the adapter has them.
+    let kernel = last.report.phase(Phase::Kernel).expect("kernel timed");
+    let clock = if gpu.timestamps().passes { "gpu-timestamp" } else { "cpu-clock" };
+    assert_eq!(kernel.source.label(), clock);
+
+    // The panel says so: the round-trip box is ticked and cannot be unticked, and the adapter
+    // panel explains why.
+    let round_trip = h.get_by_label("Download the result (full round trip)");
+    let node = round_trip.accesskit_node();
+    assert!(node.is_disabled(), "the box is fixed on a device of its own");
+    assert_eq!(node.toggled(), Some(egui::accesskit::Toggled::True), "and ticked");
+    h.get_by_label_contains("run on a device of their own");
 }
 
 #[test]
@@ -203,11 +247,24 @@ fn until_converting(h: &mut Harness<'_, GraylabApp>) {
 
 #[test]
 fn stop_and_a_setting_change_cut_a_gpu_run_short_between_submissions() {
+    cut_short_between_submissions(GpuDevice::Window);
+}
+
+#[test]
+fn stop_and_a_setting_change_cut_a_run_short_on_a_device_of_its_own() {
+    cut_short_between_submissions(GpuDevice::Own);
+}
+
+fn cut_short_between_submissions(gpu_device: GpuDevice) {
     let dir = tempfile::tempdir().expect("temp dir");
     // One row per submission: a GPU run of 8000 submissions, so a cancel lands in the middle.
     let (path, img) = photo(dir.path(), "tall.png", 48, 8000);
-    let options =
-        AppOptions { initial_path: Some(path), gpu_chunk_limit_bytes: Some(1), ..AppOptions::default() };
+    let options = AppOptions {
+        initial_path: Some(path),
+        gpu_chunk_limit_bytes: Some(1),
+        gpu_device,
+        ..AppOptions::default()
+    };
     let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
     settle(&mut h);
     let cpu_runs = h.state().runs().len();
@@ -237,9 +294,19 @@ fn stop_and_a_setting_change_cut_a_gpu_run_short_between_submissions() {
 
 #[test]
 fn gpu_runs_are_shown_against_the_ceilings_and_can_keep_their_input() {
+    ceilings_and_kept_input(GpuDevice::Window);
+}
+
+#[test]
+fn on_a_device_of_its_own_gpu_runs_have_ceilings_and_keep_their_input() {
+    ceilings_and_kept_input(GpuDevice::Own);
+}
+
+fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (path, img) = photo(dir.path(), "in.png", 640, 480);
-    let Some(mut h) = harness(Some(path)) else { return };
+    let options = AppOptions { initial_path: Some(path), gpu_device, ..AppOptions::default() };
+    let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
     settle(&mut h);
     assert!(h.state().ceilings().is_none(), "a CPU run measures no GPU ceilings");
     let cpu = h.state().runs().last().expect("a CPU run").clone();
@@ -472,7 +539,9 @@ fn a_truncated_jpeg_opens_with_its_partial_image_and_a_warning_that_stays() {
 fn export_writes_the_converted_image_and_never_clobbers() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (path, img) = photo(dir.path(), "in.png", 120, 80);
-    let Some(mut h) = harness(Some(path)) else { return };
+    let options =
+        AppOptions { initial_path: Some(path), gpu_device: GpuDevice::Window, ..AppOptions::default() };
+    let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
     h.state_mut().settings_mut().convert.formula = Formula::Linear;
     settle(&mut h);
     let out = dir.path().join("out.png");

@@ -17,7 +17,7 @@ impl AdapterPanel {
     /// Draws the adapter's details (or that there is none) and its ceilings.
     pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
         let gpu = session.gpu().cloned();
-        self.details_ui(ui, gpu.as_deref(), session.gpu_error());
+        self.details_ui(ui, gpu.as_deref(), session.gpu_error(), session.own_gpu_device());
         if session.gpu_usable() {
             ui.add_space(6.0);
             ceilings_ui(ui, session);
@@ -25,7 +25,13 @@ impl AdapterPanel {
     }
 
     #[expect(clippy::unused_self, reason = "a panel struct like the others; it has no state of its own yet")]
-    fn details_ui(&mut self, ui: &mut Ui, gpu: Option<&GpuContext>, gpu_error: Option<&str>) {
+    fn details_ui(
+        &mut self,
+        ui: &mut Ui,
+        gpu: Option<&GpuContext>,
+        gpu_error: Option<&str>,
+        own_device: bool,
+    ) {
         ui.heading("GPU adapter");
         let Some(gpu) = gpu else {
             ui.colored_label(ui.visuals().error_fg_color, "No GPU: the CPU backend still works.");
@@ -54,15 +60,21 @@ impl AdapterPanel {
             };
             row("timestamps", format!("{stamps}, {} ns/tick", ts.period_ns));
         });
-        if gpu.is_software() && ts.passes {
-            ui.label(
-                RichText::new(
-                    "Its timestamps are not used here: it reads them late once a frame is drawn, so every \
-                     step is timed on the CPU clock.",
-                )
-                .small()
-                .weak(),
-            );
+        let note = if own_device {
+            Some(
+                "The conversions run on a device of their own at low priority, so the window's frames \
+                 come first; every result is read back to be shown.",
+            )
+        } else if gpu.is_software() && ts.passes {
+            Some(
+                "Its timestamps are not used here: it reads them late once a frame is drawn, so every \
+                 step is timed on the CPU clock.",
+            )
+        } else {
+            None
+        };
+        if let Some(note) = note {
+            ui.label(RichText::new(note).small().weak());
         }
         if gpu.is_software() {
             ui.colored_label(

@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use super::look;
 
 use super::session::Session;
-use crate::engine::{Backend, Formula, PhasePart, available_threads, gb, ms, simd_level};
+use crate::engine::{Backend, ClockSource, Formula, PhasePart, available_threads, gb, ms, simd_level};
 
 /// The conversion settings and the last run.
 #[derive(Default)]
@@ -29,6 +29,7 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
     let gpu_usable = session.gpu_usable();
     let gpu_error = session.gpu_error().map_or_else(|| "no GPU".to_owned(), ToOwned::to_owned);
     let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
+    let own_device = session.own_gpu_device();
     let settings = session.settings_mut();
     let c = &mut settings.convert;
     ui.horizontal(|ui| {
@@ -56,10 +57,23 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
                 })
                 .response
                 .on_hover_text("Only the sizes this adapter allows are listed");
-            ui.checkbox(&mut settings.round_trip, "Download the result (full round trip)").on_hover_text(
-                "Off: the result is drawn from GPU memory and never copied back, as a viewer would. \
-                 On: it is also downloaded, and the chart shows the download phase.",
-            );
+            if own_device {
+                // Every result is read back on a device of its own: the box shows it, ticked.
+                ui.add_enabled(
+                    false,
+                    egui::Checkbox::new(&mut true, "Download the result (full round trip)"),
+                )
+                .on_disabled_hover_text(
+                    "Always on with a software adapter: the conversion runs on a device of its \
+                         own, so that the window's frames come first, and its result is read back \
+                         to be shown (that adapter's memory is host memory).",
+                );
+            } else {
+                ui.checkbox(&mut settings.round_trip, "Download the result (full round trip)").on_hover_text(
+                    "Off: the result is drawn from GPU memory and never copied back, as a viewer \
+                     would. On: it is also downloaded, and the chart shows the download phase.",
+                );
+            }
             ui.checkbox(&mut settings.keep_input_on_gpu, "Keep the input on the GPU").on_hover_text(
                 "On: the photo stays in GPU memory after the first run, and runs with another formula \
                  or workgroup size upload nothing (no upload phase), as a real pipeline would. \
@@ -104,10 +118,14 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     };
     ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
     egui::Grid::new("last run").striped(true).show(ui, |ui| {
+        for head in ["phase", "time", "clock", "rate · ceiling"] {
+            ui.label(RichText::new(head).small().weak());
+        }
+        ui.end_row();
         for p in &r.phases {
             ui.label(p.phase.name());
             ui.label(RichText::new(format!("{} ms", ms(p.ns))).monospace());
-            ui.label(RichText::new(p.source.label()).weak());
+            clock_ui(ui, p.source);
             rate_ui(ui, run, p.phase);
             ui.end_row();
         }
@@ -115,16 +133,16 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
             ui.label("− overlap")
                 .on_hover_text("Steps that ran at the same time (host copies beside GPU work)");
             ui.label(RichText::new(format!("−{} ms", ms(run.overlap_ns()))).monospace());
-            ui.label(RichText::new("cpu-clock").weak());
+            clock_ui(ui, ClockSource::CpuClock);
             ui.end_row();
         }
         ui.label("other").on_hover_text("Wall time no phase accounts for: waiting, submitting, bookkeeping");
         ui.label(RichText::new(format!("{} ms", ms(run.other_ns()))).monospace());
-        ui.label(RichText::new("cpu-clock").weak());
+        clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
         ui.strong("wall");
         ui.label(RichText::new(format!("{} ms", ms(run.wall_ns()))).monospace().strong());
-        ui.label(RichText::new("cpu-clock").weak());
+        clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
     });
     if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
@@ -144,6 +162,16 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     for note in &r.notes {
         ui.label(RichText::new(note).italics());
     }
+}
+
+/// The clock a figure came from, in the charts' short form, the full name on hover.
+fn clock_ui(ui: &mut Ui, clock: ClockSource) {
+    let what = match clock {
+        ClockSource::GpuTimestamp => "timestamps written by the GPU around its work",
+        ClockSource::CpuClock => "the CPU's clock, around the work and its wait",
+        ClockSource::Mixed => "the host part on the CPU clock, the GPU part from GPU timestamps",
+    };
+    ui.label(RichText::new(clock.short_label()).weak()).on_hover_text(format!("{}: {what}", clock.label()));
 }
 
 /// The phase's rate and its share of this machine's ceiling ("2.10 GB/s · 35%"), with the whole

@@ -17,6 +17,7 @@ mod dialogs;
 mod display;
 mod export_window;
 mod frame_meter;
+mod gpu_device;
 mod jobs;
 mod look;
 mod parity_window;
@@ -35,6 +36,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use app::GraylabApp;
+pub use gpu_device::GpuDevice;
 pub use state::{RunRecord, Settings, ViewMode};
 
 /// How the app starts.
@@ -52,6 +54,9 @@ pub struct AppOptions {
     pub frame_log: Option<PathBuf>,
     /// Close the window after this many seconds.
     pub quit_after_secs: Option<f64>,
+    /// Which device GPU work runs on (default: the window's on a hardware GPU, a device of its
+    /// own on a software adapter).
+    pub gpu_device: GpuDevice,
     /// Input bytes of one GPU submission, fixed instead of learnt (tests: many short
     /// submissions, so that a cancel lands between them).
     pub gpu_chunk_limit_bytes: Option<u64>,

@@ -55,6 +55,26 @@ fn best_adapter(instance: &wgpu::Instance) -> Option<wgpu::Adapter> {
 pub(crate) fn open_best_device() -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
     let instance = instance();
     let adapter = best_adapter(&instance).ok_or(GpuError::NoAdapter)?;
+    open_device(&adapter)
+}
+
+/// Opens a second device, on a new instance, on the adapter `like` describes (the same name,
+/// API, type and ids): e.g. a device of graylab's own beside the window's.
+pub(crate) fn open_device_like(
+    like: &wgpu::AdapterInfo,
+) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
+    let same = |a: &wgpu::AdapterInfo| {
+        (&a.name, a.backend, a.device_type, a.vendor, a.device)
+            == (&like.name, like.backend, like.device_type, like.vendor, like.device)
+    };
+    let adapter = adapters(&instance_of(like.backend.into()))
+        .into_iter()
+        .find(|a| same(&a.get_info()))
+        .ok_or(GpuError::NoAdapter)?;
+    open_device(&adapter)
+}
+
+fn open_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
     let info = adapter.get_info();
     let desc = wgpu::DeviceDescriptor {
         label: Some("graylab"),

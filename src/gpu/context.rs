@@ -4,7 +4,7 @@
 //! No error handler is installed on the device: graylab's own GPU work runs inside error scopes
 //! ([`super::scopes`]), so a device handed in keeps its owner's handler.
 
-use super::adapters::{WANTED_FEATURES, open_best_device};
+use super::adapters::{WANTED_FEATURES, open_best_device, open_device_like};
 use super::{GpuError, WorkgroupSize};
 
 /// Which timestamp queries the device has, and their tick length.
@@ -33,6 +33,15 @@ impl GpuContext {
     /// with its full limits and the timestamp features it has.
     pub fn new() -> Result<Self, GpuError> {
         let (device, queue, info) = open_best_device()?;
+        Ok(Self::from_device(device, queue, info))
+    }
+
+    /// Opens a device of its own on the adapter `like` describes (found again on a new
+    /// instance), with its full limits and the timestamp features it has. The driver's threads
+    /// for this device (a software adapter's) are started by, and inherit the priority of, the
+    /// calling thread.
+    pub fn new_like(like: &wgpu::AdapterInfo) -> Result<Self, GpuError> {
+        let (device, queue, info) = open_device_like(like)?;
         Ok(Self::from_device(device, queue, info))
     }
 

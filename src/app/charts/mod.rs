@@ -110,10 +110,11 @@ fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<
 }
 
 /// A plot that stays as drawn (no drag, zoom or scroll, no background), with axis labels whose
-/// ticks may sit closer than `egui_plot`'s default (they are short).
-fn fixed_plot<'a>(id: &str, height: f32, x_label: &str, y_label: &str) -> egui_plot::Plot<'a> {
+/// ticks may sit closer than `egui_plot`'s default (they are short). It fills the height left in
+/// its column under the title and the legend (which may wrap to more rows).
+fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot::Plot<'a> {
     egui_plot::Plot::new(id)
-        .height(height)
+        .height(ui.available_height().max(60.0))
         .show_background(false)
         .custom_x_axes(vec![egui_plot::AxisHints::new_x().label(x_label).label_spacing(28.0..=36.0)])
         .custom_y_axes(vec![egui_plot::AxisHints::new_y().label(y_label).label_spacing(14.0..=18.0)])
@@ -123,23 +124,60 @@ fn fixed_plot<'a>(id: &str, height: f32, x_label: &str, y_label: &str) -> egui_p
         .allow_boxed_zoom(false)
 }
 
+/// The y axis of a chart of lanes (horizontal bars or boxes) that fills the height left in `ui`,
+/// named by `names` from lane 1 up. `egui_plot` skips a label taller than its lane, so the names
+/// are in the body font when the lanes are tall enough for it and in the small font when the
+/// dock is short (a dozen workgroup sizes at 1280x720), never left out.
+fn lane_axis<'a>(ui: &Ui, names: Vec<String>) -> egui_plot::AxisHints<'a> {
+    /// The x axis and the plot's margins, in points.
+    const BELOW: f32 = 40.0;
+    let lanes = names.len() as f32 + 1.2;
+    let lane_height = (ui.available_height() - BELOW) / lanes;
+    let style = if lane_height >= ui.text_style_height(&egui::TextStyle::Body) {
+        egui::TextStyle::Body
+    } else {
+        egui::TextStyle::Small
+    };
+    egui_plot::AxisHints::new_y()
+        .label_spacing(1.0..=2.0)
+        .tick_label_font(style.resolve(ui.style()))
+        .formatter(move |mark, _| {
+            let i = mark.value.round();
+            if (mark.value - i).abs() > 1e-6 || i < 1.0 {
+                return String::new();
+            }
+            names.get(i as usize - 1).cloned().unwrap_or_default()
+        })
+}
+
 /// One mark per whole number: the lanes of a chart of horizontal bars or boxes.
 fn lane_marks(input: &GridInput) -> Vec<GridMark> {
     let (lo, hi) = input.bounds;
     (lo.ceil() as i64..=hi.floor() as i64).map(|v| GridMark { value: v as f64, step_size: 1.0 }).collect()
 }
 
-/// A legend row outside a plot: colour chips and names.
+/// Legend rows outside a plot: colour chips and names, wrapped to the width there is. Each entry
+/// is one widget (a nested `ui.horizontal` would claim the rest of the row and never wrap).
 fn legend_ui(ui: &mut Ui, entries: &[(Color32, String)]) {
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 10.0;
         for (colour, name) in entries {
-            ui.horizontal(|ui| {
-                ui.spacing_mut().item_spacing.x = 4.0;
-                let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-                ui.painter().rect_filled(rect, 2.0, *colour);
-                ui.label(RichText::new(name).small());
-            });
+            let galley = egui::WidgetText::from(RichText::new(name).small()).into_galley(
+                ui,
+                Some(egui::TextWrapMode::Extend),
+                f32::INFINITY,
+                egui::TextStyle::Small,
+            );
+            let (chip, gap) = (10.0, 4.0);
+            let size = egui::vec2(chip + gap + galley.size().x, galley.size().y.max(chip));
+            let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+            let chip_rect = egui::Rect::from_center_size(
+                egui::pos2(rect.left() + chip / 2.0, rect.center().y),
+                egui::vec2(chip, chip),
+            );
+            ui.painter().rect_filled(chip_rect, 2.0, *colour);
+            let text_pos = egui::pos2(rect.left() + chip + gap, rect.center().y - galley.size().y / 2.0);
+            ui.painter().galley(text_pos, galley, ui.visuals().text_color());
         }
     });
 }
@@ -255,10 +293,10 @@ impl ChartsDock {
                 let w = if narrow { width } else { width * share - 8.0 };
                 ui.allocate_ui(egui::vec2(w, height + 40.0), |ui| ui.vertical(|ui| add(ui)));
             };
-            column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, height));
-            column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last, height));
+            column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous));
+            column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last));
             column(ui, 0.35, Tab::Workgroups, &mut |ui| {
-                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled, height);
+                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled);
             });
         });
         if try_all {

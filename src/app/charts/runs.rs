@@ -36,13 +36,7 @@ pub fn shown(runs: &[RunRecord], image: Option<u64>, previous: Option<u64>) -> V
 }
 
 /// Draws the chart of `image`'s runs (and `previous`'s, faded, on the left).
-pub fn runs_chart_ui(
-    ui: &mut Ui,
-    runs: &[RunRecord],
-    image: Option<u64>,
-    previous: Option<u64>,
-    height: f32,
-) {
+pub fn runs_chart_ui(ui: &mut Ui, runs: &[RunRecord], image: Option<u64>, previous: Option<u64>) {
     let shown = shown(runs, image, previous);
     ui.label(RichText::new("Each run: phases − overlap + other = wall time (ms)").strong());
     let mut kinds: Vec<(Segment, Vec<&str>)> = Vec::new();
@@ -112,7 +106,7 @@ pub fn runs_chart_ui(
     let n = shown.len() as f64;
     let top = shown.iter().map(|(r, _)| ms(r.wall_ns() + r.overlap_ns())).fold(0.0, f64::max);
     let text_colour = ui.visuals().strong_text_color();
-    fixed_plot("runs", height, "run on this image", "ms")
+    fixed_plot(ui, "runs", "run on this image", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(0.4)

@@ -4,11 +4,11 @@
 use egui::{RichText, Ui};
 use egui_plot::{Bar, BarChart};
 
-use super::{fixed_plot, lane_marks, legend_ui, ms, nice_spacer, segments};
+use super::{fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer, segments};
 use crate::app::state::RunRecord;
 
 /// Draws the timeline of `last`.
-pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>, height: f32) {
+pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
     ui.label(RichText::new("Last run, phase by phase (ms)").strong());
     let Some(run) = last else {
         ui.label("No run on this image yet.");
@@ -40,16 +40,11 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>, height: f32) {
     legend_ui(ui, &[(ui.visuals().weak_text_color(), legend)]);
     let overlapped = run.overlap_ns() > 0;
     let ui_text = ui.visuals().strong_text_color();
-    fixed_plot("timeline", height, "ms since the run started", "")
+    fixed_plot(ui, "timeline", "ms since the run started", "")
         .x_grid_spacer(nice_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
-        .y_axis_formatter(move |mark, _| {
-            let i = lanes as f64 - mark.value;
-            if (i - i.round()).abs() > 1e-6 || i < 0.0 {
-                return String::new();
-            }
-            names.get(i.round() as usize).cloned().unwrap_or_default()
-        })
+        // Lane `lanes` (the top) is the first phase.
+        .custom_y_axes(vec![lane_axis(ui, names.into_iter().rev().collect())])
         .include_x(0.0)
         .include_x(start.max(1e-3) * 1.05)
         .include_y(0.4)

@@ -4,7 +4,7 @@
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
-use super::{Segment, fixed_plot, lane_marks, legend_ui, ms, nice_spacer};
+use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer};
 use crate::app::state::RunRecord;
 use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupSize};
 
@@ -15,7 +15,6 @@ pub fn workgroups_chart_ui(
     image: Option<u64>,
     valid: &[WorkgroupSize],
     enabled: bool,
-    height: f32,
 ) -> bool {
     let mut try_all = false;
     ui.horizontal(|ui| {
@@ -71,16 +70,10 @@ pub fn workgroups_chart_ui(
     );
     let rows = names.len();
     let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
-    fixed_plot("workgroups", height, "kernel ms", "")
+    fixed_plot(ui, "workgroups", "kernel ms", "")
         .x_grid_spacer(nice_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
-        .y_axis_formatter(move |mark, _| {
-            let i = mark.value.round();
-            if (mark.value - i).abs() > 1e-6 || i < 1.0 {
-                return String::new();
-            }
-            names.get(i as usize - 1).cloned().unwrap_or_default()
-        })
+        .custom_y_axes(vec![lane_axis(ui, names)])
         .include_x(0.0)
         .include_x(top * 1.1)
         .include_y(0.4)

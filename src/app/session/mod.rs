@@ -10,14 +10,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::display::{DisplayImage, PREVIEW_MAX_SIDE};
+use super::gpu_device::{GpuDevice, engine_maker};
 use super::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
 use super::preload::Preload;
 use super::state::{RunRecord, Settings};
 use super::toasts::Toasts;
 use super::worker::Worker;
-use crate::engine::{
-    Backend, ConvertSettings, Engine, GpuContext, GpuConverter, KnownCeilings, ParityReport, SweepResult,
-};
+use crate::engine::{Backend, ConvertSettings, GpuContext, KnownCeilings, ParityReport, SweepResult};
 
 /// Kinds of job, for progress and Stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +48,8 @@ pub struct Session {
     settings: Settings,
     gpu: Option<Arc<GpuContext>>,
     gpu_error: Option<String>,
+    /// The device GPU work runs on, resolved (`Window` or `Own`; see `gpu_device.rs`).
+    gpu_device: GpuDevice,
     worker: Option<Worker>,
     /// Jobs sent and not done, oldest first (the first one runs).
     jobs: Vec<(JobKind, Ticket)>,
@@ -94,6 +95,7 @@ impl Session {
             settings,
             gpu: None,
             gpu_error: None,
+            gpu_device: GpuDevice::Window,
             worker: None,
             jobs: Vec::new(),
             input: None,
@@ -127,20 +129,15 @@ impl Session {
         if !compute {
             session.gpu_error = Some(format!("{} cannot run compute shaders", rs.adapter.get_info().name));
         }
-        let mut converter = GpuConverter::new(Arc::clone(&gpu));
-        converter.set_chunk_limit_bytes(options.gpu_chunk_limit_bytes);
-        if gpu.is_software() {
-            // llvmpipe reads its timestamps late once a frame has been drawn on the device, and
-            // the app draws all the time: a kernel read 0.18 ms (6853% of its ceiling) where the
-            // CPU clock saw hundreds. Every step is timed on the CPU clock instead.
-            converter.set_timing_mode(crate::engine::TimingMode::CpuClock);
-        }
-        let mut engine = Engine::with_converter(Arc::new(converter));
-        if options.fresh_settings {
-            engine = engine.without_ceiling_cache();
-        }
-        let engine = Arc::new(engine);
-        match Worker::start(engine, rs.clone(), cc.egui_ctx.clone()) {
+        session.gpu_device = options.gpu_device.resolve(gpu.is_software());
+        let engine = engine_maker(
+            rs,
+            &gpu,
+            session.own_gpu_device(),
+            options.gpu_chunk_limit_bytes,
+            options.fresh_settings,
+        );
+        match Worker::start(engine, session.own_gpu_device(), rs.clone(), cc.egui_ctx.clone()) {
             Ok(w) => session.worker = Some(w),
             Err(e) => session.toasts.error(format!("cannot start the worker thread: {e}")),
         }
@@ -168,6 +165,12 @@ impl Session {
     /// The GPU context (eframe's device), if the renderer started.
     pub fn gpu(&self) -> Option<&Arc<GpuContext>> {
         self.gpu.as_ref()
+    }
+
+    /// Whether GPU work runs on a device of its own (a software adapter's), so that every GPU
+    /// result is read back to be shown.
+    pub fn own_gpu_device(&self) -> bool {
+        self.gpu_device == GpuDevice::Own
     }
 
     /// Why the GPU backend cannot be used, if it cannot.

@@ -17,6 +17,7 @@ mod runs;
 use runs::RunHow;
 
 use super::display::DisplayImage;
+use super::gpu_device::EngineMaker;
 use super::jobs::{Job, Loaded, Measured, Reply, Ticket};
 use super::preload::{Preload, decode_for_display};
 use crate::engine::{DecodeOptions, Engine, ImageKey};
@@ -49,9 +50,12 @@ impl Drop for Worker {
 }
 
 impl Worker {
-    /// Starts the worker thread.
+    /// Starts the worker thread, which makes its engine with `make_engine` once it runs at the
+    /// work threads' priority. With `own_gpu_device`, the engine's GPU is a device of its own, and
+    /// GPU results are read back and shown like CPU ones.
     pub fn start(
-        engine: Arc<Engine>,
+        make_engine: EngineMaker,
+        own_gpu_device: bool,
         render_state: RenderState,
         ctx: egui::Context,
     ) -> std::io::Result<Self> {
@@ -59,16 +63,18 @@ impl Worker {
         let (reply_tx, replies) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let running = Arc::new(Mutex::new(None));
-        let state = WorkerState {
-            engine,
-            render_state,
-            ctx,
-            replies: reply_tx,
-            stop: Arc::clone(&stop),
-            running: Arc::clone(&running),
-        };
+        let (thread_stop, thread_running) = (Arc::clone(&stop), Arc::clone(&running));
         let thread = std::thread::Builder::new().name("graylab-worker".into()).spawn(move || {
             super::priority::yield_to_ui();
+            let state = WorkerState {
+                engine: Arc::new(make_engine()),
+                own_gpu_device,
+                render_state,
+                ctx,
+                replies: reply_tx,
+                stop: thread_stop,
+                running: thread_running,
+            };
             state.run(&job_rx);
         })?;
         Ok(Self { jobs: Some(jobs), replies, stop, running, thread: Some(thread) })
@@ -90,6 +96,8 @@ impl Worker {
 
 pub(super) struct WorkerState {
     engine: Arc<Engine>,
+    /// The engine's GPU is a device of its own: GPU results are read back (`gpu_device.rs`).
+    own_gpu_device: bool,
     render_state: RenderState,
     ctx: egui::Context,
     replies: mpsc::Sender<Reply>,

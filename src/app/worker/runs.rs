@@ -16,6 +16,10 @@ use crate::engine::{
     PhaseTiming, RunOptions, RunReport,
 };
 
+/// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
+/// the report.
+type Shown = (Option<Arc<DynamicImage>>, DisplayImage, RunReport);
+
 /// How a conversion job runs, beyond its settings.
 #[derive(Clone, Copy)]
 pub(super) struct RunHow {
@@ -54,7 +58,8 @@ impl WorkerState {
     }
 
     /// One run; `None` when it was cancelled before its result was drawn. The report gets the
-    /// display phase once (the engine measures it on the GPU; here the preview of a CPU result)
+    /// display phase once (the engine measures it on the GPU for a result shown from GPU memory;
+    /// else it is the preview made here from host pixels)
     /// and is finished with the wall time of the whole run, so phases − overlap + other = wall.
     pub(super) fn convert(
         &self,
@@ -72,20 +77,22 @@ impl WorkerState {
                     // Unticked: the input kept on the GPU by an earlier run is freed now.
                     self.engine.release_kept_input().map_err(err)?;
                 }
-                let converted = self.engine.convert(&input.image, settings).map_err(err)?;
-                if self.stopped(ticket) {
-                    return Ok(None);
+                match self.shown_from_host(ticket, input, settings, RunOptions::default(), preview_side)? {
+                    Some(shown) => shown,
+                    None => return Ok(None),
                 }
-                let shown = Instant::now();
-                let pixels = Arc::new(converted.image);
-                let display = self.display_host(Arc::clone(&pixels), preview_side)?;
-                let mut report = converted.report;
-                report.phases.push(PhaseTiming {
-                    phase: Phase::Display,
-                    ns: nanos_since(shown),
-                    source: ClockSource::CpuClock,
-                });
-                (Some(pixels), display, report)
+            }
+            Backend::Gpu if self.own_gpu_device => {
+                // A device of its own (a software adapter): the result is read back, whatever
+                // the round-trip setting, and shown like a CPU result.
+                let options = RunOptions {
+                    cancel: Some(ticket.flag()),
+                    keep_input_on_gpu: keep_input.then_some(input.key),
+                };
+                match self.shown_from_host(ticket, input, settings, options, preview_side)? {
+                    Some(shown) => shown,
+                    None => return Ok(None),
+                }
             }
             Backend::Gpu => {
                 let converter = self.engine.gpu_converter().map_err(err)?;
@@ -122,6 +129,38 @@ impl WorkerState {
         };
         report.finish(nanos_since(started));
         Ok(Some((Output { image_id: input.id, pixels, display, settings: *settings }, report)))
+    }
+
+    /// A run whose result comes back to host memory (the CPU's, or a GPU's on a device of its
+    /// own), and its preview, timed as the display phase. `None` when it was cancelled.
+    fn shown_from_host(
+        &self,
+        ticket: &Ticket,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        options: RunOptions<'_>,
+        preview_side: u32,
+    ) -> Result<Option<Shown>, String> {
+        let converted = match self.engine.convert_with(&input.image, settings, options) {
+            Err(EngineError::Cancelled) => {
+                self.reply(Reply::RunCancelled(ticket.id));
+                return Ok(None);
+            }
+            other => other.map_err(|e| crate::app::advice::describe(&e))?,
+        };
+        if self.stopped(ticket) {
+            return Ok(None);
+        }
+        let shown = Instant::now();
+        let pixels = Arc::new(converted.image);
+        let display = self.display_host(Arc::clone(&pixels), preview_side)?;
+        let mut report = converted.report;
+        report.phases.push(PhaseTiming {
+            phase: Phase::Display,
+            ns: nanos_since(shown),
+            source: ClockSource::CpuClock,
+        });
+        Ok(Some((Some(pixels), display, report)))
     }
 
     pub(super) fn export(
