@@ -10,7 +10,9 @@ struct Draw {
     // Checker square side in physical pixels, and 1 to draw the checkerboard (0 not to).
     checker_side: f32,
     checker: f32,
-    pad: vec2<f32>,
+    // 1 when the texture is one channel of gray (R8Unorm samples as (v, 0, 0, 1)), else 0.
+    gray: f32,
+    pad: f32,
 }
 
 @group(0) @binding(0) var<uniform> d: Draw;
@@ -32,6 +34,13 @@ fn vs_main(@builtin(vertex_index) i: u32) -> VertexOut {
     return out;
 }
 
+// The texture's colour: a gray texture's one channel spread to red, green and blue (a mix by
+// 0 or 1 is exact, and has no branch).
+fn sample(uv: vec2<f32>) -> vec4<f32> {
+    let t = textureSample(image, image_sampler, uv);
+    return mix(t, vec4<f32>(t.r, t.r, t.r, 1.0), d.gray);
+}
+
 fn over_checker(c: vec4<f32>, pixel: vec2<f32>) -> vec4<f32> {
     let cell = floor(pixel / d.checker_side);
     let light = abs(cell.x + cell.y) % 2.0;
@@ -44,7 +53,7 @@ fn over_checker(c: vec4<f32>, pixel: vec2<f32>) -> vec4<f32> {
 // For a framebuffer that stores gamma-encoded values (the texture holds them too).
 @fragment
 fn fs_gamma(in: VertexOut) -> @location(0) vec4<f32> {
-    return over_checker(textureSample(image, image_sampler, in.uv), in.position.xy);
+    return over_checker(sample(in.uv), in.position.xy);
 }
 
 fn linear_from_gamma(srgb: vec3<f32>) -> vec3<f32> {
@@ -56,6 +65,6 @@ fn linear_from_gamma(srgb: vec3<f32>) -> vec3<f32> {
 // For an sRGB framebuffer, which expects linear values.
 @fragment
 fn fs_linear(in: VertexOut) -> @location(0) vec4<f32> {
-    let c = over_checker(textureSample(image, image_sampler, in.uv), in.position.xy);
+    let c = over_checker(sample(in.uv), in.position.xy);
     return vec4<f32>(linear_from_gamma(c.rgb), c.a);
 }

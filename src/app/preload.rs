@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 
 use image::DynamicImage;
 
-use super::display::{RgbaLevel, preview_levels};
+use super::display::{Level, preview_levels};
 use crate::engine::{DecodeOptions, DecodeWarning, Reservation};
 
 /// A decoded file, ready to upload for display.
@@ -22,7 +22,7 @@ pub struct Decoded {
     /// What the decoder warned about (a truncated JPEG kept with its missing rows gray).
     pub warnings: Vec<DecodeWarning>,
     /// The preview level and its mipmaps.
-    pub levels: Vec<RgbaLevel>,
+    pub levels: Vec<Level>,
     /// The memory reserved for the image and its conversions, held while it is open.
     pub memory: Reservation,
 }

@@ -8,7 +8,7 @@ use egui::{Rect, pos2};
 /// Tile side in image pixels.
 pub const TILE_SIDE: u32 = 512;
 
-/// Tiles kept per image (1 MiB each).
+/// Tiles kept per image (1 MiB each in RGBA, 256 KiB in gray).
 const MAX_TILES: usize = 96;
 
 /// How many tiles may still be made this frame (the rest next frame, so no frame stalls).

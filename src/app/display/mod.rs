@@ -16,7 +16,7 @@ use image::DynamicImage;
 pub use cache::TileBudget;
 use cache::TileCache;
 use paint::ImagePainter;
-pub use pixels::{RgbaLevel, preview_levels, preview_size};
+pub use pixels::{Level, preview_levels, preview_size};
 
 use crate::engine::GpuTiles;
 
@@ -37,6 +37,8 @@ pub struct DisplayImage {
     pub size: [u32; 2],
     /// Whether it has an alpha channel (drawn over a checkerboard).
     pub has_alpha: bool,
+    /// Whether its textures (preview and tiles) are one channel of gray (`R8Unorm`).
+    gray: bool,
     /// One view per mip level of the preview, largest first: each draw samples the one level
     /// nearest the size on screen (bilinear, 4 taps; trilinear would be 8, which a software
     /// adapter pays for on every pixel).
@@ -78,16 +80,18 @@ impl Placement {
     }
 }
 
-/// A texture holding `levels` (premultiplied RGBA8, largest first).
-fn upload(render_state: &RenderState, levels: &[RgbaLevel]) -> Option<wgpu::Texture> {
+/// A texture holding `levels` (largest first): `R8Unorm` for gray levels, else premultiplied
+/// `Rgba8Unorm`.
+fn upload(render_state: &RenderState, levels: &[Level]) -> Option<wgpu::Texture> {
     let first = levels.first()?;
+    let format = if first.gray { wgpu::TextureFormat::R8Unorm } else { wgpu::TextureFormat::Rgba8Unorm };
     let texture = render_state.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("graylab image"),
         size: wgpu::Extent3d { width: first.width, height: first.height, depth_or_array_layers: 1 },
         mip_level_count: levels.len() as u32,
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
+        format,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
@@ -99,10 +103,10 @@ fn upload(render_state: &RenderState, levels: &[RgbaLevel]) -> Option<wgpu::Text
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
-            &level.rgba,
+            &level.bytes,
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(4 * level.width),
+                bytes_per_row: Some(level.channels() as u32 * level.width),
                 rows_per_image: Some(level.height),
             },
             wgpu::Extent3d { width: level.width, height: level.height, depth_or_array_layers: 1 },
@@ -113,16 +117,13 @@ fn upload(render_state: &RenderState, levels: &[RgbaLevel]) -> Option<wgpu::Text
 
 impl DisplayImage {
     /// An image from host pixels and its preview `levels` (see [`preview_levels`]).
-    pub fn from_host(
-        render_state: &RenderState,
-        image: Arc<DynamicImage>,
-        levels: &[RgbaLevel],
-    ) -> Option<Self> {
+    pub fn from_host(render_state: &RenderState, image: Arc<DynamicImage>, levels: &[Level]) -> Option<Self> {
         let texture = upload(render_state, levels)?;
         let first = levels.first()?;
         Some(Self {
             size: [image.width(), image.height()],
             has_alpha: pixels::has_alpha(&image),
+            gray: first.gray,
             preview: level_views(&texture),
             preview_size: [first.width, first.height],
             source: Source::Host(image),
@@ -137,6 +138,7 @@ impl DisplayImage {
         Self {
             size: [tiles.width, tiles.height],
             has_alpha,
+            gray: false,
             preview: level_views(&tiles.preview.texture),
             preview_size: [tiles.preview.width, tiles.preview.height],
             source: Source::Gpu(Box::new(tiles)),
@@ -165,7 +167,8 @@ impl DisplayImage {
         let preview_scale = self.preview_size[0] as f32 / self.size[0] as f32;
         let nearest = screen_px_per_image_px >= 2.0;
         let draw = |view: &wgpu::TextureView, rect: Rect, uv: Rect| {
-            self.painter.draw(painter, view, place.to_screen(rect), uv, nearest, self.has_alpha);
+            let how = paint::DrawHow { nearest, checker: self.has_alpha, gray: self.gray };
+            self.painter.draw(painter, view, place.to_screen(rect), uv, how);
         };
         // The preview level that is at least as sharp as the screen: level k has 2^-k of the
         // preview's pixels per side.
@@ -205,7 +208,7 @@ impl DisplayImage {
         let [x0, y0, w, h] = cell.pixels(self.size);
         let texture = match &self.source {
             Source::Host(image) => {
-                let level = RgbaLevel { width: w, height: h, rgba: pixels::tile_rgba(image, x0, y0, w, h) };
+                let level = pixels::tile(image, x0, y0, w, h);
                 upload(&self.render_state, std::slice::from_ref(&level))?
             }
             Source::Gpu(tiles) => tiles.detail_tile(x0, y0, w, h).ok()?.texture,

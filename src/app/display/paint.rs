@@ -16,7 +16,19 @@ struct DrawParams {
     uv: [f32; 4],
     checker_side: f32,
     checker: f32,
-    pad: [f32; 2],
+    gray: f32,
+    pad: f32,
+}
+
+/// How a quad samples its texture.
+#[derive(Clone, Copy)]
+pub struct DrawHow {
+    /// Nearest-neighbour magnification (pixels seen as squares when zoomed in).
+    pub nearest: bool,
+    /// Over a checkerboard (the image has alpha).
+    pub checker: bool,
+    /// The texture is one channel of gray (`R8Unorm`), shown as gray.
+    pub gray: bool,
 }
 
 /// The pipeline and samplers, made once per renderer.
@@ -131,17 +143,9 @@ impl ImagePainter {
     }
 
     /// Draws texture `view` (premultiplied) at screen rectangle `rect` (points), showing
-    /// texture coordinates `uv`, clipped to the painter's clip rectangle; over a checkerboard
-    /// when `checker`.
-    pub fn draw(
-        &self,
-        painter: &Painter,
-        view: &wgpu::TextureView,
-        rect: Rect,
-        uv: Rect,
-        nearest: bool,
-        checker: bool,
-    ) {
+    /// texture coordinates `uv`, clipped to the painter's clip rectangle, as `how` says.
+    pub fn draw(&self, painter: &Painter, view: &wgpu::TextureView, rect: Rect, uv: Rect, how: DrawHow) {
+        let DrawHow { nearest, checker, gray } = how;
         let clip = painter.clip_rect().intersect(rect);
         if !clip.is_positive() {
             return;
@@ -160,7 +164,8 @@ impl ImagePainter {
             uv: [uv.min.x, uv.min.y, uv.max.x, uv.max.y],
             checker_side: CHECKER_SIDE * ppp,
             checker: if checker { 1.0 } else { 0.0 },
-            pad: [0.0; 2],
+            gray: if gray { 1.0 } else { 0.0 },
+            pad: 0.0,
         };
         let uniform = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("image draw"),

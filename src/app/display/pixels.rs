@@ -1,18 +1,29 @@
-//! Host pixels for display: any decoded image read as premultiplied 8-bit RGBA, box-filtered
-//! into a preview level with its mipmaps (rayon, on the worker), or cut into full-resolution
-//! tiles. Nothing here touches the GPU.
+//! Host pixels for display: a gray image as one byte a pixel, any other read as premultiplied
+//! 8-bit RGBA, box-filtered into a preview level with its mipmaps (rayon, on the worker), or cut
+//! into full-resolution tiles. Nothing here touches the GPU.
 
 use image::DynamicImage;
 use rayon::prelude::*;
 
-/// One level of RGBA8 pixels, premultiplied by alpha.
-pub struct RgbaLevel {
+/// One level of 8-bit pixels: gray, or RGBA premultiplied by alpha.
+pub struct Level {
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// `width * height * 4` bytes.
-    pub rgba: Vec<u8>,
+    /// One byte a pixel (an 8-bit gray image: a quarter of the bytes to upload and keep), else
+    /// four.
+    pub gray: bool,
+    /// `width * height * channels` bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Level {
+    /// Bytes per pixel.
+    #[must_use]
+    pub fn channels(&self) -> usize {
+        if self.gray { 1 } else { 4 }
+    }
 }
 
 /// Work done on an image's pixels, read as RGBA in 0..=255 (not premultiplied) by index.
@@ -88,13 +99,14 @@ pub fn has_alpha(image: &DynamicImage) -> bool {
 /// The preview level (longest side at most `max_side`, box filter, at most 8 x 8 samples per
 /// pixel) and its mipmaps down to 1 x 1, in parallel rows.
 #[must_use]
-pub fn preview_levels(image: &DynamicImage, max_side: u32) -> Vec<RgbaLevel> {
+pub fn preview_levels(image: &DynamicImage, max_side: u32) -> Vec<Level> {
     let (width, height) = (image.width(), image.height());
     let (pw, ph) = preview_size(width, height, max_side);
     let first = match image {
-        // The common cases without the generic reader: a gray output and an RGB photo.
-        DynamicImage::ImageLuma8(i) => downsample_opaque::<1>(i.as_raw(), (width, height), (pw, ph)),
-        DynamicImage::ImageRgb8(i) => downsample_opaque::<3>(i.as_raw(), (width, height), (pw, ph)),
+        // The common cases without the generic reader: a gray output (kept gray) and an RGB
+        // photo.
+        DynamicImage::ImageLuma8(i) => downsample_opaque::<1, 1>(i.as_raw(), (width, height), (pw, ph)),
+        DynamicImage::ImageRgb8(i) => downsample_opaque::<3, 4>(i.as_raw(), (width, height), (pw, ph)),
         _ => read(image, Downsample { width, height, pw, ph }),
     };
     let mut levels = vec![first];
@@ -104,12 +116,17 @@ pub fn preview_levels(image: &DynamicImage, max_side: u32) -> Vec<RgbaLevel> {
     levels
 }
 
-/// Box-filters opaque 8-bit pixels of `C` channels (1: gray, 3: RGB) from `size` to `preview`.
-fn downsample_opaque<const C: usize>(src: &[u8], size: (u32, u32), preview: (u32, u32)) -> RgbaLevel {
+/// Box-filters opaque 8-bit pixels of `C` channels (1: gray, 3: RGB) from `size` to `preview`,
+/// into `OUT` channels (1: gray, 4: RGBA).
+fn downsample_opaque<const C: usize, const OUT: usize>(
+    src: &[u8],
+    size: (u32, u32),
+    preview: (u32, u32),
+) -> Level {
     let ((width, height), (pw, ph)) = (size, preview);
     let (cols, rows) = (boxes(pw, width), boxes(ph, height));
-    let mut rgba = vec![0u8; pw as usize * ph as usize * 4];
-    rgba.par_chunks_mut(pw as usize * 4).zip(rows.par_iter()).for_each(|(out, &(ya, yb))| {
+    let mut bytes = vec![0u8; pw as usize * ph as usize * OUT];
+    bytes.par_chunks_mut(pw as usize * OUT).zip(rows.par_iter()).for_each(|(out, &(ya, yb))| {
         let step_y = (yb - ya).div_ceil(8);
         let mut sums = vec![[0u32; C]; pw as usize];
         let mut count_y = 0u32;
@@ -128,10 +145,11 @@ fn downsample_opaque<const C: usize>(src: &[u8], size: (u32, u32), preview: (u32
         for ((x, sum), &(xa, xb)) in sums.iter().enumerate().zip(&cols) {
             let n = count_y * (xb - xa).div_ceil((xb - xa).div_ceil(8)) as u32;
             let value = |c: usize| ((sum[c.min(C - 1)] + n / 2) / n) as u8;
-            out[x * 4..x * 4 + 4].copy_from_slice(&[value(0), value(1), value(2), 255]);
+            let pixel = [value(0), value(1), value(2), 255];
+            out[x * OUT..(x + 1) * OUT].copy_from_slice(&pixel[..OUT]);
         }
     });
-    RgbaLevel { width: pw, height: ph, rgba }
+    Level { width: pw, height: ph, gray: OUT == 1, bytes }
 }
 
 /// Box-filters a `width` x `height` image to `pw` x `ph`.
@@ -155,9 +173,9 @@ fn boxes(n: u32, side: u32) -> Vec<(usize, usize)> {
 }
 
 impl Visit for Downsample {
-    type Out = RgbaLevel;
+    type Out = Level;
 
-    fn visit(self, px: impl Fn(usize) -> [u32; 4] + Sync) -> RgbaLevel {
+    fn visit(self, px: impl Fn(usize) -> [u32; 4] + Sync) -> Level {
         let Self { width, height, pw, ph } = self;
         let (cols, rows) = (boxes(pw, width), boxes(ph, height));
         let mut rgba = vec![0u8; pw as usize * ph as usize * 4];
@@ -183,36 +201,49 @@ impl Visit for Downsample {
                 }
             }
         });
-        RgbaLevel { width: pw, height: ph, rgba }
+        Level { width: pw, height: ph, gray: false, bytes: rgba }
     }
 }
 
 /// The next mip level: 2 x 2 boxes, edges repeated for odd sizes.
-fn half(level: &RgbaLevel) -> RgbaLevel {
+fn half(level: &Level) -> Level {
     let (w, h) = ((level.width / 2).max(1), (level.height / 2).max(1));
+    let channels = level.channels();
     let src = |x: u32, y: u32, c: usize| {
         let (x, y) = (x.min(level.width - 1) as usize, y.min(level.height - 1) as usize);
-        u32::from(level.rgba[(y * level.width as usize + x) * 4 + c])
+        u32::from(level.bytes[(y * level.width as usize + x) * channels + c])
     };
-    let mut rgba = vec![0u8; w as usize * h as usize * 4];
+    let mut bytes = vec![0u8; w as usize * h as usize * channels];
     for y in 0..h {
         for x in 0..w {
-            for c in 0..4 {
+            for c in 0..channels {
                 let s = src(2 * x, 2 * y, c)
                     + src(2 * x + 1, 2 * y, c)
                     + src(2 * x, 2 * y + 1, c)
                     + src(2 * x + 1, 2 * y + 1, c);
-                rgba[(y * w + x) as usize * 4 + c] = ((s + 2) / 4) as u8;
+                bytes[(y * w + x) as usize * channels + c] = ((s + 2) / 4) as u8;
             }
         }
     }
-    RgbaLevel { width: w, height: h, rgba }
+    Level { width: w, height: h, gray: level.gray, bytes }
 }
 
-/// Full-resolution pixels `x0..x0 + width`, `y0..y0 + height` of `image`, premultiplied RGBA8.
+/// Full-resolution pixels `x0..x0 + width`, `y0..y0 + height` of `image`: gray for an 8-bit
+/// gray image, else premultiplied RGBA8.
 #[must_use]
-pub fn tile_rgba(image: &DynamicImage, x0: u32, y0: u32, width: u32, height: u32) -> Vec<u8> {
-    read(image, Tile { stride: image.width() as usize, x0, y0, width, height })
+pub fn tile(image: &DynamicImage, x0: u32, y0: u32, width: u32, height: u32) -> Level {
+    if let DynamicImage::ImageLuma8(i) = image {
+        let stride = image.width() as usize;
+        let bytes = (y0..y0 + height)
+            .flat_map(|row| {
+                let start = row as usize * stride + x0 as usize;
+                i.as_raw()[start..start + width as usize].iter().copied()
+            })
+            .collect();
+        return Level { width, height, gray: true, bytes };
+    }
+    let bytes = read(image, Tile { stride: image.width() as usize, x0, y0, width, height });
+    Level { width, height, gray: false, bytes }
 }
 
 /// Cuts a tile out of an image with `stride` pixels per row.
@@ -246,20 +277,27 @@ mod tests {
 
     #[test]
     fn preview_averages_boxes_and_premultiplies() {
-        // 4 x 2 gray: left half 0, right half 200; to 2 x 1.
+        // 4 x 2 gray: left half 0, right half 200; to 2 x 1, kept gray.
         let img = DynamicImage::ImageLuma8(
             image::GrayImage::from_raw(4, 2, vec![0, 0, 200, 200, 0, 0, 200, 200]).expect("size"),
         );
         let levels = preview_levels(&img, 2);
-        assert_eq!((levels[0].width, levels[0].height), (2, 1));
-        assert_eq!(levels[0].rgba, vec![0, 0, 0, 255, 200, 200, 200, 255]);
+        assert_eq!((levels[0].width, levels[0].height, levels[0].gray), (2, 1, true));
+        assert_eq!(levels[0].bytes, vec![0, 200]);
         assert_eq!(levels.len(), 2);
-        assert_eq!(levels[1].rgba, vec![100, 100, 100, 255]);
+        assert_eq!((levels[1].gray, levels[1].bytes.as_slice()), (true, [100].as_slice()));
         // Half-transparent white is premultiplied.
         let la =
             DynamicImage::ImageLumaA8(image::GrayAlphaImage::from_raw(1, 1, vec![255, 128]).expect("size"));
-        assert_eq!(preview_levels(&la, 8)[0].rgba, vec![128, 128, 128, 128]);
-        assert_eq!(tile_rgba(&la, 0, 0, 1, 1), vec![128, 128, 128, 128]);
+        let level = &preview_levels(&la, 8)[0];
+        assert_eq!((level.gray, level.bytes.as_slice()), (false, [128, 128, 128, 128].as_slice()));
+        assert_eq!(tile(&la, 0, 0, 1, 1).bytes, vec![128, 128, 128, 128]);
+        // RGBA mipmaps average each channel.
+        let rgba = DynamicImage::ImageRgba8(image::RgbaImage::from_fn(2, 2, |x, _| {
+            image::Rgba([if x == 0 { 0 } else { 200 }, 10, 20, 255])
+        }));
+        let levels = preview_levels(&rgba, 2);
+        assert_eq!(levels[1].bytes, vec![100, 10, 20, 255]);
     }
 
     #[test]
@@ -275,7 +313,13 @@ mod tests {
                 let fast = &preview_levels(&img, side)[0];
                 let generic = read(&img, Downsample { width: w, height: h, pw, ph });
                 assert_eq!((fast.width, fast.height), (pw, ph));
-                assert_eq!(fast.rgba, generic.rgba, "{:?} to {side}", img.color());
+                // A gray level holds what the generic reader's RGBA holds in each colour channel.
+                let fast_rgba: Vec<u8> = if fast.gray {
+                    fast.bytes.iter().flat_map(|&v| [v, v, v, 255]).collect()
+                } else {
+                    fast.bytes.clone()
+                };
+                assert_eq!(fast_rgba, generic.bytes, "{:?} to {side}", img.color());
             }
         }
     }
@@ -284,7 +328,12 @@ mod tests {
     fn tiles_are_cut_from_the_full_image() {
         let img =
             DynamicImage::ImageRgb8(image::RgbImage::from_fn(5, 3, |x, y| image::Rgb([x as u8, y as u8, 7])));
-        assert_eq!(tile_rgba(&img, 3, 1, 2, 1), vec![3, 1, 7, 255, 4, 1, 7, 255]);
-        assert_eq!(preview_levels(&img, 5)[0].rgba[..4], [0, 0, 7, 255]);
+        assert_eq!(tile(&img, 3, 1, 2, 1).bytes, vec![3, 1, 7, 255, 4, 1, 7, 255]);
+        assert_eq!(preview_levels(&img, 5)[0].bytes[..4], [0, 0, 7, 255]);
+        let gray = DynamicImage::ImageLuma8(image::GrayImage::from_fn(5, 3, |x, y| {
+            image::Luma([(10 * y + x) as u8])
+        }));
+        let t = tile(&gray, 3, 1, 2, 2);
+        assert_eq!((t.gray, t.bytes.as_slice()), (true, [13, 14, 23, 24].as_slice()));
     }
 }
