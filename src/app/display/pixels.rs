@@ -233,13 +233,13 @@ fn half(level: &Level) -> Level {
 #[must_use]
 pub fn tile(image: &DynamicImage, x0: u32, y0: u32, width: u32, height: u32) -> Level {
     if let DynamicImage::ImageLuma8(i) = image {
+        // Tiles are cut on the UI thread: one slice copy per row.
         let stride = image.width() as usize;
-        let bytes = (y0..y0 + height)
-            .flat_map(|row| {
-                let start = row as usize * stride + x0 as usize;
-                i.as_raw()[start..start + width as usize].iter().copied()
-            })
-            .collect();
+        let mut bytes = Vec::with_capacity(width as usize * height as usize);
+        for row in y0..y0 + height {
+            let start = row as usize * stride + x0 as usize;
+            bytes.extend_from_slice(&i.as_raw()[start..start + width as usize]);
+        }
         return Level { width, height, gray: true, bytes };
     }
     let bytes = read(image, Tile { stride: image.width() as usize, x0, y0, width, height });
