@@ -6,20 +6,15 @@
 
 mod common;
 
+use common::{cpu, graylab};
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
-use graylab::cpu::par_convert;
 use graylab::engine::{Backend, ConvertSettings, Engine, ImageKey, Phase, RunOptions, synthetic_rgb};
 use graylab::gpu::{GpuConverter, GpuJob, GpuTimings, PROBE_BYTES, ProbeClock, TimingMode, WorkgroupSize};
 use graylab::pixel::{Formula, Kernel};
-
-fn cpu(kernel: Kernel, formula: Formula, src: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8; src.len() / kernel.in_bytes_per_pixel() * kernel.out_bytes_per_pixel()];
-    par_convert(kernel, formula, src, &mut out, 2).expect("sizes match");
-    out
-}
 
 fn run(conv: &GpuConverter, job: GpuJob<'_>) -> (Vec<u8>, GpuTimings) {
     let pixels = (job.width * job.height) as usize;
@@ -114,13 +109,13 @@ fn the_engine_report_has_no_upload_phase_once_the_input_is_resident() {
     let key = ImageKey::new();
     let options = RunOptions { keep_input_on_gpu: Some(key), ..RunOptions::default() };
     let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
-    let first = engine.convert_with(&image, &settings, options).expect("first run");
+    let first = engine.convert(&image, &settings, options).expect("first run");
     assert!(first.report.phase(Phase::Upload).is_some());
     assert!(first.report.notes.iter().any(|n| n.contains("stays on the GPU")), "{:?}", first.report.notes);
     let cpu_settings = ConvertSettings { backend: Backend::Cpu, ..settings };
     for formula in Formula::ALL {
         let s = ConvertSettings { formula, workgroup: WorkgroupSize { x: 16, y: 16 }, ..settings };
-        let again = engine.convert_with(&image, &s, options).expect("resident run");
+        let again = engine.convert(&image, &s, options).expect("resident run");
         assert_eq!(again.report.phase(Phase::Upload), None, "{formula}: {:?}", again.report.phases);
         assert!(again.report.phase(Phase::Kernel).is_some_and(|p| p.ns > 0));
         assert!(again.report.gpu.is_some_and(|g| g.input_resident));
@@ -129,7 +124,9 @@ fn the_engine_report_has_no_upload_phase_once_the_input_is_resident() {
             "{formula}: {:?}",
             again.report.notes
         );
-        let want = engine.convert(&image, &ConvertSettings { formula, ..cpu_settings }).expect("CPU");
+        let want = engine
+            .convert(&image, &ConvertSettings { formula, ..cpu_settings }, RunOptions::default())
+            .expect("CPU");
         assert_eq!(again.image.as_bytes(), want.image.as_bytes(), "{formula}");
         // The rates of a resident run: a kernel and a download, no upload.
         let rates = engine.phase_rates(&again.report);
@@ -137,7 +134,7 @@ fn the_engine_report_has_no_upload_phase_once_the_input_is_resident() {
         assert!(rates.iter().any(|r| r.phase == Phase::Kernel && r.bytes == 1001 * 301 * 4));
     }
     engine.release_kept_input().expect("release");
-    let fresh = engine.convert_with(&image, &settings, options).expect("after release");
+    let fresh = engine.convert(&image, &settings, options).expect("after release");
     assert!(fresh.report.phase(Phase::Upload).is_some());
 }
 
@@ -168,15 +165,6 @@ fn the_probe_measures_every_step_with_its_clock() {
     assert!(c.submit_latency_ns > 0);
     // The two steps of an upload together are slower than either alone.
     assert!(c.host_to_device_gb_per_s() < c.host_to_staging.gb_per_s().min(c.staging_to_device.gb_per_s()));
-}
-
-fn graylab(args: &[&str], cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graylab"))
-        .args(args)
-        .current_dir(cache)
-        .env("XDG_CACHE_HOME", cache)
-        .output()
-        .expect("run graylab")
 }
 
 fn json(o: &Output) -> serde_json::Value {

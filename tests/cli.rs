@@ -2,29 +2,9 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output};
+use common::{graylab, photo, text};
 
-use image::{DynamicImage, RgbImage, RgbaImage};
-
-fn graylab(args: &[&str], cwd: &Path) -> Output {
-    // The probed GPU ceilings are cached in the test's folder, not the user's.
-    Command::new(env!("CARGO_BIN_EXE_graylab"))
-        .args(args)
-        .current_dir(cwd)
-        .env("XDG_CACHE_HOME", cwd)
-        .output()
-        .expect("run graylab")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn photo(w: u32, h: u32) -> DynamicImage {
-    let bytes = common::noise((w * h * 3) as usize, u64::from(w));
-    DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, bytes).expect("size"))
-}
+use image::{DynamicImage, RgbaImage};
 
 fn expected_gray(img: &DynamicImage, formula: graylab::pixel::Formula) -> Vec<u8> {
     img.to_rgb8().pixels().map(|p| formula.luma8(p[0], p[1], p[2])).collect()

@@ -4,21 +4,14 @@
 
 mod common;
 
+use common::text;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn graylab(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graylab"))
-        .args(args)
-        .current_dir(cwd)
-        // A small budget makes "too large" the same on every machine.
-        .env("GRAYLAB_MEMORY_BUDGET", "1GiB")
-        .output()
-        .expect("run graylab")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    // A small budget makes "too large" the same on every machine.
+    common::graylab_cmd(cwd).args(args).env("GRAYLAB_MEMORY_BUDGET", "1GiB").output().expect("run graylab")
 }
 
 /// Fails with exit code `code` and a message containing every one of `needles`, never a panic.

@@ -3,14 +3,10 @@
 
 mod common;
 
+use common::{graylab, photo};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-use image::{DynamicImage, RgbImage};
-
-fn graylab(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_graylab")).args(args).current_dir(cwd).output().expect("run graylab")
-}
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -18,12 +14,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn photo(w: u32, h: u32) -> DynamicImage {
-    DynamicImage::ImageRgb8(
-        RgbImage::from_raw(w, h, common::noise((w * h * 3) as usize, u64::from(w))).expect("size"),
-    )
 }
 
 /// in/: three images (PNG, JPEG, BMP), a text file, a file with an image extension that is not

@@ -5,8 +5,8 @@ mod common;
 use std::sync::atomic::AtomicBool;
 
 use graylab::engine::{
-    Backend, ClockSource, ConvertSettings, Engine, EngineError, Phase, RunReport, WorkgroupSize, bench,
-    synthetic_rgb,
+    Backend, ClockSource, ConvertSettings, Engine, EngineError, Phase, RunOptions, RunReport, WorkgroupSize,
+    bench, synthetic_rgb,
 };
 use graylab::pixel::Formula;
 use image::{DynamicImage, ImageBuffer};
@@ -34,7 +34,7 @@ fn cpu_output_types_and_values() {
     for img in inputs() {
         for keep_alpha in [true, false] {
             let settings = ConvertSettings { keep_alpha, ..ConvertSettings::default() };
-            let out = engine.convert(&img, &settings).expect("converts");
+            let out = engine.convert(&img, &settings, RunOptions::default()).expect("converts");
             let has_alpha = img.color().has_alpha() && keep_alpha;
             assert_eq!(out.image.color().has_alpha(), has_alpha, "{:?}", img.color());
             assert_eq!(
@@ -54,7 +54,7 @@ fn cpu_output_types_and_values() {
     }
     // The values, for RGB8: OpenCV's formula.
     let img = &inputs()[0];
-    let out = engine.convert(img, &ConvertSettings::default()).expect("converts");
+    let out = engine.convert(img, &ConvertSettings::default(), RunOptions::default()).expect("converts");
     let want: Vec<u8> = img.to_rgb8().pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
     assert_eq!(out.image.as_bytes(), want);
 }
@@ -68,8 +68,8 @@ fn gpu_equals_cpu_for_every_pixel_type_and_labels_its_clocks() {
             let cpu = ConvertSettings { formula, threads: 2, ..ConvertSettings::default() };
             let gpu_settings =
                 ConvertSettings { backend: Backend::Gpu, workgroup: WorkgroupSize { x: 16, y: 16 }, ..cpu };
-            let a = engine.convert(&img, &cpu).expect("cpu");
-            let b = engine.convert(&img, &gpu_settings).expect("gpu");
+            let a = engine.convert(&img, &cpu, RunOptions::default()).expect("cpu");
+            let b = engine.convert(&img, &gpu_settings, RunOptions::default()).expect("gpu");
             assert_eq!(a.image, b.image, "{:?} {formula}", img.color());
             if img.color().has_color() {
                 let kernel = b.report.phase(Phase::Kernel).expect("kernel");
@@ -114,13 +114,17 @@ fn no_gpu_gives_a_clear_error_and_the_cpu_still_works() {
     let engine = Engine::without_gpu("no adapter in this test");
     let img = synthetic_rgb(8, 8, 1);
     let err = engine
-        .convert(&img, &ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() })
+        .convert(
+            &img,
+            &ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() },
+            RunOptions::default(),
+        )
         .expect_err("no gpu");
     assert!(
         err.to_string().contains("not available") && err.to_string().contains("no adapter in this test"),
         "{err}"
     );
-    assert!(engine.convert(&img, &ConvertSettings::default()).is_ok());
+    assert!(engine.convert(&img, &ConvertSettings::default(), RunOptions::default()).is_ok());
 }
 
 #[test]
@@ -156,7 +160,7 @@ fn assert_reconciles(r: &RunReport) {
 fn phases_overlap_and_the_rest_add_up_to_the_wall_time() {
     let img = synthetic_rgb(1500, 1000, 7);
     let engine = Engine::without_gpu("not needed");
-    let cpu = engine.convert(&img, &ConvertSettings::default()).expect("cpu");
+    let cpu = engine.convert(&img, &ConvertSettings::default(), RunOptions::default()).expect("cpu");
     assert_reconciles(&cpu.report);
     assert!(cpu.report.other_ns > 0, "preparing pixels is no phase: {:?}", cpu.report);
     let Some(gpu) = common::gpu() else { return };
@@ -177,7 +181,9 @@ fn a_cancelled_gpu_conversion_says_so() {
     let img = synthetic_rgb(64, 64, 2);
     let s = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
     let cancel = AtomicBool::new(true);
-    let err = engine.convert_with_cancel(&img, &s, Some(&cancel)).expect_err("cancelled");
+    let err = engine
+        .convert(&img, &s, RunOptions { cancel: Some(&cancel), ..RunOptions::default() })
+        .expect_err("cancelled");
     assert!(matches!(err, EngineError::Cancelled), "{err:?}");
-    assert!(engine.convert(&img, &s).is_ok(), "the next run works");
+    assert!(engine.convert(&img, &s, RunOptions::default()).is_ok(), "the next run works");
 }

@@ -6,17 +6,12 @@
 
 mod common;
 
+use common::cpu;
+
 use std::sync::atomic::AtomicBool;
 
-use graylab::cpu::par_convert;
 use graylab::gpu::{BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, TimingMode, WorkgroupSize};
 use graylab::pixel::{Formula, Kernel};
-
-fn cpu(kernel: Kernel, formula: Formula, src: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8; src.len() / kernel.in_bytes_per_pixel() * kernel.out_bytes_per_pixel()];
-    par_convert(kernel, formula, src, &mut out, 2).expect("sizes match");
-    out
-}
 
 fn gpu_run(
     conv: &GpuConverter,

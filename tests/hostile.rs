@@ -10,7 +10,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::process::Command;
 
-use graylab::engine::{Backend, ConvertSettings, Engine};
+use graylab::engine::{Backend, ConvertSettings, Engine, RunOptions};
 use graylab::io::{DecodeOptions, ExportOptions, decode_file, encode_file};
 
 /// Cases per run by default (`.ci/run` asks for more): a few seconds for both tests.
@@ -37,7 +37,9 @@ fn pipeline(
     let mut outputs = Vec::new();
     for (backend, engine) in engines {
         let settings = ConvertSettings { backend: *backend, threads: 1, ..ConvertSettings::default() };
-        let converted = engine.convert(&decoded.image, &settings).map_err(|e| format!("{backend}: {e}"))?;
+        let converted = engine
+            .convert(&decoded.image, &settings, RunOptions::default())
+            .map_err(|e| format!("{backend}: {e}"))?;
         outputs.push(converted.image);
     }
     if let [cpu, gpu] = &outputs[..] {

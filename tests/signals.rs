@@ -13,8 +13,8 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn graylab(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_graylab"));
-    c.current_dir(dir).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let mut c = common::graylab_cmd(dir);
+    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
     c
 }
 
@@ -85,7 +85,12 @@ fn interrupted_exports_leave_nothing_behind() {
 
 fn o_tmpfile_works(dir: &Path) -> bool {
     use std::os::unix::fs::OpenOptionsExt as _;
-    std::fs::OpenOptions::new().write(true).mode(0o600).custom_flags(libc::O_TMPFILE).open(dir).is_ok()
+    std::fs::OpenOptions::new()
+        .write(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::TMPFILE.bits().cast_signed())
+        .open(dir)
+        .is_ok()
 }
 
 #[test]

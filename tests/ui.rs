@@ -14,7 +14,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use graylab::app::{AppOptions, GpuDevice, GraylabApp, ViewMode};
-use graylab::engine::{Backend, ConvertSettings, Engine, Phase, WorkgroupSize};
+use graylab::engine::{Backend, ConvertSettings, Engine, Phase, RunOptions, WorkgroupSize};
 use graylab::pixel::Formula;
 use image::{DynamicImage, RgbImage};
 
@@ -54,9 +54,7 @@ fn settle(h: &mut Harness<'_, GraylabApp>) {
 }
 
 fn photo(dir: &Path, name: &str, w: u32, h: u32) -> (PathBuf, DynamicImage) {
-    let img = DynamicImage::ImageRgb8(
-        RgbImage::from_raw(w, h, common::noise((w * h * 3) as usize, u64::from(w))).expect("size"),
-    );
+    let img = common::photo(w, h);
     let path = dir.join(name);
     img.save(&path).expect("save");
     (path, img)
@@ -64,7 +62,7 @@ fn photo(dir: &Path, name: &str, w: u32, h: u32) -> (PathBuf, DynamicImage) {
 
 fn engine_gray(img: &DynamicImage, settings: &ConvertSettings) -> DynamicImage {
     Engine::without_gpu("reference")
-        .convert(img, &ConvertSettings { backend: Backend::Cpu, ..*settings })
+        .convert(img, &ConvertSettings { backend: Backend::Cpu, ..*settings }, RunOptions::default())
         .expect("cpu")
         .image
 }

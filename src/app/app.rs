@@ -9,21 +9,21 @@ use std::time::Instant;
 use egui::Color32;
 
 use super::AppOptions;
-use super::adapter::AdapterPanel;
 use super::charts::ChartsDock;
-use super::controls::SettingsPanel;
-use super::dialogs::{self, DialogAnswer, PendingDialog};
-use super::export_window::ExportWindow;
-use super::frame_meter::FrameMeter;
 use super::look;
-use super::parity_window::ParityWindow;
-use super::preload::Preload;
 use super::session::Session;
 use super::state::Settings;
-use super::status_bar::StatusBar;
-use super::sweep_window::SweepWindow;
-use super::top_bar::{TopBar, TopBarAction};
 use super::viewer::Viewer;
+use crate::app::panels::adapter::AdapterPanel;
+use crate::app::panels::controls::SettingsPanel;
+use crate::app::panels::frame_meter::FrameMeter;
+use crate::app::panels::status_bar::StatusBar;
+use crate::app::panels::top_bar::{TopBar, TopBarAction};
+use crate::app::windows::dialogs::{self, DialogAnswer, PendingDialog};
+use crate::app::windows::export_window::ExportWindow;
+use crate::app::windows::parity_window::ParityWindow;
+use crate::app::windows::sweep_window::SweepWindow;
+use crate::app::work::preload::Preload;
 
 /// The graylab desktop app.
 pub struct GraylabApp {
@@ -172,7 +172,7 @@ impl GraylabApp {
             ctx.input(|i| i.viewport().monitor_size).unwrap_or_else(|| ctx.content_rect().size()) * ppp;
         let side = screen.x.max(screen.y) as u32;
         self.session.preview_side =
-            side.clamp(super::display::PREVIEW_MAX_SIDE, 2 * super::display::PREVIEW_MAX_SIDE);
+            side.clamp(crate::app::textures::PREVIEW_MAX_SIDE, 2 * crate::app::textures::PREVIEW_MAX_SIDE);
     }
 }
 

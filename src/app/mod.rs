@@ -1,43 +1,33 @@
 //! The eframe desktop app: open a photo, compare input and output, switch backend, formula and
 //! workgroup size, watch the phase timings live, export.
 //!
-//! All decoding, converting, sweeps and exports run on one named worker thread (`worker.rs`),
-//! each job with a cancel flag and progress; the UI thread only draws, and draws images at the
-//! size they are seen (`display/`). GPU work runs on eframe's own wgpu device, so a GPU result is
-//! shown from textures drawn on the GPU, without a readback. Depends on [`crate::engine`] (and on
-//! `crate::gpu` display textures through it).
+//! All decoding, converting, sweeps and exports run on one named worker thread (`work`), each
+//! job with a cancel flag and progress; the UI thread only draws, and draws images at the size
+//! they are seen (`textures`). On a hardware GPU the work runs on eframe's own wgpu device, so
+//! a result is shown from textures drawn on the GPU without a readback; on a software adapter it
+//! runs on a device of its own at low priority and is read back. The rest: `panels` always on
+//! screen, `windows` opened on demand, `charts`, the `viewer`, the `session` they share.
+//! Depends on [`crate::engine`] (the GPU display textures through it) and [`crate::system`].
 
-mod adapter;
 mod advice;
 #[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]
 mod app;
 mod charts;
-mod controls;
-mod dialogs;
-mod display;
-mod export_window;
-mod frame_meter;
-mod gpu_device;
-mod jobs;
 mod look;
-mod parity_window;
-mod preload;
-mod priority;
+mod panels;
 mod session;
 mod state;
-mod status_bar;
-mod sweep_window;
-mod toasts;
-mod top_bar;
+mod textures;
 mod viewer;
-mod worker;
+mod windows;
+mod work;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use app::GraylabApp;
-pub use gpu_device::GpuDevice;
 pub use state::{RunRecord, Settings, ViewMode};
+pub use work::gpu_device::GpuDevice;
 
 /// How the app starts.
 #[derive(Clone, Debug, Default)]
@@ -103,7 +93,7 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     if let eframe::egui_wgpu::WgpuSetup::CreateNew(create) = &mut setup {
         create.device_descriptor = Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
             label: Some("graylab (eframe)"),
-            required_features: adapter.features() & crate::gpu::GpuContext::wanted_features(),
+            required_features: adapter.features() & crate::engine::GpuContext::wanted_features(),
             required_limits: adapter.limits(),
             ..Default::default()
         });
@@ -120,7 +110,12 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
         .clone()
         // The window's GPU is not known yet: reserve for GPU work, as the app usually has one.
         .and_then(|path| {
-            preload::Preload::start(path, display::PREVIEW_MAX_SIDE, preload::decode_options(true)).ok()
+            work::preload::Preload::start(
+                path,
+                textures::PREVIEW_MAX_SIDE,
+                work::preload::decode_options(true),
+            )
+            .ok()
         });
     eframe::run_native(
         "graylab",

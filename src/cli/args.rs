@@ -1,81 +1,13 @@
-//! Argument types shared by the commands: clap `ValueEnum`s mapped onto engine values, typed
+//! Argument types shared by the commands: clap parsers over the engine's own enums, typed
 //! parsers with bounds, and the output-path checks every command runs before any work.
 
 use std::path::Path;
 
 use anyhow::bail;
 use clap::ValueEnum;
-use clap::builder::{EnumValueParser, TypedValueParser};
+use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use crate::engine::{Backend, ExportFormat, Formula, WorkgroupSize};
-
-/// `--backend`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BackendArg {
-    /// The rayon CPU kernel.
-    Cpu,
-    /// The wgpu compute shader.
-    Gpu,
-}
-
-impl From<BackendArg> for Backend {
-    fn from(b: BackendArg) -> Self {
-        match b {
-            BackendArg::Cpu => Self::Cpu,
-            BackendArg::Gpu => Self::Gpu,
-        }
-    }
-}
-
-/// `--formula`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormulaArg {
-    /// BT.601 luma, exactly `OpenCV`'s `cvtColor` `RGB2GRAY`.
-    Bt601,
-    /// BT.709 luma on encoded values.
-    Bt709,
-    /// Linear-light luminance (sRGB decoded, weighted, encoded).
-    Linear,
-}
-
-impl From<FormulaArg> for Formula {
-    fn from(f: FormulaArg) -> Self {
-        match f {
-            FormulaArg::Bt601 => Self::Bt601,
-            FormulaArg::Bt709 => Self::Bt709,
-            FormulaArg::Linear => Self::Linear,
-        }
-    }
-}
-
-/// `--format`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// PNG.
-    Png,
-    /// JPEG.
-    #[value(alias = "jpg")]
-    Jpeg,
-    /// TIFF.
-    #[value(alias = "tif")]
-    Tiff,
-    /// BMP.
-    Bmp,
-    /// WebP (lossless).
-    Webp,
-}
-
-impl From<FormatArg> for ExportFormat {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Png => Self::Png,
-            FormatArg::Jpeg => Self::Jpeg,
-            FormatArg::Tiff => Self::Tiff,
-            FormatArg::Bmp => Self::Bmp,
-            FormatArg::Webp => Self::Webp,
-        }
-    }
-}
 
 /// `--depth`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -88,19 +20,36 @@ pub enum DepthArg {
     Sixteen,
 }
 
+/// A parser over one of the engine's own enums: `--help` lists `values` (name, description,
+/// aliases), and a value is parsed by the enum's own `FromStr`, so nothing is mirrored here.
+fn engine_enum<T>(
+    values: impl IntoIterator<Item = (&'static str, &'static str, &'static [&'static str])>,
+) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    PossibleValuesParser::new(
+        values.into_iter().map(|(name, help, aliases)| {
+            PossibleValue::new(name).help(help).aliases(aliases.iter().copied())
+        }),
+    )
+    .try_map(|s: String| s.parse::<T>().map_err(|e| e.to_string()))
+}
+
 /// Parses `--backend cpu|gpu` into [`Backend`].
 pub(super) fn backend() -> impl TypedValueParser<Value = Backend> {
-    EnumValueParser::<BackendArg>::new().map(Backend::from)
+    engine_enum(Backend::ALL.map(|b| (b.name(), b.description(), &[][..])))
 }
 
 /// Parses `--formula` into [`Formula`].
 pub(super) fn formula() -> impl TypedValueParser<Value = Formula> {
-    EnumValueParser::<FormulaArg>::new().map(Formula::from)
+    engine_enum(Formula::ALL.map(|f| (f.name(), f.description(), &[][..])))
 }
 
 /// Parses `--format` into [`ExportFormat`].
 pub(super) fn format() -> impl TypedValueParser<Value = ExportFormat> {
-    EnumValueParser::<FormatArg>::new().map(ExportFormat::from)
+    engine_enum(ExportFormat::ALL.map(|f| (f.name(), f.description(), f.aliases())))
 }
 
 /// Parses `--depth 8|16` into the bit count.
@@ -113,7 +62,7 @@ pub(super) fn depth() -> impl TypedValueParser<Value = u8> {
 
 /// Parses one workgroup size (`256`, `16x16`).
 pub(super) fn workgroup(s: &str) -> Result<WorkgroupSize, String> {
-    s.parse().map_err(|e: crate::gpu::ParseWorkgroupError| e.to_string())
+    s.parse().map_err(|e: crate::engine::ParseWorkgroupError| e.to_string())
 }
 
 /// Parses a positive, finite number of seconds.

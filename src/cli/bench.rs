@@ -8,8 +8,8 @@ use clap::{Args, ValueEnum};
 
 use crate::engine::{
     Backend, BenchOptions, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, KnownCeilings,
-    PhasePart, TimingMode, WorkgroupSize, available_threads, bench_bytes, bench_with, budget, ms, parse_size,
-    simd_level, synthetic_bytes, synthetic_rgb,
+    PhasePart, WorkgroupSize, available_threads, bench_bytes, bench_with, budget, ms, parse_size, simd_level,
+    synthetic_bytes, synthetic_rgb,
 };
 
 /// Arguments of `graylab bench`.
@@ -114,7 +114,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let with_gpu = backends.contains(&Backend::Gpu);
     // The memory is reserved before anything is allocated, and held until the end.
     let (image, label, _memory) = if let Some(path) = &args.input {
-        let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
+        let decoded = crate::engine::decode_file(path, &DecodeOptions::default())?;
         let i = &decoded.image;
         let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
         let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;
@@ -130,13 +130,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot bench a synthetic {w}x{h} image"))?;
         (synthetic_rgb(w, h, 1), format!("synthetic {w}x{h} Rgb8"), vec![memory])
     };
-    let mut engine = Engine::new();
-    if args.cpu_clock && with_gpu {
-        let ctx = std::sync::Arc::new(crate::gpu::GpuContext::new()?);
-        let mut converter = crate::gpu::GpuConverter::new(ctx);
-        converter.set_timing_mode(TimingMode::CpuClock);
-        engine = Engine::with_converter(std::sync::Arc::new(converter));
-    }
+    let engine = if args.cpu_clock && with_gpu { Engine::on_cpu_clock()? } else { Engine::new() };
     // Every GPU setting is checked before anything is measured.
     let (gpu_sizes, adapter) = if with_gpu {
         let gpu = engine.gpu()?;
@@ -148,10 +142,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             gpu.check_workgroup(*workgroup)?;
         }
         // An image whose rows do not fit the GPU's buffers is refused now, not after the CPU runs.
-        if let (crate::engine::Prepared::Colour { kernel, .. }, _) = crate::engine::prepare(&image, true)? {
-            let band_limit_bytes = engine.gpu_converter()?.band_limit_bytes();
-            crate::gpu::BandPlan::new(kernel, image.width(), image.height(), band_limit_bytes)?;
-        }
+        engine.check_fits_gpu(&image)?;
         (sizes, Some((gpu.adapter_info().name.clone(), gpu.is_software())))
     } else {
         (Vec::new(), None)

@@ -30,7 +30,7 @@ struct Info {
     cpu_threads: usize,
     cpu_simd: crate::engine::SimdLevel,
     memory_budget_bytes: u64,
-    memory_budget_source: crate::io::BudgetSource,
+    memory_budget_source: crate::engine::BudgetSource,
     adapters: Vec<crate::engine::AdapterReport>,
     /// The selected adapter's ceilings: measured now with `--probe`, else the cached ones.
     ceilings: Option<KnownCeilings>,
@@ -63,7 +63,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     println!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
     println!(
         "memory budget for images: {} ({})",
-        crate::io::human_bytes(info.memory_budget_bytes),
+        crate::engine::human_bytes(info.memory_budget_bytes),
         info.memory_budget_source
     );
     if let Some(w) = super::build_warning() {
@@ -83,8 +83,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         }
         println!(
             "    max storage binding {} (one band), max buffer {}, max texture {} px",
-            crate::io::human_bytes(a.max_storage_buffer_binding_bytes),
-            crate::io::human_bytes(a.max_buffer_bytes),
+            crate::engine::human_bytes(a.max_storage_buffer_binding_bytes),
+            crate::engine::human_bytes(a.max_buffer_bytes),
             a.max_texture_dimension_2d
         );
         println!(

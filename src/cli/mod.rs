@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-pub use args::{BackendArg, DepthArg, FormatArg, FormulaArg, MAX_THREADS};
+pub use args::{DepthArg, MAX_THREADS};
 pub use bench::BenchArgs;
 pub use convert::ConvertArgs;
 pub use info::InfoArgs;
@@ -77,8 +77,8 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),
     };
-    if let Some(bytes) = crate::io::peak_resident_bytes() {
-        log::debug!("peak resident memory: {bytes} bytes ({})", crate::io::human_bytes(bytes));
+    if let Some(bytes) = crate::engine::peak_resident_bytes() {
+        log::debug!("peak resident memory: {bytes} bytes ({})", crate::engine::human_bytes(bytes));
     }
     result
 }
@@ -130,7 +130,7 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             _ => {}
         }
         if causes::no_gpu(e) {
-            return Some("use --backend cpu");
+            return Some("use --backend cpu, or install a Vulkan driver (e.g. mesa-vulkan-drivers)");
         }
     }
     None

@@ -53,9 +53,11 @@ fn parse_megapixels(s: &str) -> Result<f64, String> {
     }
 }
 
+use crate::engine::WriteCause;
+
 fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> {
-    crate::io::write_atomically(path, overwrite, |out| {
-        std::io::Write::write_all(out, text.as_bytes()).map_err(|e| e.to_string())
+    crate::engine::write_atomically(path, overwrite, |out| {
+        std::io::Write::write_all(out, text.as_bytes()).map_err(WriteCause::Os)
     })?;
     Ok(())
 }
@@ -95,7 +97,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let source = match &args.from_image {
         Some(path) => {
-            let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
+            let decoded = crate::engine::decode_file(path, &DecodeOptions::default())?;
             Some((path.display().to_string(), decoded.image, decoded.memory))
         }
         None => None,

@@ -1,17 +1,23 @@
 //! The CPU backend: a scalar reference (the test oracle) and a fast, multi-threaded kernel.
 //!
 //! Both work on raw packed pixel bytes described by a [`Kernel`]; neither knows about files,
-//! the GPU or the UI. Depends only on [`crate::pixel`].
+//! the GPU or the UI. Beside them, the synthetic work-per-pixel load ([`Work`]) that raises the
+//! arithmetic intensity of a gray result in place. Depends only on [`crate::pixel`].
 
 mod baseline;
 mod blocks;
-mod buffer;
+mod intensity;
 mod parallel;
 mod reference;
 
+pub use crate::system::huge_pages::zeroed_buffer;
 pub use baseline::stream_baseline;
 pub use blocks::{SimdLevel, convert_chunk, simd_level};
-pub use buffer::zeroed_buffer;
+pub use intensity::{
+    OPS_PER_ROUND, WORK_CHUNK_PIXELS, WORK_MULTIPLIER, WORK_SEED, Work, apply_work_chunk_u8,
+    apply_work_chunk_u8_at, apply_work_chunk_u16, apply_work_chunk_u16_at, par_apply_work_u8,
+    par_apply_work_u16, scalar_rounds,
+};
 pub use parallel::{CHUNK_PIXELS, available_threads, par_convert};
 pub use reference::convert_reference;
 

@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use image::DynamicImage;
 
-use super::ceilings::{Ceilings, PhaseRate, phase_rates};
 use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming, RunReport, Stats};
-use super::stream::{stream_gb_per_s, time_baseline};
 use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel};
+use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
+use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
 use crate::gpu::GpuTimings;
 
 /// Statistics of one phase over the warm runs.

@@ -129,29 +129,10 @@ fn nanos_since(t: Instant) -> u64 {
 }
 
 impl Engine {
-    /// Converts an image in memory with these settings.
+    /// Converts an image in memory. [`RunOptions`] carry a cancel flag (a GPU run checks it
+    /// between its submissions and returns [`EngineError::Cancelled`] once it is set) and, on the
+    /// GPU, keeping the input there for the next run of the same image.
     pub fn convert(
-        &self,
-        image: &DynamicImage,
-        settings: &ConvertSettings,
-    ) -> Result<Converted, EngineError> {
-        self.convert_with_cancel(image, settings, None)
-    }
-
-    /// Converts an image in memory; a GPU run checks `cancel` between its submissions and
-    /// returns [`EngineError::Cancelled`] once it is set.
-    pub fn convert_with_cancel(
-        &self,
-        image: &DynamicImage,
-        settings: &ConvertSettings,
-        cancel: Option<&AtomicBool>,
-    ) -> Result<Converted, EngineError> {
-        self.convert_with(image, settings, RunOptions { cancel, ..RunOptions::default() })
-    }
-
-    /// Converts an image in memory with [`RunOptions`]: a cancel flag, and on the GPU keeping the
-    /// input there for the next run of the same image.
-    pub fn convert_with(
         &self,
         image: &DynamicImage,
         settings: &ConvertSettings,
@@ -181,38 +162,23 @@ impl Engine {
         self.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
         let image = out
             .into_image(kernel, width, height)
-            .ok_or_else(|| EngineError::UnsupportedPixels("output buffer size mismatch".to_owned()))?;
+            .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
         report.finish(nanos_since(started));
         Ok(Converted { image, report })
     }
 
     /// Converts on the GPU and keeps the result there for display in `tiles`, with its preview
-    /// drawn (`Phase::Display`: the copies into the store and the preview); downloads it too when
-    /// `download` (the full round trip; else the report has no download phase and the pixels stay
-    /// on the GPU). A gray input is stored from the host. `cancel` is checked between
-    /// submissions.
+    /// drawn (`Phase::Display`: the copies into the store and the preview); downloads it too with
+    /// [`RunOptions::download_result`] (the full round trip; else the report has no download
+    /// phase and the pixels stay on the GPU). A gray input is stored from the host. With
+    /// [`RunOptions::keep_input_on_gpu`], the input stays on the GPU, and another formula or
+    /// workgroup shape on the same image uploads nothing (the report says so, and has no upload
+    /// phase).
     pub fn convert_for_display(
         &self,
         image: &DynamicImage,
         settings: &ConvertSettings,
         tiles: &GpuTiles,
-        download: bool,
-        cancel: Option<&AtomicBool>,
-    ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
-        let options = RunOptions { cancel, ..RunOptions::default() };
-        self.convert_for_display_with(image, settings, tiles, download, options)
-    }
-
-    /// [`Self::convert_for_display`] with [`RunOptions`]: with
-    /// [`RunOptions::keep_input_on_gpu`], the input stays on the GPU, and another formula or
-    /// workgroup shape on the same image uploads nothing (the report says so, and has no upload
-    /// phase).
-    pub fn convert_for_display_with(
-        &self,
-        image: &DynamicImage,
-        settings: &ConvertSettings,
-        tiles: &GpuTiles,
-        download: bool,
         options: RunOptions<'_>,
     ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
         let started = Instant::now();
@@ -242,7 +208,8 @@ impl Engine {
         let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height));
         job.cancel = options.cancel;
         job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
-        let mut out = download.then(|| OutBuffer::new(kernel, width as usize * height as usize));
+        let mut out =
+            options.download_result.then(|| OutBuffer::new(kernel, width as usize * height as usize));
         let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
         add_gpu_timings(&mut report, t);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
-use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunReport};
+use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunOptions, RunReport};
 use crate::io::{
     DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, GrayLayout, RowSource, decode_file,
     encode_file, encode_rows_to_file, encodes_rows,
@@ -58,7 +58,7 @@ pub fn convert_file(
     if let Some(report) = convert_streamed(&decoded, input, output, settings, *export)? {
         return Ok(report);
     }
-    let converted = engine.convert(&decoded.image, settings)?;
+    let converted = engine.convert(&decoded.image, settings, RunOptions::default())?;
     let mut notes = Vec::new();
     decode_notes(&decoded, &mut notes);
     drop(decoded.image);

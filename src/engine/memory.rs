@@ -1,5 +1,5 @@
 //! What `bench` and `sweep` will hold in memory, so the CLI can check a size against the
-//! process-wide budget ([`crate::io::budget`]) before anything is allocated.
+//! process-wide budget ([`crate::system::memory_budget`]) before anything is allocated.
 
 /// Bytes of a synthetic RGB8 image of `width` x `height` and of its gray (L8) result.
 #[must_use]

@@ -1,51 +1,51 @@
 //! The conversion engine shared by the GUI, the CLI, the benchmarks and the tests: it chooses the
 //! backend, prepares pixels for it, measures every phase and labels each figure with its clock.
 //!
-//! Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`] and [`crate::pixel`]; never on the
-//! UI (no egui, eframe or rfd here).
+//! `sweep` holds the size sweep, `ceilings` this machine's ceilings. Depends on
+//! [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and [`crate::system`]; never
+//! on the UI (no egui, eframe or rfd here).
 
 mod batch;
 mod bench;
 pub mod causes;
-mod ceiling_cache;
 mod ceilings;
 mod convert;
 mod files;
 mod memory;
-mod model;
 mod options;
 mod parity;
 mod report;
-mod stream;
 mod sweep;
 mod synthetic;
-mod verdict;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
-pub use ceiling_cache::{KnownCeilings, cache_dir, cached_ceilings};
-pub use ceilings::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
+pub use ceilings::cache::{KnownCeilings, cache_dir, cached_ceilings};
+pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
 pub use files::{FileReport, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
-pub use model::{CostModel, ModelledPoint, SweepModel, crossover_mp};
 pub use options::{ImageKey, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
-pub use sweep::{DEFAULT_SIZES_MP, Series, SweepOptions, SweepPoint, SweepResult, size_for, sweep};
+pub use sweep::model::crossover_mp;
+pub use sweep::result::{CostModel, ModelledPoint, Series, SweepModel, SweepPoint, SweepResult};
+pub use sweep::run::{DEFAULT_SIZES_MP, SweepOptions, size_for, sweep};
+pub use sweep::verdict::{analyse, to_csv};
 pub use synthetic::{parse_size, synthetic_rgb};
-pub use verdict::{analyse, to_csv};
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
+pub use crate::gpu::ParseWorkgroupError;
 pub use crate::gpu::{
     AdapterReport, Bandwidth, GpuCeilings, GpuContext, GpuConverter, GpuError, GpuTiles, PROBE_HOLD_BYTES,
     ProbeClock, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
-    DecodeOptions, DecodeWarning, ExportFormat, ExportOptions, IoError, OverBudget, Reservation, TruncatedAt,
-    budget, sniff_format,
+    BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, IoError,
+    OverBudget, Reservation, TruncatedAt, WriteCause, budget, decode_file, encode_file_with_progress,
+    human_bytes, peak_resident_bytes, sniff_format, write_atomically,
 };
 pub use crate::pixel::{Formula, Kernel};
 
@@ -61,6 +61,18 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Both backends, in menu order.
+    pub const ALL: [Self; 2] = [Self::Cpu, Self::Gpu];
+
+    /// A one-line description, for help text.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Cpu => "the rayon CPU kernel",
+            Self::Gpu => "the wgpu compute shader",
+        }
+    }
+
     /// Lower-case name.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -68,6 +80,17 @@ impl Backend {
             Self::Cpu => "cpu",
             Self::Gpu => "gpu",
         }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown backend {s:?} (expected cpu or gpu)"))
     }
 }
 
@@ -122,6 +145,9 @@ pub enum EngineError {
     /// The work was cancelled (a newer request superseded it, or the app is closing).
     #[error("cancelled")]
     Cancelled,
+    /// graylab broke one of its own invariants: a bug, reported instead of panicking.
+    #[error("an internal fault in graylab ({0}); please report it")]
+    Bug(&'static str),
     /// The image's pixel type has no conversion.
     #[error("unsupported pixel type {0}")]
     UnsupportedPixels(String),
@@ -133,7 +159,7 @@ pub struct Engine {
     /// The GPU's ceilings, once loaded or measured.
     ceilings: Mutex<Option<KnownCeilings>>,
     /// The last memory-stream baseline measured for [`Engine::phase_rates`].
-    stream: Mutex<Option<stream::StreamBaseline>>,
+    stream: Mutex<Option<ceilings::stream::StreamBaseline>>,
     /// Whether the GPU's ceilings are read from and written to the cache folder.
     ceiling_cache: bool,
 }
@@ -183,6 +209,26 @@ impl Engine {
         let cell = OnceLock::new();
         let _ = cell.set(Err(reason.into()));
         Self::with_cell(cell)
+    }
+
+    /// An engine whose GPU (opened now) times every step with submit-and-wait on the CPU clock,
+    /// even where the adapter has timestamps (`graylab bench --cpu-clock`).
+    pub fn on_cpu_clock() -> Result<Self, EngineError> {
+        let ctx = GpuContext::new()?;
+        let mut converter = GpuConverter::new(Arc::new(ctx));
+        converter.set_timing_mode(TimingMode::CpuClock);
+        Ok(Self::with_converter(Arc::new(converter)))
+    }
+
+    /// Checks, before anything is measured, that the rows of `image` fit this GPU's buffers (a
+    /// row wider than one storage binding cannot be banded). Gray images pass: they are not
+    /// converted.
+    pub fn check_fits_gpu(&self, image: &image::DynamicImage) -> Result<(), EngineError> {
+        if let (Prepared::Colour { kernel, .. }, _) = prepare(image, true)? {
+            let band_limit_bytes = self.gpu_converter()?.band_limit_bytes();
+            crate::gpu::BandPlan::new(kernel, image.width(), image.height(), band_limit_bytes)?;
+        }
+        Ok(())
     }
 
     /// The GPU context, opening it on first use.

@@ -1,5 +1,5 @@
-//! What a conversion may ask for beyond its settings: a cancel flag, and keeping its input on
-//! the GPU between runs of the same image ([`ImageKey`]).
+//! What a conversion may ask for beyond its settings: a cancel flag, keeping its input on the
+//! GPU between runs of the same image ([`ImageKey`]), and reading a displayed result back.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -41,4 +41,7 @@ pub struct RunOptions<'a> {
     /// report has no upload phase. One image is kept at a time; a run with another key replaces
     /// it, and a GPU run without a key (the full round trip, the default) frees it.
     pub keep_input_on_gpu: Option<ImageKey>,
+    /// [`super::Engine::convert_for_display`]: also copy the result back to the host (the full
+    /// round trip, timed as a download phase). [`super::Engine::convert`] always does.
+    pub download_result: bool,
 }

@@ -4,7 +4,7 @@
 
 use image::{DynamicImage, GrayImage};
 
-use super::{Backend, ConvertSettings, Engine, EngineError, Formula};
+use super::{Backend, ConvertSettings, Engine, EngineError, Formula, RunOptions};
 
 /// How two outputs differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -96,24 +96,33 @@ impl Engine {
             if go { Ok(()) } else { Err(EngineError::Cancelled) }
         };
         step()?;
-        let cpu = self.convert(image, &ConvertSettings { backend: Backend::Cpu, ..*settings })?.image;
+        let cpu = self
+            .convert(image, &ConvertSettings { backend: Backend::Cpu, ..*settings }, RunOptions::default())?
+            .image;
         step()?;
-        let (cpu_vs_gpu, gpu_error, difference) =
-            match self.convert(image, &ConvertSettings { backend: Backend::Gpu, ..*settings }) {
-                Ok(gpu) => {
-                    let (stats, difference) = diff(&cpu, &gpu.image);
-                    (Some(stats), None, difference)
-                }
-                Err(e) => (None, Some(format!("{e:#}")), GrayImage::new(image.width(), image.height())),
-            };
+        let (cpu_vs_gpu, gpu_error, difference) = match self.convert(
+            image,
+            &ConvertSettings { backend: Backend::Gpu, ..*settings },
+            RunOptions::default(),
+        ) {
+            Ok(gpu) => {
+                let (stats, difference) = diff(&cpu, &gpu.image);
+                (Some(stats), None, difference)
+            }
+            Err(e) => (None, Some(format!("{e:#}")), GrayImage::new(image.width(), image.height())),
+        };
         let mut by_formula = Vec::new();
         for f in Formula::ALL {
             let out = if f == settings.formula {
                 cpu.clone()
             } else {
                 step()?;
-                self.convert(image, &ConvertSettings { backend: Backend::Cpu, formula: f, ..*settings })?
-                    .image
+                self.convert(
+                    image,
+                    &ConvertSettings { backend: Backend::Cpu, formula: f, ..*settings },
+                    RunOptions::default(),
+                )?
+                .image
             };
             by_formula.push((f, out));
         }

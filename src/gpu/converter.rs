@@ -5,21 +5,21 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
-use super::budget::{Budget, GpuRates};
-use super::buffers::Buffers;
 use super::display::{DisplayPipeline, GpuTiles};
-use super::encode::RunCommands;
-use super::grid::{Dispatch, dispatch};
 use super::pipelines::{Pipelines, params_buffer};
-use super::plan::{Limits, RunPlan};
-use super::probe::GpuCeilings;
-use super::resident_input::InputLayout;
-use super::ring::Ring;
-use super::run::Run;
-use super::scopes::ErrorScopes;
-use super::timestamps::TimestampCheck;
-use super::wait::{nanos, wait_for};
-use super::{GpuContext, GpuError, GpuJob, GpuTimings, pipelined, stepwise};
+use super::{GpuContext, GpuError, GpuJob, GpuTimings, run::pipelined, run::stepwise};
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::device::wait::{nanos, wait_for};
+use crate::gpu::memory::buffers::Buffers;
+use crate::gpu::memory::resident_input::InputLayout;
+use crate::gpu::memory::ring::Ring;
+use crate::gpu::plan::grid::{Dispatch, dispatch};
+use crate::gpu::plan::run_plan::{Limits, RunPlan};
+use crate::gpu::plan::submission_budget::{Budget, GpuRates};
+use crate::gpu::run::conversion::Run;
+use crate::gpu::run::record::RunCommands;
+use crate::gpu::timing::probe::GpuCeilings;
+use crate::gpu::timing::timestamps::TimestampCheck;
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -142,11 +142,7 @@ impl GpuConverter {
     ) -> Result<GpuTimings, GpuError> {
         let started = Instant::now();
         if (tiles.width, tiles.height) != (job.width, job.height) {
-            return Err(GpuError::LengthMismatch {
-                width: job.width,
-                height: job.height,
-                kernel: "display tiles",
-            });
+            return Err(GpuError::Bug("the display tiles were made for another image size"));
         }
         let mut t = self.run(job, dst, Some(tiles))?;
         let drawing = Instant::now();
@@ -183,7 +179,7 @@ impl GpuConverter {
         let gpu_clock =
             ctx.timestamps().encoders && !ctx.is_software() && self.timestamp_check.in_place(ctx)?;
         let scopes = ErrorScopes::push(ctx.device());
-        let result = super::probe::measure(ctx, gpu_clock);
+        let result = crate::gpu::timing::probe::measure(ctx, gpu_clock);
         let scope_result = scopes.finish();
         let ceilings = result?;
         scope_result?;
@@ -199,7 +195,15 @@ impl GpuConverter {
         let pipeline = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup);
         let result = pipeline.and_then(|p| {
             let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
-            super::resident::time_resident(&self.ctx, &self.pipelines, &p, job, limits, runs, &mut scopes)
+            crate::gpu::run::resident::time_resident(
+                &self.ctx,
+                &self.pipelines,
+                &p,
+                job,
+                limits,
+                runs,
+                &mut scopes,
+            )
         });
         let scope_result = scopes.finish();
         let times = result?;
@@ -212,7 +216,7 @@ impl GpuConverter {
     fn bindings(
         &self,
         kernel: crate::pixel::Kernel,
-        kept: Option<&super::resident_input::ResidentInput>,
+        kept: Option<&crate::gpu::memory::resident_input::ResidentInput>,
         ring_input: (&wgpu::Buffer, u64),
         output: (&wgpu::Buffer, u64),
         params: &wgpu::Buffer,
@@ -312,7 +316,7 @@ impl GpuConverter {
         buffers.prepare(ctx, needs, layout, &plan.bands)?;
         scopes.check()?;
         let Buffers { ring: Some(ring), input } = buffers else {
-            return Err(GpuError::Validation("no buffer ring".into()));
+            return Err(GpuError::Bug("no buffer ring"));
         };
         t.input_kept = input.is_some();
         t.input_resident = input.as_ref().zip(layout).is_some_and(|(i, l)| i.holds(&l));
@@ -358,7 +362,7 @@ impl GpuConverter {
             pipelined::drive(&mut run, slots, scopes)?;
         } else {
             let Some(slot) = slots.first_mut() else {
-                return Err(GpuError::Validation("no staging slot".into()));
+                return Err(GpuError::Bug("no staging slot"));
             };
             stepwise::drive(&mut run, slot, scopes)?;
         }

@@ -7,46 +7,30 @@
 //! submission's GPU-time budget; with encoder timestamps the chunks are pipelined (host copies
 //! beside GPU work), otherwise each step is a submit-and-wait on the CPU clock.
 //!
-//! Files, each using only files before it: `error`, `workgroup`, `adapters`, `bands`, `budget`,
-//! `transfer`, `wait`, `scopes`, `job` -> `context` -> `timestamps`, `pipelines` -> `grid`,
-//! `display`, `ring`, `resident_input` -> `buffers`, `plan`, `probe` -> `encode` -> `run` -> `pipelined`,
-//! `stepwise` -> `resident` -> `converter`.
-//! Depends only on [`crate::pixel`] and [`crate::shaders`].
+//! Layers, each using only those before it: `device` (adapters, the context, workgroup shapes,
+//! errors, waiting, host copies) -> `plan` (bands, the dispatch grid, chunks, the submission
+//! budget: arithmetic) -> `timing` (timestamps, the ceilings probe) -> `memory` (the buffer
+//! ring, the kept input) -> `pipelines` -> `display` (textures drawn from the result) ->
+//! `run` (the job, recording, the two drivers) -> `converter`. Depends only on
+//! [`crate::pixel`], [`crate::shaders`] and [`crate::system`].
 
-mod adapters;
-mod bands;
-mod budget;
-mod buffers;
-mod context;
 mod converter;
+mod device;
 mod display;
-mod encode;
-mod error;
-mod grid;
-mod job;
-mod pipelined;
+mod memory;
 mod pipelines;
 mod plan;
-mod probe;
-mod resident;
-mod resident_input;
-mod ring;
 mod run;
-mod scopes;
-mod stepwise;
-mod timestamps;
-mod transfer;
-mod wait;
-mod workgroup;
+mod timing;
 
-pub use adapters::{AdapterReport, list_adapters};
-pub use bands::BandPlan;
-pub use budget::{GpuRates, SUBMISSION_BUDGET_NS};
-pub use context::{GpuContext, TimestampSupport};
 pub use converter::{GpuConverter, TimingMode};
+pub use device::adapters::{AdapterReport, list_adapters};
+pub use device::context::{GpuContext, TimestampSupport};
+pub use device::error::GpuError;
+pub use device::host_copy::PIECE_BYTES;
+pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};
-pub use error::GpuError;
-pub use job::{GpuJob, GpuTimings};
-pub use probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES, ProbeClock};
-pub use transfer::PIECE_BYTES;
-pub use workgroup::{ParseWorkgroupError, WorkgroupSize};
+pub use plan::bands::BandPlan;
+pub use plan::submission_budget::{GpuRates, SUBMISSION_BUDGET_NS};
+pub use run::job::{GpuJob, GpuTimings};
+pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES, ProbeClock};

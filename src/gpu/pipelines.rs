@@ -7,27 +7,10 @@ use std::sync::{Mutex, PoisonError};
 
 use wgpu::util::DeviceExt as _;
 
-use super::scopes::ErrorScopes;
 use super::{GpuContext, GpuError, WorkgroupSize};
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::plan::grid::{KernelParams, PARAMS_STRIDE};
 use crate::pixel::{Formula, Kernel, luma_tables};
-
-/// `struct Params` of `shaders/grayscale.wgsl`: which output words one dispatch writes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct KernelParams {
-    /// First output word of the dispatch (band-relative).
-    pub word_start: u32,
-    /// One past the last output word of the dispatch.
-    pub word_end: u32,
-    /// Image width in pixels (2-D shapes: words are laid out per image row).
-    pub width: u32,
-    /// First band-relative image row of the dispatch (2-D shapes).
-    pub row_start: u32,
-}
-
-/// Bytes of one [`KernelParams`] slot in a parameter buffer: a multiple of every device's
-/// uniform-offset alignment.
-pub(crate) const PARAMS_STRIDE: u64 = 256;
 
 /// The compiled grayscale pipelines of one device.
 pub(crate) struct Pipelines {

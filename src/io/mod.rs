@@ -2,39 +2,31 @@
 //! claims refused, and a process-wide memory budget reserved before any allocation; atomic,
 //! never-clobbering export to PNG, JPEG, TIFF, BMP and WebP that leaves nothing behind.
 //!
-//! Knows nothing of conversions, GPUs or the UI; depends only on `image` and the OS.
+//! `read` sniffs, checks and decodes; `write` exports atomically; `codecs` holds graylab's
+//! own PNG and JPEG encoders. Knows nothing of conversions, GPUs or the UI; depends only on
+//! `image` and [`crate::system`].
 
-mod atomic;
-mod budget;
-mod claims;
-mod decode;
-mod encode;
-mod huge_pages;
-mod jpeg;
-mod jpeg_scan;
-mod memory;
-mod png;
-mod rows;
-mod sniff;
-mod stripes;
-mod temps;
+mod codecs;
+mod read;
+mod write;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
-pub use budget::{MemoryBudget, OverBudget, Reservation, budget};
-pub use decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
-pub use encode::{
+pub use crate::system::human_bytes;
+pub use crate::system::memory::{
+    BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes, peak_resident_bytes,
+};
+pub use crate::system::memory_budget::{MemoryBudget, OverBudget, Reservation, budget};
+pub use codecs::jpeg::JPEG_MAX_SIDE;
+pub use codecs::rows::{GrayLayout, RowSource};
+pub use read::decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
+pub use read::sniff::sniff_format;
+pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
+pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
     encode_to_vec, encodes_rows,
 };
-pub use jpeg::JPEG_MAX_SIDE;
-pub use memory::{
-    BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes, peak_resident_bytes,
-};
-pub use rows::{GrayLayout, RowSource};
-pub use sniff::sniff_format;
 
 /// Where a truncated file ends, as far as the decoder can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,26 +197,25 @@ pub enum IoError {
         path: PathBuf,
     },
     /// Encoding or writing the output failed; nothing was left behind.
-    #[error("cannot write the image ({reason}): {}", path.display())]
+    #[error("cannot write the image ({cause}): {}", path.display())]
     Write {
         /// The output file.
         path: PathBuf,
-        /// What failed.
-        reason: String,
+        /// What failed (in the message, not a `source()`: printed once).
+        cause: WriteCause,
     },
 }
 
-/// `1.5 GiB`-style sizes for messages.
-#[must_use]
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[unit]) }
+/// Why writing an image failed: the operating system's error, kept whole so that a full disk or
+/// a read-only folder can be told apart ([`std::io::Error::kind`]), or the encoder's refusal.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteCause {
+    /// A write, sync, link or rename failed.
+    #[error(transparent)]
+    Os(#[from] std::io::Error),
+    /// The encoder cannot store this image (its reason).
+    #[error("{0}")]
+    Encoder(String),
 }
 
 fn owned(path: &Path) -> PathBuf {

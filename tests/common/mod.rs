@@ -1,9 +1,15 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock};
 
+use graylab::cpu::par_convert;
 use graylab::gpu::{GpuContext, GpuConverter};
+use graylab::pixel::{Formula, Kernel};
+use image::{DynamicImage, RgbImage};
 
 /// The GPU context for tests, or `None` (test skipped) when there is no adapter.
 /// With `GRAYLAB_REQUIRE_GPU=1` (CI) a missing adapter fails the test instead.
@@ -16,7 +22,13 @@ pub fn gpu() -> Option<Arc<GpuContext>> {
             panic!("GRAYLAB_REQUIRE_GPU=1 but no GPU adapter: {e}")
         }
         Err(e) => {
-            eprintln!("skipping GPU test: {e}");
+            // Straight to the terminal: libtest captures `eprintln!`, and a skipped test must not
+            // pass for one that ran.
+            let test = std::thread::current().name().unwrap_or("a GPU test").to_owned();
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED {test}: no GPU adapter ({e}); GRAYLAB_REQUIRE_GPU=1 fails instead"
+            );
             None
         }
     }
@@ -38,5 +50,37 @@ pub fn noise(len: usize, seed: u64) -> Vec<u8> {
         x ^= x << 17;
         out.extend_from_slice(&x.to_le_bytes()[..(len - out.len()).min(8)]);
     }
+    out
+}
+
+/// The `graylab` binary, run in `cwd`, with its caches (the GPU's ceilings) kept in `cwd` too,
+/// never in the user's cache folder.
+pub fn graylab_cmd(cwd: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_graylab"));
+    c.current_dir(cwd).env("XDG_CACHE_HOME", cwd);
+    c
+}
+
+/// Runs `graylab args` in `cwd` (see [`graylab_cmd`]) and waits for it.
+pub fn graylab(args: &[&str], cwd: &Path) -> Output {
+    graylab_cmd(cwd).args(args).output().expect("run graylab")
+}
+
+/// A process's standard output and error, as text.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// A `w x h` RGB photo of deterministic noise (seeded by its width).
+pub fn photo(w: u32, h: u32) -> DynamicImage {
+    DynamicImage::ImageRgb8(
+        RgbImage::from_raw(w, h, noise((w * h * 3) as usize, u64::from(w))).expect("size"),
+    )
+}
+
+/// `src` converted by the CPU kernel on two threads: the reference the GPU must match.
+pub fn cpu(kernel: Kernel, formula: Formula, src: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; src.len() / kernel.in_bytes_per_pixel() * kernel.out_bytes_per_pixel()];
+    par_convert(kernel, formula, src, &mut out, 2).expect("sizes match");
     out
 }

@@ -2,7 +2,7 @@
 //! else measured on the worker), measured again on request, and shown by the adapter panel.
 
 use super::{JobKind, Session};
-use crate::app::jobs::Job;
+use crate::app::work::jobs::Job;
 use crate::engine::KnownCeilings;
 
 impl Session {

@@ -4,18 +4,19 @@
 
 mod ceilings;
 mod replies;
+pub(in crate::app) mod toasts;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::display::{DisplayImage, PREVIEW_MAX_SIDE};
-use super::gpu_device::{GpuDevice, engine_maker};
-use super::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
-use super::preload::Preload;
 use super::state::{RunRecord, Settings};
-use super::toasts::Toasts;
-use super::worker::Worker;
+use crate::app::session::toasts::Toasts;
+use crate::app::textures::{DisplayImage, PREVIEW_MAX_SIDE};
+use crate::app::work::gpu_device::{GpuDevice, engine_maker};
+use crate::app::work::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
+use crate::app::work::preload::Preload;
+use crate::app::work::worker::Worker;
 use crate::engine::{Backend, ConvertSettings, GpuContext, KnownCeilings, ParityReport, SweepResult};
 
 /// Kinds of job, for progress and Stop.
@@ -281,7 +282,7 @@ impl Session {
         let ticket = self.ticket();
         self.latest_load = ticket.id;
         let preview_side = self.preview_side;
-        let options = super::preload::decode_options(self.gpu_usable());
+        let options = crate::app::work::preload::decode_options(self.gpu_usable());
         self.send(JobKind::Load, Job::Load { ticket, path, preview_side, options, preloaded });
     }
 

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::Session;
-use crate::app::jobs::{Exported, Measured, Output, Reply};
 use crate::app::state::{RunKind, RunRecord};
+use crate::app::work::jobs::{Exported, Measured, Output, Reply};
 use crate::engine::{ConvertSettings, Phase, PhaseTiming, RunReport};
 
 impl Session {
@@ -110,7 +110,7 @@ impl Session {
             "Exported {} ({}, {}, encode {} ms, cpu-clock){notes}",
             e.path.display(),
             e.encode.format,
-            crate::io::human_bytes(e.encode.bytes),
+            crate::engine::human_bytes(e.encode.bytes),
             crate::engine::ms(e.encode.encode_ns)
         ));
         if let Some(input) = self.input.clone() {

@@ -6,9 +6,9 @@ mod panes;
 
 use egui::{Pos2, Rect, Ui, Vec2, pos2, vec2};
 
-use super::display::TileBudget;
 use super::session::Session;
 use super::state::ViewMode;
+use crate::app::textures::TileBudget;
 use crate::engine::Backend;
 
 /// New full-resolution tiles made per frame (the rest follow in the next frames).
@@ -155,8 +155,8 @@ impl Viewer {
     }
 }
 
-fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> super::display::Placement {
-    super::display::Placement {
+fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> crate::app::textures::Placement {
+    crate::app::textures::Placement {
         pane_center: pane.center(),
         center: view.center,
         zoom: view.zoom,

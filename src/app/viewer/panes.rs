@@ -3,8 +3,8 @@
 
 use egui::{Color32, CursorIcon, Painter, Pos2, Rect, Sense, Stroke, Ui, pos2, vec2};
 
-use crate::app::display::{DisplayImage, Placement, TileBudget};
 use crate::app::state::ViewMode;
+use crate::app::textures::{DisplayImage, Placement, TileBudget};
 
 /// What the panes show.
 pub struct Images<'a> {

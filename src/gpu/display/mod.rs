@@ -22,8 +22,8 @@ use wgpu::util::DeviceExt as _;
 
 pub(crate) use passes::DisplayPipeline;
 
-use super::bands::band_sizes;
 use super::{GpuContext, GpuError};
+use crate::gpu::plan::bands::band_sizes;
 use crate::pixel::Kernel;
 
 /// One texture of a displayed image: the preview level or a full-resolution tile.

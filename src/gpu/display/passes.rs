@@ -8,8 +8,8 @@ use std::sync::{Mutex, PoisonError};
 use wgpu::util::DeviceExt as _;
 
 use super::super::pipelines::sized;
-use super::super::wait::wait_for;
 use super::{GpuContext, GpuError, GpuTile, GpuTiles, display_texture};
+use crate::gpu::device::wait::wait_for;
 
 /// Source samples per preview submission on a software adapter: about 5 ms of lavapipe on two
 /// cores, so a renderer sharing the queue waits at most that long behind one.

@@ -5,9 +5,9 @@ use image::{DynamicImage, GrayAlphaImage, GrayImage};
 
 use std::sync::Arc;
 
-use super::super::wait::wait_for;
 use super::{GpuContext, GpuTiles};
 use crate::gpu::GpuConverter;
+use crate::gpu::device::wait::wait_for;
 
 /// A converter on the best adapter, or `None` (skipped) without one, unless the CI asks for a GPU.
 fn gpu() -> Option<GpuConverter> {

@@ -1,0 +1,160 @@
+//! The GPU adapter panel: name, backend, driver, the limits that matter here, timestamps, flags
+//! for a software adapter or a debug build, and this machine's ceilings for every step of the
+//! GPU path (read from the cache or measured, and measured again on request).
+
+use egui::{RichText, Ui};
+
+use crate::app::look;
+use crate::app::session::Session;
+
+use crate::engine::{Bandwidth, GpuContext, KnownCeilings, gb};
+
+/// The adapter's details.
+#[derive(Default)]
+pub struct AdapterPanel;
+
+impl AdapterPanel {
+    /// Draws the adapter's details (or that there is none) and its ceilings.
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let gpu = session.gpu().cloned();
+        self.details_ui(ui, gpu.as_deref(), session.gpu_error(), session.own_gpu_device());
+        if session.gpu_usable() {
+            ui.add_space(6.0);
+            ceilings_ui(ui, session);
+        }
+    }
+
+    #[expect(clippy::unused_self, reason = "a panel struct like the others; it has no state of its own yet")]
+    fn details_ui(
+        &mut self,
+        ui: &mut Ui,
+        gpu: Option<&GpuContext>,
+        gpu_error: Option<&str>,
+        own_device: bool,
+    ) {
+        ui.heading("GPU adapter");
+        let Some(gpu) = gpu else {
+            ui.colored_label(ui.visuals().error_fg_color, "No GPU: the CPU backend still works.");
+            return;
+        };
+        let info = gpu.adapter_info();
+        let limits = gpu.limits();
+        let ts = gpu.timestamps();
+        egui::Grid::new("adapter").show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row("name", info.name.clone());
+            row("backend", info.backend.to_string());
+            row("type", format!("{:?}", info.device_type));
+            row("driver", format!("{} {}", info.driver, info.driver_info));
+            row("storage binding", crate::engine::human_bytes(limits.max_storage_buffer_binding_size));
+            row("max texture", format!("{} px", limits.max_texture_dimension_2d));
+            row("invocations", format!("{} per workgroup", limits.max_compute_invocations_per_workgroup));
+            let stamps = match (ts.passes, ts.encoders) {
+                (true, true) => "kernel and copies",
+                (true, false) => "kernel only",
+                _ => "none (CPU clock)",
+            };
+            row("timestamps", format!("{stamps}, {} ns/tick", ts.period_ns));
+        });
+        let note = if own_device {
+            Some(
+                "The conversions run on a device of their own at low priority, so the window's frames \
+                 come first; every result is read back to be shown.",
+            )
+        } else if gpu.is_software() && ts.passes {
+            Some(
+                "Its timestamps are not used here: it reads them late once a frame is drawn, so every \
+                 step is timed on the CPU clock.",
+            )
+        } else {
+            None
+        };
+        if let Some(note) = note {
+            ui.label(RichText::new(note).small().weak());
+        }
+        if gpu.is_software() {
+            ui.colored_label(
+                look::WARNING,
+                "Software adapter: this \"GPU\" runs on the CPU. Its timings say nothing about real GPUs.",
+            );
+        }
+        if cfg!(debug_assertions) {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                "Debug build: timings are meaningless (build with cargo build --release).",
+            );
+        }
+        if let Some(e) = gpu_error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+    }
+}
+
+/// The ceilings, where they came from, and a button to measure them (again).
+fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
+    ui.strong("This machine's ceilings").on_hover_text(
+        "The fastest each step of the GPU path runs on this machine, measured with plain copies. \
+         The last run's phases are shown against them.",
+    );
+    let measuring = session.measuring_ceilings();
+    match session.ceilings() {
+        Some(k) => known_ui(ui, k),
+        None if measuring => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("measuring (about a second)…");
+            });
+        }
+        None => {
+            ui.label("Not measured yet on this adapter.");
+        }
+    }
+    if let Some(e) = session.ceilings_error() {
+        ui.colored_label(ui.visuals().error_fg_color, format!("Could not measure them: {e}"));
+    }
+    let label = if session.ceilings().is_some() { "Measure again" } else { "Measure now" };
+    let button = ui
+        .add_enabled(!measuring, egui::Button::new(label))
+        .on_hover_text("Runs the copies again (about a second) and keeps the result for this adapter");
+    if button.clicked() {
+        session.measure_ceilings(true);
+    }
+}
+
+fn known_ui(ui: &mut Ui, k: &KnownCeilings) {
+    let c = &k.ceilings;
+    egui::Grid::new("ceilings").striped(true).show(ui, |ui| {
+        let mut row = |name: &str, b: &Bandwidth, what: &str| {
+            ui.label(name).on_hover_text(what);
+            ui.label(RichText::new(gb(b.gb_per_s())).monospace());
+            ui.label(RichText::new(b.clock.label()).weak());
+            ui.end_row();
+        };
+        row("host to staging", &c.host_to_staging, "Every thread writing into mapped upload memory");
+        row("staging to GPU", &c.staging_to_device, "GPU copy from upload staging to device memory");
+        row("GPU copy", &c.device_copy, "GPU copy within device memory, read + write counted");
+        row("GPU to readback", &c.device_to_readback, "GPU copy into mapped readback memory");
+        row("readback to host", &c.readback_to_host, "Every thread reading mapped readback memory");
+        row("host memcpy", &c.host_memcpy, "Reference: a plain parallel memcpy on the same threads");
+        ui.label("submit latency")
+            .on_hover_text("Submit-and-wait of a 4-byte copy: the fixed cost of one submission");
+        ui.label(RichText::new(format!("{:.3} ms", c.submit_latency_ns as f64 / 1e6)).monospace());
+        ui.label(RichText::new("cpu-clock").weak());
+        ui.end_row();
+    });
+    let origin = if k.measured_now {
+        format!("Measured in this session in {:.2} s on {} threads.", c.probe_ns as f64 / 1e9, c.host_threads)
+    } else {
+        format!(
+            "Measured earlier ({}) in {:.2} s on {} threads; kept for this adapter.",
+            k.measured_ago(),
+            c.probe_ns as f64 / 1e9,
+            c.host_threads
+        )
+    };
+    ui.label(RichText::new(origin).small().weak());
+}

@@ -1,0 +1,196 @@
+//! The settings panel on the left: backend, formula, workgroup size, threads, the Run and
+//! Continuous controls, and the last run's phases.
+
+use egui::{RichText, Ui};
+
+use crate::app::look;
+
+use crate::app::session::Session;
+use crate::engine::{Backend, ClockSource, Formula, PhasePart, available_threads, gb, ms, simd_level};
+
+/// The conversion settings and the last run.
+#[derive(Default)]
+pub struct SettingsPanel;
+
+impl SettingsPanel {
+    /// Draws the conversion settings, the measure controls and the last run.
+    #[expect(clippy::unused_self, reason = "a panel struct like the others; it has no state of its own yet")]
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        conversion_ui(ui, session);
+        ui.separator();
+        measure_ui(ui, session);
+        ui.separator();
+        last_run_ui(ui, session);
+    }
+}
+
+fn conversion_ui(ui: &mut Ui, session: &mut Session) {
+    ui.heading("Conversion");
+    let gpu_usable = session.gpu_usable();
+    let gpu_error = session.gpu_error().map_or_else(|| "no GPU".to_owned(), ToOwned::to_owned);
+    let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
+    let own_device = session.own_gpu_device();
+    let settings = session.settings_mut();
+    let c = &mut settings.convert;
+    ui.horizontal(|ui| {
+        ui.label("Backend");
+        ui.selectable_value(&mut c.backend, Backend::Cpu, "CPU");
+        ui.add_enabled_ui(gpu_usable, |ui| {
+            ui.selectable_value(&mut c.backend, Backend::Gpu, "GPU");
+        })
+        .response
+        .on_disabled_hover_text(gpu_error);
+    });
+    egui::ComboBox::from_label("Formula").selected_text(c.formula.name()).show_ui(ui, |ui| {
+        for f in Formula::ALL {
+            ui.selectable_value(&mut c.formula, f, format!("{} — {}", f.name(), f.description()));
+        }
+    });
+    match c.backend {
+        Backend::Gpu => {
+            egui::ComboBox::from_label("Workgroup size")
+                .selected_text(c.workgroup.to_string())
+                .show_ui(ui, |ui| {
+                    for wg in valid {
+                        ui.selectable_value(&mut c.workgroup, wg, wg.to_string());
+                    }
+                })
+                .response
+                .on_hover_text("Only the sizes this adapter allows are listed");
+            if own_device {
+                // Every result is read back on a device of its own: the box shows it, ticked.
+                ui.add_enabled(
+                    false,
+                    egui::Checkbox::new(&mut true, "Download the result (full round trip)"),
+                )
+                .on_disabled_hover_text(
+                    "Always on with a software adapter: the conversion runs on a device of its \
+                         own, so that the window's frames come first, and its result is read back \
+                         to be shown (that adapter's memory is host memory).",
+                );
+            } else {
+                ui.checkbox(&mut settings.round_trip, "Download the result (full round trip)").on_hover_text(
+                    "Off: the result is drawn from GPU memory and never copied back, as a viewer \
+                     would. On: it is also downloaded, and the chart shows the download phase.",
+                );
+            }
+            ui.checkbox(&mut settings.keep_input_on_gpu, "Keep the input on the GPU").on_hover_text(
+                "On: the photo stays in GPU memory after the first run, and runs with another formula \
+                 or workgroup size upload nothing (no upload phase), as a real pipeline would. \
+                 Off: every run uploads it, and GPU memory is freed.",
+            );
+        }
+        Backend::Cpu => {
+            ui.add(egui::Slider::new(&mut c.threads, 1..=available_threads()).text("CPU threads"));
+            ui.label(RichText::new(format!("kernel instruction set: {:?}", simd_level())).weak());
+        }
+    }
+    ui.checkbox(&mut settings.convert.keep_alpha, "Keep alpha (gray + alpha output)");
+}
+
+fn measure_ui(ui: &mut Ui, session: &mut Session) {
+    ui.heading("Measure");
+    ui.horizontal(|ui| {
+        let enabled = session.input().is_some();
+        let repeat = session.settings().repeat;
+        if ui.add_enabled(enabled, egui::Button::new(format!("Run ×{repeat}"))).clicked() {
+            session.run_conversion(repeat);
+        }
+        ui.add(egui::DragValue::new(&mut session.settings_mut().repeat).range(1..=1000).prefix("×"));
+    });
+    ui.checkbox(&mut session.continuous, "Continuous (re-run as soon as a run ends)")
+        .on_hover_text("Stop or Esc ends it");
+}
+
+fn last_run_ui(ui: &mut Ui, session: &Session) {
+    ui.heading("Last run");
+    let Some(run) = session.runs().last() else {
+        ui.label("No run yet.");
+        return;
+    };
+    let r = &run.report;
+    let what = match run.settings.backend {
+        Backend::Cpu => {
+            let n = r.threads.unwrap_or(run.settings.threads);
+            format!("CPU, {n} thread{}", if n == 1 { "" } else { "s" })
+        }
+        Backend::Gpu => format!("GPU, workgroup {}", r.workgroup.map(|w| w.to_string()).unwrap_or_default()),
+    };
+    ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
+    egui::Grid::new("last run").striped(true).show(ui, |ui| {
+        for head in ["phase", "time", "clock", "rate · ceiling"] {
+            ui.label(RichText::new(head).small().weak());
+        }
+        ui.end_row();
+        for p in &r.phases {
+            ui.label(p.phase.name());
+            ui.label(RichText::new(format!("{} ms", ms(p.ns))).monospace());
+            clock_ui(ui, p.source);
+            rate_ui(ui, run, p.phase);
+            ui.end_row();
+        }
+        if run.overlap_ns() > 0 {
+            ui.label("− overlap")
+                .on_hover_text("Steps that ran at the same time (host copies beside GPU work)");
+            ui.label(RichText::new(format!("−{} ms", ms(run.overlap_ns()))).monospace());
+            clock_ui(ui, ClockSource::CpuClock);
+            ui.end_row();
+        }
+        ui.label("other").on_hover_text("Wall time no phase accounts for: waiting, submitting, bookkeeping");
+        ui.label(RichText::new(format!("{} ms", ms(run.other_ns()))).monospace());
+        clock_ui(ui, ClockSource::CpuClock);
+        ui.end_row();
+        ui.strong("wall");
+        ui.label(RichText::new(format!("{} ms", ms(run.wall_ns()))).monospace().strong());
+        clock_ui(ui, ClockSource::CpuClock);
+        ui.end_row();
+    });
+    if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
+        ui.label(
+            RichText::new("Rates without a % of ceiling: this machine's ceilings are not measured yet (GPU adapter below).")
+                .small()
+                .weak(),
+        );
+    }
+    if run.cold {
+        let why = match run.settings.backend {
+            Backend::Gpu => "pipeline compilation and buffer allocation",
+            Backend::Cpu => "starting the thread pool and first-touch page faults",
+        };
+        ui.colored_label(look::WARNING, format!("Cold run (first with these settings): includes {why}."));
+    }
+    for note in &r.notes {
+        ui.label(RichText::new(note).italics());
+    }
+}
+
+/// The clock a figure came from, in the charts' short form, the full name on hover.
+fn clock_ui(ui: &mut Ui, clock: ClockSource) {
+    let what = match clock {
+        ClockSource::GpuTimestamp => "timestamps written by the GPU around its work",
+        ClockSource::CpuClock => "the CPU's clock, around the work and its wait",
+        ClockSource::Mixed => "the host part on the CPU clock, the GPU part from GPU timestamps",
+    };
+    ui.label(RichText::new(clock.short_label()).weak()).on_hover_text(format!("{}: {what}", clock.label()));
+}
+
+/// The phase's rate and its share of this machine's ceiling ("2.10 GB/s · 35%"), with the whole
+/// sentence and the host and GPU parts on hover; nothing for phases that move no pixels.
+fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine::Phase) {
+    let rates = || run.rates.iter().filter(move |r| r.phase == phase);
+    let Some(whole) = rates().find(|r| r.part == PhasePart::Whole) else {
+        ui.label("");
+        return;
+    };
+    let text = match whole.percent_of_ceiling {
+        Some(pct) => format!("{} · {pct:.0}%", gb(whole.gb_per_s)),
+        None => gb(whole.gb_per_s),
+    };
+    // The app's font has no arrows: "host→GPU" reads "host to GPU".
+    let hover = std::iter::once(whole.sentence())
+        .chain(rates().filter(|r| r.part != PhasePart::Whole).map(crate::engine::PhaseRate::sentence))
+        .map(|s| s.replace('→', " to "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    ui.label(RichText::new(text).monospace().small()).on_hover_text(hover);
+}

@@ -1,0 +1,8 @@
+//! The panels always on screen: the top bar, the settings on the left, the adapter panel, the
+//! status bar and the frame meter.
+
+pub(super) mod adapter;
+pub(super) mod controls;
+pub(super) mod frame_meter;
+pub(super) mod status_bar;
+pub(super) mod top_bar;

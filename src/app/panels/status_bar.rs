@@ -1,0 +1,96 @@
+//! The status bar at the bottom of the window: what the worker is doing, with a progress bar,
+//! the run count, an ETA and Stop (Esc); the frame meter on the right.
+
+use egui::{RichText, Ui};
+
+use crate::app::panels::frame_meter::FrameMeter;
+use crate::app::session::{JobKind, Session};
+
+/// The status bar (no state of its own but the Stop it reports).
+#[derive(Default)]
+pub struct StatusBar {
+    /// Jobs queued behind the one running, shown as "+N queued".
+    queued: usize,
+}
+
+impl StatusBar {
+    /// Draws the bar; returns whether Stop was pressed.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        session: &Session,
+        meter: &FrameMeter,
+        waiting_for_dialog: bool,
+    ) -> bool {
+        self.queued = session.queued_jobs();
+        let mut stop = false;
+        ui.horizontal(|ui| {
+            // Stop first, so that it never moves while the text beside it changes.
+            let stoppable = session.stoppable();
+            stop = ui
+                .add_enabled(stoppable, egui::Button::new("Stop"))
+                .on_hover_text(
+                    "Esc. Stops Continuous, Run ×N, every-size runs, the sweep and parity: a GPU run in \
+                     progress stops at its next submission, a CPU run finishes first.",
+                )
+                .clicked();
+            match session.current_job() {
+                Some((kind, progress)) => {
+                    ui.spinner();
+                    let what =
+                        progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
+                    if let Some(p) = &progress
+                        && let Some(fraction) = p.fraction().filter(|_| p.total != 1)
+                    {
+                        // Runs counted where there are several, else (no count: an export) the
+                        // share of the work; a single run shows no bar.
+                        let text = if p.total > 1 {
+                            format!("{what}: {} of {}", p.done, p.total)
+                        } else {
+                            format!("{what}: {:.0}%", fraction * 100.0)
+                        };
+                        ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(text));
+                    } else {
+                        ui.label(what);
+                    }
+                    if let Some(p) = &progress {
+                        let eta =
+                            p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
+                        ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
+                    }
+                    if self.queued > 0 {
+                        ui.label(RichText::new(format!("+{} queued", self.queued)).weak());
+                    }
+                }
+                None if waiting_for_dialog => {
+                    ui.label("Waiting for the file dialog…");
+                }
+                None => {
+                    ui.label(RichText::new("Ready").weak());
+                }
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| meter.ui(ui));
+        });
+        stop
+    }
+}
+
+fn default_text(kind: JobKind) -> &'static str {
+    match kind {
+        JobKind::Load => "Decoding",
+        JobKind::Convert => "Converting",
+        JobKind::Sweep => "Sweep",
+        JobKind::Parity => "Parity",
+        JobKind::Export => "Exporting",
+        JobKind::Ceilings => "Measuring the GPU's ceilings",
+    }
+}
+
+/// `4.2 s` or `2 min 05 s`.
+fn secs(s: f32) -> String {
+    if s < 60.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{} min {:02} s", (s / 60.0) as u32, (s % 60.0) as u32)
+    }
+}

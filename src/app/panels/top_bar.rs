@@ -1,0 +1,100 @@
+//! The top bar: open (button, path field, recent files), export and the analysis windows.
+
+use egui::Ui;
+
+use crate::app::session::Session;
+
+/// What the top bar asks the app to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopBarAction {
+    /// Show the system's open dialog.
+    AskOpen,
+    /// Open the export window.
+    Export,
+    /// Open the size-sweep window.
+    Sweep,
+    /// Open the parity window.
+    Parity,
+}
+
+/// The top bar's own state.
+#[derive(Default)]
+pub struct TopBar {
+    path_field: String,
+    /// The image whose path the field shows.
+    shown_image: Option<u64>,
+}
+
+impl TopBar {
+    /// Puts `path` in the path field.
+    pub fn set_path(&mut self, path: &std::path::Path) {
+        self.path_field = path.display().to_string();
+    }
+
+    /// Draws the bar; returns what the user asked for.
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> Option<TopBarAction> {
+        let input = session.input().map(|i| (i.id, i.path.clone()));
+        if let Some((id, path)) = input
+            && self.shown_image != Some(id)
+        {
+            self.shown_image = Some(id);
+            self.set_path(&path);
+        }
+        let mut action = None;
+        egui::Panel::top("top").frame(crate::app::look::panel_frame(ui.style())).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.strong("graylab");
+                ui.separator();
+                if ui
+                    .button("Open…")
+                    .on_hover_text("Ctrl+O. You can also drop a file on the window.")
+                    .clicked()
+                {
+                    action = Some(TopBarAction::AskOpen);
+                }
+                // The buttons right of the field need about 330 points.
+                let width = (ui.available_width() - 330.0).clamp(120.0, 520.0);
+                let field = ui.add(
+                    egui::TextEdit::singleline(&mut self.path_field)
+                        .hint_text("path to an image, Enter opens it")
+                        .desired_width(width),
+                );
+                if field.lost_focus()
+                    && ui.input(|i| i.key_pressed(egui::Key::Enter))
+                    && !self.path_field.trim().is_empty()
+                {
+                    session.open(self.path_field.trim().into(), None);
+                }
+                ui.menu_button("Recent", |ui| {
+                    if session.settings().recent.is_empty() {
+                        ui.label("Nothing opened yet");
+                    }
+                    for path in session.settings().recent.clone() {
+                        if ui.button(path.display().to_string()).clicked() {
+                            self.set_path(&path);
+                            session.open(path, None);
+                            ui.close();
+                        }
+                    }
+                });
+                ui.separator();
+                if ui.button("Export…").on_hover_text("Ctrl+S").clicked() {
+                    action = Some(TopBarAction::Export);
+                }
+                ui.separator();
+                if ui
+                    .button("Size sweep…")
+                    .on_hover_text("When is the GPU worth it? CPU vs GPU over image sizes")
+                    .clicked()
+                {
+                    action = Some(TopBarAction::Sweep);
+                }
+                if ui.button("Parity…").on_hover_text("CPU output vs GPU output, pixel by pixel").clicked()
+                {
+                    action = Some(TopBarAction::Parity);
+                }
+            });
+        });
+        action
+    }
+}

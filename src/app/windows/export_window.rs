@@ -1,0 +1,141 @@
+//! The export window: file, format, quality and depth, with consent before replacing a file.
+
+use std::path::{Path, PathBuf};
+
+use egui::{RichText, Ui};
+
+use crate::app::session::Session;
+use crate::engine::ExportFormat;
+
+/// The export window's state.
+#[derive(Default)]
+pub struct ExportWindow {
+    /// Whether the window is open.
+    pub open: bool,
+    path: String,
+    /// The chosen file exists: ask before replacing it.
+    confirm_replace: bool,
+}
+
+impl ExportWindow {
+    /// Opens the window with a default file name next to the input (or in the last export
+    /// folder); says why not when there is nothing to export.
+    pub fn open_for(&mut self, session: &mut Session) {
+        let Some(input) = session.input().map(|i| i.path.clone()) else {
+            session.toasts.error("Open an image first: there is nothing to export yet.".into());
+            return;
+        };
+        if !self.open {
+            let settings = session.settings();
+            let format = settings.export.format.unwrap_or_default();
+            let path = crate::engine::default_output_path(&input, settings.export_dir.as_deref(), format);
+            self.path = path.display().to_string();
+            self.confirm_replace = false;
+            self.open = true;
+        }
+    }
+
+    /// Puts a chosen file in the path field.
+    pub fn set_path(&mut self, path: &Path) {
+        self.path = path.display().to_string();
+        self.confirm_replace = false;
+    }
+
+    /// Shows the window when open; returns the folder and name for a save dialog when the user
+    /// pressed Choose….
+    pub fn show(&mut self, ctx: &egui::Context, session: &mut Session) -> Option<(Option<PathBuf>, String)> {
+        let mut open = self.open;
+        let mut choose = None;
+        egui::Window::new("Export")
+            .collapsible(false)
+            .resizable(false)
+            .open(&mut open)
+            .show(ctx, |ui| choose = self.ui(ui, session));
+        self.open = open && self.open;
+        choose
+    }
+
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> Option<(Option<PathBuf>, String)> {
+        let mut export: Option<bool> = None;
+        let mut choose = None;
+        let opts = &mut session.settings_mut().export;
+        ui.horizontal(|ui| {
+            ui.label("File");
+            let field = ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0));
+            if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                export = Some(false);
+            }
+            if ui.button("Choose…").on_hover_text("The system's save dialog, where there is one").clicked()
+            {
+                let path = PathBuf::from(&self.path);
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                choose = Some((path.parent().map(Path::to_path_buf), name));
+            }
+        });
+        let format = opts.format.or_else(|| ExportFormat::from_path(Path::new(&self.path)));
+        egui::ComboBox::from_label("Format")
+            .selected_text(opts.format.map_or_else(|| "from the file name".to_owned(), |f| f.to_string()))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut opts.format, None, "from the file name");
+                for f in ExportFormat::ALL {
+                    ui.selectable_value(&mut opts.format, Some(f), f.to_string());
+                }
+            });
+        if format == Some(ExportFormat::Jpeg) {
+            ui.add(egui::Slider::new(&mut opts.jpeg_quality, 1..=100).text("JPEG quality"));
+        }
+        ui.checkbox(&mut opts.force_8bit, "Always 8-bit (else 16-bit images stay 16-bit in PNG and TIFF)");
+        match format {
+            Some(f) => {
+                ui.label(
+                    RichText::new(format!(
+                        "{f}: {}, {}",
+                        if f.has_16bit() { "8 or 16 bit" } else { "8 bit only" },
+                        if f.has_alpha() { "keeps alpha" } else { "no alpha channel" }
+                    ))
+                    .weak(),
+                );
+            }
+            None => {
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    "Unknown format: end the name with .png, .jpg, .tif, .bmp or .webp",
+                );
+            }
+        }
+        if self.confirm_replace {
+            ui.colored_label(crate::app::look::WARNING, "This file exists. Replace it?");
+            ui.horizontal(|ui| {
+                if ui.button("Replace").clicked() {
+                    export = Some(true);
+                }
+                if ui.button("Keep it").clicked() {
+                    self.confirm_replace = false;
+                }
+            });
+        } else if ui
+            .add_enabled(format.is_some(), egui::Button::new("Export"))
+            .on_hover_text("Enter in the File field does the same")
+            .clicked()
+        {
+            export = Some(false);
+        }
+        if format.is_none() && export == Some(false) {
+            export = None;
+        }
+        ui.label(
+            RichText::new("Written to a temporary file first, then renamed: never a half-written file.")
+                .weak(),
+        );
+        let path = PathBuf::from(self.path.trim());
+        match export {
+            Some(false) if path.exists() => self.confirm_replace = true,
+            Some(overwrite) => {
+                session.export_to(path, overwrite);
+                self.open = false;
+            }
+            None => {}
+        }
+        choose
+    }
+}

@@ -1,0 +1,6 @@
+//! The windows opened on demand: export, size sweep, parity, and the native file dialogs.
+
+pub(super) mod dialogs;
+pub(super) mod export_window;
+pub(super) mod parity_window;
+pub(super) mod sweep_window;

@@ -1,0 +1,91 @@
+//! The parity window: the open image converted on the CPU and on the GPU, every sample compared,
+//! the formulas compared with each other, and the difference image.
+
+use egui::{Color32, Ui};
+
+use crate::app::look::thousands;
+use crate::app::session::{JobKind, Session};
+use crate::app::textures::{Placement, TileBudget};
+use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::DIFF_GAIN;
+
+/// The parity window's state.
+#[derive(Default)]
+pub struct ParityWindow {
+    /// Whether the window is open.
+    pub open: bool,
+}
+
+impl ParityWindow {
+    /// Shows the window when open.
+    pub fn show(&mut self, ctx: &egui::Context, session: &mut Session) {
+        let mut open = self.open;
+        egui::Window::new("CPU / GPU parity")
+            .open(&mut open)
+            .default_width(520.0)
+            .show(ctx, |ui| Self::ui(ui, session));
+        self.open = open;
+    }
+
+    fn ui(ui: &mut Ui, session: &mut Session) {
+        ui.label(
+            "Converts the open image on the CPU and on the GPU with the current settings and compares every \
+             sample.",
+        );
+        if ui.add_enabled(session.input().is_some(), egui::Button::new("Check the open image")).clicked()
+            && let Some(input) = session.input().cloned()
+        {
+            let settings = session.settings().convert;
+            let ticket = Ticket::new(session.next_job_id());
+            session.send(JobKind::Parity, Job::Parity { ticket, input, settings });
+        }
+        let Some((report, difference)) = session.parity() else { return };
+        egui::Grid::new("parity").striped(true).show(ui, |ui| {
+            ui.strong("compared");
+            ui.strong("differing pixels");
+            ui.strong("max difference");
+            ui.end_row();
+            match (&report.cpu_vs_gpu, &report.gpu_error) {
+                (Some(d), _) => {
+                    ui.label("CPU vs GPU (same formula)");
+                    let text = format!("{} of {}", thousands(d.differing), thousands(d.pixels));
+                    let good = d.differing == 0;
+                    ui.colored_label(
+                        if good { Color32::LIGHT_GREEN } else { ui.visuals().error_fg_color },
+                        text,
+                    );
+                    ui.label(format!("{} levels", d.max_diff));
+                }
+                (None, e) => {
+                    ui.label("CPU vs GPU");
+                    ui.colored_label(ui.visuals().error_fg_color, e.clone().unwrap_or_default());
+                    ui.label("");
+                }
+            }
+            ui.end_row();
+            for (a, b, d) in &report.formulas {
+                ui.label(format!("{a} vs {b} (CPU)"));
+                ui.label(format!(
+                    "{} of {} ({:.1}%)",
+                    thousands(d.differing),
+                    thousands(d.pixels),
+                    d.differing as f64 * 100.0 / d.pixels.max(1) as f64
+                ));
+                ui.label(format!("{} levels", d.max_diff));
+                ui.end_row();
+            }
+        });
+        ui.label(format!("Difference image |CPU - GPU| x {DIFF_GAIN}: all black when they agree."));
+        let size = egui::vec2(difference.size[0] as f32, difference.size[1] as f32);
+        let scale = (480.0 / size.x).min(270.0 / size.y);
+        let (rect, _) = ui.allocate_exact_size(size * scale, egui::Sense::hover());
+        let place = Placement {
+            pane_center: rect.center(),
+            center: (size / 2.0).to_pos2(),
+            zoom: scale,
+            pixels_per_point: ui.ctx().pixels_per_point(),
+        };
+        difference.paint(&ui.painter_at(rect), &place, &mut TileBudget::new(2));
+        ui.painter().rect_stroke(rect, 0.0, egui::Stroke::new(1.0, Color32::GRAY), egui::StrokeKind::Outside);
+    }
+}

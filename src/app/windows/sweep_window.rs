@@ -1,0 +1,286 @@
+//! The size-sweep window: CPU vs GPU over image sizes, the verdict, and saved sweeps to compare.
+
+use std::path::{Path, PathBuf};
+
+use egui::{RichText, Ui};
+
+use crate::app::charts::SweepChart;
+use crate::app::look;
+use crate::app::session::{JobKind, Session};
+use crate::app::state::RunKind;
+use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::{Backend, Phase, SweepResult};
+
+/// The sweep window's state.
+pub struct SweepWindow {
+    /// Whether the window is open.
+    pub open: bool,
+    /// Sizes in megapixels, as typed.
+    sizes: String,
+    /// Warm runs per point.
+    runs: u32,
+    /// Resize the open photo instead of synthetic images.
+    use_photo: bool,
+    /// Saved sweeps loaded for comparison.
+    compare: Vec<(String, SweepResult)>,
+    /// Path for saving / loading JSON; empty until first shown (then next to the photo or in
+    /// the home folder, never the working folder).
+    path: String,
+    /// The JSON file exists: ask before replacing it.
+    confirm_replace: bool,
+    chart: SweepChart,
+}
+
+impl Default for SweepWindow {
+    fn default() -> Self {
+        Self {
+            open: false,
+            sizes: "0.25, 0.5, 1, 2, 4, 8, 16, 33".into(),
+            runs: 5,
+            use_photo: false,
+            compare: Vec::new(),
+            path: String::new(),
+            confirm_replace: false,
+            chart: SweepChart::default(),
+        }
+    }
+}
+
+impl SweepWindow {
+    /// Sets the sizes (megapixels, comma separated) and warm runs per size.
+    pub fn set_sizes(&mut self, sizes: &str, runs: u32) {
+        sizes.clone_into(&mut self.sizes);
+        self.runs = runs;
+    }
+
+    /// Sets the JSON file, as if typed.
+    pub fn set_path(&mut self, path: &Path) {
+        self.path = path.display().to_string();
+        self.confirm_replace = false;
+    }
+
+    /// Shows the window when open.
+    pub fn show(&mut self, ctx: &egui::Context, session: &mut Session) {
+        let mut open = self.open;
+        egui::Window::new("Size sweep: when is the GPU worth it?")
+            .open(&mut open)
+            .default_width(760.0)
+            .show(ctx, |ui| self.ui(ui, session));
+        self.open = open;
+    }
+
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        if self.path.is_empty() {
+            self.path = default_json_path(session).display().to_string();
+        }
+        ui.label(
+            "Converts images of each size on the CPU (1 thread, all threads) and the GPU (end to end, kernel \
+             only, data already on the GPU), warm runs after one cold run, and draws the medians.",
+        );
+        ui.horizontal(|ui| {
+            ui.label("Sizes (MP)");
+            ui.add(egui::TextEdit::singleline(&mut self.sizes).desired_width(260.0));
+            ui.add(egui::DragValue::new(&mut self.runs).range(1..=100).prefix("runs "));
+            ui.checkbox(&mut self.use_photo, "resize the open photo");
+            let running = session.current_job().is_some_and(|(k, _)| k == JobKind::Sweep);
+            if ui.add_enabled(!running, egui::Button::new("Run sweep")).clicked() {
+                self.start(session);
+            }
+        });
+        ui.label(RichText::new(self.estimate(session)).weak());
+        self.file_ui(ui, session);
+        ui.separator();
+        match session.sweep().cloned() {
+            Some(r) => {
+                ui.label(RichText::new(&r.verdict).strong());
+                if r.software_adapter {
+                    ui.colored_label(
+                        look::WARNING,
+                        "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
+                    );
+                }
+                if r.build == "debug" {
+                    ui.colored_label(
+                        look::WARNING,
+                        "Debug build: these timings mean nothing (build with cargo build --release).",
+                    );
+                }
+                let rates: Vec<String> = r
+                    .points
+                    .last()
+                    .map(|p| {
+                        [("upload", p.upload_gb_per_s), ("download", p.download_gb_per_s)]
+                            .iter()
+                            .filter_map(|(n, v)| v.map(|v| format!("{n} {v:.2} GB/s")))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let latency = r
+                    .dispatch_latency_ns
+                    .map_or_else(String::new, |ns| format!(", dispatch latency {:.3} ms", ns as f64 / 1e6));
+                ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
+                let height = (ui.available_height() - 60.0).clamp(180.0, 360.0);
+                self.chart.ui(ui, &r, &self.compare, height);
+            }
+            None => {
+                ui.label("No sweep yet.");
+            }
+        }
+    }
+
+    /// The JSON file: save this sweep, load one to compare (above the results, so it stays on
+    /// screen however tall they grow).
+    fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        ui.horizontal(|ui| {
+            ui.label("JSON file");
+            if ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0)).changed() {
+                self.confirm_replace = false;
+            }
+            let path = PathBuf::from(self.path.trim());
+            if self.confirm_replace {
+                ui.colored_label(look::WARNING, "This file exists. Replace it?");
+                if ui.button("Replace").clicked() {
+                    self.confirm_replace = false;
+                    save(session, &path, true);
+                }
+                if ui.button("Keep it").clicked() {
+                    self.confirm_replace = false;
+                }
+            } else if ui.add_enabled(session.sweep().is_some(), egui::Button::new("Save")).clicked() {
+                if path.exists() {
+                    self.confirm_replace = true;
+                } else {
+                    save(session, &path, false);
+                }
+            }
+            if ui.button("Load to compare").clicked() {
+                self.load(session, &PathBuf::from(self.path.trim()));
+            }
+            if !self.compare.is_empty() && ui.button("Clear comparisons").clicked() {
+                self.compare.clear();
+            }
+        });
+    }
+
+    fn start(&self, session: &mut Session) {
+        let sizes: Result<Vec<f64>, _> = self.sizes.split(',').map(|s| s.trim().parse::<f64>()).collect();
+        let sizes = match sizes {
+            Ok(s) if !s.is_empty() && s.iter().all(|v| v.is_finite() && *v > 0.0) => s,
+            _ => {
+                session.toasts.error(format!(
+                    "Sizes must be positive megapixel counts separated by commas, not {:?}.",
+                    self.sizes
+                ));
+                return;
+            }
+        };
+        let photo = if self.use_photo { session.input().cloned() } else { None };
+        if self.use_photo && photo.is_none() {
+            session.toasts.error("Open a photo first, or untick \"resize the open photo\".".into());
+            return;
+        }
+        let options = crate::engine::SweepOptions {
+            sizes_mp: sizes,
+            runs: self.runs as usize,
+            workgroup: session.settings().convert.workgroup,
+            formula: session.settings().convert.formula,
+            gpu: session.gpu_usable(),
+        };
+        let ticket = Ticket::new(session.next_job_id());
+        session.send(JobKind::Sweep, Job::Sweep { ticket, options, photo });
+    }
+
+    /// How long the sweep will take, from this session's runs (per megapixel) or a rough guess.
+    fn estimate(&self, session: &Session) -> String {
+        let sizes: Vec<f64> =
+            self.sizes.split(',').filter_map(|s| s.trim().parse().ok()).filter(|v: &f64| *v > 0.0).collect();
+        let mp: f64 = sizes.iter().sum();
+        let per_mp = |backend: Backend| -> Option<f64> {
+            let mut v: Vec<f64> = session
+                .runs()
+                .iter()
+                .filter(|r| r.kind == RunKind::Convert && r.settings.backend == backend && !r.cold)
+                .filter_map(|r| {
+                    let ns = if backend == Backend::Cpu {
+                        r.report.phase(Phase::Kernel)?.ns
+                    } else {
+                        r.report.total_ns
+                    };
+                    Some(ns as f64 / 1e9 / r.report.megapixels().max(1e-6))
+                })
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let threads = crate::engine::available_threads() as f64;
+        let measured =
+            per_mp(Backend::Cpu).is_some() && (per_mp(Backend::Gpu).is_some() || !session.gpu_usable());
+        let cpu = per_mp(Backend::Cpu).unwrap_or(0.004);
+        let gpu = if session.gpu_usable() { per_mp(Backend::Gpu).unwrap_or(0.02) } else { 0.0 };
+        // Per size: one cold and `runs` warm runs of the CPU at 1 and all threads, the GPU end to end,
+        // and the resident kernel (about as long as the kernel).
+        let secs =
+            mp * f64::from(self.runs + 1) * (cpu * threads + cpu + 2.0 * gpu) + 0.05 * sizes.len() as f64;
+        let basis = if measured {
+            "from this session's runs"
+        } else {
+            "a rough guess until you have run both backends"
+        };
+        format!("{} sizes, {:.1} MP in all: about {} ({basis}).", sizes.len(), mp, duration(secs))
+    }
+
+    fn load(&mut self, session: &mut Session, path: &Path) {
+        let loaded = std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| {
+            serde_json::from_str::<SweepResult>(&t).map_err(|e| format!("not a graylab sweep: {e}"))
+        });
+        match loaded {
+            Ok(r) => {
+                let name = format!(
+                    "{} · {}",
+                    path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+                    r.adapter.clone().unwrap_or_else(|| "CPU only".into())
+                );
+                self.compare.push((name, r));
+            }
+            Err(e) => session.toasts.error(format!("Could not load the sweep ({e}): {}", path.display())),
+        }
+    }
+}
+
+fn duration(secs: f64) -> String {
+    if secs < 60.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{:.0} min {:02.0} s", (secs / 60.0).floor(), secs % 60.0)
+    }
+}
+
+/// Next to the open photo, else in the home folder, else the temporary folder: never the
+/// working folder, which for a desktop app is wherever it happened to be started.
+fn default_json_path(session: &Session) -> PathBuf {
+    let dir = session
+        .input()
+        .and_then(|i| i.path.parent().map(Path::to_path_buf))
+        .filter(|d| !d.as_os_str().is_empty())
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+        .unwrap_or_else(std::env::temp_dir);
+    dir.join("graylab-sweep.json")
+}
+
+/// Writes the sweep as JSON, atomically (mode 0666 & ~umask, or the replaced file's), never
+/// replacing a file unless `overwrite` (the user said Replace).
+use crate::engine::WriteCause;
+
+fn save(session: &mut Session, path: &Path, overwrite: bool) {
+    let Some(result) = session.sweep().cloned() else { return };
+    let written = crate::engine::write_atomically(path, overwrite, |out| {
+        serde_json::to_writer_pretty(&mut *out, &*result).map_err(|e| WriteCause::Os(e.into()))?;
+        std::io::Write::write_all(out, b"\n").map_err(WriteCause::Os)
+    });
+    match written {
+        Ok(_) => session.toasts.success(format!("Sweep saved to {}", path.display())),
+        Err(e) => {
+            session.toasts.error(format!("Could not save the sweep. {}", crate::app::advice::describe(&e)));
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Which wgpu device the app's GPU work runs on, and the engine made on it.
+//!
+//! On a hardware GPU the work shares the window's device, so a result is drawn from GPU memory
+//! without a readback. A software adapter (llvmpipe) runs both on the CPU's cores, one queue
+//! after the other: a frame then waits behind the conversion's submissions, and the driver's
+//! threads doing the GPU work run at the same priority as the frames. There the work gets a
+//! device of its own, opened on the worker thread: the driver threads it starts inherit the
+//! worker's low priority (`priority.rs`), so the window's frames come first, and results are
+//! read back and shown like a CPU result (that adapter's memory is host memory anyway).
+
+use std::sync::Arc;
+
+use eframe::egui_wgpu::RenderState;
+
+use crate::engine::{Engine, GpuContext, GpuConverter, TimingMode};
+
+/// Which device the app's GPU work runs on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GpuDevice {
+    /// The window's device on a hardware GPU, a device of its own on a software adapter.
+    #[default]
+    Auto,
+    /// The window's device: results are drawn from GPU memory, with no readback.
+    Window,
+    /// A device of its own on the window's adapter, opened on the worker thread at the work
+    /// threads' priority: every result is read back.
+    Own,
+}
+
+impl GpuDevice {
+    /// `Window` or `Own`: what `Auto` means on this adapter.
+    #[must_use]
+    pub fn resolve(self, software_adapter: bool) -> Self {
+        match self {
+            Self::Auto if software_adapter => Self::Own,
+            Self::Auto => Self::Window,
+            other => other,
+        }
+    }
+}
+
+/// Makes the worker's engine; called on the worker thread, after it has lowered its priority.
+pub type EngineMaker = Box<dyn FnOnce() -> Engine + Send>;
+
+/// How the engine is made for the window's device `rs` (whose context is `window_gpu`).
+/// `chunk_limit_bytes` fixes the input bytes of one GPU submission (tests); `fresh` keeps the
+/// ceilings out of the cache folder.
+pub fn engine_maker(
+    rs: &RenderState,
+    window_gpu: &Arc<GpuContext>,
+    own_device: bool,
+    chunk_limit_bytes: Option<u64>,
+    fresh: bool,
+) -> EngineMaker {
+    let finish = move |engine: Engine| if fresh { engine.without_ceiling_cache() } else { engine };
+    if own_device {
+        let like = rs.adapter.get_info();
+        return Box::new(move || {
+            let engine = match GpuContext::new_like(&like) {
+                Ok(gpu) => {
+                    // No frame is drawn on this device, so its timestamps can be trusted.
+                    let mut converter = GpuConverter::new(Arc::new(gpu));
+                    converter.set_chunk_limit_bytes(chunk_limit_bytes);
+                    Engine::with_converter(Arc::new(converter))
+                }
+                Err(e) => {
+                    log::warn!("cannot open a second device on {}: {e}", like.name);
+                    Engine::without_gpu(format!("cannot open a device of its own on {}: {e}", like.name))
+                }
+            };
+            finish(engine)
+        });
+    }
+    let mut converter = GpuConverter::new(Arc::clone(window_gpu));
+    converter.set_chunk_limit_bytes(chunk_limit_bytes);
+    if window_gpu.is_software() {
+        // llvmpipe reads its timestamps late once a frame has been drawn on the device, and the
+        // app draws all the time, so its GPU figures would be far too low. Every step is timed
+        // on the CPU clock instead.
+        converter.set_timing_mode(TimingMode::CpuClock);
+    }
+    let engine = finish(Engine::with_converter(Arc::new(converter)));
+    Box::new(move || engine)
+}

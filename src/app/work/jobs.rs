@@ -1,0 +1,291 @@
+//! The work the UI asks of the worker thread, and the worker's answers. Every job carries a
+//! [`Ticket`] (its id, a cancel flag the worker checks between runs, and its progress); every
+//! answer carries the id of the job it answers, so the UI can drop answers to superseded jobs.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use image::DynamicImage;
+
+use crate::app::textures::DisplayImage;
+use crate::engine::EncodeReport;
+use crate::engine::{
+    ConvertSettings, ExportOptions, ImageKey, KnownCeilings, ParityReport, PhaseRate, RunReport,
+    SweepOptions, SweepResult,
+};
+
+/// A decoded image and its on-screen textures.
+pub struct Loaded {
+    /// Load counter: identifies the image in run records.
+    pub id: u64,
+    /// The file.
+    pub path: PathBuf,
+    /// The pixels (EXIF orientation applied).
+    pub image: Arc<DynamicImage>,
+    /// The image's identity, for keeping it on the GPU between runs.
+    pub key: ImageKey,
+    /// Decode time (CPU clock).
+    pub decode_ns: u64,
+    /// Whether EXIF orientation rotated or flipped it.
+    pub reoriented: bool,
+    /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
+    /// until dismissed.
+    pub warnings: Vec<crate::engine::DecodeWarning>,
+    /// The input as shown.
+    pub display: DisplayImage,
+    /// The memory reserved for the image and its conversions and exports, held while it is open.
+    #[expect(dead_code, reason = "held, never read: dropping the image releases the reservation")]
+    pub memory: crate::engine::Reservation,
+}
+
+impl Loaded {
+    /// The input's caption: "Original", and what is missing from a truncated file kept.
+    #[must_use]
+    pub fn caption(&self) -> String {
+        use crate::engine::{DecodeWarning, TruncatedAt};
+        match self.warnings.first() {
+            Some(DecodeWarning::Truncated(TruncatedAt::Row { rows, height })) => {
+                format!("Original: truncated file, {rows} of {height} rows decoded, the rest gray")
+            }
+            Some(DecodeWarning::Truncated(_)) => "Original: truncated file, partly decoded".to_owned(),
+            None => "Original".to_owned(),
+        }
+    }
+}
+
+/// A converted image: on screen always, on the host when it was computed or downloaded there.
+pub struct Output {
+    /// The image it came from.
+    pub image_id: u64,
+    /// The gray pixels on the host, or `None` when a GPU result stayed on the GPU.
+    pub pixels: Option<Arc<DynamicImage>>,
+    /// The output as shown.
+    pub display: DisplayImage,
+    /// The settings that made it.
+    pub settings: ConvertSettings,
+}
+
+/// How far a job is: runs done of all, and the work done of all (for the ETA, e.g. megapixels).
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// What is being done, for the status line.
+    pub what: String,
+    /// When the job started.
+    pub started: Instant,
+    /// Runs (or steps) done and in all; `total == 0` for work of unknown length.
+    pub done: u64,
+    /// Runs (or steps) in all.
+    pub total: u64,
+    /// Work done and in all, in any unit proportional to time.
+    pub work_done: f64,
+    /// Work in all.
+    pub work_total: f64,
+}
+
+impl Progress {
+    /// Seconds since the job started.
+    #[must_use]
+    pub fn elapsed_secs(&self) -> f32 {
+        self.started.elapsed().as_secs_f32()
+    }
+
+    /// Estimated seconds left, once some work is done.
+    #[must_use]
+    pub fn eta_secs(&self) -> Option<f32> {
+        (self.work_done > 0.0 && self.work_total > self.work_done)
+            .then(|| self.elapsed_secs() * ((self.work_total - self.work_done) / self.work_done) as f32)
+    }
+
+    /// Done as a fraction, when the total is known.
+    #[must_use]
+    pub fn fraction(&self) -> Option<f32> {
+        (self.work_total > 0.0).then(|| (self.work_done / self.work_total).clamp(0.0, 1.0) as f32)
+    }
+}
+
+/// A job's handle, shared by the UI (to cancel it, to show its progress) and the worker.
+#[derive(Clone)]
+pub struct Ticket {
+    /// Job id.
+    pub id: u64,
+    cancel: Arc<AtomicBool>,
+    progress: Arc<Mutex<Option<Progress>>>,
+}
+
+impl Ticket {
+    /// A ticket for job `id`.
+    #[must_use]
+    pub fn new(id: u64) -> Self {
+        Self { id, cancel: Arc::default(), progress: Arc::default() }
+    }
+
+    /// Asks the worker to stop this job at the next check (between runs, and between a GPU
+    /// run's submissions).
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the job was cancelled.
+    #[must_use]
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The cancel flag itself, for work that checks it as it goes (a GPU job).
+    #[must_use]
+    pub fn flag(&self) -> &AtomicBool {
+        &self.cancel
+    }
+
+    /// Sets the job's progress (the worker, as it goes).
+    pub fn set_progress(&self, what: impl Into<String>, done: u64, total: u64, work: (f64, f64)) {
+        let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        let started = p.as_ref().map_or_else(Instant::now, |p| p.started);
+        *p =
+            Some(Progress { what: what.into(), started, done, total, work_done: work.0, work_total: work.1 });
+    }
+
+    /// The job's progress, once it started.
+    #[must_use]
+    pub fn progress(&self) -> Option<Progress> {
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+/// Work for the worker.
+pub enum Job {
+    /// Decode a file (or take the result of a decode started before the window opened).
+    Load {
+        /// The job.
+        ticket: Ticket,
+        /// The file.
+        path: PathBuf,
+        /// Longest side of the preview level, in pixels.
+        preview_side: u32,
+        /// How to decode (truncated files, memory reserved for GPU work).
+        options: crate::engine::DecodeOptions,
+        /// A decode started earlier for this file, if any.
+        preloaded: Option<crate::app::work::preload::Preload>,
+    },
+    /// Convert the current image `runs` times with each of `settings` (each run is reported).
+    Convert {
+        /// The job.
+        ticket: Ticket,
+        /// The image.
+        input: Arc<Loaded>,
+        /// How; several for a comparison (e.g. every workgroup size).
+        settings: Vec<ConvertSettings>,
+        /// GPU: download the result too.
+        round_trip: bool,
+        /// GPU: keep the input on the GPU for the next run of this image (else free it).
+        keep_input: bool,
+        /// How many runs of each.
+        runs: u32,
+        /// Longest side of the preview level, in pixels.
+        preview_side: u32,
+    },
+    /// Measure the size sweep (on the open photo, resized, or synthetic images).
+    Sweep {
+        /// The job.
+        ticket: Ticket,
+        /// Sizes, runs, workgroup, formula.
+        options: SweepOptions,
+        /// The photo to resize, if any.
+        photo: Option<Arc<Loaded>>,
+    },
+    /// Compare CPU and GPU output (and the formulas) for the open image.
+    Parity {
+        /// The job.
+        ticket: Ticket,
+        /// The image.
+        input: Arc<Loaded>,
+        /// How.
+        settings: ConvertSettings,
+    },
+    /// Read this GPU's ceilings from the cache, or measure them (always, with `remeasure`).
+    Ceilings {
+        /// The job.
+        ticket: Ticket,
+        /// Measure even when cached.
+        remeasure: bool,
+    },
+    /// Write the output of `settings` for `input` to a file (converting first when the current
+    /// output is not on the host).
+    Export {
+        /// The job.
+        ticket: Ticket,
+        /// The image.
+        input: Arc<Loaded>,
+        /// The host pixels of the current output, if any.
+        pixels: Option<Arc<DynamicImage>>,
+        /// How the output is made.
+        settings: ConvertSettings,
+        /// The file.
+        path: PathBuf,
+        /// Format, quality, overwrite.
+        options: ExportOptions,
+    },
+}
+
+impl Job {
+    /// The job's ticket.
+    #[must_use]
+    pub fn ticket(&self) -> &Ticket {
+        match self {
+            Self::Load { ticket, .. }
+            | Self::Convert { ticket, .. }
+            | Self::Sweep { ticket, .. }
+            | Self::Parity { ticket, .. }
+            | Self::Export { ticket, .. }
+            | Self::Ceilings { ticket, .. } => ticket,
+        }
+    }
+}
+
+/// What an export measured.
+pub struct Exported {
+    /// The file written.
+    pub path: PathBuf,
+    /// The encoder's report.
+    pub encode: EncodeReport,
+    /// The conversion it needed first (a GPU result that stayed on the GPU), if any.
+    pub converted: Option<RunReport>,
+    /// The whole export, CPU clock.
+    pub wall_ns: u64,
+}
+
+/// What one run measured: its phases, and each as a rate against this machine's ceiling.
+pub struct Measured {
+    /// The phases, finished with the run's wall time.
+    pub report: RunReport,
+    /// [`crate::engine::Engine::phase_rates`] of `report`.
+    pub rates: Vec<PhaseRate>,
+}
+
+/// Answers from the worker; each names the job it answers.
+pub enum Reply {
+    /// A file was decoded.
+    Loaded(u64, Arc<Loaded>),
+    /// Decoding failed; nothing else changed.
+    LoadFailed(u64, PathBuf, String),
+    /// One run finished.
+    Converted(u64, Box<Output>, Box<Measured>),
+    /// A conversion failed.
+    ConvertFailed(u64, String),
+    /// A run in flight was cut short by its cancel flag (between GPU submissions).
+    RunCancelled(u64),
+    /// A job ended (every run done, or cancelled, or superseded).
+    Done(u64),
+    /// An export finished.
+    Exported(Box<Exported>),
+    /// An export failed; nothing was written.
+    ExportFailed(PathBuf, String),
+    /// A sweep finished (or failed).
+    Swept(Result<SweepResult, String>),
+    /// The GPU's ceilings (or why they could not be had).
+    Ceilings(Result<KnownCeilings, String>),
+    /// A parity check finished (or failed).
+    Parity(Box<Result<(ParityReport, DisplayImage), String>>),
+}

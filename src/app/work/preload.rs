@@ -1,0 +1,88 @@
+//! Decoding a file and making its preview level, on a thread of its own: the worker's loads use
+//! it, and at launch it starts before the window and the GPU device exist, so the photo is on
+//! screen as soon as the window is.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use image::DynamicImage;
+
+use crate::app::textures::{Level, preview_levels};
+use crate::engine::{DecodeOptions, DecodeWarning, Reservation};
+
+/// A decoded file, ready to upload for display.
+pub struct Decoded {
+    /// The pixels (EXIF orientation applied).
+    pub image: Arc<DynamicImage>,
+    /// Decode time (CPU clock).
+    pub decode_ns: u64,
+    /// Whether EXIF orientation rotated or flipped it.
+    pub reoriented: bool,
+    /// What the decoder warned about (a truncated JPEG kept with its missing rows gray).
+    pub warnings: Vec<DecodeWarning>,
+    /// The preview level and its mipmaps.
+    pub levels: Vec<Level>,
+    /// The memory reserved for the image and its conversions, held while it is open.
+    pub memory: Reservation,
+}
+
+/// How the app decodes: a truncated JPEG is kept (with a warning) rather than refused, and the
+/// memory for converting it on the GPU (`gpu_work`: staging copies) is reserved with it, as the
+/// CLI does for `--backend gpu`, since the app can switch to the GPU at any time.
+#[must_use]
+pub fn decode_options(gpu_work: bool) -> DecodeOptions {
+    DecodeOptions {
+        allow_truncated: true,
+        working_copies: if gpu_work { 2 } else { 0 },
+        ..DecodeOptions::default()
+    }
+}
+
+/// Decodes `path` with `options` and makes its preview (longest side `preview_side`).
+pub fn decode_for_display(
+    path: &Path,
+    preview_side: u32,
+    options: &DecodeOptions,
+) -> Result<Decoded, String> {
+    let decoded = crate::engine::decode_file(path, options).map_err(|e| crate::app::advice::describe(&e))?;
+    let levels = preview_levels(&decoded.image, preview_side);
+    Ok(Decoded {
+        image: Arc::new(decoded.image),
+        decode_ns: decoded.decode_ns,
+        reoriented: decoded.reoriented,
+        warnings: decoded.warnings,
+        levels,
+        memory: decoded.memory,
+    })
+}
+
+/// A decode running on its own thread.
+pub struct Preload {
+    path: PathBuf,
+    thread: JoinHandle<Result<Decoded, String>>,
+}
+
+impl Preload {
+    /// Starts decoding `path` now, with `options`.
+    pub fn start(path: PathBuf, preview_side: u32, options: DecodeOptions) -> std::io::Result<Self> {
+        let path = std::path::absolute(&path).unwrap_or(path);
+        let p = path.clone();
+        let thread = std::thread::Builder::new().name("graylab-preload".into()).spawn(move || {
+            crate::system::priority::yield_to_ui();
+            decode_for_display(&p, preview_side, &options)
+        })?;
+        Ok(Self { path, thread })
+    }
+
+    /// The file it decodes.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Waits for the result.
+    pub fn wait(self) -> Result<Decoded, String> {
+        self.thread.join().unwrap_or_else(|_| Err("the decoder thread crashed".to_owned()))
+    }
+}

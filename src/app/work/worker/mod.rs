@@ -1,0 +1,293 @@
+//! The worker thread: decoding, converting, sweeps, parity and exports, off the UI thread. Jobs
+//! arrive on a channel and run one at a time; a newer load or conversion supersedes an older one
+//! still waiting, a cancelled job stops at its next check (between runs), and every job ends with
+//! [`Reply::Done`].
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::Instant;
+
+use eframe::egui_wgpu::RenderState;
+use image::DynamicImage;
+
+mod runs;
+
+use runs::RunHow;
+
+use crate::app::textures::DisplayImage;
+use crate::app::work::gpu_device::EngineMaker;
+use crate::app::work::jobs::{Job, Loaded, Measured, Reply, Ticket};
+use crate::app::work::preload::{Preload, decode_for_display};
+use crate::engine::{DecodeOptions, Engine, ImageKey};
+
+/// The handle the UI keeps.
+pub struct Worker {
+    jobs: Option<mpsc::Sender<Job>>,
+    replies: mpsc::Receiver<Reply>,
+    /// Asks the worker to stop (the app is closing).
+    stop: Arc<AtomicBool>,
+    /// The job running now: cancelled when the app closes, so a GPU run stops at its next
+    /// submission.
+    running: Arc<Mutex<Option<Ticket>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    /// Stops the worker and waits for it, so that no GPU work outlives the app's device (a
+    /// driver torn down under a running thread can crash the process at exit).
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(ticket) = &*self.running.lock().unwrap_or_else(PoisonError::into_inner) {
+            ticket.cancel();
+        }
+        drop(self.jobs.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Worker {
+    /// Starts the worker thread, which makes its engine with `make_engine` once it runs at the
+    /// work threads' priority. With `own_gpu_device`, the engine's GPU is a device of its own, and
+    /// GPU results are read back and shown like CPU ones.
+    pub fn start(
+        make_engine: EngineMaker,
+        own_gpu_device: bool,
+        render_state: RenderState,
+        ctx: egui::Context,
+    ) -> std::io::Result<Self> {
+        let (jobs, job_rx) = mpsc::channel();
+        let (reply_tx, replies) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let running = Arc::new(Mutex::new(None));
+        let (thread_stop, thread_running) = (Arc::clone(&stop), Arc::clone(&running));
+        let thread = std::thread::Builder::new().name("graylab-worker".into()).spawn(move || {
+            crate::system::priority::yield_to_ui();
+            let state = WorkerState {
+                engine: Arc::new(make_engine()),
+                own_gpu_device,
+                render_state,
+                ctx,
+                replies: reply_tx,
+                stop: thread_stop,
+                running: thread_running,
+            };
+            state.run(&job_rx);
+        })?;
+        Ok(Self { jobs: Some(jobs), replies, stop, running, thread: Some(thread) })
+    }
+
+    /// Queues a job.
+    pub fn send(&self, job: Job) {
+        // The worker only stops when the app does.
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(job);
+        }
+    }
+
+    /// Replies that have arrived.
+    pub fn poll(&self) -> Vec<Reply> {
+        self.replies.try_iter().collect()
+    }
+}
+
+pub(in crate::app) struct WorkerState {
+    engine: Arc<Engine>,
+    /// The engine's GPU is a device of its own: GPU results are read back (`gpu_device.rs`).
+    own_gpu_device: bool,
+    render_state: RenderState,
+    ctx: egui::Context,
+    replies: mpsc::Sender<Reply>,
+    stop: Arc<AtomicBool>,
+    running: Arc<Mutex<Option<Ticket>>>,
+}
+
+fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
+    match job {
+        Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
+        Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
+        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } | Job::Ceilings { .. } => false,
+    }
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn nanos_since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl WorkerState {
+    fn run(self, jobs: &mpsc::Receiver<Job>) {
+        let mut queue = VecDeque::new();
+        while let Ok(job) = jobs.recv() {
+            queue.push_back(job);
+            while let Some(job) = queue.pop_front() {
+                if self.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                queue.extend(jobs.try_iter());
+                let id = job.ticket().id;
+                if !superseded(&job, &queue) && !job.ticket().cancelled() {
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(job.ticket().clone());
+                    // The app may have closed between the check above and now.
+                    if self.stop.load(Ordering::Relaxed) {
+                        job.ticket().cancel();
+                    }
+                    self.handle(job);
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                }
+                self.reply(Reply::Done(id));
+            }
+        }
+    }
+
+    fn reply(&self, reply: Reply) {
+        let _ = self.replies.send(reply);
+        self.ctx.request_repaint();
+    }
+
+    fn stopped(&self, ticket: &Ticket) -> bool {
+        ticket.cancelled() || self.stop.load(Ordering::Relaxed)
+    }
+
+    fn handle(&self, job: Job) {
+        match job {
+            Job::Load { ticket, path, preview_side, options, preloaded } => {
+                self.load(&ticket, path, preview_side, &options, preloaded);
+            }
+            Job::Convert { ticket, input, settings, round_trip, keep_input, runs, preview_side } => {
+                let total = (settings.len() * runs.max(1) as usize) as u64;
+                let list = (0..runs.max(1)).flat_map(|_| settings.iter());
+                for (n, settings) in list.enumerate() {
+                    if self.stopped(&ticket) {
+                        break;
+                    }
+                    // The status bar shows the count beside a progress bar.
+                    let what = if total > 1 { "Runs done" } else { "Converting" };
+                    ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
+                    let how = RunHow { round_trip, keep_input, preview_side };
+                    match self.convert(&ticket, &input, settings, how) {
+                        Ok(Some((output, report))) => {
+                            // Against this machine's ceilings (the CPU's memory-stream baseline is
+                            // measured here the first time a size is run).
+                            let rates = self.engine.phase_rates(&report);
+                            let measured = Box::new(Measured { report, rates });
+                            self.reply(Reply::Converted(ticket.id, Box::new(output), measured));
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            self.reply(Reply::ConvertFailed(ticket.id, e));
+                            break;
+                        }
+                    }
+                }
+            }
+            Job::Ceilings { ticket, remeasure } => {
+                let what = if remeasure { "Measuring" } else { "Reading or measuring" };
+                ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));
+                self.reply(Reply::Ceilings(self.ceilings(remeasure)));
+            }
+            Job::Sweep { ticket, options, photo } => {
+                // The sweep models the crossover from the ceilings it finds known.
+                ticket.set_progress("Sweep: this GPU's ceilings", 0, 0, (0.0, 0.0));
+                if options.gpu {
+                    let ceilings = self.ceilings(false);
+                    if let Err(e) = &ceilings {
+                        log::warn!("the sweep runs without the GPU's ceilings: {e}");
+                    }
+                    self.reply(Reply::Ceilings(ceilings));
+                }
+                let sizes = options.sizes_mp.len().max(1);
+                let work_total: f64 = options.sizes_mp.iter().map(|mp| mp + 0.5).sum();
+                let mut work_done = 0.0;
+                let mut previous = 0.0;
+                let mut progress = |i: usize, n: usize, mp: f64| {
+                    work_done += previous;
+                    previous = mp + 0.5;
+                    ticket.set_progress(
+                        format!("Sweep: {mp} MP"),
+                        i as u64,
+                        n.max(sizes) as u64,
+                        (work_done, work_total),
+                    );
+                    !self.stopped(&ticket)
+                };
+                let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
+                let result = crate::engine::sweep(
+                    &self.engine,
+                    &options,
+                    source.as_ref().map(|(name, image)| (name.as_str(), *image)),
+                    &mut progress,
+                );
+                if !self.stopped(&ticket) {
+                    self.reply(Reply::Swept(result.map_err(|e| crate::app::advice::describe(&e))));
+                }
+            }
+            Job::Parity { ticket, input, settings } => {
+                let mut progress = |i: usize, n: usize| {
+                    ticket.set_progress("Parity: converting", i as u64, n as u64, (i as f64, n as f64));
+                    !self.stopped(&ticket)
+                };
+                let result = self
+                    .engine
+                    .parity_with_progress(&input.image, &settings, &mut progress)
+                    .map_err(|e| crate::app::advice::describe(&e))
+                    .and_then(|report| {
+                        let difference = Arc::new(DynamicImage::ImageLuma8(report.difference.clone()));
+                        let display = self.display_host(difference, 512)?;
+                        Ok((report, display))
+                    });
+                if !self.stopped(&ticket) {
+                    self.reply(Reply::Parity(Box::new(result)));
+                }
+            }
+            Job::Export { ticket, input, pixels, settings, path, options } => {
+                ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
+                let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {
+                    Ok(exported) => Reply::Exported(Box::new(exported)),
+                    Err(e) => Reply::ExportFailed(path, e),
+                };
+                self.reply(reply);
+            }
+        }
+    }
+
+    fn load(
+        &self,
+        ticket: &Ticket,
+        path: PathBuf,
+        preview_side: u32,
+        options: &DecodeOptions,
+        preloaded: Option<Preload>,
+    ) {
+        ticket.set_progress(format!("Decoding {}", name_of(&path)), 0, 0, (0.0, 0.0));
+        let decoded = match preloaded.filter(|p| p.path() == path) {
+            Some(p) => p.wait(),
+            None => decode_for_display(&path, preview_side, options),
+        };
+        let loaded = decoded.and_then(|d| {
+            let display = DisplayImage::from_host(&self.render_state, Arc::clone(&d.image), &d.levels)
+                .ok_or_else(|| "the image has no pixels".to_owned())?;
+            Ok(Loaded {
+                id: ticket.id,
+                path: path.clone(),
+                image: d.image,
+                key: ImageKey::new(),
+                decode_ns: d.decode_ns,
+                reoriented: d.reoriented,
+                warnings: d.warnings,
+                display,
+                memory: d.memory,
+            })
+        });
+        self.reply(match loaded {
+            Ok(loaded) => Reply::Loaded(ticket.id, Arc::new(loaded)),
+            Err(e) => Reply::LoadFailed(ticket.id, path, e),
+        });
+    }
+}

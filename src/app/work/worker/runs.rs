@@ -1,0 +1,196 @@
+//! One conversion and one export on the worker: the engine's run, the output made ready to show
+//! (a preview from host pixels, or the GPU's own display), the rates against the ceilings, and
+//! the encoder with its progress.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use image::DynamicImage;
+
+use crate::app::textures::{DisplayImage, preview_levels, preview_size};
+use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
+use crate::app::work::worker::{WorkerState, name_of, nanos_since};
+use crate::engine::{
+    Backend, ClockSource, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase,
+    PhaseTiming, RunOptions, RunReport,
+};
+
+/// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
+/// the report.
+type Shown = (Option<Arc<DynamicImage>>, DisplayImage, RunReport);
+
+/// How a conversion job runs, beyond its settings.
+#[derive(Clone, Copy)]
+pub(crate) struct RunHow {
+    /// GPU: download the result too.
+    pub round_trip: bool,
+    /// GPU: keep the input on the GPU (else free a kept one).
+    pub keep_input: bool,
+    /// Longest side of the preview level.
+    pub preview_side: u32,
+}
+
+impl WorkerState {
+    /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
+    /// reserved from the budget.
+    pub(crate) fn ceilings(&self, remeasure: bool) -> Result<crate::engine::KnownCeilings, String> {
+        if !remeasure
+            && let Some(k) = self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings())
+        {
+            return Ok(k);
+        }
+        let _memory = crate::engine::budget()
+            .try_reserve(PROBE_HOLD_BYTES)
+            .map_err(|e| format!("no memory to measure them now: {e}"))?;
+        self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))
+    }
+
+    /// Host pixels to a display image (preview level made here, in parallel).
+    pub(crate) fn display_host(
+        &self,
+        image: Arc<DynamicImage>,
+        preview_side: u32,
+    ) -> Result<DisplayImage, String> {
+        let levels = preview_levels(&image, preview_side);
+        DisplayImage::from_host(&self.render_state, image, &levels)
+            .ok_or_else(|| "the image has no pixels".to_owned())
+    }
+
+    /// One run; `None` when it was cancelled before its result was drawn. The report gets the
+    /// display phase once (the engine measures it on the GPU for a result shown from GPU memory;
+    /// else it is the preview made here from host pixels)
+    /// and is finished with the wall time of the whole run, so phases − overlap + other = wall.
+    pub(crate) fn convert(
+        &self,
+        ticket: &Ticket,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        how: RunHow,
+    ) -> Result<Option<(Output, RunReport)>, String> {
+        let RunHow { round_trip, keep_input, preview_side } = how;
+        let err = |e: EngineError| crate::app::advice::describe(&e);
+        let started = Instant::now();
+        let (pixels, display, mut report) = match settings.backend {
+            Backend::Cpu => {
+                if !keep_input {
+                    // Unticked: the input kept on the GPU by an earlier run is freed now.
+                    self.engine.release_kept_input().map_err(err)?;
+                }
+                match self.shown_from_host(ticket, input, settings, RunOptions::default(), preview_side)? {
+                    Some(shown) => shown,
+                    None => return Ok(None),
+                }
+            }
+            Backend::Gpu if self.own_gpu_device => {
+                // A device of its own (a software adapter): the result is read back, whatever
+                // the round-trip setting, and shown like a CPU result.
+                let options = RunOptions {
+                    cancel: Some(ticket.flag()),
+                    keep_input_on_gpu: keep_input.then_some(input.key),
+                    download_result: true,
+                };
+                match self.shown_from_host(ticket, input, settings, options, preview_side)? {
+                    Some(shown) => shown,
+                    None => return Ok(None),
+                }
+            }
+            Backend::Gpu => {
+                let converter = self.engine.gpu_converter().map_err(err)?;
+                let (width, height) = (input.image.width(), input.image.height());
+                let tiles = converter
+                    .create_display((width, height), preview_size(width, height, preview_side))
+                    .map_err(|e| crate::app::advice::describe(&e))?;
+                // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
+                // bounded submissions.
+                let options = RunOptions {
+                    cancel: Some(ticket.flag()),
+                    keep_input_on_gpu: keep_input.then_some(input.key),
+                    download_result: round_trip,
+                };
+                let result = self.engine.convert_for_display(&input.image, settings, &tiles, options);
+                let (pixels, report) = match result {
+                    Err(EngineError::Cancelled) => {
+                        self.reply(Reply::RunCancelled(ticket.id));
+                        return Ok(None);
+                    }
+                    other => other.map_err(err)?,
+                };
+                if self.stopped(ticket) {
+                    return Ok(None);
+                }
+                let alpha = pixels
+                    .as_ref()
+                    .map_or(matches!(report.kernel, Some(Kernel::Rgba8ToLa8 | Kernel::Rgba16ToLa16)), |p| {
+                        p.color().has_alpha()
+                    });
+                let display = DisplayImage::from_gpu(&self.render_state, tiles, alpha);
+                (pixels.map(Arc::new), display, report)
+            }
+        };
+        report.finish(nanos_since(started));
+        Ok(Some((Output { image_id: input.id, pixels, display, settings: *settings }, report)))
+    }
+
+    /// A run whose result comes back to host memory (the CPU's, or a GPU's on a device of its
+    /// own), and its preview, timed as the display phase. `None` when it was cancelled.
+    fn shown_from_host(
+        &self,
+        ticket: &Ticket,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        options: RunOptions<'_>,
+        preview_side: u32,
+    ) -> Result<Option<Shown>, String> {
+        let converted = match self.engine.convert(&input.image, settings, options) {
+            Err(EngineError::Cancelled) => {
+                self.reply(Reply::RunCancelled(ticket.id));
+                return Ok(None);
+            }
+            other => other.map_err(|e| crate::app::advice::describe(&e))?,
+        };
+        if self.stopped(ticket) {
+            return Ok(None);
+        }
+        let shown = Instant::now();
+        let pixels = Arc::new(converted.image);
+        let display = self.display_host(Arc::clone(&pixels), preview_side)?;
+        let mut report = converted.report;
+        report.phases.push(PhaseTiming {
+            phase: Phase::Display,
+            ns: nanos_since(shown),
+            source: ClockSource::CpuClock,
+        });
+        Ok(Some((Some(pixels), display, report)))
+    }
+
+    pub(crate) fn export(
+        &self,
+        ticket: &Ticket,
+        input: &Loaded,
+        pixels: Option<Arc<DynamicImage>>,
+        settings: &ConvertSettings,
+        path: &Path,
+        options: ExportOptions,
+    ) -> Result<Exported, String> {
+        let started = Instant::now();
+        let (pixels, converted): (Arc<DynamicImage>, Option<RunReport>) = if let Some(p) = pixels {
+            (p, None)
+        } else {
+            // The GPU result stayed on the GPU: convert again with the download.
+            ticket.set_progress("Export: downloading the GPU result", 0, 0, (0.0, 0.0));
+            let c = self
+                .engine
+                .convert(&input.image, settings, RunOptions::default())
+                .map_err(|e| crate::app::advice::describe(&e))?;
+            (Arc::new(c.image), Some(c.report))
+        };
+        // The encoders report the fraction of stripes done, from their threads.
+        let what = format!("Exporting {}", name_of(path));
+        let progress = |fraction: f32| ticket.set_progress(what.as_str(), 0, 0, (f64::from(fraction), 1.0));
+        progress(0.0);
+        let encode = crate::engine::encode_file_with_progress(&pixels, path, &options, &progress)
+            .map_err(|e| crate::app::advice::describe(&e))?;
+        Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
+    }
+}

@@ -1,0 +1,362 @@
+//! The synthetic work-per-pixel load: `rounds` rounds of a 3-op integer hash on every gray value,
+//! applied in place to an already converted gray buffer.
+//!
+//! It is synthetic on purpose. A grayscale conversion is a few operations per pixel and so bound
+//! by memory bandwidth on every backend; this knob raises the arithmetic intensity step by step
+//! (as mixbench's kernel does) so that the CPU and the GPU can be compared where compute, not
+//! memory, decides. One round is 3 integer operations (shift, xor, multiply):
+//!
+//! ```text
+//! h = g + 0x9E3779B9;  rounds times: h = (h ^ (h >> 15)) * 0x2C1B3C6D;  out = g ^ (h & mask)
+//! ```
+//!
+//! all in wrapping `u32` arithmetic, `out` truncated to the pixel width. With `mask == 0` (the
+//! default) the image stays the exact grayscale, but the rounds still run: the mask is a run-time
+//! value hidden behind `black_box`, so the compiler cannot drop them. The divergent variant runs
+//! the rounds only for odd gray values (even ones get zero rounds), like a branch on a GPU.
+//!
+//! The kernel works on fixed-size blocks of `u32` lanes so the round loop vectorises, compiled
+//! three times (baseline, AVX2, AVX-512) and picked at run time by [`simd_level`]. On AVX2 a block
+//! is 64 vector lanes plus 8 lanes kept in general-purpose registers: on Zen 2 `vpmulld ymm`
+//! issues every 2 cycles while the scalar `imul` runs on a separate pipe, so the scalar lanes come
+//! almost for free (about 10% faster than 64 vector lanes alone; BENCHMARKS.md has the figures). The
+//! divergent variant computes every lane and blends the zero-round hash back into the even lanes
+//! once at the end, which is exact and costs nothing per round.
+
+use std::hint::black_box;
+
+use rayon::prelude::*;
+
+use crate::cpu::{SimdLevel, simd_level};
+
+/// Added to the gray value before the first round (the 32-bit golden-ratio constant).
+pub const WORK_SEED: u32 = 0x9E37_79B9;
+
+/// The multiplier of one round.
+pub const WORK_MULTIPLIER: u32 = 0x2C1B_3C6D;
+
+/// Integer operations per round (shift, xor, multiply), for ops/s figures.
+pub const OPS_PER_ROUND: u32 = 3;
+
+/// Pixels per rayon task in [`par_apply_work_u8`] and [`par_apply_work_u16`]: 72 Ki, a multiple
+/// of every block size below, so only the last chunk of a buffer has a partial block.
+pub const WORK_CHUNK_PIXELS: usize = 72 * 1024;
+
+/// How much synthetic work each pixel gets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Rounds of the hash per pixel (0 leaves `h` at its seed value).
+    pub rounds: u32,
+    /// `AND`ed into the hash before it is `XOR`ed into the gray value; 0 keeps the image unchanged
+    /// (the rounds still run), `0xFF` / `0xFFFF` make every output bit depend on the work.
+    pub mask: u32,
+    /// Run the rounds only for odd gray values; even ones get zero rounds.
+    pub divergent: bool,
+}
+
+impl Work {
+    /// The reference result for one gray value `g` (0..=255 or 0..=65535), before truncation to
+    /// the pixel width: plain scalar code, what the fast kernels and the GPU must match.
+    #[must_use]
+    pub fn reference_pixel(self, g: u32) -> u32 {
+        let rounds = if self.divergent && g & 1 == 0 { 0 } else { self.rounds };
+        g ^ (scalar_rounds(g, rounds) & self.mask)
+    }
+}
+
+/// The hash of gray value `g` after `rounds` rounds (the scalar reference, no mask).
+#[must_use]
+pub fn scalar_rounds(g: u32, rounds: u32) -> u32 {
+    let mut h = g.wrapping_add(WORK_SEED);
+    for _ in 0..rounds {
+        h = round(h);
+    }
+    h
+}
+
+/// Applies `work` in place to one contiguous run of 8-bit gray pixels on the calling thread, with
+/// the best instruction set of this machine.
+pub fn apply_work_chunk_u8(gray: &mut [u8], work: Work) {
+    dispatch(gray, work, simd_level());
+}
+
+/// Applies `work` in place to one contiguous run of 16-bit gray pixels on the calling thread,
+/// with the best instruction set of this machine.
+pub fn apply_work_chunk_u16(gray: &mut [u16], work: Work) {
+    dispatch(gray, work, simd_level());
+}
+
+/// [`apply_work_chunk_u8`] with the instruction set forced (tests and benches). Returns false and
+/// leaves `gray` untouched when this CPU lacks `level`.
+pub fn apply_work_chunk_u8_at(gray: &mut [u8], work: Work, level: SimdLevel) -> bool {
+    let available = level_available(level);
+    if available {
+        dispatch(gray, work, level);
+    }
+    available
+}
+
+/// [`apply_work_chunk_u16`] with the instruction set forced (tests and benches). Returns false
+/// and leaves `gray` untouched when this CPU lacks `level`.
+pub fn apply_work_chunk_u16_at(gray: &mut [u16], work: Work, level: SimdLevel) -> bool {
+    let available = level_available(level);
+    if available {
+        dispatch(gray, work, level);
+    }
+    available
+}
+
+/// Applies `work` in place to a whole 8-bit gray buffer: chunks of [`WORK_CHUNK_PIXELS`] spread
+/// over `pool`'s threads.
+pub fn par_apply_work_u8(gray: &mut [u8], work: Work, pool: &rayon::ThreadPool) {
+    let level = simd_level();
+    pool.install(|| gray.par_chunks_mut(WORK_CHUNK_PIXELS).for_each(|c| dispatch(c, work, level)));
+}
+
+/// Applies `work` in place to a whole 16-bit gray buffer: chunks of [`WORK_CHUNK_PIXELS`] spread
+/// over `pool`'s threads.
+pub fn par_apply_work_u16(gray: &mut [u16], work: Work, pool: &rayon::ThreadPool) {
+    let level = simd_level();
+    pool.install(|| gray.par_chunks_mut(WORK_CHUNK_PIXELS).for_each(|c| dispatch(c, work, level)));
+}
+
+/// Whether this CPU can run the copy compiled for `level`.
+fn level_available(level: SimdLevel) -> bool {
+    match level {
+        SimdLevel::Baseline => true,
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 => is_x86_feature_detected!("avx2"),
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx512 => is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"),
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => false,
+    }
+}
+
+/// One round of the hash.
+#[inline(always)]
+fn round(h: u32) -> u32 {
+    (h ^ (h >> 15)).wrapping_mul(WORK_MULTIPLIER)
+}
+
+/// A gray pixel width the kernel works on.
+trait Gray: Copy + Default {
+    fn widen(self) -> u32;
+    fn narrow(v: u32) -> Self;
+}
+
+impl Gray for u8 {
+    #[inline(always)]
+    fn widen(self) -> u32 {
+        u32::from(self)
+    }
+    #[inline(always)]
+    fn narrow(v: u32) -> Self {
+        v as u8
+    }
+}
+
+impl Gray for u16 {
+    #[inline(always)]
+    fn widen(self) -> u32 {
+        u32::from(self)
+    }
+    #[inline(always)]
+    fn narrow(v: u32) -> Self {
+        v as u16
+    }
+}
+
+/// Picks the compiled copy. Callers pass a level that [`level_available`] (or [`simd_level`])
+/// vouched for.
+fn dispatch<P: Gray>(gray: &mut [P], work: Work, level: SimdLevel) {
+    // The mask is a run-time value already; hiding it also stops a caller's constant 0 from
+    // letting the compiler drop the rounds, which are the whole point.
+    let work = Work { mask: black_box(work.mask), ..work };
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` and `level_available` only vouch for Avx512 on a CPU with avx512f
+        // and avx512bw.
+        SimdLevel::Avx512 => unsafe { chunk_avx512(gray, work) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` and `level_available` only vouch for Avx2 on a CPU with avx2.
+        SimdLevel::Avx2 => unsafe { chunk_avx2(gray, work) },
+        _ => chunk::<P, 32, 0>(gray, work),
+    }
+}
+
+/// 64 lanes in 8 `ymm` registers plus 8 scalar lanes (see the module doc).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn chunk_avx2<P: Gray>(gray: &mut [P], work: Work) {
+    chunk::<P, 64, 8>(gray, work);
+}
+
+/// 256 lanes in 16 `zmm` registers: enough independent chains to cover a 10-cycle `vpmulld zmm`.
+/// Not measured (no AVX-512 machine was available); the tests cover it where the CPU has it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn chunk_avx512<P: Gray>(gray: &mut [P], work: Work) {
+    chunk::<P, 256, 0>(gray, work);
+}
+
+/// Full blocks of `V + S` pixels, then the tail through one zero-padded block (exact: lanes are
+/// independent). `inline(always)` so each `target_feature` copy gets its own vector code.
+#[inline(always)]
+fn chunk<P: Gray, const V: usize, const S: usize>(gray: &mut [P], work: Work) {
+    let mut blocks = gray.chunks_exact_mut(V + S);
+    for b in &mut blocks {
+        let (v, s) = b.split_at_mut(V);
+        if let (Ok(v), Ok(s)) = (<&mut [P; V]>::try_from(v), <&mut [P; S]>::try_from(s)) {
+            block(v, s, work);
+        }
+    }
+    let tail = blocks.into_remainder();
+    if !tail.is_empty() {
+        let (mut pad_v, mut pad_s) = ([P::default(); V], [P::default(); S]);
+        let (tv, ts) = tail.split_at_mut(tail.len().min(V));
+        pad_v[..tv.len()].copy_from_slice(tv);
+        pad_s[..ts.len()].copy_from_slice(ts);
+        block(&mut pad_v, &mut pad_s, work);
+        tv.copy_from_slice(&pad_v[..tv.len()]);
+        ts.copy_from_slice(&pad_s[..ts.len()]);
+    }
+}
+
+/// One block: `V` lanes the compiler vectorises (`pv`) and `S` lanes it must keep scalar (`ps`).
+#[inline(always)]
+fn block<P: Gray, const V: usize, const S: usize>(pv: &mut [P; V], ps: &mut [P; S], work: Work) {
+    let Work { rounds, mask, divergent } = work;
+    let g = pv.map(P::widen);
+    let mut h = g.map(|g| g.wrapping_add(WORK_SEED));
+    let gs = ps.map(P::widen);
+    let mut hs = gs.map(|g| g.wrapping_add(WORK_SEED));
+    for _ in 0..rounds {
+        for h in &mut h {
+            *h = round(*h);
+        }
+        // black_box keeps these lanes out of the vectoriser, so they run on the integer pipes
+        // beside the vector multiplies (one store + load each, no extra arithmetic).
+        for h in &mut hs {
+            *h = black_box(round(*h));
+        }
+    }
+    finish(pv, &g, &h, mask, divergent);
+    finish(ps, &gs, &hs, mask, divergent);
+}
+
+/// `out = g ^ (h & mask)`, with the zero-round hash for even `g` in the divergent variant.
+#[inline(always)]
+fn finish<P: Gray>(px: &mut [P], g: &[u32], h: &[u32], mask: u32, divergent: bool) {
+    for ((p, &g), &h) in px.iter_mut().zip(g).zip(h) {
+        let h = if divergent && g & 1 == 0 { g.wrapping_add(WORK_SEED) } else { h };
+        *p = P::narrow(g ^ (h & mask));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64*: deterministic test data.
+    fn rng(seed: u64) -> impl FnMut() -> u32 {
+        let mut s = seed | 1;
+        move || {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+        }
+    }
+
+    const LEVELS: [SimdLevel; 3] = [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Avx512];
+    const ROUNDS: [u32; 8] = [0, 1, 2, 3, 4, 16, 64, 257];
+    const MASKS: [u32; 3] = [0, 0xFF, 0xFFFF];
+    /// Around every block size (32, 72, 256) and not multiples of any.
+    const LENGTHS: [usize; 12] = [0, 1, 7, 31, 33, 71, 73, 143, 255, 257, 600, 1001];
+
+    fn works() -> impl Iterator<Item = Work> {
+        ROUNDS.into_iter().flat_map(|rounds| {
+            MASKS.into_iter().flat_map(move |mask| {
+                [false, true].into_iter().map(move |divergent| Work { rounds, mask, divergent })
+            })
+        })
+    }
+
+    #[test]
+    fn every_level_matches_the_reference_u8() {
+        let mut r = rng(1);
+        for level in LEVELS {
+            if !level_available(level) {
+                eprintln!("{level:?} skipped: not on this CPU");
+                continue;
+            }
+            for len in LENGTHS {
+                let src: Vec<u8> = (0..len).map(|_| r() as u8).collect();
+                for work in works() {
+                    let mut got = src.clone();
+                    assert!(apply_work_chunk_u8_at(&mut got, work, level));
+                    let want: Vec<u8> = src.iter().map(|&g| work.reference_pixel(g.into()) as u8).collect();
+                    assert_eq!(got, want, "{level:?} {work:?} {len} pixels");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_level_matches_the_reference_u16() {
+        let mut r = rng(2);
+        for level in LEVELS {
+            if !level_available(level) {
+                eprintln!("{level:?} skipped: not on this CPU");
+                continue;
+            }
+            for len in LENGTHS {
+                let src: Vec<u16> = (0..len).map(|_| r() as u16).collect();
+                for work in works() {
+                    let mut got = src.clone();
+                    assert!(apply_work_chunk_u16_at(&mut got, work, level));
+                    let want: Vec<u16> = src.iter().map(|&g| work.reference_pixel(g.into()) as u16).collect();
+                    assert_eq!(got, want, "{level:?} {work:?} {len} pixels");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_matches_the_reference() {
+        let mut r = rng(3);
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(2).build() else {
+            panic!("no thread pool");
+        };
+        let src: Vec<u8> = (0..3 * WORK_CHUNK_PIXELS + 17).map(|_| r() as u8).collect();
+        let src16: Vec<u16> = (0..WORK_CHUNK_PIXELS + 5).map(|_| r() as u16).collect();
+        for divergent in [false, true] {
+            let work = Work { rounds: 5, mask: 0xFFFF, divergent };
+            let mut got = src.clone();
+            par_apply_work_u8(&mut got, work, &pool);
+            assert!(got.iter().zip(&src).all(|(&o, &g)| o == work.reference_pixel(g.into()) as u8));
+            let mut got = src16.clone();
+            par_apply_work_u16(&mut got, work, &pool);
+            assert!(got.iter().zip(&src16).all(|(&o, &g)| o == work.reference_pixel(g.into()) as u16));
+        }
+    }
+
+    #[test]
+    fn mask_zero_keeps_the_image() {
+        let src: Vec<u8> = (0..=255).collect();
+        let mut got = src.clone();
+        apply_work_chunk_u8(&mut got, Work { rounds: 64, mask: 0, divergent: false });
+        assert_eq!(got, src);
+    }
+
+    #[test]
+    fn known_values() {
+        assert_eq!(scalar_rounds(0, 0), WORK_SEED);
+        assert_eq!(scalar_rounds(0, 1), (WORK_SEED ^ (WORK_SEED >> 15)).wrapping_mul(WORK_MULTIPLIER));
+        // Divergent: even values get zero rounds, odd ones all of them.
+        let w = Work { rounds: 3, mask: 0xFF, divergent: true };
+        assert_eq!(w.reference_pixel(4), 4 ^ (scalar_rounds(4, 0) & 0xFF));
+        assert_eq!(w.reference_pixel(5), 5 ^ (scalar_rounds(5, 3) & 0xFF));
+    }
+}

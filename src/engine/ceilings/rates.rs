@@ -1,0 +1,360 @@
+//! Every phase against its ceiling: "upload 31 GB/s, 96% of this machine's host→GPU ceiling".
+//! GPU phases are held against the probed ceilings ([`GpuCeilings`], see `graylab info
+//! --probe`), the GPU kernel against the device's own copy bandwidth, and the CPU kernel against
+//! the memory-stream baseline ([`crate::cpu::stream_baseline`]) at the same size and threads.
+
+use crate::engine::report::{ClockSource, Phase, RunReport};
+use crate::engine::{Backend, Kernel};
+use crate::gpu::{Bandwidth, GpuCeilings, ProbeClock};
+
+/// A ceiling: the most a step can do on this machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ceiling {
+    /// The host filling mapped upload staging with every thread.
+    HostToStaging,
+    /// The GPU copying upload staging to device memory.
+    StagingToDevice,
+    /// The two upload steps one after the other: the upload phase's ceiling.
+    HostToGpu,
+    /// The device copying its own memory (read + write): the GPU kernel's ceiling.
+    DeviceCopy,
+    /// The GPU copying device memory to readback memory.
+    DeviceToReadback,
+    /// The host reading mapped readback memory with every thread.
+    ReadbackToHost,
+    /// The two download steps one after the other: the download phase's ceiling.
+    GpuToHost,
+    /// Reading 3 bytes and writing 1 per pixel with no arithmetic, same size and threads: the
+    /// CPU kernel's ceiling.
+    MemoryStream,
+}
+
+impl Ceiling {
+    /// Its name in a sentence: "this machine's {name} ceiling".
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::HostToStaging => "host→staging",
+            Self::StagingToDevice => "staging→device",
+            Self::HostToGpu => "host→GPU",
+            Self::DeviceCopy => "device-copy",
+            Self::DeviceToReadback => "device→readback",
+            Self::ReadbackToHost => "readback→host",
+            Self::GpuToHost => "GPU→host",
+            Self::MemoryStream => "memory-stream",
+        }
+    }
+}
+
+/// Which part of a phase a rate is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhasePart {
+    /// The whole phase.
+    Whole,
+    /// Its host copy (into or out of mapped staging).
+    HostCopy,
+    /// Its GPU copy (staging to device, or device to readback).
+    GpuCopy,
+}
+
+/// The ceilings known for a run: the GPU probe's, and the CPU memory-stream rate measured at the
+/// run's size and threads.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ceilings {
+    /// What `graylab info --probe` measured on this adapter (cached per adapter).
+    pub gpu: Option<GpuCeilings>,
+    /// The memory-stream baseline at the run's size and threads, GB/s (bytes read + written).
+    pub cpu_stream_gb_per_s: Option<f64>,
+}
+
+impl Ceilings {
+    /// A ceiling's rate in GB/s and the clock that measured it, where known.
+    #[must_use]
+    pub fn rate(&self, ceiling: Ceiling) -> Option<(f64, ClockSource)> {
+        let clock = |b: &Bandwidth| match b.clock {
+            ProbeClock::GpuTimestamp => ClockSource::GpuTimestamp,
+            ProbeClock::CpuClock => ClockSource::CpuClock,
+        };
+        let joined =
+            |a: &Bandwidth, b: &Bandwidth| if a.clock == b.clock { clock(a) } else { ClockSource::Mixed };
+        if ceiling == Ceiling::MemoryStream {
+            return self.cpu_stream_gb_per_s.map(|r| (r, ClockSource::CpuClock));
+        }
+        let g = self.gpu.as_ref()?;
+        Some(match ceiling {
+            Ceiling::HostToStaging => (g.host_to_staging.gb_per_s(), clock(&g.host_to_staging)),
+            Ceiling::StagingToDevice => (g.staging_to_device.gb_per_s(), clock(&g.staging_to_device)),
+            Ceiling::HostToGpu => {
+                (g.host_to_device_gb_per_s(), joined(&g.host_to_staging, &g.staging_to_device))
+            }
+            Ceiling::DeviceCopy => (g.device_copy.gb_per_s(), clock(&g.device_copy)),
+            Ceiling::DeviceToReadback => (g.device_to_readback.gb_per_s(), clock(&g.device_to_readback)),
+            Ceiling::ReadbackToHost => (g.readback_to_host.gb_per_s(), clock(&g.readback_to_host)),
+            Ceiling::GpuToHost => {
+                (g.device_to_host_gb_per_s(), joined(&g.device_to_readback, &g.readback_to_host))
+            }
+            Ceiling::MemoryStream => return None,
+        })
+    }
+}
+
+/// One phase (or part of one) of a run as a rate, against its ceiling where one is known.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PhaseRate {
+    /// The phase.
+    pub phase: Phase,
+    /// The whole phase, or its host or GPU copy.
+    pub part: PhasePart,
+    /// Bytes the phase moved (the kernel: read + written).
+    pub bytes: u64,
+    /// Its time.
+    pub ns: u64,
+    /// The clock of `ns`.
+    pub source: ClockSource,
+    /// `bytes / ns`, GB/s (1e9 bytes per second).
+    pub gb_per_s: f64,
+    /// The ceiling it is held against.
+    pub ceiling: Option<Ceiling>,
+    /// That ceiling, GB/s.
+    pub ceiling_gb_per_s: Option<f64>,
+    /// The clock that measured the ceiling.
+    pub ceiling_source: Option<ClockSource>,
+    /// `gb_per_s` as a percentage of the ceiling (above 100 when the run beat the probe, e.g. a
+    /// copy that stayed in the CPU's cache).
+    pub percent_of_ceiling: Option<f64>,
+}
+
+impl PhaseRate {
+    /// E.g. "upload 31.0 GB/s, 96% of this machine's host→GPU ceiling (32.3 GB/s)".
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        let part = match self.part {
+            PhasePart::Whole => "",
+            PhasePart::HostCopy => " host copy",
+            PhasePart::GpuCopy => " GPU copy",
+        };
+        let rate = format!("{}{part} {}", self.phase, gb(self.gb_per_s));
+        match (self.ceiling, self.ceiling_gb_per_s, self.percent_of_ceiling) {
+            (Some(c), Some(max), Some(pct)) => {
+                format!("{rate}, {pct:.0}% of this machine's {} ceiling ({})", c.name(), gb(max))
+            }
+            _ => format!("{rate} (no ceiling measured)"),
+        }
+    }
+}
+
+/// A rate with 3 significant digits, e.g. "31.0 GB/s", "0.512 GB/s".
+#[must_use]
+pub fn gb(gb_per_s: f64) -> String {
+    let digits = if gb_per_s >= 100.0 {
+        0
+    } else if gb_per_s >= 10.0 {
+        1
+    } else if gb_per_s >= 1.0 {
+        2
+    } else {
+        3
+    };
+    format!("{gb_per_s:.digits$} GB/s")
+}
+
+/// Phase X of this run = N GB/s = P% of ceiling Y, for every phase that moves pixels (upload,
+/// kernel, download; the upload and download also split into their host and GPU copies when
+/// the report has GPU details). Setup, display, decode and encode have no byte ceiling.
+#[must_use]
+pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
+    let Some(kernel) = report.kernel else { return Vec::new() };
+    let pixels = u64::from(report.width) * u64::from(report.height);
+    let (in_bytes, out_bytes) = bytes_of(kernel, pixels);
+    let rate = |phase, part, bytes: u64, ns: u64, source, ceiling: Option<Ceiling>| {
+        let gb_per_s = bytes as f64 / ns.max(1) as f64;
+        let known = ceiling.and_then(|c| ceilings.rate(c));
+        PhaseRate {
+            phase,
+            part,
+            bytes,
+            ns,
+            source,
+            gb_per_s,
+            ceiling,
+            ceiling_gb_per_s: known.map(|k| k.0),
+            ceiling_source: known.map(|k| k.1),
+            percent_of_ceiling: known.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
+        }
+    };
+    let gpu_copies = report
+        .gpu
+        .map(|g| (g, if g.copies_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock }));
+    let mut rates = Vec::new();
+    for p in &report.phases {
+        match p.phase {
+            Phase::Upload => {
+                rates.push(rate(
+                    p.phase,
+                    PhasePart::Whole,
+                    in_bytes,
+                    p.ns,
+                    p.source,
+                    Some(Ceiling::HostToGpu),
+                ));
+                if let Some((g, clock)) = gpu_copies {
+                    let host = (PhasePart::HostCopy, g.upload_host_ns, ClockSource::CpuClock);
+                    rates.push(rate(p.phase, host.0, in_bytes, host.1, host.2, Some(Ceiling::HostToStaging)));
+                    let copy = (PhasePart::GpuCopy, g.upload_copy_ns, clock);
+                    rates.push(rate(
+                        p.phase,
+                        copy.0,
+                        in_bytes,
+                        copy.1,
+                        copy.2,
+                        Some(Ceiling::StagingToDevice),
+                    ));
+                }
+            }
+            Phase::Kernel => {
+                let ceiling = match report.backend {
+                    Backend::Gpu => Ceiling::DeviceCopy,
+                    Backend::Cpu => Ceiling::MemoryStream,
+                };
+                rates.push(rate(
+                    p.phase,
+                    PhasePart::Whole,
+                    in_bytes + out_bytes,
+                    p.ns,
+                    p.source,
+                    Some(ceiling),
+                ));
+            }
+            Phase::Download => {
+                rates.push(rate(
+                    p.phase,
+                    PhasePart::Whole,
+                    out_bytes,
+                    p.ns,
+                    p.source,
+                    Some(Ceiling::GpuToHost),
+                ));
+                if let Some((g, clock)) = gpu_copies {
+                    let copy = (PhasePart::GpuCopy, g.download_copy_ns, clock);
+                    rates.push(rate(
+                        p.phase,
+                        copy.0,
+                        out_bytes,
+                        copy.1,
+                        copy.2,
+                        Some(Ceiling::DeviceToReadback),
+                    ));
+                    let host = (PhasePart::HostCopy, g.download_host_ns, ClockSource::CpuClock);
+                    rates.push(rate(
+                        p.phase,
+                        host.0,
+                        out_bytes,
+                        host.1,
+                        host.2,
+                        Some(Ceiling::ReadbackToHost),
+                    ));
+                }
+            }
+            Phase::Decode | Phase::Setup | Phase::Display | Phase::Encode => {}
+        }
+    }
+    rates
+}
+
+/// Input and output bytes of `pixels` pixels through `kernel`.
+pub(crate) fn bytes_of(kernel: Kernel, pixels: u64) -> (u64, u64) {
+    (pixels * kernel.in_bytes_per_pixel() as u64, pixels * kernel.out_bytes_per_pixel() as u64)
+}
+
+#[cfg(test)]
+fn bw(bytes: u64, ns: u64, clock: ProbeClock) -> Bandwidth {
+    Bandwidth { bytes, best_ns: ns, median_ns: ns, clock }
+}
+
+/// Fixed ceilings for tests: 32 GB/s host→staging, 128 staging→device, 3200 device copy, 64 each
+/// way back, 20 µs submit latency.
+#[cfg(test)]
+pub(crate) fn example_ceilings() -> GpuCeilings {
+    let (cpu, gpu) = (ProbeClock::CpuClock, ProbeClock::GpuTimestamp);
+    GpuCeilings {
+        adapter_key: "Test GPU | 1.0 | vulkan".into(),
+        adapter: "Test GPU".into(),
+        software_adapter: false,
+        host_threads: 16,
+        host_to_staging: bw(32_000, 1_000, cpu),
+        staging_to_device: bw(128_000, 1_000, gpu),
+        device_copy: bw(3_200_000, 1_000, gpu),
+        device_to_readback: bw(64_000, 1_000, gpu),
+        readback_to_host: bw(64_000, 1_000, cpu),
+        host_memcpy: bw(90_000, 1_000, cpu),
+        submit_latency_ns: 20_000,
+        probe_ns: 500_000_000,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Formula, PhaseTiming};
+    use crate::gpu::GpuTimings;
+
+    #[test]
+    fn each_phase_and_copy_against_its_ceiling() {
+        // 1 MP RGB8: 3 MB up, 1 MB down; 32 GB/s host→staging then 128 GB/s: 25.6 GB/s.
+        let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (1000, 1000), Vec::new());
+        r.kernel = Some(Kernel::Rgb8ToL8);
+        let phase = |phase, ns, source| PhaseTiming { phase, ns, source };
+        r.phases = vec![
+            phase(Phase::Setup, 5_000, ClockSource::CpuClock),
+            phase(Phase::Upload, 234_375, ClockSource::Mixed),
+            phase(Phase::Kernel, 2_500, ClockSource::GpuTimestamp),
+            phase(Phase::Download, 62_500, ClockSource::Mixed),
+        ];
+        r.gpu = Some(GpuTimings {
+            upload_host_ns: 187_500,
+            upload_copy_ns: 46_875,
+            download_copy_ns: 31_250,
+            download_host_ns: 31_250,
+            copies_on_gpu_clock: true,
+            ..GpuTimings::default()
+        });
+        let rates = phase_rates(&r, &Ceilings { gpu: Some(example_ceilings()), cpu_stream_gb_per_s: None });
+        let find = |phase, part| rates.iter().find(|x| x.phase == phase && x.part == part).expect("rate");
+        let upload = find(Phase::Upload, PhasePart::Whole);
+        assert_eq!((upload.bytes, upload.ceiling), (3_000_000, Some(Ceiling::HostToGpu)));
+        assert!((upload.gb_per_s - 12.8).abs() < 1e-9, "{upload:?}");
+        assert!((upload.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9);
+        assert_eq!(upload.ceiling_source, Some(ClockSource::Mixed));
+        let host = find(Phase::Upload, PhasePart::HostCopy);
+        assert!((host.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{host:?}");
+        let copy = find(Phase::Upload, PhasePart::GpuCopy);
+        assert!((copy.gb_per_s - 64.0).abs() < 1e-9 && copy.source == ClockSource::GpuTimestamp);
+        let kernel = find(Phase::Kernel, PhasePart::Whole);
+        assert_eq!((kernel.bytes, kernel.ceiling), (4_000_000, Some(Ceiling::DeviceCopy)));
+        assert!((kernel.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{kernel:?}");
+        let down = find(Phase::Download, PhasePart::Whole);
+        assert!(
+            (down.gb_per_s - 16.0).abs() < 1e-9 && (down.ceiling_gb_per_s.expect("c") - 32.0).abs() < 1e-9
+        );
+        assert_eq!(rates.len(), 7, "no rate for setup");
+        assert_eq!(upload.sentence(), "upload 12.8 GB/s, 50% of this machine's host→GPU ceiling (25.6 GB/s)");
+        // Without a probe the rates stand alone.
+        let bare = phase_rates(&r, &Ceilings::default());
+        assert!(bare.iter().all(|x| x.percent_of_ceiling.is_none()));
+        assert_eq!(bare[0].sentence(), "upload 12.8 GB/s (no ceiling measured)");
+    }
+
+    #[test]
+    fn the_cpu_kernel_against_the_memory_stream() {
+        let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (1000, 1000), Vec::new());
+        r.kernel = Some(Kernel::Rgb8ToL8);
+        r.phases = vec![PhaseTiming { phase: Phase::Kernel, ns: 400_000, source: ClockSource::CpuClock }];
+        let c = Ceilings { gpu: None, cpu_stream_gb_per_s: Some(12.5) };
+        let rates = phase_rates(&r, &c);
+        assert_eq!(rates.len(), 1);
+        assert_eq!(rates[0].ceiling, Some(Ceiling::MemoryStream));
+        assert!((rates[0].percent_of_ceiling.expect("pct") - 80.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,7 @@
+//! The size sweep: the result types (a leaf the others use), the sweep itself, the crossover
+//! modelled from the ceilings, and the verdict that says what the sweep means.
+
+pub(super) mod model;
+pub(super) mod result;
+pub(super) mod run;
+pub(super) mod verdict;

@@ -1,0 +1,136 @@
+//! The crossover modelled from this machine's ceilings: what the GPU path would take end to end
+//! if every step ran at its probed ceiling, against the CPU at its memory-stream baseline, and
+//! the size where the two meet, set beside the sweep's measured crossover.
+//!
+//! Per pixel (RGB8 in, gray out: 3 bytes up, 4 through the kernel, 1 down), with rates in GB/s
+//! (bytes per nanosecond):
+//! - GPU end to end = latency + 3/host→staging + 3/staging→device + 4/device-copy
+//!   + 1/device→readback + 1/readback→host, each step after the other;
+//! - overlapped: the host copies (3/host→staging + 1/readback→host) fully beside the GPU's
+//!   copies and kernel, the larger of the two sides: the pipelined best case;
+//! - resident: latency + 4/device-copy (the input on the GPU, the output left there);
+//! - CPU = 4/memory-stream (all threads, measured at the sweep's largest size).
+//!
+//! Both sides grow linearly with the pixels, so `latency + g·P < c·P` from `P = latency / (c − g)`
+//! when `g < c`, and never otherwise.
+
+use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult};
+use crate::gpu::GpuCeilings;
+
+/// Bytes per pixel the sweep's kernel (RGB8 to gray) reads and writes.
+const SWEEP_BYTES: (f64, f64) = (3.0, 1.0);
+
+impl CostModel {
+    /// The model of a kernel reading `in_bytes` and writing `out_bytes` per pixel.
+    #[must_use]
+    pub fn new(
+        c: &GpuCeilings,
+        cpu_stream_gb_per_s: f64,
+        gpu_latency_ns: f64,
+        (in_bytes, out_bytes): (f64, f64),
+    ) -> Self {
+        let ns = |bytes: f64, gb_per_s: f64| bytes / gb_per_s.max(f64::MIN_POSITIVE);
+        let host = ns(in_bytes, c.host_to_staging.gb_per_s()) + ns(out_bytes, c.readback_to_host.gb_per_s());
+        let kernel = ns(in_bytes + out_bytes, c.device_copy.gb_per_s());
+        let gpu = ns(in_bytes, c.staging_to_device.gb_per_s())
+            + kernel
+            + ns(out_bytes, c.device_to_readback.gb_per_s());
+        Self {
+            gpu_latency_ns,
+            gpu_ns_per_pixel: host + gpu,
+            gpu_overlapped_ns_per_pixel: host.max(gpu),
+            gpu_resident_ns_per_pixel: kernel,
+            cpu_ns_per_pixel: ns(in_bytes + out_bytes, cpu_stream_gb_per_s),
+        }
+    }
+
+    /// The modelled times at `pixels`.
+    #[must_use]
+    pub fn at(&self, pixels: f64) -> ModelledPoint {
+        let ns = |v: f64| v.round() as u64;
+        ModelledPoint {
+            gpu_total_ns: ns(self.gpu_latency_ns + pixels * self.gpu_ns_per_pixel),
+            gpu_overlapped_ns: ns(self.gpu_latency_ns + pixels * self.gpu_overlapped_ns_per_pixel),
+            gpu_resident_ns: ns(self.gpu_latency_ns + pixels * self.gpu_resident_ns_per_pixel),
+            cpu_ns: ns(pixels * self.cpu_ns_per_pixel),
+        }
+    }
+}
+
+/// The smallest size in megapixels from which `latency + gpu·P` is below `cpu·P`: `None` when
+/// never (a GPU pixel costs no less than a CPU pixel), 0 when at any size.
+#[must_use]
+pub fn crossover_mp(latency_ns: f64, gpu_ns_per_pixel: f64, cpu_ns_per_pixel: f64) -> Option<f64> {
+    let saving = cpu_ns_per_pixel - gpu_ns_per_pixel;
+    (saving > 0.0).then(|| latency_ns.max(0.0) / saving / 1e6)
+}
+
+/// Fills `r.model` and each point's `modelled` from `r.ceilings`, the points' memory-stream
+/// baselines and the measured dispatch latency (else the probe's submit latency). Nothing
+/// without ceilings or a baseline.
+pub(crate) fn model_sweep(r: &mut SweepResult) {
+    r.model = None;
+    let Some(c) = &r.ceilings else { return };
+    let baseline = |p: &SweepPoint| {
+        p.cpu_stream.map(|s| (p.megapixels, p.megapixels * 1e6 * 4.0 / s.median_ns.max(1) as f64))
+    };
+    let Some((cpu_stream_mp, cpu_gb_per_s)) = r.points.iter().rev().find_map(baseline) else { return };
+    let (latency_ns, latency_from) = match r.dispatch_latency_ns {
+        Some(ns) => (ns as f64, "the sweep's resident dispatch at its smallest size"),
+        None => (c.submit_latency_ns as f64, "the probe's submit-and-wait latency"),
+    };
+    let cost = CostModel::new(c, cpu_gb_per_s, latency_ns, SWEEP_BYTES);
+    for p in &mut r.points {
+        p.modelled = Some(cost.at(p.megapixels * 1e6));
+    }
+    r.model = Some(Box::new(SweepModel {
+        cost,
+        latency_from: latency_from.to_owned(),
+        cpu_stream_mp,
+        crossover_mp: crossover_mp(latency_ns, cost.gpu_ns_per_pixel, cost.cpu_ns_per_pixel),
+        overlapped_crossover_mp: crossover_mp(
+            latency_ns,
+            cost.gpu_overlapped_ns_per_pixel,
+            cost.cpu_ns_per_pixel,
+        ),
+        resident_crossover_mp: crossover_mp(
+            latency_ns,
+            cost.gpu_resident_ns_per_pixel,
+            cost.cpu_ns_per_pixel,
+        ),
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ceilings::rates::example_ceilings;
+
+    #[test]
+    fn costs_per_pixel_from_fixed_ceilings() {
+        // 32 GB/s host→staging, 128 staging→device, 3200 device copy, 64 down each way.
+        let m = CostModel::new(&example_ceilings(), 40.0, 20_000.0, SWEEP_BYTES);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // Host: 3/32 + 1/64 = 0.109375; GPU: 3/128 + 4/3200 + 1/64 = 0.0403125.
+        assert!(close(m.gpu_ns_per_pixel, 0.149_687_5), "{m:?}");
+        assert!(close(m.gpu_overlapped_ns_per_pixel, 0.109_375), "{m:?}");
+        assert!(close(m.gpu_resident_ns_per_pixel, 0.00125), "{m:?}");
+        assert!(close(m.cpu_ns_per_pixel, 0.1), "{m:?}");
+        let at = m.at(2e6);
+        assert_eq!(
+            (at.gpu_total_ns, at.gpu_overlapped_ns, at.gpu_resident_ns, at.cpu_ns),
+            (319_375, 238_750, 22_500, 200_000)
+        );
+        // End to end the GPU never wins (0.15 > 0.1 ns per pixel), not even overlapped; resident
+        // it wins from 20 µs / (0.1 − 0.00125) ns = 0.2025 MP.
+        assert_eq!(crossover_mp(m.gpu_latency_ns, m.gpu_ns_per_pixel, m.cpu_ns_per_pixel), None);
+        assert_eq!(crossover_mp(m.gpu_latency_ns, m.gpu_overlapped_ns_per_pixel, m.cpu_ns_per_pixel), None);
+        let resident = crossover_mp(m.gpu_latency_ns, m.gpu_resident_ns_per_pixel, m.cpu_ns_per_pixel);
+        assert!(resident.is_some_and(|mp| (mp - 0.202_531_645_569_620_25).abs() < 1e-12), "{resident:?}");
+        // A slow CPU (4 GB/s: 1 ns a pixel): the GPU wins above 20 µs / 0.8503125 ns = 0.0235 MP.
+        let slow = CostModel::new(&example_ceilings(), 4.0, 20_000.0, SWEEP_BYTES);
+        let mp = crossover_mp(slow.gpu_latency_ns, slow.gpu_ns_per_pixel, slow.cpu_ns_per_pixel);
+        assert!(mp.is_some_and(|mp| (mp - 0.02 / 0.850_312_5).abs() < 1e-12), "{mp:?}");
+        assert_eq!(crossover_mp(0.0, 0.5, 1.0), Some(0.0));
+    }
+}

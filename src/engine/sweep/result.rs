@@ -1,0 +1,171 @@
+//! The size sweep's results: the series, the measurements at each size, the model's figures and
+//! the whole sweep with its verdict. A leaf: the sweep, the model and the verdict all use it, and
+//! it uses none of them.
+
+use crate::engine::ceilings::rates::PhaseRate;
+use crate::engine::report::Stats;
+use crate::engine::{Formula, WorkgroupSize};
+use crate::gpu::GpuCeilings;
+
+/// One measured series of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Series {
+    /// CPU kernel on one thread.
+    Cpu1,
+    /// CPU kernel on every thread.
+    CpuAll,
+    /// GPU upload + kernel + download, wall time on the CPU clock: data starts and ends in host
+    /// memory, like the CPU's.
+    GpuTotal,
+    /// GPU kernel alone (timestamps where available).
+    GpuKernel,
+    /// GPU with the input already on the GPU and the output left there (as when it is shown
+    /// anyway): submit and wait for the kernel, CPU clock, so dispatch latency is included.
+    GpuResident,
+}
+
+impl Series {
+    /// Every series, in legend order.
+    pub const ALL: [Self; 5] = [Self::Cpu1, Self::CpuAll, Self::GpuTotal, Self::GpuKernel, Self::GpuResident];
+
+    /// The legend name.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Cpu1 => "CPU, 1 thread",
+            Self::CpuAll => "CPU, all threads",
+            Self::GpuTotal => "GPU total (upload + kernel + download, wall clock)",
+            Self::GpuKernel => "GPU kernel only",
+            Self::GpuResident => "GPU, data resident",
+        }
+    }
+}
+
+/// The measurements at one size.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SweepPoint {
+    /// Megapixels actually measured (width x height / 1e6).
+    pub megapixels: f64,
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// Each series' statistics over the warm runs (absent when the GPU is not available).
+    pub series: Vec<(Series, Stats)>,
+    /// Host-to-GPU rate at the median upload, GB/s.
+    pub upload_gb_per_s: Option<f64>,
+    /// GPU-to-host rate at the median download, GB/s.
+    pub download_gb_per_s: Option<f64>,
+    /// The memory-stream baseline on all threads at this size: the CPU kernel's ceiling.
+    #[serde(default)]
+    pub cpu_stream: Option<Stats>,
+    /// Each phase against its ceiling at its median: the CPU kernel on all threads, the GPU
+    /// upload, kernel and download.
+    #[serde(default)]
+    pub rates: Vec<PhaseRate>,
+    /// What the ceilings model predicts at this size.
+    #[serde(default)]
+    pub modelled: Option<ModelledPoint>,
+}
+
+impl SweepPoint {
+    /// The median of one series, in nanoseconds.
+    #[must_use]
+    pub fn median_ns(&self, series: Series) -> Option<u64> {
+        self.series.iter().find(|(s, _)| *s == series).map(|(_, st)| st.median_ns)
+    }
+}
+
+/// A whole sweep, with its verdict.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SweepResult {
+    /// graylab version.
+    pub version: String,
+    /// `release` or `debug`.
+    pub build: String,
+    /// Where the images came from (`synthetic` or a file name).
+    pub source: String,
+    /// The GPU adapter, if one was measured.
+    pub adapter: Option<String>,
+    /// Whether that adapter is a software rasteriser.
+    pub software_adapter: bool,
+    /// Whether the GPU kernel series came from timestamps at every size (not where the device
+    /// has none, or reads them late and the runs fell back to the CPU clock).
+    pub gpu_timestamps: bool,
+    /// CPU threads of the "all threads" series.
+    pub cpu_threads: usize,
+    /// Warm runs per point.
+    pub runs: usize,
+    /// The GPU workgroup size.
+    pub workgroup: WorkgroupSize,
+    /// The formula.
+    pub formula: Formula,
+    /// Every size, smallest first.
+    pub points: Vec<SweepPoint>,
+    /// The smallest size at which the GPU end to end beats the fastest CPU series.
+    pub crossover_mp: Option<f64>,
+    /// The smallest size at which the GPU with resident data beats the fastest CPU series.
+    pub resident_crossover_mp: Option<f64>,
+    /// Submit-to-finish time of a kernel on data already on the GPU at the smallest size:
+    /// the fixed cost of one dispatch.
+    pub dispatch_latency_ns: Option<u64>,
+    /// Share of GPU end-to-end time spent moving data, at the size closest to 33 MP (8K).
+    pub transfer_share_at_8k: Option<f64>,
+    /// The size that share was measured at, in megapixels.
+    pub transfer_share_mp: Option<f64>,
+    /// The GPU's probed ceilings the rates and the model use.
+    #[serde(default)]
+    pub ceilings: Option<Box<GpuCeilings>>,
+    /// The crossover modelled from the ceilings.
+    #[serde(default)]
+    pub model: Option<Box<SweepModel>>,
+    /// One sentence for this machine.
+    pub verdict: String,
+}
+
+/// What a pixel costs on each path, and what a GPU run costs however small.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostModel {
+    /// Fixed cost of one GPU run, nanoseconds.
+    pub gpu_latency_ns: f64,
+    /// GPU end to end, every step at its ceiling one after the other, ns per pixel.
+    pub gpu_ns_per_pixel: f64,
+    /// GPU end to end with the host copies fully overlapping the GPU's work, ns per pixel.
+    pub gpu_overlapped_ns_per_pixel: f64,
+    /// GPU with the input resident and the output left there: the kernel at the device-copy
+    /// rate, ns per pixel.
+    pub gpu_resident_ns_per_pixel: f64,
+    /// CPU at the memory-stream baseline, ns per pixel.
+    pub cpu_ns_per_pixel: f64,
+}
+
+/// The modelled times at one size, nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ModelledPoint {
+    /// GPU end to end, steps one after the other.
+    pub gpu_total_ns: u64,
+    /// GPU end to end, host copies fully overlapping GPU work.
+    pub gpu_overlapped_ns: u64,
+    /// GPU with the data resident.
+    pub gpu_resident_ns: u64,
+    /// CPU, all threads.
+    pub cpu_ns: u64,
+}
+
+/// A sweep's model: its costs, where they came from, and the modelled crossovers.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SweepModel {
+    /// The costs.
+    pub cost: CostModel,
+    /// Where the GPU latency came from.
+    pub latency_from: String,
+    /// The size whose memory-stream baseline set the CPU's rate, megapixels.
+    pub cpu_stream_mp: f64,
+    /// From this size the modelled GPU end to end beats the CPU (`None`: never).
+    pub crossover_mp: Option<f64>,
+    /// The same with host copies fully overlapping GPU work.
+    pub overlapped_crossover_mp: Option<f64>,
+    /// The same with the data resident on the GPU.
+    pub resident_crossover_mp: Option<f64>,
+}

@@ -1,0 +1,183 @@
+//! The size sweep: when does the GPU beat the CPU, and why? For each image size it measures the
+//! CPU (one thread and all threads), the GPU end to end (upload + kernel + download), the GPU
+//! kernel alone (timestamps) and the GPU with the data already resident, then finds the
+//! crossover and the transfer rates that explain it, holds every phase against this machine's
+//! ceilings and models the crossover from them.
+
+use image::DynamicImage;
+
+use crate::engine::bench::bench;
+
+use crate::engine::report::{ClockSource, Phase, Stats};
+use crate::engine::sweep::result::{Series, SweepPoint, SweepResult};
+use crate::engine::{
+    Backend, ConvertSettings, Engine, EngineError, Formula, WorkgroupSize, available_threads, synthetic_rgb,
+};
+
+/// The default sizes, in megapixels: 0.25 MP to 128 MP.
+pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
+
+/// How a sweep runs.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// Sizes in megapixels.
+    pub sizes_mp: Vec<f64>,
+    /// Warm runs per point (after one cold run).
+    pub runs: usize,
+    /// GPU workgroup size.
+    pub workgroup: WorkgroupSize,
+    /// Formula.
+    pub formula: Formula,
+    /// Include the GPU series (when an adapter is available).
+    pub gpu: bool,
+}
+
+/// A `w x h` image of about `megapixels`, 3:2 landscape, at least 1x1.
+#[must_use]
+pub fn size_for(megapixels: f64) -> (u32, u32) {
+    let pixels = (megapixels * 1e6).max(1.0);
+    let width = (pixels * 1.5).sqrt().round().max(1.0);
+    let height = (pixels / width).round().max(1.0);
+    (width as u32, height as u32)
+}
+
+/// Runs a sweep. `source` is resized to each size (a photo), or `None` for synthetic images.
+/// `progress` is called before each size with (index, count, megapixels); returning `false`
+/// cancels the sweep.
+pub fn sweep(
+    engine: &Engine,
+    options: &SweepOptions,
+    source: Option<(&str, &DynamicImage)>,
+    progress: &mut dyn FnMut(usize, usize, f64) -> bool,
+) -> Result<SweepResult, EngineError> {
+    let gpu = if options.gpu { Some(engine.gpu()?) } else { None };
+    if let Some(g) = gpu {
+        g.check_workgroup(options.workgroup)?;
+    }
+    let mut sizes = options.sizes_mp.clone();
+    sizes.retain(|s| s.is_finite() && *s > 0.0);
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    let base = ConvertSettings {
+        formula: options.formula,
+        workgroup: options.workgroup,
+        ..ConvertSettings::default()
+    };
+    let mut points = Vec::new();
+    let mut all_kernels_on_timestamps = true;
+    for (i, &mp) in sizes.iter().enumerate() {
+        if !progress(i, sizes.len(), mp) {
+            return Err(EngineError::Cancelled);
+        }
+        let (w, h) = size_for(mp);
+        let image = match source {
+            Some((_, img)) => DynamicImage::ImageRgb8(
+                img.resize_exact(w, h, image::imageops::FilterType::Triangle).to_rgb8(),
+            ),
+            None => synthetic_rgb(w, h, i as u64 + 1),
+        };
+        let (point, kernel_on_timestamps) = measure_point(engine, &image, &base, options, gpu.is_some())?;
+        all_kernels_on_timestamps &= kernel_on_timestamps;
+        points.push(point);
+    }
+    let mut result = SweepResult {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+        source: source.map_or_else(|| "synthetic".to_owned(), |(name, _)| name.to_owned()),
+        adapter: gpu.map(|g| g.adapter_info().name.clone()),
+        software_adapter: gpu.is_some_and(|g| g.is_software()),
+        gpu_timestamps: gpu.is_some() && all_kernels_on_timestamps,
+        cpu_threads: available_threads(),
+        runs: options.runs.max(1),
+        workgroup: options.workgroup,
+        formula: options.formula,
+        points,
+        crossover_mp: None,
+        resident_crossover_mp: None,
+        dispatch_latency_ns: None,
+        transfer_share_at_8k: None,
+        transfer_share_mp: None,
+        ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
+        model: None,
+        verdict: String::new(),
+    };
+    crate::engine::sweep::verdict::analyse(&mut result);
+    Ok(result)
+}
+
+/// One point, and whether its GPU kernel series came from timestamps.
+fn measure_point(
+    engine: &Engine,
+    image: &DynamicImage,
+    base: &ConvertSettings,
+    options: &SweepOptions,
+    with_gpu: bool,
+) -> Result<(SweepPoint, bool), EngineError> {
+    let runs = options.runs.max(1);
+    let (width, height) = (image.width(), image.height());
+    let kernel_stats =
+        |r: &crate::engine::BenchResult| r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
+    let mut series = Vec::new();
+    let cpu1 = bench(engine, image, &ConvertSettings { threads: 1, ..*base }, runs)?;
+    let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, runs)?;
+    series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
+    series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
+    let mut rates = cpu_all.rates.clone();
+    let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
+    let mut kernel_on_timestamps = false;
+    if with_gpu {
+        let converter = engine.gpu_converter()?;
+        // Every size starts from a device holding none of graylab's buffers, as a fresh
+        // `graylab bench` process would: nothing kept, grown or left mapped from the last size.
+        converter.release_buffers()?;
+        let r = bench(engine, image, &ConvertSettings { backend: Backend::Gpu, ..*base }, runs)?;
+        // End to end on the CPU clock: robust whatever the timestamps do, and what a caller waits.
+        series.push((Series::GpuTotal, r.total));
+        series.extend(kernel_stats(&r).map(|s| (Series::GpuKernel, s)));
+        kernel_on_timestamps =
+            r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp);
+        rates.extend(r.rates.iter().copied());
+        let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));
+        let pixels = f64::from(width) * f64::from(height);
+        upload_gb_per_s =
+            median(Phase::Upload).map(|ns| pixels * r.kernel.in_bytes_per_pixel() as f64 / ns as f64);
+        download_gb_per_s =
+            median(Phase::Download).map(|ns| pixels * r.kernel.out_bytes_per_pixel() as f64 / ns as f64);
+        // The resident buffers are allocated with the ring gone, and freed before returning.
+        converter.release_buffers()?;
+        let job = crate::gpu::GpuJob::new(
+            r.kernel,
+            base.formula,
+            base.workgroup,
+            image.as_bytes(),
+            (width, height),
+        );
+        let resident = converter.time_resident(&job, runs)?;
+        series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
+    }
+    let point = SweepPoint {
+        megapixels: f64::from(width) * f64::from(height) / 1e6,
+        width,
+        height,
+        series,
+        upload_gb_per_s,
+        download_gb_per_s,
+        cpu_stream: cpu_all.cpu_stream_baseline,
+        rates,
+        modelled: None,
+    };
+    Ok((point, kernel_on_timestamps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_three_to_two_and_whole() {
+        assert_eq!(size_for(24.0), (6000, 4000));
+        assert_eq!(size_for(0.0), (1, 1));
+        let (w, h) = size_for(128.0);
+        assert!((f64::from(w) * f64::from(h) / 1e6 - 128.0).abs() < 0.01);
+    }
+}

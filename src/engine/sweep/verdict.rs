@@ -1,0 +1,227 @@
+//! What a size sweep means: the crossovers where the GPU starts to beat the CPU (measured, and
+//! modelled from the ceilings), the fixed cost of a dispatch, the share of GPU time spent moving
+//! data, the verdict, and the sweep as CSV.
+
+use std::fmt::Write as _;
+
+use crate::engine::sweep::result::{Series, SweepPoint, SweepResult};
+
+/// The best CPU median at a point.
+fn best_cpu(p: &SweepPoint) -> Option<u64> {
+    [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min()
+}
+
+/// Fills in the crossovers, latency, transfer share and the verdict.
+pub fn analyse(r: &mut SweepResult) {
+    let beats =
+        |p: &SweepPoint, s: Series| matches!((p.median_ns(s), best_cpu(p)), (Some(g), Some(c)) if g < c);
+    r.crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
+    r.resident_crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
+    r.dispatch_latency_ns = r.points.first().and_then(|p| p.median_ns(Series::GpuResident));
+    let near_8k =
+        r.points.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
+    r.transfer_share_mp = near_8k.map(|p| p.megapixels);
+    r.transfer_share_at_8k = near_8k.and_then(|p| {
+        let total = p.median_ns(Series::GpuTotal)? as f64;
+        let kernel = p.median_ns(Series::GpuKernel)? as f64;
+        (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
+    });
+    crate::engine::sweep::model::model_sweep(r);
+    r.verdict = verdict(r);
+}
+
+fn verdict(r: &SweepResult) -> String {
+    let Some(adapter) = &r.adapter else {
+        return "No GPU was measured: only the CPU series are shown.".to_owned();
+    };
+    let mut flags = Vec::new();
+    if r.software_adapter {
+        flags.push("software adapter: these GPU figures describe a CPU emulation, not a GPU");
+    }
+    if r.build == "debug" {
+        flags.push("debug build: timings are meaningless");
+    }
+    if !r.gpu_timestamps {
+        flags.push("no GPU timestamps: GPU phases from the CPU clock");
+    }
+    let share = match (r.transfer_share_at_8k, r.transfer_share_mp) {
+        (Some(s), Some(mp)) => format!("; moving the data is {:.0}% of GPU time at {mp:.0} MP", s * 100.0),
+        _ => String::new(),
+    };
+    let main = match (r.crossover_mp, r.resident_crossover_mp) {
+        (Some(mp), _) => format!(
+            "On this machine ({adapter}) the GPU beats the CPU above {mp:.2} MP, transfers included{share}."
+        ),
+        (None, Some(mp)) => format!(
+            "On this machine ({adapter}) the GPU wins above {mp:.2} MP only when the image is already on the GPU{share}."
+        ),
+        (None, None) => format!(
+            "On this machine ({adapter}) the GPU never beats the CPU at these sizes, not even with the data already on the GPU{share}."
+        ),
+    };
+    let main = if flags.is_empty() { main } else { format!("{main} ({})", flags.join("; ")) };
+    match modelled(r) {
+        Some(m) => format!("{main} {m}"),
+        None => main,
+    }
+}
+
+/// The modelled crossover in one sentence, beside the measured one.
+fn modelled(r: &SweepResult) -> Option<String> {
+    let m = r.model.as_ref()?;
+    let measured = match r.crossover_mp {
+        Some(mp) => format!("measured: {mp:.2} MP"),
+        None => "measured: never at these sizes".to_owned(),
+    };
+    let c = &m.cost;
+    Some(match (m.crossover_mp, m.overlapped_crossover_mp) {
+        (Some(mp), Some(overlapped)) => format!(
+            "From this machine's ceilings the GPU end to end should win above {mp:.2} MP ({overlapped:.2} MP \
+             with host copies fully overlapping GPU work; {measured})."
+        ),
+        (None, Some(overlapped)) => format!(
+            "From this machine's ceilings the GPU end to end wins only with host copies overlapping GPU \
+             work, above {overlapped:.2} MP ({measured})."
+        ),
+        _ => format!(
+            "From this machine's ceilings the GPU end to end never wins: moving and converting a \
+             megapixel costs it at least {:.3} ms against the CPU's {:.3} ms at its memory-stream \
+             baseline ({measured}).",
+            c.gpu_overlapped_ns_per_pixel, c.cpu_ns_per_pixel
+        ),
+    })
+}
+
+/// The sweep as CSV: one row per point and series.
+#[must_use]
+pub fn to_csv(r: &SweepResult) -> String {
+    let mut out = String::from("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
+    for p in &r.points {
+        for (s, st) in &p.series {
+            let _ = writeln!(
+                out,
+                "{:.4},{},{},{},{},{:.6},{:.6},{:.6}",
+                p.megapixels,
+                p.width,
+                p.height,
+                serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+                st.runs,
+                st.min_ns as f64 / 1e6,
+                st.median_ns as f64 / 1e6,
+                st.max_ns as f64 / 1e6
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::report::Stats;
+    use crate::engine::{Formula, WorkgroupSize};
+
+    fn point(mp: f64, cpu: u64, total: u64, kernel: u64, resident: u64) -> SweepPoint {
+        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
+        SweepPoint {
+            megapixels: mp,
+            width: 1,
+            height: 1,
+            series: vec![
+                (Series::Cpu1, st(cpu * 2)),
+                (Series::CpuAll, st(cpu)),
+                (Series::GpuTotal, st(total)),
+                (Series::GpuKernel, st(kernel)),
+                (Series::GpuResident, st(resident)),
+            ],
+            upload_gb_per_s: None,
+            download_gb_per_s: None,
+            cpu_stream: Some(st(cpu)),
+            rates: Vec::new(),
+            modelled: None,
+        }
+    }
+
+    fn result(points: Vec<SweepPoint>) -> SweepResult {
+        let mut r = SweepResult {
+            version: String::new(),
+            build: "release".into(),
+            source: "synthetic".into(),
+            adapter: Some("Test GPU".into()),
+            software_adapter: false,
+            gpu_timestamps: true,
+            cpu_threads: 2,
+            runs: 1,
+            workgroup: WorkgroupSize::DEFAULT,
+            formula: Formula::Bt601,
+            points,
+            crossover_mp: None,
+            resident_crossover_mp: None,
+            dispatch_latency_ns: None,
+            transfer_share_at_8k: None,
+            transfer_share_mp: None,
+            ceilings: None,
+            model: None,
+            verdict: String::new(),
+        };
+        analyse(&mut r);
+        r
+    }
+
+    #[test]
+    fn finds_the_crossovers_and_the_transfer_share() {
+        let r = result(vec![
+            point(1.0, 100, 500, 50, 150),
+            point(8.0, 800, 900, 100, 300),
+            point(33.0, 3300, 2000, 400, 500),
+        ]);
+        assert_eq!(r.crossover_mp, Some(33.0));
+        assert_eq!(r.resident_crossover_mp, Some(8.0));
+        assert_eq!(r.dispatch_latency_ns, Some(150));
+        assert_eq!(r.transfer_share_at_8k, Some(0.8));
+        assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
+        assert!(r.verdict.contains("80% of GPU time at 33 MP"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn says_so_when_the_gpu_never_wins() {
+        let r = result(vec![point(1.0, 100, 500, 50, 150), point(33.0, 3300, 9000, 4000, 5000)]);
+        assert_eq!((r.crossover_mp, r.resident_crossover_mp), (None, None));
+        assert!(r.verdict.contains("never beats the CPU"), "{}", r.verdict);
+        let r = result(vec![point(1.0, 100, 500, 50, 90)]);
+        assert!(r.verdict.contains("only when the image is already on the GPU"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn the_modelled_crossover_sits_beside_the_measured_one() {
+        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
+        // Stream baseline 1 ms at 1 MP: 4 GB/s, 1 ns a pixel on the CPU; the example ceilings
+        // cost 0.1497 ns a pixel end to end; latency 150 ns (the resident run at 1 MP).
+        let mut points = vec![point(1.0, 1000, 5000, 50, 150)];
+        points[0].cpu_stream = Some(st(1_000_000));
+        let mut r = result(points);
+        r.ceilings = Some(Box::new(crate::engine::ceilings::rates::example_ceilings()));
+        analyse(&mut r);
+        let m = r.model.as_ref().expect("model");
+        assert!((m.cpu_stream_mp - 1.0).abs() < 1e-12);
+        assert!((m.cost.cpu_ns_per_pixel - 1.0).abs() < 1e-12, "{m:?}");
+        let want = 150.0 / (1.0 - 0.149_687_5) / 1e6;
+        assert!(m.crossover_mp.is_some_and(|mp| (mp - want).abs() < 1e-15), "{m:?}");
+        assert_eq!(r.points[0].modelled.map(|p| p.cpu_ns), Some(1_000_000));
+        assert!(r.verdict.contains("should win above 0.00 MP"), "{}", r.verdict);
+        assert!(r.verdict.contains("measured: never at these sizes"), "{}", r.verdict);
+        // A fast CPU (stream 1 µs for 33 MP): never, and the sentence says what a megapixel costs.
+        let mut r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
+        r.ceilings = Some(Box::new(crate::engine::ceilings::rates::example_ceilings()));
+        analyse(&mut r);
+        assert_eq!(r.model.as_ref().and_then(|m| m.crossover_mp), None);
+        assert!(
+            r.verdict.contains("never wins: moving and converting a megapixel costs it at least 0.109 ms"),
+            "{}",
+            r.verdict
+        );
+        // Without ceilings there is no model and the verdict says nothing of one.
+        let r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
+        assert!(r.model.is_none() && !r.verdict.contains("ceilings"), "{}", r.verdict);
+    }
+}

@@ -1,0 +1,138 @@
+//! The GPU context: a device and queue (graylab's own, or borrowed from eframe) and what the
+//! adapter can do. A leaf: pipelines, buffers, timing and display are components that borrow it.
+//!
+//! No error handler is installed on the device: graylab's own GPU work runs inside error scopes
+//! ([`crate::gpu::device::scopes`]), so a device handed in keeps its owner's handler.
+
+use crate::gpu::device::adapters::{WANTED_FEATURES, open_best_device, open_device_like};
+use crate::gpu::{GpuError, WorkgroupSize};
+
+/// Which timestamp queries the device has, and their tick length.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct TimestampSupport {
+    /// Timestamps at the start and end of compute passes (`TIMESTAMP_QUERY`).
+    pub passes: bool,
+    /// Timestamps anywhere in a command encoder (`TIMESTAMP_QUERY_INSIDE_ENCODERS`), used around
+    /// the upload, display and download steps.
+    pub encoders: bool,
+    /// Nanoseconds per timestamp tick.
+    pub period_ns: f32,
+}
+
+/// A GPU device ready to be used by graylab's components.
+pub struct GpuContext {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+    timestamps: TimestampSupport,
+}
+
+impl GpuContext {
+    /// Opens the best adapter (a real GPU before a software one, Vulkan/Metal/DX12 before GL)
+    /// with its full limits and the timestamp features it has.
+    pub fn new() -> Result<Self, GpuError> {
+        let (device, queue, info) = open_best_device()?;
+        Ok(Self::from_device(device, queue, info))
+    }
+
+    /// Opens a device of its own on the adapter `like` describes (found again on a new
+    /// instance), with its full limits and the timestamp features it has. The driver's threads
+    /// for this device (a software adapter's) are started by, and inherit the priority of, the
+    /// calling thread.
+    pub fn new_like(like: &wgpu::AdapterInfo) -> Result<Self, GpuError> {
+        let (device, queue, info) = open_device_like(like)?;
+        Ok(Self::from_device(device, queue, info))
+    }
+
+    /// Wraps a device created elsewhere (eframe's). Request the adapter's limits and
+    /// [`Self::wanted_features`] when creating it, or big images need many bands and the
+    /// timings fall back to the CPU clock.
+    #[must_use]
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let features = device.features();
+        let limits = device.limits();
+        let timestamps = TimestampSupport {
+            passes: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            encoders: features.contains(WANTED_FEATURES),
+            period_ns: queue.get_timestamp_period(),
+        };
+        Self { device, queue, info, limits, timestamps }
+    }
+
+    /// The features graylab would like on a device it is handed (see [`Self::from_device`]).
+    #[must_use]
+    pub fn wanted_features() -> wgpu::Features {
+        WANTED_FEATURES
+    }
+
+    /// The device.
+    #[must_use]
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The device's one queue (shared with eframe's renderer in the app).
+    #[must_use]
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter's name, backend, type and driver.
+    #[must_use]
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// The device's limits.
+    #[must_use]
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Which timestamp queries this device has.
+    #[must_use]
+    pub fn timestamps(&self) -> TimestampSupport {
+        self.timestamps
+    }
+
+    /// Whether the adapter is a software rasteriser (e.g. llvmpipe): its timings say nothing
+    /// about GPUs.
+    #[must_use]
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The largest storage binding (and buffer) this device allows, in bytes.
+    #[must_use]
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
+    }
+
+    /// The workgroup sizes this device accepts, in menu order.
+    #[must_use]
+    pub fn valid_workgroups(&self) -> Vec<WorkgroupSize> {
+        WorkgroupSize::valid_for(&self.limits)
+    }
+
+    /// Checks a workgroup shape against the device's limits.
+    pub fn check_workgroup(&self, size: WorkgroupSize) -> Result<(), GpuError> {
+        if size.fits(&self.limits) {
+            return Ok(());
+        }
+        let valid: Vec<String> = self.valid_workgroups().iter().map(ToString::to_string).collect();
+        Err(GpuError::WorkgroupUnsupported {
+            size,
+            max_invocations: self.limits.max_compute_invocations_per_workgroup,
+            max_x: self.limits.max_compute_workgroup_size_x,
+            max_y: self.limits.max_compute_workgroup_size_y,
+            valid: valid.join(", "),
+        })
+    }
+
+    /// Converts timestamp ticks to nanoseconds.
+    #[must_use]
+    pub fn ticks_to_ns(&self, ticks: u64) -> u64 {
+        (ticks as f64 * f64::from(self.timestamps.period_ns)).round() as u64
+    }
+}

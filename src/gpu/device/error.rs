@@ -1,0 +1,88 @@
+//! The GPU backend's one error type. Messages say what went wrong; advice on what to do instead
+//! (another backend, a command-line flag) belongs to the front ends.
+
+use crate::gpu::WorkgroupSize;
+
+/// Errors of the GPU backend.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No adapter (GPU or software driver) was found.
+    #[error("no GPU adapter found (no Vulkan, Metal or DX12 driver answered)")]
+    NoAdapter,
+    /// The adapter refused to create a device.
+    #[error("the GPU adapter {adapter} refused to open a device: {reason}")]
+    RequestDevice {
+        /// Adapter name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
+    /// The workgroup shape exceeds this device's limits.
+    #[error(
+        "workgroup size {size} does not fit this GPU (at most {max_invocations} invocations, {max_x} x {max_y}); valid sizes: {valid}"
+    )]
+    WorkgroupUnsupported {
+        /// The requested shape.
+        size: WorkgroupSize,
+        /// `max_compute_invocations_per_workgroup`.
+        max_invocations: u32,
+        /// `max_compute_workgroup_size_x`.
+        max_x: u32,
+        /// `max_compute_workgroup_size_y`.
+        max_y: u32,
+        /// The valid candidates, comma separated.
+        valid: String,
+    },
+    /// A single image row is larger than one GPU buffer may be.
+    #[error("one row of {row_bytes} bytes exceeds the GPU's buffer limit of {limit_bytes} bytes")]
+    RowTooLarge {
+        /// Bytes in one input row.
+        row_bytes: u64,
+        /// The per-binding limit in force.
+        limit_bytes: u64,
+    },
+    /// A dispatch would need more workgroups along one dimension than the device allows.
+    #[error(
+        "a {width} px wide image needs {groups} workgroups of {workgroup} along one dimension; this GPU allows {max_groups}"
+    )]
+    GridTooLarge {
+        /// Image width in pixels.
+        width: u32,
+        /// The workgroup shape.
+        workgroup: WorkgroupSize,
+        /// Workgroups needed.
+        groups: u64,
+        /// `max_compute_workgroups_per_dimension`.
+        max_groups: u32,
+    },
+    /// The input or output buffer does not match the image size.
+    #[error("buffer sizes do not match a {width}x{height} image for {kernel}")]
+    LengthMismatch {
+        /// Image width.
+        width: u32,
+        /// Image height.
+        height: u32,
+        /// Kernel name.
+        kernel: &'static str,
+    },
+    /// The GPU ran out of memory while allocating buffers.
+    #[error("the GPU is out of memory: {0}")]
+    OutOfMemory(String),
+    /// Waiting for the GPU failed (timeout or a lost device).
+    #[error("waiting for the GPU failed: {0}")]
+    Wait(String),
+    /// A buffer could not be mapped for reading or writing.
+    #[error("mapping a GPU buffer failed: {0}")]
+    Map(String),
+    /// wgpu reported a validation or internal error: a bug in graylab, reported instead of
+    /// panicking.
+    #[error("the GPU rejected a command (a graylab bug, please report it): {0}")]
+    Validation(String),
+    /// graylab broke one of its own invariants (a state that should not be reachable): a bug,
+    /// reported instead of panicking.
+    #[error("an internal fault in graylab's GPU code ({0}); please report it")]
+    Bug(&'static str),
+    /// The job's cancel flag was set; the GPU work already submitted was waited for.
+    #[error("the GPU conversion was cancelled")]
+    Cancelled,
+}

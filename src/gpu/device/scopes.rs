@@ -1,0 +1,47 @@
+//! Error scopes around graylab's own GPU work. wgpu 30 keeps scopes per thread, so errors from
+//! this thread's calls land here and eframe's render thread (and its handler) never see them;
+//! nothing device-wide is installed.
+
+use crate::gpu::GpuError;
+
+/// Validation, out-of-memory and internal error scopes pushed on this thread's stack.
+pub(crate) struct ErrorScopes<'a> {
+    device: &'a wgpu::Device,
+    /// Innermost last, as pushed.
+    guards: Vec<wgpu::ErrorScopeGuard>,
+}
+
+impl<'a> ErrorScopes<'a> {
+    /// Pushes the three scopes.
+    pub(crate) fn push(device: &'a wgpu::Device) -> Self {
+        let guards =
+            [wgpu::ErrorFilter::Internal, wgpu::ErrorFilter::OutOfMemory, wgpu::ErrorFilter::Validation]
+                .into_iter()
+                .map(|filter| device.push_error_scope(filter))
+                .collect();
+        Self { device, guards }
+    }
+
+    /// Pops the scopes and returns the first error they caught, if any.
+    pub(crate) fn finish(mut self) -> Result<(), GpuError> {
+        let mut first = None;
+        while let Some(guard) = self.guards.pop() {
+            if let Some(e) = pollster::block_on(guard.pop()) {
+                first.get_or_insert(e);
+            }
+        }
+        match first {
+            None => Ok(()),
+            Some(e @ wgpu::Error::OutOfMemory { .. }) => Err(GpuError::OutOfMemory(e.to_string())),
+            Some(e) => Err(GpuError::Validation(e.to_string())),
+        }
+    }
+
+    /// Pops the scopes, then pushes fresh ones: returns what was caught so far.
+    pub(crate) fn check(&mut self) -> Result<(), GpuError> {
+        let done = Self { device: self.device, guards: std::mem::take(&mut self.guards) };
+        let result = done.finish();
+        *self = Self::push(self.device);
+        result
+    }
+}

@@ -1,0 +1,133 @@
+//! The buffers of a conversion: one input and one output buffer as large as the largest band
+//! (every band reuses them, in queue order), and a ring of staging slots, each holding one
+//! chunk's upload and download staging buffers and its timestamp queries, so the host can fill
+//! chunk i+1 and read chunk i-1 while the GPU works on chunk i.
+
+use crate::gpu::device::wait::{MapResult, map, mapped};
+use crate::gpu::plan::run_plan::RingNeeds;
+use crate::gpu::timing::timestamps::Timestamps;
+use crate::gpu::{GpuContext, GpuError};
+
+/// The input and output buffers the kernel binds.
+pub(crate) struct BandBuffers {
+    /// Input pixels of one band (storage, copy destination).
+    pub input: wgpu::Buffer,
+    /// Output words of one band (storage, copy source).
+    pub output: wgpu::Buffer,
+}
+
+/// One chunk's staging buffers and timestamps.
+pub(crate) struct StagingSlot {
+    /// Host-written upload staging (`MAP_WRITE | COPY_SRC`).
+    pub upload: wgpu::Buffer,
+    /// Host-read download staging (`MAP_READ | COPY_DST`).
+    pub download: wgpu::Buffer,
+    /// The slot's timestamp queries, when timing on the GPU clock.
+    pub timestamps: Option<Timestamps>,
+    upload_state: UploadState,
+}
+
+/// Every buffer of a conversion, kept between runs of the same or a smaller size.
+pub(crate) struct Ring {
+    needs: RingNeeds,
+    /// The band buffers.
+    pub band: BandBuffers,
+    /// The staging slots.
+    pub slots: Vec<StagingSlot>,
+}
+
+impl Ring {
+    /// Allocates every buffer. The upload staging buffers start mapped.
+    pub(crate) fn new(ctx: &GpuContext, needs: RingNeeds) -> Self {
+        use wgpu::BufferUsages as U;
+        let device = ctx.device();
+        let buffer = |label: &str, size: u64, usage: U, mapped_at_creation: bool| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation,
+            })
+        };
+        // Allocation order is fixed (band buffers, then each slot) so every run of a size
+        // starts from the same memory layout, in a sweep as in a fresh process.
+        let band = BandBuffers {
+            input: buffer("input band", needs.band_in_bytes, U::STORAGE | U::COPY_DST, false),
+            output: buffer("output band", needs.band_out_bytes, U::STORAGE | U::COPY_SRC, false),
+        };
+        let slots = (0..needs.slots)
+            .map(|_| StagingSlot {
+                upload: buffer("upload staging", needs.chunk_in_bytes, U::MAP_WRITE | U::COPY_SRC, true),
+                download: buffer("download staging", needs.chunk_out_bytes, U::MAP_READ | U::COPY_DST, false),
+                timestamps: needs.timestamps.then(|| Timestamps::new(ctx)),
+                upload_state: UploadState::Mapped,
+            })
+            .collect();
+        Self { needs, band, slots }
+    }
+
+    /// Whether this ring serves a run with `needs` as it is.
+    pub(crate) fn serves(&self, needs: &RingNeeds) -> bool {
+        let have = &self.needs;
+        have.band_in_bytes >= needs.band_in_bytes
+            && have.band_out_bytes >= needs.band_out_bytes
+            && have.chunk_in_bytes >= needs.chunk_in_bytes
+            && have.chunk_out_bytes >= needs.chunk_out_bytes
+            && have.slots >= needs.slots
+            && have.timestamps == needs.timestamps
+    }
+
+    /// Bytes of the input buffer (bound whole).
+    pub(crate) fn band_in_bytes(&self) -> u64 {
+        self.needs.band_in_bytes
+    }
+
+    /// Bytes of the output buffer (bound whole).
+    pub(crate) fn band_out_bytes(&self) -> u64 {
+        self.needs.band_out_bytes
+    }
+}
+
+impl StagingSlot {
+    /// Waits until the upload staging buffer is mapped for writing (mapping it if needed).
+    pub(crate) fn upload_ready(&mut self, ctx: &GpuContext) -> Result<(), GpuError> {
+        let state = std::mem::replace(&mut self.upload_state, UploadState::Mapped);
+        let rx = match state {
+            UploadState::Mapped => return Ok(()),
+            UploadState::Mapping(rx) => rx,
+            UploadState::Unmapped => map(&self.upload, 0..self.upload.size(), wgpu::MapMode::Write),
+        };
+        let result = mapped(ctx.device(), &rx);
+        if result.is_err() {
+            self.upload_state = UploadState::Unmapped;
+        }
+        result
+    }
+
+    /// Unmaps the upload staging buffer before a submission reads it.
+    pub(crate) fn unmap_upload(&mut self) {
+        if matches!(self.upload_state, UploadState::Mapped) {
+            self.upload.unmap();
+            self.upload_state = UploadState::Unmapped;
+        }
+    }
+
+    /// Starts mapping the upload staging buffer again (call after submitting the copy out of
+    /// it); it is answered once the GPU is done with it.
+    pub(crate) fn remap_upload(&mut self) {
+        if matches!(self.upload_state, UploadState::Unmapped) {
+            let size = self.upload.size();
+            self.upload_state = UploadState::Mapping(map(&self.upload, 0..size, wgpu::MapMode::Write));
+        }
+    }
+}
+
+/// Where the upload staging buffer's mapping stands.
+enum UploadState {
+    /// Mapped for writing.
+    Mapped,
+    /// Unmapped (written, or handed to the GPU).
+    Unmapped,
+    /// A write mapping requested, not yet answered.
+    Mapping(MapResult),
+}

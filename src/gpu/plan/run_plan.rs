@@ -1,0 +1,233 @@
+//! One run cut into pieces: row bands that fit one storage binding ([`BandPlan`]), each cut into
+//! chunks of whole rows, one submission each, small enough for the submission budget and
+//! numerous enough to pipeline host copies with GPU work.
+
+use std::ops::Range;
+
+use crate::gpu::plan::bands::BandPlan;
+use crate::gpu::plan::grid::{max_rows_per_dispatch, row_first_word, row_words};
+use crate::gpu::{GpuError, WorkgroupSize};
+use crate::pixel::Kernel;
+
+/// Chunks a run is cut into at least (when large enough), so that host copies overlap GPU work.
+const PIPELINE_DEPTH: u64 = 4;
+
+/// Below this many input bytes a run is not cut for pipelining (only for the budget).
+const MIN_PIPELINE_CHUNK_BYTES: u64 = 2 << 20;
+
+/// One chunk: whole rows of one band, one submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    /// Index of the chunk in the run.
+    pub index: usize,
+    /// Index of the chunk's band.
+    pub band: u32,
+    /// First image row of the chunk's band.
+    pub band_row0: u32,
+    /// Band-relative rows.
+    pub rows: Range<u32>,
+    /// Band-relative output words (a word belongs to its first pixel's row).
+    pub words: Range<u64>,
+    /// The input bytes this chunk stages, in the job's `src`.
+    pub src: Range<usize>,
+    /// The output bytes this chunk produces, in the job's `dst`.
+    pub dst: Range<usize>,
+}
+
+impl Chunk {
+    /// Padded input bytes (whole words) and their offset in the band's input buffer.
+    pub(crate) fn in_bytes(&self, kernel: Kernel) -> (u64, u64) {
+        let per_word = kernel.in_words_per_out_word() as u64 * 4;
+        (self.words.start * per_word, (self.words.end - self.words.start) * per_word)
+    }
+
+    /// Output bytes (whole words) and their offset in the band's output buffer.
+    pub(crate) fn out_bytes(&self) -> (u64, u64) {
+        (self.words.start * 4, (self.words.end - self.words.start) * 4)
+    }
+}
+
+/// The pieces of one run.
+#[derive(Clone, Debug)]
+pub(crate) struct RunPlan {
+    /// Image width and height.
+    pub size: (u32, u32),
+    /// The bands.
+    pub bands: BandPlan,
+    /// The chunks, in order.
+    pub chunks: Vec<Chunk>,
+    /// Rows per chunk (the last of a band may have fewer or a few more).
+    pub rows_per_chunk: u32,
+}
+
+/// How a run may be cut.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Input bytes of one band (one storage binding) at most.
+    pub band_bytes: u64,
+    /// Input bytes of one chunk (one submission) at most; at least one row is taken.
+    pub chunk_bytes: u64,
+    /// Cut large runs into at least a few chunks, so host copies can overlap GPU work.
+    pub pipeline: bool,
+    /// `max_compute_workgroups_per_dimension`.
+    pub max_groups: u32,
+}
+
+impl RunPlan {
+    /// Cuts a `width` x `height` image into bands and chunks within `limits`.
+    pub(crate) fn new(
+        kernel: Kernel,
+        (width, height): (u32, u32),
+        workgroup: WorkgroupSize,
+        limits: Limits,
+    ) -> Result<Self, GpuError> {
+        let Limits { band_bytes, chunk_bytes, pipeline, max_groups } = limits;
+        let bands = BandPlan::new(kernel, width, height, band_bytes)?;
+        let row_bytes = u64::from(width) * kernel.in_bytes_per_pixel() as u64;
+        let total = row_bytes * u64::from(height);
+        let pipelined =
+            if pipeline { (total / PIPELINE_DEPTH).max(MIN_PIPELINE_CHUNK_BYTES) } else { u64::MAX };
+        let chunk_bytes = chunk_bytes.min(pipelined);
+        let rows = (chunk_bytes / row_bytes.max(1)).clamp(1, u64::from(bands.rows_per_band.max(1)));
+        let rows_per_chunk = (rows as u32).min(max_rows_per_dispatch(workgroup, max_groups));
+        let in_row = row_bytes as usize;
+        let out_row = width as usize * kernel.out_bytes_per_pixel();
+        let mut chunks: Vec<Chunk> = Vec::new();
+        for band in 0..bands.bands {
+            let band_row0 = band * bands.rows_per_band;
+            let rows_in_band = bands.rows_per_band.min(height - band_row0);
+            let (band_src, band_dst) = (band_row0 as usize * in_row, band_row0 as usize * out_row);
+            let (src_end, dst_end) =
+                (band_src + rows_in_band as usize * in_row, band_dst + rows_in_band as usize * out_row);
+            let mut r0 = 0;
+            while r0 < rows_in_band {
+                let mut r1 = r0.saturating_add(rows_per_chunk).min(rows_in_band);
+                // Rows that start inside the previous row's last word own no word: extend.
+                while r1 < rows_in_band && row_words(kernel, width, &(r0..r1)).is_empty() {
+                    r1 += 1;
+                }
+                let words = row_words(kernel, width, &(r0..r1));
+                let last_of_band = chunks.last_mut().filter(|c| c.band_row0 == band_row0);
+                match last_of_band {
+                    Some(prev) if words.is_empty() => {
+                        prev.rows.end = r1;
+                    }
+                    _ => {
+                        let per_word_in = kernel.in_words_per_out_word() * 4;
+                        let src = band_src + words.start as usize * per_word_in;
+                        let dst = band_dst + words.start as usize * 4;
+                        chunks.push(Chunk {
+                            index: chunks.len(),
+                            band,
+                            band_row0,
+                            rows: r0..r1,
+                            words: words.clone(),
+                            src: src.min(src_end)..(band_src + words.end as usize * per_word_in).min(src_end),
+                            dst: dst.min(dst_end)..(band_dst + words.end as usize * 4).min(dst_end),
+                        });
+                    }
+                }
+                r0 = r1;
+            }
+            debug_assert_eq!(
+                chunks.last().map(|c| c.words.end),
+                Some(row_first_word(kernel, width, rows_in_band)),
+                "the band's last chunk ends at its last word"
+            );
+        }
+        Ok(Self { size: (width, height), bands, chunks, rows_per_chunk })
+    }
+
+    /// The buffers this plan needs, with `slots` staging slots.
+    pub(crate) fn ring_needs(&self, kernel: Kernel, slots: usize, timestamps: bool) -> RingNeeds {
+        let chunk_in = self.chunks.iter().map(|c| c.in_bytes(kernel).1).max().unwrap_or(0);
+        let chunk_out = self.chunks.iter().map(|c| c.out_bytes().1).max().unwrap_or(0);
+        RingNeeds {
+            band_in_bytes: self.bands.max_in_bytes.max(4),
+            band_out_bytes: self.bands.max_out_bytes.max(4),
+            chunk_in_bytes: chunk_in.max(4),
+            chunk_out_bytes: chunk_out.max(4),
+            slots: slots.min(self.chunks.len()).max(1),
+            timestamps,
+        }
+    }
+}
+
+/// What a run needs allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RingNeeds {
+    /// Input buffer bytes (largest band, padded to whole words).
+    pub band_in_bytes: u64,
+    /// Output buffer bytes (largest band).
+    pub band_out_bytes: u64,
+    /// Upload staging bytes per slot (largest chunk).
+    pub chunk_in_bytes: u64,
+    /// Download staging bytes per slot (largest chunk).
+    pub chunk_out_bytes: u64,
+    /// Staging slots.
+    pub slots: usize,
+    /// Whether each slot needs timestamp queries.
+    pub timestamps: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn covers_everything(kernel: Kernel, (w, h): (u32, u32), band: u64, chunk: u64, wg: WorkgroupSize) {
+        let limits = Limits { band_bytes: band, chunk_bytes: chunk, pipeline: true, max_groups: 65535 };
+        let plan = RunPlan::new(kernel, (w, h), wg, limits).expect("plan");
+        let (in_bpp, out_bpp) = (kernel.in_bytes_per_pixel(), kernel.out_bytes_per_pixel());
+        let mut src_end = 0;
+        let mut dst_end = 0;
+        for c in &plan.chunks {
+            assert!(!c.words.is_empty(), "{kernel:?} {w}x{h}: empty chunk {c:?}");
+            assert_eq!(c.src.start, src_end, "{kernel:?} {w}x{h} band {band} chunk {chunk}: {c:?}");
+            assert_eq!(c.dst.start, dst_end);
+            let (_, in_bytes) = c.in_bytes(kernel);
+            let staged = c.src.len() as u64;
+            assert!(staged <= in_bytes && in_bytes - staged < 16, "{c:?}");
+            src_end = c.src.end;
+            dst_end = c.dst.end;
+        }
+        assert_eq!((src_end, dst_end), ((w * h) as usize * in_bpp, (w * h) as usize * out_bpp));
+        let rows: u32 = plan.chunks.iter().map(|c| c.rows.len() as u32).sum();
+        assert_eq!(rows, h);
+    }
+
+    #[test]
+    fn chunks_cover_every_byte_once() {
+        for kernel in Kernel::ALL {
+            for (w, h) in [(1, 1), (1, 9), (3, 5), (7, 1), (257, 3), (97, 61)] {
+                for (band, chunk) in [(1 << 30, 1 << 30), (1 << 30, 1), (1000, 100), (16 * 8 * 97, 3 * 97)] {
+                    for wg in [WorkgroupSize { x: 64, y: 1 }, WorkgroupSize { x: 8, y: 8 }] {
+                        if BandPlan::new(kernel, w, h, band).is_ok() {
+                            covers_everything(kernel, (w, h), band, chunk, wg);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn large_runs_are_cut_for_pipelining_and_the_budget() {
+        let (k, wg) = (Kernel::Rgb8ToL8, WorkgroupSize::DEFAULT);
+        let limits = Limits { band_bytes: 1 << 31, chunk_bytes: 1 << 31, pipeline: true, max_groups: 65535 };
+        let plan = |size, limits| RunPlan::new(k, size, wg, limits).expect("plan");
+        // 8K in one band: four chunks for the pipeline when the budget allows more.
+        let p = plan((7680, 4320), limits);
+        assert_eq!((p.bands.bands, p.chunks.len(), p.rows_per_chunk), (1, 4, 1080));
+        // Without pipelining (data resident on the GPU): one submission.
+        assert_eq!(plan((7680, 4320), Limits { pipeline: false, ..limits }).chunks.len(), 1);
+        // A tight budget cuts further.
+        let p = plan((7680, 4320), Limits { chunk_bytes: 7680 * 3 * 100, ..limits });
+        assert_eq!((p.rows_per_chunk, p.chunks.len()), (100, 44));
+        // Small images stay whole.
+        assert_eq!(plan((640, 480), limits).chunks.len(), 1);
+        // 2-D shapes: no more rows per dispatch than the grid allows.
+        let p =
+            RunPlan::new(k, (64, 1000), WorkgroupSize { x: 8, y: 8 }, Limits { max_groups: 10, ..limits });
+        assert_eq!(p.expect("plan").rows_per_chunk, 80);
+    }
+}

@@ -1,0 +1,118 @@
+//! The state of one conversion in progress, shared by both drivers: the commands, the plan, the
+//! host's side of each chunk (staging its input, reading its output back, both with every
+//! thread) and the timings being summed.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
+use crate::gpu::device::wait::{MapResult, mapped, nanos, wait_for};
+use crate::gpu::memory::ring::StagingSlot;
+use crate::gpu::plan::run_plan::{Chunk, RunPlan};
+use crate::gpu::plan::submission_budget::{Budget, Sample};
+use crate::gpu::run::record::RunCommands;
+use crate::gpu::{GpuError, GpuTimings};
+
+/// One conversion in progress.
+pub(crate) struct Run<'a> {
+    /// The commands of every chunk.
+    pub cmds: RunCommands<'a>,
+    /// The chunks.
+    pub plan: &'a RunPlan,
+    /// The job's input pixels.
+    pub src: &'a [u8],
+    /// Where the output goes, when downloading.
+    pub dst: Option<&'a mut [u8]>,
+    /// The job's cancel flag.
+    pub cancel: Option<&'a AtomicBool>,
+    /// The device's learnt speed, updated from this run's measurements.
+    pub budget: &'a Budget,
+    /// What was measured so far.
+    pub t: GpuTimings,
+}
+
+impl Run<'_> {
+    /// Whether the job was cancelled.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Copies the chunk's input into the slot's upload staging (zero-padded to whole words) and
+    /// unmaps it, ready to be submitted.
+    pub(crate) fn stage(&mut self, slot: &mut StagingSlot, chunk: &Chunk) -> Result<(), GpuError> {
+        let waited = Instant::now();
+        slot.upload_ready(self.cmds.ctx)?;
+        self.t.wait_ns += nanos(waited.elapsed());
+        let (_, in_bytes) = chunk.in_bytes(self.cmds.kernel);
+        let src = self.src.get(chunk.src.clone()).ok_or_else(|| self.length_mismatch())?;
+        let started = Instant::now();
+        {
+            let mut view =
+                slot.upload.get_mapped_range_mut(0..in_bytes).map_err(|e| GpuError::Map(e.to_string()))?;
+            fill_mapped(&mut view, src)?;
+        }
+        self.t.upload_host_ns += nanos(started.elapsed());
+        slot.unmap_upload();
+        Ok(())
+    }
+
+    /// Waits for the slot's download mapping, copies the chunk's output into `dst` and unmaps.
+    pub(crate) fn read_back(
+        &mut self,
+        slot: &StagingSlot,
+        chunk: &Chunk,
+        mapping: &MapResult,
+    ) -> Result<(), GpuError> {
+        let waited = Instant::now();
+        mapped(self.cmds.ctx.device(), mapping)?;
+        self.t.wait_ns += nanos(waited.elapsed());
+        let (_, out_bytes) = chunk.out_bytes();
+        let started = Instant::now();
+        let mismatch = self.length_mismatch();
+        let dst = self.dst.as_deref_mut().and_then(|d| d.get_mut(chunk.dst.clone())).ok_or(mismatch)?;
+        {
+            let view =
+                slot.download.get_mapped_range(0..out_bytes).map_err(|e| GpuError::Map(e.to_string()))?;
+            read_mapped(&view, dst)?;
+        }
+        slot.download.unmap();
+        self.t.download_host_ns += nanos(started.elapsed());
+        Ok(())
+    }
+
+    /// Blocks until `submission` has finished on the GPU; returns when that was seen.
+    pub(crate) fn wait(&mut self, submission: &wgpu::SubmissionIndex) -> Result<Instant, GpuError> {
+        let waited = Instant::now();
+        wait_for(self.cmds.ctx.device(), Some(submission))?;
+        let done = Instant::now();
+        self.t.wait_ns += nanos(done - waited);
+        Ok(done)
+    }
+
+    /// Learns the device's speed from one chunk, unless it was too small to say much (a chunk
+    /// well under the planned size is mostly fixed cost).
+    pub(crate) fn learn(&self, chunk: &Chunk, mut sample: Sample) {
+        let planned_rows = self.plan.rows_per_chunk.max(1);
+        if chunk.rows.len() as u64 * 2 < u64::from(planned_rows) {
+            return;
+        }
+        sample.in_bytes = chunk.in_bytes(self.cmds.kernel).1;
+        sample.out_bytes = chunk.out_bytes().1;
+        if self.cmds.display.is_none() {
+            sample.display_ns = None;
+        }
+        if !self.cmds.download {
+            sample.download_ns = None;
+        }
+        if !self.cmds.upload {
+            sample.upload_ns = None;
+        }
+        self.budget.learn(&sample);
+    }
+
+    fn length_mismatch(&self) -> GpuError {
+        let kernel = self.cmds.kernel;
+        let (width, height) = self.plan.size;
+        GpuError::LengthMismatch { width, height, kernel: kernel.name() }
+    }
+}

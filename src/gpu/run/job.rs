@@ -1,0 +1,144 @@
+//! What one GPU conversion is asked to do ([`GpuJob`]) and what it measured ([`GpuTimings`]).
+
+use std::sync::atomic::AtomicBool;
+
+use crate::gpu::WorkgroupSize;
+use crate::pixel::{Formula, Kernel};
+
+/// What to convert on the GPU.
+#[derive(Clone, Copy)]
+pub struct GpuJob<'a> {
+    /// The conversion.
+    pub kernel: Kernel,
+    /// The formula.
+    pub formula: Formula,
+    /// The workgroup shape.
+    pub workgroup: WorkgroupSize,
+    /// Packed input pixels, `width * height * kernel.in_bytes_per_pixel()` bytes.
+    pub src: &'a [u8],
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// Checked between submissions: once set, the run waits for what it submitted and returns
+    /// [`crate::gpu::GpuError::Cancelled`].
+    pub cancel: Option<&'a AtomicBool>,
+    /// Keep the input on the GPU under this key, the caller's identity of the pixels in `src`
+    /// (the same key promises the same pixels): a later job with the same key, kernel and size
+    /// binds it and uploads nothing. `None` (the full round trip) frees a kept input.
+    pub keep_input: Option<u64>,
+}
+
+impl<'a> GpuJob<'a> {
+    /// A job with no cancel flag.
+    #[must_use]
+    pub fn new(
+        kernel: Kernel,
+        formula: Formula,
+        workgroup: WorkgroupSize,
+        src: &'a [u8],
+        (width, height): (u32, u32),
+    ) -> Self {
+        Self { kernel, formula, workgroup, src, width, height, cancel: None, keep_input: None }
+    }
+
+    /// The same job, cancelled when `flag` is set.
+    #[must_use]
+    pub fn with_cancel(self, flag: &'a AtomicBool) -> Self {
+        Self { cancel: Some(flag), ..self }
+    }
+
+    /// The same job, keeping its input on the GPU under `key` (see [`Self::keep_input`]).
+    #[must_use]
+    pub fn keeping_input(self, key: u64) -> Self {
+        Self { keep_input: Some(key), ..self }
+    }
+}
+
+/// Where the time of one GPU conversion went, summed over its submissions.
+///
+/// Each step's own busy time: host copies on the CPU clock, GPU copies, kernel and display from
+/// GPU timestamps where the device has them (see the `*_on_gpu_clock` flags), else from the CPU
+/// clock around a submit-and-wait of that step alone. In the pipelined mode the steps overlap
+/// (the host copies chunk i+1 while the GPU works on chunk i), so they can add up to more than
+/// `wall_ns`; [`Self::overlap_ns`] says by how much at least.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[expect(clippy::struct_excessive_bools, reason = "independent facts about one run, serialised flat")]
+pub struct GpuTimings {
+    /// Host copy of the input into mapped staging memory (CPU clock).
+    pub upload_host_ns: u64,
+    /// Copies from staging to the GPU input buffer.
+    pub upload_copy_ns: u64,
+    /// The compute passes.
+    pub kernel_ns: u64,
+    /// Copying each chunk's result into the display store on the GPU (0 when not shown).
+    pub display_ns: u64,
+    /// Drawing the preview level and its mipmaps from the display store after the last chunk
+    /// (CPU clock around bounded submissions; 0 when not shown).
+    pub preview_ns: u64,
+    /// Copies from the GPU output buffer to the readback staging.
+    pub download_copy_ns: u64,
+    /// Host copy out of mapped readback memory (CPU clock).
+    pub download_host_ns: u64,
+    /// Pipeline lookup or compilation and buffer allocation before the first submission (CPU
+    /// clock); large on a cold run.
+    pub setup_ns: u64,
+    /// Time the host spent blocked waiting for the GPU (CPU clock).
+    pub wait_ns: u64,
+    /// Wall time of the whole conversion, setup included (CPU clock).
+    pub wall_ns: u64,
+    /// Whether `upload_copy_ns` and `download_copy_ns` come from GPU timestamps.
+    pub copies_on_gpu_clock: bool,
+    /// Whether `kernel_ns` comes from GPU timestamps.
+    pub kernel_on_gpu_clock: bool,
+    /// Whether `display_ns` comes from GPU timestamps.
+    pub display_on_gpu_clock: bool,
+    /// Whether steps of different chunks ran at the same time (host copies beside GPU work).
+    pub pipelined: bool,
+    /// Row bands the image was cut into (each fits one storage binding).
+    pub bands: u32,
+    /// Chunks of rows the bands were cut into: one submission each when pipelined (each within
+    /// the submission budget), one per step in the step-by-step mode.
+    pub chunks: u32,
+    /// Rows per chunk.
+    pub rows_per_chunk: u32,
+    /// Whether the result was copied back to the host.
+    pub downloaded: bool,
+    /// Whether the result was kept on the GPU for display (and its preview drawn).
+    pub displayed: bool,
+    /// Whether the input was already on the GPU, kept by an earlier run of the same image: nothing
+    /// was uploaded (`upload_*_ns` are 0).
+    pub input_resident: bool,
+    /// Whether the input stays on the GPU after this run, for the next run of the same image.
+    pub input_kept: bool,
+    /// Whether the device's timestamps were found to be read late (Mesa's llvmpipe once a render
+    /// target is bound, e.g. by eframe's frames), so this run was timed step by step on the CPU
+    /// clock although timestamps were asked for.
+    pub timestamps_read_late: bool,
+    /// Chunks whose GPU timestamps cannot be right (a span longer than the CPU clock saw from
+    /// submit to completion, or a kernel that took no time); their GPU figures are left out, so
+    /// the `gpu-timestamp` phases of such a run are too low.
+    pub suspect_timestamps: u32,
+}
+
+impl GpuTimings {
+    /// The sum of every step's busy time, setup included.
+    #[must_use]
+    pub fn busy_ns(&self) -> u64 {
+        self.setup_ns
+            + self.upload_host_ns
+            + self.upload_copy_ns
+            + self.kernel_ns
+            + self.display_ns
+            + self.preview_ns
+            + self.download_copy_ns
+            + self.download_host_ns
+    }
+
+    /// How much more the steps add up to than the wall time: time during which two of them ran
+    /// at once (at least this much; idle gaps hide more).
+    #[must_use]
+    pub fn overlap_ns(&self) -> u64 {
+        self.busy_ns().saturating_sub(self.wall_ns)
+    }
+}

@@ -1,0 +1,100 @@
+//! The step-by-step driver ([`crate::gpu::TimingMode::CpuClock`], or a device without encoder
+//! timestamps): every step of every chunk is its own submit-and-wait, timed with the CPU clock
+//! (the kernel with pass timestamps where the device has them and the mode allows). Nothing
+//! overlaps, so the steps add up to the wall time; each submission is one chunk's step, within
+//! the submission budget.
+
+use std::time::Instant;
+
+use crate::gpu::GpuError;
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::device::wait::{map, mapped, nanos};
+use crate::gpu::memory::ring::StagingSlot;
+use crate::gpu::plan::run_plan::Chunk;
+use crate::gpu::plan::submission_budget::Sample;
+use crate::gpu::run::conversion::Run;
+use crate::gpu::timing::timestamps::{Span, Stamp};
+
+/// Runs every chunk of `run` through the one staging slot.
+pub(crate) fn drive(
+    run: &mut Run<'_>,
+    slot: &mut StagingSlot,
+    scopes: &mut ErrorScopes<'_>,
+) -> Result<(), GpuError> {
+    let plan = run.plan;
+    for chunk in &plan.chunks {
+        if run.cancelled() {
+            return Err(GpuError::Cancelled);
+        }
+        let mut upload_ns = None;
+        if run.cmds.upload {
+            run.stage(slot, chunk)?;
+            upload_ns = Some(timed(run, |cmds, enc| cmds.upload(enc, slot, chunk, None))?);
+            slot.remap_upload();
+        }
+        // Each step's submit-and-wait on the CPU clock also counts any wait behind other work.
+        let mut sample = Sample {
+            upload_ns,
+            kernel_ns: kernel(run, slot, chunk)?,
+            upper_bounds: true,
+            ..Sample::default()
+        };
+        if run.cmds.display.is_some() {
+            let ns = timed(run, |cmds, enc| cmds.display(enc, chunk, None))?;
+            sample.display_ns = Some(ns);
+            run.t.display_ns += ns;
+        }
+        if run.cmds.download {
+            let ns = timed(run, |cmds, enc| cmds.download(enc, slot, chunk, None))?;
+            sample.download_ns = Some(ns);
+            run.t.download_copy_ns += ns;
+            let mapping = map(&slot.download, 0..chunk.out_bytes().1, wgpu::MapMode::Read);
+            run.read_back(slot, chunk, &mapping)?;
+        }
+        run.t.upload_copy_ns += sample.upload_ns.unwrap_or(0);
+        run.t.kernel_ns += sample.kernel_ns;
+        if sample.kernel_ns > 0 {
+            run.learn(chunk, sample);
+        }
+        scopes.check()?;
+    }
+    Ok(())
+}
+
+/// Records one step, submits it and waits: its time on the CPU clock.
+fn timed(
+    run: &mut Run<'_>,
+    record: impl FnOnce(&crate::gpu::run::record::RunCommands<'_>, &mut wgpu::CommandEncoder),
+) -> Result<u64, GpuError> {
+    let mut enc = run.cmds.encoder("step");
+    record(&run.cmds, &mut enc);
+    let commands = enc.finish();
+    let started = Instant::now();
+    let submission = run.cmds.ctx.queue().submit([commands]);
+    let wait_before = run.t.wait_ns;
+    let done = run.wait(&submission)?;
+    // The step's whole submit-and-wait is its time, not a wait beside other work.
+    run.t.wait_ns = wait_before;
+    Ok(nanos(done - started))
+}
+
+/// The kernel step: pass timestamps where the slot has them (the CPU clock is kept as the upper
+/// bound the reading must stay under), else the CPU clock.
+fn kernel(run: &mut Run<'_>, slot: &StagingSlot, chunk: &Chunk) -> Result<u64, GpuError> {
+    let ts = slot.timestamps.as_ref();
+    let cpu_ns = timed(run, |cmds, enc| {
+        cmds.kernel(enc, chunk, ts);
+        if let Some(ts) = ts {
+            ts.resolve(enc, (Stamp::KernelStart, Stamp::KernelEnd));
+        }
+    })?;
+    let Some(ts) = ts else { return Ok(cpu_ns) };
+    mapped(run.cmds.ctx.device(), &ts.map())?;
+    let ticks = ts.read()?;
+    let gpu_ns = run.cmds.ctx.ticks_to_ns(ticks.span(Span::Kernel));
+    if gpu_ns == 0 || gpu_ns > cpu_ns + cpu_ns / 10 + 200_000 {
+        run.t.suspect_timestamps += 1;
+        return Ok(0);
+    }
+    Ok(gpu_ns)
+}

@@ -1,0 +1,52 @@
+//! Gray rows on demand: the encoders ask for the rows of one stripe at a time, from any thread,
+//! so a producer (the engine's CPU kernel) can convert each stripe just before it is encoded,
+//! with no full-size gray image in between.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// The shape of a gray image to encode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GrayLayout {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Two channels (gray + alpha) instead of one.
+    pub alpha: bool,
+    /// 16-bit samples (native byte order) instead of 8-bit.
+    pub sixteen_bit: bool,
+}
+
+impl GrayLayout {
+    /// Bytes per pixel.
+    #[must_use]
+    pub fn bytes_per_pixel(self) -> usize {
+        (1 + usize::from(self.alpha)) * (1 + usize::from(self.sixteen_bit))
+    }
+
+    /// Bytes per row.
+    #[must_use]
+    pub fn row_bytes(self) -> usize {
+        self.width as usize * self.bytes_per_pixel()
+    }
+}
+
+/// Rows of a gray image, produced stripe by stripe.
+pub trait RowSource: Sync {
+    /// The packed bytes of rows `rows` (within the image), samples in native byte order.
+    fn rows(&self, rows: Range<usize>) -> Cow<'_, [u8]>;
+}
+
+/// Rows borrowed from an image already in memory.
+pub(in crate::io) struct SliceRows<'a> {
+    pub(in crate::io) bytes: &'a [u8],
+    pub(in crate::io) row_bytes: usize,
+}
+
+impl RowSource for SliceRows<'_> {
+    fn rows(&self, rows: Range<usize>) -> Cow<'_, [u8]> {
+        let range = rows.start * self.row_bytes..rows.end * self.row_bytes;
+        Cow::Borrowed(self.bytes.get(range).unwrap_or(&[]))
+    }
+}

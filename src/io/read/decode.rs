@@ -1,0 +1,288 @@
+//! Decoding: format sniffing, refusing files that cannot hold what their header claims, the
+//! memory reservation before allocation, truncated JPEGs, EXIF orientation.
+
+use std::fmt;
+use std::io::{BufRead, Read as _, Seek};
+use std::path::Path;
+use std::time::Instant;
+
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
+
+use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
+use crate::io::{IoError, Reservation, TruncatedAt, owned};
+use crate::system::memory_budget::budget;
+
+/// Settings for decoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// A cap for this one decode, below the process-wide budget ([`crate::io::budget`]); `None` =
+    /// the budget alone decides.
+    pub memory_budget_bytes: Option<u64>,
+    /// Keep what a truncated JPEG holds (the missing part gray) with a [`DecodeWarning`]
+    /// instead of refusing it. Other formats' decoders return no partial image.
+    pub allow_truncated: bool,
+    /// More copies of the decoded image and its gray result that the caller holds while
+    /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
+    /// adapter or unified memory the device buffers too, are host memory), else 0.
+    pub working_copies: u32,
+}
+
+/// Something the caller should tell the user about a decoded image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeWarning {
+    /// The file is truncated; what is missing was filled with gray.
+    Truncated(TruncatedAt),
+}
+
+impl fmt::Display for DecodeWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
+            Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
+        }
+    }
+}
+
+/// A decoded image and what it cost.
+#[derive(Debug)]
+pub struct Decoded {
+    /// The pixels, EXIF orientation applied.
+    pub image: DynamicImage,
+    /// The file's format.
+    pub format: ImageFormat,
+    /// Wall time of reading and decoding (CPU clock).
+    pub decode_ns: u64,
+    /// Whether an EXIF orientation other than "as stored" was applied.
+    pub reoriented: bool,
+    /// What the user should be told (a truncated file kept as asked).
+    pub warnings: Vec<DecodeWarning>,
+    /// The memory reserved for this image and its conversion and export; keep it while they run.
+    pub memory: Reservation,
+}
+
+/// Decodes a file. Refuses, before allocating, files that cannot hold the pixels their header
+/// claims and images that do not fit the memory budget (waiting while other images hold it).
+pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoError> {
+    let started = Instant::now();
+    let open = |cause| IoError::Open { path: owned(path), cause };
+    let meta = std::fs::metadata(path).map_err(open)?;
+    if meta.is_dir() {
+        return Err(open(std::io::Error::other("it is a folder")));
+    }
+    if meta.len() == 0 {
+        return Err(IoError::Empty { path: owned(path) });
+    }
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
+    let (raw, reservation, format, truncated) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        // The decoder reads a JPEG whole: its bytes are reserved before they are read.
+        let file_memory =
+            budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
+                IoError::FileTooLarge {
+                    path: owned(path),
+                    file_bytes: meta.len(),
+                    budget_bytes: e.budget_bytes,
+                    limited_by: e.limited_by,
+                }
+            })?;
+        let bytes = std::fs::read(path).map_err(open)?;
+        let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
+        // The image's reservation below counts the file's bytes again.
+        drop(file_memory);
+        // The file is held twice while the decoder starts (ours and the decoder's copy).
+        let extra = 2 * bytes.len() as u64 + layout.decoder_scratch_bytes();
+        let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
+        let (image, orientation, reservation) = decode_with(path, reader, extra, options)?;
+        let truncated = (!layout.complete).then(|| truncated_at(&image, &layout));
+        ((image, orientation), reservation, ImageFormat::Jpeg, truncated)
+    } else {
+        check_png(path, &head, meta.len())?;
+        check_bmp(path, &head)?;
+        let reader = ImageReader::open(path).map_err(open)?.with_guessed_format().map_err(open)?;
+        let format = reader.format().ok_or_else(|| IoError::UnknownFormat { path: owned(path) })?;
+        let (image, orientation, reservation) = decode_with(path, reader, 0, options)?;
+        ((image, orientation), reservation, format, None)
+    };
+    let mut warnings = Vec::new();
+    if let Some(at) = truncated {
+        if !options.allow_truncated {
+            return Err(IoError::Truncated { path: owned(path), at });
+        }
+        log::debug!("{}: the file is truncated ({at})", path.display());
+        warnings.push(DecodeWarning::Truncated(at));
+    }
+    let (mut image, orientation) = raw;
+    image.apply_orientation(orientation);
+    let decode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(Decoded {
+        image,
+        format,
+        decode_ns,
+        reoriented: orientation != Orientation::NoTransforms,
+        warnings,
+        memory: reservation,
+    })
+}
+
+/// Reads the header, reserves the memory, decodes (orientation not yet applied).
+fn decode_with<R: BufRead + Seek>(
+    path: &Path,
+    mut reader: ImageReader<R>,
+    extra_bytes: u64,
+    options: &DecodeOptions,
+) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
+    let mut limits = image::Limits::no_limits();
+    // Our own check below is the real one; this stops decoders' internal allocations.
+    limits.max_alloc = Some(options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0));
+    reader.limits(limits);
+    let mut decoder = guarded(path, || reader.into_decoder())?;
+    let (width, height) = decoder.dimensions();
+    if width == 0 || height == 0 {
+        return Err(IoError::Decode {
+            path: owned(path),
+            reason: format!("the header claims {width}x{height} pixels"),
+        });
+    }
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let pixels = u64::from(width) * u64::from(height);
+    let color = decoder.color_type();
+    let decoded_bytes = decoder.total_bytes();
+    // The gray result: one sample per pixel, plus alpha when the input has it.
+    let sample_bytes = u64::from(color.bytes_per_pixel() / color.channel_count().max(1));
+    let gray = pixels * sample_bytes * (1 + u64::from(color.has_alpha()));
+    let rotates = matches!(
+        orientation,
+        Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH
+    );
+    // The peak of each stage: decode (plus a rotated copy), convert, export (gray, the copy
+    // fitted to the format, and an encoder's buffer).
+    let working = decoded_bytes.saturating_add(gray).saturating_mul(u64::from(options.working_copies));
+    let needed_bytes = [
+        decoded_bytes.saturating_add(extra_bytes),
+        decoded_bytes.saturating_mul(1 + u64::from(rotates)),
+        decoded_bytes.saturating_add(gray).saturating_add(working),
+        gray.saturating_mul(3),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(u64::MAX);
+    let reservation =
+        budget().reserve_within(needed_bytes, options.memory_budget_bytes, true).map_err(|e| {
+            IoError::TooLarge {
+                path: owned(path),
+                width,
+                height,
+                needed_bytes,
+                budget_bytes: e.budget_bytes,
+                limited_by: e.limited_by,
+            }
+        })?;
+    let image = guarded(path, || read_image(decoder))?;
+    Ok((image, orientation, reservation))
+}
+
+/// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)
+/// becomes an error naming the file instead of ending the process.
+fn guarded<T>(path: &Path, step: impl FnOnce() -> image::ImageResult<T>) -> Result<T, IoError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)) {
+        Ok(result) => result.map_err(|e| decode_error(path, e)),
+        Err(_) => Err(IoError::Decode {
+            path: owned(path),
+            reason: "the decoder failed on this file (an internal error in the decoder)".to_owned(),
+        }),
+    }
+}
+
+fn decode_error(path: &Path, e: image::ImageError) -> IoError {
+    use image::error::LimitErrorKind;
+    let truncated = || IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown };
+    match e {
+        image::ImageError::Unsupported(u) => {
+            IoError::Unsupported { path: owned(path), reason: u.to_string() }
+        }
+        image::ImageError::IoError(cause) if cause.kind() == std::io::ErrorKind::UnexpectedEof => truncated(),
+        image::ImageError::IoError(cause) => IoError::Open { path: owned(path), cause },
+        image::ImageError::Limits(l) => IoError::Decode {
+            path: owned(path),
+            reason: match l.kind() {
+                LimitErrorKind::DimensionError => "the header's dimensions are invalid".to_owned(),
+                LimitErrorKind::InsufficientMemory => {
+                    "the decoder needs more memory than the budget allows".to_owned()
+                }
+                _ => l.to_string(),
+            },
+        },
+        other => {
+            let reason = readable(&other.to_string());
+            if reason.contains("does not have enough data") || reason.contains("unexpected EOF") {
+                return truncated();
+            }
+            IoError::Decode { path: owned(path), reason }
+        }
+    }
+}
+
+/// A decoder's message without debug dumps: `ChunkType { type: IDAT, critical: … }` -> `IDAT`.
+fn readable(message: &str) -> String {
+    const DUMP: &str = "ChunkType { type: ";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(DUMP) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + DUMP.len()..];
+        let name_end = after.find(',').unwrap_or(after.len());
+        out.push_str(&after[..name_end]);
+        rest = after.find('}').map_or("", |end| &after[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Decodes 8-bit images into a huge-page buffer; other sample types go through `image` as usual.
+pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResult<image::DynamicImage> {
+    use image::{ColorType, DynamicImage, ImageBuffer};
+    let (width, height) = decoder.dimensions();
+    let color = decoder.color_type();
+    if !matches!(color, ColorType::L8 | ColorType::La8 | ColorType::Rgb8 | ColorType::Rgba8) {
+        return DynamicImage::from_decoder(decoder);
+    }
+    let Ok(len) = usize::try_from(decoder.total_bytes()) else {
+        return DynamicImage::from_decoder(decoder);
+    };
+    let mut buf = crate::system::huge_pages::zeroed_buffer::<u8>(len);
+    decoder.read_image(&mut buf)?;
+    let too_short = || {
+        image::ImageError::Parameter(image::error::ParameterError::from_kind(
+            image::error::ParameterErrorKind::DimensionMismatch,
+        ))
+    };
+    Ok(match color {
+        ColorType::L8 => {
+            DynamicImage::ImageLuma8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?)
+        }
+        ColorType::La8 => {
+            DynamicImage::ImageLumaA8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?)
+        }
+        ColorType::Rgb8 => {
+            DynamicImage::ImageRgb8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?)
+        }
+        _ => DynamicImage::ImageRgba8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn debug_dumps_are_made_readable() {
+        let m = "CRC error: expected 0x1 have 0x2 while decoding ChunkType { type: IDAT, critical: true, private: false, reserved: false, safecopy: false } chunk.";
+        assert_eq!(
+            crate::io::read::decode::readable(m),
+            "CRC error: expected 0x1 have 0x2 while decoding IDAT chunk."
+        );
+        assert_eq!(crate::io::read::decode::readable("plain"), "plain");
+    }
+}

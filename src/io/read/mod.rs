@@ -1,0 +1,7 @@
+//! Reading images: sniffing the format, walking a JPEG's structure without decoding it, checking
+//! that a file can hold what its header claims, and decoding within the memory budget.
+
+pub(super) mod claims;
+pub(super) mod decode;
+pub(super) mod jpeg_scan;
+pub(super) mod sniff;

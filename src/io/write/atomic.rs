@@ -1,0 +1,141 @@
+//! Atomic file writing: the bytes go to a temporary file in the target folder, are synced, then
+//! linked or renamed into place, so a failed or interrupted write never leaves a half file and an
+//! existing file is only replaced when asked.
+//!
+//! On Linux the temporary file is unnamed (`O_TMPFILE`) and appears under its final name with
+//! `linkat`, so even SIGKILL leaves nothing. Elsewhere, or where the filesystem cannot, a named
+//! `.graylab-PID-RANDOM.part` file is used ([`crate::system::temps`]): removed on SIGINT/SIGTERM, and by
+//! the next run in that folder after SIGKILL. New files get `0666 & ~umask`; a replaced file keeps
+//! its permissions.
+
+pub use crate::system::temps::remove_temp_files_on_signals;
+
+use std::fs::File;
+use std::io::{BufWriter, Write as _};
+use std::path::Path;
+
+use crate::io::{IoError, WriteCause, owned};
+use crate::system::temps::{NamedTemp, remove_stale_once};
+
+/// Set to `1` to never use `O_TMPFILE` (tests of the named-file path).
+pub const NO_TMPFILE_ENV: &str = "GRAYLAB_NO_TMPFILE";
+
+/// Writes `path` through `write` atomically; returns the bytes written. With `overwrite` false an
+/// existing file is never replaced (`IoError::Exists`).
+pub fn write_atomically(
+    path: &Path,
+    overwrite: bool,
+    write: impl FnOnce(&mut BufWriter<&File>) -> Result<(), WriteCause>,
+) -> Result<u64, IoError> {
+    let write_err = |cause: WriteCause| IoError::Write { path: owned(path), cause };
+    let existing = std::fs::metadata(path).ok();
+    if existing.as_ref().is_some_and(std::fs::Metadata::is_dir) {
+        return Err(IoError::OutputIsFolder { path: owned(path) });
+    }
+    if existing.is_some() && !overwrite {
+        return Err(IoError::Exists { path: owned(path) });
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    remove_stale_once(dir);
+    let (file, named) = if let Some(file) = unnamed_file(dir) {
+        (file, None)
+    } else {
+        let (file, guard) = NamedTemp::create(dir).map_err(|e| write_err(e.into()))?;
+        (file, Some(guard))
+    };
+    // A replaced file keeps its permission bits (its owner and group cannot be kept unless root).
+    if let Some(meta) = existing.as_ref().filter(|m| m.is_file())
+        && let Err(e) = file.set_permissions(meta.permissions())
+    {
+        log::warn!("cannot keep the permissions of {}: {e}", path.display());
+    }
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &file);
+        write(&mut out).map_err(write_err)?;
+        out.flush().map_err(|e| write_err(e.into()))?;
+    }
+    file.sync_all().map_err(|e| write_err(e.into()))?;
+    let bytes = file.metadata().map_or(0, |m| m.len());
+    let exists = |e: &std::io::Error| e.kind() == std::io::ErrorKind::AlreadyExists;
+    match named {
+        Some(temp) if overwrite => {
+            std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
+            temp.renamed();
+        }
+        // A hard link never replaces anything: the no-clobber check and the write are one step.
+        Some(temp) => {
+            if let Err(e) = std::fs::hard_link(temp.path(), path) {
+                if exists(&e) {
+                    return Err(IoError::Exists { path: owned(path) });
+                }
+                // A filesystem without hard links: check, then rename.
+                if path.exists() {
+                    return Err(IoError::Exists { path: owned(path) });
+                }
+                std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
+                temp.renamed();
+            }
+        }
+        None if overwrite => {
+            let temp = NamedTemp::register_link(dir);
+            link_unnamed(&file, temp.path()).map_err(|e| write_err(e.into()))?;
+            std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
+            temp.renamed();
+        }
+        None => link_unnamed(&file, path).map_err(|e| {
+            if exists(&e) { IoError::Exists { path: owned(path) } } else { write_err(e.into()) }
+        })?,
+    }
+    sync_dir(dir);
+    Ok(bytes)
+}
+
+/// An unnamed file in `dir` (`O_TMPFILE`, mode `0666 & ~umask`), where the filesystem and
+/// `/proc` allow linking it later.
+#[cfg(target_os = "linux")]
+fn unnamed_file(dir: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    if std::env::var(NO_TMPFILE_ENV).is_ok_and(|v| v == "1") || !Path::new("/proc/self/fd").is_dir() {
+        return None;
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o666)
+        .custom_flags(rustix::fs::OFlags::TMPFILE.bits().cast_signed())
+        .open(dir)
+        .map_err(|e| log::debug!("no O_TMPFILE in {}: {e}", dir.display()))
+        .ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_file(_dir: &Path) -> Option<File> {
+    None
+}
+
+/// Gives the unnamed `file` the name `path`; fails if `path` exists.
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &File, path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{AtFlags, CWD, linkat};
+    use std::os::fd::AsRawFd as _;
+    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    linkat(CWD, proc_path.as_str(), CWD, path, AtFlags::SYMLINK_FOLLOW).map_err(std::io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_file: &File, _path: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::other("unnamed temporary files exist only on Linux"))
+}
+
+/// Makes the new name durable (best effort: not every filesystem syncs folders).
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}

@@ -1,0 +1,360 @@
+//! Export: PNG, JPEG, TIFF, BMP, WebP encoders, written through [`crate::io::write::atomic`] so a failed
+//! export leaves nothing and an existing file is only replaced when asked.
+//!
+//! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]);
+//! TIFF, BMP and WebP use the `image` crate's.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Instant;
+
+use image::codecs::{bmp::BmpEncoder, tiff::TiffEncoder, webp::WebPEncoder};
+use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
+
+use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
+use crate::io::codecs::png::write_png;
+use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
+use crate::io::{IoError, WriteCause, owned};
+
+/// The largest side a WebP image may have.
+const WEBP_MAX_SIDE: u32 = 16383;
+
+/// An export file format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// PNG: 8 or 16 bit, gray or gray + alpha, fast compression on all cores.
+    #[default]
+    Png,
+    /// JPEG: 8-bit single-channel gray, baseline, lossy (quality 1-100), coded on all cores;
+    /// no alpha.
+    Jpeg,
+    /// TIFF: 8 or 16-bit gray; no alpha.
+    Tiff,
+    /// BMP: 8-bit gray or gray + alpha.
+    Bmp,
+    /// WebP (lossless): 8-bit gray or gray + alpha, at most 16383 px a side.
+    Webp,
+}
+
+impl ExportFormat {
+    /// Every format, in menu order.
+    pub const ALL: [Self; 5] = [Self::Png, Self::Jpeg, Self::Tiff, Self::Bmp, Self::Webp];
+
+    /// The name on the command line and in reports.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Png => "png",
+            Self::Jpeg => "jpeg",
+            Self::Tiff => "tiff",
+            Self::Bmp => "bmp",
+            Self::Webp => "webp",
+        }
+    }
+
+    /// Other names the command line accepts.
+    #[must_use]
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Self::Jpeg => &["jpg"],
+            Self::Tiff => &["tif"],
+            _ => &[],
+        }
+    }
+
+    /// A one-line description, for help text.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Png => "PNG: 8- or 16-bit gray, with alpha",
+            Self::Jpeg => "JPEG: 8-bit gray, lossy (--quality)",
+            Self::Tiff => "TIFF: 8- or 16-bit gray",
+            Self::Bmp => "BMP: 8-bit gray, with alpha",
+            Self::Webp => "WebP (lossless): 8-bit gray, with alpha",
+        }
+    }
+
+    /// The usual file extension.
+    #[must_use]
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Png => "png",
+            Self::Jpeg => "jpg",
+            Self::Tiff => "tif",
+            Self::Bmp => "bmp",
+            Self::Webp => "webp",
+        }
+    }
+
+    /// The format a file name asks for, by its extension.
+    #[must_use]
+    pub fn from_path(path: &Path) -> Option<Self> {
+        path.extension()?.to_str()?.parse().ok()
+    }
+
+    /// Whether the format stores an alpha channel.
+    #[must_use]
+    pub fn has_alpha(self) -> bool {
+        matches!(self, Self::Png | Self::Bmp | Self::Webp)
+    }
+
+    /// Whether the format stores 16-bit samples.
+    #[must_use]
+    pub fn has_16bit(self) -> bool {
+        matches!(self, Self::Png | Self::Tiff)
+    }
+}
+
+impl fmt::Display for ExportFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Png => "PNG",
+            Self::Jpeg => "JPEG",
+            Self::Tiff => "TIFF",
+            Self::Bmp => "BMP",
+            Self::Webp => "WebP",
+        })
+    }
+}
+
+impl FromStr for ExportFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "png" => Ok(Self::Png),
+            "jpg" | "jpeg" => Ok(Self::Jpeg),
+            "tif" | "tiff" => Ok(Self::Tiff),
+            "bmp" => Ok(Self::Bmp),
+            "webp" => Ok(Self::Webp),
+            _ => Err(format!("unknown format {s:?} (expected png, jpeg, tiff, bmp or webp)")),
+        }
+    }
+}
+
+/// Settings for one export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ExportOptions {
+    /// The format; `None` = from the file's extension.
+    pub format: Option<ExportFormat>,
+    /// JPEG quality, 1-100.
+    pub jpeg_quality: u8,
+    /// Write 8-bit samples even when the image is 16-bit.
+    pub force_8bit: bool,
+    /// Replace an existing file.
+    pub overwrite: bool,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        Self { format: None, jpeg_quality: 90, force_8bit: false, overwrite: false }
+    }
+}
+
+/// What an export did.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EncodeReport {
+    /// The format written.
+    pub format: ExportFormat,
+    /// Bytes in the written file.
+    pub bytes: u64,
+    /// Wall time of encoding and writing (CPU clock).
+    pub encode_ns: u64,
+    /// What was changed to fit the format (alpha dropped, 16 -> 8 bit).
+    pub notes: Vec<String>,
+}
+
+/// Encodes a gray image (L8, LA8, L16 or LA16) into `path` atomically.
+pub fn encode_file(
+    image: &DynamicImage,
+    path: &Path,
+    options: &ExportOptions,
+) -> Result<EncodeReport, IoError> {
+    encode_file_with_progress(image, path, options, &|_| ())
+}
+
+/// [`encode_file`], calling `progress` with the fraction encoded so far (0.0 to 1.0, from any
+/// thread; PNG and JPEG report per stripe, the other formats only when done).
+pub fn encode_file_with_progress(
+    image: &DynamicImage,
+    path: &Path,
+    options: &ExportOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<EncodeReport, IoError> {
+    let started = Instant::now();
+    let format = check_target(path, *options, (image.width(), image.height()))?;
+    let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
+    let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| {
+        write_encoded(&fitted, format, options.jpeg_quality, out, progress)
+    })?;
+    progress(1.0);
+    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(EncodeReport { format, bytes, encode_ns, notes })
+}
+
+/// Whether [`encode_rows_to_file`] can write an image of `layout` to `path` as is: PNG stores
+/// every gray layout (unless 8-bit is forced on a 16-bit one), JPEG only 8-bit gray.
+#[must_use]
+pub fn encodes_rows(layout: GrayLayout, path: &Path, options: &ExportOptions) -> bool {
+    match options.format.or_else(|| ExportFormat::from_path(path)) {
+        Some(ExportFormat::Png) => !(layout.sixteen_bit && options.force_8bit),
+        Some(ExportFormat::Jpeg) => !layout.sixteen_bit && !layout.alpha,
+        _ => false,
+    }
+}
+
+/// Encodes rows produced stripe by stripe (see [`RowSource`]) into `path` atomically, for the
+/// layouts [`encodes_rows`] accepts; the stripes are produced and encoded in parallel.
+pub fn encode_rows_to_file(
+    layout: GrayLayout,
+    source: &dyn RowSource,
+    path: &Path,
+    options: &ExportOptions,
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<EncodeReport, IoError> {
+    let started = Instant::now();
+    let format = check_target(path, *options, (layout.width, layout.height))?;
+    if !encodes_rows(layout, path, options) {
+        return Err(IoError::ExportUnsupported {
+            path: owned(path),
+            format: if format == ExportFormat::Jpeg { "JPEG" } else { "this format" },
+            reason: "rows of this layout need converting first".to_owned(),
+        });
+    }
+    let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| match format {
+        ExportFormat::Jpeg => write_gray_jpeg(
+            source,
+            (layout.width, layout.height),
+            options.jpeg_quality.clamp(1, 100),
+            out,
+            progress,
+        ),
+        _ => write_png(source, layout, out, progress),
+    })?;
+    progress(1.0);
+    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    Ok(EncodeReport { format, bytes, encode_ns, notes: Vec::new() })
+}
+
+/// The format for `path`, after checking that the file may be written and the format can hold
+/// `width` x `height`.
+fn check_target(
+    path: &Path,
+    options: ExportOptions,
+    (width, height): (u32, u32),
+) -> Result<ExportFormat, IoError> {
+    let format = match options.format {
+        Some(f) => f,
+        None => {
+            ExportFormat::from_path(path).ok_or_else(|| IoError::UnknownExportFormat { path: owned(path) })?
+        }
+    };
+    if !options.overwrite && path.exists() {
+        return Err(IoError::Exists { path: owned(path) });
+    }
+    let limit = match format {
+        ExportFormat::Webp => Some(("WebP", WEBP_MAX_SIDE)),
+        ExportFormat::Jpeg => Some(("JPEG", JPEG_MAX_SIDE)),
+        _ => None,
+    };
+    if let Some((name, max_side)) = limit
+        && (width > max_side || height > max_side)
+    {
+        return Err(IoError::ExportUnsupported {
+            path: owned(path),
+            format: name,
+            reason: format!("{width}x{height} exceeds its {max_side} px limit per side"),
+        });
+    }
+    Ok(format)
+}
+
+/// Encodes a gray image into memory as `format` (fitted to it as [`encode_file`] does), for
+/// benchmarks and callers that write elsewhere.
+pub fn encode_to_vec(
+    image: &DynamicImage,
+    format: ExportFormat,
+    jpeg_quality: u8,
+) -> std::io::Result<Vec<u8>> {
+    let (fitted, _notes) = fit_to_format(image, format, false);
+    let mut out = Vec::new();
+    write_encoded(&fitted, format, jpeg_quality, &mut out, &|_| ()).map_err(std::io::Error::other)?;
+    Ok(out)
+}
+
+/// Converts the image to what `format` can store, saying what changed.
+fn fit_to_format(
+    image: &DynamicImage,
+    format: ExportFormat,
+    force_8bit: bool,
+) -> (DynamicImage, Vec<String>) {
+    let mut notes = Vec::new();
+    let has_alpha = image.color().has_alpha();
+    let is_16 = image.color().bytes_per_pixel() / image.color().channel_count() == 2;
+    let keep_alpha = has_alpha && format.has_alpha();
+    let keep_16 = is_16 && format.has_16bit() && !force_8bit;
+    if has_alpha && !keep_alpha {
+        notes.push(format!("{format} has no alpha channel: alpha dropped"));
+    }
+    if is_16 && !keep_16 {
+        notes.push(if force_8bit {
+            "written as 8-bit as asked".to_owned()
+        } else {
+            format!("{format} stores 8-bit samples: 16-bit gray reduced to 8-bit")
+        });
+    }
+    let fitted = match (keep_16, keep_alpha) {
+        (true, true) => DynamicImage::ImageLumaA16(image.to_luma_alpha16()),
+        (true, false) => DynamicImage::ImageLuma16(image.to_luma16()),
+        (false, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
+        (false, false) => DynamicImage::ImageLuma8(image.to_luma8()),
+    };
+    (fitted, notes)
+}
+
+fn write_encoded(
+    image: &DynamicImage,
+    format: ExportFormat,
+    jpeg_quality: u8,
+    out: &mut (impl std::io::Write + Send),
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), WriteCause> {
+    let (w, h) = (image.width(), image.height());
+    let color: ExtendedColorType = image.color().into();
+    let bytes = image.as_bytes();
+    let image_err = |e: image::ImageError| WriteCause::Encoder(e.to_string());
+    match format {
+        ExportFormat::Png => {
+            let layout = GrayLayout {
+                width: w,
+                height: h,
+                alpha: image.color().has_alpha(),
+                sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
+            };
+            let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
+            if bytes.len() != layout.row_bytes() * h as usize {
+                return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} image", bytes.len())));
+            }
+            write_png(&rows, layout, out, progress)
+        }
+        ExportFormat::Jpeg => {
+            if bytes.len() != w as usize * h as usize {
+                return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} gray image", bytes.len())));
+            }
+            let rows = SliceRows { bytes, row_bytes: w as usize };
+            write_gray_jpeg(&rows, (w, h), jpeg_quality.clamp(1, 100), out, progress)
+        }
+        ExportFormat::Tiff => {
+            // The TIFF encoder needs to seek; encode into memory first.
+            let mut buf = std::io::Cursor::new(Vec::new());
+            TiffEncoder::new(&mut buf).write_image(bytes, w, h, color).map_err(image_err)?;
+            out.write_all(buf.get_ref()).map_err(WriteCause::Os)
+        }
+        ExportFormat::Bmp => BmpEncoder::new(out).write_image(bytes, w, h, color).map_err(image_err),
+        ExportFormat::Webp => {
+            WebPEncoder::new_lossless(out).write_image(bytes, w, h, color).map_err(image_err)
+        }
+    }
+}

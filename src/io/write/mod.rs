@@ -1,0 +1,5 @@
+//! Writing images: the export formats and their encoders, and atomic writes
+//! (a failed export never leaves a half file and never replaces one without consent).
+
+pub(super) mod atomic;
+pub(super) mod encode;

@@ -1,0 +1,219 @@
+//! The one process-wide memory budget: every decode (and every synthetic benchmark image)
+//! reserves its bytes here before allocating, so images decoded in parallel never add up to more
+//! than the machine can give.
+//!
+//! The budget's capacity is three quarters of the smallest [`crate::system::memory::headroom`], read
+//! afresh whenever nothing is reserved, or exactly [`crate::system::memory::BUDGET_ENV`] when that is
+//! set. A reservation is released when its [`Reservation`] is dropped.
+
+use std::collections::HashMap;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::thread::ThreadId;
+
+use crate::system::memory::{BudgetSource, budget_override_bytes, headroom};
+
+/// The budget is refused: the bytes asked for do not fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "needs {needed} but only {budget} may be used (limited by {source})",
+    needed = crate::system::human_bytes(*needed_bytes),
+    budget = crate::system::human_bytes(*budget_bytes),
+    source = limited_by
+)]
+pub struct OverBudget {
+    /// Bytes asked for.
+    pub needed_bytes: u64,
+    /// Bytes that may be used now (what others hold is not counted as free).
+    pub budget_bytes: u64,
+    /// Which limit decided the budget.
+    pub limited_by: BudgetSource,
+}
+
+#[derive(Default)]
+struct State {
+    capacity_bytes: u64,
+    source: Option<BudgetSource>,
+    reserved_bytes: u64,
+    /// Reservations held, per thread that made them: a thread that holds one never waits.
+    held: HashMap<ThreadId, usize>,
+}
+
+/// The process-wide memory budget; see [`budget`].
+pub struct MemoryBudget {
+    state: Mutex<State>,
+    released: Condvar,
+}
+
+/// Bytes held against the [`MemoryBudget`] until dropped.
+#[derive(Debug)]
+#[must_use = "the bytes are released as soon as the reservation is dropped"]
+pub struct Reservation {
+    bytes: u64,
+    owner: ThreadId,
+}
+
+/// The process-wide memory budget.
+pub fn budget() -> &'static MemoryBudget {
+    static BUDGET: OnceLock<MemoryBudget> = OnceLock::new();
+    BUDGET.get_or_init(|| MemoryBudget { state: Mutex::new(State::default()), released: Condvar::new() })
+}
+
+impl MemoryBudget {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The capacity (all reservations together) and what limits it; read afresh when idle.
+    #[must_use]
+    pub fn capacity(&self) -> (u64, BudgetSource) {
+        let mut state = self.lock();
+        refresh(&mut state);
+        (state.capacity_bytes, state.source.unwrap_or(BudgetSource::Fallback))
+    }
+
+    /// Reserves `bytes`, waiting while other threads' reservations leave too little; refuses
+    /// at once what could never fit, and what does not fit now when this thread already holds a
+    /// reservation (waiting for itself would never end).
+    pub fn reserve(&self, bytes: u64) -> Result<Reservation, OverBudget> {
+        self.reserve_within(bytes, None, true)
+    }
+
+    /// Reserves `bytes` if they fit now; never waits.
+    pub fn try_reserve(&self, bytes: u64) -> Result<Reservation, OverBudget> {
+        self.reserve_within(bytes, None, false)
+    }
+
+    /// Like [`Self::reserve`], with an extra cap of `cap_bytes` for this one reservation.
+    pub fn reserve_within(
+        &self,
+        bytes: u64,
+        cap_bytes: Option<u64>,
+        wait: bool,
+    ) -> Result<Reservation, OverBudget> {
+        let owner = std::thread::current().id();
+        let mut state = self.lock();
+        loop {
+            refresh(&mut state);
+            let source = state.source.unwrap_or(BudgetSource::Fallback);
+            let (capacity, limited_by) = match cap_bytes {
+                Some(cap) if cap < state.capacity_bytes => (cap, BudgetSource::Caller),
+                _ => (state.capacity_bytes, source),
+            };
+            let free = capacity.saturating_sub(state.reserved_bytes);
+            if bytes <= free {
+                state.reserved_bytes += bytes;
+                *state.held.entry(owner).or_default() += 1;
+                return Ok(Reservation { bytes, owner });
+            }
+            let holds_one = state.held.get(&owner).is_some_and(|n| *n > 0);
+            // Waiting helps only if others hold bytes and this would fit once they are gone
+            // (the capacity is read afresh then: it may have grown).
+            let others_hold = state.reserved_bytes > 0 && !holds_one;
+            if !wait || !others_hold {
+                return Err(OverBudget {
+                    needed_bytes: bytes,
+                    budget_bytes: if holds_one { free } else { capacity },
+                    limited_by,
+                });
+            }
+            log::debug!(
+                "waiting for {} of memory budget ({} reserved by other images)",
+                crate::system::human_bytes(bytes),
+                crate::system::human_bytes(state.reserved_bytes)
+            );
+            state = self.released.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Bytes reserved now, all threads together.
+    #[must_use]
+    pub fn reserved_bytes(&self) -> u64 {
+        self.lock().reserved_bytes
+    }
+}
+
+/// Reads the limits again when nothing is reserved (what is free may have changed).
+fn refresh(state: &mut State) {
+    if state.reserved_bytes > 0 && state.source.is_some() {
+        return;
+    }
+    let (bytes, source) = match budget_override_bytes() {
+        Ok(Some(bytes)) => (bytes, BudgetSource::Environment),
+        Ok(None) => {
+            let h = headroom();
+            (h.bytes / 4 * 3, h.source)
+        }
+        Err(message) => {
+            log::warn!("{message}; using the limits of the machine instead");
+            let h = headroom();
+            (h.bytes / 4 * 3, h.source)
+        }
+    };
+    state.capacity_bytes = bytes;
+    state.source = Some(source);
+}
+
+impl Reservation {
+    /// Bytes held.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let budget = budget();
+        let mut state = budget.lock();
+        state.reserved_bytes = state.reserved_bytes.saturating_sub(self.bytes);
+        if let Some(n) = state.held.get_mut(&self.owner) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                state.held.remove(&self.owner);
+            }
+        }
+        drop(state);
+        budget.released.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::system::memory_budget::*;
+
+    #[test]
+    fn reservations_add_up_and_are_released_on_drop() {
+        let b = budget();
+        let (capacity, _) = b.capacity();
+        assert!(capacity > 0);
+        let before = b.reserved_bytes();
+        let r = b.try_reserve(1000).expect("1000 bytes fit");
+        assert_eq!(r.bytes(), 1000);
+        assert!(b.reserved_bytes() >= before + 1000);
+        // This thread holds a reservation: what does not fit is refused, not waited for.
+        let err = b.reserve(u64::MAX).expect_err("never fits");
+        assert_eq!(err.needed_bytes, u64::MAX);
+        // While it holds one, the budget it is told is what is left.
+        let err = b.reserve_within(10_000, Some(5_000), true).expect_err("over the cap");
+        assert_eq!(err.limited_by, BudgetSource::Caller);
+        assert!(err.budget_bytes <= 4_000, "{err:?}");
+        drop(r);
+    }
+
+    #[test]
+    fn a_waiting_reservation_gets_in_when_another_is_released() {
+        let b = budget();
+        let (capacity, _) = b.capacity();
+        let big = b.try_reserve(capacity / 2 + 1);
+        let Ok(big) = big else {
+            return; // Another test holds part of the budget; nothing to show here.
+        };
+        let waiter = std::thread::spawn(move || {
+            let r = budget().reserve(capacity / 2 + 1).map(|r| r.bytes());
+            r.expect("fits once the first is released")
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        drop(big);
+        assert_eq!(waiter.join().expect("no panic"), capacity / 2 + 1);
+    }
+}

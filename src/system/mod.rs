@@ -1,0 +1,24 @@
+//! What graylab asks of the operating system, as a leaf every layer may use: how much memory this
+//! process may take and the one budget that hands it out, zeroed buffers on huge pages, its own
+//! temporary files (removed on a signal) and the priority of work threads. Uses nothing else in
+//! the crate.
+
+pub(crate) mod huge_pages;
+pub(crate) mod memory;
+pub(crate) mod memory_budget;
+#[cfg(feature = "gui")]
+pub(crate) mod priority;
+pub(crate) mod temps;
+
+/// `1.5 GiB`-style sizes for messages.
+#[must_use]
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[unit]) }
+}
