@@ -10,7 +10,9 @@ use common::cpu;
 
 use std::sync::atomic::AtomicBool;
 
-use graylab::gpu::{BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, TimingMode, WorkgroupSize};
+use graylab::gpu::{
+    BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, StepClock, TimingMode, WorkgroupSize,
+};
 use graylab::pixel::{Formula, Kernel};
 
 fn gpu_run(
@@ -204,8 +206,8 @@ fn timestamps_and_cpu_clock_modes_agree_on_output() {
     let (got, t) = gpu_run(&conv, Kernel::Rgba8ToLa8, Formula::Linear, WorkgroupSize::DEFAULT, &src, (w, h));
     assert_eq!(first_difference(&got, &want), None);
     assert_eq!(
-        (t.kernel_on_gpu_clock, t.copies_on_gpu_clock, t.pipelined),
-        (ts.passes, ts.encoders, ts.encoders)
+        (t.kernel_clock, t.copies_clock, t.pipelined),
+        (StepClock::gpu_if(ts.passes), StepClock::gpu_if(ts.encoders), ts.encoders)
     );
     assert!(t.upload_host_ns > 0 && t.download_host_ns > 0 && t.wall_ns >= t.setup_ns);
     conv.set_timing_mode(TimingMode::CpuClock);
@@ -214,7 +216,9 @@ fn timestamps_and_cpu_clock_modes_agree_on_output() {
     for wg in [WorkgroupSize::DEFAULT, TILE_8X8] {
         let (got, t) = gpu_run(&conv, Kernel::Rgba8ToLa8, Formula::Linear, wg, &src, (w, h));
         assert_eq!(first_difference(&got, &want), None, "wg {wg}");
-        assert!(!t.kernel_on_gpu_clock && !t.copies_on_gpu_clock && !t.pipelined);
+        assert!(
+            t.kernel_clock == StepClock::CpuClock && t.copies_clock == StepClock::CpuClock && !t.pipelined
+        );
         assert_eq!((t.bands, t.chunks), (4, 16));
         assert!(t.kernel_ns > 0 && t.upload_copy_ns > 0 && t.download_copy_ns > 0);
         // Nothing overlaps on the CPU clock: the steps fit in the wall time.
@@ -318,7 +322,11 @@ fn timings_stay_honest_on_a_device_that_has_rendered() {
         assert_eq!(first_difference(&got, &want), None);
         // Where timestamps are read late (llvmpipe after a render pass), the run says so and
         // times every step on the CPU clock; elsewhere the timestamps are used.
-        assert_eq!(t.kernel_on_gpu_clock, ts.passes && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
+        assert_eq!(
+            t.kernel_clock.is_gpu(),
+            ts.passes && !t.timestamps_read_late,
+            "rendered {rendered}: {t:?}"
+        );
         assert_eq!(t.pipelined, ts.encoders && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
         assert!(t.kernel_ns > 0 && t.suspect_timestamps == 0, "rendered {rendered}: {t:?}");
         if !rendered {

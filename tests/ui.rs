@@ -5,6 +5,8 @@
 //! parity windows, previews at Fit and tiles when zoomed in, and a snapshot at 1280x720.
 
 mod common;
+#[path = "common/ui.rs"]
+mod ui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,41 +19,7 @@ use graylab::app::{AppOptions, GpuDevice, GraylabApp, ViewMode};
 use graylab::engine::{Backend, ConvertSettings, Engine, Phase, RunOptions, WorkgroupSize};
 use graylab::pixel::Formula;
 use image::{DynamicImage, RgbImage};
-
-fn harness_sized(initial: Option<PathBuf>, size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
-    harness_with(AppOptions { initial_path: initial, ..AppOptions::default() }, size)
-}
-
-fn harness_with(options: AppOptions, size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
-    common::gpu()?;
-    let options = AppOptions { fresh_settings: true, ..options };
-    Some(
-        Harness::builder()
-            .with_size(size)
-            .wgpu_setup(graylab::app::wgpu_setup())
-            .build_eframe(move |cc| GraylabApp::new(cc, options)),
-    )
-}
-
-fn harness(initial: Option<PathBuf>) -> Option<Harness<'static, GraylabApp>> {
-    harness_sized(initial, [1280.0, 800.0])
-}
-
-/// Steps the app until the worker is idle (or fails the test after a minute).
-fn settle(h: &mut Harness<'_, GraylabApp>) {
-    let deadline = Instant::now() + Duration::from_mins(1);
-    let mut idle_frames = 0;
-    while idle_frames < 3 {
-        assert!(Instant::now() < deadline, "the app did not finish its work in time");
-        h.step();
-        if h.state().is_busy() {
-            idle_frames = 0;
-            std::thread::sleep(Duration::from_millis(5));
-        } else {
-            idle_frames += 1;
-        }
-    }
-}
+use ui_common::{harness, harness_sized, harness_with, settle};
 
 fn photo(dir: &Path, name: &str, w: u32, h: u32) -> (PathBuf, DynamicImage) {
     let img = common::photo(w, h);

@@ -255,11 +255,11 @@ pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
 /// on the GPU, no display phase when nothing was drawn, no download phase when the result
 /// stayed on the GPU).
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
-    let copies = if t.copies_on_gpu_clock { ClockSource::Mixed } else { ClockSource::CpuClock };
-    let kernel = if t.kernel_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    let copies = if t.copies_clock.is_gpu() { ClockSource::Mixed } else { ClockSource::CpuClock };
+    let kernel = if t.kernel_clock.is_gpu() { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
     // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
     // from it afterwards (CPU clock).
-    let display = match (t.display_on_gpu_clock, t.preview_ns > 0) {
+    let display = match (t.display_clock.is_gpu(), t.preview_ns > 0) {
         (true, true) => ClockSource::Mixed,
         (true, false) => ClockSource::GpuTimestamp,
         (false, _) => ClockSource::CpuClock,

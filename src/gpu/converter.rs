@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::display::{DisplayPipeline, GpuTiles};
 use super::pipelines::{Pipelines, params_buffer};
 use super::{GpuContext, GpuError, GpuJob, GpuTimings, run::pipelined, run::stepwise};
+use crate::gpu::StepClock;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
@@ -294,9 +295,9 @@ impl GpuConverter {
             self.limits(chunk_bytes, pipelined),
         )?;
         let mut t = GpuTimings {
-            copies_on_gpu_clock: pipelined,
-            kernel_on_gpu_clock: gpu_clock && ts.passes,
-            display_on_gpu_clock: pipelined && display.is_some(),
+            copies_clock: StepClock::gpu_if(pipelined),
+            kernel_clock: StepClock::gpu_if(gpu_clock && ts.passes),
+            display_clock: StepClock::gpu_if(pipelined && display.is_some()),
             pipelined,
             bands: plan.bands.bands,
             chunks: plan.chunks.len() as u32,
@@ -312,7 +313,7 @@ impl GpuConverter {
         }
         let layout = job.keep_input.map(|key| InputLayout::new(key, kernel, plan.size, &plan.bands));
         let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
-        let needs = plan.ring_needs(kernel, slots, t.kernel_on_gpu_clock);
+        let needs = plan.ring_needs(kernel, slots, t.kernel_clock.is_gpu());
         buffers.prepare(ctx, needs, layout, &plan.bands)?;
         scopes.check()?;
         let Buffers { ring: Some(ring), input } = buffers else {

@@ -32,5 +32,5 @@ pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};
 pub use plan::bands::BandPlan;
 pub use plan::submission_budget::{GpuRates, SUBMISSION_BUDGET_NS};
-pub use run::job::{GpuJob, GpuTimings};
+pub use run::job::{GpuJob, GpuTimings, StepClock};
 pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES, ProbeClock};

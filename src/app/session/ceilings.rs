@@ -5,15 +5,41 @@ use super::{JobKind, Session};
 use crate::app::work::jobs::Job;
 use crate::engine::KnownCeilings;
 
+/// This GPU's ceilings, as far as the session knows them.
+#[derive(Debug, Default)]
+pub(super) enum CeilingsState {
+    /// Nobody asked yet (no GPU run so far).
+    #[default]
+    NotAsked,
+    /// Asked for; no answer yet.
+    Asked,
+    /// They could not be had (the reason), and none are known.
+    Failed(String),
+    /// Known; `remeasure_error` says why a later measurement failed, if one did (the known
+    /// ceilings are kept).
+    Known {
+        /// The ceilings (boxed: they are large beside the other states).
+        known: Box<KnownCeilings>,
+        /// Why the latest "Measure again" failed.
+        remeasure_error: Option<String>,
+    },
+}
+
 impl Session {
     /// This GPU's ceilings (every step of the GPU path), once known.
     pub fn ceilings(&self) -> Option<&KnownCeilings> {
-        self.ceilings.as_ref()
+        match &self.ceilings {
+            CeilingsState::Known { known, .. } => Some(known),
+            _ => None,
+        }
     }
 
-    /// Why the ceilings could not be had, if they could not.
+    /// Why the ceilings could not be had (or measured again), if they could not.
     pub fn ceilings_error(&self) -> Option<&str> {
-        self.ceilings_error.as_deref()
+        match &self.ceilings {
+            CeilingsState::Failed(e) | CeilingsState::Known { remeasure_error: Some(e), .. } => Some(e),
+            _ => None,
+        }
     }
 
     /// Whether the ceilings are being read or measured now.
@@ -28,15 +54,28 @@ impl Session {
         if !self.gpu_usable() || self.measuring_ceilings() {
             return;
         }
-        self.ceilings_asked = true;
+        if matches!(self.ceilings, CeilingsState::NotAsked) {
+            self.ceilings = CeilingsState::Asked;
+        }
         let ticket = self.ticket();
         self.send(JobKind::Ceilings, Job::Ceilings { ticket, remeasure });
     }
 
     /// Asks for the ceilings the first time an image opens.
     pub(super) fn ask_ceilings_once(&mut self) {
-        if !self.ceilings_asked {
+        if matches!(self.ceilings, CeilingsState::NotAsked) {
             self.measure_ceilings(false);
         }
+    }
+
+    /// The worker's answer: new ceilings replace the old; a failure keeps ceilings known before.
+    pub(super) fn ceilings_measured(&mut self, result: Result<KnownCeilings, String>) {
+        self.ceilings = match (std::mem::take(&mut self.ceilings), result) {
+            (_, Ok(known)) => CeilingsState::Known { known: Box::new(known), remeasure_error: None },
+            (CeilingsState::Known { known, .. }, Err(e)) => {
+                CeilingsState::Known { known, remeasure_error: Some(e) }
+            }
+            (_, Err(e)) => CeilingsState::Failed(e),
+        };
     }
 }

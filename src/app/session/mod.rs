@@ -17,7 +17,7 @@ use crate::app::work::gpu_device::{GpuDevice, engine_maker};
 use crate::app::work::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
 use crate::app::work::preload::Preload;
 use crate::app::work::worker::Worker;
-use crate::engine::{Backend, ConvertSettings, GpuContext, KnownCeilings, ParityReport, SweepResult};
+use crate::engine::{Backend, ConvertSettings, GpuContext, ParityReport, SweepResult};
 
 /// Kinds of job, for progress and Stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub struct Session {
     /// output is made again with the panel's settings, so caption and panel agree.
     comparing: bool,
     /// The settings of the latest conversion asked for.
-    requested: Option<(ConvertSettings, bool, bool)>,
+    requested: Option<Requested>,
     /// Re-run as soon as a run ends.
     pub continuous: bool,
     /// Longest side of preview levels, in pixels (about the screen's size).
@@ -78,12 +78,16 @@ pub struct Session {
     parity: Option<(ParityReport, DisplayImage)>,
     /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
     runs_cut_short: usize,
-    /// This GPU's ceilings, once read from the cache or measured.
-    ceilings: Option<KnownCeilings>,
-    /// Why they could not be had.
-    ceilings_error: Option<String>,
-    /// Whether they were asked for.
-    ceilings_asked: bool,
+    /// This GPU's ceilings, as far as the session knows them.
+    ceilings: ceilings::CeilingsState,
+}
+
+/// What the latest conversion asked for: it runs again when any of it changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Requested {
+    settings: ConvertSettings,
+    round_trip: bool,
+    keep_input: bool,
 }
 
 impl Session {
@@ -115,9 +119,7 @@ impl Session {
             sweep: None,
             parity: None,
             runs_cut_short: 0,
-            ceilings: None,
-            ceilings_error: None,
-            ceilings_asked: false,
+            ceilings: ceilings::CeilingsState::NotAsked,
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());
@@ -131,14 +133,9 @@ impl Session {
             session.gpu_error = Some(format!("{} cannot run compute shaders", rs.adapter.get_info().name));
         }
         session.gpu_device = options.gpu_device.resolve(gpu.is_software());
-        let engine = engine_maker(
-            rs,
-            &gpu,
-            session.own_gpu_device(),
-            options.gpu_chunk_limit_bytes,
-            options.fresh_settings,
-        );
-        match Worker::start(engine, session.own_gpu_device(), rs.clone(), cc.egui_ctx.clone()) {
+        let engine =
+            engine_maker(rs, &gpu, session.gpu_device, options.gpu_chunk_limit_bytes, options.fresh_settings);
+        match Worker::start(engine, session.gpu_device, rs.clone(), cc.egui_ctx.clone()) {
             Ok(w) => session.worker = Some(w),
             Err(e) => session.toasts.error(format!("cannot start the worker thread: {e}")),
         }
@@ -306,7 +303,7 @@ impl Session {
         self.comparing = list.iter().any(|s| *s != self.settings.convert);
         let (round_trip, keep_input, preview_side) =
             (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
-        self.requested = Some((self.settings.convert, round_trip, keep_input));
+        self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
         self.send(
             JobKind::Convert,
             Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },
@@ -333,7 +330,11 @@ impl Session {
     /// Re-runs the conversion when a setting that changes the output or its timing changed
     /// (superseding the runs in flight), and keeps Continuous going.
     pub fn after_frame(&mut self) {
-        let now = (self.settings.convert, self.settings.round_trip, self.settings.keep_input_on_gpu);
+        let now = Requested {
+            settings: self.settings.convert,
+            round_trip: self.settings.round_trip,
+            keep_input: self.settings.keep_input_on_gpu,
+        };
         if self.input.is_some() && self.requested.is_some_and(|r| r != now) {
             self.run_conversion(1);
         }

@@ -32,13 +32,7 @@ impl Session {
                 self.toasts.error(format!("Could not open the image. {e}"));
             }
             Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
-            Reply::Ceilings(result) => match result {
-                Ok(known) => {
-                    self.ceilings = Some(known);
-                    self.ceilings_error = None;
-                }
-                Err(e) => self.ceilings_error = Some(e),
-            },
+            Reply::Ceilings(result) => self.ceilings_measured(result),
             Reply::RunCancelled(id) => {
                 log::debug!("job {id}: a GPU run stopped between its submissions");
                 self.runs_cut_short += 1;

@@ -130,17 +130,9 @@ impl Viewer {
                 caption: &caption,
             };
             let place = placement(ui, &self.view, *pane);
-            panes::draw(
-                ui,
-                &mut self.view.wipe,
-                self.view.show_output,
-                mode,
-                i,
-                *pane,
-                &images,
-                &place,
-                &mut budget,
-            );
+            let state = panes::PaneState { wipe: &mut self.view.wipe, show_output: self.view.show_output };
+            let at = panes::PaneAt { mode, index: i, rect: *pane };
+            panes::draw(ui, state, at, &images, &place, &mut budget);
         }
         if budget.wanted_more {
             ui.ctx().request_repaint();

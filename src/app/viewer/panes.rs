@@ -41,19 +41,36 @@ fn note(painter: &Painter, clip: Rect, text: &str) {
     );
 }
 
-/// Draws pane `index` of `mode`.
-#[expect(clippy::too_many_arguments, reason = "one pane's drawing; the viewer holds the state")]
+/// Which pane of a view mode is drawn, and where.
+#[derive(Clone, Copy, Debug)]
+pub struct PaneAt {
+    /// The view mode.
+    pub mode: ViewMode,
+    /// The pane's index in that mode (side by side: 0 is the input).
+    pub index: usize,
+    /// Its place on screen.
+    pub rect: Rect,
+}
+
+/// The viewer's state a pane reads or changes.
+pub struct PaneState<'a> {
+    /// Where the wipe divider is, from 0 (left) to 1 (right); dragging it moves it.
+    pub wipe: &'a mut f32,
+    /// A/B: whether the output is shown (else the input).
+    pub show_output: bool,
+}
+
+/// Draws one pane: `at` says which and where, `state` the divider and the A/B choice.
 pub fn draw(
     ui: &Ui,
-    wipe: &mut f32,
-    show_output: bool,
-    mode: ViewMode,
-    index: usize,
-    pane: Rect,
+    state: PaneState<'_>,
+    at: PaneAt,
     images: &Images<'_>,
     place: &Placement,
     budget: &mut TileBudget,
 ) {
+    let PaneState { wipe, show_output } = state;
+    let PaneAt { mode, index, rect: pane } = at;
     let painter = ui.painter_at(pane);
     let corner = pane.min + vec2(10.0, 6.0);
     let output = |clip: Rect, budget: &mut TileBudget| match images.output {

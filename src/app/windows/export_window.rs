@@ -60,8 +60,9 @@ impl ExportWindow {
         let mut choose = None;
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
-            ui.label("File");
-            let field = ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0));
+            let label = ui.label("File");
+            let field =
+                ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(360.0)).labelled_by(label.id);
             if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                 export = Some(false);
             }

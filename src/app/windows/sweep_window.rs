@@ -78,8 +78,8 @@ impl SweepWindow {
              only, data already on the GPU), warm runs after one cold run, and draws the medians.",
         );
         ui.horizontal(|ui| {
-            ui.label("Sizes (MP)");
-            ui.add(egui::TextEdit::singleline(&mut self.sizes).desired_width(260.0));
+            let label = ui.label("Sizes (MP)");
+            ui.add(egui::TextEdit::singleline(&mut self.sizes).desired_width(260.0)).labelled_by(label.id);
             ui.add(egui::DragValue::new(&mut self.runs).range(1..=100).prefix("runs "));
             ui.checkbox(&mut self.use_photo, "resize the open photo");
             let running = session.current_job().is_some_and(|(k, _)| k == JobKind::Sweep);
@@ -132,8 +132,12 @@ impl SweepWindow {
     /// screen however tall they grow).
     fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
         ui.horizontal(|ui| {
-            ui.label("JSON file");
-            if ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0)).changed() {
+            let label = ui.label("JSON file");
+            if ui
+                .add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0))
+                .labelled_by(label.id)
+                .changed()
+            {
                 self.confirm_replace = false;
             }
             let path = PathBuf::from(self.path.trim());

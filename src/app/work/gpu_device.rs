@@ -42,18 +42,18 @@ impl GpuDevice {
 /// Makes the worker's engine; called on the worker thread, after it has lowered its priority.
 pub type EngineMaker = Box<dyn FnOnce() -> Engine + Send>;
 
-/// How the engine is made for the window's device `rs` (whose context is `window_gpu`).
-/// `chunk_limit_bytes` fixes the input bytes of one GPU submission (tests); `fresh` keeps the
+/// How the engine is made for the window's device `rs` (whose context is `window_gpu`), on
+/// `device` as resolved ([`GpuDevice::resolve`]: `Auto` counts as `Window`). `chunk_limit_bytes` fixes the input bytes of one GPU submission (tests); `fresh` keeps the
 /// ceilings out of the cache folder.
 pub fn engine_maker(
     rs: &RenderState,
     window_gpu: &Arc<GpuContext>,
-    own_device: bool,
+    device: GpuDevice,
     chunk_limit_bytes: Option<u64>,
     fresh: bool,
 ) -> EngineMaker {
     let finish = move |engine: Engine| if fresh { engine.without_ceiling_cache() } else { engine };
-    if own_device {
+    if device == GpuDevice::Own {
         let like = rs.adapter.get_info();
         return Box::new(move || {
             let engine = match GpuContext::new_like(&like) {

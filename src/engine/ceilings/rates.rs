@@ -184,9 +184,9 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
             percent_of_ceiling: known.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
         }
     };
-    let gpu_copies = report
-        .gpu
-        .map(|g| (g, if g.copies_on_gpu_clock { ClockSource::GpuTimestamp } else { ClockSource::CpuClock }));
+    let gpu_copies = report.gpu.map(|g| {
+        (g, if g.copies_clock.is_gpu() { ClockSource::GpuTimestamp } else { ClockSource::CpuClock })
+    });
     let mut rates = Vec::new();
     for p in &report.phases {
         match p.phase {
@@ -317,7 +317,7 @@ mod tests {
             upload_copy_ns: 46_875,
             download_copy_ns: 31_250,
             download_host_ns: 31_250,
-            copies_on_gpu_clock: true,
+            copies_clock: crate::gpu::StepClock::GpuTimestamp,
             ..GpuTimings::default()
         });
         let rates = phase_rates(&r, &Ceilings { gpu: Some(example_ceilings()), cpu_stream_gb_per_s: None });

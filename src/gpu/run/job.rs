@@ -57,8 +57,33 @@ impl<'a> GpuJob<'a> {
 
 /// Where the time of one GPU conversion went, summed over its submissions.
 ///
+/// The clock that timed one GPU step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepClock {
+    /// The CPU clock around a submit-and-wait of the step alone (dispatch and wait included).
+    #[default]
+    CpuClock,
+    /// GPU timestamps written around the step itself.
+    GpuTimestamp,
+}
+
+impl StepClock {
+    /// The GPU clock when `on_gpu`, else the CPU clock.
+    #[must_use]
+    pub fn gpu_if(on_gpu: bool) -> Self {
+        if on_gpu { Self::GpuTimestamp } else { Self::CpuClock }
+    }
+
+    /// Whether the step was timed by GPU timestamps.
+    #[must_use]
+    pub fn is_gpu(self) -> bool {
+        self == Self::GpuTimestamp
+    }
+}
+
 /// Each step's own busy time: host copies on the CPU clock, GPU copies, kernel and display from
-/// GPU timestamps where the device has them (see the `*_on_gpu_clock` flags), else from the CPU
+/// GPU timestamps where the device has them (see each step's [`StepClock`]), else from the CPU
 /// clock around a submit-and-wait of that step alone. In the pipelined mode the steps overlap
 /// (the host copies chunk i+1 while the GPU works on chunk i), so they can add up to more than
 /// `wall_ns`; [`Self::overlap_ns`] says by how much at least.
@@ -87,12 +112,12 @@ pub struct GpuTimings {
     pub wait_ns: u64,
     /// Wall time of the whole conversion, setup included (CPU clock).
     pub wall_ns: u64,
-    /// Whether `upload_copy_ns` and `download_copy_ns` come from GPU timestamps.
-    pub copies_on_gpu_clock: bool,
-    /// Whether `kernel_ns` comes from GPU timestamps.
-    pub kernel_on_gpu_clock: bool,
-    /// Whether `display_ns` comes from GPU timestamps.
-    pub display_on_gpu_clock: bool,
+    /// The clock of `upload_copy_ns` and `download_copy_ns`.
+    pub copies_clock: StepClock,
+    /// The clock of `kernel_ns`.
+    pub kernel_clock: StepClock,
+    /// The clock of `display_ns`.
+    pub display_clock: StepClock,
     /// Whether steps of different chunks ran at the same time (host copies beside GPU work).
     pub pipelined: bool,
     /// Row bands the image was cut into (each fits one storage binding).

@@ -17,7 +17,7 @@ mod runs;
 use runs::RunHow;
 
 use crate::app::textures::DisplayImage;
-use crate::app::work::gpu_device::EngineMaker;
+use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
 use crate::app::work::jobs::{Job, Loaded, Measured, Reply, Ticket};
 use crate::app::work::preload::{Preload, decode_for_display};
 use crate::engine::{DecodeOptions, Engine, ImageKey};
@@ -51,11 +51,11 @@ impl Drop for Worker {
 
 impl Worker {
     /// Starts the worker thread, which makes its engine with `make_engine` once it runs at the
-    /// work threads' priority. With `own_gpu_device`, the engine's GPU is a device of its own, and
-    /// GPU results are read back and shown like CPU ones.
+    /// work threads' priority. On [`GpuDevice::Own`], the engine's GPU is a device of its own,
+    /// and GPU results are read back and shown like CPU ones.
     pub fn start(
         make_engine: EngineMaker,
-        own_gpu_device: bool,
+        gpu_device: GpuDevice,
         render_state: RenderState,
         ctx: egui::Context,
     ) -> std::io::Result<Self> {
@@ -68,7 +68,7 @@ impl Worker {
             crate::system::priority::yield_to_ui();
             let state = WorkerState {
                 engine: Arc::new(make_engine()),
-                own_gpu_device,
+                gpu_device,
                 render_state,
                 ctx,
                 replies: reply_tx,
@@ -96,8 +96,8 @@ impl Worker {
 
 pub(in crate::app) struct WorkerState {
     engine: Arc<Engine>,
-    /// The engine's GPU is a device of its own: GPU results are read back (`gpu_device.rs`).
-    own_gpu_device: bool,
+    /// The device GPU work runs on, resolved: on [`GpuDevice::Own`] GPU results are read back.
+    gpu_device: GpuDevice,
     render_state: RenderState,
     ctx: egui::Context,
     replies: mpsc::Sender<Reply>,

@@ -9,6 +9,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::app::textures::{DisplayImage, preview_levels, preview_size};
+use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
@@ -82,7 +83,7 @@ impl WorkerState {
                     None => return Ok(None),
                 }
             }
-            Backend::Gpu if self.own_gpu_device => {
+            Backend::Gpu if self.gpu_device == GpuDevice::Own => {
                 // A device of its own (a software adapter): the result is read back, whatever
                 // the round-trip setting, and shown like a CPU result.
                 let options = RunOptions {
