@@ -242,3 +242,58 @@ fn sweep_writes_json_and_csv_with_every_series() {
     let o = graylab(&args, dir.path());
     assert!(!o.status.success() && text(&o).contains("exists"), "{}", text(&o));
 }
+
+#[test]
+fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
+    let Some(gpu) = common::gpu() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = graylab(&["claims", "--quick", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        o.stderr.is_empty() || !String::from_utf8_lossy(&o.stderr).contains('['),
+        "no progress with --json"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["software_adapter"], gpu.is_software());
+    assert_eq!(v["quick"], true);
+    let claims = v["claims"].as_array().expect("claims");
+    let ids: Vec<u64> = claims.iter().filter_map(|c| c["id"].as_u64()).collect();
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 9]);
+    for c in claims {
+        for field in ["claim", "experiment", "why"] {
+            assert!(c[field].as_str().is_some_and(|s| s.len() > 10), "claim {}: {field}", c["id"]);
+        }
+        let verdict = c["verdict"].as_str().expect("verdict");
+        assert!(
+            verdict == "holds here"
+                || verdict == "does not hold here"
+                || (verdict.starts_with("holds from ") && verdict.ends_with(" on")),
+            "{verdict}"
+        );
+        let ms = c["measurements"].as_array().expect("measurements");
+        assert!(!ms.is_empty(), "claim {}", c["id"]);
+        for m in ms {
+            assert!(m["value"].as_f64().is_some_and(f64::is_finite), "{m}");
+            assert!(m["unit"].as_str().is_some_and(|u| !u.is_empty()), "{m}");
+            assert!(m["clock"].as_str().is_some_and(|u| !u.is_empty()), "{m}");
+        }
+        // On a software adapter every verdict says what the "GPU" is.
+        assert_eq!(c["why"].as_str().is_some_and(|w| w.contains("CPU's own cores")), gpu.is_software());
+    }
+    // Claim 4 names its three timings.
+    let names: Vec<&str> = claims[3]["measurements"]
+        .as_array()
+        .expect("claim 4")
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    assert!(names.starts_with(&["submit only, no wait", "submit and wait"]), "{names:?}");
+    if gpu.timestamps().passes {
+        assert!(names.contains(&"GPU timestamps"), "{names:?}");
+    }
+    // Without --json: one block per claim.
+    let o = graylab(&["claims", "--quick"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("   verdict: ").count(), 7, "{out}");
+}

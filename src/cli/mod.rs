@@ -1,4 +1,4 @@
-//! The headless command line: `graylab convert | bench | sweep | info`, and `graylab [PATH]` for the app.
+//! The headless command line: `graylab convert | bench | sweep | info | claims`, and `graylab [PATH]` for the app.
 //!
 //! Arguments are parsed and validated here into typed engine settings, and every output path is
 //! checked, before any work; this is the edge where errors become messages (with advice that
@@ -6,6 +6,7 @@
 
 mod args;
 mod bench;
+mod claims;
 mod convert;
 mod info;
 mod progress;
@@ -18,6 +19,7 @@ use clap::{Parser, Subcommand};
 
 pub use args::{DepthArg, MAX_THREADS};
 pub use bench::BenchArgs;
+pub use claims::ClaimsArgs;
 pub use convert::ConvertArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
@@ -67,6 +69,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Show the CPU, the build, the memory budget and every GPU adapter with the limits that matter here.
     Info(InfoArgs),
+    /// Test the GPU tutorial's claims on this machine: measurements, a verdict and why, for each.
+    Claims(ClaimsArgs),
 }
 
 /// Runs a headless command; returns the process exit code.
@@ -76,6 +80,7 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Bench(args) => bench::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),
+        Command::Claims(args) => claims::run(&args),
     };
     if let Some(bytes) = crate::engine::peak_resident_bytes() {
         log::debug!("peak resident memory: {bytes} bytes ({})", crate::engine::human_bytes(bytes));

@@ -9,6 +9,7 @@ mod batch;
 mod bench;
 pub mod causes;
 mod ceilings;
+pub mod claims;
 mod convert;
 mod files;
 mod memory;

@@ -19,6 +19,7 @@ use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, GpuRates};
 use crate::gpu::run::conversion::Run;
 use crate::gpu::run::record::RunCommands;
+use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::timing::probe::GpuCeilings;
 use crate::gpu::timing::timestamps::TimestampCheck;
 
@@ -192,19 +193,18 @@ impl GpuConverter {
     /// submission budget and waited for, on the CPU clock, so a dispatch's fixed cost counts.
     /// Every buffer is freed again before returning. Nanoseconds per pass.
     pub fn time_resident(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<u64>, GpuError> {
+        Ok(self.time_resident_passes(job, runs)?.iter().map(|p| p.wall_ns).collect())
+    }
+
+    /// [`Self::time_resident`] with each pass timed both ways: the submits alone, and until the
+    /// GPU has finished.
+    pub fn time_resident_passes(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<ResidentPass>, GpuError> {
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let pipeline = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup);
         let result = pipeline.and_then(|p| {
             let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
-            crate::gpu::run::resident::time_resident(
-                &self.ctx,
-                &self.pipelines,
-                &p,
-                job,
-                limits,
-                runs,
-                &mut scopes,
-            )
+            let on = KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p };
+            crate::gpu::run::resident::time_resident(&on, job, limits, runs, &mut scopes)
         });
         let scope_result = scopes.finish();
         let times = result?;

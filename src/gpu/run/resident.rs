@@ -17,17 +17,36 @@ use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
 use crate::gpu::{GpuContext, GpuError, GpuJob};
 
+/// One timed pass over data kept on the GPU, both ways a program might time it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResidentPass {
+    /// The CPU clock around the `queue.submit` calls alone: what a program that forgets to wait
+    /// for the GPU measures.
+    pub submit_ns: u64,
+    /// The CPU clock from the first submit until the GPU has finished the last one.
+    pub wall_ns: u64,
+}
+
+/// The compiled kernel a resident pass runs, with the device and pipelines it belongs to.
+pub(crate) struct KernelOn<'a> {
+    /// The device.
+    pub ctx: &'a GpuContext,
+    /// Its pipelines (for the bind-group layout).
+    pub pipelines: &'a Pipelines,
+    /// The job's pipeline.
+    pub pipeline: &'a wgpu::ComputePipeline,
+}
+
 /// Uploads `job`'s image once (every band resident at once), runs one cold pass over it, then
-/// returns the wall time of `runs` further passes, in nanoseconds.
+/// times `runs` further passes.
 pub(crate) fn time_resident(
-    ctx: &GpuContext,
-    pipelines: &Pipelines,
-    pipeline: &wgpu::ComputePipeline,
+    on: &KernelOn<'_>,
     job: &GpuJob<'_>,
     limits: Limits,
     runs: usize,
     scopes: &mut ErrorScopes<'_>,
-) -> Result<Vec<u64>, GpuError> {
+) -> Result<Vec<ResidentPass>, GpuError> {
+    let KernelOn { ctx, pipelines, pipeline } = *on;
     let &GpuJob { kernel, workgroup, src, width, height, .. } = job;
     if src.len() as u64 != u64::from(width) * u64::from(height) * kernel.in_bytes_per_pixel() as u64 {
         return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
@@ -63,8 +82,9 @@ pub(crate) fn time_resident(
         groups.push(pipelines.bind_group(ctx, kernel, (&input, in_bytes), (&output, out_bytes), &params));
     }
     scopes.check()?;
-    let pass = || -> Result<u64, GpuError> {
+    let pass = || -> Result<ResidentPass, GpuError> {
         let mut submitted: Vec<wgpu::SubmissionIndex> = Vec::new();
+        let mut submit_ns = 0;
         let started = Instant::now();
         for (chunk, d) in plan.chunks.iter().zip(&dispatches) {
             let band = (chunk.band_row0 / plan.bands.rows_per_band.max(1)) as usize;
@@ -85,10 +105,13 @@ pub(crate) fn time_resident(
                 let oldest = submitted.len() - MAX_IN_FLIGHT;
                 wait_for(ctx.device(), submitted.get(oldest))?;
             }
-            submitted.push(ctx.queue().submit([enc.finish()]));
+            let commands = enc.finish();
+            let submit = Instant::now();
+            submitted.push(ctx.queue().submit([commands]));
+            submit_ns += nanos(submit.elapsed());
         }
         wait_for(ctx.device(), submitted.last())?;
-        Ok(nanos(started.elapsed()))
+        Ok(ResidentPass { submit_ns, wall_ns: nanos(started.elapsed()) })
     };
     // The first, cold pass wakes the GPU and its caches; it is not reported.
     wait_for(ctx.device(), None)?;

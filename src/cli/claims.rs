@@ -1,0 +1,79 @@
+//! `graylab claims`: the GPU tutorial's claims, each tested on this machine
+//! ([`crate::engine::claims`]): one block per claim with its measurements, the verdict and why,
+//! or one JSON document with `--json`. Progress goes to a terminal's stderr only.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::engine::claims::{ClaimsOptions, ClaimsReport, claims_bytes, run_claims};
+use crate::engine::{Engine, budget};
+
+/// `graylab claims`.
+#[derive(Debug, Args)]
+pub struct ClaimsArgs {
+    /// Print one JSON document: every claim with its measurements, verdict and reason.
+    #[arg(long)]
+    pub json: bool,
+    /// Smaller images and fewer runs (about a quarter of the time).
+    #[arg(long)]
+    pub quick: bool,
+}
+
+pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
+    let _memory = budget().try_reserve(claims_bytes(args.quick)).context("cannot test the claims")?;
+    let engine = Engine::new();
+    let terminal = !args.json && std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut progress = |done: usize, total: usize, what: &str| {
+        if terminal {
+            let mut err = std::io::stderr();
+            let _ =
+                write!(err, "\r\x1b[2K[{done}/{total}] {what}… ({:.0} s)", started.elapsed().as_secs_f64());
+            let _ = err.flush();
+        }
+    };
+    let options = ClaimsOptions { quick: args.quick, cancel: None };
+    let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
+    if terminal {
+        eprintln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_blocks(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_blocks(report: &ClaimsReport) {
+    let kind = if report.software_adapter {
+        "a software adapter: the \"GPU\" is this CPU's own cores"
+    } else {
+        "a GPU"
+    };
+    println!(
+        "graylab claims on {} ({kind}), {} CPU threads{}",
+        report.adapter,
+        report.cpu_threads,
+        if report.quick { ", quick" } else { "" }
+    );
+    for c in &report.claims {
+        println!();
+        println!("{}. \"{}\"", c.id, c.claim);
+        println!("   experiment: {}", c.experiment);
+        let width = c.measurements.iter().map(|m| m.name.chars().count()).max().unwrap_or(0);
+        for m in &c.measurements {
+            let value = if m.unit == "ms" || m.value.fract() != 0.0 {
+                format!("{:.3}", m.value)
+            } else {
+                format!("{}", m.value)
+            };
+            println!("   {:<width$}  {value:>10} {:<3} ({})", m.name, m.unit, m.clock);
+        }
+        println!("   verdict: {}: {}", c.verdict, c.why);
+    }
+}
