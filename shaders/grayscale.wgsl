@@ -2,7 +2,9 @@
 // pixels), so every store is a whole, aligned word and no two invocations share one.
 //
 // The arithmetic is exactly the CPU's (src/pixel/formula.rs): integer weights in 1/32768 units,
-// round to nearest, and for `linear` the same lookup tables, uploaded by the host.
+// round to nearest, and for `linear` the same lookup tables, uploaded by the host. After the
+// formula, each gray value gets the synthetic work of src/pixel/work.rs (`work`), whose rounds,
+// mask and variant come in the uniform, so they never multiply pipelines.
 
 // Workgroup shape, set per pipeline by the host (only shapes within the device's limits).
 override WG_X: u32 = 64u;
@@ -17,6 +19,11 @@ struct Params {
     // Image width in pixels, and the first band-relative row of the dispatch (2-D shapes).
     width: u32,
     row_start: u32,
+    // The synthetic work: rounds per gray value, the mask XORed in, divergent (1: odd grays only).
+    work_rounds: u32,
+    work_mask: u32,
+    work_divergent: u32,
+    padding: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -40,6 +47,34 @@ fn luma(r: u32, g: u32, b: u32) -> u32 {
     }
     let lin = weighted(6966u, 23436u, 2366u, to_linear[r], to_linear[g], to_linear[b]);
     return from_linear[lin];
+}
+
+// The synthetic work on one gray value `g` (src/pixel/work.rs): `work_rounds` rounds of a 3-op
+// hash on g + 0x9E3779B9, then g ^ (h & work_mask), cut to the sample's bits (`width_mask`). The
+// identity (no rounds, mask 0) returns g at once, so the plain grayscale costs one uniform branch.
+fn work(g: u32, width_mask: u32) -> u32 {
+    if (params.work_rounds == 0u && params.work_mask == 0u) {
+        return g;
+    }
+    var rounds = params.work_rounds;
+    if (params.work_divergent != 0u && (g & 1u) == 0u) {
+        rounds = 0u;
+    }
+    var h = g + 0x9E3779B9u;
+    for (var i = 0u; i < rounds; i++) {
+        h = (h ^ (h >> 15u)) * 0x2C1B3C6Du;
+    }
+    return (g ^ (h & params.work_mask)) & width_mask;
+}
+
+// An 8-bit gray value after the work.
+fn gray8(g: u32) -> u32 {
+    return work(g, 0xffu);
+}
+
+// A 16-bit gray value after the work.
+fn gray16(g: u32) -> u32 {
+    return work(g, 0xffffu);
 }
 
 fn byte(w: u32, i: u32) -> u32 {
@@ -91,10 +126,10 @@ fn rgb8_to_l8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let a = src[3u * i];
     let b = src[3u * i + 1u];
     let c = src[3u * i + 2u];
-    let y0 = luma(byte(a, 0u), byte(a, 1u), byte(a, 2u));
-    let y1 = luma(byte(a, 3u), byte(b, 0u), byte(b, 1u));
-    let y2 = luma(byte(b, 2u), byte(b, 3u), byte(c, 0u));
-    let y3 = luma(byte(c, 1u), byte(c, 2u), byte(c, 3u));
+    let y0 = gray8(luma(byte(a, 0u), byte(a, 1u), byte(a, 2u)));
+    let y1 = gray8(luma(byte(a, 3u), byte(b, 0u), byte(b, 1u)));
+    let y2 = gray8(luma(byte(b, 2u), byte(b, 3u), byte(c, 0u)));
+    let y3 = gray8(luma(byte(c, 1u), byte(c, 2u), byte(c, 3u)));
     dst[i] = y0 | (y1 << 8u) | (y2 << 16u) | (y3 << 24u);
 }
 
@@ -107,7 +142,7 @@ fn rgba8_to_l8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     var out = 0u;
     for (var k = 0u; k < 4u; k++) {
         let p = src[4u * i + k];
-        out |= luma(byte(p, 0u), byte(p, 1u), byte(p, 2u)) << (8u * k);
+        out |= gray8(luma(byte(p, 0u), byte(p, 1u), byte(p, 2u))) << (8u * k);
     }
     dst[i] = out;
 }
@@ -120,8 +155,8 @@ fn rgba8_to_la8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     }
     let p = src[2u * i];
     let q = src[2u * i + 1u];
-    let y0 = luma(byte(p, 0u), byte(p, 1u), byte(p, 2u));
-    let y1 = luma(byte(q, 0u), byte(q, 1u), byte(q, 2u));
+    let y0 = gray8(luma(byte(p, 0u), byte(p, 1u), byte(p, 2u)));
+    let y1 = gray8(luma(byte(q, 0u), byte(q, 1u), byte(q, 2u)));
     dst[i] = y0 | (byte(p, 3u) << 8u) | (y1 << 16u) | (byte(q, 3u) << 24u);
 }
 
@@ -135,8 +170,8 @@ fn rgb16_to_l16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     let a = src[3u * i];
     let b = src[3u * i + 1u];
     let c = src[3u * i + 2u];
-    let y0 = luma(lo(a), hi(a), lo(b));
-    let y1 = luma(hi(b), lo(c), hi(c));
+    let y0 = gray16(luma(lo(a), hi(a), lo(b)));
+    let y1 = gray16(luma(hi(b), lo(c), hi(c)));
     dst[i] = y0 | (y1 << 16u);
 }
 
@@ -146,8 +181,8 @@ fn rgba16_to_l16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     if (i == NONE) {
         return;
     }
-    let y0 = luma(lo(src[4u * i]), hi(src[4u * i]), lo(src[4u * i + 1u]));
-    let y1 = luma(lo(src[4u * i + 2u]), hi(src[4u * i + 2u]), lo(src[4u * i + 3u]));
+    let y0 = gray16(luma(lo(src[4u * i]), hi(src[4u * i]), lo(src[4u * i + 1u])));
+    let y1 = gray16(luma(lo(src[4u * i + 2u]), hi(src[4u * i + 2u]), lo(src[4u * i + 3u])));
     dst[i] = y0 | (y1 << 16u);
 }
 
@@ -159,5 +194,5 @@ fn rgba16_to_la16(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     }
     let rg = src[2u * i];
     let ba = src[2u * i + 1u];
-    dst[i] = luma(lo(rg), hi(rg), lo(ba)) | (hi(ba) << 16u);
+    dst[i] = gray16(luma(lo(rg), hi(rg), lo(ba))) | (hi(ba) << 16u);
 }

@@ -297,3 +297,47 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.matches("   verdict: ").count(), 7, "{out}");
 }
+
+#[test]
+fn work_per_pixel_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (w, h) = (61, 23);
+    let rgba = RgbaImage::from_raw(w, h, common::noise((w * h * 4) as usize, 61)).expect("size");
+    DynamicImage::ImageRgba8(rgba).save(dir.path().join("in.png")).expect("save");
+    let work = ["--work", "9", "--divergent", "--work-mask", "0xff"];
+    let mut outputs = Vec::new();
+    let backends: &[&str] = if common::gpu().is_some() { &["cpu", "gpu"] } else { &["cpu"] };
+    for backend in backends {
+        let out = format!("{backend}.png");
+        let mut args = vec!["convert", "in.png", "-o", &out, "--backend", backend];
+        args.extend(work);
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("work 9 rounds/px (synthetic, divergent"), "{}", text(&o));
+        outputs.push(image::open(dir.path().join(&out)).expect("output"));
+    }
+    let o = graylab(&["convert", "in.png", "-o", "plain.png", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("convert JSON");
+    assert_eq!(json[0]["run"]["work_rounds"], 0);
+    let plain = image::open(dir.path().join("plain.png")).expect("plain");
+    // CPU (converted inside the PNG stripes) and GPU agree, gray changed and alpha kept.
+    for out in &outputs {
+        assert_eq!(out.as_bytes(), outputs[0].as_bytes());
+        assert_ne!(out.as_bytes(), plain.as_bytes());
+        let alpha = |i: &DynamicImage| i.to_luma_alpha8().pixels().map(|p| p[1]).collect::<Vec<_>>();
+        assert_eq!(alpha(out), alpha(&plain));
+    }
+    let o = graylab(
+        &["bench", "--synthetic", "33x17", "--backend", "cpu", "--runs", "1", "--work", "16", "--json"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench JSON");
+    let r = &json["results"][0];
+    assert_eq!((r["work_rounds"].as_u64(), r["divergent"].as_bool()), (Some(16), Some(false)));
+    assert_eq!(r["ops_per_byte"].as_f64(), Some(12.0));
+    assert!(r["kernel_ops_per_s"].as_f64().is_some_and(|v| v > 0.0), "{r}");
+    let o = graylab(&["bench", "--work", "-1"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}

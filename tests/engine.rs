@@ -5,8 +5,8 @@ mod common;
 use std::sync::atomic::AtomicBool;
 
 use graylab::engine::{
-    Backend, ClockSource, ConvertSettings, Engine, EngineError, Phase, RunOptions, RunReport, WorkgroupSize,
-    bench, synthetic_rgb,
+    Backend, ClockSource, ConvertSettings, Engine, EngineError, Phase, RunOptions, RunReport, Work,
+    WorkgroupSize, bench, synthetic_rgb,
 };
 use graylab::pixel::Formula;
 use image::{DynamicImage, ImageBuffer};
@@ -186,4 +186,63 @@ fn a_cancelled_gpu_conversion_says_so() {
         .expect_err("cancelled");
     assert!(matches!(err, EngineError::Cancelled), "{err:?}");
     assert!(engine.convert(&img, &s, RunOptions::default()).is_ok(), "the next run works");
+}
+
+#[test]
+fn work_per_pixel_through_the_engine_cpu_equals_gpu_and_reports_its_level() {
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu);
+    for img in inputs() {
+        for divergent in [false, true] {
+            let work = Work { rounds: 16, mask: 0xFFFF, divergent };
+            let cpu_settings = ConvertSettings { threads: 2, work, ..ConvertSettings::default() };
+            let gpu_settings = ConvertSettings {
+                backend: Backend::Gpu,
+                workgroup: WorkgroupSize { x: 16, y: 16 },
+                ..cpu_settings
+            };
+            let cpu = engine.convert(&img, &cpu_settings, RunOptions::default()).expect("CPU");
+            let gpu = engine.convert(&img, &gpu_settings, RunOptions::default()).expect("GPU");
+            assert_eq!(cpu.image, gpu.image, "{:?} {work:?}", img.color());
+            for r in [&cpu.report, &gpu.report] {
+                assert_eq!((r.work.work_rounds, r.work.divergent, r.work.work_mask), (16, divergent, 0xFFFF));
+                assert_eq!(r.work.ops_per_pixel, 48);
+            }
+            let plain =
+                engine.convert(&img, &ConvertSettings::default(), RunOptions::default()).expect("plain");
+            if let Some(kernel) = cpu.report.kernel {
+                assert_ne!(cpu.image, plain.image, "{kernel:?}: the work shows with a full mask");
+                let bytes = (kernel.in_bytes_per_pixel() + kernel.out_bytes_per_pixel()) as f64;
+                assert!((cpu.report.work.ops_per_byte - 48.0 / bytes).abs() < 1e-9);
+                assert!(cpu.report.work.kernel_ops_per_s.is_some_and(|r| r > 0.0));
+                assert!(gpu.report.work.kernel_ops_per_s.is_some_and(|r| r > 0.0));
+            } else {
+                // A gray input runs no kernel: passed through unchanged by both, and said so.
+                assert_eq!(cpu.image, plain.image);
+                assert!(cpu.report.notes.iter().any(|n| n.contains("work per pixel was not applied")));
+                assert!(gpu.report.notes.iter().any(|n| n.contains("work per pixel was not applied")));
+                assert_eq!(cpu.report.work.kernel_ops_per_s, None);
+            }
+        }
+    }
+}
+
+#[test]
+fn work_per_pixel_in_bench_results_and_old_settings_load() {
+    let engine = Engine::without_gpu("not needed");
+    let img = synthetic_rgb(101, 37, 1);
+    let work = Work { rounds: 8, mask: 0, divergent: false };
+    let r = bench(&engine, &img, &ConvertSettings { threads: 1, work, ..ConvertSettings::default() }, 2)
+        .expect("bench");
+    let json = serde_json::to_value(&r).expect("json");
+    assert_eq!(json["work_rounds"], 8);
+    assert_eq!(json["divergent"], false);
+    assert_eq!(json["ops_per_byte"], 6.0);
+    assert!(json["kernel_ops_per_s"].as_f64().is_some_and(|v| v > 0.0), "{json}");
+    assert_eq!(json["cold"]["work_rounds"], 8);
+    // Settings saved before the work existed still load, with no work.
+    let mut old = serde_json::to_value(ConvertSettings::default()).expect("json");
+    old.as_object_mut().expect("object").remove("work");
+    let loaded: ConvertSettings = serde_json::from_value(old).expect("old settings load");
+    assert_eq!(loaded.work, Work::NONE);
 }

@@ -10,6 +10,7 @@ use common::cpu;
 
 use std::sync::atomic::AtomicBool;
 
+use graylab::cpu::{Work, par_convert_with_work};
 use graylab::gpu::{
     BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, StepClock, TimingMode, WorkgroupSize,
 };
@@ -270,6 +271,99 @@ fn display_tiles_show_the_result_with_forced_bands_and_chunks() {
                 assert_eq!(&shown[i * 4..i * 4 + 4], &[gray, gray, gray, 255], "pixel {i} wg {wg}");
             }
         }
+    }
+}
+
+/// `job` with `work` on the GPU, into a fresh buffer.
+fn gpu_work(conv: &GpuConverter, job: GpuJob<'_>, work: Work) -> (Vec<u8>, GpuTimings) {
+    let mut out = vec![0x5Au8; (job.width * job.height) as usize * job.kernel.out_bytes_per_pixel()];
+    let t = conv.convert(&job.with_work(work), &mut out).expect("GPU conversion with work");
+    (out, t)
+}
+
+/// `src` with `work` on the CPU (the engine's fused kernel, 2 threads).
+fn cpu_work(kernel: Kernel, formula: Formula, src: &[u8], work: Work) -> Vec<u8> {
+    let mut out = vec![0u8; src.len() / kernel.in_bytes_per_pixel() * kernel.out_bytes_per_pixel()];
+    par_convert_with_work(kernel, formula, src, &mut out, 2, work).expect("sizes match");
+    out
+}
+
+#[test]
+fn work_per_pixel_matches_the_cpu_every_kernel_level_variant_and_workgroup() {
+    let Some(conv) = common::converter() else { return };
+    let (w, h) = (13u32, 7u32);
+    let shapes = conv.context().valid_workgroups();
+    for kernel in Kernel::ALL {
+        let src = common::noise((w * h) as usize * kernel.in_bytes_per_pixel(), 13);
+        let plain = cpu(kernel, Formula::Bt601, &src);
+        for rounds in common::WORK_ROUNDS {
+            for divergent in [false, true] {
+                let work = Work { rounds, mask: common::full_mask(kernel), divergent };
+                let want = common::reference_with_work(kernel, Formula::Bt601, &src, work);
+                assert_eq!(cpu_work(kernel, Formula::Bt601, &src, work), want, "CPU {kernel:?} {work:?}");
+                for &wg in &shapes {
+                    let job = GpuJob::new(kernel, Formula::Bt601, wg, &src, (w, h));
+                    let (got, _) = gpu_work(&conv, job, work);
+                    assert_eq!(first_difference(&got, &want), None, "{kernel:?} {work:?} wg {wg}");
+                }
+                // Mask 0: the rounds run, the image is the plain grayscale on both backends.
+                let hidden = Work { mask: 0, ..work };
+                let job = GpuJob::new(kernel, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+                assert_eq!(gpu_work(&conv, job, hidden).0, plain, "{kernel:?} {hidden:?}");
+                assert_eq!(cpu_work(kernel, Formula::Bt601, &src, hidden), plain, "{kernel:?} {hidden:?}");
+            }
+        }
+        // The work changes the image (else the comparisons above prove nothing).
+        let some = Work { rounds: 4, mask: common::full_mask(kernel), divergent: false };
+        assert_ne!(common::reference_with_work(kernel, Formula::Bt601, &src, some), plain, "{kernel:?}");
+    }
+}
+
+#[test]
+fn work_per_pixel_with_forced_bands_a_kept_input_and_the_display() {
+    let Some(mut conv) = common::converter() else { return };
+    let (w, h) = (45u32, 31u32);
+    // Bands of about 8 rows, chunks of 3: the params of every dispatch carry the work.
+    for kernel in Kernel::ALL {
+        let row = u64::from(w) * kernel.in_bytes_per_pixel() as u64;
+        conv.set_band_limit_bytes(row * 8);
+        conv.set_chunk_limit_bytes(Some(row * 3));
+        let src = common::noise((w * h) as usize * kernel.in_bytes_per_pixel(), 45);
+        for (work, formula) in [(16, Formula::Linear), (257, Formula::Bt709)].map(|(rounds, f)| {
+            (Work { rounds, mask: common::full_mask(kernel), divergent: rounds == 257 }, f)
+        }) {
+            let want = common::reference_with_work(kernel, formula, &src, work);
+            for wg in [TILE_8X8, WorkgroupSize { x: 64, y: 1 }] {
+                let job = GpuJob::new(kernel, formula, wg, &src, (w, h));
+                let (got, t) = gpu_work(&conv, job, work);
+                assert!(t.bands >= 3 && t.chunks > t.bands, "{kernel:?} {t:?}");
+                assert_eq!(first_difference(&got, &want), None, "{kernel:?} {work:?} wg {wg} banded");
+                // Kept on the GPU: the second run binds the kept bands and uploads nothing.
+                for resident in [false, true] {
+                    let (got, t) = gpu_work(&conv, job.keeping_input(7), work);
+                    assert_eq!(t.input_resident, resident, "{kernel:?}");
+                    assert_eq!(first_difference(&got, &want), None, "{kernel:?} {work:?} kept {resident}");
+                }
+                conv.release_kept_input().expect("released");
+            }
+            let job = GpuJob::new(kernel, formula, WorkgroupSize::DEFAULT, &src, (w, h)).with_work(work);
+            assert_eq!(conv.time_resident(&job, 1).expect("resident timing").len(), 1);
+        }
+    }
+    // The display path shows the worked gray (8-bit gray: the store holds what was computed).
+    let ctx = std::sync::Arc::clone(conv.context());
+    let src = common::noise((w * h) as usize * 3, 46);
+    let work = Work { rounds: 64, mask: 0xFF, divergent: false };
+    let want = common::reference_with_work(Kernel::Rgb8ToL8, Formula::Bt601, &src, work);
+    conv.set_band_limit_bytes(u64::from(w) * 3 * 8);
+    conv.set_chunk_limit_bytes(Some(u64::from(w) * 3 * 3));
+    let tiles = conv.create_display((w, h), (w, h)).expect("display");
+    let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, TILE_8X8, &src, (w, h)).with_work(work);
+    conv.convert_for_display(&job, &tiles, None).expect("display run");
+    let tile = tiles.detail_tile(0, 0, w, h).expect("tile");
+    let shown = read_tile(&ctx, &tile.texture, w, h);
+    for (i, &gray) in want.iter().enumerate() {
+        assert_eq!(&shown[i * 4..i * 4 + 4], &[gray, gray, gray, 255], "pixel {i} with work");
     }
 }
 

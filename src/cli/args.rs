@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use anyhow::bail;
-use clap::ValueEnum;
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, ValueEnum};
 
-use crate::engine::{Backend, ExportFormat, Formula, WorkgroupSize};
+use crate::engine::{Backend, ExportFormat, Formula, Work, WorkgroupSize};
 
 /// `--depth`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -71,6 +71,45 @@ pub(super) fn secs(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
         _ => Err(format!("{s:?} is not a positive number of seconds")),
     }
+}
+
+/// The most rounds `--work` accepts (at 8K on two cores one run would take about an hour).
+pub const MAX_WORK_ROUNDS: u32 = 1 << 20;
+
+/// `--work K [--divergent]`: the synthetic work per pixel, shared by `convert` and `bench`.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct WorkArgs {
+    /// Synthetic work per pixel: K rounds of a 3-op integer hash on each gray value after the
+    /// formula (like mixbench's kernel: a knob on arithmetic intensity). 0 is the plain grayscale;
+    /// the image stays the exact grayscale at any K.
+    #[arg(long = "work", value_name = "K", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_WORK_ROUNDS)))]
+    pub rounds: u32,
+    /// With --work: run the rounds only for pixels whose gray value is odd (a branch that
+    /// diverges within a GPU workgroup; compare with half the rounds for every pixel).
+    #[arg(long)]
+    pub divergent: bool,
+    /// XOR (hash AND MASK) into every gray value, so the output shows the work (tests: 0xff).
+    #[arg(long, hide = true, value_name = "MASK", default_value = "0", value_parser = mask)]
+    pub work_mask: u32,
+}
+
+impl WorkArgs {
+    /// The engine's [`Work`].
+    #[must_use]
+    pub fn work(&self) -> Work {
+        Work { rounds: self.rounds, mask: self.work_mask, divergent: self.divergent }
+    }
+}
+
+/// Parses a mask: decimal or `0x` hexadecimal.
+fn mask(s: &str) -> Result<u32, String> {
+    let s = s.trim();
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|_| format!("{s:?} is not a 32-bit mask (decimal or 0x hexadecimal)"))
 }
 
 /// The most CPU threads any command accepts (the engine then uses at most the cores it has).

@@ -36,6 +36,9 @@ pub struct BenchArgs {
     /// Warm runs measured after the one cold run.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub runs: u32,
+    /// The synthetic work per pixel.
+    #[command(flatten)]
+    pub work: super::args::WorkArgs,
     /// Time GPU phases with the CPU clock even where GPU timestamps exist.
     #[arg(long)]
     pub cpu_clock: bool,
@@ -151,7 +154,12 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let options = BenchOptions { runs: args.runs as usize, keep_input_on_gpu: args.keep_input_on_gpu };
     let mut results = Vec::new();
     for backend in backends {
-        let base = ConvertSettings { backend, formula: args.formula, ..ConvertSettings::default() };
+        let base = ConvertSettings {
+            backend,
+            formula: args.formula,
+            work: args.work.work(),
+            ..ConvertSettings::default()
+        };
         let settings: Vec<ConvertSettings> = match backend {
             Backend::Cpu => match &args.threads {
                 None => vec![available_threads()],
@@ -244,6 +252,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
             r.kernel_gb_per_s,
             r.cold.gpu.filter(|g| g.bands > 1).map_or_else(String::new, |g| format!(", {} bands", g.bands)),
         );
+        println!("{:<16} {}", "", r.work.sentence());
         print_rates(r);
     }
 }

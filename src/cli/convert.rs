@@ -61,6 +61,9 @@ pub struct ConvertArgs {
     /// Sample depth of the output: 16 keeps 16-bit inputs 16-bit (PNG, TIFF); 8 always writes 8-bit.
     #[arg(long, default_value = "16", value_parser = super::args::depth())]
     pub depth: u8,
+    /// The synthetic work per pixel.
+    #[command(flatten)]
+    pub work: super::args::WorkArgs,
     /// Drop the alpha channel instead of writing gray + alpha.
     #[arg(long)]
     pub drop_alpha: bool,
@@ -207,6 +210,7 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             workgroup: args.workgroup,
             threads: args.threads.unwrap_or(if jobs > 1 && files > 1 { 1 } else { available_threads() }),
             keep_alpha: !args.drop_alpha,
+            work: args.work.work(),
         },
         decode: DecodeOptions {
             allow_truncated: args.allow_truncated,
@@ -290,6 +294,7 @@ fn print_report(r: &FileReport) {
         r.export.bytes
     );
     println!("  {}", phases.join(", "));
+    println!("  {}", r.run.work.sentence());
     for note in &r.run.notes {
         println!("  note: {note}");
     }

@@ -28,51 +28,11 @@ use std::hint::black_box;
 use rayon::prelude::*;
 
 use crate::cpu::{SimdLevel, simd_level};
-
-/// Added to the gray value before the first round (the 32-bit golden-ratio constant).
-pub const WORK_SEED: u32 = 0x9E37_79B9;
-
-/// The multiplier of one round.
-pub const WORK_MULTIPLIER: u32 = 0x2C1B_3C6D;
-
-/// Integer operations per round (shift, xor, multiply), for ops/s figures.
-pub const OPS_PER_ROUND: u32 = 3;
+use crate::pixel::{WORK_SEED, Work, round};
 
 /// Pixels per rayon task in [`par_apply_work_u8`] and [`par_apply_work_u16`]: 72 Ki, a multiple
 /// of every block size below, so only the last chunk of a buffer has a partial block.
 pub const WORK_CHUNK_PIXELS: usize = 72 * 1024;
-
-/// How much synthetic work each pixel gets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Work {
-    /// Rounds of the hash per pixel (0 leaves `h` at its seed value).
-    pub rounds: u32,
-    /// `AND`ed into the hash before it is `XOR`ed into the gray value; 0 keeps the image unchanged
-    /// (the rounds still run), `0xFF` / `0xFFFF` make every output bit depend on the work.
-    pub mask: u32,
-    /// Run the rounds only for odd gray values; even ones get zero rounds.
-    pub divergent: bool,
-}
-
-impl Work {
-    /// The reference result for one gray value `g` (0..=255 or 0..=65535), before truncation to
-    /// the pixel width: plain scalar code, what the fast kernels and the GPU must match.
-    #[must_use]
-    pub fn reference_pixel(self, g: u32) -> u32 {
-        let rounds = if self.divergent && g & 1 == 0 { 0 } else { self.rounds };
-        g ^ (scalar_rounds(g, rounds) & self.mask)
-    }
-}
-
-/// The hash of gray value `g` after `rounds` rounds (the scalar reference, no mask).
-#[must_use]
-pub fn scalar_rounds(g: u32, rounds: u32) -> u32 {
-    let mut h = g.wrapping_add(WORK_SEED);
-    for _ in 0..rounds {
-        h = round(h);
-    }
-    h
-}
 
 /// Applies `work` in place to one contiguous run of 8-bit gray pixels on the calling thread, with
 /// the best instruction set of this machine.
@@ -131,12 +91,6 @@ fn level_available(level: SimdLevel) -> bool {
         #[cfg(not(target_arch = "x86_64"))]
         _ => false,
     }
-}
-
-/// One round of the hash.
-#[inline(always)]
-fn round(h: u32) -> u32 {
-    (h ^ (h >> 15)).wrapping_mul(WORK_MULTIPLIER)
 }
 
 /// A gray pixel width the kernel works on.
@@ -348,15 +302,5 @@ mod tests {
         let mut got = src.clone();
         apply_work_chunk_u8(&mut got, Work { rounds: 64, mask: 0, divergent: false });
         assert_eq!(got, src);
-    }
-
-    #[test]
-    fn known_values() {
-        assert_eq!(scalar_rounds(0, 0), WORK_SEED);
-        assert_eq!(scalar_rounds(0, 1), (WORK_SEED ^ (WORK_SEED >> 15)).wrapping_mul(WORK_MULTIPLIER));
-        // Divergent: even values get zero rounds, odd ones all of them.
-        let w = Work { rounds: 3, mask: 0xFF, divergent: true };
-        assert_eq!(w.reference_pixel(4), 4 ^ (scalar_rounds(4, 0) & 0xFF));
-        assert_eq!(w.reference_pixel(5), 5 ^ (scalar_rounds(5, 3) & 0xFF));
     }
 }

@@ -6,19 +6,21 @@
 
 mod baseline;
 mod blocks;
+mod fused;
 mod intensity;
 mod parallel;
 mod reference;
 
+pub use crate::pixel::{OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_rounds};
 pub use crate::system::huge_pages::zeroed_buffer;
 pub use baseline::stream_baseline;
 pub use blocks::{SimdLevel, convert_chunk, simd_level};
+pub use fused::apply_work_to_output;
 pub use intensity::{
-    OPS_PER_ROUND, WORK_CHUNK_PIXELS, WORK_MULTIPLIER, WORK_SEED, Work, apply_work_chunk_u8,
-    apply_work_chunk_u8_at, apply_work_chunk_u16, apply_work_chunk_u16_at, par_apply_work_u8,
-    par_apply_work_u16, scalar_rounds,
+    WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16,
+    apply_work_chunk_u16_at, par_apply_work_u8, par_apply_work_u16,
 };
-pub use parallel::{CHUNK_PIXELS, available_threads, par_convert};
+pub use parallel::{CHUNK_PIXELS, available_threads, par_convert, par_convert_with_work};
 pub use reference::convert_reference;
 
 use crate::pixel::Kernel;

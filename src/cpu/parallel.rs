@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rayon::prelude::*;
 
 use super::blocks::convert_unchecked_len;
+use super::fused::apply_work_to_output;
 use super::{CpuError, check_lengths};
-use crate::pixel::{Formula, Kernel};
+use crate::pixel::{Formula, Kernel, Work};
 
 /// Pixels per parallel task: large enough that scheduling costs nothing, small enough that two to
 /// a few dozen cores all get work on a 4K image.
@@ -30,10 +31,24 @@ pub fn par_convert(
     dst: &mut [u8],
     threads: usize,
 ) -> Result<(), CpuError> {
+    par_convert_with_work(kernel, formula, src, dst, threads, Work::NONE)
+}
+
+/// [`par_convert`], then `work` applied to each chunk's gray samples while the chunk is still in
+/// cache ([`apply_work_to_output`]; nothing more for the identity).
+pub fn par_convert_with_work(
+    kernel: Kernel,
+    formula: Formula,
+    src: &[u8],
+    dst: &mut [u8],
+    threads: usize,
+    work: Work,
+) -> Result<(), CpuError> {
     check_lengths(kernel, src, dst)?;
     let (inb, outb) = (kernel.in_bytes_per_pixel(), kernel.out_bytes_per_pixel());
     run_chunked(inb, outb, src, dst, threads, |s, d| {
         convert_unchecked_len(kernel, formula, s, d);
+        apply_work_to_output(kernel, d, work);
     })
 }
 
@@ -110,6 +125,24 @@ mod tests {
                         assert!(got == want, "{kernel:?} {formula} {pixels} px {threads} threads");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn work_in_every_chunk_matches_work_on_the_whole_output() {
+        let work = Work { rounds: 7, mask: 0xFFFF, divergent: true };
+        for kernel in Kernel::ALL {
+            let pixels = 2 * CHUNK_PIXELS + 13;
+            let src = noise(pixels * kernel.in_bytes_per_pixel(), 7);
+            let mut want = vec![0u8; pixels * kernel.out_bytes_per_pixel()];
+            convert_reference(kernel, Formula::Bt709, &src, &mut want).expect("sizes match");
+            apply_work_to_output(kernel, &mut want, work);
+            for threads in [1, 2, 3] {
+                let mut got = vec![0u8; want.len()];
+                par_convert_with_work(kernel, Formula::Bt709, &src, &mut got, threads, work)
+                    .expect("sizes match");
+                assert!(got == want, "{kernel:?} {threads} threads");
             }
         }
     }

@@ -8,7 +8,7 @@ use image::DynamicImage;
 
 use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming, RunReport, Stats};
-use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel};
+use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, WorkFigures};
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
 use crate::gpu::GpuTimings;
@@ -46,6 +46,10 @@ pub struct BenchResult {
     pub kernel_mpix_per_s: f64,
     /// Bytes read plus written per second by the kernel at its median time, in GB/s (1e9).
     pub kernel_gb_per_s: f64,
+    /// The synthetic work per pixel, its operations per byte and the operations per second at
+    /// the median kernel time.
+    #[serde(flatten)]
+    pub work: WorkFigures,
     /// CPU RGB8 runs: the memory-stream baseline (read 3 bytes, write 1, no arithmetic) at the
     /// same size and threads, timed right after each warm run.
     pub cpu_stream_baseline: Option<Stats>,
@@ -100,7 +104,8 @@ pub fn bench_with(
     let mut baseline_ns = Vec::new();
     let mut one_run = |warm: bool| -> Result<RunReport, EngineError> {
         let started = Instant::now();
-        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes.clone());
+        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes.clone())
+            .with_work(settings.work);
         report.kernel = Some(kernel);
         let input = KernelInput { kernel, src: &bytes, width, height, cancel: None, keep_input };
         engine.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
@@ -149,6 +154,12 @@ pub fn bench_with(
         total,
         kernel_mpix_per_s: pixels / kernel_ns as f64 * 1e3,
         kernel_gb_per_s: bytes_moved / kernel_ns as f64,
+        work: WorkFigures::new(
+            settings.work,
+            Some(kernel),
+            u64::from(width) * u64::from(height),
+            Some(kernel_ns),
+        ),
         cpu_stream_baseline,
         rates,
         input_kept_on_gpu: keep_input.is_some(),

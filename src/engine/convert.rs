@@ -124,6 +124,17 @@ impl OutBuffer {
     }
 }
 
+/// A gray input runs no kernel, so it gets no work on either backend: says so when work was
+/// asked for.
+fn gray_work_note(settings: &ConvertSettings, report: &mut RunReport) {
+    if !settings.work.is_identity() {
+        report.notes.push(
+            "no kernel ran on the gray input, so the work per pixel was not applied (on either backend)"
+                .to_owned(),
+        );
+    }
+}
+
 fn nanos_since(t: Instant) -> u64 {
     u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
@@ -141,9 +152,11 @@ impl Engine {
         let started = Instant::now();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
-        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes);
+        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes)
+            .with_work(settings.work);
         let (kernel, bytes) = match prepared {
             Prepared::Gray(image) => {
+                gray_work_note(settings, &mut report);
                 report.finish(nanos_since(started));
                 return Ok(Converted { image, report });
             }
@@ -186,10 +199,12 @@ impl Engine {
         let gpu = converter.context();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
-        let mut report = RunReport::new(Backend::Gpu, settings.formula, (width, height), notes);
+        let mut report =
+            RunReport::new(Backend::Gpu, settings.formula, (width, height), notes).with_work(settings.work);
         report.adapter = Some(gpu.adapter_info().name.clone());
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
+                gray_work_note(settings, &mut report);
                 let shown = Instant::now();
                 tiles.write_host(&gray);
                 tiles.draw_preview(options.cancel)?;
@@ -205,7 +220,8 @@ impl Engine {
         };
         report.kernel = Some(kernel);
         report.workgroup = Some(settings.workgroup);
-        let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height));
+        let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height))
+            .with_work(settings.work);
         job.cancel = options.cancel;
         job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
         let mut out =
@@ -231,7 +247,14 @@ impl Engine {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
                 let started = Instant::now();
-                crate::cpu::par_convert(kernel, settings.formula, src, dst, threads)?;
+                crate::cpu::par_convert_with_work(
+                    kernel,
+                    settings.formula,
+                    src,
+                    dst,
+                    threads,
+                    settings.work,
+                )?;
                 report.threads = Some(threads);
                 report.phases.push(PhaseTiming {
                     phase: Phase::Kernel,
@@ -241,7 +264,8 @@ impl Engine {
             }
             Backend::Gpu => {
                 let converter = self.gpu_converter()?;
-                let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height));
+                let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height))
+                    .with_work(settings.work);
                 job.cancel = cancel;
                 job.keep_input = keep_input.map(super::ImageKey::get);
                 let t = converter.convert(&job, dst)?;

@@ -90,6 +90,7 @@ fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
 struct KernelRows<'a> {
     kernel: Kernel,
     formula: crate::pixel::Formula,
+    work: crate::pixel::Work,
     src: &'a [u8],
     width: usize,
     kernel_ns: AtomicU64,
@@ -105,6 +106,7 @@ impl RowSource for KernelRows<'_> {
         if crate::cpu::convert_chunk(self.kernel, self.formula, src, &mut out).is_err() {
             out.clear();
         }
+        crate::cpu::apply_work_to_output(self.kernel, &mut out, self.work);
         let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.kernel_ns.fetch_add(ns, Ordering::Relaxed);
         Cow::Owned(out)
@@ -137,6 +139,7 @@ fn convert_streamed(
     let source = KernelRows {
         kernel,
         formula: settings.formula,
+        work: settings.work,
         src: &bytes,
         width: width as usize,
         kernel_ns: AtomicU64::new(0),
@@ -146,13 +149,11 @@ fn convert_streamed(
     run.kernel = Some(kernel);
     run.threads = Some(rayon::current_num_threads());
     run.total_ns = written.encode_ns;
+    let kernel_ns = source.kernel_ns.load(Ordering::Relaxed);
+    run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
     run.phases = vec![
         PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: ClockSource::CpuClock },
-        PhaseTiming {
-            phase: Phase::Kernel,
-            ns: source.kernel_ns.load(Ordering::Relaxed),
-            source: ClockSource::CpuClock,
-        },
+        PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: ClockSource::CpuClock },
         PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: ClockSource::CpuClock },
     ];
     decode_notes(decoded, &mut run.notes);

@@ -18,6 +18,7 @@ mod parity;
 mod report;
 mod sweep;
 mod synthetic;
+mod work;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -36,6 +37,7 @@ pub use sweep::result::{CostModel, ModelledPoint, Series, SweepModel, SweepPoint
 pub use sweep::run::{DEFAULT_SIZES_MP, SweepOptions, size_for, sweep};
 pub use sweep::verdict::{analyse, to_csv};
 pub use synthetic::{parse_size, synthetic_rgb};
+pub use work::WorkFigures;
 
 pub use crate::cpu::{SimdLevel, available_threads, simd_level};
 pub use crate::gpu::ParseWorkgroupError;
@@ -48,7 +50,7 @@ pub use crate::io::{
     OverBudget, Reservation, TruncatedAt, WriteCause, budget, decode_file, encode_file_with_progress,
     human_bytes, peak_resident_bytes, sniff_format, write_atomically,
 };
-pub use crate::pixel::{Formula, Kernel};
+pub use crate::pixel::{Formula, Kernel, OPS_PER_ROUND, Work};
 
 /// Where a conversion runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -114,6 +116,10 @@ pub struct ConvertSettings {
     pub threads: usize,
     /// Carry alpha through to a gray + alpha output (else drop it).
     pub keep_alpha: bool,
+    /// The synthetic work per pixel after the formula, on either backend (none by default;
+    /// settings saved without it load as none).
+    #[serde(default)]
+    pub work: Work,
 }
 
 impl Default for ConvertSettings {
@@ -124,6 +130,7 @@ impl Default for ConvertSettings {
             workgroup: WorkgroupSize::DEFAULT,
             threads: available_threads(),
             keep_alpha: true,
+            work: Work::NONE,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{Backend, Formula, Kernel, WorkgroupSize};
+use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::GpuTimings;
 
 /// A step of a conversion, in the order they happen.
@@ -141,6 +141,10 @@ pub struct RunReport {
     pub gpu: Option<GpuTimings>,
     /// The GPU adapter's name, GPU runs only.
     pub adapter: Option<String>,
+    /// The synthetic work per pixel and what the kernel achieved with it (set by
+    /// [`Self::finish`] from the kernel phase).
+    #[serde(flatten)]
+    pub work: WorkFigures,
     /// Things a reader of the numbers must know (passthrough, float input converted, …).
     pub notes: Vec<String>,
 }
@@ -163,8 +167,22 @@ impl RunReport {
             other_ns: 0,
             gpu: None,
             adapter: None,
+            work: WorkFigures::default(),
             notes,
         }
+    }
+
+    /// The same report for a run with `work` per pixel.
+    #[must_use]
+    pub fn with_work(mut self, work: Work) -> Self {
+        self.work = WorkFigures::new(work, self.kernel, self.pixels(), None);
+        self
+    }
+
+    /// Pixels of the image.
+    #[must_use]
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
     }
 
     /// The time of one phase, if it was measured.
@@ -179,6 +197,8 @@ impl RunReport {
         self.total_ns = total_ns;
         self.overlap_ns = phases_ns.saturating_sub(total_ns);
         self.other_ns = total_ns.saturating_sub(phases_ns);
+        let kernel_ns = self.phase(Phase::Kernel).map(|p| p.ns);
+        self.work = WorkFigures::new(self.work.work(), self.kernel, self.pixels(), kernel_ns);
     }
 
     /// Megapixels of the image.

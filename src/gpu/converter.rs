@@ -327,7 +327,8 @@ impl GpuConverter {
             .iter()
             .map(|c| dispatch(kernel, job.width, job.workgroup, &c.rows, max_groups))
             .collect::<Result<Vec<Dispatch>, _>>()?;
-        let params = params_buffer(ctx, &dispatches.iter().map(|d| d.params).collect::<Vec<_>>());
+        let params =
+            params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
         let (band_in_bytes, band_out_bytes) = (ring.band_in_bytes(), ring.band_out_bytes());
         let Ring { band, slots, .. } = ring;
         let (inputs, bind_groups) = self.bindings(

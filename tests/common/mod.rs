@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock};
 
-use graylab::cpu::par_convert;
+use graylab::cpu::{Work, convert_reference, par_convert};
 use graylab::gpu::{GpuContext, GpuConverter};
 use graylab::pixel::{Formula, Kernel};
 use image::{DynamicImage, RgbImage};
@@ -84,3 +84,29 @@ pub fn cpu(kernel: Kernel, formula: Formula, src: &[u8]) -> Vec<u8> {
     par_convert(kernel, formula, src, &mut out, 2).expect("sizes match");
     out
 }
+
+/// `src` converted by the scalar reference, then `work` applied to every gray sample with
+/// [`Work::reference_pixel`] (alpha untouched): the oracle of the work-per-pixel tests, written
+/// apart from both fast kernels.
+pub fn reference_with_work(kernel: Kernel, formula: Formula, src: &[u8], work: Work) -> Vec<u8> {
+    let stride = kernel.out_bytes_per_pixel();
+    let mut out = vec![0u8; src.len() / kernel.in_bytes_per_pixel() * stride];
+    convert_reference(kernel, formula, src, &mut out).expect("sizes match");
+    for p in out.chunks_exact_mut(stride) {
+        if kernel.is_16bit() {
+            let g = work.reference_pixel(u32::from(u16::from_ne_bytes([p[0], p[1]])));
+            p[..2].copy_from_slice(&(g as u16).to_ne_bytes());
+        } else {
+            p[0] = work.reference_pixel(u32::from(p[0])) as u8;
+        }
+    }
+    out
+}
+
+/// The mask that makes every output bit of `kernel`'s gray depend on the work: 0xFF or 0xFFFF.
+pub fn full_mask(kernel: Kernel) -> u32 {
+    if kernel.is_16bit() { 0xFFFF } else { 0xFF }
+}
+
+/// The work-per-pixel levels the parity tests check: 0, a few powers of 4, and an odd 257.
+pub const WORK_ROUNDS: [u32; 6] = [0, 1, 4, 16, 64, 257];

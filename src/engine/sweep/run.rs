@@ -151,7 +151,8 @@ fn measure_point(
             base.workgroup,
             image.as_bytes(),
             (width, height),
-        );
+        )
+        .with_work(base.work);
         let resident = converter.time_resident(&job, runs)?;
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }

@@ -13,7 +13,7 @@
 use std::ops::Range;
 
 use crate::gpu::{GpuError, WorkgroupSize};
-use crate::pixel::Kernel;
+use crate::pixel::{Kernel, Work};
 
 /// The first output word of band-relative row `row` (a word belongs to its first pixel's row).
 #[must_use]
@@ -52,6 +52,7 @@ pub(crate) fn dispatch(
         word_end: u32::try_from(words.end).map_err(|_| too_large(words.end))?,
         width,
         row_start: rows.start,
+        ..KernelParams::default()
     };
     let groups = if workgroup.y == 1 {
         let total = (words.end - words.start).div_ceil(u64::from(workgroup.x)).max(1);
@@ -79,9 +80,10 @@ pub(crate) fn max_rows_per_dispatch(workgroup: WorkgroupSize, max_groups: u32) -
     if workgroup.y == 1 { u32::MAX } else { max_groups.max(1).saturating_mul(workgroup.y) }
 }
 
-/// `struct Params` of `shaders/grayscale.wgsl`: which output words one dispatch writes.
+/// `struct Params` of `shaders/grayscale.wgsl`: which output words one dispatch writes, and the
+/// synthetic work each gray value gets (run-time values, so they never multiply pipelines).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct KernelParams {
     /// First output word of the dispatch (band-relative).
     pub word_start: u32,
@@ -91,6 +93,27 @@ pub(crate) struct KernelParams {
     pub width: u32,
     /// First band-relative image row of the dispatch (2-D shapes).
     pub row_start: u32,
+    /// [`Work::rounds`].
+    pub work_rounds: u32,
+    /// [`Work::mask`].
+    pub work_mask: u32,
+    /// [`Work::divergent`]: 1 or 0.
+    pub work_divergent: u32,
+    /// Padding to 16-byte multiples, as WGSL lays out a uniform struct.
+    pub padding: u32,
+}
+
+impl KernelParams {
+    /// The same dispatch, with `work` for every gray value.
+    #[must_use]
+    pub(crate) fn with_work(self, work: Work) -> Self {
+        Self {
+            work_rounds: work.rounds,
+            work_mask: work.mask,
+            work_divergent: u32::from(work.divergent),
+            ..self
+        }
+    }
 }
 
 /// Bytes of one [`KernelParams`] slot in a parameter buffer: a multiple of every device's
@@ -159,6 +182,30 @@ mod tests {
         assert_eq!(row_words(k, 5, &(4..5)), 5..7);
         // A 1 px wide image: rows 1-3 start inside word 0 and own nothing.
         assert_eq!(row_words(k, 1, &(1..4)), 1..1);
+    }
+
+    #[test]
+    fn params_match_the_shaders_uniform() {
+        let module = naga::front::wgsl::parse_str(crate::shaders::GRAYSCALE_WGSL).expect("valid WGSL");
+        let (_, ty) =
+            module.types.iter().find(|(_, t)| t.name.as_deref() == Some("Params")).expect("struct Params");
+        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("Params is a struct") };
+        let names: Vec<_> = members.iter().filter_map(|m| m.name.as_deref()).collect();
+        let want = [
+            "word_start",
+            "word_end",
+            "width",
+            "row_start",
+            "work_rounds",
+            "work_mask",
+            "work_divergent",
+            "padding",
+        ];
+        assert_eq!(names, want);
+        assert_eq!(*span as usize, std::mem::size_of::<KernelParams>());
+        assert!(std::mem::size_of::<KernelParams>() as u64 <= PARAMS_STRIDE);
+        let p = KernelParams::default().with_work(Work { rounds: 9, mask: 0xFF, divergent: true });
+        assert_eq!((p.work_rounds, p.work_mask, p.work_divergent), (9, 0xFF, 1));
     }
 
     #[test]

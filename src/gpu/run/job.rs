@@ -3,7 +3,7 @@
 use std::sync::atomic::AtomicBool;
 
 use crate::gpu::WorkgroupSize;
-use crate::pixel::{Formula, Kernel};
+use crate::pixel::{Formula, Kernel, Work};
 
 /// What to convert on the GPU.
 #[derive(Clone, Copy)]
@@ -27,6 +27,9 @@ pub struct GpuJob<'a> {
     /// (the same key promises the same pixels): a later job with the same key, kernel and size
     /// binds it and uploads nothing. `None` (the full round trip) frees a kept input.
     pub keep_input: Option<u64>,
+    /// The synthetic work applied to every gray value after the formula (a run-time uniform:
+    /// it never compiles another pipeline).
+    pub work: Work,
 }
 
 impl<'a> GpuJob<'a> {
@@ -39,13 +42,29 @@ impl<'a> GpuJob<'a> {
         src: &'a [u8],
         (width, height): (u32, u32),
     ) -> Self {
-        Self { kernel, formula, workgroup, src, width, height, cancel: None, keep_input: None }
+        Self {
+            kernel,
+            formula,
+            workgroup,
+            src,
+            width,
+            height,
+            cancel: None,
+            keep_input: None,
+            work: Work::NONE,
+        }
     }
 
     /// The same job, cancelled when `flag` is set.
     #[must_use]
     pub fn with_cancel(self, flag: &'a AtomicBool) -> Self {
         Self { cancel: Some(flag), ..self }
+    }
+
+    /// The same job, with `work` applied to every gray value (see [`Self::work`]).
+    #[must_use]
+    pub fn with_work(self, work: Work) -> Self {
+        Self { work, ..self }
     }
 
     /// The same job, keeping its input on the GPU under `key` (see [`Self::keep_input`]).

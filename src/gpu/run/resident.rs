@@ -58,7 +58,8 @@ pub(crate) fn time_resident(
         .iter()
         .map(|c| dispatch(kernel, width, workgroup, &c.rows, limits.max_groups))
         .collect::<Result<Vec<_>, _>>()?;
-    let params = params_buffer(ctx, &dispatches.iter().map(|d| d.params).collect::<Vec<_>>());
+    let params =
+        params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
     let mut groups = Vec::new();
     for band in 0..plan.bands.bands {
         let first_row = (band * plan.bands.rows_per_band) as usize;
