@@ -1,5 +1,6 @@
 //! The `graylab` binary: parses the command line; no command opens the desktop app.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser as _;
@@ -22,7 +23,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {}", graylab::cli::describe(err.as_ref()));
+            // Best effort: a failing stderr has nowhere to report to.
+            let _ = writeln!(std::io::stderr(), "error: {}", graylab::cli::describe(err.as_ref()));
             ExitCode::FAILURE
         }
     }

@@ -78,7 +78,11 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
             matches!(e, IoError::Decode { .. } | IoError::Truncated { .. })
         }),
         ("notes.txt", b"just some text, not an image at all".to_vec(), |e| {
-            matches!(e, IoError::UnknownFormat { .. })
+            matches!(e, IoError::NotAnImage { looks_like: "text", .. })
+        }),
+        // Text with an image's name: said to be text, not a decoder's "illegal start bytes".
+        ("text.jpg", b"this is not a JPEG\n".to_vec(), |e| {
+            matches!(e, IoError::NotAnImage { looks_like: "text", .. })
         }),
         ("bomb.png", header_bomb(200_000, 200_000), |e| {
             matches!(e, IoError::ImpossibleSize { width: 200_000, height: 200_000, file_bytes: 65, .. })
@@ -199,9 +203,18 @@ fn every_format_round_trips_and_reports_what_it_changed() {
     let jpg = dir.path().join("la16.jpg");
     let r = encode_file(&la16, &jpg, &ExportOptions::default()).expect("jpeg");
     assert_eq!(r.notes.len(), 2, "{:?}", r.notes);
+    // TIFF and BMP keep alpha as RGBA with equal R, G and B, and say so (no false "no alpha").
     let tif = dir.path().join("la16.tif");
-    encode_file(&la16, &tif, &ExportOptions::default()).expect("tiff");
-    assert_eq!(decode(&tif).expect("reads").image.to_luma16(), la16.to_luma16());
+    let r = encode_file(&la16, &tif, &ExportOptions::default()).expect("tiff");
+    assert!(r.notes.iter().all(|n| !n.contains("no alpha")) && r.notes.len() == 1, "{:?}", r.notes);
+    let back = decode(&tif).expect("reads").image;
+    assert_eq!(back.to_luma_alpha16(), la16.to_luma_alpha16(), "TIFF keeps 16-bit gray and alpha");
+    let bmp = dir.path().join("la16.bmp");
+    let r = encode_file(&la16, &bmp, &ExportOptions::default()).expect("bmp");
+    assert!(r.notes.iter().all(|n| !n.contains("no alpha")), "{:?}", r.notes);
+    let back = decode(&bmp).expect("reads").image;
+    assert!(back.color().has_alpha(), "BMP keeps alpha: {:?}", back.color());
+    assert_eq!(back.to_luma_alpha8(), la16.to_luma_alpha8());
 }
 
 fn leftovers(dir: &Path) -> Vec<String> {

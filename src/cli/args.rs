@@ -7,7 +7,7 @@ use anyhow::bail;
 use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
-use crate::engine::{Backend, ExportFormat, Formula, Work, WorkgroupSize};
+use crate::engine::{Backend, ExportFormat, Formula, Work, WorkgroupSize, special_kind};
 
 /// `--depth`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -127,8 +127,11 @@ pub(super) fn threads(s: &str) -> Result<usize, String> {
 /// exists and is writable, and not an existing file unless `overwrite`. `what` names the
 /// argument for the message.
 pub(super) fn check_output_file(path: &Path, overwrite: bool, what: &str) -> anyhow::Result<()> {
-    if path.is_dir() {
+    if path.is_dir() || path.as_os_str().as_encoded_bytes().ends_with(b"/") {
         bail!("{what} names a folder, not a file: {}", path.display());
+    }
+    if let Some(kind) = std::fs::metadata(path).ok().as_ref().and_then(special_kind) {
+        bail!("{what} is {kind}, which is never replaced by an image file: {}", path.display());
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -142,6 +145,30 @@ pub(super) fn check_output_file(path: &Path, overwrite: bool, what: &str) -> any
     }
     if !overwrite && path.symlink_metadata().is_ok() {
         bail!("{what}: the file exists (pass --overwrite to replace it): {}", path.display());
+    }
+    Ok(())
+}
+
+/// Whether `output` names the file `input` (the same path, through a symlink or a hard link:
+/// the same device and inode).
+pub(super) fn same_file(input: &Path, output: &Path) -> bool {
+    if input == output {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(input), std::fs::metadata(output)) {
+            return (a.dev(), a.ino()) == (b.dev(), b.ino());
+        }
+    }
+    matches!((input.canonicalize(), output.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Refuses an output `what` that would replace the input `input` before any work.
+pub(super) fn check_not_input(input: &Path, output: &Path, what: &str) -> anyhow::Result<()> {
+    if same_file(input, output) {
+        bail!("{what} would replace its own input: {}", output.display());
     }
     Ok(())
 }

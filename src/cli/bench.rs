@@ -1,5 +1,6 @@
 //! `graylab bench`: every phase over repeated runs, per backend, workgroup size and thread count.
 
+use super::out::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -189,7 +190,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         results: &results,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_table(&report, args);
     }
@@ -197,28 +198,34 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
-    println!("graylab bench: {}, {}, 1 cold run then {} warm runs", report.image, args.formula, args.runs);
-    println!("CPU kernel: {:?}, {} threads available", report.cpu_simd, report.cpu_threads);
+    outln!("graylab bench: {}, {}, 1 cold run then {} warm runs", report.image, args.formula, args.runs);
+    outln!("CPU kernel: {:?}, {} threads available", report.cpu_simd, report.cpu_threads);
     if let Some(name) = &report.adapter {
-        println!("GPU: {name}");
+        outln!("GPU: {name}");
     }
     if report.software_adapter == Some(true) {
-        println!(
+        outln!(
             "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
         );
     }
     if let Some(w) = super::build_warning() {
-        println!("{w}");
+        outln!("{w}");
     }
     if let Some(k) = &report.ceilings {
         for line in super::info::ceilings_lines(k) {
-            println!("{line}");
+            outln!("{line}");
         }
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  clock",
-        "", "setting", "phase", "min ms", "median ms", "max ms", "cold ms"
+        "",
+        "setting",
+        "phase",
+        "min ms",
+        "median ms",
+        "max ms",
+        "cold ms"
     );
     for r in report.results {
         let setting = match r.settings.backend {
@@ -227,7 +234,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
         };
         for p in &r.phases {
             let cold = r.cold.phase(p.phase).map_or_else(String::new, |c| ms(c.ns));
-            println!(
+            outln!(
                 "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  {}",
                 r.settings.backend.name(),
                 setting,
@@ -239,7 +246,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
                 p.source
             );
         }
-        println!(
+        outln!(
             "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  cpu-clock   kernel {:.0} MP/s, {:.2} GB/s{}",
             r.settings.backend.name(),
             setting,
@@ -252,7 +259,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
             r.kernel_gb_per_s,
             r.cold.gpu.filter(|g| g.bands > 1).map_or_else(String::new, |g| format!(", {} bands", g.bands)),
         );
-        println!("{:<16} {}", "", r.work.sentence());
+        outln!("{:<16} {}", "", r.work.sentence());
         print_rates(r);
     }
 }
@@ -260,13 +267,13 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
 /// Each phase at its median against its ceiling, the copies of a phase indented under it.
 fn print_rates(r: &BenchResult) {
     if let Some(s) = r.cpu_stream_baseline {
-        println!("{:<16} memory-stream baseline, same size and threads: median {} ms", "", ms(s.median_ns));
+        outln!("{:<16} memory-stream baseline, same size and threads: median {} ms", "", ms(s.median_ns));
     }
     if r.input_kept_on_gpu {
-        println!("{:<16} input kept on the GPU: only the cold run uploaded it", "");
+        outln!("{:<16} input kept on the GPU: only the cold run uploaded it", "");
     }
     for rate in &r.rates {
         let indent = if rate.part == PhasePart::Whole { "" } else { "  " };
-        println!("{:<16} {indent}{}", "", rate.sentence());
+        outln!("{:<16} {indent}{}", "", rate.sentence());
     }
 }

@@ -2,13 +2,14 @@
 //! ([`crate::engine::claims`]): one block per claim with its measurements, the verdict and why,
 //! or one JSON document with `--json`. Progress goes to a terminal's stderr only.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
 
+use super::out::{err_part, errln, outln};
 use crate::engine::claims::{ClaimsOptions, ClaimsReport, claims_bytes, run_claims};
 use crate::engine::{Engine, budget};
 
@@ -30,19 +31,16 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut progress = |done: usize, total: usize, what: &str| {
         if terminal {
-            let mut err = std::io::stderr();
-            let _ =
-                write!(err, "\r\x1b[2K[{done}/{total}] {what}… ({:.0} s)", started.elapsed().as_secs_f64());
-            let _ = err.flush();
+            err_part!("\r\x1b[2K[{done}/{total}] {what}… ({:.0} s)", started.elapsed().as_secs_f64());
         }
     };
     let options = ClaimsOptions { quick: args.quick, cancel: None };
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
     if terminal {
-        eprintln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
+        errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_blocks(&report);
     }
@@ -55,16 +53,16 @@ fn print_blocks(report: &ClaimsReport) {
     } else {
         "a GPU"
     };
-    println!(
+    outln!(
         "graylab claims on {} ({kind}), {} CPU threads{}",
         report.adapter,
         report.cpu_threads,
         if report.quick { ", quick" } else { "" }
     );
     for c in &report.claims {
-        println!();
-        println!("{}. \"{}\"", c.id, c.claim);
-        println!("   experiment: {}", c.experiment);
+        outln!();
+        outln!("{}. \"{}\"", c.id, c.claim);
+        outln!("   experiment: {}", c.experiment);
         let width = c.measurements.iter().map(|m| m.name.chars().count()).max().unwrap_or(0);
         for m in &c.measurements {
             let value = if m.unit == "ms" || m.value.fract() != 0.0 {
@@ -72,8 +70,8 @@ fn print_blocks(report: &ClaimsReport) {
             } else {
                 format!("{}", m.value)
             };
-            println!("   {:<width$}  {value:>10} {:<3} ({})", m.name, m.unit, m.clock);
+            outln!("   {:<width$}  {value:>10} {:<3} ({})", m.name, m.unit, m.clock);
         }
-        println!("   verdict: {}: {}", c.verdict, c.why);
+        outln!("   verdict: {}: {}", c.verdict, c.why);
     }
 }

@@ -1,6 +1,7 @@
 //! `graylab info`: the CPU, the build, every GPU adapter, and with `--probe` this machine's
 //! ceilings for every step of the GPU path (measured, then cached per adapter).
 
+use super::out::{errln, outln};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -56,58 +57,59 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         ceilings,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+        outln!("{}", serde_json::to_string_pretty(&info)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("graylab {} ({} build)", info.version, info.build);
-    println!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
-    println!(
+    outln!("graylab {} ({} build)", info.version, info.build);
+    outln!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
+    outln!(
         "memory budget for images: {} ({})",
         crate::engine::human_bytes(info.memory_budget_bytes),
         info.memory_budget_source
     );
     if let Some(w) = super::build_warning() {
-        println!("{w}");
+        outln!("{w}");
     }
     if info.adapters.is_empty() {
-        println!(
+        outln!(
             "GPU: no adapter found (install a Vulkan driver, e.g. mesa-vulkan-drivers); the CPU backend still works"
         );
     }
     for a in &info.adapters {
-        println!();
-        println!("{} {}", if a.selected { "* GPU (selected):" } else { "  GPU:" }, a.name);
-        println!("    backend {}, type {}, driver {}", a.backend, a.device_type, a.driver);
+        outln!();
+        outln!("{} {}", if a.selected { "* GPU (selected):" } else { "  GPU:" }, a.name);
+        outln!("    backend {}, type {}, driver {}", a.backend, a.device_type, a.driver);
         if a.device_type == "Cpu" {
-            println!("    note: a software rasteriser on the CPU: its timings say nothing about GPUs");
+            outln!("    note: a software rasteriser on the CPU: its timings say nothing about GPUs");
         }
-        println!(
+        outln!(
             "    max storage binding {} (one band), max buffer {}, max texture {} px",
             crate::engine::human_bytes(a.max_storage_buffer_binding_bytes),
             crate::engine::human_bytes(a.max_buffer_bytes),
             a.max_texture_dimension_2d
         );
-        println!(
+        outln!(
             "    max {} invocations per workgroup, {} workgroups per dimension",
-            a.max_invocations_per_workgroup, a.max_workgroups_per_dimension
+            a.max_invocations_per_workgroup,
+            a.max_workgroups_per_dimension
         );
         let ts = match (a.timestamps_in_passes, a.timestamps_in_encoders) {
             (true, true) => "yes (compute passes and encoders: kernel and copies timed on the GPU)",
             (true, false) => "compute passes only (kernel on the GPU clock, copies on the CPU clock)",
             _ => "no (every GPU figure falls back to the CPU clock)",
         };
-        println!("    timestamps: {ts}");
-        println!("    workgroup sizes: {}", a.valid_workgroups.join(", "));
+        outln!("    timestamps: {ts}");
+        outln!("    workgroup sizes: {}", a.valid_workgroups.join(", "));
     }
-    println!();
+    outln!();
     match &info.ceilings {
         Some(k) => {
             for line in ceilings_lines(k) {
-                println!("{line}");
+                outln!("{line}");
             }
         }
         None if !info.adapters.is_empty() => {
-            println!("ceilings: not measured yet on this adapter (graylab info --probe measures them)");
+            outln!("ceilings: not measured yet on this adapter (graylab info --probe measures them)");
         }
         None => {}
     }
@@ -168,7 +170,7 @@ pub(super) fn ceilings_for(engine: &Engine) -> Option<KnownCeilings> {
     if let Some(k) = engine.cached_gpu_ceilings() {
         return Some(k);
     }
-    let note = |why: String| eprintln!("note: {why}; phases are shown without their % of ceiling");
+    let note = |why: String| errln!("note: {why}; phases are shown without their % of ceiling");
     let _memory = match budget().try_reserve(PROBE_HOLD_BYTES) {
         Ok(m) => m,
         Err(e) => {
@@ -176,9 +178,7 @@ pub(super) fn ceilings_for(engine: &Engine) -> Option<KnownCeilings> {
             return None;
         }
     };
-    eprintln!(
-        "measuring this machine's ceilings once for this adapter (graylab info --probe measures again)…"
-    );
+    errln!("measuring this machine's ceilings once for this adapter (graylab info --probe measures again)…");
     match engine.gpu_ceilings(false) {
         Ok(k) => Some(k),
         Err(e) => {

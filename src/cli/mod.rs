@@ -8,7 +8,10 @@ mod args;
 mod bench;
 mod claims;
 mod convert;
+mod convert_args;
 mod info;
+mod out;
+mod plan;
 mod progress;
 mod sweep;
 
@@ -20,7 +23,7 @@ use clap::{Parser, Subcommand};
 pub use args::{DepthArg, MAX_THREADS};
 pub use bench::BenchArgs;
 pub use claims::ClaimsArgs;
-pub use convert::ConvertArgs;
+pub use convert_args::ConvertArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
@@ -85,7 +88,11 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
     if let Some(bytes) = crate::engine::peak_resident_bytes() {
         log::debug!("peak resident memory: {bytes} bytes ({})", crate::engine::human_bytes(bytes));
     }
-    result
+    // A failure writing stdout (a full disk) fails the command, after its own error if any.
+    let flushed = out::finish();
+    let code = result?;
+    flushed?;
+    Ok(code)
 }
 
 /// Keeps GPU driver probing off stderr for a headless command: without a desktop session

@@ -1,6 +1,7 @@
 //! Batch progress for `graylab convert`: a bar redrawn in place on a terminal (files done, MB/s,
 //! ETA), plain lines when stderr is not a terminal, nothing at all with `--json`.
 
+use super::out::{err_part, errln};
 use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
@@ -62,7 +63,7 @@ impl Progress {
         self.done_bytes += input_bytes;
         self.failed += usize::from(!ok);
         if self.mode == ProgressMode::Bar {
-            eprint!("\r\x1b[2K");
+            err_part!("\r\x1b[2K");
         }
         print();
         self.draw();
@@ -71,7 +72,7 @@ impl Progress {
     /// Clears the bar, if any, before the summary.
     pub(super) fn finish(&self) {
         if self.mode == ProgressMode::Bar {
-            eprint!("\r\x1b[2K");
+            err_part!("\r\x1b[2K");
             let _ = std::io::stderr().flush();
         }
     }
@@ -96,12 +97,12 @@ impl Progress {
 
     fn draw(&self) {
         match self.mode {
-            ProgressMode::Lines if self.done_files > 0 => eprintln!("{}", self.line()),
+            ProgressMode::Lines if self.done_files > 0 => errln!("{}", self.line()),
             ProgressMode::Off | ProgressMode::Lines => {}
             ProgressMode::Bar => {
                 let done = self.done_bytes as f64 / self.total_bytes.max(1) as f64;
                 let filled = (done * 24.0).round() as usize;
-                eprint!(
+                err_part!(
                     "\r\x1b[2K[{}{}] {}",
                     "#".repeat(filled),
                     "-".repeat(24 - filled.min(24)),

@@ -1,5 +1,6 @@
 //! `graylab sweep`: when is the GPU worth it on this machine?
 
+use super::out::{errln, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -75,6 +76,18 @@ fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.csv {
         super::args::check_output_file(path, args.overwrite, "--csv")?;
     }
+    // A report written over the photo it measures would destroy it (also through a link).
+    if let Some(input) = &args.from_image {
+        let reports = [
+            ("--json", args.json.as_deref().filter(|p| p.as_os_str() != "-")),
+            ("--csv", args.csv.as_deref()),
+        ];
+        for (what, path) in reports {
+            if let Some(path) = path {
+                super::args::check_not_input(input, path, what)?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -83,7 +96,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let engine = Engine::new();
     let gpu = !args.cpu_only && engine.gpu().is_ok();
     if !args.cpu_only && !gpu {
-        eprintln!(
+        errln!(
             "note: no GPU adapter, measuring the CPU only ({})",
             engine.gpu().err().map(|e| e.to_string()).unwrap_or_default()
         );
@@ -120,7 +133,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let mut progress = |i: usize, n: usize, mp: f64| {
         if !quiet {
-            eprintln!("measuring {mp} MP ({} of {n})…", i + 1);
+            errln!("measuring {mp} MP ({} of {n})…", i + 1);
         }
         true
     };
@@ -129,7 +142,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&result)?;
         if path.as_os_str() == "-" {
-            println!("{json}");
+            outln!("{json}");
         } else {
             write_report(path, &json, args.overwrite)?;
         }
@@ -144,15 +157,15 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(r: &SweepResult) {
-    println!("graylab sweep: {} images, {}, {} warm runs per point, median ms", r.source, r.formula, r.runs);
+    outln!("graylab sweep: {} images, {}, {} warm runs per point, median ms", r.source, r.formula, r.runs);
     if let Some(a) = &r.adapter {
-        println!(
+        outln!(
             "GPU: {a}, workgroup {}{}",
             r.workgroup,
             if r.gpu_timestamps { "" } else { " (no timestamps: CPU clock)" }
         );
     }
-    println!(
+    outln!(
         "{:>8} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
         "MP",
         "size",
@@ -168,7 +181,7 @@ fn print_table(r: &SweepResult) {
         let cell =
             |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
         let rate = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
-        println!(
+        outln!(
             "{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
             p.megapixels,
             format!("{}x{}", p.width, p.height),
@@ -182,23 +195,23 @@ fn print_table(r: &SweepResult) {
         );
     }
     if let Some(ns) = r.dispatch_latency_ns {
-        println!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
+        outln!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
     }
     print_ceilings_table(r);
     match r.crossover_mp {
-        Some(mp) => println!("crossover: the GPU end to end beats the CPU from {mp:.2} MP"),
-        None => println!("crossover: the GPU end to end never beats the CPU at these sizes"),
+        Some(mp) => outln!("crossover: the GPU end to end beats the CPU from {mp:.2} MP"),
+        None => outln!("crossover: the GPU end to end never beats the CPU at these sizes"),
     }
     if let Some(m) = &r.model {
         let mp = |v: Option<f64>| v.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));
-        println!(
+        outln!(
             "modelled crossover (from the ceilings): {}; {} with host copies fully overlapping GPU work; {} with the data resident",
             mp(m.crossover_mp),
             mp(m.overlapped_crossover_mp),
             mp(m.resident_crossover_mp)
         );
     }
-    println!("{}", r.verdict);
+    outln!("{}", r.verdict);
 }
 
 /// Each phase as % of its ceiling at each size, and the modelled times beside the measured ones.
@@ -206,14 +219,22 @@ fn print_ceilings_table(r: &SweepResult) {
     if r.points.iter().all(|p| p.rates.is_empty()) {
         return;
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "against this machine's ceilings (% of ceiling at the median; cpu: all threads vs the memory-stream baseline){}",
         if r.model.is_some() { ", and the model's times in ms" } else { "" }
     );
-    println!(
+    outln!(
         "{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
-        "MP", "cpu %", "upload %", "kern. %", "down %", "gpu total", "model", "cpu all", "model"
+        "MP",
+        "cpu %",
+        "upload %",
+        "kern. %",
+        "down %",
+        "gpu total",
+        "model",
+        "cpu all",
+        "model"
     );
     for p in &r.points {
         let pct = |backend: Backend, phase: Phase| {
@@ -227,7 +248,7 @@ fn print_ceilings_table(r: &SweepResult) {
         };
         let cell =
             |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
-        println!(
+        outln!(
             "{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
             p.megapixels,
             pct(Backend::Cpu, Phase::Kernel),

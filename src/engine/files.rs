@@ -21,9 +21,11 @@ use crate::io::{
 /// What converting one file did.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FileReport {
-    /// The input file.
+    /// The input file (in JSON as [`JsonPath`] writes it).
+    #[serde(serialize_with = "serialize_path")]
     pub input: PathBuf,
-    /// The written file.
+    /// The written file (in JSON as [`JsonPath`] writes it).
+    #[serde(serialize_with = "serialize_path")]
     pub output: PathBuf,
     /// The conversion, with decode and encode added to its phases.
     pub run: RunReport,
@@ -31,14 +33,44 @@ pub struct FileReport {
     pub export: EncodeReport,
 }
 
+/// A path in JSON without loss: a string where it is valid UTF-8, else an object
+/// `{"bytes": [...], "lossy": "..."}` with the name's exact bytes and a readable form (invalid
+/// bytes shown as U+FFFD).
+#[derive(Clone, Copy, Debug)]
+pub struct JsonPath<'a>(pub &'a Path);
+
+impl serde::Serialize for JsonPath<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_path(self.0, serializer)
+    }
+}
+
+fn serialize_path<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct as _;
+    if let Some(text) = path.to_str() {
+        return serializer.serialize_str(text);
+    }
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    let mut object = serializer.serialize_struct("Path", 2)?;
+    object.serialize_field("bytes", &bytes)?;
+    object.serialize_field("lossy", &path.to_string_lossy())?;
+    object.end()
+}
+
 /// Where an output goes when only a folder (or nothing) is given:
-/// `DIR/NAME.gray.EXT`, with `DIR` the input's folder when `out_dir` is `None`.
+/// `DIR/NAME.gray.EXT`, with `DIR` the input's folder when `out_dir` is `None`. The name keeps
+/// the input's exact bytes, valid UTF-8 or not.
 #[must_use]
 pub fn default_output_path(input: &Path, out_dir: Option<&Path>, format: ExportFormat) -> PathBuf {
-    let stem = input.file_stem().map_or_else(|| "image".into(), |s| s.to_string_lossy().into_owned());
+    let mut name = input.file_stem().map_or_else(|| "image".into(), std::ffi::OsStr::to_os_string);
+    name.push(".gray.");
+    name.push(format.extension());
     let dir =
         out_dir.map(Path::to_path_buf).or_else(|| input.parent().map(Path::to_path_buf)).unwrap_or_default();
-    dir.join(format!("{stem}.gray.{}", format.extension()))
+    dir.join(name)
 }
 
 /// Decodes `input`, converts it and writes `output` atomically.

@@ -27,7 +27,7 @@ pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
 pub use ceilings::cache::{KnownCeilings, cache_dir, cached_ceilings};
 pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
-pub use files::{FileReport, convert_file, default_output_path};
+pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
@@ -46,9 +46,10 @@ pub use crate::gpu::{
     ProbeClock, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
-    BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, IoError,
-    OverBudget, Reservation, TruncatedAt, WriteCause, budget, decode_file, encode_file_with_progress,
-    human_bytes, peak_resident_bytes, sniff_format, write_atomically,
+    BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, FileKind, IoError,
+    OverBudget, Reservation, TruncatedAt, WriteCause, budget, classify_file, decode_file,
+    encode_file_with_progress, human_bytes, peak_resident_bytes, sniff_format, special_kind,
+    write_atomically,
 };
 pub use crate::pixel::{Formula, Kernel, OPS_PER_ROUND, Work};
 

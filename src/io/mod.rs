@@ -7,6 +7,7 @@
 //! `image` and [`crate::system`].
 
 mod codecs;
+mod kind;
 mod read;
 mod write;
 
@@ -20,8 +21,9 @@ pub use crate::system::memory::{
 pub use crate::system::memory_budget::{MemoryBudget, OverBudget, Reservation, budget};
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
+pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use read::decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
-pub use read::sniff::sniff_format;
+pub use read::sniff::{FileKind, classify_file, sniff_format};
 pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
@@ -72,6 +74,23 @@ pub enum IoError {
     Empty {
         /// The file.
         path: PathBuf,
+    },
+    /// The path is not a regular file (a FIFO, a device, a socket, a file of `/proc`): never
+    /// read as an image.
+    #[error("not an image file: it is {kind}: {}", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is, in words ("a FIFO (named pipe)").
+        kind: &'static str,
+    },
+    /// The content is no image at all, and looks like something else.
+    #[error("not an image: the file looks like {looks_like}: {}", path.display())]
+    NotAnImage {
+        /// The file.
+        path: PathBuf,
+        /// What it looks like ("text", "a PDF document").
+        looks_like: &'static str,
     },
     /// The content is not an image format graylab recognises.
     #[error(
@@ -189,6 +208,15 @@ pub enum IoError {
         format: &'static str,
         /// Why not.
         reason: String,
+    },
+    /// The output path names something that is not a regular file (a device, a FIFO): it is
+    /// never replaced.
+    #[error("the output is {kind}, which is never replaced by an image file: {}", path.display())]
+    OutputNotAFile {
+        /// The output path.
+        path: PathBuf,
+        /// What it is, in words ("a character device").
+        kind: &'static str,
     },
     /// The output path names a folder.
     #[error("the output is a folder, not a file: {}", path.display())]

@@ -144,7 +144,9 @@ fn refresh(state: &mut State) {
             (h.bytes / 4 * 3, h.source)
         }
         Err(message) => {
-            log::warn!("{message}; using the limits of the machine instead");
+            // The limits are read again and again; the bad setting is told once per process.
+            static TOLD: std::sync::Once = std::sync::Once::new();
+            TOLD.call_once(|| log::warn!("{message}; using the limits of the machine instead"));
             let h = headroom();
             (h.bytes / 4 * 3, h.source)
         }

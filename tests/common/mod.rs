@@ -110,3 +110,41 @@ pub fn full_mask(kernel: Kernel) -> u32 {
 
 /// The work-per-pixel levels the parity tests check: 0, a few powers of 4, and an odd 257.
 pub const WORK_ROUNDS: [u32; 6] = [0, 1, 4, 16, 64, 257];
+
+/// Runs `cmd` with its output captured and kills it if it has not ended within `secs`
+/// seconds: the test then fails, naming the hang, instead of hanging itself.
+pub fn output_within(mut cmd: Command, secs: u64) -> Output {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn graylab");
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("graylab did not end within {secs} s: {cmd:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output { status, stdout: out.join().expect("stdout"), stderr: err.join().expect("stderr") }
+}
+
+/// Makes a FIFO (named pipe) at `path`.
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    rustix::fs::mkfifoat(rustix::fs::CWD, path, rustix::fs::Mode::from_raw_mode(0o644)).expect("mkfifo");
+}

@@ -1,13 +1,14 @@
 //! The probed GPU ceilings, kept per adapter (name, driver and backend) and host thread count
 //! in `$XDG_CACHE_HOME/graylab/` (else `~/.cache/graylab/`) as JSON, written atomically: `bench`,
-//! `sweep` and the app reuse them, `graylab info --probe` measures them again.
+//! `sweep` and the app reuse them, `graylab info --probe` measures them again. What is read is
+//! checked: a regular file, of bounded size, with figures a measurement can give.
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
-use crate::gpu::GpuCeilings;
+use crate::gpu::{Bandwidth, GpuCeilings};
 
 /// Version of the cache file's layout; a file of another version is measured again.
 const FORMAT: u32 = 1;
@@ -71,11 +72,63 @@ fn cache_file(adapter_key: &str) -> Option<PathBuf> {
     Some(cache_dir()?.join(format!("ceilings-{name}-{sum:08x}.json")))
 }
 
-/// The cached ceilings of the adapter `adapter_key` for this process's host thread count.
+/// The most bytes a cache file is read for (one is a few KiB); a larger one is not a cache.
+const MAX_CACHE_BYTES: u64 = 1 << 20;
+
+/// Rates outside these bounds, in GB/s, are no measurement but a damaged or edited file.
+const PLAUSIBLE_GB_PER_S: std::ops::RangeInclusive<f64> = 1e-4..=100_000.0;
+
+/// Why a bandwidth read from the cache cannot be a measurement, if it cannot.
+fn implausible(name: &str, b: &Bandwidth) -> Option<String> {
+    if b.bytes == 0 || b.best_ns == 0 || b.median_ns < b.best_ns {
+        return Some(format!("{name}: {} bytes, best {} ns, median {} ns", b.bytes, b.best_ns, b.median_ns));
+    }
+    let rate = b.gb_per_s();
+    (!PLAUSIBLE_GB_PER_S.contains(&rate)).then(|| format!("{name}: {rate} GB/s"))
+}
+
+/// Why these ceilings cannot have been measured (zero bytes or times, absurd rates), if so.
+fn check_plausible(c: &GpuCeilings) -> Result<(), String> {
+    let steps = [
+        ("host_to_staging", &c.host_to_staging),
+        ("staging_to_device", &c.staging_to_device),
+        ("device_copy", &c.device_copy),
+        ("device_to_readback", &c.device_to_readback),
+        ("readback_to_host", &c.readback_to_host),
+        ("host_memcpy", &c.host_memcpy),
+    ];
+    if let Some(why) = steps.iter().find_map(|(name, b)| implausible(name, b)) {
+        return Err(why);
+    }
+    if c.submit_latency_ns == 0 || c.submit_latency_ns > 60_000_000_000 {
+        return Err(format!("submit_latency_ns: {}", c.submit_latency_ns));
+    }
+    Ok(())
+}
+
+/// The cached ceilings of the adapter `adapter_key` for this process's host thread count. Only
+/// a regular file is read (a FIFO or a device linked there is not), at most
+/// [`MAX_CACHE_BYTES`] of it; a file with implausible figures counts as absent.
 #[must_use]
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let path = cache_file(adapter_key)?;
-    let file: CacheFile = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    let bytes = crate::io::read_capped(&path, MAX_CACHE_BYTES + 1)
+        .map_err(|e| log::debug!("no cached GPU ceilings ({e}): {}", path.display()))
+        .ok()?;
+    if bytes.len() as u64 > MAX_CACHE_BYTES {
+        log::debug!("the ceilings cache is over {MAX_CACHE_BYTES} bytes, ignored: {}", path.display());
+        return None;
+    }
+    let file: CacheFile = serde_json::from_slice(&bytes)
+        .map_err(|e| log::debug!("the ceilings cache is not readable ({e}): {}", path.display()))
+        .ok()?;
+    if let Err(why) = check_plausible(&file.ceilings) {
+        log::debug!(
+            "the ceilings cache holds implausible figures ({why}), measuring again: {}",
+            path.display()
+        );
+        return None;
+    }
     let threads = rayon::current_num_threads();
     (file.format == FORMAT
         && file.ceilings.adapter_key == adapter_key

@@ -9,6 +9,7 @@ use std::time::Instant;
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
 
+use crate::io::kind::{looks_like, open_regular, special_kind};
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
 use crate::io::{IoError, Reservation, TruncatedAt, owned};
 use crate::system::memory_budget::budget;
@@ -70,11 +71,24 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     if meta.is_dir() {
         return Err(open(std::io::Error::other("it is a folder")));
     }
-    if meta.len() == 0 {
-        return Err(IoError::Empty { path: owned(path) });
+    // A FIFO, a device or a socket is never opened (a FIFO would block, a device never end).
+    if let Some(kind) = special_kind(&meta) {
+        return Err(IoError::NotAFile { path: owned(path), kind });
     }
     let mut head = Vec::with_capacity(64);
-    std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
+    open_regular(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
+    if meta.len() == 0 {
+        return Err(if head.is_empty() {
+            IoError::Empty { path: owned(path) }
+        } else {
+            IoError::NotAFile { path: owned(path), kind: "a special file that reports no size (as in /proc)" }
+        });
+    }
+    if image::guess_format(&head).is_err()
+        && let Some(looks_like) = looks_like(&head)
+    {
+        return Err(IoError::NotAnImage { path: owned(path), looks_like });
+    }
     let (raw, reservation, format, truncated) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         // The decoder reads a JPEG whole: its bytes are reserved before they are read.
         let file_memory =

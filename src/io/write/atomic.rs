@@ -6,7 +6,7 @@
 //! `linkat`, so even SIGKILL leaves nothing. Elsewhere, or where the filesystem cannot, a named
 //! `.graylab-PID-RANDOM.part` file is used ([`crate::system::temps`]): removed on SIGINT/SIGTERM, and by
 //! the next run in that folder after SIGKILL. New files get `0666 & ~umask`; a replaced file keeps
-//! its permissions.
+//! its permission bits (never setuid, setgid or sticky). A FIFO or a device is never replaced.
 
 pub use crate::system::temps::remove_temp_files_on_signals;
 
@@ -14,6 +14,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::path::Path;
 
+use crate::io::kind::special_kind;
 use crate::io::{IoError, WriteCause, owned};
 use crate::system::temps::{NamedTemp, remove_stale_once};
 
@@ -32,6 +33,10 @@ pub fn write_atomically(
     if existing.as_ref().is_some_and(std::fs::Metadata::is_dir) {
         return Err(IoError::OutputIsFolder { path: owned(path) });
     }
+    // A device or a FIFO is never swapped for a file, even with `overwrite` (`/dev/null`).
+    if let Some(kind) = existing.as_ref().and_then(special_kind) {
+        return Err(IoError::OutputNotAFile { path: owned(path), kind });
+    }
     if existing.is_some() && !overwrite {
         return Err(IoError::Exists { path: owned(path) });
     }
@@ -46,9 +51,10 @@ pub fn write_atomically(
         let (file, guard) = NamedTemp::create(dir).map_err(|e| write_err(e.into()))?;
         (file, Some(guard))
     };
-    // A replaced file keeps its permission bits (its owner and group cannot be kept unless root).
+    // A replaced file keeps its permission bits (its owner and group cannot be kept unless root),
+    // but never setuid, setgid or sticky: an image is not a program.
     if let Some(meta) = existing.as_ref().filter(|m| m.is_file())
-        && let Err(e) = file.set_permissions(meta.permissions())
+        && let Err(e) = file.set_permissions(plain_permissions(meta))
     {
         log::warn!("cannot keep the permissions of {}: {e}", path.display());
     }
@@ -91,6 +97,17 @@ pub fn write_atomically(
     }
     sync_dir(dir);
     Ok(bytes)
+}
+
+/// `meta`'s permissions without the setuid, setgid and sticky bits.
+fn plain_permissions(meta: &std::fs::Metadata) -> std::fs::Permissions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::Permissions::from_mode(meta.permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    meta.permissions()
 }
 
 /// An unnamed file in `dir` (`O_TMPFILE`, mode `0666 & ~umask`), where the filesystem and

@@ -30,9 +30,11 @@ pub enum ExportFormat {
     /// JPEG: 8-bit single-channel gray, baseline, lossy (quality 1-100), coded on all cores;
     /// no alpha.
     Jpeg,
-    /// TIFF: 8 or 16-bit gray; no alpha.
+    /// TIFF: 8 or 16-bit gray; gray + alpha is written as RGBA (equal R, G and B), the only
+    /// form with alpha the TIFF encoder writes.
     Tiff,
-    /// BMP: 8-bit gray or gray + alpha.
+    /// BMP: 8-bit gray; gray + alpha is written as 32-bit RGBA (equal R, G and B), the only
+    /// BMP form with alpha.
     Bmp,
     /// WebP (lossless): 8-bit gray or gray + alpha, at most 16383 px a side.
     Webp,
@@ -70,8 +72,8 @@ impl ExportFormat {
         match self {
             Self::Png => "PNG: 8- or 16-bit gray, with alpha",
             Self::Jpeg => "JPEG: 8-bit gray, lossy (--quality)",
-            Self::Tiff => "TIFF: 8- or 16-bit gray",
-            Self::Bmp => "BMP: 8-bit gray, with alpha",
+            Self::Tiff => "TIFF: 8- or 16-bit gray, with alpha (as RGBA)",
+            Self::Bmp => "BMP: 8-bit gray, with alpha (as RGBA)",
             Self::Webp => "WebP (lossless): 8-bit gray, with alpha",
         }
     }
@@ -97,7 +99,7 @@ impl ExportFormat {
     /// Whether the format stores an alpha channel.
     #[must_use]
     pub fn has_alpha(self) -> bool {
-        matches!(self, Self::Png | Self::Bmp | Self::Webp)
+        matches!(self, Self::Png | Self::Tiff | Self::Bmp | Self::Webp)
     }
 
     /// Whether the format stores 16-bit samples.
@@ -305,7 +307,16 @@ fn fit_to_format(
             format!("{format} stores 8-bit samples: 16-bit gray reduced to 8-bit")
         });
     }
+    // BMP and TIFF (as the `image` encoders write them) keep alpha only beside colour.
+    let as_rgba = keep_alpha && matches!(format, ExportFormat::Bmp | ExportFormat::Tiff);
+    if as_rgba {
+        notes.push(format!(
+            "{format} keeps alpha only in colour images: written as RGBA with equal R, G and B"
+        ));
+    }
     let fitted = match (keep_16, keep_alpha) {
+        (true, true) if as_rgba => DynamicImage::ImageRgba16(image.to_rgba16()),
+        (false, true) if as_rgba => DynamicImage::ImageRgba8(image.to_rgba8()),
         (true, true) => DynamicImage::ImageLumaA16(image.to_luma_alpha16()),
         (true, false) => DynamicImage::ImageLuma16(image.to_luma16()),
         (false, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
