@@ -258,7 +258,7 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     assert_eq!(v["quick"], true);
     let claims = v["claims"].as_array().expect("claims");
     let ids: Vec<u64> = claims.iter().filter_map(|c| c["id"].as_u64()).collect();
-    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 9]);
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for c in claims {
         for field in ["claim", "experiment", "why"] {
             assert!(c[field].as_str().is_some_and(|s| s.len() > 10), "claim {}: {field}", c["id"]);
@@ -295,7 +295,7 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     let o = graylab(&["claims", "--quick"], dir.path());
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.matches("   verdict: ").count(), 7, "{out}");
+    assert_eq!(out.matches("   verdict: ").count(), 9, "{out}");
 }
 
 #[test]

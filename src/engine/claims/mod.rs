@@ -4,13 +4,14 @@
 //! sentence that says why from the numbers. Nothing here is fixed in advance: run on another
 //! machine, the same code may reach the opposite verdicts.
 //!
-//! The experiments live in `transfers` (claims 1, 2 and 6), `timing` (3 and 4) and `sizes`
-//! (5 and 9); the claims that need the work-per-pixel load on the GPU (7 and 8) are not run yet.
+//! The experiments live in `transfers` (claims 1, 2 and 6), `timing` (3 and 4), `work` (7 and
+//! 8, on the synthetic work per pixel) and `sizes` (5 and 9).
 
 pub mod rules;
 mod sizes;
 mod timing;
 mod transfers;
+mod work;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -134,13 +135,15 @@ pub struct ClaimsOptions<'a> {
 }
 
 /// The claims, in the tutorial's order, with the one line each that the runner reports.
-const CLAIMS: [(u8, &str); 7] = [
+const CLAIMS: [(u8, &str); 9] = [
     (1, "transfers against the kernel"),
     (2, "operations per round trip"),
     (3, "workgroup shapes"),
     (4, "timing with and without waiting"),
     (5, "data the size of the CPU's caches"),
     (6, "one cold run"),
+    (7, "branching against uniform work"),
+    (8, "work per pixel"),
     (9, "the crossover size"),
 ];
 
@@ -181,6 +184,8 @@ pub fn run_claims(
             4 => timing::synchronise(engine, options.quick)?,
             5 => sizes::cache_sized(engine, options.quick)?,
             6 => transfers::cold_run(engine, options.quick)?,
+            7 => work::branching(engine, options.quick)?,
+            8 => work::work_levels(engine, options.quick, &shared)?,
             _ => sizes::crossover(engine, options.quick)?,
         };
         if software {

@@ -25,6 +25,11 @@ pub(super) struct Shared {
     transfer_clock: String,
     /// The CPU kernel's median on every thread, ns.
     cpu_kernel_ns: f64,
+    /// The image's size, and the GPU's and the CPU's whole conversion (medians, ns): claim 8's
+    /// plain-grayscale speed-up.
+    pub(super) size: (u32, u32),
+    pub(super) gpu_total_ns: f64,
+    pub(super) cpu_total_ns: f64,
 }
 
 /// The median of `phase` in a benchmark, and its clock's label.
@@ -89,6 +94,9 @@ pub(super) fn transfers(
         download_ns: download,
         transfer_clock: up_clock.clone(),
         cpu_kernel_ns: median(&c, Phase::Kernel).map_or(cpu_total, |m| m.0),
+        size: (w, h),
+        gpu_total_ns: g.total.median_ns as f64,
+        cpu_total_ns: cpu_total,
     };
     Ok(ClaimResult {
         id: 1,
