@@ -657,7 +657,7 @@ fn main_window_snapshot() {
     mask_row(&mut h, "kernel instruction set", 282.0);
     mask_row(&mut h, "build max", 1280.0);
     let adapter = h.get_by_label("GPU adapter").rect();
-    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(282.0, 690.0)));
+    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(312.0, 690.0)));
     mask_row(&mut h, "decode", 640.0);
     h.snapshot("main_window_1280x720");
 }

@@ -73,6 +73,7 @@ impl GraylabApp {
         if let Some(backend) = options.backend {
             settings.convert.backend = backend;
         }
+        look::set_text_sizes(&cc.egui_ctx);
         let mut session = Session::new(cc, settings, &options);
         session.continuous = options.continuous;
         let mut meter = FrameMeter::default();

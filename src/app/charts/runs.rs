@@ -153,7 +153,8 @@ pub fn runs_chart_ui(
     let text_colour = ui.visuals().strong_text_color();
     let weak = ui.visuals().weak_text_color();
     let names = (previous.map(name_of), image.map(name_of));
-    let label_backends = shown.len() <= 16;
+    // The backend named on its strip where the bars are wide and the strip is tall enough.
+    let label_backends = shown.len() <= 16 && ui.available_height() > 170.0;
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))

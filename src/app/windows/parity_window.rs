@@ -23,7 +23,6 @@ impl ParityWindow {
         let window = egui::Window::new("CPU / GPU parity").id(egui::Id::unique(super::PARITY_ID));
         room.place(window, egui::Align2::LEFT_BOTTOM)
             .open(&mut open)
-            .vscroll(true)
             .default_width(520.0)
             .show(ctx, |ui| Self::ui(ui, session));
         self.open = open;

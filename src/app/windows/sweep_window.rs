@@ -65,7 +65,6 @@ impl SweepWindow {
             egui::Window::new("Size sweep: when is the GPU worth it?").id(egui::Id::unique(super::SWEEP_ID));
         room.place(window, egui::Align2::LEFT_TOP)
             .open(&mut open)
-            .vscroll(true)
             .default_width(760.0)
             .show(ctx, |ui| self.ui(ui, session));
         self.open = open;
