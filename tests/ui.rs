@@ -169,6 +169,10 @@ fn stop_ends_a_batch_and_escape_ends_continuous() {
     let done = h.state().runs().len() - before;
     assert!(done < 1000, "Stop ended the batch after {done} runs");
     assert!(!h.state().is_busy(), "nothing left to stop");
+    h.run_steps(2);
+    // The status bar says how far it got ("Stopped the runs after 12 of 1000"), not "Ready".
+    h.get_by_label_contains("Stopped the runs after");
+    assert!(h.query_by_label_contains(" of 1000").is_some() && h.query_by_label("Ready").is_none());
 
     // Continuous, then Esc.
     h.get_by_label("Continuous (re-run as soon as a run ends)").click();
@@ -511,14 +515,17 @@ fn export_writes_the_converted_image_and_never_clobbers() {
     h.state_mut().settings_mut().convert.formula = Formula::Linear;
     settle(&mut h);
     let out = dir.path().join("out.png");
+    let runs = h.state().runs().len();
     h.state_mut().export_to(out.clone(), false);
     settle(&mut h);
     let written = image::open(&out).expect("exported file");
     let settings = ConvertSettings { formula: Formula::Linear, ..ConvertSettings::default() };
     assert_eq!(written, engine_gray(&img, &settings));
     assert!(h.state().message().is_some_and(|(t, e)| !e && t.contains("out.png")));
-    let export = h.state().runs().last().expect("the export is charted");
-    assert!(export.report.phase(Phase::Encode).is_some_and(|p| p.ns > 0), "with its encode phase");
+    // An export is listed as an export, with its encode time, never as a run.
+    let export = h.state().exports().last().expect("the export is listed");
+    assert!(export.encode_ns > 0 && export.path == out, "with its encode time: {export:?}");
+    assert_eq!(h.state().runs().len(), runs, "an export is not a run");
 
     // A GPU result that stayed on the GPU is downloaded for export.
     h.state_mut().settings_mut().convert.backend = Backend::Gpu;
@@ -650,7 +657,7 @@ fn main_window_snapshot() {
     mask_row(&mut h, "kernel instruction set", 282.0);
     mask_row(&mut h, "build max", 1280.0);
     let adapter = h.get_by_label("GPU adapter").rect();
-    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(282.0, 690.0)));
+    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(312.0, 690.0)));
     mask_row(&mut h, "decode", 640.0);
     h.snapshot("main_window_1280x720");
 }

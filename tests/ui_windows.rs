@@ -44,7 +44,7 @@ fn window_snapshot(button: &str, name: &str, mask_in_window: &[&str]) {
     mask_row(&mut h, "build max", 1280.0);
     mask_row(&mut h, "decode", 640.0);
     let adapter = h.get_by_label("GPU adapter").rect();
-    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(282.0, 690.0)));
+    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(312.0, 690.0)));
     for label in mask_in_window {
         let r = h.get_by_label_contains(label).rect();
         h.mask(r.expand(2.0));

@@ -44,6 +44,10 @@ pub struct GraylabApp {
     /// Whether the last frame asked for the next one (work in flight): then the interval to it
     /// counts in the frame meter.
     wanted_next_frame: bool,
+    /// Frames drawn so far (the first ones put restored scroll offsets back at the top).
+    frames: u64,
+    /// The window title set last (the open file's name).
+    title: String,
 }
 
 impl GraylabApp {
@@ -69,6 +73,7 @@ impl GraylabApp {
         if let Some(backend) = options.backend {
             settings.convert.backend = backend;
         }
+        look::set_text_sizes(&cc.egui_ctx);
         let mut session = Session::new(cc, settings, &options);
         session.continuous = options.continuous;
         let mut meter = FrameMeter::default();
@@ -95,6 +100,8 @@ impl GraylabApp {
             dialog: None,
             quit_at: options.quit_after_secs.map(|s| Instant::now() + std::time::Duration::from_secs_f64(s)),
             wanted_next_frame: false,
+            frames: 0,
+            title: String::new(),
         };
         if let Some(path) = options.initial_path {
             app.top_bar.set_path(&path);
@@ -131,9 +138,23 @@ impl GraylabApp {
         if save {
             self.export.open_for(&mut self.session);
         }
-        // Esc stops long work, unless it is closing a menu or leaving a text field.
-        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) {
+        // Esc closes the top window if one is open, else stops long work; unless it is closing
+        // a menu or leaving a text field.
+        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) && !self.close_top_window(ctx)
+        {
             self.session.stop();
+        }
+        // ← and → step through the folder, as image viewers do (not while typing, nor while a
+        // menu or a widget that uses arrows has focus).
+        let (left, right) = ctx.input(|i| {
+            let plain = i.modifiers.is_none();
+            (plain && i.key_pressed(Key::ArrowLeft), plain && i.key_pressed(Key::ArrowRight))
+        });
+        let arrows_free = !ctx.text_edit_focused()
+            && !egui::Popup::is_any_open(ctx)
+            && ctx.memory(egui::Memory::focused).is_none();
+        if arrows_free && (left || right) {
+            self.session.step_in_folder(right);
         }
         self.viewer.shortcuts(ctx, self.session.settings().view);
         let dropped: Vec<PathBuf> =
@@ -162,6 +183,40 @@ impl GraylabApp {
                     .into(),
             ),
             DialogAnswer::Nothing { probably_unavailable: false } => {}
+        }
+    }
+
+    /// Closes the window on top, if one is open; returns whether one was.
+    fn close_top_window(&mut self, ctx: &egui::Context) -> bool {
+        use crate::app::windows::{EXPORT_ID, PARITY_ID, SWEEP_ID};
+        let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle)).map(|l| l.id);
+        let mut open: Vec<(&str, &mut bool)> = vec![
+            (EXPORT_ID, &mut self.export.open),
+            (SWEEP_ID, &mut self.sweep.open),
+            (PARITY_ID, &mut self.parity.open),
+        ];
+        open.retain(|(_, o)| **o);
+        let at = open.iter().position(|(id, _)| Some(egui::Id::unique(*id)) == top);
+        // The top one, else (none drawn yet) the last in the list.
+        match at.or_else(|| open.len().checked_sub(1)) {
+            Some(i) => {
+                *open[i].1 = false;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The window title names the open file (or the one being opened).
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let path = self.session.input().map(|i| i.path.clone());
+        let title = path.map_or_else(
+            || "graylab".to_owned(),
+            |p| format!("{} — graylab", crate::app::session::file_name(&p)),
+        );
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
         }
     }
 
@@ -200,20 +255,25 @@ impl eframe::App for GraylabApp {
             None => {}
         }
         let style = ui.style().clone();
-        let stop = egui::Panel::bottom("status")
+        let status = egui::Panel::bottom("status")
             .frame(look::panel_frame(&style))
-            .show(ui, |ui| self.status_bar.ui(ui, &self.session, &self.meter, self.dialog.is_some()))
-            .inner;
-        if stop {
+            .show(ui, |ui| self.status_bar.ui(ui, &self.session, &self.meter, self.dialog.is_some()));
+        if status.inner {
             self.session.stop();
         }
+        let status_top = status.response.rect.top();
         egui::Panel::left("settings")
             .frame(look::panel_frame(&style))
             .resizable(true)
             .default_size(280.0)
             .size_range(220.0..=420.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
+                let mut scroll = egui::ScrollArea::vertical().id_salt("settings scroll");
+                if self.frames < 2 {
+                    // Open at the top (Conversion, Backend), whatever offset egui's memory kept.
+                    scroll = scroll.vertical_scroll_offset(0.0);
+                }
+                scroll.show(ui, |ui| {
                     self.settings_panel.ui(ui, &mut self.session);
                     ui.separator();
                     self.adapter_panel.ui(ui, &mut self.session);
@@ -225,11 +285,16 @@ impl eframe::App for GraylabApp {
             .show(ui, |ui| self.viewer.ui(ui, &mut self.session))
             .response
             .rect;
-        if let Some((dir, name)) = self.export.show(&ctx, &mut self.session) {
+        let room = crate::app::windows::Room {
+            rect: egui::Rect::from_min_max(viewer.min, egui::pos2(viewer.max.x, status_top)),
+        };
+        if let Some((dir, name)) = self.export.show(&ctx, room, &mut self.session) {
             self.dialog = Some(dialogs::save_image(&ctx, dir.as_deref(), &name));
         }
-        self.sweep.show(&ctx, &mut self.session);
-        self.parity.show(&ctx, &mut self.session);
+        self.sweep.show(&ctx, room, &mut self.session);
+        self.parity.show(&ctx, room, &mut self.session);
+        self.update_title(&ctx);
+        self.frames += 1;
         self.session.toasts.ui(&ctx, viewer);
         drop_overlay_ui(&ctx);
         self.session.after_frame();

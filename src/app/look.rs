@@ -10,6 +10,20 @@ use egui::{Color32, Frame, Style};
 /// Amber for warnings (software adapter, cold run).
 pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
 
+/// The smallest text the app draws, in points: secondary text (legends, notes, column heads)
+/// is small, never below this.
+pub const SMALL_TEXT: f32 = 11.0;
+
+/// The app's text styles: egui's, with the small style raised to [`SMALL_TEXT`] (egui's 9 points
+/// read about 7 pixels tall on a 96-dpi screen).
+pub fn set_text_sizes(ctx: &egui::Context) {
+    ctx.all_styles_mut(|style| {
+        if let Some(font) = style.text_styles.get_mut(&egui::TextStyle::Small) {
+            font.size = font.size.max(SMALL_TEXT);
+        }
+    });
+}
+
 /// A side or top panel's frame, without a fill (the window's clear colour shows through).
 pub fn panel_frame(style: &Style) -> Frame {
     Frame::side_top_panel(style).fill(Color32::TRANSPARENT)

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use app::GraylabApp;
-pub use state::{RunRecord, Settings, ViewMode};
+pub use state::{ExportRecord, RunRecord, Settings, ViewMode};
 pub use work::gpu_device::GpuDevice;
 
 /// How the app starts.

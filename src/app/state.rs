@@ -63,31 +63,24 @@ impl Settings {
     }
 }
 
-/// What a record measured.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunKind {
-    /// A conversion (shown on screen).
-    Convert,
-    /// An export: encoding and writing the file, and the conversion it needed, if any.
-    Export,
-}
-
-/// One measured conversion or export, as the charts need it.
+/// One measured conversion, as the charts need it. Exports are not runs: they are
+/// [`ExportRecord`]s, listed apart.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
-    /// Run number in this session, from 1.
+    /// Run number in this session, from 1: the same in the Last run panel, the chart's hover and
+    /// its x axis.
     pub seq: usize,
-    /// Conversion or export.
-    pub kind: RunKind,
     /// Which image (load counter) it ran on.
     pub image_id: u64,
+    /// That image's file name.
+    pub image_name: String,
     /// The settings it ran with.
     pub settings: ConvertSettings,
     /// What was measured, phase by phase, `display` included (the engine's on the GPU, the app's
     /// preview of a CPU result), finished with the wall time the app waited for the run: its
     /// phases − `overlap_ns` + `other_ns` = `total_ns`.
     pub report: RunReport,
-    /// Its phases as rates against this machine's ceilings (empty for exports).
+    /// Its phases as rates against this machine's ceilings.
     pub rates: Vec<PhaseRate>,
     /// The first run of this setting on this image (pipeline compilation, allocation).
     pub cold: bool,
@@ -117,4 +110,23 @@ impl RunRecord {
     pub fn overlap_ns(&self) -> u64 {
         self.report.overlap_ns
     }
+}
+
+/// One export: the file, what encoding it took, and the conversion it needed first, if any.
+#[derive(Clone, Debug)]
+pub struct ExportRecord {
+    /// Export number in this session, from 1 (counted apart from the runs).
+    pub seq: usize,
+    /// The file written.
+    pub path: PathBuf,
+    /// The format written ("PNG", …).
+    pub format: String,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// Encoding and writing the file (CPU clock).
+    pub encode_ns: u64,
+    /// The GPU result converted again to be read back, when it stayed on the GPU (CPU clock).
+    pub convert_ns: Option<u64>,
+    /// The whole export as the app waited for it (CPU clock).
+    pub wall_ns: u64,
 }

@@ -27,6 +27,24 @@ pub fn harness_with(options: AppOptions, size: [f32; 2]) -> Option<Harness<'stat
     )
 }
 
+/// The app at `size` opening `initial`, with egui's memory (panel sizes, scroll offsets) as a
+/// previous session left it, as eframe restores it on relaunch.
+pub fn harness_restored(
+    initial: Option<PathBuf>,
+    size: [f32; 2],
+    memory: egui::Memory,
+) -> Option<Harness<'static, GraylabApp>> {
+    super::common::gpu()?;
+    let options = AppOptions { initial_path: initial, fresh_settings: true, ..AppOptions::default() };
+    Some(
+        Harness::builder()
+            .with_size(size)
+            .wgpu_setup(graylab::app::wgpu_setup())
+            .with_context_setup(move |ctx| ctx.memory_mut(|m| *m = memory))
+            .build_eframe(move |cc| GraylabApp::new(cc, options)),
+    )
+}
+
 /// The app at 1280x800.
 pub fn harness(initial: Option<PathBuf>) -> Option<Harness<'static, GraylabApp>> {
     harness_sized(initial, [1280.0, 800.0])

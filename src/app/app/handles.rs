@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::GraylabApp;
-use crate::app::state::{RunRecord, Settings};
+use crate::app::state::{ExportRecord, RunRecord, Settings};
 
 impl GraylabApp {
     /// The warnings on screen (they stay until dismissed).
@@ -37,10 +37,28 @@ impl GraylabApp {
         self.session.output().and_then(|o| o.pixels.as_deref())
     }
 
-    /// Every measured run so far (conversions and exports).
+    /// Every measured conversion so far (exports are listed apart).
     #[must_use]
     pub fn runs(&self) -> &[RunRecord] {
         self.session.runs()
+    }
+
+    /// Every export so far.
+    #[must_use]
+    pub fn exports(&self) -> &[ExportRecord] {
+        self.session.exports()
+    }
+
+    /// The file of the image on screen, if any.
+    #[must_use]
+    pub fn input_path(&self) -> Option<&std::path::Path> {
+        self.session.input().map(|i| i.path.as_path())
+    }
+
+    /// Which windows are open: export, size sweep, parity.
+    #[must_use]
+    pub fn windows_open(&self) -> [bool; 3] {
+        [self.export.open, self.sweep.open, self.parity.open]
     }
 
     /// The settings in force.
@@ -122,6 +140,11 @@ impl GraylabApp {
     /// Opens the parity window.
     pub fn open_parity_window(&mut self) {
         self.parity.open = true;
+    }
+
+    /// Opens the export window (as Ctrl+S does).
+    pub fn open_export_window(&mut self) {
+        self.export.open_for(&mut self.session);
     }
 
     /// The latest sweep, if one finished.

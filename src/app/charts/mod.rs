@@ -3,6 +3,7 @@
 //! kernel time per workgroup size, and the size sweep. Every series names the clock its figures
 //! came from; legends sit outside the plots; every axis has at least three labelled ticks.
 
+mod axes;
 mod runs;
 mod sweep;
 mod timeline;
@@ -11,12 +12,14 @@ mod workgroups;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridInput, GridMark};
 
+use axes::nice_spacer;
+
 pub use sweep::SweepChart;
 
 use super::look;
 use super::session::Session;
 use super::state::RunRecord;
-use crate::engine::{Backend, ConvertSettings, Phase};
+use crate::engine::{Backend, ConvertSettings, Formula, Phase};
 
 /// A segment of a stacked run bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,48 +68,6 @@ fn segments(run: &RunRecord) -> Vec<(Segment, u64, &'static str)> {
 
 fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
-}
-
-/// The smallest of 1, 2, 5 x 10^k not below `raw`.
-fn nice_step(raw: f64) -> f64 {
-    if !(raw.is_finite() && raw > 0.0) {
-        return 1.0;
-    }
-    let power = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= raw * 0.999).unwrap_or(10.0 * power)
-}
-
-/// The next smaller step of the 1-2-5 scale.
-fn smaller_step(step: f64) -> f64 {
-    let power = 10f64.powf(step.log10().floor());
-    let mantissa = (step / power).round();
-    if mantissa >= 5.0 {
-        2.0 * power
-    } else if mantissa >= 2.0 {
-        power
-    } else {
-        0.5 * power
-    }
-}
-
-/// Grid marks about `target_points` apart on a 1-2-5 scale, denser where that is needed for at
-/// least three marks; whole numbers only when `integers`.
-fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<GridMark> {
-    move |input: GridInput| {
-        // egui_plot's base step is the value of its minimum grid spacing (8 points).
-        let per_point = input.base_step_size / 8.0;
-        let (lo, hi) = input.bounds;
-        let marks = |step: f64| {
-            let (first, last) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
-            (first..=last).map(|k| GridMark { value: k as f64 * step, step_size: step }).collect::<Vec<_>>()
-        };
-        let floor = if integers { 1.0 } else { f64::MIN_POSITIVE };
-        let mut step = nice_step(per_point * target_points).max(floor);
-        while marks(step).len() < 3 && smaller_step(step) >= floor && step / per_point > 12.0 {
-            step = smaller_step(step);
-        }
-        marks(step)
-    }
 }
 
 /// A plot that stays as drawn (no drag, zoom or scroll, no background), with axis labels whose
@@ -197,11 +158,25 @@ pub struct ChartsDock {
     /// Also draw the runs of the previous image (for comparison); else only the current one's.
     keep_previous: bool,
     tab: Tab,
+    /// The formula the workgroup chart shows, when the user picked one.
+    box_formula: Option<Formula>,
+    /// The dock's height as a share of the room under the top bar, kept when the window is
+    /// resized (and at launch, whatever height a smaller window left in egui's memory).
+    share: f32,
+    /// The room the dock had last frame.
+    room: Option<f32>,
 }
 
 impl Default for ChartsDock {
     fn default() -> Self {
-        Self { expanded: true, keep_previous: false, tab: Tab::Runs }
+        Self {
+            expanded: true,
+            keep_previous: false,
+            tab: Tab::Runs,
+            box_formula: None,
+            share: 0.36,
+            room: None,
+        }
     }
 }
 
@@ -212,17 +187,33 @@ impl ChartsDock {
         let frame = look::panel_frame(ui.style());
         let room = ui.available_height();
         if self.expanded {
-            egui::Panel::bottom("charts")
+            let range = 150.0..=(room * 0.42).max(150.0);
+            let mut panel = egui::Panel::bottom("charts")
                 .frame(frame)
                 .resizable(true)
-                .default_size((room * 0.36).max(170.0))
-                .size_range(150.0..=(room * 0.42).max(150.0))
+                .default_size((room * self.share).max(170.0))
+                .size_range(range.clone());
+            // A new window size (or the first frame: egui's memory may hold a height from another
+            // window size) puts the dock back at its share of the room.
+            let resized = self.room.is_none_or(|r| (r - room).abs() > 0.5);
+            if resized {
+                panel = panel.exact_size((room * self.share).clamp(*range.start(), *range.end()));
+            }
+            let height = panel
                 .show(ui, |ui| {
                     // Fill the panel, or it shrinks to its first frame's contents.
                     ui.set_min_height(ui.available_height());
                     self.header_ui(ui, session);
                     self.charts_ui(ui, session);
-                });
+                })
+                .response
+                .rect
+                .height();
+            if !resized && room > 0.0 {
+                // Dragged by the user: keep the new share.
+                self.share = (height / room).clamp(0.1, 0.42);
+            }
+            self.room = Some(room);
         } else {
             egui::Panel::bottom("charts collapsed").frame(frame).show(ui, |ui| self.header_ui(ui, session));
         }
@@ -251,14 +242,17 @@ impl ChartsDock {
             if let Some(input) = session.input() {
                 ui.label(format!("decode {} ms (cpu-clock)", crate::engine::ms(input.decode_ns)));
             }
-            if let Some(e) = session.last_export() {
+            if let Some(e) = session.exports().last() {
                 ui.label(format!(
-                    "· last export: encode {} ms (cpu-clock)",
-                    crate::engine::ms(e.encode.encode_ns)
-                ));
+                    "· export {} ({}): encode {} ms (cpu-clock)",
+                    e.seq,
+                    e.format,
+                    crate::engine::ms(e.encode_ns)
+                ))
+                .on_hover_text("Exports are listed apart from the runs (Last run panel, Exports)");
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui.small_button("Clear").on_hover_text("Forget every measured run").clicked() {
+                if ui.small_button("Clear").on_hover_text("Forget every measured run and export").clicked() {
                     session.clear_runs();
                 }
                 ui.checkbox(&mut self.keep_previous, "keep previous image")
@@ -285,18 +279,23 @@ impl ChartsDock {
         let mut try_all = false;
         let runs = session.runs();
         let last = runs.iter().rev().find(|r| Some(r.image_id) == image);
+        let shown_tab = self.tab;
+        let box_formula = &mut self.box_formula;
         ui.horizontal_top(|ui| {
             let column = |ui: &mut Ui, share: f32, tab: Tab, add: &mut dyn FnMut(&mut Ui)| {
-                if narrow && self.tab != tab {
+                if narrow && shown_tab != tab {
                     return;
                 }
                 let w = if narrow { width } else { width * share - 8.0 };
                 ui.allocate_ui(egui::vec2(w, height + 40.0), |ui| ui.vertical(|ui| add(ui)));
             };
-            column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous));
+            let name_of = |id: u64| {
+                runs.iter().find(|r| r.image_id == id).map(|r| r.image_name.clone()).unwrap_or_default()
+            };
+            column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, &name_of));
             column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last));
             column(ui, 0.35, Tab::Workgroups, &mut |ui| {
-                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled);
+                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled, box_formula);
             });
         });
         if try_all {
@@ -313,38 +312,4 @@ impl ChartsDock {
 /// The image opened before `current` that has runs.
 fn previous_image(runs: &[RunRecord], current: Option<u64>) -> Option<u64> {
     runs.iter().rev().map(|r| r.image_id).find(|id| Some(*id) != current)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nice_steps_are_one_two_five() {
-        assert!((nice_step(0.7) - 1.0).abs() < 1e-12);
-        assert!((nice_step(1.3) - 2.0).abs() < 1e-12);
-        assert!((nice_step(3.0) - 5.0).abs() < 1e-12);
-        assert!((nice_step(7.0) - 10.0).abs() < 1e-12);
-        assert!((nice_step(0.013) - 0.02).abs() < 1e-12);
-        assert!((nice_step(f64::NAN) - 1.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn the_spacer_gives_several_marks() {
-        // 0..47 ms on 150 points, marks about 30 points apart: 10 ms steps.
-        let marks =
-            nice_spacer(30.0, false)(GridInput { bounds: (0.0, 47.0), base_step_size: 47.0 / 150.0 * 8.0 });
-        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 10.0, 20.0, 30.0, 40.0]);
-        // Run numbers 0.5..5.5 on 300 points: 2 would give two marks, so 1; whole numbers only.
-        let marks =
-            nice_spacer(70.0, true)(GridInput { bounds: (0.5, 5.5), base_step_size: 5.0 / 300.0 * 8.0 });
-        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
-        // One run: still whole numbers, never 0.5 steps.
-        let marks =
-            nice_spacer(70.0, true)(GridInput { bounds: (0.5, 1.5), base_step_size: 1.0 / 300.0 * 8.0 });
-        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0]);
-        assert!((smaller_step(5.0) - 2.0).abs() < 1e-12);
-        assert!((smaller_step(2.0) - 1.0).abs() < 1e-12);
-        assert!((smaller_step(1.0) - 0.5).abs() < 1e-12);
-    }
 }

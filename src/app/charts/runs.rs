@@ -1,28 +1,35 @@
-//! One stacked bar per run of the current image (and of the previous one, faded, when asked):
-//! the phases (display included), then the rest of the wall time, so each bar is as tall as the
-//! run took. Where steps ran at once (a pipelined GPU run) the phases add up to more than the
-//! wall time: the part above the wall time is shaded as overlap. The last run's wall time is
-//! written above its bar.
+//! One stacked bar per run of the current image (and of the previous one, faded and named, when
+//! asked): the phases (display included), then the rest of the wall time, so each bar is as tall
+//! as the run took. Where steps ran at once (a pipelined GPU run) the phases add up to more than
+//! the wall time: the part above the wall time is shaded as overlap. Each bar stands at its run
+//! number (the one Last run and the hover give) on a strip coloured by its backend. The last
+//! run's wall time is written above its bar; the hover is a tooltip with a background.
 
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, PlotPoint, Text};
 
 use super::{Segment, fixed_plot, legend_ui, ms, nice_spacer, segments};
-use crate::app::state::{RunKind, RunRecord};
+use crate::app::state::RunRecord;
 use crate::engine::Backend;
 
 /// Runs shown per image.
 const MAX_BARS: usize = 60;
 
-fn describe(run: &RunRecord) -> String {
-    let what = match (run.kind, run.settings.backend) {
-        (RunKind::Export, _) => "export".to_owned(),
-        (RunKind::Convert, Backend::Cpu) => {
-            format!("CPU, {} thr", run.report.threads.unwrap_or(run.settings.threads))
-        }
-        (RunKind::Convert, Backend::Gpu) => format!("GPU, wg {}", run.settings.workgroup),
+/// The backend strip's colour under each bar.
+pub fn backend_colour(backend: Backend) -> Color32 {
+    match backend {
+        Backend::Cpu => Color32::from_rgb(240, 200, 70),
+        Backend::Gpu => Color32::from_rgb(220, 90, 200),
+    }
+}
+
+/// "run 3: GPU, workgroup 16x16, bt601, cold".
+pub fn describe(run: &RunRecord) -> String {
+    let what = match run.settings.backend {
+        Backend::Cpu => format!("CPU, {} threads", run.report.threads.unwrap_or(run.settings.threads)),
+        Backend::Gpu => format!("GPU, workgroup {}", run.settings.workgroup),
     };
-    format!("run {}: {what}{}", run.seq, if run.cold { ", cold" } else { "" })
+    format!("run {}: {what}, {}{}", run.seq, run.settings.formula, if run.cold { ", cold" } else { "" })
 }
 
 /// The runs the chart shows, left to right: the last runs of `previous` (faded) and of `image`.
@@ -35,100 +42,184 @@ pub fn shown(runs: &[RunRecord], image: Option<u64>, previous: Option<u64>) -> V
     shown
 }
 
-/// Draws the chart of `image`'s runs (and `previous`'s, faded, on the left).
-pub fn runs_chart_ui(ui: &mut Ui, runs: &[RunRecord], image: Option<u64>, previous: Option<u64>) {
-    let shown = shown(runs, image, previous);
-    ui.label(RichText::new("Each run: phases − overlap + other = wall time (ms)").strong());
-    let mut kinds: Vec<(Segment, Vec<&str>)> = Vec::new();
-    let mut charts: Vec<(Segment, Vec<Bar>)> = Vec::new();
-    for (i, (run, faded)) in shown.iter().enumerate() {
-        let x = (i + 1) as f64;
+/// Bars of one segment kind, and the clocks they came from (for the legend).
+type Series = Vec<(Segment, Vec<&'static str>, Vec<Bar>)>;
+
+fn push(series: &mut Series, segment: Segment, clock: &'static str, bar: Bar) {
+    match series.iter_mut().find(|(s, _, _)| *s == segment) {
+        Some((_, clocks, bars)) => {
+            if !clocks.contains(&clock) {
+                clocks.push(clock);
+            }
+            bars.push(bar);
+        }
+        None => series.push((segment, vec![clock], vec![bar])),
+    }
+}
+
+/// The tooltip of one run: what ran, each segment with its clock, the wall time.
+fn tooltip_ui(ui: &mut Ui, run: &RunRecord, image_name: &str) {
+    ui.strong(describe(run));
+    ui.label(RichText::new(image_name).weak());
+    egui::Grid::new("run tooltip").num_columns(2).show(ui, |ui| {
+        for (segment, ns, clock) in segments(run) {
+            ui.label(format!("{} [{clock}]", segment.name()));
+            ui.label(RichText::new(format!("{:.3} ms", ms(ns))).monospace());
+            ui.end_row();
+        }
+        if run.overlap_ns() > 0 {
+            ui.label("− overlap (steps ran at once)");
+            ui.label(RichText::new(format!("−{:.3} ms", ms(run.overlap_ns()))).monospace());
+            ui.end_row();
+        }
+        ui.strong("wall [cpu]");
+        ui.label(RichText::new(format!("{:.3} ms", ms(run.wall_ns()))).monospace().strong());
+        ui.end_row();
+    });
+}
+
+/// The stacked bars of `shown`, by segment, and the backend strips under them, by backend.
+fn bars_of(shown: &[(&RunRecord, bool)], strip: f64, outline: Color32) -> (Series, Vec<(Backend, Vec<Bar>)>) {
+    let mut series: Series = Vec::new();
+    let mut strips: Vec<(Backend, Vec<Bar>)> = Vec::new();
+    for (run, faded) in shown {
+        let x = run.seq as f64;
+        let fade = |c: Color32| if *faded { c.gamma_multiply(0.35) } else { c };
         let mut base = 0.0;
         for (segment, ns, clock) in segments(run) {
             let value = ms(ns);
-            let mut colour = segment.colour();
-            if *faded {
-                colour = colour.gamma_multiply(0.35);
-            } else if run.settings.backend == Backend::Cpu && run.kind == RunKind::Convert {
-                colour = colour.gamma_multiply(0.75);
-            }
-            let label = format!("{} [{clock}]", segment.name());
-            // The legend names every clock a segment's bars came from (runs may differ).
-            match kinds.iter_mut().find(|(s, _)| *s == segment) {
-                Some((_, clocks)) if !clocks.contains(&clock) => clocks.push(clock),
-                Some(_) => {}
-                None => kinds.push((segment, vec![clock])),
-            }
-            let bar = Bar::new(x, value)
-                .base_offset(base)
-                .width(0.7)
-                .fill(colour)
-                .name(format!("{}\n{label}: {value:.3} ms", describe(run)));
+            let bar = Bar::new(x, value).base_offset(base).width(0.7).fill(fade(segment.colour())).name("");
             base += value;
-            match charts.iter_mut().find(|(s, _)| *s == segment) {
-                Some((_, bars)) => bars.push(bar),
-                None => charts.push((segment, vec![bar])),
-            }
+            push(&mut series, segment, clock, bar);
         }
         if run.overlap_ns() > 0 {
             // The top of the stack beyond the wall time ran beside other phases.
-            let (wall, overlap) = (ms(run.wall_ns()), ms(run.overlap_ns()));
-            let bar = Bar::new(x, overlap)
-                .base_offset(wall)
+            let bar = Bar::new(x, ms(run.overlap_ns()))
+                .base_offset(ms(run.wall_ns()))
                 .width(0.7)
                 .fill(Segment::Overlap.colour())
-                .stroke(egui::Stroke::new(1.0, ui.visuals().strong_text_color()))
-                .name(format!("{}\noverlap [cpu]: −{overlap:.3} ms (steps ran at once)", describe(run)));
-            if !kinds.iter().any(|(s, _)| *s == Segment::Overlap) {
-                kinds.push((Segment::Overlap, vec!["cpu"]));
-            }
-            match charts.iter_mut().find(|(s, _)| *s == Segment::Overlap) {
-                Some((_, bars)) => bars.push(bar),
-                None => charts.push((Segment::Overlap, vec![bar])),
-            }
+                .stroke(egui::Stroke::new(1.0, outline))
+                .name("");
+            push(&mut series, Segment::Overlap, "cpu", bar);
+        }
+        let backend = run.settings.backend;
+        let bar = Bar::new(x, strip).base_offset(-strip * 1.3).width(0.7).fill(fade(backend_colour(backend)));
+        match strips.iter_mut().find(|(b, _)| *b == backend) {
+            Some((_, bars)) => bars.push(bar.name("")),
+            None => strips.push((backend, vec![bar.name("")])),
         }
     }
+    (series, strips)
+}
+
+/// Draws the chart of `image`'s runs (and `previous`'s, faded and named, on the left).
+pub fn runs_chart_ui(
+    ui: &mut Ui,
+    runs: &[RunRecord],
+    image: Option<u64>,
+    previous: Option<u64>,
+    name_of: &dyn Fn(u64) -> String,
+) {
+    let shown = shown(runs, image, previous);
+    ui.label(RichText::new("Each run: phases − overlap + other = wall time (ms)").strong());
+    let top = shown.iter().map(|(r, _)| ms(r.wall_ns() + r.overlap_ns())).fold(0.0, f64::max);
+    // The backend strip under the bars: a fixed share of the chart's height.
+    let strip = (top * 0.06).max(1e-3);
+    let (mut series, strips) = bars_of(&shown, strip, ui.visuals().strong_text_color());
     // The overlap is drawn last, over the phases it shades.
-    charts.sort_by_key(|(s, _)| *s == Segment::Overlap);
-    let legend: Vec<(Color32, String)> = kinds
+    series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
+    let mut legend: Vec<(Color32, String)> = series
         .iter()
-        .map(|(s, clocks)| {
+        .map(|(s, clocks, _)| {
             let name = if *s == Segment::Overlap { "overlap: ran at once" } else { s.name() };
             (s.colour(), format!("{name} [{}]", clocks.join(", ")))
         })
         .collect();
+    for (backend, _) in &strips {
+        legend.push((
+            backend_colour(*backend),
+            format!("{} run (strip under the bar)", backend.name().to_uppercase()),
+        ));
+    }
     legend_ui(ui, &legend);
-    if shown.is_empty() {
+    let (Some((first, _)), Some((last, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
         return;
-    }
-    let last = shown.last().map(|(r, _)| *r);
-    let n = shown.len() as f64;
-    let top = shown.iter().map(|(r, _)| ms(r.wall_ns() + r.overlap_ns())).fold(0.0, f64::max);
+    };
+    let (lo, hi) = (first.seq as f64, last.seq as f64);
+    // Where the previous image's runs end and this image's begin.
+    let boundary =
+        shown.iter().find(|(_, faded)| !faded).filter(|_| shown[0].1).map(|(r, _)| r.seq as f64 - 0.5);
     let text_colour = ui.visuals().strong_text_color();
-    fixed_plot(ui, "runs", "run on this image", "ms")
+    let weak = ui.visuals().weak_text_color();
+    let names = (previous.map(name_of), image.map(name_of));
+    // The backend named on its strip where the bars are wide and the strip is tall enough.
+    let label_backends = shown.len() <= 16 && ui.available_height() > 170.0;
+    let response = fixed_plot(ui, "runs", "run number (as in Last run)", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
-        .include_x(0.4)
-        .include_x(n.max(5.0) + 0.6)
-        .include_y(0.0)
-        .include_y(top * 1.18)
+        .include_x(lo - 0.6)
+        .include_x(hi.max(lo + 4.0) + 0.6)
+        .include_y(-strip * 1.4)
+        .include_y(top * 1.25)
         .show(ui, |plot| {
-            for (segment, bars) in charts {
-                plot.bar_chart(BarChart::new(segment.name(), bars).color(segment.colour()));
-            }
-            if let Some(run) = last {
-                let total = ms(run.wall_ns());
-                let top = ms(run.wall_ns() + run.overlap_ns());
-                plot.text(
-                    Text::new(
-                        "last run",
-                        PlotPoint::new(n, top),
-                        RichText::new(format!("{total:.1} ms")).strong(),
-                    )
-                    .anchor(egui::Align2::CENTER_BOTTOM)
-                    .color(text_colour),
+            for (segment, _, bars) in series {
+                plot.bar_chart(
+                    BarChart::new(segment.name(), bars)
+                        .color(segment.colour())
+                        .element_formatter(Box::new(|_, _| String::new())),
                 );
             }
+            for (backend, bars) in strips {
+                let name = backend.name().to_uppercase();
+                plot.bar_chart(
+                    BarChart::new(name, bars)
+                        .color(backend_colour(backend))
+                        .element_formatter(Box::new(|_, _| String::new())),
+                );
+            }
+            if label_backends {
+                for (run, _) in &shown {
+                    let at = PlotPoint::new(run.seq as f64, -strip * 0.8);
+                    let mark = RichText::new(run.settings.backend.name().to_uppercase())
+                        .small()
+                        .color(Color32::BLACK);
+                    plot.text(Text::new("backend", at, mark).anchor(egui::Align2::CENTER_CENTER));
+                }
+            }
+            if let Some(x) = boundary {
+                plot.vline(egui_plot::VLine::new("previous image", x).color(weak));
+                let previous = names.0.clone().unwrap_or_default();
+                plot.text(
+                    Text::new(
+                        "previous",
+                        PlotPoint::new(x - 0.1, top * 1.24),
+                        RichText::new(format!("previous: {previous}")).small(),
+                    )
+                    .anchor(egui::Align2::RIGHT_TOP)
+                    .color(weak),
+                );
+                let this = names.1.clone().unwrap_or_default();
+                plot.text(
+                    Text::new("this image", PlotPoint::new(x + 0.1, top * 1.24), RichText::new(this).small())
+                        .anchor(egui::Align2::LEFT_TOP)
+                        .color(text_colour),
+                );
+            }
+            plot.text(
+                Text::new(
+                    "last run",
+                    PlotPoint::new(hi, ms(last.wall_ns() + last.overlap_ns())),
+                    RichText::new(format!("{:.1} ms", ms(last.wall_ns()))).strong(),
+                )
+                .anchor(egui::Align2::CENTER_BOTTOM)
+                .color(text_colour),
+            );
         });
+    let transform = response.transform;
+    let hovered = response.response.hover_pos().map(|p| transform.value_from_position(p).x.round());
+    if let Some((run, _)) = hovered.and_then(|x| shown.iter().find(|(r, _)| (r.seq as f64 - x).abs() < 0.5)) {
+        let name = name_of(run.image_id);
+        response.response.on_hover_ui_at_pointer(|ui| tooltip_ui(ui, run, &name));
+    }
 }

@@ -1,32 +1,64 @@
 //! Median and spread of the GPU kernel time per workgroup size (warm runs, current image, same
-//! kernel and formula), as horizontal boxes so the size names fit at the normal text size.
+//! kernel), for one formula at a time, as horizontal boxes so the size names fit at the normal
+//! text size. The formula follows the latest GPU run once it has warm runs; until then the
+//! formula measured before stays, and any formula with warm runs can be picked.
 
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer};
 use crate::app::state::RunRecord;
-use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupSize};
+use crate::engine::{Backend, ClockSource, Formula, Phase, Stats, WorkgroupSize};
 
-/// Draws the chart; returns whether "Try every size" was pressed.
+/// Draws the chart; `picked` is the formula the user chose to see (`None`: follow the runs);
+/// returns whether "Try every size" was pressed.
 pub fn workgroups_chart_ui(
     ui: &mut Ui,
     runs: &[RunRecord],
     image: Option<u64>,
     valid: &[WorkgroupSize],
     enabled: bool,
+    picked: &mut Option<Formula>,
 ) -> bool {
+    let gpu_runs = || runs.iter().filter(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
+    let latest = gpu_runs().next_back();
+    // Formulas with warm runs of the latest kernel, the most recently run last.
+    let mut warm: Vec<Formula> = Vec::new();
+    for r in gpu_runs().filter(|r| !r.cold && r.report.kernel == latest.and_then(|l| l.report.kernel)) {
+        warm.retain(|f| *f != r.settings.formula);
+        warm.push(r.settings.formula);
+    }
+    let latest_formula = latest.map(|l| l.settings.formula);
+    let formula = picked
+        .filter(|f| warm.contains(f))
+        .or_else(|| latest_formula.filter(|f| warm.contains(f)))
+        .or_else(|| warm.last().copied())
+        .or(latest_formula);
     let mut try_all = false;
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("GPU kernel by workgroup size (ms)").strong());
+        if formula.is_some() {
+            ui.label("for the formula");
+        }
+        if warm.len() > 1 {
+            let mut chosen = formula.unwrap_or_default();
+            egui::ComboBox::from_id_salt("box plot formula").selected_text(chosen.name()).show_ui(ui, |ui| {
+                for f in &warm {
+                    ui.selectable_value(&mut chosen, *f, f.name());
+                }
+            });
+            if Some(chosen) != formula {
+                *picked = Some(chosen);
+            }
+        } else if let Some(f) = formula {
+            ui.label(RichText::new(f.name()).strong());
+        }
         try_all = ui
             .add_enabled(enabled, egui::Button::new("Try every size ×5").small())
             .on_hover_text("One cold run and five warm runs per size, sizes interleaved; Stop or Esc cancels")
             .clicked();
     });
-    let Some(latest) =
-        runs.iter().rev().find(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu)
-    else {
+    let (Some(latest), Some(formula)) = (latest, formula) else {
         ui.label("No GPU runs on this image yet: pick GPU and press \"Try every size\".");
         return try_all;
     };
@@ -41,7 +73,7 @@ pub fn workgroups_chart_ui(
                     && !r.cold
                     && r.workgroup() == Some(*wg)
                     && r.report.kernel == latest.report.kernel
-                    && r.settings.formula == latest.settings.formula
+                    && r.settings.formula == formula
             })
             .filter_map(|r| r.report.phase(Phase::Kernel).inspect(|p| source = Some(p.source)))
             .map(|p| p.ns)

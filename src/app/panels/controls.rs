@@ -90,13 +90,27 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
 
 fn measure_ui(ui: &mut Ui, session: &mut Session) {
     ui.heading("Measure");
+    let enabled = session.input().is_some();
     ui.horizontal(|ui| {
-        let enabled = session.input().is_some();
         let repeat = session.settings().repeat;
-        if ui.add_enabled(enabled, egui::Button::new(format!("Run ×{repeat}"))).clicked() {
+        if ui
+            .add_enabled(enabled, egui::Button::new("Run"))
+            .on_hover_text("One conversion with the settings above")
+            .clicked()
+        {
+            session.run_conversion(1);
+        }
+        if ui
+            .add_enabled(enabled, egui::Button::new(format!("Run ×{repeat}")))
+            .on_hover_text("This many conversions in a row (set beside), each charted; Stop or Esc ends them")
+            .clicked()
+        {
             session.run_conversion(repeat);
         }
-        ui.add(egui::DragValue::new(&mut session.settings_mut().repeat).range(1..=1000).prefix("×"));
+        let label = ui.label("Runs:");
+        ui.add(egui::DragValue::new(&mut session.settings_mut().repeat).range(1..=1000))
+            .labelled_by(label.id)
+            .on_hover_text("How many conversions \"Run ×N\" queues (1 to 1000)");
     });
     ui.checkbox(&mut session.continuous, "Continuous (re-run as soon as a run ends)")
         .on_hover_text("Stop or Esc ends it");
@@ -104,8 +118,9 @@ fn measure_ui(ui: &mut Ui, session: &mut Session) {
 
 fn last_run_ui(ui: &mut Ui, session: &Session) {
     ui.heading("Last run");
-    let Some(run) = session.runs().last() else {
-        ui.label("No run yet.");
+    let Some(run) = session.last_run() else {
+        ui.label("No conversion of this image yet.");
+        exports_ui(ui, session);
         return;
     };
     let r = &run.report;
@@ -119,7 +134,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
     egui::Grid::new("last run").striped(true).show(ui, |ui| {
         for head in ["phase", "time", "clock", "rate · ceiling"] {
-            ui.label(RichText::new(head).small().weak());
+            ui.label(RichText::new(head).weak());
         }
         ui.end_row();
         for p in &r.phases {
@@ -146,11 +161,12 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         ui.end_row();
     });
     if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
-        ui.label(
-            RichText::new("Rates without a % of ceiling: this machine's ceilings are not measured yet (GPU adapter below).")
-                .small()
-                .weak(),
-        );
+        let why = if session.ceilings().is_some() {
+            "Rates without a % of ceiling: this run came before the ceilings were known; the next run shows them."
+        } else {
+            "Rates without a % of ceiling: this machine's ceilings are not measured yet (GPU adapter below)."
+        };
+        ui.label(RichText::new(why).weak());
     }
     if run.cold {
         let why = match run.settings.backend {
@@ -161,6 +177,35 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     }
     for note in &r.notes {
         ui.label(RichText::new(note).italics());
+    }
+    exports_ui(ui, session);
+}
+
+/// The exports, apart from the runs: the newest few, each with its file, format and times.
+fn exports_ui(ui: &mut Ui, session: &Session) {
+    let exports = session.exports();
+    if exports.is_empty() {
+        return;
+    }
+    ui.separator();
+    ui.heading("Exports");
+    for e in exports.iter().rev().take(3) {
+        let name = e
+            .path
+            .file_name()
+            .map_or_else(|| e.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let convert = e.convert_ns.map_or_else(String::new, |ns| format!(", read back {} ms", ms(ns)));
+        ui.label(format!("export {}: {name}", e.seq)).on_hover_text(e.path.display().to_string());
+        ui.label(
+            RichText::new(format!(
+                "{}, {}: encode {} ms{convert}, wall {} ms (cpu-clock)",
+                e.format,
+                crate::engine::human_bytes(e.bytes),
+                ms(e.encode_ns),
+                ms(e.wall_ns)
+            ))
+            .weak(),
+        );
     }
 }
 
@@ -192,5 +237,5 @@ fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine
         .map(|s| s.replace('→', " to "))
         .collect::<Vec<_>>()
         .join("\n");
-    ui.label(RichText::new(text).monospace().small()).on_hover_text(hover);
+    ui.label(RichText::new(text).monospace()).on_hover_text(hover);
 }

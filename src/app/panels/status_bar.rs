@@ -30,8 +30,9 @@ impl StatusBar {
             stop = ui
                 .add_enabled(stoppable, egui::Button::new("Stop"))
                 .on_hover_text(
-                    "Esc. Stops Continuous, Run ×N, every-size runs, the sweep and parity: a GPU run in \
-                     progress stops at its next submission, a CPU run finishes first.",
+                    "Esc (it first closes the window on top, when one is open). Stops Continuous, \
+                     Run ×N, every-size runs, the sweep and parity: a GPU run in progress stops at its \
+                     next submission, a CPU run finishes first.",
                 )
                 .clicked();
             match session.current_job() {
@@ -65,9 +66,14 @@ impl StatusBar {
                 None if waiting_for_dialog => {
                     ui.label("Waiting for the file dialog…");
                 }
-                None => {
-                    ui.label(RichText::new("Ready").weak());
-                }
+                None => match session.stopped() {
+                    Some(stopped) => {
+                        ui.label(stopped);
+                    }
+                    None => {
+                        ui.label(RichText::new("Ready").weak());
+                    }
+                },
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| meter.ui(ui));
         });
@@ -77,7 +83,7 @@ impl StatusBar {
 
 fn default_text(kind: JobKind) -> &'static str {
     match kind {
-        JobKind::Load => "Decoding",
+        JobKind::Load => "Opening",
         JobKind::Convert => "Converting",
         JobKind::Sweep => "Sweep",
         JobKind::Parity => "Parity",

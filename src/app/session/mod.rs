@@ -3,18 +3,21 @@
 //! never draws anything and knows no panel.
 
 mod ceilings;
+mod folder;
+mod history;
 mod replies;
+pub(in crate::app) use replies::file_name;
 pub(in crate::app) mod toasts;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::state::{RunRecord, Settings};
+use super::state::{ExportRecord, RunRecord, Settings};
 use crate::app::session::toasts::Toasts;
 use crate::app::textures::{DisplayImage, PREVIEW_MAX_SIDE};
 use crate::app::work::gpu_device::{GpuDevice, engine_maker};
-use crate::app::work::jobs::{Exported, Job, Loaded, Output, Progress, Ticket};
+use crate::app::work::jobs::{Job, Loaded, Output, Progress, Ticket};
 use crate::app::work::preload::Preload;
 use crate::app::work::worker::Worker;
 use crate::engine::{Backend, ConvertSettings, GpuContext, ParityReport, SweepResult};
@@ -55,8 +58,14 @@ pub struct Session {
     /// Jobs sent and not done, oldest first (the first one runs).
     jobs: Vec<(JobKind, Ticket)>,
     input: Option<Arc<Loaded>>,
+    /// The file being opened (the latest load asked for), until it is open or failed.
+    opening: Option<PathBuf>,
     output: Option<Output>,
     runs: Vec<RunRecord>,
+    /// Every export, apart from the runs.
+    exports: Vec<ExportRecord>,
+    /// Runs and exports numbered so far (numbers go on after Clear).
+    counted: (usize, usize),
     /// Settings already run once on an image (the first run of each is cold).
     seen: HashSet<String>,
     next_id: u64,
@@ -73,7 +82,10 @@ pub struct Session {
     pub preview_side: u32,
     /// Errors and notes for the user.
     pub toasts: Toasts,
-    last_export: Option<Exported>,
+    /// How the last stopped job ended ("Stopped after 5 of 10"), shown until the next job.
+    stopped: Option<String>,
+    /// Jobs the user stopped (Stop or Esc), told apart from those a newer request superseded.
+    stopped_by_user: HashSet<u64>,
     sweep: Option<Arc<SweepResult>>,
     parity: Option<(ParityReport, DisplayImage)>,
     /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
@@ -104,8 +116,11 @@ impl Session {
             worker: None,
             jobs: Vec::new(),
             input: None,
+            opening: None,
             output: None,
             runs: Vec::new(),
+            exports: Vec::new(),
+            counted: (0, 0),
             seen: HashSet::new(),
             next_id: 0,
             latest_load: 0,
@@ -115,7 +130,8 @@ impl Session {
             continuous: false,
             preview_side: PREVIEW_MAX_SIDE,
             toasts: Toasts::default(),
-            last_export: None,
+            stopped: None,
+            stopped_by_user: HashSet::new(),
             sweep: None,
             parity: None,
             runs_cut_short: 0,
@@ -191,16 +207,6 @@ impl Session {
         self.output.as_ref()
     }
 
-    /// Every measured run.
-    pub fn runs(&self) -> &[RunRecord] {
-        &self.runs
-    }
-
-    /// Forgets every measured run.
-    pub fn clear_runs(&mut self) {
-        self.runs.clear();
-    }
-
     /// Whether the worker has work in flight.
     pub fn is_busy(&self) -> bool {
         !self.jobs.is_empty()
@@ -226,8 +232,9 @@ impl Session {
     pub fn stop(&mut self) {
         self.continuous = false;
         for (kind, ticket) in &self.jobs {
-            if kind.stoppable() {
+            if kind.stoppable() && !ticket.cancelled() {
                 ticket.cancel();
+                self.stopped_by_user.insert(ticket.id);
             }
         }
     }
@@ -235,11 +242,6 @@ impl Session {
     /// GPU runs stopped between their submissions by a cancel, so far.
     pub fn runs_cut_short(&self) -> usize {
         self.runs_cut_short
-    }
-
-    /// The last export.
-    pub fn last_export(&self) -> Option<&Exported> {
-        self.last_export.as_ref()
     }
 
     /// The latest finished sweep.
@@ -265,6 +267,7 @@ impl Session {
     /// Sends a job to the worker.
     pub fn send(&mut self, kind: JobKind, job: Job) {
         if let Some(w) = &self.worker {
+            self.stopped = None;
             self.jobs.push((kind, job.ticket().clone()));
             w.send(job);
         }
@@ -278,6 +281,7 @@ impl Session {
         let path = std::path::absolute(&path).unwrap_or(path);
         let ticket = self.ticket();
         self.latest_load = ticket.id;
+        self.opening = Some(path.clone());
         let preview_side = self.preview_side;
         let options = crate::app::work::preload::decode_options(self.gpu_usable());
         self.send(JobKind::Load, Job::Load { ticket, path, preview_side, options, preloaded });

@@ -4,14 +4,15 @@
 use std::sync::Arc;
 
 use super::Session;
-use crate::app::state::{RunKind, RunRecord};
+use crate::app::state::{ExportRecord, RunRecord};
 use crate::app::work::jobs::{Exported, Measured, Output, Reply};
-use crate::engine::{ConvertSettings, Phase, PhaseTiming, RunReport};
+use crate::engine::ConvertSettings;
 
 impl Session {
     pub(super) fn handle(&mut self, reply: Reply) {
         match reply {
             Reply::Loaded(id, loaded) if id == self.latest_load => {
+                self.opening = None;
                 self.settings.remember(loaded.path.clone());
                 self.toasts.clear_notes();
                 if loaded.reoriented {
@@ -28,6 +29,7 @@ impl Session {
                 self.run_conversion(1);
             }
             Reply::LoadFailed(id, path, e) if id == self.latest_load => {
+                self.opening = None;
                 self.settings.recent.retain(|p| p != &path);
                 self.toasts.error(format!("Could not open the image. {e}"));
             }
@@ -52,6 +54,10 @@ impl Session {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
             }
             Reply::Done(id) => {
+                if self.stopped_by_user.remove(&id) {
+                    self.stopped =
+                        self.jobs.iter().find(|(_, t)| t.id == id).map(|(kind, t)| stopped_text(*kind, t));
+                }
                 self.jobs.retain(|(_, t)| t.id != id);
                 let shown = self.output.as_ref().map(|o| o.settings);
                 if id == self.latest_convert && self.comparing && shown != Some(self.settings.convert) {
@@ -63,12 +69,21 @@ impl Session {
         }
     }
 
-    fn record(&mut self, kind: RunKind, image_id: u64, settings: ConvertSettings, measured: Measured) {
+    fn record(&mut self, image_id: u64, settings: ConvertSettings, measured: Measured) {
         let Measured { report, rates } = measured;
         let downloaded = report.gpu.is_some_and(|g| g.downloaded);
-        let cold =
-            kind == RunKind::Convert && self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
-        self.runs.push(RunRecord { seq: self.runs.len() + 1, kind, image_id, settings, report, rates, cold });
+        let cold = self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
+        self.counted.0 += 1;
+        let image_name = self.input.as_ref().map(|i| file_name(&i.path)).unwrap_or_default();
+        self.runs.push(RunRecord {
+            seq: self.counted.0,
+            image_id,
+            image_name,
+            settings,
+            report,
+            rates,
+            cold,
+        });
     }
 
     fn converted(&mut self, id: u64, output: Output, measured: Measured) {
@@ -82,11 +97,11 @@ impl Session {
         }
         log::debug!(
             "run {}: {:?} {:.1} ms",
-            self.runs.len() + 1,
+            self.counted.0 + 1,
             output.settings.backend,
             measured.report.total_ns as f64 / 1e6
         );
-        self.record(RunKind::Convert, output.image_id, output.settings, measured);
+        self.record(output.image_id, output.settings, measured);
         // A run of an older job still counts in the charts, but only the newest settings' output
         // is shown.
         if id == self.latest_convert || self.output.is_none() {
@@ -107,20 +122,34 @@ impl Session {
             crate::engine::human_bytes(e.encode.bytes),
             crate::engine::ms(e.encode.encode_ns)
         ));
-        if let Some(input) = self.input.clone() {
-            let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
-            let mut report = e.converted.clone().unwrap_or_else(|| {
-                let size = (input.image.width(), input.image.height());
-                RunReport::new(settings.backend, settings.formula, size, Vec::new())
-            });
-            report.phases.push(PhaseTiming {
-                phase: Phase::Encode,
-                ns: e.encode.encode_ns,
-                source: crate::engine::ClockSource::CpuClock,
-            });
-            report.finish(e.wall_ns);
-            self.record(RunKind::Export, input.id, settings, Measured { report, rates: Vec::new() });
-        }
-        self.last_export = Some(e);
+        // An export is listed as an export, never as a run: Last run keeps the last conversion.
+        self.counted.1 += 1;
+        self.exports.push(ExportRecord {
+            seq: self.counted.1,
+            path: e.path,
+            format: e.encode.format.to_string(),
+            bytes: e.encode.bytes,
+            encode_ns: e.encode.encode_ns,
+            convert_ns: e.converted.map(|r| r.total_ns),
+            wall_ns: e.wall_ns,
+        });
     }
+}
+
+/// "Stopped after 5 of 10 runs", from the progress the job had reached.
+fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket) -> String {
+    let what = match kind {
+        super::JobKind::Sweep => "the sweep",
+        super::JobKind::Parity => "the parity check",
+        _ => "the runs",
+    };
+    match ticket.progress() {
+        Some(p) if p.total > 1 => format!("Stopped {what} after {} of {}", p.done, p.total),
+        _ => format!("Stopped {what}"),
+    }
+}
+
+/// The file name of `path`, for labels.
+pub(in crate::app) fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }

@@ -86,7 +86,7 @@ impl Viewer {
             self.view.fit = true;
         }
         let Some(input) = session.input().cloned() else {
-            empty_ui(ui);
+            empty_ui(ui, session.opening());
             return;
         };
         let size = vec2(input.display.size[0] as f32, input.display.size[1] as f32);
@@ -113,7 +113,7 @@ impl Viewer {
             fit(&mut self.view, panes[0].size(), size);
         }
         let output = session.output();
-        let caption = output.map_or_else(String::new, |o| caption(o.settings, session));
+        let caption = output.map_or_else(|| "Gray: converting…".to_owned(), |o| caption(o.settings, session));
         let input_caption = input.caption();
         let mut budget = TileBudget::new(TILES_PER_FRAME);
         let mut hover_px = None;
@@ -176,30 +176,68 @@ fn caption(shown: crate::engine::ConvertSettings, session: &Session) -> String {
 
 fn readout(session: &Session, x: u32, y: u32) -> String {
     let Some(input) = session.input() else { return String::new() };
-    let rgba = image::GenericImageView::get_pixel(input.image.as_ref(), x, y).0;
     let out = match session.output() {
         Some(o) => match &o.pixels {
-            Some(px) => {
-                let q = image::GenericImageView::get_pixel(px.as_ref(), x, y).0;
-                if px.color().has_alpha() {
-                    format!("gray {:3} alpha {:3}", q[0], q[3])
-                } else {
-                    format!("gray {:3}", q[0])
-                }
-            }
+            Some(px) => gray_at(px, x, y),
             None => "on the GPU (tick \"Download the result\" to read it)".into(),
         },
         None => "not converted yet".into(),
     };
-    format!(
-        "x {x:5} y {y:5} │ input R {:3} G {:3} B {:3} A {:3} │ output {out}",
-        rgba[0], rgba[1], rgba[2], rgba[3]
-    )
+    format!("x {x:5} y {y:5} │ input {} │ output {out}", input_at(&input.image, x, y))
 }
 
-fn empty_ui(ui: &mut Ui) {
+/// The input's samples at a pixel, at the image's own depth (16-bit values for 16-bit images).
+fn input_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
+    use image::DynamicImage as D;
+    let sixteen = |p: &[u16]| match *p {
+        [red, green, blue, alpha] => format!("R {red:5} G {green:5} B {blue:5} A {alpha:5} (16-bit)"),
+        [red, green, blue] => format!("R {red:5} G {green:5} B {blue:5} (16-bit)"),
+        [gray, alpha] => format!("gray {gray:5} alpha {alpha:5} (16-bit)"),
+        [gray] => format!("gray {gray:5} (16-bit)"),
+        _ => String::new(),
+    };
+    match image {
+        D::ImageRgb16(b) => sixteen(&b.get_pixel(col, row).0),
+        D::ImageRgba16(b) => sixteen(&b.get_pixel(col, row).0),
+        D::ImageLuma16(b) => sixteen(&b.get_pixel(col, row).0),
+        D::ImageLumaA16(b) => sixteen(&b.get_pixel(col, row).0),
+        _ => {
+            let p = image::GenericImageView::get_pixel(image, col, row).0;
+            format!("R {:3} G {:3} B {:3} A {:3}", p[0], p[1], p[2], p[3])
+        }
+    }
+}
+
+/// The output's gray (and alpha) at a pixel, at its own depth.
+fn gray_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
+    use image::DynamicImage as D;
+    match image {
+        D::ImageLuma16(b) => format!("gray {:5} (16-bit)", b.get_pixel(col, row).0[0]),
+        D::ImageLumaA16(b) => {
+            let [gray, alpha] = b.get_pixel(col, row).0;
+            format!("gray {gray:5} alpha {alpha:5} (16-bit)")
+        }
+        _ => {
+            let q = image::GenericImageView::get_pixel(image, col, row).0;
+            if image.color().has_alpha() {
+                format!("gray {:3} alpha {:3}", q[0], q[3])
+            } else {
+                format!("gray {:3}", q[0])
+            }
+        }
+    }
+}
+
+fn empty_ui(ui: &mut Ui, opening: Option<&std::path::Path>) {
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 3.0);
+        if let Some(path) = opening {
+            ui.heading(format!("Opening {}…", crate::app::session::file_name(path)));
+            ui.add_space(6.0);
+            ui.spinner();
+            ui.label("Decoding the file; the image appears as soon as it is ready.");
+            return;
+        }
         ui.heading("No image open");
         ui.label("Press Ctrl+O, drop an image file on this window, or type a path above and press Enter.");
     });

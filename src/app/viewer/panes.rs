@@ -95,7 +95,16 @@ pub fn draw(
             caption(&painter, images.caption, pos2(x + 10.0, pane.min.y + 30.0), pane.max.x - 10.0);
         }
         (ViewMode::Flip, _) => {
-            if show_output {
+            if show_output && images.output.is_none() {
+                // The input stays on screen while its output converts.
+                draw_image(ui, pane, images.input, place, budget);
+                caption(
+                    &painter,
+                    &format!("{} (the output is converting…)", images.input_caption),
+                    corner,
+                    pane.max.x,
+                );
+            } else if show_output {
                 output(pane, budget);
                 caption(&painter, images.caption, corner, pane.max.x);
             } else {

@@ -43,14 +43,22 @@ impl ExportWindow {
 
     /// Shows the window when open; returns the folder and name for a save dialog when the user
     /// pressed Choose….
-    pub fn show(&mut self, ctx: &egui::Context, session: &mut Session) -> Option<(Option<PathBuf>, String)> {
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        room: super::Room,
+        session: &mut Session,
+    ) -> Option<(Option<PathBuf>, String)> {
         let mut open = self.open;
         let mut choose = None;
-        egui::Window::new("Export")
-            .collapsible(false)
-            .resizable(false)
-            .open(&mut open)
-            .show(ctx, |ui| choose = self.ui(ui, session));
+        room.place(
+            egui::Window::new("Export").id(egui::Id::unique(super::EXPORT_ID)),
+            egui::Align2::RIGHT_TOP,
+        )
+        .collapsible(false)
+        .resizable(false)
+        .open(&mut open)
+        .show(ctx, |ui| choose = self.ui(ui, session));
         self.open = open && self.open;
         choose
     }

@@ -4,3 +4,34 @@ pub(super) mod dialogs;
 pub(super) mod export_window;
 pub(super) mod parity_window;
 pub(super) mod sweep_window;
+
+/// Where the windows may be: over the viewer and the chart dock, never over the settings panel
+/// (the controls they change) nor the status bar (Stop).
+#[derive(Clone, Copy, Debug)]
+pub struct Room {
+    /// The free rectangle.
+    pub rect: egui::Rect,
+}
+
+impl Room {
+    /// `window` kept inside the room, no larger than it, placed first at the room's corner
+    /// `corner` (each window its own, so that one never opens exactly over another).
+    pub fn place(self, window: egui::Window<'_>, corner: egui::Align2) -> egui::Window<'_> {
+        let margin = 12.0;
+        let inner = self.rect.shrink(margin);
+        let at = corner.pos_in_rect(&inner);
+        window
+            .constrain_to(self.rect)
+            .pivot(corner)
+            .default_pos(at)
+            .max_width((self.rect.width() - 2.0 * margin).max(200.0))
+            .max_height((self.rect.height() - 2.0 * margin).max(150.0))
+    }
+}
+
+/// The export window's id (its layer, for Esc).
+pub const EXPORT_ID: &str = "graylab export window";
+/// The size-sweep window's id.
+pub const SWEEP_ID: &str = "graylab sweep window";
+/// The parity window's id.
+pub const PARITY_ID: &str = "graylab parity window";

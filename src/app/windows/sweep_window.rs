@@ -7,7 +7,6 @@ use egui::{RichText, Ui};
 use crate::app::charts::SweepChart;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
-use crate::app::state::RunKind;
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::{Backend, Phase, SweepResult};
 
@@ -60,9 +59,11 @@ impl SweepWindow {
     }
 
     /// Shows the window when open.
-    pub fn show(&mut self, ctx: &egui::Context, session: &mut Session) {
+    pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         let mut open = self.open;
-        egui::Window::new("Size sweep: when is the GPU worth it?")
+        let window =
+            egui::Window::new("Size sweep: when is the GPU worth it?").id(egui::Id::unique(super::SWEEP_ID));
+        room.place(window, egui::Align2::LEFT_TOP)
             .open(&mut open)
             .default_width(760.0)
             .show(ctx, |ui| self.ui(ui, session));
@@ -203,7 +204,7 @@ impl SweepWindow {
             let mut v: Vec<f64> = session
                 .runs()
                 .iter()
-                .filter(|r| r.kind == RunKind::Convert && r.settings.backend == backend && !r.cold)
+                .filter(|r| r.settings.backend == backend && !r.cold)
                 .filter_map(|r| {
                     let ns = if backend == Backend::Cpu {
                         r.report.phase(Phase::Kernel)?.ns

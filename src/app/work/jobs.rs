@@ -24,6 +24,8 @@ pub struct Loaded {
     pub path: PathBuf,
     /// The pixels (EXIF orientation applied).
     pub image: Arc<DynamicImage>,
+    /// The file's format as sniffed from its content ("PNG", "JPEG"), when known.
+    pub format: Option<&'static str>,
     /// The image's identity, for keeping it on the GPU between runs.
     pub key: ImageKey,
     /// Decode time (CPU clock).
@@ -41,17 +43,51 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The input's caption: "Original", and what is missing from a truncated file kept.
+    /// The input's caption: "Original · PNG · 16-bit RGB", and what is missing from a truncated
+    /// file kept.
     #[must_use]
     pub fn caption(&self) -> String {
         use crate::engine::{DecodeWarning, TruncatedAt};
+        let what = match self.format {
+            Some(format) => format!("Original · {format} · {}", pixel_kind(&self.image)),
+            None => format!("Original · {}", pixel_kind(&self.image)),
+        };
         match self.warnings.first() {
             Some(DecodeWarning::Truncated(TruncatedAt::Row { rows, height })) => {
-                format!("Original: truncated file, {rows} of {height} rows decoded, the rest gray")
+                format!("{what}: truncated file, {rows} of {height} rows decoded, the rest gray")
             }
-            Some(DecodeWarning::Truncated(_)) => "Original: truncated file, partly decoded".to_owned(),
-            None => "Original".to_owned(),
+            Some(DecodeWarning::Truncated(_)) => format!("{what}: truncated file, partly decoded"),
+            None => what,
         }
+    }
+}
+
+/// The bit depth and channels of an image: "8-bit RGB", "16-bit gray + alpha".
+#[must_use]
+pub fn pixel_kind(image: &DynamicImage) -> String {
+    let colour = image.color();
+    let channels = match (colour.has_color(), colour.has_alpha()) {
+        (true, true) => "RGBA",
+        (true, false) => "RGB",
+        (false, true) => "gray + alpha",
+        (false, false) => "gray",
+    };
+    let bits = u32::from(colour.bits_per_pixel()) / u32::from(colour.channel_count().max(1));
+    let float = matches!(image, DynamicImage::ImageRgb32F(_) | DynamicImage::ImageRgba32F(_));
+    format!("{bits}-bit{} {channels}", if float { " float" } else { "" })
+}
+
+/// The name of a sniffed format, as users know it.
+#[must_use]
+pub fn format_name(format: image::ImageFormat) -> &'static str {
+    match format {
+        image::ImageFormat::Jpeg => "JPEG",
+        image::ImageFormat::Png => "PNG",
+        image::ImageFormat::Tiff => "TIFF",
+        image::ImageFormat::Bmp => "BMP",
+        image::ImageFormat::WebP => "WebP",
+        image::ImageFormat::Gif => "GIF",
+        _ => "image",
     }
 }
 

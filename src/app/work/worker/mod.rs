@@ -265,7 +265,7 @@ impl WorkerState {
         options: &DecodeOptions,
         preloaded: Option<Preload>,
     ) {
-        ticket.set_progress(format!("Decoding {}", name_of(&path)), 0, 0, (0.0, 0.0));
+        ticket.set_progress(format!("Opening {}…", name_of(&path)), 0, 0, (0.0, 0.0));
         let decoded = match preloaded.filter(|p| p.path() == path) {
             Some(p) => p.wait(),
             None => decode_for_display(&path, preview_side, options),
@@ -277,6 +277,7 @@ impl WorkerState {
                 id: ticket.id,
                 path: path.clone(),
                 image: d.image,
+                format: crate::engine::sniff_format(&path).map(crate::app::work::jobs::format_name),
                 key: ImageKey::new(),
                 decode_ns: d.decode_ns,
                 reoriented: d.reoriented,

@@ -1,0 +1,79 @@
+//! Axis ticks on a 1-2-5 scale, at least three to an axis where the room allows.
+
+use egui_plot::{GridInput, GridMark};
+
+/// The smallest of 1, 2, 5 x 10^k not below `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|s| *s >= raw * 0.999).unwrap_or(10.0 * power)
+}
+
+/// The next smaller step of the 1-2-5 scale.
+fn smaller_step(step: f64) -> f64 {
+    let power = 10f64.powf(step.log10().floor());
+    let mantissa = (step / power).round();
+    if mantissa >= 5.0 {
+        2.0 * power
+    } else if mantissa >= 2.0 {
+        power
+    } else {
+        0.5 * power
+    }
+}
+
+/// Grid marks about `target_points` apart on a 1-2-5 scale, denser where that is needed for at
+/// least three marks; whole numbers only when `integers`.
+pub fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<GridMark> {
+    move |input: GridInput| {
+        // egui_plot's base step is the value of its minimum grid spacing (8 points).
+        let per_point = input.base_step_size / 8.0;
+        let (lo, hi) = input.bounds;
+        let marks = |step: f64| {
+            let (first, last) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
+            (first..=last).map(|k| GridMark { value: k as f64 * step, step_size: step }).collect::<Vec<_>>()
+        };
+        let floor = if integers { 1.0 } else { f64::MIN_POSITIVE };
+        let mut step = nice_step(per_point * target_points).max(floor);
+        while marks(step).len() < 3 && smaller_step(step) >= floor && step / per_point > 12.0 {
+            step = smaller_step(step);
+        }
+        marks(step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_steps_are_one_two_five() {
+        assert!((nice_step(0.7) - 1.0).abs() < 1e-12);
+        assert!((nice_step(1.3) - 2.0).abs() < 1e-12);
+        assert!((nice_step(3.0) - 5.0).abs() < 1e-12);
+        assert!((nice_step(7.0) - 10.0).abs() < 1e-12);
+        assert!((nice_step(0.013) - 0.02).abs() < 1e-12);
+        assert!((nice_step(f64::NAN) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_spacer_gives_several_marks() {
+        // 0..47 ms on 150 points, marks about 30 points apart: 10 ms steps.
+        let marks =
+            nice_spacer(30.0, false)(GridInput { bounds: (0.0, 47.0), base_step_size: 47.0 / 150.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 10.0, 20.0, 30.0, 40.0]);
+        // Run numbers 0.5..5.5 on 300 points: 2 would give two marks, so 1; whole numbers only.
+        let marks =
+            nice_spacer(70.0, true)(GridInput { bounds: (0.5, 5.5), base_step_size: 5.0 / 300.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        // One run: still whole numbers, never 0.5 steps.
+        let marks =
+            nice_spacer(70.0, true)(GridInput { bounds: (0.5, 1.5), base_step_size: 1.0 / 300.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0]);
+        assert!((smaller_step(5.0) - 2.0).abs() < 1e-12);
+        assert!((smaller_step(2.0) - 1.0).abs() < 1e-12);
+        assert!((smaller_step(1.0) - 0.5).abs() < 1e-12);
+    }
+}
