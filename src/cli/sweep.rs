@@ -243,8 +243,8 @@ fn print_ceilings_table(r: &SweepResult) {
                 .find(|x| {
                     x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend)
                 })
-                .and_then(|x| x.percent_of_ceiling)
-                .map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
+                .and_then(crate::engine::PhaseRate::share_label)
+                .map_or_else(|| "-".to_owned(), |v| v.trim_end_matches('%').to_owned())
         };
         let cell =
             |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));

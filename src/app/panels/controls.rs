@@ -227,8 +227,8 @@ fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine
         ui.label("");
         return;
     };
-    let text = match whole.percent_of_ceiling {
-        Some(pct) => format!("{} · {pct:.0}%", gb(whole.gb_per_s)),
+    let text = match whole.share_label() {
+        Some(share) => format!("{} · {share}", gb(whole.gb_per_s)),
         None => gb(whole.gb_per_s),
     };
     // The app's font has no arrows: "host→GPU" reads "host to GPU".

@@ -30,7 +30,25 @@ pub enum Ceiling {
     MemoryStream,
 }
 
+/// A share above this percentage of a ceiling counts as beating it; below it is the noise
+/// between two measurements of the same copy.
+pub const BEATEN_PERCENT: f64 = 105.0;
+
 impl Ceiling {
+    /// Whether the ceiling is one measured step. The others are two steps one after the other
+    /// (which a pipelined run beats by overlapping them) or the CPU's memory-stream baseline.
+    #[must_use]
+    pub fn is_one_step(self) -> bool {
+        matches!(
+            self,
+            Self::HostToStaging
+                | Self::StagingToDevice
+                | Self::DeviceCopy
+                | Self::DeviceToReadback
+                | Self::ReadbackToHost
+        )
+    }
+
     /// Its name in a sentence: "this machine's {name} ceiling".
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -127,6 +145,21 @@ pub struct PhaseRate {
 }
 
 impl PhaseRate {
+    /// Whether the run went faster than its ceiling: proof that a one-step ceiling was measured
+    /// low (the machine was busy then), or that a two-step phase overlapped its steps.
+    #[must_use]
+    pub fn beats_ceiling(&self) -> bool {
+        self.percent_of_ceiling.is_some_and(|p| p > BEATEN_PERCENT)
+    }
+
+    /// The share for a narrow column: `35%`, or `>100%` when the run beat its ceiling (no share
+    /// of a ceiling that was measured low means anything).
+    #[must_use]
+    pub fn share_label(&self) -> Option<String> {
+        self.percent_of_ceiling
+            .map(|p| if self.beats_ceiling() { ">100%".to_owned() } else { format!("{p:.0}%") })
+    }
+
     /// E.g. "upload 31.0 GB/s, 96% of this machine's host→GPU ceiling (32.3 GB/s)".
     #[must_use]
     pub fn sentence(&self) -> String {
@@ -137,12 +170,49 @@ impl PhaseRate {
         };
         let rate = format!("{}{part} {}", self.phase, gb(self.gb_per_s));
         match (self.ceiling, self.ceiling_gb_per_s, self.percent_of_ceiling) {
+            (Some(c), Some(max), Some(_)) if self.beats_ceiling() && c.is_one_step() => format!(
+                "{rate}, above this machine's {} ceiling ({}): that ceiling was measured low (raised now); measure again",
+                c.name(),
+                gb(max)
+            ),
+            (Some(c), Some(max), Some(_)) if self.beats_ceiling() && c == Ceiling::MemoryStream => format!(
+                "{rate}, above this machine's {} ceiling ({}): the baseline was measured low",
+                c.name(),
+                gb(max)
+            ),
+            (Some(c), Some(max), Some(_)) if self.beats_ceiling() => format!(
+                "{rate}, above this machine's {} ceiling ({}), which counts its two steps one after the other: here they overlapped",
+                c.name(),
+                gb(max)
+            ),
             (Some(c), Some(max), Some(pct)) => {
                 format!("{rate}, {pct:.0}% of this machine's {} ceiling ({})", c.name(), gb(max))
             }
             _ => format!("{rate} (no ceiling measured)"),
         }
     }
+}
+
+/// Raises each one-step ceiling of `gpu` that one of `rates` beat to that rate (the best the
+/// machine did is its ceiling); returns the ceilings raised.
+pub fn raise_beaten(gpu: &mut GpuCeilings, rates: &[PhaseRate]) -> Vec<Ceiling> {
+    let mut raised = Vec::new();
+    for r in rates.iter().filter(|r| r.beats_ceiling()) {
+        let Some(c) = r.ceiling.filter(|c| c.is_one_step()) else { continue };
+        let step = match c {
+            Ceiling::HostToStaging => &mut gpu.host_to_staging,
+            Ceiling::StagingToDevice => &mut gpu.staging_to_device,
+            Ceiling::DeviceCopy => &mut gpu.device_copy,
+            Ceiling::DeviceToReadback => &mut gpu.device_to_readback,
+            _ => &mut gpu.readback_to_host,
+        };
+        if r.gb_per_s > step.gb_per_s() {
+            step.best_ns = ((step.bytes as f64 / r.gb_per_s).floor() as u64).max(1);
+            step.median_ns = step.median_ns.max(step.best_ns);
+            raised.push(c);
+        }
+    }
+    raised
 }
 
 /// A rate with 3 significant digits, e.g. "31.0 GB/s", "0.512 GB/s".
@@ -295,66 +365,5 @@ pub(crate) fn example_ceilings() -> GpuCeilings {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::{Formula, PhaseTiming};
-    use crate::gpu::GpuTimings;
-
-    #[test]
-    fn each_phase_and_copy_against_its_ceiling() {
-        // 1 MP RGB8: 3 MB up, 1 MB down; 32 GB/s host→staging then 128 GB/s: 25.6 GB/s.
-        let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (1000, 1000), Vec::new());
-        r.kernel = Some(Kernel::Rgb8ToL8);
-        let phase = |phase, ns, source| PhaseTiming { phase, ns, source };
-        r.phases = vec![
-            phase(Phase::Setup, 5_000, ClockSource::CpuClock),
-            phase(Phase::Upload, 234_375, ClockSource::Mixed),
-            phase(Phase::Kernel, 2_500, ClockSource::GpuTimestamp),
-            phase(Phase::Download, 62_500, ClockSource::Mixed),
-        ];
-        r.gpu = Some(GpuTimings {
-            upload_host_ns: 187_500,
-            upload_copy_ns: 46_875,
-            download_copy_ns: 31_250,
-            download_host_ns: 31_250,
-            copies_clock: crate::gpu::StepClock::GpuTimestamp,
-            ..GpuTimings::default()
-        });
-        let rates = phase_rates(&r, &Ceilings { gpu: Some(example_ceilings()), cpu_stream_gb_per_s: None });
-        let find = |phase, part| rates.iter().find(|x| x.phase == phase && x.part == part).expect("rate");
-        let upload = find(Phase::Upload, PhasePart::Whole);
-        assert_eq!((upload.bytes, upload.ceiling), (3_000_000, Some(Ceiling::HostToGpu)));
-        assert!((upload.gb_per_s - 12.8).abs() < 1e-9, "{upload:?}");
-        assert!((upload.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9);
-        assert_eq!(upload.ceiling_source, Some(ClockSource::Mixed));
-        let host = find(Phase::Upload, PhasePart::HostCopy);
-        assert!((host.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{host:?}");
-        let copy = find(Phase::Upload, PhasePart::GpuCopy);
-        assert!((copy.gb_per_s - 64.0).abs() < 1e-9 && copy.source == ClockSource::GpuTimestamp);
-        let kernel = find(Phase::Kernel, PhasePart::Whole);
-        assert_eq!((kernel.bytes, kernel.ceiling), (4_000_000, Some(Ceiling::DeviceCopy)));
-        assert!((kernel.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{kernel:?}");
-        let down = find(Phase::Download, PhasePart::Whole);
-        assert!(
-            (down.gb_per_s - 16.0).abs() < 1e-9 && (down.ceiling_gb_per_s.expect("c") - 32.0).abs() < 1e-9
-        );
-        assert_eq!(rates.len(), 7, "no rate for setup");
-        assert_eq!(upload.sentence(), "upload 12.8 GB/s, 50% of this machine's host→GPU ceiling (25.6 GB/s)");
-        // Without a probe the rates stand alone.
-        let bare = phase_rates(&r, &Ceilings::default());
-        assert!(bare.iter().all(|x| x.percent_of_ceiling.is_none()));
-        assert_eq!(bare[0].sentence(), "upload 12.8 GB/s (no ceiling measured)");
-    }
-
-    #[test]
-    fn the_cpu_kernel_against_the_memory_stream() {
-        let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (1000, 1000), Vec::new());
-        r.kernel = Some(Kernel::Rgb8ToL8);
-        r.phases = vec![PhaseTiming { phase: Phase::Kernel, ns: 400_000, source: ClockSource::CpuClock }];
-        let c = Ceilings { gpu: None, cpu_stream_gb_per_s: Some(12.5) };
-        let rates = phase_rates(&r, &c);
-        assert_eq!(rates.len(), 1);
-        assert_eq!(rates[0].ceiling, Some(Ceiling::MemoryStream));
-        assert!((rates[0].percent_of_ceiling.expect("pct") - 80.0).abs() < 1e-9);
-    }
-}
+#[path = "rates_tests.rs"]
+mod tests;

@@ -5,7 +5,7 @@
 use std::sync::PoisonError;
 use std::time::Instant;
 
-use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
+use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates, raise_beaten};
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, Kernel};
 
@@ -53,7 +53,16 @@ impl Engine {
             ceilings.cpu_stream_gb_per_s =
                 self.stream_baseline(pixels, threads).map(|b| stream_gb_per_s(b.pixels, b.ns));
         }
-        phase_rates(report, &ceilings)
+        let rates = phase_rates(report, &ceilings);
+        // A run that beat a one-step ceiling proves it was measured low: the run is the new
+        // ceiling (this run's share says so; later runs are held against it).
+        if let Some(mut gpu) = ceilings.gpu {
+            let raised = raise_beaten(&mut gpu, &rates);
+            if !raised.is_empty() {
+                self.keep_raised_ceilings(gpu, &raised);
+            }
+        }
+        rates
     }
 
     /// The memory-stream baseline of `pixels` on `threads`, measured unless it is the last one

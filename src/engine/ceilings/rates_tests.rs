@@ -1,0 +1,102 @@
+//! Tests of [`super`]: each phase against its ceiling, and ceilings a run beat.
+
+use super::*;
+use crate::engine::{Formula, PhaseTiming};
+use crate::gpu::GpuTimings;
+
+#[test]
+fn each_phase_and_copy_against_its_ceiling() {
+    // 1 MP RGB8: 3 MB up, 1 MB down; 32 GB/s host→staging then 128 GB/s: 25.6 GB/s.
+    let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (1000, 1000), Vec::new());
+    r.kernel = Some(Kernel::Rgb8ToL8);
+    let phase = |phase, ns, source| PhaseTiming { phase, ns, source };
+    r.phases = vec![
+        phase(Phase::Setup, 5_000, ClockSource::CpuClock),
+        phase(Phase::Upload, 234_375, ClockSource::Mixed),
+        phase(Phase::Kernel, 2_500, ClockSource::GpuTimestamp),
+        phase(Phase::Download, 62_500, ClockSource::Mixed),
+    ];
+    r.gpu = Some(GpuTimings {
+        upload_host_ns: 187_500,
+        upload_copy_ns: 46_875,
+        download_copy_ns: 31_250,
+        download_host_ns: 31_250,
+        copies_clock: crate::gpu::StepClock::GpuTimestamp,
+        ..GpuTimings::default()
+    });
+    let rates = phase_rates(&r, &Ceilings { gpu: Some(example_ceilings()), cpu_stream_gb_per_s: None });
+    let find = |phase, part| rates.iter().find(|x| x.phase == phase && x.part == part).expect("rate");
+    let upload = find(Phase::Upload, PhasePart::Whole);
+    assert_eq!((upload.bytes, upload.ceiling), (3_000_000, Some(Ceiling::HostToGpu)));
+    assert!((upload.gb_per_s - 12.8).abs() < 1e-9, "{upload:?}");
+    assert!((upload.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9);
+    assert_eq!(upload.ceiling_source, Some(ClockSource::Mixed));
+    let host = find(Phase::Upload, PhasePart::HostCopy);
+    assert!((host.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{host:?}");
+    let copy = find(Phase::Upload, PhasePart::GpuCopy);
+    assert!((copy.gb_per_s - 64.0).abs() < 1e-9 && copy.source == ClockSource::GpuTimestamp);
+    let kernel = find(Phase::Kernel, PhasePart::Whole);
+    assert_eq!((kernel.bytes, kernel.ceiling), (4_000_000, Some(Ceiling::DeviceCopy)));
+    assert!((kernel.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{kernel:?}");
+    let down = find(Phase::Download, PhasePart::Whole);
+    assert!((down.gb_per_s - 16.0).abs() < 1e-9 && (down.ceiling_gb_per_s.expect("c") - 32.0).abs() < 1e-9);
+    assert_eq!(rates.len(), 7, "no rate for setup");
+    assert_eq!(upload.sentence(), "upload 12.8 GB/s, 50% of this machine's host→GPU ceiling (25.6 GB/s)");
+    // Without a probe the rates stand alone.
+    let bare = phase_rates(&r, &Ceilings::default());
+    assert!(bare.iter().all(|x| x.percent_of_ceiling.is_none()));
+    assert_eq!(bare[0].sentence(), "upload 12.8 GB/s (no ceiling measured)");
+}
+
+#[test]
+fn the_cpu_kernel_against_the_memory_stream() {
+    let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (1000, 1000), Vec::new());
+    r.kernel = Some(Kernel::Rgb8ToL8);
+    r.phases = vec![PhaseTiming { phase: Phase::Kernel, ns: 400_000, source: ClockSource::CpuClock }];
+    let c = Ceilings { gpu: None, cpu_stream_gb_per_s: Some(12.5) };
+    let rates = phase_rates(&r, &c);
+    assert_eq!(rates.len(), 1);
+    assert_eq!(rates[0].ceiling, Some(Ceiling::MemoryStream));
+    assert!((rates[0].percent_of_ceiling.expect("pct") - 80.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_run_that_beats_a_one_step_ceiling_is_flagged_and_raises_it() {
+    // A GPU copy at 256 GB/s against a probed staging→device ceiling of 128 GB/s, and a pipelined
+    // upload (host and GPU copies of different chunks overlapping) at 30 GB/s against 25.6.
+    let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (1000, 1000), Vec::new());
+    r.kernel = Some(Kernel::Rgb8ToL8);
+    r.phases = vec![PhaseTiming { phase: Phase::Upload, ns: 100_000, source: ClockSource::Mixed }];
+    r.gpu = Some(GpuTimings {
+        upload_host_ns: 187_500,
+        upload_copy_ns: 11_719,
+        copies_clock: crate::gpu::StepClock::GpuTimestamp,
+        ..GpuTimings::default()
+    });
+    let mut gpu = example_ceilings();
+    let rates = phase_rates(&r, &Ceilings { gpu: Some(gpu.clone()), cpu_stream_gb_per_s: None });
+    let copy = rates.iter().find(|x| x.part == PhasePart::GpuCopy).expect("the GPU copy");
+    assert!(copy.beats_ceiling() && copy.percent_of_ceiling.is_some_and(|p| p > 199.0), "{copy:?}");
+    assert_eq!(copy.share_label().as_deref(), Some(">100%"));
+    assert!(
+        copy.sentence().ends_with("that ceiling was measured low (raised now); measure again"),
+        "{}",
+        copy.sentence()
+    );
+    // The whole upload beats its two steps one after the other: they overlapped, nothing is raised for it.
+    let whole = rates.iter().find(|x| x.part == PhasePart::Whole).expect("the upload");
+    assert!(
+        whole.beats_ceiling() && whole.sentence().ends_with("here they overlapped"),
+        "{}",
+        whole.sentence()
+    );
+    let host = rates.iter().find(|x| x.part == PhasePart::HostCopy).expect("the host copy");
+    assert_eq!(host.share_label().as_deref(), Some("50%"));
+    // Only the beaten one-step ceiling is raised, to what the run did.
+    assert_eq!(raise_beaten(&mut gpu, &rates), vec![Ceiling::StagingToDevice]);
+    assert!((gpu.staging_to_device.gb_per_s() - copy.gb_per_s).abs() / copy.gb_per_s < 1e-3);
+    assert_eq!(gpu.host_to_staging, example_ceilings().host_to_staging);
+    let again = phase_rates(&r, &Ceilings { gpu: Some(gpu), cpu_stream_gb_per_s: None });
+    let copy = again.iter().find(|x| x.part == PhasePart::GpuCopy).expect("the GPU copy");
+    assert!(!copy.beats_ceiling(), "held against the raised ceiling: {copy:?}");
+}
