@@ -50,6 +50,10 @@ impl Loaded {
                 format!("Original: truncated file, {rows} of {height} rows decoded, the rest gray")
             }
             Some(DecodeWarning::Truncated(_)) => "Original: truncated file, partly decoded".to_owned(),
+            Some(DecodeWarning::DamagedRestart { rows: (first, end), height }) => {
+                format!("Original: damaged file, rows {first} to {end} of {height} gray")
+            }
+            Some(DecodeWarning::ExtraneousBytes { .. }) => "Original: corrupt bytes skipped".to_owned(),
             None => "Original".to_owned(),
         }
     }

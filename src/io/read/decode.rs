@@ -1,7 +1,6 @@
 //! Decoding: format sniffing, refusing files that cannot hold what their header claims, the
 //! memory reservation before allocation, truncated JPEGs, EXIF orientation.
 
-use std::fmt;
 use std::io::{BufRead, Read as _, Seek};
 use std::path::Path;
 use std::time::Instant;
@@ -10,7 +9,8 @@ use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
 
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
-use crate::io::{IoError, Reservation, TruncatedAt, owned};
+use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::{DecodeWarning, IoError, Reservation, TruncatedAt, owned};
 use crate::system::memory_budget::budget;
 
 /// Settings for decoding.
@@ -26,22 +26,6 @@ pub struct DecodeOptions {
     /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
     /// adapter or unified memory the device buffers too, are host memory), else 0.
     pub working_copies: u32,
-}
-
-/// Something the caller should tell the user about a decoded image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecodeWarning {
-    /// The file is truncated; what is missing was filled with gray.
-    Truncated(TruncatedAt),
-}
-
-impl fmt::Display for DecodeWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
-            Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
-        }
-    }
 }
 
 /// A decoded image and what it cost.
@@ -73,6 +57,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     if meta.len() == 0 {
         return Err(IoError::Empty { path: owned(path) });
     }
+    let mut warnings = Vec::new();
     let mut head = Vec::with_capacity(64);
     std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
     let (raw, reservation, format, truncated) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
@@ -88,12 +73,19 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
             })?;
         let bytes = std::fs::read(path).map_err(open)?;
         let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
+        let plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
+        warnings.extend(plan.warnings);
         // The image's reservation below counts the file's bytes again.
         drop(file_memory);
-        // The file is held twice while the decoder starts (ours and the decoder's copy).
-        let extra = 2 * bytes.len() as u64 + layout.decoder_scratch_bytes();
-        let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
-        let (image, orientation, reservation) = decode_with(path, reader, extra, options)?;
+        // The file is held twice while the decoder starts (ours and the decoder's copy);
+        // jpeg-decoder also keeps every component's plane before upsampling.
+        let mut extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
+        let other = (plan.decoder == Decoder::JpegDecoder).then_some(&plan.bytes[..]);
+        if other.is_some() {
+            extra += layout.plane_bytes();
+        }
+        let reader = ImageReader::with_format(std::io::Cursor::new(&plan.bytes[..]), ImageFormat::Jpeg);
+        let (image, orientation, reservation) = decode_with(path, reader, extra, options, other)?;
         let truncated = (!layout.complete).then(|| truncated_at(&image, &layout));
         ((image, orientation), reservation, ImageFormat::Jpeg, truncated)
     } else {
@@ -101,10 +93,9 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         check_bmp(path, &head)?;
         let reader = ImageReader::open(path).map_err(open)?.with_guessed_format().map_err(open)?;
         let format = reader.format().ok_or_else(|| IoError::UnknownFormat { path: owned(path) })?;
-        let (image, orientation, reservation) = decode_with(path, reader, 0, options)?;
+        let (image, orientation, reservation) = decode_with(path, reader, 0, options, None)?;
         ((image, orientation), reservation, format, None)
     };
-    let mut warnings = Vec::new();
     if let Some(at) = truncated {
         if !options.allow_truncated {
             return Err(IoError::Truncated { path: owned(path), at });
@@ -131,6 +122,7 @@ fn decode_with<R: BufRead + Seek>(
     mut reader: ImageReader<R>,
     extra_bytes: u64,
     options: &DecodeOptions,
+    jpeg_decoder_input: Option<&[u8]>,
 ) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
     let mut limits = image::Limits::no_limits();
     // Our own check below is the real one; this stops decoders' internal allocations.
@@ -181,7 +173,13 @@ fn decode_with<R: BufRead + Seek>(
                 limited_by: e.limited_by,
             }
         })?;
-    let image = guarded(path, || read_image(decoder))?;
+    let image = match jpeg_decoder_input {
+        None => guarded(path, || read_image(decoder))?,
+        Some(bytes) => {
+            drop(decoder);
+            guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
+        }
+    };
     Ok((image, orientation, reservation))
 }
 
