@@ -21,7 +21,7 @@ pub use crate::system::memory_budget::{MemoryBudget, OverBudget, Reservation, bu
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
 pub use read::decode::{DecodeOptions, Decoded, decode_file};
-pub use read::sniff::sniff_format;
+pub use read::sniff::{RECOGNISED_FORMATS, sniff_format, sniff_unsupported};
 pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
@@ -113,12 +113,27 @@ pub enum IoError {
     },
     /// The content is not an image format graylab recognises.
     #[error(
-        "not an image graylab can read (recognised: JPEG, PNG, TIFF, WebP, BMP): {}",
-        path.display()
+        "not an image graylab can read ({looks_like}; graylab reads {formats}): {}",
+        path.display(),
+        formats = RECOGNISED_FORMATS
     )]
     UnknownFormat {
         /// The file.
         path: PathBuf,
+        /// What the content looks like instead ("it looks like text").
+        looks_like: &'static str,
+    },
+    /// The content is an image format graylab does not read.
+    #[error(
+        "{format} images are not supported (graylab reads {formats}): {}",
+        path.display(),
+        formats = RECOGNISED_FORMATS
+    )]
+    UnsupportedFormat {
+        /// The file.
+        path: PathBuf,
+        /// The format's name.
+        format: String,
     },
     /// The format is recognised but not supported (or this variant of it is not).
     #[error("unsupported image ({reason}): {}", path.display())]

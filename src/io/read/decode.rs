@@ -10,6 +10,8 @@ use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
 
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
 use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::read::sniff::{looks_like, sniff_format, sniff_unsupported};
+use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, IoError, Reservation, TruncatedAt, owned};
 use crate::system::memory_budget::budget;
 
@@ -91,8 +93,16 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     } else {
         check_png(path, &head, meta.len())?;
         check_bmp(path, &head)?;
-        let reader = ImageReader::open(path).map_err(open)?.with_guessed_format().map_err(open)?;
-        let format = reader.format().ok_or_else(|| IoError::UnknownFormat { path: owned(path) })?;
+        // The content decides, never the name alone (a text file named .jpg is no JPEG), except
+        // for TGA, which has no signature.
+        if let Some(format) = sniff_unsupported(path) {
+            return Err(IoError::UnsupportedFormat { path: owned(path), format });
+        }
+        let format = sniff_format(path)
+            .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: looks_like(&head) })?;
+        check_tiff(path, &head)?;
+        let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
+        let reader = ImageReader::with_format(file, format);
         let (image, orientation, reservation) = decode_with(path, reader, 0, options, None)?;
         ((image, orientation), reservation, format, None)
     };

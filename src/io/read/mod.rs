@@ -8,3 +8,4 @@ pub(super) mod jpeg_scan;
 pub(super) mod jpeg_segments;
 pub(super) mod jpeg_variants;
 pub(super) mod sniff;
+pub(super) mod tiff_header;
