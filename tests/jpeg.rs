@@ -240,3 +240,30 @@ fn a_lost_restart_marker_is_an_error_or_gray_rows() {
         }
     }
 }
+
+#[test]
+fn decoder_refusals_are_sentences_naming_the_variant() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = jpeg(48, 32);
+    let sof = sof_offset(&good).expect("SOF");
+    // Height 0: the height would follow the data in a DNL marker.
+    let mut dnl = good.clone();
+    dnl[sof + 5..sof + 7].copy_from_slice(&[0, 0]);
+    // The first component sampled 3x horizontally (libjpeg reads it; zune-jpeg does not).
+    let mut three = good.clone();
+    three[sof + 11] = 0x31;
+    // A quantisation table with table id 5 (0-3 are allowed).
+    let mut dqt = good.clone();
+    let at = dqt.windows(2).position(|w| w == [0xFF, 0xDB]).expect("DQT");
+    dqt[at + 4] = 0x05;
+    for (name, bytes, what) in [
+        ("dnl.jpg", dnl, "a DNL marker"),
+        ("three.jpg", three, "sampled by a factor of 3"),
+        ("dqt.jpg", dqt, "quantisation table (DQT segment) is damaged"),
+    ] {
+        let err = decode_file(&write(dir.path(), name, &bytes), &STRICT).expect_err(name);
+        let msg = err.to_string();
+        assert!(msg.contains(what) && msg.ends_with(name), "{name}: {msg}");
+        assert!(!msg.contains("Format error decoding"), "{name}: {msg}");
+    }
+}

@@ -10,9 +10,10 @@ use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
 
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
 use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::read::messages::decode_error;
 use crate::io::read::sniff::{looks_like, sniff_format, sniff_unsupported};
 use crate::io::read::tiff_header::check_tiff;
-use crate::io::{DecodeWarning, IoError, Reservation, TruncatedAt, owned};
+use crate::io::{DecodeWarning, IoError, Reservation, owned};
 use crate::system::memory_budget::budget;
 
 /// Settings for decoding.
@@ -205,51 +206,6 @@ fn guarded<T>(path: &Path, step: impl FnOnce() -> image::ImageResult<T>) -> Resu
     }
 }
 
-fn decode_error(path: &Path, e: image::ImageError) -> IoError {
-    use image::error::LimitErrorKind;
-    let truncated = || IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown };
-    match e {
-        image::ImageError::Unsupported(u) => {
-            IoError::Unsupported { path: owned(path), reason: u.to_string() }
-        }
-        image::ImageError::IoError(cause) if cause.kind() == std::io::ErrorKind::UnexpectedEof => truncated(),
-        image::ImageError::IoError(cause) => IoError::Open { path: owned(path), cause },
-        image::ImageError::Limits(l) => IoError::Decode {
-            path: owned(path),
-            reason: match l.kind() {
-                LimitErrorKind::DimensionError => "the header's dimensions are invalid".to_owned(),
-                LimitErrorKind::InsufficientMemory => {
-                    "the decoder needs more memory than the budget allows".to_owned()
-                }
-                _ => l.to_string(),
-            },
-        },
-        other => {
-            let reason = readable(&other.to_string());
-            if reason.contains("does not have enough data") || reason.contains("unexpected EOF") {
-                return truncated();
-            }
-            IoError::Decode { path: owned(path), reason }
-        }
-    }
-}
-
-/// A decoder's message without debug dumps: `ChunkType { type: IDAT, critical: … }` -> `IDAT`.
-fn readable(message: &str) -> String {
-    const DUMP: &str = "ChunkType { type: ";
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(start) = rest.find(DUMP) {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + DUMP.len()..];
-        let name_end = after.find(',').unwrap_or(after.len());
-        out.push_str(&after[..name_end]);
-        rest = after.find('}').map_or("", |end| &after[end + 1..]);
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Decodes 8-bit images into a huge-page buffer; other sample types go through `image` as usual.
 pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResult<image::DynamicImage> {
     use image::{ColorType, DynamicImage, ImageBuffer};
@@ -280,17 +236,4 @@ pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResul
         }
         _ => DynamicImage::ImageRgba8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn debug_dumps_are_made_readable() {
-        let m = "CRC error: expected 0x1 have 0x2 while decoding ChunkType { type: IDAT, critical: true, private: false, reserved: false, safecopy: false } chunk.";
-        assert_eq!(
-            crate::io::read::decode::readable(m),
-            "CRC error: expected 0x1 have 0x2 while decoding IDAT chunk."
-        );
-        assert_eq!(crate::io::read::decode::readable("plain"), "plain");
-    }
 }

@@ -39,6 +39,13 @@ pub(in crate::io) fn plan(
     keep_damaged: bool,
 ) -> Result<Plan, IoError> {
     let damaged = |detail: String| IoError::DamagedData { path: owned(path), detail };
+    if layout.height == 0 && layout.width > 0 {
+        return Err(IoError::Unsupported {
+            path: owned(path),
+            reason: "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)"
+                .to_owned(),
+        });
+    }
     for (n, scan) in layout.scan_list.iter().enumerate() {
         if layout.kind == FrameKind::Progressive && !progressive_scan_valid(scan) {
             let what = if scan.ss == 0 && scan.se == 63 {

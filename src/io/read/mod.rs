@@ -7,5 +7,6 @@ pub(super) mod jpeg_layout;
 pub(super) mod jpeg_scan;
 pub(super) mod jpeg_segments;
 pub(super) mod jpeg_variants;
+pub(super) mod messages;
 pub(super) mod sniff;
 pub(super) mod tiff_header;
