@@ -341,3 +341,26 @@ fn work_per_pixel_from_the_command_line() {
     let o = graylab(&["bench", "--work", "-1"], dir.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
+
+#[test]
+fn sweep_from_a_very_wide_photo_stays_near_its_prediction() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 20000 x 1 swept to 1 MP (1224 x 816): resized vertically first, the float intermediate
+    // alone was 20000 x 816 x 16 bytes = 261 MB; horizontally first it is 16 MB.
+    image::RgbImage::from_fn(20_000, 1, |x, _| image::Rgb([(x % 256) as u8, (x / 256) as u8, 9]))
+        .save(dir.path().join("wide.png"))
+        .expect("save");
+    let run = common::graylab_cmd(dir.path())
+        .env("RUST_LOG", "graylab=debug")
+        .env("GRAYLAB_MEMORY_BUDGET", "1GiB")
+        .args(["sweep", "--from-image", "wide.png", "--sizes", "1", "--runs", "1", "--cpu-only"])
+        .output()
+        .expect("run graylab");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let peak: u64 = stderr
+        .lines()
+        .find_map(|l| l.split("peak resident memory: ").nth(1)?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line in: {stderr}"));
+    assert!(peak < 150 << 20, "peak {} MiB", peak >> 20);
+}

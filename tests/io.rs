@@ -87,8 +87,17 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
         ("bomb.png", header_bomb(200_000, 200_000), |e| {
             matches!(e, IoError::ImpossibleSize { width: 200_000, height: 200_000, file_bytes: 65, .. })
         }),
-        ("anim.gif", b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), |e| {
-            matches!(e, IoError::Unsupported { .. })
+        // A GIF header with no frame in it.
+        ("empty.gif", b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(), |e| {
+            matches!(e, IoError::Decode { .. } | IoError::Truncated { .. })
+        }),
+        (
+            "photo.avif",
+            b"\0\0\0\x1cftypavif\0\0\0\0avifmif1miaf".to_vec(),
+            |e| matches!(e, IoError::UnsupportedFormat { format, .. } if format == "AVIF"),
+        ),
+        ("notes.jpg", b"Illegal start bytes? No: this is a text file.\n".to_vec(), |e| {
+            matches!(e, IoError::UnknownFormat { looks_like: "it looks like text", .. })
         }),
         // Width 0: a corrupt header, not a "too large" image.
         (
@@ -257,4 +266,103 @@ fn exports_never_clobber_and_never_leave_half_files() {
         encode_file(&gray, &dir.path().join("x.gif"), &ExportOptions::default()).expect_err("unknown ext");
     assert!(matches!(err, IoError::UnknownExportFormat { .. }), "{err:?}");
     assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+}
+
+/// An uncompressed little-endian RGB TIFF of `w` x `h` with `bits` per sample and, when given,
+/// a `SampleFormat` tag; the samples are `fill`.
+fn tiff(w: u32, h: u32, bits: u16, sample_format: Option<u16>, fill: u8) -> Vec<u8> {
+    let data_len = w * h * 3 * u32::from(bits) / 8;
+    let mut entries: Vec<(u16, u16, u32, u32)> = vec![
+        (256, 4, 1, w),
+        (257, 4, 1, h),
+        (258, 3, 3, 0), // BitsPerSample: three values at an offset, patched below
+        (259, 3, 1, 1),
+        (262, 3, 1, 2),
+        (273, 4, 1, 0), // StripOffsets, patched below
+        (277, 3, 1, 3),
+        (278, 4, 1, h),
+        (279, 4, 1, data_len),
+    ];
+    if let Some(f) = sample_format {
+        entries.push((339, 3, 1, u32::from(f)));
+    }
+    let ifd_len = 2 + 12 * entries.len() as u32 + 4;
+    let (bits_at, data_at) = (8 + ifd_len, 8 + ifd_len + 6);
+    let mut t = b"II*\0".to_vec();
+    t.extend_from_slice(&8u32.to_le_bytes());
+    t.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    for (tag, kind, count, value) in entries {
+        let value = match tag {
+            258 => bits_at,
+            273 => data_at,
+            _ => value,
+        };
+        t.extend_from_slice(&tag.to_le_bytes());
+        t.extend_from_slice(&kind.to_le_bytes());
+        t.extend_from_slice(&count.to_le_bytes());
+        t.extend_from_slice(&value.to_le_bytes());
+    }
+    t.extend_from_slice(&0u32.to_le_bytes());
+    for _ in 0..3 {
+        t.extend_from_slice(&bits.to_le_bytes());
+    }
+    t.resize(t.len() + data_len as usize, fill);
+    t
+}
+
+#[test]
+fn tiff_sample_formats_graylab_cannot_read_are_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The hand-made writer is right: its 8-bit unsigned TIFF decodes to its samples.
+    let ok = decode(&write(dir.path(), "u8.tif", &tiff(4, 3, 8, None, 77))).expect("8-bit RGB TIFF");
+    assert!(ok.image.to_rgb8().as_raw().iter().all(|&v| v == 77));
+    for (name, bits, format, what) in [
+        // Without SampleFormat the `image` crate reads 32-bit integers as floats: noise.
+        ("u32.tif", 32, None, "32-bit unsigned-integer samples"),
+        ("u32-tagged.tif", 32, Some(1), "32-bit unsigned-integer samples"),
+        ("i16.tif", 16, Some(2), "16-bit signed-integer samples"),
+        ("f16.tif", 16, Some(3), "16-bit floating-point samples"),
+        ("u4.tif", 4, None, "4-bit unsigned-integer samples"),
+    ] {
+        let err = decode(&write(dir.path(), name, &tiff(4, 3, bits, format, 200))).expect_err(name);
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::Unsupported { .. }), "{name}: {err:?}");
+        assert!(msg.contains(&format!("a TIFF with {what}")) && msg.ends_with(name), "{name}: {msg}");
+    }
+}
+
+#[test]
+fn gif_pnm_tga_ico_and_qoi_are_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 64 colours: GIF's palette holds them all, so every format is lossless here.
+    let img = DynamicImage::ImageRgb8(RgbImage::from_fn(40, 24, |x, y| {
+        image::Rgb([(x / 5 * 32) as u8, (y / 3 * 32) as u8, 90])
+    }));
+    for (name, format) in [
+        ("a.gif", image::ImageFormat::Gif),
+        ("a.ppm", image::ImageFormat::Pnm),
+        ("a.tga", image::ImageFormat::Tga),
+        ("a.ico", image::ImageFormat::Ico),
+        ("a.qoi", image::ImageFormat::Qoi),
+    ] {
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        // An ICO holds RGBA (its decoder refuses an RGB PNG inside).
+        let source = if format == image::ImageFormat::Ico {
+            DynamicImage::ImageRgba8(img.to_rgba8())
+        } else {
+            img.clone()
+        };
+        source.write_to(&mut bytes, format).expect("encode");
+        let path = write(dir.path(), name, bytes.get_ref());
+        assert_eq!(graylab::io::sniff_format(&path), Some(format), "{name}");
+        let decoded = decode(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.format, format);
+        assert_eq!(decoded.image.to_rgb8().as_raw(), img.to_rgb8().as_raw(), "{name}");
+    }
+    // A PGM (gray) too.
+    let gray = DynamicImage::ImageLuma8(GrayImage::from_fn(9, 5, |x, y| Luma([(x * 20 + y) as u8])));
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    gray.write_to(&mut bytes, image::ImageFormat::Pnm).expect("encode");
+    let decoded = decode(&write(dir.path(), "g.pgm", bytes.get_ref())).expect("PGM");
+    assert_eq!(decoded.image.as_bytes(), gray.as_bytes());
 }

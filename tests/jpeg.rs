@@ -133,3 +133,137 @@ fn unsupported_variants_are_named() {
     let err = decode_file(&write(dir.path(), "p12.jpg", &bytes), &STRICT).expect_err("12-bit");
     assert!(err.to_string().contains("12-bit JPEG"), "{err}");
 }
+
+/// A fixture of `tests/fixtures/jpeg/` and its decode by libjpeg's `djpeg`.
+fn fixture(name: &str) -> (PathBuf, image::RgbImage) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    let reference = image::open(dir.join(format!("{name}.djpeg.png"))).expect("reference").to_rgb8();
+    (dir.join(format!("{name}.jpg")), reference)
+}
+
+/// The largest and the mean difference of two images' samples.
+fn differences(a: &image::RgbImage, b: &image::RgbImage) -> (u8, f64) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let d: Vec<u8> = a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| x.abs_diff(*y)).collect();
+    (d.iter().copied().max().unwrap_or(0), d.iter().map(|&v| f64::from(v)).sum::<f64>() / d.len() as f64)
+}
+
+#[test]
+fn separate_scans_and_finer_chroma_decode_as_libjpeg_does() {
+    // zune-jpeg decodes both as stripes (97% and 60% of samples off); jpeg-decoder reads them.
+    for name in ["noninterleaved", "finer-chroma"] {
+        let (path, reference) = fixture(name);
+        let decoded = decode_file(&path, &STRICT).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(decoded.warnings.is_empty(), "{name}: {:?}", decoded.warnings);
+        let (max, mean) = differences(&decoded.image.to_rgb8(), &reference);
+        // Decoders differ in IDCT and upsampling rounding by a few levels, never more.
+        assert!(max <= 4 && mean < 0.5, "{name}: max {max}, mean {mean:.2} against djpeg");
+    }
+}
+
+#[test]
+fn a_progressive_header_on_a_baseline_scan_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut bytes = jpeg(48, 32);
+    let at = sof_offset(&bytes).expect("SOF");
+    bytes[at + 1] = 0xC2;
+    let err = decode_file(&write(dir.path(), "sof2.jpg", &bytes), &LENIENT).expect_err("libjpeg refuses it");
+    let msg = err.to_string();
+    assert!(matches!(err, IoError::DamagedData { .. }), "{err:?}");
+    assert!(
+        msg.contains("progressive (SOF2)") && msg.contains("baseline") && msg.ends_with("sof2.jpg"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn junk_before_a_marker_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clean = jpeg(48, 32);
+    let at = sof_offset(&clean).expect("SOF");
+    let junk = [&clean[..at], &[1, 2, 3, 4, 5, 6, 7][..], &clean[at..]].concat();
+    let want = decode_file(&write(dir.path(), "clean.jpg", &clean), &STRICT).expect("clean");
+    let got = decode_file(&write(dir.path(), "junk.jpg", &junk), &STRICT).expect("read as libjpeg does");
+    assert_eq!(got.warnings, vec![DecodeWarning::ExtraneousBytes { bytes: 7, marker: 0xC0 }]);
+    assert!(got.warnings[0].to_string().contains("7 extraneous bytes before marker FFC0"));
+    assert_eq!(got.image.as_bytes(), want.image.as_bytes());
+}
+
+#[test]
+fn a_damaged_marker_between_progressive_scans_is_skipped_as_libjpeg_does() {
+    let (path, reference) = fixture("progressive-damaged-marker");
+    let decoded = decode_file(&path, &STRICT).expect("read as libjpeg does");
+    assert_eq!(decoded.warnings, vec![DecodeWarning::ExtraneousBytes { bytes: 60, marker: 0xC4 }]);
+    let (max, mean) = differences(&decoded.image.to_rgb8(), &reference);
+    assert!(max <= 8 && mean < 1.0, "max {max}, mean {mean:.2} against djpeg");
+}
+
+#[test]
+fn a_lost_restart_marker_is_an_error_or_gray_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gray =
+        DynamicImage::ImageLuma8(image::GrayImage::from_fn(64, 512, |x, y| image::Luma([(x * 3 + y) as u8])));
+    // graylab's encoder: one restart interval per 128 rows, so 3 markers.
+    let full = graylab::io::encode_to_vec(&gray, graylab::io::ExportFormat::Jpeg, 90).expect("encode");
+    let want = decode_file(&write(dir.path(), "full.jpg", &full), &STRICT).expect("whole").image.to_luma8();
+    let markers: Vec<usize> = full
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w[0] == 0xFF && (0xD0..=0xD7).contains(&w[1]))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(markers.len(), 3);
+    for (lost, gray_rows) in [(1, 128..384u32), (2, 256..512)] {
+        let bytes = [&full[..markers[lost]], &full[markers[lost] + 2..]].concat();
+        let path = write(dir.path(), &format!("lost-rst{lost}.jpg"), &bytes);
+        let err = decode_file(&path, &STRICT).expect_err("damaged");
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::DamagedData { .. }), "{err:?}");
+        let rows = format!("rows {} to {} of 512", gray_rows.start, gray_rows.end);
+        assert!(
+            msg.contains("restart marker is missing") && msg.contains(&rows) && msg.contains("lost-rst"),
+            "{msg}"
+        );
+        let kept = decode_file(&path, &LENIENT).expect("kept when asked");
+        assert_eq!(
+            kept.warnings,
+            vec![DecodeWarning::DamagedRestart { rows: (gray_rows.start, gray_rows.end), height: 512 }]
+        );
+        let kept = kept.image.to_luma8();
+        for y in 0..512 {
+            let row = |img: &image::GrayImage| img.as_raw()[y as usize * 64..][..64].to_vec();
+            if gray_rows.contains(&y) {
+                assert!(row(&kept).iter().all(|&v| v == 128), "row {y} is not gray");
+            } else {
+                assert_eq!(row(&kept), row(&want), "row {y} differs from the whole file's");
+            }
+        }
+    }
+}
+
+#[test]
+fn decoder_refusals_are_sentences_naming_the_variant() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = jpeg(48, 32);
+    let sof = sof_offset(&good).expect("SOF");
+    // Height 0: the height would follow the data in a DNL marker.
+    let mut dnl = good.clone();
+    dnl[sof + 5..sof + 7].copy_from_slice(&[0, 0]);
+    // The first component sampled 3x horizontally (libjpeg reads it; zune-jpeg does not).
+    let mut three = good.clone();
+    three[sof + 11] = 0x31;
+    // A quantisation table with table id 5 (0-3 are allowed).
+    let mut dqt = good.clone();
+    let at = dqt.windows(2).position(|w| w == [0xFF, 0xDB]).expect("DQT");
+    dqt[at + 4] = 0x05;
+    for (name, bytes, what) in [
+        ("dnl.jpg", dnl, "a DNL marker"),
+        ("three.jpg", three, "sampled by a factor of 3"),
+        ("dqt.jpg", dqt, "quantisation table (DQT segment) is damaged"),
+    ] {
+        let err = decode_file(&write(dir.path(), name, &bytes), &STRICT).expect_err(name);
+        let msg = err.to_string();
+        assert!(msg.contains(what) && msg.ends_with(name), "{name}: {msg}");
+        assert!(!msg.contains("Format error decoding"), "{name}: {msg}");
+    }
+}

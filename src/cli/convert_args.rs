@@ -11,8 +11,8 @@ use crate::engine::{Backend, ExportFormat, Formula, WorkgroupSize};
 #[derive(Debug, Args)]
 #[expect(clippy::struct_excessive_bools, reason = "one field per command-line switch")]
 pub struct ConvertArgs {
-    /// Input images (JPEG, PNG, TIFF, WebP, BMP) or folders of them (folders need --out-dir;
-    /// files in them that are not images are skipped with a note).
+    /// Input images (JPEG, PNG, TIFF, WebP, BMP, GIF, PNM, TGA, ICO, QOI) or folders of them
+    /// (folders need --out-dir; files in them that are not images are skipped with a note).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Output file (one input only). Default: NAME.gray.png beside the input.

@@ -136,6 +136,9 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             Some(IoError::Truncated { at: TruncatedAt::Row { .. } | TruncatedAt::Refinement, .. }) => {
                 return Some("pass --allow-truncated to keep what is there");
             }
+            Some(IoError::DamagedData { detail, .. }) if !detail.contains("progressive") => {
+                return Some("pass --allow-truncated to keep it with those rows gray");
+            }
             Some(IoError::TooLarge { .. } | IoError::FileTooLarge { .. }) => {
                 return Some("free memory, or set GRAYLAB_MEMORY_BUDGET if the budget is wrong");
             }

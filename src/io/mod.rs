@@ -22,8 +22,8 @@ pub use crate::system::memory_budget::{MemoryBudget, OverBudget, Reservation, bu
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
-pub use read::decode::{DecodeOptions, DecodeWarning, Decoded, decode_file};
-pub use read::sniff::{FileKind, classify_file, sniff_format};
+pub use read::decode::{DecodeOptions, Decoded, decode_file};
+pub use read::sniff::{FileKind, RECOGNISED_FORMATS, classify_file, sniff_format, sniff_unsupported};
 pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
@@ -54,6 +54,44 @@ impl fmt::Display for TruncatedAt {
             Self::Refinement => {
                 f.write_str("it ends in a refinement scan: every row is there, at lower quality")
             }
+        }
+    }
+}
+
+/// Something the caller should tell the user about a decoded image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeWarning {
+    /// The file is truncated; what is missing was filled with gray.
+    Truncated(TruncatedAt),
+    /// Bytes between a JPEG's segments were skipped, as libjpeg skips them.
+    ExtraneousBytes {
+        /// How many.
+        bytes: usize,
+        /// The marker code found after them.
+        marker: u8,
+    },
+    /// Restart intervals of a JPEG lost their markers; their rows (`rows.0..rows.1`) are gray.
+    DamagedRestart {
+        /// First and one past the last row made gray.
+        rows: (u32, u32),
+        /// The image's height.
+        height: u32,
+    },
+}
+
+impl fmt::Display for DecodeWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
+            Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
+            Self::ExtraneousBytes { bytes, marker } => write!(
+                f,
+                "the JPEG data is corrupt: {bytes} extraneous bytes before marker FF{marker:02X} were skipped"
+            ),
+            Self::DamagedRestart { rows: (first, end), height } => write!(
+                f,
+                "the JPEG data is damaged (a restart marker is missing): rows {first} to {end} of {height} are gray"
+            ),
         }
     }
 }
@@ -94,12 +132,27 @@ pub enum IoError {
     },
     /// The content is not an image format graylab recognises.
     #[error(
-        "not an image graylab can read (recognised: JPEG, PNG, TIFF, WebP, BMP): {}",
-        path.display()
+        "not an image graylab can read ({looks_like}; graylab reads {formats}): {}",
+        path.display(),
+        formats = RECOGNISED_FORMATS
     )]
     UnknownFormat {
         /// The file.
         path: PathBuf,
+        /// What the content looks like instead ("it looks like text").
+        looks_like: &'static str,
+    },
+    /// The content is an image format graylab does not read.
+    #[error(
+        "{format} images are not supported (graylab reads {formats}): {}",
+        path.display(),
+        formats = RECOGNISED_FORMATS
+    )]
+    UnsupportedFormat {
+        /// The file.
+        path: PathBuf,
+        /// The format's name.
+        format: String,
     },
     /// The format is recognised but not supported (or this variant of it is not).
     #[error("unsupported image ({reason}): {}", path.display())]
@@ -140,6 +193,15 @@ pub enum IoError {
         data_bytes: u64,
         /// The file's size.
         file_bytes: u64,
+    },
+    /// The coded data is damaged in a way graylab can tell (a lost restart marker); kept, with
+    /// the damaged part gray, only when damaged data may be kept.
+    #[error("the image data is damaged ({detail}): {}", path.display())]
+    DamagedData {
+        /// The file.
+        path: PathBuf,
+        /// What is damaged, and what it costs.
+        detail: String,
     },
     /// The image data is corrupt.
     #[error("cannot decode the image ({reason}): {}", path.display())]

@@ -1,5 +1,6 @@
 //! The hostile-input generator: structured mutations of real JPEG, PNG, TIFF, BMP and WebP files
-//! (frame and header dimensions, marker types, components, sampling, IFD entries, truncation)
+//! (frame and header dimensions, marker types, components, sampling, bytes before markers, lost
+//! restart markers, IFD entries, truncation)
 //! plus random bytes, deterministic from a seed. `GRAYLAB_HOSTILE_CASES=N` asks for N cases
 //! (the default keeps CI under its time limit); `GRAYLAB_HOSTILE_SEED` changes the seed.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
@@ -121,6 +122,11 @@ pub fn cases(count: usize, seed: u64) -> Vec<Case> {
     let rgba = DynamicImage::ImageRgba8(RgbaImage::from_fn(40, 30, |x, y| {
         image::Rgba([x as u8 * 6, y as u8 * 8, 99, (x + y) as u8])
     }));
+    // A JPEG with restart markers (graylab's own encoder: gray, one interval per 128 rows).
+    let gray =
+        DynamicImage::ImageLuma8(image::GrayImage::from_fn(40, 400, |x, y| image::Luma([(x * 5 + y) as u8])));
+    let restarts =
+        graylab::io::encode_to_vec(&gray, graylab::io::ExportFormat::Jpeg, 85).expect("a seed file");
     let seeds = [
         encoded(&rgb, ImageFormat::Jpeg),
         encoded(&rgba, ImageFormat::Png),
@@ -133,7 +139,8 @@ pub fn cases(count: usize, seed: u64) -> Vec<Case> {
         .map(|i| {
             let (what, ext, bytes) = match i % 7 {
                 0 | 5 => {
-                    let (n, b) = mutate_jpeg(&mut rng, &seeds[0]);
+                    let seed = if rng.below(3) == 0 { &restarts } else { &seeds[0] };
+                    let (n, b) = mutate_jpeg(&mut rng, seed);
                     (n, "jpg", b)
                 }
                 1 => {

@@ -27,7 +27,31 @@ const SIDES32: [u32; 10] = [0, 1, 3, 255, 4096, 16_384, 65_535, 100_000, 0x7FFF_
 pub(super) fn mutate_jpeg(rng: &mut Rng, seed: &[u8]) -> (String, Vec<u8>) {
     let mut b = seed.to_vec();
     let Some(sof) = sof_offset(&b) else { return ("jpeg-as-is".into(), b) };
-    match rng.below(8) {
+    match rng.below(10) {
+        8 => {
+            // Bytes before a marker (libjpeg skips them with "extraneous bytes before marker").
+            let markers: Vec<usize> = (2..b.len() - 1).filter(|&i| b[i] == 0xFF && b[i + 1] != 0).collect();
+            let at = markers[rng.below(markers.len())];
+            let n = 1 + rng.below(9);
+            let junk: Vec<u8> = (0..n).map(|_| (rng.next() as u8) & 0x7F).collect();
+            b.splice(at..at, junk);
+            (format!("jpeg-{n}-junk-bytes-at-{at}"), b)
+        }
+        9 => {
+            // A restart marker dropped, or its number changed.
+            let rst: Vec<usize> =
+                (0..b.len() - 1).filter(|&i| b[i] == 0xFF && (0xD0..=0xD7).contains(&b[i + 1])).collect();
+            let Some(&at) = rst.get(rng.below(rst.len().max(1))) else {
+                return ("jpeg-no-restarts".into(), b);
+            };
+            if rng.below(2) == 0 {
+                b.drain(at..at + 2);
+                (format!("jpeg-restart-dropped-at-{at}"), b)
+            } else {
+                b[at + 1] = 0xD0 + rng.below(8) as u8;
+                (format!("jpeg-restart-renumbered-at-{at}"), b)
+            }
+        }
         0 => {
             let (w, h) = (rng.pick(&SIDES16), rng.pick(&SIDES16));
             put16(&mut b, sof + 5, h);

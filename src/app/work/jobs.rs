@@ -57,6 +57,10 @@ impl Loaded {
                 format!("{what}: truncated file, {rows} of {height} rows decoded, the rest gray")
             }
             Some(DecodeWarning::Truncated(_)) => format!("{what}: truncated file, partly decoded"),
+            Some(DecodeWarning::DamagedRestart { rows: (first, end), height }) => {
+                format!("{what}: damaged file, rows {first} to {end} of {height} gray")
+            }
+            Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
             None => what,
         }
     }

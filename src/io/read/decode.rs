@@ -1,7 +1,6 @@
 //! Decoding: format sniffing, refusing files that cannot hold what their header claims, the
 //! memory reservation before allocation, truncated JPEGs, EXIF orientation.
 
-use std::fmt;
 use std::io::{BufRead, Read as _, Seek};
 use std::path::Path;
 use std::time::Instant;
@@ -11,7 +10,11 @@ use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
 
 use crate::io::kind::{looks_like, open_regular, special_kind};
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
-use crate::io::{IoError, Reservation, TruncatedAt, owned};
+use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::read::messages::decode_error;
+use crate::io::read::sniff::{describe_head, sniff_format, sniff_unsupported};
+use crate::io::read::tiff_header::check_tiff;
+use crate::io::{DecodeWarning, IoError, Reservation, owned};
 use crate::system::memory_budget::budget;
 
 /// Settings for decoding.
@@ -27,22 +30,6 @@ pub struct DecodeOptions {
     /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
     /// adapter or unified memory the device buffers too, are host memory), else 0.
     pub working_copies: u32,
-}
-
-/// Something the caller should tell the user about a decoded image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecodeWarning {
-    /// The file is truncated; what is missing was filled with gray.
-    Truncated(TruncatedAt),
-}
-
-impl fmt::Display for DecodeWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
-            Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
-        }
-    }
 }
 
 /// A decoded image and what it cost.
@@ -75,6 +62,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     if let Some(kind) = special_kind(&meta) {
         return Err(IoError::NotAFile { path: owned(path), kind });
     }
+    let mut warnings = Vec::new();
     let mut head = Vec::with_capacity(64);
     open_regular(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
     if meta.len() == 0 {
@@ -102,23 +90,37 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
             })?;
         let bytes = std::fs::read(path).map_err(open)?;
         let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
+        let plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
+        warnings.extend(plan.warnings);
         // The image's reservation below counts the file's bytes again.
         drop(file_memory);
-        // The file is held twice while the decoder starts (ours and the decoder's copy).
-        let extra = 2 * bytes.len() as u64 + layout.decoder_scratch_bytes();
-        let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
-        let (image, orientation, reservation) = decode_with(path, reader, extra, options)?;
+        // The file is held twice while the decoder starts (ours and the decoder's copy);
+        // jpeg-decoder also keeps every component's plane before upsampling.
+        let mut extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
+        let other = (plan.decoder == Decoder::JpegDecoder).then_some(&plan.bytes[..]);
+        if other.is_some() {
+            extra += layout.plane_bytes();
+        }
+        let reader = ImageReader::with_format(std::io::Cursor::new(&plan.bytes[..]), ImageFormat::Jpeg);
+        let (image, orientation, reservation) = decode_with(path, reader, extra, options, other)?;
         let truncated = (!layout.complete).then(|| truncated_at(&image, &layout));
         ((image, orientation), reservation, ImageFormat::Jpeg, truncated)
     } else {
         check_png(path, &head, meta.len())?;
         check_bmp(path, &head)?;
-        let reader = ImageReader::open(path).map_err(open)?.with_guessed_format().map_err(open)?;
-        let format = reader.format().ok_or_else(|| IoError::UnknownFormat { path: owned(path) })?;
-        let (image, orientation, reservation) = decode_with(path, reader, 0, options)?;
+        // The content decides, never the name alone (a text file named .jpg is no JPEG), except
+        // for TGA, which has no signature.
+        if let Some(format) = sniff_unsupported(path) {
+            return Err(IoError::UnsupportedFormat { path: owned(path), format });
+        }
+        let format = sniff_format(path)
+            .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(&head) })?;
+        check_tiff(path, &head)?;
+        let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
+        let reader = ImageReader::with_format(file, format);
+        let (image, orientation, reservation) = decode_with(path, reader, 0, options, None)?;
         ((image, orientation), reservation, format, None)
     };
-    let mut warnings = Vec::new();
     if let Some(at) = truncated {
         if !options.allow_truncated {
             return Err(IoError::Truncated { path: owned(path), at });
@@ -145,6 +147,7 @@ fn decode_with<R: BufRead + Seek>(
     mut reader: ImageReader<R>,
     extra_bytes: u64,
     options: &DecodeOptions,
+    jpeg_decoder_input: Option<&[u8]>,
 ) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
     let mut limits = image::Limits::no_limits();
     // Our own check below is the real one; this stops decoders' internal allocations.
@@ -195,7 +198,13 @@ fn decode_with<R: BufRead + Seek>(
                 limited_by: e.limited_by,
             }
         })?;
-    let image = guarded(path, || read_image(decoder))?;
+    let image = match jpeg_decoder_input {
+        None => guarded(path, || read_image(decoder))?,
+        Some(bytes) => {
+            drop(decoder);
+            guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
+        }
+    };
     Ok((image, orientation, reservation))
 }
 
@@ -209,51 +218,6 @@ fn guarded<T>(path: &Path, step: impl FnOnce() -> image::ImageResult<T>) -> Resu
             reason: "the decoder failed on this file (an internal error in the decoder)".to_owned(),
         }),
     }
-}
-
-fn decode_error(path: &Path, e: image::ImageError) -> IoError {
-    use image::error::LimitErrorKind;
-    let truncated = || IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown };
-    match e {
-        image::ImageError::Unsupported(u) => {
-            IoError::Unsupported { path: owned(path), reason: u.to_string() }
-        }
-        image::ImageError::IoError(cause) if cause.kind() == std::io::ErrorKind::UnexpectedEof => truncated(),
-        image::ImageError::IoError(cause) => IoError::Open { path: owned(path), cause },
-        image::ImageError::Limits(l) => IoError::Decode {
-            path: owned(path),
-            reason: match l.kind() {
-                LimitErrorKind::DimensionError => "the header's dimensions are invalid".to_owned(),
-                LimitErrorKind::InsufficientMemory => {
-                    "the decoder needs more memory than the budget allows".to_owned()
-                }
-                _ => l.to_string(),
-            },
-        },
-        other => {
-            let reason = readable(&other.to_string());
-            if reason.contains("does not have enough data") || reason.contains("unexpected EOF") {
-                return truncated();
-            }
-            IoError::Decode { path: owned(path), reason }
-        }
-    }
-}
-
-/// A decoder's message without debug dumps: `ChunkType { type: IDAT, critical: … }` -> `IDAT`.
-fn readable(message: &str) -> String {
-    const DUMP: &str = "ChunkType { type: ";
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(start) = rest.find(DUMP) {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + DUMP.len()..];
-        let name_end = after.find(',').unwrap_or(after.len());
-        out.push_str(&after[..name_end]);
-        rest = after.find('}').map_or("", |end| &after[end + 1..]);
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Decodes 8-bit images into a huge-page buffer; other sample types go through `image` as usual.
@@ -286,17 +250,4 @@ pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResul
         }
         _ => DynamicImage::ImageRgba8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn debug_dumps_are_made_readable() {
-        let m = "CRC error: expected 0x1 have 0x2 while decoding ChunkType { type: IDAT, critical: true, private: false, reserved: false, safecopy: false } chunk.";
-        assert_eq!(
-            crate::io::read::decode::readable(m),
-            "CRC error: expected 0x1 have 0x2 while decoding IDAT chunk."
-        );
-        assert_eq!(crate::io::read::decode::readable("plain"), "plain");
-    }
 }

@@ -3,5 +3,10 @@
 
 pub(super) mod claims;
 pub(super) mod decode;
+pub(super) mod jpeg_layout;
 pub(super) mod jpeg_scan;
+pub(super) mod jpeg_segments;
+pub(super) mod jpeg_variants;
+pub(super) mod messages;
 pub(super) mod sniff;
+pub(super) mod tiff_header;

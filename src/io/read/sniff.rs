@@ -1,5 +1,6 @@
 //! A cheap look at a file before decoding it: is it an image graylab reads at all (used to skip
-//! other files in folders), without ever opening a FIFO or a device.
+//! other files in folders), or an image format graylab does not read (named, not "not an
+//! image"), without ever opening a FIFO or a device.
 
 use std::io::Read as _;
 use std::path::Path;
@@ -8,6 +9,9 @@ use image::ImageFormat;
 
 use crate::io::kind::{open_regular, special_kind};
 use crate::io::{IoError, owned};
+
+/// The formats graylab reads, for messages.
+pub const RECOGNISED_FORMATS: &str = "JPEG, PNG, TIFF, WebP, BMP, GIF, PNM, TGA, ICO, QOI";
 
 /// What a file in an input folder is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,13 +44,17 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
             Err(e) => return Err(open(e)),
         }
     }
-    let format = image::guess_format(&head[..filled]).ok().filter(|f| {
-        matches!(
-            f,
-            ImageFormat::Jpeg | ImageFormat::Png | ImageFormat::Tiff | ImageFormat::WebP | ImageFormat::Bmp
-        )
-    });
-    Ok(format.map_or(FileKind::Other, FileKind::Image))
+    Ok(format_of(path, &head[..filled]).map_or(FileKind::Other, FileKind::Image))
+}
+
+/// The format graylab reads that `head` (a file's first bytes) shows; TGA has no signature, so
+/// a `.tga` name is taken for one.
+fn format_of(path: &Path, head: &[u8]) -> Option<ImageFormat> {
+    match image::guess_format(head) {
+        Ok(format) => readable(format).then_some(format),
+        Err(_) if unsupported_in(head).is_none() && has_extension(path, "tga") => Some(ImageFormat::Tga),
+        Err(_) => None,
+    }
 }
 
 /// The image format a file's first bytes show, or `None` when it is not an image graylab reads
@@ -57,4 +65,87 @@ pub fn sniff_format(path: &Path) -> Option<ImageFormat> {
         Ok(FileKind::Image(format)) => Some(format),
         _ => None,
     }
+}
+
+/// The name of the image format a file's first bytes show when graylab does not read it (AVIF,
+/// HEIF, JPEG XL, JPEG 2000, `OpenEXR`, Radiance HDR, DDS, Photoshop, farbfeld, ...), else `None`.
+#[must_use]
+pub fn sniff_unsupported(path: &Path) -> Option<String> {
+    let head = head(path)?;
+    if let Some(name) = unsupported_in(&head) {
+        return Some(name.to_owned());
+    }
+    image::guess_format(&head).ok().filter(|&f| !readable(f)).map(|f| format!("{f:?}").to_uppercase())
+}
+
+/// What a file that is no image looks like, from its first bytes, for messages.
+pub(in crate::io) fn describe_head(head: &[u8]) -> &'static str {
+    if head.starts_with(b"%PDF") {
+        "it looks like a PDF document"
+    } else if head.starts_with(b"PK\x03\x04") {
+        "it looks like a ZIP archive"
+    } else if !head.is_empty()
+        && std::str::from_utf8(head).is_ok_and(|t| t.chars().all(|c| !c.is_control() || c.is_whitespace()))
+    {
+        "it looks like text"
+    } else {
+        "its first bytes match no image format"
+    }
+}
+
+/// Whether graylab reads `format`.
+pub(in crate::io) fn readable(format: ImageFormat) -> bool {
+    matches!(
+        format,
+        ImageFormat::Jpeg
+            | ImageFormat::Png
+            | ImageFormat::Tiff
+            | ImageFormat::WebP
+            | ImageFormat::Bmp
+            | ImageFormat::Gif
+            | ImageFormat::Pnm
+            | ImageFormat::Tga
+            | ImageFormat::Ico
+            | ImageFormat::Qoi
+    )
+}
+
+/// Signatures of image formats graylab does not read.
+fn unsupported_in(head: &[u8]) -> Option<&'static str> {
+    let brand = head.get(4..12);
+    let name = match () {
+        () if brand == Some(b"ftypavif") || brand == Some(b"ftypavis") => "AVIF",
+        () if matches!(brand, Some(b) if b.starts_with(b"ftyphei") || b.starts_with(b"ftypmif1") || b.starts_with(b"ftyphev")) => {
+            "HEIF/HEIC"
+        }
+        () if head.starts_with(&[0xFF, 0x0A]) || head.starts_with(b"\0\0\0\x0CJXL \r\n\x87\n") => "JPEG XL",
+        () if head.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n")
+            || head.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) =>
+        {
+            "JPEG 2000"
+        }
+        () if head.starts_with(&[0x76, 0x2F, 0x31, 0x01]) => "OpenEXR",
+        () if head.starts_with(b"#?RADIANCE") || head.starts_with(b"#?RGBE") => "Radiance HDR",
+        () if head.starts_with(b"DDS ") => "DDS",
+        () if head.starts_with(b"8BPS") => "Photoshop (PSD)",
+        () if head.starts_with(b"farbfeld") => "farbfeld",
+        () => return None,
+    };
+    Some(name)
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// The first 32 bytes (fewer for a shorter file), or `None` when the file cannot be read or is
+/// not a regular file (a FIFO is never opened, so never waited on).
+fn head(path: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if special_kind(&meta).is_some() {
+        return None;
+    }
+    let mut head = Vec::with_capacity(32);
+    open_regular(path).ok()?.take(32).read_to_end(&mut head).ok()?;
+    Some(head)
 }

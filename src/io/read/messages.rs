@@ -1,0 +1,131 @@
+//! The decoders' errors in graylab's words: truncation told apart from corruption, and known
+//! refusals of zune-jpeg, png, tiff and image-webp turned into a sentence that names the
+//! variant, with the decoder's own words at most as a detail.
+
+use std::path::Path;
+
+use image::ImageFormat;
+use image::error::ImageFormatHint;
+
+use crate::io::{IoError, TruncatedAt, owned};
+
+/// The decoder's error as graylab's: a truncated file, a limit, or a sentence naming what is
+/// wrong, with the decoder's words at most as a detail.
+pub(super) fn decode_error(path: &Path, e: image::ImageError) -> IoError {
+    use image::error::LimitErrorKind;
+    let truncated = || IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown };
+    match e {
+        image::ImageError::Unsupported(u) => {
+            IoError::Unsupported { path: owned(path), reason: u.to_string() }
+        }
+        image::ImageError::IoError(cause) if cause.kind() == std::io::ErrorKind::UnexpectedEof => truncated(),
+        image::ImageError::IoError(cause) => IoError::Open { path: owned(path), cause },
+        image::ImageError::Limits(l) => IoError::Decode {
+            path: owned(path),
+            reason: match l.kind() {
+                LimitErrorKind::DimensionError => "the header's dimensions are invalid".to_owned(),
+                LimitErrorKind::InsufficientMemory => {
+                    "the decoder needs more memory than the budget allows".to_owned()
+                }
+                _ => l.to_string(),
+            },
+        },
+        image::ImageError::Decoding(d) => {
+            let format = match d.format_hint() {
+                ImageFormatHint::Exact(f) => Some(f),
+                _ => None,
+            };
+            // The decoder's words, without "Format error decoding Jpeg:" in front.
+            let words = std::error::Error::source(&d).map_or_else(|| d.to_string(), ToString::to_string);
+            let words = readable(&words);
+            if words.contains("does not have enough data") || words.contains("unexpected EOF") {
+                return truncated();
+            }
+            IoError::Decode { path: owned(path), reason: sentence(format, &words) }
+        }
+        other => {
+            let reason = readable(&other.to_string());
+            if reason.contains("does not have enough data") || reason.contains("unexpected EOF") {
+                return truncated();
+            }
+            IoError::Decode { path: owned(path), reason }
+        }
+    }
+}
+
+/// A decoder's message without debug dumps: `ChunkType { type: IDAT, critical: … }` -> `IDAT`.
+fn readable(message: &str) -> String {
+    const DUMP: &str = "ChunkType { type: ";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(DUMP) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + DUMP.len()..];
+        let name_end = after.find(',').unwrap_or(after.len());
+        out.push_str(&after[..name_end]);
+        rest = after.find('}').map_or("", |end| &after[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What a known decoder message means, in a sentence; unknown ones are kept, with the format.
+fn sentence(format: Option<ImageFormat>, words: &str) -> String {
+    let name = format.map_or("image", |f| match f {
+        ImageFormat::Jpeg => "JPEG",
+        ImageFormat::Png => "PNG",
+        ImageFormat::WebP => "WebP",
+        ImageFormat::Tiff => "TIFF",
+        ImageFormat::Gif => "GIF",
+        ImageFormat::Bmp => "BMP",
+        _ => "image",
+    });
+    let known: &[(&str, &str)] = &[
+        (
+            "sample is not a power of two",
+            "a component is sampled by a factor of 3, which the JPEG decoder does not read",
+        ),
+        ("Error parsing DQT", "its quantisation table (DQT segment) is damaged"),
+        ("Error parsing DHT", "its Huffman table (DHT segment) is damaged"),
+        ("Error parsing SOF", "its frame header (SOF segment) is damaged"),
+        (
+            "width or height is set to zero",
+            "its frame header gives a height of 0 (the height may follow the data in a DNL marker, which graylab does not read)",
+        ),
+        ("Corrupt bitstream", "its compressed data is damaged or cut short"),
+        ("CRC error", "a chunk is damaged: its checksum (CRC) does not match"),
+        ("Invalid PNG signature", "its signature is damaged"),
+        ("invalid color type", "its header names an invalid colour type"),
+    ];
+    match known.iter().find(|(needle, _)| words.contains(needle)) {
+        Some((_, what)) => format!("{name}: {what} (the decoder said: {words})"),
+        None => format!("the {name} decoder refused it: {words}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::io::read::messages::{readable, sentence};
+
+    #[test]
+    fn debug_dumps_are_made_readable() {
+        let m = "CRC error: expected 0x1 have 0x2 while decoding ChunkType { type: IDAT, critical: true, private: false, reserved: false, safecopy: false } chunk.";
+        assert_eq!(readable(m), "CRC error: expected 0x1 have 0x2 while decoding IDAT chunk.");
+        assert_eq!(readable("plain"), "plain");
+    }
+
+    #[test]
+    fn known_refusals_become_sentences() {
+        let s = sentence(
+            Some(image::ImageFormat::Jpeg),
+            "Horizontal sample is not a power of two(3) cannot decode",
+        );
+        assert!(s.starts_with("JPEG: a component is sampled by a factor of 3"), "{s}");
+        let s = sentence(Some(image::ImageFormat::WebP), "Corrupt bitstream");
+        assert_eq!(
+            s,
+            "WebP: its compressed data is damaged or cut short (the decoder said: Corrupt bitstream)"
+        );
+        assert_eq!(sentence(None, "odd"), "the image decoder refused it: odd");
+    }
+}
