@@ -97,7 +97,7 @@ fn hostile_inputs_each_get_their_error_naming_the_file() {
             |e| matches!(e, IoError::UnsupportedFormat { format, .. } if format == "AVIF"),
         ),
         ("notes.jpg", b"Illegal start bytes? No: this is a text file.\n".to_vec(), |e| {
-            matches!(e, IoError::UnknownFormat { looks_like: "it looks like text", .. })
+            matches!(e, IoError::NotAnImage { looks_like: "text", .. })
         }),
         // Width 0: a corrupt header, not a "too large" image.
         (

@@ -308,6 +308,11 @@ impl Session {
         let (round_trip, keep_input, preview_side) =
             (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
         self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
+        // Counted from the start, so a batch stopped before the worker takes it up says "after 0
+        // of N" too.
+        let total = (list.len() * runs.max(1) as usize) as u64;
+        let what = if total > 1 { "Runs done" } else { "Converting" };
+        ticket.set_progress(what, 0, total, (0.0, total as f64));
         self.send(
             JobKind::Convert,
             Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },
