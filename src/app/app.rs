@@ -19,6 +19,7 @@ use crate::app::panels::controls::SettingsPanel;
 use crate::app::panels::frame_meter::FrameMeter;
 use crate::app::panels::status_bar::StatusBar;
 use crate::app::panels::top_bar::{TopBar, TopBarAction};
+use crate::app::windows::claims_window::ClaimsWindow;
 use crate::app::windows::dialogs::{self, DialogAnswer, PendingDialog};
 use crate::app::windows::export_window::ExportWindow;
 use crate::app::windows::parity_window::ParityWindow;
@@ -37,6 +38,7 @@ pub struct GraylabApp {
     export: ExportWindow,
     sweep: SweepWindow,
     parity: ParityWindow,
+    claims: ClaimsWindow,
     meter: FrameMeter,
     dialog: Option<PendingDialog>,
     /// When to close the window (`--quit-after`).
@@ -91,6 +93,7 @@ impl GraylabApp {
             export: ExportWindow::default(),
             sweep: SweepWindow::default(),
             parity: ParityWindow::default(),
+            claims: ClaimsWindow::default(),
             meter,
             dialog: None,
             quit_at: options.quit_after_secs.map(|s| Instant::now() + std::time::Duration::from_secs_f64(s)),
@@ -197,6 +200,7 @@ impl eframe::App for GraylabApp {
             Some(TopBarAction::Export) => self.export.open_for(&mut self.session),
             Some(TopBarAction::Sweep) => self.sweep.open = true,
             Some(TopBarAction::Parity) => self.parity.open = true,
+            Some(TopBarAction::Claims) => self.claims.open = true,
             None => {}
         }
         let style = ui.style().clone();
@@ -230,6 +234,7 @@ impl eframe::App for GraylabApp {
         }
         self.sweep.show(&ctx, &mut self.session);
         self.parity.show(&ctx, &mut self.session);
+        self.claims.show(&ctx, &mut self.session);
         self.session.toasts.ui(&ctx, viewer);
         drop_overlay_ui(&ctx);
         self.session.after_frame();

@@ -3,6 +3,7 @@
 //! kernel time per workgroup size, and the size sweep. Every series names the clock its figures
 //! came from; legends sit outside the plots; every axis has at least three labelled ticks.
 
+mod claims;
 mod runs;
 mod sweep;
 mod timeline;
@@ -11,6 +12,7 @@ mod workgroups;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridInput, GridMark};
 
+pub use claims::claim_chart_ui;
 pub use sweep::SweepChart;
 
 use super::look;

@@ -34,13 +34,15 @@ pub enum JobKind {
     Export,
     /// Measuring (or reading the cache of) the GPU's ceilings.
     Ceilings,
+    /// Testing the tutorial's claims.
+    Claims,
 }
 
 impl JobKind {
     /// Whether Stop (and Esc) cancels it.
     #[must_use]
     pub fn stoppable(self) -> bool {
-        matches!(self, Self::Convert | Self::Sweep | Self::Parity)
+        matches!(self, Self::Convert | Self::Sweep | Self::Parity | Self::Claims)
     }
 }
 
@@ -76,6 +78,8 @@ pub struct Session {
     last_export: Option<Exported>,
     sweep: Option<Arc<SweepResult>>,
     parity: Option<(ParityReport, DisplayImage)>,
+    /// How the latest run of the tutorial's claims ended, and the latest that finished.
+    claims: replies::ClaimsShown,
     /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
     runs_cut_short: usize,
     /// This GPU's ceilings, as far as the session knows them.
@@ -118,6 +122,7 @@ impl Session {
             last_export: None,
             sweep: None,
             parity: None,
+            claims: replies::ClaimsShown::default(),
             runs_cut_short: 0,
             ceilings: ceilings::CeilingsState::NotAsked,
         };
@@ -250,6 +255,11 @@ impl Session {
     /// The latest parity report and its difference image.
     pub fn parity(&self) -> Option<&(ParityReport, DisplayImage)> {
         self.parity.as_ref()
+    }
+
+    /// The tutorial's claims: the latest report that finished, and why the latest run did not.
+    pub fn claims(&self) -> &replies::ClaimsShown {
+        &self.claims
     }
 
     /// A fresh job id.

@@ -1,12 +1,23 @@
 //! The worker's answers taken into the session's state: a new image, a run for the charts, an
-//! export, a sweep, the GPU's ceilings, and the messages they bring.
+//! export, a sweep, the claims, the GPU's ceilings, and the messages they bring.
 
 use std::sync::Arc;
 
 use super::Session;
 use crate::app::state::{RunKind, RunRecord};
-use crate::app::work::jobs::{Exported, Measured, Output, Reply};
+use crate::app::work::jobs::{ClaimsEnd, Exported, Measured, Output, Reply};
+use crate::engine::claims::ClaimsReport;
 use crate::engine::{ConvertSettings, Phase, PhaseTiming, RunReport};
+
+/// The tutorial's claims as the session knows them.
+#[derive(Default)]
+pub struct ClaimsShown {
+    /// The latest report that finished.
+    pub report: Option<Arc<ClaimsReport>>,
+    /// Why the latest run has no report ("stopped after 2 of 7 claims", or its error); `None`
+    /// once one finished.
+    pub unfinished: Option<String>,
+}
 
 impl Session {
     pub(super) fn handle(&mut self, reply: Reply) {
@@ -47,6 +58,7 @@ impl Session {
                 Ok(r) => self.parity = Some(r),
                 Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
             },
+            Reply::Claims(end) => self.claims_ended(end),
             Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
@@ -91,6 +103,26 @@ impl Session {
         // is shown.
         if id == self.latest_convert || self.output.is_none() {
             self.output = Some(output);
+        }
+    }
+
+    fn claims_ended(&mut self, end: ClaimsEnd) {
+        match end {
+            ClaimsEnd::Finished(report) => {
+                self.claims = ClaimsShown { report: Some(Arc::new(*report)), unfinished: None };
+            }
+            ClaimsEnd::Stopped { done, total } => {
+                let when = if total == 0 {
+                    "before the first claim".to_owned()
+                } else {
+                    format!("after {done} of {total} claims")
+                };
+                self.claims.unfinished = Some(format!("Stopped {when}: nothing of this run is kept."));
+            }
+            ClaimsEnd::Failed(e) => {
+                self.toasts.error(format!("The claims could not be tested: {e}"));
+                self.claims.unfinished = Some(format!("The claims could not be tested: {e}"));
+            }
         }
     }
 
