@@ -366,7 +366,9 @@ fn every_window_is_reachable_at_1024x640() {
     let inside = |rect: egui::Rect, what: &str| {
         assert!(screen.contains_rect(rect), "{what} at {rect:?} is off the 1024x640 window");
     };
-    for label in ["Open…", "Export…", "Size sweep…", "Parity…", "Run ×10", "Stop", "Ready"] {
+    for label in
+        ["Open…", "Export…", "Size sweep…", "Parity…", "Tutorial claims…", "Run ×10", "Stop", "Ready"]
+    {
         inside(h.get_by_label(label).rect(), label);
     }
     // A narrow dock shows one chart at a time, behind tabs.
@@ -374,9 +376,12 @@ fn every_window_is_reachable_at_1024x640() {
     h.run_steps(2);
     inside(h.get_by_label("Try every size ×5").rect(), "Try every size ×5");
     inside(h.get_by_label("Continuous (re-run as soon as a run ends)").rect(), "Continuous");
-    for (button, probe) in
-        [("Export…", "Export"), ("Size sweep…", "Run sweep"), ("Parity…", "Check the open image")]
-    {
+    for (button, probe) in [
+        ("Export…", "Export"),
+        ("Size sweep…", "Run sweep"),
+        ("Parity…", "Check the open image"),
+        ("Tutorial claims…", "Run (quick)"),
+    ] {
         h.get_by_label(button).click_accesskit();
         h.run_steps(3);
         let buttons: Vec<egui::Rect> =

@@ -1,8 +1,9 @@
-//! One snapshot per window the app opens on demand (export, size sweep, parity), as egui's demo
-//! app keeps one per demo window: a moved or missing control, label or layout fails it. Each
-//! window is opened from the top bar over a fixed gradient, with nothing measured on screen; what
-//! differs between machines (the temporary path, the adapter, the CPU and the frame meter) is
-//! masked, as in `main_window_snapshot` of `tests/ui.rs`.
+//! One snapshot per window the app opens on demand (export, size sweep, parity, the tutorial's
+//! claims before a run), as egui's demo app keeps one per demo window: a moved or missing
+//! control, label or layout fails it. Each window is opened from the top bar over a fixed
+//! gradient, with nothing measured on screen; what differs between machines (the temporary path,
+//! the adapter, the CPU and the frame meter) is masked, as in `main_window_snapshot` of
+//! `tests/ui.rs`.
 
 mod common;
 #[path = "common/ui.rs"]
@@ -66,4 +67,10 @@ fn sweep_window_snapshot() {
 #[test]
 fn parity_window_snapshot() {
     window_snapshot("Parity…", "parity_window_1280x720", &[]);
+}
+
+#[test]
+fn claims_window_snapshot() {
+    // Before a run: nothing measured, the JSON path (next to the photo) masked with the fields.
+    window_snapshot("Tutorial claims…", "claims_window_1280x720", &[]);
 }

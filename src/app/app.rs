@@ -19,6 +19,7 @@ use crate::app::panels::controls::SettingsPanel;
 use crate::app::panels::frame_meter::FrameMeter;
 use crate::app::panels::status_bar::StatusBar;
 use crate::app::panels::top_bar::{TopBar, TopBarAction};
+use crate::app::windows::claims_window::ClaimsWindow;
 use crate::app::windows::dialogs::{self, DialogAnswer, PendingDialog};
 use crate::app::windows::export_window::ExportWindow;
 use crate::app::windows::parity_window::ParityWindow;
@@ -37,6 +38,7 @@ pub struct GraylabApp {
     export: ExportWindow,
     sweep: SweepWindow,
     parity: ParityWindow,
+    claims: ClaimsWindow,
     meter: FrameMeter,
     dialog: Option<PendingDialog>,
     /// When to close the window (`--quit-after`).
@@ -96,6 +98,7 @@ impl GraylabApp {
             export: ExportWindow::default(),
             sweep: SweepWindow::default(),
             parity: ParityWindow::default(),
+            claims: ClaimsWindow::default(),
             meter,
             dialog: None,
             quit_at: options.quit_after_secs.map(|s| Instant::now() + std::time::Duration::from_secs_f64(s)),
@@ -188,12 +191,13 @@ impl GraylabApp {
 
     /// Closes the window on top, if one is open; returns whether one was.
     fn close_top_window(&mut self, ctx: &egui::Context) -> bool {
-        use crate::app::windows::{EXPORT_ID, PARITY_ID, SWEEP_ID};
+        use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, SWEEP_ID};
         let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle)).map(|l| l.id);
         let mut open: Vec<(&str, &mut bool)> = vec![
             (EXPORT_ID, &mut self.export.open),
             (SWEEP_ID, &mut self.sweep.open),
             (PARITY_ID, &mut self.parity.open),
+            (CLAIMS_ID, &mut self.claims.open),
         ];
         open.retain(|(_, o)| **o);
         let at = open.iter().position(|(id, _)| Some(egui::Id::unique(*id)) == top);
@@ -252,6 +256,7 @@ impl eframe::App for GraylabApp {
             Some(TopBarAction::Export) => self.export.open_for(&mut self.session),
             Some(TopBarAction::Sweep) => self.sweep.open = true,
             Some(TopBarAction::Parity) => self.parity.open = true,
+            Some(TopBarAction::Claims) => self.claims.open = true,
             None => {}
         }
         let style = ui.style().clone();
@@ -293,6 +298,7 @@ impl eframe::App for GraylabApp {
         }
         self.sweep.show(&ctx, room, &mut self.session);
         self.parity.show(&ctx, room, &mut self.session);
+        self.claims.show(&ctx, room, &mut self.session);
         self.update_title(&ctx);
         self.frames += 1;
         self.session.toasts.ui(&ctx, viewer);

@@ -1,6 +1,7 @@
-//! Helpers of the app's UI tests (`tests/ui.rs`, `tests/ui_windows.rs`): the real app in an
-//! `egui_kittest` harness on the wgpu renderer, and stepping it until its worker is idle. Kept
-//! apart from `tests/common/mod.rs` so the other test binaries do not build them.
+//! Helpers of the app's UI tests (`tests/ui.rs`, `tests/ui_windows.rs`, `tests/ui_claims.rs`):
+//! the real app in an `egui_kittest` harness on the wgpu renderer, and stepping it until its
+//! worker is idle. Kept apart from `tests/common/mod.rs` so the other test binaries do not build
+//! them.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use std::path::PathBuf;

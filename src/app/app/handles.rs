@@ -147,6 +147,29 @@ impl GraylabApp {
         self.export.open_for(&mut self.session);
     }
 
+    /// Opens the tutorial-claims window.
+    pub fn open_claims_window(&mut self) {
+        self.claims.open = true;
+    }
+
+    /// Sets the claims window's JSON file, as if typed.
+    pub fn set_claims_json_path(&mut self, path: &std::path::Path) {
+        self.claims.set_path(path);
+    }
+
+    /// The latest claims report that finished, and why the latest run did not finish, if so.
+    #[must_use]
+    pub fn claims_result(&self) -> (Option<&crate::engine::claims::ClaimsReport>, Option<&str>) {
+        let shown = self.session.claims();
+        (shown.report.as_deref(), shown.unfinished.as_deref())
+    }
+
+    /// The label of the claims report loaded to compare, if any.
+    #[must_use]
+    pub fn compared_claims(&self) -> Option<&str> {
+        self.claims.compared()
+    }
+
     /// The latest sweep, if one finished.
     #[must_use]
     pub fn sweep_result(&self) -> Option<&crate::engine::SweepResult> {

@@ -4,6 +4,7 @@
 //! came from; legends sit outside the plots; every axis has at least three labelled ticks.
 
 mod axes;
+mod claims;
 mod runs;
 mod sweep;
 mod timeline;
@@ -14,6 +15,7 @@ use egui_plot::{GridInput, GridMark};
 
 use axes::nice_spacer;
 
+pub use claims::claim_chart_ui;
 pub use sweep::SweepChart;
 
 use super::look;

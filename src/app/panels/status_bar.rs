@@ -31,8 +31,8 @@ impl StatusBar {
                 .add_enabled(stoppable, egui::Button::new("Stop"))
                 .on_hover_text(
                     "Esc (it first closes the window on top, when one is open). Stops Continuous, \
-                     Run ×N, every-size runs, the sweep and parity: a GPU run in progress stops at its \
-                     next submission, a CPU run finishes first.",
+                     Run ×N, every-size runs, the sweep, parity and the claims: a GPU run in progress \
+                     stops at its next submission, a CPU run finishes first, a claim at its end.",
                 )
                 .clicked();
             match session.current_job() {
@@ -89,6 +89,7 @@ fn default_text(kind: JobKind) -> &'static str {
         JobKind::Parity => "Parity",
         JobKind::Export => "Exporting",
         JobKind::Ceilings => "Measuring the GPU's ceilings",
+        JobKind::Claims => "Testing the tutorial's claims",
     }
 }
 

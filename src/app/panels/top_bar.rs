@@ -15,6 +15,8 @@ pub enum TopBarAction {
     Sweep,
     /// Open the parity window.
     Parity,
+    /// Open the tutorial-claims window.
+    Claims,
 }
 
 /// The top bar's own state.
@@ -52,8 +54,8 @@ impl TopBar {
                 {
                     action = Some(TopBarAction::AskOpen);
                 }
-                // The buttons right of the field need about 330 points.
-                let width = (ui.available_width() - 330.0).clamp(120.0, 520.0);
+                // The buttons right of the field need about 490 points.
+                let width = (ui.available_width() - 490.0).clamp(120.0, 520.0);
                 let field = ui.add(
                     egui::TextEdit::singleline(&mut self.path_field)
                         .hint_text("path to an image, Enter opens it")
@@ -92,6 +94,13 @@ impl TopBar {
                 if ui.button("Parity…").on_hover_text("CPU output vs GPU output, pixel by pixel").clicked()
                 {
                     action = Some(TopBarAction::Parity);
+                }
+                if ui
+                    .button("Tutorial claims…")
+                    .on_hover_text("The GPU tutorial's claims, each tested on this machine")
+                    .clicked()
+                {
+                    action = Some(TopBarAction::Claims);
                 }
             });
         });

@@ -37,13 +37,15 @@ pub enum JobKind {
     Export,
     /// Measuring (or reading the cache of) the GPU's ceilings.
     Ceilings,
+    /// Testing the tutorial's claims.
+    Claims,
 }
 
 impl JobKind {
     /// Whether Stop (and Esc) cancels it.
     #[must_use]
     pub fn stoppable(self) -> bool {
-        matches!(self, Self::Convert | Self::Sweep | Self::Parity)
+        matches!(self, Self::Convert | Self::Sweep | Self::Parity | Self::Claims)
     }
 }
 
@@ -71,6 +73,8 @@ pub struct Session {
     next_id: u64,
     latest_load: u64,
     latest_convert: u64,
+    /// Runs the latest conversion job asked for.
+    latest_convert_runs: u64,
     /// The latest conversion job was a comparison (every workgroup size): when it ends, the
     /// output is made again with the panel's settings, so caption and panel agree.
     comparing: bool,
@@ -88,6 +92,8 @@ pub struct Session {
     stopped_by_user: HashSet<u64>,
     sweep: Option<Arc<SweepResult>>,
     parity: Option<(ParityReport, DisplayImage)>,
+    /// How the latest run of the tutorial's claims ended, and the latest that finished.
+    claims: replies::ClaimsShown,
     /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
     runs_cut_short: usize,
     /// This GPU's ceilings, as far as the session knows them.
@@ -125,6 +131,7 @@ impl Session {
             next_id: 0,
             latest_load: 0,
             latest_convert: 0,
+            latest_convert_runs: 0,
             comparing: false,
             requested: None,
             continuous: false,
@@ -134,6 +141,7 @@ impl Session {
             stopped_by_user: HashSet::new(),
             sweep: None,
             parity: None,
+            claims: replies::ClaimsShown::default(),
             runs_cut_short: 0,
             ceilings: ceilings::CeilingsState::NotAsked,
         };
@@ -254,6 +262,11 @@ impl Session {
         self.parity.as_ref()
     }
 
+    /// The tutorial's claims: the latest report that finished, and why the latest run did not.
+    pub fn claims(&self) -> &replies::ClaimsShown {
+        &self.claims
+    }
+
     /// A fresh job id.
     pub fn next_job_id(&mut self) -> u64 {
         self.next_id += 1;
@@ -308,11 +321,8 @@ impl Session {
         let (round_trip, keep_input, preview_side) =
             (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
         self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
-        // Counted from the start, so a batch stopped before the worker takes it up says "after 0
-        // of N" too.
-        let total = (list.len() * runs.max(1) as usize) as u64;
-        let what = if total > 1 { "Runs done" } else { "Converting" };
-        ticket.set_progress(what, 0, total, (0.0, total as f64));
+        // Kept, so a batch stopped before the worker takes it up says "after 0 of N" too.
+        self.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
         self.send(
             JobKind::Convert,
             Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },

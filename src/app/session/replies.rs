@@ -1,12 +1,23 @@
 //! The worker's answers taken into the session's state: a new image, a run for the charts, an
-//! export, a sweep, the GPU's ceilings, and the messages they bring.
+//! export, a sweep, the claims, the GPU's ceilings, and the messages they bring.
 
 use std::sync::Arc;
 
 use super::Session;
 use crate::app::state::{ExportRecord, RunRecord};
-use crate::app::work::jobs::{Exported, Measured, Output, Reply};
+use crate::app::work::jobs::{ClaimsEnd, Exported, Measured, Output, Reply};
 use crate::engine::ConvertSettings;
+use crate::engine::claims::ClaimsReport;
+
+/// The tutorial's claims as the session knows them.
+#[derive(Default)]
+pub struct ClaimsShown {
+    /// The latest report that finished.
+    pub report: Option<Arc<ClaimsReport>>,
+    /// Why the latest run has no report ("stopped after 2 of 7 claims", or its error); `None`
+    /// once one finished.
+    pub unfinished: Option<String>,
+}
 
 impl Session {
     pub(super) fn handle(&mut self, reply: Reply) {
@@ -49,14 +60,19 @@ impl Session {
                 Ok(r) => self.parity = Some(r),
                 Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
             },
+            Reply::Claims(end) => self.claims_ended(end),
             Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
             }
             Reply::Done(id) => {
                 if self.stopped_by_user.remove(&id) {
-                    self.stopped =
-                        self.jobs.iter().find(|(_, t)| t.id == id).map(|(kind, t)| stopped_text(*kind, t));
+                    let runs = (id == self.latest_convert).then_some(self.latest_convert_runs);
+                    self.stopped = self
+                        .jobs
+                        .iter()
+                        .find(|(_, t)| t.id == id)
+                        .map(|(kind, t)| stopped_text(*kind, t, runs));
                 }
                 self.jobs.retain(|(_, t)| t.id != id);
                 let shown = self.output.as_ref().map(|o| o.settings);
@@ -109,6 +125,26 @@ impl Session {
         }
     }
 
+    fn claims_ended(&mut self, end: ClaimsEnd) {
+        match end {
+            ClaimsEnd::Finished(report) => {
+                self.claims = ClaimsShown { report: Some(Arc::new(*report)), unfinished: None };
+            }
+            ClaimsEnd::Stopped { done, total } => {
+                let when = if total == 0 {
+                    "before the first claim".to_owned()
+                } else {
+                    format!("after {done} of {total} claims")
+                };
+                self.claims.unfinished = Some(format!("Stopped {when}: nothing of this run is kept."));
+            }
+            ClaimsEnd::Failed(e) => {
+                self.toasts.error(format!("The claims could not be tested: {e}"));
+                self.claims.unfinished = Some(format!("The claims could not be tested: {e}"));
+            }
+        }
+    }
+
     fn exported(&mut self, e: Exported) {
         let notes = if e.encode.notes.is_empty() {
             String::new()
@@ -136,8 +172,9 @@ impl Session {
     }
 }
 
-/// "Stopped after 5 of 10 runs", from the progress the job had reached.
-fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket) -> String {
+/// "Stopped the runs after 5 of 10"; `runs` is a conversion batch's size, for one stopped before
+/// its first run reported.
+fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, runs: Option<u64>) -> String {
     let what = match kind {
         super::JobKind::Sweep => "the sweep",
         super::JobKind::Parity => "the parity check",
@@ -145,6 +182,10 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket) -
     };
     match ticket.progress() {
         Some(p) if p.total > 1 => format!("Stopped {what} after {} of {}", p.done, p.total),
+        None => match runs {
+            Some(n) if n > 1 => format!("Stopped {what} after 0 of {n}"),
+            _ => format!("Stopped {what}"),
+        },
         _ => format!("Stopped {what}"),
     }
 }

@@ -1,5 +1,7 @@
-//! The windows opened on demand: export, size sweep, parity, and the native file dialogs.
+//! The windows opened on demand: export, size sweep, parity, the tutorial's claims, and the
+//! native file dialogs.
 
+pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;
 pub(super) mod parity_window;
@@ -35,3 +37,5 @@ pub const EXPORT_ID: &str = "graylab export window";
 pub const SWEEP_ID: &str = "graylab sweep window";
 /// The parity window's id.
 pub const PARITY_ID: &str = "graylab parity window";
+/// The tutorial-claims window's id.
+pub const CLAIMS_ID: &str = "graylab claims window";

@@ -11,6 +11,7 @@ use image::DynamicImage;
 
 use crate::app::textures::DisplayImage;
 use crate::engine::EncodeReport;
+use crate::engine::claims::ClaimsReport;
 use crate::engine::{
     ConvertSettings, ExportOptions, ImageKey, KnownCeilings, ParityReport, PhaseRate, RunReport,
     SweepOptions, SweepResult,
@@ -251,6 +252,13 @@ pub enum Job {
         /// Measure even when cached.
         remeasure: bool,
     },
+    /// Test the tutorial's claims on this machine (the quick set, or all of them).
+    Claims {
+        /// The job.
+        ticket: Ticket,
+        /// Smaller images and fewer runs.
+        quick: bool,
+    },
     /// Write the output of `settings` for `input` to a file (converting first when the current
     /// output is not on the host).
     Export {
@@ -279,6 +287,7 @@ impl Job {
             | Self::Sweep { ticket, .. }
             | Self::Parity { ticket, .. }
             | Self::Export { ticket, .. }
+            | Self::Claims { ticket, .. }
             | Self::Ceilings { ticket, .. } => ticket,
         }
     }
@@ -302,6 +311,21 @@ pub struct Measured {
     pub report: RunReport,
     /// [`crate::engine::Engine::phase_rates`] of `report`.
     pub rates: Vec<PhaseRate>,
+}
+
+/// How a run of the tutorial's claims ended.
+pub enum ClaimsEnd {
+    /// Every claim was tested.
+    Finished(Box<ClaimsReport>),
+    /// Stop (or Esc) ended it after `done` of `total` claims; nothing was kept.
+    Stopped {
+        /// Claims tested before it stopped.
+        done: u64,
+        /// Claims in the set.
+        total: u64,
+    },
+    /// An experiment failed, in the app's words.
+    Failed(String),
 }
 
 /// Answers from the worker; each names the job it answers.
@@ -328,4 +352,6 @@ pub enum Reply {
     Ceilings(Result<KnownCeilings, String>),
     /// A parity check finished (or failed).
     Parity(Box<Result<(ParityReport, DisplayImage), String>>),
+    /// The claims were tested, stopped or failed.
+    Claims(ClaimsEnd),
 }

@@ -1,7 +1,7 @@
-//! The worker thread: decoding, converting, sweeps, parity and exports, off the UI thread. Jobs
-//! arrive on a channel and run one at a time; a newer load or conversion supersedes an older one
-//! still waiting, a cancelled job stops at its next check (between runs), and every job ends with
-//! [`Reply::Done`].
+//! The worker thread: decoding, converting, sweeps, parity, the claims and exports, off the UI
+//! thread. Jobs arrive on a channel and run one at a time; a newer load or conversion supersedes
+//! an older one still waiting, a cancelled job stops at its next check (between runs), and every
+//! job ends with [`Reply::Done`].
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,7 @@ use std::time::Instant;
 use eframe::egui_wgpu::RenderState;
 use image::DynamicImage;
 
+mod claims;
 mod runs;
 
 use runs::RunHow;
@@ -109,7 +110,11 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
     match job {
         Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
-        Job::Export { .. } | Job::Sweep { .. } | Job::Parity { .. } | Job::Ceilings { .. } => false,
+        Job::Export { .. }
+        | Job::Sweep { .. }
+        | Job::Parity { .. }
+        | Job::Ceilings { .. }
+        | Job::Claims { .. } => false,
     }
 }
 
@@ -246,6 +251,7 @@ impl WorkerState {
                     self.reply(Reply::Parity(Box::new(result)));
                 }
             }
+            Job::Claims { ticket, quick } => self.reply(Reply::Claims(self.claims(&ticket, quick))),
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {

@@ -1,0 +1,284 @@
+//! One claim's measurements as a small bar chart: the times per operation against the count per
+//! round trip (claim 2), series side by side at each size (claims 5 and 9), else one lane per
+//! timing, coloured by its clock (claims 1, 3, 4, 6). Only times (unit `ms`) are drawn; the
+//! other figures are listed under the chart. Each bar's hover says its value, unit and clock.
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{Bar, BarChart, GridMark, HLine};
+
+use super::{fixed_plot, nice_spacer};
+use crate::engine::claims::{ClaimResult, Measurement};
+
+/// The smallest text of the charts, in points (never below 10 pixels).
+const SMALL_TEXT: f32 = 11.0;
+
+/// Colour chips and names above a chart, wrapped to the width there is; a transparent chip is
+/// a title.
+fn legend_ui(ui: &mut Ui, entries: &[(Color32, String)]) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 6.0;
+        for (colour, name) in entries {
+            if *colour != Color32::TRANSPARENT {
+                let (chip, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                ui.painter().rect_filled(chip, 2.0, *colour);
+            }
+            ui.label(RichText::new(name).size(SMALL_TEXT));
+        }
+    });
+}
+
+/// Says so when some bars are too short to see, beside the tallest.
+fn tiny_bars_note(ui: &mut Ui, times: &[&Measurement]) {
+    let top = times.iter().map(|m| m.value).fold(0.0, f64::max);
+    if times.iter().any(|m| m.value < top / 100.0) {
+        ui.label(
+            RichText::new(
+                "Some bars are under 1% of the longest and barely show: hover a bar for its value.",
+            )
+            .size(SMALL_TEXT)
+            .weak(),
+        );
+    }
+}
+
+/// The chart's height for `lanes` horizontal lanes.
+fn lanes_height(lanes: usize) -> f32 {
+    (lanes as f32 * 17.0 + 44.0).clamp(90.0, 260.0)
+}
+
+fn clock_colour(clock: &str) -> Color32 {
+    match clock {
+        "gpu-timestamp" => Color32::from_rgb(80, 170, 90),
+        "cpu-clock" => Color32::from_rgb(70, 140, 220),
+        _ => Color32::from_rgb(230, 140, 60),
+    }
+}
+
+fn series_colour(i: usize) -> Color32 {
+    const COLOURS: [Color32; 4] = [
+        Color32::from_rgb(70, 140, 220),
+        Color32::from_rgb(230, 140, 60),
+        Color32::from_rgb(80, 170, 90),
+        Color32::from_rgb(200, 110, 200),
+    ];
+    COLOURS[i % COLOURS.len()]
+}
+
+/// What a bar's hover says: "upload: 9.835 ms (cpu-clock+gpu-timestamp)".
+fn hover(m: &Measurement) -> String {
+    format!("{}: {:.3} {} ({})", m.name, m.value, m.unit, m.clock)
+}
+
+/// What a bar chart shows on hover.
+type BarHover = Box<dyn Fn(&Bar, &BarChart) -> String>;
+
+fn hover_formatter() -> BarHover {
+    Box::new(|bar, _| bar.name.clone())
+}
+
+/// Whole-number marks, named by `names` (index 0 at 0).
+fn named_axis<'a>(names: Vec<String>, x: bool) -> egui_plot::AxisHints<'a> {
+    let hints = if x { egui_plot::AxisHints::new_x() } else { egui_plot::AxisHints::new_y() };
+    hints.label_spacing(1.0..=2.0).formatter(move |mark, _| {
+        let i = mark.value.round();
+        if (mark.value - i).abs() > 1e-6 || i < 0.0 {
+            return String::new();
+        }
+        names.get(i as usize).cloned().unwrap_or_default()
+    })
+}
+
+fn whole_marks(input: &egui_plot::GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    (lo.ceil() as i64..=hi.floor() as i64).map(|v| GridMark { value: v as f64, step_size: 1.0 }).collect()
+}
+
+/// "GPU per operation, 16 per round trip" -> 16.
+fn per_round_trip(name: &str) -> Option<&str> {
+    name.rsplit_once(", ")?.1.strip_suffix(" per round trip")
+}
+
+/// Series and categories when every time is named "series, category", at least two series
+/// share the categories, and there are at least two categories (claims 5 and 9).
+fn grouped(times: &[&Measurement]) -> Option<(Vec<String>, Vec<String>)> {
+    let mut series: Vec<String> = Vec::new();
+    let mut categories: Vec<String> = Vec::new();
+    for m in times {
+        let (s, c) = m.name.rsplit_once(", ")?;
+        if !series.iter().any(|x| x == s) {
+            series.push(s.to_owned());
+        }
+        if !categories.iter().any(|x| x == c) {
+            categories.push(c.to_owned());
+        }
+    }
+    (series.len() >= 2 && categories.len() >= 2).then_some((series, categories))
+}
+
+/// Draws `claim`'s times; `salt` keeps two cards of the same claim apart.
+pub fn claim_chart_ui(ui: &mut Ui, claim: &ClaimResult, salt: &str) {
+    let times: Vec<&Measurement> = claim.measurements.iter().filter(|m| m.unit == "ms").collect();
+    if times.is_empty() {
+        return;
+    }
+    let id = format!("claim {} {salt}", claim.id);
+    let ops: Vec<(&str, &Measurement)> =
+        times.iter().filter_map(|m| per_round_trip(&m.name).map(|n| (n, *m))).collect();
+    if ops.len() >= 2 {
+        round_trips_ui(ui, &id, &ops, times.iter().find(|m| m.name == "one CPU pass").copied());
+    } else if let Some((series, categories)) = grouped(&times) {
+        grouped_ui(ui, &id, &times, &series, &categories);
+    } else {
+        lanes_ui(ui, &id, &times);
+    }
+}
+
+/// Claim 2: the GPU's time per operation at each count per round trip, the CPU's pass as a line.
+fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Option<&Measurement>) {
+    let colour = series_colour(1);
+    let mut legend = vec![(colour, "GPU, time per operation".to_owned())];
+    if let Some(cpu) = cpu {
+        legend.push((series_colour(0), format!("{} ({:.3} ms, {})", cpu.name, cpu.value, cpu.clock)));
+    }
+    legend_ui(ui, &legend);
+    let bars: Vec<Bar> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, (_, m))| Bar::new(i as f64, m.value).name(hover(m)).fill(colour).width(0.6))
+        .collect();
+    let names = ops.iter().map(|(n, _)| (*n).to_owned()).collect();
+    let top = ops.iter().map(|(_, m)| m.value).chain(cpu.map(|m| m.value)).fold(0.0, f64::max);
+    fixed_plot(ui, id, "operations per round trip", "ms")
+        .height(130.0)
+        .custom_x_axes(vec![named_axis(names, true).label("operations per round trip")])
+        .x_grid_spacer(|input| whole_marks(&input))
+        .y_grid_spacer(nice_spacer(30.0, false))
+        .include_x(-0.6)
+        .include_x(ops.len() as f64 - 0.4)
+        .include_y(0.0)
+        .include_y(top * 1.1)
+        .show(ui, |plot| {
+            plot.bar_chart(
+                BarChart::new("GPU per operation", bars).color(colour).element_formatter(hover_formatter()),
+            );
+            if let Some(cpu) = cpu {
+                plot.hline(HLine::new(cpu.name.clone(), cpu.value).color(series_colour(0)).width(2.0));
+            }
+        });
+}
+
+/// Claims 5 and 9: each series' bar side by side at each size.
+fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], categories: &[String]) {
+    let legend: Vec<(Color32, String)> =
+        series.iter().enumerate().map(|(i, s)| (series_colour(i), s.clone())).collect();
+    legend_ui(ui, &legend);
+    let width = 0.8 / series.len() as f64;
+    let charts: Vec<BarChart> = series
+        .iter()
+        .enumerate()
+        .map(|(si, s)| {
+            let bars = times
+                .iter()
+                .filter_map(|m| {
+                    let (ms, mc) = m.name.rsplit_once(", ")?;
+                    let ci = categories.iter().position(|c| c == mc)?;
+                    let x = ci as f64 - 0.4 + width * (si as f64 + 0.5);
+                    (ms == s).then(|| {
+                        Bar::new(x, m.value).name(hover(m)).fill(series_colour(si)).width(width * 0.9)
+                    })
+                })
+                .collect();
+            BarChart::new(s.clone(), bars).color(series_colour(si)).element_formatter(hover_formatter())
+        })
+        .collect();
+    let top = times.iter().map(|m| m.value).fold(0.0, f64::max);
+    fixed_plot(ui, id, "", "ms")
+        .height(150.0)
+        .custom_x_axes(vec![named_axis(categories.to_vec(), true)])
+        .x_grid_spacer(|input| whole_marks(&input))
+        .y_grid_spacer(nice_spacer(30.0, false))
+        .include_x(-0.5)
+        .include_x(categories.len() as f64 - 0.5)
+        .include_y(0.0)
+        .include_y(top * 1.1)
+        .show(ui, |plot| {
+            for chart in charts {
+                plot.bar_chart(chart);
+            }
+        });
+    tiny_bars_note(ui, times);
+}
+
+/// One horizontal lane per time, first at the top, coloured by the clock that measured it; a
+/// prefix every name shares ("kernel, ") is said once above the chart.
+fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
+    let prefix = times
+        .first()
+        .and_then(|m| m.name.split_once(", "))
+        .map(|(p, _)| format!("{p}, "))
+        .filter(|p| times.len() >= 2 && times.iter().all(|m| m.name.starts_with(p.as_str())));
+    let mut clocks: Vec<&str> = Vec::new();
+    for m in times {
+        if !clocks.contains(&m.clock.as_str()) {
+            clocks.push(&m.clock);
+        }
+    }
+    let mut legend: Vec<(Color32, String)> =
+        clocks.iter().map(|c| (clock_colour(c), (*c).to_owned())).collect();
+    if let Some(p) = &prefix {
+        legend.insert(0, (Color32::TRANSPARENT, format!("{}:", p.trim_end_matches(", "))));
+    }
+    legend_ui(ui, &legend);
+    let n = times.len();
+    let bars: Vec<Bar> = times
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            Bar::new((n - 1 - i) as f64, m.value).name(hover(m)).fill(clock_colour(&m.clock)).width(0.7)
+        })
+        .collect();
+    let names: Vec<String> = times
+        .iter()
+        .rev()
+        .map(|m| prefix.as_ref().and_then(|p| m.name.strip_prefix(p.as_str())).unwrap_or(&m.name).to_owned())
+        .collect();
+    let top = times.iter().map(|m| m.value).fold(0.0, f64::max);
+    fixed_plot(ui, id, "ms", "")
+        .height(lanes_height(n))
+        .custom_y_axes(vec![named_axis(names, false)])
+        .y_grid_spacer(|input| whole_marks(&input))
+        .x_grid_spacer(nice_spacer(50.0, false))
+        .include_x(0.0)
+        .include_x(top * 1.1)
+        .include_y(-0.6)
+        .include_y(n as f64 - 0.4)
+        .show(ui, |plot| {
+            plot.bar_chart(BarChart::new("times", bars).horizontal().element_formatter(hover_formatter()));
+        });
+    tiny_bars_note(ui, times);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(name: &str) -> Measurement {
+        Measurement::ms(name, 1e6, "cpu-clock")
+    }
+
+    #[test]
+    fn charts_are_picked_from_the_names() {
+        assert_eq!(per_round_trip("GPU per operation, 16 per round trip"), Some("16"));
+        assert_eq!(per_round_trip("one CPU pass"), None);
+        let sizes =
+            [m("CPU, 16 KB"), m("GPU end to end, 16 KB"), m("CPU, 64 KB"), m("GPU end to end, 64 KB")];
+        let (series, categories) = grouped(&sizes.iter().collect::<Vec<_>>()).expect("grouped");
+        assert_eq!(series, ["CPU", "GPU end to end"]);
+        assert_eq!(categories, ["16 KB", "64 KB"]);
+        // One series (the workgroup shapes) or names without a comma: lanes.
+        let shapes = [m("kernel, workgroup 32"), m("kernel, workgroup 64")];
+        assert!(grouped(&shapes.iter().collect::<Vec<_>>()).is_none());
+        let transfers = [m("upload"), m("CPU, whole conversion")];
+        assert!(grouped(&transfers.iter().collect::<Vec<_>>()).is_none());
+    }
+}

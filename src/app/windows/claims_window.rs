@@ -1,0 +1,365 @@
+//! The tutorial-claims window: every claim of the GPU tutorial tested on this machine, one card
+//! each (the quoted claim, the verdict, why, the experiment, a chart of its times), saved as JSON
+//! next to the photo and loaded again to compare two machines side by side.
+
+use std::path::{Path, PathBuf};
+
+use egui::{Color32, RichText, Ui};
+
+use crate::app::charts::claim_chart_ui;
+use crate::app::look;
+use crate::app::session::{JobKind, Session};
+use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::WriteCause;
+use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
+
+/// The smallest text the window uses, in points (the experiment lines).
+const SECONDARY_TEXT: f32 = 11.0;
+
+/// The claims window's state.
+#[derive(Default)]
+pub struct ClaimsWindow {
+    /// Whether the window is open.
+    pub open: bool,
+    /// The JSON file to save to or load from; follows the open photo until typed.
+    path: String,
+    /// Where the path came from; `None` until the window is first drawn.
+    path_source: Option<PathSource>,
+    /// The JSON file exists: ask before replacing it.
+    confirm_replace: bool,
+    /// A saved report loaded to compare, with its label ("file · adapter").
+    compare: Option<(String, ClaimsReport)>,
+    /// A first estimate of the run asked last, in seconds, until a claim is done.
+    first_estimate_secs: u32,
+}
+
+/// Where the JSON path came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathSource {
+    /// Made for this image (`None`: no photo open); it follows the photo.
+    Default(Option<u64>),
+    /// Typed or set: it stays.
+    Typed,
+}
+
+impl ClaimsWindow {
+    /// Sets the JSON file, as if typed.
+    pub fn set_path(&mut self, path: &Path) {
+        self.path = path.display().to_string();
+        self.path_source = Some(PathSource::Typed);
+        self.confirm_replace = false;
+    }
+
+    /// The label of the report loaded to compare, if any.
+    #[must_use]
+    pub fn compared(&self) -> Option<&str> {
+        self.compare.as_ref().map(|(label, _)| label.as_str())
+    }
+
+    /// Shows the window when open.
+    pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
+        let mut open = self.open;
+        let screen = ctx.content_rect().size();
+        let window = egui::Window::new("Tutorial claims, tested on this machine")
+            .id(egui::Id::unique(super::CLAIMS_ID));
+        room.place(window, egui::Align2::RIGHT_BOTTOM)
+            .open(&mut open)
+            .default_width((screen.x * 0.62).clamp(480.0, 980.0))
+            .default_height(screen.y * 0.85)
+            .show(ctx, |ui| self.ui(ui, session));
+        self.open = open;
+    }
+
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let image = session.input().map(|i| i.id);
+        if self.path_source != Some(PathSource::Typed) && self.path_source != Some(PathSource::Default(image))
+        {
+            self.path = default_json_path(session).display().to_string();
+            self.path_source = Some(PathSource::Default(image));
+        }
+        ui.label(
+            "Each claim of the tutorial \"GPU computing: when and how to speed up code\" as a short experiment \
+             on this machine: its figures (each with the clock that measured it), a verdict and why.",
+        );
+        self.run_ui(ui, session);
+        self.file_ui(ui, session);
+        let report = session.claims().report.clone();
+        if let Some(note) = &session.claims().unfinished {
+            ui.colored_label(look::WARNING, note);
+        }
+        let software = report.as_ref().is_some_and(|r| r.software_adapter)
+            || self.compare.as_ref().is_some_and(|(_, r)| r.software_adapter);
+        if software {
+            ui.colored_label(
+                look::WARNING,
+                "On a software adapter (llvmpipe, lavapipe, WARP) the \"GPU\" is this CPU's own cores: its \
+                 verdicts say nothing about a real GPU.",
+            );
+        }
+        ui.separator();
+        if report.is_none() && self.compare.is_none() {
+            ui.label("No claims tested yet: press Run (quick) for a first look, Run all for the full set.");
+            return;
+        }
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            self.cards_ui(ui, report.as_deref());
+        });
+    }
+
+    /// Run (quick), Run all, Stop; the progress and the ETA.
+    fn run_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let running = session.current_job().filter(|(k, _)| *k == JobKind::Claims);
+        let queued = session.is_busy() && running.is_none();
+        ui.horizontal(|ui| {
+            let idle = running.is_none();
+            if ui
+                .add_enabled(idle, egui::Button::new("Run (quick)"))
+                .on_hover_text("Smaller images and fewer runs: a first look in seconds")
+                .clicked()
+            {
+                self.start(session, true);
+            }
+            if ui
+                .add_enabled(idle, egui::Button::new("Run all"))
+                .on_hover_text("Full-size images and more runs: the figures to trust")
+                .clicked()
+            {
+                self.start(session, false);
+            }
+            if ui
+                .add_enabled(!idle, egui::Button::new("Stop claims"))
+                .on_hover_text("Esc. Stops at the end of the claim being tested")
+                .clicked()
+            {
+                session.stop();
+            }
+        });
+        match running.map(|(_, p)| p) {
+            Some(progress) => {
+                let (what, fraction, eta) = progress.map_or_else(
+                    || ("Claims: waiting for the worker".to_owned(), 0.0, None),
+                    |p| (p.what.clone(), p.fraction().unwrap_or(0.0), p.eta_secs()),
+                );
+                ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what));
+                let eta = eta.map_or_else(
+                    || self.first_estimate(),
+                    |s| format!("about {s:.0} s left (estimated from the claims done so far)"),
+                );
+                ui.label(RichText::new(eta).weak());
+            }
+            None if queued => {
+                ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
+            }
+            None => {
+                ui.label(
+                    RichText::new(
+                        "Run (quick) takes at most about 15 s, Run all about a minute (first estimates, for a \
+                         2-core machine with a software GPU).",
+                    )
+                    .weak(),
+                );
+            }
+        }
+    }
+
+    fn first_estimate(&self) -> String {
+        let secs = self.first_estimate_secs;
+        format!("at most about {secs} s in all (a first estimate, until a claim is done)")
+    }
+
+    fn start(&mut self, session: &mut Session, quick: bool) {
+        if !session.gpu_usable() {
+            session.toasts.error(format!(
+                "The claims need the GPU backend: {}",
+                session.gpu_error().unwrap_or("the renderer has no GPU")
+            ));
+            return;
+        }
+        // The bounds the claims are sized for: a 2-core machine with a software GPU.
+        self.first_estimate_secs = if quick { 15 } else { 60 };
+        let ticket = Ticket::new(session.next_job_id());
+        session.send(JobKind::Claims, Job::Claims { ticket, quick });
+    }
+
+    /// The JSON file: save this report, load one to compare.
+    fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        ui.horizontal(|ui| {
+            let label = ui.label("JSON file");
+            if ui
+                .add(egui::TextEdit::singleline(&mut self.path).desired_width(380.0))
+                .labelled_by(label.id)
+                .changed()
+            {
+                self.path_source = Some(PathSource::Typed);
+                self.confirm_replace = false;
+            }
+            let path = PathBuf::from(self.path.trim());
+            let report = session.claims().report.clone();
+            if self.confirm_replace {
+                ui.colored_label(look::WARNING, "This file exists. Replace it?");
+                if ui.button("Replace").clicked() {
+                    self.confirm_replace = false;
+                    save(session, &path, true);
+                }
+                if ui.button("Keep it").clicked() {
+                    self.confirm_replace = false;
+                }
+            } else if ui.add_enabled(report.is_some(), egui::Button::new("Save")).clicked() {
+                if path.exists() {
+                    self.confirm_replace = true;
+                } else {
+                    save(session, &path, false);
+                }
+            }
+            if ui.button("Load to compare").clicked() {
+                self.load(session, &path);
+            }
+            if self.compare.is_some() && ui.button("Clear comparison").clicked() {
+                self.compare = None;
+            }
+        });
+    }
+
+    fn load(&mut self, session: &mut Session, path: &Path) {
+        let loaded = std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| {
+            serde_json::from_str::<ClaimsReport>(&t).map_err(|e| format!("not graylab's claims: {e}"))
+        });
+        match loaded {
+            Ok(r) => {
+                let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                self.compare = Some((format!("{file} · {}", r.adapter), r));
+            }
+            Err(e) => session.toasts.error(format!("Could not load the claims ({e}): {}", path.display())),
+        }
+    }
+
+    /// One card per claim; with a report loaded, two columns: this machine's and the loaded one's.
+    fn cards_ui(&self, ui: &mut Ui, report: Option<&ClaimsReport>) {
+        let mut ids: Vec<u8> = report.map(|r| r.claims.iter().map(|c| c.id).collect()).unwrap_or_default();
+        if let Some((_, loaded)) = &self.compare {
+            for c in &loaded.claims {
+                if !ids.contains(&c.id) {
+                    ids.push(c.id);
+                }
+            }
+            ids.sort_unstable();
+        }
+        let Some((label, loaded)) = &self.compare else {
+            if let Some(r) = report {
+                ui.label(RichText::new(machine(r)).strong());
+            }
+            for id in ids {
+                if let Some(c) = find(report, id) {
+                    card_ui(ui, c, "here");
+                }
+            }
+            return;
+        };
+        ui.columns(2, |cols| {
+            let here = report.map_or_else(
+                || "This machine: not tested yet".to_owned(),
+                |r| format!("This machine: {}", machine(r)),
+            );
+            cols[0].label(RichText::new(here).strong());
+            cols[1].label(RichText::new(format!("Loaded: {label}, {}", machine(loaded))).strong());
+        });
+        for id in ids {
+            ui.columns(2, |cols| {
+                match find(report, id) {
+                    Some(c) => card_ui(&mut cols[0], c, "here"),
+                    None => missing_ui(&mut cols[0], id),
+                }
+                match find(Some(loaded), id) {
+                    Some(c) => card_ui(&mut cols[1], c, "loaded"),
+                    None => missing_ui(&mut cols[1], id),
+                }
+            });
+        }
+    }
+}
+
+/// Claim `id` of `r`, if it has it.
+fn find(r: Option<&ClaimsReport>, id: u8) -> Option<&ClaimResult> {
+    r.and_then(|r| r.claims.iter().find(|c| c.id == id))
+}
+
+/// "llvmpipe (LLVM 15.0.6, 256 bits), software adapter, 2 CPU threads, quick set".
+fn machine(r: &ClaimsReport) -> String {
+    let kind = if r.software_adapter { "software adapter" } else { "GPU" };
+    let set = if r.quick { "quick set" } else { "full set" };
+    format!("{} ({kind}), {} CPU threads, {set}, {} build", r.adapter, r.cpu_threads, r.build)
+}
+
+/// The verdict's colour: holds green, does not hold orange, holds from a threshold teal.
+fn verdict_colour(v: &Verdict) -> Color32 {
+    match v {
+        Verdict::Holds => Color32::from_rgb(100, 200, 110),
+        Verdict::DoesNotHold => Color32::from_rgb(240, 120, 60),
+        Verdict::HoldsFrom(_) => Color32::from_rgb(70, 190, 210),
+    }
+}
+
+fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new(format!("{}. \u{201c}{}\u{201d}", c.id, c.claim)).strong());
+        ui.label(RichText::new(c.verdict.to_string()).size(18.0).strong().color(verdict_colour(&c.verdict)));
+        ui.label(format!("Why: {}.", c.why));
+        ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(SECONDARY_TEXT).weak());
+        claim_chart_ui(ui, c, salt);
+        let others: Vec<String> = c
+            .measurements
+            .iter()
+            .filter(|m| m.unit != "ms")
+            .map(|m| format!("{} {} {}", m.name, trim(m.value), m.unit))
+            .collect();
+        if !others.is_empty() {
+            ui.label(RichText::new(others.join(" · ")).size(SECONDARY_TEXT));
+        }
+    });
+    ui.add_space(6.0);
+}
+
+fn missing_ui(ui: &mut Ui, id: u8) {
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(RichText::new(format!("Claim {id}: not in this report.")).weak());
+    });
+    ui.add_space(6.0);
+}
+
+/// `32`, `0.25`, `1.5`: no trailing zeros.
+fn trim(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// `<photo stem>.claims.json` next to the open photo, else `graylab.claims.json` in the
+/// current folder.
+fn default_json_path(session: &Session) -> PathBuf {
+    match session.input() {
+        Some(i) => {
+            // As an `OsString`, so that a name that is not UTF-8 is kept as it is.
+            let mut name = i.path.file_stem().unwrap_or_else(|| "graylab".as_ref()).to_os_string();
+            name.push(".claims.json");
+            i.path.with_file_name(name)
+        }
+        None => std::env::current_dir().unwrap_or_default().join("graylab.claims.json"),
+    }
+}
+
+/// Writes the report as JSON, atomically, never replacing a file unless `overwrite` (the user
+/// said Replace).
+fn save(session: &mut Session, path: &Path, overwrite: bool) {
+    let Some(report) = session.claims().report.clone() else { return };
+    let written = crate::engine::write_atomically(path, overwrite, |out| {
+        serde_json::to_writer_pretty(&mut *out, &*report).map_err(|e| WriteCause::Os(e.into()))?;
+        std::io::Write::write_all(out, b"\n").map_err(WriteCause::Os)
+    });
+    match written {
+        Ok(_) => session.toasts.success(format!("Claims saved to {}", path.display())),
+        Err(e) => {
+            session.toasts.error(format!("Could not save the claims. {}", crate::app::advice::describe(&e)));
+        }
+    }
+}
