@@ -121,7 +121,14 @@ fn stop_and_escape_end_a_full_claims_run() {
         h.run_steps(2);
         assert!(h.query_by_label_contains("estimate").is_some(), "an ETA or a first estimate is shown");
         if how == "Esc" {
+            // The first Esc closes the window on top (the claims window), the second stops the work.
             h.key_press(egui::Key::Escape);
+            h.run_steps(2);
+            assert!(h.query_by_label("Stop claims").is_none(), "Esc closed the claims window first");
+            assert!(h.state().is_busy(), "and left the claims running");
+            h.key_press(egui::Key::Escape);
+            h.run_steps(1);
+            h.state_mut().open_claims_window();
         } else {
             h.get_by_label(how).click();
         }
