@@ -108,7 +108,7 @@ fn check_plausible(c: &GpuCeilings) -> Result<(), String> {
 
 /// The cached ceilings of the adapter `adapter_key` for this process's host thread count. Only
 /// a regular file is read (a FIFO or a device linked there is not), at most
-/// [`MAX_CACHE_BYTES`] of it; a file with implausible figures counts as absent.
+/// `MAX_CACHE_BYTES` (1 MiB) of it; a file with implausible figures counts as absent.
 #[must_use]
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let path = cache_file(adapter_key)?;
