@@ -12,9 +12,10 @@
 #   scripts/gpu-check.sh [--sizes 0.25,1,...] [--bench-size 8k] [--runs N] [--tests "a b"]
 #     brings the Vulkan loader if it is missing (.gl/*.deb unpacked with dpkg -x, ldconfig; the
 #     NVIDIA ICD named through VK_DRIVER_FILES when the loader cannot find it), then runs
-#     `graylab info --probe`, `bench --json`, `sweep --json` up to 320 MP and the test binaries,
-#     writing everything under $OUT (else .gpucheck/out): info.txt, info.json, bench.txt,
-#     bench.json, sweep.txt, sweep.json, tests.log, summary.txt.
+#     `graylab info --probe`, `bench --json`, `sweep --json` up to 320 MP, `bench --work 0|64|1024`,
+#     `claims --json` and the test binaries, writing everything under $OUT (else .gpucheck/out):
+#     info.txt, info.json, bench.txt, bench.json, sweep.txt, sweep.json, work.txt, claims.json,
+#     claims.txt, tests.log, summary.txt.
 #
 # With the device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpucheck", ".gl"],
 # timeout_s=300). The tool sends the checkout its session was started in: prepare there (or copy
@@ -169,6 +170,9 @@ step "bench (text, kept input)" 20 sh -c "{ '$G' bench --synthetic $BENCH_SIZE -
   '$G' bench --synthetic $BENCH_SIZE --backend gpu --keep-input-on-gpu --runs $RUNS; } >>'$OUT/bench.txt' 2>&1"
 step "sweep --json ($SIZES)" 45 sh -c "'$G' sweep --sizes $SIZES --runs 5 --json '$OUT/sweep.json' --overwrite \
   >'$OUT/sweep.txt' 2>&1"
+step "bench --work 0,64,1024" 40 sh -c "for k in 0 64 1024; do '$G' bench --synthetic $BENCH_SIZE --backend all \
+  --work \$k --runs $RUNS || exit 1; done >'$OUT/work.txt' 2>&1"
+step "claims --json" 60 sh -c "'$G' claims --json >'$OUT/claims.json' 2>'$OUT/claims.txt'"
 : >"$OUT/tests.log"
 for name in ${TESTS:-$(awk '$1 == "test" { print $2 }' "$DIR/manifest")}; do
   step "test $name" 40 sh -c "echo '== $name' >>'$OUT/tests.log'; '$BIN/$name' >>'$OUT/tests.log' 2>&1"
@@ -176,4 +180,5 @@ done
 grep -E '^test result|^test .*FAILED|panicked' "$OUT/tests.log" | head -20 >>"$SUMMARY"
 grep -m1 'ceilings of' "$OUT/info.txt" >>"$SUMMARY" 2>/dev/null
 grep -A1 '^crossover' "$OUT/sweep.txt" >>"$SUMMARY" 2>/dev/null
+grep -o '"verdict": "[^"]*"' "$OUT/claims.json" >>"$SUMMARY" 2>/dev/null
 say "done in $(($(date +%s) - START)) s; files in $OUT"
