@@ -171,6 +171,11 @@ impl Session {
             session.settings.convert.workgroup = crate::engine::WorkgroupSize::DEFAULT;
         }
         session.gpu = Some(gpu);
+        // Ceilings cached by an earlier launch hold the very first run against them.
+        if session.gpu_usable() {
+            let ticket = session.ticket();
+            session.send(JobKind::Ceilings, Job::CachedCeilings { ticket });
+        }
         session
     }
 

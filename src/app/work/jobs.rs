@@ -252,6 +252,12 @@ pub enum Job {
         /// Measure even when cached.
         remeasure: bool,
     },
+    /// Read this GPU's ceilings from the cache only (at launch, so that the first run is held
+    /// against them); nothing is measured, and without a cache there is no answer.
+    CachedCeilings {
+        /// The job.
+        ticket: Ticket,
+    },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
         /// The job.
@@ -288,7 +294,8 @@ impl Job {
             | Self::Parity { ticket, .. }
             | Self::Export { ticket, .. }
             | Self::Claims { ticket, .. }
-            | Self::Ceilings { ticket, .. } => ticket,
+            | Self::Ceilings { ticket, .. }
+            | Self::CachedCeilings { ticket } => ticket,
         }
     }
 }

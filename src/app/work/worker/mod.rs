@@ -114,6 +114,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         | Job::Sweep { .. }
         | Job::Parity { .. }
         | Job::Ceilings { .. }
+        | Job::CachedCeilings { .. }
         | Job::Claims { .. } => false,
     }
 }
@@ -192,6 +193,7 @@ impl WorkerState {
                     }
                 }
             }
+            Job::CachedCeilings { ticket } => self.cached_ceilings(&ticket),
             Job::Ceilings { ticket, remeasure } => {
                 let what = if remeasure { "Measuring" } else { "Reading or measuring" };
                 ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));

@@ -47,6 +47,14 @@ impl WorkerState {
         self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))
     }
 
+    /// Answers with this GPU's cached ceilings, if a cache holds them; measures nothing.
+    pub(crate) fn cached_ceilings(&self, ticket: &Ticket) {
+        ticket.set_progress("Reading this GPU's ceilings", 0, 0, (0.0, 0.0));
+        if let Some(known) = self.engine.cached_gpu_ceilings() {
+            self.reply(Reply::Ceilings(Ok(known)));
+        }
+    }
+
     /// Host pixels to a display image (preview level made here, in parallel).
     pub(crate) fn display_host(
         &self,
