@@ -10,12 +10,10 @@ mod ui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
-use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
-use graylab::app::{AppOptions, GpuDevice, GraylabApp, ViewMode};
+use graylab::app::{AppOptions, GpuDevice, ViewMode};
 use graylab::engine::{Backend, ConvertSettings, Engine, Phase, RunOptions, WorkgroupSize};
 use graylab::pixel::Formula;
 use image::{DynamicImage, RgbImage};
@@ -205,16 +203,6 @@ fn a_setting_change_supersedes_the_runs_in_flight() {
     assert_eq!(h.state().output_pixels(), Some(&engine_gray(&img, &settings)), "and are shown");
 }
 
-/// Steps the app until the worker has started converting (or fails the test after a minute).
-fn until_converting(h: &mut Harness<'_, GraylabApp>) {
-    let deadline = Instant::now() + Duration::from_mins(1);
-    while !h.state().job_progress().is_some_and(|p| p.starts_with("Converting")) {
-        assert!(Instant::now() < deadline, "the conversion did not start");
-        h.step();
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
 #[test]
 fn stop_and_a_setting_change_cut_a_gpu_run_short_between_submissions() {
     cut_short_between_submissions(GpuDevice::Window);
@@ -241,7 +229,7 @@ fn cut_short_between_submissions(gpu_device: GpuDevice) {
 
     // Stop while the GPU run is in flight: it ends at its next submission, and is not charted.
     h.get_by_label("GPU").click();
-    until_converting(&mut h);
+    ui_common::until_progress(&mut h, "Converting");
     h.get_by_label("Stop").click();
     settle(&mut h);
     assert_eq!(h.state().runs_cut_short(), 1, "the GPU run saw the cancel between submissions");
@@ -251,7 +239,7 @@ fn cut_short_between_submissions(gpu_device: GpuDevice) {
     // A changed setting supersedes the run in flight the same way; the new one then runs whole.
     h.state_mut().settings_mut().round_trip = true;
     h.state_mut().run_conversion(1);
-    until_converting(&mut h);
+    ui_common::until_progress(&mut h, "Converting");
     h.state_mut().settings_mut().convert.formula = Formula::Bt709;
     settle(&mut h);
     assert_eq!(h.state().runs_cut_short(), 2);
@@ -632,13 +620,7 @@ fn parity_window_reports_zero_differences() {
 #[test]
 fn main_window_snapshot() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let img = DynamicImage::ImageRgb8(RgbImage::from_fn(640, 400, |x, y| {
-        image::Rgb([(x * 255 / 640) as u8, (y * 255 / 400) as u8, ((x + y) % 256) as u8])
-    }));
-    let path = dir.path().join("gradient.png");
-    img.save(&path).expect("save");
-    let Some(mut h) = harness_sized(Some(path), [1280.0, 720.0]) else { return };
-    settle(&mut h);
+    let Some(mut h) = ui_common::gradient_app(dir.path()) else { return };
     // No timings on screen: they differ from run to run.
     h.get_by_label("Clear").click();
     h.remove_cursor();
@@ -648,21 +630,6 @@ fn main_window_snapshot() {
         2,
         "both run charts are empty"
     );
-    // What differs between machines: the temporary path, the adapter and CPU details, and the
-    // frame meter.
-    let mask_row = |h: &mut Harness<'_, GraylabApp>, label: &str, to_x: f32| {
-        let r = h.get_by_label_contains(label).rect();
-        h.mask(egui::Rect::from_min_max(
-            egui::pos2(r.min.x - 2.0, r.min.y - 2.0),
-            egui::pos2(to_x, r.max.y + 2.0),
-        ));
-    };
-    let field = h.get_by_role(Role::TextInput).rect();
-    h.mask(field);
-    mask_row(&mut h, "kernel instruction set", 282.0);
-    mask_row(&mut h, "build max", 1280.0);
-    let adapter = h.get_by_label("GPU adapter").rect();
-    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(312.0, 690.0)));
-    mask_row(&mut h, "decode", 640.0);
+    ui_common::mask_what_machines_differ_in(&mut h);
     h.snapshot("main_window_1280x720");
 }

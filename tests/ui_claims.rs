@@ -7,23 +7,9 @@ mod common;
 #[path = "common/ui.rs"]
 mod ui_common;
 
-use std::time::{Duration, Instant};
-
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use graylab::app::GraylabApp;
 use graylab::engine::claims::ClaimsReport;
 use ui_common::{harness, settle};
-
-/// Steps the app until the claims job reports its first claim (or fails after a minute).
-fn until_testing_a_claim(h: &mut Harness<'_, GraylabApp>) {
-    let deadline = Instant::now() + Duration::from_mins(1);
-    while !h.state().job_progress().is_some_and(|p| p.starts_with("Claims, ")) {
-        assert!(Instant::now() < deadline, "the claims did not start");
-        h.step();
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
 
 #[test]
 fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
@@ -117,7 +103,7 @@ fn stop_and_escape_end_a_full_claims_run() {
     h.run_steps(2);
     for how in ["Stop claims", "Esc"] {
         h.get_by_label("Run all").click();
-        until_testing_a_claim(&mut h);
+        ui_common::until_progress(&mut h, "Claims, ");
         h.run_steps(2);
         assert!(h.query_by_label_contains("estimate").is_some(), "an ETA or a first estimate is shown");
         if how == "Esc" {

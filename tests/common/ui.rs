@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use egui::accesskit::Role;
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
 use graylab::app::{AppOptions, GraylabApp};
 
 /// The app at `size`, opening `initial` (or nothing), with fresh settings; `None` (test skipped)
@@ -64,5 +66,49 @@ pub fn settle(h: &mut Harness<'_, GraylabApp>) {
         } else {
             idle_frames += 1;
         }
+    }
+}
+
+/// The app at 1280x720 on a fixed 640x400 gradient (written into `dir`), settled: the scene of
+/// every snapshot.
+pub fn gradient_app(dir: &std::path::Path) -> Option<Harness<'static, GraylabApp>> {
+    let img = image::RgbImage::from_fn(640, 400, |x, y| {
+        image::Rgb([(x * 255 / 640) as u8, (y * 255 / 400) as u8, ((x + y) % 256) as u8])
+    });
+    let path = dir.join("gradient.png");
+    img.save(&path).expect("save");
+    let mut h = harness_sized(Some(path), [1280.0, 720.0])?;
+    settle(&mut h);
+    Some(h)
+}
+
+/// Masks what differs between machines in a snapshot: the text fields (temporary paths), the
+/// CPU's instruction set, the build and frame meter, the adapter panel and the decode time.
+pub fn mask_what_machines_differ_in(h: &mut Harness<'_, GraylabApp>) {
+    let mask_row = |h: &mut Harness<'_, GraylabApp>, label: &str, to_x: f32| {
+        let r = h.get_by_label_contains(label).rect();
+        h.mask(egui::Rect::from_min_max(
+            egui::pos2(r.min.x - 2.0, r.min.y - 2.0),
+            egui::pos2(to_x, r.max.y + 2.0),
+        ));
+    };
+    for field in h.get_all_by_role(Role::TextInput).map(|f| f.rect()).collect::<Vec<_>>() {
+        h.mask(field);
+    }
+    mask_row(h, "kernel instruction set", 282.0);
+    mask_row(h, "build max", 1280.0);
+    mask_row(h, "decode", 640.0);
+    let adapter = h.get_by_label("GPU adapter").rect();
+    h.mask(egui::Rect::from_min_max(egui::pos2(0.0, adapter.max.y), egui::pos2(312.0, 690.0)));
+}
+
+/// Steps the app until the job in progress says `prefix` (e.g. "Converting"), or fails the test
+/// after a minute.
+pub fn until_progress(h: &mut Harness<'_, GraylabApp>, prefix: &str) {
+    let deadline = Instant::now() + Duration::from_mins(1);
+    while !h.state().job_progress().is_some_and(|p| p.starts_with(prefix)) {
+        assert!(Instant::now() < deadline, "no job reported {prefix:?}");
+        h.step();
+        std::thread::sleep(Duration::from_millis(2));
     }
 }

@@ -10,7 +10,6 @@ use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::WriteCause;
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
 
 /// The smallest text the window uses, in points (the experiment lines).
@@ -195,21 +194,11 @@ impl ClaimsWindow {
             }
             let path = PathBuf::from(self.path.trim());
             let report = session.claims().report.clone();
-            if self.confirm_replace {
-                ui.colored_label(look::WARNING, "This file exists. Replace it?");
-                if ui.button("Replace").clicked() {
-                    self.confirm_replace = false;
-                    save(session, &path, true);
-                }
-                if ui.button("Keep it").clicked() {
-                    self.confirm_replace = false;
-                }
-            } else if ui.add_enabled(report.is_some(), egui::Button::new("Save")).clicked() {
-                if path.exists() {
-                    self.confirm_replace = true;
-                } else {
-                    save(session, &path, false);
-                }
+            if let Some(overwrite) =
+                super::json_file::save_button(ui, &mut self.confirm_replace, &path, report.is_some())
+                && let Some(report) = &report
+            {
+                super::json_file::save_json(session, &path, overwrite, &**report, "Claims");
             }
             if ui.button("Load to compare").clicked() {
                 self.load(session, &path);
@@ -345,21 +334,5 @@ fn default_json_path(session: &Session) -> PathBuf {
             i.path.with_file_name(name)
         }
         None => std::env::current_dir().unwrap_or_default().join("graylab.claims.json"),
-    }
-}
-
-/// Writes the report as JSON, atomically, never replacing a file unless `overwrite` (the user
-/// said Replace).
-fn save(session: &mut Session, path: &Path, overwrite: bool) {
-    let Some(report) = session.claims().report.clone() else { return };
-    let written = crate::engine::write_atomically(path, overwrite, |out| {
-        serde_json::to_writer_pretty(&mut *out, &*report).map_err(|e| WriteCause::Os(e.into()))?;
-        std::io::Write::write_all(out, b"\n").map_err(WriteCause::Os)
-    });
-    match written {
-        Ok(_) => session.toasts.success(format!("Claims saved to {}", path.display())),
-        Err(e) => {
-            session.toasts.error(format!("Could not save the claims. {}", crate::app::advice::describe(&e)));
-        }
     }
 }

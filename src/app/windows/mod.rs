@@ -4,6 +4,7 @@
 pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;
+mod json_file;
 pub(super) mod parity_window;
 pub(super) mod sweep_window;
 

@@ -142,21 +142,12 @@ impl SweepWindow {
                 self.confirm_replace = false;
             }
             let path = PathBuf::from(self.path.trim());
-            if self.confirm_replace {
-                ui.colored_label(look::WARNING, "This file exists. Replace it?");
-                if ui.button("Replace").clicked() {
-                    self.confirm_replace = false;
-                    save(session, &path, true);
-                }
-                if ui.button("Keep it").clicked() {
-                    self.confirm_replace = false;
-                }
-            } else if ui.add_enabled(session.sweep().is_some(), egui::Button::new("Save")).clicked() {
-                if path.exists() {
-                    self.confirm_replace = true;
-                } else {
-                    save(session, &path, false);
-                }
+            let sweep = session.sweep().cloned();
+            if let Some(overwrite) =
+                super::json_file::save_button(ui, &mut self.confirm_replace, &path, sweep.is_some())
+                && let Some(sweep) = &sweep
+            {
+                super::json_file::save_json(session, &path, overwrite, &**sweep, "Sweep");
             }
             if ui.button("Load to compare").clicked() {
                 self.load(session, &PathBuf::from(self.path.trim()));
@@ -270,22 +261,4 @@ fn default_json_path(session: &Session) -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(std::env::temp_dir);
     dir.join("graylab-sweep.json")
-}
-
-/// Writes the sweep as JSON, atomically (mode 0666 & ~umask, or the replaced file's), never
-/// replacing a file unless `overwrite` (the user said Replace).
-use crate::engine::WriteCause;
-
-fn save(session: &mut Session, path: &Path, overwrite: bool) {
-    let Some(result) = session.sweep().cloned() else { return };
-    let written = crate::engine::write_atomically(path, overwrite, |out| {
-        serde_json::to_writer_pretty(&mut *out, &*result).map_err(|e| WriteCause::Os(e.into()))?;
-        std::io::Write::write_all(out, b"\n").map_err(WriteCause::Os)
-    });
-    match written {
-        Ok(_) => session.toasts.success(format!("Sweep saved to {}", path.display())),
-        Err(e) => {
-            session.toasts.error(format!("Could not save the sweep. {}", crate::app::advice::describe(&e)));
-        }
-    }
 }

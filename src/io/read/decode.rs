@@ -12,7 +12,7 @@ use crate::io::kind::{looks_like, open_regular, special_kind};
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
 use crate::io::read::jpeg_variants::{self, Decoder};
 use crate::io::read::messages::decode_error;
-use crate::io::read::sniff::{describe_head, sniff_format, sniff_unsupported};
+use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, IoError, Reservation, owned};
 use crate::system::memory_budget::budget;
@@ -110,10 +110,11 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         check_bmp(path, &head)?;
         // The content decides, never the name alone (a text file named .jpg is no JPEG), except
         // for TGA, which has no signature.
-        if let Some(format) = sniff_unsupported(path) {
+        // The first bytes were read above: the file is not opened again to sniff them.
+        if let Some(format) = unsupported_format_of(&head) {
             return Err(IoError::UnsupportedFormat { path: owned(path), format });
         }
-        let format = sniff_format(path)
+        let format = format_of(path, &head)
             .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(&head) })?;
         check_tiff(path, &head)?;
         let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);

@@ -49,7 +49,7 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
 
 /// The format graylab reads that `head` (a file's first bytes) shows; TGA has no signature, so
 /// a `.tga` name is taken for one.
-fn format_of(path: &Path, head: &[u8]) -> Option<ImageFormat> {
+pub(in crate::io) fn format_of(path: &Path, head: &[u8]) -> Option<ImageFormat> {
     match image::guess_format(head) {
         Ok(format) => readable(format).then_some(format),
         Err(_) if unsupported_in(head).is_none() && has_extension(path, "tga") => Some(ImageFormat::Tga),
@@ -71,11 +71,15 @@ pub fn sniff_format(path: &Path) -> Option<ImageFormat> {
 /// HEIF, JPEG XL, JPEG 2000, `OpenEXR`, Radiance HDR, DDS, Photoshop, farbfeld, ...), else `None`.
 #[must_use]
 pub fn sniff_unsupported(path: &Path) -> Option<String> {
-    let head = head(path)?;
-    if let Some(name) = unsupported_in(&head) {
+    unsupported_format_of(&head(path)?)
+}
+
+/// [`sniff_unsupported`] on a file's first bytes, already read.
+pub(in crate::io) fn unsupported_format_of(head: &[u8]) -> Option<String> {
+    if let Some(name) = unsupported_in(head) {
         return Some(name.to_owned());
     }
-    image::guess_format(&head).ok().filter(|&f| !readable(f)).map(|f| format!("{f:?}").to_uppercase())
+    image::guess_format(head).ok().filter(|&f| !readable(f)).map(|f| format!("{f:?}").to_uppercase())
 }
 
 /// What a file that is no image looks like, from its first bytes, for messages.
