@@ -129,6 +129,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         workgroup: args.workgroup,
         formula: args.formula,
         gpu,
+        work_levels: vec![0],
+        divergent: false,
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let mut progress = |i: usize, n: usize, mp: f64| {

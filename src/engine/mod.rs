@@ -32,6 +32,9 @@ pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
+pub use sweep::grid::{
+    ComputeCeilings, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint,
+};
 pub use sweep::model::crossover_mp;
 pub use sweep::result::{CostModel, ModelledPoint, Series, SweepModel, SweepPoint, SweepResult};
 pub use sweep::run::{DEFAULT_SIZES_MP, SweepOptions, size_for, sweep};

@@ -181,6 +181,8 @@ impl SweepWindow {
             workgroup: session.settings().convert.workgroup,
             formula: session.settings().convert.formula,
             gpu: session.gpu_usable(),
+            work_levels: vec![0],
+            divergent: false,
         };
         let ticket = Ticket::new(session.next_job_id());
         session.send(JobKind::Sweep, Job::Sweep { ticket, options, photo });

@@ -92,6 +92,8 @@ pub(super) fn crossover(engine: &Engine, quick: bool) -> Result<ClaimResult, Eng
         workgroup: WorkgroupSize::DEFAULT,
         formula: Formula::Bt601,
         gpu: true,
+        work_levels: vec![0],
+        divergent: false,
     };
     let result = sweep(engine, &options, None, &mut |_, _, _| true)?;
     let best_cpu = |p: &crate::engine::SweepPoint| {

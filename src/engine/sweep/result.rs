@@ -4,6 +4,7 @@
 
 use crate::engine::ceilings::rates::PhaseRate;
 use crate::engine::report::Stats;
+use crate::engine::sweep::grid::{ComputeCeilings, Frontier, Roofline};
 use crate::engine::{Formula, WorkgroupSize};
 use crate::gpu::GpuCeilings;
 
@@ -67,6 +68,9 @@ pub struct SweepPoint {
     /// What the ceilings model predicts at this size.
     #[serde(default)]
     pub modelled: Option<ModelledPoint>,
+    /// The work level of this point: synthetic rounds per pixel (0: the plain grayscale).
+    #[serde(default)]
+    pub work_rounds: u32,
 }
 
 impl SweepPoint {
@@ -101,7 +105,13 @@ pub struct SweepResult {
     pub workgroup: WorkgroupSize,
     /// The formula.
     pub formula: Formula,
-    /// Every size, smallest first.
+    /// The work levels measured, rounds per pixel, lowest first (`[0]`: the plain grayscale).
+    #[serde(default = "plain_work_levels")]
+    pub work_levels: Vec<u32>,
+    /// Whether the work was the divergent variant (rounds only for odd gray values).
+    #[serde(default)]
+    pub divergent: bool,
+    /// Every point, smallest first within each work level, the work levels lowest first.
     pub points: Vec<SweepPoint>,
     /// The smallest size at which the GPU end to end beats the fastest CPU series.
     pub crossover_mp: Option<f64>,
@@ -120,8 +130,21 @@ pub struct SweepResult {
     /// The crossover modelled from the ceilings.
     #[serde(default)]
     pub model: Option<Box<SweepModel>>,
+    /// This machine's compute ceilings, when measured.
+    #[serde(default)]
+    pub compute: Option<ComputeCeilings>,
+    /// Where the GPU starts to win over the work levels (a sweep of more than one level).
+    #[serde(default)]
+    pub frontier: Option<Frontier>,
+    /// The roofline of the ceilings and the measured points.
+    #[serde(default)]
+    pub roofline: Option<Roofline>,
     /// One sentence for this machine.
     pub verdict: String,
+}
+
+fn plain_work_levels() -> Vec<u32> {
+    vec![0]
 }
 
 /// What a pixel costs on each path, and what a GPU run costs however small.

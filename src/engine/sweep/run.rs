@@ -30,6 +30,11 @@ pub struct SweepOptions {
     pub formula: Formula,
     /// Include the GPU series (when an adapter is available).
     pub gpu: bool,
+    /// Work levels, synthetic rounds per pixel (`[0]`: the plain grayscale); every size is
+    /// measured at every level.
+    pub work_levels: Vec<u32>,
+    /// The divergent variant of the work (rounds only for odd gray values).
+    pub divergent: bool,
 }
 
 /// A `w x h` image of about `megapixels`, 3:2 landscape, at least 1x1.
@@ -97,6 +102,11 @@ pub fn sweep(
         transfer_share_mp: None,
         ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
         model: None,
+        work_levels: vec![base.work.rounds],
+        divergent: base.work.divergent,
+        compute: None,
+        frontier: None,
+        roofline: None,
         verdict: String::new(),
     };
     crate::engine::sweep::verdict::analyse(&mut result);
@@ -164,6 +174,7 @@ fn measure_point(
         cpu_stream: cpu_all.cpu_stream_baseline,
         rates,
         modelled: None,
+        work_rounds: base.work.rounds,
     };
     Ok((point, kernel_on_timestamps))
 }

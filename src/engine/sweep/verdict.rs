@@ -139,6 +139,7 @@ mod tests {
             cpu_stream: Some(st(cpu)),
             rates: Vec::new(),
             modelled: None,
+            work_rounds: 0,
         }
     }
 
@@ -162,6 +163,11 @@ mod tests {
             transfer_share_mp: None,
             ceilings: None,
             model: None,
+            work_levels: vec![0],
+            divergent: false,
+            compute: None,
+            frontier: None,
+            roofline: None,
             verdict: String::new(),
         };
         analyse(&mut r);

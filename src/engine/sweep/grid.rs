@@ -1,0 +1,109 @@
+//! The work grid's figures, a leaf: who wins at each size and work level (the frontier), and
+//! the roofline the runs sit on. A sweep over several work levels fills both
+//! ([`crate::engine::SweepResult::frontier`], [`crate::engine::SweepResult::roofline`]); the app's
+//! heatmap and roofline and `graylab sweep --work … --json` read them.
+
+use crate::engine::report::ClockSource;
+use crate::engine::sweep::result::Series;
+
+/// Integer operations the gray formula itself does per pixel (3 multiplies, 3 adds with the
+/// rounding term, 1 shift), counted on the roofline so that the plain grayscale (0 rounds) has a
+/// place on its log axis. The work figures of a run ([`crate::engine::WorkFigures`]) count only
+/// the synthetic rounds.
+pub const FORMULA_OPS_PER_PIXEL: u64 = 7;
+
+/// This machine's compute ceilings: the synthetic work's integer operations per second on the
+/// CPU (all threads, the same SIMD code as the kernel, data in cache) and on the GPU (a kernel
+/// that only does the rounds, in registers), each with its clock.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ComputeCeilings {
+    /// CPU, all threads: integer operations per second (3 per round).
+    pub cpu_ops_per_s: f64,
+    /// Threads the CPU figure used.
+    pub cpu_threads: usize,
+    /// GPU: integer operations per second; `None` without a GPU.
+    pub gpu_ops_per_s: Option<f64>,
+    /// The clock that timed the GPU figure (timestamps where the adapter has them).
+    pub gpu_clock: Option<ClockSource>,
+}
+
+/// From which work level the GPU wins at one size.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FrontierPoint {
+    /// The size, megapixels.
+    pub megapixels: f64,
+    /// The smallest work level (rounds per pixel) from which the GPU end to end (upload, kernel,
+    /// download) beats the fastest CPU series at this size, and at every higher level; `None`:
+    /// at no level (measured) or below the largest level asked (modelled).
+    pub end_to_end_from_rounds: Option<f64>,
+    /// The same with the input kept on the GPU and the output left there (the resident series).
+    pub resident_from_rounds: Option<f64>,
+}
+
+/// Where the GPU starts to win, measured and modelled.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Frontier {
+    /// From the measured cells, one point per size: levels are the measured ones.
+    pub measured: Vec<FrontierPoint>,
+    /// From the ceilings (bandwidths, compute, latency), one point per size: levels are
+    /// continuous.
+    pub modelled: Vec<FrontierPoint>,
+}
+
+/// One measured run on the roofline.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RooflinePoint {
+    /// The series it comes from (CPU all threads, GPU kernel, GPU resident, GPU total).
+    pub series: Series,
+    /// Work level, rounds per pixel.
+    pub work_rounds: u32,
+    /// The size, megapixels.
+    pub megapixels: f64,
+    /// Integer operations per byte moved: the rounds' and the formula's
+    /// ([`FORMULA_OPS_PER_PIXEL`]) over the bytes read and written per pixel.
+    pub ops_per_byte: f64,
+    /// Integer operations per second achieved at the series' median time.
+    pub ops_per_s: f64,
+}
+
+/// The roofline: this machine's roofs and the runs on it. Operations per byte on x, operations
+/// per second on y, both log; a roof with a slope is a bandwidth (bytes per second), a flat one
+/// is a compute ceiling.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Roofline {
+    /// CPU memory bandwidth (the memory-stream baseline, all threads), bytes per second.
+    pub cpu_bytes_per_s: Option<f64>,
+    /// CPU compute ceiling, operations per second.
+    pub cpu_ops_per_s: Option<f64>,
+    /// GPU device-memory bandwidth (the device-copy ceiling), bytes per second.
+    pub gpu_device_bytes_per_s: Option<f64>,
+    /// GPU compute ceiling, operations per second.
+    pub gpu_ops_per_s: Option<f64>,
+    /// The round trip's roof: the host-to-GPU and GPU-to-host ceilings one after the other,
+    /// bytes of the image per second. The GPU end to end can never beat it, however fast the
+    /// kernel.
+    pub transfer_bytes_per_s: Option<f64>,
+    /// The measured runs.
+    pub points: Vec<RooflinePoint>,
+}
+
+impl Roofline {
+    /// The best operations per second a roof of `bytes_per_s` and `ops_per_s` allows at
+    /// `ops_per_byte` (the lower of the slope and the flat); `None` when either is unknown.
+    #[must_use]
+    pub fn roof(bytes_per_s: Option<f64>, ops_per_s: Option<f64>, ops_per_byte: f64) -> Option<f64> {
+        Some((bytes_per_s? * ops_per_byte).min(ops_per_s?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_roof_is_the_lower_of_its_slope_and_its_flat() {
+        assert_eq!(Roofline::roof(Some(10.0), Some(100.0), 2.0), Some(20.0));
+        assert_eq!(Roofline::roof(Some(10.0), Some(100.0), 50.0), Some(100.0));
+        assert_eq!(Roofline::roof(None, Some(100.0), 50.0), None);
+    }
+}
