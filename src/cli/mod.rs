@@ -14,6 +14,7 @@ mod out;
 mod plan;
 mod progress;
 mod sweep;
+mod sweep_grid;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -69,6 +70,9 @@ pub enum Command {
     /// Measure each phase of a conversion over repeated runs.
     Bench(BenchArgs),
     /// Measure CPU and GPU over a range of image sizes: where does the GPU start to win?
+    ///
+    /// With --work, over sizes x synthetic work levels too: the map of who wins, the frontier
+    /// (the work level from which the GPU wins at each size) and the roofline data (--json).
     Sweep(SweepArgs),
     /// Show the CPU, the build, the memory budget and every GPU adapter with the limits that matter here.
     Info(InfoArgs),

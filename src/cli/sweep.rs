@@ -1,4 +1,5 @@
-//! `graylab sweep`: when is the GPU worth it on this machine?
+//! `graylab sweep`: when is the GPU worth it on this machine? Over image sizes, and with
+//! `--work` over sizes x synthetic work levels (the work grid, printed by `sweep_grid.rs`).
 
 use super::out::{errln, outln};
 use std::path::{Path, PathBuf};
@@ -8,8 +9,9 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 
 use crate::engine::{
-    Backend, Ceiling, DEFAULT_SIZES_MP, DecodeOptions, Engine, Formula, Phase, PhasePart, Series,
-    SweepOptions, SweepResult, WorkgroupSize, budget, size_for, sweep, sweep_bytes, to_csv,
+    Backend, Ceiling, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, DecodeOptions, Engine, Formula, Phase,
+    PhasePart, Series, SweepOptions, SweepResult, WorkgroupSize, budget, calibrate, estimate_grid, size_for,
+    sweep_bytes, sweep_planned, to_csv,
 };
 
 /// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
@@ -18,9 +20,28 @@ pub const MAX_SIZE_MP: f64 = 100_000.0;
 /// Arguments of `graylab sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Image sizes in megapixels, comma separated (each above 0, at most 100000).
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SIZES_MP.to_vec(), value_parser = parse_megapixels)]
+    /// Image sizes in megapixels, comma separated (each above 0, at most 100000) [default:
+    /// 0.25,0.5,1,2,4,8,16,33,64,128; with --work: 0.25,1,2].
+    #[arg(long, value_delimiter = ',', value_parser = parse_megapixels)]
     pub sizes: Vec<f64>,
+    /// Work levels, comma separated: synthetic rounds per pixel, each size measured at each level
+    /// (`--work` alone: 0,16,256,4096).
+    ///
+    /// The work is synthetic, like mixbench's kernel: after the formula each pixel runs K rounds
+    /// of a 3-operation integer hash (shift, xor, multiply), a knob on arithmetic intensity; the
+    /// image stays the exact grayscale. The map printed is the GPU's speed-up over the best CPU
+    /// series at each size and level, end to end (upload, kernel, download) and with the data
+    /// kept on the GPU; the frontier is the level from which the GPU wins at each size (measured,
+    /// and modelled from this machine's ceilings). Cells whose one run takes long get fewer warm
+    /// runs, and above 0 rounds the one-thread CPU series is skipped; the estimate printed
+    /// first says which.
+    #[arg(long, value_name = "K,K,…", value_delimiter = ',', num_args = 0..=1,
+          default_missing_values = ["0", "16", "256", "4096"], value_parser = parse_work_level)]
+    pub work: Vec<u32>,
+    /// With --work: run the rounds only for pixels whose gray value is odd (a branch that
+    /// diverges within a GPU workgroup).
+    #[arg(long)]
+    pub divergent: bool,
     /// Resize this photo to each size instead of using synthetic images.
     #[arg(long)]
     pub from_image: Option<PathBuf>,
@@ -51,6 +72,28 @@ fn parse_megapixels(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(mp) if mp.is_finite() && mp > 0.0 && mp <= MAX_SIZE_MP => Ok(mp),
         _ => Err(format!("{s:?} is not a size in megapixels above 0 and at most {MAX_SIZE_MP}")),
+    }
+}
+
+/// Parses one work level: rounds per pixel, as `convert --work` accepts them.
+fn parse_work_level(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(k) if k <= super::args::MAX_WORK_ROUNDS => Ok(k),
+        _ => Err(format!(
+            "{s:?} is not a work level: a whole number of rounds per pixel from 0 to {}",
+            super::args::MAX_WORK_ROUNDS
+        )),
+    }
+}
+
+impl SweepArgs {
+    /// The sizes measured: those given, else the work grid's or the plain sweep's defaults.
+    fn sizes_mp(&self) -> Vec<f64> {
+        match (self.sizes.is_empty(), self.work.is_empty()) {
+            (false, _) => self.sizes.clone(),
+            (true, true) => DEFAULT_SIZES_MP.to_vec(),
+            (true, false) => DEFAULT_WORK_SIZES_MP.to_vec(),
+        }
     }
 }
 
@@ -117,30 +160,50 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     // Every size is checked against the memory budget before the first is measured; the
     // largest decides, and its reservation is held to the end.
-    let largest = args.sizes.iter().copied().fold(0.0, f64::max);
+    let sizes_mp = args.sizes_mp();
+    let largest = sizes_mp.iter().copied().fold(0.0, f64::max);
     let (w, h) = size_for(largest);
     let source_pixels = source.as_ref().map(|(_, i, _)| u64::from(i.width()) * u64::from(i.height()));
     let _memory = budget()
         .try_reserve(sweep_bytes(u64::from(w) * u64::from(h), source_pixels, gpu))
         .with_context(|| format!("cannot sweep up to {largest} MP ({w}x{h})"))?;
     let options = SweepOptions {
-        sizes_mp: args.sizes.clone(),
+        sizes_mp,
         runs: args.runs as usize,
         workgroup: args.workgroup,
         formula: args.formula,
         gpu,
-        work_levels: vec![0],
-        divergent: false,
+        work_levels: if args.work.is_empty() { vec![0] } else { args.work.clone() },
+        divergent: args.divergent,
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let grid = options.is_work_grid();
+    // A work grid is planned from a calibration measured first, and the plan said before it starts.
+    let calibration = if grid {
+        if !quiet {
+            errln!("calibrating the work grid's estimate…");
+        }
+        Some(calibrate(&engine, &options)?)
+    } else {
+        None
+    };
+    let plan = estimate_grid(&options, calibration.as_ref());
+    if grid && !quiet {
+        errln!("estimate: {}", plan.sentence());
+    }
     let mut progress = |i: usize, n: usize, mp: f64| {
         if !quiet {
-            errln!("measuring {mp} MP ({} of {n})…", i + 1);
+            match plan.cells.get(i).filter(|_| grid) {
+                Some(c) => {
+                    errln!("measuring {mp} MP at {} rounds per pixel ({} of {n})…", c.work_rounds, i + 1)
+                }
+                None => errln!("measuring {mp} MP ({} of {n})…", i + 1),
+            }
         }
         true
     };
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
-    let result = sweep(&engine, &options, source_ref, &mut progress)?;
+    let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&result)?;
         if path.as_os_str() == "-" {
@@ -167,8 +230,21 @@ fn print_table(r: &SweepResult) {
             if r.gpu_timestamps { "" } else { " (no timestamps: CPU clock)" }
         );
     }
+    let grid = r.is_work_grid();
+    let work = |k: Option<u32>| match (grid, k) {
+        (false, _) => String::new(),
+        (true, None) => format!("{:>6} ", "work"),
+        (true, Some(k)) => format!("{k:>6} "),
+    };
+    if grid {
+        outln!(
+            "work: synthetic rounds per pixel (3 integer operations each){}",
+            if r.divergent { ", divergent: odd grays only" } else { "" }
+        );
+    }
     outln!(
-        "{:>8} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
+        "{}{:>8} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
+        work(None),
         "MP",
         "size",
         "cpu 1 thr",
@@ -184,7 +260,8 @@ fn print_table(r: &SweepResult) {
             |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
         let rate = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
         outln!(
-            "{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
+            "{}{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
+            work(Some(p.work_rounds)),
             p.megapixels,
             format!("{}x{}", p.width, p.height),
             cell(Series::Cpu1),
@@ -201,8 +278,11 @@ fn print_table(r: &SweepResult) {
     }
     print_ceilings_table(r);
     match r.crossover_mp {
-        Some(mp) => outln!("crossover: the GPU end to end beats the CPU from {mp:.2} MP"),
-        None => outln!("crossover: the GPU end to end never beats the CPU at these sizes"),
+        Some(mp) => outln!("crossover{}: the GPU end to end beats the CPU from {mp:.2} MP", lowest(r)),
+        None => outln!("crossover{}: the GPU end to end never beats the CPU at these sizes", lowest(r)),
+    }
+    if grid {
+        super::sweep_grid::print_grid(r);
     }
     if let Some(m) = &r.model {
         let mp = |v: Option<f64>| v.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));
@@ -226,8 +306,15 @@ fn print_ceilings_table(r: &SweepResult) {
         "against this machine's ceilings (% of ceiling at the median; cpu: all threads vs the memory-stream baseline){}",
         if r.model.is_some() { ", and the model's times in ms" } else { "" }
     );
+    let grid = r.is_work_grid();
+    let work = |k: Option<u32>| match (grid, k) {
+        (false, _) => String::new(),
+        (true, None) => format!("{:>6} ", "work"),
+        (true, Some(k)) => format!("{k:>6} "),
+    };
     outln!(
-        "{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
+        "{}{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
+        work(None),
         "MP",
         "cpu %",
         "upload %",
@@ -251,7 +338,8 @@ fn print_ceilings_table(r: &SweepResult) {
         let cell =
             |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
         outln!(
-            "{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
+            "{}{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
+            work(Some(p.work_rounds)),
             p.megapixels,
             pct(Backend::Cpu, Phase::Kernel),
             pct(Backend::Gpu, Phase::Upload),
@@ -262,6 +350,14 @@ fn print_ceilings_table(r: &SweepResult) {
             cell(p.median_ns(Series::CpuAll)),
             cell(p.modelled.map(|m| m.cpu_ns)),
         );
+    }
+}
+
+/// For a work grid, the level the crossover over sizes is taken at, e.g. ` at 0 rounds per pixel`.
+fn lowest(r: &SweepResult) -> String {
+    match r.points.iter().map(|p| p.work_rounds).min() {
+        Some(k) if r.is_work_grid() => format!(" at {k} rounds per pixel"),
+        _ => String::new(),
     }
 }
 

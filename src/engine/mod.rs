@@ -32,12 +32,19 @@ pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
+pub use sweep::frontier::{frontier_sentence, measured_frontier, modelled_frontier};
 pub use sweep::grid::{
-    ComputeCeilings, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint,
+    ComputeCeilings, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint, Series,
 };
 pub use sweep::model::crossover_mp;
-pub use sweep::result::{CostModel, ModelledPoint, Series, SweepModel, SweepPoint, SweepResult};
-pub use sweep::run::{DEFAULT_SIZES_MP, SweepOptions, size_for, sweep};
+pub use sweep::plan::{
+    CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
+    DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
+    size_for,
+};
+pub use sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult};
+pub use sweep::roofline::roofline;
+pub use sweep::run::{sweep, sweep_planned};
 pub use sweep::verdict::{analyse, to_csv};
 pub use synthetic::{parse_size, synthetic_rgb};
 pub use work::WorkFigures;

@@ -1,10 +1,44 @@
-//! The work grid's figures, a leaf: who wins at each size and work level (the frontier), and
-//! the roofline the runs sit on. A sweep over several work levels fills both
+//! The sweep's series and the work grid's figures, a leaf: who wins at each size and work level
+//! (the frontier), and the roofline the runs sit on. A sweep over several work levels fills both
 //! ([`crate::engine::SweepResult::frontier`], [`crate::engine::SweepResult::roofline`]); the app's
 //! heatmap and roofline and `graylab sweep --work … --json` read them.
 
 use crate::engine::report::ClockSource;
-use crate::engine::sweep::result::Series;
+
+/// One measured series of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Series {
+    /// CPU kernel on one thread.
+    Cpu1,
+    /// CPU kernel on every thread.
+    CpuAll,
+    /// GPU upload + kernel + download, wall time on the CPU clock: data starts and ends in host
+    /// memory, like the CPU's.
+    GpuTotal,
+    /// GPU kernel alone (timestamps where available).
+    GpuKernel,
+    /// GPU with the input already on the GPU and the output left there (as when it is shown
+    /// anyway): submit and wait for the kernel, CPU clock, so dispatch latency is included.
+    GpuResident,
+}
+
+impl Series {
+    /// Every series, in legend order.
+    pub const ALL: [Self; 5] = [Self::Cpu1, Self::CpuAll, Self::GpuTotal, Self::GpuKernel, Self::GpuResident];
+
+    /// The legend name.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Cpu1 => "CPU, 1 thread",
+            Self::CpuAll => "CPU, all threads",
+            Self::GpuTotal => "GPU total (upload + kernel + download, wall clock)",
+            Self::GpuKernel => "GPU kernel only",
+            Self::GpuResident => "GPU, data resident",
+        }
+    }
+}
 
 /// Integer operations the gray formula itself does per pixel (3 multiplies, 3 adds with the
 /// rounding term, 1 shift), counted on the roofline so that the plain grayscale (0 rounds) has a
@@ -34,7 +68,7 @@ pub struct FrontierPoint {
     pub megapixels: f64,
     /// The smallest work level (rounds per pixel) from which the GPU end to end (upload, kernel,
     /// download) beats the fastest CPU series at this size, and at every higher level; `None`:
-    /// at no level (measured) or below the largest level asked (modelled).
+    /// not at the largest level asked. Measured: one of the levels; modelled: continuous.
     pub end_to_end_from_rounds: Option<f64>,
     /// The same with the input kept on the GPU and the output left there (the resident series).
     pub resident_from_rounds: Option<f64>,
@@ -46,7 +80,8 @@ pub struct Frontier {
     /// From the measured cells, one point per size: levels are the measured ones.
     pub measured: Vec<FrontierPoint>,
     /// From the ceilings (bandwidths, compute, latency), one point per size: levels are
-    /// continuous.
+    /// continuous. Empty when unknown (no compute ceilings, no GPU ceilings or no CPU stream
+    /// baseline); the verdict says which.
     pub modelled: Vec<FrontierPoint>,
 }
 

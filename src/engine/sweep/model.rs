@@ -18,7 +18,21 @@ use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPo
 use crate::gpu::GpuCeilings;
 
 /// Bytes per pixel the sweep's kernel (RGB8 to gray) reads and writes.
-const SWEEP_BYTES: (f64, f64) = (3.0, 1.0);
+pub(crate) const SWEEP_BYTES: (f64, f64) = (3.0, 1.0);
+
+/// The host copies of one pixel (into upload staging, out of readback memory), ns.
+pub(crate) fn host_ns_per_pixel(c: &GpuCeilings, (in_bytes, out_bytes): (f64, f64)) -> f64 {
+    in_bytes / c.host_to_staging.gb_per_s().max(f64::MIN_POSITIVE)
+        + out_bytes / c.readback_to_host.gb_per_s().max(f64::MIN_POSITIVE)
+}
+
+/// The memory-stream baseline of the sweep's largest size that has one: (megapixels, GB/s).
+pub(crate) fn cpu_stream(r: &SweepResult) -> Option<(f64, f64)> {
+    let baseline = |p: &SweepPoint| {
+        p.cpu_stream.map(|s| (p.megapixels, p.megapixels * 1e6 * 4.0 / s.median_ns.max(1) as f64))
+    };
+    r.points.iter().filter_map(baseline).reduce(|a, b| if b.0 >= a.0 { b } else { a })
+}
 
 impl CostModel {
     /// The model of a kernel reading `in_bytes` and writing `out_bytes` per pixel.
@@ -30,7 +44,7 @@ impl CostModel {
         (in_bytes, out_bytes): (f64, f64),
     ) -> Self {
         let ns = |bytes: f64, gb_per_s: f64| bytes / gb_per_s.max(f64::MIN_POSITIVE);
-        let host = ns(in_bytes, c.host_to_staging.gb_per_s()) + ns(out_bytes, c.readback_to_host.gb_per_s());
+        let host = host_ns_per_pixel(c, (in_bytes, out_bytes));
         let kernel = ns(in_bytes + out_bytes, c.device_copy.gb_per_s());
         let gpu = ns(in_bytes, c.staging_to_device.gb_per_s())
             + kernel
@@ -65,22 +79,19 @@ pub fn crossover_mp(latency_ns: f64, gpu_ns_per_pixel: f64, cpu_ns_per_pixel: f6
     (saving > 0.0).then(|| latency_ns.max(0.0) / saving / 1e6)
 }
 
-/// Fills `r.model` and each point's `modelled` from `r.ceilings`, the points' memory-stream
-/// baselines and the measured dispatch latency (else the probe's submit latency). Nothing
-/// without ceilings or a baseline.
+/// Fills `r.model` and the plain points' `modelled` (0 rounds; the work grid's model fills the
+/// others) from `r.ceilings`, the largest size's memory-stream baseline and the measured
+/// dispatch latency (else the probe's submit latency). Nothing without ceilings or a baseline.
 pub(crate) fn model_sweep(r: &mut SweepResult) {
     r.model = None;
+    let Some((cpu_stream_mp, cpu_gb_per_s)) = cpu_stream(r) else { return };
     let Some(c) = &r.ceilings else { return };
-    let baseline = |p: &SweepPoint| {
-        p.cpu_stream.map(|s| (p.megapixels, p.megapixels * 1e6 * 4.0 / s.median_ns.max(1) as f64))
-    };
-    let Some((cpu_stream_mp, cpu_gb_per_s)) = r.points.iter().rev().find_map(baseline) else { return };
     let (latency_ns, latency_from) = match r.dispatch_latency_ns {
         Some(ns) => (ns as f64, "the sweep's resident dispatch at its smallest size"),
         None => (c.submit_latency_ns as f64, "the probe's submit-and-wait latency"),
     };
     let cost = CostModel::new(c, cpu_gb_per_s, latency_ns, SWEEP_BYTES);
-    for p in &mut r.points {
+    for p in r.points.iter_mut().filter(|p| p.work_rounds == 0) {
         p.modelled = Some(cost.at(p.megapixels * 1e6));
     }
     r.model = Some(Box::new(SweepModel {

@@ -1,47 +1,12 @@
-//! The size sweep's results: the series, the measurements at each size, the model's figures and
-//! the whole sweep with its verdict. A leaf: the sweep, the model and the verdict all use it, and
-//! it uses none of them.
+//! The size sweep's results: the measurements at each size, the model's figures and the whole
+//! sweep with its verdict. It uses only the grid's leaf (the series, the frontier and roofline
+//! types); the plan, the sweep, the model, the frontier, the roofline and the verdict use it.
 
 use crate::engine::ceilings::rates::PhaseRate;
 use crate::engine::report::Stats;
-use crate::engine::sweep::grid::{ComputeCeilings, Frontier, Roofline};
+use crate::engine::sweep::grid::{ComputeCeilings, Frontier, Roofline, Series};
 use crate::engine::{Formula, WorkgroupSize};
 use crate::gpu::GpuCeilings;
-
-/// One measured series of a sweep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Series {
-    /// CPU kernel on one thread.
-    Cpu1,
-    /// CPU kernel on every thread.
-    CpuAll,
-    /// GPU upload + kernel + download, wall time on the CPU clock: data starts and ends in host
-    /// memory, like the CPU's.
-    GpuTotal,
-    /// GPU kernel alone (timestamps where available).
-    GpuKernel,
-    /// GPU with the input already on the GPU and the output left there (as when it is shown
-    /// anyway): submit and wait for the kernel, CPU clock, so dispatch latency is included.
-    GpuResident,
-}
-
-impl Series {
-    /// Every series, in legend order.
-    pub const ALL: [Self; 5] = [Self::Cpu1, Self::CpuAll, Self::GpuTotal, Self::GpuKernel, Self::GpuResident];
-
-    /// The legend name.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Cpu1 => "CPU, 1 thread",
-            Self::CpuAll => "CPU, all threads",
-            Self::GpuTotal => "GPU total (upload + kernel + download, wall clock)",
-            Self::GpuKernel => "GPU kernel only",
-            Self::GpuResident => "GPU, data resident",
-        }
-    }
-}
 
 /// The measurements at one size.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -78,6 +43,12 @@ impl SweepPoint {
     #[must_use]
     pub fn median_ns(&self, series: Series) -> Option<u64> {
         self.series.iter().find(|(s, _)| *s == series).map(|(_, st)| st.median_ns)
+    }
+
+    /// The best CPU median (one thread or all threads, whichever were measured), nanoseconds.
+    #[must_use]
+    pub fn best_cpu_ns(&self) -> Option<u64> {
+        [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| self.median_ns(*s)).min()
     }
 }
 
@@ -133,14 +104,22 @@ pub struct SweepResult {
     /// This machine's compute ceilings, when measured.
     #[serde(default)]
     pub compute: Option<ComputeCeilings>,
-    /// Where the GPU starts to win over the work levels (a sweep of more than one level).
+    /// Where the GPU starts to win over the work levels (a work grid: any level but 0 alone).
     #[serde(default)]
     pub frontier: Option<Frontier>,
-    /// The roofline of the ceilings and the measured points.
+    /// The roofline of the ceilings and the measured points (a work grid).
     #[serde(default)]
     pub roofline: Option<Roofline>,
     /// One sentence for this machine.
     pub verdict: String,
+}
+
+impl SweepResult {
+    /// Whether this sweep is a work grid (any work level but the plain grayscale alone).
+    #[must_use]
+    pub fn is_work_grid(&self) -> bool {
+        self.work_levels.iter().any(|k| *k > 0)
+    }
 }
 
 fn plain_work_levels() -> Vec<u32> {

@@ -1,57 +1,42 @@
-//! The size sweep: when does the GPU beat the CPU, and why? For each image size it measures the
-//! CPU (one thread and all threads), the GPU end to end (upload + kernel + download), the GPU
-//! kernel alone (timestamps) and the GPU with the data already resident, then finds the
-//! crossover and the transfer rates that explain it, holds every phase against this machine's
-//! ceilings and models the crossover from them.
+//! The size sweep, and the work grid: when does the GPU beat the CPU, and why? For each image
+//! size (and each work level of a grid) it measures the CPU (one thread and all threads), the
+//! GPU end to end (upload + kernel + download), the GPU kernel alone (timestamps) and the GPU
+//! with the data already resident, then hands the cells to the verdict, which finds the
+//! crossover, the frontier and the roofline. What each cell costs is planned in `plan.rs`.
 
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
 
 use crate::engine::report::{ClockSource, Phase, Stats};
-use crate::engine::sweep::result::{Series, SweepPoint, SweepResult};
-use crate::engine::{
-    Backend, ConvertSettings, Engine, EngineError, Formula, WorkgroupSize, available_threads, synthetic_rgb,
-};
-
-/// The default sizes, in megapixels: 0.25 MP to 128 MP.
-pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
-
-/// How a sweep runs.
-#[derive(Clone, Debug)]
-pub struct SweepOptions {
-    /// Sizes in megapixels.
-    pub sizes_mp: Vec<f64>,
-    /// Warm runs per point (after one cold run).
-    pub runs: usize,
-    /// GPU workgroup size.
-    pub workgroup: WorkgroupSize,
-    /// Formula.
-    pub formula: Formula,
-    /// Include the GPU series (when an adapter is available).
-    pub gpu: bool,
-    /// Work levels, synthetic rounds per pixel (`[0]`: the plain grayscale); every size is
-    /// measured at every level.
-    pub work_levels: Vec<u32>,
-    /// The divergent variant of the work (rounds only for odd gray values).
-    pub divergent: bool,
-}
-
-/// A `w x h` image of about `megapixels`, 3:2 landscape, at least 1x1.
-#[must_use]
-pub fn size_for(megapixels: f64) -> (u32, u32) {
-    let pixels = (megapixels * 1e6).max(1.0);
-    let width = (pixels * 1.5).sqrt().round().max(1.0);
-    let height = (pixels / width).round().max(1.0);
-    (width as u32, height as u32)
-}
+use crate::engine::sweep::grid::Series;
+use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, estimate_grid, size_for};
+use crate::engine::sweep::result::{SweepPoint, SweepResult};
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, available_threads, synthetic_rgb};
 
 /// Runs a sweep. `source` is resized to each size (a photo), or `None` for synthetic images.
-/// `progress` is called before each size with (index, count, megapixels); returning `false`
-/// cancels the sweep.
+/// `progress` is called before each cell (each size at each work level) with (index, count,
+/// megapixels); returning `false` cancels the sweep. A work grid first measures its calibration
+/// ([`calibrate`]) and runs the cells as [`estimate_grid`] plans them; a plain sweep runs every
+/// size with the runs asked.
 pub fn sweep(
     engine: &Engine,
     options: &SweepOptions,
+    source: Option<(&str, &DynamicImage)>,
+    progress: &mut dyn FnMut(usize, usize, f64) -> bool,
+) -> Result<SweepResult, EngineError> {
+    let calibration = if options.is_work_grid() { Some(calibrate(engine, options)?) } else { None };
+    sweep_planned(engine, options, &estimate_grid(options, calibration.as_ref()), source, progress)
+}
+
+/// [`sweep()`] along a plan made beforehand with [`estimate_grid`] from the same `options`
+/// (the CLI prints the estimate before it starts). The cells are measured in the plan's order
+/// (each size once resized or generated, its levels lowest first); the result's points are
+/// ordered by work level, then size.
+pub fn sweep_planned(
+    engine: &Engine,
+    options: &SweepOptions,
+    plan: &GridEstimate,
     source: Option<(&str, &DynamicImage)>,
     progress: &mut dyn FnMut(usize, usize, f64) -> bool,
 ) -> Result<SweepResult, EngineError> {
@@ -59,10 +44,7 @@ pub fn sweep(
     if let Some(g) = gpu {
         g.check_workgroup(options.workgroup)?;
     }
-    let mut sizes = options.sizes_mp.clone();
-    sizes.retain(|s| s.is_finite() && *s > 0.0);
-    sizes.sort_by(f64::total_cmp);
-    sizes.dedup();
+    let sizes = options.sizes();
     let base = ConvertSettings {
         formula: options.formula,
         workgroup: options.workgroup,
@@ -70,19 +52,28 @@ pub fn sweep(
     };
     let mut points = Vec::new();
     let mut all_kernels_on_timestamps = true;
+    let mut index = 0;
     for (i, &mp) in sizes.iter().enumerate() {
-        if !progress(i, sizes.len(), mp) {
-            return Err(EngineError::Cancelled);
+        let cells: Vec<&CellPlan> =
+            plan.cells.iter().filter(|c| c.megapixels.total_cmp(&mp).is_eq()).collect();
+        let mut image = None;
+        for cell in cells {
+            if !progress(index, plan.cells.len(), mp) {
+                return Err(EngineError::Cancelled);
+            }
+            index += 1;
+            let (w, h) = size_for(mp);
+            let image = image.get_or_insert_with(|| match source {
+                Some((_, img)) => DynamicImage::ImageRgb8(resized(img, w, h).to_rgb8()),
+                None => synthetic_rgb(w, h, i as u64 + 1),
+            });
+            let settings = ConvertSettings { work: options.work(cell.work_rounds), ..base };
+            let (point, kernel_on_timestamps) = measure_point(engine, image, &settings, cell, gpu.is_some())?;
+            all_kernels_on_timestamps &= kernel_on_timestamps;
+            points.push(point);
         }
-        let (w, h) = size_for(mp);
-        let image = match source {
-            Some((_, img)) => DynamicImage::ImageRgb8(resized(img, w, h).to_rgb8()),
-            None => synthetic_rgb(w, h, i as u64 + 1),
-        };
-        let (point, kernel_on_timestamps) = measure_point(engine, &image, &base, options, gpu.is_some())?;
-        all_kernels_on_timestamps &= kernel_on_timestamps;
-        points.push(point);
     }
+    points.sort_by(|a, b| a.work_rounds.cmp(&b.work_rounds).then(a.megapixels.total_cmp(&b.megapixels)));
     let mut result = SweepResult {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
@@ -102,8 +93,8 @@ pub fn sweep(
         transfer_share_mp: None,
         ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
         model: None,
-        work_levels: vec![base.work.rounds],
-        divergent: base.work.divergent,
+        work_levels: options.levels(),
+        divergent: options.divergent && options.is_work_grid(),
         compute: None,
         frontier: None,
         roofline: None,
@@ -113,30 +104,33 @@ pub fn sweep(
     Ok(result)
 }
 
-/// One point, and whether its GPU kernel series came from timestamps.
+/// One cell, and whether its GPU kernel series came from timestamps.
 fn measure_point(
     engine: &Engine,
     image: &DynamicImage,
     base: &ConvertSettings,
-    options: &SweepOptions,
+    cell: &CellPlan,
     with_gpu: bool,
 ) -> Result<(SweepPoint, bool), EngineError> {
-    let runs = options.runs.max(1);
     let (width, height) = (image.width(), image.height());
     let kernel_stats =
         |r: &crate::engine::BenchResult| r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
     let mut series = Vec::new();
-    let cpu1 = bench(engine, image, &ConvertSettings { threads: 1, ..*base }, runs)?;
-    let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, runs)?;
-    series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
+    let cpu_runs = cell.cpu_runs.max(1);
+    if cell.single_thread {
+        let cpu1 = bench(engine, image, &ConvertSettings { threads: 1, ..*base }, cpu_runs)?;
+        series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
+    }
+    let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, cpu_runs)?;
     series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
     let mut rates = cpu_all.rates.clone();
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
     let mut kernel_on_timestamps = false;
     if with_gpu {
+        let runs = cell.gpu_runs.max(1);
         let converter = engine.gpu_converter()?;
-        // Every size starts from a device holding none of graylab's buffers, as a fresh
-        // `graylab bench` process would: nothing kept, grown or left mapped from the last size.
+        // Every cell starts from a device holding none of graylab's buffers, as a fresh
+        // `graylab bench` process would: nothing kept, grown or left mapped from the last cell.
         converter.release_buffers()?;
         let r = bench(engine, image, &ConvertSettings { backend: Backend::Gpu, ..*base }, runs)?;
         // End to end on the CPU clock: robust whatever the timestamps do, and what a caller waits.
@@ -196,8 +190,6 @@ fn resized(img: &DynamicImage, w: u32, h: u32) -> DynamicImage {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn a_wide_photo_is_resized_horizontally_first_to_the_same_image() {
         use image::{DynamicImage, RgbImage};
@@ -210,13 +202,5 @@ mod tests {
         // The same filter in the other order: equal but for the rounding between the passes.
         let most = direct.as_raw().iter().zip(ours.as_raw()).map(|(a, b)| a.abs_diff(*b)).max();
         assert!(most <= Some(1), "{most:?}");
-    }
-
-    #[test]
-    fn sizes_are_three_to_two_and_whole() {
-        assert_eq!(size_for(24.0), (6000, 4000));
-        assert_eq!(size_for(0.0), (1, 1));
-        let (w, h) = size_for(128.0);
-        assert!((f64::from(w) * f64::from(h) / 1e6 - 128.0).abs() < 0.01);
     }
 }

@@ -1,25 +1,26 @@
 //! What a size sweep means: the crossovers where the GPU starts to beat the CPU (measured, and
 //! modelled from the ceilings), the fixed cost of a dispatch, the share of GPU time spent moving
-//! data, the verdict, and the sweep as CSV.
+//! data, for a work grid its frontier and roofline, the verdict, and the sweep as CSV. The
+//! crossovers over sizes are those of the grid's lowest work level (the plain grayscale when 0
+//! is in it).
 
 use std::fmt::Write as _;
 
-use crate::engine::sweep::result::{Series, SweepPoint, SweepResult};
+use crate::engine::sweep::grid::Series;
+use crate::engine::sweep::result::{SweepPoint, SweepResult};
 
-/// The best CPU median at a point.
-fn best_cpu(p: &SweepPoint) -> Option<u64> {
-    [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min()
-}
-
-/// Fills in the crossovers, latency, transfer share and the verdict.
+/// Fills in the crossovers, latency, transfer share, the model, for a work grid the frontier
+/// and the roofline, and the verdict.
 pub fn analyse(r: &mut SweepResult) {
     let beats =
-        |p: &SweepPoint, s: Series| matches!((p.median_ns(s), best_cpu(p)), (Some(g), Some(c)) if g < c);
-    r.crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
-    r.resident_crossover_mp = r.points.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
-    r.dispatch_latency_ns = r.points.first().and_then(|p| p.median_ns(Series::GpuResident));
+        |p: &SweepPoint, s: Series| matches!((p.median_ns(s), p.best_cpu_ns()), (Some(g), Some(c)) if g < c);
+    let lowest = r.points.iter().map(|p| p.work_rounds).min().unwrap_or(0);
+    let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.work_rounds == lowest).collect();
+    r.crossover_mp = plain.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
+    r.resident_crossover_mp = plain.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
+    r.dispatch_latency_ns = plain.first().and_then(|p| p.median_ns(Series::GpuResident));
     let near_8k =
-        r.points.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
+        plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
     r.transfer_share_mp = near_8k.map(|p| p.megapixels);
     r.transfer_share_at_8k = near_8k.and_then(|p| {
         let total = p.median_ns(Series::GpuTotal)? as f64;
@@ -27,7 +28,22 @@ pub fn analyse(r: &mut SweepResult) {
         (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
     });
     crate::engine::sweep::model::model_sweep(r);
-    r.verdict = verdict(r);
+    let grid = r.is_work_grid();
+    r.frontier = None;
+    r.roofline = None;
+    if grid {
+        crate::engine::sweep::frontier::fill_frontier(r);
+        r.roofline = Some(crate::engine::sweep::roofline::roofline(r));
+    }
+    let plain_verdict = verdict(r);
+    r.verdict = if grid {
+        format!(
+            "{} At {lowest} rounds per pixel over the sizes: {plain_verdict}",
+            crate::engine::sweep::frontier::frontier_sentence(r)
+        )
+    } else {
+        plain_verdict
+    };
 }
 
 fn verdict(r: &SweepResult) -> String {
@@ -92,12 +108,18 @@ fn modelled(r: &SweepResult) -> Option<String> {
     })
 }
 
-/// The sweep as CSV: one row per point and series.
+/// The sweep as CSV: one row per point and series; a work grid's rows start with the work
+/// level (`work_rounds`).
 #[must_use]
 pub fn to_csv(r: &SweepResult) -> String {
-    let mut out = String::from("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
+    let grid = r.is_work_grid();
+    let mut out = String::from(if grid { "work_rounds," } else { "" });
+    out.push_str("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
     for p in &r.points {
         for (s, st) in &p.series {
+            if grid {
+                let _ = write!(out, "{},", p.work_rounds);
+            }
             let _ = writeln!(
                 out,
                 "{:.4},{},{},{},{},{:.6},{:.6},{:.6}",

@@ -1,0 +1,272 @@
+//! The work grid's frontier: from which work level the GPU beats the best CPU at each size,
+//! measured from the cells and modelled from the ceilings, and the sentence that names it.
+//!
+//! The model, per pixel (RGB8 in, gray out), with the ceilings of `model.rs` and the compute
+//! ceilings ([`ComputeCeilings`]), `k` rounds of 3 integer operations each:
+//! - CPU = max(4 bytes / stream bandwidth, 3k / CPU compute);
+//! - GPU kernel = max(4 bytes / device bandwidth, 3k / GPU compute);
+//! - GPU end to end = latency / pixels + the host copies + the GPU copies + the kernel, one after
+//!   the other (the cost model's end to end with the kernel at `k`);
+//! - resident = latency / pixels + the kernel.
+//!
+//! Each side is piecewise linear in `k`, so the level from which the GPU wins (and keeps winning
+//! up to the grid's largest level) is solved exactly on each linear piece.
+
+use crate::engine::sweep::grid::{ComputeCeilings, Frontier, FrontierPoint, Series};
+use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
+use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult};
+use crate::pixel::OPS_PER_ROUND;
+
+/// What a pixel costs at a work level, from the ceilings: the cost model of the plain grayscale
+/// with its kernel and CPU times raised to the compute ceilings where the rounds need more.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WorkCost {
+    /// The plain grayscale's costs (the kernel at the device-copy rate, the CPU at the stream).
+    pub cost: CostModel,
+    /// The host copies alone, ns per pixel (the part that overlaps the GPU's in the best case).
+    pub host_ns_per_pixel: f64,
+    /// One round on the CPU, all threads, ns per pixel.
+    pub cpu_ns_per_round: f64,
+    /// One round on the GPU, ns per pixel.
+    pub gpu_ns_per_round: f64,
+}
+
+impl WorkCost {
+    /// The costs of `r`'s model with `compute`; `None` without a model or a GPU compute ceiling.
+    pub fn of(r: &SweepResult, compute: &ComputeCeilings) -> Option<Self> {
+        let cost = r.model.as_ref()?.cost;
+        let ceilings = r.ceilings.as_ref()?;
+        let gpu_ops = compute.gpu_ops_per_s.filter(|v| *v > 0.0 && v.is_finite())?;
+        let cpu_ops = Some(compute.cpu_ops_per_s).filter(|v| *v > 0.0 && v.is_finite())?;
+        let ops = f64::from(OPS_PER_ROUND);
+        Some(Self {
+            cost,
+            host_ns_per_pixel: host_ns_per_pixel(ceilings, SWEEP_BYTES),
+            cpu_ns_per_round: ops / cpu_ops * 1e9,
+            gpu_ns_per_round: ops / gpu_ops * 1e9,
+        })
+    }
+
+    /// The CPU on all threads, ns per pixel at `k` rounds.
+    pub fn cpu_ns_per_pixel(&self, k: f64) -> f64 {
+        self.cost.cpu_ns_per_pixel.max(k * self.cpu_ns_per_round)
+    }
+
+    /// The GPU kernel, ns per pixel at `k` rounds.
+    pub fn kernel_ns_per_pixel(&self, k: f64) -> f64 {
+        self.cost.gpu_resident_ns_per_pixel.max(k * self.gpu_ns_per_round)
+    }
+
+    /// The GPU end to end, steps one after the other, ns per pixel at `k` rounds (no latency).
+    pub fn total_ns_per_pixel(&self, k: f64) -> f64 {
+        self.cost.gpu_ns_per_pixel - self.cost.gpu_resident_ns_per_pixel + self.kernel_ns_per_pixel(k)
+    }
+
+    /// The levels where a side changes from its bandwidth roof to its compute roof.
+    fn breaks(&self) -> [f64; 2] {
+        [
+            self.cost.cpu_ns_per_pixel / self.cpu_ns_per_round,
+            self.cost.gpu_resident_ns_per_pixel / self.gpu_ns_per_round,
+        ]
+    }
+
+    /// The modelled times of `pixels` at `k` rounds.
+    pub fn at(&self, pixels: f64, k: f64) -> ModelledPoint {
+        let ns = |v: f64| v.round() as u64;
+        let latency = self.cost.gpu_latency_ns;
+        let total = self.total_ns_per_pixel(k);
+        let gpu_side = total - self.host_ns_per_pixel;
+        ModelledPoint {
+            gpu_total_ns: ns(latency + pixels * total),
+            gpu_overlapped_ns: ns(latency + pixels * self.host_ns_per_pixel.max(gpu_side)),
+            gpu_resident_ns: ns(latency + pixels * self.kernel_ns_per_pixel(k)),
+            cpu_ns: ns(pixels * self.cpu_ns_per_pixel(k)),
+        }
+    }
+
+    /// The modelled frontier at `megapixels`, up to `max_rounds`.
+    pub fn frontier_at(&self, megapixels: f64, max_rounds: f64) -> FrontierPoint {
+        let latency = self.cost.gpu_latency_ns / (megapixels * 1e6).max(1.0);
+        let breaks = self.breaks();
+        let e2e = |k: f64| self.cpu_ns_per_pixel(k) - latency - self.total_ns_per_pixel(k);
+        let resident = |k: f64| self.cpu_ns_per_pixel(k) - latency - self.kernel_ns_per_pixel(k);
+        FrontierPoint {
+            megapixels,
+            end_to_end_from_rounds: wins_from(e2e, &breaks, max_rounds),
+            resident_from_rounds: wins_from(resident, &breaks, max_rounds),
+        }
+    }
+}
+
+/// The smallest `k` in `[0, max]` from which `margin(k) > 0` up to `max`, for a `margin` linear
+/// between the `breaks`; `None` when `margin(max) <= 0`.
+fn wins_from(margin: impl Fn(f64) -> f64, breaks: &[f64], max: f64) -> Option<f64> {
+    let max = max.max(0.0);
+    let mut knots: Vec<f64> =
+        breaks.iter().copied().filter(|b| b.is_finite() && *b > 0.0 && *b < max).collect();
+    knots.push(0.0);
+    knots.push(max);
+    knots.sort_by(f64::total_cmp);
+    knots.dedup();
+    let mut high = *knots.last()?;
+    if margin(high) <= 0.0 {
+        return None;
+    }
+    for &low in knots.iter().rev().skip(1) {
+        let (m_low, m_high) = (margin(low), margin(high));
+        if m_low <= 0.0 {
+            // Linear between the knots: the root where the margin turns positive.
+            return Some(low + (high - low) * (-m_low) / (m_high - m_low));
+        }
+        high = low;
+    }
+    Some(0.0)
+}
+
+/// Whether `series` beats the best CPU series at `p`.
+fn beats(p: &SweepPoint, series: Series) -> bool {
+    matches!((p.median_ns(series), p.best_cpu_ns()), (Some(g), Some(c)) if g < c)
+}
+
+/// The sizes of `r`'s points, smallest first, each once.
+fn sizes(r: &SweepResult) -> Vec<f64> {
+    let mut sizes: Vec<f64> = r.points.iter().map(|p| p.megapixels).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    sizes
+}
+
+/// The measured frontier: for each size, the smallest measured level from which the GPU end to
+/// end (and, apart, resident) beats the best CPU series at that level and every higher one.
+#[must_use]
+pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
+    let from = |cells: &[&SweepPoint], series: Series| {
+        let mut level = None;
+        for p in cells.iter().rev() {
+            if !beats(p, series) {
+                break;
+            }
+            level = Some(f64::from(p.work_rounds));
+        }
+        level
+    };
+    sizes(r)
+        .into_iter()
+        .map(|mp| {
+            let mut cells: Vec<&SweepPoint> =
+                r.points.iter().filter(|p| p.megapixels.total_cmp(&mp).is_eq()).collect();
+            cells.sort_by_key(|p| p.work_rounds);
+            FrontierPoint {
+                megapixels: mp,
+                end_to_end_from_rounds: from(&cells, Series::GpuTotal),
+                resident_from_rounds: from(&cells, Series::GpuResident),
+            }
+        })
+        .collect()
+}
+
+/// The modelled frontier, one point per measured size, up to the grid's largest level; `None`
+/// when it is unknown ([`modelled_unknown_because`] says why).
+#[must_use]
+pub fn modelled_frontier(r: &SweepResult) -> Option<Vec<FrontierPoint>> {
+    let cost = WorkCost::of(r, r.compute.as_ref()?)?;
+    let max = f64::from(r.work_levels.iter().copied().max().unwrap_or(0));
+    Some(sizes(r).into_iter().map(|mp| cost.frontier_at(mp, max)).collect())
+}
+
+/// Why the modelled frontier is unknown, as the end of a sentence.
+fn modelled_unknown_because(r: &SweepResult) -> &'static str {
+    if r.adapter.is_none() {
+        "no GPU was measured"
+    } else if r.ceilings.is_none() {
+        "this GPU's bandwidth ceilings were not probed"
+    } else if r.model.is_none() {
+        "the sweep has no memory-stream baseline of the CPU"
+    } else if r.compute.and_then(|c| c.gpu_ops_per_s).is_none() {
+        "this machine's compute ceilings (integer operations per second) were not measured"
+    } else {
+        "the compute ceilings are not usable (zero or not finite)"
+    }
+}
+
+/// Fills `r.frontier` and, where the compute ceilings are known, the modelled times of the
+/// points above 0 rounds.
+pub(crate) fn fill_frontier(r: &mut SweepResult) {
+    let modelled = modelled_frontier(r);
+    if let Some(cost) = r.compute.as_ref().and_then(|c| WorkCost::of(r, c)) {
+        for p in r.points.iter_mut().filter(|p| p.work_rounds > 0) {
+            p.modelled = Some(cost.at(p.megapixels * 1e6, f64::from(p.work_rounds)));
+        }
+    }
+    r.frontier = Some(Frontier { measured: measured_frontier(r), modelled: modelled.unwrap_or_default() });
+}
+
+/// The verdict's sentences on the frontier of a work grid (filled by [`fill_frontier`]):
+/// measured at the largest size where the GPU wins (else the largest size), then modelled.
+#[must_use]
+pub fn frontier_sentence(r: &SweepResult) -> String {
+    let Some(f) = &r.frontier else { return String::new() };
+    let max = r.work_levels.iter().copied().max().unwrap_or(0);
+    let largest = f.measured.last().map_or(0.0, |p| p.megapixels);
+    let machine =
+        r.adapter.as_ref().map_or_else(|| "this machine".to_owned(), |a| format!("this machine ({a})"));
+    let e2e = f.measured.iter().rev().find(|p| p.end_to_end_from_rounds.is_some());
+    let resident = f.measured.iter().rev().find(|p| p.resident_from_rounds.is_some());
+    let lv = |v: f64| format!("{v:.0}");
+    let mut s = match (e2e, resident) {
+        _ if r.adapter.is_none() => "The work grid measured the CPU only.".to_owned(),
+        (Some(p), _) => {
+            let k = p.end_to_end_from_rounds.map_or_else(String::new, lv);
+            let kept = p
+                .resident_from_rounds
+                .map_or_else(String::new, |v| format!(", and from {} with the data kept on the GPU", lv(v)));
+            format!(
+                "On {machine} the GPU wins end to end from about {k} rounds per pixel at {:.2} MP{kept}.",
+                p.megapixels
+            )
+        }
+        (None, Some(p)) => format!(
+            "On {machine} the GPU never wins end to end in this grid (up to {max} rounds per pixel and \
+             {largest:.2} MP); with the data kept on the GPU it wins from about {} rounds per pixel at {:.2} MP.",
+            p.resident_from_rounds.map_or_else(String::new, lv),
+            p.megapixels
+        ),
+        (None, None) => format!(
+            "On {machine} the GPU never beats the best CPU in this grid, up to {max} rounds per pixel and \
+             {largest:.2} MP, not even with the data kept on the GPU."
+        ),
+    };
+    if r.software_adapter {
+        s.push_str(
+            " The adapter is a software rasteriser: its \"GPU\" is this CPU's own cores running an \
+             emulation, so it is not expected to win here at any work level.",
+        );
+    }
+    if r.adapter.is_none() {
+        return s;
+    }
+    let at = e2e.map_or(largest, |p| p.megapixels);
+    match f.modelled.iter().find(|p| p.megapixels.total_cmp(&at).is_eq()) {
+        None => s.push_str(&format!(" The modelled frontier is unknown: {}.", modelled_unknown_because(r))),
+        Some(m) => {
+            let kept = m.resident_from_rounds.map_or_else(
+                || " (not even resident)".to_owned(),
+                |v| format!(" ({} with the data kept on the GPU)", lv(v)),
+            );
+            s.push_str(&match m.end_to_end_from_rounds {
+                Some(k) => format!(
+                    " From the ceilings it should win end to end from about {} rounds per pixel at {at:.2} MP{kept}.",
+                    lv(k)
+                ),
+                None => format!(
+                    " From the ceilings it should not win end to end up to {max} rounds per pixel at {at:.2} MP{kept}."
+                ),
+            });
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+#[path = "frontier_tests.rs"]
+mod tests;

@@ -1,0 +1,240 @@
+//! The frontier (measured and modelled), the roofline and the grid's verdict on made-up cells.
+
+use super::*;
+use crate::engine::ceilings::rates::example_ceilings;
+use crate::engine::report::Stats;
+use crate::engine::sweep::grid::{ComputeCeilings, Roofline};
+use crate::engine::sweep::verdict::analyse;
+use crate::engine::{Formula, WorkgroupSize};
+
+fn st(ns: u64) -> Stats {
+    Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 }
+}
+
+/// A cell of `mp` megapixels (1000 x 1000·mp) at `k` rounds: CPU all threads `cpu` ns, GPU end
+/// to end `total`, kernel a tenth of it, resident `resident`; the stream baseline at 40 GB/s.
+fn cell(mp: f64, k: u32, cpu: u64, total: u64, resident: u64) -> SweepPoint {
+    let mut series = Vec::new();
+    if k == 0 {
+        series.push((Series::Cpu1, st(cpu * 2)));
+    }
+    series.extend([
+        (Series::CpuAll, st(cpu)),
+        (Series::GpuTotal, st(total)),
+        (Series::GpuKernel, st(total / 10)),
+        (Series::GpuResident, st(resident)),
+    ]);
+    SweepPoint {
+        megapixels: mp,
+        width: 1000,
+        height: (mp * 1000.0) as u32,
+        series,
+        upload_gb_per_s: None,
+        download_gb_per_s: None,
+        cpu_stream: Some(st((mp * 1e5) as u64)),
+        rates: Vec::new(),
+        modelled: None,
+        work_rounds: k,
+    }
+}
+
+fn grid(points: Vec<SweepPoint>, levels: Vec<u32>, compute: Option<ComputeCeilings>) -> SweepResult {
+    let mut r = SweepResult {
+        version: String::new(),
+        build: "release".into(),
+        source: "synthetic".into(),
+        adapter: Some("Test GPU".into()),
+        software_adapter: false,
+        gpu_timestamps: true,
+        cpu_threads: 2,
+        runs: 1,
+        workgroup: WorkgroupSize::DEFAULT,
+        formula: Formula::Bt601,
+        points,
+        crossover_mp: None,
+        resident_crossover_mp: None,
+        dispatch_latency_ns: None,
+        transfer_share_at_8k: None,
+        transfer_share_mp: None,
+        ceilings: Some(Box::new(example_ceilings())),
+        model: None,
+        work_levels: levels,
+        divergent: false,
+        compute,
+        frontier: None,
+        roofline: None,
+        verdict: String::new(),
+    };
+    analyse(&mut r);
+    r
+}
+
+/// 1 MP never wins end to end and wins resident from 256 (its win at 0, lost at 16, does not
+/// count); 4 MP wins end to end from 256 and resident from 16.
+fn wins_from_a_level() -> SweepResult {
+    grid(
+        vec![
+            cell(1.0, 0, 100, 500, 50),
+            cell(1.0, 16, 1000, 2000, 1500),
+            cell(1.0, 256, 10_000, 12_000, 9000),
+            cell(4.0, 0, 400, 900, 500),
+            cell(4.0, 16, 4000, 5000, 3000),
+            cell(4.0, 256, 40_000, 30_000, 9000),
+        ],
+        vec![0, 16, 256],
+        None,
+    )
+}
+
+#[test]
+fn the_measured_frontier_is_the_level_from_which_the_gpu_keeps_winning() {
+    let r = wins_from_a_level();
+    let f = r.frontier.as_ref().expect("a grid has a frontier");
+    assert_eq!(
+        f.measured,
+        vec![
+            FrontierPoint {
+                megapixels: 1.0,
+                end_to_end_from_rounds: None,
+                resident_from_rounds: Some(256.0)
+            },
+            FrontierPoint {
+                megapixels: 4.0,
+                end_to_end_from_rounds: Some(256.0),
+                resident_from_rounds: Some(16.0)
+            },
+        ]
+    );
+    // No compute ceilings: the model is unknown, and the verdict says why.
+    assert!(f.modelled.is_empty());
+    assert!(
+        r.verdict.contains("the GPU wins end to end from about 256 rounds per pixel at 4.00 MP, and from 16 with the data kept on the GPU"),
+        "{}",
+        r.verdict
+    );
+    assert!(
+        r.verdict.contains("The modelled frontier is unknown: this machine's compute ceilings"),
+        "{}",
+        r.verdict
+    );
+    // The crossover over sizes is the lowest level's: at 0 rounds nothing wins end to end, and
+    // resident from 1 MP; the dispatch latency is the plain 1 MP cell's.
+    assert_eq!((r.crossover_mp, r.resident_crossover_mp, r.dispatch_latency_ns), (None, Some(1.0), Some(50)));
+    assert!(r.verdict.contains("At 0 rounds per pixel over the sizes: On this machine"), "{}", r.verdict);
+}
+
+#[test]
+fn says_so_when_the_gpu_never_wins_in_the_grid() {
+    let mut r = grid(
+        vec![cell(1.0, 0, 100, 500, 1000), cell(1.0, 4096, 10_000, 90_000, 80_000)],
+        vec![0, 4096],
+        None,
+    );
+    let f = r.frontier.as_ref().expect("frontier");
+    assert_eq!(
+        f.measured,
+        vec![FrontierPoint { megapixels: 1.0, end_to_end_from_rounds: None, resident_from_rounds: None }]
+    );
+    assert!(
+        r.verdict.contains("never beats the best CPU in this grid, up to 4096 rounds per pixel and 1.00 MP"),
+        "{}",
+        r.verdict
+    );
+    assert!(!r.verdict.contains("software"), "{}", r.verdict);
+    r.software_adapter = true;
+    analyse(&mut r);
+    assert!(r.verdict.contains("its \"GPU\" is this CPU's own cores"), "{}", r.verdict);
+    // The plain sweep has neither frontier nor roofline, and its verdict is unchanged.
+    let plain = grid(vec![cell(1.0, 0, 100, 500, 1000)], vec![0], None);
+    assert!(plain.frontier.is_none() && plain.roofline.is_none());
+    assert!(
+        plain.verdict.starts_with("On this machine (Test GPU) the GPU never beats the CPU"),
+        "{}",
+        plain.verdict
+    );
+}
+
+/// CPU 30 G ops/s (0.1 ns a pixel-round), GPU 3000 G (0.001 ns): with the stream at 40 GB/s
+/// (0.1 ns a pixel) and the example ceilings (0.1496875 ns a pixel end to end, kernel 0.00125).
+fn compute(gpu_ops_per_s: f64) -> ComputeCeilings {
+    ComputeCeilings {
+        cpu_ops_per_s: 30e9,
+        cpu_threads: 2,
+        gpu_ops_per_s: Some(gpu_ops_per_s),
+        gpu_clock: None,
+    }
+}
+
+#[test]
+fn the_modelled_frontier_is_solved_from_the_ceilings() {
+    let points = vec![cell(1.0, 0, 100, 500, 1000), cell(1.0, 256, 10_000, 12_000, 9000)];
+    let r = grid(points.clone(), vec![0, 256], Some(compute(3000e9)));
+    let m = r.model.as_ref().expect("model");
+    assert!((m.cost.cpu_ns_per_pixel - 0.1).abs() < 1e-12, "{m:?}");
+    assert!((m.cost.gpu_latency_ns - 1000.0).abs() < 1e-12, "{m:?}");
+    let f = r.frontier.as_ref().expect("frontier");
+    let [p] = f.modelled.as_slice() else { panic!("one point per size: {f:?}") };
+    // Latency 1 µs over 1 MP: 0.001 ns a pixel. Above both breaks (CPU 1 round, GPU 1.25):
+    // 0.1k − 0.001 − (0.1484375 + 0.001k) > 0 from k = 0.1494375 / 0.099.
+    let want = 0.149_437_5 / 0.099;
+    assert!(p.end_to_end_from_rounds.is_some_and(|k| (k - want).abs() < 1e-9), "{p:?}");
+    // Resident the GPU wins at every level: 0.1 − 0.001 − 0.00125 > 0 at 0 already.
+    assert_eq!(p.resident_from_rounds, Some(0.0));
+    assert!(r.verdict.contains("From the ceilings it should win end to end from about 2 rounds per pixel at 1.00 MP (0 with the data kept on the GPU)"), "{}", r.verdict);
+    // The worked cell's modelled times come from the same costs: CPU 1e6 px x 25.6 ns.
+    let worked = r.points.iter().find(|p| p.work_rounds == 256).and_then(|p| p.modelled).expect("modelled");
+    assert_eq!(worked.cpu_ns, 25_600_000);
+    assert_eq!(worked.gpu_resident_ns, 1000 + 256_000);
+    assert!(worked.gpu_total_ns.abs_diff(1000 + 148_438 + 256_000) <= 1, "{worked:?}");
+    // A GPU slower per round than the CPU (15 G ops/s: 0.2 ns) wins at small levels resident
+    // but not up to 256 rounds: never, both ways.
+    let r = grid(points, vec![0, 256], Some(compute(15e9)));
+    let f = r.frontier.as_ref().expect("frontier");
+    assert_eq!(
+        f.modelled,
+        vec![FrontierPoint { megapixels: 1.0, end_to_end_from_rounds: None, resident_from_rounds: None }]
+    );
+    assert!(
+        r.verdict
+            .contains("should not win end to end up to 256 rounds per pixel at 1.00 MP (not even resident)"),
+        "{}",
+        r.verdict
+    );
+}
+
+#[test]
+fn wins_from_solves_each_linear_piece() {
+    // Linear, turning positive at 3.
+    assert_eq!(wins_from(|k| k - 3.0, &[], 10.0), Some(3.0));
+    // Positive at 0, negative at 5, positive again from 8 (pieces 0–5 and 5–10).
+    let v = |k: f64| if k < 5.0 { 1.0 - 0.4 * k } else { -1.0 + (k - 5.0) / 1.5 };
+    assert!(wins_from(v, &[5.0], 10.0).is_some_and(|k| (k - 6.5).abs() < 1e-12));
+    assert_eq!(wins_from(|_| 1.0, &[2.0], 10.0), Some(0.0));
+    assert_eq!(wins_from(|k| 5.0 - k, &[], 10.0), None);
+}
+
+#[test]
+fn the_roofline_holds_the_roofs_and_one_point_per_cell_and_series() {
+    let r = grid(
+        vec![cell(1.0, 0, 100, 500, 1000), cell(1.0, 16, 1_000_000, 2000, 1500)],
+        vec![0, 16],
+        Some(compute(3000e9)),
+    );
+    let roof = r.roofline.as_ref().expect("roofline");
+    assert_eq!(roof.points.len(), 8, "no one-thread series: {roof:?}");
+    let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < b * 1e-9);
+    assert!(close(roof.cpu_bytes_per_s, 40e9), "{roof:?}");
+    assert!(close(roof.cpu_ops_per_s, 30e9) && close(roof.gpu_ops_per_s, 3000e9), "{roof:?}");
+    assert!(close(roof.gpu_device_bytes_per_s, 3200e9), "{roof:?}");
+    // Up at 25.6 GB/s (32 then 128), down at 32 (64 then 64): 4 bytes / (3/25.6 + 1/32) ns.
+    assert!(close(roof.transfer_bytes_per_s, 4.0 / 0.148_437_5 * 1e9), "{roof:?}");
+    let cpu16 =
+        roof.points.iter().find(|p| p.series == Series::CpuAll && p.work_rounds == 16).expect("point");
+    // 16 rounds: (48 + 7) ops over 4 bytes; 55 ops x 1e6 px in 1 ms.
+    assert!((cpu16.ops_per_byte - 13.75).abs() < 1e-12, "{cpu16:?}");
+    assert!((cpu16.ops_per_s - 55e9).abs() < 1.0, "{cpu16:?}");
+    assert!(roof.points.iter().filter(|p| p.work_rounds == 0).all(|p| (p.ops_per_byte - 1.75).abs() < 1e-12));
+    // The end-to-end points sit under the transfer roof's slope at their intensity.
+    let transfer = Roofline::roof(roof.transfer_bytes_per_s, roof.gpu_ops_per_s, cpu16.ops_per_byte);
+    assert!(close(transfer, 13.75 * 4.0 / 0.148_437_5 * 1e9), "{transfer:?}");
+}

@@ -1,0 +1,424 @@
+//! What a sweep will measure and what it will cost, before it starts: the options, the sizes
+//! ([`size_for`]) and work levels it measures, and for a work grid a short calibration measured
+//! first and the estimate built from it ([`estimate_grid`]): how many warm runs each cell gets
+//! within its time budget, and about how long the whole grid takes.
+//!
+//! Cost control of a work grid: a cell whose one run is estimated to take long gets fewer warm
+//! runs (as many as fit in [`CELL_SERIES_BUDGET_NS`] per series, at least one, at most the runs
+//! asked). Each series still has its own cold run at the cell's size and level first (it
+//! allocates, pages in and compiles what the warm runs reuse; it is never in the statistics).
+//! Above 0 rounds the one-thread CPU series is skipped: the map compares the GPU with the best
+//! CPU, and on every machine with more than one thread that is the all-threads series.
+
+use image::DynamicImage;
+
+use crate::engine::bench::bench;
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
+use crate::engine::{available_threads, synthetic_rgb};
+
+/// The default sizes, in megapixels: 0.25 MP to 128 MP.
+pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
+
+/// The default sizes of a work grid (work levels given, sizes not), in megapixels: small
+/// enough that the default grid finishes in about 3 minutes on a 2-core machine with Mesa's
+/// lavapipe, where the "GPU" does about 0.6 G pixel-rounds a second.
+pub const DEFAULT_WORK_SIZES_MP: [f64; 3] = [0.25, 1.0, 2.0];
+
+/// The default work levels of a work grid, rounds per pixel.
+pub const DEFAULT_WORK_LEVELS: [u32; 4] = [0, 16, 256, 4096];
+
+/// The warm-run time one series of one cell may take, nanoseconds: a cell whose run is
+/// estimated to take longer than this over the runs asked gets fewer warm runs (at least one).
+pub const CELL_SERIES_BUDGET_NS: u64 = 1_500_000_000;
+
+/// The calibration's size, megapixels (or the grid's largest size when that is smaller).
+pub const CALIBRATION_MP: f64 = 0.25;
+
+/// The calibration's work level, rounds per pixel.
+pub const CALIBRATION_ROUNDS: u32 = 256;
+
+/// How a sweep runs.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// Sizes in megapixels.
+    pub sizes_mp: Vec<f64>,
+    /// Warm runs per point (after one cold run).
+    pub runs: usize,
+    /// GPU workgroup size.
+    pub workgroup: WorkgroupSize,
+    /// Formula.
+    pub formula: Formula,
+    /// Include the GPU series (when an adapter is available).
+    pub gpu: bool,
+    /// Work levels, synthetic rounds per pixel (`[0]`: the plain grayscale); every size is
+    /// measured at every level.
+    pub work_levels: Vec<u32>,
+    /// The divergent variant of the work (rounds only for odd gray values).
+    pub divergent: bool,
+}
+
+impl SweepOptions {
+    /// The sizes measured: finite and above 0, smallest first, each once.
+    #[must_use]
+    pub fn sizes(&self) -> Vec<f64> {
+        let mut sizes = self.sizes_mp.clone();
+        sizes.retain(|s| s.is_finite() && *s > 0.0);
+        sizes.sort_by(f64::total_cmp);
+        sizes.dedup();
+        sizes
+    }
+
+    /// The work levels measured: lowest first, each once (`[0]` when none is given).
+    #[must_use]
+    pub fn levels(&self) -> Vec<u32> {
+        let mut levels = self.work_levels.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        if levels.is_empty() {
+            levels.push(0);
+        }
+        levels
+    }
+
+    /// Whether this is a work grid (any level but the plain grayscale alone).
+    #[must_use]
+    pub fn is_work_grid(&self) -> bool {
+        self.levels() != [0]
+    }
+
+    /// The work of one level (mask 0: the image stays the exact grayscale).
+    #[must_use]
+    pub fn work(&self, rounds: u32) -> Work {
+        Work { rounds, mask: 0, divergent: self.divergent && rounds > 0 }
+    }
+}
+
+/// A `w x h` image of about `megapixels`, 3:2 landscape, at least 1x1.
+#[must_use]
+pub fn size_for(megapixels: f64) -> (u32, u32) {
+    let pixels = (megapixels * 1e6).max(1.0);
+    let width = (pixels * 1.5).sqrt().round().max(1.0);
+    let height = (pixels / width).round().max(1.0);
+    (width as u32, height as u32)
+}
+
+/// One run of each path at one small size, at 0 rounds and at [`CALIBRATION_ROUNDS`], the
+/// medians of one warm run each (after a cold one), CPU clock: what a grid's estimate scales.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Calibration {
+    /// The size measured, megapixels.
+    pub megapixels: f64,
+    /// The work level measured beside 0, rounds per pixel.
+    pub rounds: u32,
+    /// CPU, one thread, 0 rounds: one conversion, nanoseconds.
+    pub cpu1_ns: u64,
+    /// CPU, all threads, 0 rounds.
+    pub cpu_all_ns: u64,
+    /// CPU, all threads, at `rounds`.
+    pub cpu_all_work_ns: u64,
+    /// GPU end to end, 0 rounds (`None` without a GPU).
+    pub gpu_ns: Option<u64>,
+    /// GPU end to end at `rounds`.
+    pub gpu_work_ns: Option<u64>,
+}
+
+impl Calibration {
+    /// The estimated time of one run at `megapixels` and `rounds` from a base time and a time
+    /// at the calibration's rounds: the base scaled with the pixels (never below the base: the
+    /// fixed costs), plus the rounds' share scaled with pixels x rounds.
+    fn scaled_ns(&self, base_ns: u64, work_ns: u64, megapixels: f64, rounds: u32) -> f64 {
+        let pixels = megapixels / self.megapixels.max(f64::MIN_POSITIVE);
+        let per_round = work_ns.saturating_sub(base_ns) as f64 / f64::from(self.rounds.max(1));
+        base_ns as f64 * pixels.max(1.0) + per_round * pixels * f64::from(rounds)
+    }
+
+    /// One CPU run on all threads, nanoseconds.
+    #[must_use]
+    pub fn cpu_all_run_ns(&self, megapixels: f64, rounds: u32) -> f64 {
+        self.scaled_ns(self.cpu_all_ns, self.cpu_all_work_ns, megapixels, rounds)
+    }
+
+    /// One CPU run on one thread at 0 rounds, nanoseconds.
+    #[must_use]
+    pub fn cpu1_run_ns(&self, megapixels: f64) -> f64 {
+        self.scaled_ns(self.cpu1_ns, self.cpu1_ns, megapixels, 0)
+    }
+
+    /// One GPU run end to end, nanoseconds (`None` without a GPU).
+    #[must_use]
+    pub fn gpu_run_ns(&self, megapixels: f64, rounds: u32) -> Option<f64> {
+        Some(self.scaled_ns(self.gpu_ns?, self.gpu_work_ns?, megapixels, rounds))
+    }
+}
+
+/// One cell of a sweep: its size and work level, the warm runs each backend gets, and what it
+/// should cost.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CellPlan {
+    /// The size asked, megapixels.
+    pub megapixels: f64,
+    /// The work level, rounds per pixel.
+    pub work_rounds: u32,
+    /// Warm runs of each CPU series.
+    pub cpu_runs: usize,
+    /// Warm runs of each GPU series (end to end, resident); 0 without a GPU.
+    pub gpu_runs: usize,
+    /// Whether the one-thread CPU series is measured (at 0 rounds only in a work grid).
+    pub single_thread: bool,
+    /// The estimated time of the whole cell, cold runs included, nanoseconds (`None` without a
+    /// calibration).
+    pub estimated_ns: Option<u64>,
+}
+
+/// What a sweep will do and what it should cost, from [`estimate_grid`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GridEstimate {
+    /// Every cell in the order measured: each size smallest first, its levels lowest first.
+    pub cells: Vec<CellPlan>,
+    /// The warm runs asked per series.
+    pub runs: usize,
+    /// The estimated time of every cell together, nanoseconds (`None` without a calibration).
+    pub total_ns: Option<u64>,
+    /// The calibration the estimate scales, if one was measured.
+    pub calibration: Option<Calibration>,
+}
+
+impl GridEstimate {
+    /// The cells that get fewer warm runs than asked.
+    pub fn fewer_runs(&self) -> impl Iterator<Item = &CellPlan> {
+        let gpu = self.cells.iter().any(|c| c.gpu_runs > 0);
+        self.cells.iter().filter(move |c| c.cpu_runs < self.runs || (gpu && c.gpu_runs < self.runs))
+    }
+
+    /// What the estimate is, what it is based on, and which cells run fewer times, in a few
+    /// sentences.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        let Some(c) = &self.calibration else {
+            return format!(
+                "{} cells, {} warm runs each; no calibration, so no estimate of the time.",
+                self.cells.len(),
+                self.runs
+            );
+        };
+        let secs = self.total_ns.unwrap_or(0) as f64 / 1e9;
+        let time = if secs < 90.0 { format!("{secs:.0} s") } else { format!("{:.1} min", secs / 60.0) };
+        let gpu = if c.gpu_ns.is_some() { " and the GPU end to end" } else { "" };
+        let mut s = format!(
+            "{} cells, estimated at about {time}: the CPU (all threads){gpu} timed once each at \
+             {:.2} MP, 0 and {} rounds per pixel, just now, scaled with pixels x rounds (an estimate, \
+             not a measurement).",
+            self.cells.len(),
+            c.megapixels,
+            c.rounds
+        );
+        let fewer: Vec<String> = self
+            .fewer_runs()
+            .map(|cell| {
+                let gpu = if cell.gpu_runs > 0 { format!(", GPU {}", cell.gpu_runs) } else { String::new() };
+                format!("{} rounds at {} MP (CPU {}{gpu})", cell.work_rounds, cell.megapixels, cell.cpu_runs)
+            })
+            .collect();
+        if fewer.is_empty() {
+            s.push_str(&format!(" Every cell gets the {} warm runs asked.", self.runs));
+        } else {
+            s.push_str(&format!(
+                " Fewer warm runs than the {} asked, to keep each series of a cell near {:.1} s: {}.",
+                self.runs,
+                CELL_SERIES_BUDGET_NS as f64 / 1e9,
+                fewer.join("; ")
+            ));
+        }
+        s
+    }
+}
+
+/// Warm runs of a series whose one run takes `run_ns`: as many as fit in the budget, at least
+/// one, at most `asked`.
+fn runs_within_budget(run_ns: f64, asked: usize) -> usize {
+    if run_ns <= 0.0 || !run_ns.is_finite() {
+        return asked.max(1);
+    }
+    ((CELL_SERIES_BUDGET_NS as f64 / run_ns).floor() as usize).clamp(1, asked.max(1))
+}
+
+/// The plan of every cell of `options`, and with a `calibration` the runs each cell gets within
+/// its budget and the time it should take. Without one every cell gets the runs asked (what a
+/// plain size sweep does).
+#[must_use]
+pub fn estimate_grid(options: &SweepOptions, calibration: Option<&Calibration>) -> GridEstimate {
+    let runs = options.runs.max(1);
+    let grid = options.is_work_grid();
+    let gpu = options.gpu;
+    let mut cells = Vec::new();
+    let mut total_ns = 0.0;
+    for &mp in &options.sizes() {
+        for &rounds in &options.levels() {
+            let single_thread = !grid || rounds == 0;
+            let mut cell = CellPlan {
+                megapixels: mp,
+                work_rounds: rounds,
+                cpu_runs: runs,
+                gpu_runs: if gpu { runs } else { 0 },
+                single_thread,
+                estimated_ns: None,
+            };
+            if let Some(c) = calibration {
+                let cpu_all = c.cpu_all_run_ns(mp, rounds);
+                let gpu_run = if gpu { c.gpu_run_ns(mp, rounds) } else { None };
+                if grid {
+                    cell.cpu_runs = runs_within_budget(cpu_all, runs);
+                    cell.gpu_runs = gpu_run.map_or(cell.gpu_runs, |ns| runs_within_budget(ns, runs));
+                }
+                let mut ns = (1 + cell.cpu_runs) as f64 * cpu_all;
+                if single_thread {
+                    ns += (1 + cell.cpu_runs) as f64 * c.cpu1_run_ns(mp);
+                }
+                // End to end, then resident: each with its cold run.
+                ns += gpu_run.map_or(0.0, |g| 2.0 * (1 + cell.gpu_runs) as f64 * g);
+                cell.estimated_ns = Some(ns.round() as u64);
+                total_ns += ns;
+            }
+            cells.push(cell);
+        }
+    }
+    GridEstimate {
+        cells,
+        runs,
+        total_ns: calibration.map(|_| total_ns.round() as u64),
+        calibration: calibration.copied(),
+    }
+}
+
+/// Measures the calibration of a work grid: one cold and one warm run of the CPU (one thread
+/// at 0 rounds; all threads at 0 and [`CALIBRATION_ROUNDS`]) and, with `options.gpu`, of the GPU
+/// end to end at both levels, on a synthetic image of [`CALIBRATION_MP`] (or the grid's largest
+/// size when smaller). About a second on a 2-core machine with lavapipe.
+pub fn calibrate(engine: &Engine, options: &SweepOptions) -> Result<Calibration, EngineError> {
+    let largest = options.sizes().last().copied().unwrap_or(CALIBRATION_MP);
+    let (w, h) = size_for(CALIBRATION_MP.min(largest));
+    let image: DynamicImage = synthetic_rgb(w, h, 1);
+    let base = ConvertSettings {
+        formula: options.formula,
+        workgroup: options.workgroup,
+        ..ConvertSettings::default()
+    };
+    let work = options.work(CALIBRATION_ROUNDS);
+    let time = |settings: ConvertSettings| bench(engine, &image, &settings, 1).map(|r| r.total.median_ns);
+    let all = available_threads();
+    let cpu1_ns = time(ConvertSettings { threads: 1, ..base })?;
+    let cpu_all_ns = time(ConvertSettings { threads: all, ..base })?;
+    let cpu_all_work_ns = time(ConvertSettings { threads: all, work, ..base })?;
+    let (gpu_ns, gpu_work_ns) = if options.gpu {
+        let gpu = ConvertSettings { backend: Backend::Gpu, ..base };
+        let plain = time(gpu)?;
+        let worked = time(ConvertSettings { work, ..gpu })?;
+        engine.gpu_converter()?.release_buffers()?;
+        (Some(plain), Some(worked))
+    } else {
+        (None, None)
+    };
+    Ok(Calibration {
+        megapixels: f64::from(w) * f64::from(h) / 1e6,
+        rounds: CALIBRATION_ROUNDS,
+        cpu1_ns,
+        cpu_all_ns,
+        cpu_all_work_ns,
+        gpu_ns,
+        gpu_work_ns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(levels: Vec<u32>, gpu: bool) -> SweepOptions {
+        SweepOptions {
+            sizes_mp: vec![4.0, 1.0, 1.0, f64::NAN],
+            runs: 5,
+            workgroup: WorkgroupSize::DEFAULT,
+            formula: Formula::Bt601,
+            gpu,
+            work_levels: levels,
+            divergent: false,
+        }
+    }
+
+    #[test]
+    fn sizes_and_levels_are_sorted_and_each_once() {
+        let o = options(vec![256, 0, 16, 256], true);
+        assert_eq!(o.sizes(), vec![1.0, 4.0]);
+        assert_eq!(o.levels(), vec![0, 16, 256]);
+        assert!(o.is_work_grid());
+        assert!(!options(vec![], true).is_work_grid());
+        assert!(!options(vec![0, 0], true).is_work_grid());
+        assert!(options(vec![16], true).is_work_grid());
+    }
+
+    #[test]
+    fn sizes_are_three_to_two_and_whole() {
+        assert_eq!(size_for(24.0), (6000, 4000));
+        assert_eq!(size_for(0.0), (1, 1));
+        let (w, h) = size_for(128.0);
+        assert!((f64::from(w) * f64::from(h) / 1e6 - 128.0).abs() < 0.01);
+    }
+
+    /// 1 MP: CPU all threads 1 ms plain, 101 ms at 100 rounds (1 ms a round); one thread 2 ms;
+    /// GPU 10 ms plain, 1010 ms at 100 rounds (10 ms a round).
+    fn calibration() -> Calibration {
+        Calibration {
+            megapixels: 1.0,
+            rounds: 100,
+            cpu1_ns: 2_000_000,
+            cpu_all_ns: 1_000_000,
+            cpu_all_work_ns: 101_000_000,
+            gpu_ns: Some(10_000_000),
+            gpu_work_ns: Some(1_010_000_000),
+        }
+    }
+
+    #[test]
+    fn a_calibration_scales_with_pixels_and_rounds() {
+        let c = calibration();
+        assert!((c.cpu_all_run_ns(4.0, 16) - (4e6 + 4.0 * 16.0 * 1e6)).abs() < 1e-6);
+        // Below the calibration's size the fixed cost stays.
+        assert!((c.cpu_all_run_ns(0.5, 0) - 1e6).abs() < 1e-6);
+        assert!((c.cpu1_run_ns(2.0) - 4e6).abs() < 1e-6);
+        assert_eq!(c.gpu_run_ns(1.0, 256).map(f64::round), Some(10e6 + 256.0 * 1e7));
+        assert_eq!(Calibration { gpu_ns: None, ..c }.gpu_run_ns(1.0, 0), None);
+    }
+
+    #[test]
+    fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
+        let o = options(vec![0, 16, 256], true);
+        let e = estimate_grid(&o, Some(&calibration()));
+        assert_eq!(e.cells.len(), 6);
+        let order: Vec<(f64, u32)> = e.cells.iter().map(|c| (c.megapixels, c.work_rounds)).collect();
+        assert_eq!(order, vec![(1.0, 0), (1.0, 16), (1.0, 256), (4.0, 0), (4.0, 16), (4.0, 256)]);
+        // 1 MP at 16 rounds: CPU 17 ms (5 runs), GPU 170 ms (5 runs fit in 1.5 s: 850 ms).
+        let cell = e.cells[1];
+        assert_eq!((cell.cpu_runs, cell.gpu_runs, cell.single_thread), (5, 5, false));
+        assert_eq!(cell.estimated_ns, Some(6 * 17_000_000 + 2 * 6 * 170_000_000));
+        // 1 MP at 256 rounds: GPU 2.57 s a run: one; CPU 257 ms: 5.
+        assert_eq!((e.cells[2].cpu_runs, e.cells[2].gpu_runs), (5, 1));
+        // 4 MP at 256 rounds: CPU 1.028 s: one; GPU one.
+        assert_eq!((e.cells[5].cpu_runs, e.cells[5].gpu_runs), (1, 1));
+        // The plain cells also time one thread.
+        assert!(e.cells[0].single_thread && e.cells[3].single_thread);
+        assert_eq!(e.cells[0].estimated_ns, Some(6 * 1_000_000 + 6 * 2_000_000 + 2 * 6 * 10_000_000));
+        let total: u64 = e.cells.iter().filter_map(|c| c.estimated_ns).sum();
+        assert!(e.total_ns.is_some_and(|t| t.abs_diff(total) <= 6), "{e:?}");
+        let s = e.sentence();
+        assert!(s.contains("6 cells, estimated at about"), "{s}");
+        assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
+        // Without a calibration: the runs asked everywhere, no time.
+        let e = estimate_grid(&o, None);
+        assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 5 && c.estimated_ns.is_none()));
+        assert!(e.sentence().contains("no estimate"), "{}", e.sentence());
+        // A plain sweep with a calibration still gets the runs asked, one thread included.
+        let e = estimate_grid(&options(vec![0], false), Some(&calibration()));
+        assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 0 && c.single_thread));
+        assert!(e.sentence().contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence());
+    }
+}
