@@ -89,10 +89,10 @@ fn parse_work_level(s: &str) -> Result<u32, String> {
 impl SweepArgs {
     /// The sizes measured: those given, else the work grid's or the plain sweep's defaults.
     fn sizes_mp(&self) -> Vec<f64> {
-        match (self.sizes.is_empty(), self.work.is_empty()) {
+        match (self.sizes.is_empty(), self.work.iter().any(|k| *k > 0)) {
             (false, _) => self.sizes.clone(),
-            (true, true) => DEFAULT_SIZES_MP.to_vec(),
-            (true, false) => DEFAULT_WORK_SIZES_MP.to_vec(),
+            (true, false) => DEFAULT_SIZES_MP.to_vec(),
+            (true, true) => DEFAULT_WORK_SIZES_MP.to_vec(),
         }
     }
 }
@@ -195,7 +195,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         if !quiet {
             match plan.cells.get(i).filter(|_| grid) {
                 Some(c) => {
-                    errln!("measuring {mp} MP at {} rounds per pixel ({} of {n})…", c.work_rounds, i + 1)
+                    errln!("measuring {mp} MP at {} rounds per pixel ({} of {n})…", c.work_rounds, i + 1);
                 }
                 None => errln!("measuring {mp} MP ({} of {n})…", i + 1),
             }

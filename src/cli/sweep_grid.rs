@@ -21,11 +21,15 @@ pub(super) fn print_grid(r: &SweepResult) {
         outln!(
             "who wins: the GPU's speed-up over the best CPU series at the median (above 1.00x the GPU wins), end to end / data kept on the GPU"
         );
-        let header: String =
-            r.work_levels.iter().map(|k| format!(" {:>17}", format!("{k} rounds"))).collect();
+        let header = r
+            .work_levels
+            .iter()
+            .map(|k| format!(" {:>17}", format!("{k} rounds")))
+            .collect::<Vec<_>>()
+            .concat();
         outln!("{:>8}{header}", "MP");
         for &mp in &sizes {
-            let row: String = r
+            let row = r
                 .work_levels
                 .iter()
                 .map(|&k| {
@@ -36,7 +40,8 @@ pub(super) fn print_grid(r: &SweepResult) {
                     };
                     format!(" {:>17}", format!("{} / {}", x(Series::GpuTotal), x(Series::GpuResident)))
                 })
-                .collect();
+                .collect::<Vec<_>>()
+                .concat();
             outln!("{mp:>8.2}{row}");
         }
     }

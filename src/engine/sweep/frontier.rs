@@ -12,6 +12,8 @@
 //! Each side is piecewise linear in `k`, so the level from which the GPU wins (and keeps winning
 //! up to the grid's largest level) is solved exactly on each linear piece.
 
+use std::fmt::Write as _;
+
 use crate::engine::sweep::grid::{ComputeCeilings, Frontier, FrontierPoint, Series};
 use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult};
@@ -205,15 +207,15 @@ pub(crate) fn fill_frontier(r: &mut SweepResult) {
 /// measured at the largest size where the GPU wins (else the largest size), then modelled.
 #[must_use]
 pub fn frontier_sentence(r: &SweepResult) -> String {
-    let Some(f) = &r.frontier else { return String::new() };
+    let Some(frontier) = &r.frontier else { return String::new() };
     let max = r.work_levels.iter().copied().max().unwrap_or(0);
-    let largest = f.measured.last().map_or(0.0, |p| p.megapixels);
+    let largest = frontier.measured.last().map_or(0.0, |p| p.megapixels);
     let machine =
         r.adapter.as_ref().map_or_else(|| "this machine".to_owned(), |a| format!("this machine ({a})"));
-    let e2e = f.measured.iter().rev().find(|p| p.end_to_end_from_rounds.is_some());
-    let resident = f.measured.iter().rev().find(|p| p.resident_from_rounds.is_some());
+    let e2e = frontier.measured.iter().rev().find(|p| p.end_to_end_from_rounds.is_some());
+    let resident = frontier.measured.iter().rev().find(|p| p.resident_from_rounds.is_some());
     let lv = |v: f64| format!("{v:.0}");
-    let mut s = match (e2e, resident) {
+    let mut text = match (e2e, resident) {
         _ if r.adapter.is_none() => "The work grid measured the CPU only.".to_owned(),
         (Some(p), _) => {
             let k = p.end_to_end_from_rounds.map_or_else(String::new, lv);
@@ -237,34 +239,38 @@ pub fn frontier_sentence(r: &SweepResult) -> String {
         ),
     };
     if r.software_adapter {
-        s.push_str(
+        text.push_str(
             " The adapter is a software rasteriser: its \"GPU\" is this CPU's own cores running an \
              emulation, so it is not expected to win here at any work level.",
         );
     }
     if r.adapter.is_none() {
-        return s;
+        return text;
     }
     let at = e2e.map_or(largest, |p| p.megapixels);
-    match f.modelled.iter().find(|p| p.megapixels.total_cmp(&at).is_eq()) {
-        None => s.push_str(&format!(" The modelled frontier is unknown: {}.", modelled_unknown_because(r))),
-        Some(m) => {
-            let kept = m.resident_from_rounds.map_or_else(
+    match frontier.modelled.iter().find(|p| p.megapixels.total_cmp(&at).is_eq()) {
+        None => {
+            let _ = write!(text, " The modelled frontier is unknown: {}.", modelled_unknown_because(r));
+        }
+        Some(model) => {
+            let kept = model.resident_from_rounds.map_or_else(
                 || " (not even resident)".to_owned(),
                 |v| format!(" ({} with the data kept on the GPU)", lv(v)),
             );
-            s.push_str(&match m.end_to_end_from_rounds {
-                Some(k) => format!(
+            let _ = match model.end_to_end_from_rounds {
+                Some(k) => write!(
+                    text,
                     " From the ceilings it should win end to end from about {} rounds per pixel at {at:.2} MP{kept}.",
                     lv(k)
                 ),
-                None => format!(
+                None => write!(
+                    text,
                     " From the ceilings it should not win end to end up to {max} rounds per pixel at {at:.2} MP{kept}."
                 ),
-            });
+            };
         }
     }
-    s
+    text
 }
 
 #[cfg(test)]

@@ -1,0 +1,92 @@
+//! The plan's sizes and levels, a calibration scaled, and the runs each cell gets.
+
+use super::*;
+
+fn options(levels: Vec<u32>, gpu: bool) -> SweepOptions {
+    SweepOptions {
+        sizes_mp: vec![4.0, 1.0, 1.0, f64::NAN],
+        runs: 5,
+        workgroup: WorkgroupSize::DEFAULT,
+        formula: Formula::Bt601,
+        gpu,
+        work_levels: levels,
+        divergent: false,
+    }
+}
+
+#[test]
+fn sizes_and_levels_are_sorted_and_each_once() {
+    let o = options(vec![256, 0, 16, 256], true);
+    assert_eq!(o.sizes(), vec![1.0, 4.0]);
+    assert_eq!(o.levels(), vec![0, 16, 256]);
+    assert!(o.is_work_grid());
+    assert!(!options(vec![], true).is_work_grid());
+    assert!(!options(vec![0, 0], true).is_work_grid());
+    assert!(options(vec![16], true).is_work_grid());
+}
+
+#[test]
+fn sizes_are_three_to_two_and_whole() {
+    assert_eq!(size_for(24.0), (6000, 4000));
+    assert_eq!(size_for(0.0), (1, 1));
+    let (w, h) = size_for(128.0);
+    assert!((f64::from(w) * f64::from(h) / 1e6 - 128.0).abs() < 0.01);
+}
+
+/// 1 MP: CPU all threads 1 ms plain, 101 ms at 100 rounds (1 ms a round); one thread 2 ms;
+/// GPU 10 ms plain, 1010 ms at 100 rounds (10 ms a round).
+fn calibration() -> Calibration {
+    Calibration {
+        megapixels: 1.0,
+        rounds: 100,
+        cpu1_ns: 2_000_000,
+        cpu_all_ns: 1_000_000,
+        cpu_all_work_ns: 101_000_000,
+        gpu_ns: Some(10_000_000),
+        gpu_work_ns: Some(1_010_000_000),
+    }
+}
+
+#[test]
+fn a_calibration_scales_with_pixels_and_rounds() {
+    let c = calibration();
+    assert!((c.cpu_all_run_ns(4.0, 16) - (4e6 + 4.0 * 16.0 * 1e6)).abs() < 1e-6);
+    // Below the calibration's size the fixed cost stays.
+    assert!((c.cpu_all_run_ns(0.5, 0) - 1e6).abs() < 1e-6);
+    assert!((c.cpu1_run_ns(2.0) - 4e6).abs() < 1e-6);
+    assert_eq!(c.gpu_run_ns(1.0, 256).map(f64::round), Some(10e6 + 256.0 * 1e7));
+    assert_eq!(Calibration { gpu_ns: None, ..c }.gpu_run_ns(1.0, 0), None);
+}
+
+#[test]
+fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
+    let o = options(vec![0, 16, 256], true);
+    let e = estimate_grid(&o, Some(&calibration()));
+    assert_eq!(e.cells.len(), 6);
+    let order: Vec<(f64, u32)> = e.cells.iter().map(|c| (c.megapixels, c.work_rounds)).collect();
+    assert_eq!(order, vec![(1.0, 0), (1.0, 16), (1.0, 256), (4.0, 0), (4.0, 16), (4.0, 256)]);
+    // 1 MP at 16 rounds: CPU 17 ms (5 runs), GPU 170 ms (5 runs fit in 1.5 s: 850 ms).
+    let cell = e.cells[1];
+    assert_eq!((cell.cpu_runs, cell.gpu_runs, cell.single_thread), (5, 5, false));
+    assert_eq!(cell.estimated_ns, Some(6 * 17_000_000 + 2 * 6 * 170_000_000));
+    // 1 MP at 256 rounds: GPU 2.57 s a run: one; CPU 257 ms: 5.
+    assert_eq!((e.cells[2].cpu_runs, e.cells[2].gpu_runs), (5, 1));
+    // 4 MP at 256 rounds: CPU 1.028 s: one; GPU one.
+    assert_eq!((e.cells[5].cpu_runs, e.cells[5].gpu_runs), (1, 1));
+    // The plain cells also time one thread.
+    assert!(e.cells[0].single_thread && e.cells[3].single_thread);
+    assert_eq!(e.cells[0].estimated_ns, Some(6 * 1_000_000 + 6 * 2_000_000 + 2 * 6 * 10_000_000));
+    let total: u64 = e.cells.iter().filter_map(|c| c.estimated_ns).sum();
+    assert!(e.total_ns.is_some_and(|t| t.abs_diff(total) <= 6), "{e:?}");
+    let s = e.sentence();
+    assert!(s.contains("6 cells, estimated at about"), "{s}");
+    assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
+    // Without a calibration: the runs asked everywhere, no time.
+    let e = estimate_grid(&o, None);
+    assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 5 && c.estimated_ns.is_none()));
+    assert!(e.sentence().contains("no estimate"), "{}", e.sentence());
+    // A plain sweep with a calibration still gets the runs asked, one thread included.
+    let e = estimate_grid(&options(vec![0], false), Some(&calibration()));
+    assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 0 && c.single_thread));
+    assert!(e.sentence().contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence());
+}
