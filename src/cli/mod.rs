@@ -13,6 +13,7 @@ mod info;
 mod out;
 mod plan;
 mod progress;
+mod round_trip;
 mod sweep;
 
 use std::error::Error;

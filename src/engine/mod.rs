@@ -1,9 +1,9 @@
 //! The conversion engine shared by the GUI, the CLI, the benchmarks and the tests: it chooses the
 //! backend, prepares pixels for it, measures every phase and labels each figure with its clock.
 //!
-//! `sweep` holds the size sweep, `ceilings` this machine's ceilings. Depends on
-//! [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and [`crate::system`]; never
-//! on the UI (no egui, eframe or rfd here).
+//! `sweep` holds the size sweep and the operations per round trip, `ceilings` this machine's
+//! ceilings. Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and
+//! [`crate::system`]; never on the UI (no egui, eframe or rfd here).
 
 mod batch;
 mod bench;
@@ -37,6 +37,10 @@ pub use sweep::grid::{
 };
 pub use sweep::model::crossover_mp;
 pub use sweep::result::{CostModel, ModelledPoint, Series, SweepModel, SweepPoint, SweepResult};
+pub use sweep::round_trip::{
+    DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
+    round_trip_bytes, round_trips,
+};
 pub use sweep::run::{DEFAULT_SIZES_MP, SweepOptions, size_for, sweep};
 pub use sweep::verdict::{analyse, to_csv};
 pub use synthetic::{parse_size, synthetic_rgb};

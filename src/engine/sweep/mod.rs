@@ -5,5 +5,6 @@
 pub(super) mod grid;
 pub(super) mod model;
 pub(super) mod result;
+pub(super) mod round_trip;
 pub(super) mod run;
 pub(super) mod verdict;
