@@ -11,8 +11,8 @@ use image::DynamicImage;
 
 use crate::engine::{
     Backend, BenchOptions, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, KnownCeilings,
-    PhasePart, Reservation, WorkgroupSize, available_threads, bench_bytes, bench_with, budget, ms,
-    parse_size, simd_level, synthetic_bytes, synthetic_rgb,
+    MAX_PASSES, PhasePart, Reservation, WorkgroupSize, available_threads, bench_bytes, bench_with, budget,
+    ms, parse_size, simd_level, synthetic_bytes, synthetic_rgb,
 };
 
 /// Arguments of `graylab bench`.
@@ -52,9 +52,9 @@ pub struct BenchArgs {
     /// Operations per round trip instead: for each count N (a comma list, e.g. 1,2,4,8,16), one
     /// upload, N full kernel passes over the kept input and one download, against N CPU passes
     /// (one workgroup shape and thread count; both backends run).
-    #[arg(long, value_name = "N,N,..", value_parser = super::round_trip::parse_passes,
+    #[arg(long, value_name = "N,N,..", value_parser = parse_passes,
           conflicts_with_all = ["backend", "keep_input_on_gpu"])]
-    pub passes: Option<super::round_trip::Passes>,
+    pub passes: Option<Passes>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -87,6 +87,22 @@ pub enum Threads {
     List(Vec<usize>),
     /// Every count from 1 to all cores.
     All,
+}
+
+/// `bench --passes`: the counts of operations per round trip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Passes(pub Vec<u32>);
+
+/// Parses `1,2,4,8,16`: each count from 1 to [`MAX_PASSES`].
+fn parse_passes(s: &str) -> Result<Passes, String> {
+    let counts = s
+        .split(',')
+        .map(|n| match n.trim().parse::<u32>() {
+            Ok(n) if (1..=MAX_PASSES).contains(&n) => Ok(n),
+            _ => Err(format!("{n:?} is not a count of operations from 1 to {MAX_PASSES}")),
+        })
+        .collect::<Result<Vec<u32>, String>>()?;
+    Ok(Passes(counts))
 }
 
 fn parse_workgroups(s: &str) -> Result<Workgroups, String> {
@@ -143,9 +159,6 @@ pub(super) fn bench_image(
 }
 
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    if let Some(passes) = &args.passes {
-        return super::round_trip::run(args, passes);
-    }
     let backends = match args.backend {
         BenchBackend::All => vec![Backend::Cpu, Backend::Gpu],
         BenchBackend::Cpu => vec![Backend::Cpu],

@@ -81,6 +81,7 @@ pub enum Command {
 pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
     let result = match command {
         Command::Convert(args) => convert::run(&args),
+        Command::Bench(args) if args.passes.is_some() => round_trip::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),

@@ -7,25 +7,9 @@ use std::process::ExitCode;
 use super::bench::{BenchArgs, Threads, Workgroups, bench_image};
 use super::out::outln;
 use crate::engine::{
-    ConvertSettings, Engine, MAX_PASSES, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads,
-    ms, round_trip_bytes, round_trips,
+    ConvertSettings, Engine, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads, ms,
+    round_trip_bytes, round_trips,
 };
-
-/// `bench --passes`: the counts of operations per round trip.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Passes(pub Vec<u32>);
-
-/// Parses `1,2,4,8,16`: each count from 1 to [`MAX_PASSES`].
-pub(super) fn parse_passes(s: &str) -> Result<Passes, String> {
-    let counts = s
-        .split(',')
-        .map(|n| match n.trim().parse::<u32>() {
-            Ok(n) if (1..=MAX_PASSES).contains(&n) => Ok(n),
-            _ => Err(format!("{n:?} is not a count of operations from 1 to {MAX_PASSES}")),
-        })
-        .collect::<Result<Vec<u32>, String>>()?;
-    Ok(Passes(counts))
-}
 
 #[derive(serde::Serialize)]
 struct Report<'a> {
@@ -34,8 +18,9 @@ struct Report<'a> {
     result: &'a RoundTripResult,
 }
 
-/// Runs the round trips `args` ask for (one workgroup shape, one thread count).
-pub(super) fn run(args: &BenchArgs, passes: &Passes) -> anyhow::Result<ExitCode> {
+/// Runs the round trips `args` ask for with `--passes` (one workgroup shape, one thread count).
+pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let Some(passes) = &args.passes else { anyhow::bail!("bench without --passes measures no round trips") };
     let workgroup = match &args.workgroup {
         Workgroups::List(list) if list.len() == 1 => list.first().copied().unwrap_or(WorkgroupSize::DEFAULT),
         _ => anyhow::bail!("--passes measures one workgroup shape: give --workgroup one size"),
@@ -69,12 +54,12 @@ pub(super) fn run(args: &BenchArgs, passes: &Passes) -> anyhow::Result<ExitCode>
 
 fn print_table(label: &str, r: &RoundTripResult) {
     let variant = if r.divergent { ", divergent: odd grays only" } else { "" };
+    let warm = if r.runs == 1 { "1 warm run".to_owned() } else { format!("{} warm runs", r.runs) };
     outln!(
-        "graylab bench --passes: {label}, {}, work {} rounds/px (synthetic{variant}), 1 cold run then {} warm \
-         runs per count",
+        "graylab bench --passes: {label}, {}, work {} rounds/px (synthetic{variant}), 1 cold run then {warm} \
+         per count",
         r.formula,
-        r.work_rounds,
-        r.runs
+        r.work_rounds
     );
     outln!("CPU: {} threads; GPU: {} (workgroup {})", r.cpu_threads, r.adapter, r.workgroup);
     if r.software_adapter {
@@ -115,7 +100,7 @@ fn print_table(label: &str, r: &RoundTripResult) {
     );
     match kernel_clock {
         Some(clock) => {
-            outln!("  GPU passes: {clock}, from the start of the first pass to the end of the last")
+            outln!("  GPU passes: {clock}, from the start of the first pass to the end of the last");
         }
         None => outln!("  GPU passes: not measured (no GPU timestamps read in place on this device)"),
     }

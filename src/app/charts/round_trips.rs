@@ -49,6 +49,14 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, height: f32) {
     if let Some(n) = r.gpu_wins_from_passes {
         legend.push((Color32::YELLOW, format!("the GPU wins from n = {n}")));
     }
+    ui.label(
+        RichText::new(
+            "Each GPU point is one round trip (one upload, n passes over the kept input, one download) \
+             divided by n; each CPU point is n passes on every thread divided by n. Medians of the warm runs.",
+        )
+        .small()
+        .weak(),
+    );
     legend_ui(ui, &legend);
     let counts: Vec<u32> = r.points.iter().map(|p| p.passes).collect();
     let top = all.iter().flat_map(|s| s.3.iter().map(|p| p[1])).fold(0.0, f64::max);
@@ -91,14 +99,6 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, height: f32) {
             plot.vline(VLine::new("the GPU wins from here", x_of(n)).color(Color32::YELLOW));
         }
     });
-    ui.label(
-        RichText::new(
-            "Each GPU point is one round trip (one upload, n passes over the kept input, one download) \
-             divided by n; each CPU point is n passes on every thread divided by n. Medians of the warm runs.",
-        )
-        .small()
-        .weak(),
-    );
 }
 
 #[cfg(test)]

@@ -123,10 +123,11 @@ impl RoundTripsWindow {
                 }
                 ui.label(
                     RichText::new(format!(
-                        "{}x{}, {} warm runs per count after a cold one; {}.",
+                        "{}x{}, {} warm run{} per count after a cold one; {}.",
                         r.width,
                         r.height,
                         r.runs,
+                        if r.runs == 1 { "" } else { "s" },
                         if r.points.iter().all(|p| p.matches_cpu) {
                             "every GPU result equals the CPU's byte for byte"
                         } else {
@@ -135,7 +136,7 @@ impl RoundTripsWindow {
                     ))
                     .small(),
                 );
-                let height = (ui.available_height() - 40.0).clamp(160.0, 320.0);
+                let height = (ui.available_height() - 30.0).clamp(120.0, 320.0);
                 round_trips_chart_ui(ui, &r, height);
             }
             Some(Err(why)) => {

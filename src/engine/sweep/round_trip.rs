@@ -6,6 +6,7 @@
 //! operation says from which `n` the GPU wins at this size and work. Each GPU result is checked
 //! against the CPU's byte for byte.
 
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -167,16 +168,38 @@ fn verdict(r: &RoundTripResult) -> String {
     let differ: Vec<String> =
         r.points.iter().filter(|p| !p.matches_cpu).map(|p| p.passes.to_string()).collect();
     if !differ.is_empty() {
-        text.push_str(&format!(
+        let _ = write!(
+            text,
             "; but the GPU's result differed from the CPU's at n = {}, so these are not the same work",
             differ.join(", ")
-        ));
+        );
     }
     if r.software_adapter {
         text.push_str(" (on this software adapter the \"GPU\" is this CPU's own cores)");
     }
     text.push('.');
     text
+}
+
+/// `runs` timings (CPU clock) of `n` calls of `pass` in a row, checking `cancelled` between calls.
+fn cpu_runs(
+    n: u32,
+    runs: usize,
+    cancelled: &dyn Fn() -> bool,
+    pass: &mut dyn FnMut() -> Result<(), crate::cpu::CpuError>,
+) -> Result<Vec<u64>, EngineError> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        for _ in 0..n {
+            if cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            pass()?;
+        }
+        times.push(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+    }
+    Ok(times)
 }
 
 /// Measures operations per round trip on `image` with `settings` (formula, workgroup, threads,
@@ -232,17 +255,7 @@ pub fn round_trips(
         gpu_out.fill(0);
         let t = converter.time_round_trip(&job, n, runs, &mut gpu_out)?;
         let matches_cpu = gpu_out == cpu_out;
-        let mut cpu_ns = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            let started = Instant::now();
-            for _ in 0..n {
-                if cancelled() {
-                    return Err(EngineError::Cancelled);
-                }
-                cpu_pass(&mut cpu_out)?;
-            }
-            cpu_ns.push(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
-        }
+        let cpu_ns = cpu_runs(n, runs, &cancelled, &mut || cpu_pass(&mut cpu_out))?;
         work_done += cost(n);
         let per_op: Vec<u64> = cpu_ns.iter().map(|ns| ns / u64::from(n)).collect();
         let (Some(gpu_total_ns), Some(cpu_total_ns), Some(cpu_per_op_ns)) =

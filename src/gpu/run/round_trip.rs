@@ -14,7 +14,7 @@ use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::pipelines::params_buffer;
-use crate::gpu::plan::grid::{PARAMS_STRIDE, dispatch};
+use crate::gpu::plan::grid::{Dispatch, PARAMS_STRIDE, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
 use crate::gpu::run::resident::KernelOn;
@@ -146,6 +146,126 @@ fn bands(on: &KernelOn<'_>, job: &GpuJob<'_>, plan: &RunPlan, params: &wgpu::Buf
         .collect()
 }
 
+/// What every round trip of one count shares: the plan, its dispatches, the band buffers and the
+/// timestamps.
+struct Trip<'a> {
+    ctx: &'a GpuContext,
+    pipeline: &'a wgpu::ComputePipeline,
+    job: &'a GpuJob<'a>,
+    plan: &'a RunPlan,
+    dispatches: &'a [Dispatch],
+    bands: &'a [Band],
+    stamps: Option<&'a Stamps>,
+    /// Dispatches in all: the passes times the chunks of one pass.
+    steps: usize,
+}
+
+impl Trip<'_> {
+    /// One round trip into `dst`: wall time (CPU clock) and the passes' GPU time, if stamped.
+    fn once(&self, dst: &mut [u8]) -> Result<(u64, Option<u64>), GpuError> {
+        let started = Instant::now();
+        let uploaded = self.upload()?;
+        self.passes(uploaded)?;
+        self.download(dst)?;
+        let wall_ns = nanos(started.elapsed());
+        let kernel_ns = self.stamps.map(|s| s.read(self.ctx)).transpose()?;
+        // The upload staging is mapped again for the next round trip, off the clock.
+        for band in self.bands {
+            mapped(self.ctx.device(), &map(&band.staging, 0..band.in_bytes, wgpu::MapMode::Write))?;
+        }
+        Ok((wall_ns, kernel_ns.filter(|&k| k > 0 && k <= wall_ns)))
+    }
+
+    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    /// The host copies into staging (every thread), and one submission of the copies to the GPU.
+    fn upload(&self) -> Result<wgpu::SubmissionIndex, GpuError> {
+        let mut enc = self.encoder("round trip upload");
+        for band in self.bands {
+            {
+                let mut view = band
+                    .staging
+                    .get_mapped_range_mut(0..band.in_bytes)
+                    .map_err(|e| GpuError::Map(e.to_string()))?;
+                fill_mapped(&mut view, self.job.src.get(band.src.clone()).unwrap_or_default())?;
+            }
+            band.staging.unmap();
+            enc.copy_buffer_to_buffer(&band.staging, 0, &band.input, 0, band.in_bytes);
+        }
+        Ok(self.ctx.queue().submit([enc.finish()]))
+    }
+
+    /// Every pass, chunk by chunk (one submission each, at most two on the queue), the first
+    /// stamped at its start and the last at its end.
+    fn passes(&self, uploaded: wgpu::SubmissionIndex) -> Result<(), GpuError> {
+        let (ctx, cancel) = (self.ctx, self.job.cancel);
+        let mut submitted = vec![uploaded];
+        let steps = self.plan.chunks.iter().zip(self.dispatches).cycle().take(self.steps);
+        for (step, (chunk, d)) in steps.enumerate() {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                wait_for(ctx.device(), None)?;
+                return Err(GpuError::Cancelled);
+            }
+            let Some(band) = self.bands.get(chunk.band as usize) else { continue };
+            let mut enc = self.encoder("round trip pass");
+            {
+                let first = (step == 0).then_some(0);
+                let last = (step + 1 == self.steps).then_some(1);
+                let timestamp_writes = self.stamps.filter(|_| first.is_some() || last.is_some()).map(|s| {
+                    wgpu::ComputePassTimestampWrites {
+                        query_set: &s.set,
+                        beginning_of_pass_write_index: first,
+                        end_of_pass_write_index: last,
+                    }
+                });
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("round trip pass"),
+                    timestamp_writes,
+                });
+                pass.set_pipeline(self.pipeline);
+                pass.set_bind_group(0, &band.group, &[(chunk.index as u64 * PARAMS_STRIDE) as u32]);
+                pass.dispatch_workgroups(d.groups.0, d.groups.1, 1);
+            }
+            if submitted.len() >= MAX_IN_FLIGHT {
+                wait_for(ctx.device(), submitted.get(submitted.len() - MAX_IN_FLIGHT))?;
+            }
+            submitted.push(ctx.queue().submit([enc.finish()]));
+        }
+        Ok(())
+    }
+
+    /// One submission of the copies back (and the timestamps' resolve), then the host copies
+    /// into `dst` as each band's mapping arrives.
+    fn download(&self, dst: &mut [u8]) -> Result<(), GpuError> {
+        let mut enc = self.encoder("round trip download");
+        for band in self.bands {
+            enc.copy_buffer_to_buffer(&band.output, 0, &band.readback, 0, band.out_bytes);
+        }
+        if let Some(s) = self.stamps {
+            enc.resolve_query_set(&s.set, 0..2, &s.resolve, 0);
+            enc.copy_buffer_to_buffer(&s.resolve, 0, &s.readback, 0, 16);
+        }
+        self.ctx.queue().submit([enc.finish()]);
+        let mappings: Vec<_> =
+            self.bands.iter().map(|b| map(&b.readback, 0..b.out_bytes, wgpu::MapMode::Read)).collect();
+        for (band, mapping) in self.bands.iter().zip(&mappings) {
+            mapped(self.ctx.device(), mapping)?;
+            {
+                let view = band
+                    .readback
+                    .get_mapped_range(0..band.out_bytes)
+                    .map_err(|e| GpuError::Map(e.to_string()))?;
+                let to = dst.get_mut(band.dst.clone()).ok_or(GpuError::Bug("a band outside the output"))?;
+                read_mapped(&view, to)?;
+            }
+            band.readback.unmap();
+        }
+        Ok(())
+    }
+}
+
 /// Measures one cold and `how.runs` warm round trips of `how.passes` passes over `job`'s image;
 /// the last one's result is left in `dst` (`width * height * kernel.out_bytes_per_pixel()`).
 pub(crate) fn time(
@@ -176,92 +296,23 @@ pub(crate) fn time(
     let steps = passes as usize * plan.chunks.len();
     let stamps = (how.stamps && steps > 0).then(|| Stamps::new(ctx));
     scopes.check()?;
-    let cancelled = || job.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let round_trip = |dst: &mut [u8]| -> Result<(u64, Option<u64>), GpuError> {
-        let started = Instant::now();
-        let mut enc =
-            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("upload") });
-        for band in &bands {
-            {
-                let mut view = band
-                    .staging
-                    .get_mapped_range_mut(0..band.in_bytes)
-                    .map_err(|e| GpuError::Map(e.to_string()))?;
-                fill_mapped(&mut view, src.get(band.src.clone()).unwrap_or_default())?;
-            }
-            band.staging.unmap();
-            enc.copy_buffer_to_buffer(&band.staging, 0, &band.input, 0, band.in_bytes);
-        }
-        let mut submitted = vec![ctx.queue().submit([enc.finish()])];
-        let steps_of = plan.chunks.iter().zip(&dispatches).cycle().take(steps);
-        for (step, (chunk, d)) in steps_of.enumerate() {
-            if cancelled() {
-                wait_for(ctx.device(), None)?;
-                return Err(GpuError::Cancelled);
-            }
-            let Some(band) = bands.get(chunk.band as usize) else { continue };
-            let mut enc =
-                ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pass") });
-            {
-                let timestamp_writes = stamps.as_ref().map(|s| wgpu::ComputePassTimestampWrites {
-                    query_set: &s.set,
-                    beginning_of_pass_write_index: (step == 0).then_some(0),
-                    end_of_pass_write_index: (step + 1 == steps).then_some(1),
-                });
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("round trip pass"),
-                    timestamp_writes: timestamp_writes.filter(|w| {
-                        w.beginning_of_pass_write_index.is_some() || w.end_of_pass_write_index.is_some()
-                    }),
-                });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &band.group, &[(chunk.index as u64 * PARAMS_STRIDE) as u32]);
-                pass.dispatch_workgroups(d.groups.0, d.groups.1, 1);
-            }
-            if submitted.len() >= MAX_IN_FLIGHT {
-                wait_for(ctx.device(), submitted.get(submitted.len() - MAX_IN_FLIGHT))?;
-            }
-            submitted.push(ctx.queue().submit([enc.finish()]));
-        }
-        let mut enc =
-            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("download") });
-        for band in &bands {
-            enc.copy_buffer_to_buffer(&band.output, 0, &band.readback, 0, band.out_bytes);
-        }
-        if let Some(s) = &stamps {
-            enc.resolve_query_set(&s.set, 0..2, &s.resolve, 0);
-            enc.copy_buffer_to_buffer(&s.resolve, 0, &s.readback, 0, 16);
-        }
-        ctx.queue().submit([enc.finish()]);
-        let mappings: Vec<_> =
-            bands.iter().map(|b| map(&b.readback, 0..b.out_bytes, wgpu::MapMode::Read)).collect();
-        for (band, mapping) in bands.iter().zip(&mappings) {
-            mapped(ctx.device(), mapping)?;
-            {
-                let view = band
-                    .readback
-                    .get_mapped_range(0..band.out_bytes)
-                    .map_err(|e| GpuError::Map(e.to_string()))?;
-                let to = dst.get_mut(band.dst.clone()).ok_or(GpuError::Bug("a band outside the output"))?;
-                read_mapped(&view, to)?;
-            }
-            band.readback.unmap();
-        }
-        let wall_ns = nanos(started.elapsed());
-        let kernel_ns = stamps.as_ref().map(|s| s.read(ctx)).transpose()?;
-        // The upload staging is mapped again for the next round trip, off the clock.
-        for band in &bands {
-            mapped(ctx.device(), &map(&band.staging, 0..band.in_bytes, wgpu::MapMode::Write))?;
-        }
-        Ok((wall_ns, kernel_ns.filter(|&k| k > 0 && k <= wall_ns)))
+    let trip = Trip {
+        ctx,
+        pipeline,
+        job,
+        plan: &plan,
+        dispatches: &dispatches,
+        bands: &bands,
+        stamps: stamps.as_ref(),
+        steps,
     };
     // The first, cold round trip wakes the GPU and touches every buffer; it is not reported.
     wait_for(ctx.device(), None)?;
-    round_trip(dst)?;
+    trip.once(dst)?;
     let mut times = RoundTripTimes { passes, ..RoundTripTimes::default() };
     let mut suspect = false;
     for _ in 0..how.runs.max(1) {
-        let (wall_ns, kernel_ns) = round_trip(dst)?;
+        let (wall_ns, kernel_ns) = trip.once(dst)?;
         times.wall_ns.push(wall_ns);
         match kernel_ns {
             Some(k) => times.kernel_ns.push(k),

@@ -256,10 +256,7 @@ impl WorkerState {
                 }
             }
             Job::Claims { ticket, quick } => self.reply(Reply::Claims(self.claims(&ticket, quick))),
-            Job::RoundTrips { ticket, input, settings, passes, answer } => {
-                let result = self.round_trips(&ticket, &input, &settings, passes);
-                *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-            }
+            job @ Job::RoundTrips { .. } => self.round_trips(job),
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {

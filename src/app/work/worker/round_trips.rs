@@ -3,13 +3,23 @@
 //! and between GPU submissions.
 
 use super::WorkerState;
-use crate::app::work::jobs::{Loaded, Ticket};
+use std::sync::PoisonError;
+
+use crate::app::work::jobs::{Job, Loaded, Ticket};
 use crate::engine::{ConvertSettings, EngineError, RoundTripOptions, RoundTripResult, round_trip_bytes};
 
 impl WorkerState {
+    /// Runs a [`Job::RoundTrips`] and puts its answer in the job's slot.
+    pub(super) fn round_trips(&self, job: Job) {
+        if let Job::RoundTrips { ticket, input, settings, passes, answer } = job {
+            let result = self.measure_round_trips(&ticket, &input, &settings, passes);
+            *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        }
+    }
+
     /// Measures the round trips of `passes` (the counts, and warm runs of each) on `input` with
     /// `settings`; the error is in the app's words, or says where Stop ended it.
-    pub(super) fn round_trips(
+    fn measure_round_trips(
         &self,
         ticket: &Ticket,
         input: &Loaded,
