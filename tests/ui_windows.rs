@@ -1,6 +1,7 @@
-//! One snapshot per window the app opens on demand (export, size sweep, parity, the tutorial's
-//! claims before a run), as egui's demo app keeps one per demo window: a moved or missing
-//! control, label or layout fails it. Each window is opened from the top bar over a fixed
+//! One snapshot per window the app opens on demand (export, size sweep, round trips, parity, the
+//! tutorial's claims before a run), as egui's demo app keeps one per demo window: a moved or
+//! missing control, label or layout fails it. The round-trips window is also run on the small
+//! photo, with its verdict and chart on screen. Each window is opened from the top bar over a fixed
 //! gradient, with nothing measured on screen; what differs between machines (the temporary path,
 //! the adapter, the CPU and the frame meter) is masked, as in `main_window_snapshot` of
 //! `tests/ui.rs`.
@@ -48,4 +49,42 @@ fn parity_window_snapshot() {
 fn claims_window_snapshot() {
     // Before a run: nothing measured, the JSON path (next to the photo) masked with the fields.
     window_snapshot("Tutorial claims…", "claims_window_1280x720", &[]);
+}
+
+#[test]
+fn round_trips_window_snapshot() {
+    // The settings line names this machine's CPU threads.
+    window_snapshot("Round trips…", "round_trips_window_1280x720", &["CPU threads."]);
+}
+
+#[test]
+fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = ui_common::gradient_app(dir.path()) else { return };
+    let gpu = common::gpu().expect("checked by the harness");
+    h.get_by_label("Round trips…").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No round trips yet").is_some());
+    h.state_mut().set_round_trips("1, 2", 1);
+    h.run_steps(2);
+    h.get_by_label("Run round trips").click();
+    h.run_steps(2);
+    assert!(h.state().is_busy(), "the round trips run on the worker");
+    ui_common::settle(&mut h);
+    h.run_steps(2);
+    let (result, unfinished) = h.state().round_trips_result();
+    assert_eq!(unfinished, None);
+    let r = result.expect("a result").clone();
+    assert_eq!((r.width, r.height), (640, 400), "on the open photo");
+    assert_eq!(r.points.iter().map(|p| p.passes).collect::<Vec<_>>(), [1, 2]);
+    assert!(r.points.iter().all(|p| p.matches_cpu), "GPU = CPU after every count");
+    assert_eq!(r.software_adapter, gpu.is_software());
+    let verdict = h.get_by_label(&r.verdict).rect();
+    assert!(h.ctx.content_rect().contains_rect(verdict), "the verdict is on screen");
+    assert!(h.query_by_label_contains("Each GPU point is one round trip").is_some(), "the chart is drawn");
+    assert!(h.query_by_label_contains("every GPU result equals the CPU's byte for byte").is_some());
+    // Esc closes the window (the top one) and nothing else.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Each GPU point is one round trip").is_none(), "closed by Esc");
 }

@@ -23,6 +23,7 @@ use crate::app::windows::claims_window::ClaimsWindow;
 use crate::app::windows::dialogs::{self, DialogAnswer, PendingDialog};
 use crate::app::windows::export_window::ExportWindow;
 use crate::app::windows::parity_window::ParityWindow;
+use crate::app::windows::round_trips_window::RoundTripsWindow;
 use crate::app::windows::sweep_window::SweepWindow;
 use crate::app::work::preload::Preload;
 
@@ -37,6 +38,7 @@ pub struct GraylabApp {
     status_bar: StatusBar,
     export: ExportWindow,
     sweep: SweepWindow,
+    round_trips: RoundTripsWindow,
     parity: ParityWindow,
     claims: ClaimsWindow,
     meter: FrameMeter,
@@ -97,6 +99,7 @@ impl GraylabApp {
             status_bar: StatusBar::default(),
             export: ExportWindow::default(),
             sweep: SweepWindow::default(),
+            round_trips: RoundTripsWindow::default(),
             parity: ParityWindow::default(),
             claims: ClaimsWindow::default(),
             meter,
@@ -191,11 +194,12 @@ impl GraylabApp {
 
     /// Closes the window on top, if one is open; returns whether one was.
     fn close_top_window(&mut self, ctx: &egui::Context) -> bool {
-        use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, SWEEP_ID};
+        use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, ROUND_TRIPS_ID, SWEEP_ID};
         let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle)).map(|l| l.id);
         let mut open: Vec<(&str, &mut bool)> = vec![
             (EXPORT_ID, &mut self.export.open),
             (SWEEP_ID, &mut self.sweep.open),
+            (ROUND_TRIPS_ID, &mut self.round_trips.open),
             (PARITY_ID, &mut self.parity.open),
             (CLAIMS_ID, &mut self.claims.open),
         ];
@@ -255,6 +259,7 @@ impl eframe::App for GraylabApp {
             Some(TopBarAction::AskOpen) => self.ask_open(&ctx),
             Some(TopBarAction::Export) => self.export.open_for(&mut self.session),
             Some(TopBarAction::Sweep) => self.sweep.open = true,
+            Some(TopBarAction::RoundTrips) => self.round_trips.open = true,
             Some(TopBarAction::Parity) => self.parity.open = true,
             Some(TopBarAction::Claims) => self.claims.open = true,
             None => {}
@@ -297,6 +302,7 @@ impl eframe::App for GraylabApp {
             self.dialog = Some(dialogs::save_image(&ctx, dir.as_deref(), &name));
         }
         self.sweep.show(&ctx, room, &mut self.session);
+        self.round_trips.show(&ctx, room, &mut self.session);
         self.parity.show(&ctx, room, &mut self.session);
         self.claims.show(&ctx, room, &mut self.session);
         self.update_title(&ctx);

@@ -7,10 +7,12 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 
+use image::DynamicImage;
+
 use crate::engine::{
     Backend, BenchOptions, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, KnownCeilings,
-    PhasePart, WorkgroupSize, available_threads, bench_bytes, bench_with, budget, ms, parse_size, simd_level,
-    synthetic_bytes, synthetic_rgb,
+    MAX_PASSES, PhasePart, Reservation, WorkgroupSize, available_threads, bench_bytes, bench_with, budget,
+    ms, parse_size, simd_level, synthetic_bytes, synthetic_rgb,
 };
 
 /// Arguments of `graylab bench`.
@@ -47,6 +49,12 @@ pub struct BenchArgs {
     /// re-run with another setting on an image already there: no upload phase).
     #[arg(long)]
     pub keep_input_on_gpu: bool,
+    /// Operations per round trip instead: for each count N (a comma list, e.g. 1,2,4,8,16), one
+    /// upload, N full kernel passes over the kept input and one download, against N CPU passes
+    /// (one workgroup shape and thread count; both backends run).
+    #[arg(long, value_name = "N,N,..", value_parser = parse_passes,
+          conflicts_with_all = ["backend", "keep_input_on_gpu"])]
+    pub passes: Option<Passes>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -81,6 +89,22 @@ pub enum Threads {
     All,
 }
 
+/// `bench --passes`: the counts of operations per round trip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Passes(pub Vec<u32>);
+
+/// Parses `1,2,4,8,16`: each count from 1 to [`MAX_PASSES`].
+fn parse_passes(s: &str) -> Result<Passes, String> {
+    let counts = s
+        .split(',')
+        .map(|n| match n.trim().parse::<u32>() {
+            Ok(n) if (1..=MAX_PASSES).contains(&n) => Ok(n),
+            _ => Err(format!("{n:?} is not a count of operations from 1 to {MAX_PASSES}")),
+        })
+        .collect::<Result<Vec<u32>, String>>()?;
+    Ok(Passes(counts))
+}
+
 fn parse_workgroups(s: &str) -> Result<Workgroups, String> {
     if s.trim() == "all" {
         return Ok(Workgroups::All);
@@ -109,6 +133,31 @@ struct BenchReport<'a> {
     results: &'a [BenchResult],
 }
 
+/// The image `bench` measures (the file, else a synthetic one) and its label, with the memory
+/// `held(input bytes, output bytes, synthetic)` reserved before anything is allocated (held
+/// until the reservations are dropped).
+pub(super) fn bench_image(
+    args: &BenchArgs,
+    held: impl Fn(u64, u64, bool) -> u64,
+) -> anyhow::Result<(DynamicImage, String, Vec<Reservation>)> {
+    if let Some(path) = &args.input {
+        let decoded = crate::engine::decode_file(path, &DecodeOptions::default())?;
+        let i = &decoded.image;
+        let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
+        let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;
+        let extra = budget()
+            .try_reserve(held(i.as_bytes().len() as u64, out_bytes, false))
+            .with_context(|| format!("cannot bench {label}"))?;
+        return Ok((decoded.image, label, vec![decoded.memory, extra]));
+    }
+    let (w, h) = args.synthetic;
+    let (in_bytes, out_bytes) = synthetic_bytes(w, h);
+    let memory = budget()
+        .try_reserve(held(in_bytes, out_bytes, true))
+        .with_context(|| format!("cannot bench a synthetic {w}x{h} image"))?;
+    Ok((synthetic_rgb(w, h, 1), format!("synthetic {w}x{h} Rgb8"), vec![memory]))
+}
+
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let backends = match args.backend {
         BenchBackend::All => vec![Backend::Cpu, Backend::Gpu],
@@ -116,24 +165,9 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         BenchBackend::Gpu => vec![Backend::Gpu],
     };
     let with_gpu = backends.contains(&Backend::Gpu);
-    // The memory is reserved before anything is allocated, and held until the end.
-    let (image, label, _memory) = if let Some(path) = &args.input {
-        let decoded = crate::engine::decode_file(path, &DecodeOptions::default())?;
-        let i = &decoded.image;
-        let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
-        let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;
-        let extra = budget()
-            .try_reserve(bench_bytes(i.as_bytes().len() as u64, out_bytes, false, with_gpu))
-            .with_context(|| format!("cannot bench {label}"))?;
-        (decoded.image, label, vec![decoded.memory, extra])
-    } else {
-        let (w, h) = args.synthetic;
-        let (in_bytes, out_bytes) = synthetic_bytes(w, h);
-        let memory = budget()
-            .try_reserve(bench_bytes(in_bytes, out_bytes, true, with_gpu))
-            .with_context(|| format!("cannot bench a synthetic {w}x{h} image"))?;
-        (synthetic_rgb(w, h, 1), format!("synthetic {w}x{h} Rgb8"), vec![memory])
-    };
+    let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
+        bench_bytes(in_bytes, out_bytes, synthetic, with_gpu)
+    })?;
     let engine = if args.cpu_clock && with_gpu { Engine::on_cpu_clock()? } else { Engine::new() };
     // Every GPU setting is checked before anything is measured.
     let (gpu_sizes, adapter) = if with_gpu {

@@ -13,8 +13,8 @@ mod info;
 mod out;
 mod plan;
 mod progress;
+mod round_trip;
 mod sweep;
-mod sweep_grid;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -84,6 +84,7 @@ pub enum Command {
 pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
     let result = match command {
         Command::Convert(args) => convert::run(&args),
+        Command::Bench(args) if args.passes.is_some() => round_trip::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),

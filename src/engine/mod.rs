@@ -1,9 +1,9 @@
 //! The conversion engine shared by the GUI, the CLI, the benchmarks and the tests: it chooses the
 //! backend, prepares pixels for it, measures every phase and labels each figure with its clock.
 //!
-//! `sweep` holds the size sweep, `ceilings` this machine's ceilings. Depends on
-//! [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and [`crate::system`]; never
-//! on the UI (no egui, eframe or rfd here).
+//! `sweep` holds the size sweep and the operations per round trip, `ceilings` this machine's
+//! ceilings. Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and
+//! [`crate::system`]; never on the UI (no egui, eframe or rfd here).
 
 mod batch;
 mod bench;
@@ -16,6 +16,7 @@ mod memory;
 mod options;
 mod parity;
 mod report;
+mod round_trip;
 mod sweep;
 mod synthetic;
 mod work;
@@ -32,6 +33,10 @@ pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
+pub use round_trip::{
+    DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
+    round_trip_bytes, round_trips,
+};
 pub use sweep::frontier::{frontier_sentence, measured_frontier, modelled_frontier};
 pub use sweep::grid::{
     ComputeCeilings, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint, Series,

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use super::display::{DisplayPipeline, GpuTiles};
 use super::pipelines::{Pipelines, params_buffer};
-use super::{GpuContext, GpuError, GpuJob, GpuTimings, run::pipelined, run::stepwise};
+use super::run::{pipelined, resident, round_trip, stepwise};
+use super::{GpuContext, GpuError, GpuJob, GpuTimings};
 use crate::gpu::StepClock;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
@@ -20,6 +21,7 @@ use crate::gpu::plan::submission_budget::{Budget, GpuRates};
 use crate::gpu::run::conversion::Run;
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
+use crate::gpu::run::round_trip::{RoundTrip, RoundTripTimes};
 use crate::gpu::timing::probe::GpuCeilings;
 use crate::gpu::timing::timestamps::TimestampCheck;
 
@@ -183,9 +185,7 @@ impl GpuConverter {
         let scopes = ErrorScopes::push(ctx.device());
         let result = crate::gpu::timing::probe::measure(ctx, gpu_clock);
         let scope_result = scopes.finish();
-        let ceilings = result?;
-        scope_result?;
-        Ok(ceilings)
+        result.and_then(|v| scope_result.map(|()| v))
     }
 
     /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
@@ -199,38 +199,38 @@ impl GpuConverter {
     /// [`Self::time_resident`] with each pass timed both ways: the submits alone, and until the
     /// GPU has finished.
     pub fn time_resident_passes(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<ResidentPass>, GpuError> {
-        let mut scopes = ErrorScopes::push(self.ctx.device());
-        let pipeline = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup);
-        let result = pipeline.and_then(|p| {
-            let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
-            let on = KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p };
-            crate::gpu::run::resident::time_resident(&on, job, limits, runs, &mut scopes)
-        });
-        let scope_result = scopes.finish();
-        let times = result?;
-        scope_result?;
-        Ok(times)
+        self.on_kernel(job, |on, limits, scopes| resident::time_resident(on, job, limits, runs, scopes))
     }
 
-    /// The input buffers chunks go into and their bind groups: one per band of a kept input, or
-    /// the ring's one input buffer for every band.
-    fn bindings(
+    /// One upload, `passes` kernel passes over the kept input, one download: a cold round trip,
+    /// then `runs` timed ([`RoundTripTimes`]); the last result is left in `dst`.
+    pub fn time_round_trip(
         &self,
-        kernel: crate::pixel::Kernel,
-        kept: Option<&crate::gpu::memory::resident_input::ResidentInput>,
-        ring_input: (&wgpu::Buffer, u64),
-        output: (&wgpu::Buffer, u64),
-        params: &wgpu::Buffer,
-    ) -> (Vec<wgpu::Buffer>, Vec<wgpu::BindGroup>) {
-        let inputs: Vec<(wgpu::Buffer, u64)> = match kept {
-            Some(k) => k.buffers.iter().cloned().zip(k.bytes.iter().copied()).collect(),
-            None => vec![(ring_input.0.clone(), ring_input.1)],
-        };
-        let groups = inputs
-            .iter()
-            .map(|(b, bytes)| self.pipelines.bind_group(&self.ctx, kernel, (b, *bytes), output, params));
-        let groups = groups.collect();
-        (inputs.into_iter().map(|(b, _)| b).collect(), groups)
+        job: &GpuJob<'_>,
+        passes: u32,
+        runs: usize,
+        dst: &mut [u8],
+    ) -> Result<RoundTripTimes, GpuError> {
+        let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
+        let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
+        self.on_kernel(job, |on, limits, scopes| {
+            round_trip::time(on, job, RoundTrip { limits, passes, runs, stamps }, dst, scopes)
+        })
+    }
+
+    /// Runs `f` on the job's compiled kernel inside error scopes: its error first, else theirs.
+    fn on_kernel<T>(
+        &self,
+        job: &GpuJob<'_>,
+        f: impl FnOnce(&KernelOn<'_>, Limits, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
+    ) -> Result<T, GpuError> {
+        let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
+        let mut scopes = ErrorScopes::push(self.ctx.device());
+        let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
+            f(&KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p }, limits, &mut scopes)
+        });
+        let scope_result = scopes.finish();
+        result.and_then(|v| scope_result.map(|()| v))
     }
 
     fn limits(&self, chunk_bytes: u64, pipeline: bool) -> Limits {
@@ -331,7 +331,8 @@ impl GpuConverter {
             params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
         let (band_in_bytes, band_out_bytes) = (ring.band_in_bytes(), ring.band_out_bytes());
         let Ring { band, slots, .. } = ring;
-        let (inputs, bind_groups) = self.bindings(
+        let (inputs, bind_groups) = super::run::conversion::bindings(
+            (ctx, &self.pipelines),
             kernel,
             input.as_ref(),
             (&band.input, band_in_bytes),

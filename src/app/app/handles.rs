@@ -137,6 +137,18 @@ impl GraylabApp {
         self.sweep.set_path(path);
     }
 
+    /// Opens the round-trips window with these counts (comma separated) and warm runs per count.
+    pub fn set_round_trips(&mut self, passes: &str, runs: u32) {
+        self.round_trips.open = true;
+        self.round_trips.set_passes(passes, runs);
+    }
+
+    /// The latest round trips that finished, and why the latest run did not finish, if so.
+    #[must_use]
+    pub fn round_trips_result(&self) -> (Option<&crate::engine::RoundTripResult>, Option<&str>) {
+        (self.round_trips.result(), self.round_trips.unfinished())
+    }
+
     /// Opens the parity window.
     pub fn open_parity_window(&mut self) {
         self.parity.open = true;

@@ -1,10 +1,12 @@
 //! The timing charts in a resizable, collapsible dock under the viewer: one stacked bar per run
-//! (phases − overlap + other = the run's wall time), a timeline of the last run,
-//! kernel time per workgroup size, and the size sweep. Every series names the clock its figures
-//! came from; legends sit outside the plots; every axis has at least three labelled ticks.
+//! (phases − overlap + other = the run's wall time), a timeline of the last run, kernel time per
+//! workgroup size, the size sweep, and the operations per round trip. Every series names the
+//! clock its figures came from; legends sit outside the plots; every axis has at least three
+//! labelled ticks.
 
 mod axes;
 mod claims;
+mod round_trips;
 mod runs;
 mod sweep;
 mod timeline;
@@ -16,6 +18,7 @@ use egui_plot::{GridInput, GridMark};
 use axes::nice_spacer;
 
 pub use claims::claim_chart_ui;
+pub use round_trips::round_trips_chart_ui;
 pub use sweep::SweepChart;
 
 use super::look;

@@ -90,6 +90,7 @@ fn default_text(kind: JobKind) -> &'static str {
         JobKind::Export => "Exporting",
         JobKind::Ceilings => "Measuring the GPU's ceilings",
         JobKind::Claims => "Testing the tutorial's claims",
+        JobKind::RoundTrips => "Round trips",
     }
 }
 

@@ -13,6 +13,8 @@ pub enum TopBarAction {
     Export,
     /// Open the size-sweep window.
     Sweep,
+    /// Open the round-trips window.
+    RoundTrips,
     /// Open the parity window.
     Parity,
     /// Open the tutorial-claims window.
@@ -54,8 +56,8 @@ impl TopBar {
                 {
                     action = Some(TopBarAction::AskOpen);
                 }
-                // The buttons right of the field need about 490 points.
-                let width = (ui.available_width() - 490.0).clamp(120.0, 520.0);
+                // The buttons right of the field need about 580 points.
+                let width = (ui.available_width() - 580.0).clamp(120.0, 520.0);
                 let field = ui.add(
                     egui::TextEdit::singleline(&mut self.path_field)
                         .hint_text("path to an image, Enter opens it")
@@ -90,6 +92,13 @@ impl TopBar {
                     .clicked()
                 {
                     action = Some(TopBarAction::Sweep);
+                }
+                if ui
+                    .button("Round trips…")
+                    .on_hover_text("Operations per upload and download: when the GPU wins")
+                    .clicked()
+                {
+                    action = Some(TopBarAction::RoundTrips);
                 }
                 if ui.button("Parity…").on_hover_text("CPU output vs GPU output, pixel by pixel").clicked()
                 {

@@ -39,13 +39,15 @@ pub enum JobKind {
     Ceilings,
     /// Testing the tutorial's claims.
     Claims,
+    /// Measuring operations per round trip.
+    RoundTrips,
 }
 
 impl JobKind {
     /// Whether Stop (and Esc) cancels it.
     #[must_use]
     pub fn stoppable(self) -> bool {
-        matches!(self, Self::Convert | Self::Sweep | Self::Parity | Self::Claims)
+        matches!(self, Self::Convert | Self::Sweep | Self::Parity | Self::Claims | Self::RoundTrips)
     }
 }
 

@@ -178,6 +178,7 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
     let what = match kind {
         super::JobKind::Sweep => "the sweep",
         super::JobKind::Parity => "the parity check",
+        super::JobKind::RoundTrips => "the round trips",
         _ => "the runs",
     };
     match ticket.progress() {

@@ -1,11 +1,12 @@
-//! The windows opened on demand: export, size sweep, parity, the tutorial's claims, and the
-//! native file dialogs.
+//! The windows opened on demand: export, size sweep, round trips, parity, the tutorial's claims,
+//! and the native file dialogs.
 
 pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;
 mod json_file;
 pub(super) mod parity_window;
+pub(super) mod round_trips_window;
 pub(super) mod sweep_window;
 
 /// Where the windows may be: over the viewer and the chart dock, never over the settings panel
@@ -40,3 +41,5 @@ pub const SWEEP_ID: &str = "graylab sweep window";
 pub const PARITY_ID: &str = "graylab parity window";
 /// The tutorial-claims window's id.
 pub const CLAIMS_ID: &str = "graylab claims window";
+/// The round-trips window's id.
+pub const ROUND_TRIPS_ID: &str = "graylab round trips window";

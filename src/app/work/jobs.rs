@@ -13,8 +13,8 @@ use crate::app::textures::DisplayImage;
 use crate::engine::EncodeReport;
 use crate::engine::claims::ClaimsReport;
 use crate::engine::{
-    ConvertSettings, ExportOptions, ImageKey, KnownCeilings, ParityReport, PhaseRate, RunReport,
-    SweepOptions, SweepResult,
+    ConvertSettings, ExportOptions, ImageKey, KnownCeilings, ParityReport, PhaseRate, RoundTripResult,
+    RunReport, SweepOptions, SweepResult,
 };
 
 /// A decoded image and its on-screen textures.
@@ -258,6 +258,19 @@ pub enum Job {
         /// The job.
         ticket: Ticket,
     },
+    /// Measure operations per round trip on the open image; the answer goes into `answer`.
+    RoundTrips {
+        /// The job.
+        ticket: Ticket,
+        /// The image.
+        input: Arc<Loaded>,
+        /// Formula, workgroup, threads and work per pixel.
+        settings: ConvertSettings,
+        /// The counts of operations per round trip, and warm runs of each.
+        passes: (Vec<u32>, u32),
+        /// Where the result (or why there is none) goes, for the window that asked.
+        answer: Arc<Mutex<Option<Result<RoundTripResult, String>>>>,
+    },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
         /// The job.
@@ -294,6 +307,7 @@ impl Job {
             | Self::Parity { ticket, .. }
             | Self::Export { ticket, .. }
             | Self::Claims { ticket, .. }
+            | Self::RoundTrips { ticket, .. }
             | Self::Ceilings { ticket, .. }
             | Self::CachedCeilings { ticket } => ticket,
         }

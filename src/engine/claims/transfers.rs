@@ -1,5 +1,5 @@
 //! Claims 1, 2 and 6: what moving the data costs, how many operations one round trip must
-//! carry before the GPU wins, and what one cold run costs.
+//! carry before the GPU wins (each round trip measured whole), and what one cold run costs.
 
 use std::time::Instant;
 
@@ -9,22 +9,16 @@ use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::report::{Phase, Stats};
 use crate::engine::{
-    Backend, BenchResult, ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, bench,
-    synthetic_rgb,
+    Backend, BenchResult, ConvertSettings, Engine, EngineError, RoundTripOptions, RunOptions, WorkgroupSize,
+    bench, synthetic_rgb,
 };
 use crate::gpu::GpuJob;
 
-/// Figures claim 1 measures and claim 2 builds on.
+/// What claim 1 measures and claims 2 and 8 build on.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Shared {
     /// The image of claim 1.
     image: Option<DynamicImage>,
-    /// Upload and download medians, ns, and their clock.
-    upload_ns: f64,
-    download_ns: f64,
-    transfer_clock: String,
-    /// The CPU kernel's median on every thread, ns.
-    cpu_kernel_ns: f64,
     /// The image's size, and the GPU's and the CPU's whole conversion (medians, ns): claim 8's
     /// plain-grayscale speed-up.
     pub(super) size: (u32, u32),
@@ -90,10 +84,6 @@ pub(super) fn transfers(
     let (verdict, why) = rules::transfers_are_slow(upload, download, kernel, cpu_total);
     *shared = Shared {
         image: Some(image),
-        upload_ns: upload,
-        download_ns: download,
-        transfer_clock: up_clock.clone(),
-        cpu_kernel_ns: median(&c, Phase::Kernel).map_or(cpu_total, |m| m.0),
         size: (w, h),
         gpu_total_ns: g.total.median_ns as f64,
         cpu_total_ns: cpu_total,
@@ -116,42 +106,40 @@ pub(super) fn transfers(
     })
 }
 
-/// Claim 2: 1, 4 and 16 operations between one upload and one download, against the CPU
-/// doing the same operations. The GPU's figure is built from measured parts: claim 1's upload
-/// and download plus `n` passes over the kept input, timed with a wait.
+/// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip
+/// measured whole on the CPU clock ([`crate::engine::round_trips`]), against the CPU doing the
+/// same operations one after the other.
 pub(super) fn round_trips(engine: &Engine, quick: bool, shared: &Shared) -> Result<ClaimResult, EngineError> {
     let Some(image) = &shared.image else { return Err(EngineError::Bug("claim 2 runs after claim 1")) };
     let runs = if quick { 2 } else { 3 };
-    let passes = resident_passes(engine, image, runs)?;
-    let pass_ns = median_of(&passes.iter().map(|p| p.wall_ns).collect::<Vec<_>>());
-    let mut per_op = Vec::new();
-    let mut measurements = vec![
-        Measurement::ms("upload", shared.upload_ns, &shared.transfer_clock),
-        Measurement::ms("download", shared.download_ns, &shared.transfer_clock),
-        Measurement::ms("one GPU pass over the kept input, submit and wait", pass_ns, "cpu-clock"),
-        Measurement::ms("one CPU pass", shared.cpu_kernel_ns, "cpu-clock"),
-    ];
-    for n in [1_u32, 4, 16] {
-        let gpu_per_op = (shared.upload_ns + shared.download_ns + f64::from(n) * pass_ns) / f64::from(n);
-        per_op.push((n, gpu_per_op, shared.cpu_kernel_ns));
-        measurements.push(Measurement::ms(
-            format!("GPU per operation, {n} per round trip"),
-            gpu_per_op,
-            &if shared.transfer_clock.contains("cpu-clock") {
-                shared.transfer_clock.clone()
-            } else {
-                format!("{}+cpu-clock", shared.transfer_clock)
-            },
-        ));
+    let options = RoundTripOptions { passes: vec![1, 4, 16], runs, cancel: None };
+    let r =
+        crate::engine::round_trips(engine, image, &ConvertSettings::default(), &options, &mut |_, _, _| {})?;
+    let per_op: Vec<(u32, f64, f64)> =
+        r.points.iter().map(|p| (p.passes, p.gpu_per_op_ns, p.cpu_per_op_ns.median_ns as f64)).collect();
+    let mut measurements: Vec<Measurement> = per_op
+        .iter()
+        .map(|&(n, gpu, _)| {
+            Measurement::ms(format!("GPU per operation, {n} per round trip"), gpu, &r.clocks.gpu_total)
+        })
+        .collect();
+    for &(n, _, cpu) in &per_op {
+        measurements.push(Measurement::ms(format!("CPU per operation, {n} in a row"), cpu, &r.clocks.cpu));
     }
-    let (verdict, why) = rules::keep_data_on_gpu(&per_op);
+    let cpu_pass = median_of(&r.points.iter().map(|p| p.cpu_per_op_ns.median_ns).collect::<Vec<_>>());
+    measurements.push(Measurement::ms("one CPU pass", cpu_pass, &r.clocks.cpu));
+    let (verdict, mut why) = rules::keep_data_on_gpu(&per_op);
+    if r.points.iter().any(|p| !p.matches_cpu) {
+        why.push_str("; but the GPU's result differed from the CPU's");
+    }
     Ok(ClaimResult {
         id: 2,
         claim: "Keep data on the GPU for multiple operations.".to_owned(),
         experiment: format!(
-            "the same {}x{} image: one upload, n passes of the kernel over the kept input, one download, divided by n (n = 1, 4, 16), against n CPU passes",
+            "the same {}x{} image, {}: one upload, n full passes of the kernel over the kept input, one download, timed whole and divided by n (n = 1, 4, 16), against n CPU passes on every thread",
             image.width(),
-            image.height()
+            image.height(),
+            super::warm_runs(runs)
         ),
         measurements,
         verdict,

@@ -116,3 +116,24 @@ impl Run<'_> {
         GpuError::LengthMismatch { width, height, kernel: kernel.name() }
     }
 }
+
+/// The input buffers chunks go into and their bind groups: one per band of a kept input, or
+/// the ring's one input buffer for every band.
+pub(crate) fn bindings(
+    (ctx, pipelines): (&crate::gpu::GpuContext, &crate::gpu::pipelines::Pipelines),
+    kernel: crate::pixel::Kernel,
+    kept: Option<&crate::gpu::memory::resident_input::ResidentInput>,
+    ring_input: (&wgpu::Buffer, u64),
+    output: (&wgpu::Buffer, u64),
+    params: &wgpu::Buffer,
+) -> (Vec<wgpu::Buffer>, Vec<wgpu::BindGroup>) {
+    let inputs: Vec<(wgpu::Buffer, u64)> = match kept {
+        Some(k) => k.buffers.iter().cloned().zip(k.bytes.iter().copied()).collect(),
+        None => vec![(ring_input.0.clone(), ring_input.1)],
+    };
+    let groups = inputs
+        .iter()
+        .map(|(b, bytes)| pipelines.bind_group(ctx, kernel, (b, *bytes), output, params))
+        .collect();
+    (inputs.into_iter().map(|(b, _)| b).collect(), groups)
+}

@@ -1,7 +1,7 @@
-//! The worker thread: decoding, converting, sweeps, parity, the claims and exports, off the UI
-//! thread. Jobs arrive on a channel and run one at a time; a newer load or conversion supersedes
-//! an older one still waiting, a cancelled job stops at its next check (between runs), and every
-//! job ends with [`Reply::Done`].
+//! The worker thread: decoding, converting, sweeps, round trips, parity, the claims and exports,
+//! off the UI thread. Jobs arrive on a channel and run one at a time; a newer load or conversion
+//! supersedes an older one still waiting, a cancelled job stops at its next check (between
+//! runs), and every job ends with [`Reply::Done`].
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -13,6 +13,7 @@ use eframe::egui_wgpu::RenderState;
 use image::DynamicImage;
 
 mod claims;
+mod round_trips;
 mod runs;
 
 use runs::RunHow;
@@ -115,6 +116,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         | Job::Parity { .. }
         | Job::Ceilings { .. }
         | Job::CachedCeilings { .. }
+        | Job::RoundTrips { .. }
         | Job::Claims { .. } => false,
     }
 }
@@ -254,6 +256,7 @@ impl WorkerState {
                 }
             }
             Job::Claims { ticket, quick } => self.reply(Reply::Claims(self.claims(&ticket, quick))),
+            job @ Job::RoundTrips { .. } => self.round_trips(job),
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {

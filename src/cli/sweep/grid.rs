@@ -2,7 +2,7 @@
 //! at each size and work level, end to end and with the data kept on the GPU) and its frontier,
 //! measured and modelled.
 
-use super::out::outln;
+use crate::cli::out::outln;
 use crate::engine::{FrontierPoint, Series, SweepPoint, SweepResult};
 
 /// The best CPU median over the GPU series' median at `p`: above 1 the GPU wins.

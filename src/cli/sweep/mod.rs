@@ -1,7 +1,9 @@
 //! `graylab sweep`: when is the GPU worth it on this machine? Over image sizes, and with
-//! `--work` over sizes x synthetic work levels (the work grid, printed by `sweep_grid.rs`).
+//! `--work` over sizes x synthetic work levels (the work grid, printed by `grid.rs`).
 
-use super::out::{errln, outln};
+mod grid;
+
+use crate::cli::out::{errln, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -49,10 +51,10 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
     /// GPU workgroup size.
-    #[arg(long, default_value = "256", value_parser = super::args::workgroup)]
+    #[arg(long, default_value = "256", value_parser = crate::cli::args::workgroup)]
     pub workgroup: WorkgroupSize,
     /// The gray formula.
-    #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
+    #[arg(long, default_value = "bt601", value_parser = crate::cli::args::formula())]
     pub formula: Formula,
     /// Measure the CPU only (no GPU series).
     #[arg(long)]
@@ -78,10 +80,10 @@ fn parse_megapixels(s: &str) -> Result<f64, String> {
 /// Parses one work level: rounds per pixel, as `convert --work` accepts them.
 fn parse_work_level(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
-        Ok(k) if k <= super::args::MAX_WORK_ROUNDS => Ok(k),
+        Ok(k) if k <= crate::cli::args::MAX_WORK_ROUNDS => Ok(k),
         _ => Err(format!(
             "{s:?} is not a work level: a whole number of rounds per pixel from 0 to {}",
-            super::args::MAX_WORK_ROUNDS
+            crate::cli::args::MAX_WORK_ROUNDS
         )),
     }
 }
@@ -114,10 +116,10 @@ fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
         bail!("--json and --csv name the same file: {}", j.display());
     }
     if let Some(path) = args.json.as_deref().filter(|p| p.as_os_str() != "-") {
-        super::args::check_output_file(path, args.overwrite, "--json")?;
+        crate::cli::args::check_output_file(path, args.overwrite, "--json")?;
     }
     if let Some(path) = &args.csv {
-        super::args::check_output_file(path, args.overwrite, "--csv")?;
+        crate::cli::args::check_output_file(path, args.overwrite, "--csv")?;
     }
     // A report written over the photo it measures would destroy it (also through a link).
     if let Some(input) = &args.from_image {
@@ -127,7 +129,7 @@ fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
         ];
         for (what, path) in reports {
             if let Some(path) = path {
-                super::args::check_not_input(input, path, what)?;
+                crate::cli::args::check_not_input(input, path, what)?;
             }
         }
     }
@@ -282,7 +284,7 @@ fn print_table(r: &SweepResult) {
         None => outln!("crossover{}: the GPU end to end never beats the CPU at these sizes", lowest(r)),
     }
     if grid {
-        super::sweep_grid::print_grid(r);
+        grid::print_grid(r);
     }
     if let Some(m) = &r.model {
         let mp = |v: Option<f64>| v.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));

@@ -1,0 +1,115 @@
+//! Operations per round trip: the time per operation against the count `n` of operations per
+//! round trip (log x), for the GPU (its whole round trip, upload and download included, divided
+//! by `n`) and the CPU (`n` passes on every thread, divided by `n`), the GPU's passes alone
+//! (timestamps) dotted where measured, and a line from the count where the GPU starts to win.
+//! The legend, with each series' clock, sits above the plot.
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{GridMark, Line, LineStyle, PlotPoints, Points, VLine};
+
+use super::{fixed_plot, legend_ui, nice_spacer};
+use crate::engine::RoundTripResult;
+
+const GPU: Color32 = Color32::from_rgb(230, 140, 60);
+const CPU: Color32 = Color32::from_rgb(70, 140, 220);
+const KERNEL: Color32 = Color32::from_rgb(80, 170, 90);
+
+/// The x of a count: log2, so 1, 2, 4, 8, 16 are evenly spaced.
+fn x_of(n: u32) -> f64 {
+    f64::from(n.max(1)).log2()
+}
+
+/// One series: its name, colour, style and (x, ms per operation) points.
+type Series = (String, Color32, LineStyle, Vec<[f64; 2]>);
+
+/// The series of `r`: the GPU's whole round trip per operation, the CPU's, and the GPU's passes
+/// alone where they were timed.
+fn series(r: &RoundTripResult) -> Vec<Series> {
+    let gpu = r.points.iter().map(|p| [x_of(p.passes), p.gpu_per_op_ns / 1e6]).collect();
+    let cpu = r.points.iter().map(|p| [x_of(p.passes), p.cpu_per_op_ns.median_ns as f64 / 1e6]).collect();
+    let kernel: Vec<[f64; 2]> = r
+        .points
+        .iter()
+        .filter_map(|p| Some([x_of(p.passes), p.gpu_kernel_ns?.median_ns as f64 / f64::from(p.passes) / 1e6]))
+        .collect();
+    let mut all = vec![
+        (format!("GPU: whole round trip / n ({})", r.clocks.gpu_total), GPU, LineStyle::Solid, gpu),
+        (format!("CPU: n passes / n ({})", r.clocks.cpu), CPU, LineStyle::Solid, cpu),
+    ];
+    if let (false, Some(clock)) = (kernel.is_empty(), &r.clocks.gpu_kernel) {
+        all.push((format!("GPU passes alone / n ({clock})"), KERNEL, LineStyle::dotted_dense(), kernel));
+    }
+    all
+}
+
+/// Draws the chart of `r`, `height` points tall.
+pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, height: f32) {
+    let all = series(r);
+    let mut legend: Vec<(Color32, String)> = all.iter().map(|(name, c, ..)| (*c, name.clone())).collect();
+    if let Some(n) = r.gpu_wins_from_passes {
+        legend.push((Color32::YELLOW, format!("the GPU wins from n = {n}")));
+    }
+    ui.label(
+        RichText::new(
+            "Each GPU point is one round trip (one upload, n passes over the kept input, one download) \
+             divided by n; each CPU point is n passes on every thread divided by n. Medians of the warm runs.",
+        )
+        .small()
+        .weak(),
+    );
+    legend_ui(ui, &legend);
+    let counts: Vec<u32> = r.points.iter().map(|p| p.passes).collect();
+    let top = all.iter().flat_map(|s| s.3.iter().map(|p| p[1])).fold(0.0, f64::max);
+    let last = counts.last().copied().map_or(1.0, x_of);
+    let marks = counts.clone();
+    let plot = fixed_plot(ui, "round trips", "operations per round trip, n (log)", "ms per operation")
+        .height(height)
+        .x_grid_spacer(move |input| {
+            let (lo, hi) = input.bounds;
+            marks
+                .iter()
+                .map(|&n| x_of(n))
+                .filter(|x| (lo..=hi).contains(x))
+                .map(|value| GridMark { value, step_size: 1.0 })
+                .collect()
+        })
+        .x_axis_formatter(|mark, _| format!("{:.0}", 2f64.powf(mark.value)))
+        .y_grid_spacer(nice_spacer(30.0, false))
+        .include_x(-0.3)
+        .include_x(last + 0.3)
+        .include_y(0.0)
+        .include_y(top * 1.1)
+        .label_formatter(|h| {
+            let (name, p) = match h {
+                egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => {
+                    (*plot_name, *position)
+                }
+                egui_plot::HoverPosition::Elsewhere { position } => ("", *position),
+            };
+            Some(format!("{name}\nn = {:.0}: {:.3} ms per operation", 2f64.powf(p.x), p.y))
+        });
+    plot.show(ui, |plot| {
+        for (name, colour, style, points) in all {
+            plot.points(
+                Points::new(name.clone(), PlotPoints::from(points.clone())).color(colour).radius(3.0),
+            );
+            plot.line(Line::new(name, PlotPoints::from(points)).color(colour).style(style).width(2.0));
+        }
+        if let Some(n) = r.gpu_wins_from_passes {
+            plot.vline(VLine::new("the GPU wins from here", x_of(n)).color(Color32::YELLOW));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_evenly_spaced() {
+        assert!((x_of(1) - 0.0).abs() < 1e-12);
+        assert!((x_of(16) - 4.0).abs() < 1e-12);
+        assert!((x_of(8) - x_of(4) - (x_of(2) - x_of(1))).abs() < 1e-12);
+        assert!((x_of(0)).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,183 @@
+//! The round-trips window: the tutorial's "keep data on the GPU for multiple operations",
+//! measured on the open photo at the current formula, workgroup shape and work per pixel. For
+//! each count n, one upload, n full kernel passes over the kept input and one download, against
+//! n CPU passes; the time per operation charted against n, and the verdict.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use egui::{RichText, Ui};
+
+use crate::app::charts::round_trips_chart_ui;
+use crate::app::look;
+use crate::app::session::{JobKind, Session};
+use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
+
+/// Where the worker puts the answer to the latest run.
+type Answer = Arc<Mutex<Option<Result<RoundTripResult, String>>>>;
+
+/// The round-trips window's state.
+pub struct RoundTripsWindow {
+    /// Whether the window is open.
+    pub open: bool,
+    /// The counts of operations per round trip, as typed.
+    passes: String,
+    /// Warm runs per count.
+    runs: u32,
+    /// The answer of the run in flight, until it arrives.
+    pending: Option<Answer>,
+    /// The latest result, or why the latest run has none.
+    shown: Option<Result<Arc<RoundTripResult>, String>>,
+}
+
+impl Default for RoundTripsWindow {
+    fn default() -> Self {
+        let passes: Vec<String> = DEFAULT_PASSES.iter().map(ToString::to_string).collect();
+        Self { open: false, passes: passes.join(", "), runs: 3, pending: None, shown: None }
+    }
+}
+
+impl RoundTripsWindow {
+    /// Sets the counts (comma separated) and warm runs per count, as if typed.
+    pub fn set_passes(&mut self, passes: &str, runs: u32) {
+        passes.clone_into(&mut self.passes);
+        self.runs = runs;
+    }
+
+    /// The latest result, if one finished.
+    #[must_use]
+    pub fn result(&self) -> Option<&RoundTripResult> {
+        self.shown.as_ref().and_then(|s| s.as_ref().ok()).map(AsRef::as_ref)
+    }
+
+    /// Why the latest run has no result (stopped, or failed), if so.
+    #[must_use]
+    pub fn unfinished(&self) -> Option<&str> {
+        self.shown.as_ref().and_then(|s| s.as_ref().err()).map(String::as_str)
+    }
+
+    /// Shows the window when open, and takes the worker's answer in when it arrives.
+    pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
+        let arrived =
+            self.pending.as_ref().and_then(|a| a.lock().unwrap_or_else(PoisonError::into_inner).take());
+        if let Some(result) = arrived {
+            self.shown = Some(result.map(Arc::new));
+            self.pending = None;
+        }
+        let mut open = self.open;
+        let window = egui::Window::new("Round trips: operations per upload and download")
+            .id(egui::Id::unique(super::ROUND_TRIPS_ID));
+        room.place(window, egui::Align2::CENTER_TOP)
+            .open(&mut open)
+            .default_width(640.0)
+            .show(ctx, |ui| self.ui(ui, session));
+        self.open = open;
+    }
+
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        ui.label(
+            "For each count n: one upload, n full passes of the kernel over the data kept on the GPU, one \
+             download, timed whole and divided by n; against n passes of the CPU kernel on every thread. On \
+             the open photo, at the formula, workgroup and work per pixel of the settings panel.",
+        );
+        let running = session.current_job().is_some_and(|(k, _)| k == JobKind::RoundTrips);
+        ui.horizontal(|ui| {
+            let label = ui.label("Operations per round trip");
+            ui.add(egui::TextEdit::singleline(&mut self.passes).desired_width(160.0)).labelled_by(label.id);
+            ui.add(egui::DragValue::new(&mut self.runs).range(1..=100).prefix("runs "));
+            let can = !running && session.input().is_some() && session.gpu_usable();
+            if ui.add_enabled(can, egui::Button::new("Run round trips")).clicked() {
+                self.start(session);
+            }
+        });
+        let c = session.settings().convert;
+        let variant = if c.work.divergent { " (divergent)" } else { "" };
+        ui.label(
+            RichText::new(format!(
+                "{}, workgroup {}, {} rounds per pixel{variant} (synthetic work), {} CPU threads.",
+                c.formula, c.workgroup, c.work.rounds, c.threads
+            ))
+            .weak(),
+        );
+        if session.input().is_none() {
+            ui.label("Open a photo first.");
+        } else if !session.gpu_usable() {
+            ui.colored_label(look::WARNING, "The GPU cannot be used here, so there is nothing to compare.");
+        }
+        ui.separator();
+        match &self.shown {
+            Some(Ok(r)) => {
+                let r = Arc::clone(r);
+                ui.label(RichText::new(&r.verdict).strong());
+                if r.software_adapter {
+                    ui.colored_label(
+                        look::WARNING,
+                        "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
+                    );
+                }
+                if r.build == "debug" {
+                    ui.colored_label(
+                        look::WARNING,
+                        "Debug build: these timings mean nothing (build with cargo build --release).",
+                    );
+                }
+                ui.label(
+                    RichText::new(format!(
+                        "{}x{}, {} warm run{} per count after a cold one; {}.",
+                        r.width,
+                        r.height,
+                        r.runs,
+                        if r.runs == 1 { "" } else { "s" },
+                        if r.points.iter().all(|p| p.matches_cpu) {
+                            "every GPU result equals the CPU's byte for byte"
+                        } else {
+                            "the GPU's result differed from the CPU's"
+                        }
+                    ))
+                    .small(),
+                );
+                let height = (ui.available_height() - 30.0).clamp(120.0, 320.0);
+                round_trips_chart_ui(ui, &r, height);
+            }
+            Some(Err(why)) => {
+                ui.label(why.as_str());
+            }
+            None if running => {
+                ui.label("Measuring…");
+            }
+            None if self.pending.is_some() => {
+                ui.label(if session.is_busy() {
+                    "Waiting for the work before it…"
+                } else {
+                    "Stopped before it started: nothing was measured."
+                });
+            }
+            None => {
+                ui.label("No round trips yet.");
+            }
+        }
+    }
+
+    fn start(&mut self, session: &mut Session) {
+        let passes: Result<Vec<u32>, _> = self.passes.split(',').map(|s| s.trim().parse::<u32>()).collect();
+        let passes = match passes {
+            Ok(p) if !p.is_empty() && p.iter().all(|n| (1..=MAX_PASSES).contains(n)) => p,
+            _ => {
+                session.toasts.error(format!(
+                    "Operations per round trip must be counts from 1 to {MAX_PASSES} separated by commas, \
+                     not {:?}.",
+                    self.passes
+                ));
+                return;
+            }
+        };
+        let Some(input) = session.input().cloned() else { return };
+        let answer = Answer::default();
+        self.pending = Some(Arc::clone(&answer));
+        self.shown = None;
+        let settings = session.settings().convert;
+        let ticket = Ticket::new(session.next_job_id());
+        let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs), answer };
+        session.send(JobKind::RoundTrips, job);
+    }
+}

@@ -1,0 +1,61 @@
+//! Operations per round trip on the worker: the memory reserved first, progress per count for
+//! the status bar and the window (the ETA from the passes done), and Stop checked between runs
+//! and between GPU submissions.
+
+use super::WorkerState;
+use std::sync::PoisonError;
+
+use crate::app::work::jobs::{Job, Loaded, Ticket};
+use crate::engine::{ConvertSettings, EngineError, RoundTripOptions, RoundTripResult, round_trip_bytes};
+
+impl WorkerState {
+    /// Runs a [`Job::RoundTrips`] and puts its answer in the job's slot.
+    pub(super) fn round_trips(&self, job: Job) {
+        if let Job::RoundTrips { ticket, input, settings, passes, answer } = job {
+            let result = self.measure_round_trips(&ticket, &input, &settings, passes);
+            *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        }
+    }
+
+    /// Measures the round trips of `passes` (the counts, and warm runs of each) on `input` with
+    /// `settings`; the error is in the app's words, or says where Stop ended it.
+    fn measure_round_trips(
+        &self,
+        ticket: &Ticket,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        (passes, runs): (Vec<u32>, u32),
+    ) -> Result<RoundTripResult, String> {
+        let image = &input.image;
+        let (in_bytes, out_bytes) =
+            (image.as_bytes().len() as u64, u64::from(image.width()) * u64::from(image.height()) * 4);
+        let memory = match crate::engine::budget().try_reserve(round_trip_bytes(in_bytes, out_bytes, false)) {
+            Ok(memory) => memory,
+            Err(e) => return Err(crate::app::advice::describe(&e)),
+        };
+        let total = passes.len() as u64;
+        let mut done = 0;
+        let mut progress = |n: u32, work_done: f64, work_total: f64| {
+            if work_done < work_total {
+                let what = format!("Round trips, {} of {total}: {n} per round trip…", done + 1);
+                ticket.set_progress(what, done, total, (work_done, work_total));
+                done += 1;
+            }
+        };
+        let options = RoundTripOptions { passes, runs: runs as usize, cancel: Some(ticket.flag()) };
+        let result = crate::engine::round_trips(&self.engine, image, settings, &options, &mut progress);
+        drop(memory);
+        let stopped = || {
+            format!(
+                "Stopped after {} of {total} counts: nothing of this run is kept.",
+                done.saturating_sub(1)
+            )
+        };
+        match result {
+            Ok(r) => Ok(r),
+            Err(EngineError::Cancelled) => Err(stopped()),
+            Err(_) if self.stopped(ticket) => Err(stopped()),
+            Err(e) => Err(crate::app::advice::describe(&e)),
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! `graylab bench --passes 1,2,4,8,16`: operations per round trip, measured. A table of the
+//! GPU's whole round trip and its time per operation against the CPU's, each with its clock,
+//! who wins at each count, and the verdict; or every point as JSON.
+
+use std::process::ExitCode;
+
+use super::bench::{BenchArgs, Threads, Workgroups, bench_image};
+use super::out::outln;
+use crate::engine::{
+    ConvertSettings, Engine, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads, ms,
+    round_trip_bytes, round_trips,
+};
+
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    image: &'a str,
+    #[serde(flatten)]
+    result: &'a RoundTripResult,
+}
+
+/// Runs the round trips `args` ask for with `--passes` (one workgroup shape, one thread count).
+pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let Some(passes) = &args.passes else { anyhow::bail!("bench without --passes measures no round trips") };
+    let workgroup = match &args.workgroup {
+        Workgroups::List(list) if list.len() == 1 => list.first().copied().unwrap_or(WorkgroupSize::DEFAULT),
+        _ => anyhow::bail!("--passes measures one workgroup shape: give --workgroup one size"),
+    };
+    let threads = match &args.threads {
+        None => available_threads(),
+        Some(Threads::List(list)) if list.len() == 1 => list.first().copied().unwrap_or(1),
+        Some(_) => anyhow::bail!("--passes measures one thread count: give --threads one number"),
+    };
+    let (image, label, _memory) = bench_image(args, round_trip_bytes)?;
+    let engine = if args.cpu_clock { Engine::on_cpu_clock()? } else { Engine::new() };
+    let gpu = engine.gpu()?;
+    gpu.check_workgroup(workgroup)?;
+    engine.check_fits_gpu(&image)?;
+    let settings = ConvertSettings {
+        formula: args.formula,
+        workgroup,
+        threads,
+        work: args.work.work(),
+        ..Default::default()
+    };
+    let options = RoundTripOptions { passes: passes.0.clone(), runs: args.runs as usize, cancel: None };
+    let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&Report { image: &label, result: &result })?);
+    } else {
+        print_table(&label, &result);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(label: &str, r: &RoundTripResult) {
+    let variant = if r.divergent { ", divergent: odd grays only" } else { "" };
+    let warm = if r.runs == 1 { "1 warm run".to_owned() } else { format!("{} warm runs", r.runs) };
+    outln!(
+        "graylab bench --passes: {label}, {}, work {} rounds/px (synthetic{variant}), 1 cold run then {warm} \
+         per count",
+        r.formula,
+        r.work_rounds
+    );
+    outln!("CPU: {} threads; GPU: {} (workgroup {})", r.cpu_threads, r.adapter, r.workgroup);
+    if r.software_adapter {
+        outln!(
+            "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
+        );
+    }
+    if let Some(w) = super::build_warning() {
+        outln!("{w}");
+    }
+    outln!();
+    let kernel_clock = r.clocks.gpu_kernel.as_deref();
+    outln!(
+        "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  wins",
+        "n",
+        "GPU total ms",
+        "GPU per op ms",
+        "GPU passes ms",
+        "CPU per op ms"
+    );
+    for p in &r.points {
+        let passes = p.gpu_kernel_ns.map_or_else(|| "-".to_owned(), |s| ms(s.median_ns));
+        outln!(
+            "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  {}",
+            p.passes,
+            ms(p.gpu_total_ns.median_ns),
+            ms(p.gpu_per_op_ns.round() as u64),
+            passes,
+            ms(p.cpu_per_op_ns.median_ns),
+            if p.gpu_wins { "GPU" } else { "CPU" }
+        );
+    }
+    outln!();
+    outln!("clocks (medians of the warm runs):");
+    outln!(
+        "  GPU total, GPU per op: {}, from the upload's first host copy to the result in host memory",
+        r.clocks.gpu_total
+    );
+    match kernel_clock {
+        Some(clock) => {
+            outln!("  GPU passes: {clock}, from the start of the first pass to the end of the last");
+        }
+        None => outln!("  GPU passes: not measured (no GPU timestamps read in place on this device)"),
+    }
+    outln!("  CPU per op: {}, n passes on {} threads, divided by n", r.clocks.cpu, r.cpu_threads);
+    let differ: Vec<String> =
+        r.points.iter().filter(|p| !p.matches_cpu).map(|p| p.passes.to_string()).collect();
+    if differ.is_empty() {
+        outln!("every GPU result equals the CPU's byte for byte");
+    } else {
+        outln!("warning: the GPU's result differed from the CPU's at n = {}", differ.join(", "));
+    }
+    outln!("verdict: {}", r.verdict);
+}

@@ -1,0 +1,322 @@
+//! Operations per round trip, measured (the tutorial's "keep data on the GPU for multiple
+//! operations"): for each count `n`, the GPU uploads the image once, runs `n` full passes of the
+//! kernel over the kept input and downloads the result once, timed as a whole on the CPU clock
+//! (and its passes on GPU timestamps where the device has them); the CPU runs the same `n`
+//! passes on every thread. Both at the same formula and work per pixel, so the time per
+//! operation says from which `n` the GPU wins at this size and work. Each GPU result is checked
+//! against the CPU's byte for byte.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use image::DynamicImage;
+
+use crate::engine::convert::{Prepared, prepare};
+use crate::engine::report::{Stats, ms};
+use crate::engine::{ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
+use crate::gpu::GpuJob;
+
+/// The counts of operations per round trip measured by default.
+pub const DEFAULT_PASSES: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The most operations one round trip may carry (a front end's bound).
+pub const MAX_PASSES: u32 = 1024;
+
+/// One count of operations per round trip, on both backends.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundTripPoint {
+    /// Operations (full passes of the kernel) between one upload and one download.
+    pub passes: u32,
+    /// The GPU's whole round trip: upload, `passes` passes, download (CPU clock).
+    pub gpu_total_ns: Stats,
+    /// Its median divided by `passes`: the GPU's time per operation, transfers shared out.
+    pub gpu_per_op_ns: f64,
+    /// The GPU's `passes` passes alone, start of the first to end of the last (GPU timestamps),
+    /// where the device has them.
+    pub gpu_kernel_ns: Option<Stats>,
+    /// The CPU's `passes` passes on every thread (CPU clock).
+    pub cpu_total_ns: Stats,
+    /// Each CPU run divided by `passes`: the CPU's time per operation.
+    pub cpu_per_op_ns: Stats,
+    /// Whether the GPU's download equals the CPU's result byte for byte.
+    pub matches_cpu: bool,
+    /// Whether the GPU's time per operation is below the CPU's median one.
+    pub gpu_wins: bool,
+}
+
+/// The clock of each figure.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RoundTripClocks {
+    /// Of `gpu_total_ns` and `gpu_per_op_ns`.
+    pub gpu_total: String,
+    /// Of `gpu_kernel_ns`, when measured.
+    pub gpu_kernel: Option<String>,
+    /// Of `cpu_total_ns` and `cpu_per_op_ns`.
+    pub cpu: String,
+}
+
+/// Operations per round trip on one image at one work level.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundTripResult {
+    /// graylab version.
+    pub version: String,
+    /// `release` or `debug`.
+    pub build: String,
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// The formula.
+    pub formula: Formula,
+    /// The GPU's workgroup shape.
+    pub workgroup: WorkgroupSize,
+    /// CPU threads.
+    pub cpu_threads: usize,
+    /// Rounds of the synthetic work per pixel in every pass.
+    pub work_rounds: u32,
+    /// Whether the rounds ran only for odd gray values.
+    pub divergent: bool,
+    /// The work's mask (0: the image stays the exact grayscale).
+    pub work_mask: u32,
+    /// Warm runs per point, after one cold run apart.
+    pub runs: usize,
+    /// One per count, in increasing order.
+    pub points: Vec<RoundTripPoint>,
+    /// The smallest count from which the GPU wins at that count and every larger one measured.
+    pub gpu_wins_from_passes: Option<u32>,
+    /// The clocks.
+    pub clocks: RoundTripClocks,
+    /// The GPU adapter.
+    pub adapter: String,
+    /// Whether it is a software adapter (the "GPU" is the CPU's own cores).
+    pub software_adapter: bool,
+    /// What it means, in one sentence.
+    pub verdict: String,
+}
+
+/// How the round trips run.
+#[derive(Clone, Debug, Default)]
+pub struct RoundTripOptions<'a> {
+    /// Counts of operations per round trip (sorted, repeats and 0 dropped).
+    pub passes: Vec<u32>,
+    /// Warm runs per count (at least 1).
+    pub runs: usize,
+    /// Checked between runs and between GPU submissions.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Bytes the round trips hold besides an already decoded input (`synthetic_input`: the input
+/// too): the CPU's and the GPU's result, and on the GPU the input and output, each staged.
+#[must_use]
+pub fn round_trip_bytes(in_bytes: u64, out_bytes: u64, synthetic_input: bool) -> u64 {
+    crate::engine::bench_bytes(in_bytes, out_bytes, synthetic_input, true).saturating_add(out_bytes)
+}
+
+/// The smallest count from which the GPU wins at it and at every larger count in `points`.
+fn wins_from(points: &[RoundTripPoint]) -> Option<u32> {
+    let losing_after = points.iter().rposition(|p| !p.gpu_wins);
+    let first = losing_after.map_or(0, |i| i + 1);
+    points.get(first).map(|p| p.passes)
+}
+
+/// Megapixels with the precision a reader needs.
+fn megapixels(width: u32, height: u32) -> String {
+    let mp = f64::from(width) * f64::from(height) / 1e6;
+    match mp {
+        m if m >= 10.0 => format!("{m:.0} MP"),
+        m if m >= 1.0 => format!("{m:.1} MP"),
+        m if m >= 0.01 => format!("{m:.2} MP"),
+        m => format!("{m:.4} MP"),
+    }
+}
+
+/// "operation" or "operations".
+fn ops(n: u32) -> &'static str {
+    if n == 1 { "operation" } else { "operations" }
+}
+
+/// The verdict sentence.
+fn verdict(r: &RoundTripResult) -> String {
+    let work = if r.divergent {
+        format!("{} divergent rounds per pixel", r.work_rounds)
+    } else {
+        format!("{} rounds per pixel", r.work_rounds)
+    };
+    let at = format!("At {} ({}x{}) and {work}", megapixels(r.width, r.height), r.width, r.height);
+    let figures = |p: &RoundTripPoint| {
+        format!(
+            "{} ms per operation on the GPU against the CPU's {} ms",
+            ms(p.gpu_per_op_ns.round() as u64),
+            ms(p.cpu_per_op_ns.median_ns)
+        )
+    };
+    let mut text = match (r.gpu_wins_from_passes, r.points.last()) {
+        (Some(n), _) => {
+            let p = r.points.iter().find(|p| p.passes == n).map(figures).unwrap_or_default();
+            format!("{at} the GPU wins from {n} {} per round trip: {p} there", ops(n))
+        }
+        (None, Some(last)) => format!(
+            "{at} the GPU does not win up to {} {} per round trip: {} at {}",
+            last.passes,
+            ops(last.passes),
+            figures(last),
+            last.passes
+        ),
+        (None, None) => format!("{at} nothing was measured"),
+    };
+    let differ: Vec<String> =
+        r.points.iter().filter(|p| !p.matches_cpu).map(|p| p.passes.to_string()).collect();
+    if !differ.is_empty() {
+        let _ = write!(
+            text,
+            "; but the GPU's result differed from the CPU's at n = {}, so these are not the same work",
+            differ.join(", ")
+        );
+    }
+    if r.software_adapter {
+        text.push_str(" (on this software adapter the \"GPU\" is this CPU's own cores)");
+    }
+    text.push('.');
+    text
+}
+
+/// `runs` timings (CPU clock) of `n` calls of `pass` in a row, checking `cancelled` between calls.
+fn cpu_runs(
+    n: u32,
+    runs: usize,
+    cancelled: &dyn Fn() -> bool,
+    pass: &mut dyn FnMut() -> Result<(), crate::cpu::CpuError>,
+) -> Result<Vec<u64>, EngineError> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        for _ in 0..n {
+            if cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            pass()?;
+        }
+        times.push(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+    }
+    Ok(times)
+}
+
+/// Measures operations per round trip on `image` with `settings` (formula, workgroup, threads,
+/// work per pixel; the backend is ignored: both run). `progress(passes, work_done, work_total)`
+/// is called before each count, the work in passes run so far. The GPU must open.
+pub fn round_trips(
+    engine: &Engine,
+    image: &DynamicImage,
+    settings: &ConvertSettings,
+    options: &RoundTripOptions<'_>,
+    progress: &mut dyn FnMut(u32, f64, f64),
+) -> Result<RoundTripResult, EngineError> {
+    let converter = engine.gpu_converter()?;
+    let gpu = converter.context();
+    gpu.check_workgroup(settings.workgroup)?;
+    let (width, height) = (image.width(), image.height());
+    let (Prepared::Colour { kernel, bytes }, _) = prepare(image, settings.keep_alpha)? else {
+        return Err(EngineError::UnsupportedPixels(format!(
+            "{:?}: the image is already gray, so no kernel runs on it",
+            image.color()
+        )));
+    };
+    let mut passes: Vec<u32> = options.passes.iter().copied().filter(|&n| n > 0).collect();
+    passes.sort_unstable();
+    passes.dedup();
+    let runs = options.runs.max(1);
+    let threads = settings.threads.clamp(1, crate::cpu::available_threads());
+    let (formula, work) = (settings.formula, settings.work);
+    let out_len = width as usize * height as usize * kernel.out_bytes_per_pixel();
+    let (mut cpu_out, mut gpu_out) = (crate::cpu::zeroed_buffer::<u8>(out_len), vec![0u8; out_len]);
+    let cancelled = || options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let cpu_pass =
+        |dst: &mut [u8]| crate::cpu::par_convert_with_work(kernel, formula, &bytes, dst, threads, work);
+    // The CPU's result, which every GPU download must equal; it also warms the CPU up.
+    cpu_pass(&mut cpu_out)?;
+    // The ring of earlier runs is freed: the round trips allocate their own buffers.
+    converter.release_buffers()?;
+    // Work in passes: the GPU's cold and warm round trips (a pass each for the transfers), the
+    // CPU's warm runs.
+    let cost = |n: u32| f64::from(n + 1) * (runs as f64 + 1.0) + f64::from(n) * runs as f64;
+    let work_total: f64 = passes.iter().map(|&n| cost(n)).sum();
+    let mut work_done = 0.0;
+    let mut points = Vec::new();
+    let mut kernel_clock = true;
+    for &n in &passes {
+        if cancelled() {
+            return Err(EngineError::Cancelled);
+        }
+        progress(n, work_done, work_total);
+        let mut job =
+            GpuJob::new(kernel, formula, settings.workgroup, &bytes, (width, height)).with_work(work);
+        job.cancel = options.cancel;
+        gpu_out.fill(0);
+        let t = converter.time_round_trip(&job, n, runs, &mut gpu_out)?;
+        let matches_cpu = gpu_out == cpu_out;
+        let cpu_ns = cpu_runs(n, runs, &cancelled, &mut || cpu_pass(&mut cpu_out))?;
+        work_done += cost(n);
+        let per_op: Vec<u64> = cpu_ns.iter().map(|ns| ns / u64::from(n)).collect();
+        let (Some(gpu_total_ns), Some(cpu_total_ns), Some(cpu_per_op_ns)) =
+            (Stats::of(&t.wall_ns), Stats::of(&cpu_ns), Stats::of(&per_op))
+        else {
+            return Err(EngineError::Bug("a round trip measured nothing"));
+        };
+        let gpu_kernel_ns = Stats::of(&t.kernel_ns);
+        kernel_clock &= gpu_kernel_ns.is_some();
+        let gpu_per_op_ns = gpu_total_ns.median_ns as f64 / f64::from(n);
+        points.push(RoundTripPoint {
+            passes: n,
+            gpu_total_ns,
+            gpu_per_op_ns,
+            gpu_kernel_ns,
+            cpu_total_ns,
+            cpu_per_op_ns,
+            matches_cpu,
+            gpu_wins: gpu_per_op_ns < cpu_per_op_ns.median_ns as f64,
+        });
+    }
+    progress(passes.last().copied().unwrap_or(0), work_total, work_total);
+    let mut result = RoundTripResult {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+        width,
+        height,
+        formula,
+        workgroup: settings.workgroup,
+        cpu_threads: threads,
+        work_rounds: work.rounds,
+        divergent: work.divergent,
+        work_mask: work.mask,
+        runs,
+        gpu_wins_from_passes: wins_from(&points),
+        points,
+        clocks: RoundTripClocks {
+            gpu_total: "cpu-clock".to_owned(),
+            gpu_kernel: (kernel_clock && !passes.is_empty()).then(|| "gpu-timestamp".to_owned()),
+            cpu: "cpu-clock".to_owned(),
+        },
+        adapter: gpu.adapter_info().name.clone(),
+        software_adapter: gpu.is_software(),
+        verdict: String::new(),
+    };
+    if !kernel_clock {
+        for p in &mut result.points {
+            p.gpu_kernel_ns = None;
+        }
+    }
+    result.verdict = verdict(&result);
+    Ok(result)
+}
+
+impl RoundTripResult {
+    /// The work per pixel these round trips ran.
+    #[must_use]
+    pub fn work(&self) -> Work {
+        Work { rounds: self.work_rounds, mask: self.work_mask, divergent: self.divergent }
+    }
+}
+
+#[cfg(test)]
+mod tests;

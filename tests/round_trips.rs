@@ -1,0 +1,158 @@
+//! Operations per round trip (`graylab bench --passes`): the GPU's download after n passes
+//! over the kept input equals the CPU's result byte for byte, with the work per pixel in every
+//! pass and a forced band split; the per-operation figures are positive and consistent with
+//! their totals; the CLI's JSON holds every point and its table says each clock. No speed is
+//! asserted (that lives in BENCHMARKS.md).
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use common::{full_mask, graylab, reference_with_work, text};
+use graylab::engine::{
+    ConvertSettings, Engine, EngineError, GpuConverter, RoundTripOptions, Work, WorkgroupSize, round_trips,
+};
+use graylab::gpu::GpuJob;
+use graylab::pixel::{Formula, Kernel};
+
+fn work() -> Work {
+    Work { rounds: 4, mask: full_mask(Kernel::Rgb8ToL8), divergent: false }
+}
+
+#[test]
+fn the_round_trip_downloads_what_the_cpu_computes_after_n_passes() {
+    let Some(gpu) = common::gpu() else { return };
+    let (w, h) = (97, 61);
+    let src = common::noise((w * h * 3) as usize, 18);
+    for band_limit in [None, Some(4096)] {
+        let mut converter = GpuConverter::new(Arc::clone(&gpu));
+        if let Some(bytes) = band_limit {
+            converter.set_band_limit_bytes(bytes);
+            converter.set_chunk_limit_bytes(Some(2048));
+        }
+        for shape in [WorkgroupSize::DEFAULT, WorkgroupSize { x: 16, y: 16 }] {
+            let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, shape, &src, (w, h)).with_work(work());
+            let expected = reference_with_work(Kernel::Rgb8ToL8, Formula::Bt601, &src, work());
+            for n in [1, 3] {
+                let mut dst = vec![0u8; (w * h) as usize];
+                let t = converter.time_round_trip(&job, n, 2, &mut dst).expect("round trip");
+                assert!(dst == expected, "n = {n}, {shape}, band limit {band_limit:?}: GPU != CPU");
+                assert_eq!((t.passes, t.wall_ns.len()), (n, 2), "{t:?}");
+                assert!(t.wall_ns.iter().all(|&ns| ns > 0), "{t:?}");
+                // Timestamps, where read, are of the passes inside the round trip.
+                assert!(t.kernel_ns.is_empty() || t.kernel_ns.len() == 2, "{t:?}");
+                for (k, wall) in t.kernel_ns.iter().zip(&t.wall_ns) {
+                    assert!(*k > 0 && k <= wall, "{t:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn round_trips_through_the_engine_match_the_cpu_and_add_up() {
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu.clone());
+    let image = common::photo(120, 80);
+    let settings = ConvertSettings { work: work(), ..ConvertSettings::default() };
+    let options = RoundTripOptions { passes: vec![4, 1, 3, 1], runs: 3, cancel: None };
+    let mut seen = Vec::new();
+    let r = round_trips(&engine, &image, &settings, &options, &mut |n, done, total| {
+        assert!(done <= total, "{done} of {total}");
+        seen.push(n);
+    })
+    .expect("round trips");
+    // Sorted, repeats dropped; the progress names each count, then ends at the last.
+    let counts: Vec<u32> = r.points.iter().map(|p| p.passes).collect();
+    assert_eq!(counts, [1, 3, 4]);
+    assert_eq!(seen, [1, 3, 4, 4]);
+    assert_eq!((r.width, r.height, r.work_rounds, r.work_mask, r.divergent), (120, 80, 4, 0xFF, false));
+    assert_eq!((r.runs, r.software_adapter), (3, gpu.is_software()));
+    assert_eq!(r.clocks.gpu_total, "cpu-clock");
+    assert_eq!(r.clocks.cpu, "cpu-clock");
+    for p in &r.points {
+        assert!(p.matches_cpu, "n = {}: the GPU's download differs from the CPU's", p.passes);
+        assert_eq!((p.gpu_total_ns.runs, p.cpu_total_ns.runs, p.cpu_per_op_ns.runs), (3, 3, 3));
+        // The per-operation figures are the totals divided by n.
+        let n = f64::from(p.passes);
+        assert!((p.gpu_per_op_ns * n - p.gpu_total_ns.median_ns as f64).abs() < n, "{p:?}");
+        assert!(p.cpu_per_op_ns.median_ns > 0 && p.gpu_per_op_ns > 0.0, "{p:?}");
+        assert!(p.cpu_per_op_ns.median_ns <= p.cpu_total_ns.median_ns, "{p:?}");
+        let s = p.gpu_total_ns;
+        assert!(s.min_ns <= s.median_ns && s.median_ns <= s.max_ns, "{p:?}");
+        assert_eq!(p.gpu_wins, p.gpu_per_op_ns < p.cpu_per_op_ns.median_ns as f64);
+        if let Some(k) = p.gpu_kernel_ns {
+            assert!(k.median_ns > 0 && k.min_ns <= s.max_ns, "{p:?}");
+        }
+    }
+    assert_eq!(r.clocks.gpu_kernel.is_some(), r.points.iter().all(|p| p.gpu_kernel_ns.is_some()));
+    // The verdict names the size and the work, and from where the GPU wins (or that it does not).
+    assert!(r.verdict.starts_with("At 0.0096 MP (120x80) and 4 rounds per pixel the GPU "), "{}", r.verdict);
+    match r.gpu_wins_from_passes {
+        Some(n) => assert!(r.verdict.contains(&format!("wins from {n} operation")), "{}", r.verdict),
+        None => assert!(r.verdict.contains("does not win up to 4 operations"), "{}", r.verdict),
+    }
+    assert_eq!(r.verdict.contains("CPU's own cores"), gpu.is_software());
+    // Every point of the JSON loads back.
+    let json = serde_json::to_string(&r).expect("serialise");
+    let back: graylab::engine::RoundTripResult = serde_json::from_str(&json).expect("parse");
+    assert_eq!(back.points.len(), 3);
+}
+
+#[test]
+fn a_cancelled_round_trip_says_so() {
+    let Some(gpu) = common::gpu() else { return };
+    let engine = Engine::with_gpu(gpu);
+    let cancel = AtomicBool::new(true);
+    let options = RoundTripOptions { passes: vec![1, 2], runs: 1, cancel: Some(&cancel) };
+    let r = round_trips(
+        &engine,
+        &common::photo(64, 48),
+        &ConvertSettings::default(),
+        &options,
+        &mut |_, _, _| {},
+    );
+    assert!(matches!(r, Err(EngineError::Cancelled)), "{r:?}");
+}
+
+#[test]
+fn bench_passes_json_holds_every_point_and_the_table_says_each_clock() {
+    let Some(gpu) = common::gpu() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = ["bench", "--passes", "1,2", "--synthetic", "64x48", "--runs", "2", "--work", "4"];
+    let o = graylab(&[&args[..], &["--work-mask", "0xff", "--json"]].concat(), dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["image"], "synthetic 64x48 Rgb8");
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(64), Some(48)));
+    assert_eq!((v["work_rounds"].as_u64(), v["work_mask"].as_u64()), (Some(4), Some(0xFF)));
+    assert_eq!(v["software_adapter"], gpu.is_software());
+    let points = v["points"].as_array().expect("points");
+    let counts: Vec<u64> = points.iter().filter_map(|p| p["passes"].as_u64()).collect();
+    assert_eq!(counts, [1, 2]);
+    for p in points {
+        assert_eq!(p["matches_cpu"], true, "{p}");
+        assert!(p["gpu_per_op_ns"].as_f64().is_some_and(|ns| ns > 0.0), "{p}");
+        assert!(p["cpu_per_op_ns"]["median_ns"].as_u64().is_some_and(|ns| ns > 0), "{p}");
+        assert_eq!(p["gpu_total_ns"]["runs"].as_u64(), Some(2), "{p}");
+        assert!(p["gpu_wins"].is_boolean(), "{p}");
+    }
+    assert!(v["verdict"].as_str().is_some_and(|s| s.contains("operations per round trip")), "{v}");
+    // The table: one row per count, the clocks, the byte check and the verdict.
+    let o = graylab(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("GPU per op ms") && out.contains("CPU per op ms"), "{out}");
+    assert!(
+        out.contains("GPU total, GPU per op: cpu-clock") && out.contains("CPU per op: cpu-clock"),
+        "{out}"
+    );
+    assert!(out.contains("every GPU result equals the CPU's byte for byte"), "{out}");
+    assert_eq!(out.matches("verdict: At ").count(), 1, "{out}");
+    // One workgroup shape, and counts from 1.
+    let o = graylab(&["bench", "--passes", "1", "--synthetic", "64x48", "--workgroup", "all"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("one workgroup shape"), "{}", text(&o));
+    let o = graylab(&["bench", "--passes", "0,2", "--synthetic", "64x48"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("count of operations"), "{}", text(&o));
+}
