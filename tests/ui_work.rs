@@ -59,7 +59,9 @@ fn the_work_control_sets_the_next_runs_work_and_last_run_names_it() {
     // The image stays the exact grayscale (mask 0).
     let engine = graylab::engine::Engine::without_gpu("CPU only");
     let input = image::open(dir.path().join("in.png")).expect("open");
-    let convert = |settings| engine.convert(&input, &settings, Default::default()).expect("convert");
+    let convert = |settings| {
+        engine.convert(&input, &settings, graylab::engine::RunOptions::default()).expect("convert")
+    };
     let plain = convert(last.settings);
     let plain_gray = convert(graylab::engine::ConvertSettings { work: Work::NONE, ..last.settings });
     assert_eq!(plain.image, plain_gray.image, "the work leaves the gray unchanged");

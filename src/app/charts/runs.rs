@@ -135,28 +135,55 @@ fn bars_of(shown: &[(&RunRecord, bool)], strip: f64, outline: Color32) -> (Serie
     (series, strips)
 }
 
-/// The names of the series above the first bar of each, at height `y`; a name that would run
-/// into the one before it is left out (the hover still names every run's series).
-fn series_names_ui(plot: &mut egui_plot::PlotUi<'_>, starts: &[(usize, String)], y: f64, colour: Color32) {
-    /// Points per character of the small font, about.
+/// The names of the series above the first bar of each, on one of two rows over the tallest
+/// bar (`top`) and its wall-time label; a name with no room on either row is left out, as are
+/// both rows in a chart too short for them (the hover still names every run's series).
+fn series_names_ui(plot: &mut egui_plot::PlotUi<'_>, starts: &[(usize, String)], top: f64, colour: Color32) {
+    /// Points per character of the small font, about; the height of a row; the wall-time label.
     const CHAR_WIDTH: f32 = 6.5;
-    let mut free_from = f32::NEG_INFINITY;
+    const ROW: f32 = 13.0;
+    const WALL_LABEL: f32 = 18.0;
+    let top_px = plot.screen_from_plot(PlotPoint::new(0.0, top)).y;
+    let ceiling_px = plot.screen_from_plot(PlotPoint::new(0.0, plot.plot_bounds().max()[1])).y;
+    // Each row's baseline, kept below the "previous / this image" names along the top.
+    let rows: Vec<f64> = (0..2)
+        .map(|r| top_px - WALL_LABEL - ROW * r as f32)
+        .filter(|y| y - ROW >= ceiling_px + ROW)
+        .map(|y| plot.plot_from_screen(egui::pos2(0.0, y)).y)
+        .collect();
+    let mut free_from = vec![f32::NEG_INFINITY; rows.len()];
     for (i, (seq, name)) in starts.iter().enumerate() {
-        let at = PlotPoint::new(*seq as f64 - 0.35, y);
-        let left = plot.screen_from_plot(at).x;
-        if left < free_from {
-            continue;
-        }
-        free_from = left + CHAR_WIDTH * name.chars().count() as f32 + 8.0;
+        let x = *seq as f64 - 0.35;
+        let left = plot.screen_from_plot(PlotPoint::new(x, top)).x;
+        let Some(row) = (0..rows.len()).find(|&r| left >= free_from[r]) else { continue };
+        free_from[row] = left + CHAR_WIDTH * name.chars().count() as f32 + 8.0;
         if i > 0 {
             plot.vline(egui_plot::VLine::new("series", *seq as f64 - 0.5).color(colour.gamma_multiply(0.5)));
         }
         plot.text(
-            Text::new("series", at, RichText::new(name.as_str()).small())
+            Text::new("series", PlotPoint::new(x, rows[row]), RichText::new(name.as_str()).small())
                 .anchor(egui::Align2::LEFT_BOTTOM)
                 .color(colour),
         );
     }
+}
+
+/// The legend: each segment with its clocks, then each backend's strip.
+fn legend_of(series: &Series, strips: &[(Backend, Vec<Bar>)]) -> Vec<(Color32, String)> {
+    let mut legend: Vec<(Color32, String)> = series
+        .iter()
+        .map(|(s, clocks, _)| {
+            let name = if *s == Segment::Overlap { "overlap: ran at once" } else { s.name() };
+            (s.colour(), format!("{name} [{}]", clocks.join(", ")))
+        })
+        .collect();
+    for (backend, _) in strips {
+        legend.push((
+            backend_colour(*backend),
+            format!("{} run (strip under the bar)", backend.name().to_uppercase()),
+        ));
+    }
+    legend
 }
 
 /// Draws the chart of `image`'s runs (and `previous`'s, faded and named, on the left).
@@ -175,20 +202,7 @@ pub fn runs_chart_ui(
     let (mut series, strips) = bars_of(&shown, strip, ui.visuals().strong_text_color());
     // The overlap is drawn last, over the phases it shades.
     series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
-    let mut legend: Vec<(Color32, String)> = series
-        .iter()
-        .map(|(s, clocks, _)| {
-            let name = if *s == Segment::Overlap { "overlap: ran at once" } else { s.name() };
-            (s.colour(), format!("{name} [{}]", clocks.join(", ")))
-        })
-        .collect();
-    for (backend, _) in &strips {
-        legend.push((
-            backend_colour(*backend),
-            format!("{} run (strip under the bar)", backend.name().to_uppercase()),
-        ));
-    }
-    legend_ui(ui, &legend);
+    legend_ui(ui, &legend_of(&series, &strips));
     let (Some((first, _)), Some((last, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
         return;
@@ -205,7 +219,7 @@ pub fn runs_chart_ui(
     // Each series (formula and work per pixel) named above its first bar, with room above the
     // bars for the names.
     let starts = series_starts(&shown);
-    let head = if starts.is_empty() { 1.25 } else { 1.45 };
+    let head = if starts.is_empty() { 1.25 } else { 1.6 };
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
@@ -261,7 +275,7 @@ pub fn runs_chart_ui(
                     .color(text_colour),
                 );
             }
-            series_names_ui(plot, &starts, top * 1.12, weak);
+            series_names_ui(plot, &starts, top, weak);
             plot.text(
                 Text::new(
                     "last run",

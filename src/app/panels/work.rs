@@ -1,7 +1,7 @@
 //! The synthetic work per pixel in the settings panel: the "Work per pixel" control (rounds and
 //! the divergent toggle) and the line the Last run panel gives of a run's work.
 
-use egui::{RichText, Ui};
+use egui::Ui;
 
 use crate::app::state::{RunRecord, work_label};
 use crate::engine::{Phase, Work, WorkFigures};
@@ -98,7 +98,7 @@ pub fn work_line(run: &RunRecord) -> Option<(String, String)> {
 /// The Last run panel's work line, under the run's title, when the run had work.
 pub fn last_run_work_ui(ui: &mut Ui, run: &RunRecord) {
     if let Some((line, hover)) = work_line(run) {
-        ui.label(RichText::new(format!("work: {line}")).monospace()).on_hover_text(hover);
+        ui.label(format!("work: {line}")).on_hover_text(hover);
     }
 }
 
