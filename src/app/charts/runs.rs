@@ -136,30 +136,37 @@ fn bars_of(shown: &[(&RunRecord, bool)], strip: f64, outline: Color32) -> (Serie
 }
 
 /// The names of the series above the first bar of each, on one of two rows over the tallest
-/// bar (`top`) and its wall-time label; a name with no room on either row is left out, as are
-/// both rows in a chart too short for them (the hover still names every run's series).
-fn series_names_ui(plot: &mut egui_plot::PlotUi<'_>, starts: &[(usize, String)], top: f64, colour: Color32) {
+/// bar (`top`) and its wall-time label, below the image names along the top when `names_on_top`;
+/// a name with no room on either row is left out, as are both rows in a chart too short for them
+/// (a line still parts the series, and the hover names every run's series).
+fn series_names_ui(
+    plot: &mut egui_plot::PlotUi<'_>,
+    starts: &[(usize, String)],
+    (top, names_on_top): (f64, bool),
+    colour: Color32,
+) {
     /// Points per character of the small font, about; the height of a row; the wall-time label.
     const CHAR_WIDTH: f32 = 6.5;
-    const ROW: f32 = 13.0;
+    const ROW: f32 = 12.0;
     const WALL_LABEL: f32 = 18.0;
     let top_px = plot.screen_from_plot(PlotPoint::new(0.0, top)).y;
     let ceiling_px = plot.screen_from_plot(PlotPoint::new(0.0, plot.plot_bounds().max()[1])).y;
     // Each row's baseline, kept below the "previous / this image" names along the top.
+    let reserved = if names_on_top { ROW } else { 0.0 };
     let rows: Vec<f64> = (0..2)
         .map(|r| top_px - WALL_LABEL - ROW * r as f32)
-        .filter(|y| y - ROW >= ceiling_px + ROW)
+        .filter(|y| y - ROW >= ceiling_px + reserved)
         .map(|y| plot.plot_from_screen(egui::pos2(0.0, y)).y)
         .collect();
     let mut free_from = vec![f32::NEG_INFINITY; rows.len()];
     for (i, (seq, name)) in starts.iter().enumerate() {
         let x = *seq as f64 - 0.35;
-        let left = plot.screen_from_plot(PlotPoint::new(x, top)).x;
-        let Some(row) = (0..rows.len()).find(|&r| left >= free_from[r]) else { continue };
-        free_from[row] = left + CHAR_WIDTH * name.chars().count() as f32 + 8.0;
         if i > 0 {
             plot.vline(egui_plot::VLine::new("series", *seq as f64 - 0.5).color(colour.gamma_multiply(0.5)));
         }
+        let left = plot.screen_from_plot(PlotPoint::new(x, top)).x;
+        let Some(row) = (0..rows.len()).find(|&r| left >= free_from[r]) else { continue };
+        free_from[row] = left + CHAR_WIDTH * name.chars().count() as f32 + 8.0;
         plot.text(
             Text::new("series", PlotPoint::new(x, rows[row]), RichText::new(name.as_str()).small())
                 .anchor(egui::Align2::LEFT_BOTTOM)
@@ -219,7 +226,7 @@ pub fn runs_chart_ui(
     // Each series (formula and work per pixel) named above its first bar, with room above the
     // bars for the names.
     let starts = series_starts(&shown);
-    let head = if starts.is_empty() { 1.25 } else { 1.6 };
+    let head = if starts.is_empty() { 1.25 } else { 1.7 };
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
@@ -275,7 +282,7 @@ pub fn runs_chart_ui(
                     .color(text_colour),
                 );
             }
-            series_names_ui(plot, &starts, top, weak);
+            series_names_ui(plot, &starts, (top, boundary.is_some()), weak);
             plot.text(
                 Text::new(
                     "last run",
