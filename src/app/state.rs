@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::{ConvertSettings, ExportOptions, PhaseRate, RunReport, WorkgroupSize};
+use crate::engine::{ConvertSettings, ExportOptions, Formula, PhaseRate, RunReport, Work, WorkgroupSize};
 
 /// How input and output are shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -93,6 +93,12 @@ impl RunRecord {
         self.report.workgroup
     }
 
+    /// The series the run belongs to: its formula and work per pixel.
+    #[must_use]
+    pub fn series(&self) -> RunSeries {
+        RunSeries { formula: self.settings.formula, work: self.settings.work }
+    }
+
     /// The whole run as the app waited for it (CPU clock).
     #[must_use]
     pub fn wall_ns(&self) -> u64 {
@@ -110,6 +116,37 @@ impl RunRecord {
     pub fn overlap_ns(&self) -> u64 {
         self.report.overlap_ns
     }
+}
+
+/// Runs that chart together: the same formula and the same work per pixel (runs at another
+/// work level are another series, as runs of another formula are).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunSeries {
+    /// The gray formula.
+    pub formula: Formula,
+    /// The synthetic work per pixel.
+    pub work: Work,
+}
+
+impl RunSeries {
+    /// "bt601", "bt601 · 256 rounds/px", "bt601 · 4 rounds/px, odd grays only".
+    #[must_use]
+    pub fn label(self) -> String {
+        match work_label(self.work) {
+            Some(work) => format!("{} · {work}", self.formula.name()),
+            None => self.formula.name().to_owned(),
+        }
+    }
+}
+
+/// The work of a series of runs, short: "256 rounds/px", "256 rounds/px, odd grays only";
+/// `None` for the plain grayscale.
+#[must_use]
+pub fn work_label(work: Work) -> Option<String> {
+    (work.rounds > 0).then(|| {
+        let odd = if work.divergent { ", odd grays only" } else { "" };
+        format!("{} rounds/px{odd}", work.rounds)
+    })
 }
 
 /// One export: the file, what encoding it took, and the conversion it needed first, if any.

@@ -30,6 +30,25 @@ pub fn harness_with(options: AppOptions, size: [f32; 2]) -> Option<Harness<'stat
     )
 }
 
+/// The app at `size` with these options, its settings fresh but its caches (the GPU's ceilings)
+/// read and written where `XDG_CACHE_HOME` says: only in a child process whose environment
+/// names a temporary folder.
+pub fn harness_keeping_caches(options: AppOptions, size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
+    super::common::gpu()?;
+    assert!(
+        std::env::var_os("XDG_CACHE_HOME").is_some_and(|d| d.to_string_lossy().contains("tmp")),
+        "caches are kept only in a temporary folder"
+    );
+    // kittest gives the app no storage: its settings are the defaults, as with fresh settings.
+    let options = AppOptions { fresh_settings: false, ..options };
+    Some(
+        Harness::builder()
+            .with_size(size)
+            .wgpu_setup(graylab::app::wgpu_setup())
+            .build_eframe(move |cc| GraylabApp::new(cc, options)),
+    )
+}
+
 /// The app at `size` opening `initial`, with egui's memory (panel sizes, scroll offsets) as a
 /// previous session left it, as eframe restores it on relaunch.
 pub fn harness_restored(

@@ -23,8 +23,8 @@ pub use sweep::SweepChart;
 
 use super::look;
 use super::session::Session;
-use super::state::RunRecord;
-use crate::engine::{Backend, ConvertSettings, Formula, Phase};
+use super::state::{RunRecord, RunSeries};
+use crate::engine::{Backend, ConvertSettings, Phase};
 
 /// A segment of a stacked run bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,8 +163,9 @@ pub struct ChartsDock {
     /// Also draw the runs of the previous image (for comparison); else only the current one's.
     keep_previous: bool,
     tab: Tab,
-    /// The formula the workgroup chart shows, when the user picked one.
-    box_formula: Option<Formula>,
+    /// The series (formula and work per pixel) the workgroup chart shows, when the user picked
+    /// one.
+    box_series: Option<RunSeries>,
     /// The dock's height as a share of the room under the top bar, kept when the window is
     /// resized (and at launch, whatever height a smaller window left in egui's memory).
     share: f32,
@@ -178,7 +179,7 @@ impl Default for ChartsDock {
             expanded: true,
             keep_previous: false,
             tab: Tab::Runs,
-            box_formula: None,
+            box_series: None,
             share: 0.36,
             room: None,
         }
@@ -285,7 +286,7 @@ impl ChartsDock {
         let runs = session.runs();
         let last = runs.iter().rev().find(|r| Some(r.image_id) == image);
         let shown_tab = self.tab;
-        let box_formula = &mut self.box_formula;
+        let box_series = &mut self.box_series;
         ui.horizontal_top(|ui| {
             let column = |ui: &mut Ui, share: f32, tab: Tab, add: &mut dyn FnMut(&mut Ui)| {
                 if narrow && shown_tab != tab {
@@ -300,7 +301,7 @@ impl ChartsDock {
             column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, &name_of));
             column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last));
             column(ui, 0.35, Tab::Workgroups, &mut |ui| {
-                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled, box_formula);
+                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled, box_series);
             });
         });
         if try_all {

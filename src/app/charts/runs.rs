@@ -23,13 +23,33 @@ pub fn backend_colour(backend: Backend) -> Color32 {
     }
 }
 
-/// "run 3: GPU, workgroup 16x16, bt601, cold".
+/// "run 3: GPU, workgroup 16x16, bt601, cold", "run 4: CPU, 2 threads, bt601 · 256 rounds/px".
 pub fn describe(run: &RunRecord) -> String {
     let what = match run.settings.backend {
         Backend::Cpu => format!("CPU, {} threads", run.report.threads.unwrap_or(run.settings.threads)),
         Backend::Gpu => format!("GPU, workgroup {}", run.settings.workgroup),
     };
-    format!("run {}: {what}, {}{}", run.seq, run.settings.formula, if run.cold { ", cold" } else { "" })
+    format!("run {}: {what}, {}{}", run.seq, run.series().label(), if run.cold { ", cold" } else { "" })
+}
+
+/// Where each series (formula and work per pixel) starts among `shown`, left to right: the
+/// first run of each stretch of runs of one series, and the series' label. Empty when every run
+/// shown is of one series of plain grayscale (nothing to tell apart).
+pub fn series_starts(shown: &[(&RunRecord, bool)]) -> Vec<(usize, String)> {
+    let one_plain = shown.windows(2).all(|w| w[0].0.series() == w[1].0.series())
+        && shown.first().is_none_or(|(r, _)| r.settings.work.rounds == 0);
+    if one_plain {
+        return Vec::new();
+    }
+    let mut starts: Vec<(usize, String)> = Vec::new();
+    let mut before = None;
+    for (run, _) in shown {
+        if before != Some(run.series()) {
+            starts.push((run.seq, run.series().label()));
+            before = Some(run.series());
+        }
+    }
+    starts
 }
 
 /// The runs the chart shows, left to right: the last runs of `previous` (faded) and of `image`.
@@ -61,6 +81,9 @@ fn push(series: &mut Series, segment: Segment, clock: &'static str, bar: Bar) {
 fn tooltip_ui(ui: &mut Ui, run: &RunRecord, image_name: &str) {
     ui.strong(describe(run));
     ui.label(RichText::new(image_name).weak());
+    if let Some((work, _)) = crate::app::panels::work::work_line(run) {
+        ui.label(format!("work: {work}"));
+    }
     egui::Grid::new("run tooltip").num_columns(2).show(ui, |ui| {
         for (segment, ns, clock) in segments(run) {
             ui.label(format!("{} [{clock}]", segment.name()));
@@ -112,6 +135,64 @@ fn bars_of(shown: &[(&RunRecord, bool)], strip: f64, outline: Color32) -> (Serie
     (series, strips)
 }
 
+/// The names of the series above the first bar of each, on one of two rows over the tallest
+/// bar (`top`) and its wall-time label, below the image names along the top when `names_on_top`;
+/// a name with no room on either row is left out, as are both rows in a chart too short for them
+/// (a line still parts the series, and the hover names every run's series).
+fn series_names_ui(
+    plot: &mut egui_plot::PlotUi<'_>,
+    starts: &[(usize, String)],
+    (top, names_on_top): (f64, bool),
+    colour: Color32,
+) {
+    /// Points per character of the small font, about; the height of a row; the wall-time label.
+    const CHAR_WIDTH: f32 = 6.5;
+    const ROW: f32 = 12.0;
+    const WALL_LABEL: f32 = 18.0;
+    let top_px = plot.screen_from_plot(PlotPoint::new(0.0, top)).y;
+    let ceiling_px = plot.screen_from_plot(PlotPoint::new(0.0, plot.plot_bounds().max()[1])).y;
+    // Each row's baseline, kept below the "previous / this image" names along the top.
+    let reserved = if names_on_top { ROW } else { 0.0 };
+    let rows: Vec<f64> = (0..2)
+        .map(|r| top_px - WALL_LABEL - ROW * r as f32)
+        .filter(|y| y - ROW >= ceiling_px + reserved)
+        .map(|y| plot.plot_from_screen(egui::pos2(0.0, y)).y)
+        .collect();
+    let mut free_from = vec![f32::NEG_INFINITY; rows.len()];
+    for (i, (seq, name)) in starts.iter().enumerate() {
+        let x = *seq as f64 - 0.35;
+        if i > 0 {
+            plot.vline(egui_plot::VLine::new("series", *seq as f64 - 0.5).color(colour.gamma_multiply(0.5)));
+        }
+        let left = plot.screen_from_plot(PlotPoint::new(x, top)).x;
+        let Some(row) = (0..rows.len()).find(|&r| left >= free_from[r]) else { continue };
+        free_from[row] = left + CHAR_WIDTH * name.chars().count() as f32 + 8.0;
+        plot.text(
+            Text::new("series", PlotPoint::new(x, rows[row]), RichText::new(name.as_str()).small())
+                .anchor(egui::Align2::LEFT_BOTTOM)
+                .color(colour),
+        );
+    }
+}
+
+/// The legend: each segment with its clocks, then each backend's strip.
+fn legend_of(series: &Series, strips: &[(Backend, Vec<Bar>)]) -> Vec<(Color32, String)> {
+    let mut legend: Vec<(Color32, String)> = series
+        .iter()
+        .map(|(s, clocks, _)| {
+            let name = if *s == Segment::Overlap { "overlap: ran at once" } else { s.name() };
+            (s.colour(), format!("{name} [{}]", clocks.join(", ")))
+        })
+        .collect();
+    for (backend, _) in strips {
+        legend.push((
+            backend_colour(*backend),
+            format!("{} run (strip under the bar)", backend.name().to_uppercase()),
+        ));
+    }
+    legend
+}
+
 /// Draws the chart of `image`'s runs (and `previous`'s, faded and named, on the left).
 pub fn runs_chart_ui(
     ui: &mut Ui,
@@ -128,20 +209,7 @@ pub fn runs_chart_ui(
     let (mut series, strips) = bars_of(&shown, strip, ui.visuals().strong_text_color());
     // The overlap is drawn last, over the phases it shades.
     series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
-    let mut legend: Vec<(Color32, String)> = series
-        .iter()
-        .map(|(s, clocks, _)| {
-            let name = if *s == Segment::Overlap { "overlap: ran at once" } else { s.name() };
-            (s.colour(), format!("{name} [{}]", clocks.join(", ")))
-        })
-        .collect();
-    for (backend, _) in &strips {
-        legend.push((
-            backend_colour(*backend),
-            format!("{} run (strip under the bar)", backend.name().to_uppercase()),
-        ));
-    }
-    legend_ui(ui, &legend);
+    legend_ui(ui, &legend_of(&series, &strips));
     let (Some((first, _)), Some((last, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
         return;
@@ -155,13 +223,17 @@ pub fn runs_chart_ui(
     let names = (previous.map(name_of), image.map(name_of));
     // The backend named on its strip where the bars are wide and the strip is tall enough.
     let label_backends = shown.len() <= 16 && ui.available_height() > 170.0;
+    // Each series (formula and work per pixel) named above its first bar, with room above the
+    // bars for the names.
+    let starts = series_starts(&shown);
+    let head = if starts.is_empty() { 1.25 } else { 1.7 };
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", "ms")
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(lo - 0.6)
         .include_x(hi.max(lo + 4.0) + 0.6)
         .include_y(-strip * 1.4)
-        .include_y(top * 1.25)
+        .include_y(top * head)
         .show(ui, |plot| {
             for (segment, _, bars) in series {
                 plot.bar_chart(
@@ -193,7 +265,7 @@ pub fn runs_chart_ui(
                 plot.text(
                     Text::new(
                         "previous",
-                        PlotPoint::new(x - 0.1, top * 1.24),
+                        PlotPoint::new(x - 0.1, top * (head - 0.01)),
                         RichText::new(format!("previous: {previous}")).small(),
                     )
                     .anchor(egui::Align2::RIGHT_TOP)
@@ -201,11 +273,16 @@ pub fn runs_chart_ui(
                 );
                 let this = names.1.clone().unwrap_or_default();
                 plot.text(
-                    Text::new("this image", PlotPoint::new(x + 0.1, top * 1.24), RichText::new(this).small())
-                        .anchor(egui::Align2::LEFT_TOP)
-                        .color(text_colour),
+                    Text::new(
+                        "this image",
+                        PlotPoint::new(x + 0.1, top * (head - 0.01)),
+                        RichText::new(this).small(),
+                    )
+                    .anchor(egui::Align2::LEFT_TOP)
+                    .color(text_colour),
                 );
             }
+            series_names_ui(plot, &starts, (top, boundary.is_some()), weak);
             plot.text(
                 Text::new(
                     "last run",

@@ -1,16 +1,31 @@
 //! Median and spread of the GPU kernel time per workgroup size (warm runs, current image, same
-//! kernel), for one formula at a time, as horizontal boxes so the size names fit at the normal
-//! text size. The formula follows the latest GPU run once it has warm runs; until then the
-//! formula measured before stays, and any formula with warm runs can be picked.
+//! kernel), for one series at a time (a formula and a work per pixel: runs at another work level
+//! are another series), as horizontal boxes so the size names fit at the normal text size. The
+//! series follows the latest GPU run once it has warm runs; until then the series measured
+//! before stays, and any series with warm runs can be picked.
 
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer};
-use crate::app::state::RunRecord;
-use crate::engine::{Backend, ClockSource, Formula, Phase, Stats, WorkgroupSize};
+use crate::app::state::{RunRecord, RunSeries};
+use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupSize};
 
-/// Draws the chart; `picked` is the formula the user chose to see (`None`: follow the runs);
+/// The series of `image`'s warm GPU runs of its latest GPU run's kernel, the most recently run
+/// last (what the box plot's picker offers).
+#[must_use]
+fn warm_series(runs: &[RunRecord], image: Option<u64>) -> Vec<RunSeries> {
+    let gpu_runs = || runs.iter().filter(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
+    let kernel = gpu_runs().next_back().and_then(|l| l.report.kernel);
+    let mut warm: Vec<RunSeries> = Vec::new();
+    for r in gpu_runs().filter(|r| !r.cold && r.report.kernel == kernel) {
+        warm.retain(|s| *s != r.series());
+        warm.push(r.series());
+    }
+    warm
+}
+
+/// Draws the chart; `picked` is the series the user chose to see (`None`: follow the runs);
 /// returns whether "Try every size" was pressed.
 pub fn workgroups_chart_ui(
     ui: &mut Ui,
@@ -18,47 +33,45 @@ pub fn workgroups_chart_ui(
     image: Option<u64>,
     valid: &[WorkgroupSize],
     enabled: bool,
-    picked: &mut Option<Formula>,
+    picked: &mut Option<RunSeries>,
 ) -> bool {
-    let gpu_runs = || runs.iter().filter(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
-    let latest = gpu_runs().next_back();
-    // Formulas with warm runs of the latest kernel, the most recently run last.
-    let mut warm: Vec<Formula> = Vec::new();
-    for r in gpu_runs().filter(|r| !r.cold && r.report.kernel == latest.and_then(|l| l.report.kernel)) {
-        warm.retain(|f| *f != r.settings.formula);
-        warm.push(r.settings.formula);
-    }
-    let latest_formula = latest.map(|l| l.settings.formula);
-    let formula = picked
-        .filter(|f| warm.contains(f))
-        .or_else(|| latest_formula.filter(|f| warm.contains(f)))
+    let latest = runs.iter().rev().find(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
+    let warm = warm_series(runs, image);
+    let latest_series = latest.map(RunRecord::series);
+    let series = picked
+        .filter(|s| warm.contains(s))
+        .or_else(|| latest_series.filter(|s| warm.contains(s)))
         .or_else(|| warm.last().copied())
-        .or(latest_formula);
+        .or(latest_series);
     let mut try_all = false;
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("GPU kernel by workgroup size (ms)").strong());
-        if formula.is_some() {
-            ui.label("for the formula");
+        if series.is_some() {
+            ui.label("for the formula and work");
         }
         if warm.len() > 1 {
-            let mut chosen = formula.unwrap_or_default();
-            egui::ComboBox::from_id_salt("box plot formula").selected_text(chosen.name()).show_ui(ui, |ui| {
-                for f in &warm {
-                    ui.selectable_value(&mut chosen, *f, f.name());
-                }
-            });
-            if Some(chosen) != formula {
+            let mut chosen = series.unwrap_or_default();
+            egui::ComboBox::from_id_salt("box plot series")
+                .selected_text(chosen.label())
+                .show_ui(ui, |ui| {
+                    for s in &warm {
+                        ui.selectable_value(&mut chosen, *s, s.label());
+                    }
+                })
+                .response
+                .on_hover_text("Runs of another formula or another work per pixel are another series");
+            if Some(chosen) != series {
                 *picked = Some(chosen);
             }
-        } else if let Some(f) = formula {
-            ui.label(RichText::new(f.name()).strong());
+        } else if let Some(s) = series {
+            ui.label(RichText::new(s.label()).strong());
         }
         try_all = ui
             .add_enabled(enabled, egui::Button::new("Try every size ×5").small())
             .on_hover_text("One cold run and five warm runs per size, sizes interleaved; Stop or Esc cancels")
             .clicked();
     });
-    let (Some(latest), Some(formula)) = (latest, formula) else {
+    let (Some(latest), Some(series)) = (latest, series) else {
         ui.label("No GPU runs on this image yet: pick GPU and press \"Try every size\".");
         return try_all;
     };
@@ -73,7 +86,7 @@ pub fn workgroups_chart_ui(
                     && !r.cold
                     && r.workgroup() == Some(*wg)
                     && r.report.kernel == latest.report.kernel
-                    && r.settings.formula == formula
+                    && r.series() == series
             })
             .filter_map(|r| r.report.phase(Phase::Kernel).inspect(|p| source = Some(p.source)))
             .map(|p| p.ns)

@@ -1,5 +1,5 @@
-//! The settings panel on the left: backend, formula, workgroup size, threads, the Run and
-//! Continuous controls, and the last run's phases.
+//! The settings panel on the left: backend, formula, work per pixel, workgroup size, threads,
+//! the Run and Continuous controls, and the last run's phases and work.
 
 use egui::{RichText, Ui};
 
@@ -46,6 +46,7 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
             ui.selectable_value(&mut c.formula, f, format!("{} — {}", f.name(), f.description()));
         }
     });
+    super::work::work_ui(ui, &mut c.work);
     match c.backend {
         Backend::Gpu => {
             egui::ComboBox::from_label("Workgroup size")
@@ -132,6 +133,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         Backend::Gpu => format!("GPU, workgroup {}", r.workgroup.map(|w| w.to_string()).unwrap_or_default()),
     };
     ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
+    super::work::last_run_work_ui(ui, run);
     egui::Grid::new("last run").striped(true).show(ui, |ui| {
         for head in ["phase", "time", "clock", "rate · ceiling"] {
             ui.label(RichText::new(head).weak());

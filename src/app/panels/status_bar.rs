@@ -43,14 +43,17 @@ impl StatusBar {
                     if let Some(p) = &progress
                         && let Some(fraction) = p.fraction().filter(|_| p.total != 1)
                     {
-                        // Runs counted where there are several, else (no count: an export) the
-                        // share of the work; a single run shows no bar.
-                        let text = if p.total > 1 {
-                            format!("{what}: {} of {}", p.done, p.total)
+                        // Runs counted where there are several, in the bar; else (no count: an
+                        // export) what is done beside a short bar that holds its "100%"; a
+                        // single run shows no bar.
+                        if p.total > 1 {
+                            let text = format!("{what}: {} of {}", p.done, p.total);
+                            ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(text));
                         } else {
-                            format!("{what}: {:.0}%", fraction * 100.0)
-                        };
-                        ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(text));
+                            ui.label(what);
+                            let percent = format!("{:.0}%", fraction * 100.0);
+                            ui.add(egui::ProgressBar::new(fraction).desired_width(90.0).text(percent));
+                        }
                     } else {
                         ui.label(what);
                     }

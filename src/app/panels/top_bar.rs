@@ -27,6 +27,9 @@ pub struct TopBar {
     path_field: String,
     /// The image whose path the field shows.
     shown_image: Option<u64>,
+    /// The session's failed opens when the field was last set: after a new failure it shows the
+    /// image on screen again (the error itself is a message).
+    failed_opens: u64,
 }
 
 impl TopBar {
@@ -38,9 +41,13 @@ impl TopBar {
     /// Draws the bar; returns what the user asked for.
     pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> Option<TopBarAction> {
         let input = session.input().map(|i| (i.id, i.path.clone()));
+        let failed = session.failed_opens() != self.failed_opens;
+        self.failed_opens = session.failed_opens();
         if let Some((id, path)) = input
-            && self.shown_image != Some(id)
+            && (self.shown_image != Some(id) || failed)
         {
+            // A new image, or a file that failed to open while this one stays on screen: the
+            // field names the file shown. With no image shown, a failed path stays to be fixed.
             self.shown_image = Some(id);
             self.set_path(&path);
         }

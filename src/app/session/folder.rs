@@ -39,6 +39,12 @@ impl Session {
         self.opening.as_deref()
     }
 
+    /// How many opens have failed so far: a new failure means the file asked for is not the one
+    /// on screen, so a field that names it must name the image shown again.
+    pub fn failed_opens(&self) -> u64 {
+        self.failed_opens
+    }
+
     /// Opens the next (or previous) image of the folder of the image being opened or shown;
     /// says so when there is none.
     pub fn step_in_folder(&mut self, forward: bool) {

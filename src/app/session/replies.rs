@@ -41,6 +41,7 @@ impl Session {
             }
             Reply::LoadFailed(id, path, e) if id == self.latest_load => {
                 self.opening = None;
+                self.failed_opens += 1;
                 self.settings.recent.retain(|p| p != &path);
                 self.toasts.error(format!("Could not open the image. {e}"));
             }

@@ -15,6 +15,7 @@ use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
 use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
 use crate::io::codecs::png::write_png;
 use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
+use crate::io::write::progress::CountingWriter;
 use crate::io::{IoError, WriteCause, owned};
 
 /// The largest side a WebP image may have.
@@ -178,7 +179,8 @@ pub fn encode_file(
 }
 
 /// [`encode_file`], calling `progress` with the fraction encoded so far (0.0 to 1.0, from any
-/// thread; PNG and JPEG report per stripe, the other formats only when done).
+/// thread): PNG and JPEG as their stripes of rows are coded, TIFF and BMP as their bytes are
+/// written, WebP (whose encoder tells nothing until it is done) only at the end.
 pub fn encode_file_with_progress(
     image: &DynamicImage,
     path: &Path,
@@ -358,12 +360,14 @@ fn write_encoded(
             write_gray_jpeg(&rows, (w, h), jpeg_quality.clamp(1, 100), out, progress)
         }
         ExportFormat::Tiff => {
-            // The TIFF encoder needs to seek; encode into memory first.
-            let mut buf = std::io::Cursor::new(Vec::new());
+            // The TIFF encoder needs to seek; encode into memory first, its progress counted.
+            let mut buf = CountingWriter::new(std::io::Cursor::new(Vec::new()), bytes.len() as u64, progress);
             TiffEncoder::new(&mut buf).write_image(bytes, w, h, color).map_err(image_err)?;
-            out.write_all(buf.get_ref()).map_err(WriteCause::Os)
+            out.write_all(buf.into_inner().get_ref()).map_err(WriteCause::Os)
         }
-        ExportFormat::Bmp => BmpEncoder::new(out).write_image(bytes, w, h, color).map_err(image_err),
+        ExportFormat::Bmp => BmpEncoder::new(&mut CountingWriter::new(out, bytes.len() as u64, progress))
+            .write_image(bytes, w, h, color)
+            .map_err(image_err),
         ExportFormat::Webp => {
             WebPEncoder::new_lossless(out).write_image(bytes, w, h, color).map_err(image_err)
         }

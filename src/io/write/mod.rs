@@ -1,5 +1,7 @@
 //! Writing images: the export formats and their encoders, and atomic writes
-//! (a failed export never leaves a half file and never replaces one without consent).
+//! (a failed export never leaves a half file and never replaces one without consent), and the
+//! progress of the encoders that report none (`progress`).
 
 pub(super) mod atomic;
 pub(super) mod encode;
+mod progress;

@@ -194,10 +194,23 @@ impl WorkerState {
                 .map_err(|e| crate::app::advice::describe(&e))?;
             (Arc::new(c.image), Some(c.report))
         };
-        // The encoders report the fraction of stripes done, from their threads.
-        let what = format!("Exporting {}", name_of(path));
-        let progress = |fraction: f32| ticket.set_progress(what.as_str(), 0, 0, (f64::from(fraction), 1.0));
-        progress(0.0);
+        // The encoders report the share of rows encoded, from their threads (WebP's only once
+        // done: it shows no bar until then).
+        let name = name_of(path);
+        let rows = u64::from(pixels.height());
+        let progress = |fraction: f32| {
+            let done = (f64::from(fraction) * rows as f64).round() as u64;
+            let what = format!("Exporting {name}, {done} of {rows} rows encoded");
+            ticket.set_progress(what, 0, 0, (f64::from(fraction), 1.0));
+        };
+        if options.format.or_else(|| crate::engine::ExportFormat::from_path(path))
+            == Some(crate::engine::ExportFormat::Webp)
+        {
+            let what = format!("Exporting {name} (the WebP encoder tells its progress only once done)");
+            ticket.set_progress(what, 0, 0, (0.0, 0.0));
+        } else {
+            progress(0.0);
+        }
         let encode = crate::engine::encode_file_with_progress(&pixels, path, &options, &progress)
             .map_err(|e| crate::app::advice::describe(&e))?;
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })

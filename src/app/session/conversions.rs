@@ -1,0 +1,80 @@
+//! Conversions and exports asked of the worker: one run, Run ×N, a list of settings (every
+//! workgroup size), the re-run when a setting changes, Continuous, and an export of the output.
+
+use std::path::PathBuf;
+
+use super::{JobKind, Session};
+use crate::app::work::jobs::Job;
+use crate::engine::ConvertSettings;
+
+/// What the latest conversion asked for: it runs again when any of it changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Requested {
+    settings: ConvertSettings,
+    round_trip: bool,
+    keep_input: bool,
+}
+
+impl Session {
+    /// Queues `runs` conversions of the current image with the current settings.
+    pub fn run_conversion(&mut self, runs: u32) {
+        let settings = self.settings.convert;
+        self.queue_conversion(vec![settings], runs);
+    }
+
+    /// Queues `runs` conversions for each of `list`, after cancelling conversions still queued
+    /// or running (the newest request wins).
+    pub fn queue_conversion(&mut self, list: Vec<ConvertSettings>, runs: u32) {
+        let Some(input) = self.input.clone() else { return };
+        for (kind, ticket) in &self.jobs {
+            if *kind == JobKind::Convert {
+                ticket.cancel();
+            }
+        }
+        let ticket = self.ticket();
+        self.latest_convert = ticket.id;
+        self.comparing = list.iter().any(|s| *s != self.settings.convert);
+        let (round_trip, keep_input, preview_side) =
+            (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
+        self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
+        // Kept, so a batch stopped before the worker takes it up says "after 0 of N" too.
+        self.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
+        self.send(
+            JobKind::Convert,
+            Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },
+        );
+    }
+
+    /// Queues an export of the current output to `path` (replacing a file there only when
+    /// `overwrite`).
+    pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
+        let Some(input) = self.input.clone() else { return };
+        let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
+        let pixels = self.output.as_ref().and_then(|o| o.pixels.clone());
+        let options = crate::engine::ExportOptions { overwrite, ..self.settings.export };
+        self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
+        let ticket = self.ticket();
+        self.send(JobKind::Export, Job::Export { ticket, input, pixels, settings, path, options });
+    }
+
+    /// Whether a conversion of the latest request is queued or running.
+    fn converting(&self) -> bool {
+        self.jobs.iter().any(|(_, t)| t.id == self.latest_convert)
+    }
+
+    /// Re-runs the conversion when a setting that changes the output or its timing changed
+    /// (superseding the runs in flight), and keeps Continuous going.
+    pub fn after_frame(&mut self) {
+        let now = Requested {
+            settings: self.settings.convert,
+            round_trip: self.settings.round_trip,
+            keep_input: self.settings.keep_input_on_gpu,
+        };
+        if self.input.is_some() && self.requested.is_some_and(|r| r != now) {
+            self.run_conversion(1);
+        }
+        if self.continuous && !self.converting() && self.input.is_some() {
+            self.run_conversion(1);
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The work per pixel and the ceilings in the real app under `egui_kittest`: the "Work per
+//! pixel" control sets the next runs' work and Last run names it, runs at two work levels are
+//! two series in the box plot's picker, the path field names the file on screen after a failed
+//! open, and ceilings cached by an earlier launch are used from the first run.
+
+mod common;
+#[path = "common/ui.rs"]
+mod ui_common;
+
+use std::path::{Path, PathBuf};
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use graylab::app::{AppOptions, GraylabApp};
+use graylab::engine::{Backend, Work};
+use ui_common::{harness, harness_keeping_caches, settle};
+
+fn photo(dir: &Path, name: &str, w: u32, h: u32) -> PathBuf {
+    let path = dir.join(name);
+    common::photo(w, h).save(&path).expect("save");
+    path
+}
+
+/// A label's text (egui gives it as the node's value).
+fn text_of(node: &egui_kittest::Node<'_>) -> Option<String> {
+    node.accesskit_node().label().or_else(|| node.value())
+}
+
+/// Picks `level` in the "Work per pixel" menu, as a user would.
+fn pick_work(h: &mut egui_kittest::Harness<'_, GraylabApp>, level: &str) {
+    h.get_by_role_and_label(Role::ComboBox, "Work per pixel").click();
+    h.run_steps(2);
+    h.get_by_label(level).click();
+    h.run_steps(1);
+}
+
+#[test]
+fn the_work_control_sets_the_next_runs_work_and_last_run_names_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 160, 100);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let before = h.state().runs().len();
+    assert_eq!(h.state().runs().last().map(|r| r.settings.work), Some(Work::NONE), "plain at first");
+    assert!(h.query_by_label_contains("work: ").is_none(), "no work line for the plain grayscale");
+
+    pick_work(&mut h, "64 rounds");
+    // A new work level re-runs by itself, as a new formula does.
+    settle(&mut h);
+    assert_eq!(h.state_mut().settings_mut().convert.work, Work { rounds: 64, mask: 0, divergent: false });
+    let last = h.state().runs().last().expect("a run").clone();
+    assert_eq!(h.state().runs().len(), before + 1, "one run at the new level");
+    assert_eq!(last.settings.work.rounds, 64);
+    assert_eq!(last.report.work.work_rounds, 64, "the report says its work");
+    assert_eq!(last.report.work.ops_per_pixel, 192);
+    assert!((last.report.work.ops_per_byte - 48.0).abs() < 1e-9, "RGB8 to L8 moves 4 bytes a pixel");
+    let line = text_of(&h.get_by_label_contains("work: 64 rounds/px (synthetic) · 48 ops/byte"));
+    assert!(line.as_deref().is_some_and(|l| l.contains("op/s [cpu]")), "the rate and its clock: {line:?}");
+    // The image stays the exact grayscale (mask 0).
+    let engine = graylab::engine::Engine::without_gpu("CPU only");
+    let input = image::open(dir.path().join("in.png")).expect("open");
+    let convert = |settings| {
+        engine.convert(&input, &settings, graylab::engine::RunOptions::default()).expect("convert")
+    };
+    let plain = convert(last.settings);
+    let plain_gray = convert(graylab::engine::ConvertSettings { work: Work::NONE, ..last.settings });
+    assert_eq!(plain.image, plain_gray.image, "the work leaves the gray unchanged");
+    assert_eq!(h.state().output_pixels(), Some(&plain_gray.image));
+
+    // The divergent toggle, and the level kept with the settings that are saved.
+    h.get_by_label("divergent (odd grays only)").click();
+    settle(&mut h);
+    let last = h.state().runs().last().expect("a run");
+    assert_eq!(last.settings.work, Work { rounds: 64, mask: 0, divergent: true });
+    h.get_by_label_contains("work: 64 rounds/px, odd grays only (synthetic)");
+    let saved = serde_json::to_string(h.state_mut().settings_mut()).expect("settings save");
+    let restored: graylab::app::Settings = serde_json::from_str(&saved).expect("settings load");
+    assert_eq!(restored.convert.work, Work { rounds: 64, mask: 0, divergent: true }, "{saved}");
+}
+
+#[test]
+fn runs_at_two_work_levels_are_two_series_in_the_box_plot() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 96, 64);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    h.get_by_label("GPU").click();
+    settle(&mut h);
+    // A cold run (the first at these settings) and warm ones, at each level.
+    h.state_mut().run_conversion(2);
+    settle(&mut h);
+    pick_work(&mut h, "16 rounds");
+    settle(&mut h);
+    h.state_mut().run_conversion(2);
+    settle(&mut h);
+    let gpu: Vec<(u32, bool)> = h
+        .state()
+        .runs()
+        .iter()
+        .filter(|r| r.settings.backend == Backend::Gpu)
+        .map(|r| (r.settings.work.rounds, r.cold))
+        .collect();
+    assert!(gpu.contains(&(0, false)) && gpu.contains(&(16, false)), "warm runs at both levels: {gpu:?}");
+    // The picker shows the newest series and offers both.
+    h.get_by_label("for the formula and work");
+    let picker = |h: &egui_kittest::Harness<'_, GraylabApp>, value: &str| {
+        h.get_all_by_role(Role::ComboBox).filter(|c| c.value().as_deref() == Some(value)).count()
+    };
+    assert_eq!(picker(&h, "bt601 · 16 rounds/px"), 1, "the newest series is shown");
+    h.get_by_value("bt601 · 16 rounds/px").click();
+    h.run_steps(2);
+    h.get_by_label("bt601 · 16 rounds/px");
+    h.get_by_label("bt601").click();
+    h.run_steps(2);
+    assert_eq!(picker(&h, "bt601 · 16 rounds/px"), 0, "the plain series picked");
+    // The formula's menu and the picker.
+    assert_eq!(picker(&h, "bt601"), 2);
+}
+
+#[test]
+fn the_path_field_names_the_image_on_screen_after_a_failed_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = photo(dir.path(), "half-8k.png", 120, 80);
+    let bad = dir.path().join("text.jpg");
+    std::fs::write(&bad, b"this is a text file, not a JPEG\n").expect("write");
+    let Some(mut h) = harness(Some(good.clone())) else { return };
+    settle(&mut h);
+    h.state_mut().open(bad);
+    settle(&mut h);
+    h.run_steps(2);
+    assert!(h.state().message().is_some_and(|(m, error)| error && m.contains("text.jpg")), "an error");
+    assert_eq!(h.state().input_path().and_then(Path::file_name), good.file_name(), "the image stays");
+    let field = h.get_by_role(Role::TextInput).value().unwrap_or_default();
+    assert!(field.ends_with("half-8k.png"), "the field names the file on screen: {field}");
+}
+
+/// Runs this binary's test `name` alone in a child process with its caches in `dir` (the
+/// environment is the process's own: it is not changed in a process with threads running).
+fn in_child_with_cache(name: &str, dir: &Path) {
+    let exe = std::env::current_exe().expect("test binary");
+    let out = std::process::Command::new(exe)
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env("XDG_CACHE_HOME", dir)
+        .env("GRAYLAB_TEST_CHILD", "1")
+        .output()
+        .expect("run the child test");
+    let text = common::text(&out);
+    assert!(out.status.success() && text.contains("1 passed"), "{text}");
+}
+
+#[test]
+fn cached_ceilings_are_used_from_the_first_run() {
+    const NAME: &str = "cached_ceilings_are_used_from_the_first_run";
+    if std::env::var_os("GRAYLAB_TEST_CHILD").is_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        in_child_with_cache(NAME, dir.path());
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 200, 120);
+    let options = || AppOptions {
+        initial_path: Some(path.clone()),
+        backend: Some(Backend::Gpu),
+        ..AppOptions::default()
+    };
+    // An earlier launch: its first GPU run asks for the ceilings, measured and cached.
+    let Some(mut first) = harness_keeping_caches(options(), [1280.0, 800.0]) else { return };
+    settle(&mut first);
+    assert!(first.state().ceilings().is_some_and(|k| k.cache_path.is_some()), "measured and cached");
+    drop(first);
+
+    // This launch reads them at start: its very first run is held against them.
+    let Some(mut h) = harness_keeping_caches(options(), [1280.0, 800.0]) else { return };
+    settle(&mut h);
+    h.run_steps(2);
+    let known = h.state().ceilings().expect("read from the cache");
+    assert!(!known.measured_now, "read, not measured again");
+    let runs = h.state().runs();
+    assert_eq!(runs.len(), 1, "the first run of this launch");
+    assert_eq!(runs[0].settings.backend, Backend::Gpu);
+    assert!(
+        runs[0].rates.iter().any(|r| r.ceiling_gb_per_s.is_some()),
+        "the first run's rates have their ceilings: {:?}",
+        runs[0].rates
+    );
+    assert!(h.query_by_label_contains("not measured yet").is_none(), "no note that they are missing");
+    assert!(h.query_by_label_contains("came before the ceilings").is_none());
+    let shares: Vec<String> = h
+        .get_all_by_label_contains("GB/s · ")
+        .filter_map(|n| text_of(&n))
+        .filter(|l| l.contains('%'))
+        .collect();
+    assert!(!shares.is_empty(), "a share of a ceiling in Last run");
+}
