@@ -137,6 +137,12 @@ impl GraylabApp {
         self.sweep.set_path(path);
     }
 
+    /// The options of the latest sweep started from the sweep window (sizes, work levels), if any.
+    #[must_use]
+    pub fn sweep_options_sent(&self) -> Option<&crate::engine::SweepOptions> {
+        self.sweep.sent()
+    }
+
     /// Opens the parity window.
     pub fn open_parity_window(&mut self) {
         self.parity.open = true;

@@ -1,13 +1,17 @@
 //! The timing charts in a resizable, collapsible dock under the viewer: one stacked bar per run
 //! (phases − overlap + other = the run's wall time), a timeline of the last run,
-//! kernel time per workgroup size, and the size sweep. Every series names the clock its figures
-//! came from; legends sit outside the plots; every axis has at least three labelled ticks.
+//! kernel time per workgroup size, and the size sweep with its roofline and its map of who wins.
+//! Every series names the clock its figures came from; legends sit outside the plots; every axis
+//! has at least three labelled ticks.
 
 mod axes;
 mod claims;
+mod roofline;
+mod roofs;
 mod runs;
 mod sweep;
 mod timeline;
+mod win_map;
 mod workgroups;
 
 use egui::{Color32, RichText, Ui};
@@ -16,7 +20,9 @@ use egui_plot::{GridInput, GridMark};
 use axes::nice_spacer;
 
 pub use claims::claim_chart_ui;
+pub use roofline::roofline_ui;
 pub use sweep::SweepChart;
+pub use win_map::win_map_ui;
 
 use super::look;
 use super::session::Session;
