@@ -3,7 +3,7 @@
 //! `10`, `1 k`, `1 G`). Each roof is a bandwidth slope capped by a compute flat, from the sweep's
 //! ceilings, drawn where known and named under the chart where not (never guessed). The runs sit
 //! under their roofs, one marker per series. Where the GPU's end-to-end roof (bounded by the
-//! host↔GPU transfers) rises over the CPU's, a labelled line marks the intensity from which the
+//! host-GPU transfers) rises over the CPU's, a labelled line marks the intensity from which the
 //! GPU can win end to end on this machine. Uses only the engine's sweep types.
 
 use egui::{Color32, RichText, Ui};
@@ -215,7 +215,7 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
         ),
         Crossing::Always => small(
             ui,
-            "The host↔GPU transfers are faster than the CPU's memory stream: the GPU's end-to-end roof is over \
+            "The host-GPU transfers are faster than the CPU's memory stream: the GPU's end-to-end roof is over \
              the CPU's at every intensity."
                 .to_owned(),
         ),
@@ -226,7 +226,7 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
         (r.cpu_ops_per_s, "the CPU compute ceiling"),
         (r.gpu_device_bytes_per_s, "the GPU device bandwidth"),
         (r.gpu_ops_per_s, "the GPU compute ceiling"),
-        (r.transfer_bytes_per_s, "the host↔GPU transfers"),
+        (r.transfer_bytes_per_s, "the host-GPU transfers"),
     ]
     .into_iter()
     .filter(|(v, _)| v.is_none())

@@ -48,7 +48,7 @@ pub(super) fn roofs(r: &Roofline) -> [Roof; 3] {
 pub(super) const ROOF_NAMES: [&str; 3] = [
     "CPU roof (memory stream, then compute)",
     "GPU device roof (device memory, then compute)",
-    "GPU end-to-end roof (host↔GPU transfers, then compute)",
+    "GPU end-to-end roof (host-GPU transfers, then compute)",
 ];
 
 /// Where the GPU's end-to-end roof stands against the CPU's.
@@ -106,7 +106,7 @@ pub(super) fn si(v: f64) -> String {
         mantissa /= 1000.0;
         group += 1;
     }
-    let digits = if mantissa >= 100.0 || (mantissa >= 10.0 && group > 0) {
+    let digits = if mantissa >= 10.0 {
         format!("{mantissa:.0}")
     } else if mantissa >= 1.0 {
         format!("{mantissa:.1}").trim_end_matches(".0").to_owned()

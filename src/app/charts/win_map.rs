@@ -174,16 +174,19 @@ pub(super) fn text_on(bg: Color32) -> Color32 {
     if 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 { Color32::WHITE } else { Color32::BLACK }
 }
 
-/// Draws both maps of `result` side by side (or one over the other when narrow), `height` points
-/// tall in all, with the legend under them.
-pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, height: f32) {
+/// Draws both maps of `result` side by side where each cell has room for its ratio, else one at
+/// a time with a choice between them, at most `room_height` points tall, with the legend under.
+pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, room_height: f32) {
     let maps = [
-        (Path::EndToEnd, "GPU end to end (upload + kernel + download) against the best CPU"),
-        (Path::Resident, "GPU with the input kept on it (output left there) against the best CPU"),
+        (Path::EndToEnd, "End to end (upload + kernel + download)"),
+        (Path::Resident, "Input kept on the GPU (output left there)"),
     ];
-    let side_by_side = ui.available_width() >= 700.0;
+    let g = grid(result, Path::EndToEnd);
+    let (rows, cols) = (g.levels.len() as f32, g.sizes_mp.len() as f32);
+    let side_by_side = ui.available_width() >= 2.0 * (LEFT + 4.0 + cols * 44.0) + 16.0;
     let width = if side_by_side { (ui.available_width() - 16.0) / 2.0 } else { ui.available_width() };
-    let map_height = if side_by_side { height } else { height / 2.0 - 8.0 };
+    let map_height =
+        (rows * 30.0 + TOP + BELOW + 24.0).min(room_height).max(rows * 16.0 + TOP + BELOW + 24.0);
     let draw = |ui: &mut Ui, (path, title): (Path, &str)| {
         ui.allocate_ui(egui::vec2(width, map_height), |ui| {
             ui.vertical(|ui| {
@@ -199,9 +202,14 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, height: f32) {
             }
         });
     } else {
-        for m in maps {
-            draw(ui, m);
-        }
+        let id = egui::Id::unique("graylab win map shown");
+        let mut resident = ui.data(|d| d.get_temp::<bool>(id)).unwrap_or(false);
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut resident, false, "End to end");
+            ui.selectable_value(&mut resident, true, "Input kept on the GPU");
+        });
+        ui.data_mut(|d| d.insert_temp(id, resident));
+        draw(ui, maps[usize::from(resident)]);
     }
     let dark = ui.visuals().dark_mode;
     let line = if dark { Color32::WHITE } else { Color32::BLACK };
@@ -220,13 +228,20 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, height: f32) {
     );
     ui.label(
         RichText::new(
-            "Each cell: the best CPU median (1 or all threads) over the GPU's, so 3.4x means the GPU took 1/3.4 of \
-             the CPU's time; medians of the warm runs, the CPU and the GPU end to end on the CPU clock. Work per \
-             pixel is synthetic: 3 integer operations per round.",
+            "Each cell: the GPU's speed-up over the best CPU there (1 or all threads), the CPU's median over the \
+             GPU's: 3.4x means the GPU took 1/3.4 of the CPU's time. Medians of the warm runs, the CPU and the GPU \
+             end to end on the CPU clock. Work per pixel is synthetic: 3 integer operations per round.",
         )
         .small(),
     );
 }
+
+/// Room for the row labels left of the cells, points.
+const LEFT: f32 = 46.0;
+/// Room for the axis title above the cells, points.
+const TOP: f32 = 16.0;
+/// Room for the size labels and the axis title under the cells, points.
+const BELOW: f32 = 34.0;
 
 /// One map in `size`: the row labels on the left, the size labels under it.
 fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
@@ -236,8 +251,7 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
         return;
     }
     let font = egui::FontId::proportional(crate::app::look::SMALL_TEXT);
-    let (left, below) = (46.0, 34.0);
-    let cells = Rect::from_min_max(rect.min + egui::vec2(left, 16.0), rect.max - egui::vec2(4.0, below));
+    let cells = Rect::from_min_max(rect.min + egui::vec2(LEFT, TOP), rect.max - egui::vec2(4.0, BELOW));
     let (cw, ch) = (cells.width() / cols as f32, cells.height() / rows as f32);
     let dark = ui.visuals().dark_mode;
     let text = ui.visuals().text_color();
@@ -251,6 +265,8 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
         font.clone(),
         text,
     );
+    // The ratios are written over the frontiers, on their cell's colour, so a line never hides one.
+    let mut ratios: Vec<(Pos2, String, Color32)> = Vec::new();
     for (r, level) in g.levels.iter().enumerate() {
         let y = at(0.0, r as f32 + 0.5).y;
         painter.text(
@@ -266,16 +282,10 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
             let cell = g.cells[r * cols + c];
             let (fill, label) = match cell {
                 Some(x) => (ratio_colour(x.speed_up(), dark), ratio_text(x.speed_up())),
-                None => (ui.visuals().faint_bg_color, "–".to_owned()),
+                None => (ui.visuals().faint_bg_color, "-".to_owned()),
             };
             painter.rect_filled(cell_rect, 2.0, fill);
-            painter.text(
-                cell_rect.center(),
-                egui::Align2::CENTER_CENTER,
-                &label,
-                font.clone(),
-                text_on(fill),
-            );
+            ratios.push((cell_rect.center(), label.clone(), fill));
             let id = ui.scope_id().with(("win map cell", path == Path::Resident, r, c));
             let response = ui.interact(cell_rect, id, egui::Sense::hover());
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &label));
@@ -308,6 +318,18 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
         );
     }
     let line = Stroke::new(2.5, if dark { Color32::WHITE } else { Color32::BLACK });
+    frontiers_ui(&painter, g, &at, line);
+    for (centre, label, fill) in ratios {
+        let galley = painter.layout_no_wrap(label, font.clone(), text_on(fill));
+        let text_rect = Rect::from_center_size(centre, galley.size());
+        painter.rect_filled(text_rect.expand2(egui::vec2(2.0, 0.0)), 2.0, fill);
+        painter.galley(text_rect.min, galley, text_on(fill));
+    }
+}
+
+/// The measured frontier (a step line along the cells' edges) and the modelled one (dashed,
+/// through the column centres where it is in range; a short dash where a column is alone).
+fn frontiers_ui(painter: &egui::Painter, g: &Grid, at: &dyn Fn(f32, f32) -> Pos2, line: Stroke) {
     // The measured frontier: across each column at its row's bottom edge, up or down between them.
     let mut steps: Vec<Pos2> = Vec::new();
     for (c, row) in g.measured.iter().enumerate() {

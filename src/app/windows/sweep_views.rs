@@ -130,10 +130,13 @@ pub(super) fn views_ui(
             "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
         );
     }
+    // What is left of the window's largest height (the room under the top bar, above the status
+    // bar) for the chart and its notes: a window sized to its contents reports little room itself.
+    let room = ui.ctx().content_rect().height() - 76.0 - (ui.cursor().top() - ui.min_rect().top()) - 60.0;
     match view {
         View::Sizes => false,
         View::Roofline => {
-            roofline_ui(ui, r, (ui.available_height() - 120.0).clamp(150.0, 420.0));
+            roofline_ui(ui, r, (room - 120.0).clamp(160.0, 360.0));
             false
         }
         View::WhoWins if levels_of(r).len() < 2 => {
@@ -143,7 +146,7 @@ pub(super) fn views_ui(
                 .clicked()
         }
         View::WhoWins => {
-            win_map_ui(ui, r, (ui.available_height() - 80.0).clamp(140.0, 360.0));
+            win_map_ui(ui, r, (room - 80.0).clamp(120.0, 360.0));
             false
         }
     }
