@@ -15,8 +15,9 @@ use super::roofs::{
 };
 use crate::engine::{Roofline, RooflinePoint, Series, SweepResult};
 
-/// Draws the roofline of `result` in `height` points, with its legend above and its notes under.
-pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, height: f32) {
+/// Draws the roofline of `result`, its legend above and its notes under, ending near `bottom_y`
+/// (the lowest the window may reach), the plot at least 140 points tall.
+pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
     let Some(roofline) = &result.roofline else {
         ui.label("This sweep carries no roofline (saved by an earlier graylab): run a new sweep.");
         return;
@@ -64,10 +65,10 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, height: f32) {
         Some(format!("{name}\n{} ops/s at {} ops/byte", si(y), si(x)))
     };
     Plot::new("roofline")
-        .height(height)
+        .height((bottom_y - ui.cursor().top() - 96.0).clamp(140.0, 360.0))
         .show_background(false)
         .x_axis_label("integer operations per byte moved (log)")
-        .y_axis_label("integer operations per second (log)")
+        .y_axis_label("integer ops per second (log)")
         .x_grid_spacer(|input| log_marks(&input))
         .y_grid_spacer(|input| log_marks(&input))
         .x_axis_formatter(|mark, _| si(10f64.powf(mark.value)))
@@ -169,8 +170,13 @@ fn bounds(r: &Roofline, roofs: &[Roof; 3], cross: Crossing) -> (f64, f64, f64, f
         ys.extend([x_lo, x_hi].iter().filter_map(|x| roof.at(10f64.powf(*x))));
     }
     let ys: Vec<f64> = ys.into_iter().filter(|y| y.is_finite() && *y > 0.0).map(f64::log10).collect();
-    let (y_lo, y_hi) = min_max(&ys).unwrap_or((8.0, 12.0));
-    (x_lo, x_hi, y_lo - 0.3, (y_hi + 0.3).max(y_lo + 1.0))
+    let (mut y_lo, mut y_hi) = min_max(&ys).map_or((8.0, 12.0), |(lo, hi)| (lo - 0.3, hi + 0.3));
+    // Three decades at least, so that three powers of ten are labelled on the shortest plot.
+    if y_hi - y_lo < 3.0 {
+        let mid = f64::midpoint(y_lo, y_hi);
+        (y_lo, y_hi) = (mid - 1.5, mid + 1.5);
+    }
+    (x_lo, x_hi, y_lo, y_hi)
 }
 
 fn min_max(v: &[f64]) -> Option<(f64, f64)> {
@@ -186,11 +192,10 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
     };
     small(
         ui,
-        "Each roof is the most a path can do: its slope is a bandwidth (bytes per second times operations per \
-         byte), its flat top a compute ceiling. A point under its roof lost time to something else (dispatch, \
-         latency, a slower step). More work per pixel moves the points right; the GPU end to end can never rise \
-         above its transfer slope, however fast its kernel. Points: medians of the warm runs, the GPU kernel on \
-         GPU timestamps where the adapter has them, the others on the CPU clock."
+        "Each roof is the most a path can do: a bandwidth slope, then a compute ceiling. More work per pixel \
+         moves the points right; the GPU end to end never rises above its transfer slope, however fast its \
+         kernel. Medians of the warm runs; the GPU kernel on GPU timestamps where the adapter has them, the rest \
+         on the CPU clock."
             .to_owned(),
     );
     let gpu_ops = r.gpu_ops_per_s.map_or_else(|| "unknown".to_owned(), si);
@@ -199,9 +204,9 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
         Crossing::From(x) => small(
             ui,
             format!(
-                "Right of the dashed line ({} ops/byte, about {:.0} rounds per pixel for these {bytes:.0} bytes per \
-                 pixel) the GPU's round trip roof is over the CPU's: only there can the GPU win end to end on this \
-                 machine; the triangles show whether it does.",
+                "Right of the dashed line ({} ops/byte, about {:.0} rounds per pixel at {bytes:.0} bytes a pixel) \
+                 the GPU's round-trip roof is over the CPU's: only there can it win end to end on this machine; the \
+                 triangles show whether it does.",
                 si(x),
                 rounds_at(x, bytes)
             ),

@@ -175,8 +175,9 @@ pub(super) fn text_on(bg: Color32) -> Color32 {
 }
 
 /// Draws both maps of `result` side by side where each cell has room for its ratio, else one at
-/// a time with a choice between them, at most `room_height` points tall, with the legend under.
-pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, room_height: f32) {
+/// a time with a choice between them, with the legend under, ending near `bottom_y` (the lowest
+/// the window may reach) when the cells can stay 16 points tall.
+pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
     let maps = [
         (Path::EndToEnd, "End to end (upload + kernel + download)"),
         (Path::Resident, "Input kept on the GPU (output left there)"),
@@ -185,6 +186,8 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, room_height: f32) {
     let (rows, cols) = (g.levels.len() as f32, g.sizes_mp.len() as f32);
     let side_by_side = ui.available_width() >= 2.0 * (LEFT + 4.0 + cols * 44.0) + 16.0;
     let width = if side_by_side { (ui.available_width() - 16.0) / 2.0 } else { ui.available_width() };
+    let chooser = if side_by_side { 0.0 } else { 24.0 };
+    let room_height = bottom_y - ui.cursor().top() - chooser - 70.0;
     let map_height =
         (rows * 30.0 + TOP + BELOW + 24.0).min(room_height).max(rows * 16.0 + TOP + BELOW + 24.0);
     let draw = |ui: &mut Ui, (path, title): (Path, &str)| {

@@ -82,10 +82,13 @@ fn levels_of(r: &SweepResult) -> Vec<u32> {
 
 /// The roofline or the map of who wins, of this machine's sweep (`own`) or of one loaded to
 /// compare (`shown`: its index; `None`: this machine's, else the first loaded when there is none).
-/// Returns `true` when the user asked for the map's work levels.
+/// The charts end near `bottom_y`, the lowest the window may reach (a window sized to its
+/// contents reports little room of its own). Returns `true` when the user asked for the map's
+/// work levels.
 pub(super) fn views_ui(
     ui: &mut Ui,
     view: View,
+    bottom_y: f32,
     own: Option<&SweepResult>,
     compare: &[(String, SweepResult)],
     shown: &mut Option<usize>,
@@ -130,13 +133,10 @@ pub(super) fn views_ui(
             "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
         );
     }
-    // What is left of the window's largest height (the room under the top bar, above the status
-    // bar) for the chart and its notes: a window sized to its contents reports little room itself.
-    let room = ui.ctx().content_rect().height() - 76.0 - (ui.cursor().top() - ui.min_rect().top()) - 60.0;
     match view {
         View::Sizes => false,
         View::Roofline => {
-            roofline_ui(ui, r, (room - 120.0).clamp(160.0, 360.0));
+            roofline_ui(ui, r, bottom_y);
             false
         }
         View::WhoWins if levels_of(r).len() < 2 => {
@@ -146,7 +146,7 @@ pub(super) fn views_ui(
                 .clicked()
         }
         View::WhoWins => {
-            win_map_ui(ui, r, (room - 80.0).clamp(120.0, 360.0));
+            win_map_ui(ui, r, bottom_y);
             false
         }
     }

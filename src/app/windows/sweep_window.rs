@@ -39,6 +39,8 @@ pub struct SweepWindow {
     shown: Option<usize>,
     /// The options of the latest sweep started from this window.
     sent: Option<SweepOptions>,
+    /// The lowest the window may reach on screen (its room's bottom, less the margin).
+    bottom_y: f32,
 }
 
 impl Default for SweepWindow {
@@ -56,6 +58,7 @@ impl Default for SweepWindow {
             view: View::Sizes,
             shown: None,
             sent: None,
+            bottom_y: f32::INFINITY,
         }
     }
 }
@@ -82,6 +85,7 @@ impl SweepWindow {
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         let mut open = self.open;
+        self.bottom_y = room.rect.bottom() - 24.0;
         let window =
             egui::Window::new("Size sweep: when is the GPU worth it?").id(egui::Id::unique(super::SWEEP_ID));
         room.place(window, egui::Align2::LEFT_TOP)
@@ -109,12 +113,13 @@ impl SweepWindow {
                 self.start(session);
             }
         });
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let label = ui.label("Work per pixel").on_hover_text(sweep_views::WORK_HOVER);
             ui.add(egui::TextEdit::singleline(&mut self.work.levels).desired_width(160.0))
                 .labelled_by(label.id)
                 .on_hover_text(sweep_views::WORK_HOVER);
-            ui.label(RichText::new("rounds, comma separated (synthetic, 3 integer operations each)").weak());
+            ui.label(RichText::new("rounds, comma separated (synthetic)").weak())
+                .on_hover_text(sweep_views::WORK_HOVER);
             ui.checkbox(&mut self.work.divergent, "divergent").on_hover_text(sweep_views::DIVERGENT_HOVER);
         });
         ui.label(RichText::new(self.estimate(session)).weak());
@@ -127,7 +132,15 @@ impl SweepWindow {
         });
         if self.view != View::Sizes {
             let own = session.sweep().cloned();
-            if sweep_views::views_ui(ui, self.view, own.as_deref(), &self.compare, &mut self.shown) {
+            let views = sweep_views::views_ui(
+                ui,
+                self.view,
+                self.bottom_y,
+                own.as_deref(),
+                &self.compare,
+                &mut self.shown,
+            );
+            if views {
                 sweep_views::MAP_LEVELS.clone_into(&mut self.work.levels);
             }
             return;
