@@ -149,6 +149,12 @@ impl GraylabApp {
         (self.round_trips.result(), self.round_trips.unfinished())
     }
 
+    /// The options of the latest sweep started from the sweep window (sizes, work levels), if any.
+    #[must_use]
+    pub fn sweep_options_sent(&self) -> Option<&crate::engine::SweepOptions> {
+        self.sweep.sent()
+    }
+
     /// Opens the parity window.
     pub fn open_parity_window(&mut self) {
         self.parity.open = true;

@@ -1,15 +1,18 @@
 //! The timing charts in a resizable, collapsible dock under the viewer: one stacked bar per run
 //! (phases − overlap + other = the run's wall time), a timeline of the last run, kernel time per
-//! workgroup size, the size sweep, and the operations per round trip. Every series names the
-//! clock its figures came from; legends sit outside the plots; every axis has at least three
-//! labelled ticks.
+//! workgroup size, the size sweep with its roofline and its map of who wins, and the operations
+//! per round trip. Every series names the clock its figures came from; legends sit outside the
+//! plots; every axis has at least three labelled ticks.
 
 mod axes;
 mod claims;
+mod roofline;
+mod roofs;
 mod round_trips;
 mod runs;
 mod sweep;
 mod timeline;
+mod win_map;
 mod workgroups;
 
 use egui::{Color32, RichText, Ui};
@@ -19,7 +22,9 @@ use axes::nice_spacer;
 
 pub use claims::claim_chart_ui;
 pub use round_trips::round_trips_chart_ui;
+pub use roofline::roofline_ui;
 pub use sweep::SweepChart;
+pub use win_map::win_map_ui;
 
 use super::look;
 use super::session::Session;

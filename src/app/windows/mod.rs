@@ -7,6 +7,7 @@ pub(super) mod export_window;
 mod json_file;
 pub(super) mod parity_window;
 pub(super) mod round_trips_window;
+mod sweep_views;
 pub(super) mod sweep_window;
 
 /// Where the windows may be: over the viewer and the chart dock, never over the settings panel

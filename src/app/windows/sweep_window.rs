@@ -1,14 +1,17 @@
-//! The size-sweep window: CPU vs GPU over image sizes, the verdict, and saved sweeps to compare.
+//! The size-sweep window: CPU vs GPU over image sizes and work levels, the verdict, and saved
+//! sweeps to compare; three tabs: the sizes chart, the roofline and the map of who wins
+//! (`sweep_views.rs`).
 
 use std::path::{Path, PathBuf};
 
 use egui::{RichText, Ui};
 
+use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::{Backend, Phase, SweepResult};
+use crate::engine::{Backend, Phase, SweepOptions, SweepResult};
 
 /// The sweep window's state.
 pub struct SweepWindow {
@@ -28,6 +31,16 @@ pub struct SweepWindow {
     /// The JSON file exists: ask before replacing it.
     confirm_replace: bool,
     chart: SweepChart,
+    /// The work per pixel: the levels as typed, and the divergent variant.
+    work: sweep_views::WorkField,
+    /// The tab shown.
+    view: View,
+    /// Which loaded sweep the roofline and the map show (`None`: this machine's).
+    shown: Option<usize>,
+    /// The options of the latest sweep started from this window.
+    sent: Option<SweepOptions>,
+    /// The lowest the window may reach on screen (its room's bottom, less the margin).
+    bottom_y: f32,
 }
 
 impl Default for SweepWindow {
@@ -41,6 +54,11 @@ impl Default for SweepWindow {
             path: String::new(),
             confirm_replace: false,
             chart: SweepChart::default(),
+            work: sweep_views::WorkField::default(),
+            view: View::Sizes,
+            shown: None,
+            sent: None,
+            bottom_y: f32::INFINITY,
         }
     }
 }
@@ -58,9 +76,16 @@ impl SweepWindow {
         self.confirm_replace = false;
     }
 
+    /// The options of the latest sweep started from this window, if any.
+    #[must_use]
+    pub fn sent(&self) -> Option<&SweepOptions> {
+        self.sent.as_ref()
+    }
+
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         let mut open = self.open;
+        self.bottom_y = room.rect.bottom() - 24.0;
         let window =
             egui::Window::new("Size sweep: when is the GPU worth it?").id(egui::Id::unique(super::SWEEP_ID));
         room.place(window, egui::Align2::LEFT_TOP)
@@ -88,9 +113,38 @@ impl SweepWindow {
                 self.start(session);
             }
         });
+        ui.horizontal_wrapped(|ui| {
+            let label = ui.label("Work per pixel").on_hover_text(sweep_views::WORK_HOVER);
+            ui.add(egui::TextEdit::singleline(&mut self.work.levels).desired_width(160.0))
+                .labelled_by(label.id)
+                .on_hover_text(sweep_views::WORK_HOVER);
+            ui.label(RichText::new("rounds, comma separated (synthetic)").weak())
+                .on_hover_text(sweep_views::WORK_HOVER);
+            ui.checkbox(&mut self.work.divergent, "divergent").on_hover_text(sweep_views::DIVERGENT_HOVER);
+        });
         ui.label(RichText::new(self.estimate(session)).weak());
         self.file_ui(ui, session);
         ui.separator();
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.view, View::Sizes, "Sizes");
+            ui.selectable_value(&mut self.view, View::Roofline, "Roofline");
+            ui.selectable_value(&mut self.view, View::WhoWins, "Who wins");
+        });
+        if self.view != View::Sizes {
+            let own = session.sweep().cloned();
+            let views = sweep_views::views_ui(
+                ui,
+                self.view,
+                self.bottom_y,
+                own.as_deref(),
+                &self.compare,
+                &mut self.shown,
+            );
+            if views {
+                sweep_views::MAP_LEVELS.clone_into(&mut self.work.levels);
+            }
+            return;
+        }
         match session.sweep().cloned() {
             Some(r) => {
                 ui.label(RichText::new(&r.verdict).strong());
@@ -154,11 +208,12 @@ impl SweepWindow {
             }
             if !self.compare.is_empty() && ui.button("Clear comparisons").clicked() {
                 self.compare.clear();
+                self.shown = None;
             }
         });
     }
 
-    fn start(&self, session: &mut Session) {
+    fn start(&mut self, session: &mut Session) {
         let sizes: Result<Vec<f64>, _> = self.sizes.split(',').map(|s| s.trim().parse::<f64>()).collect();
         let sizes = match sizes {
             Ok(s) if !s.is_empty() && s.iter().all(|v| v.is_finite() && *v > 0.0) => s,
@@ -167,6 +222,13 @@ impl SweepWindow {
                     "Sizes must be positive megapixel counts separated by commas, not {:?}.",
                     self.sizes
                 ));
+                return;
+            }
+        };
+        let work_levels = match sweep_views::parse_work_levels(&self.work.levels) {
+            Ok(levels) => levels,
+            Err(e) => {
+                session.toasts.error(e);
                 return;
             }
         };
@@ -181,9 +243,10 @@ impl SweepWindow {
             workgroup: session.settings().convert.workgroup,
             formula: session.settings().convert.formula,
             gpu: session.gpu_usable(),
-            work_levels: vec![0],
-            divergent: false,
+            work_levels,
+            divergent: self.work.divergent,
         };
+        self.sent = Some(options.clone());
         let ticket = Ticket::new(session.next_job_id());
         session.send(JobKind::Sweep, Job::Sweep { ticket, options, photo });
     }

@@ -1,0 +1,252 @@
+//! The sweep's roofline (issue #18): integer operations per second against operations per byte
+//! moved, both log10 (`egui_plot` has no log axis: the plot holds log10 values and the ticks read
+//! `10`, `1 k`, `1 G`). Each roof is a bandwidth slope capped by a compute flat, from the sweep's
+//! ceilings, drawn where known and named under the chart where not (never guessed). The runs sit
+//! under their roofs, one marker per series. Where the GPU's end-to-end roof (bounded by the
+//! host-GPU transfers) rises over the CPU's, a labelled line marks the intensity from which the
+//! GPU can win end to end on this machine. Uses only the engine's sweep types.
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{HoverPosition, Line, LineStyle, Plot, PlotPoints, Points, VLine};
+
+use super::roofs::{
+    Crossing, Key, ROOF_NAMES, Roof, bytes_per_pixel, crossing, keys_ui, log_marks, roofs, rounds_at,
+    series_clock, series_colour, series_marker, si,
+};
+use crate::engine::{Roofline, RooflinePoint, Series, SweepResult};
+
+/// Draws the roofline of `result`, its legend above and its notes under, ending near `bottom_y`
+/// (the lowest the window may reach), the plot at least 140 points tall.
+pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
+    let Some(roofline) = &result.roofline else {
+        ui.label("This sweep carries no roofline (saved by an earlier graylab): run a new sweep.");
+        return;
+    };
+    let dark = ui.visuals().dark_mode;
+    let roof_colours = [Series::CpuAll, Series::GpuKernel, Series::GpuTotal].map(|s| series_colour(s, dark));
+    let line_colour = crossing_colour(dark);
+    let all_roofs = roofs(roofline);
+    let cross = crossing(all_roofs[0], all_roofs[2]);
+    let bytes = bytes_per_pixel(&roofline.points);
+    let series: Vec<Series> =
+        Series::ALL.into_iter().filter(|s| roofline.points.iter().any(|p| p.series == *s)).collect();
+
+    keys_ui(ui, &legend(&all_roofs, &series, cross, bytes, dark));
+
+    let (x_lo, x_hi, y_lo, y_hi) = bounds(roofline, &all_roofs, cross);
+    let xs: Vec<f64> = (0..=160).map(|i| x_lo + (x_hi - x_lo) * f64::from(i) / 160.0).collect();
+    let points_of = |s: Series| -> Vec<&RooflinePoint> {
+        roofline
+            .points
+            .iter()
+            .filter(|p| p.series == s && p.ops_per_byte > 0.0 && p.ops_per_s > 0.0)
+            .collect()
+    };
+    let hover = |h: &HoverPosition<'_>| -> Option<String> {
+        let (name, position, index) = match h {
+            HoverPosition::NearDataPoint { plot_name, position, index } => {
+                (*plot_name, *position, Some(*index))
+            }
+            HoverPosition::Elsewhere { position } => ("", *position, None),
+        };
+        if let Some(s) = series.iter().find(|s| series_marker(**s).1 == name)
+            && let Some(p) = index.and_then(|i| points_of(*s).get(i).copied())
+        {
+            return Some(format!(
+                "{name} ({})\nk = {} rounds, {:.2} MP\n{} ops/s at {} ops/byte",
+                series_clock(*s, result),
+                p.work_rounds,
+                p.megapixels,
+                si(p.ops_per_s),
+                si(p.ops_per_byte)
+            ));
+        }
+        let (x, y) = (10f64.powf(position.x), 10f64.powf(position.y));
+        Some(format!("{name}\n{} ops/s at {} ops/byte", si(y), si(x)))
+    };
+    Plot::new("roofline")
+        .height((bottom_y - ui.cursor().top() - 96.0).clamp(140.0, 360.0))
+        .show_background(false)
+        .x_axis_label("integer operations per byte moved (log)")
+        .y_axis_label("integer ops per second (log)")
+        .x_grid_spacer(|input| log_marks(&input))
+        .y_grid_spacer(|input| log_marks(&input))
+        .x_axis_formatter(|mark, _| si(10f64.powf(mark.value)))
+        .y_axis_formatter(|mark, _| si(10f64.powf(mark.value)))
+        .include_x(x_lo)
+        .include_x(x_hi)
+        .include_y(y_lo)
+        .include_y(y_hi)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .label_formatter(hover)
+        .show(ui, |plot| {
+            for ((roof, name), colour) in all_roofs.iter().zip(ROOF_NAMES).zip(roof_colours) {
+                let line: Vec<[f64; 2]> =
+                    xs.iter().filter_map(|x| Some([*x, roof.at(10f64.powf(*x))?.log10()])).collect();
+                if !line.is_empty() {
+                    plot.line(Line::new(name, PlotPoints::from(line)).color(colour).width(1.5));
+                }
+            }
+            if let Crossing::From(x) = cross {
+                plot.vline(
+                    VLine::new("GPU can win end to end from here", x.log10())
+                        .color(line_colour)
+                        .style(LineStyle::dashed_dense())
+                        .width(1.5),
+                );
+            }
+            for s in &series {
+                let (shape, name) = series_marker(*s);
+                let pts: Vec<[f64; 2]> =
+                    points_of(*s).iter().map(|p| [p.ops_per_byte.log10(), p.ops_per_s.log10()]).collect();
+                plot.points(
+                    Points::new(name, PlotPoints::from(pts))
+                        .shape(shape)
+                        .color(series_colour(*s, dark))
+                        .filled(true)
+                        .radius(4.0),
+                );
+            }
+        });
+    notes_ui(ui, result, roofline, cross, bytes);
+}
+
+/// The dashed line where the end-to-end roof crosses the CPU's.
+fn crossing_colour(dark_mode: bool) -> Color32 {
+    if dark_mode { Color32::YELLOW } else { Color32::from_rgb(150, 110, 0) }
+}
+
+/// The legend: the roofs that are known, the series drawn, the crossing if there is one.
+fn legend(
+    roofs: &[Roof; 3],
+    series: &[Series],
+    cross: Crossing,
+    bytes: f64,
+    dark: bool,
+) -> Vec<(Key, String)> {
+    let roof_colours = [Series::CpuAll, Series::GpuKernel, Series::GpuTotal].map(|s| series_colour(s, dark));
+    let mut keys: Vec<(Key, String)> = Vec::new();
+    for ((roof, name), colour) in roofs.iter().zip(ROOF_NAMES).zip(roof_colours) {
+        if roof.at(1.0).is_some() {
+            keys.push((Key::Line { colour, dashed: false }, name.to_owned()));
+        }
+    }
+    for s in series {
+        let (shape, name) = series_marker(*s);
+        keys.push((Key::Marker { colour: series_colour(*s, dark), shape }, name.to_owned()));
+    }
+    if let Crossing::From(x) = cross {
+        let label = format!(
+            "GPU can win end to end from {} ops/byte (about {:.0} rounds per pixel)",
+            si(x),
+            rounds_at(x, bytes)
+        );
+        keys.push((Key::Line { colour: crossing_colour(dark), dashed: true }, label));
+    }
+    keys
+}
+
+/// The plot's bounds in log10 units: the points, the crossing and every ridge, with room
+/// around them, at least two decades wide.
+fn bounds(r: &Roofline, roofs: &[Roof; 3], cross: Crossing) -> (f64, f64, f64, f64) {
+    let mut xs: Vec<f64> = r.points.iter().map(|p| p.ops_per_byte).collect();
+    xs.extend(roofs.iter().filter_map(|roof| roof.ridge()));
+    if let Crossing::From(x) = cross {
+        xs.push(x);
+    }
+    let xs: Vec<f64> = xs.into_iter().filter(|x| x.is_finite() && *x > 0.0).map(f64::log10).collect();
+    let (mut x_lo, mut x_hi) = min_max(&xs).unwrap_or((0.0, 3.0));
+    x_lo -= 0.3;
+    x_hi += 0.3;
+    if x_hi - x_lo < 2.0 {
+        let mid = f64::midpoint(x_lo, x_hi);
+        (x_lo, x_hi) = (mid - 1.0, mid + 1.0);
+    }
+    let mut ys: Vec<f64> = r.points.iter().map(|p| p.ops_per_s).collect();
+    for roof in roofs {
+        ys.extend([x_lo, x_hi].iter().filter_map(|x| roof.at(10f64.powf(*x))));
+    }
+    let ys: Vec<f64> = ys.into_iter().filter(|y| y.is_finite() && *y > 0.0).map(f64::log10).collect();
+    let (mut y_lo, mut y_hi) = min_max(&ys).map_or((8.0, 12.0), |(lo, hi)| (lo - 0.3, hi + 0.3));
+    // Three decades at least, so that three powers of ten are labelled on the shortest plot.
+    if y_hi - y_lo < 3.0 {
+        let mid = f64::midpoint(y_lo, y_hi);
+        (y_lo, y_hi) = (mid - 1.5, mid + 1.5);
+    }
+    (x_lo, x_hi, y_lo, y_hi)
+}
+
+fn min_max(v: &[f64]) -> Option<(f64, f64)> {
+    let lo = v.iter().copied().reduce(f64::min)?;
+    let hi = v.iter().copied().reduce(f64::max)?;
+    Some((lo, hi))
+}
+
+/// What the chart shows, in a few sentences: the roofs, the crossing, the ceilings not known.
+fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) {
+    let small = |ui: &mut Ui, text: String| {
+        ui.label(RichText::new(text).small());
+    };
+    small(
+        ui,
+        "Each roof is the most a path can do: a bandwidth slope, then a compute ceiling. More work per pixel \
+         moves the points right; the GPU end to end never rises above its transfer slope, however fast its \
+         kernel. Medians of the warm runs; the GPU kernel on GPU timestamps where the adapter has them, the rest \
+         on the CPU clock."
+            .to_owned(),
+    );
+    let gpu_ops = r.gpu_ops_per_s.map_or_else(|| "unknown".to_owned(), si);
+    let cpu_ops = r.cpu_ops_per_s.map_or_else(|| "unknown".to_owned(), si);
+    match cross {
+        Crossing::From(x) => small(
+            ui,
+            format!(
+                "Right of the dashed line ({} ops/byte, about {:.0} rounds per pixel at {bytes:.0} bytes a pixel) \
+                 the GPU's round-trip roof is over the CPU's: only there can it win end to end on this machine; the \
+                 triangles show whether it does.",
+                si(x),
+                rounds_at(x, bytes)
+            ),
+        ),
+        Crossing::Never => small(
+            ui,
+            format!(
+                "The GPU's end-to-end roof never rises over the CPU's: its compute ceiling ({gpu_ops} ops/s) is not \
+                 above the CPU's ({cpu_ops} ops/s), so end to end the GPU cannot win here at any work per pixel."
+            ),
+        ),
+        Crossing::Always => small(
+            ui,
+            "The host-GPU transfers are faster than the CPU's memory stream: the GPU's end-to-end roof is over \
+             the CPU's at every intensity."
+                .to_owned(),
+        ),
+        Crossing::Unknown => {}
+    }
+    let unknown: Vec<&str> = [
+        (r.cpu_bytes_per_s, "the CPU memory stream"),
+        (r.cpu_ops_per_s, "the CPU compute ceiling"),
+        (r.gpu_device_bytes_per_s, "the GPU device bandwidth"),
+        (r.gpu_ops_per_s, "the GPU compute ceiling"),
+        (r.transfer_bytes_per_s, "the host-GPU transfers"),
+    ]
+    .into_iter()
+    .filter(|(v, _)| v.is_none())
+    .map(|(_, name)| name)
+    .collect();
+    if result.adapter.is_none() {
+        small(ui, "No GPU in this sweep: only the CPU's roof and points.".to_owned());
+    } else if !unknown.is_empty() {
+        small(
+            ui,
+            format!(
+                "Not measured for this sweep: {}. Their parts of the roofs are left out, not guessed{}.",
+                unknown.join(", "),
+                if cross == Crossing::Unknown { ", and so is where the GPU could win" } else { "" }
+            ),
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! The map's cells, frontiers, labels and colours, on a hand-built sweep of two sizes and three
+//! work levels.
+
+use super::*;
+
+/// At 1 MP the GPU end to end wins from 256 rounds, at 8 MP from 16; with the input kept it wins
+/// everywhere. The frontier is given at 8 MP only (the other column is read from the cells).
+fn sweep() -> SweepResult {
+    let cell = |mp: f64, k: u32, cpu1: u64, cpu_all: u64, total: u64, resident: u64| {
+        let st = |ns: u64| serde_json::json!({ "min_ns": ns, "median_ns": ns, "max_ns": ns, "runs": 3 });
+        serde_json::json!({ "megapixels": mp, "width": 1, "height": 1, "work_rounds": k,
+            "upload_gb_per_s": null, "download_gb_per_s": null,
+            "series": [["cpu1", st(cpu1)], ["cpu_all", st(cpu_all)], ["gpu_total", st(total)],
+                       ["gpu_resident", st(resident)]] })
+    };
+    let points = vec![
+        cell(1.0, 0, 400, 200, 1000, 100),
+        cell(8.0, 0, 3200, 1600, 5000, 800),
+        cell(1.0, 16, 4000, 2000, 2500, 100),
+        cell(8.0, 16, 32000, 16000, 5000, 800),
+        cell(1.0, 256, 40000, 20000, 3000, 150),
+        cell(8.0, 256, 320_000, 160_000, 6000, 900),
+    ];
+    serde_json::from_value(serde_json::json!({
+        "version": "0", "build": "release", "source": "synthetic", "adapter": "a GPU",
+        "software_adapter": false, "gpu_timestamps": true, "cpu_threads": 2, "runs": 3,
+        "workgroup": { "x": 256, "y": 1 }, "formula": "bt601", "work_levels": [0, 16, 256],
+        "points": points, "crossover_mp": null, "resident_crossover_mp": null,
+        "dispatch_latency_ns": null, "transfer_share_at_8k": null, "transfer_share_mp": null,
+        "frontier": { "measured": [{ "megapixels": 8.0, "end_to_end_from_rounds": 16.0,
+                                     "resident_from_rounds": 0.0 }],
+                      "modelled": [{ "megapixels": 1.0, "end_to_end_from_rounds": 40.0,
+                                     "resident_from_rounds": null },
+                                   { "megapixels": 8.0, "end_to_end_from_rounds": 16.0,
+                                     "resident_from_rounds": 0.0 }] },
+        "verdict": "",
+    }))
+    .expect("a sweep")
+}
+
+#[test]
+fn cells_hold_the_best_cpu_against_the_gpu() {
+    let g = grid(&sweep(), Path::EndToEnd);
+    assert_eq!(g.sizes_mp, vec![1.0, 8.0]);
+    assert_eq!(g.levels, vec![0, 16, 256]);
+    let at = |row: usize, col: usize| g.cells[row * 2 + col].expect("a cell");
+    assert_eq!(at(0, 0).cpu, (Series::CpuAll, 200));
+    assert!((at(0, 0).speed_up() - 0.2).abs() < 1e-12);
+    assert!((at(1, 1).speed_up() - 3.2).abs() < 1e-12);
+    // Measured: from the cells at 1 MP (row 2, 256 rounds), from the engine's frontier at 8 MP.
+    assert_eq!(g.measured, vec![2, 1]);
+    let r = grid(&sweep(), Path::Resident);
+    assert_eq!(r.measured, vec![0, 0], "the input kept wins at every level");
+    assert_eq!(r.modelled[0], None, "out of range: not drawn");
+}
+
+#[test]
+fn continuous_levels_sit_between_the_row_centres() {
+    let levels = [0, 16, 256];
+    assert_eq!(row_of_level(&levels, 0.0), Some(0.5));
+    assert_eq!(row_of_level(&levels, 16.0), Some(1.5));
+    assert_eq!(row_of_level(&levels, 256.0), Some(2.5));
+    let between = row_of_level(&levels, 64.0).expect("in range");
+    assert!(between > 1.5 && between < 2.5, "{between}");
+    assert_eq!(row_of_level(&levels, 300.0), None);
+    assert_eq!(row_of_level(&[16, 256], 0.0), Some(0.0), "below the lowest row: its bottom edge");
+    let g = grid(&sweep(), Path::EndToEnd);
+    assert_eq!(g.modelled[1], Some(1.5));
+}
+
+#[test]
+fn ratios_have_two_figures_and_diverging_colours_with_readable_text() {
+    assert_eq!(ratio_text(3.4), "3.4x");
+    assert_eq!(ratio_text(0.123), "0.12x");
+    assert_eq!(ratio_text(12.4), "12x");
+    assert_eq!(ratio_text(0.0123), "0.012x");
+    for dark in [true, false] {
+        let (cpu, even, gpu) = (ratio_colour(0.1, dark), ratio_colour(1.0, dark), ratio_colour(10.0, dark));
+        assert!(cpu.r() > cpu.g() && gpu.g() > gpu.r(), "red for the CPU, green for the GPU");
+        assert_eq!(even.r(), even.g(), "neutral at 1x");
+        assert_eq!(ratio_colour(100.0, dark), gpu, "full at 10x");
+    }
+    assert_eq!(text_on(Color32::from_gray(228)), Color32::BLACK);
+    assert_eq!(text_on(Color32::from_gray(72)), Color32::WHITE);
+}

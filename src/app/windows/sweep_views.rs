@@ -1,0 +1,169 @@
+//! The size-sweep window's other tabs, the roofline and the map of who wins, with the choice of
+//! which sweep they show (this machine's or one loaded to compare, one at a time, labelled), and
+//! the work-levels field's words and parsing. The charts themselves are in `crate::app::charts`.
+
+use egui::{RichText, Ui};
+
+use crate::app::charts::{roofline_ui, win_map_ui};
+use crate::app::look;
+use crate::engine::SweepResult;
+
+/// Which view of the sweep the window shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum View {
+    /// Time against size for every series (the first chart of the window).
+    #[default]
+    Sizes,
+    /// Operations per second against operations per byte, under this machine's roofs.
+    Roofline,
+    /// The GPU's speed-up over the best CPU at each size and work level.
+    WhoWins,
+}
+
+/// The work levels of a plain sweep: the grayscale alone.
+const PLAIN_LEVELS: &str = "0";
+
+/// The work-per-pixel field of the sweep window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct WorkField {
+    /// The levels, rounds per pixel, as typed.
+    pub levels: String,
+    /// The divergent variant (rounds only for odd gray values).
+    pub divergent: bool,
+}
+
+impl Default for WorkField {
+    fn default() -> Self {
+        Self { levels: PLAIN_LEVELS.to_owned(), divergent: false }
+    }
+}
+
+/// The work levels that draw the map of who wins.
+pub(super) const MAP_LEVELS: &str = "0, 16, 256, 4096";
+
+/// The most rounds per pixel the field accepts, as `graylab --work` does (at 8K on two cores one
+/// run would take about an hour).
+const MAX_WORK_ROUNDS: u32 = 1 << 20;
+
+/// The hover of the work-levels field.
+pub(super) const WORK_HOVER: &str = "Synthetic work per pixel, like mixbench's kernel: after the formula each pixel \
+     runs k rounds of a hash of 3 integer operations (shift, xor, multiply), a knob on the operations per byte \
+     moved. 0 is the plain grayscale. Every size is measured at every level: 0, 16, 256, 4096 draws the map of who \
+     wins.";
+
+/// The hover of the divergent checkbox.
+pub(super) const DIVERGENT_HOVER: &str = "Run the rounds only for pixels whose gray value is odd: a branch that \
+     diverges inside a GPU workgroup (compare with half the rounds for every pixel).";
+
+/// The levels typed in the field, lowest first, each once.
+pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, String> {
+    let levels: Result<Vec<u32>, _> =
+        text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse::<u32>).collect();
+    match levels {
+        Ok(mut v) if !v.is_empty() && v.iter().all(|k| *k <= MAX_WORK_ROUNDS) => {
+            v.sort_unstable();
+            v.dedup();
+            Ok(v)
+        }
+        _ => Err(format!(
+            "Work per pixel must be whole rounds from 0 to {MAX_WORK_ROUNDS} separated by commas, not {text:?}."
+        )),
+    }
+}
+
+/// The work levels a result holds, lowest first.
+fn levels_of(r: &SweepResult) -> Vec<u32> {
+    let mut v: Vec<u32> =
+        r.work_levels.iter().copied().chain(r.points.iter().map(|p| p.work_rounds)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The roofline or the map of who wins, of this machine's sweep (`own`) or of one loaded to
+/// compare (`shown`: its index; `None`: this machine's, else the first loaded when there is none).
+/// The charts end near `bottom_y`, the lowest the window may reach (a window sized to its
+/// contents reports little room of its own). Returns `true` when the user asked for the map's
+/// work levels.
+pub(super) fn views_ui(
+    ui: &mut Ui,
+    view: View,
+    bottom_y: f32,
+    own: Option<&SweepResult>,
+    compare: &[(String, SweepResult)],
+    shown: &mut Option<usize>,
+) -> bool {
+    let current = match *shown {
+        Some(i) if i < compare.len() => Some(i),
+        _ if own.is_some() => None,
+        _ if !compare.is_empty() => Some(0),
+        _ => {
+            ui.label("No sweep yet: run one, or load a saved one to compare.");
+            return false;
+        }
+    };
+    let own_name = |r: &SweepResult| format!("this machine · {}", r.adapter.as_deref().unwrap_or("CPU only"));
+    if compare.len() + usize::from(own.is_some()) > 1 {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Show:");
+            if let Some(r) = own
+                && ui.selectable_label(current.is_none(), own_name(r)).clicked()
+            {
+                *shown = None;
+            }
+            for (i, (name, _)) in compare.iter().enumerate() {
+                if ui.selectable_label(current == Some(i), format!("loaded: {name}")).clicked() {
+                    *shown = Some(i);
+                }
+            }
+        });
+    }
+    let (name, r) = match current.and_then(|i| compare.get(i)) {
+        Some((name, r)) => (format!("Loaded: {name}"), r),
+        None => match own {
+            Some(r) => (format!("Showing {}", own_name(r)), r),
+            None => return false,
+        },
+    };
+    ui.label(RichText::new(name).small());
+    ui.label(RichText::new(&r.verdict).strong());
+    if r.software_adapter {
+        ui.colored_label(
+            look::WARNING,
+            "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
+        );
+    }
+    match view {
+        View::Sizes => false,
+        View::Roofline => {
+            roofline_ui(ui, r, bottom_y);
+            false
+        }
+        View::WhoWins if levels_of(r).len() < 2 => {
+            ui.label("Sweep more than one work level to see the map.");
+            ui.button(format!("Use {MAP_LEVELS}"))
+                .on_hover_text("Sets the work per pixel above; then run the sweep")
+                .clicked()
+        }
+        View::WhoWins => {
+            win_map_ui(ui, r, bottom_y);
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_levels_are_whole_rounds_sorted_once_each() {
+        assert_eq!(parse_work_levels("0"), Ok(vec![0]));
+        assert_eq!(parse_work_levels(MAP_LEVELS), Ok(vec![0, 16, 256, 4096]));
+        assert_eq!(parse_work_levels(" 256,0 , 16, 16,"), Ok(vec![0, 16, 256]));
+        assert!(parse_work_levels("").is_err());
+        assert!(parse_work_levels("1.5").is_err());
+        assert!(parse_work_levels("-1").is_err());
+        assert!(parse_work_levels("2000000").is_err_and(|e| e.contains("1048576")));
+    }
+}
