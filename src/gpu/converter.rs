@@ -20,6 +20,7 @@ use crate::gpu::plan::submission_budget::{Budget, GpuRates};
 use crate::gpu::run::conversion::Run;
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
+use crate::gpu::timing::compute::GpuCompute;
 use crate::gpu::timing::probe::GpuCeilings;
 use crate::gpu::timing::timestamps::TimestampCheck;
 
@@ -177,15 +178,12 @@ impl GpuConverter {
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        let ctx = &*self.ctx;
-        let gpu_clock =
-            ctx.timestamps().encoders && !ctx.is_software() && self.timestamp_check.in_place(ctx)?;
-        let scopes = ErrorScopes::push(ctx.device());
-        let result = crate::gpu::timing::probe::measure(ctx, gpu_clock);
-        let scope_result = scopes.finish();
-        let ceilings = result?;
-        scope_result?;
-        Ok(ceilings)
+        crate::gpu::timing::compute::measure_ceilings(&self.ctx, &self.timestamp_check)
+    }
+
+    /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.
+    pub fn measure_compute(&self) -> Result<GpuCompute, GpuError> {
+        crate::gpu::timing::compute::measure_checked(&self.ctx, &self.timestamp_check)
     }
 
     /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
@@ -202,7 +200,7 @@ impl GpuConverter {
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let pipeline = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup);
         let result = pipeline.and_then(|p| {
-            let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
+            let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, job.work, false, false), false);
             let on = KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p };
             crate::gpu::run::resident::time_resident(&on, job, limits, runs, &mut scopes)
         });
@@ -287,7 +285,7 @@ impl GpuConverter {
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
-        let chunk_bytes = self.budget.chunk_in_bytes(kernel, display.is_some(), download);
+        let chunk_bytes = self.budget.chunk_in_bytes(kernel, job.work, display.is_some(), download);
         let plan = RunPlan::new(
             kernel,
             (job.width, job.height),
@@ -358,6 +356,7 @@ impl GpuConverter {
             dst,
             cancel: job.cancel,
             budget: &self.budget,
+            work: job.work,
             t,
         };
         if pipelined {

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::gpu::device::host_copy::{PIECE_BYTES, fill_mapped, read_mapped};
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::timing::compute::GpuCompute;
 use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 
@@ -113,6 +114,10 @@ pub struct GpuCeilings {
     pub submit_latency_ns: u64,
     /// How long the whole probe took, nanoseconds.
     pub probe_ns: u64,
+    /// The compute ceiling of the synthetic work ([`GpuCompute`]); `None` in caches written
+    /// before it was measured.
+    #[serde(default)]
+    pub compute: Option<GpuCompute>,
 }
 
 /// Two steps one after the other on the same bytes, as one rate.
@@ -187,6 +192,7 @@ pub(crate) fn measure(ctx: &GpuContext, gpu_clock: bool) -> Result<GpuCeilings, 
         host_memcpy,
         submit_latency_ns,
         probe_ns: nanos(started.elapsed()),
+        compute: None,
     })
 }
 
