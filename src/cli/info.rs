@@ -175,7 +175,7 @@ fn gpu_compute_line(adapter: &str, g: &GpuCompute) -> String {
         ProbeClock::CpuClock => "CPU clock around a submit-and-wait",
     };
     format!(
-        "    GPU compute: {:.1} Gop/s ({adapter}, {clock}; median {:.1}, {} invocations x 4 chains x {} rounds)",
+        "    GPU compute: {:.1} Gop/s ({adapter}, {clock}; median {:.1}, {} invocations x {} rounds)",
         g.ops_per_s() / 1e9,
         g.ops as f64 / g.median_ns.max(1) as f64,
         g.invocations,

@@ -137,20 +137,19 @@ impl Learnt {
         if work.rounds == 0 {
             return &mut self.rates.kernel_ns_per_byte;
         }
-        let i = match self.level(work) {
-            Some(i) => i,
-            None => {
-                let kernel_ns_per_byte = self.predicted(work.rounds);
-                if self.levels.len() >= LEVELS {
-                    self.levels.remove(0);
-                }
-                self.levels.push(LevelCost {
-                    rounds: work.rounds,
-                    divergent: work.divergent,
-                    kernel_ns_per_byte,
-                });
-                self.levels.len() - 1
+        let i = if let Some(i) = self.level(work) {
+            i
+        } else {
+            let kernel_ns_per_byte = self.predicted(work.rounds);
+            if self.levels.len() >= LEVELS {
+                self.levels.remove(0);
             }
+            self.levels.push(LevelCost {
+                rounds: work.rounds,
+                divergent: work.divergent,
+                kernel_ns_per_byte,
+            });
+            self.levels.len() - 1
         };
         &mut self.levels[i].kernel_ns_per_byte
     }
@@ -358,6 +357,6 @@ mod tests {
         for r in 1..=(LEVELS as u32 + 4) {
             budget.learn(rounds(r), &kernel_sample(3_000_000));
         }
-        assert_eq!(budget.learnt.lock().map(|l| l.levels.len()).unwrap_or(0), LEVELS);
+        assert_eq!(budget.learnt.lock().map_or(0, |l| l.levels.len()), LEVELS);
     }
 }

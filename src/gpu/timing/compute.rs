@@ -1,14 +1,14 @@
 //! The GPU's compute ceiling for the synthetic work: `shaders/compute.wgsl` runs rounds of the
-//! work's hash in registers only (4 chains per invocation, as the 8-bit kernel has 4 pixels per
-//! word), timed with GPU timestamps around the compute pass where the adapter reads them in
+//! work's hash in registers only, one chain per invocation as the kernel runs one per gray
+//! value, timed with GPU timestamps around the compute pass where the adapter reads them in
 //! place, else on the CPU clock around a submit-and-wait.
 //!
-//! The dispatch is fixed per adapter kind (about a million invocations on a GPU, enough to fill
-//! an H200's 132 SMs many times over; 4096 on a software adapter, whose "GPU" is a few CPU
+//! The dispatch is fixed per adapter kind (about a million invocations on a GPU, an H200's 132
+//! SMs filled about four times over; 16 Ki on a software adapter, whose "GPU" is a few CPU
 //! cores), and the rounds grow from a short first run until one run lasts about
 //! [`TARGET_NS`], so a fast GPU and lavapipe both take a fraction of a second. Operations are
-//! counted as on the CPU: 3 per round. The one chain that reaches a known hash writes its index,
-//! which is checked, so the figure is of rounds that really ran.
+//! counted as on the CPU: 3 per round. The one invocation that reaches a known hash writes its
+//! index, which is checked, so the figure is of rounds that really ran.
 
 use std::time::Instant;
 
@@ -28,9 +28,6 @@ pub const COMPUTE_REPEATS: usize = 4;
 /// Invocations per workgroup (`WG` in the shader).
 const WORKGROUP: u32 = 64;
 
-/// Independent hash chains per invocation.
-const CHAINS: u64 = 4;
-
 /// The most rounds one run may ask for (a run stays well under a second even on a slow GPU).
 const MAX_ROUNDS: u32 = 1 << 22;
 
@@ -40,11 +37,11 @@ const SIZING_RUNS: usize = 8;
 /// The GPU's compute ceiling, as measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GpuCompute {
-    /// Rounds per chain of the timed runs.
+    /// Rounds per invocation of the timed runs.
     pub rounds: u32,
-    /// Invocations per run (4 chains each).
+    /// Invocations per run, one hash chain each.
     pub invocations: u64,
-    /// Integer operations per run: chains × rounds × 3.
+    /// Integer operations per run: invocations × rounds × 3.
     pub ops: u64,
     /// The fastest run, nanoseconds: the ceiling.
     pub best_ns: u64,
@@ -108,18 +105,18 @@ impl Probe {
             ],
         });
         let max = ctx.limits().max_compute_workgroups_per_dimension.max(1);
-        let groups = if ctx.is_software() { 64 } else { 16_384 }.min(max);
+        let groups = if ctx.is_software() { 256 } else { 16_384 }.min(max);
         Self { pipeline, bind_group, params, found, readback, groups }
     }
 
-    fn chains(&self) -> u64 {
-        u64::from(self.groups) * u64::from(WORKGROUP) * CHAINS
+    fn invocations(&self) -> u64 {
+        u64::from(self.groups) * u64::from(WORKGROUP)
     }
 
-    /// The chain whose hash is looked for, and that hash after `rounds` rounds.
+    /// The invocation whose hash is looked for, and that hash after `rounds` rounds.
     fn target(&self, rounds: u32) -> (u32, u32) {
-        let chain = (self.chains() / 2 + 1) as u32;
-        (chain, scalar_rounds(chain, rounds))
+        let invocation = (self.invocations() / 2 + 1) as u32;
+        (invocation, scalar_rounds(invocation, rounds))
     }
 
     /// One run of `rounds`: (GPU-timestamp span where `ts` is given, CPU-clock submit-and-wait).
@@ -161,7 +158,7 @@ impl Probe {
         Ok((gpu_ns, cpu_ns))
     }
 
-    /// The chain index + 1 the last run found (0: none).
+    /// The invocation index + 1 the last run found (0: none).
     fn found(&self, ctx: &GpuContext) -> Result<u32, GpuError> {
         mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
         let word = {
@@ -207,14 +204,14 @@ pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute
         gpu_runs.push(gpu_ns);
         cpu_runs.push(cpu_ns);
     }
-    let (chain, _) = probe.target(rounds);
+    let (invocation, _) = probe.target(rounds);
     let found = probe.found(ctx)?;
-    if found != chain + 1 {
+    if found != invocation + 1 {
         log::warn!(
-            "the compute probe found chain {found}, not {}: its rounds did not run as written",
-            chain + 1
+            "the compute probe found {found}, not {}: its rounds did not run as written",
+            invocation + 1
         );
-        return Err(GpuError::Bug("the compute probe's chain was not found"));
+        return Err(GpuError::Bug("the compute probe's hash was not found"));
     }
     let (mut runs, clock) =
         if gpu_clock { (gpu_runs, ProbeClock::GpuTimestamp) } else { (cpu_runs, ProbeClock::CpuClock) };
@@ -223,8 +220,8 @@ pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute
     wait_for(ctx.device(), None)?;
     Ok(GpuCompute {
         rounds,
-        invocations: u64::from(probe.groups) * u64::from(WORKGROUP),
-        ops: probe.chains() * u64::from(rounds) * u64::from(OPS_PER_ROUND),
+        invocations: probe.invocations(),
+        ops: probe.invocations() * u64::from(rounds) * u64::from(OPS_PER_ROUND),
         best_ns: runs.first().copied().unwrap_or(1).max(1),
         median_ns: runs.get(runs.len() / 2).copied().unwrap_or(1).max(1),
         clock,
