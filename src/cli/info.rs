@@ -134,6 +134,21 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The compute ceilings for a `bench` with work: the CPU's (cached, else measured now, a few
+/// tenths of a second), and with `gpu` the GPU's (with its cached ceilings, else measured alone);
+/// a note on stderr when one cannot be had (the work's rate is then shown without its share).
+pub(super) fn compute_for(engine: &Engine, gpu: bool) {
+    let note = |what: &str, e: &crate::engine::EngineError| {
+        errln!("note: the {what} compute ceiling could not be measured: {}", super::describe(e));
+    };
+    if let Err(e) = engine.cpu_compute(false) {
+        note("CPU", &e);
+    }
+    if gpu && let Err(e) = engine.gpu_compute() {
+        note("GPU", &e);
+    }
+}
+
 /// The instruction set's name as people write it.
 fn simd_name(level: SimdLevel) -> &'static str {
     match level {

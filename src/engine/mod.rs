@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
-pub use ceilings::cache::{KnownCeilings, cache_dir, cached_ceilings};
-pub use ceilings::compute::{PLAUSIBLE_OPS_PER_S, cached_cpu_compute, compute_ceilings_of};
+pub use ceilings::cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
+pub use ceilings::compute::{cached_cpu_compute, compute_ceilings_of};
 pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
 pub use files::{FileReport, JsonPath, convert_file, default_output_path};

@@ -178,7 +178,7 @@ impl GpuConverter {
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        crate::gpu::timing::compute::measure_ceilings(&self.ctx, &self.timestamp_check)
+        crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)
     }
 
     /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.

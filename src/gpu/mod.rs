@@ -35,4 +35,5 @@ pub use plan::submission_budget::{GpuRates, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuTimings, StepClock};
 pub use run::resident::ResidentPass;
 pub use timing::compute::GpuCompute;
-pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES, ProbeClock};
+pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES};
+pub use timing::timestamps::ProbeClock;

@@ -89,6 +89,18 @@ fn implausible(name: &str, b: &Bandwidth) -> Option<String> {
     (!PLAUSIBLE_GB_PER_S.contains(&rate)).then(|| format!("{name}: {rate} GB/s"))
 }
 
+/// Rates outside these bounds, in integer operations per second, are no measurement but a
+/// damaged or edited file (a 2-core laptop does about 1e10, the largest GPUs about 1e14).
+pub const PLAUSIBLE_OPS_PER_S: std::ops::RangeInclusive<f64> = 1e6..=1e17;
+
+/// Why a GPU figure read from the cache cannot be a measurement, if it cannot.
+pub(crate) fn implausible_gpu(c: &GpuCompute) -> Option<String> {
+    if c.ops == 0 || c.best_ns == 0 || c.median_ns < c.best_ns || c.rounds == 0 || c.invocations == 0 {
+        return Some(format!("gpu compute: {c:?}"));
+    }
+    (!PLAUSIBLE_OPS_PER_S.contains(&c.ops_per_s())).then(|| format!("gpu compute: {} ops/s", c.ops_per_s()))
+}
+
 /// Why these ceilings cannot have been measured (zero bytes or times, absurd rates), if so.
 fn check_plausible(c: &GpuCeilings) -> Result<(), String> {
     let steps = [
@@ -124,7 +136,7 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let mut file: CacheFile = serde_json::from_slice(&bytes)
         .map_err(|e| log::debug!("the ceilings cache is not readable ({e}): {}", path.display()))
         .ok()?;
-    if let Some(why) = file.ceilings.compute.as_ref().and_then(super::compute::implausible_gpu) {
+    if let Some(why) = file.ceilings.compute.as_ref().and_then(implausible_gpu) {
         log::debug!(
             "the ceilings cache holds an implausible compute ceiling ({why}), ignored: {}",
             path.display()

@@ -11,6 +11,7 @@ use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
+use crate::engine::ceilings::cache::PLAUSIBLE_OPS_PER_S;
 use crate::engine::report::{ClockSource, RunReport};
 use crate::engine::{Backend, ComputeCeilings, Engine, EngineError, ProbeClock, cache_dir};
 use crate::gpu::GpuCompute;
@@ -20,10 +21,6 @@ const FORMAT: u32 = 1;
 
 /// The most bytes the CPU cache file is read for.
 const MAX_CACHE_BYTES: u64 = 64 << 10;
-
-/// Rates outside these bounds, in integer operations per second, are no measurement but a
-/// damaged or edited file (a 2-core laptop does about 1e10, the largest GPUs about 1e14).
-pub const PLAUSIBLE_OPS_PER_S: std::ops::RangeInclusive<f64> = 1e6..=1e17;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct CpuCacheFile {
@@ -59,14 +56,6 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
         return Some(format!("cpu compute: {c:?}"));
     }
     (!PLAUSIBLE_OPS_PER_S.contains(&c.ops_per_s())).then(|| format!("cpu compute: {} ops/s", c.ops_per_s()))
-}
-
-/// Why a GPU figure read from the cache cannot be a measurement, if it cannot.
-pub(crate) fn implausible_gpu(c: &GpuCompute) -> Option<String> {
-    if c.ops == 0 || c.best_ns == 0 || c.median_ns < c.best_ns || c.rounds == 0 || c.invocations == 0 {
-        return Some(format!("gpu compute: {c:?}"));
-    }
-    (!PLAUSIBLE_OPS_PER_S.contains(&c.ops_per_s())).then(|| format!("gpu compute: {} ops/s", c.ops_per_s()))
 }
 
 /// The cached CPU compute ceiling of this CPU at this thread count, if one was measured and is
@@ -214,6 +203,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ceilings::cache::implausible_gpu;
 
     #[test]
     fn absurd_figures_are_no_measurement() {

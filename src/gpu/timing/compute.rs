@@ -14,8 +14,7 @@ use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
-use crate::gpu::timing::probe::{GpuCeilings, ProbeClock};
-use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
+use crate::gpu::timing::timestamps::{ProbeClock, Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
 
@@ -226,22 +225,6 @@ pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute
         median_ns: runs.get(runs.len() / 2).copied().unwrap_or(1).max(1),
         clock,
     })
-}
-
-/// Every ceiling of the GPU path ([`super::probe::measure`]), then the compute ceiling, each
-/// inside error scopes. The copies are timed with encoder timestamps only on a hardware adapter
-/// that reads them in place (see `GpuConverter::measure_ceilings`).
-pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Result<GpuCeilings, GpuError> {
-    let gpu_clock = ctx.timestamps().encoders && !ctx.is_software() && check.in_place(ctx)?;
-    let scopes = ErrorScopes::push(ctx.device());
-    let result = super::probe::measure(ctx, gpu_clock);
-    let scope_result = scopes.finish();
-    let mut ceilings = result?;
-    scope_result?;
-    let started = Instant::now();
-    ceilings.compute = Some(measure_checked(ctx, check)?);
-    ceilings.probe_ns += nanos(started.elapsed());
-    Ok(ceilings)
 }
 
 /// The compute ceiling alone, inside error scopes, on GPU timestamps where the device has them
