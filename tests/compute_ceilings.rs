@@ -122,10 +122,15 @@ fn info_probe_prints_both_compute_ceilings_and_caches_them() {
     // Hand-edited absurd figures count as absent: the GPU's alone, the CPU's file as a whole.
     edit(&gpu_file, |v| {
         v["ceilings"]["compute"] = gpu.clone();
+        // 1e15 operations in 1 ns: 1e24 ops/s.
+        v["ceilings"]["compute"]["ops"] = 1_000_000_000_000_000u64.into();
         v["ceilings"]["compute"]["best_ns"] = 1.into();
         v["ceilings"]["compute"]["median_ns"] = 1.into();
     });
-    edit(&cache_file(cache, "compute-cpu-"), |v| v["compute"]["best_ns"] = 1.into());
+    edit(&cache_file(cache, "compute-cpu-"), |v| {
+        v["compute"]["ops"] = 1_000_000_000_000_000u64.into();
+        v["compute"]["best_ns"] = 1.into();
+    });
     let info = json(&graylab(&["info", "--json"], cache));
     assert_eq!(info["ceilings"]["measured_now"], false, "{info}");
     assert!(info["ceilings"]["ceilings"]["compute"].is_null(), "{info}");
