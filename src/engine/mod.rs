@@ -175,7 +175,8 @@ pub struct Engine {
     stream: Mutex<Option<ceilings::stream::StreamBaseline>>,
     /// The CPU's compute ceiling, once loaded or measured ([`Engine::cpu_compute`]).
     cpu_compute: Mutex<Option<CpuCompute>>,
-    /// Whether the GPU's ceilings are read from and written to the cache folder.
+    /// Whether the ceilings (the GPU's, and the CPU's compute ceiling) are read from and written
+    /// to the cache folder.
     ceiling_cache: bool,
 }
 

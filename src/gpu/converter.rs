@@ -172,8 +172,9 @@ impl GpuConverter {
         Ok(())
     }
 
-    /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]): a few
-    /// hundred milliseconds, with GPU timestamps where the device reads them in place. A software
+    /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]), then
+    /// the compute ceiling: about a second, with GPU timestamps where the device reads them in
+    /// place (the compute kernel's also on a software adapter, checked per run). A software
     /// adapter's copies are timed on the CPU clock: they are host copies, and its timestamps can
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
