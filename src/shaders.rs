@@ -4,6 +4,9 @@
 /// The colour-to-gray compute shader: one entry point per [`crate::pixel::Kernel`].
 pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
 
+/// The GPU's compute ceiling: rounds of the synthetic work's hash in registers only.
+pub const COMPUTE_WGSL: &str = include_str!("../shaders/compute.wgsl");
+
 /// Gray output words to an `rgba8unorm` texture tile, for showing a GPU result without a
 /// readback.
 pub const DISPLAY_WGSL: &str = include_str!("../shaders/display.wgsl");
@@ -34,6 +37,12 @@ mod tests {
                 kernel.name()
             );
         }
+    }
+
+    #[test]
+    fn compute_shader_parses_and_validates() {
+        let module = validate(super::COMPUTE_WGSL);
+        assert!(module.entry_points.iter().any(|e| e.name == "rounds_only"));
     }
 
     #[test]

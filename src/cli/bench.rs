@@ -186,6 +186,9 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         (Vec::new(), None)
     };
     let ceilings = if with_gpu { super::info::ceilings_for(&engine) } else { None };
+    if args.work.work().rounds > 0 {
+        super::info::compute_for(&engine, ceilings.is_some());
+    }
     let options = BenchOptions { runs: args.runs as usize, keep_input_on_gpu: args.keep_input_on_gpu };
     let mut results = Vec::new();
     for backend in backends {

@@ -1,5 +1,6 @@
 //! `graylab info`: the CPU, the build, every GPU adapter, and with `--probe` this machine's
-//! ceilings for every step of the GPU path (measured, then cached per adapter).
+//! ceilings for every step of the GPU path and the compute ceilings of the CPU and the GPU
+//! (measured, then cached per adapter and CPU).
 
 use super::out::{errln, outln};
 use std::process::ExitCode;
@@ -8,7 +9,8 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::engine::{
-    Bandwidth, Engine, KnownCeilings, PROBE_HOLD_BYTES, available_threads, budget, cached_ceilings, gb,
+    Bandwidth, ComputeCeilings, CpuCompute, Engine, GpuCompute, KnownCeilings, PROBE_HOLD_BYTES, ProbeClock,
+    SimdLevel, available_threads, budget, cached_ceilings, cached_cpu_compute, compute_ceilings_of, gb,
     list_adapters, simd_level,
 };
 
@@ -19,7 +21,8 @@ pub struct InfoArgs {
     #[arg(long)]
     pub json: bool,
     /// Measure this machine's ceilings now (host↔staging, GPU copies, the device's own copy
-    /// bandwidth; under 2 s) and cache them for `bench`, `sweep` and the app.
+    /// bandwidth, the CPU's and the GPU's compute ceilings; under 2 s) and cache them for
+    /// `bench`, `sweep` and the app.
     #[arg(long)]
     pub probe: bool,
 }
@@ -35,17 +38,27 @@ struct Info {
     adapters: Vec<crate::engine::AdapterReport>,
     /// The selected adapter's ceilings: measured now with `--probe`, else the cached ones.
     ceilings: Option<KnownCeilings>,
+    /// The CPU's compute ceiling for the synthetic work: measured now with `--probe`, else the
+    /// cached one.
+    cpu_compute: Option<CpuCompute>,
+    /// Both compute ceilings in the engine's terms (the GPU part from `ceilings`).
+    compute: Option<ComputeCeilings>,
 }
 
 pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let (memory_budget_bytes, memory_budget_source) = budget().capacity();
     let adapters = list_adapters();
-    let ceilings = if args.probe {
+    let (ceilings, cpu_compute) = if args.probe {
+        let engine = Engine::new();
+        let cpu = engine.cpu_compute(true)?;
         let _memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
-        Some(Engine::new().gpu_ceilings(true)?)
+        (Some(engine.gpu_ceilings(true)?), Some(cpu))
     } else {
-        adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()))
+        let cached = adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()));
+        (cached, cached_cpu_compute())
     };
+    let gpu_compute = ceilings.as_ref().and_then(|k| k.ceilings.compute);
+    let compute = cpu_compute.map(|c| compute_ceilings_of(&c, gpu_compute.as_ref()));
     let info = Info {
         version: env!("CARGO_PKG_VERSION"),
         build: if cfg!(debug_assertions) { "debug" } else { "release" },
@@ -55,6 +68,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         memory_budget_source,
         adapters,
         ceilings,
+        cpu_compute,
+        compute,
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&info)?);
@@ -113,7 +128,74 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
+    for line in compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()) {
+        outln!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The compute ceilings for a `bench` with work: the CPU's (cached, else measured now, a few
+/// tenths of a second), and with `gpu` the GPU's (with its cached ceilings, else measured alone);
+/// a note on stderr when one cannot be had (the work's rate is then shown without its share).
+pub(super) fn compute_for(engine: &Engine, gpu: bool) {
+    let note = |what: &str, e: &crate::engine::EngineError| {
+        errln!("note: the {what} compute ceiling could not be measured: {}", super::describe(e));
+    };
+    if let Err(e) = engine.cpu_compute(false) {
+        note("CPU", &e);
+    }
+    if gpu && let Err(e) = engine.gpu_compute() {
+        note("GPU", &e);
+    }
+}
+
+/// The instruction set's name as people write it.
+fn simd_name(level: SimdLevel) -> &'static str {
+    match level {
+        SimdLevel::Baseline => "baseline SIMD",
+        SimdLevel::Avx2 => "AVX2",
+        SimdLevel::Avx512 => "AVX-512",
+    }
+}
+
+/// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock)",
+/// "GPU compute: 1.7 Gop/s (llvmpipe, GPU timestamps)", or how to measure them.
+pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings>) -> Vec<String> {
+    let mut lines =
+        vec!["compute ceilings of the synthetic work (hash rounds, 3 integer ops each):".to_owned()];
+    lines.push(match cpu {
+        Some(c) => format!(
+            "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; median {:.1}, data in cache)",
+            c.ops_per_s() / 1e9,
+            c.threads,
+            simd_name(c.simd),
+            c.ops as f64 / c.median_ns.max(1) as f64
+        ),
+        None => "    CPU compute: not measured yet (graylab info --probe measures it)".to_owned(),
+    });
+    let adapter = gpu.map_or("", |k| k.ceilings.adapter.as_str());
+    match gpu.and_then(|k| k.ceilings.compute) {
+        Some(g) => lines.push(gpu_compute_line(adapter, &g)),
+        None if gpu.is_some() => {
+            lines.push("    GPU compute: not measured yet (graylab info --probe measures it)".to_owned());
+        }
+        None => {}
+    }
+    lines
+}
+
+fn gpu_compute_line(adapter: &str, g: &GpuCompute) -> String {
+    let clock = match g.clock {
+        ProbeClock::GpuTimestamp => "GPU timestamps",
+        ProbeClock::CpuClock => "CPU clock around a submit-and-wait",
+    };
+    format!(
+        "    GPU compute: {:.1} Gop/s ({adapter}, {clock}; median {:.1}, {} invocations x {} rounds)",
+        g.ops_per_s() / 1e9,
+        g.ops as f64 / g.median_ns.max(1) as f64,
+        g.invocations,
+        g.rounds
+    )
 }
 
 /// The ceilings as text lines, with where they came from.

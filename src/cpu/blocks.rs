@@ -13,7 +13,7 @@ use crate::pixel::{Formula, Kernel, luma_tables};
 const BLOCK: usize = 32;
 
 /// Which instruction set the kernel dispatch picked on this machine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SimdLevel {
     /// The build's baseline (SSE2 on x86-64, or a non-x86 target).

@@ -2,10 +2,12 @@
 //!
 //! Both work on raw packed pixel bytes described by a [`Kernel`]; neither knows about files,
 //! the GPU or the UI. Beside them, the synthetic work-per-pixel load ([`Work`]) that raises the
-//! arithmetic intensity of a gray result in place. Depends only on [`crate::pixel`].
+//! arithmetic intensity of a gray result in place, and this CPU's compute ceiling for it
+//! ([`compute_ceiling`]). Depends only on [`crate::pixel`].
 
 mod baseline;
 mod blocks;
+mod compute;
 mod fused;
 mod intensity;
 mod parallel;
@@ -15,6 +17,7 @@ pub use crate::pixel::{OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_r
 pub use crate::system::huge_pages::zeroed_buffer;
 pub use baseline::stream_baseline;
 pub use blocks::{SimdLevel, convert_chunk, simd_level};
+pub use compute::{CEILING_BLOCK_PIXELS, CEILING_ROUNDS, CpuCompute, compute_ceiling};
 pub use fused::apply_work_to_output;
 pub use intensity::{
     WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16,

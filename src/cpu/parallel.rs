@@ -76,7 +76,7 @@ pub(crate) fn run_chunked(
 }
 
 /// The cached pool of exactly `threads` threads.
-fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CpuError> {
+pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CpuError> {
     static POOLS: OnceLock<Mutex<Vec<Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(Mutex::default);
     let mut pools = pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

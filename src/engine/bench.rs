@@ -159,7 +159,8 @@ pub fn bench_with(
             Some(kernel),
             u64::from(width) * u64::from(height),
             Some(kernel_ns),
-        ),
+        )
+        .held_against(settings.backend, engine.known_compute_ceiling(settings.backend)),
         cpu_stream_baseline,
         rates,
         input_kept_on_gpu: keep_input.is_some(),

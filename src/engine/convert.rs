@@ -177,6 +177,7 @@ impl Engine {
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
         report.finish(nanos_since(started));
+        self.hold_against_compute(&mut report);
         Ok(Converted { image, report })
     }
 
@@ -230,6 +231,7 @@ impl Engine {
         add_gpu_timings(&mut report, t);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
         report.finish(nanos_since(started));
+        self.hold_against_compute(&mut report);
         Ok((pixels, report))
     }
 

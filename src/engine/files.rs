@@ -87,7 +87,8 @@ pub fn convert_file(
         return Err(crate::io::IoError::Exists { path: output.to_path_buf() }.into());
     }
     let decoded = decode_file(input, decode)?;
-    if let Some(report) = convert_streamed(&decoded, input, output, settings, *export)? {
+    if let Some(mut report) = convert_streamed(&decoded, input, output, settings, *export)? {
+        engine.hold_against_compute(&mut report.run);
         return Ok(report);
     }
     let converted = engine.convert(&decoded.image, settings, RunOptions::default())?;

@@ -25,7 +25,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
-pub use ceilings::cache::{KnownCeilings, cache_dir, cached_ceilings};
+pub use ceilings::cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
+pub use ceilings::compute::{cached_cpu_compute, compute_ceilings_of};
 pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
 pub use files::{FileReport, JsonPath, convert_file, default_output_path};
@@ -54,11 +55,11 @@ pub use sweep::verdict::{analyse, to_csv};
 pub use synthetic::{parse_size, synthetic_rgb};
 pub use work::WorkFigures;
 
-pub use crate::cpu::{SimdLevel, available_threads, simd_level};
+pub use crate::cpu::{CpuCompute, SimdLevel, available_threads, simd_level};
 pub use crate::gpu::ParseWorkgroupError;
 pub use crate::gpu::{
-    AdapterReport, Bandwidth, GpuCeilings, GpuContext, GpuConverter, GpuError, GpuTiles, PROBE_HOLD_BYTES,
-    ProbeClock, TimingMode, WorkgroupSize, list_adapters,
+    AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuConverter, GpuError, GpuTiles,
+    PROBE_HOLD_BYTES, ProbeClock, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
     BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, FileKind, IoError,
@@ -184,7 +185,10 @@ pub struct Engine {
     ceilings: Mutex<Option<KnownCeilings>>,
     /// The last memory-stream baseline measured for [`Engine::phase_rates`].
     stream: Mutex<Option<ceilings::stream::StreamBaseline>>,
-    /// Whether the GPU's ceilings are read from and written to the cache folder.
+    /// The CPU's compute ceiling, once loaded or measured ([`Engine::cpu_compute`]).
+    cpu_compute: Mutex<Option<CpuCompute>>,
+    /// Whether the ceilings (the GPU's, and the CPU's compute ceiling) are read from and written
+    /// to the cache folder.
     ceiling_cache: bool,
 }
 
@@ -202,7 +206,13 @@ impl Engine {
     }
 
     fn with_cell(gpu: OnceLock<Result<Arc<GpuConverter>, String>>) -> Self {
-        Self { gpu, ceilings: Mutex::new(None), stream: Mutex::new(None), ceiling_cache: true }
+        Self {
+            gpu,
+            ceilings: Mutex::new(None),
+            stream: Mutex::new(None),
+            cpu_compute: Mutex::new(None),
+            ceiling_cache: true,
+        }
     }
 
     /// This engine measures the GPU's ceilings itself and keeps them to itself: it neither reads

@@ -1,8 +1,8 @@
 //! The work level of a run ([`WorkFigures`]): the synthetic rounds per pixel it asked for, the
 //! integer operations per byte the kernel moved, and the operations per second it achieved,
-//! beside the bandwidth figures.
+//! beside the bandwidth figures, held against the backend's compute ceiling when it is known.
 
-use super::{Kernel, Work};
+use super::{Backend, Kernel, Work};
 
 /// What a run's synthetic work per pixel was, and what the kernel achieved with it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -22,6 +22,14 @@ pub struct WorkFigures {
     /// Operations per second over the kernel phase (all pixels' `ops_per_pixel` over the kernel
     /// time); `None` without a kernel phase or without work.
     pub kernel_ops_per_s: Option<f64>,
+    /// The compute ceiling of the run's backend, operations per second (see
+    /// [`crate::engine::ComputeCeilings`]), when it was known: never measured for one run.
+    pub compute_ceiling_ops_per_s: Option<f64>,
+    /// `kernel_ops_per_s` over `compute_ceiling_ops_per_s` (1.0 = the ceiling).
+    pub compute_share: Option<f64>,
+    /// The backend whose ceiling it is, for the sentence.
+    #[serde(skip)]
+    pub compute_backend: Option<Backend>,
 }
 
 impl WorkFigures {
@@ -44,7 +52,21 @@ impl WorkFigures {
             ops_per_pixel,
             ops_per_byte,
             kernel_ops_per_s,
+            compute_ceiling_ops_per_s: None,
+            compute_share: None,
+            compute_backend: None,
         }
+    }
+
+    /// The same figures held against `backend`'s compute ceiling of `ceiling_ops_per_s` (none
+    /// without a ceiling or without a kernel rate).
+    #[must_use]
+    pub fn held_against(mut self, backend: Backend, ceiling_ops_per_s: Option<f64>) -> Self {
+        let ceiling = ceiling_ops_per_s.filter(|c| c.is_finite() && *c > 0.0);
+        self.compute_share = self.kernel_ops_per_s.zip(ceiling).map(|(r, c)| r / c);
+        self.compute_ceiling_ops_per_s = ceiling.filter(|_| self.compute_share.is_some());
+        self.compute_backend = self.compute_share.map(|_| backend);
+        self
     }
 
     /// The work these figures describe.
@@ -53,14 +75,27 @@ impl WorkFigures {
         Work { rounds: self.work_rounds, mask: self.work_mask, divergent: self.divergent }
     }
 
-    /// One line for text reports, e.g. `work 256 rounds/px (synthetic), 192.00 ops/byte, 12.3
-    /// Gop/s in the kernel`.
+    /// One line for text reports, e.g. `work 256 rounds/px (synthetic), 768 ops/px, 192.00
+    /// ops/byte, 12.30 Gop/s in the kernel, 75% of this machine's CPU compute ceiling (16.40
+    /// Gop/s)`.
     #[must_use]
     pub fn sentence(&self) -> String {
         let variant = if self.divergent { ", divergent: odd grays only" } else { "" };
+        let share = match (self.compute_share, self.compute_ceiling_ops_per_s, self.compute_backend) {
+            (Some(share), Some(ceiling), Some(backend)) => format!(
+                ", {:.0}% of this machine's {} compute ceiling ({:.2} Gop/s)",
+                share * 100.0,
+                backend.name().to_uppercase(),
+                ceiling / 1e9
+            ),
+            _ if self.kernel_ops_per_s.is_some() => {
+                " (no compute ceiling measured: graylab info --probe)".to_owned()
+            }
+            _ => String::new(),
+        };
         let rate = self
             .kernel_ops_per_s
-            .map_or_else(String::new, |r| format!(", {:.2} Gop/s in the kernel", r / 1e9));
+            .map_or_else(String::new, |r| format!(", {:.2} Gop/s in the kernel{share}", r / 1e9));
         format!(
             "work {} rounds/px (synthetic{variant}), {} ops/px, {:.2} ops/byte{rate}",
             self.work_rounds, self.ops_per_pixel, self.ops_per_byte
@@ -87,5 +122,31 @@ mod tests {
         // No kernel (gray passed through), no work: no rate.
         assert!(WorkFigures::new(work, None, 10, Some(5)).ops_per_byte.abs() < f64::EPSILON);
         assert_eq!(WorkFigures::new(Work::NONE, Some(Kernel::Rgb8ToL8), 10, Some(5)).kernel_ops_per_s, None);
+    }
+
+    #[test]
+    fn the_kernel_rate_is_held_against_the_compute_ceiling() {
+        let work = Work { rounds: 256, mask: 0, divergent: false };
+        // 768 ops/px x 1e6 px in 0.0625 s: 12.288 Gop/s, against 16.384: 75%.
+        let f = WorkFigures::new(work, Some(Kernel::Rgb8ToL8), 1_000_000, Some(62_500_000));
+        let held = f.held_against(Backend::Cpu, Some(16.384e9));
+        assert_eq!(held.compute_share.map(|s| (s * 1e6).round() / 1e6), Some(0.75));
+        assert_eq!(held.compute_ceiling_ops_per_s, Some(16.384e9));
+        assert!(
+            held.sentence().ends_with(
+                "12.29 Gop/s in the kernel, 75% of this machine's CPU compute ceiling (16.38 Gop/s)"
+            ),
+            "{}",
+            held.sentence()
+        );
+        let json = serde_json::to_value(held).expect("json");
+        assert_eq!(json["compute_share"].as_f64().map(|s| (s * 1e6).round() / 1e6), Some(0.75));
+        assert!(json.get("compute_backend").is_none());
+        // Unknown ceiling, or no kernel rate: no share.
+        let bare = f.held_against(Backend::Gpu, None);
+        assert_eq!((bare.compute_share, bare.compute_ceiling_ops_per_s), (None, None));
+        assert!(bare.sentence().ends_with("(no compute ceiling measured: graylab info --probe)"));
+        let none = WorkFigures::new(Work::NONE, Some(Kernel::Rgb8ToL8), 10, Some(5));
+        assert_eq!(none.held_against(Backend::Cpu, Some(1e9)).compute_share, None);
     }
 }

@@ -22,8 +22,7 @@ use crate::gpu::run::conversion::Run;
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::run::round_trip::{RoundTrip, RoundTripTimes};
-use crate::gpu::timing::probe::GpuCeilings;
-use crate::gpu::timing::timestamps::TimestampCheck;
+use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -173,19 +172,19 @@ impl GpuConverter {
         Ok(())
     }
 
-    /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]): a few
-    /// hundred milliseconds, with GPU timestamps where the device reads them in place. A software
+    /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]), then
+    /// the compute ceiling: about a second, with GPU timestamps where the device reads them in
+    /// place (the compute kernel's also on a software adapter, checked per run). A software
     /// adapter's copies are timed on the CPU clock: they are host copies, and its timestamps can
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        let ctx = &*self.ctx;
-        let gpu_clock =
-            ctx.timestamps().encoders && !ctx.is_software() && self.timestamp_check.in_place(ctx)?;
-        let scopes = ErrorScopes::push(ctx.device());
-        let result = crate::gpu::timing::probe::measure(ctx, gpu_clock);
-        let scope_result = scopes.finish();
-        result.and_then(|v| scope_result.map(|()| v))
+        crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)
+    }
+
+    /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.
+    pub fn measure_compute(&self) -> Result<GpuCompute, GpuError> {
+        crate::gpu::timing::compute::measure_checked(&self.ctx, &self.timestamp_check)
     }
 
     /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
@@ -224,7 +223,7 @@ impl GpuConverter {
         job: &GpuJob<'_>,
         f: impl FnOnce(&KernelOn<'_>, Limits, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
     ) -> Result<T, GpuError> {
-        let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, false, false), false);
+        let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, job.work, false, false), false);
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
             f(&KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p }, limits, &mut scopes)
@@ -287,7 +286,7 @@ impl GpuConverter {
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
-        let chunk_bytes = self.budget.chunk_in_bytes(kernel, display.is_some(), download);
+        let chunk_bytes = self.budget.chunk_in_bytes(kernel, job.work, display.is_some(), download);
         let plan = RunPlan::new(
             kernel,
             (job.width, job.height),
@@ -359,6 +358,7 @@ impl GpuConverter {
             dst,
             cancel: job.cancel,
             budget: &self.budget,
+            work: job.work,
             t,
         };
         if pipelined {

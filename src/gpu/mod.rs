@@ -35,4 +35,6 @@ pub use plan::submission_budget::{GpuRates, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuTimings, StepClock};
 pub use run::resident::ResidentPass;
 pub use run::round_trip::RoundTripTimes;
-pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES, ProbeClock};
+pub use timing::compute::GpuCompute;
+pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES};
+pub use timing::timestamps::ProbeClock;

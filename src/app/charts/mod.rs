@@ -21,8 +21,8 @@ use egui_plot::{GridInput, GridMark};
 use axes::nice_spacer;
 
 pub use claims::claim_chart_ui;
-pub use round_trips::round_trips_chart_ui;
 pub use roofline::roofline_ui;
+pub use round_trips::round_trips_chart_ui;
 pub use sweep::SweepChart;
 pub use win_map::win_map_ui;
 

@@ -1,14 +1,16 @@
 //! The probed GPU ceilings, kept per adapter (name, driver and backend) and host thread count
 //! in `$XDG_CACHE_HOME/graylab/` (else `~/.cache/graylab/`) as JSON, written atomically: `bench`,
 //! `sweep` and the app reuse them, `graylab info --probe` measures them again. What is read is
-//! checked: a regular file, of bounded size, with figures a measurement can give.
+//! checked: a regular file, of bounded size, with figures a measurement can give. The compute
+//! ceiling rides along (`compute`, absent in files written before it: they still load, and it
+//! is measured alone; an absurd one is dropped the same way).
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
-use crate::gpu::{Bandwidth, GpuCeilings};
+use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute};
 
 /// Version of the cache file's layout; a file of another version is measured again.
 const FORMAT: u32 = 1;
@@ -87,6 +89,18 @@ fn implausible(name: &str, b: &Bandwidth) -> Option<String> {
     (!PLAUSIBLE_GB_PER_S.contains(&rate)).then(|| format!("{name}: {rate} GB/s"))
 }
 
+/// Rates outside these bounds, in integer operations per second, are no measurement but a
+/// damaged or edited file (a 2-core laptop does about 1e10, the largest GPUs about 1e14).
+pub const PLAUSIBLE_OPS_PER_S: std::ops::RangeInclusive<f64> = 1e6..=1e17;
+
+/// Why a GPU figure read from the cache cannot be a measurement, if it cannot.
+pub(crate) fn implausible_gpu(c: &GpuCompute) -> Option<String> {
+    if c.ops == 0 || c.best_ns == 0 || c.median_ns < c.best_ns || c.rounds == 0 || c.invocations == 0 {
+        return Some(format!("gpu compute: {c:?}"));
+    }
+    (!PLAUSIBLE_OPS_PER_S.contains(&c.ops_per_s())).then(|| format!("gpu compute: {} ops/s", c.ops_per_s()))
+}
+
 /// Why these ceilings cannot have been measured (zero bytes or times, absurd rates), if so.
 fn check_plausible(c: &GpuCeilings) -> Result<(), String> {
     let steps = [
@@ -119,9 +133,16 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
         log::debug!("the ceilings cache is over {MAX_CACHE_BYTES} bytes, ignored: {}", path.display());
         return None;
     }
-    let file: CacheFile = serde_json::from_slice(&bytes)
+    let mut file: CacheFile = serde_json::from_slice(&bytes)
         .map_err(|e| log::debug!("the ceilings cache is not readable ({e}): {}", path.display()))
         .ok()?;
+    if let Some(why) = file.ceilings.compute.as_ref().and_then(implausible_gpu) {
+        log::debug!(
+            "the ceilings cache holds an implausible compute ceiling ({why}), ignored: {}",
+            path.display()
+        );
+        file.ceilings.compute = None;
+    }
     if let Err(why) = check_plausible(&file.ceilings) {
         log::debug!(
             "the ceilings cache holds implausible figures ({why}), measuring again: {}",
@@ -231,6 +252,19 @@ impl Engine {
         }
     }
 
+    /// Keeps the GPU compute ceiling measured alone for the ceilings of `adapter_key` (read from
+    /// a cache written before it existed), in this engine and in the cache.
+    pub(crate) fn keep_gpu_compute(&self, adapter_key: &str, compute: GpuCompute) {
+        let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == adapter_key) else { return };
+        k.ceilings.compute = Some(compute);
+        if self.ceiling_cache
+            && let Err(e) = store(&k.ceilings, k.measured_unix_s)
+        {
+            log::warn!("the GPU compute ceiling could not be cached: {e}");
+        }
+    }
+
     /// The GPU ceilings this engine has measured or read, without measuring or reading anything.
     #[must_use]
     pub fn known_gpu_ceilings(&self) -> Option<KnownCeilings> {
@@ -264,6 +298,11 @@ fn best_of(mut a: GpuCeilings, b: &GpuCeilings) -> GpuCeilings {
     pick(&mut a.readback_to_host, &b.readback_to_host);
     pick(&mut a.host_memcpy, &b.host_memcpy);
     a.submit_latency_ns = a.submit_latency_ns.min(b.submit_latency_ns);
+    if let Some(y) = b.compute
+        && a.compute.is_none_or(|x| y.ops_per_s() > x.ops_per_s())
+    {
+        a.compute = Some(y);
+    }
     a.probe_ns += b.probe_ns;
     a
 }

@@ -1,6 +1,8 @@
 //! This machine's ceilings and every phase against them: the GPU's (probed, cached per adapter),
-//! the CPU kernel's (the memory-stream baseline) and the rates of a run's phases.
+//! the CPU kernel's (the memory-stream baseline), the compute ceilings of the synthetic work (CPU
+//! and GPU) and the rates of a run's phases.
 
 pub(super) mod cache;
+pub(super) mod compute;
 pub(super) mod rates;
 pub(super) mod stream;

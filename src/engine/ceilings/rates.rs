@@ -361,6 +361,7 @@ pub(crate) fn example_ceilings() -> GpuCeilings {
         host_memcpy: bw(90_000, 1_000, cpu),
         submit_latency_ns: 20_000,
         probe_ns: 500_000_000,
+        compute: None,
     }
 }
 

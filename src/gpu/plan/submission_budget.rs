@@ -8,20 +8,37 @@
 //! frames, which on a software adapter take as long as a chunk), so it may lower the estimate but
 //! never raise it. Believing it would shrink the chunks after every wait, each smaller chunk
 //! waiting as long as the last, down to one row per submission.
+//!
+//! The kernel's cost depends on the synthetic work per pixel (4096 rounds cost a thousand times
+//! what the plain grayscale does), so it is learnt per work level: the plain grayscale (0
+//! rounds) in [`GpuRates::kernel_ns_per_byte`], every other level (rounds, divergent) on its
+//! own. A level not run yet is predicted as `base + per_round * rounds`: the plain grayscale's
+//! cost plus the dearest cost per round of the levels learnt so far (a level's cost over its
+//! rounds, an upper bound of its cost per round; twice that for a divergent level, where half
+//! the pixels run), or [`CONSERVATIVE_NS_PER_BYTE_ROUND`] before any. So each level's first
+//! chunks are sized from its own cost, and a heavy run leaves the plain grayscale's alone.
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::pixel::Kernel;
+use crate::pixel::{Kernel, Work};
 
 /// The GPU time one submission should stay under, in nanoseconds.
 pub const SUBMISSION_BUDGET_NS: u64 = 8_000_000;
+
+/// Where learning of a work level's cost per round starts, before any level was learnt: GPU
+/// nanoseconds per input byte per round, slower than a software rasteriser on two cores (about
+/// 0.6 there).
+pub const CONSERVATIVE_NS_PER_BYTE_ROUND: f64 = 1.0;
+
+/// Work levels whose kernel cost is kept (the oldest is forgotten first).
+const LEVELS: usize = 16;
 
 /// The GPU's cost per byte of each step, as learnt so far.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct GpuRates {
     /// Upload copy (staging to input buffer), per input byte.
     pub upload_ns_per_byte: f64,
-    /// Kernel, per input byte.
+    /// Kernel, per input byte (of the plain grayscale; [`Budget`] keeps each work level's).
     pub kernel_ns_per_byte: f64,
     /// Drawing into display textures, per output byte.
     pub display_ns_per_byte: f64,
@@ -73,42 +90,115 @@ pub(crate) struct Sample {
     pub upper_bounds: bool,
 }
 
+/// The learnt kernel cost of one work level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LevelCost {
+    rounds: u32,
+    divergent: bool,
+    kernel_ns_per_byte: f64,
+}
+
+/// What one device has learnt.
+struct Learnt {
+    rates: GpuRates,
+    levels: Vec<LevelCost>,
+}
+
+impl Learnt {
+    /// The learnt level of `work`, if it was run.
+    fn level(&self, work: Work) -> Option<usize> {
+        self.levels.iter().position(|l| l.rounds == work.rounds && l.divergent == work.divergent)
+    }
+
+    /// The kernel's cost per input byte at `work`: learnt, or predicted (see the module doc).
+    fn kernel_ns_per_byte(&self, work: Work) -> f64 {
+        if work.rounds == 0 {
+            return self.rates.kernel_ns_per_byte;
+        }
+        match self.level(work) {
+            Some(i) => self.levels[i].kernel_ns_per_byte,
+            None => self.predicted(work.rounds),
+        }
+    }
+
+    /// `base + per_round * rounds` from the levels learnt so far.
+    fn predicted(&self, rounds: u32) -> f64 {
+        let per_round = self
+            .levels
+            .iter()
+            .map(|l| l.kernel_ns_per_byte / f64::from(l.rounds.max(1)) * if l.divergent { 2.0 } else { 1.0 })
+            .reduce(f64::max)
+            .unwrap_or(CONSERVATIVE_NS_PER_BYTE_ROUND);
+        self.rates.kernel_ns_per_byte + per_round * f64::from(rounds)
+    }
+
+    /// The estimate of `work`'s kernel cost to update: a new level starts from its prediction.
+    fn kernel_estimate(&mut self, work: Work) -> &mut f64 {
+        if work.rounds == 0 {
+            return &mut self.rates.kernel_ns_per_byte;
+        }
+        let i = if let Some(i) = self.level(work) {
+            i
+        } else {
+            let kernel_ns_per_byte = self.predicted(work.rounds);
+            if self.levels.len() >= LEVELS {
+                self.levels.remove(0);
+            }
+            self.levels.push(LevelCost {
+                rounds: work.rounds,
+                divergent: work.divergent,
+                kernel_ns_per_byte,
+            });
+            self.levels.len() - 1
+        };
+        &mut self.levels[i].kernel_ns_per_byte
+    }
+}
+
 /// The learnt rates of one device.
 pub(crate) struct Budget {
-    rates: Mutex<GpuRates>,
+    learnt: Mutex<Learnt>,
 }
 
 impl Budget {
-    /// Starts from [`GpuRates::CONSERVATIVE`].
+    /// Starts from [`GpuRates::CONSERVATIVE`] and no work level learnt.
     pub(crate) fn new() -> Self {
-        Self { rates: Mutex::new(GpuRates::CONSERVATIVE) }
+        Self { learnt: Mutex::new(Learnt { rates: GpuRates::CONSERVATIVE, levels: Vec::new() }) }
     }
 
-    /// The rates learnt so far.
+    /// The rates learnt so far, the kernel's for the plain grayscale.
     pub(crate) fn rates(&self) -> GpuRates {
-        *self.rates.lock().unwrap_or_else(PoisonError::into_inner)
+        self.learnt.lock().unwrap_or_else(PoisonError::into_inner).rates
     }
 
-    /// Input bytes one submission may carry for these steps, rounded down to a power of two so
-    /// that small changes in the learnt rates do not resize the staging buffers every run.
-    pub(crate) fn chunk_in_bytes(&self, kernel: Kernel, display: bool, download: bool) -> u64 {
-        let ns = self.rates().ns_per_input_byte(kernel, display, download).max(1e-6);
+    /// The rates learnt so far, the kernel's for `work` (learnt, or predicted).
+    pub(crate) fn rates_for(&self, work: Work) -> GpuRates {
+        let learnt = self.learnt.lock().unwrap_or_else(PoisonError::into_inner);
+        GpuRates { kernel_ns_per_byte: learnt.kernel_ns_per_byte(work), ..learnt.rates }
+    }
+
+    /// Input bytes one submission may carry for these steps at `work`, rounded down to a power
+    /// of two so that small changes in the learnt rates do not resize the staging buffers every
+    /// run.
+    pub(crate) fn chunk_in_bytes(&self, kernel: Kernel, work: Work, display: bool, download: bool) -> u64 {
+        let ns = self.rates_for(work).ns_per_input_byte(kernel, display, download).max(1e-6);
         let bytes = ((SUBMISSION_BUDGET_NS as f64 / ns) as u64).max(1);
         1 << bytes.ilog2()
     }
 
-    /// Learns from one submission.
-    pub(crate) fn learn(&self, s: &Sample) {
+    /// Learns from one submission of a run at `work`.
+    pub(crate) fn learn(&self, work: Work, s: &Sample) {
         if s.in_bytes == 0 || s.out_bytes == 0 {
             return;
         }
-        let mut rates = self.rates.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut learnt = self.learnt.lock().unwrap_or_else(PoisonError::into_inner);
         let per = |ns: u64, bytes: u64| ns as f64 / bytes as f64;
         let update = |estimate: &mut f64, observed: f64| update(estimate, observed, s.upper_bounds);
+        update(learnt.kernel_estimate(work), per(s.kernel_ns, s.in_bytes));
+        let rates = &mut learnt.rates;
         if let Some(ns) = s.upload_ns {
             update(&mut rates.upload_ns_per_byte, per(ns, s.in_bytes));
         }
-        update(&mut rates.kernel_ns_per_byte, per(s.kernel_ns, s.in_bytes));
         if let Some(ns) = s.display_ns {
             update(&mut rates.display_ns_per_byte, per(ns, s.out_bytes));
         }
@@ -138,7 +228,7 @@ mod tests {
     #[test]
     fn slower_readings_count_at_once_faster_ones_slowly() {
         let budget = Budget::new();
-        let start = budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true);
+        let start = budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true);
         // 3.5 + 0.5 / 3 ns per input byte: about 2.2 MB per 8 ms submission, rounded down.
         assert_eq!(start, 2 << 20);
         let fast = Sample {
@@ -150,17 +240,17 @@ mod tests {
             download_ns: Some(10_000),
             upper_bounds: false,
         };
-        budget.learn(&fast);
+        budget.learn(Work::NONE, &fast);
         let r = budget.rates();
         assert!((r.kernel_ns_per_byte - (3.0 * 0.75 + 0.01 * 0.25)).abs() < 1e-9, "{r:?}");
         for _ in 0..10 {
-            budget.learn(&fast);
+            budget.learn(Work::NONE, &fast);
         }
-        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true), 32 << 20);
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true), 32 << 20);
         let slow = Sample { kernel_ns: 30_000_000, ..fast };
-        budget.learn(&slow);
+        budget.learn(Work::NONE, &slow);
         assert!((budget.rates().kernel_ns_per_byte - 10.0).abs() < 1e-9);
-        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, false, true), 512 << 10);
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true), 512 << 10);
         // A display step is only planned (and learnt) when a run draws.
         assert!(
             (budget.rates().display_ns_per_byte - GpuRates::CONSERVATIVE.display_ns_per_byte).abs() < 1e-12
@@ -181,16 +271,92 @@ mod tests {
             upper_bounds: true,
         };
         for _ in 0..20 {
-            budget.learn(&waited);
+            budget.learn(Work::NONE, &waited);
         }
         assert_eq!(budget.rates(), GpuRates::CONSERVATIVE, "slow upper bounds change nothing");
         // 0.5 + 3 + 6 / 3 ns per input byte: about 1.45 MB per 8 ms submission, rounded down.
-        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, true, false), 1 << 20);
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, true, false), 1 << 20);
         // A fast one still proves the GPU faster than estimated.
         let quick = Sample { kernel_ns: 300_000, ..waited };
-        budget.learn(&quick);
+        budget.learn(Work::NONE, &quick);
         let r = budget.rates();
         assert!((r.kernel_ns_per_byte - (3.0 * 0.75 + 0.1 * 0.25)).abs() < 1e-9, "{r:?}");
         assert!((r.upload_ns_per_byte - GpuRates::CONSERVATIVE.upload_ns_per_byte).abs() < 1e-12);
+    }
+
+    /// A timestamped chunk of 3 MB in, 1 MB out whose kernel took `kernel_ns`.
+    fn kernel_sample(kernel_ns: u64) -> Sample {
+        Sample {
+            in_bytes: 3_000_000,
+            out_bytes: 1_000_000,
+            upload_ns: None,
+            kernel_ns,
+            display_ns: None,
+            download_ns: None,
+            upper_bounds: false,
+        }
+    }
+
+    fn rounds(rounds: u32) -> Work {
+        Work { rounds, mask: 0, divergent: false }
+    }
+
+    #[test]
+    fn each_work_level_keeps_its_own_kernel_cost() {
+        let budget = Budget::new();
+        // The plain grayscale at 0.01 ns per input byte, learnt over many chunks.
+        for _ in 0..40 {
+            budget.learn(Work::NONE, &kernel_sample(30_000));
+        }
+        let plain = budget.rates().kernel_ns_per_byte;
+        assert!((plain - 0.01).abs() < 1e-3, "{plain}");
+        // A first run at 4096 rounds is not sized from the plain grayscale's speed: before any
+        // level is learnt, 1 ns per byte and round.
+        let heavy = rounds(4096);
+        let predicted = budget.rates_for(heavy).kernel_ns_per_byte;
+        assert!((predicted - (plain + 4096.0)).abs() < 1e-9, "{predicted}");
+        // It measures 30 ms for 3 MB (10 ns per byte), faster than predicted: the estimate moves
+        // a quarter of the way from the prediction.
+        budget.learn(heavy, &kernel_sample(30_000_000));
+        let learnt = budget.rates_for(heavy).kernel_ns_per_byte;
+        assert!((learnt - ((plain + 4096.0) * 0.75 + 10.0 * 0.25)).abs() < 1e-6, "{learnt}");
+        for _ in 0..60 {
+            budget.learn(heavy, &kernel_sample(30_000_000));
+        }
+        let learnt = budget.rates_for(heavy).kernel_ns_per_byte;
+        assert!((learnt - 10.0).abs() < 1e-3, "{learnt}");
+        // 8 ms at 10 ns per byte (+ 0.5 upload): about 762 KB, rounded down to 512 KiB.
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, heavy, false, false), 512 << 10);
+        // The heavy run left the plain grayscale's cost alone: its chunks stay large.
+        assert!((budget.rates().kernel_ns_per_byte - plain).abs() < 1e-12);
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, false), 8 << 20);
+        // A level not run yet is predicted from the learnt one's cost per round: 1024 rounds at
+        // 10 / 4096 ns per byte and round, plus the plain grayscale.
+        let predicted = budget.rates_for(rounds(1024)).kernel_ns_per_byte;
+        assert!((predicted - (plain + 10.0 / 4.0)).abs() < 1e-3, "{predicted}");
+        // A slower reading at one level is believed at once, and only there.
+        budget.learn(rounds(16), &kernel_sample(3_000_000));
+        assert!((budget.rates_for(rounds(16)).kernel_ns_per_byte - 1.0).abs() < 1e-9);
+        assert!((budget.rates_for(heavy).kernel_ns_per_byte - learnt).abs() < 1e-12);
+        // The divergent variant is a level of its own, predicted from the dearest cost per round
+        // learnt so far (16 rounds at 1 ns per byte: 1/16 per round).
+        let divergent = Work { rounds: 4096, mask: 0, divergent: true };
+        let predicted = budget.rates_for(divergent).kernel_ns_per_byte;
+        assert!((predicted - (plain + 4096.0 / 16.0)).abs() < 1e-3, "{predicted}");
+    }
+
+    #[test]
+    fn cpu_clock_readings_of_a_new_level_only_lower_its_prediction() {
+        let budget = Budget::new();
+        let heavy = rounds(256);
+        let waited = Sample { upper_bounds: true, ..kernel_sample(3_000_000_000) };
+        budget.learn(heavy, &waited);
+        let predicted = GpuRates::CONSERVATIVE.kernel_ns_per_byte + 256.0 * CONSERVATIVE_NS_PER_BYTE_ROUND;
+        assert!((budget.rates_for(heavy).kernel_ns_per_byte - predicted).abs() < 1e-9);
+        // Only the most recent levels are kept.
+        for r in 1..=(LEVELS as u32 + 4) {
+            budget.learn(rounds(r), &kernel_sample(3_000_000));
+        }
+        assert_eq!(budget.learnt.lock().map_or(0, |l| l.levels.len()), LEVELS);
     }
 }

@@ -12,6 +12,7 @@ use crate::gpu::plan::run_plan::{Chunk, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, Sample};
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::{GpuError, GpuTimings};
+use crate::pixel::Work;
 
 /// One conversion in progress.
 pub(crate) struct Run<'a> {
@@ -27,6 +28,8 @@ pub(crate) struct Run<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// The device's learnt speed, updated from this run's measurements.
     pub budget: &'a Budget,
+    /// The run's synthetic work per pixel, whose kernel cost the budget learns apart.
+    pub work: Work,
     /// What was measured so far.
     pub t: GpuTimings,
 }
@@ -107,7 +110,7 @@ impl Run<'_> {
         if !self.cmds.upload {
             sample.upload_ns = None;
         }
-        self.budget.learn(&sample);
+        self.budget.learn(self.work, &sample);
     }
 
     fn length_mismatch(&self) -> GpuError {

@@ -12,8 +12,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::gpu::device::host_copy::{PIECE_BYTES, fill_mapped, read_mapped};
+use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
-use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
+use crate::gpu::timing::compute::{GpuCompute, measure_checked};
+use crate::gpu::timing::timestamps::{ProbeClock, Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 
 /// Bytes each transfer of the probe moves: 64 MiB, about an 8K RGB frame (99.5 MB) in and its
@@ -29,28 +31,6 @@ pub const REPEATS: usize = 4;
 
 /// Submissions timed for the latency.
 const LATENCY_REPEATS: usize = 9;
-
-/// Which clock measured a ceiling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum ProbeClock {
-    /// GPU timestamps around the copy.
-    #[serde(rename = "gpu-timestamp")]
-    GpuTimestamp,
-    /// The host's monotonic clock (around a host copy, or around a submit-and-wait).
-    #[serde(rename = "cpu-clock")]
-    CpuClock,
-}
-
-impl ProbeClock {
-    /// The label printed beside the figure.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::GpuTimestamp => "gpu-timestamp",
-            Self::CpuClock => "cpu-clock",
-        }
-    }
-}
 
 /// One measured bandwidth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -113,6 +93,10 @@ pub struct GpuCeilings {
     pub submit_latency_ns: u64,
     /// How long the whole probe took, nanoseconds.
     pub probe_ns: u64,
+    /// The compute ceiling of the synthetic work ([`GpuCompute`]); `None` in caches written
+    /// before it was measured.
+    #[serde(default)]
+    pub compute: Option<GpuCompute>,
 }
 
 /// Two steps one after the other on the same bytes, as one rate.
@@ -141,6 +125,22 @@ impl GpuCeilings {
     pub fn device_to_host_gb_per_s(&self) -> f64 {
         serial_gb_per_s(&self.device_to_readback, &self.readback_to_host)
     }
+}
+
+/// Every ceiling of the GPU path ([`measure`]), then the compute ceiling, each
+/// inside error scopes. The copies are timed with encoder timestamps only on a hardware adapter
+/// that reads them in place (see `GpuConverter::measure_ceilings`).
+pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Result<GpuCeilings, GpuError> {
+    let gpu_clock = ctx.timestamps().encoders && !ctx.is_software() && check.in_place(ctx)?;
+    let scopes = ErrorScopes::push(ctx.device());
+    let result = measure(ctx, gpu_clock);
+    let scope_result = scopes.finish();
+    let mut ceilings = result?;
+    scope_result?;
+    let started = Instant::now();
+    ceilings.compute = Some(measure_checked(ctx, check)?);
+    ceilings.probe_ns += nanos(started.elapsed());
+    Ok(ceilings)
 }
 
 /// The probe's buffers.
@@ -187,6 +187,7 @@ pub(crate) fn measure(ctx: &GpuContext, gpu_clock: bool) -> Result<GpuCeilings, 
         host_memcpy,
         submit_latency_ns,
         probe_ns: nanos(started.elapsed()),
+        compute: None,
     })
 }
 

@@ -1,0 +1,236 @@
+//! The compute ceilings of the synthetic work ([`ComputeCeilings`]). The CPU's
+//! ([`crate::cpu::compute_ceiling`], a fraction of a second) is measured once per engine and kept
+//! in `compute-cpu-….json` in the cache folder, keyed by the CPU's model and thread count; the
+//! GPU's is measured with the GPU ceilings and cached with them, per adapter
+//! ([`super::cache`]). What is read is checked: an absurd figure counts as absent.
+//! [`Engine::known_compute_ceiling`] measures nothing: every run's report is held against the
+//! ceilings already known.
+
+use std::path::PathBuf;
+use std::sync::PoisonError;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
+use crate::engine::ceilings::cache::PLAUSIBLE_OPS_PER_S;
+use crate::engine::report::{ClockSource, RunReport};
+use crate::engine::{Backend, ComputeCeilings, Engine, EngineError, ProbeClock, cache_dir};
+use crate::gpu::GpuCompute;
+
+/// Version of the CPU cache file's layout; a file of another version is measured again.
+const FORMAT: u32 = 1;
+
+/// The most bytes the CPU cache file is read for.
+const MAX_CACHE_BYTES: u64 = 64 << 10;
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CpuCacheFile {
+    format: u32,
+    graylab_version: String,
+    cpu_key: String,
+    measured_unix_s: u64,
+    compute: CpuCompute,
+}
+
+/// This CPU, as the cache knows it: the model name the kernel reports and the thread count.
+fn cpu_key() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_owned());
+    format!("{model} | {} threads", available_threads())
+}
+
+/// The CPU cache file of `key`.
+fn cpu_cache_file(key: &str) -> Option<PathBuf> {
+    Some(cache_dir()?.join(format!("compute-cpu-{:08x}.json", crc32fast::hash(key.as_bytes()))))
+}
+
+/// Why a CPU figure read from the cache cannot be a measurement, if it cannot.
+pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
+    if c.ops == 0 || c.best_ns == 0 || c.median_ns < c.best_ns || c.threads == 0 {
+        return Some(format!("cpu compute: {c:?}"));
+    }
+    (!PLAUSIBLE_OPS_PER_S.contains(&c.ops_per_s())).then(|| format!("cpu compute: {} ops/s", c.ops_per_s()))
+}
+
+/// The cached CPU compute ceiling of this CPU at this thread count, if one was measured and is
+/// plausible. Only a regular file of at most 64 KiB is read.
+#[must_use]
+pub fn cached_cpu_compute() -> Option<CpuCompute> {
+    let key = cpu_key();
+    let path = cpu_cache_file(&key)?;
+    let bytes = crate::io::read_capped(&path, MAX_CACHE_BYTES + 1).ok()?;
+    if bytes.len() as u64 > MAX_CACHE_BYTES {
+        return None;
+    }
+    let file: CpuCacheFile = serde_json::from_slice(&bytes)
+        .map_err(|e| log::debug!("the CPU compute cache is not readable ({e}): {}", path.display()))
+        .ok()?;
+    if let Some(why) = implausible_cpu(&file.compute) {
+        log::debug!("the CPU compute cache holds implausible figures ({why}): {}", path.display());
+        return None;
+    }
+    (file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads())
+        .then_some(file.compute)
+}
+
+/// Writes the CPU compute ceiling to its cache file; the file's path.
+fn store_cpu(compute: &CpuCompute) -> Result<PathBuf, String> {
+    let key = cpu_key();
+    let path = cpu_cache_file(&key).ok_or("neither XDG_CACHE_HOME nor HOME is set")?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let file = CpuCacheFile {
+        format: FORMAT,
+        graylab_version: env!("CARGO_PKG_VERSION").to_owned(),
+        cpu_key: key,
+        measured_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        compute: *compute,
+    };
+    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+    crate::io::write_atomically(&path, true, |out| {
+        std::io::Write::write_all(out, json.as_bytes()).map_err(crate::io::WriteCause::Os)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(path)
+}
+
+/// The clock of a GPU figure, in the reports' terms.
+fn clock_of(clock: ProbeClock) -> ClockSource {
+    match clock {
+        ProbeClock::GpuTimestamp => ClockSource::GpuTimestamp,
+        ProbeClock::CpuClock => ClockSource::CpuClock,
+    }
+}
+
+/// The ceilings of the two parts, as the sweep, the roofline and the reports use them.
+#[must_use]
+pub fn compute_ceilings_of(cpu: &CpuCompute, gpu: Option<&GpuCompute>) -> ComputeCeilings {
+    ComputeCeilings {
+        cpu_ops_per_s: cpu.ops_per_s(),
+        cpu_threads: cpu.threads,
+        gpu_ops_per_s: gpu.map(GpuCompute::ops_per_s),
+        gpu_clock: gpu.map(|g| clock_of(g.clock)),
+    }
+}
+
+impl Engine {
+    /// This CPU's compute ceiling on all threads: the one this engine has, else the cached one,
+    /// else measured now (0.1 to 0.3 s) and cached. `remeasure` always measures
+    /// (`graylab info --probe`).
+    pub fn cpu_compute(&self, remeasure: bool) -> Result<CpuCompute, EngineError> {
+        let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
+        if !remeasure {
+            if let Some(c) = *known {
+                return Ok(c);
+            }
+            if let Some(c) = self.ceiling_cache.then(cached_cpu_compute).flatten() {
+                *known = Some(c);
+                return Ok(c);
+            }
+        }
+        let c = compute_ceiling(available_threads())?;
+        if self.ceiling_cache
+            && let Err(e) = store_cpu(&c)
+        {
+            log::warn!("the CPU compute ceiling could not be cached: {e}");
+        }
+        *known = Some(c);
+        Ok(c)
+    }
+
+    /// The GPU's compute ceiling: with the GPU ceilings ([`Engine::gpu_ceilings`]: known,
+    /// cached or measured now), measured alone when they were cached before it existed.
+    pub fn gpu_compute(&self) -> Result<GpuCompute, EngineError> {
+        let known = self.gpu_ceilings(false)?;
+        if let Some(c) = known.ceilings.compute {
+            return Ok(c);
+        }
+        let c = self.gpu_converter()?.measure_compute()?;
+        self.keep_gpu_compute(&known.ceilings.adapter_key, c);
+        Ok(c)
+    }
+
+    /// This machine's compute ceilings (see [`ComputeCeilings`]): each measured once per engine
+    /// or read from the cache; the GPU part `None` without a GPU.
+    pub fn compute_ceilings(&self) -> Result<ComputeCeilings, EngineError> {
+        let cpu = self.cpu_compute(false)?;
+        let gpu = match self.gpu_compute() {
+            Ok(g) => Some(g),
+            Err(EngineError::GpuUnavailable(why)) => {
+                log::debug!("no GPU compute ceiling: {why}");
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(compute_ceilings_of(&cpu, gpu.as_ref()))
+    }
+
+    /// The compute ceiling of `backend` in operations per second if this engine knows it or the
+    /// cache has it; measures nothing (the GPU's is only looked for once the GPU is open).
+    #[must_use]
+    pub fn known_compute_ceiling(&self, backend: Backend) -> Option<f64> {
+        match backend {
+            Backend::Cpu => {
+                let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
+                if known.is_none() && self.ceiling_cache {
+                    *known = cached_cpu_compute();
+                }
+                known.map(|c| c.ops_per_s())
+            }
+            Backend::Gpu => {
+                matches!(self.gpu.get(), Some(Ok(_))).then_some(())?;
+                self.cached_gpu_ceilings()?.ceilings.compute.map(|c| c.ops_per_s())
+            }
+        }
+    }
+
+    /// Holds `report`'s kernel rate against its backend's compute ceiling, when known.
+    pub(crate) fn hold_against_compute(&self, report: &mut RunReport) {
+        if report.work.kernel_ops_per_s.is_some() {
+            report.work =
+                report.work.held_against(report.backend, self.known_compute_ceiling(report.backend));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ceilings::cache::implausible_gpu;
+
+    #[test]
+    fn absurd_figures_are_no_measurement() {
+        let cpu = CpuCompute {
+            threads: 2,
+            simd: crate::cpu::SimdLevel::Avx2,
+            ops: 1_000_000_000,
+            best_ns: 100_000_000,
+            median_ns: 110_000_000,
+        };
+        assert_eq!(implausible_cpu(&cpu), None);
+        assert!(implausible_cpu(&CpuCompute { best_ns: 1, ..cpu }).is_some(), "1e18 ops/s");
+        assert!(implausible_cpu(&CpuCompute { median_ns: 1, ..cpu }).is_some());
+        let gpu = GpuCompute {
+            rounds: 4096,
+            invocations: 1 << 20,
+            ops: 3 << 32,
+            best_ns: 2_000_000,
+            median_ns: 2_100_000,
+            clock: ProbeClock::GpuTimestamp,
+        };
+        assert_eq!(implausible_gpu(&gpu), None);
+        assert!(implausible_gpu(&GpuCompute { ops: 1, ..gpu }).is_some(), "500 ops/s");
+        assert!(implausible_gpu(&GpuCompute { rounds: 0, ..gpu }).is_some());
+        let c = compute_ceilings_of(&cpu, Some(&gpu));
+        assert!((c.cpu_ops_per_s - 1e10).abs() < 1.0 && c.cpu_threads == 2, "{c:?}");
+        assert_eq!(c.gpu_clock, Some(ClockSource::GpuTimestamp));
+        assert!(compute_ceilings_of(&cpu, None).gpu_ops_per_s.is_none());
+    }
+}

@@ -1,0 +1,252 @@
+//! The GPU's compute ceiling for the synthetic work: `shaders/compute.wgsl` runs rounds of the
+//! work's hash in registers only, one chain per invocation as the kernel runs one per gray
+//! value, timed with GPU timestamps around the compute pass where the adapter reads them in
+//! place, else on the CPU clock around a submit-and-wait.
+//!
+//! The dispatch is fixed per adapter kind (about a million invocations on a GPU, an H200's 132
+//! SMs filled about four times over; 16 Ki on a software adapter, whose "GPU" is a few CPU
+//! cores), and the rounds grow from a short first run until one run lasts about
+//! [`TARGET_NS`], so a fast GPU and lavapipe both take a fraction of a second. Operations are
+//! counted as on the CPU: 3 per round. The one invocation that reaches a known hash writes its
+//! index, which is checked, so the figure is of rounds that really ran.
+
+use std::time::Instant;
+
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::timing::timestamps::{ProbeClock, Span, Stamp, TimestampCheck, Timestamps};
+use crate::gpu::{GpuContext, GpuError};
+use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
+
+/// What one timed run should last, nanoseconds.
+pub const TARGET_NS: u64 = 20_000_000;
+
+/// Timed runs after the sizing runs; the fastest counts.
+pub const COMPUTE_REPEATS: usize = 4;
+
+/// Invocations per workgroup (`WG` in the shader).
+const WORKGROUP: u32 = 64;
+
+/// The most rounds one run may ask for (a run stays well under a second even on a slow GPU).
+const MAX_ROUNDS: u32 = 1 << 22;
+
+/// Sizing runs at most, before the timed ones.
+const SIZING_RUNS: usize = 8;
+
+/// The GPU's compute ceiling, as measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GpuCompute {
+    /// Rounds per invocation of the timed runs.
+    pub rounds: u32,
+    /// Invocations per run, one hash chain each.
+    pub invocations: u64,
+    /// Integer operations per run: invocations × rounds × 3.
+    pub ops: u64,
+    /// The fastest run, nanoseconds: the ceiling.
+    pub best_ns: u64,
+    /// The median run, nanoseconds.
+    pub median_ns: u64,
+    /// The clock that timed the runs.
+    pub clock: ProbeClock,
+}
+
+impl GpuCompute {
+    /// The ceiling: integer operations per second at the fastest run.
+    #[must_use]
+    pub fn ops_per_s(&self) -> f64 {
+        self.ops as f64 / self.best_ns.max(1) as f64 * 1e9
+    }
+}
+
+/// The probe's pipeline and buffers.
+struct Probe {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    params: wgpu::Buffer,
+    found: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    groups: u32,
+}
+
+impl Probe {
+    fn new(ctx: &GpuContext) -> Self {
+        use wgpu::BufferUsages as U;
+        let device = ctx.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("compute.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(crate::shaders::COMPUTE_WGSL.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("compute ceiling"),
+            layout: None,
+            module: &module,
+            entry_point: Some("rounds_only"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let params = buffer("compute ceiling params", U::UNIFORM | U::COPY_DST);
+        let found = buffer("compute ceiling found", U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let readback = buffer("compute ceiling readback", U::MAP_READ | U::COPY_DST);
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("compute ceiling"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: found.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: params.as_entire_binding() },
+            ],
+        });
+        let max = ctx.limits().max_compute_workgroups_per_dimension.max(1);
+        let groups = if ctx.is_software() { 256 } else { 16_384 }.min(max);
+        Self { pipeline, bind_group, params, found, readback, groups }
+    }
+
+    fn invocations(&self) -> u64 {
+        u64::from(self.groups) * u64::from(WORKGROUP)
+    }
+
+    /// The invocation whose hash is looked for, and that hash after `rounds` rounds.
+    fn target(&self, rounds: u32) -> (u32, u32) {
+        let invocation = (self.invocations() / 2 + 1) as u32;
+        (invocation, scalar_rounds(invocation, rounds))
+    }
+
+    /// One run of `rounds`: (GPU-timestamp span where `ts` is given, CPU-clock submit-and-wait).
+    fn run(&self, ctx: &GpuContext, ts: Option<&Timestamps>, rounds: u32) -> Result<(u64, u64), GpuError> {
+        let (_, target) = self.target(rounds);
+        let mut params = [0u8; 16];
+        params[..4].copy_from_slice(&rounds.to_le_bytes());
+        params[4..8].copy_from_slice(&target.to_le_bytes());
+        ctx.queue().write_buffer(&self.params, 0, &params);
+        let mut enc = ctx
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("compute ceiling") });
+        enc.clear_buffer(&self.found, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("rounds only"),
+                timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart, Stamp::KernelEnd)),
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.dispatch_workgroups(self.groups, 1, 1);
+        }
+        if let Some(ts) = ts {
+            ts.resolve(&mut enc, (Stamp::KernelStart, Stamp::KernelEnd));
+        }
+        enc.copy_buffer_to_buffer(&self.found, 0, &self.readback, 0, 16);
+        let commands = enc.finish();
+        let started = Instant::now();
+        let submission = ctx.queue().submit([commands]);
+        wait_for(ctx.device(), Some(&submission))?;
+        let cpu_ns = nanos(started.elapsed()).max(1);
+        let gpu_ns = match ts {
+            Some(ts) => {
+                mapped(ctx.device(), &ts.map())?;
+                ctx.ticks_to_ns(ts.read()?.span(Span::Kernel))
+            }
+            None => 0,
+        };
+        Ok((gpu_ns, cpu_ns))
+    }
+
+    /// The invocation index + 1 the last run found (0: none).
+    fn found(&self, ctx: &GpuContext) -> Result<u32, GpuError> {
+        mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
+        let word = {
+            let view = self.readback.get_mapped_range(0..4).map_err(|e| GpuError::Map(e.to_string()))?;
+            let mut word = [0u8; 4];
+            word.copy_from_slice(&view);
+            u32::from_le_bytes(word)
+        };
+        self.readback.unmap();
+        Ok(word)
+    }
+}
+
+/// The rounds after a sizing run of `rounds` that took `ns`: scaled towards [`TARGET_NS`],
+/// at least doubled, at most ×64, never past [`MAX_ROUNDS`].
+fn grow(rounds: u32, ns: u64) -> u32 {
+    let factor = (TARGET_NS as f64 / ns.max(1) as f64).clamp(2.0, 64.0);
+    ((f64::from(rounds) * factor) as u32).clamp(1, MAX_ROUNDS)
+}
+
+/// Measures the compute ceiling on `ctx` (see the module doc). `kernel_clock`: time the pass
+/// with GPU timestamps (the device has them in passes and reads them in place).
+pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute, GpuError> {
+    let probe = Probe::new(ctx);
+    let timestamps = kernel_clock.then(|| Timestamps::new(ctx));
+    let mut rounds = if ctx.is_software() { 16 } else { 256 };
+    // The first dispatch may also compile the shader (llvmpipe does): a warm-up, not a size.
+    probe.run(ctx, None, rounds)?;
+    for _ in 0..SIZING_RUNS {
+        let (_, cpu_ns) = probe.run(ctx, None, rounds)?;
+        if cpu_ns >= TARGET_NS / 2 || rounds >= MAX_ROUNDS {
+            break;
+        }
+        rounds = grow(rounds, cpu_ns);
+    }
+    let (mut gpu_runs, mut cpu_runs) = (Vec::new(), Vec::new());
+    let mut gpu_clock = timestamps.is_some();
+    for _ in 0..COMPUTE_REPEATS {
+        let (gpu_ns, cpu_ns) = probe.run(ctx, timestamps.as_ref(), rounds)?;
+        // A span longer than the CPU clock saw, of no time, or under half the wait for a run
+        // this long (a clock read late) cannot be right.
+        gpu_clock &= gpu_ns > 0 && gpu_ns <= cpu_ns + cpu_ns / 10 + 200_000 && gpu_ns * 2 >= cpu_ns;
+        gpu_runs.push(gpu_ns);
+        cpu_runs.push(cpu_ns);
+    }
+    let (invocation, _) = probe.target(rounds);
+    let found = probe.found(ctx)?;
+    if found != invocation + 1 {
+        log::warn!(
+            "the compute probe found {found}, not {}: its rounds did not run as written",
+            invocation + 1
+        );
+        return Err(GpuError::Bug("the compute probe's hash was not found"));
+    }
+    let (mut runs, clock) =
+        if gpu_clock { (gpu_runs, ProbeClock::GpuTimestamp) } else { (cpu_runs, ProbeClock::CpuClock) };
+    runs.sort_unstable();
+    drop(timestamps);
+    wait_for(ctx.device(), None)?;
+    Ok(GpuCompute {
+        rounds,
+        invocations: probe.invocations(),
+        ops: probe.invocations() * u64::from(rounds) * u64::from(OPS_PER_ROUND),
+        best_ns: runs.first().copied().unwrap_or(1).max(1),
+        median_ns: runs.get(runs.len() / 2).copied().unwrap_or(1).max(1),
+        clock,
+    })
+}
+
+/// The compute ceiling alone, inside error scopes, on GPU timestamps where the device has them
+/// in compute passes and reads them in place.
+pub(crate) fn measure_checked(ctx: &GpuContext, check: &TimestampCheck) -> Result<GpuCompute, GpuError> {
+    let kernel_clock = ctx.timestamps().passes && check.in_place(ctx)?;
+    let scopes = ErrorScopes::push(ctx.device());
+    let result = measure(ctx, kernel_clock);
+    // A command the device rejected explains a failed wait after it: its error comes first.
+    scopes.finish()?;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_grows_towards_the_target_within_bounds() {
+        assert_eq!(grow(100, TARGET_NS / 10), 1000);
+        assert_eq!(grow(100, TARGET_NS), 200, "at least doubled");
+        assert_eq!(grow(100, 1), 6400, "at most x64");
+        assert_eq!(grow(MAX_ROUNDS, 1), MAX_ROUNDS);
+    }
+}
