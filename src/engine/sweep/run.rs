@@ -44,6 +44,7 @@ pub fn sweep_planned(
     if let Some(g) = gpu {
         g.check_workgroup(options.workgroup)?;
     }
+    let compute = compute_ceilings(engine, gpu.is_some());
     let sizes = options.sizes();
     let base = ConvertSettings {
         formula: options.formula,
@@ -95,13 +96,25 @@ pub fn sweep_planned(
         model: None,
         work_levels: options.levels(),
         divergent: options.divergent && options.is_work_grid(),
-        compute: None,
+        compute,
         frontier: None,
         roofline: None,
         verdict: String::new(),
     };
     crate::engine::sweep::verdict::analyse(&mut result);
     Ok(result)
+}
+
+/// The compute ceilings the modelled frontier and the roofline use, known, cached or measured
+/// now (a fraction of a second each): the GPU's only when the GPU is swept. A failed measurement
+/// leaves them out, and the verdict says the modelled frontier is unknown.
+fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ComputeCeilings> {
+    let measured = if with_gpu {
+        engine.compute_ceilings()
+    } else {
+        engine.cpu_compute(false).map(|c| crate::engine::compute_ceilings_of(&c, None))
+    };
+    measured.map_err(|e| log::warn!("no compute ceilings for the sweep: {e}")).ok()
 }
 
 /// One cell, and whether its GPU kernel series came from timestamps.
