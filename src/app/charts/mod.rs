@@ -7,6 +7,7 @@ mod axes;
 mod claims;
 mod runs;
 mod sweep;
+mod sweep_notes;
 mod timeline;
 mod workgroups;
 

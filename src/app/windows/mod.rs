@@ -6,6 +6,7 @@ pub(super) mod dialogs;
 pub(super) mod export_window;
 mod json_file;
 pub(super) mod parity_window;
+mod sweep_estimate;
 pub(super) mod sweep_window;
 
 /// Where the windows may be: over the viewer and the chart dock, never over the settings panel
