@@ -75,14 +75,14 @@ impl SweepChart {
         let all = lines(result, compare);
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Series (click to hide; saved sweeps dashed):").small());
-            let mut group = "";
+            let mut source = 0;
             for line in &all {
                 let label = &line.key;
                 // Each saved sweep on a row of its own, named once, its series by short names.
-                if line.group != group {
-                    group = line.group;
+                if line.source != source {
+                    source = line.source;
                     ui.end_row();
-                    ui.label(RichText::new(format!("{group}:")).small().weak());
+                    ui.label(RichText::new(format!("{}:", line.group)).small().weak());
                 }
                 let shown = !self.hidden.contains(label);
                 if legend_entry(ui, (line.shown_as, label), line.colour, shown).clicked() {
@@ -214,6 +214,8 @@ struct ChartLine<'a> {
     shown_as: &'static str,
     /// The saved sweep it belongs to; empty for this sweep.
     group: &'a str,
+    /// Its sweep: 0 for this one, then 1, 2, … for the saved ones.
+    source: usize,
     colour: Color32,
     style: LineStyle,
     /// (log MP, log ms) points.
@@ -251,7 +253,15 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
                 } else {
                     (format!("{} [{name}]", s.label()), short_label(s))
                 };
-                all.push(ChartLine { key, shown_as, group: name, colour: colour(s), style, points });
+                all.push(ChartLine {
+                    key,
+                    shown_as,
+                    group: name,
+                    source: i,
+                    colour: colour(s),
+                    style,
+                    points,
+                });
             }
         }
     }
@@ -267,12 +277,13 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
     if !modelled.is_empty() {
         const MODEL: &str = "GPU end to end at the ceilings (model)";
         // Beside this sweep's series, before the saved ones.
-        let at = all.iter().position(|l| !l.group.is_empty()).unwrap_or(all.len());
+        let at = all.iter().position(|l| l.source > 0).unwrap_or(all.len());
         let style = LineStyle::dotted_loose();
         let line = ChartLine {
             key: MODEL.to_owned(),
             shown_as: MODEL,
             group: "",
+            source: 0,
             colour: colour(Series::GpuTotal),
             style,
             points: modelled,

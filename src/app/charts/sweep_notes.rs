@@ -47,10 +47,10 @@ fn resident_note(result: &SweepResult) -> Option<String> {
     } else {
         "the resident passes are timed on the CPU clock, submit to finish, with each dispatch's fixed cost"
     };
+    // Not the series' own labels: the legend is where they are named (and looked up).
     Some(format!(
-        "\"{}\" is above \"{}\" at {} of {} sizes, {spread}: {why}.",
-        Series::GpuResident.label(),
-        Series::GpuTotal.label(),
+        "The blue line (data resident) lies above the solid orange one (GPU total, end to end) at {} of {} \
+         sizes, {spread}: {why}.",
         above.len(),
         result.points.len()
     ))
