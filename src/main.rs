@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    // Before any thread: under RLIMIT_AS, no 64 MiB malloc arena per thread (see the function).
+    graylab::system::keep_one_malloc_arena_under_address_limit();
     let cli = graylab::cli::Cli::parse();
     if cli.command.is_some() {
         // SAFETY: nothing has started a thread yet (parsing does not).

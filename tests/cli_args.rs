@@ -85,6 +85,40 @@ fn an_address_space_limit_is_part_of_the_budget() {
 }
 
 #[test]
+fn the_budget_under_an_address_space_limit_grows_with_the_limit() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        // Straight to the terminal: a test that could not run must not pass for one that did.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIPPED: no prlimit (util-linux)\n");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_graylab");
+    // A 16K synthetic image needs 506 MiB: each limit below refuses it, saying what it allows.
+    let allowed_mib = |limit_mib: u64| -> f64 {
+        let o = Command::new("prlimit")
+            .arg(format!("--as={}", limit_mib << 20))
+            .args([bin, "bench", "--backend", "cpu", "--synthetic", "16k", "--runs", "1"])
+            .env_remove("GRAYLAB_MEMORY_BUDGET")
+            .current_dir(dir.path())
+            .output()
+            .expect("prlimit");
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{limit_mib} MiB: {t}");
+        assert!(t.contains("RLIMIT_AS"), "{limit_mib} MiB: {t}");
+        let figure = t.split("but only ").nth(1).and_then(|r| r.split(" MiB may be used").next());
+        figure.and_then(|f| f.parse().ok()).unwrap_or_else(|| panic!("{limit_mib} MiB: {t}"))
+    };
+    // 150M allowed 76.8 MiB, 200M 18.3 MiB and 250M 55.8 MiB while each thread's malloc arena
+    // reserved 64 MiB of the limit, depending on which existed when the budget was read.
+    let allowed: Vec<f64> = [150, 200, 250, 300].into_iter().map(allowed_mib).collect();
+    for pair in allowed.windows(2) {
+        // 3/4 of each 50 MiB more: 37.5 MiB more allowed, give or take what start-up maps.
+        let more = pair[1] - pair[0];
+        assert!((more - 37.5).abs() < 4.0, "{allowed:?}");
+    }
+}
+
+#[test]
 fn output_paths_are_checked_before_any_work() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();

@@ -142,6 +142,35 @@ fn non_utf8_names_keep_their_bytes_in_outputs_and_json() {
 }
 
 #[test]
+fn a_path_longer_than_the_system_takes_fails_by_name_and_exits_1() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(16, 8).save(d.join("src.png")).expect("save");
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    photo(16, 8).save(d.join("in/ok.png")).expect("save");
+    // 16 folders of 250 bytes, each made and entered by its own short name (the kernel limits
+    // the path one call is given, PATH_MAX = 4096 bytes, not the depth): the deepest folder's
+    // path stays under 4096 bytes, and the file's, 200 bytes longer, goes over.
+    let folder = "d".repeat(250);
+    let name = format!("{}.png", "f".repeat(200));
+    let up = "../".repeat(17);
+    let script = format!(
+        "cd in && for i in $(seq 16); do mkdir {folder} && cd {folder} || exit 1; done && cp {up}src.png {name}"
+    );
+    let made = std::process::Command::new("sh").args(["-c", &script]).current_dir(d).status().expect("sh");
+    assert!(made.success(), "the deep folders were made");
+    let deep = d.join("in").join(std::iter::repeat_n(folder.as_str(), 16).collect::<Vec<_>>().join("/"));
+    assert!(deep.as_os_str().len() < 4096 && deep.join(&name).as_os_str().len() > 4096);
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    let o = within(&["convert", "in", "--recursive", "--out-dir", "out"], d);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("File name too long") && t.contains(&name), "names the file and the cause: {t}");
+    assert!(!t.contains("not an image"), "not skipped as no image: {t}");
+    assert!(d.join("out/ok.gray.png").is_file(), "the other file is converted: {t}");
+}
+
+#[test]
 fn a_bad_memory_budget_is_told_once() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();

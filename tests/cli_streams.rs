@@ -142,6 +142,30 @@ fn contradictions_are_refused_before_any_work() {
 }
 
 #[test]
+fn bench_refuses_a_workgroup_for_the_cpu_before_any_work() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for wg in ["2048", "64", "16x16", "all"] {
+        let o = graylab(
+            &["bench", "--backend", "cpu", "--workgroup", wg, "--synthetic", "64x64", "--runs", "1"],
+            d,
+        );
+        assert_eq!(o.status.code(), Some(1), "{wg}: {}", text(&o));
+        assert!(
+            text(&o)
+                .contains("--workgroup sets the GPU's workgroup size and does nothing with --backend cpu"),
+            "{wg}: {}",
+            text(&o)
+        );
+        assert!(!text(&o).contains("cpu ") && o.stdout.is_empty(), "nothing measured: {}", text(&o));
+    }
+    // The CPU alone without it, and the default workgroup where the GPU runs, are fine.
+    let o = graylab(&["bench", "--backend", "cpu", "--synthetic", "64x64", "--runs", "1"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("cpu"), "{}", text(&o));
+}
+
+#[test]
 fn one_summary_for_a_batch() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();

@@ -27,9 +27,10 @@ pub struct BenchArgs {
     /// Where to measure.
     #[arg(long, value_enum, default_value_t = BenchBackend::All)]
     pub backend: BenchBackend,
-    /// GPU workgroup sizes: one (256, 16x16), a comma list, or all that the adapter allows.
-    #[arg(long, default_value = "256", value_parser = parse_workgroups)]
-    pub workgroup: Workgroups,
+    /// GPU workgroup sizes, with --backend gpu or all: one (256, the default, or 16x16), a comma
+    /// list, or all that the adapter allows.
+    #[arg(long, value_parser = parse_workgroups)]
+    pub workgroup: Option<Workgroups>,
     /// CPU thread counts: a number, a comma list (1,2) or all (default: every core).
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<Threads>,
@@ -159,6 +160,9 @@ pub(super) fn bench_image(
 }
 
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.workgroup.is_some() && args.backend == BenchBackend::Cpu {
+        anyhow::bail!("--workgroup sets the GPU's workgroup size and does nothing with --backend cpu");
+    }
     let backends = match args.backend {
         BenchBackend::All => vec![Backend::Cpu, Backend::Gpu],
         BenchBackend::Cpu => vec![Backend::Cpu],
@@ -173,8 +177,9 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let (gpu_sizes, adapter) = if with_gpu {
         let gpu = engine.gpu()?;
         let sizes = match &args.workgroup {
-            Workgroups::All => gpu.valid_workgroups(),
-            Workgroups::List(list) => list.clone(),
+            Some(Workgroups::All) => gpu.valid_workgroups(),
+            Some(Workgroups::List(list)) => list.clone(),
+            None => vec![WorkgroupSize::default()],
         };
         for workgroup in &sizes {
             gpu.check_workgroup(*workgroup)?;

@@ -9,7 +9,9 @@ use anyhow::{Context as _, bail};
 
 use super::args::{check_not_input, check_output_dir, check_output_file};
 use super::convert_args::ConvertArgs;
-use crate::engine::{Backend, BatchItem, ExportFormat, FileKind, classify_file, default_output_path};
+use crate::engine::{
+    Backend, BatchItem, ExportFormat, FileKind, IoError, classify_file, default_output_path,
+};
 
 /// A file of a folder input that is not converted, and why ("not an image", "a FIFO").
 pub(super) struct Skipped {
@@ -81,13 +83,7 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
             };
             plan.from_folder = true;
             for file in list_folder(input, args.recursive, out_dir)? {
-                let why = match classify_file(&file) {
-                    Ok(FileKind::Other) => "not an image",
-                    Ok(FileKind::Special(kind)) => kind,
-                    // A file that cannot be read is converted, so that it fails naming its cause.
-                    Ok(FileKind::Image(_)) | Err(_) => "",
-                };
-                if !why.is_empty() {
+                if let Some(why) = skip_reason(&classify_file(&file)) {
                     plan.skipped.push(Skipped { path: file, why });
                     continue;
                 }
@@ -107,6 +103,17 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
         bail!("-o/--output takes one input; use --out-dir for {} inputs", plan.items.len());
     }
     Ok(plan)
+}
+
+/// Why a file of an input folder is skipped, or `None` when it is converted: an image, and a file
+/// that cannot be read (no permission, a path too long), so that it fails naming the file and its
+/// cause (the run then exits 1), never "skipped (not an image)".
+fn skip_reason(kind: &Result<FileKind, IoError>) -> Option<&'static str> {
+    match kind {
+        Ok(FileKind::Other) => Some("not an image"),
+        Ok(FileKind::Special(kind)) => Some(kind),
+        Ok(FileKind::Image(_)) | Err(_) => None,
+    }
 }
 
 fn push_item(
@@ -178,4 +185,26 @@ fn list_folder(dir: &Path, recursive: bool, out_dir: &Path) -> anyhow::Result<Ve
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_file_is_converted_to_fail_by_name_never_skipped() {
+        let path = PathBuf::from("photos/locked.jpg");
+        for kind in [std::io::ErrorKind::PermissionDenied, std::io::ErrorKind::InvalidFilename] {
+            let err = IoError::Open { path: path.clone(), cause: std::io::Error::from(kind) };
+            let message = err.to_string();
+            assert_eq!(skip_reason(&Err(err)), None, "{kind:?} is not skipped");
+            assert!(
+                message.starts_with("cannot read the file (") && message.ends_with(": photos/locked.jpg")
+            );
+        }
+        let denied = IoError::Open { path, cause: std::io::Error::from_raw_os_error(13) };
+        assert!(denied.to_string().contains("Permission denied"), "{denied}");
+        assert_eq!(skip_reason(&Ok(FileKind::Other)), Some("not an image"));
+        assert_eq!(skip_reason(&Ok(FileKind::Special("a FIFO"))), Some("a FIFO"));
+    }
 }

@@ -22,8 +22,11 @@ struct Report<'a> {
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let Some(passes) = &args.passes else { anyhow::bail!("bench without --passes measures no round trips") };
     let workgroup = match &args.workgroup {
-        Workgroups::List(list) if list.len() == 1 => list.first().copied().unwrap_or(WorkgroupSize::DEFAULT),
-        _ => anyhow::bail!("--passes measures one workgroup shape: give --workgroup one size"),
+        None => WorkgroupSize::DEFAULT,
+        Some(Workgroups::List(list)) if list.len() == 1 => {
+            list.first().copied().unwrap_or(WorkgroupSize::DEFAULT)
+        }
+        Some(_) => anyhow::bail!("--passes measures one workgroup shape: give --workgroup one size"),
     };
     let threads = match &args.threads {
         None => available_threads(),

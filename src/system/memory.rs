@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::system::arenas;
+
 /// The environment variable that sets the memory budget outright, e.g. `512MiB`, `2G`, `1500000000`.
 pub const BUDGET_ENV: &str = "GRAYLAB_MEMORY_BUDGET";
 
@@ -77,9 +79,22 @@ pub fn headroom() -> Headroom {
     let candidates = [
         available_memory_bytes().map(|b| (b, BudgetSource::MemAvailable)),
         cgroup_headroom_bytes().map(|b| (b, BudgetSource::Cgroup)),
-        rlimit_headroom(Limit::AddressSpace, kib_field(&status, "VmSize:"))
+        rlimit_bytes(Limit::AddressSpace)
+            .map(|limit| {
+                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+                let mapped = kib_field(&status, "VmSize:").unwrap_or(0);
+                address_space_headroom(
+                    limit,
+                    mapped,
+                    arenas::expected_threads(cores),
+                    cores,
+                    arenas::one_malloc_arena(),
+                )
+            })
             .map(|b| (b, BudgetSource::AddressSpaceLimit)),
-        rlimit_headroom(Limit::Data, kib_field(&status, "VmData:")).map(|b| (b, BudgetSource::DataLimit)),
+        rlimit_bytes(Limit::Data)
+            .map(|limit| limit.saturating_sub(kib_field(&status, "VmData:").unwrap_or(0)))
+            .map(|b| (b, BudgetSource::DataLimit)),
     ];
     candidates
         .into_iter()
@@ -88,6 +103,24 @@ pub fn headroom() -> Headroom {
         .map_or(Headroom { bytes: FALLBACK_BYTES, source: BudgetSource::Fallback }, |(bytes, source)| {
             Headroom { bytes, source }
         })
+}
+
+/// What `RLIMIT_AS` (`limit_bytes`) leaves this process: the limit less the address space
+/// already mapped and what glibc's per-thread arenas may still reserve for `threads` threads on
+/// `cores` cores (nothing once every thread shares the main arena, `one_arena`). Monotonic in the
+/// limit: the arenas are counted whether or not they exist yet, so a larger limit never leaves
+/// less because more of them fitted when it was read.
+#[must_use]
+pub fn address_space_headroom(
+    limit_bytes: u64,
+    mapped_bytes: u64,
+    threads: usize,
+    cores: usize,
+    one_arena: bool,
+) -> u64 {
+    limit_bytes
+        .saturating_sub(mapped_bytes)
+        .saturating_sub(arenas::arena_reserve_bytes(threads, cores, one_arena))
 }
 
 /// The budget set by [`BUDGET_ENV`], if it is set; an unreadable value is an error naming it.
@@ -192,20 +225,19 @@ enum Limit {
     Data,
 }
 
+/// A resource limit's current value; `None` when there is none (`RLIM_INFINITY`).
 #[cfg(unix)]
-fn rlimit_headroom(limit: Limit, used_bytes: Option<u64>) -> Option<u64> {
+fn rlimit_bytes(limit: Limit) -> Option<u64> {
     use rustix::process::{Resource, getrlimit};
     let resource = match limit {
         Limit::AddressSpace => Resource::As,
         Limit::Data => Resource::Data,
     };
-    // `None` is RLIM_INFINITY: no limit.
-    let current = getrlimit(resource).current?;
-    Some(current.saturating_sub(used_bytes.unwrap_or(0)))
+    getrlimit(resource).current
 }
 
 #[cfg(not(unix))]
-fn rlimit_headroom(_limit: Limit, _used_bytes: Option<u64>) -> Option<u64> {
+fn rlimit_bytes(_limit: Limit) -> Option<u64> {
     None
 }
 
@@ -244,6 +276,27 @@ mod tests {
         assert_eq!(one_v1_cgroup_headroom(dir.path()), Some(2_147_483_648 - 1_000_000_000));
         put("memory.limit_in_bytes", "9223372036854771712\n");
         assert_eq!(one_v1_cgroup_headroom(dir.path()), None);
+    }
+
+    #[test]
+    fn the_address_space_budget_grows_with_the_limit() {
+        const MIB: u64 = 1 << 20;
+        let mapped = 26 * MIB;
+        for (threads, cores, one_arena) in [(8, 2, false), (8, 2, true), (50, 16, false), (1, 1, false)] {
+            let mut last = 0;
+            for limit_mib in (0..4096).step_by(10) {
+                let h = address_space_headroom(limit_mib * MIB, mapped, threads, cores, one_arena);
+                assert!(h >= last, "{limit_mib} MiB with {threads} threads on {cores} cores: {h} < {last}");
+                last = h;
+            }
+        }
+        // One arena: the limit less what is mapped, as 150M, 200M and 250M should have given.
+        let budget = |limit_mib: u64| address_space_headroom(limit_mib * MIB, mapped, 8, 2, true) / 4 * 3;
+        assert_eq!([budget(150), budget(200), budget(250)], [93 * MIB, 130 * MIB + MIB / 2, 168 * MIB]);
+        // Per-thread arenas: 64 MiB for each thread past the first, at most 8 per core.
+        assert_eq!(address_space_headroom(1024 * MIB, mapped, 8, 2, false), (1024 - 26 - 7 * 64) * MIB);
+        assert_eq!(address_space_headroom(4096 * MIB, mapped, 40, 2, false), (4096 - 26 - 16 * 64) * MIB);
+        assert_eq!(address_space_headroom(150 * MIB, mapped, 8, 2, false), 0);
     }
 
     #[test]

@@ -3,12 +3,15 @@
 //! temporary files (removed on a signal) and the priority of work threads. Uses nothing else in
 //! the crate.
 
+pub(crate) mod arenas;
 pub(crate) mod huge_pages;
 pub(crate) mod memory;
 pub(crate) mod memory_budget;
 #[cfg(feature = "gui")]
 pub(crate) mod priority;
 pub(crate) mod temps;
+
+pub use arenas::keep_one_malloc_arena_under_address_limit;
 
 /// `1.5 GiB`-style sizes for messages.
 #[must_use]

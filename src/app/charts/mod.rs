@@ -11,6 +11,7 @@ mod roofs;
 mod round_trips;
 mod runs;
 mod sweep;
+mod sweep_notes;
 mod timeline;
 mod win_map;
 mod workgroups;

@@ -60,25 +60,32 @@ pub struct SweepChart {
 }
 
 impl SweepChart {
-    /// Draws `result` and the saved sweeps in `compare`.
-    pub fn ui(&mut self, ui: &mut Ui, result: &SweepResult, compare: &[(String, SweepResult)], height: f32) {
+    /// Draws `result` and the saved sweeps in `compare`: the legend, the plot at most
+    /// `max_plot_height` tall, its axis titles and the notes, all above `bottom_y` (the lowest
+    /// the window may reach): the plot gives way, so a long legend or a loaded comparison never
+    /// pushes the axes or the notes out of a window that does not scroll.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        result: &SweepResult,
+        compare: &[(String, SweepResult)],
+        max_plot_height: f32,
+        bottom_y: f32,
+    ) {
         let all = lines(result, compare);
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Series (click to hide; saved sweeps dashed):").small());
-            for (label, colour, _, _) in &all {
+            let mut source = 0;
+            for line in &all {
+                let label = &line.key;
+                // Each saved sweep on a row of its own, named once, its series by short names.
+                if line.source != source {
+                    source = line.source;
+                    ui.end_row();
+                    ui.label(RichText::new(format!("{}:", line.group)).small().weak());
+                }
                 let shown = !self.hidden.contains(label);
-                let (chip, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-                ui.painter().rect_filled(chip, 2.0, if shown { *colour } else { Color32::TRANSPARENT });
-                ui.painter().rect_stroke(
-                    chip,
-                    2.0,
-                    egui::Stroke::new(1.0, *colour),
-                    egui::StrokeKind::Inside,
-                );
-                let weak = ui.visuals().weak_text_color();
-                let text =
-                    RichText::new(label).small().color(if shown { ui.visuals().text_color() } else { weak });
-                if ui.selectable_label(false, text).clicked() {
+                if legend_entry(ui, (line.shown_as, label), line.colour, shown).clicked() {
                     if shown {
                         self.hidden.insert(label.clone());
                     } else {
@@ -87,6 +94,8 @@ impl SweepChart {
                 }
             }
         });
+        let notes = super::sweep_notes::notes(result);
+        let plot_height = plot_height_ui(ui, &notes, max_plot_height, bottom_y);
         let crossover = result
             .crossover_mp
             .map(|mp| VLine::new("crossover (GPU total < CPU)", mp.log10()).color(Color32::YELLOW));
@@ -101,10 +110,9 @@ impl SweepChart {
                 .style(LineStyle::dotted_loose())
         });
         let hidden = &self.hidden;
+        ui.label(RichText::new(Y_TITLE).small());
         Plot::new("sweep")
-            .height(height)
-            .x_axis_label("image size, megapixels (log)")
-            .y_axis_label("median ms (log)")
+            .height(plot_height)
             .x_grid_spacer(|input| log_spacer(&input))
             .y_grid_spacer(|input| log_spacer(&input))
             .x_axis_formatter(|mark, _| power_label(mark.value))
@@ -119,7 +127,7 @@ impl SweepChart {
                 Some(format!("{name}\n{} MP, {} ms", power_label(p.x), power_label(p.y)))
             })
             .show(ui, |plot| {
-                for (label, colour, style, points) in all {
+                for ChartLine { key: label, colour, style, points, .. } in all {
                     if !hidden.contains(&label) {
                         plot.line(
                             Line::new(label, PlotPoints::from(points)).color(colour).style(style).width(2.0),
@@ -136,16 +144,98 @@ impl SweepChart {
                     plot.vline(v);
                 }
             });
-        notes_ui(ui, result);
+        ui.vertical_centered(|ui| ui.label(RichText::new(X_TITLE).small()));
+        for note in notes {
+            ui.label(RichText::new(note).small());
+        }
     }
 }
 
-/// One line on the chart: label, colour, style, (log MP, log ms) points.
-type ChartLine = (String, Color32, LineStyle, Vec<[f64; 2]>);
+/// The x axis's title, drawn under the plot as a label of its own (never clipped with the plot).
+const X_TITLE: &str = "image size, megapixels (log)";
+/// The y axis's title, above the plot.
+const Y_TITLE: &str = "median ms (log)";
+/// The plot is never squeezed below this height, in points.
+const MIN_PLOT_HEIGHT: f32 = 60.0;
+
+/// One legend entry, swatch and name as one widget, so that wrapping never parts them; a click
+/// toggles the series (a hidden one has a hollow swatch and weak text). `(label, full)`: the
+/// name shown, and the one screen readers and tests get (with the saved sweep's name).
+fn legend_entry(ui: &mut Ui, (label, full): (&str, &str), colour: Color32, shown: bool) -> egui::Response {
+    const SWATCH: f32 = 10.0;
+    let text_colour = if shown { ui.visuals().text_color() } else { ui.visuals().weak_text_color() };
+    let font = egui::TextStyle::Small.resolve(ui.style());
+    let galley = ui.painter().layout_no_wrap(label.to_owned(), font, text_colour);
+    let pad = ui.spacing().button_padding;
+    let gap = ui.spacing().icon_spacing;
+    let size =
+        egui::vec2(pad.x * 2.0 + SWATCH + gap + galley.size().x, pad.y * 2.0 + galley.size().y.max(SWATCH));
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click());
+    response.widget_info(|| egui::WidgetInfo::selected(egui::Role::CheckBox, ui.is_enabled(), shown, full));
+    if ui.is_rect_visible(rect) {
+        let painter = ui.painter();
+        if response.hovered() {
+            painter.rect_filled(rect, 2.0, ui.visuals().widgets.hovered.weak_bg_fill);
+        }
+        let chip = egui::Rect::from_center_size(
+            egui::pos2(rect.left() + pad.x + SWATCH / 2.0, rect.center().y),
+            egui::vec2(SWATCH, SWATCH),
+        );
+        painter.rect_filled(chip, 2.0, if shown { colour } else { Color32::TRANSPARENT });
+        painter.rect_stroke(chip, 2.0, egui::Stroke::new(1.0, colour), egui::StrokeKind::Inside);
+        let text_at = egui::pos2(chip.right() + gap, rect.center().y - galley.size().y / 2.0);
+        painter.galley(text_at, galley, text_colour);
+    }
+    response
+}
+
+/// The plot's height: what is left above `bottom_y` once the axis titles and `notes` (laid out
+/// at this width) have their room, at most `max_height` and at least [`MIN_PLOT_HEIGHT`]. (A
+/// window's `available_height` is its size of the last frame, which would never let it grow.)
+fn plot_height_ui(ui: &Ui, notes: &[String], max_height: f32, bottom_y: f32) -> f32 {
+    let width = ui.available_width();
+    let gap = ui.spacing().item_spacing.y;
+    let small = egui::TextStyle::Small.resolve(ui.style());
+    let text_height = |text: &str| {
+        ui.painter().layout(text.to_owned(), small.clone(), Color32::WHITE, width).size().y + gap
+    };
+    let below = text_height(X_TITLE) + notes.iter().map(|n| text_height(n)).sum::<f32>();
+    let above = text_height(Y_TITLE);
+    // A little slack for rounding and the window's bottom margin.
+    let room = bottom_y - ui.cursor().top() - above - below - gap - 4.0;
+    room.min(max_height).max(MIN_PLOT_HEIGHT)
+}
+
+/// One line on the chart.
+struct ChartLine<'a> {
+    /// Its name in the plot and in the hidden set (the saved sweep's name in brackets).
+    key: String,
+    /// Its name in the legend.
+    shown_as: &'static str,
+    /// The saved sweep it belongs to; empty for this sweep.
+    group: &'a str,
+    /// Its sweep: 0 for this one, then 1, 2, … for the saved ones.
+    source: usize,
+    colour: Color32,
+    style: LineStyle,
+    /// (log MP, log ms) points.
+    points: Vec<[f64; 2]>,
+}
+
+/// A series' name in the legend row of a saved sweep.
+fn short_label(series: Series) -> &'static str {
+    match series {
+        Series::Cpu1 => "CPU, 1 thread",
+        Series::CpuAll => "CPU, all threads",
+        Series::GpuTotal => "GPU total",
+        Series::GpuKernel => "GPU kernel only",
+        Series::GpuResident => "GPU, data resident",
+    }
+}
 
 /// Every series of `result` (solid) and of the saved sweeps (dashed), and the model (dotted).
-fn lines(result: &SweepResult, compare: &[(String, SweepResult)]) -> Vec<ChartLine> {
-    let mut all: Vec<ChartLine> = Vec::new();
+fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<ChartLine<'a>> {
+    let mut all: Vec<ChartLine<'a>> = Vec::new();
     let sources = std::iter::once(("", result)).chain(compare.iter().map(|(n, r)| (n.as_str(), r)));
     for (i, (name, r)) in sources.enumerate() {
         let style = if i == 0 { LineStyle::Solid } else { LineStyle::dashed_loose() };
@@ -158,9 +248,20 @@ fn lines(result: &SweepResult, compare: &[(String, SweepResult)]) -> Vec<ChartLi
                 })
                 .collect();
             if !points.is_empty() {
-                let label =
-                    if name.is_empty() { s.label().to_owned() } else { format!("{} [{name}]", s.label()) };
-                all.push((label, colour(s), style, points));
+                let (key, shown_as) = if name.is_empty() {
+                    (s.label().to_owned(), s.label())
+                } else {
+                    (format!("{} [{name}]", s.label()), short_label(s))
+                };
+                all.push(ChartLine {
+                    key,
+                    shown_as,
+                    group: name,
+                    source: i,
+                    colour: colour(s),
+                    style,
+                    points,
+                });
             }
         }
     }
@@ -174,28 +275,20 @@ fn lines(result: &SweepResult, compare: &[(String, SweepResult)]) -> Vec<ChartLi
         })
         .collect();
     if !modelled.is_empty() {
-        let label = "GPU end to end at the ceilings (model)".to_owned();
-        all.push((label, colour(Series::GpuTotal), LineStyle::dotted_loose(), modelled));
+        const MODEL: &str = "GPU end to end at the ceilings (model)";
+        // Beside this sweep's series, before the saved ones.
+        let at = all.iter().position(|l| l.source > 0).unwrap_or(all.len());
+        let style = LineStyle::dotted_loose();
+        let line = ChartLine {
+            key: MODEL.to_owned(),
+            shown_as: MODEL,
+            group: "",
+            source: 0,
+            colour: colour(Series::GpuTotal),
+            style,
+            points: modelled,
+        };
+        all.insert(at, line);
     }
     all
-}
-
-/// What the crossover lines mean, and the model's crossovers.
-fn notes_ui(ui: &mut Ui, result: &SweepResult) {
-    if result.crossover_mp.is_some() || result.resident_crossover_mp.is_some() {
-        ui.label(RichText::new("Yellow line: GPU end to end beats the CPU from here; dotted blue: with the data already on the GPU.").small());
-    }
-    if let Some(m) = &result.model {
-        let at = |mp: Option<f64>| mp.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));
-        ui.label(
-            RichText::new(format!(
-                "Model from this machine's ceilings (dotted): the GPU would win from {} with every step at its \
-                 ceiling, {} with host copies fully overlapped, {} with the data on the GPU.",
-                at(m.crossover_mp),
-                at(m.overlapped_crossover_mp),
-                at(m.resident_crossover_mp)
-            ))
-            .small(),
-        );
-    }
 }

@@ -7,6 +7,7 @@ pub(super) mod export_window;
 mod json_file;
 pub(super) mod parity_window;
 pub(super) mod round_trips_window;
+mod sweep_estimate;
 mod sweep_views;
 pub(super) mod sweep_window;
 

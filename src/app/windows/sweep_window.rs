@@ -13,6 +13,8 @@ use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::{Backend, Phase, SweepOptions, SweepResult};
 
+use super::sweep_estimate::{Basis, Pace, SweepClock, duration, estimate_secs, machine};
+
 /// The sweep window's state.
 pub struct SweepWindow {
     /// Whether the window is open.
@@ -39,7 +41,8 @@ pub struct SweepWindow {
     shown: Option<usize>,
     /// The options of the latest sweep started from this window.
     sent: Option<SweepOptions>,
-    /// The lowest the window may reach on screen (its room's bottom, less the margin).
+    clock: SweepClock,
+    /// The lowest the window's content may reach, from the room it is kept in.
     bottom_y: f32,
 }
 
@@ -58,6 +61,7 @@ impl Default for SweepWindow {
             view: View::Sizes,
             shown: None,
             sent: None,
+            clock: SweepClock::default(),
             bottom_y: f32::INFINITY,
         }
     }
@@ -84,8 +88,10 @@ impl SweepWindow {
 
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
-        let mut open = self.open;
+        self.clock.track(ctx, session);
+        // The room's margin and the window's own frame below its content.
         self.bottom_y = room.rect.bottom() - 24.0;
+        let mut open = self.open;
         let window =
             egui::Window::new("Size sweep: when is the GPU worth it?").id(egui::Id::unique(super::SWEEP_ID));
         room.place(window, egui::Align2::LEFT_TOP)
@@ -174,8 +180,7 @@ impl SweepWindow {
                     .dispatch_latency_ns
                     .map_or_else(String::new, |ns| format!(", dispatch latency {:.3} ms", ns as f64 / 1e6));
                 ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
-                let height = (ui.available_height() - 60.0).clamp(180.0, 360.0);
-                self.chart.ui(ui, &r, &self.compare, height);
+                self.chart.ui(ui, &r, &self.compare, 360.0, self.bottom_y);
             }
             None => {
                 ui.label("No sweep yet.");
@@ -251,41 +256,48 @@ impl SweepWindow {
         session.send(JobKind::Sweep, Job::Sweep { ticket, options, photo });
     }
 
-    /// How long the sweep will take, from this session's runs (per megapixel) or a rough guess.
+    /// How long the sweep will take: from the last sweep timed on this machine, else this
+    /// session's runs (per megapixel), else a rough guess, saying which.
     fn estimate(&self, session: &Session) -> String {
         let sizes: Vec<f64> =
             self.sizes.split(',').filter_map(|s| s.trim().parse().ok()).filter(|v: &f64| *v > 0.0).collect();
         let mp: f64 = sizes.iter().sum();
         let per_mp = |backend: Backend| -> Option<f64> {
-            let mut v: Vec<f64> = session
-                .runs()
-                .iter()
-                .filter(|r| r.settings.backend == backend && !r.cold)
-                .filter_map(|r| {
-                    let ns = if backend == Backend::Cpu {
-                        r.report.phase(Phase::Kernel)?.ns
-                    } else {
-                        r.report.total_ns
-                    };
-                    Some(ns as f64 / 1e9 / r.report.megapixels().max(1e-6))
-                })
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() / 2).copied()
+            let of = |cold: bool| -> Option<f64> {
+                let mut v: Vec<f64> = session
+                    .runs()
+                    .iter()
+                    .filter(|r| r.settings.backend == backend && r.cold == cold)
+                    .filter_map(|r| {
+                        let ns = if backend == Backend::Cpu {
+                            r.report.phase(Phase::Kernel)?.ns
+                        } else {
+                            r.report.total_ns
+                        };
+                        Some(ns as f64 / 1e9 / r.report.megapixels().max(1e-6))
+                    })
+                    .collect();
+                v.sort_by(f64::total_cmp);
+                v.get(v.len() / 2).copied()
+            };
+            // Warm runs are what a sweep's medians are; a cold one still says more than a guess.
+            of(false).or_else(|| of(true))
         };
-        let threads = crate::engine::available_threads() as f64;
-        let measured =
-            per_mp(Backend::Cpu).is_some() && (per_mp(Backend::Gpu).is_some() || !session.gpu_usable());
-        let cpu = per_mp(Backend::Cpu).unwrap_or(0.004);
-        let gpu = if session.gpu_usable() { per_mp(Backend::Gpu).unwrap_or(0.02) } else { 0.0 };
-        // Per size: one cold and `runs` warm runs of the CPU at 1 and all threads, the GPU end to end,
-        // and the resident kernel (about as long as the kernel).
-        let secs =
-            mp * f64::from(self.runs + 1) * (cpu * threads + cpu + 2.0 * gpu) + 0.05 * sizes.len() as f64;
-        let basis = if measured {
-            "from this session's runs"
-        } else {
-            "a rough guess until you have run both backends"
+        let gpu = session.gpu_usable();
+        let machine = machine(session);
+        let pace = Pace {
+            sweep: self.clock.pace.as_ref().filter(|p| p.machine == machine),
+            cpu_s_per_mp: per_mp(Backend::Cpu),
+            gpu_s_per_mp: per_mp(Backend::Gpu),
+            threads: crate::engine::available_threads(),
+            gpu,
+        };
+        let (secs, basis) = estimate_secs(&pace, &sizes, self.runs);
+        let basis = match basis {
+            Basis::LastSweep => "from the last sweep on this machine",
+            Basis::Runs => "from this session's runs",
+            Basis::Guess if gpu => "a rough guess until you have run both backends",
+            Basis::Guess => "a rough guess until you have run the CPU",
         };
         format!("{} sizes, {:.1} MP in all: about {} ({basis}).", sizes.len(), mp, duration(secs))
     }
@@ -305,14 +317,6 @@ impl SweepWindow {
             }
             Err(e) => session.toasts.error(format!("Could not load the sweep ({e}): {}", path.display())),
         }
-    }
-}
-
-fn duration(secs: f64) -> String {
-    if secs < 60.0 {
-        format!("{secs:.0} s")
-    } else {
-        format!("{:.0} min {:02.0} s", (secs / 60.0).floor(), secs % 60.0)
     }
 }
 

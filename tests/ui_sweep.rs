@@ -1,0 +1,63 @@
+//! The size-sweep window holds (issue 17, item 3): with a long legend after "Load to compare",
+//! at 1440x900 and at 1024x640, the axis titles and the model's note stay inside the window; the
+//! estimate learns from the sweep it timed and drops its caveat.
+
+mod common;
+#[path = "common/ui.rs"]
+mod ui_common;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable as _;
+use ui_common::{harness_sized, settle};
+
+const TITLE: &str = "Size sweep: when is the GPU worth it?";
+
+#[test]
+fn the_sweep_chart_keeps_its_titles_and_note_after_load_to_compare() {
+    for size in [[1440.0, 900.0], [1024.0, 640.0]] {
+        let Some(mut h) = harness_sized(None, size) else { return };
+        settle(&mut h);
+        h.state_mut().set_sweep_sizes("0.01, 0.05, 0.002", 2);
+        h.run_steps(2);
+        assert!(
+            h.query_by_label_contains("(a rough guess until you have run both backends)").is_some(),
+            "before any run the estimate says it is a guess"
+        );
+        h.get_by_label("Run sweep").click();
+        settle(&mut h);
+        let result = h.state().sweep_result().expect("a sweep finished").clone();
+        h.run_steps(2);
+        assert!(
+            h.query_by_label_contains("rough guess").is_none()
+                && h.query_by_label_contains("(from the last sweep on this machine)").is_some(),
+            "after a sweep of both backends the estimate is its pace, without the caveat"
+        );
+        // Saved, then loaded twice to compare: every series three times in the legend.
+        let dir = tempfile::tempdir().expect("temp dir");
+        h.state_mut().set_sweep_json_path(&dir.path().join("sweep.json"));
+        h.run_steps(2);
+        h.get_by_label("Save").click();
+        h.run_steps(2);
+        for _ in 0..2 {
+            h.get_by_label("Load to compare").click();
+            h.run_steps(2);
+        }
+        h.run_steps(3);
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size.into());
+        let window = h.get_by_role_and_label(Role::Window, TITLE).rect();
+        assert!(screen.expand(1.0).contains_rect(window), "{size:?}: the window {window:?} is on screen");
+        let mut labels = vec!["image size, megapixels (log)", "median ms (log)"];
+        if result.model.is_some() {
+            labels.push("Model from this machine's ceilings (dotted), every step at its ceiling:");
+        }
+        for label in labels {
+            let r = h.get_by_label_contains(label).rect();
+            assert!(window.contains_rect(r), "{size:?}: {label:?} at {r:?} inside the window {window:?}");
+        }
+        // Each legend entry is one widget (its swatch cannot wrap apart from it), all inside.
+        let entries: Vec<egui::Rect> = h.get_all_by_label_contains("[sweep.json").map(|n| n.rect()).collect();
+        assert!(entries.len() >= 2 * 5, "{size:?}: both comparisons in the legend ({})", entries.len());
+        assert!(entries.iter().all(|r| window.contains_rect(*r)), "{size:?}: {entries:?} in {window:?}");
+        assert!(h.query_by_label_contains("from never").is_none());
+    }
+}
