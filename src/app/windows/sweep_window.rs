@@ -37,6 +37,8 @@ pub struct SweepWindow {
     work: sweep_views::WorkField,
     /// The tab shown.
     view: View,
+    /// The work level the sizes chart shows of a work grid.
+    sizes_level: u32,
     /// Which loaded sweep the roofline and the map show (`None`: this machine's).
     shown: Option<usize>,
     /// The options of the latest sweep started from this window.
@@ -59,6 +61,7 @@ impl Default for SweepWindow {
             chart: SweepChart::default(),
             work: sweep_views::WorkField::default(),
             view: View::Sizes,
+            sizes_level: 0,
             shown: None,
             sent: None,
             clock: SweepClock::default(),
@@ -180,12 +183,37 @@ impl SweepWindow {
                     .dispatch_latency_ns
                     .map_or_else(String::new, |ns| format!(", dispatch latency {:.3} ms", ns as f64 / 1e6));
                 ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
-                self.chart.ui(ui, &r, &self.compare, 360.0, self.bottom_y);
+                let (r, compare) = self.one_level(ui, &r);
+                self.chart.ui(ui, &r, &compare, 360.0, self.bottom_y);
             }
             None => {
                 ui.label("No sweep yet.");
             }
         }
+    }
+
+    /// A work grid's sizes chart shows one work level at a time (picked here): its points, and
+    /// the loaded sweeps' points at the same level.
+    fn one_level(&mut self, ui: &mut Ui, r: &SweepResult) -> (SweepResult, Vec<(String, SweepResult)>) {
+        if !r.is_work_grid() {
+            return (r.clone(), self.compare.clone());
+        }
+        if !r.work_levels.contains(&self.sizes_level) {
+            self.sizes_level = r.work_levels.first().copied().unwrap_or_default();
+        }
+        ui.horizontal(|ui| {
+            ui.label("Work per pixel shown");
+            for &k in &r.work_levels {
+                ui.selectable_value(&mut self.sizes_level, k, format!("{k} rounds"));
+            }
+        });
+        let level = self.sizes_level;
+        let only = |r: &SweepResult| {
+            let mut r = r.clone();
+            r.points.retain(|p| p.work_rounds == level);
+            r
+        };
+        (only(r), self.compare.iter().map(|(n, c)| (n.clone(), only(c))).collect())
     }
 
     /// The JSON file: save this sweep, load one to compare (above the results, so it stays on
@@ -259,6 +287,12 @@ impl SweepWindow {
     /// How long the sweep will take: from the last sweep timed on this machine, else this
     /// session's runs (per megapixel), else a rough guess, saying which.
     fn estimate(&self, session: &Session) -> String {
+        let levels = sweep_views::parse_work_levels(&self.work.levels).unwrap_or_default();
+        if levels.iter().any(|&k| k > 0) {
+            return "A work grid first calibrates for about a second; the status bar then shows its estimate, \
+                    and the cells that run fewer times."
+                .to_owned();
+        }
         let sizes: Vec<f64> =
             self.sizes.split(',').filter_map(|s| s.trim().parse().ok()).filter(|v: &f64| *v > 0.0).collect();
         let mp: f64 = sizes.iter().sum();

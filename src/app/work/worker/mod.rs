@@ -163,6 +163,44 @@ impl WorkerState {
         ticket.cancelled() || self.stop.load(Ordering::Relaxed)
     }
 
+    /// A sweep, weighted for its progress bar by what each cell is expected to cost: a work grid
+    /// calibrates first (about a second) and its estimate is shown while it runs.
+    fn sweep(
+        &self,
+        ticket: &Ticket,
+        options: &crate::engine::SweepOptions,
+        source: Option<(&str, &image::DynamicImage)>,
+    ) -> Result<crate::engine::SweepResult, crate::engine::EngineError> {
+        let calibration = if options.is_work_grid() {
+            ticket.set_progress("Sweep: calibrating (about a second)", 0, 0, (0.0, 0.0));
+            Some(crate::engine::calibrate(&self.engine, options)?)
+        } else {
+            None
+        };
+        let plan = crate::engine::estimate_grid(options, calibration.as_ref());
+        // A cell's weight: its estimate where calibrated, else its pixels (and a fixed part).
+        let weights: Vec<f64> = plan
+            .cells
+            .iter()
+            .map(|c| c.estimated_ns.map_or(c.megapixels + 0.5, |ns| ns as f64 / 1e9))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let estimate = plan.total_ns.map(|ns| format!(", about {:.0} s in all", ns as f64 / 1e9));
+        let levels = options.levels().len() > 1 || options.levels().first().is_some_and(|&k| k > 0);
+        let mut progress = |i: usize, n: usize, mp: f64| {
+            let done: f64 = weights.iter().take(i).sum();
+            let rounds = plan.cells.get(i).map(|c| c.work_rounds).unwrap_or_default();
+            let what = if levels {
+                format!("Sweep: {mp} MP at {rounds} rounds/px{}", estimate.as_deref().unwrap_or(""))
+            } else {
+                format!("Sweep: {mp} MP")
+            };
+            ticket.set_progress(what, i as u64, n as u64, (done, total));
+            !self.stopped(ticket)
+        };
+        crate::engine::sweep_planned(&self.engine, options, &plan, source, &mut progress)
+    }
+
     fn handle(&self, job: Job) {
         match job {
             Job::Load { ticket, path, preview_side, options, preloaded } => {
@@ -211,28 +249,9 @@ impl WorkerState {
                     }
                     self.reply(Reply::Ceilings(ceilings));
                 }
-                let sizes = options.sizes_mp.len().max(1);
-                let work_total: f64 = options.sizes_mp.iter().map(|mp| mp + 0.5).sum();
-                let mut work_done = 0.0;
-                let mut previous = 0.0;
-                let mut progress = |i: usize, n: usize, mp: f64| {
-                    work_done += previous;
-                    previous = mp + 0.5;
-                    ticket.set_progress(
-                        format!("Sweep: {mp} MP"),
-                        i as u64,
-                        n.max(sizes) as u64,
-                        (work_done, work_total),
-                    );
-                    !self.stopped(&ticket)
-                };
                 let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
-                let result = crate::engine::sweep(
-                    &self.engine,
-                    &options,
-                    source.as_ref().map(|(name, image)| (name.as_str(), *image)),
-                    &mut progress,
-                );
+                let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
+                let result = self.sweep(&ticket, &options, source);
                 if !self.stopped(&ticket) {
                     self.reply(Reply::Swept(result.map_err(|e| crate::app::advice::describe(&e))));
                 }
