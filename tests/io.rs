@@ -366,3 +366,31 @@ fn gif_pnm_tga_ico_and_qoi_are_read() {
     let decoded = decode(&write(dir.path(), "g.pgm", bytes.get_ref())).expect("PGM");
     assert_eq!(decoded.image.as_bytes(), gray.as_bytes());
 }
+
+#[test]
+fn a_damaged_or_cut_webp_is_told_in_words_naming_the_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut buf = std::io::Cursor::new(Vec::new());
+    gradient(64, 48).write_to(&mut buf, image::ImageFormat::WebP).expect("encode webp");
+    let good = buf.into_inner();
+    assert!(decode(&write(dir.path(), "good.webp", &good)).is_ok());
+    let cut = good[..good.len() * 2 / 3].to_vec();
+    // The bitstream scrambled behind the RIFF, VP8L and image headers (a lossless WebP).
+    let mut scrambled = good.clone();
+    for b in &mut scrambled[30..] {
+        *b ^= 0x5A;
+    }
+    for (name, bytes) in [("cut.webp", cut), ("scrambled.webp", scrambled)] {
+        let err = decode(&write(dir.path(), name, &bytes)).expect_err(name);
+        let msg = err.to_string();
+        assert!(msg.ends_with(name) || msg.contains(name), "{name}: does not name the file: {msg}");
+        match &err {
+            IoError::Truncated { .. } => {}
+            IoError::Decode { reason, .. } => {
+                assert!(reason.starts_with("WebP: "), "{name}: not a sentence: {reason}");
+                assert!(!reason.contains("Format error"), "{name}: raw words: {reason}");
+            }
+            other => panic!("{name}: unexpected {other:?}"),
+        }
+    }
+}

@@ -6,14 +6,10 @@
 
 mod axes;
 mod claims;
-mod roofline;
-mod roofs;
 mod round_trips;
 mod runs;
 mod sweep;
-mod sweep_notes;
 mod timeline;
-mod win_map;
 mod workgroups;
 
 use egui::{Color32, RichText, Ui};
@@ -22,10 +18,10 @@ use egui_plot::{GridInput, GridMark};
 use axes::nice_spacer;
 
 pub use claims::claim_chart_ui;
-pub use roofline::roofline_ui;
 pub use round_trips::round_trips_chart_ui;
 pub use sweep::SweepChart;
-pub use win_map::win_map_ui;
+pub use sweep::roofline::roofline_ui;
+pub use sweep::win_map::win_map_ui;
 
 use super::look;
 use super::session::Session;

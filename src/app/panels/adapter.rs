@@ -101,12 +101,18 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
          The last run's phases are shown against them.",
     );
     let measuring = session.measuring_ceilings();
+    // The probe's own time where it ran before: about a second on a GPU, several on a busy
+    // software adapter.
+    let takes = session.ceilings().map_or_else(
+        || "a few seconds".to_owned(),
+        |k| format!("{:.1} s the last time", k.ceilings.probe_ns as f64 / 1e9),
+    );
     match session.ceilings() {
         Some(k) => known_ui(ui, k),
         None if measuring => {
             ui.horizontal(|ui| {
                 ui.spinner();
-                ui.label("measuring (about a second)…");
+                ui.label("measuring (a few seconds)…");
             });
         }
         None => {
@@ -117,9 +123,9 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
         ui.colored_label(ui.visuals().error_fg_color, format!("Could not measure them: {e}"));
     }
     let label = if session.ceilings().is_some() { "Measure again" } else { "Measure now" };
-    let button = ui
-        .add_enabled(!measuring, egui::Button::new(label))
-        .on_hover_text("Runs the copies again (about a second) and keeps the result for this adapter");
+    let button = ui.add_enabled(!measuring, egui::Button::new(label)).on_hover_text(format!(
+        "Runs the copies and the compute kernel again ({takes}) and keeps the result for this adapter"
+    ));
     if button.clicked() {
         session.measure_ceilings(true);
     }

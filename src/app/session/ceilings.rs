@@ -47,7 +47,7 @@ impl Session {
         self.jobs.iter().any(|(k, _)| *k == JobKind::Ceilings)
     }
 
-    /// Reads this GPU's ceilings from the cache, or measures them (about a second), or with
+    /// Reads this GPU's ceilings from the cache, or measures them (a few seconds), or with
     /// `remeasure` always measures them. The charts then give every phase as a rate against
     /// its ceiling.
     pub fn measure_ceilings(&mut self, remeasure: bool) {

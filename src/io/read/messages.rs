@@ -93,6 +93,7 @@ fn sentence(format: Option<ImageFormat>, words: &str) -> String {
             "its frame header gives a height of 0 (the height may follow the data in a DNL marker, which graylab does not read)",
         ),
         ("Corrupt bitstream", "its compressed data is damaged or cut short"),
+        ("Invalid Huffman code", "its compressed data is damaged (an invalid Huffman code)"),
         ("CRC error", "a chunk is damaged: its checksum (CRC) does not match"),
         ("Invalid PNG signature", "its signature is damaged"),
         ("invalid color type", "its header names an invalid colour type"),

@@ -2,6 +2,11 @@
 //! the crossovers marked, and what the GPU would take with every step at this machine's ceilings
 //! (the model) dotted beside its measured line. The legend sits above the plot; clicking an entry hides its series.
 
+mod notes;
+pub(super) mod roofline;
+mod roofs;
+pub(super) mod win_map;
+
 use std::collections::HashSet;
 
 use egui::{Color32, RichText, Ui};
@@ -94,7 +99,7 @@ impl SweepChart {
                 }
             }
         });
-        let notes = super::sweep_notes::notes(result);
+        let notes = notes::notes(result);
         let plot_height = plot_height_ui(ui, &notes, max_plot_height, bottom_y);
         let crossover = result
             .crossover_mp
