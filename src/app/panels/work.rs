@@ -64,12 +64,17 @@ pub fn ops_per_s(rate: f64) -> String {
     }
 }
 
-/// The run's share of this machine's compute ceiling ("41% of the GPU's compute ceiling"), where
-/// the engine gives one. The compute ceilings (`crate::engine::ComputeCeilings`) are probed, but
-/// [`WorkFigures`] holds no share of them yet: when it does, this is the one place to show it.
+/// The run's share of this machine's compute ceiling ("41% of compute"), where the engine held
+/// the run against one (the ceilings are measured with the bandwidth ones, or by
+/// `graylab info --probe`).
 #[must_use]
-pub fn compute_share(_figures: &WorkFigures) -> Option<String> {
-    None
+pub fn compute_share(figures: &WorkFigures) -> Option<String> {
+    let share = figures.compute_share?;
+    Some(if share > 1.05 {
+        ">100% of compute (the ceiling was measured low)".to_owned()
+    } else {
+        format!("{:.0}% of compute", share * 100.0)
+    })
 }
 
 /// The work line of a run: "256 rounds/px (synthetic) · 192 ops/byte · 12.3 Gop/s [gpu-ts]",
@@ -120,5 +125,9 @@ mod tests {
         assert_eq!(ops_per_s(850e6), "850 Mop/s");
         assert_eq!(ops_per_s(1234e9), "1234 Gop/s");
         assert!(WORK_LEVELS.windows(2).all(|w| w[0] < w[1]) && WORK_LEVELS[0] == 0);
+        let held = |share| WorkFigures { compute_share: share, ..WorkFigures::default() };
+        assert_eq!(compute_share(&held(None)), None);
+        assert_eq!(compute_share(&held(Some(0.41))).as_deref(), Some("41% of compute"));
+        assert!(compute_share(&held(Some(1.3))).is_some_and(|s| s.starts_with(">100%")));
     }
 }

@@ -41,6 +41,10 @@ impl Default for WorkField {
 /// The work levels that draw the map of who wins.
 pub(super) const MAP_LEVELS: &str = "0, 16, 256, 4096";
 
+/// The hover of the button that sets the map's grid.
+const USE_MAP_HOVER: &str =
+    "Sets the work per pixel above, and the sizes to a work grid's (0.25, 1 and 2 MP); then run the sweep";
+
 /// The most rounds per pixel the field accepts, as `graylab --work` does (at 8K on two cores one
 /// run would take about an hour).
 const MAX_WORK_ROUNDS: u32 = 1 << 20;
@@ -99,7 +103,8 @@ pub(super) fn views_ui(
         _ if !compare.is_empty() => Some(0),
         _ => {
             ui.label("No sweep yet: run one, or load a saved one to compare.");
-            return false;
+            // The map and the roofline need several work levels: offer them before the first.
+            return ui.button(format!("Use {MAP_LEVELS}")).on_hover_text(USE_MAP_HOVER).clicked();
         }
     };
     let own_name = |r: &SweepResult| format!("this machine · {}", r.adapter.as_deref().unwrap_or("CPU only"));
@@ -141,9 +146,7 @@ pub(super) fn views_ui(
         }
         View::WhoWins if levels_of(r).len() < 2 => {
             ui.label("Sweep more than one work level to see the map.");
-            ui.button(format!("Use {MAP_LEVELS}"))
-                .on_hover_text("Sets the work per pixel above; then run the sweep")
-                .clicked()
+            ui.button(format!("Use {MAP_LEVELS}")).on_hover_text(USE_MAP_HOVER).clicked()
         }
         View::WhoWins => {
             win_map_ui(ui, r, bottom_y);

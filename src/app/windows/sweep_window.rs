@@ -150,7 +150,12 @@ impl SweepWindow {
                 &mut self.shown,
             );
             if views {
+                // The map's grid: its levels, at the sizes a work grid runs by default (about 3
+                // minutes on two cores and a software adapter).
                 sweep_views::MAP_LEVELS.clone_into(&mut self.work.levels);
+                let sizes: Vec<String> =
+                    crate::engine::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
+                self.sizes = sizes.join(", ");
             }
             return;
         }
@@ -289,8 +294,8 @@ impl SweepWindow {
     fn estimate(&self, session: &Session) -> String {
         let levels = sweep_views::parse_work_levels(&self.work.levels).unwrap_or_default();
         if levels.iter().any(|&k| k > 0) {
-            return "A work grid first calibrates for about a second; the status bar then shows its estimate, \
-                    and the cells that run fewer times."
+            return "A work grid first calibrates for about a second; the status bar then shows its estimate \
+                    and where the sweep is."
                 .to_owned();
         }
         let sizes: Vec<f64> =

@@ -33,17 +33,12 @@ pub fn analyse(r: &mut SweepResult) {
     r.roofline = None;
     if grid {
         crate::engine::sweep::frontier::fill_frontier(r);
-        r.roofline = Some(crate::engine::sweep::roofline::roofline(r));
     }
-    let plain_verdict = verdict(r);
-    r.verdict = if grid {
-        format!(
-            "{} At {lowest} rounds per pixel over the sizes: {plain_verdict}",
-            crate::engine::sweep::frontier::frontier_sentence(r)
-        )
-    } else {
-        plain_verdict
-    };
+    // Every sweep sits on the roofline, a plain one at the grayscale's own intensity.
+    r.roofline = Some(crate::engine::sweep::roofline::roofline(r));
+    // A grid's verdict is its frontier (the crossover over sizes at its lowest level is in the
+    // fields and the tables); a plain sweep's is the crossover's.
+    r.verdict = if grid { crate::engine::sweep::frontier::frontier_sentence(r) } else { verdict(r) };
 }
 
 fn verdict(r: &SweepResult) -> String {

@@ -226,6 +226,32 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
         ),
         Crossing::Unknown => {}
     }
+    // A run above its own roof proves that roof was measured low (a busy machine): say so rather
+    // than let the picture claim more than the machine.
+    let above: Vec<&str> = [
+        (Series::CpuAll, r.cpu_bytes_per_s, r.cpu_ops_per_s, "the CPU's"),
+        (Series::GpuKernel, r.gpu_device_bytes_per_s, r.gpu_ops_per_s, "the GPU's"),
+    ]
+    .into_iter()
+    .filter(|&(series, bytes_per_s, ops_per_s, _)| {
+        r.points.iter().filter(|p| p.series == series).any(|p| {
+            Roofline::roof(bytes_per_s, ops_per_s, p.ops_per_byte)
+                .is_some_and(|roof| p.ops_per_s > roof * 1.05)
+        })
+    })
+    .map(|(.., name)| name)
+    .collect();
+    if !above.is_empty() {
+        ui.colored_label(
+            crate::app::look::WARNING,
+            RichText::new(format!(
+                "Runs above {} roof: that ceiling was measured low, on a busy machine; measure the ceilings again \
+                 (the adapter panel, or graylab info --probe) on a quiet one.",
+                above.join(" and ")
+            ))
+            .small(),
+        );
+    }
     let unknown: Vec<&str> = [
         (r.cpu_bytes_per_s, "the CPU memory stream"),
         (r.cpu_ops_per_s, "the CPU compute ceiling"),

@@ -163,8 +163,8 @@ impl WorkerState {
         ticket.cancelled() || self.stop.load(Ordering::Relaxed)
     }
 
-    /// A sweep, weighted for its progress bar by what each cell is expected to cost: a work grid
-    /// calibrates first (about a second) and its estimate is shown while it runs.
+    /// A sweep, weighted for its progress bar by what each cell is expected to cost (a work grid
+    /// calibrates first, about a second), so the time left the status bar shows is its estimate.
     fn sweep(
         &self,
         ticket: &Ticket,
@@ -185,13 +185,12 @@ impl WorkerState {
             .map(|c| c.estimated_ns.map_or(c.megapixels + 0.5, |ns| ns as f64 / 1e9))
             .collect();
         let total: f64 = weights.iter().sum();
-        let estimate = plan.total_ns.map(|ns| format!(", about {:.0} s in all", ns as f64 / 1e9));
         let levels = options.levels().len() > 1 || options.levels().first().is_some_and(|&k| k > 0);
         let mut progress = |i: usize, n: usize, mp: f64| {
             let done: f64 = weights.iter().take(i).sum();
             let rounds = plan.cells.get(i).map(|c| c.work_rounds).unwrap_or_default();
             let what = if levels {
-                format!("Sweep: {mp} MP at {rounds} rounds/px{}", estimate.as_deref().unwrap_or(""))
+                format!("Sweep: {mp} MP, {rounds} rounds/px")
             } else {
                 format!("Sweep: {mp} MP")
             };

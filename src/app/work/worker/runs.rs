@@ -44,7 +44,13 @@ impl WorkerState {
         let _memory = crate::engine::budget()
             .try_reserve(PROBE_HOLD_BYTES)
             .map_err(|e| format!("no memory to measure them now: {e}"))?;
-        self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))
+        let known = self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))?;
+        // The CPU's compute ceiling with them (a fraction of a second), so that runs with work
+        // per pixel are held against it on either backend.
+        if let Err(e) = self.engine.cpu_compute(remeasure) {
+            log::warn!("the CPU's compute ceiling could not be measured: {e}");
+        }
+        Ok(known)
     }
 
     /// Answers with this GPU's cached ceilings, if a cache holds them; measures nothing.
