@@ -192,7 +192,13 @@ impl SweepWindow {
                 self.chart.ui(ui, &r, &compare, 360.0, self.bottom_y);
             }
             None => {
-                ui.label("No sweep yet.");
+                let text = if self.compare.is_empty() {
+                    "No sweep yet."
+                } else {
+                    "No sweep of this machine yet: the loaded ones are drawn beside it once you run one (Roofline \
+                     and Who wins show them now)."
+                };
+                ui.label(text);
             }
         }
     }

@@ -226,30 +226,30 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
         ),
         Crossing::Unknown => {}
     }
-    // A run above its own roof proves that roof was measured low (a busy machine): say so rather
-    // than let the picture claim more than the machine.
-    let above: Vec<&str> = [
-        (Series::CpuAll, r.cpu_bytes_per_s, r.cpu_ops_per_s, "the CPU's"),
-        (Series::GpuKernel, r.gpu_device_bytes_per_s, r.gpu_ops_per_s, "the GPU's"),
-    ]
-    .into_iter()
-    .filter(|&(series, bytes_per_s, ops_per_s, _)| {
+    // A run above its own roof means the roof is not this run's ceiling: say why rather than let
+    // the picture claim more than the machine.
+    let above = |series: Series, bytes_per_s: Option<f64>, ops_per_s: Option<f64>| {
         r.points.iter().filter(|p| p.series == series).any(|p| {
             Roofline::roof(bytes_per_s, ops_per_s, p.ops_per_byte)
                 .is_some_and(|roof| p.ops_per_s > roof * 1.05)
         })
-    })
-    .map(|(.., name)| name)
-    .collect();
-    if !above.is_empty() {
-        ui.colored_label(
-            crate::app::look::WARNING,
-            RichText::new(format!(
-                "Runs above {} roof: that ceiling was measured low, on a busy machine; measure the ceilings again \
-                 (the adapter panel, or graylab info --probe) on a quiet one.",
-                above.join(" and ")
-            ))
-            .small(),
+    };
+    let warn = |ui: &mut Ui, text: &str| {
+        ui.colored_label(crate::app::look::WARNING, RichText::new(text).small());
+    };
+    if above(Series::CpuAll, r.cpu_bytes_per_s, r.cpu_ops_per_s) {
+        warn(
+            ui,
+            "Runs above the CPU's roof: an image small enough for the CPU's caches moves faster than the \
+             memory stream the roof was measured at (the largest size), or the compute ceiling was measured on a \
+             busy machine (measure again: the adapter panel, or graylab info --probe).",
+        );
+    }
+    if above(Series::GpuKernel, r.gpu_device_bytes_per_s, r.gpu_ops_per_s) {
+        warn(
+            ui,
+            "Runs above the GPU's roof: its ceilings were measured low, on a busy machine; measure them again \
+             (the adapter panel, or graylab info --probe) on a quiet one.",
         );
     }
     let unknown: Vec<&str> = [
