@@ -216,7 +216,10 @@ pub fn frontier_sentence(r: &SweepResult) -> String {
     let resident = frontier.measured.iter().rev().find(|p| p.resident_from_rounds.is_some());
     let lv = |v: f64| format!("{v:.0}");
     let mut text = match (e2e, resident) {
-        _ if r.adapter.is_none() => "The work grid measured the CPU only.".to_owned(),
+        _ if r.adapter.is_none() => format!(
+            "The work grid measured the CPU only (up to {max} rounds per pixel and {largest:.2} MP): there is \
+             no GPU to say who wins."
+        ),
         (Some(p), _) => {
             let k = p.end_to_end_from_rounds.map_or_else(String::new, lv);
             let kept = p
