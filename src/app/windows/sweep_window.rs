@@ -159,48 +159,45 @@ impl SweepWindow {
             }
             return;
         }
-        match session.sweep().cloned() {
-            Some(r) => {
-                ui.label(RichText::new(&r.verdict).strong());
-                if r.software_adapter {
-                    ui.colored_label(
-                        look::WARNING,
-                        "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
-                    );
-                }
-                if r.build == "debug" {
-                    ui.colored_label(
-                        look::WARNING,
-                        "Debug build: these timings mean nothing (build with cargo build --release).",
-                    );
-                }
-                let rates: Vec<String> = r
-                    .points
-                    .last()
-                    .map(|p| {
-                        [("upload", p.upload_gb_per_s), ("download", p.download_gb_per_s)]
-                            .iter()
-                            .filter_map(|(n, v)| v.map(|v| format!("{n} {v:.2} GB/s")))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let latency = r
-                    .dispatch_latency_ns
-                    .map_or_else(String::new, |ns| format!(", dispatch latency {:.3} ms", ns as f64 / 1e6));
-                ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
-                let (r, compare) = self.one_level(ui, &r);
-                self.chart.ui(ui, &r, &compare, 360.0, self.bottom_y);
-            }
-            None => {
-                let text = if self.compare.is_empty() {
-                    "No sweep yet."
-                } else {
-                    "No sweep of this machine yet: the loaded ones are drawn beside it once you run one (Roofline \
-                     and Who wins show them now)."
-                };
-                ui.label(text);
-            }
+        let Some(r) = session.sweep().cloned() else {
+            let text = if self.compare.is_empty() {
+                "No sweep yet."
+            } else {
+                "No sweep of this machine yet: the loaded ones are drawn beside it once you run one (Roofline \
+                 and Who wins show them now)."
+            };
+            ui.label(text);
+            return;
+        };
+        ui.label(RichText::new(&r.verdict).strong());
+        if r.software_adapter {
+            ui.colored_label(
+                look::WARNING,
+                "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
+            );
         }
+        if r.build == "debug" {
+            ui.colored_label(
+                look::WARNING,
+                "Debug build: these timings mean nothing (build with cargo build --release).",
+            );
+        }
+        let rates: Vec<String> = r
+            .points
+            .last()
+            .map(|p| {
+                [("upload", p.upload_gb_per_s), ("download", p.download_gb_per_s)]
+                    .iter()
+                    .filter_map(|(n, v)| v.map(|v| format!("{n} {v:.2} GB/s")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let latency = r
+            .dispatch_latency_ns
+            .map_or_else(String::new, |ns| format!(", dispatch latency {:.3} ms", ns as f64 / 1e6));
+        ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
+        let (r, compare) = self.one_level(ui, &r);
+        self.chart.ui(ui, &r, &compare, 360.0, self.bottom_y);
     }
 
     /// A work grid's sizes chart shows one work level at a time (picked here): its points, and
