@@ -168,7 +168,7 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
 }
 
 /// The modelled frontier, one point per measured size, up to the grid's largest level; `None`
-/// when it is unknown ([`modelled_unknown_because`] says why).
+/// when it is unknown (`modelled_unknown_because` says why).
 #[must_use]
 pub fn modelled_frontier(r: &SweepResult) -> Option<Vec<FrontierPoint>> {
     let cost = WorkCost::of(r, r.compute.as_ref()?)?;
@@ -203,7 +203,7 @@ pub(crate) fn fill_frontier(r: &mut SweepResult) {
     r.frontier = Some(Frontier { measured: measured_frontier(r), modelled: modelled.unwrap_or_default() });
 }
 
-/// The verdict's sentences on the frontier of a work grid (filled by [`fill_frontier`]):
+/// The verdict's sentences on the frontier of a work grid (filled by `fill_frontier`):
 /// measured at the largest size where the GPU wins (else the largest size), then modelled.
 #[must_use]
 pub fn frontier_sentence(r: &SweepResult) -> String {

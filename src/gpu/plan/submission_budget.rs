@@ -38,7 +38,7 @@ const LEVELS: usize = 16;
 pub struct GpuRates {
     /// Upload copy (staging to input buffer), per input byte.
     pub upload_ns_per_byte: f64,
-    /// Kernel, per input byte (of the plain grayscale; [`Budget`] keeps each work level's).
+    /// Kernel, per input byte (of the plain grayscale; the budget keeps each work level's).
     pub kernel_ns_per_byte: f64,
     /// Drawing into display textures, per output byte.
     pub display_ns_per_byte: f64,
