@@ -45,3 +45,24 @@ pub const PARITY_ID: &str = "graylab parity window";
 pub const CLAIMS_ID: &str = "graylab claims window";
 /// The round-trips window's id.
 pub const ROUND_TRIPS_ID: &str = "graylab round trips window";
+
+/// A result's verdict, and the warning that its "GPU" is a software adapter's (the CPU itself).
+fn verdict_ui(ui: &mut egui::Ui, verdict: &str, software_adapter: bool) {
+    ui.label(egui::RichText::new(verdict).strong());
+    if software_adapter {
+        ui.colored_label(
+            crate::app::look::WARNING,
+            "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
+        );
+    }
+}
+
+/// The warning that a result measured on a debug build has timings that mean nothing.
+fn debug_build_ui(ui: &mut egui::Ui, build: &str) {
+    if build == "debug" {
+        ui.colored_label(
+            crate::app::look::WARNING,
+            "Debug build: these timings mean nothing (build with cargo build --release).",
+        );
+    }
+}

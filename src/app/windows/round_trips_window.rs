@@ -108,19 +108,8 @@ impl RoundTripsWindow {
         match &self.shown {
             Some(Ok(r)) => {
                 let r = Arc::clone(r);
-                ui.label(RichText::new(&r.verdict).strong());
-                if r.software_adapter {
-                    ui.colored_label(
-                        look::WARNING,
-                        "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
-                    );
-                }
-                if r.build == "debug" {
-                    ui.colored_label(
-                        look::WARNING,
-                        "Debug build: these timings mean nothing (build with cargo build --release).",
-                    );
-                }
+                super::verdict_ui(ui, &r.verdict, r.software_adapter);
+                super::debug_build_ui(ui, &r.build);
                 ui.label(
                     RichText::new(format!(
                         "{}x{}, {} warm run{} per count after a cold one; {}.",

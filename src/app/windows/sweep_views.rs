@@ -5,7 +5,6 @@
 use egui::{RichText, Ui};
 
 use crate::app::charts::{roofline_ui, win_map_ui};
-use crate::app::look;
 use crate::engine::SweepResult;
 
 /// Which view of the sweep the window shows.
@@ -131,13 +130,7 @@ pub(super) fn views_ui(
         },
     };
     ui.label(RichText::new(name).small());
-    ui.label(RichText::new(&r.verdict).strong());
-    if r.software_adapter {
-        ui.colored_label(
-            look::WARNING,
-            "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
-        );
-    }
+    super::verdict_ui(ui, &r.verdict, r.software_adapter);
     match view {
         View::Sizes => false,
         View::Roofline => {

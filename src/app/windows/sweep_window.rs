@@ -8,7 +8,6 @@ use egui::{RichText, Ui};
 
 use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
-use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::{Backend, Phase, SweepOptions, SweepResult};
@@ -169,19 +168,8 @@ impl SweepWindow {
             ui.label(text);
             return;
         };
-        ui.label(RichText::new(&r.verdict).strong());
-        if r.software_adapter {
-            ui.colored_label(
-                look::WARNING,
-                "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
-            );
-        }
-        if r.build == "debug" {
-            ui.colored_label(
-                look::WARNING,
-                "Debug build: these timings mean nothing (build with cargo build --release).",
-            );
-        }
+        super::verdict_ui(ui, &r.verdict, r.software_adapter);
+        super::debug_build_ui(ui, &r.build);
         let rates: Vec<String> = r
             .points
             .last()

@@ -5,7 +5,6 @@ use crate::engine::ceilings::rates::example_ceilings;
 use crate::engine::report::Stats;
 use crate::engine::sweep::grid::{ComputeCeilings, Roofline};
 use crate::engine::sweep::verdict::analyse;
-use crate::engine::{Formula, WorkgroupSize};
 
 fn st(ns: u64) -> Stats {
     Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 }
@@ -40,30 +39,10 @@ fn cell(mp: f64, k: u32, cpu: u64, total: u64, resident: u64) -> SweepPoint {
 
 fn grid(points: Vec<SweepPoint>, levels: Vec<u32>, compute: Option<ComputeCeilings>) -> SweepResult {
     let mut r = SweepResult {
-        version: String::new(),
-        build: "release".into(),
-        source: "synthetic".into(),
-        adapter: Some("Test GPU".into()),
-        software_adapter: false,
-        gpu_timestamps: true,
-        cpu_threads: 2,
-        runs: 1,
-        workgroup: WorkgroupSize::DEFAULT,
-        formula: Formula::Bt601,
-        points,
-        crossover_mp: None,
-        resident_crossover_mp: None,
-        dispatch_latency_ns: None,
-        transfer_share_at_8k: None,
-        transfer_share_mp: None,
         ceilings: Some(Box::new(example_ceilings())),
-        model: None,
         work_levels: levels,
-        divergent: false,
         compute,
-        frontier: None,
-        roofline: None,
-        verdict: String::new(),
+        ..SweepResult::for_tests(points)
     };
     analyse(&mut r);
     r

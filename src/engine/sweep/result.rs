@@ -171,3 +171,37 @@ pub struct SweepModel {
     /// The same with the data resident on the GPU.
     pub resident_crossover_mp: Option<f64>,
 }
+
+#[cfg(test)]
+impl SweepResult {
+    /// A made-up result of `points` on a "Test GPU" with timestamps, nothing analysed yet: the
+    /// fixture the verdict's and the frontier's tests build on.
+    pub(crate) fn for_tests(points: Vec<SweepPoint>) -> Self {
+        Self {
+            version: String::new(),
+            build: "release".into(),
+            source: "synthetic".into(),
+            adapter: Some("Test GPU".into()),
+            software_adapter: false,
+            gpu_timestamps: true,
+            cpu_threads: 2,
+            runs: 1,
+            workgroup: WorkgroupSize::DEFAULT,
+            formula: Formula::Bt601,
+            points,
+            crossover_mp: None,
+            resident_crossover_mp: None,
+            dispatch_latency_ns: None,
+            transfer_share_at_8k: None,
+            transfer_share_mp: None,
+            ceilings: None,
+            model: None,
+            work_levels: vec![0],
+            divergent: false,
+            compute: None,
+            frontier: None,
+            roofline: None,
+            verdict: String::new(),
+        }
+    }
+}

@@ -136,7 +136,6 @@ pub fn to_csv(r: &SweepResult) -> String {
 mod tests {
     use super::*;
     use crate::engine::report::Stats;
-    use crate::engine::{Formula, WorkgroupSize};
 
     fn point(mp: f64, cpu: u64, total: u64, kernel: u64, resident: u64) -> SweepPoint {
         let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
@@ -161,32 +160,7 @@ mod tests {
     }
 
     fn result(points: Vec<SweepPoint>) -> SweepResult {
-        let mut r = SweepResult {
-            version: String::new(),
-            build: "release".into(),
-            source: "synthetic".into(),
-            adapter: Some("Test GPU".into()),
-            software_adapter: false,
-            gpu_timestamps: true,
-            cpu_threads: 2,
-            runs: 1,
-            workgroup: WorkgroupSize::DEFAULT,
-            formula: Formula::Bt601,
-            points,
-            crossover_mp: None,
-            resident_crossover_mp: None,
-            dispatch_latency_ns: None,
-            transfer_share_at_8k: None,
-            transfer_share_mp: None,
-            ceilings: None,
-            model: None,
-            work_levels: vec![0],
-            divergent: false,
-            compute: None,
-            frontier: None,
-            roofline: None,
-            verdict: String::new(),
-        };
+        let mut r = SweepResult::for_tests(points);
         analyse(&mut r);
         r
     }
