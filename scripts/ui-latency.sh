@@ -56,10 +56,10 @@ fresh
 app_pid=$!
 sleep 6
 # A/B flip sits right of the view-mode buttons above the viewer. Without a window manager the
-# window must be given the keyboard focus.
+# window must be given the keyboard focus; its title ends in "graylab" (it starts with the file).
 xdotool mousemove 500 43 click 1
 xdotool mousemove 1400 880
-xdotool windowfocus "$(xdotool search --name '^graylab$' | head -1)"
+xdotool windowfocus "$(xdotool search --name 'graylab$' | head -1)"
 sleep 1
 keys=()
 for _ in $(seq "$presses"); do

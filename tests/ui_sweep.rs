@@ -1,6 +1,7 @@
 //! The size-sweep window holds (issue 17, item 3): with a long legend after "Load to compare",
 //! at 1440x900 and at 1024x640, the axis titles and the model's note stay inside the window; the
-//! estimate learns from the sweep it timed and drops its caveat.
+//! estimate learns from the sweep it timed and drops its caveat; a running sweep leaves the cores
+//! to the work (the window redraws a few times a second, not at the screen's rate).
 
 mod common;
 #[path = "common/ui.rs"]
@@ -60,4 +61,37 @@ fn the_sweep_chart_keeps_its_titles_and_note_after_load_to_compare() {
         assert!(entries.iter().all(|r| window.contains_rect(*r)), "{size:?}: {entries:?} in {window:?}");
         assert!(h.query_by_label_contains("from never").is_none());
     }
+}
+
+/// While a sweep is timed, the window redraws on its own only every
+/// `look::REDRAW_WHILE_WORKING`: no frame asks for the next one at once (egui's spinner did, at
+/// the screen's rate, and on lavapipe those frames took the cores the sweep was timed on: its
+/// GPU figures came out 3-4x the CLI's). The progress still moves, and Stop still stops.
+#[test]
+fn a_running_sweep_leaves_the_cores_to_the_work() {
+    let Some(mut h) = harness_sized(None, [1440.0, 900.0]) else { return };
+    settle(&mut h);
+    h.state_mut().set_sweep_sizes("8, 8, 8, 8", 5);
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    ui_common::until_progress(&mut h, "Sweep");
+    // The click's own input asks for a frame or two at once, as any input does.
+    h.run_steps(3);
+    for _ in 0..5 {
+        h.step();
+        assert!(h.state().job_progress().is_some(), "the sweep is still running");
+        assert!(
+            !h.ctx.requested_repaint_last_pass(),
+            "a frame during the sweep asked for another at once ({:?}): the window redraws at the screen's rate",
+            h.ctx.repaint_causes()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        h.query_by_label_contains("redrawing 4×/s while work runs").is_some(),
+        "the frame meter says why the window redraws slowly"
+    );
+    h.get_by_label("Stop").click();
+    settle(&mut h);
+    assert!(h.state().job_progress().is_none(), "Stop ended the sweep");
 }

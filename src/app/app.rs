@@ -310,11 +310,16 @@ impl eframe::App for GraylabApp {
         self.session.toasts.ui(&ctx, viewer);
         drop_overlay_ui(&ctx);
         self.session.after_frame();
-        self.wanted_next_frame = self.session.is_busy();
-        if self.session.is_busy() || self.dialog.is_some() {
-            // Keep the progress and the frame meter live while work runs, at most 50 frames a
-            // second (the work threads need the cores more than a faster spinner does).
+        let working = self.session.is_busy();
+        self.meter.set_working(working);
+        self.wanted_next_frame = self.dialog.is_some();
+        if self.dialog.is_some() {
+            // Polls the file dialog's thread for the chosen path.
             ctx.request_repaint_after(std::time::Duration::from_millis(20));
+        } else if working {
+            // The progress moves a few times a second; every result, and every input, still
+            // redraws at once. A faster redraw takes the cores the work is being timed on.
+            ctx.request_repaint_after(look::REDRAW_WHILE_WORKING);
         }
         self.meter.frame_built(started);
     }

@@ -5,9 +5,9 @@
 //! job with a cancel flag and progress; the UI thread only draws, and draws images at the size
 //! they are seen (`textures`). On a hardware GPU the work runs on eframe's own wgpu device, so
 //! a result is shown from textures drawn on the GPU without a readback; on a software adapter it
-//! runs on a device of its own at low priority and is read back. The rest: `panels` always on
+//! runs on a device of its own, so that frames never queue behind it, and is read back. The rest: `panels` always on
 //! screen, `windows` opened on demand, `charts`, the `viewer`, the `session` they share.
-//! Depends on [`crate::engine`] (the GPU display textures through it) and [`crate::system`].
+//! Depends on [`crate::engine`] (the GPU display textures through it).
 
 mod advice;
 #[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]

@@ -62,8 +62,8 @@ impl AdapterPanel {
         });
         let note = if own_device {
             Some(
-                "The conversions run on a device of their own at low priority, so the window's frames \
-                 come first; every result is read back to be shown.",
+                "The conversions run on a device of their own, so the window's frames never wait \
+                 behind them; every result is read back to be shown.",
             )
         } else if gpu.is_software() && ts.passes {
             Some(
@@ -111,7 +111,7 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
         Some(k) => known_ui(ui, k),
         None if measuring => {
             ui.horizontal(|ui| {
-                ui.spinner();
+                crate::app::look::spinner(ui);
                 ui.label("measuring (a few seconds)…");
             });
         }

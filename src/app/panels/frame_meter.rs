@@ -23,6 +23,8 @@ pub struct FrameMeter {
     log: Option<std::io::BufWriter<std::fs::File>>,
     /// Lines written to the log.
     logged: u64,
+    /// Whether work runs, so that the window redraws only a few times a second on its own.
+    working: bool,
 }
 
 impl FrameMeter {
@@ -46,11 +48,18 @@ impl FrameMeter {
                 let _ = log.flush();
             }
         }
-        self.intervals.push_back((now, interval_ms.filter(|_| wanted)));
+        // While work ran the window redrew only a few times a second on purpose
+        // (`look::REDRAW_WHILE_WORKING`): those gaps are not stutters either.
+        self.intervals.push_back((now, interval_ms.filter(|_| wanted && !self.working)));
         while self.intervals.front().is_some_and(|(t, _)| now - *t > WINDOW) {
             self.intervals.pop_front();
             self.build_ms.pop_front();
         }
+    }
+
+    /// Says whether work runs now: the readout then says how often the window redraws.
+    pub fn set_working(&mut self, working: bool) {
+        self.working = working;
     }
 
     /// Records the time since `started` as the current frame's build time.
@@ -83,13 +92,19 @@ impl FrameMeter {
     /// The readout.
     pub fn ui(&self, ui: &mut Ui) {
         let build_max = self.build_ms.iter().copied().fold(0.0f32, f32::max);
+        let redraws = 1.0 / crate::app::look::REDRAW_WHILE_WORKING.as_secs_f32();
         let frames = match self.interval_p95_max_ms() {
+            _ if self.working => format!("redrawing {redraws:.0}×/s while work runs"),
             Some((p95, max)) => format!("frame interval p95 {p95:.0} ms, max {max:.0} ms"),
             None => "idle".to_owned(),
         };
-        ui.label(RichText::new(format!("{frames} · build max {build_max:.1} ms")).small().weak()).on_hover_text(
-            "Frame interval: time from one frame to the next while the app is busy or animating, over the \
-             last 3 s (above ~33 ms it stutters). Build: CPU time of the UI thread per frame.",
-        );
+        ui.label(RichText::new(format!("{frames} · build max {build_max:.1} ms")).small().weak())
+            .on_hover_text(format!(
+                "Frame interval: time from one frame to the next while the app animates, over the last \
+                 3 s (above ~33 ms it stutters). While work runs the window redraws on its own only \
+                 {redraws:.0} times a second, and at once for every result and every input, so that \
+                 its drawing takes little of the cores the work is timed on. Build: CPU time of the UI \
+                 thread per frame."
+            ));
     }
 }

@@ -37,7 +37,7 @@ impl StatusBar {
                 .clicked();
             match session.current_job() {
                 Some((kind, progress)) => {
-                    ui.spinner();
+                    crate::app::look::spinner(ui);
                     let what =
                         progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
                     if let Some(p) = &progress

@@ -234,7 +234,7 @@ fn empty_ui(ui: &mut Ui, opening: Option<&std::path::Path>) {
         if let Some(path) = opening {
             ui.heading(format!("Opening {}…", crate::app::session::file_name(path)));
             ui.add_space(6.0);
-            ui.spinner();
+            crate::app::look::spinner(ui);
             ui.label("Decoding the file; the image appears as soon as it is ready.");
             return;
         }

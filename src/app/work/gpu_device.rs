@@ -2,11 +2,13 @@
 //!
 //! On a hardware GPU the work shares the window's device, so a result is drawn from GPU memory
 //! without a readback. A software adapter (llvmpipe) runs both on the CPU's cores, one queue
-//! after the other: a frame then waits behind the conversion's submissions, and the driver's
-//! threads doing the GPU work run at the same priority as the frames. There the work gets a
-//! device of its own, opened on the worker thread: the driver threads it starts inherit the
-//! worker's low priority (`priority.rs`), so the window's frames come first, and results are
-//! read back and shown like a CPU result (that adapter's memory is host memory anyway).
+//! after the other: a frame then waits behind the conversion's submissions. There the work gets
+//! a device of its own, opened on the worker thread, with its own queue and driver threads, so
+//! that a frame never waits for a conversion; results are read back and shown like a CPU result
+//! (that adapter's memory is host memory anyway). The work threads run at the UI's priority, as
+//! `graylab bench` does: a lower one made the app's figures many times the CLI's on a busy
+//! machine (BENCHMARKS.md), and the window stays live without it, since it redraws only a few
+//! times a second on its own while work runs (`look::REDRAW_WHILE_WORKING`).
 
 use std::sync::Arc;
 
@@ -22,8 +24,8 @@ pub enum GpuDevice {
     Auto,
     /// The window's device: results are drawn from GPU memory, with no readback.
     Window,
-    /// A device of its own on the window's adapter, opened on the worker thread at the work
-    /// threads' priority: every result is read back.
+    /// A device of its own on the window's adapter, opened on the worker thread: every result
+    /// is read back.
     Own,
 }
 
@@ -39,7 +41,7 @@ impl GpuDevice {
     }
 }
 
-/// Makes the worker's engine; called on the worker thread, after it has lowered its priority.
+/// Makes the worker's engine; called on the worker thread.
 pub type EngineMaker = Box<dyn FnOnce() -> Engine + Send>;
 
 /// How the engine is made for the window's device `rs` (whose context is `window_gpu`), on

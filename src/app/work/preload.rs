@@ -68,10 +68,9 @@ impl Preload {
     pub fn start(path: PathBuf, preview_side: u32, options: DecodeOptions) -> std::io::Result<Self> {
         let path = std::path::absolute(&path).unwrap_or(path);
         let p = path.clone();
-        let thread = std::thread::Builder::new().name("graylab-preload".into()).spawn(move || {
-            crate::system::priority::yield_to_ui();
-            decode_for_display(&p, preview_side, &options)
-        })?;
+        let thread = std::thread::Builder::new()
+            .name("graylab-preload".into())
+            .spawn(move || decode_for_display(&p, preview_side, &options))?;
         Ok(Self { path, thread })
     }
 

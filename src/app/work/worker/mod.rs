@@ -52,8 +52,7 @@ impl Drop for Worker {
 }
 
 impl Worker {
-    /// Starts the worker thread, which makes its engine with `make_engine` once it runs at the
-    /// work threads' priority. On [`GpuDevice::Own`], the engine's GPU is a device of its own,
+    /// Starts the worker thread, which makes its engine with `make_engine` on itself. On [`GpuDevice::Own`], the engine's GPU is a device of its own,
     /// and GPU results are read back and shown like CPU ones.
     pub fn start(
         make_engine: EngineMaker,
@@ -67,7 +66,6 @@ impl Worker {
         let running = Arc::new(Mutex::new(None));
         let (thread_stop, thread_running) = (Arc::clone(&stop), Arc::clone(&running));
         let thread = std::thread::Builder::new().name("graylab-worker".into()).spawn(move || {
-            crate::system::priority::yield_to_ui();
             let state = WorkerState {
                 engine: Arc::new(make_engine()),
                 gpu_device,
