@@ -42,8 +42,10 @@ fn series(r: &RoundTripResult) -> Vec<Series> {
     all
 }
 
-/// Draws the chart of `r`, `height` points tall.
-pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, height: f32) {
+/// Draws the chart of `r`, at most `max_height` points tall with its axes, and ending above
+/// `bottom_y` (the lowest its window may reach), measured once its note and legend are laid out:
+/// a height taken before them pushed the x axis past the window's edge at 1024x640.
+pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, bottom_y: f32) {
     let all = series(r);
     let mut legend: Vec<(Color32, String)> = all.iter().map(|(name, c, ..)| (*c, name.clone())).collect();
     if let Some(n) = r.gpu_wins_from_passes {
@@ -58,6 +60,7 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, height: f32) {
         .weak(),
     );
     legend_ui(ui, &legend);
+    let height = (bottom_y - ui.cursor().top() - ui.spacing().item_spacing.y).min(max_height).max(120.0);
     let counts: Vec<u32> = r.points.iter().map(|p| p.passes).collect();
     let top = all.iter().flat_map(|s| s.3.iter().map(|p| p[1])).fold(0.0, f64::max);
     let last = counts.last().copied().map_or(1.0, x_of);

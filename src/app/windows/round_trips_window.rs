@@ -28,12 +28,21 @@ pub struct RoundTripsWindow {
     pending: Option<Answer>,
     /// The latest result, or why the latest run has none.
     shown: Option<Result<Arc<RoundTripResult>, String>>,
+    /// The lowest the window's content may reach, from the room it is kept in.
+    bottom_y: f32,
 }
 
 impl Default for RoundTripsWindow {
     fn default() -> Self {
         let passes: Vec<String> = DEFAULT_PASSES.iter().map(ToString::to_string).collect();
-        Self { open: false, passes: passes.join(", "), runs: 3, pending: None, shown: None }
+        Self {
+            open: false,
+            passes: passes.join(", "),
+            runs: 3,
+            pending: None,
+            shown: None,
+            bottom_y: f32::INFINITY,
+        }
     }
 }
 
@@ -65,6 +74,7 @@ impl RoundTripsWindow {
             self.pending = None;
         }
         let mut open = self.open;
+        self.bottom_y = room.rect.bottom() - 24.0;
         let window = egui::Window::new("Round trips: operations per upload and download")
             .id(egui::Id::unique(super::ROUND_TRIPS_ID));
         room.place(window, egui::Align2::CENTER_TOP)
@@ -125,8 +135,7 @@ impl RoundTripsWindow {
                     ))
                     .small(),
                 );
-                let height = (ui.available_height() - 30.0).clamp(120.0, 320.0);
-                round_trips_chart_ui(ui, &r, height);
+                round_trips_chart_ui(ui, &r, 320.0, self.bottom_y);
             }
             Some(Err(why)) => {
                 ui.label(why.as_str());

@@ -50,7 +50,10 @@ fn log_spacer(input: &GridInput) -> Vec<GridMark> {
                 continue;
             }
             let value = f64::from(k) + m.log10();
-            if (lo..=hi).contains(&value) {
+            // Not at the very edge: a label centred on its mark would hang past the plot, and
+            // past the window the plot fills (issue 17: "10.0" cut at the right).
+            let inset = 0.03 * decades;
+            if (lo + inset..=hi - inset).contains(&value) {
                 marks.push(GridMark { value, step_size: step });
             }
         }
