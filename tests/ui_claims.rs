@@ -7,7 +7,7 @@ mod common;
 #[path = "common/ui.rs"]
 mod ui_common;
 
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use graylab::engine::claims::ClaimsReport;
 use ui_common::{harness, settle};
 
@@ -19,6 +19,13 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     h.get_by_label("Tutorial claims…").click();
     h.run_steps(2);
     assert!(h.query_by_label_contains("No claims tested yet").is_some());
+    assert!(
+        h.query_by_label_contains(
+            "Run (quick) takes at most about 15 s; Run all takes at most about 60 s (bounds"
+        )
+        .is_some(),
+        "before a run the estimates are the bounds, and say so"
+    );
     h.get_by_label("Run (quick)").click();
     h.run_steps(2);
     assert!(h.state().is_busy(), "the claims run on the worker");
@@ -29,6 +36,11 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     let report = report.expect("a report").clone();
     assert!(report.quick);
     assert!(report.claims.len() >= 7, "{} claims", report.claims.len());
+    // The quick run's own time is the next estimate; the full set is still a bound.
+    let node = h.get_by_label_contains("Run (quick) took ");
+    let estimate = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
+    assert!(estimate.contains(" here the last time; Run all takes at most about 60 s (bounds"), "{estimate}");
+    // A stopped run teaches nothing: tested in `stop_and_escape_end_a_full_claims_run`.
     assert_eq!(report.software_adapter, gpu.is_software());
     // The first card's verdict is on screen, in the words of the verdict; every claim's number
     // and quote is in the window.
@@ -126,5 +138,9 @@ fn stop_and_escape_end_a_full_claims_run() {
         assert!(note.starts_with("Stopped "), "{how}: {note}");
         h.run_steps(2);
         assert!(h.query_by_label(&note).is_some(), "{how}: the window says it stopped");
+        assert!(
+            h.query_by_label_contains("Run all took").is_none(),
+            "{how}: a stopped run is not taken for the full set's time"
+        );
     }
 }

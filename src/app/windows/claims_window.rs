@@ -28,8 +28,10 @@ pub struct ClaimsWindow {
     confirm_replace: bool,
     /// A saved report loaded to compare, with its label ("file · adapter").
     compare: Option<(String, ClaimsReport)>,
-    /// A first estimate of the run asked last, in seconds, until a claim is done.
-    first_estimate_secs: u32,
+    /// Whether the run asked last is the quick one.
+    quick: bool,
+    /// How long the runs took on this machine.
+    clock: super::claims_clock::ClaimsClock,
 }
 
 /// Where the JSON path came from.
@@ -57,6 +59,8 @@ impl ClaimsWindow {
 
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
+        // Every frame, open or not, so that a run is timed to its end.
+        self.clock.track(ctx, session);
         let mut open = self.open;
         let screen = ctx.content_rect().size();
         let window = egui::Window::new("Tutorial claims, tested on this machine")
@@ -141,7 +145,7 @@ impl ClaimsWindow {
                 );
                 ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what));
                 let eta = eta.map_or_else(
-                    || self.first_estimate(),
+                    || self.first_estimate(session),
                     |s| format!("about {s:.0} s left (estimated from the claims done so far)"),
                 );
                 ui.label(RichText::new(eta).weak());
@@ -150,20 +154,39 @@ impl ClaimsWindow {
                 ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
             }
             None => {
-                ui.label(
-                    RichText::new(
-                        "Run (quick) takes at most about 15 s, Run all about a minute (first estimates, for a \
-                         2-core machine with a software GPU).",
-                    )
-                    .weak(),
-                );
+                ui.label(RichText::new(self.estimates(session)).weak());
             }
         }
     }
 
-    fn first_estimate(&self) -> String {
-        let secs = self.first_estimate_secs;
-        format!("at most about {secs} s in all (a first estimate, until a claim is done)")
+    /// How long each run takes: the last one's time on this machine, else the bound the claims
+    /// are sized for.
+    fn estimates(&self, session: &Session) -> String {
+        use super::claims_clock::{ALL_BOUND_S, QUICK_BOUND_S, secs_text};
+        let part = |quick: bool, name: &str, bound: &str| match self.clock.last_secs(quick, session) {
+            Some(s) => (format!("{name} took {} here the last time", secs_text(s)), false),
+            None => (format!("{name} takes at most about {bound}"), true),
+        };
+        let (quick, guessed_quick) = part(true, "Run (quick)", &format!("{QUICK_BOUND_S} s"));
+        let (all, guessed_all) = part(false, "Run all", &format!("{ALL_BOUND_S} s"));
+        let caveat = if guessed_quick || guessed_all {
+            " (bounds for a 2-core machine with a software GPU, until a run has been timed here)"
+        } else {
+            ""
+        };
+        format!("{quick}; {all}{caveat}.")
+    }
+
+    /// The estimate of the run in flight until its first claim is done.
+    fn first_estimate(&self, session: &Session) -> String {
+        use super::claims_clock::{ALL_BOUND_S, QUICK_BOUND_S, secs_text};
+        match self.clock.last_secs(self.quick, session) {
+            Some(s) => format!("about {} in all (the last such run on this machine)", secs_text(s)),
+            None => {
+                let bound = if self.quick { QUICK_BOUND_S } else { ALL_BOUND_S };
+                format!("at most about {bound} s in all (a first estimate, until a claim is done)")
+            }
+        }
     }
 
     fn start(&mut self, session: &mut Session, quick: bool) {
@@ -174,8 +197,8 @@ impl ClaimsWindow {
             ));
             return;
         }
-        // The bounds the claims are sized for: a 2-core machine with a software GPU.
-        self.first_estimate_secs = if quick { 15 } else { 60 };
+        self.quick = quick;
+        self.clock.started(quick, session);
         let ticket = Ticket::new(session.next_job_id());
         session.send(JobKind::Claims, Job::Claims { ticket, quick });
     }

@@ -1,6 +1,7 @@
 //! The windows opened on demand: export, size sweep, round trips, parity, the tutorial's claims,
 //! and the native file dialogs.
 
+mod claims_clock;
 pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;

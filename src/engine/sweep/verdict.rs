@@ -56,7 +56,11 @@ fn verdict(r: &SweepResult) -> String {
         flags.push("no GPU timestamps: GPU phases from the CPU clock");
     }
     let share = match (r.transfer_share_at_8k, r.transfer_share_mp) {
-        (Some(s), Some(mp)) => format!("; moving the data is {:.0}% of GPU time at {mp:.0} MP", s * 100.0),
+        (Some(s), Some(mp)) => {
+            // Whole megapixels from 10 up; a small sweep's 0.05 MP is not "0 MP".
+            let places = if mp >= 10.0 { 0 } else { 2 };
+            format!("; moving the data is {:.0}% of GPU time at {mp:.places$} MP", s * 100.0)
+        }
         _ => String::new(),
     };
     let main = match (r.crossover_mp, r.resident_crossover_mp) {
@@ -187,6 +191,9 @@ mod tests {
         assert!(r.verdict.contains("never beats the CPU"), "{}", r.verdict);
         let r = result(vec![point(1.0, 100, 500, 50, 90)]);
         assert!(r.verdict.contains("only when the image is already on the GPU"), "{}", r.verdict);
+        // A small sweep's largest size keeps its digits.
+        let r = result(vec![point(0.01, 10, 500, 50, 150), point(0.05, 50, 500, 50, 150)]);
+        assert!(r.verdict.contains("90% of GPU time at 0.05 MP"), "{}", r.verdict);
     }
 
     #[test]
