@@ -180,12 +180,11 @@ impl ClaimsWindow {
     /// The estimate of the run in flight until its first claim is done.
     fn first_estimate(&self, session: &Session) -> String {
         use super::claims_clock::{ALL_BOUND_S, QUICK_BOUND_S, secs_text};
-        match self.clock.last_secs(self.quick, session) {
-            Some(s) => format!("about {} in all (the last such run on this machine)", secs_text(s)),
-            None => {
-                let bound = if self.quick { QUICK_BOUND_S } else { ALL_BOUND_S };
-                format!("at most about {bound} s in all (a first estimate, until a claim is done)")
-            }
+        if let Some(s) = self.clock.last_secs(self.quick, session) {
+            format!("about {} in all (the last such run on this machine)", secs_text(s))
+        } else {
+            let bound = if self.quick { QUICK_BOUND_S } else { ALL_BOUND_S };
+            format!("at most about {bound} s in all (a first estimate, until a claim is done)")
         }
     }
 
