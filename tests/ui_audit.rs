@@ -49,6 +49,26 @@ fn faults<S>(h: &Harness<'_, S>, screen: &str) -> Vec<String> {
         texts(&clipped.shape, clipped.clip_rect, &mut all);
     }
     let mut faults = Vec::new();
+    // Two texts of one panel or window (the same clip rectangle) drawn over each other, row by
+    // row (a label that goes on in a wrapped line starts its first row after the one before).
+    let rows: Vec<(usize, &str, Rect, Rect)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, (t, _))| !t.galley.text().trim().is_empty() && t.angle == 0.0)
+        .flat_map(|(i, (t, clip))| {
+            t.galley.rows.iter().filter(|r| !r.glyphs.is_empty()).map(move |r| {
+                (i, t.galley.text(), r.rect_without_leading_space().translate(t.pos.to_vec2()), *clip)
+            })
+        })
+        .collect();
+    for (n, (i, a, ra, ca)) in rows.iter().enumerate() {
+        for (j, b, rb, cb) in &rows[n + 1..] {
+            let both = ra.intersect(*rb).intersect(*ca);
+            if i != j && ca == cb && both.width() > 2.0 && both.height() > 2.0 {
+                faults.push(format!("{screen}: {a:?} at {ra:?} and {b:?} at {rb:?} overlap"));
+            }
+        }
+    }
     for (t, clip) in all {
         let text = t.galley.text();
         if text.trim().is_empty() {
@@ -124,7 +144,8 @@ fn outside_windows(h: &Harness<'_, GraylabApp>, screen: &str) -> Vec<String> {
 
 /// The bundled photo at `size`, converted on the CPU and then the GPU (the ceilings measured by
 /// the first GPU run), so that every panel shows its widest rows, and the runs each window
-/// makes finished (a small sweep, round trips, the parity check), so that each shows a result.
+/// makes finished (a small sweep, round trips, the parity check) and an export, so that each
+/// shows a result.
 fn converted_app(size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
     let photo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/dandelions-5312x2988.jpg");
     let mut h = harness_sized(Some(photo), size)?;
@@ -144,6 +165,11 @@ fn converted_app(size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
         h.key_press(egui::Key::Escape);
         h.run_steps(2);
     }
+    // An export, so that the dock's header names it beside the decode.
+    let dir = tempfile::tempdir().expect("temp dir");
+    h.state_mut().export_to(dir.path().join("audit.gray.png"), false);
+    settle(&mut h);
+    assert_eq!(h.state().exports().len(), 1, "the export finished");
     assert!(h.state().sweep_result().is_some(), "the sweep finished");
     assert!(h.state().round_trips_result().0.is_some(), "the round trips finished");
     assert!(h.state().parity_result().is_some(), "the parity check finished");
@@ -161,11 +187,22 @@ fn the_audit_finds_cut_and_tiny_text() {
         });
         ui.label(egui::RichText::new("tiny").size(8.0));
         ui.label("plain");
+        ui.put(
+            Rect::from_min_size(egui::pos2(100.0, 60.0), egui::vec2(80.0, 16.0)),
+            egui::Label::new("under"),
+        );
+        ui.put(
+            Rect::from_min_size(egui::pos2(110.0, 62.0), egui::vec2(80.0, 16.0)),
+            egui::Label::new("over"),
+        );
     });
     h.run();
     let found = faults(&h, "test");
     assert!(found.iter().any(|f| f.contains("far wider") && f.contains("is cut by")), "{found:?}");
     assert!(found.iter().any(|f| f.contains("\"tiny\" is smaller than 10 px")), "{found:?}");
+    assert!(
+        found.iter().any(|f| f.contains("\"under\"") && f.contains("\"over\"") && f.ends_with("overlap"))
+    );
     assert!(!found.iter().any(|f| f.contains("plain")), "{found:?}");
 }
 

@@ -247,24 +247,34 @@ impl ChartsDock {
             {
                 self.expanded = !self.expanded;
             }
+            let mut facts = Vec::new();
             if let Some(input) = session.input() {
-                ui.label(format!("decode {} ms (cpu-clock)", crate::engine::ms(input.decode_ns)));
+                facts.push(format!("decode {} ms (cpu-clock)", crate::engine::ms(input.decode_ns)));
             }
             if let Some(e) = session.exports().last() {
-                ui.label(format!(
-                    "· export {} ({}): encode {} ms (cpu-clock)",
+                facts.push(format!(
+                    "export {} ({}): encode {} ms (cpu-clock)",
                     e.seq,
                     e.format,
                     crate::engine::ms(e.encode_ns)
-                ))
-                .on_hover_text("Exports are listed apart from the runs (Last run panel, Exports)");
+                ));
             }
+            // The controls at the right first, so that the facts between give way (cut short
+            // with "…", whole in the hover) instead of running under them in a narrow window.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.small_button("Clear").on_hover_text("Forget every measured run and export").clicked() {
                     session.clear_runs();
                 }
                 ui.checkbox(&mut self.keep_previous, "keep previous image")
                     .on_hover_text("Also show the runs of the image opened before this one, for comparison");
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    let text = facts.join(" · ");
+                    if !text.is_empty() {
+                        ui.add(egui::Label::new(&text).truncate()).on_hover_text(format!(
+                            "{text}\nExports are listed apart from the runs (Last run panel, Exports)."
+                        ));
+                    }
+                });
             });
         });
     }
