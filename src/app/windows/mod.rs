@@ -47,10 +47,11 @@ pub const CLAIMS_ID: &str = "graylab claims window";
 /// The round-trips window's id.
 pub const ROUND_TRIPS_ID: &str = "graylab round trips window";
 
-/// A result's verdict, and the warning that its "GPU" is a software adapter's (the CPU itself).
+/// A result's verdict, and the warning that its "GPU" is a software adapter's (the CPU itself),
+/// unless the verdict says so already.
 fn verdict_ui(ui: &mut egui::Ui, verdict: &str, software_adapter: bool) {
     ui.label(egui::RichText::new(verdict).strong());
-    if software_adapter {
+    if software_adapter && !verdict.to_lowercase().contains("software adapter") {
         ui.colored_label(
             crate::app::look::WARNING,
             "Software adapter: the GPU series describe a CPU emulation, not a GPU.",

@@ -103,7 +103,21 @@ impl SweepChart {
             }
         });
         let notes = notes::notes(result);
-        let plot_height = plot_height_ui(ui, &notes, max_plot_height, bottom_y);
+        // In a short window the notes fold into one "Notes" line (opened on a click), so that
+        // the plot keeps a height it can be read at.
+        let folded = egui::collapsing_header::CollapsingState::load_with_default_open(
+            ui.ctx(),
+            ui.make_persistent_id("sweep notes"),
+            false,
+        );
+        let fold =
+            !notes.is_empty() && plot_height_ui(ui, &notes, max_plot_height, bottom_y) < READABLE_PLOT_HEIGHT;
+        let plot_height = if fold && !folded.is_open() {
+            let header = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+            (plot_height_ui(ui, &[], max_plot_height, bottom_y) - header).max(MIN_PLOT_HEIGHT)
+        } else {
+            plot_height_ui(ui, &notes, max_plot_height, bottom_y)
+        };
         let crossover = result
             .crossover_mp
             .map(|mp| VLine::new("crossover (GPU total < CPU)", mp.log10()).color(Color32::YELLOW));
@@ -153,8 +167,16 @@ impl SweepChart {
                 }
             });
         ui.vertical_centered(|ui| ui.label(RichText::new(X_TITLE).small()));
-        for note in notes {
-            ui.label(RichText::new(note).small());
+        if fold {
+            // The same id as `folded`, so that its openness above is this header's.
+            egui::CollapsingHeader::new(format!("Notes on this chart ({})", notes.len()))
+                .id_salt("sweep notes")
+                .default_open(false)
+                .show(ui, |ui| notes.iter().for_each(|note| _ = ui.label(RichText::new(note).small())));
+        } else {
+            for note in notes {
+                ui.label(RichText::new(note).small());
+            }
         }
     }
 }
@@ -165,6 +187,8 @@ const X_TITLE: &str = "image size, megapixels (log)";
 const Y_TITLE: &str = "median ms (log)";
 /// The plot is never squeezed below this height, in points.
 const MIN_PLOT_HEIGHT: f32 = 60.0;
+/// Below this height the notes fold away to give the plot their room.
+const READABLE_PLOT_HEIGHT: f32 = 160.0;
 
 /// One legend entry, swatch and name as one widget, so that wrapping never parts them; a click
 /// toggles the series (a hidden one has a hollow swatch and weak text). `(label, full)`: the
