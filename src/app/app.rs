@@ -52,6 +52,8 @@ pub struct GraylabApp {
     frames: u64,
     /// The window title set last (the open file's name).
     title: String,
+    /// Whether egui's animations are off (while work runs).
+    still: bool,
 }
 
 impl GraylabApp {
@@ -108,6 +110,7 @@ impl GraylabApp {
             wanted_next_frame: false,
             frames: 0,
             title: String::new(),
+            still: false,
         };
         if let Some(path) = options.initial_path {
             app.top_bar.set_path(&path);
@@ -311,7 +314,16 @@ impl eframe::App for GraylabApp {
         drop_overlay_ui(&ctx);
         self.session.after_frame();
         let working = self.session.is_busy();
-        self.meter.set_working(working);
+        let software = self.session.gpu().is_some_and(|g| g.is_software());
+        let redraw_every = look::redraw_while_working(software);
+        self.meter.set_working(working.then_some(redraw_every));
+        if working != self.still {
+            // No animation while work runs: a hover or a click would otherwise redraw at the
+            // screen's rate for egui's 0.2 s, in the first runs of the job it started.
+            let time = if working { 0.0 } else { egui::Style::default().animation_time };
+            ctx.all_styles_mut(|s| s.animation_time = time);
+            self.still = working;
+        }
         self.wanted_next_frame = self.dialog.is_some();
         if self.dialog.is_some() {
             // Polls the file dialog's thread for the chosen path.
@@ -319,7 +331,7 @@ impl eframe::App for GraylabApp {
         } else if working {
             // The progress moves a few times a second; every result, and every input, still
             // redraws at once. A faster redraw takes the cores the work is being timed on.
-            ctx.request_repaint_after(look::REDRAW_WHILE_WORKING);
+            ctx.request_repaint_after(redraw_every);
         }
         self.meter.frame_built(started);
     }

@@ -7,10 +7,15 @@
 
 use egui::{Color32, Frame, Style};
 
-/// How often the window redraws on its own while work runs (input still redraws at once). On a
-/// software adapter a frame costs the CPU a frame's worth of the cores the work is timed on:
-/// redrawing at 60 frames a second made the app's GPU figures 3-4x the CLI's.
-pub const REDRAW_WHILE_WORKING: std::time::Duration = std::time::Duration::from_millis(250);
+/// How often the window redraws on its own while work runs (each result and each input still
+/// redraw at once): 4 times a second, once a second on a software adapter. There a frame costs
+/// about a core of the cores the work is timed on: at the screen's rate the app's GPU figures
+/// were 2-6x the CLI's, at 4 a second still 1.05-1.2x at 16 MP, at one a second the CLI's
+/// (BENCHMARKS.md, "The app's own frames and its figures").
+#[must_use]
+pub fn redraw_while_working(software_adapter: bool) -> std::time::Duration {
+    std::time::Duration::from_millis(if software_adapter { 1000 } else { 250 })
+}
 
 /// Amber for warnings (software adapter, cold run).
 pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
@@ -46,7 +51,7 @@ pub fn clear_colour(visuals: &egui::Visuals) -> [f32; 4] {
 }
 
 /// A busy indicator like egui's spinner, but one that asks for no frame of its own: it turns as
-/// often as the window redraws while work runs ([`REDRAW_WHILE_WORKING`]), where egui's spinner
+/// often as the window redraws while work runs ([`redraw_while_working`]), where egui's spinner
 /// would redraw the window at the screen's rate for as long as it is shown.
 pub fn spinner(ui: &mut egui::Ui) -> egui::Response {
     let side = ui.style().spacing.interact_size.y;

@@ -23,8 +23,8 @@ pub struct FrameMeter {
     log: Option<std::io::BufWriter<std::fs::File>>,
     /// Lines written to the log.
     logged: u64,
-    /// Whether work runs, so that the window redraws only a few times a second on its own.
-    working: bool,
+    /// How often the window redraws on its own while work runs; `None` when none runs.
+    working: Option<Duration>,
 }
 
 impl FrameMeter {
@@ -49,16 +49,17 @@ impl FrameMeter {
             }
         }
         // While work ran the window redrew only a few times a second on purpose
-        // (`look::REDRAW_WHILE_WORKING`): those gaps are not stutters either.
-        self.intervals.push_back((now, interval_ms.filter(|_| wanted && !self.working)));
+        // (`look::redraw_while_working`): those gaps are not stutters either.
+        self.intervals.push_back((now, interval_ms.filter(|_| wanted && self.working.is_none())));
         while self.intervals.front().is_some_and(|(t, _)| now - *t > WINDOW) {
             self.intervals.pop_front();
             self.build_ms.pop_front();
         }
     }
 
-    /// Says whether work runs now: the readout then says how often the window redraws.
-    pub fn set_working(&mut self, working: bool) {
+    /// Says whether work runs now, and how often the window then redraws on its own: the
+    /// readout says so.
+    pub fn set_working(&mut self, working: Option<Duration>) {
         self.working = working;
     }
 
@@ -92,9 +93,9 @@ impl FrameMeter {
     /// The readout.
     pub fn ui(&self, ui: &mut Ui) {
         let build_max = self.build_ms.iter().copied().fold(0.0f32, f32::max);
-        let redraws = 1.0 / crate::app::look::REDRAW_WHILE_WORKING.as_secs_f32();
+        let redraws = self.working.map_or(4.0, |every| 1.0 / every.as_secs_f32().max(1e-3));
         let frames = match self.interval_p95_max_ms() {
-            _ if self.working => format!("redrawing {redraws:.0}×/s while work runs"),
+            _ if self.working.is_some() => format!("redrawing {redraws:.0}×/s while work runs"),
             Some((p95, max)) => format!("frame interval p95 {p95:.0} ms, max {max:.0} ms"),
             None => "idle".to_owned(),
         };
@@ -102,9 +103,9 @@ impl FrameMeter {
             .on_hover_text(format!(
                 "Frame interval: time from one frame to the next while the app animates, over the last \
                  3 s (above ~33 ms it stutters). While work runs the window redraws on its own only \
-                 {redraws:.0} times a second, and at once for every result and every input, so that \
-                 its drawing takes little of the cores the work is timed on. Build: CPU time of the UI \
-                 thread per frame."
+                 {redraws:.0}×/s (once a second on a software adapter, 4 times elsewhere), and at once \
+                 for every result and every input, so that its drawing takes little of the cores the \
+                 work is timed on. Build: CPU time of the UI thread per frame."
             ));
     }
 }

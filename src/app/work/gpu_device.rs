@@ -8,7 +8,7 @@
 //! (that adapter's memory is host memory anyway). The work threads run at the UI's priority, as
 //! `graylab bench` does: a lower one made the app's figures many times the CLI's on a busy
 //! machine (BENCHMARKS.md), and the window stays live without it, since it redraws only a few
-//! times a second on its own while work runs (`look::REDRAW_WHILE_WORKING`).
+//! times a second on its own while work runs (`look::redraw_while_working`).
 
 use std::sync::Arc;
 
