@@ -44,6 +44,9 @@ fn shot<S>(h: &mut Harness<'_, S>, name: &str) {
 /// What the last frame painted that breaks the rules, one line each, for `screen`.
 fn faults<S>(h: &Harness<'_, S>, screen: &str) -> Vec<String> {
     let ppp = h.ctx.pixels_per_point();
+    // A text field scrolls its text inside itself: a long path cut at its edge is the field's
+    // own clip, not a layout fault (the checkout's path is longer on some machines).
+    let fields: Vec<Rect> = h.query_all_by_role(Role::TextInput).map(|n| n.rect().expand(2.0)).collect();
     let mut all = Vec::new();
     for clipped in &h.output().shapes {
         texts(&clipped.shape, clipped.clip_rect, &mut all);
@@ -88,6 +91,7 @@ fn faults<S>(h: &Harness<'_, S>, screen: &str) -> Vec<String> {
         // Cut at the side: partly outside its clip rectangle, left or right (a line cut at the
         // bottom of a scroll area is scrolling, not clipping). Rotated text is the plots' y title.
         let cut = rect.right() > clip.right() + 1.0 || rect.left() < clip.left() - 1.0;
+        let cut = cut && !fields.iter().any(|f| f.contains_rect(clip));
         if visible && cut && t.angle == 0.0 {
             faults.push(format!("{screen}: {text:?} at {rect:?} is cut by {clip:?}"));
         }
