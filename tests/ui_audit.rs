@@ -41,16 +41,22 @@ fn shot<S>(h: &mut Harness<'_, S>, name: &str) {
     image.save(std::path::Path::new(&dir).join(format!("{name}.png"))).expect("the screenshot is written");
 }
 
+/// Every text shape the last frame painted, with its clip rectangle.
+fn painted<'h, S>(h: &'h Harness<'_, S>) -> Vec<(&'h TextShape, Rect)> {
+    let mut all = Vec::new();
+    for clipped in &h.output().shapes {
+        texts(&clipped.shape, clipped.clip_rect, &mut all);
+    }
+    all
+}
+
 /// What the last frame painted that breaks the rules, one line each, for `screen`.
 fn faults<S>(h: &Harness<'_, S>, screen: &str) -> Vec<String> {
     let ppp = h.ctx.pixels_per_point();
     // A text field scrolls its text inside itself: a long path cut at its edge is the field's
     // own clip, not a layout fault (the checkout's path is longer on some machines).
     let fields: Vec<Rect> = h.query_all_by_role(Role::TextInput).map(|n| n.rect().expand(2.0)).collect();
-    let mut all = Vec::new();
-    for clipped in &h.output().shapes {
-        texts(&clipped.shape, clipped.clip_rect, &mut all);
-    }
+    let all = painted(h);
     let mut faults = Vec::new();
     // Two texts of one panel or window (the same clip rectangle) drawn over each other, row by
     // row (a label that goes on in a wrapped line starts its first row after the one before).
@@ -107,11 +113,7 @@ fn faults<S>(h: &Harness<'_, S>, screen: &str) -> Vec<String> {
 
 /// Whether the last frame shows `text` whole (a chart's axis title, say), inside its clip.
 fn shown_whole<S>(h: &Harness<'_, S>, text: &str) -> bool {
-    let mut all = Vec::new();
-    for clipped in &h.output().shapes {
-        texts(&clipped.shape, clipped.clip_rect, &mut all);
-    }
-    all.iter().any(|(t, clip)| {
+    painted(h).iter().any(|(t, clip)| {
         t.galley.text().contains(text)
             && clip.expand(1.0).contains_rect(t.galley.rect.translate(t.pos.to_vec2()))
     })

@@ -14,10 +14,12 @@ use crate::pixel::{Formula, Kernel, Work};
 /// a few dozen cores all get work on a 4K image.
 pub const CHUNK_PIXELS: usize = 64 * 1024;
 
-/// The number of hardware threads this process may use.
+/// The number of hardware threads this process may use, asked once: the standard library reads
+/// the cgroup's CPU quota from files each time, and the app asks every frame.
 #[must_use]
 pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
 }
 
 /// Converts `src` into `dst` on `threads` threads (clamped to `1..=available_threads()`).

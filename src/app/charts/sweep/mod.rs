@@ -110,13 +110,13 @@ impl SweepChart {
             ui.make_persistent_id("sweep notes"),
             false,
         );
-        let fold =
-            !notes.is_empty() && plot_height_ui(ui, &notes, max_plot_height, bottom_y) < READABLE_PLOT_HEIGHT;
+        let with_notes = plot_height_ui(ui, &notes, max_plot_height, bottom_y);
+        let fold = !notes.is_empty() && with_notes < READABLE_PLOT_HEIGHT;
         let plot_height = if fold && !folded.is_open() {
             let header = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
             (plot_height_ui(ui, &[], max_plot_height, bottom_y) - header).max(MIN_PLOT_HEIGHT)
         } else {
-            plot_height_ui(ui, &notes, max_plot_height, bottom_y)
+            with_notes
         };
         let crossover = result
             .crossover_mp
