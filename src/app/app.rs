@@ -147,11 +147,15 @@ impl GraylabApp {
         if save {
             self.export.open_for(&mut self.session);
         }
-        // Esc closes the top window if one is open, else stops long work; unless it is closing
-        // a menu or leaving a text field.
-        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) && !self.close_top_window(ctx)
-        {
-            self.session.stop();
+        // Esc stops the work that can be stopped first (the status bar then says how far it got);
+        // with nothing running it closes the top window. Not while it closes a menu or leaves a
+        // text field.
+        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) {
+            if self.session.stoppable() {
+                self.session.stop();
+            } else {
+                self.close_top_window(ctx);
+            }
         }
         // ← and → step through the folder, as image viewers do (not while typing, nor while a
         // menu or a widget that uses arrows has focus).
