@@ -8,7 +8,10 @@ use clap::Parser as _;
 fn main() -> ExitCode {
     // Before any thread: under RLIMIT_AS, no 64 MiB malloc arena per thread (see the function).
     graylab::system::keep_one_malloc_arena_under_address_limit();
-    let cli = graylab::cli::Cli::parse();
+    let cli = graylab::cli::Cli::try_parse().unwrap_or_else(|err| {
+        graylab::cli::print_parse_error_as_json(&err);
+        err.exit()
+    });
     if cli.command.is_some() {
         // SAFETY: nothing has started a thread yet (parsing does not).
         unsafe { graylab::cli::quiet_driver_probing() };
@@ -27,7 +30,7 @@ fn main() -> ExitCode {
         Err(err) => {
             // Best effort: a failing stderr has nowhere to report to.
             let _ = writeln!(std::io::stderr(), "error: {}", graylab::cli::describe(err.as_ref()));
-            ExitCode::FAILURE
+            graylab::cli::exit_code(&err)
         }
     }
 }

@@ -126,7 +126,7 @@ fn output_paths_are_checked_before_any_work() {
     std::fs::create_dir(d.join("folder")).expect("mkdir");
     let t = fails(&["convert", "in.png", "-o", "folder"], d, 1, &["names a folder", "--out-dir"]);
     assert!(!t.contains("exists") && !t.contains("unknown output format"), "{t}");
-    fails(&["convert", "in.png", "-o", "out.gif"], d, 1, &["unknown format", "--format"]);
+    fails(&["convert", "in.png", "-o", "out.gif"], d, 2, &["unknown format", "--format"]);
     fails(&["convert", "in.png", "-o", "no/such/dir/out.png"], d, 1, &["does not exist"]);
     fails(&["convert", "in.png", "--out-dir", "in.png"], d, 1, &["not an existing folder"]);
     for json in ["/no/such/dir/x.json", "folder"] {
@@ -143,6 +143,66 @@ fn output_paths_are_checked_before_any_work() {
     );
     assert!(!t.contains("measuring"), "{t}");
     assert_eq!(std::fs::read_to_string(d.join("old.csv")).expect("read"), "keep");
+}
+
+/// Issue 24, item 16: options that contradict each other are a usage error (exit 2, as the
+/// guide says), and with --json an error found before any work is a JSON document too.
+#[test]
+fn contradicting_options_exit_2_and_errors_before_work_are_json_with_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    std::fs::create_dir(d.join("folder")).expect("mkdir");
+    let usage: [(&[&str], &str); 5] = [
+        (&["in.png", "-o", "x.png", "--quality", "50"], "--quality sets JPEG quality, and the output is PNG"),
+        (&["in.png", "-o", "x.png", "--format", "jpeg"], "--format jpeg contradicts -o/--output"),
+        (&["in.png", "--workgroup", "64"], "--workgroup sets the GPU's workgroup size"),
+        (&["folder"], "a folder input needs --out-dir: folder"),
+        (&["in.png", "in.png", "-o", "x.png"], "-o/--output takes one input"),
+    ];
+    for (args, message) in usage {
+        fails(&[&["convert"][..], args].concat(), d, 2, &[message]);
+        let o = graylab(&[&["convert", "--json"][..], args].concat(), d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+        assert!(json["error"].as_str().is_some_and(|e| e.contains(message)), "{args:?}: {json}");
+    }
+    assert!(!d.join("x.png").exists());
+    // A value the parser refuses: exit 2, in JSON too.
+    let o = graylab(&["convert", "in.png", "--quality", "0", "--json"], d);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    assert!(json["error"].as_str().is_some_and(|e| e.contains("--quality")), "{json}");
+    // An error of the files, not of the options: exit 1, in JSON too.
+    std::fs::write(d.join("taken.png"), b"x").expect("write");
+    let o = graylab(&["convert", "--json", "in.png", "-o", "taken.png"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    assert!(json["error"].as_str().is_some_and(|e| e.contains("the file exists")), "{json}");
+}
+
+/// Issue 24, item 1: an output that is another input of the batch (here with --overwrite, which
+/// replaced it after converting it) is refused before any work; the other input is converted.
+#[test]
+fn an_output_that_is_another_input_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    common::photo(16, 8).save(d.join("b.jpg")).expect("save");
+    common::photo(20, 8).save(d.join("b.gray.png")).expect("save");
+    let before = std::fs::read(d.join("b.gray.png")).expect("read");
+    for spelling in ["b.gray.png", "./b.gray.png"] {
+        let o = graylab(&["convert", "b.jpg", spelling, "--overwrite"], d);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{t}");
+        assert!(
+            t.contains("error: the output of b.jpg would replace another input of this batch: b.gray.png"),
+            "{t}"
+        );
+        assert_eq!(std::fs::read(d.join("b.gray.png")).expect("read"), before, "the input is kept: {t}");
+        let other = image::open(d.join("b.gray.gray.png")).expect("the other input is converted");
+        assert_eq!((other.width(), other.height()), (20, 8));
+        assert!(t.contains("1 of 2 files converted, 1 failed"), "{t}");
+    }
 }
 
 #[test]

@@ -92,3 +92,94 @@ fn folder_input_needs_an_output_folder() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("needs --out-dir"), "{}", stderr(&o));
 }
+
+/// Issue 24, items 12 and 1: two inputs that would write one output are refused by name, and
+/// the rest of the folder is converted; exit 1 at the end.
+#[test]
+fn a_name_clash_refuses_the_pair_and_converts_the_rest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    photo(8, 8).save(d.join("in/a.bmp")).expect("save");
+    photo(9, 8).save(d.join("in/a.jpg")).expect("save");
+    photo(10, 8).save(d.join("in/b.bmp")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "out"], d);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("error: two inputs would write the same output (in/a.bmp and in/a.jpg): out/a.gray.png")
+            .count(),
+        1,
+        "one message names the pair: {err}"
+    );
+    assert!(!d.join("out/a.gray.png").exists(), "neither of the pair is converted");
+    let b = image::open(d.join("out/b.gray.png")).expect("b.bmp is converted");
+    assert_eq!((b.width(), b.height()), (10, 8));
+    assert!(stdout(&o).contains("1 of 3 files converted, 2 failed, 0 skipped"), "{}", stdout(&o));
+    // With --json, each of the pair has its entry with the error.
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--json", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    let errors: Vec<&str> =
+        json.as_array().expect("array").iter().filter_map(|e| e["error"].as_str()).collect();
+    assert_eq!(errors.len(), 2, "{json}");
+    assert!(errors.iter().all(|e| e.contains("(in/a.bmp and in/a.jpg)")), "{json}");
+}
+
+/// Issue 24, item 13 (and 1): `--out-dir` is the input folder. A rerun leaves graylab's own
+/// outputs alone, saying whose output each is, instead of converting them again
+/// (`a.gray.gray.png`) or replacing an input of the batch.
+#[test]
+fn graylabs_own_outputs_in_the_input_folder_are_not_converted_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    photo(12, 8).save(d.join("in/a.jpg")).expect("save");
+    photo(14, 8).save(d.join("in/b.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "in"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = std::fs::read(d.join("in/a.gray.png")).expect("a's output");
+    for overwrite in [false, true] {
+        let mut args = vec!["convert", "in", "--out-dir", "in"];
+        if overwrite {
+            args.push("--overwrite");
+        }
+        let o = graylab(&args, d);
+        let err = stderr(&o);
+        assert!(err.contains("skipped (graylab's output of in/a.jpg): in/a.gray.png"), "{err}");
+        assert!(err.contains("skipped (graylab's output of in/b.png): in/b.gray.png"), "{err}");
+        assert!(!d.join("in/a.gray.gray.png").exists() && !d.join("in/b.gray.gray.png").exists(), "{err}");
+        if overwrite {
+            assert!(o.status.success(), "{err}");
+            assert!(stdout(&o).contains("2 of 2 files converted, 0 failed, 2 skipped"), "{}", stdout(&o));
+        } else {
+            // The outputs exist: a and b fail as in any folder, and nothing is replaced.
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(err.contains("the output file exists: in/a.gray.png"), "{err}");
+        }
+        assert_eq!(std::fs::read(d.join("in/a.gray.png")).expect("a's output"), first, "the same image");
+    }
+}
+
+/// Issue 24, item 18: a mirrored subfolder whose files all fail is removed at the end; one that
+/// existed before is kept.
+#[test]
+fn mirrored_folders_left_empty_are_removed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for sub in ["in/bad/deeper", "in/good", "in/old", "out/old"] {
+        std::fs::create_dir_all(d.join(sub)).expect("mkdir");
+    }
+    let broken = b"\x89PNG\r\n\x1a\ntruncated";
+    std::fs::write(d.join("in/bad/x.png"), broken).expect("write");
+    std::fs::write(d.join("in/bad/deeper/y.png"), broken).expect("write");
+    std::fs::write(d.join("in/old/z.png"), broken).expect("write");
+    photo(8, 8).save(d.join("in/good/ok.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--recursive"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 of 4 files converted, 3 failed"), "{}", stdout(&o));
+    assert!(d.join("out/good/ok.gray.png").is_file());
+    assert!(!d.join("out/bad").exists(), "created and left empty: removed");
+    assert!(d.join("out/old").is_dir(), "it existed before: kept");
+}

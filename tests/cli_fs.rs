@@ -237,3 +237,101 @@ fn hostile_ceilings_caches_are_not_trusted() {
     assert!(o.status.success() && !text(&o).contains("inf%"), "{}", text(&o));
     std::fs::write(&cache, &good).expect("restore");
 }
+
+/// Issue 24, item 11: a subfolder that cannot be listed (here its path is longer than the system
+/// takes, which fails even for root, as no permission fails for others) is told by name with its
+/// cause, the rest is converted, and the run exits 1; with --json it has an entry.
+#[test]
+fn a_folder_that_cannot_be_listed_is_told_and_the_rest_converted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in/fine")).expect("mkdir");
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    photo(16, 8).save(d.join("in/ok.png")).expect("save");
+    photo(12, 8).save(d.join("in/fine/ok2.png")).expect("save");
+    // 17 folders of 250 bytes, each made (and the first 16 entered) by its own short name: the
+    // 17th's path is over PATH_MAX (4096 bytes), so it cannot be listed.
+    let folder = "d".repeat(250);
+    let script = format!(
+        "cd in && for i in $(seq 16); do mkdir {folder} && cd {folder} || exit 1; done && mkdir {folder}"
+    );
+    let made = std::process::Command::new("sh").args(["-c", &script]).current_dir(d).status().expect("sh");
+    assert!(made.success(), "the deep folders were made");
+    let deepest = format!("in/{}", std::iter::repeat_n(folder.as_str(), 17).collect::<Vec<_>>().join("/"));
+    // A folder without permissions, as the issue found it: it cannot be listed unless by root.
+    std::fs::create_dir(d.join("in/locked")).expect("mkdir");
+    std::fs::set_permissions(d.join("in/locked"), std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    let locked = std::fs::read_dir(d.join("in/locked")).is_err();
+    let o = within(&["convert", "in", "--recursive", "--out-dir", "out"], d);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!(
+            "error: cannot list the folder (File name too long (os error 36)), so its files are not converted: {deepest}\n"
+        )),
+        "names the folder and the cause: {t}"
+    );
+    assert_eq!(
+        t.contains("(Permission denied (os error 13)), so its files are not converted: in/locked"),
+        locked,
+        "{t}"
+    );
+    assert!(d.join("out/ok.gray.png").is_file() && d.join("out/fine/ok2.gray.png").is_file(), "{t}");
+    let folders = if locked { "2 folders not listed" } else { "1 folder not listed" };
+    assert!(t.contains(&format!("2 of 2 files converted, 0 failed, 0 skipped, {folders}")), "{t}");
+    assert!(!d.join("out").join(&folder).exists(), "no empty mirrored folders are left: {t}");
+    let o = within(&["convert", "in", "--recursive", "--out-dir", "out", "--overwrite", "--json"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let entries = json.as_array().expect("array");
+    let unlisted = entries.iter().find(|e| e["input"] == deepest.as_str()).expect("an entry for the folder");
+    assert!(unlisted["error"].as_str().is_some_and(|e| e.contains("cannot list the folder")), "{json}");
+    assert_eq!(entries.iter().filter(|e| e.get("output").is_some()).count(), 2, "{json}");
+    std::fs::set_permissions(d.join("in/locked"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// Issue 24, item 1: an output that is an input of the batch through a link or another spelling
+/// (a symlinked folder, a hard link) is refused before any work, with or without --overwrite.
+#[test]
+fn an_output_that_is_an_input_through_a_link_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    photo(16, 8).save(d.join("in/a.png")).expect("save");
+    photo(20, 8).save(d.join("in/c.png")).expect("save");
+    let c = std::fs::read(d.join("in/c.png")).expect("read");
+    std::os::unix::fs::symlink("in", d.join("alias")).expect("symlink");
+    // b.jpg's output, spelt through the symlinked folder, is the input alias/b.gray.png.
+    photo(10, 8).save(d.join("in/b.jpg")).expect("save");
+    std::fs::copy(d.join("in/c.png"), d.join("in/b.gray.png")).expect("copy");
+    for overwrite in [false, true] {
+        let mut args = vec!["convert", "in/b.jpg", "alias/b.gray.png"];
+        if overwrite {
+            args.push("--overwrite");
+        }
+        let o = within(&args, d);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(
+            text(&o)
+                .contains("the output of in/b.jpg would replace another input of this batch: in/b.gray.png"),
+            "{}",
+            text(&o)
+        );
+        assert_eq!(std::fs::read(d.join("in/b.gray.png")).expect("read"), c, "the input is kept");
+    }
+    // A hard link: out/a.gray.png is in/c.png.
+    std::fs::remove_file(d.join("in/b.jpg")).expect("rm");
+    std::fs::remove_file(d.join("in/b.gray.png")).expect("rm");
+    std::fs::remove_file(d.join("in/b.gray.gray.png")).expect("rm");
+    std::fs::hard_link(d.join("in/c.png"), d.join("out/a.gray.png")).expect("hard link");
+    let o = within(&["convert", "in", "--out-dir", "out", "--overwrite"], d);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("the output of in/a.png would replace another input of this batch: out/a.gray.png"),
+        "{t}"
+    );
+    assert_eq!(std::fs::read(d.join("in/c.png")).expect("read"), c, "the input is kept");
+    assert!(d.join("out/c.gray.png").is_file(), "the rest is converted: {t}");
+}

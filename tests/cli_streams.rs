@@ -100,28 +100,41 @@ fn contradictions_are_refused_before_any_work() {
     photo(8, 8).save(d.join("a/p.png")).expect("save");
     photo(8, 8).save(d.join("b/p.png")).expect("save");
     photo(8, 8).save(d.join("a/q.png")).expect("save");
-    let cases: [(&[&str], &str); 7] = [
+    // Options that contradict each other are a usage error (exit 2); outputs that cannot be
+    // written fail by name (exit 1).
+    let cases: [(&[&str], i32, &str); 7] = [
         (
             &["in.png", "-o", "x.png", "--format", "jpeg"],
+            2,
             "--format jpeg contradicts -o/--output, whose name is a PNG file's: x.png",
         ),
-        (&["in.png", "-o", "x.png", "--quality", "50"], "--quality sets JPEG quality, and the output is PNG"),
-        (&["in.png", "--out-dir", "out", "--format", "webp", "--quality", "50"], "the output is WebP"),
+        (
+            &["in.png", "-o", "x.png", "--quality", "50"],
+            2,
+            "--quality sets JPEG quality, and the output is PNG",
+        ),
+        (&["in.png", "--out-dir", "out", "--format", "webp", "--quality", "50"], 2, "the output is WebP"),
         (
             &["in.png", "-o", "x.png", "--workgroup", "2048"],
+            2,
             "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu",
         ),
-        (&["in.png", "-o", "x.png/"], "-o/--output names a folder, not a file: x.png/"),
+        (&["in.png", "-o", "x.png/"], 1, "-o/--output names a folder, not a file: x.png/"),
         (
             &["a/p.png", "b/p.png", "--out-dir", "out2"],
+            1,
             "two inputs would write the same output (a/p.png and b/p.png): out2/p.gray.png",
         ),
-        (&["a/p.png", "--out-dir", "out"], "the output of a/p.png is a folder, not a file: out/p.gray.png"),
+        (
+            &["a/p.png", "--out-dir", "out"],
+            1,
+            "the output of a/p.png is a folder, not a file: out/p.gray.png",
+        ),
     ];
     std::fs::create_dir_all(d.join("out2")).expect("mkdir");
-    for (args, message) in cases {
+    for (args, code, message) in cases {
         let o = graylab(&[&["convert"][..], args].concat(), d);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", text(&o));
         assert!(text(&o).contains(message), "{args:?}: {}", text(&o));
         assert!(
             !text(&o).contains("use --out-dir for a folder") || !args.contains(&"--out-dir"),
@@ -150,7 +163,7 @@ fn bench_refuses_a_workgroup_for_the_cpu_before_any_work() {
             &["bench", "--backend", "cpu", "--workgroup", wg, "--synthetic", "64x64", "--runs", "1"],
             d,
         );
-        assert_eq!(o.status.code(), Some(1), "{wg}: {}", text(&o));
+        assert_eq!(o.status.code(), Some(2), "{wg}: {}", text(&o));
         assert!(
             text(&o)
                 .contains("--workgroup sets the GPU's workgroup size and does nothing with --backend cpu"),

@@ -161,7 +161,9 @@ pub(super) fn bench_image(
 
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.workgroup.is_some() && args.backend == BenchBackend::Cpu {
-        anyhow::bail!("--workgroup sets the GPU's workgroup size and does nothing with --backend cpu");
+        anyhow::bail!(super::UsageError(
+            "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu".to_owned()
+        ));
     }
     let backends = match args.backend {
         BenchBackend::All => vec![Backend::Cpu, Backend::Gpu],

@@ -2,6 +2,7 @@
 //! error naming its file.
 
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -18,20 +19,35 @@ use crate::engine::{
 };
 
 pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
+    let result = run_batch(args);
+    // With --json, an error before any work is a JSON document too (stderr still tells it).
+    if args.json
+        && let Err(e) = &result
+    {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "error": super::describe(e.as_ref()) }))?
+        );
+    }
+    result
+}
+
+fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let plan = plan_outputs(args)?;
     if !args.json {
         for file in &plan.skipped {
             errln!("skipped ({}): {}", file.why, file.path.display());
         }
-    }
-    for dir in plan.items.iter().filter_map(|i| i.output.parent()).collect::<HashSet<_>>() {
-        if !dir.as_os_str().is_empty() && !dir.exists() {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        // Inputs that clash are refused with one message between them.
+        let mut told = HashSet::new();
+        for refused in plan.refused.iter().filter(|r| told.insert(&r.why)) {
+            errln!("error: {}", refused.why);
         }
     }
+    let created = create_output_folders(&plan)?;
     let engine = Engine::new();
-    if args.backend == Backend::Gpu {
+    if args.backend == Backend::Gpu && !plan.items.is_empty() {
         let gpu = engine.gpu()?;
         gpu.check_workgroup(args.workgroup.unwrap_or_default())?;
     }
@@ -77,7 +93,11 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     };
     let results = convert_batch(&engine, &plan.items, &options, &on_done);
     progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner).finish();
-    let failures = results.iter().filter(|r| r.is_err()).count();
+    remove_empty_folders(&created);
+    let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
+    let unlisted_folders = plan.refused.len() - refused_files;
+    let failures = results.iter().filter(|r| r.is_err()).count() + refused_files;
+    let all_files = files + refused_files;
     if args.json {
         print_json(&plan, &results)?;
     } else {
@@ -85,19 +105,57 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             errln!("{w}");
         }
         // One summary, on stdout beside the reports; each failure was told on stderr.
-        if files > 1 || plan.from_folder {
+        if all_files > 1 || plan.from_folder {
             let wall = started.elapsed();
+            let folders = match unlisted_folders {
+                0 => String::new(),
+                1 => ", 1 folder not listed".to_owned(),
+                n => format!(", {n} folders not listed"),
+            };
             outln!(
-                "{} of {files} files converted, {failures} failed, {} skipped, in {} ({:.2} images/s, {:.1} MB/s)",
-                files - failures,
+                "{} of {all_files} files converted, {failures} failed, {} skipped{folders}, in {} ({:.2} images/s, {:.1} MB/s)",
+                all_files - failures,
                 plan.skipped.len(),
                 seconds(wall),
-                (files - failures) as f64 / wall.as_secs_f64().max(1e-9),
+                (all_files - failures) as f64 / wall.as_secs_f64().max(1e-9),
                 total_bytes as f64 / 1e6 / wall.as_secs_f64().max(1e-9)
             );
         }
     }
-    Ok(if failures > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failures > 0 || unlisted_folders > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Creates the folders the outputs need (a folder input's subfolders, mirrored under
+/// `--out-dir`), returning the ones created, parents first.
+fn create_output_folders(plan: &Plan) -> anyhow::Result<Vec<PathBuf>> {
+    let mut created = Vec::new();
+    for dir in plan.items.iter().filter_map(|i| i.output.parent()).collect::<HashSet<_>>() {
+        let missing: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && std::fs::symlink_metadata(d).is_err())
+            .collect();
+        for d in missing.into_iter().rev() {
+            match std::fs::create_dir(d) {
+                Ok(()) => created.push(d.to_path_buf()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => return Err(e).with_context(|| format!("cannot create {}", d.display())),
+            }
+        }
+    }
+    Ok(created)
+}
+
+/// Removes the folders graylab created that are still empty (every file in them failed), the
+/// deepest first; a folder that holds anything, or that existed before, is kept.
+fn remove_empty_folders(created: &[PathBuf]) {
+    let mut deepest_first = created.to_vec();
+    deepest_first.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for dir in deepest_first {
+        // A folder that is not empty is refused by the OS, and kept.
+        if std::fs::remove_dir(&dir).is_ok() {
+            log::info!("removed the empty folder {}", dir.display());
+        }
+    }
 }
 
 fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyhow::Result<()> {
@@ -109,6 +167,9 @@ fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyho
             Err(e) => Ok(serde_json::json!({ "input": JsonPath(&item.input), "error": super::describe(e) })),
         })
         .collect::<Result<_, _>>()?;
+    json.extend(
+        plan.refused.iter().map(|r| serde_json::json!({ "input": JsonPath(&r.path), "error": r.why })),
+    );
     json.extend(
         plan.skipped.iter().map(|f| serde_json::json!({ "input": JsonPath(&f.path), "skipped": f.why })),
     );

@@ -17,6 +17,7 @@ mod round_trip;
 mod sweep;
 
 use std::error::Error;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -78,6 +79,33 @@ pub enum Command {
     Info(InfoArgs),
     /// Test the GPU tutorial's claims on this machine: measurements, a verdict and why, for each.
     Claims(ClaimsArgs),
+}
+
+/// Options that contradict each other or need another option: the command line is wrong, not
+/// the files, so the exit code is 2, as for the errors the argument parser finds.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The exit code for an error: 2 for a [`UsageError`], 1 for any other.
+#[must_use]
+pub fn exit_code(err: &anyhow::Error) -> std::process::ExitCode {
+    if err.is::<UsageError>() { std::process::ExitCode::from(2) } else { std::process::ExitCode::FAILURE }
+}
+
+/// With `convert --json`, an error the argument parser found is also a JSON document on stdout,
+/// `{"error": "…"}`, as errors found later before any work are; the parser tells it on stderr.
+pub fn print_parse_error_as_json(err: &clap::Error) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json = args.get(1).is_some_and(|a| a == "convert") && args.iter().any(|a| a == "--json");
+    if !json || !err.use_stderr() {
+        return;
+    }
+    let rendered = err.render().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    // Best effort: the parser's own message still reaches stderr.
+    let _ = writeln!(std::io::stdout(), "{}", serde_json::json!({ "error": message }));
 }
 
 /// Runs a headless command; returns the process exit code.

@@ -1,13 +1,16 @@
-//! What `graylab convert` will do, decided before any work: contradicting options refused, the
-//! files of folder inputs (each folder listed once, by device and inode, FIFOs and devices never
-//! opened), each input's output path, and no output that is an input, a folder or a repeat.
+//! What `graylab convert` will do, decided before any work: options that contradict each other
+//! refused (a usage error), the files of folder inputs (each folder listed once, by device and
+//! inode, FIFOs and devices never opened, a folder that cannot be listed told and left out),
+//! each input's output path, graylab's own outputs of other inputs left alone, and each input
+//! whose output is a folder, an input or another input's output too refused by name.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 
-use super::args::{check_not_input, check_output_dir, check_output_file};
+use super::UsageError;
+use super::args::{check_output_dir, check_output_file};
 use super::convert_args::ConvertArgs;
 use crate::engine::{
     Backend, BatchItem, ExportFormat, FileKind, IoError, classify_file, default_output_path,
@@ -18,17 +21,39 @@ pub(super) struct Skipped {
     /// The file.
     pub path: PathBuf,
     /// Why, in words.
-    pub why: &'static str,
+    pub why: String,
 }
 
-/// The work: files to convert, and files of folder inputs that were skipped.
+/// An input refused before any work, or a folder that could not be listed: it fails by name,
+/// the rest is converted, and the run exits 1.
+pub(super) struct Refused {
+    /// The input file or the folder.
+    pub path: PathBuf,
+    /// The whole message, naming the file last.
+    pub why: String,
+    /// Whether `path` is a folder that could not be listed (else an input file).
+    pub folder: bool,
+}
+
+/// The work: files to convert, files of folder inputs that were skipped, and inputs refused.
+#[derive(Default)]
 pub(super) struct Plan {
     /// Each input with its output.
     pub items: Vec<BatchItem>,
     /// Files of folder inputs left alone.
     pub skipped: Vec<Skipped>,
+    /// Inputs and folders that fail before any work.
+    pub refused: Vec<Refused>,
     /// Whether any input is a folder.
     pub from_folder: bool,
+}
+
+/// An input with its output, before the checks across the batch.
+struct Candidate {
+    input: PathBuf,
+    output: PathBuf,
+    /// Found in a folder input, rather than named on the command line.
+    listed: bool,
 }
 
 /// The output format, after refusing options that contradict each other or do nothing.
@@ -37,25 +62,28 @@ fn output_format(args: &ConvertArgs) -> anyhow::Result<ExportFormat> {
     if let (Some(asked), Some(named), Some(o)) = (args.format, named, &args.output)
         && asked != named
     {
-        bail!(
+        bail!(UsageError(format!(
             "--format {} contradicts -o/--output, whose name is a {named} file's: {}",
             asked.name(),
             o.display()
-        );
+        )));
     }
     let format = args.format.or(named).unwrap_or(ExportFormat::Png);
     if args.quality.is_some() && format != ExportFormat::Jpeg {
-        bail!(
+        bail!(UsageError(format!(
             "--quality sets JPEG quality, and the output is {format} (drop --quality or choose --format jpeg)"
-        );
+        )));
     }
     if args.workgroup.is_some() && args.backend == Backend::Cpu {
-        bail!("--workgroup sets the GPU's workgroup size and does nothing with --backend cpu");
+        bail!(UsageError(
+            "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu".to_owned()
+        ));
     }
     Ok(format)
 }
 
-/// Output paths for every input, checked up front: no output may be an input or repeat.
+/// Output paths for every input, checked up front: an input whose output is a folder, an input
+/// of the batch or another input's output too is refused by name, and the rest is converted.
 pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
     let format = output_format(args)?;
     // Output paths are checked before anything is decoded.
@@ -64,44 +92,51 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
             bail!("-o/--output names a folder: {} (use --out-dir for a folder)", o.display());
         }
         if args.format.is_none() && ExportFormat::from_path(o).is_none() {
-            bail!(
+            bail!(UsageError(format!(
                 "-o/--output: unknown format in {} (use .png, .jpg, .tif, .bmp or .webp, or --format)",
                 o.display()
-            );
+            )));
         }
         check_output_file(o, args.overwrite, "-o/--output")?;
     }
     if let Some(dir) = &args.out_dir {
         check_output_dir(dir, "--out-dir")?;
     }
-    let mut plan = Plan { items: Vec::new(), skipped: Vec::new(), from_folder: false };
-    let mut seen = HashMap::new();
+    let mut plan = Plan::default();
+    let mut candidates = Vec::new();
     for input in &args.inputs {
         if input.is_dir() {
             let Some(out_dir) = args.out_dir.as_deref() else {
-                bail!("a folder input needs --out-dir: {}", input.display());
+                bail!(UsageError(format!("a folder input needs --out-dir: {}", input.display())));
             };
             plan.from_folder = true;
-            for file in list_folder(input, args.recursive, out_dir)? {
+            let listing = list_folder(input, args.recursive, out_dir);
+            plan.refused.extend(listing.unlisted);
+            for file in listing.files {
                 if let Some(why) = skip_reason(&classify_file(&file)) {
-                    plan.skipped.push(Skipped { path: file, why });
+                    plan.skipped.push(Skipped { path: file, why: why.to_owned() });
                     continue;
                 }
                 let sub = file.parent().and_then(|p| p.strip_prefix(input).ok()).unwrap_or(Path::new(""));
                 let output = default_output_path(&file, Some(&out_dir.join(sub)), format);
-                push_item(&mut plan, &mut seen, file, output)?;
+                candidates.push(Candidate { input: file, output, listed: true });
             }
         } else {
             let output = match &args.output {
                 Some(o) => o.clone(),
                 None => default_output_path(input, args.out_dir.as_deref(), format),
             };
-            push_item(&mut plan, &mut seen, input.clone(), output)?;
+            candidates.push(Candidate { input: input.clone(), output, listed: false });
         }
     }
-    if args.output.is_some() && plan.items.len() > 1 {
-        bail!("-o/--output takes one input; use --out-dir for {} inputs", plan.items.len());
+    if args.output.is_some() && candidates.len() > 1 {
+        bail!(UsageError(format!(
+            "-o/--output takes one input; use --out-dir for {} inputs",
+            candidates.len()
+        )));
     }
+    let candidates = skip_own_outputs(candidates, &mut plan.skipped);
+    refuse_conflicts(candidates, &mut plan);
     Ok(plan)
 }
 
@@ -116,32 +151,115 @@ fn skip_reason(kind: &Result<FileKind, IoError>) -> Option<&'static str> {
     }
 }
 
-fn push_item(
-    plan: &mut Plan,
-    seen: &mut HashMap<PathBuf, PathBuf>,
-    input: PathBuf,
-    output: PathBuf,
-) -> anyhow::Result<()> {
-    check_not_input(&input, &output, "the output")?;
-    if output.is_dir() {
-        bail!("the output of {} is a folder, not a file: {}", input.display(), output.display());
+/// Leaves out each file of a folder input that is graylab's output of another input of the
+/// batch: `a.gray.png` when `a.jpg` would write exactly that path (`--out-dir` is the input
+/// folder). Converting it again would write `a.gray.gray.png` on every run, and `a.jpg` could
+/// not be converted (its output would replace an input). A file named on the command line is
+/// never left out.
+fn skip_own_outputs(candidates: Vec<Candidate>, skipped: &mut Vec<Skipped>) -> Vec<Candidate> {
+    let outputs: HashMap<EntryKey, usize> =
+        candidates.iter().enumerate().map(|(i, c)| (entry_key(&c.output), i)).collect();
+    let owners: Vec<Option<PathBuf>> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let owner = outputs.get(&entry_key(&c.input)).filter(|&&j| c.listed && j != i)?;
+            candidates.get(*owner).map(|o| o.input.clone())
+        })
+        .collect();
+    let mut kept = Vec::with_capacity(candidates.len());
+    for (c, owner) in candidates.into_iter().zip(owners) {
+        match owner {
+            Some(owner) => {
+                skipped
+                    .push(Skipped { path: c.input, why: format!("graylab's output of {}", owner.display()) });
+            }
+            None => kept.push(c),
+        }
     }
-    if let Some(first) = seen.get(&output) {
-        bail!(
-            "two inputs would write the same output ({} and {}): {}",
-            first.display(),
-            input.display(),
-            output.display()
-        );
-    }
-    seen.insert(output.clone(), input.clone());
-    plan.items.push(BatchItem { input, output });
-    Ok(())
+    kept
 }
 
-/// A folder's identity: device and inode (its path where those are not known).
-fn folder_id(dir: &Path) -> Option<(u64, u64)> {
-    let meta = std::fs::metadata(dir).ok()?;
+/// Refuses, by name, each input whose output is a folder, is an input of the batch (its own or
+/// another: the same file by device and inode, however it is spelt) or is the output of another
+/// input too; the others become the batch's items.
+fn refuse_conflicts(candidates: Vec<Candidate>, plan: &mut Plan) {
+    let mut inputs: HashMap<(u64, u64), usize> = HashMap::new();
+    let mut input_paths: HashMap<&Path, usize> = HashMap::new();
+    let mut by_output: HashMap<EntryKey, Vec<usize>> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        if let Some(id) = file_id(&c.input) {
+            inputs.entry(id).or_insert(i);
+        }
+        input_paths.entry(&c.input).or_insert(i);
+        by_output.entry(entry_key(&c.output)).or_default().push(i);
+    }
+    let mut whys = Vec::with_capacity(candidates.len());
+    for (i, c) in candidates.iter().enumerate() {
+        let out = c.output.display();
+        let replaced =
+            file_id(&c.output).and_then(|id| inputs.get(&id)).or_else(|| input_paths.get(c.output.as_path()));
+        let sharing = by_output.get(&entry_key(&c.output)).filter(|g| g.len() > 1);
+        whys.push(if c.output.is_dir() {
+            Some(format!("the output of {} is a folder, not a file: {out}", c.input.display()))
+        } else if let Some(&j) = replaced {
+            Some(if j == i {
+                format!("the output would replace its own input: {out}")
+            } else {
+                format!(
+                    "the output of {} would replace another input of this batch: {out}",
+                    c.input.display()
+                )
+            })
+        } else {
+            sharing.map(|group| {
+                let names: Vec<String> = group
+                    .iter()
+                    .filter_map(|&k| candidates.get(k))
+                    .map(|g| g.input.display().to_string())
+                    .collect();
+                let count = if names.len() == 2 { "two".to_owned() } else { names.len().to_string() };
+                format!("{count} inputs would write the same output ({}): {out}", and_list(&names))
+            })
+        });
+    }
+    for (c, why) in candidates.into_iter().zip(whys) {
+        match why {
+            Some(why) => plan.refused.push(Refused { path: c.input, why, folder: false }),
+            None => plan.items.push(BatchItem { input: c.input, output: c.output }),
+        }
+    }
+}
+
+/// `a and b`, `a, b and c`.
+fn and_list(names: &[String]) -> String {
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+/// A folder entry: its folder's device and inode with its name, or the whole path.
+type EntryKey = (Option<(u64, u64)>, PathBuf);
+
+/// A path's folder entry: its folder's device and inode with its name, so that two spellings of
+/// one path are one entry (the path itself while the folder does not exist yet).
+fn entry_key(output: &Path) -> EntryKey {
+    let folder = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (file_id(folder), output.file_name()) {
+        (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
+        _ => (None, output.to_path_buf()),
+    }
+}
+
+/// A file's or folder's identity: device and inode (from its canonical path where those are not
+/// known), through symlinks.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;
@@ -151,27 +269,60 @@ fn folder_id(dir: &Path) -> Option<(u64, u64)> {
     {
         let _ = meta;
         let mut h = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(&dir.canonicalize().ok()?, &mut h);
+        std::hash::Hash::hash(&path.canonicalize().ok()?, &mut h);
         Some((0, std::hash::Hasher::finish(&h)))
     }
 }
 
+/// The files found in a folder input, and the folders that could not be listed.
+struct Listing {
+    files: Vec<PathBuf>,
+    unlisted: Vec<Refused>,
+}
+
 /// The files of a folder (and its subfolders when `recursive`), sorted, leaving out the output
 /// folder so a second run does not convert its own results. Each folder is listed once, so a
-/// symlink to a parent folder does not loop.
-fn list_folder(dir: &Path, recursive: bool, out_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let skip = folder_id(out_dir);
-    let mut visited: HashSet<(u64, u64)> = folder_id(dir).into_iter().collect();
-    let mut files = Vec::new();
+/// symlink to a parent folder does not loop. A folder that cannot be listed (no permission, a
+/// path too long) is told by name, and the others are still listed.
+fn list_folder(dir: &Path, recursive: bool, out_dir: &Path) -> Listing {
+    let skip = file_id(out_dir);
+    let mut visited: HashSet<(u64, u64)> = file_id(dir).into_iter().collect();
+    let mut listing = Listing { files: Vec::new(), unlisted: Vec::new() };
     let mut pending = vec![dir.to_path_buf()];
     while let Some(folder) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&folder).with_context(|| format!("cannot list {}", folder.display()))?;
+        let unlisted = |cause: std::io::Error| Refused {
+            why: format!(
+                "cannot list the folder ({cause}), so its files are not converted: {}",
+                folder.display()
+            ),
+            path: folder.clone(),
+            folder: true,
+        };
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(cause) => {
+                listing.unlisted.push(unlisted(cause));
+                continue;
+            }
+        };
         for entry in entries {
-            let path = entry.with_context(|| format!("cannot list {}", folder.display()))?.path();
-            if path.is_dir() {
-                let id = folder_id(&path);
-                if !recursive || id == skip {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(cause) => {
+                    listing.unlisted.push(unlisted(cause));
+                    break;
+                }
+            };
+            let path = entry.path();
+            // The entry's own type, so that a folder whose path is too long to look up is still
+            // a folder (and fails to list by name) rather than a file.
+            let is_folder = match entry.file_type() {
+                Ok(t) if !t.is_symlink() => t.is_dir(),
+                _ => path.is_dir(),
+            };
+            if is_folder {
+                let id = file_id(&path);
+                if !recursive || (id.is_some() && id == skip) {
                     continue;
                 }
                 match id {
@@ -179,12 +330,13 @@ fn list_folder(dir: &Path, recursive: bool, out_dir: &Path) -> anyhow::Result<Ve
                     _ => pending.push(path),
                 }
             } else {
-                files.push(path);
+                listing.files.push(path);
             }
         }
     }
-    files.sort();
-    Ok(files)
+    listing.files.sort();
+    listing.unlisted.sort_by(|a, b| a.path.cmp(&b.path));
+    listing
 }
 
 #[cfg(test)]

@@ -26,12 +26,16 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         Some(Workgroups::List(list)) if list.len() == 1 => {
             list.first().copied().unwrap_or(WorkgroupSize::DEFAULT)
         }
-        Some(_) => anyhow::bail!("--passes measures one workgroup shape: give --workgroup one size"),
+        Some(_) => anyhow::bail!(super::UsageError(
+            "--passes measures one workgroup shape: give --workgroup one size".to_owned()
+        )),
     };
     let threads = match &args.threads {
         None => available_threads(),
         Some(Threads::List(list)) if list.len() == 1 => list.first().copied().unwrap_or(1),
-        Some(_) => anyhow::bail!("--passes measures one thread count: give --threads one number"),
+        Some(_) => anyhow::bail!(super::UsageError(
+            "--passes measures one thread count: give --threads one number".to_owned()
+        )),
     };
     let (image, label, _memory) = bench_image(args, round_trip_bytes)?;
     let engine = if args.cpu_clock { Engine::on_cpu_clock()? } else { Engine::new() };

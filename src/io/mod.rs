@@ -215,8 +215,8 @@ pub enum IoError {
     #[error(
         "image too large: {width}x{height} needs {needed} but only {budget} may be used (limited by {limited_by}): {}",
         path.display(),
-        needed = human_bytes(*needed_bytes),
-        budget = human_bytes(*budget_bytes)
+        needed = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).0,
+        budget = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).1
     )]
     TooLarge {
         /// The file.
@@ -236,8 +236,8 @@ pub enum IoError {
     #[error(
         "the file is too large to read: it has {file} but only {budget} may be used (limited by {limited_by}): {}",
         path.display(),
-        file = human_bytes(*file_bytes),
-        budget = human_bytes(*budget_bytes)
+        file = crate::system::human_byte_pair(*file_bytes, *budget_bytes).0,
+        budget = crate::system::human_byte_pair(*file_bytes, *budget_bytes).1
     )]
     FileTooLarge {
         /// The file.

@@ -16,8 +16,8 @@ use crate::system::memory::{BudgetSource, budget_override_bytes, headroom};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "needs {needed} but only {budget} may be used (limited by {source})",
-    needed = crate::system::human_bytes(*needed_bytes),
-    budget = crate::system::human_bytes(*budget_bytes),
+    needed = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).0,
+    budget = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).1,
     source = limited_by
 )]
 pub struct OverBudget {
@@ -182,6 +182,20 @@ impl Drop for Reservation {
 #[cfg(test)]
 mod tests {
     use crate::system::memory_budget::*;
+
+    #[test]
+    fn a_refusal_shows_two_figures_that_differ() {
+        let refused = OverBudget {
+            needed_bytes: 100_000_000,
+            budget_bytes: 99_990_000,
+            limited_by: crate::system::memory::BudgetSource::Environment,
+        };
+        let message = refused.to_string();
+        assert!(
+            message.starts_with("needs 95.37 MiB but only 95.36 MiB may be used (limited by "),
+            "{message}"
+        );
+    }
 
     #[test]
     fn reservations_add_up_and_are_released_on_drop() {
