@@ -6,13 +6,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageDecoder as _, ImageFormat, ImageReader};
+use image::{DynamicImage, ImageFormat, ImageReader};
 
 use crate::io::kind::{looks_like, open_regular, special_kind};
 use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
 use crate::io::read::jpeg_variants::{self, Decoder};
 use crate::io::read::messages::decode_error;
 use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
+use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, IoError, Reservation, owned};
 use crate::system::memory_budget::budget;
@@ -116,10 +117,15 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         }
         let format = format_of(path, &head)
             .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(&head) })?;
-        check_tiff(path, &head)?;
+        let tiff_variant = check_tiff(path, &head)?;
         let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
-        let reader = ImageReader::with_format(file, format);
-        let (image, orientation, reservation) = decode_with(path, reader, 0, options, None)?;
+        let (image, orientation, reservation) = if let Some(variant) = tiff_variant {
+            // TIFF variants the `image` crate refuses or misreads have decoders of their own.
+            let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
+            decode_from(path, decoder, scratch_bytes, options, None)?
+        } else {
+            decode_with(path, ImageReader::with_format(file, format), 0, options, None)?
+        };
         ((image, orientation), reservation, format, None)
     };
     if let Some(at) = truncated {
@@ -150,11 +156,27 @@ fn decode_with<R: BufRead + Seek>(
     options: &DecodeOptions,
     jpeg_decoder_input: Option<&[u8]>,
 ) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
+    reader.limits(limits(options));
+    let decoder = guarded(path, || reader.into_decoder())?;
+    decode_from(path, decoder, extra_bytes, options, jpeg_decoder_input)
+}
+
+/// The decoders' own limits: our own check in `decode_from` is the real one; this stops
+/// decoders' internal allocations.
+fn limits(options: &DecodeOptions) -> image::Limits {
     let mut limits = image::Limits::no_limits();
-    // Our own check below is the real one; this stops decoders' internal allocations.
     limits.max_alloc = Some(options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0));
-    reader.limits(limits);
-    let mut decoder = guarded(path, || reader.into_decoder())?;
+    limits
+}
+
+/// Reserves the memory and decodes (orientation not yet applied).
+fn decode_from(
+    path: &Path,
+    mut decoder: impl image::ImageDecoder,
+    extra_bytes: u64,
+    options: &DecodeOptions,
+    jpeg_decoder_input: Option<&[u8]>,
+) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
     let (width, height) = decoder.dimensions();
     if width == 0 || height == 0 {
         return Err(IoError::Decode {

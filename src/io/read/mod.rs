@@ -9,4 +9,5 @@ pub(super) mod jpeg_segments;
 pub(super) mod jpeg_variants;
 pub(super) mod messages;
 pub(super) mod sniff;
+pub(super) mod tiff;
 pub(super) mod tiff_header;

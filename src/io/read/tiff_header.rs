@@ -1,6 +1,7 @@
-//! A TIFF's first image file directory, read before decoding: sample formats the `image` crate
-//! refuses with its own words or, worse, decodes as noise (32-bit unsigned integers without a
-//! `SampleFormat` tag are read as floating point) are refused with a sentence naming them.
+//! A TIFF's first image file directory, read before decoding: which variant it is (the way it
+//! is decoded), and a sentence naming the variants graylab cannot read, instead of the decoder's
+//! internals or, worse, noise (32-bit unsigned integers without a `SampleFormat` tag are read
+//! as floating point by the `image` crate).
 
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
@@ -8,37 +9,237 @@ use std::path::Path;
 use crate::io::{IoError, owned};
 
 const BITS_PER_SAMPLE: u16 = 258;
+const COMPRESSION: u16 = 259;
+const PHOTOMETRIC: u16 = 262;
+const FILL_ORDER: u16 = 266;
+const SAMPLES_PER_PIXEL: u16 = 277;
+const T4_OPTIONS: u16 = 292;
+const COLOR_MAP: u16 = 320;
+const EXTRA_SAMPLES: u16 = 338;
 const SAMPLE_FORMAT: u16 = 339;
 /// Directories with more entries than this are left to the decoder.
 const MAX_ENTRIES: u64 = 4096;
+/// Values read per tag at most (the largest is listed; more say nothing new here).
+const MAX_VALUES: u32 = 16;
 
-/// Refuses TIFF sample formats graylab cannot decode correctly; other files pass.
-pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<(), IoError> {
+/// `PhotometricInterpretation`: 0 is white, gray.
+const WHITE_IS_ZERO: u16 = 0;
+/// `PhotometricInterpretation`: 0 is black, gray.
+const BLACK_IS_ZERO: u16 = 1;
+const RGB: u16 = 2;
+const PALETTE: u16 = 3;
+const CMYK: u16 = 5;
+/// `Compression`: CCITT modified Huffman (rows of Group 3 one-dimensional codes, byte-aligned).
+const CCITT_HUFFMAN: u16 = 2;
+/// `Compression`: CCITT Group 3 (T.4).
+const CCITT_GROUP3: u16 = 3;
+
+/// What an extra sample holds (`ExtraSamples`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::io) enum Alpha {
+    /// No alpha: no extra sample, or one of unspecified meaning.
+    None,
+    /// Straight (unassociated) alpha.
+    Straight,
+    /// Associated alpha: the colour samples are premultiplied by it.
+    Premultiplied,
+}
+
+/// How a TIFF is decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::io) enum Variant {
+    /// By the `image` crate, its colours then divided by its associated alpha.
+    Premultiplied,
+    /// Gray (1 sample) or gray + one extra sample, of 8, 16 or 32-bit (floating-point) samples,
+    /// which the `image` crate refuses: read through the `tiff` crate.
+    Gray {
+        /// The extra sample, if any.
+        alpha: Alpha,
+        /// Where 0 is white: the tag to present as black-is-zero, and the gray then inverted.
+        white_is_zero: Option<Patch>,
+    },
+    /// Palette indices of 1 to 8 bits and a `ColorMap`: read through the `tiff` crate, its
+    /// `PhotometricInterpretation` presented as black-is-zero (the indices as gray).
+    Palette(Patch),
+    /// One-bit gray coded by CCITT modified Huffman (compression 2) or one-dimensional Group 3
+    /// (compression 3): read by graylab with the `fax` crate's code tables.
+    Fax {
+        /// Modified Huffman (rows byte-aligned, no end-of-line codes).
+        huffman: bool,
+        /// Whether 0 is black (a black run is then stored as white pixels, as libtiff reads it).
+        black_is_zero: bool,
+        /// `FillOrder` 2: the bits of each byte are stored lowest first.
+        reversed_bits: bool,
+    },
+}
+
+/// The `PhotometricInterpretation` value as black-is-zero (1), to lay over the file's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::io) struct Patch {
+    /// The value's offset in the file.
+    pub at: u64,
+    /// The bytes of 1 in the file's byte order and the value's width (the first `len`).
+    pub bytes: [u8; 4],
+    /// The value's width in bytes: 2 (SHORT) or 4 (LONG).
+    pub len: u8,
+}
+
+/// The facts of the first directory graylab decides on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct TiffHeader {
+    /// `PhotometricInterpretation` (`None` when absent).
+    photometric: Option<u16>,
+    /// The `PhotometricInterpretation` value as black-is-zero, to present the file so.
+    black_is_zero: Option<Patch>,
+    /// `Compression` (1 when absent).
+    compression: u16,
+    /// `SamplesPerPixel` (1 when absent).
+    samples: u16,
+    /// `BitsPerSample`, the largest listed (1 when absent).
+    bits: u16,
+    /// `SampleFormat`: the first that is not 1 (1 when absent).
+    sample_format: u16,
+    /// `ExtraSamples`, the first (`None` when absent).
+    extra_sample: Option<u16>,
+    /// `T4Options` (0 when absent).
+    t4_options: u32,
+    /// `FillOrder` (1 when absent).
+    fill_order: u16,
+    /// Whether there is a `ColorMap`.
+    has_color_map: bool,
+}
+
+/// The way to decode a TIFF, `None` where the `image` crate reads it as it is, or a sentence
+/// naming the variant graylab cannot read. Other files, and TIFFs whose first directory cannot
+/// be read, are left to the `image` crate (its decoder says why).
+pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Variant>, IoError> {
     let little = match head.get(..4) {
         Some(b"II*\0") => true,
         Some(b"MM\0*") => false,
-        _ => return Ok(()),
+        _ => return Ok(None),
     };
-    let Some((bits, format)) = first_ifd(path, head, little) else { return Ok(()) };
-    let what = match (format, bits) {
-        (1, 1 | 8 | 16) | (3, 32) => return Ok(()),
-        (1, bits) => format!("{bits}-bit unsigned-integer samples"),
-        (2, bits) => format!("{bits}-bit signed-integer samples"),
-        (3, bits) => format!("{bits}-bit floating-point samples"),
-        (4, _) => "samples of undefined format (SampleFormat 4)".to_owned(),
-        (other, _) => format!("an invalid sample format ({other})"),
+    let Some(header) = first_ifd(path, head, little) else {
+        return Ok(None);
     };
-    Err(IoError::Unsupported {
-        path: owned(path),
-        reason: format!(
-            "a TIFF with {what}; graylab reads TIFF samples of 1, 8 or 16 bits (unsigned) or 32-bit floating point"
-        ),
-    })
+    header
+        .variant()
+        .map_err(|what| IoError::Unsupported { path: owned(path), reason: format!("a TIFF with {what}") })
 }
 
-/// Bits per sample (the largest listed) and the sample format (1 when absent) of the first
-/// directory, or `None` when it cannot be read (the decoder then says why).
-fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<(u32, u16)> {
+impl TiffHeader {
+    /// The way to decode it (`None`: the `image` crate as it is), or what it is in words (after
+    /// "a TIFF with").
+    fn variant(&self) -> Result<Option<Variant>, String> {
+        let (bits, format, samples) = (self.bits, self.sample_format, self.samples);
+        let alpha = match self.extra_sample {
+            Some(1) => Alpha::Premultiplied,
+            Some(2) => Alpha::Straight,
+            _ => Alpha::None,
+        };
+        let photometric = self.photometric.unwrap_or(u16::MAX);
+        if let Some(what) = self.unreadable_photometric(photometric) {
+            return Err(what);
+        }
+        if matches!(self.compression, CCITT_HUFFMAN | CCITT_GROUP3) {
+            return self.fax_variant();
+        }
+        match (photometric, format, bits) {
+            (WHITE_IS_ZERO | BLACK_IS_ZERO, 1, 8 | 16) | (WHITE_IS_ZERO | BLACK_IS_ZERO, 3, 32)
+                if samples <= 2 =>
+            {
+                // The `image` crate reads one 8 or 16-bit sample itself; the rest goes through `tiff`.
+                if samples == 1 && format == 1 {
+                    return Ok(None);
+                }
+                let alpha = if samples == 2 { alpha } else { Alpha::None };
+                let white_is_zero = if photometric == WHITE_IS_ZERO { Some(self.patch()?) } else { None };
+                Ok(Some(Variant::Gray { alpha, white_is_zero }))
+            }
+            (WHITE_IS_ZERO | BLACK_IS_ZERO, 1, 1) if samples == 1 => Ok(None),
+            (WHITE_IS_ZERO | BLACK_IS_ZERO, 1 | 3, 1 | 8 | 16 | 32) if samples > 2 || bits == 1 => {
+                Err(format!(
+                    "gray data of {bits}-bit samples, {samples} per pixel (graylab reads gray, or gray and alpha, of 8, 16 or 32 bits)"
+                ))
+            }
+            (PALETTE, 1, 1 | 2 | 4 | 8) if samples == 1 && self.has_color_map => {
+                Ok(Some(Variant::Palette(self.patch()?)))
+            }
+            (PALETTE, _, _) if !self.has_color_map => {
+                Err("palette data but no colour map (ColorMap tag)".to_owned())
+            }
+            (PALETTE, 1, _) => Err(format!(
+                "palette data of {bits}-bit indices and {samples} samples per pixel (graylab reads one index of 1 to 8 bits)"
+            )),
+            (RGB | CMYK, 1, 8 | 16) | (RGB, 3, 32) => {
+                Ok((alpha == Alpha::Premultiplied && photometric == RGB).then_some(Variant::Premultiplied))
+            }
+            (_, 1, bits) => Err(unsupported_samples(&format!("{bits}-bit unsigned-integer samples"))),
+            (_, 2, bits) => Err(unsupported_samples(&format!("{bits}-bit signed-integer samples"))),
+            (_, 3, bits) => Err(unsupported_samples(&format!("{bits}-bit floating-point samples"))),
+            (_, 4, _) => Err(unsupported_samples("samples of undefined format (SampleFormat 4)")),
+            (_, other, _) => Err(unsupported_samples(&format!("an invalid sample format ({other})"))),
+        }
+    }
+
+    /// The photometric interpretations no decoder here reads, in words.
+    fn unreadable_photometric(&self, photometric: u16) -> Option<String> {
+        Some(match photometric {
+            WHITE_IS_ZERO | BLACK_IS_ZERO | RGB | PALETTE | CMYK => return None,
+            u16::MAX => "no PhotometricInterpretation tag (it is required)".to_owned(),
+            4 => "a transparency mask (PhotometricInterpretation 4)".to_owned(),
+            6 if self.compression == 7 => "JPEG-compressed YCbCr data (compression 7)".to_owned(),
+            6 => "YCbCr data (PhotometricInterpretation 6)".to_owned(),
+            8..=10 => format!("CIE L*a*b* data (PhotometricInterpretation {photometric})"),
+            32844 | 32845 => format!("LogLuv data (PhotometricInterpretation {photometric})"),
+            other => format!("an unknown PhotometricInterpretation ({other})"),
+        })
+    }
+
+    /// CCITT modified Huffman or Group 3: one-dimensional coding of one-bit gray is read.
+    fn fax_variant(&self) -> Result<Option<Variant>, String> {
+        let name = if self.compression == CCITT_HUFFMAN {
+            "CCITT modified Huffman data (compression 2)"
+        } else {
+            "CCITT Group 3 data (compression 3)"
+        };
+        if self.bits != 1
+            || self.samples != 1
+            || !matches!(self.photometric, Some(WHITE_IS_ZERO | BLACK_IS_ZERO))
+        {
+            return Err(format!("{name} that is not one-bit gray"));
+        }
+        if self.compression == CCITT_GROUP3 && self.t4_options & 0b11 != 0 {
+            let coding =
+                if self.t4_options & 1 == 0 { "uncompressed mode" } else { "two-dimensional coding" };
+            return Err(format!(
+                "{name} in {coding} (T4Options {}), which graylab does not read",
+                self.t4_options
+            ));
+        }
+        if self.fill_order != 1 && self.fill_order != 2 {
+            return Err(format!("an invalid FillOrder ({})", self.fill_order));
+        }
+        Ok(Some(Variant::Fax {
+            huffman: self.compression == CCITT_HUFFMAN,
+            black_is_zero: self.photometric == Some(BLACK_IS_ZERO),
+            reversed_bits: self.fill_order == 2,
+        }))
+    }
+
+    /// Where the `PhotometricInterpretation` value lies (it was read, so it is known).
+    fn patch(&self) -> Result<Patch, String> {
+        self.black_is_zero.ok_or_else(|| "an unreadable PhotometricInterpretation".to_owned())
+    }
+}
+
+fn unsupported_samples(what: &str) -> String {
+    format!(
+        "{what}; graylab reads TIFF samples of 1, 8 or 16 bits (unsigned) or 32-bit floating point, and palette indices of 1 to 8 bits"
+    )
+}
+
+/// The first directory's facts, or `None` when it cannot be read (the decoder then says why).
+fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
     let u16_at = |b: &[u8], i: usize| {
         let v = [*b.get(i)?, *b.get(i + 1)?];
         Some(if little { u16::from_le_bytes(v) } else { u16::from_be_bytes(v) })
@@ -55,29 +256,82 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<(u32, u16)> {
     let entries = u64::from(u16_at(&count, 0)?).min(MAX_ENTRIES);
     let mut ifd = Vec::new();
     (&mut file).take(entries * 12).read_to_end(&mut ifd).ok()?;
-    let (mut bits, mut format) = (None, 1u16);
-    for entry in ifd.chunks_exact(12) {
-        let (tag, kind, n) = (u16_at(entry, 0)?, u16_at(entry, 2)?, u32_at(entry, 4)?);
-        if tag != BITS_PER_SAMPLE && tag != SAMPLE_FORMAT {
+    let mut header = TiffHeader {
+        photometric: None,
+        black_is_zero: None,
+        compression: 1,
+        samples: 1,
+        bits: 1,
+        sample_format: 1,
+        extra_sample: None,
+        t4_options: 0,
+        fill_order: 1,
+        has_color_map: false,
+    };
+    for (index, entry) in ifd.chunks_exact(12).enumerate() {
+        let tag = u16_at(entry, 0)?;
+        let wanted = [
+            BITS_PER_SAMPLE,
+            COMPRESSION,
+            PHOTOMETRIC,
+            FILL_ORDER,
+            SAMPLES_PER_PIXEL,
+            T4_OPTIONS,
+            EXTRA_SAMPLES,
+            SAMPLE_FORMAT,
+        ];
+        if tag == COLOR_MAP {
+            header.has_color_map = true;
+        }
+        if !wanted.contains(&tag) {
             continue;
         }
-        // SHORT values: up to two inline, more at an offset.
-        if kind != 3 || n == 0 {
+        // SHORT or LONG values: inline when they fit in 4 bytes, else at an offset.
+        let (kind, n) = (u16_at(entry, 2)?, u32_at(entry, 4)?);
+        let width: u8 = match kind {
+            3 => 2,
+            4 => 4,
+            _ => return None,
+        };
+        if n == 0 {
             return None;
         }
-        let values: Vec<u16> = if n <= 2 {
-            (0..n as usize).map(|k| u16_at(entry, 8 + 2 * k)).collect::<Option<_>>()?
+        let read = |raw: &[u8], k: usize| {
+            if width == 2 { u16_at(raw, 2 * k).map(u32::from) } else { u32_at(raw, 4 * k) }
+        };
+        let values: Vec<u32> = if n * u32::from(width) <= 4 {
+            (0..n as usize).map(|k| read(&entry[8..], k)).collect::<Option<_>>()?
         } else {
-            let mut raw = vec![0u8; 2 * n.min(16) as usize];
+            let mut raw = vec![0u8; usize::from(width) * n.min(MAX_VALUES) as usize];
             file.seek(SeekFrom::Start(u64::from(u32_at(entry, 8)?))).ok()?;
             file.read_exact(&mut raw).ok()?;
-            (0..raw.len() / 2).map(|k| u16_at(&raw, 2 * k)).collect::<Option<_>>()?
+            (0..n.min(MAX_VALUES) as usize).map(|k| read(&raw, k)).collect::<Option<_>>()?
         };
-        if tag == BITS_PER_SAMPLE {
-            bits = values.iter().copied().max().map(u32::from);
-        } else {
-            format = values.iter().copied().find(|&f| f != 1).unwrap_or(1);
+        let first = *values.first()?;
+        let short = |v: u32| u16::try_from(v).ok();
+        match tag {
+            BITS_PER_SAMPLE => header.bits = short(values.iter().copied().max()?)?,
+            COMPRESSION => header.compression = short(first)?,
+            PHOTOMETRIC => {
+                header.photometric = Some(short(first)?);
+                let bytes = match (little, width) {
+                    (true, 2) => [1, 0, 0, 0],
+                    (false, 2) => [0, 1, 0, 0],
+                    (true, _) => 1u32.to_le_bytes(),
+                    (false, _) => 1u32.to_be_bytes(),
+                };
+                let at = offset + 2 + 12 * index as u64 + 8;
+                header.black_is_zero = Some(Patch { at, bytes, len: width });
+            }
+            FILL_ORDER => header.fill_order = short(first)?,
+            SAMPLES_PER_PIXEL => header.samples = short(first)?,
+            T4_OPTIONS => header.t4_options = first,
+            EXTRA_SAMPLES => header.extra_sample = Some(short(first)?),
+            SAMPLE_FORMAT => {
+                header.sample_format = short(values.iter().copied().find(|&f| f != 1).unwrap_or(1))?;
+            }
+            _ => {}
         }
     }
-    Some((bits?, format))
+    Some(header)
 }

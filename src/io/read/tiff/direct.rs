@@ -1,0 +1,284 @@
+//! TIFF variants the `image` crate refuses but the `tiff` crate decodes, read through the
+//! `tiff` crate: gray with an extra sample (8, 16 or 32-bit floating point), floating-point
+//! gray, and palette images (their `PhotometricInterpretation` presented as black-is-zero, so
+//! that the indices come out as gray, then looked up in the `ColorMap`).
+//!
+//! Floating-point samples become 16-bit as the `image` crate maps them (graylab converts
+//! floating-point RGB the same way): round(clamp(v, 0, 1) * 65535).
+
+use std::io::{Read, Seek, SeekFrom};
+
+use image::error::{DecodingError, ImageFormatHint, LimitError, LimitErrorKind};
+use image::metadata::Orientation;
+use image::{ColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
+use tiff::decoder::{Decoder, DecodingResult};
+use tiff::tags::Tag;
+
+use super::straight::{straight_f32, unpremultiply};
+use crate::io::read::tiff_header::{Alpha, Patch};
+
+/// What a directly read TIFF holds.
+enum Content {
+    /// Gray, with its extra sample kept as alpha when it is one.
+    Gray {
+        /// What the extra sample is (`Alpha::None` also when there is none).
+        alpha: Alpha,
+        /// Samples per pixel in the file (1 or 2).
+        samples: usize,
+        /// 0 is white: the gray is inverted.
+        white_is_zero: bool,
+    },
+    /// Palette indices of `bits` bits; the colour map as 8-bit RGB.
+    Palette {
+        /// Bits per index.
+        bits: u8,
+        /// One colour per index, all `1 << bits` of them.
+        colours: Vec<[u8; 3]>,
+    },
+}
+
+/// A TIFF read through the `tiff` crate, as an `image` decoder.
+pub(super) struct DirectDecoder<R: Read + Seek> {
+    inner: Decoder<Patched<R>>,
+    content: Content,
+    dimensions: (u32, u32),
+    color: ColorType,
+}
+
+impl<R: Read + Seek> DirectDecoder<R> {
+    /// Gray with up to one extra sample; `white_is_zero` gives the tag to present as black-is-zero.
+    pub(super) fn gray(reader: R, alpha: Alpha, white_is_zero: Option<Patch>) -> ImageResult<Self> {
+        let mut inner = Decoder::new(Patched::new(reader, white_is_zero)).map_err(tiff_error)?;
+        let dimensions = inner.dimensions().map_err(tiff_error)?;
+        let (bits, samples) = match inner.colortype().map_err(tiff_error)? {
+            tiff::ColorType::Gray(bits) => (bits, 1),
+            tiff::ColorType::Multiband { bit_depth, num_samples: 2 } => (bit_depth, 2),
+            other => return Err(unsupported(&format!("gray data of colour type {other:?}"))),
+        };
+        let with_alpha = samples == 2 && alpha != Alpha::None;
+        let color = match (bits, with_alpha) {
+            (8, false) => ColorType::L8,
+            (8, true) => ColorType::La8,
+            (16 | 32, false) => ColorType::L16,
+            (16 | 32, true) => ColorType::La16,
+            _ => return Err(unsupported(&format!("gray data of {bits}-bit samples"))),
+        };
+        let content = Content::Gray { alpha, samples, white_is_zero: white_is_zero.is_some() };
+        Ok(Self { inner, content, dimensions, color })
+    }
+
+    /// Palette indices of 1 to 8 bits, presented as gray through `patch`.
+    pub(super) fn palette(reader: R, patch: Patch) -> ImageResult<Self> {
+        let mut inner = Decoder::new(Patched::new(reader, Some(patch))).map_err(tiff_error)?;
+        let dimensions = inner.dimensions().map_err(tiff_error)?;
+        let bits = match inner.colortype().map_err(tiff_error)? {
+            tiff::ColorType::Gray(bits @ (1 | 2 | 4 | 8)) => bits,
+            other => return Err(unsupported(&format!("palette data of colour type {other:?}"))),
+        };
+        let map = inner.get_tag_u16_vec(Tag::ColorMap).map_err(tiff_error)?;
+        let entries = 1usize << bits;
+        if map.len() != 3 * entries {
+            return Err(decoding(format!(
+                "its colour map (ColorMap) holds {} values where {}-bit indices need {}",
+                map.len(),
+                bits,
+                3 * entries
+            )));
+        }
+        // Colour maps of 16-bit values are cut to 8 bits; some writers store 8-bit values, which
+        // libtiff takes as they are when none is above 255.
+        let shift = if map.iter().all(|&v| v <= 255) { 0 } else { 8 };
+        let channel = |c: usize, i: usize| map.get(c * entries + i).map_or(0, |&v| (v >> shift) as u8);
+        let colours = (0..entries).map(|i| [channel(0, i), channel(1, i), channel(2, i)]).collect();
+        Ok(Self { inner, content: Content::Palette { bits, colours }, dimensions, color: ColorType::Rgb8 })
+    }
+
+    /// The bytes the `tiff` crate decodes into before they are converted.
+    pub(super) fn scratch_bytes(&mut self) -> u64 {
+        self.inner.image_buffer_layout().map_or(0, |l| l.complete_len as u64)
+    }
+
+    /// Sets the `tiff` crate's limits from the `image` crate's.
+    pub(super) fn with_limits(mut self, limits: &image::Limits) -> Self {
+        let max = usize::try_from(limits.max_alloc.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
+        let mut tiff_limits = tiff::decoder::Limits::default();
+        tiff_limits.decoding_buffer_size = max;
+        tiff_limits.ifd_value_size = max;
+        tiff_limits.intermediate_buffer_size = max;
+        self.inner = self.inner.with_limits(tiff_limits);
+        self
+    }
+}
+
+impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
+    fn dimensions(&self) -> (u32, u32) {
+        self.dimensions
+    }
+
+    fn color_type(&self) -> ColorType {
+        self.color
+    }
+
+    fn orientation(&mut self) -> ImageResult<Orientation> {
+        Ok(self
+            .inner
+            .find_tag_unsigned::<u16>(Tag::Orientation)
+            .ok()
+            .flatten()
+            .and_then(|v| Orientation::from_exif(u8::try_from(v).ok()?))
+            .unwrap_or(Orientation::NoTransforms))
+    }
+
+    fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
+        let mut decoded = DecodingResult::U8(Vec::new());
+        let layout = self.inner.read_image_to_buffer(&mut decoded).map_err(tiff_error)?;
+        if decoded.as_buffer(0).as_bytes().len() < layout.complete_len {
+            return Err(ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory)));
+        }
+        let pixels = self.dimensions.0 as usize * self.dimensions.1 as usize;
+        match self.content {
+            Content::Gray { alpha, samples, white_is_zero } => {
+                let at =
+                    |i: usize, s: usize| if layout.planes > 1 { s * pixels + i } else { i * samples + s };
+                let keep_alpha = samples == 2 && alpha != Alpha::None;
+                let out_samples = 1 + usize::from(keep_alpha);
+                match decoded {
+                    DecodingResult::U8(v) => {
+                        for (i, out) in buf.chunks_exact_mut(out_samples).take(pixels).enumerate() {
+                            let g = v.get(at(i, 0)).copied().unwrap_or(0);
+                            out[0] = if white_is_zero { u8::MAX - g } else { g };
+                            if keep_alpha {
+                                out[1] = v.get(at(i, 1)).copied().unwrap_or(0);
+                            }
+                        }
+                    }
+                    DecodingResult::U16(v) => {
+                        for (i, out) in buf.chunks_exact_mut(2 * out_samples).take(pixels).enumerate() {
+                            let g = v.get(at(i, 0)).copied().unwrap_or(0);
+                            out[..2].copy_from_slice(
+                                &(if white_is_zero { u16::MAX - g } else { g }).to_ne_bytes(),
+                            );
+                            if keep_alpha {
+                                out[2..]
+                                    .copy_from_slice(&v.get(at(i, 1)).copied().unwrap_or(0).to_ne_bytes());
+                            }
+                        }
+                    }
+                    DecodingResult::F32(v) => {
+                        for (i, out) in buf.chunks_exact_mut(2 * out_samples).take(pixels).enumerate() {
+                            let mut g = v.get(at(i, 0)).copied().unwrap_or(0.0);
+                            if white_is_zero {
+                                g = 1.0 - g;
+                            }
+                            let a = v.get(at(i, 1)).copied().unwrap_or(0.0);
+                            if keep_alpha && alpha == Alpha::Premultiplied {
+                                g = straight_f32(g, a);
+                            }
+                            out[..2].copy_from_slice(&float_to_u16(g).to_ne_bytes());
+                            if keep_alpha {
+                                out[2..].copy_from_slice(&float_to_u16(a).to_ne_bytes());
+                            }
+                        }
+                        return Ok(());
+                    }
+                    _ => return Err(unsupported("gray data of this sample type")),
+                }
+                if keep_alpha && alpha == Alpha::Premultiplied {
+                    unpremultiply(self.color, buf);
+                }
+            }
+            Content::Palette { bits, colours } => {
+                let DecodingResult::U8(v) = decoded else {
+                    return Err(unsupported("palette data of this sample type"));
+                };
+                let width = self.dimensions.0 as usize;
+                let row_bytes = (width * usize::from(bits)).div_ceil(8);
+                let mask = (1u16 << bits) - 1;
+                for (row, out) in v.chunks(row_bytes.max(1)).zip(buf.chunks_exact_mut(3 * width)) {
+                    for (x, rgb) in out.chunks_exact_mut(3).enumerate() {
+                        let bit = x * usize::from(bits);
+                        let byte = row.get(bit / 8).copied().unwrap_or(0);
+                        let shift = 8 - usize::from(bits) - bit % 8;
+                        let index = (u16::from(byte) >> shift) & mask;
+                        rgb.copy_from_slice(colours.get(usize::from(index)).unwrap_or(&[0; 3]));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
+        (*self).read_image(buf)
+    }
+}
+
+/// A floating-point sample as 16 bits, as the `image` crate converts `Rgb32F` to `Rgb16`.
+pub(super) fn float_to_u16(v: f32) -> u16 {
+    // NaN stays NaN through clamp and round, and becomes 0 in the cast, as in `image`.
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "the value is within 0..=65535 or NaN"
+    )]
+    let out = (v.clamp(0.0, 1.0) * f32::from(u16::MAX)).round() as u16;
+    out
+}
+
+/// A reader that shows `patch` over the bytes it covers (the file is not changed).
+pub(super) struct Patched<R> {
+    inner: R,
+    position: u64,
+    patch: Option<Patch>,
+}
+
+impl<R> Patched<R> {
+    pub(super) fn new(inner: R, patch: Option<Patch>) -> Self {
+        Self { inner, position: 0, patch }
+    }
+}
+
+impl<R: Read> Read for Patched<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(patch) = self.patch {
+            for (k, &byte) in patch.bytes.iter().take(usize::from(patch.len)).enumerate() {
+                let at = patch.at + k as u64;
+                if let Some(i) = at.checked_sub(self.position).and_then(|i| usize::try_from(i).ok())
+                    && let Some(slot) = buf.get_mut(..n).and_then(|b| b.get_mut(i))
+                {
+                    *slot = byte;
+                }
+            }
+        }
+        self.position += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Patched<R> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        self.position = self.inner.seek(to)?;
+        Ok(self.position)
+    }
+}
+
+/// The `tiff` crate's error as the `image` crate's (as `image` maps it).
+pub(super) fn tiff_error(e: tiff::TiffError) -> ImageError {
+    match e {
+        tiff::TiffError::IoError(e) => ImageError::IoError(e),
+        tiff::TiffError::LimitsExceeded => {
+            ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory))
+        }
+        other => ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Tiff), other)),
+    }
+}
+
+/// A decoding error in graylab's words.
+pub(super) fn decoding(words: String) -> ImageError {
+    ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Tiff), words))
+}
+
+fn unsupported(what: &str) -> ImageError {
+    decoding(format!("graylab does not read {what}"))
+}
