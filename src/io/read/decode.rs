@@ -154,7 +154,12 @@ fn decode_with<R: BufRead + Seek>(
     // Our own check below is the real one; this stops decoders' internal allocations.
     limits.max_alloc = Some(options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0));
     reader.limits(limits);
-    let mut decoder = guarded(path, || reader.into_decoder())?;
+    // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg refuses
+    // some of them (a sampling factor of 3).
+    let mut decoder: Box<dyn image::ImageDecoder + '_> = match jpeg_decoder_input {
+        None => Box::new(guarded(path, || reader.into_decoder())?),
+        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
+    };
     let (width, height) = decoder.dimensions();
     if width == 0 || height == 0 {
         return Err(IoError::Decode {
