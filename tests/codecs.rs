@@ -6,7 +6,9 @@
 mod common;
 
 use graylab::io::{ExportFormat, ExportOptions, encode_file_with_progress, encode_to_vec};
-use image::{DynamicImage, GrayAlphaImage, GrayImage, ImageBuffer, Luma, LumaA};
+use std::io::Write as _;
+
+use image::{DynamicImage, GrayAlphaImage, GrayImage, ImageBuffer, ImageEncoder as _, Luma, LumaA};
 
 /// Photo-like gray: smooth gradients, texture, grain, and a flat region (long zero runs after
 /// filtering).
@@ -126,7 +128,6 @@ fn jpeg_is_within_tolerance_of_its_input() {
 
 #[test]
 fn jpeg_size_compares_with_another_encoder_at_the_same_quality() {
-    use image::ImageEncoder as _;
     let img = photo_gray(1024, 768);
     let ours = encode_to_vec(&DynamicImage::ImageLuma8(img.clone()), ExportFormat::Jpeg, 90).expect("encode");
     let mut theirs = Vec::new();
@@ -155,5 +156,245 @@ fn export_reports_progress_per_stripe_up_to_one() {
         assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)), "{name}: {seen:?}");
         assert_eq!(seen.last().copied(), Some(1.0));
         assert!(image::open(&path).is_ok());
+    }
+}
+
+/// Runs `tool` (a reference reader from the Debian package `package`) with `args`, or returns
+/// `None` after printing a line when it is not installed; with `CI` set a missing tool fails
+/// the test instead, so the check never passes unseen.
+fn reference_tool(tool: &str, package: &str, args: &[&std::ffi::OsStr]) -> Option<std::process::Output> {
+    match std::process::Command::new(tool).args(args).output() {
+        Ok(out) => Some(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            assert!(std::env::var_os("CI").is_none(), "CI is set but {tool} is missing: install {package}");
+            let test = std::thread::current().name().unwrap_or("a reference check").to_owned();
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED in {test}: no {tool} (install {package}); CI=1 fails instead"
+            );
+            None
+        }
+        Err(e) => panic!("{tool}: {e}"),
+    }
+}
+
+/// `djpeg`'s decode of a JPEG file as PGM, with no warning, or `None` without the tool.
+fn djpeg_gray(path: &std::path::Path) -> Option<(u32, u32)> {
+    let out = reference_tool("djpeg", "libjpeg-turbo-progs", &["-pnm".as_ref(), path.as_os_str()])?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.is_empty(), "djpeg {}: {stderr}", path.display());
+    let header = String::from_utf8_lossy(out.stdout.get(..32).unwrap_or(&out.stdout)).into_owned();
+    let mut fields = header.split_ascii_whitespace();
+    assert_eq!(fields.next(), Some("P5"), "djpeg writes gray as PGM: {header:?}");
+    let w = fields.next().and_then(|f| f.parse().ok()).expect("width");
+    let h = fields.next().and_then(|f| f.parse().ok()).expect("height");
+    Some((w, h))
+}
+
+#[test]
+fn jpeg_sides_above_libjpegs_65500_are_refused_before_writing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (w, h) in [(65_501, 1), (1, 65_535)] {
+        let image = DynamicImage::ImageLuma8(GrayImage::from_pixel(w, h, Luma([90])));
+        let path = dir.path().join(format!("{w}x{h}.jpg"));
+        let err = graylab::io::encode_file(&image, &path, &ExportOptions::default()).expect_err("too large");
+        let msg = err.to_string();
+        assert!(matches!(err, graylab::io::IoError::ExportUnsupported { .. }), "{err:?}");
+        assert!(
+            msg.contains(&format!("{w}x{h} exceeds its 65500 px limit per side"))
+                && msg.ends_with(&format!("{w}x{h}.jpg")),
+            "{msg}"
+        );
+        assert!(!path.exists(), "nothing written");
+        let err = encode_to_vec(&image, ExportFormat::Jpeg, 90).expect_err("the encoder refuses it too");
+        assert!(err.to_string().contains("65500"), "{err}");
+    }
+    // 65500 is the largest side libjpeg reads.
+    let image = DynamicImage::ImageLuma8(GrayImage::from_fn(65_500, 1, |x, _| Luma([(x % 251) as u8])));
+    let path = dir.path().join("65500x1.jpg");
+    graylab::io::encode_file(&image, &path, &ExportOptions::default()).expect("at the limit");
+    if let Some(size) = djpeg_gray(&path) {
+        assert_eq!(size, (65_500, 1));
+    }
+}
+
+#[test]
+fn the_cli_refuses_a_jpeg_side_above_65500_before_decoding() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&common::noise(65_501 * 3, 7), 65_501, 1, image::ExtendedColorType::Rgb8)
+        .expect("encode");
+    std::fs::write(dir.path().join("wide.png"), &png).expect("write");
+    // The same file with its image data damaged: only a refusal before decoding names the size.
+    let idat = png.windows(4).position(|w| w == b"IDAT").expect("IDAT");
+    png[idat + 8] ^= 0xFF;
+    std::fs::write(dir.path().join("damaged.png"), &png).expect("write");
+    let mut backends = vec!["cpu"];
+    if common::gpu().is_some() {
+        backends.push("gpu");
+    }
+    for backend in backends {
+        for input in ["wide.png", "damaged.png"] {
+            let o = common::graylab(&["convert", input, "-o", "out.jpg", "--backend", backend], dir.path());
+            let t = common::text(&o);
+            assert_eq!(o.status.code(), Some(1), "{backend} {input}: {t}");
+            assert!(
+                t.contains("cannot export as JPEG (65501x1 exceeds its 65500 px limit per side)")
+                    && t.contains("out.jpg"),
+                "{backend} {input}: {t}"
+            );
+            assert!(!t.contains("panicked") && !t.contains("CRC"), "{backend} {input}: {t}");
+            assert!(!dir.path().join("out.jpg").exists(), "{backend} {input}: nothing written");
+        }
+        // PNG stores that side: the same input converts.
+        let o = common::graylab(
+            &["convert", "wide.png", "-o", "out.png", "--backend", backend, "--overwrite"],
+            dir.path(),
+        );
+        assert!(o.status.success(), "{backend}: {}", common::text(&o));
+        let back = image::open(dir.path().join("out.png")).expect("written");
+        assert_eq!((back.width(), back.height()), (65_501, 1), "{backend}");
+    }
+}
+
+/// The four gray layouts graylab exports, with every sample distinct enough to catch a swap:
+/// (name, image).
+fn gray_layouts() -> Vec<(&'static str, DynamicImage)> {
+    let (w, h) = (37, 23);
+    let g8 = |x: u32, y: u32| (x * 5 + y * 3) as u8;
+    let a8 = |x: u32, y: u32| (255 - x * 2 - y) as u8;
+    let g16 = |x: u32, y: u32| (x * 1700 + y * 13 + 1) as u16;
+    let a16 = |x: u32, y: u32| (65_535 - x * 900 - y * 7) as u16;
+    vec![
+        ("l8", DynamicImage::ImageLuma8(GrayImage::from_fn(w, h, |x, y| Luma([g8(x, y)])))),
+        ("la8", DynamicImage::ImageLumaA8(GrayAlphaImage::from_fn(w, h, |x, y| LumaA([g8(x, y), a8(x, y)])))),
+        ("l16", DynamicImage::ImageLuma16(ImageBuffer::from_fn(w, h, |x, y| Luma([g16(x, y)])))),
+        (
+            "la16",
+            DynamicImage::ImageLumaA16(ImageBuffer::from_fn(w, h, |x, y| LumaA([g16(x, y), a16(x, y)]))),
+        ),
+    ]
+}
+
+/// A tool's standard error, which must hold no warning (libtiff's, libjpeg's, libpng's).
+fn quiet_stderr(tool: &str, out: &std::process::Output, file: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.trim().is_empty(), "{tool} {file}: {stderr}");
+}
+
+#[test]
+fn tiff_is_gray_with_extra_samples_as_libtiff_reads_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, image) in gray_layouts() {
+        let path = dir.path().join(format!("{name}.tif"));
+        let report = graylab::io::encode_file(&image, &path, &ExportOptions::default()).expect("export");
+        assert!(report.notes.is_empty(), "{name}: nothing changed to fit TIFF: {:?}", report.notes);
+        let alpha = image.color().has_alpha();
+        let bits = if name.ends_with("16") { 16 } else { 8 };
+        // The samples as stored, read by the `tiff` crate (the `image` crate does not read gray + alpha).
+        let mut decoder =
+            tiff::decoder::Decoder::new(std::fs::File::open(&path).expect("open")).expect("a TIFF");
+        assert_eq!(decoder.dimensions().expect("size"), (37, 23));
+        let channels = if alpha { 2 } else { 1 };
+        assert_eq!(
+            decoder.colortype().expect("colour type"),
+            if channels == 1 {
+                tiff::ColorType::Gray(bits)
+            } else {
+                tiff::ColorType::Multiband { bit_depth: bits, num_samples: 2 }
+            },
+            "{name}"
+        );
+        let samples: Vec<u8> = match decoder.read_image().expect("pixels") {
+            tiff::decoder::DecodingResult::U8(v) => v,
+            tiff::decoder::DecodingResult::U16(v) => v.iter().flat_map(|s| s.to_ne_bytes()).collect(),
+            _ => panic!("{name}: 8 or 16-bit samples"),
+        };
+        assert_eq!(samples, image.as_bytes(), "{name}: the samples as given");
+        let Some(info) = reference_tool("tiffinfo", "libtiff-tools", &[path.as_os_str()]) else { continue };
+        quiet_stderr("tiffinfo", &info, name);
+        let info = String::from_utf8_lossy(&info.stdout);
+        for line in [
+            "Image Width: 37 Image Length: 23".to_owned(),
+            format!("Bits/Sample: {bits}"),
+            "Compression Scheme: None".to_owned(),
+            "Photometric Interpretation: min-is-black".to_owned(),
+            format!("Samples/Pixel: {channels}"),
+            "Planar Configuration: single image plane".to_owned(),
+        ] {
+            assert!(info.contains(&line), "{name}: no {line:?} in:\n{info}");
+        }
+        assert_eq!(info.contains("Extra Samples: 1<unassoc-alpha>"), alpha, "{name}:\n{info}");
+        assert!(!info.contains("Predictor"), "{name}: an uncompressed TIFF has no predictor:\n{info}");
+        let dump = reference_tool("tiffdump", "libtiff-tools", &[path.as_os_str()]).expect("with tiffinfo");
+        quiet_stderr("tiffdump", &dump, name);
+        let dump = String::from_utf8_lossy(&dump.stdout);
+        assert!(!dump.contains("(317)") && !dump.contains("Predictor"), "{name}:\n{dump}");
+    }
+}
+
+/// The samples of a PAM or PNM (`P5`, `P6`, `P7`) file: width, height, channels, bytes.
+fn pnm_samples(bytes: &[u8]) -> (u32, u32, usize, Vec<u8>) {
+    let text = String::from_utf8_lossy(bytes.get(..bytes.len().min(128)).unwrap_or(bytes)).into_owned();
+    if text.starts_with("P7") {
+        let end = text.find("ENDHDR\n").expect("PAM header") + "ENDHDR\n".len();
+        let field = |key: &str| -> u32 {
+            let at = text.find(key).expect(key) + key.len();
+            text[at..].split_ascii_whitespace().next().and_then(|v| v.parse().ok()).expect(key)
+        };
+        let (w, h, depth) = (field("WIDTH "), field("HEIGHT "), field("DEPTH "));
+        return (w, h, depth as usize, bytes[end..].to_vec());
+    }
+    let fields: Vec<&str> = text.split_ascii_whitespace().take(4).collect();
+    let channels = if fields[0] == "P5" { 1 } else { 3 };
+    let header = fields.iter().map(|f| f.len() + 1).sum::<usize>();
+    (
+        fields[1].parse().expect("width"),
+        fields[2].parse().expect("height"),
+        channels,
+        bytes[header..].to_vec(),
+    )
+}
+
+#[test]
+fn png_jpeg_and_webp_pass_their_reference_readers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, image) in gray_layouts() {
+        let alpha = image.color().has_alpha();
+        let sixteen = name.ends_with("16");
+        let png = dir.path().join(format!("{name}.png"));
+        graylab::io::encode_file(&image, &png, &ExportOptions::default()).expect("png");
+        if let Some(out) = reference_tool("pngcheck", "pngcheck", &["-v".as_ref(), png.as_os_str()]) {
+            quiet_stderr("pngcheck", &out, name);
+            let text = String::from_utf8_lossy(&out.stdout);
+            // pngcheck names the bits per pixel.
+            let kind = format!(
+                "{}-bit grayscale{}",
+                if sixteen { 16 } else { 8 } * if alpha { 2 } else { 1 },
+                if alpha { "+alpha" } else { "" }
+            );
+            assert!(text.contains(&kind) && text.contains("No errors detected"), "{name}:\n{text}");
+        }
+        let jpeg = dir.path().join(format!("{name}.jpg"));
+        graylab::io::encode_file(&image, &jpeg, &ExportOptions::default()).expect("jpeg");
+        if let Some(size) = djpeg_gray(&jpeg) {
+            assert_eq!(size, (37, 23), "{name}");
+        }
+        let webp = dir.path().join(format!("{name}.webp"));
+        graylab::io::encode_file(&image, &webp, &ExportOptions::default()).expect("webp");
+        let pam = dir.path().join(format!("{name}.webp.pam"));
+        let args = [webp.as_os_str(), "-quiet".as_ref(), "-pam".as_ref(), "-o".as_ref(), pam.as_os_str()];
+        if let Some(out) = reference_tool("dwebp", "webp", &args) {
+            quiet_stderr("dwebp", &out, name);
+            let (w, h, channels, samples) = pnm_samples(&std::fs::read(&pam).expect("dwebp's PAM"));
+            assert_eq!((w, h, channels), (37, 23, 4), "{name}");
+            // Lossless: each pixel's gray in R, G and B, its alpha kept (8-bit).
+            let gray = image.to_luma_alpha8();
+            for (rgba, la) in samples.chunks_exact(4).zip(gray.pixels()) {
+                let a = if alpha { la[1] } else { 255 };
+                assert_eq!(rgba, [la[0], la[0], la[0], a], "{name}");
+            }
+        }
     }
 }

@@ -162,6 +162,38 @@ fn separate_scans_and_finer_chroma_decode_as_libjpeg_does() {
 }
 
 #[test]
+fn sampling_factors_of_3_decode_as_libjpeg_does() {
+    // zune-jpeg refuses a horizontal factor of 3 ("not a power of two"); jpeg-decoder reads them.
+    for name in ["sampled-3x1", "sampled-3x2-progressive", "sampled-3x1-restart", "gray-3x1"] {
+        let (path, reference) = fixture(name);
+        let decoded = decode_file(&path, &STRICT).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(decoded.warnings.is_empty(), "{name}: {:?}", decoded.warnings);
+        assert_eq!((decoded.image.width(), decoded.image.height()), (50, 35), "{name}");
+        let gray = name.starts_with("gray");
+        assert_eq!(decoded.image.color().channel_count(), if gray { 1 } else { 3 }, "{name}");
+        let (max, mean) = differences(&decoded.image.to_rgb8(), &reference);
+        assert!(max <= 4 && mean < 0.5, "{name}: max {max}, mean {mean:.2} against djpeg");
+    }
+    // Their EXIF orientation is read too (from jpeg-decoder's header, not zune-jpeg's): 6 turns
+    // the image a quarter clockwise.
+    let (path, reference) = fixture("sampled-3x1");
+    let bytes = std::fs::read(&path).expect("read fixture");
+    let tiff =
+        [b"II*\0", &8u32.to_le_bytes()[..], &[1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]]
+            .concat();
+    let exif = [&b"Exif\0\0"[..], &tiff].concat();
+    let segment =
+        [&[0xFF, 0xE1][..], &u16::try_from(exif.len() + 2).expect("short").to_be_bytes(), &exif].concat();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let turned = write(dir.path(), "turned.jpg", &[&bytes[..2], &segment, &bytes[2..]].concat());
+    let decoded = decode_file(&turned, &STRICT).expect("turned");
+    assert!(decoded.reoriented);
+    let expected = image::imageops::rotate90(&reference);
+    let (max, mean) = differences(&decoded.image.to_rgb8(), &expected);
+    assert!(max <= 4 && mean < 0.5, "turned: max {max}, mean {mean:.2} against djpeg's, turned");
+}
+
+#[test]
 fn a_progressive_header_on_a_baseline_scan_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut bytes = jpeg(48, 32);
@@ -249,16 +281,17 @@ fn decoder_refusals_are_sentences_naming_the_variant() {
     // Height 0: the height would follow the data in a DNL marker.
     let mut dnl = good.clone();
     dnl[sof + 5..sof + 7].copy_from_slice(&[0, 0]);
-    // The first component sampled 3x horizontally (libjpeg reads it; zune-jpeg does not).
-    let mut three = good.clone();
-    three[sof + 11] = 0x31;
+    // Y sampled 3x2 beside Cb sampled 2x1: 3 / 2 is no whole ratio (libjpeg refuses it too).
+    let mut thirds = good.clone();
+    thirds[sof + 11] = 0x32;
+    thirds[sof + 14] = 0x21;
     // A quantisation table with table id 5 (0-3 are allowed).
     let mut dqt = good.clone();
     let at = dqt.windows(2).position(|w| w == [0xFF, 0xDB]).expect("DQT");
     dqt[at + 4] = 0x05;
     for (name, bytes, what) in [
         ("dnl.jpg", dnl, "a DNL marker"),
-        ("three.jpg", three, "sampled by a factor of 3"),
+        ("thirds.jpg", thirds, "sampled 2x1 beside one sampled 3x2, a ratio that is not a whole number"),
         ("dqt.jpg", dqt, "quantisation table (DQT segment) is damaged"),
     ] {
         let err = decode_file(&write(dir.path(), name, &bytes), &STRICT).expect_err(name);

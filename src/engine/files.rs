@@ -15,7 +15,7 @@ use super::report::{ClockSource, Phase, PhaseTiming};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunOptions, RunReport};
 use crate::io::{
     DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, GrayLayout, RowSource, decode_file,
-    encode_file, encode_rows_to_file, encodes_rows,
+    encode_file, encode_rows_to_file, encodes_rows, export_format, header_dimensions,
 };
 
 /// What converting one file did.
@@ -85,6 +85,11 @@ pub fn convert_file(
     // Refuse early, before the expensive decode, when the output exists.
     if !export.overwrite && output.exists() {
         return Err(crate::io::IoError::Exists { path: output.to_path_buf() }.into());
+    }
+    // What the export would refuse after the decode (a side too large for JPEG or WebP) is
+    // refused before it, from the input's header.
+    if let Some(dimensions) = header_dimensions(input) {
+        export_format(output, export, dimensions)?;
     }
     let decoded = decode_file(input, decode)?;
     if let Some(mut report) = convert_streamed(&decoded, input, output, settings, *export)? {

@@ -23,11 +23,13 @@ pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use read::decode::{DecodeOptions, Decoded, decode_file};
-pub use read::sniff::{FileKind, RECOGNISED_FORMATS, classify_file, sniff_format, sniff_unsupported};
+pub use read::sniff::{
+    FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
+};
 pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
-    encode_to_vec, encodes_rows,
+    encode_to_vec, encodes_rows, export_format,
 };
 
 /// Where a truncated file ends, as far as the decoder can tell.

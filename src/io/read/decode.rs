@@ -157,7 +157,12 @@ fn decode_with<R: BufRead + Seek>(
     jpeg_decoder_input: Option<&[u8]>,
 ) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
     reader.limits(limits(options));
-    let decoder = guarded(path, || reader.into_decoder())?;
+    // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg refuses
+    // some of them (a sampling factor of 3).
+    let decoder: Box<dyn image::ImageDecoder + '_> = match jpeg_decoder_input {
+        None => Box::new(guarded(path, || reader.into_decoder())?),
+        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
+    };
     decode_from(path, decoder, extra_bytes, options, jpeg_decoder_input)
 }
 

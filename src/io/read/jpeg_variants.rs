@@ -1,8 +1,10 @@
 //! JPEG variants that zune-jpeg (the `image` crate's decoder) gets wrong, told from the structure
-//! walk ([`super::jpeg_scan`]): components in separate scans and chroma sampled finer than luma
-//! go to `jpeg-decoder`; a progressive header on a baseline scan is refused; bytes between
-//! segments are skipped and restart intervals that lost their marker are made gray, as libjpeg
-//! does, each with a warning (a lost marker is an error unless damaged data may be kept).
+//! walk ([`super::jpeg_scan`]): components in separate scans, chroma sampled finer than luma and
+//! a horizontal sampling factor of 3 go to `jpeg-decoder`; factors that do not divide the
+//! largest (3 beside 2 or 4) and a progressive header on a baseline scan are refused, as libjpeg
+//! refuses them; bytes between segments are skipped and restart intervals that lost their marker
+//! are made gray, as libjpeg does, each with a warning (a lost marker is an error unless damaged
+//! data may be kept).
 
 use std::ops::Range;
 use std::path::Path;
@@ -89,6 +91,18 @@ pub(in crate::io) fn plan(
                 .push(DecodeWarning::DamagedRestart { rows: (rows.start, rows.end), height: layout.height });
         }
     }
+    let h_max = layout.components.iter().map(|c| c.h).max().unwrap_or(1);
+    let v_max = layout.components.iter().map(|c| c.v).max().unwrap_or(1);
+    if let Some(c) = layout.components.iter().find(|c| h_max % c.h != 0 || v_max % c.v != 0) {
+        return Err(IoError::Unsupported {
+            path: owned(path),
+            reason: format!(
+                "a JPEG with a component sampled {}x{} beside one sampled {h_max}x{v_max}, a ratio that is \
+                 not a whole number (libjpeg does not read it either)",
+                c.h, c.v
+            ),
+        });
+    }
     let decoder = if needs_jpeg_decoder(layout) { Decoder::JpegDecoder } else { Decoder::Zune };
     if decoder == Decoder::JpegDecoder && layout.components.len() == 4 {
         return Err(IoError::Unsupported {
@@ -100,12 +114,15 @@ pub(in crate::io) fn plan(
 }
 
 /// Components in separate scans of a sequential frame, or a component sampled finer than the
-/// first (luma): zune-jpeg decodes both wrongly (stripes), `jpeg-decoder` as libjpeg does.
+/// first (luma): zune-jpeg decodes both wrongly (stripes), `jpeg-decoder` as libjpeg does. A
+/// horizontal factor of 3: zune-jpeg refuses it ("not a power of two"), `jpeg-decoder` reads it
+/// as libjpeg does (a vertical 3 zune-jpeg reads right).
 fn needs_jpeg_decoder(layout: &Layout) -> bool {
     let [first, rest @ ..] = &layout.components[..] else { return false };
     let separate = layout.kind == FrameKind::Sequential
         && layout.scan_list.iter().any(|s| s.components.len() < layout.components.len());
-    separate || rest.iter().any(|c| c.h > first.h || c.v > first.v)
+    let thirds = layout.components.iter().any(|c| !c.h.is_power_of_two());
+    separate || thirds || rest.iter().any(|c| c.h > first.h || c.v > first.v)
 }
 
 /// JPEG's rules for a progressive scan (G.1.1.1.1): DC alone, or one component's AC band.
@@ -256,12 +273,69 @@ fn apply(bytes: Vec<u8>, mut edits: Vec<(Range<usize>, Vec<u8>)>) -> Vec<u8> {
     out
 }
 
+/// A JPEG's header as `jpeg-decoder` reads it (size, colour, EXIF), behind `image`'s decoder
+/// interface; its pixels are read with [`decode_with_jpeg_decoder`].
+pub(in crate::io) struct JpegDecoderHeader<'a> {
+    decoder: jpeg_decoder::Decoder<&'a [u8]>,
+    dimensions: (u32, u32),
+    color: image::ColorType,
+}
+
+impl<'a> JpegDecoderHeader<'a> {
+    /// Reads the header of the JPEG in `bytes` (8-bit gray or RGB; the plan refuses CMYK).
+    pub(in crate::io) fn new(bytes: &'a [u8]) -> image::ImageResult<Self> {
+        let mut decoder = jpeg_decoder::Decoder::new(bytes);
+        decoder.read_info().map_err(|e| decoding_error(e.to_string()))?;
+        let info = decoder.info().ok_or_else(|| decoding_error("no frame header".to_owned()))?;
+        let color = match info.pixel_format {
+            jpeg_decoder::PixelFormat::L8 => image::ColorType::L8,
+            jpeg_decoder::PixelFormat::RGB24 => image::ColorType::Rgb8,
+            other => return Err(decoding_error(format!("pixel format {other:?}"))),
+        };
+        Ok(Self { decoder, dimensions: (u32::from(info.width), u32::from(info.height)), color })
+    }
+}
+
+impl image::ImageDecoder for JpegDecoderHeader<'_> {
+    fn dimensions(&self) -> (u32, u32) {
+        self.dimensions
+    }
+
+    fn color_type(&self) -> image::ColorType {
+        self.color
+    }
+
+    fn exif_metadata(&mut self) -> image::ImageResult<Option<Vec<u8>>> {
+        Ok(self.decoder.exif_data().map(<[u8]>::to_vec))
+    }
+
+    fn read_image(mut self, buf: &mut [u8]) -> image::ImageResult<()> {
+        let pixels = self.decoder.decode().map_err(|e| decoding_error(e.to_string()))?;
+        if pixels.len() != buf.len() {
+            return Err(decoding_error(format!(
+                "{} bytes of pixels for {} expected",
+                pixels.len(),
+                buf.len()
+            )));
+        }
+        buf.copy_from_slice(&pixels);
+        Ok(())
+    }
+
+    fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> image::ImageResult<()> {
+        (*self).read_image(buf)
+    }
+}
+
+/// A decoding error of a JPEG, in `image`'s terms.
+fn decoding_error(reason: String) -> image::ImageError {
+    use image::error::{DecodingError, ImageFormatHint};
+    image::ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(image::ImageFormat::Jpeg), reason))
+}
+
 /// Decodes with `jpeg-decoder` (8-bit gray or RGB; the plan refuses CMYK).
 pub(in crate::io) fn decode_with_jpeg_decoder(bytes: &[u8]) -> image::ImageResult<DynamicImage> {
-    use image::error::{DecodingError, ImageFormatHint};
-    let failed = |e: String| {
-        image::ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(image::ImageFormat::Jpeg), e))
-    };
+    let failed = decoding_error;
     let mut decoder = jpeg_decoder::Decoder::new(bytes);
     let pixels = decoder.decode().map_err(|e| failed(e.to_string()))?;
     let info = decoder.info().ok_or_else(|| failed("no frame header".to_owned()))?;

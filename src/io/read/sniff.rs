@@ -7,7 +7,7 @@ use std::path::Path;
 
 use image::ImageFormat;
 
-use crate::io::kind::{open_regular, special_kind};
+use crate::io::kind::{open_regular, read_capped, special_kind};
 use crate::io::{IoError, owned};
 
 /// The formats graylab reads, for messages.
@@ -65,6 +65,32 @@ pub fn sniff_format(path: &Path) -> Option<ImageFormat> {
         Ok(FileKind::Image(format)) => Some(format),
         _ => None,
     }
+}
+
+/// The bytes of a JPEG read to find its frame header: room for large EXIF and ICC segments.
+const JPEG_HEADER_BYTES: u64 = 1 << 20;
+
+/// The width and height an image file's header claims, read without decoding its pixels (a
+/// JPEG's structure walk over its first MiB, the other formats' decoders stopped after their
+/// header), so a size the export cannot store is refused before the decode; `None` when the
+/// header cannot be read (the decode then says why).
+#[must_use]
+pub fn header_dimensions(path: &Path) -> Option<(u32, u32)> {
+    let head = head(path)?;
+    if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        let bytes = read_capped(path, JPEG_HEADER_BYTES).ok()?;
+        let layout = crate::io::read::jpeg_scan::scan(&bytes).ok()?;
+        return Some((layout.width, layout.height));
+    }
+    let format = format_of(path, &head)?;
+    let file = std::io::BufReader::new(open_regular(path).ok()?);
+    let mut reader = image::ImageReader::with_format(file, format);
+    let mut limits = image::Limits::default();
+    // A header needs little: a decoder that would allocate more is not asked.
+    limits.max_alloc = Some(64 << 20);
+    reader.limits(limits);
+    // A decoder bug a hostile header finds is left for the decode to report.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.into_dimensions())).ok()?.ok()
 }
 
 /// The name of the image format a file's first bytes show when graylab does not read it (AVIF,

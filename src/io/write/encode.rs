@@ -1,21 +1,22 @@
 //! Export: PNG, JPEG, TIFF, BMP, WebP encoders, written through [`crate::io::write::atomic`] so a failed
 //! export leaves nothing and an existing file is only replaced when asked.
 //!
-//! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]);
-//! TIFF, BMP and WebP use the `image` crate's.
+//! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]),
+//! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's.
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Instant;
 
-use image::codecs::{bmp::BmpEncoder, tiff::TiffEncoder, webp::WebPEncoder};
+use image::codecs::{bmp::BmpEncoder, webp::WebPEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
 
 use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
 use crate::io::codecs::png::write_png;
 use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
 use crate::io::write::progress::CountingWriter;
+use crate::io::write::tiff::write_gray_tiff;
 use crate::io::{IoError, WriteCause, owned};
 
 /// The largest side a WebP image may have.
@@ -29,10 +30,10 @@ pub enum ExportFormat {
     #[default]
     Png,
     /// JPEG: 8-bit single-channel gray, baseline, lossy (quality 1-100), coded on all cores;
-    /// no alpha.
+    /// no alpha; at most 65500 px a side (libjpeg's limit).
     Jpeg,
-    /// TIFF: 8 or 16-bit gray; gray + alpha is written as RGBA (equal R, G and B), the only
-    /// form with alpha the TIFF encoder writes.
+    /// TIFF: 8 or 16-bit gray, uncompressed; gray + alpha as two samples, the second marked as
+    /// unassociated alpha (`ExtraSamples` = 2).
     Tiff,
     /// BMP: 8-bit gray; gray + alpha is written as 32-bit RGBA (equal R, G and B), the only
     /// BMP form with alpha.
@@ -73,7 +74,7 @@ impl ExportFormat {
         match self {
             Self::Png => "PNG: 8- or 16-bit gray, with alpha",
             Self::Jpeg => "JPEG: 8-bit gray, lossy (--quality)",
-            Self::Tiff => "TIFF: 8- or 16-bit gray, with alpha (as RGBA)",
+            Self::Tiff => "TIFF: 8- or 16-bit gray, with alpha",
             Self::Bmp => "BMP: 8-bit gray, with alpha (as RGBA)",
             Self::Webp => "WebP (lossless): 8-bit gray, with alpha",
         }
@@ -242,22 +243,27 @@ pub fn encode_rows_to_file(
     Ok(EncodeReport { format, bytes, encode_ns, notes: Vec::new() })
 }
 
-/// The format for `path`, after checking that the file may be written and the format can hold
-/// `width` x `height`.
-fn check_target(
-    path: &Path,
-    options: ExportOptions,
-    (width, height): (u32, u32),
-) -> Result<ExportFormat, IoError> {
-    let format = match options.format {
-        Some(f) => f,
-        None => {
-            ExportFormat::from_path(path).ok_or_else(|| IoError::UnknownExportFormat { path: owned(path) })?
-        }
-    };
+/// [`export_format`], after checking that the file may be written.
+fn check_target(path: &Path, options: ExportOptions, size: (u32, u32)) -> Result<ExportFormat, IoError> {
+    let format = export_format(path, &options, size)?;
     if !options.overwrite && path.exists() {
         return Err(IoError::Exists { path: owned(path) });
     }
+    Ok(format)
+}
+
+/// The format `path` is written in (`options.format`, else its extension), after checking that
+/// it can store a `width` x `height` image: the export's own check, for callers that know the
+/// size before decoding (the input's header) and would refuse before any work.
+pub fn export_format(
+    path: &Path,
+    options: &ExportOptions,
+    (width, height): (u32, u32),
+) -> Result<ExportFormat, IoError> {
+    let format = options
+        .format
+        .or_else(|| ExportFormat::from_path(path))
+        .ok_or_else(|| IoError::UnknownExportFormat { path: owned(path) })?;
     let limit = match format {
         ExportFormat::Webp => Some(("WebP", WEBP_MAX_SIDE)),
         ExportFormat::Jpeg => Some(("JPEG", JPEG_MAX_SIDE)),
@@ -309,8 +315,8 @@ fn fit_to_format(
             format!("{format} stores 8-bit samples: 16-bit gray reduced to 8-bit")
         });
     }
-    // BMP and TIFF (as the `image` encoders write them) keep alpha only beside colour.
-    let as_rgba = keep_alpha && matches!(format, ExportFormat::Bmp | ExportFormat::Tiff);
+    // BMP keeps alpha only beside colour.
+    let as_rgba = keep_alpha && format == ExportFormat::Bmp;
     if as_rgba {
         notes.push(format!(
             "{format} keeps alpha only in colour images: written as RGBA with equal R, G and B"
@@ -338,14 +344,15 @@ fn write_encoded(
     let color: ExtendedColorType = image.color().into();
     let bytes = image.as_bytes();
     let image_err = |e: image::ImageError| WriteCause::Encoder(e.to_string());
+    // The gray layouts (PNG and TIFF): BMP's RGBA is written by the `image` crate.
+    let layout = GrayLayout {
+        width: w,
+        height: h,
+        alpha: image.color().has_alpha(),
+        sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
+    };
     match format {
         ExportFormat::Png => {
-            let layout = GrayLayout {
-                width: w,
-                height: h,
-                alpha: image.color().has_alpha(),
-                sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
-            };
             let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
             if bytes.len() != layout.row_bytes() * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} image", bytes.len())));
@@ -360,10 +367,7 @@ fn write_encoded(
             write_gray_jpeg(&rows, (w, h), jpeg_quality.clamp(1, 100), out, progress)
         }
         ExportFormat::Tiff => {
-            // The TIFF encoder needs to seek; encode into memory first, its progress counted.
-            let mut buf = CountingWriter::new(std::io::Cursor::new(Vec::new()), bytes.len() as u64, progress);
-            TiffEncoder::new(&mut buf).write_image(bytes, w, h, color).map_err(image_err)?;
-            out.write_all(buf.into_inner().get_ref()).map_err(WriteCause::Os)
+            write_gray_tiff(bytes, layout, &mut CountingWriter::new(out, bytes.len() as u64, progress))
         }
         ExportFormat::Bmp => BmpEncoder::new(&mut CountingWriter::new(out, bytes.len() as u64, progress))
             .write_image(bytes, w, h, color)

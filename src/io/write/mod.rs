@@ -1,7 +1,8 @@
 //! Writing images: the export formats and their encoders, and atomic writes
 //! (a failed export never leaves a half file and never replaces one without consent), and the
-//! progress of the encoders that report none (`progress`).
+//! progress of the encoders that report none (`progress`), graylab's TIFF writer (`tiff`).
 
 pub(super) mod atomic;
 pub(super) mod encode;
 mod progress;
+mod tiff;

@@ -1,8 +1,8 @@
-//! Progress for the encoders that report none (the `image` crate's TIFF and BMP): the bytes they
-//! have written, over the bytes of pixels they are writing, as rows are written. Depends on
-//! nothing but `std`.
+//! Progress for the encoders that report none (graylab's TIFF writer, the `image` crate's BMP):
+//! the bytes they have written, over the bytes of pixels they are writing, as rows are written.
+//! Depends on nothing but `std`.
 
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 
 /// The most a counted encoder reports before it returns: the file is done only once written.
 const BEFORE_DONE: f32 = 0.99;
@@ -21,11 +21,6 @@ impl<'a, W> CountingWriter<'a, W> {
     /// Counts what goes into `inner`, against `expected_bytes` (the pixel bytes, about the file).
     pub(in crate::io) fn new(inner: W, expected_bytes: u64, progress: &'a (dyn Fn(f32) + Sync)) -> Self {
         Self { inner, written: 0, expected_bytes: expected_bytes.max(1), reported: 0, progress }
-    }
-
-    /// The writer counted.
-    pub(in crate::io) fn into_inner(self) -> W {
-        self.inner
     }
 }
 
@@ -47,13 +42,6 @@ impl<W: Write> Write for CountingWriter<'_, W> {
     }
 }
 
-impl<W: Seek> Seek for CountingWriter<'_, W> {
-    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
-        // A seek rewrites what was counted (a TIFF's offsets): the count goes on, capped below 1.
-        self.inner.seek(to)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,7 +56,7 @@ mod tests {
             w.write_all(&[7; 100]).expect("write to memory");
         }
         w.write_all(&[7; 100]).expect("write to memory");
-        assert_eq!(w.into_inner().len(), 1100);
+        assert_eq!(w.inner.len(), 1100);
         let seen = seen.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         assert_eq!(seen.len(), 11, "{seen:?}");
         assert!((seen[4] - 0.5).abs() < 1e-6, "half the bytes: half done: {seen:?}");

@@ -18,8 +18,10 @@ use crate::io::codecs::stripes::code_in_parallel_write_in_order;
 use block::{BlockCoder, GrayPlane};
 use tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
 
-/// The largest width or height a JPEG can store.
-pub const JPEG_MAX_SIDE: u32 = 65_535;
+/// The largest width or height graylab writes in a JPEG: libjpeg's `JPEG_MAX_DIMENSION`. The
+/// frame header's 16-bit fields hold 65535, but libjpeg (and with it Pillow, `OpenCV` and
+/// `ImageMagick`) refuses every file with a side above 65500.
+pub const JPEG_MAX_SIDE: u32 = 65_500;
 
 /// Block rows per stripe at most: 128 pixel rows, enough stripes for many cores on large images
 /// while the restart markers cost well under 0.1% of the file.

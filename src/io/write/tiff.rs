@@ -1,0 +1,265 @@
+//! graylab's TIFF writer: uncompressed gray (`BlackIsZero`), 8 or 16 bits, gray + alpha as two
+//! samples with `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
+//! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB.
+//!
+//! The `image` crate's encoder wrote gray + alpha as RGBA without `ExtraSamples` and a
+//! `Predictor` tag on uncompressed data, both of which libtiff warns about. Depends on `std` and
+//! [`crate::io::codecs::rows::GrayLayout`] only.
+
+use std::io::Write;
+
+use crate::io::WriteCause;
+use crate::io::codecs::rows::GrayLayout;
+
+/// Bytes per strip at most: small strips for readers that load one at a time, few enough that
+/// the offset table stays small (libtiff's tools read any size).
+const STRIP_BYTES: usize = 256 << 10;
+
+/// Pixel bytes per write, so progress moves while a large image is written.
+const WRITE_BYTES: usize = 1 << 20;
+
+/// A field's type, as TIFF numbers it.
+#[derive(Clone, Copy)]
+enum Type {
+    Short = 3,
+    Long = 4,
+    /// Two `Long`s: numerator, denominator.
+    Rational = 5,
+    Long8 = 16,
+}
+
+impl Type {
+    /// Bytes per stored number (a rational is stored as two `Long`s).
+    fn number_bytes(self) -> usize {
+        match self {
+            Self::Short => 2,
+            Self::Long | Self::Rational => 4,
+            Self::Long8 => 8,
+        }
+    }
+}
+
+/// One directory entry: its tag, type and values (a rational's as two numbers).
+struct Field {
+    tag: u16,
+    kind: Type,
+    values: Vec<u64>,
+}
+
+impl Field {
+    fn new(tag: u16, kind: Type, values: Vec<u64>) -> Self {
+        Self { tag, kind, values }
+    }
+
+    fn count(&self) -> u64 {
+        let numbers = self.values.len() as u64;
+        if matches!(self.kind, Type::Rational) { numbers / 2 } else { numbers }
+    }
+
+    /// The values in the file's (native) byte order.
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.values.len() * self.kind.number_bytes());
+        for &v in &self.values {
+            match self.kind {
+                Type::Short => out.extend_from_slice(&(v as u16).to_ne_bytes()),
+                Type::Long | Type::Rational => out.extend_from_slice(&(v as u32).to_ne_bytes()),
+                Type::Long8 => out.extend_from_slice(&v.to_ne_bytes()),
+            }
+        }
+        out
+    }
+}
+
+/// Classic TIFF (32-bit offsets) or `BigTIFF` (64-bit).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Classic,
+    Big,
+}
+
+impl Kind {
+    fn header_bytes(self) -> usize {
+        if self == Self::Big { 16 } else { 8 }
+    }
+
+    /// The bytes of an entry's value field: values that fit are stored in it.
+    fn inline_bytes(self) -> usize {
+        if self == Self::Big { 8 } else { 4 }
+    }
+
+    /// The bytes of the directory: its entry count, the entries, the next directory's offset.
+    fn directory_bytes(self, entries: usize) -> usize {
+        if self == Self::Big { 8 + 20 * entries + 8 } else { 2 + 12 * entries + 4 }
+    }
+
+    /// The type of a strip offset or byte count.
+    fn offset_type(self) -> Type {
+        if self == Self::Big { Type::Long8 } else { Type::Long }
+    }
+}
+
+/// Writes `pixels` (rows of `layout`, samples in native byte order) as an uncompressed TIFF.
+pub(in crate::io) fn write_gray_tiff(
+    pixels: &[u8],
+    layout: GrayLayout,
+    out: &mut impl Write,
+) -> Result<(), WriteCause> {
+    let (width, height) = (layout.width, layout.height);
+    let row_bytes = layout.row_bytes();
+    if width == 0 || height == 0 || pixels.len() != row_bytes * height as usize {
+        return Err(WriteCause::Encoder(format!("{} bytes for a {width}x{height} TIFF", pixels.len())));
+    }
+    let rows_per_strip = (STRIP_BYTES / row_bytes).clamp(1, height as usize);
+    let strips = (height as usize).div_ceil(rows_per_strip);
+    let head = match directory(Kind::Classic, layout, rows_per_strip, strips) {
+        Some(head) if u32::try_from(head.len() + pixels.len()).is_ok() => head,
+        _ => directory(Kind::Big, layout, rows_per_strip, strips)
+            .ok_or_else(|| WriteCause::Encoder(format!("a {width}x{height} TIFF has too many strips")))?,
+    };
+    out.write_all(&head)?;
+    for piece in pixels.chunks(WRITE_BYTES) {
+        out.write_all(piece)?;
+    }
+    Ok(())
+}
+
+/// The header, the one directory and its values, which the pixels follow: `None` when the
+/// fields do not fit `kind`'s offsets.
+fn directory(kind: Kind, layout: GrayLayout, rows_per_strip: usize, strips: usize) -> Option<Vec<u8>> {
+    let samples = 1 + u64::from(layout.alpha);
+    let bits = if layout.sixteen_bit { 16 } else { 8 };
+    let row_bytes = layout.row_bytes() as u64;
+    let strip_bytes = rows_per_strip as u64 * row_bytes;
+    let last_strip_bytes = u64::from(layout.height) * row_bytes - (strips as u64 - 1) * strip_bytes;
+    let mut counts = vec![strip_bytes; strips];
+    *counts.last_mut()? = last_strip_bytes;
+    let offset_type = kind.offset_type();
+    let mut fields = vec![
+        Field::new(256, Type::Long, vec![u64::from(layout.width)]),
+        Field::new(257, Type::Long, vec![u64::from(layout.height)]),
+        Field::new(258, Type::Short, vec![bits; samples as usize]),
+        // No compression, and so no predictor.
+        Field::new(259, Type::Short, vec![1]),
+        // BlackIsZero.
+        Field::new(262, Type::Short, vec![1]),
+        // The strip offsets, filled in below once the directory's size is known.
+        Field::new(273, offset_type, vec![0; strips]),
+        Field::new(277, Type::Short, vec![samples]),
+        Field::new(278, Type::Long, vec![rows_per_strip as u64]),
+        Field::new(279, offset_type, counts),
+        // 72 pixels per inch, as libtiff's tools assume when none is given.
+        Field::new(282, Type::Rational, vec![72, 1]),
+        Field::new(283, Type::Rational, vec![72, 1]),
+        // Samples interleaved (chunky).
+        Field::new(284, Type::Short, vec![1]),
+        Field::new(296, Type::Short, vec![2]),
+    ];
+    if layout.alpha {
+        // Unassociated (straight) alpha.
+        fields.push(Field::new(338, Type::Short, vec![2]));
+    }
+    let directory_end = kind.header_bytes() + kind.directory_bytes(fields.len());
+    let outside: usize = fields
+        .iter()
+        .map(|f| f.values.len() * f.kind.number_bytes())
+        .filter(|&n| n > kind.inline_bytes())
+        .map(|n| n.next_multiple_of(2))
+        .sum();
+    let pixels_at = (directory_end + outside) as u64;
+    let offsets = (0..strips as u64).map(|s| pixels_at + s * strip_bytes).collect();
+    if let Some(field) = fields.iter_mut().find(|f| f.tag == 273) {
+        field.values = offsets;
+    }
+    if kind == Kind::Classic && fields.iter().any(|f| f.values.iter().any(|&v| u32::try_from(v).is_err())) {
+        return None;
+    }
+    Some(serialise(kind, &fields, directory_end))
+}
+
+/// The header, the directory at its end, then the values that do not fit their entries.
+fn serialise(kind: Kind, fields: &[Field], directory_end: usize) -> Vec<u8> {
+    let mut head = Vec::with_capacity(directory_end);
+    head.extend_from_slice(if cfg!(target_endian = "big") { b"MM" } else { b"II" });
+    let mut values = Vec::new();
+    let outside_at = |values: &Vec<u8>| (directory_end + values.len()) as u64;
+    let header_bytes = kind.header_bytes() as u64;
+    if kind == Kind::Big {
+        head.extend_from_slice(&43u16.to_ne_bytes());
+        head.extend_from_slice(&8u16.to_ne_bytes());
+        head.extend_from_slice(&0u16.to_ne_bytes());
+        head.extend_from_slice(&header_bytes.to_ne_bytes());
+        head.extend_from_slice(&(fields.len() as u64).to_ne_bytes());
+    } else {
+        head.extend_from_slice(&42u16.to_ne_bytes());
+        head.extend_from_slice(&(header_bytes as u32).to_ne_bytes());
+        head.extend_from_slice(&(fields.len() as u16).to_ne_bytes());
+    }
+    for field in fields {
+        let mut bytes = field.bytes();
+        head.extend_from_slice(&field.tag.to_ne_bytes());
+        head.extend_from_slice(&(field.kind as u16).to_ne_bytes());
+        let inline = kind.inline_bytes();
+        if kind == Kind::Big {
+            head.extend_from_slice(&field.count().to_ne_bytes());
+        } else {
+            head.extend_from_slice(&(field.count() as u32).to_ne_bytes());
+        }
+        if bytes.len() <= inline {
+            bytes.resize(inline, 0);
+            head.extend_from_slice(&bytes);
+        } else {
+            let at = outside_at(&values);
+            if kind == Kind::Big {
+                head.extend_from_slice(&at.to_ne_bytes());
+            } else {
+                head.extend_from_slice(&(at as u32).to_ne_bytes());
+            }
+            values.extend_from_slice(&bytes);
+            if values.len() % 2 == 1 {
+                values.push(0);
+            }
+        }
+    }
+    // No next directory.
+    head.extend_from_slice(&vec![0; if kind == Kind::Big { 8 } else { 4 }]);
+    head.extend_from_slice(&values);
+    head
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(width: u32, height: u32, alpha: bool, sixteen_bit: bool) -> GrayLayout {
+        GrayLayout { width, height, alpha, sixteen_bit }
+    }
+
+    #[test]
+    fn the_directory_ends_where_the_first_strip_begins() {
+        for (l, rows) in [(layout(5, 3, true, true), 3), (layout(70_000, 10, false, false), 3)] {
+            let strips = (l.height as usize).div_ceil(rows);
+            for kind in [Kind::Classic, Kind::Big] {
+                let head = directory(kind, l, rows, strips).expect("fits");
+                let pixels = vec![7u8; l.row_bytes() * l.height as usize];
+                let mut file = head.clone();
+                file.extend_from_slice(&pixels);
+                let mut decoder = tiff::decoder::Decoder::new(std::io::Cursor::new(file)).expect("a TIFF");
+                assert_eq!(decoder.dimensions().expect("size"), (l.width, l.height));
+                let read = match decoder.read_image().expect("pixels") {
+                    tiff::decoder::DecodingResult::U8(v) => v,
+                    tiff::decoder::DecodingResult::U16(v) => v.iter().flat_map(|s| s.to_ne_bytes()).collect(),
+                    _ => panic!("8 or 16-bit"),
+                };
+                assert_eq!(read, pixels);
+            }
+        }
+    }
+
+    #[test]
+    fn empty_or_short_pixels_are_refused() {
+        let mut out = Vec::new();
+        assert!(write_gray_tiff(&[], layout(0, 0, false, false), &mut out).is_err());
+        assert!(write_gray_tiff(&[1, 2], layout(3, 1, false, false), &mut out).is_err());
+        assert!(out.is_empty());
+    }
+}
