@@ -104,8 +104,9 @@ pub fn print_parse_error_as_json(err: &clap::Error) {
     let rendered = err.render().to_string();
     let first = rendered.lines().next().unwrap_or_default();
     let message = first.strip_prefix("error: ").unwrap_or(first);
+    let json = serde_json::json!({ "error": message });
     // Best effort: the parser's own message still reaches stderr.
-    let _ = writeln!(std::io::stdout(), "{}", serde_json::json!({ "error": message }));
+    let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&json).unwrap_or_default());
 }
 
 /// Runs a headless command; returns the process exit code.
