@@ -107,6 +107,11 @@ fn straight16(c: u16, a: u16) -> u16 {
     (c * 65535 + a / 2).checked_div(a).map_or(0, |v| v.min(65535) as u16)
 }
 
+/// 16-bit samples as the bytes of an image buffer.
+fn ne_bytes(words: &[u16]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+}
+
 #[test]
 fn associated_alpha_is_made_straight_before_the_formula_on_both_backends() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -187,6 +192,12 @@ fn gray_with_alpha_and_floating_point_gray_convert() {
     let decoded = decode(&write(dir.path(), "la16.tif", &tiff(false, &entries, &data))).expect("LA16");
     let DynamicImage::ImageLumaA16(got) = &decoded else { panic!("{:?}", decoded.color()) };
     assert_eq!(got.as_raw(), &words);
+    // The same samples as associated alpha: the gray is made straight.
+    entries.retain(|e| e.0 != 338);
+    entries.push((338, 3, vec![1]));
+    let decoded = decode(&write(dir.path(), "la16-assoc.tif", &tiff(false, &entries, &data))).expect("LA16");
+    let want = [straight16(1000, 65535), 65535, straight16(30000, 20000), 20000];
+    assert_eq!(converted(&decoded).as_bytes(), ne_bytes(&want));
 
     // Floating-point gray becomes 16-bit as graylab's floating-point RGB does.
     let floats: [f32; 6] = [0.0, 0.25, 0.5, 1.0, 1.5, -0.2];
