@@ -62,6 +62,10 @@ impl Loaded {
                 format!("{what}: damaged file, rows {first} to {end} of {height} gray")
             }
             Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
+            Some(DecodeWarning::FirstFrameOnly(count)) => {
+                let unit = if count.pages { "page" } else { "frame" };
+                format!("{what}: {unit} 1 of {}", count.total)
+            }
             None => what,
         }
     }
