@@ -537,6 +537,8 @@ fn encoded(img: &DynamicImage, format: image::ImageFormat) -> Vec<u8> {
 
 #[test]
 fn headers_every_format_cannot_hold_are_refused_before_allocating() {
+    // Name, bytes, the format named, the size claimed.
+    type Case = (&'static str, Vec<u8>, &'static str, (u32, u32));
     let dir = tempfile::tempdir().expect("temp dir");
     let ico_png = {
         // An ICO whose one entry (256 px, "0") is a PNG claiming 60000x60000 with no data.
@@ -555,7 +557,7 @@ fn headers_every_format_cannot_hold_are_refused_before_allocating() {
     qoi.extend_from_slice(&30_000u32.to_be_bytes());
     qoi.extend_from_slice(&30_000u32.to_be_bytes());
     qoi.extend_from_slice(&[3, 0, 0xFE, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 1]);
-    let cases: Vec<(&str, Vec<u8>, &str, (u32, u32))> = vec![
+    let cases: Vec<Case> = vec![
         // A 35-byte GIF whose screen is 30000x30000, with one 1x1 frame.
         ("screen.gif", gif((30_000, 30_000), &[([0, 0, 1, 1], &GIF_1X1_LZW)]), "GIF", (30_000, 30_000)),
         ("screen-wide.gif", gif((65_535, 40_000), &[([0, 0, 1, 1], &GIF_1X1_LZW)]), "GIF", (65_535, 40_000)),
@@ -646,10 +648,10 @@ fn real_encoders_flat_and_busy_images_pass_the_claims() {
     assert_eq!(margin.expect("a 64x64 screen").image.width(), 64);
 }
 
-/// A BigTIFF (64-bit offsets) of 8-bit gray `w` x `h` pixels, uncompressed, in one strip.
+/// A `BigTIFF` (64-bit offsets) of 8-bit gray `w` x `h` pixels, uncompressed, in one strip.
 fn bigtiff(little: bool, w: u16, h: u16, pixels: &[u8]) -> Vec<u8> {
-    let (b16, b64): (fn(u16) -> [u8; 2], fn(u64) -> [u8; 8]) =
-        if little { (u16::to_le_bytes, u64::to_le_bytes) } else { (u16::to_be_bytes, u64::to_be_bytes) };
+    let b16 = |v: u16| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+    let b64 = |v: u64| if little { v.to_le_bytes() } else { v.to_be_bytes() };
     let mut t = if little { b"II+\0".to_vec() } else { b"MM\0+".to_vec() };
     t.extend_from_slice(&b16(8));
     t.extend_from_slice(&b16(0));
@@ -710,13 +712,13 @@ fn pnm_with_other_maxvals_is_scaled_exactly_in_integers() {
     for max in [14u32, 100, 1023] {
         let values: Vec<u32> = (0..=max).collect();
         let width = values.len();
-        let plain: String = values.iter().map(|v| format!("{v} ")).collect();
+        let plain = values.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
         let binary: Vec<u8> = if max > 255 {
             values.iter().flat_map(|&v| (v as u16).to_be_bytes()).collect()
         } else {
             values.iter().map(|&v| v as u8).collect()
         };
-        let rgb_plain: String = values.iter().map(|v| format!("{v} {v} {v}\n")).collect();
+        let rgb_plain = values.iter().map(|v| format!("{v} {v} {v}")).collect::<Vec<_>>().join("\n");
         let rgb_binary: Vec<u8> =
             binary.chunks(if max > 255 { 2 } else { 1 }).flat_map(|s| s.repeat(3)).collect();
         let files = [
@@ -758,7 +760,7 @@ fn exif_orientation(kind: u16, value: u32) -> Vec<u8> {
 }
 
 /// `png` with `chunk` (type and data) inserted before its IEND.
-fn png_with_chunk(png: &[u8], kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+fn png_with_chunk(png: &[u8], kind: [u8; 4], data: &[u8]) -> Vec<u8> {
     let (body, iend) = png.split_at(png.len() - 12);
     let mut chunk = kind.to_vec();
     chunk.extend_from_slice(data);
@@ -791,7 +793,7 @@ fn exif_orientation_as_long_or_after_the_png_data_is_applied() {
     assert_eq!(d.image, plain.rotate90(), "LONG orientation 6 in a JPEG");
     let png = png_bytes(&img);
     for (name, kind) in [("late-short.png", 3), ("late-long.png", 4)] {
-        let d = decode(&write(dir.path(), name, &png_with_chunk(&png, b"eXIf", &exif_orientation(kind, 6))))
+        let d = decode(&write(dir.path(), name, &png_with_chunk(&png, *b"eXIf", &exif_orientation(kind, 6))))
             .expect("PNG");
         assert!(d.reoriented, "{name}");
         assert_eq!(d.image.to_rgb8(), rotated.to_rgb8(), "{name}");

@@ -88,8 +88,8 @@ impl fmt::Display for DecodeWarning {
             Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
             Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
             Self::FirstFrameOnly(count) => {
-                let what = if count.pages { "page" } else { "frame" };
-                write!(f, "the file holds {} {what}s: {what} 1 of {} converted", count.total, count.total)
+                let (total, unit) = (count.total, count.unit());
+                write!(f, "the file holds {total} {unit}s: {unit} 1 of {total} converted")
             }
             Self::ExtraneousBytes { bytes, marker } => write!(
                 f,
@@ -113,6 +113,14 @@ pub struct FrameCount {
     /// Whether they are a TIFF's pages rather than an animation's frames.
     #[serde(skip)]
     pub pages: bool,
+}
+
+impl FrameCount {
+    /// What one of them is called: "page" for a TIFF's, else "frame".
+    #[must_use]
+    pub fn unit(&self) -> &'static str {
+        if self.pages { "page" } else { "frame" }
+    }
 }
 
 /// Errors of reading and writing image files. Each names the file.

@@ -62,10 +62,7 @@ impl Loaded {
                 format!("{what}: damaged file, rows {first} to {end} of {height} gray")
             }
             Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
-            Some(DecodeWarning::FirstFrameOnly(count)) => {
-                let unit = if count.pages { "page" } else { "frame" };
-                format!("{what}: {unit} 1 of {}", count.total)
-            }
+            Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {} 1 of {}", n.unit(), n.total),
             None => what,
         }
     }

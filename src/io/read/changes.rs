@@ -50,9 +50,12 @@ mod tests {
 
     use crate::io::{DecodeOptions, IoError, decode_file};
 
+    /// A change made to the file between the read and the check.
+    type Rewrite = Box<dyn FnOnce(&Path)>;
+
     thread_local! {
         /// Runs after the file is read and before it is checked again: the tests rewrite it here.
-        pub(super) static HOOK: RefCell<Option<Box<dyn FnOnce(&Path)>>> = RefCell::new(None);
+        pub(super) static HOOK: RefCell<Option<Rewrite>> = RefCell::new(None);
     }
 
     fn bmp(value: u8, width: u32) -> Vec<u8> {
@@ -76,7 +79,7 @@ mod tests {
     fn a_file_rewritten_or_replaced_while_it_is_read_is_refused() {
         let unchanged = decode_while(|_| {}).expect("an untouched file decodes");
         assert_eq!(unchanged.to_luma8().get_pixel(0, 0).0, [10]);
-        let cases: [(&str, Box<dyn FnOnce(&Path)>); 3] = [
+        let cases: [(&str, Rewrite); 3] = [
             ("rewritten, another size", Box::new(|p| std::fs::write(p, bmp(200, 12)).expect("rewrite"))),
             (
                 "replaced by a rename, the same size",

@@ -124,15 +124,13 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
             .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(&head) })?;
         let facts = check_claims(path, &head, format)?;
         let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
-        let (image, orientation, reservation) = match facts.pnm.filter(|h| h.needs_exact_scaling()) {
-            Some(header) => {
-                let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
-                decode_with(path, decoder, 0, options, None, &facts)?
-            }
-            None => {
-                let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
-                decode_with(path, decoder, 0, options, None, &facts)?
-            }
+        let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
+        let (image, orientation, reservation) = if let Some(header) = exact_pnm {
+            let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
+            decode_with(path, decoder, 0, options, None, &facts)?
+        } else {
+            let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
+            decode_with(path, decoder, 0, options, None, &facts)?
         };
         ((image, orientation), reservation, format, None, facts)
     };

@@ -53,8 +53,8 @@ mod tests {
     use super::*;
 
     fn exif(little: bool, kind: u16, value: u32) -> Vec<u8> {
-        let (b16, b32): (fn(u16) -> [u8; 2], fn(u32) -> [u8; 4]) =
-            if little { (u16::to_le_bytes, u32::to_le_bytes) } else { (u16::to_be_bytes, u32::to_be_bytes) };
+        let b16 = |v: u16| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+        let b32 = |v: u32| if little { v.to_le_bytes() } else { v.to_be_bytes() };
         let mut e = if little { b"II*\0".to_vec() } else { b"MM\0*".to_vec() };
         e.extend_from_slice(&b32(8));
         e.extend_from_slice(&b16(1));

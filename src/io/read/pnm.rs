@@ -32,12 +32,12 @@ impl Header {
     /// files a digit per sample with a separator between them (a bitmap's digits may touch).
     pub(in crate::io) fn min_data_bytes(&self) -> u64 {
         let pixels = u64::from(self.width) * u64::from(self.height);
-        let samples = pixels * self.channels();
+        let samples = pixels.saturating_mul(self.channels());
         match self.magic {
             b'1' => pixels,
             b'4' => u64::from(self.width).div_ceil(8) * u64::from(self.height),
-            b'2' | b'3' => (2 * samples).saturating_sub(1),
-            _ => samples * if self.maxval > 255 { 2 } else { 1 },
+            b'2' | b'3' => samples.saturating_mul(2).saturating_sub(1),
+            _ => samples.saturating_mul(if self.maxval > 255 { 2 } else { 1 }),
         }
     }
 

@@ -49,7 +49,7 @@ pub(super) fn min_bytes(width: u32, height: u32, bits: u16, compression: u32) ->
             // Rows are padded to 4 bytes; the last row's padding may be missing.
             let row_bytes = (width * u64::from(bits)).div_ceil(8);
             let stride = row_bytes.div_ceil(4) * 4;
-            Some(stride * (height - 1) + row_bytes)
+            Some(stride.saturating_mul(height.saturating_sub(1)).saturating_add(row_bytes))
         }
         _ => None,
     }

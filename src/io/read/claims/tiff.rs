@@ -22,7 +22,7 @@ const STRIP_BYTE_COUNTS: u16 = 279;
 const TILE_BYTE_COUNTS: u16 = 325;
 const SAMPLE_FORMAT: u16 = 339;
 /// Strips or tiles summed at most; a file with more is left to the budget.
-const MAX_BLOCKS: u64 = 1 << 20;
+const MAX_BLOCKS: u64 = 1 << 18;
 /// Pages counted at most.
 const MAX_PAGES: u32 = 1 << 16;
 /// Slack on every ratio: subsampled YCbCr holds half the samples its pixels suggest.
@@ -80,11 +80,11 @@ fn check_data(path: &Path, layout: Layout, walk: &mut Walk, ifd: &Ifd) -> Result
         .unwrap_or(1);
     let samples = layout.first(walk, ifd, SAMPLES_PER_PIXEL).unwrap_or(1).clamp(1, 16);
     let pixels = u64::from(width) * u64::from(height);
-    let raw_bytes = (u64::from(width) * samples * bits.min(64)).div_ceil(8) * u64::from(height);
+    let raw_bytes = (u64::from(width) * samples * bits.min(64)).div_ceil(8).saturating_mul(u64::from(height));
     let min_bytes = match layout.first(walk, ifd, COMPRESSION).unwrap_or(1) {
         1 => raw_bytes,
         // LZW: 12-bit codes of at most 4096 bytes each.
-        5 => raw_bytes * 3 / 8192,
+        5 => raw_bytes.saturating_mul(3) / 8192,
         8 | 32946 => raw_bytes / DEFLATE_MAX_RATIO,
         // PackBits: 2 bytes repeat one byte 128 times.
         32773 => raw_bytes / 64,

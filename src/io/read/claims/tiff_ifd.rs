@@ -1,4 +1,4 @@
-//! A TIFF's image file directories (IFDs), classic and BigTIFF, read tag by tag without the
+//! A TIFF's image file directories (IFDs), classic and `BigTIFF`, read tag by tag without the
 //! decoder: integer values, inline or at an offset, and the chain of directories.
 
 use crate::io::read::claims::Walk;
@@ -6,7 +6,7 @@ use crate::io::read::claims::Walk;
 /// Directories with more entries than this are left to the decoder.
 const MAX_ENTRIES: u64 = 4096;
 
-/// How a TIFF is laid out: byte order, and classic (32-bit offsets) or BigTIFF (64-bit).
+/// How a TIFF is laid out: byte order, and classic (32-bit offsets) or `BigTIFF` (64-bit).
 #[derive(Clone, Copy)]
 pub(super) struct Layout {
     little: bool,
@@ -32,7 +32,7 @@ pub(super) struct Ifd {
 }
 
 impl Layout {
-    /// The layout and first directory's offset of a TIFF or BigTIFF whose first bytes are
+    /// The layout and first directory's offset of a TIFF or `BigTIFF` whose first bytes are
     /// `head`, or `None` when it is neither.
     pub(super) fn of(head: &[u8]) -> Option<(Self, u64)> {
         let (little, big) = match head.get(..4)? {

@@ -58,7 +58,7 @@ pub(super) fn check(path: &Path, walk: &mut Walk) -> Result<Facts, IoError> {
                     covered.saturating_add(covered_by(&image, (left, top), canvas, path, frames, walk)?);
             }
             b"VP8 " | b"VP8L" => {
-                let Some(image) = image(walk, &fourcc, size) else { break };
+                let Some(image) = image(walk, fourcc, size) else { break };
                 frames += 1;
                 covered = covered.saturating_add(covered_by(&image, (0, 0), canvas, path, frames, walk)?);
             }
@@ -101,7 +101,7 @@ fn frame_image(walk: &mut Walk, end: u64) -> Option<Image> {
     while walk.at() + 8 <= end {
         let (fourcc, size) = chunk_header(walk)?;
         if matches!(&fourcc, b"VP8 " | b"VP8L") {
-            return image(walk, &fourcc, size.min(end - walk.at()));
+            return image(walk, fourcc, size.min(end - walk.at()));
         }
         walk.skip(size + (size & 1))?;
     }
@@ -109,8 +109,8 @@ fn frame_image(walk: &mut Walk, end: u64) -> Option<Image> {
 }
 
 /// A VP8 or VP8L bitstream's size from its header; the walk is at its start.
-fn image(walk: &mut Walk, fourcc: &[u8; 4], size: u64) -> Option<Image> {
-    if fourcc == b"VP8L" {
+fn image(walk: &mut Walk, fourcc: [u8; 4], size: u64) -> Option<Image> {
+    if &fourcc == b"VP8L" {
         let h = walk.read::<5>()?;
         let bits = u32::from_le_bytes([h[1], h[2], h[3], h[4]]);
         return Some(Image {
