@@ -183,3 +183,34 @@ fn mirrored_folders_left_empty_are_removed() {
     assert!(!d.join("out/bad").exists(), "created and left empty: removed");
     assert!(d.join("out/old").is_dir(), "it existed before: kept");
 }
+
+#[test]
+fn an_animated_input_reports_its_frames_in_json_and_in_the_notes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).expect("mkdir");
+    std::fs::create_dir(dir.path().join("out")).expect("mkdir");
+    let frame = |v: u8| image::Frame::new(image::RgbaImage::from_pixel(8, 6, image::Rgba([v, v, v, 255])));
+    let mut gif = Vec::new();
+    image::codecs::gif::GifEncoder::new(&mut gif)
+        .encode_frames([frame(10), frame(90), frame(200)])
+        .expect("gif");
+    std::fs::write(input.join("anim.gif"), &gif).expect("write");
+    photo(8, 6).save(input.join("still.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--json"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("stdout is one JSON document");
+    let entries = json.as_array().expect("an array");
+    let report = |name: &str| {
+        entries.iter().find(|e| e["input"].as_str().is_some_and(|i| i.ends_with(name))).expect("a report")
+    };
+    let anim = report("anim.gif");
+    assert_eq!(anim["frames"], serde_json::json!({"converted": 1, "total": 3}), "{anim}");
+    let notes = anim["run"]["notes"].to_string();
+    assert!(notes.contains("frame 1 of 3 converted"), "{notes}");
+    assert!(report("still.png").get("frames").is_none(), "a still image has no frame count");
+    // Without --json the note is printed.
+    let o = graylab(&["convert", "in/anim.gif", "-o", "out/text.png"], dir.path());
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(o.status.success() && said.contains("frame 1 of 3 converted"), "{said}");
+}

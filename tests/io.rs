@@ -393,3 +393,486 @@ fn a_damaged_or_cut_webp_is_told_in_words_naming_the_file() {
         }
     }
 }
+
+/// A decode under a 256 MiB budget: a header bomb that passes the claims is refused as too large
+/// (on a build without the claims check), never allocated.
+fn decode_small(path: &Path) -> Result<graylab::io::Decoded, IoError> {
+    decode_file(path, &DecodeOptions { memory_budget_bytes: Some(256 << 20), ..DecodeOptions::default() })
+}
+
+/// The LZW data of a 1x1 frame (minimum code size 2): clear, index 0, end.
+const GIF_1X1_LZW: [u8; 2] = [0x44, 0x01];
+
+/// A GIF of `screen` with a 2-colour global table and `frames` (left, top, width, height, LZW
+/// data); 35 bytes for one 1x1 frame.
+fn gif(screen: (u16, u16), frames: &[([u16; 4], &[u8])]) -> Vec<u8> {
+    let mut g = b"GIF89a".to_vec();
+    g.extend_from_slice(&screen.0.to_le_bytes());
+    g.extend_from_slice(&screen.1.to_le_bytes());
+    g.extend_from_slice(&[0x80, 0, 0, 0, 0, 0, 255, 255, 255]);
+    for (rect, data) in frames {
+        g.push(0x2C);
+        for v in rect {
+            g.extend_from_slice(&v.to_le_bytes());
+        }
+        g.extend_from_slice(&[0, 2]);
+        for block in data.chunks(255) {
+            g.push(block.len() as u8);
+            g.extend_from_slice(block);
+        }
+        g.push(0);
+    }
+    g.push(0x3B);
+    g
+}
+
+/// An 8-bit RLE (`compression` 1) or uncompressed (0) BMP of `w` x `h` with a gray palette and
+/// `data` after it.
+fn bmp8(w: i32, h: i32, compression: u32, data: &[u8]) -> Vec<u8> {
+    let offset = 14 + 40 + 1024;
+    let mut b = b"BM".to_vec();
+    for v in [(offset + data.len()) as u32, 0, offset as u32, 40, w as u32, h as u32] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.extend_from_slice(&[1, 0, 8, 0]);
+    for v in [compression, data.len() as u32, 0, 0, 256, 0] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    for i in 0..=255u8 {
+        b.extend_from_slice(&[i, i, i, 0]);
+    }
+    b.extend_from_slice(data);
+    b
+}
+
+/// The VP8L chunk (header included) of a lossless `w` x `h` WebP of one colour.
+fn vp8l_chunk(w: u32, h: u32) -> Vec<u8> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    DynamicImage::ImageRgba8(image::RgbaImage::from_pixel(w, h, image::Rgba([9, 99, 199, 255])))
+        .write_to(&mut buf, image::ImageFormat::WebP)
+        .expect("encode webp");
+    let webp = buf.into_inner();
+    assert_eq!(&webp[12..16], b"VP8L");
+    let len = u32::from_le_bytes(webp[16..20].try_into().expect("4 bytes")) as usize;
+    webp[12..20 + len + (len & 1)].to_vec()
+}
+
+fn le24(v: u32) -> [u8; 3] {
+    let b = v.to_le_bytes();
+    [b[0], b[1], b[2]]
+}
+
+/// An animated WebP of `canvas` whose frames each hold `image` (a VP8 or VP8L chunk) at 0, 0.
+fn animated_webp(canvas: (u32, u32), image: &[u8], frame: (u32, u32), frames: usize) -> Vec<u8> {
+    let mut body = b"WEBP".to_vec();
+    body.extend_from_slice(b"VP8X");
+    body.extend_from_slice(&10u32.to_le_bytes());
+    body.extend_from_slice(&[0x02, 0, 0, 0]);
+    body.extend_from_slice(&le24(canvas.0 - 1));
+    body.extend_from_slice(&le24(canvas.1 - 1));
+    body.extend_from_slice(b"ANIM");
+    body.extend_from_slice(&6u32.to_le_bytes());
+    body.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+    for _ in 0..frames {
+        let mut anmf = [le24(0), le24(0), le24(frame.0 - 1), le24(frame.1 - 1), le24(100)].concat();
+        anmf.push(0);
+        anmf.extend_from_slice(image);
+        body.extend_from_slice(b"ANMF");
+        body.extend_from_slice(&(anmf.len() as u32).to_le_bytes());
+        body.extend_from_slice(&anmf);
+    }
+    let mut riff = b"RIFF".to_vec();
+    riff.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    riff.extend_from_slice(&body);
+    riff
+}
+
+/// A little-endian TIFF of 8-bit gray pages, each (width, height, its strip's bytes), with
+/// `compression` and `extra` entries (tag, type, count, value) on the first page.
+fn gray_tiff(pages: &[(u32, u32, Vec<u8>)], compression: u16, extra: &[(u16, u16, u32, u32)]) -> Vec<u8> {
+    let mut t = b"II*\0\0\0\0\0".to_vec();
+    let mut link = 4;
+    for (i, (w, h, data)) in pages.iter().enumerate() {
+        let data_at = t.len() as u32;
+        t.extend_from_slice(data);
+        if t.len() % 2 == 1 {
+            t.push(0);
+        }
+        let mut entries = vec![
+            (256, 4, 1, *w),
+            (257, 4, 1, *h),
+            (258, 3, 1, 8),
+            (259, 3, 1, u32::from(compression)),
+            (262, 3, 1, 1),
+            (273, 4, 1, data_at),
+            (277, 3, 1, 1),
+            (278, 4, 1, *h),
+            (279, 4, 1, data.len() as u32),
+        ];
+        if i == 0 {
+            entries.extend_from_slice(extra);
+            entries.sort_by_key(|e| e.0);
+        }
+        let ifd_at = t.len() as u32;
+        t[link..link + 4].copy_from_slice(&ifd_at.to_le_bytes());
+        t.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        for (tag, kind, count, value) in entries {
+            t.extend_from_slice(&tag.to_le_bytes());
+            t.extend_from_slice(&kind.to_le_bytes());
+            t.extend_from_slice(&count.to_le_bytes());
+            t.extend_from_slice(&value.to_le_bytes());
+        }
+        link = t.len();
+        t.extend_from_slice(&0u32.to_le_bytes());
+    }
+    t
+}
+
+fn encoded(img: &DynamicImage, format: image::ImageFormat) -> Vec<u8> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut buf, format).expect("encode");
+    buf.into_inner()
+}
+
+#[test]
+fn headers_every_format_cannot_hold_are_refused_before_allocating() {
+    // Name, bytes, the format named, the size claimed.
+    type Case = (&'static str, Vec<u8>, &'static str, (u32, u32));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ico_png = {
+        // An ICO whose one entry (256 px, "0") is a PNG claiming 60000x60000 with no data.
+        let png = header_bomb(60_000, 60_000);
+        let mut ico = vec![0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 32, 0];
+        ico.extend_from_slice(&(png.len() as u32).to_le_bytes());
+        ico.extend_from_slice(&22u32.to_le_bytes());
+        ico.extend_from_slice(&png);
+        ico
+    };
+    let mut tga = vec![0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    tga.extend_from_slice(&30_000u16.to_le_bytes());
+    tga.extend_from_slice(&30_000u16.to_le_bytes());
+    tga.extend_from_slice(&[24, 0, 0xFF, 1, 2, 3]);
+    let mut qoi = b"qoif".to_vec();
+    qoi.extend_from_slice(&30_000u32.to_be_bytes());
+    qoi.extend_from_slice(&30_000u32.to_be_bytes());
+    qoi.extend_from_slice(&[3, 0, 0xFE, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 1]);
+    let cases: Vec<Case> = vec![
+        // A 35-byte GIF whose screen is 30000x30000, with one 1x1 frame.
+        ("screen.gif", gif((30_000, 30_000), &[([0, 0, 1, 1], &GIF_1X1_LZW)]), "GIF", (30_000, 30_000)),
+        ("screen-wide.gif", gif((65_535, 40_000), &[([0, 0, 1, 1], &GIF_1X1_LZW)]), "GIF", (65_535, 40_000)),
+        // A frame that claims 30000x30000 pixels from 2 bytes of LZW data.
+        (
+            "frame.gif",
+            gif((30_000, 30_000), &[([0, 0, 30_000, 30_000], &GIF_1X1_LZW)]),
+            "GIF",
+            (30_000, 30_000),
+        ),
+        // 1,080 bytes of RLE8 whose first code ends the bitmap.
+        ("rle8.bmp", bmp8(30_000, 30_000, 1, &[0, 1]), "BMP", (30_000, 30_000)),
+        ("short.bmp", bmp8(20_000, 20_000, 0, &[7; 64]), "BMP", (20_000, 20_000)),
+        // An animated WebP whose canvas says 8388609x61, with one 1x1 frame.
+        (
+            "canvas.webp",
+            animated_webp((8_388_609, 61), &vp8l_chunk(1, 1), (1, 1), 1),
+            "WebP",
+            (8_388_609, 61),
+        ),
+        ("strips.tif", gray_tiff(&[(20_000, 20_000, vec![5; 100])], 1, &[]), "TIFF", (20_000, 20_000)),
+        ("lzw.tif", gray_tiff(&[(20_000, 20_000, vec![5; 100])], 5, &[]), "TIFF", (20_000, 20_000)),
+        ("rle.tga", tga, "TGA", (30_000, 30_000)),
+        ("runs.qoi", qoi, "QOI", (30_000, 30_000)),
+        (
+            "short.pgm",
+            [&b"P5\n# a comment\n30000 30000\n255\n"[..], &[9; 64]].concat(),
+            "PNM",
+            (30_000, 30_000),
+        ),
+        ("plain.ppm", b"P3 30000 30000 255 1 2 3 4 5 6".to_vec(), "PNM", (30_000, 30_000)),
+        ("inside.ico", ico_png, "ICO (PNG)", (60_000, 60_000)),
+    ];
+    for (name, bytes, format, size) in cases {
+        let err = decode_small(&write(dir.path(), name, &bytes)).expect_err(name);
+        let claimed = match &err {
+            IoError::ImpossibleSize { format: f, width, height, min_bytes, data_bytes, .. } => {
+                assert!(min_bytes > data_bytes, "{name}: {err:?}");
+                (*f, (*width, *height))
+            }
+            IoError::ImpossibleCanvas { format: f, width, height, .. } => (*f, (*width, *height)),
+            other => panic!("{name}: refused as {other:?}, not as impossible"),
+        };
+        assert_eq!(claimed, (format, size), "{name}");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("the file cannot hold the image its header claims")
+                && message.ends_with(name),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn real_encoders_flat_and_busy_images_pass_the_claims() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flat = |w, h| DynamicImage::ImageRgb8(RgbImage::from_pixel(w, h, image::Rgb([40, 40, 40])));
+    let flat_rgba =
+        |w, h| DynamicImage::ImageRgba8(image::RgbaImage::from_pixel(w, h, image::Rgba([40, 40, 40, 255])));
+    let cases = [
+        ("flat.png", flat(4096, 4096), image::ImageFormat::Png),
+        ("flat.gif", flat_rgba(2048, 2048), image::ImageFormat::Gif),
+        ("busy.gif", DynamicImage::ImageRgba8(gradient(300, 200).to_rgba8()), image::ImageFormat::Gif),
+        ("flat.webp", flat_rgba(4096, 4096), image::ImageFormat::WebP),
+        ("flat.tif", flat(1024, 1024), image::ImageFormat::Tiff),
+        ("flat.bmp", flat(1023, 17), image::ImageFormat::Bmp),
+        ("flat.tga", flat(4096, 4096), image::ImageFormat::Tga),
+        ("flat.qoi", flat(4096, 4096), image::ImageFormat::Qoi),
+        ("flat.ppm", flat(1000, 999), image::ImageFormat::Pnm),
+        ("flat.ico", flat_rgba(256, 256), image::ImageFormat::Ico),
+        ("flat.jpg", flat(2048, 2048), image::ImageFormat::Jpeg),
+    ];
+    for (name, img, format) in cases {
+        let decoded = decode(&write(dir.path(), name, &encoded(&img, format)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((decoded.image.width(), decoded.image.height()), (img.width(), img.height()), "{name}");
+    }
+    // RLE8 as encoders write it: runs of up to 255 pixels and an end of line per row.
+    let mut rle = Vec::new();
+    for _ in 0..3 {
+        rle.extend_from_slice(&[255, 200, 45, 200, 0, 0]);
+    }
+    rle.extend_from_slice(&[0, 1]);
+    let decoded = decode(&write(dir.path(), "runs.bmp", &bmp8(300, 3, 1, &rle))).expect("RLE8 BMP");
+    assert!(decoded.image.to_luma8().pixels().all(|p| p.0 == [200]));
+    // A GIF screen a little larger than its one frame (the rest empty) is kept.
+    let margin = decode(&write(dir.path(), "margin.gif", &gif((64, 64), &[([0, 0, 1, 1], &GIF_1X1_LZW)])));
+    assert_eq!(margin.expect("a 64x64 screen").image.width(), 64);
+}
+
+/// A `BigTIFF` (64-bit offsets) of 8-bit gray `w` x `h` pixels, uncompressed, in one strip.
+fn bigtiff(little: bool, w: u16, h: u16, pixels: &[u8]) -> Vec<u8> {
+    let b16 = |v: u16| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+    let b64 = |v: u64| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+    let mut t = if little { b"II+\0".to_vec() } else { b"MM\0+".to_vec() };
+    t.extend_from_slice(&b16(8));
+    t.extend_from_slice(&b16(0));
+    t.extend_from_slice(&b64(16));
+    let data_at = 16 + 8 + 9 * 20 + 8;
+    let entries: [(u16, u16, u64); 9] = [
+        (256, 3, u64::from(w)),
+        (257, 3, u64::from(h)),
+        (258, 3, 8),
+        (259, 3, 1),
+        (262, 3, 1),
+        (273, 16, data_at),
+        (277, 3, 1),
+        (278, 3, u64::from(h)),
+        (279, 16, pixels.len() as u64),
+    ];
+    t.extend_from_slice(&b64(entries.len() as u64));
+    for (tag, kind, value) in entries {
+        t.extend_from_slice(&b16(tag));
+        t.extend_from_slice(&b16(kind));
+        t.extend_from_slice(&b64(1));
+        if kind == 3 {
+            t.extend_from_slice(&b16(value as u16));
+            t.extend_from_slice(&[0; 6]);
+        } else {
+            t.extend_from_slice(&b64(value));
+        }
+    }
+    t.extend_from_slice(&b64(0));
+    assert_eq!(t.len() as u64, data_at);
+    t.extend_from_slice(pixels);
+    t
+}
+
+#[test]
+fn bigtiff_is_sniffed_read_and_listed_as_an_image() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pixels: Vec<u8> = (0..6 * 5).map(|i| (i * 8) as u8).collect();
+    for (name, little) in [("little.tif", true), ("big.tif", false)] {
+        let path = write(dir.path(), name, &bigtiff(little, 6, 5, &pixels));
+        assert_eq!(graylab::io::sniff_format(&path), Some(image::ImageFormat::Tiff), "{name}");
+        let kind = graylab::io::classify_file(&path).expect("classify");
+        assert_eq!(kind, graylab::io::FileKind::Image(image::ImageFormat::Tiff), "{name}");
+        let decoded = decode(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.format, image::ImageFormat::Tiff);
+        assert_eq!(
+            decoded.image,
+            DynamicImage::ImageLuma8(GrayImage::from_raw(6, 5, pixels.clone()).expect("size"))
+        );
+    }
+}
+
+#[test]
+fn pnm_with_other_maxvals_is_scaled_exactly_in_integers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let exact = |v: u32, max: u32, target: u32| (v * target * 2 + max) / (2 * max);
+    // 14 and 100 give 8-bit samples (7 of 14 is 127.5 exactly), 1023 16-bit ones.
+    for max in [14u32, 100, 1023] {
+        let values: Vec<u32> = (0..=max).collect();
+        let width = values.len();
+        let plain = values.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+        let binary: Vec<u8> = if max > 255 {
+            values.iter().flat_map(|&v| (v as u16).to_be_bytes()).collect()
+        } else {
+            values.iter().map(|&v| v as u8).collect()
+        };
+        let rgb_plain = values.iter().map(|v| format!("{v} {v} {v}")).collect::<Vec<_>>().join("\n");
+        let rgb_binary: Vec<u8> =
+            binary.chunks(if max > 255 { 2 } else { 1 }).flat_map(|s| s.repeat(3)).collect();
+        let files = [
+            ("p2.pgm", [format!("P2\n{width} 1\n{max}\n").as_bytes(), plain.as_bytes()].concat(), 1),
+            ("p5.pgm", [format!("P5\n{width} 1\n{max}\n").as_bytes(), &binary].concat(), 1),
+            ("p3.ppm", [format!("P3\n{width} 1\n{max}\n").as_bytes(), rgb_plain.as_bytes()].concat(), 3),
+            ("p6.ppm", [format!("P6 {width} 1 {max}\n").as_bytes(), &rgb_binary].concat(), 3),
+        ];
+        for (name, bytes, channels) in files {
+            let decoded =
+                decode(&write(dir.path(), name, &bytes)).unwrap_or_else(|e| panic!("{max} {name}: {e}"));
+            let got: Vec<u32> = if max > 255 {
+                decoded
+                    .image
+                    .as_bytes()
+                    .chunks(2)
+                    .map(|b| u32::from(u16::from_ne_bytes([b[0], b[1]])))
+                    .collect()
+            } else {
+                decoded.image.as_bytes().iter().map(|&b| u32::from(b)).collect()
+            };
+            let target = if max > 255 { 65535 } else { 255 };
+            let want: Vec<u32> =
+                values.iter().flat_map(|&v| std::iter::repeat_n(exact(v, max, target), channels)).collect();
+            assert_eq!(got, want, "maxval {max}, {name}");
+            assert_eq!(decoded.image.color().has_color(), channels == 3, "{name}");
+        }
+    }
+}
+
+/// An EXIF block (TIFF structure) holding only the orientation, as a SHORT (3) or LONG (4).
+fn exif_orientation(kind: u16, value: u32) -> Vec<u8> {
+    let mut exif = b"II*\0\x08\0\0\0\x01\0\x12\x01".to_vec();
+    exif.extend_from_slice(&kind.to_le_bytes());
+    exif.extend_from_slice(&1u32.to_le_bytes());
+    exif.extend_from_slice(&value.to_le_bytes()); // A SHORT's 2 bytes come first either way.
+    exif.extend_from_slice(&[0; 4]);
+    exif
+}
+
+/// `png` with `chunk` (type and data) inserted before its IEND.
+fn png_with_chunk(png: &[u8], kind: [u8; 4], data: &[u8]) -> Vec<u8> {
+    let (body, iend) = png.split_at(png.len() - 12);
+    let mut chunk = kind.to_vec();
+    chunk.extend_from_slice(data);
+    let mut out = body.to_vec();
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    out.extend_from_slice(&chunk);
+    out.extend_from_slice(&crc32fast::hash(&chunk).to_be_bytes());
+    out.extend_from_slice(iend);
+    out
+}
+
+#[test]
+fn exif_orientation_as_long_or_after_the_png_data_is_applied() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let img = gradient(4, 2);
+    let rotated = img.rotate90();
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 100)
+        .encode_image(&img)
+        .expect("encode jpeg");
+    let app1 = [b"Exif\0\0".as_slice(), &exif_orientation(4, 6)].concat();
+    let mut long_jpeg = jpeg[..2].to_vec();
+    long_jpeg.extend_from_slice(&[0xFF, 0xE1]);
+    long_jpeg.extend_from_slice(&((app1.len() + 2) as u16).to_be_bytes());
+    long_jpeg.extend_from_slice(&app1);
+    long_jpeg.extend_from_slice(&jpeg[2..]);
+    let d = decode(&write(dir.path(), "long.jpg", &long_jpeg)).expect("JPEG");
+    let plain = decode(&write(dir.path(), "plain.jpg", &jpeg)).expect("JPEG").image;
+    assert!(d.reoriented);
+    assert_eq!(d.image, plain.rotate90(), "LONG orientation 6 in a JPEG");
+    let png = png_bytes(&img);
+    for (name, kind) in [("late-short.png", 3), ("late-long.png", 4)] {
+        let d = decode(&write(dir.path(), name, &png_with_chunk(&png, *b"eXIf", &exif_orientation(kind, 6))))
+            .expect("PNG");
+        assert!(d.reoriented, "{name}");
+        assert_eq!(d.image.to_rgb8(), rotated.to_rgb8(), "{name}");
+    }
+    let gray: Vec<u8> = (0..8).map(|i| i * 30).collect();
+    let tif = gray_tiff(&[(4, 2, gray.clone())], 1, &[(274, 4, 1, 6)]);
+    let d = decode(&write(dir.path(), "long.tif", &tif)).expect("TIFF");
+    assert!(d.reoriented);
+    assert_eq!(d.image, DynamicImage::ImageLuma8(GrayImage::from_raw(4, 2, gray).expect("size")).rotate90());
+}
+
+#[test]
+fn an_opaque_gif_has_no_alpha_and_a_transparent_one_keeps_it_on_both_backends() {
+    use graylab::engine::{Backend, ConvertSettings, Engine, RunOptions};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opaque = image::RgbaImage::from_fn(24, 16, |x, y| {
+        image::Rgba([(x / 6 * 60) as u8, (y / 4 * 60) as u8, 90, 255])
+    });
+    let mut holed = opaque.clone();
+    holed.put_pixel(3, 3, image::Rgba([0, 0, 0, 0]));
+    let cpu = Engine::new();
+    let gpu = common::gpu().map(Engine::with_gpu);
+    for (name, source, alpha) in [("opaque.gif", &opaque, false), ("holed.gif", &holed, true)] {
+        let bytes = encoded(&DynamicImage::ImageRgba8(source.clone()), image::ImageFormat::Gif);
+        let decoded = decode(&write(dir.path(), name, &bytes)).expect(name);
+        assert_eq!(decoded.image.color().has_alpha(), alpha, "{name}: {:?}", decoded.image.color());
+        assert_eq!(decoded.image.to_rgba8(), *source, "{name}");
+        let mut outputs = vec![(Backend::Cpu, &cpu)];
+        if let Some(g) = &gpu {
+            outputs.push((Backend::Gpu, g));
+        }
+        let mut results = Vec::new();
+        for (backend, engine) in outputs {
+            let settings = ConvertSettings { backend, ..ConvertSettings::default() };
+            let gray =
+                engine.convert(&decoded.image, &settings, RunOptions::default()).expect("convert").image;
+            assert_eq!(gray.color().has_alpha(), alpha, "{name} on {backend}");
+            results.push(gray);
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "{name}: CPU and GPU differ");
+    }
+}
+
+#[test]
+fn files_with_more_frames_or_pages_say_only_the_first_was_converted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let frame = |v: u8| image::Frame::new(image::RgbaImage::from_pixel(8, 6, image::Rgba([v, v, v, 255])));
+    let mut gif = Vec::new();
+    image::codecs::gif::GifEncoder::new(&mut gif)
+        .encode_frames([frame(10), frame(90), frame(200)])
+        .expect("gif");
+    let mut apng = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut apng, 8, 6);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_animated(3, 0).expect("animated");
+        let mut writer = encoder.write_header().expect("header");
+        for v in [10u8, 90, 200] {
+            writer.write_image_data(&[v; 48]).expect("frame");
+        }
+    }
+    let webp = animated_webp((8, 6), &vp8l_chunk(8, 6), (8, 6), 2);
+    let tiff = gray_tiff(&[(8, 6, vec![10; 48]), (8, 6, vec![90; 48]), (4, 4, vec![7; 16])], 1, &[]);
+    for (name, bytes, total, unit) in [
+        ("a.gif", gif, 3, "frame"),
+        ("a.png", apng, 3, "frame"),
+        ("a.webp", webp, 2, "frame"),
+        ("a.tif", tiff, 3, "page"),
+    ] {
+        let d = decode(&write(dir.path(), name, &bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let frames = d.frames.unwrap_or_else(|| panic!("{name}: no frame count"));
+        assert_eq!((frames.converted, frames.total), (1, total), "{name}");
+        let said: Vec<String> = d.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [format!("the file holds {total} {unit}s: {unit} 1 of {total} converted")],
+            "{name}"
+        );
+        assert_eq!((d.image.width(), d.image.height()), (8, 6), "{name}: the first frame");
+    }
+    let still = decode(&write(dir.path(), "still.png", &png_bytes(&gradient(8, 6)))).expect("still");
+    assert_eq!((still.frames, still.warnings.len()), (None, 0));
+}

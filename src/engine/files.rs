@@ -14,8 +14,8 @@ use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunOptions, RunReport};
 use crate::io::{
-    DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, GrayLayout, RowSource, decode_file,
-    encode_file, encode_rows_to_file, encodes_rows, export_format, header_dimensions,
+    DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, FrameCount, GrayLayout, RowSource,
+    decode_file, encode_file, encode_rows_to_file, encodes_rows, export_format, header_dimensions,
 };
 
 /// What converting one file did.
@@ -31,6 +31,9 @@ pub struct FileReport {
     pub run: RunReport,
     /// What the export did.
     pub export: EncodeReport,
+    /// Frames (or pages) in the input when it holds more than one; only the first is converted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<FrameCount>,
 }
 
 /// A path in JSON without loss: a string where it is valid UTF-8, else an object
@@ -99,6 +102,7 @@ pub fn convert_file(
     let converted = engine.convert(&decoded.image, settings, RunOptions::default())?;
     let mut notes = Vec::new();
     decode_notes(&decoded, &mut notes);
+    let frames = decoded.frames;
     drop(decoded.image);
     let written = encode_file(&converted.image, output, export)?;
     let mut run = converted.report;
@@ -113,7 +117,7 @@ pub fn convert_file(
     });
     run.notes.extend(notes);
     run.notes.extend(written.notes.iter().cloned());
-    Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written })
+    Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written, frames })
 }
 
 /// What the reader of a report must know about the decode: orientation applied, warnings.
@@ -201,5 +205,11 @@ fn convert_streamed(
          stripes, and the encode's wall time includes it",
         rayon::current_num_threads()
     ));
-    Ok(Some(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written }))
+    Ok(Some(FileReport {
+        input: input.to_path_buf(),
+        output: output.to_path_buf(),
+        run,
+        export: written,
+        frames: decoded.frames,
+    }))
 }

@@ -72,6 +72,9 @@ pub enum DecodeWarning {
         /// The marker code found after them.
         marker: u8,
     },
+    /// The file holds more than one frame (an animated GIF, PNG or WebP) or page (a TIFF); only
+    /// the first was read.
+    FirstFrameOnly(FrameCount),
     /// Restart intervals of a JPEG lost their markers; their rows (`rows.0..rows.1`) are gray.
     DamagedRestart {
         /// First and one past the last row made gray.
@@ -86,6 +89,10 @@ impl fmt::Display for DecodeWarning {
         match self {
             Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
             Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
+            Self::FirstFrameOnly(count) => {
+                let (total, unit) = (count.total, count.unit());
+                write!(f, "the file holds {total} {unit}s: {unit} 1 of {total} converted")
+            }
             Self::ExtraneousBytes { bytes, marker } => write!(
                 f,
                 "the JPEG data is corrupt: {bytes} extraneous bytes before marker FF{marker:02X} were skipped"
@@ -95,6 +102,26 @@ impl fmt::Display for DecodeWarning {
                 "the JPEG data is damaged (a restart marker is missing): rows {first} to {end} of {height} are gray"
             ),
         }
+    }
+}
+
+/// How many frames (or pages) a file holds, and how many were read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FrameCount {
+    /// Frames read: the first.
+    pub converted: u32,
+    /// Frames (or pages) in the file, counted up to a cap (65536 TIFF pages, 2^20 WebP frames).
+    pub total: u32,
+    /// Whether they are a TIFF's pages rather than an animation's frames.
+    #[serde(skip)]
+    pub pages: bool,
+}
+
+impl FrameCount {
+    /// What one of them is called: "page" for a TIFF's, else "frame".
+    #[must_use]
+    pub fn unit(&self) -> &'static str {
+        if self.pages { "page" } else { "frame" }
     }
 }
 
@@ -196,6 +223,26 @@ pub enum IoError {
         /// The file's size.
         file_bytes: u64,
     },
+    /// A GIF's screen or a WebP's canvas is far larger than its frames could cover (each
+    /// counted no larger than its data can fill): the rest would be empty pixels the file does
+    /// not hold.
+    #[error(
+        "the file cannot hold the image its header claims: its {width}x{height} {format} canvas is more than {slack} times what its frames can cover ({covered_pixels} pixels): {}",
+        path.display(),
+        slack = read::claims::CANVAS_SLACK
+    )]
+    ImpossibleCanvas {
+        /// The file.
+        path: PathBuf,
+        /// The format's name.
+        format: &'static str,
+        /// Width the header claims.
+        width: u32,
+        /// Height the header claims.
+        height: u32,
+        /// The most pixels the frames can cover.
+        covered_pixels: u64,
+    },
     /// The coded data is damaged in a way graylab can tell (a lost restart marker); kept, with
     /// the damaged part gray, only when damaged data may be kept.
     #[error("the image data is damaged ({detail}): {}", path.display())]
@@ -204,6 +251,13 @@ pub enum IoError {
         path: PathBuf,
         /// What is damaged, and what it costs.
         detail: String,
+    },
+    /// The file's size, modification or change time, or identity (device and inode) moved
+    /// while it was read: the pixels may mix two versions of it.
+    #[error("the file changed while it was read: {}", path.display())]
+    ChangedWhileRead {
+        /// The file.
+        path: PathBuf,
     },
     /// The image data is corrupt.
     #[error("cannot decode the image ({reason}): {}", path.display())]

@@ -62,6 +62,7 @@ impl Loaded {
                 format!("{what}: damaged file, rows {first} to {end} of {height} gray")
             }
             Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
+            Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {} 1 of {}", n.unit(), n.total),
             None => what,
         }
     }

@@ -1,21 +1,26 @@
 //! Decoding: format sniffing, refusing files that cannot hold what their header claims, the
-//! memory reservation before allocation, truncated JPEGs, EXIF orientation.
+//! memory reservation before allocation, truncated JPEGs, EXIF orientation, frames beyond the
+//! first, and files that change while they are read.
 
 use std::io::{BufRead, Read as _, Seek};
 use std::path::Path;
 use std::time::Instant;
 
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageFormat, ImageReader};
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader};
 
 use crate::io::kind::{looks_like, open_regular, special_kind};
-use crate::io::read::claims::{check_bmp, check_jpeg, check_png, truncated_at};
+use crate::io::read::changes::check_unchanged;
+use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
+use crate::io::read::claims::{Facts, check_claims};
 use crate::io::read::jpeg_variants::{self, Decoder};
 use crate::io::read::messages::decode_error;
+use crate::io::read::orientation::exif_orientation;
+use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
-use crate::io::{DecodeWarning, IoError, Reservation, owned};
+use crate::io::{DecodeWarning, FrameCount, IoError, Reservation, owned};
 use crate::system::memory_budget::budget;
 
 /// Settings for decoding.
@@ -44,8 +49,10 @@ pub struct Decoded {
     pub decode_ns: u64,
     /// Whether an EXIF orientation other than "as stored" was applied.
     pub reoriented: bool,
-    /// What the user should be told (a truncated file kept as asked).
+    /// What the user should be told (a truncated file kept as asked, frames left unread).
     pub warnings: Vec<DecodeWarning>,
+    /// Frames or pages in the file when it holds more than one (the first was read).
+    pub frames: Option<FrameCount>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
 }
@@ -78,7 +85,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     {
         return Err(IoError::NotAnImage { path: owned(path), looks_like });
     }
-    let (raw, reservation, format, truncated) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+    let (raw, reservation, format, truncated, facts) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         // The decoder reads a JPEG whole: its bytes are reserved before they are read.
         let file_memory =
             budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
@@ -102,13 +109,21 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         if other.is_some() {
             extra += layout.plane_bytes();
         }
-        let reader = ImageReader::with_format(std::io::Cursor::new(&plan.bytes[..]), ImageFormat::Jpeg);
-        let (image, orientation, reservation) = decode_with(path, reader, extra, options, other)?;
+        // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg
+        // refuses some of them (a sampling factor of 3).
+        let decoder: Box<dyn ImageDecoder + '_> = match other {
+            None => {
+                let reader =
+                    ImageReader::with_format(std::io::Cursor::new(&plan.bytes[..]), ImageFormat::Jpeg);
+                Box::new(open_decoder(path, reader, options)?)
+            }
+            Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
+        };
+        let facts = Facts::default();
+        let (image, orientation, reservation) = decode_with(path, decoder, extra, options, other, &facts)?;
         let truncated = (!layout.complete).then(|| truncated_at(&image, &layout));
-        ((image, orientation), reservation, ImageFormat::Jpeg, truncated)
+        ((image, orientation), reservation, ImageFormat::Jpeg, truncated, facts)
     } else {
-        check_png(path, &head, meta.len())?;
-        check_bmp(path, &head)?;
         // The content decides, never the name alone (a text file named .jpg is no JPEG), except
         // for TGA, which has no signature.
         // The first bytes were read above: the file is not opened again to sniff them.
@@ -117,16 +132,22 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         }
         let format = format_of(path, &head)
             .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(&head) })?;
+        let facts = check_claims(path, &head, format)?;
         let tiff_variant = check_tiff(path, &head)?;
         let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
+        let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
         let (image, orientation, reservation) = if let Some(variant) = tiff_variant {
             // TIFF variants the `image` crate refuses or misreads have decoders of their own.
             let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
-            decode_from(path, decoder, scratch_bytes, options, None)?
+            decode_with(path, decoder, scratch_bytes, options, None, &facts)?
+        } else if let Some(header) = exact_pnm {
+            let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
+            decode_with(path, decoder, 0, options, None, &facts)?
         } else {
-            decode_with(path, ImageReader::with_format(file, format), 0, options, None)?
+            let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
+            decode_with(path, decoder, 0, options, None, &facts)?
         };
-        ((image, orientation), reservation, format, None)
+        ((image, orientation), reservation, format, None, facts)
     };
     if let Some(at) = truncated {
         if !options.allow_truncated {
@@ -135,8 +156,15 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         log::debug!("{}: the file is truncated ({at})", path.display());
         warnings.push(DecodeWarning::Truncated(at));
     }
+    check_unchanged(path, &meta)?;
     let (mut image, orientation) = raw;
+    if format == ImageFormat::Gif {
+        image = without_opaque_alpha(image);
+    }
     image.apply_orientation(orientation);
+    let frames =
+        facts.frames.map(|total| FrameCount { converted: 1, total, pages: format == ImageFormat::Tiff });
+    warnings.extend(frames.map(DecodeWarning::FirstFrameOnly));
     let decode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     Ok(Decoded {
         image,
@@ -144,29 +172,42 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         decode_ns,
         reoriented: orientation != Orientation::NoTransforms,
         warnings,
+        frames,
         memory: reservation,
     })
 }
 
-/// Reads the header, reserves the memory, decodes (orientation not yet applied).
-fn decode_with<R: BufRead + Seek>(
-    path: &Path,
-    mut reader: ImageReader<R>,
-    extra_bytes: u64,
-    options: &DecodeOptions,
-    jpeg_decoder_input: Option<&[u8]>,
-) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
-    reader.limits(limits(options));
-    // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg refuses
-    // some of them (a sampling factor of 3).
-    let decoder: Box<dyn image::ImageDecoder + '_> = match jpeg_decoder_input {
-        None => Box::new(guarded(path, || reader.into_decoder())?),
-        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
-    };
-    decode_from(path, decoder, extra_bytes, options, jpeg_decoder_input)
+/// An RGBA image whose every alpha is 255 as RGB, compacted in place (a GIF decodes to RGBA
+/// whether or not it has transparent pixels).
+fn without_opaque_alpha(image: DynamicImage) -> DynamicImage {
+    let DynamicImage::ImageRgba8(rgba) = image else { return image };
+    if !rgba.as_raw().chunks_exact(4).all(|p| p[3] == 255) {
+        return DynamicImage::ImageRgba8(rgba);
+    }
+    let (width, height) = rgba.dimensions();
+    let mut bytes = rgba.into_raw();
+    let pixels = bytes.len() / 4;
+    for i in 1..pixels {
+        bytes.copy_within(4 * i..4 * i + 3, 3 * i);
+    }
+    bytes.truncate(3 * pixels);
+    match image::RgbImage::from_raw(width, height, bytes) {
+        Some(rgb) => DynamicImage::ImageRgb8(rgb),
+        None => DynamicImage::new_rgb8(0, 0),
+    }
 }
 
-/// The decoders' own limits: our own check in `decode_from` is the real one; this stops
+/// The decoder of an `image` reader, with its internal allocations capped by the budget.
+fn open_decoder<'a, R: BufRead + Seek + 'a>(
+    path: &Path,
+    mut reader: ImageReader<R>,
+    options: &DecodeOptions,
+) -> Result<impl ImageDecoder + 'a, IoError> {
+    reader.limits(limits(options));
+    guarded(path, || reader.into_decoder())
+}
+
+/// The decoders' own limits: our own check in `decode_with` is the real one; this stops
 /// decoders' internal allocations.
 fn limits(options: &DecodeOptions) -> image::Limits {
     let mut limits = image::Limits::no_limits();
@@ -174,13 +215,15 @@ fn limits(options: &DecodeOptions) -> image::Limits {
     limits
 }
 
-/// Reserves the memory and decodes (orientation not yet applied).
-fn decode_from(
+/// Reads the header, reserves the memory, decodes (orientation not yet applied). The
+/// orientation is the decoder's, else one graylab read itself (a LONG value, a late chunk).
+fn decode_with(
     path: &Path,
-    mut decoder: impl image::ImageDecoder,
+    mut decoder: impl ImageDecoder,
     extra_bytes: u64,
     options: &DecodeOptions,
     jpeg_decoder_input: Option<&[u8]>,
+    facts: &Facts,
 ) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
     let (width, height) = decoder.dimensions();
     if width == 0 || height == 0 {
@@ -189,7 +232,13 @@ fn decode_from(
             reason: format!("the header claims {width}x{height} pixels"),
         });
     }
-    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let orientation = match decoder.orientation() {
+        Ok(found) if found != Orientation::NoTransforms => found,
+        _ => facts
+            .orientation
+            .or_else(|| decoder.exif_metadata().ok().flatten().and_then(|exif| exif_orientation(&exif)))
+            .unwrap_or(Orientation::NoTransforms),
+    };
     let pixels = u64::from(width) * u64::from(height);
     let color = decoder.color_type();
     let decoded_bytes = decoder.total_bytes();

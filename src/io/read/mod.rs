@@ -1,6 +1,7 @@
 //! Reading images: sniffing the format, walking a JPEG's structure without decoding it, checking
 //! that a file can hold what its header claims, and decoding within the memory budget.
 
+pub(super) mod changes;
 pub(super) mod claims;
 pub(super) mod decode;
 pub(super) mod jpeg_layout;
@@ -8,6 +9,8 @@ pub(super) mod jpeg_scan;
 pub(super) mod jpeg_segments;
 pub(super) mod jpeg_variants;
 pub(super) mod messages;
+pub(super) mod orientation;
+pub(super) mod pnm;
 pub(super) mod sniff;
 pub(super) mod tiff;
 pub(super) mod tiff_header;

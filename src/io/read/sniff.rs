@@ -50,6 +50,10 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
 /// The format graylab reads that `head` (a file's first bytes) shows; TGA has no signature, so
 /// a `.tga` name is taken for one.
 pub(in crate::io) fn format_of(path: &Path, head: &[u8]) -> Option<ImageFormat> {
+    // BigTIFF, which `image::guess_format` does not know; its decoder reads it.
+    if head.starts_with(b"II+\0") || head.starts_with(b"MM\0+") {
+        return Some(ImageFormat::Tiff);
+    }
     match image::guess_format(head) {
         Ok(format) => readable(format).then_some(format),
         Err(_) if unsupported_in(head).is_none() && has_extension(path, "tga") => Some(ImageFormat::Tga),

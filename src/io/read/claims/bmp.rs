@@ -1,0 +1,56 @@
+//! A BMP's pixels against the bytes behind its header: uncompressed rows are all there, and an
+//! RLE8 or RLE4 row takes at least one 2-byte run per 255 pixels in a file any encoder writes
+//! (half that is allowed, for rows ended or skipped early). Also the DIBs inside an ICO.
+
+use std::path::Path;
+
+use crate::io::read::claims::impossible;
+use crate::io::{IoError, owned};
+
+/// Compression codes of a BMP's info header.
+const BI_RGB: u32 = 0;
+const BI_RLE8: u32 = 1;
+const BI_RLE4: u32 = 2;
+const BI_BITFIELDS: u32 = 3;
+const BI_ALPHABITFIELDS: u32 = 6;
+
+/// Refuses a BMP whose header claims no pixels (its decoder calls that "too large") or more
+/// than its data could hold.
+pub(super) fn check(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoError> {
+    let le32 = |i: usize| head.get(i..i + 4).and_then(|b| b.try_into().ok()).map(i32::from_le_bytes);
+    let le16 = |i: usize| head.get(i..i + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    if !head.starts_with(b"BM") || le32(14).is_none_or(|size| size < 40) {
+        return Ok(());
+    }
+    let (Some(w), Some(h)) = (le32(18), le32(22)) else { return Ok(()) };
+    if w <= 0 || h == 0 {
+        return Err(IoError::Decode {
+            path: owned(path),
+            reason: format!("the header claims {w}x{h} pixels"),
+        });
+    }
+    let (Some(offset), Some(bits), Some(compression)) = (le32(10), le16(28), le32(30)) else { return Ok(()) };
+    let (width, height) = (w.unsigned_abs(), h.unsigned_abs());
+    let Some(min_bytes) = min_bytes(width, height, bits, compression.cast_unsigned()) else { return Ok(()) };
+    let data_bytes = file_bytes.saturating_sub(u64::from(offset.cast_unsigned()));
+    if data_bytes < min_bytes {
+        return Err(impossible(path, "BMP", (width, height), min_bytes, data_bytes, file_bytes));
+    }
+    Ok(())
+}
+
+/// The fewest bytes of pixel data a `width` x `height` bitmap of `bits` per pixel needs with
+/// this compression, or `None` when the compression is not checked (JPEG or PNG inside).
+pub(super) fn min_bytes(width: u32, height: u32, bits: u16, compression: u32) -> Option<u64> {
+    let (width, height) = (u64::from(width), u64::from(height));
+    match compression {
+        BI_RLE8 | BI_RLE4 => Some(height * width.div_ceil(255)),
+        BI_RGB | BI_BITFIELDS | BI_ALPHABITFIELDS if matches!(bits, 1 | 2 | 4 | 8 | 16 | 24 | 32) => {
+            // Rows are padded to 4 bytes; the last row's padding may be missing.
+            let row_bytes = (width * u64::from(bits)).div_ceil(8);
+            let stride = row_bytes.div_ceil(4) * 4;
+            Some(stride.saturating_mul(height.saturating_sub(1)).saturating_add(row_bytes))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,65 @@
+//! A JPEG's frame against its coded data, and where a truncated one ends: read from the walk
+//! over its segments, before anything is allocated.
+
+use std::path::Path;
+
+use image::DynamicImage;
+
+use crate::io::read::jpeg_scan::{self, FrameKind, Layout, ScanError};
+use crate::io::{IoError, TruncatedAt, owned};
+
+/// Reads a JPEG's structure: names unsupported variants, refuses files whose data cannot hold
+/// the frame.
+pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool) -> Result<Layout, IoError> {
+    let layout = jpeg_scan::scan(bytes).map_err(|e| match e {
+        ScanError::EndsInHeaders => IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown },
+        ScanError::Corrupt(reason) => IoError::Decode { path: owned(path), reason },
+    })?;
+    let unsupported = |reason: String| Err(IoError::Unsupported { path: owned(path), reason });
+    if let FrameKind::Unsupported(n) = layout.kind {
+        return unsupported(format!(
+            "{}; graylab reads baseline, extended and progressive Huffman-coded JPEG",
+            FrameKind::describe(n)
+        ));
+    }
+    if layout.precision != 8 {
+        return unsupported(format!("{}-bit JPEG; graylab reads 8-bit JPEG", layout.precision));
+    }
+    if layout.scans == 0 {
+        return Err(IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown });
+    }
+    let min_bytes = layout.min_coded_bytes();
+    // A truncated file below the floor may still be kept in part when asked.
+    if layout.coded_bytes < min_bytes && (layout.complete || !allow_truncated) {
+        return Err(IoError::ImpossibleSize {
+            path: owned(path),
+            format: "JPEG",
+            width: layout.width,
+            height: layout.height,
+            min_bytes,
+            data_bytes: layout.coded_bytes,
+            file_bytes: bytes.len() as u64,
+        });
+    }
+    Ok(layout)
+}
+
+/// Where a JPEG without its end marker stopped: the decoder fills what it did not get with
+/// gray (128 in every sample) from the start of a row of MCUs, and the MCU row before that may
+/// have been decoded from padding; the rows before it are whole.
+pub(in crate::io) fn truncated_at(image: &DynamicImage, layout: &Layout) -> TruncatedAt {
+    let height = image.height();
+    let row_bytes = image.width() as usize * usize::from(image.color().bytes_per_pixel());
+    let bytes = image.as_bytes();
+    let gray_rows = if row_bytes == 0 {
+        0
+    } else {
+        bytes.rchunks_exact(row_bytes).take_while(|row| row.iter().all(|&b| b == 128)).count() as u32
+    };
+    let with_data = height.saturating_sub(gray_rows);
+    if layout.kind == FrameKind::Progressive && gray_rows == 0 {
+        return TruncatedAt::Refinement;
+    }
+    let mcu = layout.mcu_rows().max(1);
+    TruncatedAt::Row { rows: (with_data.div_ceil(mcu).saturating_sub(1) * mcu).min(height), height }
+}

@@ -1,0 +1,97 @@
+//! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, and an
+//! `eXIf` chunk the decoder skips (it reads only those before the image data): from the chunk
+//! headers, seeking over the data.
+
+use std::path::Path;
+
+use crate::io::IoError;
+use crate::io::read::claims::{Facts, Walk, impossible};
+use crate::io::read::orientation::exif_orientation;
+
+/// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
+pub(super) const DEFLATE_MAX_RATIO: u64 = 1032;
+/// The largest `eXIf` chunk read for its orientation.
+const MAX_EXIF_BYTES: u32 = 1 << 20;
+
+/// Refuses a PNG whose image data is too small for its pixels even at deflate's best ratio;
+/// counts an APNG's frames and reads an `eXIf` chunk's orientation.
+pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, IoError> {
+    let Some((width, height, min_bytes)) = min_data_bytes(head) else { return Ok(Facts::default()) };
+    let file_bytes = walk.len();
+    let chunks = chunks(walk, 8, file_bytes);
+    let data_bytes = chunks.idat_bytes;
+    if data_bytes < min_bytes {
+        return Err(impossible(path, "PNG", (width, height), min_bytes, data_bytes, file_bytes));
+    }
+    // The default image is the first frame unless it is left out of the animation.
+    let frames = chunks.animation_frames.map(|n| n.saturating_add(u32::from(!chunks.fctl_before_idat)));
+    Ok(Facts { frames: frames.filter(|&n| n > 1), orientation: chunks.orientation, pnm: None })
+}
+
+/// The width, height and least compressed bytes of the PNG whose first bytes are `head`, or
+/// `None` when it is no PNG (or its header is damaged: the decoder says how).
+pub(super) fn min_data_bytes(head: &[u8]) -> Option<(u32, u32, u64)> {
+    if !head.starts_with(b"\x89PNG\r\n\x1a\n") || head.get(12..16) != Some(b"IHDR") {
+        return None;
+    }
+    let be32 = |i: usize| head.get(i..i + 4).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes);
+    let (width, height, &depth, &color) = (be32(16)?, be32(20)?, head.get(24)?, head.get(25)?);
+    let channels: u64 = match color {
+        0 | 3 => 1,
+        4 => 2,
+        2 => 3,
+        6 => 4,
+        _ => return None, // The decoder names the bad colour type.
+    };
+    let row_bytes = (u64::from(width) * channels * u64::from(depth)).div_ceil(8) + 1;
+    Some((width, height, (u64::from(height) * row_bytes) / DEFLATE_MAX_RATIO))
+}
+
+/// What the chunk headers of a PNG say.
+#[derive(Default)]
+pub(super) struct Chunks {
+    /// Bytes in IDAT chunks.
+    pub idat_bytes: u64,
+    /// The frame count of an `acTL` chunk.
+    animation_frames: Option<u32>,
+    /// Whether an `fcTL` came before the first IDAT (the default image is a frame).
+    fctl_before_idat: bool,
+    /// The orientation of an `eXIf` chunk.
+    orientation: Option<image::metadata::Orientation>,
+}
+
+/// Walks the chunks of a PNG from offset `start` to `end` (a PNG inside an ICO ends before the
+/// file does).
+pub(super) fn chunks(walk: &mut Walk, start: u64, end: u64) -> Chunks {
+    let mut found = Chunks::default();
+    if walk.seek(start).is_none() {
+        return found;
+    }
+    let mut seen_idat = false;
+    while walk.at() + 8 <= end {
+        let Some(header) = walk.read::<8>() else { break };
+        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]);
+        let mut skip = u64::from(len) + 4;
+        match &header[4..] {
+            b"IDAT" => {
+                seen_idat = true;
+                found.idat_bytes += u64::from(len).min(end.saturating_sub(walk.at()));
+            }
+            b"acTL" if len >= 8 => {
+                found.animation_frames = walk.read::<4>().map(u32::from_be_bytes);
+                skip -= 4;
+            }
+            b"fcTL" => found.fctl_before_idat |= !seen_idat,
+            b"eXIf" if len <= MAX_EXIF_BYTES && found.orientation.is_none() => {
+                found.orientation = walk.bytes(len as usize).and_then(|exif| exif_orientation(&exif));
+                skip = 4;
+            }
+            b"IEND" => break,
+            _ => {}
+        }
+        if walk.skip(skip).is_none() {
+            break;
+        }
+    }
+    found
+}

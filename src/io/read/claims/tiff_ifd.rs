@@ -1,0 +1,124 @@
+//! A TIFF's image file directories (IFDs), classic and `BigTIFF`, read tag by tag without the
+//! decoder: integer values, inline or at an offset, and the chain of directories.
+
+use crate::io::read::claims::Walk;
+
+/// Directories with more entries than this are left to the decoder.
+const MAX_ENTRIES: u64 = 4096;
+
+/// How a TIFF is laid out: byte order, and classic (32-bit offsets) or `BigTIFF` (64-bit).
+#[derive(Clone, Copy)]
+pub(super) struct Layout {
+    little: bool,
+    big: bool,
+}
+
+/// One directory entry.
+pub(super) struct Entry {
+    /// The tag.
+    pub tag: u16,
+    kind: u16,
+    count: u64,
+    /// The value field: the values when they fit, else their offset.
+    field: [u8; 8],
+}
+
+/// One directory: its entries and the offset of the next (0 at the end).
+pub(super) struct Ifd {
+    /// The entries, in file order.
+    pub entries: Vec<Entry>,
+    /// The next directory's offset, 0 when this is the last.
+    pub next: u64,
+}
+
+impl Layout {
+    /// The layout and first directory's offset of a TIFF or `BigTIFF` whose first bytes are
+    /// `head`, or `None` when it is neither.
+    pub(super) fn of(head: &[u8]) -> Option<(Self, u64)> {
+        let (little, big) = match head.get(..4)? {
+            b"II*\0" => (true, false),
+            b"MM\0*" => (false, false),
+            b"II+\0" => (true, true),
+            b"MM\0+" => (false, true),
+            _ => return None,
+        };
+        let layout = Self { little, big };
+        let offset = if big { layout.u64(head.get(8..16)?) } else { layout.u64(head.get(4..8)?) };
+        Some((layout, offset))
+    }
+
+    /// An unsigned integer of 1, 2, 4 or 8 bytes in the file's byte order.
+    fn u64(self, bytes: &[u8]) -> u64 {
+        let fold = |v: u64, &b: &u8| (v << 8) | u64::from(b);
+        if self.little { bytes.iter().rev().fold(0, fold) } else { bytes.iter().fold(0, fold) }
+    }
+
+    /// Reads the directory at `offset`.
+    pub(super) fn ifd(self, walk: &mut Walk, offset: u64) -> Option<Ifd> {
+        walk.seek(offset)?;
+        let (count, entry_len, field_len) = if self.big {
+            (self.u64(&walk.read::<8>()?), 20, 8)
+        } else {
+            (self.u64(&walk.read::<2>()?), 12, 4)
+        };
+        if count > MAX_ENTRIES {
+            return None;
+        }
+        let raw = walk.bytes(usize::try_from(count * entry_len).ok()?)?;
+        let entries = raw
+            .chunks_exact(entry_len as usize)
+            .map(|e| {
+                let count_len = if self.big { 8 } else { 4 };
+                let mut field = [0u8; 8];
+                field[..field_len].copy_from_slice(&e[4 + count_len..4 + count_len + field_len]);
+                Entry {
+                    tag: u16::try_from(self.u64(&e[..2])).unwrap_or(0),
+                    kind: u16::try_from(self.u64(&e[2..4])).unwrap_or(0),
+                    count: self.u64(&e[4..4 + count_len]),
+                    field,
+                }
+            })
+            .collect();
+        let next = if self.big { self.u64(&walk.read::<8>()?) } else { self.u64(&walk.read::<4>()?) };
+        Some(Ifd { entries, next })
+    }
+
+    /// The offset of the directory after the one at `offset`, without reading its entries; 0
+    /// at the end.
+    pub(super) fn next_ifd(self, walk: &mut Walk, offset: u64) -> Option<u64> {
+        walk.seek(offset)?;
+        let count = if self.big { self.u64(&walk.read::<8>()?) } else { self.u64(&walk.read::<2>()?) };
+        walk.skip(count.checked_mul(if self.big { 20 } else { 12 })?)?;
+        Some(if self.big { self.u64(&walk.read::<8>()?) } else { self.u64(&walk.read::<4>()?) })
+    }
+
+    /// The integer values of `entry` (BYTE, SHORT, LONG, LONG8 or their signed and IFD forms),
+    /// at most `max` of them; `None` for another type, more values, or a read past the end.
+    pub(super) fn values(self, walk: &mut Walk, entry: &Entry, max: u64) -> Option<Vec<u64>> {
+        let size: usize = match entry.kind {
+            1 | 6 => 1,
+            3 | 8 => 2,
+            4 | 9 | 13 => 4,
+            16..=18 => 8,
+            _ => return None,
+        };
+        if entry.count > max {
+            return None;
+        }
+        let len = usize::try_from(entry.count).ok()?.checked_mul(size)?;
+        let inline = if self.big { 8 } else { 4 };
+        let bytes = if len <= inline {
+            entry.field[..len].to_vec()
+        } else {
+            walk.seek(self.u64(&entry.field[..inline]))?;
+            walk.bytes(len)?
+        };
+        Some(bytes.chunks_exact(size).map(|v| self.u64(v)).collect())
+    }
+
+    /// The first value of the entry with `tag` in `ifd`, if it has one.
+    pub(super) fn first(self, walk: &mut Walk, ifd: &Ifd, tag: u16) -> Option<u64> {
+        let entry = ifd.entries.iter().find(|e| e.tag == tag)?;
+        self.values(walk, entry, 1 << 16)?.first().copied()
+    }
+}

@@ -1,0 +1,87 @@
+//! The EXIF orientation read by graylab itself, where the decoders miss it: stored as a LONG
+//! instead of a SHORT (the `image` crate reads SHORT only), or in a chunk the decoder skips.
+//! Pillow and exiftool apply both.
+
+use image::metadata::Orientation;
+
+/// The orientation tag of IFD0.
+const ORIENTATION_TAG: u16 = 0x0112;
+/// IFD0 entries read at most.
+const MAX_ENTRIES: usize = 1024;
+
+/// The orientation in an EXIF block (a TIFF structure, with or without the `Exif\0\0` of a
+/// JPEG's APP1 in front), its value stored as SHORT or LONG (signed or not); `None` when there
+/// is none or it is out of range.
+pub(in crate::io) fn exif_orientation(exif: &[u8]) -> Option<Orientation> {
+    let tiff = exif.strip_prefix(b"Exif\0\0").unwrap_or(exif);
+    let little = match tiff.get(..4)? {
+        b"II*\0" => true,
+        b"MM\0*" => false,
+        _ => return None,
+    };
+    let u16_at = |i: usize| {
+        let b = [*tiff.get(i)?, *tiff.get(i + 1)?];
+        Some(if little { u16::from_le_bytes(b) } else { u16::from_be_bytes(b) })
+    };
+    let u32_at = |i: usize| {
+        let b: [u8; 4] = tiff.get(i..i + 4)?.try_into().ok()?;
+        Some(if little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+    };
+    let ifd = usize::try_from(u32_at(4)?).ok()?;
+    let entries = usize::from(u16_at(ifd)?).min(MAX_ENTRIES);
+    (0..entries).find_map(|k| {
+        let entry = ifd + 2 + 12 * k;
+        if u16_at(entry)? != ORIENTATION_TAG || u32_at(entry + 4)? != 1 {
+            return None;
+        }
+        let value = match u16_at(entry + 2)? {
+            3 | 8 => u32::from(u16_at(entry + 8)?),
+            4 | 9 => u32_at(entry + 8)?,
+            _ => return None,
+        };
+        orientation_of(value)
+    })
+}
+
+/// The orientation of a TIFF Orientation tag's value, `None` out of 1..=8.
+pub(in crate::io) fn orientation_of(value: u32) -> Option<Orientation> {
+    Orientation::from_exif(u8::try_from(value).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exif(little: bool, kind: u16, value: u32) -> Vec<u8> {
+        let b16 = |v: u16| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+        let b32 = |v: u32| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+        let mut e = if little { b"II*\0".to_vec() } else { b"MM\0*".to_vec() };
+        e.extend_from_slice(&b32(8));
+        e.extend_from_slice(&b16(1));
+        e.extend_from_slice(&b16(ORIENTATION_TAG));
+        e.extend_from_slice(&b16(kind));
+        e.extend_from_slice(&b32(1));
+        if kind == 3 {
+            e.extend_from_slice(&b16(value as u16));
+            e.extend_from_slice(&[0, 0]);
+        } else {
+            e.extend_from_slice(&b32(value));
+        }
+        e.extend_from_slice(&[0; 4]);
+        e
+    }
+
+    #[test]
+    fn short_and_long_values_in_both_byte_orders() {
+        for little in [true, false] {
+            assert_eq!(exif_orientation(&exif(little, 3, 6)), Some(Orientation::Rotate90));
+            assert_eq!(exif_orientation(&exif(little, 4, 8)), Some(Orientation::Rotate270));
+            let mut app1 = b"Exif\0\0".to_vec();
+            app1.extend_from_slice(&exif(little, 4, 3));
+            assert_eq!(exif_orientation(&app1), Some(Orientation::Rotate180));
+            assert_eq!(exif_orientation(&exif(little, 4, 9)), None, "out of range");
+            assert_eq!(exif_orientation(&exif(little, 2, 6)), None, "ASCII is no orientation");
+        }
+        assert_eq!(exif_orientation(b"II*\0\xff\xff\xff\xff"), None);
+    }
+}
