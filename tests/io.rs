@@ -217,6 +217,8 @@ fn every_format_round_trips_and_reports_what_it_changed() {
     let tif = dir.path().join("la16.tif");
     let r = encode_file(&la16, &tif, &ExportOptions::default()).expect("tiff");
     assert!(r.notes.is_empty(), "{:?}", r.notes);
+    let back = decode(&tif).expect("reads").image;
+    assert_eq!(back.to_luma_alpha16(), la16.to_luma_alpha16(), "TIFF keeps 16-bit gray and alpha");
     let bmp = dir.path().join("la16.bmp");
     let r = encode_file(&la16, &bmp, &ExportOptions::default()).expect("bmp");
     assert!(r.notes.iter().all(|n| !n.contains("no alpha")), "{:?}", r.notes);

@@ -124,29 +124,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         let truncated = (!layout.complete).then(|| truncated_at(&image, &layout));
         ((image, orientation), reservation, ImageFormat::Jpeg, truncated, facts)
     } else {
-        // The content decides, never the name alone (a text file named .jpg is no JPEG), except
-        // for TGA, which has no signature.
-        // The first bytes were read above: the file is not opened again to sniff them.
-        if let Some(format) = unsupported_format_of(&head) {
-            return Err(IoError::UnsupportedFormat { path: owned(path), format });
-        }
-        let format = format_of(path, &head)
-            .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(&head) })?;
-        let facts = check_claims(path, &head, format)?;
-        let tiff_variant = check_tiff(path, &head)?;
-        let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
-        let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
-        let (image, orientation, reservation) = if let Some(variant) = tiff_variant {
-            // TIFF variants the `image` crate refuses or misreads have decoders of their own.
-            let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
-            decode_with(path, decoder, scratch_bytes, options, None, &facts)?
-        } else if let Some(header) = exact_pnm {
-            let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
-            decode_with(path, decoder, 0, options, None, &facts)?
-        } else {
-            let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
-            decode_with(path, decoder, 0, options, None, &facts)?
-        };
+        let (image, orientation, reservation, format, facts) = decode_other(path, &head, options)?;
         ((image, orientation), reservation, format, None, facts)
     };
     if let Some(at) = truncated {
@@ -175,6 +153,40 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         frames,
         memory: reservation,
     })
+}
+
+/// Decodes a file that is not a JPEG: the format from its content, its header's claims checked,
+/// TIFF variants and PNM of other maxvals through decoders of their own.
+fn decode_other(
+    path: &Path,
+    head: &[u8],
+    options: &DecodeOptions,
+) -> Result<(DynamicImage, Orientation, Reservation, ImageFormat, Facts), IoError> {
+    let open = |cause| IoError::Open { path: owned(path), cause };
+    // The content decides, never the name alone (a text file named .jpg is no JPEG), except
+    // for TGA, which has no signature.
+    // The first bytes (`head`) were read by `decode_file`: the file is not opened again to sniff them.
+    if let Some(format) = unsupported_format_of(head) {
+        return Err(IoError::UnsupportedFormat { path: owned(path), format });
+    }
+    let format = format_of(path, head)
+        .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(head) })?;
+    let facts = check_claims(path, head, format)?;
+    let tiff_variant = check_tiff(path, head)?;
+    let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
+    let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
+    let (image, orientation, reservation) = if let Some(variant) = tiff_variant {
+        // TIFF variants the `image` crate refuses or misreads have decoders of their own.
+        let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
+        decode_with(path, decoder, scratch_bytes, options, None, &facts)?
+    } else if let Some(header) = exact_pnm {
+        let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
+        decode_with(path, decoder, 0, options, None, &facts)?
+    } else {
+        let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
+        decode_with(path, decoder, 0, options, None, &facts)?
+    };
+    Ok((image, orientation, reservation, format, facts))
 }
 
 /// An RGBA image whose every alpha is 255 as RGB, compacted in place (a GIF decodes to RGBA
