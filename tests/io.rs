@@ -856,7 +856,10 @@ fn files_with_more_frames_or_pages_say_only_the_first_was_converted() {
             writer.write_image_data(&[v; 48]).expect("frame");
         }
     }
-    let webp = animated_webp((8, 6), &vp8l_chunk(8, 6), (8, 6), 2);
+    let mut webp = animated_webp((8, 6), &vp8l_chunk(8, 6), (8, 6), 2);
+    // The alpha flag, as Pillow writes it for every animation: its frames are opaque all the same.
+    assert_eq!(&webp[12..16], b"VP8X");
+    webp[20] |= 0x10;
     let tiff = gray_tiff(&[(8, 6, vec![10; 48]), (8, 6, vec![90; 48]), (4, 4, vec![7; 16])], 1, &[]);
     for (name, bytes, total, unit) in [
         ("a.gif", gif, 3, "frame"),
@@ -874,6 +877,9 @@ fn files_with_more_frames_or_pages_say_only_the_first_was_converted() {
             "{name}"
         );
         assert_eq!((d.image.width(), d.image.height()), (8, 6), "{name}: the first frame");
+        // Every frame is opaque: no alpha in the result, although the GIF and WebP decoders give
+        // RGBA for any animation.
+        assert!(!d.image.color().has_alpha(), "{name}: opaque, so no alpha ({:?})", d.image.color());
     }
     let still = decode(&write(dir.path(), "still.png", &png_bytes(&gradient(8, 6)))).expect("still");
     assert_eq!((still.frames, still.warnings.len()), (None, 0));

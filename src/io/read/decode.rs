@@ -136,7 +136,9 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     }
     check_unchanged(path, &meta)?;
     let (mut image, orientation) = raw;
-    if format == ImageFormat::Gif {
+    // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
+    // kept only where some pixel is not opaque.
+    if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
         image = without_opaque_alpha(image);
     }
     image.apply_orientation(orientation);
