@@ -120,13 +120,7 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
     }
 
     fn orientation(&mut self) -> ImageResult<Orientation> {
-        Ok(self
-            .inner
-            .find_tag_unsigned::<u16>(Tag::Orientation)
-            .ok()
-            .flatten()
-            .and_then(|v| Orientation::from_exif(u8::try_from(v).ok()?))
-            .unwrap_or(Orientation::NoTransforms))
+        Ok(orientation(&mut self.inner))
     }
 
     fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
@@ -261,6 +255,16 @@ impl<R: Seek> Seek for Patched<R> {
         self.position = self.inner.seek(to)?;
         Ok(self.position)
     }
+}
+
+/// The orientation tag of a TIFF the `tiff` crate reads (none when it is absent or invalid).
+pub(super) fn orientation<R: Read + Seek>(inner: &mut Decoder<R>) -> Orientation {
+    inner
+        .find_tag_unsigned::<u16>(Tag::Orientation)
+        .ok()
+        .flatten()
+        .and_then(|v| Orientation::from_exif(u8::try_from(v).ok()?))
+        .unwrap_or(Orientation::NoTransforms)
 }
 
 /// The `tiff` crate's error as the `image` crate's (as `image` maps it).

@@ -12,7 +12,7 @@ use image::{ColorType, ImageDecoder, ImageError, ImageResult};
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 
-use super::direct::{decoding, tiff_error};
+use super::direct::{decoding, orientation, tiff_error};
 
 /// Zero bits before an end-of-line code: 11 in the code, the rest fill.
 const MAX_EOL_ZEROS: u32 = 64;
@@ -85,13 +85,7 @@ impl<R: Read + Seek> ImageDecoder for FaxDecoder<R> {
     }
 
     fn orientation(&mut self) -> ImageResult<Orientation> {
-        Ok(self
-            .inner
-            .find_tag_unsigned::<u16>(Tag::Orientation)
-            .ok()
-            .flatten()
-            .and_then(|v| Orientation::from_exif(u8::try_from(v).ok()?))
-            .unwrap_or(Orientation::NoTransforms))
+        Ok(orientation(&mut self.inner))
     }
 
     fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
