@@ -149,15 +149,6 @@ pub(super) fn compute_for(engine: &Engine, gpu: bool) {
     }
 }
 
-/// The instruction set's name as people write it.
-fn simd_name(level: SimdLevel) -> &'static str {
-    match level {
-        SimdLevel::Baseline => "baseline SIMD",
-        SimdLevel::Avx2 => "AVX2",
-        SimdLevel::Avx512 => "AVX-512",
-    }
-}
-
 /// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock)",
 /// "GPU compute: 1.7 Gop/s (llvmpipe, GPU timestamps)", or how to measure them.
 pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings>) -> Vec<String> {
@@ -168,7 +159,7 @@ pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings
             "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; median {:.1}, data in cache)",
             c.ops_per_s() / 1e9,
             c.threads,
-            simd_name(c.simd),
+            SimdLevel::name(c.simd),
             c.ops as f64 / c.median_ns.max(1) as f64
         ),
         None => "    CPU compute: not measured yet (graylab info --probe measures it)".to_owned(),

@@ -24,6 +24,18 @@ pub enum SimdLevel {
     Avx512,
 }
 
+impl SimdLevel {
+    /// The instruction set's name as people write it ("AVX-512").
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline SIMD",
+            Self::Avx2 => "AVX2",
+            Self::Avx512 => "AVX-512",
+        }
+    }
+}
+
 /// The instruction set the CPU kernels use on this machine (detected once).
 #[must_use]
 pub fn simd_level() -> SimdLevel {

@@ -83,7 +83,7 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
         }
         Backend::Cpu => {
             ui.add(egui::Slider::new(&mut c.threads, 1..=available_threads()).text("CPU threads"));
-            ui.label(RichText::new(format!("kernel instruction set: {:?}", simd_level())).weak());
+            ui.label(RichText::new(format!("kernel instruction set: {}", simd_level().name())).weak());
         }
     }
     ui.checkbox(&mut settings.convert.keep_alpha, "Keep alpha (gray + alpha output)");

@@ -43,7 +43,7 @@ impl Session {
                 self.opening = None;
                 self.failed_opens += 1;
                 self.settings.recent.retain(|p| p != &path);
-                self.toasts.error(format!("Could not open the image. {e}"));
+                self.toasts.error(format!("Could not open the image: {e}"));
             }
             Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
             Reply::Ceilings(result) => self.ceilings_measured(result),
