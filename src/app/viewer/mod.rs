@@ -202,8 +202,14 @@ fn input_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
         D::ImageLuma16(b) => sixteen(&b.get_pixel(col, row).0),
         D::ImageLumaA16(b) => sixteen(&b.get_pixel(col, row).0),
         _ => {
+            // Only the channels the image has: a JPEG shows no alpha.
             let p = image::GenericImageView::get_pixel(image, col, row).0;
-            format!("R {:3} G {:3} B {:3} A {:3}", p[0], p[1], p[2], p[3])
+            match (image.color().has_color(), image.color().has_alpha()) {
+                (true, true) => format!("R {:3} G {:3} B {:3} A {:3}", p[0], p[1], p[2], p[3]),
+                (true, false) => format!("R {:3} G {:3} B {:3}", p[0], p[1], p[2]),
+                (false, true) => format!("gray {:3} alpha {:3}", p[0], p[3]),
+                (false, false) => format!("gray {:3}", p[0]),
+            }
         }
     }
 }
@@ -304,5 +310,22 @@ fn interact(ui: &Ui, view: &mut ViewState, response: &egui::Response, pane: Rect
             view.center = anchor - (cursor - pane.center()) / view.zoom;
             view.fit = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use image::{DynamicImage, GrayAlphaImage, GrayImage, LumaA, Rgb, RgbImage, Rgba, RgbaImage};
+
+    #[test]
+    fn the_readout_shows_only_the_channels_the_input_has() {
+        let rgb = DynamicImage::ImageRgb8(RgbImage::from_pixel(2, 2, Rgb([13, 25, 3])));
+        assert_eq!(super::input_at(&rgb, 1, 1), "R  13 G  25 B   3");
+        let rgba = DynamicImage::ImageRgba8(RgbaImage::from_pixel(2, 2, Rgba([13, 25, 3, 128])));
+        assert_eq!(super::input_at(&rgba, 0, 1), "R  13 G  25 B   3 A 128");
+        let gray = DynamicImage::ImageLuma8(GrayImage::from_pixel(2, 2, image::Luma([7])));
+        assert_eq!(super::input_at(&gray, 1, 0), "gray   7");
+        let gray_alpha = DynamicImage::ImageLumaA8(GrayAlphaImage::from_pixel(2, 2, LumaA([7, 9])));
+        assert_eq!(super::input_at(&gray_alpha, 0, 0), "gray   7 alpha   9");
     }
 }
