@@ -90,8 +90,12 @@ pub fn convert_file(
         return Err(crate::io::IoError::Exists { path: output.to_path_buf() }.into());
     }
     // What the export would refuse after the decode (a side too large for JPEG or WebP) is
-    // refused before it, from the input's header.
-    if let Some(dimensions) = header_dimensions(input) {
+    // refused before it, from the input's header; other formats have no side limit, and their
+    // files are not opened an extra time for it.
+    let format = export.format.or_else(|| ExportFormat::from_path(output));
+    if matches!(format, Some(ExportFormat::Jpeg | ExportFormat::Webp))
+        && let Some(dimensions) = header_dimensions(input)
+    {
         export_format(output, export, dimensions)?;
     }
     let decoded = decode_file(input, decode)?;
