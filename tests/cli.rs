@@ -267,15 +267,43 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
         assert!(
             verdict == "holds here"
                 || verdict == "does not hold here"
+                || verdict == "inconclusive here"
                 || (verdict.starts_with("holds from ") && verdict.ends_with(" on")),
             "{verdict}"
         );
         let ms = c["measurements"].as_array().expect("measurements");
         assert!(!ms.is_empty(), "claim {}", c["id"]);
         for m in ms {
-            assert!(m["value"].as_f64().is_some_and(f64::is_finite), "{m}");
+            let value = m["value"].as_f64().expect("a value");
+            assert!(value.is_finite(), "{m}");
             assert!(m["unit"].as_str().is_some_and(|u| !u.is_empty()), "{m}");
             assert!(m["clock"].as_str().is_some_and(|u| !u.is_empty()), "{m}");
+            // A median of enough samples carries its 95% interval, around it.
+            if let (Some(low), Some(high)) = (m["ci_low"].as_f64(), m["ci_high"].as_f64()) {
+                assert!(low <= value && value <= high && m["samples"].as_u64() >= Some(6), "{m}");
+            }
+        }
+        // Every verdict rests on at least one ratio sampled in turns, never on one warm run:
+        // at least six rounds, an interval, and a decision that agrees with the verdict.
+        let evidence = c["evidence"].as_array().expect("evidence");
+        assert!(!evidence.is_empty(), "claim {}", c["id"]);
+        for e in evidence {
+            let i = &e["interval"];
+            assert!(i["samples"].as_u64() >= Some(6), "{e}");
+            let (low, high) = (i["ci_low"].as_f64().expect("low"), i["ci_high"].as_f64().expect("high"));
+            let threshold = e["threshold"].as_f64().expect("threshold");
+            let decision = e["decision"].as_str().expect("decision");
+            let expected = if low > threshold {
+                "above"
+            } else if high < threshold {
+                "below"
+            } else {
+                "within"
+            };
+            assert_eq!(decision, expected, "{e}");
+        }
+        if verdict == "inconclusive here" {
+            assert!(evidence.iter().any(|e| e["decision"] == "within"), "claim {}", c["id"]);
         }
         // On a software adapter every verdict says what the "GPU" is.
         assert_eq!(c["why"].as_str().is_some_and(|w| w.contains("CPU's own cores")), gpu.is_software());

@@ -72,6 +72,65 @@ pub struct BenchOptions {
     pub keep_input_on_gpu: bool,
 }
 
+/// One conversion prepared once (its pixels packed, its output allocated) and run as often as
+/// asked: what [`bench_with`] and the claims' sampling time, run by run.
+pub(crate) struct Repeat<'a> {
+    engine: &'a Engine,
+    settings: ConvertSettings,
+    notes: Vec<String>,
+    /// The conversion.
+    pub(crate) kernel: Kernel,
+    /// The packed input.
+    pub(crate) bytes: std::borrow::Cow<'a, [u8]>,
+    /// The output, written by every run.
+    pub(crate) out: OutBuffer,
+    /// Image width.
+    pub(crate) width: u32,
+    /// Image height.
+    pub(crate) height: u32,
+    /// GPU: keep the input on the GPU under this key.
+    pub(crate) keep_input: Option<ImageKey>,
+}
+
+impl<'a> Repeat<'a> {
+    /// Prepares `image` for `settings`; an image that is already gray has nothing to time.
+    pub(crate) fn new(
+        engine: &'a Engine,
+        image: &'a DynamicImage,
+        settings: &ConvertSettings,
+    ) -> Result<Self, EngineError> {
+        let (prepared, notes) = prepare(image, settings.keep_alpha)?;
+        let Prepared::Colour { kernel, bytes } = prepared else {
+            return Err(EngineError::UnsupportedPixels(
+                "the input is already gray: there is nothing to convert or measure".to_owned(),
+            ));
+        };
+        let (width, height) = (image.width(), image.height());
+        let out = OutBuffer::new(kernel, width as usize * height as usize);
+        Ok(Self { engine, settings: *settings, notes, kernel, bytes, out, width, height, keep_input: None })
+    }
+
+    /// One run, timed whole and by phase.
+    pub(crate) fn run(&mut self) -> Result<RunReport, EngineError> {
+        let started = Instant::now();
+        let s = &self.settings;
+        let mut report = RunReport::new(s.backend, s.formula, (self.width, self.height), self.notes.clone())
+            .with_work(s.work);
+        report.kernel = Some(self.kernel);
+        let input = KernelInput {
+            kernel: self.kernel,
+            src: &self.bytes,
+            width: self.width,
+            height: self.height,
+            cancel: None,
+            keep_input: self.keep_input,
+        };
+        self.engine.run_kernel(&input, self.out.bytes_mut(), s, &mut report)?;
+        report.finish(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        Ok(report)
+    }
+}
+
 /// Runs one conversion `1 + runs` times: a cold run, then `runs` warm ones (at least one).
 pub fn bench(
     engine: &Engine,
@@ -89,30 +148,19 @@ pub fn bench_with(
     settings: &ConvertSettings,
     options: &BenchOptions,
 ) -> Result<BenchResult, EngineError> {
-    let (prepared, notes) = prepare(image, settings.keep_alpha)?;
-    let Prepared::Colour { kernel, bytes } = prepared else {
-        return Err(EngineError::UnsupportedPixels(
-            "the input is already gray: there is nothing to convert or measure".to_owned(),
-        ));
-    };
-    let (width, height) = (image.width(), image.height());
-    let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-    let keep_input = (options.keep_input_on_gpu && settings.backend == Backend::Gpu).then(ImageKey::new);
+    let mut repeat = Repeat::new(engine, image, settings)?;
+    let (kernel, width, height) = (repeat.kernel, repeat.width, repeat.height);
+    repeat.keep_input = (options.keep_input_on_gpu && settings.backend == Backend::Gpu).then(ImageKey::new);
+    let keep_input = repeat.keep_input;
     let threads = settings.threads.clamp(1, crate::cpu::available_threads());
     // The CPU kernel's ceiling: the memory-stream baseline over the same bytes, into the same buffer.
     let stream = settings.backend == Backend::Cpu && kernel == Kernel::Rgb8ToL8;
     let mut baseline_ns = Vec::new();
     let mut one_run = |warm: bool| -> Result<RunReport, EngineError> {
-        let started = Instant::now();
-        let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes.clone())
-            .with_work(settings.work);
-        report.kernel = Some(kernel);
-        let input = KernelInput { kernel, src: &bytes, width, height, cancel: None, keep_input };
-        engine.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
-        report.finish(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        let report = repeat.run()?;
         // Timed after the cold run too, untimed then: its first touch of the buffers.
         if stream
-            && let Some(ns) = time_baseline(&bytes, out.bytes_mut(), threads)
+            && let Some(ns) = time_baseline(&repeat.bytes, repeat.out.bytes_mut(), threads)
             && warm
         {
             baseline_ns.push(ns);

@@ -17,6 +17,7 @@ mod options;
 mod parity;
 mod report;
 mod round_trip;
+pub mod sampling;
 mod sweep;
 mod synthetic;
 mod work;

@@ -4,6 +4,7 @@
 
 pub(crate) mod arenas;
 pub(crate) mod huge_pages;
+pub mod load;
 pub(crate) mod memory;
 pub(crate) mod memory_budget;
 pub(crate) mod temps;

@@ -301,12 +301,14 @@ fn machine(r: &ClaimsReport) -> String {
     format!("{} ({kind}), {} CPU threads, {set}, {} build", r.adapter, r.cpu_threads, r.build)
 }
 
-/// The verdict's colour: holds green, does not hold orange, holds from a threshold teal.
+/// The verdict's colour: holds green, does not hold orange, holds from a threshold teal,
+/// inconclusive (within the noise) gray.
 fn verdict_colour(v: &Verdict) -> Color32 {
     match v {
         Verdict::Holds => Color32::from_rgb(100, 200, 110),
         Verdict::DoesNotHold => Color32::from_rgb(240, 120, 60),
         Verdict::HoldsFrom(_) => Color32::from_rgb(70, 190, 210),
+        Verdict::Inconclusive => Color32::from_rgb(170, 170, 170),
     }
 }
 

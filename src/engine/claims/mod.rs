@@ -4,18 +4,29 @@
 //! sentence that says why from the numbers. Nothing here is fixed in advance: run on another
 //! machine, the same code may reach the opposite verdicts.
 //!
+//! Every verdict comes from [`crate::engine::sampling`]: the sides of each comparison run in
+//! interleaved rounds until the 95% interval of the deciding ratio clears the claim's threshold
+//! or the budget is spent, and a ratio within the noise is "inconclusive here". The quick set runs
+//! the same experiments on the same images with a smaller budget, so it may be inconclusive more
+//! often but does not contradict the full set.
+//!
 //! The experiments live in `transfers` (claims 1, 2 and 6), `timing` (3 and 4), `work` (7 and
-//! 8, on the synthetic work per pixel) and `sizes` (5 and 9).
+//! 8, on the synthetic work per pixel) and `sizes` (5 and 9); `sampled` runs their rounds.
 
 pub mod rules;
+mod sampled;
 mod sizes;
 mod timing;
 mod transfers;
 mod work;
 
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
+use crate::engine::sampling::{Budget, Decision, Interval, Stop};
 use crate::engine::{Engine, EngineError};
+use crate::system::load::{Busy, CpuSnapshot};
 
 /// Whether a claim holds on this machine.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -27,6 +38,8 @@ pub enum Verdict {
     DoesNotHold,
     /// It holds from this threshold on (e.g. "16 operations per round trip").
     HoldsFrom(String),
+    /// The difference is within the noise of what was measured: neither verdict is supported.
+    Inconclusive,
 }
 
 impl std::fmt::Display for Verdict {
@@ -35,6 +48,7 @@ impl std::fmt::Display for Verdict {
             Self::Holds => f.write_str("holds here"),
             Self::DoesNotHold => f.write_str("does not hold here"),
             Self::HoldsFrom(threshold) => write!(f, "holds from {threshold} on"),
+            Self::Inconclusive => f.write_str("inconclusive here"),
         }
     }
 }
@@ -52,6 +66,7 @@ impl TryFrom<String> for Verdict {
         match s.as_str() {
             "holds here" => Ok(Self::Holds),
             "does not hold here" => Ok(Self::DoesNotHold),
+            "inconclusive here" => Ok(Self::Inconclusive),
             _ => s
                 .strip_prefix("holds from ")
                 .and_then(|rest| rest.strip_suffix(" on"))
@@ -73,19 +88,90 @@ pub struct Measurement {
     /// The clock that measured it (`cpu-clock`, `gpu-timestamp`, `cpu-clock+gpu-timestamp`), or
     /// `none` for a size or a count that no clock measured.
     pub clock: String,
+    /// The lower end of the value's 95% confidence interval, where it is a median of enough
+    /// samples to have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    /// The upper end of that interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    /// How many samples the value is the median of (none for a single reading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<usize>,
 }
 
 impl Measurement {
     /// A time in milliseconds from nanoseconds.
     #[must_use]
     pub fn ms(name: impl Into<String>, ns: f64, clock: &str) -> Self {
-        Self { name: name.into(), value: ns / 1e6, unit: "ms".to_owned(), clock: clock.to_owned() }
+        Self::of(name, ns / 1e6, "ms", clock)
     }
 
     /// Any other figure.
     #[must_use]
     pub fn of(name: impl Into<String>, value: f64, unit: &str, clock: &str) -> Self {
-        Self { name: name.into(), value, unit: unit.to_owned(), clock: clock.to_owned() }
+        Self {
+            name: name.into(),
+            value,
+            unit: unit.to_owned(),
+            clock: clock.to_owned(),
+            ci_low: None,
+            ci_high: None,
+            samples: None,
+        }
+    }
+
+    /// A median with its interval, in milliseconds from nanosecond samples (a plain median
+    /// when there are too few for an interval).
+    #[must_use]
+    pub fn ms_of(name: impl Into<String>, ns: &[f64], clock: &str) -> Self {
+        Self::sampled(name, &ns.iter().map(|v| v / 1e6).collect::<Vec<_>>(), "ms", clock)
+    }
+
+    /// A median with its interval from `values` in `unit`.
+    #[must_use]
+    pub fn sampled(name: impl Into<String>, values: &[f64], unit: &str, clock: &str) -> Self {
+        match Interval::of(values) {
+            Some(i) => Self {
+                ci_low: Some(i.ci_low),
+                ci_high: Some(i.ci_high),
+                samples: Some(i.samples),
+                ..Self::of(name, i.median, unit, clock)
+            },
+            None => {
+                Self { samples: Some(values.len()), ..Self::of(name, sampled::median(values), unit, clock) }
+            }
+        }
+    }
+}
+
+/// The ratio a verdict was decided on: its median over the interleaved rounds, its 95% interval
+/// and where that lies against the claim's threshold.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Evidence {
+    /// The ratio, e.g. "(upload + download) / GPU kernel".
+    pub statistic: String,
+    /// Its median and interval; `None` with too few rounds for one.
+    pub interval: Option<Interval>,
+    /// The claim's threshold on it.
+    pub threshold: f64,
+    /// Where the interval lies against the threshold.
+    pub decision: Decision,
+    /// Why the sampling stopped.
+    pub stop: Stop,
+}
+
+impl Evidence {
+    /// `ratio 1.40 (95% CI 1.21–1.62, 9 rounds)`, or why there is no interval.
+    #[must_use]
+    pub fn text(&self) -> String {
+        match &self.interval {
+            Some(i) => format!(
+                "{} {:.2} (95% CI {:.2}\u{2013}{:.2}, {} rounds)",
+                self.statistic, i.median, i.ci_low, i.ci_high, i.samples
+            ),
+            None => format!("{}: too few rounds for an interval", self.statistic),
+        }
     }
 }
 
@@ -104,6 +190,13 @@ pub struct ClaimResult {
     pub verdict: Verdict,
     /// Why, from the numbers, in one sentence.
     pub why: String,
+    /// The ratios the verdict was decided on, each with its interval.
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
+    /// How busy the machine was while this claim was measured (other processes' CPU time),
+    /// where the system says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<Busy>,
 }
 
 /// The claims tested on one machine.
@@ -119,16 +212,22 @@ pub struct ClaimsReport {
     pub software_adapter: bool,
     /// CPU threads.
     pub cpu_threads: usize,
-    /// Whether the quick set ran (smaller images, fewer runs).
+    /// Whether the quick set ran (the same experiments, a smaller sampling budget).
     pub quick: bool,
     /// Each claim.
     pub claims: Vec<ClaimResult>,
+    /// How long the whole run took, in seconds.
+    #[serde(default)]
+    pub took_s: f64,
+    /// How busy the machine was over the whole run, where the system says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy: Option<Busy>,
 }
 
 /// How the claims run.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClaimsOptions<'a> {
-    /// Smaller images and fewer runs: about a quarter of the time.
+    /// The same experiments with a smaller sampling budget: more verdicts may be inconclusive.
     pub quick: bool,
     /// Checked between experiments: once set, the run stops with [`EngineError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
@@ -147,18 +246,12 @@ const CLAIMS: [(u8, &str); 9] = [
     (9, "the crossover size"),
 ];
 
-/// "1 warm run", "3 warm runs".
-fn warm_runs(runs: usize) -> String {
-    if runs == 1 { "1 warm run".to_owned() } else { format!("{runs} warm runs") }
-}
-
-/// The memory the claims hold at most (claim 1's image on both backends, and its input kept on
-/// the GPU for claim 2), for the front end to reserve before it calls [`run_claims`].
+/// The memory the claims hold at most (claim 1's 8K image on both backends), for the front end
+/// to reserve before it calls [`run_claims`]. The quick set runs the same images.
 #[must_use]
-pub fn claims_bytes(quick: bool) -> u64 {
-    let (w, h) = if quick { (3840, 2160) } else { (7680, 4320) };
-    let (in_bytes, out_bytes) = crate::engine::synthetic_bytes(w, h);
-    crate::engine::bench_bytes(in_bytes, out_bytes, true, true).saturating_add(in_bytes + out_bytes)
+pub fn claims_bytes() -> u64 {
+    let (in_bytes, out_bytes) = crate::engine::synthetic_bytes(transfers::IMAGE.0, transfers::IMAGE.1);
+    crate::engine::bench_bytes(in_bytes, out_bytes, true, true).saturating_add(in_bytes + 2 * out_bytes)
 }
 
 /// Runs every claim's experiment on `engine` (whose GPU must open). `progress(done, total,
@@ -170,24 +263,36 @@ pub fn run_claims(
 ) -> Result<ClaimsReport, EngineError> {
     let gpu = engine.gpu()?;
     let software = gpu.is_software();
+    let started = Instant::now();
+    let first = CpuSnapshot::now();
     let mut claims = Vec::new();
     let mut shared = transfers::Shared::default();
+    let budget = sampled::Plan { budget: Budget::for_set(options.quick), cancel: options.cancel };
     for (done, (id, what)) in CLAIMS.iter().enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(EngineError::Cancelled);
         }
         progress(done, CLAIMS.len(), what);
+        let before = CpuSnapshot::now();
         let mut result = match id {
-            1 => transfers::transfers(engine, options.quick, &mut shared)?,
-            2 => transfers::round_trips(engine, options.quick, &shared)?,
-            3 => timing::workgroups(engine, options.quick)?,
-            4 => timing::synchronise(engine, options.quick)?,
-            5 => sizes::cache_sized(engine, options.quick)?,
-            6 => transfers::cold_run(engine, options.quick)?,
-            7 => work::branching(engine, options.quick)?,
-            8 => work::work_levels(engine, options.quick, &shared)?,
-            _ => sizes::crossover(engine, options.quick)?,
+            1 => transfers::transfers(engine, &budget, &mut shared)?,
+            2 => transfers::round_trips(engine, &budget)?,
+            3 => timing::workgroups(engine, &budget)?,
+            4 => timing::synchronise(engine, &budget)?,
+            5 => sizes::cache_sized(engine, &budget)?,
+            6 => transfers::cold_run(engine, &budget)?,
+            7 => work::branching(engine, &budget)?,
+            8 => work::work_levels(engine, &budget, &shared)?,
+            _ => sizes::crossover(engine, &budget, options.quick)?,
         };
+        result.busy = before.zip(CpuSnapshot::now()).and_then(|(a, b)| a.until(&b));
+        if let Some(busy) = result.busy.filter(Busy::is_busy) {
+            let _ = write!(
+                result.why,
+                "; measured on a busy machine (other processes took {:.0}% of the CPU), so the noise is wider",
+                busy.others_share * 100.0
+            );
+        }
         if software {
             result.why.push_str(" (on this software adapter the \"GPU\" is this CPU's own cores)");
         }
@@ -202,6 +307,8 @@ pub fn run_claims(
         cpu_threads: crate::engine::available_threads(),
         quick: options.quick,
         claims,
+        took_s: started.elapsed().as_secs_f64(),
+        busy: first.zip(CpuSnapshot::now()).and_then(|(a, b)| a.until(&b)),
     })
 }
 
@@ -211,9 +318,12 @@ mod tests {
 
     #[test]
     fn verdicts_read_and_parse_back() {
-        for v in
-            [Verdict::Holds, Verdict::DoesNotHold, Verdict::HoldsFrom("16 operations per round trip".into())]
-        {
+        for v in [
+            Verdict::Holds,
+            Verdict::DoesNotHold,
+            Verdict::HoldsFrom("16 operations per round trip".into()),
+            Verdict::Inconclusive,
+        ] {
             let json = serde_json::to_string(&v).expect("serialise");
             assert_eq!(serde_json::from_str::<Verdict>(&json).expect("parse"), v, "{json}");
         }

@@ -1,15 +1,18 @@
 //! Claims 5 and 9: images the size of the CPU's caches, and the size from which the GPU wins
-//! end to end (measured by a short sweep, and modelled from this machine's ceilings).
+//! end to end (decided at the smallest size in turns, located by a short sweep, and modelled
+//! from this machine's ceilings).
 
-use crate::engine::claims::transfers::{median_of, resident_passes};
+use crate::engine::bench::Repeat;
+use crate::engine::claims::sampled::{Plan, evidence, median, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
+use crate::engine::sampling::{ratios, rotation};
 use crate::engine::{
-    Backend, ConvertSettings, Engine, EngineError, Series, SweepOptions, WorkgroupSize, bench, sweep,
-    synthetic_rgb,
+    Backend, ConvertSettings, Engine, EngineError, Series, SweepOptions, WorkgroupSize, sweep, synthetic_rgb,
 };
+use crate::gpu::GpuJob;
 use crate::pixel::Formula;
 
-/// The input sizes of claim 5: 16 KB to 4 MB of RGB pixels.
+/// The input sizes of claim 5: 16 KiB to 4 MiB of RGB pixels.
 const CACHE_SIZES_BYTES: [u64; 5] = [16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
 
 /// This CPU's cache sizes by level (1 = L1 data), from Linux's sysfs; empty elsewhere.
@@ -45,45 +48,104 @@ fn dims_for(bytes: u64) -> (u32, u32) {
     crate::engine::size_for(bytes as f64 / 3.0 / 1e6)
 }
 
-/// Claim 5: 16 KB to 4 MB images, CPU against the GPU end to end and with the input kept.
-pub(super) fn cache_sized(engine: &Engine, quick: bool) -> Result<ClaimResult, EngineError> {
-    let (cpu_runs, gpu_runs) = if quick { (3, 2) } else { (7, 3) };
+/// One round of claim 5 at one size: the CPU, the GPU end to end and the GPU with its input
+/// kept (one pass), in turns.
+fn cache_round(
+    cpu: &mut Repeat<'_>,
+    gpu: &mut Repeat<'_>,
+    kept: &mut impl FnMut() -> Result<f64, EngineError>,
+    round: usize,
+) -> Result<[f64; 3], EngineError> {
+    let mut row = [0.0; 3];
+    for side in rotation(round, 3) {
+        row[side] = match side {
+            0 => cpu.run()?.total_ns as f64,
+            1 => gpu.run()?.total_ns as f64,
+            _ => kept()?,
+        };
+    }
+    Ok(row)
+}
+
+/// The GPU's best (end to end or input kept) over the CPU, each round.
+fn best_over_cpu(rounds: &[[f64; 3]]) -> Vec<f64> {
+    rounds.iter().map(|r| r[1].min(r[2]) / r[0].max(1.0)).collect()
+}
+
+/// Claim 5: 16 KiB to 4 MiB images, the CPU against the GPU end to end and with the input kept,
+/// all three in turns.
+pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let mut points = Vec::new();
     let mut measurements = Vec::new();
+    let converter = engine.gpu_converter()?;
     for (i, bytes) in CACHE_SIZES_BYTES.into_iter().enumerate() {
         let (w, h) = dims_for(bytes);
         let image = synthetic_rgb(w, h, 50 + i as u64);
         let size = rules::human(bytes);
-        let cpu = bench(engine, &image, &ConvertSettings::default(), cpu_runs)?.total.median_ns as f64;
         let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
-        let gpu = bench(engine, &image, &gpu_settings, gpu_runs)?.total.median_ns as f64;
-        let kept = resident_passes(engine, &image, gpu_runs)?;
-        let kept = median_of(&kept.iter().map(|p| p.wall_ns).collect::<Vec<_>>());
-        measurements.push(Measurement::ms(format!("CPU, {size}"), cpu, "cpu-clock"));
-        measurements.push(Measurement::ms(format!("GPU end to end, {size}"), gpu, "cpu-clock"));
-        measurements.push(Measurement::ms(format!("GPU, input kept, {size}"), kept, "cpu-clock"));
-        points.push((bytes, cpu, gpu, Some(kept)));
+        let mut cpu = Repeat::new(engine, &image, &ConvertSettings::default())?;
+        let mut gpu = Repeat::new(engine, &image, &gpu_settings)?;
+        let input = cpu.bytes.to_vec();
+        let job = GpuJob::new(cpu.kernel, Formula::Bt601, WorkgroupSize::DEFAULT, &input, (w, h));
+        let mut kept = || -> Result<f64, EngineError> {
+            let passes = converter.time_resident_passes(&job, 1)?;
+            passes.last().map(|p| p.wall_ns as f64).ok_or(EngineError::Bug("no resident pass was timed"))
+        };
+        let sampled = plan.rounds(
+            |round| cache_round(&mut cpu, &mut gpu, &mut kept, round),
+            |r| settled(&best_over_cpu(r), 1.0),
+        );
+        converter.release_buffers()?;
+        let sampled = sampled?;
+        let rounds = &sampled.rounds;
+        let part = |i: usize| rounds.iter().map(|r| r[i]).collect::<Vec<f64>>();
+        measurements.push(Measurement::ms_of(format!("CPU, {size}"), &part(0), "cpu-clock"));
+        measurements.push(Measurement::ms_of(format!("GPU end to end, {size}"), &part(1), "cpu-clock"));
+        measurements.push(Measurement::ms_of(format!("GPU, input kept, {size}"), &part(2), "cpu-clock"));
+        let best: Vec<f64> = rounds.iter().map(|r| r[1].min(r[2])).collect();
+        let e = evidence(&format!("GPU's best / CPU at {size}"), &best_over_cpu(rounds), 1.0, sampled.stop);
+        points.push((bytes, median(&part(0)), median(&best), e));
     }
     let caches = cpu_cache_bytes();
     for (level, bytes) in &caches {
-        measurements.push(Measurement::of(format!("L{level} cache"), (bytes >> 10) as f64, "KB", "none"));
+        measurements.push(Measurement::of(format!("L{level} cache"), (bytes >> 10) as f64, "KiB", "none"));
     }
     let l2 = caches.iter().find(|(level, _)| *level == 2).map(|c| c.1);
     let (verdict, why) = rules::cache_sized_data_loses(&points, l2);
     Ok(ClaimResult {
         id: 5,
         claim: "If your data fits in CPU cache (< 256KB), GPU overhead will slow you down.".to_owned(),
-        experiment: "RGB images of 16 KB, 64 KB, 256 KB, 1 MB and 4 MB: the CPU on every thread against the GPU end to end and with the input kept on the GPU; this CPU's cache sizes from the system".to_owned(),
+        experiment: "RGB images of 16 KiB, 64 KiB, 256 KiB, 1 MiB and 4 MiB: the CPU on every thread against the GPU end to end and with the input kept on the GPU, all three in turns; this CPU's cache sizes from the system".to_owned(),
         measurements,
         verdict,
         why,
+        evidence: points.into_iter().map(|p| p.3).collect(),
+        busy: None,
     })
 }
 
-/// Claim 9: a short size sweep of the plain grayscale (0.25 to 16 MP, to 4 MP quick), the
-/// crossover measured and modelled from the ceilings (read from the cache or probed).
-pub(super) fn crossover(engine: &Engine, quick: bool) -> Result<ClaimResult, EngineError> {
-    let (sizes_mp, runs) = if quick { (vec![0.25, 1.0, 4.0], 1) } else { (vec![0.25, 1.0, 4.0, 16.0], 2) };
+/// Claim 9's smallest size, where the verdict is decided: 0.25 MP.
+const SMALLEST_MP: f64 = 0.25;
+
+/// Claim 9: the GPU end to end against the CPU at 0.25 MP, in turns, decides; a short size
+/// sweep of the plain grayscale (0.25 to 16 MP, to 4 MP quick) gives the crossover measured and
+/// modelled from the ceilings (read from the cache or probed).
+pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
+    let (w, h) = crate::engine::size_for(SMALLEST_MP);
+    let image = synthetic_rgb(w, h, 9);
+    let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    let gpu_over_cpu = |r: &[Vec<crate::engine::RunReport>]| ratios(&total_ns(r, 0), &total_ns(r, 1));
+    let sampled = plan.interleaved(engine, &image, &[gpu_settings, ConvertSettings::default()], |r| {
+        settled(&gpu_over_cpu(r), 1.0)
+    })?;
+    let taken = &sampled.rounds;
+    let e = evidence(
+        &format!("GPU / CPU end to end at {SMALLEST_MP} MP"),
+        &gpu_over_cpu(taken),
+        1.0,
+        sampled.stop,
+    );
+    let (sizes_mp, runs) = if quick { (vec![1.0, 4.0], 1) } else { (vec![1.0, 4.0, 16.0], 2) };
     // The model needs the ceilings; a failed probe leaves it out, and the sentence says so.
     let ceilings = engine.gpu_ceilings(false).is_ok();
     let options = SweepOptions {
@@ -99,7 +161,14 @@ pub(super) fn crossover(engine: &Engine, quick: bool) -> Result<ClaimResult, Eng
     let best_cpu = |p: &crate::engine::SweepPoint| {
         [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min().unwrap_or(0) as f64
     };
-    let mut measurements = Vec::new();
+    let mut measurements = vec![
+        Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP, in turns"), &total_ns(taken, 1), "cpu-clock"),
+        Measurement::ms_of(
+            format!("GPU end to end, {SMALLEST_MP:.2} MP, in turns"),
+            &total_ns(taken, 0),
+            "cpu-clock",
+        ),
+    ];
     for p in &result.points {
         let mp = p.megapixels;
         measurements.push(Measurement::ms(format!("best CPU, {mp:.2} MP"), best_cpu(p), "cpu-clock"));
@@ -114,11 +183,9 @@ pub(super) fn crossover(engine: &Engine, quick: bool) -> Result<ClaimResult, Eng
     if let Some(x) = modelled {
         measurements.push(Measurement::of("modelled crossover", x, "MP", "none"));
     }
-    let smallest = result.points.first().map_or((0.0, 0.0, 0.0), |p| {
-        (p.megapixels, p.median_ns(Series::GpuTotal).unwrap_or(0) as f64, best_cpu(p))
-    });
-    let largest = result.points.last().map_or(0.0, |p| p.megapixels);
-    let (verdict, mut why) = rules::small_data_loses(smallest, result.crossover_mp, modelled, largest);
+    let smallest = (SMALLEST_MP, median(&total_ns(taken, 0)), median(&total_ns(taken, 1)));
+    let largest = result.points.last().map_or(SMALLEST_MP, |p| p.megapixels);
+    let (verdict, mut why) = rules::small_data_loses(&e, smallest, result.crossover_mp, modelled, largest);
     if !ceilings {
         why.push_str(" (no ceilings could be measured for the model)");
     }
@@ -126,13 +193,16 @@ pub(super) fn crossover(engine: &Engine, quick: bool) -> Result<ClaimResult, Eng
         id: 9,
         claim: "Small dataset? … overhead of moving data to GPU outweighs benefits.".to_owned(),
         experiment: format!(
-            "the plain grayscale at {} MP, {} each: the GPU end to end against the best CPU, the crossover measured and modelled from this machine's ceilings",
+            "the plain grayscale: the GPU end to end against the CPU at {SMALLEST_MP} MP in turns, {} rounds, decides; a sweep at {} MP, {} each, gives the crossover measured and modelled from this machine's ceilings",
+            taken.len(),
             options_sizes(&result),
-            super::warm_runs(runs)
+            if runs == 1 { "1 warm run".to_owned() } else { format!("{runs} warm runs") }
         ),
         measurements,
         verdict,
         why,
+        evidence: vec![e],
+        busy: None,
     })
 }
 

@@ -1,64 +1,115 @@
-//! Claims 3 and 4: the kernel's time for every workgroup shape, and one kernel timed three
-//! ways (around the submit alone, around submit and wait, by GPU timestamps).
+//! Claims 3 and 4: the kernel's time for every workgroup shape (all shapes in turns), and one
+//! kernel timed three ways (around the submit alone, around submit and wait, by GPU timestamps).
 
-use crate::engine::claims::transfers::{median, median_of, resident_passes};
+use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled};
+use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::report::{ClockSource, Phase};
+use crate::engine::report::{ClockSource, Phase, RunReport};
+use crate::engine::sampling::ratios;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, bench, synthetic_rgb};
 
-/// Claim 3: every workgroup shape this adapter allows, on a 2 MP image (0.5 MP quick).
-pub(super) fn workgroups(engine: &Engine, quick: bool) -> Result<ClaimResult, EngineError> {
-    let ((w, h), runs) = if quick { ((866, 577), 1) } else { ((1732, 1155), 2) };
+/// Claim 3's image: 1 MP.
+const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
+
+/// The slowest and the fastest side by median kernel time, and the slowest over the fastest,
+/// round by round.
+fn worst_over_best(rounds: &[Vec<RunReport>], sides: usize) -> (usize, usize, Vec<f64>) {
+    let medians: Vec<f64> = (0..sides).map(|s| median(&phase_ns(rounds, s, Phase::Kernel))).collect();
+    let by = |better: bool| {
+        (0..sides).reduce(|a, b| if (medians[b] < medians[a]) == better { b } else { a }).unwrap_or(0)
+    };
+    let (best, worst) = (by(true), by(false));
+    (worst, best, ratios(&phase_ns(rounds, worst, Phase::Kernel), &phase_ns(rounds, best, Phase::Kernel)))
+}
+
+/// Claim 3: every workgroup shape this adapter allows, in turns, on a 1 MP image.
+pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+    let (w, h) = WORKGROUP_IMAGE;
     let image = synthetic_rgb(w, h, 3);
+    let shapes = engine.gpu()?.valid_workgroups();
+    let sides: Vec<ConvertSettings> = shapes
+        .iter()
+        .map(|&workgroup| ConvertSettings { backend: Backend::Gpu, workgroup, ..ConvertSettings::default() })
+        .collect();
+    let sampled = plan.interleaved(engine, &image, &sides, |r| {
+        settled(&worst_over_best(r, sides.len()).2, rules::WORKGROUP_MATTERS_RATIO)
+    })?;
+    let rounds = &sampled.rounds;
     let mut times = Vec::new();
     let mut measurements = Vec::new();
-    for workgroup in engine.gpu()?.valid_workgroups() {
-        let settings = ConvertSettings { backend: Backend::Gpu, workgroup, ..ConvertSettings::default() };
-        let r = bench(engine, &image, &settings, runs)?;
-        if let Some((ns, clock)) = median(&r, Phase::Kernel) {
-            measurements.push(Measurement::ms(format!("kernel, workgroup {workgroup}"), ns, &clock));
-            times.push((workgroup.to_string(), ns));
-        }
+    for (side, workgroup) in shapes.iter().enumerate() {
+        let ns = phase_ns(rounds, side, Phase::Kernel);
+        measurements.push(Measurement::ms_of(
+            format!("kernel, workgroup {workgroup}"),
+            &ns,
+            &clock(rounds, side, Phase::Kernel),
+        ));
+        times.push((workgroup.to_string(), median(&ns)));
     }
-    let (verdict, why) = rules::workgroup_matters(&times);
+    let (worst, best, ratio) = worst_over_best(rounds, sides.len());
+    let statistic = format!(
+        "{} / {}",
+        shapes.get(worst).map_or_else(String::new, ToString::to_string),
+        shapes.get(best).map_or_else(String::new, ToString::to_string)
+    );
+    let e = evidence(&statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, sampled.stop);
+    let (verdict, why) = rules::workgroup_matters(&times, &e);
     Ok(ClaimResult {
         id: 3,
         claim: "CUDA thread/block configuration matters … optimal values depend on your GPU architecture."
             .to_owned(),
         experiment: format!(
-            "the GPU kernel on a {w}x{h} image for every workgroup size and shape this adapter allows, {} each; the slowest against the fastest, and the tutorial's (16,16) and (32,32)",
-            super::warm_runs(runs)
+            "the GPU kernel on a {w}x{h} image for every workgroup size and shape this adapter allows, all in turns, {} rounds; the slowest against the fastest, and the tutorial's (16,16) and (32,32)",
+            rounds.len()
         ),
         measurements,
         verdict,
         why,
+        evidence: vec![e],
+        busy: None,
     })
 }
 
-/// Claim 4: one kernel on data kept on the GPU (4 MP, 1 MP quick), timed around its submits
-/// alone (what a program that forgets to wait measures), around submit and wait, and by the
-/// GPU's timestamps where the adapter has them.
-pub(super) fn synchronise(engine: &Engine, quick: bool) -> Result<ClaimResult, EngineError> {
-    let ((w, h), runs) = if quick { ((1224, 816), 3) } else { ((2449, 1633), 5) };
+/// Claim 4's image: 4 MP.
+const SYNC_IMAGE: (u32, u32) = (2449, 1633);
+
+/// Claim 4: one kernel on data kept on the GPU (4 MP), timed around its submits alone (what a
+/// program that forgets to wait measures), around submit and wait, and by the GPU's timestamps
+/// where the adapter has them.
+pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+    let (w, h) = SYNC_IMAGE;
     let image = synthetic_rgb(w, h, 4);
-    let passes = resident_passes(engine, &image, runs)?;
-    let submit_only = median_of(&passes.iter().map(|p| p.submit_ns).collect::<Vec<_>>());
-    let submit_wait = median_of(&passes.iter().map(|p| p.wall_ns).collect::<Vec<_>>());
+    let wait_over_submit = |passes: &[crate::gpu::ResidentPass]| {
+        passes.iter().map(|p| p.wall_ns as f64 / (p.submit_ns as f64).max(1.0)).collect::<Vec<_>>()
+    };
+    let sampled = resident_rounds(engine, plan, &image, |p| {
+        settled(&wait_over_submit(p), rules::FORGOT_TO_WAIT_RATIO)
+    })?;
+    let passes = &sampled.rounds;
+    let submit_only: Vec<f64> = passes.iter().map(|p| p.submit_ns as f64).collect();
+    let submit_wait: Vec<f64> = passes.iter().map(|p| p.wall_ns as f64).collect();
+    let e = evidence(
+        "submit and wait / submit only",
+        &wait_over_submit(passes),
+        rules::FORGOT_TO_WAIT_RATIO,
+        sampled.stop,
+    );
     let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
-    let r = bench(engine, &image, &settings, runs.min(3))?;
+    let r = bench(engine, &image, &settings, 3)?;
     let timestamps = r
         .phases
         .iter()
         .find(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp)
         .map(|p| p.stats.median_ns as f64);
     let mut measurements = vec![
-        Measurement::ms("submit only, no wait", submit_only, "cpu-clock"),
-        Measurement::ms("submit and wait", submit_wait, "cpu-clock"),
+        Measurement::ms_of("submit only, no wait", &submit_only, "cpu-clock"),
+        Measurement::ms_of("submit and wait", &submit_wait, "cpu-clock"),
     ];
     if let Some(ns) = timestamps {
         measurements.push(Measurement::ms("GPU timestamps", ns, "gpu-timestamp"));
     }
-    let (verdict, mut why) = rules::synchronise_before_timing(submit_only, submit_wait, timestamps);
+    let (verdict, mut why) =
+        rules::synchronise_before_timing(&e, median(&submit_only), median(&submit_wait), timestamps);
     if timestamps.is_none() {
         why.push_str("; this adapter has no usable timestamps");
     }
@@ -67,10 +118,13 @@ pub(super) fn synchronise(engine: &Engine, quick: bool) -> Result<ClaimResult, E
         claim: "GPU operations are asynchronous. Always call cuda.synchronize() before measuring time."
             .to_owned(),
         experiment: format!(
-            "the kernel over a {w}x{h} image kept on the GPU, {runs} runs: the CPU clock around the submit alone, around submit and wait, and the GPU's own timestamps"
+            "the kernel over a {w}x{h} image kept on the GPU, {} passes: the CPU clock around the submit alone and around submit and wait, pass by pass, and the GPU's own timestamps",
+            passes.len()
         ),
         measurements,
         verdict,
         why,
+        evidence: vec![e],
+        busy: None,
     })
 }

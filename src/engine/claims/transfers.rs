@@ -1,51 +1,43 @@
 //! Claims 1, 2 and 6: what moving the data costs, how many operations one round trip must
 //! carry before the GPU wins (each round trip measured whole), and what one cold run costs.
+//! Every comparison is sampled in interleaved rounds ([`super::sampled`]).
 
 use std::time::Instant;
 
 use image::DynamicImage;
 
+use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
-use crate::engine::report::{Phase, Stats};
+use crate::engine::report::Phase;
+use crate::engine::sampling::{Sampled, ratios, rotation};
 use crate::engine::{
-    Backend, BenchResult, ConvertSettings, Engine, EngineError, RoundTripOptions, RunOptions, WorkgroupSize,
-    bench, synthetic_rgb,
+    Backend, ConvertSettings, Engine, EngineError, RoundTripOptions, RunOptions, WorkgroupSize, synthetic_rgb,
 };
 use crate::gpu::GpuJob;
 
-/// What claim 1 measures and claims 2 and 8 build on.
+/// Claim 1's image: 8K, in the quick set too (the same experiment, a smaller budget).
+pub(super) const IMAGE: (u32, u32) = (7680, 4320);
+
+/// What claim 1 measures and claim 8 builds on.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Shared {
-    /// The image of claim 1.
-    image: Option<DynamicImage>,
-    /// The image's size, and the GPU's and the CPU's whole conversion (medians, ns): claim 8's
+    /// The image's size, and the GPU's and the CPU's whole conversion, each round (ns): claim 8's
     /// plain-grayscale speed-up.
     pub(super) size: (u32, u32),
-    pub(super) gpu_total_ns: f64,
-    pub(super) cpu_total_ns: f64,
+    pub(super) gpu_total_ns: Vec<f64>,
+    pub(super) cpu_total_ns: Vec<f64>,
 }
 
-/// The median of `phase` in a benchmark, and its clock's label.
-pub(super) fn median(r: &BenchResult, phase: Phase) -> Option<(f64, String)> {
-    r.phases
-        .iter()
-        .find(|p| p.phase == phase)
-        .map(|p| (p.stats.median_ns as f64, p.source.label().to_owned()))
-}
-
-/// The median of a list of nanoseconds.
-pub(super) fn median_of(values: &[u64]) -> f64 {
-    Stats::of(values).map_or(0.0, |s| s.median_ns as f64)
-}
-
-/// Times `runs` passes over `image`'s input kept on the GPU (after one cold pass); each pass
-/// timed around its submits alone and until the GPU finished.
-pub(super) fn resident_passes(
+/// Times passes over `image`'s input kept on the GPU, `runs` at a time (after one cold pass),
+/// until `decided` says the passes so far settle the claim; each pass timed around its submits
+/// alone and until the GPU finished.
+pub(super) fn resident_rounds(
     engine: &Engine,
+    plan: &Plan<'_>,
     image: &DynamicImage,
-    runs: usize,
-) -> Result<Vec<crate::gpu::ResidentPass>, EngineError> {
+    decided: impl Fn(&[crate::gpu::ResidentPass]) -> bool,
+) -> Result<Sampled<crate::gpu::ResidentPass>, EngineError> {
     let converter = engine.gpu_converter()?;
     let (Prepared::Colour { kernel, bytes }, _) = prepare(image, true)? else {
         return Err(EngineError::Bug("a synthetic image came out gray"));
@@ -58,121 +50,204 @@ pub(super) fn resident_passes(
         &bytes,
         (image.width(), image.height()),
     );
-    let passes = converter.time_resident_passes(&job, runs)?;
+    let mut pool = Vec::new();
+    let sampled = plan.rounds(
+        |_| {
+            if pool.is_empty() {
+                pool = converter.time_resident_passes(&job, 3)?;
+                pool.reverse();
+            }
+            pool.pop().ok_or(EngineError::Bug("no resident pass was timed"))
+        },
+        decided,
+    );
     converter.release_buffers()?;
-    Ok(passes)
+    sampled
 }
 
 fn gpu() -> ConvertSettings {
     ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() }
 }
 
-/// Claim 1: an 8K image (4K quick) on both backends; upload and download against the kernel.
+/// Claim 1: an 8K image on both backends, interleaved; upload and download against the kernel.
 pub(super) fn transfers(
     engine: &Engine,
-    quick: bool,
+    plan: &Plan<'_>,
     shared: &mut Shared,
 ) -> Result<ClaimResult, EngineError> {
-    let ((w, h), runs) = if quick { ((3840, 2160), 2) } else { ((7680, 4320), 3) };
+    let (w, h) = IMAGE;
     let image = synthetic_rgb(w, h, 1);
-    let g = bench(engine, &image, &gpu(), runs)?;
-    let c = bench(engine, &image, &ConvertSettings::default(), runs)?;
-    let (upload, up_clock) = median(&g, Phase::Upload).unwrap_or_default();
-    let (download, down_clock) = median(&g, Phase::Download).unwrap_or_default();
-    let (kernel, kernel_clock) = median(&g, Phase::Kernel).unwrap_or_default();
-    let cpu_total = c.total.median_ns as f64;
-    let (verdict, why) = rules::transfers_are_slow(upload, download, kernel, cpu_total);
-    *shared = Shared {
-        image: Some(image),
-        size: (w, h),
-        gpu_total_ns: g.total.median_ns as f64,
-        cpu_total_ns: cpu_total,
+    let moving_over_kernel = |rounds: &[Vec<crate::engine::RunReport>]| {
+        let moving: Vec<f64> = phase_ns(rounds, 0, Phase::Upload)
+            .iter()
+            .zip(phase_ns(rounds, 0, Phase::Download))
+            .map(|(u, d)| u + d)
+            .collect();
+        ratios(&moving, &phase_ns(rounds, 0, Phase::Kernel))
     };
+    let sampled = plan.interleaved(engine, &image, &[gpu(), ConvertSettings::default()], |r| {
+        settled(&moving_over_kernel(r), 1.0)
+    })?;
+    let rounds = &sampled.rounds;
+    let (upload, download, kernel) = (
+        phase_ns(rounds, 0, Phase::Upload),
+        phase_ns(rounds, 0, Phase::Download),
+        phase_ns(rounds, 0, Phase::Kernel),
+    );
+    let cpu_total = total_ns(rounds, 1);
+    let e = evidence("(upload + download) / GPU kernel", &moving_over_kernel(rounds), 1.0, sampled.stop);
+    let (verdict, why) = rules::transfers_are_slow(
+        &e,
+        median(&upload),
+        median(&download),
+        median(&kernel),
+        median(&cpu_total),
+    );
+    *shared = Shared { size: (w, h), gpu_total_ns: total_ns(rounds, 0), cpu_total_ns: cpu_total.clone() };
     Ok(ClaimResult {
         id: 1,
         claim: "Moving data between CPU and GPU memory is slow.".to_owned(),
         experiment: format!(
-            "a {w}x{h} RGB image to gray (BT.601), {} each: the GPU's upload and download against its kernel, and against the CPU's whole conversion on every thread",
-            super::warm_runs(runs)
+            "a {w}x{h} RGB image to gray (BT.601), the GPU and the CPU in turns, {} rounds: the GPU's upload and download against its kernel, and against the CPU's whole conversion on every thread",
+            rounds.len()
         ),
         measurements: vec![
-            Measurement::ms("upload", upload, &up_clock),
-            Measurement::ms("download", download, &down_clock),
-            Measurement::ms("GPU kernel", kernel, &kernel_clock),
-            Measurement::ms("CPU, whole conversion", cpu_total, "cpu-clock"),
+            Measurement::ms_of("upload", &upload, &clock(rounds, 0, Phase::Upload)),
+            Measurement::ms_of("download", &download, &clock(rounds, 0, Phase::Download)),
+            Measurement::ms_of("GPU kernel", &kernel, &clock(rounds, 0, Phase::Kernel)),
+            Measurement::ms_of("CPU, whole conversion", &cpu_total, "cpu-clock"),
         ],
         verdict,
         why,
+        evidence: vec![e],
+        busy: None,
     })
 }
 
+/// Claim 2's image: 2 MP (the GPU makes 21 passes over it each round).
+const ROUND_TRIP_IMAGE: (u32, u32) = (1732, 1155);
+
+/// The counts of operations per round trip claim 2 compares.
+const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
+
 /// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip
 /// measured whole on the CPU clock ([`crate::engine::round_trips`]), against the CPU doing the
-/// same operations one after the other.
-pub(super) fn round_trips(engine: &Engine, quick: bool, shared: &Shared) -> Result<ClaimResult, EngineError> {
-    let Some(image) = &shared.image else { return Err(EngineError::Bug("claim 2 runs after claim 1")) };
-    let runs = if quick { 2 } else { 3 };
-    let options = RoundTripOptions { passes: vec![1, 4, 16], runs, cancel: None };
-    let r =
-        crate::engine::round_trips(engine, image, &ConvertSettings::default(), &options, &mut |_, _, _| {})?;
-    let per_op: Vec<(u32, f64, f64)> =
-        r.points.iter().map(|p| (p.passes, p.gpu_per_op_ns, p.cpu_per_op_ns.median_ns as f64)).collect();
-    let mut measurements: Vec<Measurement> = per_op
-        .iter()
-        .map(|&(n, gpu, _)| {
-            Measurement::ms(format!("GPU per operation, {n} per round trip"), gpu, &r.clocks.gpu_total)
-        })
-        .collect();
-    for &(n, _, cpu) in &per_op {
-        measurements.push(Measurement::ms(format!("CPU per operation, {n} in a row"), cpu, &r.clocks.cpu));
+/// same operations one after the other; the counts in turns.
+pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+    let (w, h) = ROUND_TRIP_IMAGE;
+    let image = synthetic_rgb(w, h, 2);
+    let counts = ROUND_TRIP_COUNTS;
+    let mut clocks = None;
+    let gpu_over_cpu = |rounds: &[Vec<(f64, f64, bool)>], i: usize| -> Vec<f64> {
+        rounds.iter().filter_map(|r| r.get(i)).map(|(g, c, _)| g / c.max(1.0)).collect()
+    };
+    let sampled = plan.rounds(
+        |round| {
+            let mut row = vec![(0.0, 0.0, true); counts.len()];
+            for i in rotation(round, counts.len()) {
+                let options = RoundTripOptions { passes: vec![counts[i]], runs: 1, cancel: plan.cancel };
+                let r = crate::engine::round_trips(
+                    engine,
+                    &image,
+                    &ConvertSettings::default(),
+                    &options,
+                    &mut |_, _, _| {},
+                )?;
+                let p = r.points.first().ok_or(EngineError::Bug("a round trip measured nothing"))?;
+                row[i] = (p.gpu_per_op_ns, p.cpu_per_op_ns.median_ns as f64, p.matches_cpu);
+                clocks = Some(r.clocks);
+            }
+            Ok(row)
+        },
+        |rounds| (0..counts.len()).all(|i| settled(&gpu_over_cpu(rounds, i), 1.0)),
+    )?;
+    let rounds = &sampled.rounds;
+    let clocks = clocks.ok_or(EngineError::Bug("no round trip was measured"))?;
+    let side = |i: usize, part: fn(&(f64, f64, bool)) -> f64| -> Vec<f64> {
+        rounds.iter().filter_map(|r| r.get(i)).map(part).collect()
+    };
+    let mut measurements = Vec::new();
+    let mut per_op = Vec::new();
+    for (i, n) in counts.iter().enumerate() {
+        let (gpu, cpu) = (side(i, |p| p.0), side(i, |p| p.1));
+        measurements.push(Measurement::ms_of(
+            format!("GPU per operation, {n} per round trip"),
+            &gpu,
+            &clocks.gpu_total,
+        ));
+        measurements.push(Measurement::ms_of(format!("CPU per operation, {n} in a row"), &cpu, &clocks.cpu));
+        let e =
+            evidence(&format!("GPU / CPU per operation at {n}"), &gpu_over_cpu(rounds, i), 1.0, sampled.stop);
+        per_op.push((*n, median(&gpu), median(&cpu), e));
     }
-    let cpu_pass = median_of(&r.points.iter().map(|p| p.cpu_per_op_ns.median_ns).collect::<Vec<_>>());
-    measurements.push(Measurement::ms("one CPU pass", cpu_pass, &r.clocks.cpu));
     let (verdict, mut why) = rules::keep_data_on_gpu(&per_op);
-    if r.points.iter().any(|p| !p.matches_cpu) {
+    if rounds.iter().flatten().any(|p| !p.2) {
         why.push_str("; but the GPU's result differed from the CPU's");
     }
     Ok(ClaimResult {
         id: 2,
         claim: "Keep data on the GPU for multiple operations.".to_owned(),
         experiment: format!(
-            "the same {}x{} image, {}: one upload, n full passes of the kernel over the kept input, one download, timed whole and divided by n (n = 1, 4, 16), against n CPU passes on every thread",
-            image.width(),
-            image.height(),
-            super::warm_runs(runs)
+            "a {w}x{h} image, {} rounds with the counts in turns: one upload, n full passes of the kernel over the kept input, one download, timed whole and divided by n (n = 1, 4, 16), against n CPU passes on every thread",
+            rounds.len()
         ),
         measurements,
         verdict,
         why,
+        evidence: per_op.into_iter().map(|p| p.3).collect(),
+        busy: None,
     })
 }
 
-/// Claim 6: a cold GPU run (a new device, its pipeline and first submission) against a warm one
-/// and against one CPU run, on a 1 MP image (0.25 MP quick).
-pub(super) fn cold_run(engine: &Engine, quick: bool) -> Result<ClaimResult, EngineError> {
-    let (w, h) = if quick { (612, 408) } else { (1224, 816) };
+/// Claim 6's image: 1 MP.
+const COLD_IMAGE: (u32, u32) = (1224, 816);
+
+/// Claim 6: a cold GPU run (a new device, its pipeline and first submission) against one CPU
+/// run, in turns, each round on a device opened for it; and a warm run on that device.
+pub(super) fn cold_run(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+    let (w, h) = COLD_IMAGE;
     let image = synthetic_rgb(w, h, 6);
-    let started = Instant::now();
-    let fresh = Engine::new().without_ceiling_cache();
-    fresh.convert(&image, &gpu(), RunOptions::default())?;
-    let cold_ns = started.elapsed().as_nanos() as f64;
-    let warm_ns = fresh.convert(&image, &gpu(), RunOptions::default())?.report.total_ns as f64;
-    drop(fresh);
-    let cpu_ns =
-        engine.convert(&image, &ConvertSettings::default(), RunOptions::default())?.report.total_ns as f64;
-    let (verdict, why) = rules::run_once_loses(cold_ns, warm_ns, cpu_ns);
+    let sampled = plan.rounds(
+        |round| {
+            let mut row = [0.0; 3];
+            for side in rotation(round, 2) {
+                if side == 0 {
+                    let started = Instant::now();
+                    let fresh = Engine::new().without_ceiling_cache();
+                    fresh.convert(&image, &gpu(), RunOptions::default())?;
+                    row[0] = started.elapsed().as_nanos() as f64;
+                    row[1] = fresh.convert(&image, &gpu(), RunOptions::default())?.report.total_ns as f64;
+                } else {
+                    row[2] = engine
+                        .convert(&image, &ConvertSettings::default(), RunOptions::default())?
+                        .report
+                        .total_ns as f64;
+                }
+            }
+            Ok(row)
+        },
+        |rounds| settled(&rounds.iter().map(|r| r[0] / r[2].max(1.0)).collect::<Vec<_>>(), 1.0),
+    )?;
+    let rounds = &sampled.rounds;
+    let part = |i: usize| rounds.iter().map(|r| r[i]).collect::<Vec<f64>>();
+    let (cold, warm, cpu) = (part(0), part(1), part(2));
+    let e = evidence("cold GPU run / one CPU run", &ratios(&cold, &cpu), 1.0, sampled.stop);
+    let (verdict, why) = rules::run_once_loses(&e, median(&cold), median(&warm), median(&cpu));
     Ok(ClaimResult {
         id: 6,
         claim: "If you run the calculation once, CPU may be faster.".to_owned(),
         experiment: format!(
-            "a {w}x{h} image: a GPU run on a device opened for it (device, pipeline, buffers, first submission), a second run on that device, and one CPU run"
+            "a {w}x{h} image, {} rounds: a GPU run on a device opened for it (device, pipeline, buffers, first submission) and a second run on that device, in turns with one CPU run",
+            rounds.len()
         ),
         measurements: vec![
-            Measurement::ms("cold GPU run, device opened for it", cold_ns, "cpu-clock"),
-            Measurement::ms("warm GPU run", warm_ns, "cpu-clock"),
-            Measurement::ms("one CPU run", cpu_ns, "cpu-clock"),
+            Measurement::ms_of("cold GPU run, device opened for it", &cold, "cpu-clock"),
+            Measurement::ms_of("warm GPU run", &warm, "cpu-clock"),
+            Measurement::ms_of("one CPU run", &cpu, "cpu-clock"),
         ],
         verdict,
         why,
+        evidence: vec![e],
+        busy: None,
     })
 }

@@ -1,110 +1,160 @@
 //! Claims 7 and 8, on the synthetic work per pixel ([`crate::pixel::Work`]): branching against
 //! uniform work of the same average, and the work per pixel from which the GPU wins end to end.
+//! Both backends run in turns ([`super::sampled`]).
 
-use crate::engine::claims::transfers::{Shared, median};
+use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
+use crate::engine::claims::transfers::Shared;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::report::Phase;
-use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Work, bench, synthetic_rgb};
+use crate::engine::report::{Phase, RunReport};
+use crate::engine::sampling::ratios;
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Work, synthetic_rgb};
+
+/// The image of claims 7 and 8: 1 MP.
+const IMAGE: (u32, u32) = (1224, 816);
 
 fn with_work(backend: Backend, work: Work) -> ConvertSettings {
     ConvertSettings { backend, work, ..ConvertSettings::default() }
 }
 
-/// The kernel's median with `work` on `backend`, and its clock.
-fn kernel_with(
-    engine: &Engine,
-    image: &image::DynamicImage,
-    backend: Backend,
-    work: Work,
-    runs: usize,
-) -> Result<(f64, String), EngineError> {
-    let r = bench(engine, image, &with_work(backend, work), runs)?;
-    Ok(median(&r, Phase::Kernel).unwrap_or_default())
+/// Claim 7's two ratios, round by round: the GPU's divergent over uniform kernel, and that
+/// slowdown over the CPU's (sides: GPU divergent, GPU uniform, CPU divergent, CPU uniform).
+fn slowdowns(rounds: &[Vec<RunReport>]) -> (Vec<f64>, Vec<f64>) {
+    let kernel = |side| phase_ns(rounds, side, Phase::Kernel);
+    let gpu = ratios(&kernel(0), &kernel(1));
+    let cpu = ratios(&kernel(2), &kernel(3));
+    let more = ratios(&gpu, &cpu);
+    (gpu, more)
 }
 
 /// Claim 7: `k` rounds on the odd gray values only (about half the pixels, chosen by a branch)
-/// against `k / 2` rounds on every pixel, on each backend.
-pub(super) fn branching(engine: &Engine, quick: bool) -> Result<ClaimResult, EngineError> {
-    let ((w, h), runs, rounds) = if quick { ((612, 408), 1, 64) } else { ((1224, 816), 2, 64) };
+/// against `k / 2` rounds on every pixel, on each backend, all four in turns.
+pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+    let (w, h) = IMAGE;
+    let rounds = 64;
     let image = synthetic_rgb(w, h, 7);
     let divergent = Work { rounds, mask: 0, divergent: true };
     let uniform = Work { rounds: rounds / 2, mask: 0, divergent: false };
-    let (gpu_div, gpu_clock) = kernel_with(engine, &image, Backend::Gpu, divergent, runs)?;
-    let (gpu_uni, _) = kernel_with(engine, &image, Backend::Gpu, uniform, runs)?;
-    let (cpu_div, _) = kernel_with(engine, &image, Backend::Cpu, divergent, runs)?;
-    let (cpu_uni, _) = kernel_with(engine, &image, Backend::Cpu, uniform, runs)?;
-    let (verdict, why) = rules::branching_hurts((gpu_div, gpu_uni), (cpu_div, cpu_uni));
+    let sides = [
+        with_work(Backend::Gpu, divergent),
+        with_work(Backend::Gpu, uniform),
+        with_work(Backend::Cpu, divergent),
+        with_work(Backend::Cpu, uniform),
+    ];
+    let sampled = plan.interleaved(engine, &image, &sides, |r| {
+        let (gpu, more) = slowdowns(r);
+        settled(&gpu, rules::BRANCHING_HURTS_RATIO) && settled(&more, 1.0)
+    })?;
+    let taken = &sampled.rounds;
+    let (gpu, more) = slowdowns(taken);
+    let slowdown = evidence("GPU divergent / uniform", &gpu, rules::BRANCHING_HURTS_RATIO, sampled.stop);
+    let more = evidence("GPU slowdown / CPU slowdown", &more, 1.0, sampled.stop);
+    let kernel = |side| phase_ns(taken, side, Phase::Kernel);
+    let m = |side| median(&kernel(side));
+    let (verdict, why) = rules::branching_hurts((m(0), m(1)), (m(2), m(3)), &slowdown, &more);
+    let gpu_clock = clock(taken, 0, Phase::Kernel);
     Ok(ClaimResult {
         id: 7,
         claim: "Complex branching logic? GPU cores don't handle if-else branches efficiently.".to_owned(),
         experiment: format!(
-            "a {w}x{h} image with the synthetic work per pixel: {rounds} rounds on the pixels whose gray value is odd (a branch per pixel) against {} rounds on every pixel (the same average), the kernel on each backend, {}",
+            "a {w}x{h} image with the synthetic work per pixel: {rounds} rounds on the pixels whose gray value is odd (a branch per pixel) against {} rounds on every pixel (the same average), the kernel on each backend, all four in turns, {} rounds",
             rounds / 2,
-            super::warm_runs(runs)
+            taken.len()
         ),
         measurements: vec![
-            Measurement::ms(
+            Measurement::ms_of(
                 format!("GPU kernel, divergent, {rounds} rounds on odd pixels"),
-                gpu_div,
+                &kernel(0),
                 &gpu_clock,
             ),
-            Measurement::ms(format!("GPU kernel, uniform, {} rounds", rounds / 2), gpu_uni, &gpu_clock),
-            Measurement::ms(
+            Measurement::ms_of(format!("GPU kernel, uniform, {} rounds", rounds / 2), &kernel(1), &gpu_clock),
+            Measurement::ms_of(
                 format!("CPU kernel, divergent, {rounds} rounds on odd pixels"),
-                cpu_div,
+                &kernel(2),
                 "cpu-clock",
             ),
-            Measurement::ms(format!("CPU kernel, uniform, {} rounds", rounds / 2), cpu_uni, "cpu-clock"),
+            Measurement::ms_of(
+                format!("CPU kernel, uniform, {} rounds", rounds / 2),
+                &kernel(3),
+                "cpu-clock",
+            ),
         ],
         verdict,
         why,
+        evidence: vec![slowdown, more],
+        busy: None,
     })
 }
 
+/// The work levels of claim 8, in rounds per pixel.
+const LEVELS: [u32; 4] = [0, 16, 256, 1024];
+
 /// Claim 8: the GPU's end-to-end speed-up over the CPU at 8K for the plain grayscale (claim 1's
-/// runs), then on a 1 MP image (0.25 MP quick) for growing work per pixel.
-pub(super) fn work_levels(engine: &Engine, quick: bool, shared: &Shared) -> Result<ClaimResult, EngineError> {
-    let ((w, h), levels): ((u32, u32), &[u32]) =
-        if quick { ((612, 408), &[0, 16, 256]) } else { ((1224, 816), &[0, 16, 256, 1024]) };
+/// rounds), then on a 1 MP image for growing work per pixel, both backends in turns.
+pub(super) fn work_levels(
+    engine: &Engine,
+    plan: &Plan<'_>,
+    shared: &Shared,
+) -> Result<ClaimResult, EngineError> {
+    let (w, h) = IMAGE;
     let image = synthetic_rgb(w, h, 8);
     let mut measurements = Vec::new();
-    if shared.gpu_total_ns > 0.0 {
+    if !shared.gpu_total_ns.is_empty() {
         let (sw, sh) = shared.size;
-        measurements.push(Measurement::of(
+        measurements.push(Measurement::sampled(
             format!("GPU end-to-end speed-up, {sw}x{sh}, plain grayscale"),
-            shared.cpu_total_ns / shared.gpu_total_ns,
+            &ratios(&shared.cpu_total_ns, &shared.gpu_total_ns),
             "x",
             "cpu-clock",
         ));
     }
     let mut speedups = Vec::new();
-    for &rounds in levels {
+    let mut speedup_figures = Vec::new();
+    for rounds in LEVELS {
         let work = Work { rounds, mask: 0, divergent: false };
-        let gpu = bench(engine, &image, &with_work(Backend::Gpu, work), 1)?.total.median_ns as f64;
-        let cpu = bench(engine, &image, &with_work(Backend::Cpu, work), 1)?.total.median_ns as f64;
-        measurements.push(Measurement::ms(format!("GPU end to end, {rounds} rounds"), gpu, "cpu-clock"));
-        measurements.push(Measurement::ms(format!("CPU, {rounds} rounds"), cpu, "cpu-clock"));
-        speedups.push((rounds, cpu / gpu.max(1.0)));
-    }
-    for &(rounds, s) in &speedups {
-        measurements.push(Measurement::of(
+        let speedup = |r: &[Vec<RunReport>]| ratios(&total_ns(r, 1), &total_ns(r, 0));
+        let sampled = plan.interleaved(
+            engine,
+            &image,
+            &[with_work(Backend::Gpu, work), with_work(Backend::Cpu, work)],
+            |r| settled(&speedup(r), 1.0),
+        )?;
+        let taken = &sampled.rounds;
+        measurements.push(Measurement::ms_of(
+            format!("GPU end to end, {rounds} rounds"),
+            &total_ns(taken, 0),
+            "cpu-clock",
+        ));
+        measurements.push(Measurement::ms_of(
+            format!("CPU, {rounds} rounds"),
+            &total_ns(taken, 1),
+            "cpu-clock",
+        ));
+        let s = speedup(taken);
+        speedup_figures.push(Measurement::sampled(
             format!("GPU end-to-end speed-up, {rounds} rounds"),
-            s,
+            &s,
             "x",
             "cpu-clock",
         ));
+        speedups.push((
+            rounds,
+            evidence(&format!("CPU / GPU end to end at {rounds} rounds"), &s, 1.0, sampled.stop),
+        ));
     }
+    measurements.extend(speedup_figures);
     let (verdict, why) = rules::image_processing_shines(&speedups);
     Ok(ClaimResult {
         id: 8,
         claim: "Image processing – each pixel can be processed independently … slash execution times from hours to minutes."
             .to_owned(),
         experiment: format!(
-            "the GPU end to end against the CPU on every thread: the plain grayscale on claim 1's image, then a {w}x{h} image with {} rounds of synthetic work per pixel (3 integer operations a round)",
-            levels.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            "the GPU end to end against the CPU on every thread, in turns: the plain grayscale on claim 1's image, then a {w}x{h} image with {} rounds of synthetic work per pixel (3 integer operations a round)",
+            LEVELS.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
         ),
         measurements,
         verdict,
         why,
+        evidence: speedups.into_iter().map(|s| s.1).collect(),
+        busy: None,
     })
 }

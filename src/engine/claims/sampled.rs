@@ -1,0 +1,107 @@
+//! The claims' rounds: each side of a comparison prepared once ([`Repeat`]), then run in turns by
+//! the sampling engine until the deciding ratio's interval clears the claim's threshold; and the
+//! small helpers that turn the rounds into figures and evidence.
+
+use std::sync::atomic::AtomicBool;
+
+use image::DynamicImage;
+
+use crate::engine::bench::Repeat;
+use crate::engine::claims::Evidence;
+use crate::engine::report::{Phase, RunReport};
+use crate::engine::sampling::{Budget, Decision, Interval, Sampled, decide, rotation, sample};
+use crate::engine::{ConvertSettings, Engine, EngineError};
+
+/// How a claim samples: the set's budget and the run's stop flag.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plan<'a> {
+    /// The quick or the full set's budget.
+    pub budget: Budget,
+    /// Checked between rounds.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Plan<'_> {
+    /// Takes rounds of `measure` until `decided` holds at a checkpoint or the budget is spent.
+    pub(super) fn rounds<R>(
+        &self,
+        measure: impl FnMut(usize) -> Result<R, EngineError>,
+        decided: impl Fn(&[R]) -> bool,
+    ) -> Result<Sampled<R>, EngineError> {
+        sample(&self.budget, self.cancel, measure, decided, || EngineError::Cancelled)
+    }
+
+    /// Runs every setting of `sides` on `image` once a round, in rotated order, until
+    /// `decided(rounds)`: each round holds one report per side, in the order of `sides`.
+    pub(super) fn interleaved(
+        &self,
+        engine: &Engine,
+        image: &DynamicImage,
+        sides: &[ConvertSettings],
+        decided: impl Fn(&[Vec<RunReport>]) -> bool,
+    ) -> Result<Sampled<Vec<RunReport>>, EngineError> {
+        let mut repeats =
+            sides.iter().map(|s| Repeat::new(engine, image, s)).collect::<Result<Vec<_>, _>>()?;
+        self.rounds(
+            |round| {
+                let mut reports: Vec<Option<RunReport>> = vec![None; repeats.len()];
+                for side in rotation(round, repeats.len()) {
+                    reports[side] = Some(repeats[side].run()?);
+                }
+                Ok(reports.into_iter().flatten().collect())
+            },
+            decided,
+        )
+    }
+}
+
+/// A phase's nanoseconds in each round's report of side `side` (rounds without it left out).
+pub(super) fn phase_ns(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> Vec<f64> {
+    rounds.iter().filter_map(|r| r.get(side)?.phase(phase)).map(|p| p.ns as f64).collect()
+}
+
+/// The whole run's nanoseconds of side `side`, each round.
+pub(super) fn total_ns(rounds: &[Vec<RunReport>], side: usize) -> Vec<f64> {
+    rounds.iter().filter_map(|r| r.get(side)).map(|r| r.total_ns as f64).collect()
+}
+
+/// The clock's label of `phase` in side `side`'s reports (`cpu-clock` when absent).
+pub(super) fn clock(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> String {
+    rounds
+        .first()
+        .and_then(|r| r.get(side)?.phase(phase))
+        .map_or_else(|| "cpu-clock".to_owned(), |p| p.source.label().to_owned())
+}
+
+/// The median of `values` (0 when empty).
+pub(super) fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => f64::midpoint(v[n / 2 - 1], v[n / 2]),
+    }
+}
+
+/// The evidence that `values` (per-round ratios) give against `threshold`.
+pub(super) fn evidence(
+    statistic: &str,
+    values: &[f64],
+    threshold: f64,
+    stop: crate::engine::sampling::Stop,
+) -> Evidence {
+    let interval = Interval::of(values);
+    Evidence {
+        statistic: statistic.to_owned(),
+        decision: decide(interval.as_ref(), threshold),
+        interval,
+        threshold,
+        stop,
+    }
+}
+
+/// Whether per-round `values` already decide against `threshold`.
+pub(super) fn settled(values: &[f64], threshold: f64) -> bool {
+    decide(Interval::of(values).as_ref(), threshold) != Decision::Within
+}

@@ -1,0 +1,143 @@
+//! The sampling engine on injected samples of known noise: no clock, no timing.
+
+use super::*;
+
+/// A deterministic source of noise: xorshift64*, and a normal deviate from twelve uniforms.
+struct Noise(u64);
+
+impl Noise {
+    fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn normal(&mut self) -> f64 {
+        (0..12).map(|_| self.uniform()).sum::<f64>() - 6.0
+    }
+
+    /// `median` times a log-normal factor of spread `sigma` (0.1 = about ±10%).
+    fn time(&mut self, median: f64, sigma: f64) -> f64 {
+        median * (sigma * self.normal()).exp()
+    }
+}
+
+/// Samples a two-sided comparison whose true ratio is `ratio`, each side with `sigma` noise, with
+/// `budget`, against `threshold`: the decision and the rounds taken.
+fn compare(ratio: f64, sigma: f64, seed: u64, budget: &Budget, threshold: f64) -> (Decision, usize) {
+    let mut noise = Noise(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let budget = Budget { max_time: Duration::from_hours(1), ..*budget };
+    let decision = |rounds: &[(f64, f64)]| {
+        let (a, b): (Vec<f64>, Vec<f64>) = rounds.iter().copied().unzip();
+        decide(Interval::of_ratios(&a, &b).as_ref(), threshold)
+    };
+    let sampled = sample(
+        &budget,
+        None,
+        |_| Ok::<_, ()>((noise.time(ratio * 10.0, sigma), noise.time(10.0, sigma))),
+        |rounds| decision(rounds) != Decision::Within,
+        || (),
+    )
+    .expect("never cancelled");
+    (decision(&sampled.rounds), sampled.rounds.len())
+}
+
+#[test]
+fn the_interval_of_the_median_uses_the_binomial_order_statistics() {
+    // Known tables: n = 6 and 8 use the extremes, 10 the 2nd, 20 the 6th, 100 the 40th.
+    assert_eq!(order_statistic(6), 1);
+    assert_eq!(order_statistic(8), 1);
+    assert_eq!(order_statistic(10), 2);
+    assert_eq!(order_statistic(20), 6);
+    assert_eq!(order_statistic(100), 40);
+    let values: Vec<f64> = (1..=10).map(f64::from).collect();
+    let i = Interval::of(&values).expect("ten samples");
+    assert_eq!((i.median, i.ci_low, i.ci_high, i.samples), (5.5, 2.0, 9.0, 10));
+    assert!((i.spread_percent() - 63.6).abs() < 0.1, "{}", i.spread_percent());
+    // Five samples have no 95% interval, so no single warm run (or five) decides anything.
+    assert_eq!(Interval::of(&[1.0, 2.0, 3.0, 4.0, 5.0]), None);
+    assert_eq!(decide(None, 1.0), Decision::Within);
+    // Non-finite samples are left out; a zero denominator drops its round.
+    assert_eq!(ratios(&[2.0, 4.0, 6.0], &[1.0, 0.0, 3.0]), vec![2.0, 2.0]);
+    assert_eq!(Interval::of(&[f64::NAN, 1.0, 1.0, 1.0, 1.0, 1.0]), None);
+}
+
+#[test]
+fn an_interval_decides_only_when_it_clears_the_threshold() {
+    let i = Interval { median: 1.5, ci_low: 1.2, ci_high: 1.8, samples: 9 };
+    assert_eq!(i.against(1.0), Decision::Above);
+    assert_eq!(i.against(2.0), Decision::Below);
+    assert_eq!(i.against(1.3), Decision::Within);
+}
+
+#[test]
+fn checkpoints_grow_by_half_and_rounds_rotate() {
+    let at: Vec<usize> = (1..=45).filter(|&n| is_checkpoint(n, MIN_SAMPLES)).collect();
+    assert_eq!(at, [6, 9, 14, 21, 32]);
+    assert_eq!(rotation(0, 3), [0, 1, 2]);
+    assert_eq!(rotation(1, 3), [1, 2, 0]);
+    assert_eq!(rotation(5, 2), [1, 0]);
+}
+
+#[test]
+fn a_clear_difference_is_decided_at_the_first_checkpoint() {
+    for seed in 0..20 {
+        assert_eq!(
+            compare(2.0, 0.1, seed, &Budget::QUICK, 1.0),
+            (Decision::Above, MIN_SAMPLES),
+            "seed {seed}"
+        );
+        assert_eq!(
+            compare(0.5, 0.1, seed, &Budget::QUICK, 1.0),
+            (Decision::Below, MIN_SAMPLES),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn a_tie_is_inconclusive_after_the_whole_budget() {
+    let mut within = 0;
+    for seed in 0..50 {
+        let (decision, rounds) = compare(1.0, 0.1, seed, &Budget::FULL, 1.0);
+        if decision == Decision::Within {
+            within += 1;
+            assert_eq!(rounds, Budget::FULL.max_rounds, "seed {seed}");
+        }
+    }
+    // At most a few of 50 ties are called either way (5% per look, four looks).
+    assert!(within >= 45, "only {within} of 50 ties were inconclusive");
+}
+
+#[test]
+fn the_quick_set_never_contradicts_the_full_one() {
+    let mut decided = (0, 0);
+    for ratio in [0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25] {
+        for sigma in [0.05, 0.2] {
+            for seed in 0..40 {
+                let quick = compare(ratio, sigma, seed, &Budget::QUICK, 1.0).0;
+                let full = compare(ratio, sigma, seed + 1000, &Budget::FULL, 1.0).0;
+                let contradict = matches!(
+                    (quick, full),
+                    (Decision::Above, Decision::Below) | (Decision::Below, Decision::Above)
+                );
+                assert!(
+                    !contradict,
+                    "ratio {ratio} sigma {sigma} seed {seed}: quick {quick:?}, full {full:?}"
+                );
+                decided.0 += usize::from(quick != Decision::Within);
+                decided.1 += usize::from(full != Decision::Within);
+            }
+        }
+    }
+    // The full set decides more often than the quick one: it has the larger budget.
+    assert!(decided.1 > decided.0, "{decided:?}");
+}
+
+#[test]
+fn cancelling_stops_before_the_next_round() {
+    let cancel = AtomicBool::new(true);
+    let r = sample(&Budget::QUICK, Some(&cancel), |_| Ok::<_, &str>(1.0), |_| false, || "stopped");
+    assert_eq!(r, Err("stopped"));
+}

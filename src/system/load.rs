@@ -1,0 +1,108 @@
+//! How busy this machine is while graylab measures: the CPU time other processes took (and the
+//! time a hypervisor stole) between two snapshots, from Linux's `/proc`, so that a figure taken
+//! on a busy machine can say so. Elsewhere nothing is known and nothing is claimed.
+
+/// Other processes' share of all cores above which a measurement counts as taken on a busy
+/// machine (a quarter: on two cores, half of one core's time).
+pub const BUSY_SHARE: f64 = 0.25;
+
+/// CPU time counters at one moment, each in clock ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuSnapshot {
+    /// All cores' time, every state.
+    total: u64,
+    /// All cores' time outside idle and I/O wait.
+    busy: u64,
+    /// Time a hypervisor gave to other guests.
+    steal: u64,
+    /// This process's own user and system time.
+    own: u64,
+}
+
+/// How busy the machine was between two snapshots, as shares of all cores' time (0 to 1).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Busy {
+    /// Other processes' CPU time.
+    pub others_share: f64,
+    /// Time stolen by a hypervisor.
+    pub steal_share: f64,
+}
+
+impl Busy {
+    /// Whether other processes or a hypervisor took enough of the machine to disturb a figure.
+    #[must_use]
+    pub fn is_busy(&self) -> bool {
+        self.others_share > BUSY_SHARE || self.steal_share > BUSY_SHARE / 2.0
+    }
+}
+
+impl CpuSnapshot {
+    /// The counters now; `None` where `/proc` cannot be read.
+    #[must_use]
+    pub fn now() -> Option<Self> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+        Self::parse(&stat, &own)
+    }
+
+    /// The counters from the text of `/proc/stat` and `/proc/self/stat`.
+    fn parse(stat: &str, own: &str) -> Option<Self> {
+        let cpu = stat.lines().find(|l| l.starts_with("cpu "))?;
+        let fields: Vec<u64> = cpu.split_whitespace().skip(1).map_while(|f| f.parse().ok()).collect();
+        // user nice system idle iowait irq softirq steal (guest time is inside user already).
+        let total: u64 = fields.iter().take(8).sum();
+        let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
+        let steal = fields.get(7).copied().unwrap_or(0);
+        // After the command name in parentheses: fields 3 on, so utime and stime are the 12th and 13th.
+        let after = own.rsplit_once(')')?.1;
+        let mut own_fields = after.split_whitespace().skip(11);
+        let utime: u64 = own_fields.next()?.parse().ok()?;
+        let stime: u64 = own_fields.next()?.parse().ok()?;
+        Some(Self {
+            total,
+            busy: total.saturating_sub(idle).saturating_sub(steal),
+            steal,
+            own: utime + stime,
+        })
+    }
+
+    /// How busy the machine was from this snapshot to `later`; `None` when no time passed.
+    #[must_use]
+    pub fn until(&self, later: &Self) -> Option<Busy> {
+        let total = later.total.checked_sub(self.total).filter(|t| *t > 0)? as f64;
+        let busy = later.busy.saturating_sub(self.busy);
+        let own = later.own.saturating_sub(self.own);
+        Some(Busy {
+            others_share: busy.saturating_sub(own) as f64 / total,
+            steal_share: later.steal.saturating_sub(self.steal) as f64 / total,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWN: &str = "4242 (gray lab) R 1 2 3 4 5 6 7 8 9 10 300 100 0 0 20 0 9 0";
+
+    #[test]
+    fn others_time_is_the_machines_busy_time_less_this_process() {
+        let before =
+            CpuSnapshot::parse("cpu  1000 0 200 8000 100 0 0 0 0 0\ncpu0 1 2 3", OWN).expect("parses");
+        assert_eq!(before.own, 400);
+        assert_eq!((before.total, before.busy), (9300, 1200));
+        // 1000 ticks later: 600 busy, 400 of them this process's own, 100 stolen.
+        let after = CpuSnapshot::parse(
+            "cpu  1500 0 300 8300 100 0 0 100 0 0",
+            "4242 (gray lab) R 1 2 3 4 5 6 7 8 9 10 600 200 0 0 20 0 9 0",
+        )
+        .expect("parses");
+        let busy = before.until(&after).expect("time passed");
+        assert!((busy.others_share - 0.2).abs() < 1e-9, "{busy:?}");
+        assert!((busy.steal_share - 0.1).abs() < 1e-9, "{busy:?}");
+        assert!(!busy.is_busy());
+        assert!(Busy { others_share: 0.3, steal_share: 0.0 }.is_busy());
+        assert_eq!(before.until(&before), None);
+        assert_eq!(CpuSnapshot::parse("nothing", OWN), None);
+    }
+}
