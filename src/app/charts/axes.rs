@@ -44,9 +44,28 @@ pub fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> 
     }
 }
 
+/// A mark's value with as many decimals as its step needs: marks 0.5 apart read "0.5" and
+/// "1.5", never "0" and "1" twice.
+#[must_use]
+pub fn step_label(mark: &GridMark) -> String {
+    let decimals = if mark.step_size >= 1.0 || mark.step_size <= 0.0 {
+        0
+    } else {
+        (-(mark.step_size.log10() + 1e-9).floor()) as usize
+    };
+    format!("{:.*}", decimals, mark.value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_read_with_the_decimals_of_their_step() {
+        let label = |value: f64, step_size: f64| step_label(&GridMark { value, step_size });
+        assert_eq!([label(0.0, 0.5), label(0.5, 0.5), label(1.0, 0.5)], ["0.0", "0.5", "1.0"]);
+        assert_eq!([label(0.1, 0.1), label(0.25, 0.05), label(20.0, 10.0)], ["0.1", "0.25", "20"]);
+    }
 
     #[test]
     fn nice_steps_are_one_two_five() {

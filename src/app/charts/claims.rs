@@ -46,27 +46,42 @@ fn lanes_height(lanes: usize) -> f32 {
     (lanes as f32 * 17.0 + 44.0).clamp(90.0, 260.0)
 }
 
+/// Lanes coloured by their clock use a palette of their own, so that no colour means a clock on
+/// one card and a device on another.
 fn clock_colour(clock: &str) -> Color32 {
     match clock {
-        "gpu-timestamp" => Color32::from_rgb(80, 170, 90),
-        "cpu-clock" => Color32::from_rgb(70, 140, 220),
-        _ => Color32::from_rgb(230, 140, 60),
+        "gpu-timestamp" => Color32::from_rgb(60, 180, 170),
+        "cpu-clock" => Color32::from_rgb(150, 130, 210),
+        _ => Color32::from_rgb(210, 180, 60),
     }
 }
 
-fn series_colour(i: usize) -> Color32 {
-    const COLOURS: [Color32; 4] = [
-        Color32::from_rgb(70, 140, 220),
-        Color32::from_rgb(230, 140, 60),
-        Color32::from_rgb(80, 170, 90),
-        Color32::from_rgb(200, 110, 200),
-    ];
-    COLOURS[i % COLOURS.len()]
+/// The CPU in blue, the GPU end to end in orange, the GPU with its input kept in green, on
+/// every card.
+const CPU_COLOUR: Color32 = Color32::from_rgb(70, 140, 220);
+const GPU_COLOUR: Color32 = Color32::from_rgb(230, 140, 60);
+const KEPT_COLOUR: Color32 = Color32::from_rgb(80, 170, 90);
+
+/// A series' colour from its name ("CPU", "GPU end to end", "GPU, input kept"), else by place.
+fn series_colour(name: &str, i: usize) -> Color32 {
+    if name.contains("kept") {
+        KEPT_COLOUR
+    } else if name.starts_with("GPU") {
+        GPU_COLOUR
+    } else if name.contains("CPU") {
+        CPU_COLOUR
+    } else {
+        [CPU_COLOUR, GPU_COLOUR, KEPT_COLOUR, Color32::from_rgb(200, 110, 200)][i % 4]
+    }
 }
 
-/// What a bar's hover says: "upload: 9.835 ms (cpu-clock+gpu-timestamp)".
+/// What a bar's hover says: "upload: 9.835 ms (cpu-clock+gpu-timestamp), 95% CI 9.1–10.2".
 fn hover(m: &Measurement) -> String {
-    format!("{}: {:.3} {} ({})", m.name, m.value, m.unit, m.clock)
+    let interval = match (m.ci_low, m.ci_high, m.samples) {
+        (Some(low), Some(high), Some(n)) => format!(", 95% CI {low:.3}\u{2013}{high:.3} over {n} rounds"),
+        _ => String::new(),
+    };
+    format!("{}: {:.3} {} ({}){interval}", m.name, m.value, m.unit, m.clock)
 }
 
 /// What a bar chart shows on hover.
@@ -135,10 +150,10 @@ pub fn claim_chart_ui(ui: &mut Ui, claim: &ClaimResult, salt: &str) {
 
 /// Claim 2: the GPU's time per operation at each count per round trip, the CPU's pass as a line.
 fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Option<&Measurement>) {
-    let colour = series_colour(1);
+    let colour = GPU_COLOUR;
     let mut legend = vec![(colour, "GPU, time per operation".to_owned())];
     if let Some(cpu) = cpu {
-        legend.push((series_colour(0), format!("{} ({:.3} ms, {})", cpu.name, cpu.value, cpu.clock)));
+        legend.push((CPU_COLOUR, format!("{} ({:.3} ms, {})", cpu.name, cpu.value, cpu.clock)));
     }
     legend_ui(ui, &legend);
     let bars: Vec<Bar> = ops
@@ -162,7 +177,7 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
                 BarChart::new("GPU per operation", bars).color(colour).element_formatter(hover_formatter()),
             );
             if let Some(cpu) = cpu {
-                plot.hline(HLine::new(cpu.name.clone(), cpu.value).color(series_colour(0)).width(2.0));
+                plot.hline(HLine::new(cpu.name.clone(), cpu.value).color(CPU_COLOUR).width(2.0));
             }
         });
 }
@@ -170,7 +185,7 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
 /// Claims 5 and 9: each series' bar side by side at each size.
 fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], categories: &[String]) {
     let legend: Vec<(Color32, String)> =
-        series.iter().enumerate().map(|(i, s)| (series_colour(i), s.clone())).collect();
+        series.iter().enumerate().map(|(i, s)| (series_colour(s, i), s.clone())).collect();
     legend_ui(ui, &legend);
     let width = 0.8 / series.len() as f64;
     let charts: Vec<BarChart> = series
@@ -184,11 +199,11 @@ fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], 
                     let ci = categories.iter().position(|c| c == mc)?;
                     let x = ci as f64 - 0.4 + width * (si as f64 + 0.5);
                     (ms == s).then(|| {
-                        Bar::new(x, m.value).name(hover(m)).fill(series_colour(si)).width(width * 0.9)
+                        Bar::new(x, m.value).name(hover(m)).fill(series_colour(s, si)).width(width * 0.9)
                     })
                 })
                 .collect();
-            BarChart::new(s.clone(), bars).color(series_colour(si)).element_formatter(hover_formatter())
+            BarChart::new(s.clone(), bars).color(series_colour(s, si)).element_formatter(hover_formatter())
         })
         .collect();
     let top = times.iter().map(|m| m.value).fold(0.0, f64::max);

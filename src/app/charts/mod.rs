@@ -84,7 +84,12 @@ fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot:
     egui_plot::Plot::new(id)
         .height(ui.available_height().max(60.0))
         .show_background(false)
-        .custom_x_axes(vec![egui_plot::AxisHints::new_x().label(x_label).label_spacing(28.0..=36.0)])
+        .custom_x_axes(vec![
+            egui_plot::AxisHints::new_x()
+                .label(x_label)
+                .label_spacing(28.0..=36.0)
+                .formatter(|mark, _| axes::step_label(&mark)),
+        ])
         .custom_y_axes(vec![egui_plot::AxisHints::new_y().label(y_label).label_spacing(14.0..=18.0)])
         .allow_drag(false)
         .allow_zoom(false)

@@ -82,7 +82,9 @@ impl ClaimsWindow {
         }
         ui.label(
             "Each claim of the tutorial \"GPU computing: when and how to speed up code\" as a short experiment \
-             on this machine: its figures (each with the clock that measured it), a verdict and why.",
+             on this machine: its figures (each with the clock that measured it; hover a bar for its 95% \
+             interval), a verdict and why. The two sides of each comparison run in turns until the \
+             difference is clear of the noise; if it never is, the verdict is \"inconclusive here\".",
         );
         self.run_ui(ui, session);
         self.file_ui(ui, session);

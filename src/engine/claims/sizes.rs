@@ -108,7 +108,12 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     }
     let caches = cpu_cache_bytes();
     for (level, bytes) in &caches {
-        measurements.push(Measurement::of(format!("L{level} cache"), (bytes >> 10) as f64, "KiB", "none"));
+        let (size, unit) = if bytes % (1 << 20) == 0 {
+            ((bytes >> 20) as f64, "MiB")
+        } else {
+            ((bytes >> 10) as f64, "KiB")
+        };
+        measurements.push(Measurement::of(format!("L{level} cache"), size, unit, "none"));
     }
     let l2 = caches.iter().find(|(level, _)| *level == 2).map(|c| c.1);
     let (verdict, why) = rules::cache_sized_data_loses(&points, l2);
@@ -162,16 +167,12 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min().unwrap_or(0) as f64
     };
     let mut measurements = vec![
-        Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP, in turns"), &total_ns(taken, 1), "cpu-clock"),
-        Measurement::ms_of(
-            format!("GPU end to end, {SMALLEST_MP:.2} MP, in turns"),
-            &total_ns(taken, 0),
-            "cpu-clock",
-        ),
+        Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP"), &total_ns(taken, 1), "cpu-clock"),
+        Measurement::ms_of(format!("GPU end to end, {SMALLEST_MP:.2} MP"), &total_ns(taken, 0), "cpu-clock"),
     ];
     for p in &result.points {
         let mp = p.megapixels;
-        measurements.push(Measurement::ms(format!("best CPU, {mp:.2} MP"), best_cpu(p), "cpu-clock"));
+        measurements.push(Measurement::ms(format!("CPU, {mp:.2} MP"), best_cpu(p), "cpu-clock"));
         if let Some(ns) = p.median_ns(Series::GpuTotal) {
             measurements.push(Measurement::ms(format!("GPU end to end, {mp:.2} MP"), ns as f64, "cpu-clock"));
         }
@@ -193,7 +194,7 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         id: 9,
         claim: "Small dataset? … overhead of moving data to GPU outweighs benefits.".to_owned(),
         experiment: format!(
-            "the plain grayscale: the GPU end to end against the CPU at {SMALLEST_MP} MP in turns, {} rounds, decides; a sweep at {} MP, {} each, gives the crossover measured and modelled from this machine's ceilings",
+            "the plain grayscale: the GPU end to end against the CPU on every thread at {SMALLEST_MP} MP in turns, {} rounds, decides; a sweep at {} MP, {} each (its CPU the faster of one and every thread), gives the crossover measured and modelled from this machine's ceilings",
             taken.len(),
             options_sizes(&result),
             if runs == 1 { "1 warm run".to_owned() } else { format!("{runs} warm runs") }

@@ -180,6 +180,9 @@ pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
             evidence(&format!("GPU / CPU per operation at {n}"), &gpu_over_cpu(rounds, i), 1.0, sampled.stop);
         per_op.push((*n, median(&gpu), median(&cpu), e));
     }
+    // The chart's line: one CPU pass, every count's rounds pooled.
+    let pooled: Vec<f64> = (0..counts.len()).flat_map(|i| side(i, |p| p.1)).collect();
+    measurements.push(Measurement::ms_of("one CPU pass", &pooled, &clocks.cpu));
     let (verdict, mut why) = rules::keep_data_on_gpu(&per_op);
     if rounds.iter().flatten().any(|p| !p.2) {
         why.push_str("; but the GPU's result differed from the CPU's");
