@@ -372,6 +372,8 @@ pub enum Reply {
     Swept(Result<SweepResult, String>),
     /// The GPU's ceilings (or why they could not be had).
     Ceilings(Result<KnownCeilings, String>),
+    /// The CPU's compute ceiling (or why it could not be measured).
+    CpuCompute(Result<crate::engine::CpuCompute, String>),
     /// A parity check finished (or failed).
     Parity(Box<Result<(ParityReport, DisplayImage), String>>),
     /// The claims were tested, stopped or failed.
