@@ -115,21 +115,20 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
         || "a few seconds".to_owned(),
         |k| format!("{:.1} s the last time", k.ceilings.probe_ns as f64 / 1e9),
     );
-    match session.ceilings() {
-        Some(k) => known_ui(ui, k, session.cpu_compute()),
-        None => {
-            if measuring {
-                ui.horizontal(|ui| {
-                    crate::app::look::spinner(ui);
-                    ui.label("measuring (a few seconds)…");
-                });
-            } else {
-                ui.label("Not measured yet on this adapter.");
-            }
-            // The CPU's compute ceiling may be known before the GPU's (a CPU run with work).
-            if let Some(c) = session.cpu_compute() {
-                egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
-            }
+    if let Some(k) = session.ceilings() {
+        known_ui(ui, k, session.cpu_compute());
+    } else {
+        if measuring {
+            ui.horizontal(|ui| {
+                crate::app::look::spinner(ui);
+                ui.label("measuring (a few seconds)…");
+            });
+        } else {
+            ui.label("Not measured yet on this adapter.");
+        }
+        // The CPU's compute ceiling may be known before the GPU's (a CPU run with work).
+        if let Some(c) = session.cpu_compute() {
+            egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
         }
     }
     if let Some(e) = session.ceilings_error() {
