@@ -1,7 +1,9 @@
 //! The work per pixel and the ceilings in the real app under `egui_kittest`: the "Work per
 //! pixel" control sets the next runs' work and Last run names it, runs at two work levels are
 //! two series in the box plot's picker, the path field names the file on screen after a failed
-//! open, and ceilings cached by an earlier launch are used from the first run.
+//! open, ceilings cached by an earlier launch are used from the first run, work runs are held
+//! against the compute ceilings on both backends (which the adapter panel lists), and a CPU run
+//! of any pixel layout is held against the memory stream.
 
 mod common;
 #[path = "common/ui.rs"]
@@ -115,6 +117,106 @@ fn runs_at_two_work_levels_are_two_series_in_the_box_plot() {
     assert_eq!(picker(&h, "bt601 · 16 rounds/px"), 0, "the plain series picked");
     // The formula's menu and the picker.
     assert_eq!(picker(&h, "bt601"), 2);
+}
+
+/// The ceiling in the work line's "NN% of compute (225 Gop/s)", e.g. "225 Gop/s".
+fn compute_ceiling_in(line: &str) -> Option<&str> {
+    let (_, rest) = line.split_once("% of compute (")?;
+    rest.split_once(')').map(|(ceiling, _)| ceiling)
+}
+
+/// Last run's work line and its kernel row's "rate · share", as shown.
+fn work_line_and_kernel_row(h: &egui_kittest::Harness<'_, GraylabApp>) -> (String, String) {
+    let line = text_of(&h.get_by_label_contains("work: 256 rounds/px")).unwrap_or_default();
+    let rows: Vec<String> = h
+        .get_all_by_label_contains(" · ")
+        .filter_map(|n| text_of(&n))
+        .filter(|l| !l.starts_with("work: ") && l.ends_with('%'))
+        .collect();
+    let [kernel] = rows.as_slice() else { panic!("one rate with a share (the CPU's kernel): {rows:?}") };
+    (line, kernel.clone())
+}
+
+#[test]
+fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 96, 64);
+    let Some(mut h) = ui_common::harness_sized(Some(path), [1280.0, 1400.0]) else { return };
+    settle(&mut h);
+    assert!(h.query_by_label("CPU compute").is_none(), "not measured before a run with work");
+    pick_work(&mut h, "256 rounds");
+    settle(&mut h);
+
+    // CPU: the share and the ceiling on the work line, the kernel row against compute.
+    let last = h.state().runs().last().expect("a run").clone();
+    assert_eq!((last.settings.backend, last.settings.work.rounds), (Backend::Cpu, 256));
+    assert!(last.report.work.compute_share.is_some_and(|s| s > 0.0), "{:?}", last.report.work);
+    let (line, kernel) = work_line_and_kernel_row(&h);
+    assert!(line.contains(" [cpu] · "), "{line}");
+    let ceiling = compute_ceiling_in(&line).unwrap_or_else(|| panic!("a % of compute: {line}")).to_owned();
+    assert!(ceiling.ends_with("op/s"), "{line}");
+    assert!(kernel.contains("op/s · ") && !kernel.contains("GB/s"), "against compute: {kernel}");
+    // The adapter panel lists the same CPU ceiling.
+    h.get_by_label("CPU compute");
+    assert_eq!(h.get_all_by_label(&ceiling).count(), 1, "the CPU's ceiling in the adapter panel: {ceiling}");
+    let cpu_before = *h.state().cpu_compute().expect("the CPU's compute ceiling");
+
+    // GPU: its compute ceiling is measured with its other ceilings before the first run with
+    // work, and the run is held against it.
+    h.get_by_label("GPU").click();
+    settle(&mut h);
+    let last = h.state().runs().last().expect("a run").clone();
+    assert_eq!((last.settings.backend, last.settings.work.rounds), (Backend::Gpu, 256));
+    let gpu = h.state().ceilings().and_then(|k| k.ceilings.compute).expect("the GPU's compute ceiling");
+    assert_eq!(last.report.work.compute_ceiling_ops_per_s, Some(gpu.ops_per_s()));
+    let line = text_of(&h.get_by_label_contains("work: 256 rounds/px")).unwrap_or_default();
+    let gpu_ceiling =
+        compute_ceiling_in(&line).unwrap_or_else(|| panic!("a % of compute: {line}")).to_owned();
+    h.get_by_label("GPU compute");
+    assert!(
+        h.get_all_by_label(&gpu_ceiling).count() >= 1,
+        "the GPU's ceiling in the adapter panel: {gpu_ceiling}"
+    );
+    let kernel_rows: Vec<String> =
+        h.get_all_by_label_contains("op/s · ").filter_map(|n| text_of(&n)).collect();
+    assert_eq!(kernel_rows.len(), 1, "the GPU kernel against compute: {kernel_rows:?}");
+
+    // Measure again (on screen in this tall window) measures both compute ceilings again.
+    h.get_by_label("Measure again").click();
+    h.run_steps(1);
+    assert!(h.state().is_busy(), "measuring");
+    settle(&mut h);
+    assert!(h.state().ceilings().is_some_and(|k| k.measured_now && k.ceilings.compute.is_some()));
+    let cpu_after = *h.state().cpu_compute().expect("the CPU's compute ceiling");
+    assert_ne!(
+        (cpu_before.best_ns, cpu_before.median_ns),
+        (cpu_after.best_ns, cpu_after.median_ns),
+        "measured again, not kept"
+    );
+    h.get_by_label("CPU compute");
+    h.get_by_label("GPU compute");
+}
+
+#[test]
+fn a_cpu_run_of_any_layout_is_held_against_the_memory_stream() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("alpha.png");
+    image::RgbaImage::from_fn(120, 80, |x, y| image::Rgba([x as u8, y as u8, (x ^ y) as u8, 200]))
+        .save(&path)
+        .expect("save");
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let last = h.state().runs().last().expect("a run");
+    assert_eq!(last.settings.backend, Backend::Cpu);
+    assert!(
+        last.report.kernel.is_some_and(|k| k != graylab::engine::Kernel::Rgb8ToL8),
+        "{:?}",
+        last.report.kernel
+    );
+    let kernel = last.rates.iter().find(|r| r.phase == graylab::engine::Phase::Kernel).expect("kernel rate");
+    assert_eq!(kernel.ceiling, Some(graylab::engine::Ceiling::MemoryStream));
+    assert!(kernel.percent_of_ceiling.is_some_and(|p| p > 0.0), "{kernel:?}");
+    assert!(h.query_by_label_contains("Rates without a % of ceiling").is_none());
 }
 
 #[test]

@@ -200,6 +200,12 @@ impl GraylabApp {
         self.session.parity().map(|(r, _)| r)
     }
 
+    /// This CPU's compute ceiling, once read from the cache or measured.
+    #[must_use]
+    pub fn cpu_compute(&self) -> Option<&crate::engine::CpuCompute> {
+        self.session.cpu_compute()
+    }
+
     /// This GPU's ceilings, once read from the cache or measured.
     #[must_use]
     pub fn ceilings(&self) -> Option<&crate::engine::KnownCeilings> {

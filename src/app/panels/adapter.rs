@@ -1,13 +1,15 @@
 //! The GPU adapter panel: name, backend, driver, the limits that matter here, timestamps, flags
-//! for a software adapter or a debug build, and this machine's ceilings for every step of the
-//! GPU path (read from the cache or measured, and measured again on request).
+//! for a software adapter or a debug build, and this machine's ceilings: every step of the GPU
+//! path and the compute ceilings of the GPU and the CPU (read from the cache or measured, and
+//! measured again on request).
 
 use egui::{RichText, Ui};
 
 use crate::app::look;
 use crate::app::session::Session;
 
-use crate::engine::{Bandwidth, GpuContext, KnownCeilings, gb};
+use crate::app::panels::work::ops_per_s;
+use crate::engine::{Bandwidth, CpuCompute, GpuContext, KnownCeilings, SimdLevel, gb};
 
 /// The adapter's details.
 #[derive(Default)]
@@ -21,6 +23,11 @@ impl AdapterPanel {
         if session.gpu_usable() {
             ui.add_space(6.0);
             ceilings_ui(ui, session);
+        } else if let Some(c) = session.cpu_compute() {
+            // Without a GPU the CPU's compute ceiling is the one ceiling measured here.
+            ui.add_space(6.0);
+            ui.strong("This machine's ceilings");
+            egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
         }
     }
 
@@ -97,8 +104,9 @@ impl AdapterPanel {
 /// The ceilings, where they came from, and a button to measure them (again).
 fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
     ui.strong("This machine's ceilings").on_hover_text(
-        "The fastest each step of the GPU path runs on this machine, measured with plain copies. \
-         The last run's phases are shown against them.",
+        "The fastest each step of the GPU path runs on this machine, measured with plain copies, \
+         and the most integer operations per second the GPU and the CPU do. The last run's \
+         phases are shown against them.",
     );
     let measuring = session.measuring_ceilings();
     // The probe's own time where it ran before: about a second on a GPU, several on a busy
@@ -107,31 +115,59 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
         || "a few seconds".to_owned(),
         |k| format!("{:.1} s the last time", k.ceilings.probe_ns as f64 / 1e9),
     );
-    match session.ceilings() {
-        Some(k) => known_ui(ui, k),
-        None if measuring => {
+    if let Some(k) = session.ceilings() {
+        known_ui(ui, k, session.cpu_compute());
+    } else {
+        if measuring {
             ui.horizontal(|ui| {
                 crate::app::look::spinner(ui);
                 ui.label("measuring (a few seconds)…");
             });
-        }
-        None => {
+        } else {
             ui.label("Not measured yet on this adapter.");
+        }
+        // The CPU's compute ceiling may be known before the GPU's (a CPU run with work).
+        if let Some(c) = session.cpu_compute() {
+            egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
         }
     }
     if let Some(e) = session.ceilings_error() {
         ui.colored_label(ui.visuals().error_fg_color, format!("Could not measure them: {e}"));
     }
+    if let Some(e) = session.cpu_compute_error() {
+        ui.colored_label(ui.visuals().error_fg_color, format!("Could not measure the CPU's compute: {e}"));
+    }
     let label = if session.ceilings().is_some() { "Measure again" } else { "Measure now" };
     let button = ui.add_enabled(!measuring, egui::Button::new(label)).on_hover_text(format!(
-        "Runs the copies and the compute kernel again ({takes}) and keeps the result for this adapter"
+        "Runs the copies and the GPU's compute kernel again ({takes}), then the CPU's compute \
+         kernel (a fraction of a second), and keeps the results for this adapter and CPU"
     ));
     if button.clicked() {
         session.measure_ceilings(true);
     }
 }
 
-fn known_ui(ui: &mut Ui, k: &KnownCeilings) {
+/// The two compute rows' hover: what the kernel does.
+const COMPUTE_HOVER: &str = "Hash rounds in registers, 3 integer operations each (shift, xor, \
+    multiply), no memory traffic: the most the work per pixel can run at";
+
+/// The CPU's compute ceiling as a row of the ceilings' grid (or that it is not measured yet).
+fn cpu_compute_row(ui: &mut Ui, cpu: Option<&CpuCompute>) {
+    let Some(c) = cpu else {
+        ui.label("CPU compute").on_hover_text(COMPUTE_HOVER);
+        ui.label(RichText::new("not measured yet").weak())
+            .on_hover_text("Measured before the first run with work per pixel, or with Measure again");
+        ui.end_row();
+        return;
+    };
+    let what = format!("{COMPUTE_HOVER}; on {} threads with {}", c.threads, SimdLevel::name(c.simd));
+    ui.label("CPU compute").on_hover_text(what);
+    ui.label(RichText::new(ops_per_s(c.ops_per_s())).monospace());
+    ui.label(RichText::new("cpu-clock").weak());
+    ui.end_row();
+}
+
+fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
     let c = &k.ceilings;
     egui::Grid::new("ceilings").striped(true).show(ui, |ui| {
         let mut row = |name: &str, b: &Bandwidth, what: &str| {
@@ -151,6 +187,20 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings) {
         ui.label(RichText::new(format!("{:.3} ms", c.submit_latency_ns as f64 / 1e6)).monospace());
         ui.label(RichText::new("cpu-clock").weak());
         ui.end_row();
+        ui.label("GPU compute").on_hover_text(COMPUTE_HOVER);
+        match &c.compute {
+            Some(g) => {
+                ui.label(RichText::new(ops_per_s(g.ops_per_s())).monospace());
+                ui.label(RichText::new(g.clock.label()).weak());
+            }
+            None => {
+                ui.label(RichText::new("not measured yet").weak()).on_hover_text(
+                    "Measured before the first GPU run with work per pixel, or with Measure again",
+                );
+            }
+        }
+        ui.end_row();
+        cpu_compute_row(ui, cpu);
     });
     let origin = if k.measured_now {
         format!("Measured in this session in {:.2} s on {} threads.", c.probe_ns as f64 / 1e9, c.host_threads)

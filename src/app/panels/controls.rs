@@ -163,10 +163,17 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         ui.end_row();
     });
     if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
-        let why = if session.ceilings().is_some() {
-            "Rates without a % of ceiling: this run came before the ceilings were known; the next run shows them."
-        } else {
-            "Rates without a % of ceiling: this machine's ceilings are not measured yet (GPU adapter below)."
+        let why = match run.settings.backend {
+            // The CPU's only ceiling is the memory-stream baseline, measured with each new size.
+            Backend::Cpu => {
+                "Rates without a % of ceiling: the memory-stream baseline could not be measured for this size (no room in the memory budget now)."
+            }
+            Backend::Gpu if session.ceilings().is_some() => {
+                "Rates without a % of ceiling: this run came before the GPU's ceilings were known; the next run shows them."
+            }
+            Backend::Gpu => {
+                "Rates without a % of ceiling: this GPU's ceilings are not measured yet (GPU adapter below)."
+            }
         };
         ui.label(RichText::new(why).weak());
     }
@@ -229,12 +236,22 @@ fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine
         ui.label("");
         return;
     };
-    let text = match whole.share_label() {
+    // A compute-bound kernel is held against its compute ceiling; the memory share then only
+    // comes on hover.
+    let compute = (phase == crate::engine::Phase::Kernel)
+        .then(|| super::work::kernel_compute_rate(run, whole.ceiling_gb_per_s))
+        .flatten();
+    let memory = match whole.share_label() {
         Some(share) => format!("{} · {share}", gb(whole.gb_per_s)),
         None => gb(whole.gb_per_s),
     };
+    let (text, first) = match compute {
+        Some((text, sentence)) => (text, vec![sentence, format!("Against memory: {}", whole.sentence())]),
+        None => (memory, vec![whole.sentence()]),
+    };
     // The app's font has no arrows: "host→GPU" reads "host to GPU".
-    let hover = std::iter::once(whole.sentence())
+    let hover = first
+        .into_iter()
         .chain(rates().filter(|r| r.part != PhasePart::Whole).map(crate::engine::PhaseRate::sentence))
         .map(|s| s.replace('→', " to "))
         .collect::<Vec<_>>()

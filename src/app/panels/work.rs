@@ -64,17 +64,80 @@ pub fn ops_per_s(rate: f64) -> String {
     }
 }
 
-/// The run's share of this machine's compute ceiling ("41% of compute"), where the engine held
-/// the run against one (the ceilings are measured with the bandwidth ones, or by
-/// `graylab info --probe`).
+/// A share of a compute ceiling for a narrow column: "41%", or ">100%" when the run beat the
+/// ceiling (then it was measured low, and no share of it means anything).
+fn share_label(share: f64) -> String {
+    if share > BEATEN_SHARE { ">100%".to_owned() } else { format!("{:.0}%", share * 100.0) }
+}
+
+/// A share above this beats the ceiling; below it is the noise between two measurements.
+const BEATEN_SHARE: f64 = 1.05;
+
+/// The run's share of this machine's compute ceiling, with that ceiling ("41% of compute (225
+/// Gop/s)"), where the engine held the run against one (the ceilings are measured before the
+/// first run with work, with the GPU's other ceilings, or by `graylab info --probe`).
 #[must_use]
 pub fn compute_share(figures: &WorkFigures) -> Option<String> {
     let share = figures.compute_share?;
-    Some(if share > 1.05 {
-        ">100% of compute (the ceiling was measured low)".to_owned()
+    let ceiling =
+        figures.compute_ceiling_ops_per_s.map_or_else(String::new, |c| format!(" ({})", ops_per_s(c)));
+    Some(if share > BEATEN_SHARE {
+        format!(">100% of compute{ceiling}: the ceiling was measured low")
     } else {
-        format!("{:.0}% of compute", share * 100.0)
+        format!("{} of compute{ceiling}", share_label(share))
     })
+}
+
+/// The ridge point of a roofline, operations per byte: where a memory ceiling of
+/// `memory_gb_per_s` stops bounding the work and the compute ceiling of `compute_ops_per_s`
+/// starts to.
+#[must_use]
+pub fn ridge_ops_per_byte(compute_ops_per_s: f64, memory_gb_per_s: f64) -> f64 {
+    compute_ops_per_s / (memory_gb_per_s * 1e9).max(f64::MIN_POSITIVE)
+}
+
+/// Whether a run's kernel is held against its compute ceiling rather than its memory ceiling of
+/// `memory_gb_per_s`. The roofline's rule: the lower roof bounds the kernel, so a run with work
+/// per pixel (and a compute share the engine gave it) is compute-bound once its operations per
+/// byte reach the ridge point, or when no memory ceiling is known; below the ridge (1 round a
+/// pixel, 0.75 ops/byte) the memory share stays the meaningful one.
+#[must_use]
+pub fn compute_bound(figures: &WorkFigures, memory_gb_per_s: Option<f64>) -> bool {
+    let (Some(_), Some(compute)) = (figures.compute_share, figures.compute_ceiling_ops_per_s) else {
+        return false;
+    };
+    figures.work_rounds > 0
+        && memory_gb_per_s.is_none_or(|m| figures.ops_per_byte >= ridge_ops_per_byte(compute, m))
+}
+
+/// The kernel row of Last run for a compute-bound run ([`compute_bound`]): "109 Gop/s · 48%"
+/// and its sentence; `None` when the kernel is held against `memory_gb_per_s` instead.
+#[must_use]
+pub fn kernel_compute_rate(run: &RunRecord, memory_gb_per_s: Option<f64>) -> Option<(String, String)> {
+    let f = &run.report.work;
+    let (rate, share, ceiling) = (f.kernel_ops_per_s?, f.compute_share?, f.compute_ceiling_ops_per_s?);
+    if !compute_bound(f, memory_gb_per_s) {
+        return None;
+    }
+    let backend = run.settings.backend.name().to_uppercase();
+    let why = match memory_gb_per_s {
+        Some(m) => format!(
+            "at {} it is past the ridge point ({}), where the {backend}'s memory ceiling ({}) gives way \
+             to its compute ceiling: the kernel is compute-bound",
+            ops_per_byte(f.ops_per_byte),
+            ops_per_byte(ridge_ops_per_byte(ceiling, m)),
+            crate::engine::gb(m)
+        ),
+        None => "no memory ceiling is known for this kernel".to_owned(),
+    };
+    let text = format!("{} · {}", ops_per_s(rate), share_label(share));
+    let hover = format!(
+        "kernel {}, {:.0}% of this machine's {backend} compute ceiling ({}); {why}.",
+        ops_per_s(rate),
+        share * 100.0,
+        ops_per_s(ceiling)
+    );
+    Some((text, hover))
 }
 
 /// The work line of a run: "256 rounds/px (synthetic) · 192 ops/byte · 12.3 Gop/s [gpu-ts]",
@@ -125,9 +188,42 @@ mod tests {
         assert_eq!(ops_per_s(850e6), "850 Mop/s");
         assert_eq!(ops_per_s(1234e9), "1234 Gop/s");
         assert!(WORK_LEVELS.windows(2).all(|w| w[0] < w[1]) && WORK_LEVELS[0] == 0);
-        let held = |share| WorkFigures { compute_share: share, ..WorkFigures::default() };
-        assert_eq!(compute_share(&held(None)), None);
-        assert_eq!(compute_share(&held(Some(0.41))).as_deref(), Some("41% of compute"));
-        assert!(compute_share(&held(Some(1.3))).is_some_and(|s| s.starts_with(">100%")));
+    }
+
+    /// Figures of a run at `rounds` held at `share` of a 225 Gop/s ceiling.
+    fn held(rounds: u32, share: Option<f64>) -> WorkFigures {
+        WorkFigures {
+            work_rounds: rounds,
+            ops_per_pixel: 3 * u64::from(rounds),
+            ops_per_byte: 0.75 * f64::from(rounds),
+            compute_share: share,
+            compute_ceiling_ops_per_s: share.map(|_| 225e9),
+            ..WorkFigures::default()
+        }
+    }
+
+    #[test]
+    fn the_compute_share_names_its_ceiling() {
+        assert_eq!(compute_share(&held(4096, None)), None);
+        assert_eq!(compute_share(&held(4096, Some(0.484))).as_deref(), Some("48% of compute (225 Gop/s)"));
+        assert_eq!(
+            compute_share(&held(4096, Some(1.3))).as_deref(),
+            Some(">100% of compute (225 Gop/s): the ceiling was measured low")
+        );
+        assert_eq!(share_label(1.04), "104%");
+        assert_eq!(share_label(1.06), ">100%");
+    }
+
+    #[test]
+    fn the_kernel_is_compute_bound_past_the_ridge_point() {
+        // 225 Gop/s over a 20 GB/s memory ceiling: the ridge at 11.25 ops/byte.
+        assert!((ridge_ops_per_byte(225e9, 20.0) - 11.25).abs() < 1e-9);
+        assert!(compute_bound(&held(4096, Some(0.5)), Some(20.0)), "3072 ops/byte");
+        assert!(compute_bound(&held(16, Some(0.5)), Some(20.0)), "12 ops/byte");
+        assert!(!compute_bound(&held(4, Some(0.5)), Some(20.0)), "3 ops/byte: memory-bound");
+        assert!(!compute_bound(&held(1, Some(0.5)), Some(20.0)), "0.75 ops/byte");
+        assert!(compute_bound(&held(1, Some(0.5)), None), "no memory ceiling: the compute one");
+        assert!(!compute_bound(&held(4096, None), Some(20.0)), "no compute ceiling known");
+        assert!(!compute_bound(&held(0, Some(0.5)), None), "no work");
     }
 }

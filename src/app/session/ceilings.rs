@@ -1,9 +1,20 @@
-//! The GPU's ceilings in the session: asked for once after the first GPU run (from the cache,
-//! else measured on the worker), measured again on request, and shown by the adapter panel.
+//! This machine's ceilings in the session: the GPU's, asked for once after the first GPU run
+//! (from the cache, else measured on the worker), and the CPU's compute ceiling (cached, else
+//! measured before the first run with work per pixel); both measured again on request, and
+//! shown by the adapter panel.
 
 use super::{JobKind, Session};
 use crate::app::work::jobs::Job;
-use crate::engine::KnownCeilings;
+use crate::engine::{CpuCompute, KnownCeilings};
+
+/// The CPU's compute ceiling, as far as the session knows it.
+#[derive(Debug, Default)]
+pub(super) struct CpuComputeState {
+    /// The latest figure measured or read.
+    known: Option<CpuCompute>,
+    /// Why the latest measurement failed, if it did (a known figure is kept).
+    error: Option<String>,
+}
 
 /// This GPU's ceilings, as far as the session knows them.
 #[derive(Debug, Default)]
@@ -42,6 +53,16 @@ impl Session {
         }
     }
 
+    /// This CPU's compute ceiling, once read from the cache or measured.
+    pub fn cpu_compute(&self) -> Option<&CpuCompute> {
+        self.cpu_compute.known.as_ref()
+    }
+
+    /// Why the CPU's compute ceiling could not be measured, if it could not.
+    pub fn cpu_compute_error(&self) -> Option<&str> {
+        self.cpu_compute.error.as_deref()
+    }
+
     /// Whether the ceilings are being read or measured now.
     pub fn measuring_ceilings(&self) -> bool {
         self.jobs.iter().any(|(k, _)| *k == JobKind::Ceilings)
@@ -77,5 +98,14 @@ impl Session {
             }
             (_, Err(e)) => CeilingsState::Failed(e),
         };
+    }
+
+    /// The worker's answer about the CPU's compute ceiling: a new figure replaces the old; a
+    /// failure keeps one known before.
+    pub(super) fn cpu_compute_measured(&mut self, result: Result<CpuCompute, String>) {
+        match result {
+            Ok(c) => self.cpu_compute = CpuComputeState { known: Some(c), error: None },
+            Err(e) => self.cpu_compute.error = Some(e),
+        }
     }
 }

@@ -103,6 +103,8 @@ pub struct Session {
     runs_cut_short: usize,
     /// This GPU's ceilings, as far as the session knows them.
     ceilings: ceilings::CeilingsState,
+    /// This CPU's compute ceiling, as far as the session knows it.
+    cpu_compute: ceilings::CpuComputeState,
 }
 
 impl Session {
@@ -142,6 +144,7 @@ impl Session {
             claims: replies::ClaimsShown::default(),
             runs_cut_short: 0,
             ceilings: ceilings::CeilingsState::NotAsked,
+            cpu_compute: ceilings::CpuComputeState::default(),
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());

@@ -47,6 +47,7 @@ impl Session {
             }
             Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
             Reply::Ceilings(result) => self.ceilings_measured(result),
+            Reply::CpuCompute(result) => self.cpu_compute_measured(result),
             Reply::RunCancelled(id) => {
                 log::debug!("job {id}: a GPU run stopped between its submissions");
                 self.runs_cut_short += 1;

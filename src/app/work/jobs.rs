@@ -10,11 +10,10 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::app::textures::DisplayImage;
-use crate::engine::EncodeReport;
 use crate::engine::claims::ClaimsReport;
 use crate::engine::{
-    ConvertSettings, ExportOptions, ImageKey, KnownCeilings, ParityReport, PhaseRate, RoundTripResult,
-    RunReport, SweepOptions, SweepResult,
+    ConvertSettings, CpuCompute, EncodeReport, ExportOptions, ImageKey, KnownCeilings, ParityReport,
+    PhaseRate, RoundTripResult, RunReport, SweepOptions, SweepResult,
 };
 
 /// A decoded image and its on-screen textures.
@@ -372,6 +371,8 @@ pub enum Reply {
     Swept(Result<SweepResult, String>),
     /// The GPU's ceilings (or why they could not be had).
     Ceilings(Result<KnownCeilings, String>),
+    /// The CPU's compute ceiling (or why it could not be measured).
+    CpuCompute(Result<CpuCompute, String>),
     /// A parity check finished (or failed).
     Parity(Box<Result<(ParityReport, DisplayImage), String>>),
     /// The claims were tested, stopped or failed.

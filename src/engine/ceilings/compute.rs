@@ -172,18 +172,23 @@ impl Engine {
         Ok(compute_ceilings_of(&cpu, gpu.as_ref()))
     }
 
+    /// This CPU's compute ceiling if this engine knows it or the cache has it (kept from then
+    /// on); measures nothing.
+    #[must_use]
+    pub fn known_cpu_compute(&self) -> Option<CpuCompute> {
+        let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
+        if known.is_none() && self.ceiling_cache {
+            *known = cached_cpu_compute();
+        }
+        *known
+    }
+
     /// The compute ceiling of `backend` in operations per second if this engine knows it or the
     /// cache has it; measures nothing (the GPU's is only looked for once the GPU is open).
     #[must_use]
     pub fn known_compute_ceiling(&self, backend: Backend) -> Option<f64> {
         match backend {
-            Backend::Cpu => {
-                let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
-                if known.is_none() && self.ceiling_cache {
-                    *known = cached_cpu_compute();
-                }
-                known.map(|c| c.ops_per_s())
-            }
+            Backend::Cpu => self.known_cpu_compute().map(|c| c.ops_per_s()),
             Backend::Gpu => {
                 matches!(self.gpu.get(), Some(Ok(_))).then_some(())?;
                 self.cached_gpu_ceilings()?.ceilings.compute.map(|c| c.ops_per_s())
@@ -191,7 +196,8 @@ impl Engine {
         }
     }
 
-    /// Holds `report`'s kernel rate against its backend's compute ceiling, when known.
+    /// Holds `report`'s kernel rate against its backend's compute ceiling, when known (again,
+    /// after a front end finished the report with its own wall time).
     pub(crate) fn hold_against_compute(&self, report: &mut RunReport) {
         if report.work.kernel_ops_per_s.is_some() {
             report.work =

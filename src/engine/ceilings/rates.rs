@@ -1,7 +1,8 @@
 //! Every phase against its ceiling: "upload 31 GB/s, 96% of this machine's host→GPU ceiling".
 //! GPU phases are held against the probed ceilings ([`GpuCeilings`], see `graylab info
 //! --probe`), the GPU kernel against the device's own copy bandwidth, and the CPU kernel against
-//! the memory-stream baseline ([`crate::cpu::stream_baseline`]) at the same size and threads.
+//! the memory-stream baseline ([`crate::cpu::stream_baseline`]) moving as many bytes on as many
+//! threads.
 
 use crate::engine::report::{ClockSource, Phase, RunReport};
 use crate::engine::{Backend, Kernel};
@@ -25,8 +26,8 @@ pub enum Ceiling {
     ReadbackToHost,
     /// The two download steps one after the other: the download phase's ceiling.
     GpuToHost,
-    /// Reading 3 bytes and writing 1 per pixel with no arithmetic, same size and threads: the
-    /// CPU kernel's ceiling.
+    /// Reading 3 bytes and writing 1 per pixel with no arithmetic, as many bytes as the kernel
+    /// moves, on its threads: the CPU kernel's ceiling.
     MemoryStream,
 }
 

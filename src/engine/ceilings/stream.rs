@@ -1,11 +1,12 @@
 //! The CPU kernel's ceiling: the memory-stream baseline ([`crate::cpu::stream_baseline`]: read 3
-//! bytes and write 1 per pixel, no arithmetic) at the run's size and threads, and
+//! bytes and write 1 per pixel, no arithmetic) moving as many bytes as the run's kernel, on its
+//! threads, and
 //! [`Engine::phase_rates`], the one call that gives every phase of a run against its ceiling.
 
 use std::sync::PoisonError;
 use std::time::Instant;
 
-use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates, raise_beaten};
+use crate::engine::ceilings::rates::{Ceilings, PhaseRate, bytes_of, phase_rates, raise_beaten};
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, Kernel};
 
@@ -15,7 +16,9 @@ const RUNS: usize = 3;
 /// The baseline of one size and thread count, in nanoseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StreamBaseline {
-    /// Pixels.
+    /// Pixels asked for.
+    pub asked_pixels: u64,
+    /// Pixels measured: those asked for, or fewer where they had no room in the memory budget.
     pub pixels: u64,
     /// CPU threads.
     pub threads: usize,
@@ -38,20 +41,20 @@ pub(crate) fn stream_gb_per_s(pixels: u64, ns: u64) -> f64 {
 impl Engine {
     /// Phase X of this run = N GB/s = P% of ceiling Y, for every phase that moves pixels: GPU
     /// phases against the GPU ceilings this engine knows ([`Engine::gpu_ceilings`] loads or
-    /// measures them; without them the rates come alone), a CPU RGB8 kernel against the
-    /// memory-stream baseline at the run's size and threads, measured now (a few kernel times;
-    /// kept for the next call of the same size).
+    /// measures them; without them the rates come alone), a CPU kernel against the
+    /// memory-stream baseline moving as many bytes on the run's threads, measured now (a few
+    /// kernel times; kept for the next call of the same size).
     #[must_use]
     pub fn phase_rates(&self, report: &RunReport) -> Vec<PhaseRate> {
         let mut ceilings =
             Ceilings { gpu: self.known_gpu_ceilings().map(|k| k.ceilings), cpu_stream_gb_per_s: None };
         if report.backend == Backend::Cpu
-            && report.kernel == Some(Kernel::Rgb8ToL8)
-            && let Some(threads) = report.threads
+            && let (Some(kernel), Some(threads)) = (report.kernel, report.threads)
         {
             let pixels = u64::from(report.width) * u64::from(report.height);
-            ceilings.cpu_stream_gb_per_s =
-                self.stream_baseline(pixels, threads).map(|b| stream_gb_per_s(b.pixels, b.ns));
+            ceilings.cpu_stream_gb_per_s = self
+                .stream_baseline(stream_pixels(kernel, pixels), threads)
+                .map(|b| stream_gb_per_s(b.pixels, b.ns));
         }
         let rates = phase_rates(report, &ceilings);
         // A run that beat a one-step ceiling proves it was measured low: the run is the new
@@ -66,19 +69,53 @@ impl Engine {
     }
 
     /// The memory-stream baseline of `pixels` on `threads`, measured unless it is the last one
-    /// measured; `None` when the memory budget has no room for its buffers now.
+    /// asked for. When the memory budget has no room for buffers of that size now, it is
+    /// measured at [`FALLBACK_PIXELS`] (far larger than any CPU cache, so the same rate);
+    /// `None` only when even that has no room.
     fn stream_baseline(&self, pixels: u64, threads: usize) -> Option<StreamBaseline> {
         let mut last = self.stream.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(b) = last.filter(|b| b.pixels == pixels && b.threads == threads) {
+        if let Some(b) = last.filter(|b| b.asked_pixels == pixels && b.threads == threads) {
             return Some(b);
         }
-        let _memory = crate::io::budget().try_reserve(pixels.saturating_mul(4)).ok()?;
-        let len = usize::try_from(pixels).ok()?;
+        let budget = crate::io::budget();
+        let (measured, _memory) = match budget.try_reserve(pixels.saturating_mul(4)) {
+            Ok(memory) => (pixels, memory),
+            Err(_) if pixels > FALLBACK_PIXELS => {
+                (FALLBACK_PIXELS, budget.try_reserve(FALLBACK_PIXELS * 4).ok()?)
+            }
+            Err(_) => return None,
+        };
+        let len = usize::try_from(measured).ok()?;
         let src = vec![0x5Au8; len.checked_mul(3)?];
         let mut dst = vec![1u8; len];
         let ns = (0..=RUNS).filter_map(|_| time_baseline(&src, &mut dst, threads)).skip(1).min()?;
-        let b = StreamBaseline { pixels, threads, ns };
+        let b = StreamBaseline { asked_pixels: pixels, pixels: measured, threads, ns };
         *last = Some(b);
         Some(b)
+    }
+}
+
+/// The baseline's size when a run's own size has no room in the memory budget: 32 Mi pixels,
+/// 128 MiB moved, beyond every CPU cache.
+const FALLBACK_PIXELS: u64 = 32 << 20;
+
+/// The baseline's pixels (3 bytes read, 1 written) that move as many bytes as `kernel` does
+/// over `pixels`: every kernel's memory traffic is held against the same stream.
+fn stream_pixels(kernel: Kernel, pixels: u64) -> u64 {
+    let (in_bytes, out_bytes) = bytes_of(kernel, pixels);
+    (in_bytes + out_bytes).div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_is_held_against_a_stream_of_its_bytes() {
+        assert_eq!(stream_pixels(Kernel::Rgb8ToL8, 1000), 1000);
+        // 4 bytes read and 1 written a pixel: 5000 bytes, 1250 baseline pixels.
+        assert_eq!(stream_pixels(Kernel::Rgba8ToL8, 1000), 1250);
+        // 8 read and 4 written.
+        assert_eq!(stream_pixels(Kernel::Rgba16ToLa16, 1000), 3000);
     }
 }

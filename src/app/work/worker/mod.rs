@@ -204,6 +204,7 @@ impl WorkerState {
                 self.load(&ticket, path, preview_side, &options, preloaded);
             }
             Job::Convert { ticket, input, settings, round_trip, keep_input, runs, preview_side } => {
+                self.compute_ceiling_for(&ticket, &settings);
                 let total = (settings.len() * runs.max(1) as usize) as u64;
                 let list = (0..runs.max(1)).flat_map(|_| settings.iter());
                 for (n, settings) in list.enumerate() {

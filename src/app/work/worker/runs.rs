@@ -34,30 +34,66 @@ pub(crate) struct RunHow {
 
 impl WorkerState {
     /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
-    /// reserved from the budget.
+    /// reserved from the budget; the compute ceilings with them: the GPU's where the cache was
+    /// written before it existed, and the CPU's (sent to the session on its own).
     pub(crate) fn ceilings(&self, remeasure: bool) -> Result<crate::engine::KnownCeilings, String> {
-        if !remeasure
-            && let Some(k) = self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings())
-        {
-            return Ok(k);
-        }
-        let _memory = crate::engine::budget()
-            .try_reserve(PROBE_HOLD_BYTES)
-            .map_err(|e| format!("no memory to measure them now: {e}"))?;
-        let known = self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))?;
+        let known = match self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings()) {
+            Some(k) if !remeasure => k,
+            _ => {
+                let _memory = crate::engine::budget()
+                    .try_reserve(PROBE_HOLD_BYTES)
+                    .map_err(|e| format!("no memory to measure them now: {e}"))?;
+                self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))?
+            }
+        };
         // The CPU's compute ceiling with them (a fraction of a second), so that runs with work
         // per pixel are held against it on either backend.
-        if let Err(e) = self.engine.cpu_compute(remeasure) {
-            log::warn!("the CPU's compute ceiling could not be measured: {e}");
+        self.cpu_compute(remeasure);
+        if known.ceilings.compute.is_some() {
+            return Ok(known);
         }
-        Ok(known)
+        if let Err(e) = self.engine.gpu_compute() {
+            log::warn!("the GPU's compute ceiling could not be measured: {e}");
+        }
+        Ok(self.engine.known_gpu_ceilings().unwrap_or(known))
     }
 
-    /// Answers with this GPU's cached ceilings, if a cache holds them; measures nothing.
+    /// This CPU's compute ceiling (known, cached, else measured now: a fraction of a second;
+    /// always measured with `remeasure`), sent to the session.
+    pub(crate) fn cpu_compute(&self, remeasure: bool) {
+        let result = self.engine.cpu_compute(remeasure).map_err(|e| crate::app::advice::describe(&e));
+        if let Err(e) = &result {
+            log::warn!("the CPU's compute ceiling could not be measured: {e}");
+        }
+        self.reply(Reply::CpuCompute(result));
+    }
+
+    /// Before runs with work per pixel: the compute ceiling of their backend, measured once if
+    /// no cache has it (the CPU's in a fraction of a second; the GPU's with the GPU's other
+    /// ceilings), so that every such run is held against it.
+    pub(crate) fn compute_ceiling_for(&self, ticket: &Ticket, settings: &[ConvertSettings]) {
+        for backend in [Backend::Cpu, Backend::Gpu] {
+            let wanted = settings.iter().any(|s| s.backend == backend && s.work.rounds > 0);
+            if !wanted || self.stopped(ticket) || self.engine.known_compute_ceiling(backend).is_some() {
+                continue;
+            }
+            ticket.set_progress("Measuring this machine's compute ceiling (once)", 0, 0, (0.0, 0.0));
+            match backend {
+                Backend::Cpu => self.cpu_compute(false),
+                Backend::Gpu => self.reply(Reply::Ceilings(self.ceilings(false))),
+            }
+        }
+    }
+
+    /// Answers with this GPU's cached ceilings, if a cache holds them, and this CPU's cached
+    /// compute ceiling; measures nothing.
     pub(crate) fn cached_ceilings(&self, ticket: &Ticket) {
         ticket.set_progress("Reading this GPU's ceilings", 0, 0, (0.0, 0.0));
         if let Some(known) = self.engine.cached_gpu_ceilings() {
             self.reply(Reply::Ceilings(Ok(known)));
+        }
+        if let Some(compute) = self.engine.known_cpu_compute() {
+            self.reply(Reply::CpuCompute(Ok(compute)));
         }
     }
 
@@ -144,6 +180,9 @@ impl WorkerState {
             }
         };
         report.finish(nanos_since(started));
+        // Finishing made the work figures again: the kernel rate is held against its compute
+        // ceiling once more, as the engine held it.
+        self.engine.hold_against_compute(&mut report);
         Ok(Some((Output { image_id: input.id, pixels, display, settings: *settings }, report)))
     }
 
