@@ -23,6 +23,7 @@ use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::run::round_trip::{RoundTrip, RoundTripTimes};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
+use crate::pixel::Work;
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -223,7 +224,8 @@ impl GpuConverter {
         job: &GpuJob<'_>,
         f: impl FnOnce(&KernelOn<'_>, Limits, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
     ) -> Result<T, GpuError> {
-        let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, job.work, false, false), false);
+        let bytes = self.budget.chunk_in_bytes(job.kernel, job.work, false, false);
+        let limits = self.limits(bytes, bytes, false);
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
             f(&KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p }, limits, &mut scopes)
@@ -232,10 +234,13 @@ impl GpuConverter {
         result.and_then(|v| scope_result.map(|()| v))
     }
 
-    fn limits(&self, chunk_bytes: u64, pipeline: bool) -> Limits {
+    /// Chunks of `chunk_bytes` (their copies), slices of `slice_bytes` (their kernel), both
+    /// replaced by the fixed chunk size where one was set.
+    fn limits(&self, chunk_bytes: u64, slice_bytes: u64, pipeline: bool) -> Limits {
         Limits {
             band_bytes: self.band_limit_bytes,
             chunk_bytes: self.chunk_limit_bytes.unwrap_or(chunk_bytes),
+            slice_bytes: self.chunk_limit_bytes.unwrap_or(slice_bytes),
             pipeline,
             max_groups: self.ctx.limits().max_compute_workgroups_per_dimension,
         }
@@ -286,12 +291,16 @@ impl GpuConverter {
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
-        let chunk_bytes = self.budget.chunk_in_bytes(kernel, job.work, display.is_some(), download);
+        // The copies are cut as the plain grayscale's would be, whatever the work per pixel; only
+        // the kernel's slices follow its cost (each copy has a fixed cost: cut as finely as a heavy
+        // kernel's submissions, a transfer would look many times slower than it is).
+        let chunk_bytes = self.budget.chunk_in_bytes(kernel, Work::NONE, display.is_some(), download);
+        let slice_bytes = self.budget.chunk_in_bytes(kernel, job.work, display.is_some(), download);
         let plan = RunPlan::new(
             kernel,
             (job.width, job.height),
             job.workgroup,
-            self.limits(chunk_bytes, pipelined),
+            self.limits(chunk_bytes, slice_bytes, pipelined),
         )?;
         let mut t = GpuTimings {
             copies_clock: StepClock::gpu_if(pipelined),
@@ -301,6 +310,7 @@ impl GpuConverter {
             bands: plan.bands.bands,
             chunks: plan.chunks.len() as u32,
             rows_per_chunk: plan.rows_per_chunk,
+            slices: plan.slices.len() as u32,
             downloaded: download,
             displayed: display.is_some(),
             timestamps_read_late: auto && !gpu_clock,
@@ -322,9 +332,9 @@ impl GpuConverter {
         t.input_resident = input.as_ref().zip(layout).is_some_and(|(i, l)| i.holds(&l));
         let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
         let dispatches = plan
-            .chunks
+            .slices
             .iter()
-            .map(|c| dispatch(kernel, job.width, job.workgroup, &c.rows, max_groups))
+            .map(|s| dispatch(kernel, job.width, job.workgroup, &s.rows, max_groups))
             .collect::<Result<Vec<Dispatch>, _>>()?;
         let params =
             params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
