@@ -23,7 +23,6 @@ use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::run::round_trip::{RoundTrip, RoundTripTimes};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
-use crate::pixel::Work;
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -225,7 +224,7 @@ impl GpuConverter {
         f: impl FnOnce(&KernelOn<'_>, Limits, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
     ) -> Result<T, GpuError> {
         let bytes = self.budget.chunk_in_bytes(job.kernel, job.work, false, false);
-        let limits = self.limits(bytes, bytes, false);
+        let limits = self.limits((bytes, bytes), false);
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
             f(&KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p }, limits, &mut scopes)
@@ -234,9 +233,8 @@ impl GpuConverter {
         result.and_then(|v| scope_result.map(|()| v))
     }
 
-    /// Chunks of `chunk_bytes` (their copies), slices of `slice_bytes` (their kernel), both
-    /// replaced by the fixed chunk size where one was set.
-    fn limits(&self, chunk_bytes: u64, slice_bytes: u64, pipeline: bool) -> Limits {
+    /// Chunks and slices of these input bytes, or both of the fixed chunk size where one was set.
+    fn limits(&self, (chunk_bytes, slice_bytes): (u64, u64), pipeline: bool) -> Limits {
         Limits {
             band_bytes: self.band_limit_bytes,
             chunk_bytes: self.chunk_limit_bytes.unwrap_or(chunk_bytes),
@@ -291,17 +289,9 @@ impl GpuConverter {
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
-        // The copies are cut as the plain grayscale's would be, whatever the work per pixel; only
-        // the kernel's slices follow its cost (each copy has a fixed cost: cut as finely as a heavy
-        // kernel's submissions, a transfer would look many times slower than it is).
-        let chunk_bytes = self.budget.chunk_in_bytes(kernel, Work::NONE, display.is_some(), download);
-        let slice_bytes = self.budget.chunk_in_bytes(kernel, job.work, display.is_some(), download);
-        let plan = RunPlan::new(
-            kernel,
-            (job.width, job.height),
-            job.workgroup,
-            self.limits(chunk_bytes, slice_bytes, pipelined),
-        )?;
+        let bytes = self.budget.chunk_and_slice_bytes(kernel, job.work, display.is_some(), download);
+        let plan =
+            RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, pipelined))?;
         let mut t = GpuTimings {
             copies_clock: StepClock::gpu_if(pipelined),
             kernel_clock: StepClock::gpu_if(gpu_clock && ts.passes),

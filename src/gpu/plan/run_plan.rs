@@ -315,7 +315,7 @@ mod tests {
         // The same chunk budget (the plain grayscale's) with a kernel a thousand times dearer:
         // the same chunks, so the same upload and download copies, each cut into more slices.
         let (k, wg) = (Kernel::Rgb8ToL8, WorkgroupSize::DEFAULT);
-        let (w, h) = (1024, 1024);
+        let size = (1024, 1024);
         let plain = Limits {
             band_bytes: 1 << 31,
             chunk_bytes: 1 << 20,
@@ -325,8 +325,8 @@ mod tests {
         };
         let heavy = Limits { slice_bytes: 1 << 10, ..plain };
         let (p, q) = (
-            RunPlan::new(k, (w, h), wg, plain).expect("plan"),
-            RunPlan::new(k, (w, h), wg, heavy).expect("plan"),
+            RunPlan::new(k, size, wg, plain).expect("plan"),
+            RunPlan::new(k, size, wg, heavy).expect("plan"),
         );
         let copies =
             |plan: &RunPlan| plan.chunks.iter().map(|c| (c.src.clone(), c.dst.clone())).collect::<Vec<_>>();

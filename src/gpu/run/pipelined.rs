@@ -153,13 +153,12 @@ fn finish(
     mut f: InFlight,
     queue: &mut Queue,
 ) -> Result<(), GpuError> {
-    let done = match f.done {
-        Some(done) => done,
-        None => {
-            let done = run.wait(&f.submission.0)?;
-            queue.waiting.retain(|(_, number)| *number > f.submission.1);
-            done
-        }
+    let done = if let Some(done) = f.done {
+        done
+    } else {
+        let done = run.wait(&f.submission.0)?;
+        queue.waiting.retain(|(_, number)| *number > f.submission.1);
+        done
     };
     f.done = Some(done);
     let plan = run.plan;
