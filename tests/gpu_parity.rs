@@ -462,3 +462,56 @@ fn clear_a_render_target(ctx: &graylab::gpu::GpuContext) {
     ctx.queue().submit([enc.finish()]);
     ctx.device().poll(wgpu::PollType::wait_indefinitely()).expect("GPU finished");
 }
+
+/// The median of `values`.
+fn median_of(mut values: Vec<u64>) -> u64 {
+    values.sort_unstable();
+    values.get(values.len() / 2).copied().unwrap_or(0)
+}
+
+#[test]
+fn a_heavy_kernel_leaves_the_transfers_as_the_plain_run_has_them() {
+    let Some(mut conv) = common::converter() else { return };
+    // 192 KiB of input: one or two chunks for the plain grayscale (its steps cost far less than
+    // the submission budget), while 1024 rounds per pixel take llvmpipe about 0.1 s, which the
+    // budget cuts into a dozen submissions or more.
+    let (w, h) = (256u32, 256u32);
+    let kernel = Kernel::Rgb8ToL8;
+    let src = common::noise((w * h) as usize * 3, 21);
+    let heavy = Work { rounds: 1024, mask: common::full_mask(kernel), divergent: false };
+    let want = cpu_work(kernel, Formula::Bt601, &src, heavy);
+    for mode in [TimingMode::Auto, TimingMode::CpuClock] {
+        conv.set_timing_mode(mode);
+        let job = GpuJob::new(kernel, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+        // One cold run each, then five warm ones.
+        let runs = |work: Work| -> Vec<GpuTimings> {
+            (0..6).map(|_| gpu_work(&conv, job, work)).skip(1).map(|(_, t)| t).collect()
+        };
+        let plain = runs(Work::NONE);
+        let (got, _) = gpu_work(&conv, job, heavy);
+        assert_eq!(first_difference(&got, &want), None, "{mode:?}");
+        let loaded = runs(heavy);
+        // The copies are cut as the plain run's (within what the budget learns meanwhile): one
+        // upload and one download per chunk; only the kernel is cut into more submissions.
+        let most_plain = plain.iter().map(|t| t.chunks).max().unwrap_or(0);
+        for t in &loaded {
+            assert!(t.chunks <= 2 * most_plain, "{mode:?}: plain {most_plain} chunks at most: {t:?}");
+            assert!(t.slices >= t.chunks, "{mode:?}: {t:?}");
+        }
+        // Each copy is timed alone, so the transfers take what they take at no work, within the
+        // noise (a generous bound: before, a heavy run's copies took 15 to 65 times longer).
+        let upload =
+            |ts: &[GpuTimings]| median_of(ts.iter().map(|t| t.upload_host_ns + t.upload_copy_ns).collect());
+        let download = |ts: &[GpuTimings]| {
+            median_of(ts.iter().map(|t| t.download_copy_ns + t.download_host_ns).collect())
+        };
+        for (what, at_0, at_k) in
+            [("upload", upload(&plain), upload(&loaded)), ("download", download(&plain), download(&loaded))]
+        {
+            assert!(
+                at_k <= 3 * at_0 + 300_000,
+                "{mode:?}: {what} {at_k} ns at 1024 rounds against {at_0} ns at none: {loaded:?}"
+            );
+        }
+    }
+}

@@ -223,7 +223,8 @@ impl GpuConverter {
         job: &GpuJob<'_>,
         f: impl FnOnce(&KernelOn<'_>, Limits, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
     ) -> Result<T, GpuError> {
-        let limits = self.limits(self.budget.chunk_in_bytes(job.kernel, job.work, false, false), false);
+        let bytes = self.budget.chunk_in_bytes(job.kernel, job.work, false, false);
+        let limits = self.limits((bytes, bytes), false);
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
             f(&KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p }, limits, &mut scopes)
@@ -232,10 +233,12 @@ impl GpuConverter {
         result.and_then(|v| scope_result.map(|()| v))
     }
 
-    fn limits(&self, chunk_bytes: u64, pipeline: bool) -> Limits {
+    /// Chunks and slices of these input bytes, or both of the fixed chunk size where one was set.
+    fn limits(&self, (chunk_bytes, slice_bytes): (u64, u64), pipeline: bool) -> Limits {
         Limits {
             band_bytes: self.band_limit_bytes,
             chunk_bytes: self.chunk_limit_bytes.unwrap_or(chunk_bytes),
+            slice_bytes: self.chunk_limit_bytes.unwrap_or(slice_bytes),
             pipeline,
             max_groups: self.ctx.limits().max_compute_workgroups_per_dimension,
         }
@@ -286,13 +289,9 @@ impl GpuConverter {
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
-        let chunk_bytes = self.budget.chunk_in_bytes(kernel, job.work, display.is_some(), download);
-        let plan = RunPlan::new(
-            kernel,
-            (job.width, job.height),
-            job.workgroup,
-            self.limits(chunk_bytes, pipelined),
-        )?;
+        let bytes = self.budget.chunk_and_slice_bytes(kernel, job.work, display.is_some(), download);
+        let plan =
+            RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, pipelined))?;
         let mut t = GpuTimings {
             copies_clock: StepClock::gpu_if(pipelined),
             kernel_clock: StepClock::gpu_if(gpu_clock && ts.passes),
@@ -301,6 +300,7 @@ impl GpuConverter {
             bands: plan.bands.bands,
             chunks: plan.chunks.len() as u32,
             rows_per_chunk: plan.rows_per_chunk,
+            slices: plan.slices.len() as u32,
             downloaded: download,
             displayed: display.is_some(),
             timestamps_read_late: auto && !gpu_clock,
@@ -322,9 +322,9 @@ impl GpuConverter {
         t.input_resident = input.as_ref().zip(layout).is_some_and(|(i, l)| i.holds(&l));
         let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
         let dispatches = plan
-            .chunks
+            .slices
             .iter()
-            .map(|c| dispatch(kernel, job.width, job.workgroup, &c.rows, max_groups))
+            .map(|s| dispatch(kernel, job.width, job.workgroup, &s.rows, max_groups))
             .collect::<Result<Vec<Dispatch>, _>>()?;
         let params =
             params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());

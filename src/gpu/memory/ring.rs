@@ -59,7 +59,7 @@ impl Ring {
             .map(|_| StagingSlot {
                 upload: buffer("upload staging", needs.chunk_in_bytes, U::MAP_WRITE | U::COPY_SRC, true),
                 download: buffer("download staging", needs.chunk_out_bytes, U::MAP_READ | U::COPY_DST, false),
-                timestamps: needs.timestamps.then(|| Timestamps::new(ctx)),
+                timestamps: needs.timestamps.then(|| Timestamps::new(ctx, needs.slices_per_chunk)),
                 upload_state: UploadState::Mapped,
             })
             .collect();
@@ -74,6 +74,7 @@ impl Ring {
             && have.chunk_in_bytes >= needs.chunk_in_bytes
             && have.chunk_out_bytes >= needs.chunk_out_bytes
             && have.slots >= needs.slots
+            && have.slices_per_chunk >= needs.slices_per_chunk
             && have.timestamps == needs.timestamps
     }
 

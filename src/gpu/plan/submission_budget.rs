@@ -186,6 +186,21 @@ impl Budget {
         1 << bytes.ilog2()
     }
 
+    /// Input bytes of one chunk and of one slice of a run at `work` (see
+    /// [`crate::gpu::plan::run_plan::RunPlan`]): the chunk as the plain grayscale's at any work,
+    /// so that a heavy kernel cuts its slices and not its copies (each copy has a fixed cost),
+    /// and the slice within the budget at `work`.
+    pub(crate) fn chunk_and_slice_bytes(
+        &self,
+        kernel: Kernel,
+        work: Work,
+        display: bool,
+        download: bool,
+    ) -> (u64, u64) {
+        let chunk = self.chunk_in_bytes(kernel, Work::NONE, display, download);
+        (chunk, self.chunk_in_bytes(kernel, work, display, download))
+    }
+
     /// Learns from one submission of a run at `work`.
     pub(crate) fn learn(&self, work: Work, s: &Sample) {
         if s.in_bytes == 0 || s.out_bytes == 0 {

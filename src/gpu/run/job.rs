@@ -141,11 +141,16 @@ pub struct GpuTimings {
     pub pipelined: bool,
     /// Row bands the image was cut into (each fits one storage binding).
     pub bands: u32,
-    /// Chunks of rows the bands were cut into: one submission each when pipelined (each within
-    /// the submission budget), one per step in the step-by-step mode.
+    /// Chunks of rows the bands were cut into: one upload copy and one download copy each, cut
+    /// as the plain grayscale's would be at any work per pixel.
     pub chunks: u32,
     /// Rows per chunk.
     pub rows_per_chunk: u32,
+    /// Slices the chunks were cut into: one kernel dispatch and one submission each, within the
+    /// submission budget (a chunk's first slice carries its upload copy and its last its download
+    /// copy when pipelined; each copy is a submission of its own in the step-by-step mode). As
+    /// many as the chunks for the plain grayscale; a heavy kernel cuts its chunks into more.
+    pub slices: u32,
     /// Whether the result was copied back to the host.
     pub downloaded: bool,
     /// Whether the result was kept on the GPU for display (and its preview drawn).

@@ -1,10 +1,13 @@
-//! The pipelined driver (devices with encoder timestamps): one submission per chunk, each step
-//! between named timestamps, through a ring of [`RING_SLOTS`] staging slots. While the GPU works
-//! on chunk i, the host reads chunk i-2 back and fills chunk i+1; at most [`MAX_IN_FLIGHT`]
-//! submissions wait on the queue, so a render thread sharing it is never far behind.
+//! The pipelined driver (devices with encoder timestamps): each chunk through a ring of
+//! [`RING_SLOTS`] staging slots, in one submission per slice of its kernel (the first with the
+//! upload copy, the last with the download copy), each step between named timestamps written
+//! right before and after it. While the GPU works on chunk i, the host reads chunk i-2 back and
+//! fills chunk i+1; at most [`MAX_IN_FLIGHT`] submissions wait on the queue, so a render thread
+//! sharing it is never far behind.
 //!
 //! wgpu has one queue per device: GPU copies and compute do not overlap each other, only host
-//! copies overlap GPU work.
+//! copies overlap GPU work. A copy's stamps are written in the same command buffer right around
+//! it, so the wait of a submission behind the kernel before it is never in a copy's span.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -28,12 +31,21 @@ pub(crate) const MAX_IN_FLIGHT: usize = 2;
 struct InFlight {
     chunk: usize,
     slot: usize,
-    submission: wgpu::SubmissionIndex,
+    /// Its last submission, and that submission's number in the run.
+    submission: (wgpu::SubmissionIndex, u64),
+    /// When its first submission was made.
     submitted: Instant,
-    /// When the host saw the submission finished.
+    /// When the host saw its last submission finished.
     done: Option<Instant>,
     download: Option<MapResult>,
     timestamps: Option<MapResult>,
+}
+
+/// Submissions of the run not yet seen finished, oldest first, each with its number.
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<(wgpu::SubmissionIndex, u64)>,
+    next: u64,
 }
 
 /// Runs every chunk of `run` through the ring.
@@ -44,17 +56,18 @@ pub(crate) fn drive(
 ) -> Result<(), GpuError> {
     let ring = slots.len().max(1);
     let mut pending: VecDeque<InFlight> = VecDeque::new();
+    let mut queue = Queue::default();
     let plan = run.plan;
     for chunk in &plan.chunks {
         if run.cancelled() {
-            drain(run, &mut pending)?;
+            drain(run, &mut queue, &mut pending)?;
             return Err(GpuError::Cancelled);
         }
         let slot_index = chunk.index % ring;
         if pending.len() >= ring
             && let Some(oldest) = pending.pop_front()
         {
-            finish(run, slots, oldest)?;
+            finish(run, slots, oldest, &mut queue)?;
         }
         let Some(slot) = slots.get_mut(slot_index) else {
             return Err(GpuError::Bug("no staging slot"));
@@ -62,26 +75,53 @@ pub(crate) fn drive(
         if run.cmds.upload {
             run.stage(slot, chunk)?;
         }
-        while pending.iter().filter(|f| f.done.is_none()).count() >= MAX_IN_FLIGHT {
-            wait_oldest(run, &mut pending)?;
-        }
-        pending.push_back(submit(run, slot, slot_index, chunk));
+        let in_flight = submit(run, slot, (slot_index, chunk), &mut queue, &mut pending)?;
+        pending.push_back(in_flight);
         scopes.check()?;
     }
     while let Some(oldest) = pending.pop_front() {
-        finish(run, slots, oldest)?;
+        finish(run, slots, oldest, &mut queue)?;
     }
     Ok(())
 }
 
-fn submit(run: &Run<'_>, slot: &mut StagingSlot, slot_index: usize, chunk: &Chunk) -> InFlight {
-    let commands = run.cmds.whole_chunk(slot, chunk);
-    let submitted = Instant::now();
-    let submission = run.cmds.ctx.queue().submit([commands]);
-    slot.remap_upload();
+/// Submits every slice of `chunk`, at most [`MAX_IN_FLIGHT`] submissions on the queue.
+fn submit(
+    run: &mut Run<'_>,
+    slot: &mut StagingSlot,
+    (slot_index, chunk): (usize, &Chunk),
+    queue: &mut Queue,
+    pending: &mut VecDeque<InFlight>,
+) -> Result<InFlight, GpuError> {
+    let slices = run.plan.slices_of(chunk);
+    let mut first: Option<Instant> = None;
+    let mut last = None;
+    for nth in 0..slices.len().max(1) {
+        if nth > 0 && run.cancelled() {
+            drain(run, queue, pending)?;
+            return Err(GpuError::Cancelled);
+        }
+        while queue.waiting.len() >= MAX_IN_FLIGHT {
+            wait_oldest(run, queue, pending)?;
+        }
+        let commands = run.cmds.chunk_submission(slot, chunk, slices, nth);
+        let submitted = Instant::now();
+        let submission = run.cmds.ctx.queue().submit([commands]);
+        if nth == 0 {
+            first = Some(submitted);
+            slot.remap_upload();
+        }
+        let number = queue.next;
+        queue.next += 1;
+        queue.waiting.push_back((submission.clone(), number));
+        last = Some((submission, number));
+    }
+    let (Some(submitted), Some(submission)) = (first, last) else {
+        return Err(GpuError::Bug("a chunk without a submission"));
+    };
     let download =
         run.cmds.download.then(|| map(&slot.download, 0..chunk.out_bytes().1, wgpu::MapMode::Read));
-    InFlight {
+    Ok(InFlight {
         chunk: chunk.index,
         slot: slot_index,
         submission,
@@ -89,24 +129,36 @@ fn submit(run: &Run<'_>, slot: &mut StagingSlot, slot_index: usize, chunk: &Chun
         done: None,
         download,
         timestamps: slot.timestamps.as_ref().map(crate::gpu::timing::timestamps::Timestamps::map),
-    }
+    })
 }
 
-/// Waits for the oldest submission not yet seen finished (and marks those before it).
-fn wait_oldest(run: &mut Run<'_>, pending: &mut VecDeque<InFlight>) -> Result<(), GpuError> {
-    let Some(index) = pending.iter().position(|f| f.done.is_none()) else { return Ok(()) };
-    let done = run.wait(&pending[index].submission)?;
-    for f in pending.iter_mut().take(index + 1) {
+/// Waits for the oldest submission not yet seen finished, and marks the chunks it finished.
+fn wait_oldest(
+    run: &mut Run<'_>,
+    queue: &mut Queue,
+    pending: &mut VecDeque<InFlight>,
+) -> Result<(), GpuError> {
+    let Some((submission, number)) = queue.waiting.pop_front() else { return Ok(()) };
+    let done = run.wait(&submission)?;
+    for f in pending.iter_mut().filter(|f| f.submission.1 <= number) {
         f.done.get_or_insert(done);
     }
     Ok(())
 }
 
 /// Reads one finished chunk back and adds its timestamps.
-fn finish(run: &mut Run<'_>, slots: &[StagingSlot], mut f: InFlight) -> Result<(), GpuError> {
-    let done = match f.done {
-        Some(done) => done,
-        None => run.wait(&f.submission)?,
+fn finish(
+    run: &mut Run<'_>,
+    slots: &[StagingSlot],
+    mut f: InFlight,
+    queue: &mut Queue,
+) -> Result<(), GpuError> {
+    let done = if let Some(done) = f.done {
+        done
+    } else {
+        let done = run.wait(&f.submission.0)?;
+        queue.waiting.retain(|(_, number)| *number > f.submission.1);
+        done
     };
     f.done = Some(done);
     let plan = run.plan;
@@ -127,16 +179,17 @@ fn finish(run: &mut Run<'_>, slots: &[StagingSlot], mut f: InFlight) -> Result<(
 fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: u64) {
     let ctx = run.cmds.ctx;
     let ns = |span| ctx.ticks_to_ns(ticks.span(span));
+    let kernel = Span::Kernels(run.plan.slices_of(chunk).len() as u32);
     let submission_ns = ns(Span::Submission);
-    // The CPU clock saw the whole submission, queueing included: the GPU cannot have taken
-    // longer. A kernel that took no time at all did not run either.
-    if submission_ns > cpu_span_ns + cpu_span_ns / 10 + 200_000 || ticks.span(Span::Kernel) == 0 {
+    // The CPU clock saw every submission of the chunk, queueing included: the GPU cannot have
+    // taken longer. A kernel that took no time at all did not run either.
+    if submission_ns > cpu_span_ns + cpu_span_ns / 10 + 200_000 || ticks.span(kernel) == 0 {
         run.t.suspect_timestamps += 1;
         return;
     }
     let sample = Sample {
         upload_ns: Some(ns(Span::Upload)),
-        kernel_ns: ns(Span::Kernel),
+        kernel_ns: ns(kernel),
         display_ns: Some(ns(Span::Display)),
         download_ns: Some(ns(Span::Download)),
         ..Sample::default()
@@ -156,11 +209,12 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
 }
 
 /// Waits for everything submitted (after a cancel), reading nothing back.
-fn drain(run: &mut Run<'_>, pending: &mut VecDeque<InFlight>) -> Result<(), GpuError> {
-    if let Some(last) = pending.back() {
-        let submission = last.submission.clone();
+fn drain(run: &mut Run<'_>, queue: &mut Queue, pending: &mut VecDeque<InFlight>) -> Result<(), GpuError> {
+    if let Some((last, _)) = queue.waiting.back() {
+        let submission = last.clone();
         run.wait(&submission)?;
     }
+    queue.waiting.clear();
     pending.clear();
     Ok(())
 }

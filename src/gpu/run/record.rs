@@ -1,13 +1,15 @@
-//! Recording one chunk's commands: the upload copy, the kernel's dispatch, the display hook (a
-//! copy of the chunk's output into the display store) and the download copy, each optionally between two named timestamps. The pipelined and the
-//! step-by-step drivers record the same commands; only how they submit and time them differs.
+//! Recording one chunk's commands: the upload copy, the kernel's dispatch for each of its slices,
+//! the display hook (a copy of the chunk's output into the display store) and the download copy,
+//! each optionally between two named timestamps written right before and after it. The pipelined
+//! and the step-by-step drivers record the same commands; only how they submit and time them
+//! differs.
 
 use crate::gpu::GpuContext;
 use crate::gpu::display::{BandOutput, GpuTiles};
 use crate::gpu::memory::ring::{BandBuffers, StagingSlot};
 use crate::gpu::plan::grid::Dispatch;
 use crate::gpu::plan::grid::PARAMS_STRIDE;
-use crate::gpu::plan::run_plan::Chunk;
+use crate::gpu::plan::run_plan::{Chunk, Slice};
 use crate::gpu::timing::timestamps::{Stamp, Timestamps};
 use crate::pixel::Kernel;
 
@@ -31,7 +33,7 @@ pub(crate) struct RunCommands<'a> {
     pub band: &'a BandBuffers,
     /// Image rows per band.
     pub rows_per_band: u32,
-    /// One dispatch per chunk.
+    /// One dispatch per slice.
     pub dispatches: &'a [Dispatch],
     /// Where the result is kept for display, if anywhere.
     pub display: Option<&'a GpuTiles>,
@@ -45,9 +47,9 @@ impl RunCommands<'_> {
         self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
-    /// Which of `inputs` and `bind_groups` serves the chunk.
-    fn band_of(&self, chunk: &Chunk) -> usize {
-        if self.inputs.len() > 1 { chunk.band as usize } else { 0 }
+    /// Which of `inputs` and `bind_groups` serves `band`.
+    fn band_index(&self, band: u32) -> usize {
+        if self.inputs.len() > 1 { band as usize } else { 0 }
     }
 
     /// Copies the chunk's staged input into its place in the input buffer (nothing when the input
@@ -62,26 +64,32 @@ impl RunCommands<'_> {
         let (offset, bytes) = chunk.in_bytes(self.kernel);
         stamp(enc, ts, Stamp::UploadStart);
         if self.upload
-            && let Some(input) = self.inputs.get(self.band_of(chunk))
+            && let Some(input) = self.inputs.get(self.band_index(chunk.band))
         {
             enc.copy_buffer_to_buffer(&slot.upload, 0, input, offset, bytes);
         }
         stamp(enc, ts, Stamp::UploadEnd);
     }
 
-    /// The kernel's compute pass over the chunk's words, with pass timestamps when given.
-    pub(crate) fn kernel(&self, enc: &mut wgpu::CommandEncoder, chunk: &Chunk, ts: Option<&Timestamps>) {
+    /// The kernel's compute pass over one slice's words (the chunk's `nth` slice), with pass
+    /// timestamps into that slice's pair when given.
+    pub(crate) fn kernel(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        (slice, nth): (&Slice, u32),
+        ts: Option<&Timestamps>,
+    ) {
         let (Some(dispatch), Some(bind_group)) =
-            (self.dispatches.get(chunk.index), self.bind_groups.get(self.band_of(chunk)))
+            (self.dispatches.get(slice.index), self.bind_groups.get(self.band_index(slice.band)))
         else {
             return;
         };
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("grayscale"),
-            timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart, Stamp::KernelEnd)),
+            timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart(nth), Stamp::KernelEnd(nth))),
         });
         pass.set_pipeline(self.pipeline);
-        let params_offset = (chunk.index as u64 * PARAMS_STRIDE) as u32;
+        let params_offset = (slice.index as u64 * PARAMS_STRIDE) as u32;
         pass.set_bind_group(0, bind_group, &[params_offset]);
         pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
     }
@@ -119,17 +127,32 @@ impl RunCommands<'_> {
         stamp(enc, ts, Stamp::DownloadEnd);
     }
 
-    /// Every step of a chunk in one command buffer, each between encoder timestamps when the
-    /// slot has them; ends with the resolve of all of them.
-    pub(crate) fn whole_chunk(&self, slot: &StagingSlot, chunk: &Chunk) -> wgpu::CommandBuffer {
+    /// The chunk's `nth` submission of `slices.len()`, each step between encoder timestamps
+    /// when the slot has them: the first uploads the chunk, each runs the kernel over one slice,
+    /// the last copies the chunk into the display store and to download staging and resolves
+    /// every stamp of the chunk. A plain run's chunk is usually one slice: one submission.
+    pub(crate) fn chunk_submission(
+        &self,
+        slot: &StagingSlot,
+        chunk: &Chunk,
+        slices: &[Slice],
+        nth: usize,
+    ) -> wgpu::CommandBuffer {
         let mut enc = self.encoder("chunk");
         let ts = slot.timestamps.as_ref();
-        self.upload(&mut enc, slot, chunk, ts);
-        self.kernel(&mut enc, chunk, ts);
-        self.display(&mut enc, chunk, ts);
-        self.download(&mut enc, slot, chunk, ts);
-        if let Some(ts) = ts {
-            ts.resolve(&mut enc, (Stamp::UploadStart, Stamp::DownloadEnd));
+        if nth == 0 {
+            self.upload(&mut enc, slot, chunk, ts);
+        }
+        if let Some(slice) = slices.get(nth) {
+            self.kernel(&mut enc, (slice, nth as u32), ts);
+        }
+        if nth + 1 >= slices.len() {
+            self.display(&mut enc, chunk, ts);
+            self.download(&mut enc, slot, chunk, ts);
+            if let Some(ts) = ts {
+                let last = slices.len().saturating_sub(1) as u32;
+                ts.resolve(&mut enc, (Stamp::UploadStart, Stamp::KernelEnd(last)));
+            }
         }
         enc.finish()
     }

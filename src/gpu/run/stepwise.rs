@@ -1,8 +1,9 @@
 //! The step-by-step driver ([`crate::gpu::TimingMode::CpuClock`], or a device without encoder
 //! timestamps): every step of every chunk is its own submit-and-wait, timed with the CPU clock
 //! (the kernel with pass timestamps where the device has them and the mode allows). Nothing
-//! overlaps, so the steps add up to the wall time; each submission is one chunk's step, within
-//! the submission budget.
+//! overlaps, so the steps add up to the wall time; each submission is one chunk's copy, or one
+//! slice of its kernel, within the submission budget. Each copy is its own submission, submitted
+//! once the step before it has finished: no copy's time holds a wait behind a kernel.
 
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use crate::gpu::GpuError;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos};
 use crate::gpu::memory::ring::StagingSlot;
-use crate::gpu::plan::run_plan::Chunk;
+use crate::gpu::plan::run_plan::Slice;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
 use crate::gpu::timing::timestamps::{Span, Stamp};
@@ -33,12 +34,23 @@ pub(crate) fn drive(
             slot.remap_upload();
         }
         // Each step's submit-and-wait on the CPU clock also counts any wait behind other work.
-        let mut sample = Sample {
-            upload_ns,
-            kernel_ns: kernel(run, slot, chunk)?,
-            upper_bounds: true,
-            ..Sample::default()
-        };
+        let mut kernel_ns = 0;
+        let mut every_slice_timed = true;
+        for (nth, slice) in plan.slices_of(chunk).iter().enumerate() {
+            if nth > 0 && run.cancelled() {
+                return Err(GpuError::Cancelled);
+            }
+            match kernel(run, slot, (slice, nth as u32))? {
+                Some(ns) => kernel_ns += ns,
+                None => every_slice_timed = false,
+            }
+        }
+        if !every_slice_timed {
+            // The chunk's GPU kernel figure is left out, as the pipelined driver does.
+            run.t.suspect_timestamps += 1;
+            kernel_ns = 0;
+        }
+        let mut sample = Sample { upload_ns, kernel_ns, upper_bounds: true, ..Sample::default() };
         if run.cmds.display.is_some() {
             let ns = timed(run, |cmds, enc| cmds.display(enc, chunk, None))?;
             sample.display_ns = Some(ns);
@@ -53,7 +65,7 @@ pub(crate) fn drive(
         }
         run.t.upload_copy_ns += sample.upload_ns.unwrap_or(0);
         run.t.kernel_ns += sample.kernel_ns;
-        if sample.kernel_ns > 0 {
+        if every_slice_timed && sample.kernel_ns > 0 {
             run.learn(chunk, sample);
         }
         scopes.check()?;
@@ -78,23 +90,27 @@ fn timed(
     Ok(nanos(done - started))
 }
 
-/// The kernel step: pass timestamps where the slot has them (the CPU clock is kept as the upper
-/// bound the reading must stay under), else the CPU clock.
-fn kernel(run: &mut Run<'_>, slot: &StagingSlot, chunk: &Chunk) -> Result<u64, GpuError> {
+/// The kernel step of one slice (the chunk's `nth`): pass timestamps where the slot has them
+/// (the CPU clock is kept as the upper bound the reading must stay under), else the CPU clock.
+/// `None` for a reading that cannot be right.
+fn kernel(
+    run: &mut Run<'_>,
+    slot: &StagingSlot,
+    (slice, nth): (&Slice, u32),
+) -> Result<Option<u64>, GpuError> {
     let ts = slot.timestamps.as_ref();
     let cpu_ns = timed(run, |cmds, enc| {
-        cmds.kernel(enc, chunk, ts);
+        cmds.kernel(enc, (slice, nth), ts);
         if let Some(ts) = ts {
-            ts.resolve(enc, (Stamp::KernelStart, Stamp::KernelEnd));
+            ts.resolve(enc, (Stamp::KernelStart(nth), Stamp::KernelEnd(nth)));
         }
     })?;
-    let Some(ts) = ts else { return Ok(cpu_ns) };
+    let Some(ts) = ts else { return Ok(Some(cpu_ns)) };
     mapped(run.cmds.ctx.device(), &ts.map())?;
     let ticks = ts.read()?;
-    let gpu_ns = run.cmds.ctx.ticks_to_ns(ticks.span(Span::Kernel));
+    let gpu_ns = run.cmds.ctx.ticks_to_ns(ticks.span(Span::Slice(nth)));
     if gpu_ns == 0 || gpu_ns > cpu_ns + cpu_ns / 10 + 200_000 {
-        run.t.suspect_timestamps += 1;
-        return Ok(0);
+        return Ok(None);
     }
-    Ok(gpu_ns)
+    Ok(Some(gpu_ns))
 }

@@ -132,14 +132,14 @@ impl Probe {
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("rounds only"),
-                timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart, Stamp::KernelEnd)),
+                timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart(0), Stamp::KernelEnd(0))),
             });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.bind_group, &[]);
             pass.dispatch_workgroups(self.groups, 1, 1);
         }
         if let Some(ts) = ts {
-            ts.resolve(&mut enc, (Stamp::KernelStart, Stamp::KernelEnd));
+            ts.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
         }
         enc.copy_buffer_to_buffer(&self.found, 0, &self.readback, 0, 16);
         let commands = enc.finish();
@@ -150,7 +150,7 @@ impl Probe {
         let gpu_ns = match ts {
             Some(ts) => {
                 mapped(ctx.device(), &ts.map())?;
-                ctx.ticks_to_ns(ts.read()?.span(Span::Kernel))
+                ctx.ticks_to_ns(ts.read()?.span(Span::Kernels(1)))
             }
             None => 0,
         };
@@ -182,7 +182,7 @@ fn grow(rounds: u32, ns: u64) -> u32 {
 /// with GPU timestamps (the device has them in passes and reads them in place).
 pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute, GpuError> {
     let probe = Probe::new(ctx);
-    let timestamps = kernel_clock.then(|| Timestamps::new(ctx));
+    let timestamps = kernel_clock.then(|| Timestamps::new(ctx, 1));
     let mut rounds = if ctx.is_software() { 16 } else { 256 };
     // The first dispatch may also compile the shader (llvmpipe does): a warm-up, not a size.
     probe.run(ctx, None, rounds)?;

@@ -160,7 +160,7 @@ pub(crate) fn measure(ctx: &GpuContext, gpu_clock: bool) -> Result<GpuCeilings, 
     let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
     let mut dst = vec![1u8; len];
     let buffers = allocate(ctx, bytes);
-    let timestamps = gpu_clock.then(|| Timestamps::new(ctx));
+    let timestamps = gpu_clock.then(|| Timestamps::new(ctx, 1));
     let host_to_staging = fill_staging(ctx, &buffers.staging, &src)?;
     let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| gpu_copy(ctx, timestamps.as_ref(), from, to, bytes);
     let staging_to_device = copy(&buffers.staging, &buffers.device_a)?;

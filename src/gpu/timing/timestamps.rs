@@ -30,17 +30,13 @@ impl ProbeClock {
     }
 }
 
-/// A point in one submission's commands where the GPU clock is read.
+/// A point in one chunk's commands where the GPU clock is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stamp {
     /// Before the copy from upload staging to the input buffer.
     UploadStart,
     /// After it.
     UploadEnd,
-    /// Start of the kernel's compute pass.
-    KernelStart,
-    /// End of it.
-    KernelEnd,
     /// Before the display hook (the copy into the display store).
     DisplayStart,
     /// After them.
@@ -49,93 +45,102 @@ pub(crate) enum Stamp {
     DownloadStart,
     /// After it.
     DownloadEnd,
+    /// Start of the compute pass of the chunk's slice with this index.
+    KernelStart(u32),
+    /// End of it.
+    KernelEnd(u32),
 }
+
+/// Query slots before the kernel's pairs.
+const FIXED_SLOTS: u32 = 6;
 
 impl Stamp {
-    /// Every stamp, in query-slot order.
-    const ALL: [Self; 8] = [
-        Self::UploadStart,
-        Self::UploadEnd,
-        Self::KernelStart,
-        Self::KernelEnd,
-        Self::DisplayStart,
-        Self::DisplayEnd,
-        Self::DownloadStart,
-        Self::DownloadEnd,
-    ];
-
-    /// The query slot.
+    /// The query slot: the copies' six, then a pair per slice of the kernel.
     pub(crate) fn slot(self) -> u32 {
-        self as u32
-    }
-}
-
-/// A measured step of one submission: the time between two stamps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Span {
-    /// The upload copy.
-    Upload,
-    /// The kernel's compute pass.
-    Kernel,
-    /// The display hook (the copy into the display store).
-    Display,
-    /// The download copy.
-    Download,
-    /// The whole submission, first stamp to last.
-    Submission,
-}
-
-impl Span {
-    fn stamps(self) -> (Stamp, Stamp) {
         match self {
-            Self::Upload => (Stamp::UploadStart, Stamp::UploadEnd),
-            Self::Kernel => (Stamp::KernelStart, Stamp::KernelEnd),
-            Self::Display => (Stamp::DisplayStart, Stamp::DisplayEnd),
-            Self::Download => (Stamp::DownloadStart, Stamp::DownloadEnd),
-            Self::Submission => (Stamp::UploadStart, Stamp::DownloadEnd),
+            Self::UploadStart => 0,
+            Self::UploadEnd => 1,
+            Self::DisplayStart => 2,
+            Self::DisplayEnd => 3,
+            Self::DownloadStart => 4,
+            Self::DownloadEnd => 5,
+            Self::KernelStart(slice) => FIXED_SLOTS + 2 * slice,
+            Self::KernelEnd(slice) => FIXED_SLOTS + 2 * slice + 1,
         }
     }
 }
 
-const COUNT: u32 = Stamp::ALL.len() as u32;
-const BYTES: u64 = COUNT as u64 * 8;
+/// A measured step of one chunk: the time between two stamps, or the sum of such times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Span {
+    /// The upload copy.
+    Upload,
+    /// The compute pass of the chunk's slice with this index.
+    Slice(u32),
+    /// The compute passes of the chunk's first `n` slices, added up (each its own submission:
+    /// what lies between them is not the kernel's).
+    Kernels(u32),
+    /// The display hook (the copy into the display store).
+    Display,
+    /// The download copy.
+    Download,
+    /// The whole chunk, first stamp to last (every submission of it, and what lies between).
+    Submission,
+}
 
-/// A query set with one slot per [`Stamp`], and the buffers that bring it back to the host.
+/// A query set with a slot per [`Stamp`] of a chunk of up to `slices` slices, and the buffers
+/// that bring it back to the host.
 pub(crate) struct Timestamps {
     set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     readback: wgpu::Buffer,
 }
 
-/// The ticks read back from one submission.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Ticks([u64; COUNT as usize]);
+/// The ticks read back from one chunk (slots not resolved for it hold older readings).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Ticks(Vec<u64>);
 
 impl Ticks {
-    /// Ticks between the two stamps of `span` (0 if the clock went backwards).
+    fn between(&self, start: Stamp, end: Stamp) -> u64 {
+        let at = |stamp: Stamp| self.0.get(stamp.slot() as usize).copied().unwrap_or(0);
+        at(end).saturating_sub(at(start))
+    }
+
+    /// Ticks of `span` (0 for a pair whose clock went backwards).
     pub(crate) fn span(&self, span: Span) -> u64 {
-        let (start, end) = span.stamps();
-        self.0[end.slot() as usize].saturating_sub(self.0[start.slot() as usize])
+        match span {
+            Span::Upload => self.between(Stamp::UploadStart, Stamp::UploadEnd),
+            Span::Slice(i) => self.between(Stamp::KernelStart(i), Stamp::KernelEnd(i)),
+            Span::Kernels(n) => (0..n).map(|i| self.span(Span::Slice(i))).sum(),
+            Span::Display => self.between(Stamp::DisplayStart, Stamp::DisplayEnd),
+            Span::Download => self.between(Stamp::DownloadStart, Stamp::DownloadEnd),
+            Span::Submission => self.between(Stamp::UploadStart, Stamp::DownloadEnd),
+        }
     }
 }
 
 impl Timestamps {
-    /// Creates the query set and its buffers.
-    pub(crate) fn new(ctx: &GpuContext) -> Self {
+    /// Creates the query set and its buffers, with a pair of kernel stamps for each of `slices`
+    /// slices (at least one).
+    pub(crate) fn new(ctx: &GpuContext, slices: usize) -> Self {
+        let most = (wgpu::QUERY_SET_MAX_QUERIES - FIXED_SLOTS) / 2;
+        let slices = u32::try_from(slices.max(1)).unwrap_or(most).min(most);
+        let count = FIXED_SLOTS + 2 * slices;
         let device = ctx.device();
+        let bytes = u64::from(count) * 8;
         let buffer = |label, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: BYTES,
+                size: bytes,
                 usage,
                 mapped_at_creation: false,
             })
         };
         Self {
             set: device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("submission timestamps"),
+                label: Some("chunk timestamps"),
                 ty: wgpu::QueryType::Timestamp,
-                count: COUNT,
+                count,
             }),
             resolve: buffer(
                 "timestamp resolve",
@@ -162,8 +167,8 @@ impl Timestamps {
         }
     }
 
-    /// Records the copy of the slots `stamps` (every one written in this submission) to the
-    /// readback buffer.
+    /// Records the copy of the slots from `stamps.0` to `stamps.1` (every one written, in this
+    /// submission or an earlier one) to the readback buffer.
     pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder, stamps: (Stamp, Stamp)) {
         let range = stamps.0.slot()..stamps.1.slot() + 1;
         let offset = u64::from(range.start) * 8;
@@ -175,22 +180,23 @@ impl Timestamps {
 
     /// Starts mapping the readback buffer (call after submitting).
     pub(crate) fn map(&self) -> MapResult {
-        map(&self.readback, 0..BYTES, wgpu::MapMode::Read)
+        map(&self.readback, 0..self.readback.size(), wgpu::MapMode::Read)
     }
 
-    /// Reads the mapped readback buffer and unmaps it. Slots not resolved read as 0.
+    /// Reads the mapped readback buffer and unmaps it. Slots never resolved read as 0.
     pub(crate) fn read(&self) -> Result<Ticks, GpuError> {
-        let mut ticks = Ticks::default();
-        {
-            let view = self.readback.get_mapped_range(0..BYTES).map_err(|e| GpuError::Map(e.to_string()))?;
-            for (tick, bytes) in ticks.0.iter_mut().zip(view.chunks_exact(8)) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(bytes);
-                *tick = u64::from_le_bytes(word);
-            }
-        }
+        let ticks = {
+            let view = self.readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.to_string()))?;
+            view.chunks_exact(8)
+                .map(|bytes| {
+                    let mut word = [0u8; 8];
+                    word.copy_from_slice(bytes);
+                    u64::from_le_bytes(word)
+                })
+                .collect()
+        };
         self.readback.unmap();
-        Ok(ticks)
+        Ok(Ticks(ticks))
     }
 }
 
