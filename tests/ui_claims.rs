@@ -21,7 +21,7 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     assert!(h.query_by_label_contains("No claims tested yet").is_some());
     assert!(
         h.query_by_label_contains(
-            "Run (quick) takes at most about 30 s; Run all takes at most about 90 s (bounds"
+            "Run (quick) takes at most about 45 s; Run all takes at most about 90 s (bounds"
         )
         .is_some(),
         "before a run the estimates are the bounds, and say so"

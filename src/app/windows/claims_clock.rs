@@ -1,8 +1,8 @@
 //! How long the tutorial's claims take on this machine. Each finished run (quick or all) is timed
 //! from its start to its report and kept between launches (egui's persisted memory), per adapter
 //! and thread count, so that the next estimate is that run's time rather than the bound the
-//! claims are sized for (a 2-core machine with a software GPU, busy with builds: 17 s and 35 s
-//! measured there, against bounds of 30 s and 90 s).
+//! claims are sized for (a 2-core machine with a software GPU, busy with builds: 28 s and 35 s
+//! measured there, against bounds of 45 s and 90 s).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,7 +14,7 @@ use crate::engine::claims::ClaimsReport;
 const TOOK_ID: &str = "graylab claims took";
 
 /// The longest a quick run should take on the machines the claims are sized for, in seconds.
-pub const QUICK_BOUND_S: u32 = 30;
+pub const QUICK_BOUND_S: u32 = 45;
 /// The same for the full set.
 pub const ALL_BOUND_S: u32 = 90;
 
