@@ -260,6 +260,11 @@ impl Session {
         self.sweep.as_ref()
     }
 
+    /// Shows `sweep`, kept from an earlier launch, as the latest.
+    pub fn restore_sweep(&mut self, sweep: SweepResult) {
+        self.sweep = Some(Arc::new(sweep));
+    }
+
     /// The latest parity report and its difference image.
     pub fn parity(&self) -> Option<&(ParityReport, DisplayImage)> {
         self.parity.as_ref()
