@@ -373,14 +373,8 @@ impl SweepWindow {
     }
 }
 
-/// Next to the open photo, else in the home folder, else the temporary folder: never the
-/// working folder, which for a desktop app is wherever it happened to be started.
+/// Next to the open photo, else (no photo, or the bundled sample's) in the user's documents.
 fn default_json_path(session: &Session) -> PathBuf {
-    let dir = session
-        .input()
-        .and_then(|i| i.path.parent().map(Path::to_path_buf))
-        .filter(|d| !d.as_os_str().is_empty())
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
-        .unwrap_or_else(std::env::temp_dir);
-    dir.join("graylab-sweep.json")
+    let photo_dir = session.input().and_then(|i| i.path.parent().map(Path::to_path_buf));
+    super::json_file::default_save_folder(&[photo_dir.as_deref()]).join("graylab-sweep.json")
 }
