@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::Session;
+use super::toasts::Topic;
 use crate::app::state::{ExportRecord, RunRecord};
 use crate::app::work::jobs::{ClaimsEnd, Exported, Measured, Output, Reply};
 use crate::engine::ConvertSettings;
@@ -26,14 +27,17 @@ impl Session {
                 self.opening = None;
                 self.settings.remember(loaded.path.clone());
                 self.toasts.clear_notes();
+                // A dialog that could not be shown, an open that failed, the last image's
+                // warnings: all moot now.
+                self.toasts.resolved(Topic::Opening);
                 if loaded.reoriented {
                     self.toasts.note("EXIF orientation applied".into());
                 }
                 for warning in &loaded.warnings {
-                    self.toasts.warning(format!(
-                        "{warning}; shown and converted as it is: {}",
-                        loaded.path.display()
-                    ));
+                    self.toasts.warning_about(
+                        Topic::Opening,
+                        format!("{warning}; shown and converted as it is: {}", loaded.path.display()),
+                    );
                 }
                 self.input = Some(loaded);
                 self.output = None;
@@ -43,7 +47,7 @@ impl Session {
                 self.opening = None;
                 self.failed_opens += 1;
                 self.settings.recent.retain(|p| p != &path);
-                self.toasts.error(format!("Could not open the image: {e}"));
+                self.toasts.error_about(Topic::Opening, format!("Could not open the image: {e}"));
             }
             Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
             Reply::Ceilings(result) => self.ceilings_measured(result),
