@@ -226,9 +226,13 @@ impl GraylabApp {
     /// The window title names the open file (or the one being opened).
     fn update_title(&mut self, ctx: &egui::Context) {
         let path = self.session.input().map(|i| i.path.clone());
+        let place = match self.session.folder_place() {
+            Some((n, of)) if of > 1 => format!(" ({n} of {of})"),
+            _ => String::new(),
+        };
         let title = path.map_or_else(
             || "graylab".to_owned(),
-            |p| format!("{} — graylab", crate::app::session::file_name(&p)),
+            |p| format!("{}{place} — graylab", crate::app::session::file_name(&p)),
         );
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));

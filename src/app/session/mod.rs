@@ -103,6 +103,8 @@ pub struct Session {
     runs_cut_short: usize,
     /// This GPU's ceilings, as far as the session knows them.
     ceilings: ceilings::CeilingsState,
+    /// Where the open image is among the images of its folder, from 1.
+    folder_place: Option<(usize, usize)>,
 }
 
 impl Session {
@@ -142,6 +144,7 @@ impl Session {
             claims: replies::ClaimsShown::default(),
             runs_cut_short: 0,
             ceilings: ceilings::CeilingsState::NotAsked,
+            folder_place: None,
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());

@@ -39,6 +39,7 @@ impl Session {
                         format!("{warning}; shown and converted as it is: {}", loaded.path.display()),
                     );
                 }
+                self.folder_place = super::folder::place_in_folder(&loaded.path);
                 self.input = Some(loaded);
                 self.output = None;
                 self.run_conversion(1);
@@ -177,8 +178,8 @@ impl Session {
     }
 }
 
-/// "Stopped the runs after 5 of 10"; `runs` is a conversion batch's size, for one stopped before
-/// its first run reported.
+/// "Stopped the runs after 5 of 10", or "before the first of 10 finished"; `runs` is a
+/// conversion batch's size, for one stopped before its first run reported.
 fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, runs: Option<u64>) -> String {
     let what = match kind {
         super::JobKind::Sweep => "the sweep",
@@ -187,9 +188,12 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         _ => "the runs",
     };
     match ticket.progress() {
+        Some(p) if p.total > 1 && p.done == 0 => {
+            format!("Stopped {what} before the first of {} finished", p.total)
+        }
         Some(p) if p.total > 1 => format!("Stopped {what} after {} of {}", p.done, p.total),
         None => match runs {
-            Some(n) if n > 1 => format!("Stopped {what} after 0 of {n}"),
+            Some(n) if n > 1 => format!("Stopped {what} before the first of {n} finished"),
             _ => format!("Stopped {what}"),
         },
         _ => format!("Stopped {what}"),
