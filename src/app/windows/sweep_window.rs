@@ -140,27 +140,14 @@ impl SweepWindow {
         });
         if self.view != View::Sizes {
             let own = session.sweep().cloned();
-            // Never past the room's bottom: what does not fit scrolls (the notes opened, in a
-            // short window), and the charts end at the bottom of what is seen (a scroll area is
-            // at most as tall as the window was).
-            let top = ui.cursor().top();
-            let views = egui::ScrollArea::vertical()
-                .id_salt("sweep views")
-                .max_height((self.bottom_y - top).max(120.0))
-                .show(ui, |ui| {
-                    // The charts end at the bottom of what is seen, wherever the content scrolled.
-                    let seen = self.bottom_y.min(ui.clip_rect().bottom());
-                    let bottom_y = seen - (top - ui.cursor().top());
-                    sweep_views::views_ui(
-                        ui,
-                        self.view,
-                        bottom_y,
-                        own.as_deref(),
-                        &self.compare,
-                        &mut self.shown,
-                    )
-                })
-                .inner;
+            let views = sweep_views::views_ui(
+                ui,
+                self.view,
+                self.bottom_y,
+                own.as_deref(),
+                &self.compare,
+                &mut self.shown,
+            );
             if views {
                 // The map's grid: its levels, at the sizes a work grid runs by default (about 3
                 // minutes on two cores and a software adapter).
