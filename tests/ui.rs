@@ -168,8 +168,10 @@ fn stop_ends_a_batch_and_escape_ends_continuous() {
     assert!(done < 1000, "Stop ended the batch after {done} runs");
     assert!(!h.state().is_busy(), "nothing left to stop");
     h.run_steps(2);
-    // The status bar says how far it got ("Stopped the runs after 12 of 1000"), not "Ready".
-    h.get_by_label_contains("Stopped the runs after");
+    // The status bar says how far it got ("Stopped the runs after 12 of 1000", or "before the
+    // first of 1000 finished", never "after 0 of"), not "Ready".
+    h.get_by_label_contains("Stopped the runs ");
+    assert!(h.query_by_label_contains("after 0 of").is_none());
     assert!(h.query_by_label_contains(" of 1000").is_some() && h.query_by_label("Ready").is_none());
 
     // Continuous, then Esc.
@@ -456,6 +458,46 @@ fn an_unreadable_file_shows_an_error_and_keeps_the_image() {
     assert!(h.state().output_pixels().is_some());
     assert_eq!(h.state().runs().len(), runs);
     assert!(h.query_by_label_contains("broken.jpg").is_some(), "the error is on screen");
+}
+
+/// Messages sit at the bottom right above the status bar, three at most, over none of the
+/// viewer's controls; the one saying that no file dialog could be shown, and the failed opens,
+/// go once a file opens (issue 25: they piled up over the zoom and the image size, and stayed).
+#[test]
+fn messages_cover_no_control_and_go_once_moot() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (good, _) = photo(dir.path(), "good.png", 64, 48);
+    let Some(mut h) = harness(Some(good.clone())) else { return };
+    settle(&mut h);
+    h.state_mut().open_dialog_found_no_service();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No file dialog could be shown").is_some(), "said on screen");
+    for i in 0..4 {
+        let bad = dir.path().join(format!("broken{i}.jpg"));
+        std::fs::write(&bad, b"\xFF\xD8\xFF\xE0 this is not really a JPEG").expect("write");
+        h.state_mut().open(bad);
+        settle(&mut h);
+    }
+    h.run_steps(2);
+    let shown =
+        h.get_all_by_role(Role::Button).filter(|b| b.accesskit_node().label().as_deref() == Some("×"));
+    assert_eq!(shown.count(), 3, "three messages at most at once");
+    let newest = h.get_by_label_contains("broken3.jpg").rect();
+    let status = h.get_by_label("Stop").rect();
+    assert!(
+        newest.bottom() <= status.top() && newest.bottom() > 800.0 - 120.0,
+        "above the status bar: {newest:?}"
+    );
+    assert!(newest.right() > 1280.0 - 40.0, "at the right: {newest:?}");
+    for control in ["Fit", "1:1", "64 x 48 px", "Side by side"] {
+        let r = h.get_by_label(control).rect();
+        assert!(!r.intersects(newest), "{control:?} at {r:?} is under a message at {newest:?}");
+    }
+    h.state_mut().open(good);
+    settle(&mut h);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No file dialog could be shown").is_none(), "gone once a file opened");
+    assert!(h.query_by_label_contains("broken").is_none(), "and so are the failed opens");
 }
 
 #[test]

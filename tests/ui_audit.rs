@@ -1,7 +1,8 @@
 //! Every screen of the app, audited from what it paints (issue 17, item 4): at 1440x900 and at
 //! 1024x640, with the bundled photo converted on both backends (so Last run and the adapter panel
 //! have their widest rows), the main window and each window it opens on demand draw no text below
-//! 10 px and cut no text at the side of its panel or window. The audit reads egui's painted shapes
+//! 10 px and cut no text at the side of its panel or window (the size sweep's Roofline tab too, its
+//! window on screen). The audit reads egui's painted shapes
 //! (every text shape with its clip rectangle), so a label added anywhere is audited too.
 
 mod common;
@@ -251,6 +252,21 @@ fn no_screen_draws_tiny_or_cut_text() {
             h.key_press(egui::Key::Escape);
             h.run_steps(3);
         }
+        // The sweep window's Roofline tab: its notes fit in the window, the window on screen.
+        h.state_mut().open_sweep_window();
+        h.run_steps(2);
+        h.get_by_label("Roofline").click();
+        h.run_steps(6);
+        faults_found.extend(faults(&h, &format!("roofline tab {at}")));
+        faults_found.extend(outside_windows(&h, &format!("roofline tab {at}")));
+        shot(&mut h, &format!("roofline-{at}"));
+        let window = h.get_by_role_and_label(Role::Window, "Size sweep: when is the GPU worth it?").rect();
+        let screen = Rect::from_min_size(egui::Pos2::ZERO, size.into());
+        assert!(screen.contains_rect(window), "roofline tab {at}: the window {window:?} is on screen");
+        assert!(shown_whole(&h, "integer operations per byte moved (log)"), "roofline tab {at}: its x axis");
+        h.get_by_label("Sizes").click();
+        h.key_press(egui::Key::Escape);
+        h.run_steps(3);
         assert!(h.query_by_label("Run").is_some(), "{at}: the main window is still there");
     }
     assert!(faults_found.is_empty(), "{} faults:\n{}", faults_found.len(), faults_found.join("\n"));

@@ -1,7 +1,8 @@
 //! The run history and the state that survives, in the real app under `egui_kittest`: an
 //! export is listed apart and never replaces the last run, run numbers agree between the panel
 //! and the chart, Esc stops work before it closes the top window, the layout a smaller window
-//! left in egui's memory is clamped to the new window, and ← → step through the folder.
+//! left in egui's memory is clamped to the new window, and ← → step through the folder, which
+//! the input's caption counts ("2 of 3 in its folder").
 
 mod common;
 #[path = "common/ui.rs"]
@@ -9,7 +10,7 @@ mod ui_common;
 
 use std::path::{Path, PathBuf};
 
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use graylab::engine::Phase;
 use ui_common::{harness, harness_restored, harness_sized, settle};
 
@@ -17,6 +18,19 @@ fn photo(dir: &Path, name: &str, w: u32, h: u32) -> PathBuf {
     let path = dir.join(name);
     common::photo(w, h).save(&path).expect("save");
     path
+}
+
+/// Whether the last frame painted a text containing `needle` (the viewer's captions are painted,
+/// not widgets).
+fn painted(h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>, needle: &str) -> bool {
+    fn any(shape: &egui::Shape, needle: &str) -> bool {
+        match shape {
+            egui::Shape::Vec(shapes) => shapes.iter().any(|s| any(s, needle)),
+            egui::Shape::Text(t) => t.galley.text().contains(needle),
+            _ => false,
+        }
+    }
+    h.output().shapes.iter().any(|c| any(&c.shape, needle))
 }
 
 #[test]
@@ -84,7 +98,9 @@ fn escape_stops_work_before_it_closes_the_top_window() {
     assert!(!h.state().is_busy(), "nothing left running");
     assert_eq!(h.state().windows_open(), [false, true, true], "and closed no window");
     h.run_steps(2);
-    h.get_by_label_contains("Stopped the runs after");
+    // "after 3 of 1000", or "before the first of 1000 finished" (never "after 0 of").
+    let stopped = h.get_by_label_contains("Stopped the runs ").accesskit_node().label().unwrap_or_default();
+    assert!(!stopped.contains("after 0 of"), "{stopped}");
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
     assert_eq!(h.state().windows_open(), [false, true, false], "then the parity window, opened last, closed");
@@ -144,9 +160,13 @@ fn arrow_keys_step_through_the_folder() {
         h.state().input_path().map(|p| p.file_name().unwrap_or_default().to_owned())
     };
     let name = |p: &Path| p.file_name().map(ToOwned::to_owned);
+    h.run_steps(2);
+    assert!(painted(&h, "2 of 3 in its folder (arrow keys)"), "the caption says where the image is");
     h.key_press(egui::Key::ArrowRight);
     settle(&mut h);
     assert_eq!(at(&h), name(&c), "→ opens the next image, skipping other files");
+    h.run_steps(2);
+    assert!(painted(&h, "3 of 3 in its folder") && !painted(&h, "2 of 3"), "and counts on");
     h.key_press(egui::Key::ArrowRight);
     settle(&mut h);
     assert_eq!(at(&h), name(&c), "the last image stays");

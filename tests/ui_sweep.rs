@@ -1,7 +1,8 @@
 //! The size-sweep window holds (issue 17, item 3): with a long legend after "Load to compare",
 //! at 1440x900 and at 1024x640, the axis titles and the model's note stay inside the window; the
 //! estimate learns from the sweep it timed and drops its caveat; a running sweep leaves the cores
-//! to the work (the window redraws a few times a second, not at the screen's rate).
+//! to the work (the window redraws a few times a second, not at the screen's rate); the last sweep
+//! and its sizes and levels are back after a relaunch (issue 25).
 
 mod common;
 #[path = "common/ui.rs"]
@@ -9,7 +10,7 @@ mod ui_common;
 
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
-use ui_common::{harness_sized, settle};
+use ui_common::{harness_restored, harness_sized, settle};
 
 const TITLE: &str = "Size sweep: when is the GPU worth it?";
 
@@ -104,4 +105,44 @@ fn a_running_sweep_leaves_the_cores_to_the_work() {
     h.get_by_label("Stop").click();
     settle(&mut h);
     assert!(h.state().job_progress().is_none(), "Stop ended the sweep");
+}
+
+/// The last sweep, and the sizes, runs and work levels it was asked for, are back after a
+/// relaunch: egui's memory, serialized as eframe writes it to its storage and read back, given to
+/// a new app. (Before, the window said "No sweep yet." after every launch.)
+#[test]
+fn the_last_sweep_and_its_fields_are_back_after_a_relaunch() {
+    let size = [1440.0, 900.0];
+    let Some(mut h) = harness_sized(None, size) else { return };
+    settle(&mut h);
+    h.state_mut().set_sweep_sizes("0.01, 0.002", 1);
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Work per pixel").focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::End);
+    h.get_by_role_and_label(Role::TextInput, "Work per pixel").type_text(", 16");
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    settle(&mut h);
+    h.run_steps(2);
+    let result = h.state().sweep_result().expect("a sweep finished").clone();
+    assert_eq!(result.work_levels, vec![0, 16]);
+    let mut memory = h.ctx.memory(Clone::clone);
+    let saved = serde_json::to_string(&memory.data).expect("egui's memory serializes");
+    memory.data = serde_json::from_str(&saved).expect("and reads back");
+    drop(h);
+
+    let Some(mut h) = harness_restored(None, size, memory) else { return };
+    settle(&mut h);
+    h.state_mut().open_sweep_window();
+    h.run_steps(3);
+    assert_eq!(h.state().sweep_result(), Some(&result), "the sweep is back");
+    assert!(h.query_by_label("No sweep yet.").is_none());
+    assert!(h.query_by_label_contains("kept from an earlier launch").is_some(), "and said to be kept");
+    assert!(h.query_by_label(&result.verdict).is_some(), "its verdict is on screen");
+    let field = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>, label: &str| {
+        h.get_by_role_and_label(Role::TextInput, label).value()
+    };
+    assert_eq!(field(&h, "Sizes (MP)").as_deref(), Some("0.01, 0.002"));
+    assert_eq!(field(&h, "Work per pixel").as_deref(), Some("0, 16"));
 }

@@ -225,6 +225,11 @@ fn the_roofline_names_its_roofs_and_where_the_gpu_can_win_end_to_end() {
     h.get_by_label("loaded: lavapipe.sweep.json · llvmpipe (LLVM 19.1.7, 256 bits) (hand-built)").click();
     h.run_steps(3);
     assert!(h.query_by_label_contains("GPU can win end to end from").is_none(), "no crossing on lavapipe");
+    // In a short window the notes fold into one line: opened, they say why.
+    if let Some(notes) = h.query_by_label_contains("Notes on this chart") {
+        notes.click();
+        h.run_steps(3);
+    }
     assert!(h.query_by_label_contains("never rises over the CPU's").is_some(), "and the reason");
     assert!(h.query_by_label_contains("the GPU series describe a CPU emulation").is_some());
 }

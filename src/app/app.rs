@@ -190,7 +190,8 @@ impl GraylabApp {
                  path in the File field and press Enter."
                     .into(),
             ),
-            DialogAnswer::Nothing { probably_unavailable: true } => self.session.toasts.error(
+            DialogAnswer::Nothing { probably_unavailable: true } => self.session.toasts.error_about(
+                crate::app::session::toasts::Topic::Opening,
                 "No file dialog could be shown: this system has no file-dialog service (xdg-desktop-portal or \
                  zenity). Drop a file on the window, or type its path in the path field and press Enter."
                     .into(),
@@ -225,9 +226,13 @@ impl GraylabApp {
     /// The window title names the open file (or the one being opened).
     fn update_title(&mut self, ctx: &egui::Context) {
         let path = self.session.input().map(|i| i.path.clone());
+        let place = match self.session.folder_place() {
+            Some((n, of)) if of > 1 => format!(" ({n} of {of})"),
+            _ => String::new(),
+        };
         let title = path.map_or_else(
             || "graylab".to_owned(),
-            |p| format!("{} — graylab", crate::app::session::file_name(&p)),
+            |p| format!("{}{place} — graylab", crate::app::session::file_name(&p)),
         );
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
@@ -314,7 +319,7 @@ impl eframe::App for GraylabApp {
         self.claims.show(&ctx, room, &mut self.session);
         self.update_title(&ctx);
         self.frames += 1;
-        self.session.toasts.ui(&ctx, viewer);
+        self.session.toasts.ui(&ctx, room.rect);
         drop_overlay_ui(&ctx);
         self.session.after_frame();
         let working = self.session.is_busy();

@@ -66,6 +66,12 @@ impl GraylabApp {
         self.session.settings_mut()
     }
 
+    /// Answers the open dialog as a system without a dialog service does: at once, nothing.
+    pub fn open_dialog_found_no_service(&mut self) {
+        use crate::app::windows::dialogs::DialogAnswer;
+        self.dialog_answered(false, DialogAnswer::Nothing { probably_unavailable: true });
+    }
+
     /// The newest message (error or note), if any.
     #[must_use]
     pub fn message(&self) -> Option<(&str, bool)> {

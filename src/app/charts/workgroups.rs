@@ -72,7 +72,7 @@ pub fn workgroups_chart_ui(
             .clicked();
     });
     let (Some(latest), Some(series)) = (latest, series) else {
-        ui.label("No GPU runs on this image yet: pick GPU and press \"Try every size\".");
+        ui.label("No GPU runs on this image yet: pick GPU and press \"Try every size ×5\".");
         return try_all;
     };
     let mut boxes = Vec::new();
@@ -102,7 +102,7 @@ pub fn workgroups_chart_ui(
         names.push(wg.to_string());
     }
     if boxes.is_empty() {
-        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size\".");
+        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size ×5\".");
         return try_all;
     }
     let clock = source.map_or("", ClockSource::label);

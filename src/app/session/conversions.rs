@@ -37,7 +37,7 @@ impl Session {
         let (round_trip, keep_input, preview_side) =
             (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
         self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
-        // Kept, so a batch stopped before the worker takes it up says "after 0 of N" too.
+        // Kept, so a batch stopped before the worker takes it up says "before the first of N" too.
         self.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
         self.send(
             JobKind::Convert,

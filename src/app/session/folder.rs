@@ -1,5 +1,6 @@
 //! Stepping through the open image's folder, as image viewers do (← and →): the images of the
-//! folder in name order, told from other files by their content.
+//! folder in name order, told from other files by their content, and where the open one is
+//! among them ("2 of 5").
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,21 @@ pub fn neighbour(current: &Path, forward: bool) -> Option<PathBuf> {
     .cloned()
 }
 
+/// Where `path` is among the images of its folder: (its place from 1, how many there are).
+#[must_use]
+pub fn place_in_folder(path: &Path) -> Option<(usize, usize)> {
+    let images = images_in(path.parent()?);
+    let name = path.file_name()?;
+    let at = images.iter().position(|p| p.file_name() == Some(name))?;
+    Some((at + 1, images.len()))
+}
+
 impl Session {
+    /// Where the open image is among the images of its folder ("2 of 5"), read when it opened.
+    pub fn folder_place(&self) -> Option<(usize, usize)> {
+        self.folder_place
+    }
+
     /// The file being opened, until it is open (or failed to open).
     pub fn opening(&self) -> Option<&Path> {
         self.opening.as_deref()

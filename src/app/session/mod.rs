@@ -105,6 +105,8 @@ pub struct Session {
     ceilings: ceilings::CeilingsState,
     /// This CPU's compute ceiling, as far as the session knows it.
     cpu_compute: ceilings::CpuComputeState,
+    /// Where the open image is among the images of its folder, from 1.
+    folder_place: Option<(usize, usize)>,
 }
 
 impl Session {
@@ -145,6 +147,7 @@ impl Session {
             runs_cut_short: 0,
             ceilings: ceilings::CeilingsState::NotAsked,
             cpu_compute: ceilings::CpuComputeState::default(),
+            folder_place: None,
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());
@@ -261,6 +264,11 @@ impl Session {
     /// The latest finished sweep.
     pub fn sweep(&self) -> Option<&Arc<SweepResult>> {
         self.sweep.as_ref()
+    }
+
+    /// Shows `sweep`, kept from an earlier launch, as the latest.
+    pub fn restore_sweep(&mut self, sweep: SweepResult) {
+        self.sweep = Some(Arc::new(sweep));
     }
 
     /// The latest parity report and its difference image.

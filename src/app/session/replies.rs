@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::Session;
+use super::toasts::Topic;
 use crate::app::state::{ExportRecord, RunRecord};
 use crate::app::work::jobs::{ClaimsEnd, Exported, Measured, Output, Reply};
 use crate::engine::ConvertSettings;
@@ -26,15 +27,19 @@ impl Session {
                 self.opening = None;
                 self.settings.remember(loaded.path.clone());
                 self.toasts.clear_notes();
+                // A dialog that could not be shown, an open that failed, the last image's
+                // warnings: all moot now.
+                self.toasts.resolved(Topic::Opening);
                 if loaded.reoriented {
                     self.toasts.note("EXIF orientation applied".into());
                 }
                 for warning in &loaded.warnings {
-                    self.toasts.warning(format!(
-                        "{warning}; shown and converted as it is: {}",
-                        loaded.path.display()
-                    ));
+                    self.toasts.warning_about(
+                        Topic::Opening,
+                        format!("{warning}; shown and converted as it is: {}", loaded.path.display()),
+                    );
                 }
+                self.folder_place = super::folder::place_in_folder(&loaded.path);
                 self.input = Some(loaded);
                 self.output = None;
                 self.run_conversion(1);
@@ -43,7 +48,7 @@ impl Session {
                 self.opening = None;
                 self.failed_opens += 1;
                 self.settings.recent.retain(|p| p != &path);
-                self.toasts.error(format!("Could not open the image: {e}"));
+                self.toasts.error_about(Topic::Opening, format!("Could not open the image: {e}"));
             }
             Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
             Reply::Ceilings(result) => self.ceilings_measured(result),
@@ -174,8 +179,8 @@ impl Session {
     }
 }
 
-/// "Stopped the runs after 5 of 10"; `runs` is a conversion batch's size, for one stopped before
-/// its first run reported.
+/// "Stopped the runs after 5 of 10", or "before the first of 10 finished"; `runs` is a
+/// conversion batch's size, for one stopped before its first run reported.
 fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, runs: Option<u64>) -> String {
     let what = match kind {
         super::JobKind::Sweep => "the sweep",
@@ -184,9 +189,12 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         _ => "the runs",
     };
     match ticket.progress() {
+        Some(p) if p.total > 1 && p.done == 0 => {
+            format!("Stopped {what} before the first of {} finished", p.total)
+        }
         Some(p) if p.total > 1 => format!("Stopped {what} after {} of {}", p.done, p.total),
         None => match runs {
-            Some(n) if n > 1 => format!("Stopped {what} after 0 of {n}"),
+            Some(n) if n > 1 => format!("Stopped {what} before the first of {n} finished"),
             _ => format!("Stopped {what}"),
         },
         _ => format!("Stopped {what}"),

@@ -114,7 +114,13 @@ impl Viewer {
         }
         let output = session.output();
         let caption = output.map_or_else(|| "Gray: converting…".to_owned(), |o| caption(o.settings, session));
-        let input_caption = input.caption();
+        // Where it is in its folder, when there are others to step to.
+        let input_caption = match session.folder_place() {
+            Some((n, of)) if of > 1 => {
+                format!("{} · {n} of {of} in its folder (arrow keys)", input.caption())
+            }
+            _ => input.caption(),
+        };
         let mut budget = TileBudget::new(TILES_PER_FRAME);
         let mut hover_px = None;
         for (i, pane) in panes.iter().enumerate() {

@@ -18,8 +18,9 @@ pub struct ExportWindow {
 }
 
 impl ExportWindow {
-    /// Opens the window with a default file name next to the input (or in the last export
-    /// folder); says why not when there is nothing to export.
+    /// Opens the window with a default file name in the last export folder, else next to the
+    /// input, never in graylab's own tree (see `default_save_folder`); says why not when there is
+    /// nothing to export.
     pub fn open_for(&mut self, session: &mut Session) {
         let Some(input) = session.input().map(|i| i.path.clone()) else {
             session.toasts.error("Open an image first: there is nothing to export yet.".into());
@@ -28,7 +29,9 @@ impl ExportWindow {
         if !self.open {
             let settings = session.settings();
             let format = settings.export.format.unwrap_or_default();
-            let path = crate::engine::default_output_path(&input, settings.export_dir.as_deref(), format);
+            let dir =
+                super::json_file::default_save_folder(&[settings.export_dir.as_deref(), input.parent()]);
+            let path = crate::engine::default_output_path(&input, Some(&dir), format);
             self.path = path.display().to_string();
             self.confirm_replace = false;
             self.open = true;

@@ -1,7 +1,8 @@
-//! The JSON-file row the sweep and claims windows share: Save with consent before replacing a
-//! file, and the atomic write with its toast.
+//! What the windows that save share: the folder a save goes to by default (never graylab's own
+//! tree), and for the sweep and claims windows' JSON files, Save with consent before replacing a
+//! file and the atomic write with its toast.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use egui::Ui;
 
@@ -57,5 +58,61 @@ pub(super) fn save_json(
             name.to_lowercase(),
             crate::app::advice::describe(&e)
         )),
+    }
+}
+
+/// The folder a save goes to by default: the first folder of `wanted` (the last export's, the
+/// photo's) that exists and is not inside graylab's own tree (the bundled sample's `assets/`),
+/// else `Documents` in the home folder where it exists, else the home folder, else the
+/// temporary folder. Never the working folder, which for a desktop app is wherever it started.
+pub(super) fn default_save_folder(wanted: &[Option<&Path>]) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| !h.as_os_str().is_empty());
+    let documents = home.as_ref().is_some_and(|h| h.join("Documents").is_dir());
+    let mut own = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR"))];
+    own.extend(
+        crate::app::sample_photo().and_then(|p| std::path::absolute(p).ok()?.parent().map(Path::to_path_buf)),
+    );
+    let existing: Vec<Option<&Path>> = wanted.iter().map(|w| w.filter(|d| d.is_dir())).collect();
+    save_folder(&existing, &own, home.as_deref(), documents)
+}
+
+/// [`default_save_folder`] on what it found: `own` are graylab's own folders, `documents`
+/// whether `home` has a `Documents` folder.
+fn save_folder(wanted: &[Option<&Path>], own: &[PathBuf], home: Option<&Path>, documents: bool) -> PathBuf {
+    let mine = |d: &Path| own.iter().any(|o| d.starts_with(o));
+    let chosen = wanted.iter().flatten().find(|d| d.is_absolute() && !mine(d));
+    match (chosen, home) {
+        (Some(d), _) => d.to_path_buf(),
+        (None, Some(home)) if documents => home.join("Documents"),
+        (None, Some(home)) => home.to_path_buf(),
+        (None, None) => std::env::temp_dir(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saves_go_next_to_the_photo_unless_it_is_graylabs_own() {
+        let own = [PathBuf::from("/opt/graylab"), PathBuf::from("/srv/graylab/assets")];
+        let home = Some(Path::new("/home/ada"));
+        let photos = Path::new("/home/ada/photos");
+        let sample = Path::new("/opt/graylab/assets");
+        // The last export's folder first, then the photo's.
+        let exports = Path::new("/home/ada/gray");
+        assert_eq!(save_folder(&[Some(exports), Some(photos)], &own, home, true), exports);
+        assert_eq!(save_folder(&[None, Some(photos)], &own, home, true), photos);
+        // The bundled sample's folder, or anything in graylab's tree, is never chosen.
+        assert_eq!(save_folder(&[Some(sample)], &own, home, true), Path::new("/home/ada/Documents"));
+        assert_eq!(save_folder(&[Some(sample)], &own, home, false), Path::new("/home/ada"));
+        let assets = Path::new("/srv/graylab/assets");
+        assert_eq!(save_folder(&[Some(assets), Some(sample)], &own, home, false), Path::new("/home/ada"));
+        // A folder that only shares a prefix of the name is not graylab's.
+        let beside = Path::new("/opt/graylab-photos");
+        assert_eq!(save_folder(&[Some(beside)], &own, home, true), beside);
+        // A relative folder means the working folder: never.
+        assert_eq!(save_folder(&[Some(Path::new("photos"))], &own, home, false), Path::new("/home/ada"));
+        assert_eq!(save_folder(&[Some(sample)], &own, None, true), std::env::temp_dir());
     }
 }

@@ -1,10 +1,14 @@
 //! The size-sweep window's other tabs, the roofline and the map of who wins, with the choice of
-//! which sweep they show (this machine's or one loaded to compare, one at a time, labelled), and
-//! the work-levels field's words and parsing. The charts themselves are in `crate::app::charts`.
+//! which sweep they show (this machine's or one loaded to compare, one at a time, labelled), the
+//! work-levels field's words and parsing, and the last sweep with the sizes and levels it was
+//! asked for, kept between launches. The charts themselves are in `crate::app::charts`.
+
+use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
 use crate::app::charts::{roofline_ui, win_map_ui};
+use crate::app::session::Session;
 use crate::engine::SweepResult;
 
 /// Which view of the sweep the window shows.
@@ -23,18 +27,13 @@ pub(super) enum View {
 const PLAIN_LEVELS: &str = "0";
 
 /// The work-per-pixel field of the sweep window.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub(super) struct WorkField {
     /// The levels, rounds per pixel, as typed.
     pub levels: String,
     /// The divergent variant (rounds only for odd gray values).
     pub divergent: bool,
-}
-
-impl Default for WorkField {
-    fn default() -> Self {
-        Self { levels: PLAIN_LEVELS.to_owned(), divergent: false }
-    }
 }
 
 /// The work levels that draw the map of who wins.
@@ -71,6 +70,108 @@ pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, String> {
         _ => Err(format!(
             "Work per pixel must be whole rounds from 0 to {MAX_WORK_ROUNDS} separated by commas, not {text:?}."
         )),
+    }
+}
+
+/// Where the last sweep is kept between launches (egui's persisted memory, which eframe saves
+/// with the app's settings).
+const KEPT_ID: &str = "graylab last sweep";
+
+impl Default for WorkField {
+    fn default() -> Self {
+        Self { levels: PLAIN_LEVELS.to_owned(), divergent: false }
+    }
+}
+
+/// The sweep the window's fields ask for: sizes, runs and work levels, as typed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub(super) struct Asked {
+    /// Sizes in megapixels, as typed.
+    pub sizes: String,
+    /// Warm runs per point.
+    pub runs: u32,
+    /// The work levels and the divergent variant.
+    pub work: WorkField,
+}
+
+impl Default for Asked {
+    fn default() -> Self {
+        Self { sizes: "0.25, 0.5, 1, 2, 4, 8, 16, 33".into(), runs: 5, work: WorkField::default() }
+    }
+}
+
+/// What is kept between launches: the fields of the latest sweep started, and the latest sweep
+/// that finished.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+struct KeptSweep {
+    asked: Option<Asked>,
+    result: Option<SweepResult>,
+}
+
+/// The sweep window's side of keeping its last sweep between launches.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// What is kept now (`None` until read on the first frame).
+    now: Option<KeptSweep>,
+    /// The sweep last kept, to keep the next one that arrives.
+    result: Option<Arc<SweepResult>>,
+    /// Whether the sweep shown is one an earlier launch kept.
+    pub restored: bool,
+}
+
+impl Kept {
+    /// On the first frame puts back what an earlier launch kept (the fields, and its sweep when
+    /// this launch has none yet); later, keeps each sweep that finishes.
+    pub fn track(&mut self, ctx: &egui::Context, session: &mut Session, asked: &mut Asked) {
+        let id = egui::Id::unique(KEPT_ID);
+        if self.now.is_none() {
+            let kept: KeptSweep = ctx
+                .data_mut(|d| d.get_persisted::<String>(id))
+                .and_then(|json| serde_json::from_str(&json).ok())
+                .unwrap_or_default();
+            if let Some(a) = &kept.asked {
+                asked.clone_from(a);
+                asked.runs = asked.runs.clamp(1, 100);
+            }
+            if let Some(r) = &kept.result
+                && session.sweep().is_none()
+            {
+                session.restore_sweep(r.clone());
+                self.restored = true;
+            }
+            self.result = session.sweep().cloned();
+            self.now = Some(kept);
+        }
+        let Some(r) = session.sweep() else { return };
+        if self.result.as_ref().is_some_and(|k| Arc::ptr_eq(k, r)) {
+            return;
+        }
+        self.result = Some(Arc::clone(r));
+        self.restored = false;
+        if let Some(kept) = &mut self.now {
+            kept.result = Some((**r).clone());
+            kept.keep(ctx);
+        }
+    }
+
+    /// Keeps the fields of a sweep just started.
+    pub fn started(&mut self, ctx: &egui::Context, asked: &Asked) {
+        let kept = self.now.get_or_insert_with(KeptSweep::default);
+        kept.asked = Some(asked.clone());
+        kept.keep(ctx);
+    }
+}
+
+impl KeptSweep {
+    /// Keeps it for the next launch, as JSON text: egui finds a persisted value by its type's
+    /// `TypeId`, which another build of graylab may give its own types, but not a `String`.
+    fn keep(&self, ctx: &egui::Context) {
+        match serde_json::to_string(self) {
+            Ok(json) => ctx.data_mut(|d| d.insert_persisted(egui::Id::unique(KEPT_ID), json)),
+            Err(e) => log::warn!("the last sweep is not kept for the next launch: {e}"),
+        }
     }
 }
 

@@ -18,10 +18,10 @@ use super::sweep_estimate::{Basis, Pace, SweepClock, duration, estimate_secs, ma
 pub struct SweepWindow {
     /// Whether the window is open.
     pub open: bool,
-    /// Sizes in megapixels, as typed.
-    sizes: String,
-    /// Warm runs per point.
-    runs: u32,
+    /// Sizes, runs and work levels, as typed.
+    asked: sweep_views::Asked,
+    /// The last sweep and its fields, kept between launches.
+    kept: sweep_views::Kept,
     /// Resize the open photo instead of synthetic images.
     use_photo: bool,
     /// Saved sweeps loaded for comparison.
@@ -32,8 +32,6 @@ pub struct SweepWindow {
     /// The JSON file exists: ask before replacing it.
     confirm_replace: bool,
     chart: SweepChart,
-    /// The work per pixel: the levels as typed, and the divergent variant.
-    work: sweep_views::WorkField,
     /// The tab shown.
     view: View,
     /// The work level the sizes chart shows of a work grid.
@@ -51,14 +49,13 @@ impl Default for SweepWindow {
     fn default() -> Self {
         Self {
             open: false,
-            sizes: "0.25, 0.5, 1, 2, 4, 8, 16, 33".into(),
-            runs: 5,
+            asked: sweep_views::Asked::default(),
+            kept: sweep_views::Kept::default(),
             use_photo: false,
             compare: Vec::new(),
             path: String::new(),
             confirm_replace: false,
             chart: SweepChart::default(),
-            work: sweep_views::WorkField::default(),
             view: View::Sizes,
             sizes_level: 0,
             shown: None,
@@ -72,8 +69,8 @@ impl Default for SweepWindow {
 impl SweepWindow {
     /// Sets the sizes (megapixels, comma separated) and warm runs per size.
     pub fn set_sizes(&mut self, sizes: &str, runs: u32) {
-        sizes.clone_into(&mut self.sizes);
-        self.runs = runs;
+        sizes.clone_into(&mut self.asked.sizes);
+        self.asked.runs = runs;
     }
 
     /// Sets the JSON file, as if typed.
@@ -90,6 +87,7 @@ impl SweepWindow {
 
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
+        self.kept.track(ctx, session, &mut self.asked);
         self.clock.track(ctx, session);
         // The room's margin and the window's own frame below its content.
         self.bottom_y = room.rect.bottom() - 24.0;
@@ -113,22 +111,24 @@ impl SweepWindow {
         );
         ui.horizontal(|ui| {
             let label = ui.label("Sizes (MP)");
-            ui.add(egui::TextEdit::singleline(&mut self.sizes).desired_width(260.0)).labelled_by(label.id);
-            ui.add(egui::DragValue::new(&mut self.runs).range(1..=100).prefix("runs "));
+            ui.add(egui::TextEdit::singleline(&mut self.asked.sizes).desired_width(260.0))
+                .labelled_by(label.id);
+            ui.add(egui::DragValue::new(&mut self.asked.runs).range(1..=100).prefix("runs "));
             ui.checkbox(&mut self.use_photo, "resize the open photo");
             let running = session.current_job().is_some_and(|(k, _)| k == JobKind::Sweep);
             if ui.add_enabled(!running, egui::Button::new("Run sweep")).clicked() {
-                self.start(session);
+                self.start(ui.ctx(), session);
             }
         });
         ui.horizontal_wrapped(|ui| {
             let label = ui.label("Work per pixel").on_hover_text(sweep_views::WORK_HOVER);
-            ui.add(egui::TextEdit::singleline(&mut self.work.levels).desired_width(160.0))
+            ui.add(egui::TextEdit::singleline(&mut self.asked.work.levels).desired_width(160.0))
                 .labelled_by(label.id)
                 .on_hover_text(sweep_views::WORK_HOVER);
             ui.label(RichText::new("rounds, comma separated (synthetic)").weak())
                 .on_hover_text(sweep_views::WORK_HOVER);
-            ui.checkbox(&mut self.work.divergent, "divergent").on_hover_text(sweep_views::DIVERGENT_HOVER);
+            ui.checkbox(&mut self.asked.work.divergent, "divergent")
+                .on_hover_text(sweep_views::DIVERGENT_HOVER);
         });
         ui.label(RichText::new(self.estimate(session)).weak());
         self.file_ui(ui, session);
@@ -151,10 +151,10 @@ impl SweepWindow {
             if views {
                 // The map's grid: its levels, at the sizes a work grid runs by default (about 3
                 // minutes on two cores and a software adapter).
-                sweep_views::MAP_LEVELS.clone_into(&mut self.work.levels);
+                sweep_views::MAP_LEVELS.clone_into(&mut self.asked.work.levels);
                 let sizes: Vec<String> =
                     crate::engine::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
-                self.sizes = sizes.join(", ");
+                self.asked.sizes = sizes.join(", ");
             }
             return;
         }
@@ -168,6 +168,9 @@ impl SweepWindow {
             ui.label(text);
             return;
         };
+        if self.kept.restored {
+            ui.label(RichText::new("The last sweep, kept from an earlier launch.").weak());
+        }
         super::verdict_ui(ui, &r.verdict, r.software_adapter);
         super::debug_build_ui(ui, &r.build);
         let rates: Vec<String> = r
@@ -242,19 +245,20 @@ impl SweepWindow {
         });
     }
 
-    fn start(&mut self, session: &mut Session) {
-        let sizes: Result<Vec<f64>, _> = self.sizes.split(',').map(|s| s.trim().parse::<f64>()).collect();
+    fn start(&mut self, ctx: &egui::Context, session: &mut Session) {
+        let sizes: Result<Vec<f64>, _> =
+            self.asked.sizes.split(',').map(|s| s.trim().parse::<f64>()).collect();
         let sizes = match sizes {
             Ok(s) if !s.is_empty() && s.iter().all(|v| v.is_finite() && *v > 0.0) => s,
             _ => {
                 session.toasts.error(format!(
                     "Sizes must be positive megapixel counts separated by commas, not {:?}.",
-                    self.sizes
+                    self.asked.sizes
                 ));
                 return;
             }
         };
-        let work_levels = match sweep_views::parse_work_levels(&self.work.levels) {
+        let work_levels = match sweep_views::parse_work_levels(&self.asked.work.levels) {
             Ok(levels) => levels,
             Err(e) => {
                 session.toasts.error(e);
@@ -268,14 +272,15 @@ impl SweepWindow {
         }
         let options = crate::engine::SweepOptions {
             sizes_mp: sizes,
-            runs: self.runs as usize,
+            runs: self.asked.runs as usize,
             workgroup: session.settings().convert.workgroup,
             formula: session.settings().convert.formula,
             gpu: session.gpu_usable(),
             work_levels,
-            divergent: self.work.divergent,
+            divergent: self.asked.work.divergent,
         };
         self.sent = Some(options.clone());
+        self.kept.started(ctx, &self.asked);
         let ticket = Ticket::new(session.next_job_id());
         session.send(JobKind::Sweep, Job::Sweep { ticket, options, photo });
     }
@@ -283,14 +288,19 @@ impl SweepWindow {
     /// How long the sweep will take: from the last sweep timed on this machine, else this
     /// session's runs (per megapixel), else a rough guess, saying which.
     fn estimate(&self, session: &Session) -> String {
-        let levels = sweep_views::parse_work_levels(&self.work.levels).unwrap_or_default();
+        let levels = sweep_views::parse_work_levels(&self.asked.work.levels).unwrap_or_default();
         if levels.iter().any(|&k| k > 0) {
             return "A work grid first calibrates for about a second; the status bar then shows its estimate \
                     and where the sweep is."
                 .to_owned();
         }
-        let sizes: Vec<f64> =
-            self.sizes.split(',').filter_map(|s| s.trim().parse().ok()).filter(|v: &f64| *v > 0.0).collect();
+        let sizes: Vec<f64> = self
+            .asked
+            .sizes
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .filter(|v: &f64| *v > 0.0)
+            .collect();
         let mp: f64 = sizes.iter().sum();
         let per_mp = |backend: Backend| -> Option<f64> {
             let of = |cold: bool| -> Option<f64> {
@@ -322,7 +332,7 @@ impl SweepWindow {
             threads: crate::engine::available_threads(),
             gpu,
         };
-        let (secs, basis) = estimate_secs(&pace, &sizes, self.runs);
+        let (secs, basis) = estimate_secs(&pace, &sizes, self.asked.runs);
         let basis = match basis {
             Basis::LastSweep => "from the last sweep on this machine",
             Basis::Runs => "from this session's runs",
@@ -350,14 +360,8 @@ impl SweepWindow {
     }
 }
 
-/// Next to the open photo, else in the home folder, else the temporary folder: never the
-/// working folder, which for a desktop app is wherever it happened to be started.
+/// Next to the open photo, else (no photo, or the bundled sample's) in the user's documents.
 fn default_json_path(session: &Session) -> PathBuf {
-    let dir = session
-        .input()
-        .and_then(|i| i.path.parent().map(Path::to_path_buf))
-        .filter(|d| !d.as_os_str().is_empty())
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
-        .unwrap_or_else(std::env::temp_dir);
-    dir.join("graylab-sweep.json")
+    let photo_dir = session.input().and_then(|i| i.path.parent().map(Path::to_path_buf));
+    super::json_file::default_save_folder(&[photo_dir.as_deref()]).join("graylab-sweep.json")
 }

@@ -15,8 +15,12 @@ use super::roofs::{
 };
 use crate::engine::{Roofline, RooflinePoint, Series, SweepResult};
 
+/// The plot is never squeezed below this height, in points.
+const MIN_PLOT_HEIGHT: f32 = 140.0;
+
 /// Draws the roofline of `result`, its legend above and its notes under, ending near `bottom_y`
-/// (the lowest the window may reach), the plot at least 140 points tall.
+/// (the lowest the window may reach): the plot gives way to the notes down to 140 points, and
+/// below that the notes fold into one line that opens on a click.
 pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
     let Some(roofline) = &result.roofline else {
         ui.label("This sweep carries no roofline (saved by an earlier graylab): run a new sweep.");
@@ -32,7 +36,8 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
         Series::ALL.into_iter().filter(|s| roofline.points.iter().any(|p| p.series == *s)).collect();
 
     keys_ui(ui, &legend(&all_roofs, &series, cross, bytes, dark));
-
+    let notes = notes(result, roofline, cross, bytes);
+    let (height, fold) = plot_height(ui, &notes, bottom_y);
     let (x_lo, x_hi, y_lo, y_hi) = bounds(roofline, &all_roofs, cross);
     let xs: Vec<f64> = (0..=160).map(|i| x_lo + (x_hi - x_lo) * f64::from(i) / 160.0).collect();
     let points_of = |s: Series| -> Vec<&RooflinePoint> {
@@ -65,10 +70,10 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
         Some(format!("{name}\n{} ops/s at {} ops/byte", si(y), si(x)))
     };
     Plot::new("roofline")
-        .height((bottom_y - ui.cursor().top() - 96.0).clamp(140.0, 360.0))
+        .height(height)
         .show_background(false)
         .x_axis_label("integer operations per byte moved (log)")
-        .y_axis_label("integer ops per second (log)")
+        .y_axis_label("integer ops/s (log)")
         .x_grid_spacer(|input| log_marks(&input))
         .y_grid_spacer(|input| log_marks(&input))
         .x_axis_formatter(|mark, _| si(10f64.powf(mark.value)))
@@ -111,7 +116,62 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
                 );
             }
         });
-    notes_ui(ui, result, roofline, cross, bytes);
+    notes_ui(ui, &notes, fold);
+}
+
+/// The plot's height: what is left above `bottom_y` once the notes have their room, and whether
+/// the notes fold into one line (then the plot takes their room while they are closed).
+fn plot_height(ui: &Ui, notes: &[(String, bool)], bottom_y: f32) -> (f32, bool) {
+    // The room under the legend, less a little slack.
+    let room = bottom_y - ui.cursor().top() - 8.0;
+    let fold = room - notes_height(ui, notes) < MIN_PLOT_HEIGHT;
+    let folded = egui::collapsing_header::CollapsingState::load_with_default_open(
+        ui.ctx(),
+        ui.make_persistent_id("roofline notes"),
+        false,
+    );
+    let height = if fold && !folded.is_open() {
+        room - ui.spacing().interact_size.y - ui.spacing().item_spacing.y
+    } else {
+        room - notes_height(ui, notes)
+    };
+    (height.clamp(MIN_PLOT_HEIGHT, 360.0), fold)
+}
+
+/// The notes under the plot, folded into one line that opens on a click when `fold`.
+fn notes_ui(ui: &mut Ui, notes: &[(String, bool)], fold: bool) {
+    let each = |ui: &mut Ui| {
+        for (note, warning) in notes {
+            let text = RichText::new(note).small();
+            if *warning {
+                ui.colored_label(crate::app::look::WARNING, text);
+            } else {
+                ui.label(text);
+            }
+        }
+    };
+    if fold {
+        // The same id as the state read in `plot_height`, so that its openness is this header's.
+        egui::CollapsingHeader::new(format!("Notes on this chart ({})", notes.len()))
+            .id_salt("roofline notes")
+            .default_open(false)
+            .show(ui, each);
+    } else {
+        each(ui);
+    }
+}
+
+/// The height `notes` take in small text at the width available, with the gaps between them.
+fn notes_height(ui: &Ui, notes: &[(String, bool)]) -> f32 {
+    let width = ui.available_width();
+    let gap = ui.spacing().item_spacing.y;
+    let small = egui::TextStyle::Small.resolve(ui.style());
+    notes
+        .iter()
+        .map(|(note, _)| {
+            ui.painter().layout(note.clone(), small.clone(), Color32::WHITE, width).size().y + gap
+        })
+        .sum()
 }
 
 /// The dashed line where the end-to-end roof crosses the CPU's.
@@ -185,13 +245,12 @@ fn min_max(v: &[f64]) -> Option<(f64, f64)> {
     Some((lo, hi))
 }
 
-/// What the chart shows, in a few sentences: the roofs, the crossing, the ceilings not known.
-fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) {
-    let small = |ui: &mut Ui, text: String| {
-        ui.label(RichText::new(text).small());
-    };
+/// What the chart shows, in a few sentences: the roofs, the crossing, the ceilings not known;
+/// each with whether it is a warning.
+fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec<(String, bool)> {
+    let mut notes = Vec::new();
+    let mut small = |text: String| notes.push((text, false));
     small(
-        ui,
         "Each roof is the most a path can do: a bandwidth slope, then a compute ceiling. More work per pixel \
          moves the points right; the GPU end to end never rises above its transfer slope, however fast its \
          kernel. Medians of the warm runs; the GPU kernel on GPU timestamps where the adapter has them, the rest \
@@ -202,7 +261,6 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
     let cpu_ops = r.cpu_ops_per_s.map_or_else(|| "unknown".to_owned(), si);
     match cross {
         Crossing::From(x) => small(
-            ui,
             format!(
                 "Right of the dashed line ({} ops/byte, about {:.0} rounds per pixel at {bytes:.0} bytes a pixel) \
                  the GPU's round-trip roof is over the CPU's: only there can it win end to end on this machine; the \
@@ -212,14 +270,12 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
             ),
         ),
         Crossing::Never => small(
-            ui,
             format!(
                 "The GPU's end-to-end roof never rises over the CPU's: its compute ceiling ({gpu_ops} ops/s) is not \
                  above the CPU's ({cpu_ops} ops/s), so end to end the GPU cannot win here at any work per pixel."
             ),
         ),
         Crossing::Always => small(
-            ui,
             "The host-GPU transfers are faster than the CPU's memory stream: the GPU's end-to-end roof is over \
              the CPU's at every intensity."
                 .to_owned(),
@@ -234,23 +290,22 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
                 .is_some_and(|roof| p.ops_per_s > roof * 1.05)
         })
     };
-    let warn = |ui: &mut Ui, text: &str| {
-        ui.colored_label(crate::app::look::WARNING, RichText::new(text).small());
-    };
     if above(Series::CpuAll, r.cpu_bytes_per_s, r.cpu_ops_per_s) {
-        warn(
-            ui,
+        notes.push((
             "Runs above the CPU's roof: an image small enough for the CPU's caches moves faster than the \
              memory stream the roof was measured at (the largest size), or the compute ceiling was measured on a \
-             busy machine (measure again: the adapter panel, or graylab info --probe).",
-        );
+             busy machine (measure again: the adapter panel, or graylab info --probe)."
+                .to_owned(),
+            true,
+        ));
     }
     if above(Series::GpuKernel, r.gpu_device_bytes_per_s, r.gpu_ops_per_s) {
-        warn(
-            ui,
+        notes.push((
             "Runs above the GPU's roof: its ceilings were measured low, on a busy machine; measure them again \
-             (the adapter panel, or graylab info --probe) on a quiet one.",
-        );
+             (the adapter panel, or graylab info --probe) on a quiet one."
+                .to_owned(),
+            true,
+        ));
     }
     let unknown: Vec<&str> = [
         (r.cpu_bytes_per_s, "the CPU memory stream"),
@@ -264,15 +319,16 @@ fn notes_ui(ui: &mut Ui, result: &SweepResult, r: &Roofline, cross: Crossing, by
     .map(|(_, name)| name)
     .collect();
     if result.adapter.is_none() {
-        small(ui, "No GPU in this sweep: only the CPU's roof and points.".to_owned());
+        notes.push(("No GPU in this sweep: only the CPU's roof and points.".to_owned(), false));
     } else if !unknown.is_empty() {
-        small(
-            ui,
+        notes.push((
             format!(
                 "Not measured for this sweep: {}. Their parts of the roofs are left out, not guessed{}.",
                 unknown.join(", "),
                 if cross == Crossing::Unknown { ", and so is where the GPU could win" } else { "" }
             ),
-        );
+            false,
+        ));
     }
+    notes
 }

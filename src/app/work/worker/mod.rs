@@ -188,7 +188,8 @@ impl WorkerState {
             let done: f64 = weights.iter().take(i).sum();
             let rounds = plan.cells.get(i).map(|c| c.work_rounds).unwrap_or_default();
             let what = if levels {
-                format!("Sweep: {mp} MP, {rounds} rounds/px")
+                // Short: the status bar adds the cells done, in a bar of fixed width.
+                format!("Sweep: {mp} MP, k = {rounds}")
             } else {
                 format!("Sweep: {mp} MP")
             };

@@ -37,7 +37,8 @@ impl WorkerState {
         let mut done = 0;
         let mut progress = |n: u32, work_done: f64, work_total: f64| {
             if work_done < work_total {
-                let what = format!("Round trips, {} of {total}: {n} per round trip…", done + 1);
+                // Short: the status bar adds the counts done, in a bar of fixed width.
+                let what = format!("Round trips (n = {n} now)");
                 ticket.set_progress(what, done, total, (work_done, work_total));
                 done += 1;
             }
@@ -45,11 +46,9 @@ impl WorkerState {
         let options = RoundTripOptions { passes, runs: runs as usize, cancel: Some(ticket.flag()) };
         let result = crate::engine::round_trips(&self.engine, image, settings, &options, &mut progress);
         drop(memory);
-        let stopped = || {
-            format!(
-                "Stopped after {} of {total} counts: nothing of this run is kept.",
-                done.saturating_sub(1)
-            )
+        let stopped = || match done.saturating_sub(1) {
+            0 => "Stopped before the first count finished: nothing was measured.".to_owned(),
+            finished => format!("Stopped after {finished} of {total} counts: nothing of this run is kept."),
         };
         match result {
             Ok(r) => Ok(r),
