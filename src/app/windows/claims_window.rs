@@ -349,16 +349,14 @@ fn trim(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// `<photo stem>.claims.json` next to the open photo, else `graylab.claims.json` in the
-/// current folder.
+/// `<photo stem>.claims.json` in the open photo's folder, else `graylab.claims.json`; the folder
+/// is never graylab's own tree nor the working folder (see `default_save_folder`).
 fn default_json_path(session: &Session) -> PathBuf {
-    match session.input() {
-        Some(i) => {
-            // As an `OsString`, so that a name that is not UTF-8 is kept as it is.
-            let mut name = i.path.file_stem().unwrap_or_else(|| "graylab".as_ref()).to_os_string();
-            name.push(".claims.json");
-            i.path.with_file_name(name)
-        }
-        None => std::env::current_dir().unwrap_or_default().join("graylab.claims.json"),
-    }
+    let photo = session.input().map(|i| i.path.clone());
+    let folder = super::json_file::default_save_folder(&[photo.as_deref().and_then(Path::parent)]);
+    // As an `OsString`, so that a name that is not UTF-8 is kept as it is.
+    let mut name =
+        photo.as_deref().and_then(Path::file_stem).unwrap_or_else(|| "graylab".as_ref()).to_os_string();
+    name.push(".claims.json");
+    folder.join(name)
 }
