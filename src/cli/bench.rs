@@ -132,6 +132,10 @@ struct BenchReport<'a> {
     /// The GPU ceilings the percentages are of (cached per adapter, or measured by this run).
     ceilings: Option<KnownCeilings>,
     results: &'a [BenchResult],
+    /// How busy the machine was while the runs were measured (other processes' CPU time), where
+    /// the system says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    busy: Option<crate::system::load::Busy>,
 }
 
 /// The image `bench` measures (the file, else a synthetic one) and its label, with the memory
@@ -198,6 +202,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let options = BenchOptions { runs: args.runs as usize, keep_input_on_gpu: args.keep_input_on_gpu };
     let mut results = Vec::new();
+    let before = crate::system::load::CpuSnapshot::now();
     for backend in backends {
         let base = ConvertSettings {
             backend,
@@ -232,6 +237,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         software_adapter: adapter.as_ref().map(|a| a.1),
         ceilings,
         results: &results,
+        busy: before.zip(crate::system::load::CpuSnapshot::now()).and_then(|(a, b)| a.until(&b)),
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -254,6 +260,12 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     }
     if let Some(w) = super::build_warning() {
         outln!("{w}");
+    }
+    if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
+        outln!(
+            "warning: other processes took {:.0}% of the CPU while this ran: the figures are noisier than on a quiet machine",
+            busy.others_share * 100.0
+        );
     }
     if let Some(k) = &report.ceilings {
         for line in super::info::ceilings_lines(k) {
