@@ -237,7 +237,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         software_adapter: adapter.as_ref().map(|a| a.1),
         ceilings,
         results: &results,
-        busy: before.zip(crate::system::load::CpuSnapshot::now()).and_then(|(a, b)| a.until(&b)),
+        busy: crate::system::load::CpuSnapshot::busy_since(before),
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);

@@ -44,13 +44,12 @@ impl Interval {
     /// finite values.
     #[must_use]
     pub fn of(values: &[f64]) -> Option<Self> {
-        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        let v = sorted_finite(values);
         let n = v.len();
         if n < MIN_SAMPLES {
             return None;
         }
-        v.sort_by(f64::total_cmp);
-        let median = if n % 2 == 1 { v[n / 2] } else { f64::midpoint(v[n / 2 - 1], v[n / 2]) };
+        let median = median_of_sorted(&v)?;
         let k = order_statistic(n);
         Some(Self { median, ci_low: v[k - 1], ci_high: v[n - k], samples: n })
     }
@@ -99,6 +98,29 @@ pub enum Decision {
 #[must_use]
 pub fn decide(interval: Option<&Interval>, threshold: f64) -> Decision {
     interval.map_or(Decision::Within, |i| i.against(threshold))
+}
+
+/// The finite values of `values`, sorted.
+fn sorted_finite(values: &[f64]) -> Vec<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// The median of sorted values (the mean of the middle two for an even count).
+fn median_of_sorted(v: &[f64]) -> Option<f64> {
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some(f64::midpoint(v[n / 2 - 1], v[n / 2])),
+    }
+}
+
+/// The median of the finite values of `values`, however few; `None` when there are none.
+#[must_use]
+pub fn median(values: &[f64]) -> Option<f64> {
+    median_of_sorted(&sorted_finite(values))
 }
 
 /// The per-round ratios `a[i] / b[i]` (rounds where `b` is not positive are left out).

@@ -66,6 +66,13 @@ impl CpuSnapshot {
         })
     }
 
+    /// How busy the machine was from `start` (a snapshot taken earlier, if one could be) to
+    /// now; `None` where `/proc` cannot be read or no time passed.
+    #[must_use]
+    pub fn busy_since(start: Option<Self>) -> Option<Busy> {
+        start?.until(&Self::now()?)
+    }
+
     /// How busy the machine was from this snapshot to `later`; `None` when no time passed.
     #[must_use]
     pub fn until(&self, later: &Self) -> Option<Busy> {

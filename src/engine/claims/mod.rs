@@ -285,7 +285,7 @@ pub fn run_claims(
             8 => work::work_levels(engine, &budget, &shared)?,
             _ => sizes::crossover(engine, &budget, options.quick)?,
         };
-        result.busy = before.zip(CpuSnapshot::now()).and_then(|(a, b)| a.until(&b));
+        result.busy = CpuSnapshot::busy_since(before);
         if let Some(busy) = result.busy.filter(Busy::is_busy) {
             let _ = write!(
                 result.why,
@@ -308,7 +308,7 @@ pub fn run_claims(
         quick: options.quick,
         claims,
         took_s: started.elapsed().as_secs_f64(),
-        busy: first.zip(CpuSnapshot::now()).and_then(|(a, b)| a.until(&b)),
+        busy: CpuSnapshot::busy_since(first),
     })
 }
 

@@ -75,13 +75,7 @@ pub(super) fn clock(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> Str
 
 /// The median of `values` (0 when empty).
 pub(super) fn median(values: &[f64]) -> f64 {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => f64::midpoint(v[n / 2 - 1], v[n / 2]),
-    }
+    crate::engine::sampling::median(values).unwrap_or(0.0)
 }
 
 /// The evidence that `values` (per-round ratios) give against `threshold`.
