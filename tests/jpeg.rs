@@ -300,3 +300,21 @@ fn decoder_refusals_are_sentences_naming_the_variant() {
         assert!(!msg.contains("Format error decoding"), "{name}: {msg}");
     }
 }
+
+#[test]
+fn a_cmyk_jpeg_is_read_as_rgb_and_says_it_was_stored_as_cmyk() {
+    // `cmyk.jpg`: ImageMagick's `convert -size 16x8 gradient:red-blue -colorspace CMYK`, red at
+    // the top row and blue at the bottom one.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/cmyk.jpg");
+    let decoded = decode_file(&path, &STRICT).expect("a CMYK JPEG decodes");
+    assert_eq!(decoded.stored_as, Some("CMYK"), "the caption must not call it a plain RGB file");
+    let rgb = decoded.image.to_rgb8();
+    assert_eq!(rgb.dimensions(), (16, 8));
+    let [r, g, b] = rgb.get_pixel(8, 0).0;
+    assert!(r > 200 && g < 60 && b < 60, "top row red, got {r} {g} {b}");
+    let [r, g, b] = rgb.get_pixel(8, 7).0;
+    assert!(r < 60 && g < 60 && b > 200, "bottom row blue, got {r} {g} {b}");
+    // An RGB JPEG is stored as what it is read as.
+    let (rgb_path, _) = fixture("finer-chroma");
+    assert_eq!(decode_file(&rgb_path, &STRICT).expect("rgb").stored_as, None);
+}

@@ -107,6 +107,27 @@ fn a_running_sweep_leaves_the_cores_to_the_work() {
     assert!(h.state().job_progress().is_none(), "Stop ended the sweep");
 }
 
+/// Esc with the sweep window open stops the sweep first and says so; the window stays (issue 25:
+/// Esc closed the window and left the sweep running). A second Esc, with nothing running, closes
+/// the window.
+#[test]
+fn esc_stops_a_running_sweep_before_it_closes_the_window() {
+    let Some(mut h) = harness_sized(None, [1440.0, 900.0]) else { return };
+    settle(&mut h);
+    h.state_mut().set_sweep_sizes("8, 8, 8, 8", 5);
+    h.run_steps(2);
+    h.get_by_label("Run sweep").click();
+    ui_common::until_progress(&mut h, "Sweep");
+    h.key_press(egui::Key::Escape);
+    settle(&mut h);
+    assert!(h.state().job_progress().is_none(), "Esc ended the sweep");
+    assert!(h.query_by_label_contains("Stopped the sweep").is_some(), "the status bar says it stopped");
+    assert!(h.query_by_label(TITLE).is_some(), "the window stays open while Esc stops its work");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label(TITLE).is_none(), "with nothing running, Esc closes the window");
+}
+
 /// The last sweep, and the sizes, runs and work levels it was asked for, are back after a
 /// relaunch: egui's memory, serialized as eframe writes it to its storage and read back, given to
 /// a new app. (Before, the window said "No sweep yet." after every launch.)

@@ -284,13 +284,17 @@ impl eframe::App for GraylabApp {
             self.session.stop();
         }
         let status_top = status.response.rect.top();
+        // At most 30% of the window (420 px on a wide one), so the viewer keeps the rest on a small
+        // screen.
+        let widest = (ctx.content_rect().width() * 0.3).clamp(220.0, 420.0);
         egui::Panel::left("settings")
             .frame(look::panel_frame(&style))
             .resizable(true)
-            .default_size(280.0)
-            .size_range(220.0..=420.0)
+            .default_size(300.0_f32.min(widest))
+            .size_range(220.0..=widest)
             .show(ui, |ui| {
-                let mut scroll = egui::ScrollArea::vertical().id_salt("settings scroll");
+                // Content wider than the panel scrolls sideways rather than widening the panel.
+                let mut scroll = egui::ScrollArea::both().id_salt("settings scroll");
                 if self.frames < 2 {
                     // Open at the top (Conversion, Backend), whatever offset egui's memory kept.
                     scroll = scroll.vertical_scroll_offset(0.0);

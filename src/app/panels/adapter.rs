@@ -47,10 +47,12 @@ impl AdapterPanel {
         let info = gpu.adapter_info();
         let limits = gpu.limits();
         let ts = gpu.timestamps();
-        egui::Grid::new("adapter").show(ui, |ui| {
+        // The values end in "…" in a narrow panel (the whole value on hover) rather than widening
+        // it: as the last of a known number of columns they get the width that is left.
+        egui::Grid::new("adapter").num_columns(2).show(ui, |ui| {
             let mut row = |k: &str, v: String| {
                 ui.label(k);
-                ui.label(v);
+                ui.add(egui::Label::new(v).truncate());
                 ui.end_row();
             };
             row("name", info.name.clone());

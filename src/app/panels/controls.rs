@@ -134,14 +134,14 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     };
     ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
     super::work::last_run_work_ui(ui, run);
-    egui::Grid::new("last run").striped(true).show(ui, |ui| {
-        for head in ["phase", "time", "clock", "rate · ceiling"] {
+    egui::Grid::new("last run").striped(true).spacing([6.0, 2.0]).show(ui, |ui| {
+        for head in ["phase", "ms", "clock", "rate · ceiling"] {
             ui.label(RichText::new(head).weak());
         }
         ui.end_row();
         for p in &r.phases {
             ui.label(p.phase.name());
-            ui.label(RichText::new(format!("{} ms", ms(p.ns))).monospace());
+            ui.label(RichText::new(ms(p.ns)).monospace());
             clock_ui(ui, p.source);
             rate_ui(ui, run, p.phase);
             ui.end_row();
@@ -149,16 +149,16 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         if run.overlap_ns() > 0 {
             ui.label("− overlap")
                 .on_hover_text("Steps that ran at the same time (host copies beside GPU work)");
-            ui.label(RichText::new(format!("−{} ms", ms(run.overlap_ns()))).monospace());
+            ui.label(RichText::new(format!("−{}", ms(run.overlap_ns()))).monospace());
             clock_ui(ui, ClockSource::CpuClock);
             ui.end_row();
         }
         ui.label("other").on_hover_text("Wall time no phase accounts for: waiting, submitting, bookkeeping");
-        ui.label(RichText::new(format!("{} ms", ms(run.other_ns()))).monospace());
+        ui.label(RichText::new(ms(run.other_ns())).monospace());
         clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
         ui.strong("wall");
-        ui.label(RichText::new(format!("{} ms", ms(run.wall_ns()))).monospace().strong());
+        ui.label(RichText::new(ms(run.wall_ns())).monospace().strong());
         clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
     });
@@ -225,7 +225,9 @@ fn clock_ui(ui: &mut Ui, clock: ClockSource) {
         ClockSource::CpuClock => "the CPU's clock, around the work and its wait",
         ClockSource::Mixed => "the host part on the CPU clock, the GPU part from GPU timestamps",
     };
-    ui.label(RichText::new(clock.short_label()).weak()).on_hover_text(format!("{}: {what}", clock.label()));
+    // Small: the column must leave the rate room in a narrow panel.
+    ui.label(RichText::new(clock.short_label()).weak().small())
+        .on_hover_text(format!("{}: {what}", clock.label()));
 }
 
 /// The phase's rate and its share of this machine's ceiling ("2.10 GB/s · 35%"), with the whole
@@ -256,5 +258,6 @@ fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine
         .map(|s| s.replace('→', " to "))
         .collect::<Vec<_>>()
         .join("\n");
-    ui.label(RichText::new(text).monospace()).on_hover_text(hover);
+    // Proportional digits: the four columns fit the panel's default width.
+    ui.label(text).on_hover_text(hover);
 }

@@ -43,12 +43,13 @@ impl StatusBar {
                     if let Some(p) = &progress
                         && let Some(fraction) = p.fraction().filter(|_| p.total != 1)
                     {
-                        // Runs counted where there are several, in the bar; else (no count: an
-                        // export) what is done beside a short bar that holds its "100%"; a
-                        // single run shows no bar.
+                        // What is done beside the bar, which holds the count where there are
+                        // several ("7 of 12": short, so never cut) or its "100%" (no count: an
+                        // export); a single run shows no bar.
                         if p.total > 1 {
-                            let text = format!("{what}: {} of {}", p.done, p.total);
-                            ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(text));
+                            ui.label(what);
+                            let count = format!("{} of {}", p.done, p.total);
+                            ui.add(egui::ProgressBar::new(fraction).desired_width(140.0).text(count));
                         } else {
                             ui.label(what);
                             let percent = format!("{:.0}%", fraction * 100.0);

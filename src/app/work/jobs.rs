@@ -35,6 +35,8 @@ pub struct Loaded {
     /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
     /// until dismissed.
     pub warnings: Vec<crate::engine::DecodeWarning>,
+    /// The colour model the file stores when the decoder converted it ("CMYK", shown as RGB).
+    pub stored_as: Option<&'static str>,
     /// The input as shown.
     pub display: DisplayImage,
     /// The memory reserved for the image and its conversions and exports, held while it is open.
@@ -48,9 +50,13 @@ impl Loaded {
     #[must_use]
     pub fn caption(&self) -> String {
         use crate::engine::{DecodeWarning, TruncatedAt};
+        let kind = match self.stored_as {
+            Some(stored) => format!("{} (from {stored})", pixel_kind(&self.image)),
+            None => pixel_kind(&self.image),
+        };
         let what = match self.format {
-            Some(format) => format!("Original · {format} · {}", pixel_kind(&self.image)),
-            None => format!("Original · {}", pixel_kind(&self.image)),
+            Some(format) => format!("Original · {format} · {kind}"),
+            None => format!("Original · {kind}"),
         };
         match self.warnings.first() {
             Some(DecodeWarning::Truncated(TruncatedAt::Row { rows, height })) => {

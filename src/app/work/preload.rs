@@ -23,6 +23,8 @@ pub struct Decoded {
     pub warnings: Vec<DecodeWarning>,
     /// The preview level and its mipmaps.
     pub levels: Vec<Level>,
+    /// The colour model the file stores when it was converted on decoding ("CMYK").
+    pub stored_as: Option<&'static str>,
     /// The memory reserved for the image and its conversions, held while it is open.
     pub memory: Reservation,
 }
@@ -52,6 +54,7 @@ pub fn decode_for_display(
         decode_ns: decoded.decode_ns,
         reoriented: decoded.reoriented,
         warnings: decoded.warnings,
+        stored_as: decoded.stored_as,
         levels,
         memory: decoded.memory,
     })

@@ -53,6 +53,8 @@ pub struct Decoded {
     pub warnings: Vec<DecodeWarning>,
     /// Frames or pages in the file when it holds more than one (the first was read).
     pub frames: Option<FrameCount>,
+    /// The colour model the file stores when the decoder converted it ("CMYK", given as RGB).
+    pub stored_as: Option<&'static str>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
 }
@@ -85,7 +87,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     {
         return Err(IoError::NotAnImage { path: owned(path), looks_like });
     }
-    let (raw, reservation, format, truncated, facts) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+    let (raw, format, truncated, facts) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         // The decoder reads a JPEG whole: its bytes are reserved before they are read.
         let file_memory =
             budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
@@ -120,12 +122,16 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
             Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
         };
         let facts = Facts::default();
-        let (image, orientation, reservation) = decode_with(path, decoder, extra, options, other, &facts)?;
-        let truncated = (!layout.complete).then(|| truncated_at(&image, &layout));
-        ((image, orientation), reservation, ImageFormat::Jpeg, truncated, facts)
+        let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
+        // The JPEG decoders give four components (CMYK, or YCCK) as RGB without saying so.
+        if layout.components.len() == 4 {
+            raw.stored_as = Some("CMYK");
+        }
+        let truncated = (!layout.complete).then(|| truncated_at(&raw.image, &layout));
+        (raw, ImageFormat::Jpeg, truncated, facts)
     } else {
-        let (image, orientation, reservation, format, facts) = decode_other(path, &head, options)?;
-        ((image, orientation), reservation, format, None, facts)
+        let (raw, format, facts) = decode_other(path, &head, options)?;
+        (raw, format, None, facts)
     };
     if let Some(at) = truncated {
         if !options.allow_truncated {
@@ -135,7 +141,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let (mut image, orientation) = raw;
+    let Raw { mut image, orientation, reservation, stored_as } = raw;
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
@@ -153,6 +159,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         reoriented: orientation != Orientation::NoTransforms,
         warnings,
         frames,
+        stored_as,
         memory: reservation,
     })
 }
@@ -163,7 +170,7 @@ fn decode_other(
     path: &Path,
     head: &[u8],
     options: &DecodeOptions,
-) -> Result<(DynamicImage, Orientation, Reservation, ImageFormat, Facts), IoError> {
+) -> Result<(Raw, ImageFormat, Facts), IoError> {
     let open = |cause| IoError::Open { path: owned(path), cause };
     // The content decides, never the name alone (a text file named .jpg is no JPEG), except
     // for TGA, which has no signature.
@@ -177,7 +184,7 @@ fn decode_other(
     let tiff_variant = check_tiff(path, head)?;
     let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
     let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
-    let (image, orientation, reservation) = if let Some(variant) = tiff_variant {
+    let raw = if let Some(variant) = tiff_variant {
         // TIFF variants the `image` crate refuses or misreads have decoders of their own.
         let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
         decode_with(path, decoder, scratch_bytes, options, None, &facts)?
@@ -188,7 +195,7 @@ fn decode_other(
         let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
         decode_with(path, decoder, 0, options, None, &facts)?
     };
-    Ok((image, orientation, reservation, format, facts))
+    Ok((raw, format, facts))
 }
 
 /// An RGBA image whose every alpha is 255 as RGB, compacted in place (a GIF decodes to RGBA
@@ -238,8 +245,12 @@ fn decode_with(
     options: &DecodeOptions,
     jpeg_decoder_input: Option<&[u8]>,
     facts: &Facts,
-) -> Result<(DynamicImage, Orientation, Reservation), IoError> {
+) -> Result<Raw, IoError> {
     let (width, height) = decoder.dimensions();
+    let stored_as = match decoder.original_color_type() {
+        image::ExtendedColorType::Cmyk8 | image::ExtendedColorType::Cmyk16 => Some("CMYK"),
+        _ => None,
+    };
     if width == 0 || height == 0 {
         return Err(IoError::Decode {
             path: owned(path),
@@ -296,7 +307,16 @@ fn decode_with(
             guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
         }
     };
-    Ok((image, orientation, reservation))
+    Ok(Raw { image, orientation, reservation, stored_as })
+}
+
+/// What a decoder gave: the pixels, the orientation still to apply, their memory, and the colour
+/// model the file stored when the pixels were converted from it.
+struct Raw {
+    image: DynamicImage,
+    orientation: Orientation,
+    reservation: Reservation,
+    stored_as: Option<&'static str>,
 }
 
 /// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)

@@ -311,6 +311,7 @@ impl WorkerState {
                 decode_ns: d.decode_ns,
                 reoriented: d.reoriented,
                 warnings: d.warnings,
+                stored_as: d.stored_as,
                 display,
                 memory: d.memory,
             })
