@@ -164,6 +164,16 @@ fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> crate::app::textures::Pla
 
 /// What the output pane shows, and whether it is still being updated to the panel's settings.
 fn caption(shown: crate::engine::ConvertSettings, session: &Session) -> String {
+    caption_of(shown, session.settings().convert, session.current_job().is_some())
+}
+
+/// The output's caption: the settings `shown` were made with, and when they are not the panel's
+/// (`asked`), whether a conversion to those is on its way (`converting`).
+fn caption_of(
+    shown: crate::engine::ConvertSettings,
+    asked: crate::engine::ConvertSettings,
+    converting: bool,
+) -> String {
     let what = match shown.backend {
         Backend::Cpu => format!(
             "Gray: CPU, {}, {} thread{}",
@@ -173,10 +183,17 @@ fn caption(shown: crate::engine::ConvertSettings, session: &Session) -> String {
         ),
         Backend::Gpu => format!("Gray: GPU, {}, workgroup {}", shown.formula, shown.workgroup),
     };
-    if shown == session.settings().convert {
+    let what = match crate::app::state::work_label(shown.work) {
+        Some(work) => format!("{what}, {work}"),
+        None => what,
+    };
+    if shown == asked {
         what
-    } else {
+    } else if converting {
         format!("{what} (not the panel's settings: converting…)")
+    } else {
+        // Stopped, or failed: nothing is on its way.
+        format!("{what} (not the panel's settings: press Run)")
     }
 }
 
@@ -333,5 +350,21 @@ mod tests {
         assert_eq!(super::input_at(&gray, 1, 0), "gray   7");
         let gray_alpha = DynamicImage::ImageLumaA8(GrayAlphaImage::from_pixel(2, 2, LumaA([7, 9])));
         assert_eq!(super::input_at(&gray_alpha, 0, 0), "gray   7 alpha   9");
+    }
+
+    #[test]
+    fn the_output_caption_names_the_work_and_says_when_nothing_is_on_its_way() {
+        use super::caption_of;
+        use crate::engine::{Backend, ConvertSettings, Work};
+        let plain = ConvertSettings { backend: Backend::Cpu, threads: 2, ..ConvertSettings::default() };
+        let heavy = ConvertSettings { work: Work { rounds: 4096, ..Work::NONE }, ..plain };
+        assert_eq!(caption_of(plain, plain, false), format!("Gray: CPU, {}, 2 threads", plain.formula));
+        assert_eq!(
+            caption_of(heavy, heavy, false),
+            format!("Gray: CPU, {}, 2 threads, 4096 rounds/px", plain.formula)
+        );
+        // The panel asks for more work: converting while a run is on its way, else stale.
+        assert!(caption_of(plain, heavy, true).ends_with("(not the panel's settings: converting…)"));
+        assert!(caption_of(plain, heavy, false).ends_with("(not the panel's settings: press Run)"));
     }
 }
