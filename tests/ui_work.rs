@@ -3,7 +3,8 @@
 //! two series in the box plot's picker, the path field names the file on screen after a failed
 //! open, ceilings cached by an earlier launch are used from the first run, work runs are held
 //! against the compute ceilings on both backends (which the adapter panel lists), and a CPU run
-//! of any pixel layout is held against the memory stream.
+//! of any pixel layout is held against the memory stream, and "CPU vs GPU" gives a verdict with
+//! its interval from rounds in turns.
 
 mod common;
 #[path = "common/ui.rs"]
@@ -293,4 +294,29 @@ fn cached_ceilings_are_used_from_the_first_run() {
         .filter(|l| l.contains('%'))
         .collect();
     assert!(!shares.is_empty(), "a share of a ceiling in Last run");
+}
+
+/// "CPU vs GPU" runs both backends on the open image in turns and says which is faster, with
+/// its interval and the rounds it took, or that they are within the noise (issue 25, item 1).
+#[test]
+fn cpu_vs_gpu_gives_a_verdict_with_its_interval() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 160, 100);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    assert!(h.query_by_label_contains("rounds in turns").is_none(), "no verdict before it is asked");
+    h.get_by_label("CPU vs GPU").click();
+    settle(&mut h);
+    let line = text_of(&h.get_by_label_contains("rounds in turns")).expect("the verdict's text");
+    let rounds: usize = line
+        .split(", ")
+        .last()
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a count of rounds in {line:?}"));
+    assert!(rounds >= graylab::engine::sampling::MIN_SAMPLES, "{line}");
+    let faster = line.starts_with("CPU ") && line.contains("x faster than GPU (")
+        || line.starts_with("GPU ") && line.contains("x faster than CPU (")
+        || line.starts_with("CPU and GPU within the noise (±");
+    assert!(faster, "a verdict, its interval and rounds: {line}");
 }

@@ -94,7 +94,7 @@ impl GraylabApp {
         let mut app = Self {
             session,
             top_bar: TopBar::default(),
-            settings_panel: SettingsPanel,
+            settings_panel: SettingsPanel::default(),
             adapter_panel: AdapterPanel,
             charts: ChartsDock::default(),
             viewer: Viewer::default(),

@@ -1,24 +1,37 @@
 //! The settings panel on the left: backend, formula, work per pixel, workgroup size, threads,
 //! the Run and Continuous controls, and the last run's phases and work.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use egui::{RichText, Ui};
 
 use crate::app::look;
 
 use crate::app::session::Session;
-use crate::engine::{Backend, ClockSource, Formula, PhasePart, available_threads, gb, ms, simd_level};
+use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::{
+    Backend, ClockSource, Comparison, Formula, PhasePart, available_threads, gb, ms, simd_level,
+};
 
-/// The conversion settings and the last run.
+/// Where the worker puts a comparison's result, or why there is none.
+type Answer = Arc<Mutex<Option<Result<Comparison, String>>>>;
+
+/// The conversion settings and the last run, and the CPU vs GPU comparison of the open image.
 #[derive(Default)]
-pub struct SettingsPanel;
+pub struct SettingsPanel {
+    /// The comparison in flight, until its answer arrives.
+    pending: Option<Answer>,
+    /// The latest comparison (or why it has none), with the id of the image it was made on.
+    shown: Option<(u64, Result<Comparison, String>)>,
+}
 
 impl SettingsPanel {
     /// Draws the conversion settings, the measure controls and the last run.
-    #[expect(clippy::unused_self, reason = "a panel struct like the others; it has no state of its own yet")]
     pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
         conversion_ui(ui, session);
         ui.separator();
         measure_ui(ui, session);
+        self.compare_ui(ui, session);
         ui.separator();
         last_run_ui(ui, session);
     }
@@ -115,6 +128,68 @@ fn measure_ui(ui: &mut Ui, session: &mut Session) {
     });
     ui.checkbox(&mut session.continuous, "Continuous (re-run as soon as a run ends)")
         .on_hover_text("Stop or Esc ends it");
+}
+
+impl SettingsPanel {
+    /// "CPU vs GPU": both backends on the open image in turns, with the panel's other settings,
+    /// until the interval of their ratio clears 1 (or the budget is spent: within the noise).
+    fn compare_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        if let Some(answer) =
+            self.pending.as_ref().and_then(|a| a.lock().unwrap_or_else(PoisonError::into_inner).take())
+        {
+            let image = session.input().map_or(0, |i| i.id);
+            self.shown = Some((image, answer));
+            self.pending = None;
+        }
+        let running = self.pending.is_some() && session.current_job().is_some();
+        let can = session.input().is_some() && session.gpu().is_some() && !running;
+        let button = ui.add_enabled(can, egui::Button::new("CPU vs GPU")).on_hover_text(
+            "Both backends on this image, end to end (the GPU uploads and downloads), in turns \
+                 after a warm-up round, until the 95% interval of their ratio lies clear of 1 \
+                 (at most 42 rounds or 6 s): then one is faster here, else they are within the noise.",
+        );
+        if button.clicked() {
+            self.start(session);
+        }
+        let image = session.input().map(|i| i.id);
+        match &self.shown {
+            Some((id, Ok(c))) if Some(*id) == image => {
+                ui.label(c.sentence(["CPU", "GPU"])).on_hover_text(sides_text(c));
+            }
+            Some((id, Err(why))) if Some(*id) == image => {
+                ui.label(RichText::new(why).weak());
+            }
+            _ => {}
+        }
+    }
+
+    fn start(&mut self, session: &mut Session) {
+        let Some(input) = session.input().cloned() else { return };
+        let asked = session.settings().convert;
+        let settings = [
+            crate::engine::ConvertSettings { backend: Backend::Cpu, ..asked },
+            crate::engine::ConvertSettings { backend: Backend::Gpu, ..asked },
+        ];
+        let answer = Answer::default();
+        self.pending = Some(Arc::clone(&answer));
+        self.shown = None;
+        let ticket = Ticket::new(session.next_job_id());
+        session.send(crate::app::session::JobKind::Compare, Job::Compare { ticket, input, settings, answer });
+    }
+}
+
+/// Each side's median wall time and its interval, for the comparison's hover.
+fn sides_text(c: &Comparison) -> String {
+    let side = |name: &str, i: Option<&crate::engine::sampling::Interval>| match i {
+        Some(i) => format!(
+            "{name}: {} ms per run ({}–{} ms, cpu-clock)",
+            ms(i.median as u64),
+            ms(i.ci_low as u64),
+            ms(i.ci_high as u64)
+        ),
+        None => format!("{name}: too few rounds"),
+    };
+    format!("{}\n{}", side("CPU", c.sides_ns[0].as_ref()), side("GPU", c.sides_ns[1].as_ref()))
 }
 
 fn last_run_ui(ui: &mut Ui, session: &Session) {

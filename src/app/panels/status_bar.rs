@@ -95,6 +95,7 @@ fn default_text(kind: JobKind) -> &'static str {
         JobKind::Ceilings => "Measuring the GPU's ceilings",
         JobKind::Claims => "Testing the tutorial's claims",
         JobKind::RoundTrips => "Round trips",
+        JobKind::Compare => "CPU vs GPU",
     }
 }
 

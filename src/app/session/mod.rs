@@ -42,13 +42,18 @@ pub enum JobKind {
     Claims,
     /// Measuring operations per round trip.
     RoundTrips,
+    /// The CPU and the GPU in turns on the open image.
+    Compare,
 }
 
 impl JobKind {
     /// Whether Stop (and Esc) cancels it.
     #[must_use]
     pub fn stoppable(self) -> bool {
-        matches!(self, Self::Convert | Self::Sweep | Self::Parity | Self::Claims | Self::RoundTrips)
+        matches!(
+            self,
+            Self::Convert | Self::Sweep | Self::Parity | Self::Claims | Self::RoundTrips | Self::Compare
+        )
     }
 }
 

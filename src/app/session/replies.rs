@@ -186,6 +186,7 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         super::JobKind::Sweep => "the sweep",
         super::JobKind::Parity => "the parity check",
         super::JobKind::RoundTrips => "the round trips",
+        super::JobKind::Compare => "the comparison",
         _ => "the runs",
     };
     match ticket.progress() {

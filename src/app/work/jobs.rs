@@ -12,8 +12,8 @@ use image::DynamicImage;
 use crate::app::textures::DisplayImage;
 use crate::engine::claims::ClaimsReport;
 use crate::engine::{
-    ConvertSettings, CpuCompute, EncodeReport, ExportOptions, ImageKey, KnownCeilings, ParityReport,
-    PhaseRate, RoundTripResult, RunReport, SweepOptions, SweepResult,
+    Comparison, ConvertSettings, CpuCompute, EncodeReport, ExportOptions, ImageKey, KnownCeilings,
+    ParityReport, PhaseRate, RoundTripResult, RunReport, SweepOptions, SweepResult,
 };
 
 /// A decoded image and its on-screen textures.
@@ -277,6 +277,18 @@ pub enum Job {
         /// Where the result (or why there is none) goes, for the window that asked.
         answer: Arc<Mutex<Option<Result<RoundTripResult, String>>>>,
     },
+    /// Run the image on the CPU and the GPU in turns until one is decided faster, or they are
+    /// within the noise.
+    Compare {
+        /// The job.
+        ticket: Ticket,
+        /// The image.
+        input: Arc<Loaded>,
+        /// The two sides (CPU, GPU), otherwise the panel's settings.
+        settings: [ConvertSettings; 2],
+        /// Where the result (or why there is none) goes, for the panel that asked.
+        answer: Arc<Mutex<Option<Result<Comparison, String>>>>,
+    },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
         /// The job.
@@ -314,6 +326,7 @@ impl Job {
             | Self::Export { ticket, .. }
             | Self::Claims { ticket, .. }
             | Self::RoundTrips { ticket, .. }
+            | Self::Compare { ticket, .. }
             | Self::Ceilings { ticket, .. }
             | Self::CachedCeilings { ticket } => ticket,
         }

@@ -13,6 +13,7 @@ use eframe::egui_wgpu::RenderState;
 use image::DynamicImage;
 
 mod claims;
+mod compare;
 mod round_trips;
 mod runs;
 
@@ -115,6 +116,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         | Job::Ceilings { .. }
         | Job::CachedCeilings { .. }
         | Job::RoundTrips { .. }
+        | Job::Compare { .. }
         | Job::Claims { .. } => false,
     }
 }
@@ -275,6 +277,7 @@ impl WorkerState {
             }
             Job::Claims { ticket, quick } => self.reply(Reply::Claims(self.claims(&ticket, quick))),
             job @ Job::RoundTrips { .. } => self.round_trips(job),
+            job @ Job::Compare { .. } => self.compare(job),
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {

@@ -1,0 +1,41 @@
+//! CPU vs GPU on the worker: the open image run on both in turns by the engine's sampling, with
+//! the rounds taken in the status bar and Stop checked between rounds.
+
+use std::sync::PoisonError;
+
+use super::WorkerState;
+use crate::app::work::jobs::Job;
+use crate::engine::EngineError;
+use crate::engine::sampling::Budget;
+
+impl WorkerState {
+    /// Runs a [`Job::Compare`] and puts its answer in the job's slot.
+    pub(super) fn compare(&self, job: Job) {
+        let Job::Compare { ticket, input, settings, answer } = job else { return };
+        let budget = Budget::FULL;
+        let total = (budget.warmup_rounds + budget.max_rounds) as u64;
+        ticket.set_progress("CPU vs GPU, in turns", 0, 0, (0.0, 0.0));
+        let mut progress = |rounds: usize| {
+            // The count is at most: sampling stops as soon as the interval decides.
+            let text = format!("CPU vs GPU, in turns: {rounds} rounds (until decided, at most {total})");
+            ticket.set_progress(text, 0, 0, (0.0, 0.0));
+        };
+        let result = crate::engine::compare(
+            &self.engine,
+            &input.image,
+            settings,
+            &budget,
+            Some(ticket.flag()),
+            &mut progress,
+        );
+        let result = match result {
+            Ok(c) => Ok(c),
+            Err(EngineError::Cancelled) => Err("Stopped before a verdict: nothing of it is kept.".to_owned()),
+            Err(_) if self.stopped(&ticket) => {
+                Err("Stopped before a verdict: nothing of it is kept.".to_owned())
+            }
+            Err(e) => Err(crate::app::advice::describe(&e)),
+        };
+        *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+    }
+}
