@@ -178,6 +178,46 @@ fn json(o: &Output) -> serde_json::Value {
 }
 
 #[test]
+fn ceilings_measured_on_a_busy_machine_are_measured_again_once_it_is_quiet() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path();
+    // The machine's load is injected (GRAYLAB_BUSY), not made.
+    let run = |busy: &str, args: &[&str]| {
+        json(&common::graylab_cmd(cache).env("GRAYLAB_BUSY", busy).args(args).output().expect("run graylab"))
+    };
+    let bench = ["bench", "--synthetic", "64x64", "--runs", "1", "--json"];
+    let info = run("1", &["info", "--probe", "--json"]);
+    assert_eq!((&info["ceilings"]["measured_now"], &info["ceilings"]["busy"]), (&true.into(), &true.into()));
+    let path = info["ceilings"]["cache_path"].as_str().expect("cached");
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path).expect("the cache file")).expect("JSON");
+    assert_eq!(file["busy"], true, "{file}");
+    // Still busy: the busy ones are used as they are.
+    let b = run("1", &bench);
+    assert_eq!(
+        (&b["ceilings"]["measured_now"], &b["ceilings"]["busy"]),
+        (&false.into(), &true.into()),
+        "{b}"
+    );
+    // Quiet: measured again and cached as quiet, then read from the cache.
+    let b = run("0", &bench);
+    assert_eq!(
+        (&b["ceilings"]["measured_now"], &b["ceilings"]["busy"]),
+        (&true.into(), &false.into()),
+        "{b}"
+    );
+    let b = run("0", &bench);
+    assert_eq!(
+        (&b["ceilings"]["measured_now"], &b["ceilings"]["busy"]),
+        (&false.into(), &false.into()),
+        "{b}"
+    );
+}
+
+#[test]
 fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
     if common::gpu().is_none() {
         return;

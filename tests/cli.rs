@@ -229,8 +229,33 @@ fn sweep_writes_json_and_csv_with_every_series() {
         }
     }
     assert!(json["verdict"].as_str().is_some_and(|v| !v.is_empty()));
+    // How busy the machine was: over the sweep and at each point (Linux reads it from /proc).
+    if cfg!(target_os = "linux") {
+        assert!(json["busy"]["others_share"].is_number(), "{}", json["busy"]);
+        // A point shorter than the kernel's clock tick has none (`null`), but the field is there.
+        assert!(
+            points.iter().all(|p| p["busy"].is_null() || p["busy"]["others_share"].is_number()),
+            "{points:?}"
+        );
+        assert!(points.iter().all(|p| p.get("busy").is_some()), "{points:?}");
+    }
+    // With a GPU each point's comparison, run in turns, carries its interval in the JSON and
+    // "x (a–b)" in the table.
+    for p in points.iter().filter(|_| with_gpu) {
+        let c = &p["end_to_end"];
+        assert!(
+            ["gpu_faster", "cpu_faster", "within_noise"].contains(&c["winner"].as_str().unwrap_or("")),
+            "{c}"
+        );
+        let i = &c["speed_up"];
+        let (low, median, high) = (i["ci_low"].as_f64(), i["median"].as_f64(), i["ci_high"].as_f64());
+        assert!(low <= median && median <= high && low.is_some(), "{c}");
+        assert!(i["samples"].as_u64().is_some_and(|n| n >= 6) && c["rounds"].as_u64() >= Some(6), "{c}");
+        assert!(c["cpu_series"] == "cpu_all" || c["cpu_series"] == "cpu1", "{c}");
+    }
     if with_gpu {
-        assert!(json["dispatch_latency_ns"].as_u64().is_some_and(|v| v > 0));
+        assert!(text(&o).contains("run in turns until decided"), "{}", text(&o));
+        assert!(text(&o).contains("x (") && text(&o).contains("rounds against CPU"), "{}", text(&o));
         assert!(points[2]["upload_gb_per_s"].as_f64().is_some_and(|v| v > 0.0));
     }
     let csv = std::fs::read_to_string(dir.path().join("s.csv")).expect("csv written");

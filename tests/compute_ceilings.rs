@@ -136,3 +136,32 @@ fn info_probe_prints_both_compute_ceilings_and_caches_them() {
     assert!(info["ceilings"]["ceilings"]["compute"].is_null(), "{info}");
     assert!(info["cpu_compute"].is_null() && info["compute"].is_null(), "{info}");
 }
+
+#[test]
+fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_quiet() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path();
+    // The machine's load is injected (GRAYLAB_BUSY), not made.
+    let run = |busy: &str, args: &[&str]| {
+        json(&common::graylab_cmd(cache).env("GRAYLAB_BUSY", busy).args(args).output().expect("run graylab"))
+    };
+    let sweep = ["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", "-"];
+    let busy_sweep = run("1", &sweep);
+    assert_eq!(busy_sweep["busy"]["others_share"].is_number(), cfg!(target_os = "linux"), "{busy_sweep}");
+    let file = cache_file(cache, "compute-cpu-");
+    let read = || -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(&file).expect("the cache file")).expect("JSON")
+    };
+    let first = read();
+    assert_eq!(first["busy"], true, "{first}");
+    // Still busy: the cached one is used as it is.
+    let info = run("1", &["info", "--json"]);
+    assert!(info["cpu_compute"]["ops"].as_u64().is_some_and(|v| v > 0), "{info}");
+    // Quiet: the busy one counts as absent, and the next command that needs it measures again.
+    let info = run("0", &["info", "--json"]);
+    assert!(info["cpu_compute"].is_null(), "{info}");
+    run("0", &sweep);
+    let again = read();
+    assert_eq!(again["busy"], false, "{again}");
+    assert_ne!(again["compute"], first["compute"], "measured again, not copied");
+}

@@ -29,8 +29,13 @@ fn small_grid(cpu_only: bool) {
     assert_eq!(cells.len(), 4, "{cells:?}");
     assert_eq!(cells.iter().map(|c| c.0).collect::<Vec<_>>(), vec![0, 0, 4, 4]);
     assert!(cells[0].1 < cells[1].1 && (cells[0].1 - cells[2].1).abs() < 1e-12, "{cells:?}");
-    // The one-thread CPU series only at 0 rounds; the GPU's four with an adapter.
+    // The one-thread CPU series only at 0 rounds; the GPU's four with an adapter, and each
+    // cell's comparison with its interval; how busy the machine was at each cell.
     for p in points {
+        assert_eq!(p["end_to_end"]["speed_up"]["ci_low"].is_number(), with_gpu, "{p}");
+        assert!(!with_gpu || p["end_to_end"]["speed_up"]["ci_high"].is_number(), "{p}");
+        assert!(p["busy"].is_null() || p["busy"]["others_share"].is_number(), "{p}");
+        assert!(p.get("busy").is_some(), "{p}");
         let names: Vec<&str> =
             p["series"].as_array().expect("series").iter().filter_map(|s| s[0].as_str()).collect();
         let mut want = if p["work_rounds"] == 0 { vec!["cpu1", "cpu_all"] } else { vec!["cpu_all"] };
@@ -49,6 +54,12 @@ fn small_grid(cpu_only: bool) {
         }
         if let Some(k) = f["end_to_end_from_rounds"].as_f64() {
             assert!([0.0, 4.0].contains(&k), "{f}");
+            // Only a cell decided "GPU faster" by its sampled comparison starts the frontier.
+            let cell = points
+                .iter()
+                .find(|p| p["work_rounds"].as_f64() == Some(k) && p["megapixels"].as_f64() == Some(mp))
+                .expect("the frontier's cell");
+            assert_eq!(cell["end_to_end"]["winner"], "gpu_faster", "{cell}");
         }
     }
     // The roofline: CPU all threads (and the GPU's three) at each cell, at (3k + 7) / 4 ops per byte.

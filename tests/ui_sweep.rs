@@ -161,6 +161,13 @@ fn the_last_sweep_and_its_fields_are_back_after_a_relaunch() {
     assert!(h.query_by_label("No sweep yet.").is_none());
     assert!(h.query_by_label_contains("kept from an earlier launch").is_some(), "and said to be kept");
     assert!(h.query_by_label(&result.verdict).is_some(), "its verdict is on screen");
+    // A sweep measured on a busy machine says so in one line, and only then.
+    assert_eq!(
+        h.query_by_label_contains("Measured on a busy machine (other processes took").is_some(),
+        result.was_busy(),
+        "busy: {:?}",
+        result.busy
+    );
     let field = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>, label: &str| {
         h.get_by_role_and_label(Role::TextInput, label).value()
     };

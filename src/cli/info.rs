@@ -203,8 +203,9 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
         (None, None) => String::new(),
     };
     let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
+    let busy = if k.busy { ", on a busy machine: measured again once it is quiet" } else { "" };
     let mut lines = vec![format!(
-        "ceilings of {} ({origin}, {} host threads, {mib:.0} MiB per step{cache}):",
+        "ceilings of {} ({origin}{busy}, {} host threads, {mib:.0} MiB per step{cache}):",
         c.adapter, c.host_threads
     )];
     let row = |name: &str, b: &Bandwidth, what: &str| {

@@ -49,7 +49,7 @@ pub use sweep::plan::{
     DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
     size_for,
 };
-pub use sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult};
+pub use sweep::result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult, Winner};
 pub use sweep::roofline::roofline;
 pub use sweep::run::{sweep, sweep_planned};
 pub use sweep::verdict::{analyse, to_csv};

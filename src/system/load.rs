@@ -86,6 +86,38 @@ impl CpuSnapshot {
     }
 }
 
+/// The environment variable that overrides what the machine's load says (`1`: busy, `0`:
+/// quiet), so that tests of what graylab does on a busy machine need no load and no timing.
+pub const BUSY_VARIABLE: &str = "GRAYLAB_BUSY";
+
+/// The override of [`BUSY_VARIABLE`], when it is set to `1` or `0`.
+fn busy_override() -> Option<bool> {
+    match std::env::var(BUSY_VARIABLE).ok()?.trim() {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether the machine was busy from `start` to now ([`BUSY_VARIABLE`] first); `None` where it
+/// is not known.
+#[must_use]
+pub fn was_busy_since(start: Option<CpuSnapshot>) -> Option<bool> {
+    busy_override().or_else(|| CpuSnapshot::busy_since(start).map(|b| b.is_busy()))
+}
+
+/// Whether the machine is busy now, judged over `window` (this thread sleeps meanwhile; the
+/// override of [`BUSY_VARIABLE`] answers at once); `None` where it is not known.
+#[must_use]
+pub fn is_busy_now(window: std::time::Duration) -> Option<bool> {
+    if let Some(busy) = busy_override() {
+        return Some(busy);
+    }
+    let start = CpuSnapshot::now()?;
+    std::thread::sleep(window);
+    was_busy_since(Some(start))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -224,6 +224,8 @@ mod tests {
             rates: Vec::new(),
             modelled: None,
             work_rounds: 0,
+            end_to_end: None,
+            busy: None,
         }
     }
 

@@ -173,6 +173,15 @@ impl SweepWindow {
         }
         super::verdict_ui(ui, &r.verdict, r.software_adapter);
         super::debug_build_ui(ui, &r.build);
+        if r.was_busy() {
+            let others = r.busy.map_or(0.0, |b| b.others_share * 100.0);
+            ui.colored_label(
+                crate::app::look::WARNING,
+                format!(
+                    "Measured on a busy machine (other processes took {others:.0}% of the CPU): these figures are noisier."
+                ),
+            );
+        }
         let rates: Vec<String> = r
             .points
             .last()

@@ -21,6 +21,7 @@ pub(super) fn print_grid(r: &SweepResult) {
         outln!(
             "who wins: the GPU's speed-up over the best CPU series at the median (above 1.00x the GPU wins), end to end / data kept on the GPU"
         );
+        outln!("~: end to end within the noise (its sampled interval holds 1.00x): no win either way");
         let header = r
             .work_levels
             .iter()
@@ -35,8 +36,14 @@ pub(super) fn print_grid(r: &SweepResult) {
                 .map(|&k| {
                     let p =
                         r.points.iter().find(|p| p.work_rounds == k && p.megapixels.total_cmp(&mp).is_eq());
+                    // A cell whose sampled comparison did not decide is marked "~" (within the noise).
+                    let noise = |s| {
+                        let undecided = p.and_then(|p| p.end_to_end).is_some_and(|c| !c.is_decided());
+                        if s == Series::GpuTotal && undecided { "~" } else { "" }
+                    };
                     let x = |s| {
-                        p.and_then(|p| speed_up(p, s)).map_or_else(|| "-".to_owned(), |v| format!("{v:.2}x"))
+                        p.and_then(|p| speed_up(p, s))
+                            .map_or_else(|| "-".to_owned(), |v| format!("{v:.2}x{}", noise(s)))
                     };
                     format!(" {:>17}", format!("{} / {}", x(Series::GpuTotal), x(Series::GpuResident)))
                 })

@@ -278,10 +278,14 @@ fn print_table(r: &SweepResult) {
     if let Some(ns) = r.dispatch_latency_ns {
         outln!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
     }
+    print_comparisons(r);
     print_ceilings_table(r);
     match r.crossover_mp {
         Some(mp) => outln!("crossover{}: the GPU end to end beats the CPU from {mp:.2} MP", lowest(r)),
-        None => outln!("crossover{}: the GPU end to end never beats the CPU at these sizes", lowest(r)),
+        None => outln!(
+            "crossover{}: the GPU end to end is never decided faster than the CPU at these sizes",
+            lowest(r)
+        ),
     }
     if grid {
         grid::print_grid(r);
@@ -296,6 +300,41 @@ fn print_table(r: &SweepResult) {
         );
     }
     outln!("{}", r.verdict);
+}
+
+/// Each point's sampled comparison: who is faster, the GPU's speed-up with its interval, the
+/// rounds taken, and "busy" where other processes took part of the machine; then a warning when
+/// the sweep ran on a busy machine.
+fn print_comparisons(r: &SweepResult) {
+    if r.points.iter().any(|p| p.end_to_end.is_some()) {
+        outln!();
+        outln!(
+            "GPU end to end against the best CPU series, run in turns until decided (the GPU's speed-up, 95% interval)"
+        );
+        for p in &r.points {
+            let Some(c) = &p.end_to_end else { continue };
+            let level =
+                if r.is_work_grid() { format!(" at {} rounds", p.work_rounds) } else { String::new() };
+            outln!(
+                "{:>8.2} MP{level}: {}, {} rounds against {}{}",
+                p.megapixels,
+                c.label(),
+                c.rounds,
+                c.cpu_series.label(),
+                if p.was_busy() { " (busy)" } else { "" }
+            );
+        }
+    }
+    if r.was_busy() {
+        let others = r.busy.map_or(0.0, |b| b.others_share);
+        let points = r.points.iter().filter(|p| p.was_busy()).count();
+        outln!(
+            "warning: the machine was busy (other processes took {:.0}% of the CPU over the sweep, {points} of {} points \
+             measured busy): the figures are noisier than on a quiet machine",
+            others * 100.0,
+            r.points.len()
+        );
+    }
 }
 
 /// Each phase as % of its ceiling at each size, and the modelled times beside the measured ones.

@@ -3,7 +3,9 @@
 //! `sweep` and the app reuse them, `graylab info --probe` measures them again. What is read is
 //! checked: a regular file, of bounded size, with figures a measurement can give. The compute
 //! ceiling rides along (`compute`, absent in files written before it: they still load, and it
-//! is measured alone; an absurd one is dropped the same way).
+//! is measured alone; an absurd one is dropped the same way). Ceilings measured on a busy
+//! machine are marked so (`busy`) and measured again the next time they are needed on a machine
+//! that is not busy.
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
@@ -21,6 +23,10 @@ struct CacheFile {
     graylab_version: String,
     measured_unix_s: u64,
     ceilings: GpuCeilings,
+    /// Whether the machine was busy while they were measured (absent in older files: not known
+    /// to be).
+    #[serde(default)]
+    busy: bool,
 }
 
 /// GPU ceilings and where they came from.
@@ -36,6 +42,9 @@ pub struct KnownCeilings {
     pub cache_path: Option<PathBuf>,
     /// Why they could not be cached, when they could not.
     pub cache_error: Option<String>,
+    /// Whether the machine was busy while they were measured: then they are measured again the
+    /// next time they are needed on a machine that is not.
+    pub busy: bool,
 }
 
 impl KnownCeilings {
@@ -160,11 +169,12 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
             measured_unix_s: file.measured_unix_s,
             cache_path: Some(path),
             cache_error: None,
+            busy: file.busy,
         })
 }
 
 /// Writes `ceilings` to the cache; the file's path.
-fn store(ceilings: &GpuCeilings, measured_unix_s: u64) -> Result<PathBuf, String> {
+fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<PathBuf, String> {
     let path = cache_file(&ceilings.adapter_key).ok_or("neither XDG_CACHE_HOME nor HOME is set")?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -174,6 +184,7 @@ fn store(ceilings: &GpuCeilings, measured_unix_s: u64) -> Result<PathBuf, String
         graylab_version: env!("CARGO_PKG_VERSION").to_owned(),
         measured_unix_s,
         ceilings: ceilings.clone(),
+        busy,
     };
     let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
     crate::io::write_atomically(&path, true, |out| {
@@ -187,7 +198,8 @@ impl Engine {
     /// This GPU's ceilings: the ones this engine has, else the cached ones for this adapter and
     /// host thread count, else measured now (well under 2 s; about
     /// [`crate::gpu::PROBE_HOLD_BYTES`] held meanwhile) and cached. `remeasure` always measures
-    /// (`graylab info --probe`).
+    /// (`graylab info --probe`); so do cached ceilings measured on a busy machine when this one
+    /// is not busy now (judged over [`QUIET_WINDOW`]).
     pub fn gpu_ceilings(&self, remeasure: bool) -> Result<KnownCeilings, EngineError> {
         let converter = self.gpu_converter()?;
         let key = GpuCeilings::key_of(converter.context().adapter_info());
@@ -196,11 +208,12 @@ impl Engine {
             if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
                 return Ok(k.clone());
             }
-            if let Some(k) = self.ceiling_cache.then(|| cached_ceilings(&key)).flatten() {
+            if let Some(k) = self.ceiling_cache.then(|| usable_cached(&key)).flatten() {
                 *known = Some(k.clone());
                 return Ok(k);
             }
         }
+        let before = crate::system::load::CpuSnapshot::now();
         let mut ceilings = converter.measure_ceilings()?;
         // A busy machine shows in the probe's own spread: then it measures once more, and each
         // step keeps its best run of the two.
@@ -209,8 +222,14 @@ impl Engine {
             let again = converter.measure_ceilings()?;
             ceilings = best_of(ceilings, &again);
         }
+        let busy = crate::system::load::was_busy_since(before).unwrap_or(false);
+        if busy {
+            log::info!(
+                "the GPU ceilings were measured on a busy machine: they are measured again once it is not"
+            );
+        }
         let measured_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let stored = self.ceiling_cache.then(|| store(&ceilings, measured_unix_s));
+        let stored = self.ceiling_cache.then(|| store(&ceilings, measured_unix_s, busy));
         if let Some(Err(e)) = &stored {
             log::warn!("the GPU ceilings could not be cached: {e}");
         }
@@ -219,20 +238,22 @@ impl Engine {
             Some(Err(e)) => (None, Some(e)),
             None => (None, None),
         };
-        let k = KnownCeilings { ceilings, measured_now: true, measured_unix_s, cache_path, cache_error };
+        let k =
+            KnownCeilings { ceilings, measured_now: true, measured_unix_s, cache_path, cache_error, busy };
         *known = Some(k.clone());
         Ok(k)
     }
 
-    /// This GPU's ceilings if known or cached (kept from then on); measures nothing. Opens the
-    /// GPU if needed; `None` without one.
+    /// This GPU's ceilings if known or cached (kept from then on); measures nothing (cached ones
+    /// measured on a busy machine count as absent once it is quiet). Opens the GPU if needed;
+    /// `None` without one.
     pub fn cached_gpu_ceilings(&self) -> Option<KnownCeilings> {
         let key = GpuCeilings::key_of(self.gpu().ok()?.adapter_info());
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
             return Some(k.clone());
         }
-        let k = self.ceiling_cache.then(|| cached_ceilings(&key)).flatten()?;
+        let k = self.ceiling_cache.then(|| usable_cached(&key)).flatten()?;
         *known = Some(k.clone());
         Some(k)
     }
@@ -246,7 +267,7 @@ impl Engine {
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == gpu.adapter_key) else { return };
         k.ceilings = gpu;
         if self.ceiling_cache
-            && let Err(e) = store(&k.ceilings, k.measured_unix_s)
+            && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
         {
             log::warn!("the raised GPU ceilings could not be cached: {e}");
         }
@@ -259,7 +280,7 @@ impl Engine {
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == adapter_key) else { return };
         k.ceilings.compute = Some(compute);
         if self.ceiling_cache
-            && let Err(e) = store(&k.ceilings, k.measured_unix_s)
+            && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
         {
             log::warn!("the GPU compute ceiling could not be cached: {e}");
         }
@@ -270,6 +291,30 @@ impl Engine {
     pub fn known_gpu_ceilings(&self) -> Option<KnownCeilings> {
         self.ceilings.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
+}
+
+/// How long the machine's load is watched before ceilings measured on a busy machine are
+/// measured again (or kept, when it is still busy).
+pub const QUIET_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The cached ceilings of `adapter_key` unless they were measured on a busy machine and this
+/// one is quiet now (then they are to be measured again).
+fn usable_cached(adapter_key: &str) -> Option<KnownCeilings> {
+    let k = cached_ceilings(adapter_key)?;
+    if reuse(k.busy, || crate::system::load::is_busy_now(QUIET_WINDOW)) {
+        return Some(k);
+    }
+    log::info!(
+        "the cached GPU ceilings were measured on a busy machine and this one is quiet now: measuring again"
+    );
+    None
+}
+
+/// Whether ceilings measured with `measured_busy` may be used as they are: always when they
+/// were measured on a quiet machine; else only while the machine is busy now, or its load is not
+/// known (`busy_now`, asked only then).
+pub(crate) fn reuse(measured_busy: bool, busy_now: impl FnOnce() -> Option<bool>) -> bool {
+    !measured_busy || busy_now() != Some(false)
 }
 
 /// A probe whose slowest step's median is this many times its best run was measured on a busy
@@ -310,6 +355,19 @@ fn best_of(mut a: GpuCeilings, b: &GpuCeilings) -> GpuCeilings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ceilings_measured_busy_are_measured_again_once_the_machine_is_quiet() {
+        let asked = std::cell::Cell::new(false);
+        let now = |busy: Option<bool>| {
+            asked.set(true);
+            busy
+        };
+        assert!(reuse(false, || now(Some(false))) && !asked.get(), "quiet ones are kept without asking");
+        assert!(!reuse(true, || now(Some(false))), "busy ones, on a quiet machine: measured again");
+        assert!(reuse(true, || now(Some(true))), "busy ones, still busy: kept");
+        assert!(reuse(true, || now(None)), "busy ones, load unknown: kept");
+    }
 
     #[test]
     fn cache_files_are_named_by_the_whole_key() {

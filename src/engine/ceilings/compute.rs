@@ -11,7 +11,7 @@ use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
-use crate::engine::ceilings::cache::PLAUSIBLE_OPS_PER_S;
+use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse};
 use crate::engine::report::{ClockSource, RunReport};
 use crate::engine::{Backend, ComputeCeilings, Engine, EngineError, ProbeClock, cache_dir};
 use crate::gpu::GpuCompute;
@@ -29,6 +29,9 @@ struct CpuCacheFile {
     cpu_key: String,
     measured_unix_s: u64,
     compute: CpuCompute,
+    /// Whether the machine was busy while it was measured (absent in older files: not known to be).
+    #[serde(default)]
+    busy: bool,
 }
 
 /// This CPU, as the cache knows it: the model name the kernel reports and the thread count.
@@ -59,7 +62,8 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
 }
 
 /// The cached CPU compute ceiling of this CPU at this thread count, if one was measured and is
-/// plausible. Only a regular file of at most 64 KiB is read.
+/// plausible, and was not measured on a busy machine while this one is quiet now (then it is to
+/// be measured again). Only a regular file of at most 64 KiB is read.
 #[must_use]
 pub fn cached_cpu_compute() -> Option<CpuCompute> {
     let key = cpu_key();
@@ -75,12 +79,20 @@ pub fn cached_cpu_compute() -> Option<CpuCompute> {
         log::debug!("the CPU compute cache holds implausible figures ({why}): {}", path.display());
         return None;
     }
-    (file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads())
-        .then_some(file.compute)
+    if !(file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads()) {
+        return None;
+    }
+    if !reuse(file.busy, || crate::system::load::is_busy_now(QUIET_WINDOW)) {
+        log::info!(
+            "the cached CPU compute ceiling was measured on a busy machine and this one is quiet now: measuring again"
+        );
+        return None;
+    }
+    Some(file.compute)
 }
 
 /// Writes the CPU compute ceiling to its cache file; the file's path.
-fn store_cpu(compute: &CpuCompute) -> Result<PathBuf, String> {
+fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, String> {
     let key = cpu_key();
     let path = cpu_cache_file(&key).ok_or("neither XDG_CACHE_HOME nor HOME is set")?;
     if let Some(dir) = path.parent() {
@@ -92,6 +104,7 @@ fn store_cpu(compute: &CpuCompute) -> Result<PathBuf, String> {
         cpu_key: key,
         measured_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         compute: *compute,
+        busy,
     };
     let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
     crate::io::write_atomically(&path, true, |out| {
@@ -122,8 +135,8 @@ pub fn compute_ceilings_of(cpu: &CpuCompute, gpu: Option<&GpuCompute>) -> Comput
 
 impl Engine {
     /// This CPU's compute ceiling on all threads: the one this engine has, else the cached one,
-    /// else measured now (0.1 to 0.3 s) and cached. `remeasure` always measures
-    /// (`graylab info --probe`).
+    /// else measured now (0.1 to 0.3 s) and cached, marked when the machine was busy meanwhile.
+    /// `remeasure` always measures (`graylab info --probe`).
     pub fn cpu_compute(&self, remeasure: bool) -> Result<CpuCompute, EngineError> {
         let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
         if !remeasure {
@@ -135,9 +148,11 @@ impl Engine {
                 return Ok(c);
             }
         }
+        let before = crate::system::load::CpuSnapshot::now();
         let c = compute_ceiling(available_threads())?;
+        let busy = crate::system::load::was_busy_since(before).unwrap_or(false);
         if self.ceiling_cache
-            && let Err(e) = store_cpu(&c)
+            && let Err(e) = store_cpu(&c, busy)
         {
             log::warn!("the CPU compute ceiling could not be cached: {e}");
         }

@@ -125,9 +125,9 @@ fn wins_from(margin: impl Fn(f64) -> f64, breaks: &[f64], max: f64) -> Option<f6
     Some(0.0)
 }
 
-/// Whether `series` beats the best CPU series at `p`.
+/// Whether `series` beats the best CPU series at `p` (decided, not within the noise).
 fn beats(p: &SweepPoint, series: Series) -> bool {
-    matches!((p.median_ns(series), p.best_cpu_ns()), (Some(g), Some(c)) if g < c)
+    p.gpu_wins(series)
 }
 
 /// The sizes of `r`'s points, smallest first, each once.

@@ -34,6 +34,8 @@ fn cell(mp: f64, k: u32, cpu: u64, total: u64, resident: u64) -> SweepPoint {
         rates: Vec::new(),
         modelled: None,
         work_rounds: k,
+        end_to_end: None,
+        busy: None,
     }
 }
 

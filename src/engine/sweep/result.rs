@@ -4,9 +4,11 @@
 
 use crate::engine::ceilings::rates::PhaseRate;
 use crate::engine::report::Stats;
+use crate::engine::sampling::{Decision, Interval, Stop};
 use crate::engine::sweep::grid::{ComputeCeilings, Frontier, Roofline, Series};
 use crate::engine::{Formula, WorkgroupSize};
 use crate::gpu::GpuCeilings;
+use crate::system::load::Busy;
 
 /// The measurements at one size.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -36,6 +38,13 @@ pub struct SweepPoint {
     /// The work level of this point: synthetic rounds per pixel (0: the plain grayscale).
     #[serde(default)]
     pub work_rounds: u32,
+    /// The GPU end to end against the best CPU series, measured in turns until decided (absent
+    /// without a GPU, and in sweeps saved before it: then the medians decide).
+    #[serde(default)]
+    pub end_to_end: Option<Comparison>,
+    /// How busy the machine was while this point was measured (absent where it is not known).
+    #[serde(default)]
+    pub busy: Option<Busy>,
 }
 
 impl SweepPoint {
@@ -49,6 +58,96 @@ impl SweepPoint {
     #[must_use]
     pub fn best_cpu_ns(&self) -> Option<u64> {
         [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| self.median_ns(*s)).min()
+    }
+
+    /// The best CPU series (the one with the lower median; all threads when they tie).
+    #[must_use]
+    pub fn best_cpu_series(&self) -> Option<Series> {
+        [Series::CpuAll, Series::Cpu1]
+            .into_iter()
+            .filter(|s| self.median_ns(*s).is_some())
+            .min_by_key(|s| self.median_ns(*s))
+    }
+
+    /// Whether `series` beats the best CPU series here. The GPU end to end is decided by its
+    /// sampled comparison where there is one (a difference within the noise is no win); the
+    /// resident series, and a sweep saved without comparisons, by the medians.
+    #[must_use]
+    pub fn gpu_wins(&self, series: Series) -> bool {
+        match (&self.end_to_end, series) {
+            (Some(c), Series::GpuTotal) => c.winner == Winner::GpuFaster,
+            _ => matches!((self.median_ns(series), self.best_cpu_ns()), (Some(g), Some(c)) if g < c),
+        }
+    }
+
+    /// Whether the machine was busy while this point was measured.
+    #[must_use]
+    pub fn was_busy(&self) -> bool {
+        self.busy.is_some_and(|b| b.is_busy())
+    }
+}
+
+/// Who is faster at one point, as the sampling engine decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Winner {
+    /// The GPU's speed-up interval lies wholly above 1.
+    GpuFaster,
+    /// It lies wholly below 1.
+    CpuFaster,
+    /// It holds 1: the difference is within the noise (or too few rounds were taken).
+    WithinNoise,
+}
+
+/// The GPU end to end against a CPU series, run in turns (the order rotated each round) until
+/// the interval of the GPU's speed-up lies clear of 1 or the budget is spent.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Comparison {
+    /// The CPU series it was run against (the faster of the warm runs' medians).
+    pub cpu_series: Series,
+    /// The GPU's speed-up, CPU time over GPU time: the median of the per-round ratios with its
+    /// 95% interval (`median`, `ci_low`, `ci_high`, `samples`); `None` with too few rounds.
+    pub speed_up: Option<Interval>,
+    /// What the interval says.
+    pub winner: Winner,
+    /// Why the sampling stopped.
+    pub stop: Stop,
+    /// Rounds taken (each one run of each side, after a warm-up round).
+    pub rounds: usize,
+}
+
+impl Comparison {
+    /// The comparison that per-round CPU and GPU times give (the same rounds, in order).
+    #[must_use]
+    pub fn of(cpu_series: Series, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {
+        let speed_up = Interval::of_ratios(cpu_ns, gpu_ns);
+        let winner = match crate::engine::sampling::decide(speed_up.as_ref(), 1.0) {
+            Decision::Above => Winner::GpuFaster,
+            Decision::Below => Winner::CpuFaster,
+            Decision::Within => Winner::WithinNoise,
+        };
+        Self { cpu_series, speed_up, winner, stop, rounds: cpu_ns.len().min(gpu_ns.len()) }
+    }
+
+    /// Whether these rounds already decide who is faster.
+    #[must_use]
+    pub fn is_decided(&self) -> bool {
+        self.winner != Winner::WithinNoise
+    }
+
+    /// The verdict in words with its figure: "GPU faster: 2.10x (1.90–2.30)", "CPU faster:
+    /// 0.42x (0.40–0.45)" or "within the noise (±4%)".
+    #[must_use]
+    pub fn label(&self) -> String {
+        let Some(i) = self.speed_up else {
+            return format!("within the noise (too few rounds: {})", self.rounds);
+        };
+        let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
+        match self.winner {
+            Winner::GpuFaster => format!("GPU faster: {figure}"),
+            Winner::CpuFaster => format!("CPU faster: {figure}"),
+            Winner::WithinNoise => format!("within the noise (±{:.0}%): {figure}", i.spread_percent()),
+        }
     }
 }
 
@@ -112,6 +211,9 @@ pub struct SweepResult {
     pub roofline: Option<Roofline>,
     /// One sentence for this machine.
     pub verdict: String,
+    /// How busy the machine was over the whole sweep (absent where it is not known).
+    #[serde(default)]
+    pub busy: Option<Busy>,
 }
 
 impl SweepResult {
@@ -119,6 +221,12 @@ impl SweepResult {
     #[must_use]
     pub fn is_work_grid(&self) -> bool {
         self.work_levels.iter().any(|k| *k > 0)
+    }
+
+    /// Whether the machine was busy over the sweep or while any of its points was measured.
+    #[must_use]
+    pub fn was_busy(&self) -> bool {
+        self.busy.is_some_and(|b| b.is_busy()) || self.points.iter().any(SweepPoint::was_busy)
     }
 }
 
@@ -202,6 +310,7 @@ impl SweepResult {
             frontier: None,
             roofline: None,
             verdict: String::new(),
+            busy: None,
         }
     }
 }

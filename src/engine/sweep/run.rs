@@ -4,9 +4,13 @@
 //! with the data already resident, then hands the cells to the verdict, which finds the
 //! crossover, the frontier and the roofline. What each cell costs is planned in `plan.rs`.
 
+use std::time::{Duration, Instant};
+
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
+use crate::engine::sweep::compare::{affordable, compare_point, point_budget, unsampled};
+use crate::system::load::CpuSnapshot;
 
 use crate::engine::report::{ClockSource, Phase, Stats};
 use crate::engine::sweep::grid::Series;
@@ -45,6 +49,7 @@ pub fn sweep_planned(
         g.check_workgroup(options.workgroup)?;
     }
     let compute = compute_ceilings(engine, gpu.is_some());
+    let whole_sweep = CpuSnapshot::now();
     let sizes = options.sizes();
     let base = ConvertSettings {
         formula: options.formula,
@@ -69,7 +74,10 @@ pub fn sweep_planned(
                 None => synthetic_rgb(w, h, i as u64 + 1),
             });
             let settings = ConvertSettings { work: options.work(cell.work_rounds), ..base };
-            let (point, kernel_on_timestamps) = measure_point(engine, image, &settings, cell, gpu.is_some())?;
+            let before = CpuSnapshot::now();
+            let (mut point, kernel_on_timestamps) =
+                measure_point(engine, image, &settings, cell, gpu.is_some())?;
+            point.busy = CpuSnapshot::busy_since(before);
             all_kernels_on_timestamps &= kernel_on_timestamps;
             points.push(point);
         }
@@ -100,6 +108,7 @@ pub fn sweep_planned(
         frontier: None,
         roofline: None,
         verdict: String::new(),
+        busy: CpuSnapshot::busy_since(whole_sweep),
     };
     crate::engine::sweep::verdict::analyse(&mut result);
     Ok(result)
@@ -125,6 +134,7 @@ fn measure_point(
     cell: &CellPlan,
     with_gpu: bool,
 ) -> Result<(SweepPoint, bool), EngineError> {
+    let started = Instant::now();
     let (width, height) = (image.width(), image.height());
     let kernel_stats =
         |r: &crate::engine::BenchResult| r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
@@ -139,6 +149,7 @@ fn measure_point(
     let mut rates = cpu_all.rates.clone();
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
     let mut kernel_on_timestamps = false;
+    let mut end_to_end = None;
     if with_gpu {
         let runs = cell.gpu_runs.max(1);
         let converter = engine.gpu_converter()?;
@@ -152,6 +163,7 @@ fn measure_point(
         kernel_on_timestamps =
             r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp);
         rates.extend(r.rates.iter().copied());
+        end_to_end = Some(compare_with_cpu(engine, image, base, &series, started.elapsed(), cell.gpu_runs)?);
         let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));
         let pixels = f64::from(width) * f64::from(height);
         upload_gb_per_s =
@@ -182,8 +194,44 @@ fn measure_point(
         rates,
         modelled: None,
         work_rounds: base.work.rounds,
+        end_to_end,
+        busy: None,
     };
     Ok((point, kernel_on_timestamps))
+}
+
+/// The GPU end to end against the best CPU series measured so far (`series`), in turns through
+/// the sampling engine, budgeted from `runs` and `measured` (the time the point's other series
+/// took) as `compare.rs` says.
+fn compare_with_cpu(
+    engine: &Engine,
+    image: &DynamicImage,
+    base: &ConvertSettings,
+    series: &[(Series, Stats)],
+    measured: Duration,
+    runs: usize,
+) -> Result<crate::engine::Comparison, EngineError> {
+    let median = |s: Series| series.iter().find(|(x, _)| *x == s).map(|(_, st)| st.median_ns);
+    let cpu_series = [Series::CpuAll, Series::Cpu1]
+        .into_iter()
+        .filter_map(|s| Some((s, median(s)?)))
+        .min_by_key(|(_, ns)| *ns)
+        .map_or(Series::CpuAll, |(s, _)| s);
+    let threads = if cpu_series == Series::Cpu1 { 1 } else { available_threads() };
+    let budget = point_budget(runs, measured);
+    let round_ns = median(cpu_series).unwrap_or(0) as f64 + median(Series::GpuTotal).unwrap_or(0) as f64;
+    if !affordable(&budget, round_ns, measured) {
+        log::info!(
+            "the comparison at {}x{} is not sampled: one round takes {:.0} ms",
+            image.width(),
+            image.height(),
+            round_ns / 1e6
+        );
+        return Ok(unsampled(cpu_series));
+    }
+    let cpu = ConvertSettings { threads, ..*base };
+    let gpu = ConvertSettings { backend: Backend::Gpu, ..*base };
+    compare_point(engine, image, (&cpu, &gpu), cpu_series, &budget)
 }
 
 /// `img` resized to `w` x `h` with a float intermediate of at most 16 bytes a pixel of the

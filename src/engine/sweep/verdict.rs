@@ -12,8 +12,8 @@ use crate::engine::sweep::result::{SweepPoint, SweepResult};
 /// Fills in the crossovers, latency, transfer share, the model, for a work grid the frontier
 /// and the roofline, and the verdict.
 pub fn analyse(r: &mut SweepResult) {
-    let beats =
-        |p: &SweepPoint, s: Series| matches!((p.median_ns(s), p.best_cpu_ns()), (Some(g), Some(c)) if g < c);
+    // A point decided "within the noise" is no crossover: only a decided win counts.
+    let beats = |p: &SweepPoint, s: Series| p.gpu_wins(s);
     let lowest = r.points.iter().map(|p| p.work_rounds).min().unwrap_or(0);
     let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.work_rounds == lowest).collect();
     r.crossover_mp = plain.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
@@ -54,6 +54,9 @@ fn verdict(r: &SweepResult) -> String {
     }
     if !r.gpu_timestamps {
         flags.push("no GPU timestamps: GPU phases from the CPU clock");
+    }
+    if r.was_busy() {
+        flags.push("measured on a busy machine: other processes took part of the CPU");
     }
     let share = match (r.transfer_share_at_8k, r.transfer_share_mp) {
         (Some(s), Some(mp)) => {
@@ -160,6 +163,8 @@ mod tests {
             rates: Vec::new(),
             modelled: None,
             work_rounds: 0,
+            end_to_end: None,
+            busy: None,
         }
     }
 
@@ -182,6 +187,50 @@ mod tests {
         assert_eq!(r.transfer_share_at_8k, Some(0.8));
         assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
         assert!(r.verdict.contains("80% of GPU time at 33 MP"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn an_inconclusive_size_is_never_the_crossover() {
+        use crate::engine::sampling::Stop;
+        use crate::engine::sweep::result::{Comparison, Winner};
+        // The medians say the GPU wins from 8 MP, but at 8 MP the rounds hold 1 (±10%); at 33
+        // MP they are clearly below it.
+        let mut points = vec![
+            point(1.0, 100, 500, 50, 150),
+            point(8.0, 800, 790, 100, 300),
+            point(33.0, 3300, 2000, 400, 500),
+        ];
+        let noisy = [0.9, 1.1, 0.95, 1.05, 1.0, 0.92, 1.08, 1.0, 0.97];
+        let cpu = [800.0; 9];
+        let gpu: Vec<f64> = noisy.iter().map(|r| 800.0 / r).collect();
+        points[1].end_to_end = Some(Comparison::of(Series::CpuAll, &cpu, &gpu, Stop::Time));
+        points[2].end_to_end = Some(Comparison::of(
+            Series::CpuAll,
+            &[3300.0; 6],
+            &[2000.0, 2100.0, 1900.0, 2050.0, 1950.0, 2000.0],
+            Stop::Decided,
+        ));
+        assert_eq!(points[1].end_to_end.map(|c| c.winner), Some(Winner::WithinNoise));
+        assert_eq!(points[2].end_to_end.map(|c| c.winner), Some(Winner::GpuFaster));
+        let r = result(points);
+        assert_eq!(r.crossover_mp, Some(33.0));
+        assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
+        // Decided "CPU faster" at every size: no crossover, whatever the medians say.
+        let mut points = vec![point(8.0, 800, 700, 100, 300)];
+        points[0].end_to_end = Some(Comparison::of(Series::CpuAll, &[800.0; 6], &[900.0; 6], Stop::Decided));
+        assert_eq!(result(points).crossover_mp, None);
+    }
+
+    #[test]
+    fn a_busy_sweep_says_so_in_its_verdict() {
+        use crate::system::load::Busy;
+        let mut points = vec![point(1.0, 100, 500, 50, 150)];
+        points[0].busy = Some(Busy { others_share: 0.6, steal_share: 0.0 });
+        let r = result(points);
+        assert!(r.was_busy());
+        assert!(r.verdict.contains("measured on a busy machine"), "{}", r.verdict);
+        let quiet = result(vec![point(1.0, 100, 500, 50, 150)]);
+        assert!(!quiet.was_busy() && !quiet.verdict.contains("busy"), "{}", quiet.verdict);
     }
 
     #[test]

@@ -1,0 +1,158 @@
+//! The sweep's comparisons through the sampling engine: at each point the GPU end to end and the
+//! best CPU series run in turns (the order rotated each round) until the interval of the GPU's
+//! speed-up lies clear of 1 or the point's budget is spent. The answer is a [`Comparison`]:
+//! "GPU faster", "CPU faster" or "within the noise"; the crossover and the frontier count only
+//! decided wins.
+//!
+//! Cost: at least the sweep's warm runs per side (and never fewer than the sampling engine's
+//! [`MIN_SAMPLES`], below which nothing is decided), then more rounds only while they fit in
+//! [`TIME_SHARE`] of what the point's other measurements took. A point whose fewest rounds would
+//! take more than [`MOST_ADDED`] times those measurements (and more than twice [`FLOOR`]) is
+//! not sampled and is said to be within the noise: a heavy cell of a work grid, measured with
+//! fewer runs, is not run six times more.
+
+use std::time::Duration;
+
+use image::DynamicImage;
+
+use crate::engine::bench::Repeat;
+use crate::engine::report::Phase;
+use crate::engine::sampling::{Budget, MIN_SAMPLES, Stop, rotation, sample};
+use crate::engine::sweep::grid::Series;
+use crate::engine::sweep::result::Comparison;
+use crate::engine::{ConvertSettings, Engine, EngineError};
+
+/// The most rounds one comparison takes.
+pub const MAX_ROUNDS: usize = 42;
+
+/// The share of a point's other measurements' time that its comparison may take beyond its
+/// fewest rounds.
+pub const TIME_SHARE: f64 = 0.5;
+
+/// The most a point's fewest rounds may take, as a multiple of its other measurements' time.
+pub const MOST_ADDED: f64 = 1.0;
+
+/// The least time cap of a comparison: a small point's rounds are cheap, whatever the runs asked.
+pub const FLOOR: Duration = Duration::from_millis(500);
+
+/// The budget of one point whose other measurements took `measured`: at least `runs` rounds
+/// (and at least [`MIN_SAMPLES`]), then until decided, [`MAX_ROUNDS`] or [`TIME_SHARE`] of
+/// `measured` (at least [`FLOOR`]). No warm-up round: the point's own series, measured just
+/// before on the same image and settings, warmed both sides.
+#[must_use]
+pub fn point_budget(runs: usize, measured: Duration) -> Budget {
+    let min_rounds = runs.max(MIN_SAMPLES);
+    let max_time = measured.mul_f64(TIME_SHARE).max(FLOOR);
+    Budget { warmup_rounds: 0, min_rounds, max_rounds: MAX_ROUNDS.max(min_rounds), max_time }
+}
+
+/// Whether the fewest rounds of `budget`, each about `round_ns` (one run of each side), take at
+/// most [`MOST_ADDED`] times `measured` (or twice [`FLOOR`]); a point where they do not is left
+/// unsampled.
+#[must_use]
+pub fn affordable(budget: &Budget, round_ns: f64, measured: Duration) -> bool {
+    let rounds = (budget.warmup_rounds + budget.min_rounds) as f64;
+    let most = (measured.as_nanos() as f64 * MOST_ADDED).max(2.0 * FLOOR.as_nanos() as f64);
+    rounds * round_ns <= most
+}
+
+/// A comparison that was not sampled (its rounds would take too long): within the noise.
+#[must_use]
+pub fn unsampled(cpu_series: Series) -> Comparison {
+    Comparison::of(cpu_series, &[], &[], Stop::Time)
+}
+
+/// Rounds of `measure` (each `[cpu_ns, gpu_ns]` of one round, the sides in [`rotation`] order)
+/// until the GPU's speed-up is decided at a checkpoint or the budget is spent.
+pub(crate) fn compare_rounds(
+    cpu_series: Series,
+    budget: &Budget,
+    measure: impl FnMut(usize) -> Result<[f64; 2], EngineError>,
+) -> Result<Comparison, EngineError> {
+    let split = |rounds: &[[f64; 2]]| -> (Vec<f64>, Vec<f64>) { rounds.iter().map(|r| (r[0], r[1])).unzip() };
+    let decided = |rounds: &[[f64; 2]]| {
+        let (cpu, gpu) = split(rounds);
+        Comparison::of(cpu_series, &cpu, &gpu, Stop::Decided).is_decided()
+    };
+    let sampled = sample(budget, None, measure, decided, || EngineError::Cancelled)?;
+    let (cpu, gpu) = split(&sampled.rounds);
+    Ok(Comparison::of(cpu_series, &cpu, &gpu, sampled.stop))
+}
+
+/// The GPU end to end (`gpu`, its whole run on the CPU clock) against the CPU kernel (`cpu`, the
+/// series `cpu_series`) on `image`, each side prepared once and run in turns.
+pub(crate) fn compare_point(
+    engine: &Engine,
+    image: &DynamicImage,
+    (cpu, gpu): (&ConvertSettings, &ConvertSettings),
+    cpu_series: Series,
+    budget: &Budget,
+) -> Result<Comparison, EngineError> {
+    let mut sides = [Repeat::new(engine, image, cpu)?, Repeat::new(engine, image, gpu)?];
+    compare_rounds(cpu_series, budget, |round| {
+        let mut ns = [0.0; 2];
+        for side in rotation(round, sides.len()) {
+            let (Some(repeat), Some(slot)) = (sides.get_mut(side), ns.get_mut(side)) else { continue };
+            let report = repeat.run()?;
+            // The CPU side as its series is timed (the kernel), the GPU's as a caller waits.
+            let timed = if side == 0 {
+                report.phase(Phase::Kernel).map_or(report.total_ns, |p| p.ns)
+            } else {
+                report.total_ns
+            };
+            *slot = timed as f64;
+        }
+        Ok(ns)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sweep::result::Winner;
+
+    /// Rounds of `cpu` and `gpu` nanoseconds, each wobbling by a few per cent in turn.
+    fn rounds(cpu: f64, gpu: f64) -> impl FnMut(usize) -> Result<[f64; 2], EngineError> {
+        move |round| {
+            let wobble = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02][round % 6];
+            Ok([cpu * wobble, gpu / wobble])
+        }
+    }
+
+    #[test]
+    fn a_clear_win_is_decided_at_the_first_checkpoint() {
+        let budget = point_budget(5, Duration::from_hours(2));
+        let c = compare_rounds(Series::CpuAll, &budget, rounds(2000.0, 1000.0)).expect("sampled");
+        assert_eq!((c.winner, c.stop, c.rounds), (Winner::GpuFaster, Stop::Decided, MIN_SAMPLES));
+        let i = c.speed_up.expect("an interval");
+        assert!(i.ci_low > 1.0 && i.median > 1.9 && i.median < 2.1, "{i:?}");
+        assert!(c.label().starts_with("GPU faster: 2."), "{}", c.label());
+        // The other way round; more runs asked move the first look to them.
+        let c =
+            compare_rounds(Series::Cpu1, &point_budget(8, Duration::from_hours(2)), rounds(1000.0, 3000.0))
+                .expect("sampled");
+        assert_eq!((c.winner, c.stop, c.rounds), (Winner::CpuFaster, Stop::Decided, 8));
+        assert!(c.label().starts_with("CPU faster: 0.3"), "{}", c.label());
+    }
+
+    #[test]
+    fn a_tie_is_within_the_noise_after_the_whole_budget() {
+        let budget = point_budget(5, Duration::from_hours(2));
+        let c = compare_rounds(Series::CpuAll, &budget, rounds(1000.0, 1000.0)).expect("sampled");
+        assert_eq!((c.winner, c.stop, c.rounds), (Winner::WithinNoise, Stop::Rounds, MAX_ROUNDS));
+        assert!(c.label().starts_with("within the noise (±"), "{}", c.label());
+        // A point too slow to sample is not sampled, and says so: 6 rounds in at most the other
+        // measurements' 3 s, or in 1 s however short those were.
+        let budget = point_budget(5, Duration::from_secs(3));
+        assert_eq!(budget.max_time, Duration::from_millis(1500));
+        assert!(affordable(&budget, 0.49e9, Duration::from_secs(3)));
+        assert!(!affordable(&budget, 0.51e9, Duration::from_secs(3)));
+        let small = point_budget(2, Duration::from_millis(3));
+        assert_eq!(small.max_time, FLOOR);
+        assert!(affordable(&small, 0.16e9, Duration::from_millis(3)));
+        assert!(!affordable(&small, 0.17e9, Duration::from_millis(3)));
+        let c = unsampled(Series::CpuAll);
+        assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::WithinNoise, None, 0));
+        assert_eq!(c.label(), "within the noise (too few rounds: 0)");
+    }
+}
