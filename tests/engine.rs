@@ -114,39 +114,45 @@ fn bench_keeps_the_cold_run_apart() {
 #[test]
 fn a_comparison_samples_both_sides_in_turns_until_decided() {
     use graylab::engine::sampling::{Budget, Decision, MIN_SAMPLES, decide};
+    use graylab::engine::{Sides, Winner};
     let Some(gpu) = common::gpu() else { return };
     let engine = Engine::with_gpu(gpu);
     let img = synthetic_rgb(256, 128, 3);
     let cpu = ConvertSettings { threads: 1, ..ConvertSettings::default() };
-    let sides = [cpu, ConvertSettings { backend: Backend::Gpu, ..cpu }];
+    let sides = Sides { cpu, gpu: ConvertSettings { backend: Backend::Gpu, ..cpu }, cpu_series: None };
     let mut rounds_seen = Vec::new();
     let c =
-        graylab::engine::compare(&engine, &img, sides, &Budget::QUICK, None, &mut |n| rounds_seen.push(n))
+        graylab::engine::compare(&engine, &img, &sides, &Budget::QUICK, None, &mut |n| rounds_seen.push(n))
             .expect("compare");
-    let ratio = c.ratio.expect("a ratio after the rounds");
+    let ratio = c.speed_up.expect("a speed-up after the rounds");
     assert!(ratio.samples >= MIN_SAMPLES && ratio.samples <= Budget::QUICK.max_rounds, "{ratio:?}");
     // One warm-up round, then the warm ones, each reported once.
     assert_eq!(rounds_seen, (1..=ratio.samples + 1).collect::<Vec<_>>());
-    assert_eq!(c.decision, decide(Some(&ratio), 1.0));
-    if c.decision != Decision::Within {
+    let winner = match decide(Some(&ratio), 1.0) {
+        Decision::Above => Winner::GpuFaster,
+        Decision::Below => Winner::CpuFaster,
+        Decision::Within => Winner::WithinNoise,
+    };
+    assert_eq!((c.winner, c.rounds), (winner, ratio.samples));
+    if c.winner != Winner::WithinNoise {
         assert!(
             ratio.ci_low > 1.0 || ratio.ci_high < 1.0,
             "a decided ratio's interval is clear of 1: {ratio:?}"
         );
     }
-    for side in &c.sides_ns {
+    for side in [c.cpu_ns, c.gpu_ns] {
         let s = side.expect("each side's times");
         assert_eq!(s.samples, ratio.samples);
         assert!(s.ci_low <= s.median && s.median <= s.ci_high && s.ci_low > 0.0, "{s:?}");
     }
-    // The ratio is GPU over CPU: its median lies near the sides' medians' ratio.
-    let of_medians = c.sides_ns[1].expect("gpu").median / c.sides_ns[0].expect("cpu").median;
+    // The speed-up is CPU time over GPU time: its median lies near the sides' medians' ratio.
+    let of_medians = c.cpu_ns.expect("cpu").median / c.gpu_ns.expect("gpu").median;
     assert!(
         ratio.ci_low <= of_medians * 1.5 && of_medians <= ratio.ci_high * 1.5,
         "{ratio:?} against {of_medians}"
     );
     let stop = AtomicBool::new(true);
-    let err = graylab::engine::compare(&engine, &img, sides, &Budget::QUICK, Some(&stop), &mut |_| {});
+    let err = graylab::engine::compare(&engine, &img, &sides, &Budget::QUICK, Some(&stop), &mut |_| {});
     assert!(matches!(err, Err(EngineError::Cancelled)), "Stop before the first round");
 }
 

@@ -1,9 +1,7 @@
 //! Repeated runs of one conversion: the first (cold) run kept apart, then min / median / max of
 //! every phase over the warm runs, the kernel's throughput, and every phase at its median against
-//! its ceiling (a CPU RGB8 kernel against the memory-stream baseline, run after each warm run);
-//! and two settings run in turns until the ratio of their times is decided ([`compare`]).
+//! its ceiling (a CPU RGB8 kernel against the memory-stream baseline, run after each warm run).
 
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use image::DynamicImage;
@@ -13,7 +11,6 @@ use super::report::{ClockSource, Phase, PhaseTiming, RunReport, Stats};
 use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, WorkFigures};
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
-use crate::engine::sampling::{Budget, Decision, Interval, Stop, decide, rotation, sample};
 use crate::gpu::GpuTimings;
 
 /// Statistics of one phase over the warm runs.
@@ -240,124 +237,4 @@ fn median_report(cold: &RunReport, warm: &[RunReport], phases: &[PhaseStats]) ->
         }
     });
     r
-}
-
-/// Two settings of one image, run in turns until the ratio of their wall times is decided: what
-/// "CPU vs GPU" in the app measures.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Comparison {
-    /// The two sides, in the order asked.
-    pub settings: [ConvertSettings; 2],
-    /// Each side's wall time per run, nanoseconds: median and 95% interval (`None` if stopped
-    /// before [`MIN_SAMPLES`](crate::engine::sampling::MIN_SAMPLES) rounds).
-    pub sides_ns: [Option<Interval>; 2],
-    /// The second side's time over the first's, round by round: above 1, the first is faster.
-    pub ratio: Option<Interval>,
-    /// Where the ratio's interval lies against 1.
-    pub decision: Decision,
-    /// Why the rounds stopped.
-    pub stop: Stop,
-}
-
-impl Comparison {
-    /// "GPU 1.42x faster than CPU (1.31–1.55, 14 rounds in turns)", or "CPU and GPU within the
-    /// noise (±4%)", naming the sides with `names`.
-    #[must_use]
-    pub fn sentence(&self, names: [&str; 2]) -> String {
-        let Some(r) = self.ratio else {
-            return format!("{} and {}: too few rounds for a verdict", names[0], names[1]);
-        };
-        let rounds = r.samples;
-        match self.decision {
-            Decision::Above => format!(
-                "{} {:.2}x faster than {} ({:.2}–{:.2}, {rounds} rounds in turns)",
-                names[0], r.median, names[1], r.ci_low, r.ci_high
-            ),
-            Decision::Below => format!(
-                "{} {:.2}x faster than {} ({:.2}–{:.2}, {rounds} rounds in turns)",
-                names[1],
-                1.0 / r.median,
-                names[0],
-                1.0 / r.ci_high,
-                1.0 / r.ci_low
-            ),
-            Decision::Within => format!(
-                "{} and {} within the noise (±{:.0}%, {rounds} rounds in turns)",
-                names[0],
-                names[1],
-                r.spread_percent()
-            ),
-        }
-    }
-}
-
-/// Runs `sides` on `image` in turns (one warm-up round, then rounds in rotated order) until the
-/// interval of the ratio of their wall times clears 1 at a checkpoint or `budget` is spent;
-/// `progress(rounds)` after each round. Stops with [`EngineError::Cancelled`] when `cancel` is set.
-pub fn compare(
-    engine: &Engine,
-    image: &DynamicImage,
-    sides: [ConvertSettings; 2],
-    budget: &Budget,
-    cancel: Option<&AtomicBool>,
-    progress: &mut dyn FnMut(usize),
-) -> Result<Comparison, EngineError> {
-    let mut repeats = [Repeat::new(engine, image, &sides[0])?, Repeat::new(engine, image, &sides[1])?];
-    let ratio_of = |rounds: &[[f64; 2]]| {
-        let (a, b): (Vec<f64>, Vec<f64>) = rounds.iter().map(|[a, b]| (*a, *b)).unzip();
-        Interval::of_ratios(&b, &a)
-    };
-    let sampled = sample(
-        budget,
-        cancel,
-        |round| {
-            let mut ns = [0.0; 2];
-            for side in rotation(round, 2) {
-                ns[side] = repeats[side].run()?.total_ns as f64;
-            }
-            progress(round + 1);
-            Ok(ns)
-        },
-        |rounds| decide(ratio_of(rounds).as_ref(), 1.0) != Decision::Within,
-        || EngineError::Cancelled,
-    )?;
-    let side = |i: usize| Interval::of(&sampled.rounds.iter().map(|r| r[i]).collect::<Vec<_>>());
-    let ratio = ratio_of(&sampled.rounds);
-    Ok(Comparison {
-        settings: sides,
-        sides_ns: [side(0), side(1)],
-        ratio,
-        decision: decide(ratio.as_ref(), 1.0),
-        stop: sampled.stop,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Comparison, ConvertSettings, Decision, Interval, Stop};
-
-    fn comparison(ratio: [f64; 3], decision: Decision) -> Comparison {
-        let [median, ci_low, ci_high] = ratio;
-        Comparison {
-            settings: [ConvertSettings::default(); 2],
-            sides_ns: [None, None],
-            ratio: Some(Interval { median, ci_low, ci_high, samples: 9 }),
-            decision,
-            stop: Stop::Decided,
-        }
-    }
-
-    #[test]
-    fn a_comparison_names_the_faster_side_or_the_noise() {
-        // The GPU's time over the CPU's: 2 means the CPU took half as long.
-        let c = comparison([2.0, 1.6, 2.5], Decision::Above);
-        assert_eq!(c.sentence(["CPU", "GPU"]), "CPU 2.00x faster than GPU (1.60–2.50, 9 rounds in turns)");
-        // 0.5: the GPU took half as long; the interval is turned over with it.
-        let c = comparison([0.5, 0.4, 0.625], Decision::Below);
-        assert_eq!(c.sentence(["CPU", "GPU"]), "GPU 2.00x faster than CPU (1.60–2.50, 9 rounds in turns)");
-        let c = comparison([1.01, 0.96, 1.06], Decision::Within);
-        assert_eq!(c.sentence(["CPU", "GPU"]), "CPU and GPU within the noise (±5%, 9 rounds in turns)");
-        let none = Comparison { ratio: None, decision: Decision::Within, ..c };
-        assert_eq!(none.sentence(["CPU", "GPU"]), "CPU and GPU: too few rounds for a verdict");
-    }
 }

@@ -25,7 +25,7 @@ mod work;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use batch::{BatchItem, BatchOptions, convert_batch};
-pub use bench::{BenchOptions, BenchResult, Comparison, PhaseStats, bench, bench_with, compare};
+pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
 pub use ceilings::cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub use ceilings::compute::{cached_cpu_compute, compute_ceilings_of};
 pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
@@ -39,6 +39,7 @@ pub use round_trip::{
     DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
     round_trip_bytes, round_trips,
 };
+pub use sweep::compare::{Sides, compare};
 pub use sweep::frontier::{frontier_sentence, measured_frontier, modelled_frontier};
 pub use sweep::grid::{
     ComputeCeilings, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint, Series,

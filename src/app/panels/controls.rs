@@ -154,7 +154,8 @@ impl SettingsPanel {
         let image = session.input().map(|i| i.id);
         match &self.shown {
             Some((id, Ok(c))) if Some(*id) == image => {
-                ui.label(c.sentence(["CPU", "GPU"])).on_hover_text(sides_text(c));
+                let text = format!("{}: the GPU's speed-up over {} rounds in turns", c.label(), c.rounds);
+                ui.label(text).on_hover_text(sides_text(c));
             }
             Some((id, Err(why))) if Some(*id) == image => {
                 ui.label(RichText::new(why).weak());
@@ -189,7 +190,7 @@ fn sides_text(c: &Comparison) -> String {
         ),
         None => format!("{name}: too few rounds"),
     };
-    format!("{}\n{}", side("CPU", c.sides_ns[0].as_ref()), side("GPU", c.sides_ns[1].as_ref()))
+    format!("{}\n{}", side("CPU", c.cpu_ns.as_ref()), side("GPU end to end", c.gpu_ns.as_ref()))
 }
 
 fn last_run_ui(ui: &mut Ui, session: &Session) {

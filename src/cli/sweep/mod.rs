@@ -320,7 +320,7 @@ fn print_comparisons(r: &SweepResult) {
                 p.megapixels,
                 c.label(),
                 c.rounds,
-                c.cpu_series.label(),
+                c.cpu_series.map_or("the CPU", |s| s.label()),
                 if p.was_busy() { " (busy)" } else { "" }
             );
         }

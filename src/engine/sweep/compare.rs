@@ -11,6 +11,7 @@
 //! not sampled and is said to be within the noise: a heavy cell of a work grid, measured with
 //! fewer runs, is not run six times more.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use image::DynamicImage;
@@ -58,15 +59,16 @@ pub fn affordable(budget: &Budget, round_ns: f64, measured: Duration) -> bool {
 
 /// A comparison that was not sampled (its rounds would take too long): within the noise.
 #[must_use]
-pub fn unsampled(cpu_series: Series) -> Comparison {
+pub fn unsampled(cpu_series: Option<Series>) -> Comparison {
     Comparison::of(cpu_series, &[], &[], Stop::Time)
 }
 
 /// Rounds of `measure` (each `[cpu_ns, gpu_ns]` of one round, the sides in [`rotation`] order)
 /// until the GPU's speed-up is decided at a checkpoint or the budget is spent.
 pub(crate) fn compare_rounds(
-    cpu_series: Series,
+    cpu_series: Option<Series>,
     budget: &Budget,
+    cancel: Option<&AtomicBool>,
     measure: impl FnMut(usize) -> Result<[f64; 2], EngineError>,
 ) -> Result<Comparison, EngineError> {
     let split = |rounds: &[[f64; 2]]| -> (Vec<f64>, Vec<f64>) { rounds.iter().map(|r| (r[0], r[1])).unzip() };
@@ -74,28 +76,44 @@ pub(crate) fn compare_rounds(
         let (cpu, gpu) = split(rounds);
         Comparison::of(cpu_series, &cpu, &gpu, Stop::Decided).is_decided()
     };
-    let sampled = sample(budget, None, measure, decided, || EngineError::Cancelled)?;
+    let sampled = sample(budget, cancel, measure, decided, || EngineError::Cancelled)?;
     let (cpu, gpu) = split(&sampled.rounds);
     Ok(Comparison::of(cpu_series, &cpu, &gpu, sampled.stop))
 }
 
-/// The GPU end to end (`gpu`, its whole run on the CPU clock) against the CPU kernel (`cpu`, the
-/// series `cpu_series`) on `image`, each side prepared once and run in turns.
-pub(crate) fn compare_point(
+/// The two sides of a comparison: a CPU and a GPU setting of one image.
+#[derive(Clone, Copy, Debug)]
+pub struct Sides {
+    /// The CPU side (its threads, formula and work).
+    pub cpu: ConvertSettings,
+    /// The GPU side.
+    pub gpu: ConvertSettings,
+    /// In a sweep, the series the CPU side stands for: its kernel is timed, as the series is;
+    /// `None`: the whole CPU run is timed (the app's "CPU vs GPU").
+    pub cpu_series: Option<Series>,
+}
+
+/// The GPU end to end (its whole run on the CPU clock) against the CPU on `image`, each side
+/// prepared once and run in turns until decided or `budget` is spent; `progress(rounds)` after
+/// each round (warm-up included), and [`EngineError::Cancelled`] once `cancel` is set.
+pub fn compare(
     engine: &Engine,
     image: &DynamicImage,
-    (cpu, gpu): (&ConvertSettings, &ConvertSettings),
-    cpu_series: Series,
+    sides: &Sides,
     budget: &Budget,
+    cancel: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(usize),
 ) -> Result<Comparison, EngineError> {
-    let mut sides = [Repeat::new(engine, image, cpu)?, Repeat::new(engine, image, gpu)?];
-    compare_rounds(cpu_series, budget, |round| {
+    let kernel_only = sides.cpu_series.is_some();
+    let mut repeats = [Repeat::new(engine, image, &sides.cpu)?, Repeat::new(engine, image, &sides.gpu)?];
+    compare_rounds(sides.cpu_series, budget, cancel, |round| {
+        progress(round + 1);
         let mut ns = [0.0; 2];
-        for side in rotation(round, sides.len()) {
-            let (Some(repeat), Some(slot)) = (sides.get_mut(side), ns.get_mut(side)) else { continue };
+        for side in rotation(round, repeats.len()) {
+            let (Some(repeat), Some(slot)) = (repeats.get_mut(side), ns.get_mut(side)) else { continue };
             let report = repeat.run()?;
             // The CPU side as its series is timed (the kernel), the GPU's as a caller waits.
-            let timed = if side == 0 {
+            let timed = if side == 0 && kernel_only {
                 report.phase(Phase::Kernel).map_or(report.total_ns, |p| p.ns)
             } else {
                 report.total_ns
@@ -122,15 +140,19 @@ mod tests {
     #[test]
     fn a_clear_win_is_decided_at_the_first_checkpoint() {
         let budget = point_budget(5, Duration::from_hours(2));
-        let c = compare_rounds(Series::CpuAll, &budget, rounds(2000.0, 1000.0)).expect("sampled");
+        let c = compare_rounds(Some(Series::CpuAll), &budget, None, rounds(2000.0, 1000.0)).expect("sampled");
         assert_eq!((c.winner, c.stop, c.rounds), (Winner::GpuFaster, Stop::Decided, MIN_SAMPLES));
         let i = c.speed_up.expect("an interval");
         assert!(i.ci_low > 1.0 && i.median > 1.9 && i.median < 2.1, "{i:?}");
         assert!(c.label().starts_with("GPU faster: 2."), "{}", c.label());
         // The other way round; more runs asked move the first look to them.
-        let c =
-            compare_rounds(Series::Cpu1, &point_budget(8, Duration::from_hours(2)), rounds(1000.0, 3000.0))
-                .expect("sampled");
+        let c = compare_rounds(
+            Some(Series::Cpu1),
+            &point_budget(8, Duration::from_hours(2)),
+            None,
+            rounds(1000.0, 3000.0),
+        )
+        .expect("sampled");
         assert_eq!((c.winner, c.stop, c.rounds), (Winner::CpuFaster, Stop::Decided, 8));
         assert!(c.label().starts_with("CPU faster: 0.3"), "{}", c.label());
     }
@@ -138,7 +160,7 @@ mod tests {
     #[test]
     fn a_tie_is_within_the_noise_after_the_whole_budget() {
         let budget = point_budget(5, Duration::from_hours(2));
-        let c = compare_rounds(Series::CpuAll, &budget, rounds(1000.0, 1000.0)).expect("sampled");
+        let c = compare_rounds(Some(Series::CpuAll), &budget, None, rounds(1000.0, 1000.0)).expect("sampled");
         assert_eq!((c.winner, c.stop, c.rounds), (Winner::WithinNoise, Stop::Rounds, MAX_ROUNDS));
         assert!(c.label().starts_with("within the noise (±"), "{}", c.label());
         // A point too slow to sample is not sampled, and says so: 6 rounds in at most the other
@@ -151,7 +173,7 @@ mod tests {
         assert_eq!(small.max_time, FLOOR);
         assert!(affordable(&small, 0.16e9, Duration::from_millis(3)));
         assert!(!affordable(&small, 0.17e9, Duration::from_millis(3)));
-        let c = unsampled(Series::CpuAll);
+        let c = unsampled(Some(Series::CpuAll));
         assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::WithinNoise, None, 0));
         assert_eq!(c.label(), "within the noise (too few rounds: 0)");
     }

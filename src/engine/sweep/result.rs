@@ -103,8 +103,9 @@ pub enum Winner {
 /// the interval of the GPU's speed-up lies clear of 1 or the budget is spent.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Comparison {
-    /// The CPU series it was run against (the faster of the warm runs' medians).
-    pub cpu_series: Series,
+    /// The CPU series it was run against (in a sweep, the faster of the warm runs' medians);
+    /// `None` for the app's "CPU vs GPU", which runs the panel's threads.
+    pub cpu_series: Option<Series>,
     /// The GPU's speed-up, CPU time over GPU time: the median of the per-round ratios with its
     /// 95% interval (`median`, `ci_low`, `ci_high`, `samples`); `None` with too few rounds.
     pub speed_up: Option<Interval>,
@@ -114,19 +115,32 @@ pub struct Comparison {
     pub stop: Stop,
     /// Rounds taken (each one run of each side, after a warm-up round).
     pub rounds: usize,
+    /// The CPU side's time per run, nanoseconds: median and 95% interval (a kernel's in a
+    /// sweep, the whole run's in the app); absent in sweeps saved before it was kept.
+    pub cpu_ns: Option<Interval>,
+    /// The GPU side's time per run end to end, nanoseconds: median and 95% interval.
+    pub gpu_ns: Option<Interval>,
 }
 
 impl Comparison {
     /// The comparison that per-round CPU and GPU times give (the same rounds, in order).
     #[must_use]
-    pub fn of(cpu_series: Series, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {
+    pub fn of(cpu_series: Option<Series>, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {
         let speed_up = Interval::of_ratios(cpu_ns, gpu_ns);
         let winner = match crate::engine::sampling::decide(speed_up.as_ref(), 1.0) {
             Decision::Above => Winner::GpuFaster,
             Decision::Below => Winner::CpuFaster,
             Decision::Within => Winner::WithinNoise,
         };
-        Self { cpu_series, speed_up, winner, stop, rounds: cpu_ns.len().min(gpu_ns.len()) }
+        Self {
+            cpu_series,
+            speed_up,
+            winner,
+            stop,
+            rounds: cpu_ns.len().min(gpu_ns.len()),
+            cpu_ns: Interval::of(cpu_ns),
+            gpu_ns: Interval::of(gpu_ns),
+        }
     }
 
     /// Whether these rounds already decide who is faster.

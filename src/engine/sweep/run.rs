@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
-use crate::engine::sweep::compare::{affordable, compare_point, point_budget, unsampled};
+use crate::engine::sweep::compare::{Sides, affordable, compare, point_budget, unsampled};
 use crate::system::load::CpuSnapshot;
 
 use crate::engine::report::{ClockSource, Phase, Stats};
@@ -227,11 +227,12 @@ fn compare_with_cpu(
             image.height(),
             round_ns / 1e6
         );
-        return Ok(unsampled(cpu_series));
+        return Ok(unsampled(Some(cpu_series)));
     }
     let cpu = ConvertSettings { threads, ..*base };
     let gpu = ConvertSettings { backend: Backend::Gpu, ..*base };
-    compare_point(engine, image, (&cpu, &gpu), cpu_series, &budget)
+    let sides = Sides { cpu, gpu, cpu_series: Some(cpu_series) };
+    compare(engine, image, &sides, &budget, None, &mut |_| {})
 }
 
 /// `img` resized to `w` x `h` with a float intermediate of at most 16 bytes a pixel of the

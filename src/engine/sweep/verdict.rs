@@ -203,9 +203,9 @@ mod tests {
         let noisy = [0.9, 1.1, 0.95, 1.05, 1.0, 0.92, 1.08, 1.0, 0.97];
         let cpu = [800.0; 9];
         let gpu: Vec<f64> = noisy.iter().map(|r| 800.0 / r).collect();
-        points[1].end_to_end = Some(Comparison::of(Series::CpuAll, &cpu, &gpu, Stop::Time));
+        points[1].end_to_end = Some(Comparison::of(Some(Series::CpuAll), &cpu, &gpu, Stop::Time));
         points[2].end_to_end = Some(Comparison::of(
-            Series::CpuAll,
+            Some(Series::CpuAll),
             &[3300.0; 6],
             &[2000.0, 2100.0, 1900.0, 2050.0, 1950.0, 2000.0],
             Stop::Decided,
@@ -217,7 +217,7 @@ mod tests {
         assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
         // Decided "CPU faster" at every size: no crossover, whatever the medians say.
         let mut points = vec![point(8.0, 800, 700, 100, 300)];
-        points[0].end_to_end = Some(Comparison::of(Series::CpuAll, &[800.0; 6], &[900.0; 6], Stop::Decided));
+        points[0].end_to_end = Some(Comparison::of(Some(Series::CpuAll), &[800.0; 6], &[900.0; 6], Stop::Decided));
         assert_eq!(result(points).crossover_mp, None);
     }
 

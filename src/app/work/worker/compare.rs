@@ -20,10 +20,12 @@ impl WorkerState {
             let text = format!("CPU vs GPU, in turns: {rounds} rounds (until decided, at most {total})");
             ticket.set_progress(text, 0, 0, (0.0, 0.0));
         };
+        let [cpu, gpu] = settings;
+        let sides = crate::engine::Sides { cpu, gpu, cpu_series: None };
         let result = crate::engine::compare(
             &self.engine,
             &input.image,
-            settings,
+            &sides,
             &budget,
             Some(ticket.flag()),
             &mut progress,
