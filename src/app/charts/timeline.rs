@@ -6,7 +6,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart};
 
-use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer};
+use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, look, nice_spacer};
 use crate::app::state::RunRecord;
 use crate::engine::{Lane, Phase, SpanClock};
 
@@ -34,9 +34,10 @@ pub struct Timeline {
     pub wall_ms: f64,
 }
 
-/// The timeline of `run` from its report's spans: a lane for each lane that has a span.
-#[must_use]
-pub fn timeline_of(run: &RunRecord) -> Timeline {
+/// The timeline of `run` from its report's spans, in units of `ns_per_unit` since the run
+/// started (1e6: ms): a lane for each lane that has a span.
+fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
+    let ms = |ns: u64| ns as f64 / ns_per_unit;
     let mut spans = run.report.spans.clone();
     spans.sort_by_key(|s| (s.lane, s.start_ns));
     let mut lanes: Vec<Lane> = spans.iter().map(|s| s.lane).collect();
@@ -69,12 +70,15 @@ fn colour(lane: Lane) -> Color32 {
 
 /// Draws the timeline of `last`.
 pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
-    ui.label(RichText::new("Last run, step by step (ms)").strong());
     let Some(run) = last else {
+        ui.label(RichText::new("Last run, step by step").strong());
         ui.label("No run on this image yet.");
         return;
     };
-    let timeline = timeline_of(run);
+    // Seconds from 10 s on.
+    let (unit, ns_per_unit) = look::time_unit(run.wall_ns());
+    ui.label(RichText::new(format!("Last run, step by step ({unit})")).strong());
+    let timeline = timeline_in(run, ns_per_unit);
     let lanes = timeline.lanes.len();
     let wall = timeline.wall_ms;
     let mut charts = Vec::new();
@@ -90,7 +94,7 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
                     .horizontal()
                     .fill(colour(*lane))
                     .name(format!(
-                        "{} [{}]: {:.3} ms, from {:.3} to {:.3} ms",
+                        "{} [{}]: {:.3} {unit}, from {:.3} to {:.3} {unit}",
                         lane.name(),
                         b.clock,
                         b.end_ms - b.start_ms,
@@ -101,21 +105,23 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
             .collect();
         charts.push(BarChart::new(lane.name(), bars).color(colour(*lane)).horizontal());
     }
+    // Short entries, each one widget that wraps as a whole: one long entry widened the column
+    // and pushed the chart beside it off the window.
+    let mut legend = vec![(
+        ui.visuals().strong_text_color(),
+        format!("wall {} [cpu-clock], dashed", look::duration(run.wall_ns())),
+    )];
     let mut clocks: Vec<&str> = timeline.bars.iter().map(|b| b.clock.label()).collect();
     clocks.sort_unstable();
     clocks.dedup();
-    let legend = if lanes == 0 {
-        format!("wall {wall:.3} ms, cpu-clock; no step of this run was timed on its own")
-    } else {
-        format!(
-            "wall {wall:.3} ms, cpu-clock (dashed line); each step at its real start and end: {}",
-            clocks.join("; ")
-        )
-    };
-    legend_ui(ui, &[(ui.visuals().weak_text_color(), legend)]);
+    legend.extend(clocks.iter().map(|c| (ui.visuals().weak_text_color(), format!("bars: {c}"))));
+    if lanes == 0 {
+        legend.push((ui.visuals().weak_text_color(), "no step of this run was timed on its own".to_owned()));
+    }
+    legend_ui(ui, &legend);
     let names = timeline.lanes.iter().rev().map(|l| l.name()).collect();
     let ui_text = ui.visuals().strong_text_color();
-    fixed_plot(ui, "timeline", "ms since the run started", "")
+    fixed_plot(ui, "timeline", &format!("{unit} since the run started"), "")
         .x_grid_spacer(nice_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
         // Lane `lanes` (the top) is the first lane.
@@ -165,9 +171,9 @@ mod tests {
             Span::cpu(Lane::Kernel, 250_000_000, 700_000_000),
             Span::cpu(Lane::Display, 700_000_000, 894_000_000),
         ];
-        let sum_ms: f64 = spans.iter().map(|s| ms(s.ns())).sum();
+        let sum_ms: f64 = spans.iter().map(|s| s.ns() as f64 / 1e6).sum();
         assert!(sum_ms > 894.7, "the steps overlap: {sum_ms} ms");
-        let t = timeline_of(&record(spans, 894_700_000));
+        let t = timeline_in(&record(spans, 894_700_000), 1e6);
         assert_eq!(
             t.lanes,
             [
