@@ -80,7 +80,11 @@ pub const SECONDS_FROM_NS: u64 = 10_000_000_000;
 /// that prints a duration in the app goes through here.
 #[must_use]
 pub fn duration(ns: u64) -> String {
-    if ns >= SECONDS_FROM_NS { format!("{:.3} s", ns as f64 / 1e9) } else { format!("{:.3} ms", ns as f64 / 1e6) }
+    if ns >= SECONDS_FROM_NS {
+        format!("{:.3} s", ns as f64 / 1e9)
+    } else {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    }
 }
 
 /// A chart's time unit for values up to `max_ns`: ("ms", 1e6 ns per unit), or ("s", 1e9) from

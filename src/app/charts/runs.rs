@@ -246,7 +246,8 @@ pub fn runs_chart_ui(
     let rows_above = if starts.is_empty() { 0.0 } else { 2.0 } + if boundary.is_some() { 1.0 } else { 0.0 };
     let room = WALL_LABEL + ROW * rows_above + 6.0;
     let plot_px = (ui.available_height() - 44.0).max(80.0);
-    let head = (1.0 / (1.0 - (room / plot_px).min(0.6)) as f64).max(if starts.is_empty() { 1.25 } else { 1.7 });
+    let free_share = f64::from(1.0 - (room / plot_px).min(0.6));
+    let head = (1.0 / free_share).max(if starts.is_empty() { 1.25 } else { 1.7 });
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", unit)
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))

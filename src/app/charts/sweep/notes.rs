@@ -16,7 +16,10 @@ pub(super) fn notes(result: &SweepResult) -> Vec<String> {
     notes.extend(resident_note(result));
     if let Some(m) = &result.model {
         let measured_mp = result.points.iter().map(|p| p.megapixels).fold(0.0, f64::max);
-        notes.push(model_note((m.crossover_mp, m.overlapped_crossover_mp, m.resident_crossover_mp), measured_mp));
+        notes.push(model_note(
+            (m.crossover_mp, m.overlapped_crossover_mp, m.resident_crossover_mp),
+            measured_mp,
+        ));
     }
     notes
 }
