@@ -118,7 +118,7 @@ fn the_engine_report_has_no_upload_phase_once_the_input_is_resident() {
         let again = engine.convert(&image, &s, options).expect("resident run");
         assert_eq!(again.report.phase(Phase::Upload), None, "{formula}: {:?}", again.report.phases);
         assert!(again.report.phase(Phase::Kernel).is_some_and(|p| p.ns > 0));
-        assert!(again.report.gpu.is_some_and(|g| g.input_resident));
+        assert!(again.report.gpu.as_ref().is_some_and(|g| g.input_resident));
         assert!(
             again.report.notes.iter().any(|n| n.contains("already on the GPU")),
             "{formula}: {:?}",

@@ -2,12 +2,14 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use graylab::engine::{
-    Backend, ClockSource, ConvertSettings, Engine, EngineError, Phase, RunOptions, RunReport, Work,
-    WorkgroupSize, bench, synthetic_rgb,
+    Backend, ClockSource, ConvertSettings, Engine, EngineError, Lane, Phase, RunOptions, RunReport,
+    SpanClock, Work, WorkgroupSize, bench, lane_overlap, synthetic_rgb,
 };
+use graylab::gpu::{GpuConverter, TimingMode};
 use graylab::pixel::Formula;
 use image::{DynamicImage, ImageBuffer};
 
@@ -216,7 +218,7 @@ fn phases_overlap_and_the_rest_add_up_to_the_wall_time() {
     let r = bench(&engine, &img, &s, 3).expect("gpu bench");
     for report in std::iter::once(&r.cold).chain(&r.warm) {
         assert_reconciles(report);
-        let t = report.gpu.expect("GPU details");
+        let t = report.gpu.as_ref().expect("GPU details");
         assert_eq!(report.phase(Phase::Upload).map(|p| p.ns), Some(t.upload_host_ns + t.upload_copy_ns));
     }
 }
@@ -292,4 +294,64 @@ fn work_per_pixel_in_bench_results_and_old_settings_load() {
     old.as_object_mut().expect("object").remove("work");
     let loaded: ConvertSettings = serde_json::from_value(old).expect("old settings load");
     assert_eq!(loaded.work, Work::NONE);
+}
+
+/// Every span of `report` lies within its run's wall time, and spans of one lane do not overlap.
+fn assert_timeline(report: &RunReport, what: &str) {
+    assert!(
+        report.spans.iter().any(|s| s.lane == Lane::Kernel),
+        "{what}: no kernel span in {:?}",
+        report.spans
+    );
+    for s in &report.spans {
+        assert!(
+            s.start_ns <= s.end_ns && s.end_ns <= report.total_ns,
+            "{what}: {s:?} is not within [0, {}] ns",
+            report.total_ns
+        );
+    }
+    assert_eq!(lane_overlap(&report.spans), None, "{what}: two spans of one lane overlap");
+}
+
+#[test]
+fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
+    let image = DynamicImage::ImageRgb8(common::photo(1024, 1024).to_rgb8());
+    let cpu = Engine::without_gpu("not needed");
+    let report = cpu.convert(&image, &ConvertSettings::default(), RunOptions::default()).expect("cpu").report;
+    assert_timeline(&report, "cpu");
+    assert_eq!(report.spans.len(), 1, "a CPU run is one kernel span: {:?}", report.spans);
+    let Some(gpu) = common::gpu() else { return };
+    let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    for mode in [TimingMode::Auto, TimingMode::CpuClock] {
+        let mut converter = GpuConverter::new(gpu.clone());
+        converter.set_timing_mode(mode);
+        // Several chunks, so that host copies run beside the GPU's work when pipelined.
+        converter.set_chunk_limit_bytes(Some(512 * 1024));
+        let engine = Engine::with_converter(Arc::new(converter));
+        for _ in 0..2 {
+            let report = engine.convert(&image, &gpu_settings, RunOptions::default()).expect("gpu").report;
+            let what = format!("gpu {mode:?}");
+            assert_timeline(&report, &what);
+            for lane in [Lane::Setup, Lane::Upload, Lane::Download] {
+                assert!(report.spans.iter().any(|s| s.lane == lane), "{what}: no {lane:?} span");
+            }
+            assert!(
+                report.spans.iter().any(|s| matches!(s.lane, Lane::HostCopy { .. })),
+                "{what}: no host copy span"
+            );
+            let pipelined = report.gpu.as_ref().is_some_and(|g| g.pipelined);
+            let placed = report.spans.iter().filter(|s| s.clock == SpanClock::GpuTimestampAtSubmit).count();
+            assert_eq!(placed > 0, pipelined, "{what}: GPU-timestamp spans only when pipelined");
+            let tiles = engine
+                .gpu_converter()
+                .expect("converter")
+                .create_display((1024, 1024), (256, 256))
+                .expect("tiles");
+            let (_, shown) = engine
+                .convert_for_display(&image, &gpu_settings, &tiles, RunOptions::default())
+                .expect("display run");
+            assert_timeline(&shown, &format!("{what}, for display"));
+            assert!(shown.spans.iter().any(|s| s.lane == Lane::Display), "{what}: no display span");
+        }
+    }
 }

@@ -236,7 +236,11 @@ fn no_screen_draws_tiny_or_cut_text() {
         let windows: [(&str, Opener, &[&str]); 5] = [
             ("export", GraylabApp::open_export_window, &[]),
             ("size sweep", GraylabApp::open_sweep_window, &["image size, megapixels (log)"]),
-            ("round trips", |app| app.set_round_trips("1, 2", 1), &["operations per round trip, n (log)"]),
+            (
+                "round trips",
+                |app| app.set_round_trips("1, 2", 1),
+                &["operations per round trip, n (log scale)"],
+            ),
             ("parity", GraylabApp::open_parity_window, &[]),
             ("claims", GraylabApp::open_claims_window, &[]),
         ];

@@ -73,6 +73,27 @@ pub fn spinner(ui: &mut egui::Ui) -> egui::Response {
     response
 }
 
+/// Durations from this long on are written in seconds, not milliseconds.
+pub const SECONDS_FROM_NS: u64 = 10_000_000_000;
+
+/// A duration for a label: "894.700 ms", or in seconds from 10 s on ("158.963 s"). Every label
+/// that prints a duration in the app goes through here.
+#[must_use]
+pub fn duration(ns: u64) -> String {
+    if ns >= SECONDS_FROM_NS {
+        format!("{:.3} s", ns as f64 / 1e9)
+    } else {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    }
+}
+
+/// A chart's time unit for values up to `max_ns`: ("ms", 1e6 ns per unit), or ("s", 1e9) from
+/// 10 s on, so that no axis reads "200000 ms".
+#[must_use]
+pub fn time_unit(max_ns: u64) -> (&'static str, f64) {
+    if max_ns >= SECONDS_FROM_NS { ("s", 1e9) } else { ("ms", 1e6) }
+}
+
 /// `33,177,600`: digits grouped by thousands.
 #[must_use]
 pub fn thousands(n: u64) -> String {
@@ -89,6 +110,15 @@ pub fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn durations_from_ten_seconds_on_are_in_seconds() {
+        assert_eq!(super::duration(894_700_000), "894.700 ms");
+        assert_eq!(super::duration(9_999_000_000), "9999.000 ms");
+        assert_eq!(super::duration(158_962_502_000), "158.963 s");
+        assert_eq!(super::time_unit(200_000_000_000), ("s", 1e9));
+        assert_eq!(super::time_unit(2_000_000), ("ms", 1e6));
+    }
+
     #[test]
     fn thousands_are_grouped() {
         assert_eq!(super::thousands(0), "0");

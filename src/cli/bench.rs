@@ -313,7 +313,11 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
             ms(r.cold.total_ns),
             r.kernel_mpix_per_s,
             r.kernel_gb_per_s,
-            r.cold.gpu.filter(|g| g.bands > 1).map_or_else(String::new, |g| format!(", {} bands", g.bands)),
+            r.cold
+                .gpu
+                .as_ref()
+                .filter(|g| g.bands > 1)
+                .map_or_else(String::new, |g| format!(", {} bands", g.bands)),
         );
         outln!("{:<16} {}", "", r.work.sentence());
         print_rates(r);

@@ -125,7 +125,7 @@ impl<'a> Repeat<'a> {
             cancel: None,
             keep_input: self.keep_input,
         };
-        self.engine.run_kernel(&input, self.out.bytes_mut(), s, &mut report)?;
+        self.engine.run_kernel(&input, self.out.bytes_mut(), s, (&mut report, started))?;
         report.finish(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
         Ok(report)
     }
@@ -219,11 +219,13 @@ pub fn bench_with(
 /// A report of the warm runs' medians: every phase and every GPU copy at its median.
 fn median_report(cold: &RunReport, warm: &[RunReport], phases: &[PhaseStats]) -> RunReport {
     let mut r = cold.clone();
+    // The cold run's timeline is not the medians' (there is no median timeline).
+    r.spans.clear();
     r.phases = phases
         .iter()
         .map(|p| PhaseTiming { phase: p.phase, ns: p.stats.median_ns, source: p.source })
         .collect();
-    r.gpu = warm.first().and_then(|w| w.gpu).map(|first| {
+    r.gpu = warm.first().and_then(|w| w.gpu.clone()).map(|first| {
         let median = |part: fn(&GpuTimings) -> u64| {
             let values: Vec<u64> = warm.iter().filter_map(|w| w.gpu.as_ref()).map(part).collect();
             Stats::of(&values).map_or(0, |s| s.median_ns)

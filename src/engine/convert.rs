@@ -9,6 +9,7 @@ use image::{DynamicImage, ImageBuffer};
 
 use super::options::RunOptions;
 use super::report::{ClockSource, Phase, PhaseTiming, RunReport, add_gpu_timings};
+use super::spans::{Lane, Span};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
 use crate::gpu::{GpuJob, GpuTiles};
 
@@ -172,7 +173,7 @@ impl Engine {
             cancel: options.cancel,
             keep_input: options.keep_input_on_gpu,
         };
-        self.run_kernel(&input, out.bytes_mut(), settings, &mut report)?;
+        self.run_kernel(&input, out.bytes_mut(), settings, (&mut report, started))?;
         let image = out
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
@@ -206,14 +207,16 @@ impl Engine {
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
                 gray_work_note(settings, &mut report);
-                let shown = Instant::now();
+                let shown = nanos_since(started);
                 tiles.write_host(&gray);
                 tiles.draw_preview(options.cancel)?;
+                let drawn = nanos_since(started);
                 report.phases.push(PhaseTiming {
                     phase: Phase::Display,
-                    ns: nanos_since(shown),
+                    ns: drawn - shown,
                     source: ClockSource::CpuClock,
                 });
+                report.spans.push(Span::cpu(Lane::Display, shown, drawn));
                 report.finish(nanos_since(started));
                 return Ok((Some(gray), report));
             }
@@ -227,28 +230,31 @@ impl Engine {
         job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
         let mut out =
             options.download_result.then(|| OutBuffer::new(kernel, width as usize * height as usize));
+        let offset_ns = nanos_since(started);
         let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
-        add_gpu_timings(&mut report, t);
+        add_gpu_timings(&mut report, t, offset_ns);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
         report.finish(nanos_since(started));
         self.hold_against_compute(&mut report);
         Ok((pixels, report))
     }
 
-    /// Runs one kernel into a caller-owned buffer and records its phases in `report`
-    /// (the benchmark reuses `dst` across runs, as a real pipeline would).
+    /// Runs one kernel into a caller-owned buffer and records its phases and spans in `report`,
+    /// whose run started at `run_started` (the benchmark reuses `dst` across runs, as a real
+    /// pipeline would).
     pub(crate) fn run_kernel(
         &self,
         input: &KernelInput<'_>,
         dst: &mut [u8],
         settings: &ConvertSettings,
-        report: &mut RunReport,
+        (report, run_started): (&mut RunReport, Instant),
     ) -> Result<(), EngineError> {
         let &KernelInput { kernel, src, width, height, cancel, keep_input } = input;
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
                 let started = Instant::now();
+                let start_ns = nanos_since(run_started);
                 crate::cpu::par_convert_with_work(
                     kernel,
                     settings.formula,
@@ -257,12 +263,10 @@ impl Engine {
                     threads,
                     settings.work,
                 )?;
+                let ns = nanos_since(started);
                 report.threads = Some(threads);
-                report.phases.push(PhaseTiming {
-                    phase: Phase::Kernel,
-                    ns: nanos_since(started),
-                    source: ClockSource::CpuClock,
-                });
+                report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: ClockSource::CpuClock });
+                report.spans.push(Span::cpu(Lane::Kernel, start_ns, start_ns + ns));
             }
             Backend::Gpu => {
                 let converter = self.gpu_converter()?;
@@ -270,10 +274,11 @@ impl Engine {
                     .with_work(settings.work);
                 job.cancel = cancel;
                 job.keep_input = keep_input.map(super::ImageKey::get);
+                let offset_ns = nanos_since(run_started);
                 let t = converter.convert(&job, dst)?;
                 report.workgroup = Some(settings.workgroup);
                 report.adapter = Some(converter.context().adapter_info().name.clone());
-                add_gpu_timings(report, t);
+                add_gpu_timings(report, t, offset_ns);
             }
         }
         Ok(())

@@ -18,6 +18,7 @@ mod parity;
 mod report;
 mod round_trip;
 pub mod sampling;
+mod spans;
 mod sweep;
 mod synthetic;
 mod work;
@@ -39,6 +40,7 @@ pub use round_trip::{
     DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
     round_trip_bytes, round_trips,
 };
+pub use spans::{Lane, Span, SpanClock, lane_overlap};
 pub use sweep::compare::{Sides, compare};
 pub use sweep::frontier::{frontier_sentence, measured_frontier, modelled_frontier};
 pub use sweep::grid::{

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::spans::Span;
 use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::GpuTimings;
 
@@ -147,6 +148,9 @@ pub struct RunReport {
     pub work: WorkFigures,
     /// Things a reader of the numbers must know (passthrough, float input converted, …).
     pub notes: Vec<String>,
+    /// When each step really ran, ns since the run started (a timeline): every span lies within
+    /// `0..=total_ns`, and spans of one lane do not overlap.
+    pub spans: Vec<Span>,
 }
 
 impl RunReport {
@@ -169,6 +173,16 @@ impl RunReport {
             adapter: None,
             work: WorkFigures::default(),
             notes,
+            spans: Vec::new(),
+        }
+    }
+
+    /// Moves every span `offset_ns` later: the report's run now starts that long before the one
+    /// that measured them (an app waiting for the engine's run).
+    pub fn shift_spans(&mut self, offset_ns: u64) {
+        for s in &mut self.spans {
+            s.start_ns += offset_ns;
+            s.end_ns += offset_ns;
         }
     }
 
@@ -240,9 +254,11 @@ pub fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
 }
 
-/// Adds a GPU run's phases, notes and details to a report.
-pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings) {
+/// Adds a GPU run's phases, spans (the GPU run started `offset_ns` after the report's run), notes
+/// and details to a report.
+pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: u64) {
     report.phases.extend(gpu_phases(&t));
+    report.spans.extend(super::spans::from_gpu(&t.spans, offset_ns));
     if t.bands > 1 {
         report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
     }

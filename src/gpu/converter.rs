@@ -9,7 +9,6 @@ use super::display::{DisplayPipeline, GpuTiles};
 use super::pipelines::{Pipelines, params_buffer};
 use super::run::{pipelined, resident, round_trip, stepwise};
 use super::{GpuContext, GpuError, GpuJob, GpuTimings};
-use crate::gpu::StepClock;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
@@ -23,6 +22,7 @@ use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::run::round_trip::{RoundTrip, RoundTripTimes};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
+use crate::gpu::{GpuSpan, GpuStep, StepClock};
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -120,7 +120,7 @@ impl GpuConverter {
     /// The output is byte-identical to [`crate::cpu::par_convert`] for every kernel, formula,
     /// workgroup shape, band split and submission size.
     pub fn convert(&self, job: &GpuJob<'_>, dst: &mut [u8]) -> Result<GpuTimings, GpuError> {
-        self.run(job, Some(dst), None)
+        self.run(job, Some(dst), None, Instant::now())
     }
 
     /// Prepares the display of a `width` x `height` result on this device, with a `preview`
@@ -147,10 +147,18 @@ impl GpuConverter {
         if (tiles.width, tiles.height) != (job.width, job.height) {
             return Err(GpuError::Bug("the display tiles were made for another image size"));
         }
-        let mut t = self.run(job, dst, Some(tiles))?;
+        let mut t = self.run(job, dst, Some(tiles), started)?;
         let drawing = Instant::now();
         tiles.draw_preview(job.cancel)?;
-        t.preview_ns = nanos(drawing.elapsed());
+        let drawn = Instant::now();
+        t.preview_ns = nanos(drawn - drawing);
+        let since = |at: Instant| nanos(at.saturating_duration_since(started));
+        t.spans.push(GpuSpan {
+            step: GpuStep::Preview,
+            start_ns: since(drawing),
+            end_ns: since(drawn),
+            clock: StepClock::CpuClock,
+        });
         t.wall_ns = nanos(started.elapsed());
         Ok(t)
     }
@@ -244,11 +252,13 @@ impl GpuConverter {
         }
     }
 
+    /// Runs `job`, its spans in ns since `origin` (at or before now).
     fn run(
         &self,
         job: &GpuJob<'_>,
         dst: Option<&mut [u8]>,
         tiles: Option<&GpuTiles>,
+        origin: Instant,
     ) -> Result<GpuTimings, GpuError> {
         let started = Instant::now();
         let pixels = u64::from(job.width) * u64::from(job.height);
@@ -260,7 +270,7 @@ impl GpuConverter {
         }
         let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
         let mut scopes = ErrorScopes::push(self.ctx.device());
-        let result = self.run_scoped(job, dst, tiles, &mut buffers, &mut scopes, started);
+        let result = self.run_scoped(job, dst, tiles, &mut buffers, &mut scopes, (origin, started));
         let scope_result = scopes.finish();
         let result = result.and_then(|t| scope_result.map(|()| t));
         if result.is_err() {
@@ -278,7 +288,7 @@ impl GpuConverter {
         tiles: Option<&GpuTiles>,
         buffers: &mut Buffers,
         scopes: &mut ErrorScopes<'_>,
-        started: Instant,
+        (origin, started): (Instant, Instant),
     ) -> Result<GpuTimings, GpuError> {
         let ctx = &*self.ctx;
         let kernel = job.kernel;
@@ -338,7 +348,8 @@ impl GpuConverter {
             (&band.output, band_out_bytes),
             &params,
         );
-        t.setup_ns = nanos(started.elapsed());
+        let set_up = Instant::now();
+        t.setup_ns = nanos(set_up - started);
         let mut run = Run {
             cmds: RunCommands {
                 ctx,
@@ -360,7 +371,10 @@ impl GpuConverter {
             budget: &self.budget,
             work: job.work,
             t,
+            origin,
+            gpu_free_ns: 0,
         };
+        run.span(GpuStep::Setup, (started, set_up), StepClock::CpuClock);
         if pipelined {
             pipelined::drive(&mut run, slots, scopes)?;
         } else {

@@ -310,7 +310,14 @@ impl ChartsDock {
                     return;
                 }
                 let w = if narrow { width } else { width * share - 8.0 };
-                ui.allocate_ui(egui::vec2(w, height + 40.0), |ui| ui.vertical(|ui| add(ui)));
+                // A column of its own width exactly, clipped to it: a wide legend or header in one
+                // column never pushes the next one off the window.
+                let (rect, _) = ui.allocate_exact_size(egui::vec2(w, height + 40.0), egui::Sense::hover());
+                let mut column = ui.new_child(
+                    egui::UiBuilder::new().max_rect(rect).layout(egui::Layout::top_down(egui::Align::Min)),
+                );
+                column.set_clip_rect(rect.intersect(ui.clip_rect()));
+                add(&mut column);
             };
             let name_of = |id: u64| {
                 runs.iter().find(|r| r.image_id == id).map(|r| r.image_name.clone()).unwrap_or_default()

@@ -60,12 +60,17 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
         .weak(),
     );
     legend_ui(ui, &legend);
-    let height = (bottom_y - ui.cursor().top() - ui.spacing().item_spacing.y).min(max_height).max(120.0);
+    let rising = rising_note(r);
+    // Room under the plot for the x axis's title (a line of its own: on the axis it ran into the
+    // middle tick) and the note on a rise.
+    let below = ui.text_style_height(&egui::TextStyle::Small) * if rising.is_some() { 3.2 } else { 1.2 };
+    let height =
+        (bottom_y - ui.cursor().top() - ui.spacing().item_spacing.y - below).min(max_height).max(120.0);
     let counts: Vec<u32> = r.points.iter().map(|p| p.passes).collect();
     let top = all.iter().flat_map(|s| s.3.iter().map(|p| p[1])).fold(0.0, f64::max);
     let last = counts.last().copied().map_or(1.0, x_of);
     let marks = counts.clone();
-    let plot = fixed_plot(ui, "round trips", "operations per round trip, n (log)", "ms per operation")
+    let plot = fixed_plot(ui, "round trips", "", "ms per operation")
         .height(height)
         .x_grid_spacer(move |input| {
             let (lo, hi) = input.bounds;
@@ -102,6 +107,34 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
             plot.vline(VLine::new("the GPU wins from here", x_of(n)).color(Color32::YELLOW));
         }
     });
+    ui.vertical_centered(|ui| ui.label(RichText::new("operations per round trip, n (log scale)").small()));
+    if let Some(note) = rising {
+        ui.label(RichText::new(note).small().weak());
+    }
+}
+
+/// A sentence under the chart when a backend's time per operation rises with `n` by more than
+/// a tenth from the first count to the last (it should fall, or stay level).
+fn rising_note(r: &RoundTripResult) -> Option<String> {
+    let (first, last) = (r.points.first()?, r.points.last()?);
+    let gpu = (first.gpu_per_op_ns, last.gpu_per_op_ns);
+    let cpu = (first.cpu_per_op_ns.median_ns as f64, last.cpu_per_op_ns.median_ns as f64);
+    let risen: Vec<String> = [("GPU", gpu), ("CPU", cpu)]
+        .iter()
+        .filter(|(_, (a, b))| *a > 0.0 && *b > *a * 1.1)
+        .map(|(name, (a, b))| format!("{name} {:.1} → {:.1} ms", a / 1e6, b / 1e6))
+        .collect();
+    (!risen.is_empty()).then(|| {
+        format!(
+            "The time per operation rises with n ({} from n = {} to {}): more passes share one upload and one \
+             download, so it should fall; a rise means each pass itself took longer in the longer round trips \
+             (the machine busier, slower or throttled then): a reason to measure again, not a property of the \
+             backend.",
+            risen.join(", "),
+            first.passes,
+            last.passes
+        )
+    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, PlotPoint, Text};
 
-use super::{Segment, fixed_plot, legend_ui, ms, nice_spacer, segments};
+use super::{Segment, fixed_plot, legend_ui, look, nice_spacer, segments};
 use crate::app::state::RunRecord;
 use crate::engine::Backend;
 
@@ -87,22 +87,27 @@ fn tooltip_ui(ui: &mut Ui, run: &RunRecord, image_name: &str) {
     egui::Grid::new("run tooltip").num_columns(2).show(ui, |ui| {
         for (segment, ns, clock) in segments(run) {
             ui.label(format!("{} [{clock}]", segment.name()));
-            ui.label(RichText::new(format!("{:.3} ms", ms(ns))).monospace());
+            ui.label(RichText::new(look::duration(ns)).monospace());
             ui.end_row();
         }
         if run.overlap_ns() > 0 {
             ui.label("− overlap (steps ran at once)");
-            ui.label(RichText::new(format!("−{:.3} ms", ms(run.overlap_ns()))).monospace());
+            ui.label(RichText::new(format!("−{}", look::duration(run.overlap_ns()))).monospace());
             ui.end_row();
         }
         ui.strong("wall [cpu]");
-        ui.label(RichText::new(format!("{:.3} ms", ms(run.wall_ns()))).monospace().strong());
+        ui.label(RichText::new(look::duration(run.wall_ns())).monospace().strong());
         ui.end_row();
     });
 }
 
 /// The stacked bars of `shown`, by segment, and the backend strips under them, by backend.
-fn bars_of(shown: &[(&RunRecord, bool)], strip: f64, outline: Color32) -> (Series, Vec<(Backend, Vec<Bar>)>) {
+fn bars_of(
+    shown: &[(&RunRecord, bool)],
+    (strip, ns_per_unit): (f64, f64),
+    outline: Color32,
+) -> (Series, Vec<(Backend, Vec<Bar>)>) {
+    let ms = |ns: u64| ns as f64 / ns_per_unit;
     let mut series: Series = Vec::new();
     let mut strips: Vec<(Backend, Vec<Bar>)> = Vec::new();
     for (run, faded) in shown {
@@ -135,6 +140,12 @@ fn bars_of(shown: &[(&RunRecord, bool)], strip: f64, outline: Color32) -> (Serie
     (series, strips)
 }
 
+/// The height of a row of small text over the bars (rows any closer overlap: "linear" was drawn
+/// over "bt601").
+const ROW: f32 = look::SMALL_TEXT * 1.45;
+/// The height of the wall-time label above the last bar.
+const WALL_LABEL: f32 = 18.0;
+
 /// The names of the series above the first bar of each, on one of two rows over the tallest
 /// bar (`top`) and its wall-time label, below the image names along the top when `names_on_top`;
 /// a name with no room on either row is left out, as are both rows in a chart too short for them
@@ -145,10 +156,8 @@ fn series_names_ui(
     (top, names_on_top): (f64, bool),
     colour: Color32,
 ) {
-    /// Points per character of the small font, about; the height of a row; the wall-time label.
+    /// Points per character of the small font, about.
     const CHAR_WIDTH: f32 = 6.5;
-    const ROW: f32 = 12.0;
-    const WALL_LABEL: f32 = 18.0;
     let top_px = plot.screen_from_plot(PlotPoint::new(0.0, top)).y;
     let ceiling_px = plot.screen_from_plot(PlotPoint::new(0.0, plot.plot_bounds().max()[1])).y;
     // Each row's baseline, kept below the "previous / this image" names along the top.
@@ -202,11 +211,15 @@ pub fn runs_chart_ui(
     name_of: &dyn Fn(u64) -> String,
 ) {
     let shown = shown(runs, image, previous);
-    ui.label(RichText::new("Each run: phases − overlap + other = wall time (ms)").strong());
-    let top = shown.iter().map(|(r, _)| ms(r.wall_ns() + r.overlap_ns())).fold(0.0, f64::max);
+    let top_ns = shown.iter().map(|(r, _)| r.wall_ns() + r.overlap_ns()).max().unwrap_or(0);
+    // Seconds from 10 s on: no axis reads "200000 ms".
+    let (unit, ns_per_unit) = look::time_unit(top_ns);
+    let ms = |ns: u64| ns as f64 / ns_per_unit;
+    ui.label(RichText::new(format!("Each run: phases − overlap + other = wall time ({unit})")).strong());
+    let top = ms(top_ns);
     // The backend strip under the bars: a fixed share of the chart's height.
     let strip = (top * 0.06).max(1e-3);
-    let (mut series, strips) = bars_of(&shown, strip, ui.visuals().strong_text_color());
+    let (mut series, strips) = bars_of(&shown, (strip, ns_per_unit), ui.visuals().strong_text_color());
     // The overlap is drawn last, over the phases it shades.
     series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     legend_ui(ui, &legend_of(&series, &strips));
@@ -226,8 +239,16 @@ pub fn runs_chart_ui(
     // Each series (formula and work per pixel) named above its first bar, with room above the
     // bars for the names.
     let starts = series_starts(&shown);
-    let head = if starts.is_empty() { 1.25 } else { 1.7 };
-    let response = fixed_plot(ui, "runs", "run number (as in Last run)", "ms")
+    // Room above the tallest bar, in points, for its wall-time label, the two rows of series
+    // names and the image names along the top, so that none is drawn over another ("cmyk.jpg"
+    // was drawn over "97.4 ms"): as a share of the plot's height (about its column's height less
+    // the axes).
+    let rows_above = if starts.is_empty() { 0.0 } else { 2.0 } + if boundary.is_some() { 1.0 } else { 0.0 };
+    let room = WALL_LABEL + ROW * rows_above + 6.0;
+    let plot_px = (ui.available_height() - 44.0).max(80.0);
+    let free_share = f64::from(1.0 - (room / plot_px).min(0.6));
+    let head = (1.0 / free_share).max(if starts.is_empty() { 1.25 } else { 1.7 });
+    let response = fixed_plot(ui, "runs", "run number (as in Last run)", unit)
         .x_grid_spacer(nice_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(lo - 0.6)
@@ -284,12 +305,14 @@ pub fn runs_chart_ui(
             }
             series_names_ui(plot, &starts, (top, boundary.is_some()), weak);
             plot.text(
+                // Ending at the bar's right edge: centred on the last bar, it ran past the
+                // plot's ("2614.0 m").
                 Text::new(
                     "last run",
-                    PlotPoint::new(hi, ms(last.wall_ns() + last.overlap_ns())),
-                    RichText::new(format!("{:.1} ms", ms(last.wall_ns()))).strong(),
+                    PlotPoint::new(hi + 0.35, ms(last.wall_ns() + last.overlap_ns())),
+                    RichText::new(format!("{:.1} {unit}", ms(last.wall_ns()))).strong(),
                 )
-                .anchor(egui::Align2::CENTER_BOTTOM)
+                .anchor(egui::Align2::RIGHT_BOTTOM)
                 .color(text_colour),
             );
         });

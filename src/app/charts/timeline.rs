@@ -1,64 +1,192 @@
-//! The last run as a profiler timeline: one lane per segment, laid end to end, so the end of the
-//! last lane is the run's wall time, plus the overlap where steps ran at once (marked).
+//! The last run as a profiler timeline: one lane per kind of step (a lane per thread for host
+//! copies, the GPU's copies, the kernel, display, encode), each step drawn from its real start to
+//! its real end (the run report's spans), so steps that ran at once are seen side by side and
+//! nothing passes the wall line, which is always drawn.
 
-use egui::{RichText, Ui};
+use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart};
 
-use super::{fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer, segments};
+use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, look, nice_spacer};
 use crate::app::state::RunRecord;
+use crate::engine::{Lane, Phase, SpanClock};
+
+/// One bar of the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineBar {
+    /// Its lane, an index into [`Timeline::lanes`].
+    pub lane: usize,
+    /// Its start, ms since the run started.
+    pub start_ms: f64,
+    /// Its end, ms since the run started.
+    pub end_ms: f64,
+    /// How its start and end were found.
+    pub clock: SpanClock,
+}
+
+/// What the timeline chart draws for one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeline {
+    /// The lanes, top first.
+    pub lanes: Vec<Lane>,
+    /// The bars, in lane order and by start.
+    pub bars: Vec<TimelineBar>,
+    /// The run's wall time, ms.
+    pub wall_ms: f64,
+}
+
+/// The timeline of `run` from its report's spans, in units of `ns_per_unit` since the run
+/// started (1e6: ms): a lane for each lane that has a span.
+fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
+    let ms = |ns: u64| ns as f64 / ns_per_unit;
+    let mut spans = run.report.spans.clone();
+    spans.sort_by_key(|s| (s.lane, s.start_ns));
+    let mut lanes: Vec<Lane> = spans.iter().map(|s| s.lane).collect();
+    lanes.dedup();
+    let bars = spans
+        .iter()
+        .map(|s| TimelineBar {
+            lane: lanes.iter().position(|l| *l == s.lane).unwrap_or_default(),
+            start_ms: ms(s.start_ns),
+            end_ms: ms(s.end_ns),
+            clock: s.clock,
+        })
+        .collect();
+    Timeline { lanes, bars, wall_ms: ms(run.wall_ns()) }
+}
+
+/// The colour of a lane: its phase's.
+fn colour(lane: Lane) -> Color32 {
+    let phase = match lane {
+        Lane::Setup => Phase::Setup,
+        Lane::HostCopy { .. } => Phase::Decode,
+        Lane::Upload => Phase::Upload,
+        Lane::Kernel => Phase::Kernel,
+        Lane::Display => Phase::Display,
+        Lane::Download => Phase::Download,
+        Lane::Encode => Phase::Encode,
+    };
+    Segment::Phase(phase).colour()
+}
 
 /// Draws the timeline of `last`.
 pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
-    ui.label(RichText::new("Last run, phase by phase (ms)").strong());
     let Some(run) = last else {
+        ui.label(RichText::new("Last run, step by step").strong());
         ui.label("No run on this image yet.");
         return;
     };
-    let parts = segments(run);
-    let lanes = parts.len();
-    let mut start = 0.0;
+    // Seconds from 10 s on.
+    let (unit, ns_per_unit) = look::time_unit(run.wall_ns());
+    ui.label(RichText::new(format!("Last run, step by step ({unit})")).strong());
+    let timeline = timeline_in(run, ns_per_unit);
+    let lanes = timeline.lanes.len();
+    let wall = timeline.wall_ms;
     let mut charts = Vec::new();
-    let mut names = Vec::new();
-    for (lane, (segment, ns, clock)) in parts.iter().enumerate() {
-        let value = ms(*ns);
-        let bar = Bar::new((lanes - lane) as f64, value)
-            .base_offset(start)
-            .width(0.6)
-            .horizontal()
-            .fill(segment.colour())
-            .name(format!("{} [{clock}]: {value:.3} ms, from {start:.3} ms", segment.name()));
-        charts.push(BarChart::new(segment.name(), vec![bar]).color(segment.colour()).horizontal());
-        names.push(segment.name().to_owned());
-        start += value;
+    for (index, lane) in timeline.lanes.iter().enumerate() {
+        let bars: Vec<Bar> = timeline
+            .bars
+            .iter()
+            .filter(|b| b.lane == index)
+            .map(|b| {
+                Bar::new((lanes - index) as f64, b.end_ms - b.start_ms)
+                    .base_offset(b.start_ms)
+                    .width(0.6)
+                    .horizontal()
+                    .fill(colour(*lane))
+                    .name(format!(
+                        "{} [{}]: {:.3} {unit}, from {:.3} to {:.3} {unit}",
+                        lane.name(),
+                        b.clock,
+                        b.end_ms - b.start_ms,
+                        b.start_ms,
+                        b.end_ms
+                    ))
+            })
+            .collect();
+        charts.push(BarChart::new(lane.name(), bars).color(colour(*lane)).horizontal());
     }
-    let wall = ms(run.wall_ns());
-    let legend = if run.overlap_ns() > 0 {
-        format!("wall {wall:.3} ms, cpu-clock; steps overlapped by {:.3} ms", ms(run.overlap_ns()))
-    } else {
-        format!("wall {wall:.3} ms, cpu-clock")
-    };
-    legend_ui(ui, &[(ui.visuals().weak_text_color(), legend)]);
-    let overlapped = run.overlap_ns() > 0;
+    // Short entries, each one widget that wraps as a whole: one long entry widened the column
+    // and pushed the chart beside it off the window.
+    let mut legend = vec![(
+        ui.visuals().strong_text_color(),
+        format!("wall {} [cpu-clock], dashed", look::duration(run.wall_ns())),
+    )];
+    let mut clocks: Vec<&str> = timeline.bars.iter().map(|b| b.clock.label()).collect();
+    clocks.sort_unstable();
+    clocks.dedup();
+    legend.extend(clocks.iter().map(|c| (ui.visuals().weak_text_color(), format!("bars: {c}"))));
+    if lanes == 0 {
+        legend.push((ui.visuals().weak_text_color(), "no step of this run was timed on its own".to_owned()));
+    }
+    legend_ui(ui, &legend);
+    let names = timeline.lanes.iter().rev().map(|l| l.name()).collect();
     let ui_text = ui.visuals().strong_text_color();
-    fixed_plot(ui, "timeline", "ms since the run started", "")
+    fixed_plot(ui, "timeline", &format!("{unit} since the run started"), "")
         .x_grid_spacer(nice_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
-        // Lane `lanes` (the top) is the first phase.
-        .custom_y_axes(vec![lane_axis(ui, names.into_iter().rev().collect())])
+        // Lane `lanes` (the top) is the first lane.
+        .custom_y_axes(vec![lane_axis(ui, names)])
         .include_x(0.0)
-        .include_x(start.max(1e-3) * 1.05)
+        .include_x(wall.max(1e-3) * 1.05)
         .include_y(0.4)
         .include_y(lanes as f64 + 0.6)
         .show(ui, |plot| {
             for c in charts {
                 plot.bar_chart(c);
             }
-            if overlapped {
-                plot.vline(
-                    egui_plot::VLine::new("wall time", wall)
-                        .color(ui_text)
-                        .style(egui_plot::LineStyle::dashed_loose()),
-                );
-            }
+            plot.vline(
+                egui_plot::VLine::new("wall time", wall)
+                    .color(ui_text)
+                    .style(egui_plot::LineStyle::dashed_loose()),
+            );
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Backend, ConvertSettings, Formula, RunReport, Span};
+
+    fn record(spans: Vec<Span>, wall_ns: u64) -> RunRecord {
+        let mut report = RunReport::new(Backend::Gpu, Formula::default(), (4, 4), Vec::new());
+        report.total_ns = wall_ns;
+        report.spans = spans;
+        RunRecord {
+            seq: 1,
+            image_id: 1,
+            image_name: "a.png".to_owned(),
+            settings: ConvertSettings::default(),
+            report,
+            rates: Vec::new(),
+            cold: false,
+        }
+    }
+
+    #[test]
+    fn overlapping_steps_share_the_wall_and_no_bar_passes_it() {
+        // 894.7 ms of wall; the steps add up to 1030 ms because the host copied beside the GPU.
+        let spans = vec![
+            Span::cpu(Lane::HostCopy { thread: Some(1) }, 0, 300_000_000),
+            Span::cpu(Lane::HostCopy { thread: Some(0) }, 10_000_000, 290_000_000),
+            Span::cpu(Lane::Kernel, 250_000_000, 700_000_000),
+            Span::cpu(Lane::Display, 700_000_000, 894_000_000),
+        ];
+        let sum_ms: f64 = spans.iter().map(|s| s.ns() as f64 / 1e6).sum();
+        assert!(sum_ms > 894.7, "the steps overlap: {sum_ms} ms");
+        let t = timeline_in(&record(spans, 894_700_000), 1e6);
+        assert_eq!(
+            t.lanes,
+            [
+                Lane::HostCopy { thread: Some(0) },
+                Lane::HostCopy { thread: Some(1) },
+                Lane::Kernel,
+                Lane::Display
+            ]
+        );
+        let last_end = t.bars.iter().map(|b| b.end_ms).fold(0.0, f64::max);
+        assert!(last_end <= t.wall_ms, "the last bar ends at {last_end} ms, past the wall {} ms", t.wall_ms);
+        assert!((last_end - 894.0).abs() < 1e-9);
+        let kernel = t.bars.iter().find(|b| b.lane == 2).expect("a kernel bar");
+        assert!((kernel.start_ms - 250.0).abs() < 1e-9 && (kernel.end_ms - 700.0).abs() < 1e-9);
+    }
 }

@@ -211,13 +211,13 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     ui.label(format!("run {}: {what}, {}, {} x {} px", run.seq, r.formula, r.width, r.height));
     super::work::last_run_work_ui(ui, run);
     egui::Grid::new("last run").striped(true).spacing([6.0, 2.0]).show(ui, |ui| {
-        for head in ["phase", "ms", "clock", "rate · ceiling"] {
+        for head in ["phase", "time", "clock", "rate · ceiling"] {
             ui.label(RichText::new(head).weak());
         }
         ui.end_row();
         for p in &r.phases {
             ui.label(p.phase.name());
-            ui.label(RichText::new(ms(p.ns)).monospace());
+            ui.label(RichText::new(look::duration(p.ns)).monospace());
             clock_ui(ui, p.source);
             rate_ui(ui, run, p.phase);
             ui.end_row();
@@ -225,16 +225,16 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         if run.overlap_ns() > 0 {
             ui.label("− overlap")
                 .on_hover_text("Steps that ran at the same time (host copies beside GPU work)");
-            ui.label(RichText::new(format!("−{}", ms(run.overlap_ns()))).monospace());
+            ui.label(RichText::new(format!("−{}", look::duration(run.overlap_ns()))).monospace());
             clock_ui(ui, ClockSource::CpuClock);
             ui.end_row();
         }
         ui.label("other").on_hover_text("Wall time no phase accounts for: waiting, submitting, bookkeeping");
-        ui.label(RichText::new(ms(run.other_ns())).monospace());
+        ui.label(RichText::new(look::duration(run.other_ns())).monospace());
         clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
         ui.strong("wall");
-        ui.label(RichText::new(ms(run.wall_ns())).monospace().strong());
+        ui.label(RichText::new(look::duration(run.wall_ns())).monospace().strong());
         clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
     });

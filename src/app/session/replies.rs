@@ -94,7 +94,7 @@ impl Session {
 
     fn record(&mut self, image_id: u64, settings: ConvertSettings, measured: Measured) {
         let Measured { report, rates } = measured;
-        let downloaded = report.gpu.is_some_and(|g| g.downloaded);
+        let downloaded = report.gpu.as_ref().is_some_and(|g| g.downloaded);
         let cold = self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
         self.counted.0 += 1;
         let image_name = self.input.as_ref().map(|i| file_name(&i.path)).unwrap_or_default();

@@ -255,7 +255,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
             percent_of_ceiling: known.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
         }
     };
-    let gpu_copies = report.gpu.map(|g| {
+    let gpu_copies = report.gpu.as_ref().map(|g| {
         (g, if g.copies_clock.is_gpu() { ClockSource::GpuTimestamp } else { ClockSource::CpuClock })
     });
     let mut rates = Vec::new();

@@ -6,9 +6,47 @@
 //! wgpu 30 hands out a mapped write range as `WriteOnly<[u8]>`, which is not `Send`;
 //! `WriteOnly::into_chunks` splits it into `WriteOnly<[u8; N]>` pieces, which are.
 
+use std::time::Instant;
+
 use rayon::prelude::*;
 
 use crate::gpu::GpuError;
+
+/// The time one thread spent in one host copy: from the start of its first piece to the end of
+/// its last (a thread copies its pieces one after another).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ThreadCopy {
+    /// The rayon thread index, `None` for a thread outside the pool.
+    pub thread: Option<usize>,
+    /// When its first piece started.
+    pub started: Instant,
+    /// When its last piece ended.
+    pub ended: Instant,
+}
+
+impl ThreadCopy {
+    /// Runs `copy` on this thread, timed.
+    fn timed(copy: impl FnOnce()) -> Self {
+        let started = Instant::now();
+        copy();
+        Self { thread: rayon::current_thread_index(), started, ended: Instant::now() }
+    }
+}
+
+/// One span per thread out of one span per piece.
+fn per_thread(pieces: impl IntoIterator<Item = ThreadCopy>) -> Vec<ThreadCopy> {
+    let mut threads: Vec<ThreadCopy> = Vec::new();
+    for piece in pieces {
+        match threads.iter_mut().find(|t| t.thread == piece.thread) {
+            Some(t) => {
+                t.started = t.started.min(piece.started);
+                t.ended = t.ended.max(piece.ended);
+            }
+            None => threads.push(piece),
+        }
+    }
+    threads
+}
 
 /// Bytes each rayon task copies.
 pub const PIECE_BYTES: usize = 1 << 20;
@@ -18,8 +56,9 @@ fn parallel(len: usize) -> bool {
     len >= PIECE_BYTES * rayon::current_num_threads()
 }
 
-/// Copies `src` to the start of a mapped write range and zero-fills the rest of it.
-pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<(), GpuError> {
+/// Copies `src` to the start of a mapped write range and zero-fills the rest of it; when each
+/// thread that took part copied.
+pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<Vec<ThreadCopy>, GpuError> {
     let range_bytes = view.len();
     let too_long =
         || GpuError::Map(format!("{} bytes do not fit a {range_bytes} byte staging range", src.len()));
@@ -28,30 +67,44 @@ pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<
         let (pieces, mut rest) = head.into_chunks::<PIECE_BYTES>();
         let pieces: Vec<wgpu::WriteOnly<'_, [u8; PIECE_BYTES]>> = pieces.into_iter().collect();
         let (src_pieces, src_rest) = src.split_at(pieces.len() * PIECE_BYTES);
-        pieces.into_par_iter().zip(src_pieces.par_chunks_exact(PIECE_BYTES)).for_each(|(piece, from)| {
-            let mut piece: wgpu::WriteOnly<'_, [u8]> = piece.into();
-            piece.copy_from_slice(from);
-        });
-        rest.copy_from_slice(src_rest);
+        let mut copies: Vec<ThreadCopy> = pieces
+            .into_par_iter()
+            .zip(src_pieces.par_chunks_exact(PIECE_BYTES))
+            .map(|(piece, from)| {
+                ThreadCopy::timed(|| {
+                    let mut piece: wgpu::WriteOnly<'_, [u8]> = piece.into();
+                    piece.copy_from_slice(from);
+                })
+            })
+            .collect();
+        copies.push(ThreadCopy::timed(|| {
+            rest.copy_from_slice(src_rest);
+            tail.fill(0);
+        }));
+        Ok(per_thread(copies))
     } else {
         let mut head = head;
-        head.copy_from_slice(src);
+        Ok(vec![ThreadCopy::timed(|| {
+            head.copy_from_slice(src);
+            tail.fill(0);
+        })])
     }
-    tail.fill(0);
-    Ok(())
 }
 
-/// Copies the start of a mapped read range into `dst` (all of `dst`).
-pub(crate) fn read_mapped(view: &[u8], dst: &mut [u8]) -> Result<(), GpuError> {
+/// Copies the start of a mapped read range into `dst` (all of `dst`); when each thread that took
+/// part copied.
+pub(crate) fn read_mapped(view: &[u8], dst: &mut [u8]) -> Result<Vec<ThreadCopy>, GpuError> {
     let src = view.get(..dst.len()).ok_or_else(|| {
         GpuError::Map(format!("a {} byte readback range holds no {} bytes", view.len(), dst.len()))
     })?;
     if parallel(dst.len()) {
-        dst.par_chunks_mut(PIECE_BYTES)
+        let copies: Vec<ThreadCopy> = dst
+            .par_chunks_mut(PIECE_BYTES)
             .zip(src.par_chunks(PIECE_BYTES))
-            .for_each(|(to, from)| to.copy_from_slice(from));
+            .map(|(to, from)| ThreadCopy::timed(|| to.copy_from_slice(from)))
+            .collect();
+        Ok(per_thread(copies))
     } else {
-        dst.copy_from_slice(src);
+        Ok(vec![ThreadCopy::timed(|| dst.copy_from_slice(src))])
     }
-    Ok(())
 }

@@ -5,13 +5,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
+use crate::gpu::device::host_copy::{ThreadCopy, fill_mapped, read_mapped};
 use crate::gpu::device::wait::{MapResult, mapped, nanos, wait_for};
 use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::{Chunk, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, Sample};
 use crate::gpu::run::record::RunCommands;
-use crate::gpu::{GpuError, GpuTimings};
+use crate::gpu::{GpuError, GpuSpan, GpuStep, GpuTimings, StepClock};
 use crate::pixel::Work;
 
 /// One conversion in progress.
@@ -32,6 +32,10 @@ pub(crate) struct Run<'a> {
     pub work: Work,
     /// What was measured so far.
     pub t: GpuTimings,
+    /// When the run started: its spans are ns since then.
+    pub origin: Instant,
+    /// Where the GPU's last placed span ended (one queue: its next one starts no earlier).
+    pub gpu_free_ns: u64,
 }
 
 impl Run<'_> {
@@ -49,12 +53,13 @@ impl Run<'_> {
         let (_, in_bytes) = chunk.in_bytes(self.cmds.kernel);
         let src = self.src.get(chunk.src.clone()).ok_or_else(|| self.length_mismatch())?;
         let started = Instant::now();
-        {
+        let copies = {
             let mut view =
                 slot.upload.get_mapped_range_mut(0..in_bytes).map_err(|e| GpuError::Map(e.to_string()))?;
-            fill_mapped(&mut view, src)?;
-        }
+            fill_mapped(&mut view, src)?
+        };
         self.t.upload_host_ns += nanos(started.elapsed());
+        self.host_copies(&copies);
         slot.unmap_upload();
         Ok(())
     }
@@ -73,14 +78,36 @@ impl Run<'_> {
         let started = Instant::now();
         let mismatch = self.length_mismatch();
         let dst = self.dst.as_deref_mut().and_then(|d| d.get_mut(chunk.dst.clone())).ok_or(mismatch)?;
-        {
+        let copies = {
             let view =
                 slot.download.get_mapped_range(0..out_bytes).map_err(|e| GpuError::Map(e.to_string()))?;
-            read_mapped(&view, dst)?;
-        }
+            read_mapped(&view, dst)?
+        };
         slot.download.unmap();
         self.t.download_host_ns += nanos(started.elapsed());
+        self.host_copies(&copies);
         Ok(())
+    }
+
+    /// Ns since the run started, at `at`.
+    pub(crate) fn since_origin(&self, at: Instant) -> u64 {
+        nanos(at.saturating_duration_since(self.origin))
+    }
+
+    /// Records that `step` ran from `start` to `end` (CPU clock), timed by `clock`.
+    pub(crate) fn span(&mut self, step: GpuStep, (start, end): (Instant, Instant), clock: StepClock) {
+        let (start_ns, end_ns) = (self.since_origin(start), self.since_origin(end));
+        if !matches!(step, GpuStep::HostCopy { .. } | GpuStep::Setup | GpuStep::Preview) {
+            self.gpu_free_ns = self.gpu_free_ns.max(end_ns);
+        }
+        self.t.spans.push(GpuSpan { step, start_ns, end_ns, clock });
+    }
+
+    /// Records one host copy, a span per thread that took part.
+    fn host_copies(&mut self, copies: &[ThreadCopy]) {
+        for c in copies {
+            self.span(GpuStep::HostCopy { thread: c.thread }, (c.started, c.ended), StepClock::CpuClock);
+        }
     }
 
     /// Blocks until `submission` has finished on the GPU; returns when that was seen.

@@ -101,12 +101,52 @@ impl StepClock {
     }
 }
 
+/// A step of a GPU run, as a timeline draws it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuStep {
+    /// Pipeline lookup or compilation and buffer allocation (CPU clock).
+    Setup,
+    /// A host copy into or out of mapped staging memory, by one thread: its rayon index, or
+    /// `None` for the calling thread outside the pool (CPU clock).
+    HostCopy {
+        /// The rayon thread index, `None` for a thread outside the pool.
+        thread: Option<usize>,
+    },
+    /// A copy from staging to the GPU's input buffer.
+    Upload,
+    /// A compute pass (one slice of a chunk).
+    Kernel,
+    /// A copy of a chunk's result into the display store.
+    Display,
+    /// Drawing the preview from the display store (CPU clock around bounded submissions).
+    Preview,
+    /// A copy from the GPU's output buffer to readback staging.
+    Download,
+}
+
+/// When one step of a GPU run really ran, in ns since the run started, on the CPU clock. A
+/// [`StepClock::GpuTimestamp`] span kept its length from GPU timestamps and was placed on the CPU
+/// clock at its submission (no earlier than the submit, no later than the host saw it finished,
+/// never before the GPU's previous step); a [`StepClock::CpuClock`] span of a GPU step is the
+/// submit-and-wait of that step alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuSpan {
+    /// Which step.
+    pub step: GpuStep,
+    /// Its start, ns since the run started.
+    pub start_ns: u64,
+    /// Its end, ns since the run started.
+    pub end_ns: u64,
+    /// What measured its length.
+    pub clock: StepClock,
+}
+
 /// Each step's own busy time: host copies on the CPU clock, GPU copies, kernel and display from
 /// GPU timestamps where the device has them (see each step's [`StepClock`]), else from the CPU
 /// clock around a submit-and-wait of that step alone. In the pipelined mode the steps overlap
 /// (the host copies chunk i+1 while the GPU works on chunk i), so they can add up to more than
 /// `wall_ns`; [`Self::overlap_ns`] says by how much at least.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[expect(clippy::struct_excessive_bools, reason = "independent facts about one run, serialised flat")]
 pub struct GpuTimings {
     /// Host copy of the input into mapped staging memory (CPU clock).
@@ -168,6 +208,9 @@ pub struct GpuTimings {
     /// submit to completion, or a kernel that took no time); their GPU figures are left out, so
     /// the `gpu-timestamp` phases of such a run are too low.
     pub suspect_timestamps: u32,
+    /// When each step really ran, for a timeline (the report carries them in its own terms).
+    #[serde(skip)]
+    pub spans: Vec<GpuSpan>,
 }
 
 impl GpuTimings {

@@ -12,14 +12,14 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use crate::gpu::GpuError;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{MapResult, map, mapped, nanos};
 use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::Chunk;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
-use crate::gpu::timing::timestamps::{Span, Ticks};
+use crate::gpu::timing::timestamps::{Span, Stamp, Ticks};
+use crate::gpu::{GpuError, GpuSpan, GpuStep, StepClock};
 
 /// Staging slots of the pipelined driver.
 pub(crate) const RING_SLOTS: usize = 3;
@@ -171,12 +171,49 @@ fn finish(
     if let (Some(rx), Some(ts)) = (&f.timestamps, &slot.timestamps) {
         mapped(run.cmds.ctx.device(), rx)?;
         let ticks = ts.read()?;
-        add_timestamps(run, chunk, &ticks, nanos(done - f.submitted));
+        if add_timestamps(run, chunk, &ticks, nanos(done - f.submitted)) {
+            place_spans(run, &ticks, chunk, (f.submitted, done));
+        }
     }
     Ok(())
 }
 
-fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: u64) {
+/// Places the chunk's GPU steps on the CPU clock: each keeps its length and its distance from the
+/// chunk's first stamp as the GPU timestamps read them, and the chunk starts at its submit, or
+/// once the GPU's previous step ended if that was later (one queue runs one thing at a time), and
+/// no later than lets it end when the host saw it finished.
+fn place_spans(run: &mut Run<'_>, ticks: &Ticks, chunk: &Chunk, (submitted, done): (Instant, Instant)) {
+    let ctx = run.cmds.ctx;
+    let first = ticks.at(Stamp::UploadStart);
+    let offset_ns = |stamp| ctx.ticks_to_ns(ticks.at(stamp).saturating_sub(first));
+    let chunk_ns = offset_ns(Stamp::DownloadEnd);
+    let (submitted_ns, done_ns) = (run.since_origin(submitted), run.since_origin(done));
+    let mut start_ns = submitted_ns.max(run.gpu_free_ns);
+    if start_ns + chunk_ns > done_ns {
+        start_ns = done_ns.saturating_sub(chunk_ns).max(run.gpu_free_ns);
+    }
+    let slices = run.plan.slices_of(chunk).len() as u32;
+    let mut steps = Vec::new();
+    if run.cmds.upload {
+        steps.push((GpuStep::Upload, Stamp::UploadStart, Stamp::UploadEnd));
+    }
+    steps.extend((0..slices).map(|i| (GpuStep::Kernel, Stamp::KernelStart(i), Stamp::KernelEnd(i))));
+    if run.cmds.display.is_some() {
+        steps.push((GpuStep::Display, Stamp::DisplayStart, Stamp::DisplayEnd));
+    }
+    if run.cmds.download {
+        steps.push((GpuStep::Download, Stamp::DownloadStart, Stamp::DownloadEnd));
+    }
+    for (step, from, to) in steps {
+        let end_ns = (start_ns + offset_ns(to)).min(done_ns);
+        let begin_ns = (start_ns + offset_ns(from)).min(end_ns);
+        run.gpu_free_ns = run.gpu_free_ns.max(end_ns);
+        run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: StepClock::GpuTimestamp });
+    }
+}
+
+/// Adds the chunk's GPU times to the run's; `false` when they cannot be right (left out).
+fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: u64) -> bool {
     let ctx = run.cmds.ctx;
     let ns = |span| ctx.ticks_to_ns(ticks.span(span));
     let kernel = Span::Kernels(run.plan.slices_of(chunk).len() as u32);
@@ -185,7 +222,7 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
     // taken longer. A kernel that took no time at all did not run either.
     if submission_ns > cpu_span_ns + cpu_span_ns / 10 + 200_000 || ticks.span(kernel) == 0 {
         run.t.suspect_timestamps += 1;
-        return;
+        return false;
     }
     let sample = Sample {
         upload_ns: Some(ns(Span::Upload)),
@@ -206,6 +243,7 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
         run.t.download_copy_ns += ns(Span::Download);
     }
     run.learn(chunk, sample);
+    true
 }
 
 /// Waits for everything submitted (after a cancel), reading nothing back.

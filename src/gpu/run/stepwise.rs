@@ -7,7 +7,6 @@
 
 use std::time::Instant;
 
-use crate::gpu::GpuError;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos};
 use crate::gpu::memory::ring::StagingSlot;
@@ -15,6 +14,7 @@ use crate::gpu::plan::run_plan::Slice;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
 use crate::gpu::timing::timestamps::{Span, Stamp};
+use crate::gpu::{GpuError, GpuStep, StepClock};
 
 /// Runs every chunk of `run` through the one staging slot.
 pub(crate) fn drive(
@@ -30,7 +30,7 @@ pub(crate) fn drive(
         let mut upload_ns = None;
         if run.cmds.upload {
             run.stage(slot, chunk)?;
-            upload_ns = Some(timed(run, |cmds, enc| cmds.upload(enc, slot, chunk, None))?);
+            upload_ns = Some(timed(run, GpuStep::Upload, |cmds, enc| cmds.upload(enc, slot, chunk, None))?);
             slot.remap_upload();
         }
         // Each step's submit-and-wait on the CPU clock also counts any wait behind other work.
@@ -52,12 +52,12 @@ pub(crate) fn drive(
         }
         let mut sample = Sample { upload_ns, kernel_ns, upper_bounds: true, ..Sample::default() };
         if run.cmds.display.is_some() {
-            let ns = timed(run, |cmds, enc| cmds.display(enc, chunk, None))?;
+            let ns = timed(run, GpuStep::Display, |cmds, enc| cmds.display(enc, chunk, None))?;
             sample.display_ns = Some(ns);
             run.t.display_ns += ns;
         }
         if run.cmds.download {
-            let ns = timed(run, |cmds, enc| cmds.download(enc, slot, chunk, None))?;
+            let ns = timed(run, GpuStep::Download, |cmds, enc| cmds.download(enc, slot, chunk, None))?;
             sample.download_ns = Some(ns);
             run.t.download_copy_ns += ns;
             let mapping = map(&slot.download, 0..chunk.out_bytes().1, wgpu::MapMode::Read);
@@ -73,11 +73,22 @@ pub(crate) fn drive(
     Ok(())
 }
 
-/// Records one step, submits it and waits: its time on the CPU clock.
+/// Records one step, submits it and waits: its time on the CPU clock, and its span.
 fn timed(
     run: &mut Run<'_>,
+    step: GpuStep,
     record: impl FnOnce(&crate::gpu::run::record::RunCommands<'_>, &mut wgpu::CommandEncoder),
 ) -> Result<u64, GpuError> {
+    let (started, done) = submit_and_wait(run, record)?;
+    run.span(step, (started, done), StepClock::CpuClock);
+    Ok(nanos(done - started))
+}
+
+/// Records one step, submits it and waits: when it was submitted and when it was seen finished.
+fn submit_and_wait(
+    run: &mut Run<'_>,
+    record: impl FnOnce(&crate::gpu::run::record::RunCommands<'_>, &mut wgpu::CommandEncoder),
+) -> Result<(Instant, Instant), GpuError> {
     let mut enc = run.cmds.encoder("step");
     record(&run.cmds, &mut enc);
     let commands = enc.finish();
@@ -87,7 +98,7 @@ fn timed(
     let done = run.wait(&submission)?;
     // The step's whole submit-and-wait is its time, not a wait beside other work.
     run.t.wait_ns = wait_before;
-    Ok(nanos(done - started))
+    Ok((started, done))
 }
 
 /// The kernel step of one slice (the chunk's `nth`): pass timestamps where the slot has them
@@ -99,18 +110,25 @@ fn kernel(
     (slice, nth): (&Slice, u32),
 ) -> Result<Option<u64>, GpuError> {
     let ts = slot.timestamps.as_ref();
-    let cpu_ns = timed(run, |cmds, enc| {
+    let (started, done) = submit_and_wait(run, |cmds, enc| {
         cmds.kernel(enc, (slice, nth), ts);
         if let Some(ts) = ts {
             ts.resolve(enc, (Stamp::KernelStart(nth), Stamp::KernelEnd(nth)));
         }
     })?;
-    let Some(ts) = ts else { return Ok(Some(cpu_ns)) };
+    let cpu_ns = nanos(done - started);
+    let Some(ts) = ts else {
+        run.span(GpuStep::Kernel, (started, done), StepClock::CpuClock);
+        return Ok(Some(cpu_ns));
+    };
     mapped(run.cmds.ctx.device(), &ts.map())?;
     let ticks = ts.read()?;
     let gpu_ns = run.cmds.ctx.ticks_to_ns(ticks.span(Span::Slice(nth)));
     if gpu_ns == 0 || gpu_ns > cpu_ns + cpu_ns / 10 + 200_000 {
         return Ok(None);
     }
+    // The pass's own length, placed at its submit (and never past when it was seen finished).
+    let end = (started + std::time::Duration::from_nanos(gpu_ns)).min(done);
+    run.span(GpuStep::Kernel, (started, end), StepClock::GpuTimestamp);
     Ok(Some(gpu_ns))
 }

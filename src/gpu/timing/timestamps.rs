@@ -101,9 +101,13 @@ pub(crate) struct Timestamps {
 pub(crate) struct Ticks(Vec<u64>);
 
 impl Ticks {
+    /// The GPU clock's reading at `stamp` (0 when it was not read back).
+    pub(crate) fn at(&self, stamp: Stamp) -> u64 {
+        self.0.get(stamp.slot() as usize).copied().unwrap_or(0)
+    }
+
     fn between(&self, start: Stamp, end: Stamp) -> u64 {
-        let at = |stamp: Stamp| self.0.get(stamp.slot() as usize).copied().unwrap_or(0);
-        at(end).saturating_sub(at(start))
+        self.at(end).saturating_sub(self.at(start))
     }
 
     /// Ticks of `span` (0 for a pair whose clock went backwards).

@@ -15,7 +15,11 @@ pub(super) fn notes(result: &SweepResult) -> Vec<String> {
     }
     notes.extend(resident_note(result));
     if let Some(m) = &result.model {
-        notes.push(model_note(m.crossover_mp, m.overlapped_crossover_mp, m.resident_crossover_mp));
+        let measured_mp = result.points.iter().map(|p| p.megapixels).fold(0.0, f64::max);
+        notes.push(model_note(
+            (m.crossover_mp, m.overlapped_crossover_mp, m.resident_crossover_mp),
+            measured_mp,
+        ));
     }
     notes
 }
@@ -57,14 +61,26 @@ fn resident_note(result: &SweepResult) -> Option<String> {
 }
 
 /// The model's three crossovers in one sentence that reads well whichever of them exist: the
-/// cases where the GPU would win, with their sizes, then the cases where it never would.
-fn model_note(end_to_end: Option<f64>, overlapped: Option<f64>, resident: Option<f64>) -> String {
+/// cases where the GPU would win, with their sizes, then the cases where it never would. A size
+/// past the largest the sweep measured (`measured_mp`) is said to be extrapolated.
+fn model_note(
+    (end_to_end, overlapped, resident): (Option<f64>, Option<f64>, Option<f64>),
+    measured_mp: f64,
+) -> String {
     let cases = [
         ("end to end", end_to_end),
         ("with host copies fully overlapped", overlapped),
         ("with the data already on the GPU", resident),
     ];
-    let at = |mp: f64| if mp <= 0.0 { "at any size".to_owned() } else { format!("from {mp:.2} MP") };
+    let at = |mp: f64| {
+        if mp <= 0.0 {
+            "at any size".to_owned()
+        } else if mp > measured_mp {
+            format!("from {mp:.2} MP (extrapolated: the sweep went up to {measured_mp:.2} MP)")
+        } else {
+            format!("from {mp:.2} MP")
+        }
+    };
     let wins: Vec<String> =
         cases.iter().filter_map(|(how, mp)| mp.map(|mp| format!("{how} {}", at(mp)))).collect();
     let nevers: Vec<&str> = cases.iter().filter(|(_, mp)| mp.is_none()).map(|(how, _)| *how).collect();
@@ -99,7 +115,7 @@ mod tests {
     #[test]
     fn the_model_note_reads_well_in_every_case() {
         let lead = "Model from this machine's ceilings (dotted), every step at its ceiling: ";
-        let all = model_note(Some(2.0), Some(1.0), Some(0.0));
+        let all = model_note((Some(2.0), Some(1.0), Some(0.0)), 33.0);
         assert_eq!(
             all,
             format!(
@@ -107,7 +123,7 @@ mod tests {
                  from 1.00 MP and with the data already on the GPU at any size."
             )
         );
-        let some = model_note(None, None, Some(123.59));
+        let some = model_note((None, None, Some(123.59)), 200.0);
         assert_eq!(
             some,
             format!(
@@ -115,9 +131,14 @@ mod tests {
                  end to end or with host copies fully overlapped."
             )
         );
-        let none = model_note(None, None, None);
+        let beyond = model_note((Some(94.59), None, None), 33.18);
+        assert!(
+            beyond.contains("from 94.59 MP (extrapolated: the sweep went up to 33.18 MP)"),
+            "a size past the sweep is said to be extrapolated: {beyond}"
+        );
+        let none = model_note((None, None, None), 33.0);
         assert!(none.contains("would never beat the CPU, not end to end"), "{none}");
-        for note in [all, some, none, model_note(None, Some(4.0), Some(1.0))] {
+        for note in [all, some, none, model_note((None, Some(4.0), Some(1.0)), 33.0)] {
             assert!(!note.contains("from never") && !note.contains("  "), "{note}");
         }
     }

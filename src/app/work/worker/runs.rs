@@ -16,6 +16,7 @@ use crate::engine::{
     Backend, ClockSource, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase,
     PhaseTiming, RunOptions, RunReport,
 };
+use crate::engine::{Lane, Span};
 
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
 /// the report.
@@ -128,7 +129,8 @@ impl WorkerState {
                     // Unticked: the input kept on the GPU by an earlier run is freed now.
                     self.engine.release_kept_input().map_err(err)?;
                 }
-                match self.shown_from_host(ticket, input, settings, RunOptions::default(), preview_side)? {
+                let options = RunOptions::default();
+                match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
                     Some(shown) => shown,
                     None => return Ok(None),
                 }
@@ -141,7 +143,7 @@ impl WorkerState {
                     keep_input_on_gpu: keep_input.then_some(input.key),
                     download_result: true,
                 };
-                match self.shown_from_host(ticket, input, settings, options, preview_side)? {
+                match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
                     Some(shown) => shown,
                     None => return Ok(None),
                 }
@@ -159,8 +161,9 @@ impl WorkerState {
                     keep_input_on_gpu: keep_input.then_some(input.key),
                     download_result: round_trip,
                 };
+                let offset_ns = nanos_since(started);
                 let result = self.engine.convert_for_display(&input.image, settings, &tiles, options);
-                let (pixels, report) = match result {
+                let (pixels, mut report) = match result {
                     Err(EngineError::Cancelled) => {
                         self.reply(Reply::RunCancelled(ticket.id));
                         return Ok(None);
@@ -176,6 +179,8 @@ impl WorkerState {
                         p.color().has_alpha()
                     });
                 let display = DisplayImage::from_gpu(&self.render_state, tiles, alpha);
+                // The engine's spans count from its own start, a little after ours.
+                report.shift_spans(offset_ns);
                 (pixels.map(Arc::new), display, report)
             }
         };
@@ -194,8 +199,9 @@ impl WorkerState {
         input: &Loaded,
         settings: &ConvertSettings,
         options: RunOptions<'_>,
-        preview_side: u32,
+        (preview_side, started): (u32, Instant),
     ) -> Result<Option<Shown>, String> {
+        let offset_ns = nanos_since(started);
         let converted = match self.engine.convert(&input.image, settings, options) {
             Err(EngineError::Cancelled) => {
                 self.reply(Reply::RunCancelled(ticket.id));
@@ -206,15 +212,19 @@ impl WorkerState {
         if self.stopped(ticket) {
             return Ok(None);
         }
-        let shown = Instant::now();
+        let shown_ns = nanos_since(started);
         let pixels = Arc::new(converted.image);
         let display = self.display_host(Arc::clone(&pixels), preview_side)?;
+        let shown_until_ns = nanos_since(started);
         let mut report = converted.report;
+        // The engine's spans count from its own start, a little after ours.
+        report.shift_spans(offset_ns);
         report.phases.push(PhaseTiming {
             phase: Phase::Display,
-            ns: nanos_since(shown),
+            ns: shown_until_ns - shown_ns,
             source: ClockSource::CpuClock,
         });
+        report.spans.push(Span::cpu(Lane::Display, shown_ns, shown_until_ns));
         Ok(Some((Some(pixels), display, report)))
     }
 
