@@ -19,9 +19,6 @@ const OPS_PER_PIXEL_ROUND: f64 = 3.0;
 /// The most observations kept (the newest replace the oldest).
 const KEPT: usize = 64;
 
-/// A job's wall time over its runs before one was seen (cold runs, images made, allocation).
-const GUESSED_OVERHEAD: f64 = 1.3;
-
 /// Where one run runs, as the estimator tells costs apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Lane {
@@ -81,6 +78,16 @@ impl Task {
             Self::ClaimsQuick => Some(45.0),
             Self::ClaimsAll => Some(90.0),
             _ => None,
+        }
+    }
+
+    /// A job's wall time over its runs before one was seen (images made, allocation, a grid's
+    /// calibration).
+    fn guessed_overhead(self) -> f64 {
+        match self {
+            Self::Grid => 1.05,
+            Self::Sweep => 1.3,
+            _ => 1.2,
         }
     }
 }
@@ -316,7 +323,7 @@ impl Pace {
             (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
             (overhead, _) => {
                 let runs = self.parts(parts);
-                Estimate { seconds: runs.seconds * overhead.unwrap_or(GUESSED_OVERHEAD), basis: runs.basis }
+                Estimate { seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()), basis: runs.basis }
             }
         }
     }
