@@ -173,7 +173,11 @@ impl Cost {
     }
 
     fn scaled(self, by: f64) -> Self {
-        Self { fixed_s: self.fixed_s * by, per_mp_s: self.per_mp_s * by, per_mp_round_s: self.per_mp_round_s * by }
+        Self {
+            fixed_s: self.fixed_s * by,
+            per_mp_s: self.per_mp_s * by,
+            per_mp_round_s: self.per_mp_round_s * by,
+        }
     }
 }
 
@@ -227,7 +231,8 @@ impl Pace {
         if !(seconds.is_finite() && seconds > 0.0 && megapixels.is_finite() && megapixels > 0.0) {
             return;
         }
-        let same = |s: &Seen| s.lane == lane && s.rounds == rounds && (s.megapixels / megapixels - 1.0).abs() < 0.1;
+        let same =
+            |s: &Seen| s.lane == lane && s.rounds == rounds && (s.megapixels / megapixels - 1.0).abs() < 0.1;
         self.seen.retain(|s| !same(s));
         if self.seen.len() >= KEPT {
             self.seen.remove(0);
@@ -238,7 +243,9 @@ impl Pace {
     /// The cost of a lane before any run: from its ceilings, or the rough guess.
     fn prior(&self, lane: Lane) -> (Cost, Basis) {
         let rough = lane.rough();
-        let Some((_, roof)) = self.roofs.iter().find(|(l, _)| *l == lane) else { return (rough, Basis::Guess) };
+        let Some((_, roof)) = self.roofs.iter().find(|(l, _)| *l == lane) else {
+            return (rough, Basis::Guess);
+        };
         let cost = Cost {
             fixed_s: rough.fixed_s,
             per_mp_s: 1e6 * BYTES_PER_PIXEL / roof.bytes_per_s,
@@ -323,7 +330,10 @@ impl Pace {
             (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
             (overhead, _) => {
                 let runs = self.parts(parts);
-                Estimate { seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()), basis: runs.basis }
+                Estimate {
+                    seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()),
+                    basis: runs.basis,
+                }
             }
         }
     }
@@ -364,6 +374,21 @@ pub fn claims_parts() -> Vec<Part> {
     vec![Part { lane: Lane::CpuAllThreads, megapixels: 1.0, rounds: 0, runs: 1.0 }]
 }
 
+/// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
+/// run and `runs` warm ones of the CPU and of the GPU doing that many conversions of an image of
+/// `megapixels` at `rounds`.
+#[must_use]
+pub fn round_trip_parts(passes: &[u32], runs: usize, cpu: Lane, megapixels: f64, rounds: u32) -> Vec<Part> {
+    let runs = runs.max(1) as f64 + 1.0;
+    passes
+        .iter()
+        .flat_map(|&n| {
+            let runs = runs * f64::from(n.max(1));
+            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, runs })
+        })
+        .collect()
+}
+
 /// The geometric mean of positive finite values (1 when there are none).
 fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
     let logs: Vec<f64> = values.filter(|v| v.is_finite() && *v > 0.0).map(f64::ln).collect();
@@ -373,7 +398,8 @@ fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
 /// The least-squares line `seconds = fixed + per_mp * megapixels` through runs spanning sizes
 /// (at least 1.5x apart), both parts at least 0; `None` when they do not span.
 fn line(seen: &[&&Seen]) -> Option<(f64, f64)> {
-    let (lo, hi) = seen.iter().fold((f64::MAX, 0.0f64), |(lo, hi), s| (lo.min(s.megapixels), hi.max(s.megapixels)));
+    let (lo, hi) =
+        seen.iter().fold((f64::MAX, 0.0f64), |(lo, hi), s| (lo.min(s.megapixels), hi.max(s.megapixels)));
     if seen.len() < 2 || hi < lo * 1.5 {
         return None;
     }

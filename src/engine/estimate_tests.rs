@@ -31,7 +31,9 @@ fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
     // A sweep of three sizes took 9 s here, its runs' medians as below.
     let mut pace = Pace::new("test");
     let sizes = [0.25, 1.0, 4.0];
-    for (mp, cpu1, cpu_all, gpu) in [(0.25, 0.004, 0.002, 0.03), (1.0, 0.016, 0.008, 0.06), (4.0, 0.064, 0.03, 0.2)] {
+    for (mp, cpu1, cpu_all, gpu) in
+        [(0.25, 0.004, 0.002, 0.03), (1.0, 0.016, 0.008, 0.06), (4.0, 0.064, 0.03, 0.2)]
+    {
         pace.observe(Lane::CpuOneThread, mp, 0, cpu1);
         pace.observe(Lane::CpuAllThreads, mp, 0, cpu_all);
         pace.observe(Lane::Gpu, mp, 0, gpu);
@@ -47,7 +49,8 @@ fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
     // One conversion at 96 MP and 4096 rounds, seen once at 166 s: the next is estimated so.
     let mut pace = Pace::new("test");
     pace.observe(Lane::CpuAllThreads, 96.0, 4096, 166.0);
-    let e = pace.job(Task::Convert, &[Part { lane: Lane::CpuAllThreads, megapixels: 96.0, rounds: 4096, runs: 1.0 }]);
+    let e = pace
+        .job(Task::Convert, &[Part { lane: Lane::CpuAllThreads, megapixels: 96.0, rounds: 4096, runs: 1.0 }]);
     assert!(within_1_5x(e.seconds, 160.0) && e.basis == Basis::Seen, "{e:?}");
     // The claims: the second quick run took about what the first did.
     let mut pace = Pace::new("test");

@@ -74,14 +74,21 @@ fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     // 1 MP at 16 rounds: CPU 17 ms (5 runs), GPU 170 ms (5 runs fit in 1.5 s: 850 ms).
     let cell = e.cells[1];
     assert_eq!((cell.cpu_runs, cell.gpu_runs, cell.single_thread), (5, 5, false));
-    assert!(cell.estimated_ns.is_some_and(|ns| ns.abs_diff(6 * 17_000_000 + 2 * 6 * 170_000_000) <= 2), "{cell:?}");
+    assert!(
+        cell.estimated_ns.is_some_and(|ns| ns.abs_diff(6 * 17_000_000 + 2 * 6 * 170_000_000) <= 2),
+        "{cell:?}"
+    );
     // 1 MP at 256 rounds: GPU 2.57 s a run: one; CPU 257 ms: 5.
     assert_eq!((e.cells[2].cpu_runs, e.cells[2].gpu_runs), (5, 1));
     // 4 MP at 256 rounds: CPU 1.028 s: one; GPU one.
     assert_eq!((e.cells[5].cpu_runs, e.cells[5].gpu_runs), (1, 1));
     // The plain cells also time one thread.
     assert!(e.cells[0].single_thread && e.cells[3].single_thread);
-    assert!(e.cells[0].estimated_ns.is_some_and(|ns| ns.abs_diff(6 * 1_000_000 + 6 * 2_000_000 + 2 * 6 * 10_000_000) <= 2));
+    assert!(
+        e.cells[0]
+            .estimated_ns
+            .is_some_and(|ns| ns.abs_diff(6 * 1_000_000 + 6 * 2_000_000 + 2 * 6 * 10_000_000) <= 2)
+    );
     let total: u64 = e.cells.iter().filter_map(|c| c.estimated_ns).sum();
     // The whole grid: its cells and a little for the calibration and the images made.
     assert!(e.total_ns.is_some_and(|t| t >= total && t as f64 <= total as f64 * 1.1), "{e:?}");
