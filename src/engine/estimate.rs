@@ -328,6 +328,11 @@ impl Pace {
         let overhead = self.overheads.iter().find(|(t, _)| *t == task).map(|(_, f)| *f);
         match (overhead, task.bound_s()) {
             (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
+            // Always the same parts: the overhead learned is the wall time seen, in this
+            // machine's pace.
+            (Some(overhead), Some(_)) => {
+                Estimate { seconds: self.parts(parts).seconds * overhead, basis: Basis::Seen }
+            }
             (overhead, _) => {
                 let runs = self.parts(parts);
                 Estimate {

@@ -60,10 +60,6 @@ impl StatusBar {
                     if let Some(p) = &progress {
                         let eta =
                             p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
-                        let eta = match p.estimate_s {
-                            Some(e) if p.work_done <= 0.0 => format!("{eta} (estimated {})", secs(e as f32)),
-                            _ => eta,
-                        };
                         ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
                     }
                     if self.queued > 0 {
