@@ -156,6 +156,7 @@ pub fn duration_text(secs: f64) -> String {
 }
 
 /// A lane's cost of one run: `fixed_s + megapixels * (per_mp_s + rounds * per_mp_round_s)`.
+#[expect(clippy::struct_field_names, reason = "each field is seconds, and says so")]
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Cost {
     fixed_s: f64,

@@ -154,14 +154,14 @@ impl ClaimsWindow {
                 ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
             }
             None => {
-                ui.label(RichText::new(self.estimates(session)).weak());
+                ui.label(RichText::new(Self::estimates(session)).weak());
             }
         }
     }
 
     /// How long each run takes: from the last runs on this machine (the one estimator), else the
     /// bound the claims are sized for.
-    fn estimates(&self, session: &Session) -> String {
+    fn estimates(session: &Session) -> String {
         let part = |quick: bool, name: &str| {
             let e = claims_estimate(session, quick);
             if e.is_guess() {

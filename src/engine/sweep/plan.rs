@@ -266,11 +266,11 @@ impl SweepOptions {
                     estimated_ns: None,
                 };
                 if calibration.is_some() {
-                    let run_s = |lane| pace.run(lane, mp, rounds).seconds;
+                    let one_run_s = |lane| pace.run(lane, mp, rounds).seconds;
                     if grid {
-                        cell.cpu_runs = runs_within_budget(run_s(Lane::CpuAllThreads) * 1e9, runs);
+                        cell.cpu_runs = runs_within_budget(one_run_s(Lane::CpuAllThreads) * 1e9, runs);
                         if gpu {
-                            cell.gpu_runs = runs_within_budget(run_s(Lane::Gpu) * 1e9, runs);
+                            cell.gpu_runs = runs_within_budget(one_run_s(Lane::Gpu) * 1e9, runs);
                         }
                     }
                     let part = |lane, runs: f64| Part { lane, megapixels: mp, rounds, runs };

@@ -52,15 +52,16 @@ fn calibration() -> Calibration {
 fn a_calibration_teaches_the_estimator_pixels_and_rounds() {
     let mut pace = Pace::default();
     calibration().observe_into(&mut pace);
-    let run_ms = |lane, mp, rounds| (pace.run(lane, mp, rounds).seconds * 1e3 * 1e6).round() / 1e6;
+    let run_ms = |lane, mp, rounds| pace.run(lane, mp, rounds).seconds * 1e3;
+    let near = |ms: f64, want: f64| (ms - want).abs() < 1e-6;
     // Seen: 1 ms plain, 1 ms a megapixel-round on the CPU; 10 ms a megapixel-round on the GPU.
-    assert_eq!(run_ms(Lane::CpuAllThreads, 1.0, 16), 17.0);
-    assert_eq!(run_ms(Lane::CpuOneThread, 1.0, 0), 2.0);
-    assert_eq!(run_ms(Lane::Gpu, 1.0, 256), 10.0 + 2560.0);
+    assert!(near(run_ms(Lane::CpuAllThreads, 1.0, 16), 17.0));
+    assert!(near(run_ms(Lane::CpuOneThread, 1.0, 0), 2.0));
+    assert!(near(run_ms(Lane::Gpu, 1.0, 256), 10.0 + 2560.0));
     // Four times the pixels: the rounds' share four times, the plain share less (a fixed part).
     let plain_4 = run_ms(Lane::CpuAllThreads, 4.0, 0);
     assert!(plain_4 > 3.0 && plain_4 < 4.0, "{plain_4}");
-    assert_eq!(run_ms(Lane::CpuAllThreads, 4.0, 16) - plain_4, 64.0);
+    assert!(near(run_ms(Lane::CpuAllThreads, 4.0, 16) - plain_4, 64.0));
     assert_eq!(pace.run(Lane::Gpu, 1.0, 0).basis, crate::engine::estimate::Basis::Seen);
 }
 
