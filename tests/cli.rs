@@ -211,6 +211,10 @@ fn sweep_writes_json_and_csv_with_every_series() {
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).expect("json written"))
             .expect("valid JSON");
+    // What the one estimator said before it started, and what it took.
+    for key in ["estimate_s", "took_s"] {
+        assert!(json[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", json[key]);
+    }
     let points = json["points"].as_array().expect("points");
     assert_eq!(points.len(), 3);
     let sizes: Vec<f64> = points.iter().filter_map(|p| p["megapixels"].as_f64()).collect();
@@ -280,6 +284,10 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
     assert_eq!(v["software_adapter"], gpu.is_software());
+    // What the one estimator said before it started, and what it took.
+    for key in ["estimate_s", "took_s"] {
+        assert!(v[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", v[key]);
+    }
     assert_eq!(v["quick"], true);
     let claims = v["claims"].as_array().expect("claims");
     let ids: Vec<u64> = claims.iter().filter_map(|c| c["id"].as_u64()).collect();

@@ -17,6 +17,11 @@ fn small_grid(cpu_only: bool) {
     assert!(o.status.success(), "{}", text(&o));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document on stdout");
     let with_gpu = json["adapter"].is_string();
+    // What the one estimator said before it started, and what it took.
+    for key in ["estimate_s", "took_s"] {
+        assert!(json[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", json[key]);
+    }
+    assert_eq!(json["estimate_basis"], "seen", "a grid is estimated from its calibration");
     assert_eq!(json["work_levels"], serde_json::json!([0, 4]));
     let points = json["points"].as_array().expect("points");
     // Every size at every level, ordered by level, then size.

@@ -21,7 +21,7 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     assert!(h.query_by_label_contains("No claims tested yet").is_some());
     assert!(
         h.query_by_label_contains(
-            "Run (quick) takes at most about 45 s; Run all takes at most about 90 s (bounds"
+            "Run (quick) takes at most about 45 s; Run all takes at most about 1 min 30 s (bounds"
         )
         .is_some(),
         "before a run the estimates are the bounds, and say so"
@@ -37,9 +37,9 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     assert!(report.quick);
     assert!(report.claims.len() >= 7, "{} claims", report.claims.len());
     // The quick run's own time is the next estimate; the full set is still a bound.
-    let node = h.get_by_label_contains("Run (quick) took ");
+    let node = h.get_by_label_contains("Run (quick) takes about ");
     let estimate = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
-    assert!(estimate.contains(" here the last time; Run all takes at most about 90 s (bounds"), "{estimate}");
+    assert!(estimate.contains(" here; Run all takes at most about 1 min 30 s (bounds"), "{estimate}");
     // A stopped run teaches nothing: tested in `stop_and_escape_end_a_full_claims_run`.
     assert_eq!(report.software_adapter, gpu.is_software());
     // The first card's verdict is on screen, in the words of the verdict; every claim's number

@@ -22,7 +22,7 @@ fn the_sweep_chart_keeps_its_titles_and_note_after_load_to_compare() {
         h.state_mut().set_sweep_sizes("0.01, 0.05, 0.002", 2);
         h.run_steps(2);
         assert!(
-            h.query_by_label_contains("(a rough guess until you have run both backends)").is_some(),
+            h.query_by_label_contains("a rough guess until a run is seen here").is_some(),
             "before any run the estimate says it is a guess"
         );
         h.get_by_label("Run sweep").click();
@@ -31,7 +31,7 @@ fn the_sweep_chart_keeps_its_titles_and_note_after_load_to_compare() {
         h.run_steps(2);
         assert!(
             h.query_by_label_contains("rough guess").is_none()
-                && h.query_by_label_contains("(from the last sweep on this machine)").is_some(),
+                && h.query_by_label_contains("from runs seen on this machine").is_some(),
             "after a sweep of both backends the estimate is its pace, without the caveat"
         );
         // Saved, then loaded twice to compare: every series three times in the legend.

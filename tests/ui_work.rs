@@ -3,8 +3,9 @@
 //! two series in the box plot's picker, the path field names the file on screen after a failed
 //! open, ceilings cached by an earlier launch are used from the first run, work runs are held
 //! against the compute ceilings on both backends (which the adapter panel lists), and a CPU run
-//! of any pixel layout is held against the memory stream, and "CPU vs GPU" gives a verdict with
-//! its interval from rounds in turns.
+//! of any pixel layout is held against the memory stream, "CPU vs GPU" gives a verdict with its
+//! interval from rounds in turns, and a saved setting estimated over 10 s is held on open with its
+//! estimate until "Run anyway".
 
 mod common;
 #[path = "common/ui.rs"]
@@ -319,4 +320,40 @@ fn cpu_vs_gpu_gives_a_verdict_with_its_interval() {
         || line.starts_with("GPU faster: ")
         || line.starts_with("within the noise (±");
     assert!(faster, "a verdict, its interval and rounds: {line}");
+}
+
+#[test]
+fn a_heavy_saved_setting_shows_its_estimate_on_open_and_runs_only_on_run() {
+    use graylab::engine::estimate::Lane;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "heavy.png", 200, 100);
+    let Some(mut h) = harness(None) else { return };
+    settle(&mut h);
+    // The saved setting: 4096 rounds a pixel on the CPU. This machine was seen (injected, so the
+    // estimate is known in advance) to take 4000 s for a megapixel at that level: about 80 s
+    // for this image's 0.02 MP.
+    let convert = &mut h.state_mut().settings_mut().convert;
+    convert.backend = Backend::Cpu;
+    convert.work = Work { rounds: 4096, mask: 0, divergent: false };
+    let mut pace = graylab::engine::Pace::new("test");
+    pace.observe(Lane::CpuAllThreads, 1.0, 4096, 4000.0);
+    pace.observe(Lane::CpuOneThread, 1.0, 4096, 8000.0);
+    h.state_mut().set_pace(pace);
+    h.state_mut().open(path);
+    settle(&mut h);
+    let held = h.state().held_run().expect("the conversion is held for its estimate");
+    assert!(held.seconds > 10.0 && !held.is_guess(), "{held:?}");
+    assert!(h.state().runs().is_empty(), "nothing converted before Run");
+    let said = text_of(&h.get_by_label_contains("It was not started")).unwrap_or_default();
+    assert!(
+        said.contains("4096 rounds/px on the CPU") && said.contains("from runs seen on this machine"),
+        "{said}"
+    );
+    h.get_by_role_and_label(Role::Button, "Run anyway").click();
+    h.run_steps(1);
+    settle(&mut h);
+    assert!(h.state().held_run().is_none());
+    let runs: Vec<u32> = h.state().runs().iter().map(|r| r.settings.work.rounds).collect();
+    assert_eq!(runs, vec![4096], "Run converted it once, at the saved level");
+    assert!(h.query_by_label_contains("It was not started").is_none(), "the question is gone");
 }

@@ -266,6 +266,7 @@ impl eframe::App for GraylabApp {
         }
         self.update_preview_side(&ctx);
         self.session.handle_replies();
+        self.session.keep_pace(&ctx);
         self.shortcuts_and_drops(&ctx);
         match self.top_bar.ui(ui, &mut self.session) {
             Some(TopBarAction::AskOpen) => self.ask_open(&ctx),
@@ -324,6 +325,7 @@ impl eframe::App for GraylabApp {
         self.update_title(&ctx);
         self.frames += 1;
         self.session.toasts.ui(&ctx, room.rect);
+        crate::app::panels::status_bar::held_run_ui(&ctx, &mut self.session);
         drop_overlay_ui(&ctx);
         self.session.after_frame();
         let working = self.session.is_busy();

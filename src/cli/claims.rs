@@ -2,6 +2,7 @@
 //! ([`crate::engine::claims`]): one block per claim with its measurements, the verdict and why,
 //! or one JSON document with `--json`. Progress goes to a terminal's stderr only.
 
+use crate::engine::estimate::{Task, claims_parts};
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -35,12 +36,14 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let options = ClaimsOptions { quick: args.quick, cancel: None };
+    let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
+    let estimate = crate::engine::Pace::default().job(task, &claims_parts());
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&super::out::Timed::new(&report, estimate, None))?);
     } else {
         print_blocks(&report);
     }

@@ -5,7 +5,9 @@
 use std::process::ExitCode;
 
 use super::bench::{BenchArgs, Threads, Workgroups, bench_image};
-use super::out::outln;
+use super::out::{Timed, outln};
+use crate::engine::Pace;
+use crate::engine::estimate::{Lane, Task, round_trip_parts};
 use crate::engine::{
     ConvertSettings, Engine, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads, ms,
     round_trip_bytes, round_trips,
@@ -50,9 +52,16 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let options = RoundTripOptions { passes: passes.0.clone(), runs: args.runs as usize, cancel: None };
+    let megapixels = f64::from(image.width()) * f64::from(image.height()) / 1e6;
+    let cpu = Lane::of(&settings);
+    let parts = round_trip_parts(&options.passes, options.runs, cpu, megapixels, settings.work.rounds);
+    let estimate = Pace::default().job(Task::RoundTrips, &parts);
+    let started = std::time::Instant::now();
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&Report { image: &label, result: &result })?);
+        let report = Report { image: &label, result: &result };
+        let timed = Timed::new(&report, estimate, Some(started.elapsed().as_secs_f64()));
+        outln!("{}", serde_json::to_string_pretty(&timed)?);
     } else {
         print_table(&label, &result);
     }

@@ -11,6 +11,7 @@ pub mod causes;
 mod ceilings;
 pub mod claims;
 mod convert;
+pub mod estimate;
 mod files;
 mod memory;
 mod options;
@@ -31,6 +32,7 @@ pub use ceilings::cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_
 pub use ceilings::compute::{cached_cpu_compute, compute_ceilings_of};
 pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
+pub use estimate::{Estimate, Pace};
 pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, RunOptions};

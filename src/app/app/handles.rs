@@ -116,6 +116,17 @@ impl GraylabApp {
         (input, output)
     }
 
+    /// Replaces this machine's pace (so that an estimate is known in advance).
+    pub fn set_pace(&mut self, pace: crate::engine::Pace) {
+        self.session.set_pace(pace);
+    }
+
+    /// The conversion held on open for its estimate, if any.
+    #[must_use]
+    pub fn held_run(&self) -> Option<crate::engine::Estimate> {
+        self.session.held_run()
+    }
+
     /// Queues `runs` conversions of the current image with the current settings.
     pub fn run_conversion(&mut self, runs: u32) {
         self.session.run_conversion(runs);

@@ -85,6 +85,40 @@ impl StatusBar {
     }
 }
 
+/// The conversion held on open (a saved setting estimated to take long): its estimate, with
+/// Run and Not now, in a small window in the middle of the screen.
+pub fn held_run_ui(ctx: &egui::Context, session: &mut Session) {
+    let Some(estimate) = session.held_run() else { return };
+    let settings = session.settings().convert;
+    let backend = if settings.backend == crate::engine::Backend::Gpu { "the GPU" } else { "the CPU" };
+    let mut answer = None;
+    egui::Window::new("A long conversion")
+        .id(egui::Id::unique("graylab held run"))
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.set_max_width(360.0);
+            ui.label(format!(
+                "Converting this image with the saved settings ({} rounds/px on {backend}) is estimated \
+                 at {}. It was not started.",
+                settings.work.rounds,
+                estimate.sentence()
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Run anyway").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Not now").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+    if let Some(run) = answer {
+        session.release_held(run);
+    }
+}
+
 fn default_text(kind: JobKind) -> &'static str {
     match kind {
         JobKind::Load => "Opening",

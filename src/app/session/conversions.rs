@@ -39,10 +39,11 @@ impl Session {
         self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
         // Kept, so a batch stopped before the worker takes it up says "before the first of N" too.
         self.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
-        self.send(
-            JobKind::Convert,
-            Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side },
-        );
+        self.unhold();
+        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let parts = super::pace::convert_parts(&list, runs, megapixels);
+        let job = Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side };
+        self.send_estimated(JobKind::Convert, job, crate::engine::estimate::Task::Convert, parts);
     }
 
     /// Queues an export of the current output to `path` (replacing a file there only when

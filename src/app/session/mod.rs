@@ -6,6 +6,7 @@ mod ceilings;
 mod conversions;
 mod folder;
 mod history;
+pub mod pace;
 mod replies;
 pub(in crate::app) use replies::file_name;
 pub(in crate::app) mod toasts;
@@ -112,6 +113,8 @@ pub struct Session {
     cpu_compute: ceilings::CpuComputeState,
     /// Where the open image is among the images of its folder, from 1.
     folder_place: Option<(usize, usize)>,
+    /// The one estimator's pace of this machine, and the jobs it learns from.
+    pace: pace::KeptPace,
 }
 
 impl Session {
@@ -153,6 +156,7 @@ impl Session {
             ceilings: ceilings::CeilingsState::NotAsked,
             cpu_compute: ceilings::CpuComputeState::default(),
             folder_place: None,
+            pace: pace::KeptPace::default(),
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());

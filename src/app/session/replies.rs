@@ -42,7 +42,7 @@ impl Session {
                 self.folder_place = super::folder::place_in_folder(&loaded.path);
                 self.input = Some(loaded);
                 self.output = None;
-                self.run_conversion(1);
+                self.convert_on_open();
             }
             Reply::LoadFailed(id, path, e) if id == self.latest_load => {
                 self.opening = None;
@@ -61,7 +61,10 @@ impl Session {
                 self.continuous = false;
                 self.toasts.error(format!("Conversion failed: {e}"));
             }
-            Reply::Swept(Ok(result)) => self.sweep = Some(Arc::new(result)),
+            Reply::Swept(Ok(result)) => {
+                self.learn_sweep(&result);
+                self.sweep = Some(Arc::new(result));
+            }
             Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {e}")),
             Reply::Parity(result) => match *result {
                 Ok(r) => self.parity = Some(r),
@@ -73,6 +76,10 @@ impl Session {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
             }
             Reply::Done(id) => {
+                if let Some((_, ticket)) = self.jobs.iter().find(|(_, t)| t.id == id) {
+                    let ticket = ticket.clone();
+                    self.learn_job_end(&ticket, self.stopped_by_user.contains(&id));
+                }
                 if self.stopped_by_user.remove(&id) {
                     let runs = (id == self.latest_convert).then_some(self.latest_convert_runs);
                     self.stopped = self
@@ -94,6 +101,7 @@ impl Session {
 
     fn record(&mut self, image_id: u64, settings: ConvertSettings, measured: Measured) {
         let Measured { report, rates } = measured;
+        self.learn_run(&settings, &report);
         let downloaded = report.gpu.as_ref().is_some_and(|g| g.downloaded);
         let cold = self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
         self.counted.0 += 1;

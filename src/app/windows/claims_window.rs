@@ -11,6 +11,7 @@ use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
+use crate::engine::estimate::{Task, claims_parts, duration_text};
 
 /// The smallest text the window uses, in points (the experiment lines).
 const SECONDARY_TEXT: f32 = 11.0;
@@ -30,8 +31,6 @@ pub struct ClaimsWindow {
     compare: Option<(String, ClaimsReport)>,
     /// Whether the run asked last is the quick one.
     quick: bool,
-    /// How long the runs took on this machine.
-    clock: super::claims_clock::ClaimsClock,
 }
 
 /// Where the JSON path came from.
@@ -60,7 +59,6 @@ impl ClaimsWindow {
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         // Every frame, open or not, so that a run is timed to its end.
-        self.clock.track(ctx, session);
         let mut open = self.open;
         let screen = ctx.content_rect().size();
         let window = egui::Window::new("Tutorial claims, tested on this machine")
@@ -156,37 +154,42 @@ impl ClaimsWindow {
                 ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
             }
             None => {
-                ui.label(RichText::new(self.estimates(session)).weak());
+                ui.label(RichText::new(Self::estimates(session)).weak());
             }
         }
     }
 
-    /// How long each run takes: the last one's time on this machine, else the bound the claims
-    /// are sized for.
-    fn estimates(&self, session: &Session) -> String {
-        use super::claims_clock::{ALL_BOUND_S, QUICK_BOUND_S, secs_text};
-        let part = |quick: bool, name: &str, bound: &str| match self.clock.last_secs(quick, session) {
-            Some(s) => (format!("{name} took {} here the last time", secs_text(s)), false),
-            None => (format!("{name} takes at most about {bound}"), true),
+    /// How long each run takes: from the last runs on this machine (the one estimator), else the
+    /// bound the claims are sized for.
+    fn estimates(session: &Session) -> String {
+        let part = |quick: bool, name: &str| {
+            let e = claims_estimate(session, quick);
+            if e.is_guess() {
+                (format!("{name} takes at most about {}", duration_text(e.seconds)), true)
+            } else {
+                (format!("{name} takes about {} here", duration_text(e.seconds)), false)
+            }
         };
-        let (quick, guessed_quick) = part(true, "Run (quick)", &format!("{QUICK_BOUND_S} s"));
-        let (all, guessed_all) = part(false, "Run all", &format!("{ALL_BOUND_S} s"));
+        let (quick, guessed_quick) = part(true, "Run (quick)");
+        let (all, guessed_all) = part(false, "Run all");
         let caveat = if guessed_quick || guessed_all {
             " (bounds for a 2-core machine with a software GPU, until a run has been timed here)"
         } else {
-            ""
+            " (from the last runs on this machine)"
         };
         format!("{quick}; {all}{caveat}.")
     }
 
     /// The estimate of the run in flight until its first claim is done.
     fn first_estimate(&self, session: &Session) -> String {
-        use super::claims_clock::{ALL_BOUND_S, QUICK_BOUND_S, secs_text};
-        if let Some(s) = self.clock.last_secs(self.quick, session) {
-            format!("about {} in all (the last such run on this machine)", secs_text(s))
+        let e = claims_estimate(session, self.quick);
+        if e.is_guess() {
+            format!(
+                "at most about {} in all (a first estimate, until a claim is done)",
+                duration_text(e.seconds)
+            )
         } else {
-            let bound = if self.quick { QUICK_BOUND_S } else { ALL_BOUND_S };
-            format!("at most about {bound} s in all (a first estimate, until a claim is done)")
+            format!("about {} in all (from the last such runs on this machine)", duration_text(e.seconds))
         }
     }
 
@@ -199,9 +202,13 @@ impl ClaimsWindow {
             return;
         }
         self.quick = quick;
-        self.clock.started(quick, session);
         let ticket = Ticket::new(session.next_job_id());
-        session.send(JobKind::Claims, Job::Claims { ticket, quick });
+        session.send_estimated(
+            JobKind::Claims,
+            Job::Claims { ticket, quick },
+            claims_task(quick),
+            claims_parts(),
+        );
     }
 
     /// The JSON file: save this report, load one to compare.
@@ -359,4 +366,14 @@ fn default_json_path(session: &Session) -> PathBuf {
         photo.as_deref().and_then(Path::file_stem).unwrap_or_else(|| "graylab".as_ref()).to_os_string();
     name.push(".claims.json");
     folder.join(name)
+}
+
+/// The kind of claims job, for the estimator.
+fn claims_task(quick: bool) -> Task {
+    if quick { Task::ClaimsQuick } else { Task::ClaimsAll }
+}
+
+/// What a run of the claims should take on this machine.
+fn claims_estimate(session: &Session, quick: bool) -> crate::engine::Estimate {
+    session.pace().job(claims_task(quick), &claims_parts())
 }

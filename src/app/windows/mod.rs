@@ -1,14 +1,12 @@
 //! The windows opened on demand: export, size sweep, round trips, parity, the tutorial's claims,
 //! and the native file dialogs.
 
-mod claims_clock;
 pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;
 mod json_file;
 pub(super) mod parity_window;
 pub(super) mod round_trips_window;
-mod sweep_estimate;
 mod sweep_views;
 pub(super) mod sweep_window;
 

@@ -175,7 +175,19 @@ impl RoundTripsWindow {
         self.shown = None;
         let settings = session.settings().convert;
         let ticket = Ticket::new(session.next_job_id());
+        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let cpu = crate::engine::estimate::Lane::of(&crate::engine::ConvertSettings {
+            backend: crate::engine::Backend::Cpu,
+            ..settings
+        });
+        let parts = crate::engine::estimate::round_trip_parts(
+            &passes,
+            self.runs as usize,
+            cpu,
+            megapixels,
+            settings.work.rounds,
+        );
         let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs), answer };
-        session.send(JobKind::RoundTrips, job);
+        session.send_estimated(JobKind::RoundTrips, job, crate::engine::estimate::Task::RoundTrips, parts);
     }
 }

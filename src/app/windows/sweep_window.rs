@@ -10,9 +10,7 @@ use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::{Backend, Phase, SweepOptions, SweepResult};
-
-use super::sweep_estimate::{Basis, Pace, SweepClock, duration, estimate_secs, machine};
+use crate::engine::{SweepOptions, SweepResult};
 
 /// The sweep window's state.
 pub struct SweepWindow {
@@ -40,7 +38,6 @@ pub struct SweepWindow {
     shown: Option<usize>,
     /// The options of the latest sweep started from this window.
     sent: Option<SweepOptions>,
-    clock: SweepClock,
     /// The lowest the window's content may reach, from the room it is kept in.
     bottom_y: f32,
 }
@@ -60,7 +57,6 @@ impl Default for SweepWindow {
             sizes_level: 0,
             shown: None,
             sent: None,
-            clock: SweepClock::default(),
             bottom_y: f32::INFINITY,
         }
     }
@@ -88,7 +84,6 @@ impl SweepWindow {
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         self.kept.track(ctx, session, &mut self.asked);
-        self.clock.track(ctx, session);
         // The room's margin and the window's own frame below its content.
         self.bottom_y = room.rect.bottom() - 24.0;
         let mut open = self.open;
@@ -291,64 +286,37 @@ impl SweepWindow {
         self.sent = Some(options.clone());
         self.kept.started(ctx, &self.asked);
         let ticket = Ticket::new(session.next_job_id());
-        session.send(JobKind::Sweep, Job::Sweep { ticket, options, photo });
+        let (task, parts) = (options.task(), options.parts());
+        let pace = Box::new(session.pace().clone());
+        session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, photo, pace }, task, parts);
     }
 
-    /// How long the sweep will take: from the last sweep timed on this machine, else this
-    /// session's runs (per megapixel), else a rough guess, saying which.
+    /// How long the sweep will take (the one estimator: from the sweeps, grids and runs seen on
+    /// this machine, else a guess, saying which); a work grid's estimate is refined by its
+    /// calibration once it starts.
     fn estimate(&self, session: &Session) -> String {
-        let levels = sweep_views::parse_work_levels(&self.asked.work.levels).unwrap_or_default();
-        if levels.iter().any(|&k| k > 0) {
-            return "A work grid first calibrates for about a second; the status bar then shows its estimate \
-                    and where the sweep is."
-                .to_owned();
-        }
-        let sizes: Vec<f64> = self
+        let work_levels = sweep_views::parse_work_levels(&self.asked.work.levels).unwrap_or_default();
+        let sizes_mp: Vec<f64> = self
             .asked
             .sizes
             .split(',')
             .filter_map(|s| s.trim().parse().ok())
             .filter(|v: &f64| *v > 0.0)
             .collect();
-        let mp: f64 = sizes.iter().sum();
-        let per_mp = |backend: Backend| -> Option<f64> {
-            let of = |cold: bool| -> Option<f64> {
-                let mut v: Vec<f64> = session
-                    .runs()
-                    .iter()
-                    .filter(|r| r.settings.backend == backend && r.cold == cold)
-                    .filter_map(|r| {
-                        let ns = if backend == Backend::Cpu {
-                            r.report.phase(Phase::Kernel)?.ns
-                        } else {
-                            r.report.total_ns
-                        };
-                        Some(ns as f64 / 1e9 / r.report.megapixels().max(1e-6))
-                    })
-                    .collect();
-                v.sort_by(f64::total_cmp);
-                v.get(v.len() / 2).copied()
-            };
-            // Warm runs are what a sweep's medians are; a cold one still says more than a guess.
-            of(false).or_else(|| of(true))
+        let mp: f64 = sizes_mp.iter().sum();
+        let options = SweepOptions {
+            sizes_mp,
+            runs: self.asked.runs as usize,
+            workgroup: session.settings().convert.workgroup,
+            formula: session.settings().convert.formula,
+            gpu: session.gpu_usable(),
+            work_levels,
+            divergent: self.asked.work.divergent,
         };
-        let gpu = session.gpu_usable();
-        let machine = machine(session);
-        let pace = Pace {
-            sweep: self.clock.pace.as_ref().filter(|p| p.machine == machine),
-            cpu_s_per_mp: per_mp(Backend::Cpu),
-            gpu_s_per_mp: per_mp(Backend::Gpu),
-            threads: crate::engine::available_threads(),
-            gpu,
-        };
-        let (secs, basis) = estimate_secs(&pace, &sizes, self.asked.runs);
-        let basis = match basis {
-            Basis::LastSweep => "from the last sweep on this machine",
-            Basis::Runs => "from this session's runs",
-            Basis::Guess if gpu => "a rough guess until you have run both backends",
-            Basis::Guess => "a rough guess until you have run the CPU",
-        };
-        format!("{} sizes, {:.1} MP in all: about {} ({basis}).", sizes.len(), mp, duration(secs))
+        let estimate = session.pace().job(options.task(), &options.parts());
+        let grid =
+            if options.is_work_grid() { " (a work grid calibrates first and says better)" } else { "" };
+        format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())
     }
 
     fn load(&mut self, session: &mut Session, path: &Path) {

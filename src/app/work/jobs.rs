@@ -129,6 +129,8 @@ pub struct Progress {
     pub work_done: f64,
     /// Work in all.
     pub work_total: f64,
+    /// What the job was estimated to take before it started, seconds.
+    pub estimate_s: Option<f64>,
 }
 
 impl Progress {
@@ -138,11 +140,24 @@ impl Progress {
         self.started.elapsed().as_secs_f32()
     }
 
-    /// Estimated seconds left, once some work is done.
+    /// Estimated seconds left: the estimate of what is left, corrected by the pace seen so far
+    /// in this job (the more is done, the more the pace seen counts).
     #[must_use]
     pub fn eta_secs(&self) -> Option<f32> {
-        (self.work_done > 0.0 && self.work_total > self.work_done)
-            .then(|| self.elapsed_secs() * ((self.work_total - self.work_done) / self.work_done) as f32)
+        let elapsed = f64::from(self.elapsed_secs());
+        let done = (self.work_total > 0.0).then(|| (self.work_done / self.work_total).clamp(0.0, 1.0));
+        let seen_left = done.filter(|&f| f > 0.0 && f < 1.0).map(|f| elapsed * (1.0 - f) / f);
+        let estimated_left = self.estimate_s.map(|e| match done {
+            Some(f) if f > 0.0 => e * (1.0 - f),
+            _ => (e - elapsed).max(0.0),
+        });
+        let left = match (estimated_left, seen_left, done) {
+            (Some(e), Some(s), Some(f)) => e * (1.0 - f) + s * f,
+            (Some(e), None, _) => e,
+            (None, Some(s), _) => s,
+            _ => return None,
+        };
+        Some(left as f32)
     }
 
     /// Done as a fraction, when the total is known.
@@ -159,13 +174,14 @@ pub struct Ticket {
     pub id: u64,
     cancel: Arc<AtomicBool>,
     progress: Arc<Mutex<Option<Progress>>>,
+    estimate_s: Arc<Mutex<Option<f64>>>,
 }
 
 impl Ticket {
     /// A ticket for job `id`.
     #[must_use]
     pub fn new(id: u64) -> Self {
-        Self { id, cancel: Arc::default(), progress: Arc::default() }
+        Self { id, cancel: Arc::default(), progress: Arc::default(), estimate_s: Arc::default() }
     }
 
     /// Asks the worker to stop this job at the next check (between runs, and between a GPU
@@ -190,14 +206,30 @@ impl Ticket {
     pub fn set_progress(&self, what: impl Into<String>, done: u64, total: u64, work: (f64, f64)) {
         let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
         let started = p.as_ref().map_or_else(Instant::now, |p| p.started);
-        *p =
-            Some(Progress { what: what.into(), started, done, total, work_done: work.0, work_total: work.1 });
+        let (work_done, work_total) = work;
+        *p = Some(Progress {
+            what: what.into(),
+            started,
+            done,
+            total,
+            work_done,
+            work_total,
+            estimate_s: None,
+        });
+    }
+
+    /// Sets what the job is estimated to take, seconds (before it starts, or once it knows better).
+    pub fn set_estimate(&self, seconds: f64) {
+        *self.estimate_s.lock().unwrap_or_else(PoisonError::into_inner) = Some(seconds);
     }
 
     /// The job's progress, once it started.
     #[must_use]
     pub fn progress(&self) -> Option<Progress> {
-        self.progress.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        let estimate_s = *self.estimate_s.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+        p.estimate_s = estimate_s;
+        Some(p)
     }
 }
 
@@ -241,6 +273,8 @@ pub enum Job {
         options: SweepOptions,
         /// The photo to resize, if any.
         photo: Option<Arc<Loaded>>,
+        /// What this machine was seen to take, to plan a work grid by.
+        pace: Box<crate::engine::Pace>,
     },
     /// Compare CPU and GPU output (and the formulas) for the open image.
     Parity {

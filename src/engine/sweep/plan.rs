@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
+use crate::engine::estimate::{Lane, Pace, Part, Task};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
 use crate::engine::{available_threads, synthetic_rgb};
 
@@ -125,31 +126,16 @@ pub struct Calibration {
 }
 
 impl Calibration {
-    /// The estimated time of one run at `megapixels` and `rounds` from a base time and a time
-    /// at the calibration's rounds: the base scaled with the pixels (never below the base: the
-    /// fixed costs), plus the rounds' share scaled with pixels x rounds.
-    fn scaled_ns(&self, base_ns: u64, work_ns: u64, megapixels: f64, rounds: u32) -> f64 {
-        let pixels = megapixels / self.megapixels.max(f64::MIN_POSITIVE);
-        let per_round = work_ns.saturating_sub(base_ns) as f64 / f64::from(self.rounds.max(1));
-        base_ns as f64 * pixels.max(1.0) + per_round * pixels * f64::from(rounds)
-    }
-
-    /// One CPU run on all threads, nanoseconds.
-    #[must_use]
-    pub fn cpu_all_run_ns(&self, megapixels: f64, rounds: u32) -> f64 {
-        self.scaled_ns(self.cpu_all_ns, self.cpu_all_work_ns, megapixels, rounds)
-    }
-
-    /// One CPU run on one thread at 0 rounds, nanoseconds.
-    #[must_use]
-    pub fn cpu1_run_ns(&self, megapixels: f64) -> f64 {
-        self.scaled_ns(self.cpu1_ns, self.cpu1_ns, megapixels, 0)
-    }
-
-    /// One GPU run end to end, nanoseconds (`None` without a GPU).
-    #[must_use]
-    pub fn gpu_run_ns(&self, megapixels: f64, rounds: u32) -> Option<f64> {
-        Some(self.scaled_ns(self.gpu_ns?, self.gpu_work_ns?, megapixels, rounds))
+    /// Teaches `pace` the runs measured: each lane at 0 rounds and at `rounds`.
+    pub fn observe_into(&self, pace: &mut Pace) {
+        let mut seen = |lane, rounds, ns: u64| pace.observe(lane, self.megapixels, rounds, ns as f64 / 1e9);
+        seen(Lane::CpuOneThread, 0, self.cpu1_ns);
+        seen(Lane::CpuAllThreads, 0, self.cpu_all_ns);
+        seen(Lane::CpuAllThreads, self.rounds, self.cpu_all_work_ns);
+        if let (Some(plain), Some(worked)) = (self.gpu_ns, self.gpu_work_ns) {
+            seen(Lane::Gpu, 0, plain);
+            seen(Lane::Gpu, self.rounds, worked);
+        }
     }
 }
 
@@ -247,49 +233,90 @@ fn runs_within_budget(run_ns: f64, asked: usize) -> usize {
 
 /// The plan of every cell of `options`, and with a `calibration` the runs each cell gets within
 /// its budget and the time it should take. Without one every cell gets the runs asked (what a
-/// plain size sweep does).
+/// plain size sweep does). [`SweepOptions::plan`] with nothing learned before.
 #[must_use]
 pub fn estimate_grid(options: &SweepOptions, calibration: Option<&Calibration>) -> GridEstimate {
-    let runs = options.runs.max(1);
-    let grid = options.is_work_grid();
-    let gpu = options.gpu;
-    let mut cells = Vec::new();
-    let mut total_ns = 0.0;
-    for &mp in &options.sizes() {
-        for &rounds in &options.levels() {
-            let single_thread = !grid || rounds == 0;
-            let mut cell = CellPlan {
-                megapixels: mp,
-                work_rounds: rounds,
-                cpu_runs: runs,
-                gpu_runs: if gpu { runs } else { 0 },
-                single_thread,
-                estimated_ns: None,
-            };
-            if let Some(c) = calibration {
-                let cpu_all = c.cpu_all_run_ns(mp, rounds);
-                let gpu_run = if gpu { c.gpu_run_ns(mp, rounds) } else { None };
-                if grid {
-                    cell.cpu_runs = runs_within_budget(cpu_all, runs);
-                    cell.gpu_runs = gpu_run.map_or(cell.gpu_runs, |ns| runs_within_budget(ns, runs));
-                }
-                let mut ns = (1 + cell.cpu_runs) as f64 * cpu_all;
-                if single_thread {
-                    ns += (1 + cell.cpu_runs) as f64 * c.cpu1_run_ns(mp);
-                }
-                // End to end, then resident: each with its cold run.
-                ns += gpu_run.map_or(0.0, |g| 2.0 * (1 + cell.gpu_runs) as f64 * g);
-                cell.estimated_ns = Some(ns.round() as u64);
-                total_ns += ns;
-            }
-            cells.push(cell);
+    options.plan(calibration, &Pace::default())
+}
+
+impl SweepOptions {
+    /// The plan of every cell, estimated by the one estimator ([`Pace`]): what `pace` learned
+    /// on this machine before, taught the `calibration` just measured. Without a calibration
+    /// every cell gets the runs asked and no time is estimated.
+    #[must_use]
+    pub fn plan(&self, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
+        let runs = self.runs.max(1);
+        let grid = self.is_work_grid();
+        let gpu = self.gpu;
+        let mut pace = pace.clone();
+        if let Some(c) = calibration {
+            c.observe_into(&mut pace);
         }
+        let mut cells = Vec::new();
+        let mut parts = Vec::new();
+        for &mp in &self.sizes() {
+            for &rounds in &self.levels() {
+                let single_thread = !grid || rounds == 0;
+                let mut cell = CellPlan {
+                    megapixels: mp,
+                    work_rounds: rounds,
+                    cpu_runs: runs,
+                    gpu_runs: if gpu { runs } else { 0 },
+                    single_thread,
+                    estimated_ns: None,
+                };
+                if calibration.is_some() {
+                    let one_run_s = |lane| pace.run(lane, mp, rounds).seconds;
+                    if grid {
+                        cell.cpu_runs = runs_within_budget(one_run_s(Lane::CpuAllThreads) * 1e9, runs);
+                        if gpu {
+                            cell.gpu_runs = runs_within_budget(one_run_s(Lane::Gpu) * 1e9, runs);
+                        }
+                    }
+                    let part = |lane, runs: f64| Part { lane, megapixels: mp, rounds, runs };
+                    // Each series with its cold run; the GPU end to end, then resident.
+                    let mut cell_parts = vec![part(Lane::CpuAllThreads, (1 + cell.cpu_runs) as f64)];
+                    if single_thread {
+                        cell_parts.push(part(Lane::CpuOneThread, (1 + cell.cpu_runs) as f64));
+                    }
+                    if gpu {
+                        cell_parts.push(part(Lane::Gpu, 2.0 * (1 + cell.gpu_runs) as f64));
+                    }
+                    cell.estimated_ns = Some((pace.parts(&cell_parts).seconds * 1e9).round() as u64);
+                    parts.extend(cell_parts);
+                }
+                cells.push(cell);
+            }
+        }
+        let total_ns = calibration.map(|_| (pace.job(Task::Grid, &parts).seconds * 1e9).round() as u64);
+        GridEstimate { cells, runs, total_ns, calibration: calibration.copied() }
     }
-    GridEstimate {
-        cells,
-        runs,
-        total_ns: calibration.map(|_| total_ns.round() as u64),
-        calibration: calibration.copied(),
+
+    /// The parts a [`Pace`] estimates this sweep from (a plain sweep's sizes; a grid's cells
+    /// as asked, before its calibration trims their runs).
+    #[must_use]
+    pub fn parts(&self) -> Vec<Part> {
+        let runs = self.runs.max(1) as f64 + 1.0;
+        let mut parts = Vec::new();
+        for &megapixels in &self.sizes() {
+            for &rounds in &self.levels() {
+                let part = |lane, runs| Part { lane, megapixels, rounds, runs };
+                parts.push(part(Lane::CpuAllThreads, runs));
+                if !self.is_work_grid() || rounds == 0 {
+                    parts.push(part(Lane::CpuOneThread, runs));
+                }
+                if self.gpu {
+                    parts.push(part(Lane::Gpu, 2.0 * runs));
+                }
+            }
+        }
+        parts
+    }
+
+    /// The kind of job this sweep is, for its overhead.
+    #[must_use]
+    pub fn task(&self) -> Task {
+        if self.is_work_grid() { Task::Grid } else { Task::Sweep }
     }
 }
 

@@ -170,6 +170,7 @@ impl WorkerState {
         ticket: &Ticket,
         options: &crate::engine::SweepOptions,
         source: Option<(&str, &image::DynamicImage)>,
+        pace: &crate::engine::Pace,
     ) -> Result<crate::engine::SweepResult, crate::engine::EngineError> {
         let calibration = if options.is_work_grid() {
             ticket.set_progress("Sweep: calibrating (about a second)", 0, 0, (0.0, 0.0));
@@ -177,7 +178,13 @@ impl WorkerState {
         } else {
             None
         };
-        let plan = crate::engine::estimate_grid(options, calibration.as_ref());
+        let plan = options.plan(calibration.as_ref(), pace);
+        if let Some(ns) = plan.total_ns {
+            // The calibration knows better than the estimate made before it.
+            ticket.set_estimate(
+                ns as f64 / 1e9 + ticket.progress().map_or(0.0, |p| f64::from(p.elapsed_secs())),
+            );
+        }
         // A cell's weight: its estimate where calibrated, else its pixels (and a fixed part).
         let weights: Vec<f64> = plan
             .cells
@@ -240,7 +247,7 @@ impl WorkerState {
                 ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));
                 self.reply(Reply::Ceilings(self.ceilings(remeasure)));
             }
-            Job::Sweep { ticket, options, photo } => {
+            Job::Sweep { ticket, options, photo, pace } => {
                 // The sweep models the crossover from the ceilings it finds known.
                 ticket.set_progress("Sweep: this GPU's ceilings", 0, 0, (0.0, 0.0));
                 if options.gpu {
@@ -252,7 +259,7 @@ impl WorkerState {
                 }
                 let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
                 let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
-                let result = self.sweep(&ticket, &options, source);
+                let result = self.sweep(&ticket, &options, source, &pace);
                 if !self.stopped(&ticket) {
                     self.reply(Reply::Swept(result.map_err(|e| crate::app::advice::describe(&e))));
                 }

@@ -1,0 +1,159 @@
+//! The app's side of the one estimator ([`crate::engine::estimate`]): the pace of this machine,
+//! kept between launches in egui's persisted memory (the only place it is kept), taught by every
+//! run, sweep and job that finishes, and asked before every long job; a saved heavy setting is
+//! held on open until the user says Run.
+
+use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::estimate::{Estimate, Lane, Part, Task};
+use crate::engine::{ConvertSettings, Pace, RunReport, Series, SweepResult};
+
+use super::{JobKind, Session};
+
+/// Where the pace is kept between launches (egui's persisted memory).
+const PACE_ID: &str = "graylab pace";
+
+/// A conversion on open estimated longer than this, seconds, waits for the user's Run.
+pub const HEAVY_ON_OPEN_S: f64 = 10.0;
+
+/// The pace and what it still has to learn from the jobs in flight.
+#[derive(Default)]
+pub(super) struct KeptPace {
+    pace: Pace,
+    /// Whether the kept pace was read (on the first frame).
+    read: bool,
+    /// Whether it learned something not yet kept.
+    changed: bool,
+    /// The jobs sent with an estimate: their id, kind and parts, to learn their overhead.
+    sent: Vec<(u64, Task, Vec<Part>)>,
+    /// A conversion on open held for its estimate.
+    held: Option<Estimate>,
+}
+
+/// The parts of converting an image of `megapixels` with each of `list`, `runs` times.
+#[must_use]
+pub fn convert_parts(list: &[ConvertSettings], runs: u32, megapixels: f64) -> Vec<Part> {
+    let runs = f64::from(runs.max(1));
+    list.iter().map(|s| Part { lane: Lane::of(s), megapixels, rounds: s.work.rounds, runs }).collect()
+}
+
+impl Session {
+    /// The adapter and CPU threads a pace belongs to.
+    #[must_use]
+    pub fn machine(&self) -> String {
+        let adapter = match self.gpu() {
+            Some(g) if self.gpu_usable() => g.adapter_info().name.clone(),
+            _ => "CPU only".to_owned(),
+        };
+        format!("{adapter} · {} threads", crate::engine::available_threads())
+    }
+
+    /// What this machine was seen to take.
+    #[must_use]
+    pub fn pace(&self) -> &Pace {
+        &self.pace.pace
+    }
+
+    /// Replaces the pace (tests, to make an estimate known in advance).
+    pub fn set_pace(&mut self, pace: Pace) {
+        self.pace.pace = pace;
+        self.pace.read = true;
+        self.pace.changed = true;
+    }
+
+    /// Reads the kept pace on the first frame (when it is this machine's) and keeps what it
+    /// learned since.
+    pub fn keep_pace(&mut self, ctx: &egui::Context) {
+        let id = egui::Id::unique(PACE_ID);
+        let machine = self.machine();
+        if !self.pace.read {
+            self.pace.read = true;
+            let kept = ctx.data_mut(|d| d.get_persisted::<Pace>(id)).filter(|p| p.machine == machine);
+            self.pace.pace = kept.unwrap_or_else(|| Pace::new(machine.clone()));
+        }
+        if self.pace.changed {
+            self.pace.changed = false;
+            self.pace.pace.machine = machine;
+            let pace = self.pace.pace.clone();
+            ctx.data_mut(|d| d.insert_persisted(id, pace));
+        }
+    }
+
+    /// Sends `job` with its estimate (shown with its progress), and remembers its parts to learn
+    /// its overhead when it finishes.
+    pub fn send_estimated(&mut self, kind: JobKind, job: Job, task: Task, parts: Vec<Part>) -> Estimate {
+        let estimate = self.pace.pace.job(task, &parts);
+        job.ticket().set_estimate(estimate.seconds);
+        self.pace.sent.retain(|(id, ..)| self.jobs.iter().any(|(_, t)| t.id == *id));
+        self.pace.sent.push((job.ticket().id, task, parts));
+        self.send(kind, job);
+        estimate
+    }
+
+    /// The conversion held on open, with its estimate.
+    #[must_use]
+    pub fn held_run(&self) -> Option<Estimate> {
+        self.pace.held
+    }
+
+    /// Runs the conversion held on open (Run), or lets it be (Not now).
+    pub fn release_held(&mut self, run: bool) {
+        if self.pace.held.take().is_some() && run {
+            self.run_conversion(1);
+        }
+    }
+
+    /// On open: converts with the settings in force, unless that is estimated to take longer
+    /// than [`HEAVY_ON_OPEN_S`]; then holds it for the user's Run.
+    pub(super) fn convert_on_open(&mut self) {
+        let Some(input) = &self.input else { return };
+        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let parts = convert_parts(&[self.settings.convert], 1, megapixels);
+        let estimate = self.pace.pace.job(Task::Convert, &parts);
+        if estimate.seconds > HEAVY_ON_OPEN_S {
+            self.pace.held = Some(estimate);
+        } else {
+            self.run_conversion(1);
+        }
+    }
+
+    /// Forgets a held conversion (another was asked for).
+    pub(super) fn unhold(&mut self) {
+        self.pace.held = None;
+    }
+
+    /// Learns from one finished run.
+    pub(super) fn learn_run(&mut self, settings: &ConvertSettings, report: &RunReport) {
+        let megapixels = f64::from(report.width) * f64::from(report.height) / 1e6;
+        let seconds = report.total_ns as f64 / 1e9;
+        self.pace.pace.observe(Lane::of(settings), megapixels, settings.work.rounds, seconds);
+        self.pace.changed = true;
+    }
+
+    /// Learns from a finished sweep's medians (every size and work level it measured).
+    pub(super) fn learn_sweep(&mut self, result: &SweepResult) {
+        for point in &result.points {
+            for (series, lane) in [
+                (Series::Cpu1, Lane::CpuOneThread),
+                (Series::CpuAll, Lane::CpuAllThreads),
+                (Series::GpuTotal, Lane::Gpu),
+            ] {
+                if let Some(ns) = point.median_ns(series) {
+                    self.pace.pace.observe(lane, point.megapixels, point.work_rounds, ns as f64 / 1e9);
+                }
+            }
+        }
+        self.pace.changed = true;
+    }
+
+    /// A job ended (`ticket`): when it ran to its end, learns its overhead from its wall time.
+    pub(super) fn learn_job_end(&mut self, ticket: &Ticket, stopped: bool) {
+        let Some(i) = self.pace.sent.iter().position(|(id, ..)| *id == ticket.id) else { return };
+        let (_, task, parts) = self.pace.sent.swap_remove(i);
+        let Some(progress) = ticket.progress() else { return };
+        if stopped || ticket.cancelled() {
+            return;
+        }
+        self.pace.pace.finished(task, &parts, f64::from(progress.elapsed_secs()));
+        self.pace.changed = true;
+    }
+}

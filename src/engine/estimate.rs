@@ -1,0 +1,425 @@
+//! How long a job will take, before it starts: the one estimator behind every long job (a single
+//! conversion, a sweep, a work grid, round trips, the claims). A [`Pace`] is learned per machine
+//! (adapter and CPU threads) from runs seen there: each lane (CPU one thread, CPU all threads,
+//! GPU end to end) costs a fixed time, a time per megapixel and a time per megapixel-round, and
+//! each kind of job takes its wall time over what its runs predict (its overhead). Before a lane
+//! was seen, its cost comes from this machine's ceilings (bytes over bandwidth, operations over
+//! the compute ceiling) or a stated rough guess, and every [`Estimate`] says which.
+//!
+//! Knows nothing of the front ends: they keep the pace (the app across launches) and feed it.
+
+use crate::engine::{Backend, ConvertSettings, available_threads};
+
+/// Bytes a conversion reads and writes per pixel (RGB8 in, gray out, with the copies).
+const BYTES_PER_PIXEL: f64 = 5.0;
+
+/// Operations one round of synthetic work costs per pixel.
+const OPS_PER_PIXEL_ROUND: f64 = 3.0;
+
+/// The most observations kept (the newest replace the oldest).
+const KEPT: usize = 64;
+
+/// Where one run runs, as the estimator tells costs apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Lane {
+    /// The CPU kernel on one thread.
+    CpuOneThread,
+    /// The CPU kernel on all threads.
+    CpuAllThreads,
+    /// The GPU end to end (upload, kernel, download).
+    Gpu,
+}
+
+impl Lane {
+    /// The lane of a conversion with `settings`.
+    #[must_use]
+    pub fn of(settings: &ConvertSettings) -> Self {
+        match settings.backend {
+            Backend::Gpu => Self::Gpu,
+            Backend::Cpu if settings.threads == 1 && available_threads() > 1 => Self::CpuOneThread,
+            Backend::Cpu => Self::CpuAllThreads,
+        }
+    }
+
+    /// A rough cost (fixed seconds, seconds per megapixel, seconds per megapixel-round) for a
+    /// machine never seen: a 2-core machine with a software GPU.
+    fn rough(self) -> Cost {
+        match self {
+            Self::CpuOneThread => Cost { fixed_s: 0.001, per_mp_s: 0.008, per_mp_round_s: 0.004 },
+            Self::CpuAllThreads => Cost { fixed_s: 0.001, per_mp_s: 0.004, per_mp_round_s: 0.002 },
+            Self::Gpu => Cost { fixed_s: 0.02, per_mp_s: 0.02, per_mp_round_s: 0.002 },
+        }
+    }
+}
+
+/// The kinds of job, each with its own overhead over its runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Task {
+    /// One conversion, or Run ×N.
+    Convert,
+    /// A size sweep.
+    Sweep,
+    /// A work grid (sizes by work levels), calibration included.
+    Grid,
+    /// Round trips (operations per upload and download).
+    RoundTrips,
+    /// The tutorial's claims, quick.
+    ClaimsQuick,
+    /// The tutorial's claims, all of them.
+    ClaimsAll,
+}
+
+impl Task {
+    /// The stated bound a job of this kind is sized for, seconds, used before one was seen
+    /// when its runs are not known in advance (the claims).
+    #[must_use]
+    pub fn bound_s(self) -> Option<f64> {
+        match self {
+            Self::ClaimsQuick => Some(45.0),
+            Self::ClaimsAll => Some(90.0),
+            _ => None,
+        }
+    }
+
+    /// A job's wall time over its runs before one was seen (images made, allocation, a grid's
+    /// calibration).
+    fn guessed_overhead(self) -> f64 {
+        match self {
+            Self::Grid => 1.05,
+            Self::Sweep => 1.3,
+            _ => 1.2,
+        }
+    }
+}
+
+/// Runs of one lane at one size and work level: a part of a job.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Part {
+    /// Where they run.
+    pub lane: Lane,
+    /// The image's size, megapixels.
+    pub megapixels: f64,
+    /// The work level, rounds per pixel.
+    pub rounds: u32,
+    /// How many runs (cold ones included).
+    pub runs: f64,
+}
+
+/// What an estimate rests on, from the best to the worst.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum Basis {
+    /// Runs seen on this machine.
+    Seen,
+    /// This machine's ceilings (bytes over bandwidth, operations over the compute ceiling).
+    Ceilings,
+    /// A stated rough guess.
+    Guess,
+}
+
+/// How long something will take and what that rests on.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Estimate {
+    /// Seconds.
+    pub seconds: f64,
+    /// What it rests on.
+    pub basis: Basis,
+}
+
+impl Estimate {
+    /// Whether nothing of this kind was seen here yet.
+    #[must_use]
+    pub fn is_guess(&self) -> bool {
+        self.basis != Basis::Seen
+    }
+
+    /// "about 12 s, from runs seen on this machine".
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        let why = match self.basis {
+            Basis::Seen => "from runs seen on this machine",
+            Basis::Ceilings => "a guess from this machine's ceilings until a run is seen",
+            Basis::Guess => "a rough guess until a run is seen here",
+        };
+        format!("about {}, {why}", duration_text(self.seconds))
+    }
+}
+
+/// `5 s`, `1 min 05 s`.
+#[must_use]
+pub fn duration_text(secs: f64) -> String {
+    let secs = secs.max(0.0).round();
+    if secs < 60.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{:.0} min {:02.0} s", (secs / 60.0).floor(), secs % 60.0)
+    }
+}
+
+/// A lane's cost of one run: `fixed_s + megapixels * (per_mp_s + rounds * per_mp_round_s)`.
+#[expect(clippy::struct_field_names, reason = "each field is seconds, and says so")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cost {
+    fixed_s: f64,
+    per_mp_s: f64,
+    per_mp_round_s: f64,
+}
+
+impl Cost {
+    fn base_s(&self, megapixels: f64) -> f64 {
+        self.fixed_s + megapixels * self.per_mp_s
+    }
+
+    fn run_s(&self, megapixels: f64, rounds: u32) -> f64 {
+        self.base_s(megapixels) + megapixels * f64::from(rounds) * self.per_mp_round_s
+    }
+
+    fn scaled(self, by: f64) -> Self {
+        Self {
+            fixed_s: self.fixed_s * by,
+            per_mp_s: self.per_mp_s * by,
+            per_mp_round_s: self.per_mp_round_s * by,
+        }
+    }
+}
+
+/// One run seen: its lane, size, work level and wall time.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Seen {
+    lane: Lane,
+    megapixels: f64,
+    rounds: u32,
+    seconds: f64,
+}
+
+/// A ceiling of one lane, for costs before a run was seen.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Roof {
+    /// Bytes per second the lane streams.
+    pub bytes_per_s: f64,
+    /// Operations per second it computes.
+    pub ops_per_s: f64,
+}
+
+/// What this machine was seen to take: the learned pace of every lane and job kind.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Pace {
+    /// The adapter and CPU threads it was seen on (a pace is only used on the same).
+    pub machine: String,
+    seen: Vec<Seen>,
+    overheads: Vec<(Task, f64)>,
+    #[serde(default)]
+    roofs: Vec<(Lane, Roof)>,
+}
+
+impl Pace {
+    /// A pace of `machine` with nothing seen yet.
+    #[must_use]
+    pub fn new(machine: impl Into<String>) -> Self {
+        Self { machine: machine.into(), ..Self::default() }
+    }
+
+    /// Sets a lane's ceilings, used for its costs until a run of it is seen.
+    pub fn set_roof(&mut self, lane: Lane, roof: Roof) {
+        if roof.bytes_per_s > 0.0 && roof.ops_per_s > 0.0 {
+            self.roofs.retain(|(l, _)| *l != lane);
+            self.roofs.push((lane, roof));
+        }
+    }
+
+    /// Learns from one run of `lane` at `megapixels` and `rounds` that took `seconds`; a run of
+    /// the same lane, size and level seen before is replaced.
+    pub fn observe(&mut self, lane: Lane, megapixels: f64, rounds: u32, seconds: f64) {
+        if !(seconds.is_finite() && seconds > 0.0 && megapixels.is_finite() && megapixels > 0.0) {
+            return;
+        }
+        let same =
+            |s: &Seen| s.lane == lane && s.rounds == rounds && (s.megapixels / megapixels - 1.0).abs() < 0.1;
+        self.seen.retain(|s| !same(s));
+        if self.seen.len() >= KEPT {
+            self.seen.remove(0);
+        }
+        self.seen.push(Seen { lane, megapixels, rounds, seconds });
+    }
+
+    /// The cost of a lane before any run: from its ceilings, or the rough guess.
+    fn prior(&self, lane: Lane) -> (Cost, Basis) {
+        let rough = lane.rough();
+        let Some((_, roof)) = self.roofs.iter().find(|(l, _)| *l == lane) else {
+            return (rough, Basis::Guess);
+        };
+        let cost = Cost {
+            fixed_s: rough.fixed_s,
+            per_mp_s: 1e6 * BYTES_PER_PIXEL / roof.bytes_per_s,
+            per_mp_round_s: 1e6 * OPS_PER_PIXEL_ROUND / roof.ops_per_s,
+        };
+        (cost, Basis::Ceilings)
+    }
+
+    /// A lane's cost from the runs seen of it (its prior's shape, at the level seen): `None`
+    /// when none was.
+    fn fitted(&self, lane: Lane) -> Option<Cost> {
+        let (prior, _) = self.prior(lane);
+        let seen: Vec<&Seen> = self.seen.iter().filter(|s| s.lane == lane).collect();
+        if seen.is_empty() {
+            return None;
+        }
+        let plain: Vec<&&Seen> = seen.iter().filter(|s| s.rounds == 0).collect();
+        // The plain cost: a line through the plain runs when they span sizes, else the prior
+        // scaled to them (or to every run when none was plain).
+        let base_from = if plain.is_empty() { seen.iter().collect() } else { plain };
+        let scale = geometric_mean(base_from.iter().map(|s| s.seconds / prior.run_s(s.megapixels, s.rounds)));
+        let mut cost = prior.scaled(scale);
+        if let Some((fixed_s, per_mp_s)) = line(&base_from) {
+            cost.fixed_s = fixed_s;
+            cost.per_mp_s = per_mp_s;
+        }
+        // The rounds' share: what the worked runs took beyond the plain cost.
+        let per_round: Vec<f64> = seen
+            .iter()
+            .filter(|s| s.rounds > 0)
+            .map(|s| (s.seconds - cost.base_s(s.megapixels)) / (s.megapixels * f64::from(s.rounds)))
+            .collect();
+        if !per_round.is_empty() {
+            let mean = per_round.iter().sum::<f64>() / per_round.len() as f64;
+            if mean > 0.0 {
+                cost.per_mp_round_s = mean;
+            } else {
+                // The worked runs cost less than the plain cost says: scale all to them.
+                let worked = seen.iter().filter(|s| s.rounds > 0);
+                let by = geometric_mean(worked.map(|s| s.seconds / cost.run_s(s.megapixels, s.rounds)));
+                cost = cost.scaled(by);
+            }
+        }
+        Some(cost)
+    }
+
+    /// One run of `lane` at `megapixels` and `rounds`.
+    #[must_use]
+    pub fn run(&self, lane: Lane, megapixels: f64, rounds: u32) -> Estimate {
+        if let Some(cost) = self.fitted(lane) {
+            return Estimate { seconds: cost.run_s(megapixels, rounds), basis: Basis::Seen };
+        }
+        // One thread is about the threads' count of all of them, and the reverse.
+        let threads = available_threads().max(1) as f64;
+        let other = match lane {
+            Lane::CpuOneThread => self.fitted(Lane::CpuAllThreads).map(|c| c.scaled(threads)),
+            Lane::CpuAllThreads => self.fitted(Lane::CpuOneThread).map(|c| c.scaled(1.0 / threads)),
+            Lane::Gpu => None,
+        };
+        if let Some(cost) = other {
+            return Estimate { seconds: cost.run_s(megapixels, rounds), basis: Basis::Seen };
+        }
+        let (prior, basis) = self.prior(lane);
+        Estimate { seconds: prior.run_s(megapixels, rounds), basis }
+    }
+
+    /// The runs of `parts` together, without a job's overhead.
+    #[must_use]
+    pub fn parts(&self, parts: &[Part]) -> Estimate {
+        parts.iter().fold(Estimate { seconds: 0.0, basis: Basis::Seen }, |sum, p| {
+            let one = self.run(p.lane, p.megapixels, p.rounds);
+            Estimate { seconds: sum.seconds + one.seconds * p.runs, basis: sum.basis.max(one.basis) }
+        })
+    }
+
+    /// A job of kind `task` made of `parts`: their runs times the overhead of such jobs seen
+    /// here. A job kind with a stated bound ([`Task::bound_s`]) is that bound until one was seen.
+    #[must_use]
+    pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
+        let overhead = self.overheads.iter().find(|(t, _)| *t == task).map(|(_, f)| *f);
+        match (overhead, task.bound_s()) {
+            (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
+            // Always the same parts: the overhead learned is the wall time seen, in this
+            // machine's pace.
+            (Some(overhead), Some(_)) => {
+                Estimate { seconds: self.parts(parts).seconds * overhead, basis: Basis::Seen }
+            }
+            (overhead, _) => {
+                let runs = self.parts(parts);
+                Estimate {
+                    seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()),
+                    basis: runs.basis,
+                }
+            }
+        }
+    }
+
+    /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more). Feed
+    /// its runs with [`Pace::observe`] first.
+    pub fn finished(&mut self, task: Task, parts: &[Part], wall_s: f64) {
+        let runs_s = self.parts(parts).seconds;
+        if !(wall_s.is_finite() && wall_s > 0.0 && runs_s > 0.0) {
+            return;
+        }
+        self.overheads.retain(|(t, _)| *t != task);
+        self.overheads.push((task, (wall_s / runs_s).max(0.05)));
+    }
+}
+
+/// The size parts of a plain size sweep: per size, each CPU series and the GPU's two (end to end
+/// and resident), each with a cold run and `runs` warm ones.
+#[must_use]
+pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
+    let runs = runs.max(1) as f64 + 1.0;
+    let mut parts = Vec::new();
+    for &megapixels in sizes_mp {
+        let part = |lane, runs| Part { lane, megapixels, rounds: 0, runs };
+        parts.push(part(Lane::CpuOneThread, runs));
+        parts.push(part(Lane::CpuAllThreads, runs));
+        if gpu {
+            parts.push(part(Lane::Gpu, 2.0 * runs));
+        }
+    }
+    parts
+}
+
+/// The claims' stand-in part: one CPU run of a megapixel, so that their overhead scales with the
+/// machine's pace.
+#[must_use]
+pub fn claims_parts() -> Vec<Part> {
+    vec![Part { lane: Lane::CpuAllThreads, megapixels: 1.0, rounds: 0, runs: 1.0 }]
+}
+
+/// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
+/// run and `runs` warm ones of the CPU and of the GPU doing that many conversions of an image of
+/// `megapixels` at `rounds`.
+#[must_use]
+pub fn round_trip_parts(passes: &[u32], runs: usize, cpu: Lane, megapixels: f64, rounds: u32) -> Vec<Part> {
+    let runs = runs.max(1) as f64 + 1.0;
+    passes
+        .iter()
+        .flat_map(|&n| {
+            let runs = runs * f64::from(n.max(1));
+            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, runs })
+        })
+        .collect()
+}
+
+/// The geometric mean of positive finite values (1 when there are none).
+fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let logs: Vec<f64> = values.filter(|v| v.is_finite() && *v > 0.0).map(f64::ln).collect();
+    if logs.is_empty() { 1.0 } else { (logs.iter().sum::<f64>() / logs.len() as f64).exp() }
+}
+
+/// The least-squares line `seconds = fixed + per_mp * megapixels` through runs spanning sizes
+/// (at least 1.5x apart), both parts at least 0; `None` when they do not span.
+fn line(seen: &[&&Seen]) -> Option<(f64, f64)> {
+    let (lo, hi) =
+        seen.iter().fold((f64::MAX, 0.0f64), |(lo, hi), s| (lo.min(s.megapixels), hi.max(s.megapixels)));
+    if seen.len() < 2 || hi < lo * 1.5 {
+        return None;
+    }
+    let n = seen.len() as f64;
+    let mean_x = seen.iter().map(|s| s.megapixels).sum::<f64>() / n;
+    let mean_y = seen.iter().map(|s| s.seconds).sum::<f64>() / n;
+    let sxx: f64 = seen.iter().map(|s| (s.megapixels - mean_x).powi(2)).sum();
+    let sxy: f64 = seen.iter().map(|s| (s.megapixels - mean_x) * (s.seconds - mean_y)).sum();
+    let slope = (sxy / sxx).max(0.0);
+    let fixed = (mean_y - slope * mean_x).max(0.0);
+    // With the fixed part clamped, the slope through the mean again.
+    Some((fixed, if fixed == 0.0 { mean_y / mean_x } else { slope }))
+}
+
+#[cfg(test)]
+#[path = "estimate_tests.rs"]
+mod tests;

@@ -1,0 +1,100 @@
+//! The estimator on made-up observations: one seen run predicts a second identical job, guesses
+//! say so, and costs scale with pixels and rounds.
+
+use super::*;
+
+fn within_1_5x(estimate: f64, took: f64) -> bool {
+    estimate / took <= 1.5 && took / estimate <= 1.5
+}
+
+#[test]
+fn before_any_run_an_estimate_is_a_guess_and_says_so() {
+    let pace = Pace::new("test");
+    let e = pace.run(Lane::Gpu, 2.0, 0);
+    assert_eq!(e.basis, Basis::Guess);
+    assert!(e.is_guess() && e.sentence().contains("rough guess"), "{}", e.sentence());
+    // With the lane's ceilings: still a guess, said to come from them.
+    let mut roofed = Pace::new("test");
+    roofed.set_roof(Lane::Gpu, Roof { bytes_per_s: 5e9, ops_per_s: 3e10 });
+    let e = roofed.run(Lane::Gpu, 2.0, 1000);
+    assert_eq!(e.basis, Basis::Ceilings);
+    // 0.02 s fixed, 2e6 px x 5 bytes / 5 GB/s, 2e6 px x 1000 rounds x 3 ops / 30 Gop/s.
+    assert!((e.seconds - (0.02 + 0.002 + 0.2)).abs() < 1e-9, "{e:?}");
+    assert!(e.sentence().contains("ceilings"), "{}", e.sentence());
+    // The claims before one was seen: their stated bound, a guess.
+    let claims = pace.job(Task::ClaimsQuick, &claims_parts());
+    assert_eq!((claims.seconds, claims.basis), (45.0, Basis::Guess));
+}
+
+#[test]
+fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
+    // A sweep of three sizes took 9 s here, its runs' medians as below.
+    let mut pace = Pace::new("test");
+    let sizes = [0.25, 1.0, 4.0];
+    for (mp, cpu1, cpu_all, gpu) in
+        [(0.25, 0.004, 0.002, 0.03), (1.0, 0.016, 0.008, 0.06), (4.0, 0.064, 0.03, 0.2)]
+    {
+        pace.observe(Lane::CpuOneThread, mp, 0, cpu1);
+        pace.observe(Lane::CpuAllThreads, mp, 0, cpu_all);
+        pace.observe(Lane::Gpu, mp, 0, gpu);
+    }
+    let parts = sweep_parts(&sizes, 10, true);
+    assert!(pace.job(Task::Sweep, &parts).basis == Basis::Seen);
+    pace.finished(Task::Sweep, &parts, 9.0);
+    // The same sweep again, which took 8.1 s the second time.
+    let e = pace.job(Task::Sweep, &parts);
+    assert_eq!(e.basis, Basis::Seen);
+    assert!(within_1_5x(e.seconds, 8.1), "{e:?}");
+    assert!((e.seconds - 9.0).abs() < 1e-6, "{e:?}");
+    // One conversion at 96 MP and 4096 rounds, seen once at 166 s: the next is estimated so.
+    let mut pace = Pace::new("test");
+    pace.observe(Lane::CpuAllThreads, 96.0, 4096, 166.0);
+    let e = pace
+        .job(Task::Convert, &[Part { lane: Lane::CpuAllThreads, megapixels: 96.0, rounds: 4096, runs: 1.0 }]);
+    assert!(within_1_5x(e.seconds, 160.0) && e.basis == Basis::Seen, "{e:?}");
+    // The claims: the second quick run took about what the first did.
+    let mut pace = Pace::new("test");
+    pace.observe(Lane::CpuAllThreads, 1.0, 0, 0.01);
+    pace.finished(Task::ClaimsQuick, &claims_parts(), 28.0);
+    let e = pace.job(Task::ClaimsQuick, &claims_parts());
+    assert!(within_1_5x(e.seconds, 35.0) && e.basis == Basis::Seen, "{e:?}");
+}
+
+#[test]
+fn costs_scale_with_pixels_and_rounds() {
+    // A calibration: 0.25 MP at 0 and 256 rounds; a fixed 10 ms, 40 ms a megapixel, and
+    // 0.1 ms a megapixel-round.
+    let truth = |mp: f64, rounds: u32| 0.01 + 0.04 * mp + 0.0001 * mp * f64::from(rounds);
+    let mut pace = Pace::new("test");
+    pace.observe(Lane::Gpu, 0.25, 0, truth(0.25, 0));
+    pace.observe(Lane::Gpu, 1.0, 0, truth(1.0, 0));
+    pace.observe(Lane::Gpu, 0.25, 256, truth(0.25, 256));
+    for (mp, rounds) in [(2.0, 0), (2.0, 4096), (16.0, 16), (0.25, 4096)] {
+        let e = pace.run(Lane::Gpu, mp, rounds);
+        assert!((e.seconds - truth(mp, rounds)).abs() < 1e-9, "{mp} MP {rounds}: {e:?}");
+    }
+    // Twice the pixels cost more, four times the rounds more again.
+    let small = pace.run(Lane::Gpu, 1.0, 1024).seconds;
+    assert!(pace.run(Lane::Gpu, 2.0, 1024).seconds > 1.9 * small);
+    assert!(pace.run(Lane::Gpu, 1.0, 4096).seconds > 2.9 * small);
+    // One seen size alone scales the prior's shape: in proportion above its fixed part.
+    let mut one = Pace::new("test");
+    one.observe(Lane::CpuAllThreads, 1.0, 0, 0.1);
+    let (a, b) = (one.run(Lane::CpuAllThreads, 1.0, 0).seconds, one.run(Lane::CpuAllThreads, 8.0, 0).seconds);
+    assert!((a - 0.1).abs() < 1e-12 && b > 6.0 * a && b < 8.0 * a, "{a} {b}");
+    // The one-thread lane follows from the all-threads one.
+    assert_eq!(one.run(Lane::CpuOneThread, 1.0, 0).basis, Basis::Seen);
+}
+
+#[test]
+fn a_pace_survives_json_and_durations_read_as_minutes() {
+    let mut pace = Pace::new("lavapipe · 2 threads");
+    pace.observe(Lane::Gpu, 1.0, 16, 0.5);
+    pace.finished(Task::Grid, &[Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, runs: 4.0 }], 3.0);
+    let json = serde_json::to_string(&pace).expect("serialises");
+    let back: Pace = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, pace);
+    assert_eq!(duration_text(5.4), "5 s");
+    assert_eq!(duration_text(59.6), "1 min 00 s");
+    assert_eq!(duration_text(496.0), "8 min 16 s");
+}
