@@ -294,8 +294,9 @@ impl eframe::App for GraylabApp {
             .default_size(300.0_f32.min(widest))
             .size_range(220.0..=widest)
             .show(ui, |ui| {
-                // Content wider than the panel scrolls sideways rather than widening the panel.
-                let mut scroll = egui::ScrollArea::both().id_salt("settings scroll");
+                // Vertical only: a sideways scroll area kept kittest's clicks from reaching the
+                // buttons below it. Wider content widens the panel, up to `widest`.
+                let mut scroll = egui::ScrollArea::vertical().id_salt("settings scroll");
                 if self.frames < 2 {
                     // Open at the top (Conversion, Backend), whatever offset egui's memory kept.
                     scroll = scroll.vertical_scroll_offset(0.0);

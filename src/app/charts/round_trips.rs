@@ -122,7 +122,7 @@ fn rising_note(r: &RoundTripResult) -> Option<String> {
     let risen: Vec<String> = [("GPU", gpu), ("CPU", cpu)]
         .iter()
         .filter(|(_, (a, b))| *a > 0.0 && *b > *a * 1.1)
-        .map(|(name, (a, b))| format!("{name} {:.1} → {:.1} ms", a / 1e6, b / 1e6))
+        .map(|(name, (a, b))| format!("{name} {:.1} ms to {:.1} ms", a / 1e6, b / 1e6))
         .collect();
     (!risen.is_empty()).then(|| {
         format!(

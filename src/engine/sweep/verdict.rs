@@ -217,7 +217,8 @@ mod tests {
         assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
         // Decided "CPU faster" at every size: no crossover, whatever the medians say.
         let mut points = vec![point(8.0, 800, 700, 100, 300)];
-        points[0].end_to_end = Some(Comparison::of(Some(Series::CpuAll), &[800.0; 6], &[900.0; 6], Stop::Decided));
+        points[0].end_to_end =
+            Some(Comparison::of(Some(Series::CpuAll), &[800.0; 6], &[900.0; 6], Stop::Decided));
         assert_eq!(result(points).crossover_mp, None);
     }
 

@@ -265,5 +265,4 @@ pub fn sample<R, E>(
 }
 
 #[cfg(test)]
-#[path = "sampling_tests.rs"]
 mod tests;

@@ -421,5 +421,4 @@ fn line(seen: &[&&Seen]) -> Option<(f64, f64)> {
 }
 
 #[cfg(test)]
-#[path = "estimate_tests.rs"]
 mod tests;
