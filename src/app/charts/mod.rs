@@ -106,14 +106,13 @@ fn lane_axis<'a>(ui: &Ui, names: Vec<String>) -> egui_plot::AxisHints<'a> {
     const BELOW: f32 = 40.0;
     let lanes = names.len() as f32 + 1.2;
     let lane_height = (ui.available_height() - BELOW) / lanes;
-    let style = if lane_height >= ui.text_style_height(&egui::TextStyle::Body) {
-        egui::TextStyle::Body
-    } else {
-        egui::TextStyle::Small
-    };
+    // egui_plot leaves out a label taller than its lane: in a short chart (many lanes, a small
+    // window) the names get a smaller font rather than none (a row is about 1.2 font sizes).
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let size = (lane_height / 1.25).clamp(7.0, body.size);
     egui_plot::AxisHints::new_y()
         .label_spacing(1.0..=2.0)
-        .tick_label_font(style.resolve(ui.style()))
+        .tick_label_font(egui::FontId::new(size, body.family))
         .formatter(move |mark, _| {
             let i = mark.value.round();
             if (mark.value - i).abs() > 1e-6 || i < 1.0 {

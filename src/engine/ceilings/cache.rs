@@ -199,7 +199,7 @@ impl Engine {
     /// host thread count, else measured now (well under 2 s; about
     /// [`crate::gpu::PROBE_HOLD_BYTES`] held meanwhile) and cached. `remeasure` always measures
     /// (`graylab info --probe`); so do cached ceilings measured on a busy machine when this one
-    /// is not busy now (judged over [`QUIET_WINDOW`]).
+    /// is not busy now (judged over a short watch of the load).
     pub fn gpu_ceilings(&self, remeasure: bool) -> Result<KnownCeilings, EngineError> {
         let converter = self.gpu_converter()?;
         let key = GpuCeilings::key_of(converter.context().adapter_info());
