@@ -274,15 +274,7 @@ impl SweepWindow {
             session.toasts.error("Open a photo first, or untick \"resize the open photo\".".into());
             return;
         }
-        let options = crate::engine::SweepOptions {
-            sizes_mp: sizes,
-            runs: self.asked.runs as usize,
-            workgroup: session.settings().convert.workgroup,
-            formula: session.settings().convert.formula,
-            gpu: session.gpu_usable(),
-            work_levels,
-            divergent: self.asked.work.divergent,
-        };
+        let options = self.options(session, sizes, work_levels);
         self.sent = Some(options.clone());
         self.kept.started(ctx, &self.asked);
         let ticket = Ticket::new(session.next_job_id());
@@ -304,7 +296,17 @@ impl SweepWindow {
             .filter(|v: &f64| *v > 0.0)
             .collect();
         let mp: f64 = sizes_mp.iter().sum();
-        let options = SweepOptions {
+        let options = self.options(session, sizes_mp, work_levels);
+        let estimate = session.pace().job(options.task(), &options.parts());
+        let grid =
+            if options.is_work_grid() { " (a work grid calibrates first and says better)" } else { "" };
+        format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())
+    }
+
+    /// The sweep asked for: `sizes_mp` and `work_levels` (parsed from the fields), the runs and
+    /// divergence typed, the panel's workgroup and formula.
+    fn options(&self, session: &Session, sizes_mp: Vec<f64>, work_levels: Vec<u32>) -> SweepOptions {
+        SweepOptions {
             sizes_mp,
             runs: self.asked.runs as usize,
             workgroup: session.settings().convert.workgroup,
@@ -312,11 +314,7 @@ impl SweepWindow {
             gpu: session.gpu_usable(),
             work_levels,
             divergent: self.asked.work.divergent,
-        };
-        let estimate = session.pace().job(options.task(), &options.parts());
-        let grid =
-            if options.is_work_grid() { " (a work grid calibrates first and says better)" } else { "" };
-        format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())
+        }
     }
 
     fn load(&mut self, session: &mut Session, path: &Path) {

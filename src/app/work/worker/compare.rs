@@ -30,14 +30,13 @@ impl WorkerState {
             Some(ticket.flag()),
             &mut progress,
         );
-        let result = match result {
-            Ok(c) => Ok(c),
-            Err(EngineError::Cancelled) => Err("Stopped before a verdict: nothing of it is kept.".to_owned()),
-            Err(_) if self.stopped(&ticket) => {
-                Err("Stopped before a verdict: nothing of it is kept.".to_owned())
+        let result = result.map_err(|e| {
+            if matches!(e, EngineError::Cancelled) || self.stopped(&ticket) {
+                "Stopped before a verdict: nothing of it is kept.".to_owned()
+            } else {
+                crate::app::advice::describe(&e)
             }
-            Err(e) => Err(crate::app::advice::describe(&e)),
-        };
+        });
         *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
     }
 }
