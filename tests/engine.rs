@@ -355,3 +355,53 @@ fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
         }
     }
 }
+
+#[test]
+fn a_file_conversion_is_one_timeline_from_the_decode_to_the_encode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.png");
+    common::photo(640, 480).to_rgb8().save(&input).expect("write the input");
+    let engine = match common::gpu() {
+        Some(gpu) => Engine::with_converter(Arc::new(GpuConverter::new(gpu))),
+        None => Engine::without_gpu("not needed"),
+    };
+    let gpu = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    // PNG from the CPU is converted inside the encode, stripe by stripe; BMP is not; the GPU never.
+    let mut cases = vec![("cpu.png", ConvertSettings::default()), ("cpu.bmp", ConvertSettings::default())];
+    if engine.gpu().is_ok() {
+        cases.push(("gpu.png", gpu));
+    }
+    for (name, settings) in cases {
+        let output = dir.path().join(name);
+        let r = graylab::engine::convert_file(
+            &engine,
+            &input,
+            &output,
+            &settings,
+            &graylab::io::DecodeOptions::default(),
+            &graylab::io::ExportOptions::default(),
+        )
+        .expect("convert the file")
+        .run;
+        let first = r.spans.iter().min_by_key(|s| s.start_ns).expect("spans");
+        let last = r.spans.iter().max_by_key(|s| s.end_ns).expect("spans");
+        assert_eq!((first.lane, last.lane), (Lane::Decode, Lane::Encode), "{name}: {:?}", r.spans);
+        let phase = |p: Phase| r.phase(p).map(|t| t.ns).expect("the phase");
+        assert_eq!(
+            first.end_ns - first.start_ns,
+            phase(Phase::Decode),
+            "{name}: the decode span is the phase"
+        );
+        assert_eq!(last.end_ns - last.start_ns, phase(Phase::Encode), "{name}: the encode span is the phase");
+        assert!(
+            r.total_ns >= phase(Phase::Decode) + phase(Phase::Encode),
+            "{name}: the wall is the file's: {r:?}"
+        );
+        let phases: u64 = r.phases.iter().map(|p| p.ns).sum();
+        assert_eq!(phases - r.overlap_ns + r.other_ns, r.total_ns, "{name}: {r:?}");
+        for s in &r.spans {
+            assert!(s.start_ns <= s.end_ns && s.end_ns <= r.total_ns, "{name}: {s:?} past {} ns", r.total_ns);
+        }
+        assert_eq!(lane_overlap(&r.spans), None, "{name}: two spans of one lane overlap");
+    }
+}

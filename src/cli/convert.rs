@@ -194,4 +194,7 @@ fn print_report(r: &FileReport) {
     for note in &r.run.notes {
         outln!("  note: {note}");
     }
+    if let Some(note) = r.run.busy_note() {
+        outln!("  note: {note}");
+    }
 }

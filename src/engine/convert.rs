@@ -12,6 +12,7 @@ use super::report::{ClockSource, Phase, PhaseTiming, RunReport, add_gpu_timings}
 use super::spans::{Lane, Span};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
 use crate::gpu::{GpuJob, GpuTiles};
+use crate::system::load::CpuSnapshot;
 
 /// A converted image and its report.
 #[derive(Clone, Debug)]
@@ -151,6 +152,7 @@ impl Engine {
         options: RunOptions<'_>,
     ) -> Result<Converted, EngineError> {
         let started = Instant::now();
+        let load = CpuSnapshot::now();
         let (width, height) = (image.width(), image.height());
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
         let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes)
@@ -178,6 +180,7 @@ impl Engine {
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
         report.finish(nanos_since(started));
+        report.busy = CpuSnapshot::busy_since(load);
         self.hold_against_compute(&mut report);
         Ok(Converted { image, report })
     }
@@ -197,6 +200,7 @@ impl Engine {
         options: RunOptions<'_>,
     ) -> Result<(Option<DynamicImage>, RunReport), EngineError> {
         let started = Instant::now();
+        let load = CpuSnapshot::now();
         let converter = self.gpu_converter()?;
         let gpu = converter.context();
         let (width, height) = (image.width(), image.height());
@@ -235,6 +239,7 @@ impl Engine {
         add_gpu_timings(&mut report, t, offset_ns);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
         report.finish(nanos_since(started));
+        report.busy = CpuSnapshot::busy_since(load);
         self.hold_against_compute(&mut report);
         Ok((pixels, report))
     }

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
+use super::spans::{Lane, Span};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunOptions, RunReport};
 use crate::io::{
     DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, FrameCount, GrayLayout, RowSource,
@@ -98,18 +99,34 @@ pub fn convert_file(
     {
         export_format(output, export, dimensions)?;
     }
+    // The file's timeline: the decode, the conversion and the encode where they ran.
+    let started = Instant::now();
+    let since = || u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     let decoded = decode_file(input, decode)?;
+    let decoded_at_ns = since();
+    let decode_span = Span::cpu(Lane::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
     if let Some(mut report) = convert_streamed(&decoded, input, output, settings, *export)? {
+        let end_ns = since();
+        report.run.spans = vec![
+            decode_span,
+            Span::cpu(Lane::Encode, end_ns.saturating_sub(report.export.encode_ns), end_ns),
+        ];
+        report.run.finish(end_ns);
         engine.hold_against_compute(&mut report.run);
         return Ok(report);
     }
+    let convert_at_ns = since();
     let converted = engine.convert(&decoded.image, settings, RunOptions::default())?;
     let mut notes = Vec::new();
     decode_notes(&decoded, &mut notes);
     let frames = decoded.frames;
     drop(decoded.image);
     let written = encode_file(&converted.image, output, export)?;
+    let end_ns = since();
     let mut run = converted.report;
+    run.shift_spans(convert_at_ns);
+    run.spans.insert(0, decode_span);
+    run.spans.push(Span::cpu(Lane::Encode, end_ns.saturating_sub(written.encode_ns), end_ns));
     run.phases.insert(
         0,
         PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: ClockSource::CpuClock },
@@ -121,6 +138,9 @@ pub fn convert_file(
     });
     run.notes.extend(notes);
     run.notes.extend(written.notes.iter().cloned());
+    // The wall is now the file's, decode to encode; the conversion's remainders are recounted.
+    run.finish(end_ns);
+    engine.hold_against_compute(&mut run);
     Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written, frames })
 }
 

@@ -6,6 +6,7 @@ use std::fmt;
 use super::spans::Span;
 use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::GpuTimings;
+use crate::system::load::Busy;
 
 /// A step of a conversion, in the order they happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -151,6 +152,10 @@ pub struct RunReport {
     /// When each step really ran, ns since the run started (a timeline): every span lies within
     /// `0..=total_ns`, and spans of one lane do not overlap.
     pub spans: Vec<Span>,
+    /// How busy the machine was while this run was measured: other processes' share of the CPU
+    /// (absent where it is not known, or the run was too short for the counters to move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy: Option<Busy>,
 }
 
 impl RunReport {
@@ -174,6 +179,7 @@ impl RunReport {
             work: WorkFigures::default(),
             notes,
             spans: Vec::new(),
+            busy: None,
         }
     }
 
@@ -191,6 +197,22 @@ impl RunReport {
     pub fn with_work(mut self, work: Work) -> Self {
         self.work = WorkFigures::new(work, self.kernel, self.pixels(), None);
         self
+    }
+
+    /// "Measured on a busy machine: …" when other processes took enough of the CPU while this
+    /// run was measured to disturb its figures, else `None`.
+    #[must_use]
+    pub fn busy_note(&self) -> Option<String> {
+        let b = self.busy.filter(Busy::is_busy)?;
+        let steal = if b.steal_share > 0.005 {
+            format!(", a hypervisor {:.0}%", b.steal_share * 100.0)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "Measured on a busy machine (other processes took {:.0}% of the CPU{steal}): these figures may be slow; run again when it is quiet.",
+            b.others_share * 100.0
+        ))
     }
 
     /// Pixels of the image.
@@ -333,5 +355,22 @@ mod tests {
         assert_eq!((s.min_ns, s.median_ns, s.max_ns, s.runs), (1, 5, 9, 3));
         assert_eq!(Stats::of(&[4, 1, 3, 10]).map(|s| s.median_ns), Some(3)); // (3 + 4) / 2 rounded down
         assert_eq!(Stats::of(&[u64::MAX, u64::MAX]).map(|s| s.median_ns), Some(u64::MAX));
+    }
+
+    #[test]
+    fn a_run_on_a_busy_machine_says_so_and_a_quiet_one_says_nothing() {
+        let mut r = RunReport::new(Backend::Cpu, Formula::default(), (4, 4), Vec::new());
+        assert_eq!(r.busy_note(), None, "nothing known, nothing claimed");
+        r.busy = Some(Busy { others_share: 0.1, steal_share: 0.0 });
+        assert_eq!(r.busy_note(), None, "10% of the CPU is quiet");
+        r.busy = Some(Busy { others_share: 0.45, steal_share: 0.0 });
+        let note = r.busy_note().expect("45% of the CPU is busy");
+        assert!(
+            note.starts_with("Measured on a busy machine (other processes took 45% of the CPU)"),
+            "{note}"
+        );
+        r.busy = Some(Busy { others_share: 0.05, steal_share: 0.2 });
+        let note = r.busy_note().expect("a hypervisor took a fifth");
+        assert!(note.contains("a hypervisor 20%"), "{note}");
     }
 }

@@ -1,5 +1,5 @@
 //! The timeline of one run: each step's real start and end since the run started, on the CPU
-//! clock, in lanes (a host copy's thread, the GPU's copies, the kernel, display, encode). Steps of
+//! clock, in lanes (the decode, a host copy's thread, the GPU's copies, the kernel, display, encode). Steps of
 //! different lanes may overlap; steps of one lane never do. Knows nothing of drawing.
 
 use std::fmt;
@@ -10,6 +10,8 @@ use crate::gpu::{GpuSpan, GpuStep, StepClock};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Lane {
+    /// Reading and decoding the input file (file-to-file conversions).
+    Decode,
     /// GPU setup: pipeline lookup or compilation, buffer allocation.
     Setup,
     /// Host copies into and out of mapped GPU memory by one thread: its rayon index, or `None`
@@ -36,6 +38,7 @@ impl Lane {
     #[must_use]
     pub fn name(self) -> String {
         match self {
+            Self::Decode => "decode".to_owned(),
             Self::Setup => "setup".to_owned(),
             Self::HostCopy { thread: Some(t) } => format!("host copy · thread {t}"),
             Self::HostCopy { thread: None } => "host copy · caller".to_owned(),

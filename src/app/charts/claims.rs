@@ -153,7 +153,10 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
     let colour = GPU_COLOUR;
     let mut legend = vec![(colour, "GPU, time per operation".to_owned())];
     if let Some(cpu) = cpu {
-        legend.push((CPU_COLOUR, format!("{} ({:.3} ms, {})", cpu.name, cpu.value, cpu.clock)));
+        legend.push((
+            CPU_COLOUR,
+            format!("{} ({}, {})", cpu.name, crate::app::look::duration((cpu.value * 1e6) as u64), cpu.clock),
+        ));
     }
     legend_ui(ui, &legend);
     let bars: Vec<Bar> = ops

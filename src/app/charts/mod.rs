@@ -253,14 +253,14 @@ impl ChartsDock {
             }
             let mut facts = Vec::new();
             if let Some(input) = session.input() {
-                facts.push(format!("decode {} ms (cpu-clock)", crate::engine::ms(input.decode_ns)));
+                facts.push(format!("decode {} (cpu-clock)", crate::app::look::duration(input.decode_ns)));
             }
             if let Some(e) = session.exports().last() {
                 facts.push(format!(
-                    "export {} ({}): encode {} ms (cpu-clock)",
+                    "export {} ({}): encode {} (cpu-clock)",
                     e.seq,
                     e.format,
-                    crate::engine::ms(e.encode_ns)
+                    crate::app::look::duration(e.encode_ns)
                 ));
             }
             // The controls at the right first, so that the facts between give way (cut short

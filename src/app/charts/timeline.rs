@@ -54,18 +54,20 @@ fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
     Timeline { lanes, bars, wall_ms: ms(run.wall_ns()) }
 }
 
-/// The colour of a lane: its phase's.
+/// The colour of a lane: its phase's; host copies (inside the upload and the download, on
+/// the CPU's threads) in the grey of time outside the phases, apart from the decode's.
 fn colour(lane: Lane) -> Color32 {
-    let phase = match lane {
-        Lane::Setup => Phase::Setup,
-        Lane::HostCopy { .. } => Phase::Decode,
-        Lane::Upload => Phase::Upload,
-        Lane::Kernel => Phase::Kernel,
-        Lane::Display => Phase::Display,
-        Lane::Download => Phase::Download,
-        Lane::Encode => Phase::Encode,
+    let segment = match lane {
+        Lane::Decode => Segment::Phase(Phase::Decode),
+        Lane::Setup => Segment::Phase(Phase::Setup),
+        Lane::HostCopy { .. } => Segment::Other,
+        Lane::Upload => Segment::Phase(Phase::Upload),
+        Lane::Kernel => Segment::Phase(Phase::Kernel),
+        Lane::Display => Segment::Phase(Phase::Display),
+        Lane::Download => Segment::Phase(Phase::Download),
+        Lane::Encode => Segment::Phase(Phase::Encode),
     };
-    Segment::Phase(phase).colour()
+    segment.colour()
 }
 
 /// Draws the timeline of `last`.

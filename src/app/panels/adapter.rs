@@ -186,7 +186,7 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         row("host memcpy", &c.host_memcpy, "Reference: a plain parallel memcpy on the same threads");
         ui.label("submit latency")
             .on_hover_text("Submit-and-wait of a 4-byte copy: the fixed cost of one submission");
-        ui.label(RichText::new(format!("{:.3} ms", c.submit_latency_ns as f64 / 1e6)).monospace());
+        ui.label(RichText::new(crate::app::look::duration(c.submit_latency_ns)).monospace());
         ui.label(RichText::new("cpu-clock").weak());
         ui.end_row();
         ui.label("GPU compute").on_hover_text(COMPUTE_HOVER);

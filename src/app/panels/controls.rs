@@ -10,7 +10,7 @@ use crate::app::look;
 use crate::app::session::Session;
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::{
-    Backend, ClockSource, Comparison, Formula, PhasePart, available_threads, gb, ms, simd_level,
+    Backend, ClockSource, Comparison, Formula, PhasePart, available_threads, gb, simd_level,
 };
 
 /// Where the worker puts a comparison's result, or why there is none.
@@ -183,10 +183,10 @@ impl SettingsPanel {
 fn sides_text(c: &Comparison) -> String {
     let side = |name: &str, i: Option<&crate::engine::sampling::Interval>| match i {
         Some(i) => format!(
-            "{name}: {} ms per run ({}–{} ms, cpu-clock)",
-            ms(i.median as u64),
-            ms(i.ci_low as u64),
-            ms(i.ci_high as u64)
+            "{name}: {} per run ({}–{}, cpu-clock)",
+            look::duration(i.median as u64),
+            look::duration(i.ci_low as u64),
+            look::duration(i.ci_high as u64)
         ),
         None => format!("{name}: too few rounds"),
     };
@@ -238,6 +238,9 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         clock_ui(ui, ClockSource::CpuClock);
         ui.end_row();
     });
+    if let Some(note) = r.busy_note() {
+        ui.label(RichText::new(note).color(look::WARNING).small());
+    }
     if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
         let why = match run.settings.backend {
             // The CPU's only ceiling is the memory-stream baseline, measured with each new size.
@@ -279,15 +282,16 @@ fn exports_ui(ui: &mut Ui, session: &Session) {
             .path
             .file_name()
             .map_or_else(|| e.path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        let convert = e.convert_ns.map_or_else(String::new, |ns| format!(", read back {} ms", ms(ns)));
+        let convert =
+            e.convert_ns.map_or_else(String::new, |ns| format!(", read back {}", look::duration(ns)));
         ui.label(format!("export {}: {name}", e.seq)).on_hover_text(e.path.display().to_string());
         ui.label(
             RichText::new(format!(
-                "{}, {}: encode {} ms{convert}, wall {} ms (cpu-clock)",
+                "{}, {}: encode {}{convert}, wall {} (cpu-clock)",
                 e.format,
                 crate::engine::human_bytes(e.bytes),
-                ms(e.encode_ns),
-                ms(e.wall_ns)
+                look::duration(e.encode_ns),
+                look::duration(e.wall_ns)
             ))
             .weak(),
         );

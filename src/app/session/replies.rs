@@ -167,11 +167,11 @@ impl Session {
             format!(" ({})", e.encode.notes.join("; "))
         };
         self.toasts.success(format!(
-            "Exported {} ({}, {}, encode {} ms, cpu-clock){notes}",
+            "Exported {} ({}, {}, encode {}, cpu-clock){notes}",
             e.path.display(),
             e.encode.format,
             crate::engine::human_bytes(e.encode.bytes),
-            crate::engine::ms(e.encode.encode_ns)
+            crate::app::look::duration(e.encode.encode_ns)
         ));
         // An export is listed as an export, never as a run: Last run keeps the last conversion.
         self.counted.1 += 1;

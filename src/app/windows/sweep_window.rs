@@ -189,7 +189,7 @@ impl SweepWindow {
             .unwrap_or_default();
         let latency = r
             .dispatch_latency_ns
-            .map_or_else(String::new, |ns| format!(", dispatch latency {:.3} ms", ns as f64 / 1e6));
+            .map_or_else(String::new, |ns| format!(", dispatch latency {}", crate::app::look::duration(ns)));
         ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
         let (r, compare) = self.one_level(ui, &r);
         self.chart.ui(ui, &r, &compare, 360.0, self.bottom_y);

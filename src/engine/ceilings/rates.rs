@@ -153,12 +153,17 @@ impl PhaseRate {
         self.percent_of_ceiling.is_some_and(|p| p > BEATEN_PERCENT)
     }
 
-    /// The share for a narrow column: `35%`, or `>100%` when the run beat its ceiling (no share
-    /// of a ceiling that was measured low means anything).
+    /// The share for a narrow column: `35%`; `~100%` from 100% up to [`BEATEN_PERCENT`] (the
+    /// noise between two measurements of the same copy: "103%" would claim a run beat a
+    /// ceiling it only matched); `>100%` when the run beat its ceiling (no share of a ceiling
+    /// that was measured low means anything).
     #[must_use]
     pub fn share_label(&self) -> Option<String> {
-        self.percent_of_ceiling
-            .map(|p| if self.beats_ceiling() { ">100%".to_owned() } else { format!("{p:.0}%") })
+        self.percent_of_ceiling.map(|p| match p {
+            _ if self.beats_ceiling() => ">100%".to_owned(),
+            p if p > 100.0 => "~100%".to_owned(),
+            p => format!("{p:.0}%"),
+        })
     }
 
     /// E.g. "upload 31.0 GB/s, 96% of this machine's host→GPU ceiling (32.3 GB/s)".
@@ -183,6 +188,11 @@ impl PhaseRate {
             ),
             (Some(c), Some(max), Some(_)) if self.beats_ceiling() => format!(
                 "{rate}, above this machine's {} ceiling ({}), which counts its two steps one after the other: here they overlapped",
+                c.name(),
+                gb(max)
+            ),
+            (Some(c), Some(max), Some(pct)) if pct > 100.0 => format!(
+                "{rate}, at this machine's {} ceiling ({}): {pct:.0}% of it, within the noise of measuring it",
                 c.name(),
                 gb(max)
             ),

@@ -146,7 +146,11 @@ impl SweepChart {
                     }
                     egui_plot::HoverPosition::Elsewhere { position } => ("", *position),
                 };
-                Some(format!("{name}\n{} MP, {} ms", power_label(p.x), power_label(p.y)))
+                Some(format!(
+                    "{name}\n{} MP, {}",
+                    power_label(p.x),
+                    crate::app::look::duration((10f64.powf(p.y) * 1e6) as u64)
+                ))
             })
             .show(ui, |plot| {
                 for ChartLine { key: label, colour, style, points, .. } in all {

@@ -294,12 +294,12 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &label));
             if let Some(x) = cell {
                 response.on_hover_text(format!(
-                    "{:.2} MP, {} rounds per pixel\nGPU {:.3} ms, best CPU ({}) {:.3} ms: {}",
+                    "{:.2} MP, {} rounds per pixel\nGPU {}, best CPU ({}) {}: {}",
                     g.sizes_mp[c],
                     level,
-                    x.gpu_ns as f64 / 1e6,
+                    crate::app::look::duration(x.gpu_ns),
                     x.cpu.0.label(),
-                    x.cpu.1 as f64 / 1e6,
+                    crate::app::look::duration(x.cpu.1),
                     label
                 ));
             }
