@@ -224,10 +224,13 @@ mod tests {
         let Ok(big) = big else {
             return; // Another test holds part of the budget; nothing to show here.
         };
-        let waiter = std::thread::spawn(move || {
-            let r = budget().reserve(capacity / 2 + 1).map(|r| r.bytes());
-            r.expect("fits once the first is released")
-        });
+        let waiter = std::thread::Builder::new()
+            .name("graylab-test-waiter".into())
+            .spawn(move || {
+                let r = budget().reserve(capacity / 2 + 1).map(|r| r.bytes());
+                r.expect("fits once the first is released")
+            })
+            .expect("start a thread");
         std::thread::sleep(std::time::Duration::from_millis(50));
         drop(big);
         assert_eq!(waiter.join().expect("no panic"), capacity / 2 + 1);

@@ -153,7 +153,16 @@ impl Session {
         if stopped || ticket.cancelled() {
             return;
         }
-        self.pace.pace.finished(task, &parts, f64::from(progress.elapsed_secs()));
+        let took_s = f64::from(progress.elapsed_secs());
+        if let Some(estimate_s) = progress.estimate_s {
+            // What BENCHMARKS.md's estimator accuracy is read from (RUST_LOG=graylab=info).
+            log::info!(
+                "job {} ({task:?}): estimated {estimate_s:.1} s, took {took_s:.1} s ({:.2}x)",
+                ticket.id,
+                took_s / estimate_s.max(1e-3)
+            );
+        }
+        self.pace.pace.finished(task, &parts, took_s);
         self.pace.changed = true;
     }
 }
