@@ -175,7 +175,18 @@ impl SettingsPanel {
         self.pending = Some(Arc::clone(&answer));
         self.shown = None;
         let ticket = Ticket::new(session.next_job_id());
-        session.send(crate::app::session::JobKind::Compare, Job::Compare { ticket, input, settings, answer });
+        // At least the warm-up and the first look's rounds of each side; how many more it takes
+        // to decide is learned as the job's overhead.
+        let budget = crate::engine::sampling::Budget::FULL;
+        let rounds = u32::try_from(budget.warmup_rounds + budget.min_rounds).unwrap_or(u32::MAX);
+        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let parts = crate::app::session::pace::convert_parts(&settings, rounds, megapixels);
+        session.send_estimated(
+            crate::app::session::JobKind::Compare,
+            Job::Compare { ticket, input, settings, answer },
+            crate::engine::estimate::Task::Compare,
+            parts,
+        );
     }
 }
 

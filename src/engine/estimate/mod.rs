@@ -67,6 +67,8 @@ pub enum Task {
     ClaimsQuick,
     /// The tutorial's claims, all of them.
     ClaimsAll,
+    /// CPU vs GPU on one image, in turns until decided.
+    Compare,
 }
 
 impl Task {
