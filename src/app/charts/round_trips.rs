@@ -76,9 +76,15 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
     );
     legend_ui(ui, &legend);
     let verdicts: Vec<(u32, String)> = r.points.iter().map(|p| (p.passes, point_verdict(p))).collect();
-    for (_, line) in &verdicts {
-        ui.label(RichText::new(line).small());
-    }
+    // One flow of short verdicts, not a line each: at 1024x640 five lines squeezed the plot.
+    ui.horizontal_wrapped(|ui| {
+        for (i, (_, line)) in verdicts.iter().enumerate() {
+            if i > 0 {
+                ui.label(RichText::new("·").small().weak());
+            }
+            ui.label(RichText::new(line).small());
+        }
+    });
     let rising = rising_note(r);
     // Room under the plot for the x axis's title (a line of its own: on the axis it ran into the
     // middle tick) and the note on a rise.
@@ -114,8 +120,11 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
                 egui_plot::HoverPosition::Elsewhere { position } => ("", *position),
             };
             let n = 2f64.powf(p.x).round();
-            let verdict =
-                verdicts.iter().find(|(passes, _)| f64::from(*passes) == n).map(|(_, v)| v.as_str());
+            // The count's verdict without its "n = 4: ", which the line above already says.
+            let verdict = verdicts
+                .iter()
+                .find(|(passes, _)| f64::from(*passes) == n)
+                .and_then(|(_, v)| v.split_once(": ").map(|(_, rest)| rest));
             Some(format!("{name}\nn = {n:.0}: {:.3} ms per operation\n{}", p.y, verdict.unwrap_or_default()))
         });
     plot.show(ui, |plot| {

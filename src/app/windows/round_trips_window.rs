@@ -13,6 +13,7 @@ use crate::app::charts::round_trips_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::sampling::MIN_SAMPLES;
 use crate::engine::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 
 /// Where the worker puts the answer to the latest run.
@@ -40,7 +41,7 @@ impl Default for RoundTripsWindow {
         Self {
             open: false,
             passes: passes.join(", "),
-            runs: 3,
+            runs: MIN_SAMPLES as u32,
             pending: None,
             shown: None,
             bottom_y: f32::INFINITY,
@@ -97,7 +98,12 @@ impl RoundTripsWindow {
         ui.horizontal(|ui| {
             let label = ui.label("Operations per round trip");
             ui.add(egui::TextEdit::singleline(&mut self.passes).desired_width(160.0)).labelled_by(label.id);
-            ui.add(egui::DragValue::new(&mut self.runs).range(1..=100).prefix("at least ").suffix(" rounds"));
+            ui.add(
+                egui::DragValue::new(&mut self.runs)
+                    .range(MIN_SAMPLES..=100)
+                    .prefix("at least ")
+                    .suffix(" rounds"),
+            );
             let can = !running && session.input().is_some() && session.gpu_usable();
             if ui.add_enabled(can, egui::Button::new("Run round trips")).clicked() {
                 self.start(session);
