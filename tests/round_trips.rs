@@ -90,20 +90,29 @@ fn round_trips_through_the_engine_match_the_cpu_and_add_up() {
         assert!(p.matches_cpu, "n = {}: the GPU's download differs from the CPU's", p.passes);
         // The GPU and the CPU in turns until decided: every warm round in the figures, and a
         // speed-up with its 95% interval over at least six rounds.
-        let c = p.comparison;
-        assert!((MIN_SAMPLES..=13).contains(&c.rounds), "{p:?}");
+        let cmp = p.comparison;
+        assert!((MIN_SAMPLES..=13).contains(&cmp.rounds), "{p:?}");
         assert_eq!(
             (p.gpu_total_ns.runs, p.cpu_total_ns.runs, p.cpu_per_op_ns.runs),
-            (c.rounds, c.rounds, c.rounds)
+            (cmp.rounds, cmp.rounds, cmp.rounds)
         );
-        let i = c.speed_up.expect("a speed-up interval");
-        assert!(i.samples >= MIN_SAMPLES && i.samples == c.rounds, "{p:?}");
-        assert!(i.ci_low <= i.median && i.median <= i.ci_high && i.ci_low > 0.0, "{p:?}");
+        let speed_up = cmp.speed_up.expect("a speed-up interval");
+        assert!(speed_up.samples >= MIN_SAMPLES && speed_up.samples == cmp.rounds, "{p:?}");
+        assert!(
+            speed_up.ci_low <= speed_up.median
+                && speed_up.median <= speed_up.ci_high
+                && speed_up.ci_low > 0.0,
+            "{p:?}"
+        );
         // Only a decided win is a win; a decided point stopped because it was decided.
-        assert_eq!(p.gpu_wins, c.winner == Winner::GpuFaster, "{p:?}");
-        assert_eq!(c.winner == Winner::WithinNoise, (i.ci_low..=i.ci_high).contains(&1.0), "{p:?}");
-        if c.stop == Stop::Decided {
-            assert_ne!(c.winner, Winner::WithinNoise, "{p:?}");
+        assert_eq!(p.gpu_wins, cmp.winner == Winner::GpuFaster, "{p:?}");
+        assert_eq!(
+            cmp.winner == Winner::WithinNoise,
+            (speed_up.ci_low..=speed_up.ci_high).contains(&1.0),
+            "{p:?}"
+        );
+        if cmp.stop == Stop::Decided {
+            assert_ne!(cmp.winner, Winner::WithinNoise, "{p:?}");
         }
         // The per-operation figures are the totals divided by n.
         let n = f64::from(p.passes);

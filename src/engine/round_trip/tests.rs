@@ -83,7 +83,7 @@ fn the_gpu_wins_from_the_first_decided_count_after_its_last_non_win() {
     let (loss, tie, win) = (point(1, 3000, 1000), point(2, 990, 1000), point(4, 800, 1000));
     let mut win8 = point(8, 500, 1000);
     assert_eq!(wins_from(&[loss.clone(), tie.clone(), win.clone(), win8.clone()]), Some(4));
-    assert_eq!(wins_from(&[win.clone()]), Some(4));
+    assert_eq!(wins_from(std::slice::from_ref(&win)), Some(4));
     // A tie is never a win, however its medians fall: not after a loss, not at the end.
     assert_eq!(wins_from(&[loss.clone(), tie.clone()]), None);
     assert_eq!(wins_from(&[win.clone(), tie.clone()]), None);

@@ -330,7 +330,6 @@ pub(crate) fn warm<T>(
     trip.once(dst)?;
     let mut warm = WarmRoundTrip { trip, dst };
     let driven = drive(&mut warm);
-    drop(warm);
     scopes.check()?;
     drop(bands);
     drop(params);
