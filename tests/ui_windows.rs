@@ -11,6 +11,7 @@ mod common;
 mod ui_common;
 
 use egui_kittest::kittest::Queryable as _;
+use graylab::engine::Winner;
 
 /// Opens the gradient, clears the charts, opens the window `button` names and snapshots it as
 /// `name`; `mask_in_window` names labels inside the window whose rows differ between machines.
@@ -83,6 +84,23 @@ fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
     assert!(h.ctx.content_rect().contains_rect(verdict), "the verdict is on screen");
     assert!(h.query_by_label_contains("Each GPU point is one round trip").is_some(), "the chart is drawn");
     assert!(h.query_by_label_contains("every GPU result equals the CPU's byte for byte").is_some());
+    // Each count's verdict on screen: the GPU's speed-up with its 95% interval and the rounds,
+    // an undecided one said to be inconclusive.
+    for p in &r.points {
+        let c = p.comparison;
+        let i = c.speed_up.expect("at least six rounds: an interval");
+        let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
+        let verdict = match c.winner {
+            Winner::GpuFaster => format!("GPU faster: {figure}"),
+            Winner::CpuFaster => format!("CPU faster: {figure}"),
+            Winner::WithinNoise => {
+                format!("inconclusive here, within the noise (±{:.0}%): {figure}", i.spread_percent())
+            }
+        };
+        let line = format!("n = {}: {verdict}, {} rounds", p.passes, c.rounds);
+        let rect = h.get_by_label(&line).rect();
+        assert!(h.ctx.content_rect().contains_rect(rect), "{line} is on screen");
+    }
     // Esc closes the window (the top one) and nothing else.
     h.key_press(egui::Key::Escape);
     h.run_steps(2);

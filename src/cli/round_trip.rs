@@ -1,6 +1,7 @@
 //! `graylab bench --passes 1,2,4,8,16`: operations per round trip, measured. A table of the
 //! GPU's whole round trip and its time per operation against the CPU's, each with its clock,
-//! who wins at each count, and the verdict; or every point as JSON.
+//! the GPU's speed-up at each count with its 95% interval and who is faster (or that it is
+//! within the noise), and the verdict; or every point as JSON.
 
 use std::process::ExitCode;
 
@@ -10,7 +11,7 @@ use crate::engine::Pace;
 use crate::engine::estimate::{Lane, Task, round_trip_parts};
 use crate::engine::{
     ConvertSettings, Engine, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads, ms,
-    round_trip_bytes, round_trips,
+    round_trip_budget, round_trip_bytes, round_trips,
 };
 
 #[derive(serde::Serialize)]
@@ -51,10 +52,12 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         work: args.work.work(),
         ..Default::default()
     };
-    let options = RoundTripOptions { passes: passes.0.clone(), runs: args.runs as usize, cancel: None };
+    let budget = round_trip_budget(false, args.runs as usize);
+    let options = RoundTripOptions { passes: passes.0.clone(), budget, cancel: None };
     let megapixels = f64::from(image.width()) * f64::from(image.height()) / 1e6;
     let cpu = Lane::of(&settings);
-    let parts = round_trip_parts(&options.passes, options.runs, cpu, megapixels, settings.work.rounds);
+    let rounds = budget.warmup_rounds + budget.min_rounds;
+    let parts = round_trip_parts(&options.passes, rounds, cpu, megapixels, settings.work.rounds);
     let estimate = Pace::default().job(Task::RoundTrips, &parts);
     let started = std::time::Instant::now();
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
@@ -70,12 +73,13 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 
 fn print_table(label: &str, r: &RoundTripResult) {
     let variant = if r.divergent { ", divergent: odd grays only" } else { "" };
-    let warm = if r.runs == 1 { "1 warm run".to_owned() } else { format!("{} warm runs", r.runs) };
     outln!(
-        "graylab bench --passes: {label}, {}, work {} rounds/px (synthetic{variant}), 1 cold run then {warm} \
-         per count",
+        "graylab bench --passes: {label}, {}, work {} rounds/px (synthetic{variant}), per count: the GPU \
+         and the CPU in turns, {} to {} warm rounds until decided",
         r.formula,
-        r.work_rounds
+        r.work_rounds,
+        r.min_rounds,
+        r.max_rounds
     );
     outln!("CPU: {} threads; GPU: {} (workgroup {})", r.cpu_threads, r.adapter, r.workgroup);
     if r.software_adapter {
@@ -89,27 +93,29 @@ fn print_table(label: &str, r: &RoundTripResult) {
     outln!();
     let kernel_clock = r.clocks.gpu_kernel.as_deref();
     outln!(
-        "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  wins",
+        "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  {:>6}  GPU speed-up per op (95% interval)",
         "n",
         "GPU total ms",
         "GPU per op ms",
         "GPU passes ms",
-        "CPU per op ms"
+        "CPU per op ms",
+        "rounds"
     );
     for p in &r.points {
         let passes = p.gpu_kernel_ns.map_or_else(|| "-".to_owned(), |s| ms(s.median_ns));
         outln!(
-            "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  {}",
+            "{:>5}  {:>14}  {:>14}  {:>14}  {:>14}  {:>6}  {}",
             p.passes,
             ms(p.gpu_total_ns.median_ns),
             ms(p.gpu_per_op_ns.round() as u64),
             passes,
             ms(p.cpu_per_op_ns.median_ns),
-            if p.gpu_wins { "GPU" } else { "CPU" }
+            p.comparison.rounds,
+            p.label()
         );
     }
     outln!();
-    outln!("clocks (medians of the warm runs):");
+    outln!("clocks (medians of the warm rounds):");
     outln!(
         "  GPU total, GPU per op: {}, from the upload's first host copy to the result in host memory",
         r.clocks.gpu_total
@@ -121,6 +127,10 @@ fn print_table(label: &str, r: &RoundTripResult) {
         None => outln!("  GPU passes: not measured (no GPU timestamps read in place on this device)"),
     }
     outln!("  CPU per op: {}, n passes on {} threads, divided by n", r.clocks.cpu, r.cpu_threads);
+    outln!(
+        "  speed-up: CPU per op / GPU per op, the median of the rounds' ratios with its 95% interval; \
+         decided when the interval lies clear of 1, else within the noise (no win)"
+    );
     let differ: Vec<String> =
         r.points.iter().filter(|p| !p.matches_cpu).map(|p| p.passes.to_string()).collect();
     if differ.is_empty() {

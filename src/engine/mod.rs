@@ -40,7 +40,7 @@ pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
 pub use round_trip::{
     DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
-    round_trip_bytes, round_trips,
+    round_trip_budget, round_trip_bytes, round_trips,
 };
 pub use spans::{Lane, Span, SpanClock, lane_overlap};
 pub use sweep::compare::{Sides, compare};

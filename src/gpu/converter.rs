@@ -20,7 +20,7 @@ use crate::gpu::plan::submission_budget::{Budget, GpuRates};
 use crate::gpu::run::conversion::Run;
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
-use crate::gpu::run::round_trip::{RoundTrip, RoundTripTimes};
+use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
 use crate::gpu::{GpuSpan, GpuStep, StepClock};
 
@@ -209,19 +209,20 @@ impl GpuConverter {
         self.on_kernel(job, |on, limits, scopes| resident::time_resident(on, job, limits, runs, scopes))
     }
 
-    /// One upload, `passes` kernel passes over the kept input, one download: a cold round trip,
-    /// then `runs` timed ([`RoundTripTimes`]); the last result is left in `dst`.
-    pub fn time_round_trip(
+    /// One upload, `passes` kernel passes over the kept input, one download: the round trips are
+    /// prepared and one cold round trip taken apart, then `drive` times warm ones on demand
+    /// ([`WarmRoundTrip::once`]), each result left in `dst`; everything is freed once it returns.
+    pub fn with_warm_round_trip<T>(
         &self,
         job: &GpuJob<'_>,
         passes: u32,
-        runs: usize,
         dst: &mut [u8],
-    ) -> Result<RoundTripTimes, GpuError> {
+        drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
+    ) -> Result<T, GpuError> {
         let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
         let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
         self.on_kernel(job, |on, limits, scopes| {
-            round_trip::time(on, job, RoundTrip { limits, passes, runs, stamps }, dst, scopes)
+            round_trip::warm(on, job, RoundTrip { limits, passes, stamps }, dst, scopes, drive)
         })
     }
 

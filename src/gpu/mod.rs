@@ -34,7 +34,7 @@ pub use plan::bands::BandPlan;
 pub use plan::submission_budget::{GpuRates, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuSpan, GpuStep, GpuTimings, StepClock};
 pub use run::resident::ResidentPass;
-pub use run::round_trip::RoundTripTimes;
+pub use run::round_trip::{RoundTripTime, WarmRoundTrip};
 pub use timing::compute::GpuCompute;
 pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES};
 pub use timing::timestamps::ProbeClock;

@@ -1,14 +1,16 @@
 //! Operations per round trip: the time per operation against the count `n` of operations per
 //! round trip (log x), for the GPU (its whole round trip, upload and download included, divided
 //! by `n`) and the CPU (`n` passes on every thread, divided by `n`), the GPU's passes alone
-//! (timestamps) dotted where measured, and a line from the count where the GPU starts to win.
-//! The legend, with each series' clock, sits above the plot.
+//! (timestamps) dotted where measured, and a line from the count where the GPU starts to win
+//! (decided wins only). The legend, with each series' clock, and the verdict at each count (the
+//! GPU's speed-up with its 95% interval, or "inconclusive here") sit above the plot; hovering a
+//! count names its verdict too.
 
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridMark, Line, LineStyle, PlotPoints, Points, VLine};
 
 use super::{fixed_plot, legend_ui, nice_spacer};
-use crate::engine::RoundTripResult;
+use crate::engine::{RoundTripPoint, RoundTripResult, Winner};
 
 const GPU: Color32 = Color32::from_rgb(230, 140, 60);
 const CPU: Color32 = Color32::from_rgb(70, 140, 220);
@@ -17,6 +19,17 @@ const KERNEL: Color32 = Color32::from_rgb(80, 170, 90);
 /// The x of a count: log2, so 1, 2, 4, 8, 16 are evenly spaced.
 fn x_of(n: u32) -> f64 {
     f64::from(n.max(1)).log2()
+}
+
+/// The verdict at one count, in a line: "n = 4: GPU faster: 1.80x (1.50–2.10), 6 rounds", or
+/// "n = 2: inconclusive here, within the noise (±4%): 0.97x (0.90–1.05), 42 rounds".
+fn point_verdict(p: &RoundTripPoint) -> String {
+    let rounds = p.comparison.rounds;
+    let rounds = if rounds == 1 { "1 round".to_owned() } else { format!("{rounds} rounds") };
+    match p.comparison.winner {
+        Winner::WithinNoise => format!("n = {}: inconclusive here, {}, {rounds}", p.passes, p.label()),
+        Winner::GpuFaster | Winner::CpuFaster => format!("n = {}: {}, {rounds}", p.passes, p.label()),
+    }
 }
 
 /// One series: its name, colour, style and (x, ms per operation) points.
@@ -49,17 +62,29 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
     let all = series(r);
     let mut legend: Vec<(Color32, String)> = all.iter().map(|(name, c, ..)| (*c, name.clone())).collect();
     if let Some(n) = r.gpu_wins_from_passes {
-        legend.push((Color32::YELLOW, format!("the GPU wins from n = {n}")));
+        legend.push((Color32::YELLOW, format!("the GPU wins from n = {n} (decided)")));
     }
     ui.label(
         RichText::new(
             "Each GPU point is one round trip (one upload, n passes over the kept input, one download) \
-             divided by n; each CPU point is n passes on every thread divided by n. Medians of the warm runs.",
+             divided by n; each CPU point is n passes on every thread divided by n. Medians of the warm \
+             rounds, the two taken in turns until the GPU's speed-up per operation (CPU over GPU, 95% \
+             interval) lies clear of 1.",
         )
         .small()
         .weak(),
     );
     legend_ui(ui, &legend);
+    let verdicts: Vec<(u32, String)> = r.points.iter().map(|p| (p.passes, point_verdict(p))).collect();
+    // One flow of short verdicts, not a line each: at 1024x640 five lines squeezed the plot.
+    ui.horizontal_wrapped(|ui| {
+        for (i, (_, line)) in verdicts.iter().enumerate() {
+            if i > 0 {
+                ui.label(RichText::new("·").small().weak());
+            }
+            ui.label(RichText::new(line).small());
+        }
+    });
     let rising = rising_note(r);
     // Room under the plot for the x axis's title (a line of its own: on the axis it ran into the
     // middle tick) and the note on a rise.
@@ -87,14 +112,20 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
         .include_x(last + 0.3)
         .include_y(0.0)
         .include_y(top * 1.1)
-        .label_formatter(|h| {
+        .label_formatter(move |h| {
             let (name, p) = match h {
                 egui_plot::HoverPosition::NearDataPoint { plot_name, position, .. } => {
                     (*plot_name, *position)
                 }
                 egui_plot::HoverPosition::Elsewhere { position } => ("", *position),
             };
-            Some(format!("{name}\nn = {:.0}: {:.3} ms per operation", 2f64.powf(p.x), p.y))
+            let n = 2f64.powf(p.x).round();
+            // The count's verdict without its "n = 4: ", which the line above already says.
+            let verdict = verdicts
+                .iter()
+                .find(|(passes, _)| (f64::from(*passes) - n).abs() < 0.5)
+                .and_then(|(_, v)| v.split_once(": ").map(|(_, rest)| rest));
+            Some(format!("{name}\nn = {n:.0}: {:.3} ms per operation\n{}", p.y, verdict.unwrap_or_default()))
         });
     plot.show(ui, |plot| {
         for (name, colour, style, points) in all {

@@ -1,7 +1,9 @@
 //! The round-trips window: the tutorial's "keep data on the GPU for multiple operations",
 //! measured on the open photo at the current formula, workgroup shape and work per pixel. For
 //! each count n, one upload, n full kernel passes over the kept input and one download, against
-//! n CPU passes; the time per operation charted against n, and the verdict.
+//! n CPU passes, the two in turns until the GPU's speed-up per operation is decided (or the
+//! budget is spent: inconclusive); the time per operation charted against n, the verdict at each
+//! n with its interval, and the verdict.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -11,6 +13,7 @@ use crate::app::charts::round_trips_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::sampling::MIN_SAMPLES;
 use crate::engine::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 
 /// Where the worker puts the answer to the latest run.
@@ -22,7 +25,7 @@ pub struct RoundTripsWindow {
     pub open: bool,
     /// The counts of operations per round trip, as typed.
     passes: String,
-    /// Warm runs per count.
+    /// The fewest warm rounds per count.
     runs: u32,
     /// The answer of the run in flight, until it arrives.
     pending: Option<Answer>,
@@ -38,7 +41,7 @@ impl Default for RoundTripsWindow {
         Self {
             open: false,
             passes: passes.join(", "),
-            runs: 3,
+            runs: MIN_SAMPLES as u32,
             pending: None,
             shown: None,
             bottom_y: f32::INFINITY,
@@ -47,7 +50,7 @@ impl Default for RoundTripsWindow {
 }
 
 impl RoundTripsWindow {
-    /// Sets the counts (comma separated) and warm runs per count, as if typed.
+    /// Sets the counts (comma separated) and the fewest warm rounds per count, as if typed.
     pub fn set_passes(&mut self, passes: &str, runs: u32) {
         passes.clone_into(&mut self.passes);
         self.runs = runs;
@@ -87,14 +90,20 @@ impl RoundTripsWindow {
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
         ui.label(
             "For each count n: one upload, n full passes of the kernel over the data kept on the GPU, one \
-             download, timed whole and divided by n; against n passes of the CPU kernel on every thread. On \
-             the open photo, at the formula, workgroup and work per pixel of the settings panel.",
+             download, timed whole and divided by n; against n passes of the CPU kernel on every thread, the \
+             two in turns until the GPU's speed-up is decided. On the open photo, at the formula, workgroup \
+             and work per pixel of the settings panel.",
         );
         let running = session.current_job().is_some_and(|(k, _)| k == JobKind::RoundTrips);
         ui.horizontal(|ui| {
             let label = ui.label("Operations per round trip");
             ui.add(egui::TextEdit::singleline(&mut self.passes).desired_width(160.0)).labelled_by(label.id);
-            ui.add(egui::DragValue::new(&mut self.runs).range(1..=100).prefix("runs "));
+            ui.add(
+                egui::DragValue::new(&mut self.runs)
+                    .range(MIN_SAMPLES..=100)
+                    .prefix("at least ")
+                    .suffix(" rounds"),
+            );
             let can = !running && session.input().is_some() && session.gpu_usable();
             if ui.add_enabled(can, egui::Button::new("Run round trips")).clicked() {
                 self.start(session);
@@ -122,11 +131,11 @@ impl RoundTripsWindow {
                 super::debug_build_ui(ui, &r.build);
                 ui.label(
                     RichText::new(format!(
-                        "{}x{}, {} warm run{} per count after a cold one; {}.",
+                        "{}x{}, {} to {} warm rounds per count after a cold round trip; {}.",
                         r.width,
                         r.height,
-                        r.runs,
-                        if r.runs == 1 { "" } else { "s" },
+                        r.min_rounds,
+                        r.max_rounds,
                         if r.points.iter().all(|p| p.matches_cpu) {
                             "every GPU result equals the CPU's byte for byte"
                         } else {
@@ -180,9 +189,10 @@ impl RoundTripsWindow {
             backend: crate::engine::Backend::Cpu,
             ..settings
         });
+        let budget = crate::engine::round_trip_budget(false, self.runs as usize);
         let parts = crate::engine::estimate::round_trip_parts(
             &passes,
-            self.runs as usize,
+            budget.warmup_rounds + budget.min_rounds,
             cpu,
             megapixels,
             settings.work.rounds,

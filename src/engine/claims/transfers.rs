@@ -2,7 +2,7 @@
 //! carry before the GPU wins (each round trip measured whole), and what one cold run costs.
 //! Every comparison is sampled in interleaved rounds ([`super::sampled`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use image::DynamicImage;
 
@@ -10,7 +10,7 @@ use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, se
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::report::Phase;
-use crate::engine::sampling::{Sampled, ratios, rotation};
+use crate::engine::sampling::{Budget, Sampled, ratios, rotation};
 use crate::engine::{
     Backend, ConvertSettings, Engine, EngineError, RoundTripOptions, RunOptions, WorkgroupSize, synthetic_rgb,
 };
@@ -127,6 +127,10 @@ pub(super) fn transfers(
 /// Claim 2's image: 2 MP (the GPU makes 21 passes over it each round).
 const ROUND_TRIP_IMAGE: (u32, u32) = (1732, 1155);
 
+/// One warm round per count and call (after the cold round trip apart): the claim takes its own
+/// rounds, the counts in turns.
+const ONE_ROUND: Budget = Budget { warmup_rounds: 0, min_rounds: 1, max_rounds: 1, max_time: Duration::ZERO };
+
 /// The counts of operations per round trip claim 2 compares.
 const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 
@@ -145,7 +149,8 @@ pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
         |round| {
             let mut row = vec![(0.0, 0.0, true); counts.len()];
             for i in rotation(round, counts.len()) {
-                let options = RoundTripOptions { passes: vec![counts[i]], runs: 1, cancel: plan.cancel };
+                let options =
+                    RoundTripOptions { passes: vec![counts[i]], budget: ONE_ROUND, cancel: plan.cancel };
                 let r = crate::engine::round_trips(
                     engine,
                     &image,

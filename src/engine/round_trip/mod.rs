@@ -5,6 +5,12 @@
 //! passes on every thread. Both at the same formula and work per pixel, so the time per
 //! operation says from which `n` the GPU wins at this size and work. Each GPU result is checked
 //! against the CPU's byte for byte.
+//!
+//! At each count the two sides run in turns through the sampling engine (the order rotated each
+//! round, the warm-up round dropped) until the 95% interval of the GPU's speed-up per operation
+//! lies clear of 1 or the budget is spent: a [`Comparison`], "GPU faster", "CPU faster" or
+//! "within the noise". Only a decided win is a win, and only decided wins say from which `n`
+//! the GPU wins.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +20,9 @@ use image::DynamicImage;
 
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::report::{Stats, ms};
+use crate::engine::sampling::{Budget, rotation};
+use crate::engine::sweep::compare::compare_rounds;
+use crate::engine::sweep::result::{Comparison, Winner};
 use crate::engine::{ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
 use crate::gpu::GpuJob;
 
@@ -28,7 +37,8 @@ pub const MAX_PASSES: u32 = 1024;
 pub struct RoundTripPoint {
     /// Operations (full passes of the kernel) between one upload and one download.
     pub passes: u32,
-    /// The GPU's whole round trip: upload, `passes` passes, download (CPU clock).
+    /// The GPU's whole round trip: upload, `passes` passes, download (CPU clock), over the
+    /// warm rounds.
     pub gpu_total_ns: Stats,
     /// Its median divided by `passes`: the GPU's time per operation, transfers shared out.
     pub gpu_per_op_ns: f64,
@@ -39,10 +49,26 @@ pub struct RoundTripPoint {
     pub cpu_total_ns: Stats,
     /// Each CPU run divided by `passes`: the CPU's time per operation.
     pub cpu_per_op_ns: Stats,
-    /// Whether the GPU's download equals the CPU's result byte for byte.
+    /// The GPU's round trip against the CPU's `passes` passes, in turns until decided: the
+    /// GPU's speed-up per operation (CPU time over GPU time, the median of the per-round ratios
+    /// with its 95% interval), who is faster, why the sampling stopped, the rounds taken and each
+    /// side's time per round trip with its interval.
+    #[serde(flatten)]
+    pub comparison: Comparison,
+    /// Whether every GPU download equals the CPU's result byte for byte.
     pub matches_cpu: bool,
-    /// Whether the GPU's time per operation is below the CPU's median one.
+    /// Whether the GPU is faster per operation, decided (a difference within the noise is no
+    /// win).
     pub gpu_wins: bool,
+}
+
+impl RoundTripPoint {
+    /// The verdict at this count in words with its figure: "GPU faster: 1.80x (1.50–2.10)",
+    /// "CPU faster: 0.40x (0.30–0.50)" or "within the noise (±4%): 0.97x (0.90–1.05)".
+    #[must_use]
+    pub fn label(&self) -> String {
+        self.comparison.label()
+    }
 }
 
 /// The clock of each figure.
@@ -79,11 +105,15 @@ pub struct RoundTripResult {
     pub divergent: bool,
     /// The work's mask (0: the image stays the exact grayscale).
     pub work_mask: u32,
-    /// Warm runs per point, after one cold run apart.
-    pub runs: usize,
+    /// The fewest warm rounds per count (each one GPU round trip and the CPU's passes), after
+    /// one cold GPU round trip and the warm-up rounds apart.
+    pub min_rounds: usize,
+    /// The most.
+    pub max_rounds: usize,
     /// One per count, in increasing order.
     pub points: Vec<RoundTripPoint>,
-    /// The smallest count from which the GPU wins at that count and every larger one measured.
+    /// The smallest count from which the GPU wins, decided, at that count and every larger one
+    /// measured.
     pub gpu_wins_from_passes: Option<u32>,
     /// The clocks.
     pub clocks: RoundTripClocks,
@@ -96,14 +126,81 @@ pub struct RoundTripResult {
 }
 
 /// How the round trips run.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RoundTripOptions<'a> {
     /// Counts of operations per round trip (sorted, repeats and 0 dropped).
     pub passes: Vec<u32>,
-    /// Warm runs per count (at least 1).
-    pub runs: usize,
+    /// How each count samples ([`round_trip_budget`]).
+    pub budget: Budget,
     /// Checked between runs and between GPU submissions.
     pub cancel: Option<&'a AtomicBool>,
+}
+
+impl Default for RoundTripOptions<'_> {
+    fn default() -> Self {
+        Self { passes: DEFAULT_PASSES.to_vec(), budget: round_trip_budget(false, 1), cancel: None }
+    }
+}
+
+/// The quick or the full set's budget ([`Budget::for_set`]) with at least `runs` warm rounds
+/// per count.
+#[must_use]
+pub fn round_trip_budget(quick: bool, runs: usize) -> Budget {
+    let set = Budget::for_set(quick);
+    let min_rounds = runs.max(set.min_rounds);
+    Budget { min_rounds, max_rounds: set.max_rounds.max(min_rounds), ..set }
+}
+
+/// One warm round of a count: the GPU's round trip and the CPU's passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Round {
+    /// The GPU's whole round trip (CPU clock).
+    gpu_ns: u64,
+    /// Its passes alone (GPU timestamps), where read.
+    kernel_ns: Option<u64>,
+    /// The CPU's passes (CPU clock).
+    cpu_ns: u64,
+    /// Whether the GPU's download equalled the CPU's result.
+    matches_cpu: bool,
+}
+
+/// The point of `passes` operations per round trip: rounds of `measure` (the sides in the
+/// order [`rotation`] gives) until the GPU's speed-up is decided or `budget` is spent.
+fn sample_point(
+    passes: u32,
+    budget: &Budget,
+    cancel: Option<&AtomicBool>,
+    mut measure: impl FnMut(usize) -> Result<Round, EngineError>,
+) -> Result<RoundTripPoint, EngineError> {
+    let mut taken = Vec::new();
+    let comparison = compare_rounds(None, budget, cancel, |round| {
+        let r = measure(round)?;
+        if round >= budget.warmup_rounds {
+            taken.push(r);
+        }
+        Ok([r.cpu_ns as f64, r.gpu_ns as f64])
+    })?;
+    let n = u64::from(passes.max(1));
+    let of = |part: fn(&Round) -> u64| taken.iter().map(part).collect::<Vec<u64>>();
+    let (gpu, cpu) = (of(|r| r.gpu_ns), of(|r| r.cpu_ns));
+    let per_op: Vec<u64> = cpu.iter().map(|ns| ns / n).collect();
+    let (Some(gpu_total_ns), Some(cpu_total_ns), Some(cpu_per_op_ns)) =
+        (Stats::of(&gpu), Stats::of(&cpu), Stats::of(&per_op))
+    else {
+        return Err(EngineError::Bug("a round trip measured nothing"));
+    };
+    let kernel: Option<Vec<u64>> = taken.iter().map(|r| r.kernel_ns).collect();
+    Ok(RoundTripPoint {
+        passes,
+        gpu_total_ns,
+        gpu_per_op_ns: gpu_total_ns.median_ns as f64 / n as f64,
+        gpu_kernel_ns: kernel.as_deref().and_then(Stats::of),
+        cpu_total_ns,
+        cpu_per_op_ns,
+        comparison,
+        matches_cpu: taken.iter().all(|r| r.matches_cpu),
+        gpu_wins: comparison.winner == Winner::GpuFaster,
+    })
 }
 
 /// Bytes the round trips hold besides an already decoded input (`synthetic_input`: the input
@@ -113,7 +210,8 @@ pub fn round_trip_bytes(in_bytes: u64, out_bytes: u64, synthetic_input: bool) ->
     crate::engine::bench_bytes(in_bytes, out_bytes, synthetic_input, true).saturating_add(out_bytes)
 }
 
-/// The smallest count from which the GPU wins at it and at every larger count in `points`.
+/// The smallest count from which the GPU wins, decided, at it and at every larger count in
+/// `points` (a count within the noise is no win).
 fn wins_from(points: &[RoundTripPoint]) -> Option<u32> {
     let losing_after = points.iter().rposition(|p| !p.gpu_wins);
     let first = losing_after.map_or(0, |i| i + 1);
@@ -153,15 +251,17 @@ fn verdict(r: &RoundTripResult) -> String {
     };
     let mut text = match (r.gpu_wins_from_passes, r.points.last()) {
         (Some(n), _) => {
-            let p = r.points.iter().find(|p| p.passes == n).map(figures).unwrap_or_default();
-            format!("{at} the GPU wins from {n} {} per round trip: {p} there", ops(n))
+            let p = r.points.iter().find(|p| p.passes == n);
+            let (figures, label) = p.map(|p| (figures(p), p.label())).unwrap_or_default();
+            format!("{at} the GPU wins from {n} {} per round trip: {figures} there; {label}", ops(n))
         }
         (None, Some(last)) => format!(
-            "{at} the GPU does not win up to {} {} per round trip: {} at {}",
+            "{at} the GPU does not win up to {} {} per round trip: {} at {}; {}",
             last.passes,
             ops(last.passes),
             figures(last),
-            last.passes
+            last.passes,
+            last.label()
         ),
         (None, None) => format!("{at} nothing was measured"),
     };
@@ -181,30 +281,27 @@ fn verdict(r: &RoundTripResult) -> String {
     text
 }
 
-/// `runs` timings (CPU clock) of `n` calls of `pass` in a row, checking `cancelled` between calls.
-fn cpu_runs(
+/// The time (CPU clock) of `n` calls of `pass` in a row, checking `cancelled` between calls.
+fn cpu_run(
     n: u32,
-    runs: usize,
     cancelled: &dyn Fn() -> bool,
     pass: &mut dyn FnMut() -> Result<(), crate::cpu::CpuError>,
-) -> Result<Vec<u64>, EngineError> {
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let started = Instant::now();
-        for _ in 0..n {
-            if cancelled() {
-                return Err(EngineError::Cancelled);
-            }
-            pass()?;
+) -> Result<u64, EngineError> {
+    let started = Instant::now();
+    for _ in 0..n {
+        if cancelled() {
+            return Err(EngineError::Cancelled);
         }
-        times.push(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        pass()?;
     }
-    Ok(times)
+    Ok(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// Measures operations per round trip on `image` with `settings` (formula, workgroup, threads,
-/// work per pixel; the backend is ignored: both run). `progress(passes, work_done, work_total)`
-/// is called before each count, the work in passes run so far. The GPU must open.
+/// work per pixel; the backend is ignored: both run), each count sampled within
+/// `options.budget`. `progress(passes, work_done, work_total)` is called before each count, the
+/// work in passes run so far (the fewest rounds counted: a count that takes more is done when
+/// it is done). The GPU must open.
 pub fn round_trips(
     engine: &Engine,
     image: &DynamicImage,
@@ -225,7 +322,7 @@ pub fn round_trips(
     let mut passes: Vec<u32> = options.passes.iter().copied().filter(|&n| n > 0).collect();
     passes.sort_unstable();
     passes.dedup();
-    let runs = options.runs.max(1);
+    let budget = options.budget;
     let threads = settings.threads.clamp(1, crate::cpu::available_threads());
     let (formula, work) = (settings.formula, settings.work);
     let out_len = width as usize * height as usize * kernel.out_bytes_per_pixel();
@@ -237,9 +334,10 @@ pub fn round_trips(
     cpu_pass(&mut cpu_out)?;
     // The ring of earlier runs is freed: the round trips allocate their own buffers.
     converter.release_buffers()?;
-    // Work in passes: the GPU's cold and warm round trips (a pass each for the transfers), the
-    // CPU's warm runs.
-    let cost = |n: u32| f64::from(n + 1) * (runs as f64 + 1.0) + f64::from(n) * runs as f64;
+    // Work in passes at the fewest rounds: the GPU's cold round trip and a round trip a round
+    // (a pass each for the transfers), the CPU's passes a round.
+    let rounds = (budget.warmup_rounds + budget.min_rounds) as f64;
+    let cost = |n: u32| f64::from(n + 1) * (rounds + 1.0) + f64::from(n) * rounds;
     let work_total: f64 = passes.iter().map(|&n| cost(n)).sum();
     let mut work_done = 0.0;
     let mut points = Vec::new();
@@ -253,29 +351,24 @@ pub fn round_trips(
             GpuJob::new(kernel, formula, settings.workgroup, &bytes, (width, height)).with_work(work);
         job.cancel = options.cancel;
         gpu_out.fill(0);
-        let t = converter.time_round_trip(&job, n, runs, &mut gpu_out)?;
-        let matches_cpu = gpu_out == cpu_out;
-        let cpu_ns = cpu_runs(n, runs, &cancelled, &mut || cpu_pass(&mut cpu_out))?;
+        let point = converter.with_warm_round_trip(&job, n, &mut gpu_out, |trip| {
+            sample_point(n, &budget, options.cancel, |round| {
+                let mut r = Round::default();
+                for side in rotation(round, 2) {
+                    if side == 0 {
+                        r.cpu_ns = cpu_run(n, &cancelled, &mut || cpu_pass(&mut cpu_out))?;
+                    } else {
+                        let t = trip.once()?;
+                        (r.gpu_ns, r.kernel_ns) = (t.wall_ns, t.kernel_ns);
+                        r.matches_cpu = trip.output() == cpu_out.as_slice();
+                    }
+                }
+                Ok(r)
+            })
+        })??;
         work_done += cost(n);
-        let per_op: Vec<u64> = cpu_ns.iter().map(|ns| ns / u64::from(n)).collect();
-        let (Some(gpu_total_ns), Some(cpu_total_ns), Some(cpu_per_op_ns)) =
-            (Stats::of(&t.wall_ns), Stats::of(&cpu_ns), Stats::of(&per_op))
-        else {
-            return Err(EngineError::Bug("a round trip measured nothing"));
-        };
-        let gpu_kernel_ns = Stats::of(&t.kernel_ns);
-        kernel_clock &= gpu_kernel_ns.is_some();
-        let gpu_per_op_ns = gpu_total_ns.median_ns as f64 / f64::from(n);
-        points.push(RoundTripPoint {
-            passes: n,
-            gpu_total_ns,
-            gpu_per_op_ns,
-            gpu_kernel_ns,
-            cpu_total_ns,
-            cpu_per_op_ns,
-            matches_cpu,
-            gpu_wins: gpu_per_op_ns < cpu_per_op_ns.median_ns as f64,
-        });
+        kernel_clock &= point.gpu_kernel_ns.is_some();
+        points.push(point);
     }
     progress(passes.last().copied().unwrap_or(0), work_total, work_total);
     let mut result = RoundTripResult {
@@ -289,7 +382,8 @@ pub fn round_trips(
         work_rounds: work.rounds,
         divergent: work.divergent,
         work_mask: work.mask,
-        runs,
+        min_rounds: budget.min_rounds,
+        max_rounds: budget.max_rounds,
         gpu_wins_from_passes: wins_from(&points),
         points,
         clocks: RoundTripClocks {

@@ -1,19 +1,29 @@
-//! Tests of [`super`]: from which count the GPU wins, and the verdict sentence.
+//! Tests of [`super`]: each count sampled until decided (injected rounds), from which count the
+//! GPU wins (decided wins only), and the verdict sentence.
 
 use super::*;
+use crate::engine::sampling::{MIN_SAMPLES, Stop};
 
-fn point(passes: u32, gpu: f64, cpu: u64) -> RoundTripPoint {
-    let s = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
-    RoundTripPoint {
-        passes,
-        gpu_total_ns: s((gpu * f64::from(passes)) as u64),
-        gpu_per_op_ns: gpu,
-        gpu_kernel_ns: None,
-        cpu_total_ns: s(cpu * u64::from(passes)),
-        cpu_per_op_ns: s(cpu),
-        matches_cpu: true,
-        gpu_wins: gpu < cpu as f64,
+const MS: u64 = 1_000_000;
+
+/// Rounds of `passes` operations at `gpu_ms` and `cpu_ms` per operation, each side wobbling by a
+/// few per cent the opposite way in turn (the medians stay exact).
+fn rounds(passes: u32, gpu_ms: u64, cpu_ms: u64) -> impl FnMut(usize) -> Result<Round, EngineError> {
+    move |round| {
+        let wobble = [97, 101, 99, 103, 98, 102][round % 6];
+        let n = u64::from(passes);
+        Ok(Round {
+            gpu_ns: gpu_ms * MS / 100 * n * (200 - wobble) / 100,
+            kernel_ns: None,
+            cpu_ns: cpu_ms * MS / 100 * n * wobble / 100,
+            matches_cpu: true,
+        })
     }
+}
+
+/// The point of `passes` at `gpu_ms` and `cpu_ms` per operation, in hundredths of a millisecond.
+fn point(passes: u32, gpu_ms: u64, cpu_ms: u64) -> RoundTripPoint {
+    sample_point(passes, &round_trip_budget(false, 1), None, rounds(passes, gpu_ms, cpu_ms)).expect("sampled")
 }
 
 fn result(points: Vec<RoundTripPoint>, software: bool) -> RoundTripResult {
@@ -28,7 +38,8 @@ fn result(points: Vec<RoundTripPoint>, software: bool) -> RoundTripResult {
         work_rounds: 256,
         divergent: false,
         work_mask: 0,
-        runs: 3,
+        min_rounds: MIN_SAMPLES,
+        max_rounds: 42,
         gpu_wins_from_passes: wins_from(&points),
         points,
         clocks: RoundTripClocks { gpu_total: "cpu-clock".into(), gpu_kernel: None, cpu: "cpu-clock".into() },
@@ -39,34 +50,77 @@ fn result(points: Vec<RoundTripPoint>, software: bool) -> RoundTripResult {
 }
 
 #[test]
-fn the_gpu_wins_from_the_first_count_after_its_last_loss() {
-    let ms = 1_000_000;
-    let p = |n, gpu_ms: f64| point(n, gpu_ms * 1e6, 10 * ms);
-    assert_eq!(wins_from(&[p(1, 30.0), p(2, 16.0), p(4, 8.0), p(8, 5.0)]), Some(4));
-    assert_eq!(wins_from(&[p(1, 5.0), p(2, 4.0)]), Some(1));
-    // A win followed by a loss does not count: the GPU must keep winning.
-    assert_eq!(wins_from(&[p(1, 30.0), p(2, 9.0), p(4, 11.0)]), None);
-    assert_eq!(wins_from(&[]), None);
-    let r = result(vec![p(1, 30.0), p(2, 16.0), p(4, 8.0), p(8, 5.0)], false);
+fn a_clear_gpu_win_is_decided_and_a_tie_is_inconclusive() {
+    // Twice as fast: decided at the first look, a speed-up of 2 whose interval lies above 1.
+    let win = point(4, 500, 1000);
+    let c = win.comparison;
     assert_eq!(
-        verdict(&r),
-        "At 33 MP (7680x4320) and 256 rounds per pixel the GPU wins from 4 operations per round trip: \
-         8.000 ms per operation on the GPU against the CPU's 10.000 ms there."
+        (c.winner, c.stop, c.rounds, win.gpu_wins),
+        (Winner::GpuFaster, Stop::Decided, MIN_SAMPLES, true)
     );
+    let i = c.speed_up.expect("an interval");
+    assert!(i.ci_low > 1.0 && (i.median - 2.0).abs() < 0.05 && i.samples == MIN_SAMPLES, "{i:?}");
+    assert_eq!((win.gpu_per_op_ns, win.cpu_per_op_ns.median_ns), (5e6, 10 * MS), "{win:?}");
+    assert_eq!((win.gpu_total_ns.median_ns, win.cpu_total_ns.runs), (20 * MS, MIN_SAMPLES));
+    assert!(win.label().starts_with("GPU faster: 2.0"), "{}", win.label());
+    // A third as fast: decided the other way.
+    let loss = point(1, 3000, 1000);
+    assert_eq!((loss.comparison.winner, loss.gpu_wins), (Winner::CpuFaster, false));
+    assert!(loss.label().starts_with("CPU faster: 0.3"), "{}", loss.label());
+    // 1% apart, each round wobbling by 3%: the GPU's median is the faster one, but the interval
+    // holds 1 after the whole budget, so it is no win.
+    let tie = point(2, 990, 1000);
+    let c = tie.comparison;
+    assert!(tie.gpu_per_op_ns < tie.cpu_per_op_ns.median_ns as f64, "{tie:?}");
+    assert_eq!((c.winner, c.stop, c.rounds, tie.gpu_wins), (Winner::WithinNoise, Stop::Rounds, 42, false));
+    let i = c.speed_up.expect("an interval");
+    assert!(i.ci_low < 1.0 && i.ci_high > 1.0, "{i:?}");
+    assert!(tie.label().starts_with("within the noise (±"), "{}", tie.label());
+}
+
+#[test]
+fn the_gpu_wins_from_the_first_decided_count_after_its_last_non_win() {
+    let (loss, tie, win) = (point(1, 3000, 1000), point(2, 990, 1000), point(4, 800, 1000));
+    let mut win8 = point(8, 500, 1000);
+    assert_eq!(wins_from(&[loss.clone(), tie.clone(), win.clone(), win8.clone()]), Some(4));
+    assert_eq!(wins_from(std::slice::from_ref(&win)), Some(4));
+    // A tie is never a win, however its medians fall: not after a loss, not at the end.
+    assert_eq!(wins_from(&[loss.clone(), tie.clone()]), None);
+    assert_eq!(wins_from(&[win.clone(), tie.clone()]), None);
+    assert_eq!(wins_from(&[]), None);
+    let r = result(vec![loss.clone(), tie.clone(), win, win8.clone()], false);
+    let v = verdict(&r);
+    assert!(
+        v.starts_with(
+            "At 33 MP (7680x4320) and 256 rounds per pixel the GPU wins from 4 operations per round trip: \
+             8.000 ms per operation on the GPU against the CPU's 10.000 ms there; GPU faster: 1.2"
+        ),
+        "{v}"
+    );
+    // The last count within the noise: no win up to it, said with its interval.
+    let r = result(vec![loss, tie], false);
+    let v = verdict(&r);
+    assert!(v.contains("the GPU does not win up to 2 operations per round trip"), "{v}");
+    assert!(v.contains("at 2; within the noise (±"), "{v}");
+    win8.matches_cpu = false;
+    assert!(verdict(&result(vec![win8], false)).contains("differed from the CPU's at n = 8"));
 }
 
 #[test]
 fn the_verdict_says_when_the_gpu_never_wins_and_what_it_is() {
-    let ms = 1_000_000;
-    let r = result(vec![point(1, 30e6, 10 * ms), point(16, 12e6, 10 * ms)], true);
+    let r = result(vec![point(1, 3000, 1000), point(16, 1200, 1000)], true);
     let v = verdict(&r);
     assert!(v.contains("the GPU does not win up to 16 operations per round trip"), "{v}");
-    assert!(v.contains("12.000 ms per operation on the GPU against the CPU's 10.000 ms at 16"), "{v}");
+    assert!(
+        v.contains("12.000 ms per operation on the GPU against the CPU's 10.000 ms at 16; CPU faster"),
+        "{v}"
+    );
     assert!(v.ends_with("this CPU's own cores)."), "{v}");
-    let mut differing = r.clone();
-    differing.points[0].matches_cpu = false;
-    assert!(verdict(&differing).contains("differed from the CPU's at n = 1"));
     assert_eq!(megapixels(64, 48), "0.0031 MP");
     assert_eq!(megapixels(1920, 1080), "2.1 MP");
     assert_eq!(round_trip_bytes(300, 100, true), 300 + 100 + 800 + 100);
+    // The budget: the set's, with at least the rounds asked.
+    assert_eq!(round_trip_budget(true, 3), Budget::QUICK);
+    let b = round_trip_budget(false, 50);
+    assert_eq!((b.min_rounds, b.max_rounds, b.max_time), (50, 50, Budget::FULL.max_time));
 }

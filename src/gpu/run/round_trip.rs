@@ -4,8 +4,10 @@
 //! the output is downloaded once. The CPU clock times all of it, from the first host copy into
 //! staging until the result is in the caller's memory: what a caller waits. Where the device
 //! reads its timestamps in place, the passes are also timed on the GPU, from the start of the
-//! first to the end of the last. Every buffer is allocated before the clock starts and freed,
-//! and the device waited for, before returning.
+//! first to the end of the last. The round trips of one count are prepared once (every buffer
+//! allocated before any clock starts, then one cold round trip apart) and then timed one warm
+//! round trip at a time, on demand, so that a caller can take them in turns with the CPU's;
+//! everything is freed, and the device waited for, when the caller is done.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -20,18 +22,15 @@ use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
 use crate::gpu::run::resident::KernelOn;
 use crate::gpu::{GpuContext, GpuError, GpuJob};
 
-/// The measured round trips of one count of operations.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RoundTripTimes {
-    /// Operations (full passes of the kernel) between the one upload and the one download.
-    pub passes: u32,
-    /// CPU clock, first host copy of the upload until the result is in host memory: one per
-    /// warm round trip (the cold one apart is not reported).
-    pub wall_ns: Vec<u64>,
-    /// GPU timestamps from the start of the first pass to the end of the last, one per warm
-    /// round trip; empty where the device has no pass timestamps or reads them late, or when
-    /// one reading could not be right (longer than the CPU clock saw, or no time at all).
-    pub kernel_ns: Vec<u64>,
+/// One warm round trip, measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoundTripTime {
+    /// CPU clock, first host copy of the upload until the result is in host memory.
+    pub wall_ns: u64,
+    /// GPU timestamps from the start of the first pass to the end of the last; `None` where the
+    /// device has no pass timestamps or reads them late, or when the reading could not be right
+    /// (longer than the CPU clock saw, or no time at all).
+    pub kernel_ns: Option<u64>,
 }
 
 /// What to measure.
@@ -41,8 +40,6 @@ pub(crate) struct RoundTrip {
     pub limits: Limits,
     /// Passes between the upload and the download (at least 1).
     pub passes: u32,
-    /// Warm round trips after the cold one.
-    pub runs: usize,
     /// Time the passes with GPU timestamps too.
     pub stamps: bool,
 }
@@ -162,7 +159,7 @@ struct Trip<'a> {
 
 impl Trip<'_> {
     /// One round trip into `dst`: wall time (CPU clock) and the passes' GPU time, if stamped.
-    fn once(&self, dst: &mut [u8]) -> Result<(u64, Option<u64>), GpuError> {
+    fn once(&self, dst: &mut [u8]) -> Result<RoundTripTime, GpuError> {
         let started = Instant::now();
         let uploaded = self.upload()?;
         self.passes(uploaded)?;
@@ -173,7 +170,7 @@ impl Trip<'_> {
         for band in self.bands {
             mapped(self.ctx.device(), &map(&band.staging, 0..band.in_bytes, wgpu::MapMode::Write))?;
         }
-        Ok((wall_ns, kernel_ns.filter(|&k| k > 0 && k <= wall_ns)))
+        Ok(RoundTripTime { wall_ns, kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns) })
     }
 
     fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
@@ -266,15 +263,39 @@ impl Trip<'_> {
     }
 }
 
-/// Measures one cold and `how.runs` warm round trips of `how.passes` passes over `job`'s image;
-/// the last one's result is left in `dst` (`width * height * kernel.out_bytes_per_pixel()`).
-pub(crate) fn time(
+/// Round trips of one count, prepared and warm, timed one at a time on demand (so that a caller
+/// can take them in turns with other work): each [`Self::once`] uploads, runs the passes and
+/// downloads into the caller's output, which [`Self::output`] shows.
+pub struct WarmRoundTrip<'a> {
+    trip: Trip<'a>,
+    dst: &'a mut [u8],
+}
+
+impl WarmRoundTrip<'_> {
+    /// One warm round trip, its result left in [`Self::output`].
+    pub fn once(&mut self) -> Result<RoundTripTime, GpuError> {
+        self.trip.once(self.dst)
+    }
+
+    /// The last round trip's result (`width * height * kernel.out_bytes_per_pixel()` bytes).
+    #[must_use]
+    pub fn output(&self) -> &[u8] {
+        self.dst
+    }
+}
+
+/// Prepares the round trips of `how.passes` passes over `job`'s image (the plan, every band's
+/// buffers and the timestamps, then one cold round trip that wakes the GPU and touches every
+/// buffer, not reported), hands `drive` the warm round trips, and frees everything once it
+/// returns; `dst` (`width * height * kernel.out_bytes_per_pixel()`) holds the last result.
+pub(crate) fn warm<T>(
     on: &KernelOn<'_>,
     job: &GpuJob<'_>,
     how: RoundTrip,
     dst: &mut [u8],
     scopes: &mut ErrorScopes<'_>,
-) -> Result<RoundTripTimes, GpuError> {
+    drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
+) -> Result<T, GpuError> {
     let KernelOn { ctx, pipeline, .. } = *on;
     let &GpuJob { kernel, workgroup, src, width, height, .. } = job;
     let pixels = u64::from(width) * u64::from(height);
@@ -292,8 +313,7 @@ pub(crate) fn time(
     let params =
         params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
     let bands = bands(on, job, &plan, &params);
-    let passes = how.passes.max(1);
-    let steps = passes as usize * plan.chunks.len();
+    let steps = how.passes.max(1) as usize * plan.chunks.len();
     let stamps = (how.stamps && steps > 0).then(|| Stamps::new(ctx));
     scopes.check()?;
     let trip = Trip {
@@ -306,25 +326,13 @@ pub(crate) fn time(
         stamps: stamps.as_ref(),
         steps,
     };
-    // The first, cold round trip wakes the GPU and touches every buffer; it is not reported.
     wait_for(ctx.device(), None)?;
     trip.once(dst)?;
-    let mut times = RoundTripTimes { passes, ..RoundTripTimes::default() };
-    let mut suspect = false;
-    for _ in 0..how.runs.max(1) {
-        let (wall_ns, kernel_ns) = trip.once(dst)?;
-        times.wall_ns.push(wall_ns);
-        match kernel_ns {
-            Some(k) => times.kernel_ns.push(k),
-            None => suspect = true,
-        }
-    }
-    if suspect {
-        times.kernel_ns.clear();
-    }
+    let mut warm = WarmRoundTrip { trip, dst };
+    let driven = drive(&mut warm);
     scopes.check()?;
     drop(bands);
     drop(params);
     wait_for(ctx.device(), None)?;
-    Ok(times)
+    Ok(driven)
 }

@@ -17,8 +17,8 @@ impl WorkerState {
         }
     }
 
-    /// Measures the round trips of `passes` (the counts, and warm runs of each) on `input` with
-    /// `settings`; the error is in the app's words, or says where Stop ended it.
+    /// Measures the round trips of `passes` (the counts, and the fewest warm rounds of each) on
+    /// `input` with `settings`; the error is in the app's words, or says where Stop ended it.
     fn measure_round_trips(
         &self,
         ticket: &Ticket,
@@ -43,7 +43,8 @@ impl WorkerState {
                 done += 1;
             }
         };
-        let options = RoundTripOptions { passes, runs: runs as usize, cancel: Some(ticket.flag()) };
+        let budget = crate::engine::round_trip_budget(false, runs as usize);
+        let options = RoundTripOptions { passes, budget, cancel: Some(ticket.flag()) };
         let result = crate::engine::round_trips(&self.engine, image, settings, &options, &mut progress);
         drop(memory);
         let stopped = || match done.saturating_sub(1) {
