@@ -35,7 +35,7 @@ pub use convert::{Converted, Prepared, prepare};
 pub use estimate::{Estimate, Pace};
 pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
-pub use options::{ImageKey, RunOptions};
+pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
 pub use round_trip::{
