@@ -52,7 +52,7 @@ pub use sweep::model::crossover_mp;
 pub use sweep::plan::{
     CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
     DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
-    size_for,
+    size_for, teach_pace,
 };
 pub use sweep::result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult, Winner};
 pub use sweep::roofline::roofline;
