@@ -174,7 +174,8 @@ mod tests {
         ticket.pixels().start(1000);
         ticket.pixels().add(420);
         let mut p = ticket.progress().expect("started");
-        p.started = std::time::Instant::now().checked_sub(std::time::Duration::from_secs(4)).expect("4 s ago");
+        p.started =
+            std::time::Instant::now().checked_sub(std::time::Duration::from_secs(4)).expect("4 s ago");
         let (fraction, text, _) = bar(&p).expect("a bar");
         assert_eq!((fraction, text.as_str()), (0.42, "42% of the pixels"));
         // What is left: the estimate's 5.8 s and the pace seen (4 s for 42%: 5.52 s) blended by
