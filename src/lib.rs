@@ -6,7 +6,7 @@
 //! | module | owns | may use |
 //! |---|---|---|
 //! | [`pixel`] | the formulas, their integer tables, the pixel layouts (kernels) | nothing |
-//! | [`system`] | memory limits and the memory budget, huge pages, temporary files | nothing |
+//! | [`system`] | memory limits and the memory budget, huge pages, temporary files, pixel progress | nothing |
 //! | [`shaders`] | every WGSL source, included from one place | nothing |
 //! | [`cpu`] | scalar reference + SIMD/rayon kernel, the memory-stream baseline | `pixel` |
 //! | [`gpu`] | wgpu device, planning, timing, GPU memory, display, drivers | `pixel`, `shaders` |

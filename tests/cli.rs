@@ -197,6 +197,43 @@ fn usage_errors_exit_non_zero_with_a_message() {
 }
 
 #[test]
+fn sweep_estimates_from_the_pace_kept_by_the_run_before_and_a_damaged_pace_is_ignored() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut args = vec!["sweep", "--sizes", "0.25", "--runs", "3", "--json", "-"];
+    if common::gpu().is_none() {
+        args.push("--cpu-only");
+    }
+    let sweep = |want_basis: &str| {
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+        assert_eq!(json["estimate_basis"], want_basis, "{}", text(&o));
+        let figure = |key: &str| json[key].as_f64().filter(|s| *s > 0.0 && s.is_finite()).expect(key);
+        (figure("estimate_s"), figure("took_s"), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // Nothing seen here yet: a guess. The run keeps the pace in the cache folder.
+    let (_, first_took_s, _) = sweep("guess");
+    let kept: Vec<_> = std::fs::read_dir(dir.path().join("graylab"))
+        .expect("the cache folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("pace-")))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // The same sweep again: estimated from the run seen, near what that run took.
+    let (estimate_s, _, _) = sweep("seen");
+    let ratio = estimate_s / first_took_s;
+    assert!(
+        (1.0 / 3.0..=3.0).contains(&ratio),
+        "estimated {estimate_s} s, the run before took {first_took_s} s"
+    );
+    // A damaged pace: said in a warning, treated as nothing seen, never an error.
+    std::fs::write(&kept[0], b"{ \"machine\": 3 ").expect("damage the pace");
+    let (_, _, stderr) = sweep("guess");
+    assert!(stderr.contains("the kept pace is not readable"), "{stderr}");
+    assert!(std::fs::read(&kept[0]).is_ok_and(|b| serde_json::from_slice::<serde_json::Value>(&b).is_ok()));
+}
+
+#[test]
 fn sweep_writes_json_and_csv_with_every_series() {
     let dir = tempfile::tempdir().expect("temp dir");
     let with_gpu = common::gpu().is_some();

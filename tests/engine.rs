@@ -375,11 +375,10 @@ fn a_file_conversion_is_one_timeline_from_the_decode_to_the_encode() {
         let output = dir.path().join(name);
         let r = graylab::engine::convert_file(
             &engine,
-            &input,
-            &output,
+            (&input, &output),
             &settings,
-            &graylab::io::DecodeOptions::default(),
-            &graylab::io::ExportOptions::default(),
+            (&graylab::io::DecodeOptions::default(), &graylab::io::ExportOptions::default()),
+            None,
         )
         .expect("convert the file")
         .run;

@@ -15,6 +15,7 @@ use graylab::gpu::{
     BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, StepClock, TimingMode, WorkgroupSize,
 };
 use graylab::pixel::{Formula, Kernel};
+use graylab::system::progress::PixelProgress;
 
 fn gpu_run(
     conv: &GpuConverter,
@@ -195,6 +196,33 @@ fn an_image_above_a_128_mib_binding_is_banded() {
     let plan = BandPlan::new(Kernel::Rgb8ToL8, w, h, conv.band_limit_bytes()).expect("a row fits");
     assert_eq!(t.bands, plan.bands);
     assert!(t.bands >= 2, "{t:?}");
+}
+
+#[test]
+fn progress_counts_every_pixel_once_in_many_chunks_and_bands_in_both_modes() {
+    let Some(mut conv) = common::converter() else { return };
+    let (w, h) = (301u32, 97u32);
+    let src = common::noise((w * h) as usize * 3, 301);
+    let want = cpu(Kernel::Rgb8ToL8, Formula::Bt709, &src);
+    // 3 bands of 40 rows (the last 17), cut into chunks of 7 rows: 15 chunks, 3 staging slots.
+    conv.set_band_limit_bytes(u64::from(w) * 3 * 40);
+    conv.set_chunk_limit_bytes(Some(u64::from(w) * 3 * 7));
+    for mode in [TimingMode::Auto, TimingMode::CpuClock] {
+        conv.set_timing_mode(mode);
+        let progress = PixelProgress::new();
+        progress.start(u64::from(w * h));
+        let mut out = vec![0x5Au8; (w * h) as usize];
+        let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt709, WorkgroupSize::DEFAULT, &src, (w, h));
+        let t = conv.convert(&job.with_progress(&progress), &mut out).expect("GPU conversion");
+        assert_eq!(first_difference(&out, &want), None, "{mode:?}");
+        assert_eq!((t.bands, t.chunks), (3, 15), "{mode:?}");
+        assert_eq!(progress.done(), u64::from(w * h), "{mode:?}: every pixel counted once, none twice");
+        // A display run counts the same.
+        let tiles = conv.create_display((w, h), (64, 21)).expect("display");
+        progress.start(u64::from(w * h));
+        conv.convert_for_display(&job.with_progress(&progress), &tiles, None).expect("GPU display run");
+        assert_eq!(progress.done(), u64::from(w * h), "{mode:?}: display");
+    }
 }
 
 #[test]

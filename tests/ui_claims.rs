@@ -71,6 +71,13 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     let saved: ClaimsReport =
         serde_json::from_slice(&std::fs::read(&json).expect("saved")).expect("graylab's claims");
     assert_eq!(saved, report, "the JSON holds the report shown");
+    // As the CLI's: what the run was estimated at before it started, and what it took.
+    let timed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("saved")).expect("JSON");
+    for key in ["estimate_s", "took_s"] {
+        assert!(timed[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", timed[key]);
+    }
+    assert_eq!(timed["estimate_basis"], "guess", "the first run here: the stated bound");
     h.get_by_label("Save").click();
     h.run_steps(2);
     assert!(h.query_by_label_contains("This file exists. Replace it?").is_some(), "asks first");

@@ -37,13 +37,18 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     };
     let options = ClaimsOptions { quick: args.quick, cancel: None };
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
-    let estimate = crate::engine::Pace::default().job(task, &claims_parts());
+    let pace = super::pace::JobPace::read(&engine, true, task, claims_parts());
+    let estimate = pace.estimate();
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
+    pace.finished(started.elapsed().as_secs_f64());
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&super::out::Timed::new(&report, estimate, None))?);
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&crate::engine::estimate::Timed::new(&report, estimate, None))?
+        );
     } else {
         print_blocks(&report);
     }

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
+use std::io::IsTerminal as _;
+
 use anyhow::Context as _;
 
 use super::convert_args::ConvertArgs;
@@ -91,7 +93,12 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             }
         });
     };
-    let results = convert_batch(&engine, &plan.items, &options, &on_done);
+    // One file on a terminal: the share of its pixels done, once it takes a while.
+    let pixels = crate::engine::PixelProgress::new();
+    let watched = (files == 1 && !args.json && std::io::stderr().is_terminal()).then_some(&pixels);
+    let results = super::progress::watch_pixels(watched, || {
+        convert_batch(&engine, &plan.items, &options, &on_done, watched)
+    });
     progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner).finish();
     remove_empty_folders(&created);
     let refused_files = plan.refused.iter().filter(|r| !r.folder).count();

@@ -11,6 +11,7 @@ mod convert;
 mod convert_args;
 mod info;
 mod out;
+mod pace;
 mod plan;
 mod progress;
 mod round_trip;

@@ -92,31 +92,3 @@ pub(super) fn finish() -> anyhow::Result<()> {
         None => Ok(()),
     }
 }
-
-/// A JSON report with what its job was estimated to take before it started, and what it took.
-#[derive(serde::Serialize)]
-pub(super) struct Timed<'a, T: serde::Serialize> {
-    /// The report itself, its fields at the top level.
-    #[serde(flatten)]
-    pub report: &'a T,
-    /// Seconds the job was estimated to take, before it started.
-    pub estimate_s: f64,
-    /// What the estimate rested on ("seen", "ceilings", "guess").
-    pub estimate_basis: &'static str,
-    /// Seconds it took (`None` where the report holds its own).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub took_s: Option<f64>,
-}
-
-impl<'a, T: serde::Serialize> Timed<'a, T> {
-    /// `report`, estimated at `estimate` and taking `took_s`.
-    pub(super) fn new(report: &'a T, estimate: crate::engine::Estimate, took_s: Option<f64>) -> Self {
-        use crate::engine::estimate::Basis;
-        let estimate_basis = match estimate.basis {
-            Basis::Seen => "seen",
-            Basis::Ceilings => "ceilings",
-            Basis::Guess => "guess",
-        };
-        Self { report, estimate_s: estimate.seconds, estimate_basis, took_s }
-    }
-}

@@ -1,5 +1,6 @@
 //! Batch progress for `graylab convert`: a bar redrawn in place on a terminal (files done, MB/s,
-//! ETA), plain lines when stderr is not a terminal, nothing at all with `--json`.
+//! ETA), plain lines when stderr is not a terminal, nothing at all with `--json`; for one long
+//! file on a terminal, the share of its pixels converted ([`watch_pixels`]).
 
 use super::out::{err_part, errln};
 use std::io::{IsTerminal as _, Write as _};
@@ -112,6 +113,58 @@ impl Progress {
             }
         }
     }
+}
+
+/// A conversion shorter than this shows no progress line.
+const PIXELS_LINE_AFTER: Duration = Duration::from_secs(1);
+
+/// Runs `work`; meanwhile, with a counter to watch, redraws "converting: 42% of the pixels" on
+/// stderr (a terminal's) 4 times a second once the run took [`PIXELS_LINE_AFTER`], with an ETA
+/// from the share done, and clears the line at the end.
+pub(super) fn watch_pixels<T>(
+    progress: Option<&crate::engine::PixelProgress>,
+    work: impl FnOnce() -> T,
+) -> T {
+    let Some(progress) = progress else { return work() };
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let watcher = std::thread::Builder::new().name("graylab-progress".into()).spawn_scoped(scope, || {
+            let mut drawn = false;
+            while !finished.load(std::sync::atomic::Ordering::Relaxed) {
+                // Woken at once when the work ends.
+                std::thread::park_timeout(Duration::from_millis(250));
+                let elapsed = started.elapsed();
+                let Some(fraction) = progress.fraction().filter(|_| elapsed >= PIXELS_LINE_AFTER) else {
+                    continue;
+                };
+                let eta = if fraction > 0.0 {
+                    let left = elapsed.as_secs_f64() * (1.0 - fraction) / fraction;
+                    format!(", about {} left", seconds(Duration::from_secs_f64(left)))
+                } else {
+                    String::new()
+                };
+                err_part!(
+                    "\r\x1b[2Kconverting: {:.0}% of the pixels ({}{eta})",
+                    fraction * 100.0,
+                    seconds(elapsed)
+                );
+                let _ = std::io::stderr().flush();
+                drawn = true;
+            }
+            if drawn {
+                err_part!("\r\x1b[2K");
+                let _ = std::io::stderr().flush();
+            }
+        });
+        let result = work();
+        finished.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(watcher) = watcher {
+            watcher.thread().unpark();
+            let _ = watcher.join();
+        }
+        result
+    })
 }
 
 /// `3.2 s` or `2 min 05 s`.

@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 
 use super::bench::{BenchArgs, Threads, Workgroups, bench_image};
-use super::out::{Timed, outln};
-use crate::engine::Pace;
+use super::out::outln;
+use crate::engine::estimate::Timed;
 use crate::engine::estimate::{Lane, Task, round_trip_parts};
 use crate::engine::{
     ConvertSettings, Engine, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads, ms,
@@ -58,9 +58,11 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let cpu = Lane::of(&settings);
     let rounds = budget.warmup_rounds + budget.min_rounds;
     let parts = round_trip_parts(&options.passes, rounds, cpu, megapixels, settings.work.rounds);
-    let estimate = Pace::default().job(Task::RoundTrips, &parts);
+    let pace = super::pace::JobPace::read(&engine, true, Task::RoundTrips, parts);
+    let estimate = pace.estimate();
     let started = std::time::Instant::now();
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
+    pace.finished(started.elapsed().as_secs_f64());
     if args.json {
         let report = Report { image: &label, result: &result };
         let timed = Timed::new(&report, estimate, Some(started.elapsed().as_secs_f64()));

@@ -23,7 +23,9 @@ pub use intensity::{
     WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16,
     apply_work_chunk_u16_at, par_apply_work_u8, par_apply_work_u16,
 };
-pub use parallel::{CHUNK_PIXELS, available_threads, par_convert, par_convert_with_work};
+pub use parallel::{
+    CHUNK_PIXELS, available_threads, par_convert, par_convert_counted, par_convert_with_work,
+};
 pub use reference::convert_reference;
 
 use crate::pixel::Kernel;

@@ -9,6 +9,7 @@ use super::blocks::convert_unchecked_len;
 use super::fused::apply_work_to_output;
 use super::{CpuError, check_lengths};
 use crate::pixel::{Formula, Kernel, Work};
+use crate::system::progress::PixelProgress;
 
 /// Pixels per parallel task: large enough that scheduling costs nothing, small enough that two to
 /// a few dozen cores all get work on a 4K image.
@@ -46,34 +47,53 @@ pub fn par_convert_with_work(
     threads: usize,
     work: Work,
 ) -> Result<(), CpuError> {
+    par_convert_counted(kernel, formula, (src, dst), threads, work, None)
+}
+
+/// [`par_convert_with_work`], adding each chunk's pixels to `progress` as the chunk finishes (one
+/// relaxed add per chunk of [`CHUNK_PIXELS`]; one thread then runs the chunks one after another
+/// on the calling thread). The caller starts the count ([`PixelProgress::start`]).
+pub fn par_convert_counted(
+    kernel: Kernel,
+    formula: Formula,
+    (src, dst): (&[u8], &mut [u8]),
+    threads: usize,
+    work: Work,
+    progress: Option<&PixelProgress>,
+) -> Result<(), CpuError> {
     check_lengths(kernel, src, dst)?;
     let (inb, outb) = (kernel.in_bytes_per_pixel(), kernel.out_bytes_per_pixel());
-    run_chunked(inb, outb, src, dst, threads, |s, d| {
+    run_chunked((inb, outb), (src, dst), threads, progress, |s, d| {
         convert_unchecked_len(kernel, formula, s, d);
         apply_work_to_output(kernel, d, work);
     })
 }
 
 /// Runs `f` over matching chunks of [`CHUNK_PIXELS`] pixels of `src` and `dst` on `threads`
-/// threads (on the calling thread alone for one).
+/// threads (on the calling thread alone for one: in one call without `progress`), adding each
+/// chunk's pixels to `progress` once it is done.
 pub(crate) fn run_chunked(
-    in_bytes_per_pixel: usize,
-    out_bytes_per_pixel: usize,
-    src: &[u8],
-    dst: &mut [u8],
+    (in_bytes_per_pixel, out_bytes_per_pixel): (usize, usize),
+    (src, dst): (&[u8], &mut [u8]),
     threads: usize,
+    progress: Option<&PixelProgress>,
     f: impl Fn(&[u8], &mut [u8]) + Sync,
 ) -> Result<(), CpuError> {
     let threads = threads.clamp(1, available_threads());
-    if threads == 1 {
-        f(src, dst);
-        return Ok(());
-    }
-    let pool = pool(threads)?;
     let (in_chunk, out_chunk) = (CHUNK_PIXELS * in_bytes_per_pixel, CHUNK_PIXELS * out_bytes_per_pixel);
-    pool.install(|| {
-        src.par_chunks(in_chunk).zip(dst.par_chunks_mut(out_chunk)).for_each(|(s, d)| f(s, d));
-    });
+    let counted = |s: &[u8], d: &mut [u8]| {
+        f(s, d);
+        if let Some(p) = progress {
+            p.add((d.len() / out_bytes_per_pixel.max(1)) as u64);
+        }
+    };
+    match (threads, progress) {
+        (1, None) => f(src, dst),
+        (1, Some(_)) => src.chunks(in_chunk).zip(dst.chunks_mut(out_chunk)).for_each(|(s, d)| counted(s, d)),
+        _ => pool(threads)?.install(|| {
+            src.par_chunks(in_chunk).zip(dst.par_chunks_mut(out_chunk)).for_each(|(s, d)| counted(s, d));
+        }),
+    }
     Ok(())
 }
 
@@ -145,6 +165,32 @@ mod tests {
                 par_convert_with_work(kernel, Formula::Bt709, &src, &mut got, threads, work)
                     .expect("sizes match");
                 assert!(got == want, "{kernel:?} {threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn progress_counts_every_pixel_once_for_every_split_and_thread_count() {
+        // Whole chunks, a short last chunk, one short chunk alone; 8- and 16-bit outputs.
+        for pixels in [1, CHUNK_PIXELS, 3 * CHUNK_PIXELS, 2 * CHUNK_PIXELS + 13] {
+            for kernel in [Kernel::Rgb8ToL8, Kernel::Rgba16ToLa16] {
+                let src = noise(pixels * kernel.in_bytes_per_pixel(), 3);
+                for threads in [1, 2, 3] {
+                    let mut dst = vec![0u8; pixels * kernel.out_bytes_per_pixel()];
+                    let progress = PixelProgress::new();
+                    progress.start(pixels as u64);
+                    par_convert_counted(
+                        kernel,
+                        Formula::Bt709,
+                        (&src, &mut dst),
+                        threads,
+                        Work::NONE,
+                        Some(&progress),
+                    )
+                    .expect("sizes match");
+                    assert_eq!(progress.done(), pixels as u64, "{kernel:?} {pixels} px {threads} threads");
+                    assert_eq!(progress.fraction(), Some(1.0));
+                }
             }
         }
     }

@@ -33,13 +33,16 @@ pub struct BatchOptions {
 }
 
 /// Converts every item, `options.jobs` at a time; `on_done(index, result)` is called from the
-/// worker threads as each file finishes. Results come back in the items' order.
+/// worker threads as each file finishes. Results come back in the items' order. A batch of one
+/// file counts its pixels done in `progress`, when given.
 pub fn convert_batch(
     engine: &Engine,
     items: &[BatchItem],
     options: &BatchOptions,
     on_done: &(dyn Fn(usize, &Result<FileReport, EngineError>) + Sync),
+    progress: Option<&crate::engine::PixelProgress>,
 ) -> Vec<Result<FileReport, EngineError>> {
+    let progress = progress.filter(|_| items.len() == 1);
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<Result<FileReport, EngineError>>>> =
         items.iter().map(|_| Mutex::new(None)).collect();
@@ -52,11 +55,10 @@ pub fn convert_batch(
             // is written.
             let result = convert_file(
                 engine,
-                &item.input,
-                &item.output,
+                (&item.input, &item.output),
                 &options.settings,
-                &options.decode,
-                &options.export,
+                (&options.decode, &options.export),
+                progress,
             );
             on_done(index, &result);
             *results[index].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);

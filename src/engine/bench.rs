@@ -123,6 +123,7 @@ impl<'a> Repeat<'a> {
             width: self.width,
             height: self.height,
             cancel: None,
+            progress: None,
             keep_input: self.keep_input,
         };
         self.engine.run_kernel(&input, self.out.bytes_mut(), s, (&mut report, started))?;

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
+
+use crate::system::progress::PixelProgress;
 use std::time::Instant;
 
 use image::{DynamicImage, ImageBuffer};
@@ -143,7 +145,8 @@ fn nanos_since(t: Instant) -> u64 {
 
 impl Engine {
     /// Converts an image in memory. [`RunOptions`] carry a cancel flag (a GPU run checks it
-    /// between its submissions and returns [`EngineError::Cancelled`] once it is set) and, on the
+    /// between its submissions and returns [`EngineError::Cancelled`] once it is set), a count
+    /// of the pixels done (started at the image's pixels, all of them at the end) and, on the
     /// GPU, keeping the input there for the next run of the same image.
     pub fn convert(
         &self,
@@ -154,12 +157,19 @@ impl Engine {
         let started = Instant::now();
         let load = CpuSnapshot::now();
         let (width, height) = (image.width(), image.height());
+        let pixels = u64::from(width) * u64::from(height);
+        if let Some(p) = options.progress {
+            p.start(pixels);
+        }
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
         let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes)
             .with_work(settings.work);
         let (kernel, bytes) = match prepared {
             Prepared::Gray(image) => {
                 gray_work_note(settings, &mut report);
+                if let Some(p) = options.progress {
+                    p.add(pixels);
+                }
                 report.finish(nanos_since(started));
                 return Ok(Converted { image, report });
             }
@@ -173,6 +183,7 @@ impl Engine {
             width,
             height,
             cancel: options.cancel,
+            progress: options.progress,
             keep_input: options.keep_input_on_gpu,
         };
         self.run_kernel(&input, out.bytes_mut(), settings, (&mut report, started))?;
@@ -204,6 +215,10 @@ impl Engine {
         let converter = self.gpu_converter()?;
         let gpu = converter.context();
         let (width, height) = (image.width(), image.height());
+        let pixels = u64::from(width) * u64::from(height);
+        if let Some(p) = options.progress {
+            p.start(pixels);
+        }
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
         let mut report =
             RunReport::new(Backend::Gpu, settings.formula, (width, height), notes).with_work(settings.work);
@@ -211,6 +226,9 @@ impl Engine {
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
                 gray_work_note(settings, &mut report);
+                if let Some(p) = options.progress {
+                    p.add(pixels);
+                }
                 let shown = nanos_since(started);
                 tiles.write_host(&gray);
                 tiles.draw_preview(options.cancel)?;
@@ -231,6 +249,7 @@ impl Engine {
         let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height))
             .with_work(settings.work);
         job.cancel = options.cancel;
+        job.progress = options.progress;
         job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
         let mut out =
             options.download_result.then(|| OutBuffer::new(kernel, width as usize * height as usize));
@@ -254,19 +273,19 @@ impl Engine {
         settings: &ConvertSettings,
         (report, run_started): (&mut RunReport, Instant),
     ) -> Result<(), EngineError> {
-        let &KernelInput { kernel, src, width, height, cancel, keep_input } = input;
+        let &KernelInput { kernel, src, width, height, cancel, progress, keep_input } = input;
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
                 let started = Instant::now();
                 let start_ns = nanos_since(run_started);
-                crate::cpu::par_convert_with_work(
+                crate::cpu::par_convert_counted(
                     kernel,
                     settings.formula,
-                    src,
-                    dst,
+                    (src, dst),
                     threads,
                     settings.work,
+                    progress,
                 )?;
                 let ns = nanos_since(started);
                 report.threads = Some(threads);
@@ -278,6 +297,7 @@ impl Engine {
                 let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height))
                     .with_work(settings.work);
                 job.cancel = cancel;
+                job.progress = progress;
                 job.keep_input = keep_input.map(super::ImageKey::get);
                 let offset_ns = nanos_since(run_started);
                 let t = converter.convert(&job, dst)?;
@@ -302,6 +322,8 @@ pub(crate) struct KernelInput<'a> {
     pub height: u32,
     /// Checked between GPU submissions.
     pub cancel: Option<&'a AtomicBool>,
+    /// Counts the pixels done (its total set by the caller).
+    pub progress: Option<&'a PixelProgress>,
     /// Keep the input on the GPU under this key (GPU runs).
     pub keep_input: Option<super::ImageKey>,
 }

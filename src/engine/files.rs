@@ -13,7 +13,7 @@ use std::time::Instant;
 use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
 use super::spans::{Lane, Span};
-use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, RunOptions, RunReport};
+use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, PixelProgress, RunOptions, RunReport};
 use crate::io::{
     DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, FrameCount, GrayLayout, RowSource,
     decode_file, encode_file, encode_rows_to_file, encodes_rows, export_format, header_dimensions,
@@ -77,14 +77,14 @@ pub fn default_output_path(input: &Path, out_dir: Option<&Path>, format: ExportF
     dir.join(name)
 }
 
-/// Decodes `input`, converts it and writes `output` atomically.
+/// Decodes `input`, converts it and writes `output` atomically; the conversion counts its pixels
+/// done in `progress`, when given (started once the file is decoded).
 pub fn convert_file(
     engine: &Engine,
-    input: &Path,
-    output: &Path,
+    (input, output): (&Path, &Path),
     settings: &ConvertSettings,
-    decode: &DecodeOptions,
-    export: &ExportOptions,
+    (decode, export): (&DecodeOptions, &ExportOptions),
+    progress: Option<&PixelProgress>,
 ) -> Result<FileReport, EngineError> {
     // Refuse early, before the expensive decode, when the output exists.
     if !export.overwrite && output.exists() {
@@ -105,7 +105,7 @@ pub fn convert_file(
     let decoded = decode_file(input, decode)?;
     let decoded_at_ns = since();
     let decode_span = Span::cpu(Lane::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
-    if let Some(mut report) = convert_streamed(&decoded, input, output, settings, *export)? {
+    if let Some(mut report) = convert_streamed(&decoded, (input, output), settings, *export, progress)? {
         let end_ns = since();
         report.run.spans = vec![
             decode_span,
@@ -116,7 +116,8 @@ pub fn convert_file(
         return Ok(report);
     }
     let convert_at_ns = since();
-    let converted = engine.convert(&decoded.image, settings, RunOptions::default())?;
+    let converted =
+        engine.convert(&decoded.image, settings, RunOptions { progress, ..RunOptions::default() })?;
     let mut notes = Vec::new();
     decode_notes(&decoded, &mut notes);
     let frames = decoded.frames;
@@ -160,6 +161,7 @@ struct KernelRows<'a> {
     src: &'a [u8],
     width: usize,
     kernel_ns: AtomicU64,
+    progress: Option<&'a PixelProgress>,
 }
 
 impl RowSource for KernelRows<'_> {
@@ -173,6 +175,9 @@ impl RowSource for KernelRows<'_> {
             out.clear();
         }
         crate::cpu::apply_work_to_output(self.kernel, &mut out, self.work);
+        if let Some(p) = self.progress {
+            p.add((rows.len() * self.width) as u64);
+        }
         let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.kernel_ns.fetch_add(ns, Ordering::Relaxed);
         Cow::Owned(out)
@@ -183,10 +188,10 @@ impl RowSource for KernelRows<'_> {
 /// a format that stores the kernel's output as it is); `None` when it is not.
 fn convert_streamed(
     decoded: &Decoded,
-    input: &Path,
-    output: &Path,
+    (input, output): (&Path, &Path),
     settings: &ConvertSettings,
     export: ExportOptions,
+    progress: Option<&PixelProgress>,
 ) -> Result<Option<FileReport>, EngineError> {
     if settings.backend != Backend::Cpu {
         return Ok(None);
@@ -209,7 +214,11 @@ fn convert_streamed(
         src: &bytes,
         width: width as usize,
         kernel_ns: AtomicU64::new(0),
+        progress,
     };
+    if let Some(p) = progress {
+        p.start(u64::from(width) * u64::from(height));
+    }
     let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);

@@ -35,7 +35,7 @@ pub use convert::{Converted, Prepared, prepare};
 pub use estimate::{Estimate, Pace};
 pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
-pub use options::{ImageKey, RunOptions};
+pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
 pub use round_trip::{
@@ -52,7 +52,7 @@ pub use sweep::model::crossover_mp;
 pub use sweep::plan::{
     CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
     DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
-    size_for,
+    size_for, teach_pace,
 };
 pub use sweep::result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult, Winner};
 pub use sweep::roofline::roofline;

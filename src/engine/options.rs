@@ -1,7 +1,10 @@
-//! What a conversion may ask for beyond its settings: a cancel flag, keeping its input on the
-//! GPU between runs of the same image ([`ImageKey`]), and reading a displayed result back.
+//! What a conversion may ask for beyond its settings: a cancel flag, a count of the pixels done,
+//! keeping its input on the GPU between runs of the same image ([`ImageKey`]), and reading a
+//! displayed result back.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+pub use crate::system::progress::PixelProgress;
 
 /// The identity of an input image, for keeping it on the GPU between runs: make one per image
 /// (a decoded file, a resized copy) and pass it with every run of those pixels. Keys are unique
@@ -36,6 +39,10 @@ pub struct RunOptions<'a> {
     /// Checked between GPU submissions: once set, the run stops with
     /// [`super::EngineError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
+    /// Counts the pixels done as the run goes: started at the image's pixels when the run starts,
+    /// added to as each CPU chunk finishes and as the GPU is seen to finish each slice of its
+    /// kernel (see [`crate::gpu::GpuJob::progress`]); all of them at the end.
+    pub progress: Option<&'a PixelProgress>,
     /// GPU runs: keep the input on the GPU under this key. The first run uploads it and keeps it;
     /// later runs of the same key (another formula or workgroup shape) upload nothing, and their
     /// report has no upload phase. One image is kept at a time; a run with another key replaces

@@ -369,6 +369,7 @@ impl GpuConverter {
             src: job.src,
             dst,
             cancel: job.cancel,
+            progress: job.progress,
             budget: &self.budget,
             work: job.work,
             t,

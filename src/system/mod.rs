@@ -1,12 +1,14 @@
 //! What graylab asks of the operating system, as a leaf every layer may use: how much memory this
 //! process may take and the one budget that hands it out, zeroed buffers on huge pages, and its
-//! own temporary files (removed on a signal). Uses nothing else in the crate.
+//! own temporary files (removed on a signal), and how far a conversion is ([`progress`]). Uses
+//! nothing else in the crate.
 
 pub(crate) mod arenas;
 pub(crate) mod huge_pages;
 pub mod load;
 pub(crate) mod memory;
 pub(crate) mod memory_budget;
+pub mod progress;
 pub(crate) mod temps;
 
 pub use arenas::keep_one_malloc_arena_under_address_limit;

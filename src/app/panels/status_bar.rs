@@ -5,6 +5,7 @@ use egui::{RichText, Ui};
 
 use crate::app::panels::frame_meter::FrameMeter;
 use crate::app::session::{JobKind, Session};
+use crate::app::work::jobs::Progress;
 
 /// The status bar (no state of its own but the Stop it reports).
 #[derive(Default)]
@@ -40,23 +41,9 @@ impl StatusBar {
                     crate::app::look::spinner(ui);
                     let what =
                         progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
-                    if let Some(p) = &progress
-                        && let Some(fraction) = p.fraction().filter(|_| p.total != 1)
-                    {
-                        // What is done beside the bar, which holds the count where there are
-                        // several ("7 of 12": short, so never cut) or its "100%" (no count: an
-                        // export); a single run shows no bar.
-                        if p.total > 1 {
-                            ui.label(what);
-                            let count = format!("{} of {}", p.done, p.total);
-                            ui.add(egui::ProgressBar::new(fraction).desired_width(140.0).text(count));
-                        } else {
-                            ui.label(what);
-                            let percent = format!("{:.0}%", fraction * 100.0);
-                            ui.add(egui::ProgressBar::new(fraction).desired_width(90.0).text(percent));
-                        }
-                    } else {
-                        ui.label(what);
+                    ui.label(what);
+                    if let Some((fraction, text, width)) = progress.as_ref().and_then(bar) {
+                        ui.add(egui::ProgressBar::new(fraction).desired_width(width).text(text));
                     }
                     if let Some(p) = &progress {
                         let eta =
@@ -119,6 +106,26 @@ pub fn held_run_ui(ctx: &egui::Context, session: &mut Session) {
     }
 }
 
+/// A conversion estimated (or seen) to take longer than this, seconds, shows the share of its
+/// pixels done; a shorter one shows no bar (it would only flash).
+pub const PIXEL_BAR_AFTER_S: f64 = 2.0;
+
+/// The bar beside what is done: its fraction, its text and its width. The count where there are
+/// several runs ("7 of 12": short, so never cut); the share of the pixels of one long conversion
+/// ("42% of the pixels"); else "100%" (an export). A short single run shows no bar.
+#[must_use]
+pub fn bar(p: &Progress) -> Option<(f32, String, f32)> {
+    let fraction = p.fraction()?;
+    if p.total > 1 {
+        return Some((fraction, format!("{} of {}", p.done, p.total), 140.0));
+    }
+    if p.of_pixels {
+        let long = p.estimate_s.unwrap_or(0.0).max(f64::from(p.elapsed_secs())) > PIXEL_BAR_AFTER_S;
+        return long.then(|| (fraction, format!("{:.0}% of the pixels", fraction * 100.0), 140.0));
+    }
+    (p.total != 1).then(|| (fraction, format!("{:.0}%", fraction * 100.0), 90.0))
+}
+
 fn default_text(kind: JobKind) -> &'static str {
     match kind {
         JobKind::Load => "Opening",
@@ -139,5 +146,51 @@ fn secs(s: f32) -> String {
         format!("{s:.1} s")
     } else {
         format!("{} min {:02} s", (s / 60.0) as u32, (s % 60.0) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::work::jobs::Ticket;
+    use crate::engine::{ConvertSettings, Engine, RunOptions, synthetic_rgb};
+
+    #[test]
+    fn a_long_conversion_shows_the_share_of_its_pixels_and_an_eta_from_it() {
+        // A real conversion counts its pixels into the ticket the worker gives it.
+        let ticket = Ticket::new(1);
+        ticket.set_estimate(10.0);
+        ticket.set_progress("Converting", 0, 1, (0.0, 1.0));
+        let image = synthetic_rgb(300, 200, 7);
+        let options = RunOptions { progress: Some(ticket.pixels()), ..RunOptions::default() };
+        let settings = ConvertSettings { threads: 2, ..ConvertSettings::default() };
+        Engine::new().convert(&image, &settings, options).expect("converts");
+        assert_eq!((ticket.pixels().done(), ticket.pixels().total()), (60_000, 60_000));
+        let done = ticket.progress().expect("started");
+        assert!(done.of_pixels);
+        assert_eq!(bar(&done).map(|(f, text, _)| (f, text)), Some((1.0, "100% of the pixels".to_owned())));
+
+        // Part way: 42% of the pixels after 4 s of an estimated 10 s.
+        ticket.pixels().start(1000);
+        ticket.pixels().add(420);
+        let mut p = ticket.progress().expect("started");
+        p.started =
+            std::time::Instant::now().checked_sub(std::time::Duration::from_secs(4)).expect("4 s ago");
+        let (fraction, text, _) = bar(&p).expect("a bar");
+        assert_eq!((fraction, text.as_str()), (0.42, "42% of the pixels"));
+        // What is left: the estimate's 5.8 s and the pace seen (4 s for 42%: 5.52 s) blended by
+        // the share done, the estimate's first weighed by what is left.
+        let seen_left = 4.0 * 0.58 / 0.42;
+        let want = 10.0 * 0.58 * 0.58 + seen_left * 0.42;
+        let eta = f64::from(p.eta_secs().expect("an ETA"));
+        assert!((eta - want).abs() < 0.05, "{eta} s left, want {want}");
+
+        // A short one shows no bar; neither does a single run that counts no pixels.
+        p.estimate_s = Some(0.5);
+        p.started = std::time::Instant::now();
+        assert_eq!(bar(&p), None);
+        p.of_pixels = false;
+        p.estimate_s = Some(10.0);
+        assert_eq!(bar(&p), None);
     }
 }

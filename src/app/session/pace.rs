@@ -5,7 +5,7 @@
 
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::estimate::{Estimate, Lane, Part, Task};
-use crate::engine::{ConvertSettings, Pace, RunReport, Series, SweepResult};
+use crate::engine::{ConvertSettings, Pace, RunReport, SweepResult};
 
 use super::{JobKind, Session};
 
@@ -40,11 +40,8 @@ impl Session {
     /// The adapter and CPU threads a pace belongs to.
     #[must_use]
     pub fn machine(&self) -> String {
-        let adapter = match self.gpu() {
-            Some(g) if self.gpu_usable() => g.adapter_info().name.clone(),
-            _ => "CPU only".to_owned(),
-        };
-        format!("{adapter} · {} threads", crate::engine::available_threads())
+        let adapter = self.gpu().filter(|_| self.gpu_usable()).map(|g| g.adapter_info().name.clone());
+        crate::engine::estimate::machine_name(adapter.as_deref())
     }
 
     /// What this machine was seen to take.
@@ -131,17 +128,7 @@ impl Session {
 
     /// Learns from a finished sweep's medians (every size and work level it measured).
     pub(super) fn learn_sweep(&mut self, result: &SweepResult) {
-        for point in &result.points {
-            for (series, lane) in [
-                (Series::Cpu1, Lane::CpuOneThread),
-                (Series::CpuAll, Lane::CpuAllThreads),
-                (Series::GpuTotal, Lane::Gpu),
-            ] {
-                if let Some(ns) = point.median_ns(series) {
-                    self.pace.pace.observe(lane, point.megapixels, point.work_rounds, ns as f64 / 1e9);
-                }
-            }
-        }
+        crate::engine::teach_pace(&mut self.pace.pace, result);
         self.pace.changed = true;
     }
 

@@ -18,9 +18,19 @@ pub struct ClaimsShown {
     /// Why the latest run has no report ("stopped after 2 of 7 claims", or its error); `None`
     /// once one finished.
     pub unfinished: Option<String>,
+    /// What the run of `report` was estimated to take before it started (its JSON says so).
+    pub estimate: Option<crate::engine::Estimate>,
+    /// What the run in flight was estimated to take.
+    sent_estimate: Option<crate::engine::Estimate>,
 }
 
 impl Session {
+    /// A run of the claims was sent, estimated at `estimate`: its report, when it finishes, is
+    /// saved with it.
+    pub fn claims_sent(&mut self, estimate: crate::engine::Estimate) {
+        self.claims.sent_estimate = Some(estimate);
+    }
+
     pub(super) fn handle(&mut self, reply: Reply) {
         match reply {
             Reply::Loaded(id, loaded) if id == self.latest_load => {
@@ -143,7 +153,13 @@ impl Session {
     fn claims_ended(&mut self, end: ClaimsEnd) {
         match end {
             ClaimsEnd::Finished(report) => {
-                self.claims = ClaimsShown { report: Some(Arc::new(*report)), unfinished: None };
+                let estimate = self.claims.sent_estimate.take();
+                self.claims = ClaimsShown {
+                    report: Some(Arc::new(*report)),
+                    unfinished: None,
+                    estimate,
+                    sent_estimate: None,
+                };
             }
             ClaimsEnd::Stopped { done, total } => {
                 let when = if total == 0 {

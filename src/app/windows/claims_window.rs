@@ -203,12 +203,13 @@ impl ClaimsWindow {
         }
         self.quick = quick;
         let ticket = Ticket::new(session.next_job_id());
-        session.send_estimated(
+        let estimate = session.send_estimated(
             JobKind::Claims,
             Job::Claims { ticket, quick },
             claims_task(quick),
             claims_parts(),
         );
+        session.claims_sent(estimate);
     }
 
     /// The JSON file: save this report, load one to compare.
@@ -224,12 +225,19 @@ impl ClaimsWindow {
                 self.confirm_replace = false;
             }
             let path = PathBuf::from(self.path.trim());
-            let report = session.claims().report.clone();
+            let (report, estimate) = (session.claims().report.clone(), session.claims().estimate);
             if let Some(overwrite) =
                 super::json_file::save_button(ui, &mut self.confirm_replace, &path, report.is_some())
                 && let Some(report) = &report
             {
-                super::json_file::save_json(session, &path, overwrite, &**report, "Claims");
+                // As the CLI's `claims --json`: what the run was estimated at, and what it took.
+                match estimate {
+                    Some(e) => {
+                        let timed = crate::engine::estimate::Timed::new(&**report, e, None);
+                        super::json_file::save_json(session, &path, overwrite, &timed, "Claims");
+                    }
+                    None => super::json_file::save_json(session, &path, overwrite, &**report, "Claims"),
+                }
             }
             if ui.button("Load to compare").clicked() {
                 self.load(session, &path);

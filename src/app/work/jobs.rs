@@ -131,6 +131,8 @@ pub struct Progress {
     pub work_total: f64,
     /// What the job was estimated to take before it started, seconds.
     pub estimate_s: Option<f64>,
+    /// Whether the work is the pixels of one conversion, counted as it runs.
+    pub of_pixels: bool,
 }
 
 impl Progress {
@@ -175,13 +177,20 @@ pub struct Ticket {
     cancel: Arc<AtomicBool>,
     progress: Arc<Mutex<Option<Progress>>>,
     estimate_s: Arc<Mutex<Option<f64>>>,
+    pixels: Arc<crate::engine::PixelProgress>,
 }
 
 impl Ticket {
     /// A ticket for job `id`.
     #[must_use]
     pub fn new(id: u64) -> Self {
-        Self { id, cancel: Arc::default(), progress: Arc::default(), estimate_s: Arc::default() }
+        Self {
+            id,
+            cancel: Arc::default(),
+            progress: Arc::default(),
+            estimate_s: Arc::default(),
+            pixels: Arc::default(),
+        }
     }
 
     /// Asks the worker to stop this job at the next check (between runs, and between a GPU
@@ -215,7 +224,14 @@ impl Ticket {
             work_done,
             work_total,
             estimate_s: None,
+            of_pixels: false,
         });
+    }
+
+    /// The count of pixels done that a conversion of this job adds to as it runs.
+    #[must_use]
+    pub fn pixels(&self) -> &crate::engine::PixelProgress {
+        &self.pixels
     }
 
     /// Sets what the job is estimated to take, seconds (before it starts, or once it knows better).
@@ -229,6 +245,12 @@ impl Ticket {
         let estimate_s = *self.estimate_s.lock().unwrap_or_else(PoisonError::into_inner);
         let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
         p.estimate_s = estimate_s;
+        // One conversion: its share of the pixels done is the job's.
+        if p.total == 1
+            && let Some(fraction) = self.pixels.fraction()
+        {
+            (p.work_done, p.work_total, p.of_pixels) = (fraction, 1.0, true);
+        }
         Some(p)
     }
 }

@@ -180,6 +180,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let grid = options.is_work_grid();
+    let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
     let started = std::time::Instant::now();
     // A work grid is planned from a calibration measured first, and the plan said before it starts.
     let calibration = if grid {
@@ -191,13 +192,14 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let plan = estimate_grid(&options, calibration.as_ref());
-    // The one estimator: a grid from its calibration (and the time it took), a plain sweep a guess.
+    // The one estimator: a grid from its calibration (and the time it took), a plain sweep
+    // from this machine's pace kept in the cache folder.
     let estimate = match plan.total_ns {
         Some(ns) => crate::engine::Estimate {
             seconds: ns as f64 / 1e9 + started.elapsed().as_secs_f64(),
             basis: crate::engine::estimate::Basis::Seen,
         },
-        None => crate::engine::Pace::default().job(options.task(), &options.parts()),
+        None => pace.estimate(),
     };
     if grid && !quiet {
         errln!("estimate: {}", plan.sentence());
@@ -215,9 +217,13 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
     let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
+    let took_s = started.elapsed().as_secs_f64();
+    crate::engine::teach_pace(pace.pace_mut(), &result);
+    pace.finished(took_s);
     if let Some(path) = &args.json {
-        let took_s = Some(started.elapsed().as_secs_f64());
-        let json = serde_json::to_string_pretty(&crate::cli::out::Timed::new(&result, estimate, took_s))?;
+        let took_s = Some(took_s);
+        let json =
+            serde_json::to_string_pretty(&crate::engine::estimate::Timed::new(&result, estimate, took_s))?;
         if path.as_os_str() == "-" {
             outln!("{json}");
         } else {

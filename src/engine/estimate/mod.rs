@@ -6,7 +6,13 @@
 //! was seen, its cost comes from this machine's ceilings (bytes over bandwidth, operations over
 //! the compute ceiling) or a stated rough guess, and every [`Estimate`] says which.
 //!
-//! Knows nothing of the front ends: they keep the pace (the app across launches) and feed it.
+//! Knows nothing of the front ends: they keep the pace (the app in its own memory, the CLI in
+//! the cache folder: [`load_pace`], [`save_pace`]) and feed it; every long job's JSON says what
+//! it was estimated at and what it took ([`Timed`]).
+
+mod kept;
+
+pub use kept::{load_pace, machine_name, save_pace};
 
 use crate::engine::{Backend, ConvertSettings, available_threads};
 
@@ -116,6 +122,41 @@ pub enum Basis {
     Ceilings,
     /// A stated rough guess.
     Guess,
+}
+
+impl Basis {
+    /// Its name in JSON: "seen", "ceilings", "guess".
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Seen => "seen",
+            Self::Ceilings => "ceilings",
+            Self::Guess => "guess",
+        }
+    }
+}
+
+/// A job's JSON report with what the job was estimated to take before it started, and what it
+/// took: the shape of every long job's JSON, the CLI's and the app's.
+#[derive(serde::Serialize)]
+pub struct Timed<'a, T: serde::Serialize> {
+    /// The report itself, its fields at the top level.
+    #[serde(flatten)]
+    pub report: &'a T,
+    /// Seconds the job was estimated to take, before it started.
+    pub estimate_s: f64,
+    /// What the estimate rested on ("seen", "ceilings", "guess").
+    pub estimate_basis: &'static str,
+    /// Seconds it took (`None` where the report holds its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub took_s: Option<f64>,
+}
+
+impl<'a, T: serde::Serialize> Timed<'a, T> {
+    /// `report`, estimated at `estimate` and taking `took_s`.
+    pub fn new(report: &'a T, estimate: Estimate, took_s: Option<f64>) -> Self {
+        Self { report, estimate_s: estimate.seconds, estimate_basis: estimate.basis.name(), took_s }
+    }
 }
 
 /// How long something will take and what that rests on.

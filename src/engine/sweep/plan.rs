@@ -17,7 +17,7 @@ use image::DynamicImage;
 use crate::engine::bench::bench;
 use crate::engine::estimate::{Lane, Pace, Part, Task};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
-use crate::engine::{available_threads, synthetic_rgb};
+use crate::engine::{Series, SweepResult, available_threads, synthetic_rgb};
 
 /// The default sizes, in megapixels: 0.25 MP to 128 MP.
 pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
@@ -317,6 +317,23 @@ impl SweepOptions {
     #[must_use]
     pub fn task(&self) -> Task {
         if self.is_work_grid() { Task::Grid } else { Task::Sweep }
+    }
+}
+
+/// Teaches `pace` a finished sweep's medians: every size and work level it measured, on each
+/// lane (CPU one thread, all threads, the GPU end to end). The job's overhead is taught apart
+/// ([`Pace::finished`]), once its runs are.
+pub fn teach_pace(pace: &mut Pace, result: &SweepResult) {
+    for point in &result.points {
+        for (series, lane) in [
+            (Series::Cpu1, Lane::CpuOneThread),
+            (Series::CpuAll, Lane::CpuAllThreads),
+            (Series::GpuTotal, Lane::Gpu),
+        ] {
+            if let Some(ns) = point.median_ns(series) {
+                pace.observe(lane, point.megapixels, point.work_rounds, ns as f64 / 1e9);
+            }
+        }
     }
 }
 

@@ -26,6 +26,8 @@ pub(crate) struct Run<'a> {
     pub dst: Option<&'a mut [u8]>,
     /// The job's cancel flag.
     pub cancel: Option<&'a AtomicBool>,
+    /// The job's count of pixels done.
+    pub progress: Option<&'a crate::system::progress::PixelProgress>,
     /// The device's learnt speed, updated from this run's measurements.
     pub budget: &'a Budget,
     /// The run's synthetic work per pixel, whose kernel cost the budget learns apart.
@@ -42,6 +44,13 @@ impl Run<'_> {
     /// Whether the job was cancelled.
     pub(crate) fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Counts the rows of `slice` done (its submission was seen finished).
+    pub(crate) fn slice_done(&self, slice: &crate::gpu::plan::run_plan::Slice) {
+        if let Some(p) = self.progress {
+            p.add(u64::from(slice.rows.end - slice.rows.start) * u64::from(self.plan.size.0));
+        }
     }
 
     /// Copies the chunk's input into the slot's upload staging (zero-padded to whole words) and

@@ -4,6 +4,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::gpu::WorkgroupSize;
 use crate::pixel::{Formula, Kernel, Work};
+use crate::system::progress::PixelProgress;
 
 /// What to convert on the GPU.
 #[derive(Clone, Copy)]
@@ -30,6 +31,11 @@ pub struct GpuJob<'a> {
     /// The synthetic work applied to every gray value after the formula (a run-time uniform:
     /// it never compiles another pipeline).
     pub work: Work,
+    /// Counts the pixels of each slice once the host has seen its kernel finished on the GPU
+    /// (a finished submission, not a submitted one), before the chunk is read back: the count
+    /// follows the GPU's work within a chunk too, a heavy kernel's slices one by one. The caller
+    /// starts the count.
+    pub progress: Option<&'a PixelProgress>,
 }
 
 impl<'a> GpuJob<'a> {
@@ -52,6 +58,7 @@ impl<'a> GpuJob<'a> {
             cancel: None,
             keep_input: None,
             work: Work::NONE,
+            progress: None,
         }
     }
 
@@ -65,6 +72,12 @@ impl<'a> GpuJob<'a> {
     #[must_use]
     pub fn with_work(self, work: Work) -> Self {
         Self { work, ..self }
+    }
+
+    /// The same job, counting its pixels in `progress` as they finish (see [`Self::progress`]).
+    #[must_use]
+    pub fn with_progress(self, progress: &'a PixelProgress) -> Self {
+        Self { progress: Some(progress), ..self }
     }
 
     /// The same job, keeping its input on the GPU under `key` (see [`Self::keep_input`]).

@@ -41,11 +41,26 @@ struct InFlight {
     timestamps: Option<MapResult>,
 }
 
-/// Submissions of the run not yet seen finished, oldest first, each with its number.
+/// Submissions of the run not yet seen finished, oldest first, each with its number and the
+/// pixels its slice converts.
 #[derive(Default)]
 struct Queue {
-    waiting: VecDeque<(wgpu::SubmissionIndex, u64)>,
+    waiting: VecDeque<(wgpu::SubmissionIndex, u64, u64)>,
     next: u64,
+}
+
+impl Queue {
+    /// Forgets the submissions up to `number`, seen finished, and counts their pixels done.
+    fn finished_up_to(&mut self, run: &Run<'_>, number: u64) {
+        while let Some(&(_, n, pixels)) = self.waiting.front()
+            && n <= number
+        {
+            if let Some(p) = run.progress {
+                p.add(pixels);
+            }
+            self.waiting.pop_front();
+        }
+    }
 }
 
 /// Runs every chunk of `run` through the ring.
@@ -113,7 +128,9 @@ fn submit(
         }
         let number = queue.next;
         queue.next += 1;
-        queue.waiting.push_back((submission.clone(), number));
+        let rows = slices.get(nth).map_or(0, |s| s.rows.end - s.rows.start);
+        let pixels = u64::from(rows) * u64::from(run.plan.size.0);
+        queue.waiting.push_back((submission.clone(), number, pixels));
         last = Some((submission, number));
     }
     let (Some(submitted), Some(submission)) = (first, last) else {
@@ -138,8 +155,9 @@ fn wait_oldest(
     queue: &mut Queue,
     pending: &mut VecDeque<InFlight>,
 ) -> Result<(), GpuError> {
-    let Some((submission, number)) = queue.waiting.pop_front() else { return Ok(()) };
+    let Some((submission, number, _)) = queue.waiting.front().cloned() else { return Ok(()) };
     let done = run.wait(&submission)?;
+    queue.finished_up_to(run, number);
     for f in pending.iter_mut().filter(|f| f.submission.1 <= number) {
         f.done.get_or_insert(done);
     }
@@ -157,7 +175,8 @@ fn finish(
         done
     } else {
         let done = run.wait(&f.submission.0)?;
-        queue.waiting.retain(|(_, number)| *number > f.submission.1);
+        // One queue: every submission up to this one has finished too.
+        queue.finished_up_to(run, f.submission.1);
         done
     };
     f.done = Some(done);
@@ -248,7 +267,7 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
 
 /// Waits for everything submitted (after a cancel), reading nothing back.
 fn drain(run: &mut Run<'_>, queue: &mut Queue, pending: &mut VecDeque<InFlight>) -> Result<(), GpuError> {
-    if let Some((last, _)) = queue.waiting.back() {
+    if let Some((last, ..)) = queue.waiting.back() {
         let submission = last.clone();
         run.wait(&submission)?;
     }

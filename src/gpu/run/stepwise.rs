@@ -44,6 +44,8 @@ pub(crate) fn drive(
                 Some(ns) => kernel_ns += ns,
                 None => every_slice_timed = false,
             }
+            // Its submit-and-wait returned: the slice's pixels are done on the GPU.
+            run.slice_done(slice);
         }
         if !every_slice_timed {
             // The chunk's GPU kernel figure is left out, as the pipelined driver does.

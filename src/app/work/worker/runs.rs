@@ -129,7 +129,7 @@ impl WorkerState {
                     // Unticked: the input kept on the GPU by an earlier run is freed now.
                     self.engine.release_kept_input().map_err(err)?;
                 }
-                let options = RunOptions::default();
+                let options = RunOptions { progress: Some(ticket.pixels()), ..RunOptions::default() };
                 match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
                     Some(shown) => shown,
                     None => return Ok(None),
@@ -140,6 +140,7 @@ impl WorkerState {
                 // the round-trip setting, and shown like a CPU result.
                 let options = RunOptions {
                     cancel: Some(ticket.flag()),
+                    progress: Some(ticket.pixels()),
                     keep_input_on_gpu: keep_input.then_some(input.key),
                     download_result: true,
                 };
@@ -158,6 +159,7 @@ impl WorkerState {
                 // bounded submissions.
                 let options = RunOptions {
                     cancel: Some(ticket.flag()),
+                    progress: Some(ticket.pixels()),
                     keep_input_on_gpu: keep_input.then_some(input.key),
                     download_result: round_trip,
                 };

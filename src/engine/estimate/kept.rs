@@ -1,0 +1,112 @@
+//! The pace kept between runs of the CLI: one JSON file per machine in graylab's cache folder
+//! ([`crate::engine::cache_dir`]), written atomically (a temporary file renamed over the old).
+//! A missing file is a machine not seen yet; a damaged one is said in a warning and counts as
+//! nothing seen, never as an error.
+
+use std::path::{Path, PathBuf};
+
+use super::Pace;
+
+/// The most bytes a pace file is read for (one is a few KiB); a larger one is not a pace.
+const MAX_PACE_BYTES: u64 = 1 << 20;
+
+/// The machine a pace belongs to: its adapter (or "CPU only") and this process's CPU threads.
+#[must_use]
+pub fn machine_name(adapter: Option<&str>) -> String {
+    format!("{} · {} threads", adapter.unwrap_or("CPU only"), crate::engine::available_threads())
+}
+
+/// The file of `machine`'s pace in `dir`: unique through a checksum of its name.
+fn pace_file(dir: &Path, machine: &str) -> PathBuf {
+    let sum = crc32fast::hash(machine.as_bytes());
+    dir.join(format!("pace-{sum:08x}.json"))
+}
+
+/// The pace kept for `machine`, or a new one with nothing seen: when none was kept, when the
+/// file cannot be read or parsed (a warning says so), or when it holds another machine's.
+#[must_use]
+pub fn load_pace(machine: &str) -> Pace {
+    match crate::engine::cache_dir() {
+        Some(dir) => load_pace_in(&dir, machine),
+        None => Pace::new(machine),
+    }
+}
+
+fn load_pace_in(dir: &Path, machine: &str) -> Pace {
+    let fresh = || Pace::new(machine);
+    let path = pace_file(dir, machine);
+    let bytes = match crate::io::read_capped(&path, MAX_PACE_BYTES + 1) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return fresh(),
+        Err(e) => {
+            log::warn!("the kept pace cannot be read ({e}), estimates start over: {}", path.display());
+            return fresh();
+        }
+    };
+    if bytes.len() as u64 > MAX_PACE_BYTES {
+        log::warn!("the kept pace is over {MAX_PACE_BYTES} bytes, ignored: {}", path.display());
+        return fresh();
+    }
+    match serde_json::from_slice::<Pace>(&bytes) {
+        Ok(pace) if pace.machine == machine => pace,
+        Ok(_) => fresh(),
+        Err(e) => {
+            log::warn!("the kept pace is not readable ({e}), estimates start over: {}", path.display());
+            fresh()
+        }
+    }
+}
+
+/// Keeps `pace` for its machine, replacing the file atomically; a failure is a warning (the
+/// next run estimates from less), never an error.
+pub fn save_pace(pace: &Pace) {
+    match crate::engine::cache_dir() {
+        Some(dir) => save_pace_in(&dir, pace),
+        None => log::debug!("no cache folder (neither XDG_CACHE_HOME nor HOME is set): the pace is not kept"),
+    }
+}
+
+fn save_pace_in(dir: &Path, pace: &Pace) {
+    let path = pace_file(dir, &pace.machine);
+    let written = (|| {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the folder ({e})"))?;
+        }
+        let json = serde_json::to_vec_pretty(pace).map_err(|e| e.to_string())?;
+        crate::io::write_atomically(&path, true, |out| {
+            std::io::Write::write_all(out, &json).map_err(crate::io::WriteCause::Os)
+        })
+        .map_err(|e| format!("{e:#}"))
+    })();
+    if let Err(e) = written {
+        log::warn!("the pace could not be kept: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::estimate::{Basis, Lane};
+
+    #[test]
+    fn a_kept_pace_is_read_back_and_a_damaged_one_is_a_new_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let dir = dir.path();
+        let machine = machine_name(Some("test adapter"));
+        assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()), "nothing kept: a new pace");
+        let mut pace = Pace::new(machine.clone());
+        pace.observe(Lane::Gpu, 2.0, 0, 0.5);
+        save_pace_in(dir, &pace);
+        let read = load_pace_in(dir, &machine);
+        assert_eq!(read, pace);
+        assert_eq!(read.run(Lane::Gpu, 2.0, 0).basis, Basis::Seen);
+        // Another machine's pace is not this one's.
+        assert_eq!(load_pace_in(dir, "another"), Pace::new("another"));
+        // A damaged file: a new pace, and the next save replaces it.
+        let path = pace_file(dir, &machine);
+        std::fs::write(&path, b"{ not json").expect("write");
+        assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()));
+        save_pace_in(dir, &pace);
+        assert_eq!(load_pace_in(dir, &machine), pace);
+    }
+}
