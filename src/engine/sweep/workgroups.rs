@@ -12,7 +12,9 @@ use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
 use crate::engine::report::{ClockSource, Phase};
-use crate::engine::sampling::{Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample};
+use crate::engine::sampling::{
+    Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample,
+};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize};
 
 /// When a race may stop before its budget is spent.
@@ -135,9 +137,11 @@ impl WorkgroupRace {
             let mut by_median: Vec<usize> = (0..shapes.len()).filter(|&i| i != f).collect();
             by_median.sort_by(|&a, &b| medians[a].total_cmp(&medians[b]));
             tied.push(f);
-            tied.extend(by_median.into_iter().filter(|&i| {
-                Some(i) == runner_up || decide(over(Some(i)).as_ref(), 1.0) != Decision::Above
-            }));
+            tied.extend(
+                by_median.into_iter().filter(|&i| {
+                    Some(i) == runner_up || decide(over(Some(i)).as_ref(), 1.0) != Decision::Above
+                }),
+            );
         }
         let shape = |i: Option<usize>| i.and_then(|i| shapes.get(i)).map(|s| s.workgroup);
         Self {
@@ -221,7 +225,8 @@ pub(crate) fn race_rounds(
     measure: impl FnMut(usize) -> Result<Vec<f64>, EngineError>,
 ) -> Result<Sampled<Vec<f64>>, EngineError> {
     let clocks = vec![ClockSource::CpuClock; shapes.len()];
-    let reached = |rounds: &[Vec<f64>]| WorkgroupRace::of(shapes, &clocks, rounds, Stop::Decided, 0).reached(goal);
+    let reached =
+        |rounds: &[Vec<f64>]| WorkgroupRace::of(shapes, &clocks, rounds, Stop::Decided, 0).reached(goal);
     sample(budget, cancel, measure, reached, || EngineError::Cancelled)
 }
 
