@@ -17,6 +17,7 @@ use crate::engine::{
 
 /// Arguments of `graylab bench`.
 #[derive(Debug, Args)]
+#[expect(clippy::struct_excessive_bools, reason = "clap flags, each one independent")]
 pub struct BenchArgs {
     /// An image file to measure (default: a synthetic image, see --synthetic).
     #[arg(conflicts_with = "synthetic")]

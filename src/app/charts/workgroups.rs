@@ -261,7 +261,7 @@ pub fn workgroups_chart_ui(
         (b, n, s, format!("{} rounds in turns", r.rounds))
     } else {
         let (Some(latest), Some(series)) = (latest, series) else {
-            ui.label("No GPU runs on this image yet: pick GPU and press \"Try every size\".");
+            ui.label("No GPU runs on this image yet: run it on the GPU, or press \"Try every size\".");
             return asked;
         };
         let (b, n, s) = run_boxes(runs, image, valid, latest, series);

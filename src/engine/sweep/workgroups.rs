@@ -82,8 +82,15 @@ fn times(ratio: f64) -> String {
     }
 }
 
-/// "a", "a and b", "a, b and c".
+/// The most shapes a verdict names; the rest are counted ("a, b, c and 7 more").
+const NAMED: usize = 4;
+
+/// "a", "a and b", "a, b and c"; past [`NAMED`] names, the first few and how many more.
 fn listed(names: &[String]) -> String {
+    if names.len() > NAMED {
+        let shown = names.get(..NAMED - 1).unwrap_or_default();
+        return format!("{} and {} more", shown.join(", "), names.len() - shown.len());
+    }
     match names {
         [] => String::new(),
         [one] => one.clone(),
@@ -184,7 +191,8 @@ impl WorkgroupRace {
 
     /// The verdict in one line: "16x16 is fastest: 1.12x (1.05–1.20) faster than 8x32, 2.3x
     /// than 256 — 13 rounds in turns", or "No shape is clearly fastest: 16x16, 8x8 and 32x8
-    /// are within the noise (±4%) — 42 rounds in turns".
+    /// are within the noise (±4%) — 42 rounds in turns" (past four shapes tied, the first three
+    /// and how many more).
     #[must_use]
     pub fn sentence(&self) -> String {
         let turns = format!("{} rounds in turns", self.rounds);
@@ -193,18 +201,18 @@ impl WorkgroupRace {
             let (Some(runner_up), Some(i)) = (self.runner_up, self.speed_up) else {
                 return format!("{fastest} is the only shape this adapter allows — {turns}");
             };
-            let mut text = format!(
-                "{fastest} is fastest: {} ({:.2}–{:.2}) faster than {runner_up}",
+            let than_slowest = match (self.slowest, self.over_slowest) {
+                (Some(slowest), Some(s)) if slowest != runner_up => {
+                    format!(", {} than {slowest}", times(s.median))
+                }
+                _ => String::new(),
+            };
+            return format!(
+                "{fastest} is fastest: {} ({:.2}–{:.2}) faster than {runner_up}{than_slowest} — {turns}",
                 times(i.median),
                 i.ci_low,
                 i.ci_high
             );
-            if let (Some(slowest), Some(s)) = (self.slowest, self.over_slowest)
-                && slowest != runner_up
-            {
-                text.push_str(&format!(", {} than {slowest}", times(s.median)));
-            }
-            return format!("{text} — {turns}");
         }
         let names: Vec<String> = self.tied.iter().map(ToString::to_string).collect();
         let noise = self.speed_up.map_or_else(
@@ -333,6 +341,9 @@ mod tests {
         assert!(text.contains(" are within the noise (±"), "{text}");
         assert!(text.ends_with(&format!("— {} rounds in turns", Budget::FULL.max_rounds)), "{text}");
         assert!(!text.contains("256"), "{text}");
+        let names = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>();
+        assert_eq!(listed(&names(4)), "s0, s1, s2 and s3");
+        assert_eq!(listed(&names(11)), "s0, s1, s2 and 8 more");
     }
 
     #[test]
