@@ -177,6 +177,48 @@ fn bench_and_info_print_valid_json() {
     }
 }
 
+/// `bench --fastest-workgroup --json`: every shape the adapter allows with its kernel time's
+/// interval (at least six samples), the fastest among them, the speed-up, the decision, the stop
+/// and the rounds; the table names the same fastest shape in its verdict.
+#[test]
+fn bench_fastest_workgroup_races_every_shape() {
+    let Some(gpu) = common::gpu() else { return };
+    let valid: Vec<String> = gpu.valid_workgroups().iter().map(ToString::to_string).collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = graylab(&["bench", "--synthetic", "96x64", "--fastest-workgroup", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("race JSON");
+    let shapes = json["shapes"].as_array().expect("shapes");
+    let names: Vec<String> =
+        shapes.iter().filter_map(|s| s["workgroup"].as_str().map(str::to_owned)).collect();
+    assert_eq!(names, valid);
+    let rounds = json["rounds"].as_u64().expect("rounds");
+    assert!((6..=42).contains(&rounds), "{rounds}");
+    for s in shapes {
+        let k = &s["kernel_ns"];
+        assert_eq!(k["samples"].as_u64(), Some(rounds), "{s}");
+        let (low, median, high) = (k["ci_low"].as_f64(), k["median"].as_f64(), k["ci_high"].as_f64());
+        assert!(low > Some(0.0) && low <= median && median <= high, "{s}");
+        assert!(["gpu-timestamp", "cpu-clock"].contains(&s["clock"].as_str().unwrap_or_default()), "{s}");
+    }
+    let fastest = json["fastest"].as_str().expect("fastest");
+    assert!(valid.iter().any(|v| v == fastest), "{fastest}");
+    assert!(["decided", "time", "rounds"].contains(&json["stop"].as_str().unwrap_or_default()), "{json}");
+    let decided = json["decided"].as_bool().expect("decided");
+    if valid.len() > 1 {
+        assert!(json["speed_up"]["median"].as_f64().is_some_and(|m| m > 0.0), "{json}");
+        assert_eq!(decided, json["speed_up"]["ci_low"].as_f64().is_some_and(|l| l > 1.0), "{json}");
+    }
+    let verdict = json["verdict"].as_str().expect("verdict");
+    if decided {
+        assert!(verdict.starts_with(&format!("{fastest} is fastest")), "{verdict}");
+    } else {
+        assert!(verdict.starts_with("No shape is clearly fastest") && verdict.contains(fastest), "{verdict}");
+    }
+    let o = graylab(&["bench", "--fastest-workgroup", "--workgroup", "256"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("cannot be used with"), "{}", text(&o));
+}
+
 #[test]
 fn usage_errors_exit_non_zero_with_a_message() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -158,6 +158,50 @@ fn a_comparison_samples_both_sides_in_turns_until_decided() {
     assert!(matches!(err, Err(EngineError::Cancelled)), "Stop before the first round");
 }
 
+/// Which workgroup shape is fastest: every shape the adapter allows raced in turns, one interval
+/// of kernel time per shape with at least six samples, its clock named, the verdict consistent
+/// with the speed-up's interval, and Stop honoured before the first round.
+#[test]
+fn the_workgroup_race_times_every_valid_shape_in_turns() {
+    use graylab::engine::sampling::{Budget, Decision, MIN_SAMPLES, decide};
+    let Some(gpu) = common::gpu() else { return };
+    let valid = gpu.valid_workgroups();
+    let engine = Engine::with_gpu(gpu);
+    let img = synthetic_rgb(256, 128, 3);
+    let settings = ConvertSettings::default();
+    let mut rounds_seen = Vec::new();
+    let r = graylab::engine::workgroups(&engine, &img, &settings, &Budget::QUICK, None, &mut |n| {
+        rounds_seen.push(n);
+    })
+    .expect("race");
+    let shapes: Vec<WorkgroupSize> = r.shapes.iter().map(|s| s.workgroup).collect();
+    assert_eq!(shapes, valid);
+    assert!(r.rounds >= MIN_SAMPLES && r.rounds <= Budget::QUICK.max_rounds, "{}", r.rounds);
+    // One warm-up round, then the warm ones, each reported once.
+    assert_eq!(rounds_seen, (1..=r.rounds + 1).collect::<Vec<_>>());
+    for s in &r.shapes {
+        let k = s.kernel_ns.expect("an interval per shape");
+        assert!(k.samples >= MIN_SAMPLES && k.samples == r.rounds, "{k:?}");
+        assert!(k.ci_low <= k.median && k.median <= k.ci_high && k.ci_low > 0.0, "{k:?}");
+        assert_ne!(s.clock, ClockSource::Mixed);
+    }
+    let fastest = r.fastest.expect("a fastest shape");
+    let least = r
+        .shapes
+        .iter()
+        .map(|s| s.kernel_ns.map_or(f64::INFINITY, |k| k.median))
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(r.shape(fastest).and_then(|s| s.kernel_ns).map(|k| k.median), Some(least));
+    if valid.len() > 1 {
+        let decided = decide(r.speed_up.as_ref(), 1.0) == Decision::Above;
+        assert_eq!(r.decided, decided, "{:?}", r.speed_up);
+        assert_eq!(r.tied.is_empty(), decided, "{:?}", r.tied);
+    }
+    let stop = AtomicBool::new(true);
+    let err = graylab::engine::workgroups(&engine, &img, &settings, &Budget::QUICK, Some(&stop), &mut |_| {});
+    assert!(matches!(err, Err(EngineError::Cancelled)), "Stop before the first round");
+}
+
 #[test]
 fn no_gpu_gives_a_clear_error_and_the_cpu_still_works() {
     let engine = Engine::without_gpu("no adapter in this test");

@@ -329,6 +329,46 @@ fn cpu_vs_gpu_gives_a_verdict_with_its_interval() {
     assert!(faster, "a verdict, its interval and rounds: {line}");
 }
 
+/// "Try every size" races every workgroup shape on the open image in turns as one job, and the
+/// chart says which is fastest (its speed-up and the rounds) or which shapes are within the
+/// noise; "Use it" sets the panel's workgroup to a fastest decided (issue 25, item 1).
+#[test]
+fn try_every_size_races_the_shapes_and_gives_a_verdict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 160, 100);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let verdict = |h: &egui_kittest::Harness<'_, GraylabApp>| {
+        h.query_by_label_contains("is fastest: ")
+            .or_else(|| h.query_by_label_contains("No shape is clearly fastest: "))
+            .and_then(|n| text_of(&n))
+    };
+    assert!(verdict(&h).is_none(), "no verdict before it is asked");
+    let runs_before = h.state().runs().len();
+    h.get_by_label("Try every size").click();
+    settle(&mut h);
+    let line = verdict(&h).expect("the race's verdict");
+    let rounds: usize = line
+        .split(" — ")
+        .last()
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a count of rounds in {line:?}"));
+    assert!(rounds >= graylab::engine::sampling::MIN_SAMPLES && line.ends_with(" rounds in turns"), "{line}");
+    assert_eq!(h.state().runs().len(), runs_before, "one race, not a queue of conversions");
+    if line.starts_with("No shape is clearly fastest: ") {
+        assert!(line.contains(" are within the noise (±"), "{line}");
+    } else {
+        let fastest = line.split(' ').next().unwrap_or_default().to_owned();
+        assert!(line.contains(") faster than "), "{line}");
+        if h.query_by_label("Use it").is_some() {
+            h.get_by_label("Use it").click();
+            h.run_steps(2);
+            assert_eq!(h.state_mut().settings_mut().convert.workgroup.to_string(), fastest);
+        }
+    }
+}
+
 #[test]
 fn a_heavy_saved_setting_shows_its_estimate_on_open_and_runs_only_on_run() {
     use graylab::engine::estimate::Lane;

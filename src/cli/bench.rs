@@ -17,6 +17,7 @@ use crate::engine::{
 
 /// Arguments of `graylab bench`.
 #[derive(Debug, Args)]
+#[expect(clippy::struct_excessive_bools, reason = "clap flags, each one independent")]
 pub struct BenchArgs {
     /// An image file to measure (default: a synthetic image, see --synthetic).
     #[arg(conflicts_with = "synthetic")]
@@ -56,6 +57,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N,N,..", value_parser = parse_passes,
           conflicts_with_all = ["backend", "keep_input_on_gpu"])]
     pub passes: Option<Passes>,
+    /// Which workgroup shape is fastest instead: every shape the adapter allows, in turns on the
+    /// GPU, until the 95% interval of the runner-up's kernel time over the fastest's clears 1
+    /// (or 42 rounds or 6 s are spent).
+    #[arg(long, conflicts_with_all = ["backend", "workgroup", "threads", "keep_input_on_gpu", "passes"])]
+    pub fastest_workgroup: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

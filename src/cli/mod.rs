@@ -16,6 +16,7 @@ mod plan;
 mod progress;
 mod round_trip;
 mod sweep;
+mod workgroups;
 
 use std::error::Error;
 use std::io::Write as _;
@@ -115,6 +116,7 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
     let result = match command {
         Command::Convert(args) => convert::run(&args),
         Command::Bench(args) if args.passes.is_some() => round_trip::run(&args),
+        Command::Bench(args) if args.fastest_workgroup => workgroups::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),

@@ -58,6 +58,7 @@ pub use sweep::result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepP
 pub use sweep::roofline::roofline;
 pub use sweep::run::{sweep, sweep_planned};
 pub use sweep::verdict::{analyse, to_csv};
+pub use sweep::workgroups::{ShapeTime, WorkgroupRace, workgroups};
 pub use synthetic::{parse_size, synthetic_rgb};
 pub use work::WorkFigures;
 

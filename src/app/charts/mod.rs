@@ -24,8 +24,9 @@ pub use sweep::roofline::roofline_ui;
 pub use sweep::win_map::win_map_ui;
 
 use super::look;
-use super::session::Session;
+use super::session::{JobKind, Session};
 use super::state::{RunRecord, RunSeries};
+use super::work::jobs::{Job, Ticket};
 use crate::engine::{Backend, ConvertSettings, Phase};
 
 /// A segment of a stacked run bar.
@@ -172,6 +173,8 @@ pub struct ChartsDock {
     /// The series (formula and work per pixel) the workgroup chart shows, when the user picked
     /// one.
     box_series: Option<RunSeries>,
+    /// The race of every workgroup size ("Try every size") and its answer.
+    race: workgroups::Race,
     /// The dock's height as a share of the room under the top bar, kept when the window is
     /// resized (and at launch, whatever height a smaller window left in egui's memory).
     share: f32,
@@ -186,6 +189,7 @@ impl Default for ChartsDock {
             keep_previous: false,
             tab: Tab::Runs,
             box_series: None,
+            race: workgroups::Race::default(),
             share: 0.36,
             room: None,
         }
@@ -287,7 +291,10 @@ impl ChartsDock {
         let image = session.input().map(|i| i.id);
         let previous = self.keep_previous.then(|| previous_image(session.runs(), image)).flatten();
         let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
-        let enabled = session.input().is_some() && session.gpu_usable();
+        self.race.poll(image.unwrap_or(0));
+        let racing = self.race.pending.is_some() && session.current_job().is_some();
+        let enabled = session.input().is_some() && session.gpu_usable() && !racing;
+        let current = session.settings().convert.workgroup;
         let narrow = ui.available_width() < 760.0;
         if narrow {
             ui.horizontal(|ui| {
@@ -298,11 +305,12 @@ impl ChartsDock {
         }
         let height = (ui.available_height() - 44.0).max(80.0);
         let width = ui.available_width();
-        let mut try_all = false;
+        let mut asked = workgroups::Asked::Nothing;
         let runs = session.runs();
         let last = runs.iter().rev().find(|r| Some(r.image_id) == image);
         let shown_tab = self.tab;
         let box_series = &mut self.box_series;
+        let race = &self.race;
         ui.horizontal_top(|ui| {
             let column = |ui: &mut Ui, share: f32, tab: Tab, add: &mut dyn FnMut(&mut Ui)| {
                 if narrow && shown_tab != tab {
@@ -324,16 +332,21 @@ impl ChartsDock {
             column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, &name_of));
             column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last));
             column(ui, 0.35, Tab::Workgroups, &mut |ui| {
-                try_all = workgroups::workgroups_chart_ui(ui, runs, image, &valid, enabled, box_series);
+                asked = workgroups::workgroups_chart_ui(
+                    ui, runs, image, &valid, enabled, box_series, race, current,
+                );
             });
         });
-        if try_all {
-            let base = session.settings().convert;
-            let every_size = valid
-                .iter()
-                .map(|&workgroup| ConvertSettings { backend: Backend::Gpu, workgroup, ..base })
-                .collect();
-            session.queue_conversion(every_size, 6);
+        match asked {
+            workgroups::Asked::Nothing => {}
+            workgroups::Asked::Use(workgroup) => session.settings_mut().convert.workgroup = workgroup,
+            workgroups::Asked::Race => {
+                let Some(input) = session.input().cloned() else { return };
+                let settings = ConvertSettings { backend: Backend::Gpu, ..session.settings().convert };
+                let answer = self.race.start();
+                let ticket = Ticket::new(session.next_job_id());
+                session.send(JobKind::Workgroups, Job::Workgroups { ticket, input, settings, answer });
+            }
         }
     }
 }

@@ -2,14 +2,61 @@
 //! kernel), for one series at a time (a formula and a work per pixel: runs at another work level
 //! are another series), as horizontal boxes so the size names fit at the normal text size. The
 //! series follows the latest GPU run once it has warm runs; until then the series measured
-//! before stays, and any series with warm runs can be picked.
+//! before stays, and any series with warm runs can be picked. "Try every size" races every
+//! shape in turns on the open image (the engine's [`crate::engine::workgroups`]): its verdict
+//! is drawn above the boxes, which then show the race's rounds.
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
-use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupSize};
+use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupRace, WorkgroupSize};
+
+/// Where the worker puts a race's answer.
+pub type RaceAnswer = Arc<Mutex<Option<Result<WorkgroupRace, String>>>>;
+
+/// The chart's race: the one asked and not answered yet, and the last answer with its image.
+#[derive(Default)]
+pub struct Race {
+    /// The answer slot of the race in flight.
+    pub pending: Option<RaceAnswer>,
+    /// The image raced and what the race said (or why it said nothing).
+    shown: Option<(u64, Result<WorkgroupRace, String>)>,
+}
+
+impl Race {
+    /// Takes the worker's answer, once there is one, for `image`.
+    pub fn poll(&mut self, image: u64) {
+        let answer =
+            self.pending.as_ref().and_then(|a| a.lock().unwrap_or_else(PoisonError::into_inner).take());
+        if let Some(answer) = answer {
+            self.shown = Some((image, answer));
+            self.pending = None;
+        }
+    }
+
+    /// A new slot for a race about to start; the last answer is dropped.
+    pub fn start(&mut self) -> RaceAnswer {
+        let answer = RaceAnswer::default();
+        self.pending = Some(Arc::clone(&answer));
+        self.shown = None;
+        answer
+    }
+}
+
+/// What the user asked of the chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// Nothing.
+    Nothing,
+    /// "Try every size": race every shape.
+    Race,
+    /// "Use it": set the panel's workgroup to the shape decided fastest.
+    Use(WorkgroupSize),
+}
 
 /// The series of `image`'s warm GPU runs of its latest GPU run's kernel, the most recently run
 /// last (what the box plot's picker offers).
@@ -25,59 +72,73 @@ fn warm_series(runs: &[RunRecord], image: Option<u64>) -> Vec<RunSeries> {
     warm
 }
 
-/// Draws the chart; `picked` is the series the user chose to see (`None`: follow the runs);
-/// returns whether "Try every size" was pressed.
-pub fn workgroups_chart_ui(
-    ui: &mut Ui,
+/// Each shape's median and interval and its clock, one line each, for the verdict's hover.
+fn shapes_text(race: &WorkgroupRace) -> String {
+    let lines: Vec<String> = race
+        .shapes
+        .iter()
+        .map(|s| match s.kernel_ns {
+            Some(i) => format!(
+                "{}: {:.3} ms ({:.3}–{:.3} ms, 95%) over {} rounds, {}",
+                s.workgroup,
+                i.median / 1e6,
+                i.ci_low / 1e6,
+                i.ci_high / 1e6,
+                i.samples,
+                s.clock
+            ),
+            None => format!("{}: too few rounds", s.workgroup),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// A box of kernel times in nanoseconds at lane `y`, named by `name`.
+fn kernel_box(y: f64, kernel_ns: &[u64], name: String) -> Option<BoxElem> {
+    let s = Stats::of(kernel_ns)?;
+    let (q1, q3) = quartiles(kernel_ns);
+    Some(
+        BoxElem::new(y, BoxSpread::new(ms(s.min_ns), q1, ms(s.median_ns), q3, ms(s.max_ns)))
+            .name(name)
+            .box_width(0.6),
+    )
+}
+
+/// The race's boxes (each shape's rounds) with the shapes' names and the kernel's clock.
+fn race_boxes(race: &WorkgroupRace) -> (Vec<BoxElem>, Vec<String>, Option<ClockSource>) {
+    let (mut boxes, mut names) = (Vec::new(), Vec::new());
+    for s in &race.shapes {
+        let ns: Vec<u64> = s.samples_ns.iter().map(|&v| v.max(0.0) as u64).collect();
+        let name = s.kernel_ns.map_or_else(
+            || format!("{}: too few rounds", s.workgroup),
+            |i| {
+                format!(
+                    "{}: median {:.3} ms ({:.3}–{:.3}, 95%) over {} rounds",
+                    s.workgroup,
+                    i.median / 1e6,
+                    i.ci_low / 1e6,
+                    i.ci_high / 1e6,
+                    i.samples
+                )
+            },
+        );
+        if let Some(b) = kernel_box((names.len() + 1) as f64, &ns, name) {
+            boxes.push(b);
+            names.push(s.workgroup.to_string());
+        }
+    }
+    (boxes, names, race.shapes.first().map(|s| s.clock))
+}
+
+/// The boxes of the warm runs of `series` on `image` (the latest GPU run's kernel), per shape.
+fn run_boxes(
     runs: &[RunRecord],
     image: Option<u64>,
     valid: &[WorkgroupSize],
-    enabled: bool,
-    picked: &mut Option<RunSeries>,
-) -> bool {
-    let latest = runs.iter().rev().find(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
-    let warm = warm_series(runs, image);
-    let latest_series = latest.map(RunRecord::series);
-    let series = picked
-        .filter(|s| warm.contains(s))
-        .or_else(|| latest_series.filter(|s| warm.contains(s)))
-        .or_else(|| warm.last().copied())
-        .or(latest_series);
-    let mut try_all = false;
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new("GPU kernel by workgroup size (ms)").strong());
-        if series.is_some() {
-            ui.label("for the formula and work");
-        }
-        if warm.len() > 1 {
-            let mut chosen = series.unwrap_or_default();
-            egui::ComboBox::from_id_salt("box plot series")
-                .selected_text(chosen.label())
-                .show_ui(ui, |ui| {
-                    for s in &warm {
-                        ui.selectable_value(&mut chosen, *s, s.label());
-                    }
-                })
-                .response
-                .on_hover_text("Runs of another formula or another work per pixel are another series");
-            if Some(chosen) != series {
-                *picked = Some(chosen);
-            }
-        } else if let Some(s) = series {
-            ui.label(RichText::new(s.label()).strong());
-        }
-        try_all = ui
-            .add_enabled(enabled, egui::Button::new("Try every size ×5").small())
-            .on_hover_text("One cold run and five warm runs per size, sizes interleaved; Stop or Esc cancels")
-            .clicked();
-    });
-    let (Some(latest), Some(series)) = (latest, series) else {
-        ui.label("No GPU runs on this image yet: pick GPU and press \"Try every size ×5\".");
-        return try_all;
-    };
-    let mut boxes = Vec::new();
-    let mut names = Vec::new();
-    let mut source = None;
+    latest: &RunRecord,
+    series: RunSeries,
+) -> (Vec<BoxElem>, Vec<String>, Option<ClockSource>) {
+    let (mut boxes, mut names, mut source) = (Vec::new(), Vec::new(), None);
     for wg in valid {
         let kernel_ns: Vec<u64> = runs
             .iter()
@@ -91,26 +152,131 @@ pub fn workgroups_chart_ui(
             .filter_map(|r| r.report.phase(Phase::Kernel).inspect(|p| source = Some(p.source)))
             .map(|p| p.ns)
             .collect();
-        let Some(s) = Stats::of(&kernel_ns) else { continue };
-        let (q1, q3) = quartiles(&kernel_ns);
-        let y = (names.len() + 1) as f64;
-        boxes.push(
-            BoxElem::new(y, BoxSpread::new(ms(s.min_ns), q1, ms(s.median_ns), q3, ms(s.max_ns)))
-                .name(format!("{wg}: median {:.3} ms over {} runs", ms(s.median_ns), s.runs))
-                .box_width(0.6),
-        );
-        names.push(wg.to_string());
+        let name = format!("{wg}: median {:.3} ms over {} runs", ms(median_ns(&kernel_ns)), kernel_ns.len());
+        if let Some(b) = kernel_box((names.len() + 1) as f64, &kernel_ns, name) {
+            boxes.push(b);
+            names.push(wg.to_string());
+        }
     }
+    (boxes, names, source)
+}
+
+/// The median of `values` (0 when empty).
+fn median_ns(values: &[u64]) -> u64 {
+    Stats::of(values).map_or(0, |s| s.median_ns)
+}
+
+/// The race's verdict for `image`, if there is one: its line (each shape's interval on hover),
+/// and "Use it" when the fastest is decided and not the panel's workgroup already.
+fn verdict_ui(ui: &mut Ui, race: &Race, image: Option<u64>, current: WorkgroupSize, asked: &mut Asked) {
+    match &race.shown {
+        Some((id, Ok(r))) if Some(*id) == image => {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(r.sentence()).strong()).on_hover_text(shapes_text(r));
+                if let Some(fastest) = r.fastest.filter(|f| r.decided && *f != current)
+                    && ui
+                        .small_button("Use it")
+                        .on_hover_text(format!("Set the workgroup size to {fastest}"))
+                        .clicked()
+                {
+                    *asked = Asked::Use(fastest);
+                }
+            });
+        }
+        Some((id, Err(why))) if Some(*id) == image => {
+            ui.label(RichText::new(why).weak());
+        }
+        _ => {}
+    }
+}
+
+/// "for the formula and work" and the series shown: a menu when there are several.
+fn series_ui(ui: &mut Ui, warm: &[RunSeries], series: Option<RunSeries>, picked: &mut Option<RunSeries>) {
+    if series.is_some() {
+        ui.label("for the formula and work");
+    }
+    if warm.len() > 1 {
+        let mut chosen = series.unwrap_or_default();
+        egui::ComboBox::from_id_salt("box plot series")
+            .selected_text(chosen.label())
+            .show_ui(ui, |ui| {
+                for s in warm {
+                    ui.selectable_value(&mut chosen, *s, s.label());
+                }
+            })
+            .response
+            .on_hover_text("Runs of another formula or another work per pixel are another series");
+        if Some(chosen) != series {
+            *picked = Some(chosen);
+        }
+    } else if let Some(s) = series {
+        ui.label(RichText::new(s.label()).strong());
+    }
+}
+
+/// Draws the chart; `picked` is the series the user chose to see (`None`: follow the runs),
+/// `current` the panel's workgroup; returns what the user asked.
+#[expect(clippy::too_many_arguments, reason = "the chart's inputs, each read once")]
+pub fn workgroups_chart_ui(
+    ui: &mut Ui,
+    runs: &[RunRecord],
+    image: Option<u64>,
+    valid: &[WorkgroupSize],
+    enabled: bool,
+    picked: &mut Option<RunSeries>,
+    race: &Race,
+    current: WorkgroupSize,
+) -> Asked {
+    let latest = runs.iter().rev().find(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
+    let warm = warm_series(runs, image);
+    let latest_series = latest.map(RunRecord::series);
+    let series = picked
+        .filter(|s| warm.contains(s))
+        .or_else(|| latest_series.filter(|s| warm.contains(s)))
+        .or_else(|| warm.last().copied())
+        .or(latest_series);
+    let raced = match &race.shown {
+        Some((id, Ok(r))) if Some(*id) == image => Some(r),
+        _ => None,
+    };
+    let mut asked = Asked::Nothing;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("GPU kernel by workgroup size (ms)").strong());
+        if raced.is_some() {
+            ui.label("raced in turns");
+        } else {
+            series_ui(ui, &warm, series, picked);
+        }
+        let hover = "Every size this GPU allows, in turns on this image after a warm-up round, until \
+                     the 95% interval of the runner-up's kernel time over the fastest's lies above 1 \
+                     (at most 42 rounds or 6 s); Stop or Esc cancels";
+        if ui.add_enabled(enabled, egui::Button::new("Try every size").small()).on_hover_text(hover).clicked()
+        {
+            asked = Asked::Race;
+        }
+    });
+    verdict_ui(ui, race, image, current, &mut asked);
+    let (boxes, names, source, what) = if let Some(r) = raced {
+        let (b, n, s) = race_boxes(r);
+        (b, n, s, format!("{} rounds in turns", r.rounds))
+    } else {
+        let (Some(latest), Some(series)) = (latest, series) else {
+            ui.label("No GPU runs on this image yet: run it on the GPU, or press \"Try every size\".");
+            return asked;
+        };
+        let (b, n, s) = run_boxes(runs, image, valid, latest, series);
+        (b, n, s, "warm runs".to_owned())
+    };
     if boxes.is_empty() {
-        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size ×5\".");
-        return try_all;
+        ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size\".");
+        return asked;
     }
     let clock = source.map_or("", ClockSource::label);
     legend_ui(
         ui,
         &[(
             Segment::Phase(Phase::Kernel).colour(),
-            format!("kernel [{clock}], warm runs: median, quartiles, min-max"),
+            format!("kernel [{clock}], {what}: median, quartiles, min-max"),
         )],
     );
     let rows = names.len();
@@ -128,7 +294,7 @@ pub fn workgroups_chart_ui(
                 BoxPlot::new("GPU kernel", boxes).color(Segment::Phase(Phase::Kernel).colour()).horizontal(),
             );
         });
-    try_all
+    asked
 }
 
 /// First and third quartile (nearest rank) in milliseconds.

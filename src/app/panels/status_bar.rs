@@ -137,6 +137,7 @@ fn default_text(kind: JobKind) -> &'static str {
         JobKind::Claims => "Testing the tutorial's claims",
         JobKind::RoundTrips => "Round trips",
         JobKind::Compare => "CPU vs GPU",
+        JobKind::Workgroups => "Every workgroup size",
     }
 }
 

@@ -45,6 +45,8 @@ pub enum JobKind {
     RoundTrips,
     /// The CPU and the GPU in turns on the open image.
     Compare,
+    /// Every workgroup shape in turns on the open image.
+    Workgroups,
 }
 
 impl JobKind {
@@ -53,7 +55,13 @@ impl JobKind {
     pub fn stoppable(self) -> bool {
         matches!(
             self,
-            Self::Convert | Self::Sweep | Self::Parity | Self::Claims | Self::RoundTrips | Self::Compare
+            Self::Convert
+                | Self::Sweep
+                | Self::Parity
+                | Self::Claims
+                | Self::RoundTrips
+                | Self::Compare
+                | Self::Workgroups
         )
     }
 }

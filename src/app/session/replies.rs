@@ -211,6 +211,7 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         super::JobKind::Parity => "the parity check",
         super::JobKind::RoundTrips => "the round trips",
         super::JobKind::Compare => "the comparison",
+        super::JobKind::Workgroups => "the workgroup race",
         _ => "the runs",
     };
     match ticket.progress() {

@@ -13,7 +13,7 @@ use crate::app::textures::DisplayImage;
 use crate::engine::claims::ClaimsReport;
 use crate::engine::{
     Comparison, ConvertSettings, CpuCompute, EncodeReport, ExportOptions, ImageKey, KnownCeilings,
-    ParityReport, PhaseRate, RoundTripResult, RunReport, SweepOptions, SweepResult,
+    ParityReport, PhaseRate, RoundTripResult, RunReport, SweepOptions, SweepResult, WorkgroupRace,
 };
 
 /// A decoded image and its on-screen textures.
@@ -345,6 +345,17 @@ pub enum Job {
         /// Where the result (or why there is none) goes, for the panel that asked.
         answer: Arc<Mutex<Option<Result<Comparison, String>>>>,
     },
+    /// Race every workgroup shape on the open image in turns until the fastest is decided.
+    Workgroups {
+        /// The job.
+        ticket: Ticket,
+        /// The image.
+        input: Arc<Loaded>,
+        /// The panel's settings (the shape is raced, the backend is the GPU).
+        settings: ConvertSettings,
+        /// Where the race (or why there is none) goes, for the chart that asked.
+        answer: Arc<Mutex<Option<Result<WorkgroupRace, String>>>>,
+    },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
         /// The job.
@@ -383,6 +394,7 @@ impl Job {
             | Self::Claims { ticket, .. }
             | Self::RoundTrips { ticket, .. }
             | Self::Compare { ticket, .. }
+            | Self::Workgroups { ticket, .. }
             | Self::Ceilings { ticket, .. }
             | Self::CachedCeilings { ticket } => ticket,
         }

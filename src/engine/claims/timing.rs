@@ -1,58 +1,38 @@
 //! Claims 3 and 4: the kernel's time for every workgroup shape (all shapes in turns), and one
 //! kernel timed three ways (around the submit alone, around submit and wait, by GPU timestamps).
 
-use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled};
+use crate::engine::claims::sampled::{Plan, evidence, median, settled};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::report::{ClockSource, Phase, RunReport};
-use crate::engine::sampling::ratios;
+use crate::engine::report::{ClockSource, Phase};
+use crate::engine::sweep::workgroups::{Goal, race};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, bench, synthetic_rgb};
 
 /// Claim 3's image: 1 MP.
 const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
 
-/// The slowest and the fastest side by median kernel time, and the slowest over the fastest,
-/// round by round.
-fn worst_over_best(rounds: &[Vec<RunReport>], sides: usize) -> (usize, usize, Vec<f64>) {
-    let medians: Vec<f64> = (0..sides).map(|s| median(&phase_ns(rounds, s, Phase::Kernel))).collect();
-    let by = |better: bool| {
-        (0..sides).reduce(|a, b| if (medians[b] < medians[a]) == better { b } else { a }).unwrap_or(0)
-    };
-    let (best, worst) = (by(true), by(false));
-    (worst, best, ratios(&phase_ns(rounds, worst, Phase::Kernel), &phase_ns(rounds, best, Phase::Kernel)))
-}
-
-/// Claim 3: every workgroup shape this adapter allows, in turns, on a 1 MP image.
+/// Claim 3: every workgroup shape this adapter allows, in turns, on a 1 MP image: the engine's
+/// race ([`crate::engine::workgroups`]), sampled until the slowest against the fastest is decided.
 pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = WORKGROUP_IMAGE;
     let image = synthetic_rgb(w, h, 3);
-    let shapes = engine.gpu()?.valid_workgroups();
-    let sides: Vec<ConvertSettings> = shapes
-        .iter()
-        .map(|&workgroup| ConvertSettings { backend: Backend::Gpu, workgroup, ..ConvertSettings::default() })
-        .collect();
-    let sampled = plan.interleaved(engine, &image, &sides, |r| {
-        settled(&worst_over_best(r, sides.len()).2, rules::WORKGROUP_MATTERS_RATIO)
-    })?;
-    let rounds = &sampled.rounds;
+    let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    let goal = Goal::Spread(rules::WORKGROUP_MATTERS_RATIO);
+    let r = race(engine, &image, &settings, goal, &plan.budget, plan.cancel, &mut |_| {})?;
     let mut times = Vec::new();
     let mut measurements = Vec::new();
-    for (side, workgroup) in shapes.iter().enumerate() {
-        let ns = phase_ns(rounds, side, Phase::Kernel);
+    for s in &r.shapes {
         measurements.push(Measurement::ms_of(
-            format!("kernel, workgroup {workgroup}"),
-            &ns,
-            &clock(rounds, side, Phase::Kernel),
+            format!("kernel, workgroup {}", s.workgroup),
+            &s.samples_ns,
+            s.clock.label(),
         ));
-        times.push((workgroup.to_string(), median(&ns)));
+        times.push((s.workgroup.to_string(), median(&s.samples_ns)));
     }
-    let (worst, best, ratio) = worst_over_best(rounds, sides.len());
-    let statistic = format!(
-        "{} / {}",
-        shapes.get(worst).map_or_else(String::new, ToString::to_string),
-        shapes.get(best).map_or_else(String::new, ToString::to_string)
-    );
-    let e = evidence(&statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, sampled.stop);
+    let name = |w: Option<crate::engine::WorkgroupSize>| w.map_or_else(String::new, |w| w.to_string());
+    let statistic = format!("{} / {}", name(r.slowest), name(r.fastest));
+    let ratio = r.slowest.map(|s| r.over_fastest(s)).unwrap_or_default();
+    let e = evidence(&statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, r.stop);
     let (verdict, why) = rules::workgroup_matters(&times, &e);
     Ok(ClaimResult {
         id: 3,
@@ -60,7 +40,7 @@ pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult
             .to_owned(),
         experiment: format!(
             "the GPU kernel on a {w}x{h} image for every workgroup size and shape this adapter allows, all in turns, {} rounds; the slowest against the fastest, and the tutorial's (16,16) and (32,32)",
-            rounds.len()
+            r.rounds
         ),
         measurements,
         verdict,

@@ -16,6 +16,7 @@ mod claims;
 mod compare;
 mod round_trips;
 mod runs;
+mod workgroups;
 
 use runs::RunHow;
 
@@ -117,6 +118,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         | Job::CachedCeilings { .. }
         | Job::RoundTrips { .. }
         | Job::Compare { .. }
+        | Job::Workgroups { .. }
         | Job::Claims { .. } => false,
     }
 }
@@ -285,6 +287,7 @@ impl WorkerState {
             Job::Claims { ticket, quick } => self.reply(Reply::Claims(self.claims(&ticket, quick))),
             job @ Job::RoundTrips { .. } => self.round_trips(job),
             job @ Job::Compare { .. } => self.compare(job),
+            job @ Job::Workgroups { .. } => self.workgroups(job),
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {

@@ -1,0 +1,42 @@
+//! "Try every size" on the worker: every workgroup shape the adapter allows raced on the open
+//! image in turns by the engine's sampling, the rounds taken in the status bar and Stop checked
+//! between rounds.
+
+use std::sync::PoisonError;
+
+use super::WorkerState;
+use crate::app::work::jobs::Job;
+use crate::engine::EngineError;
+use crate::engine::sampling::Budget;
+
+impl WorkerState {
+    /// Runs a [`Job::Workgroups`] and puts its answer in the job's slot.
+    pub(super) fn workgroups(&self, job: Job) {
+        let Job::Workgroups { ticket, input, settings, answer } = job else { return };
+        let budget = Budget::FULL;
+        let total = budget.warmup_rounds + budget.max_rounds;
+        ticket.set_progress("Every workgroup size, in turns", 0, 0, (0.0, 0.0));
+        let mut progress = |round: usize| {
+            // The count is at most: sampling stops as soon as the fastest is decided.
+            let text =
+                format!("Every workgroup size, in turns: round {round} (until decided, at most {total})");
+            ticket.set_progress(text, 0, 0, (0.0, 0.0));
+        };
+        let result = crate::engine::workgroups(
+            &self.engine,
+            &input.image,
+            &settings,
+            &budget,
+            Some(ticket.flag()),
+            &mut progress,
+        );
+        let result = result.map_err(|e| {
+            if matches!(e, EngineError::Cancelled) || self.stopped(&ticket) {
+                "Stopped before a verdict: nothing of it is kept.".to_owned()
+            } else {
+                crate::app::advice::describe(&e)
+            }
+        });
+        *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+    }
+}

@@ -1,0 +1,102 @@
+//! `graylab bench --fastest-workgroup`: every workgroup shape the adapter allows raced on one
+//! image in turns until the fastest is decided (or the budget is spent); a table of each shape's
+//! median kernel time with its 95% interval and clock, and the verdict; or all of it as JSON.
+
+use std::process::ExitCode;
+
+use super::bench::{BenchArgs, bench_image};
+use super::out::outln;
+use crate::engine::sampling::{Budget, Interval};
+use crate::engine::{ConvertSettings, Engine, WorkgroupRace, WorkgroupSize, bench_bytes, ms, workgroups};
+
+/// A shape's name (`256`, `16x16`), or null.
+fn name(w: Option<WorkgroupSize>) -> serde_json::Value {
+    w.map_or(serde_json::Value::Null, |w| serde_json::Value::String(w.to_string()))
+}
+
+/// The race as JSON: per shape its kernel time's interval and clock, then the verdict.
+fn race_json(image: &str, adapter: &str, software: bool, r: &WorkgroupRace) -> serde_json::Value {
+    let shapes: Vec<serde_json::Value> = r
+        .shapes
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "workgroup": s.workgroup.to_string(),
+                "kernel_ns": s.kernel_ns,
+                "clock": s.clock,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "image": image,
+        "adapter": adapter,
+        "software_adapter": software,
+        "shapes": shapes,
+        "fastest": name(r.fastest),
+        "runner_up": name(r.runner_up),
+        "slowest": name(r.slowest),
+        "speed_up": r.speed_up,
+        "over_slowest": r.over_slowest,
+        "decided": r.decided,
+        "tied": r.tied.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "stop": r.stop,
+        "rounds": r.rounds,
+        "took_ns": r.took_ns,
+        "verdict": r.sentence(),
+    })
+}
+
+/// `1.234 (1.200–1.300)`, or `-` without an interval.
+fn interval_ms(i: Option<Interval>) -> (String, String) {
+    i.map_or_else(
+        || ("-".to_owned(), "too few rounds".to_owned()),
+        |i| (ms(i.median as u64), format!("{}–{}", ms(i.ci_low as u64), ms(i.ci_high as u64))),
+    )
+}
+
+/// Races the workgroup shapes on the image `args` name (or the synthetic one).
+pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    // Each shape keeps its own output buffer on the host.
+    let shapes = WorkgroupSize::CANDIDATES.len() as u64;
+    let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
+        bench_bytes(in_bytes, out_bytes.saturating_mul(shapes), synthetic, true)
+    })?;
+    let engine = if args.cpu_clock { Engine::on_cpu_clock()? } else { Engine::new() };
+    let gpu = engine.gpu()?;
+    engine.check_fits_gpu(&image)?;
+    let (adapter, software) = (gpu.adapter_info().name.clone(), gpu.is_software());
+    let settings =
+        ConvertSettings { formula: args.formula, work: args.work.work(), ..ConvertSettings::default() };
+    let budget = Budget::FULL;
+    let race = workgroups(&engine, &image, &settings, &budget, None, &mut |_| {})?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&race_json(&label, &adapter, software, &race))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        "graylab bench --fastest-workgroup: {label}, {}, every workgroup shape in turns after a warm-up \
+         round, until the fastest is decided (at most {} rounds or {} s)",
+        args.formula,
+        budget.max_rounds,
+        budget.max_time.as_secs()
+    );
+    outln!("GPU: {adapter}");
+    if software {
+        outln!(
+            "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
+        );
+    }
+    if let Some(w) = super::build_warning() {
+        outln!("{w}");
+    }
+    outln!();
+    outln!("{:<8} {:>16} {:>24}  clock", "shape", "kernel median ms", "95% interval ms");
+    for s in &race.shapes {
+        let (median, interval) = interval_ms(s.kernel_ns);
+        let mark = if Some(s.workgroup) == race.fastest { "  fastest" } else { "" };
+        outln!("{:<8} {median:>16} {interval:>24}  {}{mark}", s.workgroup.to_string(), s.clock);
+    }
+    outln!();
+    outln!("verdict: {}", race.sentence());
+    Ok(ExitCode::SUCCESS)
+}
