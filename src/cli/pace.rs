@@ -26,6 +26,11 @@ impl JobPace {
         self.pace.job(self.task, &self.parts)
     }
 
+    /// Whether a job of this kind ran to its end here before (its estimate is then the pace's).
+    pub(super) fn seen_before(&self) -> bool {
+        self.pace.has_seen(self.task)
+    }
+
     /// The pace, to teach it the job's runs before [`Self::finished`].
     pub(super) fn pace_mut(&mut self) -> &mut Pace {
         &mut self.pace

@@ -192,9 +192,10 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let plan = estimate_grid(&options, calibration.as_ref());
-    // The one estimator: a grid from its calibration (and the time it took), a plain sweep
-    // from this machine's pace kept in the cache folder.
-    let estimate = match plan.total_ns {
+    // The one estimator: a grid from its calibration (and the time it took) until a grid ran to
+    // its end here, then (and a plain sweep always) from this machine's pace kept in the cache
+    // folder, which has learned how long the comparisons take to decide.
+    let estimate = match plan.total_ns.filter(|_| !pace.seen_before()) {
         Some(ns) => crate::engine::Estimate {
             seconds: ns as f64 / 1e9 + started.elapsed().as_secs_f64(),
             basis: crate::engine::estimate::Basis::Seen,

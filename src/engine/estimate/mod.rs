@@ -387,6 +387,14 @@ impl Pace {
         }
     }
 
+    /// Whether a job of kind `task` ran to its end here: its overhead is then learned, and its
+    /// estimate from this pace beats one made before it from a calibration alone (which cannot
+    /// know how many rounds its comparisons take to decide).
+    #[must_use]
+    pub fn has_seen(&self, task: Task) -> bool {
+        self.overheads.iter().any(|(t, _)| *t == task)
+    }
+
     /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more). Feed
     /// its runs with [`Pace::observe`] first.
     pub fn finished(&mut self, task: Task, parts: &[Part], wall_s: f64) {

@@ -94,6 +94,8 @@ fn a_pace_survives_json_and_durations_read_as_minutes() {
     let json = serde_json::to_string(&pace).expect("serialises");
     let back: Pace = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, pace);
+    // A grid ran to its end here: its next estimate is the pace's, not a calibration's alone.
+    assert!(back.has_seen(Task::Grid) && !back.has_seen(Task::Sweep));
     assert_eq!(duration_text(5.4), "5 s");
     assert_eq!(duration_text(59.6), "1 min 00 s");
     assert_eq!(duration_text(496.0), "8 min 16 s");

@@ -137,6 +137,17 @@ fn says_so_when_the_gpu_never_wins_in_the_grid() {
         "{}",
         plain.verdict
     );
+    // Its flags stand inside the sentence, before the full stop: "… MP (software adapter: …). From".
+    let mut flagged = plain;
+    flagged.software_adapter = true;
+    analyse(&mut flagged);
+    assert!(
+        flagged.verdict.contains(
+            "at 1.00 MP (software adapter: these GPU figures describe a CPU emulation, not a GPU). From"
+        ),
+        "{}",
+        flagged.verdict
+    );
 }
 
 /// CPU 30 G ops/s (0.1 ns a pixel-round), GPU 3000 G (0.001 ns): with the stream at 40 GB/s

@@ -77,7 +77,12 @@ fn verdict(r: &SweepResult) -> String {
             "On this machine ({adapter}) the GPU never beats the CPU at these sizes, not even with the data already on the GPU{share}."
         ),
     };
-    let main = if flags.is_empty() { main } else { format!("{main} ({})", flags.join("; ")) };
+    // The flags go inside the sentence, before its full stop.
+    let main = if flags.is_empty() {
+        main
+    } else {
+        format!("{} ({}).", main.trim_end_matches('.'), flags.join("; "))
+    };
     match modelled(r) {
         Some(m) => format!("{main} {m}"),
         None => main,
