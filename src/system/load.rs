@@ -6,6 +6,12 @@
 /// machine (a quarter: on two cores, half of one core's time).
 pub const BUSY_SHARE: f64 = 0.25;
 
+/// The fewest clock ticks (summed over all cores: one core-second at Linux's usual 100 a
+/// second) between two snapshots that say how busy the machine was: over fewer, one tick of
+/// another process is several percent (a 0.1-s run on two cores spans about 20 ticks, and four
+/// of them stolen read "20%").
+pub const MIN_TICKS: u64 = 100;
+
 /// CPU time counters at one moment, each in clock ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuSnapshot {
@@ -73,10 +79,11 @@ impl CpuSnapshot {
         start?.until(&Self::now()?)
     }
 
-    /// How busy the machine was from this snapshot to `later`; `None` when no time passed.
+    /// How busy the machine was from this snapshot to `later`; `None` when too little time
+    /// passed to tell ([`MIN_TICKS`]).
     #[must_use]
     pub fn until(&self, later: &Self) -> Option<Busy> {
-        let total = later.total.checked_sub(self.total).filter(|t| *t > 0)? as f64;
+        let total = later.total.checked_sub(self.total).filter(|t| *t >= MIN_TICKS)? as f64;
         let busy = later.busy.saturating_sub(self.busy);
         let own = later.own.saturating_sub(self.own);
         Some(Busy {
@@ -142,6 +149,9 @@ mod tests {
         assert!(!busy.is_busy());
         assert!(Busy { others_share: 0.3, steal_share: 0.0 }.is_busy());
         assert_eq!(before.until(&before), None);
+        // 99 ticks are too few to tell, whatever they hold.
+        let short = CpuSnapshot { total: before.total + 99, steal: before.steal + 20, ..before };
+        assert_eq!(before.until(&short), None);
         assert_eq!(CpuSnapshot::parse("nothing", OWN), None);
     }
 }

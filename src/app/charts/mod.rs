@@ -345,7 +345,20 @@ impl ChartsDock {
                 let settings = ConvertSettings { backend: Backend::Gpu, ..session.settings().convert };
                 let answer = self.race.start();
                 let ticket = Ticket::new(session.next_job_id());
-                session.send(JobKind::Workgroups, Job::Workgroups { ticket, input, settings, answer });
+                // Each valid size's warm-up and first look; how many more rounds it takes to
+                // decide is learned as the job's overhead.
+                let budget = crate::engine::sampling::Budget::FULL;
+                let rounds = u32::try_from(valid.len() * (budget.warmup_rounds + budget.min_rounds))
+                    .unwrap_or(u32::MAX);
+                let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+                let parts = crate::app::session::pace::convert_parts(&[settings], rounds, megapixels);
+                let job = Job::Workgroups { ticket, input, settings, answer };
+                session.send_estimated(
+                    JobKind::Workgroups,
+                    job,
+                    crate::engine::estimate::Task::Workgroups,
+                    parts,
+                );
             }
         }
     }

@@ -104,7 +104,10 @@ impl Session {
     /// failure keeps one known before.
     pub(super) fn cpu_compute_measured(&mut self, result: Result<CpuCompute, String>) {
         match result {
-            Ok(c) => self.cpu_compute = CpuComputeState { known: Some(c), error: None },
+            Ok(c) => {
+                self.pace_cpu_compute(Some(&c));
+                self.cpu_compute = CpuComputeState { known: Some(c), error: None };
+            }
             Err(e) => self.cpu_compute.error = Some(e),
         }
     }

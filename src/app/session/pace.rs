@@ -57,6 +57,15 @@ impl Session {
         self.pace.changed = true;
     }
 
+    /// Gives the pace this CPU's compute ceiling (`None`: the one known, if any): the prior of
+    /// worked runs on the CPU until one is seen.
+    pub(super) fn pace_cpu_compute(&mut self, known: Option<&crate::engine::CpuCompute>) {
+        if let Some(c) = known.or_else(|| self.cpu_compute()) {
+            let (ops_per_s, threads) = (c.ops_per_s(), c.threads);
+            self.pace.pace.set_cpu_compute(ops_per_s, threads);
+        }
+    }
+
     /// Reads the kept pace on the first frame (when it is this machine's) and keeps what it
     /// learned since.
     pub fn keep_pace(&mut self, ctx: &egui::Context) {
@@ -66,6 +75,7 @@ impl Session {
             self.pace.read = true;
             let kept = ctx.data_mut(|d| d.get_persisted::<Pace>(id)).filter(|p| p.machine == machine);
             self.pace.pace = kept.unwrap_or_else(|| Pace::new(machine.clone()));
+            self.pace_cpu_compute(None);
         }
         if self.pace.changed {
             self.pace.changed = false;

@@ -51,9 +51,12 @@ impl Lane {
     /// machine never seen: a 2-core machine with a software GPU.
     fn rough(self) -> Cost {
         match self {
-            Self::CpuOneThread => Cost { fixed_s: 0.001, per_mp_s: 0.008, per_mp_round_s: 0.004 },
-            Self::CpuAllThreads => Cost { fixed_s: 0.001, per_mp_s: 0.004, per_mp_round_s: 0.002 },
-            Self::Gpu => Cost { fixed_s: 0.02, per_mp_s: 0.02, per_mp_round_s: 0.002 },
+            // A round is 3 operations a pixel: at 10 Gop/s on one thread, 30 on all of them or
+            // a GPU (a software one; a real GPU is faster). One round costs a few percent of a
+            // plain conversion, as measured: not half of one (the guess before, 70-150x slow).
+            Self::CpuOneThread => Cost { fixed_s: 0.001, per_mp_s: 0.008, per_mp_round_s: 3e-4 },
+            Self::CpuAllThreads => Cost { fixed_s: 0.001, per_mp_s: 0.004, per_mp_round_s: 1e-4 },
+            Self::Gpu => Cost { fixed_s: 0.02, per_mp_s: 0.02, per_mp_round_s: 1e-4 },
         }
     }
 }
@@ -75,6 +78,8 @@ pub enum Task {
     ClaimsAll,
     /// CPU vs GPU on one image, in turns until decided.
     Compare,
+    /// Every workgroup size on one image, in turns until the fastest is decided.
+    Workgroups,
 }
 
 impl Task {
@@ -259,6 +264,17 @@ impl Pace {
     #[must_use]
     pub fn new(machine: impl Into<String>) -> Self {
         Self { machine: machine.into(), ..Self::default() }
+    }
+
+    /// Sets a CPU lane's compute ceiling (`ops_per_s` on all `threads`) and keeps the rough
+    /// guess's streaming rate: the prior of both CPU lanes' rounds until worked runs are seen.
+    pub fn set_cpu_compute(&mut self, ops_per_s: f64, threads: usize) {
+        for (lane, ops) in
+            [(Lane::CpuAllThreads, ops_per_s), (Lane::CpuOneThread, ops_per_s / threads.max(1) as f64)]
+        {
+            let bytes_per_s = 1e6 * BYTES_PER_PIXEL / lane.rough().per_mp_s;
+            self.set_roof(lane, Roof { bytes_per_s, ops_per_s: ops });
+        }
     }
 
     /// Sets a lane's ceilings, used for its costs until a run of it is seen.

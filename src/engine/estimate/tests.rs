@@ -100,3 +100,20 @@ fn a_pace_survives_json_and_durations_read_as_minutes() {
     assert_eq!(duration_text(59.6), "1 min 00 s");
     assert_eq!(duration_text(496.0), "8 min 16 s");
 }
+
+#[test]
+fn the_cpu_compute_ceiling_prices_worked_runs_before_one_is_seen() {
+    // Measured here (2026-12-02): 15.9 MP at 4096 rounds on 2 AVX-512 threads took 1.8 s; the
+    // compute ceiling is about 109 Gop/s. The old guess said 273 s for it.
+    let mut pace = Pace::new("test");
+    let guess = pace.run(Lane::CpuAllThreads, 15.9, 4096);
+    assert_eq!(guess.basis, Basis::Guess);
+    assert!(guess.seconds < 10.0, "a guess within an order of magnitude: {guess:?}");
+    pace.set_cpu_compute(109e9, 2);
+    let e = pace.run(Lane::CpuAllThreads, 15.9, 4096);
+    assert_eq!(e.basis, Basis::Ceilings);
+    assert!(within_1_5x(e.seconds, 1.8), "{e:?}");
+    // One thread: half the operations a second.
+    let one = pace.run(Lane::CpuOneThread, 15.9, 4096);
+    assert!(one.seconds > 1.8 * e.seconds && one.seconds < 2.2 * e.seconds, "{one:?} against {e:?}");
+}
