@@ -61,9 +61,6 @@ impl Lane {
     }
 }
 
-/// How many of the last jobs of each kind set its overhead (their median).
-pub const OVERHEADS_KEPT: usize = 3;
-
 /// The kinds of job, each with its own overhead over its runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Task {
@@ -388,7 +385,7 @@ impl Pace {
     /// here. A job kind with a stated bound ([`Task::bound_s`]) is that bound until one was seen.
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
-        let overhead = self.overhead(task);
+        let overhead = self.overheads.iter().find(|(t, _)| *t == task).map(|(_, f)| *f);
         match (overhead, task.bound_s()) {
             (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
             // Always the same parts: the overhead learned is the wall time seen, in this
@@ -406,15 +403,6 @@ impl Pace {
         }
     }
 
-    /// The overhead of jobs of kind `task`: the median of the last [`OVERHEADS_KEPT`] seen, so
-    /// that one job slowed by what only a first job does (ceilings and baselines measured and
-    /// cached, pipelines compiled) or by a burst of other work does not set the next estimate
-    /// alone; `None` before one was seen.
-    fn overhead(&self, task: Task) -> Option<f64> {
-        let seen: Vec<f64> = self.overheads.iter().filter(|(t, _)| *t == task).map(|(_, f)| *f).collect();
-        crate::engine::sampling::median(&seen)
-    }
-
     /// Whether a job of kind `task` ran to its end here: its overhead is then learned, and its
     /// estimate from this pace beats one made before it from a calibration alone (which cannot
     /// know how many rounds its comparisons take to decide).
@@ -430,15 +418,8 @@ impl Pace {
         if !(wall_s.is_finite() && wall_s > 0.0 && runs_s > 0.0) {
             return;
         }
+        self.overheads.retain(|(t, _)| *t != task);
         self.overheads.push((task, (wall_s / runs_s).max(0.05)));
-        // Only the last few of each kind are kept.
-        let of_task = self.overheads.iter().filter(|(t, _)| *t == task).count();
-        let mut drop = of_task.saturating_sub(OVERHEADS_KEPT);
-        self.overheads.retain(|(t, _)| {
-            let old = *t == task && drop > 0;
-            drop -= usize::from(old);
-            !old
-        });
     }
 }
 

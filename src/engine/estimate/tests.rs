@@ -117,25 +117,3 @@ fn the_cpu_compute_ceiling_prices_worked_runs_before_one_is_seen() {
     let one = pace.run(Lane::CpuOneThread, 15.9, 4096);
     assert!(one.seconds > 1.8 * e.seconds && one.seconds < 2.2 * e.seconds, "{one:?} against {e:?}");
 }
-
-#[test]
-fn a_first_job_slowed_by_one_time_work_does_not_set_the_next_estimate_alone() {
-    // Seen in the app (2026-12-02): the same grid took 15.4 s the first time (ceilings and
-    // baselines measured and cached on the way), then 8.9 s and 8.5 s.
-    let mut pace = Pace::new("test");
-    pace.observe(Lane::Gpu, 1.0, 16, 0.5);
-    let parts = [Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, runs: 10.0 }];
-    pace.finished(Task::Grid, &parts, 15.4);
-    assert!((pace.job(Task::Grid, &parts).seconds - 15.4).abs() < 1e-9);
-    pace.finished(Task::Grid, &parts, 8.9);
-    let second = pace.job(Task::Grid, &parts).seconds;
-    assert!(within_1_5x(second, 8.9), "the two seen, halfway: {second}");
-    pace.finished(Task::Grid, &parts, 8.5);
-    let third = pace.job(Task::Grid, &parts).seconds;
-    assert!((third - 8.9).abs() < 1e-9, "the median of three: {third}");
-    // Only the last three count: the slow first one is forgotten.
-    pace.finished(Task::Grid, &parts, 8.7);
-    assert!((pace.job(Task::Grid, &parts).seconds - 8.7).abs() < 1e-9);
-    // Other kinds keep their own.
-    assert!(!pace.has_seen(Task::Sweep));
-}
