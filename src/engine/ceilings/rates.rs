@@ -153,7 +153,7 @@ impl PhaseRate {
         self.percent_of_ceiling.is_some_and(|p| p > BEATEN_PERCENT)
     }
 
-    /// The share for a narrow column: `35%`; `~100%` from 100% up to [`BEATEN_PERCENT`] (the
+    /// The share for a narrow column: `35%`; `~100%` from 100% up to 105% (the
     /// noise between two measurements of the same copy: "103%" would claim a run beat a
     /// ceiling it only matched); `>100%` when the run beat its ceiling (no share of a ceiling
     /// that was measured low means anything).
