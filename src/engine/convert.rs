@@ -191,7 +191,7 @@ impl Engine {
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
         report.finish(nanos_since(started));
-        report.busy = CpuSnapshot::busy_since(load);
+        report.busy = CpuSnapshot::busy_of_a_run(load);
         self.hold_against_compute(&mut report);
         Ok(Converted { image, report })
     }
@@ -258,7 +258,7 @@ impl Engine {
         add_gpu_timings(&mut report, t, offset_ns);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
         report.finish(nanos_since(started));
-        report.busy = CpuSnapshot::busy_since(load);
+        report.busy = CpuSnapshot::busy_of_a_run(load);
         self.hold_against_compute(&mut report);
         Ok((pixels, report))
     }

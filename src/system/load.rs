@@ -7,7 +7,7 @@
 pub const BUSY_SHARE: f64 = 0.25;
 
 /// The fewest clock ticks (summed over all cores: one core-second at Linux's usual 100 a
-/// second) between two snapshots that say how busy the machine was: over fewer, one tick of
+/// second) a single run must span to say how busy the machine was: over fewer, one tick of
 /// another process is several percent (a 0.1-s run on two cores spans about 20 ticks, and four
 /// of them stolen read "20%").
 pub const MIN_TICKS: u64 = 100;
@@ -79,11 +79,22 @@ impl CpuSnapshot {
         start?.until(&Self::now()?)
     }
 
-    /// How busy the machine was from this snapshot to `later`; `None` when too little time
-    /// passed to tell ([`MIN_TICKS`]).
+    /// How busy one run was, from `start` (a snapshot taken as it began) to now; `None` where
+    /// `/proc` cannot be read or the run spanned fewer than [`MIN_TICKS`] (too short to tell).
+    #[must_use]
+    pub fn busy_of_a_run(start: Option<Self>) -> Option<Busy> {
+        start?.until_at_least(&Self::now()?, MIN_TICKS)
+    }
+
+    /// How busy the machine was from this snapshot to `later`; `None` when no time passed.
     #[must_use]
     pub fn until(&self, later: &Self) -> Option<Busy> {
-        let total = later.total.checked_sub(self.total).filter(|t| *t >= MIN_TICKS)? as f64;
+        self.until_at_least(later, 1)
+    }
+
+    /// [`Self::until`], `None` unless at least `min_ticks` passed.
+    fn until_at_least(&self, later: &Self, min_ticks: u64) -> Option<Busy> {
+        let total = later.total.checked_sub(self.total).filter(|t| *t >= min_ticks.max(1))? as f64;
         let busy = later.busy.saturating_sub(self.busy);
         let own = later.own.saturating_sub(self.own);
         Some(Busy {
@@ -149,9 +160,10 @@ mod tests {
         assert!(!busy.is_busy());
         assert!(Busy { others_share: 0.3, steal_share: 0.0 }.is_busy());
         assert_eq!(before.until(&before), None);
-        // 99 ticks are too few to tell, whatever they hold.
+        // 99 ticks are too few for a run to tell, whatever they hold.
         let short = CpuSnapshot { total: before.total + 99, steal: before.steal + 20, ..before };
-        assert_eq!(before.until(&short), None);
+        assert_eq!(before.until_at_least(&short, MIN_TICKS), None);
+        assert!(before.until(&short).is_some());
         assert_eq!(CpuSnapshot::parse("nothing", OWN), None);
     }
 }
