@@ -30,13 +30,17 @@ impl WorkerState {
             Some(ticket.flag()),
             &mut progress,
         );
-        let result = result.map_err(|e| {
-            if matches!(e, EngineError::Cancelled) || self.stopped(&ticket) {
-                "Stopped before a verdict: nothing of it is kept.".to_owned()
-            } else {
-                crate::app::advice::describe(&e)
-            }
-        });
+        let result = result.map_err(|e| self.no_verdict(&ticket, &e));
         *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+    }
+
+    /// What a sampled job (CPU vs GPU, the workgroup race) says when it ends without a verdict:
+    /// stopped, or the engine's error described.
+    pub(super) fn no_verdict(&self, ticket: &crate::app::work::jobs::Ticket, e: &EngineError) -> String {
+        if matches!(e, EngineError::Cancelled) || self.stopped(ticket) {
+            "Stopped before a verdict: nothing of it is kept.".to_owned()
+        } else {
+            crate::app::advice::describe(e)
+        }
     }
 }

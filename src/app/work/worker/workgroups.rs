@@ -6,7 +6,6 @@ use std::sync::PoisonError;
 
 use super::WorkerState;
 use crate::app::work::jobs::Job;
-use crate::engine::EngineError;
 use crate::engine::sampling::Budget;
 
 impl WorkerState {
@@ -30,13 +29,7 @@ impl WorkerState {
             Some(ticket.flag()),
             &mut progress,
         );
-        let result = result.map_err(|e| {
-            if matches!(e, EngineError::Cancelled) || self.stopped(&ticket) {
-                "Stopped before a verdict: nothing of it is kept.".to_owned()
-            } else {
-                crate::app::advice::describe(&e)
-            }
-        });
+        let result = result.map_err(|e| self.no_verdict(&ticket, &e));
         *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
     }
 }
