@@ -24,15 +24,22 @@ fn smaller_step(step: f64) -> f64 {
     }
 }
 
+/// How close to the top or right end of an axis a mark may sit, in points: a label centred on a
+/// mark nearer the end than half its size runs out of the chart (a "200" at the right end of a
+/// time axis is cut by the plot's edge; a "90" at the top of a y axis runs into the line above).
+const END_ROOM_POINTS: f64 = 12.0;
+
 /// Grid marks about `target_points` apart on a 1-2-5 scale, denser where that is needed for at
-/// least three marks; whole numbers only when `integers`.
+/// least three marks; whole numbers only when `integers`. No mark sits within
+/// `END_ROOM_POINTS` of the axis's upper end, where its label would be cut.
 pub fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<GridMark> {
     move |input: GridInput| {
         // egui_plot's base step is the value of its minimum grid spacing (8 points).
         let per_point = input.base_step_size / 8.0;
         let (lo, hi) = input.bounds;
+        let top = hi - END_ROOM_POINTS * per_point;
         let marks = |step: f64| {
-            let (first, last) = ((lo / step).ceil() as i64, (hi / step).floor() as i64);
+            let (first, last) = ((lo / step).ceil() as i64, (top / step).floor() as i64);
             (first..=last).map(|k| GridMark { value: k as f64 * step, step_size: step }).collect::<Vec<_>>()
         };
         let floor = if integers { 1.0 } else { f64::MIN_POSITIVE };
@@ -91,6 +98,10 @@ mod tests {
         let marks =
             nice_spacer(70.0, true)(GridInput { bounds: (0.5, 1.5), base_step_size: 1.0 / 300.0 * 8.0 });
         assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![1.0]);
+        // A time axis ending at 201 ms on 250 points: no "200" half out of the chart's right end.
+        let marks =
+            nice_spacer(44.0, false)(GridInput { bounds: (0.0, 201.0), base_step_size: 201.0 / 250.0 * 8.0 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 50.0, 100.0, 150.0]);
         assert!((smaller_step(5.0) - 2.0).abs() < 1e-12);
         assert!((smaller_step(2.0) - 1.0).abs() < 1e-12);
         assert!((smaller_step(1.0) - 0.5).abs() < 1e-12);
