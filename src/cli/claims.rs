@@ -40,7 +40,7 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     let pace = super::pace::JobPace::read(&engine, true, task, claims_parts());
     let estimate = pace.estimate();
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
-    pace.finished(started.elapsed().as_secs_f64());
+    pace.finished();
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }

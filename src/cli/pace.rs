@@ -4,20 +4,33 @@
 
 use crate::engine::estimate::{Estimate, Part, Task, load_pace, machine_name, save_pace};
 use crate::engine::{Engine, Pace};
+use crate::system::one_time::OneTimeMark;
+use std::time::Instant;
 
 /// A long job's estimate from the kept pace, and the pace to teach when it ends.
 pub(super) struct JobPace {
     pace: Pace,
     task: Task,
     parts: Vec<Part>,
+    /// When the job started (when its pace was read).
+    started: Instant,
+    /// The process's one-time work before the job (what it does since is not its pace).
+    one_time_at: OneTimeMark,
 }
 
 impl JobPace {
     /// Reads the pace of this machine (the engine's GPU where `gpu`, else the CPU alone) for a
-    /// job of kind `task` made of `parts`.
+    /// job of kind `task` made of `parts`, and starts the job's clock.
     pub(super) fn read(engine: &Engine, gpu: bool, task: Task, parts: Vec<Part>) -> Self {
+        // Both taken first: opening the GPU is one-time work within the job's wall time.
+        let (started, one_time_at) = (Instant::now(), OneTimeMark::now());
         let adapter = gpu.then(|| engine.gpu().ok()).flatten().map(|g| g.adapter_info().name.clone());
-        Self { pace: load_pace(&machine_name(adapter.as_deref())), task, parts }
+        Self { pace: load_pace(&machine_name(adapter.as_deref())), task, parts, started, one_time_at }
+    }
+
+    /// Seconds since the job started.
+    pub(super) fn took_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
     }
 
     /// What the job is estimated to take: its runs at this machine's pace, times the overhead
@@ -36,9 +49,14 @@ impl JobPace {
         &mut self.pace
     }
 
-    /// The job ran to its end in `took_s`: learns its overhead and keeps the pace.
-    pub(super) fn finished(mut self, took_s: f64) {
-        self.pace.finished(self.task, &self.parts, took_s);
+    /// The job ran to its end: learns its overhead from the time it took, less the one-time
+    /// work done meanwhile (the GPU opened, pipelines compiled, ceilings measured), and keeps
+    /// the pace.
+    pub(super) fn finished(mut self) {
+        let took_s = self.took_s();
+        let one_time_s = self.one_time_at.since_s().min(took_s);
+        log::info!("{:?}: took {took_s:.2} s, {one_time_s:.2} s of it one-time work", self.task);
+        self.pace.finished(self.task, &self.parts, took_s - one_time_s);
         save_pace(&self.pace);
     }
 }

@@ -60,12 +60,12 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let parts = round_trip_parts(&options.passes, rounds, cpu, megapixels, settings.work.rounds);
     let pace = super::pace::JobPace::read(&engine, true, Task::RoundTrips, parts);
     let estimate = pace.estimate();
-    let started = std::time::Instant::now();
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
-    pace.finished(started.elapsed().as_secs_f64());
+    let took_s = pace.took_s();
+    pace.finished();
     if args.json {
         let report = Report { image: &label, result: &result };
-        let timed = Timed::new(&report, estimate, Some(started.elapsed().as_secs_f64()));
+        let timed = Timed::new(&report, estimate, Some(took_s));
         outln!("{}", serde_json::to_string_pretty(&timed)?);
     } else {
         print_table(&label, &result);

@@ -290,9 +290,11 @@ impl Engine {
     pub fn gpu_converter(&self) -> Result<&Arc<GpuConverter>, EngineError> {
         self.gpu
             .get_or_init(|| {
-                GpuContext::new()
-                    .map(|ctx| Arc::new(GpuConverter::new(Arc::new(ctx))))
-                    .map_err(|e| e.to_string())
+                crate::system::one_time::timed(|| {
+                    GpuContext::new()
+                        .map(|ctx| Arc::new(GpuConverter::new(Arc::new(ctx))))
+                        .map_err(|e| e.to_string())
+                })
             })
             .as_ref()
             .map_err(|e| EngineError::GpuUnavailable(e.clone()))

@@ -63,20 +63,23 @@ impl Pipelines {
             return Ok(p.clone());
         }
         let label = format!("{} {formula} {size}", kernel.name());
-        let pipeline = ctx.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&label),
-            layout: Some(&self.pipeline_layout),
-            module: &self.shader,
-            entry_point: Some(kernel.name()),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[
-                    ("WG_X", f64::from(size.x)),
-                    ("WG_Y", f64::from(size.y)),
-                    ("FORMULA", f64::from(formula.shader_id())),
-                ],
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
+        // Compiled once per kernel, formula and shape: one-time work, which estimates leave out.
+        let pipeline = crate::system::one_time::timed(|| {
+            ctx.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: Some(&self.pipeline_layout),
+                module: &self.shader,
+                entry_point: Some(kernel.name()),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &[
+                        ("WG_X", f64::from(size.x)),
+                        ("WG_Y", f64::from(size.y)),
+                        ("FORMULA", f64::from(formula.shader_id())),
+                    ],
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            })
         });
         cache.insert(key, pipeline.clone());
         Ok(pipeline)

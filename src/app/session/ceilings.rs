@@ -98,6 +98,7 @@ impl Session {
             }
             (_, Err(e)) => CeilingsState::Failed(e),
         };
+        self.pace_gpu_compute();
     }
 
     /// The worker's answer about the CPU's compute ceiling: a new figure replaces the old; a

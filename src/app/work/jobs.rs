@@ -121,6 +121,8 @@ pub struct Progress {
     pub what: String,
     /// When the job started.
     pub started: Instant,
+    /// The process's one-time work when the job started (what it did since is not its pace).
+    pub one_time_at: crate::system::one_time::OneTimeMark,
     /// Runs (or steps) done and in all; `total == 0` for work of unknown length.
     pub done: u64,
     /// Runs (or steps) in all.
@@ -140,6 +142,13 @@ impl Progress {
     #[must_use]
     pub fn elapsed_secs(&self) -> f32 {
         self.started.elapsed().as_secs_f32()
+    }
+
+    /// Seconds of one-time work (the GPU opened, pipelines compiled, ceilings measured) done
+    /// since the job started: part of its wall time, not of its pace.
+    #[must_use]
+    pub fn one_time_s(&self) -> f64 {
+        self.one_time_at.since_s()
     }
 
     /// Estimated seconds left: the estimate of what is left, corrected by the pace seen so far
@@ -214,11 +223,15 @@ impl Ticket {
     /// Sets the job's progress (the worker, as it goes).
     pub fn set_progress(&self, what: impl Into<String>, done: u64, total: u64, work: (f64, f64)) {
         let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        let started = p.as_ref().map_or_else(Instant::now, |p| p.started);
+        let (started, one_time_at) = p.as_ref().map_or_else(
+            || (Instant::now(), crate::system::one_time::OneTimeMark::now()),
+            |p| (p.started, p.one_time_at),
+        );
         let (work_done, work_total) = work;
         *p = Some(Progress {
             what: what.into(),
             started,
+            one_time_at,
             done,
             total,
             work_done,

@@ -181,7 +181,6 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let grid = options.is_work_grid();
     let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
-    let started = std::time::Instant::now();
     // A work grid is planned from a calibration measured first, and the plan said before it starts.
     let calibration = if grid {
         if !quiet {
@@ -197,7 +196,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     // folder, which has learned how long the comparisons take to decide.
     let estimate = match plan.total_ns.filter(|_| !pace.seen_before()) {
         Some(ns) => crate::engine::Estimate {
-            seconds: ns as f64 / 1e9 + started.elapsed().as_secs_f64(),
+            seconds: ns as f64 / 1e9 + pace.took_s(),
             basis: crate::engine::estimate::Basis::Seen,
         },
         None => pace.estimate(),
@@ -218,9 +217,9 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
     let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
-    let took_s = started.elapsed().as_secs_f64();
+    let took_s = pace.took_s();
     crate::engine::teach_pace(pace.pace_mut(), &result);
-    pace.finished(took_s);
+    pace.finished();
     if let Some(path) = &args.json {
         let took_s = Some(took_s);
         let json =

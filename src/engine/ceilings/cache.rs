@@ -12,7 +12,7 @@ use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
-use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute};
+use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, GpuError};
 
 /// Version of the cache file's layout; a file of another version is measured again.
 const FORMAT: u32 = 1;
@@ -214,14 +214,17 @@ impl Engine {
             }
         }
         let before = crate::system::load::CpuSnapshot::now();
-        let mut ceilings = converter.measure_ceilings()?;
-        // A busy machine shows in the probe's own spread: then it measures once more, and each
-        // step keeps its best run of the two.
-        if spread(&ceilings) > BUSY_SPREAD {
+        let ceilings = crate::system::one_time::timed(|| {
+            let ceilings = converter.measure_ceilings()?;
+            // A busy machine shows in the probe's own spread: then it measures once more, and
+            // each step keeps its best run of the two.
+            if spread(&ceilings) <= BUSY_SPREAD {
+                return Ok::<_, GpuError>(ceilings);
+            }
             log::info!("the GPU ceilings spread {:.1}x between runs: measuring again", spread(&ceilings));
             let again = converter.measure_ceilings()?;
-            ceilings = best_of(ceilings, &again);
-        }
+            Ok(best_of(ceilings, &again))
+        })?;
         let busy = crate::system::load::was_busy_since(before).unwrap_or(false);
         if busy {
             log::info!(
@@ -301,7 +304,8 @@ pub const QUIET_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 /// one is quiet now (then they are to be measured again).
 fn usable_cached(adapter_key: &str) -> Option<KnownCeilings> {
     let k = cached_ceilings(adapter_key)?;
-    if reuse(k.busy, || crate::system::load::is_busy_now(QUIET_WINDOW)) {
+    // The watch of the load is one-time work, as the measurement it may save.
+    if reuse(k.busy, || crate::system::one_time::timed(|| crate::system::load::is_busy_now(QUIET_WINDOW))) {
         return Some(k);
     }
     log::info!(

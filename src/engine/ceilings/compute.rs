@@ -149,7 +149,7 @@ impl Engine {
             }
         }
         let before = crate::system::load::CpuSnapshot::now();
-        let c = compute_ceiling(available_threads())?;
+        let c = crate::system::one_time::timed(|| compute_ceiling(available_threads()))?;
         let busy = crate::system::load::was_busy_since(before).unwrap_or(false);
         if self.ceiling_cache
             && let Err(e) = store_cpu(&c, busy)
@@ -167,7 +167,8 @@ impl Engine {
         if let Some(c) = known.ceilings.compute {
             return Ok(c);
         }
-        let c = self.gpu_converter()?.measure_compute()?;
+        let converter = self.gpu_converter()?;
+        let c = crate::system::one_time::timed(|| converter.measure_compute())?;
         self.keep_gpu_compute(&known.ceilings.adapter_key, c);
         Ok(c)
     }

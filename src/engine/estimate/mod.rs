@@ -94,6 +94,14 @@ impl Task {
         }
     }
 
+    /// Whether a job of this kind spends a fixed time beyond its runs (showing the result,
+    /// passing it to the window), the same for a run of 50 ms and one of 5 s, rather than a
+    /// share of them (images made, baselines measured, in a sweep). A conversion's fixed time
+    /// taken as a share of a plain 60-ms run estimated a 4096-round one at 1.8x what it took.
+    fn fixed_overhead(self) -> bool {
+        self == Self::Convert
+    }
+
     /// A job's wall time over its runs before one was seen (images made, allocation, a grid's
     /// calibration).
     fn guessed_overhead(self) -> f64 {
@@ -254,6 +262,8 @@ pub struct Pace {
     /// The adapter and CPU threads it was seen on (a pace is only used on the same).
     pub machine: String,
     seen: Vec<Seen>,
+    /// Per kind of job: its wall time over its runs (a share), or, for a kind with a fixed
+    /// overhead, the seconds beyond its runs.
     overheads: Vec<(Task, f64)>,
     #[serde(default)]
     roofs: Vec<(Lane, Roof)>,
@@ -275,6 +285,14 @@ impl Pace {
             let bytes_per_s = 1e6 * BYTES_PER_PIXEL / lane.rough().per_mp_s;
             self.set_roof(lane, Roof { bytes_per_s, ops_per_s: ops });
         }
+    }
+
+    /// Sets the GPU's compute ceiling (`ops_per_s`) and keeps the rough guess's streaming rate:
+    /// the prior of the GPU's rounds until worked runs are seen (a software adapter computes at
+    /// a fifth of the rough guess's rate; a real GPU far faster).
+    pub fn set_gpu_compute(&mut self, ops_per_s: f64) {
+        let bytes_per_s = 1e6 * BYTES_PER_PIXEL / Lane::Gpu.rough().per_mp_s;
+        self.set_roof(Lane::Gpu, Roof { bytes_per_s, ops_per_s });
     }
 
     /// Sets a lane's ceilings, used for its costs until a run of it is seen.
@@ -324,8 +342,18 @@ impl Pace {
         }
         let plain: Vec<&&Seen> = seen.iter().filter(|s| s.rounds == 0).collect();
         // The plain cost: a line through the plain runs when they span sizes, else the prior
-        // scaled to them (or to every run when none was plain).
-        let base_from = if plain.is_empty() { seen.iter().collect() } else { plain };
+        // scaled to them. With none plain, worked runs whose rounds the prior says are most of
+        // their time teach the rounds alone (the plain cost stays the prior's: scaled by a
+        // 33-s worked run, a 0.2-s plain one was estimated at 1.6 s); other worked runs scale it.
+        let rounds_bound =
+            |s: &&&Seen| prior.run_s(s.megapixels, s.rounds) > 2.0 * prior.base_s(s.megapixels);
+        let base_from = if !plain.is_empty() {
+            plain
+        } else if seen.iter().all(|s| rounds_bound(&s)) {
+            Vec::new()
+        } else {
+            seen.iter().collect()
+        };
         let scale = geometric_mean(base_from.iter().map(|s| s.seconds / prior.run_s(s.megapixels, s.rounds)));
         let mut cost = prior.scaled(scale);
         if let Some((fixed_s, per_mp_s)) = line(&base_from) {
@@ -393,6 +421,10 @@ impl Pace {
             (Some(overhead), Some(_)) => {
                 Estimate { seconds: self.parts(parts).seconds * overhead, basis: Basis::Seen }
             }
+            (Some(extra_s), None) if task.fixed_overhead() => {
+                let runs = self.parts(parts);
+                Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
+            }
             (overhead, _) => {
                 let runs = self.parts(parts);
                 Estimate {
@@ -411,15 +443,18 @@ impl Pace {
         self.overheads.iter().any(|(t, _)| *t == task)
     }
 
-    /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more). Feed
-    /// its runs with [`Pace::observe`] first.
+    /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more): a
+    /// share of its runs, or for a conversion the seconds beyond them. Feed its runs with
+    /// [`Pace::observe`] first, and leave one-time work out of `wall_s`.
     pub fn finished(&mut self, task: Task, parts: &[Part], wall_s: f64) {
         let runs_s = self.parts(parts).seconds;
         if !(wall_s.is_finite() && wall_s > 0.0 && runs_s > 0.0) {
             return;
         }
+        let overhead =
+            if task.fixed_overhead() { (wall_s - runs_s).max(0.0) } else { (wall_s / runs_s).max(0.05) };
         self.overheads.retain(|(t, _)| *t != task);
-        self.overheads.push((task, (wall_s / runs_s).max(0.05)));
+        self.overheads.push((task, overhead));
     }
 }
 

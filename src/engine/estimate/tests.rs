@@ -116,4 +116,42 @@ fn the_cpu_compute_ceiling_prices_worked_runs_before_one_is_seen() {
     // One thread: half the operations a second.
     let one = pace.run(Lane::CpuOneThread, 15.9, 4096);
     assert!(one.seconds > 1.8 * e.seconds && one.seconds < 2.2 * e.seconds, "{one:?} against {e:?}");
+    // The GPU's (lavapipe here: 10.4 Gop/s measured; 15.9 MP at 4096 rounds took 32.5 s end to
+    // end, where the rough guess said 6.8 s).
+    assert!(pace.run(Lane::Gpu, 15.9, 4096).seconds < 32.5 / 1.5);
+    pace.set_gpu_compute(10.4e9);
+    let gpu = pace.run(Lane::Gpu, 15.9, 4096);
+    assert_eq!(gpu.basis, Basis::Ceilings);
+    assert!(gpu.seconds > 32.5 / 2.0 && gpu.seconds < 32.5, "{gpu:?}");
+    // Seen once at 4096 rounds, the GPU's rounds cost what that run took; its plain cost stays
+    // the prior's (0.2 s measured), not scaled by the worked run (which said 1.6 s).
+    pace.observe(Lane::Gpu, 15.9, 4096, 32.5);
+    assert!((pace.run(Lane::Gpu, 15.9, 4096).seconds - 32.5).abs() < 1e-6);
+    let plain = pace.run(Lane::Gpu, 15.9, 0);
+    assert!(plain.seconds < 0.2 * 2.0, "{plain:?}");
+}
+
+#[test]
+fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
+    // A plain conversion of 16 MP: the run took 58 ms, the job 100 ms (the result shown and
+    // passed to the window). As a share, that 1.7x would price a 1.5-s worked run at 2.6 s.
+    let mut pace = Pace::new("test");
+    pace.set_cpu_compute(135e9, 2);
+    pace.observe(Lane::CpuAllThreads, 16.0, 0, 0.058);
+    let plain = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 0, runs: 1.0 }];
+    pace.finished(Task::Convert, &plain, 0.100);
+    assert!((pace.job(Task::Convert, &plain).seconds - 0.100).abs() < 1e-9);
+    let worked = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 4096, runs: 1.0 }];
+    let e = pace.job(Task::Convert, &worked);
+    let runs_s = pace.parts(&worked).seconds;
+    assert!((e.seconds - (runs_s + 0.042)).abs() < 1e-9, "{e:?}, runs {runs_s}");
+    // The same job taking less than its runs predict learns no negative time.
+    pace.finished(Task::Convert, &plain, 0.050);
+    assert!((pace.job(Task::Convert, &plain).seconds - pace.parts(&plain).seconds).abs() < 1e-9);
+    // A sweep still learns a share: 9 s for runs predicted at 6 s is 1.5x at any size.
+    let sweep = sweep_parts(&[16.0], 5, false);
+    let runs_s = pace.parts(&sweep).seconds;
+    pace.finished(Task::Sweep, &sweep, runs_s * 1.5);
+    let twice: Vec<Part> = sweep.iter().map(|p| Part { runs: p.runs * 2.0, ..*p }).collect();
+    assert!((pace.job(Task::Sweep, &twice).seconds - 3.0 * runs_s).abs() < 1e-6);
 }
