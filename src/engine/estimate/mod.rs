@@ -25,6 +25,11 @@ const OPS_PER_PIXEL_ROUND: f64 = 3.0;
 /// The most observations kept (the newest replace the oldest).
 const KEPT: usize = 64;
 
+/// The overheads kept per kind of job, the newest replacing the oldest: their mean is the next
+/// one's (a grid's comparisons take 6 to 42 rounds to decide, so its overhead varies by 1.5x
+/// between identical grids; the newest alone missed by 1.46x).
+const OVERHEADS_KEPT: usize = 3;
+
 /// Where one run runs, as the estimator tells costs apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Lane {
@@ -262,8 +267,8 @@ pub struct Pace {
     /// The adapter and CPU threads it was seen on (a pace is only used on the same).
     pub machine: String,
     seen: Vec<Seen>,
-    /// Per kind of job: its wall time over its runs (a share), or, for a kind with a fixed
-    /// overhead, the seconds beyond its runs.
+    /// Per kind of job, the last [`OVERHEADS_KEPT`] seen: its wall time over its runs (a
+    /// share), or, for a kind with a fixed overhead, the seconds beyond its runs.
     overheads: Vec<(Task, f64)>,
     #[serde(default)]
     roofs: Vec<(Lane, Roof)>,
@@ -303,14 +308,20 @@ impl Pace {
         }
     }
 
-    /// Learns from one run of `lane` at `megapixels` and `rounds` that took `seconds`; a run of
-    /// the same lane, size and level seen before is replaced.
+    /// Learns from one run of `lane` at `megapixels` and `rounds` that took `seconds`; with a
+    /// run of the same lane, size and level seen before, the two are averaged (geometrically):
+    /// a job's overhead is learned against its runs' costs, and costs that jumped with each
+    /// job's medians made the next estimate 1.9x what it took.
     pub fn observe(&mut self, lane: Lane, megapixels: f64, rounds: u32, seconds: f64) {
         if !(seconds.is_finite() && seconds > 0.0 && megapixels.is_finite() && megapixels > 0.0) {
             return;
         }
         let same =
             |s: &Seen| s.lane == lane && s.rounds == rounds && (s.megapixels / megapixels - 1.0).abs() < 0.1;
+        let seconds = match self.seen.iter().find(|s| same(s)) {
+            Some(before) => (before.seconds * seconds).sqrt(),
+            None => seconds,
+        };
         self.seen.retain(|s| !same(s));
         if self.seen.len() >= KEPT {
             self.seen.remove(0);
@@ -413,7 +424,7 @@ impl Pace {
     /// here. A job kind with a stated bound ([`Task::bound_s`]) is that bound until one was seen.
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
-        let overhead = self.overheads.iter().find(|(t, _)| *t == task).map(|(_, f)| *f);
+        let overhead = self.overhead(task);
         match (overhead, task.bound_s()) {
             (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
             // Always the same parts: the overhead learned is the wall time seen, in this
@@ -435,6 +446,19 @@ impl Pace {
         }
     }
 
+    /// The overhead of jobs of kind `task` seen here: the mean of the last ones (seconds, for a
+    /// kind with a fixed overhead; else a share, their geometric mean).
+    fn overhead(&self, task: Task) -> Option<f64> {
+        let kept = self.overheads.iter().filter(|(t, _)| *t == task).map(|(_, o)| *o);
+        if task.fixed_overhead() {
+            let (sum, n) = kept.fold((0.0, 0usize), |(sum, n), o| (sum + o, n + 1));
+            (n > 0).then(|| sum / n as f64)
+        } else {
+            let shares: Vec<f64> = kept.collect();
+            (!shares.is_empty()).then(|| geometric_mean(shares.into_iter()))
+        }
+    }
+
     /// Whether a job of kind `task` ran to its end here: its overhead is then learned, and its
     /// estimate from this pace beats one made before it from a calibration alone (which cannot
     /// know how many rounds its comparisons take to decide).
@@ -453,7 +477,11 @@ impl Pace {
         }
         let overhead =
             if task.fixed_overhead() { (wall_s - runs_s).max(0.0) } else { (wall_s / runs_s).max(0.05) };
-        self.overheads.retain(|(t, _)| *t != task);
+        if let Some(oldest) = self.overheads.iter().position(|(t, _)| *t == task)
+            && self.overheads.iter().filter(|(t, _)| *t == task).count() >= OVERHEADS_KEPT
+        {
+            self.overheads.remove(oldest);
+        }
         self.overheads.push((task, overhead));
     }
 }

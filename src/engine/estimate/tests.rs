@@ -145,13 +145,35 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     let e = pace.job(Task::Convert, &worked);
     let runs_s = pace.parts(&worked).seconds;
     assert!((e.seconds - (runs_s + 0.042)).abs() < 1e-9, "{e:?}, runs {runs_s}");
-    // The same job taking less than its runs predict learns no negative time.
+    // The same job taking less than its runs predict learns no negative time: 0 s, and the
+    // mean of the last ones (42 ms and 0) is the next one's.
     pace.finished(Task::Convert, &plain, 0.050);
-    assert!((pace.job(Task::Convert, &plain).seconds - pace.parts(&plain).seconds).abs() < 1e-9);
+    assert!((pace.job(Task::Convert, &plain).seconds - pace.parts(&plain).seconds - 0.021).abs() < 1e-9);
+    // Three more, the oldest forgotten: 30, 30 and 60 ms beyond the run, 40 ms on average.
+    for wall_s in [0.088, 0.088, 0.118] {
+        pace.finished(Task::Convert, &plain, wall_s);
+    }
+    assert!((pace.job(Task::Convert, &plain).seconds - pace.parts(&plain).seconds - 0.040).abs() < 1e-9);
     // A sweep still learns a share: 9 s for runs predicted at 6 s is 1.5x at any size.
     let sweep = sweep_parts(&[16.0], 5, false);
     let runs_s = pace.parts(&sweep).seconds;
     pace.finished(Task::Sweep, &sweep, runs_s * 1.5);
     let twice: Vec<Part> = sweep.iter().map(|p| Part { runs: p.runs * 2.0, ..*p }).collect();
     assert!((pace.job(Task::Sweep, &twice).seconds - 3.0 * runs_s).abs() < 1e-6);
+    // Shares average geometrically: 1.5x and then 1.5x / 1.44 and 1.5 x 1.44 give 1.5x.
+    pace.finished(Task::Sweep, &sweep, runs_s * 1.5 / 1.44);
+    pace.finished(Task::Sweep, &sweep, runs_s * 1.5 * 1.44);
+    assert!((pace.job(Task::Sweep, &sweep).seconds - 1.5 * runs_s).abs() < 1e-6);
+}
+
+#[test]
+fn a_run_seen_again_is_averaged_with_the_one_before() {
+    let mut pace = Pace::new("test");
+    pace.observe(Lane::Gpu, 4.0, 16, 1.0);
+    pace.observe(Lane::Gpu, 4.0, 16, 4.0);
+    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 2.0).abs() < 1e-9);
+    // Another level or lane is a run of its own.
+    pace.observe(Lane::Gpu, 4.0, 0, 0.5);
+    pace.observe(Lane::CpuAllThreads, 4.0, 16, 3.0);
+    assert!((pace.run(Lane::CpuAllThreads, 4.0, 16).seconds - 3.0).abs() < 1e-9);
 }
