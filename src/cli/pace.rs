@@ -56,7 +56,7 @@ impl JobPace {
         let took_s = self.took_s();
         let one_time_s = self.one_time_at.since_s().min(took_s);
         log::info!("{:?}: took {took_s:.2} s, {one_time_s:.2} s of it one-time work", self.task);
-        self.pace.finished(self.task, &self.parts, took_s - one_time_s);
+        self.pace.finished(self.task, &self.parts, took_s - one_time_s, None);
         save_pace(&self.pace);
     }
 }

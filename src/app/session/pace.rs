@@ -27,6 +27,9 @@ pub(super) struct KeptPace {
     sent: Vec<(u64, Task, Vec<Part>)>,
     /// A conversion on open held for its estimate.
     held: Option<Estimate>,
+    /// The seconds the runs of each conversion job in flight took, as reported: the job's
+    /// fixed time is its wall time beyond them.
+    ran_s: Vec<(u64, f64)>,
 }
 
 /// The parts of converting an image of `megapixels` with each of `list`, `runs` times.
@@ -63,6 +66,7 @@ impl Session {
         if let Some(c) = known.or_else(|| self.cpu_compute()) {
             let (ops_per_s, threads) = (c.ops_per_s(), c.threads);
             self.pace.pace.set_cpu_compute(ops_per_s, threads);
+            self.reestimate_sent();
         }
     }
 
@@ -72,6 +76,19 @@ impl Session {
     pub(super) fn pace_gpu_compute(&mut self) {
         if let Some(c) = self.ceilings().and_then(|k| k.ceilings.compute) {
             self.pace.pace.set_gpu_compute(c.ops_per_s());
+            self.reestimate_sent();
+        }
+    }
+
+    /// Estimates the conversions in flight again from the pace as it is now (a compute ceiling
+    /// was measured at the start of a worked run, which its first estimate did not know; a
+    /// worked GPU run on lavapipe estimated at 6.8 s without it took 32.5 s). Other jobs keep
+    /// theirs (a grid's comes from its calibration).
+    fn reestimate_sent(&self) {
+        for (id, task, parts) in self.pace.sent.iter().filter(|(_, task, _)| *task == Task::Convert) {
+            if let Some((_, ticket)) = self.jobs.iter().find(|(_, t)| t.id == *id) {
+                ticket.set_estimate(self.pace.pace.job(*task, parts).seconds);
+            }
         }
     }
 
@@ -138,6 +155,15 @@ impl Session {
         self.pace.held = None;
     }
 
+    /// Counts a run of job `id` (a conversion) toward the time its runs took.
+    pub(super) fn count_run(&mut self, id: u64, report: &RunReport) {
+        let seconds = report.total_ns as f64 / 1e9;
+        match self.pace.ran_s.iter_mut().find(|(job, _)| *job == id) {
+            Some((_, sum)) => *sum += seconds,
+            None => self.pace.ran_s.push((id, seconds)),
+        }
+    }
+
     /// Learns from one finished run.
     pub(super) fn learn_run(&mut self, settings: &ConvertSettings, report: &RunReport) {
         let megapixels = f64::from(report.width) * f64::from(report.height) / 1e6;
@@ -156,6 +182,8 @@ impl Session {
     pub(super) fn learn_job_end(&mut self, ticket: &Ticket, stopped: bool) {
         let Some(i) = self.pace.sent.iter().position(|(id, ..)| *id == ticket.id) else { return };
         let (_, task, parts) = self.pace.sent.swap_remove(i);
+        let ran_s = self.pace.ran_s.iter().find(|(id, _)| *id == ticket.id).map(|(_, s)| *s);
+        self.pace.ran_s.retain(|(id, _)| *id != ticket.id);
         let Some(progress) = ticket.progress() else { return };
         if stopped || ticket.cancelled() {
             return;
@@ -172,7 +200,7 @@ impl Session {
                 took_s / estimate_s.max(1e-3)
             );
         }
-        self.pace.pace.finished(task, &parts, took_s - one_time_s);
+        self.pace.pace.finished(task, &parts, took_s - one_time_s, ran_s);
         self.pace.changed = true;
     }
 }

@@ -142,6 +142,7 @@ impl Session {
             output.settings.backend,
             measured.report.total_ns as f64 / 1e6
         );
+        self.count_run(id, &measured.report);
         self.record(output.image_id, output.settings, measured);
         // A run of an older job still counts in the charts, but only the newest settings' output
         // is shown.

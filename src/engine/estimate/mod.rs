@@ -467,11 +467,12 @@ impl Pace {
         self.overheads.iter().any(|(t, _)| *t == task)
     }
 
-    /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more): a
-    /// share of its runs, or for a conversion the seconds beyond them. Feed its runs with
-    /// [`Pace::observe`] first, and leave one-time work out of `wall_s`.
-    pub fn finished(&mut self, task: Task, parts: &[Part], wall_s: f64) {
-        let runs_s = self.parts(parts).seconds;
+    /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more), or
+    /// where its runs took `ran_s` as measured: a share of its runs, or for a conversion the
+    /// seconds beyond them. Feed its runs with [`Pace::observe`] first, and leave one-time work
+    /// out of `wall_s`.
+    pub fn finished(&mut self, task: Task, parts: &[Part], wall_s: f64, ran_s: Option<f64>) {
+        let runs_s = ran_s.filter(|s| *s > 0.0).unwrap_or_else(|| self.parts(parts).seconds);
         if !(wall_s.is_finite() && wall_s > 0.0 && runs_s > 0.0) {
             return;
         }

@@ -40,7 +40,7 @@ fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
     }
     let parts = sweep_parts(&sizes, 10, true);
     assert!(pace.job(Task::Sweep, &parts).basis == Basis::Seen);
-    pace.finished(Task::Sweep, &parts, 9.0);
+    pace.finished(Task::Sweep, &parts, 9.0, None);
     // The same sweep again, which took 8.1 s the second time.
     let e = pace.job(Task::Sweep, &parts);
     assert_eq!(e.basis, Basis::Seen);
@@ -55,7 +55,7 @@ fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
     // The claims: the second quick run took about what the first did.
     let mut pace = Pace::new("test");
     pace.observe(Lane::CpuAllThreads, 1.0, 0, 0.01);
-    pace.finished(Task::ClaimsQuick, &claims_parts(), 28.0);
+    pace.finished(Task::ClaimsQuick, &claims_parts(), 28.0, None);
     let e = pace.job(Task::ClaimsQuick, &claims_parts());
     assert!(within_1_5x(e.seconds, 35.0) && e.basis == Basis::Seen, "{e:?}");
 }
@@ -90,7 +90,7 @@ fn costs_scale_with_pixels_and_rounds() {
 fn a_pace_survives_json_and_durations_read_as_minutes() {
     let mut pace = Pace::new("lavapipe · 2 threads");
     pace.observe(Lane::Gpu, 1.0, 16, 0.5);
-    pace.finished(Task::Grid, &[Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, runs: 4.0 }], 3.0);
+    pace.finished(Task::Grid, &[Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, runs: 4.0 }], 3.0, None);
     let json = serde_json::to_string(&pace).expect("serialises");
     let back: Pace = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, pace);
@@ -139,7 +139,7 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     pace.set_cpu_compute(135e9, 2);
     pace.observe(Lane::CpuAllThreads, 16.0, 0, 0.058);
     let plain = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 0, runs: 1.0 }];
-    pace.finished(Task::Convert, &plain, 0.100);
+    pace.finished(Task::Convert, &plain, 0.100, None);
     assert!((pace.job(Task::Convert, &plain).seconds - 0.100).abs() < 1e-9);
     let worked = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 4096, runs: 1.0 }];
     let e = pace.job(Task::Convert, &worked);
@@ -147,22 +147,30 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     assert!((e.seconds - (runs_s + 0.042)).abs() < 1e-9, "{e:?}, runs {runs_s}");
     // The same job taking less than its runs predict learns no negative time: 0 s, and the
     // mean of the last ones (42 ms and 0) is the next one's.
-    pace.finished(Task::Convert, &plain, 0.050);
+    pace.finished(Task::Convert, &plain, 0.050, None);
     assert!((pace.job(Task::Convert, &plain).seconds - pace.parts(&plain).seconds - 0.021).abs() < 1e-9);
     // Three more, the oldest forgotten: 30, 30 and 60 ms beyond the run, 40 ms on average.
     for wall_s in [0.088, 0.088, 0.118] {
-        pace.finished(Task::Convert, &plain, wall_s);
+        pace.finished(Task::Convert, &plain, wall_s, None);
     }
     assert!((pace.job(Task::Convert, &plain).seconds - pace.parts(&plain).seconds - 0.040).abs() < 1e-9);
+    // Its runs as they took: a worked run of 31.5 s and then one of 35.6 s (the pace keeps
+    // 33.5 s), the second job 35.8 s in all, is 0.2 s beyond its run, not 2.3 s.
+    let mut pace = Pace::new("test");
+    let worked = [Part { lane: Lane::Gpu, megapixels: 16.0, rounds: 4096, runs: 1.0 }];
+    pace.observe(Lane::Gpu, 16.0, 4096, 31.5);
+    pace.observe(Lane::Gpu, 16.0, 4096, 35.6);
+    pace.finished(Task::Convert, &worked, 35.8, Some(35.6));
+    assert!((pace.job(Task::Convert, &worked).seconds - pace.parts(&worked).seconds - 0.2).abs() < 1e-6);
     // A sweep still learns a share: 9 s for runs predicted at 6 s is 1.5x at any size.
     let sweep = sweep_parts(&[16.0], 5, false);
     let runs_s = pace.parts(&sweep).seconds;
-    pace.finished(Task::Sweep, &sweep, runs_s * 1.5);
+    pace.finished(Task::Sweep, &sweep, runs_s * 1.5, None);
     let twice: Vec<Part> = sweep.iter().map(|p| Part { runs: p.runs * 2.0, ..*p }).collect();
     assert!((pace.job(Task::Sweep, &twice).seconds - 3.0 * runs_s).abs() < 1e-6);
     // Shares average geometrically: 1.5x and then 1.5x / 1.44 and 1.5 x 1.44 give 1.5x.
-    pace.finished(Task::Sweep, &sweep, runs_s * 1.5 / 1.44);
-    pace.finished(Task::Sweep, &sweep, runs_s * 1.5 * 1.44);
+    pace.finished(Task::Sweep, &sweep, runs_s * 1.5 / 1.44, None);
+    pace.finished(Task::Sweep, &sweep, runs_s * 1.5 * 1.44, None);
     assert!((pace.job(Task::Sweep, &sweep).seconds - 1.5 * runs_s).abs() < 1e-6);
 }
 
