@@ -175,7 +175,7 @@ fn bench_passes_json_holds_every_point_and_the_table_says_each_clock() {
     for key in ["estimate_s", "took_s"] {
         assert!(v[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", v[key]);
     }
-    assert_eq!(v["estimate_basis"], "guess", "the CLI keeps no pace: a guess, said so");
+    assert_eq!(v["estimate_basis"], "guess", "a fresh cache folder holds no pace: a guess, said so");
     let points = v["points"].as_array().expect("points");
     let counts: Vec<u64> = points.iter().filter_map(|p| p["passes"].as_u64()).collect();
     assert_eq!(counts, [1, 2]);
