@@ -5,24 +5,19 @@
 //!
 //! | module | owns | may use |
 //! |---|---|---|
-//! | [`pixel`] | the formulas, their integer tables, the pixel layouts (kernels) | nothing |
-//! | [`system`] | memory limits and the memory budget, huge pages, temporary files, pixel progress | nothing |
+//! | [`pixel`] | the formulas, their integer tables, the pixel layouts (kernels), the work per pixel | nothing |
+//! | [`system`] | memory limits and the budget, huge pages, temporary files, load, progress, one-time work | nothing |
 //! | [`shaders`] | every WGSL source, included from one place | nothing |
-//! | [`cpu`] | scalar reference + SIMD/rayon kernel, the memory-stream baseline | `pixel` |
-//! | [`gpu`] | wgpu device, planning, timing, GPU memory, display, drivers | `pixel`, `shaders` |
-//! | [`io`] | decode within the memory budget, atomic export, PNG and JPEG encoders | nothing |
-//! | [`engine`] | backend choice, phase reports, bench, sweep, ceilings, parity, file jobs | `cpu`, `gpu`, `io`, `pixel` |
-//! | [`cli`] | `graylab convert / bench / sweep / info` | `engine` |
-//! | `app` | the eframe desktop app (feature `gui`) | `engine` |
+//! | [`cpu`] | scalar reference + SIMD/rayon kernel, the memory-stream baseline | `pixel`, `system` |
+//! | [`gpu`] | wgpu device, planning, timing, GPU memory, display, drivers | `pixel`, `system`, `shaders` |
+//! | [`io`] | decode within the memory budget, atomic export, PNG and JPEG encoders | `system` |
+//! | [`engine`] | backend choice, phase reports, bench, sweep, ceilings, claims, sampling, estimates | the five above |
+//! | [`cli`] | `graylab convert / bench / sweep / info / claims` | `engine` |
+//! | `app` | the eframe desktop app (feature `gui`) | `engine`, `shaders` |
 //!
-//! The rule: `app`/`cli` -> `engine` -> {`cpu`, `gpu`, `io`} -> `pixel`, never backwards;
-//! `system` and `shaders` are leaves any layer may use. The engine knows nothing of the UI.
-//! `tests/architecture.rs` checks the rule and that no import cycle exists; `ARCHITECTURE.md`
-//! has the path of one image.
-//!
-//! A new formula goes in [`pixel`] (and `shaders/grayscale.wgsl`); a new pixel layout is a
-//! [`pixel::Kernel`] plus a CPU loop and a shader entry point; a new phase or statistic goes in
-//! [`engine`]; a new command in [`cli`]; a new panel in `app`.
+//! `app`/`cli` -> `engine` -> {`cpu`, `gpu`, `io`} -> `pixel`, never backwards; `system` and
+//! `shaders` are leaves. The rule is stated in full in `ARCHITECTURE.md`, with a row per folder,
+//! the path of one image and where a change goes; `tests/architecture.rs` checks it.
 
 pub mod cli;
 pub mod cpu;

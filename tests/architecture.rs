@@ -1,4 +1,5 @@
-//! The tree and the docs agree: every path `ARCHITECTURE.md` names exists, the dependency rule
+//! The tree and the docs agree: every path `ARCHITECTURE.md` names exists and every folder of
+//! `src/` has its row there, the dependency rule
 //! holds (the engine knows nothing of the UI, the front ends use only the engine), there is no
 //! import cycle between the files of `src/` or between the folders of one parent, and no folder
 //! or file outgrows its shape. Reads the sources as text; builds nothing.
@@ -382,6 +383,29 @@ fn every_path_the_docs_name_exists() {
         }
     }
     assert!(missing.is_empty(), "paths named in the docs that do not exist: {missing:#?}");
+}
+
+/// ARCHITECTURE.md is the map: every folder of `src/` has its row (its path in backticks).
+#[test]
+fn every_folder_of_src_is_on_the_map() {
+    fn folders(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                let rel = path.strip_prefix(root()).expect("under the root");
+                out.push(format!("`{}/`", rel.to_string_lossy()));
+                folders(&path, out);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    folders(&root().join("src"), &mut all);
+    assert!(all.len() > 30, "the walk found the folders: {all:?}");
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let rows: Vec<&str> = map.lines().filter(|l| l.starts_with("| `src/")).collect();
+    let missing: Vec<&String> =
+        all.iter().filter(|f| !rows.iter().any(|r| r.starts_with(&format!("| {f} |")))).collect();
+    assert!(missing.is_empty(), "folders of src/ without their row in ARCHITECTURE.md: {missing:?}");
 }
 
 #[test]
