@@ -98,19 +98,27 @@ fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot:
         .allow_boxed_zoom(false)
 }
 
-/// The y axis of a chart of lanes (horizontal bars or boxes) that fills the height left in `ui`,
-/// named by `names` from lane 1 up. `egui_plot` skips a label taller than its lane, so the names
-/// are in the body font when the lanes are tall enough for it and in the small font when the
-/// dock is short (a dozen workgroup sizes at 1280x720), never left out.
-fn lane_axis<'a>(ui: &Ui, names: Vec<String>) -> egui_plot::AxisHints<'a> {
-    /// The x axis and the plot's margins, in points.
-    const BELOW: f32 = 40.0;
+/// The x axis and a lane chart's margins, in points.
+const LANES_BELOW: f32 = 40.0;
+
+/// The height a chart of `lanes` lanes needs for names of at least 10 px: with less, a chart
+/// shows in a scroll area at this height (12 workgroup shapes in the dock at 1024x640 lost
+/// every name).
+fn lanes_height(lanes: usize) -> f32 {
+    (lanes as f32 + 1.2) * 13.0 + LANES_BELOW
+}
+
+/// The y axis of a chart of lanes (horizontal bars or boxes) `height` points tall, named by
+/// `names` from lane 1 up. `egui_plot` skips a label taller than its lane, so the names are in
+/// the body font when the lanes are tall enough for it and smaller (never under 10 px) when the
+/// dock is short.
+fn lane_axis<'a>(ui: &Ui, height: f32, names: Vec<String>) -> egui_plot::AxisHints<'a> {
     let lanes = names.len() as f32 + 1.2;
-    let lane_height = (ui.available_height() - BELOW) / lanes;
+    let lane_height = (height - LANES_BELOW) / lanes;
     // egui_plot leaves out a label taller than its lane: in a short chart (many lanes, a small
     // window) the names get a smaller font rather than none (a row is about 1.2 font sizes).
     let body = egui::TextStyle::Body.resolve(ui.style());
-    let size = (lane_height / 1.25).clamp(7.0, body.size);
+    let size = (lane_height / 1.25).clamp(10.0, body.size);
     egui_plot::AxisHints::new_y()
         .label_spacing(1.0..=2.0)
         .tick_label_font(egui::FontId::new(size, body.family))

@@ -127,7 +127,7 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
         .x_grid_spacer(nice_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
         // Lane `lanes` (the top) is the first lane.
-        .custom_y_axes(vec![lane_axis(ui, names)])
+        .custom_y_axes(vec![lane_axis(ui, ui.available_height(), names)])
         .include_x(0.0)
         .include_x(wall.max(1e-3) * 1.05)
         .include_y(0.4)

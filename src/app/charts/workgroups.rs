@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
-use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, ms, nice_spacer};
+use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
 use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupRace, WorkgroupSize};
 
@@ -281,19 +281,33 @@ pub fn workgroups_chart_ui(
     );
     let rows = names.len();
     let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
-    fixed_plot(ui, "workgroups", "kernel ms", "")
-        .x_grid_spacer(nice_spacer(44.0, false))
-        .y_grid_spacer(|input| lane_marks(&input))
-        .custom_y_axes(vec![lane_axis(ui, names)])
-        .include_x(0.0)
-        .include_x(top * 1.1)
-        .include_y(0.4)
-        .include_y(rows as f64 + 0.6)
-        .show(ui, |plot| {
-            plot.box_plot(
-                BoxPlot::new("GPU kernel", boxes).color(Segment::Phase(Phase::Kernel).colour()).horizontal(),
-            );
+    let plot = |ui: &mut Ui, height: f32| {
+        fixed_plot(ui, "workgroups", "kernel ms", "")
+            .height(height)
+            .x_grid_spacer(nice_spacer(44.0, false))
+            .y_grid_spacer(|input| lane_marks(&input))
+            .custom_y_axes(vec![lane_axis(ui, height, names)])
+            .include_x(0.0)
+            .include_x(top * 1.1)
+            .include_y(0.4)
+            .include_y(rows as f64 + 0.6)
+            .show(ui, |plot| {
+                plot.box_plot(
+                    BoxPlot::new("GPU kernel", boxes)
+                        .color(Segment::Phase(Phase::Kernel).colour())
+                        .horizontal(),
+                );
+            });
+    };
+    // Every shape keeps its name: too many for the dock's height scroll.
+    let (available, needed) = (ui.available_height().max(60.0), lanes_height(rows));
+    if available >= needed {
+        plot(ui, available);
+    } else {
+        egui::ScrollArea::vertical().id_salt("workgroups scroll").max_height(available).show(ui, |ui| {
+            plot(ui, needed);
         });
+    }
     asked
 }
 
