@@ -73,23 +73,7 @@ pub fn spinner(ui: &mut egui::Ui) -> egui::Response {
     response
 }
 
-/// Durations from this long on are written in seconds, not milliseconds.
-pub const SECONDS_FROM_NS: u64 = 10_000_000_000;
-
-/// A duration for a label, to four significant digits (at least to the microsecond): "894.7 ms",
-/// "3.790 ms", "9999 ms", or in seconds from 10 s on ("12.35 s", "159.0 s"). Every label that prints a
-/// duration in the app goes through here.
-#[must_use]
-pub fn duration(ns: u64) -> String {
-    let (value, unit) = if ns >= SECONDS_FROM_NS { (ns as f64 / 1e9, "s") } else { (ns as f64 / 1e6, "ms") };
-    let decimals = match value {
-        v if v >= 1000.0 => 0,
-        v if v >= 100.0 => 1,
-        v if v >= 10.0 => 2,
-        _ => 3,
-    };
-    format!("{value:.decimals$} {unit}")
-}
+pub use crate::engine::{SECONDS_FROM_NS, duration};
 
 /// A chart's time unit for values up to `max_ns`: ("ms", 1e6 ns per unit), or ("s", 1e9) from
 /// 10 s on, so that no axis reads "200000 ms".
@@ -115,14 +99,7 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn durations_from_ten_seconds_on_are_in_seconds() {
-        assert_eq!(super::duration(894_700_000), "894.7 ms");
-        assert_eq!(super::duration(9_999_000_000), "9999 ms");
-        assert_eq!(super::duration(30_811_000), "30.81 ms");
-        assert_eq!(super::duration(3_790_400), "3.790 ms");
-        assert_eq!(super::duration(12_345), "0.012 ms");
-        assert_eq!(super::duration(158_962_502_000), "159.0 s");
-        assert_eq!(super::duration(12_345_678_901), "12.35 s");
+    fn chart_axes_from_ten_seconds_on_are_in_seconds() {
         assert_eq!(super::time_unit(200_000_000_000), ("s", 1e9));
         assert_eq!(super::time_unit(2_000_000), ("ms", 1e6));
     }

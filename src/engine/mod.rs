@@ -37,7 +37,7 @@ pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
-pub use report::{ClockSource, Phase, PhaseTiming, RunReport, Stats, ms};
+pub use report::{ClockSource, Phase, PhaseTiming, RunReport, SECONDS_FROM_NS, Stats, duration, ms};
 pub use round_trip::{
     DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
     round_trip_budget, round_trip_bytes, round_trips,

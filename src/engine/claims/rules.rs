@@ -5,12 +5,12 @@
 //! tested on made-up measurements.
 
 use crate::engine::claims::{Evidence, Verdict};
-use crate::engine::report::ms;
+use crate::engine::report::duration;
 use crate::engine::sampling::Decision;
 
-/// A duration in nanoseconds as text, e.g. `34.200 ms`.
+/// A duration in nanoseconds as text, e.g. `34.20 ms` or `12.35 s`.
 fn t(ns: f64) -> String {
-    format!("{} ms", ms(ns.max(0.0).round() as u64))
+    duration(ns.max(0.0).round() as u64)
 }
 
 /// The verdict of a claim that holds when its ratio lies `holds` of the threshold.

@@ -34,7 +34,7 @@ fn transfers_hold_when_moving_is_decided_slower_than_the_kernel() {
     assert_eq!(v, Verdict::Holds);
     assert_eq!(
         why,
-        "moving the data, 44.000 ms (upload 34.000 ms + download 10.000 ms), takes longer than the GPU kernel, \
+        "moving the data, 44.00 ms (upload 34.00 ms + download 10.00 ms), takes longer than the GPU kernel, \
          2.000 ms; the upload alone takes longer than the CPU's whole conversion, 7.000 ms; \
          ratio 3.00 (95% CI 2.50\u{2013}3.50, 9 rounds)"
     );

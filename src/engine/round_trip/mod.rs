@@ -19,7 +19,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::engine::convert::{Prepared, prepare};
-use crate::engine::report::{Stats, ms};
+use crate::engine::report::{Stats, duration};
 use crate::engine::sampling::{Budget, rotation};
 use crate::engine::sweep::compare::compare_rounds;
 use crate::engine::sweep::result::{Comparison, Winner};
@@ -244,9 +244,9 @@ fn verdict(r: &RoundTripResult) -> String {
     let at = format!("At {} ({}x{}) and {work}", megapixels(r.width, r.height), r.width, r.height);
     let figures = |p: &RoundTripPoint| {
         format!(
-            "{} ms per operation on the GPU against the CPU's {} ms",
-            ms(p.gpu_per_op_ns.round() as u64),
-            ms(p.cpu_per_op_ns.median_ns)
+            "{} per operation on the GPU against the CPU's {}",
+            duration(p.gpu_per_op_ns.round() as u64),
+            duration(p.cpu_per_op_ns.median_ns)
         )
     };
     let mut text = match (r.gpu_wins_from_passes, r.points.last()) {

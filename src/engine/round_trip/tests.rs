@@ -93,7 +93,7 @@ fn the_gpu_wins_from_the_first_decided_count_after_its_last_non_win() {
     assert!(
         v.starts_with(
             "At 33 MP (7680x4320) and 256 rounds per pixel the GPU wins from 4 operations per round trip: \
-             8.000 ms per operation on the GPU against the CPU's 10.000 ms there; GPU faster: 1.2"
+             8.000 ms per operation on the GPU against the CPU's 10.00 ms there; GPU faster: 1.2"
         ),
         "{v}"
     );
@@ -112,7 +112,7 @@ fn the_verdict_says_when_the_gpu_never_wins_and_what_it_is() {
     let v = verdict(&r);
     assert!(v.contains("the GPU does not win up to 16 operations per round trip"), "{v}");
     assert!(
-        v.contains("12.000 ms per operation on the GPU against the CPU's 10.000 ms at 16; CPU faster"),
+        v.contains("12.00 ms per operation on the GPU against the CPU's 10.00 ms at 16; CPU faster"),
         "{v}"
     );
     assert!(v.ends_with("this CPU's own cores)."), "{v}");
