@@ -180,10 +180,11 @@ impl Session {
 
     /// A job ended (`ticket`): when it ran to its end, learns its overhead from its wall time.
     pub(super) fn learn_job_end(&mut self, ticket: &Ticket, stopped: bool) {
-        let Some(i) = self.pace.sent.iter().position(|(id, ..)| *id == ticket.id) else { return };
-        let (_, task, parts) = self.pace.sent.swap_remove(i);
+        // The runs' seconds are forgotten with every job's end, sent with an estimate or not.
         let ran_s = self.pace.ran_s.iter().find(|(id, _)| *id == ticket.id).map(|(_, s)| *s);
         self.pace.ran_s.retain(|(id, _)| *id != ticket.id);
+        let Some(i) = self.pace.sent.iter().position(|(id, ..)| *id == ticket.id) else { return };
+        let (_, task, parts) = self.pace.sent.swap_remove(i);
         let Some(progress) = ticket.progress() else { return };
         if stopped || ticket.cancelled() {
             return;

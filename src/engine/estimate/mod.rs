@@ -287,8 +287,7 @@ impl Pace {
         for (lane, ops) in
             [(Lane::CpuAllThreads, ops_per_s), (Lane::CpuOneThread, ops_per_s / threads.max(1) as f64)]
         {
-            let bytes_per_s = 1e6 * BYTES_PER_PIXEL / lane.rough().per_mp_s;
-            self.set_roof(lane, Roof { bytes_per_s, ops_per_s: ops });
+            self.set_compute(lane, ops);
         }
     }
 
@@ -296,8 +295,13 @@ impl Pace {
     /// the prior of the GPU's rounds until worked runs are seen (a software adapter computes at
     /// a fifth of the rough guess's rate; a real GPU far faster).
     pub fn set_gpu_compute(&mut self, ops_per_s: f64) {
-        let bytes_per_s = 1e6 * BYTES_PER_PIXEL / Lane::Gpu.rough().per_mp_s;
-        self.set_roof(Lane::Gpu, Roof { bytes_per_s, ops_per_s });
+        self.set_compute(Lane::Gpu, ops_per_s);
+    }
+
+    /// Sets `lane`'s compute ceiling, with the rough guess's streaming rate beside it.
+    fn set_compute(&mut self, lane: Lane, ops_per_s: f64) {
+        let bytes_per_s = 1e6 * BYTES_PER_PIXEL / lane.rough().per_mp_s;
+        self.set_roof(lane, Roof { bytes_per_s, ops_per_s });
     }
 
     /// Sets a lane's ceilings, used for its costs until a run of it is seen.
