@@ -269,8 +269,8 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     }
     if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
         outln!(
-            "warning: other processes took {:.0}% of the CPU while this ran: the figures are noisier than on a quiet machine",
-            busy.others_share * 100.0
+            "warning: {} while this ran: the figures are noisier than on a quiet machine",
+            busy.shares_text()
         );
     }
     if let Some(k) = &report.ceilings {

@@ -90,10 +90,7 @@ fn print_blocks(report: &ClaimsReport) {
         }
         outln!("   verdict: {}: {}", c.verdict, c.why);
         if let Some(busy) = c.busy.filter(crate::system::load::Busy::is_busy) {
-            outln!(
-                "   busy: other processes took {:.0}% of the CPU while this ran",
-                busy.others_share * 100.0
-            );
+            outln!("   busy: {} while this ran", busy.shares_text());
         }
     }
 }

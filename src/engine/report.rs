@@ -204,14 +204,9 @@ impl RunReport {
     #[must_use]
     pub fn busy_note(&self) -> Option<String> {
         let b = self.busy.filter(Busy::is_busy)?;
-        let steal = if b.steal_share > 0.005 {
-            format!(", a hypervisor {:.0}%", b.steal_share * 100.0)
-        } else {
-            String::new()
-        };
         Some(format!(
-            "Measured on a busy machine (other processes took {:.0}% of the CPU{steal}): these figures may be slow; run again when it is quiet.",
-            b.others_share * 100.0
+            "Measured on a busy machine ({}): these figures may be slow; run again when it is quiet.",
+            b.shares_text()
         ))
     }
 

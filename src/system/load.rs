@@ -40,6 +40,18 @@ impl Busy {
     pub fn is_busy(&self) -> bool {
         self.others_share > BUSY_SHARE || self.steal_share > BUSY_SHARE / 2.0
     }
+
+    /// Its shares in words: "other processes took 12% of the CPU", and the hypervisor's where
+    /// it stole any.
+    #[must_use]
+    pub fn shares_text(&self) -> String {
+        let steal = if self.steal_share > 0.005 {
+            format!(", a hypervisor {:.0}%", self.steal_share * 100.0)
+        } else {
+            String::new()
+        };
+        format!("other processes took {:.0}% of the CPU{steal}", self.others_share * 100.0)
+    }
 }
 
 impl CpuSnapshot {

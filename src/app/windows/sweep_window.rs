@@ -12,6 +12,9 @@ use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::{SweepOptions, SweepResult};
 
+/// The least height the sweep chart scrolls in, in points.
+const MIN_CHART_ROOM: f32 = 120.0;
+
 /// The sweep window's state.
 pub struct SweepWindow {
     /// Whether the window is open.
@@ -168,13 +171,10 @@ impl SweepWindow {
         }
         super::verdict_ui(ui, &r.verdict, r.software_adapter);
         super::debug_build_ui(ui, &r.build);
-        if r.was_busy() {
-            let others = r.busy.map_or(0.0, |b| b.others_share * 100.0);
+        if let Some(busy) = r.busy_text() {
             ui.colored_label(
                 crate::app::look::WARNING,
-                format!(
-                    "Measured on a busy machine (other processes took {others:.0}% of the CPU): these figures are noisier."
-                ),
+                format!("Measured on a busy machine ({busy}): these figures are noisier."),
             );
         }
         let rates: Vec<String> = r
@@ -192,7 +192,22 @@ impl SweepWindow {
             .map_or_else(String::new, |ns| format!(", dispatch latency {}", crate::app::look::duration(ns)));
         ui.label(format!("At the largest size: {}{latency}.", rates.join(", ")));
         let (r, compare) = self.one_level(ui, &r);
-        self.chart.ui(ui, &r, &compare, 360.0, self.bottom_y);
+        // The chart gives way to fit above `bottom_y`; what its least height cannot fit (a long
+        // legend of loaded sweeps, opened notes, on a short screen) scrolls, rather than push
+        // the window off the screen.
+        let room = (self.bottom_y - ui.cursor().top()).max(MIN_CHART_ROOM);
+        // (`min_scrolled_height`: the window's height is last frame's, which alone would never
+        // let it grow to the chart.)
+        egui::ScrollArea::vertical()
+            .max_height(room)
+            .min_scrolled_height(room)
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                // The chart's bottom where it is unscrolled: scrolled down, the plot must not
+                // grow into the room the scroll made (the notes would never come into view).
+                let bottom_y = ui.cursor().top() + room;
+                self.chart.ui(ui, &r, &compare, 360.0, bottom_y);
+            });
     }
 
     /// A work grid's sizes chart shows one work level at a time (picked here): its points, and

@@ -341,15 +341,8 @@ fn print_comparisons(r: &SweepResult) {
             );
         }
     }
-    if r.was_busy() {
-        let others = r.busy.map_or(0.0, |b| b.others_share);
-        let points = r.points.iter().filter(|p| p.was_busy()).count();
-        outln!(
-            "warning: the machine was busy (other processes took {:.0}% of the CPU over the sweep, {points} of {} points \
-             measured busy): the figures are noisier than on a quiet machine",
-            others * 100.0,
-            r.points.len()
-        );
+    if let Some(busy) = r.busy_text() {
+        outln!("warning: the machine was busy ({busy}): the figures are noisier than on a quiet machine");
     }
 }
 

@@ -289,8 +289,8 @@ pub fn run_claims(
         if let Some(busy) = result.busy.filter(Busy::is_busy) {
             let _ = write!(
                 result.why,
-                "; measured on a busy machine (other processes took {:.0}% of the CPU), so the noise is wider",
-                busy.others_share * 100.0
+                "; measured on a busy machine ({}), so the noise is wider",
+                busy.shares_text()
             );
         }
         if software {

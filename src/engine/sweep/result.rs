@@ -242,6 +242,18 @@ impl SweepResult {
     pub fn was_busy(&self) -> bool {
         self.busy.is_some_and(|b| b.is_busy()) || self.points.iter().any(SweepPoint::was_busy)
     }
+
+    /// How busy the machine was, in one clause, where it was busy: over the whole sweep, and how
+    /// many points were measured busy (a sweep quiet overall can have a busy point).
+    #[must_use]
+    pub fn busy_text(&self) -> Option<String> {
+        if !self.was_busy() {
+            return None;
+        }
+        let points = self.points.iter().filter(|p| p.was_busy()).count();
+        let overall = self.busy.map_or_else(String::new, |b| format!("{} over the sweep, ", b.shares_text()));
+        Some(format!("{overall}{points} of {} points measured busy", self.points.len()))
+    }
 }
 
 fn plain_work_levels() -> Vec<u32> {

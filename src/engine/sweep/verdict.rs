@@ -237,6 +237,23 @@ mod tests {
         assert!(r.verdict.contains("measured on a busy machine"), "{}", r.verdict);
         let quiet = result(vec![point(1.0, 100, 500, 50, 150)]);
         assert!(!quiet.was_busy() && !quiet.verdict.contains("busy"), "{}", quiet.verdict);
+        assert_eq!(quiet.busy_text(), None);
+        // Quiet over the whole sweep but busy at one point: the text says which, never "0%".
+        let mut r = r;
+        r.points.push(point(2.0, 200, 900, 90, 250));
+        r.busy = Some(Busy { others_share: 0.001, steal_share: 0.0 });
+        assert_eq!(
+            r.busy_text().as_deref(),
+            Some("other processes took 0% of the CPU over the sweep, 1 of 2 points measured busy")
+        );
+        r.busy = Some(Busy { others_share: 0.02, steal_share: 0.2 });
+        r.points[0].busy = None;
+        assert_eq!(
+            r.busy_text().as_deref(),
+            Some(
+                "other processes took 2% of the CPU, a hypervisor 20% over the sweep, 0 of 2 points measured busy"
+            )
+        );
     }
 
     #[test]
