@@ -504,3 +504,36 @@ fn sweep_from_a_very_wide_photo_stays_near_its_prediction() {
         .unwrap_or_else(|| panic!("no peak memory line in: {stderr}"));
     assert!(peak < 150 << 20, "peak {} MiB", peak >> 20);
 }
+
+#[test]
+fn stored_luma_writes_the_luma_a_jpeg_stores_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    std::fs::copy(fixtures.join("luma-420.jpg"), dir.path().join("in.jpg")).expect("copy");
+    std::fs::copy(fixtures.join("stored-rgb.jpg"), dir.path().join("rgb.jpg")).expect("copy");
+    for backend in ["cpu", "gpu"] {
+        if backend == "gpu" && common::gpu().is_none() {
+            continue;
+        }
+        let out = format!("out-{backend}.png");
+        let args = ["convert", "in.jpg", "-o", &out, "--formula", "stored-luma", "--backend", backend];
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("luma as stored in the JPEG"), "{}", text(&o));
+        // Nothing was converted, so no kernel and nothing moved to the GPU.
+        assert!(!text(&o).contains("upload"), "{}", text(&o));
+        let written = image::open(dir.path().join(&out)).expect("output");
+        let stored = graylab::io::decode_file(
+            &dir.path().join("in.jpg"),
+            &graylab::io::DecodeOptions { stored_luma: true, ..Default::default() },
+        )
+        .expect("decode");
+        assert_eq!(written.as_bytes(), stored.image.as_bytes(), "{backend}: the stored luma, unchanged");
+    }
+    // A JPEG that stores RGB is converted with bt601, and the report says why.
+    let o = graylab(&["convert", "rgb.jpg", "-o", "rgb.png", "--formula", "stored-luma"], dir.path());
+    assert!(o.status.success() && text(&o).contains("the JPEG stores RGB"), "{}", text(&o));
+    let colour = image::open(dir.path().join("rgb.jpg")).expect("rgb");
+    let written = image::open(dir.path().join("rgb.png")).expect("output");
+    assert_eq!(written.as_bytes(), expected_gray(&colour, graylab::pixel::Formula::Bt601));
+}

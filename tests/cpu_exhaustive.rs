@@ -13,7 +13,7 @@ fn all_colours_rgb() -> Vec<u8> {
 #[test]
 fn all_colours_every_formula_rgb8() {
     let src = all_colours_rgb();
-    for formula in Formula::ALL {
+    for formula in Formula::COMPUTED {
         let mut fast = vec![0u8; 1 << 24];
         par_convert(Kernel::Rgb8ToL8, formula, &src, &mut fast, 2).expect("sizes match");
         for (c, &got) in fast.iter().enumerate() {
@@ -30,7 +30,7 @@ fn all_colours_every_formula_rgb8() {
 fn all_colours_every_formula_rgba8_with_and_without_alpha() {
     let src: Vec<u8> =
         (0u32..1 << 24).flat_map(|c| [(c >> 16) as u8, (c >> 8) as u8, c as u8, (c * 7) as u8]).collect();
-    for formula in Formula::ALL {
+    for formula in Formula::COMPUTED {
         let mut gray = vec![0u8; 1 << 24];
         par_convert(Kernel::Rgba8ToL8, formula, &src, &mut gray, 2).expect("sizes match");
         let mut la = vec![0u8; 2 << 24];
@@ -46,7 +46,7 @@ fn all_colours_every_formula_rgba8_with_and_without_alpha() {
 #[test]
 fn sixteen_bit_kernels_match_the_definition() {
     let src = common::noise(6 << 20, 16);
-    for formula in Formula::ALL {
+    for formula in Formula::COMPUTED {
         let mut out = vec![0u8; 2 << 20];
         par_convert(Kernel::Rgb16ToL16, formula, &src, &mut out, 2).expect("sizes match");
         for (p, o) in src.chunks_exact(6).zip(out.chunks_exact(2)) {

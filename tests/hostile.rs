@@ -25,8 +25,12 @@ fn pipeline(
     engines: &[(Backend, &Engine)],
     allow_truncated: bool,
 ) -> Result<(), String> {
-    let options =
-        DecodeOptions { memory_budget_bytes: Some(BUDGET_BYTES), allow_truncated, working_copies: 0 };
+    let options = DecodeOptions {
+        memory_budget_bytes: Some(BUDGET_BYTES),
+        allow_truncated,
+        working_copies: 0,
+        stored_luma: false,
+    };
     let decoded = decode_file(path, &options).map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;
     assert!(
         decoded.memory.bytes() <= BUDGET_BYTES,

@@ -7,7 +7,8 @@ mod hostile_gen;
 
 use std::path::{Path, PathBuf};
 
-use graylab::io::{DecodeOptions, DecodeWarning, IoError, TruncatedAt, decode_file};
+use graylab::io::{DecodeOptions, DecodeWarning, IoError, StoredLuma, TruncatedAt, decode_file};
+use graylab::pixel::Formula;
 use hostile_gen::{minimal_jpeg, sof_offset};
 use image::{DynamicImage, RgbImage};
 
@@ -26,10 +27,18 @@ fn jpeg(w: u32, h: u32) -> Vec<u8> {
     out
 }
 
-const STRICT: DecodeOptions =
-    DecodeOptions { memory_budget_bytes: Some(256 << 20), allow_truncated: false, working_copies: 0 };
-const LENIENT: DecodeOptions =
-    DecodeOptions { memory_budget_bytes: Some(256 << 20), allow_truncated: true, working_copies: 0 };
+const STRICT: DecodeOptions = DecodeOptions {
+    memory_budget_bytes: Some(256 << 20),
+    allow_truncated: false,
+    working_copies: 0,
+    stored_luma: false,
+};
+const LENIENT: DecodeOptions = DecodeOptions {
+    memory_budget_bytes: Some(256 << 20),
+    allow_truncated: true,
+    working_copies: 0,
+    stored_luma: false,
+};
 
 #[test]
 fn the_floor_is_exact_for_sequential_and_progressive_frames() {
@@ -317,4 +326,81 @@ fn a_cmyk_jpeg_is_read_as_rgb_and_says_it_was_stored_as_cmyk() {
     // An RGB JPEG is stored as what it is read as.
     let (rgb_path, _) = fixture("finer-chroma");
     assert_eq!(decode_file(&rgb_path, &STRICT).expect("rgb").stored_as, None);
+}
+
+/// Stored luma: a fixture, decoded for the luma it stores.
+const LUMA: DecodeOptions = DecodeOptions { stored_luma: true, ..STRICT };
+
+#[test]
+fn the_stored_luma_is_libjpegs_grayscale_decode() {
+    // `luma-*.jpg`: libjpeg-turbo 2.1.5's `cjpeg` at quality 90 from one 101x75 crop of the
+    // sample photo, in each layout; `*.djpeg-grayscale.png`: `djpeg -grayscale` of each.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    for name in ["luma-420", "luma-422", "luma-444", "luma-progressive", "luma-restart"] {
+        let path = dir.join(format!("{name}.jpg"));
+        let reference =
+            image::open(dir.join(format!("{name}.djpeg-grayscale.png"))).expect("reference").to_luma8();
+        let decoded = decode_file(&path, &LUMA).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.stored_luma, Some(StoredLuma::Decoded), "{name}");
+        let DynamicImage::ImageLuma8(gray) = &decoded.image else {
+            panic!("{name}: the stored luma is one gray plane, not {:?}", decoded.image.color())
+        };
+        assert_eq!(gray.dimensions(), (101, 75), "{name}");
+        let d: Vec<u8> = gray.as_raw().iter().zip(reference.as_raw()).map(|(a, b)| a.abs_diff(*b)).collect();
+        let max = d.iter().copied().max().unwrap_or(0);
+        let mean = d.iter().map(|&v| f64::from(v)).sum::<f64>() / d.len() as f64;
+        assert!(max <= 1 && mean <= 0.05, "{name}: max {max}, mean {mean:.3} against djpeg -grayscale");
+        // Not bt601 of the decoded colour, but near it: the encoder's luma before chroma loss.
+        let colour = decode_file(&path, &STRICT).expect("colour").image.to_rgb8();
+        let bt601: Vec<u8> = colour.pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
+        let off = gray.as_raw().iter().zip(&bt601).map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0);
+        assert!(off <= 8, "{name}: {off} levels from bt601 of the decoded colour");
+    }
+}
+
+#[test]
+fn files_without_stored_luma_decode_as_usual_and_say_why() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    // (`stored-rgb.jpg`: `cjpeg -quality 90 -rgb` of the same crop.)
+    for (name, why) in [
+        ("stored-rgb.jpg", "the JPEG stores RGB"),
+        ("cmyk.jpg", "CMYK or YCCK"),
+        ("sampled-3x1.jpg", "only the slower decoder reads right"),
+    ] {
+        let decoded = decode_file(&dir.join(name), &LUMA).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Some(StoredLuma::Fallback(said)) = decoded.stored_luma else {
+            panic!("{name}: {:?}", decoded.stored_luma)
+        };
+        assert!(said.contains(why), "{name}: {said}");
+        assert_eq!(decoded.image.color(), image::ColorType::Rgb8, "{name}: decoded in colour");
+        assert!(StoredLuma::Fallback(said).note().contains("bt601"), "{name}");
+    }
+    // A gray JPEG stores its luma alone: that is what it decodes to.
+    let gray = decode_file(&dir.join("gray-3x1.jpg"), &LUMA).expect("gray");
+    assert_eq!((gray.stored_luma, gray.image.color()), (Some(StoredLuma::Decoded), image::ColorType::L8));
+    // Any other format says it is not a JPEG.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let png = tmp.path().join("in.png");
+    image::RgbImage::new(4, 4).save(&png).expect("png");
+    let other = decode_file(&png, &LUMA).expect("png");
+    assert_eq!(other.stored_luma, Some(StoredLuma::Fallback("not a JPEG")));
+    // Asked for nothing, nothing is said.
+    assert_eq!(decode_file(&png, &STRICT).expect("png").stored_luma, None);
+}
+
+#[test]
+fn a_truncated_jpeg_is_refused_or_kept_for_its_stored_luma_as_for_colour() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let whole = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/luma-420.jpg"))
+        .expect("fixture");
+    let cut = write(dir.path(), "cut.jpg", &whole[..whole.len() * 2 / 3]);
+    let colour = decode_file(&cut, &STRICT).expect_err("truncated");
+    let luma = decode_file(&cut, &LUMA).expect_err("truncated");
+    assert!(matches!(luma, IoError::Truncated { .. }), "{luma}");
+    assert_eq!(luma.to_string(), colour.to_string(), "the same refusal");
+    let kept = decode_file(&cut, &DecodeOptions { allow_truncated: true, ..LUMA }).expect("kept");
+    assert_eq!(kept.image.color(), image::ColorType::L8);
+    let colour = decode_file(&cut, &LENIENT).expect("kept");
+    assert_eq!(kept.warnings, colour.warnings, "the same warning, rows and all");
+    assert!(matches!(kept.warnings.as_slice(), [DecodeWarning::Truncated(TruncatedAt::Row { .. })]));
 }

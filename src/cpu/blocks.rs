@@ -111,22 +111,22 @@ fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
     let w601 = |r, g, b| weighted(W601, r, g, b);
     let w709 = |r, g, b| weighted(W709, r, g, b);
     match (kernel, formula) {
-        (Kernel::Rgb8ToL8, Formula::Bt601) => rgb8_to_l8(w601, src, dst),
+        (Kernel::Rgb8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgb8_to_l8(w601, src, dst),
         (Kernel::Rgb8ToL8, Formula::Bt709) => rgb8_to_l8(w709, src, dst),
         (Kernel::Rgb8ToL8, Formula::Linear) => rgb8_to_l8(lin8, src, dst),
-        (Kernel::Rgba8ToL8, Formula::Bt601) => rgba8_to_l8(w601, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_l8(w601, src, dst),
         (Kernel::Rgba8ToL8, Formula::Bt709) => rgba8_to_l8(w709, src, dst),
         (Kernel::Rgba8ToL8, Formula::Linear) => rgba8_to_l8(lin8, src, dst),
-        (Kernel::Rgba8ToLa8, Formula::Bt601) => rgba8_to_la8(w601, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_la8(w601, src, dst),
         (Kernel::Rgba8ToLa8, Formula::Bt709) => rgba8_to_la8(w709, src, dst),
         (Kernel::Rgba8ToLa8, Formula::Linear) => rgba8_to_la8(lin8, src, dst),
-        (Kernel::Rgb16ToL16, Formula::Bt601) => rgbx16::<3, false>(w601, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<3, false>(w601, src, dst),
         (Kernel::Rgb16ToL16, Formula::Bt709) => rgbx16::<3, false>(w709, src, dst),
         (Kernel::Rgb16ToL16, Formula::Linear) => rgbx16::<3, false>(lin16, src, dst),
-        (Kernel::Rgba16ToL16, Formula::Bt601) => rgbx16::<4, false>(w601, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, false>(w601, src, dst),
         (Kernel::Rgba16ToL16, Formula::Bt709) => rgbx16::<4, false>(w709, src, dst),
         (Kernel::Rgba16ToL16, Formula::Linear) => rgbx16::<4, false>(lin16, src, dst),
-        (Kernel::Rgba16ToLa16, Formula::Bt601) => rgbx16::<4, true>(w601, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, true>(w601, src, dst),
         (Kernel::Rgba16ToLa16, Formula::Bt709) => rgbx16::<4, true>(w709, src, dst),
         (Kernel::Rgba16ToLa16, Formula::Linear) => rgbx16::<4, true>(lin16, src, dst),
     }

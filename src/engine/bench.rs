@@ -101,9 +101,12 @@ impl<'a> Repeat<'a> {
     ) -> Result<Self, EngineError> {
         let (prepared, notes) = prepare(image, settings.keep_alpha)?;
         let Prepared::Colour { kernel, bytes } = prepared else {
-            return Err(EngineError::UnsupportedPixels(
-                "the input is already gray: there is nothing to convert or measure".to_owned(),
-            ));
+            return Err(EngineError::NothingToTime(if settings.formula == super::Formula::StoredLuma {
+                "the JPEG's stored luma is decoded alone, so no conversion runs on it (time `graylab convert \
+                 --formula stored-luma` as a whole, or bench a colour formula)"
+            } else {
+                "the input is already gray, so no conversion runs on it"
+            }));
         };
         let (width, height) = (image.width(), image.height());
         let out = OutBuffer::new(kernel, width as usize * height as usize);

@@ -42,6 +42,9 @@ fn colour(kernel: Kernel, bytes: &[u8]) -> Prepared<'_> {
     Prepared::Colour { kernel, bytes: Cow::Borrowed(bytes) }
 }
 
+/// The note of a gray input, passed through unchanged.
+pub(crate) const ALREADY_GRAY: &str = "the input is already gray: passed through unchanged";
+
 /// Chooses the kernel for an image's pixel type (float images are converted to 16-bit first).
 pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, Vec<String>), EngineError> {
     let mut notes = Vec::new();
@@ -53,11 +56,11 @@ pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, 
         DynamicImage::ImageRgba16(_) if keep_alpha => colour(Kernel::Rgba16ToLa16, image.as_bytes()),
         DynamicImage::ImageRgba16(_) => colour(Kernel::Rgba16ToL16, image.as_bytes()),
         DynamicImage::ImageLuma8(_) | DynamicImage::ImageLuma16(_) => {
-            notes.push("the input is already gray: passed through unchanged".to_owned());
+            notes.push(ALREADY_GRAY.to_owned());
             Prepared::Gray(image.clone())
         }
         DynamicImage::ImageLumaA8(_) => {
-            notes.push("the input is already gray: passed through unchanged".to_owned());
+            notes.push(ALREADY_GRAY.to_owned());
             Prepared::Gray(if keep_alpha {
                 image.clone()
             } else {
@@ -65,7 +68,7 @@ pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, 
             })
         }
         DynamicImage::ImageLumaA16(_) => {
-            notes.push("the input is already gray: passed through unchanged".to_owned());
+            notes.push(ALREADY_GRAY.to_owned());
             Prepared::Gray(if keep_alpha {
                 image.clone()
             } else {

@@ -13,10 +13,13 @@ use std::time::Instant;
 use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
 use super::spans::{Lane, Span};
-use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, PixelProgress, RunOptions, RunReport};
+use super::{
+    Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, PixelProgress, RunOptions, RunReport,
+};
 use crate::io::{
     DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, FrameCount, GrayLayout, RowSource,
-    decode_file, encode_file, encode_rows_to_file, encodes_rows, export_format, header_dimensions,
+    StoredLuma, decode_file, encode_file, encode_rows_to_file, encodes_rows, export_format,
+    header_dimensions,
 };
 
 /// What converting one file did.
@@ -102,6 +105,8 @@ pub fn convert_file(
     // The file's timeline: the decode, the conversion and the encode where they ran.
     let started = Instant::now();
     let since = || u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
+    let decode = &DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
     let decoded = decode_file(input, decode)?;
     let decoded_at_ns = since();
     let decode_span = Span::cpu(Lane::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
@@ -116,10 +121,14 @@ pub fn convert_file(
         return Ok(report);
     }
     let convert_at_ns = since();
-    let converted =
+    let mut converted =
         engine.convert(&decoded.image, settings, RunOptions { progress, ..RunOptions::default() })?;
     let mut notes = Vec::new();
     decode_notes(&decoded, &mut notes);
+    if decoded.stored_luma == Some(StoredLuma::Decoded) {
+        // Said better by the stored luma's note.
+        converted.report.notes.retain(|n| n != super::convert::ALREADY_GRAY);
+    }
     let frames = decoded.frames;
     drop(decoded.image);
     let written = encode_file(&converted.image, output, export)?;
@@ -151,6 +160,7 @@ fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
         notes.push("EXIF orientation applied".to_owned());
     }
     notes.extend(decoded.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(decoded.stored_luma.map(StoredLuma::note));
 }
 
 /// Rows converted by the CPU kernel on demand, for an encoder's stripes.

@@ -183,6 +183,9 @@ pub enum EngineError {
     /// The image's pixel type has no conversion.
     #[error("unsupported pixel type {0}")]
     UnsupportedPixels(String),
+    /// A benchmark of an image no kernel runs on (why).
+    #[error("nothing to time: {0}")]
+    NothingToTime(&'static str),
 }
 
 /// The engine: a CPU backend that always works and a GPU converter opened on first use.

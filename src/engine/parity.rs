@@ -88,7 +88,7 @@ impl Engine {
         progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> Result<ParityReport, EngineError> {
         // The CPU, the GPU, and the other formulas on the CPU.
-        let steps = 1 + Formula::ALL.len();
+        let steps = 1 + Formula::COMPUTED.len();
         let mut done = 0;
         let mut step = || {
             let go = progress(done, steps);
@@ -112,8 +112,8 @@ impl Engine {
             Err(e) => (None, Some(format!("{e:#}")), GrayImage::new(image.width(), image.height())),
         };
         let mut by_formula = Vec::new();
-        for f in Formula::ALL {
-            let out = if f == settings.formula {
+        for f in Formula::COMPUTED {
+            let out = if f == settings.formula.computed() {
                 cpu.clone()
             } else {
                 step()?;

@@ -57,6 +57,8 @@ impl Pipelines {
             return Err(GpuError::Validation(e.clone()));
         }
         ctx.check_workgroup(size)?;
+        // One pipeline per formula computed (stored luma computes BT.601 on decoded colour).
+        let formula = formula.computed();
         let key = (kernel, formula, size);
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(p) = cache.get(&key) {

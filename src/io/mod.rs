@@ -26,6 +26,7 @@ pub use read::decode::{DecodeOptions, Decoded, decode_file};
 pub use read::sniff::{
     FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
 };
+pub use read::stored_luma::StoredLuma;
 pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,

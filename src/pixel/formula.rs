@@ -22,11 +22,29 @@ pub enum Formula {
     /// Linear-light luminance: sRGB decode, BT.709 weights on linear values, sRGB encode, through
     /// integer tables with a 16-bit linear intermediate. Pure red gives 127.
     Linear,
+    /// The luma a YCbCr JPEG stores, decoded alone (no chroma, no upsampling, no colour
+    /// conversion): what the encoder computed from the original RGB with BT.601's weights, within
+    /// a level or two of [`Formula::Bt601`] of the decoded RGB. Every other input (and a JPEG
+    /// stored as RGB, CMYK or YCCK) is converted as [`Formula::Bt601`].
+    #[serde(rename = "stored-luma")]
+    StoredLuma,
 }
 
 impl Formula {
     /// Every formula, in menu order.
-    pub const ALL: [Self; 3] = [Self::Bt601, Self::Bt709, Self::Linear];
+    pub const ALL: [Self; 4] = [Self::Bt601, Self::Bt709, Self::Linear, Self::StoredLuma];
+    /// The formulas the kernels compute (every other is one of these on decoded pixels).
+    pub const COMPUTED: [Self; 3] = [Self::Bt601, Self::Bt709, Self::Linear];
+
+    /// The formula the kernels compute for this one: [`Formula::StoredLuma`] falls back to
+    /// BT.601 on whatever is decoded as colour.
+    #[must_use]
+    pub fn computed(self) -> Self {
+        match self {
+            Self::StoredLuma => Self::Bt601,
+            other => other,
+        }
+    }
 
     /// The short name used on the command line and in reports.
     #[must_use]
@@ -35,6 +53,7 @@ impl Formula {
             Self::Bt601 => "bt601",
             Self::Bt709 => "bt709",
             Self::Linear => "linear",
+            Self::StoredLuma => "stored-luma",
         }
     }
 
@@ -45,6 +64,7 @@ impl Formula {
             Self::Bt601 => "BT.601 luma, exactly OpenCV cvtColor(RGB2GRAY)",
             Self::Bt709 => "BT.709 luma on encoded values",
             Self::Linear => "linear-light luminance (sRGB decode / encode)",
+            Self::StoredLuma => "the luma a JPEG stores, decoded alone (bt601 for other inputs)",
         }
     }
 
@@ -53,7 +73,7 @@ impl Formula {
     #[must_use]
     pub fn weights(self) -> [u32; 3] {
         match self {
-            Self::Bt601 => BT601_WEIGHTS,
+            Self::Bt601 | Self::StoredLuma => BT601_WEIGHTS,
             Self::Bt709 | Self::Linear => BT709_WEIGHTS,
         }
     }
@@ -62,7 +82,7 @@ impl Formula {
     #[must_use]
     pub fn shader_id(self) -> u32 {
         match self {
-            Self::Bt601 => 0,
+            Self::Bt601 | Self::StoredLuma => 0,
             Self::Bt709 => 1,
             Self::Linear => 2,
         }
@@ -72,7 +92,9 @@ impl Formula {
     #[must_use]
     pub fn luma8(self, r: u8, g: u8, b: u8) -> u8 {
         match self {
-            Self::Bt601 | Self::Bt709 => weighted(self.weights(), r.into(), g.into(), b.into()) as u8,
+            Self::Bt601 | Self::Bt709 | Self::StoredLuma => {
+                weighted(self.weights(), r.into(), g.into(), b.into()) as u8
+            }
             Self::Linear => {
                 let t = luma_tables();
                 let lin = weighted(
@@ -90,7 +112,9 @@ impl Formula {
     #[must_use]
     pub fn luma16(self, r: u16, g: u16, b: u16) -> u16 {
         match self {
-            Self::Bt601 | Self::Bt709 => weighted(self.weights(), r.into(), g.into(), b.into()) as u16,
+            Self::Bt601 | Self::Bt709 | Self::StoredLuma => {
+                weighted(self.weights(), r.into(), g.into(), b.into()) as u16
+            }
             Self::Linear => {
                 let t = luma_tables();
                 let lin = weighted(
@@ -124,9 +148,9 @@ impl fmt::Display for Formula {
     }
 }
 
-/// The error for a formula name that is not one of `bt601`, `bt709`, `linear`.
+/// The error for a formula name that is not one of `bt601`, `bt709`, `linear`, `stored-luma`.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown formula {0:?} (expected bt601, bt709 or linear)")]
+#[error("unknown formula {0:?} (expected bt601, bt709, linear or stored-luma)")]
 pub struct ParseFormulaError(String);
 
 impl FromStr for Formula {
@@ -207,6 +231,12 @@ mod tests {
     #[test]
     fn parses_names() {
         assert_eq!("BT709".parse::<Formula>().ok(), Some(Formula::Bt709));
+        // Stored luma is bt601 wherever pixels are computed, in name and in JSON its own.
+        assert_eq!("stored-luma".parse::<Formula>().ok(), Some(Formula::StoredLuma));
+        assert_eq!(Formula::StoredLuma.computed(), Formula::Bt601);
+        assert_eq!(Formula::StoredLuma.luma8(255, 0, 0), 76);
+        assert_eq!(serde_json::to_string(&Formula::StoredLuma).ok().as_deref(), Some("\"stored-luma\""));
+        assert!(!Formula::COMPUTED.contains(&Formula::StoredLuma));
         assert!("bt2020".parse::<Formula>().is_err());
     }
 }

@@ -55,7 +55,9 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
         .on_disabled_hover_text(gpu_error);
     });
     egui::ComboBox::from_label("Formula").selected_text(c.formula.name()).show_ui(ui, |ui| {
-        for f in Formula::ALL {
+        // Stored luma is a way of decoding a file (`graylab convert`): the app decodes the photo
+        // in colour to show it, and offers the formulas computed on those pixels.
+        for f in Formula::COMPUTED {
             ui.selectable_value(&mut c.formula, f, format!("{} — {}", f.name(), f.description()));
         }
     });

@@ -18,6 +18,7 @@ use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
+use crate::io::read::stored_luma::{StoredLuma, StoredLumaDecoder};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, FrameCount, IoError, Reservation, owned};
@@ -36,6 +37,9 @@ pub struct DecodeOptions {
     /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
     /// adapter or unified memory the device buffers too, are host memory), else 0.
     pub working_copies: u32,
+    /// Decode only the luma a YCbCr JPEG stores (gray, no chroma): `--formula stored-luma`.
+    /// Other files decode as usual, and [`Decoded::stored_luma`] says why.
+    pub stored_luma: bool,
 }
 
 /// A decoded image and what it cost.
@@ -57,6 +61,8 @@ pub struct Decoded {
     pub stored_as: Option<&'static str>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
+    /// Where [`DecodeOptions::stored_luma`] was asked: whether the stored luma was decoded.
+    pub stored_luma: Option<StoredLuma>,
 }
 
 /// Decodes a file. Refuses, before allocating, files that cannot hold the pixels their header
@@ -111,9 +117,15 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         if other.is_some() {
             extra += layout.plane_bytes();
         }
+        let stored_luma = options
+            .stored_luma
+            .then(|| StoredLuma::of_jpeg(layout.components.len(), other.is_some(), &plan.bytes));
         // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg
         // refuses some of them (a sampling factor of 3).
         let decoder: Box<dyn ImageDecoder + '_> = match other {
+            None if stored_luma == Some(StoredLuma::Decoded) && layout.components.len() == 3 => {
+                Box::new(guarded(path, || StoredLumaDecoder::new(&plan.bytes))?)
+            }
             None => {
                 let reader =
                     ImageReader::with_format(std::io::Cursor::new(&plan.bytes[..]), ImageFormat::Jpeg);
@@ -123,6 +135,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         };
         let facts = Facts::default();
         let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
+        raw.stored_luma = stored_luma;
         // The JPEG decoders give four components (CMYK, or YCCK) as RGB without saying so.
         if layout.components.len() == 4 {
             raw.stored_as = Some("CMYK");
@@ -130,7 +143,8 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         let truncated = (!layout.complete).then(|| truncated_at(&raw.image, &layout));
         (raw, ImageFormat::Jpeg, truncated, facts)
     } else {
-        let (raw, format, facts) = decode_other(path, &head, options)?;
+        let (mut raw, format, facts) = decode_other(path, &head, options)?;
+        raw.stored_luma = options.stored_luma.then_some(StoredLuma::Fallback("not a JPEG"));
         (raw, format, None, facts)
     };
     if let Some(at) = truncated {
@@ -141,7 +155,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let Raw { mut image, orientation, reservation, stored_as } = raw;
+    let Raw { mut image, orientation, reservation, stored_as, stored_luma } = raw;
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
@@ -161,6 +175,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         frames,
         stored_as,
         memory: reservation,
+        stored_luma,
     })
 }
 
@@ -307,7 +322,7 @@ fn decode_with(
             guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
         }
     };
-    Ok(Raw { image, orientation, reservation, stored_as })
+    Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None })
 }
 
 /// What a decoder gave: the pixels, the orientation still to apply, their memory, and the colour
@@ -317,6 +332,7 @@ struct Raw {
     orientation: Orientation,
     reservation: Reservation,
     stored_as: Option<&'static str>,
+    stored_luma: Option<StoredLuma>,
 }
 
 /// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)

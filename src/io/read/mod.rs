@@ -12,5 +12,6 @@ pub(super) mod messages;
 pub(super) mod orientation;
 pub(super) mod pnm;
 pub(super) mod sniff;
+pub(super) mod stored_luma;
 pub(super) mod tiff;
 pub(super) mod tiff_header;

@@ -1,0 +1,132 @@
+//! The luma a YCbCr JPEG stores, decoded alone: zune-jpeg asked for gray output decodes the Y
+//! plane and skips the chroma's upsampling and the colour conversion (what `OpenCV`'s
+//! `IMREAD_GRAYSCALE` asks of libjpeg). The result is the encoder's BT.601 luma of the original
+//! RGB, within a level or two of `bt601` on the decoded RGB.
+
+use std::io::Cursor;
+
+use image::codecs::jpeg::JpegDecoder;
+use image::error::{DecodingError, ImageFormatHint};
+use image::metadata::Orientation;
+use image::{ColorType, ExtendedColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
+use zune_core::bytestream::ZCursor;
+use zune_core::colorspace::ColorSpace;
+use zune_core::options::DecoderOptions;
+
+/// What became of a request for the luma a JPEG stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoredLuma {
+    /// The Y plane was decoded alone: the image is that gray plane.
+    Decoded,
+    /// The file was decoded as usual, for this reason ("the JPEG stores CMYK"): its pixels are
+    /// converted with BT.601.
+    Fallback(&'static str),
+}
+
+impl StoredLuma {
+    /// What a JPEG of `components` components gives: its stored luma, unless it stores no luma
+    /// or is a variant for the slower decoder (`other_decoder`), which zune-jpeg reads wrongly.
+    #[must_use]
+    pub(crate) fn of_jpeg(components: usize, other_decoder: bool, bytes: &[u8]) -> Self {
+        match components {
+            1 => Self::Decoded,
+            4 => Self::Fallback("the JPEG stores CMYK or YCCK, not luma"),
+            _ if other_decoder => Self::Fallback("a JPEG variant that only the slower decoder reads right"),
+            _ if stores_ycbcr(bytes) => Self::Decoded,
+            _ => Self::Fallback("the JPEG stores RGB, not luma"),
+        }
+    }
+
+    /// The report's note: what was decoded, and what the conversion then did.
+    #[must_use]
+    pub fn note(self) -> String {
+        match self {
+            Self::Decoded => {
+                "luma as stored in the JPEG: decoded alone (no chroma, no colour conversion), so no conversion \
+                 was needed and nothing went to the GPU"
+                    .to_owned()
+            }
+            Self::Fallback(why) => format!("stored luma: {why}, so its colour was converted with bt601"),
+        }
+    }
+}
+
+/// The options `image` gives zune-jpeg (lenient, no size limit of its own: graylab's memory
+/// budget is the limit), with `out` as the output colour space.
+fn options(out: ColorSpace) -> DecoderOptions {
+    DecoderOptions::default()
+        .set_strict_mode(false)
+        .set_max_width(usize::MAX)
+        .set_max_height(usize::MAX)
+        .jpeg_set_out_colorspace(out)
+}
+
+/// Whether the JPEG in `bytes` stores YCbCr: three components that are neither RGB (Adobe's
+/// transform 0, or components named R, G, B) nor CMYK/YCCK. Only there is the stored luma the
+/// gray result.
+#[must_use]
+fn stores_ycbcr(bytes: &[u8]) -> bool {
+    let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::RGB));
+    decoder.decode_headers().is_ok()
+        && decoder.input_colorspace() == Some(ColorSpace::YCbCr)
+        && decoder.info().is_some_and(|i| i.components == 3)
+}
+
+/// A decoder giving a YCbCr JPEG's stored luma as 8-bit gray; its header, orientation and
+/// metadata are `image`'s decoder's, so that they are read exactly as for the other formulas.
+pub(crate) struct StoredLumaDecoder<'a> {
+    header: JpegDecoder<Cursor<&'a [u8]>>,
+    bytes: &'a [u8],
+}
+
+impl<'a> StoredLumaDecoder<'a> {
+    /// Reads the header of the JPEG in `bytes`.
+    pub(crate) fn new(bytes: &'a [u8]) -> ImageResult<Self> {
+        Ok(Self { header: JpegDecoder::new(Cursor::new(bytes))?, bytes })
+    }
+}
+
+impl ImageDecoder for StoredLumaDecoder<'_> {
+    fn dimensions(&self) -> (u32, u32) {
+        self.header.dimensions()
+    }
+
+    fn color_type(&self) -> ColorType {
+        ColorType::L8
+    }
+
+    fn original_color_type(&self) -> ExtendedColorType {
+        self.header.original_color_type()
+    }
+
+    fn icc_profile(&mut self) -> ImageResult<Option<Vec<u8>>> {
+        self.header.icc_profile()
+    }
+
+    fn exif_metadata(&mut self) -> ImageResult<Option<Vec<u8>>> {
+        self.header.exif_metadata()
+    }
+
+    fn orientation(&mut self) -> ImageResult<Orientation> {
+        self.header.orientation()
+    }
+
+    fn read_image(self, buf: &mut [u8]) -> ImageResult<()> {
+        let mut decoder =
+            zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(self.bytes), options(ColorSpace::Luma));
+        let decoding = |e: zune_jpeg::errors::DecodeErrors| {
+            ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Jpeg), e))
+        };
+        decoder.decode_headers().map_err(decoding)?;
+        if decoder.output_buffer_size() != Some(buf.len()) {
+            return Err(decoding(zune_jpeg::errors::DecodeErrors::FormatStatic(
+                "the luma plane's size does not match the header's",
+            )));
+        }
+        decoder.decode_into(buf).map_err(decoding)
+    }
+
+    fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
+        (*self).read_image(buf)
+    }
+}
