@@ -12,9 +12,15 @@
 4. With --batch: 16 photos (6000x4000) converted one process per file, one after another,
    versus one `graylab convert DIR --out-dir OUT`; throughput ratio and peak memory of each.
 
-Usage: pip install opencv-python-headless numpy
+5. With --anchors instead: every tool as a whole process, interleaved (graylab bt601 and
+   stored-luma, OpenCV colour + cvtColor and IMREAD_GRAYSCALE, vips colourspace b-w), on an 8K
+   photo to PNG and JPEG q90 and a 96 MP one to PNG: wall, ratio to the fastest anchor, output
+   bytes and peak memory, as Markdown tables.
+
+Usage: pip install opencv-python-headless numpy; apt-get install libvips-tools
        cargo build --release
        python3 scripts/file_to_file.py [--graylab ./target/release/graylab] [--rounds 7] [--batch]
+       python3 scripts/file_to_file.py --anchors [--rounds 5]
 """
 import argparse
 import json
@@ -141,12 +147,70 @@ def batch(exe: str, rounds: int) -> None:
               f"load after {os.getloadavg()[0]:.2f}")
 
 
+# OpenCV as a whole process: a JPEG read in colour and converted, or read as its luma alone.
+CV_COLOUR = ("import cv2,sys;g=cv2.cvtColor(cv2.imread(sys.argv[1],cv2.IMREAD_COLOR),cv2.COLOR_BGR2GRAY);"
+             "cv2.imwrite(sys.argv[2],g,[cv2.IMWRITE_JPEG_QUALITY,90])")
+CV_GRAY = ("import cv2,sys;g=cv2.imread(sys.argv[1],cv2.IMREAD_GRAYSCALE);"
+           "cv2.imwrite(sys.argv[2],g,[cv2.IMWRITE_JPEG_QUALITY,90])")
+CV_START = "import cv2,sys"
+
+
+def anchors(exe: str, rounds: int) -> None:
+    """Every tool as a whole process, interleaved round by round: wall (OpenCV less Python's and
+    cv2's start-up, measured in the same rounds), output bytes and peak memory."""
+    with tempfile.TemporaryDirectory() as d:
+        cases = []
+        for name, size, formats in (("8K", (7680, 4320), ("png", "jpg")), ("96 MP", (12000, 8000), ("png",))):
+            src = os.path.join(d, f"{name.replace(' ', '')}.jpg")
+            make_photo(src, size, 8)
+            cases += [(name, src, fmt) for fmt in formats]
+        vips = subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout.strip()
+        print(f"OpenCV {cv2.__version__}, {vips}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, "
+              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; medians of {rounds} interleaved rounds")
+        for name, src, fmt in cases:
+            out = lambda tool: os.path.join(d, f"{tool}.{fmt}")
+            vips_out = out("vips") + ("[compression=1]" if fmt == "png" else "[Q=90]")
+            tools = {
+                "graylab bt601": [exe, "convert", src, "-o", out("gl"), "--overwrite"],
+                "graylab stored-luma": [exe, "convert", src, "-o", out("gls"), "--overwrite",
+                                        "--formula", "stored-luma"],
+                "OpenCV colour + cvtColor": ["python3", "-c", CV_COLOUR, src, out("cvc")],
+                "OpenCV IMREAD_GRAYSCALE": ["python3", "-c", CV_GRAY, src, out("cvg")],
+                "vips colourspace b-w": ["vips", "colourspace", src, vips_out, "b-w"],
+                "start": ["python3", "-c", CV_START],
+            }
+            runs = {tool: [] for tool in tools}
+            for _ in range(rounds):
+                for tool, cmd in tools.items():
+                    runs[tool].append(peak_rss_mb(cmd))
+            start = statistics.median(w for w, _ in runs.pop("start"))
+            files = {"graylab bt601": "gl", "graylab stored-luma": "gls", "OpenCV colour + cvtColor": "cvc",
+                     "OpenCV IMREAD_GRAYSCALE": "cvg", "vips colourspace b-w": "vips"}
+            walls = {t: statistics.median(w for w, _ in r) - (start if t.startswith("OpenCV") else 0.0)
+                     for t, r in runs.items()}
+            best = min(w for t, w in walls.items() if not t.startswith("graylab"))
+            print(f"\n{name} JPEG ({os.path.getsize(src)} bytes) -> {fmt.upper()} "
+                  f"(Python + cv2 start-up {start:.0f} ms, subtracted)")
+            print("| tool | wall ms | / fastest anchor | output bytes | peak MB |")
+            print("|---|---|---|---|---|")
+            for tool, r in runs.items():
+                peak = max(m for _, m in r)
+                size = os.path.getsize(out(files[tool]))
+                print(f"| {tool} | {walls[tool]:.0f} | {walls[tool] / best:.2f}x | {size} | {peak:.0f} |")
+        print(f"\nload after: {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--graylab", default=os.path.join(ROOT, "target", "release", "graylab"))
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--batch", action="store_true")
+    ap.add_argument("--anchors", action="store_true",
+                    help="graylab in both formulas against OpenCV both ways and vips, whole processes")
     args = ap.parse_args()
+    if args.anchors:
+        anchors(args.graylab, args.rounds)
+        return
     file_to_file(args.graylab, args.rounds)
     if args.batch:
         batch(args.graylab, max(1, args.rounds // 3))

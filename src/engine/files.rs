@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use image::DynamicImage;
+
 use super::convert::{Prepared, prepare};
 use super::report::{ClockSource, Phase, PhaseTiming};
 use super::spans::{Lane, Span};
@@ -121,14 +123,16 @@ pub fn convert_file(
         return Ok(report);
     }
     let convert_at_ns = since();
-    let mut converted =
-        engine.convert(&decoded.image, settings, RunOptions { progress, ..RunOptions::default() })?;
+    let mut decoded = decoded;
+    let converted = if decoded.stored_luma == Some(StoredLuma::Decoded) {
+        // The stored luma is the result: moved, not copied, and said by the decode's note.
+        let gray = std::mem::replace(&mut decoded.image, DynamicImage::new_luma8(0, 0));
+        super::convert::passed_through(gray, settings, progress)
+    } else {
+        engine.convert(&decoded.image, settings, RunOptions { progress, ..RunOptions::default() })?
+    };
     let mut notes = Vec::new();
     decode_notes(&decoded, &mut notes);
-    if decoded.stored_luma == Some(StoredLuma::Decoded) {
-        // Said better by the stored luma's note.
-        converted.report.notes.retain(|n| n != super::convert::ALREADY_GRAY);
-    }
     let frames = decoded.frames;
     drop(decoded.image);
     let written = encode_file(&converted.image, output, export)?;
