@@ -3,9 +3,6 @@
 //! `IMREAD_GRAYSCALE` asks of libjpeg). The result is the encoder's BT.601 luma of the original
 //! RGB, within a level or two of `bt601` on the decoded RGB.
 
-use std::io::Cursor;
-
-use image::codecs::jpeg::JpegDecoder;
 use image::error::{DecodingError, ImageFormatHint};
 use image::metadata::Orientation;
 use image::{ColorType, ExtendedColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
@@ -72,23 +69,36 @@ fn stores_ycbcr(bytes: &[u8]) -> bool {
         && decoder.info().is_some_and(|i| i.components == 3)
 }
 
-/// A decoder giving a YCbCr JPEG's stored luma as 8-bit gray; its header, orientation and
-/// metadata are `image`'s decoder's, so that they are read exactly as for the other formulas.
+/// A decoder giving a YCbCr JPEG's stored luma as 8-bit gray: one zune-jpeg decoder over the
+/// file's bytes (borrowed, not copied as `image`'s decoder copies them), its header read once;
+/// orientation and metadata from that header, as `image` reads them.
 pub(crate) struct StoredLumaDecoder<'a> {
-    header: JpegDecoder<Cursor<&'a [u8]>>,
-    bytes: &'a [u8],
+    decoder: zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>,
+    dimensions: (u32, u32),
 }
 
 impl<'a> StoredLumaDecoder<'a> {
     /// Reads the header of the JPEG in `bytes`.
     pub(crate) fn new(bytes: &'a [u8]) -> ImageResult<Self> {
-        Ok(Self { header: JpegDecoder::new(Cursor::new(bytes))?, bytes })
+        let mut decoder =
+            zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::Luma));
+        decoder.decode_headers().map_err(decoding)?;
+        let (width, height) = decoder.dimensions().unwrap_or_default();
+        Ok(Self {
+            decoder,
+            dimensions: (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0)),
+        })
     }
+}
+
+/// A zune-jpeg error as `image` reports a JPEG's decoding error.
+fn decoding(e: zune_jpeg::errors::DecodeErrors) -> ImageError {
+    ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Jpeg), e))
 }
 
 impl ImageDecoder for StoredLumaDecoder<'_> {
     fn dimensions(&self) -> (u32, u32) {
-        self.header.dimensions()
+        self.dimensions
     }
 
     fn color_type(&self) -> ColorType {
@@ -96,34 +106,33 @@ impl ImageDecoder for StoredLumaDecoder<'_> {
     }
 
     fn original_color_type(&self) -> ExtendedColorType {
-        self.header.original_color_type()
+        // A YCbCr JPEG, which `image` reads as RGB.
+        ExtendedColorType::Rgb8
     }
 
     fn icc_profile(&mut self) -> ImageResult<Option<Vec<u8>>> {
-        self.header.icc_profile()
+        Ok(self.decoder.icc_profile())
     }
 
     fn exif_metadata(&mut self) -> ImageResult<Option<Vec<u8>>> {
-        self.header.exif_metadata()
+        Ok(self.decoder.exif().cloned())
     }
 
     fn orientation(&mut self) -> ImageResult<Orientation> {
-        self.header.orientation()
+        Ok(self
+            .decoder
+            .exif()
+            .and_then(|exif| Orientation::from_exif_chunk(exif))
+            .unwrap_or(Orientation::NoTransforms))
     }
 
-    fn read_image(self, buf: &mut [u8]) -> ImageResult<()> {
-        let mut decoder =
-            zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(self.bytes), options(ColorSpace::Luma));
-        let decoding = |e: zune_jpeg::errors::DecodeErrors| {
-            ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Jpeg), e))
-        };
-        decoder.decode_headers().map_err(decoding)?;
-        if decoder.output_buffer_size() != Some(buf.len()) {
+    fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
+        if self.decoder.output_buffer_size() != Some(buf.len()) {
             return Err(decoding(zune_jpeg::errors::DecodeErrors::FormatStatic(
                 "the luma plane's size does not match the header's",
             )));
         }
-        decoder.decode_into(buf).map_err(decoding)
+        self.decoder.decode_into(buf).map_err(decoding)
     }
 
     fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
