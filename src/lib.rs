@@ -17,7 +17,7 @@
 //!
 //! `app`/`cli` -> `engine` -> {`cpu`, `gpu`, `io`} -> `pixel`, never backwards; `system` and
 //! `shaders` are leaves. The rule is stated in full in `ARCHITECTURE.md`, with a row per folder,
-//! the path of one image and where a change goes; `tests/architecture.rs` checks it.
+//! the path of one image and where a change goes; `tests/headless/architecture.rs` checks it.
 
 pub mod cli;
 pub mod cpu;

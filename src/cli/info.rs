@@ -3,15 +3,16 @@
 //! (measured, then cached per adapter and CPU).
 
 use super::out::{errln, outln};
+use crate::engine::Clock;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
 
 use crate::engine::{
-    Bandwidth, ComputeCeilings, CpuCompute, Engine, GpuCompute, KnownCeilings, PROBE_HOLD_BYTES, ProbeClock,
-    SimdLevel, available_threads, budget, cached_ceilings, cached_cpu_compute, compute_ceilings_of, gb,
-    list_adapters, simd_level,
+    Bandwidth, ComputeCeilings, CpuCompute, Engine, GpuCompute, KnownCeilings, PROBE_HOLD_BYTES, SimdLevel,
+    available_threads, budget, cached_ceilings, cached_cpu_compute, compute_ceilings_of, gb, list_adapters,
+    simd_level,
 };
 
 /// Arguments of `graylab info`.
@@ -177,8 +178,8 @@ pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings
 
 fn gpu_compute_line(adapter: &str, g: &GpuCompute) -> String {
     let clock = match g.clock {
-        ProbeClock::GpuTimestamp => "GPU timestamps",
-        ProbeClock::CpuClock => "CPU clock around a submit-and-wait",
+        Clock::GpuTimestamp => "GPU timestamps",
+        Clock::CpuClock | Clock::Mixed => "CPU clock around a submit-and-wait",
     };
     format!(
         "    GPU compute: {:.1} Gop/s ({adapter}, {clock}; median {:.1}, {} invocations x {} rounds)",

@@ -2,12 +2,13 @@
 //! every phase over the warm runs, the kernel's throughput, and every phase at its median against
 //! its ceiling (a CPU RGB8 kernel against the memory-stream baseline, run after each warm run).
 
+use crate::system::clock::Clock;
 use std::time::Instant;
 
 use image::DynamicImage;
 
 use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
-use super::report::{ClockSource, Phase, PhaseTiming, RunReport, Stats};
+use super::report::{Phase, PhaseTiming, RunReport, Stats};
 use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, WorkFigures};
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
@@ -19,7 +20,7 @@ pub struct PhaseStats {
     /// Which phase.
     pub phase: Phase,
     /// The clock that measured it.
-    pub source: ClockSource,
+    pub source: Clock,
     /// min / median / max.
     #[serde(flatten)]
     pub stats: Stats,

@@ -1,6 +1,7 @@
 //! One in-memory conversion: pick the kernel for the pixel type, run it on the chosen backend,
 //! and report each phase with its clock.
 
+use crate::system::clock::Clock;
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 
@@ -10,7 +11,7 @@ use std::time::Instant;
 use image::{DynamicImage, ImageBuffer};
 
 use super::options::RunOptions;
-use super::report::{ClockSource, Phase, PhaseTiming, RunReport, add_gpu_timings};
+use super::report::{Phase, PhaseTiming, RunReport, add_gpu_timings};
 use super::spans::{Lane, Span};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
 use crate::gpu::{GpuJob, GpuTiles};
@@ -260,7 +261,7 @@ impl Engine {
                 report.phases.push(PhaseTiming {
                     phase: Phase::Display,
                     ns: drawn - shown,
-                    source: ClockSource::CpuClock,
+                    source: Clock::CpuClock,
                 });
                 report.spans.push(Span::cpu(Lane::Display, shown, drawn));
                 report.finish(nanos_since(started));
@@ -313,7 +314,7 @@ impl Engine {
                 )?;
                 let ns = nanos_since(started);
                 report.threads = Some(threads);
-                report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: ClockSource::CpuClock });
+                report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: Clock::CpuClock });
                 report.spans.push(Span::cpu(Lane::Kernel, start_ns, start_ns + ns));
             }
             Backend::Gpu => {

@@ -4,6 +4,7 @@
 //! conversion and encoding overlap: each encoder stripe converts its own rows just before
 //! encoding them, on all cores, and no full-size gray image is made.
 
+use crate::system::clock::Clock;
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use super::convert::{Prepared, prepare};
-use super::report::{ClockSource, Phase, PhaseTiming};
+use super::report::{Phase, PhaseTiming};
 use super::spans::{Lane, Span};
 use super::{
     Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, PixelProgress, RunOptions, RunReport,
@@ -141,15 +142,9 @@ pub fn convert_file(
     run.shift_spans(convert_at_ns);
     run.spans.insert(0, decode_span);
     run.spans.push(Span::cpu(Lane::Encode, end_ns.saturating_sub(written.encode_ns), end_ns));
-    run.phases.insert(
-        0,
-        PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: ClockSource::CpuClock },
-    );
-    run.phases.push(PhaseTiming {
-        phase: Phase::Encode,
-        ns: written.encode_ns,
-        source: ClockSource::CpuClock,
-    });
+    run.phases
+        .insert(0, PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: Clock::CpuClock });
+    run.phases.push(PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock });
     run.notes.extend(notes);
     run.notes.extend(written.notes.iter().cloned());
     // The wall is now the file's, decode to encode; the conversion's remainders are recounted.
@@ -241,9 +236,9 @@ fn convert_streamed(
     let kernel_ns = source.kernel_ns.load(Ordering::Relaxed);
     run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
     run.phases = vec![
-        PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: ClockSource::CpuClock },
-        PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: ClockSource::CpuClock },
-        PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: ClockSource::CpuClock },
+        PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: Clock::CpuClock },
+        PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock },
+        PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock },
     ];
     decode_notes(decoded, &mut run.notes);
     run.notes.extend(written.notes.iter().cloned());

@@ -37,7 +37,7 @@ pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
-pub use report::{ClockSource, Phase, PhaseTiming, RunReport, SECONDS_FROM_NS, Stats, duration, ms};
+pub use report::{Phase, PhaseTiming, RunReport, SECONDS_FROM_NS, Stats, duration, ms};
 pub use round_trip::{
     DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
     round_trip_budget, round_trip_bytes, round_trips,
@@ -66,7 +66,7 @@ pub use crate::cpu::{CpuCompute, SimdLevel, available_threads, simd_level};
 pub use crate::gpu::ParseWorkgroupError;
 pub use crate::gpu::{
     AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuConverter, GpuError, GpuTiles,
-    PROBE_HOLD_BYTES, ProbeClock, TimingMode, WorkgroupSize, list_adapters,
+    PROBE_HOLD_BYTES, TimingMode, WorkgroupSize, list_adapters,
 };
 pub use crate::io::{
     BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, FileKind, IoError,
@@ -75,6 +75,7 @@ pub use crate::io::{
     write_atomically,
 };
 pub use crate::pixel::{Formula, Kernel, OPS_PER_ROUND, Work};
+pub use crate::system::clock::Clock;
 
 /// Where a conversion runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -1,6 +1,7 @@
 //! Phase timings: what each run measured ([`RunReport`]), with which clock (a GPU run's
 //! [`GpuTimings`] become phases here), and statistics over repeated runs.
 
+use crate::system::clock::Clock;
 use std::fmt;
 
 use super::spans::Span;
@@ -55,52 +56,6 @@ impl fmt::Display for Phase {
     }
 }
 
-/// Which clock a figure came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum ClockSource {
-    /// GPU timestamp queries: the time the GPU itself spent.
-    #[serde(rename = "gpu-timestamp")]
-    GpuTimestamp,
-    /// The host's monotonic clock.
-    #[serde(rename = "cpu-clock")]
-    CpuClock,
-    /// The sum of a part timed on the CPU clock and a part from GPU timestamps: a host-side copy
-    /// and a GPU-side copy (upload, download), or the copies into the display store and the
-    /// preview drawn from it, waited for (display).
-    #[serde(rename = "cpu-clock+gpu-timestamp")]
-    Mixed,
-}
-
-impl ClockSource {
-    /// The label printed next to every figure.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::GpuTimestamp => "gpu-timestamp",
-            Self::CpuClock => "cpu-clock",
-            Self::Mixed => "cpu-clock+gpu-timestamp",
-        }
-    }
-}
-
-impl ClockSource {
-    /// A compact label for tight chart axes.
-    #[must_use]
-    pub fn short_label(self) -> &'static str {
-        match self {
-            Self::GpuTimestamp => "gpu-ts",
-            Self::CpuClock => "cpu",
-            Self::Mixed => "cpu+gpu-ts",
-        }
-    }
-}
-
-impl fmt::Display for ClockSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
-
 /// One measured phase of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PhaseTiming {
@@ -109,7 +64,7 @@ pub struct PhaseTiming {
     /// How long it took.
     pub ns: u64,
     /// Which clock measured it.
-    pub source: ClockSource,
+    pub source: Clock,
 }
 
 /// What was measured in one conversion.
@@ -326,16 +281,16 @@ pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: 
 /// on the GPU, no display phase when nothing was drawn, no download phase when the result
 /// stayed on the GPU).
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
-    let copies = if t.copies_clock.is_gpu() { ClockSource::Mixed } else { ClockSource::CpuClock };
-    let kernel = if t.kernel_clock.is_gpu() { ClockSource::GpuTimestamp } else { ClockSource::CpuClock };
+    let copies = if t.copies_clock.is_gpu() { Clock::Mixed } else { Clock::CpuClock };
+    let kernel = if t.kernel_clock.is_gpu() { Clock::GpuTimestamp } else { Clock::CpuClock };
     // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
     // from it afterwards (CPU clock).
     let display = match (t.display_clock.is_gpu(), t.preview_ns > 0) {
-        (true, true) => ClockSource::Mixed,
-        (true, false) => ClockSource::GpuTimestamp,
-        (false, _) => ClockSource::CpuClock,
+        (true, true) => Clock::Mixed,
+        (true, false) => Clock::GpuTimestamp,
+        (false, _) => Clock::CpuClock,
     };
-    let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: ClockSource::CpuClock }];
+    let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: Clock::CpuClock }];
     if !t.input_resident {
         phases.push(PhaseTiming {
             phase: Phase::Upload,

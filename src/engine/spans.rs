@@ -2,9 +2,10 @@
 //! clock, in lanes (the decode, a host copy's thread, the GPU's copies, the kernel, display, encode). Steps of
 //! different lanes may overlap; steps of one lane never do. Knows nothing of drawing.
 
+use crate::system::clock::Clock;
 use std::fmt;
 
-use crate::gpu::{GpuSpan, GpuStep, StepClock};
+use crate::gpu::{GpuSpan, GpuStep};
 
 /// Where a step is drawn: one lane per kind of step, one per thread for host copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -128,8 +129,8 @@ pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64) -> Vec<Span> {
             };
             let clock = match (s.step, s.clock) {
                 (GpuStep::Setup | GpuStep::HostCopy { .. }, _) => SpanClock::CpuClock,
-                (_, StepClock::GpuTimestamp) => SpanClock::GpuTimestampAtSubmit,
-                (_, StepClock::CpuClock) => SpanClock::AroundSubmission,
+                (_, Clock::GpuTimestamp) => SpanClock::GpuTimestampAtSubmit,
+                (_, Clock::CpuClock | Clock::Mixed) => SpanClock::AroundSubmission,
             };
             Span { lane, start_ns: s.start_ns + offset_ns, end_ns: s.end_ns + offset_ns, clock }
         })
@@ -165,8 +166,8 @@ mod tests {
     #[test]
     fn gpu_spans_take_their_lane_clock_and_offset() {
         let gpu = [
-            GpuSpan { step: GpuStep::Preview, start_ns: 5, end_ns: 9, clock: StepClock::CpuClock },
-            GpuSpan { step: GpuStep::Kernel, start_ns: 1, end_ns: 4, clock: StepClock::GpuTimestamp },
+            GpuSpan { step: GpuStep::Preview, start_ns: 5, end_ns: 9, clock: Clock::CpuClock },
+            GpuSpan { step: GpuStep::Kernel, start_ns: 1, end_ns: 4, clock: Clock::GpuTimestamp },
         ];
         let spans = from_gpu(&gpu, 100);
         assert_eq!(spans[0].lane, Lane::Display);

@@ -2,6 +2,7 @@
 //! components that borrow the [`GpuContext`] (pipelines, the buffer ring, the display pipeline,
 //! the learnt submission budget, an input kept on the GPU) and picks the driver for each run.
 
+use crate::system::clock::Clock;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
@@ -22,7 +23,7 @@ use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
-use crate::gpu::{GpuSpan, GpuStep, StepClock};
+use crate::gpu::{GpuSpan, GpuStep};
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -157,7 +158,7 @@ impl GpuConverter {
             step: GpuStep::Preview,
             start_ns: since(drawing),
             end_ns: since(drawn),
-            clock: StepClock::CpuClock,
+            clock: Clock::CpuClock,
         });
         t.wall_ns = nanos(started.elapsed());
         Ok(t)
@@ -304,9 +305,9 @@ impl GpuConverter {
         let plan =
             RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, pipelined))?;
         let mut t = GpuTimings {
-            copies_clock: StepClock::gpu_if(pipelined),
-            kernel_clock: StepClock::gpu_if(gpu_clock && ts.passes),
-            display_clock: StepClock::gpu_if(pipelined && display.is_some()),
+            copies_clock: Clock::gpu_if(pipelined),
+            kernel_clock: Clock::gpu_if(gpu_clock && ts.passes),
+            display_clock: Clock::gpu_if(pipelined && display.is_some()),
             pipelined,
             bands: plan.bands.bands,
             chunks: plan.chunks.len() as u32,
@@ -376,7 +377,7 @@ impl GpuConverter {
             origin,
             gpu_free_ns: 0,
         };
-        run.span(GpuStep::Setup, (started, set_up), StepClock::CpuClock);
+        run.span(GpuStep::Setup, (started, set_up), Clock::CpuClock);
         if pipelined {
             pipelined::drive(&mut run, slots, scopes)?;
         } else {

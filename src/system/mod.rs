@@ -1,9 +1,11 @@
 //! What graylab asks of the operating system, as a leaf every layer may use: how much memory this
 //! process may take and the one budget that hands it out, zeroed buffers on huge pages, and its
-//! own temporary files (removed on a signal), how far a conversion is ([`progress`]), and the time
-//! spent on one-time work ([`one_time`]). Uses nothing else in the crate.
+//! own temporary files (removed on a signal), how far a conversion is ([`progress`]), the time
+//! spent on one-time work ([`one_time`]), and which clock timed a figure
+//! ([`clock::Clock`]). Uses nothing else in the crate.
 
 pub(crate) mod arenas;
+pub mod clock;
 pub(crate) mod huge_pages;
 pub mod load;
 pub(crate) mod memory;

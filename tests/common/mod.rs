@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code, reason = "each test binary uses a different subset")]
+#![allow(dead_code, reason = "each of the three test binaries uses a different subset")]
 
 use std::io::Write as _;
 use std::path::Path;

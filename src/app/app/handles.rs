@@ -19,6 +19,23 @@ impl GraylabApp {
         self.session.current_job().and_then(|(_, p)| p).map(|p| p.what)
     }
 
+    /// Makes the next job wait at its first point `at` (its first pixels, or its first step)
+    /// until [`Self::release_job`], so that a test's Stop or new setting lands inside it.
+    pub fn hold_next_job(&mut self, at: crate::system::progress::HoldAt) {
+        self.session.hold_next_job(at);
+    }
+
+    /// Whether the running job waits at the hold a test set.
+    #[must_use]
+    pub fn job_held(&self) -> bool {
+        self.session.job_held()
+    }
+
+    /// Lets a held job go on.
+    pub fn release_job(&self) {
+        self.session.release_job();
+    }
+
     /// GPU runs stopped between their submissions by Stop, Esc or a newer setting, so far.
     #[must_use]
     pub fn runs_cut_short(&self) -> usize {

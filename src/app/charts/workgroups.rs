@@ -6,6 +6,7 @@
 //! shape in turns on the open image (the engine's [`crate::engine::workgroups`]): its verdict
 //! is drawn above the boxes, which then show the race's rounds.
 
+use crate::engine::Clock;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use egui::{RichText, Ui};
@@ -13,7 +14,7 @@ use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
-use crate::engine::{Backend, ClockSource, Phase, Stats, WorkgroupRace, WorkgroupSize};
+use crate::engine::{Backend, Phase, Stats, WorkgroupRace, WorkgroupSize};
 
 /// Where the worker puts a race's answer.
 pub type RaceAnswer = Arc<Mutex<Option<Result<WorkgroupRace, String>>>>;
@@ -105,7 +106,7 @@ fn kernel_box(y: f64, kernel_ns: &[u64], name: String) -> Option<BoxElem> {
 }
 
 /// The race's boxes (each shape's rounds) with the shapes' names and the kernel's clock.
-fn race_boxes(race: &WorkgroupRace) -> (Vec<BoxElem>, Vec<String>, Option<ClockSource>) {
+fn race_boxes(race: &WorkgroupRace) -> (Vec<BoxElem>, Vec<String>, Option<Clock>) {
     let (mut boxes, mut names) = (Vec::new(), Vec::new());
     for s in &race.shapes {
         let ns: Vec<u64> = s.samples_ns.iter().map(|&v| v.max(0.0) as u64).collect();
@@ -137,7 +138,7 @@ fn run_boxes(
     valid: &[WorkgroupSize],
     latest: &RunRecord,
     series: RunSeries,
-) -> (Vec<BoxElem>, Vec<String>, Option<ClockSource>) {
+) -> (Vec<BoxElem>, Vec<String>, Option<Clock>) {
     let (mut boxes, mut names, mut source) = (Vec::new(), Vec::new(), None);
     for wg in valid {
         let kernel_ns: Vec<u64> = runs
@@ -271,7 +272,7 @@ pub fn workgroups_chart_ui(
         ui.label("Only cold runs so far (they include pipeline compilation and are left out): press Run or \"Try every size\".");
         return asked;
     }
-    let clock = source.map_or("", ClockSource::label);
+    let clock = source.map_or("", Clock::label);
     legend_ui(
         ui,
         &[(

@@ -1,6 +1,7 @@
 //! The settings panel on the left: backend, formula, work per pixel, workgroup size, threads,
 //! the Run and Continuous controls, and the last run's phases and work.
 
+use crate::engine::Clock;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use egui::{RichText, Ui};
@@ -9,9 +10,7 @@ use crate::app::look;
 
 use crate::app::session::Session;
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::{
-    Backend, ClockSource, Comparison, Formula, PhasePart, available_threads, gb, simd_level,
-};
+use crate::engine::{Backend, Comparison, Formula, PhasePart, available_threads, gb, simd_level};
 
 /// Where the worker puts a comparison's result, or why there is none.
 type Answer = Arc<Mutex<Option<Result<Comparison, String>>>>;
@@ -239,16 +238,16 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
             ui.label("− overlap")
                 .on_hover_text("Steps that ran at the same time (host copies beside GPU work)");
             ui.label(RichText::new(format!("−{}", look::duration(run.overlap_ns()))).monospace());
-            clock_ui(ui, ClockSource::CpuClock);
+            clock_ui(ui, Clock::CpuClock);
             ui.end_row();
         }
         ui.label("other").on_hover_text("Wall time no phase accounts for: waiting, submitting, bookkeeping");
         ui.label(RichText::new(look::duration(run.other_ns())).monospace());
-        clock_ui(ui, ClockSource::CpuClock);
+        clock_ui(ui, Clock::CpuClock);
         ui.end_row();
         ui.strong("wall");
         ui.label(RichText::new(look::duration(run.wall_ns())).monospace().strong());
-        clock_ui(ui, ClockSource::CpuClock);
+        clock_ui(ui, Clock::CpuClock);
         ui.end_row();
     });
     if let Some(note) = r.busy_note() {
@@ -312,11 +311,11 @@ fn exports_ui(ui: &mut Ui, session: &Session) {
 }
 
 /// The clock a figure came from, in the charts' short form, the full name on hover.
-fn clock_ui(ui: &mut Ui, clock: ClockSource) {
+fn clock_ui(ui: &mut Ui, clock: Clock) {
     let what = match clock {
-        ClockSource::GpuTimestamp => "timestamps written by the GPU around its work",
-        ClockSource::CpuClock => "the CPU's clock, around the work and its wait",
-        ClockSource::Mixed => "the host part on the CPU clock, the GPU part from GPU timestamps",
+        Clock::GpuTimestamp => "timestamps written by the GPU around its work",
+        Clock::CpuClock => "the CPU's clock, around the work and its wait",
+        Clock::Mixed => "the host part on the CPU clock, the GPU part from GPU timestamps",
     };
     // Small: the column must leave the rate room in a narrow panel.
     ui.label(RichText::new(clock.short_label()).weak().small())

@@ -123,6 +123,8 @@ pub struct Session {
     folder_place: Option<(usize, usize)>,
     /// The one estimator's pace of this machine, and the jobs it learns from.
     pace: pace::KeptPace,
+    /// Where the next job sent waits for a test to let it go (tests only; see `hold_next_job`).
+    hold_next: Option<crate::system::progress::HoldAt>,
 }
 
 impl Session {
@@ -161,6 +163,7 @@ impl Session {
             parity: None,
             claims: replies::ClaimsShown::default(),
             runs_cut_short: 0,
+            hold_next: None,
             ceilings: ceilings::CeilingsState::NotAsked,
             cpu_compute: ceilings::CpuComputeState::default(),
             folder_place: None,
@@ -251,6 +254,24 @@ impl Session {
         self.jobs.first().map(|(kind, t)| (*kind, t.progress()))
     }
 
+    /// Makes the next job sent wait at its first point `at` until [`Self::release_job`]: how a
+    /// test lands Stop, Esc or a new setting inside a run without racing it.
+    pub fn hold_next_job(&mut self, at: crate::system::progress::HoldAt) {
+        self.hold_next = Some(at);
+    }
+
+    /// Whether the job running now waits at its hold.
+    pub fn job_held(&self) -> bool {
+        self.jobs.first().is_some_and(|(_, t)| t.pixels().hold().is_holding())
+    }
+
+    /// Lets every held job go on.
+    pub fn release_job(&self) {
+        for (_, t) in &self.jobs {
+            t.pixels().hold().release();
+        }
+    }
+
     /// Jobs waiting behind the one running.
     pub fn queued_jobs(&self) -> usize {
         self.jobs.len().saturating_sub(1)
@@ -311,6 +332,9 @@ impl Session {
     /// Sends a job to the worker.
     pub fn send(&mut self, kind: JobKind, job: Job) {
         if let Some(w) = &self.worker {
+            if let Some(at) = self.hold_next.take() {
+                job.ticket().pixels().hold().arm(at);
+            }
             self.stopped = None;
             self.jobs.push((kind, job.ticket().clone()));
             w.send(job);

@@ -239,6 +239,8 @@ impl Ticket {
             estimate_s: None,
             of_pixels: false,
         });
+        drop(p);
+        self.pixels.hold().point(crate::system::progress::HoldAt::Step);
     }
 
     /// The count of pixels done that a conversion of this job adds to as it runs.

@@ -12,8 +12,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
 use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse};
-use crate::engine::report::{ClockSource, RunReport};
-use crate::engine::{Backend, ComputeCeilings, Engine, EngineError, ProbeClock, cache_dir};
+use crate::engine::report::RunReport;
+use crate::engine::{Backend, ComputeCeilings, Engine, EngineError, cache_dir};
 use crate::gpu::GpuCompute;
 
 /// Version of the CPU cache file's layout; a file of another version is measured again.
@@ -114,14 +114,6 @@ fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// The clock of a GPU figure, in the reports' terms.
-fn clock_of(clock: ProbeClock) -> ClockSource {
-    match clock {
-        ProbeClock::GpuTimestamp => ClockSource::GpuTimestamp,
-        ProbeClock::CpuClock => ClockSource::CpuClock,
-    }
-}
-
 /// The ceilings of the two parts, as the sweep, the roofline and the reports use them.
 #[must_use]
 pub fn compute_ceilings_of(cpu: &CpuCompute, gpu: Option<&GpuCompute>) -> ComputeCeilings {
@@ -129,7 +121,7 @@ pub fn compute_ceilings_of(cpu: &CpuCompute, gpu: Option<&GpuCompute>) -> Comput
         cpu_ops_per_s: cpu.ops_per_s(),
         cpu_threads: cpu.threads,
         gpu_ops_per_s: gpu.map(GpuCompute::ops_per_s),
-        gpu_clock: gpu.map(|g| clock_of(g.clock)),
+        gpu_clock: gpu.map(|g| g.clock),
     }
 }
 
@@ -226,6 +218,7 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::engine::ceilings::cache::implausible_gpu;
+    use crate::system::clock::Clock;
 
     #[test]
     fn absurd_figures_are_no_measurement() {
@@ -245,14 +238,14 @@ mod tests {
             ops: 3 << 32,
             best_ns: 2_000_000,
             median_ns: 2_100_000,
-            clock: ProbeClock::GpuTimestamp,
+            clock: Clock::GpuTimestamp,
         };
         assert_eq!(implausible_gpu(&gpu), None);
         assert!(implausible_gpu(&GpuCompute { ops: 1, ..gpu }).is_some(), "500 ops/s");
         assert!(implausible_gpu(&GpuCompute { rounds: 0, ..gpu }).is_some());
         let c = compute_ceilings_of(&cpu, Some(&gpu));
         assert!((c.cpu_ops_per_s - 1e10).abs() < 1.0 && c.cpu_threads == 2, "{c:?}");
-        assert_eq!(c.gpu_clock, Some(ClockSource::GpuTimestamp));
+        assert_eq!(c.gpu_clock, Some(Clock::GpuTimestamp));
         assert!(compute_ceilings_of(&cpu, None).gpu_ops_per_s.is_none());
     }
 }

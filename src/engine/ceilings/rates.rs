@@ -4,9 +4,10 @@
 //! the memory-stream baseline ([`crate::cpu::stream_baseline`]) moving as many bytes on as many
 //! threads.
 
-use crate::engine::report::{ClockSource, Phase, RunReport};
+use crate::engine::report::{Phase, RunReport};
 use crate::engine::{Backend, Kernel};
-use crate::gpu::{Bandwidth, GpuCeilings, ProbeClock};
+use crate::gpu::{Bandwidth, GpuCeilings};
+use crate::system::clock::Clock;
 
 /// A ceiling: the most a step can do on this machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -91,15 +92,11 @@ pub struct Ceilings {
 impl Ceilings {
     /// A ceiling's rate in GB/s and the clock that measured it, where known.
     #[must_use]
-    pub fn rate(&self, ceiling: Ceiling) -> Option<(f64, ClockSource)> {
-        let clock = |b: &Bandwidth| match b.clock {
-            ProbeClock::GpuTimestamp => ClockSource::GpuTimestamp,
-            ProbeClock::CpuClock => ClockSource::CpuClock,
-        };
-        let joined =
-            |a: &Bandwidth, b: &Bandwidth| if a.clock == b.clock { clock(a) } else { ClockSource::Mixed };
+    pub fn rate(&self, ceiling: Ceiling) -> Option<(f64, Clock)> {
+        let clock = |b: &Bandwidth| b.clock;
+        let joined = |a: &Bandwidth, b: &Bandwidth| a.clock.and(b.clock);
         if ceiling == Ceiling::MemoryStream {
-            return self.cpu_stream_gb_per_s.map(|r| (r, ClockSource::CpuClock));
+            return self.cpu_stream_gb_per_s.map(|r| (r, Clock::CpuClock));
         }
         let g = self.gpu.as_ref()?;
         Some(match ceiling {
@@ -131,7 +128,7 @@ pub struct PhaseRate {
     /// Its time.
     pub ns: u64,
     /// The clock of `ns`.
-    pub source: ClockSource,
+    pub source: Clock,
     /// `bytes / ns`, GB/s (1e9 bytes per second).
     pub gb_per_s: f64,
     /// The ceiling it is held against.
@@ -139,7 +136,7 @@ pub struct PhaseRate {
     /// That ceiling, GB/s.
     pub ceiling_gb_per_s: Option<f64>,
     /// The clock that measured the ceiling.
-    pub ceiling_source: Option<ClockSource>,
+    pub ceiling_source: Option<Clock>,
     /// `gb_per_s` as a percentage of the ceiling (above 100 when the run beat the probe, e.g. a
     /// copy that stayed in the CPU's cache).
     pub percent_of_ceiling: Option<f64>,
@@ -265,9 +262,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
             percent_of_ceiling: known.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
         }
     };
-    let gpu_copies = report.gpu.as_ref().map(|g| {
-        (g, if g.copies_clock.is_gpu() { ClockSource::GpuTimestamp } else { ClockSource::CpuClock })
-    });
+    let gpu_copies = report.gpu.as_ref().map(|g| (g, g.copies_clock));
     let mut rates = Vec::new();
     for p in &report.phases {
         match p.phase {
@@ -281,7 +276,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
                     Some(Ceiling::HostToGpu),
                 ));
                 if let Some((g, clock)) = gpu_copies {
-                    let host = (PhasePart::HostCopy, g.upload_host_ns, ClockSource::CpuClock);
+                    let host = (PhasePart::HostCopy, g.upload_host_ns, Clock::CpuClock);
                     rates.push(rate(p.phase, host.0, in_bytes, host.1, host.2, Some(Ceiling::HostToStaging)));
                     let copy = (PhasePart::GpuCopy, g.upload_copy_ns, clock);
                     rates.push(rate(
@@ -327,7 +322,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
                         copy.2,
                         Some(Ceiling::DeviceToReadback),
                     ));
-                    let host = (PhasePart::HostCopy, g.download_host_ns, ClockSource::CpuClock);
+                    let host = (PhasePart::HostCopy, g.download_host_ns, Clock::CpuClock);
                     rates.push(rate(
                         p.phase,
                         host.0,
@@ -350,7 +345,7 @@ pub(crate) fn bytes_of(kernel: Kernel, pixels: u64) -> (u64, u64) {
 }
 
 #[cfg(test)]
-fn bw(bytes: u64, ns: u64, clock: ProbeClock) -> Bandwidth {
+fn bw(bytes: u64, ns: u64, clock: Clock) -> Bandwidth {
     Bandwidth { bytes, best_ns: ns, median_ns: ns, clock }
 }
 
@@ -358,7 +353,7 @@ fn bw(bytes: u64, ns: u64, clock: ProbeClock) -> Bandwidth {
 /// way back, 20 µs submit latency.
 #[cfg(test)]
 pub(crate) fn example_ceilings() -> GpuCeilings {
-    let (cpu, gpu) = (ProbeClock::CpuClock, ProbeClock::GpuTimestamp);
+    let (cpu, gpu) = (Clock::CpuClock, Clock::GpuTimestamp);
     GpuCeilings {
         adapter_key: "Test GPU | 1.0 | vulkan".into(),
         adapter: "Test GPU".into(),

@@ -3,6 +3,7 @@
 use super::*;
 use crate::engine::{Formula, PhaseTiming};
 use crate::gpu::GpuTimings;
+use crate::system::clock::Clock;
 
 #[test]
 fn each_phase_and_copy_against_its_ceiling() {
@@ -11,17 +12,17 @@ fn each_phase_and_copy_against_its_ceiling() {
     r.kernel = Some(Kernel::Rgb8ToL8);
     let phase = |phase, ns, source| PhaseTiming { phase, ns, source };
     r.phases = vec![
-        phase(Phase::Setup, 5_000, ClockSource::CpuClock),
-        phase(Phase::Upload, 234_375, ClockSource::Mixed),
-        phase(Phase::Kernel, 2_500, ClockSource::GpuTimestamp),
-        phase(Phase::Download, 62_500, ClockSource::Mixed),
+        phase(Phase::Setup, 5_000, Clock::CpuClock),
+        phase(Phase::Upload, 234_375, Clock::Mixed),
+        phase(Phase::Kernel, 2_500, Clock::GpuTimestamp),
+        phase(Phase::Download, 62_500, Clock::Mixed),
     ];
     r.gpu = Some(GpuTimings {
         upload_host_ns: 187_500,
         upload_copy_ns: 46_875,
         download_copy_ns: 31_250,
         download_host_ns: 31_250,
-        copies_clock: crate::gpu::StepClock::GpuTimestamp,
+        copies_clock: Clock::GpuTimestamp,
         ..GpuTimings::default()
     });
     let rates = phase_rates(&r, &Ceilings { gpu: Some(example_ceilings()), cpu_stream_gb_per_s: None });
@@ -30,11 +31,11 @@ fn each_phase_and_copy_against_its_ceiling() {
     assert_eq!((upload.bytes, upload.ceiling), (3_000_000, Some(Ceiling::HostToGpu)));
     assert!((upload.gb_per_s - 12.8).abs() < 1e-9, "{upload:?}");
     assert!((upload.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9);
-    assert_eq!(upload.ceiling_source, Some(ClockSource::Mixed));
+    assert_eq!(upload.ceiling_source, Some(Clock::Mixed));
     let host = find(Phase::Upload, PhasePart::HostCopy);
     assert!((host.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{host:?}");
     let copy = find(Phase::Upload, PhasePart::GpuCopy);
-    assert!((copy.gb_per_s - 64.0).abs() < 1e-9 && copy.source == ClockSource::GpuTimestamp);
+    assert!((copy.gb_per_s - 64.0).abs() < 1e-9 && copy.source == Clock::GpuTimestamp);
     let kernel = find(Phase::Kernel, PhasePart::Whole);
     assert_eq!((kernel.bytes, kernel.ceiling), (4_000_000, Some(Ceiling::DeviceCopy)));
     assert!((kernel.percent_of_ceiling.expect("pct") - 50.0).abs() < 1e-9, "{kernel:?}");
@@ -52,7 +53,7 @@ fn each_phase_and_copy_against_its_ceiling() {
 fn the_cpu_kernel_against_the_memory_stream() {
     let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (1000, 1000), Vec::new());
     r.kernel = Some(Kernel::Rgb8ToL8);
-    r.phases = vec![PhaseTiming { phase: Phase::Kernel, ns: 400_000, source: ClockSource::CpuClock }];
+    r.phases = vec![PhaseTiming { phase: Phase::Kernel, ns: 400_000, source: Clock::CpuClock }];
     let c = Ceilings { gpu: None, cpu_stream_gb_per_s: Some(12.5) };
     let rates = phase_rates(&r, &c);
     assert_eq!(rates.len(), 1);
@@ -66,11 +67,11 @@ fn a_run_that_beats_a_one_step_ceiling_is_flagged_and_raises_it() {
     // upload (host and GPU copies of different chunks overlapping) at 30 GB/s against 25.6.
     let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (1000, 1000), Vec::new());
     r.kernel = Some(Kernel::Rgb8ToL8);
-    r.phases = vec![PhaseTiming { phase: Phase::Upload, ns: 100_000, source: ClockSource::Mixed }];
+    r.phases = vec![PhaseTiming { phase: Phase::Upload, ns: 100_000, source: Clock::Mixed }];
     r.gpu = Some(GpuTimings {
         upload_host_ns: 187_500,
         upload_copy_ns: 11_719,
-        copies_clock: crate::gpu::StepClock::GpuTimestamp,
+        copies_clock: Clock::GpuTimestamp,
         ..GpuTimings::default()
     });
     let mut gpu = example_ceilings();

@@ -4,9 +4,10 @@
 use crate::engine::claims::sampled::{Plan, evidence, median, settled};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::report::{ClockSource, Phase};
+use crate::engine::report::Phase;
 use crate::engine::sweep::workgroups::{Goal, race};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, bench, synthetic_rgb};
+use crate::system::clock::Clock;
 
 /// Claim 3's image: 1 MP.
 const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
@@ -79,7 +80,7 @@ pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     let timestamps = r
         .phases
         .iter()
-        .find(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp)
+        .find(|p| p.phase == Phase::Kernel && p.source == Clock::GpuTimestamp)
         .map(|p| p.stats.median_ns as f64);
     let mut measurements = vec![
         Measurement::ms_of("submit only, no wait", &submit_only, "cpu-clock"),

@@ -3,7 +3,7 @@
 //! ([`crate::engine::SweepResult::frontier`], [`crate::engine::SweepResult::roofline`]); the app's
 //! heatmap and roofline and `graylab sweep --work … --json` read them.
 
-use crate::engine::report::ClockSource;
+use crate::system::clock::Clock;
 
 /// One measured series of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -58,7 +58,7 @@ pub struct ComputeCeilings {
     /// GPU: integer operations per second; `None` without a GPU.
     pub gpu_ops_per_s: Option<f64>,
     /// The clock that timed the GPU figure (timestamps where the adapter has them).
-    pub gpu_clock: Option<ClockSource>,
+    pub gpu_clock: Option<Clock>,
 }
 
 /// From which work level the GPU wins at one size.

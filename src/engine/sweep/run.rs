@@ -4,6 +4,7 @@
 //! with the data already resident, then hands the cells to the verdict, which finds the
 //! crossover, the frontier and the roofline. What each cell costs is planned in `plan.rs`.
 
+use crate::system::clock::Clock;
 use std::time::{Duration, Instant};
 
 use image::DynamicImage;
@@ -12,7 +13,7 @@ use crate::engine::bench::bench;
 use crate::engine::sweep::compare::{Sides, affordable, compare, point_budget, unsampled};
 use crate::system::load::CpuSnapshot;
 
-use crate::engine::report::{ClockSource, Phase, Stats};
+use crate::engine::report::{Phase, Stats};
 use crate::engine::sweep::grid::Series;
 use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, estimate_grid, size_for};
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
@@ -161,7 +162,7 @@ fn measure_point(
         series.push((Series::GpuTotal, r.total));
         series.extend(kernel_stats(&r).map(|s| (Series::GpuKernel, s)));
         kernel_on_timestamps =
-            r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == ClockSource::GpuTimestamp);
+            r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == Clock::GpuTimestamp);
         rates.extend(r.rates.iter().copied());
         end_to_end = Some(compare_with_cpu(engine, image, base, &series, started.elapsed(), cell.gpu_runs)?);
         let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));

@@ -6,12 +6,13 @@
 //! speed-up over the runner-up and the slowest, or the shapes within the noise of it. Claim 3
 //! runs the same race with its own goal (the slowest against the fastest).
 
+use crate::system::clock::Clock;
 use std::sync::atomic::AtomicBool;
 
 use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
-use crate::engine::report::{ClockSource, Phase};
+use crate::engine::report::Phase;
 use crate::engine::sampling::{
     Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample,
 };
@@ -34,7 +35,7 @@ pub struct ShapeTime {
     /// The median kernel time and its 95% interval, in nanoseconds (`None`: too few rounds).
     pub kernel_ns: Option<Interval>,
     /// The clock that timed the kernel.
-    pub clock: ClockSource,
+    pub clock: Clock,
     /// The kernel's nanoseconds in each warm round, in round order.
     pub samples_ns: Vec<f64>,
 }
@@ -103,7 +104,7 @@ impl WorkgroupRace {
     #[must_use]
     pub fn of(
         shapes: &[WorkgroupSize],
-        clocks: &[ClockSource],
+        clocks: &[Clock],
         rounds: &[Vec<f64>],
         stop: Stop,
         took_ns: u64,
@@ -116,7 +117,7 @@ impl WorkgroupRace {
                 ShapeTime {
                     workgroup,
                     kernel_ns: Interval::of(&samples_ns),
-                    clock: clocks.get(side).copied().unwrap_or(ClockSource::CpuClock),
+                    clock: clocks.get(side).copied().unwrap_or(Clock::CpuClock),
                     samples_ns,
                 }
             })
@@ -232,7 +233,7 @@ pub(crate) fn race_rounds(
     cancel: Option<&AtomicBool>,
     measure: impl FnMut(usize) -> Result<Vec<f64>, EngineError>,
 ) -> Result<Sampled<Vec<f64>>, EngineError> {
-    let clocks = vec![ClockSource::CpuClock; shapes.len()];
+    let clocks = vec![Clock::CpuClock; shapes.len()];
     let reached =
         |rounds: &[Vec<f64>]| WorkgroupRace::of(shapes, &clocks, rounds, Stop::Decided, 0).reached(goal);
     sample(budget, cancel, measure, reached, || EngineError::Cancelled)
@@ -269,7 +270,7 @@ pub(crate) fn race(
             Repeat::new(engine, image, &ConvertSettings { backend: Backend::Gpu, workgroup, ..*settings })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut clocks = vec![ClockSource::CpuClock; shapes.len()];
+    let mut clocks = vec![Clock::CpuClock; shapes.len()];
     let sampled = race_rounds(&shapes, goal, budget, cancel, |round| {
         progress(round + 1);
         let mut ns = vec![0.0; repeats.len()];
@@ -281,7 +282,7 @@ pub(crate) fn race(
             };
             let report = repeat.run()?;
             let kernel = report.phase(Phase::Kernel);
-            *clock = kernel.map_or(ClockSource::CpuClock, |p| p.source);
+            *clock = kernel.map_or(Clock::CpuClock, |p| p.source);
             *slot = kernel.map_or(report.total_ns, |p| p.ns) as f64;
         }
         Ok(ns)
@@ -309,7 +310,7 @@ mod tests {
         let budget = Budget { max_time: std::time::Duration::from_hours(1), ..Budget::FULL };
         let shapes = [A, B, C];
         let s = race_rounds(&shapes, Goal::Fastest, &budget, None, rounds(ns)).expect("sampled");
-        WorkgroupRace::of(&shapes, &[ClockSource::GpuTimestamp; 3], &s.rounds, s.stop, s.took_ns)
+        WorkgroupRace::of(&shapes, &[Clock::GpuTimestamp; 3], &s.rounds, s.stop, s.took_ns)
     }
 
     #[test]
@@ -324,7 +325,7 @@ mod tests {
         assert!(r.tied.is_empty());
         assert_eq!(r.shapes.len(), 3);
         assert!(r.shapes.iter().all(|s| s.kernel_ns.is_some_and(|k| k.samples == 6)));
-        assert_eq!(r.shape(C).map(|s| s.clock), Some(ClockSource::GpuTimestamp));
+        assert_eq!(r.shape(C).map(|s| s.clock), Some(Clock::GpuTimestamp));
         let text = r.sentence();
         assert!(text.starts_with("16x16 is fastest: 1.5"), "{text}");
         assert!(text.contains("faster than 8x8, 3.0x than 256 — 6 rounds in turns"), "{text}");

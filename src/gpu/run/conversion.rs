@@ -2,6 +2,7 @@
 //! host's side of each chunk (staging its input, reading its output back, both with every
 //! thread) and the timings being summed.
 
+use crate::system::clock::Clock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -11,7 +12,7 @@ use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::{Chunk, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, Sample};
 use crate::gpu::run::record::RunCommands;
-use crate::gpu::{GpuError, GpuSpan, GpuStep, GpuTimings, StepClock};
+use crate::gpu::{GpuError, GpuSpan, GpuStep, GpuTimings};
 use crate::pixel::Work;
 
 /// One conversion in progress.
@@ -104,7 +105,7 @@ impl Run<'_> {
     }
 
     /// Records that `step` ran from `start` to `end` (CPU clock), timed by `clock`.
-    pub(crate) fn span(&mut self, step: GpuStep, (start, end): (Instant, Instant), clock: StepClock) {
+    pub(crate) fn span(&mut self, step: GpuStep, (start, end): (Instant, Instant), clock: Clock) {
         let (start_ns, end_ns) = (self.since_origin(start), self.since_origin(end));
         if !matches!(step, GpuStep::HostCopy { .. } | GpuStep::Setup | GpuStep::Preview) {
             self.gpu_free_ns = self.gpu_free_ns.max(end_ns);
@@ -115,7 +116,7 @@ impl Run<'_> {
     /// Records one host copy, a span per thread that took part.
     fn host_copies(&mut self, copies: &[ThreadCopy]) {
         for c in copies {
-            self.span(GpuStep::HostCopy { thread: c.thread }, (c.started, c.ended), StepClock::CpuClock);
+            self.span(GpuStep::HostCopy { thread: c.thread }, (c.started, c.ended), Clock::CpuClock);
         }
     }
 

@@ -1,5 +1,6 @@
 //! What one GPU conversion is asked to do ([`GpuJob`]) and what it measured ([`GpuTimings`]).
 
+use crate::system::clock::Clock;
 use std::sync::atomic::AtomicBool;
 
 use crate::gpu::WorkgroupSize;
@@ -87,33 +88,6 @@ impl<'a> GpuJob<'a> {
     }
 }
 
-/// Where the time of one GPU conversion went, summed over its submissions.
-///
-/// The clock that timed one GPU step.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StepClock {
-    /// The CPU clock around a submit-and-wait of the step alone (dispatch and wait included).
-    #[default]
-    CpuClock,
-    /// GPU timestamps written around the step itself.
-    GpuTimestamp,
-}
-
-impl StepClock {
-    /// The GPU clock when `on_gpu`, else the CPU clock.
-    #[must_use]
-    pub fn gpu_if(on_gpu: bool) -> Self {
-        if on_gpu { Self::GpuTimestamp } else { Self::CpuClock }
-    }
-
-    /// Whether the step was timed by GPU timestamps.
-    #[must_use]
-    pub fn is_gpu(self) -> bool {
-        self == Self::GpuTimestamp
-    }
-}
-
 /// A step of a GPU run, as a timeline draws it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GpuStep {
@@ -138,9 +112,9 @@ pub enum GpuStep {
 }
 
 /// When one step of a GPU run really ran, in ns since the run started, on the CPU clock. A
-/// [`StepClock::GpuTimestamp`] span kept its length from GPU timestamps and was placed on the CPU
+/// [`Clock::GpuTimestamp`] span kept its length from GPU timestamps and was placed on the CPU
 /// clock at its submission (no earlier than the submit, no later than the host saw it finished,
-/// never before the GPU's previous step); a [`StepClock::CpuClock`] span of a GPU step is the
+/// never before the GPU's previous step); a [`Clock::CpuClock`] span of a GPU step is the
 /// submit-and-wait of that step alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuSpan {
@@ -151,11 +125,11 @@ pub struct GpuSpan {
     /// Its end, ns since the run started.
     pub end_ns: u64,
     /// What measured its length.
-    pub clock: StepClock,
+    pub clock: Clock,
 }
 
 /// Each step's own busy time: host copies on the CPU clock, GPU copies, kernel and display from
-/// GPU timestamps where the device has them (see each step's [`StepClock`]), else from the CPU
+/// GPU timestamps where the device has them (see each step's [`Clock`]), else from the CPU
 /// clock around a submit-and-wait of that step alone. In the pipelined mode the steps overlap
 /// (the host copies chunk i+1 while the GPU works on chunk i), so they can add up to more than
 /// `wall_ns`; [`Self::overlap_ns`] says by how much at least.
@@ -185,11 +159,11 @@ pub struct GpuTimings {
     /// Wall time of the whole conversion, setup included (CPU clock).
     pub wall_ns: u64,
     /// The clock of `upload_copy_ns` and `download_copy_ns`.
-    pub copies_clock: StepClock,
+    pub copies_clock: Clock,
     /// The clock of `kernel_ns`.
-    pub kernel_clock: StepClock,
+    pub kernel_clock: Clock,
     /// The clock of `display_ns`.
-    pub display_clock: StepClock,
+    pub display_clock: Clock,
     /// Whether steps of different chunks ran at the same time (host copies beside GPU work).
     pub pipelined: bool,
     /// Row bands the image was cut into (each fits one storage binding).

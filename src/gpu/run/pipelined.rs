@@ -9,6 +9,7 @@
 //! copies overlap GPU work. A copy's stamps are written in the same command buffer right around
 //! it, so the wait of a submission behind the kernel before it is never in a copy's span.
 
+use crate::system::clock::Clock;
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -19,7 +20,7 @@ use crate::gpu::plan::run_plan::Chunk;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
 use crate::gpu::timing::timestamps::{Span, Stamp, Ticks};
-use crate::gpu::{GpuError, GpuSpan, GpuStep, StepClock};
+use crate::gpu::{GpuError, GpuSpan, GpuStep};
 
 /// Staging slots of the pipelined driver.
 pub(crate) const RING_SLOTS: usize = 3;
@@ -227,7 +228,7 @@ fn place_spans(run: &mut Run<'_>, ticks: &Ticks, chunk: &Chunk, (submitted, done
         let end_ns = (start_ns + offset_ns(to)).min(done_ns);
         let begin_ns = (start_ns + offset_ns(from)).min(end_ns);
         run.gpu_free_ns = run.gpu_free_ns.max(end_ns);
-        run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: StepClock::GpuTimestamp });
+        run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: Clock::GpuTimestamp });
     }
 }
 

@@ -5,6 +5,7 @@
 //! slice of its kernel, within the submission budget. Each copy is its own submission, submitted
 //! once the step before it has finished: no copy's time holds a wait behind a kernel.
 
+use crate::system::clock::Clock;
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
@@ -14,7 +15,7 @@ use crate::gpu::plan::run_plan::Slice;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
 use crate::gpu::timing::timestamps::{Span, Stamp};
-use crate::gpu::{GpuError, GpuStep, StepClock};
+use crate::gpu::{GpuError, GpuStep};
 
 /// Runs every chunk of `run` through the one staging slot.
 pub(crate) fn drive(
@@ -82,7 +83,7 @@ fn timed(
     record: impl FnOnce(&crate::gpu::run::record::RunCommands<'_>, &mut wgpu::CommandEncoder),
 ) -> Result<u64, GpuError> {
     let (started, done) = submit_and_wait(run, record)?;
-    run.span(step, (started, done), StepClock::CpuClock);
+    run.span(step, (started, done), Clock::CpuClock);
     Ok(nanos(done - started))
 }
 
@@ -120,7 +121,7 @@ fn kernel(
     })?;
     let cpu_ns = nanos(done - started);
     let Some(ts) = ts else {
-        run.span(GpuStep::Kernel, (started, done), StepClock::CpuClock);
+        run.span(GpuStep::Kernel, (started, done), Clock::CpuClock);
         return Ok(Some(cpu_ns));
     };
     mapped(run.cmds.ctx.device(), &ts.map())?;
@@ -131,6 +132,6 @@ fn kernel(
     }
     // The pass's own length, placed at its submit (and never past when it was seen finished).
     let end = (started + std::time::Duration::from_nanos(gpu_ns)).min(done);
-    run.span(GpuStep::Kernel, (started, end), StepClock::GpuTimestamp);
+    run.span(GpuStep::Kernel, (started, end), Clock::GpuTimestamp);
     Ok(Some(gpu_ns))
 }

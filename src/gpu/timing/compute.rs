@@ -10,11 +10,12 @@
 //! counted as on the CPU: 3 per round. The one invocation that reaches a known hash writes its
 //! index, which is checked, so the figure is of rounds that really ran.
 
+use crate::system::clock::Clock;
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
-use crate::gpu::timing::timestamps::{ProbeClock, Span, Stamp, TimestampCheck, Timestamps};
+use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
 
@@ -47,7 +48,7 @@ pub struct GpuCompute {
     /// The median run, nanoseconds.
     pub median_ns: u64,
     /// The clock that timed the runs.
-    pub clock: ProbeClock,
+    pub clock: Clock,
 }
 
 impl GpuCompute {
@@ -213,7 +214,7 @@ pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute
         return Err(GpuError::Bug("the compute probe's hash was not found"));
     }
     let (mut runs, clock) =
-        if gpu_clock { (gpu_runs, ProbeClock::GpuTimestamp) } else { (cpu_runs, ProbeClock::CpuClock) };
+        if gpu_clock { (gpu_runs, Clock::GpuTimestamp) } else { (cpu_runs, Clock::CpuClock) };
     runs.sort_unstable();
     drop(timestamps);
     wait_for(ctx.device(), None)?;

@@ -7,6 +7,7 @@
 //! Each step runs [`REPEATS`] times after one warm-up; the fastest run is the ceiling (what the
 //! machine can do), the median is kept beside it.
 
+use crate::system::clock::Clock;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -15,7 +16,7 @@ use crate::gpu::device::host_copy::{PIECE_BYTES, fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::timing::compute::{GpuCompute, measure_checked};
-use crate::gpu::timing::timestamps::{ProbeClock, Span, Stamp, TimestampCheck, Timestamps};
+use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 
 /// Bytes each transfer of the probe moves: 64 MiB, about an 8K RGB frame (99.5 MB) in and its
@@ -42,11 +43,11 @@ pub struct Bandwidth {
     /// The median run, nanoseconds.
     pub median_ns: u64,
     /// The clock that measured it.
-    pub clock: ProbeClock,
+    pub clock: Clock,
 }
 
 impl Bandwidth {
-    fn of(bytes: u64, mut runs_ns: Vec<u64>, clock: ProbeClock) -> Self {
+    fn of(bytes: u64, mut runs_ns: Vec<u64>, clock: Clock) -> Self {
         runs_ns.sort_unstable();
         let best_ns = runs_ns.first().copied().unwrap_or(0).max(1);
         let median_ns = runs_ns.get(runs_ns.len() / 2).copied().unwrap_or(0).max(1);
@@ -227,7 +228,7 @@ fn fill_staging(ctx: &GpuContext, staging: &wgpu::Buffer, src: &[u8]) -> Result<
             runs.push(ns);
         }
     }
-    Ok(Bandwidth::of(src.len() as u64, runs, ProbeClock::CpuClock))
+    Ok(Bandwidth::of(src.len() as u64, runs, Clock::CpuClock))
 }
 
 /// One GPU copy of `bytes`, between encoder timestamps where given (the CPU clock around its
@@ -272,9 +273,9 @@ fn gpu_copy(
         }
     }
     Ok(if gpu_clock {
-        Bandwidth::of(bytes, gpu_runs, ProbeClock::GpuTimestamp)
+        Bandwidth::of(bytes, gpu_runs, Clock::GpuTimestamp)
     } else {
-        Bandwidth::of(bytes, cpu_runs, ProbeClock::CpuClock)
+        Bandwidth::of(bytes, cpu_runs, Clock::CpuClock)
     })
 }
 
@@ -294,7 +295,7 @@ fn read_readback(ctx: &GpuContext, readback: &wgpu::Buffer, dst: &mut [u8]) -> R
             runs.push(ns);
         }
     }
-    Ok(Bandwidth::of(dst.len() as u64, runs, ProbeClock::CpuClock))
+    Ok(Bandwidth::of(dst.len() as u64, runs, Clock::CpuClock))
 }
 
 /// A plain parallel `memcpy` with the same threads and pieces as the host copies.
@@ -309,7 +310,7 @@ fn memcpy(src: &[u8], dst: &mut [u8]) -> Bandwidth {
         })
         .skip(1)
         .collect();
-    Bandwidth::of(src.len() as u64, runs, ProbeClock::CpuClock)
+    Bandwidth::of(src.len() as u64, runs, Clock::CpuClock)
 }
 
 /// The median submit-and-wait time of a 4-byte device copy.
@@ -335,12 +336,12 @@ mod tests {
     use super::*;
 
     fn bw(bytes: u64, ns: u64) -> Bandwidth {
-        Bandwidth { bytes, best_ns: ns, median_ns: ns, clock: ProbeClock::CpuClock }
+        Bandwidth { bytes, best_ns: ns, median_ns: ns, clock: Clock::CpuClock }
     }
 
     #[test]
     fn rates_come_from_the_fastest_run_and_steps_in_series_add_their_times() {
-        let b = Bandwidth::of(1000, vec![40, 10, 20], ProbeClock::GpuTimestamp);
+        let b = Bandwidth::of(1000, vec![40, 10, 20], Clock::GpuTimestamp);
         assert_eq!((b.best_ns, b.median_ns), (10, 20));
         assert!((b.gb_per_s() - 100.0).abs() < 1e-9 && (b.median_gb_per_s() - 50.0).abs() < 1e-9);
         // 1 GB at 10 GB/s (0.1 s) then at 40 GB/s (0.025 s): 8 GB/s for the two together.

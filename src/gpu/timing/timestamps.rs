@@ -1,34 +1,11 @@
 //! GPU timestamps of one submission, by name: a query set with a slot per [`Stamp`], resolved
 //! into a buffer and read back, and the spans between them per [`Span`]; and the check that a
-//! device reads its clock where a timestamp is written ([`TimestampCheck`]); which clock measured
-//! a ceiling ([`ProbeClock`]).
+//! device reads its clock where a timestamp is written ([`TimestampCheck`]).
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::gpu::device::wait::{MapResult, map};
 use crate::gpu::{GpuContext, GpuError};
-
-/// Which clock measured a ceiling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum ProbeClock {
-    /// GPU timestamps around the copy.
-    #[serde(rename = "gpu-timestamp")]
-    GpuTimestamp,
-    /// The host's monotonic clock (around a host copy, or around a submit-and-wait).
-    #[serde(rename = "cpu-clock")]
-    CpuClock,
-}
-
-impl ProbeClock {
-    /// The label printed beside the figure.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::GpuTimestamp => "gpu-timestamp",
-            Self::CpuClock => "cpu-clock",
-        }
-    }
-}
 
 /// A point in one chunk's commands where the GPU clock is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -45,6 +45,8 @@ impl Drop for Worker {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(ticket) = &*self.running.lock().unwrap_or_else(PoisonError::into_inner) {
             ticket.cancel();
+            // A job a test held (and never let go, if it failed) must not keep the join waiting.
+            ticket.pixels().hold().release();
         }
         drop(self.jobs.take());
         if let Some(thread) = self.thread.take() {

@@ -2,6 +2,7 @@
 //! (a preview from host pixels, or the GPU's own display), the rates against the ceilings, and
 //! the encoder with its progress.
 
+use crate::engine::Clock;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,8 +14,8 @@ use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
-    Backend, ClockSource, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase,
-    PhaseTiming, RunOptions, RunReport,
+    Backend, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase, PhaseTiming,
+    RunOptions, RunReport,
 };
 use crate::engine::{Lane, Span};
 
@@ -224,7 +225,7 @@ impl WorkerState {
         report.phases.push(PhaseTiming {
             phase: Phase::Display,
             ns: shown_until_ns - shown_ns,
-            source: ClockSource::CpuClock,
+            source: Clock::CpuClock,
         });
         report.spans.push(Span::cpu(Lane::Display, shown_ns, shown_until_ns));
         Ok(Some((Some(pixels), display, report)))

@@ -1,0 +1,169 @@
+//! The compute ceilings of the synthetic work: the GPU's rounds-only kernel runs and gives a
+//! positive rate with its clock, the engine's `compute_ceilings` with and without a GPU, the
+//! cache round trip with the compute fields (and old or hand-edited files without them), and
+//! `info --probe` printing both compute lines. GPU tests skip visibly without an adapter (see
+//! tests/common); no figure is asserted beyond "measured and positive".
+
+use crate::common;
+use graylab::engine::Clock;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{graylab, text};
+use graylab::engine::{Engine, available_threads};
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", text(o));
+    serde_json::from_slice(&o.stdout).expect("JSON")
+}
+
+#[test]
+fn the_gpu_compute_kernel_runs_and_gives_a_positive_rate_with_its_clock() {
+    let Some(conv) = common::converter() else { return };
+    let c = conv.measure_compute().expect("compute probe");
+    assert!(c.rounds > 0 && c.invocations > 0, "{c:?}");
+    assert_eq!(c.ops, c.invocations * u64::from(c.rounds) * 3, "3 ops per round");
+    assert!(c.best_ns > 0 && c.median_ns >= c.best_ns, "{c:?}");
+    assert!(c.ops_per_s() > 0.0 && c.ops_per_s().is_finite(), "{c:?}");
+    if !conv.context().timestamps().passes {
+        assert_eq!(c.clock, Clock::CpuClock, "no pass timestamps: the CPU clock");
+    }
+    // The whole probe carries it too.
+    let all = conv.measure_ceilings().expect("probe");
+    assert!(all.compute.is_some_and(|g| g.ops_per_s() > 0.0), "{all:?}");
+}
+
+#[test]
+fn the_engine_gives_both_ceilings_and_the_cpu_one_without_a_gpu() {
+    let c =
+        Engine::without_gpu("a test without a GPU").without_ceiling_cache().compute_ceilings().expect("cpu");
+    assert!(c.cpu_ops_per_s > 0.0 && c.cpu_threads == available_threads(), "{c:?}");
+    assert_eq!((c.gpu_ops_per_s, c.gpu_clock), (None, None));
+    if common::gpu().is_none() {
+        return;
+    }
+    let engine = Engine::new().without_ceiling_cache();
+    let c = engine.compute_ceilings().expect("both");
+    assert!(c.gpu_ops_per_s.is_some_and(|r| r > 0.0), "{c:?}");
+    assert!(matches!(c.gpu_clock, Some(Clock::GpuTimestamp | Clock::CpuClock)), "{c:?}");
+    // Measured once per engine: asked again, the same figures.
+    assert_eq!(engine.compute_ceilings().expect("again"), c);
+}
+
+/// The one file in `dir` whose name starts with `prefix`.
+fn cache_file(dir: &Path, prefix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir.join("graylab"))
+        .expect("cache folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix)))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.into_iter().next().expect("one")
+}
+
+fn edit(path: &Path, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json");
+    f(&mut v);
+    std::fs::write(path, serde_json::to_vec_pretty(&v).expect("json")).expect("write");
+}
+
+#[test]
+fn info_probe_prints_both_compute_ceilings_and_caches_them() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path();
+    let o = graylab(&["info", "--probe"], cache);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let cpu_line = out.lines().find(|l| l.trim_start().starts_with("CPU compute: ")).expect(&out);
+    assert!(
+        cpu_line.contains(" Gop/s (") && cpu_line.contains("threads") && cpu_line.contains("CPU clock"),
+        "{cpu_line}"
+    );
+    let gpu_line = out.lines().find(|l| l.trim_start().starts_with("GPU compute: ")).expect(&out);
+    assert!(
+        gpu_line.contains(" Gop/s (")
+            && (gpu_line.contains("GPU timestamps") || gpu_line.contains("CPU clock")),
+        "{gpu_line}"
+    );
+
+    // Read back from the caches, not measured again, in the JSON too.
+    let info = json(&graylab(&["info", "--json"], cache));
+    assert_eq!(info["ceilings"]["measured_now"], false, "{info}");
+    let gpu = &info["ceilings"]["ceilings"]["compute"];
+    assert!(gpu["best_ns"].as_u64().is_some_and(|v| v > 0), "{info}");
+    assert!(info["cpu_compute"]["ops"].as_u64().is_some_and(|v| v > 0), "{info}");
+    assert!(info["compute"]["cpu_ops_per_s"].as_f64().is_some_and(|v| v > 0.0), "{info}");
+    assert!(info["compute"]["gpu_ops_per_s"].as_f64().is_some_and(|v| v > 0.0), "{info}");
+
+    // A run with work is held against the ceiling of its backend.
+    let bench = json(&graylab(
+        &["bench", "--synthetic", "160x120", "--backend", "cpu", "--runs", "1", "--work", "64", "--json"],
+        cache,
+    ));
+    let work = &bench["results"][0];
+    assert!(work["compute_share"].as_f64().is_some_and(|s| s > 0.0), "{work}");
+    assert_eq!(work["compute_ceiling_ops_per_s"], info["compute"]["cpu_ops_per_s"], "{work}");
+
+    // An old GPU cache file without the compute ceiling still loads: the rest is kept.
+    let gpu_file = cache_file(cache, "ceilings-");
+    edit(&gpu_file, |v| {
+        v["ceilings"].as_object_mut().expect("ceilings").remove("compute");
+    });
+    let info = json(&graylab(&["info", "--json"], cache));
+    assert_eq!(info["ceilings"]["measured_now"], false, "{info}");
+    assert!(info["ceilings"]["ceilings"]["compute"].is_null(), "{info}");
+    assert!(info["compute"]["gpu_ops_per_s"].is_null(), "{info}");
+    let out = text(&graylab(&["info"], cache));
+    assert!(out.contains("GPU compute: not measured yet"), "{out}");
+
+    // Hand-edited absurd figures count as absent: the GPU's alone, the CPU's file as a whole.
+    edit(&gpu_file, |v| {
+        v["ceilings"]["compute"] = gpu.clone();
+        // 1e15 operations in 1 ns: 1e24 ops/s.
+        v["ceilings"]["compute"]["ops"] = 1_000_000_000_000_000u64.into();
+        v["ceilings"]["compute"]["best_ns"] = 1.into();
+        v["ceilings"]["compute"]["median_ns"] = 1.into();
+    });
+    edit(&cache_file(cache, "compute-cpu-"), |v| {
+        v["compute"]["ops"] = 1_000_000_000_000_000u64.into();
+        v["compute"]["best_ns"] = 1.into();
+    });
+    let info = json(&graylab(&["info", "--json"], cache));
+    assert_eq!(info["ceilings"]["measured_now"], false, "{info}");
+    assert!(info["ceilings"]["ceilings"]["compute"].is_null(), "{info}");
+    assert!(info["cpu_compute"].is_null() && info["compute"].is_null(), "{info}");
+}
+
+#[test]
+fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_quiet() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path();
+    // The machine's load is injected (GRAYLAB_BUSY), not made.
+    let run = |busy: &str, args: &[&str]| {
+        json(&common::graylab_cmd(cache).env("GRAYLAB_BUSY", busy).args(args).output().expect("run graylab"))
+    };
+    let sweep = ["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", "-"];
+    let busy_sweep = run("1", &sweep);
+    // The load is recorded (null when the sweep was shorter than the kernel's clock tick).
+    assert!(busy_sweep.as_object().is_some_and(|o| o.contains_key("busy")), "{busy_sweep}");
+    let file = cache_file(cache, "compute-cpu-");
+    let read = || -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(&file).expect("the cache file")).expect("JSON")
+    };
+    let first = read();
+    assert_eq!(first["busy"], true, "{first}");
+    // Still busy: the cached one is used as it is.
+    let info = run("1", &["info", "--json"]);
+    assert!(info["cpu_compute"]["ops"].as_u64().is_some_and(|v| v > 0), "{info}");
+    // Quiet: the busy one counts as absent, and the next command that needs it measures again.
+    let info = run("0", &["info", "--json"]);
+    assert!(info["cpu_compute"].is_null(), "{info}");
+    run("0", &sweep);
+    let again = read();
+    assert_eq!(again["busy"], false, "{again}");
+    assert_ne!(again["compute"], first["compute"], "measured again, not copied");
+}

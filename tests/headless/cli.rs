@@ -1,0 +1,539 @@
+//! The real `graylab` binary end to end, in temporary folders.
+
+use crate::common;
+
+use crate::common::{graylab, photo, text};
+
+use image::{DynamicImage, RgbaImage};
+
+fn expected_gray(img: &DynamicImage, formula: graylab::pixel::Formula) -> Vec<u8> {
+    img.to_rgb8().pixels().map(|p| formula.luma8(p[0], p[1], p[2])).collect()
+}
+
+#[test]
+fn convert_writes_the_exact_gray_image() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let img = photo(123, 45);
+    img.save(dir.path().join("in.png")).expect("save");
+    let o = graylab(&["convert", "in.png", "-o", "out.png"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("kernel"), "{}", text(&o));
+    let out = image::open(dir.path().join("out.png")).expect("output");
+    assert_eq!(out.color(), image::ColorType::L8);
+    assert_eq!(out.as_bytes(), expected_gray(&img, graylab::pixel::Formula::Bt601));
+
+    // bt709 through --formula, default output name beside the input.
+    let o = graylab(&["convert", "in.png", "--formula", "bt709"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = image::open(dir.path().join("in.gray.png")).expect("default output name");
+    assert_eq!(out.as_bytes(), expected_gray(&img, graylab::pixel::Formula::Bt709));
+}
+
+#[test]
+fn convert_refuses_to_overwrite_unless_asked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    photo(16, 16).save(dir.path().join("a.png")).expect("save");
+    std::fs::write(dir.path().join("b.png"), b"keep me").expect("write");
+    let o = graylab(&["convert", "a.png", "-o", "b.png"], dir.path());
+    assert!(!o.status.success());
+    assert!(text(&o).contains("b.png") && text(&o).contains("exists"), "{}", text(&o));
+    assert_eq!(std::fs::read(dir.path().join("b.png")).expect("read"), b"keep me");
+    let o = graylab(&["convert", "a.png", "-o", "b.png", "--overwrite"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(image::open(dir.path().join("b.png")).is_ok());
+    let o = graylab(&["convert", "a.png", "-o", "a.png", "--overwrite"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("replace its own input"), "{}", text(&o));
+}
+
+#[test]
+fn many_files_bad_ones_named_good_ones_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("mkdir");
+    for i in 0..4 {
+        photo(20 + i, 10).save(dir.path().join(format!("p{i}.png"))).expect("save");
+    }
+    std::fs::write(dir.path().join("broken.jpg"), b"\xFF\xD8\xFF\xE0 not really").expect("write");
+    let o = graylab(
+        &[
+            "convert",
+            "p0.png",
+            "p1.png",
+            "broken.jpg",
+            "p2.png",
+            "p3.png",
+            "--out-dir",
+            "out",
+            "--format",
+            "tiff",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let items = json.as_array().expect("array");
+    assert_eq!(items.len(), 5);
+    assert!(items[2]["error"].as_str().is_some_and(|e| e.contains("broken.jpg")), "{json}");
+    for i in 0..4 {
+        let img = image::open(out.join(format!("p{i}.gray.tif"))).expect("written");
+        assert_eq!(img.width(), 20 + i);
+    }
+    assert!(!out.join("broken.gray.tif").exists());
+    assert_eq!(items[0]["run"]["phases"][0]["phase"], "decode");
+    assert_eq!(items[0]["run"]["phases"][1]["source"], "cpu-clock");
+}
+
+#[test]
+fn alpha_is_kept_or_dropped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rgba =
+        RgbaImage::from_fn(9, 7, |x, y| image::Rgba([255, (x * 20) as u8, (y * 30) as u8, (x * y) as u8]));
+    rgba.save(dir.path().join("a.png")).expect("save");
+    let o = graylab(&["convert", "a.png", "-o", "la.png"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let la = image::open(dir.path().join("la.png")).expect("out").to_luma_alpha8();
+    assert_eq!(la.get_pixel(3, 2).0, [graylab::pixel::Formula::Bt601.luma8(255, 60, 60), 6]);
+    let o = graylab(&["convert", "a.png", "-o", "l.png", "--drop-alpha"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(image::open(dir.path().join("l.png")).expect("out").color(), image::ColorType::L8);
+}
+
+#[test]
+fn gpu_convert_matches_cpu_convert() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    photo(301, 77).save(dir.path().join("in.png")).expect("save");
+    let o = graylab(
+        &[
+            "convert",
+            "in.png",
+            "-o",
+            "gpu.png",
+            "--backend",
+            "gpu",
+            "--workgroup",
+            "16x16",
+            "--formula",
+            "linear",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("upload"), "{}", text(&o));
+    let o =
+        graylab(&["convert", "in.png", "-o", "cpu.png", "--formula", "linear", "--threads", "1"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let gpu = image::open(dir.path().join("gpu.png")).expect("gpu out");
+    let cpu = image::open(dir.path().join("cpu.png")).expect("cpu out");
+    assert_eq!(gpu.as_bytes(), cpu.as_bytes());
+    let o =
+        graylab(&["convert", "in.png", "-o", "x.png", "--backend", "gpu", "--workgroup", "4096"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("does not fit"), "{}", text(&o));
+}
+
+#[test]
+fn bench_and_info_print_valid_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let backend = if common::gpu().is_some() { "all" } else { "cpu" };
+    let o = graylab(
+        &[
+            "bench",
+            "--synthetic",
+            "320x200",
+            "--runs",
+            "3",
+            "--backend",
+            backend,
+            "--threads",
+            "1,2",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench JSON");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results.len(), if backend == "all" { 3 } else { 2 });
+    for r in results {
+        assert_eq!(r["width"], 320);
+        assert_eq!(r["warm"].as_array().map(Vec::len), Some(3));
+        let kernel =
+            r["phases"].as_array().and_then(|p| p.iter().find(|p| p["phase"] == "kernel")).expect("kernel");
+        assert!(kernel["median_ns"].as_u64().is_some_and(|v| v > 0));
+        assert!(kernel["min_ns"].as_u64() <= kernel["median_ns"].as_u64());
+        assert!(r["kernel_gb_per_s"].as_f64().is_some_and(|v| v > 0.0));
+    }
+    let o = graylab(&["info", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let info: serde_json::Value = serde_json::from_slice(&o.stdout).expect("info JSON");
+    assert!(info["cpu_threads"].as_u64().is_some_and(|n| n >= 1));
+    if common::gpu().is_some() {
+        let adapters = info["adapters"].as_array().expect("adapters");
+        assert!(adapters.iter().any(|a| a["selected"] == true
+            && !a["valid_workgroups"].as_array().expect("list").is_empty()));
+    }
+}
+
+/// `bench --fastest-workgroup --json`: every shape the adapter allows with its kernel time's
+/// interval (at least six samples), the fastest among them, the speed-up, the decision, the stop
+/// and the rounds; the table names the same fastest shape in its verdict.
+#[test]
+fn bench_fastest_workgroup_races_every_shape() {
+    let Some(gpu) = common::gpu() else { return };
+    let valid: Vec<String> = gpu.valid_workgroups().iter().map(ToString::to_string).collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = graylab(&["bench", "--synthetic", "96x64", "--fastest-workgroup", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("race JSON");
+    let shapes = json["shapes"].as_array().expect("shapes");
+    let names: Vec<String> =
+        shapes.iter().filter_map(|s| s["workgroup"].as_str().map(str::to_owned)).collect();
+    assert_eq!(names, valid);
+    let rounds = json["rounds"].as_u64().expect("rounds");
+    assert!((6..=42).contains(&rounds), "{rounds}");
+    for s in shapes {
+        let k = &s["kernel_ns"];
+        assert_eq!(k["samples"].as_u64(), Some(rounds), "{s}");
+        let (low, median, high) = (k["ci_low"].as_f64(), k["median"].as_f64(), k["ci_high"].as_f64());
+        assert!(low > Some(0.0) && low <= median && median <= high, "{s}");
+        assert!(["gpu-timestamp", "cpu-clock"].contains(&s["clock"].as_str().unwrap_or_default()), "{s}");
+    }
+    let fastest = json["fastest"].as_str().expect("fastest");
+    assert!(valid.iter().any(|v| v == fastest), "{fastest}");
+    assert!(["decided", "time", "rounds"].contains(&json["stop"].as_str().unwrap_or_default()), "{json}");
+    let decided = json["decided"].as_bool().expect("decided");
+    if valid.len() > 1 {
+        assert!(json["speed_up"]["median"].as_f64().is_some_and(|m| m > 0.0), "{json}");
+        assert_eq!(decided, json["speed_up"]["ci_low"].as_f64().is_some_and(|l| l > 1.0), "{json}");
+    }
+    let verdict = json["verdict"].as_str().expect("verdict");
+    if decided {
+        assert!(verdict.starts_with(&format!("{fastest} is fastest")), "{verdict}");
+    } else {
+        assert!(verdict.starts_with("No shape is clearly fastest") && verdict.contains(fastest), "{verdict}");
+    }
+    let o = graylab(&["bench", "--fastest-workgroup", "--workgroup", "256"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("cannot be used with"), "{}", text(&o));
+}
+
+#[test]
+fn usage_errors_exit_non_zero_with_a_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for args in [
+        &["convert"][..],
+        &["convert", "a.png", "b.png", "-o", "c.png"],
+        &["convert", "missing.png"],
+        &["convert", "x.png", "--formula", "rec2020"],
+        &["bench", "--synthetic", "0x0"],
+    ] {
+        let o = graylab(args, dir.path());
+        assert!(!o.status.success(), "{args:?} should fail");
+        assert!(!text(&o).contains("panicked"), "{args:?}: {}", text(&o));
+        assert!(!text(&o).trim().is_empty());
+    }
+    let o = graylab(&["convert", "missing.png"], dir.path());
+    assert!(text(&o).contains("missing.png"), "{}", text(&o));
+}
+
+#[test]
+fn sweep_estimates_from_the_pace_kept_by_the_run_before_and_a_damaged_pace_is_ignored() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut args = vec!["sweep", "--sizes", "0.25", "--runs", "3", "--json", "-"];
+    if common::gpu().is_none() {
+        args.push("--cpu-only");
+    }
+    let sweep = |want_basis: &str| {
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+        assert_eq!(json["estimate_basis"], want_basis, "{}", text(&o));
+        let figure = |key: &str| json[key].as_f64().filter(|s| *s > 0.0 && s.is_finite()).expect(key);
+        (figure("estimate_s"), figure("took_s"), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // Nothing seen here yet: a guess. The run keeps the pace in the cache folder.
+    let (_, first_took_s, _) = sweep("guess");
+    let kept: Vec<_> = std::fs::read_dir(dir.path().join("graylab"))
+        .expect("the cache folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("pace-")))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    // The same sweep again: estimated from the run seen, near what that run took.
+    let (estimate_s, _, _) = sweep("seen");
+    let ratio = estimate_s / first_took_s;
+    assert!(
+        (1.0 / 3.0..=3.0).contains(&ratio),
+        "estimated {estimate_s} s, the run before took {first_took_s} s"
+    );
+    // A damaged pace: said in a warning, treated as nothing seen, never an error.
+    std::fs::write(&kept[0], b"{ \"machine\": 3 ").expect("damage the pace");
+    let (_, _, stderr) = sweep("guess");
+    assert!(stderr.contains("the kept pace is not readable"), "{stderr}");
+    assert!(std::fs::read(&kept[0]).is_ok_and(|b| serde_json::from_slice::<serde_json::Value>(&b).is_ok()));
+}
+
+#[test]
+fn sweep_writes_json_and_csv_with_every_series() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let with_gpu = common::gpu().is_some();
+    let mut args =
+        vec!["sweep", "--sizes", "0.01,0.002,0.05", "--runs", "2", "--json", "s.json", "--csv", "s.csv"];
+    if !with_gpu {
+        args.push("--cpu-only");
+    }
+    let o = graylab(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("crossover"), "{}", text(&o));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).expect("json written"))
+            .expect("valid JSON");
+    // What the one estimator said before it started, and what it took.
+    for key in ["estimate_s", "took_s"] {
+        assert!(json[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", json[key]);
+    }
+    let points = json["points"].as_array().expect("points");
+    assert_eq!(points.len(), 3);
+    let sizes: Vec<f64> = points.iter().filter_map(|p| p["megapixels"].as_f64()).collect();
+    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "sizes sorted: {sizes:?}");
+    let expected = if with_gpu { 5 } else { 2 };
+    for p in points {
+        let series = p["series"].as_array().expect("series");
+        assert_eq!(series.len(), expected, "{p}");
+        for s in series {
+            let st = &s[1];
+            assert!(
+                st["min_ns"].as_u64() <= st["median_ns"].as_u64()
+                    && st["median_ns"].as_u64() <= st["max_ns"].as_u64()
+            );
+            assert_eq!(st["runs"], 2);
+        }
+    }
+    assert!(json["verdict"].as_str().is_some_and(|v| !v.is_empty()));
+    // How busy the machine was: over the sweep and at each point (Linux reads it from /proc).
+    if cfg!(target_os = "linux") {
+        assert!(json["busy"]["others_share"].is_number(), "{}", json["busy"]);
+        // A point shorter than the kernel's clock tick has none (`null`), but the field is there.
+        assert!(
+            points.iter().all(|p| p["busy"].is_null() || p["busy"]["others_share"].is_number()),
+            "{points:?}"
+        );
+        assert!(points.iter().all(|p| p.get("busy").is_some()), "{points:?}");
+    }
+    // With a GPU each point's comparison, run in turns, carries its interval in the JSON and
+    // "x (a–b)" in the table.
+    for p in points.iter().filter(|_| with_gpu) {
+        let c = &p["end_to_end"];
+        assert!(
+            ["gpu_faster", "cpu_faster", "within_noise"].contains(&c["winner"].as_str().unwrap_or("")),
+            "{c}"
+        );
+        let i = &c["speed_up"];
+        let (low, median, high) = (i["ci_low"].as_f64(), i["median"].as_f64(), i["ci_high"].as_f64());
+        assert!(low <= median && median <= high && low.is_some(), "{c}");
+        assert!(i["samples"].as_u64().is_some_and(|n| n >= 6) && c["rounds"].as_u64() >= Some(6), "{c}");
+        assert!(c["cpu_series"] == "cpu_all" || c["cpu_series"] == "cpu1", "{c}");
+    }
+    if with_gpu {
+        assert!(text(&o).contains("run in turns until decided"), "{}", text(&o));
+        assert!(text(&o).contains("x (") && text(&o).contains("rounds against CPU"), "{}", text(&o));
+        assert!(points[2]["upload_gb_per_s"].as_f64().is_some_and(|v| v > 0.0));
+    }
+    let csv = std::fs::read_to_string(dir.path().join("s.csv")).expect("csv written");
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("megapixels,width,height,series,runs,min_ms,median_ms,max_ms"));
+    assert_eq!(lines.count(), 3 * expected);
+    assert!(csv.contains(",cpu1,") && csv.contains(",cpu_all,"));
+    // Existing reports are not replaced without --overwrite.
+    let o = graylab(&args, dir.path());
+    assert!(!o.status.success() && text(&o).contains("exists"), "{}", text(&o));
+}
+
+#[test]
+fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
+    let Some(gpu) = common::gpu() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = graylab(&["claims", "--quick", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        o.stderr.is_empty() || !String::from_utf8_lossy(&o.stderr).contains('['),
+        "no progress with --json"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(v["software_adapter"], gpu.is_software());
+    // What the one estimator said before it started, and what it took.
+    for key in ["estimate_s", "took_s"] {
+        assert!(v[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", v[key]);
+    }
+    assert_eq!(v["quick"], true);
+    let claims = v["claims"].as_array().expect("claims");
+    let ids: Vec<u64> = claims.iter().filter_map(|c| c["id"].as_u64()).collect();
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for c in claims {
+        for field in ["claim", "experiment", "why"] {
+            assert!(c[field].as_str().is_some_and(|s| s.len() > 10), "claim {}: {field}", c["id"]);
+        }
+        let verdict = c["verdict"].as_str().expect("verdict");
+        assert!(
+            verdict == "holds here"
+                || verdict == "does not hold here"
+                || verdict == "inconclusive here"
+                || (verdict.starts_with("holds from ") && verdict.ends_with(" on")),
+            "{verdict}"
+        );
+        let ms = c["measurements"].as_array().expect("measurements");
+        assert!(!ms.is_empty(), "claim {}", c["id"]);
+        for m in ms {
+            let value = m["value"].as_f64().expect("a value");
+            assert!(value.is_finite(), "{m}");
+            assert!(m["unit"].as_str().is_some_and(|u| !u.is_empty()), "{m}");
+            assert!(m["clock"].as_str().is_some_and(|u| !u.is_empty()), "{m}");
+            // A median of enough samples carries its 95% interval, around it.
+            if let (Some(low), Some(high)) = (m["ci_low"].as_f64(), m["ci_high"].as_f64()) {
+                assert!(low <= value && value <= high && m["samples"].as_u64() >= Some(6), "{m}");
+            }
+        }
+        // Every verdict rests on at least one ratio sampled in turns, never on one warm run:
+        // at least six rounds, an interval, and a decision that agrees with the verdict.
+        let evidence = c["evidence"].as_array().expect("evidence");
+        assert!(!evidence.is_empty(), "claim {}", c["id"]);
+        for e in evidence {
+            let i = &e["interval"];
+            assert!(i["samples"].as_u64() >= Some(6), "{e}");
+            let (low, high) = (i["ci_low"].as_f64().expect("low"), i["ci_high"].as_f64().expect("high"));
+            let threshold = e["threshold"].as_f64().expect("threshold");
+            let decision = e["decision"].as_str().expect("decision");
+            let expected = if low > threshold {
+                "above"
+            } else if high < threshold {
+                "below"
+            } else {
+                "within"
+            };
+            assert_eq!(decision, expected, "{e}");
+        }
+        if verdict == "inconclusive here" {
+            assert!(evidence.iter().any(|e| e["decision"] == "within"), "claim {}", c["id"]);
+        }
+        // On a software adapter every verdict says what the "GPU" is.
+        assert_eq!(c["why"].as_str().is_some_and(|w| w.contains("CPU's own cores")), gpu.is_software());
+    }
+    // Claim 4 names its three timings.
+    let names: Vec<&str> = claims[3]["measurements"]
+        .as_array()
+        .expect("claim 4")
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    assert!(names.starts_with(&["submit only, no wait", "submit and wait"]), "{names:?}");
+    if gpu.timestamps().passes {
+        assert!(names.contains(&"GPU timestamps"), "{names:?}");
+    }
+    // Without --json: one block per claim.
+    let o = graylab(&["claims", "--quick"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("   verdict: ").count(), 9, "{out}");
+}
+
+#[test]
+fn work_per_pixel_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (w, h) = (61, 23);
+    let rgba = RgbaImage::from_raw(w, h, common::noise((w * h * 4) as usize, 61)).expect("size");
+    DynamicImage::ImageRgba8(rgba).save(dir.path().join("in.png")).expect("save");
+    let work = ["--work", "9", "--divergent", "--work-mask", "0xff"];
+    let mut outputs = Vec::new();
+    let backends: &[&str] = if common::gpu().is_some() { &["cpu", "gpu"] } else { &["cpu"] };
+    for backend in backends {
+        let out = format!("{backend}.png");
+        let mut args = vec!["convert", "in.png", "-o", &out, "--backend", backend];
+        args.extend(work);
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("work 9 rounds/px (synthetic, divergent"), "{}", text(&o));
+        outputs.push(image::open(dir.path().join(&out)).expect("output"));
+    }
+    let o = graylab(&["convert", "in.png", "-o", "plain.png", "--json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("convert JSON");
+    assert_eq!(json[0]["run"]["work_rounds"], 0);
+    let plain = image::open(dir.path().join("plain.png")).expect("plain");
+    // CPU (converted inside the PNG stripes) and GPU agree, gray changed and alpha kept.
+    for out in &outputs {
+        assert_eq!(out.as_bytes(), outputs[0].as_bytes());
+        assert_ne!(out.as_bytes(), plain.as_bytes());
+        let alpha = |i: &DynamicImage| i.to_luma_alpha8().pixels().map(|p| p[1]).collect::<Vec<_>>();
+        assert_eq!(alpha(out), alpha(&plain));
+    }
+    let o = graylab(
+        &["bench", "--synthetic", "33x17", "--backend", "cpu", "--runs", "1", "--work", "16", "--json"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench JSON");
+    let r = &json["results"][0];
+    assert_eq!((r["work_rounds"].as_u64(), r["divergent"].as_bool()), (Some(16), Some(false)));
+    assert_eq!(r["ops_per_byte"].as_f64(), Some(12.0));
+    assert!(r["kernel_ops_per_s"].as_f64().is_some_and(|v| v > 0.0), "{r}");
+    let o = graylab(&["bench", "--work", "-1"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+#[test]
+fn sweep_from_a_very_wide_photo_stays_near_its_prediction() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 20000 x 1 swept to 1 MP (1224 x 816): resized vertically first, the float intermediate
+    // alone was 20000 x 816 x 16 bytes = 261 MB; horizontally first it is 16 MB.
+    image::RgbImage::from_fn(20_000, 1, |x, _| image::Rgb([(x % 256) as u8, (x / 256) as u8, 9]))
+        .save(dir.path().join("wide.png"))
+        .expect("save");
+    let run = common::graylab_cmd(dir.path())
+        .env("RUST_LOG", "graylab=debug")
+        .env("GRAYLAB_MEMORY_BUDGET", "1GiB")
+        .args(["sweep", "--from-image", "wide.png", "--sizes", "1", "--runs", "1", "--cpu-only"])
+        .output()
+        .expect("run graylab");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let peak: u64 = stderr
+        .lines()
+        .find_map(|l| l.split("peak resident memory: ").nth(1)?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line in: {stderr}"));
+    assert!(peak < 150 << 20, "peak {} MiB", peak >> 20);
+}
+
+#[test]
+fn stored_luma_writes_the_luma_a_jpeg_stores_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    std::fs::copy(fixtures.join("luma-420.jpg"), dir.path().join("in.jpg")).expect("copy");
+    std::fs::copy(fixtures.join("stored-rgb.jpg"), dir.path().join("rgb.jpg")).expect("copy");
+    for backend in ["cpu", "gpu"] {
+        if backend == "gpu" && common::gpu().is_none() {
+            continue;
+        }
+        let out = format!("out-{backend}.png");
+        let args = ["convert", "in.jpg", "-o", &out, "--formula", "stored-luma", "--backend", backend];
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("luma as stored in the JPEG"), "{}", text(&o));
+        // Nothing was converted, so no kernel and nothing moved to the GPU.
+        assert!(!text(&o).contains("upload"), "{}", text(&o));
+        let written = image::open(dir.path().join(&out)).expect("output");
+        let stored = graylab::io::decode_file(
+            &dir.path().join("in.jpg"),
+            &graylab::io::DecodeOptions { stored_luma: true, ..Default::default() },
+        )
+        .expect("decode");
+        assert_eq!(written.as_bytes(), stored.image.as_bytes(), "{backend}: the stored luma, unchanged");
+    }
+    // A JPEG that stores RGB is converted with bt601, and the report says why.
+    let o = graylab(&["convert", "rgb.jpg", "-o", "rgb.png", "--formula", "stored-luma"], dir.path());
+    assert!(o.status.success() && text(&o).contains("the JPEG stores RGB"), "{}", text(&o));
+    let colour = image::open(dir.path().join("rgb.jpg")).expect("rgb");
+    let written = image::open(dir.path().join("rgb.png")).expect("output");
+    assert_eq!(written.as_bytes(), expected_gray(&colour, graylab::pixel::Formula::Bt601));
+}

@@ -1,0 +1,285 @@
+//! Odd arguments and the messages a person sees, on the real binary: every value is checked
+//! before any work, nothing panics or aborts, each cause is printed once, advice names the
+//! flag, no driver noise, logging on request.
+
+use crate::common;
+
+use crate::common::text;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn graylab(args: &[&str], cwd: &Path) -> Output {
+    // A small budget makes "too large" the same on every machine.
+    common::graylab_cmd(cwd).args(args).env("GRAYLAB_MEMORY_BUDGET", "1GiB").output().expect("run graylab")
+}
+
+/// Fails with exit code `code` and a message containing every one of `needles`, never a panic.
+fn fails(args: &[&str], cwd: &Path, code: i32, needles: &[&str]) -> String {
+    let o = graylab(args, cwd);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {t}");
+    assert!(!t.contains("panicked"), "{args:?}: {t}");
+    for n in needles {
+        assert!(t.contains(n), "{args:?}: no {n:?} in: {t}");
+    }
+    t
+}
+
+#[test]
+fn sizes_that_cannot_fit_are_refused_before_allocating() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    fails(
+        &["bench", "--synthetic", "4294967295x4294967295", "--backend", "cpu"],
+        d,
+        1,
+        &["4294967295x4294967295", "needs 16.0 EiB"],
+    );
+    fails(
+        &["bench", "--synthetic", "100000x100000", "--backend", "cpu"],
+        d,
+        1,
+        &["needs 37.3 GiB", "1.0 GiB", "GRAYLAB_MEMORY_BUDGET"],
+    );
+    fails(&["bench", "--synthetic", "99999999999x2"], d, 2, &["invalid size"]);
+    fails(&["sweep", "--sizes", "0.25,1e30"], d, 2, &["1e30", "at most 100000"]);
+    fails(&["sweep", "--sizes", "0.25,-1"], d, 2, &["-1"]);
+    fails(&["sweep", "--sizes", "nan"], d, 2, &["nan"]);
+    let t =
+        fails(&["sweep", "--sizes", "0.001,100000", "--cpu-only"], d, 1, &["cannot sweep up to 100000 MP"]);
+    assert!(!t.contains("measuring"), "nothing is measured first: {t}");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_address_space_limit_is_part_of_the_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A 20000 x 20000 RGB PNG header with enough bytes to be possible (1.2 MB): 1.6 GB to convert.
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend_from_slice(&20_000u32.to_be_bytes());
+    png.extend_from_slice(&20_000u32.to_be_bytes());
+    png.extend_from_slice(&[8, 2, 0, 0, 0]); // RGB8
+    let crc = crc32fast::hash(&png[12..29]);
+    png.extend_from_slice(&crc.to_be_bytes());
+    let chunk = |png: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let body = [kind, data].concat();
+        png.extend_from_slice(&body);
+        png.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
+    };
+    chunk(&mut png, b"IDAT", &vec![0; 1_300_000]);
+    chunk(&mut png, b"IEND", &[]);
+    std::fs::write(dir.path().join("big.png"), &png).expect("write");
+    let bin = env!("CARGO_BIN_EXE_graylab");
+    // ulimit -v is RLIMIT_AS in KiB: 1.5 GiB.
+    let o = Command::new("sh")
+        .args(["-c", &format!("ulimit -v 1572864 && exec '{bin}' convert big.png -o out.png")])
+        .env_remove("GRAYLAB_MEMORY_BUDGET")
+        .current_dir(dir.path())
+        .output()
+        .expect("sh");
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("image too large: 20000x20000") && t.contains("RLIMIT_AS"), "{t}");
+}
+
+#[test]
+fn the_budget_under_an_address_space_limit_grows_with_the_limit() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        // Straight to the terminal: a test that could not run must not pass for one that did.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIPPED: no prlimit (util-linux)\n");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_graylab");
+    // A 16K synthetic image needs 506 MiB: each limit below refuses it, saying what it allows.
+    let allowed_mib = |limit_mib: u64| -> f64 {
+        let o = Command::new("prlimit")
+            .arg(format!("--as={}", limit_mib << 20))
+            .args([bin, "bench", "--backend", "cpu", "--synthetic", "16k", "--runs", "1"])
+            .env_remove("GRAYLAB_MEMORY_BUDGET")
+            .current_dir(dir.path())
+            .output()
+            .expect("prlimit");
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{limit_mib} MiB: {t}");
+        assert!(t.contains("RLIMIT_AS"), "{limit_mib} MiB: {t}");
+        let figure = t.split("but only ").nth(1).and_then(|r| r.split(" MiB may be used").next());
+        figure.and_then(|f| f.parse().ok()).unwrap_or_else(|| panic!("{limit_mib} MiB: {t}"))
+    };
+    // 150M allowed 76.8 MiB, 200M 18.3 MiB and 250M 55.8 MiB while each thread's malloc arena
+    // reserved 64 MiB of the limit, depending on which existed when the budget was read.
+    let allowed: Vec<f64> = [150, 200, 250, 300].into_iter().map(allowed_mib).collect();
+    for pair in allowed.windows(2) {
+        // 3/4 of each 50 MiB more: 37.5 MiB more allowed, give or take what start-up maps.
+        let more = pair[1] - pair[0];
+        assert!((more - 37.5).abs() < 4.0, "{allowed:?}");
+    }
+}
+
+#[test]
+fn output_paths_are_checked_before_any_work() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    std::fs::create_dir(d.join("folder")).expect("mkdir");
+    let t = fails(&["convert", "in.png", "-o", "folder"], d, 1, &["names a folder", "--out-dir"]);
+    assert!(!t.contains("exists") && !t.contains("unknown output format"), "{t}");
+    fails(&["convert", "in.png", "-o", "out.gif"], d, 2, &["unknown format", "--format"]);
+    fails(&["convert", "in.png", "-o", "no/such/dir/out.png"], d, 1, &["does not exist"]);
+    fails(&["convert", "in.png", "--out-dir", "in.png"], d, 1, &["not an existing folder"]);
+    for json in ["/no/such/dir/x.json", "folder"] {
+        let t = fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", json], d, 1, &["--json"]);
+        assert!(!t.contains("measuring"), "nothing is measured first: {t}");
+    }
+    fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", "a", "--csv", "a"], d, 1, &["same file"]);
+    std::fs::write(d.join("old.csv"), "keep").expect("write");
+    let t = fails(
+        &["sweep", "--sizes", "0.001", "--cpu-only", "--csv", "old.csv"],
+        d,
+        1,
+        &["exists", "--overwrite"],
+    );
+    assert!(!t.contains("measuring"), "{t}");
+    assert_eq!(std::fs::read_to_string(d.join("old.csv")).expect("read"), "keep");
+}
+
+/// Issue 24, item 16: options that contradict each other are a usage error (exit 2, as the
+/// guide says), and with --json an error found before any work is a JSON document too.
+#[test]
+fn contradicting_options_exit_2_and_errors_before_work_are_json_with_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    std::fs::create_dir(d.join("folder")).expect("mkdir");
+    let usage: [(&[&str], &str); 5] = [
+        (&["in.png", "-o", "x.png", "--quality", "50"], "--quality sets JPEG quality, and the output is PNG"),
+        (&["in.png", "-o", "x.png", "--format", "jpeg"], "--format jpeg contradicts -o/--output"),
+        (&["in.png", "--workgroup", "64"], "--workgroup sets the GPU's workgroup size"),
+        (&["folder"], "a folder input needs --out-dir: folder"),
+        (&["in.png", "in.png", "-o", "x.png"], "-o/--output takes one input"),
+    ];
+    for (args, message) in usage {
+        fails(&[&["convert"][..], args].concat(), d, 2, &[message]);
+        let o = graylab(&[&["convert", "--json"][..], args].concat(), d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+        assert!(json["error"].as_str().is_some_and(|e| e.contains(message)), "{args:?}: {json}");
+    }
+    assert!(!d.join("x.png").exists());
+    // A value the parser refuses: exit 2, in JSON too.
+    let o = graylab(&["convert", "in.png", "--quality", "0", "--json"], d);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    assert!(json["error"].as_str().is_some_and(|e| e.contains("--quality")), "{json}");
+    // An error of the files, not of the options: exit 1, in JSON too.
+    std::fs::write(d.join("taken.png"), b"x").expect("write");
+    let o = graylab(&["convert", "--json", "in.png", "-o", "taken.png"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
+    assert!(json["error"].as_str().is_some_and(|e| e.contains("the file exists")), "{json}");
+}
+
+/// Issue 24, item 1: an output that is another input of the batch (here with --overwrite, which
+/// replaced it after converting it) is refused before any work; the other input is converted.
+#[test]
+fn an_output_that_is_another_input_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    common::photo(16, 8).save(d.join("b.jpg")).expect("save");
+    common::photo(20, 8).save(d.join("b.gray.png")).expect("save");
+    let before = std::fs::read(d.join("b.gray.png")).expect("read");
+    for spelling in ["b.gray.png", "./b.gray.png"] {
+        let o = graylab(&["convert", "b.jpg", spelling, "--overwrite"], d);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{t}");
+        assert!(
+            t.contains("error: the output of b.jpg would replace another input of this batch: b.gray.png"),
+            "{t}"
+        );
+        assert_eq!(std::fs::read(d.join("b.gray.png")).expect("read"), before, "the input is kept: {t}");
+        let other = image::open(d.join("b.gray.gray.png")).expect("the other input is converted");
+        assert_eq!((other.width(), other.height()), (20, 8));
+        assert!(t.contains("1 of 2 files converted, 1 failed"), "{t}");
+    }
+}
+
+#[test]
+fn every_value_is_typed_and_bounded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    fails(&["convert", "x.png", "--backend", "tpu"], d, 2, &["possible values", "cpu", "gpu"]);
+    fails(&["convert", "x.png", "--formula", "rec2020"], d, 2, &["bt601", "bt709", "linear"]);
+    fails(&["convert", "x.png", "--format", "gif"], d, 2, &["png", "jpeg", "webp"]);
+    fails(&["convert", "x.png", "--depth", "12"], d, 2, &["8", "16"]);
+    fails(&["convert", "x.png", "--threads", "0"], d, 2, &["thread count"]);
+    fails(&["convert", "x.png", "--threads", "99999999999999999999"], d, 2, &["thread count"]);
+    fails(&["convert", "x.png", "--quality", "0"], d, 2, &["quality"]);
+    fails(&["convert", "x.png", "--workgroup", "0x0"], d, 2, &["workgroup"]);
+    fails(&["bench", "--backend", "both"], d, 2, &["all"]);
+    fails(&["bench", "--threads", "1,0"], d, 2, &["thread count"]);
+    fails(&["bench", "--workgroup", "256,huge"], d, 2, &["huge"]);
+    fails(&["bench", "--runs", "0"], d, 2, &["runs"]);
+    fails(&["sweep", "--runs", "99999999"], d, 2, &["runs"]);
+}
+
+#[test]
+fn messages_say_each_cause_once_and_advise_in_cli_terms() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let t = fails(&["convert", "missing.png"], d, 1, &["missing.png"]);
+    assert_eq!(t.matches("No such file").count(), 1, "{t}");
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    std::fs::write(d.join("taken.png"), b"x").expect("write");
+    fails(&["convert", "in.png", "-o", "taken.png"], d, 1, &["exists", "--overwrite"]);
+    // A truncated JPEG: refused with the row and the flag, kept with a warning when asked.
+    let mut jpeg = Vec::new();
+    let img = image::RgbImage::from_fn(64, 256, |x, y| image::Rgb([x as u8 * 4, y as u8, 40]));
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&img).expect("encode");
+    std::fs::write(d.join("cut.jpg"), &jpeg[..jpeg.len() / 2]).expect("write");
+    fails(&["convert", "cut.jpg"], d, 1, &["cut.jpg", "ends after row", "of 256", "--allow-truncated"]);
+    let o = graylab(&["convert", "cut.jpg", "--allow-truncated"], d);
+    assert!(o.status.success() && text(&o).contains("warning: the file is truncated"), "{}", text(&o));
+    // A corrupt PNG chunk: the decoder's reason without a debug dump.
+    let mut png = std::fs::read(d.join("in.png")).expect("read");
+    let idat = png.windows(4).position(|w| w == b"IDAT").expect("IDAT");
+    png[idat + 6] ^= 0xFF;
+    std::fs::write(d.join("crc.png"), &png).expect("write");
+    let t = fails(&["convert", "crc.png"], d, 1, &["crc.png"]);
+    assert!(!t.contains("ChunkType {"), "{t}");
+}
+
+#[test]
+fn no_driver_noise_and_logging_on_request() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .arg("info")
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("RUST_LOG")
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("memory budget for images"));
+    let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .args(["bench", "--synthetic", "64x64", "--backend", "cpu", "--runs", "1"])
+        .env("RUST_LOG", "graylab=debug")
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("DEBUG graylab"), "{}", text(&o));
+    if common::gpu().is_some() {
+        // Without any adapter, the GPU backend's error says what to do instead.
+        let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+            .args(["bench", "--synthetic", "64x64", "--backend", "gpu"])
+            .env("VK_ICD_FILENAMES", "/nonexistent.json")
+            .env("WGPU_BACKEND", "vulkan")
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        assert!(!o.status.success() && text(&o).contains("--backend cpu"), "{}", text(&o));
+    }
+}

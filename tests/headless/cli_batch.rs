@@ -1,0 +1,214 @@
+//! `graylab convert` on folders: mixed files, subfolders, skip notes, progress lines, the
+//! summary, and nothing but JSON with `--json`.
+
+use crate::common::{graylab, photo};
+
+use std::path::Path;
+use std::process::Output;
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// in/: three images (PNG, JPEG, BMP), a text file, a file with an image extension that is not
+/// one; in/sub/: one more image.
+fn mixed_folder(root: &Path) {
+    let input = root.join("in");
+    std::fs::create_dir_all(input.join("sub")).expect("mkdir");
+    photo(40, 30).save(input.join("a.png")).expect("save");
+    photo(33, 17).save(input.join("b.jpg")).expect("save");
+    photo(8, 8).save(input.join("c.bmp")).expect("save");
+    std::fs::write(input.join("notes.txt"), b"not an image").expect("write");
+    std::fs::write(input.join("fake.png"), b"plain text with a png name").expect("write");
+    photo(21, 13).save(input.join("sub").join("d.png")).expect("save");
+    std::fs::create_dir(root.join("out")).expect("mkdir");
+}
+
+#[test]
+fn folder_mode_converts_images_and_skips_other_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    mixed_folder(dir.path());
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--jobs", "2"], dir.path());
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    for name in ["a", "b", "c"] {
+        let out = image::open(dir.path().join("out").join(format!("{name}.gray.png"))).expect("output");
+        assert_eq!(out.color(), image::ColorType::L8);
+    }
+    assert!(!dir.path().join("out/sub").exists(), "not recursive: sub/ is left alone");
+    let err = stderr(&o);
+    assert!(
+        err.contains("skipped (not an image)") && err.contains("notes.txt") && err.contains("fake.png"),
+        "{err}"
+    );
+    // Not a terminal: plain progress lines, one per file.
+    assert!(err.contains("[3/3] 100%"), "{err}");
+    let out = stdout(&o);
+    assert!(out.contains("3 of 3 files converted, 0 failed, 2 skipped"), "{out}");
+    assert!(out.contains("images/s"), "{out}");
+
+    // Recursive: the subfolder is mirrored; existing outputs make those files fail, exit 1.
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--recursive"], dir.path());
+    assert!(!o.status.success());
+    assert!(image::open(dir.path().join("out/sub/d.gray.png")).is_ok(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 of 4 files converted, 3 failed"), "{}", stdout(&o));
+}
+
+#[test]
+fn json_mode_prints_only_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    mixed_folder(dir.path());
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--recursive", "--json"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "no progress, notes or summary on stderr with --json");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("stdout is one JSON document");
+    let entries = json.as_array().expect("an array");
+    assert_eq!(entries.iter().filter(|e| e.get("output").is_some()).count(), 4);
+    assert_eq!(entries.iter().filter(|e| e.get("skipped").is_some()).count(), 2);
+    // RGB to PNG on the CPU converts stripe by stripe inside the encoder, and says so.
+    let report =
+        entries.iter().find(|e| e["input"].as_str().is_some_and(|i| i.ends_with("a.png"))).expect("a.png");
+    let phases: Vec<&str> = report["run"]["phases"]
+        .as_array()
+        .expect("phases")
+        .iter()
+        .filter_map(|p| p["phase"].as_str())
+        .collect();
+    assert_eq!(phases, ["decode", "kernel", "encode"]);
+    let notes = report["run"]["notes"].to_string();
+    assert!(notes.contains("stripe by stripe"), "{notes}");
+}
+
+#[test]
+fn folder_input_needs_an_output_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    mixed_folder(dir.path());
+    let o = graylab(&["convert", "in"], dir.path());
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("needs --out-dir"), "{}", stderr(&o));
+}
+
+/// Issue 24, items 12 and 1: two inputs that would write one output are refused by name, and
+/// the rest of the folder is converted; exit 1 at the end.
+#[test]
+fn a_name_clash_refuses_the_pair_and_converts_the_rest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    photo(8, 8).save(d.join("in/a.bmp")).expect("save");
+    photo(9, 8).save(d.join("in/a.jpg")).expect("save");
+    photo(10, 8).save(d.join("in/b.bmp")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "out"], d);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(
+        err.matches("error: two inputs would write the same output (in/a.bmp and in/a.jpg): out/a.gray.png")
+            .count(),
+        1,
+        "one message names the pair: {err}"
+    );
+    assert!(!d.join("out/a.gray.png").exists(), "neither of the pair is converted");
+    let b = image::open(d.join("out/b.gray.png")).expect("b.bmp is converted");
+    assert_eq!((b.width(), b.height()), (10, 8));
+    assert!(stdout(&o).contains("1 of 3 files converted, 2 failed, 0 skipped"), "{}", stdout(&o));
+    // With --json, each of the pair has its entry with the error.
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--json", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    let errors: Vec<&str> =
+        json.as_array().expect("array").iter().filter_map(|e| e["error"].as_str()).collect();
+    assert_eq!(errors.len(), 2, "{json}");
+    assert!(errors.iter().all(|e| e.contains("(in/a.bmp and in/a.jpg)")), "{json}");
+}
+
+/// Issue 24, item 13 (and 1): `--out-dir` is the input folder. A rerun leaves graylab's own
+/// outputs alone, saying whose output each is, instead of converting them again
+/// (`a.gray.gray.png`) or replacing an input of the batch.
+#[test]
+fn graylabs_own_outputs_in_the_input_folder_are_not_converted_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    photo(12, 8).save(d.join("in/a.jpg")).expect("save");
+    photo(14, 8).save(d.join("in/b.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "in"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = std::fs::read(d.join("in/a.gray.png")).expect("a's output");
+    for overwrite in [false, true] {
+        let mut args = vec!["convert", "in", "--out-dir", "in"];
+        if overwrite {
+            args.push("--overwrite");
+        }
+        let o = graylab(&args, d);
+        let err = stderr(&o);
+        assert!(err.contains("skipped (graylab's output of in/a.jpg): in/a.gray.png"), "{err}");
+        assert!(err.contains("skipped (graylab's output of in/b.png): in/b.gray.png"), "{err}");
+        assert!(!d.join("in/a.gray.gray.png").exists() && !d.join("in/b.gray.gray.png").exists(), "{err}");
+        if overwrite {
+            assert!(o.status.success(), "{err}");
+            assert!(stdout(&o).contains("2 of 2 files converted, 0 failed, 2 skipped"), "{}", stdout(&o));
+        } else {
+            // The outputs exist: a and b fail as in any folder, and nothing is replaced.
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(err.contains("the output file exists: in/a.gray.png"), "{err}");
+        }
+        assert_eq!(std::fs::read(d.join("in/a.gray.png")).expect("a's output"), first, "the same image");
+    }
+}
+
+/// Issue 24, item 18: a mirrored subfolder whose files all fail is removed at the end; one that
+/// existed before is kept.
+#[test]
+fn mirrored_folders_left_empty_are_removed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for sub in ["in/bad/deeper", "in/good", "in/old", "out/old"] {
+        std::fs::create_dir_all(d.join(sub)).expect("mkdir");
+    }
+    let broken = b"\x89PNG\r\n\x1a\ntruncated";
+    std::fs::write(d.join("in/bad/x.png"), broken).expect("write");
+    std::fs::write(d.join("in/bad/deeper/y.png"), broken).expect("write");
+    std::fs::write(d.join("in/old/z.png"), broken).expect("write");
+    photo(8, 8).save(d.join("in/good/ok.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--recursive"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 of 4 files converted, 3 failed"), "{}", stdout(&o));
+    assert!(d.join("out/good/ok.gray.png").is_file());
+    assert!(!d.join("out/bad").exists(), "created and left empty: removed");
+    assert!(d.join("out/old").is_dir(), "it existed before: kept");
+}
+
+#[test]
+fn an_animated_input_reports_its_frames_in_json_and_in_the_notes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).expect("mkdir");
+    std::fs::create_dir(dir.path().join("out")).expect("mkdir");
+    let frame = |v: u8| image::Frame::new(image::RgbaImage::from_pixel(8, 6, image::Rgba([v, v, v, 255])));
+    let mut gif = Vec::new();
+    image::codecs::gif::GifEncoder::new(&mut gif)
+        .encode_frames([frame(10), frame(90), frame(200)])
+        .expect("gif");
+    std::fs::write(input.join("anim.gif"), &gif).expect("write");
+    photo(8, 6).save(input.join("still.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--json"], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("stdout is one JSON document");
+    let entries = json.as_array().expect("an array");
+    let report = |name: &str| {
+        entries.iter().find(|e| e["input"].as_str().is_some_and(|i| i.ends_with(name))).expect("a report")
+    };
+    let anim = report("anim.gif");
+    assert_eq!(anim["frames"], serde_json::json!({"converted": 1, "total": 3}), "{anim}");
+    let notes = anim["run"]["notes"].to_string();
+    assert!(notes.contains("frame 1 of 3 converted"), "{notes}");
+    assert!(report("still.png").get("frames").is_none(), "a still image has no frame count");
+    // Without --json the note is printed.
+    let o = graylab(&["convert", "in/anim.gif", "-o", "out/text.png"], dir.path());
+    let said = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(o.status.success() && said.contains("frame 1 of 3 converted"), "{said}");
+}

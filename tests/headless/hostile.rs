@@ -1,0 +1,193 @@
+//! Hostile inputs from the generator (`tests/headless/hostile_gen/`) through decode -> convert -> encode on
+//! both backends: no panic, no abort, an error naming the file or a correct output, and never
+//! more memory than the budget. `GRAYLAB_HOSTILE_CASES=5000 cargo test --release --test headless
+//! hostile::` runs longer; `GRAYLAB_HOSTILE_SEED` varies the cases.
+
+use crate::common;
+use crate::hostile_gen;
+
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::process::Command;
+
+use graylab::engine::{Backend, ConvertSettings, Engine, RunOptions};
+use graylab::io::{DecodeOptions, ExportOptions, decode_file, encode_file};
+
+/// Cases per run by default (`.ci/run` asks for more): a few seconds for both tests.
+const DEFAULT_CASES: usize = 300;
+/// The low budget every case runs under.
+const BUDGET_BYTES: u64 = 64 << 20;
+
+/// Runs one file through the whole pipeline; `Err` is the message the user would see.
+fn pipeline(
+    path: &Path,
+    out: &Path,
+    engines: &[(Backend, &Engine)],
+    allow_truncated: bool,
+) -> Result<(), String> {
+    let options = DecodeOptions {
+        memory_budget_bytes: Some(BUDGET_BYTES),
+        allow_truncated,
+        working_copies: 0,
+        stored_luma: false,
+    };
+    let decoded = decode_file(path, &options).map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;
+    assert!(
+        decoded.memory.bytes() <= BUDGET_BYTES,
+        "{}: reserved {}",
+        path.display(),
+        decoded.memory.bytes()
+    );
+    let mut outputs = Vec::new();
+    for (backend, engine) in engines {
+        let settings = ConvertSettings { backend: *backend, threads: 1, ..ConvertSettings::default() };
+        let converted = engine
+            .convert(&decoded.image, &settings, RunOptions::default())
+            .map_err(|e| format!("{backend}: {e}"))?;
+        outputs.push(converted.image);
+    }
+    if let [cpu, gpu] = &outputs[..] {
+        assert_eq!(cpu.as_bytes(), gpu.as_bytes(), "{}: CPU and GPU differ", path.display());
+    }
+    let gray = &outputs[0];
+    let options = ExportOptions { overwrite: true, ..ExportOptions::default() };
+    encode_file(gray, out, &options).map_err(|e| e.to_string())?;
+    let back = image::open(out).map_err(|e| format!("the written file does not read back: {e}"))?;
+    assert_eq!((back.width(), back.height()), (gray.width(), gray.height()), "{}", path.display());
+    Ok(())
+}
+
+#[test]
+fn hostile_inputs_in_process_on_both_backends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = hostile_gen::cases(hostile_gen::case_count(DEFAULT_CASES), hostile_gen::seed());
+    let cpu = Engine::new();
+    let gpu = common::gpu().map(Engine::with_gpu);
+    let mut engines = vec![(Backend::Cpu, &cpu)];
+    if let Some(g) = &gpu {
+        engines.push((Backend::Gpu, g));
+    }
+    let (mut converted, mut refused, mut panicked) = (0, 0, Vec::new());
+    for (i, case) in cases.iter().enumerate() {
+        let path = dir.path().join(&case.name);
+        std::fs::write(&path, &case.bytes).expect("write case");
+        let out = dir.path().join("out.png");
+        match std::panic::catch_unwind(AssertUnwindSafe(|| pipeline(&path, &out, &engines, i % 2 == 0))) {
+            Ok(Ok(())) => converted += 1,
+            Ok(Err(message)) => {
+                assert!(
+                    message.contains(&case.name),
+                    "{}: the message does not name the file: {message}",
+                    case.name
+                );
+                refused += 1;
+            }
+            Err(_) => panicked.push(case.name.clone()),
+        }
+    }
+    eprintln!("{} cases: {converted} converted, {refused} refused, {} panicked", cases.len(), panicked.len());
+    assert_eq!(panicked, Vec::<String>::new(), "these inputs panicked");
+    // The generator makes both kinds; if either is missing it has stopped mutating usefully.
+    assert!(
+        converted >= cases.len() / 20 && refused >= cases.len() / 4,
+        "{converted} converted, {refused} refused"
+    );
+}
+
+/// The peak resident memory graylab reports at `RUST_LOG=graylab=debug` (its own `VmHWM`: a
+/// child's `ru_maxrss` would include this test process, copied at fork).
+fn peak_bytes(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| l.split("peak resident memory: ").nth(1)?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line in: {stderr}"))
+}
+
+#[test]
+fn hostile_inputs_through_the_binary_stay_within_the_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases = hostile_gen::cases(hostile_gen::case_count(DEFAULT_CASES), hostile_gen::seed() ^ 0x5eed);
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).expect("mkdir");
+    for case in &cases {
+        std::fs::write(inputs.join(&case.name), &case.bytes).expect("write case");
+    }
+    image::RgbImage::from_pixel(64, 64, image::Rgb([200, 10, 10]))
+        .save(dir.path().join("good.png"))
+        .expect("save");
+    // Backend, bytes reserved per pixel of an RGB image, and what the budget does not count:
+    // encoder buffers and allocator slack; on the GPU also a pipeline compiled per new kernel.
+    let backends: &[(&str, f64, u64)] = if common::gpu().is_some() {
+        &[("cpu", 4.0, 16 << 20), ("gpu", 12.0, 32 << 20)]
+    } else {
+        &[("cpu", 4.0, 16 << 20)]
+    };
+    for &(backend, bytes_per_pixel, slack) in backends {
+        let graylab = || {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_graylab"));
+            c.env("GRAYLAB_MEMORY_BUDGET", BUDGET_BYTES.to_string()).env("RUST_LOG", "graylab=debug");
+            c.current_dir(dir.path());
+            c
+        };
+        let mut all = hostile_gen::budget_cases(BUDGET_BYTES, bytes_per_pixel);
+        for case in &all {
+            std::fs::write(inputs.join(&case.name), &case.bytes).expect("write case");
+        }
+        all.extend(cases.iter().map(|c| hostile_gen::Case { name: c.name.clone(), bytes: Vec::new() }));
+        let out = dir.path().join(format!("out-{backend}"));
+        std::fs::create_dir(&out).expect("mkdir");
+        let base = graylab()
+            .args(["convert", "good.png", "-o", "good.gray.png", "--overwrite", "--backend", backend])
+            .output()
+            .expect("run graylab");
+        let base_stderr = String::from_utf8_lossy(&base.stderr);
+        assert!(base.status.success(), "{base_stderr}");
+        let mut args = vec![
+            "convert".to_owned(),
+            "--json".into(),
+            "--backend".into(),
+            backend.into(),
+            "--out-dir".into(),
+        ];
+        args.push(out.display().to_string());
+        args.extend(all.iter().map(|c| format!("in/{}", c.name)));
+        let run = graylab().args(&args).output().expect("run graylab");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        // Exit 0 or 1: not a panic (101) and not killed by a signal (no code: abort, SIGSEGV).
+        assert!(matches!(run.status.code(), Some(0 | 1)), "{backend}: {:?}: {stderr}", run.status);
+        assert!(!stderr.contains("panicked"), "{backend}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("JSON report");
+        let items = report.as_array().expect("one entry per file");
+        assert_eq!(items.len(), all.len());
+        for (case, item) in all.iter().zip(items) {
+            if let Some(error) = item["error"].as_str() {
+                assert!(error.contains(&case.name), "{backend}: the message does not name the file: {error}");
+            } else {
+                let written = item["output"].as_str().expect("output path");
+                let img = image::open(dir.path().join(written)).expect("a readable output");
+                assert_eq!(img.width(), item["run"]["width"].as_u64().expect("width") as u32);
+            }
+        }
+        // The two images at 80% of the budget were converted, the one over it refused.
+        assert!(items[0]["error"].is_null() && items[1]["error"].is_null(), "{backend}: {stderr}");
+        assert!(items[2]["error"].as_str().is_some_and(|e| e.contains("image too large")), "{}", items[2]);
+        // Peak memory: the process's fixed cost (the small run) plus at most the budget and the
+        // slack. Without the shared budget the two 80% images are converted side by side and
+        // exceed this.
+        let (peak, base_peak) = (peak_bytes(&stderr), peak_bytes(&base_stderr));
+        let failed = items.iter().filter(|i| i["error"].is_string()).count();
+        eprintln!(
+            "{backend}: {failed} of {} refused; peak {} MiB, baseline {} MiB",
+            all.len(),
+            peak >> 20,
+            base_peak >> 20
+        );
+        assert!(
+            peak <= base_peak + BUDGET_BYTES + slack,
+            "{backend}: peak {} MiB, baseline {} MiB, budget {} MiB",
+            peak >> 20,
+            base_peak >> 20,
+            BUDGET_BYTES >> 20
+        );
+    }
+}

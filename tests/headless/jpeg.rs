@@ -1,0 +1,403 @@
+//! JPEG edge cases: files that cannot hold what their frame header claims (the floor is exact:
+//! 2 bits a block sequential, 1 progressive), truncation reported with the row where the data
+//! ends or kept with a warning, unsupported variants named.
+
+use std::path::{Path, PathBuf};
+
+use crate::hostile_gen::{minimal_jpeg, sof_offset};
+use graylab::io::{DecodeOptions, DecodeWarning, IoError, StoredLuma, TruncatedAt, decode_file};
+use graylab::pixel::Formula;
+use image::{DynamicImage, RgbImage};
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write test file");
+    p
+}
+
+fn jpeg(w: u32, h: u32) -> Vec<u8> {
+    let img = RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 3) as u8, (y * 2) as u8, ((x + y) * 5) as u8]));
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
+        .encode_image(&DynamicImage::ImageRgb8(img))
+        .expect("encode");
+    out
+}
+
+const STRICT: DecodeOptions = DecodeOptions {
+    memory_budget_bytes: Some(256 << 20),
+    allow_truncated: false,
+    working_copies: 0,
+    stored_luma: false,
+};
+const LENIENT: DecodeOptions = DecodeOptions {
+    memory_budget_bytes: Some(256 << 20),
+    allow_truncated: true,
+    working_copies: 0,
+    stored_luma: false,
+};
+
+#[test]
+fn the_floor_is_exact_for_sequential_and_progressive_frames() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (sof, name) in [(0, "baseline"), (2, "progressive")] {
+        // 1024 x 512: 8192 blocks; 2048 bytes sequential, 1024 progressive.
+        let at_floor = write(dir.path(), &format!("{name}.jpg"), &minimal_jpeg(sof, 1024, 512, 0, true));
+        let d = decode_file(&at_floor, &STRICT).unwrap_or_else(|e| panic!("{name} at the floor: {e}"));
+        assert_eq!((d.image.width(), d.image.height()), (1024, 512));
+        assert!(d.warnings.is_empty());
+        let short = write(dir.path(), &format!("{name}-short.jpg"), &minimal_jpeg(sof, 1024, 512, 1, true));
+        let err = decode_file(&short, &STRICT).expect_err("one byte below the floor");
+        let min = if sof == 0 { 2048 } else { 1024 };
+        assert!(
+            matches!(err, IoError::ImpossibleSize { min_bytes, width: 1024, height: 512, .. } if min_bytes == min),
+            "{err:?}"
+        );
+    }
+}
+
+#[test]
+fn a_tiny_file_claiming_65535_squared_is_refused_before_allocating() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A real 16x16 JPEG whose frame header is patched to 65535 x 65535: the 854-byte case.
+    let mut bytes = jpeg(16, 16);
+    let sof = sof_offset(&bytes).expect("SOF");
+    bytes[sof + 5..sof + 9].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF]);
+    let path = write(dir.path(), "huge.jpg", &bytes);
+    for options in [STRICT, DecodeOptions::default()] {
+        let err = decode_file(&path, &options).expect_err("impossible");
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::ImpossibleSize { width: 65535, height: 65535, .. }), "{err:?}");
+        assert!(
+            msg.contains("65535x65535")
+                && msg.contains(&format!("{} B", bytes.len()))
+                && msg.contains("huge.jpg"),
+            "{msg}"
+        );
+    }
+    // A fuzz-corpus-style 186-byte file: minimal headers, a few bytes of data, no end marker.
+    let fuzz = minimal_jpeg(2, 65535, 65535, usize::MAX, false);
+    let fuzz = [&fuzz[..], &[0x12; 20]].concat();
+    let path = write(dir.path(), "fuzz.jpg", &fuzz);
+    let err = decode_file(&path, &STRICT).expect_err("impossible");
+    assert!(matches!(err, IoError::ImpossibleSize { .. }), "{err:?}");
+    // A file larger than the budget is not even read (the decoder would read it whole).
+    let err =
+        decode_file(&path, &DecodeOptions { memory_budget_bytes: Some(100), ..STRICT }).expect_err("big");
+    assert!(matches!(err, IoError::FileTooLarge { budget_bytes: 100, .. }), "{err:?}");
+    // Kept in part when asked: then the budget refuses 65535^2 instead, still before allocating.
+    let err = decode_file(&path, &LENIENT).expect_err("over the budget");
+    assert!(matches!(err, IoError::TooLarge { width: 65535, height: 65535, .. }), "{err:?}");
+}
+
+#[test]
+fn a_truncated_jpeg_names_the_row_or_is_kept_with_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = jpeg(64, 400);
+    let whole = decode_file(&write(dir.path(), "whole.jpg", &full), &STRICT).expect("whole").image.to_rgb8();
+    let path = write(dir.path(), "half.jpg", &full[..full.len() / 2]);
+    let err = decode_file(&path, &STRICT).expect_err("truncated");
+    let IoError::Truncated { at: TruncatedAt::Row { rows, height: 400 }, .. } = err else {
+        panic!("{err:?}");
+    };
+    assert!((80..=320).contains(&rows) && rows % 8 == 0, "ends after row {rows}");
+    assert!(
+        err.to_string().contains(&format!("ends after row {rows} of 400"))
+            && err.to_string().contains("half.jpg")
+    );
+    let kept = decode_file(&path, &LENIENT).expect("kept when asked");
+    assert_eq!(kept.warnings, vec![DecodeWarning::Truncated(TruncatedAt::Row { rows, height: 400 })]);
+    let kept = kept.image.to_rgb8();
+    assert_eq!(kept.dimensions(), (64, 400));
+    // The rows before the reported one are exactly the whole file's; the bottom row is gray.
+    let row_bytes = 64 * 3;
+    let n = rows as usize * row_bytes;
+    assert_eq!(kept.as_raw()[..n], whole.as_raw()[..n]);
+    assert!(kept.as_raw()[kept.len() - row_bytes..].iter().all(|&b| b == 128));
+    // Cut inside the headers: truncated, with nothing to keep.
+    let path = write(dir.path(), "head.jpg", &full[..100]);
+    assert!(matches!(decode_file(&path, &LENIENT), Err(IoError::Truncated { at: TruncatedAt::Unknown, .. })));
+}
+
+#[test]
+fn unsupported_variants_are_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (sof, expected) in [
+        (3, "lossless JPEG (SOF3)"),
+        (9, "arithmetic-coded sequential JPEG (SOF9)"),
+        (5, "hierarchical sequential JPEG (SOF5)"),
+    ] {
+        let mut bytes = jpeg(16, 16);
+        let at = sof_offset(&bytes).expect("SOF");
+        bytes[at + 1] = 0xC0 + sof;
+        let err = decode_file(&write(dir.path(), "v.jpg", &bytes), &STRICT).expect_err("unsupported");
+        assert!(matches!(err, IoError::Unsupported { .. }) && err.to_string().contains(expected), "{err}");
+    }
+    let mut bytes = jpeg(16, 16);
+    let at = sof_offset(&bytes).expect("SOF");
+    bytes[at + 4] = 12;
+    let err = decode_file(&write(dir.path(), "p12.jpg", &bytes), &STRICT).expect_err("12-bit");
+    assert!(err.to_string().contains("12-bit JPEG"), "{err}");
+}
+
+/// A fixture of `tests/fixtures/jpeg/` and its decode by libjpeg's `djpeg`.
+fn fixture(name: &str) -> (PathBuf, image::RgbImage) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    let reference = image::open(dir.join(format!("{name}.djpeg.png"))).expect("reference").to_rgb8();
+    (dir.join(format!("{name}.jpg")), reference)
+}
+
+/// The largest and the mean difference of two images' samples.
+fn differences(a: &image::RgbImage, b: &image::RgbImage) -> (u8, f64) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let d: Vec<u8> = a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| x.abs_diff(*y)).collect();
+    (d.iter().copied().max().unwrap_or(0), d.iter().map(|&v| f64::from(v)).sum::<f64>() / d.len() as f64)
+}
+
+#[test]
+fn separate_scans_and_finer_chroma_decode_as_libjpeg_does() {
+    // zune-jpeg decodes both as stripes (97% and 60% of samples off); jpeg-decoder reads them.
+    for name in ["noninterleaved", "finer-chroma"] {
+        let (path, reference) = fixture(name);
+        let decoded = decode_file(&path, &STRICT).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(decoded.warnings.is_empty(), "{name}: {:?}", decoded.warnings);
+        let (max, mean) = differences(&decoded.image.to_rgb8(), &reference);
+        // Decoders differ in IDCT and upsampling rounding by a few levels, never more.
+        assert!(max <= 4 && mean < 0.5, "{name}: max {max}, mean {mean:.2} against djpeg");
+    }
+}
+
+#[test]
+fn sampling_factors_of_3_decode_as_libjpeg_does() {
+    // zune-jpeg refuses a horizontal factor of 3 ("not a power of two"); jpeg-decoder reads them.
+    for name in ["sampled-3x1", "sampled-3x2-progressive", "sampled-3x1-restart", "gray-3x1"] {
+        let (path, reference) = fixture(name);
+        let decoded = decode_file(&path, &STRICT).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(decoded.warnings.is_empty(), "{name}: {:?}", decoded.warnings);
+        assert_eq!((decoded.image.width(), decoded.image.height()), (50, 35), "{name}");
+        let gray = name.starts_with("gray");
+        assert_eq!(decoded.image.color().channel_count(), if gray { 1 } else { 3 }, "{name}");
+        let (max, mean) = differences(&decoded.image.to_rgb8(), &reference);
+        assert!(max <= 4 && mean < 0.5, "{name}: max {max}, mean {mean:.2} against djpeg");
+    }
+    // Their EXIF orientation is read too (from jpeg-decoder's header, not zune-jpeg's): 6 turns
+    // the image a quarter clockwise.
+    let (path, reference) = fixture("sampled-3x1");
+    let bytes = std::fs::read(&path).expect("read fixture");
+    let tiff =
+        [b"II*\0", &8u32.to_le_bytes()[..], &[1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]]
+            .concat();
+    let exif = [&b"Exif\0\0"[..], &tiff].concat();
+    let segment =
+        [&[0xFF, 0xE1][..], &u16::try_from(exif.len() + 2).expect("short").to_be_bytes(), &exif].concat();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let turned = write(dir.path(), "turned.jpg", &[&bytes[..2], &segment, &bytes[2..]].concat());
+    let decoded = decode_file(&turned, &STRICT).expect("turned");
+    assert!(decoded.reoriented);
+    let expected = image::imageops::rotate90(&reference);
+    let (max, mean) = differences(&decoded.image.to_rgb8(), &expected);
+    assert!(max <= 4 && mean < 0.5, "turned: max {max}, mean {mean:.2} against djpeg's, turned");
+}
+
+#[test]
+fn a_progressive_header_on_a_baseline_scan_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut bytes = jpeg(48, 32);
+    let at = sof_offset(&bytes).expect("SOF");
+    bytes[at + 1] = 0xC2;
+    let err = decode_file(&write(dir.path(), "sof2.jpg", &bytes), &LENIENT).expect_err("libjpeg refuses it");
+    let msg = err.to_string();
+    assert!(matches!(err, IoError::DamagedData { .. }), "{err:?}");
+    assert!(
+        msg.contains("progressive (SOF2)") && msg.contains("baseline") && msg.ends_with("sof2.jpg"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn junk_before_a_marker_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clean = jpeg(48, 32);
+    let at = sof_offset(&clean).expect("SOF");
+    let junk = [&clean[..at], &[1, 2, 3, 4, 5, 6, 7][..], &clean[at..]].concat();
+    let want = decode_file(&write(dir.path(), "clean.jpg", &clean), &STRICT).expect("clean");
+    let got = decode_file(&write(dir.path(), "junk.jpg", &junk), &STRICT).expect("read as libjpeg does");
+    assert_eq!(got.warnings, vec![DecodeWarning::ExtraneousBytes { bytes: 7, marker: 0xC0 }]);
+    assert!(got.warnings[0].to_string().contains("7 extraneous bytes before marker FFC0"));
+    assert_eq!(got.image.as_bytes(), want.image.as_bytes());
+}
+
+#[test]
+fn a_damaged_marker_between_progressive_scans_is_skipped_as_libjpeg_does() {
+    let (path, reference) = fixture("progressive-damaged-marker");
+    let decoded = decode_file(&path, &STRICT).expect("read as libjpeg does");
+    assert_eq!(decoded.warnings, vec![DecodeWarning::ExtraneousBytes { bytes: 60, marker: 0xC4 }]);
+    let (max, mean) = differences(&decoded.image.to_rgb8(), &reference);
+    assert!(max <= 8 && mean < 1.0, "max {max}, mean {mean:.2} against djpeg");
+}
+
+#[test]
+fn a_lost_restart_marker_is_an_error_or_gray_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gray =
+        DynamicImage::ImageLuma8(image::GrayImage::from_fn(64, 512, |x, y| image::Luma([(x * 3 + y) as u8])));
+    // graylab's encoder: one restart interval per 128 rows, so 3 markers.
+    let full = graylab::io::encode_to_vec(&gray, graylab::io::ExportFormat::Jpeg, 90).expect("encode");
+    let want = decode_file(&write(dir.path(), "full.jpg", &full), &STRICT).expect("whole").image.to_luma8();
+    let markers: Vec<usize> = full
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w[0] == 0xFF && (0xD0..=0xD7).contains(&w[1]))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(markers.len(), 3);
+    for (lost, gray_rows) in [(1, 128..384u32), (2, 256..512)] {
+        let bytes = [&full[..markers[lost]], &full[markers[lost] + 2..]].concat();
+        let path = write(dir.path(), &format!("lost-rst{lost}.jpg"), &bytes);
+        let err = decode_file(&path, &STRICT).expect_err("damaged");
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::DamagedData { .. }), "{err:?}");
+        let rows = format!("rows {} to {} of 512", gray_rows.start, gray_rows.end);
+        assert!(
+            msg.contains("restart marker is missing") && msg.contains(&rows) && msg.contains("lost-rst"),
+            "{msg}"
+        );
+        let kept = decode_file(&path, &LENIENT).expect("kept when asked");
+        assert_eq!(
+            kept.warnings,
+            vec![DecodeWarning::DamagedRestart { rows: (gray_rows.start, gray_rows.end), height: 512 }]
+        );
+        let kept = kept.image.to_luma8();
+        for y in 0..512 {
+            let row = |img: &image::GrayImage| img.as_raw()[y as usize * 64..][..64].to_vec();
+            if gray_rows.contains(&y) {
+                assert!(row(&kept).iter().all(|&v| v == 128), "row {y} is not gray");
+            } else {
+                assert_eq!(row(&kept), row(&want), "row {y} differs from the whole file's");
+            }
+        }
+    }
+}
+
+#[test]
+fn decoder_refusals_are_sentences_naming_the_variant() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = jpeg(48, 32);
+    let sof = sof_offset(&good).expect("SOF");
+    // Height 0: the height would follow the data in a DNL marker.
+    let mut dnl = good.clone();
+    dnl[sof + 5..sof + 7].copy_from_slice(&[0, 0]);
+    // Y sampled 3x2 beside Cb sampled 2x1: 3 / 2 is no whole ratio (libjpeg refuses it too).
+    let mut thirds = good.clone();
+    thirds[sof + 11] = 0x32;
+    thirds[sof + 14] = 0x21;
+    // A quantisation table with table id 5 (0-3 are allowed).
+    let mut dqt = good.clone();
+    let at = dqt.windows(2).position(|w| w == [0xFF, 0xDB]).expect("DQT");
+    dqt[at + 4] = 0x05;
+    for (name, bytes, what) in [
+        ("dnl.jpg", dnl, "a DNL marker"),
+        ("thirds.jpg", thirds, "sampled 2x1 beside one sampled 3x2, a ratio that is not a whole number"),
+        ("dqt.jpg", dqt, "quantisation table (DQT segment) is damaged"),
+    ] {
+        let err = decode_file(&write(dir.path(), name, &bytes), &STRICT).expect_err(name);
+        let msg = err.to_string();
+        assert!(msg.contains(what) && msg.ends_with(name), "{name}: {msg}");
+        assert!(!msg.contains("Format error decoding"), "{name}: {msg}");
+    }
+}
+
+#[test]
+fn a_cmyk_jpeg_is_read_as_rgb_and_says_it_was_stored_as_cmyk() {
+    // `cmyk.jpg`: ImageMagick's `convert -size 16x8 gradient:red-blue -colorspace CMYK`, red at
+    // the top row and blue at the bottom one.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/cmyk.jpg");
+    let decoded = decode_file(&path, &STRICT).expect("a CMYK JPEG decodes");
+    assert_eq!(decoded.stored_as, Some("CMYK"), "the caption must not call it a plain RGB file");
+    let rgb = decoded.image.to_rgb8();
+    assert_eq!(rgb.dimensions(), (16, 8));
+    let [r, g, b] = rgb.get_pixel(8, 0).0;
+    assert!(r > 200 && g < 60 && b < 60, "top row red, got {r} {g} {b}");
+    let [r, g, b] = rgb.get_pixel(8, 7).0;
+    assert!(r < 60 && g < 60 && b > 200, "bottom row blue, got {r} {g} {b}");
+    // An RGB JPEG is stored as what it is read as.
+    let (rgb_path, _) = fixture("finer-chroma");
+    assert_eq!(decode_file(&rgb_path, &STRICT).expect("rgb").stored_as, None);
+}
+
+/// Stored luma: a fixture, decoded for the luma it stores.
+const LUMA: DecodeOptions = DecodeOptions { stored_luma: true, ..STRICT };
+
+#[test]
+fn the_stored_luma_is_libjpegs_grayscale_decode() {
+    // `luma-*.jpg`: libjpeg-turbo 2.1.5's `cjpeg` at quality 90 from one 101x75 crop of the
+    // sample photo, in each layout; `*.djpeg-grayscale.png`: `djpeg -grayscale` of each.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    for name in ["luma-420", "luma-422", "luma-444", "luma-progressive", "luma-restart"] {
+        let path = dir.join(format!("{name}.jpg"));
+        let reference =
+            image::open(dir.join(format!("{name}.djpeg-grayscale.png"))).expect("reference").to_luma8();
+        let decoded = decode_file(&path, &LUMA).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.stored_luma, Some(StoredLuma::Decoded), "{name}");
+        let DynamicImage::ImageLuma8(gray) = &decoded.image else {
+            panic!("{name}: the stored luma is one gray plane, not {:?}", decoded.image.color())
+        };
+        assert_eq!(gray.dimensions(), (101, 75), "{name}");
+        let d: Vec<u8> = gray.as_raw().iter().zip(reference.as_raw()).map(|(a, b)| a.abs_diff(*b)).collect();
+        let max = d.iter().copied().max().unwrap_or(0);
+        let mean = d.iter().map(|&v| f64::from(v)).sum::<f64>() / d.len() as f64;
+        assert!(max <= 1 && mean <= 0.05, "{name}: max {max}, mean {mean:.3} against djpeg -grayscale");
+        // Not bt601 of the decoded colour, but near it: the encoder's luma before chroma loss.
+        let colour = decode_file(&path, &STRICT).expect("colour").image.to_rgb8();
+        let bt601: Vec<u8> = colour.pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
+        let off = gray.as_raw().iter().zip(&bt601).map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0);
+        assert!(off <= 8, "{name}: {off} levels from bt601 of the decoded colour");
+    }
+}
+
+#[test]
+fn files_without_stored_luma_decode_as_usual_and_say_why() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    // (`stored-rgb.jpg`: `cjpeg -quality 90 -rgb` of the same crop.)
+    for (name, why) in [
+        ("stored-rgb.jpg", "the JPEG stores RGB"),
+        ("cmyk.jpg", "CMYK or YCCK"),
+        ("sampled-3x1.jpg", "only the slower decoder reads right"),
+    ] {
+        let decoded = decode_file(&dir.join(name), &LUMA).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Some(StoredLuma::Fallback(said)) = decoded.stored_luma else {
+            panic!("{name}: {:?}", decoded.stored_luma)
+        };
+        assert!(said.contains(why), "{name}: {said}");
+        assert_eq!(decoded.image.color(), image::ColorType::Rgb8, "{name}: decoded in colour");
+        assert!(StoredLuma::Fallback(said).note().contains("bt601"), "{name}");
+    }
+    // A gray JPEG stores its luma alone: that is what it decodes to.
+    let gray = decode_file(&dir.join("gray-3x1.jpg"), &LUMA).expect("gray");
+    assert_eq!((gray.stored_luma, gray.image.color()), (Some(StoredLuma::Decoded), image::ColorType::L8));
+    // Any other format says it is not a JPEG.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let png = tmp.path().join("in.png");
+    image::RgbImage::new(4, 4).save(&png).expect("png");
+    let other = decode_file(&png, &LUMA).expect("png");
+    assert_eq!(other.stored_luma, Some(StoredLuma::Fallback("not a JPEG")));
+    // Asked for nothing, nothing is said.
+    assert_eq!(decode_file(&png, &STRICT).expect("png").stored_luma, None);
+}
+
+#[test]
+fn a_truncated_jpeg_is_refused_or_kept_for_its_stored_luma_as_for_colour() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let whole = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/luma-420.jpg"))
+        .expect("fixture");
+    let cut = write(dir.path(), "cut.jpg", &whole[..whole.len() * 2 / 3]);
+    let colour = decode_file(&cut, &STRICT).expect_err("truncated");
+    let luma = decode_file(&cut, &LUMA).expect_err("truncated");
+    assert!(matches!(luma, IoError::Truncated { .. }), "{luma}");
+    assert_eq!(luma.to_string(), colour.to_string(), "the same refusal");
+    let kept = decode_file(&cut, &DecodeOptions { allow_truncated: true, ..LUMA }).expect("kept");
+    assert_eq!(kept.image.color(), image::ColorType::L8);
+    let colour = decode_file(&cut, &LENIENT).expect("kept");
+    assert_eq!(kept.warnings, colour.warnings, "the same warning, rows and all");
+    assert!(matches!(kept.warnings.as_slice(), [DecodeWarning::Truncated(TruncatedAt::Row { .. })]));
+}

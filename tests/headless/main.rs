@@ -1,0 +1,22 @@
+//! The headless tests, one binary: the CPU kernels exactly, the readers and writers against
+//! hostile and hand-built files, and the real `graylab` binary end to end (arguments, folders,
+//! streams, filesystems, signals), plus the tree's own rules (`architecture`). The real binary
+//! may reach the GPU through `--backend gpu`; nothing here opens one in-process.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod hostile_gen;
+
+mod architecture;
+mod cli;
+mod cli_args;
+mod cli_batch;
+mod cli_fs;
+mod cli_streams;
+mod codecs;
+mod cpu_exhaustive;
+mod hostile;
+mod io;
+mod jpeg;
+mod signals;
+mod tiff;

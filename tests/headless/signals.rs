@@ -1,0 +1,164 @@
+//! Interrupted exports and file modes, on the real binary: SIGINT/SIGTERM remove the temporary
+//! file and end the process by the signal; after SIGKILL the next run removes it; with
+//! `O_TMPFILE` nothing is ever visible; new files get `0666 & ~umask`; a replaced file keeps
+//! its mode.
+#![cfg(target_os = "linux")]
+
+use crate::common;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+fn graylab(dir: &Path) -> Command {
+    let mut c = common::graylab_cmd(dir);
+    c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    c
+}
+
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("list")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".graylab-") && Path::new(n).extension().is_some_and(|e| e == "part"))
+        .collect()
+}
+
+/// A gray-noise BMP whose PNG export takes a while (noise does not compress).
+fn big_input(dir: &Path) {
+    let (w, h) = (6000, 4000);
+    let img = image::GrayImage::from_raw(w, h, common::noise((w * h) as usize, 3)).expect("size");
+    img.save(dir.join("big.bmp")).expect("save");
+}
+
+/// Waits until a temporary file shows up in `dir` (the export has started), or the child ends.
+fn wait_for_temp_file(dir: &Path, child: &mut Child) -> Option<String> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_mins(2) {
+        if let Some(name) = temp_files(dir).pop() {
+            return Some(name);
+        }
+        if child.try_wait().expect("try_wait").is_some() {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    None
+}
+
+fn send(child: &Child, signal: &str) {
+    let ok = Command::new("kill").args([format!("-{signal}"), child.id().to_string()]).status();
+    assert!(ok.is_ok_and(|s| s.success()), "kill -{signal}");
+}
+
+#[test]
+fn interrupted_exports_leave_nothing_behind() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    big_input(dir.path());
+    image::GrayImage::new(8, 8).save(dir.path().join("small.png")).expect("save");
+    for (signal, number) in [("TERM", 15), ("INT", 2), ("KILL", 9)] {
+        let out = format!("out-{signal}.png");
+        // The named temporary file (as where O_TMPFILE is missing) is what a signal must remove.
+        let mut child = graylab(dir.path())
+            .env("GRAYLAB_NO_TMPFILE", "1")
+            .args(["convert", "big.bmp", "-o", &out])
+            .spawn()
+            .expect("spawn");
+        let name = wait_for_temp_file(dir.path(), &mut child).expect("the export started");
+        send(&child, signal);
+        let status = child.wait().expect("wait");
+        assert_eq!(status.signal(), Some(number), "{signal}: {status:?}");
+        assert!(!dir.path().join(&out).exists(), "{signal}: no half output");
+        if signal == "KILL" {
+            // Nothing can run on SIGKILL: the file stays until the next run in this folder.
+            assert_eq!(temp_files(dir.path()), vec![name]);
+            let o =
+                graylab(dir.path()).args(["convert", "small.png", "-o", "next.png"]).output().expect("run");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        assert_eq!(temp_files(dir.path()), Vec::<String>::new(), "{signal}: a temporary file is left");
+    }
+}
+
+fn o_tmpfile_works(dir: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::TMPFILE.bits().cast_signed())
+        .open(dir)
+        .is_ok()
+}
+
+#[test]
+fn with_o_tmpfile_not_even_sigkill_leaves_a_trace() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    if !o_tmpfile_works(dir.path()) {
+        eprintln!("skipping: this filesystem has no O_TMPFILE");
+        return;
+    }
+    big_input(dir.path());
+    let mut child = graylab(dir.path()).args(["convert", "big.bmp", "-o", "out.png"]).spawn().expect("spawn");
+    // The export has begun when the process holds an unnamed file in the folder.
+    let fds = format!("/proc/{}/fd", child.id());
+    let unnamed_open = || {
+        std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+            .any(|l| l.starts_with(dir.path()) && l.to_string_lossy().ends_with("(deleted)"))
+    };
+    let started = Instant::now();
+    while !unnamed_open() {
+        assert_eq!(temp_files(dir.path()), Vec::<String>::new(), "a named temporary file appeared");
+        assert!(child.try_wait().expect("try_wait").is_none(), "it ended before its export was seen");
+        assert!(started.elapsed() < Duration::from_mins(2), "no export seen");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().expect("SIGKILL");
+    assert_eq!(child.wait().expect("wait").signal(), Some(9));
+    assert_eq!(temp_files(dir.path()), Vec::<String>::new());
+    assert!(!dir.path().join("out.png").exists());
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).expect("metadata").permissions().mode() & 0o777
+}
+
+#[test]
+fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    image::RgbImage::from_pixel(10, 10, image::Rgb([1, 2, 3])).save(dir.path().join("in.png")).expect("save");
+    let bin = env!("CARGO_BIN_EXE_graylab");
+    for (named, suffix) in [("0", "tmpfile"), ("1", "named")] {
+        let out = format!("out-{suffix}.png");
+        let json = format!("s-{suffix}.json");
+        let script = format!(
+            "umask 027 && '{bin}' convert in.png -o {out} && '{bin}' sweep --sizes 0.001 --runs 1 --cpu-only --json {json} --csv {json}.csv"
+        );
+        let o = Command::new("sh")
+            .args(["-c", &script])
+            .env("GRAYLAB_NO_TMPFILE", named)
+            .current_dir(dir.path())
+            .output()
+            .expect("sh");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for f in [out.clone(), json.clone(), format!("{json}.csv")] {
+            assert_eq!(mode(&dir.path().join(&f)), 0o640, "{f}");
+        }
+        let target = dir.path().join(&out);
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o604)).expect("chmod");
+        let o = graylab(dir.path())
+            .env("GRAYLAB_NO_TMPFILE", named)
+            .args(["convert", "in.png", "-o", &out, "--overwrite"])
+            .output()
+            .expect("run");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(mode(&target), 0o604, "{suffix}: the replaced file keeps its mode");
+    }
+    assert_eq!(temp_files(dir.path()), Vec::<String>::new());
+}

@@ -1,0 +1,409 @@
+//! TIFF variants, built by hand byte by byte: associated alpha made straight before the formula,
+//! gray + alpha and floating-point gray read, palette and CCITT (modified Huffman, Group 3)
+//! TIFFs read, and the variants graylab cannot read named in words. Pixels are checked after
+//! conversion on both backends.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use graylab::engine::{Backend, ConvertSettings, Engine, RunOptions};
+use graylab::io::{DecodeOptions, IoError, decode_file};
+use graylab::pixel::Formula;
+use image::{DynamicImage, ImageBuffer};
+
+/// One directory entry: tag, type (3 SHORT, 4 LONG) and values.
+type Entry = (u16, u16, Vec<u32>);
+
+/// A one-strip TIFF holding `entries` (sorted here), `data` as its strip (`StripOffsets` and
+/// `StripByteCounts` are added), values that do not fit in an entry placed after the directory.
+fn tiff(little: bool, entries: &[Entry], data: &[u8]) -> Vec<u8> {
+    let mut entries = entries.to_vec();
+    entries.push((273, 4, vec![0]));
+    entries.push((279, 4, vec![data.len() as u32]));
+    entries.sort_by_key(|e| e.0);
+    let u16b = |v: u16| if little { v.to_le_bytes().to_vec() } else { v.to_be_bytes().to_vec() };
+    let u32b = |v: u32| if little { v.to_le_bytes().to_vec() } else { v.to_be_bytes().to_vec() };
+    let value_bytes = |kind: u16, values: &[u32]| -> Vec<u8> {
+        values.iter().flat_map(|&v| if kind == 3 { u16b(v as u16) } else { u32b(v) }).collect()
+    };
+    let ifd_len = 2 + 12 * entries.len() + 4;
+    let mut extra: Vec<u8> = Vec::new();
+    let extra_at = 8 + ifd_len;
+    let out_of_line: usize =
+        entries.iter().map(|(_, kind, v)| value_bytes(*kind, v).len()).filter(|&n| n > 4).sum();
+    let data_at = (extra_at + out_of_line) as u32;
+    let mut t = if little { b"II*\0".to_vec() } else { b"MM\0*".to_vec() };
+    t.extend(u32b(8));
+    t.extend(u16b(entries.len() as u16));
+    for (tag, kind, values) in &entries {
+        let values = if *tag == 273 { vec![data_at] } else { values.clone() };
+        let bytes = value_bytes(*kind, &values);
+        t.extend(u16b(*tag));
+        t.extend(u16b(*kind));
+        t.extend(u32b(values.len() as u32));
+        if bytes.len() <= 4 {
+            let mut inline = bytes.clone();
+            inline.resize(4, 0);
+            t.extend(inline);
+        } else {
+            t.extend(u32b((extra_at + extra.len()) as u32));
+            extra.extend(bytes);
+        }
+    }
+    t.extend(u32b(0));
+    t.extend(extra);
+    assert_eq!(t.len(), data_at as usize);
+    t.extend_from_slice(data);
+    t
+}
+
+/// The entries of a `w` x `h` image of `samples` samples of `bits` bits.
+fn basic(w: u32, h: u32, photometric: u32, samples: u32, bits: u32) -> Vec<Entry> {
+    vec![
+        (256, 4, vec![w]),
+        (257, 4, vec![h]),
+        (258, 3, vec![bits; samples as usize]),
+        (259, 3, vec![1]),
+        (262, 3, vec![photometric]),
+        (277, 3, vec![samples]),
+        (278, 4, vec![h]),
+    ]
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write test file");
+    p
+}
+
+fn decode(path: &Path) -> Result<DynamicImage, IoError> {
+    decode_file(path, &DecodeOptions::default()).map(|d| d.image)
+}
+
+/// The gray image on the CPU and, where there is an adapter, on the GPU (which must agree).
+fn converted(image: &DynamicImage) -> DynamicImage {
+    let cpu = Engine::without_gpu("not needed");
+    let settings = ConvertSettings { threads: 2, ..ConvertSettings::default() };
+    let a = cpu.convert(image, &settings, RunOptions::default()).expect("cpu").image;
+    if let Some(gpu) = common::gpu() {
+        let engine = Engine::with_gpu(gpu);
+        let s = ConvertSettings { backend: Backend::Gpu, ..settings };
+        let b = engine.convert(image, &s, RunOptions::default()).expect("gpu").image;
+        assert_eq!(a, b, "GPU = CPU");
+    }
+    a
+}
+
+/// What Pillow and `ImageMagick` make an 8-bit premultiplied sample: floor(c * 255 / a), at most
+/// 255; 0 where a is 0 (measured with Pillow 13 and `ImageMagick` 6.9 on these files).
+fn straight8(c: u8, a: u8) -> u8 {
+    (u32::from(c) * 255).checked_div(u32::from(a)).map_or(0, |v| v.min(255) as u8)
+}
+
+/// What `ImageMagick` makes a 16-bit one: round(c * 65535 / a), at most 65535.
+fn straight16(c: u16, a: u16) -> u16 {
+    let (c, a) = (u32::from(c), u32::from(a));
+    (c * 65535 + a / 2).checked_div(a).map_or(0, |v| v.min(65535) as u16)
+}
+
+/// 16-bit samples as the bytes of an image buffer.
+fn ne_bytes(words: &[u16]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+}
+
+#[test]
+fn associated_alpha_is_made_straight_before_the_formula_on_both_backends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Premultiplied samples: half-transparent, low alpha, transparent, opaque.
+    let pixels: [[u8; 4]; 6] = [
+        [100, 50, 25, 128],
+        [10, 9, 3, 12],
+        [0, 0, 0, 0],
+        [200, 100, 0, 255],
+        [60, 60, 60, 60],
+        [1, 2, 3, 4],
+    ];
+    let mut entries = basic(3, 2, 2, 4, 8);
+    entries.push((338, 3, vec![1]));
+    let path = write(dir.path(), "rgba8-assoc.tif", &tiff(true, &entries, pixels.as_flattened()));
+    let decoded = decode(&path).expect("premultiplied RGBA");
+    assert_eq!(
+        decoded.as_bytes()[..8],
+        [199, 99, 49, 128, 212, 191, 63, 12],
+        "Pillow's and ImageMagick's values"
+    );
+    let gray = converted(&decoded);
+    let want: Vec<u8> = pixels
+        .iter()
+        .flat_map(|p| {
+            let s = |c: u8| straight8(c, p[3]);
+            [Formula::Bt601.luma8(s(p[0]), s(p[1]), s(p[2])), p[3]]
+        })
+        .collect();
+    assert_eq!(gray.as_bytes(), want, "gray + alpha of the straight colours");
+
+    // 16-bit, big-endian.
+    let words: [[u16; 4]; 2] = [[30000, 20000, 10000, 40000], [5, 4, 3, 0]];
+    let mut entries = basic(2, 1, 2, 4, 16);
+    entries.push((338, 3, vec![1]));
+    let data: Vec<u8> = words.as_flattened().iter().flat_map(|v| v.to_be_bytes()).collect();
+    let decoded =
+        decode(&write(dir.path(), "rgba16-assoc.tif", &tiff(false, &entries, &data))).expect("16-bit");
+    let DynamicImage::ImageRgba16(rgba) = &decoded else { panic!("{:?}", decoded.color()) };
+    let s = straight16;
+    assert_eq!(rgba.as_raw(), &[s(30000, 40000), s(20000, 40000), s(10000, 40000), 40000, 0, 0, 0, 0]);
+    assert_eq!(rgba.as_raw()[..3], [49151, 32768, 16384], "ImageMagick's values");
+    let gray = converted(&decoded);
+    let DynamicImage::ImageLumaA16(la) = &gray else { panic!("{:?}", gray.color()) };
+    assert_eq!(la.as_raw()[1..], [40000, 0, 0]);
+
+    // Straight (unassociated) alpha is left as it is.
+    let mut entries = basic(3, 2, 2, 4, 8);
+    entries.push((338, 3, vec![2]));
+    let path = write(dir.path(), "rgba8-straight.tif", &tiff(true, &entries, pixels.as_flattened()));
+    assert_eq!(decode(&path).expect("straight RGBA").as_bytes(), pixels.as_flattened());
+}
+
+#[test]
+fn gray_with_alpha_and_floating_point_gray_convert() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let la: [u8; 8] = [10, 255, 200, 128, 0, 0, 255, 1];
+    for (name, extra, white_is_zero, want) in [
+        ("la8.tif", 2, false, la.to_vec()),
+        ("la8-white-is-zero.tif", 2, true, vec![245, 255, 55, 128, 255, 0, 0, 1]),
+        ("la8-assoc.tif", 1, false, vec![10, 255, 255, 128, 0, 0, 255, 1]),
+        // An extra sample of unspecified meaning is no alpha.
+        ("gray-extra.tif", 0, false, vec![10, 200, 0, 255]),
+    ] {
+        let mut entries = basic(2, 2, u32::from(!white_is_zero), 2, 8);
+        entries.push((338, 3, vec![extra]));
+        let decoded = decode(&write(dir.path(), name, &tiff(true, &entries, &la)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.as_bytes(), want, "{name}");
+        assert_eq!(converted(&decoded).as_bytes(), want, "{name}: gray passes through both backends");
+    }
+
+    // 16-bit gray + alpha, big-endian.
+    let words: [u16; 4] = [1000, 65535, 30000, 20000];
+    let mut entries = basic(2, 1, 1, 2, 16);
+    entries.push((338, 3, vec![2]));
+    let data: Vec<u8> = words.iter().flat_map(|v| v.to_be_bytes()).collect();
+    let decoded = decode(&write(dir.path(), "la16.tif", &tiff(false, &entries, &data))).expect("LA16");
+    let DynamicImage::ImageLumaA16(got) = &decoded else { panic!("{:?}", decoded.color()) };
+    assert_eq!(got.as_raw(), &words);
+    // The same samples as associated alpha: the gray is made straight.
+    entries.retain(|e| e.0 != 338);
+    entries.push((338, 3, vec![1]));
+    let decoded = decode(&write(dir.path(), "la16-assoc.tif", &tiff(false, &entries, &data))).expect("LA16");
+    let want = [straight16(1000, 65535), 65535, straight16(30000, 20000), 20000];
+    assert_eq!(converted(&decoded).as_bytes(), ne_bytes(&want));
+
+    // Floating-point gray becomes 16-bit as graylab's floating-point RGB does.
+    let floats: [f32; 6] = [0.0, 0.25, 0.5, 1.0, 1.5, -0.2];
+    let mut entries = basic(3, 2, 1, 1, 32);
+    entries.push((339, 3, vec![3]));
+    let data: Vec<u8> = floats.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let decoded = decode(&write(dir.path(), "f32.tif", &tiff(true, &entries, &data))).expect("float gray");
+    let rgb: Vec<f32> = floats.iter().flat_map(|&v| [v, v, v]).collect();
+    let as_rgb = DynamicImage::ImageRgb32F(ImageBuffer::from_raw(3, 2, rgb).expect("size"));
+    let want: Vec<u16> = as_rgb.to_rgb16().pixels().map(|p| p[0]).collect();
+    let DynamicImage::ImageLuma16(got) = &decoded else { panic!("{:?}", decoded.color()) };
+    assert_eq!(got.as_raw(), &want);
+    assert_eq!(converted(&decoded), decoded);
+    // The floating-point RGB it is consistent with gives the same gray through the formula.
+    let DynamicImage::ImageLuma16(from_rgb) = converted(&as_rgb) else { panic!("L16") };
+    assert_eq!(from_rgb.as_raw(), &want);
+}
+
+#[test]
+fn variants_graylab_cannot_read_are_named_in_words() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let with = |entries: &[Entry], changes: &[Entry]| -> Vec<Entry> {
+        let mut e: Vec<Entry> =
+            entries.iter().filter(|(t, ..)| changes.iter().all(|c| c.0 != *t)).cloned().collect();
+        e.extend_from_slice(changes);
+        e
+    };
+    let rgb = basic(4, 2, 2, 3, 8);
+    let gray1 = basic(8, 2, 0, 1, 1);
+    for (name, entries, what) in [
+        (
+            "ycbcr-jpeg.tif",
+            with(&rgb, &[(259, 3, vec![7]), (262, 3, vec![6])]),
+            "JPEG-compressed YCbCr data (compression 7)",
+        ),
+        ("ycbcr.tif", with(&rgb, &[(262, 3, vec![6])]), "YCbCr data (PhotometricInterpretation 6)"),
+        ("lab.tif", with(&rgb, &[(262, 3, vec![8])]), "CIE L*a*b* data (PhotometricInterpretation 8)"),
+        (
+            "g3-2d.tif",
+            with(&gray1, &[(259, 3, vec![3]), (292, 4, vec![1])]),
+            "CCITT Group 3 data (compression 3) in two-dimensional coding (T4Options 1)",
+        ),
+        (
+            "palette-no-map.tif",
+            with(&gray1, &[(262, 3, vec![3])]),
+            "palette data but no colour map (ColorMap tag)",
+        ),
+        ("gray3.tif", basic(2, 2, 1, 3, 8), "gray data of 8-bit samples, 3 per pixel"),
+    ] {
+        let err = decode(&write(dir.path(), name, &tiff(true, &entries, &[0; 64]))).expect_err(name);
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::Unsupported { .. }), "{name}: {err:?}");
+        assert!(msg.contains(&format!("a TIFF with {what}")) && msg.ends_with(name), "{name}: {msg}");
+        assert!(!msg.contains("Unknown("), "{name}: {msg}");
+    }
+}
+
+#[test]
+fn palette_tiffs_are_read_through_their_colour_map() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 4-bit indices, 16-bit colour map, both byte orders; rows start on a byte.
+    let map16: Vec<u32> = (0..16u32)
+        .map(|i| i * 4369)
+        .chain((0..16).map(|i| 65535 - i * 4369))
+        .chain((0..16).map(|i| i * 1000))
+        .collect();
+    let indices = [[1usize, 15, 0], [7, 2, 9]];
+    let data = [0x1F, 0x00, 0x72, 0x90];
+    let rgb16 = |i: usize| [map16[i] >> 8, map16[16 + i] >> 8, map16[32 + i] >> 8].map(|v| v as u8);
+    for little in [true, false] {
+        let mut entries = basic(3, 2, 3, 1, 4);
+        entries.push((320, 3, map16.clone()));
+        let name = if little { "p4-le.tif" } else { "p4-be.tif" };
+        let decoded = decode(&write(dir.path(), name, &tiff(little, &entries, &data)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want: Vec<u8> = indices.as_flattened().iter().flat_map(|&i| rgb16(i)).collect();
+        assert_eq!(decoded.as_bytes(), want, "{name}");
+        let gray: Vec<u8> = want.chunks(3).map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
+        assert_eq!(converted(&decoded).as_bytes(), gray, "{name}");
+    }
+    // 8-bit indices and a colour map of 8-bit values (none above 255), taken as they are.
+    let map8: Vec<u32> = (0..256u32).map(|i| 255 - i).chain(0..256).chain((0..256).map(|i| i / 2)).collect();
+    let mut entries = basic(4, 1, 3, 1, 8);
+    entries.push((320, 3, map8));
+    let decoded = decode(&write(dir.path(), "p8.tif", &tiff(true, &entries, &[0, 1, 200, 255]))).expect("p8");
+    assert_eq!(decoded.as_bytes(), [255, 0, 0, 254, 1, 0, 55, 200, 100, 0, 255, 127]);
+    // 1-bit indices: ten pixels in two bytes.
+    let mut entries = basic(10, 1, 3, 1, 1);
+    entries.push((320, 3, vec![0, 65535, 65535, 0, 0, 65535]));
+    let decoded =
+        decode(&write(dir.path(), "p1.tif", &tiff(true, &entries, &[0b1010_0000, 0b0100_0000]))).expect("p1");
+    let want: Vec<u8> = [1, 0, 1, 0, 0, 0, 0, 0, 0, 1]
+        .iter()
+        .flat_map(|&i| if i == 1 { [255, 0, 255] } else { [0, 255, 0] })
+        .collect();
+    assert_eq!(decoded.as_bytes(), want);
+}
+
+/// Bits written first to last, most significant first in each byte.
+#[derive(Default)]
+struct Bits {
+    bytes: Vec<u8>,
+    used: u32,
+}
+
+impl Bits {
+    fn put(&mut self, code: &str) {
+        for c in code.chars() {
+            if self.used.is_multiple_of(8) {
+                self.bytes.push(0);
+            }
+            if c == '1' {
+                *self.bytes.last_mut().expect("a byte") |= 0x80 >> (self.used % 8);
+            }
+            self.used += 1;
+        }
+    }
+
+    fn align(&mut self) {
+        self.used = self.used.div_ceil(8) * 8;
+    }
+}
+
+/// T.4 codes for the runs the test images use.
+fn run_code(white: bool, run: u32) -> &'static str {
+    match (white, run) {
+        (true, 0) => "00110101",
+        (true, 1) => "000111",
+        (true, 2) => "0111",
+        (true, 3) => "1000",
+        (true, 64) => "11011",
+        (false, 2) => "11",
+        (false, 4) => "011",
+        (false, 5) => "0011",
+        _ => panic!("no code for {run}"),
+    }
+}
+
+/// Three rows of 70 pixels as runs (starting with white), one makeup code among them.
+const ROWS: [&[u32]; 3] = [&[3, 2, 65], &[0, 5, 65], &[66, 4]];
+
+fn coded_row(bits: &mut Bits, runs: &[u32]) {
+    for (k, &run) in runs.iter().enumerate() {
+        let white = k % 2 == 0;
+        if run >= 64 {
+            bits.put(run_code(white, 64));
+        }
+        bits.put(run_code(white, run % 64));
+    }
+}
+
+#[test]
+fn ccitt_modified_huffman_and_group3_tiffs_are_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let black_pixels = |photometric: u32| -> Vec<u8> {
+        let (white, black) = if photometric == 0 { (255, 0) } else { (0, 255) };
+        ROWS.iter()
+            .flat_map(|runs| {
+                runs.iter()
+                    .enumerate()
+                    .flat_map(move |(k, &n)| vec![if k % 2 == 0 { white } else { black }; n as usize])
+            })
+            .collect()
+    };
+    let (mut huffman, mut group3, mut group3_aligned) = (Bits::default(), Bits::default(), Bits::default());
+    for runs in ROWS {
+        coded_row(&mut huffman, runs);
+        huffman.align();
+        group3.put("000000000001");
+        coded_row(&mut group3, runs);
+        // Fill bits (T4Options bit 2): each end-of-line code ends on a byte.
+        let fill = (group3_aligned.used + 12).div_ceil(8) * 8 - 12 - group3_aligned.used;
+        group3_aligned.put(&"0".repeat(fill as usize));
+        group3_aligned.put("000000000001");
+        coded_row(&mut group3_aligned, runs);
+    }
+    for (name, compression, t4, bits, photometric, fill_order) in [
+        ("mh.tif", 2, None, &huffman, 0, 1),
+        ("mh-black-is-zero.tif", 2, None, &huffman, 1, 1),
+        ("g3.tif", 3, Some(0), &group3, 0, 1),
+        ("g3-fill.tif", 3, Some(4), &group3_aligned, 0, 1),
+        ("g3-lsb-first.tif", 3, None, &group3, 0, 2),
+    ] {
+        let mut entries = basic(70, 3, photometric, 1, 1);
+        entries.retain(|e| e.0 != 259);
+        entries.push((259, 3, vec![compression]));
+        entries.push((266, 3, vec![fill_order]));
+        if let Some(t4) = t4 {
+            entries.push((292, 4, vec![t4]));
+        }
+        let mut data = bits.bytes.clone();
+        if fill_order == 2 {
+            for b in &mut data {
+                *b = b.reverse_bits();
+            }
+        }
+        let decoded = decode(&write(dir.path(), name, &tiff(true, &entries, &data)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.as_bytes(), black_pixels(photometric), "{name}");
+        assert_eq!(converted(&decoded), decoded, "{name}");
+    }
+    // Cut short: the file is truncated, not damaged.
+    let mut entries = basic(70, 3, 0, 1, 1);
+    entries.retain(|e| e.0 != 259);
+    entries.push((259, 3, vec![2]));
+    let err = decode(&write(dir.path(), "mh-cut.tif", &tiff(true, &entries, &huffman.bytes[..4])))
+        .expect_err("cut");
+    assert!(matches!(err, IoError::Truncated { .. }), "{err:?}");
+}

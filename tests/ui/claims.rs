@@ -1,0 +1,148 @@
+//! The tutorial-claims window of the real app under `egui_kittest`, on any adapter (nothing here
+//! assumes a verdict): the quick set run from the window with every verdict on screen, Stop and
+//! Esc ending a full run, and a report saved as JSON (never over a file without consent) and
+//! loaded back beside the current one, labelled with its adapter.
+
+use crate::common;
+use crate::harness;
+
+use crate::harness::{harness, settle};
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use graylab::engine::claims::ClaimsReport;
+
+#[test]
+fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
+    let Some(mut h) = harness(None) else { return };
+    let gpu = common::gpu().expect("checked by harness");
+    settle(&mut h);
+    h.get_by_label("Tutorial claims…").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No claims tested yet").is_some());
+    assert!(
+        h.query_by_label_contains(
+            "Run (quick) takes at most about 45 s; Run all takes at most about 1 min 30 s (bounds"
+        )
+        .is_some(),
+        "before a run the estimates are the bounds, and say so"
+    );
+    h.get_by_label("Run (quick)").click();
+    h.run_steps(2);
+    assert!(h.state().is_busy(), "the claims run on the worker");
+    settle(&mut h);
+    h.run_steps(2);
+    let (report, unfinished) = h.state().claims_result();
+    assert_eq!(unfinished, None);
+    let report = report.expect("a report").clone();
+    assert!(report.quick);
+    assert!(report.claims.len() >= 7, "{} claims", report.claims.len());
+    // The quick run's own time is the next estimate; the full set is still a bound.
+    let node = h.get_by_label_contains("Run (quick) takes about ");
+    let estimate = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
+    assert!(estimate.contains(" here; Run all takes at most about 1 min 30 s (bounds"), "{estimate}");
+    // A stopped run teaches nothing: tested in `stop_and_escape_end_a_full_claims_run`.
+    assert_eq!(report.software_adapter, gpu.is_software());
+    // The first card's verdict is on screen, in the words of the verdict; every claim's number
+    // and quote is in the window.
+    let first = &report.claims[0];
+    let verdict_text = first.verdict.to_string();
+    let verdict = h.get_all_by_label(&verdict_text).next().expect("the verdict is shown").rect();
+    assert!(h.ctx.content_rect().contains_rect(verdict), "and visible");
+    for c in &report.claims {
+        assert!(
+            h.query_by_label_contains(&format!("{}. \u{201c}{}", c.id, c.claim)).is_some(),
+            "claim {}",
+            c.id
+        );
+    }
+    assert_eq!(
+        h.query_by_label_contains("the \"GPU\" is this CPU's own cores: its verdicts").is_some(),
+        gpu.is_software(),
+        "a software adapter is named as the CPU's own cores"
+    );
+
+    // Saved atomically, and never over a file without consent.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("here.claims.json");
+    h.state_mut().set_claims_json_path(&json);
+    h.run_steps(2);
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    let saved: ClaimsReport =
+        serde_json::from_slice(&std::fs::read(&json).expect("saved")).expect("graylab's claims");
+    assert_eq!(saved, report, "the JSON holds the report shown");
+    // As the CLI's: what the run was estimated at before it started, and what it took.
+    let timed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("saved")).expect("JSON");
+    for key in ["estimate_s", "took_s"] {
+        assert!(timed[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", timed[key]);
+    }
+    assert_eq!(timed["estimate_basis"], "guess", "the first run here: the stated bound");
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("This file exists. Replace it?").is_some(), "asks first");
+    h.get_by_label("Keep it").click();
+    h.run_steps(2);
+
+    // Loaded back as another machine's: two columns, the loaded one labelled with its adapter.
+    let mut other = saved.clone();
+    other.adapter = "Another Machine's GPU".into();
+    other.software_adapter = false;
+    let theirs = dir.path().join("theirs.claims.json");
+    std::fs::write(&theirs, serde_json::to_vec(&other).expect("JSON")).expect("write");
+    h.state_mut().set_claims_json_path(&theirs);
+    h.run_steps(2);
+    h.get_by_label("Load to compare").click();
+    h.run_steps(3);
+    assert_eq!(h.state().compared_claims(), Some("theirs.claims.json · Another Machine's GPU"));
+    assert!(h.query_by_label_contains("Loaded: theirs.claims.json · Another Machine's GPU").is_some());
+    assert!(h.query_by_label_contains(&format!("This machine: {}", report.adapter)).is_some());
+    assert_eq!(
+        h.get_all_by_label(&verdict_text).count(),
+        2 * report.claims.iter().filter(|c| c.verdict == first.verdict).count(),
+        "each verdict twice: here and loaded"
+    );
+    h.get_by_label("Clear comparison").click();
+    h.run_steps(2);
+    assert_eq!(h.state().compared_claims(), None);
+
+    // Not graylab's claims: an error, nothing loaded.
+    std::fs::write(&theirs, b"{}").expect("write");
+    h.get_by_label("Load to compare").click();
+    h.run_steps(2);
+    assert!(h.state().message().is_some_and(|(t, e)| e && t.contains("theirs.claims.json")));
+    assert_eq!(h.state().compared_claims(), None);
+}
+
+#[test]
+fn stop_and_escape_end_a_full_claims_run() {
+    let Some(mut h) = harness(None) else { return };
+    settle(&mut h);
+    h.state_mut().open_claims_window();
+    h.run_steps(2);
+    for how in ["Stop claims", "Esc"] {
+        h.get_by_label("Run all").click();
+        harness::until_progress(&mut h, "Claims, ");
+        h.run_steps(2);
+        assert!(h.query_by_label_contains("estimate").is_some(), "an ETA or a first estimate is shown");
+        if how == "Esc" {
+            // Esc stops the work first and leaves the claims window open.
+            h.key_press(egui::Key::Escape);
+            h.run_steps(1);
+            assert!(h.query_by_label("Run all").is_some(), "Esc left the claims window open");
+        } else {
+            h.get_by_label(how).click();
+        }
+        settle(&mut h);
+        assert!(!h.state().is_busy(), "{how}: nothing left running");
+        let (report, unfinished) = h.state().claims_result();
+        assert!(report.is_none(), "{how}: nothing of a stopped run is kept");
+        let note = unfinished.expect("why there is no report").to_owned();
+        assert!(note.starts_with("Stopped "), "{how}: {note}");
+        h.run_steps(2);
+        assert!(h.query_by_label(&note).is_some(), "{how}: the window says it stopped");
+        assert!(
+            h.query_by_label_contains("Run all took").is_none(),
+            "{how}: a stopped run is not taken for the full set's time"
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! The app's tests, one binary: the real desktop app driven by `egui_kittest` on the wgpu
+//! renderer (`harness`), its windows, charts, history and work, every screen audited for cut or
+//! overlapping text, and the snapshots in `tests/snapshots/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod harness;
+
+mod app;
+mod audit;
+mod claims;
+mod history;
+mod sweep;
+mod sweep_map;
+mod windows;
+mod work;

@@ -1,0 +1,107 @@
+//! One snapshot per window the app opens on demand (export, size sweep, round trips, parity, the
+//! tutorial's claims before a run), as egui's demo app keeps one per demo window: a moved or
+//! missing control, label or layout fails it. The round-trips window is also run on the small
+//! photo, with its verdict and chart on screen. Each window is opened from the top bar over a fixed
+//! gradient, with nothing measured on screen; what differs between machines (the temporary path,
+//! the adapter, the CPU and the frame meter) is masked, as in `main_window_snapshot` of
+//! `tests/ui/app.rs`.
+
+use crate::common;
+use crate::harness;
+
+use egui_kittest::kittest::Queryable as _;
+use graylab::engine::Winner;
+
+/// Opens the gradient, clears the charts, opens the window `button` names and snapshots it as
+/// `name`; `mask_in_window` names labels inside the window whose rows differ between machines.
+fn window_snapshot(button: &str, name: &str, mask_in_window: &[&str]) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = harness::gradient_app(dir.path()) else { return };
+    h.get_by_label("Clear").click();
+    h.get_by_label(button).click();
+    h.remove_cursor();
+    h.run_steps(4);
+    harness::mask_what_machines_differ_in(&mut h);
+    for label in mask_in_window {
+        let r = h.get_by_label_contains(label).rect();
+        h.mask(r.expand(2.0));
+    }
+    h.snapshot(name);
+}
+
+#[test]
+fn export_window_snapshot() {
+    window_snapshot("Export…", "export_window_1280x720", &[]);
+}
+
+#[test]
+fn sweep_window_snapshot() {
+    // The estimate of how long the sweep takes depends on the machine.
+    window_snapshot("Size sweep…", "sweep_window_1280x720", &["MP in all"]);
+}
+
+#[test]
+fn parity_window_snapshot() {
+    window_snapshot("Parity…", "parity_window_1280x720", &[]);
+}
+
+#[test]
+fn claims_window_snapshot() {
+    // Before a run: nothing measured, the JSON path (next to the photo) masked with the fields.
+    window_snapshot("Tutorial claims…", "claims_window_1280x720", &[]);
+}
+
+#[test]
+fn round_trips_window_snapshot() {
+    // The settings line names this machine's CPU threads.
+    window_snapshot("Round trips…", "round_trips_window_1280x720", &["CPU threads."]);
+}
+
+#[test]
+fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = harness::gradient_app(dir.path()) else { return };
+    let gpu = common::gpu().expect("checked by the harness");
+    h.get_by_label("Round trips…").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("No round trips yet").is_some());
+    h.state_mut().set_round_trips("1, 2", 1);
+    h.run_steps(2);
+    h.get_by_label("Run round trips").click();
+    h.run_steps(2);
+    assert!(h.state().is_busy(), "the round trips run on the worker");
+    harness::settle(&mut h);
+    h.run_steps(2);
+    let (result, unfinished) = h.state().round_trips_result();
+    assert_eq!(unfinished, None);
+    let r = result.expect("a result").clone();
+    assert_eq!((r.width, r.height), (640, 400), "on the open photo");
+    assert_eq!(r.points.iter().map(|p| p.passes).collect::<Vec<_>>(), [1, 2]);
+    assert!(r.points.iter().all(|p| p.matches_cpu), "GPU = CPU after every count");
+    assert_eq!(r.software_adapter, gpu.is_software());
+    let verdict = h.get_by_label(&r.verdict).rect();
+    assert!(h.ctx.content_rect().contains_rect(verdict), "the verdict is on screen");
+    assert!(h.query_by_label_contains("Each GPU point is one round trip").is_some(), "the chart is drawn");
+    assert!(h.query_by_label_contains("every GPU result equals the CPU's byte for byte").is_some());
+    // Each count's verdict on screen: the GPU's speed-up with its 95% interval and the rounds,
+    // an undecided one said to be inconclusive.
+    for p in &r.points {
+        let c = p.comparison;
+        let i = c.speed_up.expect("at least six rounds: an interval");
+        let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
+        let verdict = match c.winner {
+            Winner::GpuFaster => format!("GPU faster: {figure}"),
+            Winner::CpuFaster => format!("CPU faster: {figure}"),
+            Winner::WithinNoise => {
+                format!("inconclusive here, within the noise (±{:.0}%): {figure}", i.spread_percent())
+            }
+        };
+        let line = format!("n = {}: {verdict}, {} rounds", p.passes, c.rounds);
+        let rect = h.get_by_label(&line).rect();
+        assert!(h.ctx.content_rect().contains_rect(rect), "{line} is on screen");
+    }
+    // Esc closes the window (the top one) and nothing else.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Each GPU point is one round trip").is_none(), "closed by Esc");
+}
