@@ -4,20 +4,41 @@
 use std::path::Path;
 
 use anyhow::bail;
-use clap::builder::{EnumValueParser, PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::engine::{Backend, ExportFormat, Formula, Work, WorkgroupSize, special_kind};
 
-/// `--depth`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// `convert --depth`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum DepthArg {
     /// Always 8-bit samples.
     #[value(name = "8")]
     Eight,
     /// 16-bit inputs stay 16-bit where the format can (PNG, TIFF).
+    #[default]
     #[value(name = "16")]
     Sixteen,
+}
+
+/// `bench --backend`: one backend (read by [`Backend`]'s own parser), or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchBackend {
+    /// One backend only.
+    One(Backend),
+    /// Both, in turns.
+    All,
+}
+
+impl std::str::FromStr for BenchBackend {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("all") {
+            return Ok(Self::All);
+        }
+        s.parse().map(Self::One).map_err(|_| format!("unknown backend {s:?} (expected cpu, gpu or all)"))
+    }
 }
 
 /// A parser over one of the engine's own enums: `--help` lists `values` (name, description,
@@ -52,12 +73,10 @@ pub(super) fn format() -> impl TypedValueParser<Value = ExportFormat> {
     engine_enum(ExportFormat::ALL.map(|f| (f.name(), f.description(), f.aliases())))
 }
 
-/// Parses `--depth 8|16` into the bit count.
-pub(super) fn depth() -> impl TypedValueParser<Value = u8> {
-    EnumValueParser::<DepthArg>::new().map(|d| match d {
-        DepthArg::Eight => 8,
-        DepthArg::Sixteen => 16,
-    })
+/// Parses `bench --backend cpu|gpu|all`: `all`, or one backend by [`Backend`]'s own parser.
+pub(super) fn backends() -> impl TypedValueParser<Value = BenchBackend> {
+    let one = Backend::ALL.map(|b| (b.name(), b.description(), &[][..]));
+    engine_enum(one.into_iter().chain([("all", "both, in turns", &[][..])]))
 }
 
 /// Parses one workgroup size (`256`, `16x16`).

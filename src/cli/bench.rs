@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Args, ValueEnum};
+use clap::Args;
+
+use super::args::BenchBackend;
 
 use image::DynamicImage;
 
@@ -26,7 +28,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "8k", value_parser = parse_size)]
     pub synthetic: (u32, u32),
     /// Where to measure.
-    #[arg(long, value_enum, default_value_t = BenchBackend::All)]
+    #[arg(long, default_value = "all", value_parser = super::args::backends())]
     pub backend: BenchBackend,
     /// GPU workgroup sizes, with --backend gpu or all: one (256, the default, or 16x16), a comma
     /// list, or all that the adapter allows.
@@ -65,17 +67,6 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// `bench --backend`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BenchBackend {
-    /// The CPU only.
-    Cpu,
-    /// The GPU only.
-    Gpu,
-    /// Both.
-    All,
 }
 
 /// `bench --workgroup`: a list, or every size the adapter allows.
@@ -173,15 +164,14 @@ pub(super) fn bench_image(
 }
 
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    if args.workgroup.is_some() && args.backend == BenchBackend::Cpu {
+    if args.workgroup.is_some() && args.backend == BenchBackend::One(Backend::Cpu) {
         anyhow::bail!(super::UsageError(
             "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu".to_owned()
         ));
     }
     let backends = match args.backend {
-        BenchBackend::All => vec![Backend::Cpu, Backend::Gpu],
-        BenchBackend::Cpu => vec![Backend::Cpu],
-        BenchBackend::Gpu => vec![Backend::Gpu],
+        BenchBackend::All => Backend::ALL.to_vec(),
+        BenchBackend::One(backend) => vec![backend],
     };
     let with_gpu = backends.contains(&Backend::Gpu);
     let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {

@@ -73,7 +73,7 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         export: ExportOptions {
             format: args.format,
             jpeg_quality: args.quality.unwrap_or(90),
-            force_8bit: args.depth == 8,
+            force_8bit: args.depth == super::args::DepthArg::Eight,
             overwrite: args.overwrite,
         },
     };

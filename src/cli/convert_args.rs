@@ -51,8 +51,8 @@ pub struct ConvertArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub quality: Option<u8>,
     /// Sample depth of the output: 16 keeps 16-bit inputs 16-bit (PNG, TIFF); 8 always writes 8-bit.
-    #[arg(long, default_value = "16", value_parser = super::args::depth())]
-    pub depth: u8,
+    #[arg(long, value_enum, default_value_t)]
+    pub depth: super::args::DepthArg,
     /// The synthetic work per pixel.
     #[command(flatten)]
     pub work: super::args::WorkArgs,

@@ -30,14 +30,14 @@ pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
 pub use ceilings::cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub use ceilings::compute::{cached_cpu_compute, compute_ceilings_of};
-pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, gb, phase_rates};
+pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates};
 pub use convert::{Converted, Prepared, prepare};
 pub use estimate::{Estimate, Pace};
 pub use files::{FileReport, JsonPath, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
-pub use report::{Phase, PhaseTiming, RunReport, SECONDS_FROM_NS, Stats, duration, ms};
+pub use report::{Phase, PhaseTiming, RunReport, Stats};
 pub use round_trip::{
     DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
     round_trip_budget, round_trip_bytes, round_trips,
@@ -71,11 +71,11 @@ pub use crate::gpu::{
 pub use crate::io::{
     BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, FileKind, IoError,
     OverBudget, Reservation, TruncatedAt, WriteCause, budget, classify_file, decode_file,
-    encode_file_with_progress, human_bytes, peak_resident_bytes, sniff_format, special_kind,
-    write_atomically,
+    encode_file_with_progress, peak_resident_bytes, sniff_format, special_kind, write_atomically,
 };
 pub use crate::pixel::{Formula, Kernel, OPS_PER_ROUND, Work};
 pub use crate::system::clock::Clock;
+pub use crate::system::units::{SECONDS_FROM_NS, duration, gb, human_bytes, ms, ops_per_s};
 
 /// Where a conversion runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

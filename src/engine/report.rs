@@ -220,30 +220,6 @@ impl Stats {
     }
 }
 
-/// Milliseconds with three decimals, for tables.
-#[must_use]
-pub fn ms(ns: u64) -> String {
-    format!("{:.3}", ns as f64 / 1e6)
-}
-
-/// Durations from this long on are written in seconds, not milliseconds.
-pub const SECONDS_FROM_NS: u64 = 10_000_000_000;
-
-/// A duration for a sentence or a label, to four significant digits (at least to the
-/// microsecond): "894.7 ms", "3.790 ms", "9999 ms", or in seconds from 10 s on ("12.35 s",
-/// "159.0 s", never "158962.502 ms"). The engine's verdicts and the app's labels use it.
-#[must_use]
-pub fn duration(ns: u64) -> String {
-    let (value, unit) = if ns >= SECONDS_FROM_NS { (ns as f64 / 1e9, "s") } else { (ns as f64 / 1e6, "ms") };
-    let decimals = match value {
-        v if v >= 1000.0 => 0,
-        v if v >= 100.0 => 1,
-        v if v >= 10.0 => 2,
-        _ => 3,
-    };
-    format!("{value:.decimals$} {unit}")
-}
-
 /// Adds a GPU run's phases, spans (the GPU run started `offset_ns` after the report's run), notes
 /// and details to a report.
 pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: u64) {
@@ -314,18 +290,6 @@ pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn durations_from_ten_seconds_on_are_in_seconds() {
-        use super::duration;
-        assert_eq!(duration(894_700_000), "894.7 ms");
-        assert_eq!(duration(9_999_000_000), "9999 ms");
-        assert_eq!(duration(30_811_000), "30.81 ms");
-        assert_eq!(duration(3_790_400), "3.790 ms");
-        assert_eq!(duration(12_345), "0.012 ms");
-        assert_eq!(duration(158_962_502_000), "159.0 s");
-        assert_eq!(duration(12_345_678_901), "12.35 s");
-    }
-
     use super::*;
 
     #[test]

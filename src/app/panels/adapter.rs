@@ -8,7 +8,7 @@ use egui::{RichText, Ui};
 use crate::app::look;
 use crate::app::session::Session;
 
-use crate::app::panels::work::ops_per_s;
+use crate::engine::ops_per_s;
 use crate::engine::{Bandwidth, CpuCompute, GpuContext, KnownCeilings, SimdLevel, gb};
 
 /// The adapter's details.

@@ -1,6 +1,7 @@
 //! The synthetic work per pixel in the settings panel: the "Work per pixel" control (rounds and
 //! the divergent toggle) and the line the Last run panel gives of a run's work.
 
+use crate::engine::ops_per_s;
 use egui::Ui;
 
 use crate::app::state::{RunRecord, work_label};
@@ -52,16 +53,6 @@ pub fn work_ui(ui: &mut Ui, work: &mut Work) {
 /// "192 ops/byte", "0.75 ops/byte".
 fn ops_per_byte(ops: f64) -> String {
     if ops >= 10.0 { format!("{ops:.0} ops/byte") } else { format!("{ops:.2} ops/byte") }
-}
-
-/// "12.3 Gop/s", "850 Mop/s".
-#[must_use]
-pub fn ops_per_s(rate: f64) -> String {
-    match rate {
-        r if r >= 100e9 => format!("{:.0} Gop/s", r / 1e9),
-        r if r >= 1e9 => format!("{:.1} Gop/s", r / 1e9),
-        r => format!("{:.0} Mop/s", r / 1e6),
-    }
 }
 
 /// A share of a compute ceiling for a narrow column: "41%", or ">100%" when the run beat the

@@ -97,7 +97,9 @@ pub(super) struct Asked {
 
 impl Default for Asked {
     fn default() -> Self {
-        Self { sizes: "0.25, 0.5, 1, 2, 4, 8, 16, 33".into(), runs: 5, work: WorkField::default() }
+        // The engine's default sizes, as `graylab sweep` runs them.
+        let sizes = crate::engine::DEFAULT_SIZES_MP.map(|mp| mp.to_string()).join(", ");
+        Self { sizes, runs: 5, work: WorkField::default() }
     }
 }
 

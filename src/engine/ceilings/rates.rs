@@ -8,6 +8,7 @@ use crate::engine::report::{Phase, RunReport};
 use crate::engine::{Backend, Kernel};
 use crate::gpu::{Bandwidth, GpuCeilings};
 use crate::system::clock::Clock;
+use crate::system::units::gb;
 
 /// A ceiling: the most a step can do on this machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -221,21 +222,6 @@ pub fn raise_beaten(gpu: &mut GpuCeilings, rates: &[PhaseRate]) -> Vec<Ceiling> 
         }
     }
     raised
-}
-
-/// A rate with 3 significant digits, e.g. "31.0 GB/s", "0.512 GB/s".
-#[must_use]
-pub fn gb(gb_per_s: f64) -> String {
-    let digits = if gb_per_s >= 100.0 {
-        0
-    } else if gb_per_s >= 10.0 {
-        1
-    } else if gb_per_s >= 1.0 {
-        2
-    } else {
-        3
-    };
-    format!("{gb_per_s:.digits$} GB/s")
 }
 
 /// Phase X of this run = N GB/s = P% of ceiling Y, for every phase that moves pixels (upload,

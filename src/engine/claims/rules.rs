@@ -5,8 +5,8 @@
 //! tested on made-up measurements.
 
 use crate::engine::claims::{Evidence, Verdict};
-use crate::engine::report::duration;
 use crate::engine::sampling::Decision;
+use crate::system::units::duration;
 
 /// A duration in nanoseconds as text, e.g. `34.20 ms` or `12.35 s`.
 fn t(ns: f64) -> String {

@@ -19,12 +19,13 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::engine::convert::{Prepared, prepare};
-use crate::engine::report::{Stats, duration};
+use crate::engine::report::Stats;
 use crate::engine::sampling::{Budget, rotation};
 use crate::engine::sweep::compare::compare_rounds;
 use crate::engine::sweep::result::{Comparison, Winner};
 use crate::engine::{ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
 use crate::gpu::GpuJob;
+use crate::system::units::duration;
 
 /// The counts of operations per round trip measured by default.
 pub const DEFAULT_PASSES: [u32; 5] = [1, 2, 4, 8, 16];

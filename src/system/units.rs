@@ -1,0 +1,130 @@
+//! Figures as people read them, one writer per kind used by every front end and message: sizes
+//! in binary units (KiB, MiB, GiB), durations (ms, seconds from 10 s on), and rates (GB/s,
+//! op/s).
+
+/// `1.5 GiB`-style sizes for messages.
+#[must_use]
+pub fn human_bytes(bytes: u64) -> String {
+    human_bytes_to(bytes, 1)
+}
+
+/// `bytes` in the largest unit that keeps the figure at 1 or more, with `decimals` decimals.
+fn human_bytes_to(bytes: u64, decimals: usize) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    match UNITS.get(unit) {
+        Some(name) if unit > 0 => format!("{v:.decimals$} {name}"),
+        _ => format!("{bytes} B"),
+    }
+}
+
+/// Two sizes that a message compares ("needs A but only B may be used"), each as
+/// [`human_bytes`] writes it but with as many decimals (up to 3) as tell them apart, and in
+/// exact bytes where even 3 do not. Equal sizes are written alike.
+#[must_use]
+pub fn human_byte_pair(a_bytes: u64, b_bytes: u64) -> (String, String) {
+    if a_bytes == b_bytes {
+        return (human_bytes(a_bytes), human_bytes(b_bytes));
+    }
+    for decimals in 1..=3 {
+        let (a, b) = (human_bytes_to(a_bytes, decimals), human_bytes_to(b_bytes, decimals));
+        if a != b {
+            return (a, b);
+        }
+    }
+    (format!("{a_bytes} bytes"), format!("{b_bytes} bytes"))
+}
+
+/// Milliseconds with three decimals, for tables.
+#[must_use]
+pub fn ms(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e6)
+}
+
+/// Durations from this long on are written in seconds, not milliseconds.
+pub const SECONDS_FROM_NS: u64 = 10_000_000_000;
+
+/// A duration for a sentence or a label, to four significant digits (at least to the
+/// microsecond): "894.7 ms", "3.790 ms", "9999 ms", or in seconds from 10 s on ("12.35 s",
+/// "159.0 s", never "158962.502 ms"). The engine's verdicts and the app's labels use it.
+#[must_use]
+pub fn duration(ns: u64) -> String {
+    let (value, unit) = if ns >= SECONDS_FROM_NS { (ns as f64 / 1e9, "s") } else { (ns as f64 / 1e6, "ms") };
+    let decimals = match value {
+        v if v >= 1000.0 => 0,
+        v if v >= 100.0 => 1,
+        v if v >= 10.0 => 2,
+        _ => 3,
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
+/// A rate with 3 significant digits, e.g. "31.0 GB/s", "0.512 GB/s".
+#[must_use]
+pub fn gb(gb_per_s: f64) -> String {
+    let digits = if gb_per_s >= 100.0 {
+        0
+    } else if gb_per_s >= 10.0 {
+        1
+    } else if gb_per_s >= 1.0 {
+        2
+    } else {
+        3
+    };
+    format!("{gb_per_s:.digits$} GB/s")
+}
+
+/// "12.3 Gop/s", "850 Mop/s".
+#[must_use]
+pub fn ops_per_s(rate: f64) -> String {
+    match rate {
+        r if r >= 100e9 => format!("{:.0} Gop/s", r / 1e9),
+        r if r >= 1e9 => format!("{:.1} Gop/s", r / 1e9),
+        r => format!("{:.0} Mop/s", r / 1e6),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_of_sizes_is_written_so_that_the_two_differ() {
+        let mib = 1 << 20;
+        // Far apart: one decimal, as human_bytes writes them.
+        assert_eq!(human_byte_pair(37 << 30, 1 << 30), ("37.0 GiB".into(), "1.0 GiB".into()));
+        assert_eq!(human_byte_pair(100, 99), ("100 B".into(), "99 B".into()));
+        // The case: 95.4 MiB against 95.4 MiB, told apart by the second decimal.
+        let (needed, budget) = (100_000_000, 99_990_000);
+        assert_eq!(human_bytes(needed), human_bytes(budget));
+        assert_eq!(human_byte_pair(needed, budget), ("95.37 MiB".into(), "95.36 MiB".into()));
+        // The third decimal, then exact bytes.
+        assert_eq!(
+            human_byte_pair(100 * mib + 1024, 100 * mib),
+            ("100.001 MiB".into(), "100.000 MiB".into())
+        );
+        assert_eq!(
+            human_byte_pair(100 * mib + 1, 100 * mib),
+            ("104857601 bytes".into(), "104857600 bytes".into())
+        );
+        // Equal sizes, and units apart.
+        assert_eq!(human_byte_pair(mib, mib), ("1.0 MiB".into(), "1.0 MiB".into()));
+        assert_eq!(human_byte_pair(mib, 1000), ("1.0 MiB".into(), "1000 B".into()));
+    }
+
+    #[test]
+    fn durations_from_ten_seconds_on_are_in_seconds() {
+        assert_eq!(duration(894_700_000), "894.7 ms");
+        assert_eq!(duration(9_999_000_000), "9999 ms");
+        assert_eq!(duration(30_811_000), "30.81 ms");
+        assert_eq!(duration(3_790_400), "3.790 ms");
+        assert_eq!(duration(12_345), "0.012 ms");
+        assert_eq!(duration(158_962_502_000), "159.0 s");
+        assert_eq!(duration(12_345_678_901), "12.35 s");
+    }
+}
