@@ -5,7 +5,7 @@
 # Here (where the code builds):
 #   scripts/gpu-check.sh --prepare
 #     builds the release binary and the test binaries (`cargo test --release --no-run`), strips
-#     the GPU ones (gpu_parity, engine, ceilings, cli, ui) and packs them into .gpucheck/bin.tar.gz
+#     the three (gpu, headless with the cli tests, ui) and packs them into .gpucheck/bin.tar.gz
 #     with a manifest; fetches the Vulkan loader packages into .gl/ when apt-get can; both folders
 #     are ignored through .git/info/exclude.
 # There (the GPU machine, in a copy of this repository with .gpucheck/ and .gl/ beside it):
@@ -24,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DIR=.gpucheck
-GPU_TESTS="gpu_parity engine ceilings cli ui"
+GPU_TESTS="gpu headless ui"
 
 exclude() {
   local file
