@@ -3,16 +3,15 @@
 //! (measured, then cached per adapter and CPU).
 
 use super::out::{errln, outln};
-use crate::engine::Clock;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
 
 use crate::engine::{
-    Bandwidth, ComputeCeilings, CpuCompute, Engine, GpuCompute, KnownCeilings, PROBE_HOLD_BYTES, SimdLevel,
-    available_threads, budget, cached_ceilings, cached_cpu_compute, compute_ceilings_of, gb, list_adapters,
-    simd_level,
+    Bandwidth, Clock, ComputeCeilings, CpuCompute, Engine, GpuCompute, KnownCeilings, PROBE_HOLD_BYTES,
+    SimdLevel, available_threads, budget, cached_ceilings, cached_cpu_compute, compute_ceilings_of, gb,
+    list_adapters, simd_level,
 };
 
 /// Arguments of `graylab info`.

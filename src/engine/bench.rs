@@ -2,7 +2,6 @@
 //! every phase over the warm runs, the kernel's throughput, and every phase at its median against
 //! its ceiling (a CPU RGB8 kernel against the memory-stream baseline, run after each warm run).
 
-use crate::system::clock::Clock;
 use std::time::Instant;
 
 use image::DynamicImage;
@@ -13,6 +12,7 @@ use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, Wor
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
 use crate::gpu::GpuTimings;
+use crate::system::clock::Clock;
 
 /// Statistics of one phase over the warm runs.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]

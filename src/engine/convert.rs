@@ -1,10 +1,10 @@
 //! One in-memory conversion: pick the kernel for the pixel type, run it on the chosen backend,
 //! and report each phase with its clock.
 
-use crate::system::clock::Clock;
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 
+use crate::system::clock::Clock;
 use crate::system::progress::PixelProgress;
 use std::time::Instant;
 

@@ -4,7 +4,6 @@
 //! conversion and encoding overlap: each encoder stripe converts its own rows just before
 //! encoding them, on all cores, and no full-size gray image is made.
 
-use crate::system::clock::Clock;
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -24,6 +23,7 @@ use crate::io::{
     StoredLuma, decode_file, encode_file, encode_rows_to_file, encodes_rows, export_format,
     header_dimensions,
 };
+use crate::system::clock::Clock;
 
 /// What converting one file did.
 #[derive(Clone, Debug, serde::Serialize)]

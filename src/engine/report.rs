@@ -1,12 +1,12 @@
 //! Phase timings: what each run measured ([`RunReport`]), with which clock (a GPU run's
 //! [`GpuTimings`] become phases here), and statistics over repeated runs.
 
-use crate::system::clock::Clock;
 use std::fmt;
 
 use super::spans::Span;
 use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::GpuTimings;
+use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
 /// A step of a conversion, in the order they happen.

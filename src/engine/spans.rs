@@ -2,10 +2,10 @@
 //! clock, in lanes (the decode, a host copy's thread, the GPU's copies, the kernel, display, encode). Steps of
 //! different lanes may overlap; steps of one lane never do. Knows nothing of drawing.
 
-use crate::system::clock::Clock;
 use std::fmt;
 
 use crate::gpu::{GpuSpan, GpuStep};
+use crate::system::clock::Clock;
 
 /// Where a step is drawn: one lane per kind of step, one per thread for host copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]

@@ -2,7 +2,6 @@
 //! components that borrow the [`GpuContext`] (pipelines, the buffer ring, the display pipeline,
 //! the learnt submission budget, an input kept on the GPU) and picks the driver for each run.
 
-use crate::system::clock::Clock;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
@@ -24,6 +23,7 @@ use crate::gpu::run::resident::{KernelOn, ResidentPass};
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
 use crate::gpu::{GpuSpan, GpuStep};
+use crate::system::clock::Clock;
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,6 @@
 //! shape in turns on the open image (the engine's [`crate::engine::workgroups`]): its verdict
 //! is drawn above the boxes, which then show the race's rounds.
 
-use crate::engine::Clock;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use egui::{RichText, Ui};
@@ -14,7 +13,7 @@ use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
-use crate::engine::{Backend, Phase, Stats, WorkgroupRace, WorkgroupSize};
+use crate::engine::{Backend, Clock, Phase, Stats, WorkgroupRace, WorkgroupSize};
 
 /// Where the worker puts a race's answer.
 pub type RaceAnswer = Arc<Mutex<Option<Result<WorkgroupRace, String>>>>;

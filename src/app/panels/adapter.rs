@@ -8,8 +8,7 @@ use egui::{RichText, Ui};
 use crate::app::look;
 use crate::app::session::Session;
 
-use crate::engine::ops_per_s;
-use crate::engine::{Bandwidth, CpuCompute, GpuContext, KnownCeilings, SimdLevel, gb};
+use crate::engine::{Bandwidth, CpuCompute, GpuContext, KnownCeilings, SimdLevel, gb, ops_per_s};
 
 /// The adapter's details.
 #[derive(Default)]

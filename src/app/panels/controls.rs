@@ -1,7 +1,6 @@
 //! The settings panel on the left: backend, formula, work per pixel, workgroup size, threads,
 //! the Run and Continuous controls, and the last run's phases and work.
 
-use crate::engine::Clock;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use egui::{RichText, Ui};
@@ -10,7 +9,7 @@ use crate::app::look;
 
 use crate::app::session::Session;
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::{Backend, Comparison, Formula, PhasePart, available_threads, gb, simd_level};
+use crate::engine::{Backend, Clock, Comparison, Formula, PhasePart, available_threads, gb, simd_level};
 
 /// Where the worker puts a comparison's result, or why there is none.
 type Answer = Arc<Mutex<Option<Result<Comparison, String>>>>;

@@ -1,11 +1,10 @@
 //! The synthetic work per pixel in the settings panel: the "Work per pixel" control (rounds and
 //! the divergent toggle) and the line the Last run panel gives of a run's work.
 
-use crate::engine::ops_per_s;
 use egui::Ui;
 
 use crate::app::state::{RunRecord, work_label};
-use crate::engine::{Phase, Work, WorkFigures};
+use crate::engine::{Phase, Work, WorkFigures, ops_per_s};
 
 /// The work levels offered, in rounds per pixel: 0 (the plain grayscale), then ×4 up to 4096.
 pub const WORK_LEVELS: [u32; 8] = [0, 1, 4, 16, 64, 256, 1024, 4096];

@@ -94,21 +94,20 @@ impl Ceilings {
     /// A ceiling's rate in GB/s and the clock that measured it, where known.
     #[must_use]
     pub fn rate(&self, ceiling: Ceiling) -> Option<(f64, Clock)> {
-        let clock = |b: &Bandwidth| b.clock;
         let joined = |a: &Bandwidth, b: &Bandwidth| a.clock.and(b.clock);
         if ceiling == Ceiling::MemoryStream {
             return self.cpu_stream_gb_per_s.map(|r| (r, Clock::CpuClock));
         }
         let g = self.gpu.as_ref()?;
         Some(match ceiling {
-            Ceiling::HostToStaging => (g.host_to_staging.gb_per_s(), clock(&g.host_to_staging)),
-            Ceiling::StagingToDevice => (g.staging_to_device.gb_per_s(), clock(&g.staging_to_device)),
+            Ceiling::HostToStaging => (g.host_to_staging.gb_per_s(), g.host_to_staging.clock),
+            Ceiling::StagingToDevice => (g.staging_to_device.gb_per_s(), g.staging_to_device.clock),
             Ceiling::HostToGpu => {
                 (g.host_to_device_gb_per_s(), joined(&g.host_to_staging, &g.staging_to_device))
             }
-            Ceiling::DeviceCopy => (g.device_copy.gb_per_s(), clock(&g.device_copy)),
-            Ceiling::DeviceToReadback => (g.device_to_readback.gb_per_s(), clock(&g.device_to_readback)),
-            Ceiling::ReadbackToHost => (g.readback_to_host.gb_per_s(), clock(&g.readback_to_host)),
+            Ceiling::DeviceCopy => (g.device_copy.gb_per_s(), g.device_copy.clock),
+            Ceiling::DeviceToReadback => (g.device_to_readback.gb_per_s(), g.device_to_readback.clock),
+            Ceiling::ReadbackToHost => (g.readback_to_host.gb_per_s(), g.readback_to_host.clock),
             Ceiling::GpuToHost => {
                 (g.device_to_host_gb_per_s(), joined(&g.device_to_readback, &g.readback_to_host))
             }

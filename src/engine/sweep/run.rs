@@ -4,13 +4,13 @@
 //! with the data already resident, then hands the cells to the verdict, which finds the
 //! crossover, the frontier and the roofline. What each cell costs is planned in `plan.rs`.
 
-use crate::system::clock::Clock;
 use std::time::{Duration, Instant};
 
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
 use crate::engine::sweep::compare::{Sides, affordable, compare, point_budget, unsampled};
+use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
 
 use crate::engine::report::{Phase, Stats};

@@ -6,7 +6,6 @@
 //! speed-up over the runner-up and the slowest, or the shapes within the noise of it. Claim 3
 //! runs the same race with its own goal (the slowest against the fastest).
 
-use crate::system::clock::Clock;
 use std::sync::atomic::AtomicBool;
 
 use image::DynamicImage;
@@ -17,6 +16,7 @@ use crate::engine::sampling::{
     Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample,
 };
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize};
+use crate::system::clock::Clock;
 
 /// When a race may stop before its budget is spent.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -2,7 +2,6 @@
 //! host's side of each chunk (staging its input, reading its output back, both with every
 //! thread) and the timings being summed.
 
-use crate::system::clock::Clock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -14,6 +13,7 @@ use crate::gpu::plan::submission_budget::{Budget, Sample};
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::{GpuError, GpuSpan, GpuStep, GpuTimings};
 use crate::pixel::Work;
+use crate::system::clock::Clock;
 
 /// One conversion in progress.
 pub(crate) struct Run<'a> {

@@ -1,10 +1,10 @@
 //! What one GPU conversion is asked to do ([`GpuJob`]) and what it measured ([`GpuTimings`]).
 
-use crate::system::clock::Clock;
 use std::sync::atomic::AtomicBool;
 
 use crate::gpu::WorkgroupSize;
 use crate::pixel::{Formula, Kernel, Work};
+use crate::system::clock::Clock;
 use crate::system::progress::PixelProgress;
 
 /// What to convert on the GPU.

@@ -9,7 +9,6 @@
 //! copies overlap GPU work. A copy's stamps are written in the same command buffer right around
 //! it, so the wait of a submission behind the kernel before it is never in a copy's span.
 
-use crate::system::clock::Clock;
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -21,6 +20,7 @@ use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
 use crate::gpu::timing::timestamps::{Span, Stamp, Ticks};
 use crate::gpu::{GpuError, GpuSpan, GpuStep};
+use crate::system::clock::Clock;
 
 /// Staging slots of the pipelined driver.
 pub(crate) const RING_SLOTS: usize = 3;

@@ -5,7 +5,6 @@
 //! slice of its kernel, within the submission budget. Each copy is its own submission, submitted
 //! once the step before it has finished: no copy's time holds a wait behind a kernel.
 
-use crate::system::clock::Clock;
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
@@ -16,6 +15,7 @@ use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
 use crate::gpu::timing::timestamps::{Span, Stamp};
 use crate::gpu::{GpuError, GpuStep};
+use crate::system::clock::Clock;
 
 /// Runs every chunk of `run` through the one staging slot.
 pub(crate) fn drive(

@@ -10,7 +10,6 @@
 //! counted as on the CPU: 3 per round. The one invocation that reaches a known hash writes its
 //! index, which is checked, so the figure is of rounds that really ran.
 
-use crate::system::clock::Clock;
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
@@ -18,6 +17,7 @@ use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
+use crate::system::clock::Clock;
 
 /// What one timed run should last, nanoseconds.
 pub const TARGET_NS: u64 = 20_000_000;

@@ -7,7 +7,6 @@
 //! Each step runs [`REPEATS`] times after one warm-up; the fastest run is the ceiling (what the
 //! machine can do), the median is kept beside it.
 
-use crate::system::clock::Clock;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -18,6 +17,7 @@ use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::timing::compute::{GpuCompute, measure_checked};
 use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
+use crate::system::clock::Clock;
 
 /// Bytes each transfer of the probe moves: 64 MiB, about an 8K RGB frame (99.5 MB) in and its
 /// gray result out; a device copy of it reads and writes 134 MB, as the 8K kernel does.

@@ -2,7 +2,6 @@
 //! (a preview from host pixels, or the GPU's own display), the rates against the ceilings, and
 //! the encoder with its progress.
 
-use crate::engine::Clock;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,8 +13,8 @@ use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
-    Backend, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase, PhaseTiming,
-    RunOptions, RunReport,
+    Backend, Clock, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase,
+    PhaseTiming, RunOptions, RunReport,
 };
 use crate::engine::{Lane, Span};
 
