@@ -3,8 +3,8 @@
 
 use std::error::Error;
 
-use crate::engine::causes;
-use crate::engine::{GpuError, IoError};
+use crate::engine::{GpuError, causes};
+use crate::io::IoError;
 
 /// An error, its causes, and advice in the app's terms.
 #[must_use]

@@ -8,12 +8,11 @@ use std::time::Instant;
 
 use egui::Color32;
 
-use super::AppOptions;
 use super::charts::ChartsDock;
-use super::look;
 use super::session::Session;
 use super::state::Settings;
 use super::viewer::Viewer;
+use super::{AppOptions, look};
 use crate::app::panels::adapter::AdapterPanel;
 use crate::app::panels::controls::SettingsPanel;
 use crate::app::panels::frame_meter::FrameMeter;
@@ -331,7 +330,7 @@ impl eframe::App for GraylabApp {
         self.session.after_frame();
         let working = self.session.is_busy();
         let software = self.session.gpu().is_some_and(|g| g.is_software());
-        let redraw_every = look::redraw_while_working(software);
+        let redraw_every = redraw_while_working(software);
         self.meter.set_working(working.then_some(redraw_every));
         if working != self.still {
             // No animation while work runs: a hover or a click would otherwise redraw at the
@@ -381,4 +380,14 @@ fn drop_overlay_ui(ctx: &egui::Context) {
         egui::FontId::proportional(32.0),
         Color32::WHITE,
     );
+}
+
+/// How often the window redraws on its own while work runs (each result and each input still
+/// redraw at once): 4 times a second, once a second on a software adapter. There a frame costs
+/// about a core of the cores the work is timed on: at the screen's rate the app's GPU figures
+/// were 2-6x the CLI's, at 4 a second still 1.05-1.2x at 16 MP, at one a second the CLI's
+/// (BENCHMARKS.md, "The app's own frames and its figures").
+#[must_use]
+pub fn redraw_while_working(software_adapter: bool) -> std::time::Duration {
+    std::time::Duration::from_millis(if software_adapter { 1000 } else { 250 })
 }

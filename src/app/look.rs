@@ -1,4 +1,4 @@
-//! Shared looks: panel frames and colours.
+//! Shared looks: panel frames, colours, text sizes and the spinner.
 //!
 //! On a software adapter (llvmpipe) every shaded pixel costs: one full-window fill costs more
 //! than everything else in a frame. So panels are drawn without a fill and the window is
@@ -6,16 +6,6 @@
 //! are shaded.
 
 use egui::{Color32, Frame, Style};
-
-/// How often the window redraws on its own while work runs (each result and each input still
-/// redraw at once): 4 times a second, once a second on a software adapter. There a frame costs
-/// about a core of the cores the work is timed on: at the screen's rate the app's GPU figures
-/// were 2-6x the CLI's, at 4 a second still 1.05-1.2x at 16 MP, at one a second the CLI's
-/// (BENCHMARKS.md, "The app's own frames and its figures").
-#[must_use]
-pub fn redraw_while_working(software_adapter: bool) -> std::time::Duration {
-    std::time::Duration::from_millis(if software_adapter { 1000 } else { 250 })
-}
 
 /// Amber for warnings (software adapter, cold run).
 pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
@@ -51,7 +41,7 @@ pub fn clear_colour(visuals: &egui::Visuals) -> [f32; 4] {
 }
 
 /// A busy indicator like egui's spinner, but one that asks for no frame of its own: it turns as
-/// often as the window redraws while work runs ([`redraw_while_working`]), where egui's spinner
+/// often as the window redraws while work runs (`app::redraw_while_working`), where egui's spinner
 /// would redraw the window at the screen's rate for as long as it is shown.
 pub fn spinner(ui: &mut egui::Ui) -> egui::Response {
     let side = ui.style().spacing.interact_size.y;
@@ -73,7 +63,7 @@ pub fn spinner(ui: &mut egui::Ui) -> egui::Response {
     response
 }
 
-pub use crate::engine::{SECONDS_FROM_NS, duration};
+pub use crate::system::units::{SECONDS_FROM_NS, duration};
 
 /// A chart's time unit for values up to `max_ns`: ("ms", 1e6 ns per unit), or ("s", 1e9) from
 /// 10 s on, so that no axis reads "200000 ms".

@@ -25,6 +25,8 @@ mod work;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::engine::GpuContext;
+
 pub use app::GraylabApp;
 pub use state::{ExportRecord, RunRecord, Settings, ViewMode};
 pub use work::gpu_device::GpuDevice;
@@ -91,12 +93,8 @@ pub fn native_options() -> eframe::NativeOptions {
 pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     let mut setup = eframe::egui_wgpu::WgpuSetup::without_display_handle();
     if let eframe::egui_wgpu::WgpuSetup::CreateNew(create) = &mut setup {
-        create.device_descriptor = Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
-            label: Some("graylab (eframe)"),
-            required_features: adapter.features() & crate::engine::GpuContext::wanted_features(),
-            required_limits: adapter.limits(),
-            ..Default::default()
-        });
+        create.device_descriptor =
+            Arc::new(|adapter: &wgpu::Adapter| GpuContext::device_descriptor(adapter, "graylab (eframe)"));
     }
     setup
 }

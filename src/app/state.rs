@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
-use crate::engine::{ConvertSettings, ExportOptions, Formula, PhaseRate, RunReport, Work, WorkgroupSize};
+use crate::engine::ceilings::PhaseRate;
+use crate::engine::{ConvertSettings, RunReport, WorkgroupSize};
+use crate::io::ExportOptions;
+use crate::pixel::{Formula, Work};
 
 /// How input and output are shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

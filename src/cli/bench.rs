@@ -7,15 +7,20 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
-use super::args::BenchBackend;
+use super::args::{BenchBackend, parse_size};
 
 use image::DynamicImage;
 
+use crate::engine::ceilings::{KnownCeilings, PhasePart};
+use crate::engine::round_trip::MAX_PASSES;
 use crate::engine::{
-    Backend, BenchOptions, BenchResult, ConvertSettings, DecodeOptions, Engine, Formula, KnownCeilings,
-    MAX_PASSES, PhasePart, Reservation, WorkgroupSize, available_threads, bench_bytes, bench_with, budget,
-    ms, parse_size, simd_level, synthetic_bytes, synthetic_rgb,
+    Backend, BenchOptions, BenchResult, ConvertSettings, Engine, WorkgroupSize, available_threads,
+    bench_bytes, bench_with, simd_level, synthetic_bytes, synthetic_rgb,
 };
+use crate::io::DecodeOptions;
+use crate::pixel::Formula;
+use crate::system::memory_budget::{Reservation, budget};
+use crate::system::units::ms;
 
 /// Arguments of `graylab bench`.
 #[derive(Debug, Args)]
@@ -144,9 +149,9 @@ pub(super) fn bench_image(
 ) -> anyhow::Result<(DynamicImage, String, Vec<Reservation>)> {
     if let Some(path) = &args.input {
         // Stored luma decodes a JPEG's gray plane: nothing is then left to convert or time.
-        let stored_luma = args.formula == crate::engine::Formula::StoredLuma;
+        let stored_luma = args.formula == crate::pixel::Formula::StoredLuma;
         let decoded =
-            crate::engine::decode_file(path, &DecodeOptions { stored_luma, ..DecodeOptions::default() })?;
+            crate::io::decode_file(path, &DecodeOptions { stored_luma, ..DecodeOptions::default() })?;
         let i = &decoded.image;
         let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
         let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;

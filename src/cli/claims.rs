@@ -11,8 +11,9 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::out::{err_part, errln, outln};
+use crate::engine::Engine;
 use crate::engine::claims::{ClaimsOptions, ClaimsReport, claims_bytes, run_claims};
-use crate::engine::{Engine, budget};
+use crate::system::memory_budget::budget;
 
 /// `graylab claims`.
 #[derive(Debug, Args)]

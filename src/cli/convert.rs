@@ -16,9 +16,10 @@ use super::out::{errln, outln};
 use super::plan::{Plan, plan_outputs};
 use super::progress::{Progress, ProgressMode, seconds};
 use crate::engine::{
-    Backend, BatchOptions, ConvertSettings, DecodeOptions, Engine, EngineError, ExportOptions, FileReport,
-    JsonPath, available_threads, convert_batch, ms,
+    Backend, BatchOptions, ConvertSettings, Engine, EngineError, FileReport, available_threads, convert_batch,
 };
+use crate::io::{DecodeOptions, ExportOptions, JsonPath};
+use crate::system::units::ms;
 
 pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let result = run_batch(args);

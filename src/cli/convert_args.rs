@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::engine::{Backend, ExportFormat, Formula, WorkgroupSize};
+use crate::engine::{Backend, WorkgroupSize};
+use crate::io::ExportFormat;
+use crate::pixel::Formula;
 
 /// Arguments of `graylab convert`.
 #[derive(Debug, Args)]

@@ -8,11 +8,16 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::engine::{
-    Bandwidth, Clock, ComputeCeilings, CpuCompute, Engine, GpuCompute, KnownCeilings, PROBE_HOLD_BYTES,
-    SimdLevel, available_threads, budget, cached_ceilings, cached_cpu_compute, compute_ceilings_of, gb,
-    list_adapters, simd_level,
+use crate::engine::ceilings::{
+    ComputeCeilings, KnownCeilings, cached_ceilings, cached_cpu_compute, compute_ceilings_of,
 };
+use crate::engine::{
+    Bandwidth, CpuCompute, Engine, GpuCompute, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters,
+    simd_level,
+};
+use crate::system::clock::Clock;
+use crate::system::memory_budget::budget;
+use crate::system::units::gb;
 
 /// Arguments of `graylab info`.
 #[derive(Debug, Args)]
@@ -34,7 +39,7 @@ struct Info {
     cpu_threads: usize,
     cpu_simd: crate::engine::SimdLevel,
     memory_budget_bytes: u64,
-    memory_budget_source: crate::engine::BudgetSource,
+    memory_budget_source: crate::system::memory::BudgetSource,
     adapters: Vec<crate::engine::AdapterReport>,
     /// The selected adapter's ceilings: measured now with `--probe`, else the cached ones.
     ceilings: Option<KnownCeilings>,
@@ -79,7 +84,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     outln!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
     outln!(
         "memory budget for images: {} ({})",
-        crate::engine::human_bytes(info.memory_budget_bytes),
+        crate::system::units::human_bytes(info.memory_budget_bytes),
         info.memory_budget_source
     );
     if let Some(w) = super::build_warning() {
@@ -99,8 +104,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         }
         outln!(
             "    max storage binding {} (one band), max buffer {}, max texture {} px",
-            crate::engine::human_bytes(a.max_storage_buffer_binding_bytes),
-            crate::engine::human_bytes(a.max_buffer_bytes),
+            crate::system::units::human_bytes(a.max_storage_buffer_binding_bytes),
+            crate::system::units::human_bytes(a.max_buffer_bytes),
             a.max_texture_dimension_2d
         );
         outln!(

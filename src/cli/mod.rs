@@ -32,7 +32,7 @@ pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
 use crate::engine::causes;
-use crate::engine::{IoError, TruncatedAt};
+use crate::io::{IoError, TruncatedAt};
 
 /// Convert huge photos to grayscale on the GPU or the CPU, and see where the time goes.
 #[derive(Debug, Parser)]
@@ -122,8 +122,8 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Info(args) => info::run(&args),
         Command::Claims(args) => claims::run(&args),
     };
-    if let Some(bytes) = crate::engine::peak_resident_bytes() {
-        log::debug!("peak resident memory: {bytes} bytes ({})", crate::engine::human_bytes(bytes));
+    if let Some(bytes) = crate::system::memory::peak_resident_bytes() {
+        log::debug!("peak resident memory: {bytes} bytes ({})", crate::system::units::human_bytes(bytes));
     }
     // A failure writing stdout (a full disk) fails the command, after its own error if any.
     let flushed = out::finish();

@@ -2,8 +2,8 @@
 //! from the cache folder before a long job (sweep, work grid, claims, `bench --passes`), the
 //! job's estimate from it, and, once the job has finished, what it taught kept for the next.
 
-use crate::engine::estimate::{Estimate, Part, Task, load_pace, machine_name, save_pace};
-use crate::engine::{Engine, Pace};
+use crate::engine::Engine;
+use crate::engine::estimate::{Estimate, Pace, Part, Task, load_pace, machine_name, save_pace};
 use crate::system::one_time::OneTimeMark;
 use std::time::Instant;
 

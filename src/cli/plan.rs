@@ -12,9 +12,8 @@ use anyhow::bail;
 use super::UsageError;
 use super::args::{check_output_dir, check_output_file};
 use super::convert_args::ConvertArgs;
-use crate::engine::{
-    Backend, BatchItem, ExportFormat, FileKind, IoError, classify_file, default_output_path,
-};
+use crate::engine::{Backend, BatchItem, default_output_path};
+use crate::io::{ExportFormat, FileKind, IoError, classify_file};
 
 /// A file of a folder input that is not converted, and why ("not an image", "a FIFO").
 pub(super) struct Skipped {

@@ -7,12 +7,12 @@ use std::process::ExitCode;
 
 use super::bench::{BenchArgs, Threads, Workgroups, bench_image};
 use super::out::outln;
-use crate::engine::estimate::Timed;
-use crate::engine::estimate::{Lane, Task, round_trip_parts};
-use crate::engine::{
-    ConvertSettings, Engine, RoundTripOptions, RoundTripResult, WorkgroupSize, available_threads, ms,
-    round_trip_budget, round_trip_bytes, round_trips,
+use crate::engine::estimate::{Lane, Task, Timed, round_trip_parts};
+use crate::engine::round_trip::{
+    RoundTripOptions, RoundTripResult, round_trip_budget, round_trip_bytes, round_trips,
 };
+use crate::engine::{ConvertSettings, Engine, WorkgroupSize, available_threads};
+use crate::system::units::ms;
 
 #[derive(serde::Serialize)]
 struct Report<'a> {

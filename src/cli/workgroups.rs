@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use super::bench::{BenchArgs, bench_image};
 use super::out::outln;
 use crate::engine::sampling::{Budget, Interval};
-use crate::engine::{ConvertSettings, Engine, WorkgroupRace, WorkgroupSize, bench_bytes, ms, workgroups};
+use crate::engine::sweep::{WorkgroupRace, workgroups};
+use crate::engine::{ConvertSettings, Engine, WorkgroupSize, bench_bytes};
+use crate::system::units::ms;
 
 /// A shape's name (`256`, `16x16`), or null.
 fn name(w: Option<WorkgroupSize>) -> serde_json::Value {

@@ -28,11 +28,11 @@ use crate::system::clock::Clock;
 /// What converting one file did.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FileReport {
-    /// The input file (in JSON as [`JsonPath`] writes it).
-    #[serde(serialize_with = "serialize_path")]
+    /// The input file (in JSON as [`crate::io::JsonPath`] writes it).
+    #[serde(serialize_with = "crate::io::serialize_path")]
     pub input: PathBuf,
-    /// The written file (in JSON as [`JsonPath`] writes it).
-    #[serde(serialize_with = "serialize_path")]
+    /// The written file (in JSON as [`crate::io::JsonPath`] writes it).
+    #[serde(serialize_with = "crate::io::serialize_path")]
     pub output: PathBuf,
     /// The conversion, with decode and encode added to its phases.
     pub run: RunReport,
@@ -41,33 +41,6 @@ pub struct FileReport {
     /// Frames (or pages) in the input when it holds more than one; only the first is converted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<FrameCount>,
-}
-
-/// A path in JSON without loss: a string where it is valid UTF-8, else an object
-/// `{"bytes": [...], "lossy": "..."}` with the name's exact bytes and a readable form (invalid
-/// bytes shown as U+FFFD).
-#[derive(Clone, Copy, Debug)]
-pub struct JsonPath<'a>(pub &'a Path);
-
-impl serde::Serialize for JsonPath<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_path(self.0, serializer)
-    }
-}
-
-fn serialize_path<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeStruct as _;
-    if let Some(text) = path.to_str() {
-        return serializer.serialize_str(text);
-    }
-    #[cfg(unix)]
-    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
-    #[cfg(not(unix))]
-    let bytes = path.to_string_lossy().into_owned().into_bytes();
-    let mut object = serializer.serialize_struct("Path", 2)?;
-    object.serialize_field("bytes", &bytes)?;
-    object.serialize_field("lossy", &path.to_string_lossy())?;
-    object.end()
 }
 
 /// Where an output goes when only a folder (or nothing) is given:

@@ -8,7 +8,7 @@
 mod batch;
 mod bench;
 pub mod causes;
-mod ceilings;
+pub mod ceilings;
 pub mod claims;
 mod convert;
 pub mod estimate;
@@ -17,65 +17,38 @@ mod memory;
 mod options;
 mod parity;
 mod report;
-mod round_trip;
+pub mod round_trip;
 pub mod sampling;
 mod spans;
-mod sweep;
+pub mod sweep;
 mod synthetic;
 mod work;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::gpu::{GpuConverter, TimingMode};
+use crate::io::IoError;
+use crate::pixel::{Formula, Kernel, Work};
+use ceilings::KnownCeilings;
+use convert::{Prepared, prepare};
+
 pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, bench, bench_with};
-pub use ceilings::cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
-pub use ceilings::compute::{cached_cpu_compute, compute_ceilings_of};
-pub use ceilings::rates::{Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates};
-pub use convert::{Converted, Prepared, prepare};
-pub use estimate::{Estimate, Pace};
-pub use files::{FileReport, JsonPath, convert_file, default_output_path};
+pub use convert::Converted;
+pub use files::{FileReport, convert_file, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{Phase, PhaseTiming, RunReport, Stats};
-pub use round_trip::{
-    DEFAULT_PASSES, MAX_PASSES, RoundTripClocks, RoundTripOptions, RoundTripPoint, RoundTripResult,
-    round_trip_budget, round_trip_bytes, round_trips,
-};
 pub use spans::{Lane, Span, SpanClock, lane_overlap};
-pub use sweep::compare::{Sides, compare};
-pub use sweep::frontier::{frontier_sentence, measured_frontier, modelled_frontier};
-pub use sweep::grid::{
-    ComputeCeilings, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint, Series,
-};
-pub use sweep::model::crossover_mp;
-pub use sweep::plan::{
-    CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
-    DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
-    size_for, teach_pace,
-};
-pub use sweep::result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult, Winner};
-pub use sweep::roofline::roofline;
-pub use sweep::run::{sweep, sweep_planned};
-pub use sweep::verdict::{analyse, to_csv};
-pub use sweep::workgroups::{ShapeTime, WorkgroupRace, workgroups};
-pub use synthetic::{parse_size, synthetic_rgb};
+pub use synthetic::synthetic_rgb;
 pub use work::WorkFigures;
 
 pub use crate::cpu::{CpuCompute, SimdLevel, available_threads, simd_level};
-pub use crate::gpu::ParseWorkgroupError;
 pub use crate::gpu::{
-    AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuConverter, GpuError, GpuTiles,
-    PROBE_HOLD_BYTES, TimingMode, WorkgroupSize, list_adapters,
+    AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuError, GpuTiles, PROBE_HOLD_BYTES,
+    ParseWorkgroupError, WorkgroupSize, list_adapters,
 };
-pub use crate::io::{
-    BudgetSource, DecodeOptions, DecodeWarning, EncodeReport, ExportFormat, ExportOptions, FileKind, IoError,
-    OverBudget, Reservation, TruncatedAt, WriteCause, budget, classify_file, decode_file,
-    encode_file_with_progress, peak_resident_bytes, sniff_format, special_kind, write_atomically,
-};
-pub use crate::pixel::{Formula, Kernel, OPS_PER_ROUND, Work};
-pub use crate::system::clock::Clock;
-pub use crate::system::units::{SECONDS_FROM_NS, duration, gb, human_bytes, ms, ops_per_s};
 
 /// Where a conversion runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -234,10 +207,45 @@ impl Engine {
         self
     }
 
-    /// An engine on an existing GPU context (eframe's device).
+    /// An engine on an existing GPU context (a test's), timed as the adapter allows.
     #[must_use]
     pub fn with_gpu(gpu: Arc<GpuContext>) -> Self {
         Self::with_converter(Arc::new(GpuConverter::new(gpu)))
+    }
+
+    /// The engine on a window's GPU context, shared with its frames; `chunk_limit_bytes` fixes
+    /// the input bytes of one submission (tests). On a software adapter every step is timed on
+    /// the CPU clock: llvmpipe reads its timestamps late once a frame has been drawn on the
+    /// device, and a window draws all the time, so its GPU figures would be far too low.
+    #[must_use]
+    pub fn for_window(window_gpu: Arc<GpuContext>, chunk_limit_bytes: Option<u64>) -> Self {
+        let software = window_gpu.is_software();
+        let mut converter = GpuConverter::new(window_gpu);
+        converter.set_chunk_limit_bytes(chunk_limit_bytes);
+        if software {
+            converter.set_timing_mode(TimingMode::CpuClock);
+        }
+        Self::with_converter(Arc::new(converter))
+    }
+
+    /// The engine on a device of its own, opened now on the adapter `like` describes (a
+    /// window's), so that no frame waits behind its work; without a GPU (and why) when that
+    /// device cannot be opened. No frame is drawn on it, so its timestamps are trusted.
+    /// Call it on the thread that will do the work: a software adapter's driver threads
+    /// inherit its priority.
+    #[must_use]
+    pub fn own_device(like: &wgpu::AdapterInfo, chunk_limit_bytes: Option<u64>) -> Self {
+        match GpuContext::new_like(like) {
+            Ok(gpu) => {
+                let mut converter = GpuConverter::new(Arc::new(gpu));
+                converter.set_chunk_limit_bytes(chunk_limit_bytes);
+                Self::with_converter(Arc::new(converter))
+            }
+            Err(e) => {
+                log::warn!("cannot open a second device on {}: {e}", like.name);
+                Self::without_gpu(format!("cannot open a device of its own on {}: {e}", like.name))
+            }
+        }
     }
 
     /// An engine on an existing GPU converter (a test's or a benchmark's tuned one).

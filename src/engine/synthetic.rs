@@ -26,34 +26,9 @@ pub fn synthetic_rgb(width: u32, height: u32, seed: u64) -> DynamicImage {
     DynamicImage::ImageRgb8(RgbImage::from_raw(width, height, data).unwrap_or_default())
 }
 
-/// Parses `4k`, `8k`, `16k` or `WxH` into a width and height.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    match s.to_ascii_lowercase().as_str() {
-        "hd" | "1080p" => Ok((1920, 1080)),
-        "4k" => Ok((3840, 2160)),
-        "8k" => Ok((7680, 4320)),
-        "16k" => Ok((15360, 8640)),
-        other => {
-            let bad = || format!("invalid size {s:?} (expected 4k, 8k, 16k or WxH, e.g. 6000x4000)");
-            let (w, h) = other.split_once('x').ok_or_else(bad)?;
-            let w: u32 = w.trim().parse().map_err(|_| bad())?;
-            let h: u32 = h.trim().parse().map_err(|_| bad())?;
-            if w == 0 || h == 0 { Err(bad()) } else { Ok((w, h)) }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse() {
-        assert_eq!(parse_size("8K"), Ok((7680, 4320)));
-        assert_eq!(parse_size("6000x4000"), Ok((6000, 4000)));
-        assert!(parse_size("0x5").is_err());
-        assert!(parse_size("big").is_err());
-    }
 
     #[test]
     fn synthetic_is_deterministic_and_varied() {

@@ -23,7 +23,7 @@ pub struct WorkFigures {
     /// time); `None` without a kernel phase or without work.
     pub kernel_ops_per_s: Option<f64>,
     /// The compute ceiling of the run's backend, operations per second (see
-    /// [`crate::engine::ComputeCeilings`]), when it was known: never measured for one run.
+    /// [`crate::engine::ceilings::ComputeCeilings`]), when it was known: never measured for one run.
     pub compute_ceiling_ops_per_s: Option<f64>,
     /// `kernel_ops_per_s` over `compute_ceiling_ops_per_s` (1.0 = the ceiling).
     pub compute_share: Option<f64>,

@@ -7,6 +7,7 @@
 //! `image` and [`crate::system`].
 
 mod codecs;
+mod json_path;
 mod kind;
 mod read;
 mod write;
@@ -14,13 +15,12 @@ mod write;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use crate::system::human_bytes;
-pub use crate::system::memory::{
-    BUDGET_ENV, BudgetSource, Headroom, available_memory_bytes, headroom, parse_bytes, peak_resident_bytes,
-};
-pub use crate::system::memory_budget::{MemoryBudget, OverBudget, Reservation, budget};
+use crate::system::memory::BudgetSource;
+use crate::system::units::human_bytes;
+
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
+pub use json_path::{JsonPath, serialize_path};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use read::decode::{DecodeOptions, Decoded, decode_file};
 pub use read::sniff::{

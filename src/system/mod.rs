@@ -6,10 +6,11 @@
 
 pub(crate) mod arenas;
 pub mod clock;
+pub mod cpu_caches;
 pub(crate) mod huge_pages;
 pub mod load;
-pub(crate) mod memory;
-pub(crate) mod memory_budget;
+pub mod memory;
+pub mod memory_budget;
 pub mod one_time;
 pub mod progress;
 pub(crate) mod temps;

@@ -5,7 +5,7 @@
 //! adapter; see tests/common.
 
 use crate::common;
-use graylab::engine::Clock;
+use graylab::system::clock::Clock;
 
 use crate::common::{cpu, graylab};
 

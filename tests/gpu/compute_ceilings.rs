@@ -5,7 +5,7 @@
 //! tests/common); no figure is asserted beyond "measured and positive".
 
 use crate::common;
-use graylab::engine::Clock;
+use graylab::system::clock::Clock;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

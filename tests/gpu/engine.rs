@@ -1,17 +1,17 @@
 //! The engine: kernel choice per pixel type, CPU = GPU through the public API, honest reports.
 
 use crate::common;
-use graylab::engine::Clock;
+use graylab::system::clock::Clock;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use graylab::engine::{
-    Backend, ConvertSettings, Engine, EngineError, Lane, Phase, RunOptions, RunReport, SpanClock, Work,
+    Backend, ConvertSettings, Engine, EngineError, Lane, Phase, RunOptions, RunReport, SpanClock,
     WorkgroupSize, bench, lane_overlap, synthetic_rgb,
 };
 use graylab::gpu::{GpuConverter, TimingMode};
-use graylab::pixel::Formula;
+use graylab::pixel::{Formula, Work};
 use image::{DynamicImage, ImageBuffer};
 
 fn inputs() -> Vec<DynamicImage> {
@@ -116,16 +116,17 @@ fn bench_keeps_the_cold_run_apart() {
 #[test]
 fn a_comparison_samples_both_sides_in_turns_until_decided() {
     use graylab::engine::sampling::{Budget, Decision, MIN_SAMPLES, decide};
-    use graylab::engine::{Sides, Winner};
+    use graylab::engine::sweep::{Sides, Winner};
     let Some(gpu) = common::gpu() else { return };
     let engine = Engine::with_gpu(gpu);
     let img = synthetic_rgb(256, 128, 3);
     let cpu = ConvertSettings { threads: 1, ..ConvertSettings::default() };
     let sides = Sides { cpu, gpu: ConvertSettings { backend: Backend::Gpu, ..cpu }, cpu_series: None };
     let mut rounds_seen = Vec::new();
-    let c =
-        graylab::engine::compare(&engine, &img, &sides, &Budget::QUICK, None, &mut |n| rounds_seen.push(n))
-            .expect("compare");
+    let c = graylab::engine::sweep::compare(&engine, &img, &sides, &Budget::QUICK, None, &mut |n| {
+        rounds_seen.push(n);
+    })
+    .expect("compare");
     let ratio = c.speed_up.expect("a speed-up after the rounds");
     assert!(ratio.samples >= MIN_SAMPLES && ratio.samples <= Budget::QUICK.max_rounds, "{ratio:?}");
     // One warm-up round, then the warm ones, each reported once.
@@ -154,7 +155,8 @@ fn a_comparison_samples_both_sides_in_turns_until_decided() {
         "{ratio:?} against {of_medians}"
     );
     let stop = AtomicBool::new(true);
-    let err = graylab::engine::compare(&engine, &img, &sides, &Budget::QUICK, Some(&stop), &mut |_| {});
+    let err =
+        graylab::engine::sweep::compare(&engine, &img, &sides, &Budget::QUICK, Some(&stop), &mut |_| {});
     assert!(matches!(err, Err(EngineError::Cancelled)), "Stop before the first round");
 }
 
@@ -170,7 +172,7 @@ fn the_workgroup_race_times_every_valid_shape_in_turns() {
     let img = synthetic_rgb(256, 128, 3);
     let settings = ConvertSettings::default();
     let mut rounds_seen = Vec::new();
-    let r = graylab::engine::workgroups(&engine, &img, &settings, &Budget::QUICK, None, &mut |n| {
+    let r = graylab::engine::sweep::workgroups(&engine, &img, &settings, &Budget::QUICK, None, &mut |n| {
         rounds_seen.push(n);
     })
     .expect("race");
@@ -198,7 +200,14 @@ fn the_workgroup_race_times_every_valid_shape_in_turns() {
         assert_eq!(r.tied.is_empty(), decided, "{:?}", r.tied);
     }
     let stop = AtomicBool::new(true);
-    let err = graylab::engine::workgroups(&engine, &img, &settings, &Budget::QUICK, Some(&stop), &mut |_| {});
+    let err = graylab::engine::sweep::workgroups(
+        &engine,
+        &img,
+        &settings,
+        &Budget::QUICK,
+        Some(&stop),
+        &mut |_| {},
+    );
     assert!(matches!(err, Err(EngineError::Cancelled)), "Stop before the first round");
 }
 

@@ -5,7 +5,7 @@
 //! bindings); see tests/common.
 
 use crate::common;
-use graylab::engine::Clock;
+use graylab::system::clock::Clock;
 
 use crate::common::cpu;
 

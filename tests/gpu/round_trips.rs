@@ -11,13 +11,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::common::{full_mask, graylab, reference_with_work, text};
+use graylab::engine::round_trip::{RoundTripOptions, round_trip_budget, round_trips};
 use graylab::engine::sampling::{MIN_SAMPLES, Stop};
-use graylab::engine::{
-    ConvertSettings, Engine, EngineError, GpuConverter, RoundTripOptions, Winner, Work, WorkgroupSize,
-    round_trip_budget, round_trips,
-};
-use graylab::gpu::GpuJob;
-use graylab::pixel::{Formula, Kernel};
+use graylab::engine::sweep::Winner;
+use graylab::engine::{ConvertSettings, Engine, EngineError, WorkgroupSize};
+use graylab::gpu::{GpuConverter, GpuJob};
+use graylab::pixel::{Formula, Kernel, Work};
 
 fn work() -> Work {
     Work { rounds: 4, mask: full_mask(Kernel::Rgb8ToL8), divergent: false }
@@ -138,7 +137,7 @@ fn round_trips_through_the_engine_match_the_cpu_and_add_up() {
     assert_eq!(r.verdict.contains("CPU's own cores"), gpu.is_software());
     // Every point of the JSON loads back.
     let json = serde_json::to_string(&r).expect("serialise");
-    let back: graylab::engine::RoundTripResult = serde_json::from_str(&json).expect("parse");
+    let back: graylab::engine::round_trip::RoundTripResult = serde_json::from_str(&json).expect("parse");
     assert_eq!(back.points.len(), 3);
 }
 

@@ -3,8 +3,7 @@
 //! more memory than the budget. `GRAYLAB_HOSTILE_CASES=5000 cargo test --release --test headless
 //! hostile::` runs longer; `GRAYLAB_HOSTILE_SEED` varies the cases.
 
-use crate::common;
-use crate::hostile_gen;
+use crate::{common, hostile_gen};
 
 use std::panic::AssertUnwindSafe;
 use std::path::Path;

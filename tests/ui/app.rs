@@ -4,8 +4,7 @@
 //! window reachable in a small window, charts scoped to the open image, export, the sweep and
 //! parity windows, previews at Fit and tiles when zoomed in, and a snapshot at 1280x720.
 
-use crate::common;
-use crate::harness;
+use crate::{common, harness};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -608,7 +607,7 @@ fn sweep_panel_runs_and_draws_every_series() {
     assert_eq!(result.software_adapter, gpu.is_software());
     assert_eq!(result.verdict.contains("software adapter"), gpu.is_software(), "{}", result.verdict);
     h.run_steps(3);
-    for series in graylab::engine::Series::ALL {
+    for series in graylab::engine::sweep::Series::ALL {
         assert!(h.query_by_label_contains(series.label()).is_some(), "legend shows {}", series.label());
     }
     assert!(h.query_by_label_contains(&result.verdict).is_some(), "the verdict is on screen");

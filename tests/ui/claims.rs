@@ -3,8 +3,7 @@
 //! Esc ending a full run, and a report saved as JSON (never over a file without consent) and
 //! loaded back beside the current one, labelled with its adapter.
 
-use crate::common;
-use crate::harness;
+use crate::{common, harness};
 
 use crate::harness::{harness, settle};
 use egui_kittest::kittest::{NodeT as _, Queryable as _};

@@ -4,8 +4,7 @@
 //! to the work (the window redraws a few times a second, not at the screen's rate); the last sweep
 //! and its sizes and levels are back after a relaunch (issue 25).
 
-use crate::common;
-use crate::harness;
+use crate::{common, harness};
 
 use crate::harness::{harness_restored, harness_sized, settle};
 use egui::accesskit::Role;
@@ -90,7 +89,7 @@ fn the_sweep_chart_keeps_its_titles_and_note_after_load_to_compare() {
 }
 
 /// While a sweep is timed, the window redraws on its own only every
-/// `look::redraw_while_working` (a second on a software adapter, a quarter of one elsewhere):
+/// `app::redraw_while_working` (a second on a software adapter, a quarter of one elsewhere):
 /// no frame asks for the next one at once (egui's spinner did, at
 /// the screen's rate, and on lavapipe those frames took the cores the sweep was timed on: its
 /// GPU figures came out 3-4x the CLI's). The progress still moves, and Stop still stops.

@@ -12,7 +12,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use graylab::app::GraylabApp;
-use graylab::engine::SweepResult;
+use graylab::engine::sweep::SweepResult;
 use serde_json::{Value, json};
 
 /// Levels of the work grid, rounds per pixel.

@@ -6,11 +6,10 @@
 //! the adapter, the CPU and the frame meter) is masked, as in `main_window_snapshot` of
 //! `tests/ui/app.rs`.
 
-use crate::common;
-use crate::harness;
+use crate::{common, harness};
 
 use egui_kittest::kittest::Queryable as _;
-use graylab::engine::Winner;
+use graylab::engine::sweep::Winner;
 
 /// Opens the gradient, clears the charts, opens the window `button` names and snapshots it as
 /// `name`; `mask_in_window` names labels inside the window whose rows differ between machines.

@@ -7,8 +7,7 @@
 //! interval from rounds in turns, and a saved setting estimated over 10 s is held on open with its
 //! estimate until "Run anyway".
 
-use crate::common;
-use crate::harness;
+use crate::{common, harness};
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +15,8 @@ use crate::harness::{harness, harness_keeping_caches, settle};
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use graylab::app::{AppOptions, GraylabApp};
-use graylab::engine::{Backend, Phase, Work};
+use graylab::engine::{Backend, Phase};
+use graylab::pixel::Work;
 
 fn photo(dir: &Path, name: &str, w: u32, h: u32) -> PathBuf {
     let path = dir.join(name);
@@ -229,12 +229,12 @@ fn a_cpu_run_of_any_layout_is_held_against_the_memory_stream() {
     let last = h.state().runs().last().expect("a run");
     assert_eq!(last.settings.backend, Backend::Cpu);
     assert!(
-        last.report.kernel.is_some_and(|k| k != graylab::engine::Kernel::Rgb8ToL8),
+        last.report.kernel.is_some_and(|k| k != graylab::pixel::Kernel::Rgb8ToL8),
         "{:?}",
         last.report.kernel
     );
     let kernel = last.rates.iter().find(|r| r.phase == graylab::engine::Phase::Kernel).expect("kernel rate");
-    assert_eq!(kernel.ceiling, Some(graylab::engine::Ceiling::MemoryStream));
+    assert_eq!(kernel.ceiling, Some(graylab::engine::ceilings::Ceiling::MemoryStream));
     assert!(kernel.percent_of_ceiling.is_some_and(|p| p > 0.0), "{kernel:?}");
     assert!(h.query_by_label_contains("Rates without a % of ceiling").is_none());
 }
@@ -398,7 +398,7 @@ fn a_heavy_saved_setting_shows_its_estimate_on_open_and_runs_only_on_run() {
     let convert = &mut h.state_mut().settings_mut().convert;
     convert.backend = Backend::Cpu;
     convert.work = Work { rounds: 4096, mask: 0, divergent: false };
-    let mut pace = graylab::engine::Pace::new("test");
+    let mut pace = graylab::engine::estimate::Pace::new("test");
     pace.observe(Lane::CpuAllThreads, 1.0, 4096, 4000.0);
     pace.observe(Lane::CpuOneThread, 1.0, 4096, 8000.0);
     h.state_mut().set_pace(pace);

@@ -134,13 +134,13 @@ impl GraylabApp {
     }
 
     /// Replaces this machine's pace (so that an estimate is known in advance).
-    pub fn set_pace(&mut self, pace: crate::engine::Pace) {
+    pub fn set_pace(&mut self, pace: crate::engine::estimate::Pace) {
         self.session.set_pace(pace);
     }
 
     /// The conversion held on open for its estimate, if any.
     #[must_use]
-    pub fn held_run(&self) -> Option<crate::engine::Estimate> {
+    pub fn held_run(&self) -> Option<crate::engine::estimate::Estimate> {
         self.session.held_run()
     }
 
@@ -179,13 +179,13 @@ impl GraylabApp {
 
     /// The latest round trips that finished, and why the latest run did not finish, if so.
     #[must_use]
-    pub fn round_trips_result(&self) -> (Option<&crate::engine::RoundTripResult>, Option<&str>) {
+    pub fn round_trips_result(&self) -> (Option<&crate::engine::round_trip::RoundTripResult>, Option<&str>) {
         (self.round_trips.result(), self.round_trips.unfinished())
     }
 
     /// The options of the latest sweep started from the sweep window (sizes, work levels), if any.
     #[must_use]
-    pub fn sweep_options_sent(&self) -> Option<&crate::engine::SweepOptions> {
+    pub fn sweep_options_sent(&self) -> Option<&crate::engine::sweep::SweepOptions> {
         self.sweep.sent()
     }
 
@@ -224,7 +224,7 @@ impl GraylabApp {
 
     /// The latest sweep, if one finished.
     #[must_use]
-    pub fn sweep_result(&self) -> Option<&crate::engine::SweepResult> {
+    pub fn sweep_result(&self) -> Option<&crate::engine::sweep::SweepResult> {
         self.session.sweep().map(AsRef::as_ref)
     }
 
@@ -242,7 +242,7 @@ impl GraylabApp {
 
     /// This GPU's ceilings, once read from the cache or measured.
     #[must_use]
-    pub fn ceilings(&self) -> Option<&crate::engine::KnownCeilings> {
+    pub fn ceilings(&self) -> Option<&crate::engine::ceilings::KnownCeilings> {
         self.session.ceilings()
     }
 }

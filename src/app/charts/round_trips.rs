@@ -10,7 +10,8 @@ use egui::{Color32, RichText, Ui};
 use egui_plot::{GridMark, Line, LineStyle, PlotPoints, Points, VLine};
 
 use super::{fixed_plot, legend_ui, nice_spacer};
-use crate::engine::{RoundTripPoint, RoundTripResult, Winner};
+use crate::engine::round_trip::{RoundTripPoint, RoundTripResult};
+use crate::engine::sweep::Winner;
 
 const GPU: Color32 = Color32::from_rgb(230, 140, 60);
 const CPU: Color32 = Color32::from_rgb(70, 140, 220);

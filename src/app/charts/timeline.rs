@@ -147,7 +147,8 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Backend, ConvertSettings, Formula, RunReport, Span};
+    use crate::engine::{Backend, ConvertSettings, RunReport, Span};
+    use crate::pixel::Formula;
 
     fn record(spans: Vec<Span>, wall_ns: u64) -> RunRecord {
         let mut report = RunReport::new(Backend::Gpu, Formula::default(), (4, 4), Vec::new());

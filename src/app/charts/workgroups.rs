@@ -3,7 +3,7 @@
 //! are another series), as horizontal boxes so the size names fit at the normal text size. The
 //! series follows the latest GPU run once it has warm runs; until then the series measured
 //! before stays, and any series with warm runs can be picked. "Try every size" races every
-//! shape in turns on the open image (the engine's [`crate::engine::workgroups`]): its verdict
+//! shape in turns on the open image (the engine's [`crate::engine::sweep::workgroups`]): its verdict
 //! is drawn above the boxes, which then show the race's rounds.
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,7 +13,9 @@ use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
-use crate::engine::{Backend, Clock, Phase, Stats, WorkgroupRace, WorkgroupSize};
+use crate::engine::sweep::WorkgroupRace;
+use crate::engine::{Backend, Phase, Stats, WorkgroupSize};
+use crate::system::clock::Clock;
 
 /// Where the worker puts a race's answer.
 pub type RaceAnswer = Arc<Mutex<Option<Result<WorkgroupRace, String>>>>;

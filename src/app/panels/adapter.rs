@@ -8,7 +8,9 @@ use egui::{RichText, Ui};
 use crate::app::look;
 use crate::app::session::Session;
 
-use crate::engine::{Bandwidth, CpuCompute, GpuContext, KnownCeilings, SimdLevel, gb, ops_per_s};
+use crate::engine::ceilings::KnownCeilings;
+use crate::engine::{Bandwidth, CpuCompute, GpuContext, SimdLevel};
+use crate::system::units::{gb, ops_per_s};
 
 /// The adapter's details.
 #[derive(Default)]
@@ -58,7 +60,7 @@ impl AdapterPanel {
             row("backend", info.backend.to_string());
             row("type", format!("{:?}", info.device_type));
             row("driver", format!("{} {}", info.driver, info.driver_info));
-            row("storage binding", crate::engine::human_bytes(limits.max_storage_buffer_binding_size));
+            row("storage binding", crate::system::units::human_bytes(limits.max_storage_buffer_binding_size));
             row("max texture", format!("{} px", limits.max_texture_dimension_2d));
             row("invocations", format!("{} per workgroup", limits.max_compute_invocations_per_workgroup));
             let stamps = match (ts.passes, ts.encoders) {

@@ -9,7 +9,12 @@ use crate::app::look;
 
 use crate::app::session::Session;
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::{Backend, Clock, Comparison, Formula, PhasePart, available_threads, gb, simd_level};
+use crate::engine::ceilings::PhasePart;
+use crate::engine::sweep::Comparison;
+use crate::engine::{Backend, available_threads, simd_level};
+use crate::pixel::Formula;
+use crate::system::clock::Clock;
+use crate::system::units::gb;
 
 /// Where the worker puts a comparison's result, or why there is none.
 type Answer = Arc<Mutex<Option<Result<Comparison, String>>>>;
@@ -300,7 +305,7 @@ fn exports_ui(ui: &mut Ui, session: &Session) {
             RichText::new(format!(
                 "{}, {}: encode {}{convert}, wall {} (cpu-clock)",
                 e.format,
-                crate::engine::human_bytes(e.bytes),
+                crate::system::units::human_bytes(e.bytes),
                 look::duration(e.encode_ns),
                 look::duration(e.wall_ns)
             ))
@@ -345,7 +350,9 @@ fn rate_ui(ui: &mut Ui, run: &crate::app::state::RunRecord, phase: crate::engine
     // The app's font has no arrows: "host→GPU" reads "host to GPU".
     let hover = first
         .into_iter()
-        .chain(rates().filter(|r| r.part != PhasePart::Whole).map(crate::engine::PhaseRate::sentence))
+        .chain(
+            rates().filter(|r| r.part != PhasePart::Whole).map(crate::engine::ceilings::PhaseRate::sentence),
+        )
         .map(|s| s.replace('→', " to "))
         .collect::<Vec<_>>()
         .join("\n");

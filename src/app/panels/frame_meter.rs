@@ -49,7 +49,7 @@ impl FrameMeter {
             }
         }
         // While work ran the window redrew only a few times a second on purpose
-        // (`look::redraw_while_working`): those gaps are not stutters either.
+        // (`app::redraw_while_working`): those gaps are not stutters either.
         self.intervals.push_back((now, interval_ms.filter(|_| wanted && self.working.is_none())));
         while self.intervals.front().is_some_and(|(t, _)| now - *t > WINDOW) {
             self.intervals.pop_front();

@@ -4,7 +4,9 @@
 use egui::Ui;
 
 use crate::app::state::{RunRecord, work_label};
-use crate::engine::{Phase, Work, WorkFigures, ops_per_s};
+use crate::engine::{Phase, WorkFigures};
+use crate::pixel::Work;
+use crate::system::units::ops_per_s;
 
 /// The work levels offered, in rounds per pixel: 0 (the plain grayscale), then ×4 up to 4096.
 pub const WORK_LEVELS: [u32; 8] = [0, 1, 4, 16, 64, 256, 1024, 4096];
@@ -116,7 +118,7 @@ pub fn kernel_compute_rate(run: &RunRecord, memory_gb_per_s: Option<f64>) -> Opt
              to its compute ceiling: the kernel is compute-bound",
             ops_per_byte(f.ops_per_byte),
             ops_per_byte(ridge_ops_per_byte(ceiling, m)),
-            crate::engine::gb(m)
+            crate::system::units::gb(m)
         ),
         None => "no memory ceiling is known for this kernel".to_owned(),
     };

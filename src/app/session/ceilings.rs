@@ -5,7 +5,8 @@
 
 use super::{JobKind, Session};
 use crate::app::work::jobs::Job;
-use crate::engine::{CpuCompute, KnownCeilings};
+use crate::engine::CpuCompute;
+use crate::engine::ceilings::KnownCeilings;
 
 /// The CPU's compute ceiling, as far as the session knows it.
 #[derive(Debug, Default)]

@@ -13,7 +13,7 @@ fn images_in(dir: &Path) -> Vec<PathBuf> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
         .map(|e| e.path())
-        .filter(|p| crate::engine::sniff_format(p).is_some())
+        .filter(|p| crate::io::sniff_format(p).is_some())
         .collect();
     images.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     images

@@ -22,7 +22,8 @@ use crate::app::work::gpu_device::{GpuDevice, engine_maker};
 use crate::app::work::jobs::{Job, Loaded, Output, Progress, Ticket};
 use crate::app::work::preload::Preload;
 use crate::app::work::worker::Worker;
-use crate::engine::{Backend, GpuContext, ParityReport, SweepResult};
+use crate::engine::sweep::SweepResult;
+use crate::engine::{Backend, GpuContext, ParityReport};
 
 /// Kinds of job, for progress and Stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,9 @@
 //! held on open until the user says Run.
 
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::estimate::{Estimate, Lane, Part, Task};
-use crate::engine::{ConvertSettings, Pace, RunReport, SweepResult};
+use crate::engine::estimate::{Estimate, Lane, Pace, Part, Task};
+use crate::engine::sweep::SweepResult;
+use crate::engine::{ConvertSettings, RunReport};
 
 use super::{JobKind, Session};
 
@@ -174,7 +175,7 @@ impl Session {
 
     /// Learns from a finished sweep's medians (every size and work level it measured).
     pub(super) fn learn_sweep(&mut self, result: &SweepResult) {
-        crate::engine::teach_pace(&mut self.pace.pace, result);
+        crate::engine::sweep::teach_pace(&mut self.pace.pace, result);
         self.pace.changed = true;
     }
 

@@ -19,15 +19,15 @@ pub struct ClaimsShown {
     /// once one finished.
     pub unfinished: Option<String>,
     /// What the run of `report` was estimated to take before it started (its JSON says so).
-    pub estimate: Option<crate::engine::Estimate>,
+    pub estimate: Option<crate::engine::estimate::Estimate>,
     /// What the run in flight was estimated to take.
-    sent_estimate: Option<crate::engine::Estimate>,
+    sent_estimate: Option<crate::engine::estimate::Estimate>,
 }
 
 impl Session {
     /// A run of the claims was sent, estimated at `estimate`: its report, when it finishes, is
     /// saved with it.
-    pub fn claims_sent(&mut self, estimate: crate::engine::Estimate) {
+    pub fn claims_sent(&mut self, estimate: crate::engine::estimate::Estimate) {
         self.claims.sent_estimate = Some(estimate);
     }
 
@@ -187,7 +187,7 @@ impl Session {
             "Exported {} ({}, {}, encode {}, cpu-clock){notes}",
             e.path.display(),
             e.encode.format,
-            crate::engine::human_bytes(e.encode.bytes),
+            crate::system::units::human_bytes(e.encode.bytes),
             crate::app::look::duration(e.encode.encode_ns)
         ));
         // An export is listed as an export, never as a run: Last run keeps the last conversion.

@@ -355,7 +355,8 @@ mod tests {
     #[test]
     fn the_output_caption_names_the_work_and_says_when_nothing_is_on_its_way() {
         use super::caption_of;
-        use crate::engine::{Backend, ConvertSettings, Work};
+        use crate::engine::{Backend, ConvertSettings};
+        use crate::pixel::Work;
         let plain = ConvertSettings { backend: Backend::Cpu, threads: 2, ..ConvertSettings::default() };
         let heavy = ConvertSettings { work: Work { rounds: 4096, ..Work::NONE }, ..plain };
         assert_eq!(caption_of(plain, plain, false), format!("Gray: CPU, {}, 2 threads", plain.formula));

@@ -382,6 +382,6 @@ fn claims_task(quick: bool) -> Task {
 }
 
 /// What a run of the claims should take on this machine.
-fn claims_estimate(session: &Session, quick: bool) -> crate::engine::Estimate {
+fn claims_estimate(session: &Session, quick: bool) -> crate::engine::estimate::Estimate {
     session.pace().job(claims_task(quick), &claims_parts())
 }

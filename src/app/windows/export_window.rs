@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use egui::{RichText, Ui};
 
 use crate::app::session::Session;
-use crate::engine::ExportFormat;
+use crate::io::ExportFormat;
 
 /// The export window's state.
 #[derive(Default)]

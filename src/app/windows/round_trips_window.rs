@@ -13,8 +13,8 @@ use crate::app::charts::round_trips_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::round_trip::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 use crate::engine::sampling::MIN_SAMPLES;
-use crate::engine::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 
 /// Where the worker puts the answer to the latest run.
 type Answer = Arc<Mutex<Option<Result<RoundTripResult, String>>>>;
@@ -189,7 +189,7 @@ impl RoundTripsWindow {
             backend: crate::engine::Backend::Cpu,
             ..settings
         });
-        let budget = crate::engine::round_trip_budget(false, self.runs as usize);
+        let budget = crate::engine::round_trip::round_trip_budget(false, self.runs as usize);
         let parts = crate::engine::estimate::round_trip_parts(
             &passes,
             budget.warmup_rounds + budget.min_rounds,

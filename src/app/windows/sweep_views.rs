@@ -9,7 +9,7 @@ use egui::{RichText, Ui};
 
 use crate::app::charts::{roofline_ui, win_map_ui};
 use crate::app::session::Session;
-use crate::engine::SweepResult;
+use crate::engine::sweep::SweepResult;
 
 /// Which view of the sweep the window shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub(super) struct Asked {
 impl Default for Asked {
     fn default() -> Self {
         // The engine's default sizes, as `graylab sweep` runs them.
-        let sizes = crate::engine::DEFAULT_SIZES_MP.map(|mp| mp.to_string()).join(", ");
+        let sizes = crate::engine::sweep::DEFAULT_SIZES_MP.map(|mp| mp.to_string()).join(", ");
         Self { sizes, runs: 5, work: WorkField::default() }
     }
 }

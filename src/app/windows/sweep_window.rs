@@ -10,7 +10,7 @@ use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::{SweepOptions, SweepResult};
+use crate::engine::sweep::{SweepOptions, SweepResult};
 
 /// The least height the sweep chart scrolls in, in points.
 const MIN_CHART_ROOM: f32 = 120.0;
@@ -151,7 +151,7 @@ impl SweepWindow {
                 // minutes on two cores and a software adapter).
                 sweep_views::MAP_LEVELS.clone_into(&mut self.asked.work.levels);
                 let sizes: Vec<String> =
-                    crate::engine::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
+                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
                 self.asked.sizes = sizes.join(", ");
             }
             return;

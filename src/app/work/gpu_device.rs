@@ -8,13 +8,13 @@
 //! (that adapter's memory is host memory anyway). The work threads run at the UI's priority, as
 //! `graylab bench` does: a lower one made the app's figures many times the CLI's on a busy
 //! machine (BENCHMARKS.md), and the window stays live without it, since it redraws only a few
-//! times a second on its own while work runs (`look::redraw_while_working`).
+//! times a second on its own while work runs (`app::redraw_while_working`).
 
 use std::sync::Arc;
 
 use eframe::egui_wgpu::RenderState;
 
-use crate::engine::{Engine, GpuContext, GpuConverter, TimingMode};
+use crate::engine::{Engine, GpuContext};
 
 /// Which device the app's GPU work runs on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,8 +45,9 @@ impl GpuDevice {
 pub type EngineMaker = Box<dyn FnOnce() -> Engine + Send>;
 
 /// How the engine is made for the window's device `rs` (whose context is `window_gpu`), on
-/// `device` as resolved ([`GpuDevice::resolve`]: `Auto` counts as `Window`). `chunk_limit_bytes` fixes the input bytes of one GPU submission (tests); `fresh` keeps the
-/// ceilings out of the cache folder.
+/// `device` as resolved ([`GpuDevice::resolve`]: `Auto` counts as `Window`). `chunk_limit_bytes`
+/// fixes the input bytes of one GPU submission (tests); `fresh` keeps the ceilings out of the
+/// cache folder.
 pub fn engine_maker(
     rs: &RenderState,
     window_gpu: &Arc<GpuContext>,
@@ -57,30 +58,8 @@ pub fn engine_maker(
     let finish = move |engine: Engine| if fresh { engine.without_ceiling_cache() } else { engine };
     if device == GpuDevice::Own {
         let like = rs.adapter.get_info();
-        return Box::new(move || {
-            let engine = match GpuContext::new_like(&like) {
-                Ok(gpu) => {
-                    // No frame is drawn on this device, so its timestamps can be trusted.
-                    let mut converter = GpuConverter::new(Arc::new(gpu));
-                    converter.set_chunk_limit_bytes(chunk_limit_bytes);
-                    Engine::with_converter(Arc::new(converter))
-                }
-                Err(e) => {
-                    log::warn!("cannot open a second device on {}: {e}", like.name);
-                    Engine::without_gpu(format!("cannot open a device of its own on {}: {e}", like.name))
-                }
-            };
-            finish(engine)
-        });
+        return Box::new(move || finish(Engine::own_device(&like, chunk_limit_bytes)));
     }
-    let mut converter = GpuConverter::new(Arc::clone(window_gpu));
-    converter.set_chunk_limit_bytes(chunk_limit_bytes);
-    if window_gpu.is_software() {
-        // llvmpipe reads its timestamps late once a frame has been drawn on the device, and the
-        // app draws all the time, so its GPU figures would be far too low. Every step is timed
-        // on the CPU clock instead.
-        converter.set_timing_mode(TimingMode::CpuClock);
-    }
-    let engine = finish(Engine::with_converter(Arc::new(converter)));
+    let engine = finish(Engine::for_window(Arc::clone(window_gpu), chunk_limit_bytes));
     Box::new(move || engine)
 }

@@ -10,11 +10,12 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::app::textures::DisplayImage;
+use crate::engine::ceilings::{KnownCeilings, PhaseRate};
 use crate::engine::claims::ClaimsReport;
-use crate::engine::{
-    Comparison, ConvertSettings, CpuCompute, EncodeReport, ExportOptions, ImageKey, KnownCeilings,
-    ParityReport, PhaseRate, RoundTripResult, RunReport, SweepOptions, SweepResult, WorkgroupRace,
-};
+use crate::engine::round_trip::RoundTripResult;
+use crate::engine::sweep::{Comparison, SweepOptions, SweepResult, WorkgroupRace};
+use crate::engine::{ConvertSettings, CpuCompute, ImageKey, ParityReport, RunReport};
+use crate::io::{EncodeReport, ExportOptions};
 
 /// A decoded image and its on-screen textures.
 pub struct Loaded {
@@ -34,14 +35,14 @@ pub struct Loaded {
     pub reoriented: bool,
     /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
     /// until dismissed.
-    pub warnings: Vec<crate::engine::DecodeWarning>,
+    pub warnings: Vec<crate::io::DecodeWarning>,
     /// The colour model the file stores when the decoder converted it ("CMYK", shown as RGB).
     pub stored_as: Option<&'static str>,
     /// The input as shown.
     pub display: DisplayImage,
     /// The memory reserved for the image and its conversions and exports, held while it is open.
     #[expect(dead_code, reason = "held, never read: dropping the image releases the reservation")]
-    pub memory: crate::engine::Reservation,
+    pub memory: crate::system::memory_budget::Reservation,
 }
 
 impl Loaded {
@@ -49,7 +50,7 @@ impl Loaded {
     /// file kept.
     #[must_use]
     pub fn caption(&self) -> String {
-        use crate::engine::{DecodeWarning, TruncatedAt};
+        use crate::io::{DecodeWarning, TruncatedAt};
         let kind = match self.stored_as {
             Some(stored) => format!("{} (from {stored})", pixel_kind(&self.image)),
             None => pixel_kind(&self.image),
@@ -281,7 +282,7 @@ pub enum Job {
         /// Longest side of the preview level, in pixels.
         preview_side: u32,
         /// How to decode (truncated files, memory reserved for GPU work).
-        options: crate::engine::DecodeOptions,
+        options: crate::io::DecodeOptions,
         /// A decode started earlier for this file, if any.
         preloaded: Option<crate::app::work::preload::Preload>,
     },
@@ -311,7 +312,7 @@ pub enum Job {
         /// The photo to resize, if any.
         photo: Option<Arc<Loaded>>,
         /// What this machine was seen to take, to plan a work grid by.
-        pace: Box<crate::engine::Pace>,
+        pace: Box<crate::engine::estimate::Pace>,
     },
     /// Compare CPU and GPU output (and the formulas) for the open image.
     Parity {

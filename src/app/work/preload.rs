@@ -9,7 +9,8 @@ use std::thread::JoinHandle;
 use image::DynamicImage;
 
 use crate::app::textures::{Level, preview_levels};
-use crate::engine::{DecodeOptions, DecodeWarning, Reservation};
+use crate::io::{DecodeOptions, DecodeWarning};
+use crate::system::memory_budget::Reservation;
 
 /// A decoded file, ready to upload for display.
 pub struct Decoded {
@@ -47,7 +48,7 @@ pub fn decode_for_display(
     preview_side: u32,
     options: &DecodeOptions,
 ) -> Result<Decoded, String> {
-    let decoded = crate::engine::decode_file(path, options).map_err(|e| crate::app::advice::describe(&e))?;
+    let decoded = crate::io::decode_file(path, options).map_err(|e| crate::app::advice::describe(&e))?;
     let levels = preview_levels(&decoded.image, preview_side);
     Ok(Decoded {
         image: Arc::new(decoded.image),

@@ -3,7 +3,7 @@
 //! measured and modelled.
 
 use crate::cli::out::outln;
-use crate::engine::{FrontierPoint, Series, SweepPoint, SweepResult};
+use crate::engine::sweep::{FrontierPoint, Series, SweepPoint, SweepResult};
 
 /// The best CPU median over the GPU series' median at `p`: above 1 the GPU wins.
 fn speed_up(p: &SweepPoint, series: Series) -> Option<f64> {

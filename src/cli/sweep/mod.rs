@@ -10,11 +10,15 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use clap::Args;
 
-use crate::engine::{
-    Backend, Ceiling, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, DecodeOptions, Engine, Formula, Phase,
-    PhasePart, Series, SweepOptions, SweepResult, WorkgroupSize, budget, calibrate, estimate_grid, size_for,
-    sweep_bytes, sweep_planned, to_csv,
+use crate::engine::ceilings::{Ceiling, PhasePart};
+use crate::engine::sweep::{
+    DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, Series, SweepOptions, SweepResult, calibrate, estimate_grid,
+    size_for, sweep_planned, to_csv,
 };
+use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
+use crate::io::{DecodeOptions, WriteCause};
+use crate::pixel::Formula;
+use crate::system::memory_budget::budget;
 
 /// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
 pub const MAX_SIZE_MP: f64 = 100_000.0;
@@ -99,10 +103,8 @@ impl SweepArgs {
     }
 }
 
-use crate::engine::WriteCause;
-
 fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> {
-    crate::engine::write_atomically(path, overwrite, |out| {
+    crate::io::write_atomically(path, overwrite, |out| {
         std::io::Write::write_all(out, text.as_bytes()).map_err(WriteCause::Os)
     })?;
     Ok(())
@@ -155,7 +157,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let source = match &args.from_image {
         Some(path) => {
-            let decoded = crate::engine::decode_file(path, &DecodeOptions::default())?;
+            let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
             Some((path.display().to_string(), decoded.image, decoded.memory))
         }
         None => None,
@@ -195,7 +197,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     // its end here, then (and a plain sweep always) from this machine's pace kept in the cache
     // folder, which has learned how long the comparisons take to decide.
     let estimate = match plan.total_ns.filter(|_| !pace.seen_before()) {
-        Some(ns) => crate::engine::Estimate {
+        Some(ns) => crate::engine::estimate::Estimate {
             seconds: ns as f64 / 1e9 + pace.took_s(),
             basis: crate::engine::estimate::Basis::Seen,
         },
@@ -218,7 +220,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
     let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
     let took_s = pace.took_s();
-    crate::engine::teach_pace(pace.pace_mut(), &result);
+    crate::engine::sweep::teach_pace(pace.pace_mut(), &result);
     pace.finished();
     if let Some(path) = &args.json {
         let took_s = Some(took_s);
@@ -382,7 +384,7 @@ fn print_ceilings_table(r: &SweepResult) {
                 .find(|x| {
                     x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend)
                 })
-                .and_then(crate::engine::PhaseRate::share_label)
+                .and_then(crate::engine::ceilings::PhaseRate::share_label)
                 .map_or_else(|| "-".to_owned(), |v| v.trim_end_matches('%').to_owned())
         };
         let cell =

@@ -12,15 +12,32 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
 use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse};
+use crate::engine::ceilings::cache_dir;
 use crate::engine::report::RunReport;
-use crate::engine::{Backend, ComputeCeilings, Engine, EngineError, cache_dir};
+use crate::engine::{Backend, Engine, EngineError};
 use crate::gpu::GpuCompute;
+use crate::system::clock::Clock;
 
 /// Version of the CPU cache file's layout; a file of another version is measured again.
 const FORMAT: u32 = 1;
 
 /// The most bytes the CPU cache file is read for.
 const MAX_CACHE_BYTES: u64 = 64 << 10;
+
+/// This machine's compute ceilings: the synthetic work's integer operations per second on the
+/// CPU (all threads, the same SIMD code as the kernel, data in cache) and on the GPU (a kernel
+/// that only does the rounds, in registers), each with its clock.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ComputeCeilings {
+    /// CPU, all threads: integer operations per second (3 per round).
+    pub cpu_ops_per_s: f64,
+    /// Threads the CPU figure used.
+    pub cpu_threads: usize,
+    /// GPU: integer operations per second; `None` without a GPU.
+    pub gpu_ops_per_s: Option<f64>,
+    /// The clock that timed the GPU figure (timestamps where the adapter has them).
+    pub gpu_clock: Option<Clock>,
+}
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct CpuCacheFile {

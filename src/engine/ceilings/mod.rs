@@ -6,3 +6,7 @@ pub(super) mod cache;
 pub(super) mod compute;
 pub(super) mod rates;
 pub(super) mod stream;
+
+pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
+pub use compute::{ComputeCeilings, cached_cpu_compute, compute_ceilings_of};
+pub use rates::{Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates};

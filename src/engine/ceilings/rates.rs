@@ -4,9 +4,10 @@
 //! the memory-stream baseline ([`crate::cpu::stream_baseline`]) moving as many bytes on as many
 //! threads.
 
+use crate::engine::Backend;
 use crate::engine::report::{Phase, RunReport};
-use crate::engine::{Backend, Kernel};
 use crate::gpu::{Bandwidth, GpuCeilings};
+use crate::pixel::Kernel;
 use crate::system::clock::Clock;
 use crate::system::units::gb;
 

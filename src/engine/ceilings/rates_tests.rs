@@ -1,8 +1,9 @@
 //! Tests of [`super`]: each phase against its ceiling, and ceilings a run beat.
 
 use super::*;
-use crate::engine::{Formula, PhaseTiming};
+use crate::engine::PhaseTiming;
 use crate::gpu::GpuTimings;
+use crate::pixel::Formula;
 use crate::system::clock::Clock;
 
 #[test]

@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, bytes_of, phase_rates, raise_beaten};
 use crate::engine::report::RunReport;
-use crate::engine::{Backend, Engine, Kernel};
+use crate::engine::{Backend, Engine};
+use crate::pixel::Kernel;
 
 /// Timed runs of the baseline on demand (after one warm-up); the fastest counts.
 const RUNS: usize = 3;
@@ -77,7 +78,7 @@ impl Engine {
         if let Some(b) = last.filter(|b| b.asked_pixels == pixels && b.threads == threads) {
             return Some(b);
         }
-        let budget = crate::io::budget();
+        let budget = crate::system::memory_budget::budget();
         let (measured, _memory) = match budget.try_reserve(pixels.saturating_mul(4)) {
             Ok(memory) => (pixels, memory),
             Err(_) if pixels > FALLBACK_PIXELS => {

@@ -6,46 +6,17 @@ use crate::engine::bench::Repeat;
 use crate::engine::claims::sampled::{Plan, evidence, median, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
-use crate::engine::{
-    Backend, ConvertSettings, Engine, EngineError, Series, SweepOptions, WorkgroupSize, sweep, synthetic_rgb,
-};
+use crate::engine::sweep::{Series, SweepOptions, sweep};
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, synthetic_rgb};
 use crate::gpu::GpuJob;
 use crate::pixel::Formula;
 
 /// The input sizes of claim 5: 16 KiB to 4 MiB of RGB pixels.
 const CACHE_SIZES_BYTES: [u64; 5] = [16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
 
-/// This CPU's cache sizes by level (1 = L1 data), from Linux's sysfs; empty elsewhere.
-#[must_use]
-pub fn cpu_cache_bytes() -> Vec<(u8, u64)> {
-    let mut caches = Vec::new();
-    for index in 0..8 {
-        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
-        let read =
-            |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).ok().map(|s| s.trim().to_owned());
-        let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size")) else {
-            break;
-        };
-        if kind == "Instruction" {
-            continue;
-        }
-        let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit()).unwrap_or(size.len()));
-        let scale = match unit {
-            "K" => 1 << 10,
-            "M" => 1 << 20,
-            "G" => 1 << 30,
-            _ => 1,
-        };
-        if let (Ok(level), Ok(n)) = (level.parse::<u8>(), digits.parse::<u64>()) {
-            caches.push((level, n * scale));
-        }
-    }
-    caches
-}
-
 /// A landscape `w x h` image of about `bytes` of RGB input.
 fn dims_for(bytes: u64) -> (u32, u32) {
-    crate::engine::size_for(bytes as f64 / 3.0 / 1e6)
+    crate::engine::sweep::size_for(bytes as f64 / 3.0 / 1e6)
 }
 
 /// One round of claim 5 at one size: the CPU, the GPU end to end and the GPU with its input
@@ -106,7 +77,7 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
         let e = evidence(&format!("GPU's best / CPU at {size}"), &best_over_cpu(rounds), 1.0, sampled.stop);
         points.push((bytes, median(&part(0)), median(&best), e));
     }
-    let caches = cpu_cache_bytes();
+    let caches = crate::system::cpu_caches::cpu_cache_bytes();
     for (level, bytes) in &caches {
         let (size, unit) = if bytes % (1 << 20) == 0 {
             ((bytes >> 20) as f64, "MiB")
@@ -136,7 +107,7 @@ const SMALLEST_MP: f64 = 0.25;
 /// sweep of the plain grayscale (0.25 to 16 MP, to 4 MP quick) gives the crossover measured and
 /// modelled from the ceilings (read from the cache or probed).
 pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
-    let (w, h) = crate::engine::size_for(SMALLEST_MP);
+    let (w, h) = crate::engine::sweep::size_for(SMALLEST_MP);
     let image = synthetic_rgb(w, h, 9);
     let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
     let gpu_over_cpu = |r: &[Vec<crate::engine::RunReport>]| ratios(&total_ns(r, 0), &total_ns(r, 1));
@@ -163,7 +134,7 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         divergent: false,
     };
     let result = sweep(engine, &options, None, &mut |_, _, _| true)?;
-    let best_cpu = |p: &crate::engine::SweepPoint| {
+    let best_cpu = |p: &crate::engine::sweep::SweepPoint| {
         [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min().unwrap_or(0) as f64
     };
     let mut measurements = vec![
@@ -207,6 +178,6 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
     })
 }
 
-fn options_sizes(r: &crate::engine::SweepResult) -> String {
+fn options_sizes(r: &crate::engine::sweep::SweepResult) -> String {
     r.points.iter().map(|p| format!("{:.2}", p.megapixels)).collect::<Vec<_>>().join(", ")
 }

@@ -13,7 +13,7 @@ use crate::system::clock::Clock;
 const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
 
 /// Claim 3: every workgroup shape this adapter allows, in turns, on a 1 MP image: the engine's
-/// race ([`crate::engine::workgroups`]), sampled until the slowest against the fastest is decided.
+/// race ([`crate::engine::sweep::workgroups`]), sampled until the slowest against the fastest is decided.
 pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = WORKGROUP_IMAGE;
     let image = synthetic_rgb(w, h, 3);

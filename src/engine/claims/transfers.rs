@@ -10,9 +10,10 @@ use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, se
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::report::Phase;
+use crate::engine::round_trip::RoundTripOptions;
 use crate::engine::sampling::{Budget, Sampled, ratios, rotation};
 use crate::engine::{
-    Backend, ConvertSettings, Engine, EngineError, RoundTripOptions, RunOptions, WorkgroupSize, synthetic_rgb,
+    Backend, ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, synthetic_rgb,
 };
 use crate::gpu::GpuJob;
 
@@ -135,7 +136,7 @@ const ONE_ROUND: Budget = Budget { warmup_rounds: 0, min_rounds: 1, max_rounds: 
 const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 
 /// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip
-/// measured whole on the CPU clock ([`crate::engine::round_trips`]), against the CPU doing the
+/// measured whole on the CPU clock ([`crate::engine::round_trip::round_trips`]), against the CPU doing the
 /// same operations one after the other; the counts in turns.
 pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = ROUND_TRIP_IMAGE;
@@ -151,7 +152,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
             for i in rotation(round, counts.len()) {
                 let options =
                     RoundTripOptions { passes: vec![counts[i]], budget: ONE_ROUND, cancel: plan.cancel };
-                let r = crate::engine::round_trips(
+                let r = crate::engine::round_trip::round_trips(
                     engine,
                     &image,
                     &ConvertSettings::default(),

@@ -7,7 +7,8 @@ use crate::engine::claims::transfers::Shared;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::{Phase, RunReport};
 use crate::engine::sampling::ratios;
-use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Work, synthetic_rgb};
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, synthetic_rgb};
+use crate::pixel::Work;
 
 /// The image of claims 7 and 8: 1 MP.
 const IMAGE: (u32, u32) = (1224, 816);

@@ -1,5 +1,5 @@
 //! The pace kept between runs of the CLI: one JSON file per machine in graylab's cache folder
-//! ([`crate::engine::cache_dir`]), written atomically (a temporary file renamed over the old).
+//! ([`crate::engine::ceilings::cache_dir`]), written atomically (a temporary file renamed over the old).
 //! A missing file is a machine not seen yet; a damaged one is said in a warning and counts as
 //! nothing seen, never as an error.
 
@@ -26,7 +26,7 @@ fn pace_file(dir: &Path, machine: &str) -> PathBuf {
 /// file cannot be read or parsed (a warning says so), or when it holds another machine's.
 #[must_use]
 pub fn load_pace(machine: &str) -> Pace {
-    match crate::engine::cache_dir() {
+    match crate::engine::ceilings::cache_dir() {
         Some(dir) => load_pace_in(&dir, machine),
         None => Pace::new(machine),
     }
@@ -60,7 +60,7 @@ fn load_pace_in(dir: &Path, machine: &str) -> Pace {
 /// Keeps `pace` for its machine, replacing the file atomically; a failure is a warning (the
 /// next run estimates from less), never an error.
 pub fn save_pace(pace: &Pace) {
-    match crate::engine::cache_dir() {
+    match crate::engine::ceilings::cache_dir() {
         Some(dir) => save_pace_in(&dir, pace),
         None => log::debug!("no cache folder (neither XDG_CACHE_HOME nor HOME is set): the pace is not kept"),
     }

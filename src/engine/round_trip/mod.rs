@@ -23,8 +23,9 @@ use crate::engine::report::Stats;
 use crate::engine::sampling::{Budget, rotation};
 use crate::engine::sweep::compare::compare_rounds;
 use crate::engine::sweep::result::{Comparison, Winner};
-use crate::engine::{ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
+use crate::engine::{ConvertSettings, Engine, EngineError, WorkgroupSize};
 use crate::gpu::GpuJob;
+use crate::pixel::{Formula, Work};
 use crate::system::units::duration;
 
 /// The counts of operations per round trip measured by default.

@@ -14,7 +14,8 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::sweep::grid::{ComputeCeilings, Frontier, FrontierPoint, Series};
+use crate::engine::ceilings::ComputeCeilings;
+use crate::engine::sweep::grid::{Frontier, FrontierPoint, Series};
 use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult};
 use crate::pixel::OPS_PER_ROUND;

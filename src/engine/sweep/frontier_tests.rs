@@ -1,9 +1,10 @@
 //! The frontier (measured and modelled), the roofline and the grid's verdict on made-up cells.
 
 use super::*;
+use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::example_ceilings;
 use crate::engine::report::Stats;
-use crate::engine::sweep::grid::{ComputeCeilings, Roofline};
+use crate::engine::sweep::grid::Roofline;
 use crate::engine::sweep::verdict::analyse;
 
 fn st(ns: u64) -> Stats {

@@ -1,9 +1,7 @@
 //! The sweep's series and the work grid's figures, a leaf: who wins at each size and work level
 //! (the frontier), and the roofline the runs sit on. A sweep over several work levels fills both
-//! ([`crate::engine::SweepResult::frontier`], [`crate::engine::SweepResult::roofline`]); the app's
+//! ([`crate::engine::sweep::SweepResult::frontier`], [`crate::engine::sweep::SweepResult::roofline`]); the app's
 //! heatmap and roofline and `graylab sweep --work … --json` read them.
-
-use crate::system::clock::Clock;
 
 /// One measured series of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -45,21 +43,6 @@ impl Series {
 /// place on its log axis. The work figures of a run ([`crate::engine::WorkFigures`]) count only
 /// the synthetic rounds.
 pub const FORMULA_OPS_PER_PIXEL: u64 = 7;
-
-/// This machine's compute ceilings: the synthetic work's integer operations per second on the
-/// CPU (all threads, the same SIMD code as the kernel, data in cache) and on the GPU (a kernel
-/// that only does the rounds, in registers), each with its clock.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ComputeCeilings {
-    /// CPU, all threads: integer operations per second (3 per round).
-    pub cpu_ops_per_s: f64,
-    /// Threads the CPU figure used.
-    pub cpu_threads: usize,
-    /// GPU: integer operations per second; `None` without a GPU.
-    pub gpu_ops_per_s: Option<f64>,
-    /// The clock that timed the GPU figure (timestamps where the adapter has them).
-    pub gpu_clock: Option<Clock>,
-}
 
 /// From which work level the GPU wins at one size.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

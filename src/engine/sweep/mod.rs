@@ -13,3 +13,18 @@ pub(super) mod roofline;
 pub(super) mod run;
 pub(super) mod verdict;
 pub(super) mod workgroups;
+
+pub use compare::{Sides, compare};
+pub use frontier::{frontier_sentence, measured_frontier, modelled_frontier};
+pub use grid::{FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint, Series};
+pub use model::crossover_mp;
+pub use plan::{
+    CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
+    DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
+    size_for, teach_pace,
+};
+pub use result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult, Winner};
+pub use roofline::roofline;
+pub use run::{sweep, sweep_planned};
+pub use verdict::{analyse, to_csv};
+pub use workgroups::{ShapeTime, WorkgroupRace, workgroups};

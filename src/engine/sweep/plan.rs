@@ -16,8 +16,11 @@ use image::DynamicImage;
 
 use crate::engine::bench::bench;
 use crate::engine::estimate::{Lane, Pace, Part, Task};
-use crate::engine::{Backend, ConvertSettings, Engine, EngineError, Formula, Work, WorkgroupSize};
-use crate::engine::{Series, SweepResult, available_threads, synthetic_rgb};
+use crate::engine::sweep::{Series, SweepResult};
+use crate::engine::{
+    Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, available_threads, synthetic_rgb,
+};
+use crate::pixel::{Formula, Work};
 
 /// The default sizes, in megapixels: 0.25 MP to 128 MP.
 pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];

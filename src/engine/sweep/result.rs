@@ -2,12 +2,14 @@
 //! sweep with its verdict. It uses only the grid's leaf (the series, the frontier and roofline
 //! types); the plan, the sweep, the model, the frontier, the roofline and the verdict use it.
 
+use crate::engine::WorkgroupSize;
+use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::PhaseRate;
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Decision, Interval, Stop};
-use crate::engine::sweep::grid::{ComputeCeilings, Frontier, Roofline, Series};
-use crate::engine::{Formula, WorkgroupSize};
+use crate::engine::sweep::grid::{Frontier, Roofline, Series};
 use crate::gpu::GpuCeilings;
+use crate::pixel::Formula;
 use crate::system::load::Busy;
 
 /// The measurements at one size.

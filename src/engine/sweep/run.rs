@@ -118,11 +118,11 @@ pub fn sweep_planned(
 /// The compute ceilings the modelled frontier and the roofline use, known, cached or measured
 /// now (a fraction of a second each): the GPU's only when the GPU is swept. A failed measurement
 /// leaves them out, and the verdict says the modelled frontier is unknown.
-fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ComputeCeilings> {
+fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ceilings::ComputeCeilings> {
     let measured = if with_gpu {
         engine.compute_ceilings()
     } else {
-        engine.cpu_compute(false).map(|c| crate::engine::compute_ceilings_of(&c, None))
+        engine.cpu_compute(false).map(|c| crate::engine::ceilings::compute_ceilings_of(&c, None))
     };
     measured.map_err(|e| log::warn!("no compute ceilings for the sweep: {e}")).ok()
 }
@@ -211,7 +211,7 @@ fn compare_with_cpu(
     series: &[(Series, Stats)],
     measured: Duration,
     runs: usize,
-) -> Result<crate::engine::Comparison, EngineError> {
+) -> Result<crate::engine::sweep::Comparison, EngineError> {
     let median = |s: Series| series.iter().find(|(x, _)| *x == s).map(|(_, st)| st.median_ns);
     let cpu_series = [Series::CpuAll, Series::Cpu1]
         .into_iter()

@@ -74,14 +74,22 @@ pub(crate) fn open_device_like(
     open_device(&adapter)
 }
 
-fn open_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
-    let info = adapter.get_info();
-    let desc = wgpu::DeviceDescriptor {
-        label: Some("graylab"),
+/// The device graylab asks `adapter` for (see `GpuContext::device_descriptor`).
+pub(crate) fn device_descriptor(
+    adapter: &wgpu::Adapter,
+    label: &'static str,
+) -> wgpu::DeviceDescriptor<'static> {
+    wgpu::DeviceDescriptor {
+        label: Some(label),
         required_features: adapter.features() & WANTED_FEATURES,
         required_limits: adapter.limits(),
         ..Default::default()
-    };
+    }
+}
+
+fn open_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
+    let info = adapter.get_info();
+    let desc = device_descriptor(adapter, "graylab");
     let (device, queue) = pollster::block_on(adapter.request_device(&desc))
         .map_err(|e| GpuError::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
     Ok((device, queue, info))

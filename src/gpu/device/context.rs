@@ -4,7 +4,7 @@
 //! No error handler is installed on the device: graylab's own GPU work runs inside error scopes
 //! ([`crate::gpu::device::scopes`]), so a device handed in keeps its owner's handler.
 
-use crate::gpu::device::adapters::{WANTED_FEATURES, open_best_device, open_device_like};
+use crate::gpu::device::adapters::{WANTED_FEATURES, device_descriptor, open_best_device, open_device_like};
 use crate::gpu::{GpuError, WorkgroupSize};
 
 /// Which timestamp queries the device has, and their tick length.
@@ -45,9 +45,7 @@ impl GpuContext {
         Ok(Self::from_device(device, queue, info))
     }
 
-    /// Wraps a device created elsewhere (eframe's). Request the adapter's limits and
-    /// [`Self::wanted_features`] when creating it, or big images need many bands and the
-    /// timings fall back to the CPU clock.
+    /// Wraps a device created elsewhere (eframe's), best with [`Self::device_descriptor`].
     #[must_use]
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
         let features = device.features();
@@ -60,10 +58,15 @@ impl GpuContext {
         Self { device, queue, info, limits, timestamps }
     }
 
-    /// The features graylab would like on a device it is handed (see [`Self::from_device`]).
+    /// How graylab creates a device on `adapter`, named `label`: the adapter's full limits (or big
+    /// images need many bands) and the timestamp features it has (or the timings fall back to the
+    /// CPU clock). eframe is handed this for the window's device, and [`Self::new`] uses it.
     #[must_use]
-    pub fn wanted_features() -> wgpu::Features {
-        WANTED_FEATURES
+    pub fn device_descriptor(
+        adapter: &wgpu::Adapter,
+        label: &'static str,
+    ) -> wgpu::DeviceDescriptor<'static> {
+        device_descriptor(adapter, label)
     }
 
     /// The device.

@@ -7,8 +7,7 @@
 use crate::gpu::GpuContext;
 use crate::gpu::display::{BandOutput, GpuTiles};
 use crate::gpu::memory::ring::{BandBuffers, StagingSlot};
-use crate::gpu::plan::grid::Dispatch;
-use crate::gpu::plan::grid::PARAMS_STRIDE;
+use crate::gpu::plan::grid::{Dispatch, PARAMS_STRIDE};
 use crate::gpu::plan::run_plan::{Chunk, Slice};
 use crate::gpu::timing::timestamps::{Stamp, Timestamps};
 use crate::pixel::Kernel;

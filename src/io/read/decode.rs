@@ -21,13 +21,13 @@ use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::stored_luma::{StoredLuma, StoredLumaDecoder};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
-use crate::io::{DecodeWarning, FrameCount, IoError, Reservation, owned};
-use crate::system::memory_budget::budget;
+use crate::io::{DecodeWarning, FrameCount, IoError, owned};
+use crate::system::memory_budget::{Reservation, budget};
 
 /// Settings for decoding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DecodeOptions {
-    /// A cap for this one decode, below the process-wide budget ([`crate::io::budget`]); `None` =
+    /// A cap for this one decode, below the process-wide budget ([`crate::system::memory_budget::budget`]); `None` =
     /// the budget alone decides.
     pub memory_budget_bytes: Option<u64>,
     /// Keep what a truncated JPEG holds (the missing part gray) with a [`DecodeWarning`]

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridInput, GridMark, Line, LineStyle, Plot, PlotPoints, VLine};
 
-use crate::engine::{Series, SweepResult};
+use crate::engine::sweep::{Series, SweepResult};
 
 fn colour(series: Series) -> Color32 {
     match series {

@@ -2,7 +2,7 @@
 //! series lies above the end-to-end one, and the model's crossovers in a sentence that reads well
 //! whichever exist.
 
-use crate::engine::{Series, SweepPoint, SweepResult};
+use crate::engine::sweep::{Series, SweepPoint, SweepResult};
 
 /// What the crossover lines mean, and the model's crossovers, one note each.
 pub(super) fn notes(result: &SweepResult) -> Vec<String> {

@@ -13,7 +13,7 @@ use super::roofs::{
     Crossing, Key, ROOF_NAMES, Roof, bytes_per_pixel, crossing, keys_ui, log_marks, roofs, rounds_at,
     series_clock, series_colour, series_marker, si,
 };
-use crate::engine::{Roofline, RooflinePoint, Series, SweepResult};
+use crate::engine::sweep::{Roofline, RooflinePoint, Series, SweepResult};
 
 /// The plot is never squeezed below this height, in points.
 const MIN_PLOT_HEIGHT: f32 = 140.0;

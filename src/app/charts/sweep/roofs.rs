@@ -6,7 +6,8 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridInput, GridMark, MarkerShape};
 
-use crate::engine::{FORMULA_OPS_PER_PIXEL, OPS_PER_ROUND, Roofline, RooflinePoint, Series, SweepResult};
+use crate::engine::sweep::{FORMULA_OPS_PER_PIXEL, Roofline, RooflinePoint, Series, SweepResult};
+use crate::pixel::OPS_PER_ROUND;
 
 /// One roof: a bandwidth slope capped by a compute flat, either of them unknown.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,7 +9,7 @@
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
 use super::roofs::{Key, keys_ui};
-use crate::engine::{FrontierPoint, Series, SweepResult};
+use crate::engine::sweep::{FrontierPoint, Series, SweepResult};
 
 /// Which GPU series a map holds against the best CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

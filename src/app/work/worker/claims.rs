@@ -10,7 +10,7 @@ impl WorkerState {
     /// Runs every claim's experiment (the quick set when `quick`), reporting "Claims, 3 of 7:
     /// workgroup shapes…" before each; the work counts claims, so the ETA comes from those done.
     pub(super) fn claims(&self, ticket: &Ticket, quick: bool) -> ClaimsEnd {
-        let memory = match crate::engine::budget().try_reserve(claims_bytes()) {
+        let memory = match crate::system::memory_budget::budget().try_reserve(claims_bytes()) {
             Ok(memory) => memory,
             Err(e) => return ClaimsEnd::Failed(crate::app::advice::describe(&e)),
         };

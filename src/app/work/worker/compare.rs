@@ -21,8 +21,8 @@ impl WorkerState {
             ticket.set_progress(text, 0, 0, (0.0, 0.0));
         };
         let [cpu, gpu] = settings;
-        let sides = crate::engine::Sides { cpu, gpu, cpu_series: None };
-        let result = crate::engine::compare(
+        let sides = crate::engine::sweep::Sides { cpu, gpu, cpu_series: None };
+        let result = crate::engine::sweep::compare(
             &self.engine,
             &input.image,
             &sides,

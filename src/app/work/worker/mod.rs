@@ -24,7 +24,8 @@ use crate::app::textures::DisplayImage;
 use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
 use crate::app::work::jobs::{Job, Loaded, Measured, Reply, Ticket};
 use crate::app::work::preload::{Preload, decode_for_display};
-use crate::engine::{DecodeOptions, Engine, ImageKey};
+use crate::engine::{Engine, ImageKey};
+use crate::io::DecodeOptions;
 
 /// The handle the UI keeps.
 pub struct Worker {
@@ -172,13 +173,13 @@ impl WorkerState {
     fn sweep(
         &self,
         ticket: &Ticket,
-        options: &crate::engine::SweepOptions,
+        options: &crate::engine::sweep::SweepOptions,
         source: Option<(&str, &image::DynamicImage)>,
-        pace: &crate::engine::Pace,
-    ) -> Result<crate::engine::SweepResult, crate::engine::EngineError> {
+        pace: &crate::engine::estimate::Pace,
+    ) -> Result<crate::engine::sweep::SweepResult, crate::engine::EngineError> {
         let calibration = if options.is_work_grid() {
             ticket.set_progress("Sweep: calibrating (about a second)", 0, 0, (0.0, 0.0));
-            Some(crate::engine::calibrate(&self.engine, options)?)
+            Some(crate::engine::sweep::calibrate(&self.engine, options)?)
         } else {
             None
         };
@@ -210,7 +211,7 @@ impl WorkerState {
             ticket.set_progress(what, i as u64, n as u64, (done, total));
             !self.stopped(ticket)
         };
-        crate::engine::sweep_planned(&self.engine, options, &plan, source, &mut progress)
+        crate::engine::sweep::sweep_planned(&self.engine, options, &plan, source, &mut progress)
     }
 
     fn handle(&self, job: Job) {
@@ -322,7 +323,7 @@ impl WorkerState {
                 id: ticket.id,
                 path: path.clone(),
                 image: d.image,
-                format: crate::engine::sniff_format(&path).map(crate::app::work::jobs::format_name),
+                format: crate::io::sniff_format(&path).map(crate::app::work::jobs::format_name),
                 key: ImageKey::new(),
                 decode_ns: d.decode_ns,
                 reoriented: d.reoriented,

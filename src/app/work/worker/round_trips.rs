@@ -6,7 +6,8 @@ use super::WorkerState;
 use std::sync::PoisonError;
 
 use crate::app::work::jobs::{Job, Loaded, Ticket};
-use crate::engine::{ConvertSettings, EngineError, RoundTripOptions, RoundTripResult, round_trip_bytes};
+use crate::engine::round_trip::{RoundTripOptions, RoundTripResult, round_trip_bytes};
+use crate::engine::{ConvertSettings, EngineError};
 
 impl WorkerState {
     /// Runs a [`Job::RoundTrips`] and puts its answer in the job's slot.
@@ -29,7 +30,9 @@ impl WorkerState {
         let image = &input.image;
         let (in_bytes, out_bytes) =
             (image.as_bytes().len() as u64, u64::from(image.width()) * u64::from(image.height()) * 4);
-        let memory = match crate::engine::budget().try_reserve(round_trip_bytes(in_bytes, out_bytes, false)) {
+        let memory = match crate::system::memory_budget::budget()
+            .try_reserve(round_trip_bytes(in_bytes, out_bytes, false))
+        {
             Ok(memory) => memory,
             Err(e) => return Err(crate::app::advice::describe(&e)),
         };
@@ -43,9 +46,10 @@ impl WorkerState {
                 done += 1;
             }
         };
-        let budget = crate::engine::round_trip_budget(false, runs as usize);
+        let budget = crate::engine::round_trip::round_trip_budget(false, runs as usize);
         let options = RoundTripOptions { passes, budget, cancel: Some(ticket.flag()) };
-        let result = crate::engine::round_trips(&self.engine, image, settings, &options, &mut progress);
+        let result =
+            crate::engine::round_trip::round_trips(&self.engine, image, settings, &options, &mut progress);
         drop(memory);
         let stopped = || match done.saturating_sub(1) {
             0 => "Stopped before the first count finished: nothing was measured.".to_owned(),

@@ -13,10 +13,12 @@ use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
-    Backend, Clock, ConvertSettings, EngineError, ExportOptions, Kernel, PROBE_HOLD_BYTES, Phase,
-    PhaseTiming, RunOptions, RunReport,
+    Backend, ConvertSettings, EngineError, Lane, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions, RunReport,
+    Span,
 };
-use crate::engine::{Lane, Span};
+use crate::io::ExportOptions;
+use crate::pixel::Kernel;
+use crate::system::clock::Clock;
 
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
 /// the report.
@@ -37,11 +39,11 @@ impl WorkerState {
     /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
     /// reserved from the budget; the compute ceilings with them: the GPU's where the cache was
     /// written before it existed, and the CPU's (sent to the session on its own).
-    pub(crate) fn ceilings(&self, remeasure: bool) -> Result<crate::engine::KnownCeilings, String> {
+    pub(crate) fn ceilings(&self, remeasure: bool) -> Result<crate::engine::ceilings::KnownCeilings, String> {
         let known = match self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings()) {
             Some(k) if !remeasure => k,
             _ => {
-                let _memory = crate::engine::budget()
+                let _memory = crate::system::memory_budget::budget()
                     .try_reserve(PROBE_HOLD_BYTES)
                     .map_err(|e| format!("no memory to measure them now: {e}"))?;
                 self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))?
@@ -260,15 +262,15 @@ impl WorkerState {
             let what = format!("Exporting {name}, {done} of {rows} rows encoded");
             ticket.set_progress(what, 0, 0, (f64::from(fraction), 1.0));
         };
-        if options.format.or_else(|| crate::engine::ExportFormat::from_path(path))
-            == Some(crate::engine::ExportFormat::Webp)
+        if options.format.or_else(|| crate::io::ExportFormat::from_path(path))
+            == Some(crate::io::ExportFormat::Webp)
         {
             let what = format!("Exporting {name} (the WebP encoder tells its progress only once done)");
             ticket.set_progress(what, 0, 0, (0.0, 0.0));
         } else {
             progress(0.0);
         }
-        let encode = crate::engine::encode_file_with_progress(&pixels, path, &options, &progress)
+        let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)
             .map_err(|e| crate::app::advice::describe(&e))?;
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
     }

@@ -21,7 +21,7 @@ impl WorkerState {
                 format!("Every workgroup size, in turns: round {round} (until decided, at most {total})");
             ticket.set_progress(text, 0, 0, (0.0, 0.0));
         };
-        let result = crate::engine::workgroups(
+        let result = crate::engine::sweep::workgroups(
             &self.engine,
             &input.image,
             &settings,

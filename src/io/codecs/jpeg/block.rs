@@ -3,9 +3,8 @@
 //!
 //! A stripe is one restart interval, so stripes code independently and in parallel.
 
-use crate::io::codecs::jpeg::dct::transform;
+use crate::io::codecs::jpeg::dct::{transform, transform_avx2};
 #[cfg(target_arch = "x86_64")]
-use crate::io::codecs::jpeg::dct::transform_avx2;
 use crate::io::codecs::jpeg::tables::{
     AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, HuffmanCodes, quant_table, reciprocals_transposed,
     zigzag_transposed,
