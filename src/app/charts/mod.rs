@@ -299,7 +299,7 @@ impl ChartsDock {
         let image = session.input().map(|i| i.id);
         let previous = self.keep_previous.then(|| previous_image(session.runs(), image)).flatten();
         let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
-        self.race.poll(image.unwrap_or(0));
+        self.race.poll(image.unwrap_or(0), session);
         let racing = self.race.pending.is_some() && session.current_job().is_some();
         let enabled = session.input().is_some() && session.gpu_usable() && !racing;
         let current = session.settings().convert.workgroup;
@@ -351,8 +351,8 @@ impl ChartsDock {
             workgroups::Asked::Race => {
                 let Some(input) = session.input().cloned() else { return };
                 let settings = ConvertSettings { backend: Backend::Gpu, ..session.settings().convert };
-                let answer = self.race.start();
                 let ticket = Ticket::new(session.next_job_id());
+                self.race.start(ticket.id);
                 // Each valid size's warm-up and first look; how many more rounds it takes to
                 // decide is learned as the job's overhead.
                 let budget = crate::engine::sampling::Budget::FULL;
@@ -360,7 +360,7 @@ impl ChartsDock {
                     .unwrap_or(u32::MAX);
                 let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
                 let parts = crate::app::session::pace::convert_parts(&[settings], rounds, megapixels);
-                let job = Job::Workgroups { ticket, input, settings, answer };
+                let job = Job::Workgroups { ticket, input, settings };
                 session.send_estimated(
                     JobKind::Workgroups,
                     job,

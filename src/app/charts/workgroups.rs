@@ -6,46 +6,38 @@
 //! shape in turns on the open image (the engine's [`crate::engine::sweep::workgroups`]): its verdict
 //! is drawn above the boxes, which then show the race's rounds.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
+use crate::app::work::jobs::Answer;
 use crate::engine::sweep::WorkgroupRace;
 use crate::engine::{Backend, Phase, Stats, WorkgroupSize};
 use crate::system::clock::Clock;
 
-/// Where the worker puts a race's answer.
-pub type RaceAnswer = Arc<Mutex<Option<Result<WorkgroupRace, String>>>>;
-
 /// The chart's race: the one asked and not answered yet, and the last answer with its image.
 #[derive(Default)]
 pub struct Race {
-    /// The answer slot of the race in flight.
-    pub pending: Option<RaceAnswer>,
+    /// The race in flight, until its answer arrives.
+    pub pending: Option<u64>,
     /// The image raced and what the race said (or why it said nothing).
     shown: Option<(u64, Result<WorkgroupRace, String>)>,
 }
 
 impl Race {
-    /// Takes the worker's answer, once there is one, for `image`.
-    pub fn poll(&mut self, image: u64) {
-        let answer =
-            self.pending.as_ref().and_then(|a| a.lock().unwrap_or_else(PoisonError::into_inner).take());
-        if let Some(answer) = answer {
+    /// Takes the worker's answer from the session, once there is one, for `image`.
+    pub fn poll(&mut self, image: u64, session: &mut crate::app::session::Session) {
+        if let Some(Answer::Raced(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
             self.shown = Some((image, answer));
             self.pending = None;
         }
     }
 
-    /// A new slot for a race about to start; the last answer is dropped.
-    pub fn start(&mut self) -> RaceAnswer {
-        let answer = RaceAnswer::default();
-        self.pending = Some(Arc::clone(&answer));
+    /// The race of job `id` is about to start; the last answer is dropped.
+    pub fn start(&mut self, id: u64) {
+        self.pending = Some(id);
         self.shown = None;
-        answer
     }
 }
 

@@ -1,14 +1,11 @@
 //! The settings panel on the left: backend, formula, work per pixel, workgroup size, threads,
 //! the Run and Continuous controls, and the last run's phases and work.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
 use egui::{RichText, Ui};
 
 use crate::app::look;
-
 use crate::app::session::Session;
-use crate::app::work::jobs::{Job, Ticket};
+use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::ceilings::PhasePart;
 use crate::engine::sweep::Comparison;
 use crate::engine::{Backend, available_threads, simd_level};
@@ -16,14 +13,11 @@ use crate::pixel::Formula;
 use crate::system::clock::Clock;
 use crate::system::units::gb;
 
-/// Where the worker puts a comparison's result, or why there is none.
-type Answer = Arc<Mutex<Option<Result<Comparison, String>>>>;
-
 /// The conversion settings and the last run, and the CPU vs GPU comparison of the open image.
 #[derive(Default)]
 pub struct SettingsPanel {
     /// The comparison in flight, until its answer arrives.
-    pending: Option<Answer>,
+    pending: Option<u64>,
     /// The latest comparison (or why it has none), with the id of the image it was made on.
     shown: Option<(u64, Result<Comparison, String>)>,
 }
@@ -139,9 +133,7 @@ impl SettingsPanel {
     /// "CPU vs GPU": both backends on the open image in turns, with the panel's other settings,
     /// until the interval of their ratio clears 1 (or the budget is spent: within the noise).
     fn compare_ui(&mut self, ui: &mut Ui, session: &mut Session) {
-        if let Some(answer) =
-            self.pending.as_ref().and_then(|a| a.lock().unwrap_or_else(PoisonError::into_inner).take())
-        {
+        if let Some(Answer::Compared(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
             let image = session.input().map_or(0, |i| i.id);
             self.shown = Some((image, answer));
             self.pending = None;
@@ -176,10 +168,9 @@ impl SettingsPanel {
             crate::engine::ConvertSettings { backend: Backend::Cpu, ..asked },
             crate::engine::ConvertSettings { backend: Backend::Gpu, ..asked },
         ];
-        let answer = Answer::default();
-        self.pending = Some(Arc::clone(&answer));
-        self.shown = None;
         let ticket = Ticket::new(session.next_job_id());
+        self.pending = Some(ticket.id);
+        self.shown = None;
         // At least the warm-up and the first look's rounds of each side; how many more it takes
         // to decide is learned as the job's overhead.
         let budget = crate::engine::sampling::Budget::FULL;
@@ -188,7 +179,7 @@ impl SettingsPanel {
         let parts = crate::app::session::pace::convert_parts(&settings, rounds, megapixels);
         session.send_estimated(
             crate::app::session::JobKind::Compare,
-            Job::Compare { ticket, input, settings, answer },
+            Job::Compare { ticket, input, settings },
             crate::engine::estimate::Task::Compare,
             parts,
         );

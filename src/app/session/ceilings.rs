@@ -66,7 +66,7 @@ impl Session {
 
     /// Whether the ceilings are being read or measured now.
     pub fn measuring_ceilings(&self) -> bool {
-        self.jobs.iter().any(|(k, _)| *k == JobKind::Ceilings)
+        self.book.sent.iter().any(|(k, _)| *k == JobKind::Ceilings)
     }
 
     /// Reads this GPU's ceilings from the cache, or measures them (a few seconds), or with

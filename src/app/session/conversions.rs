@@ -26,19 +26,19 @@ impl Session {
     /// or running (the newest request wins).
     pub fn queue_conversion(&mut self, list: Vec<ConvertSettings>, runs: u32) {
         let Some(input) = self.input.clone() else { return };
-        for (kind, ticket) in &self.jobs {
+        for (kind, ticket) in &self.book.sent {
             if *kind == JobKind::Convert {
                 ticket.cancel();
             }
         }
         let ticket = self.ticket();
-        self.latest_convert = ticket.id;
-        self.comparing = list.iter().any(|s| *s != self.settings.convert);
+        self.book.latest_convert = ticket.id;
+        self.book.comparing = list.iter().any(|s| *s != self.settings.convert);
         let (round_trip, keep_input, preview_side) =
             (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
-        self.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
+        self.book.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
         // Kept, so a batch stopped before the worker takes it up says "before the first of N" too.
-        self.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
+        self.book.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
         self.unhold();
         let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
         let parts = super::pace::convert_parts(&list, runs, megapixels);
@@ -60,7 +60,7 @@ impl Session {
 
     /// Whether a conversion of the latest request is queued or running.
     fn converting(&self) -> bool {
-        self.jobs.iter().any(|(_, t)| t.id == self.latest_convert)
+        self.book.sent.iter().any(|(_, t)| t.id == self.book.latest_convert)
     }
 
     /// Re-runs the conversion when a setting that changes the output or its timing changed
@@ -71,7 +71,7 @@ impl Session {
             round_trip: self.settings.round_trip,
             keep_input: self.settings.keep_input_on_gpu,
         };
-        if self.input.is_some() && self.requested.is_some_and(|r| r != now) {
+        if self.input.is_some() && self.book.requested.is_some_and(|r| r != now) {
             self.run_conversion(1);
         }
         if self.continuous && !self.converting() && self.input.is_some() {

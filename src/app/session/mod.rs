@@ -2,6 +2,7 @@
 //! output, the run history and the messages. Panels read it and ask it to start or stop work; it
 //! never draws anything and knows no panel.
 
+mod book;
 mod ceilings;
 mod conversions;
 mod folder;
@@ -11,11 +12,10 @@ mod replies;
 pub(in crate::app) use replies::file_name;
 pub(in crate::app) mod toasts;
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::state::{ExportRecord, RunRecord, Settings};
+use super::state::Settings;
 use crate::app::session::toasts::Toasts;
 use crate::app::textures::{DisplayImage, PREVIEW_MAX_SIDE};
 use crate::app::work::gpu_device::{GpuDevice, engine_maker};
@@ -75,57 +75,32 @@ pub struct Session {
     /// The device GPU work runs on, resolved (`Window` or `Own`; see `gpu_device.rs`).
     gpu_device: GpuDevice,
     worker: Option<Worker>,
-    /// Jobs sent and not done, oldest first (the first one runs).
-    jobs: Vec<(JobKind, Ticket)>,
+    /// Jobs sent and how they ended.
+    book: book::JobBook,
     input: Option<Arc<Loaded>>,
     /// The file being opened (the latest load asked for), until it is open or failed.
     opening: Option<PathBuf>,
     /// Opens that failed so far (the path field then shows the file on screen again).
     failed_opens: u64,
     output: Option<Output>,
-    runs: Vec<RunRecord>,
-    /// Every export, apart from the runs.
-    exports: Vec<ExportRecord>,
-    /// Runs and exports numbered so far (numbers go on after Clear).
-    counted: (usize, usize),
-    /// Settings already run once on an image (the first run of each is cold).
-    seen: HashSet<String>,
-    next_id: u64,
-    latest_load: u64,
-    latest_convert: u64,
-    /// Runs the latest conversion job asked for.
-    latest_convert_runs: u64,
-    /// The latest conversion job was a comparison (every workgroup size): when it ends, the
-    /// output is made again with the panel's settings, so caption and panel agree.
-    comparing: bool,
-    /// The settings of the latest conversion asked for.
-    requested: Option<conversions::Requested>,
+    /// Where the open image is among the images of its folder, from 1.
+    folder_place: Option<(usize, usize)>,
+    /// Every run and export.
+    history: history::RunHistory,
+    /// What the windows' jobs found: the sweep, the parity check, the claims, the answers.
+    results: replies::Results,
     /// Re-run as soon as a run ends.
     pub continuous: bool,
     /// Longest side of preview levels, in pixels (about the screen's size).
     pub preview_side: u32,
     /// Errors and notes for the user.
     pub toasts: Toasts,
-    /// How the last stopped job ended ("Stopped after 5 of 10"), shown until the next job.
-    stopped: Option<String>,
-    /// Jobs the user stopped (Stop or Esc), told apart from those a newer request superseded.
-    stopped_by_user: HashSet<u64>,
-    sweep: Option<Arc<SweepResult>>,
-    parity: Option<(ParityReport, DisplayImage)>,
-    /// How the latest run of the tutorial's claims ended, and the latest that finished.
-    claims: replies::ClaimsShown,
-    /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
-    runs_cut_short: usize,
     /// This GPU's ceilings, as far as the session knows them.
     ceilings: ceilings::CeilingsState,
     /// This CPU's compute ceiling, as far as the session knows it.
     cpu_compute: ceilings::CpuComputeState,
-    /// Where the open image is among the images of its folder, from 1.
-    folder_place: Option<(usize, usize)>,
     /// The one estimator's pace of this machine, and the jobs it learns from.
     pace: pace::KeptPace,
-    /// Where the next job sent waits for a test to let it go (tests only; see `hold_next_job`).
-    hold_next: Option<crate::system::progress::HoldAt>,
 }
 
 impl Session {
@@ -140,34 +115,19 @@ impl Session {
             gpu_error: None,
             gpu_device: GpuDevice::Window,
             worker: None,
-            jobs: Vec::new(),
+            book: book::JobBook::default(),
             input: None,
             opening: None,
             failed_opens: 0,
             output: None,
-            runs: Vec::new(),
-            exports: Vec::new(),
-            counted: (0, 0),
-            seen: HashSet::new(),
-            next_id: 0,
-            latest_load: 0,
-            latest_convert: 0,
-            latest_convert_runs: 0,
-            comparing: false,
-            requested: None,
+            folder_place: None,
+            history: history::RunHistory::default(),
+            results: replies::Results::default(),
             continuous: false,
             preview_side: PREVIEW_MAX_SIDE,
             toasts: Toasts::default(),
-            stopped: None,
-            stopped_by_user: HashSet::new(),
-            sweep: None,
-            parity: None,
-            claims: replies::ClaimsShown::default(),
-            runs_cut_short: 0,
-            hold_next: None,
             ceilings: ceilings::CeilingsState::NotAsked,
             cpu_compute: ceilings::CpuComputeState::default(),
-            folder_place: None,
             pace: pace::KeptPace::default(),
         };
         let Some(rs) = &cc.wgpu_render_state else {
@@ -247,83 +207,90 @@ impl Session {
 
     /// Whether the worker has work in flight.
     pub fn is_busy(&self) -> bool {
-        !self.jobs.is_empty()
+        !self.book.sent.is_empty()
     }
 
     /// The job running now, and its progress once it reported some.
     pub fn current_job(&self) -> Option<(JobKind, Option<Progress>)> {
-        self.jobs.first().map(|(kind, t)| (*kind, t.progress()))
+        self.book.sent.first().map(|(kind, t)| (*kind, t.progress()))
     }
 
     /// Makes the next job sent wait at its first point `at` until [`Self::release_job`]: how a
     /// test lands Stop, Esc or a new setting inside a run without racing it.
     pub fn hold_next_job(&mut self, at: crate::system::progress::HoldAt) {
-        self.hold_next = Some(at);
+        self.book.hold_next = Some(at);
     }
 
     /// Whether the job running now waits at its hold.
     pub fn job_held(&self) -> bool {
-        self.jobs.first().is_some_and(|(_, t)| t.pixels().hold().is_holding())
+        self.book.sent.first().is_some_and(|(_, t)| t.pixels().hold().is_holding())
     }
 
     /// Lets every held job go on.
     pub fn release_job(&self) {
-        for (_, t) in &self.jobs {
+        for (_, t) in &self.book.sent {
             t.pixels().hold().release();
         }
     }
 
     /// Jobs waiting behind the one running.
     pub fn queued_jobs(&self) -> usize {
-        self.jobs.len().saturating_sub(1)
+        self.book.sent.len().saturating_sub(1)
     }
 
     /// Whether a job that Stop would cancel is queued or running.
     pub fn stoppable(&self) -> bool {
-        self.continuous || self.jobs.iter().any(|(k, t)| k.stoppable() && !t.cancelled())
+        self.continuous || self.book.sent.iter().any(|(k, t)| k.stoppable() && !t.cancelled())
     }
 
     /// Stops Continuous and cancels every conversion batch, sweep and parity check (each ends at
     /// its next check, between runs).
     pub fn stop(&mut self) {
         self.continuous = false;
-        for (kind, ticket) in &self.jobs {
+        for (kind, ticket) in &self.book.sent {
             if kind.stoppable() && !ticket.cancelled() {
                 ticket.cancel();
-                self.stopped_by_user.insert(ticket.id);
+                self.book.stopped_by_user.insert(ticket.id);
             }
         }
     }
 
     /// GPU runs stopped between their submissions by a cancel, so far.
     pub fn runs_cut_short(&self) -> usize {
-        self.runs_cut_short
+        self.book.runs_cut_short
     }
 
     /// The latest finished sweep.
     pub fn sweep(&self) -> Option<&Arc<SweepResult>> {
-        self.sweep.as_ref()
+        self.results.sweep.as_ref()
     }
 
     /// Shows `sweep`, kept from an earlier launch, as the latest.
     pub fn restore_sweep(&mut self, sweep: SweepResult) {
-        self.sweep = Some(Arc::new(sweep));
+        self.results.sweep = Some(Arc::new(sweep));
     }
 
     /// The latest parity report and its difference image.
     pub fn parity(&self) -> Option<&(ParityReport, DisplayImage)> {
-        self.parity.as_ref()
+        self.results.parity.as_ref()
     }
 
     /// The tutorial's claims: the latest report that finished, and why the latest run did not.
     pub fn claims(&self) -> &replies::ClaimsShown {
-        &self.claims
+        &self.results.claims
+    }
+
+    /// The answer to job `id` (a window's or a panel's), once it has arrived; taken, so a second
+    /// call returns `None`.
+    pub fn take_answer(&mut self, id: u64) -> Option<crate::app::work::jobs::Answer> {
+        let at = self.results.answers.iter().position(|(job, _)| *job == id)?;
+        Some(self.results.answers.swap_remove(at).1)
     }
 
     /// A fresh job id.
     pub fn next_job_id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id
+        self.book.next_id += 1;
+        self.book.next_id
     }
 
     fn ticket(&mut self) -> Ticket {
@@ -333,11 +300,11 @@ impl Session {
     /// Sends a job to the worker.
     pub fn send(&mut self, kind: JobKind, job: Job) {
         if let Some(w) = &self.worker {
-            if let Some(at) = self.hold_next.take() {
+            if let Some(at) = self.book.hold_next.take() {
                 job.ticket().pixels().hold().arm(at);
             }
-            self.stopped = None;
-            self.jobs.push((kind, job.ticket().clone()));
+            self.book.stopped = None;
+            self.book.sent.push((kind, job.ticket().clone()));
             w.send(job);
         }
     }
@@ -349,7 +316,7 @@ impl Session {
         // working folder is.
         let path = std::path::absolute(&path).unwrap_or(path);
         let ticket = self.ticket();
-        self.latest_load = ticket.id;
+        self.book.latest_load = ticket.id;
         self.opening = Some(path.clone());
         let preview_side = self.preview_side;
         let options = crate::app::work::preload::decode_options(self.gpu_usable());

@@ -87,7 +87,7 @@ impl Session {
     /// theirs (a grid's comes from its calibration).
     fn reestimate_sent(&self) {
         for (id, task, parts) in self.pace.sent.iter().filter(|(_, task, _)| *task == Task::Convert) {
-            if let Some((_, ticket)) = self.jobs.iter().find(|(_, t)| t.id == *id) {
+            if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == *id) {
                 ticket.set_estimate(self.pace.pace.job(*task, parts).seconds);
             }
         }
@@ -118,7 +118,7 @@ impl Session {
     pub fn send_estimated(&mut self, kind: JobKind, job: Job, task: Task, parts: Vec<Part>) -> Estimate {
         let estimate = self.pace.pace.job(task, &parts);
         job.ticket().set_estimate(estimate.seconds);
-        self.pace.sent.retain(|(id, ..)| self.jobs.iter().any(|(_, t)| t.id == *id));
+        self.pace.sent.retain(|(id, ..)| self.book.sent.iter().any(|(_, t)| t.id == *id));
         self.pace.sent.push((job.ticket().id, task, parts));
         self.send(kind, job);
         estimate

@@ -6,9 +6,25 @@ use std::sync::Arc;
 use super::Session;
 use super::toasts::Topic;
 use crate::app::state::{ExportRecord, RunRecord};
-use crate::app::work::jobs::{ClaimsEnd, Exported, Measured, Output, Reply};
+use crate::app::textures::DisplayImage;
+use crate::app::work::jobs::{Answer, ClaimsEnd, Exported, Measured, Output, Reply};
 use crate::engine::ConvertSettings;
+use crate::engine::ParityReport;
 use crate::engine::claims::ClaimsReport;
+use crate::engine::sweep::SweepResult;
+
+/// What the windows' jobs found, until the next of each.
+#[derive(Default)]
+pub(super) struct Results {
+    /// The latest sweep.
+    pub sweep: Option<Arc<SweepResult>>,
+    /// The latest parity check and its difference image.
+    pub parity: Option<(ParityReport, DisplayImage)>,
+    /// How the latest run of the tutorial's claims ended, and the latest that finished.
+    pub claims: ClaimsShown,
+    /// Answers to jobs a window or panel asked for, until the one that asked takes them.
+    pub answers: Vec<(u64, Answer)>,
+}
 
 /// The tutorial's claims as the session knows them.
 #[derive(Default)]
@@ -28,12 +44,12 @@ impl Session {
     /// A run of the claims was sent, estimated at `estimate`: its report, when it finishes, is
     /// saved with it.
     pub fn claims_sent(&mut self, estimate: crate::engine::estimate::Estimate) {
-        self.claims.sent_estimate = Some(estimate);
+        self.results.claims.sent_estimate = Some(estimate);
     }
 
     pub(super) fn handle(&mut self, reply: Reply) {
         match reply {
-            Reply::Loaded(id, loaded) if id == self.latest_load => {
+            Reply::Loaded(id, loaded) if id == self.book.latest_load => {
                 self.opening = None;
                 self.settings.remember(loaded.path.clone());
                 self.toasts.clear_notes();
@@ -54,7 +70,7 @@ impl Session {
                 self.output = None;
                 self.convert_on_open();
             }
-            Reply::LoadFailed(id, path, e) if id == self.latest_load => {
+            Reply::LoadFailed(id, path, e) if id == self.book.latest_load => {
                 self.opening = None;
                 self.failed_opens += 1;
                 self.settings.recent.retain(|p| p != &path);
@@ -65,42 +81,52 @@ impl Session {
             Reply::CpuCompute(result) => self.cpu_compute_measured(result),
             Reply::RunCancelled(id) => {
                 log::debug!("job {id}: a GPU run stopped between its submissions");
-                self.runs_cut_short += 1;
+                self.book.runs_cut_short += 1;
             }
-            Reply::ConvertFailed(id, e) if id == self.latest_convert => {
+            Reply::ConvertFailed(id, e) if id == self.book.latest_convert => {
                 self.continuous = false;
                 self.toasts.error(format!("Conversion failed: {e}"));
             }
             Reply::Swept(Ok(result)) => {
                 self.learn_sweep(&result);
-                self.sweep = Some(Arc::new(result));
+                self.results.sweep = Some(Arc::new(result));
             }
             Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {e}")),
             Reply::Parity(result) => match *result {
-                Ok(r) => self.parity = Some(r),
+                Ok(r) => self.results.parity = Some(r),
                 Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
             },
             Reply::Claims(end) => self.claims_ended(end),
+            Reply::Answered(id, answer) => {
+                // An older answer of the same kind was superseded by this one's job.
+                let kind = std::mem::discriminant(&answer);
+                self.results.answers.retain(|(_, a)| std::mem::discriminant(a) != kind);
+                self.results.answers.push((id, answer));
+            }
             Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {
                 self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
             }
             Reply::Done(id) => {
-                if let Some((_, ticket)) = self.jobs.iter().find(|(_, t)| t.id == id) {
+                if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == id) {
                     let ticket = ticket.clone();
-                    self.learn_job_end(&ticket, self.stopped_by_user.contains(&id));
+                    self.learn_job_end(&ticket, self.book.stopped_by_user.contains(&id));
                 }
-                if self.stopped_by_user.remove(&id) {
-                    let runs = (id == self.latest_convert).then_some(self.latest_convert_runs);
-                    self.stopped = self
-                        .jobs
+                if self.book.stopped_by_user.remove(&id) {
+                    let runs = (id == self.book.latest_convert).then_some(self.book.latest_convert_runs);
+                    self.book.stopped = self
+                        .book
+                        .sent
                         .iter()
                         .find(|(_, t)| t.id == id)
                         .map(|(kind, t)| stopped_text(*kind, t, runs));
                 }
-                self.jobs.retain(|(_, t)| t.id != id);
+                self.book.sent.retain(|(_, t)| t.id != id);
                 let shown = self.output.as_ref().map(|o| o.settings);
-                if id == self.latest_convert && self.comparing && shown != Some(self.settings.convert) {
+                if id == self.book.latest_convert
+                    && self.book.comparing
+                    && shown != Some(self.settings.convert)
+                {
                     self.run_conversion(1);
                 }
             }
@@ -113,11 +139,11 @@ impl Session {
         let Measured { report, rates } = measured;
         self.learn_run(&settings, &report);
         let downloaded = report.gpu.as_ref().is_some_and(|g| g.downloaded);
-        let cold = self.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
-        self.counted.0 += 1;
+        let cold = self.history.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
+        self.history.counted.runs += 1;
         let image_name = self.input.as_ref().map(|i| file_name(&i.path)).unwrap_or_default();
-        self.runs.push(RunRecord {
-            seq: self.counted.0,
+        self.history.runs.push(RunRecord {
+            seq: self.history.counted.runs,
             image_id,
             image_name,
             settings,
@@ -138,7 +164,7 @@ impl Session {
         }
         log::debug!(
             "run {}: {:?} {:.1} ms",
-            self.counted.0 + 1,
+            self.history.counted.runs + 1,
             output.settings.backend,
             measured.report.total_ns as f64 / 1e6
         );
@@ -146,7 +172,7 @@ impl Session {
         self.record(output.image_id, output.settings, measured);
         // A run of an older job still counts in the charts, but only the newest settings' output
         // is shown.
-        if id == self.latest_convert || self.output.is_none() {
+        if id == self.book.latest_convert || self.output.is_none() {
             self.output = Some(output);
         }
     }
@@ -154,8 +180,8 @@ impl Session {
     fn claims_ended(&mut self, end: ClaimsEnd) {
         match end {
             ClaimsEnd::Finished(report) => {
-                let estimate = self.claims.sent_estimate.take();
-                self.claims = ClaimsShown {
+                let estimate = self.results.claims.sent_estimate.take();
+                self.results.claims = ClaimsShown {
                     report: Some(Arc::new(*report)),
                     unfinished: None,
                     estimate,
@@ -168,11 +194,12 @@ impl Session {
                 } else {
                     format!("after {done} of {total} claims")
                 };
-                self.claims.unfinished = Some(format!("Stopped {when}: nothing of this run is kept."));
+                self.results.claims.unfinished =
+                    Some(format!("Stopped {when}: nothing of this run is kept."));
             }
             ClaimsEnd::Failed(e) => {
                 self.toasts.error(format!("The claims could not be tested: {e}"));
-                self.claims.unfinished = Some(format!("The claims could not be tested: {e}"));
+                self.results.claims.unfinished = Some(format!("The claims could not be tested: {e}"));
             }
         }
     }
@@ -191,9 +218,9 @@ impl Session {
             crate::app::look::duration(e.encode.encode_ns)
         ));
         // An export is listed as an export, never as a run: Last run keeps the last conversion.
-        self.counted.1 += 1;
-        self.exports.push(ExportRecord {
-            seq: self.counted.1,
+        self.history.counted.exports += 1;
+        self.history.exports.push(ExportRecord {
+            seq: self.history.counted.exports,
             path: e.path,
             format: e.encode.format.to_string(),
             bytes: e.encode.bytes,

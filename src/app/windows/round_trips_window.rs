@@ -5,19 +5,16 @@
 //! budget is spent: inconclusive); the time per operation charted against n, the verdict at each
 //! n with its interval, and the verdict.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
 use crate::app::charts::round_trips_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
-use crate::app::work::jobs::{Job, Ticket};
+use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::round_trip::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 use crate::engine::sampling::MIN_SAMPLES;
-
-/// Where the worker puts the answer to the latest run.
-type Answer = Arc<Mutex<Option<Result<RoundTripResult, String>>>>;
 
 /// The round-trips window's state.
 pub struct RoundTripsWindow {
@@ -27,8 +24,8 @@ pub struct RoundTripsWindow {
     passes: String,
     /// The fewest warm rounds per count.
     runs: u32,
-    /// The answer of the run in flight, until it arrives.
-    pending: Option<Answer>,
+    /// The job in flight, until its answer arrives.
+    pending: Option<u64>,
     /// The latest result, or why the latest run has none.
     shown: Option<Result<Arc<RoundTripResult>, String>>,
     /// The lowest the window's content may reach, from the room it is kept in.
@@ -70,9 +67,7 @@ impl RoundTripsWindow {
 
     /// Shows the window when open, and takes the worker's answer in when it arrives.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
-        let arrived =
-            self.pending.as_ref().and_then(|a| a.lock().unwrap_or_else(PoisonError::into_inner).take());
-        if let Some(result) = arrived {
+        if let Some(Answer::RoundTrips(result)) = self.pending.and_then(|id| session.take_answer(id)) {
             self.shown = Some(result.map(Arc::new));
             self.pending = None;
         }
@@ -179,11 +174,10 @@ impl RoundTripsWindow {
             }
         };
         let Some(input) = session.input().cloned() else { return };
-        let answer = Answer::default();
-        self.pending = Some(Arc::clone(&answer));
-        self.shown = None;
         let settings = session.settings().convert;
         let ticket = Ticket::new(session.next_job_id());
+        self.pending = Some(ticket.id);
+        self.shown = None;
         let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
         let cpu = crate::engine::estimate::Lane::of(&crate::engine::ConvertSettings {
             backend: crate::engine::Backend::Cpu,
@@ -197,7 +191,7 @@ impl RoundTripsWindow {
             megapixels,
             settings.work.rounds,
         );
-        let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs), answer };
+        let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
         session.send_estimated(JobKind::RoundTrips, job, crate::engine::estimate::Task::RoundTrips, parts);
     }
 }

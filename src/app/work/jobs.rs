@@ -336,7 +336,7 @@ pub enum Job {
         /// The job.
         ticket: Ticket,
     },
-    /// Measure operations per round trip on the open image; the answer goes into `answer`.
+    /// Measure operations per round trip on the open image; answered with [`Answer::RoundTrips`].
     RoundTrips {
         /// The job.
         ticket: Ticket,
@@ -346,11 +346,9 @@ pub enum Job {
         settings: ConvertSettings,
         /// The counts of operations per round trip, and warm runs of each.
         passes: (Vec<u32>, u32),
-        /// Where the result (or why there is none) goes, for the window that asked.
-        answer: Arc<Mutex<Option<Result<RoundTripResult, String>>>>,
     },
     /// Run the image on the CPU and the GPU in turns until one is decided faster, or they are
-    /// within the noise.
+    /// within the noise; answered with [`Answer::Compared`].
     Compare {
         /// The job.
         ticket: Ticket,
@@ -358,10 +356,9 @@ pub enum Job {
         input: Arc<Loaded>,
         /// The two sides (CPU, GPU), otherwise the panel's settings.
         settings: [ConvertSettings; 2],
-        /// Where the result (or why there is none) goes, for the panel that asked.
-        answer: Arc<Mutex<Option<Result<Comparison, String>>>>,
     },
-    /// Race every workgroup shape on the open image in turns until the fastest is decided.
+    /// Race every workgroup shape on the open image in turns until the fastest is decided;
+    /// answered with [`Answer::Raced`].
     Workgroups {
         /// The job.
         ticket: Ticket,
@@ -369,8 +366,6 @@ pub enum Job {
         input: Arc<Loaded>,
         /// The panel's settings (the shape is raced, the backend is the GPU).
         settings: ConvertSettings,
-        /// Where the race (or why there is none) goes, for the chart that asked.
-        answer: Arc<Mutex<Option<Result<WorkgroupRace, String>>>>,
     },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
@@ -452,6 +447,18 @@ pub enum ClaimsEnd {
     Failed(String),
 }
 
+/// The result of a job one window or panel asked for (or why there is none, in the app's
+/// words), kept by the session until the one that asked takes it by the job's id
+/// (`Session::take_answer`).
+pub enum Answer {
+    /// Operations per round trip.
+    RoundTrips(Result<RoundTripResult, String>),
+    /// CPU vs GPU in turns.
+    Compared(Result<Comparison, String>),
+    /// Every workgroup shape in turns.
+    Raced(Result<WorkgroupRace, String>),
+}
+
 /// Answers from the worker; each names the job it answers.
 pub enum Reply {
     /// A file was decoded.
@@ -480,4 +487,6 @@ pub enum Reply {
     Parity(Box<Result<(ParityReport, DisplayImage), String>>),
     /// The claims were tested, stopped or failed.
     Claims(ClaimsEnd),
+    /// A job one window or panel asked for ended, with its answer.
+    Answered(u64, Answer),
 }

@@ -1,17 +1,15 @@
 //! CPU vs GPU on the worker: the open image run on both in turns by the engine's sampling, with
 //! the rounds taken in the status bar and Stop checked between rounds.
 
-use std::sync::PoisonError;
-
 use super::WorkerState;
-use crate::app::work::jobs::Job;
+use crate::app::work::jobs::{Answer, Job, Reply};
 use crate::engine::EngineError;
 use crate::engine::sampling::Budget;
 
 impl WorkerState {
-    /// Runs a [`Job::Compare`] and puts its answer in the job's slot.
+    /// Runs a [`Job::Compare`] and answers it.
     pub(super) fn compare(&self, job: Job) {
-        let Job::Compare { ticket, input, settings, answer } = job else { return };
+        let Job::Compare { ticket, input, settings } = job else { return };
         let budget = Budget::FULL;
         let total = (budget.warmup_rounds + budget.max_rounds) as u64;
         ticket.set_progress("CPU vs GPU, in turns", 0, 0, (0.0, 0.0));
@@ -31,7 +29,7 @@ impl WorkerState {
             &mut progress,
         );
         let result = result.map_err(|e| self.no_verdict(&ticket, &e));
-        *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        self.reply(Reply::Answered(ticket.id, Answer::Compared(result)));
     }
 
     /// What a sampled job (CPU vs GPU, the workgroup race) says when it ends without a verdict:

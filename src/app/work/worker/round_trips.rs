@@ -3,18 +3,17 @@
 //! and between GPU submissions.
 
 use super::WorkerState;
-use std::sync::PoisonError;
 
-use crate::app::work::jobs::{Job, Loaded, Ticket};
+use crate::app::work::jobs::{Answer, Job, Loaded, Reply, Ticket};
 use crate::engine::round_trip::{RoundTripOptions, RoundTripResult, round_trip_bytes};
 use crate::engine::{ConvertSettings, EngineError};
 
 impl WorkerState {
-    /// Runs a [`Job::RoundTrips`] and puts its answer in the job's slot.
+    /// Runs a [`Job::RoundTrips`] and answers it.
     pub(super) fn round_trips(&self, job: Job) {
-        if let Job::RoundTrips { ticket, input, settings, passes, answer } = job {
+        if let Job::RoundTrips { ticket, input, settings, passes } = job {
             let result = self.measure_round_trips(&ticket, &input, &settings, passes);
-            *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+            self.reply(Reply::Answered(ticket.id, Answer::RoundTrips(result)));
         }
     }
 

@@ -2,16 +2,14 @@
 //! image in turns by the engine's sampling, the rounds taken in the status bar and Stop checked
 //! between rounds.
 
-use std::sync::PoisonError;
-
 use super::WorkerState;
-use crate::app::work::jobs::Job;
+use crate::app::work::jobs::{Answer, Job, Reply};
 use crate::engine::sampling::Budget;
 
 impl WorkerState {
-    /// Runs a [`Job::Workgroups`] and puts its answer in the job's slot.
+    /// Runs a [`Job::Workgroups`] and answers it.
     pub(super) fn workgroups(&self, job: Job) {
-        let Job::Workgroups { ticket, input, settings, answer } = job else { return };
+        let Job::Workgroups { ticket, input, settings } = job else { return };
         let budget = Budget::FULL;
         let total = budget.warmup_rounds + budget.max_rounds;
         ticket.set_progress("Every workgroup size, in turns", 0, 0, (0.0, 0.0));
@@ -30,6 +28,6 @@ impl WorkerState {
             &mut progress,
         );
         let result = result.map_err(|e| self.no_verdict(&ticket, &e));
-        *answer.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        self.reply(Reply::Answered(ticket.id, Answer::Raced(result)));
     }
 }
