@@ -56,7 +56,8 @@ mod tests {
         let exists = IoError::Exists { path: PathBuf::from("/tmp/out.png") };
         let text = describe(&EngineError::Io(exists));
         assert_eq!(text, "the output file exists: /tmp/out.png. Choose Replace when asked, or another name.");
-        let gpu = describe(&EngineError::GpuUnavailable("no adapter".into()));
+        let gpu =
+            describe(&EngineError::GpuUnavailable(std::sync::Arc::new(crate::engine::GpuError::NoAdapter)));
         assert!(gpu.ends_with("Choose the CPU backend."), "{gpu}");
         assert!(!text.contains("--") && !gpu.contains("--"));
     }

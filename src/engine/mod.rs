@@ -146,8 +146,8 @@ pub enum EngineError {
     #[error(transparent)]
     Io(#[from] IoError),
     /// The GPU was asked for but none could be opened.
-    #[error("the GPU is not available ({0})")]
-    GpuUnavailable(String),
+    #[error("the GPU is not available")]
+    GpuUnavailable(#[source] Arc<GpuError>),
     /// The work was cancelled (a newer request superseded it, or the app is closing).
     #[error("cancelled")]
     Cancelled,
@@ -164,7 +164,7 @@ pub enum EngineError {
 
 /// The engine: a CPU backend that always works and a GPU converter opened on first use.
 pub struct Engine {
-    gpu: OnceLock<Result<Arc<GpuConverter>, String>>,
+    gpu: OnceLock<Result<Arc<GpuConverter>, Arc<GpuError>>>,
     /// The GPU's ceilings, once loaded or measured.
     ceilings: Mutex<Option<KnownCeilings>>,
     /// The last memory-stream baseline measured for [`Engine::phase_rates`].
@@ -189,7 +189,7 @@ impl Engine {
         Self::with_cell(OnceLock::new())
     }
 
-    fn with_cell(gpu: OnceLock<Result<Arc<GpuConverter>, String>>) -> Self {
+    fn with_cell(gpu: OnceLock<Result<Arc<GpuConverter>, Arc<GpuError>>>) -> Self {
         Self {
             gpu,
             ceilings: Mutex::new(None),
@@ -242,8 +242,8 @@ impl Engine {
                 Self::with_converter(Arc::new(converter))
             }
             Err(e) => {
-                log::warn!("cannot open a second device on {}: {e}", like.name);
-                Self::without_gpu(format!("cannot open a device of its own on {}: {e}", like.name))
+                log::warn!("cannot open a second device on {}: {}", like.name, causes::one_line(&e));
+                Self::without_gpu(e)
             }
         }
     }
@@ -256,12 +256,18 @@ impl Engine {
         Self::with_cell(cell)
     }
 
-    /// An engine whose GPU is known to be unavailable, with the reason.
+    /// An engine whose GPU could not be opened, and why.
     #[must_use]
-    pub fn without_gpu(reason: impl Into<String>) -> Self {
+    pub fn without_gpu(why: GpuError) -> Self {
         let cell = OnceLock::new();
-        let _ = cell.set(Err(reason.into()));
+        let _ = cell.set(Err(Arc::new(why)));
         Self::with_cell(cell)
+    }
+
+    /// An engine that runs on the CPU only (a GPU is never opened: tests, references).
+    #[must_use]
+    pub fn cpu_only() -> Self {
+        Self::without_gpu(GpuError::NotOpened)
     }
 
     /// An engine whose GPU (opened now) times every step with submit-and-wait on the CPU clock,
@@ -303,13 +309,11 @@ impl Engine {
         self.gpu
             .get_or_init(|| {
                 crate::system::one_time::timed(|| {
-                    GpuContext::new()
-                        .map(|ctx| Arc::new(GpuConverter::new(Arc::new(ctx))))
-                        .map_err(|e| e.to_string())
+                    GpuContext::new().map(|ctx| Arc::new(GpuConverter::new(Arc::new(ctx)))).map_err(Arc::new)
                 })
             })
             .as_ref()
-            .map_err(|e| EngineError::GpuUnavailable(e.clone()))
+            .map_err(|e| EngineError::GpuUnavailable(Arc::clone(e)))
     }
 }
 

@@ -26,7 +26,7 @@ mod timing;
 pub use converter::{GpuConverter, TimingMode};
 pub use device::adapters::{AdapterReport, list_adapters};
 pub use device::context::{GpuContext, TimestampSupport};
-pub use device::error::GpuError;
+pub use device::error::{GpuError, MapFailure};
 pub use device::host_copy::PIECE_BYTES;
 pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};

@@ -21,7 +21,7 @@ pub(crate) struct Pipelines {
     /// `[8-bit to linear, 16-bit to linear, linear to 8-bit, linear to 16-bit]`.
     tables: [wgpu::Buffer; 4],
     /// What wgpu said while creating the above, reported by every [`Self::get`].
-    init_error: Option<String>,
+    init_error: Option<std::sync::Arc<wgpu::Error>>,
 }
 
 impl Pipelines {
@@ -40,7 +40,7 @@ impl Pipelines {
             immediate_size: 0,
         });
         let tables = table_buffers(device);
-        let init_error = scopes.finish().err().map(|e| e.to_string());
+        let init_error = scopes.first_error().map(std::sync::Arc::new);
         Self { layout, pipeline_layout, shader, cache: Mutex::default(), tables, init_error }
     }
 
@@ -54,7 +54,7 @@ impl Pipelines {
         size: WorkgroupSize,
     ) -> Result<wgpu::ComputePipeline, GpuError> {
         if let Some(e) = &self.init_error {
-            return Err(GpuError::Validation(e.clone()));
+            return Err(GpuError::Validation(std::sync::Arc::clone(e)));
         }
         ctx.check_workgroup(size)?;
         // One pipeline per formula computed (stored luma computes BT.601 on decoded colour).

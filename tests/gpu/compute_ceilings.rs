@@ -36,8 +36,7 @@ fn the_gpu_compute_kernel_runs_and_gives_a_positive_rate_with_its_clock() {
 
 #[test]
 fn the_engine_gives_both_ceilings_and_the_cpu_one_without_a_gpu() {
-    let c =
-        Engine::without_gpu("a test without a GPU").without_ceiling_cache().compute_ceilings().expect("cpu");
+    let c = Engine::cpu_only().without_ceiling_cache().compute_ceilings().expect("cpu");
     assert!(c.cpu_ops_per_s > 0.0 && c.cpu_threads == available_threads(), "{c:?}");
     assert_eq!((c.gpu_ops_per_s, c.gpu_clock), (None, None));
     if common::gpu().is_none() {

@@ -33,7 +33,7 @@ fn inputs() -> Vec<DynamicImage> {
 
 #[test]
 fn cpu_output_types_and_values() {
-    let engine = Engine::without_gpu("not needed");
+    let engine = Engine::cpu_only();
     for img in inputs() {
         for keep_alpha in [true, false] {
             let settings = ConvertSettings { keep_alpha, ..ConvertSettings::default() };
@@ -87,7 +87,7 @@ fn gpu_equals_cpu_for_every_pixel_type_and_labels_its_clocks() {
 
 #[test]
 fn bench_keeps_the_cold_run_apart() {
-    let engine = Engine::without_gpu("not needed");
+    let engine = Engine::cpu_only();
     let img = synthetic_rgb(256, 128, 3);
     let r = bench(&engine, &img, &ConvertSettings { threads: 1, ..ConvertSettings::default() }, 5)
         .expect("bench");
@@ -213,7 +213,7 @@ fn the_workgroup_race_times_every_valid_shape_in_turns() {
 
 #[test]
 fn no_gpu_gives_a_clear_error_and_the_cpu_still_works() {
-    let engine = Engine::without_gpu("no adapter in this test");
+    let engine = Engine::without_gpu(graylab::engine::GpuError::NoAdapter);
     let img = synthetic_rgb(8, 8, 1);
     let err = engine
         .convert(
@@ -222,9 +222,11 @@ fn no_gpu_gives_a_clear_error_and_the_cpu_still_works() {
             RunOptions::default(),
         )
         .expect_err("no gpu");
-    assert!(
-        err.to_string().contains("not available") && err.to_string().contains("no adapter in this test"),
-        "{err}"
+    // The cause is printed once, as the chain's second link.
+    let text = graylab::engine::causes::one_line(&err);
+    assert_eq!(
+        text,
+        "the GPU is not available: no GPU adapter found (no Vulkan, Metal or DX12 driver answered)"
     );
     assert!(engine.convert(&img, &ConvertSettings::default(), RunOptions::default()).is_ok());
 }
@@ -261,7 +263,7 @@ fn assert_reconciles(r: &RunReport) {
 #[test]
 fn phases_overlap_and_the_rest_add_up_to_the_wall_time() {
     let img = synthetic_rgb(1500, 1000, 7);
-    let engine = Engine::without_gpu("not needed");
+    let engine = Engine::cpu_only();
     let cpu = engine.convert(&img, &ConvertSettings::default(), RunOptions::default()).expect("cpu");
     assert_reconciles(&cpu.report);
     assert!(cpu.report.other_ns > 0, "preparing pixels is no phase: {:?}", cpu.report);
@@ -331,7 +333,7 @@ fn work_per_pixel_through_the_engine_cpu_equals_gpu_and_reports_its_level() {
 
 #[test]
 fn work_per_pixel_in_bench_results_and_old_settings_load() {
-    let engine = Engine::without_gpu("not needed");
+    let engine = Engine::cpu_only();
     let img = synthetic_rgb(101, 37, 1);
     let work = Work { rounds: 8, mask: 0, divergent: false };
     let r = bench(&engine, &img, &ConvertSettings { threads: 1, work, ..ConvertSettings::default() }, 2)
@@ -369,7 +371,7 @@ fn assert_timeline(report: &RunReport, what: &str) {
 #[test]
 fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
     let image = DynamicImage::ImageRgb8(common::photo(1024, 1024).to_rgb8());
-    let cpu = Engine::without_gpu("not needed");
+    let cpu = Engine::cpu_only();
     let report = cpu.convert(&image, &ConvertSettings::default(), RunOptions::default()).expect("cpu").report;
     assert_timeline(&report, "cpu");
     assert_eq!(report.spans.len(), 1, "a CPU run is one kernel span: {:?}", report.spans);
@@ -416,7 +418,7 @@ fn a_file_conversion_is_one_timeline_from_the_decode_to_the_encode() {
     common::photo(640, 480).to_rgb8().save(&input).expect("write the input");
     let engine = match common::gpu() {
         Some(gpu) => Engine::with_converter(Arc::new(GpuConverter::new(gpu))),
-        None => Engine::without_gpu("not needed"),
+        None => Engine::cpu_only(),
     };
     let gpu = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
     // PNG from the CPU is converted inside the encode, stripe by stripe; BMP is not; the GPU never.

@@ -83,7 +83,7 @@ fn decode(path: &Path) -> Result<DynamicImage, IoError> {
 
 /// The gray image on the CPU and, where there is an adapter, on the GPU (which must agree).
 fn converted(image: &DynamicImage) -> DynamicImage {
-    let cpu = Engine::without_gpu("not needed");
+    let cpu = Engine::cpu_only();
     let settings = ConvertSettings { threads: 2, ..ConvertSettings::default() };
     let a = cpu.convert(image, &settings, RunOptions::default()).expect("cpu").image;
     if let Some(gpu) = common::gpu() {

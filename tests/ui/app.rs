@@ -26,7 +26,7 @@ fn photo(dir: &Path, name: &str, w: u32, h: u32) -> (PathBuf, DynamicImage) {
 }
 
 fn engine_gray(img: &DynamicImage, settings: &ConvertSettings) -> DynamicImage {
-    Engine::without_gpu("reference")
+    Engine::cpu_only()
         .convert(img, &ConvertSettings { backend: Backend::Cpu, ..*settings }, RunOptions::default())
         .expect("cpu")
         .image

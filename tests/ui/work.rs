@@ -60,7 +60,7 @@ fn the_work_control_sets_the_next_runs_work_and_last_run_names_it() {
     let line = text_of(&h.get_by_label_contains("work: 64 rounds/px (synthetic) · 48 ops/byte"));
     assert!(line.as_deref().is_some_and(|l| l.contains("op/s [cpu]")), "the rate and its clock: {line:?}");
     // The image stays the exact grayscale (mask 0).
-    let engine = graylab::engine::Engine::without_gpu("CPU only");
+    let engine = graylab::engine::Engine::cpu_only();
     let input = image::open(dir.path().join("in.png")).expect("open");
     let convert = |settings| {
         engine.convert(&input, &settings, graylab::engine::RunOptions::default()).expect("convert")

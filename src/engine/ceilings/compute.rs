@@ -188,8 +188,8 @@ impl Engine {
         let cpu = self.cpu_compute(false)?;
         let gpu = match self.gpu_compute() {
             Ok(g) => Some(g),
-            Err(EngineError::GpuUnavailable(why)) => {
-                log::debug!("no GPU compute ceiling: {why}");
+            Err(e @ EngineError::GpuUnavailable(_)) => {
+                log::debug!("no GPU compute ceiling: {}", crate::engine::causes::one_line(&e));
                 None
             }
             Err(e) => return Err(e),

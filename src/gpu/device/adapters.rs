@@ -91,7 +91,7 @@ fn open_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue, wg
     let info = adapter.get_info();
     let desc = device_descriptor(adapter, "graylab");
     let (device, queue) = pollster::block_on(adapter.request_device(&desc))
-        .map_err(|e| GpuError::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
+        .map_err(|source| GpuError::RequestDevice { adapter: info.name.clone(), source })?;
     Ok((device, queue, info))
 }
 

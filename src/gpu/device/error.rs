@@ -1,21 +1,28 @@
 //! The GPU backend's one error type. Messages say what went wrong; advice on what to do instead
 //! (another backend, a command-line flag) belongs to the front ends.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use crate::gpu::WorkgroupSize;
 
 /// Errors of the GPU backend.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
+    /// This engine was made to run on the CPU only.
+    #[error("this engine runs on the CPU only")]
+    NotOpened,
     /// No adapter (GPU or software driver) was found.
     #[error("no GPU adapter found (no Vulkan, Metal or DX12 driver answered)")]
     NoAdapter,
     /// The adapter refused to create a device.
-    #[error("the GPU adapter {adapter} refused to open a device: {reason}")]
+    #[error("the GPU adapter {adapter} refused to open a device")]
     RequestDevice {
         /// Adapter name.
         adapter: String,
         /// What wgpu said.
-        reason: String,
+        #[source]
+        source: wgpu::RequestDeviceError,
     },
     /// The workgroup shape exceeds this device's limits.
     #[error(
@@ -65,19 +72,20 @@ pub enum GpuError {
         /// Kernel name.
         kernel: &'static str,
     },
-    /// The GPU ran out of memory while allocating buffers.
-    #[error("the GPU is out of memory: {0}")]
-    OutOfMemory(String),
+    /// The GPU ran out of memory while allocating buffers (wgpu's error, shared by every run
+    /// that meets it).
+    #[error("the GPU is out of memory")]
+    OutOfMemory(#[source] Arc<wgpu::Error>),
     /// Waiting for the GPU failed (timeout or a lost device).
-    #[error("waiting for the GPU failed: {0}")]
-    Wait(String),
+    #[error("waiting for the GPU failed")]
+    Wait(#[source] wgpu::PollError),
     /// A buffer could not be mapped for reading or writing.
-    #[error("mapping a GPU buffer failed: {0}")]
-    Map(String),
+    #[error("mapping a GPU buffer failed")]
+    Map(#[source] MapFailure),
     /// wgpu reported a validation or internal error: a bug in graylab, reported instead of
     /// panicking.
-    #[error("the GPU rejected a command (a graylab bug, please report it): {0}")]
-    Validation(String),
+    #[error("the GPU rejected a command (a graylab bug, please report it)")]
+    Validation(#[source] Arc<wgpu::Error>),
     /// graylab broke one of its own invariants (a state that should not be reachable): a bug,
     /// reported instead of panicking.
     #[error("an internal fault in graylab's GPU code ({0}); please report it")]
@@ -85,4 +93,31 @@ pub enum GpuError {
     /// The job's cancel flag was set; the GPU work already submitted was waited for.
     #[error("the GPU conversion was cancelled")]
     Cancelled,
+}
+
+impl From<wgpu::Error> for GpuError {
+    /// An error a scope caught: out of memory, or a command the GPU rejected.
+    fn from(e: wgpu::Error) -> Self {
+        match e {
+            e @ wgpu::Error::OutOfMemory { .. } => Self::OutOfMemory(Arc::new(e)),
+            e => Self::Validation(Arc::new(e)),
+        }
+    }
+}
+
+/// Why a buffer could not be mapped.
+#[derive(Debug, thiserror::Error)]
+pub enum MapFailure {
+    /// The mapped range could not be had.
+    #[error(transparent)]
+    Range(#[from] wgpu::MapRangeError),
+    /// The mapping itself failed (wgpu's callback said so).
+    #[error(transparent)]
+    Async(#[from] wgpu::BufferAsyncError),
+    /// The mapping's callback was dropped without an answer.
+    #[error("the mapping was abandoned")]
+    Abandoned,
+    /// The callback did not answer within this long after the GPU finished.
+    #[error("no answer within {0:?} after the GPU finished")]
+    NoAnswer(Duration),
 }

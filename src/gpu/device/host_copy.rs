@@ -59,10 +59,10 @@ fn parallel(len: usize) -> bool {
 /// Copies `src` to the start of a mapped write range and zero-fills the rest of it; when each
 /// thread that took part copied.
 pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<Vec<ThreadCopy>, GpuError> {
-    let range_bytes = view.len();
-    let too_long =
-        || GpuError::Map(format!("{} bytes do not fit a {range_bytes} byte staging range", src.len()));
-    let (head, mut tail) = view.slice(..).split_at_checked(src.len()).map_err(|_| too_long())?;
+    let (head, mut tail) = view
+        .slice(..)
+        .split_at_checked(src.len())
+        .map_err(|_| GpuError::Bug("a staging range shorter than what is copied into it"))?;
     if parallel(src.len()) {
         let (pieces, mut rest) = head.into_chunks::<PIECE_BYTES>();
         let pieces: Vec<wgpu::WriteOnly<'_, [u8; PIECE_BYTES]>> = pieces.into_iter().collect();
@@ -94,9 +94,9 @@ pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<
 /// Copies the start of a mapped read range into `dst` (all of `dst`); when each thread that took
 /// part copied.
 pub(crate) fn read_mapped(view: &[u8], dst: &mut [u8]) -> Result<Vec<ThreadCopy>, GpuError> {
-    let src = view.get(..dst.len()).ok_or_else(|| {
-        GpuError::Map(format!("a {} byte readback range holds no {} bytes", view.len(), dst.len()))
-    })?;
+    let src = view
+        .get(..dst.len())
+        .ok_or(GpuError::Bug("a readback range shorter than what is copied out of it"))?;
     if parallel(dst.len()) {
         let copies: Vec<ThreadCopy> = dst
             .par_chunks_mut(PIECE_BYTES)

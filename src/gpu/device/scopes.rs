@@ -23,18 +23,19 @@ impl<'a> ErrorScopes<'a> {
     }
 
     /// Pops the scopes and returns the first error they caught, if any.
-    pub(crate) fn finish(mut self) -> Result<(), GpuError> {
+    pub(crate) fn finish(self) -> Result<(), GpuError> {
+        self.first_error().map_or(Ok(()), |e| Err(e.into()))
+    }
+
+    /// Pops the scopes: the first error they caught, as wgpu reported it.
+    pub(crate) fn first_error(mut self) -> Option<wgpu::Error> {
         let mut first = None;
         while let Some(guard) = self.guards.pop() {
             if let Some(e) = pollster::block_on(guard.pop()) {
                 first.get_or_insert(e);
             }
         }
-        match first {
-            None => Ok(()),
-            Some(e @ wgpu::Error::OutOfMemory { .. }) => Err(GpuError::OutOfMemory(e.to_string())),
-            Some(e) => Err(GpuError::Validation(e.to_string())),
-        }
+        first
     }
 
     /// Pops the scopes, then pushes fresh ones: returns what was caught so far.

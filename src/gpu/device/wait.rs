@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::gpu::GpuError;
+use crate::gpu::device::error::MapFailure;
 
 /// How long to wait for one submission or mapping before calling the GPU hung.
 const WAIT_LIMIT: Duration = Duration::from_mins(5);
@@ -33,7 +34,7 @@ pub(crate) fn wait_for(
     submission: Option<&wgpu::SubmissionIndex>,
 ) -> Result<(), GpuError> {
     let poll = wgpu::PollType::Wait { submission_index: submission.cloned(), timeout: Some(WAIT_LIMIT) };
-    device.poll(poll).map(drop).map_err(|e| GpuError::Wait(e.to_string()))
+    device.poll(poll).map(drop).map_err(GpuError::Wait)
 }
 
 /// Waits for a mapping started with [`map`]: it is answered during a poll once the GPU is done
@@ -41,10 +42,8 @@ pub(crate) fn wait_for(
 pub(crate) fn mapped(device: &wgpu::Device, rx: &MapResult) -> Result<(), GpuError> {
     let answer = |rx: &MapResult| match rx.try_recv() {
         Ok(Ok(())) => Some(Ok(())),
-        Ok(Err(e)) => Some(Err(GpuError::Map(e.to_string()))),
-        Err(mpsc::TryRecvError::Disconnected) => {
-            Some(Err(GpuError::Map("the mapping was abandoned".to_owned())))
-        }
+        Ok(Err(e)) => Some(Err(GpuError::Map(e.into()))),
+        Err(mpsc::TryRecvError::Disconnected) => Some(Err(GpuError::Map(MapFailure::Abandoned))),
         Err(mpsc::TryRecvError::Empty) => None,
     };
     if let Some(result) = answer(rx) {
@@ -54,8 +53,8 @@ pub(crate) fn mapped(device: &wgpu::Device, rx: &MapResult) -> Result<(), GpuErr
     // This thread's poll fired the callback, or another thread's poll (eframe's) is firing it.
     match rx.recv_timeout(CALLBACK_LIMIT) {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(GpuError::Map(e.to_string())),
-        Err(_) => Err(GpuError::Map(format!("no answer within {CALLBACK_LIMIT:?} after the GPU finished"))),
+        Ok(Err(e)) => Err(GpuError::Map(e.into())),
+        Err(_) => Err(GpuError::Map(MapFailure::NoAnswer(CALLBACK_LIMIT))),
     }
 }
 

@@ -141,7 +141,7 @@ impl GpuTiles {
         let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let preview = display_texture(&ctx, pw, ph, mip_levels(pw, ph));
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::OutOfMemory(e.to_string()));
+            return Err(e.into());
         }
         Ok(Self { width, height, preview, ctx, pipeline, band_limit_bytes, store: Mutex::default() })
     }
@@ -212,7 +212,7 @@ impl GpuTiles {
         let scope = self.ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let drawn = self.pipeline.draw_preview(&self.ctx, self, cancel);
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::Validation(e.to_string()));
+            return Err(e.into());
         }
         drawn
     }
@@ -223,7 +223,7 @@ impl GpuTiles {
         let scope = self.ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let tile = self.pipeline.detail_tile(&self.ctx, self, (x0, y0), (width, height));
         match pollster::block_on(scope.pop()) {
-            Some(e) => Err(GpuError::Validation(e.to_string())),
+            Some(e) => Err(e.into()),
             None => Ok(tile),
         }
     }

@@ -65,7 +65,7 @@ impl Run<'_> {
         let started = Instant::now();
         let copies = {
             let mut view =
-                slot.upload.get_mapped_range_mut(0..in_bytes).map_err(|e| GpuError::Map(e.to_string()))?;
+                slot.upload.get_mapped_range_mut(0..in_bytes).map_err(|e| GpuError::Map(e.into()))?;
             fill_mapped(&mut view, src)?
         };
         self.t.upload_host_ns += nanos(started.elapsed());
@@ -89,8 +89,7 @@ impl Run<'_> {
         let mismatch = self.length_mismatch();
         let dst = self.dst.as_deref_mut().and_then(|d| d.get_mut(chunk.dst.clone())).ok_or(mismatch)?;
         let copies = {
-            let view =
-                slot.download.get_mapped_range(0..out_bytes).map_err(|e| GpuError::Map(e.to_string()))?;
+            let view = slot.download.get_mapped_range(0..out_bytes).map_err(|e| GpuError::Map(e.into()))?;
             read_mapped(&view, dst)?
         };
         slot.download.unmap();

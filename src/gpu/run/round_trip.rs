@@ -90,7 +90,7 @@ impl Stamps {
         mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
         let mut ticks = [0u64; 2];
         {
-            let view = self.readback.get_mapped_range(0..16).map_err(|e| GpuError::Map(e.to_string()))?;
+            let view = self.readback.get_mapped_range(0..16).map_err(|e| GpuError::Map(e.into()))?;
             for (tick, bytes) in ticks.iter_mut().zip(view.chunks_exact(8)) {
                 let mut word = [0u8; 8];
                 word.copy_from_slice(bytes);
@@ -185,7 +185,7 @@ impl Trip<'_> {
                 let mut view = band
                     .staging
                     .get_mapped_range_mut(0..band.in_bytes)
-                    .map_err(|e| GpuError::Map(e.to_string()))?;
+                    .map_err(|e| GpuError::Map(e.into()))?;
                 fill_mapped(&mut view, self.job.src.get(band.src.clone()).unwrap_or_default())?;
             }
             band.staging.unmap();
@@ -250,10 +250,8 @@ impl Trip<'_> {
         for (band, mapping) in self.bands.iter().zip(&mappings) {
             mapped(self.ctx.device(), mapping)?;
             {
-                let view = band
-                    .readback
-                    .get_mapped_range(0..band.out_bytes)
-                    .map_err(|e| GpuError::Map(e.to_string()))?;
+                let view =
+                    band.readback.get_mapped_range(0..band.out_bytes).map_err(|e| GpuError::Map(e.into()))?;
                 let to = dst.get_mut(band.dst.clone()).ok_or(GpuError::Bug("a band outside the output"))?;
                 read_mapped(&view, to)?;
             }

@@ -162,7 +162,7 @@ impl Probe {
     fn found(&self, ctx: &GpuContext) -> Result<u32, GpuError> {
         mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
         let word = {
-            let view = self.readback.get_mapped_range(0..4).map_err(|e| GpuError::Map(e.to_string()))?;
+            let view = self.readback.get_mapped_range(0..4).map_err(|e| GpuError::Map(e.into()))?;
             let mut word = [0u8; 4];
             word.copy_from_slice(&view);
             u32::from_le_bytes(word)

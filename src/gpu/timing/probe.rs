@@ -219,7 +219,7 @@ fn fill_staging(ctx: &GpuContext, staging: &wgpu::Buffer, src: &[u8]) -> Result<
         }
         let started = Instant::now();
         {
-            let mut view = staging.get_mapped_range_mut(..).map_err(|e| GpuError::Map(e.to_string()))?;
+            let mut view = staging.get_mapped_range_mut(..).map_err(|e| GpuError::Map(e.into()))?;
             fill_mapped(&mut view, src)?;
         }
         let ns = nanos(started.elapsed());
@@ -286,7 +286,7 @@ fn read_readback(ctx: &GpuContext, readback: &wgpu::Buffer, dst: &mut [u8]) -> R
         mapped(ctx.device(), &map(readback, 0..readback.size(), wgpu::MapMode::Read))?;
         let started = Instant::now();
         {
-            let view = readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.to_string()))?;
+            let view = readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.into()))?;
             read_mapped(&view, dst)?;
         }
         let ns = nanos(started.elapsed());

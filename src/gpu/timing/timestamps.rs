@@ -167,7 +167,7 @@ impl Timestamps {
     /// Reads the mapped readback buffer and unmaps it. Slots never resolved read as 0.
     pub(crate) fn read(&self) -> Result<Ticks, GpuError> {
         let ticks = {
-            let view = self.readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.to_string()))?;
+            let view = self.readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.into()))?;
             view.chunks_exact(8)
                 .map(|bytes| {
                     let mut word = [0u8; 8];
@@ -240,7 +240,7 @@ impl TimestampProbe {
         crate::gpu::device::wait::mapped(ctx.device(), &map(&self.readback, 0..24, wgpu::MapMode::Read))?;
         let mut ticks = [0u64; 3];
         {
-            let view = self.readback.get_mapped_range(0..24).map_err(|e| GpuError::Map(e.to_string()))?;
+            let view = self.readback.get_mapped_range(0..24).map_err(|e| GpuError::Map(e.into()))?;
             for (tick, bytes) in ticks.iter_mut().zip(view.chunks_exact(8)) {
                 let mut word = [0u8; 8];
                 word.copy_from_slice(bytes);
