@@ -11,7 +11,7 @@ use super::report::{Phase, PhaseTiming, RunReport, Stats};
 use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, WorkFigures};
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
-use crate::gpu::GpuTimings;
+use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
 
 /// Statistics of one phase over the warm runs.
@@ -236,10 +236,10 @@ fn median_report(cold: &RunReport, warm: &[RunReport], phases: &[PhaseStats]) ->
             Stats::of(&values).map_or(0, |s| s.median_ns)
         };
         GpuTimings {
-            upload_host_ns: median(|g| g.upload_host_ns),
-            upload_copy_ns: median(|g| g.upload_copy_ns),
-            download_copy_ns: median(|g| g.download_copy_ns),
-            download_host_ns: median(|g| g.download_host_ns),
+            upload_host: StepTime { ns: median(|g| g.upload_host.ns), ..first.upload_host },
+            upload_copy: StepTime { ns: median(|g| g.upload_copy.ns), ..first.upload_copy },
+            download_copy: StepTime { ns: median(|g| g.download_copy.ns), ..first.download_copy },
+            download_host: StepTime { ns: median(|g| g.download_host.ns), ..first.download_host },
             ..first
         }
     });

@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::spans::Span;
 use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
-use crate::gpu::GpuTimings;
+use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
@@ -257,33 +257,19 @@ pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: 
 /// on the GPU, no display phase when nothing was drawn, no download phase when the result
 /// stayed on the GPU).
 pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
-    let copies = if t.copies_clock.is_gpu() { Clock::Mixed } else { Clock::CpuClock };
-    let kernel = if t.kernel_clock.is_gpu() { Clock::GpuTimestamp } else { Clock::CpuClock };
-    // The copies into the display store (GPU timestamps when pipelined) and the preview drawn
-    // from it afterwards (CPU clock).
-    let display = match (t.display_clock.is_gpu(), t.preview_ns > 0) {
-        (true, true) => Clock::Mixed,
-        (true, false) => Clock::GpuTimestamp,
-        (false, _) => Clock::CpuClock,
-    };
+    let phase = |phase, step: StepTime| PhaseTiming { phase, ns: step.ns, source: step.clock };
     let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: Clock::CpuClock }];
     if !t.input_resident {
-        phases.push(PhaseTiming {
-            phase: Phase::Upload,
-            ns: t.upload_host_ns + t.upload_copy_ns,
-            source: copies,
-        });
+        phases.push(phase(Phase::Upload, t.upload_host.and(t.upload_copy)));
     }
-    phases.push(PhaseTiming { phase: Phase::Kernel, ns: t.kernel_ns, source: kernel });
+    phases.push(phase(Phase::Kernel, t.kernel));
     if t.displayed {
-        phases.push(PhaseTiming { phase: Phase::Display, ns: t.display_ns + t.preview_ns, source: display });
+        // The copies into the display store (GPU timestamps when pipelined) and the preview
+        // drawn from it afterwards (CPU clock).
+        phases.push(phase(Phase::Display, t.display.and(t.preview)));
     }
     if t.downloaded {
-        phases.push(PhaseTiming {
-            phase: Phase::Download,
-            ns: t.download_copy_ns + t.download_host_ns,
-            source: copies,
-        });
+        phases.push(phase(Phase::Download, t.download_copy.and(t.download_host)));
     }
     phases
 }

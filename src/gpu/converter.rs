@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::display::{DisplayPipeline, GpuTiles};
 use super::pipelines::{Pipelines, params_buffer};
 use super::run::{pipelined, resident, round_trip, stepwise};
-use super::{GpuContext, GpuError, GpuJob, GpuTimings};
+use super::{GpuContext, GpuError, GpuJob, GpuTimings, StepTime};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
@@ -152,7 +152,7 @@ impl GpuConverter {
         let drawing = Instant::now();
         tiles.draw_preview(job.cancel)?;
         let drawn = Instant::now();
-        t.preview_ns = nanos(drawn - drawing);
+        t.preview.ns = nanos(drawn - drawing);
         let since = |at: Instant| nanos(at.saturating_duration_since(started));
         t.spans.push(GpuSpan {
             step: GpuStep::Preview,
@@ -287,7 +287,7 @@ impl GpuConverter {
         &self,
         job: &GpuJob<'_>,
         dst: Option<&mut [u8]>,
-        tiles: Option<&GpuTiles>,
+        display: Option<&GpuTiles>,
         buffers: &mut Buffers,
         scopes: &mut ErrorScopes<'_>,
         (origin, started): (Instant, Instant),
@@ -295,7 +295,6 @@ impl GpuConverter {
         let ctx = &*self.ctx;
         let kernel = job.kernel;
         let pipeline = self.pipelines.get(ctx, kernel, job.formula, job.workgroup)?;
-        let display = tiles;
         let ts = ctx.timestamps();
         let auto = self.timing_mode == TimingMode::Auto;
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;
@@ -305,9 +304,10 @@ impl GpuConverter {
         let plan =
             RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, pipelined))?;
         let mut t = GpuTimings {
-            copies_clock: Clock::gpu_if(pipelined),
-            kernel_clock: Clock::gpu_if(gpu_clock && ts.passes),
-            display_clock: Clock::gpu_if(pipelined && display.is_some()),
+            upload_copy: StepTime::on(Clock::gpu_if(pipelined)),
+            download_copy: StepTime::on(Clock::gpu_if(pipelined)),
+            kernel: StepTime::on(Clock::gpu_if(gpu_clock && ts.passes)),
+            display: StepTime::on(Clock::gpu_if(pipelined && display.is_some())),
             pipelined,
             bands: plan.bands.bands,
             chunks: plan.chunks.len() as u32,
@@ -324,7 +324,7 @@ impl GpuConverter {
         }
         let layout = job.keep_input.map(|key| InputLayout::new(key, kernel, plan.size, &plan.bands));
         let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
-        let needs = plan.ring_needs(kernel, slots, t.kernel_clock.is_gpu());
+        let needs = plan.ring_needs(kernel, slots, t.kernel.clock.is_gpu());
         buffers.prepare(ctx, needs, layout, &plan.bands)?;
         scopes.check()?;
         let Buffers { ring: Some(ring), input } = buffers else {

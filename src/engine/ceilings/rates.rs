@@ -248,7 +248,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
             percent_of_ceiling: known.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
         }
     };
-    let gpu_copies = report.gpu.as_ref().map(|g| (g, g.copies_clock));
+    let gpu_copies = report.gpu.as_ref().map(|g| (g, g.upload_copy.clock));
     let mut rates = Vec::new();
     for p in &report.phases {
         match p.phase {
@@ -262,9 +262,9 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
                     Some(Ceiling::HostToGpu),
                 ));
                 if let Some((g, clock)) = gpu_copies {
-                    let host = (PhasePart::HostCopy, g.upload_host_ns, Clock::CpuClock);
+                    let host = (PhasePart::HostCopy, g.upload_host.ns, Clock::CpuClock);
                     rates.push(rate(p.phase, host.0, in_bytes, host.1, host.2, Some(Ceiling::HostToStaging)));
-                    let copy = (PhasePart::GpuCopy, g.upload_copy_ns, clock);
+                    let copy = (PhasePart::GpuCopy, g.upload_copy.ns, clock);
                     rates.push(rate(
                         p.phase,
                         copy.0,
@@ -299,7 +299,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
                     Some(Ceiling::GpuToHost),
                 ));
                 if let Some((g, clock)) = gpu_copies {
-                    let copy = (PhasePart::GpuCopy, g.download_copy_ns, clock);
+                    let copy = (PhasePart::GpuCopy, g.download_copy.ns, clock);
                     rates.push(rate(
                         p.phase,
                         copy.0,
@@ -308,7 +308,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
                         copy.2,
                         Some(Ceiling::DeviceToReadback),
                     ));
-                    let host = (PhasePart::HostCopy, g.download_host_ns, Clock::CpuClock);
+                    let host = (PhasePart::HostCopy, g.download_host.ns, Clock::CpuClock);
                     rates.push(rate(
                         p.phase,
                         host.0,

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::engine::PhaseTiming;
-use crate::gpu::GpuTimings;
+use crate::gpu::{GpuTimings, StepTime};
 use crate::pixel::Formula;
 use crate::system::clock::Clock;
 
@@ -19,11 +19,10 @@ fn each_phase_and_copy_against_its_ceiling() {
         phase(Phase::Download, 62_500, Clock::Mixed),
     ];
     r.gpu = Some(GpuTimings {
-        upload_host_ns: 187_500,
-        upload_copy_ns: 46_875,
-        download_copy_ns: 31_250,
-        download_host_ns: 31_250,
-        copies_clock: Clock::GpuTimestamp,
+        upload_host: StepTime { ns: 187_500, clock: Clock::CpuClock },
+        upload_copy: StepTime { ns: 46_875, clock: Clock::GpuTimestamp },
+        download_copy: StepTime { ns: 31_250, clock: Clock::GpuTimestamp },
+        download_host: StepTime { ns: 31_250, clock: Clock::CpuClock },
         ..GpuTimings::default()
     });
     let rates = phase_rates(&r, &Ceilings { gpu: Some(example_ceilings()), cpu_stream_gb_per_s: None });
@@ -70,9 +69,8 @@ fn a_run_that_beats_a_one_step_ceiling_is_flagged_and_raises_it() {
     r.kernel = Some(Kernel::Rgb8ToL8);
     r.phases = vec![PhaseTiming { phase: Phase::Upload, ns: 100_000, source: Clock::Mixed }];
     r.gpu = Some(GpuTimings {
-        upload_host_ns: 187_500,
-        upload_copy_ns: 11_719,
-        copies_clock: Clock::GpuTimestamp,
+        upload_host: StepTime { ns: 187_500, clock: Clock::CpuClock },
+        upload_copy: StepTime { ns: 11_719, clock: Clock::GpuTimestamp },
         ..GpuTimings::default()
     });
     let mut gpu = example_ceilings();

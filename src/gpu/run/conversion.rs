@@ -68,7 +68,7 @@ impl Run<'_> {
                 slot.upload.get_mapped_range_mut(0..in_bytes).map_err(|e| GpuError::Map(e.into()))?;
             fill_mapped(&mut view, src)?
         };
-        self.t.upload_host_ns += nanos(started.elapsed());
+        self.t.upload_host.ns += nanos(started.elapsed());
         self.host_copies(&copies);
         slot.unmap_upload();
         Ok(())
@@ -93,7 +93,7 @@ impl Run<'_> {
             read_mapped(&view, dst)?
         };
         slot.download.unmap();
-        self.t.download_host_ns += nanos(started.elapsed());
+        self.t.download_host.ns += nanos(started.elapsed());
         self.host_copies(&copies);
         Ok(())
     }

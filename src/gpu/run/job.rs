@@ -128,6 +128,34 @@ pub struct GpuSpan {
     pub clock: Clock,
 }
 
+/// One step's busy time and the clock that measured it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StepTime {
+    /// Its busy time, summed over the run's chunks.
+    pub ns: u64,
+    /// What measured it.
+    pub clock: Clock,
+}
+
+impl StepTime {
+    /// A step timed on `clock`, nothing measured yet.
+    #[must_use]
+    pub fn on(clock: Clock) -> Self {
+        Self { ns: 0, clock }
+    }
+
+    /// Two steps as one: their times summed, on the clock of the parts that took time.
+    #[must_use]
+    pub fn and(self, other: Self) -> Self {
+        let clock = match (self.ns, other.ns) {
+            (_, 0) => self.clock,
+            (0, _) => other.clock,
+            _ => self.clock.and(other.clock),
+        };
+        Self { ns: self.ns + other.ns, clock }
+    }
+}
+
 /// Each step's own busy time: host copies on the CPU clock, GPU copies, kernel and display from
 /// GPU timestamps where the device has them (see each step's [`Clock`]), else from the CPU
 /// clock around a submit-and-wait of that step alone. In the pipelined mode the steps overlap
@@ -137,20 +165,20 @@ pub struct GpuSpan {
 #[expect(clippy::struct_excessive_bools, reason = "independent facts about one run, serialised flat")]
 pub struct GpuTimings {
     /// Host copy of the input into mapped staging memory (CPU clock).
-    pub upload_host_ns: u64,
+    pub upload_host: StepTime,
     /// Copies from staging to the GPU input buffer.
-    pub upload_copy_ns: u64,
+    pub upload_copy: StepTime,
     /// The compute passes.
-    pub kernel_ns: u64,
+    pub kernel: StepTime,
     /// Copying each chunk's result into the display store on the GPU (0 when not shown).
-    pub display_ns: u64,
+    pub display: StepTime,
     /// Drawing the preview level and its mipmaps from the display store after the last chunk
     /// (CPU clock around bounded submissions; 0 when not shown).
-    pub preview_ns: u64,
+    pub preview: StepTime,
     /// Copies from the GPU output buffer to the readback staging.
-    pub download_copy_ns: u64,
+    pub download_copy: StepTime,
     /// Host copy out of mapped readback memory (CPU clock).
-    pub download_host_ns: u64,
+    pub download_host: StepTime,
     /// Pipeline lookup or compilation and buffer allocation before the first submission (CPU
     /// clock); large on a cold run.
     pub setup_ns: u64,
@@ -158,12 +186,6 @@ pub struct GpuTimings {
     pub wait_ns: u64,
     /// Wall time of the whole conversion, setup included (CPU clock).
     pub wall_ns: u64,
-    /// The clock of `upload_copy_ns` and `download_copy_ns`.
-    pub copies_clock: Clock,
-    /// The clock of `kernel_ns`.
-    pub kernel_clock: Clock,
-    /// The clock of `display_ns`.
-    pub display_clock: Clock,
     /// Whether steps of different chunks ran at the same time (host copies beside GPU work).
     pub pipelined: bool,
     /// Row bands the image was cut into (each fits one storage binding).
@@ -183,7 +205,7 @@ pub struct GpuTimings {
     /// Whether the result was kept on the GPU for display (and its preview drawn).
     pub displayed: bool,
     /// Whether the input was already on the GPU, kept by an earlier run of the same image: nothing
-    /// was uploaded (`upload_*_ns` are 0).
+    /// was uploaded (`upload_host` and `upload_copy` are 0).
     pub input_resident: bool,
     /// Whether the input stays on the GPU after this run, for the next run of the same image.
     pub input_kept: bool,
@@ -205,13 +227,13 @@ impl GpuTimings {
     #[must_use]
     pub fn busy_ns(&self) -> u64 {
         self.setup_ns
-            + self.upload_host_ns
-            + self.upload_copy_ns
-            + self.kernel_ns
-            + self.display_ns
-            + self.preview_ns
-            + self.download_copy_ns
-            + self.download_host_ns
+            + self.upload_host.ns
+            + self.upload_copy.ns
+            + self.kernel.ns
+            + self.display.ns
+            + self.preview.ns
+            + self.download_copy.ns
+            + self.download_host.ns
     }
 
     /// How much more the steps add up to than the wall time: time during which two of them ran

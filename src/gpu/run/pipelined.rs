@@ -252,15 +252,15 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
         ..Sample::default()
     };
     if run.cmds.upload {
-        run.t.upload_copy_ns += ns(Span::Upload);
+        run.t.upload_copy.ns += ns(Span::Upload);
     }
-    run.t.kernel_ns += sample.kernel_ns;
+    run.t.kernel.ns += sample.kernel_ns;
     // Without a display target (or a download) the span is just two adjacent stamps.
     if run.cmds.display.is_some() {
-        run.t.display_ns += ns(Span::Display);
+        run.t.display.ns += ns(Span::Display);
     }
     if run.cmds.download {
-        run.t.download_copy_ns += ns(Span::Download);
+        run.t.download_copy.ns += ns(Span::Download);
     }
     run.learn(chunk, sample);
     true
