@@ -11,7 +11,7 @@ use std::io::IsTerminal as _;
 
 use anyhow::Context as _;
 
-use super::convert_args::ConvertArgs;
+use super::args::ConvertArgs;
 use super::out::{errln, outln};
 use super::plan::{Plan, plan_outputs};
 use super::progress::{Progress, ProgressMode, seconds};

@@ -8,7 +8,6 @@ mod args;
 mod bench;
 mod claims;
 mod convert;
-mod convert_args;
 mod info;
 mod out;
 mod pace;
@@ -24,10 +23,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+pub use args::ConvertArgs;
 pub use args::{DepthArg, MAX_THREADS};
 pub use bench::BenchArgs;
 pub use claims::ClaimsArgs;
-pub use convert_args::ConvertArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 

@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::UsageError;
-use super::args::{check_output_dir, check_output_file};
-use super::convert_args::ConvertArgs;
+use super::args::{ConvertArgs, check_output_dir, check_output_file};
 use crate::engine::{Backend, BatchItem, default_output_path};
 use crate::io::{ExportFormat, FileKind, IoError, classify_file};
 

@@ -57,25 +57,25 @@ fn open_convert_on_both_backends_and_switch_workgroups() {
     let gpu = common::gpu().expect("checked by harness");
     h.state_mut().open(path);
     settle(&mut h);
-    assert_eq!(h.state().input_image(), Some(&img));
+    assert_eq!(h.state().view().input_image, Some(&img));
     let want = engine_gray(&img, &ConvertSettings::default());
-    assert_eq!(h.state().output_pixels(), Some(&want), "CPU output = engine output");
-    let runs = h.state().runs().len();
+    assert_eq!(h.state().view().output_pixels, Some(&want), "CPU output = engine output");
+    let runs = h.state().view().runs.len();
     assert_eq!(runs, 1, "one conversion after opening");
 
     // Switch to the GPU by clicking, as a user would; the conversion re-runs by itself.
     h.get_by_label("GPU").click();
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run").clone();
-    assert_eq!(last.settings.backend, Backend::Gpu, "{:?}", h.state().message());
-    assert_eq!(h.state().runs().len(), runs + 1, "the chart series grow");
+    let last = h.state().view().runs.last().expect("a run").clone();
+    assert_eq!(last.settings.backend, Backend::Gpu, "{:?}", h.state().view().message);
+    assert_eq!(h.state().view().runs.len(), runs + 1, "the chart series grow");
     let kernel = last.report.phase(Phase::Kernel).expect("kernel timed");
     // A software adapter's timestamps are read late once frames are drawn: the app uses the CPU
     // clock there.
     let clock = if gpu.timestamps().passes && !gpu.is_software() { "gpu-timestamp" } else { "cpu-clock" };
     assert_eq!(kernel.source.label(), clock, "the kernel's clock is what the adapter can give here");
     assert!(last.report.phase(Phase::Download).is_none(), "shown from GPU memory, no download");
-    assert!(h.state().output_pixels().is_none());
+    assert!(h.state().view().output_pixels.is_none());
     // Showing the result is one phase, counted once, and a stacked bar sums to the run's wall
     // time: phases − overlap + other.
     let display = last.report.phases.iter().filter(|p| p.phase == Phase::Display).collect::<Vec<_>>();
@@ -90,22 +90,22 @@ fn open_convert_on_both_backends_and_switch_workgroups() {
     // The full round trip downloads the GPU result: byte-identical to the CPU.
     h.state_mut().settings_mut().round_trip = true;
     settle(&mut h);
-    assert_eq!(h.state().output_pixels(), Some(&want), "GPU output = CPU output");
+    assert_eq!(h.state().view().output_pixels, Some(&want), "GPU output = CPU output");
 
     // Another workgroup size, picked from the menu.
     h.get_by_role_and_label(Role::ComboBox, "Workgroup size").click();
     h.run_steps(2);
     h.get_by_label("16x16").click();
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run");
+    let last = h.state().view().runs.last().expect("a run");
     assert_eq!(last.report.workgroup, Some(WorkgroupSize { x: 16, y: 16 }));
-    assert_eq!(h.state().output_pixels(), Some(&want));
+    assert_eq!(h.state().view().output_pixels, Some(&want));
 
     // Run x10 adds ten runs to the charts.
-    let before = h.state().runs().len();
+    let before = h.state().view().runs.len();
     h.get_by_label("Run ×10").click();
     settle(&mut h);
-    assert_eq!(h.state().runs().len(), before + 10);
+    assert_eq!(h.state().view().runs.len(), before + 10);
 }
 
 #[test]
@@ -121,14 +121,14 @@ fn on_a_device_of_its_own_gpu_results_are_read_back_and_timed_on_the_gpu() {
     settle(&mut h);
     h.get_by_label("GPU").click();
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run").clone();
-    assert_eq!(last.settings.backend, Backend::Gpu, "{:?}", h.state().message());
+    let last = h.state().view().runs.last().expect("a run").clone();
+    assert_eq!(last.settings.backend, Backend::Gpu, "{:?}", h.state().view().message);
 
     // The result is read back, whatever the round-trip box says, and is byte-identical to the
     // CPU's.
     assert!(!h.state_mut().settings_mut().round_trip, "the box was not ticked");
     let want = engine_gray(&img, &ConvertSettings::default());
-    assert_eq!(h.state().output_pixels(), Some(&want), "GPU output = CPU output");
+    assert_eq!(h.state().view().output_pixels, Some(&want), "GPU output = CPU output");
     let phases: Vec<Phase> = last.report.phases.iter().map(|p| p.phase).collect();
     assert!(phases.contains(&Phase::Download), "read back: {phases:?}");
     assert_eq!(phases.iter().filter(|p| **p == Phase::Display).count(), 1, "shown once: {phases:?}");
@@ -155,17 +155,17 @@ fn stop_ends_a_batch_and_escape_ends_continuous() {
     let (path, _) = photo(dir.path(), "in.png", 1200, 900);
     let Some(mut h) = harness(Some(path)) else { return };
     settle(&mut h);
-    let before = h.state().runs().len();
+    let before = h.state().view().runs.len();
     h.state_mut().settings_mut().repeat = 1000;
     h.run_steps(2);
     h.get_by_label("Run ×1000").click();
     h.run_steps(3);
-    assert!(h.state().is_busy(), "the batch runs");
+    assert!(h.state().view().busy, "the batch runs");
     h.get_by_label("Stop").click();
     settle(&mut h);
-    let done = h.state().runs().len() - before;
+    let done = h.state().view().runs.len() - before;
     assert!(done < 1000, "Stop ended the batch after {done} runs");
-    assert!(!h.state().is_busy(), "nothing left to stop");
+    assert!(!h.state().view().busy, "nothing left to stop");
     h.run_steps(2);
     // The status bar says how far it got ("Stopped the runs after 12 of 1000", or "before the
     // first of 1000 finished", never "after 0 of"), not "Ready".
@@ -176,10 +176,10 @@ fn stop_ends_a_batch_and_escape_ends_continuous() {
     // Continuous, then Esc.
     h.get_by_label("Continuous (re-run as soon as a run ends)").click();
     h.run_steps(5);
-    assert!(h.state().continuous() && h.state().is_busy());
+    assert!(h.state().view().continuous && h.state().view().busy);
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert!(!h.state().continuous(), "Esc ends Continuous");
+    assert!(!h.state().view().continuous, "Esc ends Continuous");
     settle(&mut h);
 }
 
@@ -189,19 +189,20 @@ fn a_setting_change_supersedes_the_runs_in_flight() {
     let (path, img) = photo(dir.path(), "in.png", 1200, 900);
     let Some(mut h) = harness(Some(path)) else { return };
     settle(&mut h);
-    let before = h.state().runs().len();
+    let before = h.state().view().runs.len();
     h.state_mut().settings_mut().repeat = 1000;
     h.run_steps(2);
     h.get_by_label("Run ×1000").click();
     h.run_steps(3);
     h.state_mut().settings_mut().convert.formula = Formula::Bt709;
     settle(&mut h);
-    let batch = h.state().runs()[before..].iter().filter(|r| r.settings.formula == Formula::Bt601).count();
+    let batch =
+        h.state().view().runs[before..].iter().filter(|r| r.settings.formula == Formula::Bt601).count();
     assert!(batch < 1000, "the batch stopped after {batch} runs");
-    let last = h.state().runs().last().expect("a run");
+    let last = h.state().view().runs.last().expect("a run");
     assert_eq!(last.settings.formula, Formula::Bt709, "the newest settings ran last");
     let settings = ConvertSettings { formula: Formula::Bt709, ..ConvertSettings::default() };
-    assert_eq!(h.state().output_pixels(), Some(&engine_gray(&img, &settings)), "and are shown");
+    assert_eq!(h.state().view().output_pixels, Some(&engine_gray(&img, &settings)), "and are shown");
 }
 
 #[test]
@@ -226,20 +227,20 @@ fn cut_short_between_submissions(gpu_device: GpuDevice) {
     };
     let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
     settle(&mut h);
-    let cpu_runs = h.state().runs().len();
+    let cpu_runs = h.state().view().runs.len();
 
     // Stop while the GPU run is in flight: it ends at its next submission, and is not charted.
     h.state_mut().hold_next_job(HoldAt::Pixels);
     h.get_by_label("GPU").click();
     harness::until_held(&mut h);
-    assert_eq!(h.state().job_progress().as_deref(), Some("Converting"), "held inside the run");
+    assert_eq!(h.state().view().job_progress.as_deref(), Some("Converting"), "held inside the run");
     h.get_by_label("Stop").click();
     h.run_steps(2);
     h.state().release_job();
     settle(&mut h);
-    assert_eq!(h.state().runs_cut_short(), 1, "the GPU run saw the cancel between submissions");
-    assert_eq!(h.state().runs().len(), cpu_runs, "a run cut short is not charted");
-    assert_eq!(h.state().message(), None, "and is no error");
+    assert_eq!(h.state().view().runs_cut_short, 1, "the GPU run saw the cancel between submissions");
+    assert_eq!(h.state().view().runs.len(), cpu_runs, "a run cut short is not charted");
+    assert_eq!(h.state().view().message, None, "and is no error");
 
     // A changed setting supersedes the run in flight the same way; the new one then runs whole.
     h.state_mut().settings_mut().round_trip = true;
@@ -250,12 +251,12 @@ fn cut_short_between_submissions(gpu_device: GpuDevice) {
     h.run_steps(2);
     h.state().release_job();
     settle(&mut h);
-    assert_eq!(h.state().runs_cut_short(), 2);
+    assert_eq!(h.state().view().runs_cut_short, 2);
     let gpu_runs: Vec<_> =
-        h.state().runs()[cpu_runs..].iter().map(|r| (r.settings.backend, r.settings.formula)).collect();
+        h.state().view().runs[cpu_runs..].iter().map(|r| (r.settings.backend, r.settings.formula)).collect();
     assert_eq!(gpu_runs, [(Backend::Gpu, Formula::Bt709)], "only the newest settings ran to the end");
     let settings = ConvertSettings { formula: Formula::Bt709, ..ConvertSettings::default() };
-    assert_eq!(h.state().output_pixels(), Some(&engine_gray(&img, &settings)), "and are shown");
+    assert_eq!(h.state().view().output_pixels, Some(&engine_gray(&img, &settings)), "and are shown");
 }
 
 #[test]
@@ -274,8 +275,8 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     let options = AppOptions { initial_path: Some(path), gpu_device, ..AppOptions::default() };
     let Some(mut h) = harness_with(options, [1280.0, 800.0]) else { return };
     settle(&mut h);
-    assert!(h.state().ceilings().is_none(), "a CPU run measures no GPU ceilings");
-    let cpu = h.state().runs().last().expect("a CPU run").clone();
+    assert!(h.state().view().ceilings.is_none(), "a CPU run measures no GPU ceilings");
+    let cpu = h.state().view().runs.last().expect("a CPU run").clone();
     let kernel = cpu.rates.iter().find(|r| r.phase == Phase::Kernel).expect("the CPU kernel as a rate");
     assert!(kernel.gb_per_s > 0.0 && kernel.ceiling_gb_per_s.is_some_and(|c| c > 0.0), "{kernel:?}");
 
@@ -283,14 +284,14 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     // panel lists them and the next run's phases are percentages of them.
     h.get_by_label("GPU").click();
     settle(&mut h);
-    let ceilings = h.state().ceilings().expect("measured after the first GPU run").clone();
+    let ceilings = h.state().view().ceilings.expect("measured after the first GPU run").clone();
     assert!(ceilings.measured_now && ceilings.cache_path.is_none(), "measured, not cached: {ceilings:?}");
     assert!(ceilings.ceilings.device_copy.gb_per_s() > 0.0);
     h.get_by_label("host to staging");
     h.get_by_label("Measure again");
     h.state_mut().run_conversion(1);
     settle(&mut h);
-    let last = h.state().runs().last().expect("a GPU run").clone();
+    let last = h.state().view().runs.last().expect("a GPU run").clone();
     for phase in [Phase::Upload, Phase::Kernel] {
         let rate = last.rates.iter().find(|r| r.phase == phase).expect("every moving phase as a rate");
         let pct = rate.percent_of_ceiling.expect("against its ceiling");
@@ -303,11 +304,11 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     h.state_mut().settings_mut().round_trip = true;
     h.get_by_label("Keep the input on the GPU").click();
     settle(&mut h);
-    let kept = h.state().runs().last().expect("a run").clone();
+    let kept = h.state().view().runs.last().expect("a run").clone();
     assert!(kept.report.phase(Phase::Upload).is_some(), "the first run with the box ticked uploads");
     h.state_mut().settings_mut().convert.formula = Formula::Bt709;
     settle(&mut h);
-    let resident = h.state().runs().last().expect("a run").clone();
+    let resident = h.state().view().runs.last().expect("a run").clone();
     assert_eq!(resident.settings.formula, Formula::Bt709);
     assert!(resident.report.phase(Phase::Upload).is_none(), "nothing uploaded: {:?}", resident.report.phases);
     assert!(
@@ -317,7 +318,7 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     );
     let settings = ConvertSettings { formula: Formula::Bt709, ..ConvertSettings::default() };
     assert_eq!(
-        h.state().output_pixels(),
+        h.state().view().output_pixels,
         Some(&engine_gray(&img, &settings)),
         "GPU = CPU from the kept input"
     );
@@ -325,7 +326,7 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     // Unticked: the next run uploads again.
     h.get_by_label("Keep the input on the GPU").click();
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run");
+    let last = h.state().view().runs.last().expect("a run");
     assert!(last.report.phase(Phase::Upload).is_some(), "uploads again once unticked");
 }
 
@@ -337,19 +338,19 @@ fn single_key_shortcuts_are_ignored_while_typing() {
     settle(&mut h);
     h.state_mut().settings_mut().view = ViewMode::Flip;
     h.run_steps(2);
-    assert!(h.state().showing_output());
+    assert!(h.state().view().showing_output);
     let field = h.get_by_role(Role::TextInput);
     field.focus();
     h.run_steps(1);
     h.get_by_role(Role::TextInput).type_text("b");
     h.run_steps(2);
-    assert!(h.state().showing_output(), "typing b in a text field does not flip");
+    assert!(h.state().view().showing_output, "typing b in a text field does not flip");
     assert!(h.get_by_role(Role::TextInput).value().is_some_and(|v| v.ends_with('b')), "it types");
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
     h.key_press(egui::Key::B);
     h.run_steps(2);
-    assert!(!h.state().showing_output(), "B flips once no text field has focus");
+    assert!(!h.state().view().showing_output, "B flips once no text field has focus");
 }
 
 #[test]
@@ -398,18 +399,18 @@ fn charts_are_scoped_to_the_open_image() {
     settle(&mut h);
     h.state_mut().run_conversion(3);
     settle(&mut h);
-    let first_runs: Vec<usize> = h.state().runs().iter().map(|r| r.seq).collect();
-    assert_eq!(h.state().charted_runs(), first_runs);
+    let first_runs: Vec<usize> = h.state().view().runs.iter().map(|r| r.seq).collect();
+    assert_eq!(h.state().view().charted_runs, first_runs);
     h.state_mut().open(second);
     settle(&mut h);
-    let second_id = h.state().runs().last().expect("a run").image_id;
+    let second_id = h.state().view().runs.last().expect("a run").image_id;
     let second_runs: Vec<usize> =
-        h.state().runs().iter().filter(|r| r.image_id == second_id).map(|r| r.seq).collect();
-    assert_eq!(h.state().charted_runs(), second_runs, "a new image starts a new series");
+        h.state().view().runs.iter().filter(|r| r.image_id == second_id).map(|r| r.seq).collect();
+    assert_eq!(h.state().view().charted_runs, second_runs, "a new image starts a new series");
     h.get_by_label("keep previous image").click();
     h.run_steps(2);
     let both: Vec<usize> = first_runs.iter().chain(&second_runs).copied().collect();
-    assert_eq!(h.state().charted_runs(), both, "the previous image's runs only when asked");
+    assert_eq!(h.state().view().charted_runs, both, "the previous image's runs only when asked");
 }
 
 #[test]
@@ -418,11 +419,11 @@ fn dropping_a_file_opens_it() {
     let (path, img) = photo(dir.path(), "dropped.png", 50, 40);
     let Some(mut h) = harness(None) else { return };
     settle(&mut h);
-    assert!(h.state().input_image().is_none());
+    assert!(h.state().view().input_image.is_none());
     h.input_mut().dropped_files.push(Arc::new(Dropped(path)));
     h.step();
     settle(&mut h);
-    assert_eq!(h.state().input_image(), Some(&img));
+    assert_eq!(h.state().view().input_image, Some(&img));
     let field = h.get_by_role(Role::TextInput).value().unwrap_or_default();
     assert!(field.ends_with("dropped.png"), "the path field names it: {field}");
 }
@@ -434,14 +435,14 @@ fn fit_shows_previews_and_zooming_in_makes_only_visible_tiles() {
     let Some(mut h) = harness(Some(path)) else { return };
     settle(&mut h);
     h.run_steps(3);
-    assert!(h.state().fitting());
-    assert_eq!(h.state().detail_tiles(), (0, 0), "Fit draws the preview levels only");
+    assert!(h.state().view().fitting);
+    assert_eq!(h.state().view().detail_tiles, (0, 0), "Fit draws the preview levels only");
     h.get_by_label("1:1").click();
     for _ in 0..10 {
         h.step();
     }
-    assert!(!h.state().fitting(), "zooming ends Fit");
-    let (input, output) = h.state().detail_tiles();
+    assert!(!h.state().view().fitting, "zooming ends Fit");
+    let (input, output) = h.state().view().detail_tiles;
     // The 3000 x 2000 image has 6 x 4 tiles of 512; a pane of about 480 x 350 points shows at
     // most 2 x 2 of them.
     assert!((1..=4).contains(&input) && (1..=4).contains(&output), "{input} and {output} tiles");
@@ -455,14 +456,14 @@ fn an_unreadable_file_shows_an_error_and_keeps_the_image() {
     std::fs::write(&bad, b"\xFF\xD8\xFF\xE0 this is not really a JPEG").expect("write");
     let Some(mut h) = harness(Some(good)) else { return };
     settle(&mut h);
-    let runs = h.state().runs().len();
+    let runs = h.state().view().runs.len();
     h.state_mut().open(bad);
     settle(&mut h);
-    let (text, is_error) = h.state().message().expect("a message");
+    let (text, is_error) = h.state().view().message.expect("a message");
     assert!(is_error && text.contains("broken.jpg"), "{text}");
-    assert_eq!(h.state().input_image(), Some(&img), "the old image stays");
-    assert!(h.state().output_pixels().is_some());
-    assert_eq!(h.state().runs().len(), runs);
+    assert_eq!(h.state().view().input_image, Some(&img), "the old image stays");
+    assert!(h.state().view().output_pixels.is_some());
+    assert_eq!(h.state().view().runs.len(), runs);
     assert!(h.query_by_label_contains("broken.jpg").is_some(), "the error is on screen");
 }
 
@@ -525,25 +526,26 @@ fn a_truncated_jpeg_opens_with_its_partial_image_and_a_warning_that_stays() {
     h.state_mut().open(cut.clone());
     settle(&mut h);
     // The partial image is open: its top rows are the whole file's, the rest gray.
-    let shown = h.state().input_image().expect("opened").to_rgb8();
+    let shown = h.state().view().input_image.expect("opened").to_rgb8();
     let reference = image::open(&full).expect("whole").to_rgb8();
     assert_eq!(shown.dimensions(), (64, 400));
     assert_eq!(shown.as_raw()[..64 * 3 * 16], reference.as_raw()[..64 * 3 * 16]);
     assert!(shown.as_raw()[shown.len() - 64 * 3..].iter().all(|&b| b == 128), "missing rows are gray");
-    assert!(h.state().output_pixels().is_some(), "and converted");
+    assert!(h.state().view().output_pixels.is_some(), "and converted");
     // A warning, not an error, that names the file and stays after the conversion.
-    let warnings: Vec<String> = h.state().warnings().iter().map(|w| (*w).to_owned()).collect();
+    let warnings: Vec<String> = h.state().view().warnings.iter().map(|w| (*w).to_owned()).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("truncated") && warnings[0].contains("cut.jpg"), "{warnings:?}");
-    assert_eq!(h.state().message().map(|(_, error)| error), Some(false));
+    assert_eq!(h.state().view().message.map(|(_, error)| error), Some(false));
     assert!(
-        h.query_by_label_contains("rows decoded, the rest gray").is_some() || h.state().warnings().len() == 1
+        h.query_by_label_contains("rows decoded, the rest gray").is_some()
+            || h.state().view().warnings.len() == 1
     );
     h.run_steps(5);
-    assert_eq!(h.state().warnings().len(), 1, "it stays");
+    assert_eq!(h.state().view().warnings.len(), 1, "it stays");
     h.get_by_role_and_label(Role::Button, "×").click();
     h.run_steps(2);
-    assert!(h.state().warnings().is_empty(), "until dismissed");
+    assert!(h.state().view().warnings.is_empty(), "until dismissed");
 }
 
 #[test]
@@ -556,22 +558,22 @@ fn export_writes_the_converted_image_and_never_clobbers() {
     h.state_mut().settings_mut().convert.formula = Formula::Linear;
     settle(&mut h);
     let out = dir.path().join("out.png");
-    let runs = h.state().runs().len();
+    let runs = h.state().view().runs.len();
     h.state_mut().export_to(out.clone(), false);
     settle(&mut h);
     let written = image::open(&out).expect("exported file");
     let settings = ConvertSettings { formula: Formula::Linear, ..ConvertSettings::default() };
     assert_eq!(written, engine_gray(&img, &settings));
-    assert!(h.state().message().is_some_and(|(t, e)| !e && t.contains("out.png")));
+    assert!(h.state().view().message.is_some_and(|(t, e)| !e && t.contains("out.png")));
     // An export is listed as an export, with its encode time, never as a run.
-    let export = h.state().exports().last().expect("the export is listed");
+    let export = h.state().view().exports.last().expect("the export is listed");
     assert!(export.encode_ns > 0 && export.path == out, "with its encode time: {export:?}");
-    assert_eq!(h.state().runs().len(), runs, "an export is not a run");
+    assert_eq!(h.state().view().runs.len(), runs, "an export is not a run");
 
     // A GPU result that stayed on the GPU is downloaded for export.
     h.state_mut().settings_mut().convert.backend = Backend::Gpu;
     settle(&mut h);
-    assert!(h.state().output_pixels().is_none());
+    assert!(h.state().view().output_pixels.is_none());
     let gpu_out = dir.path().join("gpu.tif");
     h.state_mut().export_to(gpu_out.clone(), false);
     settle(&mut h);
@@ -581,7 +583,7 @@ fn export_writes_the_converted_image_and_never_clobbers() {
     std::fs::write(dir.path().join("taken.png"), b"keep").expect("write");
     h.state_mut().export_to(dir.path().join("taken.png"), false);
     settle(&mut h);
-    assert!(h.state().message().is_some_and(|(t, e)| e && t.contains("taken.png")));
+    assert!(h.state().view().message.is_some_and(|(t, e)| e && t.contains("taken.png")));
     assert_eq!(std::fs::read(dir.path().join("taken.png")).expect("read"), b"keep");
 }
 
@@ -596,7 +598,7 @@ fn sweep_panel_runs_and_draws_every_series() {
     h.run_steps(2);
     h.get_by_label("Run sweep").click();
     settle(&mut h);
-    let result = h.state().sweep_result().expect("a sweep finished").clone();
+    let result = h.state().view().sweep.expect("a sweep finished").clone();
     let sizes: Vec<f64> = result.points.iter().map(|p| p.megapixels).collect();
     assert_eq!(sizes.len(), 3);
     assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{sizes:?}");
@@ -657,7 +659,7 @@ fn parity_window_reports_zero_differences() {
     h.run_steps(2);
     h.get_by_label("Check the open image").click();
     settle(&mut h);
-    let report = h.state().parity_result().expect("a parity report");
+    let report = h.state().view().parity.expect("a parity report");
     let d = report.cpu_vs_gpu.expect("the GPU ran");
     assert_eq!((d.differing, d.max_diff, d.pixels), (0, 0, 97 * 61));
     assert!(report.formulas.iter().all(|(_, _, f)| f.differing > 0), "the formulas do differ");

@@ -172,10 +172,10 @@ fn converted_app(size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
     let dir = tempfile::tempdir().expect("temp dir");
     h.state_mut().export_to(dir.path().join("audit.gray.png"), false);
     settle(&mut h);
-    assert_eq!(h.state().exports().len(), 1, "the export finished");
-    assert!(h.state().sweep_result().is_some(), "the sweep finished");
-    assert!(h.state().round_trips_result().0.is_some(), "the round trips finished");
-    assert!(h.state().parity_result().is_some(), "the parity check finished");
+    assert_eq!(h.state().view().exports.len(), 1, "the export finished");
+    assert!(h.state().view().sweep.is_some(), "the sweep finished");
+    assert!(h.state().view().round_trips.0.is_some(), "the round trips finished");
+    assert!(h.state().view().parity.is_some(), "the parity check finished");
     Some(h)
 }
 

@@ -26,10 +26,10 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     );
     h.get_by_label("Run (quick)").click();
     h.run_steps(2);
-    assert!(h.state().is_busy(), "the claims run on the worker");
+    assert!(h.state().view().busy, "the claims run on the worker");
     settle(&mut h);
     h.run_steps(2);
-    let (report, unfinished) = h.state().claims_result();
+    let (report, unfinished) = h.state().view().claims;
     assert_eq!(unfinished, None);
     let report = report.expect("a report").clone();
     assert!(report.quick);
@@ -92,7 +92,7 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     h.run_steps(2);
     h.get_by_label("Load to compare").click();
     h.run_steps(3);
-    assert_eq!(h.state().compared_claims(), Some("theirs.claims.json · Another Machine's GPU"));
+    assert_eq!(h.state().view().compared_claims, Some("theirs.claims.json · Another Machine's GPU"));
     assert!(h.query_by_label_contains("Loaded: theirs.claims.json · Another Machine's GPU").is_some());
     assert!(h.query_by_label_contains(&format!("This machine: {}", report.adapter)).is_some());
     assert_eq!(
@@ -102,14 +102,14 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     );
     h.get_by_label("Clear comparison").click();
     h.run_steps(2);
-    assert_eq!(h.state().compared_claims(), None);
+    assert_eq!(h.state().view().compared_claims, None);
 
     // Not graylab's claims: an error, nothing loaded.
     std::fs::write(&theirs, b"{}").expect("write");
     h.get_by_label("Load to compare").click();
     h.run_steps(2);
-    assert!(h.state().message().is_some_and(|(t, e)| e && t.contains("theirs.claims.json")));
-    assert_eq!(h.state().compared_claims(), None);
+    assert!(h.state().view().message.is_some_and(|(t, e)| e && t.contains("theirs.claims.json")));
+    assert_eq!(h.state().view().compared_claims, None);
 }
 
 #[test]
@@ -132,8 +132,8 @@ fn stop_and_escape_end_a_full_claims_run() {
             h.get_by_label(how).click();
         }
         settle(&mut h);
-        assert!(!h.state().is_busy(), "{how}: nothing left running");
-        let (report, unfinished) = h.state().claims_result();
+        assert!(!h.state().view().busy, "{how}: nothing left running");
+        let (report, unfinished) = h.state().view().claims;
         assert!(report.is_none(), "{how}: nothing of a stopped run is kept");
         let note = unfinished.expect("why there is no report").to_owned();
         assert!(note.starts_with("Stopped "), "{how}: {note}");

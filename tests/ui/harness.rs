@@ -77,7 +77,7 @@ pub fn settle(h: &mut Harness<'_, GraylabApp>) {
     while idle_frames < 3 {
         assert!(Instant::now() < deadline, "the app did not finish its work in time");
         h.step();
-        if h.state().is_busy() {
+        if h.state().view().busy {
             idle_frames = 0;
             std::thread::sleep(Duration::from_millis(5));
         } else {
@@ -123,7 +123,7 @@ pub fn mask_what_machines_differ_in(h: &mut Harness<'_, GraylabApp>) {
 /// test after a minute.
 pub fn until_held(h: &mut Harness<'_, GraylabApp>) {
     let deadline = Instant::now() + Duration::from_mins(1);
-    while !h.state().job_held() {
+    while !h.state().view().job_held {
         assert!(Instant::now() < deadline, "no job reached the hold the test set");
         h.step();
         std::thread::sleep(Duration::from_millis(2));
@@ -134,7 +134,7 @@ pub fn until_held(h: &mut Harness<'_, GraylabApp>) {
 /// after a minute.
 pub fn until_progress(h: &mut Harness<'_, GraylabApp>, prefix: &str) {
     let deadline = Instant::now() + Duration::from_mins(1);
-    while !h.state().job_progress().is_some_and(|p| p.starts_with(prefix)) {
+    while !h.state().view().job_progress.is_some_and(|p| p.starts_with(prefix)) {
         assert!(Instant::now() < deadline, "no job reported {prefix:?}");
         h.step();
         std::thread::sleep(Duration::from_millis(2));

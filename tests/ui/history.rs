@@ -39,17 +39,17 @@ fn an_export_is_listed_apart_and_last_run_keeps_the_conversion() {
     settle(&mut h);
     h.state_mut().run_conversion(2);
     settle(&mut h);
-    let runs: Vec<usize> = h.state().runs().iter().map(|r| r.seq).collect();
+    let runs: Vec<usize> = h.state().view().runs.iter().map(|r| r.seq).collect();
     let last = *runs.last().expect("runs");
     h.state_mut().export_to(dir.path().join("out.png"), false);
     settle(&mut h);
     h.run_steps(2);
-    assert_eq!(h.state().runs().iter().map(|r| r.seq).collect::<Vec<_>>(), runs, "no run added");
-    assert_eq!(h.state().exports().len(), 1);
-    assert_eq!(h.state().exports()[0].seq, 1, "exports are numbered apart");
-    assert_eq!(h.state().charted_runs(), runs, "the chart shows conversions only");
+    assert_eq!(h.state().view().runs.iter().map(|r| r.seq).collect::<Vec<_>>(), runs, "no run added");
+    assert_eq!(h.state().view().exports.len(), 1);
+    assert_eq!(h.state().view().exports[0].seq, 1, "exports are numbered apart");
+    assert_eq!(h.state().view().charted_runs, runs, "the chart shows conversions only");
     // Last run still shows the conversion, with its kernel.
-    assert!(h.state().runs().last().is_some_and(|r| r.report.phase(Phase::Kernel).is_some()));
+    assert!(h.state().view().runs.last().is_some_and(|r| r.report.phase(Phase::Kernel).is_some()));
     h.get_by_label_contains(&format!("run {last}: CPU"));
     h.get_by_label("Exports");
     h.get_by_label_contains("export 1: out.png");
@@ -67,8 +67,8 @@ fn run_numbers_agree_between_the_panel_and_the_chart() {
     h.state_mut().open(second);
     settle(&mut h);
     h.run_steps(2);
-    let second_runs: Vec<usize> = h.state().charted_runs();
-    let last = h.state().runs().last().expect("a run").seq;
+    let second_runs: Vec<usize> = h.state().view().charted_runs;
+    let last = h.state().view().runs.last().expect("a run").seq;
     assert_eq!(second_runs, vec![last], "the new image's first run, at its own number");
     // The panel names the same number the chart puts the bar at.
     h.get_by_label_contains(&format!("run {last}: CPU"));
@@ -89,22 +89,26 @@ fn escape_stops_work_before_it_closes_the_top_window() {
     h.run_steps(2);
     h.get_by_label("Run ×1000").click();
     h.run_steps(3);
-    assert!(h.state().is_busy());
+    assert!(h.state().view().busy);
     h.key_press(egui::Key::Escape);
     settle(&mut h);
-    assert!(h.state().runs().len() < 1000, "the first Esc stopped the runs");
-    assert!(!h.state().is_busy(), "nothing left running");
-    assert_eq!(h.state().windows_open(), [false, true, true], "and closed no window");
+    assert!(h.state().view().runs.len() < 1000, "the first Esc stopped the runs");
+    assert!(!h.state().view().busy, "nothing left running");
+    assert_eq!(h.state().view().windows_open, [false, true, true], "and closed no window");
     h.run_steps(2);
     // "after 3 of 1000", or "before the first of 1000 finished" (never "after 0 of").
     let stopped = h.get_by_label_contains("Stopped the runs ").accesskit_node().label().unwrap_or_default();
     assert!(!stopped.contains("after 0 of"), "{stopped}");
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert_eq!(h.state().windows_open(), [false, true, false], "then the parity window, opened last, closed");
+    assert_eq!(
+        h.state().view().windows_open,
+        [false, true, false],
+        "then the parity window, opened last, closed"
+    );
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert_eq!(h.state().windows_open(), [false, false, false]);
+    assert_eq!(h.state().view().windows_open, [false, false, false]);
 }
 
 #[test]
@@ -155,7 +159,7 @@ fn arrow_keys_step_through_the_folder() {
     let Some(mut h) = harness(Some(b.clone())) else { return };
     settle(&mut h);
     let at = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>| {
-        h.state().input_path().map(|p| p.file_name().unwrap_or_default().to_owned())
+        h.state().view().input_path.map(|p| p.file_name().unwrap_or_default().to_owned())
     };
     let name = |p: &Path| p.file_name().map(ToOwned::to_owned);
     h.run_steps(2);
@@ -168,7 +172,11 @@ fn arrow_keys_step_through_the_folder() {
     h.key_press(egui::Key::ArrowRight);
     settle(&mut h);
     assert_eq!(at(&h), name(&c), "the last image stays");
-    assert!(h.state().message().is_some_and(|(m, _)| m.contains("last image")), "{:?}", h.state().message());
+    assert!(
+        h.state().view().message.is_some_and(|(m, _)| m.contains("last image")),
+        "{:?}",
+        h.state().view().message
+    );
     h.key_press(egui::Key::ArrowLeft);
     settle(&mut h);
     h.key_press(egui::Key::ArrowLeft);

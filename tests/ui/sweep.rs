@@ -26,7 +26,7 @@ fn the_sweep_chart_keeps_its_titles_and_note_after_load_to_compare() {
         );
         h.get_by_label("Run sweep").click();
         settle(&mut h);
-        let result = h.state().sweep_result().expect("a sweep finished").clone();
+        let result = h.state().view().sweep.expect("a sweep finished").clone();
         h.run_steps(2);
         assert!(
             h.query_by_label_contains("rough guess").is_none()
@@ -104,7 +104,7 @@ fn a_running_sweep_leaves_the_cores_to_the_work() {
     h.state_mut().hold_next_job(HoldAt::Step);
     h.get_by_label("Run sweep").click();
     harness::until_held(&mut h);
-    assert!(h.state().job_progress().is_some_and(|p| p.starts_with("Sweep")), "the sweep is running");
+    assert!(h.state().view().job_progress.is_some_and(|p| p.starts_with("Sweep")), "the sweep is running");
     // The click's own input asks for a frame or two at once, as any input does.
     h.run_steps(3);
     for _ in 0..5 {
@@ -124,7 +124,7 @@ fn a_running_sweep_leaves_the_cores_to_the_work() {
     h.run_steps(2);
     h.state().release_job();
     settle(&mut h);
-    assert!(h.state().job_progress().is_none(), "Stop ended the sweep");
+    assert!(h.state().view().job_progress.is_none(), "Stop ended the sweep");
 }
 
 /// Esc with the sweep window open stops the sweep first and says so; the window stays (issue 25:
@@ -143,7 +143,7 @@ fn esc_stops_a_running_sweep_before_it_closes_the_window() {
     h.run_steps(2);
     h.state().release_job();
     settle(&mut h);
-    assert!(h.state().job_progress().is_none(), "Esc ended the sweep");
+    assert!(h.state().view().job_progress.is_none(), "Esc ended the sweep");
     assert!(h.query_by_label_contains("Stopped the sweep").is_some(), "the status bar says it stopped");
     assert!(h.query_by_label(TITLE).is_some(), "the window stays open while Esc stops its work");
     h.key_press(egui::Key::Escape);
@@ -169,7 +169,7 @@ fn the_last_sweep_and_its_fields_are_back_after_a_relaunch() {
     h.get_by_label("Run sweep").click();
     settle(&mut h);
     h.run_steps(2);
-    let result = h.state().sweep_result().expect("a sweep finished").clone();
+    let result = h.state().view().sweep.expect("a sweep finished").clone();
     assert_eq!(result.work_levels, vec![0, 16]);
     let mut memory = h.ctx.memory(Clone::clone);
     let saved = serde_json::to_string(&memory.data).expect("egui's memory serializes");
@@ -180,7 +180,7 @@ fn the_last_sweep_and_its_fields_are_back_after_a_relaunch() {
     settle(&mut h);
     h.state_mut().open_sweep_window();
     h.run_steps(3);
-    assert_eq!(h.state().sweep_result(), Some(&result), "the sweep is back");
+    assert_eq!(h.state().view().sweep, Some(&result), "the sweep is back");
     assert!(h.query_by_label("No sweep yet.").is_none());
     assert!(h.query_by_label_contains("kept from an earlier launch").is_some(), "and said to be kept");
     assert!(h.query_by_label(&result.verdict).is_some(), "its verdict is on screen");

@@ -277,7 +277,7 @@ fn one_work_level_asks_for_more_and_the_work_field_fills_the_options_sent() {
     h.run_steps(2);
     h.get_by_label("Run sweep").click();
     h.run_steps(2);
-    let sent = h.state().sweep_options_sent().expect("a sweep was started").clone();
+    let sent = h.state().view().sweep_sent.expect("a sweep was started").clone();
     assert_eq!(sent.work_levels, vec![0, 16, 256, 4096]);
     assert!(sent.divergent);
     assert_eq!(sent.sizes_mp, vec![0.01]);
@@ -291,7 +291,7 @@ fn one_work_level_asks_for_more_and_the_work_field_fills_the_options_sent() {
     h.run_steps(2);
     h.get_by_label("Run sweep").click();
     h.run_steps(2);
-    let sent = h.state().sweep_options_sent().expect("a second sweep").clone();
+    let sent = h.state().view().sweep_sent.expect("a second sweep").clone();
     assert_eq!(sent.work_levels, vec![0, 16, 64, 256, 4096]);
     harness::settle(&mut h);
 }

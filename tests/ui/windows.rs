@@ -68,10 +68,10 @@ fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
     h.run_steps(2);
     h.get_by_label("Run round trips").click();
     h.run_steps(2);
-    assert!(h.state().is_busy(), "the round trips run on the worker");
+    assert!(h.state().view().busy, "the round trips run on the worker");
     harness::settle(&mut h);
     h.run_steps(2);
-    let (result, unfinished) = h.state().round_trips_result();
+    let (result, unfinished) = h.state().view().round_trips;
     assert_eq!(unfinished, None);
     let r = result.expect("a result").clone();
     assert_eq!((r.width, r.height), (640, 400), "on the open photo");

@@ -43,16 +43,16 @@ fn the_work_control_sets_the_next_runs_work_and_last_run_names_it() {
     let path = photo(dir.path(), "in.png", 160, 100);
     let Some(mut h) = harness(Some(path)) else { return };
     settle(&mut h);
-    let before = h.state().runs().len();
-    assert_eq!(h.state().runs().last().map(|r| r.settings.work), Some(Work::NONE), "plain at first");
+    let before = h.state().view().runs.len();
+    assert_eq!(h.state().view().runs.last().map(|r| r.settings.work), Some(Work::NONE), "plain at first");
     assert!(h.query_by_label_contains("work: ").is_none(), "no work line for the plain grayscale");
 
     pick_work(&mut h, "64 rounds");
     // A new work level re-runs by itself, as a new formula does.
     settle(&mut h);
     assert_eq!(h.state_mut().settings_mut().convert.work, Work { rounds: 64, mask: 0, divergent: false });
-    let last = h.state().runs().last().expect("a run").clone();
-    assert_eq!(h.state().runs().len(), before + 1, "one run at the new level");
+    let last = h.state().view().runs.last().expect("a run").clone();
+    assert_eq!(h.state().view().runs.len(), before + 1, "one run at the new level");
     assert_eq!(last.settings.work.rounds, 64);
     assert_eq!(last.report.work.work_rounds, 64, "the report says its work");
     assert_eq!(last.report.work.ops_per_pixel, 192);
@@ -68,12 +68,12 @@ fn the_work_control_sets_the_next_runs_work_and_last_run_names_it() {
     let plain = convert(last.settings);
     let plain_gray = convert(graylab::engine::ConvertSettings { work: Work::NONE, ..last.settings });
     assert_eq!(plain.image, plain_gray.image, "the work leaves the gray unchanged");
-    assert_eq!(h.state().output_pixels(), Some(&plain_gray.image));
+    assert_eq!(h.state().view().output_pixels, Some(&plain_gray.image));
 
     // The divergent toggle, and the level kept with the settings that are saved.
     h.get_by_label("divergent (odd grays only)").click();
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run");
+    let last = h.state().view().runs.last().expect("a run");
     assert_eq!(last.settings.work, Work { rounds: 64, mask: 0, divergent: true });
     h.get_by_label_contains("work: 64 rounds/px, odd grays only (synthetic)");
     let saved = serde_json::to_string(h.state_mut().settings_mut()).expect("settings save");
@@ -98,7 +98,8 @@ fn runs_at_two_work_levels_are_two_series_in_the_box_plot() {
     settle(&mut h);
     let gpu: Vec<(u32, bool)> = h
         .state()
-        .runs()
+        .view()
+        .runs
         .iter()
         .filter(|r| r.settings.backend == Backend::Gpu)
         .map(|r| (r.settings.work.rounds, r.cold))
@@ -149,7 +150,7 @@ fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
     settle(&mut h);
 
     // CPU: the share and the ceiling on the work line, the kernel row against compute.
-    let last = h.state().runs().last().expect("a run").clone();
+    let last = h.state().view().runs.last().expect("a run").clone();
     assert_eq!((last.settings.backend, last.settings.work.rounds), (Backend::Cpu, 256));
     assert!(last.report.work.compute_share.is_some_and(|s| s > 0.0), "{:?}", last.report.work);
     let (line, kernel) = work_line_and_kernel_row(&h);
@@ -172,15 +173,15 @@ fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
     // The adapter panel lists the same CPU ceiling.
     h.get_by_label("CPU compute");
     assert_eq!(h.get_all_by_label(&ceiling).count(), 1, "the CPU's ceiling in the adapter panel: {ceiling}");
-    let cpu_before = *h.state().cpu_compute().expect("the CPU's compute ceiling");
+    let cpu_before = *h.state().view().cpu_compute.expect("the CPU's compute ceiling");
 
     // GPU: its compute ceiling is measured with its other ceilings before the first run with
     // work, and the run is held against it.
     h.get_by_label("GPU").click();
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run").clone();
+    let last = h.state().view().runs.last().expect("a run").clone();
     assert_eq!((last.settings.backend, last.settings.work.rounds), (Backend::Gpu, 256));
-    let gpu = h.state().ceilings().and_then(|k| k.ceilings.compute).expect("the GPU's compute ceiling");
+    let gpu = h.state().view().ceilings.and_then(|k| k.ceilings.compute).expect("the GPU's compute ceiling");
     assert_eq!(last.report.work.compute_ceiling_ops_per_s, Some(gpu.ops_per_s()));
     let line = text_of(&h.get_by_label_contains("work: 256 rounds/px")).unwrap_or_default();
     let gpu_ceiling =
@@ -206,8 +207,8 @@ fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
     h.get_by_label("Measure again").click();
     h.run_steps(2);
     settle(&mut h);
-    assert!(h.state().ceilings().is_some_and(|k| k.measured_now && k.ceilings.compute.is_some()));
-    let cpu_after = *h.state().cpu_compute().expect("the CPU's compute ceiling");
+    assert!(h.state().view().ceilings.is_some_and(|k| k.measured_now && k.ceilings.compute.is_some()));
+    let cpu_after = *h.state().view().cpu_compute.expect("the CPU's compute ceiling");
     assert_ne!(
         (cpu_before.best_ns, cpu_before.median_ns),
         (cpu_after.best_ns, cpu_after.median_ns),
@@ -226,7 +227,7 @@ fn a_cpu_run_of_any_layout_is_held_against_the_memory_stream() {
         .expect("save");
     let Some(mut h) = harness(Some(path)) else { return };
     settle(&mut h);
-    let last = h.state().runs().last().expect("a run");
+    let last = h.state().view().runs.last().expect("a run");
     assert_eq!(last.settings.backend, Backend::Cpu);
     assert!(
         last.report.kernel.is_some_and(|k| k != graylab::pixel::Kernel::Rgb8ToL8),
@@ -250,8 +251,8 @@ fn the_path_field_names_the_image_on_screen_after_a_failed_open() {
     h.state_mut().open(bad);
     settle(&mut h);
     h.run_steps(2);
-    assert!(h.state().message().is_some_and(|(m, error)| error && m.contains("text.jpg")), "an error");
-    assert_eq!(h.state().input_path().and_then(Path::file_name), good.file_name(), "the image stays");
+    assert!(h.state().view().message.is_some_and(|(m, error)| error && m.contains("text.jpg")), "an error");
+    assert_eq!(h.state().view().input_path.and_then(Path::file_name), good.file_name(), "the image stays");
     let field = h.get_by_role(Role::TextInput).value().unwrap_or_default();
     assert!(field.ends_with("half-8k.png"), "the field names the file on screen: {field}");
 }
@@ -293,16 +294,16 @@ fn cached_ceilings_are_used_from_the_first_run() {
     // An earlier launch: its first GPU run asks for the ceilings, measured and cached.
     let Some(mut first) = harness_keeping_caches(options(), [1280.0, 800.0]) else { return };
     settle(&mut first);
-    assert!(first.state().ceilings().is_some_and(|k| k.cache_path.is_some()), "measured and cached");
+    assert!(first.state().view().ceilings.is_some_and(|k| k.cache_path.is_some()), "measured and cached");
     drop(first);
 
     // This launch reads them at start: its very first run is held against them.
     let Some(mut h) = harness_keeping_caches(options(), [1280.0, 800.0]) else { return };
     settle(&mut h);
     h.run_steps(2);
-    let known = h.state().ceilings().expect("read from the cache");
+    let known = h.state().view().ceilings.expect("read from the cache");
     assert!(!known.measured_now, "read, not measured again");
-    let runs = h.state().runs();
+    let runs = h.state().view().runs;
     assert_eq!(runs.len(), 1, "the first run of this launch");
     assert_eq!(runs[0].settings.backend, Backend::Gpu);
     assert!(
@@ -360,7 +361,7 @@ fn try_every_size_races_the_shapes_and_gives_a_verdict() {
             .and_then(|n| text_of(&n))
     };
     assert!(verdict(&h).is_none(), "no verdict before it is asked");
-    let runs_before = h.state().runs().len();
+    let runs_before = h.state().view().runs.len();
     h.get_by_label("Try every size").click();
     settle(&mut h);
     let line = verdict(&h).expect("the race's verdict");
@@ -371,7 +372,7 @@ fn try_every_size_races_the_shapes_and_gives_a_verdict() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("a count of rounds in {line:?}"));
     assert!(rounds >= graylab::engine::sampling::MIN_SAMPLES && line.ends_with(" rounds in turns"), "{line}");
-    assert_eq!(h.state().runs().len(), runs_before, "one race, not a queue of conversions");
+    assert_eq!(h.state().view().runs.len(), runs_before, "one race, not a queue of conversions");
     if line.starts_with("No shape is clearly fastest: ") {
         assert!(line.contains(" are within the noise (±"), "{line}");
     } else {
@@ -404,9 +405,9 @@ fn a_heavy_saved_setting_shows_its_estimate_on_open_and_runs_only_on_run() {
     h.state_mut().set_pace(pace);
     h.state_mut().open(path);
     settle(&mut h);
-    let held = h.state().held_run().expect("the conversion is held for its estimate");
+    let held = h.state().view().held_run.expect("the conversion is held for its estimate");
     assert!(held.seconds > 10.0 && !held.is_guess(), "{held:?}");
-    assert!(h.state().runs().is_empty(), "nothing converted before Run");
+    assert!(h.state().view().runs.is_empty(), "nothing converted before Run");
     let said = text_of(&h.get_by_label_contains("It was not started")).unwrap_or_default();
     assert!(
         said.contains("4096 rounds/px on the CPU") && said.contains("from runs seen on this machine"),
@@ -415,8 +416,8 @@ fn a_heavy_saved_setting_shows_its_estimate_on_open_and_runs_only_on_run() {
     h.get_by_role_and_label(Role::Button, "Run anyway").click();
     h.run_steps(1);
     settle(&mut h);
-    assert!(h.state().held_run().is_none());
-    let runs: Vec<u32> = h.state().runs().iter().map(|r| r.settings.work.rounds).collect();
+    assert!(h.state().view().held_run.is_none());
+    let runs: Vec<u32> = h.state().view().runs.iter().map(|r| r.settings.work.rounds).collect();
     assert_eq!(runs, vec![4096], "Run converted it once, at the saved level");
     assert!(h.query_by_label_contains("It was not started").is_none(), "the question is gone");
 }

@@ -8,10 +8,9 @@ use super::toasts::Topic;
 use crate::app::state::{ExportRecord, RunRecord};
 use crate::app::textures::DisplayImage;
 use crate::app::work::jobs::{Answer, ClaimsEnd, Exported, Measured, Output, Reply};
-use crate::engine::ConvertSettings;
-use crate::engine::ParityReport;
 use crate::engine::claims::ClaimsReport;
 use crate::engine::sweep::SweepResult;
+use crate::engine::{ConvertSettings, ParityReport};
 
 /// What the windows' jobs found, until the next of each.
 #[derive(Default)]
