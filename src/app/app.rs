@@ -1,6 +1,10 @@
 //! `GraylabApp`: the shared session plus one struct per panel and window, the frame loop
 //! (replies, shortcuts, drops, dialogs) and the layout. Nothing else in `app` depends on it.
 
+mod view;
+
+pub use view::AppView;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -8,7 +12,7 @@ use egui::Color32;
 
 use super::charts::ChartsDock;
 use super::session::Session;
-use super::state::{ExportRecord, RunRecord, Settings};
+use super::state::Settings;
 use super::viewer::Viewer;
 use super::{AppOptions, look};
 use crate::app::panels::adapter::AdapterPanel;
@@ -17,7 +21,7 @@ use crate::app::panels::frame_meter::FrameMeter;
 use crate::app::panels::status_bar::StatusBar;
 use crate::app::panels::top_bar::{TopBar, TopBarAction};
 use crate::app::windows::claims_window::ClaimsWindow;
-use crate::app::windows::dialogs::{self, DialogAnswer, PendingDialog};
+use crate::app::windows::dialogs::{self, DialogAnswer, DialogFor, PendingDialog};
 use crate::app::windows::export_window::ExportWindow;
 use crate::app::windows::parity_window::ParityWindow;
 use crate::app::windows::round_trips_window::RoundTripsWindow;
@@ -173,15 +177,22 @@ impl GraylabApp {
             self.open(path);
         }
         if let Some(answer) = self.dialog.as_ref().and_then(PendingDialog::poll) {
-            let save = self.dialog.take().is_some_and(|d| d.save);
-            self.dialog_answered(save, answer);
+            let purpose = self.dialog.take().map_or(DialogFor::Open, |d| d.purpose);
+            self.dialog_answered(purpose, answer);
         }
     }
 
-    fn dialog_answered(&mut self, save: bool, answer: DialogAnswer) {
+    fn dialog_answered(&mut self, purpose: DialogFor, answer: DialogAnswer) {
+        let save = purpose != DialogFor::Open;
         match answer {
-            DialogAnswer::Chosen(path) if save => self.export.set_path(&path),
+            DialogAnswer::Chosen(path) if purpose == DialogFor::Export => self.export.set_path(&path),
+            DialogAnswer::Chosen(path) if purpose == DialogFor::Trace => self.session.save_trace(&path),
             DialogAnswer::Chosen(path) => self.open(path),
+            DialogAnswer::Nothing { probably_unavailable: true } if purpose == DialogFor::Trace => {
+                self.session.toasts.note("No file dialog could be shown on this system (no xdg-desktop-portal or zenity): \
+                     `graylab bench IMAGE --trace FILE` traces this image from the command line."
+                    .into());
+            }
             DialogAnswer::Nothing { probably_unavailable: true } if save => self.session.toasts.note(
                 "No file dialog could be shown on this system (no xdg-desktop-portal or zenity): type the \
                  path in the File field and press Enter."
@@ -305,6 +316,10 @@ impl eframe::App for GraylabApp {
                 });
             });
         self.charts.dock_ui(ui, &mut self.session);
+        if std::mem::take(&mut self.charts.trace_asked) && self.dialog.is_none() {
+            let (dir, name) = self.session.trace_file_suggestion();
+            self.dialog = Some(dialogs::save_trace(&ctx, dir.as_deref(), &name));
+        }
         let viewer = egui::CentralPanel::default()
             .frame(look::central_frame(&style))
             .show(ui, |ui| self.viewer.ui(ui, &mut self.session))
@@ -390,104 +405,9 @@ pub fn redraw_while_working(software_adapter: bool) -> std::time::Duration {
     std::time::Duration::from_millis(if software_adapter { 1000 } else { 250 })
 }
 
-/// What the running app shows, read-only, for tests and scripts: [`GraylabApp::view`].
-#[expect(clippy::struct_excessive_bools, reason = "independent facts on screen, read one at a time")]
-pub struct AppView<'a> {
-    /// Every measured conversion so far (exports are listed apart).
-    pub runs: &'a [RunRecord],
-    /// Every export so far.
-    pub exports: &'a [ExportRecord],
-    /// The run numbers the runs chart shows now.
-    pub charted_runs: Vec<usize>,
-    /// The image on screen, if any, and its file.
-    pub input_image: Option<&'a image::DynamicImage>,
-    /// The file of the image on screen.
-    pub input_path: Option<&'a std::path::Path>,
-    /// The output's host pixels, if the current output has them.
-    pub output_pixels: Option<&'a image::DynamicImage>,
-    /// Full-resolution tiles on the GPU now for the input and the output (none at Fit).
-    pub detail_tiles: (usize, usize),
-    /// The newest message (error or note) and whether it is an error.
-    pub message: Option<(&'a str, bool)>,
-    /// The warnings on screen (they stay until dismissed).
-    pub warnings: Vec<&'a str>,
-    /// Whether the worker has work in flight (loads, conversions, exports, sweeps).
-    pub busy: bool,
-    /// What the job running now reports doing, once it has started.
-    pub job_progress: Option<String>,
-    /// Whether the running job waits at the hold a test set ([`GraylabApp::hold_next_job`]).
-    pub job_held: bool,
-    /// The estimate of a run held for confirmation, if one is.
-    pub held_run: Option<crate::engine::estimate::Estimate>,
-    /// GPU runs stopped between their submissions by Stop, Esc or a newer setting, so far.
-    pub runs_cut_short: usize,
-    /// Whether Continuous is on.
-    pub continuous: bool,
-    /// Whether Fit is in effect in the viewer.
-    pub fitting: bool,
-    /// Flip mode: whether the output is shown (else the input).
-    pub showing_output: bool,
-    /// Which windows are open: export, size sweep, parity.
-    pub windows_open: [bool; 3],
-    /// The options of the last sweep sent.
-    pub sweep_sent: Option<&'a crate::engine::sweep::SweepOptions>,
-    /// The latest sweep.
-    pub sweep: Option<&'a crate::engine::sweep::SweepResult>,
-    /// The round-trips window's result, or why it has none.
-    pub round_trips: (Option<&'a crate::engine::round_trip::RoundTripResult>, Option<&'a str>),
-    /// The latest claims report that finished, and why the latest run has none.
-    pub claims: (Option<&'a crate::engine::claims::ClaimsReport>, Option<&'a str>),
-    /// The claims window's comparison with a loaded report, as shown.
-    pub compared_claims: Option<&'a str>,
-    /// The latest parity report.
-    pub parity: Option<&'a crate::engine::ParityReport>,
-    /// This CPU's compute ceiling, once known.
-    pub cpu_compute: Option<&'a crate::engine::CpuCompute>,
-    /// This GPU's ceilings, once known.
-    pub ceilings: Option<&'a crate::engine::ceilings::KnownCeilings>,
-}
-
-/// What tests and scripts may ask of the running app, beside what a user does with the mouse:
-/// one read-only view of what it shows, and shortcuts to start work.
+/// What tests and scripts may do to the running app, beside what a user does with the mouse:
+/// shortcuts to start work and to set a window's fields (what it shows: [`AppView`]).
 impl GraylabApp {
-    /// What the app shows now.
-    #[must_use]
-    pub fn view(&self) -> AppView<'_> {
-        let s = &self.session;
-        let claims = s.claims();
-        AppView {
-            runs: s.runs(),
-            exports: s.exports(),
-            charted_runs: self.charts.charted_runs(s),
-            input_image: s.input().map(|i| i.image.as_ref()),
-            input_path: s.input().map(|i| i.path.as_path()),
-            output_pixels: s.output().and_then(|o| o.pixels.as_deref()),
-            detail_tiles: (
-                s.input().map_or(0, |i| i.display.detail_tiles()),
-                s.output().map_or(0, |o| o.display.detail_tiles()),
-            ),
-            message: s.toasts.latest(),
-            warnings: s.toasts.warnings(),
-            busy: s.is_busy(),
-            job_progress: s.current_job().and_then(|(_, p)| p).map(|p| p.what),
-            job_held: s.job_held(),
-            held_run: s.held_run(),
-            runs_cut_short: s.runs_cut_short(),
-            continuous: s.continuous,
-            fitting: self.viewer.fitting(),
-            showing_output: self.viewer.showing_output(),
-            windows_open: [self.export.open, self.sweep.open, self.parity.open],
-            sweep_sent: self.sweep.sent(),
-            sweep: s.sweep().map(AsRef::as_ref),
-            round_trips: (self.round_trips.result(), self.round_trips.unfinished()),
-            claims: (claims.report.as_deref(), claims.unfinished.as_deref()),
-            compared_claims: self.claims.compared(),
-            parity: s.parity().map(|(r, _)| r),
-            cpu_compute: s.cpu_compute(),
-            ceilings: s.ceilings(),
-        }
-    }
-
     /// until [`Self::release_job`], so that a test's Stop or new setting lands inside it.
     pub fn hold_next_job(&mut self, at: crate::system::progress::HoldAt) {
         self.session.hold_next_job(at);
@@ -506,7 +426,7 @@ impl GraylabApp {
     /// Answers the open dialog as a system without a dialog service does: at once, nothing.
     pub fn open_dialog_found_no_service(&mut self) {
         use crate::app::windows::dialogs::DialogAnswer;
-        self.dialog_answered(false, DialogAnswer::Nothing { probably_unavailable: true });
+        self.dialog_answered(DialogFor::Open, DialogAnswer::Nothing { probably_unavailable: true });
     }
 
     /// Replaces this machine's pace (so that an estimate is known in advance).
@@ -559,6 +479,12 @@ impl GraylabApp {
     /// Opens the tutorial-claims window.
     pub fn open_claims_window(&mut self) {
         self.claims.open = true;
+    }
+
+    /// Saves every run of the open image as a trace at `path`, as "Save trace…" does once its
+    /// dialog answers.
+    pub fn save_trace_to(&mut self, path: &std::path::Path) {
+        self.session.save_trace(path);
     }
 
     /// Sets the claims window's JSON file, as if typed.

@@ -75,6 +75,10 @@ pub struct ConvertArgs {
     /// that is not valid UTF-8 is an object `{"bytes": [...], "lossy": "..."}`.
     #[arg(long)]
     pub json: bool,
+    /// Also write each file's run (decode, conversion, encode) as a Chrome trace, a track per
+    /// lane: open it in ui.perfetto.dev. Never over an input or an output.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
 }
 
 /// `convert --depth`.

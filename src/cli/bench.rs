@@ -72,6 +72,13 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Also write every run (cold and warm) as a Chrome trace, a track per lane: open it in
+    /// ui.perfetto.dev.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["passes", "fastest_workgroup"])]
+    pub trace: Option<PathBuf>,
+    /// Replace the --trace file if it exists.
+    #[arg(long, requires = "trace")]
+    pub overwrite: bool,
 }
 
 /// `bench --workgroup`: a list, or every size the adapter allows.
@@ -179,6 +186,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         BenchBackend::One(backend) => vec![backend],
     };
     let with_gpu = backends.contains(&Backend::Gpu);
+    super::trace::check(args.trace.as_deref(), args.overwrite)?;
     let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
         bench_bytes(in_bytes, out_bytes, synthetic, with_gpu)
     })?;
@@ -243,6 +251,18 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         results: &results,
         busy: crate::system::load::CpuSnapshot::busy_since(before),
     };
+    if let Some(path) = &args.trace {
+        let mut runs = Vec::new();
+        for r in &results {
+            let what = setting_label(&r.settings);
+            runs.push((format!("{what} · cold"), &r.cold));
+            let n = r.warm.len();
+            runs.extend(
+                r.warm.iter().enumerate().map(|(i, w)| (format!("{what} · warm {} of {n}", i + 1), w)),
+            );
+        }
+        super::trace::write(path, args.overwrite, &format!("graylab bench: {}", report.image), &runs)?;
+    }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -339,5 +359,13 @@ fn print_rates(r: &BenchResult) {
     for rate in &r.rates {
         let indent = if rate.part == PhasePart::Whole { "" } else { "  " };
         outln!("{:<16} {indent}{}", "", rate.sentence());
+    }
+}
+
+/// One setting in words, for a trace's run names: "2 threads", "workgroup 16x16".
+fn setting_label(s: &ConvertSettings) -> String {
+    match s.backend {
+        Backend::Cpu => format!("{} threads", s.threads),
+        Backend::Gpu => format!("workgroup {}", s.workgroup),
     }
 }

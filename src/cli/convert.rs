@@ -38,6 +38,7 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
 fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let plan = plan_outputs(args)?;
+    super::trace::check_convert(args.trace.as_deref(), args.overwrite, &plan.items)?;
     if !args.json {
         for file in &plan.skipped {
             errln!("skipped ({}): {}", file.why, file.path.display());
@@ -106,6 +107,9 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let unlisted_folders = plan.refused.len() - refused_files;
     let failures = results.iter().filter(|r| r.is_err()).count() + refused_files;
     let all_files = files + refused_files;
+    if let Some(path) = &args.trace {
+        super::trace::write_files(path, args.overwrite, &results)?;
+    }
     if args.json {
         print_json(&plan, &results)?;
     } else {

@@ -15,6 +15,7 @@ mod plan;
 mod progress;
 mod round_trip;
 mod sweep;
+mod trace;
 mod workgroups;
 
 use std::error::Error;

@@ -22,6 +22,7 @@ pub mod sampling;
 mod spans;
 pub mod sweep;
 mod synthetic;
+pub mod trace;
 mod work;
 
 use std::sync::{Arc, Mutex, OnceLock};

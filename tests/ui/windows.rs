@@ -104,3 +104,55 @@ fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
     h.run_steps(2);
     assert!(h.query_by_label_contains("Each GPU point is one round trip").is_none(), "closed by Esc");
 }
+
+#[test]
+fn save_trace_writes_every_run_of_the_open_image() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let first = dir.path().join("first.png");
+    common::photo(90, 60).save(&first).expect("save");
+    let second = dir.path().join("second.png");
+    common::photo(80, 70).save(&second).expect("save");
+    let Some(mut h) = harness::harness(Some(first)) else { return };
+    harness::settle(&mut h);
+    h.state_mut().run_conversion(2);
+    harness::settle(&mut h);
+    h.state_mut().open(second);
+    harness::settle(&mut h);
+    h.state_mut().run_conversion(2);
+    harness::settle(&mut h);
+    let image = h.state().view().runs.last().expect("a run").image_id;
+    let seqs: Vec<usize> =
+        h.state().view().runs.iter().filter(|r| r.image_id == image).map(|r| r.seq).collect();
+    assert_eq!(seqs.len(), 3, "the open and two more runs");
+    // The button is on the Last run chart.
+    let _button = h.get_by_label("Save trace…");
+    let path = dir.path().join("second.trace.json");
+    h.state_mut().save_trace_to(&path);
+    let (message, error) = h.state().view().message.expect("a message");
+    assert!(
+        !error && message.contains("Saved the trace of 3 runs") && message.contains("ui.perfetto.dev"),
+        "{message}"
+    );
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("written")).expect("JSON");
+    let processes: Vec<String> = trace["traceEvents"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
+        .map(|e| e["args"]["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    // Only the open image's runs, each its own process, named by its number.
+    let expected: Vec<String> = seqs.iter().map(|s| format!("run {s}")).collect();
+    assert_eq!(processes.len(), 3, "{processes:?}");
+    for (process, run) in processes.iter().zip(&expected) {
+        assert!(
+            process.starts_with(&format!("cpu · {run}")) && process.ends_with("80x70"),
+            "{process} for {run}"
+        );
+    }
+    assert!(processes[0].contains("· cold"), "the first run of a setting is cold: {processes:?}");
+    let runs =
+        trace["traceEvents"].as_array().expect("events").iter().filter(|e| e["ph"] == "X" && e["tid"] == 0);
+    assert_eq!(runs.count(), 3);
+}

@@ -188,6 +188,8 @@ pub struct ChartsDock {
     share: f32,
     /// The room the dock had last frame.
     room: Option<f32>,
+    /// "Save trace…" was clicked: the app opens the dialog.
+    pub trace_asked: bool,
 }
 
 impl Default for ChartsDock {
@@ -199,6 +201,7 @@ impl Default for ChartsDock {
             box_series: None,
             race: workgroups::Race::default(),
             share: 0.36,
+            trace_asked: false,
             room: None,
         }
     }
@@ -314,6 +317,7 @@ impl ChartsDock {
         let height = (ui.available_height() - 44.0).max(80.0);
         let width = ui.available_width();
         let mut asked = workgroups::Asked::Nothing;
+        let mut trace_asked = false;
         let runs = session.runs();
         let last = runs.iter().rev().find(|r| Some(r.image_id) == image);
         let shown_tab = self.tab;
@@ -338,13 +342,14 @@ impl ChartsDock {
                 runs.iter().find(|r| r.image_id == id).map(|r| r.image_name.clone()).unwrap_or_default()
             };
             column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, &name_of));
-            column(ui, 0.25, Tab::Timeline, &mut |ui| timeline::timeline_ui(ui, last));
+            column(ui, 0.25, Tab::Timeline, &mut |ui| trace_asked = timeline::timeline_ui(ui, last));
             column(ui, 0.35, Tab::Workgroups, &mut |ui| {
                 asked = workgroups::workgroups_chart_ui(
                     ui, runs, image, &valid, enabled, box_series, race, current,
                 );
             });
         });
+        self.trace_asked |= trace_asked;
         match asked {
             workgroups::Asked::Nothing => {}
             workgroups::Asked::Use(workgroup) => session.settings_mut().convert.workgroup = workgroup,

@@ -70,16 +70,25 @@ fn colour(lane: Lane) -> Color32 {
     segment.colour()
 }
 
-/// Draws the timeline of `last`.
-pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
+/// Draws the timeline of `last`; whether "Save trace…" was clicked.
+pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
     let Some(run) = last else {
         ui.label(RichText::new("Last run, step by step").strong());
         ui.label("No run on this image yet.");
-        return;
+        return false;
     };
     // Seconds from 10 s on.
     let (unit, ns_per_unit) = look::time_unit(run.wall_ns());
-    ui.label(RichText::new(format!("Last run, step by step ({unit})")).strong());
+    let trace = ui
+        .horizontal(|ui| {
+            ui.label(RichText::new(format!("Last run, step by step ({unit})")).strong());
+            ui.small_button("Save trace…").on_hover_text(
+                "Every run of this image as a Chrome trace, a track per lane and a process per run: \
+                 open it in ui.perfetto.dev to zoom into each step.",
+            )
+        })
+        .inner
+        .clicked();
     let timeline = timeline_in(run, ns_per_unit);
     let lanes = timeline.lanes.len();
     let wall = timeline.wall_ms;
@@ -142,6 +151,7 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) {
                     .style(egui_plot::LineStyle::dashed_loose()),
             );
         });
+    trace
 }
 
 #[cfg(test)]

@@ -56,3 +56,53 @@ impl Session {
         self.book.stopped.as_deref()
     }
 }
+
+impl Session {
+    /// Where a trace of the open image's runs goes unless the user says otherwise: the image's
+    /// folder, `NAME.trace.json`.
+    #[must_use]
+    pub fn trace_file_suggestion(&self) -> (Option<std::path::PathBuf>, String) {
+        let path = self.input.as_ref().map(|i| i.path.as_path());
+        let dir = path.and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
+        let stem = path.and_then(std::path::Path::file_stem).map(|s| s.to_string_lossy().into_owned());
+        (dir, format!("{}.trace.json", stem.as_deref().unwrap_or("graylab")))
+    }
+
+    /// Saves every run of the open image as a Chrome trace at `path` (a process per run, a track
+    /// per lane; the dialog asked before replacing a file), and says so.
+    pub fn save_trace(&mut self, path: &std::path::Path) {
+        let image = self.input.as_ref().map(|i| i.id);
+        let runs: Vec<(String, &crate::engine::RunReport)> = self
+            .history
+            .runs
+            .iter()
+            .filter(|r| Some(r.image_id) == image)
+            .map(|r| (format!("run {}{}", r.seq, if r.cold { " · cold" } else { "" }), &r.report))
+            .collect();
+        if runs.is_empty() {
+            self.toasts.note("No run of this image to trace yet: Run it first.".into());
+            return;
+        }
+        let count = runs.len();
+        let title = format!(
+            "graylab: {}",
+            self.input.as_ref().map(|i| super::file_name(&i.path)).unwrap_or_default()
+        );
+        let written = serde_json::to_string(&crate::engine::trace::chrome_trace(&title, &runs))
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                crate::io::write_atomically(path, true, |out| {
+                    std::io::Write::write_all(out, text.as_bytes()).map_err(crate::io::WriteCause::Os)
+                })
+                .map_err(|e| crate::app::advice::describe(&e))
+            });
+        match written {
+            Ok(_) => self.toasts.success(format!(
+                "Saved the trace of {count} run{}: {} (open it in ui.perfetto.dev)",
+                if count == 1 { "" } else { "s" },
+                path.display()
+            )),
+            Err(e) => self.toasts.error(format!("The trace could not be saved, nothing was written: {e}")),
+        }
+    }
+}

@@ -24,11 +24,22 @@ pub enum DialogAnswer {
     },
 }
 
+/// What a dialog chooses a file for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogFor {
+    /// The image to open.
+    Open,
+    /// Where to export the gray image.
+    Export,
+    /// Where to save the runs' trace.
+    Trace,
+}
+
 /// A dialog in flight.
 pub struct PendingDialog {
     rx: mpsc::Receiver<DialogAnswer>,
-    /// Whether it is a save dialog (else open).
-    pub save: bool,
+    /// What it chooses a file for.
+    pub purpose: DialogFor,
 }
 
 impl PendingDialog {
@@ -38,7 +49,8 @@ impl PendingDialog {
     }
 }
 
-fn spawn(ctx: &egui::Context, save: bool, dialog: rfd::AsyncFileDialog) -> PendingDialog {
+fn spawn(ctx: &egui::Context, purpose: DialogFor, dialog: rfd::AsyncFileDialog) -> PendingDialog {
+    let save = purpose != DialogFor::Open;
     let (tx, rx) = mpsc::channel();
     let ctx = ctx.clone();
     let spawned = std::thread::Builder::new().name("graylab-dialog".into()).spawn(move || {
@@ -59,9 +71,9 @@ fn spawn(ctx: &egui::Context, save: bool, dialog: rfd::AsyncFileDialog) -> Pendi
         // No thread, no dialog: answer at once so the app says how else to open a file.
         let (tx, rx2) = mpsc::channel();
         let _ = tx.send(DialogAnswer::Nothing { probably_unavailable: true });
-        return PendingDialog { rx: rx2, save };
+        return PendingDialog { rx: rx2, purpose };
     }
-    PendingDialog { rx, save }
+    PendingDialog { rx, purpose }
 }
 
 /// Opens the "open image" dialog.
@@ -73,7 +85,7 @@ pub fn open_image(ctx: &egui::Context, dir: Option<&std::path::Path>) -> Pending
     if let Some(dir) = dir {
         dialog = dialog.set_directory(dir);
     }
-    spawn(ctx, false, dialog)
+    spawn(ctx, DialogFor::Open, dialog)
 }
 
 /// Opens the "export as" dialog.
@@ -83,5 +95,17 @@ pub fn save_image(ctx: &egui::Context, dir: Option<&std::path::Path>, file_name:
     if let Some(dir) = dir {
         dialog = dialog.set_directory(dir);
     }
-    spawn(ctx, true, dialog)
+    spawn(ctx, DialogFor::Export, dialog)
+}
+
+/// Opens the "save trace" dialog.
+pub fn save_trace(ctx: &egui::Context, dir: Option<&std::path::Path>, file_name: &str) -> PendingDialog {
+    let mut dialog = rfd::AsyncFileDialog::new()
+        .set_title("Save the runs as a trace (open it in ui.perfetto.dev)")
+        .set_file_name(file_name)
+        .add_filter("Chrome trace (JSON)", &["json"]);
+    if let Some(dir) = dir {
+        dialog = dialog.set_directory(dir);
+    }
+    spawn(ctx, DialogFor::Trace, dialog)
 }

@@ -1,0 +1,121 @@
+//! `--trace FILE`: the runs of `bench` and `convert` as a Chrome trace that Perfetto opens.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{graylab, photo, text};
+
+/// The trace at `path`, parsed, and its events.
+fn events(path: &Path) -> Vec<Value> {
+    let trace: Value = serde_json::from_slice(&std::fs::read(path).expect("trace written")).expect("JSON");
+    assert_eq!(trace["displayTimeUnit"], "ms");
+    trace["traceEvents"].as_array().expect("traceEvents").clone()
+}
+
+/// Each process's name and the names of its tracks.
+fn names(events: &[Value]) -> (HashMap<u64, String>, HashMap<(u64, u64), String>) {
+    let mut processes = HashMap::new();
+    let mut tracks = HashMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "M") {
+        let (pid, tid) = (e["pid"].as_u64().expect("pid"), e["tid"].as_u64().expect("tid"));
+        let name = e["args"]["name"].as_str().unwrap_or_default().to_owned();
+        match e["name"].as_str() {
+            Some("process_name") => {
+                processes.insert(pid, name);
+            }
+            Some("thread_name") => {
+                tracks.insert((pid, tid), name);
+            }
+            _ => {}
+        }
+    }
+    (processes, tracks)
+}
+
+/// Every complete event lies within its run's event (track 0), on a named track, with a clock.
+fn assert_within_runs(events: &[Value], tracks: &HashMap<(u64, u64), String>) {
+    let runs: HashMap<u64, f64> = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == 0)
+        .map(|e| (e["pid"].as_u64().expect("pid"), e["dur"].as_f64().expect("dur")))
+        .collect();
+    for e in events.iter().filter(|e| e["ph"] == "X" && e["tid"] != 0) {
+        let (pid, tid) = (e["pid"].as_u64().expect("pid"), e["tid"].as_u64().expect("tid"));
+        let (ts, dur) = (e["ts"].as_f64().expect("ts"), e["dur"].as_f64().expect("dur"));
+        let run = runs.get(&pid).copied().expect("every process has its run event");
+        // Spans are placed on the run's CPU clock: within it, to a microsecond's rounding.
+        assert!(ts >= 0.0 && dur >= 0.0 && ts + dur <= run + 1.0, "{e} outside its run of {run} µs");
+        assert!(tracks.contains_key(&(pid, tid)), "{e} on a track without a name");
+        assert!(e["args"]["clock"].as_str().is_some_and(|c| !c.is_empty()), "{e} says no clock");
+    }
+}
+
+#[test]
+fn bench_writes_every_run_as_a_trace_with_cpu_and_gpu_tracks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = ["bench", "--synthetic", "320x200", "--backend", "all", "--runs", "2", "--trace", "t.json"];
+    let o = graylab(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("ui.perfetto.dev"), "{}", text(&o));
+    let events = events(&dir.path().join("t.json"));
+    let (processes, tracks) = names(&events);
+    // A cold and two warm runs of each backend, each its own process.
+    assert_eq!(processes.len(), 6, "{processes:?}");
+    assert_eq!(processes.values().filter(|p| p.contains("· cold")).count(), 2, "{processes:?}");
+    assert!(processes.values().any(|p| p.starts_with("gpu · workgroup") && p.contains("warm 2 of 2")));
+    let gpu_kernel = tracks.values().filter(|t| *t == "GPU queue · kernel").count();
+    let cpu_kernel = tracks.values().filter(|t| *t == "CPU · kernel").count();
+    assert_eq!((gpu_kernel, cpu_kernel), (3, 3), "{tracks:?}");
+    assert!(tracks.values().any(|t| t == "GPU queue · upload copies"), "{tracks:?}");
+    assert!(tracks.values().any(|t| t.starts_with("CPU · host copy")), "{tracks:?}");
+    assert_within_runs(&events, &tracks);
+    // GPU steps say how they were timed.
+    let gpu_clocks: Vec<&str> =
+        events.iter().filter(|e| e["cat"] == "gpu").filter_map(|e| e["args"]["clock"].as_str()).collect();
+    assert!(!gpu_clocks.is_empty());
+    assert!(
+        gpu_clocks
+            .iter()
+            .all(|c| matches!(*c, "gpu-timestamp, placed at submit" | "cpu-clock, around its submission")),
+        "{gpu_clocks:?}"
+    );
+
+    // Never over an existing file unless asked.
+    let o = graylab(&args, dir.path());
+    assert!(!o.status.success() && text(&o).contains("--overwrite"), "{}", text(&o));
+    let o = graylab(&[&args[..], &["--overwrite"]].concat(), dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    photo(97, 61).save(dir.path().join("a.png")).expect("save");
+    photo(64, 40).save(dir.path().join("b.png")).expect("save");
+    std::fs::create_dir(dir.path().join("out")).expect("out dir");
+    let o = graylab(&["convert", "a.png", "b.png", "--out-dir", "out", "--trace", "c.json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let events = events(&dir.path().join("c.json"));
+    let (processes, tracks) = names(&events);
+    assert_eq!(processes.len(), 2, "one process per file: {processes:?}");
+    assert!(processes.values().any(|p| p == "cpu · a.png · bt601 · 97x61"), "{processes:?}");
+    for lane in ["CPU · decode", "CPU · encode"] {
+        assert_eq!(tracks.values().filter(|t| *t == lane).count(), 2, "{lane}: {tracks:?}");
+    }
+    // The CPU converts rows inside the encoder's stripes: its kernel time is in the run's phases.
+    for run in events.iter().filter(|e| e["ph"] == "X" && e["tid"] == 0) {
+        let kernel = &run["args"]["phases"]["kernel"];
+        assert!(kernel["ms"].as_f64().is_some_and(|ms| ms > 0.0) && kernel["clock"] == "cpu-clock", "{run}");
+    }
+    assert_within_runs(&events, &tracks);
+
+    // A trace over the photo would destroy it: refused before any work, the photo untouched.
+    let before = std::fs::read(dir.path().join("a.png")).expect("read");
+    let o = graylab(&["convert", "a.png", "-o", "a2.png", "--overwrite", "--trace", "a.png"], dir.path());
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("--trace names a file this conversion reads or writes"), "{}", text(&o));
+    assert_eq!(std::fs::read(dir.path().join("a.png")).expect("read"), before);
+    assert!(!dir.path().join("a2.png").exists());
+}
