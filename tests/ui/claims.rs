@@ -119,8 +119,12 @@ fn stop_and_escape_end_a_full_claims_run() {
     h.state_mut().open_claims_window();
     h.run_steps(2);
     for how in ["Stop claims", "Esc"] {
+        // The run waits at its first step until the test lets it go: Stop or Esc lands inside
+        // it however fast this machine is.
+        h.state_mut().hold_next_job(graylab::system::progress::HoldAt::Step);
         h.get_by_label("Run all").click();
-        harness::until_progress(&mut h, "Claims, ");
+        harness::until_held(&mut h);
+        assert!(h.state().view().job_progress.is_some_and(|p| p.starts_with("Claims")), "{how}: running");
         h.run_steps(2);
         assert!(h.query_by_label_contains("estimate").is_some(), "an ETA or a first estimate is shown");
         if how == "Esc" {
@@ -131,6 +135,8 @@ fn stop_and_escape_end_a_full_claims_run() {
         } else {
             h.get_by_label(how).click();
         }
+        h.run_steps(1);
+        h.state().release_job();
         settle(&mut h);
         assert!(!h.state().view().busy, "{how}: nothing left running");
         let (report, unfinished) = h.state().view().claims;

@@ -129,14 +129,3 @@ pub fn until_held(h: &mut Harness<'_, GraylabApp>) {
         std::thread::sleep(Duration::from_millis(2));
     }
 }
-
-/// Steps the app until the job in progress says `prefix` (e.g. "Converting"), or fails the test
-/// after a minute.
-pub fn until_progress(h: &mut Harness<'_, GraylabApp>, prefix: &str) {
-    let deadline = Instant::now() + Duration::from_mins(1);
-    while !h.state().view().job_progress.is_some_and(|p| p.starts_with(prefix)) {
-        assert!(Instant::now() < deadline, "no job reported {prefix:?}");
-        h.step();
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}

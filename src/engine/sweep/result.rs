@@ -62,15 +62,6 @@ impl SweepPoint {
         [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| self.median_ns(*s)).min()
     }
 
-    /// The best CPU series (the one with the lower median; all threads when they tie).
-    #[must_use]
-    pub fn best_cpu_series(&self) -> Option<Series> {
-        [Series::CpuAll, Series::Cpu1]
-            .into_iter()
-            .filter(|s| self.median_ns(*s).is_some())
-            .min_by_key(|s| self.median_ns(*s))
-    }
-
     /// Whether `series` beats the best CPU series here. The GPU end to end is decided by its
     /// sampled comparison where there is one (a difference within the noise is no win); the
     /// resident series, and a sweep saved without comparisons, by the medians.
