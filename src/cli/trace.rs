@@ -1,9 +1,10 @@
-//! `--trace FILE` of `bench` and `convert`: their runs as a Chrome trace (open it in
+//! `--trace FILE` of `bench`, `convert` and `sweep`: their runs as a Chrome trace (open it in
 //! ui.perfetto.dev), checked before any work and written atomically after it.
 
 use std::path::Path;
 
 use super::out::errln;
+use crate::engine::sweep::SweepResult;
 use crate::engine::{BatchItem, EngineError, FileReport, RunReport};
 use crate::io::WriteCause;
 
@@ -40,6 +41,19 @@ pub(super) fn write_files(
     let runs: Vec<(String, &RunReport)> =
         results.iter().flatten().map(|r| (r.input.display().to_string(), &r.run)).collect();
     write(path, overwrite, "graylab convert", &runs)
+}
+
+/// Writes the trace of a sweep: each point's runs, named by its size and work level.
+pub(super) fn write_sweep(path: &Path, overwrite: bool, result: &SweepResult) -> anyhow::Result<()> {
+    let runs: Vec<(String, &RunReport)> = result
+        .points
+        .iter()
+        .flat_map(|p| {
+            let at = format!("{:.2} MP · {} rounds", p.megapixels, p.work_rounds);
+            p.runs.iter().map(move |(name, run)| (format!("{at} · {name}"), run))
+        })
+        .collect();
+    write(path, overwrite, &format!("graylab sweep: {}", result.source), &runs)
 }
 
 /// Writes the trace of `runs` (each with its name) to `path`, and says so on stderr.

@@ -119,3 +119,30 @@ fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
     assert_eq!(std::fs::read(dir.path().join("a.png")).expect("read"), before);
     assert!(!dir.path().join("a2.png").exists());
 }
+
+#[test]
+fn sweep_traces_each_points_cold_and_last_warm_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = ["sweep", "--sizes", "0.01,0.05", "--runs", "2", "--trace", "s.json", "--json", "r.json"];
+    let o = graylab(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let events = events(&dir.path().join("s.json"));
+    let (processes, tracks) = names(&events);
+    for mp in ["0.01 MP", "0.05 MP"] {
+        let at: Vec<&String> = processes.values().filter(|p| p.contains(mp)).collect();
+        // Each series measured (all threads, maybe one thread, the GPU): a cold and a warm run.
+        assert!(at.len() >= 4 && at.len().is_multiple_of(2), "{mp}: {at:?}");
+        assert!(at.iter().any(|p| p.starts_with("gpu · ") && p.contains("· cold")), "{mp}: {at:?}");
+        assert!(
+            at.iter().any(|p| p.starts_with("cpu · ") && p.contains("all threads · warm")),
+            "{mp}: {at:?}"
+        );
+    }
+    assert_within_runs(&events, &tracks);
+    // The runs are not part of the saved sweep.
+    let saved = std::fs::read_to_string(dir.path().join("r.json")).expect("json");
+    assert!(!saved.contains("\"runs\": [") && !saved.contains("spans"), "the sweep's JSON keeps no runs");
+    // One file for two reports is refused before anything is measured.
+    let o = graylab(&["sweep", "--sizes", "0.01", "--json", "x.json", "--trace", "x.json"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("--trace names the same file"), "{}", text(&o));
+}

@@ -329,6 +329,7 @@ impl SweepWindow {
             gpu: session.gpu_usable(),
             work_levels,
             divergent: self.asked.work.divergent,
+            keep_runs: false,
         }
     }
 

@@ -69,7 +69,11 @@ pub struct SweepArgs {
     /// Write one CSV row per size and series to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Replace existing JSON/CSV files.
+    /// Also write each point's runs (each series' cold run and its last warm run) as a Chrome
+    /// trace, a track per lane: open it in ui.perfetto.dev.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Replace existing JSON/CSV/trace files.
     #[arg(long)]
     pub overwrite: bool,
 }
@@ -123,11 +127,18 @@ fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.csv {
         crate::cli::args::check_output_file(path, args.overwrite, "--csv")?;
     }
+    crate::cli::trace::check(args.trace.as_deref(), args.overwrite)?;
+    if let Some(t) = &args.trace
+        && (Some(t) == args.json.as_ref() || Some(t) == args.csv.as_ref())
+    {
+        bail!("--trace names the same file as another report: {}", t.display());
+    }
     // A report written over the photo it measures would destroy it (also through a link).
     if let Some(input) = &args.from_image {
         let reports = [
             ("--json", args.json.as_deref().filter(|p| p.as_os_str() != "-")),
             ("--csv", args.csv.as_deref()),
+            ("--trace", args.trace.as_deref()),
         ];
         for (what, path) in reports {
             if let Some(path) = path {
@@ -179,6 +190,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         gpu,
         work_levels: if args.work.is_empty() { vec![0] } else { args.work.clone() },
         divergent: args.divergent,
+        keep_runs: args.trace.is_some(),
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let grid = options.is_work_grid();
@@ -234,6 +246,9 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.csv {
         write_report(path, &to_csv(&result), args.overwrite)?;
+    }
+    if let Some(path) = &args.trace {
+        crate::cli::trace::write_sweep(path, args.overwrite, &result)?;
     }
     if !quiet {
         print_table(&result);

@@ -132,6 +132,7 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         gpu: true,
         work_levels: vec![0],
         divergent: false,
+        keep_runs: false,
     };
     let result = sweep(engine, &options, None, &mut |_, _, _| true)?;
     let best_cpu = |p: &crate::engine::sweep::SweepPoint| {

@@ -37,6 +37,7 @@ fn cell(mp: f64, k: u32, cpu: u64, total: u64, resident: u64) -> SweepPoint {
         work_rounds: k,
         end_to_end: None,
         busy: None,
+        runs: Vec::new(),
     }
 }
 

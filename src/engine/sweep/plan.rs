@@ -61,6 +61,8 @@ pub struct SweepOptions {
     pub work_levels: Vec<u32>,
     /// The divergent variant of the work (rounds only for odd gray values).
     pub divergent: bool,
+    /// Keep each point's runs ([`crate::engine::sweep::SweepPoint::runs`]) for a trace.
+    pub keep_runs: bool,
 }
 
 impl SweepOptions {

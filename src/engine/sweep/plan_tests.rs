@@ -12,6 +12,7 @@ fn options(levels: Vec<u32>, gpu: bool) -> SweepOptions {
         gpu,
         work_levels: levels,
         divergent: false,
+        keep_runs: false,
     }
 }
 

@@ -47,6 +47,10 @@ pub struct SweepPoint {
     /// How busy the machine was while this point was measured (absent where it is not known).
     #[serde(default)]
     pub busy: Option<Busy>,
+    /// Each series' cold run and its last warm run, named ("1 thread · cold"), for a trace
+    /// (`graylab sweep --trace`), when the options asked to keep them; never saved.
+    #[serde(skip)]
+    pub runs: Vec<(String, crate::engine::RunReport)>,
 }
 
 impl SweepPoint {

@@ -77,7 +77,7 @@ pub fn sweep_planned(
             let settings = ConvertSettings { work: options.work(cell.work_rounds), ..base };
             let before = CpuSnapshot::now();
             let (mut point, kernel_on_timestamps) =
-                measure_point(engine, image, &settings, cell, gpu.is_some())?;
+                measure_point(engine, image, &settings, cell, (gpu.is_some(), options.keep_runs))?;
             point.busy = CpuSnapshot::busy_since(before);
             all_kernels_on_timestamps &= kernel_on_timestamps;
             points.push(point);
@@ -127,13 +127,22 @@ fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ce
     measured.map_err(|e| log::warn!("no compute ceilings for the sweep: {e}")).ok()
 }
 
+/// A benchmark's cold run and its last warm run, named after `what`, for a trace.
+fn traced(what: &str, r: &crate::engine::BenchResult) -> Vec<(String, crate::engine::RunReport)> {
+    let mut runs = vec![(format!("{what} · cold"), r.cold.clone())];
+    runs.extend(
+        r.warm.last().map(|w| (format!("{what} · warm {} of {}", r.warm.len(), r.warm.len()), w.clone())),
+    );
+    runs
+}
+
 /// One cell, and whether its GPU kernel series came from timestamps.
 fn measure_point(
     engine: &Engine,
     image: &DynamicImage,
     base: &ConvertSettings,
     cell: &CellPlan,
-    with_gpu: bool,
+    (with_gpu, keep_runs): (bool, bool),
 ) -> Result<(SweepPoint, bool), EngineError> {
     let started = Instant::now();
     let (width, height) = (image.width(), image.height());
@@ -141,12 +150,15 @@ fn measure_point(
         |r: &crate::engine::BenchResult| r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
     let mut series = Vec::new();
     let cpu_runs = cell.cpu_runs.max(1);
+    let mut traced_runs = Vec::new();
     if cell.single_thread {
         let cpu1 = bench(engine, image, &ConvertSettings { threads: 1, ..*base }, cpu_runs)?;
         series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
+        traced_runs.extend(traced("1 thread", &cpu1));
     }
     let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, cpu_runs)?;
     series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
+    traced_runs.extend(traced("all threads", &cpu_all));
     let mut rates = cpu_all.rates.clone();
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
     let mut kernel_on_timestamps = false;
@@ -160,6 +172,7 @@ fn measure_point(
         let r = bench(engine, image, &ConvertSettings { backend: Backend::Gpu, ..*base }, runs)?;
         // End to end on the CPU clock: robust whatever the timestamps do, and what a caller waits.
         series.push((Series::GpuTotal, r.total));
+        traced_runs.extend(traced(&format!("workgroup {}", base.workgroup), &r));
         series.extend(kernel_stats(&r).map(|s| (Series::GpuKernel, s)));
         kernel_on_timestamps =
             r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == Clock::GpuTimestamp);
@@ -197,6 +210,7 @@ fn measure_point(
         work_rounds: base.work.rounds,
         end_to_end,
         busy: None,
+        runs: if keep_runs { traced_runs } else { Vec::new() },
     };
     Ok((point, kernel_on_timestamps))
 }

@@ -170,6 +170,7 @@ mod tests {
             work_rounds: 0,
             end_to_end: None,
             busy: None,
+            runs: Vec::new(),
         }
     }
 
