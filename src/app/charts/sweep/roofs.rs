@@ -118,15 +118,19 @@ pub(super) fn si(v: f64) -> String {
 }
 
 /// Marks at each power of ten (log10 units), and at 2 and 5 times it when the axis spans at
-/// most three decades.
+/// most three decades; none within about 12 points of either end, where a label centred on its
+/// mark would hang past the plot into the other axis's labels (a y mark at the bottom ran into
+/// the x mark at the left at 1024x640).
 pub(super) fn log_marks(input: &GridInput) -> Vec<GridMark> {
     let (lo, hi) = input.bounds;
     let dense = hi - lo <= 3.0;
+    // `base_step_size` is egui_plot's smallest grid spacing (8 points) in axis units.
+    let inset = (0.03 * (hi - lo)).max(1.5 * input.base_step_size);
     let mut marks = Vec::new();
     for k in (lo.floor() as i32)..=(hi.ceil() as i32) {
         for (m, decade) in [(1.0f64, true), (2.0, false), (5.0, false)] {
             let value = f64::from(k) + m.log10();
-            if (decade || dense) && (lo..=hi).contains(&value) {
+            if (decade || dense) && (lo + inset..=hi - inset).contains(&value) {
                 marks.push(GridMark { value, step_size: if decade { 1.0 } else { 0.3 } });
             }
         }
@@ -304,7 +308,10 @@ mod tests {
         assert_eq!(si(1.75), "1.8");
         let marks = log_marks(&GridInput { bounds: (8.5, 13.2), base_step_size: 0.1 });
         assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![9.0, 10.0, 11.0, 12.0, 13.0]);
-        let marks = log_marks(&GridInput { bounds: (0.0, 1.0), base_step_size: 0.1 });
+        let marks = log_marks(&GridInput { bounds: (-0.1, 1.1), base_step_size: 0.01 });
         assert_eq!(marks.len(), 4, "1, 2, 5, 10 on one decade");
+        // Within 1.5 grid steps (12 points) of an end, no mark: its label would hang past it.
+        let marks = log_marks(&GridInput { bounds: (0.0, 1.0), base_step_size: 0.1 });
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![2f64.log10(), 5f64.log10()]);
     }
 }
