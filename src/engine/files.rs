@@ -126,6 +126,35 @@ pub fn convert_file(
     Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written, frames })
 }
 
+/// A run of [`Formula::StoredLuma`] on a file already shown in colour (the app's): a YCbCr
+/// JPEG's Y plane, decoded alone, is the result, timed as the run's decode phase; no kernel
+/// runs and nothing goes to a GPU. `Ok(Err(why))` when the file stores no luma (`why` as
+/// [`StoredLuma::note`] says it): the caller converts the colour it holds with bt601.
+pub fn convert_stored_luma(
+    path: &Path,
+    settings: &ConvertSettings,
+    decode: &DecodeOptions,
+    progress: Option<&PixelProgress>,
+) -> Result<Result<super::Converted, StoredLuma>, EngineError> {
+    let decoded = decode_file(path, &DecodeOptions { stored_luma: true, ..*decode })?;
+    match decoded.stored_luma {
+        Some(StoredLuma::Decoded) => {}
+        Some(fallback) => return Ok(Err(fallback)),
+        None => return Ok(Err(StoredLuma::Fallback("not a JPEG"))),
+    }
+    let mut notes = Vec::new();
+    decode_notes(&decoded, &mut notes);
+    let decode_ns = decoded.decode_ns;
+    let mut converted = super::convert::passed_through(decoded.image, settings, progress);
+    let run = &mut converted.report;
+    run.shift_spans(decode_ns);
+    run.spans.insert(0, Span::cpu(Lane::Decode, 0, decode_ns));
+    run.phases.insert(0, PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock });
+    run.notes.extend(notes);
+    run.finish(decode_ns.saturating_add(run.total_ns));
+    Ok(Ok(converted))
+}
+
 /// What the reader of a report must know about the decode: orientation applied, warnings.
 fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
     if decoded.reoriented {

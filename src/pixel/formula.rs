@@ -64,7 +64,7 @@ impl Formula {
             Self::Bt601 => "BT.601 luma, exactly OpenCV cvtColor(RGB2GRAY)",
             Self::Bt709 => "BT.709 luma on encoded values",
             Self::Linear => "linear-light luminance (sRGB decode / encode)",
-            Self::StoredLuma => "the luma a JPEG stores, decoded alone (bt601 for other inputs)",
+            Self::StoredLuma => "the JPEG's own Y plane, decoded alone (bt601 for other inputs)",
         }
     }
 

@@ -51,13 +51,20 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
         .response
         .on_disabled_hover_text(gpu_error);
     });
-    egui::ComboBox::from_label("Formula").selected_text(c.formula.name()).show_ui(ui, |ui| {
-        // Stored luma is a way of decoding a file (`graylab convert`): the app decodes the photo
-        // in colour to show it, and offers the formulas computed on those pixels.
-        for f in Formula::COMPUTED {
-            ui.selectable_value(&mut c.formula, f, format!("{} — {}", f.name(), f.description()));
-        }
-    });
+    let shown_name = |f: Formula| if f == Formula::StoredLuma { "Luma as stored (JPEG)" } else { f.name() };
+    egui::ComboBox::from_label("Formula")
+        .selected_text(shown_name(c.formula))
+        .show_ui(ui, |ui| {
+            for f in Formula::ALL {
+                ui.selectable_value(&mut c.formula, f, format!("{} — {}", shown_name(f), f.description()));
+            }
+        })
+        .response
+        .on_hover_text(
+            "Luma as stored: a JPEG already holds a gray image, its Y plane (BT.601's weights on the \
+         original colours). It is decoded alone, and no conversion runs: on the GPU nothing is \
+         uploaded. Other files are converted with bt601.",
+        );
     super::work::work_ui(ui, &mut c.work);
     match c.backend {
         Backend::Gpu => {
@@ -209,6 +216,8 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
     };
     let r = &run.report;
     let what = match run.settings.backend {
+        // A gray input, or the luma a JPEG stores: passed through, on neither backend.
+        _ if r.kernel.is_none() => "no kernel (gray as decoded)".to_owned(),
         Backend::Cpu => {
             let n = r.threads.unwrap_or(run.settings.threads);
             format!("CPU, {n} thread{}", if n == 1 { "" } else { "s" })
@@ -263,7 +272,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         };
         ui.label(RichText::new(why).weak());
     }
-    if run.cold {
+    if run.cold && r.kernel.is_some() {
         let why = match run.settings.backend {
             Backend::Gpu => "pipeline compilation and buffer allocation",
             Backend::Cpu => "starting the thread pool and first-touch page faults",

@@ -113,7 +113,7 @@ impl Viewer {
             fit(&mut self.view, panes[0].size(), size);
         }
         let output = session.output();
-        let caption = output.map_or_else(|| "Gray: converting…".to_owned(), |o| caption(o.settings, session));
+        let caption = output.map_or_else(|| "Gray: converting…".to_owned(), |o| caption(o, session));
         // Where it is in its folder, when there are others to step to.
         let input_caption = match session.folder_place() {
             Some((n, of)) if of > 1 => {
@@ -163,18 +163,26 @@ fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> crate::app::textures::Pla
 }
 
 /// What the output pane shows, and whether it is still being updated to the panel's settings.
-fn caption(shown: crate::engine::ConvertSettings, session: &Session) -> String {
-    caption_of(shown, session.settings().convert, session.current_job().is_some())
+fn caption(output: &crate::app::work::jobs::Output, session: &Session) -> String {
+    caption_of(
+        output.settings,
+        session.settings().convert,
+        session.current_job().is_some(),
+        output.stored_luma,
+    )
 }
 
 /// The output's caption: the settings `shown` were made with, and when they are not the panel's
-/// (`asked`), whether a conversion to those is on its way (`converting`).
+/// (`asked`), whether a conversion to those is on its way (`converting`). The luma a JPEG
+/// stores (`stored_luma`) was made by no kernel: no backend, workgroup or threads are named.
 fn caption_of(
     shown: crate::engine::ConvertSettings,
     asked: crate::engine::ConvertSettings,
     converting: bool,
+    stored_luma: bool,
 ) -> String {
     let what = match shown.backend {
+        _ if stored_luma => "Gray: the luma stored in the JPEG, decoded alone (no conversion)".to_owned(),
         Backend::Cpu => format!(
             "Gray: CPU, {}, {} thread{}",
             shown.formula,
@@ -184,8 +192,8 @@ fn caption_of(
         Backend::Gpu => format!("Gray: GPU, {}, workgroup {}", shown.formula, shown.workgroup),
     };
     let what = match crate::app::state::work_label(shown.work) {
-        Some(work) => format!("{what}, {work}"),
-        None => what,
+        Some(work) if !stored_luma => format!("{what}, {work}"),
+        _ => what,
     };
     if shown == asked {
         what
@@ -359,13 +367,23 @@ mod tests {
         use crate::pixel::Work;
         let plain = ConvertSettings { backend: Backend::Cpu, threads: 2, ..ConvertSettings::default() };
         let heavy = ConvertSettings { work: Work { rounds: 4096, ..Work::NONE }, ..plain };
-        assert_eq!(caption_of(plain, plain, false), format!("Gray: CPU, {}, 2 threads", plain.formula));
         assert_eq!(
-            caption_of(heavy, heavy, false),
+            caption_of(plain, plain, false, false),
+            format!("Gray: CPU, {}, 2 threads", plain.formula)
+        );
+        assert_eq!(
+            caption_of(heavy, heavy, false, false),
             format!("Gray: CPU, {}, 2 threads, 4096 rounds/px", plain.formula)
         );
         // The panel asks for more work: converting while a run is on its way, else stale.
-        assert!(caption_of(plain, heavy, true).ends_with("(not the panel's settings: converting…)"));
-        assert!(caption_of(plain, heavy, false).ends_with("(not the panel's settings: press Run)"));
+        assert!(caption_of(plain, heavy, true, false).ends_with("(not the panel's settings: converting…)"));
+        assert!(caption_of(plain, heavy, false, false).ends_with("(not the panel's settings: press Run)"));
+        // The luma a JPEG stores: no kernel, so neither backend nor work is named.
+        let luma =
+            ConvertSettings { backend: Backend::Gpu, formula: crate::pixel::Formula::StoredLuma, ..heavy };
+        assert_eq!(
+            caption_of(luma, luma, false, true),
+            "Gray: the luma stored in the JPEG, decoded alone (no conversion)"
+        );
     }
 }

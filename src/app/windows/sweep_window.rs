@@ -325,7 +325,8 @@ impl SweepWindow {
             sizes_mp,
             runs: self.asked.runs as usize,
             workgroup: session.settings().convert.workgroup,
-            formula: session.settings().convert.formula,
+            // Stored luma is a way of decoding a file: the sweep's images are computed with bt601.
+            formula: session.settings().convert.formula.computed(),
             gpu: session.gpu_usable(),
             work_levels,
             divergent: self.asked.work.divergent,

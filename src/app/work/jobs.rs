@@ -113,6 +113,8 @@ pub struct Output {
     pub display: DisplayImage,
     /// The settings that made it.
     pub settings: ConvertSettings,
+    /// Whether it is the luma the JPEG stores, decoded alone (no conversion ran).
+    pub stored_luma: bool,
 }
 
 /// How far a job is: runs done of all, and the work done of all (for the ETA, e.g. megapixels).

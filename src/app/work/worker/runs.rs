@@ -13,11 +13,11 @@ use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
-    Backend, ConvertSettings, EngineError, Lane, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions, RunReport,
-    Span,
+    Backend, ConvertSettings, Converted, EngineError, Lane, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions,
+    RunReport, Span,
 };
-use crate::io::ExportOptions;
-use crate::pixel::Kernel;
+use crate::io::{DecodeOptions, DecodeWarning, ExportOptions, StoredLuma};
+use crate::pixel::{Formula, Kernel};
 use crate::system::clock::Clock;
 
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
@@ -125,7 +125,21 @@ impl WorkerState {
         let RunHow { round_trip, keep_input, preview_side } = how;
         let err = |e: EngineError| crate::app::advice::describe(&e);
         let started = Instant::now();
-        let (pixels, display, mut report) = match settings.backend {
+        // Stored luma: a YCbCr JPEG's Y plane, decoded again alone, is the result on either
+        // backend; any other file is converted with bt601 and its report says why.
+        let mut luma_note = None;
+        if settings.formula == Formula::StoredLuma {
+            match self.stored_luma(ticket, input, settings, (preview_side, started))? {
+                Ok(Some(shown)) => {
+                    let (mut output, report) = self.finished(input, settings, shown, started);
+                    output.stored_luma = true;
+                    return Ok(Some((output, report)));
+                }
+                Ok(None) => return Ok(None),
+                Err(note) => luma_note = Some(note),
+            }
+        }
+        let shown = match settings.backend {
             Backend::Cpu => {
                 if !keep_input {
                     // Unticked: the input kept on the GPU by an earlier run is freed now.
@@ -188,11 +202,70 @@ impl WorkerState {
                 (pixels.map(Arc::new), display, report)
             }
         };
+        let mut shown = shown;
+        shown.2.notes.extend(luma_note);
+        Ok(Some(self.finished(input, settings, shown, started)))
+    }
+
+    /// A run's output and its report, finished with the wall time of the whole run.
+    fn finished(
+        &self,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        (pixels, display, mut report): Shown,
+        started: Instant,
+    ) -> (Output, RunReport) {
         report.finish(nanos_since(started));
         // Finishing made the work figures again: the kernel rate is held against its compute
         // ceiling once more, as the engine held it.
         self.engine.hold_against_compute(&mut report);
-        Ok(Some((Output { image_id: input.id, pixels, display, settings: *settings }, report)))
+        (Output { image_id: input.id, pixels, display, settings: *settings, stored_luma: false }, report)
+    }
+
+    /// The luma the open JPEG stores, decoded again alone, shown as the result (`None` when
+    /// the run was stopped). `Ok(Err(note))` when there is none to decode (another format, a
+    /// JPEG of CMYK or RGB, a file that changed or no memory for it now): the note says why, and
+    /// the caller converts the colour it holds with bt601.
+    fn stored_luma(
+        &self,
+        ticket: &Ticket,
+        input: &Loaded,
+        settings: &ConvertSettings,
+        (preview_side, started): (u32, Instant),
+    ) -> Result<Result<Option<Shown>, String>, String> {
+        if input.format != Some("JPEG") {
+            return Ok(Err(StoredLuma::Fallback("not a JPEG").note()));
+        }
+        // A truncated file kept at its load is read as leniently again.
+        let decode = DecodeOptions {
+            allow_truncated: input.warnings.iter().any(|w| matches!(w, DecodeWarning::Truncated(_))),
+            ..DecodeOptions::default()
+        };
+        // The open image holds its memory: with a reservation held here too, a decode that
+        // does not fit is refused at once instead of waiting for that image to close.
+        let _refuse_not_wait = crate::system::memory_budget::budget().try_reserve(0);
+        let offset_ns = nanos_since(started);
+        let converted =
+            match crate::engine::convert_stored_luma(&input.path, settings, &decode, Some(ticket.pixels())) {
+                Ok(Ok(converted)) => converted,
+                Ok(Err(fallback)) => return Ok(Err(fallback.note())),
+                Err(e) => {
+                    let why = crate::app::advice::describe(&e);
+                    return Ok(Err(format!(
+                        "stored luma not decoded ({why}), so its colour was converted with bt601"
+                    )));
+                }
+            };
+        if self.stopped(ticket) {
+            return Ok(Ok(None));
+        }
+        // The other formulas' runs start from the colour decoded at the open, not in their bars.
+        let mut converted = converted;
+        converted.report.notes.push(format!(
+            "to compare: the colour decode when the photo was opened took {}, before any formula's run",
+            crate::system::units::duration(input.decode_ns)
+        ));
+        self.show_converted(converted, offset_ns, (preview_side, started)).map(|shown| Ok(Some(shown)))
     }
 
     /// A run whose result comes back to host memory (the CPU's, or a GPU's on a device of its
@@ -203,9 +276,9 @@ impl WorkerState {
         input: &Loaded,
         settings: &ConvertSettings,
         options: RunOptions<'_>,
-        (preview_side, started): (u32, Instant),
+        shown: (u32, Instant),
     ) -> Result<Option<Shown>, String> {
-        let offset_ns = nanos_since(started);
+        let offset_ns = nanos_since(shown.1);
         let converted = match self.engine.convert(&input.image, settings, options) {
             Err(EngineError::Cancelled) => {
                 self.reply(Reply::RunCancelled(ticket.id));
@@ -216,12 +289,22 @@ impl WorkerState {
         if self.stopped(ticket) {
             return Ok(None);
         }
+        self.show_converted(converted, offset_ns, shown).map(Some)
+    }
+
+    /// Host pixels made ready to show: the preview, timed as the display phase; the engine's
+    /// spans, which count from `offset_ns` into the run, moved onto the run's timeline.
+    fn show_converted(
+        &self,
+        converted: Converted,
+        offset_ns: u64,
+        (preview_side, started): (u32, Instant),
+    ) -> Result<Shown, String> {
         let shown_ns = nanos_since(started);
         let pixels = Arc::new(converted.image);
         let display = self.display_host(Arc::clone(&pixels), preview_side)?;
         let shown_until_ns = nanos_since(started);
         let mut report = converted.report;
-        // The engine's spans count from its own start, a little after ours.
         report.shift_spans(offset_ns);
         report.phases.push(PhaseTiming {
             phase: Phase::Display,
@@ -229,7 +312,7 @@ impl WorkerState {
             source: Clock::CpuClock,
         });
         report.spans.push(Span::cpu(Lane::Display, shown_ns, shown_until_ns));
-        Ok(Some((Some(pixels), display, report)))
+        Ok((Some(pixels), display, report))
     }
 
     pub(crate) fn export(
