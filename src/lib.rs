@@ -11,8 +11,8 @@
 //! | [`cpu`] | scalar reference + SIMD/rayon kernel, the memory-stream baseline |
 //! | [`gpu`] | wgpu device, planning, timing, GPU memory, display, drivers |
 //! | [`io`] | decode within the memory budget, atomic export, PNG and JPEG encoders |
-//! | [`engine`] | backend choice, phase reports, bench, sweep, ceilings, claims, sampling, estimates |
-//! | [`cli`] | `graylab convert / bench / sweep / info / claims` |
+//! | [`engine`] | backend choice, phase reports, bench, sweep, ceilings, claims, sampling, estimates, comparing results |
+//! | [`cli`] | `graylab convert / bench / sweep / info / claims / compare` |
 //! | `app` | the eframe desktop app (feature `gui`) |
 //!
 //! Which module may use which is stated once, in `ARCHITECTURE.md` (its folder table's last

@@ -264,7 +264,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         super::trace::write(path, args.overwrite, &format!("graylab bench: {}", report.image), &runs)?;
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", super::stamp::to_json(super::stamp::Kind::Bench, engine.opened_adapter(), &report)?);
     } else {
         print_table(&report, args);
     }

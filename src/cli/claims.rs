@@ -46,10 +46,8 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&crate::engine::estimate::Timed::new(&report, estimate, None))?
-        );
+        let timed = crate::engine::estimate::Timed::new(&report, estimate, None);
+        outln!("{}", super::stamp::to_json(super::stamp::Kind::Claims, engine.opened_adapter(), &timed)?);
     } else {
         print_blocks(&report);
     }

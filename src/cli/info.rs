@@ -77,7 +77,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         compute,
     };
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&info)?);
+        let selected = info.adapters.iter().find(|a| a.selected).cloned();
+        outln!("{}", super::stamp::to_json(super::stamp::Kind::Info, selected, &info)?);
         return Ok(ExitCode::SUCCESS);
     }
     outln!("graylab {} ({} build)", info.version, info.build);

@@ -1,4 +1,4 @@
-//! The headless command line: `graylab convert | bench | sweep | info | claims`, and `graylab [PATH]` for the app.
+//! The headless command line: `graylab convert | bench | sweep | info | claims | compare`, and `graylab [PATH]` for the app.
 //!
 //! Arguments are parsed and validated here into typed engine settings, and every output path is
 //! checked, before any work; this is the edge where errors become messages (with advice that
@@ -7,6 +7,7 @@
 mod args;
 mod bench;
 mod claims;
+mod compare;
 mod convert;
 mod info;
 mod out;
@@ -14,6 +15,7 @@ mod pace;
 mod plan;
 mod progress;
 mod round_trip;
+mod stamp;
 mod sweep;
 mod trace;
 mod workgroups;
@@ -28,6 +30,7 @@ pub use args::ConvertArgs;
 pub use args::{DepthArg, MAX_THREADS};
 pub use bench::BenchArgs;
 pub use claims::ClaimsArgs;
+pub use compare::CompareArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
@@ -81,6 +84,12 @@ pub enum Command {
     Info(InfoArgs),
     /// Test the GPU tutorial's claims on this machine: measurements, a verdict and why, for each.
     Claims(ClaimsArgs),
+    /// Compare two results of one kind (bench, sweep, claims or info JSON) figure by figure.
+    ///
+    /// Prints each figure that moved beyond the threshold with its ratio new/base and the range
+    /// its intervals allow. Exit 0: nothing got slower; 3: something did; 1: an error; 2: a
+    /// usage error.
+    Compare(CompareArgs),
 }
 
 /// Options that contradict each other or need another option: the command line is wrong, not
@@ -121,6 +130,7 @@ pub fn run(command: Command) -> anyhow::Result<std::process::ExitCode> {
         Command::Sweep(args) => sweep::run(&args),
         Command::Info(args) => info::run(&args),
         Command::Claims(args) => claims::run(&args),
+        Command::Compare(args) => compare::run(&args),
     };
     if let Some(bytes) = crate::system::memory::peak_resident_bytes() {
         log::debug!("peak resident memory: {bytes} bytes ({})", crate::system::units::human_bytes(bytes));

@@ -66,7 +66,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         let report = Report { image: &label, result: &result };
         let timed = Timed::new(&report, estimate, Some(took_s));
-        outln!("{}", serde_json::to_string_pretty(&timed)?);
+        outln!("{}", super::stamp::to_json(super::stamp::Kind::RoundTrips, engine.opened_adapter(), &timed)?);
     } else {
         print_table(&label, &result);
     }

@@ -72,7 +72,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let budget = Budget::FULL;
     let race = workgroups(&engine, &image, &settings, &budget, None, &mut |_| {})?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&race_json(&label, &adapter, software, &race))?);
+        let json = race_json(&label, &adapter, software, &race);
+        outln!("{}", super::stamp::to_json(super::stamp::Kind::Workgroups, engine.opened_adapter(), &json)?);
         return Ok(ExitCode::SUCCESS);
     }
     outln!(

@@ -10,6 +10,7 @@ mod bench;
 pub mod causes;
 pub mod ceilings;
 pub mod claims;
+pub mod compare;
 mod convert;
 pub mod estimate;
 mod files;
@@ -289,6 +290,16 @@ impl Engine {
             crate::gpu::BandPlan::new(kernel, image.width(), image.height(), band_limit_bytes)?;
         }
         Ok(())
+    }
+
+    /// The adapter of the GPU opened so far, if one was: a run that never needed the GPU
+    /// names none (and does not open it to name it).
+    #[must_use]
+    pub fn opened_adapter(&self) -> Option<AdapterReport> {
+        match self.gpu.get() {
+            Some(Ok(converter)) => Some(converter.context().report()),
+            _ => None,
+        }
     }
 
     /// The GPU context, opening it on first use.

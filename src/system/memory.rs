@@ -150,7 +150,7 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
     value.checked_mul(1 << shift)
 }
 
-fn kib_field(text: &str, name: &str) -> Option<u64> {
+pub(super) fn kib_field(text: &str, name: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(name))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)

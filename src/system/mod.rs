@@ -1,12 +1,13 @@
 //! What graylab asks of the operating system, as a leaf every layer may use: how much memory this
 //! process may take and the one budget that hands it out, zeroed buffers on huge pages, and its
-//! own temporary files (removed on a signal), how far a conversion is ([`progress`]), the time
+//! own temporary files (removed on a signal), the machine a result names ([`host`]), how far a conversion is ([`progress`]), the time
 //! spent on one-time work ([`one_time`]), which clock timed a figure ([`clock::Clock`]), and
 //! how figures are written ([`units`]). Uses nothing else in the crate.
 
 pub(crate) mod arenas;
 pub mod clock;
 pub mod cpu_caches;
+pub mod host;
 pub(crate) mod huge_pages;
 pub mod load;
 pub mod memory;

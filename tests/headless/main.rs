@@ -11,6 +11,7 @@ mod architecture;
 mod cli;
 mod cli_args;
 mod cli_batch;
+mod cli_compare;
 mod cli_fs;
 mod cli_streams;
 mod cli_trace;

@@ -236,8 +236,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     pace.finished();
     if let Some(path) = &args.json {
         let took_s = Some(took_s);
-        let json =
-            serde_json::to_string_pretty(&crate::engine::estimate::Timed::new(&result, estimate, took_s))?;
+        let timed = crate::engine::estimate::Timed::new(&result, estimate, took_s);
+        let json = super::stamp::to_json(super::stamp::Kind::Sweep, engine.opened_adapter(), &timed)?;
         if path.as_os_str() == "-" {
             outln!("{json}");
         } else {

@@ -53,16 +53,7 @@ struct CpuCacheFile {
 
 /// This CPU, as the cache knows it: the model name the kernel reports and the thread count.
 fn cpu_key() -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_owned());
-    format!("{model} | {} threads", available_threads())
+    format!("{} | {} threads", crate::system::host::cpu_model(), available_threads())
 }
 
 /// The CPU cache file of `key`.

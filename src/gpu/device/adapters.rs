@@ -127,6 +127,32 @@ pub struct AdapterReport {
 }
 
 impl AdapterReport {
+    /// The report of an adapter with `info` and `limits`, its timestamps `(in passes, in
+    /// encoders)`, and whether graylab picks it.
+    #[must_use]
+    pub fn of(
+        info: &wgpu::AdapterInfo,
+        limits: &wgpu::Limits,
+        (passes, encoders): (bool, bool),
+        selected: bool,
+    ) -> Self {
+        Self {
+            name: info.name.clone(),
+            backend: info.backend.to_string(),
+            device_type: format!("{:?}", info.device_type),
+            driver: format!("{} {}", info.driver, info.driver_info).trim().to_owned(),
+            selected,
+            max_storage_buffer_binding_bytes: limits.max_storage_buffer_binding_size,
+            max_buffer_bytes: limits.max_buffer_size,
+            max_texture_dimension_2d: limits.max_texture_dimension_2d,
+            max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            timestamps_in_passes: passes,
+            timestamps_in_encoders: encoders,
+            valid_workgroups: WorkgroupSize::valid_for(limits).iter().map(ToString::to_string).collect(),
+        }
+    }
+
     /// The key its probed ceilings are cached under (see [`crate::gpu::GpuCeilings::key_of`]).
     #[must_use]
     pub fn ceilings_key(&self) -> String {
@@ -144,25 +170,12 @@ pub fn list_adapters() -> Vec<AdapterReport> {
         .iter()
         .map(|a| {
             let info = a.get_info();
-            let limits = a.limits();
             let features = a.features();
             let selected = !chosen && Some(rank(&info)) == best;
             chosen |= selected;
-            AdapterReport {
-                name: info.name.clone(),
-                backend: info.backend.to_string(),
-                device_type: format!("{:?}", info.device_type),
-                driver: format!("{} {}", info.driver, info.driver_info).trim().to_owned(),
-                selected,
-                max_storage_buffer_binding_bytes: limits.max_storage_buffer_binding_size,
-                max_buffer_bytes: limits.max_buffer_size,
-                max_texture_dimension_2d: limits.max_texture_dimension_2d,
-                max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
-                max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
-                timestamps_in_passes: features.contains(wgpu::Features::TIMESTAMP_QUERY),
-                timestamps_in_encoders: features.contains(WANTED_FEATURES),
-                valid_workgroups: WorkgroupSize::valid_for(&limits).iter().map(ToString::to_string).collect(),
-            }
+            let timestamps =
+                (features.contains(wgpu::Features::TIMESTAMP_QUERY), features.contains(WANTED_FEATURES));
+            AdapterReport::of(&info, &a.limits(), timestamps, selected)
         })
         .collect()
 }

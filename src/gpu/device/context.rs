@@ -87,6 +87,13 @@ impl GpuContext {
         &self.info
     }
 
+    /// The adapter as `graylab info` reports it, with this device's limits and timestamps.
+    #[must_use]
+    pub fn report(&self) -> super::adapters::AdapterReport {
+        let timestamps = (self.timestamps.passes, self.timestamps.encoders);
+        super::adapters::AdapterReport::of(&self.info, &self.limits, timestamps, true)
+    }
+
     /// The device's limits.
     #[must_use]
     pub fn limits(&self) -> &wgpu::Limits {

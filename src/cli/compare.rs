@@ -1,0 +1,217 @@
+//! `graylab compare BASE.json NEW.json`: two results of one kind side by side, figure by figure,
+//! with the ratio new/base and the range its intervals allow; the figures that moved beyond the
+//! threshold and beyond their noise are marked. Exits 0 when nothing got slower, 3 when
+//! something did (1 stays an error, 2 a usage error), so a script or CI can gate on it.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use serde_json::Value;
+
+use super::UsageError;
+use super::out::outln;
+use crate::engine::compare::{Change, Comparison, Figure, Row, Unit, compare, kind_of};
+use crate::system::units::{duration, gb, human_bytes, ops_per_s};
+
+/// The exit code when a figure got slower.
+pub const SLOWER_EXIT: u8 = 3;
+
+/// Arguments of `graylab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The result to compare against (JSON of `bench`, `sweep`, `claims` or `info`).
+    pub base: PathBuf,
+    /// The new result, of the same kind.
+    pub new: PathBuf,
+    /// The smallest change that counts, as a fraction: 0.10 marks a figure 10% slower or faster
+    /// (×1.10 either way) when its intervals also do not overlap.
+    #[arg(long, default_value_t = 0.10, value_name = "FRACTION")]
+    pub threshold: f64,
+    /// List every figure, not only those that moved.
+    #[arg(long)]
+    pub all: bool,
+}
+
+pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    if !(args.threshold > 0.0 && args.threshold < 10.0) {
+        return Err(UsageError(format!(
+            "--threshold {} is not a fraction above 0 and below 10",
+            args.threshold
+        ))
+        .into());
+    }
+    let base = read(&args.base)?;
+    let new = read(&args.new)?;
+    let (base_kind, new_kind) = (kind_of(&base), kind_of(&new));
+    let kind = match (&base_kind, &new_kind) {
+        (Some(b), Some(n)) if b == n => b.clone(),
+        (Some(b), Some(n)) => anyhow::bail!(
+            "{} is a {b} result and {} a {n} result: compare two results of one kind",
+            args.base.display(),
+            args.new.display()
+        ),
+        (None, _) => {
+            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", args.base.display())
+        }
+        (_, None) => {
+            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", args.new.display())
+        }
+    };
+    let comparison = compare(&base, &new, args.threshold);
+    if comparison.rows.is_empty() {
+        anyhow::bail!(
+            "{} and {} have no figure in common ({} and {} figures): were they run with the same settings?",
+            args.base.display(),
+            args.new.display(),
+            comparison.only_base.len(),
+            comparison.only_new.len()
+        );
+    }
+    outln!("graylab compare: two {kind} results, threshold {:.0}%", args.threshold * 100.0);
+    outln!("  base: {}", origin(&args.base, &base));
+    outln!("  new:  {}", origin(&args.new, &new));
+    outln!(
+        "  a figure is marked when new/base is beyond the threshold and beyond the noise: the two \
+         results' runs do not overlap (for a claim's ratio, its 95% intervals)"
+    );
+    outln!();
+    print_rows(&comparison, args.all);
+    outln!();
+    outln!("{}", summary(&comparison));
+    let slower = comparison.count(Change::Slower) > 0;
+    Ok(if slower { ExitCode::from(SLOWER_EXIT) } else { ExitCode::SUCCESS })
+}
+
+/// A result file, parsed, with the file named in every error.
+fn read(path: &Path) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let schema = value.get("schema").and_then(Value::as_u64);
+    if let Some(schema) = schema.filter(|&s| s > u64::from(super::stamp::SCHEMA)) {
+        anyhow::bail!(
+            "{} has schema {schema}, newer than this graylab's {}: compare it with a newer graylab",
+            path.display(),
+            super::stamp::SCHEMA
+        );
+    }
+    Ok(value)
+}
+
+/// Where a result came from, in one line: graylab, the host, the adapter, when, the load.
+fn origin(path: &Path, json: &Value) -> String {
+    let Some(p) = json.get("provenance") else {
+        return format!("{} (no provenance: written by a graylab before schema 1)", path.display());
+    };
+    let text = |v: &Value| v.as_str().unwrap_or("?").to_owned();
+    let host = &p["host"];
+    let memory = host["memory_bytes"].as_u64().map_or_else(String::new, |b| format!(", {}", human_bytes(b)));
+    let adapter = p["adapter"].get("name").map_or_else(|| "no GPU opened".to_owned(), text);
+    let load = host["load_1m"].as_f64().map_or_else(String::new, |l| format!(", load {l:.2}"));
+    let threads = host["threads"].as_u64().unwrap_or(0);
+    format!(
+        "{} — graylab {} {}, {} ({threads} thread{}{memory}), {adapter}, written {}{load}",
+        path.display(),
+        text(&p["graylab"]),
+        text(&p["build"]),
+        text(&host["cpu_model"]),
+        if threads == 1 { "" } else { "s" },
+        p["written_unix_s"].as_u64().map_or_else(|| "?".to_owned(), utc),
+    )
+}
+
+/// Seconds since 1970 as `2026-12-03 05:40 UTC` (Howard Hinnant's days-to-civil).
+fn utc(secs: u64) -> String {
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
+    let (hour, minute) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
+}
+
+/// A figure's value in its unit.
+fn value_text(f: &Figure) -> String {
+    match &f.unit {
+        Unit::Ns => duration(f.value.round() as u64),
+        Unit::GbPerS => gb(f.value),
+        Unit::GopPerS => ops_per_s(f.value * 1e9),
+        Unit::Other(unit) => format!("{:.3} {unit}", f.value),
+    }
+}
+
+fn mark(change: Change) -> &'static str {
+    match change {
+        Change::Slower => "SLOWER",
+        Change::Faster => "faster",
+        Change::Moved => "moved",
+        Change::Noise => "within the noise",
+        Change::Same => "",
+    }
+}
+
+fn print_rows(comparison: &Comparison, all: bool) {
+    let shown: Vec<&Row> = comparison.rows.iter().filter(|r| all || r.change != Change::Same).collect();
+    if shown.is_empty() {
+        outln!(
+            "No figure moved beyond the threshold ({} compared; --all lists them).",
+            comparison.rows.len()
+        );
+        return;
+    }
+    let width = shown.iter().map(|r| r.base.name.chars().count()).max().unwrap_or(6).max(6);
+    outln!("{:<width$}  {:>12}  {:>12}  {:>22}", "figure", "base", "new", "new/base (range)");
+    for r in shown {
+        let range =
+            r.ratio_range.map_or_else(|| " (no interval)".to_owned(), |(l, h)| format!(" ({l:.2}–{h:.2})"));
+        outln!(
+            "{:<width$}  {:>12}  {:>12}  {:>22}  {}",
+            r.base.name,
+            value_text(&r.base),
+            value_text(&r.new),
+            format!("{:.2}{range}", r.ratio),
+            mark(r.change)
+        );
+    }
+}
+
+fn summary(c: &Comparison) -> String {
+    let mut text = format!(
+        "{} compared: {} slower, {} faster, {} moved, {} within the noise, {} the same",
+        c.rows.len(),
+        c.count(Change::Slower),
+        c.count(Change::Faster),
+        c.count(Change::Moved),
+        c.count(Change::Noise),
+        c.count(Change::Same),
+    );
+    if !c.only_base.is_empty() || !c.only_new.is_empty() {
+        let _ = write!(
+            text,
+            "; {} only in the base, {} only in the new result",
+            c.only_base.len(),
+            c.only_new.len()
+        );
+    }
+    text.push_str(if c.count(Change::Slower) > 0 { ". Exit 3: something got slower." } else { "." });
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seconds_since_1970_are_a_utc_date() {
+        assert_eq!(super::utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(super::utc(1_796_358_000), "2026-12-04 04:20 UTC");
+        assert_eq!(super::utc(951_782_400), "2000-02-29 00:00 UTC", "a leap day");
+    }
+}

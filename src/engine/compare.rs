@@ -1,0 +1,448 @@
+//! Two results of one kind (two `bench`, `sweep`, `claims` or `info` JSON files, from two
+//! machines, builds or days) compared figure by figure: each measured figure found in both, its
+//! ratio new/base with the range its intervals allow, and whether it moved beyond a threshold
+//! *and* beyond its noise.
+//!
+//! The figures are found by what they are, not by where each command puts them: a median of
+//! timed runs (`median_ns`, with the runs' range `min_ns`–`max_ns`), a probe of bytes or
+//! operations (`bytes` or `ops` over `median_ns`: a rate, higher is better, its range from the
+//! median repetition to the best), a
+//! ratio with its interval (`median`, `ci_low`, `ci_high`), a claim's measurement (`value` in
+//! `unit`, timed by `clock`). Each is named by its path, array elements by what tells them apart
+//! (the phase, the settings, the size, the claim, the series). Derived figures (rates at the
+//! median, models, rooflines, single cold runs) are left out: they move with the figures they
+//! come from.
+//!
+//! A figure is beyond its noise when its two ranges do not overlap: for timed runs, every run of
+//! one result was slower than every run of the other. A 95% interval of one run's median says
+//! nothing of what differs between two runs (another process, another boot, another clock
+//! state), so the runs' whole range is the noise here; a claim's ratio, which keeps only its
+//! interval, is judged by that. A figure without either in one file is judged on the threshold
+//! alone, and says so.
+
+use serde_json::Value;
+
+/// Keys whose subtrees hold no figure to compare: the stamp, single or derived runs, models.
+const SKIPPED_KEYS: [&str; 13] = [
+    "provenance",
+    "cold",
+    "warm",
+    "busy",
+    "rates",
+    "modelled",
+    "model",
+    "roofline",
+    "frontier",
+    "end_to_end",
+    "estimate_basis",
+    "adapters",
+    "valid_workgroups",
+];
+
+/// Keys that only hold a list or a group: left out of a figure's name.
+const CONTAINER_KEYS: [&str; 10] = [
+    "results",
+    "phases",
+    "points",
+    "series",
+    "claims",
+    "evidence",
+    "measurements",
+    "result",
+    "stats",
+    "interval",
+];
+
+/// What a figure measures.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unit {
+    /// A duration in nanoseconds.
+    Ns,
+    /// Bytes per second, in GB/s (1e9).
+    GbPerS,
+    /// Operations per second, in Gop/s (1e9).
+    GopPerS,
+    /// A ratio or another unit, as the file names it (`x`, `speed-up`).
+    Other(String),
+}
+
+/// Which way is better for a figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    /// Times: lower is faster.
+    Lower,
+    /// Rates: higher is faster.
+    Higher,
+    /// Ratios and counts: neither way is slower.
+    Neither,
+}
+
+/// One measured figure of a result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// Its name, from its path: `gpu wg 256 bt601 · kernel`.
+    pub name: String,
+    /// What it measures.
+    pub unit: Unit,
+    /// Its value (the median), in `unit`.
+    pub value: f64,
+    /// The range of its runs (or, for a ratio, its 95% interval), where the file has one.
+    pub interval: Option<(f64, f64)>,
+    /// Which way is better.
+    pub better: Better,
+}
+
+/// How a figure changed from the base to the new result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Worse beyond the threshold and beyond the noise (or without an interval to say).
+    Slower,
+    /// Better beyond the threshold and beyond the noise (or without an interval to say).
+    Faster,
+    /// A figure with no better way moved beyond the threshold and the noise.
+    Moved,
+    /// Beyond the threshold, but the intervals overlap: within the noise.
+    Noise,
+    /// Within the threshold.
+    Same,
+}
+
+/// One figure in both results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The figure in the base result.
+    pub base: Figure,
+    /// The same figure in the new result.
+    pub new: Figure,
+    /// new / base.
+    pub ratio: f64,
+    /// The range of new / base the two intervals allow, where both have one.
+    pub ratio_range: Option<(f64, f64)>,
+    /// How it changed.
+    pub change: Change,
+}
+
+/// Two results compared.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// Every figure found in both, in the base's order.
+    pub rows: Vec<Row>,
+    /// Figures only the base has.
+    pub only_base: Vec<String>,
+    /// Figures only the new result has.
+    pub only_new: Vec<String>,
+}
+
+impl Comparison {
+    /// How many rows changed this way.
+    #[must_use]
+    pub fn count(&self, change: Change) -> usize {
+        self.rows.iter().filter(|r| r.change == change).count()
+    }
+}
+
+/// The kind of result in `json`: its stamp's `kind`, or for a file written before results were
+/// stamped, what its fields show (`None` when they show nothing known).
+#[must_use]
+pub fn kind_of(json: &Value) -> Option<String> {
+    if let Some(kind) = json.get("kind").and_then(Value::as_str) {
+        return Some(kind.to_owned());
+    }
+    let has = |key| json.get(key).is_some();
+    let kind = if has("results") {
+        "bench"
+    } else if has("points") {
+        "sweep"
+    } else if has("claims") {
+        "claims"
+    } else if has("adapters") {
+        "info"
+    } else if has("passes") || has("result") {
+        "round_trips"
+    } else {
+        return None;
+    };
+    Some(kind.to_owned())
+}
+
+/// Every measured figure of a result, named by its path.
+#[must_use]
+pub fn figures(json: &Value) -> Vec<Figure> {
+    let mut found = Vec::new();
+    walk(json, &mut Vec::new(), &mut found);
+    // Two figures of one name (a setting run twice) are told apart by their order.
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    for f in &mut found {
+        let n = seen.entry(f.name.clone()).or_default();
+        *n += 1;
+        if *n > 1 {
+            f.name = format!("{} #{n}", f.name);
+        }
+    }
+    found
+}
+
+fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<Figure>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(figure) = figure_of(map, path) {
+                found.push(figure);
+                return;
+            }
+            for (key, child) in map {
+                if SKIPPED_KEYS.contains(&key.as_str()) {
+                    continue;
+                }
+                let named = !CONTAINER_KEYS.contains(&key.as_str());
+                if named {
+                    path.push(key.clone());
+                }
+                walk(child, path, found);
+                if named {
+                    path.pop();
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                // A named pair, `["cpu1", {…}]`, as a sweep's series are.
+                if let [Value::String(name), inner] = item.as_array().map(Vec::as_slice).unwrap_or_default() {
+                    path.push(name.clone());
+                    walk(inner, path, found);
+                    path.pop();
+                    continue;
+                }
+                path.push(label_of(item).unwrap_or_else(|| format!("#{}", i + 1)));
+                walk(item, path, found);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What tells an array element apart from its neighbours.
+fn label_of(item: &Value) -> Option<String> {
+    let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
+    if let Some(settings) = item.get("settings") {
+        return Some(settings_label(settings));
+    }
+    if let Some(id) = item.get("id").and_then(Value::as_u64) {
+        return Some(format!("claim {id}"));
+    }
+    if let Some(mp) = item.get("megapixels").and_then(Value::as_f64) {
+        let rounds = item.get("work_rounds").and_then(Value::as_u64).unwrap_or(0);
+        return Some(if rounds > 0 { format!("{mp:.2} MP k={rounds}") } else { format!("{mp:.2} MP") });
+    }
+    text("phase").or_else(|| text("statistic")).or_else(|| text("name")).or_else(|| text("pass"))
+}
+
+/// A run's settings as a name: `gpu wg 16x16 bt601`, `cpu 2 threads linear k=64`.
+fn settings_label(s: &Value) -> String {
+    let text = |key| s.get(key).and_then(Value::as_str).unwrap_or("?");
+    let backend = text("backend");
+    let how = if backend == "gpu" {
+        let wg = s.get("workgroup");
+        let (x, y) = (
+            wg.and_then(|w| w.get("x")).and_then(Value::as_u64).unwrap_or(0),
+            wg.and_then(|w| w.get("y")).and_then(Value::as_u64).unwrap_or(1),
+        );
+        if y > 1 { format!("wg {x}x{y}") } else { format!("wg {x}") }
+    } else {
+        format!("{} threads", s.get("threads").and_then(Value::as_u64).unwrap_or(0))
+    };
+    let rounds = s.get("work").and_then(|w| w.get("rounds")).and_then(Value::as_u64).unwrap_or(0);
+    let work = if rounds > 0 { format!(" k={rounds}") } else { String::new() };
+    format!("{backend} {how} {}{work}", text("formula"))
+}
+
+/// The figure an object is, if it is one.
+fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Figure> {
+    let num = |key: &str| map.get(key).and_then(Value::as_f64);
+    // A group inside its namesake (`ceilings.ceilings`) is named once.
+    let mut parts: Vec<&str> = path.iter().map(String::as_str).collect();
+    parts.dedup();
+    let name = parts.join(" · ");
+    if let Some(median_ns) = num("median_ns").filter(|&ns| ns > 0.0) {
+        // A probe: so many bytes or operations in the median time; from its median to its best
+        // repetition is the noise it shows.
+        for (key, unit) in [("bytes", Unit::GbPerS), ("ops", Unit::GopPerS)] {
+            if let Some(amount) = num(key) {
+                let interval =
+                    num("best_ns").filter(|&b| b > 0.0).map(|best| (amount / median_ns, amount / best));
+                return Some(Figure {
+                    name,
+                    unit,
+                    value: amount / median_ns,
+                    interval,
+                    better: Better::Higher,
+                });
+            }
+        }
+        let interval = num("min_ns").zip(num("max_ns")).filter(|_| num("runs").is_some_and(|r| r > 1.0));
+        return Some(Figure { name, unit: Unit::Ns, value: median_ns, interval, better: Better::Lower });
+    }
+    if let (Some(median), Some(low), Some(high)) = (num("median"), num("ci_low"), num("ci_high")) {
+        let unit = Unit::Other("ratio".to_owned());
+        return Some(Figure {
+            name,
+            unit,
+            value: median,
+            interval: Some((low, high)),
+            better: Better::Neither,
+        });
+    }
+    // A claim's measurement: a time in ms, or another unit; a size no clock measured is none.
+    let (value, unit, clock) = (num("value")?, map.get("unit")?.as_str()?, map.get("clock")?.as_str()?);
+    if clock == "none" {
+        return None;
+    }
+    let interval = num("ci_low").zip(num("ci_high"));
+    Some(if unit == "ms" {
+        let interval = interval.map(|(l, h)| (l * 1e6, h * 1e6));
+        Figure { name, unit: Unit::Ns, value: value * 1e6, interval, better: Better::Lower }
+    } else {
+        Figure { name, unit: Unit::Other(unit.to_owned()), value, interval, better: Better::Neither }
+    })
+}
+
+/// `base` and `new` compared figure by figure, a change counting beyond `threshold` (0.10:
+/// 10%) in either direction (as a factor: 10% slower is ×1.10, 10% faster ÷1.10).
+#[must_use]
+pub fn compare(base: &Value, new: &Value, threshold: f64) -> Comparison {
+    let (base, new) = (figures(base), figures(new));
+    let mut comparison = Comparison::default();
+    for b in &base {
+        match new.iter().find(|n| n.name == b.name && n.unit == b.unit) {
+            Some(n) => comparison.rows.push(row(b, n, threshold)),
+            None => comparison.only_base.push(b.name.clone()),
+        }
+    }
+    comparison.only_new =
+        new.iter().filter(|n| !base.iter().any(|b| b.name == n.name)).map(|n| n.name.clone()).collect();
+    comparison
+}
+
+fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
+    let ratio = if base.value > 0.0 { new.value / base.value } else { f64::NAN };
+    let ratio_range = match (base.interval, new.interval) {
+        (Some((bl, bh)), Some((nl, nh))) if bl > 0.0 && bh > 0.0 => Some((nl / bh, nh / bl)),
+        _ => None,
+    };
+    let overlap = match (base.interval, new.interval) {
+        (Some((bl, bh)), Some((nl, nh))) => nl <= bh && bl <= nh,
+        _ => false,
+    };
+    let factor = 1.0 + threshold;
+    let up = ratio > factor;
+    let down = ratio < 1.0 / factor;
+    let change = if !(up || down) || !ratio.is_finite() {
+        Change::Same
+    } else if overlap {
+        Change::Noise
+    } else {
+        match (base.better, up) {
+            (Better::Lower, true) | (Better::Higher, false) => Change::Slower,
+            (Better::Lower, false) | (Better::Higher, true) => Change::Faster,
+            (Better::Neither, _) => Change::Moved,
+        }
+    };
+    Row { base: base.clone(), new: new.clone(), ratio, ratio_range, change }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Better, Change, Unit, compare, figures, kind_of};
+    use serde_json::json;
+
+    fn bench(kernel: [u64; 3], total: [u64; 3]) -> serde_json::Value {
+        let stats = |[min, median, max]: [u64; 3], extra: serde_json::Value| {
+            let mut s = json!({ "min_ns": min, "median_ns": median, "max_ns": max, "runs": 9 });
+            if let (Some(s), Some(extra)) = (s.as_object_mut(), extra.as_object()) {
+                s.extend(extra.clone());
+            }
+            s
+        };
+        let settings = json!({ "backend": "gpu", "formula": "bt601", "workgroup": { "x": 16, "y": 16 },
+                               "threads": 2, "work": { "rounds": 0 } });
+        json!({
+            "schema": 1, "kind": "bench", "provenance": { "host": { "threads": 2 } },
+            "results": [{
+                "settings": settings,
+                "cold": { "total_ns": 99 },
+                "phases": [stats(kernel, json!({ "phase": "kernel", "source": "gpu-timestamp" }))],
+                "total": stats(total, json!({})),
+                "rates": [{ "phase": "kernel", "gb_per_s": 3.0 }],
+            }],
+            "ceilings": { "ceilings": { "device_copy": { "bytes": 1_000_000_000u64, "best_ns": 90, "median_ns": 100 } } },
+        })
+    }
+
+    #[test]
+    fn figures_are_found_by_what_they_are_and_named_by_their_path() {
+        let found = figures(&bench([90, 100, 120], [180, 200, 260]));
+        let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["ceilings · device_copy", "gpu wg 16x16 bt601 · kernel", "gpu wg 16x16 bt601 · total"]
+        );
+        // A probe is a rate: 1 GB in 100 ns is 1e7 GB/s, higher is better.
+        assert_eq!(
+            (found[0].unit.clone(), found[0].value, found[0].better),
+            (Unit::GbPerS, 1e7, Better::Higher)
+        );
+        assert_eq!(
+            (found[1].unit.clone(), found[1].better, found[1].interval),
+            (Unit::Ns, Better::Lower, Some((90.0, 120.0)))
+        );
+        assert_eq!(found[2].interval, Some((180.0, 260.0)));
+        assert_eq!(kind_of(&bench([1, 1, 1], [1, 1, 1])).as_deref(), Some("bench"));
+        assert_eq!(kind_of(&json!({ "points": [] })).as_deref(), Some("sweep"), "an unstamped file");
+    }
+
+    #[test]
+    fn a_figure_is_slower_only_beyond_the_threshold_and_its_noise() {
+        let base = bench([90, 100, 120], [180, 200, 260]);
+        assert!(
+            compare(&base, &base, 0.10).rows.iter().all(|r| r.change == Change::Same),
+            "a file against itself"
+        );
+        // Kernel twice as slow, every run slower than every base run; total 25% slower, but its
+        // runs overlap the base's.
+        let slower = bench([190, 200, 230], [200, 250, 300]);
+        let c = compare(&base, &slower, 0.10);
+        let changes: Vec<Change> = c.rows.iter().map(|r| r.change).collect();
+        assert_eq!(changes, [Change::Same, Change::Slower, Change::Noise]);
+        assert!((c.rows[1].ratio - 2.0).abs() < 1e-12, "{}", c.rows[1].ratio);
+        assert_eq!(c.rows[1].ratio_range, Some((190.0 / 120.0, 230.0 / 90.0)));
+        // The other way round, faster.
+        let back = compare(&slower, &base, 0.10);
+        assert_eq!(back.rows[1].change, Change::Faster);
+        assert_eq!((back.count(Change::Slower), back.count(Change::Faster)), (0, 1));
+        // A threshold wider than the change: the same.
+        assert_eq!(compare(&base, &slower, 1.5).count(Change::Same), 3);
+    }
+
+    #[test]
+    fn a_slower_probe_is_a_lower_rate_and_ratios_only_move() {
+        let base = bench([90, 100, 120], [180, 200, 260]);
+        let mut new = base.clone();
+        new["ceilings"]["ceilings"]["device_copy"]["median_ns"] = json!(200);
+        let c = compare(&base, &new, 0.10);
+        assert_eq!(c.rows[0].change, Change::Noise, "half the median bandwidth, its best unchanged");
+        new["ceilings"]["ceilings"]["device_copy"]["best_ns"] = json!(180);
+        let c = compare(&base, &new, 0.10);
+        assert_eq!(c.rows[0].change, Change::Slower, "its best below the base's median: beyond the noise");
+        assert_eq!(c.rows[0].ratio_range, Some((1e9 / 200.0 / (1e9 / 90.0), 1e9 / 180.0 / (1e9 / 100.0))));
+        let claim = |median: f64| {
+            json!({ "claims": [{ "id": 3, "evidence": [{ "statistic": "upload / kernel",
+                "interval": { "median": median, "ci_low": median * 0.9, "ci_high": median * 1.1, "samples": 9 } }] }] })
+        };
+        let c = compare(&claim(2.0), &claim(4.0), 0.10);
+        assert_eq!(c.rows[0].base.name, "claim 3 · upload / kernel");
+        assert_eq!(c.rows[0].change, Change::Moved, "a ratio has no slower side");
+        // Figures in one file only are listed, not compared.
+        let c = compare(&base, &claim(2.0), 0.10);
+        assert!(c.rows.is_empty() && c.only_base.len() == 3 && c.only_new.len() == 1, "{c:?}");
+    }
+}
