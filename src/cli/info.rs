@@ -11,13 +11,14 @@ use clap::Args;
 use crate::engine::ceilings::{
     ComputeCeilings, KnownCeilings, cached_ceilings, cached_cpu_compute, compute_ceilings_of,
 };
+use crate::engine::ceilings::{LARGEST_PATH_BYTES, TransferPath};
 use crate::engine::{
     Bandwidth, CpuCompute, Engine, GpuCompute, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters,
     simd_level,
 };
 use crate::system::clock::Clock;
 use crate::system::memory_budget::budget;
-use crate::system::units::gb;
+use crate::system::units::{duration, gb, human_bytes};
 
 /// Arguments of `graylab info`.
 #[derive(Debug, Args)]
@@ -48,19 +49,25 @@ struct Info {
     cpu_compute: Option<CpuCompute>,
     /// Both compute ceilings in the engine's terms (the GPU part from `ceilings`).
     compute: Option<ComputeCeilings>,
+    /// With `--probe`: every transfer path timed from 4 KiB up, with latency, bandwidth and n½.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transfer_paths: Option<Vec<TransferPath>>,
 }
 
 pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let (memory_budget_bytes, memory_budget_source) = budget().capacity();
     let adapters = list_adapters();
-    let (ceilings, cpu_compute) = if args.probe {
+    let (ceilings, cpu_compute, transfer_paths) = if args.probe {
         let engine = Engine::new();
         let cpu = engine.cpu_compute(true)?;
-        let _memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
-        (Some(engine.gpu_ceilings(true)?), Some(cpu))
+        let memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
+        let gpu = engine.gpu_ceilings(true)?;
+        drop(memory);
+        let paths = engine.transfer_paths(LARGEST_PATH_BYTES).context("cannot measure the transfer paths")?;
+        (Some(gpu), Some(cpu), Some(paths))
     } else {
         let cached = adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()));
-        (cached, cached_cpu_compute())
+        (cached, cached_cpu_compute(), None)
     };
     let gpu_compute = ceilings.as_ref().and_then(|k| k.ceilings.compute);
     let compute = cpu_compute.map(|c| compute_ceilings_of(&c, gpu_compute.as_ref()));
@@ -75,6 +82,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         ceilings,
         cpu_compute,
         compute,
+        transfer_paths,
     };
     if args.json {
         let selected = info.adapters.iter().find(|a| a.selected).cloned();
@@ -137,7 +145,62 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     for line in compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()) {
         outln!("{line}");
     }
+    if let Some(paths) = &info.transfer_paths {
+        for line in paths_lines(paths) {
+            outln!("{line}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each transfer path as latency, bandwidth, n½ and the fit's error, one line each.
+fn paths_lines(paths: &[TransferPath]) -> Vec<String> {
+    let sizes = |p: &TransferPath| {
+        let bytes: Vec<u64> = p.points.iter().map(|q| q.bytes).collect();
+        (bytes.first().copied().unwrap_or(0), bytes.last().copied().unwrap_or(0))
+    };
+    let (smallest, largest) = paths.first().map(sizes).unwrap_or_default();
+    let mut lines = vec![
+        String::new(),
+        format!(
+            "Transfer paths: each timed end to end (CPU clock, from the first call until the bytes are usable) \
+             at {} to {}, fitted with t(n) = latency + n / bandwidth; n½ = latency × bandwidth, the size \
+             that reaches half the bandwidth",
+            human_bytes(smallest),
+            human_bytes(largest)
+        ),
+        format!(
+            "    {:<34} {:>10} {:>11} {:>11} {:>10}  {}",
+            "path",
+            "latency",
+            "bandwidth",
+            "n½",
+            "fit error",
+            format_args!("measured at {}", human_bytes(largest))
+        ),
+    ];
+    for p in paths {
+        let at_largest = p.points.last().map_or(0.0, |q| q.bytes as f64 / q.median_ns.max(1) as f64);
+        lines.push(match &p.fit {
+            Some(f) => format!(
+                "    {:<34} {:>10} {:>11} {:>11} {:>9.0}%  {}",
+                p.path.label(),
+                duration(f.latency_ns.round() as u64),
+                gb(f.gb_per_s),
+                human_bytes(f.n_half_bytes.round() as u64),
+                f.rms_relative_error * 100.0,
+                gb(at_largest)
+            ),
+            None => format!("    {:<34} no fit: its time did not grow with size", p.path.label()),
+        });
+    }
+    lines.push(
+        "    below n½ a transfer is mostly its fixed cost: an image that small loses on the GPU whatever the kernel; \
+         a large fit error, or a rate at the largest size far from the fitted one, says two numbers do not \
+         describe the path (caches, page faults on fresh memory)"
+            .to_owned(),
+    );
+    lines
 }
 
 /// The compute ceilings for a `bench` with work: the CPU's (cached, else measured now, a few

@@ -162,6 +162,9 @@ pub enum EngineError {
     /// A benchmark of an image no kernel runs on (why).
     #[error("nothing to time: {0}")]
     NothingToTime(&'static str),
+    /// A measurement's buffers do not fit the memory budget now.
+    #[error(transparent)]
+    OverBudget(#[from] crate::system::memory_budget::OverBudget),
 }
 
 /// The engine: a CPU backend that always works and a GPU converter opened on first use.

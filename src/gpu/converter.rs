@@ -191,6 +191,12 @@ impl GpuConverter {
         crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)
     }
 
+    /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with
+    /// latency plus bandwidth (see [`crate::gpu::TransferPath`]).
+    pub fn measure_paths(&self, largest_bytes: u64) -> Result<Vec<crate::gpu::TransferPath>, GpuError> {
+        crate::gpu::timing::paths::measure(&self.ctx, largest_bytes)
+    }
+
     /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.
     pub fn measure_compute(&self) -> Result<GpuCompute, GpuError> {
         crate::gpu::timing::compute::measure_checked(&self.ctx, &self.timestamp_check)

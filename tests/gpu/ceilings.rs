@@ -234,6 +234,16 @@ fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
     assert!(c["ceilings"]["host_to_staging"]["best_ns"].as_u64().is_some_and(|v| v > 0), "{c}");
     let path = c["cache_path"].as_str().expect("cached");
     assert!(Path::new(path).starts_with(cache.join("graylab")) && Path::new(path).is_file(), "{path}");
+    // With the probe, every transfer path as latency, bandwidth and n½.
+    let paths = info["transfer_paths"].as_array().expect("transfer paths");
+    assert_eq!(paths.len(), 7, "{paths:?}");
+    for p in paths {
+        let fit = &p["fit"];
+        assert!(fit["gb_per_s"].as_f64().is_some_and(|b| b > 0.0), "{p}");
+        assert!(fit["n_half_bytes"].as_f64().is_some_and(|n| n >= 0.0), "{p}");
+        assert_eq!(p["points"][0]["bytes"].as_u64().map(|b| b % 4096), Some(0), "{p}");
+    }
+
     // Read back from the cache, not measured again.
     let info = json(&graylab(&["info", "--json"], cache));
     assert_eq!(info["ceilings"]["measured_now"], false, "{info}");
@@ -285,4 +295,33 @@ fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
         }
     }
     assert!(sweep["verdict"].as_str().is_some_and(|v| v.contains("From this machine's ceilings")), "{sweep}");
+    // The text says the same (measured again: the cache above is done with).
+    let text = crate::common::text(&graylab(&["info", "--probe"], cache));
+    assert!(text.contains("up: queue.write_buffer") && text.contains("n½"), "{text}");
+}
+
+#[test]
+fn every_transfer_path_is_latency_plus_bandwidth_over_its_sizes() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let paths = Engine::new().transfer_paths(4 << 20).expect("the transfer paths");
+    let kinds: Vec<_> = paths.iter().map(|p| p.path).collect();
+    assert_eq!(kinds, graylab::engine::ceilings::PathKind::ALL);
+    for p in &paths {
+        // 4 KiB to 4 MiB by fours; both directions at once count their bytes twice.
+        let bytes: Vec<u64> = p.points.iter().map(|q| q.bytes).collect();
+        let once: Vec<u64> = (0..6).map(|k| 4096 << (2 * k)).collect();
+        let twice: Vec<u64> = once.iter().map(|b| 2 * b).collect();
+        assert_eq!(bytes, if p.path == graylab::engine::ceilings::PathKind::Both { twice } else { once });
+        assert!(p.points.iter().all(|q| q.best_ns > 0 && q.best_ns <= q.median_ns), "{p:?}");
+        // Time grows with size on every adapter: a fit with a fixed cost and a bandwidth.
+        let fit = p.fit.expect("a fit");
+        assert!(fit.latency_ns >= 0.0 && fit.gb_per_s > 0.0 && fit.rms_relative_error.is_finite(), "{p:?}");
+        let n_half = fit.latency_ns * fit.gb_per_s;
+        assert!(
+            (fit.n_half_bytes - n_half).abs() <= 1e-6 * n_half.max(1.0),
+            "n½ = latency × bandwidth: {fit:?}"
+        );
+    }
 }

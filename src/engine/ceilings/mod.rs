@@ -1,12 +1,14 @@
 //! This machine's ceilings and every phase against them: the GPU's (probed, cached per adapter),
 //! the CPU kernel's (the memory-stream baseline), the compute ceilings of the synthetic work (CPU
-//! and GPU) and the rates of a run's phases.
+//! and GPU), every transfer path as latency plus bandwidth, and the rates of a run's phases.
 
 pub(super) mod cache;
 pub(super) mod compute;
+pub(super) mod paths;
 pub(super) mod rates;
 pub(super) mod stream;
 
+pub use crate::gpu::{Hockney, LARGEST_BYTES as LARGEST_PATH_BYTES, PathKind, PathPoint, TransferPath};
 pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub use compute::{ComputeCeilings, cached_cpu_compute, compute_ceilings_of};
 pub use rates::{Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates};

@@ -1,0 +1,315 @@
+//! Every way bytes reach the GPU and come back, each as latency plus bandwidth: each path is
+//! timed end to end (CPU clock, from the first call to the bytes being usable: submitted and
+//! waited for, mapped and copied) over sizes from 4 KiB up, and Hockney's model
+//! `t(n) = latency + n / bandwidth` is fitted to the medians. `n½ = latency × bandwidth` is the
+//! size that reaches half the bandwidth: below it a transfer is mostly its fixed cost, which is
+//! why small images lose on the GPU whatever the kernel does.
+//!
+//! The fit weighs each size by `1 / t²` (it minimises relative error), so the microsecond
+//! transfers set the latency and the large ones the bandwidth; its root-mean-square relative
+//! error says how well two numbers describe the path.
+
+use std::time::Instant;
+
+use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::{GpuContext, GpuError};
+
+/// The smallest size timed: 4 KiB.
+pub const SMALLEST_BYTES: u64 = 4 << 10;
+
+/// The largest size timed when memory allows: 256 MiB.
+pub const LARGEST_BYTES: u64 = 256 << 20;
+
+/// Buffers of the largest size the measurement holds at once: four on the device side (upload
+/// staging, two device buffers, readback) and two on the host.
+pub const HELD_BUFFERS: u64 = 6;
+
+/// One way bytes move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathKind {
+    /// `queue.write_buffer` into a device buffer, submitted and waited for.
+    WriteBuffer,
+    /// Mapped upload staging filled by one thread, unmapped, copied to a device buffer.
+    StagedOneThread,
+    /// The same filled by every thread, as graylab's upload does it.
+    StagedAllThreads,
+    /// A device buffer copied to another on the GPU.
+    DeviceCopy,
+    /// A device buffer copied to readback memory, mapped and read by one thread.
+    ReadbackOneThread,
+    /// The same read by every thread, as graylab's download does it.
+    ReadbackAllThreads,
+    /// Up and down at once: staged up (every thread) and read back in one submission; the bytes
+    /// of both directions count.
+    Both,
+}
+
+impl PathKind {
+    /// Every path, in the order they are printed.
+    pub const ALL: [Self; 7] = [
+        Self::WriteBuffer,
+        Self::StagedOneThread,
+        Self::StagedAllThreads,
+        Self::DeviceCopy,
+        Self::ReadbackOneThread,
+        Self::ReadbackAllThreads,
+        Self::Both,
+    ];
+
+    /// How the path is named in text.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::WriteBuffer => "up: queue.write_buffer",
+            Self::StagedOneThread => "up: mapped staging, 1 thread",
+            Self::StagedAllThreads => "up: mapped staging, all threads",
+            Self::DeviceCopy => "on the GPU: device copy",
+            Self::ReadbackOneThread => "down: readback, 1 thread",
+            Self::ReadbackAllThreads => "down: readback, all threads",
+            Self::Both => "up and down at once",
+        }
+    }
+}
+
+/// One size of one path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PathPoint {
+    /// Bytes moved (both directions for [`PathKind::Both`]).
+    pub bytes: u64,
+    /// The fastest run, nanoseconds.
+    pub best_ns: u64,
+    /// The median run, nanoseconds.
+    pub median_ns: u64,
+}
+
+/// Hockney's model fitted to a path: `t(n) = latency_ns + n / bandwidth`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Hockney {
+    /// The fixed cost of one transfer, nanoseconds.
+    pub latency_ns: f64,
+    /// The asymptotic bandwidth, GB/s (1e9 bytes per second).
+    pub gb_per_s: f64,
+    /// The size that reaches half that bandwidth: latency × bandwidth, bytes.
+    pub n_half_bytes: f64,
+    /// Root-mean-square relative error of the fit over the sizes (0.05: 5%).
+    pub rms_relative_error: f64,
+}
+
+impl Hockney {
+    /// The model fitted to `points` (their medians), weighing each by `1 / t²`; `None` with
+    /// fewer than two sizes or when time does not grow with size.
+    #[must_use]
+    pub fn fit(points: &[PathPoint]) -> Option<Self> {
+        let data: Vec<(f64, f64)> =
+            points.iter().filter(|p| p.median_ns > 0).map(|p| (p.bytes as f64, p.median_ns as f64)).collect();
+        if data.len() < 2 {
+            return None;
+        }
+        let (mut s, mut sn, mut snn, mut st, mut snt) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for &(n, t) in &data {
+            let w = 1.0 / (t * t);
+            s += w;
+            sn += w * n;
+            snn += w * n * n;
+            st += w * t;
+            snt += w * n * t;
+        }
+        let det = s * snn - sn * sn;
+        let (mut latency, mut per_byte) = if det.abs() > f64::MIN_POSITIVE {
+            ((st * snn - sn * snt) / det, (s * snt - sn * st) / det)
+        } else {
+            (0.0, 0.0)
+        };
+        if latency < 0.0 {
+            // No fixed cost to see: the line through the origin.
+            latency = 0.0;
+            per_byte = snt / snn;
+        }
+        if per_byte <= 0.0 || !per_byte.is_finite() {
+            return None;
+        }
+        let sq: f64 = data.iter().map(|&(n, t)| ((latency + per_byte * n - t) / t).powi(2)).sum();
+        Some(Self {
+            latency_ns: latency,
+            gb_per_s: 1.0 / per_byte,
+            n_half_bytes: latency / per_byte,
+            rms_relative_error: (sq / data.len() as f64).sqrt(),
+        })
+    }
+}
+
+/// One path measured, and its fit.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TransferPath {
+    /// Which path.
+    pub path: PathKind,
+    /// Each size, smallest first.
+    pub points: Vec<PathPoint>,
+    /// Hockney's model fitted to them.
+    pub fit: Option<Hockney>,
+}
+
+/// The sizes timed: 4 KiB, 16 KiB, … ×4 up to `largest_bytes`.
+#[must_use]
+pub fn sizes(largest_bytes: u64) -> Vec<u64> {
+    std::iter::successors(Some(SMALLEST_BYTES), |&n| n.checked_mul(4))
+        .take_while(|&n| n <= largest_bytes)
+        .collect()
+}
+
+/// Timed runs of each size after one warm-up: more where they are short.
+fn repeats(bytes: u64) -> usize {
+    if bytes >= 64 << 20 { 5 } else { 9 }
+}
+
+struct Buffers {
+    staging: wgpu::Buffer,
+    device_a: wgpu::Buffer,
+    device_b: wgpu::Buffer,
+    readback: wgpu::Buffer,
+}
+
+/// Measures every path of [`PathKind::ALL`] over [`sizes`] up to `largest_bytes`, inside error
+/// scopes.
+pub(crate) fn measure(ctx: &GpuContext, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
+    let largest = largest_bytes.min(ctx.limits().max_buffer_size).max(SMALLEST_BYTES);
+    let scopes = ErrorScopes::push(ctx.device());
+    let result = measure_all(ctx, largest);
+    let scope_result = scopes.finish();
+    let paths = result?;
+    scope_result?;
+    Ok(paths)
+}
+
+fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuError> {
+    use wgpu::BufferUsages as U;
+    let buffer = |label, usage| {
+        ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: largest,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let b = Buffers {
+        staging: buffer("paths upload staging", U::MAP_WRITE | U::COPY_SRC),
+        device_a: buffer("paths device a", U::STORAGE | U::COPY_DST | U::COPY_SRC),
+        device_b: buffer("paths device b", U::STORAGE | U::COPY_DST | U::COPY_SRC),
+        readback: buffer("paths readback", U::MAP_READ | U::COPY_DST),
+    };
+    let len = usize::try_from(largest).map_err(|_| GpuError::Bug("a probe size beyond the address space"))?;
+    let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    let mut dst = vec![0u8; len];
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|_| GpuError::Bug("a one-thread pool could not be started"))?;
+    let mut paths = Vec::new();
+    for path in PathKind::ALL {
+        let mut points = Vec::new();
+        for bytes in sizes(largest) {
+            let n = bytes as usize;
+            let mut runs = Vec::new();
+            for run in 0..=repeats(bytes) {
+                let ns = match path {
+                    PathKind::StagedOneThread => {
+                        one_thread.install(|| once(ctx, &b, path, &src[..n], &mut dst[..n]))?
+                    }
+                    PathKind::ReadbackOneThread => {
+                        one_thread.install(|| once(ctx, &b, path, &src[..n], &mut dst[..n]))?
+                    }
+                    _ => once(ctx, &b, path, &src[..n], &mut dst[..n])?,
+                };
+                if run > 0 {
+                    runs.push(ns);
+                }
+            }
+            runs.sort_unstable();
+            let moved = if path == PathKind::Both { 2 * bytes } else { bytes };
+            let best_ns = runs.first().copied().unwrap_or(0);
+            let median_ns = runs.get(runs.len() / 2).copied().unwrap_or(0);
+            points.push(PathPoint { bytes: moved, best_ns, median_ns });
+        }
+        let fit = Hockney::fit(&points);
+        paths.push(TransferPath { path, points, fit });
+    }
+    drop(b);
+    wait_for(ctx.device(), None)?;
+    Ok(paths)
+}
+
+/// One transfer of `src.len()` bytes along `path`, end to end, nanoseconds.
+fn once(ctx: &GpuContext, b: &Buffers, path: PathKind, src: &[u8], dst: &mut [u8]) -> Result<u64, GpuError> {
+    let bytes = src.len() as u64;
+    let started = Instant::now();
+    let mut enc =
+        ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("paths") });
+    let staged = matches!(path, PathKind::StagedOneThread | PathKind::StagedAllThreads | PathKind::Both);
+    if staged {
+        mapped(ctx.device(), &map(&b.staging, 0..bytes, wgpu::MapMode::Write))?;
+        {
+            let mut view = b.staging.get_mapped_range_mut(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
+            fill_mapped(&mut view, src)?;
+        }
+        b.staging.unmap();
+        enc.copy_buffer_to_buffer(&b.staging, 0, &b.device_a, 0, bytes);
+    }
+    match path {
+        PathKind::WriteBuffer => ctx.queue().write_buffer(&b.device_a, 0, src),
+        PathKind::DeviceCopy => enc.copy_buffer_to_buffer(&b.device_a, 0, &b.device_b, 0, bytes),
+        PathKind::ReadbackOneThread | PathKind::ReadbackAllThreads => {
+            enc.copy_buffer_to_buffer(&b.device_a, 0, &b.readback, 0, bytes);
+        }
+        PathKind::Both => enc.copy_buffer_to_buffer(&b.device_b, 0, &b.readback, 0, bytes),
+        PathKind::StagedOneThread | PathKind::StagedAllThreads => {}
+    }
+    let submission = ctx.queue().submit([enc.finish()]);
+    let reads = matches!(path, PathKind::ReadbackOneThread | PathKind::ReadbackAllThreads | PathKind::Both);
+    if reads {
+        let answer = map(&b.readback, 0..bytes, wgpu::MapMode::Read);
+        mapped(ctx.device(), &answer)?;
+        {
+            let view = b.readback.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
+            read_mapped(&view, dst)?;
+        }
+        b.readback.unmap();
+    } else {
+        wait_for(ctx.device(), Some(&submission))?;
+    }
+    Ok(nanos(started.elapsed()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Hockney, PathPoint, sizes};
+
+    fn point(bytes: u64, ns: f64) -> PathPoint {
+        PathPoint { bytes, best_ns: ns as u64, median_ns: ns as u64 }
+    }
+
+    #[test]
+    fn the_fit_recovers_latency_bandwidth_and_n_half() {
+        // 50 µs and 10 GB/s: n½ = 500 kB.
+        let points: Vec<PathPoint> =
+            sizes(256 << 20).into_iter().map(|n| point(n, 50_000.0 + n as f64 / 10.0)).collect();
+        assert_eq!(points.len(), 9, "4 KiB to 256 MiB, ×4");
+        let fit = Hockney::fit(&points).expect("a fit");
+        assert!((fit.latency_ns - 50_000.0).abs() < 1.0, "{fit:?}");
+        assert!((fit.gb_per_s - 10.0).abs() < 1e-3, "{fit:?}");
+        assert!((fit.n_half_bytes - 500_000.0).abs() < 100.0, "{fit:?}");
+        assert!(fit.rms_relative_error < 1e-4, "{fit:?}");
+    }
+
+    #[test]
+    fn a_path_without_fixed_cost_or_growth_says_so() {
+        // Time in proportion to size: no latency, 2 GB/s.
+        let fit = Hockney::fit(&[point(1000, 500.0), point(4000, 2000.0)]).expect("a fit");
+        assert!(fit.latency_ns.abs() < 1e-6 && (fit.gb_per_s - 2.0).abs() < 1e-9, "{fit:?}");
+        // Time that does not grow with size has no bandwidth to fit; one size has no line.
+        assert_eq!(Hockney::fit(&[point(1000, 900.0), point(4000, 800.0)]), None);
+        assert_eq!(Hockney::fit(&[point(1000, 900.0)]), None);
+    }
+}
