@@ -20,5 +20,6 @@ mod cpu_exhaustive;
 mod hostile;
 mod io;
 mod jpeg;
+mod shards;
 mod signals;
 mod tiff;
