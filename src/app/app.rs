@@ -24,6 +24,7 @@ use crate::app::windows::claims_window::ClaimsWindow;
 use crate::app::windows::dialogs::{self, DialogAnswer, DialogFor, PendingDialog};
 use crate::app::windows::export_window::ExportWindow;
 use crate::app::windows::parity_window::ParityWindow;
+use crate::app::windows::paths_window::PathsWindow;
 use crate::app::windows::round_trips_window::RoundTripsWindow;
 use crate::app::windows::sweep_window::SweepWindow;
 use crate::app::work::preload::Preload;
@@ -40,6 +41,7 @@ pub struct GraylabApp {
     export: ExportWindow,
     sweep: SweepWindow,
     round_trips: RoundTripsWindow,
+    paths: PathsWindow,
     parity: ParityWindow,
     claims: ClaimsWindow,
     meter: FrameMeter,
@@ -103,6 +105,7 @@ impl GraylabApp {
             export: ExportWindow::default(),
             sweep: SweepWindow::default(),
             round_trips: RoundTripsWindow::default(),
+            paths: PathsWindow::default(),
             parity: ParityWindow::default(),
             claims: ClaimsWindow::default(),
             meter,
@@ -210,7 +213,7 @@ impl GraylabApp {
 
     /// Closes the window on top, if one is open; returns whether one was.
     fn close_top_window(&mut self, ctx: &egui::Context) -> bool {
-        use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, ROUND_TRIPS_ID, SWEEP_ID};
+        use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, PATHS_ID, ROUND_TRIPS_ID, SWEEP_ID};
         let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle)).map(|l| l.id);
         let mut open: Vec<(&str, &mut bool)> = vec![
             (EXPORT_ID, &mut self.export.open),
@@ -218,6 +221,7 @@ impl GraylabApp {
             (ROUND_TRIPS_ID, &mut self.round_trips.open),
             (PARITY_ID, &mut self.parity.open),
             (CLAIMS_ID, &mut self.claims.open),
+            (PATHS_ID, &mut self.paths.open),
         ];
         open.retain(|(_, o)| **o);
         let at = open.iter().position(|(id, _)| Some(egui::Id::unique(*id)) == top);
@@ -312,7 +316,9 @@ impl eframe::App for GraylabApp {
                 scroll.show(ui, |ui| {
                     self.settings_panel.ui(ui, &mut self.session);
                     ui.separator();
-                    self.adapter_panel.ui(ui, &mut self.session);
+                    if self.adapter_panel.ui(ui, &mut self.session) {
+                        self.paths.open = true;
+                    }
                 });
             });
         self.charts.dock_ui(ui, &mut self.session);
@@ -335,6 +341,7 @@ impl eframe::App for GraylabApp {
         self.round_trips.show(&ctx, room, &mut self.session);
         self.parity.show(&ctx, room, &mut self.session);
         self.claims.show(&ctx, room, &mut self.session);
+        self.paths.show(&ctx, room, &mut self.session);
         self.update_title(&ctx);
         self.frames += 1;
         self.session.toasts.ui(&ctx, room.rect);
@@ -458,6 +465,12 @@ impl GraylabApp {
     /// Sets the sweep window's JSON file, as if typed.
     pub fn set_sweep_json_path(&mut self, path: &std::path::Path) {
         self.sweep.set_path(path);
+    }
+
+    /// Opens the transfer-paths window with its largest size (MiB: 4, 16, 64 or 256), as if picked.
+    pub fn open_transfer_paths(&mut self, largest_mib: u64) {
+        self.paths.open = true;
+        self.paths.set_largest_mib(largest_mib);
     }
 
     /// Opens the round-trips window with these counts (comma separated) and warm runs per count.

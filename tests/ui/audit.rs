@@ -160,6 +160,7 @@ fn converted_app(size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
         ("Run sweep", (|app| app.set_sweep_sizes("0.01, 0.05", 2)) as Opener),
         ("Run round trips", |app| app.set_round_trips("1, 2", 1)),
         ("Check the open image", GraylabApp::open_parity_window),
+        ("Measure transfer paths", |app| app.open_transfer_paths(4)),
     ] {
         open(h.state_mut());
         h.run_steps(2);
@@ -176,6 +177,7 @@ fn converted_app(size: [f32; 2]) -> Option<Harness<'static, GraylabApp>> {
     assert!(h.state().view().sweep.is_some(), "the sweep finished");
     assert!(h.state().view().round_trips.0.is_some(), "the round trips finished");
     assert!(h.state().view().parity.is_some(), "the parity check finished");
+    assert!(h.state().view().transfer_paths.is_some(), "the transfer paths were measured");
     Some(h)
 }
 
@@ -229,7 +231,7 @@ fn no_screen_draws_tiny_or_cut_text() {
         }
         shot(&mut h, &format!("main-{at}"));
         // Each window, and the axis titles of the chart it shows.
-        let windows: [(&str, Opener, &[&str]); 5] = [
+        let windows: [(&str, Opener, &[&str]); 6] = [
             ("export", GraylabApp::open_export_window, &[]),
             ("size sweep", GraylabApp::open_sweep_window, &["image size, megapixels (log)"]),
             (
@@ -239,6 +241,7 @@ fn no_screen_draws_tiny_or_cut_text() {
             ),
             ("parity", GraylabApp::open_parity_window, &[]),
             ("claims", GraylabApp::open_claims_window, &[]),
+            ("transfer paths", |app| app.open_transfer_paths(4), &["bytes per transfer (log scale)"]),
         ];
         for (name, open, titles) in windows {
             open(h.state_mut());

@@ -156,3 +156,28 @@ fn save_trace_writes_every_run_of_the_open_image() {
         trace["traceEvents"].as_array().expect("events").iter().filter(|e| e["ph"] == "X" && e["tid"] == 0);
     assert_eq!(runs.count(), 3);
 }
+
+#[test]
+fn the_transfer_paths_window_measures_every_path_and_charts_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = harness::gradient_app(dir.path()) else { return };
+    // The adapter panel offers it (below the fold here, where a click would miss); opened with
+    // its largest size at 4 MiB.
+    h.get_by_label("Transfer paths…");
+    h.state_mut().open_transfer_paths(4);
+    h.run_steps(2);
+    h.get_by_label("Not measured yet.");
+    h.get_by_label("Measure transfer paths").click();
+    harness::settle(&mut h);
+    let paths = h.state().view().transfer_paths.expect("measured").to_vec();
+    assert_eq!(paths.len(), 7);
+    for p in &paths {
+        assert_eq!(p.points.last().map(|q| q.bytes % (4 << 20)), Some(0), "up to 4 MiB: {p:?}");
+        assert!(p.fit.is_some_and(|f| f.gb_per_s > 0.0 && f.latency_ns >= 0.0), "{p:?}");
+    }
+    // The table names each path and its n½; the chart its axis.
+    for label in ["up: queue.write_buffer", "down: readback, all threads", "n½", "at 4.0 MiB"] {
+        h.get_by_label(label);
+    }
+    h.get_by_label("bytes per transfer (log scale)");
+}

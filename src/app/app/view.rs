@@ -49,6 +49,8 @@ pub struct AppView<'a> {
     pub sweep: Option<&'a crate::engine::sweep::SweepResult>,
     /// The round-trips window's result, or why it has none.
     pub round_trips: (Option<&'a crate::engine::round_trip::RoundTripResult>, Option<&'a str>),
+    /// The transfer paths window's latest measurement.
+    pub transfer_paths: Option<&'a [crate::engine::ceilings::TransferPath]>,
     /// The latest claims report that finished, and why the latest run has none.
     pub claims: (Option<&'a crate::engine::claims::ClaimsReport>, Option<&'a str>),
     /// The claims window's comparison with a loaded report, as shown.
@@ -92,6 +94,7 @@ impl GraylabApp {
             sweep_sent: self.sweep.sent(),
             sweep: s.sweep().map(AsRef::as_ref),
             round_trips: (self.round_trips.result(), self.round_trips.unfinished()),
+            transfer_paths: self.paths.result(),
             claims: (claims.report.as_deref(), claims.unfinished.as_deref()),
             compared_claims: self.claims.compared(),
             parity: s.parity().map(|(r, _)| r),

@@ -1,11 +1,12 @@
 //! The timing charts in a resizable, collapsible dock under the viewer: one stacked bar per run
 //! (phases − overlap + other = the run's wall time), a timeline of the last run, kernel time per
 //! workgroup size, the size sweep with its roofline and its map of who wins, and the operations
-//! per round trip. Every series names the clock its figures came from; legends sit outside the
+//! per round trip, and every transfer path's bandwidth against size. Every series names the clock its figures came from; legends sit outside the
 //! plots; every axis has at least three labelled ticks.
 
 mod axes;
 mod claims;
+mod paths;
 mod round_trips;
 mod runs;
 mod sweep;
@@ -18,6 +19,7 @@ use egui_plot::{GridInput, GridMark};
 use axes::nice_spacer;
 
 pub use claims::claim_chart_ui;
+pub use paths::paths_chart_ui;
 pub use round_trips::round_trips_chart_ui;
 pub use sweep::SweepChart;
 pub use sweep::roofline::roofline_ui;

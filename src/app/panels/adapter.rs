@@ -1,7 +1,7 @@
 //! The GPU adapter panel: name, backend, driver, the limits that matter here, timestamps, flags
 //! for a software adapter or a debug build, and this machine's ceilings: every step of the GPU
 //! path and the compute ceilings of the GPU and the CPU (read from the cache or measured, and
-//! measured again on request).
+//! measured again on request), and the button that opens the transfer paths.
 
 use egui::{RichText, Ui};
 
@@ -17,19 +17,28 @@ use crate::system::units::{gb, ops_per_s};
 pub struct AdapterPanel;
 
 impl AdapterPanel {
-    /// Draws the adapter's details (or that there is none) and its ceilings.
-    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+    /// Draws the adapter's details (or that there is none) and its ceilings; `true` when the
+    /// transfer-paths window was asked for.
+    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> bool {
         let gpu = session.gpu().cloned();
         self.details_ui(ui, gpu.as_deref(), session.gpu_error(), session.own_gpu_device());
         if session.gpu_usable() {
             ui.add_space(6.0);
             ceilings_ui(ui, session);
+            return ui
+                .button("Transfer paths…")
+                .on_hover_text(
+                    "Every way bytes reach this GPU and come back, timed from 4 KiB up: latency, bandwidth \
+                     and n½, the size below which a transfer is mostly its fixed cost",
+                )
+                .clicked();
         } else if let Some(c) = session.cpu_compute() {
             // Without a GPU the CPU's compute ceiling is the one ceiling measured here.
             ui.add_space(6.0);
             ui.strong("This machine's ceilings");
             egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
         }
+        false
     }
 
     #[expect(clippy::unused_self, reason = "a panel struct like the others; it has no state of its own yet")]

@@ -138,6 +138,7 @@ fn default_text(kind: JobKind) -> &'static str {
         JobKind::RoundTrips => "Round trips",
         JobKind::Compare => "CPU vs GPU",
         JobKind::Workgroups => "Every workgroup size",
+        JobKind::TransferPaths => "Timing every transfer path",
     }
 }
 

@@ -48,6 +48,8 @@ pub enum JobKind {
     Compare,
     /// Every workgroup shape in turns on the open image.
     Workgroups,
+    /// Timing every transfer path (not stoppable: a few seconds).
+    TransferPaths,
 }
 
 impl JobKind {

@@ -1,11 +1,12 @@
 //! The windows opened on demand: export, size sweep, round trips, parity, the tutorial's claims,
-//! and the native file dialogs.
+//! transfer paths, and the native file dialogs.
 
 pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;
 mod json_file;
 pub(super) mod parity_window;
+pub(super) mod paths_window;
 pub(super) mod round_trips_window;
 mod sweep_views;
 pub(super) mod sweep_window;
@@ -44,6 +45,8 @@ pub const PARITY_ID: &str = "graylab parity window";
 pub const CLAIMS_ID: &str = "graylab claims window";
 /// The round-trips window's id.
 pub const ROUND_TRIPS_ID: &str = "graylab round trips window";
+/// The transfer-paths window's id.
+pub const PATHS_ID: &str = "graylab transfer paths window";
 
 /// A result's verdict, and the warning that its "GPU" is a software adapter's (the CPU itself),
 /// unless the verdict says so already.

@@ -369,6 +369,14 @@ pub enum Job {
         /// The panel's settings (the shape is raced, the backend is the GPU).
         settings: ConvertSettings,
     },
+    /// Time every transfer path from 4 KiB to `largest_bytes`; answered with
+    /// [`Answer::TransferPaths`].
+    TransferPaths {
+        /// The job.
+        ticket: Ticket,
+        /// The largest size timed.
+        largest_bytes: u64,
+    },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
         /// The job.
@@ -408,6 +416,7 @@ impl Job {
             | Self::RoundTrips { ticket, .. }
             | Self::Compare { ticket, .. }
             | Self::Workgroups { ticket, .. }
+            | Self::TransferPaths { ticket, .. }
             | Self::Ceilings { ticket, .. }
             | Self::CachedCeilings { ticket } => ticket,
         }
@@ -459,6 +468,8 @@ pub enum Answer {
     Compared(Result<Comparison, String>),
     /// Every workgroup shape in turns.
     Raced(Result<WorkgroupRace, String>),
+    /// Every transfer path, fitted.
+    TransferPaths(Result<Vec<crate::engine::ceilings::TransferPath>, String>),
 }
 
 /// Answers from the worker; each names the job it answers.

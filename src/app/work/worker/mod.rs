@@ -122,6 +122,7 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         | Job::RoundTrips { .. }
         | Job::Compare { .. }
         | Job::Workgroups { .. }
+        | Job::TransferPaths { .. }
         | Job::Claims { .. } => false,
     }
 }
@@ -292,6 +293,12 @@ impl WorkerState {
             job @ Job::RoundTrips { .. } => self.round_trips(job),
             job @ Job::Compare { .. } => self.compare(job),
             job @ Job::Workgroups { .. } => self.workgroups(job),
+            Job::TransferPaths { ticket, largest_bytes } => {
+                ticket.set_progress("Timing every transfer path", 0, 0, (0.0, 0.0));
+                let result =
+                    self.engine.transfer_paths(largest_bytes).map_err(|e| crate::app::advice::describe(&e));
+                self.reply(Reply::Answered(ticket.id, crate::app::work::jobs::Answer::TransferPaths(result)));
+            }
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {
