@@ -27,7 +27,7 @@ pub struct CompareArgs {
     /// The new result, of the same kind.
     pub new: PathBuf,
     /// The smallest change that counts, as a fraction: 0.10 marks a figure 10% slower or faster
-    /// (×1.10 either way) when its intervals also do not overlap.
+    /// (×1.10 either way) when the two results' runs also do not overlap.
     #[arg(long, default_value_t = 0.10, value_name = "FRACTION")]
     pub threshold: f64,
     /// List every figure, not only those that moved.
