@@ -79,6 +79,13 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     );
     outln!();
     print_rows(&comparison, args.all);
+    if !comparison.verdicts.is_empty() {
+        outln!();
+        outln!("Verdicts that turned:");
+        for v in &comparison.verdicts {
+            outln!("  claim {} ({}): {} -> {}", v.id, v.claim, v.base, v.new);
+        }
+    }
     outln!();
     outln!("{}", summary(&comparison));
     let slower = comparison.count(Change::Slower) > 0;
@@ -200,6 +207,14 @@ fn summary(c: &Comparison) -> String {
             "; {} only in the base, {} only in the new result",
             c.only_base.len(),
             c.only_new.len()
+        );
+    }
+    if !c.verdicts.is_empty() {
+        let _ = write!(
+            text,
+            "; {} verdict{} turned",
+            c.verdicts.len(),
+            if c.verdicts.len() == 1 { "" } else { "s" }
         );
     }
     text.push_str(if c.count(Change::Slower) > 0 { ". Exit 3: something got slower." } else { "." });

@@ -131,6 +131,21 @@ pub struct Comparison {
     pub only_base: Vec<String>,
     /// Figures only the new result has.
     pub only_new: Vec<String>,
+    /// Claims whose verdict differs between the two (claims results only).
+    pub verdicts: Vec<VerdictChange>,
+}
+
+/// A claim whose verdict differs between two claims results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerdictChange {
+    /// The claim's number.
+    pub id: u64,
+    /// The claim, as quoted.
+    pub claim: String,
+    /// Its verdict in the base result.
+    pub base: String,
+    /// Its verdict in the new result.
+    pub new: String,
 }
 
 impl Comparison {
@@ -309,8 +324,8 @@ fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Fi
 /// `base` and `new` compared figure by figure, a change counting beyond `threshold` (0.10:
 /// 10%) in either direction (as a factor: 10% slower is ×1.10, 10% faster ÷1.10).
 #[must_use]
-pub fn compare(base: &Value, new: &Value, threshold: f64) -> Comparison {
-    let (base, new) = (figures(base), figures(new));
+pub fn compare(base_json: &Value, new_json: &Value, threshold: f64) -> Comparison {
+    let (base, new) = (figures(base_json), figures(new_json));
     let mut comparison = Comparison::default();
     for b in &base {
         match new.iter().find(|n| n.name == b.name && n.unit == b.unit) {
@@ -320,7 +335,29 @@ pub fn compare(base: &Value, new: &Value, threshold: f64) -> Comparison {
     }
     comparison.only_new =
         new.iter().filter(|n| !base.iter().any(|b| b.name == n.name)).map(|n| n.name.clone()).collect();
+    comparison.verdicts = verdict_changes(base_json, new_json);
     comparison
+}
+
+/// The claims (by number) whose verdict differs between `base` and `new`.
+fn verdict_changes(base: &Value, new: &Value) -> Vec<VerdictChange> {
+    let claims = |v: &Value| v.get("claims").and_then(Value::as_array).cloned().unwrap_or_default();
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let new_claims = claims(new);
+    claims(base)
+        .iter()
+        .filter_map(|b| {
+            let id = b.get("id")?.as_u64()?;
+            let n = new_claims.iter().find(|n| n.get("id").and_then(Value::as_u64) == Some(id))?;
+            let (before, after) = (text(b.get("verdict")?), text(n.get("verdict")?));
+            (before != after).then(|| VerdictChange {
+                id,
+                claim: b.get("claim").map(text).unwrap_or_default(),
+                base: before,
+                new: after,
+            })
+        })
+        .collect()
 }
 
 fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
@@ -441,6 +478,17 @@ mod tests {
         let c = compare(&claim(2.0), &claim(4.0), 0.10);
         assert_eq!(c.rows[0].base.name, "claim 3 · upload / kernel");
         assert_eq!(c.rows[0].change, Change::Moved, "a ratio has no slower side");
+        assert!(c.verdicts.is_empty(), "no verdict in either");
+        // A verdict that turned is listed with the claim.
+        let verdict = |v: &str| json!({ "claims": [{ "id": 7, "claim": "cache-sized data", "verdict": v }] });
+        let c = compare(&verdict("does not hold here"), &verdict("inconclusive here"), 0.10);
+        assert_eq!(c.verdicts.len(), 1);
+        let v = &c.verdicts[0];
+        assert_eq!(
+            (v.id, v.claim.as_str(), v.base.as_str(), v.new.as_str()),
+            (7, "cache-sized data", "does not hold here", "inconclusive here")
+        );
+        assert!(compare(&verdict("holds here"), &verdict("holds here"), 0.10).verdicts.is_empty());
         // Figures in one file only are listed, not compared.
         let c = compare(&base, &claim(2.0), 0.10);
         assert!(c.rows.is_empty() && c.only_base.len() == 3 && c.only_new.len() == 1, "{c:?}");

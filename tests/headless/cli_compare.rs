@@ -15,19 +15,26 @@ fn json_of(args: &[&str], dir: &Path) -> Value {
     serde_json::from_slice(&o.stdout).expect("JSON on stdout")
 }
 
-/// Every timed figure of a result (each object with `median_ns`, probes aside) times `factor`.
+/// Every timed figure of a result (each object with `median_ns`, probes aside) times `factor`,
+/// its runs' range set to ±10% of its median: the comparison then depends on the factor alone,
+/// not on how noisy the machine was when the base was measured.
 fn scaled(value: &Value, factor: f64) -> Value {
     match value {
         Value::Object(map) => {
             let timed =
                 map.contains_key("median_ns") && !map.contains_key("bytes") && !map.contains_key("ops");
+            let median = map.get("median_ns").and_then(Value::as_u64).unwrap_or(0) as f64 * factor;
             Value::Object(
                 map.iter()
                     .map(|(k, v)| {
-                        let v = match v.as_u64() {
-                            Some(ns) if timed && ["min_ns", "median_ns", "max_ns"].contains(&k.as_str()) => {
-                                Value::from((ns as f64 * factor).round() as u64)
-                            }
+                        let around = match k.as_str() {
+                            "min_ns" => Some(0.9),
+                            "median_ns" => Some(1.0),
+                            "max_ns" => Some(1.1),
+                            _ => None,
+                        };
+                        let v = match around {
+                            Some(at) if timed => Value::from((median * at).round() as u64),
                             _ => scaled(v, factor),
                         };
                         (k.clone(), v)
@@ -82,7 +89,7 @@ fn compare_tells_slower_from_faster_from_noise_in_its_exit_code() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();
     let base = json_of(&["bench", "--synthetic", "320x200", "--backend", "cpu", "--runs", "6", "--json"], d);
-    write(d, "base.json", &base);
+    write(d, "base.json", &scaled(&base, 1.0));
     write(d, "slower.json", &scaled(&base, 3.0));
     write(d, "faster.json", &scaled(&base, 1.0 / 3.0));
 
