@@ -180,7 +180,7 @@ fn paths_lines(paths: &[TransferPath]) -> Vec<String> {
         ),
     ];
     for p in paths {
-        let at_largest = p.points.last().map_or(0.0, |q| q.bytes as f64 / q.median_ns.max(1) as f64);
+        let at_largest = p.largest_gb_per_s();
         lines.push(match &p.fit {
             Some(f) => format!(
                 "    {:<34} {:>10} {:>11} {:>11} {:>9.0}%  {}",

@@ -51,6 +51,20 @@ pub fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> 
     }
 }
 
+/// Grid marks at exactly `values`, those inside the axis's bounds: an axis of measured points
+/// (counts per round trip, transfer sizes) marks each point and nothing between.
+pub fn marks_at(values: Vec<f64>, step_size: f64) -> impl Fn(GridInput) -> Vec<GridMark> {
+    move |input: GridInput| {
+        let (lo, hi) = input.bounds;
+        values
+            .iter()
+            .copied()
+            .filter(|x| (lo..=hi).contains(x))
+            .map(|value| GridMark { value, step_size })
+            .collect()
+    }
+}
+
 /// A mark's value with as many decimals as its step needs: marks 0.5 apart read "0.5" and
 /// "1.5", never "0" and "1" twice.
 #[must_use]

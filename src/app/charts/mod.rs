@@ -16,7 +16,7 @@ mod workgroups;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridInput, GridMark};
 
-use axes::nice_spacer;
+use axes::{marks_at, nice_spacer};
 
 pub use claims::claim_chart_ui;
 pub use paths::paths_chart_ui;

@@ -4,10 +4,10 @@
 //! diamonds a transfer is mostly its fixed cost.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{GridMark, Line, MarkerShape, PlotPoints, Points};
+use egui_plot::{Line, MarkerShape, PlotPoints, Points};
 
-use super::{fixed_plot, legend_ui, nice_spacer};
-use crate::engine::ceilings::{PathKind, TransferPath};
+use super::{fixed_plot, legend_ui, marks_at, nice_spacer};
+use crate::engine::ceilings::{PathKind, PathPoint, TransferPath};
 
 /// Each path's colour, in [`PathKind::ALL`]'s order.
 const COLOURS: [Color32; 7] = [
@@ -54,21 +54,10 @@ pub fn paths_chart_ui(ui: &mut Ui, paths: &[TransferPath], max_height: f32, bott
     let sizes: Vec<f64> =
         paths.first().map(|p| p.points.iter().map(|q| x_of(q.bytes as f64)).collect()).unwrap_or_default();
     let last = sizes.last().copied().unwrap_or(2.0);
-    let top = paths
-        .iter()
-        .flat_map(|p| p.points.iter().map(|q| q.bytes as f64 / q.median_ns.max(1) as f64))
-        .fold(0.0, f64::max);
-    let marks = sizes.clone();
+    let top = paths.iter().flat_map(|p| p.points.iter().map(PathPoint::gb_per_s)).fold(0.0, f64::max);
     let plot = fixed_plot(ui, "transfer paths", "", "GB/s achieved")
         .height(height)
-        .x_grid_spacer(move |input| {
-            let (lo, hi) = input.bounds;
-            marks
-                .iter()
-                .filter(|x| (lo..=hi).contains(*x))
-                .map(|&value| GridMark { value, step_size: 2.0 })
-                .collect()
-        })
+        .x_grid_spacer(marks_at(sizes.clone(), 2.0))
         .x_axis_formatter(|mark, _| size_label(mark.value))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(sizes.first().copied().unwrap_or(2.0) - 0.5)
@@ -85,11 +74,8 @@ pub fn paths_chart_ui(ui: &mut Ui, paths: &[TransferPath], max_height: f32, bott
     plot.show(ui, |plot| {
         for p in paths {
             let c = colour(p.path);
-            let points: Vec<[f64; 2]> = p
-                .points
-                .iter()
-                .map(|q| [x_of(q.bytes as f64), q.bytes as f64 / q.median_ns.max(1) as f64])
-                .collect();
+            let points: Vec<[f64; 2]> =
+                p.points.iter().map(|q| [x_of(q.bytes as f64), q.gb_per_s()]).collect();
             plot.points(Points::new(p.path.label(), PlotPoints::from(points.clone())).color(c).radius(2.5));
             plot.line(Line::new(p.path.label(), PlotPoints::from(points)).color(c).width(1.5));
             if let Some(f) = p.fit.filter(|f| f.n_half_bytes > 0.0) {

@@ -7,9 +7,9 @@
 //! count names its verdict too.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{GridMark, Line, LineStyle, PlotPoints, Points, VLine};
+use egui_plot::{Line, LineStyle, PlotPoints, Points, VLine};
 
-use super::{fixed_plot, legend_ui, nice_spacer};
+use super::{fixed_plot, legend_ui, marks_at, nice_spacer};
 use crate::engine::round_trip::{RoundTripPoint, RoundTripResult};
 use crate::engine::sweep::Winner;
 
@@ -92,21 +92,12 @@ pub fn round_trips_chart_ui(ui: &mut Ui, r: &RoundTripResult, max_height: f32, b
     let below = ui.text_style_height(&egui::TextStyle::Small) * if rising.is_some() { 3.2 } else { 1.2 };
     let height =
         (bottom_y - ui.cursor().top() - ui.spacing().item_spacing.y - below).min(max_height).max(120.0);
-    let counts: Vec<u32> = r.points.iter().map(|p| p.passes).collect();
+    let counts: Vec<f64> = r.points.iter().map(|p| x_of(p.passes)).collect();
     let top = all.iter().flat_map(|s| s.3.iter().map(|p| p[1])).fold(0.0, f64::max);
-    let last = counts.last().copied().map_or(1.0, x_of);
-    let marks = counts.clone();
+    let last = counts.last().copied().unwrap_or(1.0);
     let plot = fixed_plot(ui, "round trips", "", "ms per operation")
         .height(height)
-        .x_grid_spacer(move |input| {
-            let (lo, hi) = input.bounds;
-            marks
-                .iter()
-                .map(|&n| x_of(n))
-                .filter(|x| (lo..=hi).contains(x))
-                .map(|value| GridMark { value, step_size: 1.0 })
-                .collect()
-        })
+        .x_grid_spacer(marks_at(counts, 1.0))
         .x_axis_formatter(|mark, _| format!("{:.0}", 2f64.powf(mark.value)))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(-0.3)

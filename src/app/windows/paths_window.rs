@@ -159,8 +159,7 @@ fn table_ui(ui: &mut Ui, paths: &[TransferPath]) {
                     ui.label("");
                 }
             }
-            let at = p.points.last().map_or(0.0, |q| q.bytes as f64 / q.median_ns.max(1) as f64);
-            ui.label(RichText::new(gb(at)).monospace());
+            ui.label(RichText::new(gb(p.largest_gb_per_s())).monospace());
             ui.end_row();
         }
     });

@@ -17,10 +17,9 @@ impl Engine {
         let budget = crate::system::memory_budget::budget();
         // A probe takes at most a quarter of the budget: other work (a test's neighbours, the
         // app's image) keeps its room.
+        let quarter = budget.capacity().0 / 4;
         let mut largest = largest_bytes.max(SMALLEST_LARGEST_BYTES);
-        while largest / 4 >= SMALLEST_LARGEST_BYTES
-            && largest.saturating_mul(HELD_BUFFERS) > budget.capacity().0 / 4
-        {
+        while largest / 4 >= SMALLEST_LARGEST_BYTES && largest.saturating_mul(HELD_BUFFERS) > quarter {
             largest /= 4;
         }
         let _memory = loop {

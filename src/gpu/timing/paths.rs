@@ -85,6 +85,14 @@ pub struct PathPoint {
     pub median_ns: u64,
 }
 
+impl PathPoint {
+    /// The bandwidth achieved at the median run, GB/s.
+    #[must_use]
+    pub fn gb_per_s(&self) -> f64 {
+        self.bytes as f64 / self.median_ns.max(1) as f64
+    }
+}
+
 /// Hockney's model fitted to a path: `t(n) = latency_ns + n / bandwidth`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Hockney {
@@ -152,6 +160,14 @@ pub struct TransferPath {
     pub fit: Option<Hockney>,
 }
 
+impl TransferPath {
+    /// The bandwidth achieved at the largest size timed, GB/s (0 with no size).
+    #[must_use]
+    pub fn largest_gb_per_s(&self) -> f64 {
+        self.points.last().map_or(0.0, PathPoint::gb_per_s)
+    }
+}
+
 /// The sizes timed: 4 KiB, 16 KiB, … ×4 up to `largest_bytes`.
 #[must_use]
 pub fn sizes(largest_bytes: u64) -> Vec<u64> {
@@ -209,20 +225,16 @@ fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuE
         .map_err(|_| GpuError::Bug("a one-thread pool could not be started"))?;
     let mut paths = Vec::new();
     for path in PathKind::ALL {
+        // The host copies of these two run on one thread: `fill_mapped` and `read_mapped` split
+        // their work over the pool they run in.
+        let single = matches!(path, PathKind::StagedOneThread | PathKind::ReadbackOneThread);
         let mut points = Vec::new();
         for bytes in sizes(largest) {
             let n = bytes as usize;
             let mut runs = Vec::new();
             for run in 0..=repeats(bytes) {
-                let ns = match path {
-                    PathKind::StagedOneThread => {
-                        one_thread.install(|| once(ctx, &b, path, &src[..n], &mut dst[..n]))?
-                    }
-                    PathKind::ReadbackOneThread => {
-                        one_thread.install(|| once(ctx, &b, path, &src[..n], &mut dst[..n]))?
-                    }
-                    _ => once(ctx, &b, path, &src[..n], &mut dst[..n])?,
-                };
+                let mut time = || once(ctx, &b, path, &src[..n], &mut dst[..n]);
+                let ns = if single { one_thread.install(time)? } else { time()? };
                 if run > 0 {
                     runs.push(ns);
                 }
