@@ -134,7 +134,7 @@ impl OutBuffer {
 
 /// A gray input runs no kernel, so it gets no work on either backend: says so when work was
 /// asked for.
-fn gray_work_note(settings: &ConvertSettings, report: &mut RunReport) {
+pub(super) fn gray_work_note(settings: &ConvertSettings, report: &mut RunReport) {
     if !settings.work.is_identity() {
         report.notes.push(
             "no kernel ran on the gray input, so the work per pixel was not applied (on either backend)"

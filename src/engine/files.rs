@@ -13,15 +13,16 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use super::convert::{Prepared, prepare};
+use super::luma_stream::convert_luma_stream;
 use super::report::{Phase, PhaseTiming};
 use super::spans::{Lane, Span};
 use super::{
     Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, PixelProgress, RunOptions, RunReport,
 };
 use crate::io::{
-    DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, FrameCount, GrayLayout, RowSource,
-    StoredLuma, decode_file, encode_file, encode_rows_to_file, encodes_rows, export_format,
-    header_dimensions,
+    DecodeOptions, Decoded, EncodeReport, ExportFormat, ExportOptions, FrameCount, GrayLayout, Opened,
+    RowSource, StoredLuma, decode_file, decode_or_stream, encode_file, encode_rows_to_file, encodes_rows,
+    export_format, header_dimensions,
 };
 use crate::system::clock::Clock;
 
@@ -83,7 +84,23 @@ pub fn convert_file(
     let since = || u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let decode = &DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
-    let decoded = decode_file(input, decode)?;
+    // A complete YCbCr JPEG's luma into a format that takes gray rows: decoded while encoded.
+    let gray_rows = GrayLayout { width: 0, height: 0, alpha: false, sixteen_bit: false };
+    let decoded = if decode.stored_luma && encodes_rows(gray_rows, output, export) {
+        match decode_or_stream(input, decode)? {
+            Opened::Decoded(decoded) => decoded,
+            Opened::LumaRows(stream) => {
+                let io = (input, output);
+                let (mut run, export) =
+                    convert_luma_stream(&stream, io, settings, *export, progress, started)?;
+                engine.hold_against_compute(&mut run);
+                let (input, output) = (input.to_path_buf(), output.to_path_buf());
+                return Ok(FileReport { input, output, run, export, frames: None });
+            }
+        }
+    } else {
+        decode_file(input, decode)?
+    };
     let decoded_at_ns = since();
     let decode_span = Span::cpu(Lane::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
     if let Some(mut report) = convert_streamed(&decoded, (input, output), settings, *export, progress)? {
@@ -208,6 +225,10 @@ fn convert_streamed(
         return Ok(None);
     }
     let image = &decoded.image;
+    // Only 8-bit colour streams; a gray image is not even prepared (that copies it).
+    if !matches!(image, DynamicImage::ImageRgb8(_) | DynamicImage::ImageRgba8(_)) {
+        return Ok(None);
+    }
     let (prepared, notes) = prepare(image, settings.keep_alpha)?;
     let Prepared::Colour { kernel, bytes } = prepared else { return Ok(None) };
     if !matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8 | Kernel::Rgba8ToLa8) {

@@ -14,6 +14,7 @@ pub mod compare;
 mod convert;
 pub mod estimate;
 mod files;
+mod luma_stream;
 mod memory;
 mod options;
 mod parity;

@@ -506,6 +506,60 @@ fn sweep_from_a_very_wide_photo_stays_near_its_prediction() {
 }
 
 #[test]
+fn stored_luma_file_to_file_is_decoded_while_encoded_and_equals_libjpegs_luma() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    for name in ["luma-420", "luma-422", "luma-444", "luma-progressive", "luma-restart"] {
+        let input = fixtures.join(format!("{name}.jpg"));
+        let input = input.to_str().expect("utf-8 path");
+        let djpeg = image::open(fixtures.join(format!("{name}.djpeg-grayscale.png"))).expect("reference");
+        // To PNG: exactly `djpeg -grayscale`'s pixels (the same decoder).
+        let png = format!("{name}.png");
+        let o = graylab(&["convert", input, "-o", &png, "--formula", "stored-luma", "--json"], dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let notes = report[0]["run"]["notes"].to_string();
+        assert!(notes.contains("the decode and the encode overlap"), "{name}: {notes}");
+        let spans = &report[0]["run"]["spans"];
+        assert_eq!((spans[0]["lane"].as_str(), spans[1]["lane"].as_str()), (Some("decode"), Some("encode")));
+        let written = image::open(dir.path().join(&png)).expect("png");
+        assert_eq!(
+            written.as_bytes(),
+            djpeg.to_luma8().as_raw().as_slice(),
+            "{name}: djpeg -grayscale's pixels"
+        );
+        // To JPEG: byte for byte what encoding the whole decoded plane gives.
+        let jpg = format!("{name}.jpg");
+        let o = graylab(&["convert", input, "-o", &jpg, "--formula", "stored-luma"], dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let whole = graylab::io::encode_to_vec(&djpeg.to_luma8().into(), graylab::io::ExportFormat::Jpeg, 90)
+            .expect("encode");
+        assert_eq!(std::fs::read(dir.path().join(&jpg)).expect("jpg"), whole, "{name}: the same file");
+    }
+    // A JPEG with an orientation to apply is decoded whole and turned, as for any formula.
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+        .encode_image(&image::RgbImage::from_fn(4, 2, |x, y| {
+            image::Rgb([(x * 60) as u8, (y * 90) as u8, 30])
+        }))
+        .expect("encode jpeg");
+    let mut exif = b"Exif\0\0II*\0\x08\0\0\0\x01\0".to_vec();
+    exif.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
+    let mut rotated = jpeg[..2].to_vec();
+    rotated.extend_from_slice(&[0xFF, 0xE1]);
+    rotated.extend_from_slice(&((exif.len() + 2) as u16).to_be_bytes());
+    rotated.extend_from_slice(&exif);
+    rotated.extend_from_slice(&jpeg[2..]);
+    std::fs::write(dir.path().join("rotated.jpg"), rotated).expect("write");
+    let o =
+        graylab(&["convert", "rotated.jpg", "-o", "rotated.jpg.png", "--formula", "stored-luma"], dir.path());
+    assert!(o.status.success() && text(&o).contains("EXIF orientation applied"), "{}", text(&o));
+    assert!(!text(&o).contains("overlap"), "{}", text(&o));
+    let turned = image::open(dir.path().join("rotated.jpg.png")).expect("png");
+    assert_eq!((turned.width(), turned.height()), (2, 4));
+}
+
+#[test]
 fn stored_luma_writes_the_luma_a_jpeg_stores_and_says_so() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");

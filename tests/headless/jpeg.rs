@@ -346,7 +346,8 @@ fn the_stored_luma_is_libjpegs_grayscale_decode() {
         let d: Vec<u8> = gray.as_raw().iter().zip(reference.as_raw()).map(|(a, b)| a.abs_diff(*b)).collect();
         let max = d.iter().copied().max().unwrap_or(0);
         let mean = d.iter().map(|&v| f64::from(v)).sum::<f64>() / d.len() as f64;
-        assert!(max <= 1 && mean <= 0.05, "{name}: max {max}, mean {mean:.3} against djpeg -grayscale");
+        // libjpeg-turbo's own decoder decodes a complete file: not within a level, exact.
+        assert!(max == 0 && mean == 0.0, "{name}: max {max}, mean {mean:.3} against djpeg -grayscale");
         // Not bt601 of the decoded colour, but near it: the encoder's luma before chroma loss.
         let colour = decode_file(&path, &STRICT).expect("colour").image.to_rgb8();
         let bt601: Vec<u8> = colour.pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();

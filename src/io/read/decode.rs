@@ -14,6 +14,7 @@ use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
 use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::read::luma_stream::LumaStream;
 use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
@@ -65,34 +66,42 @@ pub struct Decoded {
     pub stored_luma: Option<StoredLuma>,
 }
 
+/// A file opened by [`decode_or_stream`]: decoded, or the stored luma to be decoded as it is
+/// read.
+pub enum Opened {
+    /// Decoded as [`decode_file`] decodes.
+    Decoded(Decoded),
+    /// A complete YCbCr JPEG's stored luma with no orientation to apply, every check passed and
+    /// its memory reserved: rows handed on as libjpeg decodes them.
+    LumaRows(LumaStream),
+}
+
+/// [`decode_file`], except that where [`DecodeOptions::stored_luma`] is asked and the file is a
+/// complete YCbCr JPEG with no EXIF rotation or flip, its luma is not decoded here but opened as
+/// a [`LumaStream`] for a file to file conversion to decode and encode at once.
+pub fn decode_or_stream(path: &Path, options: &DecodeOptions) -> Result<Opened, IoError> {
+    open(path, options, true)
+}
+
 /// Decodes a file. Refuses, before allocating, files that cannot hold the pixels their header
 /// claims and images that do not fit the memory budget (waiting while other images hold it).
 pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoError> {
+    match open(path, options, false)? {
+        Opened::Decoded(decoded) => Ok(decoded),
+        Opened::LumaRows(_) => Err(IoError::Decode {
+            path: owned(path),
+            reason: "it was opened as a stream where a decode was asked (a bug in graylab)".to_owned(),
+        }),
+    }
+}
+
+/// Opens a file: decodes it, or with `stream`, opens a JPEG's stored luma as a [`LumaStream`]
+/// where [`decode_or_stream`] says.
+fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, IoError> {
     let started = Instant::now();
     let open = |cause| IoError::Open { path: owned(path), cause };
-    let meta = std::fs::metadata(path).map_err(open)?;
-    if meta.is_dir() {
-        return Err(open(std::io::Error::other("it is a folder")));
-    }
-    // A FIFO, a device or a socket is never opened (a FIFO would block, a device never end).
-    if let Some(kind) = special_kind(&meta) {
-        return Err(IoError::NotAFile { path: owned(path), kind });
-    }
+    let (meta, head) = first_look(path)?;
     let mut warnings = Vec::new();
-    let mut head = Vec::with_capacity(64);
-    open_regular(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
-    if meta.len() == 0 {
-        return Err(if head.is_empty() {
-            IoError::Empty { path: owned(path) }
-        } else {
-            IoError::NotAFile { path: owned(path), kind: "a special file that reports no size (as in /proc)" }
-        });
-    }
-    if image::guess_format(&head).is_err()
-        && let Some(looks_like) = looks_like(&head)
-    {
-        return Err(IoError::NotAnImage { path: owned(path), looks_like });
-    }
     let (raw, format, truncated, facts) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         // The decoder reads a JPEG whole: its bytes are reserved before they are read.
         let file_memory =
@@ -120,11 +129,28 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         let stored_luma = options
             .stored_luma
             .then(|| StoredLuma::of_jpeg(layout.components.len(), other.is_some(), &plan.bytes));
+        if stream && other.is_none() && layout.complete && stored_luma == Some(StoredLuma::Decoded) {
+            let mut header = guarded(path, || StoredLumaDecoder::new(&plan.bytes, true))?;
+            let orientation = orientation_of(&mut header, &Facts::default());
+            let (width, height) = header.dimensions();
+            if orientation == Orientation::NoTransforms
+                && layout.components.len() == 3
+                && width > 0
+                && height > 0
+            {
+                let reservation = reserve(path, &header, orientation, extra, options)?;
+                drop(header);
+                check_unchanged(path, &meta)?;
+                let stream =
+                    LumaStream::new(path, plan.bytes, (width, height), warnings, reservation, started);
+                return Ok(Opened::LumaRows(stream));
+            }
+        }
         // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg
         // refuses some of them (a sampling factor of 3).
         let decoder: Box<dyn ImageDecoder + '_> = match other {
             None if stored_luma == Some(StoredLuma::Decoded) && layout.components.len() == 3 => {
-                Box::new(guarded(path, || StoredLumaDecoder::new(&plan.bytes))?)
+                Box::new(guarded(path, || StoredLumaDecoder::new(&plan.bytes, layout.complete))?)
             }
             None => {
                 let reader =
@@ -166,7 +192,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         facts.frames.map(|total| FrameCount { converted: 1, total, pages: format == ImageFormat::Tiff });
     warnings.extend(frames.map(DecodeWarning::FirstFrameOnly));
     let decode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-    Ok(Decoded {
+    Ok(Opened::Decoded(Decoded {
         image,
         format,
         decode_ns,
@@ -176,7 +202,36 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
         stored_as,
         memory: reservation,
         stored_luma,
-    })
+    }))
+}
+
+/// What is checked before a file is read: that it is a regular file with bytes, and what its
+/// first 64 bytes say it is (an image, or a named other kind of file).
+fn first_look(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), IoError> {
+    let open = |cause| IoError::Open { path: owned(path), cause };
+    let meta = std::fs::metadata(path).map_err(open)?;
+    if meta.is_dir() {
+        return Err(open(std::io::Error::other("it is a folder")));
+    }
+    // A FIFO, a device or a socket is never opened (a FIFO would block, a device never end).
+    if let Some(kind) = special_kind(&meta) {
+        return Err(IoError::NotAFile { path: owned(path), kind });
+    }
+    let mut head = Vec::with_capacity(64);
+    open_regular(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
+    if meta.len() == 0 {
+        return Err(if head.is_empty() {
+            IoError::Empty { path: owned(path) }
+        } else {
+            IoError::NotAFile { path: owned(path), kind: "a special file that reports no size (as in /proc)" }
+        });
+    }
+    if image::guess_format(&head).is_err()
+        && let Some(looks_like) = looks_like(&head)
+    {
+        return Err(IoError::NotAnImage { path: owned(path), looks_like });
+    }
+    Ok((meta, head))
 }
 
 /// Decodes a file that is not a JPEG: the format from its content, its header's claims checked,
@@ -272,13 +327,41 @@ fn decode_with(
             reason: format!("the header claims {width}x{height} pixels"),
         });
     }
-    let orientation = match decoder.orientation() {
+    let orientation = orientation_of(&mut decoder, facts);
+    let reservation = reserve(path, &decoder, orientation, extra_bytes, options)?;
+    let image = match jpeg_decoder_input {
+        None => guarded(path, || read_image(decoder))?,
+        Some(bytes) => {
+            drop(decoder);
+            guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
+        }
+    };
+    Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None })
+}
+
+/// The EXIF orientation to apply: the decoder's, else what the container's facts or the EXIF
+/// block say.
+fn orientation_of(decoder: &mut impl ImageDecoder, facts: &Facts) -> Orientation {
+    match decoder.orientation() {
         Ok(found) if found != Orientation::NoTransforms => found,
         _ => facts
             .orientation
             .or_else(|| decoder.exif_metadata().ok().flatten().and_then(|exif| exif_orientation(&exif)))
             .unwrap_or(Orientation::NoTransforms),
-    };
+    }
+}
+
+/// Reserves the memory of the decode, conversion and export of the image `decoder` describes
+/// (plus `extra_bytes` the decoder holds besides its output), or refuses it before anything is
+/// allocated.
+fn reserve(
+    path: &Path,
+    decoder: &impl ImageDecoder,
+    orientation: Orientation,
+    extra_bytes: u64,
+    options: &DecodeOptions,
+) -> Result<Reservation, IoError> {
+    let (width, height) = decoder.dimensions();
     let pixels = u64::from(width) * u64::from(height);
     let color = decoder.color_type();
     let decoded_bytes = decoder.total_bytes();
@@ -304,25 +387,14 @@ fn decode_with(
     .into_iter()
     .max()
     .unwrap_or(u64::MAX);
-    let reservation =
-        budget().reserve_within(needed_bytes, options.memory_budget_bytes, true).map_err(|e| {
-            IoError::TooLarge {
-                path: owned(path),
-                width,
-                height,
-                needed_bytes,
-                budget_bytes: e.budget_bytes,
-                limited_by: e.limited_by,
-            }
-        })?;
-    let image = match jpeg_decoder_input {
-        None => guarded(path, || read_image(decoder))?,
-        Some(bytes) => {
-            drop(decoder);
-            guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
-        }
-    };
-    Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None })
+    budget().reserve_within(needed_bytes, options.memory_budget_bytes, true).map_err(|e| IoError::TooLarge {
+        path: owned(path),
+        width,
+        height,
+        needed_bytes,
+        budget_bytes: e.budget_bytes,
+        limited_by: e.limited_by,
+    })
 }
 
 /// What a decoder gave: the pixels, the orientation still to apply, their memory, and the colour

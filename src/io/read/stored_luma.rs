@@ -1,7 +1,9 @@
-//! The luma a YCbCr JPEG stores, decoded alone: zune-jpeg asked for gray output decodes the Y
-//! plane and skips the chroma's upsampling and the colour conversion (what `OpenCV`'s
-//! `IMREAD_GRAYSCALE` asks of libjpeg). The result is the encoder's BT.601 luma of the original
-//! RGB, within a level or two of `bt601` on the decoded RGB.
+//! The luma a YCbCr JPEG stores, decoded alone: libjpeg-turbo's decoder (through the `mozjpeg`
+//! crate) asked for gray output decodes the Y plane and skips the chroma's IDCT, upsampling and
+//! colour conversion (what `OpenCV`'s `IMREAD_GRAYSCALE` asks of libjpeg). The result is the
+//! encoder's BT.601 luma of the original RGB, within a level or two of `bt601` on the decoded
+//! RGB. A truncated file is decoded by zune-jpeg instead, which fills the missing rows with the
+//! gray that tells where the data ended (libjpeg repeats the last block's level).
 
 use image::error::{DecodingError, ImageFormatHint};
 use image::metadata::Orientation;
@@ -75,11 +77,14 @@ fn stores_ycbcr(bytes: &[u8]) -> bool {
 pub(crate) struct StoredLumaDecoder<'a> {
     decoder: zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>,
     dimensions: (u32, u32),
+    /// The file, for libjpeg; `None` when zune-jpeg decodes the pixels (a truncated file).
+    whole: Option<&'a [u8]>,
 }
 
 impl<'a> StoredLumaDecoder<'a> {
-    /// Reads the header of the JPEG in `bytes`.
-    pub(crate) fn new(bytes: &'a [u8]) -> ImageResult<Self> {
+    /// Reads the header of the JPEG in `bytes`; `complete`: the file ends where it should, so
+    /// libjpeg decodes it.
+    pub(crate) fn new(bytes: &'a [u8], complete: bool) -> ImageResult<Self> {
         let mut decoder =
             zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::Luma));
         decoder.decode_headers().map_err(decoding)?;
@@ -87,7 +92,54 @@ impl<'a> StoredLumaDecoder<'a> {
         Ok(Self {
             decoder,
             dimensions: (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0)),
+            whole: complete.then_some(bytes),
         })
+    }
+}
+
+/// libjpeg-turbo's decoder (the `mozjpeg` crate) giving a complete JPEG's stored luma, row by
+/// row. Each step's error comes back as a message: `mozjpeg` leaves libjpeg's errors by unwinding
+/// (without the panic hook, a `String` payload), caught here around every call into it.
+pub(in crate::io) struct LibjpegLuma<'a> {
+    started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
+}
+
+/// Runs one call into libjpeg, its error or unwinding as a message.
+fn libjpeg<T>(step: impl FnOnce() -> std::io::Result<T>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)) {
+        Ok(done) => done.map_err(|e| e.to_string()),
+        Err(payload) => Err(payload.downcast::<String>().map_or_else(
+            |_| "it failed on this file".to_owned(),
+            |message| message.strip_prefix("libjpeg fatal error: ").unwrap_or(&message).to_owned(),
+        )),
+    }
+}
+
+impl<'a> LibjpegLuma<'a> {
+    /// Starts decoding the JPEG in `bytes` to gray, after checking that libjpeg reads the size
+    /// the header claims (`width` x `height`).
+    pub(in crate::io) fn start(bytes: &'a [u8], (width, height): (u32, u32)) -> Result<Self, String> {
+        let started = libjpeg(|| mozjpeg::Decompress::new_mem(bytes)?.grayscale())?;
+        if (started.width(), started.height()) != (width as usize, height as usize) {
+            return Err(format!(
+                "libjpeg reads {}x{}, the header says {width}x{height}",
+                started.width(),
+                started.height()
+            ));
+        }
+        Ok(Self { started })
+    }
+
+    /// Decodes the next `rows.len() / width` rows into `rows`.
+    pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), String> {
+        let started = &mut self.started;
+        libjpeg(|| started.read_scanlines_into(rows).map(|_| ()))
+    }
+
+    /// Ends the decode (libjpeg reads to the end-of-image marker).
+    pub(in crate::io) fn finish(self) -> Result<(), String> {
+        let started = self.started;
+        libjpeg(|| started.finish())
     }
 }
 
@@ -132,10 +184,28 @@ impl ImageDecoder for StoredLumaDecoder<'_> {
                 "the luma plane's size does not match the header's",
             )));
         }
-        self.decoder.decode_into(buf).map_err(decoding)
+        let Some(bytes) = self.whole else { return self.decoder.decode_into(buf).map_err(decoding) };
+        let libjpeg_error =
+            |e: String| decoding(zune_jpeg::errors::DecodeErrors::Format(format!("libjpeg: {e}")));
+        let mut luma = LibjpegLuma::start(bytes, self.dimensions).map_err(libjpeg_error)?;
+        luma.read(buf).map_err(libjpeg_error)?;
+        luma.finish().map_err(libjpeg_error)
     }
 
     fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
         (*self).read_image(buf)
+    }
+}
+
+/// What the stream's tests compare with: a JPEG's luma decoded whole by libjpeg.
+#[cfg(test)]
+pub(in crate::io) mod tests_support {
+    /// The gray plane libjpeg decodes from `jpeg`.
+    pub(in crate::io) fn libjpeg_plane(jpeg: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
+        let mut plane = vec![0u8; width as usize * height as usize];
+        let mut luma = super::LibjpegLuma::start(jpeg, (width, height)).expect("start");
+        luma.read(&mut plane).expect("rows");
+        luma.finish().expect("finish");
+        plane
     }
 }

@@ -4,6 +4,7 @@
 //! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]),
 //! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -294,12 +295,13 @@ pub fn encode_to_vec(
     Ok(out)
 }
 
-/// Converts the image to what `format` can store, saying what changed.
+/// Converts the image to what `format` can store, saying what changed; an image the format
+/// stores as it is is borrowed, not copied (a 96 MP gray plane is 96 MB).
 fn fit_to_format(
     image: &DynamicImage,
     format: ExportFormat,
     force_8bit: bool,
-) -> (DynamicImage, Vec<String>) {
+) -> (Cow<'_, DynamicImage>, Vec<String>) {
     let mut notes = Vec::new();
     let has_alpha = image.color().has_alpha();
     let is_16 = image.color().bytes_per_pixel() / image.color().channel_count() == 2;
@@ -322,6 +324,16 @@ fn fit_to_format(
             "{format} keeps alpha only in colour images: written as RGBA with equal R, G and B"
         ));
     }
+    let wanted = match (keep_16, keep_alpha) {
+        _ if as_rgba => None,
+        (true, true) => Some(image::ColorType::La16),
+        (true, false) => Some(image::ColorType::L16),
+        (false, true) => Some(image::ColorType::La8),
+        (false, false) => Some(image::ColorType::L8),
+    };
+    if wanted == Some(image.color()) {
+        return (Cow::Borrowed(image), notes);
+    }
     let fitted = match (keep_16, keep_alpha) {
         (true, true) if as_rgba => DynamicImage::ImageRgba16(image.to_rgba16()),
         (false, true) if as_rgba => DynamicImage::ImageRgba8(image.to_rgba8()),
@@ -330,7 +342,7 @@ fn fit_to_format(
         (false, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
         (false, false) => DynamicImage::ImageLuma8(image.to_luma8()),
     };
-    (fitted, notes)
+    (Cow::Owned(fitted), notes)
 }
 
 fn write_encoded(

@@ -1,0 +1,203 @@
+//! A whole YCbCr JPEG's stored luma as rows handed on while libjpeg decodes them: a file to file
+//! conversion encodes the first stripes while later ones are still being decoded, so the
+//! decoder's core and the encoders' are busy at once. Opened by
+//! [`crate::io::decode_or_stream`] once every check a decode makes has passed.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::time::Instant;
+
+use crate::io::codecs::rows::RowSource;
+use crate::io::read::stored_luma::LibjpegLuma;
+use crate::io::{DecodeWarning, IoError};
+use crate::system::memory_budget::Reservation;
+
+/// Rows decoded and handed on at a time: the JPEG encoder's stripe (16 block rows), so its
+/// stripes are borrowed whole.
+const CHUNK_ROWS: usize = 128;
+
+/// A JPEG's stored luma, decoded by [`LumaStream::decode`] on one thread and read as rows
+/// ([`RowSource`]) by others, each read waiting until its rows are decoded.
+pub struct LumaStream {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    width: u32,
+    height: u32,
+    /// Every `CHUNK_ROWS` rows, set once decoded.
+    chunks: Vec<OnceLock<Vec<u8>>>,
+    /// How far the decode got: chunks done, or the error that ended it.
+    state: Mutex<Progress>,
+    decoded: Condvar,
+    warnings: Vec<DecodeWarning>,
+    open_ns: u64,
+    /// The memory reserved for the gray plane and its encoding, held while the stream lives.
+    _memory: Reservation,
+}
+
+/// How far a stream's decode got.
+#[derive(Default)]
+struct Progress {
+    chunks: usize,
+    failed: bool,
+}
+
+impl LumaStream {
+    /// A stream of the JPEG `bytes` read from `path` (`width` x `height`, complete, stored
+    /// YCbCr, no orientation to apply), opened since `started`.
+    pub(in crate::io) fn new(
+        path: &Path,
+        bytes: Vec<u8>,
+        (width, height): (u32, u32),
+        warnings: Vec<DecodeWarning>,
+        memory: Reservation,
+        started: Instant,
+    ) -> Self {
+        let chunks = (height as usize).div_ceil(CHUNK_ROWS);
+        Self {
+            path: path.to_path_buf(),
+            bytes,
+            width,
+            height,
+            chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
+            state: Mutex::new(Progress::default()),
+            decoded: Condvar::new(),
+            warnings,
+            open_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            _memory: memory,
+        }
+    }
+
+    /// Width and height in pixels.
+    #[must_use]
+    pub fn dimensions(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// What the user should be told about the file (stray bytes skipped).
+    #[must_use]
+    pub fn warnings(&self) -> &[DecodeWarning] {
+        &self.warnings
+    }
+
+    /// Wall time of opening: reading the file and checking it (CPU clock).
+    #[must_use]
+    pub fn open_ns(&self) -> u64 {
+        self.open_ns
+    }
+
+    /// Decodes every row, handing each chunk on as it is done; run it on a thread of its own
+    /// beside the readers (a reader waits for it). On an error, readers get no rows (their
+    /// encoder stops) and the error names the file.
+    pub fn decode(&self) -> Result<(), IoError> {
+        let width = self.width as usize;
+        let result = (|| {
+            let mut luma = LibjpegLuma::start(&self.bytes, (self.width, self.height))?;
+            for (k, chunk) in self.chunks.iter().enumerate() {
+                let rows = CHUNK_ROWS.min(self.height as usize - k * CHUNK_ROWS);
+                let mut buf = vec![0u8; rows * width];
+                luma.read(&mut buf)?;
+                // Set once, by this one decoding thread.
+                let _ = chunk.set(buf);
+                self.state.lock().unwrap_or_else(PoisonError::into_inner).chunks = k + 1;
+                self.decoded.notify_all();
+            }
+            luma.finish()
+        })();
+        result.map_err(|e| {
+            self.state.lock().unwrap_or_else(PoisonError::into_inner).failed = true;
+            self.decoded.notify_all();
+            IoError::Decode { path: self.path.clone(), reason: format!("libjpeg: {e}") }
+        })
+    }
+
+    /// Waits until chunk `k` is decoded; `None` when the decode failed first.
+    fn chunk(&self, k: usize) -> Option<&[u8]> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        while state.chunks <= k && !state.failed {
+            state = self.decoded.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(state);
+        self.chunks.get(k)?.get().map(Vec::as_slice)
+    }
+}
+
+impl RowSource for LumaStream {
+    fn rows(&self, rows: Range<usize>) -> Cow<'_, [u8]> {
+        let width = self.width as usize;
+        let (first, last) = (rows.start / CHUNK_ROWS, rows.end.saturating_sub(1) / CHUNK_ROWS);
+        if rows.is_empty() || rows.end > self.height as usize {
+            return Cow::Borrowed(&[]);
+        }
+        let within = |k: usize| {
+            let start = rows.start.max(k * CHUNK_ROWS) - k * CHUNK_ROWS;
+            let end = rows.end.min((k + 1) * CHUNK_ROWS) - k * CHUNK_ROWS;
+            start * width..end * width
+        };
+        if first == last {
+            // A short answer (the decode failed) makes the encoder stop with an error.
+            return Cow::Borrowed(self.chunk(first).and_then(|c| c.get(within(first))).unwrap_or(&[]));
+        }
+        let mut out = Vec::with_capacity(rows.len() * width);
+        for k in first..=last {
+            match self.chunk(k).and_then(|c| c.get(within(k))) {
+                Some(part) => out.extend_from_slice(part),
+                None => return Cow::Borrowed(&[]),
+            }
+        }
+        Cow::Owned(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::io::read::luma_stream::*;
+    use crate::system::memory_budget::budget;
+
+    fn stream_of(bytes: Vec<u8>, size: (u32, u32)) -> LumaStream {
+        let memory = budget().try_reserve(0).expect("nothing reserved");
+        LumaStream::new(Path::new("in.jpg"), bytes, size, Vec::new(), memory, Instant::now())
+    }
+
+    #[test]
+    fn rows_wait_for_the_decode_and_match_the_whole_plane() {
+        // 300 rows: three chunks, the last one short.
+        let (width, height) = (37u32, 300u32);
+        let colour =
+            image::RgbImage::from_fn(width, height, |x, y| image::Rgb([(x * 7) as u8, (y * 3) as u8, 90]));
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
+            .encode_image(&colour)
+            .expect("jpeg");
+        let whole = crate::io::read::stored_luma::tests_support::libjpeg_plane(&jpeg, (width, height));
+        let stream = stream_of(jpeg, (width, height));
+        let w = width as usize;
+        std::thread::scope(|scope| {
+            // The reader asks before the decode starts: it must wait, not read zeros.
+            let reader = scope.spawn(|| {
+                let across = stream.rows(100..260).into_owned();
+                let inside = stream.rows(130..140).into_owned();
+                (across, inside, stream.rows(299..300).into_owned())
+            });
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            stream.decode().expect("decoded");
+            let (across, inside, last) = reader.join().expect("reader");
+            assert_eq!(across, whole[100 * w..260 * w], "rows across chunks");
+            assert_eq!(inside, whole[130 * w..140 * w], "rows inside one chunk");
+            assert_eq!(last, whole[299 * w..], "the last row");
+        });
+        assert!(stream.rows(290..301).is_empty(), "rows beyond the image are none");
+    }
+
+    #[test]
+    fn a_failed_decode_names_the_file_and_releases_every_reader() {
+        let stream = stream_of(b"\xFF\xD8\xFF\xE0 not a JPEG at all".to_vec(), (16, 400));
+        std::thread::scope(|scope| {
+            let reader = scope.spawn(|| stream.rows(300..400).len());
+            let error = stream.decode().expect_err("not a JPEG").to_string();
+            assert!(error.contains("in.jpg") && error.contains("libjpeg"), "{error}");
+            assert_eq!(reader.join().expect("reader"), 0, "a reader gets no rows, and does not hang");
+        });
+    }
+}
