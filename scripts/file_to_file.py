@@ -21,6 +21,7 @@ Usage: pip install opencv-python-headless numpy; apt-get install libvips-tools
        cargo build --release
        python3 scripts/file_to_file.py [--graylab ./target/release/graylab] [--rounds 7] [--batch]
        python3 scripts/file_to_file.py --anchors [--rounds 5]
+       cargo bench --bench jpeg_decoders -- $(python3 scripts/file_to_file.py --corpus /tmp/corpus)
 """
 import argparse
 import json
@@ -200,6 +201,25 @@ def anchors(exe: str, rounds: int) -> None:
         print(f"\nload after: {os.getloadavg()[0]:.2f}")
 
 
+def corpus(folder: str) -> None:
+    """8K photos in each JPEG layout, for `cargo bench --bench jpeg_decoders -- FILES`."""
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, "8k-420.jpg")
+    make_photo(base, (7680, 4320), 1)
+    img = cv2.imread(base, cv2.IMREAD_COLOR)
+    q = [cv2.IMWRITE_JPEG_QUALITY, 90]
+    layouts = {
+        # A restart marker every MCU row (480 MCUs of 16x16 pixels), as many cameras write.
+        "8k-420-restart.jpg": [cv2.IMWRITE_JPEG_RST_INTERVAL, 480],
+        "8k-progressive.jpg": [cv2.IMWRITE_JPEG_PROGRESSIVE, 1],
+        "8k-444.jpg": [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444],
+        "8k-422.jpg": [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_422],
+    }
+    for name, extra in layouts.items():
+        cv2.imwrite(os.path.join(folder, name), img, q + extra)
+    print(" ".join(sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.startswith("8k-"))))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--graylab", default=os.path.join(ROOT, "target", "release", "graylab"))
@@ -207,7 +227,12 @@ def main() -> None:
     ap.add_argument("--batch", action="store_true")
     ap.add_argument("--anchors", action="store_true",
                     help="graylab in both formulas against OpenCV both ways and vips, whole processes")
+    ap.add_argument("--corpus", metavar="DIR",
+                    help="only write 8K JPEGs in each layout into DIR (for benches/jpeg_decoders.rs)")
     args = ap.parse_args()
+    if args.corpus:
+        corpus(args.corpus)
+        return
     if args.anchors:
         anchors(args.graylab, args.rounds)
         return

@@ -63,11 +63,15 @@ pub(super) fn convert_luma_stream(
     ];
     run.notes.extend(stream.warnings().iter().map(|w| format!("warning: {w}")));
     run.notes.push(StoredLuma::Decoded.note());
-    run.notes.push(
-        "decoded by libjpeg on one thread while the encoder coded the rows already decoded: the decode and \
-         the encode overlap"
+    run.notes.push(match stream.bands() {
+        1 => "decoded by libjpeg on one thread while the encoder coded the rows already decoded: the decode and \
+              the encode overlap"
             .to_owned(),
-    );
+        bands => format!(
+            "decoded by libjpeg in {bands} bands at once (the file's restart intervals let each band decode on \
+             its own) while the encoder coded the rows already decoded: the decode and the encode overlap"
+        ),
+    });
     run.notes.extend(written.notes.iter().cloned());
     run.finish(encode_end_ns.max(decode_end_ns));
     Ok((run, written))

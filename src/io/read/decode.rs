@@ -14,10 +14,11 @@ use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
 use crate::io::read::jpeg_variants::{self, Decoder};
-use crate::io::read::luma_stream::LumaStream;
+use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
 use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
+use crate::io::read::restart_bands::{Band, restart_bands};
 use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::stored_luma::{StoredLuma, StoredLumaDecoder};
 use crate::io::read::tiff;
@@ -141,8 +142,11 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
                 let reservation = reserve(path, &header, orientation, extra, options)?;
                 drop(header);
                 check_unchanged(path, &meta)?;
-                let stream =
-                    LumaStream::new(path, plan.bytes, (width, height), warnings, reservation, started);
+                // Restart intervals at MCU-row starts: one band per core.
+                let cores = std::thread::available_parallelism().map_or(1, usize::from);
+                let bands = restart_bands(&plan.bytes, &layout, cores, CHUNK_ROWS)
+                    .unwrap_or_else(|| vec![Band { rows: 0..height as usize, jpeg: plan.bytes }]);
+                let stream = LumaStream::new(path, bands, (width, height), warnings, reservation, started);
                 return Ok(Opened::LumaRows(stream));
             }
         }

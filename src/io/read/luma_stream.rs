@@ -1,6 +1,7 @@
 //! A whole YCbCr JPEG's stored luma as rows handed on while libjpeg decodes them: a file to file
 //! conversion encodes the first stripes while later ones are still being decoded, so the
-//! decoder's core and the encoders' are busy at once. Opened by
+//! decoder's core and the encoders' are busy at once. A file with restart intervals at MCU-row
+//! starts is decoded in bands, one libjpeg per core ([`super::restart_bands`]). Opened by
 //! [`crate::io::decode_or_stream`] once every check a decode makes has passed.
 
 use std::borrow::Cow;
@@ -10,25 +11,27 @@ use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use crate::io::codecs::rows::RowSource;
+use crate::io::read::restart_bands::Band;
 use crate::io::read::stored_luma::LibjpegLuma;
 use crate::io::{DecodeWarning, IoError};
 use crate::system::memory_budget::Reservation;
 
 /// Rows decoded and handed on at a time: the JPEG encoder's stripe (16 block rows), so its
-/// stripes are borrowed whole.
-const CHUNK_ROWS: usize = 128;
+/// stripes are borrowed whole. Bands start at multiples of it.
+pub(in crate::io) const CHUNK_ROWS: usize = 128;
 
 /// A JPEG's stored luma, decoded by [`LumaStream::decode`] on one thread and read as rows
 /// ([`RowSource`]) by others, each read waiting until its rows are decoded.
 pub struct LumaStream {
     path: PathBuf,
-    bytes: Vec<u8>,
+    /// The JPEG, or its bands, each decoded by a libjpeg of its own.
+    bands: Vec<Band>,
     width: u32,
     height: u32,
     /// Every `CHUNK_ROWS` rows, set once decoded.
     chunks: Vec<OnceLock<Vec<u8>>>,
-    /// How far the decode got: chunks done, or the error that ended it.
-    state: Mutex<Progress>,
+    /// Whether a decode failed (readers then stop waiting).
+    failed: Mutex<bool>,
     decoded: Condvar,
     warnings: Vec<DecodeWarning>,
     open_ns: u64,
@@ -36,19 +39,13 @@ pub struct LumaStream {
     _memory: Reservation,
 }
 
-/// How far a stream's decode got.
-#[derive(Default)]
-struct Progress {
-    chunks: usize,
-    failed: bool,
-}
-
 impl LumaStream {
-    /// A stream of the JPEG `bytes` read from `path` (`width` x `height`, complete, stored
-    /// YCbCr, no orientation to apply), opened since `started`.
+    /// A stream of the JPEG `bands` (the file whole, or [`super::restart_bands`]'s bands of it)
+    /// read from `path` (`width` x `height`, complete, stored YCbCr, no orientation to apply),
+    /// opened since `started`.
     pub(in crate::io) fn new(
         path: &Path,
-        bytes: Vec<u8>,
+        bands: Vec<Band>,
         (width, height): (u32, u32),
         warnings: Vec<DecodeWarning>,
         memory: Reservation,
@@ -57,11 +54,11 @@ impl LumaStream {
         let chunks = (height as usize).div_ceil(CHUNK_ROWS);
         Self {
             path: path.to_path_buf(),
-            bytes,
+            bands,
             width,
             height,
             chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
-            state: Mutex::new(Progress::default()),
+            failed: Mutex::new(false),
             decoded: Condvar::new(),
             warnings,
             open_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
@@ -87,39 +84,62 @@ impl LumaStream {
         self.open_ns
     }
 
-    /// Decodes every row, handing each chunk on as it is done; run it on a thread of its own
-    /// beside the readers (a reader waits for it). On an error, readers get no rows (their
-    /// encoder stops) and the error names the file.
+    /// Bands decoded in parallel (1: the file is decoded whole).
+    #[must_use]
+    pub fn bands(&self) -> usize {
+        self.bands.len()
+    }
+
+    /// Decodes every row, handing each chunk on as it is done, each band on a thread of its
+    /// own (the last on this one); run it beside the readers (a reader waits for it). On an
+    /// error, readers get no rows (their encoder stops) and the error names the file.
     pub fn decode(&self) -> Result<(), IoError> {
-        let width = self.width as usize;
-        let result = (|| {
-            let mut luma = LibjpegLuma::start(&self.bytes, (self.width, self.height))?;
-            for (k, chunk) in self.chunks.iter().enumerate() {
-                let rows = CHUNK_ROWS.min(self.height as usize - k * CHUNK_ROWS);
-                let mut buf = vec![0u8; rows * width];
-                luma.read(&mut buf)?;
-                // Set once, by this one decoding thread.
-                let _ = chunk.set(buf);
-                self.state.lock().unwrap_or_else(PoisonError::into_inner).chunks = k + 1;
-                self.decoded.notify_all();
+        let result = std::thread::scope(|scope| {
+            let (last, others) = self.bands.split_last().ok_or("no rows to decode")?;
+            let others: Vec<_> = others.iter().map(|band| scope.spawn(|| self.decode_band(band))).collect();
+            let mut result = self.decode_band(last);
+            for band in others {
+                let decoded = band.join().unwrap_or_else(|_| Err("a decoding thread stopped".to_owned()));
+                result = result.and(decoded);
             }
-            luma.finish()
-        })();
+            result
+        });
         result.map_err(|e| {
-            self.state.lock().unwrap_or_else(PoisonError::into_inner).failed = true;
+            *self.failed.lock().unwrap_or_else(PoisonError::into_inner) = true;
             self.decoded.notify_all();
             IoError::Decode { path: self.path.clone(), reason: format!("libjpeg: {e}") }
         })
     }
 
+    /// Decodes one band into its chunks, publishing each.
+    fn decode_band(&self, band: &Band) -> Result<(), String> {
+        let width = self.width as usize;
+        let rows = (band.rows.end - band.rows.start) as u32;
+        let mut luma = LibjpegLuma::start(&band.jpeg, (self.width, rows))?;
+        for k in band.rows.start / CHUNK_ROWS..band.rows.end.div_ceil(CHUNK_ROWS) {
+            let chunk_rows = band.rows.end.min((k + 1) * CHUNK_ROWS) - k * CHUNK_ROWS;
+            let mut buf = vec![0u8; chunk_rows * width];
+            luma.read(&mut buf)?;
+            if *self.failed.lock().unwrap_or_else(PoisonError::into_inner) {
+                return Err("another band failed".to_owned());
+            }
+            // Set once: each chunk belongs to one band.
+            let _ = self.chunks.get(k).ok_or("a band beyond the image")?.set(buf);
+            drop(self.failed.lock().unwrap_or_else(PoisonError::into_inner));
+            self.decoded.notify_all();
+        }
+        luma.finish()
+    }
+
     /// Waits until chunk `k` is decoded; `None` when the decode failed first.
     fn chunk(&self, k: usize) -> Option<&[u8]> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        while state.chunks <= k && !state.failed {
-            state = self.decoded.wait(state).unwrap_or_else(PoisonError::into_inner);
+        let slot = self.chunks.get(k)?;
+        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
+        while slot.get().is_none() && !*failed {
+            failed = self.decoded.wait(failed).unwrap_or_else(PoisonError::into_inner);
         }
-        drop(state);
-        self.chunks.get(k)?.get().map(Vec::as_slice)
+        drop(failed);
+        slot.get().map(Vec::as_slice)
     }
 }
 
@@ -157,7 +177,8 @@ mod tests {
 
     fn stream_of(bytes: Vec<u8>, size: (u32, u32)) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
-        LumaStream::new(Path::new("in.jpg"), bytes, size, Vec::new(), memory, Instant::now())
+        let band = Band { rows: 0..size.1 as usize, jpeg: bytes };
+        LumaStream::new(Path::new("in.jpg"), vec![band], size, Vec::new(), memory, Instant::now())
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub(super) mod luma_stream;
 pub(super) mod messages;
 pub(super) mod orientation;
 pub(super) mod pnm;
+pub(super) mod restart_bands;
 pub(super) mod sniff;
 pub(super) mod stored_luma;
 pub(super) mod tiff;

@@ -1,0 +1,164 @@
+//! A JPEG with restart intervals cut into bands that decode on their own: where a restart
+//! marker falls at the start of an MCU row, the coded data after it depends on nothing before
+//! it (the DC predictions restart), so the rows below it are a JPEG of their own: the same
+//! headers with the band's height, the band's restart intervals (markers renumbered from 0) and
+//! an end-of-image marker. Each band then decodes on its own core.
+
+use std::ops::Range;
+
+use crate::io::read::jpeg_layout::{FrameKind, Layout};
+
+/// One band: its pixel rows in the image, and a complete JPEG of those rows alone.
+pub(in crate::io) struct Band {
+    pub rows: Range<usize>,
+    pub jpeg: Vec<u8>,
+}
+
+/// `bytes` (a complete baseline JPEG of one interleaved scan, as `layout` describes it) cut
+/// into at most `parts` bands starting at multiples of `align_rows` pixel rows; `None` when it
+/// has no restart interval, its markers are not where the interval puts them, or it has no
+/// such place to cut.
+pub(in crate::io) fn restart_bands(
+    bytes: &[u8],
+    layout: &Layout,
+    parts: usize,
+    align_rows: usize,
+) -> Option<Vec<Band>> {
+    let [scan] = &layout.scan_list[..] else { return None };
+    let interval = usize::from(scan.interval);
+    if parts < 2
+        || interval == 0
+        || layout.kind != FrameKind::Sequential
+        || !layout.complete
+        || !layout.junk.is_empty()
+        || scan.components.len() != layout.components.len()
+        || layout.precision != 8
+    {
+        return None;
+    }
+    let h_max = usize::from(layout.components.iter().map(|c| c.h).max()?);
+    let v_max = usize::from(layout.components.iter().map(|c| c.v).max()?);
+    let (width, height) = (layout.width as usize, layout.height as usize);
+    let (mcu_rows, mcu_height) = (height.div_ceil(8 * v_max), 8 * v_max);
+    let mcus_per_row = width.div_ceil(8 * h_max);
+    let units = mcus_per_row * mcu_rows;
+    if scan.restarts.len() != units.div_ceil(interval) - 1 || align_rows == 0 {
+        return None;
+    }
+    // MCU rows where a band may start: at a restart marker and at a multiple of `align_rows`.
+    let step = lcm(interval / gcd(mcus_per_row, interval), align_rows / gcd(mcu_height, align_rows));
+    let mut starts: Vec<usize> = (1..parts)
+        .map(|p| ((p * mcu_rows) as f64 / parts as f64 / step as f64).round() as usize * step)
+        .filter(|&r| r > 0 && r < mcu_rows)
+        .collect();
+    starts.dedup();
+    if starts.is_empty() {
+        return None;
+    }
+    let header = &bytes[..scan.data.start];
+    let height_at = sof_height_at(header)?;
+    let mut bands = Vec::with_capacity(starts.len() + 1);
+    let bounds: Vec<usize> = std::iter::once(0).chain(starts).chain(std::iter::once(mcu_rows)).collect();
+    for pair in bounds.windows(2) {
+        let (first, last) = (pair[0], pair[1]);
+        // Segments (restart intervals) of the band: [s0, s1).
+        let (s0, s1) = (first * mcus_per_row / interval, (last * mcus_per_row).div_ceil(interval));
+        let start = if s0 == 0 { scan.data.start } else { scan.restarts[s0 - 1].0 + 2 };
+        let end = if last == mcu_rows { scan.data.end } else { scan.restarts[s1 - 1].0 };
+        let rows = first * mcu_height..(last * mcu_height).min(height);
+        let mut jpeg = Vec::with_capacity(header.len() + (end - start) + 2);
+        jpeg.extend_from_slice(header);
+        jpeg[height_at..height_at + 2].copy_from_slice(&u16::try_from(rows.len()).ok()?.to_be_bytes());
+        jpeg.extend_from_slice(bytes.get(start..end)?);
+        // The band's own markers, numbered from RST0 as a decoder expects.
+        for (k, &(at, _)) in scan.restarts.iter().enumerate().take(s1.saturating_sub(1)).skip(s0) {
+            let local = header.len() + at + 1 - start;
+            jpeg[local] = 0xD0 + ((k - s0) % 8) as u8;
+        }
+        jpeg.extend_from_slice(&[0xFF, 0xD9]);
+        bands.push(Band { rows, jpeg });
+    }
+    Some(bands)
+}
+
+/// Where the frame header's height (two bytes) lies in `header` (the bytes before the scan's
+/// data): the segments walked by their lengths to a baseline or extended sequential frame.
+fn sof_height_at(header: &[u8]) -> Option<usize> {
+    let mut pos = 2;
+    loop {
+        while *header.get(pos)? == 0xFF && *header.get(pos + 1)? == 0xFF {
+            pos += 1;
+        }
+        if *header.get(pos)? != 0xFF {
+            return None;
+        }
+        let code = *header.get(pos + 1)?;
+        let len = usize::from(u16::from_be_bytes([*header.get(pos + 2)?, *header.get(pos + 3)?]));
+        match code {
+            // SOF0 / SOF1: length, precision, then the height.
+            0xC0 | 0xC1 => return Some(pos + 5),
+            0xDA => return None,
+            _ => pos += 2 + len,
+        }
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn lcm(a: usize, b: usize) -> usize {
+    a / gcd(a, b).max(1) * b
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::io::read::restart_bands::*;
+
+    #[test]
+    fn sof_height_is_found_after_other_segments() {
+        // SOI, APP0 (length 4), SOF0 (length 8: precision, height 0x0123, width, 1 component).
+        let header = [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 1, 2, 0xFF, 0xC0, 0, 8, 8, 0x01, 0x23, 0, 9, 1];
+        assert_eq!(sof_height_at(&header), Some(13));
+        assert_eq!(sof_height_at(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2]), None, "no frame before the scan");
+        assert_eq!((gcd(480, 480), lcm(1, 8), lcm(6, 4)), (480, 8, 12));
+    }
+
+    /// The luma of `jpeg` (`width` x `height`) decoded whole by libjpeg.
+    fn luma(jpeg: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
+        crate::io::read::stored_luma::tests_support::libjpeg_plane(jpeg, (width, height))
+    }
+
+    #[test]
+    fn bands_decode_on_their_own_to_the_rows_of_the_whole() {
+        // 60x400, 4:2:0 (MCUs of 16x16: 25 rows of 4), a restart marker every MCU row.
+        let bytes = include_bytes!("../../../tests/fixtures/jpeg/luma-restart-tall.jpg");
+        let layout = crate::io::read::jpeg_scan::scan(bytes).expect("layout");
+        let whole = luma(bytes, (60, 400));
+        for (parts, align, starts) in
+            [(2, 128, vec![0, 256]), (3, 16, vec![0, 128, 272]), (25, 16, (0..25).map(|r| r * 16).collect())]
+        {
+            let bands = restart_bands(bytes, &layout, parts, align).expect("bands");
+            assert_eq!(bands.iter().map(|b| b.rows.start).collect::<Vec<_>>(), starts, "{parts} parts");
+            assert_eq!(bands.last().map(|b| b.rows.end), Some(400));
+            let mut joined = Vec::new();
+            for band in &bands {
+                joined.extend(luma(&band.jpeg, (60, band.rows.len() as u32)));
+            }
+            assert!(joined == whole, "{parts} parts: the bands' rows are the whole file's");
+        }
+        // Nowhere to cut: fewer rows than the alignment, or one part.
+        assert!(restart_bands(bytes, &layout, 2, 512).is_none());
+        assert!(restart_bands(bytes, &layout, 1, 16).is_none());
+    }
+
+    #[test]
+    fn files_without_restarts_at_row_starts_are_not_cut() {
+        let no_restarts = include_bytes!("../../../tests/fixtures/jpeg/luma-420.jpg");
+        let layout = crate::io::read::jpeg_scan::scan(no_restarts).expect("layout");
+        assert!(restart_bands(no_restarts, &layout, 2, 16).is_none(), "no restart interval");
+        let progressive = include_bytes!("../../../tests/fixtures/jpeg/luma-progressive.jpg");
+        let layout = crate::io::read::jpeg_scan::scan(progressive).expect("layout");
+        assert!(restart_bands(progressive, &layout, 2, 16).is_none(), "progressive");
+    }
+}
