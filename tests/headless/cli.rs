@@ -431,6 +431,21 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     if gpu.timestamps().passes {
         assert!(names.contains(&"GPU timestamps"), "{names:?}");
     }
+    // Claims 5 and 9 set the copies' fitted latencies against the CPU's rate: the size below
+    // which no GPU wins, in the measurements and in the reason.
+    for (index, floor_unit, latency) in
+        [(4, "KiB", "copies' latency (fitted)"), (8, "MP", "upload latency (fitted)")]
+    {
+        let ms = claims[index]["measurements"].as_array().expect("measurements");
+        let measurement =
+            |name: &str| ms.iter().find(|m| m["name"] == name).unwrap_or_else(|| panic!("{name}: {ms:?}"));
+        assert!(measurement(latency)["value"].as_f64().is_some_and(|us| us >= 0.0), "{ms:?}");
+        let floor = measurement("latency floor");
+        assert_eq!(floor["unit"], floor_unit);
+        assert!(floor["value"].as_f64().is_some_and(|v| v >= 0.0), "{floor}");
+        let why = claims[index]["why"].as_str().unwrap_or_default();
+        assert!(why.contains("no GPU wins, however fast"), "claim {}: {why}", index + 1);
+    }
     // Without --json: one block per claim.
     let o = graylab(&["claims", "--quick"], dir.path());
     assert!(o.status.success(), "{}", text(&o));

@@ -314,13 +314,13 @@ pub fn image_processing_shines(speedups: &[(u32, Evidence)]) -> (Verdict, String
 
 /// Claim 9: small data loses to the transfer overhead. `e` is, at the smallest size, the GPU's
 /// end-to-end time over the CPU's against 1; the sentence gives the measured and the modelled
-/// crossovers.
+/// crossovers and, where the copies' latencies were fitted, the floor: (their sum in ns, the
+/// megapixels the CPU converts in that time), below which the GPU cannot win at any speed.
 #[must_use]
 pub fn small_data_loses(
     e: &Evidence,
     smallest: (f64, f64, f64),
-    measured_crossover_mp: Option<f64>,
-    modelled_crossover_mp: Option<f64>,
+    (measured_crossover_mp, modelled_crossover_mp, floor): (Option<f64>, Option<f64>, Option<(f64, f64)>),
     largest_mp: f64,
 ) -> (Verdict, String) {
     let (mp, gpu, cpu) = smallest;
@@ -332,12 +332,26 @@ pub fn small_data_loses(
         || "the ceilings say it never would".to_owned(),
         |x| format!("the ceilings put the crossover at {x:.2} MP"),
     );
+    let floor = floor.map_or_else(String::new, |(latency_ns, floor_mp)| {
+        latency_floor(latency_ns, &format!("{floor_mp:.3} MP"))
+    });
     let why = format!(
-        "at {mp:.2} MP the GPU takes {} end to end against the CPU's {}; {measured}, and {modelled}",
+        "at {mp:.2} MP the GPU takes {} end to end against the CPU's {}; {measured}, and {modelled}{floor}",
         t(gpu),
         t(cpu)
     );
     (verdict(e, Decision::Above), with(&why, &[e]))
+}
+
+/// The clause of claims 5 and 9 on the copies' fitted latencies (`latency_ns` up and down):
+/// they alone take the CPU's time for `size`, so below it no GPU wins.
+#[must_use]
+pub fn latency_floor(latency_ns: f64, size: &str) -> String {
+    format!(
+        "; the copies' fixed costs alone ({} up and down, fitted) are the CPU's time for {size}, so below \
+         that size no GPU wins, however fast",
+        t(latency_ns)
+    )
 }
 
 /// Bytes as KiB or MiB with one decimal, for the size claims (`256 KiB`, `1.0 MiB`).

@@ -152,15 +152,20 @@ fn image_processing_holds_from_the_first_level_decided_faster() {
 
 #[test]
 fn small_data_loses_when_the_smallest_size_is_decided_slower_on_the_gpu() {
-    let (v, why) = small_data_loses(&above(), (0.25, 5.0 * MS, 0.1 * MS), Some(12.0), None, 16.0);
+    let (v, why) = small_data_loses(&above(), (0.25, 5.0 * MS, 0.1 * MS), (Some(12.0), None, None), 16.0);
     assert_eq!(v, Verdict::Holds);
     assert!(why.contains("wins from about 12.00 MP") && why.contains("never would"), "{why}");
+    assert!(!why.contains("fixed costs"), "no floor without fitted latencies: {why}");
     assert_eq!(
-        small_data_loses(&below(), (0.25, 0.05 * MS, 0.1 * MS), None, None, 1.0).0,
+        small_data_loses(&below(), (0.25, 0.05 * MS, 0.1 * MS), (None, None, None), 1.0).0,
         Verdict::DoesNotHold
     );
     assert_eq!(
-        small_data_loses(&noise(), (0.25, 0.1 * MS, 0.1 * MS), None, None, 1.0).0,
+        small_data_loses(&noise(), (0.25, 0.1 * MS, 0.1 * MS), (None, None, None), 1.0).0,
         Verdict::Inconclusive
     );
+    // 0.2 ms of copy latency against a CPU at 0.1 ms per 0.25 MP: 0.5 MP no GPU can win.
+    let (_, why) =
+        small_data_loses(&above(), (0.25, 5.0 * MS, 0.1 * MS), (None, None, Some((0.2 * MS, 0.5))), 1.0);
+    assert!(why.contains("CPU's time for 0.500 MP") && why.contains("0.200 ms up and down"), "{why}");
 }

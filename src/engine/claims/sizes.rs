@@ -8,7 +8,7 @@ use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
 use crate::engine::sweep::{Series, SweepOptions, sweep};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, synthetic_rgb};
-use crate::gpu::GpuJob;
+use crate::gpu::{GpuJob, PathKind};
 use crate::pixel::Formula;
 
 /// The input sizes of claim 5: 16 KiB to 4 MiB of RGB pixels.
@@ -87,11 +87,23 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
         measurements.push(Measurement::of(format!("L{level} cache"), size, unit, "none"));
     }
     let l2 = caches.iter().find(|(level, _)| *level == 2).map(|c| c.1);
-    let (verdict, why) = rules::cache_sized_data_loses(&points, l2);
+    let (verdict, mut why) = rules::cache_sized_data_loses(&points, l2);
+    // The copies' fixed costs, fitted, against the CPU's rate at the largest size.
+    if let (Some((up_ns, down_ns)), Some(&(bytes, cpu_ns, ..))) = (copy_latencies(engine), points.last()) {
+        let floor_bytes = (up_ns + down_ns) * bytes as f64 / cpu_ns.max(1.0);
+        measurements.push(Measurement::of(
+            "copies' latency (fitted)",
+            (up_ns + down_ns) / 1e3,
+            "µs",
+            "cpu-clock",
+        ));
+        measurements.push(Measurement::of("latency floor", floor_bytes / 1024.0, "KiB", "none"));
+        why.push_str(&rules::latency_floor(up_ns + down_ns, &rules::human(floor_bytes as u64)));
+    }
     Ok(ClaimResult {
         id: 5,
         claim: "If your data fits in CPU cache (< 256KB), GPU overhead will slow you down.".to_owned(),
-        experiment: "RGB images of 16 KiB, 64 KiB, 256 KiB, 1 MiB and 4 MiB: the CPU on every thread against the GPU end to end and with the input kept on the GPU, all three in turns; this CPU's cache sizes from the system".to_owned(),
+        experiment: "RGB images of 16 KiB, 64 KiB, 256 KiB, 1 MiB and 4 MiB: the CPU on every thread against the GPU end to end and with the input kept on the GPU, all three in turns; this CPU's cache sizes from the system; the copies' latencies, fitted over 4 KiB to 4 MiB, give the input size below which the GPU cannot win".to_owned(),
         measurements,
         verdict,
         why,
@@ -158,7 +170,17 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
     }
     let smallest = (SMALLEST_MP, median(&total_ns(taken, 0)), median(&total_ns(taken, 1)));
     let largest = result.points.last().map_or(SMALLEST_MP, |p| p.megapixels);
-    let (verdict, mut why) = rules::small_data_loses(&e, smallest, result.crossover_mp, modelled, largest);
+    // The copies' fixed costs, fitted: what the CPU converts in that time no GPU can win.
+    let floor = copy_latencies(engine).map(|(up_ns, down_ns)| {
+        let cpu_ns_per_pixel = smallest.2 / (SMALLEST_MP * 1e6);
+        let floor_mp = (up_ns + down_ns) / cpu_ns_per_pixel.max(f64::MIN_POSITIVE) / 1e6;
+        measurements.push(Measurement::of("upload latency (fitted)", up_ns / 1e3, "µs", "cpu-clock"));
+        measurements.push(Measurement::of("download latency (fitted)", down_ns / 1e3, "µs", "cpu-clock"));
+        measurements.push(Measurement::of("latency floor", floor_mp, "MP", "none"));
+        (up_ns + down_ns, floor_mp)
+    });
+    let (verdict, mut why) =
+        rules::small_data_loses(&e, smallest, (result.crossover_mp, modelled, floor), largest);
     if !ceilings {
         why.push_str(" (no ceilings could be measured for the model)");
     }
@@ -166,7 +188,7 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         id: 9,
         claim: "Small dataset? … overhead of moving data to GPU outweighs benefits.".to_owned(),
         experiment: format!(
-            "the plain grayscale: the GPU end to end against the CPU on every thread at {SMALLEST_MP} MP in turns, {} rounds, decides; a sweep at {} MP, {} each (its CPU the faster of one and every thread), gives the crossover measured and modelled from this machine's ceilings",
+            "the plain grayscale: the GPU end to end against the CPU on every thread at {SMALLEST_MP} MP in turns, {} rounds, decides; a sweep at {} MP, {} each (its CPU the faster of one and every thread), gives the crossover measured and modelled from this machine's ceilings; the copies' latencies, fitted over 4 KiB to 4 MiB, give the size below which the GPU cannot win",
             taken.len(),
             options_sizes(&result),
             if runs == 1 { "1 warm run".to_owned() } else { format!("{runs} warm runs") }
@@ -177,6 +199,15 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         evidence: vec![e],
         busy: None,
     })
+}
+
+/// The fitted latencies (Hockney's model, sizes 4 KiB to 4 MiB) of graylab's own copies: up
+/// through mapped staging filled by every thread, down through readback memory read by every
+/// thread, ns; `None` where they cannot be timed or fitted.
+fn copy_latencies(engine: &Engine) -> Option<(f64, f64)> {
+    let paths = engine.transfer_paths(4 << 20).ok()?;
+    let latency = |kind: PathKind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
+    Some((latency(PathKind::StagedAllThreads)?, latency(PathKind::ReadbackAllThreads)?))
 }
 
 fn options_sizes(r: &crate::engine::sweep::SweepResult) -> String {
