@@ -177,6 +177,8 @@ pub struct Engine {
     stream: Mutex<Option<ceilings::stream::StreamBaseline>>,
     /// The CPU's compute ceiling, once loaded or measured ([`Engine::cpu_compute`]).
     cpu_compute: Mutex<Option<CpuCompute>>,
+    /// The copies' fitted latencies, once timed ([`Engine::copy_latency`]).
+    copy_latency: OnceLock<Option<ceilings::paths::CopyLatency>>,
     /// Whether the ceilings (the GPU's, and the CPU's compute ceiling) are read from and written
     /// to the cache folder.
     ceiling_cache: bool,
@@ -201,6 +203,7 @@ impl Engine {
             ceilings: Mutex::new(None),
             stream: Mutex::new(None),
             cpu_compute: Mutex::new(None),
+            copy_latency: OnceLock::new(),
             ceiling_cache: true,
         }
     }

@@ -164,6 +164,10 @@ fn the_probe_measures_every_step_with_its_clock() {
         assert!(gpu_clock || copy.clock == Clock::CpuClock, "{copy:?}");
     }
     assert!(c.submit_latency_ns > 0);
+    // The copies' latencies are fitted with the ceilings (and cached with them): the sweep's
+    // model and claims 5 and 9 read them from there.
+    let [up_ns, down_ns] = c.copy_latency_ns.expect("the copies' fitted latencies");
+    assert!(up_ns >= 0.0 && down_ns >= 0.0 && (up_ns + down_ns).is_finite(), "{up_ns} {down_ns}");
     // The two steps of an upload together are slower than either alone.
     assert!(c.host_to_device_gb_per_s() < c.host_to_staging.gb_per_s().min(c.staging_to_device.gb_per_s()));
 }

@@ -311,6 +311,13 @@ fn print_table(r: &SweepResult) {
     if let Some(ns) = r.dispatch_latency_ns {
         outln!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
     }
+    if let Some(l) = r.copy_latency {
+        outln!(
+            "copies' latency (fitted, 4 KiB to 4 MiB): {:.1} µs up, {:.1} µs down: every end-to-end run pays them",
+            l.up_ns / 1e3,
+            l.down_ns / 1e3
+        );
+    }
     print_comparisons(r);
     print_ceilings_table(r);
     match r.crossover_mp {

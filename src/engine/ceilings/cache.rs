@@ -347,6 +347,7 @@ fn best_of(mut a: GpuCeilings, b: &GpuCeilings) -> GpuCeilings {
     pick(&mut a.readback_to_host, &b.readback_to_host);
     pick(&mut a.host_memcpy, &b.host_memcpy);
     a.submit_latency_ns = a.submit_latency_ns.min(b.submit_latency_ns);
+    a.copy_latency_ns = a.copy_latency_ns.or(b.copy_latency_ns);
     if let Some(y) = b.compute
         && a.compute.is_none_or(|x| y.ops_per_s() > x.ops_per_s())
     {

@@ -3,7 +3,7 @@
 //! and fit it now, from 256 MiB down.
 
 use crate::engine::{Engine, EngineError};
-use crate::gpu::{HELD_BUFFERS, TransferPath};
+use crate::gpu::{HELD_BUFFERS, PathKind, TransferPath};
 
 /// The largest size that is still worth fitting: below it the bandwidth is not reached.
 const SMALLEST_LARGEST_BYTES: u64 = 4 << 20;
@@ -30,5 +30,57 @@ impl Engine {
             }
         };
         Ok(crate::system::one_time::timed(|| converter.measure_paths(largest))?)
+    }
+}
+
+/// The fixed costs of graylab's own copies, fitted with Hockney's model over 4 KiB to 4 MiB: up
+/// through mapped staging filled by every thread, down through readback memory read by every
+/// thread. What the crossover's explanation rests on: the CPU's time for that many nanoseconds
+/// is a size below which no GPU wins, however fast.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CopyLatency {
+    /// The upload's latency, nanoseconds.
+    pub up_ns: f64,
+    /// The download's latency, nanoseconds.
+    pub down_ns: f64,
+}
+
+impl CopyLatency {
+    /// Up and down together, nanoseconds.
+    #[must_use]
+    pub fn total_ns(self) -> f64 {
+        self.up_ns + self.down_ns
+    }
+
+    /// The latencies the ceilings' probe fitted, where it did.
+    #[must_use]
+    pub fn of_ceilings(ceilings: &crate::gpu::GpuCeilings) -> Option<Self> {
+        ceilings.copy_latency_ns.map(|[up_ns, down_ns]| Self { up_ns, down_ns })
+    }
+
+    /// The latencies in `paths`, where both are fitted.
+    #[must_use]
+    pub fn of(paths: &[TransferPath]) -> Option<Self> {
+        let latency = |kind: PathKind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
+        Some(Self {
+            up_ns: latency(PathKind::StagedAllThreads)?,
+            down_ns: latency(PathKind::ReadbackAllThreads)?,
+        })
+    }
+}
+
+impl Engine {
+    /// The copies' fitted latencies ([`CopyLatency`]): the known ceilings' (the probe fits them),
+    /// else timed once for this engine (under a second on lavapipe); `None` without a GPU or a
+    /// fit.
+    pub fn copy_latency(&self) -> Option<CopyLatency> {
+        if let Some(known) = self.known_gpu_ceilings().and_then(|k| CopyLatency::of_ceilings(&k.ceilings)) {
+            return Some(known);
+        }
+        *self.copy_latency.get_or_init(|| {
+            let paths =
+                self.transfer_paths(4 << 20).map_err(|e| log::warn!("no copy latencies: {e}")).ok()?;
+            CopyLatency::of(&paths)
+        })
     }
 }

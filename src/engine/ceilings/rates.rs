@@ -354,6 +354,7 @@ pub(crate) fn example_ceilings() -> GpuCeilings {
         submit_latency_ns: 20_000,
         probe_ns: 500_000_000,
         compute: None,
+        copy_latency_ns: None,
     }
 }
 

@@ -3,12 +3,13 @@
 //! from this machine's ceilings).
 
 use crate::engine::bench::Repeat;
+use crate::engine::ceilings::CopyLatency;
 use crate::engine::claims::sampled::{Plan, evidence, median, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
 use crate::engine::sweep::{Series, SweepOptions, sweep};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, synthetic_rgb};
-use crate::gpu::{GpuJob, PathKind};
+use crate::gpu::GpuJob;
 use crate::pixel::Formula;
 
 /// The input sizes of claim 5: 16 KiB to 4 MiB of RGB pixels.
@@ -89,16 +90,17 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     let l2 = caches.iter().find(|(level, _)| *level == 2).map(|c| c.1);
     let (verdict, mut why) = rules::cache_sized_data_loses(&points, l2);
     // The copies' fixed costs, fitted, against the CPU's rate at the largest size.
-    if let (Some((up_ns, down_ns)), Some(&(bytes, cpu_ns, ..))) = (copy_latencies(engine), points.last()) {
-        let floor_bytes = (up_ns + down_ns) * bytes as f64 / cpu_ns.max(1.0);
+    if let (Some(copies), Some(&(bytes, cpu_ns, ..))) = (engine.copy_latency(), points.last()) {
+        let up_and_down_ns = copies.total_ns();
+        let floor_bytes = up_and_down_ns * bytes as f64 / cpu_ns.max(1.0);
         measurements.push(Measurement::of(
             "copies' latency (fitted)",
-            (up_ns + down_ns) / 1e3,
+            up_and_down_ns / 1e3,
             "µs",
             "cpu-clock",
         ));
         measurements.push(Measurement::of("latency floor", floor_bytes / 1024.0, "KiB", "none"));
-        why.push_str(&rules::latency_floor(up_ns + down_ns, &rules::human(floor_bytes as u64)));
+        why.push_str(&rules::latency_floor(up_and_down_ns, &rules::human(floor_bytes as u64)));
     }
     Ok(ClaimResult {
         id: 5,
@@ -171,7 +173,7 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
     let smallest = (SMALLEST_MP, median(&total_ns(taken, 0)), median(&total_ns(taken, 1)));
     let largest = result.points.last().map_or(SMALLEST_MP, |p| p.megapixels);
     // The copies' fixed costs, fitted: what the CPU converts in that time no GPU can win.
-    let floor = copy_latencies(engine).map(|(up_ns, down_ns)| {
+    let floor = engine.copy_latency().map(|CopyLatency { up_ns, down_ns }| {
         let cpu_ns_per_pixel = smallest.2 / (SMALLEST_MP * 1e6);
         let floor_mp = (up_ns + down_ns) / cpu_ns_per_pixel.max(f64::MIN_POSITIVE) / 1e6;
         measurements.push(Measurement::of("upload latency (fitted)", up_ns / 1e3, "µs", "cpu-clock"));
@@ -199,15 +201,6 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         evidence: vec![e],
         busy: None,
     })
-}
-
-/// The fitted latencies (Hockney's model, sizes 4 KiB to 4 MiB) of graylab's own copies: up
-/// through mapped staging filled by every thread, down through readback memory read by every
-/// thread, ns; `None` where they cannot be timed or fitted.
-fn copy_latencies(engine: &Engine) -> Option<(f64, f64)> {
-    let paths = engine.transfer_paths(4 << 20).ok()?;
-    let latency = |kind: PathKind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
-    Some((latency(PathKind::StagedAllThreads)?, latency(PathKind::ReadbackAllThreads)?))
 }
 
 fn options_sizes(r: &crate::engine::sweep::SweepResult) -> String {

@@ -77,11 +77,12 @@ impl WorkCost {
     pub fn at(&self, pixels: f64, k: f64) -> ModelledPoint {
         let ns = |v: f64| v.round() as u64;
         let latency = self.cost.gpu_latency_ns;
+        let end_to_end = self.cost.end_to_end_latency_ns();
         let total = self.total_ns_per_pixel(k);
         let gpu_side = total - self.host_ns_per_pixel;
         ModelledPoint {
-            gpu_total_ns: ns(latency + pixels * total),
-            gpu_overlapped_ns: ns(latency + pixels * self.host_ns_per_pixel.max(gpu_side)),
+            gpu_total_ns: ns(end_to_end + pixels * total),
+            gpu_overlapped_ns: ns(end_to_end + pixels * self.host_ns_per_pixel.max(gpu_side)),
             gpu_resident_ns: ns(latency + pixels * self.kernel_ns_per_pixel(k)),
             cpu_ns: ns(pixels * self.cpu_ns_per_pixel(k)),
         }
@@ -90,8 +91,9 @@ impl WorkCost {
     /// The modelled frontier at `megapixels`, up to `max_rounds`.
     pub fn frontier_at(&self, megapixels: f64, max_rounds: f64) -> FrontierPoint {
         let latency = self.cost.gpu_latency_ns / (megapixels * 1e6).max(1.0);
+        let end_to_end = self.cost.end_to_end_latency_ns() / (megapixels * 1e6).max(1.0);
         let breaks = self.breaks();
-        let e2e = |k: f64| self.cpu_ns_per_pixel(k) - latency - self.total_ns_per_pixel(k);
+        let e2e = |k: f64| self.cpu_ns_per_pixel(k) - end_to_end - self.total_ns_per_pixel(k);
         let resident = |k: f64| self.cpu_ns_per_pixel(k) - latency - self.kernel_ns_per_pixel(k);
         FrontierPoint {
             megapixels,

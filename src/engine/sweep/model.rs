@@ -4,7 +4,7 @@
 //!
 //! Per pixel (RGB8 in, gray out: 3 bytes up, 4 through the kernel, 1 down), with rates in GB/s
 //! (bytes per nanosecond):
-//! - GPU end to end = latency + 3/host→staging + 3/staging→device + 4/device-copy
+//! - GPU end to end = latency + the copies' fitted latencies + 3/host→staging + 3/staging→device + 4/device-copy
 //!   + 1/device→readback + 1/readback→host, each step after the other;
 //! - overlapped: the host copies (3/host→staging + 1/readback→host) fully beside the GPU's
 //!   copies and kernel, the larger of the two sides: the pipelined best case;
@@ -51,6 +51,7 @@ impl CostModel {
             + ns(out_bytes, c.device_to_readback.gb_per_s());
         Self {
             gpu_latency_ns,
+            copy_latency_ns: 0.0,
             gpu_ns_per_pixel: host + gpu,
             gpu_overlapped_ns_per_pixel: host.max(gpu),
             gpu_resident_ns_per_pixel: kernel,
@@ -58,13 +59,27 @@ impl CostModel {
         }
     }
 
+    /// The same with the copies' fixed costs (`copy_latency_ns`, up and down) added to every
+    /// end-to-end run.
+    #[must_use]
+    pub fn with_copy_latency(self, copy_latency_ns: f64) -> Self {
+        Self { copy_latency_ns: copy_latency_ns.max(0.0), ..self }
+    }
+
+    /// The fixed cost of an end-to-end run: the dispatch's and the copies'.
+    #[must_use]
+    pub fn end_to_end_latency_ns(&self) -> f64 {
+        self.gpu_latency_ns + self.copy_latency_ns
+    }
+
     /// The modelled times at `pixels`.
     #[must_use]
     pub fn at(&self, pixels: f64) -> ModelledPoint {
         let ns = |v: f64| v.round() as u64;
+        let end_to_end = self.end_to_end_latency_ns();
         ModelledPoint {
-            gpu_total_ns: ns(self.gpu_latency_ns + pixels * self.gpu_ns_per_pixel),
-            gpu_overlapped_ns: ns(self.gpu_latency_ns + pixels * self.gpu_overlapped_ns_per_pixel),
+            gpu_total_ns: ns(end_to_end + pixels * self.gpu_ns_per_pixel),
+            gpu_overlapped_ns: ns(end_to_end + pixels * self.gpu_overlapped_ns_per_pixel),
             gpu_resident_ns: ns(self.gpu_latency_ns + pixels * self.gpu_resident_ns_per_pixel),
             cpu_ns: ns(pixels * self.cpu_ns_per_pixel),
         }
@@ -90,17 +105,30 @@ pub(crate) fn model_sweep(r: &mut SweepResult) {
         Some(ns) => (ns as f64, "the sweep's resident dispatch at its smallest size"),
         None => (c.submit_latency_ns as f64, "the probe's submit-and-wait latency"),
     };
-    let cost = CostModel::new(c, cpu_gb_per_s, latency_ns, SWEEP_BYTES);
+    let copies = r.copy_latency.map_or(0.0, crate::engine::ceilings::CopyLatency::total_ns);
+    let cost = CostModel::new(c, cpu_gb_per_s, latency_ns, SWEEP_BYTES).with_copy_latency(copies);
+    let latency_from = match r.copy_latency {
+        Some(l) => format!(
+            "{latency_from}, plus the copies' fitted latencies ({:.1} µs up, {:.1} µs down) end to end",
+            l.up_ns / 1e3,
+            l.down_ns / 1e3
+        ),
+        None => latency_from.to_owned(),
+    };
     for p in r.points.iter_mut().filter(|p| p.work_rounds == 0) {
         p.modelled = Some(cost.at(p.megapixels * 1e6));
     }
     r.model = Some(Box::new(SweepModel {
         cost,
-        latency_from: latency_from.to_owned(),
+        latency_from,
         cpu_stream_mp,
-        crossover_mp: crossover_mp(latency_ns, cost.gpu_ns_per_pixel, cost.cpu_ns_per_pixel),
+        crossover_mp: crossover_mp(
+            cost.end_to_end_latency_ns(),
+            cost.gpu_ns_per_pixel,
+            cost.cpu_ns_per_pixel,
+        ),
         overlapped_crossover_mp: crossover_mp(
-            latency_ns,
+            cost.end_to_end_latency_ns(),
             cost.gpu_overlapped_ns_per_pixel,
             cost.cpu_ns_per_pixel,
         ),
@@ -143,5 +171,26 @@ mod tests {
         let mp = crossover_mp(slow.gpu_latency_ns, slow.gpu_ns_per_pixel, slow.cpu_ns_per_pixel);
         assert!(mp.is_some_and(|mp| (mp - 0.02 / 0.850_312_5).abs() < 1e-12), "{mp:?}");
         assert_eq!(crossover_mp(0.0, 0.5, 1.0), Some(0.0));
+    }
+
+    #[test]
+    fn the_copies_latency_moves_the_end_to_end_crossover_not_the_resident_one() {
+        // The slow CPU above, with 80 µs of fitted copy latency up and down.
+        let plain = CostModel::new(&example_ceilings(), 4.0, 20_000.0, SWEEP_BYTES);
+        let m = plain.with_copy_latency(80_000.0);
+        assert!((m.end_to_end_latency_ns() - 100_000.0).abs() < 1e-9);
+        let (at, before) = (m.at(1e6), plain.at(1e6));
+        assert_eq!(at.gpu_total_ns - before.gpu_total_ns, 80_000, "end to end pays the copies' latency");
+        assert_eq!(at.gpu_overlapped_ns - before.gpu_overlapped_ns, 80_000);
+        assert_eq!(at.gpu_resident_ns, before.gpu_resident_ns, "resident makes no copies");
+        // From 0.0235 MP to 100 µs / 0.8503125 ns = 0.1176 MP.
+        let mp = crossover_mp(m.end_to_end_latency_ns(), m.gpu_ns_per_pixel, m.cpu_ns_per_pixel);
+        assert!(mp.is_some_and(|mp| (mp - 0.1 / 0.850_312_5).abs() < 1e-12), "{mp:?}");
+        // Sweeps saved before the fit read with no copy latency.
+        let json = serde_json::to_value(plain).expect("json");
+        let mut old = json.as_object().expect("object").clone();
+        old.remove("copy_latency_ns");
+        let read: CostModel = serde_json::from_value(old.into()).expect("an older model");
+        assert_eq!(read, plain);
     }
 }

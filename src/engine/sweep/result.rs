@@ -201,6 +201,10 @@ pub struct SweepResult {
     /// Submit-to-finish time of a kernel on data already on the GPU at the smallest size:
     /// the fixed cost of one dispatch.
     pub dispatch_latency_ns: Option<u64>,
+    /// The copies' fitted latencies, GPU sweeps only: the model adds them to every end-to-end
+    /// run (absent from sweeps saved before they were fitted).
+    #[serde(default)]
+    pub copy_latency: Option<crate::engine::ceilings::CopyLatency>,
     /// Share of GPU end-to-end time spent moving data, at the size closest to 33 MP (8K).
     pub transfer_share_at_8k: Option<f64>,
     /// The size that share was measured at, in megapixels.
@@ -262,6 +266,9 @@ fn plain_work_levels() -> Vec<u32> {
 pub struct CostModel {
     /// Fixed cost of one GPU run, nanoseconds.
     pub gpu_latency_ns: f64,
+    /// Fixed cost of an end-to-end run's copies (up and down) on top, nanoseconds.
+    #[serde(default)]
+    pub copy_latency_ns: f64,
     /// GPU end to end, every step at its ceiling one after the other, ns per pixel.
     pub gpu_ns_per_pixel: f64,
     /// GPU end to end with the host copies fully overlapping the GPU's work, ns per pixel.
@@ -323,6 +330,7 @@ impl SweepResult {
             crossover_mp: None,
             resident_crossover_mp: None,
             dispatch_latency_ns: None,
+            copy_latency: None,
             transfer_share_at_8k: None,
             transfer_share_mp: None,
             ceilings: None,

@@ -99,6 +99,8 @@ pub fn sweep_planned(
         crossover_mp: None,
         resident_crossover_mp: None,
         dispatch_latency_ns: None,
+        // The probe's fit; measured here only where the ceilings were cached before it fitted them.
+        copy_latency: gpu.and_then(|_| engine.copy_latency()),
         transfer_share_at_8k: None,
         transfer_share_mp: None,
         ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),

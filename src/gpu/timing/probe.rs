@@ -98,6 +98,11 @@ pub struct GpuCeilings {
     /// before it was measured.
     #[serde(default)]
     pub compute: Option<GpuCompute>,
+    /// The fitted latencies (Hockney's model over 4 KiB to 4 MiB) of the upload through staging
+    /// filled by every thread and of the readback read by every thread: `[up, down]`, ns; `None`
+    /// in caches written before they were fitted, or where a path would not fit.
+    #[serde(default)]
+    pub copy_latency_ns: Option<[f64; 2]>,
 }
 
 /// Two steps one after the other on the same bytes, as one rate.
@@ -140,8 +145,20 @@ pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Resu
     scope_result?;
     let started = Instant::now();
     ceilings.compute = Some(measure_checked(ctx, check)?);
+    ceilings.copy_latency_ns = copy_latency_ns(ctx)?;
     ceilings.probe_ns += nanos(started.elapsed());
     Ok(ceilings)
+}
+
+/// The staged upload's and the readback's fitted latencies, `[up, down]` ns, from the transfer
+/// paths timed up to 4 MiB (a few hundred ms on lavapipe).
+fn copy_latency_ns(ctx: &GpuContext) -> Result<Option<[f64; 2]>, GpuError> {
+    use crate::gpu::timing::paths::{PathKind, measure};
+    let paths = measure(ctx, 4 << 20)?;
+    let latency = |kind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
+    Ok(latency(PathKind::StagedAllThreads)
+        .zip(latency(PathKind::ReadbackAllThreads))
+        .map(|(up, down)| [up, down]))
 }
 
 /// The probe's buffers.
@@ -189,6 +206,7 @@ pub(crate) fn measure(ctx: &GpuContext, gpu_clock: bool) -> Result<GpuCeilings, 
         submit_latency_ns,
         probe_ns: nanos(started.elapsed()),
         compute: None,
+        copy_latency_ns: None,
     })
 }
 
