@@ -36,5 +36,7 @@ pub use run::job::{GpuJob, GpuSpan, GpuStep, GpuTimings, StepTime};
 pub use run::resident::ResidentPass;
 pub use run::round_trip::{RoundTripTime, WarmRoundTrip};
 pub use timing::compute::GpuCompute;
-pub use timing::paths::{HELD_BUFFERS, Hockney, LARGEST_BYTES, PathKind, PathPoint, TransferPath};
+pub use timing::paths::{
+    HELD_BUFFERS, Hockney, LARGEST_BYTES, PathKind, PathPoint, TransferPath, copy_latency_ns,
+};
 pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES};

@@ -3,7 +3,7 @@
 //! and fit it now, from 256 MiB down.
 
 use crate::engine::{Engine, EngineError};
-use crate::gpu::{HELD_BUFFERS, PathKind, TransferPath};
+use crate::gpu::{HELD_BUFFERS, TransferPath};
 
 /// The largest size that is still worth fitting: below it the bandwidth is not reached.
 const SMALLEST_LARGEST_BYTES: u64 = 4 << 20;
@@ -55,17 +55,12 @@ impl CopyLatency {
     /// The latencies the ceilings' probe fitted, where it did.
     #[must_use]
     pub fn of_ceilings(ceilings: &crate::gpu::GpuCeilings) -> Option<Self> {
-        ceilings.copy_latency_ns.map(|[up_ns, down_ns]| Self { up_ns, down_ns })
+        ceilings.copy_latency_ns.map(Self::from_ns)
     }
 
-    /// The latencies in `paths`, where both are fitted.
-    #[must_use]
-    pub fn of(paths: &[TransferPath]) -> Option<Self> {
-        let latency = |kind: PathKind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
-        Some(Self {
-            up_ns: latency(PathKind::StagedAllThreads)?,
-            down_ns: latency(PathKind::ReadbackAllThreads)?,
-        })
+    /// `[up, down]` ns as [`crate::gpu::copy_latency_ns`] gives them.
+    fn from_ns([up_ns, down_ns]: [f64; 2]) -> Self {
+        Self { up_ns, down_ns }
     }
 }
 
@@ -80,7 +75,7 @@ impl Engine {
         *self.copy_latency.get_or_init(|| {
             let paths =
                 self.transfer_paths(4 << 20).map_err(|e| log::warn!("no copy latencies: {e}")).ok()?;
-            CopyLatency::of(&paths)
+            crate::gpu::copy_latency_ns(&paths).map(CopyLatency::from_ns)
         })
     }
 }

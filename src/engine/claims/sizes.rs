@@ -3,7 +3,6 @@
 //! from this machine's ceilings).
 
 use crate::engine::bench::Repeat;
-use crate::engine::ceilings::CopyLatency;
 use crate::engine::claims::sampled::{Plan, evidence, median, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
@@ -173,13 +172,18 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
     let smallest = (SMALLEST_MP, median(&total_ns(taken, 0)), median(&total_ns(taken, 1)));
     let largest = result.points.last().map_or(SMALLEST_MP, |p| p.megapixels);
     // The copies' fixed costs, fitted: what the CPU converts in that time no GPU can win.
-    let floor = engine.copy_latency().map(|CopyLatency { up_ns, down_ns }| {
+    let floor = engine.copy_latency().map(|copies| {
         let cpu_ns_per_pixel = smallest.2 / (SMALLEST_MP * 1e6);
-        let floor_mp = (up_ns + down_ns) / cpu_ns_per_pixel.max(f64::MIN_POSITIVE) / 1e6;
-        measurements.push(Measurement::of("upload latency (fitted)", up_ns / 1e3, "µs", "cpu-clock"));
-        measurements.push(Measurement::of("download latency (fitted)", down_ns / 1e3, "µs", "cpu-clock"));
+        let floor_mp = copies.total_ns() / cpu_ns_per_pixel.max(f64::MIN_POSITIVE) / 1e6;
+        measurements.push(Measurement::of("upload latency (fitted)", copies.up_ns / 1e3, "µs", "cpu-clock"));
+        measurements.push(Measurement::of(
+            "download latency (fitted)",
+            copies.down_ns / 1e3,
+            "µs",
+            "cpu-clock",
+        ));
         measurements.push(Measurement::of("latency floor", floor_mp, "MP", "none"));
-        (up_ns + down_ns, floor_mp)
+        (copies.total_ns(), floor_mp)
     });
     let (verdict, mut why) =
         rules::small_data_loses(&e, smallest, (result.crossover_mp, modelled, floor), largest);

@@ -168,6 +168,15 @@ impl TransferPath {
     }
 }
 
+/// The fitted latencies of graylab's own copies among `paths`: the upload through staging filled
+/// by every thread and the readback read by every thread, `[up, down]` ns; `None` unless both
+/// were fitted.
+#[must_use]
+pub fn copy_latency_ns(paths: &[TransferPath]) -> Option<[f64; 2]> {
+    let latency = |kind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
+    Some([latency(PathKind::StagedAllThreads)?, latency(PathKind::ReadbackAllThreads)?])
+}
+
 /// The sizes timed: 4 KiB, 16 KiB, … ×4 up to `largest_bytes`.
 #[must_use]
 pub fn sizes(largest_bytes: u64) -> Vec<u64> {

@@ -145,20 +145,11 @@ pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Resu
     scope_result?;
     let started = Instant::now();
     ceilings.compute = Some(measure_checked(ctx, check)?);
-    ceilings.copy_latency_ns = copy_latency_ns(ctx)?;
+    // The copies' latencies, from the transfer paths timed up to 4 MiB (a few hundred ms on lavapipe).
+    ceilings.copy_latency_ns =
+        crate::gpu::timing::paths::copy_latency_ns(&crate::gpu::timing::paths::measure(ctx, 4 << 20)?);
     ceilings.probe_ns += nanos(started.elapsed());
     Ok(ceilings)
-}
-
-/// The staged upload's and the readback's fitted latencies, `[up, down]` ns, from the transfer
-/// paths timed up to 4 MiB (a few hundred ms on lavapipe).
-fn copy_latency_ns(ctx: &GpuContext) -> Result<Option<[f64; 2]>, GpuError> {
-    use crate::gpu::timing::paths::{PathKind, measure};
-    let paths = measure(ctx, 4 << 20)?;
-    let latency = |kind| paths.iter().find(|p| p.path == kind)?.fit.map(|f| f.latency_ns);
-    Ok(latency(PathKind::StagedAllThreads)
-        .zip(latency(PathKind::ReadbackAllThreads))
-        .map(|(up, down)| [up, down]))
 }
 
 /// The probe's buffers.

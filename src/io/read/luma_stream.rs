@@ -120,11 +120,10 @@ impl LumaStream {
             let chunk_rows = band.rows.end.min((k + 1) * CHUNK_ROWS) - k * CHUNK_ROWS;
             let mut buf = vec![0u8; chunk_rows * width];
             luma.read(&mut buf)?;
-            if *self.failed.lock().unwrap_or_else(PoisonError::into_inner) {
-                return Err("another band failed".to_owned());
-            }
             // Set once: each chunk belongs to one band.
             let _ = self.chunks.get(k).ok_or("a band beyond the image")?.set(buf);
+            // Taking the lock orders the set before a waiting reader's next check, so the
+            // notification cannot fall between its check and its wait.
             drop(self.failed.lock().unwrap_or_else(PoisonError::into_inner));
             self.decoded.notify_all();
         }

@@ -11,7 +11,7 @@ use std::str::FromStr;
 use std::time::Instant;
 
 use image::codecs::{bmp::BmpEncoder, webp::WebPEncoder};
-use image::{DynamicImage, ExtendedColorType, ImageEncoder as _};
+use image::{ColorType, DynamicImage, ExtendedColorType, ImageEncoder as _};
 
 use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
 use crate::io::codecs::png::write_png;
@@ -324,25 +324,16 @@ fn fit_to_format(
             "{format} keeps alpha only in colour images: written as RGBA with equal R, G and B"
         ));
     }
-    let wanted = match (keep_16, keep_alpha) {
-        _ if as_rgba => None,
-        (true, true) => Some(image::ColorType::La16),
-        (true, false) => Some(image::ColorType::L16),
-        (false, true) => Some(image::ColorType::La8),
-        (false, false) => Some(image::ColorType::L8),
+    let (wanted, convert): (ColorType, fn(&DynamicImage) -> DynamicImage) = match (keep_16, keep_alpha) {
+        (true, true) if as_rgba => (ColorType::Rgba16, |i| DynamicImage::ImageRgba16(i.to_rgba16())),
+        (false, true) if as_rgba => (ColorType::Rgba8, |i| DynamicImage::ImageRgba8(i.to_rgba8())),
+        (true, true) => (ColorType::La16, |i| DynamicImage::ImageLumaA16(i.to_luma_alpha16())),
+        (true, false) => (ColorType::L16, |i| DynamicImage::ImageLuma16(i.to_luma16())),
+        (false, true) => (ColorType::La8, |i| DynamicImage::ImageLumaA8(i.to_luma_alpha8())),
+        (false, false) => (ColorType::L8, |i| DynamicImage::ImageLuma8(i.to_luma8())),
     };
-    if wanted == Some(image.color()) {
-        return (Cow::Borrowed(image), notes);
-    }
-    let fitted = match (keep_16, keep_alpha) {
-        (true, true) if as_rgba => DynamicImage::ImageRgba16(image.to_rgba16()),
-        (false, true) if as_rgba => DynamicImage::ImageRgba8(image.to_rgba8()),
-        (true, true) => DynamicImage::ImageLumaA16(image.to_luma_alpha16()),
-        (true, false) => DynamicImage::ImageLuma16(image.to_luma16()),
-        (false, true) => DynamicImage::ImageLumaA8(image.to_luma_alpha8()),
-        (false, false) => DynamicImage::ImageLuma8(image.to_luma8()),
-    };
-    (Cow::Owned(fitted), notes)
+    let fitted = if image.color() == wanted { Cow::Borrowed(image) } else { Cow::Owned(convert(image)) };
+    (fitted, notes)
 }
 
 fn write_encoded(
