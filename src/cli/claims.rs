@@ -24,9 +24,17 @@ pub struct ClaimsArgs {
     /// The same experiments with a smaller sampling budget: faster, more verdicts inconclusive.
     #[arg(long)]
     pub quick: bool,
+    /// Also write each claim's last run of every side it runs whole as a Chrome trace (open it
+    /// in ui.perfetto.dev): claim 6's cold run shows its device, pipeline and buffer setup.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<std::path::PathBuf>,
+    /// Replace the --trace file if it exists.
+    #[arg(long, requires = "trace")]
+    pub overwrite: bool,
 }
 
 pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
+    super::trace::check(args.trace.as_deref(), args.overwrite)?;
     let _memory = budget().try_reserve(claims_bytes()).context("cannot test the claims")?;
     let engine = Engine::new();
     let terminal = !args.json && std::io::stderr().is_terminal();
@@ -36,7 +44,7 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
             err_part!("\r\x1b[2K[{done}/{total}] {what}… ({:.0} s)", started.elapsed().as_secs_f64());
         }
     };
-    let options = ClaimsOptions { quick: args.quick, cancel: None };
+    let options = ClaimsOptions { quick: args.quick, cancel: None, keep_runs: args.trace.is_some() };
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
     let pace = super::pace::JobPace::read(&engine, true, task, claims_parts());
     let estimate = pace.estimate();
@@ -44,6 +52,12 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     pace.finished();
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    if let Some(path) = &args.trace {
+        let runs: Vec<(String, &crate::engine::RunReport)> =
+            report.runs.iter().map(|(n, r)| (n.clone(), r)).collect();
+        let title = format!("graylab claims{}", if args.quick { " --quick" } else { "" });
+        super::trace::write(path, args.overwrite, &title, &runs)?;
     }
     if args.json {
         let timed = crate::engine::estimate::Timed::new(&report, estimate, None);

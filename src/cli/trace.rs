@@ -1,4 +1,4 @@
-//! `--trace FILE` of `bench`, `convert` and `sweep`: their runs as a Chrome trace (open it in
+//! `--trace FILE` of `bench`, `claims`, `convert` and `sweep`: their runs as a Chrome trace (open it in
 //! ui.perfetto.dev), checked before any work and written atomically after it.
 
 use std::path::Path;

@@ -103,12 +103,18 @@ pub fn convert_file(
     };
     let decoded_at_ns = since();
     let decode_span = Span::cpu(Lane::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
-    if let Some(mut report) = convert_streamed(&decoded, (input, output), settings, *export, progress)? {
+    if let Some(mut report) =
+        convert_streamed(&decoded, (input, output), settings, *export, progress, started)?
+    {
         let end_ns = since();
-        report.run.spans = vec![
-            decode_span,
-            Span::cpu(Lane::Encode, end_ns.saturating_sub(report.export.encode_ns), end_ns),
-        ];
+        let stripes = std::mem::take(&mut report.run.spans);
+        report.run.spans = vec![decode_span];
+        report.run.spans.extend(stripes);
+        report.run.spans.push(Span::cpu(
+            Lane::Encode,
+            end_ns.saturating_sub(report.export.encode_ns),
+            end_ns,
+        ));
         report.run.finish(end_ns);
         engine.hold_against_compute(&mut report.run);
         return Ok(report);
@@ -181,6 +187,11 @@ fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
     notes.extend(decoded.stored_luma.map(StoredLuma::note));
 }
 
+/// Ns from `from` to `to` (0 when `to` is earlier).
+fn nanos_between(from: Instant, to: Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// Rows converted by the CPU kernel on demand, for an encoder's stripes.
 struct KernelRows<'a> {
     kernel: Kernel,
@@ -190,6 +201,8 @@ struct KernelRows<'a> {
     width: usize,
     kernel_ns: AtomicU64,
     progress: Option<&'a PixelProgress>,
+    /// When the file's run started, and each stripe's kernel span since then.
+    spans: (Instant, std::sync::Mutex<Vec<Span>>),
 }
 
 impl RowSource for KernelRows<'_> {
@@ -206,8 +219,15 @@ impl RowSource for KernelRows<'_> {
         if let Some(p) = self.progress {
             p.add((rows.len() * self.width) as u64);
         }
-        let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.kernel_ns.fetch_add(ns, Ordering::Relaxed);
+        let ended = Instant::now();
+        self.kernel_ns.fetch_add(nanos_between(started, ended), Ordering::Relaxed);
+        let (origin, spans) = &self.spans;
+        let lane = Lane::KernelStripe { thread: rayon::current_thread_index() };
+        let span = Span::cpu(lane, nanos_between(*origin, started), nanos_between(*origin, ended));
+        // A poisoned lock only loses this stripe's span, never its rows.
+        if let Ok(mut spans) = spans.lock() {
+            spans.push(span);
+        }
         Cow::Owned(out)
     }
 }
@@ -220,6 +240,7 @@ fn convert_streamed(
     settings: &ConvertSettings,
     export: ExportOptions,
     progress: Option<&PixelProgress>,
+    started: Instant,
 ) -> Result<Option<FileReport>, EngineError> {
     if settings.backend != Backend::Cpu {
         return Ok(None);
@@ -247,6 +268,7 @@ fn convert_streamed(
         width: width as usize,
         kernel_ns: AtomicU64::new(0),
         progress,
+        spans: (started, std::sync::Mutex::new(Vec::new())),
     };
     if let Some(p) = progress {
         p.start(u64::from(width) * u64::from(height));
@@ -256,6 +278,7 @@ fn convert_streamed(
     run.kernel = Some(kernel);
     run.threads = Some(rayon::current_num_threads());
     run.total_ns = written.encode_ns;
+    run.spans = source.spans.1.into_inner().unwrap_or_default();
     let kernel_ns = source.kernel_ns.load(Ordering::Relaxed);
     run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
     run.phases = vec![

@@ -25,6 +25,12 @@ pub enum Lane {
     Upload,
     /// The conversion itself (a CPU run's kernel, or a GPU compute pass).
     Kernel,
+    /// The CPU kernel on one encoder stripe's rows, inside the encode (file-to-file conversions
+    /// that convert as they encode), by one thread: its rayon index, or `None` outside the pool.
+    KernelStripe {
+        /// The rayon thread index, `None` for a thread outside the pool.
+        thread: Option<usize>,
+    },
     /// Showing the result: GPU copies into the display store, the preview drawn from it, or the
     /// app's texture of a CPU result.
     Display,
@@ -45,6 +51,8 @@ impl Lane {
             Self::HostCopy { thread: None } => "host copy · caller".to_owned(),
             Self::Upload => "upload".to_owned(),
             Self::Kernel => "kernel".to_owned(),
+            Self::KernelStripe { thread: Some(t) } => format!("kernel stripes · thread {t}"),
+            Self::KernelStripe { thread: None } => "kernel stripes · caller".to_owned(),
             Self::Display => "display".to_owned(),
             Self::Download => "download".to_owned(),
             Self::Encode => "encode".to_owned(),
@@ -97,13 +105,16 @@ pub struct Span {
     pub end_ns: u64,
     /// How its start and end were found.
     pub clock: SpanClock,
+    /// The row band of a banded GPU run its step belongs to (`None` outside bands).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub band: Option<u32>,
 }
 
 impl Span {
     /// A span on the CPU clock.
     #[must_use]
     pub fn cpu(lane: Lane, start_ns: u64, end_ns: u64) -> Self {
-        Self { lane, start_ns, end_ns: end_ns.max(start_ns), clock: SpanClock::CpuClock }
+        Self { lane, start_ns, end_ns: end_ns.max(start_ns), clock: SpanClock::CpuClock, band: None }
     }
 
     /// Its length.
@@ -132,7 +143,7 @@ pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64) -> Vec<Span> {
                 (_, Clock::GpuTimestamp) => SpanClock::GpuTimestampAtSubmit,
                 (_, Clock::CpuClock | Clock::Mixed) => SpanClock::AroundSubmission,
             };
-            Span { lane, start_ns: s.start_ns + offset_ns, end_ns: s.end_ns + offset_ns, clock }
+            Span { lane, start_ns: s.start_ns + offset_ns, end_ns: s.end_ns + offset_ns, clock, band: s.band }
         })
         .collect()
 }
@@ -166,8 +177,8 @@ mod tests {
     #[test]
     fn gpu_spans_take_their_lane_clock_and_offset() {
         let gpu = [
-            GpuSpan { step: GpuStep::Preview, start_ns: 5, end_ns: 9, clock: Clock::CpuClock },
-            GpuSpan { step: GpuStep::Kernel, start_ns: 1, end_ns: 4, clock: Clock::GpuTimestamp },
+            GpuSpan { step: GpuStep::Preview, start_ns: 5, end_ns: 9, clock: Clock::CpuClock, band: None },
+            GpuSpan { step: GpuStep::Kernel, start_ns: 1, end_ns: 4, clock: Clock::GpuTimestamp, band: None },
         ];
         let spans = from_gpu(&gpu, 100);
         assert_eq!(spans[0].lane, Lane::Display);

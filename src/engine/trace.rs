@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::{Backend, Lane, RunReport, SpanClock};
+use crate::engine::{Backend, Lane, RunReport, Span, SpanClock};
 
 /// The track of the run as a whole, above its lanes.
 const RUN_TRACK: u64 = 0;
@@ -24,7 +24,9 @@ fn track(lane: Lane) -> u64 {
         Lane::Display => 6,
         Lane::Download => 7,
         Lane::Encode => 8,
-        Lane::HostCopy { thread: Some(t) } => 10 + t as u64,
+        Lane::KernelStripe { thread: None } => 9,
+        Lane::HostCopy { thread: Some(t) } => 10 + 2 * t as u64,
+        Lane::KernelStripe { thread: Some(t) } => 11 + 2 * t as u64,
     }
 }
 
@@ -75,14 +77,25 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             let tid = track(lane);
             events.push(meta(tid, "thread_name", json!({ "name": track_name(lane, report.backend) })));
             events.push(meta(tid, "thread_sort_index", json!({ "sort_index": tid })));
-            let spans = report.spans.iter().filter(|s| s.lane == lane);
-            for (step, span) in spans.enumerate() {
+            let spans: Vec<&Span> = report.spans.iter().filter(|s| s.lane == lane).collect();
+            for (band, start_ns, end_ns) in band_extents(&spans) {
+                events.push(json!({
+                    "ph": "X", "pid": pid, "tid": tid, "name": format!("band {band}"), "cat": "band",
+                    "ts": micros(start_ns), "dur": micros(end_ns - start_ns),
+                    "args": { "band": band },
+                }));
+            }
+            for (step, span) in spans.iter().enumerate() {
                 let on_gpu = span.clock != SpanClock::CpuClock;
+                let mut args = json!({ "step": step, "clock": span.clock.label() });
+                if let Some(band) = span.band {
+                    args["band"] = json!(band);
+                }
                 events.push(json!({
                     "ph": "X", "pid": pid, "tid": tid, "name": lane.name(),
                     "cat": if on_gpu { "gpu" } else { "cpu" },
                     "ts": micros(span.start_ns), "dur": micros(span.ns()),
-                    "args": { "step": step, "clock": span.clock.label() },
+                    "args": args,
                 }));
             }
         }
@@ -102,11 +115,42 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
     })
 }
 
+/// Each band's extent on one lane (its first step's start to its last step's end), in order:
+/// the events the lane's steps nest in. None when the lane's steps span one band or none, or when
+/// its bands interleave (one thread's host copies stage the next band before reading the last
+/// one back): bands that overlap on one track could not nest.
+fn band_extents(spans: &[&Span]) -> Vec<(u32, u64, u64)> {
+    let mut extents: Vec<(u32, u64, u64)> = Vec::new();
+    for span in spans {
+        let Some(band) = span.band else { continue };
+        match extents.iter_mut().find(|e| e.0 == band) {
+            Some(e) => {
+                e.1 = e.1.min(span.start_ns);
+                e.2 = e.2.max(span.end_ns);
+            }
+            None => extents.push((band, span.start_ns, span.end_ns)),
+        }
+    }
+    extents.sort_unstable_by_key(|e| (e.1, e.2));
+    let apart = extents.windows(2).all(|w| w[0].2 <= w[1].1);
+    if extents.len() < 2 || !apart { Vec::new() } else { extents }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Span;
     use crate::pixel::Formula;
+
+    /// An event's start and end, µs.
+    fn extent(e: &Value) -> (f64, f64) {
+        let (ts, dur) = (e["ts"].as_f64().expect("ts"), e["dur"].as_f64().expect("dur"));
+        (ts, ts + dur)
+    }
+
+    /// A GPU step of `band` on `lane`, from GPU timestamps.
+    fn gpu_step(lane: Lane, (start_ns, end_ns): (u64, u64), band: u32) -> Span {
+        Span { lane, start_ns, end_ns, clock: SpanClock::GpuTimestampAtSubmit, band: Some(band) }
+    }
 
     #[test]
     fn every_span_is_a_complete_event_on_a_named_track_of_its_run() {
@@ -114,28 +158,19 @@ mod tests {
         r.total_ns = 10_000;
         r.spans = vec![
             Span::cpu(Lane::HostCopy { thread: Some(1) }, 0, 2_000),
-            Span {
-                lane: Lane::Kernel,
-                start_ns: 2_500,
-                end_ns: 6_000,
-                clock: SpanClock::GpuTimestampAtSubmit,
-            },
-            Span {
-                lane: Lane::Kernel,
-                start_ns: 6_000,
-                end_ns: 9_000,
-                clock: SpanClock::GpuTimestampAtSubmit,
-            },
+            Span { band: None, ..gpu_step(Lane::Kernel, (2_500, 6_000), 0) },
+            Span { band: None, ..gpu_step(Lane::Kernel, (6_000, 9_000), 0) },
         ];
         let trace = chrome_trace("test", &[("run 1".to_owned(), &r)]);
         let events = trace["traceEvents"].as_array().expect("events");
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
-        assert_eq!(complete.len(), 4, "the run and its three spans");
+        assert_eq!(complete.len(), 4, "the run and its three spans, no band outside bands");
         let kernel: Vec<&Value> = complete.iter().copied().filter(|e| e["name"] == "kernel").collect();
         assert_eq!(kernel[1]["ts"], 6.0);
         assert_eq!(kernel[1]["dur"], 3.0);
         assert_eq!(kernel[1]["args"]["clock"], "gpu-timestamp, placed at submit");
         assert_eq!(kernel[1]["args"]["step"], 1);
+        assert!(kernel[1]["args"].get("band").is_none());
         let name_of = |tid: u64| {
             events
                 .iter()
@@ -143,7 +178,68 @@ mod tests {
                 .map(|e| e["args"]["name"].clone())
         };
         assert_eq!(name_of(5), Some(json!("GPU queue · kernel")));
-        assert_eq!(name_of(11), Some(json!("CPU · host copy · thread 1")));
+        assert_eq!(name_of(12), Some(json!("CPU · host copy · thread 1")));
         assert_eq!(name_of(0), Some(json!("run")));
+    }
+
+    #[test]
+    fn a_banded_runs_steps_nest_in_their_bands_on_each_track() {
+        let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (64, 32), Vec::new());
+        r.total_ns = 20_000;
+        let copies = Lane::HostCopy { thread: Some(0) };
+        r.spans = vec![
+            // Band 0: two chunks; band 1: one. One thread stages band 1 before reading band 0
+            // back: its host-copy track's bands interleave and get no band events.
+            Span { band: Some(0), ..Span::cpu(copies, 0, 1_000) },
+            gpu_step(Lane::Upload, (1_000, 2_000), 0),
+            gpu_step(Lane::Kernel, (2_000, 4_000), 0),
+            gpu_step(Lane::Upload, (4_000, 5_000), 0),
+            gpu_step(Lane::Kernel, (5_000, 7_000), 0),
+            Span { band: Some(1), ..Span::cpu(copies, 7_000, 8_000) },
+            Span { band: Some(0), ..Span::cpu(copies, 8_000, 9_000) },
+            gpu_step(Lane::Upload, (9_000, 10_000), 1),
+            gpu_step(Lane::Kernel, (10_000, 15_000), 1),
+        ];
+        let trace = chrome_trace("test", &[("banded".to_owned(), &r)]);
+        let events = trace["traceEvents"].as_array().expect("events");
+        let bands: Vec<&Value> = events.iter().filter(|e| e["cat"] == "band").collect();
+        let on = |tid: u64| -> Vec<(f64, f64)> {
+            bands.iter().filter(|b| b["tid"] == tid).map(|b| extent(b)).collect()
+        };
+        assert_eq!(on(5), [(2.0, 7.0), (10.0, 15.0)], "the kernel track: each band first to last step");
+        assert_eq!(on(4).len(), 2, "the upload track shows both bands");
+        assert!(on(10).is_empty(), "interleaved host copies keep their band in args only");
+        // Every step of a band lies inside that band's event on its own track.
+        for step in events.iter().filter(|e| e["cat"] == "gpu") {
+            let band = step["args"]["band"].as_u64().expect("a banded step says its band");
+            let parent = bands
+                .iter()
+                .find(|b| b["tid"] == step["tid"] && b["args"]["band"] == band)
+                .expect("its band's event");
+            let ((from, to), (start, end)) = (extent(parent), extent(step));
+            assert!(from <= start && end <= to, "{step} outside {parent}");
+        }
+    }
+
+    #[test]
+    fn kernel_stripes_get_a_track_per_thread() {
+        let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (64, 32), Vec::new());
+        r.total_ns = 5_000;
+        r.spans = vec![
+            Span::cpu(Lane::KernelStripe { thread: Some(0) }, 0, 1_000),
+            Span::cpu(Lane::KernelStripe { thread: Some(1) }, 0, 1_200),
+            Span::cpu(Lane::Encode, 0, 5_000),
+        ];
+        let trace = chrome_trace("test", &[("stripes".to_owned(), &r)]);
+        let events = trace["traceEvents"].as_array().expect("events");
+        let names: Vec<&str> = events
+            .iter()
+            .filter(|e| e["name"] == "thread_name")
+            .filter_map(|e| e["args"]["name"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["run", "CPU · kernel stripes · thread 0", "CPU · kernel stripes · thread 1", "CPU · encode"]
+        );
     }
 }

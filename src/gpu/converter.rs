@@ -159,6 +159,7 @@ impl GpuConverter {
             start_ns: since(drawing),
             end_ns: since(drawn),
             clock: Clock::CpuClock,
+            band: None,
         });
         t.wall_ns = nanos(started.elapsed());
         Ok(t)
@@ -383,7 +384,7 @@ impl GpuConverter {
             origin,
             gpu_free_ns: 0,
         };
-        run.span(GpuStep::Setup, (started, set_up), Clock::CpuClock);
+        run.span((GpuStep::Setup, None), (started, set_up), Clock::CpuClock);
         if pipelined {
             pipelined::drive(&mut run, slots, scopes)?;
         } else {

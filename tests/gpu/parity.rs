@@ -12,7 +12,9 @@ use crate::common::cpu;
 use std::sync::atomic::AtomicBool;
 
 use graylab::cpu::{Work, par_convert_with_work};
-use graylab::gpu::{BandPlan, GpuConverter, GpuError, GpuJob, GpuTimings, TimingMode, WorkgroupSize};
+use graylab::gpu::{
+    BandPlan, GpuConverter, GpuError, GpuJob, GpuStep, GpuTimings, TimingMode, WorkgroupSize,
+};
 use graylab::pixel::{Formula, Kernel};
 use graylab::system::progress::PixelProgress;
 
@@ -145,6 +147,17 @@ fn many_bands_through_the_ring_are_byte_identical() {
             assert_eq!((t.bands, t.chunks, t.rows_per_chunk), (9, 35, 20));
             assert_eq!(t.pipelined, conv.context().timestamps().encoders);
             assert!(t.upload_host.ns > 0 && t.download_host.ns > 0 && t.wall_ns > t.setup_ns, "{t:?}");
+            // Every chunk's steps say their band (a trace nests them in it); setup has none.
+            let copied: std::collections::BTreeSet<u32> = t
+                .spans
+                .iter()
+                .filter(|s| matches!(s.step, GpuStep::HostCopy { .. }))
+                .map(|s| s.band.expect("a chunk's host copy says its band"))
+                .collect();
+            assert_eq!(copied, (0..9).collect(), "{kernel:?}");
+            for s in &t.spans {
+                assert_eq!(s.band.is_none(), matches!(s.step, GpuStep::Setup | GpuStep::Preview), "{s:?}");
+            }
         }
     }
 }

@@ -104,10 +104,39 @@ fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
     for lane in ["CPU · decode", "CPU · encode"] {
         assert_eq!(tracks.values().filter(|t| *t == lane).count(), 2, "{lane}: {tracks:?}");
     }
-    // The CPU converts rows inside the encoder's stripes: its kernel time is in the run's phases.
+    // The CPU converts rows inside the encoder's stripes: its kernel time is in the run's phases,
+    // and each stripe's kernel is an event on its thread's track, inside the encode's span.
     for run in events.iter().filter(|e| e["ph"] == "X" && e["tid"] == 0) {
         let kernel = &run["args"]["phases"]["kernel"];
         assert!(kernel["ms"].as_f64().is_some_and(|ms| ms > 0.0) && kernel["clock"] == "cpu-clock", "{run}");
+        let pid = &run["pid"];
+        let on_track = |name: &str| -> Vec<&Value> {
+            let tids: Vec<u64> = tracks
+                .iter()
+                .filter(|((p, _), n)| pid == p && n.starts_with(name))
+                .map(|((_, t), _)| *t)
+                .collect();
+            events
+                .iter()
+                .filter(|e| {
+                    e["ph"] == "X" && e["pid"] == *pid && tids.contains(&e["tid"].as_u64().unwrap_or(0))
+                })
+                .collect()
+        };
+        let stripes = on_track("CPU · kernel stripes");
+        let encode = on_track("CPU · encode");
+        assert!(!stripes.is_empty() && encode.len() == 1, "{run}: {tracks:?}");
+        let (from, to) = (
+            encode[0]["ts"].as_f64().unwrap_or(0.0),
+            encode[0]["ts"].as_f64().unwrap_or(0.0) + encode[0]["dur"].as_f64().unwrap_or(0.0),
+        );
+        for s in stripes {
+            let ts = s["ts"].as_f64().unwrap_or(-1.0);
+            assert!(
+                ts + 1.0 >= from && ts + s["dur"].as_f64().unwrap_or(0.0) <= to + 1.0,
+                "{s} outside the encode"
+            );
+        }
     }
     assert_within_runs(&events, &tracks);
 
@@ -145,4 +174,37 @@ fn sweep_traces_each_points_cold_and_last_warm_runs() {
     // One file for two reports is refused before anything is measured.
     let o = graylab(&["sweep", "--sizes", "0.01", "--json", "x.json", "--trace", "x.json"], dir.path());
     assert!(!o.status.success() && text(&o).contains("--trace names the same file"), "{}", text(&o));
+}
+
+#[test]
+fn claims_trace_each_whole_run_they_compare_with_the_cold_runs_setup() {
+    if crate::common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = graylab(&["claims", "--quick", "--trace", "c.json"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let events = events(&dir.path().join("c.json"));
+    let (processes, tracks) = names(&events);
+    // Claims 1 and 5 to 9 run whole conversions; 2 to 4 time passes and kernels alone.
+    let claim_of =
+        |p: &String| p.split(" · claim ").nth(1).and_then(|c| c.split(' ').next()).map(str::to_owned);
+    let mut claims: Vec<String> = processes.values().filter_map(claim_of).collect();
+    claims.sort();
+    claims.dedup();
+    assert_eq!(claims, ["1", "5", "6", "7", "8", "9"], "{processes:?}");
+    // Each side once: claim 1 the 8K image on both backends, claim 5 both at each of five sizes.
+    assert_eq!(processes.values().filter(|p| p.contains("· claim 1 ·")).count(), 2, "{processes:?}");
+    assert_eq!(processes.values().filter(|p| p.contains("· claim 5 ·")).count(), 10, "{processes:?}");
+    // Claim 7 names its branching side apart from its uniform one.
+    assert!(
+        processes.values().any(|p| p.contains("claim 7 · workgroup") && p.contains("on odd gray values"))
+    );
+    // Claim 6's cold run shows its setup on the CPU and its copies and kernel on the GPU queue.
+    let (&cold, _) = processes.iter().find(|(_, p)| p.contains("claim 6 · cold")).expect("the cold run");
+    for lane in ["CPU · GPU setup (pipelines, buffers)", "GPU queue · kernel", "GPU queue · upload copies"]
+    {
+        assert!(tracks.iter().any(|((p, _), n)| *p == cold && n == lane), "{lane}: {tracks:?}");
+    }
+    assert_within_runs(&events, &tracks);
 }

@@ -62,7 +62,7 @@ fn colour(lane: Lane) -> Color32 {
         Lane::Setup => Segment::Phase(Phase::Setup),
         Lane::HostCopy { .. } => Segment::Other,
         Lane::Upload => Segment::Phase(Phase::Upload),
-        Lane::Kernel => Segment::Phase(Phase::Kernel),
+        Lane::Kernel | Lane::KernelStripe { .. } => Segment::Phase(Phase::Kernel),
         Lane::Display => Segment::Phase(Phase::Display),
         Lane::Download => Segment::Phase(Phase::Download),
         Lane::Encode => Segment::Phase(Phase::Encode),

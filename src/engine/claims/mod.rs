@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::engine::sampling::{Budget, Decision, Interval, Stop};
-use crate::engine::{Engine, EngineError};
+use crate::engine::{Engine, EngineError, RunReport};
 use crate::system::load::{Busy, CpuSnapshot};
 
 /// Whether a claim holds on this machine.
@@ -222,6 +222,10 @@ pub struct ClaimsReport {
     /// How busy the machine was over the whole run, where the system says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<Busy>,
+    /// Each claim's last run of every side it ran whole (named "claim N · side"), kept for a
+    /// trace when [`ClaimsOptions::keep_runs`] asked; never in the JSON.
+    #[serde(skip)]
+    pub runs: Vec<(String, RunReport)>,
 }
 
 /// How the claims run.
@@ -231,6 +235,9 @@ pub struct ClaimsOptions<'a> {
     pub quick: bool,
     /// Checked between experiments: once set, the run stops with [`EngineError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
+    /// Keep each claim's last run of every side it runs whole (claims 1 and 5 to 9; claims 2 to
+    /// 4 time passes and kernels alone), for a trace.
+    pub keep_runs: bool,
 }
 
 /// The claims, in the tutorial's order, with the one line each that the runner reports.
@@ -267,7 +274,13 @@ pub fn run_claims(
     let first = CpuSnapshot::now();
     let mut claims = Vec::new();
     let mut shared = transfers::Shared::default();
-    let budget = sampled::Plan { budget: Budget::for_set(options.quick), cancel: options.cancel };
+    let kept = sampled::Kept::default();
+    let budget = sampled::Plan {
+        budget: Budget::for_set(options.quick),
+        cancel: options.cancel,
+        kept: options.keep_runs.then_some(&kept),
+    };
+    let mut runs = Vec::new();
     for (done, (id, what)) in CLAIMS.iter().enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(EngineError::Cancelled);
@@ -296,6 +309,7 @@ pub fn run_claims(
         if software {
             result.why.push_str(" (on this software adapter the \"GPU\" is this CPU's own cores)");
         }
+        runs.extend(kept.borrow_mut().drain(..).map(|(side, run)| (format!("claim {id} · {side}"), run)));
         claims.push(result);
     }
     progress(CLAIMS.len(), CLAIMS.len(), "done");
@@ -309,6 +323,7 @@ pub fn run_claims(
         claims,
         took_s: started.elapsed().as_secs_f64(),
         busy: CpuSnapshot::busy_since(first),
+        runs,
     })
 }
 

@@ -2,6 +2,7 @@
 //! the sampling engine until the deciding ratio's interval clears the claim's threshold; and the
 //! small helpers that turn the rounds into figures and evidence.
 
+use std::cell::RefCell;
 use std::sync::atomic::AtomicBool;
 
 use image::DynamicImage;
@@ -12,16 +13,35 @@ use crate::engine::report::{Phase, RunReport};
 use crate::engine::sampling::{Budget, Decision, Interval, Sampled, decide, rotation, sample};
 use crate::engine::{ConvertSettings, Engine, EngineError};
 
-/// How a claim samples: the set's budget and the run's stop flag.
+/// Runs kept for a trace: the last of each side, named, in the order first seen.
+pub(super) type Kept = RefCell<Vec<(String, RunReport)>>;
+
+/// How a claim samples: the set's budget, the run's stop flag, and where runs are kept for a
+/// trace when asked.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Plan<'a> {
     /// The quick or the full set's budget.
     pub budget: Budget,
     /// Checked between rounds.
     pub cancel: Option<&'a AtomicBool>,
+    /// Where each side's last run is kept, when a trace was asked for.
+    pub kept: Option<&'a Kept>,
 }
 
 impl Plan<'_> {
+    /// Keeps `report` as the last run of side `name` (at its image size), when runs are kept.
+    pub(super) fn keep(&self, name: &str, report: &RunReport) {
+        let Some(kept) = self.kept else { return };
+        let mut kept = kept.borrow_mut();
+        let same = |(n, r): &&mut (String, RunReport)| {
+            n == name && (r.width, r.height) == (report.width, report.height)
+        };
+        match kept.iter_mut().find(same) {
+            Some(slot) => slot.1 = report.clone(),
+            None => kept.push((name.to_owned(), report.clone())),
+        }
+    }
+
     /// Takes rounds of `measure` until `decided` holds at a checkpoint or the budget is spent.
     pub(super) fn rounds<R>(
         &self,
@@ -46,12 +66,28 @@ impl Plan<'_> {
             |round| {
                 let mut reports: Vec<Option<RunReport>> = vec![None; repeats.len()];
                 for side in rotation(round, repeats.len()) {
-                    reports[side] = Some(repeats[side].run()?);
+                    let report = repeats[side].run()?;
+                    self.keep(&side_name(&sides[side]), &report);
+                    reports[side] = Some(report);
                 }
                 Ok(reports.into_iter().flatten().collect())
             },
             decided,
         )
+    }
+}
+
+/// A side's name in a trace: its workgroup on the GPU, and its work per pixel where it has some
+/// (the trace's process names the backend, formula and size).
+pub(super) fn side_name(s: &ConvertSettings) -> String {
+    let name = match s.backend {
+        crate::engine::Backend::Gpu => format!("workgroup {}", s.workgroup),
+        crate::engine::Backend::Cpu => "all threads".to_owned(),
+    };
+    match (s.work.rounds, s.work.divergent) {
+        (0, _) => name,
+        (rounds, false) => format!("{name} · work {rounds}"),
+        (rounds, true) => format!("{name} · work {rounds} on odd gray values"),
     }
 }
 

@@ -21,17 +21,22 @@ fn dims_for(bytes: u64) -> (u32, u32) {
 
 /// One round of claim 5 at one size: the CPU, the GPU end to end and the GPU with its input
 /// kept (one pass), in turns.
-fn cache_round(
-    cpu: &mut Repeat<'_>,
-    gpu: &mut Repeat<'_>,
+fn cache_round<'r>(
+    plan: &Plan<'_>,
+    (cpu, gpu): (&mut Repeat<'r>, &mut Repeat<'r>),
     kept: &mut impl FnMut() -> Result<f64, EngineError>,
     round: usize,
 ) -> Result<[f64; 3], EngineError> {
     let mut row = [0.0; 3];
     for side in rotation(round, 3) {
         row[side] = match side {
-            0 => cpu.run()?.total_ns as f64,
-            1 => gpu.run()?.total_ns as f64,
+            0 | 1 => {
+                let (repeat, name) =
+                    if side == 0 { (&mut *cpu, "all threads") } else { (&mut *gpu, "end to end") };
+                let report = repeat.run()?;
+                plan.keep(name, &report);
+                report.total_ns as f64
+            }
             _ => kept()?,
         };
     }
@@ -63,7 +68,7 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
             passes.last().map(|p| p.wall_ns as f64).ok_or(EngineError::Bug("no resident pass was timed"))
         };
         let sampled = plan.rounds(
-            |round| cache_round(&mut cpu, &mut gpu, &mut kept, round),
+            |round| cache_round(plan, (&mut cpu, &mut gpu), &mut kept, round),
             |r| settled(&best_over_cpu(r), 1.0),
         );
         converter.release_buffers()?;

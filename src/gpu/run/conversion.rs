@@ -69,7 +69,7 @@ impl Run<'_> {
             fill_mapped(&mut view, src)?
         };
         self.t.upload_host.ns += nanos(started.elapsed());
-        self.host_copies(&copies);
+        self.host_copies(&copies, chunk.band);
         slot.unmap_upload();
         Ok(())
     }
@@ -94,7 +94,7 @@ impl Run<'_> {
         };
         slot.download.unmap();
         self.t.download_host.ns += nanos(started.elapsed());
-        self.host_copies(&copies);
+        self.host_copies(&copies, chunk.band);
         Ok(())
     }
 
@@ -103,19 +103,26 @@ impl Run<'_> {
         nanos(at.saturating_duration_since(self.origin))
     }
 
-    /// Records that `step` ran from `start` to `end` (CPU clock), timed by `clock`.
-    pub(crate) fn span(&mut self, step: GpuStep, (start, end): (Instant, Instant), clock: Clock) {
+    /// Records that `step` (of a chunk of `band`) ran from `start` to `end` (CPU clock), timed
+    /// by `clock`.
+    pub(crate) fn span(
+        &mut self,
+        (step, band): (GpuStep, Option<u32>),
+        (start, end): (Instant, Instant),
+        clock: Clock,
+    ) {
         let (start_ns, end_ns) = (self.since_origin(start), self.since_origin(end));
         if !matches!(step, GpuStep::HostCopy { .. } | GpuStep::Setup | GpuStep::Preview) {
             self.gpu_free_ns = self.gpu_free_ns.max(end_ns);
         }
-        self.t.spans.push(GpuSpan { step, start_ns, end_ns, clock });
+        self.t.spans.push(GpuSpan { step, start_ns, end_ns, clock, band });
     }
 
-    /// Records one host copy, a span per thread that took part.
-    fn host_copies(&mut self, copies: &[ThreadCopy]) {
+    /// Records one host copy of a chunk of `band`, a span per thread that took part.
+    fn host_copies(&mut self, copies: &[ThreadCopy], band: u32) {
         for c in copies {
-            self.span(GpuStep::HostCopy { thread: c.thread }, (c.started, c.ended), Clock::CpuClock);
+            let step = (GpuStep::HostCopy { thread: c.thread }, Some(band));
+            self.span(step, (c.started, c.ended), Clock::CpuClock);
         }
     }
 

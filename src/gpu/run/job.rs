@@ -126,6 +126,8 @@ pub struct GpuSpan {
     pub end_ns: u64,
     /// What measured its length.
     pub clock: Clock,
+    /// The row band its chunk belongs to (`None` for setup and the preview).
+    pub band: Option<u32>,
 }
 
 /// One step's busy time and the clock that measured it.

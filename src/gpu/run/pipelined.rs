@@ -228,7 +228,8 @@ fn place_spans(run: &mut Run<'_>, ticks: &Ticks, chunk: &Chunk, (submitted, done
         let end_ns = (start_ns + offset_ns(to)).min(done_ns);
         let begin_ns = (start_ns + offset_ns(from)).min(end_ns);
         run.gpu_free_ns = run.gpu_free_ns.max(end_ns);
-        run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: Clock::GpuTimestamp });
+        let band = Some(chunk.band);
+        run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: Clock::GpuTimestamp, band });
     }
 }
 

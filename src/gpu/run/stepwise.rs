@@ -31,7 +31,9 @@ pub(crate) fn drive(
         let mut upload_ns = None;
         if run.cmds.upload {
             run.stage(slot, chunk)?;
-            upload_ns = Some(timed(run, GpuStep::Upload, |cmds, enc| cmds.upload(enc, slot, chunk, None))?);
+            upload_ns = Some(timed(run, (GpuStep::Upload, chunk.band), |cmds, enc| {
+                cmds.upload(enc, slot, chunk, None);
+            })?);
             slot.remap_upload();
         }
         // Each step's submit-and-wait on the CPU clock also counts any wait behind other work.
@@ -55,12 +57,14 @@ pub(crate) fn drive(
         }
         let mut sample = Sample { upload_ns, kernel_ns, upper_bounds: true, ..Sample::default() };
         if run.cmds.display.is_some() {
-            let ns = timed(run, GpuStep::Display, |cmds, enc| cmds.display(enc, chunk, None))?;
+            let ns = timed(run, (GpuStep::Display, chunk.band), |cmds, enc| cmds.display(enc, chunk, None))?;
             sample.display_ns = Some(ns);
             run.t.display.ns += ns;
         }
         if run.cmds.download {
-            let ns = timed(run, GpuStep::Download, |cmds, enc| cmds.download(enc, slot, chunk, None))?;
+            let ns = timed(run, (GpuStep::Download, chunk.band), |cmds, enc| {
+                cmds.download(enc, slot, chunk, None);
+            })?;
             sample.download_ns = Some(ns);
             run.t.download_copy.ns += ns;
             let mapping = map(&slot.download, 0..chunk.out_bytes().1, wgpu::MapMode::Read);
@@ -79,11 +83,11 @@ pub(crate) fn drive(
 /// Records one step, submits it and waits: its time on the CPU clock, and its span.
 fn timed(
     run: &mut Run<'_>,
-    step: GpuStep,
+    (step, band): (GpuStep, u32),
     record: impl FnOnce(&crate::gpu::run::record::RunCommands<'_>, &mut wgpu::CommandEncoder),
 ) -> Result<u64, GpuError> {
     let (started, done) = submit_and_wait(run, record)?;
-    run.span(step, (started, done), Clock::CpuClock);
+    run.span((step, Some(band)), (started, done), Clock::CpuClock);
     Ok(nanos(done - started))
 }
 
@@ -121,7 +125,7 @@ fn kernel(
     })?;
     let cpu_ns = nanos(done - started);
     let Some(ts) = ts else {
-        run.span(GpuStep::Kernel, (started, done), Clock::CpuClock);
+        run.span((GpuStep::Kernel, Some(slice.band)), (started, done), Clock::CpuClock);
         return Ok(Some(cpu_ns));
     };
     mapped(run.cmds.ctx.device(), &ts.map())?;
@@ -132,6 +136,6 @@ fn kernel(
     }
     // The pass's own length, placed at its submit (and never past when it was seen finished).
     let end = (started + std::time::Duration::from_nanos(gpu_ns)).min(done);
-    run.span(GpuStep::Kernel, (started, end), Clock::GpuTimestamp);
+    run.span((GpuStep::Kernel, Some(slice.band)), (started, end), Clock::GpuTimestamp);
     Ok(Some(gpu_ns))
 }

@@ -23,7 +23,7 @@ impl WorkerState {
                 ticket.set_progress(text, done, 0, (done as f64, total as f64));
             }
         };
-        let options = ClaimsOptions { quick, cancel: Some(ticket.flag()) };
+        let options = ClaimsOptions { quick, cancel: Some(ticket.flag()), keep_runs: false };
         let result = run_claims(&self.engine, &options, &mut progress);
         drop(memory);
         match result {
