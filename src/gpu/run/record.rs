@@ -85,7 +85,8 @@ impl RunCommands<'_> {
         };
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("grayscale"),
-            timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart(nth), Stamp::KernelEnd(nth))),
+            timestamp_writes: ts
+                .map(|t| t.pass_writes(Some(Stamp::KernelStart(nth)), Some(Stamp::KernelEnd(nth)))),
         });
         pass.set_pipeline(self.pipeline);
         let params_offset = (slice.index as u64 * PARAMS_STRIDE) as u32;

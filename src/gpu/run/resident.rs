@@ -6,11 +6,11 @@
 
 use std::time::Instant;
 
-use wgpu::util::DeviceExt as _;
-
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
+use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
 use crate::gpu::pipelines::{Pipelines, params_buffer};
+use crate::gpu::plan::bands::band_sizes;
 use crate::gpu::plan::grid::{PARAMS_STRIDE, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
@@ -59,27 +59,24 @@ pub(crate) fn time_resident(
         .collect::<Result<Vec<_>, _>>()?;
     let params =
         params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
+    let inputs =
+        ResidentInput::new(ctx, InputLayout::new(0, kernel, (width, height), &plan.bands), &plan.bands);
     let mut groups = Vec::new();
-    for band in 0..plan.bands.bands {
+    for ((input, &in_bytes), band) in inputs.buffers.iter().zip(&inputs.bytes).zip(0u32..) {
         let first_row = (band * plan.bands.rows_per_band) as usize;
         let rows = (plan.bands.rows_per_band as usize).min(height as usize - first_row);
-        let words = crate::gpu::plan::grid::row_first_word(kernel, width, rows as u32);
-        let (in_bytes, out_bytes) = (words * kernel.in_words_per_out_word() as u64 * 4, words * 4);
+        let out_bytes = band_sizes(kernel, (rows * width as usize) as u64).2.max(4);
         let band_src = src.get(first_row * in_row..(first_row + rows) * in_row).unwrap_or_default();
         let mut contents = band_src.to_vec();
         contents.resize(in_bytes as usize, 0);
-        let input = ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("resident input"),
-            contents: &contents,
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+        ctx.queue().write_buffer(input, 0, &contents);
         let output = ctx.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some("resident output"),
             size: out_bytes,
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        groups.push(pipelines.bind_group(ctx, kernel, (&input, in_bytes), (&output, out_bytes), &params));
+        groups.push(pipelines.bind_group(ctx, kernel, (input, in_bytes), (&output, out_bytes), &params));
     }
     scopes.check()?;
     let pass = || -> Result<ResidentPass, GpuError> {
@@ -118,6 +115,7 @@ pub(crate) fn time_resident(
     pass()?;
     let times = (0..runs.max(1)).map(|_| pass()).collect::<Result<Vec<_>, _>>();
     drop(groups);
+    drop(inputs);
     drop(params);
     wait_for(ctx.device(), None)?;
     times

@@ -15,11 +15,14 @@ use std::time::Instant;
 use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
 use crate::gpu::pipelines::params_buffer;
+use crate::gpu::plan::bands::band_sizes;
 use crate::gpu::plan::grid::{Dispatch, PARAMS_STRIDE, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
 use crate::gpu::run::resident::KernelOn;
+use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError, GpuJob};
 
 /// One warm round trip, measured.
@@ -44,10 +47,9 @@ pub(crate) struct RoundTrip {
     pub stamps: bool,
 }
 
-/// One band's buffers: staging both ways, the kept input and the output, and its bindings.
+/// One band's buffers beside its kept input: staging both ways, the output, and its bindings.
 struct Band {
     staging: wgpu::Buffer,
-    input: wgpu::Buffer,
     output: wgpu::Buffer,
     readback: wgpu::Buffer,
     group: wgpu::BindGroup,
@@ -58,52 +60,15 @@ struct Band {
     out_bytes: u64,
 }
 
-/// Two timestamps (start of the first pass, end of the last) and the buffers that read them.
-struct Stamps {
-    set: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
-}
-
-impl Stamps {
-    fn new(ctx: &GpuContext) -> Self {
-        use wgpu::BufferUsages as U;
-        let buffer = |label, usage| {
-            ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: 16,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        let set = ctx.device().create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("round trip timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = buffer("round trip timestamp resolve", U::QUERY_RESOLVE | U::COPY_SRC);
-        Self { set, resolve, readback: buffer("round trip timestamp readback", U::MAP_READ | U::COPY_DST) }
-    }
-
-    /// Reads the two stamps back (after the last submission finished): nanoseconds between them.
-    fn read(&self, ctx: &GpuContext) -> Result<u64, GpuError> {
-        mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
-        let mut ticks = [0u64; 2];
-        {
-            let view = self.readback.get_mapped_range(0..16).map_err(|e| GpuError::Map(e.into()))?;
-            for (tick, bytes) in ticks.iter_mut().zip(view.chunks_exact(8)) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(bytes);
-                *tick = u64::from_le_bytes(word);
-            }
-        }
-        self.readback.unmap();
-        Ok(ctx.ticks_to_ns(ticks[1].saturating_sub(ticks[0])))
-    }
-}
-
-/// Allocates every band's buffers (the upload staging mapped, ready to be filled).
-fn bands(on: &KernelOn<'_>, job: &GpuJob<'_>, plan: &RunPlan, params: &wgpu::Buffer) -> Vec<Band> {
+/// Allocates every band's buffers around its kept input (the upload staging mapped, ready to
+/// be filled).
+fn bands(
+    on: &KernelOn<'_>,
+    job: &GpuJob<'_>,
+    plan: &RunPlan,
+    inputs: &ResidentInput,
+    params: &wgpu::Buffer,
+) -> Vec<Band> {
     use wgpu::BufferUsages as U;
     let KernelOn { ctx, pipelines, .. } = *on;
     let &GpuJob { kernel, width, height, .. } = job;
@@ -117,20 +82,20 @@ fn bands(on: &KernelOn<'_>, job: &GpuJob<'_>, plan: &RunPlan, params: &wgpu::Buf
     };
     let (in_row, out_row) =
         (width as usize * kernel.in_bytes_per_pixel(), width as usize * kernel.out_bytes_per_pixel());
-    (0..plan.bands.bands)
-        .map(|band| {
+    inputs
+        .buffers
+        .iter()
+        .zip(&inputs.bytes)
+        .zip(0u32..)
+        .map(|((input, &in_bytes), band)| {
             let first_row = band * plan.bands.rows_per_band;
             let rows = plan.bands.rows_per_band.min(height - first_row);
-            let words = crate::gpu::plan::grid::row_first_word(kernel, width, rows);
-            let (in_bytes, out_bytes) = (words * kernel.in_words_per_out_word() as u64 * 4, words * 4);
-            let (in_bytes, out_bytes) = (in_bytes.max(4), out_bytes.max(4));
-            let input = buffer("round trip input", in_bytes, U::STORAGE | U::COPY_DST, false);
+            let out_bytes = (band_sizes(kernel, u64::from(rows) * u64::from(width)).2).max(4);
             let output = buffer("round trip output", out_bytes, U::STORAGE | U::COPY_SRC, false);
-            let group = pipelines.bind_group(ctx, kernel, (&input, in_bytes), (&output, out_bytes), params);
+            let group = pipelines.bind_group(ctx, kernel, (input, in_bytes), (&output, out_bytes), params);
             let (r0, r1) = (first_row as usize, (first_row + rows) as usize);
             Band {
                 staging: buffer("round trip upload staging", in_bytes, U::MAP_WRITE | U::COPY_SRC, true),
-                input,
                 output,
                 readback: buffer("round trip readback", out_bytes, U::MAP_READ | U::COPY_DST, false),
                 group,
@@ -152,7 +117,9 @@ struct Trip<'a> {
     plan: &'a RunPlan,
     dispatches: &'a [Dispatch],
     bands: &'a [Band],
-    stamps: Option<&'a Stamps>,
+    inputs: &'a ResidentInput,
+    /// The first pass's start and the last pass's end, where the device reads them in place.
+    stamps: Option<&'a Timestamps>,
     /// Dispatches in all: the passes times the chunks of one pass.
     steps: usize,
 }
@@ -165,12 +132,18 @@ impl Trip<'_> {
         self.passes(uploaded)?;
         self.download(dst)?;
         let wall_ns = nanos(started.elapsed());
-        let kernel_ns = self.stamps.map(|s| s.read(self.ctx)).transpose()?;
+        let kernel_ns = self.stamps.map(|s| self.passes_ns(s)).transpose()?;
         // The upload staging is mapped again for the next round trip, off the clock.
         for band in self.bands {
             mapped(self.ctx.device(), &map(&band.staging, 0..band.in_bytes, wgpu::MapMode::Write))?;
         }
         Ok(RoundTripTime { wall_ns, kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns) })
+    }
+
+    /// The passes' time on the GPU, first start to last end (after the last submission finished).
+    fn passes_ns(&self, stamps: &Timestamps) -> Result<u64, GpuError> {
+        mapped(self.ctx.device(), &stamps.map())?;
+        Ok(self.ctx.ticks_to_ns(stamps.read()?.span(Span::Slice(0))))
     }
 
     fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
@@ -180,7 +153,7 @@ impl Trip<'_> {
     /// The host copies into staging (every thread), and one submission of the copies to the GPU.
     fn upload(&self) -> Result<wgpu::SubmissionIndex, GpuError> {
         let mut enc = self.encoder("round trip upload");
-        for band in self.bands {
+        for (band, input) in self.bands.iter().zip(&self.inputs.buffers) {
             {
                 let mut view = band
                     .staging
@@ -189,7 +162,7 @@ impl Trip<'_> {
                 fill_mapped(&mut view, self.job.src.get(band.src.clone()).unwrap_or_default())?;
             }
             band.staging.unmap();
-            enc.copy_buffer_to_buffer(&band.staging, 0, &band.input, 0, band.in_bytes);
+            enc.copy_buffer_to_buffer(&band.staging, 0, input, 0, band.in_bytes);
         }
         Ok(self.ctx.queue().submit([enc.finish()]))
     }
@@ -208,15 +181,12 @@ impl Trip<'_> {
             let Some(band) = self.bands.get(chunk.band as usize) else { continue };
             let mut enc = self.encoder("round trip pass");
             {
-                let first = (step == 0).then_some(0);
-                let last = (step + 1 == self.steps).then_some(1);
-                let timestamp_writes = self.stamps.filter(|_| first.is_some() || last.is_some()).map(|s| {
-                    wgpu::ComputePassTimestampWrites {
-                        query_set: &s.set,
-                        beginning_of_pass_write_index: first,
-                        end_of_pass_write_index: last,
-                    }
-                });
+                let first = (step == 0).then_some(Stamp::KernelStart(0));
+                let last = (step + 1 == self.steps).then_some(Stamp::KernelEnd(0));
+                let timestamp_writes = self
+                    .stamps
+                    .filter(|_| first.is_some() || last.is_some())
+                    .map(|s| s.pass_writes(first, last));
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("round trip pass"),
                     timestamp_writes,
@@ -241,8 +211,7 @@ impl Trip<'_> {
             enc.copy_buffer_to_buffer(&band.output, 0, &band.readback, 0, band.out_bytes);
         }
         if let Some(s) = self.stamps {
-            enc.resolve_query_set(&s.set, 0..2, &s.resolve, 0);
-            enc.copy_buffer_to_buffer(&s.resolve, 0, &s.readback, 0, 16);
+            s.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
         }
         self.ctx.queue().submit([enc.finish()]);
         let mappings: Vec<_> =
@@ -310,9 +279,11 @@ pub(crate) fn warm<T>(
         .collect::<Result<Vec<_>, _>>()?;
     let params =
         params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
-    let bands = bands(on, job, &plan, &params);
+    let inputs =
+        ResidentInput::new(ctx, InputLayout::new(0, kernel, (width, height), &plan.bands), &plan.bands);
+    let bands = bands(on, job, &plan, &inputs, &params);
     let steps = how.passes.max(1) as usize * plan.chunks.len();
-    let stamps = (how.stamps && steps > 0).then(|| Stamps::new(ctx));
+    let stamps = (how.stamps && steps > 0).then(|| Timestamps::new(ctx, 1));
     scopes.check()?;
     let trip = Trip {
         ctx,
@@ -321,6 +292,7 @@ pub(crate) fn warm<T>(
         plan: &plan,
         dispatches: &dispatches,
         bands: &bands,
+        inputs: &inputs,
         stamps: stamps.as_ref(),
         steps,
     };
@@ -330,6 +302,7 @@ pub(crate) fn warm<T>(
     let driven = drive(&mut warm);
     scopes.check()?;
     drop(bands);
+    drop(inputs);
     drop(params);
     wait_for(ctx.device(), None)?;
     Ok(driven)

@@ -133,7 +133,8 @@ impl Probe {
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("rounds only"),
-                timestamp_writes: ts.map(|t| t.pass_writes(Stamp::KernelStart(0), Stamp::KernelEnd(0))),
+                timestamp_writes: ts
+                    .map(|t| t.pass_writes(Some(Stamp::KernelStart(0)), Some(Stamp::KernelEnd(0)))),
             });
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &self.bind_group, &[]);

@@ -139,12 +139,17 @@ impl Timestamps {
         encoder.write_timestamp(&self.set, stamp.slot());
     }
 
-    /// Timestamp writes for a compute pass into the `start` and `end` slots.
-    pub(crate) fn pass_writes(&self, start: Stamp, end: Stamp) -> wgpu::ComputePassTimestampWrites<'_> {
+    /// Timestamp writes for a compute pass into the `start` and `end` slots (either may be left
+    /// out: a pass among several stamps only the first's start and the last's end).
+    pub(crate) fn pass_writes(
+        &self,
+        start: Option<Stamp>,
+        end: Option<Stamp>,
+    ) -> wgpu::ComputePassTimestampWrites<'_> {
         wgpu::ComputePassTimestampWrites {
             query_set: &self.set,
-            beginning_of_pass_write_index: Some(start.slot()),
-            end_of_pass_write_index: Some(end.slot()),
+            beginning_of_pass_write_index: start.map(Stamp::slot),
+            end_of_pass_write_index: end.map(Stamp::slot),
         }
     }
 
