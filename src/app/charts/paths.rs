@@ -10,7 +10,7 @@ use super::{fixed_plot, legend_ui, marks_at, nice_spacer};
 use crate::engine::ceilings::{PathKind, PathPoint, TransferPath};
 
 /// Each path's colour, in [`PathKind::ALL`]'s order.
-const COLOURS: [Color32; 7] = [
+const COLOURS: [Color32; 9] = [
     Color32::from_rgb(230, 140, 60),
     Color32::from_rgb(200, 170, 70),
     Color32::from_rgb(240, 200, 90),
@@ -18,6 +18,8 @@ const COLOURS: [Color32; 7] = [
     Color32::from_rgb(120, 150, 230),
     Color32::from_rgb(70, 110, 220),
     Color32::from_rgb(190, 110, 200),
+    Color32::from_rgb(250, 120, 120),
+    Color32::from_rgb(90, 200, 200),
 ];
 
 fn colour(path: PathKind) -> Color32 {

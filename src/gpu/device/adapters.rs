@@ -4,9 +4,16 @@
 use crate::gpu::{GpuError, WorkgroupSize};
 
 /// The features graylab asks for when the adapter has them: timestamps in compute passes and
-/// anywhere in an encoder (around the copies).
+/// anywhere in an encoder (around the copies); and on unified memory, mappable storage buffers.
 pub(crate) const WANTED_FEATURES: wgpu::Features =
     wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+
+/// Whether an adapter of this type shares its memory with the CPU (an integrated GPU, or a
+/// software one): there a storage buffer the host maps (`MAPPABLE_PRIMARY_BUFFERS`) is bytes the
+/// GPU reads in place, where on a discrete GPU it would live in slow host memory.
+pub(crate) fn unified_memory(device_type: wgpu::DeviceType) -> bool {
+    matches!(device_type, wgpu::DeviceType::IntegratedGpu | wgpu::DeviceType::Cpu)
+}
 
 /// An instance of the native APIs (Vulkan, Metal, DX12), or of `backends` (the
 /// `WGPU_BACKEND` environment variable, e.g. `WGPU_BACKEND=gl`, overrides both).
@@ -79,9 +86,14 @@ pub(crate) fn device_descriptor(
     adapter: &wgpu::Adapter,
     label: &'static str,
 ) -> wgpu::DeviceDescriptor<'static> {
+    let mut wanted = WANTED_FEATURES;
+    if unified_memory(adapter.get_info().device_type) {
+        // Measured as a transfer path of its own (`info --probe`), never used by a run.
+        wanted |= wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+    }
     wgpu::DeviceDescriptor {
         label: Some(label),
-        required_features: adapter.features() & WANTED_FEATURES,
+        required_features: adapter.features() & wanted,
         required_limits: adapter.limits(),
         ..Default::default()
     }

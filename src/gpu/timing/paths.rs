@@ -22,9 +22,10 @@ pub const SMALLEST_BYTES: u64 = 4 << 10;
 /// The largest size timed when memory allows: 256 MiB.
 pub const LARGEST_BYTES: u64 = 256 << 20;
 
-/// Buffers of the largest size the measurement holds at once: four on the device side (upload
-/// staging, two device buffers, readback) and two on the host.
-pub const HELD_BUFFERS: u64 = 6;
+/// Buffers of the largest size the measurement holds at once: six on the device side (upload
+/// staging, two device buffers, readback, and on unified memory the two mapped storage buffers)
+/// and two on the host.
+pub const HELD_BUFFERS: u64 = 8;
 
 /// One way bytes move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -45,11 +46,17 @@ pub enum PathKind {
     /// Up and down at once: staged up (every thread) and read back in one submission; the bytes
     /// of both directions count.
     Both,
+    /// Unified memory only (`MAPPABLE_PRIMARY_BUFFERS`): a storage buffer the kernel binds,
+    /// mapped and filled by every thread, unmapped; no copy at all.
+    MappedStorageUp,
+    /// Unified memory only: a storage buffer the kernel wrote, mapped and read by every thread.
+    MappedStorageDown,
 }
 
 impl PathKind {
-    /// Every path, in the order they are printed.
-    pub const ALL: [Self; 7] = [
+    /// Every path, in the order they are printed (the mapped storage ones only where the device
+    /// has unified memory and maps storage buffers: [`Self::measured_on`]).
+    pub const ALL: [Self; 9] = [
         Self::WriteBuffer,
         Self::StagedOneThread,
         Self::StagedAllThreads,
@@ -57,7 +64,21 @@ impl PathKind {
         Self::ReadbackOneThread,
         Self::ReadbackAllThreads,
         Self::Both,
+        Self::MappedStorageUp,
+        Self::MappedStorageDown,
     ];
+
+    /// Whether this path can be measured on a device with `features` of this `device_type`.
+    #[must_use]
+    pub fn measured_on(self, features: wgpu::Features, device_type: wgpu::DeviceType) -> bool {
+        match self {
+            Self::MappedStorageUp | Self::MappedStorageDown => {
+                features.contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+                    && crate::gpu::device::adapters::unified_memory(device_type)
+            }
+            _ => true,
+        }
+    }
 
     /// How the path is named in text.
     #[must_use]
@@ -70,6 +91,8 @@ impl PathKind {
             Self::ReadbackOneThread => "down: readback, 1 thread",
             Self::ReadbackAllThreads => "down: readback, all threads",
             Self::Both => "up and down at once",
+            Self::MappedStorageUp => "up: mapped storage (unified)",
+            Self::MappedStorageDown => "down: mapped storage (unified)",
         }
     }
 }
@@ -195,6 +218,8 @@ struct Buffers {
     device_a: wgpu::Buffer,
     device_b: wgpu::Buffer,
     readback: wgpu::Buffer,
+    /// Storage buffers the host maps to write and to read (unified memory only).
+    mapped_storage: Option<(wgpu::Buffer, wgpu::Buffer)>,
 }
 
 /// Measures every path of [`PathKind::ALL`] over [`sizes`] up to `largest_bytes`, inside error
@@ -219,11 +244,22 @@ fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuE
             mapped_at_creation: false,
         })
     };
+    let kinds: Vec<PathKind> = PathKind::ALL
+        .into_iter()
+        .filter(|k| k.measured_on(ctx.device().features(), ctx.adapter_info().device_type))
+        .collect();
+    let unified = kinds.contains(&PathKind::MappedStorageUp);
     let b = Buffers {
         staging: buffer("paths upload staging", U::MAP_WRITE | U::COPY_SRC),
         device_a: buffer("paths device a", U::STORAGE | U::COPY_DST | U::COPY_SRC),
         device_b: buffer("paths device b", U::STORAGE | U::COPY_DST | U::COPY_SRC),
         readback: buffer("paths readback", U::MAP_READ | U::COPY_DST),
+        mapped_storage: unified.then(|| {
+            (
+                buffer("paths mapped storage up", U::STORAGE | U::MAP_WRITE),
+                buffer("paths mapped storage down", U::STORAGE | U::MAP_READ),
+            )
+        }),
     };
     let len = usize::try_from(largest).map_err(|_| GpuError::Bug("a probe size beyond the address space"))?;
     let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
@@ -233,7 +269,7 @@ fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuE
         .build()
         .map_err(|_| GpuError::Bug("a one-thread pool could not be started"))?;
     let mut paths = Vec::new();
-    for path in PathKind::ALL {
+    for path in kinds {
         // The host copies of these two run on one thread: `fill_mapped` and `read_mapped` split
         // their work over the pool they run in.
         let single = matches!(path, PathKind::StagedOneThread | PathKind::ReadbackOneThread);
@@ -266,6 +302,27 @@ fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuE
 fn once(ctx: &GpuContext, b: &Buffers, path: PathKind, src: &[u8], dst: &mut [u8]) -> Result<u64, GpuError> {
     let bytes = src.len() as u64;
     let started = Instant::now();
+    if let (PathKind::MappedStorageUp | PathKind::MappedStorageDown, Some((up, down))) =
+        (path, &b.mapped_storage)
+    {
+        // The bytes are where the kernel binds them once mapped, copied and unmapped.
+        if path == PathKind::MappedStorageUp {
+            mapped(ctx.device(), &map(up, 0..bytes, wgpu::MapMode::Write))?;
+            {
+                let mut view = up.get_mapped_range_mut(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
+                fill_mapped(&mut view, src)?;
+            }
+            up.unmap();
+        } else {
+            mapped(ctx.device(), &map(down, 0..bytes, wgpu::MapMode::Read))?;
+            {
+                let view = down.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
+                read_mapped(&view, dst)?;
+            }
+            down.unmap();
+        }
+        return Ok(nanos(started.elapsed()));
+    }
     let mut enc =
         ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("paths") });
     let staged = matches!(path, PathKind::StagedOneThread | PathKind::StagedAllThreads | PathKind::Both);
@@ -285,7 +342,10 @@ fn once(ctx: &GpuContext, b: &Buffers, path: PathKind, src: &[u8], dst: &mut [u8
             enc.copy_buffer_to_buffer(&b.device_a, 0, &b.readback, 0, bytes);
         }
         PathKind::Both => enc.copy_buffer_to_buffer(&b.device_b, 0, &b.readback, 0, bytes),
-        PathKind::StagedOneThread | PathKind::StagedAllThreads => {}
+        PathKind::StagedOneThread
+        | PathKind::StagedAllThreads
+        | PathKind::MappedStorageUp
+        | PathKind::MappedStorageDown => {}
     }
     let submission = ctx.queue().submit([enc.finish()]);
     let reads = matches!(path, PathKind::ReadbackOneThread | PathKind::ReadbackAllThreads | PathKind::Both);
