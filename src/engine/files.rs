@@ -230,6 +230,16 @@ impl RowSource for KernelRows<'_> {
         }
         Cow::Owned(out)
     }
+
+    fn coded(&self, _: Range<usize>, started: Instant) {
+        let ended = Instant::now();
+        let (origin, spans) = &self.spans;
+        let lane = Lane::EncodeStripe { thread: rayon::current_thread_index() };
+        let span = Span::cpu(lane, nanos_between(*origin, started), nanos_between(*origin, ended));
+        if let Ok(mut spans) = spans.lock() {
+            spans.push(span);
+        }
+    }
 }
 
 /// Converts and encodes in one pass when that is possible (CPU backend, an 8-bit colour input,

@@ -38,6 +38,12 @@ pub enum Lane {
     Download,
     /// Encoding and writing the output file.
     Encode,
+    /// One encoder stripe coded (its rows asked for, converted where the kernel runs inside the
+    /// encode, and compressed) by one thread: its rayon index, or `None` outside the pool.
+    EncodeStripe {
+        /// The rayon thread index, `None` for a thread outside the pool.
+        thread: Option<usize>,
+    },
 }
 
 impl Lane {
@@ -56,6 +62,8 @@ impl Lane {
             Self::Display => "display".to_owned(),
             Self::Download => "download".to_owned(),
             Self::Encode => "encode".to_owned(),
+            Self::EncodeStripe { thread: Some(t) } => format!("encode stripes · thread {t}"),
+            Self::EncodeStripe { thread: None } => "encode stripes · caller".to_owned(),
         }
     }
 }

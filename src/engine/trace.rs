@@ -24,9 +24,10 @@ fn track(lane: Lane) -> u64 {
         Lane::Display => 6,
         Lane::Download => 7,
         Lane::Encode => 8,
-        Lane::KernelStripe { thread: None } => 9,
+        // A thread's encoder stripes and the kernel inside each share its track: they nest.
+        Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => 9,
         Lane::HostCopy { thread: Some(t) } => 10 + 2 * t as u64,
-        Lane::KernelStripe { thread: Some(t) } => 11 + 2 * t as u64,
+        Lane::KernelStripe { thread: Some(t) } | Lane::EncodeStripe { thread: Some(t) } => 11 + 2 * t as u64,
     }
 }
 
@@ -37,6 +38,12 @@ fn track_name(lane: Lane, backend: Backend) -> String {
         Lane::Upload => "GPU queue · upload copies".to_owned(),
         Lane::Download => "GPU queue · download copies".to_owned(),
         Lane::Kernel | Lane::Display if backend == Backend::Gpu => format!("GPU queue · {}", lane.name()),
+        Lane::KernelStripe { thread: Some(t) } | Lane::EncodeStripe { thread: Some(t) } => {
+            format!("CPU · encoder thread {t} (stripes, the kernel inside each)")
+        }
+        Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => {
+            "CPU · encoder caller (stripes, the kernel inside each)".to_owned()
+        }
         other => format!("CPU · {}", other.name()),
     }
 }
@@ -222,24 +229,43 @@ mod tests {
     }
 
     #[test]
-    fn kernel_stripes_get_a_track_per_thread() {
+    fn a_threads_encoder_stripes_and_their_kernel_share_its_track() {
         let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (64, 32), Vec::new());
         r.total_ns = 5_000;
         r.spans = vec![
+            Span::cpu(Lane::EncodeStripe { thread: Some(0) }, 0, 2_000),
             Span::cpu(Lane::KernelStripe { thread: Some(0) }, 0, 1_000),
-            Span::cpu(Lane::KernelStripe { thread: Some(1) }, 0, 1_200),
+            Span::cpu(Lane::EncodeStripe { thread: Some(1) }, 100, 2_500),
+            Span::cpu(Lane::KernelStripe { thread: Some(1) }, 100, 1_200),
             Span::cpu(Lane::Encode, 0, 5_000),
         ];
         let trace = chrome_trace("test", &[("stripes".to_owned(), &r)]);
         let events = trace["traceEvents"].as_array().expect("events");
-        let names: Vec<&str> = events
+        let mut names: Vec<&str> = events
             .iter()
             .filter(|e| e["name"] == "thread_name")
             .filter_map(|e| e["args"]["name"].as_str())
             .collect();
+        names.sort_unstable();
+        names.dedup();
         assert_eq!(
             names,
-            ["run", "CPU · kernel stripes · thread 0", "CPU · kernel stripes · thread 1", "CPU · encode"]
+            [
+                "CPU · encode",
+                "CPU · encoder thread 0 (stripes, the kernel inside each)",
+                "CPU · encoder thread 1 (stripes, the kernel inside each)",
+                "run"
+            ]
         );
+        // On each thread's track the kernel lies inside its stripe.
+        for tid in [11, 13] {
+            let on: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X" && e["tid"] == tid).collect();
+            let stripe =
+                on.iter().find(|e| e["name"].as_str().is_some_and(|n| n.starts_with("encode stripes")));
+            let kernel =
+                on.iter().find(|e| e["name"].as_str().is_some_and(|n| n.starts_with("kernel stripes")));
+            let (stripe, kernel) = (extent(stripe.expect("a stripe")), extent(kernel.expect("its kernel")));
+            assert!(stripe.0 <= kernel.0 && kernel.1 <= stripe.1, "{stripe:?} {kernel:?}");
+        }
     }
 }

@@ -104,18 +104,19 @@ fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
     for lane in ["CPU · decode", "CPU · encode"] {
         assert_eq!(tracks.values().filter(|t| *t == lane).count(), 2, "{lane}: {tracks:?}");
     }
-    // The CPU converts rows inside the encoder's stripes: its kernel time is in the run's phases,
-    // and each stripe's kernel is an event on its thread's track, inside the encode's span.
+    // The CPU converts rows inside the encoder's stripes: its kernel time is in the run's phases;
+    // each thread's track holds its stripes, each with its kernel inside, within the encode.
+    let extent = |e: &Value| {
+        let ts = e["ts"].as_f64().unwrap_or(-1.0);
+        (ts, ts + e["dur"].as_f64().unwrap_or(0.0))
+    };
     for run in events.iter().filter(|e| e["ph"] == "X" && e["tid"] == 0) {
         let kernel = &run["args"]["phases"]["kernel"];
         assert!(kernel["ms"].as_f64().is_some_and(|ms| ms > 0.0) && kernel["clock"] == "cpu-clock", "{run}");
         let pid = &run["pid"];
-        let on_track = |name: &str| -> Vec<&Value> {
-            let tids: Vec<u64> = tracks
-                .iter()
-                .filter(|((p, _), n)| pid == p && n.starts_with(name))
-                .map(|((_, t), _)| *t)
-                .collect();
+        let on_track = |pick: &dyn Fn(&str) -> bool| -> Vec<&Value> {
+            let tids: Vec<u64> =
+                tracks.iter().filter(|((p, _), n)| pid == p && pick(n)).map(|((_, t), _)| *t).collect();
             events
                 .iter()
                 .filter(|e| {
@@ -123,20 +124,33 @@ fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
                 })
                 .collect()
         };
-        let stripes = on_track("CPU · kernel stripes");
-        let encode = on_track("CPU · encode");
-        assert!(!stripes.is_empty() && encode.len() == 1, "{run}: {tracks:?}");
-        let (from, to) = (
-            encode[0]["ts"].as_f64().unwrap_or(0.0),
-            encode[0]["ts"].as_f64().unwrap_or(0.0) + encode[0]["dur"].as_f64().unwrap_or(0.0),
-        );
-        for s in stripes {
-            let ts = s["ts"].as_f64().unwrap_or(-1.0);
-            assert!(
-                ts + 1.0 >= from && ts + s["dur"].as_f64().unwrap_or(0.0) <= to + 1.0,
-                "{s} outside the encode"
-            );
+        let encode = on_track(&|n| n == "CPU · encode");
+        let threads = on_track(&|n| n.starts_with("CPU · encoder thread"));
+        let named = |prefix: &str| -> Vec<&Value> {
+            threads
+                .iter()
+                .copied()
+                .filter(|e| e["name"].as_str().is_some_and(|n| n.starts_with(prefix)))
+                .collect()
+        };
+        let (stripes, kernels) = (named("encode stripes"), named("kernel stripes"));
+        assert!(!stripes.is_empty() && !kernels.is_empty() && encode.len() == 1, "{run}: {tracks:?}");
+        let (from, to) = extent(encode[0]);
+        for s in &stripes {
+            let (start, end) = extent(s);
+            assert!(start + 1.0 >= from && end <= to + 1.0, "{s} outside the encode");
         }
+        // PNG also filters a sample of single rows first: those kernels have no stripe.
+        let nested = kernels
+            .iter()
+            .filter(|k| {
+                let (start, end) = extent(k);
+                stripes
+                    .iter()
+                    .any(|s| s["tid"] == k["tid"] && extent(s).0 <= start + 1.0 && end <= extent(s).1 + 1.0)
+            })
+            .count();
+        assert!(nested >= stripes.len(), "{nested} kernels in {} stripes", stripes.len());
     }
     assert_within_runs(&events, &tracks);
 

@@ -65,7 +65,7 @@ fn colour(lane: Lane) -> Color32 {
         Lane::Kernel | Lane::KernelStripe { .. } => Segment::Phase(Phase::Kernel),
         Lane::Display => Segment::Phase(Phase::Display),
         Lane::Download => Segment::Phase(Phase::Download),
-        Lane::Encode => Segment::Phase(Phase::Encode),
+        Lane::Encode | Lane::EncodeStripe { .. } => Segment::Phase(Phase::Encode),
     };
     segment.colour()
 }

@@ -36,6 +36,12 @@ impl GrayLayout {
 pub trait RowSource: Sync {
     /// The packed bytes of rows `rows` (within the image), samples in native byte order.
     fn rows(&self, rows: Range<usize>) -> Cow<'_, [u8]>;
+
+    /// Told by the encoder, on the thread that coded it, that the stripe of `rows` took from
+    /// `started` (before it asked for the rows) until now: for a timeline of the stripes.
+    fn coded(&self, rows: Range<usize>, started: std::time::Instant) {
+        let _ = (rows, started);
+    }
 }
 
 /// Rows borrowed from an image already in memory.

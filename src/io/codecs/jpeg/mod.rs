@@ -54,6 +54,7 @@ pub(in crate::io) fn write_gray_jpeg(
     code_in_parallel_write_in_order(
         stripes,
         |s| {
+            let started = std::time::Instant::now();
             let block_range = s * rows_per_stripe..((s + 1) * rows_per_stripe).min(block_rows);
             let pixel_rows = block_range.start * 8..(block_range.end * 8).min(height_px);
             let pixels = source.rows(pixel_rows.clone());
@@ -65,7 +66,9 @@ pub(in crate::io) fn write_gray_jpeg(
             }
             // The stripe's own rows; its last block row repeats the image's last row.
             let plane = GrayPlane { pixels: &pixels, width: width_px, height: pixel_rows.len() };
-            Ok(coder.encode_stripe(plane, 0..block_range.len()))
+            let segment = coder.encode_stripe(plane, 0..block_range.len());
+            source.coded(pixel_rows, started);
+            Ok(segment)
         },
         |i, segment| {
             if i > 0 {

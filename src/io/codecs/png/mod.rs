@@ -68,11 +68,14 @@ pub(in crate::io) fn write_png(
     code_in_parallel_write_in_order(
         stripes,
         |s| {
+            let started = std::time::Instant::now();
             let first = s * rows_per_stripe;
-            let data = filtered(first..(first + rows_per_stripe).min(rows))?;
+            let stripe_rows = first..(first + rows_per_stripe).min(rows);
+            let data = filtered(stripe_rows.clone())?;
             let mut checksum = simd_adler32::Adler32::new();
             checksum.write(&data);
             let stream = deflate_stripe(&data, &codes, s + 1 == stripes);
+            source.coded(stripe_rows, started);
             Ok((chunk(*b"IDAT", &stream), checksum.finish(), data.len() as u64))
         },
         |_, (idat, stripe_adler, len)| {
