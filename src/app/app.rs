@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use egui::Color32;
 
-use super::charts::ChartsDock;
+use super::charts::{ChartsDock, FileAsked};
 use super::session::Session;
 use super::state::Settings;
 use super::viewer::Viewer;
@@ -123,10 +123,29 @@ impl GraylabApp {
         app
     }
 
-    /// Starts loading a file; the current image stays until the new one is ready.
+    /// Starts loading a file; the current image stays until the new one is ready. A JSON file
+    /// is a saved bench to compare the runs with (see [`Session::open`]), and leaves the path field.
     pub fn open(&mut self, path: PathBuf) {
-        self.top_bar.set_path(&path);
+        if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            self.top_bar.set_path(&path);
+        }
         self.session.open(path, None);
+    }
+
+    /// Opens the dialog a chart's button asked for, unless one is open.
+    fn open_asked_dialog(&mut self, ctx: &egui::Context) {
+        match self.charts.file_asked.take().filter(|_| self.dialog.is_none()) {
+            Some(FileAsked::CompareRuns) => {
+                let dir =
+                    self.session.input().and_then(|i| i.path.parent().map(std::path::Path::to_path_buf));
+                self.dialog = Some(dialogs::open_bench(ctx, dir.as_deref()));
+            }
+            Some(FileAsked::SaveTrace) => {
+                let (dir, name) = self.session.trace_file_suggestion();
+                self.dialog = Some(dialogs::save_trace(ctx, dir.as_deref(), &name));
+            }
+            None => {}
+        }
     }
 
     fn ask_open(&mut self, ctx: &egui::Context) {
@@ -186,14 +205,20 @@ impl GraylabApp {
     }
 
     fn dialog_answered(&mut self, purpose: DialogFor, answer: DialogAnswer) {
-        let save = purpose != DialogFor::Open;
+        let save = matches!(purpose, DialogFor::Export | DialogFor::Trace);
         match answer {
             DialogAnswer::Chosen(path) if purpose == DialogFor::Export => self.export.set_path(&path),
             DialogAnswer::Chosen(path) if purpose == DialogFor::Trace => self.session.save_trace(&path),
+            DialogAnswer::Chosen(path) if purpose == DialogFor::CompareRuns => self.session.compare_runs_with(&path),
             DialogAnswer::Chosen(path) => self.open(path),
             DialogAnswer::Nothing { probably_unavailable: true } if purpose == DialogFor::Trace => {
                 self.session.toasts.note("No file dialog could be shown on this system (no xdg-desktop-portal or zenity): \
                      `graylab bench IMAGE --trace FILE` traces this image from the command line."
+                    .into());
+            }
+            DialogAnswer::Nothing { probably_unavailable: true } if purpose == DialogFor::CompareRuns => {
+                self.session.toasts.note("No file dialog could be shown on this system (no xdg-desktop-portal or zenity): \
+                     drop the saved bench's JSON file on the window to compare with it."
                     .into());
             }
             DialogAnswer::Nothing { probably_unavailable: true } if save => self.session.toasts.note(
@@ -322,10 +347,7 @@ impl eframe::App for GraylabApp {
                 });
             });
         self.charts.dock_ui(ui, &mut self.session);
-        if std::mem::take(&mut self.charts.trace_asked) && self.dialog.is_none() {
-            let (dir, name) = self.session.trace_file_suggestion();
-            self.dialog = Some(dialogs::save_trace(&ctx, dir.as_deref(), &name));
-        }
+        self.open_asked_dialog(&ctx);
         let viewer = egui::CentralPanel::default()
             .frame(look::central_frame(&style))
             .show(ui, |ui| self.viewer.ui(ui, &mut self.session))

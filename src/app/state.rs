@@ -66,6 +66,46 @@ impl Settings {
     }
 }
 
+/// The runs of a saved `graylab bench --json` set beside this image's on the runs chart: one
+/// record per setting, its warm medians (see [`crate::engine::SavedBench`]).
+#[derive(Clone, Debug)]
+pub struct ComparedRuns {
+    /// Its file's name ("b.json").
+    pub file: String,
+    /// Its file's name, the image and the adapter it ran on ("b.json · synthetic 7680x4320 Rgb8 ·
+    /// NVIDIA H200").
+    pub label: String,
+    /// One record per setting, each named `label` and on no image of this session.
+    pub runs: Vec<RunRecord>,
+}
+
+impl ComparedRuns {
+    /// The image id of compared runs: none of this session's images.
+    pub const IMAGE: u64 = u64::MAX;
+
+    /// The records of `saved`, read from the file named `file`.
+    #[must_use]
+    pub fn of(file: &str, saved: &crate::engine::SavedBench) -> Self {
+        let adapter = saved.adapter.as_deref().unwrap_or("no GPU run");
+        let label = format!("{file} · {} · {adapter}", saved.image);
+        let runs = saved
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RunRecord {
+                seq: i + 1,
+                image_id: Self::IMAGE,
+                image_name: label.clone(),
+                settings: r.settings,
+                report: r.median_run(),
+                rates: Vec::new(),
+                cold: false,
+            })
+            .collect();
+        Self { file: file.to_owned(), label, runs }
+    }
+}
+
 /// One measured conversion, as the charts need it. Exports are not runs: they are
 /// [`ExportRecord`]s, listed apart.
 #[derive(Clone, Debug)]

@@ -15,7 +15,7 @@ use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
 
 /// Statistics of one phase over the warm runs.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PhaseStats {
     /// Which phase.
     pub phase: Phase,
@@ -24,6 +24,71 @@ pub struct PhaseStats {
     /// min / median / max.
     #[serde(flatten)]
     pub stats: Stats,
+}
+
+/// A saved `graylab bench --json` (of this machine or another), read back as far as a
+/// comparison needs: where it ran, and each setting's warm medians.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct SavedBench {
+    /// What was converted ("synthetic 7680x4320 Rgb8", or the file).
+    pub image: String,
+    /// The GPU adapter it had (`None` for a bench of the CPU only).
+    #[serde(default)]
+    pub adapter: Option<String>,
+    /// Each setting measured.
+    pub results: Vec<SavedSetting>,
+}
+
+/// One setting of a [`SavedBench`].
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct SavedSetting {
+    /// What ran.
+    pub settings: ConvertSettings,
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// Each phase over the warm runs.
+    pub phases: Vec<PhaseStats>,
+    /// The whole conversion over the warm runs.
+    pub total: Stats,
+}
+
+impl SavedBench {
+    /// Reads `text` as a saved bench; the error says what it is instead (another kind of
+    /// graylab result, or not one).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        match value.get("kind").and_then(serde_json::Value::as_str) {
+            Some("bench") | None => {}
+            Some(other) => return Err(format!("a saved {other}, not a bench (`graylab bench --json`)")),
+        }
+        serde_json::from_value(value).map_err(|e| format!("not a saved bench (`graylab bench --json`): {e}"))
+    }
+}
+
+impl SavedSetting {
+    /// Its warm medians as one run's report: each phase's median, the wall time's median, and
+    /// the remainder as overlap or other time (medians of parts need not add up to the median
+    /// of the whole), with a note that says so.
+    #[must_use]
+    pub fn median_run(&self) -> RunReport {
+        let s = &self.settings;
+        let note = format!("medians of {} warm runs, saved by `graylab bench --json`", self.total.runs);
+        let mut report = RunReport::new(s.backend, s.formula, (self.width, self.height), vec![note]);
+        report.work = WorkFigures::new(s.work, None, report.pixels(), None);
+        match s.backend {
+            Backend::Gpu => report.workgroup = Some(s.workgroup),
+            Backend::Cpu => report.threads = Some(s.threads),
+        }
+        report.phases = self
+            .phases
+            .iter()
+            .map(|p| PhaseTiming { phase: p.phase, ns: p.stats.median_ns, source: p.source })
+            .collect();
+        report.finish(self.total.median_ns);
+        report
+    }
 }
 
 /// The result of `graylab bench` for one setting.

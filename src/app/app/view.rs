@@ -13,6 +13,8 @@ pub struct AppView<'a> {
     pub exports: &'a [ExportRecord],
     /// The run numbers the runs chart shows now.
     pub charted_runs: Vec<usize>,
+    /// The saved bench set beside them, if one was loaded.
+    pub compared_runs: Option<&'a crate::app::state::ComparedRuns>,
     /// The image on screen, if any, and its file.
     pub input_image: Option<&'a image::DynamicImage>,
     /// The file of the image on screen.
@@ -73,6 +75,7 @@ impl GraylabApp {
             runs: s.runs(),
             exports: s.exports(),
             charted_runs: self.charts.charted_runs(s),
+            compared_runs: s.compared_runs(),
             input_image: s.input().map(|i| i.image.as_ref()),
             input_path: s.input().map(|i| i.path.as_path()),
             output_pixels: s.output().and_then(|o| o.pixels.as_deref()),

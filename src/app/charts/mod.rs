@@ -19,7 +19,7 @@ use egui_plot::{GridInput, GridMark};
 use axes::{marks_at, nice_spacer};
 
 pub use claims::claim_chart_ui;
-pub use paths::paths_chart_ui;
+pub use paths::{path_colour, paths_chart_ui};
 pub use round_trips::round_trips_chart_ui;
 pub use sweep::SweepChart;
 pub use sweep::roofline::roofline_ui;
@@ -190,8 +190,17 @@ pub struct ChartsDock {
     share: f32,
     /// The room the dock had last frame.
     room: Option<f32>,
-    /// "Save trace…" was clicked: the app opens the dialog.
-    pub trace_asked: bool,
+    /// A button that needs a file was clicked: the app opens its dialog.
+    pub file_asked: Option<FileAsked>,
+}
+
+/// The dock's buttons that need a file dialog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileAsked {
+    /// "Save trace…" (the Last run chart).
+    SaveTrace,
+    /// "Compare with a saved bench…" (the runs chart).
+    CompareRuns,
 }
 
 impl Default for ChartsDock {
@@ -203,7 +212,7 @@ impl Default for ChartsDock {
             box_series: None,
             race: workgroups::Race::default(),
             share: 0.36,
-            trace_asked: false,
+            file_asked: None,
             room: None,
         }
     }
@@ -320,7 +329,8 @@ impl ChartsDock {
         let width = ui.available_width();
         let mut asked = workgroups::Asked::Nothing;
         let mut trace_asked = false;
-        let runs = session.runs();
+        let mut runs_asked = runs::RunsAsked::Nothing;
+        let (runs, compared) = (session.runs(), session.compared_runs());
         let last = runs.iter().rev().find(|r| Some(r.image_id) == image);
         let shown_tab = self.tab;
         let box_series = &mut self.box_series;
@@ -343,7 +353,9 @@ impl ChartsDock {
             let name_of = |id: u64| {
                 runs.iter().find(|r| r.image_id == id).map(|r| r.image_name.clone()).unwrap_or_default()
             };
-            column(ui, 0.40, Tab::Runs, &mut |ui| runs::runs_chart_ui(ui, runs, image, previous, &name_of));
+            column(ui, 0.40, Tab::Runs, &mut |ui| {
+                runs_asked = runs::runs_chart_ui(ui, (runs, compared), image, previous, &name_of);
+            });
             column(ui, 0.25, Tab::Timeline, &mut |ui| trace_asked = timeline::timeline_ui(ui, last));
             column(ui, 0.35, Tab::Workgroups, &mut |ui| {
                 asked = workgroups::workgroups_chart_ui(
@@ -351,7 +363,14 @@ impl ChartsDock {
                 );
             });
         });
-        self.trace_asked |= trace_asked;
+        if trace_asked {
+            self.file_asked = Some(FileAsked::SaveTrace);
+        }
+        match runs_asked {
+            runs::RunsAsked::Nothing => {}
+            runs::RunsAsked::Compare => self.file_asked = Some(FileAsked::CompareRuns),
+            runs::RunsAsked::ClearComparison => session.clear_compared_runs(),
+        }
         match asked {
             workgroups::Asked::Nothing => {}
             workgroups::Asked::Use(workgroup) => session.settings_mut().convert.workgroup = workgroup,

@@ -22,7 +22,8 @@ const COLOURS: [Color32; 9] = [
     Color32::from_rgb(90, 200, 200),
 ];
 
-fn colour(path: PathKind) -> Color32 {
+/// A path's line colour: the table of fits writes each path's name in it, and is the legend.
+pub fn path_colour(path: PathKind) -> Color32 {
     PathKind::ALL
         .iter()
         .position(|p| *p == path)
@@ -45,14 +46,13 @@ fn size_label(x: f64) -> String {
 /// Draws the chart of `paths`, at most `max_height` points tall with its axes and ending above
 /// `bottom_y` (the lowest its window may reach), measured once its legend is laid out.
 pub fn paths_chart_ui(ui: &mut Ui, paths: &[TransferPath], max_height: f32, bottom_y: f32) {
-    let mut legend: Vec<(Color32, String)> =
-        paths.iter().map(|p| (colour(p.path), p.path.label().to_owned())).collect();
-    legend.push((Color32::WHITE, "diamonds: each path's n½, at half its fitted bandwidth".to_owned()));
+    // Each path's name is written in its colour in the table above: the legend is the diamonds'.
+    let legend = [(Color32::WHITE, "diamonds: each path's n½, at half its fitted bandwidth".to_owned())];
     legend_ui(ui, &legend);
     // Room under the plot for the x axis's title.
     let below = ui.text_style_height(&egui::TextStyle::Small) * 1.2;
     let height =
-        (bottom_y - ui.cursor().top() - ui.spacing().item_spacing.y - below).min(max_height).max(120.0);
+        (bottom_y - ui.cursor().top() - ui.spacing().item_spacing.y - below).min(max_height).max(90.0);
     let sizes: Vec<f64> =
         paths.first().map(|p| p.points.iter().map(|q| x_of(q.bytes as f64)).collect()).unwrap_or_default();
     let last = sizes.last().copied().unwrap_or(2.0);
@@ -75,7 +75,7 @@ pub fn paths_chart_ui(ui: &mut Ui, paths: &[TransferPath], max_height: f32, bott
         });
     plot.show(ui, |plot| {
         for p in paths {
-            let c = colour(p.path);
+            let c = path_colour(p.path);
             let points: Vec<[f64; 2]> =
                 p.points.iter().map(|q| [x_of(q.bytes as f64), q.gb_per_s()]).collect();
             plot.points(Points::new(p.path.label(), PlotPoints::from(points.clone())).color(c).radius(2.5));

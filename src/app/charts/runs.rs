@@ -9,7 +9,7 @@ use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, PlotPoint, Text};
 
 use super::{Segment, fixed_plot, legend_ui, look, nice_spacer, segments};
-use crate::app::state::RunRecord;
+use crate::app::state::{ComparedRuns, RunRecord};
 use crate::engine::Backend;
 
 /// Runs shown per image.
@@ -23,13 +23,27 @@ pub fn backend_colour(backend: Backend) -> Color32 {
     }
 }
 
-/// "run 3: GPU, workgroup 16x16, bt601, cold", "run 4: CPU, 2 threads, bt601 · 256 rounds/px".
+/// "run 3: GPU, workgroup 16x16, bt601, cold", "run 4: CPU, 2 threads, bt601 · 256 rounds/px";
+/// a compared run (a saved bench's) is "loaded: …" instead of its number.
 pub fn describe(run: &RunRecord) -> String {
     let what = match run.settings.backend {
         Backend::Cpu => format!("CPU, {} threads", run.report.threads.unwrap_or(run.settings.threads)),
         Backend::Gpu => format!("GPU, workgroup {}", run.settings.workgroup),
     };
-    format!("run {}: {what}, {}{}", run.seq, run.series().label(), if run.cold { ", cold" } else { "" })
+    let which =
+        if run.image_id == ComparedRuns::IMAGE { "loaded".to_owned() } else { format!("run {}", run.seq) };
+    format!("{which}: {what}, {}{}", run.series().label(), if run.cold { ", cold" } else { "" })
+}
+
+/// What the runs chart's buttons asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunsAsked {
+    /// Nothing.
+    Nothing,
+    /// "Compare with a saved bench…": the app asks for the file.
+    Compare,
+    /// "Clear comparison".
+    ClearComparison,
 }
 
 /// Where each series (formula and work per pixel) starts among `shown`, left to right: the
@@ -81,6 +95,11 @@ fn push(series: &mut Series, segment: Segment, clock: &'static str, bar: Bar) {
 fn tooltip_ui(ui: &mut Ui, run: &RunRecord, image_name: &str) {
     ui.strong(describe(run));
     ui.label(RichText::new(image_name).weak());
+    if run.image_id == ComparedRuns::IMAGE
+        && let Some(note) = run.report.notes.first()
+    {
+        ui.label(RichText::new(note.as_str()).weak());
+    }
     if let Some((work, _)) = crate::app::panels::work::work_line(run) {
         ui.label(format!("work: {work}"));
     }
@@ -184,6 +203,30 @@ fn series_names_ui(
     }
 }
 
+/// A line between two groups of bars at `x`, with the left group's name ending left of it and
+/// the right group's starting right of it, along the top (`y`).
+fn divider_ui(
+    plot: &mut egui_plot::PlotUi<'_>,
+    (x, y): (f64, f64),
+    left: Option<(String, Color32)>,
+    (right, right_colour): (String, Color32),
+) {
+    let line = left.as_ref().map_or(right_colour, |l| l.1);
+    plot.vline(egui_plot::VLine::new("divider", x).color(line));
+    if let Some((name, colour)) = left {
+        let at = PlotPoint::new(x - 0.1, y);
+        plot.text(
+            Text::new("left", at, RichText::new(name).small()).anchor(egui::Align2::RIGHT_TOP).color(colour),
+        );
+    }
+    let at = PlotPoint::new(x + 0.1, y);
+    plot.text(
+        Text::new("right", at, RichText::new(right).small())
+            .anchor(egui::Align2::LEFT_TOP)
+            .color(right_colour),
+    );
+}
+
 /// The legend: each segment with its clocks, then each backend's strip.
 fn legend_of(series: &Series, strips: &[(Backend, Vec<Bar>)]) -> Vec<(Color32, String)> {
     let mut legend: Vec<(Color32, String)> = series
@@ -202,20 +245,66 @@ fn legend_of(series: &Series, strips: &[(Backend, Vec<Bar>)]) -> Vec<(Color32, S
     legend
 }
 
-/// Draws the chart of `image`'s runs (and `previous`'s, faded and named, on the left).
+/// The header: the chart's title and its comparison buttons.
+fn header_ui(ui: &mut Ui, unit: &str, compared: Option<&ComparedRuns>) -> RunsAsked {
+    let mut asked = RunsAsked::Nothing;
+    // Wrapped: in a narrow column the buttons go under the title, never past the column's edge.
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(format!("Each run: phases − overlap + other = wall time ({unit})")).strong());
+        let load = ui.small_button("Compare with a saved bench…").on_hover_text(
+            "Set a `graylab bench --json` file (this machine's or another's) beside these runs: one faded bar \
+             per setting, its warm medians. Dropping the file on the window does the same.",
+        );
+        if load.clicked() {
+            asked = RunsAsked::Compare;
+        }
+        if let Some(c) = compared
+            && ui.small_button("Clear comparison").on_hover_text(c.label.as_str()).clicked()
+        {
+            asked = RunsAsked::ClearComparison;
+        }
+    });
+    asked
+}
+
+/// A saved bench's settings as records right of `shown`, numbered on from its last run.
+fn placed_after(shown: &[(&RunRecord, bool)], compared: Option<&ComparedRuns>) -> Vec<RunRecord> {
+    let base = shown.last().map_or(1, |(r, _)| r.seq + 1);
+    compared
+        .map(|c| c.runs.iter().zip(base..).map(|(r, seq)| RunRecord { seq, ..r.clone() }).collect())
+        .unwrap_or_default()
+}
+
+/// "loaded: FILE", the name cut at [`LABEL_CHARS`].
+fn loaded_label(file: &str) -> String {
+    let mut label: String = file.chars().take(LABEL_CHARS).collect();
+    if file.chars().count() > LABEL_CHARS {
+        label.push('…');
+    }
+    format!("loaded: {label}")
+}
+
+/// At most this many characters of a loaded file's name on the chart (the hover has it whole,
+/// with the image and the adapter).
+const LABEL_CHARS: usize = 24;
+
+/// Draws the chart of `image`'s runs (and `previous`'s, faded and named, on the left; a saved
+/// bench's settings, faded and named, on the right); what its buttons asked for.
 pub fn runs_chart_ui(
     ui: &mut Ui,
-    runs: &[RunRecord],
+    (runs, compared): (&[RunRecord], Option<&ComparedRuns>),
     image: Option<u64>,
     previous: Option<u64>,
     name_of: &dyn Fn(u64) -> String,
-) {
-    let shown = shown(runs, image, previous);
+) -> RunsAsked {
+    let mut shown = shown(runs, image, previous);
+    let placed = placed_after(&shown, compared);
+    shown.extend(placed.iter().map(|r| (r, true)));
     let top_ns = shown.iter().map(|(r, _)| r.wall_ns() + r.overlap_ns()).max().unwrap_or(0);
     // Seconds from 10 s on: no axis reads "200000 ms".
     let (unit, ns_per_unit) = look::time_unit(top_ns);
     let ms = |ns: u64| ns as f64 / ns_per_unit;
-    ui.label(RichText::new(format!("Each run: phases − overlap + other = wall time ({unit})")).strong());
+    let asked = header_ui(ui, unit, compared);
     let top = ms(top_ns);
     // The backend strip under the bars: a fixed share of the chart's height.
     let strip = (top * 0.06).max(1e-3);
@@ -223,14 +312,18 @@ pub fn runs_chart_ui(
     // The overlap is drawn last, over the phases it shades.
     series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     legend_ui(ui, &legend_of(&series, &strips));
-    let (Some((first, _)), Some((last, _))) = (shown.first(), shown.last()) else {
+    let (Some((first, _)), Some((end, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
-        return;
+        return asked;
     };
-    let (lo, hi) = (first.seq as f64, last.seq as f64);
+    let (lo, hi) = (first.seq as f64, end.seq as f64);
+    // The last run of this session (its wall time is written above it), if one is shown.
+    let last = shown.iter().rev().map(|(r, _)| *r).find(|r| r.image_id != ComparedRuns::IMAGE);
     // Where the previous image's runs end and this image's begin.
     let boundary =
         shown.iter().find(|(_, faded)| !faded).filter(|_| shown[0].1).map(|(r, _)| r.seq as f64 - 0.5);
+    // Where the saved bench's settings begin, and its label.
+    let loaded = placed.first().zip(compared).map(|(r, c)| (r.seq as f64 - 0.5, loaded_label(&c.file)));
     let text_colour = ui.visuals().strong_text_color();
     let weak = ui.visuals().weak_text_color();
     let names = (previous.map(name_of), image.map(name_of));
@@ -243,7 +336,8 @@ pub fn runs_chart_ui(
     // names and the image names along the top, so that none is drawn over another ("cmyk.jpg"
     // was drawn over "97.4 ms"): as a share of the plot's height (about its column's height less
     // the axes).
-    let rows_above = if starts.is_empty() { 0.0 } else { 2.0 } + if boundary.is_some() { 1.0 } else { 0.0 };
+    let named_on_top = boundary.is_some() || loaded.is_some();
+    let rows_above = if starts.is_empty() { 0.0 } else { 2.0 } + if named_on_top { 1.0 } else { 0.0 };
     let room = WALL_LABEL + ROW * rows_above + 6.0;
     let plot_px = (ui.available_height() - 44.0).max(80.0);
     let free_share = f64::from(1.0 - (room / plot_px).min(0.6));
@@ -280,46 +374,36 @@ pub fn runs_chart_ui(
                     plot.text(Text::new("backend", at, mark).anchor(egui::Align2::CENTER_CENTER));
                 }
             }
+            let y = top * (head - 0.01);
             if let Some(x) = boundary {
-                plot.vline(egui_plot::VLine::new("previous image", x).color(weak));
-                let previous = names.0.clone().unwrap_or_default();
-                plot.text(
-                    Text::new(
-                        "previous",
-                        PlotPoint::new(x - 0.1, top * (head - 0.01)),
-                        RichText::new(format!("previous: {previous}")).small(),
-                    )
-                    .anchor(egui::Align2::RIGHT_TOP)
-                    .color(weak),
-                );
+                let previous = format!("previous: {}", names.0.clone().unwrap_or_default());
                 let this = names.1.clone().unwrap_or_default();
+                divider_ui(plot, (x, y), Some((previous, weak)), (this, text_colour));
+            }
+            if let Some((x, label)) = loaded {
+                divider_ui(plot, (x, y), None, (label, weak));
+            }
+            series_names_ui(plot, &starts, (top, named_on_top), weak);
+            if let Some(last) = last {
                 plot.text(
+                    // Ending at the bar's right edge: centred on the last bar, it ran past the
+                    // plot's ("2614.0 m").
                     Text::new(
-                        "this image",
-                        PlotPoint::new(x + 0.1, top * (head - 0.01)),
-                        RichText::new(this).small(),
+                        "last run",
+                        PlotPoint::new(last.seq as f64 + 0.35, ms(last.wall_ns() + last.overlap_ns())),
+                        RichText::new(format!("{:.1} {unit}", ms(last.wall_ns()))).strong(),
                     )
-                    .anchor(egui::Align2::LEFT_TOP)
+                    .anchor(egui::Align2::RIGHT_BOTTOM)
                     .color(text_colour),
                 );
             }
-            series_names_ui(plot, &starts, (top, boundary.is_some()), weak);
-            plot.text(
-                // Ending at the bar's right edge: centred on the last bar, it ran past the
-                // plot's ("2614.0 m").
-                Text::new(
-                    "last run",
-                    PlotPoint::new(hi + 0.35, ms(last.wall_ns() + last.overlap_ns())),
-                    RichText::new(format!("{:.1} {unit}", ms(last.wall_ns()))).strong(),
-                )
-                .anchor(egui::Align2::RIGHT_BOTTOM)
-                .color(text_colour),
-            );
         });
     let transform = response.transform;
     let hovered = response.response.hover_pos().map(|p| transform.value_from_position(p).x.round());
     if let Some((run, _)) = hovered.and_then(|x| shown.iter().find(|(r, _)| (r.seq as f64 - x).abs() < 0.5)) {
-        let name = name_of(run.image_id);
+        let name =
+            if run.image_id == ComparedRuns::IMAGE { run.image_name.clone() } else { name_of(run.image_id) };
         response.response.on_hover_ui_at_pointer(|ui| tooltip_ui(ui, run, &name));
     }
+    asked
 }

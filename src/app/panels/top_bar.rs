@@ -74,7 +74,13 @@ impl TopBar {
                     && ui.input(|i| i.key_pressed(egui::Key::Enter))
                     && !self.path_field.trim().is_empty()
                 {
-                    session.open(self.path_field.trim().into(), None);
+                    let typed: std::path::PathBuf = self.path_field.trim().into();
+                    if typed.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+                        // A saved bench goes beside the runs: the field names the image again.
+                        self.path_field =
+                            session.input().map(|i| i.path.display().to_string()).unwrap_or_default();
+                    }
+                    session.open(typed, None);
                 }
                 ui.menu_button("Recent", |ui| {
                     if session.settings().recent.is_empty() {

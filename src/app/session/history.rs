@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::Session;
-use crate::app::state::{ExportRecord, RunRecord};
+use crate::app::state::{ComparedRuns, ExportRecord, RunRecord};
 
 /// Every run and export, numbered.
 #[derive(Default)]
@@ -17,6 +17,8 @@ pub(super) struct RunHistory {
     pub counted: Counted,
     /// Settings already run once on an image (the first run of each is cold).
     pub seen: HashSet<String>,
+    /// A saved bench set beside the runs on the chart, when one was loaded.
+    pub compared: Option<ComparedRuns>,
 }
 
 /// Runs and exports numbered so far.
@@ -49,6 +51,53 @@ impl Session {
     pub fn clear_runs(&mut self) {
         self.history.runs.clear();
         self.history.exports.clear();
+    }
+
+    /// The saved bench set beside the runs, if one was loaded.
+    pub fn compared_runs(&self) -> Option<&ComparedRuns> {
+        self.history.compared.as_ref()
+    }
+
+    /// Loads the saved `graylab bench --json` at `path` to set beside the runs (replacing one
+    /// loaded before), and says so; a file that is not one is named with why, and changes nothing.
+    pub fn compare_runs_with(&mut self, path: &std::path::Path) {
+        /// Larger than any saved bench: a file this big is something else.
+        const MOST_BYTES: u64 = 64 << 20;
+        let read = std::fs::metadata(path)
+            .map_err(|e| e.to_string())
+            .and_then(|m| {
+                if m.len() > MOST_BYTES {
+                    return Err(format!(
+                        "{} is too large for a saved bench",
+                        crate::system::units::human_bytes(m.len())
+                    ));
+                }
+                std::fs::read_to_string(path).map_err(|e| e.to_string())
+            })
+            .and_then(|text| crate::engine::SavedBench::parse(&text));
+        match read {
+            Ok(saved) if saved.results.is_empty() => {
+                self.toasts
+                    .error(format!("Nothing to compare: {} holds no measured setting", path.display()));
+            }
+            Ok(saved) => {
+                let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                let compared = ComparedRuns::of(&file, &saved);
+                let count = compared.runs.len();
+                self.toasts.success(format!(
+                    "Comparing with {count} setting{} of {} (warm medians), right of this image's runs",
+                    if count == 1 { "" } else { "s" },
+                    compared.label
+                ));
+                self.history.compared = Some(compared);
+            }
+            Err(why) => self.toasts.error(format!("Could not compare with {}: {why}", path.display())),
+        }
+    }
+
+    /// Takes the saved bench off the runs chart.
+    pub fn clear_compared_runs(&mut self) {
+        self.history.compared = None;
     }
 
     /// How the last job the user stopped ended, until another job starts.

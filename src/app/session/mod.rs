@@ -314,6 +314,11 @@ impl Session {
     /// Starts loading a file (or takes over a decode started earlier); the current image stays
     /// until the new one is ready.
     pub fn open(&mut self, path: PathBuf, preloaded: Option<Preload>) {
+        // A JSON file is a saved bench to set beside the runs, not an image: the image stays.
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            self.compare_runs_with(&path);
+            return;
+        }
         // An absolute path, so that exports and saved sweeps land next to the photo whatever the
         // working folder is.
         let path = std::path::absolute(&path).unwrap_or(path);

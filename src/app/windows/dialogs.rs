@@ -33,6 +33,8 @@ pub enum DialogFor {
     Export,
     /// Where to save the runs' trace.
     Trace,
+    /// A saved bench to compare the runs with.
+    CompareRuns,
 }
 
 /// A dialog in flight.
@@ -50,7 +52,7 @@ impl PendingDialog {
 }
 
 fn spawn(ctx: &egui::Context, purpose: DialogFor, dialog: rfd::AsyncFileDialog) -> PendingDialog {
-    let save = purpose != DialogFor::Open;
+    let save = matches!(purpose, DialogFor::Export | DialogFor::Trace);
     let (tx, rx) = mpsc::channel();
     let ctx = ctx.clone();
     let spawned = std::thread::Builder::new().name("graylab-dialog".into()).spawn(move || {
@@ -96,6 +98,18 @@ pub fn save_image(ctx: &egui::Context, dir: Option<&std::path::Path>, file_name:
         dialog = dialog.set_directory(dir);
     }
     spawn(ctx, DialogFor::Export, dialog)
+}
+
+/// Opens the "compare with a saved bench" dialog.
+pub fn open_bench(ctx: &egui::Context, dir: Option<&std::path::Path>) -> PendingDialog {
+    let mut dialog = rfd::AsyncFileDialog::new()
+        .set_title("Compare the runs with a saved bench (graylab bench --json)")
+        .add_filter("graylab bench (JSON)", &["json"])
+        .add_filter("All files", &["*"]);
+    if let Some(dir) = dir {
+        dialog = dialog.set_directory(dir);
+    }
+    spawn(ctx, DialogFor::CompareRuns, dialog)
 }
 
 /// Opens the "save trace" dialog.

@@ -88,7 +88,9 @@ impl PathsWindow {
             let can = !running && session.gpu_usable();
             let button = ui.add_enabled(can, egui::Button::new("Measure transfer paths"));
             if button
-                .on_hover_text("Seven paths, nine repeats a size (five from 64 MiB); a few seconds")
+                .on_hover_text(
+                    "Seven paths (nine on unified memory), nine repeats a size (five from 64 MiB); a few seconds",
+                )
                 .clicked()
             {
                 self.start(session);
@@ -147,7 +149,8 @@ fn table_ui(ui: &mut Ui, paths: &[TransferPath]) {
         }
         ui.end_row();
         for p in paths {
-            ui.label(p.path.label());
+            // In its line's colour: the table is the chart's legend.
+            ui.label(RichText::new(p.path.label()).color(crate::app::charts::path_colour(p.path)));
             if let Some(f) = &p.fit {
                 ui.label(RichText::new(duration(f.latency_ns.round() as u64)).monospace());
                 ui.label(RichText::new(gb(f.gb_per_s)).monospace());
