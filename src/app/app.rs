@@ -124,7 +124,8 @@ impl GraylabApp {
     }
 
     /// Starts loading a file; the current image stays until the new one is ready. A JSON file
-    /// is a saved bench to compare the runs with (see [`Session::open`]), and leaves the path field.
+    /// is a saved bench to compare the runs with (the session sets it beside the runs), and leaves
+    /// the path field.
     pub fn open(&mut self, path: PathBuf) {
         if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
             self.top_bar.set_path(&path);
