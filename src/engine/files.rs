@@ -221,21 +221,22 @@ impl RowSource for KernelRows<'_> {
         }
         let ended = Instant::now();
         self.kernel_ns.fetch_add(nanos_between(started, ended), Ordering::Relaxed);
-        let (origin, spans) = &self.spans;
-        let lane = Lane::KernelStripe { thread: rayon::current_thread_index() };
-        let span = Span::cpu(lane, nanos_between(*origin, started), nanos_between(*origin, ended));
-        // A poisoned lock only loses this stripe's span, never its rows.
-        if let Ok(mut spans) = spans.lock() {
-            spans.push(span);
-        }
+        self.record(|thread| Lane::KernelStripe { thread }, started, ended);
         Cow::Owned(out)
     }
 
     fn coded(&self, _: Range<usize>, started: Instant) {
-        let ended = Instant::now();
+        self.record(|thread| Lane::EncodeStripe { thread }, started, Instant::now());
+    }
+}
+
+impl KernelRows<'_> {
+    /// Keeps a span from `started` to `ended` on this thread's `lane`.
+    fn record(&self, lane: fn(Option<usize>) -> Lane, started: Instant, ended: Instant) {
         let (origin, spans) = &self.spans;
-        let lane = Lane::EncodeStripe { thread: rayon::current_thread_index() };
+        let lane = lane(rayon::current_thread_index());
         let span = Span::cpu(lane, nanos_between(*origin, started), nanos_between(*origin, ended));
+        // A poisoned lock only loses this stripe's span, never its rows.
         if let Ok(mut spans) = spans.lock() {
             spans.push(span);
         }

@@ -154,6 +154,15 @@ mod tests {
         (ts, ts + dur)
     }
 
+    /// The trace of one run on `backend` of `total_ns` with `spans`, and its events.
+    fn trace_of(backend: Backend, total_ns: u64, spans: Vec<Span>) -> Vec<Value> {
+        let mut r = RunReport::new(backend, Formula::Bt601, (64, 32), Vec::new());
+        r.total_ns = total_ns;
+        r.spans = spans;
+        let trace = chrome_trace("test", &[("run 1".to_owned(), &r)]);
+        trace["traceEvents"].as_array().expect("events").clone()
+    }
+
     /// A GPU step of `band` on `lane`, from GPU timestamps.
     fn gpu_step(lane: Lane, (start_ns, end_ns): (u64, u64), band: u32) -> Span {
         Span { lane, start_ns, end_ns, clock: SpanClock::GpuTimestampAtSubmit, band: Some(band) }
@@ -161,15 +170,12 @@ mod tests {
 
     #[test]
     fn every_span_is_a_complete_event_on_a_named_track_of_its_run() {
-        let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (64, 32), Vec::new());
-        r.total_ns = 10_000;
-        r.spans = vec![
+        let spans = vec![
             Span::cpu(Lane::HostCopy { thread: Some(1) }, 0, 2_000),
             Span { band: None, ..gpu_step(Lane::Kernel, (2_500, 6_000), 0) },
             Span { band: None, ..gpu_step(Lane::Kernel, (6_000, 9_000), 0) },
         ];
-        let trace = chrome_trace("test", &[("run 1".to_owned(), &r)]);
-        let events = trace["traceEvents"].as_array().expect("events");
+        let events = &trace_of(Backend::Gpu, 10_000, spans);
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
         assert_eq!(complete.len(), 4, "the run and its three spans, no band outside bands");
         let kernel: Vec<&Value> = complete.iter().copied().filter(|e| e["name"] == "kernel").collect();
@@ -191,10 +197,8 @@ mod tests {
 
     #[test]
     fn a_banded_runs_steps_nest_in_their_bands_on_each_track() {
-        let mut r = RunReport::new(Backend::Gpu, Formula::Bt601, (64, 32), Vec::new());
-        r.total_ns = 20_000;
         let copies = Lane::HostCopy { thread: Some(0) };
-        r.spans = vec![
+        let spans = vec![
             // Band 0: two chunks; band 1: one. One thread stages band 1 before reading band 0
             // back: its host-copy track's bands interleave and get no band events.
             Span { band: Some(0), ..Span::cpu(copies, 0, 1_000) },
@@ -207,8 +211,7 @@ mod tests {
             gpu_step(Lane::Upload, (9_000, 10_000), 1),
             gpu_step(Lane::Kernel, (10_000, 15_000), 1),
         ];
-        let trace = chrome_trace("test", &[("banded".to_owned(), &r)]);
-        let events = trace["traceEvents"].as_array().expect("events");
+        let events = &trace_of(Backend::Gpu, 20_000, spans);
         let bands: Vec<&Value> = events.iter().filter(|e| e["cat"] == "band").collect();
         let on = |tid: u64| -> Vec<(f64, f64)> {
             bands.iter().filter(|b| b["tid"] == tid).map(|b| extent(b)).collect()
@@ -230,17 +233,14 @@ mod tests {
 
     #[test]
     fn a_threads_encoder_stripes_and_their_kernel_share_its_track() {
-        let mut r = RunReport::new(Backend::Cpu, Formula::Bt601, (64, 32), Vec::new());
-        r.total_ns = 5_000;
-        r.spans = vec![
+        let spans = vec![
             Span::cpu(Lane::EncodeStripe { thread: Some(0) }, 0, 2_000),
             Span::cpu(Lane::KernelStripe { thread: Some(0) }, 0, 1_000),
             Span::cpu(Lane::EncodeStripe { thread: Some(1) }, 100, 2_500),
             Span::cpu(Lane::KernelStripe { thread: Some(1) }, 100, 1_200),
             Span::cpu(Lane::Encode, 0, 5_000),
         ];
-        let trace = chrome_trace("test", &[("stripes".to_owned(), &r)]);
-        let events = trace["traceEvents"].as_array().expect("events");
+        let events = &trace_of(Backend::Cpu, 5_000, spans);
         let mut names: Vec<&str> = events
             .iter()
             .filter(|e| e["name"] == "thread_name")
