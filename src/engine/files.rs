@@ -107,14 +107,7 @@ pub fn convert_file(
         convert_streamed(&decoded, (input, output), settings, *export, progress, started)?
     {
         let end_ns = since();
-        let stripes = std::mem::take(&mut report.run.spans);
-        report.run.spans = vec![decode_span];
-        report.run.spans.extend(stripes);
-        report.run.spans.push(Span::cpu(
-            Lane::Encode,
-            end_ns.saturating_sub(report.export.encode_ns),
-            end_ns,
-        ));
+        report.run.spans.insert(0, decode_span);
         report.run.finish(end_ns);
         engine.hold_against_compute(&mut report.run);
         return Ok(report);
@@ -284,12 +277,17 @@ fn convert_streamed(
     if let Some(p) = progress {
         p.start(u64::from(width) * u64::from(height));
     }
+    // The encode's span starts where the call does (before its own clock, so before any stripe)
+    // and lasts its encode time: after its last stripe the encode still writes and syncs.
+    let encode_from_ns = nanos_between(started, Instant::now());
     let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
+    let encode_span = Span::cpu(Lane::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
     run.threads = Some(rayon::current_num_threads());
     run.total_ns = written.encode_ns;
     run.spans = source.spans.1.into_inner().unwrap_or_default();
+    run.spans.push(encode_span);
     let kernel_ns = source.kernel_ns.load(Ordering::Relaxed);
     run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
     run.phases = vec![
