@@ -4,7 +4,7 @@
 
 use super::CpuError;
 use super::blocks::{SimdLevel, simd_level};
-use super::parallel::run_chunked;
+use super::parallel::{Watch, run_chunked};
 
 /// Copies the middle byte of every 3-byte pixel of `src` into `dst` on `threads` threads.
 pub fn stream_baseline(src: &[u8], dst: &mut [u8], threads: usize) -> Result<(), CpuError> {
@@ -15,7 +15,7 @@ pub fn stream_baseline(src: &[u8], dst: &mut [u8], threads: usize) -> Result<(),
             dst_bytes: dst.len(),
         });
     }
-    run_chunked((3, 1), (src, dst), threads, None, |s, d| match simd_level() {
+    run_chunked((3, 1), (src, dst), threads, Watch::default(), |s, d| match simd_level() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
         SimdLevel::Avx512 => unsafe { pick_avx512(s, d) },

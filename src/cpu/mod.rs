@@ -12,6 +12,7 @@ mod fused;
 mod intensity;
 mod parallel;
 mod reference;
+mod stretches;
 
 pub use crate::pixel::{OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_rounds};
 pub use crate::system::huge_pages::zeroed_buffer;
@@ -24,9 +25,10 @@ pub use intensity::{
     apply_work_chunk_u16_at, par_apply_work_u8, par_apply_work_u16,
 };
 pub use parallel::{
-    CHUNK_PIXELS, available_threads, par_convert, par_convert_counted, par_convert_with_work,
+    CHUNK_PIXELS, Watch, available_threads, par_convert, par_convert_counted, par_convert_with_work,
 };
 pub use reference::convert_reference;
+pub use stretches::{STRETCH_GAP, Stretch, ThreadStretches};
 
 use crate::pixel::Kernel;
 

@@ -2,11 +2,13 @@
 //! kernel on a rayon pool of the requested size (pools are built once per size and kept).
 
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
 use super::blocks::convert_unchecked_len;
 use super::fused::apply_work_to_output;
+use super::stretches::ThreadStretches;
 use super::{CpuError, check_lengths};
 use crate::pixel::{Formula, Kernel, Work};
 use crate::system::progress::PixelProgress;
@@ -47,47 +49,62 @@ pub fn par_convert_with_work(
     threads: usize,
     work: Work,
 ) -> Result<(), CpuError> {
-    par_convert_counted(kernel, formula, (src, dst), threads, work, None)
+    par_convert_counted(kernel, formula, (src, dst), threads, work, Watch::default())
 }
 
-/// [`par_convert_with_work`], adding each chunk's pixels to `progress` as the chunk finishes (one
-/// relaxed add per chunk of [`CHUNK_PIXELS`]; one thread then runs the chunks one after another
-/// on the calling thread). The caller starts the count ([`PixelProgress::start`]).
+/// What a parallel run reports as it goes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Watch<'a> {
+    /// Each chunk's pixels, added as the chunk finishes (one relaxed add per chunk of
+    /// [`CHUNK_PIXELS`]; one thread then runs the chunks one after another on the calling
+    /// thread). The caller starts the count ([`PixelProgress::start`]).
+    pub progress: Option<&'a PixelProgress>,
+    /// When each thread worked (runs on more than one thread only: one thread's work is the
+    /// run's own span).
+    pub stretches: Option<&'a ThreadStretches>,
+}
+
+/// [`par_convert_with_work`], reporting to `watch` as it goes.
 pub fn par_convert_counted(
     kernel: Kernel,
     formula: Formula,
     (src, dst): (&[u8], &mut [u8]),
     threads: usize,
     work: Work,
-    progress: Option<&PixelProgress>,
+    watch: Watch<'_>,
 ) -> Result<(), CpuError> {
     check_lengths(kernel, src, dst)?;
     let (inb, outb) = (kernel.in_bytes_per_pixel(), kernel.out_bytes_per_pixel());
-    run_chunked((inb, outb), (src, dst), threads, progress, |s, d| {
+    run_chunked((inb, outb), (src, dst), threads, watch, |s, d| {
         convert_unchecked_len(kernel, formula, s, d);
         apply_work_to_output(kernel, d, work);
     })
 }
 
 /// Runs `f` over matching chunks of [`CHUNK_PIXELS`] pixels of `src` and `dst` on `threads`
-/// threads (on the calling thread alone for one: in one call without `progress`), adding each
-/// chunk's pixels to `progress` once it is done.
+/// threads (on the calling thread alone for one: in one call without progress to report),
+/// reporting each chunk to `watch` once it is done.
 pub(crate) fn run_chunked(
     (in_bytes_per_pixel, out_bytes_per_pixel): (usize, usize),
     (src, dst): (&[u8], &mut [u8]),
     threads: usize,
-    progress: Option<&PixelProgress>,
+    watch: Watch<'_>,
     f: impl Fn(&[u8], &mut [u8]) + Sync,
 ) -> Result<(), CpuError> {
     let threads = threads.clamp(1, available_threads());
     let (in_chunk, out_chunk) = (CHUNK_PIXELS * in_bytes_per_pixel, CHUNK_PIXELS * out_bytes_per_pixel);
+    let stretches = watch.stretches.filter(|_| threads > 1);
     let counted = |s: &[u8], d: &mut [u8]| {
+        let started = stretches.map(|_| Instant::now());
         f(s, d);
-        if let Some(p) = progress {
+        if let (Some(stretches), Some(started)) = (stretches, started) {
+            stretches.record(started, Instant::now());
+        }
+        if let Some(p) = watch.progress {
             p.add((d.len() / out_bytes_per_pixel.max(1)) as u64);
         }
     };
-    match (threads, progress) {
+    match (threads, watch.progress) {
         (1, None) => f(src, dst),
         (1, Some(_)) => src.chunks(in_chunk).zip(dst.chunks_mut(out_chunk)).for_each(|(s, d)| counted(s, d)),
         _ => pool(threads)?.install(|| {
@@ -179,17 +196,30 @@ mod tests {
                     let mut dst = vec![0u8; pixels * kernel.out_bytes_per_pixel()];
                     let progress = PixelProgress::new();
                     progress.start(pixels as u64);
+                    let stretches = ThreadStretches::new(threads);
+                    let before = Instant::now();
                     par_convert_counted(
                         kernel,
                         Formula::Bt709,
                         (&src, &mut dst),
                         threads,
                         Work::NONE,
-                        Some(&progress),
+                        Watch { progress: Some(&progress), stretches: Some(&stretches) },
                     )
                     .expect("sizes match");
+                    let after = Instant::now();
                     assert_eq!(progress.done(), pixels as u64, "{kernel:?} {pixels} px {threads} threads");
                     assert_eq!(progress.fraction(), Some(1.0));
+                    // Every chunk in one thread's stretch, on more than one thread; none on one.
+                    let stretches = stretches.into_stretches();
+                    let chunks: u32 = stretches.iter().map(|s| s.chunks).sum();
+                    let parallel = threads.min(available_threads()) > 1;
+                    assert_eq!(chunks as usize, if parallel { pixels.div_ceil(CHUNK_PIXELS) } else { 0 });
+                    assert!(
+                        stretches
+                            .iter()
+                            .all(|s| before <= s.started && s.started <= s.ended && s.ended <= after)
+                    );
                 }
             }
         }

@@ -302,6 +302,8 @@ impl Engine {
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
+                let stretches = crate::cpu::ThreadStretches::new(threads);
+                let watch = crate::cpu::Watch { progress, stretches: Some(&stretches) };
                 let started = Instant::now();
                 let start_ns = nanos_since(run_started);
                 crate::cpu::par_convert_counted(
@@ -310,12 +312,18 @@ impl Engine {
                     (src, dst),
                     threads,
                     settings.work,
-                    progress,
+                    watch,
                 )?;
                 let ns = nanos_since(started);
                 report.threads = Some(threads);
                 report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: Clock::CpuClock });
                 report.spans.push(Span::cpu(Lane::Kernel, start_ns, start_ns + ns));
+                let since = |at: Instant| {
+                    u64::try_from(at.saturating_duration_since(run_started).as_nanos()).unwrap_or(u64::MAX)
+                };
+                report.spans.extend(stretches.into_stretches().into_iter().map(|s| {
+                    Span::cpu(Lane::KernelThread { thread: s.thread }, since(s.started), since(s.ended))
+                }));
             }
             Backend::Gpu => {
                 let converter = self.gpu_converter()?;

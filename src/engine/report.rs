@@ -224,7 +224,7 @@ impl Stats {
 /// and details to a report.
 pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: u64) {
     report.phases.extend(gpu_phases(&t));
-    report.spans.extend(super::spans::from_gpu(&t.spans, offset_ns));
+    report.spans.extend(super::spans::from_gpu(&t.spans, offset_ns, t.gpu_clock_within_ns.is_some()));
     if t.bands > 1 {
         report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
     }

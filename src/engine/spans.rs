@@ -31,6 +31,12 @@ pub enum Lane {
         /// The rayon thread index, `None` for a thread outside the pool.
         thread: Option<usize>,
     },
+    /// The CPU kernel's chunks run back to back by one thread of a parallel run: its rayon
+    /// index, or `None` outside the pool (within the run's [`Lane::Kernel`] span).
+    KernelThread {
+        /// The rayon thread index, `None` for a thread outside the pool.
+        thread: Option<usize>,
+    },
     /// Showing the result: GPU copies into the display store, the preview drawn from it, or the
     /// app's texture of a CPU result.
     Display,
@@ -59,6 +65,8 @@ impl Lane {
             Self::Kernel => "kernel".to_owned(),
             Self::KernelStripe { thread: Some(t) } => format!("kernel stripes · thread {t}"),
             Self::KernelStripe { thread: None } => "kernel stripes · caller".to_owned(),
+            Self::KernelThread { thread: Some(t) } => format!("kernel · thread {t}"),
+            Self::KernelThread { thread: None } => "kernel · caller".to_owned(),
             Self::Display => "display".to_owned(),
             Self::Download => "download".to_owned(),
             Self::Encode => "encode".to_owned(),
@@ -78,8 +86,13 @@ pub enum SpanClock {
     /// submit and the wait).
     #[serde(rename = "cpu-clock, around its submission")]
     AroundSubmission,
+    /// The step's GPU timestamps, mapped onto the CPU clock by the run's calibration of the GPU
+    /// clock (within the run's `gpu_clock_within_ns`).
+    #[serde(rename = "gpu-timestamp, calibrated")]
+    GpuTimestampCalibrated,
     /// The step's length from GPU timestamps, placed on the CPU clock at its submission (not
-    /// before the GPU's previous step, not after the host saw it finished).
+    /// before the GPU's previous step, not after the host saw it finished): the run's GPU clock
+    /// could not be calibrated.
     #[serde(rename = "gpu-timestamp, placed at submit")]
     GpuTimestampAtSubmit,
 }
@@ -91,6 +104,7 @@ impl SpanClock {
         match self {
             Self::CpuClock => "cpu-clock",
             Self::AroundSubmission => "cpu-clock, around its submission",
+            Self::GpuTimestampCalibrated => "gpu-timestamp, calibrated",
             Self::GpuTimestampAtSubmit => "gpu-timestamp, placed at submit",
         }
     }
@@ -133,8 +147,8 @@ impl Span {
 }
 
 /// A GPU run's spans as the report's, `offset_ns` later (the GPU run started that long after
-/// the report's run).
-pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64) -> Vec<Span> {
+/// the report's run); `calibrated` when the run mapped its GPU clock onto the CPU's.
+pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64, calibrated: bool) -> Vec<Span> {
     spans
         .iter()
         .map(|s| {
@@ -148,6 +162,7 @@ pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64) -> Vec<Span> {
             };
             let clock = match (s.step, s.clock) {
                 (GpuStep::Setup | GpuStep::HostCopy { .. }, _) => SpanClock::CpuClock,
+                (_, Clock::GpuTimestamp) if calibrated => SpanClock::GpuTimestampCalibrated,
                 (_, Clock::GpuTimestamp) => SpanClock::GpuTimestampAtSubmit,
                 (_, Clock::CpuClock | Clock::Mixed) => SpanClock::AroundSubmission,
             };
@@ -188,10 +203,13 @@ mod tests {
             GpuSpan { step: GpuStep::Preview, start_ns: 5, end_ns: 9, clock: Clock::CpuClock, band: None },
             GpuSpan { step: GpuStep::Kernel, start_ns: 1, end_ns: 4, clock: Clock::GpuTimestamp, band: None },
         ];
-        let spans = from_gpu(&gpu, 100);
+        let spans = from_gpu(&gpu, 100, false);
         assert_eq!(spans[0].lane, Lane::Display);
         assert_eq!(spans[0].clock, SpanClock::AroundSubmission);
         assert_eq!((spans[1].start_ns, spans[1].end_ns), (101, 104));
         assert_eq!(spans[1].clock.label(), "gpu-timestamp, placed at submit");
+        let calibrated = from_gpu(&gpu, 100, true);
+        assert_eq!(calibrated[0].clock, SpanClock::AroundSubmission);
+        assert_eq!(calibrated[1].clock.label(), "gpu-timestamp, calibrated");
     }
 }

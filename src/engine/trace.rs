@@ -3,8 +3,10 @@
 //! each thread's host copies, the GPU queue's upload copies, kernel passes and download copies,
 //! display, encode) and one track for the run as a whole. Every event is a complete event
 //! (`"ph": "X"`) in microseconds on the run's CPU clock, and says how it was timed: GPU steps
-//! are their lengths from GPU timestamps placed at their submission where the adapter has
-//! timestamps, else the CPU clock around a submission of the step alone.
+//! come from GPU timestamps mapped onto the CPU clock by the run's calibration (or, where none
+//! fits, their lengths placed at their submission) where the adapter has timestamps, else from
+//! the CPU clock around a submission of the step alone. A parallel CPU kernel has a track per
+//! thread with its chunks joined into stretches.
 
 use serde_json::{Value, json};
 
@@ -13,8 +15,10 @@ use crate::engine::{Backend, Lane, RunReport, Span, SpanClock};
 /// The track of the run as a whole, above its lanes.
 const RUN_TRACK: u64 = 0;
 
-/// A lane's track id and its sort order within its run.
+/// A lane's track id and its sort order within its run: the run's lanes, then each thread's
+/// (its host copies, its encoder stripes, its kernel chunks).
 fn track(lane: Lane) -> u64 {
+    let per_thread = |t: usize, nth: u64| 16 + 3 * t as u64 + nth;
     match lane {
         Lane::Decode => 1,
         Lane::Setup => 2,
@@ -26,8 +30,10 @@ fn track(lane: Lane) -> u64 {
         Lane::Encode => 8,
         // A thread's encoder stripes and the kernel inside each share its track: they nest.
         Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => 9,
-        Lane::HostCopy { thread: Some(t) } => 10 + 2 * t as u64,
-        Lane::KernelStripe { thread: Some(t) } | Lane::EncodeStripe { thread: Some(t) } => 11 + 2 * t as u64,
+        Lane::KernelThread { thread: None } => 10,
+        Lane::HostCopy { thread: Some(t) } => per_thread(t, 0),
+        Lane::KernelStripe { thread: Some(t) } | Lane::EncodeStripe { thread: Some(t) } => per_thread(t, 1),
+        Lane::KernelThread { thread: Some(t) } => per_thread(t, 2),
     }
 }
 
@@ -44,6 +50,7 @@ fn track_name(lane: Lane, backend: Backend) -> String {
         Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => {
             "CPU · encoder caller (stripes, the kernel inside each)".to_owned()
         }
+        Lane::KernelThread { .. } => format!("CPU · {} (its chunks, back to back)", lane.name()),
         other => format!("CPU · {}", other.name()),
     }
 }
@@ -72,10 +79,22 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             .iter()
             .map(|p| (p.phase.to_string(), json!({ "ms": p.ns as f64 / 1e6, "clock": p.source.label() })))
             .collect();
+        let mut args = json!({ "phases": phases, "overlap_ms": report.overlap_ns as f64 / 1e6 });
+        if let Some(gpu) = &report.gpu {
+            args["gpu_clock"] = json!(match gpu.gpu_clock_within_ns {
+                Some(ns) => format!(
+                    "GPU timestamps mapped onto the CPU clock by this run's calibration, within {:.1} µs",
+                    ns as f64 / 1e3
+                ),
+                None if gpu.pipelined =>
+                    "GPU timestamps not calibrated: each chunk placed at its submission".to_owned(),
+                None =>
+                    "no GPU timestamps: GPU steps timed on the CPU clock around their submissions".to_owned(),
+            });
+        }
         events.push(json!({
             "ph": "X", "pid": pid, "tid": RUN_TRACK, "name": "run", "cat": "run",
-            "ts": 0.0, "dur": micros(report.total_ns),
-            "args": { "phases": phases, "overlap_ms": report.overlap_ns as f64 / 1e6 },
+            "ts": 0.0, "dur": micros(report.total_ns), "args": args,
         }));
         let mut lanes: Vec<Lane> = report.spans.iter().map(|s| s.lane).collect();
         lanes.sort_unstable();
@@ -114,10 +133,14 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             "title": title,
             "graylab": env!("CARGO_PKG_VERSION"),
             "runs": "each run is a process of its own, starting at 0 µs",
-            "clocks": "every event is on its run's CPU clock; a GPU step (upload copies, kernel, \
-                       download copies) is its length from GPU timestamps placed at its submission \
-                       ('gpu-timestamp, placed at submit') where the adapter has timestamps, else \
-                       the CPU clock around a submission of that step alone",
+            "clocks": "every event is on its run's CPU clock. A GPU step (upload copies, kernel, \
+                       download copies) comes from GPU timestamps where the adapter has them, \
+                       mapped onto the CPU clock by a calibration taken in the same run \
+                       ('gpu-timestamp, calibrated': one offset that lets every chunk start no \
+                       earlier than its submission and end no later than the host saw it finished; \
+                       the run's args.gpu_clock says within how much), or, where no offset fits, \
+                       its length placed at its submission ('gpu-timestamp, placed at submit'); \
+                       without timestamps, from the CPU clock around a submission of that step alone",
         },
     })
 }
@@ -191,7 +214,7 @@ mod tests {
                 .map(|e| e["args"]["name"].clone())
         };
         assert_eq!(name_of(5), Some(json!("GPU queue · kernel")));
-        assert_eq!(name_of(12), Some(json!("CPU · host copy · thread 1")));
+        assert_eq!(name_of(19), Some(json!("CPU · host copy · thread 1")));
         assert_eq!(name_of(0), Some(json!("run")));
     }
 
@@ -258,7 +281,7 @@ mod tests {
             ]
         );
         // On each thread's track the kernel lies inside its stripe.
-        for tid in [11, 13] {
+        for tid in [17, 20] {
             let on: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X" && e["tid"] == tid).collect();
             let stripe =
                 on.iter().find(|e| e["name"].as_str().is_some_and(|n| n.starts_with("encode stripes")));

@@ -374,7 +374,16 @@ fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
     let cpu = Engine::cpu_only();
     let report = cpu.convert(&image, &ConvertSettings::default(), RunOptions::default()).expect("cpu").report;
     assert_timeline(&report, "cpu");
-    assert_eq!(report.spans.len(), 1, "a CPU run is one kernel span: {:?}", report.spans);
+    // A CPU run is one kernel span, and on more than one thread each thread's stretches of
+    // chunks within it, every chunk in one.
+    let kernel = report.spans.iter().find(|s| s.lane == Lane::Kernel).expect("kernel span");
+    let threads: Vec<_> =
+        report.spans.iter().filter(|s| matches!(s.lane, Lane::KernelThread { .. })).collect();
+    assert_eq!(report.spans.len(), 1 + threads.len(), "{:?}", report.spans);
+    assert_eq!(threads.is_empty(), report.threads == Some(1), "{:?}", report.spans);
+    for s in &threads {
+        assert!(kernel.start_ns <= s.start_ns && s.end_ns <= kernel.end_ns, "{s:?} outside {kernel:?}");
+    }
     let Some(gpu) = common::gpu() else { return };
     let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
     for mode in [TimingMode::Auto, TimingMode::CpuClock] {
@@ -395,8 +404,21 @@ fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
                 "{what}: no host copy span"
             );
             let pipelined = report.gpu.as_ref().is_some_and(|g| g.pipelined);
-            let placed = report.spans.iter().filter(|s| s.clock == SpanClock::GpuTimestampAtSubmit).count();
-            assert_eq!(placed > 0, pipelined, "{what}: GPU-timestamp spans only when pipelined");
+            let stamped = |clock| report.spans.iter().filter(|s| s.clock == clock).count();
+            let (calibrated, placed) =
+                (stamped(SpanClock::GpuTimestampCalibrated), stamped(SpanClock::GpuTimestampAtSubmit));
+            assert_eq!(calibrated + placed > 0, pipelined, "{what}: GPU-timestamp spans only when pipelined");
+            let within_ns = report.gpu.as_ref().and_then(|g| g.gpu_clock_within_ns);
+            // A run's GPU steps are all mapped by its calibration, or all placed at submit.
+            assert_eq!((calibrated > 0, placed > 0), (within_ns.is_some(), pipelined && within_ns.is_none()));
+            assert!(
+                within_ns.is_none_or(|ns| ns <= report.total_ns),
+                "{what}: calibrated within {within_ns:?}"
+            );
+            // llvmpipe's timestamps read the host's monotonic clock: one offset always fits.
+            if pipelined && gpu.adapter_info().name.contains("llvmpipe") {
+                assert!(within_ns.is_some(), "{what}: llvmpipe's GPU clock was not calibrated");
+            }
             let tiles = engine
                 .gpu_converter()
                 .expect("converter")

@@ -70,17 +70,31 @@ fn bench_writes_every_run_as_a_trace_with_cpu_and_gpu_tracks() {
     assert_eq!((gpu_kernel, cpu_kernel), (3, 3), "{tracks:?}");
     assert!(tracks.values().any(|t| t == "GPU queue · upload copies"), "{tracks:?}");
     assert!(tracks.values().any(|t| t.starts_with("CPU · host copy")), "{tracks:?}");
+    // A CPU kernel on more than one thread: a track per thread, its chunks in stretches.
+    let parallel = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) > 1;
+    assert_eq!(tracks.values().any(|t| t.starts_with("CPU · kernel · thread")), parallel, "{tracks:?}");
     assert_within_runs(&events, &tracks);
     // GPU steps say how they were timed.
     let gpu_clocks: Vec<&str> =
         events.iter().filter(|e| e["cat"] == "gpu").filter_map(|e| e["args"]["clock"].as_str()).collect();
     assert!(!gpu_clocks.is_empty());
     assert!(
-        gpu_clocks
-            .iter()
-            .all(|c| matches!(*c, "gpu-timestamp, placed at submit" | "cpu-clock, around its submission")),
+        gpu_clocks.iter().all(|c| matches!(
+            *c,
+            "gpu-timestamp, calibrated"
+                | "gpu-timestamp, placed at submit"
+                | "cpu-clock, around its submission"
+        )),
         "{gpu_clocks:?}"
     );
+    // Each GPU run says how its GPU steps sit on the CPU clock, and its steps agree.
+    for (pid, process) in processes.iter().filter(|(_, p)| p.starts_with("gpu")) {
+        let run = events.iter().find(|e| e["pid"] == *pid && e["name"] == "run").expect("run event");
+        let said = run["args"]["gpu_clock"].as_str().unwrap_or_default();
+        let calibrated =
+            events.iter().any(|e| e["pid"] == *pid && e["args"]["clock"] == "gpu-timestamp, calibrated");
+        assert_eq!(said.contains("calibration, within"), calibrated, "{process}: {said}");
+    }
 
     // Never over an existing file unless asked.
     let o = graylab(&args, dir.path());

@@ -38,7 +38,10 @@ pub struct Timeline {
 /// started (1e6: ms): a lane for each lane that has a span.
 fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
     let ms = |ns: u64| ns as f64 / ns_per_unit;
-    let mut spans = run.report.spans.clone();
+    // A parallel CPU kernel's threads are the trace's to show: one lane per core would crowd
+    // the chart.
+    let mut spans: Vec<_> =
+        run.report.spans.iter().filter(|s| !matches!(s.lane, Lane::KernelThread { .. })).copied().collect();
     spans.sort_by_key(|s| (s.lane, s.start_ns));
     let mut lanes: Vec<Lane> = spans.iter().map(|s| s.lane).collect();
     lanes.dedup();
@@ -62,7 +65,7 @@ fn colour(lane: Lane) -> Color32 {
         Lane::Setup => Segment::Phase(Phase::Setup),
         Lane::HostCopy { .. } => Segment::Other,
         Lane::Upload => Segment::Phase(Phase::Upload),
-        Lane::Kernel | Lane::KernelStripe { .. } => Segment::Phase(Phase::Kernel),
+        Lane::Kernel | Lane::KernelStripe { .. } | Lane::KernelThread { .. } => Segment::Phase(Phase::Kernel),
         Lane::Display => Segment::Phase(Phase::Display),
         Lane::Download => Segment::Phase(Phase::Download),
         Lane::Encode | Lane::EncodeStripe { .. } => Segment::Phase(Phase::Encode),

@@ -112,9 +112,10 @@ pub enum GpuStep {
 }
 
 /// When one step of a GPU run really ran, in ns since the run started, on the CPU clock. A
-/// [`Clock::GpuTimestamp`] span kept its length from GPU timestamps and was placed on the CPU
-/// clock at its submission (no earlier than the submit, no later than the host saw it finished,
-/// never before the GPU's previous step); a [`Clock::CpuClock`] span of a GPU step is the
+/// [`Clock::GpuTimestamp`] span is the step's GPU timestamps mapped onto the CPU clock by the
+/// run's calibration ([`GpuTimings::gpu_clock_within_ns`]), or, without one, its length placed
+/// at its submission (no earlier than the submit, no later than the host saw it finished, never
+/// before the GPU's previous step); a [`Clock::CpuClock`] span of a GPU step is the
 /// submit-and-wait of that step alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuSpan {
@@ -219,6 +220,12 @@ pub struct GpuTimings {
     /// submit to completion, or a kernel that took no time); their GPU figures are left out, so
     /// the `gpu-timestamp` phases of such a run are too low.
     pub suspect_timestamps: u32,
+    /// How closely the GPU steps' spans sit on the CPU clock: `Some(ns)` when they were mapped
+    /// there by a calibration of the GPU clock taken from this run's own chunks (each chunk
+    /// started no earlier than its submission and ended no later than the host saw it
+    /// finished), good to within that many ns; `None` when each chunk was placed at its
+    /// submission instead (no timestamps, or GPU clock readings no single offset fits).
+    pub gpu_clock_within_ns: Option<u64>,
     /// When each step really ran, for a timeline (the report carries them in its own terms).
     #[serde(skip)]
     pub spans: Vec<GpuSpan>,

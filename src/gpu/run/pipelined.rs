@@ -42,6 +42,15 @@ struct InFlight {
     timestamps: Option<MapResult>,
 }
 
+/// A chunk's GPU clock readings, with when the host submitted it and saw it finished (ns since
+/// the run started): kept until the run's end, when one calibration places every chunk.
+struct Stamped {
+    chunk: usize,
+    ticks: Ticks,
+    submitted_ns: u64,
+    done_ns: u64,
+}
+
 /// Submissions of the run not yet seen finished, oldest first, each with its number and the
 /// pixels its slice converts.
 #[derive(Default)]
@@ -73,6 +82,7 @@ pub(crate) fn drive(
     let ring = slots.len().max(1);
     let mut pending: VecDeque<InFlight> = VecDeque::new();
     let mut queue = Queue::default();
+    let mut stamped = Vec::new();
     let plan = run.plan;
     for chunk in &plan.chunks {
         if run.cancelled() {
@@ -83,7 +93,7 @@ pub(crate) fn drive(
         if pending.len() >= ring
             && let Some(oldest) = pending.pop_front()
         {
-            finish(run, slots, oldest, &mut queue)?;
+            finish(run, slots, oldest, (&mut queue, &mut stamped))?;
         }
         let Some(slot) = slots.get_mut(slot_index) else {
             return Err(GpuError::Bug("no staging slot"));
@@ -96,8 +106,9 @@ pub(crate) fn drive(
         scopes.check()?;
     }
     while let Some(oldest) = pending.pop_front() {
-        finish(run, slots, oldest, &mut queue)?;
+        finish(run, slots, oldest, (&mut queue, &mut stamped))?;
     }
+    place_spans(run, &stamped);
     Ok(())
 }
 
@@ -165,12 +176,12 @@ fn wait_oldest(
     Ok(())
 }
 
-/// Reads one finished chunk back and adds its timestamps.
+/// Reads one finished chunk back, adds its timestamps and keeps them for placing its spans.
 fn finish(
     run: &mut Run<'_>,
     slots: &[StagingSlot],
     mut f: InFlight,
-    queue: &mut Queue,
+    (queue, stamped): (&mut Queue, &mut Vec<Stamped>),
 ) -> Result<(), GpuError> {
     let done = if let Some(done) = f.done {
         done
@@ -192,26 +203,69 @@ fn finish(
         mapped(run.cmds.ctx.device(), rx)?;
         let ticks = ts.read()?;
         if add_timestamps(run, chunk, &ticks, nanos(done - f.submitted)) {
-            place_spans(run, &ticks, chunk, (f.submitted, done));
+            let (submitted_ns, done_ns) = (run.since_origin(f.submitted), run.since_origin(done));
+            stamped.push(Stamped { chunk: f.chunk, ticks, submitted_ns, done_ns });
         }
     }
     Ok(())
 }
 
-/// Places the chunk's GPU steps on the CPU clock: each keeps its length and its distance from the
-/// chunk's first stamp as the GPU timestamps read them, and the chunk starts at its submit, or
-/// once the GPU's previous step ended if that was later (one queue runs one thing at a time), and
-/// no later than lets it end when the host saw it finished.
-fn place_spans(run: &mut Run<'_>, ticks: &Ticks, chunk: &Chunk, (submitted, done): (Instant, Instant)) {
+/// Places every chunk's GPU steps on the CPU clock. One queue runs the run's chunks in order on
+/// one GPU clock, so one offset maps that clock onto the CPU's: each chunk started no earlier
+/// than its submission and ended no later than the host saw it finished, and every offset that
+/// keeps both for every chunk is right to within their spread. The earliest such offset is
+/// taken (a chunk submitted to an idle queue starts at once), and the spread is kept. When no
+/// offset fits (a clock that drifts or jumps), each chunk is placed at its submission instead.
+fn place_spans(run: &mut Run<'_>, stamped: &[Stamped]) {
     let ctx = run.cmds.ctx;
-    let first = ticks.at(Stamp::UploadStart);
-    let offset_ns = |stamp| ctx.ticks_to_ns(ticks.at(stamp).saturating_sub(first));
-    let chunk_ns = offset_ns(Stamp::DownloadEnd);
-    let (submitted_ns, done_ns) = (run.since_origin(submitted), run.since_origin(done));
-    let mut start_ns = submitted_ns.max(run.gpu_free_ns);
-    if start_ns + chunk_ns > done_ns {
-        start_ns = done_ns.saturating_sub(chunk_ns).max(run.gpu_free_ns);
+    let base = stamped.iter().map(|s| s.ticks.at(Stamp::UploadStart)).min().unwrap_or(0);
+    let gpu_ns = |ticks: &Ticks, stamp| i128::from(ctx.ticks_to_ns(ticks.at(stamp).saturating_sub(base)));
+    let calibration = calibrate(stamped.iter().map(|s| {
+        let (first, last) = (gpu_ns(&s.ticks, Stamp::UploadStart), gpu_ns(&s.ticks, Stamp::DownloadEnd));
+        (i128::from(s.submitted_ns) - first, i128::from(s.done_ns) - last)
+    }));
+    run.t.gpu_clock_within_ns = calibration.map(|(_, within_ns)| within_ns);
+    for s in stamped {
+        let Some(chunk) = run.plan.chunks.get(s.chunk) else { continue };
+        let first = gpu_ns(&s.ticks, Stamp::UploadStart);
+        // Without a calibration: the chunk starts at its submit, or once the GPU's previous
+        // step ended if that was later, and no later than lets it end when the host saw it
+        // finished; its steps keep their distance from its first stamp.
+        let start_ns = calibration.map_or_else(
+            || {
+                let chunk_ns = gpu_ns(&s.ticks, Stamp::DownloadEnd) - first;
+                let start = i128::from(s.submitted_ns.max(run.gpu_free_ns));
+                let latest = i128::from(s.done_ns) - chunk_ns;
+                if start > latest { latest.max(i128::from(run.gpu_free_ns)) } else { start }
+            },
+            |(offset_ns, _)| first + offset_ns,
+        );
+        let done_ns = i128::from(s.done_ns);
+        let on_cpu = |stamp| (start_ns + gpu_ns(&s.ticks, stamp) - first).clamp(0, done_ns) as u64;
+        for (step, from, to) in chunk_steps(run, chunk) {
+            let end_ns = on_cpu(to);
+            let begin_ns = on_cpu(from).min(end_ns);
+            run.gpu_free_ns = run.gpu_free_ns.max(end_ns);
+            let band = Some(chunk.band);
+            run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: Clock::GpuTimestamp, band });
+        }
     }
+}
+
+/// The offset from the GPU clock to the CPU clock that every chunk's bounds allow, given each
+/// chunk's lowest and highest (its submission less its first stamp, when it was seen finished
+/// less its last stamp): the earliest, and how far the latest lies from it. `None` when there are
+/// no chunks or no offset fits them all.
+fn calibrate(bounds: impl Iterator<Item = (i128, i128)>) -> Option<(i128, u64)> {
+    let (mut lowest, mut highest, mut any) = (i128::MIN, i128::MAX, false);
+    for (low, high) in bounds {
+        (lowest, highest, any) = (lowest.max(low), highest.min(high), true);
+    }
+    (any && lowest <= highest).then(|| (lowest, u64::try_from(highest - lowest).unwrap_or(u64::MAX)))
+}
+
+/// The GPU steps of one chunk, each between its two stamps.
+fn chunk_steps(run: &Run<'_>, chunk: &Chunk) -> Vec<(GpuStep, Stamp, Stamp)> {
     let slices = run.plan.slices_of(chunk).len() as u32;
     let mut steps = Vec::new();
     if run.cmds.upload {
@@ -224,13 +278,7 @@ fn place_spans(run: &mut Run<'_>, ticks: &Ticks, chunk: &Chunk, (submitted, done
     if run.cmds.download {
         steps.push((GpuStep::Download, Stamp::DownloadStart, Stamp::DownloadEnd));
     }
-    for (step, from, to) in steps {
-        let end_ns = (start_ns + offset_ns(to)).min(done_ns);
-        let begin_ns = (start_ns + offset_ns(from)).min(end_ns);
-        run.gpu_free_ns = run.gpu_free_ns.max(end_ns);
-        let band = Some(chunk.band);
-        run.t.spans.push(GpuSpan { step, start_ns: begin_ns, end_ns, clock: Clock::GpuTimestamp, band });
-    }
+    steps
 }
 
 /// Adds the chunk's GPU times to the run's; `false` when they cannot be right (left out).
@@ -276,4 +324,20 @@ fn drain(run: &mut Run<'_>, queue: &mut Queue, pending: &mut VecDeque<InFlight>)
     queue.waiting.clear();
     pending.clear();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::calibrate;
+
+    #[test]
+    fn one_offset_fits_every_chunk_or_none_is_claimed() {
+        // Three chunks: GPU clock 1000 ns behind the CPU's at the first (submitted at 50, its
+        // first stamp at -950: the offset is at least 1000), the others allowing up to 1030.
+        let fits = [(1000, 1040), (990, 1030), (1000, 1100)];
+        assert_eq!(calibrate(fits.into_iter()), Some((1000, 30)));
+        // A chunk that must have started later than another lets it end: no offset fits.
+        assert_eq!(calibrate([(1000, 1040), (1050, 1200)].into_iter()), None);
+        assert_eq!(calibrate(std::iter::empty()), None);
+    }
 }
