@@ -84,9 +84,11 @@ pub fn convert_file(
     let since = || u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let decode = &DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
-    // A complete YCbCr JPEG's luma into a format that takes gray rows: decoded while encoded.
+    // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its
+    // stored luma as it is, its colour converted on the CPU as it is decoded.
     let gray_rows = GrayLayout { width: 0, height: 0, alpha: false, sixteen_bit: false };
-    let decoded = if decode.stored_luma && encodes_rows(gray_rows, output, export) {
+    let streams = decode.stored_luma || settings.backend == Backend::Cpu;
+    let decoded = if streams && encodes_rows(gray_rows, output, export) {
         match decode_or_stream(input, decode)? {
             Opened::Decoded(decoded) => decoded,
             Opened::LumaRows(stream) => {

@@ -1,21 +1,26 @@
-//! File to file for a JPEG's stored luma (`--formula stored-luma`): libjpeg decodes the Y plane
-//! on a thread of its own while the encoder codes the stripes already decoded on every core, so
-//! decode and encode overlap instead of following each other, and the two spans say so.
+//! File to file for a complete YCbCr JPEG streamed by libjpeg: its stored luma
+//! (`--formula stored-luma`), or its colour converted by the CPU kernel chunk by chunk as soon as
+//! libjpeg decodes it (every other formula, on the CPU). libjpeg decodes on a thread of its own
+//! (one per band where restart intervals allow) while the encoder codes the stripes already
+//! decoded on every core, so decode and encode overlap instead of following each other, the RGB
+//! image is never held whole, and the two spans say so.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::report::{Phase, PhaseTiming};
 use super::spans::{Lane, Span};
-use super::{ConvertSettings, EngineError, PixelProgress, RunReport};
+use super::{ConvertSettings, EngineError, PixelProgress, RunReport, WorkFigures};
 use crate::io::{
     EncodeReport, ExportOptions, GrayLayout, IoError, LumaStream, StoredLuma, encode_rows_to_file,
 };
+use crate::pixel::Kernel;
 use crate::system::clock::Clock;
 
 /// Decodes `stream` on a thread of its own and encodes its rows into `output` as they come;
 /// `started` is when the file began to be opened (the report's zero). The run's report, decode
-/// and encode in its phases, and the export's.
+/// (and the kernel, for colour) and encode in its phases, and the export's.
 pub(super) fn convert_luma_stream(
     stream: &LumaStream,
     (input, output): (&Path, &Path),
@@ -30,10 +35,20 @@ pub(super) fn convert_luma_stream(
     if let Some(p) = progress {
         p.start(pixels);
     }
+    let kernel = Kernel::Rgb8ToL8;
+    let kernel_ns = AtomicU64::new(0);
+    let to_gray = |rgb: &[u8], gray: &mut [u8]| {
+        let converting = Instant::now();
+        crate::cpu::convert_chunk(kernel, settings.formula, rgb, gray).map_err(|e| e.to_string())?;
+        crate::cpu::apply_work_to_output(kernel, gray, settings.work);
+        let ns = u64::try_from(converting.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        kernel_ns.fetch_add(ns, Ordering::Relaxed);
+        Ok(())
+    };
     let layout = GrayLayout { width, height, alpha: false, sixteen_bit: false };
     let decode_start_ns = since();
     let ((decoded, decode_end_ns), written, encode_end_ns) = std::thread::scope(|scope| {
-        let decoding = scope.spawn(|| (stream.decode(), since()));
+        let decoding = scope.spawn(|| (stream.decode(&to_gray), since()));
         let written = encode_rows_to_file(layout, stream, output, &export, &|_| ());
         let encode_end_ns = since();
         let decoded = decoding.join().unwrap_or_else(|_| {
@@ -48,29 +63,47 @@ pub(super) fn convert_luma_stream(
     if let Some(p) = progress {
         p.add(pixels);
     }
-    let decode_ns = stream.open_ns() + decode_end_ns.saturating_sub(decode_start_ns);
+    let kernel_ns = kernel_ns.into_inner();
+    // The decoding thread's wall holds the conversions of its chunks: the kernel's phase.
+    let decode_ns =
+        (stream.open_ns() + decode_end_ns.saturating_sub(decode_start_ns)).saturating_sub(kernel_ns);
     let encode_start_ns = encode_end_ns.saturating_sub(written.encode_ns);
-    let mut run = RunReport::new(settings.backend, settings.formula, (width, height), Vec::new())
-        .with_work(settings.work);
-    super::convert::gray_work_note(settings, &mut run);
+    let mut run = RunReport::new(settings.backend, settings.formula, (width, height), Vec::new());
     run.spans = vec![
         Span::cpu(Lane::Decode, 0, decode_end_ns),
         Span::cpu(Lane::Encode, encode_start_ns, encode_end_ns),
     ];
-    run.phases = vec![
-        PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock },
-        PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock },
-    ];
+    run.phases = vec![PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock }];
+    if stream.stored_luma() {
+        run = run.with_work(settings.work);
+        super::convert::gray_work_note(settings, &mut run);
+    } else {
+        run.kernel = Some(kernel);
+        run.threads = Some(stream.bands());
+        run.work = WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
+        run.phases.push(PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock });
+    }
+    run.phases.push(PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock });
     run.notes.extend(stream.warnings().iter().map(|w| format!("warning: {w}")));
-    run.notes.push(StoredLuma::Decoded.note());
-    run.notes.push(match stream.bands() {
-        1 => "decoded by libjpeg on one thread while the encoder coded the rows already decoded: the decode and \
-              the encode overlap"
-            .to_owned(),
+    if stream.stored_luma() {
+        run.notes.push(StoredLuma::Decoded.note());
+    }
+    let decoded_as = match stream.bands() {
+        1 => "decoded by libjpeg on one thread".to_owned(),
         bands => format!(
-            "decoded by libjpeg in {bands} bands at once (the file's restart intervals let each band decode on \
-             its own) while the encoder coded the rows already decoded: the decode and the encode overlap"
+            "decoded by libjpeg in {bands} bands at once (the file's restart intervals let each band decode on its \
+             own)"
         ),
+    };
+    run.notes.push(if stream.stored_luma() {
+        format!("{decoded_as} while the encoder coded the rows already decoded: the decode and the encode overlap")
+    } else {
+        format!(
+            "{decoded_as}, each chunk of rows converted with {} on the decoding thread as soon as it was decoded, \
+             while the encoder coded the rows already converted: the decode, the kernel and the encode overlap, and \
+             the colour image was never held whole",
+            settings.formula
+        )
     });
     run.notes.extend(written.notes.iter().cloned());
     run.finish(encode_end_ns.max(decode_end_ns));

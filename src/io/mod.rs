@@ -23,7 +23,7 @@ pub use codecs::rows::{GrayLayout, RowSource};
 pub use json_path::{JsonPath, serialize_path};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
-pub use read::luma_stream::LumaStream;
+pub use read::luma_stream::{LumaStream, ToGray};
 pub use read::sniff::{
     FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
 };

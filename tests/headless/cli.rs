@@ -521,6 +521,67 @@ fn sweep_from_a_very_wide_photo_stays_near_its_prediction() {
 }
 
 #[test]
+fn a_jpegs_colour_is_libjpegs_converted_as_decoded_exactly_as_opencv_would() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    for name in [
+        "luma-420",
+        "luma-422",
+        "luma-444",
+        "luma-progressive",
+        "luma-restart",
+        "luma-restart-tall",
+        "colour-restart-tall-444",
+    ] {
+        let input = fixtures.join(format!("{name}.jpg"));
+        let input = input.to_str().expect("utf-8 path");
+        // OpenCV's `cvtColor(imread(…), COLOR_BGR2GRAY)`: bt601 of libjpeg's RGB (djpeg's).
+        let rgb = image::open(fixtures.join(format!("{name}.djpeg.png"))).expect("reference").to_rgb8();
+        let mut expected = vec![0u8; (rgb.width() * rgb.height()) as usize];
+        graylab::cpu::convert_reference(
+            graylab::pixel::Kernel::Rgb8ToL8,
+            graylab::pixel::Formula::Bt601,
+            rgb.as_raw(),
+            &mut expected,
+        )
+        .expect("reference");
+        for out in ["png", "jpg"] {
+            let file = format!("{name}.{out}");
+            let o = graylab(&["convert", input, "-o", &file, "--json"], dir.path());
+            assert!(o.status.success(), "{}", text(&o));
+            let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            let notes = report[0]["run"]["notes"].to_string();
+            assert!(notes.contains("the decode, the kernel and the encode overlap"), "{name}: {notes}");
+            // Bands only where the chroma is not subsampled vertically (4:4:4 here): libjpeg's
+            // upsampling reads chroma rows across a band's edge.
+            let banded = name == "colour-restart-tall-444" && cores > 1;
+            let bands = if banded { "bands at once" } else { "on one thread" };
+            assert!(notes.contains(bands), "{name}: {bands}: {notes}");
+            let phases = report[0]["run"]["phases"].to_string();
+            assert!(phases.contains("\"kernel\""), "{name}: {phases}");
+            let written = std::fs::read(dir.path().join(&file)).expect("written");
+            if out == "png" {
+                let written = image::load_from_memory(&written).expect("png").to_luma8();
+                assert_eq!(written.as_raw(), &expected, "{name}: bt601 of libjpeg's RGB");
+            } else {
+                // JPEG: byte for byte what encoding the whole converted plane gives.
+                let (w, h) = rgb.dimensions();
+                let plane = image::GrayImage::from_raw(w, h, expected.clone()).expect("plane");
+                let whole = graylab::io::encode_to_vec(&plane.into(), graylab::io::ExportFormat::Jpeg, 90)
+                    .expect("encode");
+                assert_eq!(written, whole, "{name}: the same file");
+            }
+        }
+        // The app's decode (the whole image) gives the same RGB.
+        let decoded =
+            graylab::io::decode_file(std::path::Path::new(input), &graylab::io::DecodeOptions::default())
+                .expect("decoded");
+        assert_eq!(decoded.image.to_rgb8().as_raw(), rgb.as_raw(), "{name}: libjpeg's RGB");
+    }
+}
+
+#[test]
 fn stored_luma_file_to_file_is_decoded_while_encoded_and_equals_libjpegs_luma() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");

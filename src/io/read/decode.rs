@@ -13,6 +13,7 @@ use crate::io::kind::{looks_like, open_regular, special_kind};
 use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
+use crate::io::read::jpeg_layout::Layout;
 use crate::io::read::jpeg_variants::{self, Decoder};
 use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
 use crate::io::read::messages::decode_error;
@@ -20,7 +21,7 @@ use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
 use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
-use crate::io::read::stored_luma::{StoredLuma, StoredLumaDecoder};
+use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, StoredLuma, stores_ycbcr};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, FrameCount, IoError, owned};
@@ -67,19 +68,21 @@ pub struct Decoded {
     pub stored_luma: Option<StoredLuma>,
 }
 
-/// A file opened by [`decode_or_stream`]: decoded, or the stored luma to be decoded as it is
+/// A file opened by [`decode_or_stream`]: decoded, or gray rows to be decoded as they are
 /// read.
 pub enum Opened {
     /// Decoded as [`decode_file`] decodes.
     Decoded(Decoded),
-    /// A complete YCbCr JPEG's stored luma with no orientation to apply, every check passed and
-    /// its memory reserved: rows handed on as libjpeg decodes them.
+    /// A complete YCbCr JPEG with no orientation to apply, every check passed and its memory
+    /// reserved: its stored luma, or its colour converted, as rows handed on as libjpeg decodes
+    /// them.
     LumaRows(LumaStream),
 }
 
-/// [`decode_file`], except that where [`DecodeOptions::stored_luma`] is asked and the file is a
-/// complete YCbCr JPEG with no EXIF rotation or flip, its luma is not decoded here but opened as
-/// a [`LumaStream`] for a file to file conversion to decode and encode at once.
+/// [`decode_file`], except that a complete YCbCr JPEG with no EXIF rotation or flip is not
+/// decoded here but opened as a [`LumaStream`] (of its stored luma where
+/// [`DecodeOptions::stored_luma`] is asked, else of its colour converted by the caller) for a
+/// file to file conversion to decode and encode at once.
 pub fn decode_or_stream(path: &Path, options: &DecodeOptions) -> Result<Opened, IoError> {
     open(path, options, true)
 }
@@ -96,8 +99,60 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     }
 }
 
-/// Opens a file: decodes it, or with `stream`, opens a JPEG's stored luma as a [`LumaStream`]
-/// where [`decode_or_stream`] says.
+/// The decoder of a JPEG (`bytes`, or `other`'s for `jpeg-decoder`). A file for `jpeg-decoder` is
+/// not shown to zune-jpeg even for its header: zune-jpeg refuses some of them (a sampling factor
+/// of 3). A complete YCbCr file's colour is libjpeg's, as `OpenCV` decodes it; a truncated one's
+/// is zune-jpeg's, which shows where the data ended.
+fn jpeg_decoder<'a>(
+    path: &Path,
+    (bytes, other): (&'a [u8], Option<&'a [u8]>),
+    layout: &Layout,
+    streamed: Option<JpegOut>,
+    options: &DecodeOptions,
+) -> Result<Box<dyn ImageDecoder + 'a>, IoError> {
+    Ok(match other {
+        None if streamed == Some(JpegOut::Luma) && layout.components.len() == 3 => {
+            Box::new(guarded(path, || LibjpegDecoder::new(bytes, layout.complete, JpegOut::Luma))?)
+        }
+        None if streamed == Some(JpegOut::Rgb) && layout.complete => {
+            Box::new(guarded(path, || LibjpegDecoder::new(bytes, true, JpegOut::Rgb))?)
+        }
+        None => {
+            let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
+            Box::new(open_decoder(path, reader, options)?)
+        }
+        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
+    })
+}
+
+/// What a JPEG streams as: its stored luma where it was asked for and is there, else the colour
+/// of a YCbCr file (to convert as it is decoded); `None`: it is decoded whole.
+fn streamed_as(stored_luma: Option<StoredLuma>, layout: &Layout, bytes: &[u8]) -> Option<JpegOut> {
+    match stored_luma {
+        Some(StoredLuma::Decoded) => Some(JpegOut::Luma),
+        None if layout.components.len() == 3 && stores_ycbcr(bytes) => Some(JpegOut::Rgb),
+        _ => None,
+    }
+}
+
+/// The bands a streamed JPEG of `height` rows is decoded in: one per core where restart intervals
+/// fall at MCU-row starts, else the file whole. Colour whose chroma is subsampled vertically is
+/// never cut: libjpeg's upsampling reads the chroma rows across a band's edge, so a band alone
+/// would decode its edge rows differently.
+fn stream_bands(bytes: Vec<u8>, layout: &Layout, out: JpegOut, height: u32) -> Vec<Band> {
+    let first = layout.components.first().map(|c| c.v);
+    let vertical = layout.components.iter().any(|c| Some(c.v) != first);
+    let cores = if out == JpegOut::Rgb && vertical {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    };
+    restart_bands(&bytes, layout, cores, CHUNK_ROWS)
+        .unwrap_or_else(|| vec![Band { rows: 0..height as usize, jpeg: bytes }])
+}
+
+/// Opens a file: decodes it, or with `stream`, opens a JPEG as a [`LumaStream`] where
+/// [`decode_or_stream`] says.
 fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, IoError> {
     let started = Instant::now();
     let open = |cause| IoError::Open { path: owned(path), cause };
@@ -130,8 +185,11 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         let stored_luma = options
             .stored_luma
             .then(|| StoredLuma::of_jpeg(layout.components.len(), other.is_some(), &plan.bytes));
-        if stream && other.is_none() && layout.complete && stored_luma == Some(StoredLuma::Decoded) {
-            let mut header = guarded(path, || StoredLumaDecoder::new(&plan.bytes, true))?;
+        // zune-jpeg is not shown a file for `jpeg-decoder` (it may refuse its header).
+        let streamed = if other.is_none() { streamed_as(stored_luma, &layout, &plan.bytes) } else { None };
+        if let (true, None, true, Some(out)) = (stream, other, layout.complete, streamed) {
+            // The header as gray: the stream holds the gray plane (and an RGB chunk per band).
+            let mut header = guarded(path, || LibjpegDecoder::new(&plan.bytes, true, JpegOut::Luma))?;
             let orientation = orientation_of(&mut header, &Facts::default());
             let (width, height) = header.dimensions();
             if orientation == Orientation::NoTransforms
@@ -142,27 +200,13 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
                 let reservation = reserve(path, &header, orientation, extra, options)?;
                 drop(header);
                 check_unchanged(path, &meta)?;
-                // Restart intervals at MCU-row starts: one band per core.
-                let cores = std::thread::available_parallelism().map_or(1, usize::from);
-                let bands = restart_bands(&plan.bytes, &layout, cores, CHUNK_ROWS)
-                    .unwrap_or_else(|| vec![Band { rows: 0..height as usize, jpeg: plan.bytes }]);
-                let stream = LumaStream::new(path, bands, (width, height), warnings, reservation, started);
+                let bands = stream_bands(plan.bytes, &layout, out, height);
+                let stream =
+                    LumaStream::new(path, (bands, out), (width, height), warnings, reservation, started);
                 return Ok(Opened::LumaRows(stream));
             }
         }
-        // A file for `jpeg-decoder` is not shown to zune-jpeg even for its header: zune-jpeg
-        // refuses some of them (a sampling factor of 3).
-        let decoder: Box<dyn ImageDecoder + '_> = match other {
-            None if stored_luma == Some(StoredLuma::Decoded) && layout.components.len() == 3 => {
-                Box::new(guarded(path, || StoredLumaDecoder::new(&plan.bytes, layout.complete))?)
-            }
-            None => {
-                let reader =
-                    ImageReader::with_format(std::io::Cursor::new(&plan.bytes[..]), ImageFormat::Jpeg);
-                Box::new(open_decoder(path, reader, options)?)
-            }
-            Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
-        };
+        let decoder = jpeg_decoder(path, (&plan.bytes, other), &layout, streamed, options)?;
         let facts = Facts::default();
         let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
         raw.stored_luma = stored_luma;

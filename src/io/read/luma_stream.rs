@@ -1,8 +1,10 @@
-//! A whole YCbCr JPEG's stored luma as rows handed on while libjpeg decodes them: a file to file
-//! conversion encodes the first stripes while later ones are still being decoded, so the
-//! decoder's core and the encoders' are busy at once. A file with restart intervals at MCU-row
-//! starts is decoded in bands, one libjpeg per core ([`super::restart_bands`]). Opened by
-//! [`crate::io::decode_or_stream`] once every check a decode makes has passed.
+//! A whole YCbCr JPEG's gray rows handed on while libjpeg decodes them: its stored luma, or its
+//! RGB converted to gray chunk by chunk (by a conversion the caller gives) as soon as each chunk
+//! is decoded. A file to file conversion encodes the first stripes while later ones are still
+//! being decoded, so the decoder's core and the encoders' are busy at once, and the RGB image is
+//! never held whole. A file with restart intervals at MCU-row starts is decoded in bands, one
+//! libjpeg per core ([`super::restart_bands`]). Opened by [`crate::io::decode_or_stream`] once
+//! every check a decode makes has passed.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -12,7 +14,7 @@ use std::time::Instant;
 
 use crate::io::codecs::rows::RowSource;
 use crate::io::read::restart_bands::Band;
-use crate::io::read::stored_luma::LibjpegLuma;
+use crate::io::read::stored_luma::{JpegOut, LibjpegRows};
 use crate::io::{DecodeWarning, IoError};
 use crate::system::memory_budget::Reservation;
 
@@ -20,10 +22,16 @@ use crate::system::memory_budget::Reservation;
 /// stripes are borrowed whole. Bands start at multiples of it.
 pub(in crate::io) const CHUNK_ROWS: usize = 128;
 
-/// A JPEG's stored luma, decoded by [`LumaStream::decode`] on one thread and read as rows
+/// How a gray chunk is made from a chunk of decoded RGB rows (`rgb` three samples a pixel,
+/// `gray` one); an error stops the decode.
+pub type ToGray<'a> = &'a (dyn Fn(&[u8], &mut [u8]) -> Result<(), String> + Sync);
+
+/// A JPEG's gray rows, decoded by [`LumaStream::decode`] on one thread and read as rows
 /// ([`RowSource`]) by others, each read waiting until its rows are decoded.
 pub struct LumaStream {
     path: PathBuf,
+    /// What libjpeg decodes: the stored luma, or the RGB to convert.
+    out: JpegOut,
     /// The JPEG, or its bands, each decoded by a libjpeg of its own.
     bands: Vec<Band>,
     width: u32,
@@ -45,7 +53,7 @@ impl LumaStream {
     /// opened since `started`.
     pub(in crate::io) fn new(
         path: &Path,
-        bands: Vec<Band>,
+        (bands, out): (Vec<Band>, JpegOut),
         (width, height): (u32, u32),
         warnings: Vec<DecodeWarning>,
         memory: Reservation,
@@ -54,6 +62,7 @@ impl LumaStream {
         let chunks = (height as usize).div_ceil(CHUNK_ROWS);
         Self {
             path: path.to_path_buf(),
+            out,
             bands,
             width,
             height,
@@ -84,20 +93,29 @@ impl LumaStream {
         self.open_ns
     }
 
+    /// Whether the rows are the stored luma (not RGB converted by [`LumaStream::decode`]'s
+    /// conversion).
+    #[must_use]
+    pub fn stored_luma(&self) -> bool {
+        self.out == JpegOut::Luma
+    }
+
     /// Bands decoded in parallel (1: the file is decoded whole).
     #[must_use]
     pub fn bands(&self) -> usize {
         self.bands.len()
     }
 
-    /// Decodes every row, handing each chunk on as it is done, each band on a thread of its
-    /// own (the last on this one); run it beside the readers (a reader waits for it). On an
-    /// error, readers get no rows (their encoder stops) and the error names the file.
-    pub fn decode(&self) -> Result<(), IoError> {
+    /// Decodes every row, handing each chunk on as it is done (RGB through `to_gray` first),
+    /// each band on a thread of its own (the last on this one); run it beside the readers (a
+    /// reader waits for it). On an error, readers get no rows (their encoder stops) and the
+    /// error names the file.
+    pub fn decode(&self, to_gray: ToGray<'_>) -> Result<(), IoError> {
         let result = std::thread::scope(|scope| {
             let (last, others) = self.bands.split_last().ok_or("no rows to decode")?;
-            let others: Vec<_> = others.iter().map(|band| scope.spawn(|| self.decode_band(band))).collect();
-            let mut result = self.decode_band(last);
+            let others: Vec<_> =
+                others.iter().map(|band| scope.spawn(|| self.decode_band(band, to_gray))).collect();
+            let mut result = self.decode_band(last, to_gray);
             for band in others {
                 let decoded = band.join().unwrap_or_else(|_| Err("a decoding thread stopped".to_owned()));
                 result = result.and(decoded);
@@ -111,15 +129,26 @@ impl LumaStream {
         })
     }
 
-    /// Decodes one band into its chunks, publishing each.
-    fn decode_band(&self, band: &Band) -> Result<(), String> {
+    /// Decodes one band into its chunks (RGB through `to_gray`), publishing each.
+    fn decode_band(&self, band: &Band, to_gray: ToGray<'_>) -> Result<(), String> {
         let width = self.width as usize;
         let rows = (band.rows.end - band.rows.start) as u32;
-        let mut luma = LibjpegLuma::start(&band.jpeg, (self.width, rows))?;
+        let mut decoder = LibjpegRows::start(&band.jpeg, (self.width, rows), self.out)?;
+        let mut rgb = match self.out {
+            JpegOut::Luma => Vec::new(),
+            JpegOut::Rgb => vec![0u8; CHUNK_ROWS * width * 3],
+        };
         for k in band.rows.start / CHUNK_ROWS..band.rows.end.div_ceil(CHUNK_ROWS) {
             let chunk_rows = band.rows.end.min((k + 1) * CHUNK_ROWS) - k * CHUNK_ROWS;
             let mut buf = vec![0u8; chunk_rows * width];
-            luma.read(&mut buf)?;
+            match self.out {
+                JpegOut::Luma => decoder.read(&mut buf)?,
+                JpegOut::Rgb => {
+                    let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or("a chunk beyond its buffer")?;
+                    decoder.read(rgb)?;
+                    to_gray(rgb, &mut buf)?;
+                }
+            }
             // Set once: each chunk belongs to one band.
             let _ = self.chunks.get(k).ok_or("a band beyond the image")?.set(buf);
             // Taking the lock orders the set before a waiting reader's next check, so the
@@ -127,7 +156,7 @@ impl LumaStream {
             drop(self.failed.lock().unwrap_or_else(PoisonError::into_inner));
             self.decoded.notify_all();
         }
-        luma.finish()
+        decoder.finish()
     }
 
     /// Waits until chunk `k` is decoded; `None` when the decode failed first.
@@ -177,7 +206,14 @@ mod tests {
     fn stream_of(bytes: Vec<u8>, size: (u32, u32)) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let band = Band { rows: 0..size.1 as usize, jpeg: bytes };
-        LumaStream::new(Path::new("in.jpg"), vec![band], size, Vec::new(), memory, Instant::now())
+        LumaStream::new(
+            Path::new("in.jpg"),
+            (vec![band], JpegOut::Luma),
+            size,
+            Vec::new(),
+            memory,
+            Instant::now(),
+        )
     }
 
     #[test]
@@ -201,7 +237,7 @@ mod tests {
                 (across, inside, stream.rows(299..300).into_owned())
             });
             std::thread::sleep(std::time::Duration::from_millis(20));
-            stream.decode().expect("decoded");
+            stream.decode(&|_, _| Ok(())).expect("decoded");
             let (across, inside, last) = reader.join().expect("reader");
             assert_eq!(across, whole[100 * w..260 * w], "rows across chunks");
             assert_eq!(inside, whole[130 * w..140 * w], "rows inside one chunk");
@@ -211,11 +247,61 @@ mod tests {
     }
 
     #[test]
+    fn colour_rows_are_libjpegs_rgb_converted_chunk_by_chunk() {
+        // 300 rows: three chunks, the last one short; each converted as it is decoded.
+        let (width, height) = (29u32, 300u32);
+        let colour = image::RgbImage::from_fn(width, height, |x, y| {
+            image::Rgb([(x * 9) as u8, (y * 5) as u8, (x + y) as u8])
+        });
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85)
+            .encode_image(&colour)
+            .expect("jpeg");
+        let rgb =
+            crate::io::read::stored_luma::tests_support::libjpeg_pixels(&jpeg, (width, height), JpegOut::Rgb);
+        let memory = budget().try_reserve(0).expect("nothing reserved");
+        let open = |jpeg: Vec<u8>, memory| {
+            let band = Band { rows: 0..height as usize, jpeg };
+            LumaStream::new(
+                Path::new("in.jpg"),
+                (vec![band], JpegOut::Rgb),
+                (width, height),
+                Vec::new(),
+                memory,
+                Instant::now(),
+            )
+        };
+        let stream = open(jpeg.clone(), memory);
+        assert!(!stream.stored_luma());
+        // A conversion that keeps each pixel's green, counting the chunks it is given.
+        let chunks = std::sync::atomic::AtomicUsize::new(0);
+        let green = |rgb: &[u8], gray: &mut [u8]| {
+            chunks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            for (g, px) in gray.iter_mut().zip(rgb.chunks_exact(3)) {
+                *g = px[1];
+            }
+            Ok(())
+        };
+        stream.decode(&green).expect("decoded");
+        let expected: Vec<u8> = rgb.chunks_exact(3).map(|px| px[1]).collect();
+        assert_eq!(stream.rows(0..300).into_owned(), expected);
+        assert_eq!(chunks.into_inner(), 3);
+        // A conversion that fails stops the decode, naming the file, and its readers get no rows.
+        let stream = open(jpeg, budget().try_reserve(0).expect("nothing reserved"));
+        let error = stream.decode(&|_, _| Err("a conversion failed".to_owned())).expect_err("failed");
+        assert!(
+            error.to_string().contains("in.jpg") && error.to_string().contains("a conversion failed"),
+            "{error}"
+        );
+        assert!(stream.rows(0..10).is_empty());
+    }
+
+    #[test]
     fn a_failed_decode_names_the_file_and_releases_every_reader() {
         let stream = stream_of(b"\xFF\xD8\xFF\xE0 not a JPEG at all".to_vec(), (16, 400));
         std::thread::scope(|scope| {
             let reader = scope.spawn(|| stream.rows(300..400).len());
-            let error = stream.decode().expect_err("not a JPEG").to_string();
+            let error = stream.decode(&|_, _| Ok(())).expect_err("not a JPEG").to_string();
             assert!(error.contains("in.jpg") && error.contains("libjpeg"), "{error}");
             assert_eq!(reader.join().expect("reader"), 0, "a reader gets no rows, and does not hang");
         });

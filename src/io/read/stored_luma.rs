@@ -1,9 +1,11 @@
-//! The luma a YCbCr JPEG stores, decoded alone: libjpeg-turbo's decoder (through the `mozjpeg`
-//! crate) asked for gray output decodes the Y plane and skips the chroma's IDCT, upsampling and
-//! colour conversion (what `OpenCV`'s `IMREAD_GRAYSCALE` asks of libjpeg). The result is the
-//! encoder's BT.601 luma of the original RGB, within a level or two of `bt601` on the decoded
-//! RGB. A truncated file is decoded by zune-jpeg instead, which fills the missing rows with the
-//! gray that tells where the data ended (libjpeg repeats the last block's level).
+//! A complete YCbCr JPEG decoded by libjpeg-turbo (through the `mozjpeg` crate): its RGB, the
+//! very pixels `OpenCV`'s `imread` gets from the same library, so `bt601` on them is exactly
+//! `cvtColor(imread(…))`; or its stored luma alone: asked for gray output, libjpeg decodes the Y
+//! plane and skips the chroma's IDCT, upsampling and colour conversion (what `IMREAD_GRAYSCALE`
+//! asks of it). That luma is the encoder's BT.601 luma of the original RGB, within a level or two
+//! of `bt601` on the decoded RGB. A truncated file is decoded by zune-jpeg instead, which fills
+//! the missing rows with the gray that tells where the data ended (libjpeg repeats the last
+//! block's level).
 
 use image::error::{DecodingError, ImageFormatHint};
 use image::metadata::Orientation;
@@ -62,45 +64,66 @@ fn options(out: ColorSpace) -> DecoderOptions {
 
 /// Whether the JPEG in `bytes` stores YCbCr: three components that are neither RGB (Adobe's
 /// transform 0, or components named R, G, B) nor CMYK/YCCK. Only there is the stored luma the
-/// gray result.
+/// gray result, and only there does libjpeg decode the colour.
 #[must_use]
-fn stores_ycbcr(bytes: &[u8]) -> bool {
+pub(crate) fn stores_ycbcr(bytes: &[u8]) -> bool {
     let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::RGB));
     decoder.decode_headers().is_ok()
         && decoder.input_colorspace() == Some(ColorSpace::YCbCr)
         && decoder.info().is_some_and(|i| i.components == 3)
 }
 
-/// A decoder giving a YCbCr JPEG's stored luma as 8-bit gray: one zune-jpeg decoder over the
-/// file's bytes (borrowed, not copied as `image`'s decoder copies them), its header read once;
-/// orientation and metadata from that header, as `image` reads them.
-pub(crate) struct StoredLumaDecoder<'a> {
+/// What a [`LibjpegDecoder`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::io) enum JpegOut {
+    /// The stored luma alone, as 8-bit gray.
+    Luma,
+    /// The colour, as 8-bit RGB.
+    Rgb,
+}
+
+impl JpegOut {
+    fn zune(self) -> ColorSpace {
+        match self {
+            Self::Luma => ColorSpace::Luma,
+            Self::Rgb => ColorSpace::RGB,
+        }
+    }
+}
+
+/// A decoder giving a YCbCr JPEG's stored luma as 8-bit gray, or its colour as 8-bit RGB: one
+/// zune-jpeg decoder over the file's bytes (borrowed, not copied as `image`'s decoder copies
+/// them), its header read once; orientation and metadata from that header, as `image` reads
+/// them; the pixels by libjpeg where the file is complete.
+pub(crate) struct LibjpegDecoder<'a> {
     decoder: zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>,
     dimensions: (u32, u32),
+    out: JpegOut,
     /// The file, for libjpeg; `None` when zune-jpeg decodes the pixels (a truncated file).
     whole: Option<&'a [u8]>,
 }
 
-impl<'a> StoredLumaDecoder<'a> {
-    /// Reads the header of the JPEG in `bytes`; `complete`: the file ends where it should, so
-    /// libjpeg decodes it.
-    pub(crate) fn new(bytes: &'a [u8], complete: bool) -> ImageResult<Self> {
-        let mut decoder =
-            zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::Luma));
+impl<'a> LibjpegDecoder<'a> {
+    /// Reads the header of the JPEG in `bytes`, to give `out`; `complete`: the file ends where it
+    /// should, so libjpeg decodes it.
+    pub(in crate::io) fn new(bytes: &'a [u8], complete: bool, out: JpegOut) -> ImageResult<Self> {
+        let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(out.zune()));
         decoder.decode_headers().map_err(decoding)?;
         let (width, height) = decoder.dimensions().unwrap_or_default();
         Ok(Self {
             decoder,
             dimensions: (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0)),
+            out,
             whole: complete.then_some(bytes),
         })
     }
 }
 
-/// libjpeg-turbo's decoder (the `mozjpeg` crate) giving a complete JPEG's stored luma, row by
-/// row. Each step's error comes back as a message: `mozjpeg` leaves libjpeg's errors by unwinding
-/// (without the panic hook, a `String` payload), caught here around every call into it.
-pub(in crate::io) struct LibjpegLuma<'a> {
+/// libjpeg-turbo's decoder (the `mozjpeg` crate) giving a complete JPEG's stored luma or its
+/// RGB, row by row. Each step's error comes back as a message: `mozjpeg` leaves libjpeg's errors
+/// by unwinding (without the panic hook, a `String` payload), caught here around every call into
+/// it.
+pub(in crate::io) struct LibjpegRows<'a> {
     started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
 }
 
@@ -115,11 +138,21 @@ fn libjpeg<T>(step: impl FnOnce() -> std::io::Result<T>) -> Result<T, String> {
     }
 }
 
-impl<'a> LibjpegLuma<'a> {
-    /// Starts decoding the JPEG in `bytes` to gray, after checking that libjpeg reads the size
+impl<'a> LibjpegRows<'a> {
+    /// Starts decoding the JPEG in `bytes` to `out`, after checking that libjpeg reads the size
     /// the header claims (`width` x `height`).
-    pub(in crate::io) fn start(bytes: &'a [u8], (width, height): (u32, u32)) -> Result<Self, String> {
-        let started = libjpeg(|| mozjpeg::Decompress::new_mem(bytes)?.grayscale())?;
+    pub(in crate::io) fn start(
+        bytes: &'a [u8],
+        (width, height): (u32, u32),
+        out: JpegOut,
+    ) -> Result<Self, String> {
+        let started = libjpeg(|| {
+            let decompress = mozjpeg::Decompress::new_mem(bytes)?;
+            match out {
+                JpegOut::Luma => decompress.grayscale(),
+                JpegOut::Rgb => decompress.rgb(),
+            }
+        })?;
         if (started.width(), started.height()) != (width as usize, height as usize) {
             return Err(format!(
                 "libjpeg reads {}x{}, the header says {width}x{height}",
@@ -130,7 +163,8 @@ impl<'a> LibjpegLuma<'a> {
         Ok(Self { started })
     }
 
-    /// Decodes the next `rows.len() / width` rows into `rows`.
+    /// Decodes the next rows into `rows` (as many as it holds: `width` samples, or three for
+    /// RGB, a row).
     pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), String> {
         let started = &mut self.started;
         libjpeg(|| started.read_scanlines_into(rows).map(|_| ()))
@@ -148,13 +182,16 @@ fn decoding(e: zune_jpeg::errors::DecodeErrors) -> ImageError {
     ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Jpeg), e))
 }
 
-impl ImageDecoder for StoredLumaDecoder<'_> {
+impl ImageDecoder for LibjpegDecoder<'_> {
     fn dimensions(&self) -> (u32, u32) {
         self.dimensions
     }
 
     fn color_type(&self) -> ColorType {
-        ColorType::L8
+        match self.out {
+            JpegOut::Luma => ColorType::L8,
+            JpegOut::Rgb => ColorType::Rgb8,
+        }
     }
 
     fn original_color_type(&self) -> ExtendedColorType {
@@ -181,15 +218,15 @@ impl ImageDecoder for StoredLumaDecoder<'_> {
     fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
         if self.decoder.output_buffer_size() != Some(buf.len()) {
             return Err(decoding(zune_jpeg::errors::DecodeErrors::FormatStatic(
-                "the luma plane's size does not match the header's",
+                "the pixels' size does not match the header's",
             )));
         }
         let Some(bytes) = self.whole else { return self.decoder.decode_into(buf).map_err(decoding) };
         let libjpeg_error =
             |e: String| decoding(zune_jpeg::errors::DecodeErrors::Format(format!("libjpeg: {e}")));
-        let mut luma = LibjpegLuma::start(bytes, self.dimensions).map_err(libjpeg_error)?;
-        luma.read(buf).map_err(libjpeg_error)?;
-        luma.finish().map_err(libjpeg_error)
+        let mut rows = LibjpegRows::start(bytes, self.dimensions, self.out).map_err(libjpeg_error)?;
+        rows.read(buf).map_err(libjpeg_error)?;
+        rows.finish().map_err(libjpeg_error)
     }
 
     fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
@@ -202,8 +239,18 @@ impl ImageDecoder for StoredLumaDecoder<'_> {
 pub(in crate::io) mod tests_support {
     /// The gray plane libjpeg decodes from `jpeg`.
     pub(in crate::io) fn libjpeg_plane(jpeg: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
-        let mut plane = vec![0u8; width as usize * height as usize];
-        let mut luma = super::LibjpegLuma::start(jpeg, (width, height)).expect("start");
+        libjpeg_pixels(jpeg, (width, height), super::JpegOut::Luma)
+    }
+
+    /// The gray plane, or the RGB pixels, libjpeg decodes from `jpeg`.
+    pub(in crate::io) fn libjpeg_pixels(
+        jpeg: &[u8],
+        (width, height): (u32, u32),
+        out: super::JpegOut,
+    ) -> Vec<u8> {
+        let samples = if out == super::JpegOut::Rgb { 3 } else { 1 };
+        let mut plane = vec![0u8; width as usize * height as usize * samples];
+        let mut luma = super::LibjpegRows::start(jpeg, (width, height), out).expect("start");
         luma.read(&mut plane).expect("rows");
         luma.finish().expect("finish");
         plane
