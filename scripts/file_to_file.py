@@ -103,6 +103,11 @@ def file_to_file(exe: str, rounds: int) -> None:
                   f"(encode {ge:.0f} ms, {os.path.getsize(gl_out)} bytes) | "
                   f"ratio {gt / ct:.2f}x total, {ge / ce:.2f}x encode")
         print(f"graylab decode median {med(gl, 'png_decode'):.0f} ms")
+        # Both PNGs are lossless: bt601 of libjpeg's RGB is OpenCV's cvtColor(imread(...)).
+        ours, theirs = cv2.imread(gl_png, cv2.IMREAD_UNCHANGED), cv2.imread(cv_png, cv2.IMREAD_UNCHANGED)
+        apart = cv2.absdiff(ours, theirs)
+        print(f"pixels against OpenCV's: {cv2.countNonZero(apart)} of {apart.size} differ, "
+              f"by at most {int(apart.max())}")
 
 
 def peak_rss_mb(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
