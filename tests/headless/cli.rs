@@ -573,11 +573,28 @@ fn a_jpegs_colour_is_libjpegs_converted_as_decoded_exactly_as_opencv_would() {
                 assert_eq!(written, whole, "{name}: the same file");
             }
         }
-        // The app's decode (the whole image) gives the same RGB.
+        // The app's decode (the whole image) gives the same RGB, and converting it whole gives
+        // what the stream gives for every formula and work per pixel.
         let decoded =
             graylab::io::decode_file(std::path::Path::new(input), &graylab::io::DecodeOptions::default())
                 .expect("decoded");
         assert_eq!(decoded.image.to_rgb8().as_raw(), rgb.as_raw(), "{name}: libjpeg's RGB");
+        let settings = graylab::engine::ConvertSettings {
+            formula: graylab::pixel::Formula::Linear,
+            work: graylab::pixel::Work { rounds: 2, ..graylab::pixel::Work::NONE },
+            ..graylab::engine::ConvertSettings::default()
+        };
+        let whole = graylab::engine::Engine::cpu_only()
+            .convert(&decoded.image, &settings, graylab::engine::RunOptions::default())
+            .expect("converted")
+            .image;
+        let args =
+            ["convert", input, "-o", "linear.png", "--formula", "linear", "--work", "2", "--overwrite"];
+        let o = graylab(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains("converted with linear"), "{}", text(&o));
+        let streamed = image::open(dir.path().join("linear.png")).expect("png");
+        assert_eq!(streamed.as_bytes(), whole.as_bytes(), "{name}: linear, 2 rounds, streamed against whole");
     }
 }
 
