@@ -43,6 +43,9 @@ pub(super) fn convert_luma_stream(
         crate::cpu::apply_work_to_output(kernel, gray, settings.work);
         let ns = u64::try_from(converting.elapsed().as_nanos()).unwrap_or(u64::MAX);
         kernel_ns.fetch_add(ns, Ordering::Relaxed);
+        if let Some(p) = progress {
+            p.add(gray.len() as u64);
+        }
         Ok(())
     };
     let layout = GrayLayout { width, height, alpha: false, sixteen_bit: false };
@@ -60,7 +63,8 @@ pub(super) fn convert_luma_stream(
     // A failed decode is the cause: the encoder only saw its rows stop coming.
     decoded?;
     let written = written?;
-    if let Some(p) = progress {
+    // Colour counted its pixels chunk by chunk as it converted them; the stored luma counts here.
+    if let (Some(p), true) = (progress, stream.stored_luma()) {
         p.add(pixels);
     }
     let kernel_ns = kernel_ns.into_inner();

@@ -61,9 +61,7 @@ impl ClaimsWindow {
         // Every frame, open or not, so that a run is timed to its end.
         let mut open = self.open;
         let screen = ctx.content_rect().size();
-        let window = egui::Window::new("Tutorial claims, tested on this machine")
-            .id(egui::Id::unique(super::CLAIMS_ID));
-        room.place(window, egui::Align2::RIGHT_BOTTOM)
+        room.window("Tutorial claims, tested on this machine", super::CLAIMS_ID, egui::Align2::RIGHT_BOTTOM)
             .open(&mut open)
             .default_width((screen.x * 0.62).clamp(480.0, 980.0))
             .default_height(screen.y * 0.85)

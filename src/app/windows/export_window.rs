@@ -54,14 +54,11 @@ impl ExportWindow {
     ) -> Option<(Option<PathBuf>, String)> {
         let mut open = self.open;
         let mut choose = None;
-        room.place(
-            egui::Window::new("Export").id(egui::Id::unique(super::EXPORT_ID)),
-            egui::Align2::RIGHT_TOP,
-        )
-        .collapsible(false)
-        .resizable(false)
-        .open(&mut open)
-        .show(ctx, |ui| choose = self.ui(ui, session));
+        room.window("Export", super::EXPORT_ID, egui::Align2::RIGHT_TOP)
+            .collapsible(false)
+            .resizable(false)
+            .open(&mut open)
+            .show(ctx, |ui| choose = self.ui(ui, session));
         self.open = open && self.open;
         choose
     }

@@ -20,6 +20,12 @@ pub struct Room {
 }
 
 impl Room {
+    /// A window titled `title`, its id from `id` (one of this module's `*_ID`), placed by
+    /// [`Room::place`] at `corner`.
+    pub fn window(self, title: &str, id: &str, corner: egui::Align2) -> egui::Window<'static> {
+        self.place(egui::Window::new(title.to_owned()).id(egui::Id::unique(id)), corner)
+    }
+
     /// `window` kept inside the room, no larger than it, placed first at the room's corner
     /// `corner` (each window its own, so that one never opens exactly over another).
     pub fn place(self, window: egui::Window<'_>, corner: egui::Align2) -> egui::Window<'_> {

@@ -20,8 +20,7 @@ impl ParityWindow {
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         let mut open = self.open;
-        let window = egui::Window::new("CPU / GPU parity").id(egui::Id::unique(super::PARITY_ID));
-        room.place(window, egui::Align2::LEFT_BOTTOM)
+        room.window("CPU / GPU parity", super::PARITY_ID, egui::Align2::LEFT_BOTTOM)
             .open(&mut open)
             .default_width(520.0)
             .show(ctx, |ui| Self::ui(ui, session));

@@ -59,9 +59,7 @@ impl PathsWindow {
         }
         let mut open = self.open;
         self.bottom_y = room.rect.bottom() - 24.0;
-        let window =
-            egui::Window::new("Transfer paths: latency and bandwidth").id(egui::Id::unique(super::PATHS_ID));
-        room.place(window, egui::Align2::LEFT_TOP)
+        room.window("Transfer paths: latency and bandwidth", super::PATHS_ID, egui::Align2::LEFT_TOP)
             .open(&mut open)
             .default_width(620.0)
             .show(ctx, |ui| self.ui(ui, session));

@@ -73,9 +73,8 @@ impl RoundTripsWindow {
         }
         let mut open = self.open;
         self.bottom_y = room.rect.bottom() - 24.0;
-        let window = egui::Window::new("Round trips: operations per upload and download")
-            .id(egui::Id::unique(super::ROUND_TRIPS_ID));
-        room.place(window, egui::Align2::CENTER_TOP)
+        let title = "Round trips: operations per upload and download";
+        room.window(title, super::ROUND_TRIPS_ID, egui::Align2::CENTER_TOP)
             .open(&mut open)
             .default_width(640.0)
             .show(ctx, |ui| self.ui(ui, session));

@@ -90,9 +90,7 @@ impl SweepWindow {
         // The room's margin and the window's own frame below its content.
         self.bottom_y = room.rect.bottom() - 24.0;
         let mut open = self.open;
-        let window =
-            egui::Window::new("Size sweep: when is the GPU worth it?").id(egui::Id::unique(super::SWEEP_ID));
-        room.place(window, egui::Align2::LEFT_TOP)
+        room.window("Size sweep: when is the GPU worth it?", super::SWEEP_ID, egui::Align2::LEFT_TOP)
             .open(&mut open)
             .default_width(760.0)
             .show(ctx, |ui| self.ui(ui, session));
