@@ -127,7 +127,7 @@ impl GraylabApp {
     /// is a saved bench to compare the runs with (the session sets it beside the runs), and leaves
     /// the path field.
     pub fn open(&mut self, path: PathBuf) {
-        if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        if !super::state::ComparedRuns::is_saved_bench(&path) {
             self.top_bar.set_path(&path);
         }
         self.session.open(path, None);

@@ -83,6 +83,12 @@ impl ComparedRuns {
     /// The image id of compared runs: none of this session's images.
     pub const IMAGE: u64 = u64::MAX;
 
+    /// Whether `path` names a saved bench (a `.json` file) to compare with, not an image to open.
+    #[must_use]
+    pub fn is_saved_bench(path: &std::path::Path) -> bool {
+        path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    }
+
     /// The records of `saved`, read from the file named `file`.
     #[must_use]
     pub fn of(file: &str, saved: &crate::engine::SavedBench) -> Self {

@@ -164,8 +164,14 @@ pub(crate) fn passed_through(
     Converted { image, report }
 }
 
-fn nanos_since(t: Instant) -> u64 {
-    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+/// Ns since `t`.
+pub(super) fn nanos_since(t: Instant) -> u64 {
+    nanos_between(t, Instant::now())
+}
+
+/// Ns from `from` to `to` (0 when `to` is earlier).
+pub(super) fn nanos_between(from: Instant, to: Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl Engine {
@@ -318,11 +324,13 @@ impl Engine {
                 report.threads = Some(threads);
                 report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: Clock::CpuClock });
                 report.spans.push(Span::cpu(Lane::Kernel, start_ns, start_ns + ns));
-                let since = |at: Instant| {
-                    u64::try_from(at.saturating_duration_since(run_started).as_nanos()).unwrap_or(u64::MAX)
-                };
                 report.spans.extend(stretches.into_stretches().into_iter().map(|s| {
-                    Span::cpu(Lane::KernelThread { thread: s.thread }, since(s.started), since(s.ended))
+                    let lane = Lane::KernelThread { thread: s.thread };
+                    Span::cpu(
+                        lane,
+                        nanos_between(run_started, s.started),
+                        nanos_between(run_started, s.ended),
+                    )
                 }));
             }
             Backend::Gpu => {

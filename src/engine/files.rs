@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use image::DynamicImage;
 
-use super::convert::{Prepared, prepare};
+use super::convert::{Prepared, nanos_between, nanos_since, prepare};
 use super::luma_stream::convert_luma_stream;
 use super::report::{Phase, PhaseTiming};
 use super::spans::{Lane, Span};
@@ -81,7 +81,7 @@ pub fn convert_file(
     }
     // The file's timeline: the decode, the conversion and the encode where they ran.
     let started = Instant::now();
-    let since = || u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let since = || nanos_since(started);
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let decode = &DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
     // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its
@@ -180,11 +180,6 @@ fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
     }
     notes.extend(decoded.warnings.iter().map(|w| format!("warning: {w}")));
     notes.extend(decoded.stored_luma.map(StoredLuma::note));
-}
-
-/// Ns from `from` to `to` (0 when `to` is earlier).
-fn nanos_between(from: Instant, to: Instant) -> u64 {
-    u64::try_from(to.saturating_duration_since(from).as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Rows converted by the CPU kernel on demand, for an encoder's stripes.

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use super::convert::nanos_since;
 use super::report::{Phase, PhaseTiming};
 use super::spans::{Lane, Span};
 use super::{ConvertSettings, EngineError, PixelProgress, RunReport, WorkFigures};
@@ -29,7 +30,7 @@ pub(super) fn convert_luma_stream(
     progress: Option<&PixelProgress>,
     started: Instant,
 ) -> Result<(RunReport, EncodeReport), EngineError> {
-    let since = || u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let since = || nanos_since(started);
     let (width, height) = stream.dimensions();
     let pixels = u64::from(width) * u64::from(height);
     if let Some(p) = progress {
@@ -41,8 +42,7 @@ pub(super) fn convert_luma_stream(
         let converting = Instant::now();
         crate::cpu::convert_chunk(kernel, settings.formula, rgb, gray).map_err(|e| e.to_string())?;
         crate::cpu::apply_work_to_output(kernel, gray, settings.work);
-        let ns = u64::try_from(converting.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        kernel_ns.fetch_add(ns, Ordering::Relaxed);
+        kernel_ns.fetch_add(nanos_since(converting), Ordering::Relaxed);
         if let Some(p) = progress {
             p.add(gray.len() as u64);
         }

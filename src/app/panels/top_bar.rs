@@ -75,7 +75,7 @@ impl TopBar {
                     && !self.path_field.trim().is_empty()
                 {
                     let typed: std::path::PathBuf = self.path_field.trim().into();
-                    if typed.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+                    if crate::app::state::ComparedRuns::is_saved_bench(&typed) {
                         // A saved bench goes beside the runs: the field names the image again.
                         self.path_field =
                             session.input().map(|i| i.path.display().to_string()).unwrap_or_default();

@@ -315,7 +315,7 @@ impl Session {
     /// until the new one is ready.
     pub fn open(&mut self, path: PathBuf, preloaded: Option<Preload>) {
         // A JSON file is a saved bench to set beside the runs, not an image: the image stays.
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        if crate::app::state::ComparedRuns::is_saved_bench(&path) {
             self.compare_runs_with(&path);
             return;
         }
