@@ -217,9 +217,10 @@ impl GpuConverter {
         self.on_kernel(job, |on, limits, scopes| resident::time_resident(on, job, limits, runs, scopes))
     }
 
-    /// One upload, `passes` kernel passes over the kept input, one download: the round trips are
-    /// prepared and one cold round trip taken apart, then `drive` times warm ones on demand
-    /// ([`WarmRoundTrip::once`]), each result left in `dst`; everything is freed once it returns.
+    /// One upload, `passes` kernel passes over the kept input, one download, through the
+    /// converter's own ring and kept input: the round trips are prepared and one cold round trip
+    /// taken apart, then `drive` times warm ones on demand ([`WarmRoundTrip::once`]), each result
+    /// left in `dst`; what only the round trips need is freed once it returns.
     pub fn with_warm_round_trip<T>(
         &self,
         job: &GpuJob<'_>,
@@ -229,9 +230,17 @@ impl GpuConverter {
     ) -> Result<T, GpuError> {
         let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
         let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
-        self.on_kernel(job, |on, limits, scopes| {
-            round_trip::warm(on, job, RoundTrip { limits, passes, stamps }, dst, scopes, drive)
-        })
+        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        let result = self.on_kernel(job, |on, limits, scopes| {
+            let how = RoundTrip { limits, passes, stamps };
+            round_trip::warm(on, job, how, (&mut buffers, dst), scopes, drive)
+        });
+        if result.is_err() {
+            // Whatever state the buffers are in, start from scratch next time.
+            buffers.release();
+            let _ = wait_for(self.ctx.device(), None);
+        }
+        result
     }
 
     /// Runs `f` on the job's compiled kernel inside error scopes: its error first, else theirs.

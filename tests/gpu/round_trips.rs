@@ -51,6 +51,11 @@ fn the_round_trip_downloads_what_the_cpu_computes_after_n_passes() {
                     .expect("prepared")
                     .expect("round trips");
                 assert!(dst == expected, "n = {n}, {shape}, band limit {band_limit:?}: GPU != CPU");
+                // The round trips used the converter's own ring; a conversion after them on it
+                // still gives the plain result.
+                let mut plain = vec![0u8; (w * h) as usize];
+                converter.convert(&job, &mut plain).expect("a conversion after round trips");
+                assert!(plain == expected, "n = {n}, {shape}: a conversion after round trips != CPU");
                 assert_eq!(times.len(), 2);
                 for (t, matched) in times {
                     assert!(matched, "n = {n}, {shape}, band limit {band_limit:?}: a warm round trip != CPU");

@@ -334,7 +334,8 @@ pub fn round_trips(
         |dst: &mut [u8]| crate::cpu::par_convert_with_work(kernel, formula, &bytes, dst, threads, work);
     // The CPU's result, which every GPU download must equal; it also warms the CPU up.
     cpu_pass(&mut cpu_out)?;
-    // The ring of earlier runs is freed: the round trips allocate their own buffers.
+    // The buffers of earlier runs are freed: the round trips size the ring and the kept input
+    // for their own plan, as a fresh process would find the device.
     converter.release_buffers()?;
     // Work in passes at the fewest rounds: the GPU's cold round trip and a round trip a round
     // (a pass each for the transfers), the CPU's passes a round.

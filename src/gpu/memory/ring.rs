@@ -3,6 +3,7 @@
 //! chunk's upload and download staging buffers and its timestamp queries, so the host can fill
 //! chunk i+1 and read chunk i-1 while the GPU works on chunk i.
 
+use crate::gpu::device::host_copy::{ThreadCopy, fill_mapped, read_mapped};
 use crate::gpu::device::wait::{MapResult, map, mapped};
 use crate::gpu::plan::run_plan::RingNeeds;
 use crate::gpu::timing::timestamps::Timestamps;
@@ -103,6 +104,30 @@ impl StagingSlot {
             self.upload_state = UploadState::Unmapped;
         }
         result
+    }
+
+    /// Copies `src` into the upload staging (mapped first if needed), zero-padded to `bytes`;
+    /// when each thread that took part copied. Unmap it before submitting the copy out of it.
+    pub(crate) fn fill_upload(
+        &mut self,
+        ctx: &GpuContext,
+        src: &[u8],
+        bytes: u64,
+    ) -> Result<Vec<ThreadCopy>, GpuError> {
+        self.upload_ready(ctx)?;
+        let mut view = self.upload.get_mapped_range_mut(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
+        fill_mapped(&mut view, src)
+    }
+
+    /// Copies the start of the mapped download staging (`bytes` mapped) into all of `dst` and
+    /// unmaps it; when each thread that took part copied.
+    pub(crate) fn read_download(&self, bytes: u64, dst: &mut [u8]) -> Result<Vec<ThreadCopy>, GpuError> {
+        let copies = {
+            let view = self.download.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
+            read_mapped(&view, dst)?
+        };
+        self.download.unmap();
+        Ok(copies)
     }
 
     /// Unmaps the upload staging buffer before a submission reads it.

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::gpu::device::host_copy::{ThreadCopy, fill_mapped, read_mapped};
+use crate::gpu::device::host_copy::ThreadCopy;
 use crate::gpu::device::wait::{MapResult, mapped, nanos, wait_for};
 use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::{Chunk, RunPlan};
@@ -63,11 +63,7 @@ impl Run<'_> {
         let (_, in_bytes) = chunk.in_bytes(self.cmds.kernel);
         let src = self.src.get(chunk.src.clone()).ok_or_else(|| self.length_mismatch())?;
         let started = Instant::now();
-        let copies = {
-            let mut view =
-                slot.upload.get_mapped_range_mut(0..in_bytes).map_err(|e| GpuError::Map(e.into()))?;
-            fill_mapped(&mut view, src)?
-        };
+        let copies = slot.fill_upload(self.cmds.ctx, src, in_bytes)?;
         self.t.upload_host.ns += nanos(started.elapsed());
         self.host_copies(&copies, chunk.band);
         slot.unmap_upload();
@@ -88,11 +84,7 @@ impl Run<'_> {
         let started = Instant::now();
         let mismatch = self.length_mismatch();
         let dst = self.dst.as_deref_mut().and_then(|d| d.get_mut(chunk.dst.clone())).ok_or(mismatch)?;
-        let copies = {
-            let view = slot.download.get_mapped_range(0..out_bytes).map_err(|e| GpuError::Map(e.into()))?;
-            read_mapped(&view, dst)?
-        };
-        slot.download.unmap();
+        let copies = slot.read_download(out_bytes, dst)?;
         self.t.download_host.ns += nanos(started.elapsed());
         self.host_copies(&copies, chunk.band);
         Ok(())

@@ -1,29 +1,34 @@
 //! One measured round trip with `n` operations in it ("keep the data on the GPU for several
 //! operations"): the input is uploaded once, `n` full passes of the kernel run over the kept
 //! input (each reads all of it and writes the whole output, with the job's work per pixel), and
-//! the output is downloaded once. The CPU clock times all of it, from the first host copy into
-//! staging until the result is in the caller's memory: what a caller waits. Where the device
-//! reads its timestamps in place, the passes are also timed on the GPU, from the start of the
-//! first to the end of the last. The round trips of one count are prepared once (every buffer
-//! allocated before any clock starts, then one cold round trip apart) and then timed one warm
-//! round trip at a time, on demand, so that a caller can take them in turns with the CPU's;
-//! everything is freed, and the device waited for, when the caller is done.
+//! the output is downloaded once. Uploads and downloads go chunk by chunk through the
+//! converter's ring of staging slots into and out of its kept input, as a conversion's do. The
+//! CPU clock times all of it, from the first host copy into staging until the result is in the
+//! caller's memory: what a caller waits. Where the device reads its timestamps in place, the
+//! passes are also timed on the GPU, from the start of the first to the end of the last. The
+//! round trips of one count are prepared once (every buffer allocated before any clock starts,
+//! then one cold round trip apart) and then timed one warm round trip at a time, on demand, so
+//! that a caller can take them in turns with the CPU's; what only they need is freed, and the
+//! device waited for, when the caller is done.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
-use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::device::wait::{MapResult, map, mapped, nanos, wait_for};
+use crate::gpu::memory::buffers::Buffers;
 use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
+use crate::gpu::memory::ring::{Ring, StagingSlot};
 use crate::gpu::pipelines::params_buffer;
 use crate::gpu::plan::bands::band_sizes;
 use crate::gpu::plan::grid::{Dispatch, PARAMS_STRIDE, dispatch};
-use crate::gpu::plan::run_plan::{Limits, RunPlan};
-use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
+use crate::gpu::plan::run_plan::{Chunk, Limits, RunPlan};
+use crate::gpu::run::pipelined::{MAX_IN_FLIGHT, RING_SLOTS};
 use crate::gpu::run::resident::KernelOn;
 use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError, GpuJob};
+use crate::pixel::Kernel;
 
 /// One warm round trip, measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,77 +52,56 @@ pub(crate) struct RoundTrip {
     pub stamps: bool,
 }
 
-/// One band's buffers beside its kept input: staging both ways, the output, and its bindings.
-struct Band {
-    staging: wgpu::Buffer,
-    output: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    group: wgpu::BindGroup,
-    /// The band's bytes in the job's input and in the caller's output.
-    src: std::ops::Range<usize>,
-    dst: std::ops::Range<usize>,
-    in_bytes: u64,
-    out_bytes: u64,
-}
-
-/// Allocates every band's buffers around its kept input (the upload staging mapped, ready to
-/// be filled).
+/// Every band's output (the ring's output buffer for the first band, one of its own for each
+/// other) bound with that band's kept input.
 fn bands(
-    on: &KernelOn<'_>,
-    job: &GpuJob<'_>,
+    (on, kernel): (&KernelOn<'_>, Kernel),
     plan: &RunPlan,
     inputs: &ResidentInput,
+    ring: &Ring,
     params: &wgpu::Buffer,
-) -> Vec<Band> {
-    use wgpu::BufferUsages as U;
+) -> Vec<(wgpu::Buffer, wgpu::BindGroup)> {
     let KernelOn { ctx, pipelines, .. } = *on;
-    let &GpuJob { kernel, width, height, .. } = job;
-    let buffer = |label: &str, size: u64, usage: U, mapped_at_creation: bool| {
-        ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation,
-        })
-    };
-    let (in_row, out_row) =
-        (width as usize * kernel.in_bytes_per_pixel(), width as usize * kernel.out_bytes_per_pixel());
+    let (width, height) = plan.size;
     inputs
         .buffers
         .iter()
         .zip(&inputs.bytes)
         .zip(0u32..)
         .map(|((input, &in_bytes), band)| {
-            let first_row = band * plan.bands.rows_per_band;
-            let rows = plan.bands.rows_per_band.min(height - first_row);
-            let out_bytes = (band_sizes(kernel, u64::from(rows) * u64::from(width)).2).max(4);
-            let output = buffer("round trip output", out_bytes, U::STORAGE | U::COPY_SRC, false);
-            let group = pipelines.bind_group(ctx, kernel, (input, in_bytes), (&output, out_bytes), params);
-            let (r0, r1) = (first_row as usize, (first_row + rows) as usize);
-            Band {
-                staging: buffer("round trip upload staging", in_bytes, U::MAP_WRITE | U::COPY_SRC, true),
-                output,
-                readback: buffer("round trip readback", out_bytes, U::MAP_READ | U::COPY_DST, false),
-                group,
-                src: r0 * in_row..r1 * in_row,
-                dst: r0 * out_row..r1 * out_row,
-                in_bytes,
-                out_bytes,
-            }
+            let output = if band == 0 {
+                (ring.band.output.clone(), ring.band_out_bytes())
+            } else {
+                let first_row = band * plan.bands.rows_per_band;
+                let rows = plan.bands.rows_per_band.min(height - first_row);
+                let bytes = (band_sizes(kernel, u64::from(rows) * u64::from(width)).2).max(4);
+                let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("round trip output band"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                (buffer, bytes)
+            };
+            let group = pipelines.bind_group(ctx, kernel, (input, in_bytes), (&output.0, output.1), params);
+            (output.0, group)
         })
         .collect()
 }
 
-/// What every round trip of one count shares: the plan, its dispatches, the band buffers and the
-/// timestamps.
+/// What every round trip of one count shares: the plan, its dispatches, the kept input, the
+/// ring's staging slots and the timestamps.
 struct Trip<'a> {
     ctx: &'a GpuContext,
     pipeline: &'a wgpu::ComputePipeline,
     job: &'a GpuJob<'a>,
     plan: &'a RunPlan,
     dispatches: &'a [Dispatch],
-    bands: &'a [Band],
+    /// Each band's output buffer, and its binding with the band's kept input.
+    bands: &'a [(wgpu::Buffer, wgpu::BindGroup)],
     inputs: &'a ResidentInput,
+    /// The converter's staging slots, taken in turn by the chunks.
+    slots: &'a mut [StagingSlot],
     /// The first pass's start and the last pass's end, where the device reads them in place.
     stamps: Option<&'a Timestamps>,
     /// Dispatches in all: the passes times the chunks of one pass.
@@ -126,7 +110,7 @@ struct Trip<'a> {
 
 impl Trip<'_> {
     /// One round trip into `dst`: wall time (CPU clock) and the passes' GPU time, if stamped.
-    fn once(&self, dst: &mut [u8]) -> Result<RoundTripTime, GpuError> {
+    fn once(&mut self, dst: &mut [u8]) -> Result<RoundTripTime, GpuError> {
         let started = Instant::now();
         let uploaded = self.upload()?;
         self.passes(uploaded)?;
@@ -134,8 +118,8 @@ impl Trip<'_> {
         let wall_ns = nanos(started.elapsed());
         let kernel_ns = self.stamps.map(|s| self.passes_ns(s)).transpose()?;
         // The upload staging is mapped again for the next round trip, off the clock.
-        for band in self.bands {
-            mapped(self.ctx.device(), &map(&band.staging, 0..band.in_bytes, wgpu::MapMode::Write))?;
+        for slot in self.slots.iter_mut() {
+            slot.upload_ready(self.ctx)?;
         }
         Ok(RoundTripTime { wall_ns, kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns) })
     }
@@ -150,35 +134,48 @@ impl Trip<'_> {
         self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
-    /// The host copies into staging (every thread), and one submission of the copies to the GPU.
-    fn upload(&self) -> Result<wgpu::SubmissionIndex, GpuError> {
-        let mut enc = self.encoder("round trip upload");
-        for (band, input) in self.bands.iter().zip(&self.inputs.buffers) {
-            {
-                let mut view = band
-                    .staging
-                    .get_mapped_range_mut(0..band.in_bytes)
-                    .map_err(|e| GpuError::Map(e.into()))?;
-                fill_mapped(&mut view, self.job.src.get(band.src.clone()).unwrap_or_default())?;
-            }
-            band.staging.unmap();
-            enc.copy_buffer_to_buffer(&band.staging, 0, input, 0, band.in_bytes);
+    /// The slot chunk `index` takes.
+    fn slot(slots: &mut [StagingSlot], index: usize) -> Result<&mut StagingSlot, GpuError> {
+        let ring = slots.len().max(1);
+        slots.get_mut(index % ring).ok_or(GpuError::Bug("no staging slot"))
+    }
+
+    /// Each chunk through a staging slot (host copy by every thread, then one submission of
+    /// its copy into the kept input), as a conversion uploads; the last submission.
+    fn upload(&mut self) -> Result<Option<wgpu::SubmissionIndex>, GpuError> {
+        let (kernel, plan) = (self.job.kernel, self.plan);
+        let mut last = None;
+        for chunk in &plan.chunks {
+            let (offset, bytes) = chunk.in_bytes(kernel);
+            let src = self.job.src.get(chunk.src.clone()).unwrap_or_default();
+            let input = self
+                .inputs
+                .buffers
+                .get(chunk.band as usize)
+                .ok_or(GpuError::Bug("a chunk without its band"))?;
+            let mut enc = self.encoder("round trip upload");
+            let slot = Self::slot(self.slots, chunk.index)?;
+            slot.fill_upload(self.ctx, src, bytes)?;
+            slot.unmap_upload();
+            enc.copy_buffer_to_buffer(&slot.upload, 0, input, offset, bytes);
+            last = Some(self.ctx.queue().submit([enc.finish()]));
+            slot.remap_upload();
         }
-        Ok(self.ctx.queue().submit([enc.finish()]))
+        Ok(last)
     }
 
     /// Every pass, chunk by chunk (one submission each, at most two on the queue), the first
     /// stamped at its start and the last at its end.
-    fn passes(&self, uploaded: wgpu::SubmissionIndex) -> Result<(), GpuError> {
+    fn passes(&self, uploaded: Option<wgpu::SubmissionIndex>) -> Result<(), GpuError> {
         let (ctx, cancel) = (self.ctx, self.job.cancel);
-        let mut submitted = vec![uploaded];
+        let mut submitted: Vec<_> = uploaded.into_iter().collect();
         let steps = self.plan.chunks.iter().zip(self.dispatches).cycle().take(self.steps);
         for (step, (chunk, d)) in steps.enumerate() {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 wait_for(ctx.device(), None)?;
                 return Err(GpuError::Cancelled);
             }
-            let Some(band) = self.bands.get(chunk.band as usize) else { continue };
+            let Some((_, group)) = self.bands.get(chunk.band as usize) else { continue };
             let mut enc = self.encoder("round trip pass");
             {
                 let first = (step == 0).then_some(Stamp::KernelStart(0));
@@ -192,7 +189,7 @@ impl Trip<'_> {
                     timestamp_writes,
                 });
                 pass.set_pipeline(self.pipeline);
-                pass.set_bind_group(0, &band.group, &[(chunk.index as u64 * PARAMS_STRIDE) as u32]);
+                pass.set_bind_group(0, group, &[(chunk.index as u64 * PARAMS_STRIDE) as u32]);
                 pass.dispatch_workgroups(d.groups.0, d.groups.1, 1);
             }
             if submitted.len() >= MAX_IN_FLIGHT {
@@ -203,29 +200,43 @@ impl Trip<'_> {
         Ok(())
     }
 
-    /// One submission of the copies back (and the timestamps' resolve), then the host copies
-    /// into `dst` as each band's mapping arrives.
-    fn download(&self, dst: &mut [u8]) -> Result<(), GpuError> {
-        let mut enc = self.encoder("round trip download");
-        for band in self.bands {
-            enc.copy_buffer_to_buffer(&band.output, 0, &band.readback, 0, band.out_bytes);
-        }
-        if let Some(s) = self.stamps {
-            s.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
-        }
-        self.ctx.queue().submit([enc.finish()]);
-        let mappings: Vec<_> =
-            self.bands.iter().map(|b| map(&b.readback, 0..b.out_bytes, wgpu::MapMode::Read)).collect();
-        for (band, mapping) in self.bands.iter().zip(&mappings) {
-            mapped(self.ctx.device(), mapping)?;
+    /// Each chunk back through a staging slot (one submission of its copy out of the band's
+    /// output, the first with the timestamps' resolve), its host copy into `dst` by every thread
+    /// once the slot is needed again or the last chunk is submitted, as a conversion downloads.
+    fn download(&mut self, dst: &mut [u8]) -> Result<(), GpuError> {
+        let (ring, plan) = (self.slots.len().max(1), self.plan);
+        let mut pending: VecDeque<(&Chunk, MapResult)> = VecDeque::new();
+        for chunk in &plan.chunks {
+            if pending.len() >= ring
+                && let Some((done, mapping)) = pending.pop_front()
             {
-                let view =
-                    band.readback.get_mapped_range(0..band.out_bytes).map_err(|e| GpuError::Map(e.into()))?;
-                let to = dst.get_mut(band.dst.clone()).ok_or(GpuError::Bug("a band outside the output"))?;
-                read_mapped(&view, to)?;
+                self.read_back(done, &mapping, dst)?;
             }
-            band.readback.unmap();
+            let (offset, bytes) = chunk.out_bytes();
+            let (output, _) =
+                self.bands.get(chunk.band as usize).ok_or(GpuError::Bug("a chunk without its band"))?;
+            let mut enc = self.encoder("round trip download");
+            if chunk.index == 0
+                && let Some(s) = self.stamps
+            {
+                s.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
+            }
+            let slot = Self::slot(self.slots, chunk.index)?;
+            enc.copy_buffer_to_buffer(output, offset, &slot.download, 0, bytes);
+            self.ctx.queue().submit([enc.finish()]);
+            pending.push_back((chunk, map(&slot.download, 0..bytes, wgpu::MapMode::Read)));
         }
+        while let Some((done, mapping)) = pending.pop_front() {
+            self.read_back(done, &mapping, dst)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for a chunk's mapping and copies it into its place in `dst`.
+    fn read_back(&mut self, chunk: &Chunk, mapping: &MapResult, dst: &mut [u8]) -> Result<(), GpuError> {
+        mapped(self.ctx.device(), mapping)?;
+        let to = dst.get_mut(chunk.dst.clone()).ok_or(GpuError::Bug("a chunk outside the output"))?;
+        Self::slot(self.slots, chunk.index)?.read_download(chunk.out_bytes().1, to)?;
         Ok(())
     }
 }
@@ -251,15 +262,17 @@ impl WarmRoundTrip<'_> {
     }
 }
 
-/// Prepares the round trips of `how.passes` passes over `job`'s image (the plan, every band's
-/// buffers and the timestamps, then one cold round trip that wakes the GPU and touches every
-/// buffer, not reported), hands `drive` the warm round trips, and frees everything once it
-/// returns; `dst` (`width * height * kernel.out_bytes_per_pixel()`) holds the last result.
+/// Prepares the round trips of `how.passes` passes over `job`'s image on the converter's
+/// `buffers` (its ring's staging slots, and its kept input made this image's, every band at
+/// once; the plan, the other bands' outputs and the timestamps apart), then one cold round trip
+/// that wakes the GPU and touches every buffer, not reported; hands `drive` the warm round
+/// trips, and frees what is not the converter's once it returns. `dst` (`width * height *
+/// kernel.out_bytes_per_pixel()`) holds the last result.
 pub(crate) fn warm<T>(
     on: &KernelOn<'_>,
     job: &GpuJob<'_>,
     how: RoundTrip,
-    dst: &mut [u8],
+    (buffers, dst): (&mut Buffers, &mut [u8]),
     scopes: &mut ErrorScopes<'_>,
     drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
 ) -> Result<T, GpuError> {
@@ -279,20 +292,25 @@ pub(crate) fn warm<T>(
         .collect::<Result<Vec<_>, _>>()?;
     let params =
         params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
-    let inputs =
-        ResidentInput::new(ctx, InputLayout::new(0, kernel, (width, height), &plan.bands), &plan.bands);
-    let bands = bands(on, job, &plan, &inputs, &params);
+    // The image's kept input under the job's key; none promised, no later run may take it.
+    let layout = InputLayout::new(job.keep_input.unwrap_or(0), kernel, (width, height), &plan.bands);
+    buffers.prepare(ctx, plan.ring_needs(kernel, RING_SLOTS, how.stamps), Some(layout), &plan.bands)?;
+    let Buffers { ring: Some(ring), input: Some(inputs) } = buffers else {
+        return Err(GpuError::Bug("no buffer ring"));
+    };
+    let bands = bands((on, kernel), &plan, inputs, ring, &params);
     let steps = how.passes.max(1) as usize * plan.chunks.len();
     let stamps = (how.stamps && steps > 0).then(|| Timestamps::new(ctx, 1));
     scopes.check()?;
-    let trip = Trip {
+    let mut trip = Trip {
         ctx,
         pipeline,
         job,
         plan: &plan,
         dispatches: &dispatches,
         bands: &bands,
-        inputs: &inputs,
+        inputs,
+        slots: &mut ring.slots,
         stamps: stamps.as_ref(),
         steps,
     };
@@ -301,8 +319,8 @@ pub(crate) fn warm<T>(
     let mut warm = WarmRoundTrip { trip, dst };
     let driven = drive(&mut warm);
     scopes.check()?;
+    inputs.uploaded = job.keep_input.is_some();
     drop(bands);
-    drop(inputs);
     drop(params);
     wait_for(ctx.device(), None)?;
     Ok(driven)
