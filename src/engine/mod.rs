@@ -163,6 +163,9 @@ pub enum EngineError {
     /// A benchmark of an image no kernel runs on (why).
     #[error("nothing to time: {0}")]
     NothingToTime(&'static str),
+    /// A figure could not be kept: there is no cache folder.
+    #[error("no cache folder: neither XDG_CACHE_HOME nor HOME is set")]
+    NoCacheFolder,
     /// A measurement's buffers do not fit the memory budget now.
     #[error(transparent)]
     OverBudget(#[from] crate::system::memory_budget::OverBudget),

@@ -7,7 +7,7 @@
 //! `image` and [`crate::system`].
 
 mod codecs;
-mod json_path;
+mod json;
 mod kind;
 mod read;
 mod write;
@@ -20,7 +20,7 @@ use crate::system::units::human_bytes;
 
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
-pub use json_path::{JsonPath, serialize_path};
+pub use json::{JsonPath, read_json, serialize_path, write_json};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
 pub use read::luma_stream::{LumaStream, ToGray};
@@ -307,6 +307,14 @@ pub enum IoError {
         /// Which limit decided the budget.
         limited_by: BudgetSource,
     },
+    /// One of graylab's own JSON files (a cache, a kept pace) holds no such JSON.
+    #[error("not a graylab JSON file ({reason}): {}", path.display())]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// Why not (too large, or what the parser said).
+        reason: String,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("the output file exists: {}", path.display())]
     Exists {
@@ -345,7 +353,7 @@ pub enum IoError {
         path: PathBuf,
     },
     /// Encoding or writing the output failed; nothing was left behind.
-    #[error("cannot write the image ({cause}): {}", path.display())]
+    #[error("cannot write the file ({cause}): {}", path.display())]
     Write {
         /// The output file.
         path: PathBuf,

@@ -8,7 +8,6 @@ use egui::Ui;
 
 use crate::app::look;
 use crate::app::session::Session;
-use crate::io::WriteCause;
 
 /// The Save button, or the "Replace it?" question after a Save onto an existing file. Returns
 /// `Some(overwrite)` when the caller should save now.
@@ -47,10 +46,7 @@ pub(super) fn save_json(
     value: &impl serde::Serialize,
     name: &str,
 ) {
-    let written = crate::io::write_atomically(path, overwrite, |out| {
-        serde_json::to_writer_pretty(&mut *out, value).map_err(|e| WriteCause::Os(e.into()))?;
-        std::io::Write::write_all(out, b"\n").map_err(WriteCause::Os)
-    });
+    let written = crate::io::write_json(path, overwrite, value);
     match written {
         Ok(_) => session.toasts.success(format!("{name} saved to {}", path.display())),
         Err(e) => session.toasts.error(format!(

@@ -7,12 +7,13 @@
 //! machine are marked so (`busy`) and measured again the next time they are needed on a machine
 //! that is not busy.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
 use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, GpuError};
+use crate::io::{IoError, WriteCause};
 
 /// Version of the cache file's layout; a file of another version is measured again.
 const FORMAT: u32 = 1;
@@ -111,7 +112,7 @@ pub(crate) fn implausible_gpu(c: &GpuCompute) -> Option<String> {
 }
 
 /// Why these ceilings cannot have been measured (zero bytes or times, absurd rates), if so.
-fn check_plausible(c: &GpuCeilings) -> Result<(), String> {
+fn implausible_ceilings(c: &GpuCeilings) -> Option<String> {
     let steps = [
         ("host_to_staging", &c.host_to_staging),
         ("staging_to_device", &c.staging_to_device),
@@ -120,31 +121,19 @@ fn check_plausible(c: &GpuCeilings) -> Result<(), String> {
         ("readback_to_host", &c.readback_to_host),
         ("host_memcpy", &c.host_memcpy),
     ];
-    if let Some(why) = steps.iter().find_map(|(name, b)| implausible(name, b)) {
-        return Err(why);
-    }
-    if c.submit_latency_ns == 0 || c.submit_latency_ns > 60_000_000_000 {
-        return Err(format!("submit_latency_ns: {}", c.submit_latency_ns));
-    }
-    Ok(())
+    steps.iter().find_map(|(name, b)| implausible(name, b)).or_else(|| {
+        (c.submit_latency_ns == 0 || c.submit_latency_ns > 60_000_000_000)
+            .then(|| format!("submit_latency_ns: {}", c.submit_latency_ns))
+    })
 }
 
 /// The cached ceilings of the adapter `adapter_key` for this process's host thread count. Only
-/// a regular file is read (a FIFO or a device linked there is not), at most
-/// `MAX_CACHE_BYTES` (1 MiB) of it; a file with implausible figures counts as absent.
+/// a regular file is read (a FIFO or a device linked there is not), at most 1 MiB of it; a file
+/// with implausible figures counts as absent.
 #[must_use]
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let path = cache_file(adapter_key)?;
-    let bytes = crate::io::read_capped(&path, MAX_CACHE_BYTES + 1)
-        .map_err(|e| log::debug!("no cached GPU ceilings ({e}): {}", path.display()))
-        .ok()?;
-    if bytes.len() as u64 > MAX_CACHE_BYTES {
-        log::debug!("the ceilings cache is over {MAX_CACHE_BYTES} bytes, ignored: {}", path.display());
-        return None;
-    }
-    let mut file: CacheFile = serde_json::from_slice(&bytes)
-        .map_err(|e| log::debug!("the ceilings cache is not readable ({e}): {}", path.display()))
-        .ok()?;
+    let mut file: CacheFile = load_json(&path, "the ceilings cache")?;
     if let Some(why) = file.ceilings.compute.as_ref().and_then(implausible_gpu) {
         log::debug!(
             "the ceilings cache holds an implausible compute ceiling ({why}), ignored: {}",
@@ -152,7 +141,7 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
         );
         file.ceilings.compute = None;
     }
-    if let Err(why) = check_plausible(&file.ceilings) {
+    if let Some(why) = implausible_ceilings(&file.ceilings) {
         log::debug!(
             "the ceilings cache holds implausible figures ({why}), measuring again: {}",
             path.display()
@@ -173,12 +162,32 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
         })
 }
 
-/// Writes `ceilings` to the cache; the file's path.
-fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<PathBuf, String> {
-    let path = cache_file(&ceilings.adapter_key).ok_or("neither XDG_CACHE_HOME nor HOME is set")?;
+/// Reads the cache file `path` (`what`, in the log): only a regular file, at most
+/// `MAX_CACHE_BYTES` (1 MiB) of it; `None` where there is none or it is not readable.
+pub(crate) fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Option<T> {
+    crate::io::read_json(path, MAX_CACHE_BYTES)
+        .map_err(|e| log::debug!("{what} cannot be used: {e}"))
+        .ok()
+        .flatten()
+}
+
+/// Writes `value` to the cache file `path` (none without a cache folder), its folder made
+/// first; the file's path.
+pub(crate) fn store_json(
+    path: Option<PathBuf>,
+    value: &impl serde::Serialize,
+) -> Result<PathBuf, EngineError> {
+    let path = path.ok_or(EngineError::NoCacheFolder)?;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| IoError::Write { path: dir.to_path_buf(), cause: WriteCause::Os(e) })?;
     }
+    crate::io::write_json(&path, true, value)?;
+    Ok(path)
+}
+
+/// Writes `ceilings` to the cache; the file's path.
+fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<PathBuf, EngineError> {
     let file = CacheFile {
         format: FORMAT,
         graylab_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -186,12 +195,7 @@ fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<Pat
         ceilings: ceilings.clone(),
         busy,
     };
-    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-    crate::io::write_atomically(&path, true, |out| {
-        std::io::Write::write_all(out, json.as_bytes()).map_err(crate::io::WriteCause::Os)
-    })
-    .map_err(|e| e.to_string())?;
-    Ok(path)
+    store_json(cache_file(&ceilings.adapter_key), &file)
 }
 
 impl Engine {
@@ -238,7 +242,7 @@ impl Engine {
         }
         let (cache_path, cache_error) = match stored {
             Some(Ok(path)) => (Some(path), None),
-            Some(Err(e)) => (None, Some(e)),
+            Some(Err(e)) => (None, Some(e.to_string())),
             None => (None, None),
         };
         let k =

@@ -21,9 +21,6 @@ use crate::system::clock::Clock;
 /// Version of the CPU cache file's layout; a file of another version is measured again.
 const FORMAT: u32 = 1;
 
-/// The most bytes the CPU cache file is read for.
-const MAX_CACHE_BYTES: u64 = 64 << 10;
-
 /// This machine's compute ceilings: the synthetic work's integer operations per second on the
 /// CPU (all threads, the same SIMD code as the kernel, data in cache) and on the GPU (a kernel
 /// that only does the rounds, in registers), each with its clock.
@@ -71,18 +68,12 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
 
 /// The cached CPU compute ceiling of this CPU at this thread count, if one was measured and is
 /// plausible, and was not measured on a busy machine while this one is quiet now (then it is to
-/// be measured again). Only a regular file of at most 64 KiB is read.
+/// be measured again). Only a regular file of at most 1 MiB is read.
 #[must_use]
 pub fn cached_cpu_compute() -> Option<CpuCompute> {
     let key = cpu_key();
     let path = cpu_cache_file(&key)?;
-    let bytes = crate::io::read_capped(&path, MAX_CACHE_BYTES + 1).ok()?;
-    if bytes.len() as u64 > MAX_CACHE_BYTES {
-        return None;
-    }
-    let file: CpuCacheFile = serde_json::from_slice(&bytes)
-        .map_err(|e| log::debug!("the CPU compute cache is not readable ({e}): {}", path.display()))
-        .ok()?;
+    let file: CpuCacheFile = super::cache::load_json(&path, "the CPU compute cache")?;
     if let Some(why) = implausible_cpu(&file.compute) {
         log::debug!("the CPU compute cache holds implausible figures ({why}): {}", path.display());
         return None;
@@ -100,12 +91,9 @@ pub fn cached_cpu_compute() -> Option<CpuCompute> {
 }
 
 /// Writes the CPU compute ceiling to its cache file; the file's path.
-fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, String> {
+fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, EngineError> {
     let key = cpu_key();
-    let path = cpu_cache_file(&key).ok_or("neither XDG_CACHE_HOME nor HOME is set")?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
+    let path = cpu_cache_file(&key);
     let file = CpuCacheFile {
         format: FORMAT,
         graylab_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -114,12 +102,7 @@ fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, String> {
         compute: *compute,
         busy,
     };
-    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-    crate::io::write_atomically(&path, true, |out| {
-        std::io::Write::write_all(out, json.as_bytes()).map_err(crate::io::WriteCause::Os)
-    })
-    .map_err(|e| e.to_string())?;
-    Ok(path)
+    super::cache::store_json(path, &file)
 }
 
 /// The ceilings of the two parts, as the sweep, the roofline and the reports use them.

@@ -9,6 +9,7 @@ pub(super) mod rates;
 pub(super) mod stream;
 
 pub use crate::gpu::{Hockney, LARGEST_BYTES as LARGEST_PATH_BYTES, PathKind, PathPoint, TransferPath};
+pub(crate) use cache::store_json;
 pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub use compute::{ComputeCeilings, cached_cpu_compute, compute_ceilings_of};
 pub use paths::CopyLatency;

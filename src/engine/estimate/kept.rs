@@ -33,26 +33,13 @@ pub fn load_pace(machine: &str) -> Pace {
 }
 
 fn load_pace_in(dir: &Path, machine: &str) -> Pace {
-    let fresh = || Pace::new(machine);
     let path = pace_file(dir, machine);
-    let bytes = match crate::io::read_capped(&path, MAX_PACE_BYTES + 1) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return fresh(),
+    match crate::io::read_json::<Pace>(&path, MAX_PACE_BYTES) {
+        Ok(Some(pace)) if pace.machine == machine => pace,
+        Ok(_) => Pace::new(machine),
         Err(e) => {
-            log::warn!("the kept pace cannot be read ({e}), estimates start over: {}", path.display());
-            return fresh();
-        }
-    };
-    if bytes.len() as u64 > MAX_PACE_BYTES {
-        log::warn!("the kept pace is over {MAX_PACE_BYTES} bytes, ignored: {}", path.display());
-        return fresh();
-    }
-    match serde_json::from_slice::<Pace>(&bytes) {
-        Ok(pace) if pace.machine == machine => pace,
-        Ok(_) => fresh(),
-        Err(e) => {
-            log::warn!("the kept pace is not readable ({e}), estimates start over: {}", path.display());
-            fresh()
+            log::warn!("the kept pace is not readable, estimates start over: {e}");
+            Pace::new(machine)
         }
     }
 }
@@ -67,18 +54,7 @@ pub fn save_pace(pace: &Pace) {
 }
 
 fn save_pace_in(dir: &Path, pace: &Pace) {
-    let path = pace_file(dir, &pace.machine);
-    let written = (|| {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the folder ({e})"))?;
-        }
-        let json = serde_json::to_vec_pretty(pace).map_err(|e| e.to_string())?;
-        crate::io::write_atomically(&path, true, |out| {
-            std::io::Write::write_all(out, &json).map_err(crate::io::WriteCause::Os)
-        })
-        .map_err(|e| format!("{e:#}"))
-    })();
-    if let Err(e) = written {
+    if let Err(e) = crate::engine::ceilings::store_json(Some(pace_file(dir, &pace.machine)), pace) {
         log::warn!("the pace could not be kept: {e}");
     }
 }

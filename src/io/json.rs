@@ -1,0 +1,60 @@
+//! JSON files: graylab's own small ones (a cache, a kept pace) read whole and checked, any one
+//! written atomically, and paths in JSON without loss (a string where the name is valid UTF-8,
+//! else its exact bytes).
+
+use std::path::Path;
+
+use crate::io::{IoError, WriteCause, owned, read_capped, write_atomically};
+
+/// Reads graylab's own small JSON file: a regular file of at most `limit` bytes holding a `T`;
+/// `Ok(None)` where there is none.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, limit: u64) -> Result<Option<T>, IoError> {
+    let bytes = match read_capped(path, limit.saturating_add(1)) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(cause) => return Err(IoError::Open { path: owned(path), cause }),
+    };
+    if bytes.len() as u64 > limit {
+        return Err(IoError::NotJson { path: owned(path), reason: format!("over {limit} bytes") });
+    }
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| IoError::NotJson { path: owned(path), reason: e.to_string() })
+}
+
+/// Writes `value` to `path` as pretty JSON with a final newline, atomically (see
+/// [`write_atomically`]: an existing file is replaced only with `overwrite`); the bytes written.
+pub fn write_json(path: &Path, overwrite: bool, value: &impl serde::Serialize) -> Result<u64, IoError> {
+    write_atomically(path, overwrite, |out| {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(|e| WriteCause::Os(e.into()))?;
+        std::io::Write::write_all(out, b"\n").map_err(WriteCause::Os)
+    })
+}
+
+/// A path in JSON without loss: a string where it is valid UTF-8, else an object
+/// `{"bytes": [...], "lossy": "..."}` with the name's exact bytes and a readable form (invalid
+/// bytes shown as U+FFFD).
+#[derive(Clone, Copy, Debug)]
+pub struct JsonPath<'a>(pub &'a Path);
+
+impl serde::Serialize for JsonPath<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_path(self.0, serializer)
+    }
+}
+
+/// Writes `path` as [`JsonPath`] does (for `#[serde(serialize_with)]`).
+pub fn serialize_path<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct as _;
+    if let Some(text) = path.to_str() {
+        return serializer.serialize_str(text);
+    }
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    let mut object = serializer.serialize_struct("Path", 2)?;
+    object.serialize_field("bytes", &bytes)?;
+    object.serialize_field("lossy", &path.to_string_lossy())?;
+    object.end()
+}
