@@ -6,7 +6,6 @@ use std::path::Path;
 use super::out::errln;
 use crate::engine::sweep::SweepResult;
 use crate::engine::{BatchItem, EngineError, FileReport, RunReport};
-use crate::io::WriteCause;
 
 /// Refuses a trace path that cannot be written (or an existing file, unless `overwrite`)
 /// before anything is measured.
@@ -63,10 +62,7 @@ pub(super) fn write(
     title: &str,
     runs: &[(String, &RunReport)],
 ) -> anyhow::Result<()> {
-    let text = serde_json::to_string(&crate::engine::trace::chrome_trace(title, runs))?;
-    crate::io::write_atomically(path, overwrite, |out| {
-        std::io::Write::write_all(out, text.as_bytes()).map_err(WriteCause::Os)
-    })?;
+    crate::engine::trace::write_trace(path, overwrite, title, runs)?;
     let events = runs.iter().map(|(_, r)| r.spans.len() + 1).sum::<usize>();
     errln!("trace: {} ({events} events; open it in ui.perfetto.dev)", path.display());
     Ok(())

@@ -60,6 +60,21 @@ fn micros(ns: u64) -> f64 {
     ns as f64 / 1e3
 }
 
+/// Writes the Chrome trace of `runs` (see [`chrome_trace`]) to `path`, atomically, replacing a
+/// file only with `overwrite`.
+pub fn write_trace(
+    path: &std::path::Path,
+    overwrite: bool,
+    title: &str,
+    runs: &[(String, &RunReport)],
+) -> Result<(), crate::io::IoError> {
+    let trace = chrome_trace(title, runs);
+    crate::io::write_atomically(path, overwrite, |out| {
+        serde_json::to_writer(&mut *out, &trace).map_err(|e| crate::io::WriteCause::Os(e.into()))
+    })?;
+    Ok(())
+}
+
 /// The Chrome trace of `runs`, each named (e.g. "workgroup 16x16 · warm 2 of 5": its process is
 /// named with the backend, formula and size too), under `title`.
 #[must_use]

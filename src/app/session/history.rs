@@ -137,16 +137,10 @@ impl Session {
             "graylab: {}",
             self.input.as_ref().map(|i| super::file_name(&i.path)).unwrap_or_default()
         );
-        let written = serde_json::to_string(&crate::engine::trace::chrome_trace(&title, &runs))
-            .map_err(|e| e.to_string())
-            .and_then(|text| {
-                crate::io::write_atomically(path, true, |out| {
-                    std::io::Write::write_all(out, text.as_bytes()).map_err(crate::io::WriteCause::Os)
-                })
-                .map_err(|e| crate::app::advice::describe(&e))
-            });
+        let written = crate::engine::trace::write_trace(path, true, &title, &runs)
+            .map_err(|e| crate::app::advice::describe(&e));
         match written {
-            Ok(_) => self.toasts.success(format!(
+            Ok(()) => self.toasts.success(format!(
                 "Saved the trace of {count} run{}: {} (open it in ui.perfetto.dev)",
                 if count == 1 { "" } else { "s" },
                 path.display()
