@@ -292,7 +292,8 @@ pub(crate) fn warm<T>(
         .collect::<Result<Vec<_>, _>>()?;
     let params =
         params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
-    // The image's kept input under the job's key; none promised, no later run may take it.
+    // The image's input under the job's key, never handed to a later run as uploaded: a round
+    // trip that failed may have left it half written.
     let layout = InputLayout::new(job.keep_input.unwrap_or(0), kernel, (width, height), &plan.bands);
     buffers.prepare(ctx, plan.ring_needs(kernel, RING_SLOTS, how.stamps), Some(layout), &plan.bands)?;
     let Buffers { ring: Some(ring), input: Some(inputs) } = buffers else {
@@ -319,7 +320,7 @@ pub(crate) fn warm<T>(
     let mut warm = WarmRoundTrip { trip, dst };
     let driven = drive(&mut warm);
     scopes.check()?;
-    inputs.uploaded = job.keep_input.is_some();
+    inputs.uploaded = false;
     drop(bands);
     drop(params);
     wait_for(ctx.device(), None)?;
