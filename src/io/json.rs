@@ -58,3 +58,33 @@ pub fn serialize_path<S: serde::Serializer>(path: &Path, serializer: S) -> Resul
     object.serialize_field("lossy", &path.to_string_lossy())?;
     object.end()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_json_file_is_read_whole_or_said_why_not() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("kept.json");
+        // None there: nothing, not an error.
+        assert!(matches!(read_json::<Vec<u32>>(&path, 64), Ok(None)));
+        // Written atomically, with a final newline, and read back whole.
+        write_json(&path, false, &vec![1u32, 2, 3]).expect("written");
+        assert!(std::fs::read(&path).expect("read").ends_with(b"]\n"));
+        assert_eq!(read_json::<Vec<u32>>(&path, 64).expect("read"), Some(vec![1, 2, 3]));
+        // Never replaced unless asked.
+        assert!(matches!(write_json(&path, false, &vec![4u32]), Err(IoError::Exists { .. })));
+        write_json(&path, true, &vec![4u32]).expect("replaced");
+        assert_eq!(read_json::<Vec<u32>>(&path, 64).expect("read"), Some(vec![4]));
+        // Over the limit, or not that JSON: refused, naming the file and why.
+        std::fs::write(&path, vec![b' '; 65]).expect("write");
+        let err = read_json::<Vec<u32>>(&path, 64).expect_err("too large").to_string();
+        assert!(err.contains("over 64 bytes") && err.contains("kept.json"), "{err}");
+        std::fs::write(&path, b"{ \"not\": ").expect("write");
+        let err = read_json::<Vec<u32>>(&path, 64).expect_err("damaged").to_string();
+        assert!(err.starts_with("not a graylab JSON file (") && err.contains("kept.json"), "{err}");
+        // A folder is no file to read.
+        assert!(matches!(read_json::<Vec<u32>>(dir.path(), 64), Err(IoError::Open { .. })));
+    }
+}
