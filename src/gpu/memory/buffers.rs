@@ -36,20 +36,37 @@ impl Buffers {
             needs.band_in_bytes = 4;
         }
         let stale_input = self.input.as_ref().is_some_and(|i| layout.is_none_or(|l| !i.is(&l)));
-        let stale_ring = !self.ring.as_ref().is_some_and(|r| r.serves(&needs));
-        let freed = (stale_input && self.input.take().is_some()) | (stale_ring && self.ring.take().is_some());
+        let keep_bands = self.ring.as_ref().is_some_and(|r| r.bands_serve(&needs));
+        let stale_slots = self.ring.as_ref().is_some_and(|r| !r.slots_serve(&needs));
+        let mut freed = stale_input && self.input.take().is_some();
+        if !keep_bands {
+            freed |= self.ring.take().is_some();
+        } else if stale_slots && let Some(ring) = self.ring.as_mut() {
+            // A larger chunk learnt between runs: new staging, the band buffers kept.
+            ring.free_slots();
+            freed = true;
+        }
         if freed {
             wait_for(ctx.device(), None)?;
         }
+        let mut fresh = Vec::new();
         if let Some(layout) = layout
             && self.input.is_none()
         {
-            self.input = Some(ResidentInput::new(ctx, layout, bands));
+            let input = ResidentInput::new(ctx, layout, bands);
+            fresh.extend(input.buffers.iter().cloned());
+            self.input = Some(input);
         }
-        if self.ring.is_none() {
-            self.ring = Some(Ring::new(ctx, needs));
+        match self.ring.as_mut() {
+            Some(ring) if stale_slots => ring.restage(ctx, needs),
+            Some(_) => {}
+            None => {
+                let ring = Ring::new(ctx, needs);
+                fresh.extend([ring.band.input.clone(), ring.band.output.clone()]);
+                self.ring = Some(ring);
+            }
         }
-        Ok(())
+        clear_now(ctx, &fresh)
     }
 
     /// Frees everything; whether there was anything to free.
@@ -57,5 +74,74 @@ impl Buffers {
         let ring = self.ring.take().is_some();
         let input = self.input.take().is_some();
         ring || input
+    }
+}
+
+/// Clears `fresh` buffers on the GPU and waits. wgpu zero-fills a buffer before its first use
+/// in a pass, and on a run's first chunk that wait (about 95 ms for an 8K band on lavapipe,
+/// most of it the first touch of new memory) fell inside the first copy's step; cleared here, it
+/// is part of the setup that allocated them, and wgpu does not clear them again.
+fn clear_now(ctx: &GpuContext, fresh: &[wgpu::Buffer]) -> Result<(), GpuError> {
+    if fresh.is_empty() {
+        return Ok(());
+    }
+    let mut enc = ctx
+        .device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("clear new buffers") });
+    for buffer in fresh {
+        enc.clear_buffer(buffer, 0, None);
+    }
+    let submission = ctx.queue().submit([enc.finish()]);
+    wait_for(ctx.device(), Some(&submission))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_larger_chunk_restages_the_slots_and_keeps_the_band_buffers() {
+        let ctx = match GpuContext::new() {
+            Ok(ctx) => ctx,
+            Err(e) if std::env::var("GRAYLAB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+                panic!("GRAYLAB_REQUIRE_GPU=1 but no GPU adapter: {e}")
+            }
+            Err(e) => {
+                eprintln!("SKIPPED: no GPU adapter ({e})");
+                return;
+            }
+        };
+        let needs = RingNeeds {
+            band_in_bytes: 1 << 20,
+            band_out_bytes: 1 << 18,
+            chunk_in_bytes: 1 << 16,
+            chunk_out_bytes: 1 << 14,
+            slots: 3,
+            slices_per_chunk: 1,
+            timestamps: false,
+        };
+        let bands = BandPlan::new(crate::pixel::Kernel::Rgb8ToL8, 64, 64, 1 << 20).expect("bands");
+        let mut buffers = Buffers::new();
+        buffers.prepare(&ctx, needs, None, &bands).expect("prepared");
+        let ring = |b: &Buffers| b.ring.as_ref().map(|r| (r.band.input.clone(), r.slots[0].upload.clone()));
+        let (input, upload) = ring(&buffers).expect("a ring");
+        // The same needs: nothing new.
+        buffers.prepare(&ctx, needs, None, &bands).expect("prepared");
+        assert_eq!(ring(&buffers), Some((input.clone(), upload.clone())));
+        // A larger chunk: new staging, the same band buffers.
+        let larger = RingNeeds { chunk_in_bytes: 1 << 17, chunk_out_bytes: 1 << 15, ..needs };
+        buffers.prepare(&ctx, larger, None, &bands).expect("prepared");
+        let (input2, upload2) = ring(&buffers).expect("a ring");
+        assert_eq!(input2, input, "the band buffers were kept");
+        assert_ne!(upload2, upload, "the staging was replaced");
+        assert_eq!(upload2.size(), 1 << 17);
+        let slots = buffers.ring.as_ref().map_or(0, |r| r.slots.len());
+        assert_eq!(slots, 3);
+        // A larger band: everything new.
+        let band = RingNeeds { band_in_bytes: 1 << 21, ..larger };
+        buffers.prepare(&ctx, band, None, &bands).expect("prepared");
+        let (input3, _) = ring(&buffers).expect("a ring");
+        assert_ne!(input3, input);
+        assert_eq!(input3.size(), 1 << 21);
     }
 }

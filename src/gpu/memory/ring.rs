@@ -41,42 +41,50 @@ impl Ring {
     /// Allocates every buffer. The upload staging buffers start mapped.
     pub(crate) fn new(ctx: &GpuContext, needs: RingNeeds) -> Self {
         use wgpu::BufferUsages as U;
-        let device = ctx.device();
-        let buffer = |label: &str, size: u64, usage: U, mapped_at_creation: bool| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation,
-            })
-        };
         // Allocation order is fixed (band buffers, then each slot) so every run of a size
         // starts from the same memory layout, in a sweep as in a fresh process.
         let band = BandBuffers {
-            input: buffer("input band", needs.band_in_bytes, U::STORAGE | U::COPY_DST, false),
-            output: buffer("output band", needs.band_out_bytes, U::STORAGE | U::COPY_SRC, false),
+            input: buffer(ctx, ("input band", needs.band_in_bytes), U::STORAGE | U::COPY_DST, false),
+            output: buffer(
+                ctx,
+                ("output band", needs.band_out_bytes),
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+                false,
+            ),
         };
-        let slots = (0..needs.slots)
-            .map(|_| StagingSlot {
-                upload: buffer("upload staging", needs.chunk_in_bytes, U::MAP_WRITE | U::COPY_SRC, true),
-                download: buffer("download staging", needs.chunk_out_bytes, U::MAP_READ | U::COPY_DST, false),
-                timestamps: needs.timestamps.then(|| Timestamps::new(ctx, needs.slices_per_chunk)),
-                upload_state: UploadState::Mapped,
-            })
-            .collect();
-        Self { needs, band, slots }
+        Self { needs, band, slots: slots(ctx, &needs) }
     }
 
-    /// Whether this ring serves a run with `needs` as it is.
-    pub(crate) fn serves(&self, needs: &RingNeeds) -> bool {
+    /// Whether the band buffers serve a run with `needs`.
+    pub(crate) fn bands_serve(&self, needs: &RingNeeds) -> bool {
+        self.needs.band_in_bytes >= needs.band_in_bytes && self.needs.band_out_bytes >= needs.band_out_bytes
+    }
+
+    /// Whether the staging slots serve a run with `needs`.
+    pub(crate) fn slots_serve(&self, needs: &RingNeeds) -> bool {
         let have = &self.needs;
-        have.band_in_bytes >= needs.band_in_bytes
-            && have.band_out_bytes >= needs.band_out_bytes
-            && have.chunk_in_bytes >= needs.chunk_in_bytes
+        have.chunk_in_bytes >= needs.chunk_in_bytes
             && have.chunk_out_bytes >= needs.chunk_out_bytes
             && have.slots >= needs.slots
             && have.slices_per_chunk >= needs.slices_per_chunk
             && have.timestamps == needs.timestamps
+            && !self.slots.is_empty()
+    }
+
+    /// Frees the staging slots alone (when only they no longer serve: a larger chunk learnt
+    /// between warm runs); [`Self::restage`] allocates new ones once their work is finished.
+    pub(crate) fn free_slots(&mut self) {
+        self.slots.clear();
+    }
+
+    /// New staging slots for `needs`, the band buffers kept (they serve it).
+    pub(crate) fn restage(&mut self, ctx: &GpuContext, needs: RingNeeds) {
+        self.slots = slots(ctx, &needs);
+        self.needs = RingNeeds {
+            band_in_bytes: self.needs.band_in_bytes,
+            band_out_bytes: self.needs.band_out_bytes,
+            ..needs
+        };
     }
 
     /// Bytes of the input buffer (bound whole).
@@ -146,6 +154,39 @@ impl StagingSlot {
             self.upload_state = UploadState::Mapping(map(&self.upload, 0..size, wgpu::MapMode::Write));
         }
     }
+}
+
+/// A new buffer (`label`, `bytes`).
+fn buffer(
+    ctx: &GpuContext,
+    (label, size): (&str, u64),
+    usage: wgpu::BufferUsages,
+    mapped_at_creation: bool,
+) -> wgpu::Buffer {
+    ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation,
+    })
+}
+
+/// The staging slots of `needs` (the upload staging mapped).
+fn slots(ctx: &GpuContext, needs: &RingNeeds) -> Vec<StagingSlot> {
+    use wgpu::BufferUsages as U;
+    (0..needs.slots)
+        .map(|_| StagingSlot {
+            upload: buffer(ctx, ("upload staging", needs.chunk_in_bytes), U::MAP_WRITE | U::COPY_SRC, true),
+            download: buffer(
+                ctx,
+                ("download staging", needs.chunk_out_bytes),
+                U::MAP_READ | U::COPY_DST,
+                false,
+            ),
+            timestamps: needs.timestamps.then(|| Timestamps::new(ctx, needs.slices_per_chunk)),
+            upload_state: UploadState::Mapped,
+        })
+        .collect()
 }
 
 /// Where the upload staging buffer's mapping stands.
