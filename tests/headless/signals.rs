@@ -27,9 +27,9 @@ fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A gray-noise BMP whose PNG export takes a while (noise does not compress).
+/// A gray-noise BMP to export (the export is held while it writes: see `GRAYLAB_HOLD_EXPORT`).
 fn big_input(dir: &Path) {
-    let (w, h) = (6000, 4000);
+    let (w, h) = (600, 400);
     let img = image::GrayImage::from_raw(w, h, common::noise((w * h) as usize, 3)).expect("size");
     img.save(dir.join("big.bmp")).expect("save");
 }
@@ -62,8 +62,11 @@ fn interrupted_exports_leave_nothing_behind() {
     for (signal, number) in [("TERM", 15), ("INT", 2), ("KILL", 9)] {
         let out = format!("out-{signal}.png");
         // The named temporary file (as where O_TMPFILE is missing) is what a signal must remove.
+        // Held once its temporary file exists (the release file is never made): the signal
+        // lands while it writes, whatever the machine's load.
         let mut child = graylab(dir.path())
             .env("GRAYLAB_NO_TMPFILE", "1")
+            .env("GRAYLAB_HOLD_EXPORT", dir.path().join("never"))
             .args(["convert", "big.bmp", "-o", &out])
             .spawn()
             .expect("spawn");
@@ -101,7 +104,11 @@ fn with_o_tmpfile_not_even_sigkill_leaves_a_trace() {
         return;
     }
     big_input(dir.path());
-    let mut child = graylab(dir.path()).args(["convert", "big.bmp", "-o", "out.png"]).spawn().expect("spawn");
+    let mut child = graylab(dir.path())
+        .env("GRAYLAB_HOLD_EXPORT", dir.path().join("never"))
+        .args(["convert", "big.bmp", "-o", "out.png"])
+        .spawn()
+        .expect("spawn");
     // The export has begun when the process holds an unnamed file in the folder.
     let fds = format!("/proc/{}/fd", child.id());
     let unnamed_open = || {

@@ -21,6 +21,18 @@ use crate::system::temps::{NamedTemp, remove_stale_once};
 /// Set to `1` to never use `O_TMPFILE` (tests of the named-file path).
 pub const NO_TMPFILE_ENV: &str = "GRAYLAB_NO_TMPFILE";
 
+/// Set to a path: each export, its temporary file made, waits until that path exists (tests
+/// that interrupt an export while it writes, without racing it).
+pub const HOLD_ENV: &str = "GRAYLAB_HOLD_EXPORT";
+
+/// Waits while [`HOLD_ENV`] names a path that does not exist yet.
+fn hold_for_tests() {
+    let Some(release) = std::env::var_os(HOLD_ENV) else { return };
+    while !Path::new(&release).exists() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// Writes `path` through `write` atomically; returns the bytes written. With `overwrite` false an
 /// existing file is never replaced (`IoError::Exists`).
 pub fn write_atomically(
@@ -58,6 +70,7 @@ pub fn write_atomically(
     {
         log::warn!("cannot keep the permissions of {}: {e}", path.display());
     }
+    hold_for_tests();
     {
         let mut out = BufWriter::with_capacity(1 << 20, &file);
         write(&mut out).map_err(write_err)?;
