@@ -78,9 +78,9 @@ impl Buffers {
 }
 
 /// Clears `fresh` buffers on the GPU and waits. wgpu zero-fills a buffer before its first use
-/// in a pass, and on a run's first chunk that wait (about 95 ms for an 8K band on lavapipe,
-/// most of it the first touch of new memory) fell inside the first copy's step; cleared here, it
-/// is part of the setup that allocated them, and wgpu does not clear them again.
+/// in a pass, and that wait (about 95 ms for an 8K band on lavapipe, most of it the first touch
+/// of new memory) delayed a run's first chunk on the GPU where no step showed it; cleared here,
+/// it is part of the setup that allocated them, and wgpu does not clear them again.
 fn clear_now(ctx: &GpuContext, fresh: &[wgpu::Buffer]) -> Result<(), GpuError> {
     if fresh.is_empty() {
         return Ok(());

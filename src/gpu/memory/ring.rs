@@ -28,7 +28,8 @@ pub(crate) struct StagingSlot {
     upload_state: UploadState,
 }
 
-/// Every buffer of a conversion, kept between runs of the same or a smaller size.
+/// Every buffer of a conversion, kept between runs of the same or a smaller size (a larger chunk
+/// alone replaces the staging slots, not the band buffers).
 pub(crate) struct Ring {
     needs: RingNeeds,
     /// The band buffers.
