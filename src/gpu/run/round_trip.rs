@@ -266,7 +266,7 @@ impl WarmRoundTrip<'_> {
 /// `buffers` (its ring's staging slots, and its kept input made this image's, every band at
 /// once; the plan, the other bands' outputs and the timestamps apart), then one cold round trip
 /// that wakes the GPU and touches every buffer, not reported; hands `drive` the warm round
-/// trips, and frees what is not the converter's once it returns. `dst` (`width * height *
+/// trips, and once it returns frees all but the ring, as a conversion leaves it. `dst` (`width * height *
 /// kernel.out_bytes_per_pixel()`) holds the last result.
 pub(crate) fn warm<T>(
     on: &KernelOn<'_>,
@@ -292,8 +292,8 @@ pub(crate) fn warm<T>(
         .collect::<Result<Vec<_>, _>>()?;
     let params =
         params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
-    // The image's input under the job's key, never handed to a later run as uploaded: a round
-    // trip that failed may have left it half written.
+    // The converter's kept input, made this image's for the round trips and freed after them
+    // (never handed to a later run: a round trip that failed may have left it half written).
     let layout = InputLayout::new(job.keep_input.unwrap_or(0), kernel, (width, height), &plan.bands);
     buffers.prepare(ctx, plan.ring_needs(kernel, RING_SLOTS, how.stamps), Some(layout), &plan.bands)?;
     let Buffers { ring: Some(ring), input: Some(inputs) } = buffers else {
@@ -320,9 +320,9 @@ pub(crate) fn warm<T>(
     let mut warm = WarmRoundTrip { trip, dst };
     let driven = drive(&mut warm);
     scopes.check()?;
-    inputs.uploaded = false;
     drop(bands);
     drop(params);
+    buffers.input = None;
     wait_for(ctx.device(), None)?;
     Ok(driven)
 }
