@@ -99,7 +99,10 @@ fn bench_keeps_the_cold_run_apart() {
         r.warm.iter().filter_map(|w| w.phase(Phase::Kernel)).map(|p| p.ns).collect();
     kernel_ns.sort_unstable();
     assert_eq!(k.stats.median_ns, kernel_ns[2]);
-    assert!(r.kernel_mpix_per_s > 0.0);
+    // The kernel's rate is the image's pixels over the median kernel time.
+    let want = 256.0 * 128.0 / k.stats.median_ns.max(1) as f64 * 1e3;
+    assert!((r.kernel_mpix_per_s - want).abs() <= want * 1e-9, "{} against {want}", r.kernel_mpix_per_s);
+    assert!((r.kernel_gb_per_s - 256.0 * 128.0 * 4.0 / k.stats.median_ns.max(1) as f64).abs() < 1e-9);
     let gray = DynamicImage::ImageLuma8(image::GrayImage::new(4, 4));
     assert!(bench(&engine, &gray, &ConvertSettings::default(), 1).is_err());
     if let Some(gpu) = common::gpu() {
