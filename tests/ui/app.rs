@@ -295,7 +295,10 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     for phase in [Phase::Upload, Phase::Kernel] {
         let rate = last.rates.iter().find(|r| r.phase == phase).expect("every moving phase as a rate");
         let pct = rate.percent_of_ceiling.expect("against its ceiling");
-        assert!(pct > 0.0 && rate.gb_per_s > 0.0, "{rate:?}");
+        let ceiling = rate.ceiling_gb_per_s.expect("its ceiling's rate");
+        // The rate is its bytes over its time, and the percentage that rate over the ceiling's.
+        assert!(rate.ns > 0 && (rate.gb_per_s - rate.bytes as f64 / rate.ns as f64).abs() < 1e-9, "{rate:?}");
+        assert!((pct - 100.0 * rate.gb_per_s / ceiling).abs() < 1e-6, "{rate:?}");
     }
     assert!(h.get_all_by_label_contains("GB/s ·").count() >= 2, "the last run shows rate · % of ceiling");
 
