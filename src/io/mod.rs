@@ -48,6 +48,15 @@ pub enum TruncatedAt {
     },
     /// In a refinement scan of a progressive JPEG: every row is there, at lower quality.
     Refinement,
+    /// The file ends where it should, but its coded data ends early: libjpeg found a marker
+    /// where data should be ("premature end of data segment") after about `rows` rows of
+    /// `height` (`None`: before the first row was handed out, as in a multi-scan file).
+    EarlyEnd {
+        /// Rows decoded from the file's data, as far as libjpeg had handed out rows.
+        rows: Option<u32>,
+        /// Rows the header claims.
+        height: u32,
+    },
 }
 
 impl fmt::Display for TruncatedAt {
@@ -58,12 +67,20 @@ impl fmt::Display for TruncatedAt {
             Self::Refinement => {
                 f.write_str("it ends in a refinement scan: every row is there, at lower quality")
             }
+            Self::EarlyEnd { rows: Some(rows), height } => write!(
+                f,
+                "its image data ends early, after about row {rows} of {height} (libjpeg: premature end of data segment)"
+            ),
+            Self::EarlyEnd { rows: None, height } => write!(
+                f,
+                "its image data ends early, somewhere in its {height} rows (libjpeg: premature end of data segment)"
+            ),
         }
     }
 }
 
 /// Something the caller should tell the user about a decoded image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DecodeWarning {
     /// The file is truncated; what is missing was filled with gray.
     Truncated(TruncatedAt),
@@ -84,12 +101,25 @@ pub enum DecodeWarning {
         /// The image's height.
         height: u32,
     },
+    /// libjpeg warned that the coded data is damaged (its words, as djpeg prints them, and the
+    /// row it had reached); it decoded on, so the image may be wrong from there.
+    Damaged {
+        /// libjpeg's message ("Corrupt JPEG data: bad Huffman code").
+        message: String,
+        /// The rows libjpeg had handed out when it warned, of how many.
+        at_row: Option<(u32, u32)>,
+        /// More warnings of the same kind that followed it.
+        repeats: u32,
+    },
 }
 
 impl fmt::Display for DecodeWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
+            Self::Truncated(at @ TruncatedAt::EarlyEnd { .. }) => {
+                write!(f, "the file is truncated: {at}; the rest repeats the last block decoded")
+            }
             Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
             Self::FirstFrameOnly(count) => {
                 let (total, unit) = (count.total, count.unit());
@@ -103,6 +133,20 @@ impl fmt::Display for DecodeWarning {
                 f,
                 "the JPEG data is damaged (a restart marker is missing): rows {first} to {end} of {height} are gray"
             ),
+            Self::Damaged { message, at_row, repeats } => {
+                write!(f, "the JPEG data is damaged (libjpeg: {message}")?;
+                match repeats {
+                    0 => {}
+                    1 => f.write_str(", and once more")?,
+                    n => write!(f, ", and {n} times more")?,
+                }
+                match at_row {
+                    Some((row, height)) => {
+                        write!(f, ") at about row {row} of {height}: the image may be wrong from there")
+                    }
+                    None => f.write_str("): the image may be wrong"),
+                }
+            }
         }
     }
 }

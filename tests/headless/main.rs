@@ -20,6 +20,7 @@ mod cpu_exhaustive;
 mod hostile;
 mod io;
 mod jpeg;
+mod jpeg_faults;
 mod shards;
 mod signals;
 mod tiff;

@@ -42,6 +42,13 @@ pub trait RowSource: Sync {
     fn coded(&self, rows: Range<usize>, started: std::time::Instant) {
         let _ = (rows, started);
     }
+
+    /// Asked by the writer once every row is coded, before the file is committed: a source
+    /// still producing (a decode reading on to its end) waits until it is done, and an error
+    /// stops the write, so that no file is left.
+    fn finished(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Rows borrowed from an image already in memory.

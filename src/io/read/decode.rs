@@ -15,13 +15,14 @@ use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
 use crate::io::read::jpeg_layout::Layout;
 use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::read::libjpeg;
 use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
 use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
 use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
-use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, StoredLuma, stores_ycbcr};
+use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLuma, stores_ycbcr};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, FrameCount, IoError, owned};
@@ -99,29 +100,34 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     }
 }
 
-/// The decoder of a JPEG (`bytes`, or `other`'s for `jpeg-decoder`). A file for `jpeg-decoder` is
-/// not shown to zune-jpeg even for its header: zune-jpeg refuses some of them (a sampling factor
-/// of 3). A complete YCbCr file's colour is libjpeg's, as `OpenCV` decodes it; a truncated one's
-/// is zune-jpeg's, which shows where the data ended.
+/// The decoder of a JPEG (`bytes`, or `other`'s for `jpeg-decoder`). Every complete JPEG of one
+/// or three components is libjpeg's (`log` keeps its warnings), as `OpenCV` decodes it: its stored
+/// luma where that is what streams, its RGB otherwise. A truncated one is zune-jpeg's, which shows
+/// where the data ended, except the variants zune-jpeg decodes wrongly (`other`): `jpeg-decoder`
+/// reads those as libjpeg does, and is not shown to zune-jpeg even for its header (zune-jpeg
+/// refuses some of them: a sampling factor of 3). Four components (CMYK, YCCK) are zune-jpeg's:
+/// libjpeg gives no RGB of them.
 fn jpeg_decoder<'a>(
     path: &Path,
     (bytes, other): (&'a [u8], Option<&'a [u8]>),
     layout: &Layout,
-    streamed: Option<JpegOut>,
+    (streamed, log): (Option<JpegOut>, &'a LibjpegLog),
     options: &DecodeOptions,
 ) -> Result<Box<dyn ImageDecoder + 'a>, IoError> {
+    let components = layout.components.len();
+    let out = if streamed == Some(JpegOut::Luma) || components == 1 { JpegOut::Luma } else { JpegOut::Rgb };
     Ok(match other {
-        None if streamed == Some(JpegOut::Luma) && layout.components.len() == 3 => {
-            Box::new(guarded(path, || LibjpegDecoder::new(bytes, layout.complete, JpegOut::Luma))?)
+        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
+        None if layout.complete && (components == 1 || components == 3) => {
+            Box::new(guarded(path, || LibjpegDecoder::new(bytes, Some(log), out))?)
         }
-        None if streamed == Some(JpegOut::Rgb) && layout.complete => {
-            Box::new(guarded(path, || LibjpegDecoder::new(bytes, true, JpegOut::Rgb))?)
+        None if streamed == Some(JpegOut::Luma) && components == 3 => {
+            Box::new(guarded(path, || LibjpegDecoder::new(bytes, None, JpegOut::Luma))?)
         }
         None => {
             let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
             Box::new(open_decoder(path, reader, options)?)
         }
-        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
     })
 }
 
@@ -178,7 +184,9 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         // The file is held twice while the decoder starts (ours and the decoder's copy);
         // jpeg-decoder also keeps every component's plane before upsampling.
         let mut extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
-        let other = (plan.decoder == Decoder::JpegDecoder).then_some(&plan.bytes[..]);
+        // libjpeg decodes every complete file; `jpeg-decoder` only a truncated variant that
+        // zune-jpeg decodes wrongly (measured: stripes, see `jpeg_variants`).
+        let other = (plan.decoder == Decoder::JpegDecoder && !layout.complete).then_some(&plan.bytes[..]);
         if other.is_some() {
             extra += layout.plane_bytes();
         }
@@ -189,7 +197,9 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         let streamed = if other.is_none() { streamed_as(stored_luma, &layout, &plan.bytes) } else { None };
         if let (true, None, true, Some(out)) = (stream, other, layout.complete, streamed) {
             // The header as gray: the stream holds the gray plane (and an RGB chunk per band).
-            let mut header = guarded(path, || LibjpegDecoder::new(&plan.bytes, true, JpegOut::Luma))?;
+            let header_log = LibjpegLog::default();
+            let mut header =
+                guarded(path, || LibjpegDecoder::new(&plan.bytes, Some(&header_log), JpegOut::Luma))?;
             let orientation = orientation_of(&mut header, &Facts::default());
             let (width, height) = header.dimensions();
             if orientation == Orientation::NoTransforms
@@ -199,16 +209,31 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
             {
                 let reservation = reserve(path, &header, orientation, extra, options)?;
                 drop(header);
+                warnings.extend(libjpeg::verdict(
+                    path,
+                    header_log.into_warnings(),
+                    height,
+                    options.allow_truncated,
+                )?);
                 check_unchanged(path, &meta)?;
                 let bands = stream_bands(plan.bytes, &layout, out, height);
-                let stream =
-                    LumaStream::new(path, (bands, out), (width, height), warnings, reservation, started);
+                let stream = LumaStream::new(
+                    path,
+                    (bands, out),
+                    (width, height),
+                    (warnings, options.allow_truncated),
+                    reservation,
+                    started,
+                );
                 return Ok(Opened::LumaRows(stream));
             }
         }
-        let decoder = jpeg_decoder(path, (&plan.bytes, other), &layout, streamed, options)?;
+        let log = LibjpegLog::default();
+        let decoder = jpeg_decoder(path, (&plan.bytes, other), &layout, (streamed, &log), options)?;
         let facts = Facts::default();
         let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
+        let height = raw.image.height();
+        warnings.extend(libjpeg::verdict(path, log.into_warnings(), height, options.allow_truncated)?);
         raw.stored_luma = stored_luma;
         // The JPEG decoders give four components (CMYK, or YCCK) as RGB without saying so.
         if layout.components.len() == 4 {

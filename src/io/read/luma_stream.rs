@@ -13,8 +13,8 @@ use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use crate::io::codecs::rows::RowSource;
+use crate::io::read::libjpeg::{self, JpegOut, LibjpegRows, LibjpegWarning};
 use crate::io::read::restart_bands::Band;
-use crate::io::read::stored_luma::{JpegOut, LibjpegRows};
 use crate::io::{DecodeWarning, IoError};
 use crate::system::memory_budget::Reservation;
 
@@ -25,6 +25,17 @@ pub(in crate::io) const CHUNK_ROWS: usize = 128;
 /// How a gray chunk is made from a chunk of decoded RGB rows (`rgb` three samples a pixel,
 /// `gray` one); an error stops the decode.
 pub type ToGray<'a> = &'a (dyn Fn(&[u8], &mut [u8]) -> Result<(), String> + Sync);
+
+/// How a stream's decode stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Decoding, or not started.
+    Running,
+    /// Every band decoded to its end-of-image marker, libjpeg's warnings accepted.
+    Done,
+    /// A band failed, or libjpeg's warnings refuse the file.
+    Failed,
+}
 
 /// A JPEG's gray rows, decoded by [`LumaStream::decode`] on one thread and read as rows
 /// ([`RowSource`]) by others, each read waiting until its rows are decoded.
@@ -38,10 +49,14 @@ pub struct LumaStream {
     height: u32,
     /// Every `CHUNK_ROWS` rows, set once decoded.
     chunks: Vec<OnceLock<Vec<u8>>>,
-    /// Whether a decode failed (readers then stop waiting).
-    failed: Mutex<bool>,
+    /// How the decode stands (readers stop waiting once it failed; the encoder commits its file
+    /// only once it is done).
+    state: Mutex<State>,
     decoded: Condvar,
-    warnings: Vec<DecodeWarning>,
+    /// What the user is told: the checks' warnings, then libjpeg's once the decode is done.
+    warnings: Mutex<Vec<DecodeWarning>>,
+    /// Whether data that ends early is kept (with a warning) rather than refused.
+    keep_truncated: bool,
     open_ns: u64,
     /// The memory reserved for the gray plane and its encoding, held while the stream lives.
     _memory: Reservation,
@@ -50,12 +65,13 @@ pub struct LumaStream {
 impl LumaStream {
     /// A stream of the JPEG `bands` (the file whole, or [`super::restart_bands`]'s bands of it)
     /// read from `path` (`width` x `height`, complete, stored YCbCr, no orientation to apply),
-    /// opened since `started`.
+    /// opened since `started`, with the checks' `warnings`; `keep_truncated`: data that ends
+    /// early is kept with a warning instead of failing the decode.
     pub(in crate::io) fn new(
         path: &Path,
         (bands, out): (Vec<Band>, JpegOut),
         (width, height): (u32, u32),
-        warnings: Vec<DecodeWarning>,
+        (warnings, keep_truncated): (Vec<DecodeWarning>, bool),
         memory: Reservation,
         started: Instant,
     ) -> Self {
@@ -67,9 +83,10 @@ impl LumaStream {
             width,
             height,
             chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
-            failed: Mutex::new(false),
+            state: Mutex::new(State::Running),
             decoded: Condvar::new(),
-            warnings,
+            warnings: Mutex::new(warnings),
+            keep_truncated,
             open_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
             _memory: memory,
         }
@@ -81,10 +98,11 @@ impl LumaStream {
         (self.width, self.height)
     }
 
-    /// What the user should be told about the file (stray bytes skipped).
+    /// What the user should be told about the file: stray bytes skipped, and once
+    /// [`LumaStream::decode`] is done, the damage libjpeg warned about.
     #[must_use]
-    pub fn warnings(&self) -> &[DecodeWarning] {
-        &self.warnings
+    pub fn warnings(&self) -> Vec<DecodeWarning> {
+        self.warnings.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Wall time of opening: reading the file and checking it (CPU clock).
@@ -108,29 +126,63 @@ impl LumaStream {
 
     /// Decodes every row, handing each chunk on as it is done (RGB through `to_gray` first),
     /// each band on a thread of its own (the last on this one); run it beside the readers (a
-    /// reader waits for it). On an error, readers get no rows (their encoder stops) and the
-    /// error names the file.
+    /// reader waits for it). On an error (a band's, or data that ends early where it is not
+    /// kept), readers get no rows, the encoder's [`RowSource::finished`] fails so that nothing is
+    /// committed, and the error names the file. Done, libjpeg's warnings join
+    /// [`LumaStream::warnings`].
     pub fn decode(&self, to_gray: ToGray<'_>) -> Result<(), IoError> {
-        let result = std::thread::scope(|scope| {
+        let decoded = std::thread::scope(|scope| {
             let (last, others) = self.bands.split_last().ok_or("no rows to decode")?;
-            let others: Vec<_> =
-                others.iter().map(|band| scope.spawn(|| self.decode_band(band, to_gray))).collect();
+            let others: Vec<_> = others
+                .iter()
+                .enumerate()
+                .map(|(n, band)| {
+                    std::thread::Builder::new()
+                        .name(format!("graylab-jpeg-band-{n}"))
+                        .spawn_scoped(scope, || self.decode_band(band, to_gray))
+                })
+                .collect();
             let mut result = self.decode_band(last, to_gray);
             for band in others {
-                let decoded = band.join().unwrap_or_else(|_| Err("a decoding thread stopped".to_owned()));
-                result = result.and(decoded);
+                let decoded = match band {
+                    Ok(thread) => {
+                        thread.join().unwrap_or_else(|_| Err("a decoding thread stopped".to_owned()))
+                    }
+                    Err(e) => Err(format!("cannot start a decoding thread: {e}")),
+                };
+                result = match (result, decoded) {
+                    (Ok(mut kept), Ok(more)) => {
+                        kept.extend(more);
+                        Ok(kept)
+                    }
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                };
             }
             result
         });
-        result.map_err(|e| {
-            *self.failed.lock().unwrap_or_else(PoisonError::into_inner) = true;
-            self.decoded.notify_all();
-            IoError::Decode { path: self.path.clone(), reason: format!("libjpeg: {e}") }
-        })
+        let fail = |error: IoError| {
+            self.settle(State::Failed);
+            error
+        };
+        let libjpeg_warnings = decoded.map_err(|e| {
+            fail(IoError::Decode { path: self.path.clone(), reason: format!("libjpeg: {e}") })
+        })?;
+        let told =
+            libjpeg::verdict(&self.path, libjpeg_warnings, self.height, self.keep_truncated).map_err(fail)?;
+        self.warnings.lock().unwrap_or_else(PoisonError::into_inner).extend(told);
+        self.settle(State::Done);
+        Ok(())
     }
 
-    /// Decodes one band into its chunks (RGB through `to_gray`), publishing each.
-    fn decode_band(&self, band: &Band, to_gray: ToGray<'_>) -> Result<(), String> {
+    /// Ends the decode as `state`, waking every reader.
+    fn settle(&self, state: State) {
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = state;
+        self.decoded.notify_all();
+    }
+
+    /// Decodes one band into its chunks (RGB through `to_gray`), publishing each; libjpeg's
+    /// warnings.
+    fn decode_band(&self, band: &Band, to_gray: ToGray<'_>) -> Result<Vec<LibjpegWarning>, String> {
         let width = self.width as usize;
         let rows = (band.rows.end - band.rows.start) as u32;
         let mut decoder = LibjpegRows::start(&band.jpeg, (self.width, rows), self.out)?;
@@ -153,7 +205,7 @@ impl LumaStream {
             let _ = self.chunks.get(k).ok_or("a band beyond the image")?.set(buf);
             // Taking the lock orders the set before a waiting reader's next check, so the
             // notification cannot fall between its check and its wait.
-            drop(self.failed.lock().unwrap_or_else(PoisonError::into_inner));
+            drop(self.state.lock().unwrap_or_else(PoisonError::into_inner));
             self.decoded.notify_all();
         }
         decoder.finish()
@@ -162,12 +214,13 @@ impl LumaStream {
     /// Waits until chunk `k` is decoded; `None` when the decode failed first.
     fn chunk(&self, k: usize) -> Option<&[u8]> {
         let slot = self.chunks.get(k)?;
-        let mut failed = self.failed.lock().unwrap_or_else(PoisonError::into_inner);
-        while slot.get().is_none() && !*failed {
-            failed = self.decoded.wait(failed).unwrap_or_else(PoisonError::into_inner);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        while slot.get().is_none() && *state != State::Failed {
+            state = self.decoded.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
-        drop(failed);
-        slot.get().map(Vec::as_slice)
+        let failed = *state == State::Failed;
+        drop(state);
+        if failed { None } else { slot.get().map(Vec::as_slice) }
     }
 }
 
@@ -196,6 +249,18 @@ impl RowSource for LumaStream {
         }
         Cow::Owned(out)
     }
+
+    fn finished(&self) -> Result<(), String> {
+        // Every row was coded; libjpeg may still fail reading on to the end-of-image marker.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        while *state == State::Running {
+            state = self.decoded.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+        match *state {
+            State::Done => Ok(()),
+            _ => Err(format!("the decode of {} failed after its last row", self.path.display())),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -210,7 +275,7 @@ mod tests {
             Path::new("in.jpg"),
             (vec![band], JpegOut::Luma),
             size,
-            Vec::new(),
+            (Vec::new(), false),
             memory,
             Instant::now(),
         )
@@ -266,7 +331,7 @@ mod tests {
                 Path::new("in.jpg"),
                 (vec![band], JpegOut::Rgb),
                 (width, height),
-                Vec::new(),
+                (Vec::new(), false),
                 memory,
                 Instant::now(),
             )

@@ -88,6 +88,15 @@ fn sentence(format: Option<ImageFormat>, words: &str) -> String {
         ("Error parsing DQT", "its quantisation table (DQT segment) is damaged"),
         ("Error parsing DHT", "its Huffman table (DHT segment) is damaged"),
         ("Error parsing SOF", "its frame header (SOF segment) is damaged"),
+        // libjpeg's words for the same damage, and for damage it finds after the last row.
+        ("Bogus DQT index", "its quantisation table (DQT segment) is damaged"),
+        ("Quantization table 0x", "a quantisation table (DQT segment) it uses is missing"),
+        ("Bogus Huffman table definition", "its Huffman table (DHT segment) is damaged"),
+        ("Huffman table 0x", "a Huffman table (DHT segment) it uses is missing"),
+        ("Bogus marker length", "a segment's length is damaged"),
+        ("Didn't expect more than one scan", "it holds a second scan after its image"),
+        ("two SOF markers", "it holds a second frame header (SOF segment)"),
+        ("Unsupported marker type", "it holds a marker that no JPEG may hold"),
         (
             "width or height is set to zero",
             "its frame header gives a height of 0 (the height may follow the data in a DNL marker, which graylab does not read)",

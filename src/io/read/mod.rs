@@ -8,6 +8,7 @@ pub(super) mod jpeg_layout;
 pub(super) mod jpeg_scan;
 pub(super) mod jpeg_segments;
 pub(super) mod jpeg_variants;
+pub(super) mod libjpeg;
 pub(super) mod luma_stream;
 pub(super) mod messages;
 pub(super) mod orientation;

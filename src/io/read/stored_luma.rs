@@ -1,11 +1,13 @@
-//! A complete YCbCr JPEG decoded by libjpeg-turbo (through the `mozjpeg` crate): its RGB, the
-//! very pixels `OpenCV`'s `imread` gets from the same library, so `bt601` on them is exactly
-//! `cvtColor(imread(…))`; or its stored luma alone: asked for gray output, libjpeg decodes the Y
-//! plane and skips the chroma's IDCT, upsampling and colour conversion (what `IMREAD_GRAYSCALE`
-//! asks of it). That luma is the encoder's BT.601 luma of the original RGB, within a level or two
-//! of `bt601` on the decoded RGB. A truncated file is decoded by zune-jpeg instead, which fills
-//! the missing rows with the gray that tells where the data ended (libjpeg repeats the last
-//! block's level).
+//! A JPEG's stored luma, and the `image` decoder of every complete JPEG of one or three
+//! components: libjpeg-turbo ([`super::libjpeg`]) reads its header and decodes its stored luma or
+//! its RGB, the very pixels `OpenCV`'s `imread` gets from the same library, so `bt601` on them is
+//! exactly `cvtColor(imread(…))`. Asked for gray output, libjpeg decodes the Y plane and skips the
+//! chroma's IDCT, upsampling and colour conversion (what `IMREAD_GRAYSCALE` asks of it). That luma
+//! is the encoder's BT.601 luma of the original RGB, within a level or two of `bt601` on the
+//! decoded RGB. A truncated file is decoded by zune-jpeg instead, which fills the missing rows
+//! with the gray that tells where the data ended (libjpeg repeats the last block's level).
+
+use std::sync::{Mutex, PoisonError};
 
 use image::error::{DecodingError, ImageFormatHint};
 use image::metadata::Orientation;
@@ -13,6 +15,9 @@ use image::{ColorType, ExtendedColorType, ImageDecoder, ImageError, ImageFormat,
 use zune_core::bytestream::ZCursor;
 use zune_core::colorspace::ColorSpace;
 use zune_core::options::DecoderOptions;
+
+pub(in crate::io) use crate::io::read::libjpeg::JpegOut;
+use crate::io::read::libjpeg::{LibjpegHeader, LibjpegRows, LibjpegWarning};
 
 /// What became of a request for the luma a JPEG stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,124 +67,102 @@ fn options(out: ColorSpace) -> DecoderOptions {
         .jpeg_set_out_colorspace(out)
 }
 
-/// Whether the JPEG in `bytes` stores YCbCr: three components that are neither RGB (Adobe's
-/// transform 0, or components named R, G, B) nor CMYK/YCCK. Only there is the stored luma the
-/// gray result, and only there does libjpeg decode the colour.
+/// Whether the JPEG in `bytes` stores YCbCr: three components that libjpeg takes as YCbCr by its
+/// own rule (a JFIF marker first, then Adobe's transform flag, then the components' ids), as
+/// `OpenCV` and Pillow decode them. Only there is the stored luma the gray result.
 #[must_use]
 pub(crate) fn stores_ycbcr(bytes: &[u8]) -> bool {
-    let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(ColorSpace::RGB));
-    decoder.decode_headers().is_ok()
-        && decoder.input_colorspace() == Some(ColorSpace::YCbCr)
-        && decoder.info().is_some_and(|i| i.components == 3)
+    LibjpegHeader::read(bytes).is_ok_and(|h| h.components == 3 && h.ycbcr)
 }
 
-/// What a [`LibjpegDecoder`] gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::io) enum JpegOut {
-    /// The stored luma alone, as 8-bit gray.
-    Luma,
-    /// The colour, as 8-bit RGB.
-    Rgb,
-}
-
-impl JpegOut {
-    fn zune(self) -> ColorSpace {
-        match self {
-            Self::Luma => ColorSpace::Luma,
-            Self::Rgb => ColorSpace::RGB,
-        }
+/// zune-jpeg's colour space for `out`.
+fn zune(out: JpegOut) -> ColorSpace {
+    match out {
+        JpegOut::Luma => ColorSpace::Luma,
+        JpegOut::Rgb => ColorSpace::RGB,
     }
 }
 
-/// A decoder giving a YCbCr JPEG's stored luma as 8-bit gray, or its colour as 8-bit RGB: one
-/// zune-jpeg decoder over the file's bytes (borrowed, not copied as `image`'s decoder copies
-/// them), its header read once; orientation and metadata from that header, as `image` reads
-/// them; the pixels by libjpeg where the file is complete.
+/// The warnings libjpeg gave while a [`LibjpegDecoder`] decoded, for its caller to read after
+/// the decoder is consumed.
+#[derive(Debug, Default)]
+pub(in crate::io) struct LibjpegLog(Mutex<Vec<LibjpegWarning>>);
+
+impl LibjpegLog {
+    fn extend(&self, warnings: Vec<LibjpegWarning>) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).extend(warnings);
+    }
+
+    /// The warnings kept.
+    pub(in crate::io) fn into_warnings(self) -> Vec<LibjpegWarning> {
+        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Where a [`LibjpegDecoder`]'s header and pixels come from.
+enum Source<'a> {
+    /// A complete file: libjpeg's header, and libjpeg decodes the pixels.
+    Libjpeg { bytes: &'a [u8], header: LibjpegHeader, log: &'a LibjpegLog },
+    /// A truncated file: zune-jpeg's header and pixels.
+    Zune(Box<zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>>),
+}
+
+/// The decoder of a JPEG's stored luma as 8-bit gray, or its colour as 8-bit RGB, over the
+/// file's bytes (borrowed, not copied as `image`'s decoder copies them): libjpeg's header and
+/// pixels where the file is complete (its warnings kept in a [`LibjpegLog`]), zune-jpeg's where it
+/// is truncated; orientation and metadata from that header, as `image` reads them.
 pub(crate) struct LibjpegDecoder<'a> {
-    decoder: zune_jpeg::JpegDecoder<ZCursor<&'a [u8]>>,
+    source: Source<'a>,
     dimensions: (u32, u32),
     out: JpegOut,
-    /// The file, for libjpeg; `None` when zune-jpeg decodes the pixels (a truncated file).
-    whole: Option<&'a [u8]>,
+    /// Components in the frame.
+    components: usize,
 }
 
 impl<'a> LibjpegDecoder<'a> {
-    /// Reads the header of the JPEG in `bytes`, to give `out`; `complete`: the file ends where it
-    /// should, so libjpeg decodes it.
-    pub(in crate::io) fn new(bytes: &'a [u8], complete: bool, out: JpegOut) -> ImageResult<Self> {
-        let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(out.zune()));
+    /// Reads the header of the JPEG in `bytes`, to give `out`. A complete file (`log` given: the
+    /// file ends where it should) is read and decoded by libjpeg, which keeps its warnings in
+    /// `log`; a truncated one by zune-jpeg.
+    pub(in crate::io) fn new(
+        bytes: &'a [u8],
+        log: Option<&'a LibjpegLog>,
+        out: JpegOut,
+    ) -> ImageResult<Self> {
+        if let Some(log) = log {
+            let header = LibjpegHeader::read(bytes).map_err(libjpeg_error)?;
+            let (dimensions, components) = (header.size, header.components);
+            log.extend(header.warnings.clone());
+            return Ok(Self { source: Source::Libjpeg { bytes, header, log }, dimensions, out, components });
+        }
+        let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options(zune(out)));
         decoder.decode_headers().map_err(decoding)?;
         let (width, height) = decoder.dimensions().unwrap_or_default();
+        let components = decoder.info().map_or(3, |i| usize::from(i.components));
         Ok(Self {
-            decoder,
+            source: Source::Zune(Box::new(decoder)),
             dimensions: (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0)),
             out,
-            whole: complete.then_some(bytes),
+            components,
         })
     }
-}
 
-/// libjpeg-turbo's decoder (the `mozjpeg` crate) giving a complete JPEG's stored luma or its
-/// RGB, row by row. Each step's error comes back as a message: `mozjpeg` leaves libjpeg's errors
-/// by unwinding (without the panic hook, a `String` payload), caught here around every call into
-/// it.
-pub(in crate::io) struct LibjpegRows<'a> {
-    started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
-}
-
-/// Runs one call into libjpeg, its error or unwinding as a message.
-fn libjpeg<T>(step: impl FnOnce() -> std::io::Result<T>) -> Result<T, String> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)) {
-        Ok(done) => done.map_err(|e| e.to_string()),
-        Err(payload) => Err(payload.downcast::<String>().map_or_else(
-            |_| "it failed on this file".to_owned(),
-            |message| message.strip_prefix("libjpeg fatal error: ").unwrap_or(&message).to_owned(),
-        )),
-    }
-}
-
-impl<'a> LibjpegRows<'a> {
-    /// Starts decoding the JPEG in `bytes` to `out`, after checking that libjpeg reads the size
-    /// the header claims (`width` x `height`).
-    pub(in crate::io) fn start(
-        bytes: &'a [u8],
-        (width, height): (u32, u32),
-        out: JpegOut,
-    ) -> Result<Self, String> {
-        let started = libjpeg(|| {
-            let decompress = mozjpeg::Decompress::new_mem(bytes)?;
-            match out {
-                JpegOut::Luma => decompress.grayscale(),
-                JpegOut::Rgb => decompress.rgb(),
-            }
-        })?;
-        if (started.width(), started.height()) != (width as usize, height as usize) {
-            return Err(format!(
-                "libjpeg reads {}x{}, the header says {width}x{height}",
-                started.width(),
-                started.height()
-            ));
+    /// The EXIF block the header holds.
+    fn exif(&self) -> Option<&[u8]> {
+        match &self.source {
+            Source::Libjpeg { header, .. } => header.exif.as_deref(),
+            Source::Zune(decoder) => decoder.exif().map(Vec::as_slice),
         }
-        Ok(Self { started })
-    }
-
-    /// Decodes the next rows into `rows` (as many as it holds: `width` samples, or three for
-    /// RGB, a row).
-    pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), String> {
-        let started = &mut self.started;
-        libjpeg(|| started.read_scanlines_into(rows).map(|_| ()))
-    }
-
-    /// Ends the decode (libjpeg reads to the end-of-image marker).
-    pub(in crate::io) fn finish(self) -> Result<(), String> {
-        let started = self.started;
-        libjpeg(|| started.finish())
     }
 }
 
 /// A zune-jpeg error as `image` reports a JPEG's decoding error.
 fn decoding(e: zune_jpeg::errors::DecodeErrors) -> ImageError {
     ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(ImageFormat::Jpeg), e))
+}
+
+/// A libjpeg error as `image` reports a JPEG's decoding error.
+fn libjpeg_error(e: String) -> ImageError {
+    decoding(zune_jpeg::errors::DecodeErrors::Format(format!("libjpeg: {e}")))
 }
 
 impl ImageDecoder for LibjpegDecoder<'_> {
@@ -195,38 +178,42 @@ impl ImageDecoder for LibjpegDecoder<'_> {
     }
 
     fn original_color_type(&self) -> ExtendedColorType {
-        // A YCbCr JPEG, which `image` reads as RGB.
-        ExtendedColorType::Rgb8
+        // A YCbCr or RGB JPEG, which `image` reads as RGB; a gray one as gray.
+        if self.components == 1 { ExtendedColorType::L8 } else { ExtendedColorType::Rgb8 }
     }
 
     fn icc_profile(&mut self) -> ImageResult<Option<Vec<u8>>> {
-        Ok(self.decoder.icc_profile())
+        Ok(match &self.source {
+            Source::Libjpeg { header, .. } => header.icc.clone(),
+            Source::Zune(decoder) => decoder.icc_profile(),
+        })
     }
 
     fn exif_metadata(&mut self) -> ImageResult<Option<Vec<u8>>> {
-        Ok(self.decoder.exif().cloned())
+        Ok(self.exif().map(<[u8]>::to_vec))
     }
 
     fn orientation(&mut self) -> ImageResult<Orientation> {
-        Ok(self
-            .decoder
-            .exif()
-            .and_then(|exif| Orientation::from_exif_chunk(exif))
-            .unwrap_or(Orientation::NoTransforms))
+        Ok(self.exif().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms))
     }
 
-    fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
-        if self.decoder.output_buffer_size() != Some(buf.len()) {
+    fn read_image(self, buf: &mut [u8]) -> ImageResult<()> {
+        let samples = if self.out == JpegOut::Rgb { 3 } else { 1 };
+        let expected = self.dimensions.0 as usize * self.dimensions.1 as usize * samples;
+        if buf.len() != expected {
             return Err(decoding(zune_jpeg::errors::DecodeErrors::FormatStatic(
                 "the pixels' size does not match the header's",
             )));
         }
-        let Some(bytes) = self.whole else { return self.decoder.decode_into(buf).map_err(decoding) };
-        let libjpeg_error =
-            |e: String| decoding(zune_jpeg::errors::DecodeErrors::Format(format!("libjpeg: {e}")));
-        let mut rows = LibjpegRows::start(bytes, self.dimensions, self.out).map_err(libjpeg_error)?;
-        rows.read(buf).map_err(libjpeg_error)?;
-        rows.finish().map_err(libjpeg_error)
+        match self.source {
+            Source::Zune(mut decoder) => decoder.decode_into(buf).map_err(decoding),
+            Source::Libjpeg { bytes, log, .. } => {
+                let mut rows = LibjpegRows::start(bytes, self.dimensions, self.out).map_err(libjpeg_error)?;
+                rows.read(buf).map_err(libjpeg_error)?;
+                log.extend(rows.finish().map_err(libjpeg_error)?);
+                Ok(())
+            }
+        }
     }
 
     fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {

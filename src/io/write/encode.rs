@@ -229,15 +229,19 @@ pub fn encode_rows_to_file(
             reason: "rows of this layout need converting first".to_owned(),
         });
     }
-    let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| match format {
-        ExportFormat::Jpeg => write_gray_jpeg(
-            source,
-            (layout.width, layout.height),
-            options.jpeg_quality.clamp(1, 100),
-            out,
-            progress,
-        ),
-        _ => write_png(source, layout, out, progress),
+    let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| {
+        match format {
+            ExportFormat::Jpeg => write_gray_jpeg(
+                source,
+                (layout.width, layout.height),
+                options.jpeg_quality.clamp(1, 100),
+                out,
+                progress,
+            ),
+            _ => write_png(source, layout, out, progress),
+        }?;
+        // Nothing is committed before the rows' producer has finished without an error.
+        source.finished().map_err(WriteCause::Encoder)
     })?;
     progress(1.0);
     let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);

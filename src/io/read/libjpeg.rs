@@ -1,0 +1,357 @@
+//! libjpeg-turbo's decoder (through the `mozjpeg` crate), the one decoder of every complete JPEG
+//! of one or three components: its header (size, colour space by libjpeg's own rule, EXIF, ICC),
+//! its rows, its fatal errors and its warnings. `mozjpeg` silences libjpeg's warnings; here each
+//! one is kept, with the row the decode had reached, so that damage djpeg warns about ("Corrupt
+//! JPEG data: …", "premature end of data segment") reaches the user instead of passing in silence:
+//! as a truncation (refused unless damaged data may be kept) or as a warning naming the damage.
+
+use std::cell::RefCell;
+use std::os::raw::c_int;
+use std::path::Path;
+
+use mozjpeg_sys as ffi;
+
+use crate::io::{DecodeWarning, IoError, TruncatedAt};
+
+/// Warnings kept from one decode at most; a damaged file can warn once per block.
+const MAX_WARNINGS: usize = 16;
+
+thread_local! {
+    /// The warnings libjpeg emitted during the call into it now running on this thread: every
+    /// call goes through [`libjpeg`], which empties this before and takes it after.
+    static EMITTED: RefCell<Vec<LibjpegWarning>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A warning libjpeg emitted while decoding: the data is damaged, and libjpeg went on with what
+/// it could (gray or repeated blocks where data was missing or wrong).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::io) struct LibjpegWarning {
+    /// libjpeg's message code (`JWRN_*`).
+    pub code: i32,
+    /// libjpeg's own words, as djpeg prints them ("Corrupt JPEG data: premature end of data
+    /// segment").
+    pub message: String,
+    /// The rows libjpeg had handed out when it warned, of how many (`None` while it reads the
+    /// header or the whole of a multi-scan file before the first row).
+    pub at_row: Option<(u32, u32)>,
+}
+
+impl LibjpegWarning {
+    /// Whether the image data ends before the image does: libjpeg's "premature end of data
+    /// segment" (a marker, often the end-of-image marker, where coded data should be) or
+    /// "premature end of JPEG file". What follows is not in the file: a truncation.
+    #[must_use]
+    pub(in crate::io) fn data_ends_early(&self) -> bool {
+        self.code == ffi::JWRN_HIT_MARKER as i32 || self.code == ffi::JWRN_JPEG_EOF as i32
+    }
+}
+
+/// What libjpeg's warnings of one decode of `path` (`height` rows) mean for the user: a premature end is a
+/// truncation, refused unless `keep_truncated`, else one warning; every other warning is named
+/// as damage (the image decoded on, and may be wrong from that row).
+pub(in crate::io) fn verdict(
+    path: &Path,
+    warnings: Vec<LibjpegWarning>,
+    height: u32,
+    keep_truncated: bool,
+) -> Result<Vec<DecodeWarning>, IoError> {
+    let mut truncated = None;
+    // Each kind of damage once, in the order first seen, with how often it came again.
+    let mut damage: Vec<(i32, DecodeWarning)> = Vec::new();
+    for warning in warnings {
+        if warning.data_ends_early() {
+            let at = TruncatedAt::EarlyEnd { rows: warning.at_row.map(|(row, _)| row), height };
+            if !keep_truncated {
+                return Err(IoError::Truncated { path: path.to_path_buf(), at });
+            }
+            truncated.get_or_insert(DecodeWarning::Truncated(at));
+        } else if let Some((_, DecodeWarning::Damaged { repeats, .. })) =
+            damage.iter_mut().find(|(code, _)| *code == warning.code)
+        {
+            *repeats += 1;
+        } else {
+            let told =
+                DecodeWarning::Damaged { message: warning.message, at_row: warning.at_row, repeats: 0 };
+            damage.push((warning.code, told));
+        }
+    }
+    Ok(truncated.into_iter().chain(damage.into_iter().map(|(_, told)| told)).collect())
+}
+
+/// An error manager whose fatal errors unwind with libjpeg's message (as `mozjpeg`'s own does)
+/// and whose warnings are kept on this thread for [`libjpeg`] to collect.
+fn error_mgr() -> ffi::jpeg_error_mgr {
+    // SAFETY: `jpeg_error_mgr` is a plain C struct for which all zeroes is a valid value, and
+    // `jpeg_std_error` fills in every field of the one it is given.
+    let mut err: ffi::jpeg_error_mgr = unsafe { std::mem::zeroed() };
+    // SAFETY: `err` is a valid, exclusively borrowed error manager.
+    unsafe { ffi::jpeg_std_error(&mut err) };
+    err.error_exit = Some(unwind_on_error);
+    err.emit_message = Some(keep_warning);
+    err
+}
+
+/// libjpeg's message for the error or warning `cinfo` holds now.
+fn message_of(cinfo: &mut ffi::jpeg_common_struct) -> String {
+    // SAFETY: libjpeg passes the `cinfo` whose error manager is set; `format_message` writes at
+    // most 80 bytes (JMSG_LENGTH), zero-terminated, into the buffer.
+    unsafe {
+        let Some(err) = cinfo.err.as_ref() else { return "an error without a manager".to_owned() };
+        let Some(format) = err.format_message else { return format!("code {}", err.msg_code) };
+        let buffer = [0u8; 80];
+        format(cinfo, &buffer);
+        let text = buffer.split(|&c| c == 0).next().unwrap_or_default();
+        String::from_utf8_lossy(text).into_owned()
+    }
+}
+
+/// libjpeg's `error_exit`: unwinds with the message, caught by [`libjpeg`].
+extern "C-unwind" fn unwind_on_error(cinfo: &mut ffi::jpeg_common_struct) {
+    let message = message_of(cinfo);
+    std::panic::resume_unwind(Box::new(message));
+}
+
+/// libjpeg's `emit_message`: keeps each warning (level -1) with the row reached; trace messages
+/// (levels 0 and up) are dropped, as djpeg drops them without `-verbose`.
+extern "C-unwind" fn keep_warning(cinfo: &mut ffi::jpeg_common_struct, level: c_int) {
+    if level >= 0 {
+        return;
+    }
+    // SAFETY: `err` is the manager libjpeg is reporting through.
+    let code = unsafe { cinfo.err.as_mut() }.map_or(0, |err| {
+        err.num_warnings += 1;
+        err.msg_code
+    });
+    let at_row = if cinfo.is_decompressor == 0 {
+        None
+    } else {
+        // SAFETY: a decompressor's common struct is the head of its `jpeg_decompress_struct`.
+        let decompress = unsafe { &*std::ptr::from_mut(cinfo).cast::<ffi::jpeg_decompress_struct>() };
+        (decompress.output_scanline > 0).then_some((decompress.output_scanline, decompress.output_height))
+    };
+    let message = message_of(cinfo);
+    EMITTED.with_borrow_mut(|kept| {
+        if kept.len() < MAX_WARNINGS {
+            kept.push(LibjpegWarning { code, message, at_row });
+        }
+    });
+}
+
+/// Runs one call into libjpeg: its error or unwinding as libjpeg's message, its warnings
+/// appended to `warnings`.
+fn libjpeg<T>(
+    warnings: &mut Vec<LibjpegWarning>,
+    step: impl FnOnce() -> std::io::Result<T>,
+) -> Result<T, String> {
+    EMITTED.with_borrow_mut(Vec::clear);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(step));
+    let emitted = EMITTED.with_borrow_mut(std::mem::take);
+    let room = MAX_WARNINGS.saturating_sub(warnings.len());
+    warnings.extend(emitted.into_iter().take(room));
+    match result {
+        Ok(done) => done.map_err(|e| e.to_string()),
+        Err(payload) => Err(payload.downcast::<String>().map_or_else(
+            |_| "it failed on this file".to_owned(),
+            |message| message.strip_prefix("libjpeg fatal error: ").unwrap_or(&message).to_owned(),
+        )),
+    }
+}
+
+/// A decompressor of `bytes` with graylab's error manager, its header read.
+fn decompress<'a>(
+    bytes: &'a [u8],
+    markers: &[mozjpeg::Marker],
+) -> std::io::Result<mozjpeg::Decompress<&'a [u8]>> {
+    mozjpeg::decompress::DecompressBuilder::new().with_err(error_mgr()).with_markers(markers).from_mem(bytes)
+}
+
+/// What libjpeg reads in a JPEG's header.
+#[derive(Clone, Debug, Default)]
+pub(in crate::io) struct LibjpegHeader {
+    /// Width and height in pixels.
+    pub size: (u32, u32),
+    /// Components in the frame (1 gray, 3 colour, 4 CMYK or YCCK).
+    pub components: usize,
+    /// Whether libjpeg takes three components as YCbCr, by its rule: a JFIF marker first, then
+    /// Adobe's transform flag, then the components' ids (`R`, `G`, `B` is RGB).
+    pub ycbcr: bool,
+    /// The EXIF block of the first `APP1` segment that holds one (after `Exif\0\0`).
+    pub exif: Option<Vec<u8>>,
+    /// The ICC profile from the `APP2` segments, in their order.
+    pub icc: Option<Vec<u8>>,
+    /// Warnings libjpeg gave while reading the header.
+    pub warnings: Vec<LibjpegWarning>,
+}
+
+impl LibjpegHeader {
+    /// Reads the header of the JPEG in `bytes` as libjpeg reads it.
+    pub(in crate::io) fn read(bytes: &[u8]) -> Result<Self, String> {
+        let mut warnings = Vec::new();
+        let markers = [mozjpeg::Marker::APP(1), mozjpeg::Marker::APP(2)];
+        let header = libjpeg(&mut warnings, || {
+            let decompress = decompress(bytes, &markers)?;
+            let (width, height) = decompress.size();
+            let mut exif = None;
+            let mut icc_parts = Vec::new();
+            for marker in decompress.markers() {
+                match marker.marker {
+                    mozjpeg::Marker::APP(1) if exif.is_none() => {
+                        exif = marker.data.strip_prefix(b"Exif\0\0").map(<[u8]>::to_vec);
+                    }
+                    mozjpeg::Marker::APP(2) => {
+                        if let Some(part) = marker.data.strip_prefix(b"ICC_PROFILE\0")
+                            && let [sequence, _count, data @ ..] = part
+                        {
+                            icc_parts.push((*sequence, data.to_vec()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            icc_parts.sort_by_key(|(sequence, _)| *sequence);
+            let icc = (!icc_parts.is_empty()).then(|| icc_parts.into_iter().flat_map(|(_, d)| d).collect());
+            Ok(Self {
+                size: (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0)),
+                components: decompress.components().len(),
+                ycbcr: decompress.color_space() == ffi::J_COLOR_SPACE::JCS_YCbCr,
+                exif,
+                icc,
+                warnings: Vec::new(),
+            })
+        })?;
+        Ok(Self { warnings, ..header })
+    }
+}
+
+/// What a [`LibjpegRows`] decodes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::io) enum JpegOut {
+    /// The stored luma alone (the gray plane of a gray file), as 8-bit gray.
+    Luma,
+    /// The colour, as 8-bit RGB.
+    Rgb,
+}
+
+/// libjpeg decoding a complete JPEG row by row, to its stored luma or its RGB; each step's error
+/// comes back as libjpeg's message, and its warnings are kept.
+pub(in crate::io) struct LibjpegRows<'a> {
+    started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
+    warnings: Vec<LibjpegWarning>,
+}
+
+impl<'a> LibjpegRows<'a> {
+    /// Starts decoding the JPEG in `bytes` to `out`, after checking that libjpeg reads the size
+    /// the header claims (`width` x `height`).
+    pub(in crate::io) fn start(
+        bytes: &'a [u8],
+        (width, height): (u32, u32),
+        out: JpegOut,
+    ) -> Result<Self, String> {
+        let mut warnings = Vec::new();
+        let started = libjpeg(&mut warnings, || {
+            let decompress = decompress(bytes, &[])?;
+            match out {
+                JpegOut::Luma => decompress.grayscale(),
+                JpegOut::Rgb => decompress.rgb(),
+            }
+        })?;
+        if (started.width(), started.height()) != (width as usize, height as usize) {
+            return Err(format!(
+                "libjpeg reads {}x{}, the header says {width}x{height}",
+                started.width(),
+                started.height()
+            ));
+        }
+        Ok(Self { started, warnings })
+    }
+
+    /// Decodes the next rows into `rows` (as many as it holds: `width` samples, or three for
+    /// RGB, a row).
+    pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), String> {
+        let started = &mut self.started;
+        libjpeg(&mut self.warnings, || started.read_scanlines_into(rows).map(|_| ()))
+    }
+
+    /// Ends the decode (libjpeg reads on to the end-of-image marker, where a damaged file can
+    /// still fail); the warnings of the whole decode.
+    pub(in crate::io) fn finish(self) -> Result<Vec<LibjpegWarning>, String> {
+        let Self { started, mut warnings } = self;
+        libjpeg(&mut warnings, || started.finish())?;
+        Ok(warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jpeg_of(width: u32, height: u32) -> Vec<u8> {
+        let colour = image::RgbImage::from_fn(width, height, |x, y| {
+            image::Rgb([(x * 5) as u8, (y * 3) as u8, ((x ^ y) * 7) as u8])
+        });
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
+            .encode_image(&colour)
+            .expect("jpeg");
+        jpeg
+    }
+
+    fn decode(jpeg: &[u8], size: (u32, u32)) -> Result<(Vec<u8>, Vec<LibjpegWarning>), String> {
+        let mut rows = LibjpegRows::start(jpeg, size, JpegOut::Rgb)?;
+        let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+        rows.read(&mut pixels)?;
+        Ok((pixels, rows.finish()?))
+    }
+
+    #[test]
+    fn a_whole_file_decodes_without_a_warning() {
+        let jpeg = jpeg_of(64, 48);
+        let header = LibjpegHeader::read(&jpeg).expect("header");
+        assert_eq!((header.size, header.components, header.ycbcr), ((64, 48), 3, true));
+        let (_, warnings) = decode(&jpeg, (64, 48)).expect("decoded");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn the_header_joins_icc_parts_in_order_and_finds_the_exif_block() {
+        let jpeg = jpeg_of(16, 16);
+        let segment = |marker: u8, body: &[u8]| {
+            let len = u16::try_from(body.len() + 2).expect("short").to_be_bytes();
+            [&[0xFF, marker][..], &len, body].concat()
+        };
+        let icc = |n: u8, data: &[u8]| segment(0xE2, &[&b"ICC_PROFILE\0"[..], &[n, 2], data].concat());
+        let exif = segment(0xE1, b"Exif\0\0II*\0");
+        let with = [&jpeg[..2], &icc(2, b"world"), &exif, &icc(1, b"hello "), &jpeg[2..]].concat();
+        let header = LibjpegHeader::read(&with).expect("header");
+        assert_eq!(header.icc.as_deref(), Some(&b"hello world"[..]));
+        assert_eq!(header.exif.as_deref(), Some(&b"II*\0"[..]));
+        assert!(header.warnings.is_empty(), "{:?}", header.warnings);
+    }
+
+    #[test]
+    fn data_cut_short_before_an_end_marker_is_a_premature_end_with_its_row() {
+        // Half the file, then an end-of-image marker: djpeg's "premature end of data segment".
+        let jpeg = jpeg_of(64, 256);
+        let mut cut = jpeg[..jpeg.len() / 2].to_vec();
+        cut.extend_from_slice(&[0xFF, 0xD9]);
+        let (_, warnings) = decode(&cut, (64, 256)).expect("libjpeg goes on");
+        let first = warnings.first().expect("a warning");
+        assert!(first.data_ends_early(), "{first:?}");
+        assert!(first.message.contains("premature end"), "{}", first.message);
+        let (row, height) = first.at_row.expect("the row reached");
+        assert_eq!(height, 256);
+        assert!(row > 0 && row < 256, "the data ended inside the image: row {row}");
+    }
+
+    #[test]
+    fn a_fatal_error_after_the_last_row_fails_the_finish() {
+        // A second frame header after the image's data: libjpeg reads on to the end in finish().
+        let jpeg = jpeg_of(32, 32);
+        let mut bad = jpeg[..jpeg.len() - 2].to_vec();
+        bad.extend_from_slice(&[0xFF, 0xC0, 0x00, 0x03, 0x00, 0xFF, 0xD9]);
+        let mut rows = LibjpegRows::start(&bad, (32, 32), JpegOut::Rgb).expect("start");
+        let mut pixels = vec![0u8; 32 * 32 * 3];
+        rows.read(&mut pixels).expect("every row");
+        assert!(rows.finish().is_err(), "the error after the last row is reported");
+    }
+}
