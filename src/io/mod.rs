@@ -101,6 +101,10 @@ pub enum DecodeWarning {
         /// The image's height.
         height: u32,
     },
+    /// A progressive JPEG's scans stop before every coefficient is coded (a file cut short and
+    /// closed with an end-of-image marker, or an encoder that stopped early): every row is there,
+    /// at lower quality, and libjpeg says nothing of it.
+    ScansMissing,
     /// libjpeg warned that the coded data is damaged (its words, as djpeg prints them, and the
     /// row it had reached); it decoded on, so the image may be wrong from there.
     Damaged {
@@ -132,6 +136,10 @@ impl fmt::Display for DecodeWarning {
             Self::DamagedRestart { rows: (first, end), height } => write!(
                 f,
                 "the JPEG data is damaged (a restart marker is missing): rows {first} to {end} of {height} are gray"
+            ),
+            Self::ScansMissing => f.write_str(
+                "the JPEG's progressive scans stop before every coefficient is coded (cut short and closed, or an \
+                 encoder that stopped early): every row is there, at lower quality, and decoders differ on it",
             ),
             Self::Damaged { message, at_row, repeats } => {
                 write!(f, "the JPEG data is damaged (libjpeg: {message}")?;

@@ -245,3 +245,28 @@ fn a_clean_file_has_no_warning_and_its_app_segments_change_no_pixel() {
     let plain = decode_file(&write(dir.path(), "plain.jpg", &good), &options(false, false)).expect("plain");
     assert_eq!(decoded.image.as_bytes(), plain.image.as_bytes());
 }
+
+#[test]
+fn a_progressive_file_closed_before_its_last_scans_says_so() {
+    // Cut before its last scan and closed with an end-of-image marker: libjpeg decodes it
+    // without a word (every row, at lower quality, its blocks smoothed as each version of libjpeg
+    // smooths them), so graylab's own walk says it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/sampled-3x2-progressive.jpg");
+    let whole = std::fs::read(fixture).expect("fixture");
+    let scans: Vec<usize> =
+        whole.windows(2).enumerate().filter(|(_, w)| *w == [0xFF, 0xDA]).map(|(i, _)| i).collect();
+    assert!(scans.len() > 2, "a progressive file of several scans");
+    let last = *scans.last().expect("scans");
+    let closed = write(dir.path(), "closed.jpg", &[&whole[..last], &[0xFF, 0xD9][..]].concat());
+    for stored_luma in [false, true] {
+        let decoded = decode_file(&closed, &options(false, stored_luma)).expect("decoded");
+        assert_eq!(decoded.warnings, vec![DecodeWarning::ScansMissing], "stored luma {stored_luma}");
+    }
+    let o = graylab(&["convert", "closed.jpg", "-o", "closed.png"], dir.path());
+    assert!(o.status.success() && text(&o).contains("progressive scans stop"), "{}", text(&o));
+    // The whole file is no truncation.
+    let whole = decode_file(&write(dir.path(), "whole.jpg", &whole), &options(false, false)).expect("whole");
+    assert!(whole.warnings.is_empty(), "{:?}", whole.warnings);
+}

@@ -98,10 +98,22 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
     );
     let gpu_wins_small = [(kb(16), 1.0 * MS, 0.5 * MS, below())];
     assert_eq!(cache_sized_data_loses(&gpu_wins_small, None).0, Verdict::DoesNotHold);
-    let tie = [(kb(16), 0.01 * MS, 0.2 * MS, above()), (kb(256), 1.0 * MS, 1.0 * MS, noise())];
+    let tie = [(kb(16), 0.01 * MS, 0.2 * MS, above()), (kb(64), 1.0 * MS, 1.0 * MS, noise())];
     let (v, why) = cache_sized_data_loses(&tie, None);
     assert_eq!(v, Verdict::Inconclusive);
-    assert!(why.contains("at 256 KiB the two are within the noise"), "{why}");
+    assert!(why.contains("at 64 KiB the two are within the noise"), "{why}");
+    // The H200's two full runs (2026-12-04): the GPU lost clearly at 16 and 64 KiB in both, and
+    // 256 KiB, no size the claim names ("< 256KB"), went either way. Both hold now.
+    let h200 = |at_256: Evidence| {
+        [
+            (kb(16), 0.029 * MS, 0.054 * MS, ev(1.83, 1.43, 2.09, 1.0)),
+            (kb(64), 0.030 * MS, 0.054 * MS, ev(1.82, 1.49, 1.92, 1.0)),
+            (kb(256), 0.138 * MS, 0.064 * MS, at_256),
+            (kb(1024), 0.100 * MS, 0.068 * MS, ev(0.66, 0.52, 0.79, 1.0)),
+        ]
+    };
+    assert_eq!(cache_sized_data_loses(&h200(ev(0.48, 0.19, 0.98, 1.0)), None).0, Verdict::Holds);
+    assert_eq!(cache_sized_data_loses(&h200(ev(1.29, 1.14, 1.51, 1.0)), None).0, Verdict::Holds);
 }
 
 #[test]
@@ -123,9 +135,17 @@ fn branching_hurts_only_when_both_ratios_are_decided_above() {
     assert_eq!(branching_hurts(g, c, &not_slow, &above()).0, Verdict::DoesNotHold);
     assert_eq!(branching_hurts(g, c, &slow, &below()).0, Verdict::DoesNotHold);
     // 1.86x against 1.76x on shared cores: within the noise, not "holds".
-    let (v, why) = branching_hurts(g, c, &slow, &ev(1.06, 0.93, 1.2, 1.0));
+    let more = |median, low, high| ev(median, low, high, BRANCHING_HURTS_GPU_MORE_RATIO);
+    let (v, why) = branching_hurts(g, c, &slow, &more(1.06, 0.93, 1.21));
     assert_eq!(v, Verdict::Inconclusive);
     assert!(why.contains("ratio 2.00") && why.contains("ratio 1.06"), "{why}");
+    // lavapipe's runs of 2026-12-04 went "holds" at 1.04 (1.01-1.15) and "inconclusive" at 0.98
+    // (0.958-1.001) against a threshold of 1 without a margin. Against the margin, both are one
+    // verdict: branching does not hurt the GPU more than the CPU here.
+    assert_eq!(branching_hurts(g, c, &slow, &more(1.04, 1.01, 1.15)).0, Verdict::DoesNotHold);
+    assert_eq!(branching_hurts(g, c, &slow, &more(0.98, 0.958, 1.001)).0, Verdict::DoesNotHold);
+    // A warp paying for both sides of a branch, 1.6x the CPU's slowdown, clears it.
+    assert_eq!(branching_hurts(g, c, &slow, &more(1.6, 1.4, 1.8)).0, Verdict::Holds);
 }
 
 #[test]

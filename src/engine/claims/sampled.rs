@@ -114,14 +114,15 @@ pub(super) fn median(values: &[f64]) -> f64 {
     crate::engine::sampling::median(values).unwrap_or(0.0)
 }
 
-/// The evidence that `values` (per-round ratios) give against `threshold`.
+/// The evidence that `values` (per-round ratios, in the order taken) give against `threshold`,
+/// the interval widened for the run's drift.
 pub(super) fn evidence(
     statistic: &str,
     values: &[f64],
     threshold: f64,
     stop: crate::engine::sampling::Stop,
 ) -> Evidence {
-    let interval = Interval::of(values);
+    let interval = Interval::of_drifting(values);
     Evidence {
         statistic: statistic.to_owned(),
         decision: decide(interval.as_ref(), threshold),
@@ -133,5 +134,5 @@ pub(super) fn evidence(
 
 /// Whether per-round `values` already decide against `threshold`.
 pub(super) fn settled(values: &[f64], threshold: f64) -> bool {
-    decide(Interval::of(values).as_ref(), threshold) != Decision::Within
+    decide(Interval::of_drifting(values).as_ref(), threshold) != Decision::Within
 }

@@ -43,12 +43,13 @@ pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult,
     ];
     let sampled = plan.interleaved(engine, &image, &sides, |r| {
         let (gpu, more) = slowdowns(r);
-        settled(&gpu, rules::BRANCHING_HURTS_RATIO) && settled(&more, 1.0)
+        settled(&gpu, rules::BRANCHING_HURTS_RATIO) && settled(&more, rules::BRANCHING_HURTS_GPU_MORE_RATIO)
     })?;
     let taken = &sampled.rounds;
     let (gpu, more) = slowdowns(taken);
     let slowdown = evidence("GPU divergent / uniform", &gpu, rules::BRANCHING_HURTS_RATIO, sampled.stop);
-    let more = evidence("GPU slowdown / CPU slowdown", &more, 1.0, sampled.stop);
+    let more =
+        evidence("GPU slowdown / CPU slowdown", &more, rules::BRANCHING_HURTS_GPU_MORE_RATIO, sampled.stop);
     let kernel = |side| phase_ns(taken, side, Phase::Kernel);
     let m = |side| median(&kernel(side));
     let (verdict, why) = rules::branching_hurts((m(0), m(1)), (m(2), m(3)), &slowdown, &more);

@@ -11,6 +11,12 @@
 //! warm run can never decide anything. A ratio between two sides is the median of the per-round
 //! ratios, which cancels what both sides of one round share (a busy moment, a warm cache).
 //!
+//! What rounds share within a run they do not share across it: the load drifts over a run (a
+//! build beside it, a clock that steps down), and a ratio with it. So the interval of a ratio
+//! also covers the medians of the run's first and second halves ([`Interval::of_drifting`]):
+//! a ratio that moved during the run is not decided on the part that happened to be sampled,
+//! and two runs of the same ratio give intervals that overlap.
+//!
 //! Decisions are only taken at a few checkpoints (6, 9, 13, 19, … samples), not after every
 //! sample, so that stopping early does not inflate the chance of a wrong verdict; the quick set
 //! runs the same experiments with a smaller budget, so it may stop at "inconclusive" where the
@@ -54,10 +60,30 @@ impl Interval {
         Some(Self { median, ci_low: v[k - 1], ci_high: v[n - k], samples: n })
     }
 
-    /// The median of the per-round ratios `a[i] / b[i]` and its interval.
+    /// The median of the per-round ratios `a[i] / b[i]` and its interval, widened for drift
+    /// ([`Self::of_drifting`]).
     #[must_use]
     pub fn of_ratios(a: &[f64], b: &[f64]) -> Option<Self> {
-        Self::of(&ratios(a, b))
+        Self::of_drifting(&ratios(a, b))
+    }
+
+    /// [`Self::of`] of `values` taken in this order, the interval widened to cover the medians
+    /// of the first and of the second half (three values each at least): what the load's drift
+    /// over the run moved the statistic by.
+    #[must_use]
+    pub fn of_drifting(values: &[f64]) -> Option<Self> {
+        let mut interval = Self::of(values)?;
+        let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        let (first, second) = finite.split_at(finite.len() / 2);
+        if first.len() >= 3 {
+            for half in [first, second] {
+                if let Some(m) = median(half) {
+                    interval.ci_low = interval.ci_low.min(m);
+                    interval.ci_high = interval.ci_high.max(m);
+                }
+            }
+        }
+        Some(interval)
     }
 
     /// Half the interval's width as a percentage of the median: the "±x%" of a figure.

@@ -141,3 +141,24 @@ fn cancelling_stops_before_the_next_round() {
     let r = sample(&Budget::QUICK, Some(&cancel), |_| Ok::<_, &str>(1.0), |_| false, || "stopped");
     assert_eq!(r, Err("stopped"));
 }
+
+#[test]
+fn a_ratio_that_drifts_during_the_run_widens_its_interval_to_both_halves() {
+    // No drift: the halves' medians lie inside the order statistics' interval.
+    let steady: Vec<f64> = (0..12).map(|i| 1.05 + f64::from(i % 3 - 1) * 0.001).collect();
+    let plain = Interval::of(&steady).expect("interval");
+    assert_eq!(Interval::of_drifting(&steady), Some(plain), "no drift, no widening");
+    // 42 rounds whose ratio creeps from 1.00 to 1.06 as the load changes: the order
+    // statistics (the 15th and 28th of 42) say 1.021..1.040, clear of 1.02; the run's halves
+    // say 1.015 and 1.045.
+    let drifting: Vec<f64> = (0..42).map(|i| 1.0 + 0.06 * f64::from(i) / 41.0).collect();
+    let plain = Interval::of(&drifting).expect("interval");
+    let widened = Interval::of_drifting(&drifting).expect("interval");
+    assert!((widened.median - plain.median).abs() < 1e-12, "the same median");
+    assert_eq!((widened.ci_low, widened.ci_high), (drifting[10], drifting[31]), "{widened:?}");
+    assert!(plain.ci_low > drifting[10] && plain.ci_high < drifting[31], "{plain:?}");
+    assert_eq!(plain.against(1.02), Decision::Above);
+    assert_eq!(widened.against(1.02), Decision::Within, "the drift is within the noise, not an effect");
+    // Too few rounds for any interval: none.
+    assert_eq!(Interval::of_drifting(&drifting[..5]), None);
+}

@@ -25,7 +25,7 @@ use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLuma, stores_ycbcr};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
-use crate::io::{DecodeWarning, FrameCount, IoError, owned};
+use crate::io::{DecodeWarning, FrameCount, IoError, TruncatedAt, owned};
 use crate::system::memory_budget::{Reservation, budget};
 
 /// Settings for decoding.
@@ -161,86 +161,13 @@ fn stream_bands(bytes: Vec<u8>, layout: &Layout, out: JpegOut, height: u32) -> V
 /// [`decode_or_stream`] says.
 fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, IoError> {
     let started = Instant::now();
-    let open = |cause| IoError::Open { path: owned(path), cause };
     let (meta, head) = first_look(path)?;
     let mut warnings = Vec::new();
     let (raw, format, truncated, facts) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        // The decoder reads a JPEG whole: its bytes are reserved before they are read.
-        let file_memory =
-            budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
-                IoError::FileTooLarge {
-                    path: owned(path),
-                    file_bytes: meta.len(),
-                    budget_bytes: e.budget_bytes,
-                    limited_by: e.limited_by,
-                }
-            })?;
-        let bytes = std::fs::read(path).map_err(open)?;
-        let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
-        let plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
-        warnings.extend(plan.warnings);
-        // The image's reservation below counts the file's bytes again.
-        drop(file_memory);
-        // The file is held twice while the decoder starts (ours and the decoder's copy);
-        // jpeg-decoder also keeps every component's plane before upsampling.
-        let mut extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
-        // libjpeg decodes every complete file; `jpeg-decoder` only a truncated variant that
-        // zune-jpeg decodes wrongly (measured: stripes, see `jpeg_variants`).
-        let other = (plan.decoder == Decoder::JpegDecoder && !layout.complete).then_some(&plan.bytes[..]);
-        if other.is_some() {
-            extra += layout.plane_bytes();
+        match open_jpeg(path, &meta, options, (stream, started), &mut warnings)? {
+            Jpeg::Streamed(stream) => return Ok(Opened::LumaRows(stream)),
+            Jpeg::Decoded(raw, truncated) => (raw, ImageFormat::Jpeg, truncated, Facts::default()),
         }
-        let stored_luma = options
-            .stored_luma
-            .then(|| StoredLuma::of_jpeg(layout.components.len(), other.is_some(), &plan.bytes));
-        // zune-jpeg is not shown a file for `jpeg-decoder` (it may refuse its header).
-        let streamed = if other.is_none() { streamed_as(stored_luma, &layout, &plan.bytes) } else { None };
-        if let (true, None, true, Some(out)) = (stream, other, layout.complete, streamed) {
-            // The header as gray: the stream holds the gray plane (and an RGB chunk per band).
-            let header_log = LibjpegLog::default();
-            let mut header =
-                guarded(path, || LibjpegDecoder::new(&plan.bytes, Some(&header_log), JpegOut::Luma))?;
-            let orientation = orientation_of(&mut header, &Facts::default());
-            let (width, height) = header.dimensions();
-            if orientation == Orientation::NoTransforms
-                && layout.components.len() == 3
-                && width > 0
-                && height > 0
-            {
-                let reservation = reserve(path, &header, orientation, extra, options)?;
-                drop(header);
-                warnings.extend(libjpeg::verdict(
-                    path,
-                    header_log.into_warnings(),
-                    height,
-                    options.allow_truncated,
-                )?);
-                check_unchanged(path, &meta)?;
-                let bands = stream_bands(plan.bytes, &layout, out, height);
-                let stream = LumaStream::new(
-                    path,
-                    (bands, out),
-                    (width, height),
-                    (warnings, options.allow_truncated),
-                    reservation,
-                    started,
-                );
-                return Ok(Opened::LumaRows(stream));
-            }
-        }
-        let log = LibjpegLog::default();
-        let decoder = jpeg_decoder(path, (&plan.bytes, other), &layout, (streamed, &log), options)?;
-        let facts = Facts::default();
-        let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
-        let height = raw.image.height();
-        warnings.extend(libjpeg::verdict(path, log.into_warnings(), height, options.allow_truncated)?);
-        raw.stored_luma = stored_luma;
-        // The JPEG decoders give four components (CMYK, or YCCK) as RGB without saying so.
-        if layout.components.len() == 4 {
-            raw.stored_as = Some("CMYK");
-        }
-        let truncated = (!layout.complete).then(|| truncated_at(&raw.image, &layout));
-        (raw, ImageFormat::Jpeg, truncated, facts)
     } else {
         let (mut raw, format, facts) = decode_other(path, &head, options)?;
         raw.stored_luma = options.stored_luma.then_some(StoredLuma::Fallback("not a JPEG"));
@@ -276,6 +203,103 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         memory: reservation,
         stored_luma,
     }))
+}
+
+/// A JPEG opened by [`open_jpeg`].
+enum Jpeg {
+    /// Opened as a stream, to decode as it is encoded.
+    Streamed(LumaStream),
+    /// Decoded, with where it is truncated (kept as asked).
+    Decoded(Raw, Option<TruncatedAt>),
+}
+
+/// Opens a JPEG: reads it whole, walks and checks it (adding the repairs' and libjpeg's warnings
+/// to `warnings`), and decodes it, or with `stream` opens it as a [`LumaStream`] where
+/// [`decode_or_stream`] says.
+fn open_jpeg(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    options: &DecodeOptions,
+    (stream, started): (bool, Instant),
+    warnings: &mut Vec<DecodeWarning>,
+) -> Result<Jpeg, IoError> {
+    let open = |cause| IoError::Open { path: owned(path), cause };
+    // The decoder reads a JPEG whole: its bytes are reserved before they are read.
+    let file_memory =
+        budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
+            IoError::FileTooLarge {
+                path: owned(path),
+                file_bytes: meta.len(),
+                budget_bytes: e.budget_bytes,
+                limited_by: e.limited_by,
+            }
+        })?;
+    let bytes = std::fs::read(path).map_err(open)?;
+    let layout = check_jpeg(path, &bytes, options.allow_truncated)?;
+    if layout.complete && layout.scans_missing() {
+        warnings.push(DecodeWarning::ScansMissing);
+    }
+    let plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
+    warnings.extend(plan.warnings);
+    // The image's reservation below counts the file's bytes again.
+    drop(file_memory);
+    // The file is held twice while the decoder starts (ours and the decoder's copy);
+    // jpeg-decoder also keeps every component's plane before upsampling.
+    let mut extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
+    // libjpeg decodes every complete file; `jpeg-decoder` only a truncated variant that
+    // zune-jpeg decodes wrongly (measured: stripes, see `jpeg_variants`).
+    let other = (plan.decoder == Decoder::JpegDecoder && !layout.complete).then_some(&plan.bytes[..]);
+    if other.is_some() {
+        extra += layout.plane_bytes();
+    }
+    let stored_luma = options
+        .stored_luma
+        .then(|| StoredLuma::of_jpeg(layout.components.len(), other.is_some(), &plan.bytes));
+    // zune-jpeg is not shown a file for `jpeg-decoder` (it may refuse its header).
+    let streamed = if other.is_none() { streamed_as(stored_luma, &layout, &plan.bytes) } else { None };
+    if let (true, None, true, Some(out)) = (stream, other, layout.complete, streamed) {
+        // The header as gray: the stream holds the gray plane (and an RGB chunk per band).
+        let header_log = LibjpegLog::default();
+        let mut header =
+            guarded(path, || LibjpegDecoder::new(&plan.bytes, Some(&header_log), JpegOut::Luma))?;
+        let orientation = orientation_of(&mut header, &Facts::default());
+        let (width, height) = header.dimensions();
+        if orientation == Orientation::NoTransforms && layout.components.len() == 3 && width > 0 && height > 0
+        {
+            let reservation = reserve(path, &header, orientation, extra, options)?;
+            drop(header);
+            warnings.extend(libjpeg::verdict(
+                path,
+                header_log.into_warnings(),
+                height,
+                options.allow_truncated,
+            )?);
+            check_unchanged(path, meta)?;
+            let bands = stream_bands(plan.bytes, &layout, out, height);
+            let stream = LumaStream::new(
+                path,
+                (bands, out),
+                (width, height),
+                (std::mem::take(warnings), options.allow_truncated),
+                reservation,
+                started,
+            );
+            return Ok(Jpeg::Streamed(stream));
+        }
+    }
+    let log = LibjpegLog::default();
+    let decoder = jpeg_decoder(path, (&plan.bytes, other), &layout, (streamed, &log), options)?;
+    let facts = Facts::default();
+    let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
+    let height = raw.image.height();
+    warnings.extend(libjpeg::verdict(path, log.into_warnings(), height, options.allow_truncated)?);
+    raw.stored_luma = stored_luma;
+    // The JPEG decoders give four components (CMYK, or YCCK) as RGB without saying so.
+    if layout.components.len() == 4 {
+        raw.stored_as = Some("CMYK");
+    }
+    let truncated = (!layout.complete).then(|| truncated_at(&raw.image, &layout));
+    Ok(Jpeg::Decoded(raw, truncated))
 }
 
 /// What is checked before a file is read: that it is a regular file with bytes, and what its

@@ -109,6 +109,22 @@ impl FrameKind {
 }
 
 impl Layout {
+    /// Whether a progressive frame's scans leave a coefficient of some component without its
+    /// last refinement (no scan codes it with `Al` = 0): the file stops before its image is whole
+    /// (cut short and closed with an end-of-image marker), though every row is there. libjpeg
+    /// decodes such a file without a word.
+    pub fn scans_missing(&self) -> bool {
+        self.kind == FrameKind::Progressive
+            && (0..self.components.len()).any(|c| {
+                (0..64u8).any(|k| {
+                    !self
+                        .scan_list
+                        .iter()
+                        .any(|s| s.al == 0 && s.ss <= k && k <= s.se && s.components.contains(&c))
+                })
+            })
+    }
+
     /// 8x8 blocks in each component, as the decoder lays them out.
     fn blocks(&self) -> impl Iterator<Item = u64> + '_ {
         let h_max = u64::from(self.components.iter().map(|c| c.h).max().unwrap_or(1));

@@ -42,7 +42,7 @@ impl LibjpegWarning {
     /// "premature end of JPEG file". What follows is not in the file: a truncation.
     #[must_use]
     pub(in crate::io) fn data_ends_early(&self) -> bool {
-        self.code == ffi::JWRN_HIT_MARKER as i32 || self.code == ffi::JWRN_JPEG_EOF as i32
+        self.code == ffi::JWRN_HIT_MARKER || self.code == ffi::JWRN_JPEG_EOF
     }
 }
 

@@ -161,7 +161,7 @@ fn decoding(e: zune_jpeg::errors::DecodeErrors) -> ImageError {
 }
 
 /// A libjpeg error as `image` reports a JPEG's decoding error.
-fn libjpeg_error(e: String) -> ImageError {
+fn libjpeg_error(e: impl std::fmt::Display) -> ImageError {
     decoding(zune_jpeg::errors::DecodeErrors::Format(format!("libjpeg: {e}")))
 }
 
