@@ -140,9 +140,17 @@ fn stop_and_escape_end_a_full_claims_run() {
         settle(&mut h);
         assert!(!h.state().view().busy, "{how}: nothing left running");
         let (report, unfinished) = h.state().view().claims;
-        assert!(report.is_none(), "{how}: nothing of a stopped run is kept");
-        let note = unfinished.expect("why there is no report").to_owned();
-        assert!(note.starts_with("Stopped "), "{how}: {note}");
+        // Stopped inside the first claim: the report is kept, every claim marked as not run.
+        let report = report.expect("a stopped run keeps its report");
+        assert!(report.stopped, "{how}");
+        assert_eq!(report.claims.len(), 9, "{how}: every claim listed");
+        assert!(
+            report.claims.iter().all(|c| c.verdict == graylab::engine::claims::Verdict::NotRun),
+            "{how}: {:?}",
+            report.claims.iter().map(|c| c.verdict.to_string()).collect::<Vec<_>>()
+        );
+        let note = unfinished.expect("why the report is partial").to_owned();
+        assert!(note.starts_with("Stopped after 0 of 9 claims"), "{how}: {note}");
         h.run_steps(2);
         assert!(h.query_by_label(&note).is_some(), "{how}: the window says it stopped");
         assert!(

@@ -9,6 +9,7 @@ use crate::app::state::{ExportRecord, RunRecord};
 use crate::app::textures::DisplayImage;
 use crate::app::work::jobs::{Answer, ClaimsEnd, Exported, Measured, Output, Reply};
 use crate::engine::claims::ClaimsReport;
+use crate::engine::claims::Verdict;
 use crate::engine::sweep::SweepResult;
 use crate::engine::{ConvertSettings, ParityReport};
 
@@ -180,9 +181,17 @@ impl Session {
         match end {
             ClaimsEnd::Finished(report) => {
                 let estimate = self.results.claims.sent_estimate.take();
+                // A stopped run keeps the claims it finished; the rest say "not run".
+                let unfinished = report.stopped.then(|| {
+                    let done = report.claims.iter().filter(|c| c.verdict != Verdict::NotRun).count();
+                    format!(
+                        "Stopped after {done} of {} claims: those are kept, the rest were not run.",
+                        report.claims.len()
+                    )
+                });
                 self.results.claims = ClaimsShown {
                     report: Some(Arc::new(*report)),
-                    unfinished: None,
+                    unfinished,
                     estimate,
                     sent_estimate: None,
                 };

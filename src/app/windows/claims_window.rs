@@ -129,7 +129,7 @@ impl ClaimsWindow {
             }
             if ui
                 .add_enabled(!idle, egui::Button::new("Stop claims"))
-                .on_hover_text("Esc. Stops at the end of the claim being tested")
+                .on_hover_text("Esc. Stops within the claim being tested; the claims finished are kept")
                 .clicked()
             {
                 session.stop();
@@ -324,6 +324,7 @@ fn verdict_colour(v: &Verdict) -> Color32 {
         Verdict::DoesNotHold => Color32::from_rgb(240, 120, 60),
         Verdict::HoldsFrom(_) => Color32::from_rgb(70, 190, 210),
         Verdict::Inconclusive => Color32::from_rgb(170, 170, 170),
+        Verdict::NotRun => Color32::from_rgb(120, 120, 120),
     }
 }
 

@@ -40,6 +40,8 @@ pub enum Verdict {
     HoldsFrom(String),
     /// The difference is within the noise of what was measured: neither verdict is supported.
     Inconclusive,
+    /// The run was stopped before this claim's experiment finished.
+    NotRun,
 }
 
 impl std::fmt::Display for Verdict {
@@ -49,6 +51,7 @@ impl std::fmt::Display for Verdict {
             Self::DoesNotHold => f.write_str("does not hold here"),
             Self::HoldsFrom(threshold) => write!(f, "holds from {threshold} on"),
             Self::Inconclusive => f.write_str("inconclusive here"),
+            Self::NotRun => f.write_str("not run (stopped)"),
         }
     }
 }
@@ -67,6 +70,7 @@ impl TryFrom<String> for Verdict {
             "holds here" => Ok(Self::Holds),
             "does not hold here" => Ok(Self::DoesNotHold),
             "inconclusive here" => Ok(Self::Inconclusive),
+            "not run (stopped)" => Ok(Self::NotRun),
             _ => s
                 .strip_prefix("holds from ")
                 .and_then(|rest| rest.strip_suffix(" on"))
@@ -222,6 +226,10 @@ pub struct ClaimsReport {
     /// How busy the machine was over the whole run, where the system says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<Busy>,
+    /// Whether the run was stopped: the claims finished before are kept, the rest are
+    /// [`Verdict::NotRun`].
+    #[serde(default)]
+    pub stopped: bool,
     /// Each claim's last run of every side it ran whole (named "claim N · side"), kept for a
     /// trace when [`ClaimsOptions::keep_runs`] asked; never in the JSON.
     #[serde(skip)]
@@ -233,7 +241,8 @@ pub struct ClaimsReport {
 pub struct ClaimsOptions<'a> {
     /// The same experiments with a smaller sampling budget: more verdicts may be inconclusive.
     pub quick: bool,
-    /// Checked between experiments: once set, the run stops with [`EngineError::Cancelled`].
+    /// Checked between experiments and inside them: once set, the run stops, keeping the claims
+    /// already finished ([`ClaimsReport::stopped`]).
     pub cancel: Option<&'a AtomicBool>,
     /// Keep each claim's last run of every side it runs whole (claims 1 and 5 to 9; claims 2 to
     /// 4 time passes and kernels alone), for a trace.
@@ -281,22 +290,35 @@ pub fn run_claims(
         kept: options.keep_runs.then_some(&kept),
     };
     let mut runs = Vec::new();
+    let mut stopped = false;
     for (done, (id, what)) in CLAIMS.iter().enumerate() {
-        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(EngineError::Cancelled);
+        stopped = stopped || options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        if stopped {
+            claims.push(not_run(*id, what));
+            continue;
         }
         progress(done, CLAIMS.len(), what);
         let before = CpuSnapshot::now();
-        let mut result = match id {
-            1 => transfers::transfers(engine, &budget, &mut shared)?,
-            2 => transfers::round_trips(engine, &budget)?,
-            3 => timing::workgroups(engine, &budget)?,
-            4 => timing::synchronise(engine, &budget)?,
-            5 => sizes::cache_sized(engine, &budget)?,
-            6 => transfers::cold_run(engine, &budget)?,
-            7 => work::branching(engine, &budget)?,
-            8 => work::work_levels(engine, &budget, &shared)?,
-            _ => sizes::crossover(engine, &budget, options.quick)?,
+        let measured = match id {
+            1 => transfers::transfers(engine, &budget, &mut shared),
+            2 => transfers::round_trips(engine, &budget),
+            3 => timing::workgroups(engine, &budget),
+            4 => timing::synchronise(engine, &budget),
+            5 => sizes::cache_sized(engine, &budget),
+            6 => transfers::cold_run(engine, &budget),
+            7 => work::branching(engine, &budget),
+            8 => work::work_levels(engine, &budget, &shared),
+            _ => sizes::crossover(engine, &budget, options.quick),
+        };
+        let mut result = match measured {
+            Ok(result) => result,
+            // Stopped inside this claim: it and the rest are not run, the finished ones kept.
+            Err(EngineError::Cancelled) => {
+                stopped = true;
+                claims.push(not_run(*id, what));
+                continue;
+            }
+            Err(e) => return Err(e),
         };
         result.busy = CpuSnapshot::busy_since(before);
         if let Some(busy) = result.busy.filter(Busy::is_busy) {
@@ -323,8 +345,23 @@ pub fn run_claims(
         claims,
         took_s: started.elapsed().as_secs_f64(),
         busy: CpuSnapshot::busy_since(first),
+        stopped,
         runs,
     })
+}
+
+/// Claim `id` (`what` it tests) as a stopped run leaves it: not run, nothing measured.
+fn not_run(id: u8, what: &str) -> ClaimResult {
+    ClaimResult {
+        id,
+        claim: format!("claim {id}: {what}"),
+        experiment: String::new(),
+        measurements: Vec::new(),
+        verdict: Verdict::NotRun,
+        why: "the run was stopped before this claim's experiment finished".to_owned(),
+        evidence: Vec::new(),
+        busy: None,
+    }
 }
 
 #[cfg(test)]
@@ -338,6 +375,7 @@ mod tests {
             Verdict::DoesNotHold,
             Verdict::HoldsFrom("16 operations per round trip".into()),
             Verdict::Inconclusive,
+            Verdict::NotRun,
         ] {
             let json = serde_json::to_string(&v).expect("serialise");
             assert_eq!(serde_json::from_str::<Verdict>(&json).expect("parse"), v, "{json}");
