@@ -115,7 +115,7 @@ pub fn mask_what_machines_differ_in(h: &mut Harness<'_, GraylabApp>) {
     }
     mask_row(h, "kernel instruction set", 282.0);
     // The slider and the value left of their label: every core by default.
-    let threads = h.get_all_by_label("CPU threads").map(|n| n.rect()).reduce(|a, b| a.union(b));
+    let threads = h.get_all_by_label("CPU threads").map(|n| n.rect()).reduce(egui::Rect::union);
     let threads = threads.expect("the CPU threads control");
     h.mask(egui::Rect::from_min_max(
         egui::pos2(0.0, threads.min.y - 4.0),
