@@ -84,6 +84,16 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
 // At most this many samples per axis per preview pixel (larger boxes are sampled with a stride).
 const MAX_TAPS: u32 = 8u;
 
+// floor(i * size / n) for i <= n, exactly, without overflowing u32: i * (size / n) plus
+// i * (size % n) / n, whose product stays below n * n (n is a texture side, at most 65535).
+// The box edges must be integers computed exactly: in f32, size / n is rounded, and a GPU may
+// divide to within 2.5 ulp (Vulkan's precision for OpFDiv), so 37.0 / 37.0 can come out just
+// under 1 and the box of preview pixel 1 start at source pixel 0 (seen on an NVIDIA H200; even
+// an exact division puts preview pixel 11 of 22 over a 26 px image at 12, not 13).
+fn box_edge(i: u32, size: u32, n: u32) -> u32 {
+    return i * (size / n) + i * (size % n) / n;
+}
+
 @compute @workgroup_size(16, 16)
 fn preview(@builtin(global_invocation_id) gid: vec3<u32>) {
     let px = gid.x;
@@ -91,13 +101,11 @@ fn preview(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (px >= q.preview_w || gid.y >= q.rows) {
         return;
     }
-    let sx = f32(q.width) / f32(q.preview_w);
-    let sy = f32(q.height) / f32(q.preview_h);
-    let xa = min(u32(f32(px) * sx), q.width - 1u);
-    let xb = max(xa + 1u, min(u32(f32(px + 1u) * sx), q.width));
+    let xa = min(box_edge(px, q.width, q.preview_w), q.width - 1u);
+    let xb = max(xa + 1u, min(box_edge(px + 1u, q.width, q.preview_w), q.width));
     // The box, clamped to the rows this band holds.
-    let ya = clamp(u32(f32(py) * sy), q.band_row0, q.band_row0 + q.band_rows - 1u);
-    let yb = clamp(max(ya + 1u, u32(f32(py + 1u) * sy)), ya + 1u, q.band_row0 + q.band_rows);
+    let ya = clamp(box_edge(py, q.height, q.preview_h), q.band_row0, q.band_row0 + q.band_rows - 1u);
+    let yb = clamp(max(ya + 1u, box_edge(py + 1u, q.height, q.preview_h)), ya + 1u, q.band_row0 + q.band_rows);
     let step_x = max(1u, (xb - xa + MAX_TAPS - 1u) / MAX_TAPS);
     let step_y = max(1u, (yb - ya + MAX_TAPS - 1u) / MAX_TAPS);
     var sum = vec4<f32>(0.0);

@@ -285,6 +285,7 @@ impl Engine {
         let mut out =
             options.download_result.then(|| OutBuffer::new(kernel, width as usize * height as usize));
         let offset_ns = nanos_since(started);
+        self.start_gpu_budget();
         let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
         add_gpu_timings(&mut report, t, offset_ns);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
@@ -340,6 +341,7 @@ impl Engine {
                 job.cancel = cancel;
                 job.progress = progress;
                 job.keep_input = keep_input.map(super::ImageKey::get);
+                self.start_gpu_budget();
                 let offset_ns = nanos_since(run_started);
                 let t = converter.convert(&job, dst)?;
                 report.workgroup = Some(settings.workgroup);

@@ -185,6 +185,8 @@ pub struct Engine {
     /// Whether the ceilings (the GPU's, and the CPU's compute ceiling) are read from and written
     /// to the cache folder.
     ceiling_cache: bool,
+    /// Whether the GPU's submissions were sized from its known ceilings before its first run.
+    gpu_budget_started: std::sync::Once,
 }
 
 impl Default for Engine {
@@ -208,6 +210,7 @@ impl Engine {
             cpu_compute: Mutex::new(None),
             copy_latency: OnceLock::new(),
             ceiling_cache: true,
+            gpu_budget_started: std::sync::Once::new(),
         }
     }
 

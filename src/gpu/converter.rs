@@ -116,6 +116,13 @@ impl GpuConverter {
         self.budget.rates()
     }
 
+    /// Sizes the submissions from this device's measured `ceilings` until runs have measured
+    /// better (see [`crate::gpu::GpuCeilings::rates_at_ceilings`]): the first submissions of a
+    /// process are then as large as the machine allows, not one row on a fast GPU.
+    pub fn start_budget_from(&self, ceilings: &GpuCeilings) {
+        self.budget.start_from(&ceilings.rates_at_ceilings());
+    }
+
     /// Converts `job`'s image into `dst` (`width * height * kernel.out_bytes_per_pixel()`).
     ///
     /// The output is byte-identical to [`crate::cpu::par_convert`] for every kernel, formula,

@@ -326,8 +326,14 @@ fn every_transfer_path_is_latency_plus_bandwidth_over_its_sizes() {
         let twice: Vec<u64> = once.iter().map(|b| 2 * b).collect();
         assert_eq!(bytes, if p.path == PathKind::Both { twice } else { once });
         assert!(p.points.iter().all(|q| q.best_ns > 0 && q.best_ns <= q.median_ns), "{p:?}");
-        // Time grows with size on every adapter: a fit with a fixed cost and a bandwidth.
-        let fit = p.fit.expect("a fit");
+        // Where time grows with size, a fit with a fixed cost and a bandwidth. A path may stay
+        // within its fixed cost up to 4 MiB (an H200's device copy: 50 µs of latency, 10 µs of
+        // copying at 405 GB/s), where the noise decides the slope: no bandwidth is claimed then.
+        let (smallest, largest) = (p.points[0].median_ns, p.points[p.points.len() - 1].median_ns);
+        let Some(fit) = p.fit else {
+            assert!(largest < 2 * smallest, "time doubled over the sizes, yet no fit: {p:?}");
+            continue;
+        };
         assert!(fit.latency_ns >= 0.0 && fit.gb_per_s > 0.0 && fit.rms_relative_error.is_finite(), "{p:?}");
         let n_half = fit.latency_ns * fit.gb_per_s;
         assert!(

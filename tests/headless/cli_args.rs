@@ -272,10 +272,14 @@ fn no_driver_noise_and_logging_on_request() {
         .expect("run");
     assert!(String::from_utf8_lossy(&o.stderr).contains("DEBUG graylab"), "{}", text(&o));
     if common::gpu().is_some() {
-        // Without any adapter, the GPU backend's error says what to do instead.
+        // Without any adapter, the GPU backend's error says what to do instead. The Vulkan
+        // loader reads VK_DRIVER_FILES before VK_ICD_FILENAMES (a GPU machine may name its
+        // driver there) and adds VK_ADD_DRIVER_FILES to either: all three hide every driver.
         let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
             .args(["bench", "--synthetic", "64x64", "--backend", "gpu"])
+            .env("VK_DRIVER_FILES", "/nonexistent.json")
             .env("VK_ICD_FILENAMES", "/nonexistent.json")
+            .env("VK_ADD_DRIVER_FILES", "")
             .env("WGPU_BACKEND", "vulkan")
             .current_dir(dir.path())
             .output()

@@ -100,7 +100,8 @@ pub fn gradient_app(dir: &std::path::Path) -> Option<Harness<'static, GraylabApp
 }
 
 /// Masks what differs between machines in a snapshot: the text fields (temporary paths), the
-/// CPU's instruction set, the build and frame meter, the adapter panel and the decode time.
+/// CPU's instruction set and thread count (the threads control), the
+/// build and frame meter, the adapter panel and the decode time.
 pub fn mask_what_machines_differ_in(h: &mut Harness<'_, GraylabApp>) {
     let mask_row = |h: &mut Harness<'_, GraylabApp>, label: &str, to_x: f32| {
         let r = h.get_by_label_contains(label).rect();
@@ -113,6 +114,13 @@ pub fn mask_what_machines_differ_in(h: &mut Harness<'_, GraylabApp>) {
         h.mask(field);
     }
     mask_row(h, "kernel instruction set", 282.0);
+    // The slider and the value left of their label: every core by default.
+    let threads = h.get_all_by_label("CPU threads").map(|n| n.rect()).reduce(egui::Rect::union);
+    let threads = threads.expect("the CPU threads control");
+    h.mask(egui::Rect::from_min_max(
+        egui::pos2(0.0, threads.min.y - 4.0),
+        egui::pos2(threads.max.x + 2.0, threads.max.y + 4.0),
+    ));
     mask_row(h, "build max", 1280.0);
     mask_row(h, "decode", 640.0);
     let adapter = h.get_by_label("GPU adapter").rect();

@@ -213,6 +213,7 @@ impl Engine {
                 return Ok(k.clone());
             }
             if let Some(k) = self.ceiling_cache.then(|| usable_cached(&key)).flatten() {
+                converter.start_budget_from(&k.ceilings);
                 *known = Some(k.clone());
                 return Ok(k);
             }
@@ -245,6 +246,7 @@ impl Engine {
             Some(Err(e)) => (None, Some(e.to_string())),
             None => (None, None),
         };
+        converter.start_budget_from(&ceilings);
         let k =
             KnownCeilings { ceilings, measured_now: true, measured_unix_s, cache_path, cache_error, busy };
         *known = Some(k.clone());
@@ -261,8 +263,27 @@ impl Engine {
             return Some(k.clone());
         }
         let k = self.ceiling_cache.then(|| usable_cached(&key)).flatten()?;
+        self.start_gpu_budget_from(&k.ceilings);
         *known = Some(k.clone());
         Some(k)
+    }
+
+    /// Sizes the GPU's first submissions from the ceilings known or cached for it, once per
+    /// engine, before its first run: a process's first heavy run on a fast GPU is then cut into
+    /// a few submissions, not a thousand one-row slivers. Measures nothing.
+    pub(crate) fn start_gpu_budget(&self) {
+        self.gpu_budget_started.call_once(|| {
+            if let Some(k) = self.cached_gpu_ceilings() {
+                self.start_gpu_budget_from(&k.ceilings);
+            }
+        });
+    }
+
+    /// Hands `ceilings` to the GPU converter, whose submissions they size until runs measured.
+    fn start_gpu_budget_from(&self, ceilings: &GpuCeilings) {
+        if let Some(Ok(converter)) = self.gpu.get() {
+            converter.start_budget_from(ceilings);
+        }
     }
 
     /// Keeps `raised` ceilings that a run beat (see [`super::rates::raise_beaten`]), in this
@@ -272,6 +293,7 @@ impl Engine {
         log::info!("a run beat the {} ceiling: raised to what it did", names.join(", "));
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == gpu.adapter_key) else { return };
+        self.start_gpu_budget_from(&gpu);
         k.ceilings = gpu;
         if self.ceiling_cache
             && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
@@ -286,6 +308,7 @@ impl Engine {
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == adapter_key) else { return };
         k.ceilings.compute = Some(compute);
+        self.start_gpu_budget_from(&k.ceilings);
         if self.ceiling_cache
             && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
         {

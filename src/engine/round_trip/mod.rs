@@ -354,6 +354,7 @@ pub fn round_trips(
             GpuJob::new(kernel, formula, settings.workgroup, &bytes, (width, height)).with_work(work);
         job.cancel = options.cancel;
         gpu_out.fill(0);
+        engine.start_gpu_budget();
         let point = converter.with_warm_round_trip(&job, n, &mut gpu_out, |trip| {
             sample_point(n, &budget, options.cancel, |round| {
                 let mut r = Round::default();

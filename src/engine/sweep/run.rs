@@ -196,6 +196,7 @@ fn measure_point(
             (width, height),
         )
         .with_work(base.work);
+        engine.start_gpu_budget();
         let resident = converter.time_resident(&job, runs)?;
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }

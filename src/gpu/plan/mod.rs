@@ -6,3 +6,6 @@ pub(super) mod bands;
 pub(super) mod grid;
 pub(super) mod run_plan;
 pub(super) mod submission_budget;
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,19 @@
 //! How much work one submission may carry: at most [`SUBMISSION_BUDGET_NS`] of GPU time, so a
-//! render thread sharing the queue (eframe's, in the app) gets its frames in between.
+//! render thread sharing the queue (eframe's, in the app) gets its frames in between, and a stop
+//! lands within the budget.
 //!
-//! The GPU's speed is learnt per device from what earlier submissions measured, starting from
-//! rates slower than any GPU we know of. A timestamp reading is the GPU's own time: a slower one
-//! is believed at once, a faster one only slowly. The CPU clock around a submit-and-wait is only
-//! an upper bound: it also counts the wait behind other work on the queue (in the app, eframe's
-//! frames, which on a software adapter take as long as a chunk), so it may lower the estimate but
-//! never raise it. Believing it would shrink the chunks after every wait, each smaller chunk
-//! waiting as long as the last, down to one row per submission.
+//! The GPU's speed is learnt per device from what earlier submissions measured. Learning starts
+//! from what the machine is known to do: its measured ceilings ([`CeilingRates`], from the probe
+//! cached per adapter), each step at [`START_MARGIN`] times its ceiling's time, the ceilings being
+//! the best runs at sizes that saturate the GPU. Without them it starts from
+//! [`GpuRates::CONSERVATIVE`], slower than any GPU we know of. A slower timestamp reading is
+//! believed at once; a faster one moves the estimate at most [`GROWTH`] times per reading, so the
+//! submissions grow geometrically until the budget is reached, and one reading too fast to be
+//! true costs one submission at most [`GROWTH`] times the budget. The CPU clock around a
+//! submit-and-wait is only an upper bound: it also counts the wait behind other work on the queue
+//! (in the app, eframe's frames, which on a software adapter take as long as a chunk), so it may
+//! lower the estimate but never raise it. Believing it would shrink the chunks after every wait,
+//! each smaller chunk waiting as long as the last, down to one row per submission.
 //!
 //! The kernel's cost depends on the synthetic work per pixel (4096 rounds cost a thousand times
 //! what the plain grayscale does), so it is learnt per work level: the plain grayscale (0
@@ -15,20 +21,31 @@
 //! own. A level not run yet is predicted as `base + per_round * rounds`: the plain grayscale's
 //! cost plus the dearest cost per round of the levels learnt so far (a level's cost over its
 //! rounds, an upper bound of its cost per round; twice that for a divergent level, where half
-//! the pixels run), or [`CONSERVATIVE_NS_PER_BYTE_ROUND`] before any. So each level's first
-//! chunks are sized from its own cost, and a heavy run leaves the plain grayscale's alone.
+//! the pixels run), else the compute ceiling's ([`CeilingRates::ns_per_byte_round`]), else
+//! [`CONSERVATIVE_NS_PER_BYTE_ROUND`]. So each level's first chunks are sized from its own cost,
+//! and a heavy run leaves the plain grayscale's alone.
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::pixel::{Kernel, Work};
+use crate::pixel::{Kernel, OPS_PER_ROUND, Work};
 
 /// The GPU time one submission should stay under, in nanoseconds.
 pub const SUBMISSION_BUDGET_NS: u64 = 8_000_000;
 
-/// Where learning of a work level's cost per round starts, before any level was learnt: GPU
-/// nanoseconds per input byte per round, slower than a software rasteriser on two cores (about
-/// 0.6 there).
+/// Where learning of a work level's cost per round starts, before any level was learnt and
+/// without a compute ceiling: GPU nanoseconds per input byte per round, slower than a software
+/// rasteriser on two cores (about 0.6 there).
 pub const CONSERVATIVE_NS_PER_BYTE_ROUND: f64 = 1.0;
+
+/// How many times its ceiling's time a step is first planned at: a ceiling is the best run of a
+/// size that fills the GPU; a real submission also pays its dispatch and its memory traffic
+/// (measured on an H200: the upload's GPU copy at 2.3 times its ceiling's time, the kernel at
+/// 4096 rounds 1.06 times).
+pub const START_MARGIN: f64 = 2.0;
+
+/// The most a faster reading speeds an estimate up at once: a submission grows at most this many
+/// times from one reading to the next.
+pub const GROWTH: f64 = 4.0;
 
 /// Work levels whose kernel cost is kept (the oldest is forgotten first).
 const LEVELS: usize = 16;
@@ -47,8 +64,8 @@ pub struct GpuRates {
 }
 
 impl GpuRates {
-    /// Where learning starts: slower than a software rasteriser on two cores, so the first
-    /// submissions are small everywhere.
+    /// Where learning starts without ceilings: slower than a software rasteriser on two cores, so
+    /// the first submissions are small everywhere.
     pub const CONSERVATIVE: Self = Self {
         upload_ns_per_byte: 0.5,
         kernel_ns_per_byte: 3.0,
@@ -68,6 +85,58 @@ impl GpuRates {
             ns += self.download_ns_per_byte * out_per_in;
         }
         ns
+    }
+
+    /// Every rate times `factor`.
+    fn times(self, factor: f64) -> Self {
+        Self {
+            upload_ns_per_byte: self.upload_ns_per_byte * factor,
+            kernel_ns_per_byte: self.kernel_ns_per_byte * factor,
+            display_ns_per_byte: self.display_ns_per_byte * factor,
+            download_ns_per_byte: self.download_ns_per_byte * factor,
+        }
+    }
+}
+
+/// The plain kernel's integer operations per pixel, as the compute ceiling counts them: three
+/// bytes unpacked (6), the weighted sum (3 multiplies, 3 adds, a shift), the work's branch and
+/// the gray's packing (4), and its share of its word's index, bounds check, loads and store
+/// (about 4). Where a GPU computes slower than it moves bytes (a software rasteriser's cores),
+/// this bounds the plain kernel's cost, not the device copy.
+pub const PLAIN_OPS_PER_PIXEL: f64 = 24.0;
+
+/// What a device's measured ceilings say each step costs at best: where its budget starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CeilingRates {
+    /// Each step at its ceiling.
+    pub rates: GpuRates,
+    /// GPU nanoseconds per input byte and round of the synthetic work at the compute ceiling
+    /// (`None`: not measured).
+    pub ns_per_byte_round: Option<f64>,
+}
+
+impl CeilingRates {
+    /// The steps at a device's ceilings, each in ns per byte: the upload and download at their
+    /// GPU copies' (`upload`, `download`); the display copy at two bytes of device copy per
+    /// byte (one read, one written: `device_copy` counts both); the plain kernel at the slower of
+    /// that and [`PLAIN_OPS_PER_PIXEL`] at the compute ceiling `ops_per_s`; the work's rounds at
+    /// [`OPS_PER_ROUND`] operations per pixel and round over the fewest input bytes a pixel has
+    /// (RGB8's 3, the most rounds per byte).
+    #[must_use]
+    pub fn new(upload: f64, device_copy: f64, download: f64, ops_per_s: Option<f64>) -> Self {
+        let bytes_per_pixel = Kernel::ALL.iter().map(|k| k.in_bytes_per_pixel()).min().unwrap_or(3) as f64;
+        let ns_per_op = ops_per_s.filter(|o| *o > 0.0 && o.is_finite()).map(|o| 1e9 / o);
+        let ns_per_byte_round = ns_per_op.map(|ns| ns * f64::from(OPS_PER_ROUND) / bytes_per_pixel);
+        let plain_compute = ns_per_op.map_or(0.0, |ns| ns * PLAIN_OPS_PER_PIXEL / bytes_per_pixel);
+        Self {
+            rates: GpuRates {
+                upload_ns_per_byte: upload,
+                kernel_ns_per_byte: (2.0 * device_copy).max(plain_compute),
+                display_ns_per_byte: 2.0 * device_copy,
+                download_ns_per_byte: download,
+            },
+            ns_per_byte_round,
+        }
     }
 }
 
@@ -102,6 +171,10 @@ struct LevelCost {
 struct Learnt {
     rates: GpuRates,
     levels: Vec<LevelCost>,
+    /// A level's cost per round before any level was learnt.
+    ns_per_byte_round: f64,
+    /// Whether a reading was learnt: from then on, ceilings no longer move the rates.
+    read: bool,
 }
 
 impl Learnt {
@@ -128,7 +201,7 @@ impl Learnt {
             .iter()
             .map(|l| l.kernel_ns_per_byte / f64::from(l.rounds.max(1)) * if l.divergent { 2.0 } else { 1.0 })
             .reduce(f64::max)
-            .unwrap_or(CONSERVATIVE_NS_PER_BYTE_ROUND);
+            .unwrap_or(self.ns_per_byte_round);
         self.rates.kernel_ns_per_byte + per_round * f64::from(rounds)
     }
 
@@ -163,7 +236,33 @@ pub(crate) struct Budget {
 impl Budget {
     /// Starts from [`GpuRates::CONSERVATIVE`] and no work level learnt.
     pub(crate) fn new() -> Self {
-        Self { learnt: Mutex::new(Learnt { rates: GpuRates::CONSERVATIVE, levels: Vec::new() }) }
+        Self {
+            learnt: Mutex::new(Learnt {
+                rates: GpuRates::CONSERVATIVE,
+                levels: Vec::new(),
+                ns_per_byte_round: CONSERVATIVE_NS_PER_BYTE_ROUND,
+                read: false,
+            }),
+        }
+    }
+
+    /// Starts from what the device's ceilings say, [`START_MARGIN`] times their time: the rates
+    /// unless a reading came first (what a run measured is closer to what the next one does),
+    /// and the cost per round of a level not learnt yet.
+    pub(crate) fn start_from(&self, ceilings: &CeilingRates) {
+        let mut learnt = self.learnt.lock().unwrap_or_else(PoisonError::into_inner);
+        let usable = |ns: f64| ns.is_finite() && ns > 0.0;
+        let r = ceilings.rates;
+        if !learnt.read
+            && [r.upload_ns_per_byte, r.kernel_ns_per_byte, r.display_ns_per_byte, r.download_ns_per_byte]
+                .into_iter()
+                .all(usable)
+        {
+            learnt.rates = r.times(START_MARGIN);
+        }
+        if let Some(ns) = ceilings.ns_per_byte_round.filter(|ns| usable(*ns)) {
+            learnt.ns_per_byte_round = ns * START_MARGIN;
+        }
     }
 
     /// The rates learnt so far, the kernel's for the plain grayscale.
@@ -207,6 +306,7 @@ impl Budget {
             return;
         }
         let mut learnt = self.learnt.lock().unwrap_or_else(PoisonError::into_inner);
+        learnt.read = true;
         let per = |ns: u64, bytes: u64| ns as f64 / bytes as f64;
         let update = |estimate: &mut f64, observed: f64| update(estimate, observed, s.upper_bounds);
         update(learnt.kernel_estimate(work), per(s.kernel_ns, s.in_bytes));
@@ -223,14 +323,14 @@ impl Budget {
     }
 }
 
-/// A faster reading moves the estimate a quarter of the way; a slower one replaces it, unless it
-/// is only an upper bound, which says nothing about a slower GPU.
+/// A faster reading is believed up to [`GROWTH`] times faster than the estimate; a slower one
+/// replaces it, unless it is only an upper bound, which says nothing about a slower GPU.
 fn update(estimate: &mut f64, observed: f64, upper_bound: bool) {
-    if !observed.is_finite() {
+    if !observed.is_finite() || observed < 0.0 {
         return;
     }
     if observed <= *estimate {
-        *estimate = *estimate * 0.75 + observed * 0.25;
+        *estimate = observed.max(*estimate / GROWTH);
     } else if !upper_bound {
         *estimate = observed;
     }
@@ -241,7 +341,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slower_readings_count_at_once_faster_ones_slowly() {
+    fn slower_readings_count_at_once_faster_ones_grow_geometrically() {
         let budget = Budget::new();
         let start = budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true);
         // 3.5 + 0.5 / 3 ns per input byte: about 2.2 MB per 8 ms submission, rounded down.
@@ -255,13 +355,19 @@ mod tests {
             download_ns: Some(10_000),
             upper_bounds: false,
         };
+        // 0.01 ns per byte, 300 times faster than believed: believed 4 times faster at once.
         budget.learn(Work::NONE, &fast);
         let r = budget.rates();
-        assert!((r.kernel_ns_per_byte - (3.0 * 0.75 + 0.01 * 0.25)).abs() < 1e-9, "{r:?}");
-        for _ in 0..10 {
+        assert!((r.kernel_ns_per_byte - 3.0 / GROWTH).abs() < 1e-12, "{r:?}");
+        assert!((r.upload_ns_per_byte - 0.5 / GROWTH).abs() < 1e-12, "{r:?}");
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true), 8 << 20);
+        // Four readings later the estimates are the readings: 0.01 + 0.01 + 0.01 / 3 ns per
+        // byte, 343 MB per submission, rounded down.
+        for _ in 0..4 {
             budget.learn(Work::NONE, &fast);
         }
-        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true), 32 << 20);
+        assert!((budget.rates().kernel_ns_per_byte - 0.01).abs() < 1e-12);
+        assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true), 256 << 20);
         let slow = Sample { kernel_ns: 30_000_000, ..fast };
         budget.learn(Work::NONE, &slow);
         assert!((budget.rates().kernel_ns_per_byte - 10.0).abs() < 1e-9);
@@ -295,7 +401,7 @@ mod tests {
         let quick = Sample { kernel_ns: 300_000, ..waited };
         budget.learn(Work::NONE, &quick);
         let r = budget.rates();
-        assert!((r.kernel_ns_per_byte - (3.0 * 0.75 + 0.1 * 0.25)).abs() < 1e-9, "{r:?}");
+        assert!((r.kernel_ns_per_byte - 3.0 / GROWTH).abs() < 1e-12, "{r:?}");
         assert!((r.upload_ns_per_byte - GpuRates::CONSERVATIVE.upload_ns_per_byte).abs() < 1e-12);
     }
 
@@ -319,27 +425,27 @@ mod tests {
     #[test]
     fn each_work_level_keeps_its_own_kernel_cost() {
         let budget = Budget::new();
-        // The plain grayscale at 0.01 ns per input byte, learnt over many chunks.
-        for _ in 0..40 {
+        // The plain grayscale at 0.01 ns per input byte, learnt over a few chunks.
+        for _ in 0..10 {
             budget.learn(Work::NONE, &kernel_sample(30_000));
         }
         let plain = budget.rates().kernel_ns_per_byte;
-        assert!((plain - 0.01).abs() < 1e-3, "{plain}");
-        // A first run at 4096 rounds is not sized from the plain grayscale's speed: before any
-        // level is learnt, 1 ns per byte and round.
+        assert!((plain - 0.01).abs() < 1e-12, "{plain}");
+        // A first run at 4096 rounds is not sized from the plain grayscale's speed: without a
+        // compute ceiling and before any level is learnt, 1 ns per byte and round.
         let heavy = rounds(4096);
         let predicted = budget.rates_for(heavy).kernel_ns_per_byte;
         assert!((predicted - (plain + 4096.0)).abs() < 1e-9, "{predicted}");
-        // It measures 30 ms for 3 MB (10 ns per byte), faster than predicted: the estimate moves
-        // a quarter of the way from the prediction.
+        // It measures 30 ms for 3 MB (10 ns per byte), faster than predicted: the estimate
+        // becomes a quarter of the prediction, then the reading.
         budget.learn(heavy, &kernel_sample(30_000_000));
         let learnt = budget.rates_for(heavy).kernel_ns_per_byte;
-        assert!((learnt - ((plain + 4096.0) * 0.75 + 10.0 * 0.25)).abs() < 1e-6, "{learnt}");
-        for _ in 0..60 {
+        assert!((learnt - (plain + 4096.0) / GROWTH).abs() < 1e-9, "{learnt}");
+        for _ in 0..4 {
             budget.learn(heavy, &kernel_sample(30_000_000));
         }
         let learnt = budget.rates_for(heavy).kernel_ns_per_byte;
-        assert!((learnt - 10.0).abs() < 1e-3, "{learnt}");
+        assert!((learnt - 10.0).abs() < 1e-12, "{learnt}");
         // 8 ms at 10 ns per byte (+ 0.5 upload): about 762 KB, rounded down to 512 KiB.
         assert_eq!(budget.chunk_in_bytes(Kernel::Rgb8ToL8, heavy, false, false), 512 << 10);
         // The heavy run left the plain grayscale's cost alone: its chunks stay large.
@@ -348,7 +454,7 @@ mod tests {
         // A level not run yet is predicted from the learnt one's cost per round: 1024 rounds at
         // 10 / 4096 ns per byte and round, plus the plain grayscale.
         let predicted = budget.rates_for(rounds(1024)).kernel_ns_per_byte;
-        assert!((predicted - (plain + 10.0 / 4.0)).abs() < 1e-3, "{predicted}");
+        assert!((predicted - (plain + 10.0 / 4.0)).abs() < 1e-9, "{predicted}");
         // A slower reading at one level is believed at once, and only there.
         budget.learn(rounds(16), &kernel_sample(3_000_000));
         assert!((budget.rates_for(rounds(16)).kernel_ns_per_byte - 1.0).abs() < 1e-9);
@@ -357,7 +463,7 @@ mod tests {
         // learnt so far (16 rounds at 1 ns per byte: 1/16 per round).
         let divergent = Work { rounds: 4096, mask: 0, divergent: true };
         let predicted = budget.rates_for(divergent).kernel_ns_per_byte;
-        assert!((predicted - (plain + 4096.0 / 16.0)).abs() < 1e-3, "{predicted}");
+        assert!((predicted - (plain + 4096.0 / 16.0)).abs() < 1e-9, "{predicted}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::gpu::device::host_copy::{PIECE_BYTES, fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::plan::submission_budget::CeilingRates;
 use crate::gpu::timing::compute::{GpuCompute, measure_checked};
 use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
@@ -130,6 +131,19 @@ impl GpuCeilings {
     #[must_use]
     pub fn device_to_host_gb_per_s(&self) -> f64 {
         serial_gb_per_s(&self.device_to_readback, &self.readback_to_host)
+    }
+
+    /// Each GPU step of a conversion at these ceilings, per byte: where the submission budget
+    /// starts (see [`CeilingRates::new`]).
+    #[must_use]
+    pub fn rates_at_ceilings(&self) -> CeilingRates {
+        let ns_per_byte = |b: &Bandwidth| b.best_ns as f64 / b.bytes.max(1) as f64;
+        CeilingRates::new(
+            ns_per_byte(&self.staging_to_device),
+            ns_per_byte(&self.device_copy),
+            ns_per_byte(&self.device_to_readback),
+            self.compute.map(|c| c.ops_per_s()),
+        )
     }
 }
 
