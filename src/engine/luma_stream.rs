@@ -51,7 +51,17 @@ pub(super) fn convert_luma_stream(
     let layout = GrayLayout { width, height, alpha: false, sixteen_bit: false };
     let decode_start_ns = since();
     let ((decoded, decode_end_ns), written, encode_end_ns) = std::thread::scope(|scope| {
-        let decoding = scope.spawn(|| (stream.decode(&to_gray), since()));
+        let decoding = std::thread::Builder::new()
+            .name("graylab-jpeg-decode".into())
+            .spawn_scoped(scope, || (stream.decode(&to_gray), since()));
+        let Ok(decoding) = decoding else {
+            let reason = "cannot start the decoding thread".to_owned();
+            return (
+                (Err(IoError::Decode { path: input.to_path_buf(), reason }), since()),
+                Err(IoError::Decode { path: input.to_path_buf(), reason: "not decoded".to_owned() }),
+                since(),
+            );
+        };
         let written = encode_rows_to_file(layout, stream, output, &export, &|_| ());
         let encode_end_ns = since();
         let decoded = decoding.join().unwrap_or_else(|_| {

@@ -28,7 +28,9 @@ fn point_verdict(p: &RoundTripPoint) -> String {
     let rounds = p.comparison.rounds;
     let rounds = if rounds == 1 { "1 round".to_owned() } else { format!("{rounds} rounds") };
     match p.comparison.winner {
-        Winner::WithinNoise => format!("n = {}: inconclusive here, {}, {rounds}", p.passes, p.label()),
+        Winner::WithinNoise | Winner::NotMeasured => {
+            format!("n = {}: inconclusive here, {}, {rounds}", p.passes, p.label())
+        }
         Winner::GpuFaster | Winner::CpuFaster => format!("n = {}: {}, {rounds}", p.passes, p.label()),
     }
 }

@@ -7,9 +7,10 @@
 //! Cost: at least the sweep's warm runs per side (and never fewer than the sampling engine's
 //! [`MIN_SAMPLES`], below which nothing is decided), then more rounds only while they fit in
 //! [`TIME_SHARE`] of what the point's other measurements took. A point whose fewest rounds would
-//! take more than [`MOST_ADDED`] times those measurements (and more than twice [`FLOOR`]) is
-//! not sampled and is said to be within the noise: a heavy cell of a work grid, measured with
-//! fewer runs, is not run six times more.
+//! take more than [`MOST_ADDED`] times those measurements (and more than twice [`FLOOR`]) takes
+//! [`FEWEST_ROUNDS`] rounds alone and is "not measured (time budget)" with its rough figure:
+//! a heavy cell of a work grid, measured with fewer runs, is not run six times more, and is
+//! counted neither a win nor a loss.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -57,10 +58,14 @@ pub fn affordable(budget: &Budget, round_ns: f64, measured: Duration) -> bool {
     rounds * round_ns <= most
 }
 
-/// A comparison that was not sampled (its rounds would take too long): within the noise.
+/// The rounds every point gets, however heavy: a rough figure, no interval.
+pub const FEWEST_ROUNDS: usize = 3;
+
+/// The budget of a point whose fewest rounds [`affordable`] refused: [`FEWEST_ROUNDS`] rounds
+/// and no more, so that the cell has a figure without deciding anything.
 #[must_use]
-pub fn unsampled(cpu_series: Option<Series>) -> Comparison {
-    Comparison::of(cpu_series, &[], &[], Stop::Time)
+pub fn fewest(budget: &Budget) -> Budget {
+    Budget { warmup_rounds: 0, min_rounds: FEWEST_ROUNDS, max_rounds: FEWEST_ROUNDS, ..*budget }
 }
 
 /// Rounds of `measure` (each `[cpu_ns, gpu_ns]` of one round, the sides in [`rotation`] order)
@@ -173,8 +178,11 @@ mod tests {
         assert_eq!(small.max_time, FLOOR);
         assert!(affordable(&small, 0.16e9, Duration::from_millis(3)));
         assert!(!affordable(&small, 0.17e9, Duration::from_millis(3)));
-        let c = unsampled(Some(Series::CpuAll));
-        assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::WithinNoise, None, 0));
-        assert_eq!(c.label(), "within the noise (too few rounds: 0)");
+        // Such a point takes three rounds: a rough figure, not measured, neither win nor loss.
+        let heavy = fewest(&budget);
+        let c = compare_rounds(Some(Series::CpuAll), &heavy, None, rounds(6000.0, 1000.0)).expect("sampled");
+        assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::NotMeasured, None, FEWEST_ROUNDS));
+        assert_eq!(c.label(), "not measured (time budget): 3 rounds, about 6.00x");
+        assert!(!c.is_decided());
     }
 }

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::sweep::grid::{Frontier, FrontierPoint, Series};
 use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
-use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult};
+use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult, Winner};
 use crate::pixel::OPS_PER_ROUND;
 
 /// What a pixel costs at a work level, from the ceilings: the cost model of the plain grayscale
@@ -148,6 +148,10 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
     let from = |cells: &[&SweepPoint], series: Series| {
         let mut level = None;
         for p in cells.iter().rev() {
+            // A cell not measured in the time budget is neither a win nor a loss: passed over.
+            if series == Series::GpuTotal && p.end_to_end.is_some_and(|c| c.winner == Winner::NotMeasured) {
+                continue;
+            }
             if !beats(p, series) {
                 break;
             }

@@ -6,7 +6,7 @@ use crate::engine::WorkgroupSize;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::PhaseRate;
 use crate::engine::report::Stats;
-use crate::engine::sampling::{Decision, Interval, Stop};
+use crate::engine::sampling::{Decision, Interval, Stop, ratios};
 use crate::engine::sweep::grid::{Frontier, Roofline, Series};
 use crate::gpu::GpuCeilings;
 use crate::pixel::Formula;
@@ -92,8 +92,11 @@ pub enum Winner {
     GpuFaster,
     /// It lies wholly below 1.
     CpuFaster,
-    /// It holds 1: the difference is within the noise (or too few rounds were taken).
+    /// It holds 1: the difference is within the noise.
     WithinNoise,
+    /// Too few rounds for an interval fitted in the time budget (a heavy cell of a work grid):
+    /// not measured, neither a win nor a loss.
+    NotMeasured,
 }
 
 /// The GPU end to end against a CPU series, run in turns (the order rotated each round) until
@@ -112,6 +115,10 @@ pub struct Comparison {
     pub stop: Stop,
     /// Rounds taken (each one run of each side, after a warm-up round).
     pub rounds: usize,
+    /// The median of the per-round speed-ups where too few rounds were taken for an interval:
+    /// a figure, never a decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rough_speed_up: Option<f64>,
     /// The CPU side's time per run, nanoseconds: median and 95% interval (a kernel's in a
     /// sweep, the whole run's in the app); absent in sweeps saved before it was kept.
     pub cpu_ns: Option<Interval>,
@@ -125,16 +132,20 @@ impl Comparison {
     pub fn of(cpu_series: Option<Series>, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {
         let speed_up = Interval::of_ratios(cpu_ns, gpu_ns);
         let winner = match crate::engine::sampling::decide(speed_up.as_ref(), 1.0) {
+            _ if speed_up.is_none() => Winner::NotMeasured,
             Decision::Above => Winner::GpuFaster,
             Decision::Below => Winner::CpuFaster,
             Decision::Within => Winner::WithinNoise,
         };
+        let rough_speed_up =
+            if speed_up.is_none() { crate::engine::sampling::median(&ratios(cpu_ns, gpu_ns)) } else { None };
         Self {
             cpu_series,
             speed_up,
             winner,
             stop,
             rounds: cpu_ns.len().min(gpu_ns.len()),
+            rough_speed_up,
             cpu_ns: Interval::of(cpu_ns),
             gpu_ns: Interval::of(gpu_ns),
         }
@@ -143,7 +154,7 @@ impl Comparison {
     /// Whether these rounds already decide who is faster.
     #[must_use]
     pub fn is_decided(&self) -> bool {
-        self.winner != Winner::WithinNoise
+        matches!(self.winner, Winner::GpuFaster | Winner::CpuFaster)
     }
 
     /// The verdict in words with its figure: "GPU faster: 2.10x (1.90–2.30)", "CPU faster:
@@ -151,13 +162,16 @@ impl Comparison {
     #[must_use]
     pub fn label(&self) -> String {
         let Some(i) = self.speed_up else {
-            return format!("within the noise (too few rounds: {})", self.rounds);
+            let about = self.rough_speed_up.map_or_else(String::new, |x| format!(", about {x:.2}x"));
+            return format!("not measured (time budget): {} rounds{about}", self.rounds);
         };
         let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
         match self.winner {
             Winner::GpuFaster => format!("GPU faster: {figure}"),
             Winner::CpuFaster => format!("CPU faster: {figure}"),
-            Winner::WithinNoise => format!("within the noise (±{:.0}%): {figure}", i.spread_percent()),
+            Winner::WithinNoise | Winner::NotMeasured => {
+                format!("within the noise (±{:.0}%): {figure}", i.spread_percent())
+            }
         }
     }
 }

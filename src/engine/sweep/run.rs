@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
-use crate::engine::sweep::compare::{Sides, affordable, compare, point_budget, unsampled};
+use crate::engine::sweep::compare::{Sides, affordable, compare, fewest, point_budget};
 use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
 
@@ -238,15 +238,17 @@ fn compare_with_cpu(
     let threads = if cpu_series == Series::Cpu1 { 1 } else { available_threads() };
     let budget = point_budget(runs, measured);
     let round_ns = median(cpu_series).unwrap_or(0) as f64 + median(Series::GpuTotal).unwrap_or(0) as f64;
-    if !affordable(&budget, round_ns, measured) {
+    let budget = if affordable(&budget, round_ns, measured) {
+        budget
+    } else {
         log::info!(
-            "the comparison at {}x{} is not sampled: one round takes {:.0} ms",
+            "the comparison at {}x{} takes its fewest rounds alone: one round takes {:.0} ms",
             image.width(),
             image.height(),
             round_ns / 1e6
         );
-        return Ok(unsampled(Some(cpu_series)));
-    }
+        fewest(&budget)
+    };
     let cpu = ConvertSettings { threads, ..*base };
     let gpu = ConvertSettings { backend: Backend::Gpu, ..*base };
     let sides = Sides { cpu, gpu, cpu_series: Some(cpu_series) };
