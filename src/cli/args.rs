@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::engine::{Backend, WorkgroupSize};
-use crate::io::{ExportFormat, special_kind};
+use crate::io::{ExportFormat, read_only_mode, special_kind};
 use crate::pixel::{Formula, Work};
 
 /// Arguments of `graylab convert`.
@@ -214,15 +214,90 @@ pub(super) fn threads(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Checks that `path` can be written as a file before any work: not a folder, in a folder that
-/// exists and is writable, and not an existing file unless `overwrite`. `what` names the
-/// argument for the message.
-pub(super) fn check_output_file(path: &Path, overwrite: bool, what: &str) -> anyhow::Result<()> {
+/// What an output file holds, for the messages that refuse it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Holds {
+    /// A converted image (`-o`).
+    Image,
+    /// A Chrome trace (`--trace`).
+    Trace,
+    /// A JSON report (`--json FILE`).
+    Json,
+    /// A CSV report (`--csv FILE`).
+    Csv,
+}
+
+impl Holds {
+    /// The thing written, with its article: "a trace".
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Image => "an image",
+            Self::Trace => "a trace",
+            Self::Json => "a JSON report",
+            Self::Csv => "a CSV report",
+        }
+    }
+}
+
+/// One file a command writes: the flag that names it, its path, and what it holds.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Output<'a> {
+    /// The flag, for the messages (`--trace`).
+    pub flag: &'static str,
+    /// Where it goes.
+    pub path: &'a Path,
+    /// What it holds.
+    pub holds: Holds,
+}
+
+impl<'a> Output<'a> {
+    /// `flag`'s file of `holds`, when the flag was given.
+    pub(super) fn of(flag: &'static str, path: Option<&'a Path>, holds: Holds) -> Option<Self> {
+        path.map(|path| Self { flag, path, holds })
+    }
+}
+
+/// The one check of what a command writes, before any work (every command with an output file
+/// goes through it): each output can be written ([`check_output_file`]), none is one of the
+/// command's `inputs` or of the images it writes (`images`, checked by the conversion's plan),
+/// and no two name the same file: the same path, or the same file through a symlink or a hard
+/// link.
+pub(super) fn check_outputs(
+    outputs: &[Output<'_>],
+    inputs: &[&Path],
+    images: &[&Path],
+    overwrite: bool,
+) -> anyhow::Result<()> {
+    for (i, output) in outputs.iter().enumerate() {
+        let path = output.path;
+        if let Some(other) = outputs.get(..i).into_iter().flatten().find(|o| same_file(o.path, path)) {
+            bail!("{} names the same file as {}: {}", output.flag, other.flag, path.display());
+        }
+        check_output_file(output, overwrite)?;
+        if inputs.iter().any(|input| same_file(input, path)) {
+            bail!("{} would replace its own input: {}", output.flag, path.display());
+        }
+        if images.iter().any(|image| same_file(image, path)) {
+            bail!("{} would replace an image this conversion writes: {}", output.flag, path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `output` can be written as a file before any work: not a folder, a device or a
+/// FIFO, in a folder that exists and is writable, and not an existing file unless `overwrite`,
+/// and then not a read-only one.
+pub(super) fn check_output_file(output: &Output<'_>, overwrite: bool) -> anyhow::Result<()> {
+    let Output { flag: what, path, holds } = *output;
     if path.is_dir() || path.as_os_str().as_encoded_bytes().ends_with(b"/") {
         bail!("{what} names a folder, not a file: {}", path.display());
     }
-    if let Some(kind) = std::fs::metadata(path).ok().as_ref().and_then(special_kind) {
-        bail!("{what} is {kind}, which is never replaced by an image file: {}", path.display());
+    let existing = std::fs::metadata(path).ok();
+    if let Some(kind) = existing.as_ref().and_then(special_kind) {
+        if holds == Holds::Image {
+            bail!("{what} is {kind}, which is never replaced by an image file: {}", path.display());
+        }
+        bail!("{what} names {kind}; {} is written only to a regular file: {}", holds.noun(), path.display());
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -236,6 +311,13 @@ pub(super) fn check_output_file(path: &Path, overwrite: bool, what: &str) -> any
     }
     if !overwrite && path.symlink_metadata().is_ok() {
         bail!("{what}: the file exists (pass --overwrite to replace it): {}", path.display());
+    }
+    if let Some(mode) = existing.as_ref().and_then(read_only_mode) {
+        bail!(
+            "{what}: the file is read-only (mode {mode:04o}), so --overwrite does not replace it \
+             (make it writable first): {}",
+            path.display()
+        );
     }
     Ok(())
 }
@@ -256,21 +338,28 @@ pub(super) fn same_file(input: &Path, output: &Path) -> bool {
     matches!((input.canonicalize(), output.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
-/// Refuses an output `what` that would replace the input `input` before any work.
-pub(super) fn check_not_input(input: &Path, output: &Path, what: &str) -> anyhow::Result<()> {
-    if same_file(input, output) {
-        bail!("{what} would replace its own input: {}", output.display());
-    }
-    Ok(())
-}
-
-/// Checks that `dir` is a folder this process can write in.
+/// Checks that `dir` is a folder this process can write in, or one it can create (its nearest
+/// existing ancestor a writable folder): a missing folder is created with the outputs, as
+/// `cp -r` creates its target.
 pub(super) fn check_output_dir(dir: &Path, what: &str) -> anyhow::Result<()> {
-    if !dir.is_dir() {
-        bail!("{what}: not an existing folder: {}", dir.display());
+    if dir.is_dir() {
+        if !writable(dir) {
+            bail!("{what}: cannot write in the folder {}", dir.display());
+        }
+        return Ok(());
     }
-    if !writable(dir) {
-        bail!("{what}: cannot write in the folder {}", dir.display());
+    if std::fs::symlink_metadata(dir).is_ok() {
+        bail!("{what} names a file, not a folder: {}", dir.display());
+    }
+    let Some(existing) = dir.ancestors().skip(1).find(|d| d.as_os_str().is_empty() || d.exists()) else {
+        bail!("{what}: cannot create the folder {}", dir.display());
+    };
+    let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+    if !existing.is_dir() {
+        bail!("{what}: cannot create the folder, {} is not a folder: {}", existing.display(), dir.display());
+    }
+    if !writable(existing) {
+        bail!("{what}: cannot create the folder, {} is not writable: {}", existing.display(), dir.display());
     }
     Ok(())
 }

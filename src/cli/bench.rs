@@ -186,7 +186,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         BenchBackend::One(backend) => vec![backend],
     };
     let with_gpu = backends.contains(&Backend::Gpu);
-    super::trace::check(args.trace.as_deref(), args.overwrite)?;
+    // The trace is never written over the photo measured (also through a link).
+    let outputs: Vec<_> = super::trace::output(args.trace.as_deref()).into_iter().collect();
+    let inputs: Vec<_> = args.input.as_deref().into_iter().collect();
+    super::args::check_outputs(&outputs, &inputs, &[], args.overwrite)?;
     let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
         bench_bytes(in_bytes, out_bytes, synthetic, with_gpu)
     })?;

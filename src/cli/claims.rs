@@ -34,7 +34,8 @@ pub struct ClaimsArgs {
 }
 
 pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
-    super::trace::check(args.trace.as_deref(), args.overwrite)?;
+    let outputs: Vec<_> = super::trace::output(args.trace.as_deref()).into_iter().collect();
+    super::args::check_outputs(&outputs, &[], &[], args.overwrite)?;
     let _memory = budget().try_reserve(claims_bytes()).context("cannot test the claims")?;
     let engine = Engine::new();
     let terminal = !args.json && std::io::stderr().is_terminal();

@@ -7,7 +7,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use clap::Args;
 use serde_json::Value;
 
@@ -92,11 +91,17 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(if slower { ExitCode::from(SLOWER_EXIT) } else { ExitCode::SUCCESS })
 }
 
-/// A result file, parsed, with the file named in every error.
+/// The largest result file `compare` reads: a sweep over a work grid with every figure is well
+/// under a MiB; a file this large is something else.
+const MAX_RESULT_BYTES: u64 = 16 << 20;
+
+/// A result file, read through the one bounded JSON reader (a regular file of at most
+/// [`MAX_RESULT_BYTES`]: never a FIFO, a device or a sparse giant), with the file named in every
+/// error.
 fn read(path: &Path) -> anyhow::Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let Some(value) = crate::io::read_json::<Value>(path, MAX_RESULT_BYTES)? else {
+        anyhow::bail!("cannot read the file (it does not exist): {}", path.display());
+    };
     let schema = value.get("schema").and_then(Value::as_u64);
     if let Some(schema) = schema.filter(|&s| s > u64::from(super::stamp::SCHEMA)) {
         anyhow::bail!(

@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use std::io::IsTerminal as _;
@@ -19,6 +20,7 @@ use crate::engine::{
     Backend, BatchOptions, ConvertSettings, Engine, EngineError, FileReport, available_threads, convert_batch,
 };
 use crate::io::{DecodeOptions, ExportOptions, JsonPath};
+use crate::system::signals::LastWordsGuard;
 use crate::system::units::ms;
 
 pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
@@ -38,7 +40,7 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
 fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let plan = plan_outputs(args)?;
-    super::trace::check_convert(args.trace.as_deref(), args.overwrite, &plan.items)?;
+    check_trace(args, &plan)?;
     if !args.json {
         for file in &plan.skipped {
             errln!("skipped ({}): {}", file.why, file.path.display());
@@ -49,12 +51,13 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             errln!("error: {}", refused.why);
         }
     }
-    let created = create_output_folders(&plan)?;
     let engine = Engine::new();
     if args.backend == Backend::Gpu && !plan.items.is_empty() {
         let gpu = engine.gpu()?;
         gpu.check_workgroup(args.workgroup.unwrap_or_default())?;
     }
+    // Every check passed: the folders the outputs need (--out-dir too) are made now.
+    let created = create_output_folders(&plan)?;
     let files = plan.items.len();
     let jobs = args.jobs.map_or_else(|| available_threads().min(files).max(1), |j| j as usize);
     let options = BatchOptions {
@@ -84,7 +87,14 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let total_bytes = sizes.iter().sum();
     let mode = ProgressMode::choose(args.json, if plan.from_folder { files.max(2) } else { files });
     let progress = Mutex::new(Progress::new(mode, files, total_bytes));
+    let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
+    let all_files = files + refused_files;
+    let tally = Arc::new(Tally::default());
+    // A signal mid-batch: the summary of what is done, said before the signal ends the process.
+    let _last_words = (!args.json && (all_files > 1 || plan.from_folder))
+        .then(|| summary_on_signal(&tally, all_files, refused_files, mode == ProgressMode::Bar));
     let on_done = |index: usize, result: &Result<FileReport, EngineError>| {
+        tally.record(result.is_ok());
         let mut progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress.file_done(sizes[index], result.is_ok(), || {
             if !args.json {
@@ -103,10 +113,8 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     });
     progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner).finish();
     remove_empty_folders(&created);
-    let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
     let unlisted_folders = plan.refused.len() - refused_files;
     let failures = results.iter().filter(|r| r.is_err()).count() + refused_files;
-    let all_files = files + refused_files;
     if let Some(path) = &args.trace {
         super::trace::write_files(path, args.overwrite, &results)?;
     }
@@ -137,8 +145,22 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     Ok(if failures > 0 || unlisted_folders > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// Creates the folders the outputs need (a folder input's subfolders, mirrored under
-/// `--out-dir`), returning the ones created, parents first.
+/// Refuses a trace that would replace a file this conversion reads (an input named, a file of
+/// a folder input, converted or not) or an image it writes.
+fn check_trace(args: &ConvertArgs, plan: &Plan) -> anyhow::Result<()> {
+    let Some(trace) = super::trace::output(args.trace.as_deref()) else { return Ok(()) };
+    let inputs: Vec<&Path> = (args.inputs.iter().map(PathBuf::as_path))
+        .chain(plan.items.iter().map(|i| i.input.as_path()))
+        .chain(plan.refused.iter().map(|r| r.path.as_path()))
+        .chain(plan.skipped.iter().map(|s| s.path.as_path()))
+        .collect();
+    let images: Vec<&Path> = plan.items.iter().map(|i| i.output.as_path()).collect();
+    super::args::check_outputs(&[trace], &inputs, &images, args.overwrite)
+}
+
+/// Creates the folders the outputs need (`--out-dir` itself where it does not exist yet, as
+/// `cp -r` makes its target, and a folder input's subfolders mirrored under it), returning the
+/// ones created, parents first.
 fn create_output_folders(plan: &Plan) -> anyhow::Result<Vec<PathBuf>> {
     let mut created = Vec::new();
     for dir in plan.items.iter().filter_map(|i| i.output.parent()).collect::<HashSet<_>>() {
@@ -148,7 +170,10 @@ fn create_output_folders(plan: &Plan) -> anyhow::Result<Vec<PathBuf>> {
             .collect();
         for d in missing.into_iter().rev() {
             match std::fs::create_dir(d) {
-                Ok(()) => created.push(d.to_path_buf()),
+                Ok(()) => {
+                    log::info!("created the folder {}", d.display());
+                    created.push(d.to_path_buf());
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
                 Err(e) => return Err(e).with_context(|| format!("cannot create {}", d.display())),
             }
@@ -167,6 +192,33 @@ fn remove_empty_folders(created: &[PathBuf]) {
         if std::fs::remove_dir(&dir).is_ok() {
             log::info!("removed the empty folder {}", dir.display());
         }
+    }
+}
+
+/// Says, if a signal ends the process mid-batch, how many of `all_files` were converted and
+/// how many failed (the `refused` ones too), after clearing the progress bar if one is drawn.
+fn summary_on_signal(tally: &Arc<Tally>, all_files: usize, refused: usize, bar: bool) -> LastWordsGuard {
+    let tally = Arc::clone(tally);
+    let clear = if bar { "\r\x1b[2K" } else { "" };
+    crate::system::signals::say_on_signal(move |signal| {
+        let converted = tally.converted.load(Ordering::Relaxed);
+        let failed = tally.failed.load(Ordering::Relaxed) + refused;
+        format!("{clear}{converted} of {all_files} files converted, {failed} failed, stopped by {signal}")
+    })
+}
+
+/// Files of a batch done so far, counted from the workers, for the summary a signal leaves.
+#[derive(Default)]
+struct Tally {
+    converted: AtomicUsize,
+    failed: AtomicUsize,
+}
+
+impl Tally {
+    /// Counts a file done, converted or failed.
+    fn record(&self, converted: bool) {
+        let counter = if converted { &self.converted } else { &self.failed };
+        counter.fetch_add(1, Ordering::Relaxed);
     }
 }
 

@@ -178,6 +178,7 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
     for e in causes::chain(err) {
         match causes::io_error(e) {
             Some(IoError::Exists { .. }) => return Some("pass --overwrite to replace it"),
+            Some(IoError::ReadOnly { .. }) => return Some("make it writable first, e.g. chmod u+w"),
             Some(IoError::OutputIsFolder { .. }) => return Some("use --out-dir for a folder"),
             Some(IoError::UnknownExportFormat { .. }) => return Some("or choose one with --format"),
             Some(IoError::Truncated { at: TruncatedAt::Row { .. } | TruncatedAt::Refinement, .. }) => {

@@ -1,8 +1,9 @@
 //! What `graylab convert` will do, decided before any work: options that contradict each other
 //! refused (a usage error), the files of folder inputs (each folder listed once, by device and
 //! inode, FIFOs and devices never opened, a folder that cannot be listed told and left out),
-//! each input's output path, graylab's own outputs of other inputs left alone, and each input
-//! whose output is a folder, an input or another input's output too refused by name.
+//! each input's output path, graylab's own outputs of other inputs (told by graylab's mark, not
+//! by name) left alone, and each input whose output is a folder, an input or another input's
+//! output too refused by name.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -10,9 +11,9 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::UsageError;
-use super::args::{ConvertArgs, check_output_dir, check_output_file};
+use super::args::{ConvertArgs, Holds, Output, check_output_dir, check_output_file};
 use crate::engine::{Backend, BatchItem, default_output_path};
-use crate::io::{ExportFormat, FileKind, IoError, classify_file};
+use crate::io::{ExportFormat, FileKind, IoError, classify_file, is_graylab_output};
 
 /// A file of a folder input that is not converted, and why ("not an image", "a FIFO").
 pub(super) struct Skipped {
@@ -95,7 +96,7 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
                 o.display()
             )));
         }
-        check_output_file(o, args.overwrite, "-o/--output")?;
+        check_output_file(&Output { flag: "-o/--output", path: o, holds: Holds::Image }, args.overwrite)?;
     }
     if let Some(dir) = &args.out_dir {
         check_output_dir(dir, "--out-dir")?;
@@ -151,9 +152,11 @@ fn skip_reason(kind: &Result<FileKind, IoError>) -> Option<&'static str> {
 
 /// Leaves out each file of a folder input that is graylab's output of another input of the
 /// batch: `a.gray.png` when `a.jpg` would write exactly that path (`--out-dir` is the input
-/// folder). Converting it again would write `a.gray.gray.png` on every run, and `a.jpg` could
-/// not be converted (its output would replace an input). A file named on the command line is
-/// never left out.
+/// folder) and the file carries graylab's mark ([`is_graylab_output`]). Converting it again would
+/// write `a.gray.gray.png` on every run, and `a.jpg` could not be converted (its output would
+/// replace an input). A file of that name without the mark is a user's (or a BMP, which cannot
+/// carry it): it stays an input, converted, and `a.jpg` is refused rather than replace it. A
+/// file named on the command line is never left out.
 fn skip_own_outputs(candidates: Vec<Candidate>, skipped: &mut Vec<Skipped>) -> Vec<Candidate> {
     let outputs: HashMap<EntryKey, usize> =
         candidates.iter().enumerate().map(|(i, c)| (entry_key(&c.output), i)).collect();
@@ -162,6 +165,10 @@ fn skip_own_outputs(candidates: Vec<Candidate>, skipped: &mut Vec<Skipped>) -> V
         .enumerate()
         .map(|(i, c)| {
             let owner = outputs.get(&entry_key(&c.input)).filter(|&&j| c.listed && j != i)?;
+            if !is_graylab_output(&c.input) {
+                log::info!("not graylab's (no mark), so an input: {}", c.input.display());
+                return None;
+            }
             candidates.get(*owner).map(|o| o.input.clone())
         })
         .collect();
@@ -217,7 +224,11 @@ fn refuse_conflicts(candidates: Vec<Candidate>, plan: &mut Plan) {
                     .map(|g| g.input.display().to_string())
                     .collect();
                 let count = if names.len() == 2 { "two".to_owned() } else { names.len().to_string() };
-                format!("{count} inputs would write the same output ({}): {out}", and_list(&names))
+                format!(
+                    "{count} inputs would write the same output ({}): {out} (convert one of them in \
+                     another run, with another --format or another --out-dir)",
+                    and_list(&names)
+                )
             })
         });
     }

@@ -1,34 +1,17 @@
 //! `--trace FILE` of `bench`, `claims`, `convert` and `sweep`: their runs as a Chrome trace (open it in
-//! ui.perfetto.dev), checked before any work and written atomically after it.
+//! ui.perfetto.dev), checked before any work with the command's other outputs
+//! ([`super::args::check_outputs`]) and written atomically after it.
 
 use std::path::Path;
 
+use super::args::{Holds, Output};
 use super::out::errln;
 use crate::engine::sweep::SweepResult;
-use crate::engine::{BatchItem, EngineError, FileReport, RunReport};
+use crate::engine::{EngineError, FileReport, RunReport};
 
-/// Refuses a trace path that cannot be written (or an existing file, unless `overwrite`)
-/// before anything is measured.
-pub(super) fn check(path: Option<&Path>, overwrite: bool) -> anyhow::Result<()> {
-    match path {
-        Some(path) => super::args::check_output_file(path, overwrite, "--trace"),
-        None => Ok(()),
-    }
-}
-
-/// [`check`], and refuses a trace that would replace one of the conversion's inputs or outputs
-/// (a trace written over the photo would destroy it).
-pub(super) fn check_convert(path: Option<&Path>, overwrite: bool, items: &[BatchItem]) -> anyhow::Result<()> {
-    check(path, overwrite)?;
-    let Some(trace) = path else { return Ok(()) };
-    let canonical = std::fs::canonicalize(trace).ok();
-    let same = |p: &Path| p == trace || canonical.is_some() && std::fs::canonicalize(p).ok() == canonical;
-    match items.iter().flat_map(|i| [&i.input, &i.output]).find(|p| same(p)) {
-        Some(clash) => {
-            anyhow::bail!("--trace names a file this conversion reads or writes: {}", clash.display())
-        }
-        None => Ok(()),
-    }
+/// `--trace` as one of a command's outputs, for [`super::args::check_outputs`].
+pub(super) fn output(path: Option<&Path>) -> Option<Output<'_>> {
+    Output::of("--trace", path, Holds::Trace)
 }
 
 /// Writes the trace of each file converted, named by its path.

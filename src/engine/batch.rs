@@ -33,7 +33,8 @@ pub struct BatchOptions {
 }
 
 /// Converts every item, `options.jobs` at a time; `on_done(index, result)` is called from the
-/// worker threads as each file finishes. Results come back in the items' order. A batch of one
+/// worker threads as each file finishes. Once a signal is ending the process no file is begun
+/// (those are [`EngineError::Cancelled`]). Results come back in the items' order. A batch of one
 /// file counts its pixels done in `progress`, when given.
 pub fn convert_batch(
     engine: &Engine,
@@ -48,6 +49,11 @@ pub fn convert_batch(
         items.iter().map(|_| Mutex::new(None)).collect();
     let worker = || {
         loop {
+            // A signal is ending the process: no file is begun (those in flight are abandoned
+            // cleanly, see `crate::system::signals`).
+            if crate::system::signals::stopping().is_some() {
+                break;
+            }
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = items.get(index) else { break };
             // The decode reserves the file's working memory from the process-wide budget, waiting

@@ -166,6 +166,14 @@ pub enum EngineError {
     /// A figure could not be kept: there is no cache folder.
     #[error("no cache folder: neither XDG_CACHE_HOME nor HOME is set")]
     NoCacheFolder,
+    /// A file read as a saved `graylab bench --json` is not one (why, in words).
+    #[error("not a saved bench ({reason}): {}", path.display())]
+    NotABench {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What it is instead, or what is missing.
+        reason: String,
+    },
     /// A measurement's buffers do not fit the memory budget now.
     #[error(transparent)]
     OverBudget(#[from] crate::system::memory_budget::OverBudget),

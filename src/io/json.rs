@@ -4,18 +4,27 @@
 
 use std::path::Path;
 
-use crate::io::{IoError, WriteCause, owned, read_capped, write_atomically};
+use crate::io::{IoError, WriteCause, open_regular, owned, write_atomically};
 
-/// Reads graylab's own small JSON file: a regular file of at most `limit` bytes holding a `T`;
-/// `Ok(None)` where there is none.
+/// Reads graylab's own small JSON file: a regular file (never a FIFO or a device, opened without
+/// blocking) of at most `limit` bytes holding a `T`, the one reader of every JSON file graylab
+/// reads back; `Ok(None)` where there is none.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, limit: u64) -> Result<Option<T>, IoError> {
-    let bytes = match read_capped(path, limit.saturating_add(1)) {
-        Ok(bytes) => bytes,
+    let too_large = || IoError::NotJson { path: owned(path), reason: format!("over {limit} bytes") };
+    let file = match open_regular(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(cause) => return Err(IoError::Open { path: owned(path), cause }),
     };
+    // A file that says it is too large is refused unread (a sparse file of gigabytes).
+    if file.metadata().is_ok_and(|m| m.len() > limit) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, limit.saturating_add(1)), &mut bytes)
+        .map_err(|cause| IoError::Open { path: owned(path), cause })?;
     if bytes.len() as u64 > limit {
-        return Err(IoError::NotJson { path: owned(path), reason: format!("over {limit} bytes") });
+        return Err(too_large());
     }
     serde_json::from_slice(&bytes)
         .map(Some)

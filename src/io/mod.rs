@@ -9,6 +9,7 @@
 mod codecs;
 mod json;
 mod kind;
+mod mark;
 mod read;
 mod write;
 
@@ -22,13 +23,14 @@ pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource};
 pub use json::{JsonPath, read_json, serialize_path, write_json};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
+pub use mark::is_graylab_output;
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
 pub use read::luma_stream::{LumaStream, ToGray};
 pub use read::sniff::{
     FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
 };
 pub use read::stored_luma::StoredLuma;
-pub use write::atomic::{NO_TMPFILE_ENV, remove_temp_files_on_signals, write_atomically};
+pub use write::atomic::{NO_TMPFILE_ENV, read_only_mode, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
     encode_to_vec, encodes_rows, export_format,
@@ -397,6 +399,15 @@ pub enum IoError {
         path: PathBuf,
         /// What it is, in words ("a character device").
         kind: &'static str,
+    },
+    /// The output is a file its mode keeps from being written (`0444`): never replaced, as
+    /// `cp` refuses it to its owner.
+    #[error("the output file is read-only (mode {mode:04o}), so it is not replaced: {}", path.display())]
+    ReadOnly {
+        /// The output file.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
     },
     /// The output path names a folder.
     #[error("the output is a folder, not a file: {}", path.display())]

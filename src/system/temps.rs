@@ -1,6 +1,6 @@
 //! graylab's own temporary files (`.graylab-PID-RANDOM.part` beside an output while it is written):
 //! naming, a registry of those in flight that SIGINT/SIGTERM/SIGHUP remove before the process
-//! dies, and the removal of stale ones that a killed run left behind.
+//! dies ([`super::signals`]), and the removal of stale ones that a killed run left behind.
 //!
 //! Most exports never show a named temporary file (see [`crate::io::write::atomic`]: `O_TMPFILE` where the
 //! filesystem has it); this covers the others and the instant of an overwriting rename.
@@ -159,30 +159,12 @@ fn process_exists(_pid: u32) -> bool {
     true
 }
 
-/// Installs the handler that, on SIGINT, SIGTERM or SIGHUP, removes every graylab temporary
-/// file in flight and then lets the signal end the process as it would have (exit status
-/// "killed by signal"). Call once, early, from the binary.
-#[cfg(unix)]
-pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::Builder::new().name("graylab-signals".into()).spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            // Held until the process is gone: no new temporary file can appear meanwhile.
-            let files = registry();
-            for path in files.iter() {
-                let _ = std::fs::remove_file(path);
-            }
-            let _ = signal_hook::low_level::emulate_default_handler(signal);
-            // Not reached for these signals; exit the conventional way if it is.
-            std::process::exit(128 + signal);
-        }
-    })?;
-    Ok(())
-}
-
-/// Does nothing where there are no Unix signals.
-#[cfg(not(unix))]
-pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
-    Ok(())
+/// Removes every graylab temporary file in flight and returns the registry locked, so that no
+/// new one can appear while the caller lets a signal end the process.
+pub(super) fn remove_in_flight() -> MutexGuard<'static, HashSet<PathBuf>> {
+    let files = registry();
+    for path in files.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    files
 }

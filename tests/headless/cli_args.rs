@@ -128,7 +128,12 @@ fn output_paths_are_checked_before_any_work() {
     assert!(!t.contains("exists") && !t.contains("unknown output format"), "{t}");
     fails(&["convert", "in.png", "-o", "out.gif"], d, 2, &["unknown format", "--format"]);
     fails(&["convert", "in.png", "-o", "no/such/dir/out.png"], d, 1, &["does not exist"]);
-    fails(&["convert", "in.png", "--out-dir", "in.png"], d, 1, &["not an existing folder"]);
+    fails(
+        &["convert", "in.png", "--out-dir", "in.png"],
+        d,
+        1,
+        &["--out-dir names a file, not a folder: in.png"],
+    );
     for json in ["/no/such/dir/x.json", "folder"] {
         let t = fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", json], d, 1, &["--json"]);
         assert!(!t.contains("measuring"), "nothing is measured first: {t}");

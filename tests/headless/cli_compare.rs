@@ -134,8 +134,12 @@ fn compare_refuses_what_it_cannot_compare_naming_the_file() {
             "bench.json is a bench result and sweep.json a sweep result",
         ),
         (["compare", "bench.json", "newer.json"], 1, "newer.json has schema 99"),
-        (["compare", "bench.json", "text.json"], 1, "text.json is not JSON"),
-        (["compare", "bench.json", "gone.json"], 1, "cannot read gone.json"),
+        (
+            ["compare", "bench.json", "text.json"],
+            1,
+            "not a graylab JSON file (expected ident at line 1 column 2): text.json",
+        ),
+        (["compare", "bench.json", "gone.json"], 1, "cannot read the file (it does not exist): gone.json"),
         (["compare", "bench.json", "bench.json"], 0, "0 slower"),
     ] {
         let o = graylab(&args, d);
@@ -144,4 +148,29 @@ fn compare_refuses_what_it_cannot_compare_naming_the_file() {
     }
     let o = graylab(&["compare", "bench.json", "bench.json", "--threshold", "0"], d);
     assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
+}
+
+/// Issue 42, E4: `compare` reads through the one bounded JSON reader: a sparse file of 2 GB, a
+/// FIFO with no writer and /dev/zero fail at once, naming the file, without reading them.
+#[cfg(unix)]
+#[test]
+fn compare_reads_only_a_small_regular_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    write(d, "bench.json", &serde_json::json!({ "schema": 1, "kind": "bench", "results": [] }));
+    let sparse = std::fs::File::create(d.join("huge.json")).expect("create");
+    sparse.set_len(2 << 30).expect("a sparse 2 GiB file");
+    crate::common::mkfifo(&d.join("fifo.json"));
+    for (new, says) in [
+        ("huge.json", "not a graylab JSON file (over 16777216 bytes): huge.json"),
+        ("fifo.json", "cannot read the file (it is a FIFO (named pipe), not a regular file): fifo.json"),
+        ("/dev/zero", "cannot read the file (it is a character device, not a regular file): /dev/zero"),
+    ] {
+        let mut cmd = crate::common::graylab_cmd(d);
+        cmd.args(["compare", "bench.json", new]);
+        // A deadline against the old hang on the FIFO: the test fails instead of hanging.
+        let o = crate::common::output_within(cmd, 60);
+        assert_eq!(o.status.code(), Some(1), "{new}: {}", text(&o));
+        assert!(text(&o).contains(says), "{new}: {}", text(&o));
+    }
 }

@@ -172,7 +172,7 @@ fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
     let before = std::fs::read(dir.path().join("a.png")).expect("read");
     let o = graylab(&["convert", "a.png", "-o", "a2.png", "--overwrite", "--trace", "a.png"], dir.path());
     assert!(!o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("--trace names a file this conversion reads or writes"), "{}", text(&o));
+    assert!(text(&o).contains("--trace would replace its own input: a.png"), "{}", text(&o));
     assert_eq!(std::fs::read(dir.path().join("a.png")).expect("read"), before);
     assert!(!dir.path().join("a2.png").exists());
 }

@@ -169,3 +169,47 @@ fn new_files_follow_the_umask_and_replaced_files_keep_their_mode() {
     }
     assert_eq!(temp_files(dir.path()), Vec::<String>::new());
 }
+
+/// Issue 42, E8: SIGINT mid-batch ends the process by the signal after a summary of what was
+/// done. Each export is held until the test releases it (`GRAYLAB_HOLD_EXPORT`, one release
+/// per export): the first file is let through, the second is held while it writes, and the
+/// signal lands then, so exactly one file is done, whatever the machine's load.
+#[test]
+fn a_signal_mid_batch_says_what_was_done() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for name in ["a.png", "b.png", "c.png"] {
+        image::GrayImage::from_raw(64, 32, common::noise(64 * 32, 5))
+            .expect("size")
+            .save(d.join(name))
+            .expect("save");
+    }
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    let out = d.join("out");
+    let release = d.join("release");
+    let mut child = graylab(d)
+        .env("GRAYLAB_NO_TMPFILE", "1")
+        .env("GRAYLAB_HOLD_EXPORT", &release)
+        .args(["convert", "a.png", "b.png", "c.png", "--out-dir", "out", "--jobs", "1"])
+        .spawn()
+        .expect("spawn");
+    let first = wait_for_temp_file(&out, &mut child).expect("a.png's export started");
+    std::fs::write(&release, b"").expect("release one export");
+    // b.png's export holds once its own temporary file exists (a.png's is gone by then).
+    let started = Instant::now();
+    while !(release.symlink_metadata().is_err() && temp_files(&out).iter().any(|n| *n != first)) {
+        assert!(child.try_wait().expect("try_wait").is_none(), "it ended before b.png's export");
+        assert!(started.elapsed() < Duration::from_mins(2), "b.png's export never started");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    send(&child, "INT");
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.signal(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let last = err.lines().last().unwrap_or_default();
+    assert_eq!(last, "1 of 3 files converted, 0 failed, stopped by SIGINT", "{err}");
+    let a = image::open(out.join("a.gray.png")).expect("a.png's output is whole");
+    assert_eq!((a.width(), a.height()), (64, 32));
+    assert!(!out.join("b.gray.png").exists() && !out.join("c.gray.png").exists(), "{err}");
+    assert_eq!(temp_files(&out), Vec::<String>::new(), "no temporary file is left");
+}

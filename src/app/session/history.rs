@@ -61,20 +61,7 @@ impl Session {
     /// Loads the saved `graylab bench --json` at `path` to set beside the runs (replacing one
     /// loaded before), and says so; a file that is not one is named with why, and changes nothing.
     pub fn compare_runs_with(&mut self, path: &std::path::Path) {
-        /// Larger than any saved bench: a file this big is something else.
-        const MOST_BYTES: u64 = 64 << 20;
-        let read = std::fs::metadata(path)
-            .map_err(|e| e.to_string())
-            .and_then(|m| {
-                if m.len() > MOST_BYTES {
-                    return Err(format!(
-                        "{} is too large for a saved bench",
-                        crate::system::units::human_bytes(m.len())
-                    ));
-                }
-                std::fs::read_to_string(path).map_err(|e| e.to_string())
-            })
-            .and_then(|text| crate::engine::SavedBench::parse(&text));
+        let read = crate::engine::SavedBench::read(path);
         match read {
             Ok(saved) if saved.results.is_empty() => {
                 self.toasts
@@ -91,7 +78,7 @@ impl Session {
                 ));
                 self.history.compared = Some(compared);
             }
-            Err(why) => self.toasts.error(format!("Could not compare with {}: {why}", path.display())),
+            Err(why) => self.toasts.error(format!("Could not compare: {why}")),
         }
     }
 

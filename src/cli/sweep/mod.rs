@@ -7,7 +7,7 @@ use crate::cli::out::{errln, outln};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use clap::Args;
 
 use crate::engine::ceilings::{Ceiling, PhasePart};
@@ -114,39 +114,21 @@ fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Checks the report paths before anything is measured.
+/// Checks the report paths before anything is measured: none over another, nor over the photo
+/// measured (also through a link).
 fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
-    if let (Some(j), Some(c)) = (&args.json, &args.csv)
-        && j == c
-    {
-        bail!("--json and --csv name the same file: {}", j.display());
-    }
-    if let Some(path) = args.json.as_deref().filter(|p| p.as_os_str() != "-") {
-        crate::cli::args::check_output_file(path, args.overwrite, "--json")?;
-    }
-    if let Some(path) = &args.csv {
-        crate::cli::args::check_output_file(path, args.overwrite, "--csv")?;
-    }
-    crate::cli::trace::check(args.trace.as_deref(), args.overwrite)?;
-    if let Some(t) = &args.trace
-        && (Some(t) == args.json.as_ref() || Some(t) == args.csv.as_ref())
-    {
-        bail!("--trace names the same file as another report: {}", t.display());
-    }
-    // A report written over the photo it measures would destroy it (also through a link).
-    if let Some(input) = &args.from_image {
-        let reports = [
-            ("--json", args.json.as_deref().filter(|p| p.as_os_str() != "-")),
-            ("--csv", args.csv.as_deref()),
-            ("--trace", args.trace.as_deref()),
-        ];
-        for (what, path) in reports {
-            if let Some(path) = path {
-                crate::cli::args::check_not_input(input, path, what)?;
-            }
-        }
-    }
-    Ok(())
+    use crate::cli::args::{Holds, Output};
+    let json = args.json.as_deref().filter(|p| p.as_os_str() != "-");
+    let outputs: Vec<Output<'_>> = [
+        Output::of("--json", json, Holds::Json),
+        Output::of("--csv", args.csv.as_deref(), Holds::Csv),
+        crate::cli::trace::output(args.trace.as_deref()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let inputs: Vec<&Path> = args.from_image.as_deref().into_iter().collect();
+    crate::cli::args::check_outputs(&outputs, &inputs, &[], args.overwrite)
 }
 
 pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {

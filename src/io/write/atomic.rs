@@ -6,9 +6,10 @@
 //! `linkat`, so even SIGKILL leaves nothing. Elsewhere, or where the filesystem cannot, a named
 //! `.graylab-PID-RANDOM.part` file is used ([`crate::system::temps`]): removed on SIGINT/SIGTERM, and by
 //! the next run in that folder after SIGKILL. New files get `0666 & ~umask`; a replaced file keeps
-//! its permission bits (never setuid, setgid or sticky). A FIFO or a device is never replaced.
+//! its permission bits (never setuid, setgid or sticky). A FIFO, a device or a read-only file is
+//! never replaced.
 
-pub use crate::system::temps::remove_temp_files_on_signals;
+pub use crate::system::signals::remove_temp_files_on_signals;
 
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
@@ -21,14 +22,16 @@ use crate::system::temps::{NamedTemp, remove_stale_once};
 /// Set to `1` to never use `O_TMPFILE` (tests of the named-file path).
 pub const NO_TMPFILE_ENV: &str = "GRAYLAB_NO_TMPFILE";
 
-/// Set to a path: each export, its temporary file made, waits until that path exists (tests
-/// that interrupt an export while it writes, without racing it).
+/// Set to a path: each export, its temporary file made, waits until that path exists and
+/// removes it, so that each file made there releases one export (tests that interrupt an export
+/// while it writes, or after some of a batch's files, without racing it).
 pub const HOLD_ENV: &str = "GRAYLAB_HOLD_EXPORT";
 
-/// Waits while [`HOLD_ENV`] names a path that does not exist yet.
+/// Waits until the path [`HOLD_ENV`] names exists, and takes it: the export that removes it goes
+/// on, any other waits for the next one.
 fn hold_for_tests() {
     let Some(release) = std::env::var_os(HOLD_ENV) else { return };
-    while !Path::new(&release).exists() {
+    while std::fs::remove_file(&release).is_err() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
@@ -51,6 +54,11 @@ pub fn write_atomically(
     }
     if existing.is_some() && !overwrite {
         return Err(IoError::Exists { path: owned(path) });
+    }
+    // A read-only file is refused as `cp` refuses it to its owner, even with `overwrite` (and
+    // even for root, who could write it: the bits are what the owner said).
+    if let Some(mode) = existing.as_ref().and_then(read_only_mode) {
+        return Err(IoError::ReadOnly { path: owned(path), mode });
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -110,6 +118,38 @@ pub fn write_atomically(
     }
     sync_dir(dir);
     Ok(bytes)
+}
+
+/// The permission bits (`0o444`) of a regular file that its mode keeps this process from
+/// writing: the owner's write bit for its owner (and for root, as if it were the owner), the
+/// group's for a member of its group, the others' for anyone else; `None` for a file it may
+/// write, or anything but a regular file. The bits, not `access()`, which lets root write all.
+#[must_use]
+pub fn read_only_mode(meta: &std::fs::Metadata) -> Option<u32> {
+    if !meta.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use rustix::process::{getegid, geteuid, getgroups};
+        use std::os::unix::fs::MetadataExt as _;
+        let mode = meta.mode() & 0o777;
+        let uid = geteuid();
+        let in_group = || {
+            getegid().as_raw() == meta.gid()
+                || getgroups().is_ok_and(|groups| groups.iter().any(|g| g.as_raw() == meta.gid()))
+        };
+        let write_bit = if uid.is_root() || uid.as_raw() == meta.uid() {
+            0o200
+        } else if in_group() {
+            0o020
+        } else {
+            0o002
+        };
+        (mode & write_bit == 0).then_some(mode)
+    }
+    #[cfg(not(unix))]
+    meta.permissions().readonly().then_some(0o444)
 }
 
 /// `meta`'s permissions without the setuid, setgid and sticky bits.

@@ -376,11 +376,17 @@ fn write_encoded(
         ExportFormat::Tiff => {
             write_gray_tiff(bytes, layout, &mut CountingWriter::new(out, bytes.len() as u64, progress))
         }
+        // A BMP has no place for text: graylab's BMP outputs are unmarked (`crate::io::mark`).
         ExportFormat::Bmp => BmpEncoder::new(&mut CountingWriter::new(out, bytes.len() as u64, progress))
             .write_image(bytes, w, h, color)
             .map_err(image_err),
         ExportFormat::Webp => {
-            WebPEncoder::new_lossless(out).write_image(bytes, w, h, color).map_err(image_err)
+            let mut encoder = WebPEncoder::new_lossless(out);
+            // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk.
+            encoder
+                .set_exif_metadata(crate::io::mark::exif_software())
+                .map_err(|e| WriteCause::Encoder(e.to_string()))?;
+            encoder.write_image(bytes, w, h, color).map_err(image_err)
         }
     }
 }

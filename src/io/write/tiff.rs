@@ -1,6 +1,7 @@
 //! graylab's TIFF writer: uncompressed gray (`BlackIsZero`), 8 or 16 bits, gray + alpha as two
 //! samples with `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
-//! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB.
+//! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB; the
+//! `Software` tag says graylab ([`crate::io::mark`]).
 //!
 //! The `image` crate's encoder wrote gray + alpha as RGBA without `ExtraSamples` and a
 //! `Predictor` tag on uncompressed data, both of which libtiff warns about. Depends on `std` and
@@ -10,6 +11,7 @@ use std::io::Write;
 
 use crate::io::WriteCause;
 use crate::io::codecs::rows::GrayLayout;
+use crate::io::mark::SOFTWARE;
 
 /// Bytes per strip at most: small strips for readers that load one at a time, few enough that
 /// the offset table stays small (libtiff's tools read any size).
@@ -21,6 +23,8 @@ const WRITE_BYTES: usize = 1 << 20;
 /// A field's type, as TIFF numbers it.
 #[derive(Clone, Copy)]
 enum Type {
+    /// Bytes of text, the last a NUL.
+    Ascii = 2,
     Short = 3,
     Long = 4,
     /// Two `Long`s: numerator, denominator.
@@ -32,6 +36,7 @@ impl Type {
     /// Bytes per stored number (a rational is stored as two `Long`s).
     fn number_bytes(self) -> usize {
         match self {
+            Self::Ascii => 1,
             Self::Short => 2,
             Self::Long | Self::Rational => 4,
             Self::Long8 => 8,
@@ -61,6 +66,7 @@ impl Field {
         let mut out = Vec::with_capacity(self.values.len() * self.kind.number_bytes());
         for &v in &self.values {
             match self.kind {
+                Type::Ascii => out.push(v as u8),
                 Type::Short => out.extend_from_slice(&(v as u16).to_ne_bytes()),
                 Type::Long | Type::Rational => out.extend_from_slice(&(v as u32).to_ne_bytes()),
                 Type::Long8 => out.extend_from_slice(&v.to_ne_bytes()),
@@ -153,6 +159,8 @@ fn directory(kind: Kind, layout: GrayLayout, rows_per_strip: usize, strips: usiz
         // Samples interleaved (chunky).
         Field::new(284, Type::Short, vec![1]),
         Field::new(296, Type::Short, vec![2]),
+        // graylab's mark (see `crate::io::mark`).
+        Field::new(305, Type::Ascii, SOFTWARE.bytes().chain([0]).map(u64::from).collect()),
     ];
     if layout.alpha {
         // Unassociated (straight) alpha.

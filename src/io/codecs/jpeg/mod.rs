@@ -4,13 +4,15 @@
 //! Annex K Huffman tables, so sizes compare with libjpeg's and `OpenCV`'s at the same quality).
 //!
 //! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
-//! does not arise, and the file is single-channel.
+//! does not arise, and the file is single-channel. A `COM` segment `graylab` marks the file as
+//! graylab's ([`crate::io::mark`]).
 
 mod block;
 mod dct;
 mod tables;
 
 use crate::io::WriteCause;
+use crate::io::mark::SOFTWARE;
 use std::io::Write;
 
 use crate::io::codecs::rows::RowSource;
@@ -101,6 +103,8 @@ fn write_headers(
     out.write_all(&[0xFF, 0xD8])?;
     // JFIF 1.01, no density unit, 1:1 aspect, no thumbnail.
     segment(out, 0xE0, &[b"JFIF\0", &[1, 1, 0, 0, 1, 0, 1, 0, 0]])?;
+    // graylab's mark (see `crate::io::mark`): a comment.
+    segment(out, 0xFE, &[SOFTWARE.as_bytes()])?;
     let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);
     segment(out, 0xDB, &[&[0x00], &zigzag_quant])?;
     let [h1, h0] = height.to_be_bytes();

@@ -1,12 +1,14 @@
 //! A parallel PNG writer for gray and gray + alpha images, 8 or 16 bits: rows are filtered
 //! (adaptive per row: the filter with the smallest sum of absolute values, as libpng and the
 //! `png` crate choose) and compressed in stripes on all cores, then the stripes are joined into
-//! one zlib stream (see [`deflate`]) with the Adler-32 combined from theirs.
+//! one zlib stream (see [`deflate`]) with the Adler-32 combined from theirs. A `tEXt` chunk
+//! `Software` = graylab marks the file as graylab's ([`crate::io::mark`]).
 
 mod deflate;
 mod huffman;
 
 use crate::io::WriteCause;
+use crate::io::mark::SOFTWARE;
 use std::io::Write;
 
 use crate::io::codecs::rows::{GrayLayout, RowSource};
@@ -62,6 +64,9 @@ pub(in crate::io) fn write_png(
     let color_type = if layout.alpha { 4 } else { 0 };
     ihdr.extend_from_slice(&[if layout.sixteen_bit { 16 } else { 8 }, color_type, 0, 0, 0]);
     out.write_all(&chunk(*b"IHDR", &ihdr)).map_err(io)?;
+    // graylab's mark (see `crate::io::mark`): `Software` = graylab.
+    let software = [&b"Software\0"[..], SOFTWARE.as_bytes()].concat();
+    out.write_all(&chunk(*b"tEXt", &software)).map_err(io)?;
     // The zlib header (deflate, 32 KiB window, fastest level), the stripes, the checksum.
     out.write_all(&chunk(*b"IDAT", &[0x78, 0x01])).map_err(io)?;
     let mut adler = 1;

@@ -1,0 +1,86 @@
+//! SIGINT, SIGTERM and SIGHUP: what the process does before the signal ends it. Work not yet
+//! begun is not begun ([`stopping`]), graylab's temporary files in flight are removed
+//! ([`super::temps`]), the last words a command left are said on stderr (a batch's summary,
+//! [`say_on_signal`]), and then the signal ends the process as it would have (exit status
+//! "killed by signal"). Files being written are abandoned, never left half written: their
+//! unnamed or temporary files go with the process.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+/// The signal ending the process, or 0 while none has arrived.
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// What a command says when a signal ends it, given the signal's name.
+type LastWords = Box<dyn Fn(&str) -> String + Send>;
+
+/// The last words of the command running, if it left any.
+static LAST_WORDS: Mutex<Option<LastWords>> = Mutex::new(None);
+
+/// The name of the signal that is ending the process ("SIGINT"), once one has arrived: work
+/// not yet begun should not begin.
+#[must_use]
+pub fn stopping() -> Option<&'static str> {
+    match STOPPED_BY.load(Ordering::Acquire) {
+        0 => None,
+        signal => Some(signal_name(signal)),
+    }
+}
+
+/// Says what `words` returns (given the signal's name) on stderr if a signal ends the process
+/// before the returned guard is dropped.
+#[must_use = "the words are said only while the guard lives"]
+pub fn say_on_signal(words: impl Fn(&str) -> String + Send + 'static) -> LastWordsGuard {
+    *LAST_WORDS.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(words));
+    LastWordsGuard(())
+}
+
+/// Keeps the words of [`say_on_signal`] until dropped.
+pub struct LastWordsGuard(());
+
+impl Drop for LastWordsGuard {
+    fn drop(&mut self) {
+        *LAST_WORDS.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    #[cfg(unix)]
+    if let Some(name) = signal_hook::low_level::signal_name(signal) {
+        return name;
+    }
+    let _ = signal;
+    "a signal"
+}
+
+/// Installs the handler that, on SIGINT, SIGTERM or SIGHUP, stops new work, removes every
+/// graylab temporary file in flight, says the command's last words, and then lets the signal
+/// end the process as it would have. Call once, early, from the binary.
+#[cfg(unix)]
+pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new().name("graylab-signals".into()).spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            STOPPED_BY.store(signal, Ordering::Release);
+            // Held until the process is gone: no new temporary file can appear meanwhile.
+            let _files = super::temps::remove_in_flight();
+            let words = LAST_WORDS.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(words) = words.as_ref() {
+                use std::io::Write as _;
+                // Best effort: a failing stderr has nowhere to report to.
+                let _ = writeln!(std::io::stderr(), "{}", words(signal_name(signal)));
+            }
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            // Not reached for these signals; exit the conventional way if it is.
+            std::process::exit(128 + signal);
+        }
+    })?;
+    Ok(())
+}
+
+/// Does nothing where there are no Unix signals.
+#[cfg(not(unix))]
+pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! What every command writes, on the real binary (issue 42, items E3, 4, 5, 6; issue 44): one
+//! check refuses an output over any input (also through a hard link) or over another output; a
+//! trace or a report goes only to a regular file; a read-only file is never replaced; a user's
+//! `x.gray.png` is told from graylab's own by graylab's mark, not by its name; `--out-dir` is
+//! created; a name collision says how to resolve it.
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+
+use crate::common::{graylab, graylab_cmd, photo, text};
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).expect("metadata").permissions().mode() & 0o777
+}
+
+/// E3: `bench --trace` onto its own photo, by name or through a hard link, is refused before
+/// any work and the photo is unchanged; so are outputs over each other and over a converted
+/// image, the same check in every command.
+#[test]
+fn no_command_writes_an_output_over_its_input_or_another_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(32, 16).save(d.join("in.png")).expect("save");
+    std::fs::hard_link(d.join("in.png"), d.join("linked.png")).expect("hard link");
+    let before = std::fs::read(d.join("in.png")).expect("read");
+    for target in ["in.png", "linked.png"] {
+        let o = graylab(
+            &["bench", "in.png", "--backend", "cpu", "--runs", "2", "--trace", target, "--overwrite"],
+            d,
+        );
+        assert_eq!(o.status.code(), Some(1), "{target}: {}", text(&o));
+        assert!(text(&o).contains(&format!("--trace would replace its own input: {target}")), "{}", text(&o));
+        assert!(!text(&o).contains("warm"), "refused before any run: {}", text(&o));
+        assert_eq!(
+            std::fs::read(d.join("in.png")).expect("read"),
+            before,
+            "{target}: the photo is unchanged"
+        );
+    }
+    // Two outputs of one command that are one file (a hard link) are refused by the same check.
+    std::fs::write(d.join("r.json"), b"{}").expect("write");
+    std::fs::hard_link(d.join("r.json"), d.join("r-link.json")).expect("hard link");
+    let o = graylab(
+        &[
+            "sweep",
+            "--cpu-only",
+            "--sizes",
+            "0.01",
+            "--runs",
+            "1",
+            "--json",
+            "r.json",
+            "--trace",
+            "r-link.json",
+            "--overwrite",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("--trace names the same file as --json: r-link.json"), "{}", text(&o));
+    // A convert's trace over the image it writes, through a hard link.
+    photo(8, 8).save(d.join("out.png")).expect("save");
+    std::fs::hard_link(d.join("out.png"), d.join("out-link.json")).expect("hard link");
+    let o = graylab(&["convert", "in.png", "-o", "out.png", "--overwrite", "--trace", "out-link.json"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("--trace would replace an image this conversion writes: out-link.json"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(image::open(d.join("out.png")).expect("out.png").width(), 8, "not converted over");
+}
+
+/// Item 6: a trace or a JSON report is never written to a device, and the message says so in
+/// its own words (not an image's).
+#[test]
+fn a_trace_or_a_report_goes_only_to_a_regular_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let o = graylab(
+        &[
+            "bench",
+            "--synthetic",
+            "64x64",
+            "--backend",
+            "cpu",
+            "--runs",
+            "1",
+            "--trace",
+            "/dev/null",
+            "--overwrite",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "--trace names a character device; a trace is written only to a regular file: /dev/null"
+        ),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("image file"), "{}", text(&o));
+    let o = graylab(&["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", "/dev/null"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "--json names a character device; a JSON report is written only to a regular file: /dev/null"
+        ),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Item 5: a read-only (0444) output is refused with --overwrite, naming the file and saying it
+/// is read-only, whether `-o` names it, a batch writes it or it is a trace; it keeps its bytes
+/// and its mode. (The tests run as root: the mode bits decide, not `access()`.)
+#[test]
+fn a_read_only_output_is_never_replaced() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(16, 8).save(d.join("in.png")).expect("save");
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    for path in ["kept.png", "out/in.gray.png", "t.json"] {
+        photo(4, 4).save_with_format(d.join(path), image::ImageFormat::Png).expect("save");
+        std::fs::set_permissions(d.join(path), std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    }
+    let before = std::fs::read(d.join("kept.png")).expect("read");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["convert", "in.png", "-o", "kept.png", "--overwrite"],
+            "-o/--output: the file is read-only (mode 0444), so --overwrite does not replace it",
+        ),
+        (
+            &["convert", "in.png", "--out-dir", "out", "--overwrite"],
+            "the output file is read-only (mode 0444), so it is not replaced: out/in.gray.png",
+        ),
+        (
+            &["bench", "in.png", "--backend", "cpu", "--runs", "1", "--trace", "t.json", "--overwrite"],
+            "--trace: the file is read-only (mode 0444), so --overwrite does not replace it",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = graylab(args, d);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+    }
+    assert_eq!(std::fs::read(d.join("kept.png")).expect("read"), before);
+    for path in ["kept.png", "out/in.gray.png", "t.json"] {
+        assert_eq!(mode(&d.join(path)), 0o444, "{path}");
+        let kept = image::load_from_memory(&std::fs::read(d.join(path)).expect("read"));
+        assert_eq!(kept.expect("still the old image").width(), 4, "{path}");
+    }
+}
+
+/// Item 4: graylab's outputs carry its mark in every format that has room for one (BMP has
+/// none); a file of the same name without it is a user's.
+#[test]
+fn graylabs_outputs_carry_its_mark() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(40, 24).save(d.join("in.png")).expect("save");
+    for (ext, marked) in [("png", true), ("jpg", true), ("tif", true), ("webp", true), ("bmp", false)] {
+        let out = format!("out.{ext}");
+        let o = graylab(&["convert", "in.png", "-o", &out], d);
+        assert!(o.status.success(), "{ext}: {}", text(&o));
+        assert_eq!(graylab::io::is_graylab_output(&d.join(&out)), marked, "{ext}");
+        assert_eq!(image::open(d.join(&out)).expect("readable").width(), 40, "{ext}");
+    }
+    // Its own 16-bit PNG too (the row-streaming writer), and nothing another program wrote.
+    image::DynamicImage::ImageLuma16(image::ImageBuffer::from_pixel(8, 8, image::Luma([700u16])))
+        .save(d.join("deep.png"))
+        .expect("save");
+    assert!(!graylab::io::is_graylab_output(&d.join("deep.png")), "the image crate's PNG");
+    let o = graylab(&["convert", "deep.png", "-o", "deep-out.png"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(graylab::io::is_graylab_output(&d.join("deep-out.png")));
+    assert!(!graylab::io::is_graylab_output(&d.join("in.png")));
+    assert!(!graylab::io::is_graylab_output(Path::new("/dev/zero")));
+    assert!(!graylab::io::is_graylab_output(&d.join("missing.png")));
+}
+
+/// Item 4: a user's `x.gray.png` beside `x.jpg`, `--out-dir` the same folder, `--overwrite`: it
+/// has no mark, so it is neither skipped as graylab's nor replaced; `x.jpg` is refused as any
+/// output over another input of the batch is.
+#[test]
+fn a_users_gray_png_is_neither_skipped_nor_replaced() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("in")).expect("mkdir");
+    photo(12, 8).save(d.join("in/x.jpg")).expect("save");
+    photo(20, 10).save(d.join("in/x.gray.png")).expect("save");
+    let before = std::fs::read(d.join("in/x.gray.png")).expect("read");
+    let o = graylab(&["convert", "in", "--out-dir", "in", "--overwrite"], d);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("skipped (graylab's output"), "{err}");
+    assert!(
+        err.contains(
+            "error: the output of in/x.jpg would replace another input of this batch: in/x.gray.png"
+        ),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(d.join("in/x.gray.png")).expect("read"), before, "the user's file is kept");
+    // It is an input like any other: converted beside itself.
+    let gray = image::open(d.join("in/x.gray.gray.png")).expect("the user's file converted");
+    assert_eq!((gray.width(), gray.height()), (20, 10));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("1 of 2 files converted, 1 failed, 0 skipped"));
+}
+
+/// Issue 44: a missing `--out-dir` is created (as `cp -r` creates its target), once every other
+/// check has passed, and the log says so; a refused run creates nothing.
+#[test]
+fn a_missing_out_dir_is_created_after_the_checks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(16, 8).save(d.join("in.png")).expect("save");
+    let o = graylab_cmd(d)
+        .env("RUST_LOG", "info")
+        .args(["convert", "in.png", "--out-dir", "new/deeper"])
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("created the folder new/deeper"), "{}", text(&o));
+    let out = image::open(d.join("new/deeper/in.gray.png")).expect("the output in the new folder");
+    assert_eq!((out.width(), out.height()), (16, 8));
+    // Refused before any work: no folder made.
+    let o = graylab(&["convert", "in.png", "--out-dir", "made", "--trace", "in.png", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(!d.join("made").exists(), "{}", text(&o));
+    let o = graylab(&["convert", "in.png", "--out-dir", "in.png/sub"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("--out-dir: cannot create the folder, in.png is not a folder: in.png/sub"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Issue 44: two inputs that would write one output are refused with the way out.
+#[test]
+fn a_name_collision_says_how_to_resolve_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for sub in ["a", "b"] {
+        std::fs::create_dir(d.join(sub)).expect("mkdir");
+        photo(8, 8).save(d.join(sub).join("p.png")).expect("save");
+    }
+    let o = graylab(&["convert", "a/p.png", "b/p.png", "--out-dir", "out"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "two inputs would write the same output (a/p.png and b/p.png): out/p.gray.png (convert one \
+             of them in another run, with another --format or another --out-dir)"
+        ),
+        "{}",
+        text(&o)
+    );
+}
