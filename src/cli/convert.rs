@@ -98,10 +98,7 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         let mut progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress.file_done(sizes[index], result.is_ok(), || {
             if !args.json {
-                match result {
-                    Ok(report) => print_report(report),
-                    Err(e) => errln!("error: {}", super::describe(e)),
-                }
+                tell_done(result);
             }
         });
     };
@@ -132,8 +129,11 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
                 1 => ", 1 folder not listed".to_owned(),
                 n => format!(", {n} folders not listed"),
             };
+            let warned =
+                results.iter().filter(|r| r.as_ref().is_ok_and(|f| !f.warnings().is_empty())).count();
+            let with_warnings = if warned > 0 { format!(" ({warned} with warnings)") } else { String::new() };
             outln!(
-                "{} of {all_files} files converted, {failures} failed, {} skipped{folders}, in {} ({:.2} images/s, {:.1} MB/s)",
+                "{} of {all_files} files converted{with_warnings}, {failures} failed, {} skipped{folders}, in {} ({:.2} images/s, {:.1} MB/s)",
                 all_files - failures,
                 plan.skipped.len(),
                 seconds(wall),
@@ -227,7 +227,12 @@ fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyho
         .iter()
         .zip(&plan.items)
         .map(|(r, item)| match r {
-            Ok(report) => serde_json::to_value(report),
+            Ok(report) => serde_json::to_value(report).map(|mut value| {
+                if let Some(fields) = value.as_object_mut() {
+                    fields.insert("warnings".to_owned(), serde_json::json!(report.warnings()));
+                }
+                value
+            }),
             Err(e) => Ok(serde_json::json!({ "input": JsonPath(&item.input), "error": super::describe(e) })),
         })
         .collect::<Result<_, _>>()?;
@@ -239,6 +244,20 @@ fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyho
     );
     outln!("{}", serde_json::to_string_pretty(&json)?);
     Ok(())
+}
+
+/// A file done: its report on stdout, each of its warnings and its error on stderr, naming it.
+fn tell_done(result: &Result<FileReport, EngineError>) {
+    match result {
+        Ok(report) => {
+            print_report(report);
+            // Converted, but not as a clean file would be: said where errors are said.
+            for warning in report.warnings() {
+                errln!("warning: {}: {warning}", report.input.display());
+            }
+        }
+        Err(e) => errln!("error: {}", super::describe(e)),
+    }
 }
 
 fn print_report(r: &FileReport) {

@@ -44,6 +44,15 @@ pub struct FileReport {
     pub frames: Option<FrameCount>,
 }
 
+impl FileReport {
+    /// What the user must be told about the input (the decode's warnings: damage libjpeg found,
+    /// a truncated file kept, frames left unread), each once, without its "warning: " prefix.
+    #[must_use]
+    pub fn warnings(&self) -> Vec<&str> {
+        self.run.notes.iter().filter_map(|n| n.strip_prefix("warning: ")).collect()
+    }
+}
+
 /// Where an output goes when only a folder (or nothing) is given:
 /// `DIR/NAME.gray.EXT`, with `DIR` the input's folder when `out_dir` is `None`. The name keeps
 /// the input's exact bytes, valid UTF-8 or not.

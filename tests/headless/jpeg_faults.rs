@@ -270,3 +270,36 @@ fn a_progressive_file_closed_before_its_last_scans_says_so() {
     let whole = decode_file(&write(dir.path(), "whole.jpg", &whole), &options(false, false)).expect("whole");
     assert!(whole.warnings.is_empty(), "{:?}", whole.warnings);
 }
+
+#[test]
+fn a_batch_counts_the_files_converted_with_warnings_and_names_each() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("in")).expect("mkdir");
+    let good = jpeg(160, 120);
+    let data = segment(&good, 0xDA) + 14;
+    let middle = data + (good.len() - data) / 2;
+    let mut bad = good.clone();
+    for k in 0..32 {
+        bad[middle + 2 * k] = 0xFF;
+        bad[middle + 2 * k + 1] = 0x00;
+    }
+    write(&d.join("in"), "a-clean.jpg", &good);
+    write(&d.join("in"), "b-damaged.jpg", &bad);
+    let o = graylab(&["convert", "in", "--out-dir", "out"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("2 of 2 files converted (1 with warnings)"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let named: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert!(!named.is_empty() && named.iter().all(|l| l.contains("b-damaged.jpg")), "{stderr}");
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--overwrite", "--json"], d);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let warnings = |name: &str| {
+        json.as_array()
+            .and_then(|files| files.iter().find(|f| f["input"].as_str().is_some_and(|i| i.ends_with(name))))
+            .and_then(|f| f["warnings"].as_array().map(Vec::len))
+    };
+    assert_eq!(warnings("a-clean.jpg"), Some(0));
+    assert!(warnings("b-damaged.jpg").is_some_and(|n| n > 0), "{json}");
+}
