@@ -1,6 +1,6 @@
 //! SIGINT, SIGTERM and SIGHUP: what the process does before the signal ends it. Work not yet
 //! begun is not begun ([`stopping`]), graylab's temporary files in flight are removed
-//! ([`super::temps`]), the last words a command left are said on stderr (a batch's summary,
+//! (`system::temps`), the last words a command left are said on stderr (a batch's summary,
 //! [`say_on_signal`]), and then the signal ends the process as it would have (exit status
 //! "killed by signal"). Files being written are abandoned, never left half written: their
 //! unnamed or temporary files go with the process.

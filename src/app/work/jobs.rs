@@ -68,8 +68,8 @@ impl Loaded {
                 format!("{what}: damaged file, rows {first} to {end} of {height} gray")
             }
             Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
-            Some(DecodeWarning::ScansMissing) => format!("{what}: progressive scans missing, lower quality"),
-            Some(DecodeWarning::Damaged { .. }) => format!("{what}: damaged data, decoded on (may be wrong)"),
+            Some(DecodeWarning::ScansMissing) => format!("{what}: scans missing"),
+            Some(DecodeWarning::Damaged { .. }) => format!("{what}: damaged data"),
             Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {} 1 of {}", n.unit(), n.total),
             None => what,
         }

@@ -119,7 +119,7 @@ impl CeilingRates {
     /// The steps at a device's ceilings, each in ns per byte: the upload and download at their
     /// GPU copies' (`upload`, `download`); the display copy at two bytes of device copy per
     /// byte (one read, one written: `device_copy` counts both); the plain kernel at the slower of
-    /// that and [`PLAIN_OPS_PER_PIXEL`] at the compute ceiling `ops_per_s`; the work's rounds at
+    /// that and `PLAIN_OPS_PER_PIXEL` at the compute ceiling `ops_per_s`; the work's rounds at
     /// [`OPS_PER_ROUND`] operations per pixel and round over the fewest input bytes a pixel has
     /// (RGB8's 3, the most rounds per byte).
     #[must_use]

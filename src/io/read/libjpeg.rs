@@ -13,8 +13,9 @@ use mozjpeg_sys as ffi;
 
 use crate::io::{DecodeWarning, IoError, TruncatedAt};
 
-/// Warnings kept from one decode at most; a damaged file can warn once per block.
-const MAX_WARNINGS: usize = 16;
+/// Warnings kept from one decode at most: a damaged file can warn once per block, and each kind
+/// is told once with its count, so the count is exact up to here.
+const MAX_WARNINGS: usize = 1000;
 
 thread_local! {
     /// The warnings libjpeg emitted during the call into it now running on this thread: every
