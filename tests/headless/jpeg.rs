@@ -9,13 +9,13 @@ use graylab::io::{DecodeOptions, DecodeWarning, IoError, StoredLuma, TruncatedAt
 use graylab::pixel::Formula;
 use image::{DynamicImage, RgbImage};
 
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write test file");
     p
 }
 
-fn jpeg(w: u32, h: u32) -> Vec<u8> {
+pub(crate) fn jpeg(w: u32, h: u32) -> Vec<u8> {
     let img = RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 3) as u8, (y * 2) as u8, ((x + y) * 5) as u8]));
     let mut out = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)

@@ -3,28 +3,12 @@
 //! take libjpeg's colour space rule (E5); the damage libjpeg warns about reaches the user (E6);
 //! every complete JPEG is libjpeg's decode (E7).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use graylab::io::{DecodeOptions, DecodeWarning, IoError, StoredLuma, TruncatedAt, decode_file};
-use image::{DynamicImage, RgbImage};
 
 use crate::common::{graylab, text};
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).expect("write test file");
-    p
-}
-
-/// A JFIF JPEG of a smooth pattern (`image`'s encoder: APP0, 4:2:0, one scan).
-fn jpeg(w: u32, h: u32) -> Vec<u8> {
-    let img = RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 3) as u8, (y * 2) as u8, ((x + y) * 5) as u8]));
-    let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
-        .encode_image(&DynamicImage::ImageRgb8(img))
-        .expect("encode");
-    out
-}
+use crate::jpeg::{jpeg, write};
 
 fn options(allow_truncated: bool, stored_luma: bool) -> DecodeOptions {
     DecodeOptions { memory_budget_bytes: Some(256 << 20), allow_truncated, working_copies: 0, stored_luma }

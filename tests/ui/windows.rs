@@ -200,7 +200,9 @@ fn the_runs_chart_sets_a_saved_bench_beside_the_runs() {
     harness::settle(&mut h);
     let (message, error) = h.state().view().message.expect("a message");
     assert!(
-        error && message.contains("sweep.json") && message.contains("a saved sweep, not a bench"),
+        error
+            && message.contains("sweep.json")
+            && message.contains("not a saved bench (it is a saved sweep)"),
         "{message}"
     );
     assert!(h.state().view().compared_runs.is_some(), "the loaded bench stays");

@@ -1,5 +1,6 @@
-//! Host copies into and out of mapped GPU buffers with every available thread (rayon, 1 MiB
-//! pieces): one thread cannot fill a mapped buffer at the machine's memory bandwidth. A copy too
+//! Host copies into and out of mapped GPU buffers with every available thread (rayon; 1 MiB
+//! pieces into an upload, one piece per thread of at least 256 KiB out of a readback): one
+//! thread cannot fill or drain a mapped buffer at the machine's memory bandwidth. A copy too
 //! small to give every thread a piece runs on the calling thread: split finer, it waits for
 //! threads that may be busy elsewhere (on a software adapter, running the "GPU").
 //!
@@ -91,20 +92,71 @@ pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<
     }
 }
 
-/// Copies the start of a mapped read range into `dst` (all of `dst`); when each thread that took
-/// part copied.
+/// The least bytes a thread copies out of a mapped read range: at a single thread's 8 GB/s,
+/// 32 µs, far above what handing a piece to a rayon thread costs.
+pub const MIN_READ_PIECE_BYTES: usize = 256 << 10;
+
+/// The piece each thread copies out of a `len`-byte readback on `threads` threads (`None`: on
+/// the calling thread alone): the range cut into one piece per thread, each at least
+/// [`MIN_READ_PIECE_BYTES`], in whole 64 KiB. A download chunk is a third of its upload's
+/// bytes, so the upload's whole-MiB pieces (a MiB per thread at least) left it on one thread: on
+/// the H200's 16 cores, every chunk under 16 MiB, at 7.6 GB/s, one thread's speed.
+#[must_use]
+pub fn read_piece_bytes(len: usize, threads: usize) -> Option<usize> {
+    if threads < 2 || len < 2 * MIN_READ_PIECE_BYTES {
+        return None;
+    }
+    Some(len.div_ceil(threads).next_multiple_of(64 << 10).max(MIN_READ_PIECE_BYTES))
+}
+
+/// Copies the start of a mapped read range into `dst` (all of `dst`) on every thread
+/// ([`read_piece_bytes`]); when each thread that took part copied.
 pub(crate) fn read_mapped(view: &[u8], dst: &mut [u8]) -> Result<Vec<ThreadCopy>, GpuError> {
     let src = view
         .get(..dst.len())
         .ok_or(GpuError::Bug("a readback range shorter than what is copied out of it"))?;
-    if parallel(dst.len()) {
-        let copies: Vec<ThreadCopy> = dst
-            .par_chunks_mut(PIECE_BYTES)
-            .zip(src.par_chunks(PIECE_BYTES))
-            .map(|(to, from)| ThreadCopy::timed(|| to.copy_from_slice(from)))
-            .collect();
-        Ok(per_thread(copies))
-    } else {
-        Ok(vec![ThreadCopy::timed(|| dst.copy_from_slice(src))])
+    match read_piece_bytes(dst.len(), rayon::current_num_threads()) {
+        Some(piece) => {
+            let copies: Vec<ThreadCopy> = dst
+                .par_chunks_mut(piece)
+                .zip(src.par_chunks(piece))
+                .map(|(to, from)| ThreadCopy::timed(|| to.copy_from_slice(from)))
+                .collect();
+            Ok(per_thread(copies))
+        }
+        None => Ok(vec![ThreadCopy::timed(|| dst.copy_from_slice(src))]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_readback_is_cut_into_one_piece_per_thread_of_at_least_256_kib() {
+        // An 8K download chunk of 4 MiB on the H200's 16 threads: 16 pieces of 256 KiB.
+        assert_eq!(read_piece_bytes(4 << 20, 16), Some(256 << 10));
+        // The whole 8K result (33.2 MB) on 16 threads: 16 pieces, whole 64 KiB.
+        let piece = read_piece_bytes(33_177_600, 16).expect("parallel");
+        assert_eq!(piece % (64 << 10), 0);
+        assert_eq!(33_177_600_usize.div_ceil(piece), 16);
+        // On 2 threads (this machine): two pieces.
+        assert_eq!(read_piece_bytes(4 << 20, 2), Some(2 << 20));
+        // Small copies and one thread stay on the calling thread.
+        assert_eq!(read_piece_bytes((512 << 10) - 1, 16), None);
+        assert_eq!(read_piece_bytes(64 << 20, 1), None);
+        // A piece is never under 256 KiB, whatever the thread count.
+        assert_eq!(read_piece_bytes(1 << 20, 64), Some(256 << 10));
+    }
+
+    #[test]
+    fn a_readback_copies_every_byte_whatever_its_pieces() {
+        for len in [0, 1000, (512 << 10) + 7, (3 << 20) + 12_345] {
+            let src: Vec<u8> = (0..len + 100).map(|i| (i * 7 + i / 256) as u8).collect();
+            let mut dst = vec![0u8; len];
+            let copies = read_mapped(&src, &mut dst).expect("copied");
+            assert_eq!(dst, src[..len], "{len} bytes");
+            assert!(!copies.is_empty());
+        }
     }
 }
