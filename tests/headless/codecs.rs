@@ -162,7 +162,11 @@ fn export_reports_progress_per_stripe_up_to_one() {
 /// Runs `tool` (a reference reader from the Debian package `package`) with `args`, or returns
 /// `None` after printing a line when it is not installed; with `CI` set a missing tool fails
 /// the test instead, so the check never passes unseen.
-fn reference_tool(tool: &str, package: &str, args: &[&std::ffi::OsStr]) -> Option<std::process::Output> {
+pub(crate) fn reference_tool(
+    tool: &str,
+    package: &str,
+    args: &[&std::ffi::OsStr],
+) -> Option<std::process::Output> {
     match std::process::Command::new(tool).args(args).output() {
         Ok(out) => Some(out),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

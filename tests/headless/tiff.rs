@@ -229,9 +229,9 @@ fn variants_graylab_cannot_read_are_named_in_words() {
     let gray1 = basic(8, 2, 0, 1, 1);
     for (name, entries, what) in [
         (
-            "ycbcr-jpeg.tif",
-            with(&rgb, &[(259, 3, vec![7]), (262, 3, vec![6])]),
-            "JPEG-compressed YCbCr data (compression 7)",
+            "cmyk-jpeg.tif",
+            with(&rgb, &[(259, 3, vec![7]), (262, 3, vec![5])]),
+            "JPEG-compressed data of PhotometricInterpretation 5",
         ),
         ("ycbcr.tif", with(&rgb, &[(262, 3, vec![6])]), "YCbCr data (PhotometricInterpretation 6)"),
         ("lab.tif", with(&rgb, &[(262, 3, vec![8])]), "CIE L*a*b* data (PhotometricInterpretation 8)"),
@@ -406,4 +406,55 @@ fn ccitt_modified_huffman_and_group3_tiffs_are_read() {
     let err = decode(&write(dir.path(), "mh-cut.tif", &tiff(true, &entries, &huffman.bytes[..4])))
         .expect_err("cut");
     assert!(matches!(err, IoError::Truncated { .. }), "{err:?}");
+}
+
+/// `tiff` as libtiff reads it through `tiff2rgba` (its JPEG pieces decoded by libjpeg, YCbCr to
+/// RGB by libjpeg), as RGB; `None` without the tool.
+fn libtiff_rgb(tiff: &Path) -> Option<image::RgbImage> {
+    let out = tiff.with_extension("rgba.tif");
+    let done = crate::codecs::reference_tool(
+        "tiff2rgba",
+        "libtiff-tools",
+        &["-c".as_ref(), "none".as_ref(), tiff.as_os_str(), out.as_os_str()],
+    )?;
+    assert!(done.status.success(), "tiff2rgba: {}", String::from_utf8_lossy(&done.stderr));
+    Some(image::open(&out).expect("tiff2rgba's output").to_rgb8())
+}
+
+#[test]
+fn jpeg_compressed_tiffs_decode_as_libtiff_does_stripped_and_tiled() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let colour = image::RgbImage::from_fn(301, 203, |x, y| {
+        image::Rgb([(x * 5 + y) as u8, (y * 3) as u8, ((x ^ y) * 2) as u8])
+    });
+    let plain = d.join("plain.tif");
+    colour.save(&plain).expect("an uncompressed TIFF");
+    // tiffcp writes what libtiff's JPEG codec writes: YCbCr (its default), RGB (`jpeg:r`), strips
+    // of 16 rows or tiles of 64 x 64 (the last ones cut by the image's edge).
+    let cases: [(&str, &[&str]); 3] = [
+        ("ycbcr-strips.tif", &["-c", "jpeg", "-r", "16"]),
+        ("ycbcr-tiles.tif", &["-c", "jpeg", "-t", "-w", "64", "-l", "64"]),
+        ("rgb-strips.tif", &["-c", "jpeg:r", "-r", "16"]),
+    ];
+    for (name, flags) in cases {
+        let path = d.join(name);
+        let mut args: Vec<&std::ffi::OsStr> = flags.iter().map(std::ffi::OsStr::new).collect();
+        args.extend([plain.as_os_str(), path.as_os_str()]);
+        let Some(made) = crate::codecs::reference_tool("tiffcp", "libtiff-tools", &args) else { return };
+        assert!(made.status.success(), "tiffcp {name}: {}", String::from_utf8_lossy(&made.stderr));
+        let decoded = graylab::io::decode_file(&path, &graylab::io::DecodeOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Some(reference) = libtiff_rgb(&path) else { return };
+        let ours = decoded.image.to_rgb8();
+        assert_eq!(ours.dimensions(), (301, 203), "{name}");
+        let worst = ours.as_raw().iter().zip(reference.as_raw()).map(|(a, b)| a.abs_diff(*b)).max();
+        assert_eq!(worst, Some(0), "{name}: libjpeg's pixels, as libtiff's");
+    }
+    // A piece cut short is refused by name, not decoded to a wrong image.
+    let whole = std::fs::read(d.join("ycbcr-strips.tif")).expect("read");
+    let cut = d.join("cut.tif");
+    std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).expect("write");
+    let err = graylab::io::decode_file(&cut, &graylab::io::DecodeOptions::default()).expect_err("cut");
+    assert!(err.to_string().contains("cut.tif"), "{err}");
 }

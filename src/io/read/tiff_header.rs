@@ -33,6 +33,10 @@ const CMYK: u16 = 5;
 const CCITT_HUFFMAN: u16 = 2;
 /// `Compression`: CCITT Group 3 (T.4).
 const CCITT_GROUP3: u16 = 3;
+/// `Compression` 7: each strip or tile a JPEG, the tables shared in `JPEGTables`.
+const JPEG: u16 = 7;
+/// `PhotometricInterpretation` 6.
+const YCBCR: u16 = 6;
 
 /// What an extra sample holds (`ExtraSamples`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +65,12 @@ pub(in crate::io) enum Variant {
     /// Palette indices of 1 to 8 bits and a `ColorMap`: read through the `tiff` crate, its
     /// `PhotometricInterpretation` presented as black-is-zero (the indices as gray).
     Palette(Patch),
+    /// JPEG-compressed (compression 7) 8-bit YCbCr, RGB or gray: each strip or tile joined with
+    /// the `JPEGTables` and decoded by libjpeg.
+    Jpeg {
+        /// One sample a pixel.
+        gray: bool,
+    },
     /// One-bit gray coded by CCITT modified Huffman (compression 2) or one-dimensional Group 3
     /// (compression 3): read by graylab with the `fax` crate's code tables.
     Fax {
@@ -137,7 +147,10 @@ impl TiffHeader {
             _ => Alpha::None,
         };
         let photometric = self.photometric.unwrap_or(u16::MAX);
-        if let Some(what) = self.unreadable_photometric(photometric) {
+        if self.compression == JPEG {
+            return self.jpeg_variant(photometric).map(Some);
+        }
+        if let Some(what) = Self::unreadable_photometric(photometric) {
             return Err(what);
         }
         if matches!(self.compression, CCITT_HUFFMAN | CCITT_GROUP3) {
@@ -182,17 +195,29 @@ impl TiffHeader {
     }
 
     /// The photometric interpretations no decoder here reads, in words.
-    fn unreadable_photometric(&self, photometric: u16) -> Option<String> {
+    fn unreadable_photometric(photometric: u16) -> Option<String> {
         Some(match photometric {
             WHITE_IS_ZERO | BLACK_IS_ZERO | RGB | PALETTE | CMYK => return None,
             u16::MAX => "no PhotometricInterpretation tag (it is required)".to_owned(),
             4 => "a transparency mask (PhotometricInterpretation 4)".to_owned(),
-            6 if self.compression == 7 => "JPEG-compressed YCbCr data (compression 7)".to_owned(),
             6 => "YCbCr data (PhotometricInterpretation 6)".to_owned(),
             8..=10 => format!("CIE L*a*b* data (PhotometricInterpretation {photometric})"),
             32844 | 32845 => format!("LogLuv data (PhotometricInterpretation {photometric})"),
             other => format!("an unknown PhotometricInterpretation ({other})"),
         })
+    }
+
+    /// JPEG compression: 8-bit YCbCr or RGB of three samples, or gray of one, is read.
+    fn jpeg_variant(&self, photometric: u16) -> Result<Variant, String> {
+        match (photometric, self.samples, self.bits, self.extra_sample) {
+            (YCBCR | RGB, 3, 8, None) => Ok(Variant::Jpeg { gray: false }),
+            (BLACK_IS_ZERO, 1, 8, None) => Ok(Variant::Jpeg { gray: true }),
+            _ => Err(format!(
+                "JPEG-compressed data of PhotometricInterpretation {photometric}, {} samples of {} bits a pixel \
+                 (graylab reads JPEG-compressed 8-bit YCbCr, RGB or gray)",
+                self.samples, self.bits
+            )),
+        }
     }
 
     /// CCITT modified Huffman or Group 3: one-dimensional coding of one-bit gray is read.

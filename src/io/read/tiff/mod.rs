@@ -1,11 +1,12 @@
 //! TIFF variants the `image` crate refuses or misreads, each opened as an `image` decoder so
 //! that `decode_file` reserves memory and applies orientation for them as for any image:
 //! associated alpha made straight (`straight.rs`), gray with alpha, floating-point gray and
-//! palette images read through the `tiff` crate (`direct.rs`), and CCITT one-dimensional coding
-//! (`fax.rs`). Which variant a file is comes from `tiff_header.rs`. Knows nothing of budgets.
+//! palette images read through the `tiff` crate (`direct.rs`), CCITT one-dimensional coding
+//! (`fax.rs`), and JPEG compression, its pieces decoded by libjpeg (`jpeg.rs`). Which variant a file is comes from `tiff_header.rs`. Knows nothing of budgets.
 
 mod direct;
 mod fax;
+mod jpeg;
 mod straight;
 
 use std::io::{BufRead, Seek};
@@ -35,6 +36,11 @@ pub(in crate::io) fn open<'a, R: BufRead + Seek + 'a>(
         }
         Variant::Palette(patch) => {
             let mut decoder = direct::DirectDecoder::palette(reader, patch)?.with_limits(limits);
+            let scratch_bytes = decoder.scratch_bytes();
+            (Box::new(decoder), scratch_bytes)
+        }
+        Variant::Jpeg { gray } => {
+            let decoder = jpeg::JpegTiffDecoder::new(reader, gray)?;
             let scratch_bytes = decoder.scratch_bytes();
             (Box::new(decoder), scratch_bytes)
         }
