@@ -100,7 +100,9 @@ fn print_blocks(report: &ClaimsReport) {
                 (Some(low), Some(high)) => format!("  95% CI {low:.3}\u{2013}{high:.3}"),
                 _ => String::new(),
             };
-            outln!("   {:<width$}  {value:>10} {:<3} ({}){interval}", m.name, m.unit, m.clock);
+            // A size or a count no clock measured says no clock.
+            let clock = if m.clock == "none" { String::new() } else { format!(" ({})", m.clock) };
+            outln!("   {:<width$}  {value:>10} {:<3}{clock}{interval}", m.name, m.unit);
         }
         outln!("   verdict: {}: {}", c.verdict, c.why);
         if let Some(busy) = c.busy.filter(crate::system::load::Busy::is_busy) {

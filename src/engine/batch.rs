@@ -71,8 +71,17 @@ pub fn convert_batch(
         }
     };
     std::thread::scope(|scope| {
-        for _ in 0..options.jobs.clamp(1, items.len().max(1)) {
-            scope.spawn(worker);
+        for job in 0..options.jobs.clamp(1, items.len().max(1)) {
+            let named =
+                std::thread::Builder::new().name(format!("graylab-file-{job}")).spawn_scoped(scope, worker);
+            if let Err(e) = named {
+                // The threads started take the files; with none, this thread does.
+                log::warn!("cannot start a file thread: {e}");
+                if job == 0 {
+                    worker();
+                }
+                break;
+            }
         }
     });
     results

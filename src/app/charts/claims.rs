@@ -81,7 +81,9 @@ fn hover(m: &Measurement) -> String {
         (Some(low), Some(high), Some(n)) => format!(", 95% CI {low:.3}\u{2013}{high:.3} over {n} rounds"),
         _ => String::new(),
     };
-    format!("{}: {:.3} {} ({}){interval}", m.name, m.value, m.unit, m.clock)
+    // A size or a count no clock measured says no clock.
+    let clock = if m.clock == "none" { String::new() } else { format!(" ({})", m.clock) };
+    format!("{}: {:.3} {}{clock}{interval}", m.name, m.value, m.unit)
 }
 
 /// What a bar chart shows on hover.

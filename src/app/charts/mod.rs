@@ -315,7 +315,9 @@ impl ChartsDock {
         let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
         self.race.poll(image.unwrap_or(0), session);
         let racing = self.race.pending.is_some() && session.current_job().is_some();
-        let enabled = session.input().is_some() && session.gpu_usable() && !racing;
+        // "Luma as stored" has no kernel to race: nothing of it goes to the GPU.
+        let stored_luma = session.settings().convert.formula == crate::pixel::Formula::StoredLuma;
+        let enabled = session.input().is_some() && session.gpu_usable() && !racing && !stored_luma;
         let current = session.settings().convert.workgroup;
         let narrow = ui.available_width() < 760.0;
         if narrow {

@@ -57,6 +57,10 @@ pub struct LumaStream {
     warnings: Mutex<Vec<DecodeWarning>>,
     /// Whether data that ends early is kept (with a warning) rather than refused.
     keep_truncated: bool,
+    /// Readers that found their chunk missing and waited (tests wait for one instead of
+    /// sleeping).
+    #[cfg(test)]
+    waited: std::sync::atomic::AtomicUsize,
     open_ns: u64,
     /// The memory reserved for the gray plane and its encoding, held while the stream lives.
     _memory: Reservation,
@@ -87,6 +91,8 @@ impl LumaStream {
             decoded: Condvar::new(),
             warnings: Mutex::new(warnings),
             keep_truncated,
+            #[cfg(test)]
+            waited: std::sync::atomic::AtomicUsize::new(0),
             open_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
             _memory: memory,
         }
@@ -215,6 +221,10 @@ impl LumaStream {
     fn chunk(&self, k: usize) -> Option<&[u8]> {
         let slot = self.chunks.get(k)?;
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        #[cfg(test)]
+        if slot.get().is_none() {
+            self.waited.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         while slot.get().is_none() && *state != State::Failed {
             state = self.decoded.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
@@ -301,7 +311,10 @@ mod tests {
                 let inside = stream.rows(130..140).into_owned();
                 (across, inside, stream.rows(299..300).into_owned())
             });
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            // Decoded only once the reader waits: it asked before any row was there.
+            while stream.waited.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                std::thread::yield_now();
+            }
             stream.decode(&|_, _| Ok(())).expect("decoded");
             let (across, inside, last) = reader.join().expect("reader");
             assert_eq!(across, whole[100 * w..260 * w], "rows across chunks");
