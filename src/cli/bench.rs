@@ -310,6 +310,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
         "max ms",
         "cold ms"
     );
+    outln!("(each row is its own median over the warm runs; run by run, phases - overlap + other = total)");
     for r in report.results {
         let setting = match r.settings.backend {
             Backend::Cpu => format!("{} thr", r.cold.threads.unwrap_or(0)),
@@ -328,6 +329,26 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
                 cold,
                 p.source
             );
+        }
+        // Phases that ran at once overlap (subtracted once), and time no phase covers is other:
+        // phases - overlap + other = total, run by run.
+        let rows: [(&str, RunFigure); 2] = [("overlap", |w| w.overlap_ns), ("other", |w| w.other_ns)];
+        for (name, of) in rows {
+            let values: Vec<u64> = r.warm.iter().map(of).collect();
+            if let Some(st) = crate::engine::Stats::of(&values).filter(|st| st.max_ns > 0 || of(&r.cold) > 0)
+            {
+                let sign = if name == "overlap" { "-" } else { "+" };
+                outln!(
+                    "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  cpu-clock",
+                    r.settings.backend.name(),
+                    setting,
+                    format!("{sign} {name}"),
+                    ms(st.min_ns),
+                    ms(st.median_ns),
+                    ms(st.max_ns),
+                    ms(of(&r.cold)),
+                );
+            }
         }
         outln!(
             "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  cpu-clock   kernel {:.0} MP/s, {:.2} GB/s{}",
@@ -352,6 +373,9 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
 }
 
 /// Each phase at its median against its ceiling, the copies of a phase indented under it.
+/// One figure of a run, in nanoseconds.
+type RunFigure = fn(&crate::engine::RunReport) -> u64;
+
 fn print_rates(r: &BenchResult) {
     if let Some(s) = r.cpu_stream_baseline {
         outln!("{:<16} memory-stream baseline, same size and threads: median {} ms", "", ms(s.median_ns));
