@@ -136,6 +136,12 @@ fn stop_and_escape_end_a_full_claims_run() {
             h.get_by_label(how).click();
         }
         h.run_steps(1);
+        // Said at once, while the held step has not ended yet.
+        h.run_steps(1);
+        assert!(
+            h.query_by_label_contains("Stopping…").is_some(),
+            "{how}: the status bar says it is stopping"
+        );
         h.state().release_job();
         settle(&mut h);
         assert!(!h.state().view().busy, "{how}: nothing left running");

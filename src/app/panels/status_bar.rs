@@ -37,6 +37,14 @@ impl StatusBar {
                 )
                 .clicked();
             match session.current_job() {
+                // Stopped: said at once, while the step in progress ends (a sweep's point, a claim).
+                Some((_, progress)) if session.stopping() => {
+                    crate::app::look::spinner(ui);
+                    ui.label("Stopping… (the step in progress ends first)");
+                    if let Some(p) = &progress {
+                        ui.label(RichText::new(secs(p.elapsed_secs())).weak());
+                    }
+                }
                 Some((kind, progress)) => {
                     crate::app::look::spinner(ui);
                     let what =

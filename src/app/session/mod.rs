@@ -217,6 +217,13 @@ impl Session {
         self.book.sent.first().map(|(kind, t)| (*kind, t.progress()))
     }
 
+    /// Whether the job running now was stopped (Stop, Esc) and is winding down: a GPU run ends at
+    /// its next submission, a CPU run or a claim at its end.
+    #[must_use]
+    pub fn stopping(&self) -> bool {
+        self.book.sent.first().is_some_and(|(_, t)| t.cancelled())
+    }
+
     /// Makes the next job sent wait at its first point `at` until [`Self::release_job`]: how a
     /// test lands Stop, Esc or a new setting inside a run without racing it.
     pub fn hold_next_job(&mut self, at: crate::system::progress::HoldAt) {
