@@ -203,6 +203,8 @@ pub fn work_label(work: Work) -> Option<String> {
 pub struct ExportRecord {
     /// Export number in this session, from 1 (counted apart from the runs).
     pub seq: usize,
+    /// The open image it was exported from (`None`: none was open).
+    pub image_id: Option<u64>,
     /// The file written.
     pub path: PathBuf,
     /// The format written ("PNG", …).

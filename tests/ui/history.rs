@@ -53,6 +53,12 @@ fn an_export_is_listed_apart_and_last_run_keeps_the_conversion() {
     h.get_by_label_contains(&format!("run {last}: CPU"));
     h.get_by_label("Exports");
     h.get_by_label_contains("export 1: out.png");
+    assert!(painted(&h, "export 1 (PNG)"), "the dock's header names this image's export");
+    // A photo opened next is not said to have been exported.
+    h.state_mut().open(photo(dir.path(), "next.png", 120, 90));
+    settle(&mut h);
+    h.run_steps(2);
+    assert!(!painted(&h, "export 1 (PNG)"), "another image's export is not this one's");
 }
 
 #[test]

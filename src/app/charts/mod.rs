@@ -281,7 +281,9 @@ impl ChartsDock {
             if let Some(input) = session.input() {
                 facts.push(format!("decode {} (cpu-clock)", crate::app::look::duration(input.decode_ns)));
             }
-            if let Some(e) = session.exports().last() {
+            // The open image's last export: another image's says nothing of this one.
+            let image_id = session.input().map(|i| i.id);
+            if let Some(e) = session.exports().iter().rev().find(|e| e.image_id == image_id) {
                 facts.push(format!(
                     "export {} ({}): encode {} (cpu-clock)",
                     e.seq,

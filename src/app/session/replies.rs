@@ -229,6 +229,7 @@ impl Session {
         self.history.counted.exports += 1;
         self.history.exports.push(ExportRecord {
             seq: self.history.counted.exports,
+            image_id: self.input.as_ref().map(|i| i.id),
             path: e.path,
             format: e.encode.format.to_string(),
             bytes: e.encode.bytes,
