@@ -87,7 +87,7 @@ pub fn compute_ceiling(threads: usize) -> Result<CpuCompute, CpuError> {
         simd: level,
         ops: ops_per_pass * passes * threads as u64,
         best_ns: runs.first().copied().unwrap_or(1),
-        median_ns: runs.get(runs.len() / 2).copied().unwrap_or(1),
+        median_ns: crate::system::median::median_of_sorted(&runs).unwrap_or(1),
     })
 }
 

@@ -215,7 +215,7 @@ impl Stats {
         v.sort_unstable();
         let n = v.len();
         let (first, last) = (*v.first()?, *v.last()?);
-        let median = if n % 2 == 1 { v[n / 2] } else { u64::midpoint(v[n / 2 - 1], v[n / 2]) };
+        let median = crate::system::median::median_of_sorted(&v)?;
         Some(Self { min_ns: first, median_ns: median, max_ns: last, runs: n })
     }
 }

@@ -11,6 +11,7 @@ pub mod cpu_caches;
 pub mod host;
 pub(crate) mod huge_pages;
 pub mod load;
+pub mod median;
 pub mod memory;
 pub mod memory_budget;
 pub mod one_time;

@@ -224,7 +224,7 @@ pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute
         invocations: probe.invocations(),
         ops: probe.invocations() * u64::from(rounds) * u64::from(OPS_PER_ROUND),
         best_ns: runs.first().copied().unwrap_or(1).max(1),
-        median_ns: runs.get(runs.len() / 2).copied().unwrap_or(1).max(1),
+        median_ns: crate::system::median::median_of_sorted(&runs).unwrap_or(1).max(1),
         clock,
     })
 }

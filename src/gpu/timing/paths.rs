@@ -287,7 +287,7 @@ fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuE
             runs.sort_unstable();
             let moved = if path == PathKind::Both { 2 * bytes } else { bytes };
             let best_ns = runs.first().copied().unwrap_or(0);
-            let median_ns = runs.get(runs.len() / 2).copied().unwrap_or(0);
+            let median_ns = crate::system::median::median_of_sorted(&runs).unwrap_or(0);
             points.push(PathPoint { bytes: moved, best_ns, median_ns });
         }
         let fit = Hockney::fit(&points);

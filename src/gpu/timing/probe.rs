@@ -51,7 +51,7 @@ impl Bandwidth {
     fn of(bytes: u64, mut runs_ns: Vec<u64>, clock: Clock) -> Self {
         runs_ns.sort_unstable();
         let best_ns = runs_ns.first().copied().unwrap_or(0).max(1);
-        let median_ns = runs_ns.get(runs_ns.len() / 2).copied().unwrap_or(0).max(1);
+        let median_ns = crate::system::median::median_of_sorted(&runs_ns).unwrap_or(0).max(1);
         Self { bytes, best_ns, median_ns, clock }
     }
 
@@ -350,8 +350,7 @@ fn latency(ctx: &GpuContext, buffers: &Buffers) -> Result<u64, GpuError> {
         wait_for(ctx.device(), Some(&submission))?;
         runs.push(nanos(started.elapsed()));
     }
-    runs.sort_unstable();
-    Ok(runs.get(runs.len() / 2).copied().unwrap_or(0))
+    Ok(crate::system::median::median_u64(&mut runs).unwrap_or(0))
 }
 
 #[cfg(test)]
