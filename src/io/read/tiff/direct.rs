@@ -286,3 +286,20 @@ pub(super) fn decoding(words: String) -> ImageError {
 fn unsupported(what: &str) -> ImageError {
     decoding(format!("graylab does not read {what}"))
 }
+
+/// The bytes of piece `n` (a strip or a tile, counted from 0) at `offsets` and `counts` in
+/// `decoder`'s file, as many as the file holds (fewer when it ends inside the piece).
+pub(super) fn read_piece<R: Read + Seek>(
+    decoder: &mut Decoder<R>,
+    n: usize,
+    (offsets, counts): (&[u64], &[u64]),
+) -> ImageResult<(Vec<u8>, u64)> {
+    let (Some(&offset), Some(&count)) = (offsets.get(n), counts.get(n)) else {
+        return Err(decoding(format!("piece {} of its image data is missing", n + 1)));
+    };
+    let reader = decoder.inner();
+    reader.seek(SeekFrom::Start(offset))?;
+    let mut data = Vec::new();
+    reader.take(count).read_to_end(&mut data)?;
+    Ok((data, count))
+}

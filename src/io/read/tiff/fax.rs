@@ -4,7 +4,7 @@
 //! runs are decoded with the `fax` crate's code tables. A black run is stored as 1 bits and a
 //! white run as 0 bits, which `PhotometricInterpretation` then shows, as libtiff reads them.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek};
 
 use fax::{BitReader, ByteReader};
 use image::metadata::Orientation;
@@ -12,7 +12,7 @@ use image::{ColorType, ImageDecoder, ImageError, ImageResult};
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 
-use super::direct::{decoding, orientation, tiff_error};
+use super::direct::{decoding, orientation, read_piece, tiff_error};
 
 /// Zero bits before an end-of-line code: 11 in the code, the rest fill.
 const MAX_EOL_ZEROS: u32 = 64;
@@ -103,13 +103,7 @@ impl<R: Read + Seek> ImageDecoder for FaxDecoder<R> {
             .clamp(1, height);
         let strip_bytes = width as usize * rows_per_strip as usize;
         for (s, out) in buf.chunks_mut(strip_bytes).enumerate() {
-            let (Some(&offset), Some(&count)) = (offsets.get(s), counts.get(s)) else {
-                return Err(decoding(format!("strip {} of its image data is missing", s + 1)));
-            };
-            let reader = self.inner.inner();
-            reader.seek(SeekFrom::Start(offset))?;
-            let mut data = Vec::new();
-            reader.take(count).read_to_end(&mut data)?;
+            let (mut data, count) = read_piece(&mut self.inner, s, (&offsets, &counts))?;
             let complete = data.len() as u64 == count;
             data.extend_from_slice(&PADDING);
             let first_row = u32::try_from(s).unwrap_or(u32::MAX).saturating_mul(rows_per_strip);

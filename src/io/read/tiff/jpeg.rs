@@ -5,14 +5,14 @@
 //! for RGB). The `tiff` crate reads the tags and finds the pieces. Damage libjpeg warns about
 //! refuses the file: a TIFF decoder has no way to hand a warning on.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek};
 
 use image::metadata::Orientation;
 use image::{ColorType, ImageDecoder, ImageResult};
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 
-use super::direct::{decoding, orientation, tiff_error};
+use super::direct::{decoding, orientation, read_piece, tiff_error};
 use crate::io::read::libjpeg::{JpegOut, LibjpegHeader, LibjpegRows};
 
 /// A JPEG-compressed TIFF as an `image` decoder of 8-bit RGB (colour) or gray.
@@ -79,13 +79,7 @@ impl<R: Read + Seek> JpegTiffDecoder<R> {
 
     /// The bytes of piece `n` at `offsets`/`counts`; an error if the file ends before them.
     fn read_piece(&mut self, n: usize, offsets: &[u64], counts: &[u64]) -> ImageResult<Vec<u8>> {
-        let (Some(&offset), Some(&count)) = (offsets.get(n), counts.get(n)) else {
-            return Err(decoding(format!("piece {} of its image data is missing", n + 1)));
-        };
-        let reader = self.inner.inner();
-        reader.seek(SeekFrom::Start(offset))?;
-        let mut data = Vec::new();
-        reader.take(count).read_to_end(&mut data)?;
+        let (data, count) = read_piece(&mut self.inner, n, (offsets, counts))?;
         if data.len() as u64 != count {
             return Err(decoding(format!("the file ends inside piece {} of its image data", n + 1)));
         }
