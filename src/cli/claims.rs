@@ -49,6 +49,9 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
     let pace = super::pace::JobPace::read(&engine, true, task, claims_parts());
     let estimate = pace.estimate();
+    if terminal {
+        errln!("estimate: {}", estimate.sentence());
+    }
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
     pace.finished();
     if terminal {

@@ -59,10 +59,14 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let adapters = list_adapters();
     let (ceilings, cpu_compute, transfer_paths) = if args.probe {
         let engine = Engine::new();
+        // Each step said as it starts, so that seconds of measuring are not seconds of silence.
+        errln!("measuring the CPU's compute ceiling…");
         let cpu = engine.cpu_compute(true)?;
         let memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
+        errln!("measuring the GPU's ceilings: every copy, the device copy, the compute ceiling…");
         let gpu = engine.gpu_ceilings(true)?;
         drop(memory);
+        errln!("timing every transfer path from 4 KiB up…");
         let paths = engine.transfer_paths(LARGEST_PATH_BYTES).context("cannot measure the transfer paths")?;
         (Some(gpu), Some(cpu), Some(paths))
     } else {

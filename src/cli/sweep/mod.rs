@@ -199,6 +199,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     if grid && !quiet {
         errln!("estimate: {}", plan.sentence());
+    } else if !quiet {
+        errln!("estimate: {}", estimate.sentence());
     }
     let mut progress = |i: usize, n: usize, mp: f64| {
         if !quiet {
