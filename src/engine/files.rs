@@ -44,12 +44,16 @@ pub struct FileReport {
     pub frames: Option<FrameCount>,
 }
 
+/// How a decode's warning starts among a report's notes: written by the decode paths, read back
+/// by [`FileReport::warnings`].
+pub(super) const WARNING_NOTE: &str = "warning: ";
+
 impl FileReport {
     /// What the user must be told about the input (the decode's warnings: damage libjpeg found,
-    /// a truncated file kept, frames left unread), each once, without its "warning: " prefix.
+    /// a truncated file kept, frames left unread), each once, without its [`WARNING_NOTE`] prefix.
     #[must_use]
     pub fn warnings(&self) -> Vec<&str> {
-        self.run.notes.iter().filter_map(|n| n.strip_prefix("warning: ")).collect()
+        self.run.notes.iter().filter_map(|n| n.strip_prefix(WARNING_NOTE)).collect()
     }
 }
 
@@ -187,7 +191,7 @@ fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
     if decoded.reoriented {
         notes.push("EXIF orientation applied".to_owned());
     }
-    notes.extend(decoded.warnings.iter().map(|w| format!("warning: {w}")));
+    notes.extend(decoded.warnings.iter().map(|w| format!("{WARNING_NOTE}{w}")));
     notes.extend(decoded.stored_luma.map(StoredLuma::note));
 }
 

@@ -22,6 +22,8 @@ pub(super) struct JpegTiffDecoder<R: Read + Seek> {
     out: JpegOut,
     /// A strip's or tile's width and height.
     piece: (usize, usize),
+    /// Whether the pieces are tiles (else strips).
+    tiled: bool,
 }
 
 impl<R: Read + Seek> JpegTiffDecoder<R> {
@@ -30,7 +32,8 @@ impl<R: Read + Seek> JpegTiffDecoder<R> {
         let mut inner = Decoder::new(reader).map_err(tiff_error)?;
         let dimensions = inner.dimensions().map_err(tiff_error)?;
         let (width, height) = (dimensions.0 as usize, dimensions.1 as usize);
-        let piece = if inner.find_tag(Tag::TileWidth).map_err(tiff_error)?.is_some() {
+        let tiled = inner.find_tag(Tag::TileWidth).map_err(tiff_error)?.is_some();
+        let piece = if tiled {
             let w = inner.find_tag_unsigned::<u32>(Tag::TileWidth).map_err(tiff_error)?.unwrap_or(0);
             let h = inner.find_tag_unsigned::<u32>(Tag::TileLength).map_err(tiff_error)?.unwrap_or(0);
             (w as usize, h as usize)
@@ -38,7 +41,7 @@ impl<R: Read + Seek> JpegTiffDecoder<R> {
             let rows = inner.find_tag_unsigned::<u32>(Tag::RowsPerStrip).map_err(tiff_error)?;
             (width, rows.map_or(height, |r| r as usize).clamp(1, height.max(1)))
         };
-        Ok(Self { inner, dimensions, out: if gray { JpegOut::Luma } else { JpegOut::Rgb }, piece })
+        Ok(Self { inner, dimensions, out: if gray { JpegOut::Luma } else { JpegOut::Rgb }, piece, tiled })
     }
 
     /// The bytes it holds besides its output while it decodes: one piece's pixels and its JPEG.
@@ -109,8 +112,7 @@ impl<R: Read + Seek> ImageDecoder for JpegTiffDecoder<R> {
             .map_err(tiff_error)?
             .map(tiff::decoder::ifd::Value::into_u8_vec);
         let tables = tables.transpose().map_err(tiff_error)?;
-        let tiled =
-            self.piece.0 != width || self.inner.find_tag(Tag::TileWidth).map_err(tiff_error)?.is_some();
+        let tiled = self.tiled;
         let (offsets_tag, counts_tag) = if tiled {
             (Tag::TileOffsets, Tag::TileByteCounts)
         } else {
