@@ -44,16 +44,12 @@ pub struct FileReport {
     pub frames: Option<FrameCount>,
 }
 
-/// How a decode's warning starts among a report's notes: written by the decode paths, read back
-/// by [`FileReport::warnings`].
-pub(super) const WARNING_NOTE: &str = "warning: ";
-
 impl FileReport {
     /// What the user must be told about the input (the decode's warnings: damage libjpeg found,
-    /// a truncated file kept, frames left unread), each once, without its [`WARNING_NOTE`] prefix.
+    /// a truncated file kept, frames left unread), each once, without its [`super::report::WARNING_NOTE`] prefix.
     #[must_use]
     pub fn warnings(&self) -> Vec<&str> {
-        self.run.notes.iter().filter_map(|n| n.strip_prefix(WARNING_NOTE)).collect()
+        self.run.notes.iter().filter_map(|n| n.strip_prefix(super::report::WARNING_NOTE)).collect()
     }
 }
 
@@ -191,7 +187,7 @@ fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
     if decoded.reoriented {
         notes.push("EXIF orientation applied".to_owned());
     }
-    notes.extend(decoded.warnings.iter().map(|w| format!("{WARNING_NOTE}{w}")));
+    notes.extend(decoded.warnings.iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
     notes.extend(decoded.stored_luma.map(StoredLuma::note));
 }
 

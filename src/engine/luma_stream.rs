@@ -98,7 +98,7 @@ pub(super) fn convert_luma_stream(
         run.phases.push(PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock });
     }
     run.phases.push(PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock });
-    run.notes.extend(stream.warnings().iter().map(|w| format!("{}{w}", super::files::WARNING_NOTE)));
+    run.notes.extend(stream.warnings().iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
     if stream.stored_luma() {
         run.notes.push(StoredLuma::Decoded.note());
     }

@@ -9,6 +9,10 @@ use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
+/// How a decode's warning starts among a report's notes: written by the decode paths
+/// (`files.rs`, `luma_stream.rs`), read back by `FileReport::warnings`.
+pub(super) const WARNING_NOTE: &str = "warning: ";
+
 /// A step of a conversion, in the order they happen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
