@@ -46,7 +46,7 @@ pub struct FileReport {
 
 impl FileReport {
     /// What the user must be told about the input (the decode's warnings: damage libjpeg found,
-    /// a truncated file kept, frames left unread), each once, without its [`super::report::WARNING_NOTE`] prefix.
+    /// a truncated file kept, frames left unread), each once, without its "warning: " prefix.
     #[must_use]
     pub fn warnings(&self) -> Vec<&str> {
         self.run.notes.iter().filter_map(|n| n.strip_prefix(super::report::WARNING_NOTE)).collect()
