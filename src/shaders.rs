@@ -7,6 +7,9 @@ pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
 /// The GPU's compute ceiling: rounds of the synthetic work's hash in registers only.
 pub const COMPUTE_WGSL: &str = include_str!("../shaders/compute.wgsl");
 
+/// The device's copy bandwidth as a kernel reaches it: a STREAM-like copy of 16-byte words.
+pub const COPY_WGSL: &str = include_str!("../shaders/copy.wgsl");
+
 /// Gray output words to an `rgba8unorm` texture tile, for showing a GPU result without a
 /// readback.
 pub const DISPLAY_WGSL: &str = include_str!("../shaders/display.wgsl");
@@ -43,6 +46,12 @@ mod tests {
     fn compute_shader_parses_and_validates() {
         let module = validate(super::COMPUTE_WGSL);
         assert!(module.entry_points.iter().any(|e| e.name == "rounds_only"));
+    }
+
+    #[test]
+    fn copy_shader_parses_and_validates() {
+        let module = validate(super::COPY_WGSL);
+        assert!(module.entry_points.iter().any(|e| e.name == "copy_words"));
     }
 
     #[test]

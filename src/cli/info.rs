@@ -291,7 +291,8 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     };
     lines.push(row("host -> staging", &c.host_to_staging, "every thread writing into mapped upload memory"));
     lines.push(row("staging -> device", &c.staging_to_device, "GPU copy"));
-    lines.push(row("device copy", &c.device_copy, "GPU copy in device memory, read + write counted"));
+    let by = if c.device_copy_by_kernel { "a copy kernel" } else { "a copy command" };
+    lines.push(row("device copy", &c.device_copy, &format!("{by} in device memory, read + write counted")));
     lines.push(row("device -> readback", &c.device_to_readback, "GPU copy"));
     lines.push(row("readback -> host", &c.readback_to_host, "every thread reading mapped readback memory"));
     lines.push(row("host memcpy", &c.host_memcpy, "reference: plain parallel memcpy, same threads"));

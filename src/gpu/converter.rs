@@ -18,8 +18,9 @@ use crate::gpu::plan::grid::{Dispatch, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, GpuRates};
 use crate::gpu::run::conversion::Run;
+use crate::gpu::run::kept_passes::KernelOn;
 use crate::gpu::run::record::RunCommands;
-use crate::gpu::run::resident::{KernelOn, ResidentPass};
+use crate::gpu::run::resident::ResidentPass;
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
 use crate::gpu::{GpuSpan, GpuStep};
@@ -260,7 +261,10 @@ impl GpuConverter {
         let limits = self.limits((bytes, bytes), false);
         let mut scopes = ErrorScopes::push(self.ctx.device());
         let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
-            f(&KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p }, limits, &mut scopes)
+            let kernel_ns_per_byte = self.budget.rates_for(job.work).kernel_ns_per_byte;
+            let on =
+                KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p, kernel_ns_per_byte };
+            f(&on, limits, &mut scopes)
         });
         let scope_result = scopes.finish();
         result.and_then(|v| scope_result.map(|()| v))
@@ -324,8 +328,10 @@ impl GpuConverter {
         let pipelined = gpu_clock && ts.encoders;
         let download = dst.is_some();
         let bytes = self.budget.chunk_and_slice_bytes(kernel, job.work, display.is_some(), download);
-        let plan =
-            RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, pipelined))?;
+        // Cut for overlap only where host copies can overlap GPU work: not on a software
+        // adapter, whose "GPU" is the host's own cores (its driver finishes each chunk first).
+        let overlap = pipelined && !ctx.is_software();
+        let plan = RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, overlap))?;
         let mut t = GpuTimings {
             upload_copy: StepTime::on(Clock::gpu_if(pipelined)),
             download_copy: StepTime::on(Clock::gpu_if(pipelined)),

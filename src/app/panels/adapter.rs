@@ -190,7 +190,8 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         };
         row("host to staging", &c.host_to_staging, "Every thread writing into mapped upload memory");
         row("staging to GPU", &c.staging_to_device, "GPU copy from upload staging to device memory");
-        row("GPU copy", &c.device_copy, "GPU copy within device memory, read + write counted");
+        let by = if c.device_copy_by_kernel { "A copy kernel" } else { "A copy command" };
+        row("GPU copy", &c.device_copy, &format!("{by} within device memory, read + write counted"));
         row("GPU to readback", &c.device_to_readback, "GPU copy into mapped readback memory");
         row("readback to host", &c.readback_to_host, "Every thread reading mapped readback memory");
         row("host memcpy", &c.host_memcpy, "Reference: a plain parallel memcpy on the same threads");

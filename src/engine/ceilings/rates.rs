@@ -348,6 +348,7 @@ pub(crate) fn example_ceilings() -> GpuCeilings {
         host_to_staging: bw(32_000, 1_000, cpu),
         staging_to_device: bw(128_000, 1_000, gpu),
         device_copy: bw(3_200_000, 1_000, gpu),
+        device_copy_by_kernel: true,
         device_to_readback: bw(64_000, 1_000, gpu),
         readback_to_host: bw(64_000, 1_000, cpu),
         host_memcpy: bw(90_000, 1_000, cpu),

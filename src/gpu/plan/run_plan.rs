@@ -204,7 +204,7 @@ pub(crate) struct RingNeeds {
 /// `rows` cut into pieces of `per` rows, each owning at least one output word: rows that start
 /// inside the previous row's last word own no word, and go with the piece before them (or
 /// extend the piece they start).
-fn cut(kernel: Kernel, width: u32, rows: Range<u32>, per: u32) -> Vec<Range<u32>> {
+pub(crate) fn cut(kernel: Kernel, width: u32, rows: Range<u32>, per: u32) -> Vec<Range<u32>> {
     let mut pieces: Vec<Range<u32>> = Vec::new();
     let mut r0 = rows.start;
     while r0 < rows.end {

@@ -80,6 +80,10 @@ pub(crate) fn drive(
     scopes: &mut ErrorScopes<'_>,
 ) -> Result<(), GpuError> {
     let ring = slots.len().max(1);
+    // A software adapter's "GPU" runs on the host's own cores: a host copy overlapping its work
+    // only splits those cores (lavapipe on two: the upload's host copy at a third of a mapped
+    // write's speed), so each chunk is finished before the next is staged.
+    let depth = if run.cmds.ctx.is_software() { 1 } else { ring };
     let mut pending: VecDeque<InFlight> = VecDeque::new();
     let mut queue = Queue::default();
     let mut stamped = Vec::new();
@@ -90,7 +94,7 @@ pub(crate) fn drive(
             return Err(GpuError::Cancelled);
         }
         let slot_index = chunk.index % ring;
-        if pending.len() >= ring
+        if pending.len() >= depth
             && let Some(oldest) = pending.pop_front()
         {
             finish(run, slots, oldest, (&mut queue, &mut stamped))?;

@@ -1,6 +1,6 @@
 //! Timing a kernel on data already on the GPU: the input is uploaded once, the output is left
-//! there, and each timed run submits the compute passes (in chunks within the submission
-//! budget, at most two on the queue) and waits, on the CPU clock, so the fixed cost of a
+//! there, and each timed run submits one pass (planned by `kept_passes`: whole bands, as many
+//! dispatches a submission as the budget allows) and waits, on the CPU clock, so the fixed cost of a
 //! dispatch is included. This is the GPU's best case, as when the image is on the GPU to be
 //! shown anyway. Every buffer is freed, and the device waited for, before returning.
 
@@ -9,12 +9,10 @@ use std::time::Instant;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
-use crate::gpu::pipelines::{Pipelines, params_buffer};
-use crate::gpu::plan::bands::band_sizes;
-use crate::gpu::plan::grid::{PARAMS_STRIDE, dispatch};
-use crate::gpu::plan::run_plan::{Limits, RunPlan};
-use crate::gpu::run::pipelined::MAX_IN_FLIGHT;
-use crate::gpu::{GpuContext, GpuError, GpuJob};
+use crate::gpu::plan::bands::{BandPlan, band_sizes};
+use crate::gpu::plan::run_plan::Limits;
+use crate::gpu::run::kept_passes::{KeptBand, KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape};
+use crate::gpu::{GpuError, GpuJob};
 
 /// One timed pass over data kept on the GPU, both ways a program might time it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,18 +24,9 @@ pub struct ResidentPass {
     pub wall_ns: u64,
 }
 
-/// The compiled kernel a resident pass runs, with the device and pipelines it belongs to.
-pub(crate) struct KernelOn<'a> {
-    /// The device.
-    pub ctx: &'a GpuContext,
-    /// Its pipelines (for the bind-group layout).
-    pub pipelines: &'a Pipelines,
-    /// The job's pipeline.
-    pub pipeline: &'a wgpu::ComputePipeline,
-}
-
-/// Uploads `job`'s image once (every band resident at once), runs one cold pass over it, then
-/// times `runs` further passes.
+/// Uploads `job`'s image once (every band resident at once), runs cold passes over it until
+/// their plan holds (at most [`PLANNING_PASSES`], each replanning from the CPU clock's reading,
+/// an upper bound of the GPU's time), then times `runs` further passes.
 pub(crate) fn time_resident(
     on: &KernelOn<'_>,
     job: &GpuJob<'_>,
@@ -45,26 +34,25 @@ pub(crate) fn time_resident(
     runs: usize,
     scopes: &mut ErrorScopes<'_>,
 ) -> Result<Vec<ResidentPass>, GpuError> {
-    let KernelOn { ctx, pipelines, pipeline } = *on;
-    let &GpuJob { kernel, workgroup, src, width, height, .. } = job;
+    let ctx = on.ctx;
+    let &GpuJob { kernel, src, width, height, .. } = job;
     if src.len() as u64 != u64::from(width) * u64::from(height) * kernel.in_bytes_per_pixel() as u64 {
         return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
     }
-    let plan = RunPlan::new(kernel, (width, height), workgroup, limits)?;
+    let bands = BandPlan::new(kernel, width, height, limits.band_bytes)?;
+    let shape = PassShape {
+        kernel,
+        size: (width, height),
+        workgroup: job.workgroup,
+        bands,
+        max_groups: limits.max_groups,
+    };
     let in_row = width as usize * kernel.in_bytes_per_pixel();
-    let dispatches = plan
-        .chunks
-        .iter()
-        .map(|c| dispatch(kernel, width, workgroup, &c.rows, limits.max_groups))
-        .collect::<Result<Vec<_>, _>>()?;
-    let params =
-        params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
-    let inputs =
-        ResidentInput::new(ctx, InputLayout::new(0, kernel, (width, height), &plan.bands), &plan.bands);
-    let mut groups = Vec::new();
+    let inputs = ResidentInput::new(ctx, InputLayout::new(0, kernel, (width, height), &bands), &bands);
+    let mut outputs = Vec::new();
     for ((input, &in_bytes), band) in inputs.buffers.iter().zip(&inputs.bytes).zip(0u32..) {
-        let first_row = (band * plan.bands.rows_per_band) as usize;
-        let rows = (plan.bands.rows_per_band as usize).min(height as usize - first_row);
+        let first_row = (band * bands.rows_per_band) as usize;
+        let rows = (bands.rows_per_band as usize).min(height as usize - first_row);
         let out_bytes = band_sizes(kernel, (rows * width as usize) as u64).2.max(4);
         let band_src = src.get(first_row * in_row..(first_row + rows) * in_row).unwrap_or_default();
         let mut contents = band_src.to_vec();
@@ -76,47 +64,38 @@ pub(crate) fn time_resident(
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        groups.push(pipelines.bind_group(ctx, kernel, (input, in_bytes), (&output, out_bytes), &params));
+        outputs.push((output, out_bytes));
     }
+    let kept: Vec<KeptBand<'_>> = inputs
+        .buffers
+        .iter()
+        .zip(&inputs.bytes)
+        .zip(&outputs)
+        .map(|((i, &ib), (o, ob))| ((i, ib), (o, *ob)))
+        .collect();
+    let prepare =
+        |ns_per_byte| KeptPasses::new(on, job, &kept, PassPlan::new(&shape, ns_per_byte), limits.max_groups);
+    let mut passes = prepare(on.kernel_ns_per_byte)?;
     scopes.check()?;
-    let pass = || -> Result<ResidentPass, GpuError> {
-        let mut submitted: Vec<wgpu::SubmissionIndex> = Vec::new();
-        let mut submit_ns = 0;
+    let pass = |passes: &KeptPasses| -> Result<ResidentPass, GpuError> {
         let started = Instant::now();
-        for (chunk, d) in plan.chunks.iter().zip(&dispatches) {
-            let band = (chunk.band_row0 / plan.bands.rows_per_band.max(1)) as usize;
-            let Some(group) = groups.get(band) else { continue };
-            let mut enc = ctx
-                .device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("resident") });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("resident"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, group, &[(chunk.index as u64 * PARAMS_STRIDE) as u32]);
-                pass.dispatch_workgroups(d.groups.0, d.groups.1, 1);
-            }
-            if submitted.len() >= MAX_IN_FLIGHT {
-                let oldest = submitted.len() - MAX_IN_FLIGHT;
-                wait_for(ctx.device(), submitted.get(oldest))?;
-            }
-            let commands = enc.finish();
-            let submit = Instant::now();
-            submitted.push(ctx.queue().submit([commands]));
-            submit_ns += nanos(submit.elapsed());
-        }
-        wait_for(ctx.device(), submitted.last())?;
+        let last = passes.submit(on, 1, None, None, job.cancel)?;
+        let submit_ns = nanos(started.elapsed());
+        wait_for(ctx.device(), last.as_ref())?;
         Ok(ResidentPass { submit_ns, wall_ns: nanos(started.elapsed()) })
     };
-    // The first, cold pass wakes the GPU and its caches; it is not reported.
+    // The first, cold passes wake the GPU and its caches and plan the rest; not reported.
     wait_for(ctx.device(), None)?;
-    pass()?;
-    let times = (0..runs.max(1)).map(|_| pass()).collect::<Result<Vec<_>, _>>();
-    drop(groups);
+    for _ in 0..PLANNING_PASSES {
+        let cold = pass(&passes)?;
+        let Some(ns_per_byte) = passes.plan.measured(cold.wall_ns, 1, true) else { break };
+        passes = prepare(ns_per_byte)?;
+    }
+    let times = (0..runs.max(1)).map(|_| pass(&passes)).collect::<Result<Vec<_>, _>>();
+    drop(passes);
+    drop(kept);
+    drop(outputs);
     drop(inputs);
-    drop(params);
     wait_for(ctx.device(), None)?;
     times
 }

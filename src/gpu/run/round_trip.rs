@@ -2,17 +2,16 @@
 //! operations"): the input is uploaded once, `n` full passes of the kernel run over the kept
 //! input (each reads all of it and writes the whole output, with the job's work per pixel), and
 //! the output is downloaded once. Uploads and downloads go chunk by chunk through the
-//! converter's ring of staging slots into and out of its kept input, as a conversion's do. The
-//! CPU clock times all of it, from the first host copy into staging until the result is in the
+//! converter's ring of staging slots into and out of its kept input, as a conversion's do; the
+//! passes are not cut by those chunks but planned on their own (`kept_passes`). The CPU clock times all of it, from the first host copy into staging until the result is in the
 //! caller's memory: what a caller waits. Where the device reads its timestamps in place, the
 //! passes are also timed on the GPU, from the start of the first to the end of the last. The
 //! round trips of one count are prepared once (every buffer allocated before any clock starts,
-//! then one cold round trip apart) and then timed one warm round trip at a time, on demand, so
+//! then cold round trips apart, which plan the passes from what they measured) and then timed one warm round trip at a time, on demand, so
 //! that a caller can take them in turns with the CPU's; what only they need is freed, and the
 //! device waited for, when the caller is done.
 
 use std::collections::VecDeque;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
@@ -20,12 +19,10 @@ use crate::gpu::device::wait::{MapResult, map, mapped, nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
 use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
 use crate::gpu::memory::ring::{Ring, StagingSlot};
-use crate::gpu::pipelines::params_buffer;
 use crate::gpu::plan::bands::band_sizes;
-use crate::gpu::plan::grid::{Dispatch, PARAMS_STRIDE, dispatch};
 use crate::gpu::plan::run_plan::{Chunk, Limits, RunPlan};
-use crate::gpu::run::pipelined::{MAX_IN_FLIGHT, RING_SLOTS};
-use crate::gpu::run::resident::KernelOn;
+use crate::gpu::run::kept_passes::{KeptBand, KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape};
+use crate::gpu::run::pipelined::RING_SLOTS;
 use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError, GpuJob};
 use crate::pixel::Kernel;
@@ -52,60 +49,46 @@ pub(crate) struct RoundTrip {
     pub stamps: bool,
 }
 
-/// Every band's output (the ring's output buffer for the first band, one of its own for each
-/// other) bound with that band's kept input.
-fn bands(
-    (on, kernel): (&KernelOn<'_>, Kernel),
-    plan: &RunPlan,
-    inputs: &ResidentInput,
-    ring: &Ring,
-    params: &wgpu::Buffer,
-) -> Vec<(wgpu::Buffer, wgpu::BindGroup)> {
-    let KernelOn { ctx, pipelines, .. } = *on;
+/// Every band's output: the ring's output buffer for the first band, one of its own for each
+/// other, with the bytes used.
+fn outputs(ctx: &GpuContext, kernel: Kernel, plan: &RunPlan, ring: &Ring) -> Vec<(wgpu::Buffer, u64)> {
     let (width, height) = plan.size;
-    inputs
-        .buffers
-        .iter()
-        .zip(&inputs.bytes)
-        .zip(0u32..)
-        .map(|((input, &in_bytes), band)| {
-            let output = if band == 0 {
-                (ring.band.output.clone(), ring.band_out_bytes())
-            } else {
-                let first_row = band * plan.bands.rows_per_band;
-                let rows = plan.bands.rows_per_band.min(height - first_row);
-                let bytes = (band_sizes(kernel, u64::from(rows) * u64::from(width)).2).max(4);
-                let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("round trip output band"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                });
-                (buffer, bytes)
-            };
-            let group = pipelines.bind_group(ctx, kernel, (input, in_bytes), (&output.0, output.1), params);
-            (output.0, group)
+    (0..plan.bands.bands)
+        .map(|band| {
+            if band == 0 {
+                return (ring.band.output.clone(), ring.band_out_bytes());
+            }
+            let first_row = band * plan.bands.rows_per_band;
+            let rows = plan.bands.rows_per_band.min(height - first_row);
+            let bytes = (band_sizes(kernel, u64::from(rows) * u64::from(width)).2).max(4);
+            let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("round trip output band"),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            (buffer, bytes)
         })
         .collect()
 }
 
-/// What every round trip of one count shares: the plan, its dispatches, the kept input, the
-/// ring's staging slots and the timestamps.
+/// What every round trip of one count shares: the plan of its copies, its passes, the kept
+/// input, each band's output, the ring's staging slots and the timestamps.
 struct Trip<'a> {
-    ctx: &'a GpuContext,
-    pipeline: &'a wgpu::ComputePipeline,
+    on: &'a KernelOn<'a>,
     job: &'a GpuJob<'a>,
     plan: &'a RunPlan,
-    dispatches: &'a [Dispatch],
-    /// Each band's output buffer, and its binding with the band's kept input.
-    bands: &'a [(wgpu::Buffer, wgpu::BindGroup)],
+    /// The passes over the kept input, planned apart from the copies' chunks.
+    kernel: KeptPasses,
+    /// Each band's output buffer and bytes.
+    outputs: &'a [(wgpu::Buffer, u64)],
     inputs: &'a ResidentInput,
     /// The converter's staging slots, taken in turn by the chunks.
     slots: &'a mut [StagingSlot],
     /// The first pass's start and the last pass's end, where the device reads them in place.
     stamps: Option<&'a Timestamps>,
-    /// Dispatches in all: the passes times the chunks of one pass.
-    steps: usize,
+    /// Passes between the upload and the download.
+    passes: usize,
 }
 
 impl Trip<'_> {
@@ -113,25 +96,25 @@ impl Trip<'_> {
     fn once(&mut self, dst: &mut [u8]) -> Result<RoundTripTime, GpuError> {
         let started = Instant::now();
         let uploaded = self.upload()?;
-        self.passes(uploaded)?;
+        self.kernel.submit(self.on, self.passes, uploaded, self.stamps, self.job.cancel)?;
         self.download(dst)?;
         let wall_ns = nanos(started.elapsed());
         let kernel_ns = self.stamps.map(|s| self.passes_ns(s)).transpose()?;
         // The upload staging is mapped again for the next round trip, off the clock.
         for slot in self.slots.iter_mut() {
-            slot.upload_ready(self.ctx)?;
+            slot.upload_ready(self.on.ctx)?;
         }
         Ok(RoundTripTime { wall_ns, kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns) })
     }
 
     /// The passes' time on the GPU, first start to last end (after the last submission finished).
     fn passes_ns(&self, stamps: &Timestamps) -> Result<u64, GpuError> {
-        mapped(self.ctx.device(), &stamps.map())?;
-        Ok(self.ctx.ticks_to_ns(stamps.read()?.span(Span::Slice(0))))
+        mapped(self.on.ctx.device(), &stamps.map())?;
+        Ok(self.on.ctx.ticks_to_ns(stamps.read()?.span(Span::Slice(0))))
     }
 
     fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
-        self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+        self.on.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
     /// The slot chunk `index` takes.
@@ -155,49 +138,13 @@ impl Trip<'_> {
                 .ok_or(GpuError::Bug("a chunk without its band"))?;
             let mut enc = self.encoder("round trip upload");
             let slot = Self::slot(self.slots, chunk.index)?;
-            slot.fill_upload(self.ctx, src, bytes)?;
+            slot.fill_upload(self.on.ctx, src, bytes)?;
             slot.unmap_upload();
             enc.copy_buffer_to_buffer(&slot.upload, 0, input, offset, bytes);
-            last = Some(self.ctx.queue().submit([enc.finish()]));
+            last = Some(self.on.ctx.queue().submit([enc.finish()]));
             slot.remap_upload();
         }
         Ok(last)
-    }
-
-    /// Every pass, chunk by chunk (one submission each, at most two on the queue), the first
-    /// stamped at its start and the last at its end.
-    fn passes(&self, uploaded: Option<wgpu::SubmissionIndex>) -> Result<(), GpuError> {
-        let (ctx, cancel) = (self.ctx, self.job.cancel);
-        let mut submitted: Vec<_> = uploaded.into_iter().collect();
-        let steps = self.plan.chunks.iter().zip(self.dispatches).cycle().take(self.steps);
-        for (step, (chunk, d)) in steps.enumerate() {
-            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                wait_for(ctx.device(), None)?;
-                return Err(GpuError::Cancelled);
-            }
-            let Some((_, group)) = self.bands.get(chunk.band as usize) else { continue };
-            let mut enc = self.encoder("round trip pass");
-            {
-                let first = (step == 0).then_some(Stamp::KernelStart(0));
-                let last = (step + 1 == self.steps).then_some(Stamp::KernelEnd(0));
-                let timestamp_writes = self
-                    .stamps
-                    .filter(|_| first.is_some() || last.is_some())
-                    .map(|s| s.pass_writes(first, last));
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("round trip pass"),
-                    timestamp_writes,
-                });
-                pass.set_pipeline(self.pipeline);
-                pass.set_bind_group(0, group, &[(chunk.index as u64 * PARAMS_STRIDE) as u32]);
-                pass.dispatch_workgroups(d.groups.0, d.groups.1, 1);
-            }
-            if submitted.len() >= MAX_IN_FLIGHT {
-                wait_for(ctx.device(), submitted.get(submitted.len() - MAX_IN_FLIGHT))?;
-            }
-            submitted.push(ctx.queue().submit([enc.finish()]));
-        }
-        Ok(())
     }
 
     /// Each chunk back through a staging slot (one submission of its copy out of the band's
@@ -214,7 +161,7 @@ impl Trip<'_> {
             }
             let (offset, bytes) = chunk.out_bytes();
             let (output, _) =
-                self.bands.get(chunk.band as usize).ok_or(GpuError::Bug("a chunk without its band"))?;
+                self.outputs.get(chunk.band as usize).ok_or(GpuError::Bug("a chunk without its band"))?;
             let mut enc = self.encoder("round trip download");
             if chunk.index == 0
                 && let Some(s) = self.stamps
@@ -223,7 +170,7 @@ impl Trip<'_> {
             }
             let slot = Self::slot(self.slots, chunk.index)?;
             enc.copy_buffer_to_buffer(output, offset, &slot.download, 0, bytes);
-            self.ctx.queue().submit([enc.finish()]);
+            self.on.ctx.queue().submit([enc.finish()]);
             pending.push_back((chunk, map(&slot.download, 0..bytes, wgpu::MapMode::Read)));
         }
         while let Some((done, mapping)) = pending.pop_front() {
@@ -234,7 +181,7 @@ impl Trip<'_> {
 
     /// Waits for a chunk's mapping and copies it into its place in `dst`.
     fn read_back(&mut self, chunk: &Chunk, mapping: &MapResult, dst: &mut [u8]) -> Result<(), GpuError> {
-        mapped(self.ctx.device(), mapping)?;
+        mapped(self.on.ctx.device(), mapping)?;
         let to = dst.get_mut(chunk.dst.clone()).ok_or(GpuError::Bug("a chunk outside the output"))?;
         Self::slot(self.slots, chunk.index)?.read_download(chunk.out_bytes().1, to)?;
         Ok(())
@@ -276,7 +223,7 @@ pub(crate) fn warm<T>(
     scopes: &mut ErrorScopes<'_>,
     drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
 ) -> Result<T, GpuError> {
-    let KernelOn { ctx, pipeline, .. } = *on;
+    let ctx = on.ctx;
     let &GpuJob { kernel, workgroup, src, width, height, .. } = job;
     let pixels = u64::from(width) * u64::from(height);
     if src.len() as u64 != pixels * kernel.in_bytes_per_pixel() as u64
@@ -285,13 +232,6 @@ pub(crate) fn warm<T>(
         return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
     }
     let plan = RunPlan::new(kernel, (width, height), workgroup, how.limits)?;
-    let dispatches = plan
-        .chunks
-        .iter()
-        .map(|c| dispatch(kernel, width, workgroup, &c.rows, how.limits.max_groups))
-        .collect::<Result<Vec<_>, _>>()?;
-    let params =
-        params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
     // The converter's kept input, made this image's for the round trips and freed after them
     // (never handed to a later run: a round trip that failed may have left it half written).
     let layout = InputLayout::new(job.keep_input.unwrap_or(0), kernel, (width, height), &plan.bands);
@@ -299,29 +239,54 @@ pub(crate) fn warm<T>(
     let Buffers { ring: Some(ring), input: Some(inputs) } = buffers else {
         return Err(GpuError::Bug("no buffer ring"));
     };
-    let bands = bands((on, kernel), &plan, inputs, ring, &params);
-    let steps = how.passes.max(1) as usize * plan.chunks.len();
-    let stamps = (how.stamps && steps > 0).then(|| Timestamps::new(ctx, 1));
+    let outputs = outputs(ctx, kernel, &plan, ring);
+    let kept: Vec<KeptBand<'_>> = inputs
+        .buffers
+        .iter()
+        .zip(&inputs.bytes)
+        .zip(&outputs)
+        .map(|((i, &ib), (o, ob))| ((i, ib), (o, *ob)))
+        .collect();
+    let max_groups = how.limits.max_groups;
+    let shape = PassShape { kernel, size: (width, height), workgroup, bands: plan.bands, max_groups };
+    let prepare =
+        |ns_per_byte| KeptPasses::new(on, job, &kept, PassPlan::new(&shape, ns_per_byte), max_groups);
+    let passes = how.passes.max(1) as usize;
+    let stamps = how.stamps.then(|| Timestamps::new(ctx, 1));
+    let kernel_passes = prepare(on.kernel_ns_per_byte)?;
     scopes.check()?;
     let mut trip = Trip {
-        ctx,
-        pipeline,
+        on,
         job,
         plan: &plan,
-        dispatches: &dispatches,
-        bands: &bands,
+        kernel: kernel_passes,
+        outputs: &outputs,
         inputs,
         slots: &mut ring.slots,
         stamps: stamps.as_ref(),
-        steps,
+        passes,
     };
+    // Cold round trips wake the GPU and touch every buffer, and plan the passes from what they
+    // measured (the GPU's clock where stamped, else the CPU's, an upper bound); not reported.
     wait_for(ctx.device(), None)?;
-    trip.once(dst)?;
+    for _ in 0..PLANNING_PASSES {
+        let cold = trip.once(dst)?;
+        let reading = cold.kernel_ns.map_or((cold.wall_ns, true), |ns| (ns, false));
+        let Some(ns_per_byte) = trip.kernel.plan.measured(reading.0, passes, reading.1) else { break };
+        trip.kernel = prepare(ns_per_byte)?;
+    }
+    let p = &trip.kernel.plan;
+    log::debug!(
+        "{passes} passes over the kept input: {} dispatches a pass, {} submissions, planned at {:.3e} ns a byte",
+        p.pieces.len(),
+        p.submissions(passes),
+        p.ns_per_byte
+    );
     let mut warm = WarmRoundTrip { trip, dst };
     let driven = drive(&mut warm);
     scopes.check()?;
-    drop(bands);
-    drop(params);
+    drop(kept);
+    drop(outputs);
     buffers.input = None;
     wait_for(ctx.device(), None)?;
     Ok(driven)

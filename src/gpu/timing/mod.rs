@@ -4,6 +4,7 @@
 //! [`super::device`].
 
 pub(super) mod compute;
+pub(super) mod device_copy;
 pub(super) mod paths;
 pub(super) mod probe;
 pub(super) mod timestamps;

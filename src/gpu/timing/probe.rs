@@ -1,7 +1,8 @@
 //! This machine's ceilings for every step of the GPU path, measured in a fraction of a second:
 //! the host filling mapped upload staging and reading mapped readback memory (every thread, with
 //! the converter's own copy code), the GPU copying staging to device memory and device memory to
-//! readback, the device's own copy bandwidth, a plain host `memcpy` at the same thread count for
+//! readback, the device's own copy bandwidth (the faster of a copy command and a copy kernel),
+//! a plain host `memcpy` at the same thread count for
 //! reference, and the submit-and-wait latency of a tiny submission. Each figure names its clock.
 //!
 //! Each step runs [`REPEATS`] times after one warm-up; the fastest run is the ceiling (what the
@@ -16,6 +17,7 @@ use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::plan::submission_budget::CeilingRates;
 use crate::gpu::timing::compute::{GpuCompute, measure_checked};
+use crate::gpu::timing::device_copy::CopyKernel;
 use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::system::clock::Clock;
@@ -83,8 +85,13 @@ pub struct GpuCeilings {
     pub host_to_staging: Bandwidth,
     /// GPU copy from upload staging to a device buffer.
     pub staging_to_device: Bandwidth,
-    /// GPU copy from one device buffer to another (read + write counted).
+    /// GPU copy from one device buffer to another (read + write counted): the faster of a copy
+    /// command and a copy kernel (see `device_copy.rs`).
     pub device_copy: Bandwidth,
+    /// Whether the copy kernel was the faster (else the copy command); `false` in caches written
+    /// before the kernel was timed.
+    #[serde(default)]
+    pub device_copy_by_kernel: bool,
     /// GPU copy from a device buffer to `MAP_READ` readback memory.
     pub device_to_readback: Bandwidth,
     /// Host copy out of mapped readback memory (all threads, 1 MiB pieces).
@@ -189,6 +196,18 @@ pub(crate) fn measure(ctx: &GpuContext, gpu_clock: bool) -> Result<GpuCeilings, 
     let staging_to_device = copy(&buffers.staging, &buffers.device_a)?;
     let mut device_copy = copy(&buffers.device_a, &buffers.device_b)?;
     device_copy.bytes = 2 * bytes;
+    let copier = CopyKernel::new(ctx, (&buffers.device_a, &buffers.device_b), bytes);
+    let mut kernel_copy = timed_on_gpu(ctx, timestamps.as_ref(), copier.bytes, |enc| copier.record(enc))?;
+    kernel_copy.bytes = 2 * copier.bytes;
+    log::debug!(
+        "device copy: {:.1} GB/s by a copy command, {:.1} GB/s by a copy kernel",
+        device_copy.gb_per_s(),
+        kernel_copy.gb_per_s()
+    );
+    let device_copy_by_kernel = kernel_copy.gb_per_s() > device_copy.gb_per_s();
+    if device_copy_by_kernel {
+        device_copy = kernel_copy;
+    }
     let device_to_readback = copy(&buffers.device_a, &buffers.readback)?;
     let readback_to_host = read_readback(ctx, &buffers.readback, &mut dst)?;
     let host_memcpy = memcpy(&src, &mut dst);
@@ -205,6 +224,7 @@ pub(crate) fn measure(ctx: &GpuContext, gpu_clock: bool) -> Result<GpuCeilings, 
         host_to_staging,
         staging_to_device,
         device_copy,
+        device_copy_by_kernel,
         device_to_readback,
         readback_to_host,
         host_memcpy,
@@ -263,6 +283,18 @@ fn gpu_copy(
     to: &wgpu::Buffer,
     bytes: u64,
 ) -> Result<Bandwidth, GpuError> {
+    timed_on_gpu(ctx, ts, bytes, |enc| enc.copy_buffer_to_buffer(from, 0, to, 0, bytes))
+}
+
+/// What `record` encodes, moving `bytes`, run [`REPEATS`] times after a warm-up, each between
+/// encoder timestamps where given (the CPU clock around its submit-and-wait otherwise, or when
+/// a reading cannot be right).
+fn timed_on_gpu(
+    ctx: &GpuContext,
+    ts: Option<&Timestamps>,
+    bytes: u64,
+    record: impl Fn(&mut wgpu::CommandEncoder),
+) -> Result<Bandwidth, GpuError> {
     let (mut gpu_runs, mut cpu_runs) = (Vec::new(), Vec::new());
     let mut gpu_clock = ts.is_some();
     for run in 0..=REPEATS {
@@ -272,7 +304,7 @@ fn gpu_copy(
         if let Some(ts) = ts {
             ts.write(&mut enc, Stamp::UploadStart);
         }
-        enc.copy_buffer_to_buffer(from, 0, to, 0, bytes);
+        record(&mut enc);
         if let Some(ts) = ts {
             ts.write(&mut enc, Stamp::UploadEnd);
             ts.resolve(&mut enc, (Stamp::UploadStart, Stamp::UploadEnd));

@@ -1,0 +1,67 @@
+//! The device's copy bandwidth as a kernel reaches it: a STREAM-like copy kernel
+//! (`shaders/copy.wgsl`, 16 bytes an invocation, grid-stride) between two device buffers. A copy
+//! command can run far below it: on the H200, `copy_buffer_to_buffer` of 64 MiB reached 820 GB/s
+//! (read + write), a CUDA copy 3,027 and graylab's own kernel 2,232, so every report said the
+//! kernel ran "above this machine's device-copy ceiling". The probe keeps the faster of the two.
+
+use crate::gpu::GpuContext;
+
+/// Invocations of a workgroup, as `copy.wgsl` declares it.
+const WORKGROUP: u32 = 256;
+
+/// Workgroups of the grid at most: enough to hide memory latency on any GPU; the grid strides
+/// over the rest.
+const MAX_GROUPS: u32 = 16_384;
+
+/// The copy kernel bound to two device buffers.
+pub(crate) struct CopyKernel {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    groups: u32,
+    /// Bytes each run copies (the asked bytes within the binding limit, in whole 16 bytes).
+    pub bytes: u64,
+}
+
+impl CopyKernel {
+    /// The kernel copying the first `bytes` of `from` into `to` (both `STORAGE`, at least
+    /// `bytes` long).
+    pub(crate) fn new(ctx: &GpuContext, (from, to): (&wgpu::Buffer, &wgpu::Buffer), bytes: u64) -> Self {
+        let device = ctx.device();
+        let bytes = bytes.min(ctx.limits().max_storage_buffer_binding_size) / 16 * 16;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("copy.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(crate::shaders::COPY_WGSL.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("device copy kernel"),
+            layout: None,
+            module: &module,
+            entry_point: Some("copy_words"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        let sized = |buffer| crate::gpu::pipelines::sized(buffer, bytes.max(16));
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("device copy kernel"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: sized(from) },
+                wgpu::BindGroupEntry { binding: 1, resource: sized(to) },
+            ],
+        });
+        let max = ctx.limits().max_compute_workgroups_per_dimension.clamp(1, MAX_GROUPS);
+        let groups = u32::try_from((bytes / 16).div_ceil(u64::from(WORKGROUP))).unwrap_or(max).clamp(1, max);
+        Self { pipeline, bind_group, groups, bytes }
+    }
+
+    /// Records one copy.
+    pub(crate) fn record(&self, enc: &mut wgpu::CommandEncoder) {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("device copy kernel"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.groups, 1, 1);
+    }
+}
