@@ -3,6 +3,8 @@
 //! file on a terminal, the share of its pixels converted ([`watch_pixels`]).
 
 use super::out::{err_part, errln};
+use crate::engine::estimate::Standing;
+use crate::system::one_time::OneTimeMark;
 use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
@@ -39,6 +41,8 @@ pub(super) struct Progress {
     done_bytes: u64,
     failed: usize,
     started: Instant,
+    /// The process's one-time work when the batch started (opening the GPU is no pace).
+    one_time_at: OneTimeMark,
 }
 
 impl Progress {
@@ -52,6 +56,7 @@ impl Progress {
             done_bytes: 0,
             failed: 0,
             started: Instant::now(),
+            one_time_at: OneTimeMark::now(),
         };
         progress.draw();
         progress
@@ -81,12 +86,15 @@ impl Progress {
     fn line(&self) -> String {
         let elapsed = self.started.elapsed();
         let mb_per_s = self.done_bytes as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
-        let eta = if self.done_bytes == 0 {
-            "ETA -".to_owned()
-        } else {
-            let left = self.total_bytes.saturating_sub(self.done_bytes) as f64;
-            format!("ETA {}", seconds(Duration::from_secs_f64(left / 1e6 / mb_per_s.max(1e-9))))
+        let standing = Standing {
+            estimate_s: None,
+            elapsed_s: elapsed.as_secs_f64(),
+            one_time_s: self.one_time_at.since_s(),
+            done: (self.done_bytes > 0).then(|| self.done_bytes as f64 / self.total_bytes.max(1) as f64),
         };
+        let eta = standing
+            .seconds_left()
+            .map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {}", seconds(Duration::from_secs_f64(s))));
         let failed = if self.failed > 0 { format!(", {} failed", self.failed) } else { String::new() };
         format!(
             "[{}/{}] {:.0}%{failed}, {mb_per_s:.1} MB/s, {eta}",
@@ -128,6 +136,7 @@ pub(super) fn watch_pixels<T>(
     let Some(progress) = progress else { return work() };
     let finished = std::sync::atomic::AtomicBool::new(false);
     let started = Instant::now();
+    let one_time_at = OneTimeMark::now();
     std::thread::scope(|scope| {
         let watcher = std::thread::Builder::new().name("graylab-progress".into()).spawn_scoped(scope, || {
             let mut drawn = false;
@@ -138,12 +147,15 @@ pub(super) fn watch_pixels<T>(
                 let Some(fraction) = progress.fraction().filter(|_| elapsed >= PIXELS_LINE_AFTER) else {
                     continue;
                 };
-                let eta = if fraction > 0.0 {
-                    let left = elapsed.as_secs_f64() * (1.0 - fraction) / fraction;
-                    format!(", about {} left", seconds(Duration::from_secs_f64(left)))
-                } else {
-                    String::new()
+                let standing = Standing {
+                    estimate_s: None,
+                    elapsed_s: elapsed.as_secs_f64(),
+                    one_time_s: one_time_at.since_s(),
+                    done: Some(fraction),
                 };
+                let eta = standing.seconds_left().map_or_else(String::new, |left| {
+                    format!(", about {} left", seconds(Duration::from_secs_f64(left)))
+                });
                 err_part!(
                     "\r\x1b[2Kconverting: {:.0}% of the pixels ({}{eta})",
                     fraction * 100.0,

@@ -188,10 +188,10 @@ mod tests {
             std::time::Instant::now().checked_sub(std::time::Duration::from_secs(4)).expect("4 s ago");
         let (fraction, text, _) = bar(&p).expect("a bar");
         assert_eq!((fraction, text.as_str()), (0.42, "42% of the pixels"));
-        // What is left: the estimate's 5.8 s and the pace seen (4 s for 42%: 5.52 s) blended by
-        // the share done, the estimate's first weighed by what is left.
-        let seen_left = 4.0 * 0.58 / 0.42;
-        let want = 10.0 * 0.58 * 0.58 + seen_left * 0.42;
+        // What is left: past a share done of SEEN_PACE_ALONE_AT, the pace seen alone (4 s for
+        // 42%: 5.52 s left), not the estimate's 5.8 s.
+        p.one_time_at = crate::system::one_time::OneTimeMark::now();
+        let want = 4.0 * 0.58 / 0.42;
         let eta = f64::from(p.eta_secs().expect("an ETA"));
         assert!((eta - want).abs() < 0.05, "{eta} s left, want {want}");
 

@@ -156,24 +156,17 @@ impl Progress {
         self.one_time_at.since_s()
     }
 
-    /// Estimated seconds left: the estimate of what is left, corrected by the pace seen so far
-    /// in this job (the more is done, the more the pace seen counts).
+    /// Estimated seconds left: what remains of the estimate, corrected by the pace seen so far
+    /// in this job, one-time work left out ([`crate::engine::estimate::Standing`]).
     #[must_use]
     pub fn eta_secs(&self) -> Option<f32> {
-        let elapsed = f64::from(self.elapsed_secs());
-        let done = (self.work_total > 0.0).then(|| (self.work_done / self.work_total).clamp(0.0, 1.0));
-        let seen_left = done.filter(|&f| f > 0.0 && f < 1.0).map(|f| elapsed * (1.0 - f) / f);
-        let estimated_left = self.estimate_s.map(|e| match done {
-            Some(f) if f > 0.0 => e * (1.0 - f),
-            _ => (e - elapsed).max(0.0),
-        });
-        let left = match (estimated_left, seen_left, done) {
-            (Some(e), Some(s), Some(f)) => e * (1.0 - f) + s * f,
-            (Some(e), None, _) => e,
-            (None, Some(s), _) => s,
-            _ => return None,
+        let standing = crate::engine::estimate::Standing {
+            estimate_s: self.estimate_s,
+            elapsed_s: f64::from(self.elapsed_secs()),
+            one_time_s: self.one_time_s(),
+            done: (self.work_total > 0.0).then(|| self.work_done / self.work_total),
         };
-        Some(left as f32)
+        standing.seconds_left().map(|s| s as f32)
     }
 
     /// Done as a fraction, when the total is known.

@@ -10,8 +10,10 @@
 //! the cache folder: [`load_pace`], [`save_pace`]) and feed it; every long job's JSON says what
 //! it was estimated at and what it took ([`Timed`]).
 
+mod eta;
 mod kept;
 
+pub use eta::{SEEN_PACE_ALONE_AT, Standing};
 pub use kept::{load_pace, machine_name, save_pace};
 
 use crate::engine::{Backend, ConvertSettings, available_threads};
