@@ -197,10 +197,15 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         },
         None => pace.estimate(),
     };
-    if grid && !quiet {
+    // Until a grid ran here, its estimate is the calibration's plan; then the pace's, which has
+    // learnt how long the comparisons take to decide.
+    if grid && !quiet && !pace.seen_before() {
         errln!("estimate: {}", plan.sentence());
     } else if !quiet {
         errln!("estimate: {}", estimate.sentence());
+        if grid {
+            errln!("{}", plan.runs_sentence());
+        }
     }
     let mut progress = |i: usize, n: usize, mp: f64| {
         if !quiet {

@@ -10,8 +10,6 @@
 //! Above 0 rounds the one-thread CPU series is skipped: the map compares the GPU with the best
 //! CPU, and on every machine with more than one thread that is the all-threads series.
 
-use std::fmt::Write as _;
-
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
@@ -205,6 +203,14 @@ impl GridEstimate {
             c.megapixels,
             c.rounds
         );
+        s.push(' ');
+        s.push_str(&self.runs_sentence());
+        s
+    }
+
+    /// Which cells get fewer warm runs than asked, and why (or that none does).
+    #[must_use]
+    pub fn runs_sentence(&self) -> String {
         let fewer: Vec<String> = self
             .fewer_runs()
             .map(|cell| {
@@ -213,17 +219,15 @@ impl GridEstimate {
             })
             .collect();
         if fewer.is_empty() {
-            let _ = write!(s, " Every cell gets the {} warm runs asked.", self.runs);
+            format!("Every cell gets the {} warm runs asked.", self.runs)
         } else {
-            let _ = write!(
-                s,
-                " Fewer warm runs than the {} asked, to keep each series of a cell near {:.1} s: {}.",
+            format!(
+                "Fewer warm runs than the {} asked, to keep each series of a cell near {:.1} s: {}.",
                 self.runs,
                 CELL_SERIES_BUDGET_NS as f64 / 1e9,
                 fewer.join("; ")
-            );
+            )
         }
-        s
     }
 }
 
