@@ -367,7 +367,7 @@ impl eframe::App for GraylabApp {
         self.paths.show(&ctx, room, &mut self.session);
         self.update_title(&ctx);
         self.frames += 1;
-        self.session.toasts.ui(&ctx, room.rect);
+        self.session.toasts.ui(&ctx, viewer);
         crate::app::panels::status_bar::held_run_ui(&ctx, &mut self.session);
         drop_overlay_ui(&ctx);
         self.session.after_frame();

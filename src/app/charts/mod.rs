@@ -100,6 +100,11 @@ fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot:
         .allow_boxed_zoom(false)
 }
 
+/// The dock's least height where the window allows it (half the room at most), in points: its
+/// charts then keep plots of about 150 points, with their axis numbers (at 1024x640 a share of
+/// 0.36 left them 50–60 points and no numbers).
+const DOCK_LEAST_PX: f32 = 300.0;
+
 /// The x axis and a lane chart's margins, in points.
 const LANES_BELOW: f32 = 40.0;
 
@@ -211,7 +216,7 @@ impl Default for ChartsDock {
             tab: Tab::Runs,
             box_series: None,
             race: workgroups::Race::default(),
-            share: 0.36,
+            share: 0.4,
             file_asked: None,
             room: None,
         }
@@ -225,11 +230,12 @@ impl ChartsDock {
         let frame = look::panel_frame(ui.style());
         let room = ui.available_height();
         if self.expanded {
-            let range = 150.0..=(room * 0.42).max(150.0);
+            let least = DOCK_LEAST_PX.min(room * 0.5).max(150.0);
+            let range = least..=(room * 0.42).max(least);
             let mut panel = egui::Panel::bottom("charts")
                 .frame(frame)
                 .resizable(true)
-                .default_size((room * self.share).max(170.0))
+                .default_size((room * self.share).max(least))
                 .size_range(range.clone());
             // A new window size (or the first frame: egui's memory may hold a height from another
             // window size) puts the dock back at its share of the room.

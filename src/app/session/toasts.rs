@@ -1,5 +1,7 @@
-//! Messages for the user as toasts in the bottom-right corner above the status bar, where they
-//! cover no control and never move the layout; at most three at once. Successes and notes fade
+//! Messages for the user as toasts in the bottom-right corner of the image viewer, above its
+//! pixel readout: over the image's corner, never over the charts, and under any window the user
+//! brings forward (a toast over the claims window hid its verdicts); they never move the layout;
+//! at most three at once. Successes and notes fade
 //! after a few seconds, errors after half a minute; the warnings about the open image stay until
 //! dismissed or another image opens. A message about opening a file goes once one opens.
 
@@ -14,6 +16,9 @@ const FADE_AFTER: Duration = Duration::from_secs(6);
 
 /// How long an error stays, unless dismissed first.
 const ERROR_FADES_AFTER: Duration = Duration::from_secs(30);
+
+/// Room left under the toasts for the viewer's pixel readout, points.
+const READOUT_ROOM: f32 = 30.0;
 
 /// At most this many toasts at once (the oldest fading ones go first).
 const MAX_TOASTS: usize = 3;
@@ -127,8 +132,8 @@ impl Toasts {
         self.list.iter().filter(|t| t.level == Level::Warning).map(|t| t.text.as_str()).collect()
     }
 
-    /// Draws the toasts in the bottom-right corner of `area` (the room above the status bar),
-    /// newest at the bottom.
+    /// Draws the toasts in the bottom-right corner of `area` (the image viewer), above its pixel
+    /// readout, newest at the bottom.
     pub fn ui(&mut self, ctx: &egui::Context, area: egui::Rect) {
         let now = Instant::now();
         self.list.retain(|t| t.fades_at().is_none_or(|at| now < at));
@@ -140,8 +145,8 @@ impl Toasts {
         }
         let mut dismissed = None;
         egui::Area::new(egui::Id::unique("graylab toasts"))
-            .order(egui::Order::Foreground)
-            .anchor(Align2::RIGHT_BOTTOM, area.max - ctx.content_rect().max - egui::vec2(8.0, 8.0))
+            .order(egui::Order::Middle)
+            .anchor(Align2::RIGHT_BOTTOM, area.max - ctx.content_rect().max - egui::vec2(8.0, READOUT_ROOM))
             .interactable(true)
             .show(ctx, |ui| {
                 ui.set_max_width((area.width() * 0.45).clamp(240.0, 460.0));

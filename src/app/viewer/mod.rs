@@ -145,8 +145,22 @@ impl Viewer {
         }
         let readout_rect = Rect::from_min_max(pos2(area.min.x, panes_area.max.y), area.max);
         let text = match hover_px {
-            Some(p) if p.x >= 0.0 && p.y >= 0.0 && p.x < size.x && p.y < size.y => readout(session, p.x as u32, p.y as u32),
-            _ => "Hover over the image to read pixel values. Wheel: zoom · drag: pan · double-click or F: fit · 1: 1:1".into(),
+            Some(p) if p.x >= 0.0 && p.y >= 0.0 && p.x < size.x && p.y < size.y => {
+                readout(session, p.x as u32, p.y as u32)
+            }
+            // The whole hint where it fits in one line, else its keys alone (at 1024 px wide the
+            // line was cut at "F: f…").
+            _ => {
+                let full = "Hover over the image to read pixel values. Wheel: zoom · drag: pan · double-click or F: fit · 1: 1:1";
+                let chars_fit = readout_rect.width()
+                    / ui.fonts_mut(|f| f.glyph_width(&egui::TextStyle::Monospace.resolve(ui.style()), 'x'))
+                        .max(1.0);
+                if full.chars().count() as f32 <= chars_fit {
+                    full.into()
+                } else {
+                    "Hover: pixel values · wheel: zoom · drag: pan · F: fit · 1: 1:1".into()
+                }
+            }
         };
         ui.put(readout_rect, egui::Label::new(egui::RichText::new(text).monospace()).truncate());
         ui.advance_cursor_after_rect(area);

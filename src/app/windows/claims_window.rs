@@ -214,8 +214,11 @@ impl ClaimsWindow {
     fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
         ui.horizontal(|ui| {
             let label = ui.label("JSON file");
+            // Room for Save, Load to compare and, with a report loaded, Clear comparison.
+            let buttons = if self.compare.is_some() || self.confirm_replace { 340.0 } else { 200.0 };
+            let width = super::json_file::path_field_width(ui, buttons, 380.0);
             if ui
-                .add(egui::TextEdit::singleline(&mut self.path).desired_width(380.0))
+                .add(egui::TextEdit::singleline(&mut self.path).desired_width(width))
                 .labelled_by(label.id)
                 .changed()
             {

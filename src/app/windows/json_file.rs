@@ -9,6 +9,13 @@ use egui::Ui;
 use crate::app::look;
 use crate::app::session::Session;
 
+/// The width of a window's JSON path field: what is left of the row beside `buttons_width` of
+/// buttons, from 140 to `most` points (a fixed 380 made the claims window's row, and so the
+/// window, wider than a 1024-px screen once a report was loaded).
+pub(super) fn path_field_width(ui: &Ui, buttons_width: f32, most: f32) -> f32 {
+    (ui.available_width() - buttons_width).clamp(140.0, most)
+}
+
 /// The Save button, or the "Replace it?" question after a Save onto an existing file. Returns
 /// `Some(overwrite)` when the caller should save now.
 pub(super) fn save_button(

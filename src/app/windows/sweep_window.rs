@@ -237,8 +237,11 @@ impl SweepWindow {
     fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
         ui.horizontal(|ui| {
             let label = ui.label("JSON file");
+            // Room for Save, Load to compare and, with sweeps loaded, Clear comparisons.
+            let buttons = if self.compare.is_empty() && !self.confirm_replace { 200.0 } else { 340.0 };
+            let width = super::json_file::path_field_width(ui, buttons, 300.0);
             if ui
-                .add(egui::TextEdit::singleline(&mut self.path).desired_width(300.0))
+                .add(egui::TextEdit::singleline(&mut self.path).desired_width(width))
                 .labelled_by(label.id)
                 .changed()
             {
