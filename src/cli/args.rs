@@ -8,6 +8,7 @@ use anyhow::bail;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
+use crate::cli::arg_error::ArgError;
 use crate::engine::{Backend, WorkgroupSize};
 use crate::io::{ExportFormat, read_only_mode, special_kind};
 use crate::pixel::{Formula, Work};
@@ -152,15 +153,15 @@ pub(super) fn backends() -> impl TypedValueParser<Value = BenchBackend> {
 }
 
 /// Parses one workgroup size (`256`, `16x16`).
-pub(super) fn workgroup(s: &str) -> Result<WorkgroupSize, String> {
-    s.parse().map_err(|e: crate::engine::ParseWorkgroupError| e.to_string())
+pub(super) fn workgroup(s: &str) -> Result<WorkgroupSize, ArgError> {
+    Ok(s.parse()?)
 }
 
 /// Parses a positive, finite number of seconds.
-pub(super) fn secs(s: &str) -> Result<f64, String> {
+pub(super) fn secs(s: &str) -> Result<f64, ArgError> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a positive number of seconds")),
+        _ => Err(ArgError::Secs { given: s.to_owned() }),
     }
 }
 
@@ -194,23 +195,23 @@ impl WorkArgs {
 }
 
 /// Parses a mask: decimal or `0x` hexadecimal.
-fn mask(s: &str) -> Result<u32, String> {
+fn mask(s: &str) -> Result<u32, ArgError> {
     let s = s.trim();
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16),
         None => s.parse(),
     };
-    parsed.map_err(|_| format!("{s:?} is not a 32-bit mask (decimal or 0x hexadecimal)"))
+    parsed.map_err(|_| ArgError::Mask { given: s.to_owned() })
 }
 
 /// The most CPU threads any command accepts (the engine then uses at most the cores it has).
 pub const MAX_THREADS: usize = 1024;
 
 /// Parses a thread count, 1..=[`MAX_THREADS`].
-pub(super) fn threads(s: &str) -> Result<usize, String> {
+pub(super) fn threads(s: &str) -> Result<usize, ArgError> {
     match s.trim().parse::<usize>() {
         Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-        _ => Err(format!("{s:?} is not a thread count from 1 to {MAX_THREADS}")),
+        _ => Err(ArgError::Threads { given: s.to_owned(), max: MAX_THREADS }),
     }
 }
 
@@ -375,14 +376,14 @@ fn writable(dir: &Path) -> bool {
 }
 
 /// Parses `4k`, `8k`, `16k` or `WxH` into a width and height.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
     match s.to_ascii_lowercase().as_str() {
         "hd" | "1080p" => Ok((1920, 1080)),
         "4k" => Ok((3840, 2160)),
         "8k" => Ok((7680, 4320)),
         "16k" => Ok((15360, 8640)),
         other => {
-            let bad = || format!("invalid size {s:?} (expected 4k, 8k, 16k or WxH, e.g. 6000x4000)");
+            let bad = || ArgError::Size { given: s.to_owned() };
             let (w, h) = other.split_once('x').ok_or_else(bad)?;
             let w: u32 = w.trim().parse().map_err(|_| bad())?;
             let h: u32 = h.trim().parse().map_err(|_| bad())?;
@@ -397,8 +398,8 @@ mod tests {
 
     #[test]
     fn sizes_parse() {
-        assert_eq!(parse_size("8K"), Ok((7680, 4320)));
-        assert_eq!(parse_size("6000x4000"), Ok((6000, 4000)));
+        assert_eq!(parse_size("8K").ok(), Some((7680, 4320)));
+        assert_eq!(parse_size("6000x4000").ok(), Some((6000, 4000)));
         assert!(parse_size("0x5").is_err());
         assert!(parse_size("big").is_err());
     }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
+use super::arg_error::ArgError;
 use super::args::{BenchBackend, parse_size};
 
 use image::DynamicImage;
@@ -104,25 +105,25 @@ pub enum Threads {
 pub struct Passes(pub Vec<u32>);
 
 /// Parses `1,2,4,8,16`: each count from 1 to [`MAX_PASSES`].
-fn parse_passes(s: &str) -> Result<Passes, String> {
+fn parse_passes(s: &str) -> Result<Passes, ArgError> {
     let counts = s
         .split(',')
         .map(|n| match n.trim().parse::<u32>() {
             Ok(n) if (1..=MAX_PASSES).contains(&n) => Ok(n),
-            _ => Err(format!("{n:?} is not a count of operations from 1 to {MAX_PASSES}")),
+            _ => Err(ArgError::Passes { given: n.to_owned(), max: MAX_PASSES }),
         })
-        .collect::<Result<Vec<u32>, String>>()?;
+        .collect::<Result<Vec<u32>, ArgError>>()?;
     Ok(Passes(counts))
 }
 
-fn parse_workgroups(s: &str) -> Result<Workgroups, String> {
+fn parse_workgroups(s: &str) -> Result<Workgroups, ArgError> {
     if s.trim() == "all" {
         return Ok(Workgroups::All);
     }
     s.split(',').map(|w| super::args::workgroup(w.trim())).collect::<Result<_, _>>().map(Workgroups::List)
 }
 
-fn parse_threads(s: &str) -> Result<Threads, String> {
+fn parse_threads(s: &str) -> Result<Threads, ArgError> {
     if s.trim() == "all" {
         return Ok(Threads::All);
     }

@@ -4,6 +4,7 @@
 //! checked, before any work; this is the edge where errors become messages (with advice that
 //! names the flags) and exit codes. Depends on [`crate::engine`].
 
+mod arg_error;
 mod args;
 mod bench;
 mod claims;

@@ -38,9 +38,9 @@ pub(super) fn convert_luma_stream(
     }
     let kernel = Kernel::Rgb8ToL8;
     let kernel_ns = AtomicU64::new(0);
-    let to_gray = |rgb: &[u8], gray: &mut [u8]| {
+    let to_gray = |rgb: &[u8], gray: &mut [u8]| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let converting = Instant::now();
-        crate::cpu::convert_chunk(kernel, settings.formula, rgb, gray).map_err(|e| e.to_string())?;
+        crate::cpu::convert_chunk(kernel, settings.formula, rgb, gray)?;
         crate::cpu::apply_work_to_output(kernel, gray, settings.work);
         kernel_ns.fetch_add(nanos_since(converting), Ordering::Relaxed);
         if let Some(p) = progress {

@@ -20,7 +20,7 @@ use crate::system::memory::BudgetSource;
 use crate::system::units::human_bytes;
 
 pub use codecs::jpeg::JPEG_MAX_SIDE;
-pub use codecs::rows::{GrayLayout, RowSource};
+pub use codecs::rows::{GrayLayout, RowSource, RowsFailed};
 pub use json::{JsonPath, read_json, serialize_path, write_json};
 pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use mark::is_graylab_output;
@@ -435,6 +435,9 @@ pub enum WriteCause {
     /// The encoder cannot store this image (its reason).
     #[error("{0}")]
     Encoder(String),
+    /// The rows' producer failed after the last row was coded.
+    #[error(transparent)]
+    Rows(#[from] RowsFailed),
 }
 
 fn owned(path: &Path) -> PathBuf {

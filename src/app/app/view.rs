@@ -50,7 +50,7 @@ pub struct AppView<'a> {
     /// The latest sweep.
     pub sweep: Option<&'a crate::engine::sweep::SweepResult>,
     /// The round-trips window's result, or why it has none.
-    pub round_trips: (Option<&'a crate::engine::round_trip::RoundTripResult>, Option<&'a str>),
+    pub round_trips: (Option<&'a crate::engine::round_trip::RoundTripResult>, Option<String>),
     /// The transfer paths window's latest measurement.
     pub transfer_paths: Option<&'a [crate::engine::ceilings::TransferPath]>,
     /// The latest claims report that finished, and why the latest run has none.

@@ -11,6 +11,7 @@ use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
 use crate::app::state::{RunRecord, RunSeries};
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::Answer;
 use crate::engine::sweep::WorkgroupRace;
 use crate::engine::{Backend, Phase, Stats, WorkgroupSize};
@@ -22,7 +23,7 @@ pub struct Race {
     /// The race in flight, until its answer arrives.
     pub pending: Option<u64>,
     /// The image raced and what the race said (or why it said nothing).
-    shown: Option<(u64, Result<WorkgroupRace, String>)>,
+    shown: Option<(u64, Result<WorkgroupRace, WorkError>)>,
 }
 
 impl Race {
@@ -178,7 +179,7 @@ fn verdict_ui(ui: &mut Ui, race: &Race, image: Option<u64>, current: WorkgroupSi
             });
         }
         Some((id, Err(why))) if Some(*id) == image => {
-            ui.label(RichText::new(why).weak());
+            ui.label(RichText::new(why.describe()).weak());
         }
         _ => {}
     }

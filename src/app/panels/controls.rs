@@ -5,6 +5,7 @@ use egui::{RichText, Ui};
 
 use crate::app::look;
 use crate::app::session::Session;
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::ceilings::PhasePart;
 use crate::engine::sweep::Comparison;
@@ -19,7 +20,7 @@ pub struct SettingsPanel {
     /// The comparison in flight, until its answer arrives.
     pending: Option<u64>,
     /// The latest comparison (or why it has none), with the id of the image it was made on.
-    shown: Option<(u64, Result<Comparison, String>)>,
+    shown: Option<(u64, Result<Comparison, WorkError>)>,
 }
 
 impl SettingsPanel {
@@ -162,7 +163,7 @@ impl SettingsPanel {
                 ui.label(text).on_hover_text(sides_text(c));
             }
             Some((id, Err(why))) if Some(*id) == image => {
-                ui.label(RichText::new(why).weak());
+                ui.label(RichText::new(why.describe()).weak());
             }
             _ => {}
         }

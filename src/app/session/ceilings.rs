@@ -4,6 +4,7 @@
 //! shown by the adapter panel.
 
 use super::{JobKind, Session};
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::Job;
 use crate::engine::CpuCompute;
 use crate::engine::ceilings::KnownCeilings;
@@ -91,7 +92,8 @@ impl Session {
     }
 
     /// The worker's answer: new ceilings replace the old; a failure keeps ceilings known before.
-    pub(super) fn ceilings_measured(&mut self, result: Result<KnownCeilings, String>) {
+    pub(super) fn ceilings_measured(&mut self, result: Result<KnownCeilings, WorkError>) {
+        let result = result.map_err(|e| e.describe());
         self.ceilings = match (std::mem::take(&mut self.ceilings), result) {
             (_, Ok(known)) => CeilingsState::Known { known: Box::new(known), remeasure_error: None },
             (CeilingsState::Known { known, .. }, Err(e)) => {
@@ -104,13 +106,13 @@ impl Session {
 
     /// The worker's answer about the CPU's compute ceiling: a new figure replaces the old; a
     /// failure keeps one known before.
-    pub(super) fn cpu_compute_measured(&mut self, result: Result<CpuCompute, String>) {
+    pub(super) fn cpu_compute_measured(&mut self, result: Result<CpuCompute, WorkError>) {
         match result {
             Ok(c) => {
                 self.pace_cpu_compute(Some(&c));
                 self.cpu_compute = CpuComputeState { known: Some(c), error: None };
             }
-            Err(e) => self.cpu_compute.error = Some(e),
+            Err(e) => self.cpu_compute.error = Some(e.describe()),
         }
     }
 }

@@ -74,7 +74,8 @@ impl Session {
                 self.opening = None;
                 self.failed_opens += 1;
                 self.settings.recent.retain(|p| p != &path);
-                self.toasts.error_about(Topic::Opening, format!("Could not open the image: {e}"));
+                self.toasts
+                    .error_about(Topic::Opening, format!("Could not open the image: {}", e.describe()));
             }
             Reply::Converted(id, output, measured) => self.converted(id, *output, *measured),
             Reply::Ceilings(result) => self.ceilings_measured(result),
@@ -85,16 +86,16 @@ impl Session {
             }
             Reply::ConvertFailed(id, e) if id == self.book.latest_convert => {
                 self.continuous = false;
-                self.toasts.error(format!("Conversion failed: {e}"));
+                self.toasts.error(format!("Conversion failed: {}", e.describe()));
             }
             Reply::Swept(Ok(result)) => {
                 self.learn_sweep(&result);
                 self.results.sweep = Some(Arc::new(result));
             }
-            Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {e}")),
+            Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {}", e.describe())),
             Reply::Parity(result) => match *result {
                 Ok(r) => self.results.parity = Some(r),
-                Err(e) => self.toasts.error(format!("The parity check failed: {e}")),
+                Err(e) => self.toasts.error(format!("The parity check failed: {}", e.describe())),
             },
             Reply::Claims(end) => self.claims_ended(end),
             Reply::Answered(id, answer) => {
@@ -105,7 +106,11 @@ impl Session {
             }
             Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {
-                self.toasts.error(format!("Export to {} failed, nothing was written. {e}", path.display()));
+                self.toasts.error(format!(
+                    "Export to {} failed, nothing was written. {}",
+                    path.display(),
+                    e.describe()
+                ));
             }
             Reply::Done(id) => {
                 if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == id) {
@@ -206,6 +211,7 @@ impl Session {
                     Some(format!("Stopped {when}: nothing of this run is kept."));
             }
             ClaimsEnd::Failed(e) => {
+                let e = e.describe();
                 self.toasts.error(format!("The claims could not be tested: {e}"));
                 self.results.claims.unfinished = Some(format!("The claims could not be tested: {e}"));
             }

@@ -10,6 +10,7 @@ use egui::{RichText, Ui};
 use crate::app::charts::paths_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::ceilings::TransferPath;
 use crate::system::units::{duration, gb, human_bytes};
@@ -26,7 +27,7 @@ pub struct PathsWindow {
     /// The job in flight, until its answer arrives.
     pending: Option<u64>,
     /// The latest result, or why the latest measurement has none.
-    shown: Option<Result<Arc<Vec<TransferPath>>, String>>,
+    shown: Option<Result<Arc<Vec<TransferPath>>, WorkError>>,
     /// The lowest the window's content may reach, from the room it is kept in.
     bottom_y: f32,
 }
@@ -111,7 +112,7 @@ impl PathsWindow {
                 paths_chart_ui(ui, &paths, 280.0, self.bottom_y);
             }
             Some(Err(why)) => {
-                ui.label(why.as_str());
+                ui.label(why.describe());
             }
             None if running => {
                 ui.label("Measuring…");

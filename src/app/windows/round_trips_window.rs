@@ -12,6 +12,7 @@ use egui::{RichText, Ui};
 use crate::app::charts::round_trips_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::round_trip::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 use crate::engine::sampling::MIN_SAMPLES;
@@ -27,7 +28,7 @@ pub struct RoundTripsWindow {
     /// The job in flight, until its answer arrives.
     pending: Option<u64>,
     /// The latest result, or why the latest run has none.
-    shown: Option<Result<Arc<RoundTripResult>, String>>,
+    shown: Option<Result<Arc<RoundTripResult>, WorkError>>,
     /// The lowest the window's content may reach, from the room it is kept in.
     bottom_y: f32,
 }
@@ -61,8 +62,8 @@ impl RoundTripsWindow {
 
     /// Why the latest run has no result (stopped, or failed), if so.
     #[must_use]
-    pub fn unfinished(&self) -> Option<&str> {
-        self.shown.as_ref().and_then(|s| s.as_ref().err()).map(String::as_str)
+    pub fn unfinished(&self) -> Option<String> {
+        self.shown.as_ref().and_then(|s| s.as_ref().err()).map(WorkError::describe)
     }
 
     /// Shows the window when open, and takes the worker's answer in when it arrives.
@@ -141,7 +142,7 @@ impl RoundTripsWindow {
                 round_trips_chart_ui(ui, &r, 320.0, self.bottom_y);
             }
             Some(Err(why)) => {
-                ui.label(why.as_str());
+                ui.label(why.describe());
             }
             None if running => {
                 ui.label("Measuring…");

@@ -10,6 +10,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::app::textures::DisplayImage;
+use crate::app::work::error::WorkError;
 use crate::engine::ceilings::{KnownCeilings, PhaseRate};
 use crate::engine::claims::ClaimsReport;
 use crate::engine::round_trip::RoundTripResult;
@@ -449,22 +450,21 @@ pub enum ClaimsEnd {
         /// Claims in the set.
         total: u64,
     },
-    /// An experiment failed, in the app's words.
-    Failed(String),
+    /// An experiment failed.
+    Failed(WorkError),
 }
 
-/// The result of a job one window or panel asked for (or why there is none, in the app's
-/// words), kept by the session until the one that asked takes it by the job's id
+/// The result of a job one window or panel asked for (or why there is none), kept by the session until the one that asked takes it by the job's id
 /// (`Session::take_answer`).
 pub enum Answer {
     /// Operations per round trip.
-    RoundTrips(Result<RoundTripResult, String>),
+    RoundTrips(Result<RoundTripResult, WorkError>),
     /// CPU vs GPU in turns.
-    Compared(Result<Comparison, String>),
+    Compared(Result<Comparison, WorkError>),
     /// Every workgroup shape in turns.
-    Raced(Result<WorkgroupRace, String>),
+    Raced(Result<WorkgroupRace, WorkError>),
     /// Every transfer path, fitted.
-    TransferPaths(Result<Vec<crate::engine::ceilings::TransferPath>, String>),
+    TransferPaths(Result<Vec<crate::engine::ceilings::TransferPath>, WorkError>),
 }
 
 /// Answers from the worker; each names the job it answers.
@@ -472,11 +472,11 @@ pub enum Reply {
     /// A file was decoded.
     Loaded(u64, Arc<Loaded>),
     /// Decoding failed; nothing else changed.
-    LoadFailed(u64, PathBuf, String),
+    LoadFailed(u64, PathBuf, WorkError),
     /// One run finished.
     Converted(u64, Box<Output>, Box<Measured>),
     /// A conversion failed.
-    ConvertFailed(u64, String),
+    ConvertFailed(u64, WorkError),
     /// A run in flight was cut short by its cancel flag (between GPU submissions).
     RunCancelled(u64),
     /// A job ended (every run done, or cancelled, or superseded).
@@ -484,15 +484,15 @@ pub enum Reply {
     /// An export finished.
     Exported(Box<Exported>),
     /// An export failed; nothing was written.
-    ExportFailed(PathBuf, String),
+    ExportFailed(PathBuf, WorkError),
     /// A sweep finished (or failed).
-    Swept(Result<SweepResult, String>),
+    Swept(Result<SweepResult, WorkError>),
     /// The GPU's ceilings (or why they could not be had).
-    Ceilings(Result<KnownCeilings, String>),
+    Ceilings(Result<KnownCeilings, WorkError>),
     /// The CPU's compute ceiling (or why it could not be measured).
-    CpuCompute(Result<CpuCompute, String>),
+    CpuCompute(Result<CpuCompute, WorkError>),
     /// A parity check finished (or failed).
-    Parity(Box<Result<(ParityReport, DisplayImage), String>>),
+    Parity(Box<Result<(ParityReport, DisplayImage), WorkError>>),
     /// The claims were tested, stopped or failed.
     Claims(ClaimsEnd),
     /// A job one window or panel asked for ended, with its answer.

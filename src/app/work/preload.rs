@@ -9,6 +9,7 @@ use std::thread::JoinHandle;
 use image::DynamicImage;
 
 use crate::app::textures::{Level, preview_levels};
+use crate::app::work::error::WorkError;
 use crate::io::{DecodeOptions, DecodeWarning};
 use crate::system::memory_budget::Reservation;
 
@@ -47,8 +48,8 @@ pub fn decode_for_display(
     path: &Path,
     preview_side: u32,
     options: &DecodeOptions,
-) -> Result<Decoded, String> {
-    let decoded = crate::io::decode_file(path, options).map_err(|e| crate::app::advice::describe(&e))?;
+) -> Result<Decoded, WorkError> {
+    let decoded = crate::io::decode_file(path, options)?;
     let levels = preview_levels(&decoded.image, preview_side);
     Ok(Decoded {
         image: Arc::new(decoded.image),
@@ -64,7 +65,7 @@ pub fn decode_for_display(
 /// A decode running on its own thread.
 pub struct Preload {
     path: PathBuf,
-    thread: JoinHandle<Result<Decoded, String>>,
+    thread: JoinHandle<Result<Decoded, WorkError>>,
 }
 
 impl Preload {
@@ -85,7 +86,7 @@ impl Preload {
     }
 
     /// Waits for the result.
-    pub fn wait(self) -> Result<Decoded, String> {
-        self.thread.join().unwrap_or_else(|_| Err("the decoder thread crashed".to_owned()))
+    pub fn wait(self) -> Result<Decoded, WorkError> {
+        self.thread.join().unwrap_or(Err(WorkError::DecoderCrashed))
     }
 }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::cli::arg_error::ArgError;
 use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::sweep::{
     DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, Series, SweepOptions, SweepResult, calibrate, estimate_grid,
@@ -78,21 +79,18 @@ pub struct SweepArgs {
     pub overwrite: bool,
 }
 
-fn parse_megapixels(s: &str) -> Result<f64, String> {
+fn parse_megapixels(s: &str) -> Result<f64, ArgError> {
     match s.trim().parse::<f64>() {
         Ok(mp) if mp.is_finite() && mp > 0.0 && mp <= MAX_SIZE_MP => Ok(mp),
-        _ => Err(format!("{s:?} is not a size in megapixels above 0 and at most {MAX_SIZE_MP}")),
+        _ => Err(ArgError::Megapixels { given: s.to_owned(), max_mp: MAX_SIZE_MP }),
     }
 }
 
 /// Parses one work level: rounds per pixel, as `convert --work` accepts them.
-fn parse_work_level(s: &str) -> Result<u32, String> {
+fn parse_work_level(s: &str) -> Result<u32, ArgError> {
     match s.trim().parse::<u32>() {
         Ok(k) if k <= crate::cli::args::MAX_WORK_ROUNDS => Ok(k),
-        _ => Err(format!(
-            "{s:?} is not a work level: a whole number of rounds per pixel from 0 to {}",
-            crate::cli::args::MAX_WORK_ROUNDS
-        )),
+        _ => Err(ArgError::WorkLevel { given: s.to_owned(), max: crate::cli::args::MAX_WORK_ROUNDS }),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::path::PathBuf;
 
 /// The shape of a gray image to encode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +33,15 @@ impl GrayLayout {
     }
 }
 
+/// A row source whose producer failed after its last row was coded (a decode reading on to the
+/// end of its file): the write is stopped, so that no file is left.
+#[derive(Debug, thiserror::Error)]
+#[error("the decode of {} failed after its last row", path.display())]
+pub struct RowsFailed {
+    /// The file the rows were decoded from.
+    pub path: PathBuf,
+}
+
 /// Rows of a gray image, produced stripe by stripe.
 pub trait RowSource: Sync {
     /// The packed bytes of rows `rows` (within the image), samples in native byte order.
@@ -46,7 +56,7 @@ pub trait RowSource: Sync {
     /// Asked by the writer once every row is coded, before the file is committed: a source
     /// still producing (a decode reading on to its end) waits until it is done, and an error
     /// stops the write, so that no file is left.
-    fn finished(&self) -> Result<(), String> {
+    fn finished(&self) -> Result<(), RowsFailed> {
         Ok(())
     }
 }

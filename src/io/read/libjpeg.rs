@@ -138,23 +138,39 @@ extern "C-unwind" fn keep_warning(cinfo: &mut ffi::jpeg_common_struct, level: c_
     });
 }
 
+/// Why libjpeg did not read a JPEG: its own message, or a size other than the header's.
+#[derive(Debug, thiserror::Error)]
+pub(in crate::io) enum LibjpegError {
+    /// libjpeg's message, as it words it (a fatal error, or its read's).
+    #[error("{0}")]
+    Failed(String),
+    /// libjpeg reads another size than the header claims.
+    #[error("libjpeg reads {}x{}, the header says {}x{}", read.0, read.1, claimed.0, claimed.1)]
+    OtherSize {
+        /// The width and height libjpeg reads.
+        read: (usize, usize),
+        /// The width and height the header claims.
+        claimed: (u32, u32),
+    },
+}
+
 /// Runs one call into libjpeg: its error or unwinding as libjpeg's message, its warnings
 /// appended to `warnings`.
 fn libjpeg<T>(
     warnings: &mut Vec<LibjpegWarning>,
     step: impl FnOnce() -> std::io::Result<T>,
-) -> Result<T, String> {
+) -> Result<T, LibjpegError> {
     EMITTED.with_borrow_mut(Vec::clear);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(step));
     let emitted = EMITTED.with_borrow_mut(std::mem::take);
     let room = MAX_WARNINGS.saturating_sub(warnings.len());
     warnings.extend(emitted.into_iter().take(room));
     match result {
-        Ok(done) => done.map_err(|e| e.to_string()),
-        Err(payload) => Err(payload.downcast::<String>().map_or_else(
+        Ok(done) => done.map_err(|e| LibjpegError::Failed(e.to_string())),
+        Err(payload) => Err(LibjpegError::Failed(payload.downcast::<String>().map_or_else(
             |_| "it failed on this file".to_owned(),
             |message| message.strip_prefix("libjpeg fatal error: ").unwrap_or(&message).to_owned(),
-        )),
+        ))),
     }
 }
 
@@ -186,7 +202,7 @@ pub(in crate::io) struct LibjpegHeader {
 
 impl LibjpegHeader {
     /// Reads the header of the JPEG in `bytes` as libjpeg reads it.
-    pub(in crate::io) fn read(bytes: &[u8]) -> Result<Self, String> {
+    pub(in crate::io) fn read(bytes: &[u8]) -> Result<Self, LibjpegError> {
         let mut warnings = Vec::new();
         let markers = [mozjpeg::Marker::APP(1), mozjpeg::Marker::APP(2)];
         let header = libjpeg(&mut warnings, || {
@@ -247,7 +263,7 @@ impl<'a> LibjpegRows<'a> {
         bytes: &'a [u8],
         (width, height): (u32, u32),
         out: JpegOut,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, LibjpegError> {
         let mut warnings = Vec::new();
         let started = libjpeg(&mut warnings, || {
             let decompress = decompress(bytes, &[])?;
@@ -257,25 +273,24 @@ impl<'a> LibjpegRows<'a> {
             }
         })?;
         if (started.width(), started.height()) != (width as usize, height as usize) {
-            return Err(format!(
-                "libjpeg reads {}x{}, the header says {width}x{height}",
-                started.width(),
-                started.height()
-            ));
+            return Err(LibjpegError::OtherSize {
+                read: (started.width(), started.height()),
+                claimed: (width, height),
+            });
         }
         Ok(Self { started, warnings })
     }
 
     /// Decodes the next rows into `rows` (as many as it holds: `width` samples, or three for
     /// RGB, a row).
-    pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), String> {
+    pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), LibjpegError> {
         let started = &mut self.started;
         libjpeg(&mut self.warnings, || started.read_scanlines_into(rows).map(|_| ()))
     }
 
     /// Ends the decode (libjpeg reads on to the end-of-image marker, where a damaged file can
     /// still fail); the warnings of the whole decode.
-    pub(in crate::io) fn finish(self) -> Result<Vec<LibjpegWarning>, String> {
+    pub(in crate::io) fn finish(self) -> Result<Vec<LibjpegWarning>, LibjpegError> {
         let Self { started, mut warnings } = self;
         libjpeg(&mut warnings, || started.finish())?;
         Ok(warnings)
@@ -297,7 +312,7 @@ mod tests {
         jpeg
     }
 
-    fn decode(jpeg: &[u8], size: (u32, u32)) -> Result<(Vec<u8>, Vec<LibjpegWarning>), String> {
+    fn decode(jpeg: &[u8], size: (u32, u32)) -> Result<(Vec<u8>, Vec<LibjpegWarning>), LibjpegError> {
         let mut rows = LibjpegRows::start(jpeg, size, JpegOut::Rgb)?;
         let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
         rows.read(&mut pixels)?;

@@ -7,13 +7,14 @@
 //! every check a decode makes has passed.
 
 use std::borrow::Cow;
+use std::error::Error;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
-use crate::io::codecs::rows::RowSource;
-use crate::io::read::libjpeg::{self, JpegOut, LibjpegRows, LibjpegWarning};
+use crate::io::codecs::rows::{RowSource, RowsFailed};
+use crate::io::read::libjpeg::{self, JpegOut, LibjpegError, LibjpegRows, LibjpegWarning};
 use crate::io::read::restart_bands::Band;
 use crate::io::{DecodeWarning, IoError};
 use crate::system::memory_budget::Reservation;
@@ -24,7 +25,33 @@ pub(in crate::io) const CHUNK_ROWS: usize = 128;
 
 /// How a gray chunk is made from a chunk of decoded RGB rows (`rgb` three samples a pixel,
 /// `gray` one); an error stops the decode.
-pub type ToGray<'a> = &'a (dyn Fn(&[u8], &mut [u8]) -> Result<(), String> + Sync);
+pub type ToGray<'a> = &'a (dyn Fn(&[u8], &mut [u8]) -> Result<(), Box<dyn Error + Send + Sync>> + Sync);
+
+/// Why a band was not decoded, worded after "libjpeg: " in the decode's reason.
+#[derive(Debug, thiserror::Error)]
+enum BandError {
+    /// libjpeg failed.
+    #[error(transparent)]
+    Libjpeg(#[from] LibjpegError),
+    /// The conversion to gray failed.
+    #[error("{0}")]
+    ToGray(Box<dyn Error + Send + Sync>),
+    /// The stream has no band.
+    #[error("no rows to decode")]
+    NoRows,
+    /// A chunk's rows lie beyond the RGB buffer.
+    #[error("a chunk beyond its buffer")]
+    ChunkBeyondBuffer,
+    /// A band's rows lie beyond the image.
+    #[error("a band beyond the image")]
+    BandBeyondImage,
+    /// A band's thread panicked.
+    #[error("a decoding thread stopped")]
+    ThreadStopped,
+    /// A band's thread could not be started (the system's reason).
+    #[error("cannot start a decoding thread: {0}")]
+    ThreadNotStarted(std::io::Error),
+}
 
 /// How a stream's decode stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,7 +165,7 @@ impl LumaStream {
     /// [`LumaStream::warnings`].
     pub fn decode(&self, to_gray: ToGray<'_>) -> Result<(), IoError> {
         let decoded = std::thread::scope(|scope| {
-            let (last, others) = self.bands.split_last().ok_or("no rows to decode")?;
+            let (last, others) = self.bands.split_last().ok_or(BandError::NoRows)?;
             let others: Vec<_> = others
                 .iter()
                 .enumerate()
@@ -151,10 +178,8 @@ impl LumaStream {
             let mut result = self.decode_band(last, to_gray);
             for band in others {
                 let decoded = match band {
-                    Ok(thread) => {
-                        thread.join().unwrap_or_else(|_| Err("a decoding thread stopped".to_owned()))
-                    }
-                    Err(e) => Err(format!("cannot start a decoding thread: {e}")),
+                    Ok(thread) => thread.join().unwrap_or(Err(BandError::ThreadStopped)),
+                    Err(e) => Err(BandError::ThreadNotStarted(e)),
                 };
                 result = match (result, decoded) {
                     (Ok(mut kept), Ok(more)) => {
@@ -188,7 +213,7 @@ impl LumaStream {
 
     /// Decodes one band into its chunks (RGB through `to_gray`), publishing each; libjpeg's
     /// warnings.
-    fn decode_band(&self, band: &Band, to_gray: ToGray<'_>) -> Result<Vec<LibjpegWarning>, String> {
+    fn decode_band(&self, band: &Band, to_gray: ToGray<'_>) -> Result<Vec<LibjpegWarning>, BandError> {
         let width = self.width as usize;
         let rows = (band.rows.end - band.rows.start) as u32;
         let mut decoder = LibjpegRows::start(&band.jpeg, (self.width, rows), self.out)?;
@@ -202,19 +227,19 @@ impl LumaStream {
             match self.out {
                 JpegOut::Luma => decoder.read(&mut buf)?,
                 JpegOut::Rgb => {
-                    let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or("a chunk beyond its buffer")?;
+                    let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or(BandError::ChunkBeyondBuffer)?;
                     decoder.read(rgb)?;
-                    to_gray(rgb, &mut buf)?;
+                    to_gray(rgb, &mut buf).map_err(BandError::ToGray)?;
                 }
             }
             // Set once: each chunk belongs to one band.
-            let _ = self.chunks.get(k).ok_or("a band beyond the image")?.set(buf);
+            let _ = self.chunks.get(k).ok_or(BandError::BandBeyondImage)?.set(buf);
             // Taking the lock orders the set before a waiting reader's next check, so the
             // notification cannot fall between its check and its wait.
             drop(self.state.lock().unwrap_or_else(PoisonError::into_inner));
             self.decoded.notify_all();
         }
-        decoder.finish()
+        Ok(decoder.finish()?)
     }
 
     /// Waits until chunk `k` is decoded; `None` when the decode failed first.
@@ -260,7 +285,7 @@ impl RowSource for LumaStream {
         Cow::Owned(out)
     }
 
-    fn finished(&self) -> Result<(), String> {
+    fn finished(&self) -> Result<(), RowsFailed> {
         // Every row was coded; libjpeg may still fail reading on to the end-of-image marker.
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         while *state == State::Running {
@@ -268,7 +293,7 @@ impl RowSource for LumaStream {
         }
         match *state {
             State::Done => Ok(()),
-            _ => Err(format!("the decode of {} failed after its last row", self.path.display())),
+            _ => Err(RowsFailed { path: self.path.clone() }),
         }
     }
 }
@@ -366,7 +391,7 @@ mod tests {
         assert_eq!(chunks.into_inner(), 3);
         // A conversion that fails stops the decode, naming the file, and its readers get no rows.
         let stream = open(jpeg, budget().try_reserve(0).expect("nothing reserved"));
-        let error = stream.decode(&|_, _| Err("a conversion failed".to_owned())).expect_err("failed");
+        let error = stream.decode(&|_, _| Err("a conversion failed".into())).expect_err("failed");
         assert!(
             error.to_string().contains("in.jpg") && error.to_string().contains("a conversion failed"),
             "{error}"

@@ -241,7 +241,7 @@ pub fn encode_rows_to_file(
             _ => write_png(source, layout, out, progress),
         }?;
         // Nothing is committed before the rows' producer has finished without an error.
-        source.finished().map_err(WriteCause::Encoder)
+        Ok(source.finished()?)
     })?;
     progress(1.0);
     let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);

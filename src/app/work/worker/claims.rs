@@ -12,7 +12,7 @@ impl WorkerState {
     pub(super) fn claims(&self, ticket: &Ticket, quick: bool) -> ClaimsEnd {
         let memory = match crate::system::memory_budget::budget().try_reserve(claims_bytes()) {
             Ok(memory) => memory,
-            Err(e) => return ClaimsEnd::Failed(crate::app::advice::describe(&e)),
+            Err(e) => return ClaimsEnd::Failed(e.into()),
         };
         ticket.set_progress("Claims: starting", 0, 0, (0.0, 0.0));
         let (mut done, mut total) = (0, 0);
@@ -30,7 +30,7 @@ impl WorkerState {
             Ok(report) => ClaimsEnd::Finished(Box::new(report)),
             Err(EngineError::Cancelled) => ClaimsEnd::Stopped { done, total },
             Err(_) if self.stopped(ticket) => ClaimsEnd::Stopped { done, total },
-            Err(e) => ClaimsEnd::Failed(crate::app::advice::describe(&e)),
+            Err(e) => ClaimsEnd::Failed(e.into()),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the rounds taken in the status bar and Stop checked between rounds.
 
 use super::WorkerState;
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Reply};
 use crate::engine::EngineError;
 use crate::engine::sampling::Budget;
@@ -28,17 +29,17 @@ impl WorkerState {
             Some(ticket.flag()),
             &mut progress,
         );
-        let result = result.map_err(|e| self.no_verdict(&ticket, &e));
+        let result = result.map_err(|e| self.no_verdict(&ticket, e));
         self.reply(Reply::Answered(ticket.id, Answer::Compared(result)));
     }
 
     /// What a sampled job (CPU vs GPU, the workgroup race) says when it ends without a verdict:
-    /// stopped, or the engine's error described.
-    pub(super) fn no_verdict(&self, ticket: &crate::app::work::jobs::Ticket, e: &EngineError) -> String {
+    /// stopped, or the engine's error.
+    pub(super) fn no_verdict(&self, ticket: &crate::app::work::jobs::Ticket, e: EngineError) -> WorkError {
         if matches!(e, EngineError::Cancelled) || self.stopped(ticket) {
-            "Stopped before a verdict: nothing of it is kept.".to_owned()
+            WorkError::StoppedBeforeVerdict
         } else {
-            crate::app::advice::describe(e)
+            e.into()
         }
     }
 }

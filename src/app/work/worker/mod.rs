@@ -21,6 +21,7 @@ mod workgroups;
 use runs::RunHow;
 
 use crate::app::textures::DisplayImage;
+use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
 use crate::app::work::jobs::{Job, Loaded, Measured, Reply, Ticket};
 use crate::app::work::preload::{Preload, decode_for_display};
@@ -260,7 +261,7 @@ impl WorkerState {
                 if options.gpu {
                     let ceilings = self.ceilings(false);
                     if let Err(e) = &ceilings {
-                        log::warn!("the sweep runs without the GPU's ceilings: {e}");
+                        log::warn!("the sweep runs without the GPU's ceilings: {}", e.describe());
                     }
                     self.reply(Reply::Ceilings(ceilings));
                 }
@@ -268,7 +269,7 @@ impl WorkerState {
                 let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
                 let result = self.sweep(&ticket, &options, source, &pace);
                 if !self.stopped(&ticket) {
-                    self.reply(Reply::Swept(result.map_err(|e| crate::app::advice::describe(&e))));
+                    self.reply(Reply::Swept(result.map_err(WorkError::from)));
                 }
             }
             Job::Parity { ticket, input, settings } => {
@@ -279,7 +280,7 @@ impl WorkerState {
                 let result = self
                     .engine
                     .parity_with_progress(&input.image, &settings, &mut progress)
-                    .map_err(|e| crate::app::advice::describe(&e))
+                    .map_err(WorkError::from)
                     .and_then(|report| {
                         let difference = Arc::new(DynamicImage::ImageLuma8(report.difference.clone()));
                         let display = self.display_host(difference, 512)?;
@@ -295,8 +296,7 @@ impl WorkerState {
             job @ Job::Workgroups { .. } => self.workgroups(job),
             Job::TransferPaths { ticket, largest_bytes } => {
                 ticket.set_progress("Timing every transfer path", 0, 0, (0.0, 0.0));
-                let result =
-                    self.engine.transfer_paths(largest_bytes).map_err(|e| crate::app::advice::describe(&e));
+                let result = self.engine.transfer_paths(largest_bytes).map_err(WorkError::from);
                 self.reply(Reply::Answered(ticket.id, crate::app::work::jobs::Answer::TransferPaths(result)));
             }
             Job::Export { ticket, input, pixels, settings, path, options } => {
@@ -325,7 +325,7 @@ impl WorkerState {
         };
         let loaded = decoded.and_then(|d| {
             let display = DisplayImage::from_host(&self.render_state, Arc::clone(&d.image), &d.levels)
-                .ok_or_else(|| "the image has no pixels".to_owned())?;
+                .ok_or(WorkError::NoPixels)?;
             Ok(Loaded {
                 id: ticket.id,
                 path: path.clone(),

@@ -4,6 +4,7 @@
 
 use super::WorkerState;
 
+use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Loaded, Reply, Ticket};
 use crate::engine::round_trip::{RoundTripOptions, RoundTripResult, round_trip_bytes};
 use crate::engine::{ConvertSettings, EngineError};
@@ -18,23 +19,19 @@ impl WorkerState {
     }
 
     /// Measures the round trips of `passes` (the counts, and the fewest warm rounds of each) on
-    /// `input` with `settings`; the error is in the app's words, or says where Stop ended it.
+    /// `input` with `settings`; the error says where Stop ended it, if it did.
     fn measure_round_trips(
         &self,
         ticket: &Ticket,
         input: &Loaded,
         settings: &ConvertSettings,
         (passes, runs): (Vec<u32>, u32),
-    ) -> Result<RoundTripResult, String> {
+    ) -> Result<RoundTripResult, WorkError> {
         let image = &input.image;
         let (in_bytes, out_bytes) =
             (image.as_bytes().len() as u64, u64::from(image.width()) * u64::from(image.height()) * 4);
-        let memory = match crate::system::memory_budget::budget()
-            .try_reserve(round_trip_bytes(in_bytes, out_bytes, false))
-        {
-            Ok(memory) => memory,
-            Err(e) => return Err(crate::app::advice::describe(&e)),
-        };
+        let memory = crate::system::memory_budget::budget()
+            .try_reserve(round_trip_bytes(in_bytes, out_bytes, false))?;
         let total = passes.len() as u64;
         let mut done = 0;
         let mut progress = |n: u32, work_done: f64, work_total: f64| {
@@ -50,15 +47,12 @@ impl WorkerState {
         let result =
             crate::engine::round_trip::round_trips(&self.engine, image, settings, &options, &mut progress);
         drop(memory);
-        let stopped = || match done.saturating_sub(1) {
-            0 => "Stopped before the first count finished: nothing was measured.".to_owned(),
-            finished => format!("Stopped after {finished} of {total} counts: nothing of this run is kept."),
-        };
+        let stopped = || WorkError::StoppedRoundTrips { finished: done.saturating_sub(1), total };
         match result {
             Ok(r) => Ok(r),
             Err(EngineError::Cancelled) => Err(stopped()),
             Err(_) if self.stopped(ticket) => Err(stopped()),
-            Err(e) => Err(crate::app::advice::describe(&e)),
+            Err(e) => Err(e.into()),
         }
     }
 }

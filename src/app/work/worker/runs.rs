@@ -9,6 +9,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::app::textures::{DisplayImage, preview_levels, preview_size};
+use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
@@ -39,14 +40,17 @@ impl WorkerState {
     /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
     /// reserved from the budget; the compute ceilings with them: the GPU's where the cache was
     /// written before it existed, and the CPU's (sent to the session on its own).
-    pub(crate) fn ceilings(&self, remeasure: bool) -> Result<crate::engine::ceilings::KnownCeilings, String> {
+    pub(crate) fn ceilings(
+        &self,
+        remeasure: bool,
+    ) -> Result<crate::engine::ceilings::KnownCeilings, WorkError> {
         let known = match self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings()) {
             Some(k) if !remeasure => k,
             _ => {
                 let _memory = crate::system::memory_budget::budget()
                     .try_reserve(PROBE_HOLD_BYTES)
-                    .map_err(|e| format!("no memory to measure them now: {e}"))?;
-                self.engine.gpu_ceilings(remeasure).map_err(|e| crate::app::advice::describe(&e))?
+                    .map_err(WorkError::NoProbeMemory)?;
+                self.engine.gpu_ceilings(remeasure)?
             }
         };
         // The CPU's compute ceiling with them (a fraction of a second), so that runs with work
@@ -64,9 +68,9 @@ impl WorkerState {
     /// This CPU's compute ceiling (known, cached, else measured now: a fraction of a second;
     /// always measured with `remeasure`), sent to the session.
     pub(crate) fn cpu_compute(&self, remeasure: bool) {
-        let result = self.engine.cpu_compute(remeasure).map_err(|e| crate::app::advice::describe(&e));
+        let result = self.engine.cpu_compute(remeasure).map_err(WorkError::from);
         if let Err(e) = &result {
-            log::warn!("the CPU's compute ceiling could not be measured: {e}");
+            log::warn!("the CPU's compute ceiling could not be measured: {}", e.describe());
         }
         self.reply(Reply::CpuCompute(result));
     }
@@ -105,10 +109,9 @@ impl WorkerState {
         &self,
         image: Arc<DynamicImage>,
         preview_side: u32,
-    ) -> Result<DisplayImage, String> {
+    ) -> Result<DisplayImage, WorkError> {
         let levels = preview_levels(&image, preview_side);
-        DisplayImage::from_host(&self.render_state, image, &levels)
-            .ok_or_else(|| "the image has no pixels".to_owned())
+        DisplayImage::from_host(&self.render_state, image, &levels).ok_or(WorkError::NoPixels)
     }
 
     /// One run; `None` when it was cancelled before its result was drawn. The report gets the
@@ -121,9 +124,8 @@ impl WorkerState {
         input: &Loaded,
         settings: &ConvertSettings,
         how: RunHow,
-    ) -> Result<Option<(Output, RunReport)>, String> {
+    ) -> Result<Option<(Output, RunReport)>, WorkError> {
         let RunHow { round_trip, keep_input, preview_side } = how;
-        let err = |e: EngineError| crate::app::advice::describe(&e);
         let started = Instant::now();
         // Stored luma: a YCbCr JPEG's Y plane, decoded again alone, is the result on either
         // backend; any other file is converted with bt601 and its report says why.
@@ -143,7 +145,7 @@ impl WorkerState {
             Backend::Cpu => {
                 if !keep_input {
                     // Unticked: the input kept on the GPU by an earlier run is freed now.
-                    self.engine.release_kept_input().map_err(err)?;
+                    self.engine.release_kept_input()?;
                 }
                 let options = RunOptions { progress: Some(ticket.pixels()), ..RunOptions::default() };
                 match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
@@ -166,11 +168,10 @@ impl WorkerState {
                 }
             }
             Backend::Gpu => {
-                let converter = self.engine.gpu_converter().map_err(err)?;
+                let converter = self.engine.gpu_converter()?;
                 let (width, height) = (input.image.width(), input.image.height());
-                let tiles = converter
-                    .create_display((width, height), preview_size(width, height, preview_side))
-                    .map_err(|e| crate::app::advice::describe(&e))?;
+                let tiles =
+                    converter.create_display((width, height), preview_size(width, height, preview_side))?;
                 // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
                 // bounded submissions.
                 let options = RunOptions {
@@ -186,7 +187,7 @@ impl WorkerState {
                         self.reply(Reply::RunCancelled(ticket.id));
                         return Ok(None);
                     }
-                    other => other.map_err(err)?,
+                    other => other?,
                 };
                 if self.stopped(ticket) {
                     return Ok(None);
@@ -232,7 +233,7 @@ impl WorkerState {
         input: &Loaded,
         settings: &ConvertSettings,
         (preview_side, started): (u32, Instant),
-    ) -> Result<Result<Option<Shown>, String>, String> {
+    ) -> Result<Result<Option<Shown>, String>, WorkError> {
         if input.format != Some("JPEG") {
             return Ok(Err(StoredLuma::Fallback("not a JPEG").note()));
         }
@@ -277,14 +278,14 @@ impl WorkerState {
         settings: &ConvertSettings,
         options: RunOptions<'_>,
         shown: (u32, Instant),
-    ) -> Result<Option<Shown>, String> {
+    ) -> Result<Option<Shown>, WorkError> {
         let offset_ns = nanos_since(shown.1);
         let converted = match self.engine.convert(&input.image, settings, options) {
             Err(EngineError::Cancelled) => {
                 self.reply(Reply::RunCancelled(ticket.id));
                 return Ok(None);
             }
-            other => other.map_err(|e| crate::app::advice::describe(&e))?,
+            other => other?,
         };
         if self.stopped(ticket) {
             return Ok(None);
@@ -299,7 +300,7 @@ impl WorkerState {
         converted: Converted,
         offset_ns: u64,
         (preview_side, started): (u32, Instant),
-    ) -> Result<Shown, String> {
+    ) -> Result<Shown, WorkError> {
         let shown_ns = nanos_since(started);
         let pixels = Arc::new(converted.image);
         let display = self.display_host(Arc::clone(&pixels), preview_side)?;
@@ -323,17 +324,14 @@ impl WorkerState {
         settings: &ConvertSettings,
         path: &Path,
         options: ExportOptions,
-    ) -> Result<Exported, String> {
+    ) -> Result<Exported, WorkError> {
         let started = Instant::now();
         let (pixels, converted): (Arc<DynamicImage>, Option<RunReport>) = if let Some(p) = pixels {
             (p, None)
         } else {
             // The GPU result stayed on the GPU: convert again with the download.
             ticket.set_progress("Export: downloading the GPU result", 0, 0, (0.0, 0.0));
-            let c = self
-                .engine
-                .convert(&input.image, settings, RunOptions::default())
-                .map_err(|e| crate::app::advice::describe(&e))?;
+            let c = self.engine.convert(&input.image, settings, RunOptions::default())?;
             (Arc::new(c.image), Some(c.report))
         };
         // The encoders report the share of rows encoded, from their threads (WebP's only once
@@ -353,8 +351,7 @@ impl WorkerState {
         } else {
             progress(0.0);
         }
-        let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)
-            .map_err(|e| crate::app::advice::describe(&e))?;
+        let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)?;
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
     }
 }

@@ -27,7 +27,7 @@ impl WorkerState {
             Some(ticket.flag()),
             &mut progress,
         );
-        let result = result.map_err(|e| self.no_verdict(&ticket, &e));
+        let result = result.map_err(|e| self.no_verdict(&ticket, e));
         self.reply(Reply::Answered(ticket.id, Answer::Raced(result)));
     }
 }

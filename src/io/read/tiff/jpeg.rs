@@ -71,9 +71,10 @@ impl<R: Read + Seek> JpegTiffDecoder<R> {
         let header = LibjpegHeader::read(jpeg).map_err(|e| damaged(&format!("libjpeg: {e}")))?;
         let (width, height) = header.size;
         let mut pixels = vec![0u8; width as usize * height as usize * self.samples()];
-        let mut rows = LibjpegRows::start(jpeg, (width, height), self.out).map_err(|e| damaged(&e))?;
-        rows.read(&mut pixels).map_err(|e| damaged(&e))?;
-        let warnings = rows.finish().map_err(|e| damaged(&e))?;
+        let mut rows =
+            LibjpegRows::start(jpeg, (width, height), self.out).map_err(|e| damaged(&e.to_string()))?;
+        rows.read(&mut pixels).map_err(|e| damaged(&e.to_string()))?;
+        let warnings = rows.finish().map_err(|e| damaged(&e.to_string()))?;
         if let Some(first) = warnings.first() {
             return Err(damaged(&format!("libjpeg: {}", first.message)));
         }
