@@ -2,7 +2,8 @@
 //! ([`crate::engine::claims`]): one block per claim with its measurements, the verdict and why,
 //! or one JSON document with `--json`. Progress goes to a terminal's stderr only.
 
-use crate::engine::estimate::{Task, claims_parts};
+use crate::engine::claims::claims_parts;
+use crate::engine::estimate::Task;
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -47,7 +48,7 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     };
     let options = ClaimsOptions { quick: args.quick, cancel: None, keep_runs: args.trace.is_some() };
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
-    let pace = super::pace::JobPace::read(&engine, true, task, claims_parts());
+    let pace = super::pace::JobPace::read(&engine, true, task, claims_parts(args.quick));
     let estimate = pace.estimate();
     if terminal {
         errln!("estimate: {}", estimate.sentence());

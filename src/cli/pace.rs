@@ -25,7 +25,16 @@ impl JobPace {
         // Both taken first: opening the GPU is one-time work within the job's wall time.
         let (started, one_time_at) = (Instant::now(), OneTimeMark::now());
         let adapter = gpu.then(|| engine.gpu().ok()).flatten().map(|g| g.adapter_info().name.clone());
-        Self { pace: load_pace(&machine_name(adapter.as_deref())), task, parts, started, one_time_at }
+        let mut pace = load_pace(&machine_name(adapter.as_deref()));
+        // The ceilings measured here before (`info --probe`, cached), measuring nothing: the
+        // costs of lanes not seen yet.
+        if let Some(c) = engine.known_cpu_compute() {
+            pace.set_cpu_compute(c.ops_per_s(), c.threads);
+        }
+        if let Some(k) = adapter.as_ref().and_then(|_| engine.cached_gpu_ceilings()) {
+            pace.set_gpu_ceilings(&k.ceilings);
+        }
+        Self { pace, task, parts, started, one_time_at }
     }
 
     /// Seconds since the job started.
@@ -50,11 +59,12 @@ impl JobPace {
     }
 
     /// The job ran to its end: learns its overhead from the time it took, less the one-time
-    /// work done meanwhile (the GPU opened, pipelines compiled, ceilings measured), and keeps
-    /// the pace.
+    /// work done meanwhile (the GPU opened, pipelines compiled, ceilings measured) unless its
+    /// kind does that work every time ([`Task::repeats_one_time_work`]), and keeps the pace.
     pub(super) fn finished(mut self) {
         let took_s = self.took_s();
-        let one_time_s = self.one_time_at.since_s().min(took_s);
+        let one_time_s =
+            if self.task.repeats_one_time_work() { 0.0 } else { self.one_time_at.since_s().min(took_s) };
         log::info!("{:?}: took {took_s:.2} s, {one_time_s:.2} s of it one-time work", self.task);
         self.pace.finished(self.task, &self.parts, took_s - one_time_s, None);
         save_pace(&self.pace);

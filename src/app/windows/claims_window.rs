@@ -10,8 +10,9 @@ use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
+use crate::engine::claims::claims_parts;
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
-use crate::engine::estimate::{Task, claims_parts, duration_text};
+use crate::engine::estimate::{Basis, Task, duration_text};
 
 /// The smallest text the window uses, in points (the experiment lines).
 const SECONDARY_TEXT: f32 = 11.0;
@@ -157,23 +158,22 @@ impl ClaimsWindow {
         }
     }
 
-    /// How long each run takes: from the last runs on this machine (the one estimator), else the
-    /// bound the claims are sized for.
+    /// How long each run takes: from the last runs on this machine (the one estimator), else
+    /// from what the claims run at this machine's ceilings or a rough guess, and which.
     fn estimates(session: &Session) -> String {
         let part = |quick: bool, name: &str| {
             let e = claims_estimate(session, quick);
-            if e.is_guess() {
-                (format!("{name} takes at most about {}", duration_text(e.seconds)), true)
-            } else {
-                (format!("{name} takes about {} here", duration_text(e.seconds)), false)
-            }
+            let here = if e.is_guess() { "" } else { " here" };
+            (format!("{name} takes about {}{here}", duration_text(e.seconds)), e.basis)
         };
-        let (quick, guessed_quick) = part(true, "Run (quick)");
-        let (all, guessed_all) = part(false, "Run all");
-        let caveat = if guessed_quick || guessed_all {
-            " (bounds for a 2-core machine with a software GPU, until a run has been timed here)"
-        } else {
-            " (from the last runs on this machine)"
+        let (quick, quick_basis) = part(true, "Run (quick)");
+        let (all, all_basis) = part(false, "Run all");
+        let caveat = match quick_basis.max(all_basis) {
+            Basis::Seen => " (from the last runs on this machine)",
+            Basis::Ceilings => {
+                " (what they run, at this machine's ceilings, until a run has been timed here)"
+            }
+            Basis::Guess => " (what they run, at a rough guess of its pace, until a run has been timed here)",
         };
         format!("{quick}; {all}{caveat}.")
     }
@@ -181,14 +181,7 @@ impl ClaimsWindow {
     /// The estimate of the run in flight until its first claim is done.
     fn first_estimate(&self, session: &Session) -> String {
         let e = claims_estimate(session, self.quick);
-        if e.is_guess() {
-            format!(
-                "at most about {} in all (a first estimate, until a claim is done)",
-                duration_text(e.seconds)
-            )
-        } else {
-            format!("about {} in all (from the last such runs on this machine)", duration_text(e.seconds))
-        }
+        format!("{} (the estimate in all, until a claim is done)", e.sentence())
     }
 
     fn start(&mut self, session: &mut Session, quick: bool) {
@@ -205,7 +198,7 @@ impl ClaimsWindow {
             JobKind::Claims,
             Job::Claims { ticket, quick },
             claims_task(quick),
-            claims_parts(),
+            claims_parts(quick),
         );
         session.claims_sent(estimate);
     }
@@ -385,5 +378,5 @@ fn claims_task(quick: bool) -> Task {
 
 /// What a run of the claims should take on this machine.
 fn claims_estimate(session: &Session, quick: bool) -> crate::engine::estimate::Estimate {
-    session.pace().job(claims_task(quick), &claims_parts())
+    session.pace().job(claims_task(quick), &claims_parts(quick))
 }

@@ -13,6 +13,7 @@
 //! The experiments live in `transfers` (claims 1, 2 and 6), `timing` (3 and 4), `work` (7 and
 //! 8, on the synthetic work per pixel) and `sizes` (5 and 9); `sampled` runs their rounds.
 
+mod parts;
 pub mod rules;
 mod sampled;
 mod sizes;
@@ -23,6 +24,8 @@ mod work;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+pub use parts::claims_parts;
 
 use crate::engine::sampling::{Budget, Decision, Interval, Stop};
 use crate::engine::{Engine, EngineError, RunReport};

@@ -12,10 +12,10 @@ use crate::gpu::GpuJob;
 use crate::pixel::Formula;
 
 /// The input sizes of claim 5: 16 KiB to 4 MiB of RGB pixels.
-const CACHE_SIZES_BYTES: [u64; 5] = [16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
+pub(super) const CACHE_SIZES_BYTES: [u64; 5] = [16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
 
 /// A landscape `w x h` image of about `bytes` of RGB input.
-fn dims_for(bytes: u64) -> (u32, u32) {
+pub(super) fn dims_for(bytes: u64) -> (u32, u32) {
     crate::engine::sweep::size_for(bytes as f64 / 3.0 / 1e6)
 }
 
@@ -119,7 +119,12 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
 }
 
 /// Claim 9's smallest size, where the verdict is decided: 0.25 MP.
-const SMALLEST_MP: f64 = 0.25;
+pub(super) const SMALLEST_MP: f64 = 0.25;
+
+/// Claim 9's sweep: its sizes in megapixels and warm runs per size (0.25 to 16 MP, to 4 MP quick).
+pub(super) fn sweep_plan(quick: bool) -> (Vec<f64>, usize) {
+    if quick { (vec![1.0, 4.0], 1) } else { (vec![1.0, 4.0, 16.0], 2) }
+}
 
 /// Claim 9: the GPU end to end against the CPU at 0.25 MP, in turns, decides; a short size
 /// sweep of the plain grayscale (0.25 to 16 MP, to 4 MP quick) gives the crossover measured and
@@ -139,7 +144,7 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
         1.0,
         sampled.stop,
     );
-    let (sizes_mp, runs) = if quick { (vec![1.0, 4.0], 1) } else { (vec![1.0, 4.0, 16.0], 2) };
+    let (sizes_mp, runs) = sweep_plan(quick);
     // The model needs the ceilings; a failed probe leaves it out, and the sentence says so.
     let ceilings = engine.gpu_ceilings(false).is_ok();
     let options = SweepOptions {

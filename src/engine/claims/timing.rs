@@ -10,7 +10,7 @@ use crate::engine::{Backend, ConvertSettings, Engine, EngineError, bench, synthe
 use crate::system::clock::Clock;
 
 /// Claim 3's image: 1 MP.
-const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
+pub(super) const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
 
 /// Claim 3: every workgroup shape this adapter allows, in turns, on a 1 MP image: the engine's
 /// race ([`crate::engine::sweep::workgroups`]), sampled until the slowest against the fastest is decided.
@@ -52,7 +52,10 @@ pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult
 }
 
 /// Claim 4's image: 4 MP.
-const SYNC_IMAGE: (u32, u32) = (2449, 1633);
+pub(super) const SYNC_IMAGE: (u32, u32) = (2449, 1633);
+
+/// The warm runs claim 4 benches (after a cold one) for the GPU's timestamps.
+pub(super) const SYNC_BENCH_RUNS: usize = 3;
 
 /// Claim 4: one kernel on data kept on the GPU (4 MP), timed around its submits alone (what a
 /// program that forgets to wait measures), around submit and wait, and by the GPU's timestamps
@@ -76,7 +79,7 @@ pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
         sampled.stop,
     );
     let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
-    let r = bench(engine, &image, &settings, 3)?;
+    let r = bench(engine, &image, &settings, SYNC_BENCH_RUNS)?;
     let timestamps = r
         .phases
         .iter()

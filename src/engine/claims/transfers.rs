@@ -126,14 +126,14 @@ pub(super) fn transfers(
 }
 
 /// Claim 2's image: 2 MP (the GPU makes 21 passes over it each round).
-const ROUND_TRIP_IMAGE: (u32, u32) = (1732, 1155);
+pub(super) const ROUND_TRIP_IMAGE: (u32, u32) = (1732, 1155);
 
 /// One warm round per count and call (after the cold round trip apart): the claim takes its own
 /// rounds, the counts in turns.
 const ONE_ROUND: Budget = Budget { warmup_rounds: 0, min_rounds: 1, max_rounds: 1, max_time: Duration::ZERO };
 
 /// The counts of operations per round trip claim 2 compares.
-const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
+pub(super) const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 
 /// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip
 /// measured whole on the CPU clock ([`crate::engine::round_trip::round_trips`]), against the CPU doing the
@@ -209,7 +209,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
 }
 
 /// Claim 6's image: 1 MP.
-const COLD_IMAGE: (u32, u32) = (1224, 816);
+pub(super) const COLD_IMAGE: (u32, u32) = (1224, 816);
 
 /// Claim 6: a cold GPU run (a new device, its pipeline and first submission) against one CPU
 /// run, in turns, each round on a device opened for it; and a warm run on that device.

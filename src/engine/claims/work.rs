@@ -11,7 +11,7 @@ use crate::engine::{Backend, ConvertSettings, Engine, EngineError, synthetic_rgb
 use crate::pixel::Work;
 
 /// The image of claims 7 and 8: 1 MP.
-const IMAGE: (u32, u32) = (1224, 816);
+pub(super) const IMAGE: (u32, u32) = (1224, 816);
 
 fn with_work(backend: Backend, work: Work) -> ConvertSettings {
     ConvertSettings { backend, work, ..ConvertSettings::default() }
@@ -27,11 +27,14 @@ fn slowdowns(rounds: &[Vec<RunReport>]) -> (Vec<f64>, Vec<f64>) {
     (gpu, more)
 }
 
+/// Claim 7's rounds on the odd pixels (against half as many on every pixel).
+pub(super) const BRANCH_ROUNDS: u32 = 64;
+
 /// Claim 7: `k` rounds on the odd gray values only (about half the pixels, chosen by a branch)
 /// against `k / 2` rounds on every pixel, on each backend, all four in turns.
 pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = IMAGE;
-    let rounds = 64;
+    let rounds = BRANCH_ROUNDS;
     let image = synthetic_rgb(w, h, 7);
     let divergent = Work { rounds, mask: 0, divergent: true };
     let uniform = Work { rounds: rounds / 2, mask: 0, divergent: false };
@@ -88,7 +91,7 @@ pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult,
 }
 
 /// The work levels of claim 8, in rounds per pixel.
-const LEVELS: [u32; 4] = [0, 16, 256, 1024];
+pub(super) const LEVELS: [u32; 4] = [0, 16, 256, 1024];
 
 /// Claim 8: the GPU's end-to-end speed-up over the CPU at 8K for the plain grayscale (claim 1's
 /// rounds), then on a 1 MP image for growing work per pixel, both backends in turns.

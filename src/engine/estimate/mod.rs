@@ -12,6 +12,7 @@
 
 mod eta;
 mod kept;
+mod roofs;
 
 pub use eta::{SEEN_PACE_ALONE_AT, Standing};
 pub use kept::{load_pace, machine_name, save_pace};
@@ -90,23 +91,26 @@ pub enum Task {
 }
 
 impl Task {
-    /// The stated bound a job of this kind is sized for, seconds, used before one was seen
-    /// when its runs are not known in advance (the claims).
-    #[must_use]
-    pub fn bound_s(self) -> Option<f64> {
-        match self {
-            Self::ClaimsQuick => Some(45.0),
-            Self::ClaimsAll => Some(90.0),
-            _ => None,
-        }
-    }
-
     /// Whether a job of this kind spends a fixed time beyond its runs (showing the result,
     /// passing it to the window), the same for a run of 50 ms and one of 5 s, rather than a
     /// share of them (images made, baselines measured, in a sweep). A conversion's fixed time
     /// taken as a share of a plain 60-ms run estimated a 4096-round one at 1.8x what it took.
     fn fixed_overhead(self) -> bool {
         self == Self::Convert
+    }
+
+    /// Whether a job of this kind teaches the pace its runs ([`Pace::observe`]); the claims
+    /// teach it their overhead alone, so once one was seen its estimate rests on it.
+    fn teaches_runs(self) -> bool {
+        !matches!(self, Self::ClaimsQuick | Self::ClaimsAll)
+    }
+
+    /// Whether a job of this kind does its one-time work again every time, so that its overhead
+    /// is learned with that work in: the claims open a device for each of claim 6's cold runs
+    /// (100 ms each on an H200, half its quick run) and, from the CLI, the GPU and its pipelines.
+    #[must_use]
+    pub fn repeats_one_time_work(self) -> bool {
+        !self.teaches_runs()
     }
 
     /// A job's wall time over its runs before one was seen (images made, allocation, a grid's
@@ -261,6 +265,10 @@ pub struct Roof {
     pub bytes_per_s: f64,
     /// Operations per second it computes.
     pub ops_per_s: f64,
+    /// Seconds every run costs whatever its size (the dispatch's and the copies' latencies);
+    /// `None`: the rough guess's.
+    #[serde(default)]
+    pub fixed_s: Option<f64>,
 }
 
 /// What this machine was seen to take: the learned pace of every lane and job kind.
@@ -300,15 +308,31 @@ impl Pace {
         self.set_compute(Lane::Gpu, ops_per_s);
     }
 
-    /// Sets `lane`'s compute ceiling, with the rough guess's streaming rate beside it.
+    /// Sets `lane`'s compute ceiling, keeping its streaming rate and fixed cost (the rough
+    /// guess's until the GPU's ceilings set them: [`Pace::set_gpu_ceilings`]).
     fn set_compute(&mut self, lane: Lane, ops_per_s: f64) {
-        let bytes_per_s = 1e6 * BYTES_PER_PIXEL / lane.rough().per_mp_s;
-        self.set_roof(lane, Roof { bytes_per_s, ops_per_s });
+        self.set_roof(lane, Roof { ops_per_s, ..self.roof(lane) });
+    }
+
+    /// `lane`'s ceilings as set, else the rough guess's rates.
+    fn roof(&self, lane: Lane) -> Roof {
+        self.roofs.iter().find(|(l, _)| *l == lane).map_or_else(
+            || {
+                let rough = lane.rough();
+                Roof {
+                    bytes_per_s: 1e6 * BYTES_PER_PIXEL / rough.per_mp_s,
+                    ops_per_s: 1e6 * OPS_PER_PIXEL_ROUND / rough.per_mp_round_s,
+                    fixed_s: None,
+                }
+            },
+            |(_, roof)| *roof,
+        )
     }
 
     /// Sets a lane's ceilings, used for its costs until a run of it is seen.
     pub fn set_roof(&mut self, lane: Lane, roof: Roof) {
-        if roof.bytes_per_s > 0.0 && roof.ops_per_s > 0.0 {
+        let fixed_ok = roof.fixed_s.is_none_or(|s| s.is_finite() && s >= 0.0);
+        if roof.bytes_per_s > 0.0 && roof.ops_per_s > 0.0 && roof.bytes_per_s.is_finite() && fixed_ok {
             self.roofs.retain(|(l, _)| *l != lane);
             self.roofs.push((lane, roof));
         }
@@ -342,7 +366,7 @@ impl Pace {
             return (rough, Basis::Guess);
         };
         let cost = Cost {
-            fixed_s: rough.fixed_s,
+            fixed_s: roof.fixed_s.unwrap_or(rough.fixed_s),
             per_mp_s: 1e6 * BYTES_PER_PIXEL / roof.bytes_per_s,
             per_mp_round_s: 1e6 * OPS_PER_PIXEL_ROUND / roof.ops_per_s,
         };
@@ -427,28 +451,24 @@ impl Pace {
     }
 
     /// A job of kind `task` made of `parts`: their runs times the overhead of such jobs seen
-    /// here. A job kind with a stated bound ([`Task::bound_s`]) is that bound until one was seen.
+    /// here (before one was seen, a guessed overhead, and the estimate rests on what its runs
+    /// rest on: runs seen, this machine's ceilings or the rough guess).
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
-        let overhead = self.overhead(task);
-        match (overhead, task.bound_s()) {
-            (None, Some(bound)) => Estimate { seconds: bound, basis: Basis::Guess },
-            // Always the same parts: the overhead learned is the wall time seen, in this
-            // machine's pace.
-            (Some(overhead), Some(_)) => {
-                Estimate { seconds: self.parts(parts).seconds * overhead, basis: Basis::Seen }
-            }
-            (Some(extra_s), None) if task.fixed_overhead() => {
-                let runs = self.parts(parts);
+        let runs = self.parts(parts);
+        match self.overhead(task) {
+            Some(extra_s) if task.fixed_overhead() => {
                 Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
             }
-            (overhead, _) => {
-                let runs = self.parts(parts);
-                Estimate {
-                    seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()),
-                    basis: runs.basis,
-                }
+            // A kind that teaches no runs (the claims): the overhead learned over its parts, at
+            // this machine's pace, is the wall time seen.
+            Some(overhead) if !task.teaches_runs() => {
+                Estimate { seconds: runs.seconds * overhead, basis: Basis::Seen }
             }
+            overhead => Estimate {
+                seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()),
+                basis: runs.basis,
+            },
         }
     }
 
@@ -508,13 +528,6 @@ pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
         }
     }
     parts
-}
-
-/// The claims' stand-in part: one CPU run of a megapixel, so that their overhead scales with the
-/// machine's pace.
-#[must_use]
-pub fn claims_parts() -> Vec<Part> {
-    vec![Part { lane: Lane::CpuAllThreads, megapixels: 1.0, rounds: 0, runs: 1.0 }]
 }
 
 /// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold

@@ -1,0 +1,64 @@
+//! The lanes' ceilings from what `graylab info --probe` measured (and cached): the GPU end to
+//! end priced step by step, as the sweep's model prices it ([`crate::engine::sweep`]), and the
+//! CPU's streaming rate from the host's memcpy. A lane priced so says its estimate rests on this
+//! machine's ceilings ([`super::Basis::Ceilings`]) until a run of it is seen.
+
+use super::{BYTES_PER_PIXEL, Lane, Pace, Roof};
+use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute};
+
+/// Integer operations the plain conversion costs a pixel in the GPU's kernel (unpacking, the
+/// weighted sum, packing): on lavapipe its 8K kernel took 3.3 ns a pixel at a compute ceiling of
+/// 7.9 Gop/s, 26 operations; on a real GPU the kernel streams at the device copy's rate instead.
+const PLAIN_OPS_PER_PIXEL: f64 = 26.0;
+
+/// Bytes a pixel of the plain conversion moves per step (RGB8 in, gray out): up, through the
+/// kernel (read and written) and down.
+const UP_BYTES: f64 = 3.0;
+const KERNEL_BYTES: f64 = 4.0;
+const DOWN_BYTES: f64 = 1.0;
+
+/// Nanoseconds `bytes` take at `b`'s ceiling.
+fn ns(bytes: f64, b: &Bandwidth) -> f64 {
+    bytes / b.gb_per_s().max(f64::MIN_POSITIVE)
+}
+
+/// The GPU's plain end-to-end nanoseconds a pixel at its ceilings: the host's copies into
+/// staging and out of readback memory, the GPU's copies, and the kernel at the slower of the
+/// device copy's rate and its operations at the compute ceiling (where measured), one after
+/// the other.
+fn gpu_ns_per_pixel(c: &GpuCeilings) -> f64 {
+    let compute_ns = c.compute.as_ref().map_or(0.0, |g| PLAIN_OPS_PER_PIXEL / g.ops_per_s().max(1.0) * 1e9);
+    let kernel_ns = ns(KERNEL_BYTES, &c.device_copy).max(compute_ns);
+    ns(UP_BYTES, &c.host_to_staging)
+        + ns(UP_BYTES, &c.staging_to_device)
+        + kernel_ns
+        + ns(DOWN_BYTES, &c.device_to_readback)
+        + ns(DOWN_BYTES, &c.readback_to_host)
+}
+
+impl Pace {
+    /// Sets the lanes' ceilings from the GPU's probe `c`: the GPU end to end costs the submit's
+    /// and the copies' latencies a run, and a pixel the plain conversion's steps at their
+    /// ceilings (its compute ceiling, where measured, prices its rounds); the CPU lanes stream
+    /// at the host's memcpy rate (one thread at its share). The CPU's compute ceiling stays as
+    /// set ([`Pace::set_cpu_compute`]).
+    pub fn set_gpu_ceilings(&mut self, c: &GpuCeilings) {
+        let fixed_ns = c.submit_latency_ns as f64 + c.copy_latency_ns.map_or(0.0, |[up, down]| up + down);
+        let gpu = self.roof(Lane::Gpu);
+        self.set_roof(
+            Lane::Gpu,
+            Roof {
+                bytes_per_s: BYTES_PER_PIXEL / gpu_ns_per_pixel(c).max(f64::MIN_POSITIVE) * 1e9,
+                ops_per_s: c.compute.as_ref().map_or(gpu.ops_per_s, GpuCompute::ops_per_s),
+                fixed_s: Some(fixed_ns / 1e9),
+            },
+        );
+        let host_bytes_per_s = c.host_memcpy.gb_per_s() * 1e9;
+        let threads = c.host_threads.max(1) as f64;
+        for (lane, bytes_per_s) in
+            [(Lane::CpuAllThreads, host_bytes_per_s), (Lane::CpuOneThread, host_bytes_per_s / threads)]
+        {
+            self.set_roof(lane, Roof { bytes_per_s, ..self.roof(lane) });
+        }
+    }
+}
