@@ -31,7 +31,7 @@ pub use device::host_copy::PIECE_BYTES;
 pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};
 pub use plan::bands::BandPlan;
-pub use plan::submission_budget::{CeilingRates, GpuRates, SUBMISSION_BUDGET_NS};
+pub use plan::submission_budget::{CeilingRates, GpuRates, PLAIN_OPS_PER_PIXEL, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuSpan, GpuStep, GpuTimings, StepTime};
 pub use run::resident::ResidentPass;
 pub use run::round_trip::{RoundTripTime, WarmRoundTrip};

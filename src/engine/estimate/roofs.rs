@@ -4,12 +4,7 @@
 //! machine's ceilings ([`super::Basis::Ceilings`]) until a run of it is seen.
 
 use super::{BYTES_PER_PIXEL, Lane, Pace, Roof};
-use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute};
-
-/// Integer operations the plain conversion costs a pixel in the GPU's kernel (unpacking, the
-/// weighted sum, packing): on lavapipe its 8K kernel took 3.3 ns a pixel at a compute ceiling of
-/// 7.9 Gop/s, 26 operations; on a real GPU the kernel streams at the device copy's rate instead.
-const PLAIN_OPS_PER_PIXEL: f64 = 26.0;
+use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, PLAIN_OPS_PER_PIXEL};
 
 /// Bytes a pixel of the plain conversion moves per step (RGB8 in, gray out): up, through the
 /// kernel (read and written) and down.
@@ -24,8 +19,9 @@ fn ns(bytes: f64, b: &Bandwidth) -> f64 {
 
 /// The GPU's plain end-to-end nanoseconds a pixel at its ceilings: the host's copies into
 /// staging and out of readback memory, the GPU's copies, and the kernel at the slower of the
-/// device copy's rate and its operations at the compute ceiling (where measured), one after
-/// the other.
+/// device copy's rate and its operations at the compute ceiling (where measured: the plain
+/// kernel's [`PLAIN_OPS_PER_PIXEL`], as the submission budget counts them; lavapipe's 8K kernel
+/// took 26 at its ceiling), one after the other.
 fn gpu_ns_per_pixel(c: &GpuCeilings) -> f64 {
     let compute_ns = c.compute.as_ref().map_or(0.0, |g| PLAIN_OPS_PER_PIXEL / g.ops_per_s().max(1.0) * 1e9);
     let kernel_ns = ns(KERNEL_BYTES, &c.device_copy).max(compute_ns);
