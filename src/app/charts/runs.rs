@@ -384,31 +384,7 @@ pub fn runs_chart_ui(
                 divider_ui(plot, (x, y), None, (label, weak));
             }
             series_names_ui(plot, &starts, (top, named_on_top), weak);
-            // Each loaded setting's wall time over its bar: at another machine's (or size's)
-            // scale its bar may be a sliver beside this image's runs.
-            for r in &placed {
-                let at = PlotPoint::new(r.seq as f64, ms(r.wall_ns() + r.overlap_ns()));
-                let text = RichText::new(look::duration(r.wall_ns())).small();
-                plot.text(Text::new("loaded wall", at, text).anchor(egui::Align2::CENTER_BOTTOM).color(weak));
-            }
-            if let Some(last) = last {
-                // Over the last bar and the one left of it, which the label reaches into: over a
-                // taller neighbour it was drawn across that bar.
-                let bar_top = |r: &RunRecord| ms(r.wall_ns() + r.overlap_ns());
-                let left_top =
-                    shown.iter().find(|(r, _)| r.seq + 1 == last.seq).map_or(0.0, |(r, _)| bar_top(r));
-                plot.text(
-                    // Ending at the bar's right edge: centred on the last bar, it ran past the
-                    // plot's ("2614.0 m").
-                    Text::new(
-                        "last run",
-                        PlotPoint::new(last.seq as f64 + 0.35, bar_top(last).max(left_top)),
-                        RichText::new(format!("{:.1} {unit}", ms(last.wall_ns()))).strong(),
-                    )
-                    .anchor(egui::Align2::RIGHT_BOTTOM)
-                    .color(text_colour),
-                );
-            }
+            wall_labels_ui(plot, (&shown, &placed), last, (ms, unit), (text_colour, weak));
         });
     let transform = response.transform;
     let hovered = response.response.hover_pos().map(|p| transform.value_from_position(p).x.round());
@@ -418,4 +394,36 @@ pub fn runs_chart_ui(
         response.response.on_hover_ui_at_pointer(|ui| tooltip_ui(ui, run, &name));
     }
     asked
+}
+
+/// The wall time over the last run's bar (and over the bar left of it, which it reaches into),
+/// and over each loaded setting's bar: at another machine's (or size's) scale its bar may be a
+/// sliver beside this image's runs.
+fn wall_labels_ui(
+    plot: &mut egui_plot::PlotUi<'_>,
+    (shown, placed): (&[(&RunRecord, bool)], &[RunRecord]),
+    last: Option<&RunRecord>,
+    (ms, unit): (impl Fn(u64) -> f64, &str),
+    (text_colour, weak): (Color32, Color32),
+) {
+    let bar_top = |r: &RunRecord| ms(r.wall_ns() + r.overlap_ns());
+    for r in placed {
+        let at = PlotPoint::new(r.seq as f64, bar_top(r));
+        let text = RichText::new(look::duration(r.wall_ns())).small();
+        plot.text(Text::new("loaded wall", at, text).anchor(egui::Align2::CENTER_BOTTOM).color(weak));
+    }
+    if let Some(last) = last {
+        let left_top = shown.iter().find(|(r, _)| r.seq + 1 == last.seq).map_or(0.0, |(r, _)| bar_top(r));
+        plot.text(
+            // Ending at the bar's right edge: centred on the last bar, it ran past the plot's
+            // ("2614.0 m").
+            Text::new(
+                "last run",
+                PlotPoint::new(last.seq as f64 + 0.35, bar_top(last).max(left_top)),
+                RichText::new(format!("{:.1} {unit}", ms(last.wall_ns()))).strong(),
+            )
+            .anchor(egui::Align2::RIGHT_BOTTOM)
+            .color(text_colour),
+        );
+    }
 }

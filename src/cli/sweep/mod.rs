@@ -195,15 +195,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         },
         None => pace.estimate(),
     };
-    // Until a grid ran here, its estimate is the calibration's plan; then the pace's, which has
-    // learnt how long the comparisons take to decide.
-    if grid && !quiet && !pace.seen_before() {
-        errln!("estimate: {}", plan.sentence());
-    } else if !quiet {
-        errln!("estimate: {}", estimate.sentence());
-        if grid {
-            errln!("{}", plan.runs_sentence());
-        }
+    if !quiet {
+        say_estimate(grid.then_some(&plan), pace.seen_before(), &estimate);
     }
     let mut progress = |i: usize, n: usize, mp: f64| {
         if !quiet {
@@ -427,5 +420,23 @@ fn backend_of(ceiling: Option<Ceiling>) -> Option<Backend> {
     match ceiling? {
         Ceiling::MemoryStream => Some(Backend::Cpu),
         _ => Some(Backend::Gpu),
+    }
+}
+
+/// Says the job's estimate on stderr: a grid's from its calibration's plan until a grid ran here
+/// (`seen`), then the pace's, which has learnt how long the comparisons take to decide, with the
+/// plan's warm runs.
+fn say_estimate(
+    grid: Option<&crate::engine::sweep::GridEstimate>,
+    seen: bool,
+    estimate: &crate::engine::estimate::Estimate,
+) {
+    match grid {
+        Some(plan) if !seen => errln!("estimate: {}", plan.sentence()),
+        Some(plan) => {
+            errln!("estimate: {}", estimate.sentence());
+            errln!("{}", plan.runs_sentence());
+        }
+        None => errln!("estimate: {}", estimate.sentence()),
     }
 }

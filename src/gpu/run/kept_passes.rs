@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::gpu::device::wait::wait_for;
+use crate::gpu::memory::resident_input::ResidentInput;
 use crate::gpu::pipelines::{Pipelines, params_buffer};
 use crate::gpu::plan::bands::BandPlan;
 use crate::gpu::plan::grid::{Dispatch, PARAMS_STRIDE, dispatch, max_rows_per_dispatch};
@@ -133,6 +134,20 @@ pub(crate) struct KeptPasses {
 
 /// One kept band: its input buffer and bytes, its output buffer and bytes.
 pub(crate) type KeptBand<'a> = ((&'a wgpu::Buffer, u64), (&'a wgpu::Buffer, u64));
+
+/// Each band of a kept input with its output (buffer and bytes), in band order.
+pub(crate) fn kept_bands<'a>(
+    inputs: &'a ResidentInput,
+    outputs: &'a [(wgpu::Buffer, u64)],
+) -> Vec<KeptBand<'a>> {
+    inputs
+        .buffers
+        .iter()
+        .zip(&inputs.bytes)
+        .zip(outputs)
+        .map(|((i, &ib), (o, ob))| ((i, ib), (o, *ob)))
+        .collect()
+}
 
 impl KeptPasses {
     /// Prepares `plan`'s dispatches of `job`'s kernel over `bands`.

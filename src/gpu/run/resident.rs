@@ -11,7 +11,7 @@ use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
 use crate::gpu::plan::bands::{BandPlan, band_sizes};
 use crate::gpu::plan::run_plan::Limits;
-use crate::gpu::run::kept_passes::{KeptBand, KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape};
+use crate::gpu::run::kept_passes::{KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape, kept_bands};
 use crate::gpu::{GpuError, GpuJob};
 
 /// One timed pass over data kept on the GPU, both ways a program might time it.
@@ -66,13 +66,7 @@ pub(crate) fn time_resident(
         });
         outputs.push((output, out_bytes));
     }
-    let kept: Vec<KeptBand<'_>> = inputs
-        .buffers
-        .iter()
-        .zip(&inputs.bytes)
-        .zip(&outputs)
-        .map(|((i, &ib), (o, ob))| ((i, ib), (o, *ob)))
-        .collect();
+    let kept = kept_bands(&inputs, &outputs);
     let prepare =
         |ns_per_byte| KeptPasses::new(on, job, &kept, PassPlan::new(&shape, ns_per_byte), limits.max_groups);
     let mut passes = prepare(on.kernel_ns_per_byte)?;

@@ -21,7 +21,7 @@ use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
 use crate::gpu::memory::ring::{Ring, StagingSlot};
 use crate::gpu::plan::bands::band_sizes;
 use crate::gpu::plan::run_plan::{Chunk, Limits, RunPlan};
-use crate::gpu::run::kept_passes::{KeptBand, KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape};
+use crate::gpu::run::kept_passes::{KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape, kept_bands};
 use crate::gpu::run::pipelined::RING_SLOTS;
 use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError, GpuJob};
@@ -240,13 +240,7 @@ pub(crate) fn warm<T>(
         return Err(GpuError::Bug("no buffer ring"));
     };
     let outputs = outputs(ctx, kernel, &plan, ring);
-    let kept: Vec<KeptBand<'_>> = inputs
-        .buffers
-        .iter()
-        .zip(&inputs.bytes)
-        .zip(&outputs)
-        .map(|((i, &ib), (o, ob))| ((i, ib), (o, *ob)))
-        .collect();
+    let kept = kept_bands(inputs, &outputs);
     let max_groups = how.limits.max_groups;
     let shape = PassShape { kernel, size: (width, height), workgroup, bands: plan.bands, max_groups };
     let prepare =
