@@ -153,7 +153,9 @@ impl ClaimsWindow {
                 ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
             }
             None => {
-                ui.label(RichText::new(Self::estimates(session)).weak());
+                // One line, whatever its figures (the whole of it on hover).
+                let text = Self::estimates(session);
+                ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
             }
         }
     }

@@ -14,6 +14,7 @@ use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Ticket};
+use crate::engine::estimate::Part;
 use crate::engine::round_trip::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
 use crate::engine::sampling::MIN_SAMPLES;
 
@@ -113,6 +114,16 @@ impl RoundTripsWindow {
             ))
             .weak(),
         );
+        // What the job will take, said before it starts (at least the rounds asked, each side).
+        if let (Some(input), Some(passes)) = (session.input(), self.counts())
+            && !running
+        {
+            let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+            let parts = self.parts(&passes, megapixels, c);
+            let estimate = session.pace().job(crate::engine::estimate::Task::RoundTrips, &parts);
+            let text = format!("Takes {}.", estimate.sentence());
+            ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
+        }
         if session.input().is_none() {
             ui.label("Open a photo first.");
         } else if !session.gpu_usable() {
@@ -160,18 +171,36 @@ impl RoundTripsWindow {
         }
     }
 
-    fn start(&mut self, session: &mut Session) {
+    /// The counts of operations per round trip as typed, if they are valid.
+    fn counts(&self) -> Option<Vec<u32>> {
         let passes: Result<Vec<u32>, _> = self.passes.split(',').map(|s| s.trim().parse::<u32>()).collect();
-        let passes = match passes {
-            Ok(p) if !p.is_empty() && p.iter().all(|n| (1..=MAX_PASSES).contains(n)) => p,
-            _ => {
-                session.toasts.error(format!(
-                    "Operations per round trip must be counts from 1 to {MAX_PASSES} separated by commas, \
-                     not {:?}.",
-                    self.passes
-                ));
-                return;
-            }
+        passes.ok().filter(|p| !p.is_empty() && p.iter().all(|n| (1..=MAX_PASSES).contains(n)))
+    }
+
+    /// What round trips of `passes` on an image of `megapixels` run, for their estimate.
+    fn parts(&self, passes: &[u32], megapixels: f64, settings: crate::engine::ConvertSettings) -> Vec<Part> {
+        let cpu = crate::engine::estimate::Lane::of(&crate::engine::ConvertSettings {
+            backend: crate::engine::Backend::Cpu,
+            ..settings
+        });
+        let budget = crate::engine::round_trip::round_trip_budget(false, self.runs as usize);
+        crate::engine::estimate::round_trip_parts(
+            passes,
+            budget.warmup_rounds + budget.min_rounds,
+            cpu,
+            megapixels,
+            settings.work.rounds,
+        )
+    }
+
+    fn start(&mut self, session: &mut Session) {
+        let Some(passes) = self.counts() else {
+            session.toasts.error(format!(
+                "Operations per round trip must be counts from 1 to {MAX_PASSES} separated by commas, \
+                 not {:?}.",
+                self.passes
+            ));
+            return;
         };
         let Some(input) = session.input().cloned() else { return };
         let settings = session.settings().convert;
@@ -179,18 +208,7 @@ impl RoundTripsWindow {
         self.pending = Some(ticket.id);
         self.shown = None;
         let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
-        let cpu = crate::engine::estimate::Lane::of(&crate::engine::ConvertSettings {
-            backend: crate::engine::Backend::Cpu,
-            ..settings
-        });
-        let budget = crate::engine::round_trip::round_trip_budget(false, self.runs as usize);
-        let parts = crate::engine::estimate::round_trip_parts(
-            &passes,
-            budget.warmup_rounds + budget.min_rounds,
-            cpu,
-            megapixels,
-            settings.work.rounds,
-        );
+        let parts = self.parts(&passes, megapixels, settings);
         let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
         session.send_estimated(JobKind::RoundTrips, job, crate::engine::estimate::Task::RoundTrips, parts);
     }
