@@ -198,26 +198,22 @@ impl Engine {
     /// Holds `report`'s kernel rate against its backend's compute ceiling, when known (again,
     /// after a front end finished the report with its own wall time).
     pub(crate) fn hold_against_compute(&self, report: &mut RunReport) {
-        if let (Backend::Cpu, Some(ops_per_s)) = (report.backend, report.work.kernel_ops_per_s) {
-            self.raise_beaten_cpu_compute(ops_per_s);
+        let Some(ops_per_s) = report.work.kernel_ops_per_s else { return };
+        let mut ceiling = self.known_compute_ceiling(report.backend);
+        if report.backend == Backend::Cpu && ceiling.is_some_and(|c| ops_per_s > c) {
+            ceiling = self.raise_beaten_cpu_compute(ops_per_s).or(ceiling);
         }
-        if report.work.kernel_ops_per_s.is_some() {
-            report.work =
-                report.work.held_against(report.backend, self.known_compute_ceiling(report.backend));
-        }
+        report.work = report.work.held_against(report.backend, ceiling);
     }
 
     /// Raises the known CPU compute ceiling to `ops_per_s` where a run of the work kernel beat
     /// it (the best the machine did is its ceiling: the ceiling's short bursts can miss what
     /// longer runs reach, as on the H200's host, 550 Gop/s against a run's 808), in this engine
-    /// and in the cache.
-    fn raise_beaten_cpu_compute(&self, ops_per_s: f64) {
-        if self.known_cpu_compute().is_none() {
-            return;
-        }
+    /// and in the cache; the raised ceiling, operations per second.
+    fn raise_beaten_cpu_compute(&self, ops_per_s: f64) -> Option<f64> {
         let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(c) = known.as_mut() else { return };
-        let Some(raised) = raised_to(c, ops_per_s) else { return };
+        let c = known.as_mut()?;
+        let raised = raised_to(c, ops_per_s)?;
         log::info!(
             "a run beat the CPU compute ceiling ({:.1} Gop/s): raised to what it did, {:.1} Gop/s",
             c.ops_per_s() / 1e9,
@@ -229,6 +225,7 @@ impl Engine {
         {
             log::warn!("the raised CPU compute ceiling could not be cached: {e}");
         }
+        Some(c.ops_per_s())
     }
 }
 

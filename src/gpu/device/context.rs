@@ -140,6 +140,28 @@ impl GpuContext {
         })
     }
 
+    /// A compute pipeline of `entry` in the WGSL `source`, its bind-group layout taken from the
+    /// shader (the probes' small kernels; the converter's own share one explicit layout).
+    pub(crate) fn auto_layout_pipeline(
+        &self,
+        label: &str,
+        source: &str,
+        entry: &str,
+    ) -> wgpu::ComputePipeline {
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        })
+    }
+
     /// Converts timestamp ticks to nanoseconds.
     #[must_use]
     pub fn ticks_to_ns(&self, ticks: u64) -> u64 {

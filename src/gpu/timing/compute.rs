@@ -73,18 +73,8 @@ impl Probe {
     fn new(ctx: &GpuContext) -> Self {
         use wgpu::BufferUsages as U;
         let device = ctx.device();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("compute.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(crate::shaders::COMPUTE_WGSL.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("compute ceiling"),
-            layout: None,
-            module: &module,
-            entry_point: Some("rounds_only"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
+        let pipeline =
+            ctx.auto_layout_pipeline("compute ceiling", crate::shaders::COMPUTE_WGSL, "rounds_only");
         let buffer = |label, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),

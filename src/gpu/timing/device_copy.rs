@@ -28,18 +28,8 @@ impl CopyKernel {
     pub(crate) fn new(ctx: &GpuContext, (from, to): (&wgpu::Buffer, &wgpu::Buffer), bytes: u64) -> Self {
         let device = ctx.device();
         let bytes = bytes.min(ctx.limits().max_storage_buffer_binding_size) / 16 * 16;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("copy.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(crate::shaders::COPY_WGSL.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("device copy kernel"),
-            layout: None,
-            module: &module,
-            entry_point: Some("copy_words"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
+        let pipeline =
+            ctx.auto_layout_pipeline("device copy kernel", crate::shaders::COPY_WGSL, "copy_words");
         let sized = |buffer| crate::gpu::pipelines::sized(buffer, bytes.max(16));
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("device copy kernel"),
