@@ -304,7 +304,7 @@ impl eframe::App for GraylabApp {
         }
         self.update_preview_side(&ctx);
         self.session.handle_replies();
-        self.session.keep_pace(&ctx);
+        self.session.keep_pace();
         self.shortcuts_and_drops(&ctx);
         match self.top_bar.ui(ui, &mut self.session) {
             Some(TopBarAction::AskOpen) => self.ask_open(&ctx),

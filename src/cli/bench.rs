@@ -268,7 +268,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         super::trace::write(path, args.overwrite, &format!("graylab bench: {}", report.image), &runs)?;
     }
     if args.json {
-        outln!("{}", super::stamp::to_json(super::stamp::Kind::Bench, engine.opened_adapter(), &report)?);
+        outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Bench, &engine.provenance(), &report)?);
     } else {
         print_table(&report, args);
     }

@@ -66,7 +66,7 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     }
     if args.json {
         let timed = crate::engine::estimate::Timed::new(&report, estimate, None);
-        outln!("{}", super::stamp::to_json(super::stamp::Kind::Claims, engine.opened_adapter(), &timed)?);
+        outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Claims, &engine.provenance(), &timed)?);
     } else {
         print_blocks(&report);
     }

@@ -91,26 +91,10 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(if slower { ExitCode::from(SLOWER_EXIT) } else { ExitCode::SUCCESS })
 }
 
-/// The largest result file `compare` reads: a sweep over a work grid with every figure is well
-/// under a MiB; a file this large is something else.
-const MAX_RESULT_BYTES: u64 = 16 << 20;
-
-/// A result file, read through the one bounded JSON reader (a regular file of at most
-/// [`MAX_RESULT_BYTES`]: never a FIFO, a device or a sparse giant), with the file named in every
-/// error.
+/// A result file of any kind, through the one reader of result files
+/// ([`crate::io::read_result`]: bounded, the file named in every error, a newer schema refused).
 fn read(path: &Path) -> anyhow::Result<Value> {
-    let Some(value) = crate::io::read_json::<Value>(path, MAX_RESULT_BYTES)? else {
-        anyhow::bail!("cannot read the file (it does not exist): {}", path.display());
-    };
-    let schema = value.get("schema").and_then(Value::as_u64);
-    if let Some(schema) = schema.filter(|&s| s > u64::from(super::stamp::SCHEMA)) {
-        anyhow::bail!(
-            "{} has schema {schema}, newer than this graylab's {}: compare it with a newer graylab",
-            path.display(),
-            super::stamp::SCHEMA
-        );
-    }
-    Ok(value)
+    Ok(crate::io::read_result::<Value>(path, None)?.body)
 }
 
 /// Where a result came from, in one line: graylab, the host, the adapter, when, the load.

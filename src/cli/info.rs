@@ -89,8 +89,9 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         transfer_paths,
     };
     if args.json {
-        let selected = info.adapters.iter().find(|a| a.selected).cloned();
-        outln!("{}", super::stamp::to_json(super::stamp::Kind::Info, selected, &info)?);
+        let selected = info.adapters.iter().find(|a| a.selected);
+        let provenance = crate::io::Provenance::now(selected, crate::engine::available_threads());
+        outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Info, &provenance, &info)?);
         return Ok(ExitCode::SUCCESS);
     }
     outln!("graylab {} ({} build)", info.version, info.build);

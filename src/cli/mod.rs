@@ -16,7 +16,6 @@ mod pace;
 mod plan;
 mod progress;
 mod round_trip;
-mod stamp;
 mod sweep;
 mod trace;
 mod workgroups;

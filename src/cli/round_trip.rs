@@ -66,7 +66,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         let report = Report { image: &label, result: &result };
         let timed = Timed::new(&report, estimate, Some(took_s));
-        outln!("{}", super::stamp::to_json(super::stamp::Kind::RoundTrips, engine.opened_adapter(), &timed)?);
+        outln!(
+            "{}",
+            crate::io::stamped_json(crate::io::ResultKind::RoundTrips, &engine.provenance(), &timed)?
+        );
     } else {
         print_table(&label, &result);
     }

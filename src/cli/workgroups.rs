@@ -73,7 +73,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let race = workgroups(&engine, &image, &settings, &budget, None, &mut |_| {})?;
     if args.json {
         let json = race_json(&label, &adapter, software, &race);
-        outln!("{}", super::stamp::to_json(super::stamp::Kind::Workgroups, engine.opened_adapter(), &json)?);
+        outln!(
+            "{}",
+            crate::io::stamped_json(crate::io::ResultKind::Workgroups, &engine.provenance(), &json)?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     outln!(

@@ -54,24 +54,12 @@ pub struct SavedSetting {
     pub total: Stats,
 }
 
-/// The largest saved bench read back: one with every workgroup size and thread count is under
-/// a MiB; a file this large is something else.
-const MAX_SAVED_BENCH_BYTES: u64 = 16 << 20;
-
 impl SavedBench {
-    /// Reads the saved bench at `path` through the one bounded JSON reader
-    /// ([`crate::io::read_json`]: a regular file, never a FIFO or a device, of at most a few MiB);
-    /// the error says what the file is instead (another kind of graylab result, or not one).
+    /// Reads the saved bench at `path` through the one reader of result files
+    /// ([`crate::io::read_result`]: bounded, a regular file); the error says what the file is
+    /// instead (another kind of graylab result, or not one).
     pub fn read(path: &std::path::Path) -> Result<Self, EngineError> {
-        let not_a_bench = |reason: String| EngineError::NotABench { path: path.to_path_buf(), reason };
-        let Some(value) = crate::io::read_json::<serde_json::Value>(path, MAX_SAVED_BENCH_BYTES)? else {
-            return Err(not_a_bench("there is no such file".to_owned()));
-        };
-        match value.get("kind").and_then(serde_json::Value::as_str) {
-            Some("bench") | None => {}
-            Some(other) => return Err(not_a_bench(format!("it is a saved {other}"))),
-        }
-        serde_json::from_value(value).map_err(|e| not_a_bench(e.to_string()))
+        Ok(crate::io::read_result(path, Some(crate::io::ResultKind::Bench))?.body)
     }
 }
 

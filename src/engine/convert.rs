@@ -12,7 +12,7 @@ use image::{DynamicImage, ImageBuffer};
 
 use super::options::RunOptions;
 use super::report::{Phase, PhaseTiming, RunReport, add_gpu_timings};
-use super::spans::{Lane, Span};
+use super::spans::{Span, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
 use crate::gpu::{GpuJob, GpuTiles};
 use crate::system::load::CpuSnapshot;
@@ -269,7 +269,7 @@ impl Engine {
                     ns: drawn - shown,
                     source: Clock::CpuClock,
                 });
-                report.spans.push(Span::cpu(Lane::Display, shown, drawn));
+                report.spans.push(Span::cpu(Track::Display, shown, drawn));
                 report.finish(nanos_since(started));
                 return Ok((Some(gray), report));
             }
@@ -324,9 +324,9 @@ impl Engine {
                 let ns = nanos_since(started);
                 report.threads = Some(threads);
                 report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: Clock::CpuClock });
-                report.spans.push(Span::cpu(Lane::Kernel, start_ns, start_ns + ns));
+                report.spans.push(Span::cpu(Track::Kernel, start_ns, start_ns + ns));
                 report.spans.extend(stretches.into_stretches().into_iter().map(|s| {
-                    let lane = Lane::KernelThread { thread: s.thread };
+                    let lane = Track::KernelThread { thread: s.thread };
                     Span::cpu(
                         lane,
                         nanos_between(run_started, s.started),

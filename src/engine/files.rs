@@ -15,7 +15,7 @@ use image::DynamicImage;
 use super::convert::{Prepared, nanos_between, nanos_since, prepare};
 use super::luma_stream::convert_luma_stream;
 use super::report::{Phase, PhaseTiming};
-use super::spans::{Lane, Span};
+use super::spans::{Span, Track};
 use super::{
     Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, PixelProgress, RunOptions, RunReport,
 };
@@ -113,7 +113,8 @@ pub fn convert_file(
         decode_file(input, decode)?
     };
     let decoded_at_ns = since();
-    let decode_span = Span::cpu(Lane::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
+    let decode_span =
+        Span::cpu(Track::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
     if let Some(mut report) =
         convert_streamed(&decoded, (input, output), settings, *export, progress, started)?
     {
@@ -141,7 +142,7 @@ pub fn convert_file(
     let mut run = converted.report;
     run.shift_spans(convert_at_ns);
     run.spans.insert(0, decode_span);
-    run.spans.push(Span::cpu(Lane::Encode, end_ns.saturating_sub(written.encode_ns), end_ns));
+    run.spans.push(Span::cpu(Track::Encode, end_ns.saturating_sub(written.encode_ns), end_ns));
     run.phases
         .insert(0, PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: Clock::CpuClock });
     run.phases.push(PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock });
@@ -175,7 +176,7 @@ pub fn convert_stored_luma(
     let mut converted = super::convert::passed_through(decoded.image, settings, progress);
     let run = &mut converted.report;
     run.shift_spans(decode_ns);
-    run.spans.insert(0, Span::cpu(Lane::Decode, 0, decode_ns));
+    run.spans.insert(0, Span::cpu(Track::Decode, 0, decode_ns));
     run.phases.insert(0, PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock });
     run.notes.extend(notes);
     run.finish(decode_ns.saturating_add(run.total_ns));
@@ -220,18 +221,18 @@ impl RowSource for KernelRows<'_> {
         }
         let ended = Instant::now();
         self.kernel_ns.fetch_add(nanos_between(started, ended), Ordering::Relaxed);
-        self.record(|thread| Lane::KernelStripe { thread }, started, ended);
+        self.record(|thread| Track::KernelStripe { thread }, started, ended);
         Cow::Owned(out)
     }
 
     fn coded(&self, _: Range<usize>, started: Instant) {
-        self.record(|thread| Lane::EncodeStripe { thread }, started, Instant::now());
+        self.record(|thread| Track::EncodeStripe { thread }, started, Instant::now());
     }
 }
 
 impl KernelRows<'_> {
     /// Keeps a span from `started` to `ended` on this thread's `lane`.
-    fn record(&self, lane: fn(Option<usize>) -> Lane, started: Instant, ended: Instant) {
+    fn record(&self, lane: fn(Option<usize>) -> Track, started: Instant, ended: Instant) {
         let (origin, spans) = &self.spans;
         let lane = lane(rayon::current_thread_index());
         let span = Span::cpu(lane, nanos_between(*origin, started), nanos_between(*origin, ended));
@@ -287,7 +288,7 @@ fn convert_streamed(
     // and lasts its encode time: after its last stripe the encode still writes and syncs.
     let encode_from_ns = nanos_between(started, Instant::now());
     let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
-    let encode_span = Span::cpu(Lane::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
+    let encode_span = Span::cpu(Track::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
     run.threads = Some(rayon::current_num_threads());

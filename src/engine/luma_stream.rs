@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::convert::nanos_since;
 use super::report::{Phase, PhaseTiming};
-use super::spans::{Lane, Span};
+use super::spans::{Span, Track};
 use super::{ConvertSettings, EngineError, PixelProgress, RunReport, WorkFigures};
 use crate::io::{
     EncodeReport, ExportOptions, GrayLayout, IoError, LumaStream, StoredLuma, encode_rows_to_file,
@@ -84,8 +84,8 @@ pub(super) fn convert_luma_stream(
     let encode_start_ns = encode_end_ns.saturating_sub(written.encode_ns);
     let mut run = RunReport::new(settings.backend, settings.formula, (width, height), Vec::new());
     run.spans = vec![
-        Span::cpu(Lane::Decode, 0, decode_end_ns),
-        Span::cpu(Lane::Encode, encode_start_ns, encode_end_ns),
+        Span::cpu(Track::Decode, 0, decode_end_ns),
+        Span::cpu(Track::Encode, encode_start_ns, encode_end_ns),
     ];
     run.phases = vec![PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock }];
     if stream.stored_luma() {

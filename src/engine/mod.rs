@@ -43,7 +43,7 @@ pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{Phase, PhaseTiming, RunReport, Stats};
-pub use spans::{Lane, Span, SpanClock, lane_overlap};
+pub use spans::{Span, SpanClock, Track, track_overlap};
 pub use synthetic::synthetic_rgb;
 pub use work::WorkFigures;
 
@@ -166,14 +166,6 @@ pub enum EngineError {
     /// A figure could not be kept: there is no cache folder.
     #[error("no cache folder: neither XDG_CACHE_HOME nor HOME is set")]
     NoCacheFolder,
-    /// A file read as a saved `graylab bench --json` is not one (why, in words).
-    #[error("not a saved bench ({reason}): {}", path.display())]
-    NotABench {
-        /// The file.
-        path: std::path::PathBuf,
-        /// What it is instead, or what is missing.
-        reason: String,
-    },
     /// A measurement's buffers do not fit the memory budget now.
     #[error(transparent)]
     OverBudget(#[from] crate::system::memory_budget::OverBudget),
@@ -321,6 +313,13 @@ impl Engine {
             Some(Ok(converter)) => Some(converter.context().report()),
             _ => None,
         }
+    }
+
+    /// Where and how a result of this engine is made, to stamp the file it is saved in: this
+    /// process, its CPU threads and the adapter opened so far ([`Self::opened_adapter`]).
+    #[must_use]
+    pub fn provenance(&self) -> crate::io::Provenance {
+        crate::io::Provenance::now(self.opened_adapter().as_ref(), available_threads())
     }
 
     /// The GPU context, opening it on first use.

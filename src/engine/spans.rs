@@ -10,7 +10,7 @@ use crate::system::clock::Clock;
 /// Where a step is drawn: one lane per kind of step, one per thread for host copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Lane {
+pub enum Track {
     /// Reading and decoding the input file (file-to-file conversions).
     Decode,
     /// GPU setup: pipeline lookup or compilation, buffer allocation.
@@ -32,7 +32,7 @@ pub enum Lane {
         thread: Option<usize>,
     },
     /// The CPU kernel's chunks run back to back by one thread of a parallel run: its rayon
-    /// index, or `None` outside the pool (within the run's [`Lane::Kernel`] span).
+    /// index, or `None` outside the pool (within the run's [`Track::Kernel`] span).
     KernelThread {
         /// The rayon thread index, `None` for a thread outside the pool.
         thread: Option<usize>,
@@ -52,7 +52,7 @@ pub enum Lane {
     },
 }
 
-impl Lane {
+impl Track {
     /// The lane's name: "kernel", "host copy · thread 2", "host copy · caller".
     #[must_use]
     pub fn name(self) -> String {
@@ -120,7 +120,7 @@ impl fmt::Display for SpanClock {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Span {
     /// Its lane.
-    pub lane: Lane,
+    pub lane: Track,
     /// Its start, ns since the run started.
     pub start_ns: u64,
     /// Its end, ns since the run started.
@@ -135,7 +135,7 @@ pub struct Span {
 impl Span {
     /// A span on the CPU clock.
     #[must_use]
-    pub fn cpu(lane: Lane, start_ns: u64, end_ns: u64) -> Self {
+    pub fn cpu(lane: Track, start_ns: u64, end_ns: u64) -> Self {
         Self { lane, start_ns, end_ns: end_ns.max(start_ns), clock: SpanClock::CpuClock, band: None }
     }
 
@@ -153,12 +153,12 @@ pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64, calibrated: bool) -> V
         .iter()
         .map(|s| {
             let lane = match s.step {
-                GpuStep::Setup => Lane::Setup,
-                GpuStep::HostCopy { thread } => Lane::HostCopy { thread },
-                GpuStep::Upload => Lane::Upload,
-                GpuStep::Kernel => Lane::Kernel,
-                GpuStep::Display | GpuStep::Preview => Lane::Display,
-                GpuStep::Download => Lane::Download,
+                GpuStep::Setup => Track::Setup,
+                GpuStep::HostCopy { thread } => Track::HostCopy { thread },
+                GpuStep::Upload => Track::Upload,
+                GpuStep::Kernel => Track::Kernel,
+                GpuStep::Display | GpuStep::Preview => Track::Display,
+                GpuStep::Download => Track::Download,
             };
             let clock = match (s.step, s.clock) {
                 (GpuStep::Setup | GpuStep::HostCopy { .. }, _) => SpanClock::CpuClock,
@@ -174,7 +174,7 @@ pub(crate) fn from_gpu(spans: &[GpuSpan], offset_ns: u64, calibrated: bool) -> V
 /// The first pair of spans of one lane that overlap, if any (spans of a lane are steps one
 /// after another: two at once is a bug in how they were timed or placed).
 #[must_use]
-pub fn lane_overlap(spans: &[Span]) -> Option<(Span, Span)> {
+pub fn track_overlap(spans: &[Span]) -> Option<(Span, Span)> {
     let mut sorted = spans.to_vec();
     sorted.sort_by_key(|s| (s.lane, s.start_ns, s.end_ns));
     sorted.windows(2).find_map(|w| match w {
@@ -189,12 +189,12 @@ mod tests {
 
     #[test]
     fn spans_of_one_lane_one_after_another_do_not_overlap() {
-        let a = Span::cpu(Lane::Kernel, 0, 10);
-        let b = Span::cpu(Lane::Kernel, 10, 20);
-        let c = Span::cpu(Lane::Upload, 5, 15);
-        assert_eq!(lane_overlap(&[a, b, c]), None);
-        let d = Span::cpu(Lane::Kernel, 15, 25);
-        assert_eq!(lane_overlap(&[d, a, b]), Some((b, d)));
+        let a = Span::cpu(Track::Kernel, 0, 10);
+        let b = Span::cpu(Track::Kernel, 10, 20);
+        let c = Span::cpu(Track::Upload, 5, 15);
+        assert_eq!(track_overlap(&[a, b, c]), None);
+        let d = Span::cpu(Track::Kernel, 15, 25);
+        assert_eq!(track_overlap(&[d, a, b]), Some((b, d)));
     }
 
     #[test]
@@ -204,7 +204,7 @@ mod tests {
             GpuSpan { step: GpuStep::Kernel, start_ns: 1, end_ns: 4, clock: Clock::GpuTimestamp, band: None },
         ];
         let spans = from_gpu(&gpu, 100, false);
-        assert_eq!(spans[0].lane, Lane::Display);
+        assert_eq!(spans[0].lane, Track::Display);
         assert_eq!(spans[0].clock, SpanClock::AroundSubmission);
         assert_eq!((spans[1].start_ns, spans[1].end_ns), (101, 104));
         assert_eq!(spans[1].clock.label(), "gpu-timestamp, placed at submit");

@@ -10,47 +10,47 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::{Backend, Lane, RunReport, Span, SpanClock};
+use crate::engine::{Backend, RunReport, Span, SpanClock, Track};
 
 /// The track of the run as a whole, above its lanes.
 const RUN_TRACK: u64 = 0;
 
 /// A lane's track id and its sort order within its run: the run's lanes, then each thread's
 /// (its host copies, its encoder stripes, its kernel chunks).
-fn track(lane: Lane) -> u64 {
+fn track(lane: Track) -> u64 {
     let per_thread = |t: usize, nth: u64| 16 + 3 * t as u64 + nth;
     match lane {
-        Lane::Decode => 1,
-        Lane::Setup => 2,
-        Lane::HostCopy { thread: None } => 3,
-        Lane::Upload => 4,
-        Lane::Kernel => 5,
-        Lane::Display => 6,
-        Lane::Download => 7,
-        Lane::Encode => 8,
+        Track::Decode => 1,
+        Track::Setup => 2,
+        Track::HostCopy { thread: None } => 3,
+        Track::Upload => 4,
+        Track::Kernel => 5,
+        Track::Display => 6,
+        Track::Download => 7,
+        Track::Encode => 8,
         // A thread's encoder stripes and the kernel inside each share its track: they nest.
-        Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => 9,
-        Lane::KernelThread { thread: None } => 10,
-        Lane::HostCopy { thread: Some(t) } => per_thread(t, 0),
-        Lane::KernelStripe { thread: Some(t) } | Lane::EncodeStripe { thread: Some(t) } => per_thread(t, 1),
-        Lane::KernelThread { thread: Some(t) } => per_thread(t, 2),
+        Track::KernelStripe { thread: None } | Track::EncodeStripe { thread: None } => 9,
+        Track::KernelThread { thread: None } => 10,
+        Track::HostCopy { thread: Some(t) } => per_thread(t, 0),
+        Track::KernelStripe { thread: Some(t) } | Track::EncodeStripe { thread: Some(t) } => per_thread(t, 1),
+        Track::KernelThread { thread: Some(t) } => per_thread(t, 2),
     }
 }
 
 /// A lane's track name: where the step ran (the CPU or the GPU's queue) and what it is.
-fn track_name(lane: Lane, backend: Backend) -> String {
+fn track_name(lane: Track, backend: Backend) -> String {
     match lane {
-        Lane::Setup => "CPU · GPU setup (pipelines, buffers)".to_owned(),
-        Lane::Upload => "GPU queue · upload copies".to_owned(),
-        Lane::Download => "GPU queue · download copies".to_owned(),
-        Lane::Kernel | Lane::Display if backend == Backend::Gpu => format!("GPU queue · {}", lane.name()),
-        Lane::KernelStripe { thread: Some(t) } | Lane::EncodeStripe { thread: Some(t) } => {
+        Track::Setup => "CPU · GPU setup (pipelines, buffers)".to_owned(),
+        Track::Upload => "GPU queue · upload copies".to_owned(),
+        Track::Download => "GPU queue · download copies".to_owned(),
+        Track::Kernel | Track::Display if backend == Backend::Gpu => format!("GPU queue · {}", lane.name()),
+        Track::KernelStripe { thread: Some(t) } | Track::EncodeStripe { thread: Some(t) } => {
             format!("CPU · encoder thread {t} (stripes, the kernel inside each)")
         }
-        Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => {
+        Track::KernelStripe { thread: None } | Track::EncodeStripe { thread: None } => {
             "CPU · encoder caller (stripes, the kernel inside each)".to_owned()
         }
-        Lane::KernelThread { .. } => format!("CPU · {} (its chunks, back to back)", lane.name()),
+        Track::KernelThread { .. } => format!("CPU · {} (its chunks, back to back)", lane.name()),
         other => format!("CPU · {}", other.name()),
     }
 }
@@ -111,7 +111,7 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             "ph": "X", "pid": pid, "tid": RUN_TRACK, "name": "run", "cat": "run",
             "ts": 0.0, "dur": micros(report.total_ns), "args": args,
         }));
-        let mut lanes: Vec<Lane> = report.spans.iter().map(|s| s.lane).collect();
+        let mut lanes: Vec<Track> = report.spans.iter().map(|s| s.lane).collect();
         lanes.sort_unstable();
         lanes.dedup();
         for &lane in &lanes {
@@ -202,16 +202,16 @@ mod tests {
     }
 
     /// A GPU step of `band` on `lane`, from GPU timestamps.
-    fn gpu_step(lane: Lane, (start_ns, end_ns): (u64, u64), band: u32) -> Span {
+    fn gpu_step(lane: Track, (start_ns, end_ns): (u64, u64), band: u32) -> Span {
         Span { lane, start_ns, end_ns, clock: SpanClock::GpuTimestampAtSubmit, band: Some(band) }
     }
 
     #[test]
     fn every_span_is_a_complete_event_on_a_named_track_of_its_run() {
         let spans = vec![
-            Span::cpu(Lane::HostCopy { thread: Some(1) }, 0, 2_000),
-            Span { band: None, ..gpu_step(Lane::Kernel, (2_500, 6_000), 0) },
-            Span { band: None, ..gpu_step(Lane::Kernel, (6_000, 9_000), 0) },
+            Span::cpu(Track::HostCopy { thread: Some(1) }, 0, 2_000),
+            Span { band: None, ..gpu_step(Track::Kernel, (2_500, 6_000), 0) },
+            Span { band: None, ..gpu_step(Track::Kernel, (6_000, 9_000), 0) },
         ];
         let events = &trace_of(Backend::Gpu, 10_000, spans);
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
@@ -235,19 +235,19 @@ mod tests {
 
     #[test]
     fn a_banded_runs_steps_nest_in_their_bands_on_each_track() {
-        let copies = Lane::HostCopy { thread: Some(0) };
+        let copies = Track::HostCopy { thread: Some(0) };
         let spans = vec![
             // Band 0: two chunks; band 1: one. One thread stages band 1 before reading band 0
             // back: its host-copy track's bands interleave and get no band events.
             Span { band: Some(0), ..Span::cpu(copies, 0, 1_000) },
-            gpu_step(Lane::Upload, (1_000, 2_000), 0),
-            gpu_step(Lane::Kernel, (2_000, 4_000), 0),
-            gpu_step(Lane::Upload, (4_000, 5_000), 0),
-            gpu_step(Lane::Kernel, (5_000, 7_000), 0),
+            gpu_step(Track::Upload, (1_000, 2_000), 0),
+            gpu_step(Track::Kernel, (2_000, 4_000), 0),
+            gpu_step(Track::Upload, (4_000, 5_000), 0),
+            gpu_step(Track::Kernel, (5_000, 7_000), 0),
             Span { band: Some(1), ..Span::cpu(copies, 7_000, 8_000) },
             Span { band: Some(0), ..Span::cpu(copies, 8_000, 9_000) },
-            gpu_step(Lane::Upload, (9_000, 10_000), 1),
-            gpu_step(Lane::Kernel, (10_000, 15_000), 1),
+            gpu_step(Track::Upload, (9_000, 10_000), 1),
+            gpu_step(Track::Kernel, (10_000, 15_000), 1),
         ];
         let events = &trace_of(Backend::Gpu, 20_000, spans);
         let bands: Vec<&Value> = events.iter().filter(|e| e["cat"] == "band").collect();
@@ -272,11 +272,11 @@ mod tests {
     #[test]
     fn a_threads_encoder_stripes_and_their_kernel_share_its_track() {
         let spans = vec![
-            Span::cpu(Lane::EncodeStripe { thread: Some(0) }, 0, 2_000),
-            Span::cpu(Lane::KernelStripe { thread: Some(0) }, 0, 1_000),
-            Span::cpu(Lane::EncodeStripe { thread: Some(1) }, 100, 2_500),
-            Span::cpu(Lane::KernelStripe { thread: Some(1) }, 100, 1_200),
-            Span::cpu(Lane::Encode, 0, 5_000),
+            Span::cpu(Track::EncodeStripe { thread: Some(0) }, 0, 2_000),
+            Span::cpu(Track::KernelStripe { thread: Some(0) }, 0, 1_000),
+            Span::cpu(Track::EncodeStripe { thread: Some(1) }, 100, 2_500),
+            Span::cpu(Track::KernelStripe { thread: Some(1) }, 100, 1_200),
+            Span::cpu(Track::Encode, 0, 5_000),
         ];
         let events = &trace_of(Backend::Cpu, 5_000, spans);
         let mut names: Vec<&str> = events

@@ -11,6 +11,7 @@ mod json;
 mod kind;
 mod mark;
 mod read;
+mod result_file;
 mod write;
 
 use std::fmt;
@@ -30,6 +31,9 @@ pub use read::sniff::{
     FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
 };
 pub use read::stored_luma::StoredLuma;
+pub use result_file::{
+    MAX_RESULT_BYTES, Provenance, ResultFile, ResultKind, SCHEMA, read_result, stamped_json, write_result,
+};
 pub use write::atomic::{NO_TMPFILE_ENV, read_only_mode, remove_temp_files_on_signals, write_atomically};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
@@ -367,6 +371,17 @@ pub enum IoError {
         /// The file.
         path: PathBuf,
         /// Why not (too large, or what the parser said).
+        reason: String,
+    },
+    /// A file read as one kind of graylab result is not one: another kind, not JSON, a newer
+    /// schema, or not there.
+    #[error("not a saved {expected} ({reason}): {}", path.display())]
+    NotAResult {
+        /// The file.
+        path: PathBuf,
+        /// The kind wanted ("bench", "sweep", "graylab result").
+        expected: &'static str,
+        /// What it is instead, or what is missing.
         reason: String,
     },
     /// The output exists and overwriting was not asked for.

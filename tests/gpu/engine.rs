@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use graylab::engine::{
-    Backend, ConvertSettings, Engine, EngineError, Lane, Phase, RunOptions, RunReport, SpanClock,
-    WorkgroupSize, bench, lane_overlap, synthetic_rgb,
+    Backend, ConvertSettings, Engine, EngineError, Phase, RunOptions, RunReport, SpanClock, Track,
+    WorkgroupSize, bench, synthetic_rgb, track_overlap,
 };
 use graylab::gpu::{GpuConverter, TimingMode};
 use graylab::pixel::{Formula, Work};
@@ -357,7 +357,7 @@ fn work_per_pixel_in_bench_results_and_old_settings_load() {
 /// Every span of `report` lies within its run's wall time, and spans of one lane do not overlap.
 fn assert_timeline(report: &RunReport, what: &str) {
     assert!(
-        report.spans.iter().any(|s| s.lane == Lane::Kernel),
+        report.spans.iter().any(|s| s.lane == Track::Kernel),
         "{what}: no kernel span in {:?}",
         report.spans
     );
@@ -368,7 +368,7 @@ fn assert_timeline(report: &RunReport, what: &str) {
             report.total_ns
         );
     }
-    assert_eq!(lane_overlap(&report.spans), None, "{what}: two spans of one lane overlap");
+    assert_eq!(track_overlap(&report.spans), None, "{what}: two spans of one lane overlap");
 }
 
 #[test]
@@ -379,9 +379,9 @@ fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
     assert_timeline(&report, "cpu");
     // A CPU run is one kernel span, and on more than one thread each thread's stretches of
     // chunks within it, every chunk in one.
-    let kernel = report.spans.iter().find(|s| s.lane == Lane::Kernel).expect("kernel span");
+    let kernel = report.spans.iter().find(|s| s.lane == Track::Kernel).expect("kernel span");
     let threads: Vec<_> =
-        report.spans.iter().filter(|s| matches!(s.lane, Lane::KernelThread { .. })).collect();
+        report.spans.iter().filter(|s| matches!(s.lane, Track::KernelThread { .. })).collect();
     assert_eq!(report.spans.len(), 1 + threads.len(), "{:?}", report.spans);
     assert_eq!(threads.is_empty(), report.threads == Some(1), "{:?}", report.spans);
     for s in &threads {
@@ -399,11 +399,11 @@ fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
             let report = engine.convert(&image, &gpu_settings, RunOptions::default()).expect("gpu").report;
             let what = format!("gpu {mode:?}");
             assert_timeline(&report, &what);
-            for lane in [Lane::Setup, Lane::Upload, Lane::Download] {
+            for lane in [Track::Setup, Track::Upload, Track::Download] {
                 assert!(report.spans.iter().any(|s| s.lane == lane), "{what}: no {lane:?} span");
             }
             assert!(
-                report.spans.iter().any(|s| matches!(s.lane, Lane::HostCopy { .. })),
+                report.spans.iter().any(|s| matches!(s.lane, Track::HostCopy { .. })),
                 "{what}: no host copy span"
             );
             let pipelined = report.gpu.as_ref().is_some_and(|g| g.pipelined);
@@ -431,7 +431,7 @@ fn every_step_is_placed_within_its_run_and_one_at_a_time_per_lane() {
                 .convert_for_display(&image, &gpu_settings, &tiles, RunOptions::default())
                 .expect("display run");
             assert_timeline(&shown, &format!("{what}, for display"));
-            assert!(shown.spans.iter().any(|s| s.lane == Lane::Display), "{what}: no display span");
+            assert!(shown.spans.iter().any(|s| s.lane == Track::Display), "{what}: no display span");
         }
     }
 }
@@ -464,7 +464,7 @@ fn a_file_conversion_is_one_timeline_from_the_decode_to_the_encode() {
         .run;
         let first = r.spans.iter().min_by_key(|s| s.start_ns).expect("spans");
         let last = r.spans.iter().max_by_key(|s| s.end_ns).expect("spans");
-        assert_eq!((first.lane, last.lane), (Lane::Decode, Lane::Encode), "{name}: {:?}", r.spans);
+        assert_eq!((first.lane, last.lane), (Track::Decode, Track::Encode), "{name}: {:?}", r.spans);
         let phase = |p: Phase| r.phase(p).map(|t| t.ns).expect("the phase");
         assert_eq!(
             first.end_ns - first.start_ns,
@@ -481,6 +481,6 @@ fn a_file_conversion_is_one_timeline_from_the_decode_to_the_encode() {
         for s in &r.spans {
             assert!(s.start_ns <= s.end_ns && s.end_ns <= r.total_ns, "{name}: {s:?} past {} ns", r.total_ns);
         }
-        assert_eq!(lane_overlap(&r.spans), None, "{name}: two spans of one lane overlap");
+        assert_eq!(track_overlap(&r.spans), None, "{name}: two spans of one lane overlap");
     }
 }

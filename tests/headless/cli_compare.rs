@@ -133,13 +133,21 @@ fn compare_refuses_what_it_cannot_compare_naming_the_file() {
             1,
             "bench.json is a bench result and sweep.json a sweep result",
         ),
-        (["compare", "bench.json", "newer.json"], 1, "newer.json has schema 99"),
+        (
+            ["compare", "bench.json", "newer.json"],
+            1,
+            "(schema 99, newer than this graylab's 1: read it with a newer graylab): newer.json",
+        ),
         (
             ["compare", "bench.json", "text.json"],
             1,
             "not a graylab JSON file (expected ident at line 1 column 2): text.json",
         ),
-        (["compare", "bench.json", "gone.json"], 1, "cannot read the file (it does not exist): gone.json"),
+        (
+            ["compare", "bench.json", "gone.json"],
+            1,
+            "not a saved graylab result (there is no such file): gone.json",
+        ),
         (["compare", "bench.json", "bench.json"], 0, "0 slower"),
     ] {
         let o = graylab(&args, d);

@@ -627,6 +627,8 @@ fn sweep_panel_runs_and_draws_every_series() {
     let saved: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&json).expect("saved")).expect("JSON");
     assert_eq!(saved["points"].as_array().map(Vec::len), Some(3));
+    assert_eq!((saved["schema"].as_u64(), saved["kind"].as_str()), (Some(1), Some("sweep")), "stamped");
+    assert_eq!(saved["provenance"]["adapter"]["name"].as_str(), Some(gpu.adapter_info().name.as_str()));
     let umask = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -78,6 +78,11 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
         assert!(timed[key].as_f64().is_some_and(|s| s > 0.0 && s.is_finite()), "{key}: {}", timed[key]);
     }
     assert_ne!(timed["estimate_basis"], "seen", "the first run here: from what the claims run");
+    // Stamped as the CLI stamps its own (issue 45): `graylab compare` names where it ran.
+    assert_eq!((timed["schema"].as_u64(), timed["kind"].as_str()), (Some(1), Some("claims")), "{timed}");
+    let provenance = &timed["provenance"];
+    assert!(provenance["host"]["threads"].as_u64().is_some_and(|t| t >= 1), "{provenance}");
+    assert_eq!(provenance["adapter"]["name"].as_str(), Some(report.adapter.as_str()), "{provenance}");
     h.get_by_label("Save").click();
     h.run_steps(2);
     assert!(h.query_by_label_contains("This file exists. Replace it?").is_some(), "asks first");

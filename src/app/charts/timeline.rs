@@ -8,7 +8,7 @@ use egui_plot::{Bar, BarChart};
 
 use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, look, nice_spacer};
 use crate::app::state::RunRecord;
-use crate::engine::{Lane, Phase, SpanClock};
+use crate::engine::{Phase, SpanClock, Track};
 
 /// One bar of the timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,7 +27,7 @@ pub struct TimelineBar {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timeline {
     /// The lanes, top first.
-    pub lanes: Vec<Lane>,
+    pub lanes: Vec<Track>,
     /// The bars, in lane order and by start.
     pub bars: Vec<TimelineBar>,
     /// The run's wall time, ms.
@@ -41,9 +41,9 @@ fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
     // A parallel CPU kernel's threads are the trace's to show: one lane per core would crowd
     // the chart.
     let mut spans: Vec<_> =
-        run.report.spans.iter().filter(|s| !matches!(s.lane, Lane::KernelThread { .. })).copied().collect();
+        run.report.spans.iter().filter(|s| !matches!(s.lane, Track::KernelThread { .. })).copied().collect();
     spans.sort_by_key(|s| (s.lane, s.start_ns));
-    let mut lanes: Vec<Lane> = spans.iter().map(|s| s.lane).collect();
+    let mut lanes: Vec<Track> = spans.iter().map(|s| s.lane).collect();
     lanes.dedup();
     let bars = spans
         .iter()
@@ -59,16 +59,18 @@ fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
 
 /// The colour of a lane: its phase's; host copies (inside the upload and the download, on
 /// the CPU's threads) in the grey of time outside the phases, apart from the decode's.
-fn colour(lane: Lane) -> Color32 {
+fn colour(lane: Track) -> Color32 {
     let segment = match lane {
-        Lane::Decode => Segment::Phase(Phase::Decode),
-        Lane::Setup => Segment::Phase(Phase::Setup),
-        Lane::HostCopy { .. } => Segment::Other,
-        Lane::Upload => Segment::Phase(Phase::Upload),
-        Lane::Kernel | Lane::KernelStripe { .. } | Lane::KernelThread { .. } => Segment::Phase(Phase::Kernel),
-        Lane::Display => Segment::Phase(Phase::Display),
-        Lane::Download => Segment::Phase(Phase::Download),
-        Lane::Encode | Lane::EncodeStripe { .. } => Segment::Phase(Phase::Encode),
+        Track::Decode => Segment::Phase(Phase::Decode),
+        Track::Setup => Segment::Phase(Phase::Setup),
+        Track::HostCopy { .. } => Segment::Other,
+        Track::Upload => Segment::Phase(Phase::Upload),
+        Track::Kernel | Track::KernelStripe { .. } | Track::KernelThread { .. } => {
+            Segment::Phase(Phase::Kernel)
+        }
+        Track::Display => Segment::Phase(Phase::Display),
+        Track::Download => Segment::Phase(Phase::Download),
+        Track::Encode | Track::EncodeStripe { .. } => Segment::Phase(Phase::Encode),
     };
     segment.colour()
 }
@@ -138,7 +140,7 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
     fixed_plot(ui, "timeline", &format!("{unit} since the run started"), "")
         .x_grid_spacer(nice_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
-        // Lane `lanes` (the top) is the first lane.
+        // Track `lanes` (the top) is the first lane.
         .custom_y_axes(vec![lane_axis(ui, ui.available_height(), names)])
         .include_x(0.0)
         .include_x(wall.max(1e-3) * 1.05)
@@ -182,10 +184,10 @@ mod tests {
     fn overlapping_steps_share_the_wall_and_no_bar_passes_it() {
         // 894.7 ms of wall; the steps add up to 1030 ms because the host copied beside the GPU.
         let spans = vec![
-            Span::cpu(Lane::HostCopy { thread: Some(1) }, 0, 300_000_000),
-            Span::cpu(Lane::HostCopy { thread: Some(0) }, 10_000_000, 290_000_000),
-            Span::cpu(Lane::Kernel, 250_000_000, 700_000_000),
-            Span::cpu(Lane::Display, 700_000_000, 894_000_000),
+            Span::cpu(Track::HostCopy { thread: Some(1) }, 0, 300_000_000),
+            Span::cpu(Track::HostCopy { thread: Some(0) }, 10_000_000, 290_000_000),
+            Span::cpu(Track::Kernel, 250_000_000, 700_000_000),
+            Span::cpu(Track::Display, 700_000_000, 894_000_000),
         ];
         let sum_ms: f64 = spans.iter().map(|s| s.ns() as f64 / 1e6).sum();
         assert!(sum_ms > 894.7, "the steps overlap: {sum_ms} ms");
@@ -193,10 +195,10 @@ mod tests {
         assert_eq!(
             t.lanes,
             [
-                Lane::HostCopy { thread: Some(0) },
-                Lane::HostCopy { thread: Some(1) },
-                Lane::Kernel,
-                Lane::Display
+                Track::HostCopy { thread: Some(0) },
+                Track::HostCopy { thread: Some(1) },
+                Track::Kernel,
+                Track::Display
             ]
         );
         let last_end = t.bars.iter().map(|b| b.end_ms).fold(0.0, f64::max);

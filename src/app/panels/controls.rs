@@ -8,7 +8,7 @@ use crate::app::session::Session;
 use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::ceilings::PhasePart;
-use crate::engine::sweep::Comparison;
+use crate::engine::sweep::Speedup;
 use crate::engine::{Backend, available_threads, simd_level};
 use crate::pixel::Formula;
 use crate::system::clock::Clock;
@@ -20,7 +20,7 @@ pub struct SettingsPanel {
     /// The comparison in flight, until its answer arrives.
     pending: Option<u64>,
     /// The latest comparison (or why it has none), with the id of the image it was made on.
-    shown: Option<(u64, Result<Comparison, WorkError>)>,
+    shown: Option<(u64, Result<Speedup, WorkError>)>,
 }
 
 impl SettingsPanel {
@@ -195,7 +195,7 @@ impl SettingsPanel {
 }
 
 /// Each side's median wall time and its interval, for the comparison's hover.
-fn sides_text(c: &Comparison) -> String {
+fn sides_text(c: &Speedup) -> String {
     let side = |name: &str, i: Option<&crate::engine::sampling::Interval>| match i {
         Some(i) => format!(
             "{name}: {} per run ({}–{}, cpu-clock)",

@@ -130,7 +130,7 @@ impl Session {
             toasts: Toasts::default(),
             ceilings: ceilings::CeilingsState::NotAsked,
             cpu_compute: ceilings::CpuComputeState::default(),
-            pace: pace::KeptPace::default(),
+            pace: pace::KeptPace::new(!options.fresh_settings),
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());

@@ -1,17 +1,15 @@
 //! The app's side of the one estimator ([`crate::engine::estimate`]): the pace of this machine,
-//! kept between launches in egui's persisted memory (the only place it is kept), taught by every
+//! kept between launches in graylab's cache folder, the same file the CLI keeps and reads
+//! (`crate::engine::estimate::load_pace`), so a job in one front end teaches the other; taught by every
 //! run, sweep and job that finishes, and asked before every long job; a saved heavy setting is
 //! held on open until the user says Run.
 
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::estimate::{Estimate, Lane, Pace, Part, Task};
+use crate::engine::estimate::{Estimate, Lane, Pace, Part, Task, load_pace, save_pace};
 use crate::engine::sweep::SweepResult;
 use crate::engine::{ConvertSettings, RunReport};
 
 use super::{JobKind, Session};
-
-/// Where the pace is kept between launches (egui's persisted memory).
-const PACE_ID: &str = "graylab pace";
 
 /// A conversion on open estimated longer than this, seconds, waits for the user's Run.
 pub const HEAVY_ON_OPEN_S: f64 = 10.0;
@@ -22,6 +20,8 @@ pub(super) struct KeptPace {
     pace: Pace,
     /// Whether the kept pace was read (on the first frame).
     read: bool,
+    /// Whether the pace is read from and kept in the cache folder (not with fresh settings).
+    in_cache: bool,
     /// Whether it learned something not yet kept.
     changed: bool,
     /// The jobs sent with an estimate: their id, kind and parts, to learn their overhead.
@@ -31,6 +31,13 @@ pub(super) struct KeptPace {
     /// The seconds the runs of each conversion job in flight took, as reported: the job's
     /// fixed time is its wall time beyond them.
     ran_s: Vec<(u64, f64)>,
+}
+
+impl KeptPace {
+    /// Nothing seen yet; kept in the cache folder when `in_cache`.
+    pub(super) fn new(in_cache: bool) -> Self {
+        Self { in_cache, ..Self::default() }
+    }
 }
 
 /// The parts of converting an image of `megapixels` with each of `list`, `runs` times.
@@ -95,13 +102,12 @@ impl Session {
     }
 
     /// Reads the kept pace on the first frame (when it is this machine's) and keeps what it
-    /// learned since.
-    pub fn keep_pace(&mut self, ctx: &egui::Context) {
-        let id = egui::Id::unique(PACE_ID);
+    /// learned since, in the cache folder (nothing is read or kept with fresh settings).
+    pub fn keep_pace(&mut self) {
         let machine = self.machine();
         if !self.pace.read {
             self.pace.read = true;
-            let kept = ctx.data_mut(|d| d.get_persisted::<Pace>(id)).filter(|p| p.machine == machine);
+            let kept = self.pace.in_cache.then(|| load_pace(&machine));
             self.pace.pace = kept.unwrap_or_else(|| Pace::new(machine.clone()));
             self.pace_cpu_compute(None);
             self.pace_gpu_compute();
@@ -109,8 +115,9 @@ impl Session {
         if self.pace.changed {
             self.pace.changed = false;
             self.pace.pace.machine = machine;
-            let pace = self.pace.pace.clone();
-            ctx.data_mut(|d| d.insert_persisted(id, pace));
+            if self.pace.in_cache {
+                save_pace(&self.pace.pace);
+            }
         }
     }
 

@@ -13,6 +13,7 @@ use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::claims::claims_parts;
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
 use crate::engine::estimate::{Basis, Task, duration_text};
+use crate::io::ResultKind;
 
 /// The smallest text the window uses, in points (the experiment lines).
 const SECONDARY_TEXT: f32 = 11.0;
@@ -230,9 +231,15 @@ impl ClaimsWindow {
                 match estimate {
                     Some(e) => {
                         let timed = crate::engine::estimate::Timed::new(&**report, e, None);
-                        super::json_file::save_json(session, &path, overwrite, &timed, "Claims");
+                        super::json_file::save_result(session, &path, overwrite, ResultKind::Claims, &timed);
                     }
-                    None => super::json_file::save_json(session, &path, overwrite, &**report, "Claims"),
+                    None => super::json_file::save_result(
+                        session,
+                        &path,
+                        overwrite,
+                        ResultKind::Claims,
+                        &**report,
+                    ),
                 }
             }
             if ui.button("Load to compare").clicked() {
@@ -245,15 +252,10 @@ impl ClaimsWindow {
     }
 
     fn load(&mut self, session: &mut Session, path: &Path) {
-        let loaded = std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| {
-            serde_json::from_str::<ClaimsReport>(&t).map_err(|e| format!("not graylab's claims: {e}"))
-        });
-        match loaded {
-            Ok(r) => {
-                let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                self.compare = Some((format!("{file} · {}", r.adapter), r));
-            }
-            Err(e) => session.toasts.error(format!("Could not load the claims ({e}): {}", path.display())),
+        if let Some((file, r)) =
+            super::json_file::load_result::<ClaimsReport>(session, path, ResultKind::Claims)
+        {
+            self.compare = Some((format!("{file} · {}", r.adapter), r));
         }
     }
 

@@ -8,6 +8,7 @@ use egui::Ui;
 
 use crate::app::look;
 use crate::app::session::Session;
+use crate::io::ResultKind;
 
 /// The width of a window's JSON path field: what is left of the row beside `buttons_width` of
 /// buttons, from 140 to `most` points (a fixed 380 made the claims window's row, and so the
@@ -43,24 +44,46 @@ pub(super) fn save_button(
     None
 }
 
-/// Writes `value` to `path` as pretty JSON, atomically (mode 0666 & ~umask, or the replaced
-/// file's), never replacing a file unless `overwrite`; `name` ("Sweep", "Claims") names it in
-/// the toast that says how it went.
-pub(super) fn save_json(
+/// Writes `value` to `path` as a result file stamped as the CLI stamps its own
+/// ([`crate::io::write_result`]: schema, kind, this machine and adapter), atomically (mode 0666 &
+/// ~umask, or the replaced file's), never replacing a file unless `overwrite`; the toast says
+/// how it went.
+pub(super) fn save_result(
     session: &mut Session,
     path: &Path,
     overwrite: bool,
+    kind: ResultKind,
     value: &impl serde::Serialize,
-    name: &str,
 ) {
-    let written = crate::io::write_json(path, overwrite, value);
-    match written {
-        Ok(_) => session.toasts.success(format!("{name} saved to {}", path.display())),
-        Err(e) => session.toasts.error(format!(
-            "Could not save the {}. {}",
-            name.to_lowercase(),
-            crate::app::advice::describe(&e)
-        )),
+    let adapter = session.gpu().map(|g| g.report());
+    let provenance = crate::io::Provenance::now(adapter.as_ref(), crate::engine::available_threads());
+    let name = kind.name();
+    match crate::io::write_result(path, overwrite, kind, &provenance, value) {
+        Ok(_) => session.toasts.success(format!("Saved the {name} to {}", path.display())),
+        Err(e) => {
+            session.toasts.error(format!("Could not save the {name}. {}", crate::app::advice::describe(&e)))
+        }
+    }
+}
+
+/// Reads the result of `kind` at `path` through the one reader of result files
+/// ([`crate::io::read_result`]), with the file's name; a failure is a toast naming the file and
+/// why, and `None`.
+pub(super) fn load_result<T: serde::de::DeserializeOwned>(
+    session: &mut Session,
+    path: &Path,
+    kind: ResultKind,
+) -> Option<(String, T)> {
+    match crate::io::read_result::<T>(path, Some(kind)) {
+        Ok(read) => {
+            let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            Some((file, read.body))
+        }
+        Err(e) => {
+            let why = crate::app::advice::describe(&e);
+            session.toasts.error(format!("Could not load the {}. {why}", kind.name()));
+            None
+        }
     }
 }
 

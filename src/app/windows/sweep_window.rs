@@ -11,6 +11,7 @@ use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::sweep::{SweepOptions, SweepResult};
+use crate::io::ResultKind;
 
 /// The least height the sweep chart scrolls in, in points.
 const MIN_CHART_ROOM: f32 = 120.0;
@@ -253,7 +254,7 @@ impl SweepWindow {
                 super::json_file::save_button(ui, &mut self.confirm_replace, &path, sweep.is_some())
                 && let Some(sweep) = &sweep
             {
-                super::json_file::save_json(session, &path, overwrite, &**sweep, "Sweep");
+                super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
             }
             if ui.button("Load to compare").clicked() {
                 self.load(session, &PathBuf::from(self.path.trim()));
@@ -336,19 +337,11 @@ impl SweepWindow {
     }
 
     fn load(&mut self, session: &mut Session, path: &Path) {
-        let loaded = std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| {
-            serde_json::from_str::<SweepResult>(&t).map_err(|e| format!("not a graylab sweep: {e}"))
-        });
-        match loaded {
-            Ok(r) => {
-                let name = format!(
-                    "{} · {}",
-                    path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-                    r.adapter.clone().unwrap_or_else(|| "CPU only".into())
-                );
-                self.compare.push((name, r));
-            }
-            Err(e) => session.toasts.error(format!("Could not load the sweep ({e}): {}", path.display())),
+        if let Some((file, r)) =
+            super::json_file::load_result::<SweepResult>(session, path, ResultKind::Sweep)
+        {
+            let adapter = r.adapter.clone().unwrap_or_else(|| "CPU only".into());
+            self.compare.push((format!("{file} · {adapter}"), r));
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::app::work::error::WorkError;
 use crate::engine::ceilings::{KnownCeilings, PhaseRate};
 use crate::engine::claims::ClaimsReport;
 use crate::engine::round_trip::RoundTripResult;
-use crate::engine::sweep::{Comparison, SweepOptions, SweepResult, WorkgroupRace};
+use crate::engine::sweep::{Speedup, SweepOptions, SweepResult, WorkgroupRace};
 use crate::engine::{ConvertSettings, CpuCompute, ImageKey, ParityReport, RunReport};
 use crate::io::{EncodeReport, ExportOptions};
 
@@ -460,7 +460,7 @@ pub enum Answer {
     /// Operations per round trip.
     RoundTrips(Result<RoundTripResult, WorkError>),
     /// CPU vs GPU in turns.
-    Compared(Result<Comparison, WorkError>),
+    Compared(Result<Speedup, WorkError>),
     /// Every workgroup shape in turns.
     Raced(Result<WorkgroupRace, WorkError>),
     /// Every transfer path, fitted.

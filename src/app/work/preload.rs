@@ -14,7 +14,7 @@ use crate::io::{DecodeOptions, DecodeWarning};
 use crate::system::memory_budget::Reservation;
 
 /// A decoded file, ready to upload for display.
-pub struct Decoded {
+pub struct Preloaded {
     /// The pixels (EXIF orientation applied).
     pub image: Arc<DynamicImage>,
     /// Decode time (CPU clock).
@@ -48,10 +48,10 @@ pub fn decode_for_display(
     path: &Path,
     preview_side: u32,
     options: &DecodeOptions,
-) -> Result<Decoded, WorkError> {
+) -> Result<Preloaded, WorkError> {
     let decoded = crate::io::decode_file(path, options)?;
     let levels = preview_levels(&decoded.image, preview_side);
-    Ok(Decoded {
+    Ok(Preloaded {
         image: Arc::new(decoded.image),
         decode_ns: decoded.decode_ns,
         reoriented: decoded.reoriented,
@@ -65,7 +65,7 @@ pub fn decode_for_display(
 /// A decode running on its own thread.
 pub struct Preload {
     path: PathBuf,
-    thread: JoinHandle<Result<Decoded, WorkError>>,
+    thread: JoinHandle<Result<Preloaded, WorkError>>,
 }
 
 impl Preload {
@@ -86,7 +86,7 @@ impl Preload {
     }
 
     /// Waits for the result.
-    pub fn wait(self) -> Result<Decoded, WorkError> {
+    pub fn wait(self) -> Result<Preloaded, WorkError> {
         self.thread.join().unwrap_or(Err(WorkError::DecoderCrashed))
     }
 }

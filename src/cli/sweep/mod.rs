@@ -217,7 +217,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.json {
         let took_s = Some(took_s);
         let timed = crate::engine::estimate::Timed::new(&result, estimate, took_s);
-        let json = super::stamp::to_json(super::stamp::Kind::Sweep, engine.opened_adapter(), &timed)?;
+        let json = crate::io::stamped_json(crate::io::ResultKind::Sweep, &engine.provenance(), &timed)?;
         if path.as_os_str() == "-" {
             outln!("{json}");
         } else {

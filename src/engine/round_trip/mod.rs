@@ -8,7 +8,7 @@
 //!
 //! At each count the two sides run in turns through the sampling engine (the order rotated each
 //! round, the warm-up round dropped) until the 95% interval of the GPU's speed-up per operation
-//! lies clear of 1 or the budget is spent: a [`Comparison`], "GPU faster", "CPU faster" or
+//! lies clear of 1 or the budget is spent: a [`Speedup`], "GPU faster", "CPU faster" or
 //! "within the noise". Only a decided win is a win, and only decided wins say from which `n`
 //! the GPU wins.
 
@@ -22,7 +22,7 @@ use crate::engine::convert::{Prepared, prepare};
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Budget, rotation};
 use crate::engine::sweep::compare::compare_rounds;
-use crate::engine::sweep::result::{Comparison, Winner};
+use crate::engine::sweep::result::{Speedup, Winner};
 use crate::engine::{ConvertSettings, Engine, EngineError, WorkgroupSize};
 use crate::gpu::GpuJob;
 use crate::pixel::{Formula, Work};
@@ -56,7 +56,7 @@ pub struct RoundTripPoint {
     /// with its 95% interval), who is faster, why the sampling stopped, the rounds taken and each
     /// side's time per round trip with its interval.
     #[serde(flatten)]
-    pub comparison: Comparison,
+    pub comparison: Speedup,
     /// Whether every GPU download equals the CPU's result byte for byte.
     pub matches_cpu: bool,
     /// Whether the GPU is faster per operation, decided (a difference within the noise is no

@@ -1,6 +1,6 @@
 //! The sweep's comparisons through the sampling engine: at each point the GPU end to end and the
 //! best CPU series run in turns (the order rotated each round) until the interval of the GPU's
-//! speed-up lies clear of 1 or the point's budget is spent. The answer is a [`Comparison`]:
+//! speed-up lies clear of 1 or the point's budget is spent. The answer is a [`Speedup`]:
 //! "GPU faster", "CPU faster" or "within the noise"; the crossover and the frontier count only
 //! decided wins.
 //!
@@ -21,7 +21,7 @@ use crate::engine::bench::Repeat;
 use crate::engine::report::Phase;
 use crate::engine::sampling::{Budget, MIN_SAMPLES, Stop, rotation, sample};
 use crate::engine::sweep::grid::Series;
-use crate::engine::sweep::result::Comparison;
+use crate::engine::sweep::result::Speedup;
 use crate::engine::{ConvertSettings, Engine, EngineError};
 
 /// The most rounds one comparison takes.
@@ -75,15 +75,15 @@ pub(crate) fn compare_rounds(
     budget: &Budget,
     cancel: Option<&AtomicBool>,
     measure: impl FnMut(usize) -> Result<[f64; 2], EngineError>,
-) -> Result<Comparison, EngineError> {
+) -> Result<Speedup, EngineError> {
     let split = |rounds: &[[f64; 2]]| -> (Vec<f64>, Vec<f64>) { rounds.iter().map(|r| (r[0], r[1])).unzip() };
     let decided = |rounds: &[[f64; 2]]| {
         let (cpu, gpu) = split(rounds);
-        Comparison::of(cpu_series, &cpu, &gpu, Stop::Decided).is_decided()
+        Speedup::of(cpu_series, &cpu, &gpu, Stop::Decided).is_decided()
     };
     let sampled = sample(budget, cancel, measure, decided, || EngineError::Cancelled)?;
     let (cpu, gpu) = split(&sampled.rounds);
-    Ok(Comparison::of(cpu_series, &cpu, &gpu, sampled.stop))
+    Ok(Speedup::of(cpu_series, &cpu, &gpu, sampled.stop))
 }
 
 /// The two sides of a comparison: a CPU and a GPU setting of one image.
@@ -108,7 +108,7 @@ pub fn compare(
     budget: &Budget,
     cancel: Option<&AtomicBool>,
     progress: &mut dyn FnMut(usize),
-) -> Result<Comparison, EngineError> {
+) -> Result<Speedup, EngineError> {
     let kernel_only = sides.cpu_series.is_some();
     let mut repeats = [Repeat::new(engine, image, &sides.cpu)?, Repeat::new(engine, image, &sides.gpu)?];
     compare_rounds(sides.cpu_series, budget, cancel, |round| {

@@ -23,7 +23,7 @@ pub use plan::{
     DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
     size_for, teach_pace,
 };
-pub use result::{Comparison, CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult, Winner};
+pub use result::{CostModel, ModelledPoint, Speedup, SweepModel, SweepPoint, SweepResult, Winner};
 pub use roofline::roofline;
 pub use run::{sweep, sweep_planned};
 pub use verdict::{analyse, to_csv};

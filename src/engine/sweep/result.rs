@@ -43,7 +43,7 @@ pub struct SweepPoint {
     /// The GPU end to end against the best CPU series, measured in turns until decided (absent
     /// without a GPU, and in sweeps saved before it: then the medians decide).
     #[serde(default)]
-    pub end_to_end: Option<Comparison>,
+    pub end_to_end: Option<Speedup>,
     /// How busy the machine was while this point was measured (absent where it is not known).
     #[serde(default)]
     pub busy: Option<Busy>,
@@ -102,7 +102,7 @@ pub enum Winner {
 /// The GPU end to end against a CPU series, run in turns (the order rotated each round) until
 /// the interval of the GPU's speed-up lies clear of 1 or the budget is spent.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Comparison {
+pub struct Speedup {
     /// The CPU series it was run against (in a sweep, the faster of the warm runs' medians);
     /// `None` for the app's "CPU vs GPU", which runs the panel's threads.
     pub cpu_series: Option<Series>,
@@ -126,7 +126,7 @@ pub struct Comparison {
     pub gpu_ns: Option<Interval>,
 }
 
-impl Comparison {
+impl Speedup {
     /// The comparison that per-round CPU and GPU times give (the same rounds, in order).
     #[must_use]
     pub fn of(cpu_series: Option<Series>, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {

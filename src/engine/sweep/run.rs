@@ -228,7 +228,7 @@ fn compare_with_cpu(
     series: &[(Series, Stats)],
     measured: Duration,
     runs: usize,
-) -> Result<crate::engine::sweep::Comparison, EngineError> {
+) -> Result<crate::engine::sweep::Speedup, EngineError> {
     let median = |s: Series| series.iter().find(|(x, _)| *x == s).map(|(_, st)| st.median_ns);
     let cpu_series = [Series::CpuAll, Series::Cpu1]
         .into_iter()

@@ -198,7 +198,7 @@ mod tests {
     #[test]
     fn an_inconclusive_size_is_never_the_crossover() {
         use crate::engine::sampling::Stop;
-        use crate::engine::sweep::result::{Comparison, Winner};
+        use crate::engine::sweep::result::{Speedup, Winner};
         // The medians say the GPU wins from 8 MP, but at 8 MP the rounds hold 1 (±10%); at 33
         // MP they are clearly below it.
         let mut points = vec![
@@ -209,8 +209,8 @@ mod tests {
         let noisy = [0.9, 1.1, 0.95, 1.05, 1.0, 0.92, 1.08, 1.0, 0.97];
         let cpu = [800.0; 9];
         let gpu: Vec<f64> = noisy.iter().map(|r| 800.0 / r).collect();
-        points[1].end_to_end = Some(Comparison::of(Some(Series::CpuAll), &cpu, &gpu, Stop::Time));
-        points[2].end_to_end = Some(Comparison::of(
+        points[1].end_to_end = Some(Speedup::of(Some(Series::CpuAll), &cpu, &gpu, Stop::Time));
+        points[2].end_to_end = Some(Speedup::of(
             Some(Series::CpuAll),
             &[3300.0; 6],
             &[2000.0, 2100.0, 1900.0, 2050.0, 1950.0, 2000.0],
@@ -224,7 +224,7 @@ mod tests {
         // Decided "CPU faster" at every size: no crossover, whatever the medians say.
         let mut points = vec![point(8.0, 800, 700, 100, 300)];
         points[0].end_to_end =
-            Some(Comparison::of(Some(Series::CpuAll), &[800.0; 6], &[900.0; 6], Stop::Decided));
+            Some(Speedup::of(Some(Series::CpuAll), &[800.0; 6], &[900.0; 6], Stop::Decided));
         assert_eq!(result(points).crossover_mp, None);
     }
 

@@ -14,8 +14,8 @@ use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
-    Backend, ConvertSettings, Converted, EngineError, Lane, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions,
-    RunReport, Span,
+    Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions,
+    RunReport, Span, Track,
 };
 use crate::io::{DecodeOptions, DecodeWarning, ExportOptions, StoredLuma};
 use crate::pixel::{Formula, Kernel};
@@ -312,7 +312,7 @@ impl WorkerState {
             ns: shown_until_ns - shown_ns,
             source: Clock::CpuClock,
         });
-        report.spans.push(Span::cpu(Lane::Display, shown_ns, shown_until_ns));
+        report.spans.push(Span::cpu(Track::Display, shown_ns, shown_until_ns));
         Ok((Some(pixels), display, report))
     }
 
