@@ -54,7 +54,7 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
         errln!("estimate: {}", estimate.sentence());
     }
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
-    pace.finished();
+    pace.finished(&engine);
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }

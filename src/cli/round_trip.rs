@@ -62,7 +62,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let estimate = pace.estimate();
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
     let took_s = pace.took_s();
-    pace.finished();
+    pace.finished(&engine);
     if args.json {
         let report = Report { image: &label, result: &result };
         let timed = Timed::new(&report, estimate, Some(took_s));

@@ -4,14 +4,13 @@
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
 
-use crate::system::clock::Clock;
 use crate::system::progress::PixelProgress;
 use std::time::Instant;
 
 use image::{DynamicImage, ImageBuffer};
 
 use super::options::RunOptions;
-use super::report::{Phase, PhaseTiming, RunReport, add_gpu_timings};
+use super::report::{Phase, RunReport, add_gpu_timings};
 use super::spans::{Span, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
 use crate::gpu::{GpuJob, GpuTiles};
@@ -221,9 +220,8 @@ impl Engine {
         let image = out
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
-        report.finish(nanos_since(started));
         report.busy = CpuSnapshot::busy_of_a_run(load);
-        self.hold_against_compute(&mut report);
+        self.finish_report(&mut report, nanos_since(started));
         Ok(Converted { image, report })
     }
 
@@ -264,12 +262,7 @@ impl Engine {
                 tiles.write_host(&gray);
                 tiles.draw_preview(options.cancel)?;
                 let drawn = nanos_since(started);
-                report.phases.push(PhaseTiming {
-                    phase: Phase::Display,
-                    ns: drawn - shown,
-                    source: Clock::CpuClock,
-                });
-                report.spans.push(Span::cpu(Track::Display, shown, drawn));
+                report.add_cpu_step(Phase::Display, shown, drawn);
                 report.finish(nanos_since(started));
                 return Ok((Some(gray), report));
             }
@@ -289,9 +282,8 @@ impl Engine {
         let t = converter.convert_for_display(&job, tiles, out.as_mut().map(OutBuffer::bytes_mut))?;
         add_gpu_timings(&mut report, t, offset_ns);
         let pixels = out.and_then(|o| o.into_image(kernel, width, height));
-        report.finish(nanos_since(started));
         report.busy = CpuSnapshot::busy_of_a_run(load);
-        self.hold_against_compute(&mut report);
+        self.finish_report(&mut report, nanos_since(started));
         Ok((pixels, report))
     }
 
@@ -323,8 +315,7 @@ impl Engine {
                 )?;
                 let ns = nanos_since(started);
                 report.threads = Some(threads);
-                report.phases.push(PhaseTiming { phase: Phase::Kernel, ns, source: Clock::CpuClock });
-                report.spans.push(Span::cpu(Track::Kernel, start_ns, start_ns + ns));
+                report.add_cpu_step(Phase::Kernel, start_ns, start_ns + ns);
                 report.spans.extend(stretches.into_stretches().into_iter().map(|s| {
                     let lane = Track::KernelThread { thread: s.thread };
                     Span::cpu(

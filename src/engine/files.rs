@@ -113,15 +113,13 @@ pub fn convert_file(
         decode_file(input, decode)?
     };
     let decoded_at_ns = since();
-    let decode_span =
-        Span::cpu(Track::Decode, decoded_at_ns.saturating_sub(decoded.decode_ns), decoded_at_ns);
+    let decode_from_ns = decoded_at_ns.saturating_sub(decoded.decode_ns);
     if let Some(mut report) =
         convert_streamed(&decoded, (input, output), settings, *export, progress, started)?
     {
         let end_ns = since();
-        report.run.spans.insert(0, decode_span);
-        report.run.finish(end_ns);
-        engine.hold_against_compute(&mut report.run);
+        report.run.add_cpu_step(Phase::Decode, decode_from_ns, decoded_at_ns);
+        engine.finish_report(&mut report.run, end_ns);
         return Ok(report);
     }
     let convert_at_ns = since();
@@ -141,16 +139,12 @@ pub fn convert_file(
     let end_ns = since();
     let mut run = converted.report;
     run.shift_spans(convert_at_ns);
-    run.spans.insert(0, decode_span);
-    run.spans.push(Span::cpu(Track::Encode, end_ns.saturating_sub(written.encode_ns), end_ns));
-    run.phases
-        .insert(0, PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: Clock::CpuClock });
-    run.phases.push(PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock });
+    run.add_cpu_step(Phase::Decode, decode_from_ns, decoded_at_ns);
+    run.add_cpu_step(Phase::Encode, end_ns.saturating_sub(written.encode_ns), end_ns);
     run.notes.extend(notes);
     run.notes.extend(written.notes.iter().cloned());
     // The wall is now the file's, decode to encode; the conversion's remainders are recounted.
-    run.finish(end_ns);
-    engine.hold_against_compute(&mut run);
+    engine.finish_report(&mut run, end_ns);
     Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written, frames })
 }
 
@@ -176,8 +170,7 @@ pub fn convert_stored_luma(
     let mut converted = super::convert::passed_through(decoded.image, settings, progress);
     let run = &mut converted.report;
     run.shift_spans(decode_ns);
-    run.spans.insert(0, Span::cpu(Track::Decode, 0, decode_ns));
-    run.phases.insert(0, PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock });
+    run.add_cpu_step(Phase::Decode, 0, decode_ns);
     run.notes.extend(notes);
     run.finish(decode_ns.saturating_add(run.total_ns));
     Ok(Ok(converted))
@@ -288,20 +281,17 @@ fn convert_streamed(
     // and lasts its encode time: after its last stripe the encode still writes and syncs.
     let encode_from_ns = nanos_between(started, Instant::now());
     let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
-    let encode_span = Span::cpu(Track::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
     run.threads = Some(rayon::current_num_threads());
     run.total_ns = written.encode_ns;
     run.spans = source.spans.1.into_inner().unwrap_or_default();
-    run.spans.push(encode_span);
     let kernel_ns = source.kernel_ns.load(Ordering::Relaxed);
     run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
-    run.phases = vec![
-        PhaseTiming { phase: Phase::Decode, ns: decoded.decode_ns, source: Clock::CpuClock },
-        PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock },
-        PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock },
-    ];
+    // The kernel ran inside the encode's stripes: its figure is CPU time summed over them (their
+    // spans are on the stripes' tracks), not one span of its own. The caller adds the decode.
+    run.add_phase(PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock });
+    run.add_cpu_step(Phase::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
     decode_notes(decoded, &mut run.notes);
     run.notes.extend(written.notes.iter().cloned());
     run.notes.push(format!(

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::spans::Span;
+use super::spans::{Span, Track};
 use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
@@ -50,6 +50,22 @@ impl Phase {
             Self::Display => "display",
             Self::Download => "download",
             Self::Encode => "encode",
+        }
+    }
+}
+
+impl Phase {
+    /// The timeline's track of a step of this phase timed as one span.
+    #[must_use]
+    pub fn track(self) -> Track {
+        match self {
+            Self::Decode => Track::Decode,
+            Self::Setup => Track::Setup,
+            Self::Upload => Track::Upload,
+            Self::Kernel => Track::Kernel,
+            Self::Display => Track::Display,
+            Self::Download => Track::Download,
+            Self::Encode => Track::Encode,
         }
     }
 }
@@ -149,6 +165,20 @@ impl RunReport {
             s.start_ns += offset_ns;
             s.end_ns += offset_ns;
         }
+    }
+
+    /// A step of `phase` timed on the CPU clock from `start_ns` to `end_ns` of the run: one
+    /// record of it, as its phase (in phase order) and its span on the phase's track.
+    pub fn add_cpu_step(&mut self, phase: Phase, start_ns: u64, end_ns: u64) {
+        let span = Span::cpu(phase.track(), start_ns, end_ns);
+        self.add_phase(PhaseTiming { phase, ns: span.ns(), source: Clock::CpuClock });
+        self.spans.push(span);
+    }
+
+    /// Adds a phase where its step comes in a run (phases stay in [`Phase`] order).
+    pub fn add_phase(&mut self, timing: PhaseTiming) {
+        let at = self.phases.partition_point(|p| p.phase <= timing.phase);
+        self.phases.insert(at, timing);
     }
 
     /// The same report for a run with `work` per pixel.

@@ -41,6 +41,16 @@ impl Busy {
         self.others_share > BUSY_SHARE || self.steal_share > BUSY_SHARE / 2.0
     }
 
+    /// Whether other processes (or a hypervisor) took more of the machine than was left: with
+    /// more than half of all cores' time gone to others, each thread of a run that uses every
+    /// core waits for a core about as long as it runs, and a timing measures the scheduler as
+    /// much as the work (a 16 KiB CPU run timed at 3.3 ms instead of microseconds with others
+    /// at 82%, on lavapipe with two cores).
+    #[must_use]
+    pub fn overwhelms(&self) -> bool {
+        self.others_share > 2.0 * BUSY_SHARE || self.steal_share > BUSY_SHARE
+    }
+
     /// Its shares in words: "other processes took 12% of the CPU", and the hypervisor's where
     /// it stole any.
     #[must_use]

@@ -213,7 +213,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
     let took_s = pace.took_s();
     crate::engine::sweep::teach_pace(pace.pace_mut(), &result);
-    pace.finished();
+    pace.finished(&engine);
     if let Some(path) = &args.json {
         let took_s = Some(took_s);
         let timed = crate::engine::estimate::Timed::new(&result, estimate, took_s);

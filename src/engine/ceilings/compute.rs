@@ -195,8 +195,16 @@ impl Engine {
         }
     }
 
-    /// Holds `report`'s kernel rate against its backend's compute ceiling, when known (again,
-    /// after a front end finished the report with its own wall time).
+    /// Ends a run's report: its wall time `total_ns`, the overlap and other time that reconcile
+    /// it with the phases, the work figures, and the kernel's rate held against its backend's
+    /// compute ceiling. The one way every run is finished, by the engine or by a front end that
+    /// timed more of it (the app's display).
+    pub fn finish_report(&self, report: &mut RunReport, total_ns: u64) {
+        report.finish(total_ns);
+        self.hold_against_compute(report);
+    }
+
+    /// Holds `report`'s kernel rate against its backend's compute ceiling, when known.
     pub(crate) fn hold_against_compute(&self, report: &mut RunReport) {
         let Some(ops_per_s) = report.work.kernel_ops_per_s else { return };
         let mut ceiling = self.known_compute_ceiling(report.backend);

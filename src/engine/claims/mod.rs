@@ -47,6 +47,38 @@ pub enum Verdict {
     NotRun,
 }
 
+impl Verdict {
+    /// Whether it decides the claim (holds, does not hold, holds from a threshold).
+    #[must_use]
+    pub fn is_decided(&self) -> bool {
+        matches!(self, Self::Holds | Self::DoesNotHold | Self::HoldsFrom(_))
+    }
+}
+
+/// Says how busy the machine was while a claim was measured, when it was; a claim measured
+/// while others took more of the machine than graylab had ([`Busy::overwhelms`]) is not
+/// decided: its verdict is "inconclusive", its measurements and intervals kept, and the why says
+/// to run it again when the machine is quiet (a quick set under a load of 9 on two cores once
+/// decided claim 5 against its full set, intervals 0.03–0.96 against 2.25–5.17).
+fn judge_busy(result: &mut ClaimResult) {
+    let Some(busy) = result.busy.filter(Busy::is_busy) else { return };
+    if busy.overwhelms() && result.verdict.is_decided() {
+        let _ = write!(
+            result.why,
+            "; not decided: {} while it was measured, more than graylab had, so its timings measure the \
+             scheduler as much as the work: run it again when the machine is quiet",
+            busy.shares_text()
+        );
+        result.verdict = Verdict::Inconclusive;
+    } else {
+        let _ = write!(
+            result.why,
+            "; measured on a busy machine ({}), so the noise is wider",
+            busy.shares_text()
+        );
+    }
+}
+
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -324,13 +356,7 @@ pub fn run_claims(
             Err(e) => return Err(e),
         };
         result.busy = CpuSnapshot::busy_since(before);
-        if let Some(busy) = result.busy.filter(Busy::is_busy) {
-            let _ = write!(
-                result.why,
-                "; measured on a busy machine ({}), so the noise is wider",
-                busy.shares_text()
-            );
-        }
+        judge_busy(&mut result);
         if software {
             result.why.push_str(" (on this software adapter the \"GPU\" is this CPU's own cores)");
         }
@@ -370,6 +396,46 @@ fn not_run(id: u8, what: &str) -> ClaimResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claim_measured_while_others_took_most_of_the_machine_is_not_decided() {
+        let result = |verdict: Verdict, others_share: f64| ClaimResult {
+            id: 5,
+            claim: "small data".into(),
+            experiment: "sizes".into(),
+            measurements: Vec::new(),
+            verdict,
+            why: "the GPU is faster from 16 KiB".into(),
+            evidence: Vec::new(),
+            busy: Some(Busy { others_share, steal_share: 0.0 }),
+        };
+        // Quiet: nothing said, nothing changed.
+        let mut quiet = result(Verdict::Holds, 0.1);
+        judge_busy(&mut quiet);
+        assert_eq!((quiet.verdict, quiet.why.as_str()), (Verdict::Holds, "the GPU is faster from 16 KiB"));
+        // Busy: decided, with the noise said.
+        let mut busy = result(Verdict::DoesNotHold, 0.4);
+        judge_busy(&mut busy);
+        assert_eq!(busy.verdict, Verdict::DoesNotHold);
+        assert!(
+            busy.why.ends_with("(other processes took 40% of the CPU), so the noise is wider"),
+            "{}",
+            busy.why
+        );
+        // Overwhelmed: not decided, and said why; an inconclusive one stays as it is.
+        for verdict in [Verdict::Holds, Verdict::DoesNotHold, Verdict::HoldsFrom("16 KiB".into())] {
+            let mut over = result(verdict, 0.82);
+            judge_busy(&mut over);
+            assert_eq!(over.verdict, Verdict::Inconclusive);
+            assert!(
+                over.why.contains("not decided: other processes took 82% of the CPU while it was measured")
+            );
+        }
+        let mut open = result(Verdict::Inconclusive, 0.82);
+        judge_busy(&mut open);
+        assert_eq!(open.verdict, Verdict::Inconclusive);
+        assert!(open.why.ends_with("so the noise is wider"), "{}", open.why);
+    }
 
     #[test]
     fn verdicts_read_and_parse_back() {

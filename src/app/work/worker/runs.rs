@@ -14,12 +14,10 @@ use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
 use crate::app::work::worker::{WorkerState, name_of, nanos_since};
 use crate::engine::{
-    Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, PhaseTiming, RunOptions,
-    RunReport, Span, Track,
+    Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, RunOptions, RunReport,
 };
 use crate::io::{DecodeOptions, DecodeWarning, ExportOptions, StoredLuma};
 use crate::pixel::{Formula, Kernel};
-use crate::system::clock::Clock;
 
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
 /// the report.
@@ -216,10 +214,7 @@ impl WorkerState {
         (pixels, display, mut report): Shown,
         started: Instant,
     ) -> (Output, RunReport) {
-        report.finish(nanos_since(started));
-        // Finishing made the work figures again: the kernel rate is held against its compute
-        // ceiling once more, as the engine held it.
-        self.engine.hold_against_compute(&mut report);
+        self.engine.finish_report(&mut report, nanos_since(started));
         (Output { image_id: input.id, pixels, display, settings: *settings, stored_luma: false }, report)
     }
 
@@ -307,12 +302,7 @@ impl WorkerState {
         let shown_until_ns = nanos_since(started);
         let mut report = converted.report;
         report.shift_spans(offset_ns);
-        report.phases.push(PhaseTiming {
-            phase: Phase::Display,
-            ns: shown_until_ns - shown_ns,
-            source: Clock::CpuClock,
-        });
-        report.spans.push(Span::cpu(Track::Display, shown_ns, shown_until_ns));
+        report.add_cpu_step(Phase::Display, shown_ns, shown_until_ns);
         Ok((Some(pixels), display, report))
     }
 
