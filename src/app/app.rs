@@ -3,7 +3,7 @@
 
 mod view;
 
-pub use view::AppView;
+pub use view::{AppView, OpenWindows};
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use crate::engine::GpuContext;
 
-pub use app::{AppView, GraylabApp};
+pub use app::{AppView, GraylabApp, OpenWindows};
 pub use state::{ExportRecord, RunRecord, Settings, ViewMode};
 pub use work::gpu_device::GpuDevice;
 

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::harness::{harness, harness_restored, harness_sized, settle};
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use graylab::app::OpenWindows;
 use graylab::engine::Phase;
 
 fn photo(dir: &Path, name: &str, w: u32, h: u32) -> PathBuf {
@@ -100,7 +101,8 @@ fn escape_stops_work_before_it_closes_the_top_window() {
     settle(&mut h);
     assert!(h.state().view().runs.len() < 1000, "the first Esc stopped the runs");
     assert!(!h.state().view().busy, "nothing left running");
-    assert_eq!(h.state().view().windows_open, [false, true, true], "and closed no window");
+    let open = |export, sweep, parity| OpenWindows { export, sweep, parity };
+    assert_eq!(h.state().view().windows_open, open(false, true, true), "and closed no window");
     h.run_steps(2);
     // "after 3 of 1000", or "before the first of 1000 finished" (never "after 0 of").
     let stopped = h.get_by_label_contains("Stopped the runs ").accesskit_node().label().unwrap_or_default();
@@ -109,12 +111,12 @@ fn escape_stops_work_before_it_closes_the_top_window() {
     h.run_steps(2);
     assert_eq!(
         h.state().view().windows_open,
-        [false, true, false],
+        open(false, true, false),
         "then the parity window, opened last, closed"
     );
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert_eq!(h.state().view().windows_open, [false, false, false]);
+    assert_eq!(h.state().view().windows_open, open(false, false, false));
 }
 
 #[test]

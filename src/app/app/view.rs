@@ -43,8 +43,8 @@ pub struct AppView<'a> {
     pub fitting: bool,
     /// Flip mode: whether the output is shown (else the input).
     pub showing_output: bool,
-    /// Which windows are open: export, size sweep, parity.
-    pub windows_open: [bool; 3],
+    /// Which windows are open.
+    pub windows_open: OpenWindows,
     /// The options of the last sweep sent.
     pub sweep_sent: Option<&'a crate::engine::sweep::SweepOptions>,
     /// The latest sweep.
@@ -65,12 +65,23 @@ pub struct AppView<'a> {
     pub ceilings: Option<&'a crate::engine::ceilings::KnownCeilings>,
 }
 
+/// Which of the windows a shortcut or a restored layout may open are open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenWindows {
+    /// The export window.
+    pub export: bool,
+    /// The size-sweep window.
+    pub sweep: bool,
+    /// The parity window.
+    pub parity: bool,
+}
+
 impl GraylabApp {
     /// What the app shows now.
     #[must_use]
     pub fn view(&self) -> AppView<'_> {
         let s = &self.session;
-        let claims = s.claims();
+        let claims = self.claims.shown();
         AppView {
             runs: s.runs(),
             exports: s.exports(),
@@ -93,14 +104,18 @@ impl GraylabApp {
             continuous: s.continuous,
             fitting: self.viewer.fitting(),
             showing_output: self.viewer.showing_output(),
-            windows_open: [self.export.open, self.sweep.open, self.parity.open],
+            windows_open: OpenWindows {
+                export: self.export.open,
+                sweep: self.sweep.open,
+                parity: self.parity.open,
+            },
             sweep_sent: self.sweep.sent(),
-            sweep: s.sweep().map(AsRef::as_ref),
+            sweep: self.sweep.result(),
             round_trips: (self.round_trips.result(), self.round_trips.unfinished()),
             transfer_paths: self.paths.result(),
             claims: (claims.report.as_deref(), claims.unfinished.as_deref()),
             compared_claims: self.claims.compared(),
-            parity: s.parity().map(|(r, _)| r),
+            parity: self.parity.report(),
             cpu_compute: s.cpu_compute(),
             ceilings: s.ceilings(),
         }

@@ -17,13 +17,12 @@ use std::sync::Arc;
 
 use super::state::Settings;
 use crate::app::session::toasts::Toasts;
-use crate::app::textures::{DisplayImage, PREVIEW_MAX_SIDE};
+use crate::app::textures::PREVIEW_MAX_SIDE;
 use crate::app::work::gpu_device::{GpuDevice, engine_maker};
 use crate::app::work::jobs::{Job, Loaded, Output, Progress, Ticket};
 use crate::app::work::preload::Preload;
 use crate::app::work::worker::Worker;
-use crate::engine::sweep::SweepResult;
-use crate::engine::{Backend, GpuContext, ParityReport};
+use crate::engine::{Backend, GpuContext};
 
 /// Kinds of job, for progress and Stop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,26 +266,6 @@ impl Session {
     /// GPU runs stopped between their submissions by a cancel, so far.
     pub fn runs_cut_short(&self) -> usize {
         self.book.runs_cut_short
-    }
-
-    /// The latest finished sweep.
-    pub fn sweep(&self) -> Option<&Arc<SweepResult>> {
-        self.results.sweep.as_ref()
-    }
-
-    /// Shows `sweep`, kept from an earlier launch, as the latest.
-    pub fn restore_sweep(&mut self, sweep: SweepResult) {
-        self.results.sweep = Some(Arc::new(sweep));
-    }
-
-    /// The latest parity report and its difference image.
-    pub fn parity(&self) -> Option<&(ParityReport, DisplayImage)> {
-        self.results.parity.as_ref()
-    }
-
-    /// The tutorial's claims: the latest report that finished, and why the latest run did not.
-    pub fn claims(&self) -> &replies::ClaimsShown {
-        &self.results.claims
     }
 
     /// The answer to job `id` (a window's or a panel's), once it has arrived; taken, so a second

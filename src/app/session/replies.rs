@@ -1,52 +1,22 @@
 //! The worker's answers taken into the session's state: a new image, a run for the charts, an
-//! export, a sweep, the claims, the GPU's ceilings, and the messages they bring.
-
-use std::sync::Arc;
+//! export, the GPU's ceilings, the messages they bring, and every experiment's answer kept for
+//! the window that asked (which owns it once taken).
 
 use super::Session;
 use super::toasts::Topic;
 use crate::app::state::{ExportRecord, RunRecord};
-use crate::app::textures::DisplayImage;
-use crate::app::work::jobs::{Answer, ClaimsEnd, Exported, Measured, Output, Reply};
-use crate::engine::claims::ClaimsReport;
-use crate::engine::claims::Verdict;
-use crate::engine::sweep::SweepResult;
-use crate::engine::{ConvertSettings, ParityReport};
+use crate::app::work::jobs::{Answer, Exported, Measured, Output, Reply};
+use crate::engine::ConvertSettings;
 
-/// What the windows' jobs found, until the next of each.
+/// The answers to experiments a window or panel asked for, until the one that asked takes them
+/// (one of each kind: a newer one supersedes an older).
 #[derive(Default)]
 pub(super) struct Results {
-    /// The latest sweep.
-    pub sweep: Option<Arc<SweepResult>>,
-    /// The latest parity check and its difference image.
-    pub parity: Option<(ParityReport, DisplayImage)>,
-    /// How the latest run of the tutorial's claims ended, and the latest that finished.
-    pub claims: ClaimsShown,
-    /// Answers to jobs a window or panel asked for, until the one that asked takes them.
+    /// Each answer with its job's id.
     pub answers: Vec<(u64, Answer)>,
 }
 
-/// The tutorial's claims as the session knows them.
-#[derive(Default)]
-pub struct ClaimsShown {
-    /// The latest report that finished.
-    pub report: Option<Arc<ClaimsReport>>,
-    /// Why the latest run has no report ("stopped after 2 of 7 claims", or its error); `None`
-    /// once one finished.
-    pub unfinished: Option<String>,
-    /// What the run of `report` was estimated to take before it started (its JSON says so).
-    pub estimate: Option<crate::engine::estimate::Estimate>,
-    /// What the run in flight was estimated to take.
-    sent_estimate: Option<crate::engine::estimate::Estimate>,
-}
-
 impl Session {
-    /// A run of the claims was sent, estimated at `estimate`: its report, when it finishes, is
-    /// saved with it.
-    pub fn claims_sent(&mut self, estimate: crate::engine::estimate::Estimate) {
-        self.results.claims.sent_estimate = Some(estimate);
-    }
-
     pub(super) fn handle(&mut self, reply: Reply) {
         match reply {
             Reply::Loaded(id, loaded) if id == self.book.latest_load => {
@@ -88,17 +58,13 @@ impl Session {
                 self.continuous = false;
                 self.toasts.error(format!("Conversion failed: {}", e.describe()));
             }
-            Reply::Swept(Ok(result)) => {
-                self.learn_sweep(&result);
-                self.results.sweep = Some(Arc::new(result));
-            }
-            Reply::Swept(Err(e)) => self.toasts.error(format!("The sweep failed: {}", e.describe())),
-            Reply::Parity(result) => match *result {
-                Ok(r) => self.results.parity = Some(r),
-                Err(e) => self.toasts.error(format!("The parity check failed: {}", e.describe())),
-            },
-            Reply::Claims(end) => self.claims_ended(end),
             Reply::Answered(id, answer) => {
+                // What every front end learns from an experiment: the pace of a sweep's runs.
+                if let Answer::Swept(swept) = &answer
+                    && let Ok(result) = &**swept
+                {
+                    self.learn_sweep(result);
+                }
                 // An older answer of the same kind was superseded by this one's job.
                 let kind = std::mem::discriminant(&answer);
                 self.results.answers.retain(|(_, a)| std::mem::discriminant(a) != kind);
@@ -179,42 +145,6 @@ impl Session {
         // is shown.
         if id == self.book.latest_convert || self.output.is_none() {
             self.output = Some(output);
-        }
-    }
-
-    fn claims_ended(&mut self, end: ClaimsEnd) {
-        match end {
-            ClaimsEnd::Finished(report) => {
-                let estimate = self.results.claims.sent_estimate.take();
-                // A stopped run keeps the claims it finished; the rest say "not run".
-                let unfinished = report.stopped.then(|| {
-                    let done = report.claims.iter().filter(|c| c.verdict != Verdict::NotRun).count();
-                    format!(
-                        "Stopped after {done} of {} claims: those are kept, the rest were not run.",
-                        report.claims.len()
-                    )
-                });
-                self.results.claims = ClaimsShown {
-                    report: Some(Arc::new(*report)),
-                    unfinished,
-                    estimate,
-                    sent_estimate: None,
-                };
-            }
-            ClaimsEnd::Stopped { done, total } => {
-                let when = if total == 0 {
-                    "before the first claim".to_owned()
-                } else {
-                    format!("after {done} of {total} claims")
-                };
-                self.results.claims.unfinished =
-                    Some(format!("Stopped {when}: nothing of this run is kept."));
-            }
-            ClaimsEnd::Failed(e) => {
-                let e = e.describe();
-                self.toasts.error(format!("The claims could not be tested: {e}"));
-                self.results.claims.unfinished = Some(format!("The claims could not be tested: {e}"));
-            }
         }
     }
 

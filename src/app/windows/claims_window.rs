@@ -33,6 +33,8 @@ pub struct ClaimsWindow {
     compare: Option<(String, ClaimsReport)>,
     /// Whether the run asked last is the quick one.
     quick: bool,
+    /// The latest report, why the latest run has none, and the run in flight.
+    shown: super::claims_shown::ClaimsShown,
 }
 
 /// Where the JSON path came from.
@@ -52,6 +54,12 @@ impl ClaimsWindow {
         self.confirm_replace = false;
     }
 
+    /// The latest report that finished, and why the latest run has none.
+    #[must_use]
+    pub fn shown(&self) -> &super::claims_shown::ClaimsShown {
+        &self.shown
+    }
+
     /// The label of the report loaded to compare, if any.
     #[must_use]
     pub fn compared(&self) -> Option<&str> {
@@ -60,7 +68,8 @@ impl ClaimsWindow {
 
     /// Shows the window when open.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
-        // Every frame, open or not, so that a run is timed to its end.
+        // Every frame, open or not, so that a run is timed to its end and its answer taken.
+        self.shown.take(session);
         let mut open = self.open;
         let screen = ctx.content_rect().size();
         room.window("Tutorial claims, tested on this machine", super::CLAIMS_ID, egui::Align2::RIGHT_BOTTOM)
@@ -86,8 +95,8 @@ impl ClaimsWindow {
         );
         self.run_ui(ui, session);
         self.file_ui(ui, session);
-        let report = session.claims().report.clone();
-        if let Some(note) = &session.claims().unfinished {
+        let report = self.shown.report.clone();
+        if let Some(note) = &self.shown.unfinished {
             ui.colored_label(look::WARNING, note);
         }
         let software = report.as_ref().is_some_and(|r| r.software_adapter)
@@ -197,13 +206,14 @@ impl ClaimsWindow {
         }
         self.quick = quick;
         let ticket = Ticket::new(session.next_job_id());
+        let ticket_id = ticket.id;
         let estimate = session.send_estimated(
             JobKind::Claims,
             Job::Claims { ticket, quick },
             claims_task(quick),
             claims_parts(quick),
         );
-        session.claims_sent(estimate);
+        self.shown.sent(ticket_id, estimate);
     }
 
     /// The JSON file: save this report, load one to compare.
@@ -222,7 +232,7 @@ impl ClaimsWindow {
                 self.confirm_replace = false;
             }
             let path = PathBuf::from(self.path.trim());
-            let (report, estimate) = (session.claims().report.clone(), session.claims().estimate);
+            let (report, estimate) = (self.shown.report.clone(), self.shown.estimate);
             if let Some(overwrite) =
                 super::json_file::save_button(ui, &mut self.confirm_replace, &path, report.is_some())
                 && let Some(report) = &report

@@ -61,7 +61,8 @@ pub(super) fn save_result(
     match crate::io::write_result(path, overwrite, kind, &provenance, value) {
         Ok(_) => session.toasts.success(format!("Saved the {name} to {}", path.display())),
         Err(e) => {
-            session.toasts.error(format!("Could not save the {name}. {}", crate::app::advice::describe(&e)))
+            let why = crate::app::advice::describe(&e);
+            session.toasts.error(format!("Could not save the {name}. {why}"));
         }
     }
 }

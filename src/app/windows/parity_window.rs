@@ -5,29 +5,47 @@ use egui::{Color32, Ui};
 
 use crate::app::look::thousands;
 use crate::app::session::{JobKind, Session};
-use crate::app::textures::{Placement, TileBudget};
-use crate::app::work::jobs::{Job, Ticket};
+use crate::app::textures::{DisplayImage, Placement, TileBudget};
+use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::DIFF_GAIN;
+use crate::engine::ParityReport;
 
 /// The parity window's state.
 #[derive(Default)]
 pub struct ParityWindow {
     /// Whether the window is open.
     pub open: bool,
+    /// The latest parity report and its difference image.
+    result: Option<(ParityReport, DisplayImage)>,
+    /// The job id of the check in flight, whose answer this window takes.
+    pending: Option<u64>,
 }
 
 impl ParityWindow {
-    /// Shows the window when open.
+    /// The latest parity report, if any.
+    #[must_use]
+    pub fn report(&self) -> Option<&ParityReport> {
+        self.result.as_ref().map(|(r, _)| r)
+    }
+
+    /// Shows the window when open; takes its check's answer every frame, open or not.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
+        if let Some(Answer::Parity(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
+            self.pending = None;
+            match *answer {
+                Ok(result) => self.result = Some(result),
+                Err(e) => session.toasts.error(format!("The parity check failed: {}", e.describe())),
+            }
+        }
         let mut open = self.open;
         room.window("CPU / GPU parity", super::PARITY_ID, egui::Align2::LEFT_BOTTOM)
             .open(&mut open)
             .default_width(520.0)
-            .show(ctx, |ui| Self::ui(ui, session));
+            .show(ctx, |ui| self.ui(ui, session));
         self.open = open;
     }
 
-    fn ui(ui: &mut Ui, session: &mut Session) {
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
         ui.label(
             "Converts the open image on the CPU and on the GPU with the current settings and compares every \
              sample.",
@@ -37,9 +55,10 @@ impl ParityWindow {
         {
             let settings = session.settings().convert;
             let ticket = Ticket::new(session.next_job_id());
+            self.pending = Some(ticket.id);
             session.send(JobKind::Parity, Job::Parity { ticket, input, settings });
         }
-        let Some((report, difference)) = session.parity() else { return };
+        let Some((report, difference)) = &self.result else { return };
         egui::Grid::new("parity").striped(true).show(ui, |ui| {
             ui.strong("compared");
             ui.strong("differing pixels");

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use egui::{RichText, Ui};
 
 use crate::app::charts::{roofline_ui, win_map_ui};
-use crate::app::session::Session;
 use crate::engine::sweep::SweepResult;
 
 /// Which view of the sweep the window shows.
@@ -124,9 +123,9 @@ pub(super) struct Kept {
 }
 
 impl Kept {
-    /// On the first frame puts back what an earlier launch kept (the fields, and its sweep when
-    /// this launch has none yet); later, keeps each sweep that finishes.
-    pub fn track(&mut self, ctx: &egui::Context, session: &mut Session, asked: &mut Asked) {
+    /// On the first frame puts back what an earlier launch kept (the fields, and its sweep into
+    /// `shown` when this launch has none yet); later, keeps each sweep `shown` gets.
+    pub fn track(&mut self, ctx: &egui::Context, shown: &mut Option<Arc<SweepResult>>, asked: &mut Asked) {
         let id = egui::Id::unique(KEPT_ID);
         if self.now.is_none() {
             let kept: KeptSweep = ctx
@@ -138,15 +137,15 @@ impl Kept {
                 asked.runs = asked.runs.clamp(1, 100);
             }
             if let Some(r) = &kept.result
-                && session.sweep().is_none()
+                && shown.is_none()
             {
-                session.restore_sweep(r.clone());
+                *shown = Some(Arc::new(r.clone()));
                 self.restored = true;
             }
-            self.result = session.sweep().cloned();
+            self.result.clone_from(shown);
             self.now = Some(kept);
         }
-        let Some(r) = session.sweep() else { return };
+        let Some(r) = shown.as_ref() else { return };
         if self.result.as_ref().is_some_and(|k| Arc::ptr_eq(k, r)) {
             return;
         }

@@ -3,13 +3,14 @@
 //! (`sweep_views.rs`).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
 use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
-use crate::app::work::jobs::{Job, Ticket};
+use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::sweep::{SweepOptions, SweepResult};
 use crate::io::ResultKind;
 
@@ -44,6 +45,10 @@ pub struct SweepWindow {
     sent: Option<SweepOptions>,
     /// The lowest the window's content may reach, from the room it is kept in.
     bottom_y: f32,
+    /// This machine's latest sweep (or the one an earlier launch kept).
+    result: Option<Arc<SweepResult>>,
+    /// The job id of the sweep in flight, whose answer this window takes.
+    pending: Option<u64>,
 }
 
 impl Default for SweepWindow {
@@ -62,6 +67,8 @@ impl Default for SweepWindow {
             shown: None,
             sent: None,
             bottom_y: f32::INFINITY,
+            result: None,
+            pending: None,
         }
     }
 }
@@ -85,9 +92,22 @@ impl SweepWindow {
         self.sent.as_ref()
     }
 
-    /// Shows the window when open.
+    /// This machine's latest sweep, if any.
+    #[must_use]
+    pub fn result(&self) -> Option<&SweepResult> {
+        self.result.as_deref()
+    }
+
+    /// Shows the window when open; takes its sweep's answer every frame, open or not.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
-        self.kept.track(ctx, session, &mut self.asked);
+        if let Some(Answer::Swept(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
+            self.pending = None;
+            match *answer {
+                Ok(result) => self.result = Some(Arc::new(result)),
+                Err(e) => session.toasts.error(format!("The sweep failed: {}", e.describe())),
+            }
+        }
+        self.kept.track(ctx, &mut self.result, &mut self.asked);
         // The room's margin and the window's own frame below its content.
         self.bottom_y = room.rect.bottom() - 24.0;
         let mut open = self.open;
@@ -136,7 +156,7 @@ impl SweepWindow {
             ui.selectable_value(&mut self.view, View::WhoWins, "Who wins");
         });
         if self.view != View::Sizes {
-            let own = session.sweep().cloned();
+            let own = self.result.clone();
             let views = sweep_views::views_ui(
                 ui,
                 self.view,
@@ -155,7 +175,7 @@ impl SweepWindow {
             }
             return;
         }
-        let Some(r) = session.sweep().cloned() else {
+        let Some(r) = self.result.clone() else {
             let text = if self.compare.is_empty() {
                 "No sweep yet."
             } else {
@@ -249,7 +269,7 @@ impl SweepWindow {
                 self.confirm_replace = false;
             }
             let path = PathBuf::from(self.path.trim());
-            let sweep = session.sweep().cloned();
+            let sweep = self.result.clone();
             if let Some(overwrite) =
                 super::json_file::save_button(ui, &mut self.confirm_replace, &path, sweep.is_some())
                 && let Some(sweep) = &sweep
@@ -295,6 +315,7 @@ impl SweepWindow {
         self.sent = Some(options.clone());
         self.kept.started(ctx, &self.asked);
         let ticket = Ticket::new(session.next_job_id());
+        self.pending = Some(ticket.id);
         let (task, parts) = (options.task(), options.parts());
         let pace = Box::new(session.pace().clone());
         session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, photo, pace }, task, parts);

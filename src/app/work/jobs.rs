@@ -454,8 +454,9 @@ pub enum ClaimsEnd {
     Failed(WorkError),
 }
 
-/// The result of a job one window or panel asked for (or why there is none), kept by the session until the one that asked takes it by the job's id
-/// (`Session::take_answer`).
+/// The result of an experiment a window or panel asked for (or why there is none): the one
+/// way every experiment comes back, kept by the session until the one that asked takes it by
+/// the job's id (`Session::take_answer`) and owns it.
 pub enum Answer {
     /// Operations per round trip.
     RoundTrips(Result<RoundTripResult, WorkError>),
@@ -465,6 +466,12 @@ pub enum Answer {
     Raced(Result<WorkgroupRace, WorkError>),
     /// Every transfer path, fitted.
     TransferPaths(Result<Vec<crate::engine::ceilings::TransferPath>, WorkError>),
+    /// A size sweep or work grid.
+    Swept(Box<Result<SweepResult, WorkError>>),
+    /// The parity check and its difference image.
+    Parity(Box<Result<(ParityReport, DisplayImage), WorkError>>),
+    /// How a run of the tutorial's claims ended.
+    Claims(ClaimsEnd),
 }
 
 /// Answers from the worker; each names the job it answers.
@@ -485,16 +492,10 @@ pub enum Reply {
     Exported(Box<Exported>),
     /// An export failed; nothing was written.
     ExportFailed(PathBuf, WorkError),
-    /// A sweep finished (or failed).
-    Swept(Result<SweepResult, WorkError>),
     /// The GPU's ceilings (or why they could not be had).
     Ceilings(Result<KnownCeilings, WorkError>),
     /// The CPU's compute ceiling (or why it could not be measured).
     CpuCompute(Result<CpuCompute, WorkError>),
-    /// A parity check finished (or failed).
-    Parity(Box<Result<(ParityReport, DisplayImage), WorkError>>),
-    /// The claims were tested, stopped or failed.
-    Claims(ClaimsEnd),
-    /// A job one window or panel asked for ended, with its answer.
+    /// An experiment a window or panel asked for ended, with its answer.
     Answered(u64, Answer),
 }

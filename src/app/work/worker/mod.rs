@@ -23,7 +23,7 @@ use runs::RunHow;
 use crate::app::textures::DisplayImage;
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
-use crate::app::work::jobs::{Job, Loaded, Measured, Reply, Ticket};
+use crate::app::work::jobs::{Answer, Job, Loaded, Measured, Reply, Ticket};
 use crate::app::work::preload::{Preload, decode_for_display};
 use crate::engine::{Engine, ImageKey};
 use crate::io::DecodeOptions;
@@ -269,7 +269,10 @@ impl WorkerState {
                 let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
                 let result = self.sweep(&ticket, &options, source, &pace);
                 if !self.stopped(&ticket) {
-                    self.reply(Reply::Swept(result.map_err(WorkError::from)));
+                    self.reply(Reply::Answered(
+                        ticket.id,
+                        Answer::Swept(Box::new(result.map_err(WorkError::from))),
+                    ));
                 }
             }
             Job::Parity { ticket, input, settings } => {
@@ -287,17 +290,19 @@ impl WorkerState {
                         Ok((report, display))
                     });
                 if !self.stopped(&ticket) {
-                    self.reply(Reply::Parity(Box::new(result)));
+                    self.reply(Reply::Answered(ticket.id, Answer::Parity(Box::new(result))));
                 }
             }
-            Job::Claims { ticket, quick } => self.reply(Reply::Claims(self.claims(&ticket, quick))),
+            Job::Claims { ticket, quick } => {
+                self.reply(Reply::Answered(ticket.id, Answer::Claims(self.claims(&ticket, quick))));
+            }
             job @ Job::RoundTrips { .. } => self.round_trips(job),
             job @ Job::Compare { .. } => self.compare(job),
             job @ Job::Workgroups { .. } => self.workgroups(job),
             Job::TransferPaths { ticket, largest_bytes } => {
                 ticket.set_progress("Timing every transfer path", 0, 0, (0.0, 0.0));
                 let result = self.engine.transfer_paths(largest_bytes).map_err(WorkError::from);
-                self.reply(Reply::Answered(ticket.id, crate::app::work::jobs::Answer::TransferPaths(result)));
+                self.reply(Reply::Answered(ticket.id, Answer::TransferPaths(result)));
             }
             Job::Export { ticket, input, pixels, settings, path, options } => {
                 ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
