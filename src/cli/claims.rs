@@ -48,6 +48,7 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     };
     let options = ClaimsOptions { quick: args.quick, cancel: None, keep_runs: args.trace.is_some() };
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
+    super::pace::measure_unknown_ceilings(&engine, true, !terminal);
     let pace = super::pace::JobPace::read(&engine, true, task, claims_parts(args.quick));
     let estimate = pace.estimate();
     if terminal {

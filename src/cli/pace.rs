@@ -2,6 +2,7 @@
 //! from the cache folder before a long job (sweep, work grid, claims, `bench --passes`), the
 //! job's estimate from it, and, once the job has finished, what it taught kept for the next.
 
+use super::out::errln;
 use crate::engine::Engine;
 use crate::engine::estimate::{Estimate, Pace, Part, Task, load_pace, machine_name, save_pace};
 use crate::system::one_time::OneTimeMark;
@@ -18,6 +19,25 @@ pub(super) struct JobPace {
     one_time_at: OneTimeMark,
     /// Whether the job runs on the GPU too (its ceilings are then the GPU lanes' prior).
     gpu: bool,
+}
+
+/// Measures the ceilings this machine has none of yet (a first run here), saying so unless
+/// `quiet`: a long job then starts from an estimate of the model, its runs at this machine's
+/// ceilings, not from the rough guess (the first full claims run on lavapipe was guessed at
+/// 49 s and took 16–31 s; the H200's default sweep at 480 s, and it took 14 s). A job that needs
+/// them measures them anyway (claim 5, the sweep's model): this is that work, done first.
+pub(super) fn measure_unknown_ceilings(engine: &Engine, gpu: bool, quiet: bool) {
+    let cpu = engine.known_cpu_compute().is_none();
+    let gpu = gpu && engine.cached_gpu_ceilings().is_none();
+    if (cpu || gpu) && !quiet {
+        errln!("measuring this machine's ceilings first, once, to estimate the job (graylab info --probe)…");
+    }
+    if cpu && let Err(e) = engine.cpu_compute(false) {
+        log::warn!("the CPU's compute ceiling could not be measured: {e}");
+    }
+    if gpu && let Err(e) = engine.gpu_ceilings(false) {
+        log::warn!("the GPU's ceilings could not be measured: {e}");
+    }
 }
 
 /// Gives `pace` the ceilings `engine` knows now (cached or measured in this process, measuring

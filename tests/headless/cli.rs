@@ -419,8 +419,11 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
             };
             assert_eq!(decision, expected, "{e}");
         }
+        // Inconclusive: within the noise, or measured while other processes took most of the
+        // machine, which the reason says.
         if verdict == "inconclusive here" {
-            assert!(evidence.iter().any(|e| e["decision"] == "within"), "claim {}", c["id"]);
+            let overwhelmed = c["why"].as_str().is_some_and(|w| w.contains("; not decided: "));
+            assert!(overwhelmed || evidence.iter().any(|e| e["decision"] == "within"), "claim {}", c["id"]);
         }
         // On a software adapter every verdict says what the "GPU" is.
         assert_eq!(c["why"].as_str().is_some_and(|w| w.contains("CPU's own cores")), gpu.is_software());

@@ -174,6 +174,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let grid = options.is_work_grid();
+    crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
     let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
     // A work grid is planned from a calibration measured first, and the plan said before it starts.
     let calibration = if grid {
