@@ -54,7 +54,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let budget = round_trip_budget(false, args.runs as usize);
     let options = RoundTripOptions { passes: passes.0.clone(), budget, cancel: None };
-    let megapixels = f64::from(image.width()) * f64::from(image.height()) / 1e6;
+    let megapixels = crate::system::units::megapixels(image.width(), image.height());
     let cpu = Lane::of(&settings);
     let rounds = budget.warmup_rounds + budget.min_rounds;
     let parts = round_trip_parts(&options.passes, rounds, cpu, megapixels, settings.work.rounds);

@@ -224,7 +224,7 @@ impl RunReport {
     /// Megapixels of the image.
     #[must_use]
     pub fn megapixels(&self) -> f64 {
-        f64::from(self.width) * f64::from(self.height) / 1e6
+        crate::system::units::megapixels(self.width, self.height)
     }
 }
 

@@ -1,6 +1,13 @@
 //! Figures as people read them, one writer per kind used by every front end and message: sizes
 //! in binary units (KiB, MiB, GiB), durations (ms, seconds from 10 s on), and rates (GB/s,
-//! op/s).
+//! op/s); megapixels too.
+
+/// Megapixels of a `width` x `height` image (millions of pixels, as every figure and estimate
+/// counts them).
+#[must_use]
+pub fn megapixels(width: u32, height: u32) -> f64 {
+    f64::from(width) * f64::from(height) / 1e6
+}
 
 /// `1.5 GiB`-style sizes for messages.
 #[must_use]

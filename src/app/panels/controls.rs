@@ -183,7 +183,7 @@ impl SettingsPanel {
         // to decide is learned as the job's overhead.
         let budget = crate::engine::sampling::Budget::FULL;
         let rounds = u32::try_from(budget.warmup_rounds + budget.min_rounds).unwrap_or(u32::MAX);
-        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = crate::app::session::pace::convert_parts(&settings, rounds, megapixels);
         session.send_estimated(
             crate::app::session::JobKind::Compare,

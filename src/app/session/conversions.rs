@@ -40,7 +40,7 @@ impl Session {
         // Kept, so a batch stopped before the worker takes it up says "before the first of N" too.
         self.book.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
         self.unhold();
-        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = super::pace::convert_parts(&list, runs, megapixels);
         let job = Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side };
         self.send_estimated(JobKind::Convert, job, crate::engine::estimate::Task::Convert, parts);

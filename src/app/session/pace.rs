@@ -149,7 +149,7 @@ impl Session {
     /// than [`HEAVY_ON_OPEN_S`]; then holds it for the user's Run.
     pub(super) fn convert_on_open(&mut self) {
         let Some(input) = &self.input else { return };
-        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = convert_parts(&[self.settings.convert], 1, megapixels);
         let estimate = self.pace.pace.job(Task::Convert, &parts);
         if estimate.seconds > HEAVY_ON_OPEN_S {
@@ -175,7 +175,7 @@ impl Session {
 
     /// Learns from one finished run.
     pub(super) fn learn_run(&mut self, settings: &ConvertSettings, report: &RunReport) {
-        let megapixels = f64::from(report.width) * f64::from(report.height) / 1e6;
+        let megapixels = report.megapixels();
         let seconds = report.total_ns as f64 / 1e9;
         self.pace.pace.observe(Lane::of(settings), megapixels, settings.work.rounds, seconds);
         self.pace.changed = true;

@@ -118,7 +118,7 @@ impl RoundTripsWindow {
         if let (Some(input), Some(passes)) = (session.input(), self.counts())
             && !running
         {
-            let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+            let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
             let parts = self.parts(&passes, megapixels, c);
             let estimate = session.pace().job(crate::engine::estimate::Task::RoundTrips, &parts);
             let text = format!("Takes {}.", estimate.sentence());
@@ -207,7 +207,7 @@ impl RoundTripsWindow {
         let ticket = Ticket::new(session.next_job_id());
         self.pending = Some(ticket.id);
         self.shown = None;
-        let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = self.parts(&passes, megapixels, settings);
         let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
         session.send_estimated(JobKind::RoundTrips, job, crate::engine::estimate::Task::RoundTrips, parts);

@@ -222,7 +222,7 @@ fn wins_from(points: &[RoundTripPoint]) -> Option<u32> {
 
 /// Megapixels with the precision a reader needs.
 fn megapixels(width: u32, height: u32) -> String {
-    let mp = f64::from(width) * f64::from(height) / 1e6;
+    let mp = crate::system::units::megapixels(width, height);
     match mp {
         m if m >= 10.0 => format!("{m:.0} MP"),
         m if m >= 1.0 => format!("{m:.1} MP"),

@@ -375,7 +375,7 @@ pub fn calibrate(engine: &Engine, options: &SweepOptions) -> Result<Calibration,
         (None, None)
     };
     Ok(Calibration {
-        megapixels: f64::from(w) * f64::from(h) / 1e6,
+        megapixels: crate::system::units::megapixels(w, h),
         rounds: CALIBRATION_ROUNDS,
         cpu1_ns,
         cpu_all_ns,

@@ -201,7 +201,7 @@ fn measure_point(
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }
     let point = SweepPoint {
-        megapixels: f64::from(width) * f64::from(height) / 1e6,
+        megapixels: crate::system::units::megapixels(width, height),
         width,
         height,
         series,
