@@ -13,7 +13,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use super::convert::{Prepared, nanos_between, nanos_since, prepare};
-use super::luma_stream::convert_luma_stream;
+use super::decode_while_encode::convert_luma_stream;
 use super::report::{Phase, PhaseTiming};
 use super::spans::{Span, Track};
 use super::{

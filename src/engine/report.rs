@@ -10,7 +10,7 @@ use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
 /// How a decode's warning starts among a report's notes: written by the decode paths
-/// (`files.rs`, `luma_stream.rs`), read back by `FileReport::warnings`.
+/// (`files.rs`, `decode_while_encode.rs`), read back by `FileReport::warnings`.
 pub(super) const WARNING_NOTE: &str = "warning: ";
 
 /// A step of a conversion, in the order they happen.
