@@ -91,10 +91,12 @@ impl Session {
 
     /// Estimates the conversions in flight again from the pace as it is now (a compute ceiling
     /// was measured at the start of a worked run, which its first estimate did not know; a
-    /// worked GPU run on lavapipe estimated at 6.8 s without it took 32.5 s). Other jobs keep
-    /// theirs (a grid's comes from its calibration).
+    /// worked GPU run on lavapipe estimated at 6.8 s without it took 32.5 s), and the claims,
+    /// whose run measures the ceilings first. Other jobs keep theirs (a grid's comes from its
+    /// calibration).
     fn reestimate_sent(&self) {
-        for (id, task, parts) in self.pace.sent.iter().filter(|(_, task, _)| *task == Task::Convert) {
+        let again = |task: &Task| matches!(task, Task::Convert | Task::ClaimsQuick | Task::ClaimsAll);
+        for (id, task, parts) in self.pace.sent.iter().filter(|(_, task, _)| again(task)) {
             if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == *id) {
                 ticket.set_estimate(self.pace.pace.job(*task, parts).seconds);
             }

@@ -294,6 +294,10 @@ impl WorkerState {
                 }
             }
             Job::Claims { ticket, quick } => {
+                // The ceilings first (claim 5 measures them anyway, and a cache has them after
+                // once): the session estimates the run again from them, not from a rough guess.
+                ticket.set_progress("Claims: this machine's ceilings", 0, 0, (0.0, 0.0));
+                self.reply(Reply::Ceilings(self.ceilings(false)));
                 self.reply(Reply::Answered(ticket.id, Answer::Claims(self.claims(&ticket, quick))));
             }
             job @ Job::RoundTrips { .. } => self.round_trips(job),
