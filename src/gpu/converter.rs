@@ -203,7 +203,7 @@ impl GpuConverter {
     /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with
     /// latency plus bandwidth (see [`crate::gpu::TransferPath`]).
     pub fn measure_paths(&self, largest_bytes: u64) -> Result<Vec<crate::gpu::TransferPath>, GpuError> {
-        crate::gpu::timing::paths::measure(&self.ctx, largest_bytes)
+        crate::gpu::timing::transfer::measure_paths(&self.ctx, largest_bytes)
     }
 
     /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.

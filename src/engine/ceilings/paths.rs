@@ -33,7 +33,7 @@ impl Engine {
     }
 }
 
-/// The fixed costs of graylab's own copies, fitted with Hockney's model over 4 KiB to 4 MiB: up
+/// The fixed costs of graylab's own copies, fitted with Hockney's model from 4 KiB up: up
 /// through mapped staging filled by every thread, down through readback memory read by every
 /// thread. What the crossover's explanation rests on: the CPU's time for that many nanoseconds
 /// is a size below which no GPU wins, however fast.
