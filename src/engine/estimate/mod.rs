@@ -214,11 +214,16 @@ impl Estimate {
         self.basis != Basis::Seen
     }
 
-    /// "about 12 s (from runs seen here)": [`Self::sentence`] short enough for a line beside a
-    /// button.
+    /// "about 12 s (from runs seen here)", or "under a second (…)": [`Self::sentence`] short
+    /// enough for a line beside a button.
     #[must_use]
     pub fn brief(&self) -> String {
-        format!("about {} ({})", duration_text(self.seconds), self.why().1)
+        let amount = if self.seconds < 0.5 {
+            "under a second".to_owned()
+        } else {
+            format!("about {}", duration_text(self.seconds.max(1.0)))
+        };
+        format!("{amount} ({})", self.why().1)
     }
 
     /// "about 12 s, from runs seen on this machine".

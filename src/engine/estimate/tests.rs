@@ -341,3 +341,11 @@ fn the_workgroup_race_first_estimate_follows_the_ceilings() {
         lavapipe.job(Task::Workgroups, &crate::engine::sweep::race_parts(12, &settings, 66.4, &budget));
     assert!((1.8..2.05).contains(&(double.seconds / slow.seconds)), "{double:?} against {slow:?}");
 }
+
+#[test]
+fn a_brief_estimate_says_its_basis_in_a_few_words_and_never_zero_seconds() {
+    let e = |seconds, basis| Estimate { seconds, basis }.brief();
+    assert_eq!(e(12.4, Basis::Seen), "about 12 s (from runs seen here)");
+    assert_eq!(e(0.7, Basis::Ceilings), "about 1 s (from this machine's ceilings)");
+    assert_eq!(e(0.2, Basis::Guess), "under a second (a rough guess)");
+}
