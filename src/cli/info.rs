@@ -62,12 +62,11 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         // Each step said as it starts, so that seconds of measuring are not seconds of silence.
         errln!("measuring the CPU's compute ceiling…");
         let cpu = engine.cpu_compute(true)?;
-        let memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
-        errln!("measuring the GPU's ceilings: every copy, the device copy, the compute ceiling…");
-        let gpu = engine.gpu_ceilings(true)?;
-        drop(memory);
-        errln!("timing every transfer path from 4 KiB up…");
-        let paths = engine.transfer_paths(LARGEST_PATH_BYTES).context("cannot measure the transfer paths")?;
+        errln!(
+            "timing every transfer path from 4 KiB up, the GPU's ceilings read from them, the compute ceiling…"
+        );
+        let (gpu, paths) =
+            engine.gpu_ceilings_and_paths(LARGEST_PATH_BYTES).context("cannot measure the GPU ceilings")?;
         (Some(gpu), Some(cpu), Some(paths))
     } else {
         let cached = adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()));

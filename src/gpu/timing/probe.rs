@@ -126,14 +126,27 @@ impl GpuCeilings {
 /// compute ceiling, each inside error scopes. The GPU steps are timed with encoder timestamps
 /// only on a hardware adapter that reads them in place (see `GpuConverter::measure_ceilings`).
 pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Result<GpuCeilings, GpuError> {
+    Ok(measure_with_paths(ctx, check, 0, &[])?.0)
+}
+
+/// The ceilings as [`measure_ceilings`] reads them, and each path of `kinds` (timed up to
+/// `largest_bytes`) from the same reading: the probe's paths are timed once for both.
+pub(crate) fn measure_with_paths(
+    ctx: &GpuContext,
+    check: &TimestampCheck,
+    largest_bytes: u64,
+    kinds: &[PathKind],
+) -> Result<(GpuCeilings, Vec<TransferPath>), GpuError> {
     let gpu_clock = ctx.timestamps().encoders && !ctx.is_software() && check.in_place(ctx)?;
     let started = Instant::now();
-    let largest = PROBE_BYTES.min(ctx.limits().max_buffer_size) / 256 * 256;
-    let (paths, host_memcpy) = scoped(ctx, || {
-        let rig = Rig::new(ctx, largest, &PROBE_PATHS, gpu_clock)?;
-        Ok((rig.measure(&PROBE_PATHS)?, rig.memcpy()))
+    let probe_bytes = PROBE_BYTES.min(ctx.limits().max_buffer_size) / 256 * 256;
+    let timed: Vec<PathKind> =
+        PathKind::ALL.into_iter().filter(|k| kinds.contains(k) || PROBE_PATHS.contains(k)).collect();
+    let (mut paths, host_memcpy) = scoped(ctx, || {
+        let rig = Rig::new(ctx, largest_bytes.max(probe_bytes), &timed, gpu_clock)?;
+        Ok((rig.measure(&timed)?, rig.memcpy(probe_bytes)))
     })?;
-    let steps = ProbeSteps::of(&paths).ok_or(GpuError::Bug("a probe path without its steps"))?;
+    let steps = ProbeSteps::at(&paths, probe_bytes).ok_or(GpuError::Bug("a probe path without its steps"))?;
     log::debug!(
         "device copy: {:.1} GB/s by a copy command, {:.1} GB/s by a copy kernel",
         steps.by_command.gb_per_s(),
@@ -141,7 +154,9 @@ pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Resu
     );
     let device_copy_by_kernel = steps.by_kernel.gb_per_s() > steps.by_command.gb_per_s();
     let info = ctx.adapter_info();
-    Ok(GpuCeilings {
+    let copy_latency_ns = copy_latency_ns(&paths);
+    paths.retain(|p| kinds.contains(&p.path));
+    let ceilings = GpuCeilings {
         adapter_key: GpuCeilings::key_of(info),
         adapter: info.name.clone(),
         software_adapter: ctx.is_software(),
@@ -155,9 +170,10 @@ pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Resu
         host_memcpy,
         submit_latency_ns: steps.submit_latency_ns,
         compute: Some(measure_checked(ctx, check)?),
-        copy_latency_ns: copy_latency_ns(&paths),
+        copy_latency_ns,
         probe_ns: nanos(started.elapsed()),
-    })
+    };
+    Ok((ceilings, paths))
 }
 
 /// The ceilings the probe's paths give: each step at the largest size, the device copies with
@@ -174,9 +190,12 @@ struct ProbeSteps {
 }
 
 impl ProbeSteps {
-    /// The steps of [`PROBE_PATHS`] among `paths`; `None` where one is missing.
-    fn of(paths: &[TransferPath]) -> Option<Self> {
-        let largest = |kind| paths.iter().find(|p| p.path == kind)?.points.last().copied();
+    /// The steps of [`PROBE_PATHS`] among `paths` at `bytes` (at the largest size up to it);
+    /// `None` where one is missing.
+    fn at(paths: &[TransferPath], bytes: u64) -> Option<Self> {
+        let largest = |kind| {
+            paths.iter().find(|p| p.path == kind)?.points.iter().rev().find(|q| q.bytes <= bytes).copied()
+        };
         let (staged, readback) =
             (largest(PathKind::StagedAllThreads)?, largest(PathKind::ReadbackAllThreads)?);
         let read_and_write = |b: Bandwidth| Bandwidth { bytes: 2 * b.bytes, ..b };
@@ -243,7 +262,7 @@ mod tests {
             path(PathKind::DeviceCopyKernel, 14_000.0, 600.0, false, 1_100.0),
             path(PathKind::ReadbackAllThreads, 40_000.0, 15.0, true, 45.0),
         ];
-        let steps = ProbeSteps::of(&paths).expect("every step");
+        let steps = ProbeSteps::at(&paths, PROBE_BYTES).expect("every step");
         assert_eq!(steps.host_to_staging.bytes, PROBE_BYTES);
         assert!((steps.host_to_staging.gb_per_s() - 40.0).abs() < 0.01, "{steps:?}");
         assert!((steps.staging_to_device.gb_per_s() - 50.0).abs() < 0.01, "{steps:?}");
@@ -260,6 +279,11 @@ mod tests {
         let [up, down] = copy_latency_ns(&paths).expect("fitted");
         assert!((up - 30_000.0).abs() < 50.0 && (down - 40_000.0).abs() < 50.0, "{up} {down}");
         // Without one of its paths the probe has no ceilings to give.
-        assert_eq!(ProbeSteps::of(&paths[..3]), None);
+        assert_eq!(ProbeSteps::at(&paths[..3], PROBE_BYTES), None);
+        // Paths timed beyond the probe's size give their steps at it.
+        let longer = path(PathKind::StagedAllThreads, 30_000.0, 20.0, true, 50.0);
+        let mut beyond = paths.clone();
+        beyond[0].points.push(PathPoint { bytes: 4 * PROBE_BYTES, ..longer.points[0] });
+        assert_eq!(ProbeSteps::at(&beyond, PROBE_BYTES), Some(steps));
     }
 }

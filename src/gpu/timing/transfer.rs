@@ -1,7 +1,7 @@
 //! The one measuring routine of the transfer paths: their buffers, and each path timed at every
 //! size after one warm-up, end to end on the CPU clock, with its host copy and its GPU commands
 //! timed apart in the same runs. The transfer paths (`paths.rs`) are its curves; the probe's
-//! ceilings (`probe.rs`) are its steps at the largest size.
+//! ceilings (`probe.rs`) are its steps at the probe's size.
 
 use std::time::Instant;
 
@@ -29,10 +29,14 @@ pub(crate) fn scoped<T>(ctx: &GpuContext, f: impl FnOnce() -> Result<T, GpuError
 /// Every path of [`PathKind::ALL`] this device has, over [`sizes`] up to `largest_bytes`, on the
 /// CPU clock, inside error scopes.
 pub(crate) fn measure_paths(ctx: &GpuContext, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
-    let (features, device_type) = (ctx.device().features(), ctx.adapter_info().device_type);
-    let kinds: Vec<PathKind> =
-        PathKind::ALL.into_iter().filter(|k| k.measured_on(features, device_type)).collect();
+    let kinds = measurable(ctx);
     scoped(ctx, || Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
+}
+
+/// Every path of [`PathKind::ALL`] this device has.
+pub(crate) fn measurable(ctx: &GpuContext) -> Vec<PathKind> {
+    let (features, device_type) = (ctx.device().features(), ctx.adapter_info().device_type);
+    PathKind::ALL.into_iter().filter(|k| k.measured_on(features, device_type)).collect()
 }
 
 /// One run's times, nanoseconds.
@@ -211,21 +215,23 @@ impl<'a> Rig<'a> {
         Ok(run)
     }
 
-    /// A plain parallel `memcpy` of the largest size, with the same threads and pieces as the
-    /// host copies, run as often as a path's largest size: the host's own reference.
-    pub(crate) fn memcpy(&self) -> Bandwidth {
-        let mut dst = vec![1u8; self.src.len()];
-        let runs = (0..=repeats(self.largest))
+    /// A plain parallel `memcpy` of `bytes` (at most the largest size), with the same threads
+    /// and pieces as the host copies, run as often as a path at that size: the host's own
+    /// reference.
+    pub(crate) fn memcpy(&self, bytes: u64) -> Bandwidth {
+        let src = self.src.get(..usize::try_from(bytes).unwrap_or(usize::MAX)).unwrap_or(&self.src);
+        let mut dst = vec![1u8; src.len()];
+        let runs = (0..=repeats(src.len() as u64))
             .map(|_| {
                 let started = Instant::now();
                 dst.par_chunks_mut(PIECE_BYTES)
-                    .zip(self.src.par_chunks(PIECE_BYTES))
+                    .zip(src.par_chunks(PIECE_BYTES))
                     .for_each(|(to, from)| to.copy_from_slice(from));
                 nanos(started.elapsed())
             })
             .skip(1)
             .collect();
-        Bandwidth::of(self.largest, runs, Clock::CpuClock)
+        Bandwidth::of(src.len() as u64, runs, Clock::CpuClock)
     }
 }
 
