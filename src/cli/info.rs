@@ -11,7 +11,7 @@ use clap::Args;
 use crate::engine::ceilings::{
     ComputeCeilings, KnownCeilings, cached_ceilings, cached_cpu_compute, compute_ceilings_of,
 };
-use crate::engine::ceilings::{LARGEST_PATH_BYTES, TransferPath};
+use crate::engine::ceilings::{LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::{
     Bandwidth, CpuCompute, Engine, GpuCompute, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters,
     simd_level,
@@ -62,12 +62,11 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         // Each step said as it starts, so that seconds of measuring are not seconds of silence.
         errln!("measuring the CPU's compute ceiling…");
         let cpu = engine.cpu_compute(true)?;
-        let memory = budget().try_reserve(PROBE_HOLD_BYTES).context("cannot measure the GPU ceilings")?;
-        errln!("measuring the GPU's ceilings: every copy, the device copy, the compute ceiling…");
-        let gpu = engine.gpu_ceilings(true)?;
-        drop(memory);
-        errln!("timing every transfer path from 4 KiB up…");
-        let paths = engine.transfer_paths(LARGEST_PATH_BYTES).context("cannot measure the transfer paths")?;
+        errln!(
+            "timing every transfer path from 4 KiB up, the GPU's ceilings read from them, the compute ceiling…"
+        );
+        let (gpu, paths) =
+            engine.gpu_ceilings_and_paths(LARGEST_PATH_BYTES).context("cannot measure the GPU ceilings")?;
         (Some(gpu), Some(cpu), Some(paths))
     } else {
         let cached = adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()));
@@ -185,7 +184,15 @@ fn paths_lines(paths: &[TransferPath]) -> Vec<String> {
         ),
     ];
     for p in paths {
-        let at_largest = p.largest_gb_per_s();
+        // A path that stops short of the largest size (the copy kernel: one storage binding)
+        // says where it was measured.
+        let own_largest = if p.path == PathKind::Both { sizes(p).1 / 2 } else { sizes(p).1 };
+        let at_largest = gb(p.largest_gb_per_s());
+        let at_largest = if own_largest == largest {
+            at_largest
+        } else {
+            format!("{at_largest} at {}", human_bytes(own_largest))
+        };
         lines.push(match &p.fit {
             Some(f) => format!(
                 "    {:<34} {:>10} {:>11} {:>11} {:>9.0}%  {}",
@@ -194,7 +201,7 @@ fn paths_lines(paths: &[TransferPath]) -> Vec<String> {
                 gb(f.gb_per_s),
                 human_bytes(f.n_half_bytes.round() as u64),
                 f.rms_relative_error * 100.0,
-                gb(at_largest)
+                at_largest
             ),
             None => format!("    {:<34} no fit: its time did not grow with size", p.path.label()),
         });

@@ -200,10 +200,21 @@ impl GpuConverter {
         crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)
     }
 
+    /// [`Self::measure_ceilings`] and every transfer path this device has (up to
+    /// `largest_bytes`, at least the probe's size) from one reading: the probe's paths are
+    /// timed once for both.
+    pub fn measure_ceilings_and_paths(
+        &self,
+        largest_bytes: u64,
+    ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
+        let kinds = crate::gpu::timing::transfer::measurable(&self.ctx);
+        crate::gpu::timing::probe::measure_with_paths(&self.ctx, &self.timestamp_check, largest_bytes, &kinds)
+    }
+
     /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with
     /// latency plus bandwidth (see [`crate::gpu::TransferPath`]).
     pub fn measure_paths(&self, largest_bytes: u64) -> Result<Vec<crate::gpu::TransferPath>, GpuError> {
-        crate::gpu::timing::paths::measure(&self.ctx, largest_bytes)
+        crate::gpu::timing::transfer::measure_paths(&self.ctx, largest_bytes)
     }
 
     /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.

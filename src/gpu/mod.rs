@@ -37,6 +37,7 @@ pub use run::resident::ResidentPass;
 pub use run::round_trip::{RoundTripTime, WarmRoundTrip};
 pub use timing::compute::GpuCompute;
 pub use timing::paths::{
-    HELD_BUFFERS, Hockney, LARGEST_BYTES, PathKind, PathPoint, TransferPath, copy_latency_ns,
+    Bandwidth, HELD_BUFFERS, Hockney, LARGEST_BYTES, PathKind, PathPoint, TransferPath, copy_latency_ns,
+    repeats as path_repeats, sizes as path_sizes,
 };
-pub use timing::probe::{Bandwidth, GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES};
+pub use timing::probe::{GpuCeilings, PROBE_BYTES, PROBE_HOLD_BYTES};

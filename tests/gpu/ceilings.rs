@@ -239,10 +239,10 @@ fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
     assert!(Path::new(path).starts_with(cache.join("graylab")) && Path::new(path).is_file(), "{path}");
     // With the probe, every transfer path as latency, bandwidth and n½.
     let paths = info["transfer_paths"].as_array().expect("transfer paths");
-    // Seven paths, and the two mapped storage buffers on unified memory.
+    // Eight paths, and the two mapped storage buffers on unified memory.
     let (features, device_type) = (gpu.device().features(), gpu.adapter_info().device_type);
     let measurable = PathKind::ALL.iter().filter(|k| k.measured_on(features, device_type)).count();
-    assert_eq!((paths.len(), measurable), (measurable, if gpu.is_software() { 9 } else { measurable }));
+    assert_eq!((paths.len(), measurable), (measurable, if gpu.is_software() { 10 } else { measurable }));
     for p in paths {
         let fit = &p["fit"];
         assert!(fit["gb_per_s"].as_f64().is_some_and(|b| b > 0.0), "{p}");

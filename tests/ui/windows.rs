@@ -227,12 +227,19 @@ fn the_transfer_paths_window_measures_every_path_and_charts_it() {
     h.state_mut().open_transfer_paths(4);
     h.run_steps(2);
     h.get_by_label("Not measured yet.");
+    // What it will take is said before it starts, with what it rests on.
+    let node = h.get_by_label_contains("Takes ");
+    let said = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
+    assert!(said.contains(" (") && said.ends_with(")."), "{said}");
+    assert!(h.ctx.content_rect().contains_rect(node.rect()), "{said} is on screen");
     h.get_by_label("Measure transfer paths").click();
+    h.run_steps(1);
+    assert!(h.query_by_label_contains("Takes ").is_none(), "said before it starts, not while it runs");
     harness::settle(&mut h);
     let paths = h.state().view().transfer_paths.expect("measured").to_vec();
-    // Seven, and the mapped storage buffers on unified memory (a software adapter's is).
+    // Eight, and the mapped storage buffers on unified memory (a software adapter's is).
     let software = common::gpu().is_some_and(|g| g.is_software());
-    assert!(paths.len() == 7 || software && paths.len() == 9, "{}", paths.len());
+    assert!(paths.len() == 8 || software && paths.len() == 10, "{}", paths.len());
     for p in &paths {
         assert_eq!(p.points.last().map(|q| q.bytes % (4 << 20)), Some(0), "up to 4 MiB: {p:?}");
         assert!(p.fit.is_some_and(|f| f.gb_per_s > 0.0 && f.latency_ns >= 0.0), "{p:?}");

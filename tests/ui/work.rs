@@ -361,6 +361,10 @@ fn try_every_size_races_the_shapes_and_gives_a_verdict() {
             .and_then(|n| text_of(&n))
     };
     assert!(verdict(&h).is_none(), "no verdict before it is asked");
+    // What the race will take is said before it starts, with what it rests on.
+    let said = h.query_by_label_contains("Trying every size takes ").and_then(|n| text_of(&n));
+    let said = said.expect("the race's estimate");
+    assert!(said.contains(" (") && said.ends_with(")."), "{said}");
     let runs_before = h.state().view().runs.len();
     h.get_by_label("Try every size").click();
     settle(&mut h);

@@ -326,6 +326,12 @@ impl ChartsDock {
         // "Luma as stored" has no kernel to race: nothing of it goes to the GPU.
         let stored_luma = session.settings().convert.formula == crate::pixel::Formula::StoredLuma;
         let enabled = session.input().is_some() && session.gpu_usable() && !racing && !stored_luma;
+        // What the race would take, said before it starts.
+        let race_parts = race_parts(session, valid.len());
+        self.race.estimate = race_parts
+            .as_ref()
+            .filter(|_| enabled)
+            .map(|(_, parts)| session.pace().job(crate::engine::estimate::Task::Workgroups, parts));
         let current = session.settings().convert.workgroup;
         let narrow = ui.available_width() < 760.0;
         if narrow {
@@ -385,17 +391,11 @@ impl ChartsDock {
             workgroups::Asked::Nothing => {}
             workgroups::Asked::Use(workgroup) => session.settings_mut().convert.workgroup = workgroup,
             workgroups::Asked::Race => {
-                let Some(input) = session.input().cloned() else { return };
-                let settings = ConvertSettings { backend: Backend::Gpu, ..session.settings().convert };
+                let (Some(input), Some((settings, parts))) = (session.input().cloned(), race_parts) else {
+                    return;
+                };
                 let ticket = Ticket::new(session.next_job_id());
                 self.race.start(ticket.id);
-                // Each valid size's warm-up and first look; how many more rounds it takes to
-                // decide is learned as the job's overhead.
-                let budget = crate::engine::sampling::Budget::FULL;
-                let rounds = u32::try_from(valid.len() * (budget.warmup_rounds + budget.min_rounds))
-                    .unwrap_or(u32::MAX);
-                let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
-                let parts = crate::app::session::pace::convert_parts(&[settings], rounds, megapixels);
                 let job = Job::Workgroups { ticket, input, settings };
                 session.send_estimated(
                     JobKind::Workgroups,
@@ -406,6 +406,19 @@ impl ChartsDock {
             }
         }
     }
+}
+
+/// The settings of a race of `shapes` shapes on the open image (the GPU's), and what it runs
+/// at least, for its estimate; `None` without an image.
+fn race_parts(
+    session: &Session,
+    shapes: usize,
+) -> Option<(ConvertSettings, Vec<crate::engine::estimate::Part>)> {
+    let input = session.input()?;
+    let settings = ConvertSettings { backend: Backend::Gpu, ..session.settings().convert };
+    let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+    let budget = crate::engine::sampling::Budget::FULL;
+    Some((settings, crate::engine::sweep::race_parts(shapes, &settings, megapixels, &budget)))
 }
 
 /// The image opened before `current` that has runs.

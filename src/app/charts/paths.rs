@@ -10,11 +10,12 @@ use super::{fixed_plot, legend_ui, marks_at, nice_spacer};
 use crate::engine::ceilings::{PathKind, PathPoint, TransferPath};
 
 /// Each path's colour, in [`PathKind::ALL`]'s order.
-const COLOURS: [Color32; 9] = [
+const COLOURS: [Color32; 10] = [
     Color32::from_rgb(230, 140, 60),
     Color32::from_rgb(200, 170, 70),
     Color32::from_rgb(240, 200, 90),
     Color32::from_rgb(80, 170, 90),
+    Color32::from_rgb(150, 210, 110),
     Color32::from_rgb(120, 150, 230),
     Color32::from_rgb(70, 110, 220),
     Color32::from_rgb(190, 110, 200),

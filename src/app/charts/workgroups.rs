@@ -13,6 +13,7 @@ use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui,
 use crate::app::state::{RunRecord, RunSeries};
 use crate::app::work::error::WorkError;
 use crate::app::work::jobs::Answer;
+use crate::engine::estimate::Estimate;
 use crate::engine::sweep::WorkgroupRace;
 use crate::engine::{Backend, Phase, Stats, WorkgroupSize};
 use crate::system::clock::Clock;
@@ -24,6 +25,8 @@ pub struct Race {
     pub pending: Option<u64>,
     /// The image raced and what the race said (or why it said nothing).
     shown: Option<(u64, Result<WorkgroupRace, WorkError>)>,
+    /// What a race would take, said beside its button before it starts (`None`: it cannot).
+    pub estimate: Option<Estimate>,
 }
 
 impl Race {
@@ -256,6 +259,10 @@ pub fn workgroups_chart_ui(
             asked = Asked::Race;
         }
     });
+    if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {
+        let text = format!("Trying every size takes {}.", estimate.brief());
+        ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
+    }
     verdict_ui(ui, race, image, current, &mut asked);
     let (boxes, names, source, what) = if let Some(r) = raced {
         let (b, n, s) = race_boxes(r);

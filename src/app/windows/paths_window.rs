@@ -1,7 +1,8 @@
 //! The transfer-paths window: every way bytes reach this GPU and come back (`queue.write_buffer`,
-//! mapped staging by one thread and by all, a device copy, readback by one thread and by all,
-//! both ways at once), timed end to end from 4 KiB up and fitted with latency plus bandwidth;
-//! the table of fits with each path's n½, and the chart of achieved bandwidth against size.
+//! mapped staging by one thread and by all, a device copy by command and by kernel, readback by
+//! one thread and by all, both ways at once), timed end to end from 4 KiB up and fitted with
+//! latency plus bandwidth; what it will take, said before it starts; the table of fits with each
+//! path's n½, and the chart of achieved bandwidth against size.
 
 use std::sync::Arc;
 
@@ -12,7 +13,8 @@ use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::error::WorkError;
 use crate::app::work::jobs::{Answer, Job, Ticket};
-use crate::engine::ceilings::TransferPath;
+use crate::engine::ceilings::{PathKind, TransferPath};
+use crate::engine::estimate::{Part, Task};
 use crate::system::units::{duration, gb, human_bytes};
 
 /// The largest sizes offered, MiB.
@@ -87,14 +89,18 @@ impl PathsWindow {
             let can = !running && session.gpu_usable();
             let button = ui.add_enabled(can, egui::Button::new("Measure transfer paths"));
             if button
-                .on_hover_text(
-                    "Seven paths (nine on unified memory), nine repeats a size (five from 64 MiB); a few seconds",
-                )
+                .on_hover_text("Eight paths (ten on unified memory), nine repeats a size (five from 64 MiB)")
                 .clicked()
             {
                 self.start(session);
             }
         });
+        // What the job will take, said before it starts.
+        if let Some(parts) = self.parts(session).filter(|_| !running && self.pending.is_none()) {
+            let estimate = session.pace().job(Task::TransferPaths, &parts);
+            let text = format!("Takes {}.", estimate.brief());
+            ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
+        }
         if !session.gpu_usable() {
             ui.colored_label(look::WARNING, "The GPU cannot be used here: there is no transfer to measure.");
         } else if session.gpu().is_some_and(|g| g.is_software()) {
@@ -126,14 +132,26 @@ impl PathsWindow {
         }
     }
 
+    /// What measuring every path this GPU has up to the largest size runs, for its estimate;
+    /// `None` without a usable GPU.
+    fn parts(&self, session: &Session) -> Option<Vec<Part>> {
+        let gpu = session.gpu().filter(|_| session.gpu_usable())?;
+        let (features, device_type) = (gpu.device().features(), gpu.adapter_info().device_type);
+        let paths = PathKind::ALL.iter().filter(|k| k.measured_on(features, device_type)).count();
+        Some(crate::engine::estimate::transfer_paths_parts(self.largest_mib << 20, paths))
+    }
+
     fn start(&mut self, session: &mut Session) {
         let ticket = Ticket::new(session.next_job_id());
         self.pending = Some(ticket.id);
         self.shown = None;
-        session.send(
-            JobKind::TransferPaths,
-            Job::TransferPaths { ticket, largest_bytes: self.largest_mib << 20 },
-        );
+        let job = Job::TransferPaths { ticket, largest_bytes: self.largest_mib << 20 };
+        match self.parts(session) {
+            Some(parts) => {
+                session.send_estimated(JobKind::TransferPaths, job, Task::TransferPaths, parts);
+            }
+            None => session.send(JobKind::TransferPaths, job),
+        }
     }
 }
 

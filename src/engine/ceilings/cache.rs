@@ -12,7 +12,7 @@ use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
-use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, GpuError};
+use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, GpuConverter, GpuError};
 use crate::io::{IoError, WriteCause};
 
 /// Version of the cache file's layout; a file of another version is measured again.
@@ -218,16 +218,60 @@ impl Engine {
                 return Ok(k);
             }
         }
+        self.measure_gpu_ceilings(&mut known, converter, GpuConverter::measure_ceilings)
+    }
+
+    /// This GPU's ceilings measured now and cached (as [`Self::gpu_ceilings`] with `remeasure`),
+    /// and every transfer path up to `largest_bytes` (as [`Self::transfer_paths`] sizes it), from
+    /// one reading (`graylab info --probe`): the probe's paths are timed once for both. Where the
+    /// memory budget has no room for the paths at the probe's size, one after the other.
+    pub fn gpu_ceilings_and_paths(
+        &self,
+        largest_bytes: u64,
+    ) -> Result<(KnownCeilings, Vec<crate::gpu::TransferPath>), EngineError> {
+        let (largest, memory) = super::paths::room_for_paths(largest_bytes)?;
+        if largest < crate::gpu::PROBE_BYTES {
+            drop(memory);
+            let known = {
+                let _memory =
+                    crate::system::memory_budget::budget().try_reserve(crate::gpu::PROBE_HOLD_BYTES)?;
+                self.gpu_ceilings(true)?
+            };
+            return Ok((known, self.transfer_paths(largest_bytes)?));
+        }
+        let converter = self.gpu_converter()?;
+        let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut paths = None;
+        // A second reading (a busy machine) times the probe's paths alone.
+        let measured = self.measure_gpu_ceilings(&mut known, converter, |c| {
+            if paths.is_some() {
+                return c.measure_ceilings();
+            }
+            let (ceilings, measured) = c.measure_ceilings_and_paths(largest)?;
+            paths = Some(measured);
+            Ok(ceilings)
+        })?;
+        Ok((measured, paths.unwrap_or_default()))
+    }
+
+    /// Measures this GPU's ceilings with `measure` (twice where they spread as on a busy
+    /// machine), keeps them in `known`, caches them and starts the submission budget from them.
+    fn measure_gpu_ceilings(
+        &self,
+        known: &mut Option<KnownCeilings>,
+        converter: &GpuConverter,
+        mut measure: impl FnMut(&GpuConverter) -> Result<GpuCeilings, GpuError>,
+    ) -> Result<KnownCeilings, EngineError> {
         let before = crate::system::load::CpuSnapshot::now();
         let ceilings = crate::system::one_time::timed(|| {
-            let ceilings = converter.measure_ceilings()?;
+            let ceilings = measure(converter)?;
             // A busy machine shows in the probe's own spread: then it measures once more, and
             // each step keeps its best run of the two.
             if spread(&ceilings) <= BUSY_SPREAD {
                 return Ok::<_, GpuError>(ceilings);
             }
             log::info!("the GPU ceilings spread {:.1}x between runs: measuring again", spread(&ceilings));
-            let again = converter.measure_ceilings()?;
+            let again = measure(converter)?;
             Ok(best_of(ceilings, &again))
         })?;
         let busy = crate::system::load::was_busy_since(before).unwrap_or(false);

@@ -14,26 +14,35 @@ impl Engine {
     /// budget and must fit it now), each fitted with Hockney's model.
     pub fn transfer_paths(&self, largest_bytes: u64) -> Result<Vec<TransferPath>, EngineError> {
         let converter = self.gpu_converter()?;
-        let budget = crate::system::memory_budget::budget();
-        // A probe takes at most a quarter of the budget: other work (a test's neighbours, the
-        // app's image) keeps its room.
-        let quarter = budget.capacity().0 / 4;
-        let mut largest = largest_bytes.max(SMALLEST_LARGEST_BYTES);
-        while largest / 4 >= SMALLEST_LARGEST_BYTES && largest.saturating_mul(HELD_BUFFERS) > quarter {
-            largest /= 4;
-        }
-        let _memory = loop {
-            match budget.try_reserve(largest.saturating_mul(HELD_BUFFERS)) {
-                Ok(r) => break r,
-                Err(e) if largest / 4 < SMALLEST_LARGEST_BYTES => return Err(e.into()),
-                Err(_) => largest /= 4,
-            }
-        };
+        let (largest, _memory) = room_for_paths(largest_bytes)?;
         Ok(crate::system::one_time::timed(|| converter.measure_paths(largest))?)
     }
 }
 
-/// The fixed costs of graylab's own copies, fitted with Hockney's model over 4 KiB to 4 MiB: up
+/// The largest size to time the paths at, up to `largest_bytes` (or less, in steps of 4, at
+/// least 4 MiB: their buffers take at most a quarter of the memory budget and must fit it now),
+/// with the memory reserved for them.
+pub(super) fn room_for_paths(
+    largest_bytes: u64,
+) -> Result<(u64, crate::system::memory_budget::Reservation), EngineError> {
+    let budget = crate::system::memory_budget::budget();
+    // A probe takes at most a quarter of the budget: other work (a test's neighbours, the app's
+    // image) keeps its room.
+    let quarter = budget.capacity().0 / 4;
+    let mut largest = largest_bytes.max(SMALLEST_LARGEST_BYTES);
+    while largest / 4 >= SMALLEST_LARGEST_BYTES && largest.saturating_mul(HELD_BUFFERS) > quarter {
+        largest /= 4;
+    }
+    loop {
+        match budget.try_reserve(largest.saturating_mul(HELD_BUFFERS)) {
+            Ok(r) => return Ok((largest, r)),
+            Err(e) if largest / 4 < SMALLEST_LARGEST_BYTES => return Err(e.into()),
+            Err(_) => largest /= 4,
+        }
+    }
+}
+
+/// The fixed costs of graylab's own copies, fitted with Hockney's model from 4 KiB up: up
 /// through mapped staging filled by every thread, down through readback memory read by every
 /// thread. What the crossover's explanation rests on: the CPU's time for that many nanoseconds
 /// is a size below which no GPU wins, however fast.

@@ -12,10 +12,12 @@
 
 mod eta;
 mod kept;
+mod parts;
 mod roofs;
 
 pub use eta::{SEEN_PACE_ALONE_AT, Standing};
 pub use kept::{load_pace, machine_name, save_pace};
+pub use parts::{round_trip_parts, sweep_parts, transfer_paths_parts};
 
 use crate::engine::{Backend, ConvertSettings, available_threads};
 
@@ -42,6 +44,9 @@ pub enum Lane {
     CpuAllThreads,
     /// The GPU end to end (upload, kernel, download).
     Gpu,
+    /// One transfer along a transfer path, never a conversion: a part of `n` bytes is
+    /// `n / BYTES_PER_PIXEL` pixels, so that its roof's `bytes_per_s` is the bandwidth.
+    Transfer,
 }
 
 impl Lane {
@@ -65,6 +70,8 @@ impl Lane {
             Self::CpuOneThread => Cost { fixed_s: 0.001, per_mp_s: 0.008, per_mp_round_s: 3e-4 },
             Self::CpuAllThreads => Cost { fixed_s: 0.001, per_mp_s: 0.004, per_mp_round_s: 1e-4 },
             Self::Gpu => Cost { fixed_s: 0.02, per_mp_s: 0.02, per_mp_round_s: 1e-4 },
+            // 1 GB/s and 50 µs a transfer: a software adapter's copies.
+            Self::Transfer => Cost { fixed_s: 5e-5, per_mp_s: 0.005, per_mp_round_s: 1e-4 },
         }
     }
 }
@@ -88,6 +95,8 @@ pub enum Task {
     Compare,
     /// Every workgroup size on one image, in turns until the fastest is decided.
     Workgroups,
+    /// Every transfer path timed from 4 KiB up (the app's Transfer paths window).
+    TransferPaths,
 }
 
 impl Task {
@@ -99,15 +108,17 @@ impl Task {
         self == Self::Convert
     }
 
-    /// Whether a job of this kind teaches the pace its runs ([`Pace::observe`]); the claims
-    /// teach it their overhead alone, so once one was seen its estimate rests on it.
+    /// Whether a job of this kind teaches the pace its runs ([`Pace::observe`]); the claims and
+    /// the transfer paths teach it their overhead alone, so once one was seen its estimate
+    /// rests on it.
     fn teaches_runs(self) -> bool {
-        !matches!(self, Self::ClaimsQuick | Self::ClaimsAll)
+        !matches!(self, Self::ClaimsQuick | Self::ClaimsAll | Self::TransferPaths)
     }
 
     /// Whether a job of this kind does its one-time work again every time, so that its overhead
     /// is learned with that work in: the claims open a device for each of claim 6's cold runs
-    /// (100 ms each on an H200, half its quick run) and, from the CLI, the GPU and its pipelines.
+    /// (100 ms each on an H200, half its quick run) and, from the CLI, the GPU and its pipelines;
+    /// the transfer paths are a measurement the engine counts as one-time work, done each time.
     #[must_use]
     pub fn repeats_one_time_work(self) -> bool {
         !self.teaches_runs()
@@ -119,6 +130,10 @@ impl Task {
         match self {
             Self::Grid => 1.05,
             Self::Sweep => 1.3,
+            // Transfers are priced at the copies' fastest runs; the paths take their medians,
+            // their map waits and one thread's copies: the H200's took 1.46 s priced at 0.57,
+            // lavapipe's 10 s priced at 4.4.
+            Self::TransferPaths => 2.0,
             _ => 1.2,
         }
     }
@@ -199,15 +214,33 @@ impl Estimate {
         self.basis != Basis::Seen
     }
 
+    /// "about 12 s (from runs seen here)", or "under a second (…)": [`Self::sentence`] short
+    /// enough for a line beside a button.
+    #[must_use]
+    pub fn brief(&self) -> String {
+        let amount = if self.seconds < 0.5 {
+            "under a second".to_owned()
+        } else {
+            format!("about {}", duration_text(self.seconds.max(1.0)))
+        };
+        format!("{amount} ({})", self.why().1)
+    }
+
     /// "about 12 s, from runs seen on this machine".
     #[must_use]
     pub fn sentence(&self) -> String {
-        let why = match self.basis {
-            Basis::Seen => "from runs seen on this machine",
-            Basis::Ceilings => "a guess from this machine's ceilings until a run is seen",
-            Basis::Guess => "a rough guess until a run is seen here",
-        };
-        format!("about {}, {why}", duration_text(self.seconds))
+        format!("about {}, {}", duration_text(self.seconds), self.why().0)
+    }
+
+    /// What it rests on, in a sentence's words and in a few.
+    fn why(&self) -> (&'static str, &'static str) {
+        match self.basis {
+            Basis::Seen => ("from runs seen on this machine", "from runs seen here"),
+            Basis::Ceilings => {
+                ("a guess from this machine's ceilings until a run is seen", "from this machine's ceilings")
+            }
+            Basis::Guess => ("a rough guess until a run is seen here", "a rough guess"),
+        }
     }
 }
 
@@ -432,7 +465,7 @@ impl Pace {
         let other = match lane {
             Lane::CpuOneThread => self.fitted(Lane::CpuAllThreads).map(|c| c.scaled(threads)),
             Lane::CpuAllThreads => self.fitted(Lane::CpuOneThread).map(|c| c.scaled(1.0 / threads)),
-            Lane::Gpu => None,
+            Lane::Gpu | Lane::Transfer => None,
         };
         if let Some(cost) = other {
             return Estimate { seconds: cost.run_s(megapixels, rounds), basis: Basis::Seen };
@@ -511,38 +544,6 @@ impl Pace {
         }
         self.overheads.push((task, overhead));
     }
-}
-
-/// The size parts of a plain size sweep: per size, each CPU series and the GPU's two (end to end
-/// and resident), each with a cold run and `runs` warm ones.
-#[must_use]
-pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
-    let runs = runs.max(1) as f64 + 1.0;
-    let mut parts = Vec::new();
-    for &megapixels in sizes_mp {
-        let part = |lane, runs| Part { lane, megapixels, rounds: 0, runs };
-        parts.push(part(Lane::CpuOneThread, runs));
-        parts.push(part(Lane::CpuAllThreads, runs));
-        if gpu {
-            parts.push(part(Lane::Gpu, 2.0 * runs));
-        }
-    }
-    parts
-}
-
-/// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
-/// run and `runs` warm ones of the CPU and of the GPU doing that many conversions of an image of
-/// `megapixels` at `rounds`.
-#[must_use]
-pub fn round_trip_parts(passes: &[u32], runs: usize, cpu: Lane, megapixels: f64, rounds: u32) -> Vec<Part> {
-    let runs = runs.max(1) as f64 + 1.0;
-    passes
-        .iter()
-        .flat_map(|&n| {
-            let runs = runs * f64::from(n.max(1));
-            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, runs })
-        })
-        .collect()
 }
 
 /// The geometric mean of positive finite values (1 when there are none).

@@ -1,6 +1,7 @@
 //! The lanes' ceilings from what `graylab info --probe` measured (and cached): the GPU end to
 //! end priced step by step, as the sweep's model prices it ([`crate::engine::sweep`]), and the
-//! CPU's streaming rate from the host's memcpy. A lane priced so says its estimate rests on this
+//! CPU's streaming rate from the host's memcpy, a transfer at the copies' rates and latencies. A
+//! lane priced so says its estimate rests on this
 //! machine's ceilings ([`super::Basis::Ceilings`]) until a run of it is seen.
 
 use super::{BYTES_PER_PIXEL, Lane, Pace, Roof};
@@ -36,8 +37,9 @@ impl Pace {
     /// Sets the lanes' ceilings from the GPU's probe `c`: the GPU end to end costs the submit's
     /// and the copies' latencies a run, and a pixel the plain conversion's steps at their
     /// ceilings (its compute ceiling, where measured, prices its rounds); the CPU lanes stream
-    /// at the host's memcpy rate (one thread at its share). The CPU's compute ceiling stays as
-    /// set ([`Pace::set_cpu_compute`]).
+    /// at the host's memcpy rate (one thread at its share); a transfer costs the copies' mean
+    /// latency and moves at the upload's and the download's rates as a whole, one of each. The
+    /// CPU's compute ceiling stays as set ([`Pace::set_cpu_compute`]).
     pub fn set_gpu_ceilings(&mut self, c: &GpuCeilings) {
         let fixed_ns = c.submit_latency_ns as f64 + c.copy_latency_ns.map_or(0.0, |[up, down]| up + down);
         let gpu = self.roof(Lane::Gpu);
@@ -47,6 +49,19 @@ impl Pace {
                 bytes_per_s: BYTES_PER_PIXEL / gpu_ns_per_pixel(c).max(f64::MIN_POSITIVE) * 1e9,
                 ops_per_s: c.compute.as_ref().map_or(gpu.ops_per_s, GpuCompute::ops_per_s),
                 fixed_s: Some(fixed_ns / 1e9),
+            },
+        );
+        let (up, down) = (c.host_to_device_gb_per_s(), c.device_to_host_gb_per_s());
+        let transfer = self.roof(Lane::Transfer);
+        self.set_roof(
+            Lane::Transfer,
+            Roof {
+                bytes_per_s: 2.0 / (1.0 / up.max(f64::MIN_POSITIVE) + 1.0 / down.max(f64::MIN_POSITIVE))
+                    * 1e9,
+                fixed_s: Some(
+                    c.copy_latency_ns.map_or(c.submit_latency_ns as f64, |[u, d]| f64::midpoint(u, d)) / 1e9,
+                ),
+                ..transfer
             },
         );
         let host_bytes_per_s = c.host_memcpy.gb_per_s() * 1e9;

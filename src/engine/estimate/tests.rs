@@ -236,6 +236,26 @@ fn probe(
 fn the_claims_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took() {
     let within_2x = |e: f64, took: f64| e / took <= 2.0 && took / e <= 2.0;
     // lavapipe on 2 threads here (`info --probe`, 2026-12-04): `claims --quick` took 10.4 s.
+    let (lavapipe, h200) = lavapipe_and_h200();
+    let e = lavapipe.job(Task::ClaimsQuick, &claims_parts(true));
+    assert_eq!(e.basis, Basis::Ceilings);
+    assert!(e.sentence().contains("ceilings"), "{}", e.sentence());
+    assert!(within_2x(e.seconds, 10.4), "lavapipe, quick: {e:?}");
+    // An NVIDIA H200 on 16 threads (/work/shared/gpu-h200, 2026-12-04): the quick set took
+    // 1.66 s, the full set 1.95 and 1.88 s; the fixed bounds said 45 and 90 s.
+    let (quick, full) =
+        (h200.job(Task::ClaimsQuick, &claims_parts(true)), h200.job(Task::ClaimsAll, &claims_parts(false)));
+    eprintln!(
+        "lavapipe quick {:.2} s; H200 quick {:.2} s, full {:.2} s",
+        e.seconds, quick.seconds, full.seconds
+    );
+    assert_eq!((quick.basis, full.basis), (Basis::Ceilings, Basis::Ceilings));
+    assert!(within_2x(quick.seconds, 1.66), "H200, quick: {quick:?}");
+    assert!(within_2x(full.seconds, 1.95), "H200, full: {full:?}");
+}
+
+/// lavapipe's ceilings here and the H200's (`/work/shared/gpu-h200/probe.json`).
+fn lavapipe_and_h200() -> (Pace, Pace) {
     let mut lavapipe = Pace::new("lavapipe");
     lavapipe.set_cpu_compute(2_038_431_744.0 / 20_979_988e-9, 2);
     lavapipe.set_gpu_ceilings(&probe(
@@ -252,12 +272,6 @@ fn the_claims_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took
         (154_681_344, 19_389_485),
         2,
     ));
-    let e = lavapipe.job(Task::ClaimsQuick, &claims_parts(true));
-    assert_eq!(e.basis, Basis::Ceilings);
-    assert!(e.sentence().contains("ceilings"), "{}", e.sentence());
-    assert!(within_2x(e.seconds, 10.4), "lavapipe, quick: {e:?}");
-    // An NVIDIA H200 on 16 threads (/work/shared/gpu-h200, 2026-12-04): the quick set took
-    // 1.66 s, the full set 1.95 and 1.88 s; the fixed bounds said 45 and 90 s.
     let mut h200 = Pace::new("H200");
     h200.set_cpu_compute(11_777_605_632.0 / 24_848_988e-9, 16);
     h200.set_gpu_ceilings(&probe(
@@ -274,13 +288,64 @@ fn the_claims_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took
         (125_615_210_496, 18_993_952),
         16,
     ));
-    let (quick, full) =
-        (h200.job(Task::ClaimsQuick, &claims_parts(true)), h200.job(Task::ClaimsAll, &claims_parts(false)));
-    eprintln!(
-        "lavapipe quick {:.2} s; H200 quick {:.2} s, full {:.2} s",
-        e.seconds, quick.seconds, full.seconds
-    );
-    assert_eq!((quick.basis, full.basis), (Basis::Ceilings, Basis::Ceilings));
-    assert!(within_2x(quick.seconds, 1.66), "H200, quick: {quick:?}");
-    assert!(within_2x(full.seconds, 1.95), "H200, full: {full:?}");
+    (lavapipe, h200)
+}
+
+#[test]
+fn the_transfer_paths_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took() {
+    let within_2x = |e: f64, took: f64| e / took <= 2.0 && took / e <= 2.0;
+    let (lavapipe, h200) = lavapipe_and_h200();
+    // Up to 256 MiB: lavapipe's ten paths took 10 s here; the H200's seven paths took 1.46 s
+    // in their timed runs (the sum of each size's median times its runs, probe.json).
+    let e = lavapipe.job(Task::TransferPaths, &transfer_paths_parts(256 << 20, 10));
+    assert_eq!(e.basis, Basis::Ceilings);
+    assert!(within_2x(e.seconds, 10.0), "lavapipe: {e:?}");
+    let h = h200.job(Task::TransferPaths, &transfer_paths_parts(256 << 20, 7));
+    assert_eq!(h.basis, Basis::Ceilings);
+    assert!(within_2x(h.seconds, 1.46), "H200: {h:?}");
+    eprintln!("transfer paths to 256 MiB: lavapipe {:.2} s, H200 {:.2} s", e.seconds, h.seconds);
+    // A quarter of the size takes about a quarter of the time: the bytes decide.
+    let small = lavapipe.job(Task::TransferPaths, &transfer_paths_parts(64 << 20, 10));
+    assert!((3.0..5.0).contains(&(e.seconds / small.seconds)), "{e:?} against {small:?}");
+    // Once one was seen, its wall time over the ceilings' price is the next one's share.
+    let mut seen = lavapipe.clone();
+    let parts = transfer_paths_parts(64 << 20, 10);
+    seen.finished(Task::TransferPaths, &parts, 3.0, None);
+    let next = seen.job(Task::TransferPaths, &parts);
+    assert_eq!(next.basis, Basis::Seen);
+    assert!((next.seconds - 3.0).abs() < 1e-9, "{next:?}");
+    // Conversions are not taught by it: a GPU run still rests on the ceilings.
+    assert_eq!(seen.run(Lane::Gpu, 33.0, 0).basis, Basis::Ceilings);
+}
+
+#[test]
+fn the_workgroup_race_first_estimate_follows_the_ceilings() {
+    let (lavapipe, h200) = lavapipe_and_h200();
+    let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    let budget = crate::engine::sampling::Budget::FULL;
+    // Twelve shapes on an 8K photo (33 MP), each its warm-up and first look.
+    let parts = crate::engine::sweep::race_parts(12, &settings, 33.2, &budget);
+    let (slow, fast) = (lavapipe.job(Task::Workgroups, &parts), h200.job(Task::Workgroups, &parts));
+    assert_eq!((slow.basis, fast.basis), (Basis::Ceilings, Basis::Ceilings));
+    eprintln!("a race of 12 shapes at 33 MP: lavapipe {:.2} s, H200 {:.2} s", slow.seconds, fast.seconds);
+    // The GPU's runs at each machine's ceilings, times a race's guessed overhead.
+    for (pace, e) in [(&lavapipe, slow), (&h200, fast)] {
+        let runs = 12.0 * (budget.warmup_rounds + budget.min_rounds) as f64;
+        let one = pace.run(Lane::Gpu, 33.2, settings.work.rounds).seconds;
+        assert!((e.seconds - 1.2 * runs * one).abs() < 1e-9 * e.seconds, "{e:?}");
+    }
+    // lavapipe's copies run at a tenth of the H200's and its compute far below: far longer.
+    assert!(slow.seconds > 5.0 * fast.seconds, "lavapipe {slow:?}, H200 {fast:?}");
+    // Twice the pixels, about twice the time.
+    let double =
+        lavapipe.job(Task::Workgroups, &crate::engine::sweep::race_parts(12, &settings, 66.4, &budget));
+    assert!((1.8..2.05).contains(&(double.seconds / slow.seconds)), "{double:?} against {slow:?}");
+}
+
+#[test]
+fn a_brief_estimate_says_its_basis_in_a_few_words_and_never_zero_seconds() {
+    let e = |seconds, basis| Estimate { seconds, basis }.brief();
+    assert_eq!(e(12.4, Basis::Seen), "about 12 s (from runs seen here)");
+    assert_eq!(e(0.7, Basis::Ceilings), "about 1 s (from this machine's ceilings)");
+    assert_eq!(e(0.2, Basis::Guess), "under a second (a rough guess)");
 }

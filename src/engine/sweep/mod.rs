@@ -27,4 +27,4 @@ pub use result::{CostModel, ModelledPoint, Speedup, SweepModel, SweepPoint, Swee
 pub use roofline::roofline;
 pub use run::{sweep, sweep_planned};
 pub use verdict::{analyse, to_csv};
-pub use workgroups::{ShapeTime, WorkgroupRace, workgroups};
+pub use workgroups::{ShapeTime, WorkgroupRace, race_parts, workgroups};

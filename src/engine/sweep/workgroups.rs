@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
+use crate::engine::estimate::{Lane, Part};
 use crate::engine::report::Phase;
 use crate::engine::sampling::{
     Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample,
@@ -251,6 +252,16 @@ pub fn workgroups(
     progress: &mut dyn FnMut(usize),
 ) -> Result<WorkgroupRace, EngineError> {
     race(engine, image, settings, Goal::Fastest, budget, cancel, progress)
+}
+
+/// What a race of `shapes` shapes with `settings` on an image of `megapixels` runs at least,
+/// for its estimate: each shape's warm-up and first look of `budget`, a GPU conversion each; how
+/// many more rounds it takes to decide is learned as the job's overhead
+/// ([`crate::engine::estimate::Task::Workgroups`]).
+#[must_use]
+pub fn race_parts(shapes: usize, settings: &ConvertSettings, megapixels: f64, budget: &Budget) -> Vec<Part> {
+    let runs = (shapes * (budget.warmup_rounds + budget.min_rounds)) as f64;
+    vec![Part { lane: Lane::Gpu, megapixels, rounds: settings.work.rounds, runs }]
 }
 
 /// [`workgroups`] with its `goal`.

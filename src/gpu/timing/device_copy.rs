@@ -13,9 +13,13 @@ const WORKGROUP: u32 = 256;
 /// over the rest.
 const MAX_GROUPS: u32 = 16_384;
 
-/// The copy kernel bound to two device buffers.
+/// The copy kernel's pipeline, created once and bound to buffers at each size timed.
 pub(crate) struct CopyKernel {
     pipeline: wgpu::ComputePipeline,
+}
+
+/// The copy kernel bound to two device buffers at one size.
+pub(crate) struct BoundCopy {
     bind_group: wgpu::BindGroup,
     groups: u32,
     /// Bytes each run copies (the asked bytes within the binding limit, in whole 16 bytes).
@@ -23,17 +27,26 @@ pub(crate) struct CopyKernel {
 }
 
 impl CopyKernel {
+    /// The kernel's pipeline on `ctx`.
+    pub(crate) fn new(ctx: &GpuContext) -> Self {
+        Self {
+            pipeline: ctx.auto_layout_pipeline("device copy kernel", crate::shaders::COPY_WGSL, "copy_words"),
+        }
+    }
+
     /// The kernel copying the first `bytes` of `from` into `to` (both `STORAGE`, at least
     /// `bytes` long).
-    pub(crate) fn new(ctx: &GpuContext, (from, to): (&wgpu::Buffer, &wgpu::Buffer), bytes: u64) -> Self {
-        let device = ctx.device();
+    pub(crate) fn bind(
+        &self,
+        ctx: &GpuContext,
+        (from, to): (&wgpu::Buffer, &wgpu::Buffer),
+        bytes: u64,
+    ) -> BoundCopy {
         let bytes = bytes.min(ctx.limits().max_storage_buffer_binding_size) / 16 * 16;
-        let pipeline =
-            ctx.auto_layout_pipeline("device copy kernel", crate::shaders::COPY_WGSL, "copy_words");
         let sized = |buffer| crate::gpu::pipelines::sized(buffer, bytes.max(16));
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("device copy kernel"),
-            layout: &pipeline.get_bind_group_layout(0),
+            layout: &self.pipeline.get_bind_group_layout(0),
             entries: &[
                 wgpu::BindGroupEntry { binding: 0, resource: sized(from) },
                 wgpu::BindGroupEntry { binding: 1, resource: sized(to) },
@@ -41,17 +54,17 @@ impl CopyKernel {
         });
         let max = ctx.limits().max_compute_workgroups_per_dimension.clamp(1, MAX_GROUPS);
         let groups = u32::try_from((bytes / 16).div_ceil(u64::from(WORKGROUP))).unwrap_or(max).clamp(1, max);
-        Self { pipeline, bind_group, groups, bytes }
+        BoundCopy { bind_group, groups, bytes }
     }
 
     /// Records one copy.
-    pub(crate) fn record(&self, enc: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record(&self, enc: &mut wgpu::CommandEncoder, copy: &BoundCopy) {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("device copy kernel"),
             timestamp_writes: None,
         });
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(self.groups, 1, 1);
+        pass.set_bind_group(0, &copy.bind_group, &[]);
+        pass.dispatch_workgroups(copy.groups, 1, 1);
     }
 }

@@ -1,10 +1,10 @@
-//! Measuring the GPU: timestamp queries by name, and the probe of this machine's ceilings (every
-//! copy of the GPU path at its best, and the compute ceiling of the synthetic work), and every
-//! transfer path as latency plus bandwidth. Uses only
-//! [`super::device`].
+//! Measuring the GPU: timestamp queries by name, every transfer path timed once as latency plus
+//! bandwidth with its steps apart (`transfer.rs`), the probe's ceilings read from those paths,
+//! and the compute ceiling of the synthetic work. Uses only [`super::device`].
 
 pub(super) mod compute;
 pub(super) mod device_copy;
 pub(super) mod paths;
 pub(super) mod probe;
 pub(super) mod timestamps;
+pub(super) mod transfer;

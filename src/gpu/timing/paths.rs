@@ -8,13 +8,11 @@
 //! The fit weighs each size by `1 / t²` (it minimises relative error), so the microsecond
 //! transfers set the latency and the large ones the bandwidth; its root-mean-square relative
 //! error says how well two numbers describe the path.
+//!
+//! Each size also keeps its steps apart (the host copy, the GPU command): the probe's ceilings
+//! are those steps at its largest size (`probe.rs`). The measuring is in `transfer.rs`.
 
-use std::time::Instant;
-
-use crate::gpu::device::host_copy::{fill_mapped, read_mapped};
-use crate::gpu::device::scopes::ErrorScopes;
-use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
-use crate::gpu::{GpuContext, GpuError};
+use crate::system::clock::Clock;
 
 /// The smallest size timed: 4 KiB.
 pub const SMALLEST_BYTES: u64 = 4 << 10;
@@ -27,6 +25,42 @@ pub const LARGEST_BYTES: u64 = 256 << 20;
 /// and two on the host.
 pub const HELD_BUFFERS: u64 = 8;
 
+/// One measured bandwidth: a step of a path at one size, or the path end to end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Bandwidth {
+    /// Bytes moved per run (for a device copy ceiling: bytes read plus bytes written).
+    pub bytes: u64,
+    /// The fastest run, nanoseconds: the ceiling.
+    pub best_ns: u64,
+    /// The median run, nanoseconds.
+    pub median_ns: u64,
+    /// The clock that measured it.
+    pub clock: Clock,
+}
+
+impl Bandwidth {
+    /// `runs_ns` of `bytes` each, on `clock`: the fastest and the median (at least 1 ns).
+    #[must_use]
+    pub fn of(bytes: u64, mut runs_ns: Vec<u64>, clock: Clock) -> Self {
+        runs_ns.sort_unstable();
+        let best_ns = runs_ns.first().copied().unwrap_or(0).max(1);
+        let median_ns = crate::system::median::median_of_sorted(&runs_ns).unwrap_or(0).max(1);
+        Self { bytes, best_ns, median_ns, clock }
+    }
+
+    /// The ceiling in GB/s (1e9 bytes per second), from the fastest run.
+    #[must_use]
+    pub fn gb_per_s(&self) -> f64 {
+        self.bytes as f64 / self.best_ns.max(1) as f64
+    }
+
+    /// GB/s at the median run.
+    #[must_use]
+    pub fn median_gb_per_s(&self) -> f64 {
+        self.bytes as f64 / self.median_ns.max(1) as f64
+    }
+}
+
 /// One way bytes move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,8 +71,10 @@ pub enum PathKind {
     StagedOneThread,
     /// The same filled by every thread, as graylab's upload does it.
     StagedAllThreads,
-    /// A device buffer copied to another on the GPU.
+    /// A device buffer copied to another on the GPU by a copy command.
     DeviceCopy,
+    /// The same by a copy kernel (`device_copy.rs`), at most one storage binding.
+    DeviceCopyKernel,
     /// A device buffer copied to readback memory, mapped and read by one thread.
     ReadbackOneThread,
     /// The same read by every thread, as graylab's download does it.
@@ -56,11 +92,12 @@ pub enum PathKind {
 impl PathKind {
     /// Every path, in the order they are printed (the mapped storage ones only where the device
     /// has unified memory and maps storage buffers: [`Self::measured_on`]).
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::WriteBuffer,
         Self::StagedOneThread,
         Self::StagedAllThreads,
         Self::DeviceCopy,
+        Self::DeviceCopyKernel,
         Self::ReadbackOneThread,
         Self::ReadbackAllThreads,
         Self::Both,
@@ -88,6 +125,7 @@ impl PathKind {
             Self::StagedOneThread => "up: mapped staging, 1 thread",
             Self::StagedAllThreads => "up: mapped staging, all threads",
             Self::DeviceCopy => "on the GPU: device copy",
+            Self::DeviceCopyKernel => "on the GPU: copy kernel",
             Self::ReadbackOneThread => "down: readback, 1 thread",
             Self::ReadbackAllThreads => "down: readback, all threads",
             Self::Both => "up and down at once",
@@ -97,15 +135,23 @@ impl PathKind {
     }
 }
 
-/// One size of one path.
+/// One size of one path: end to end, and its steps apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PathPoint {
     /// Bytes moved (both directions for [`PathKind::Both`]).
     pub bytes: u64,
-    /// The fastest run, nanoseconds.
+    /// The fastest run end to end, nanoseconds.
     pub best_ns: u64,
-    /// The median run, nanoseconds.
+    /// The median run end to end, nanoseconds.
     pub median_ns: u64,
+    /// The host's copies alone (filling staging, reading readback or mapped storage; not the
+    /// wait for the mapping), CPU clock; `None` on a path without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_copy: Option<Bandwidth>,
+    /// The GPU's commands alone: between encoder timestamps where they were read, else on the
+    /// CPU clock from submit to finish; `None` on a path without a submission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_copy: Option<Bandwidth>,
 }
 
 impl PathPoint {
@@ -200,6 +246,12 @@ pub fn copy_latency_ns(paths: &[TransferPath]) -> Option<[f64; 2]> {
     Some([latency(PathKind::StagedAllThreads)?, latency(PathKind::ReadbackAllThreads)?])
 }
 
+/// Timed runs of a size after one warm-up: more where they are short.
+#[must_use]
+pub fn repeats(bytes: u64) -> usize {
+    if bytes >= 64 << 20 { 5 } else { 9 }
+}
+
 /// The sizes timed: 4 KiB, 16 KiB, … ×4 up to `largest_bytes`.
 #[must_use]
 pub fn sizes(largest_bytes: u64) -> Vec<u64> {
@@ -208,167 +260,12 @@ pub fn sizes(largest_bytes: u64) -> Vec<u64> {
         .collect()
 }
 
-/// Timed runs of each size after one warm-up: more where they are short.
-fn repeats(bytes: u64) -> usize {
-    if bytes >= 64 << 20 { 5 } else { 9 }
-}
-
-struct Buffers {
-    staging: wgpu::Buffer,
-    device_a: wgpu::Buffer,
-    device_b: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    /// Storage buffers the host maps to write and to read (unified memory only).
-    mapped_storage: Option<(wgpu::Buffer, wgpu::Buffer)>,
-}
-
-/// Measures every path of [`PathKind::ALL`] over [`sizes`] up to `largest_bytes`, inside error
-/// scopes.
-pub(crate) fn measure(ctx: &GpuContext, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
-    let largest = largest_bytes.min(ctx.limits().max_buffer_size).max(SMALLEST_BYTES);
-    let scopes = ErrorScopes::push(ctx.device());
-    let result = measure_all(ctx, largest);
-    let scope_result = scopes.finish();
-    let paths = result?;
-    scope_result?;
-    Ok(paths)
-}
-
-fn measure_all(ctx: &GpuContext, largest: u64) -> Result<Vec<TransferPath>, GpuError> {
-    use wgpu::BufferUsages as U;
-    let buffer = |label, usage| {
-        ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: largest,
-            usage,
-            mapped_at_creation: false,
-        })
-    };
-    let kinds: Vec<PathKind> = PathKind::ALL
-        .into_iter()
-        .filter(|k| k.measured_on(ctx.device().features(), ctx.adapter_info().device_type))
-        .collect();
-    let unified = kinds.contains(&PathKind::MappedStorageUp);
-    let b = Buffers {
-        staging: buffer("paths upload staging", U::MAP_WRITE | U::COPY_SRC),
-        device_a: buffer("paths device a", U::STORAGE | U::COPY_DST | U::COPY_SRC),
-        device_b: buffer("paths device b", U::STORAGE | U::COPY_DST | U::COPY_SRC),
-        readback: buffer("paths readback", U::MAP_READ | U::COPY_DST),
-        mapped_storage: unified.then(|| {
-            (
-                buffer("paths mapped storage up", U::STORAGE | U::MAP_WRITE),
-                buffer("paths mapped storage down", U::STORAGE | U::MAP_READ),
-            )
-        }),
-    };
-    let len = usize::try_from(largest).map_err(|_| GpuError::Bug("a probe size beyond the address space"))?;
-    let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-    let mut dst = vec![0u8; len];
-    let one_thread = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(|_| GpuError::Bug("a one-thread pool could not be started"))?;
-    let mut paths = Vec::new();
-    for path in kinds {
-        // The host copies of these two run on one thread: `fill_mapped` and `read_mapped` split
-        // their work over the pool they run in.
-        let single = matches!(path, PathKind::StagedOneThread | PathKind::ReadbackOneThread);
-        let mut points = Vec::new();
-        for bytes in sizes(largest) {
-            let n = bytes as usize;
-            let mut runs = Vec::new();
-            for run in 0..=repeats(bytes) {
-                let mut time = || once(ctx, &b, path, &src[..n], &mut dst[..n]);
-                let ns = if single { one_thread.install(time)? } else { time()? };
-                if run > 0 {
-                    runs.push(ns);
-                }
-            }
-            runs.sort_unstable();
-            let moved = if path == PathKind::Both { 2 * bytes } else { bytes };
-            let best_ns = runs.first().copied().unwrap_or(0);
-            let median_ns = crate::system::median::median_of_sorted(&runs).unwrap_or(0);
-            points.push(PathPoint { bytes: moved, best_ns, median_ns });
-        }
-        let fit = Hockney::fit(&points);
-        paths.push(TransferPath { path, points, fit });
-    }
-    drop(b);
-    wait_for(ctx.device(), None)?;
-    Ok(paths)
-}
-
-/// One transfer of `src.len()` bytes along `path`, end to end, nanoseconds.
-fn once(ctx: &GpuContext, b: &Buffers, path: PathKind, src: &[u8], dst: &mut [u8]) -> Result<u64, GpuError> {
-    let bytes = src.len() as u64;
-    let started = Instant::now();
-    if let (PathKind::MappedStorageUp | PathKind::MappedStorageDown, Some((up, down))) =
-        (path, &b.mapped_storage)
-    {
-        // The bytes are where the kernel binds them once mapped, copied and unmapped.
-        if path == PathKind::MappedStorageUp {
-            mapped(ctx.device(), &map(up, 0..bytes, wgpu::MapMode::Write))?;
-            {
-                let mut view = up.get_mapped_range_mut(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-                fill_mapped(&mut view, src)?;
-            }
-            up.unmap();
-        } else {
-            mapped(ctx.device(), &map(down, 0..bytes, wgpu::MapMode::Read))?;
-            {
-                let view = down.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-                read_mapped(&view, dst)?;
-            }
-            down.unmap();
-        }
-        return Ok(nanos(started.elapsed()));
-    }
-    let mut enc =
-        ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("paths") });
-    let staged = matches!(path, PathKind::StagedOneThread | PathKind::StagedAllThreads | PathKind::Both);
-    if staged {
-        mapped(ctx.device(), &map(&b.staging, 0..bytes, wgpu::MapMode::Write))?;
-        {
-            let mut view = b.staging.get_mapped_range_mut(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-            fill_mapped(&mut view, src)?;
-        }
-        b.staging.unmap();
-        enc.copy_buffer_to_buffer(&b.staging, 0, &b.device_a, 0, bytes);
-    }
-    match path {
-        PathKind::WriteBuffer => ctx.queue().write_buffer(&b.device_a, 0, src),
-        PathKind::DeviceCopy => enc.copy_buffer_to_buffer(&b.device_a, 0, &b.device_b, 0, bytes),
-        PathKind::ReadbackOneThread | PathKind::ReadbackAllThreads => {
-            enc.copy_buffer_to_buffer(&b.device_a, 0, &b.readback, 0, bytes);
-        }
-        PathKind::Both => enc.copy_buffer_to_buffer(&b.device_b, 0, &b.readback, 0, bytes),
-        PathKind::StagedOneThread
-        | PathKind::StagedAllThreads
-        | PathKind::MappedStorageUp
-        | PathKind::MappedStorageDown => {}
-    }
-    let submission = ctx.queue().submit([enc.finish()]);
-    let reads = matches!(path, PathKind::ReadbackOneThread | PathKind::ReadbackAllThreads | PathKind::Both);
-    if reads {
-        let answer = map(&b.readback, 0..bytes, wgpu::MapMode::Read);
-        mapped(ctx.device(), &answer)?;
-        {
-            let view = b.readback.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-            read_mapped(&view, dst)?;
-        }
-        b.readback.unmap();
-    } else {
-        wait_for(ctx.device(), Some(&submission))?;
-    }
-    Ok(nanos(started.elapsed()))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Hockney, PathPoint, sizes};
+    use super::{Bandwidth, Clock, Hockney, PathPoint, sizes};
 
     fn point(bytes: u64, ns: f64) -> PathPoint {
-        PathPoint { bytes, best_ns: ns as u64, median_ns: ns as u64 }
+        PathPoint { bytes, best_ns: ns as u64, median_ns: ns as u64, host_copy: None, gpu_copy: None }
     }
 
     #[test]
@@ -392,5 +289,14 @@ mod tests {
         // Time that does not grow with size has no bandwidth to fit; one size has no line.
         assert_eq!(Hockney::fit(&[point(1000, 900.0), point(4000, 800.0)]), None);
         assert_eq!(Hockney::fit(&[point(1000, 900.0)]), None);
+    }
+
+    #[test]
+    fn a_bandwidth_is_its_fastest_run_and_its_median() {
+        let b = Bandwidth::of(1000, vec![40, 10, 20], Clock::GpuTimestamp);
+        assert_eq!((b.best_ns, b.median_ns), (10, 20));
+        assert!((b.gb_per_s() - 100.0).abs() < 1e-9 && (b.median_gb_per_s() - 50.0).abs() < 1e-9);
+        // No run at all reads as 1 ns, never a division by zero.
+        assert_eq!(Bandwidth::of(8, Vec::new(), Clock::CpuClock).best_ns, 1);
     }
 }

@@ -1,0 +1,53 @@
+//! What a job runs, as the estimator's parts: a size sweep's series, round trips' counts of
+//! operations, every transfer path's sizes. The workgroup race's are beside the race
+//! (`crate::engine::sweep::race_parts`).
+
+use super::{BYTES_PER_PIXEL, Lane, Part};
+
+/// The size parts of a plain size sweep: per size, each CPU series and the GPU's two (end to end
+/// and resident), each with a cold run and `runs` warm ones.
+#[must_use]
+pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
+    let runs = runs.max(1) as f64 + 1.0;
+    let mut parts = Vec::new();
+    for &megapixels in sizes_mp {
+        let part = |lane, runs| Part { lane, megapixels, rounds: 0, runs };
+        parts.push(part(Lane::CpuOneThread, runs));
+        parts.push(part(Lane::CpuAllThreads, runs));
+        if gpu {
+            parts.push(part(Lane::Gpu, 2.0 * runs));
+        }
+    }
+    parts
+}
+
+/// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
+/// run and `runs` warm ones of the CPU and of the GPU doing that many conversions of an image of
+/// `megapixels` at `rounds`.
+#[must_use]
+pub fn round_trip_parts(passes: &[u32], runs: usize, cpu: Lane, megapixels: f64, rounds: u32) -> Vec<Part> {
+    let runs = runs.max(1) as f64 + 1.0;
+    passes
+        .iter()
+        .flat_map(|&n| {
+            let runs = runs * f64::from(n.max(1));
+            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, runs })
+        })
+        .collect()
+}
+
+/// The parts of timing `paths` transfer paths from 4 KiB up to `largest_bytes`: at each size,
+/// every path's warm-up and timed runs (as `graylab info --probe` and the app's window time
+/// them), each a transfer on [`Lane::Transfer`].
+#[must_use]
+pub fn transfer_paths_parts(largest_bytes: u64, paths: usize) -> Vec<Part> {
+    crate::gpu::path_sizes(largest_bytes)
+        .into_iter()
+        .map(|bytes| Part {
+            lane: Lane::Transfer,
+            megapixels: bytes as f64 / BYTES_PER_PIXEL / 1e6,
+            rounds: 0,
+            runs: (paths * (crate::gpu::path_repeats(bytes) + 1)) as f64,
+        })
+        .collect()
+}
