@@ -28,6 +28,7 @@ fn track(lane: Lane) -> u64 {
         Lane::Display => 6,
         Lane::Download => 7,
         Lane::Encode => 8,
+        Lane::Op => 11,
         // A thread's encoder stripes and the kernel inside each share its track: they nest.
         Lane::KernelStripe { thread: None } | Lane::EncodeStripe { thread: None } => 9,
         Lane::KernelThread { thread: None } => 10,

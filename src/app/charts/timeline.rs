@@ -66,6 +66,7 @@ fn colour(lane: Lane) -> Color32 {
         Lane::HostCopy { .. } => Segment::Other,
         Lane::Upload => Segment::Phase(Phase::Upload),
         Lane::Kernel | Lane::KernelStripe { .. } | Lane::KernelThread { .. } => Segment::Phase(Phase::Kernel),
+        Lane::Op => Segment::Phase(Phase::Op),
         Lane::Display => Segment::Phase(Phase::Display),
         Lane::Download => Segment::Phase(Phase::Download),
         Lane::Encode | Lane::EncodeStripe { .. } => Segment::Phase(Phase::Encode),
