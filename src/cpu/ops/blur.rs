@@ -1,7 +1,8 @@
 //! The blur on the CPU: the horizontal pass row by row into a u32 plane, then the vertical pass
 //! row by row, both on a rayon pool. Each pass is a loop over taps around a loop over one
-//! contiguous row of u32 (`acc[x] += w * row[x]`), which the compiler vectorises. The exact
-//! definition is [`crate::pixel::blur_reference`]'s.
+//! contiguous row of u32 (`acc[x] += w * row[x]`), which the compiler vectorises; an AVX2 copy
+//! of each row function is picked at run time (SSE2, the default build's, has no 32-bit vector
+//! multiply). The exact definition is [`crate::pixel::blur_reference`]'s.
 
 use rayon::prelude::*;
 
@@ -25,18 +26,54 @@ pub fn par_blur(
     let run = || {
         mid.par_chunks_mut(width).zip(src.par_chunks(width)).for_each_init(
             || vec![0_u32; width + 2 * r],
-            |padded, (mid_row, row)| horizontal(row, mid_row, padded, &weights),
+            |padded, (mid_row, row)| rows_h(row, mid_row, padded, &weights),
         );
         out.par_chunks_mut(width).enumerate().for_each_init(
             || vec![0_u32; width],
-            |acc, (y, out_row)| vertical(&mid, (width, height), y, (acc, out_row), &weights),
+            |acc, (y, out_row)| rows_v(&mid, (width, height), y, (acc, out_row), &weights),
         );
     };
     crate::cpu::parallel::pool(threads.max(1))?.install(run);
     Ok(out)
 }
 
+/// [`horizontal`] in the copy this CPU runs best.
+fn rows_h(row: &[u8], mid_row: &mut [u32], padded: &mut [u32], weights: &[u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::simd_level() != crate::cpu::SimdLevel::Baseline {
+        // SAFETY: `simd_level` vouches for AVX2 (AVX-512 implies it) on this CPU.
+        unsafe { horizontal_avx2(row, mid_row, padded, weights) };
+        return;
+    }
+    horizontal(row, mid_row, padded, weights);
+}
+
+/// [`vertical`] in the copy this CPU runs best.
+fn rows_v(mid: &[u32], size: (usize, usize), y: usize, out: (&mut [u32], &mut [u8]), weights: &[u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::simd_level() != crate::cpu::SimdLevel::Baseline {
+        // SAFETY: `simd_level` vouches for AVX2 (AVX-512 implies it) on this CPU.
+        unsafe { vertical_avx2(mid, size, y, out, weights) };
+        return;
+    }
+    vertical(mid, size, y, out, weights);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn horizontal_avx2(row: &[u8], mid_row: &mut [u32], padded: &mut [u32], weights: &[u32]) {
+    horizontal(row, mid_row, padded, weights);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn vertical_avx2(mid: &[u32], size: (usize, usize), y: usize, out: (&mut [u32], &mut [u8]), weights: &[u32]) {
+    vertical(mid, size, y, out, weights);
+}
+
 /// One row's horizontal sums: the row padded by its edge pixels, then tap after tap.
+/// `inline(always)` so each `target_feature` copy gets its own vector code.
+#[inline(always)]
 fn horizontal(row: &[u8], mid_row: &mut [u32], padded: &mut [u32], weights: &[u32]) {
     let (width, r) = (row.len(), weights.len() / 2);
     let (first, last) = (row.first().copied().unwrap_or(0), row.last().copied().unwrap_or(0));
@@ -59,6 +96,7 @@ fn horizontal(row: &[u8], mid_row: &mut [u32], padded: &mut [u32], weights: &[u3
 
 /// One output row: the vertical sum of the horizontal rows around `y` (clamped to the edge),
 /// rounded once.
+#[inline(always)]
 fn vertical(
     mid: &[u32],
     (width, height): (usize, usize),
