@@ -89,3 +89,43 @@ fn forced_bands_meet_inside_the_image_without_a_seam() {
     conv.set_band_limit_bytes(4 * u64::from(w) * 10);
     assert!(conv.apply_op(Op::Blur { radius: 8 }, &src, (w, h), None).is_err());
 }
+
+#[test]
+fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
+    use graylab::engine::{Backend, ConvertSettings, Engine, EngineError, Phase, RunOptions};
+    let Some(ctx) = common::gpu() else { return };
+    let engine = Engine::with_gpu(ctx);
+    let img = common::photo(61, 37);
+    for op in [Op::Blur { radius: 3 }, Op::Dither] {
+        let cpu_settings = ConvertSettings { threads: 2, op, ..ConvertSettings::default() };
+        let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..cpu_settings };
+        let cpu = engine.convert(&img, &cpu_settings, RunOptions::default()).expect("CPU");
+        let gpu = engine.convert(&img, &gpu_settings, RunOptions::default()).expect("GPU");
+        assert_eq!(cpu.image, gpu.image, "{op}");
+        let gray = engine
+            .convert(&img, &ConvertSettings { op: Op::None, ..cpu_settings }, RunOptions::default())
+            .expect("gray");
+        let (w, h) = (61, 37);
+        assert_eq!(cpu.image.as_bytes(), apply_op(op, gray.image.as_bytes(), (w, h), 1).expect("op"));
+        for r in [&cpu.report, &gpu.report] {
+            let op_phase = r.phase(Phase::Op).expect("an op phase");
+            assert_eq!(op_phase.source, Clock::CpuClock, "the stage's wall on the CPU clock");
+            assert_eq!((r.op.op, r.op.ops_per_pixel), (op, op.ops_per_pixel()));
+            assert!(r.op.kernel_ns > 0 && r.op.kernel_ns <= op_phase.ns, "{op}: passes within the phase");
+            let phases: u64 = r.phases.iter().map(|p| p.ns).sum();
+            assert_eq!(
+                phases - r.overlap_ns + r.other_ns,
+                r.total_ns,
+                "{op}: phases - overlap + other = total"
+            );
+            let span = r.spans.iter().find(|s| s.lane == graylab::engine::Lane::Op).expect("an op span");
+            assert_eq!(span.end_ns - span.start_ns, op_phase.ns);
+        }
+    }
+    // A 16-bit conversion with an op is refused, naming the op.
+    let rgb16 = image::DynamicImage::ImageRgb16(img.to_rgb16());
+    let settings = ConvertSettings { op: Op::Dither, ..ConvertSettings::default() };
+    let err = engine.convert(&rgb16, &settings, RunOptions::default()).expect_err("16-bit refused");
+    assert!(matches!(err, EngineError::OpNeedsGray8 { .. }), "{err}");
+    assert!(err.to_string().starts_with("dither runs on 8-bit gray"), "{err}");
+}
