@@ -4,6 +4,14 @@
 /// The colour-to-gray compute shader: one entry point per [`crate::pixel::Kernel`].
 pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
 
+/// The separable integer blur of a gray plane: a horizontal and a vertical pass, each over a
+/// tile and its apron in workgroup memory.
+pub const BLUR_WGSL: &str = include_str!("../shaders/blur.wgsl");
+
+/// Floyd–Steinberg dithering of a gray plane as a wavefront: a dispatch a step, or one
+/// persistent workgroup.
+pub const DITHER_WGSL: &str = include_str!("../shaders/dither.wgsl");
+
 /// The GPU's compute ceiling: rounds of the synthetic work's hash in registers only.
 pub const COMPUTE_WGSL: &str = include_str!("../shaders/compute.wgsl");
 
@@ -39,6 +47,18 @@ mod tests {
                 "no entry point {}",
                 kernel.name()
             );
+        }
+    }
+
+    #[test]
+    fn op_shaders_parse_and_validate() {
+        let blur = validate(super::BLUR_WGSL);
+        let dither = validate(super::DITHER_WGSL);
+        for entry in ["blur_rows", "blur_cols"] {
+            assert!(blur.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
+        }
+        for entry in ["dither_step", "dither_persistent"] {
+            assert!(dither.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
         }
     }
 

@@ -10,6 +10,9 @@ pub enum ArgError {
     /// Not a workgroup size.
     #[error(transparent)]
     Workgroup(#[from] ParseWorkgroupError),
+    /// Not an op on the gray plane.
+    #[error(transparent)]
+    Op(#[from] crate::pixel::ParseOpError),
     /// Not a positive, finite number of seconds.
     #[error("{given:?} is not a positive number of seconds")]
     Secs {

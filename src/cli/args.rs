@@ -62,6 +62,11 @@ pub struct ConvertArgs {
     /// The synthetic work per pixel.
     #[command(flatten)]
     pub work: super::args::WorkArgs,
+    /// An operation on the gray plane after the grayscale, on the same backend: none, blur:R
+    /// (an integer Gaussian of radius R = 1..64) or dither (Floyd–Steinberg to 1 bit, written
+    /// as a 1-bit PNG). Runs on 8-bit gray: alpha is dropped for it.
+    #[arg(long, default_value = "none", value_parser = super::args::op)]
+    pub op: crate::pixel::Op,
     /// Drop the alpha channel instead of writing gray + alpha.
     #[arg(long)]
     pub drop_alpha: bool,
@@ -154,6 +159,11 @@ pub(super) fn backends() -> impl TypedValueParser<Value = BenchBackend> {
 
 /// Parses one workgroup size (`256`, `16x16`).
 pub(super) fn workgroup(s: &str) -> Result<WorkgroupSize, ArgError> {
+    Ok(s.parse()?)
+}
+
+/// Parses `--op none|blur:R|dither`.
+pub(super) fn op(s: &str) -> Result<crate::pixel::Op, ArgError> {
     Ok(s.parse()?)
 }
 

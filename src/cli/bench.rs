@@ -52,6 +52,10 @@ pub struct BenchArgs {
     /// The synthetic work per pixel.
     #[command(flatten)]
     pub work: super::args::WorkArgs,
+    /// An operation on the gray plane after the grayscale, on each backend: none, blur:R
+    /// (R = 1..64) or dither; timed as the phase "op".
+    #[arg(long, default_value = "none", value_parser = super::args::op)]
+    pub op: crate::pixel::Op,
     /// Time GPU phases with the CPU clock even where GPU timestamps exist.
     #[arg(long)]
     pub cpu_clock: bool,
@@ -224,6 +228,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             backend,
             formula: args.formula,
             work: args.work.work(),
+            op: args.op,
             ..ConvertSettings::default()
         };
         let settings: Vec<ConvertSettings> = match backend {
@@ -369,6 +374,9 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
                 .map_or_else(String::new, |g| format!(", {} bands", g.bands)),
         );
         outln!("{:<16} {}", "", r.work.sentence());
+        if let Some(op) = r.op.sentence() {
+            outln!("{:<16} {op}", "");
+        }
         print_rates(r);
     }
 }

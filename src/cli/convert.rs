@@ -69,18 +69,14 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             threads: args.threads.unwrap_or(if jobs > 1 && files > 1 { 1 } else { available_threads() }),
             keep_alpha: !args.drop_alpha,
             work: args.work.work(),
+            op: args.op,
         },
         decode: DecodeOptions {
             allow_truncated: args.allow_truncated,
             working_copies: if args.backend == Backend::Gpu { 2 } else { 0 },
             ..DecodeOptions::default()
         },
-        export: ExportOptions {
-            format: args.format,
-            jpeg_quality: args.quality.unwrap_or(90),
-            force_8bit: args.depth == super::args::DepthArg::Eight,
-            overwrite: args.overwrite,
-        },
+        export: export_options(args),
     };
     let sizes: Vec<u64> =
         plan.items.iter().map(|i| std::fs::metadata(&i.input).map_or(0, |m| m.len())).collect();
@@ -260,6 +256,17 @@ fn tell_done(result: &Result<FileReport, EngineError>) {
     }
 }
 
+/// What `convert`'s arguments ask of the export: the dither's output as a 1-bit PNG.
+fn export_options(args: &ConvertArgs) -> ExportOptions {
+    ExportOptions {
+        format: args.format,
+        jpeg_quality: args.quality.unwrap_or(90),
+        force_8bit: args.depth == super::args::DepthArg::Eight,
+        overwrite: args.overwrite,
+        one_bit: args.op == crate::pixel::Op::Dither,
+    }
+}
+
 fn print_report(r: &FileReport) {
     let phases: Vec<String> =
         r.run.phases.iter().map(|p| format!("{} {} ms ({})", p.phase, ms(p.ns), p.source)).collect();
@@ -274,6 +281,9 @@ fn print_report(r: &FileReport) {
     );
     outln!("  {}", phases.join(", "));
     outln!("  {}", r.run.work.sentence());
+    if let Some(op) = r.run.op.sentence() {
+        outln!("  {op}");
+    }
     for note in &r.run.notes {
         outln!("  note: {note}");
     }

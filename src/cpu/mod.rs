@@ -10,6 +10,7 @@ mod blocks;
 mod compute;
 mod fused;
 mod intensity;
+pub mod ops;
 mod parallel;
 mod reference;
 mod stretches;
@@ -44,6 +45,16 @@ pub enum CpuError {
         src_bytes: usize,
         /// Length of the output slice.
         dst_bytes: usize,
+    },
+    /// A gray plane's bytes are not its width times its height.
+    #[error("a {width}x{height} gray plane cannot hold {bytes} bytes")]
+    PlaneMismatch {
+        /// The plane's width.
+        width: usize,
+        /// The plane's height.
+        height: usize,
+        /// The bytes given.
+        bytes: usize,
     },
     /// The rayon thread pool could not be created.
     #[error("cannot start {threads} worker threads: {reason}")]

@@ -8,7 +8,7 @@ use image::DynamicImage;
 
 use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
 use super::report::{Phase, PhaseTiming, RunReport, Stats};
-use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, WorkFigures};
+use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, OpFigures, WorkFigures};
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
 use crate::gpu::{GpuTimings, StepTime};
@@ -112,6 +112,9 @@ pub struct BenchResult {
     /// the median kernel time.
     #[serde(flatten)]
     pub work: WorkFigures,
+    /// The op on the gray plane after the grayscale, its operations per pixel and per second at
+    /// the median of its passes, held against the backend's compute ceiling.
+    pub op: OpFigures,
     /// CPU RGB8 runs: the memory-stream baseline (read 3 bytes, write 1, no arithmetic) at the
     /// same size and threads, timed right after each warm run.
     pub cpu_stream_baseline: Option<Stats>,
@@ -161,7 +164,7 @@ impl<'a> Repeat<'a> {
         image: &'a DynamicImage,
         settings: &ConvertSettings,
     ) -> Result<Self, EngineError> {
-        let (prepared, notes) = prepare(image, settings.keep_alpha)?;
+        let (prepared, notes) = prepare(image, settings.keeps_alpha())?;
         let Prepared::Colour { kernel, bytes } = prepared else {
             return Err(EngineError::NothingToTime(if settings.formula == super::Formula::StoredLuma {
                 "the JPEG's stored luma is decoded alone, so no conversion runs on it (time `graylab convert \
@@ -275,11 +278,30 @@ pub fn bench_with(
             Some(kernel_ns),
         )
         .held_against(settings.backend, engine.known_compute_ceiling(settings.backend)),
+        op: median_op(&warm, settings, u64::from(width) * u64::from(height))
+            .held_against(engine.known_compute_ceiling(settings.backend)),
         cpu_stream_baseline,
         rates,
         input_kept_on_gpu: keep_input.is_some(),
         warm,
     })
+}
+
+/// The op's figures at the median of the warm runs' passes.
+fn median_op(warm: &[RunReport], settings: &ConvertSettings, pixels: u64) -> OpFigures {
+    let values: Vec<u64> = warm.iter().map(|r| r.op.kernel_ns).collect();
+    let median_ns = Stats::of(&values).map_or(0, |s| s.median_ns);
+    let median = |part: fn(&OpFigures) -> u64| {
+        Stats::of(&warm.iter().map(|r| part(&r.op)).collect::<Vec<_>>()).map_or(0, |s| s.median_ns)
+    };
+    let Some(first) = warm.first() else { return OpFigures::default() };
+    OpFigures {
+        upload_ns: median(|o| o.upload_ns),
+        download_ns: median(|o| o.download_ns),
+        bands: first.op.bands,
+        wavefront: first.op.wavefront,
+        ..OpFigures::new(settings.op, pixels, (median_ns, first.op.kernel_clock))
+    }
 }
 
 /// A report of the warm runs' medians: every phase and every GPU copy at its median.

@@ -12,7 +12,7 @@ use image::{DynamicImage, ImageBuffer};
 use super::options::RunOptions;
 use super::report::{Phase, RunReport, add_gpu_timings};
 use super::spans::{Span, Track};
-use super::{Backend, ConvertSettings, Engine, EngineError, Kernel};
+use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, OpFigures};
 use crate::gpu::{GpuJob, GpuTiles};
 use crate::system::load::CpuSnapshot;
 
@@ -191,16 +191,29 @@ impl Engine {
         if let Some(p) = options.progress {
             p.start(pixels);
         }
-        let (prepared, notes) = prepare(image, settings.keep_alpha)?;
+        let (prepared, mut notes) = prepare(image, settings.keeps_alpha())?;
+        if settings.keep_alpha && !settings.op.is_none() && image.color().has_alpha() {
+            notes.push(format!("alpha dropped: {} runs on 8-bit gray", settings.op));
+        }
         let mut report = RunReport::new(settings.backend, settings.formula, (width, height), notes)
             .with_work(settings.work);
         let (kernel, bytes) = match prepared {
-            Prepared::Gray(image) => {
+            Prepared::Gray(mut image) => {
                 gray_work_note(settings, &mut report);
                 if let Some(p) = options.progress {
                     p.add(pixels);
                 }
+                if !settings.op.is_none() {
+                    let DynamicImage::ImageLuma8(gray) = &mut image else {
+                        return Err(EngineError::OpNeedsGray8 {
+                            op: settings.op.to_string(),
+                            kernel: "16-bit gray",
+                        });
+                    };
+                    self.run_op(gray, (width, height), settings, options.cancel, (&mut report, started))?;
+                }
                 report.finish(nanos_since(started));
+                self.hold_against_compute(&mut report);
                 return Ok(Converted { image, report });
             }
             Prepared::Colour { kernel, bytes } => (kernel, bytes),
@@ -270,6 +283,12 @@ impl Engine {
         };
         report.kernel = Some(kernel);
         report.workgroup = Some(settings.workgroup);
+        if !settings.op.is_none() {
+            report.notes.push(format!(
+                "{} is not applied on the display path (convert or bench run it)",
+                settings.op
+            ));
+        }
         let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height))
             .with_work(settings.work);
         job.cancel = options.cancel;
@@ -298,6 +317,9 @@ impl Engine {
         (report, run_started): (&mut RunReport, Instant),
     ) -> Result<(), EngineError> {
         let &KernelInput { kernel, src, width, height, cancel, progress, keep_input } = input;
+        if !settings.op.is_none() && !matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8) {
+            return Err(EngineError::OpNeedsGray8 { op: settings.op.to_string(), kernel: kernel.name() });
+        }
         match settings.backend {
             Backend::Cpu => {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
@@ -340,6 +362,51 @@ impl Engine {
                 add_gpu_timings(report, t, offset_ns);
             }
         }
+        self.run_op(dst, (width, height), settings, cancel, (report, run_started))
+    }
+
+    /// Applies `settings.op` to the `width` x `height` gray plane in place on the run's backend
+    /// (nothing for no op), as phase [`Phase::Op`] on the CPU clock (on the GPU the whole stage;
+    /// its passes on their own clock in [`RunReport::op`]) with its span.
+    pub(crate) fn run_op(
+        &self,
+        plane: &mut [u8],
+        (width, height): (u32, u32),
+        settings: &ConvertSettings,
+        cancel: Option<&AtomicBool>,
+        (report, run_started): (&mut RunReport, Instant),
+    ) -> Result<(), EngineError> {
+        let op = settings.op;
+        if op.is_none() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let start_ns = nanos_since(run_started);
+        let pixels = u64::from(width) * u64::from(height);
+        let (out, figures) = match settings.backend {
+            Backend::Cpu => {
+                let threads = settings.threads.clamp(1, crate::cpu::available_threads());
+                let size = (width as usize, height as usize);
+                let out = crate::cpu::ops::apply_op(op, plane, size, threads)?;
+                (
+                    out,
+                    OpFigures::new(op, pixels, (nanos_since(started), crate::system::clock::Clock::CpuClock)),
+                )
+            }
+            Backend::Gpu => {
+                let (out, t) = self.gpu_converter()?.apply_op(op, plane, (width, height), cancel)?;
+                if t.bands > 1 {
+                    report.notes.push(format!("{op} ran in {} row bands (GPU buffer limit)", t.bands));
+                }
+                (out, OpFigures::of_gpu(op, pixels, &t))
+            }
+        };
+        if out.len() != plane.len() {
+            return Err(EngineError::Bug("the op's output does not match its input"));
+        }
+        plane.copy_from_slice(&out);
+        report.add_cpu_step(Phase::Op, start_ns, start_ns + nanos_since(started));
+        report.op = figures;
         Ok(())
     }
 }

@@ -96,7 +96,7 @@ pub fn convert_file(
     // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its
     // stored luma as it is, its colour converted on the CPU as it is decoded.
     let gray_rows = GrayLayout { width: 0, height: 0, alpha: false, sixteen_bit: false };
-    let streams = decode.stored_luma || settings.backend == Backend::Cpu;
+    let streams = (decode.stored_luma || settings.backend == Backend::Cpu) && settings.op.is_none();
     let decoded = if streams && encodes_rows(gray_rows, output, export) {
         match decode_or_stream(input, decode)? {
             Opened::Decoded(decoded) => decoded,
@@ -124,7 +124,7 @@ pub fn convert_file(
     }
     let convert_at_ns = since();
     let mut decoded = decoded;
-    let converted = if decoded.stored_luma == Some(StoredLuma::Decoded) {
+    let converted = if decoded.stored_luma == Some(StoredLuma::Decoded) && settings.op.is_none() {
         // The stored luma is the result: moved, not copied, and said by the decode's note.
         let gray = std::mem::replace(&mut decoded.image, DynamicImage::new_luma8(0, 0));
         super::convert::passed_through(gray, settings, progress)
@@ -246,7 +246,7 @@ fn convert_streamed(
     progress: Option<&PixelProgress>,
     started: Instant,
 ) -> Result<Option<FileReport>, EngineError> {
-    if settings.backend != Backend::Cpu {
+    if settings.backend != Backend::Cpu || !settings.op.is_none() {
         return Ok(None);
     }
     let image = &decoded.image;

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::gpu::{GpuConverter, TimingMode};
 use crate::io::IoError;
-use crate::pixel::{Formula, Kernel, Work};
+use crate::pixel::{Formula, Kernel, Op, Work};
 use ceilings::KnownCeilings;
 use convert::{Prepared, prepare};
 
@@ -45,7 +45,7 @@ pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{Phase, PhaseTiming, RunReport, Stats};
 pub use spans::{Span, SpanClock, Track, track_overlap};
 pub use synthetic::synthetic_rgb;
-pub use work::WorkFigures;
+pub use work::{OpFigures, WorkFigures};
 
 pub use crate::cpu::{CpuCompute, SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
@@ -121,6 +121,19 @@ pub struct ConvertSettings {
     /// settings saved without it load as none).
     #[serde(default)]
     pub work: Work,
+    /// The operation on the gray plane after the grayscale, on the same backend (none by
+    /// default; settings saved without it load as none). It runs on 8-bit gray: alpha is
+    /// dropped for it, and a 16-bit conversion with an op is refused.
+    #[serde(default)]
+    pub op: Op,
+}
+
+impl ConvertSettings {
+    /// Whether the output keeps alpha: asked for, and no op (ops run on 8-bit gray).
+    #[must_use]
+    pub fn keeps_alpha(&self) -> bool {
+        self.keep_alpha && self.op.is_none()
+    }
 }
 
 impl Default for ConvertSettings {
@@ -132,6 +145,7 @@ impl Default for ConvertSettings {
             threads: available_threads(),
             keep_alpha: true,
             work: Work::NONE,
+            op: Op::None,
         }
     }
 }
@@ -157,6 +171,14 @@ pub enum EngineError {
     /// graylab broke one of its own invariants: a bug, reported instead of panicking.
     #[error("an internal fault in graylab ({0}); please report it")]
     Bug(&'static str),
+    /// An op on the gray plane was asked of a conversion whose output is not 8-bit gray.
+    #[error("{op} runs on 8-bit gray, and this conversion ({kernel}) outputs 16-bit samples")]
+    OpNeedsGray8 {
+        /// The op, as written.
+        op: String,
+        /// The conversion's kernel.
+        kernel: &'static str,
+    },
     /// The image's pixel type has no conversion.
     #[error("unsupported pixel type {0}")]
     UnsupportedPixels(String),

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::spans::{Span, Track};
-use super::{Backend, Formula, Kernel, Work, WorkFigures, WorkgroupSize};
+use super::{Backend, Formula, Kernel, OpFigures, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
 use crate::system::load::Busy;
@@ -25,6 +25,9 @@ pub enum Phase {
     Upload,
     /// The conversion itself.
     Kernel,
+    /// The operation on the gray plane after the grayscale (`--op`): on the CPU the op alone,
+    /// on the GPU its stage (upload, passes, download; the parts in [`RunReport::op`]).
+    Op,
     /// Showing the result: on the GPU, copying it into the app's display store and drawing the
     /// preview from it; in the app, making the preview of a CPU result.
     Display,
@@ -36,8 +39,16 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in order.
-    pub const ALL: [Self; 7] =
-        [Self::Decode, Self::Setup, Self::Upload, Self::Kernel, Self::Display, Self::Download, Self::Encode];
+    pub const ALL: [Self; 8] = [
+        Self::Decode,
+        Self::Setup,
+        Self::Upload,
+        Self::Kernel,
+        Self::Op,
+        Self::Display,
+        Self::Download,
+        Self::Encode,
+    ];
 
     /// Lower-case name for reports.
     #[must_use]
@@ -47,6 +58,7 @@ impl Phase {
             Self::Setup => "setup",
             Self::Upload => "upload",
             Self::Kernel => "kernel",
+            Self::Op => "op",
             Self::Display => "display",
             Self::Download => "download",
             Self::Encode => "encode",
@@ -63,6 +75,7 @@ impl Phase {
             Self::Setup => Track::Setup,
             Self::Upload => Track::Upload,
             Self::Kernel => Track::Kernel,
+            Self::Op => Track::Op,
             Self::Display => Track::Display,
             Self::Download => Track::Download,
             Self::Encode => Track::Encode,
@@ -122,6 +135,9 @@ pub struct RunReport {
     /// [`Self::finish`] from the kernel phase).
     #[serde(flatten)]
     pub work: WorkFigures,
+    /// The op on the gray plane after the grayscale and what it achieved (`op: none` when none
+    /// ran).
+    pub op: OpFigures,
     /// Things a reader of the numbers must know (passthrough, float input converted, …).
     pub notes: Vec<String>,
     /// When each step really ran, ns since the run started (a timeline): every span lies within
@@ -152,6 +168,7 @@ impl RunReport {
             gpu: None,
             adapter: None,
             work: WorkFigures::default(),
+            op: OpFigures::default(),
             notes,
             spans: Vec::new(),
             busy: None,

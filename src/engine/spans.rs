@@ -37,6 +37,8 @@ pub enum Track {
         /// The rayon thread index, `None` for a thread outside the pool.
         thread: Option<usize>,
     },
+    /// The operation on the gray plane after the grayscale (its whole stage on the GPU).
+    Op,
     /// Showing the result: GPU copies into the display store, the preview drawn from it, or the
     /// app's texture of a CPU result.
     Display,
@@ -67,6 +69,7 @@ impl Track {
             Self::KernelStripe { thread: None } => "kernel stripes · caller".to_owned(),
             Self::KernelThread { thread: Some(t) } => format!("kernel · thread {t}"),
             Self::KernelThread { thread: None } => "kernel · caller".to_owned(),
+            Self::Op => "op".to_owned(),
             Self::Display => "display".to_owned(),
             Self::Download => "download".to_owned(),
             Self::Encode => "encode".to_owned(),

@@ -28,6 +28,7 @@ fn track(lane: Track) -> u64 {
         Track::Display => 6,
         Track::Download => 7,
         Track::Encode => 8,
+        Track::Op => 11,
         // A thread's encoder stripes and the kernel inside each share its track: they nest.
         Track::KernelStripe { thread: None } | Track::EncodeStripe { thread: None } => 9,
         Track::KernelThread { thread: None } => 10,

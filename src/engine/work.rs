@@ -2,7 +2,9 @@
 //! integer operations per byte the kernel moved, and the operations per second it achieved,
 //! beside the bandwidth figures, held against the backend's compute ceiling when it is known.
 
-use super::{Backend, Kernel, Work};
+use super::{Backend, Kernel, Op, Work};
+use crate::gpu::{DitherWavefront, OpTimings};
+use crate::system::clock::Clock;
 
 /// What a run's synthetic work per pixel was, and what the kernel achieved with it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -103,6 +105,87 @@ impl WorkFigures {
     }
 }
 
+/// The op on the gray plane after the grayscale, and what its passes achieved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct OpFigures {
+    /// The op (`none`: none ran).
+    pub op: Op,
+    /// Its integer operations per pixel ([`Op::ops_per_pixel`]).
+    pub ops_per_pixel: u64,
+    /// The op's passes alone, ns: on the CPU the op itself; on the GPU its passes (GPU
+    /// timestamps where the device has them).
+    pub kernel_ns: u64,
+    /// The clock of `kernel_ns`.
+    pub kernel_clock: Clock,
+    /// GPU: the op stage's upload (the plane handed to the queue, CPU clock), ns.
+    pub upload_ns: u64,
+    /// GPU: the op stage's readback (waiting for it and copying out, CPU clock), ns.
+    pub download_ns: u64,
+    /// GPU: the op stage's row bands.
+    pub bands: u32,
+    /// GPU: how the dither's wavefront ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wavefront: Option<DitherWavefront>,
+    /// Operations per second over `kernel_ns`.
+    pub op_ops_per_s: Option<f64>,
+    /// The compute ceiling of the run's backend (the synthetic hash's), operations per second.
+    pub op_compute_ceiling_ops_per_s: Option<f64>,
+    /// `op_ops_per_s` over the compute ceiling (1.0 = the ceiling).
+    pub op_compute_share: Option<f64>,
+}
+
+impl OpFigures {
+    /// The figures of `op` over `pixels` px whose passes took `kernel_ns` on `kernel_clock`.
+    #[must_use]
+    pub fn new(op: Op, pixels: u64, (kernel_ns, kernel_clock): (u64, Clock)) -> Self {
+        let ops_per_pixel = op.ops_per_pixel();
+        let op_ops_per_s = (kernel_ns > 0 && ops_per_pixel > 0)
+            .then(|| ops_per_pixel as f64 * pixels as f64 / kernel_ns as f64 * 1e9);
+        Self { op, ops_per_pixel, kernel_ns, kernel_clock, op_ops_per_s, ..Self::default() }
+    }
+
+    /// The figures of a GPU op stage over `pixels` px.
+    #[must_use]
+    pub fn of_gpu(op: Op, pixels: u64, t: &OpTimings) -> Self {
+        Self {
+            upload_ns: t.upload.ns,
+            download_ns: t.download.ns,
+            bands: t.bands,
+            wavefront: t.wavefront,
+            ..Self::new(op, pixels, (t.kernel.ns, t.kernel.clock))
+        }
+    }
+
+    /// The same figures held against a compute ceiling of `ceiling_ops_per_s`.
+    #[must_use]
+    pub fn held_against(mut self, ceiling_ops_per_s: Option<f64>) -> Self {
+        let ceiling = ceiling_ops_per_s.filter(|c| c.is_finite() && *c > 0.0);
+        self.op_compute_share = self.op_ops_per_s.zip(ceiling).map(|(r, c)| r / c);
+        self.op_compute_ceiling_ops_per_s = ceiling.filter(|_| self.op_compute_share.is_some());
+        self
+    }
+
+    /// One line for text reports, e.g. `op blur:8, 68 ops/px, 12.3 ms of passes (cpu-clock),
+    /// 3.10 Gop/s, 20% of the compute ceiling`; `None` when no op ran.
+    #[must_use]
+    pub fn sentence(&self) -> Option<String> {
+        if self.op.is_none() {
+            return None;
+        }
+        let rate = self.op_ops_per_s.map_or_else(String::new, |r| format!(", {:.2} Gop/s", r / 1e9));
+        let share = self
+            .op_compute_share
+            .map_or_else(String::new, |s| format!(", {:.0}% of the compute ceiling", s * 100.0));
+        Some(format!(
+            "op {}, {} ops/px, {:.2} ms of passes ({}){rate}{share}",
+            self.op,
+            self.ops_per_pixel,
+            self.kernel_ns as f64 / 1e6,
+            self.kernel_clock
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +205,24 @@ mod tests {
         // No kernel (gray passed through), no work: no rate.
         assert!(WorkFigures::new(work, None, 10, Some(5)).ops_per_byte.abs() < f64::EPSILON);
         assert_eq!(WorkFigures::new(Work::NONE, Some(Kernel::Rgb8ToL8), 10, Some(5)).kernel_ops_per_s, None);
+    }
+
+    #[test]
+    fn an_op_counts_its_operations_and_rate() {
+        let f = OpFigures::new(Op::Blur { radius: 8 }, 1_000_000, (68_000_000, Clock::CpuClock));
+        assert_eq!(f.ops_per_pixel, 68);
+        assert_eq!(f.op_ops_per_s.map(f64::round), Some(1e9));
+        let held = f.held_against(Some(4e9));
+        assert_eq!(held.op_compute_share, Some(0.25));
+        assert_eq!(
+            held.sentence().as_deref(),
+            Some(
+                "op blur:8, 68 ops/px, 68.00 ms of passes (cpu-clock), 1.00 Gop/s, 25% of the compute ceiling"
+            )
+        );
+        assert_eq!(OpFigures::default().sentence(), None);
+        let json = serde_json::to_value(held).expect("json");
+        assert_eq!(json["op"], "blur:8");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
 use crate::gpu::memory::resident_input::InputLayout;
 use crate::gpu::memory::ring::Ring;
+use crate::gpu::ops::{DitherWavefront, OpJob, OpKernels, OpTimings, run_op};
 use crate::gpu::plan::grid::{Dispatch, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, GpuRates};
@@ -22,9 +23,12 @@ use crate::gpu::run::kept_passes::KernelOn;
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::ResidentPass;
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
+use crate::gpu::timing::timestamps::Timestamps;
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
 use crate::gpu::{GpuSpan, GpuStep};
+use crate::pixel::Op;
 use crate::system::clock::Clock;
+use std::sync::atomic::AtomicBool;
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,6 +56,8 @@ pub struct GpuConverter {
     timing_mode: TimingMode,
     band_limit_bytes: u64,
     chunk_limit_bytes: Option<u64>,
+    ops: OnceLock<OpKernels>,
+    dither_wavefront: DitherWavefront,
 }
 
 impl GpuConverter {
@@ -71,6 +77,8 @@ impl GpuConverter {
             timing_mode: TimingMode::Auto,
             band_limit_bytes,
             chunk_limit_bytes: None,
+            ops: OnceLock::new(),
+            dither_wavefront: DitherWavefront::from_env(),
         }
     }
 
@@ -122,6 +130,40 @@ impl GpuConverter {
     /// process are then as large as the machine allows, not one row on a fast GPU.
     pub fn start_budget_from(&self, ceilings: &GpuCeilings) {
         self.budget.start_from(&ceilings.rates_at_ceilings());
+    }
+
+    /// How the dither's wavefront runs from now on (the default: [`DitherWavefront::from_env`]).
+    pub fn set_dither_wavefront(&mut self, wavefront: DitherWavefront) {
+        self.dither_wavefront = wavefront;
+    }
+
+    /// Applies `op` to a `width` x `height` gray plane on the GPU, in row bands within the band
+    /// limit: the new plane, byte-identical to [`crate::cpu::ops::apply_op`], and what each step
+    /// took (the passes on GPU timestamps where the device has them and reads them in place).
+    pub fn apply_op(
+        &self,
+        op: Op,
+        plane: &[u8],
+        size: (u32, u32),
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
+        let started = Instant::now();
+        let kernels = self.ops.get_or_init(|| crate::system::one_time::timed(|| OpKernels::new(&self.ctx)));
+        let auto = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
+        let timestamps =
+            (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
+        let compiled_ns = nanos(started.elapsed());
+        let job = OpJob {
+            op,
+            plane,
+            size,
+            band_limit_bytes: self.band_limit_bytes,
+            wavefront: self.dither_wavefront,
+            cancel,
+        };
+        let (out, mut t) = run_op(&self.ctx, kernels, &job, timestamps.as_ref())?;
+        t.setup_ns += compiled_ns;
+        Ok((out, t))
     }
 
     /// Converts `job`'s image into `dst` (`width * height * kernel.out_bytes_per_pixel()`).

@@ -11,13 +11,15 @@
 //! errors, waiting, host copies) -> `plan` (bands, the dispatch grid, chunks, the submission
 //! budget: arithmetic) -> `timing` (timestamps, the ceilings probe) -> `memory` (the buffer
 //! ring, the kept input) -> `pipelines` -> `display` (textures drawn from the result) ->
-//! `run` (the job, recording, the two drivers) -> `converter`. Depends only on
+//! `run` (the job, recording, the two drivers) -> `ops` (the gray plane's blur and dither, a
+//! stage of their own) -> `converter`. Depends only on
 //! [`crate::pixel`], [`crate::shaders`] and [`crate::system`].
 
 mod converter;
 mod device;
 mod display;
 mod memory;
+mod ops;
 mod pipelines;
 mod plan;
 mod run;
@@ -30,6 +32,7 @@ pub use device::error::{GpuError, MapFailure};
 pub use device::host_copy::PIECE_BYTES;
 pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};
+pub use ops::{DEFAULT_WAVEFRONT_FIGURES, DitherWavefront, OpTimings};
 pub use plan::bands::BandPlan;
 pub use plan::submission_budget::{CeilingRates, GpuRates, PLAIN_OPS_PER_PIXEL, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuSpan, GpuStep, GpuTimings, StepTime};

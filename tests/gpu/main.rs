@@ -9,6 +9,7 @@ mod common;
 mod ceilings;
 mod compute_ceilings;
 mod engine;
+mod ops;
 mod parity;
 mod round_trips;
 mod sweep_grid;

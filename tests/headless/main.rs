@@ -13,6 +13,7 @@ mod cli_args;
 mod cli_batch;
 mod cli_compare;
 mod cli_fs;
+mod cli_ops;
 mod cli_outputs;
 mod cli_streams;
 mod cli_trace;

@@ -56,6 +56,7 @@ impl Segment {
             Self::Phase(Phase::Setup) => Color32::from_rgb(170, 120, 200),
             Self::Phase(Phase::Upload) => Color32::from_rgb(230, 140, 60),
             Self::Phase(Phase::Kernel) => Color32::from_rgb(80, 170, 90),
+            Self::Phase(Phase::Op) => Color32::from_rgb(150, 190, 60),
             Self::Phase(Phase::Display) => Color32::from_rgb(60, 180, 180),
             Self::Phase(Phase::Download) => Color32::from_rgb(70, 140, 220),
             Self::Phase(Phase::Encode) => Color32::from_rgb(200, 90, 90),

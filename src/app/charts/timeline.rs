@@ -68,6 +68,7 @@ fn colour(lane: Track) -> Color32 {
         Track::Kernel | Track::KernelStripe { .. } | Track::KernelThread { .. } => {
             Segment::Phase(Phase::Kernel)
         }
+        Track::Op => Segment::Phase(Phase::Op),
         Track::Display => Segment::Phase(Phase::Display),
         Track::Download => Segment::Phase(Phase::Download),
         Track::Encode | Track::EncodeStripe { .. } => Segment::Phase(Phase::Encode),

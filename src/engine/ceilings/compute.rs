@@ -206,6 +206,9 @@ impl Engine {
 
     /// Holds `report`'s kernel rate against its backend's compute ceiling, when known.
     pub(crate) fn hold_against_compute(&self, report: &mut RunReport) {
+        if report.op.op_ops_per_s.is_some() {
+            report.op = report.op.held_against(self.known_compute_ceiling(report.backend));
+        }
         let Some(ops_per_s) = report.work.kernel_ops_per_s else { return };
         let mut ceiling = self.known_compute_ceiling(report.backend);
         if report.backend == Backend::Cpu && ceiling.is_some_and(|c| ops_per_s > c) {

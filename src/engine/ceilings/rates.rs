@@ -319,7 +319,7 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
                     ));
                 }
             }
-            Phase::Decode | Phase::Setup | Phase::Display | Phase::Encode => {}
+            Phase::Decode | Phase::Setup | Phase::Op | Phase::Display | Phase::Encode => {}
         }
     }
     rates

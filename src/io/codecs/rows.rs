@@ -26,6 +26,12 @@ impl GrayLayout {
         (1 + usize::from(self.alpha)) * (1 + usize::from(self.sixteen_bit))
     }
 
+    /// Bits per sample: 16 or 8.
+    #[must_use]
+    pub fn bit_depth(self) -> u8 {
+        if self.sixteen_bit { 16 } else { 8 }
+    }
+
     /// Bytes per row.
     #[must_use]
     pub fn row_bytes(self) -> usize {

@@ -150,11 +150,14 @@ pub struct ExportOptions {
     pub force_8bit: bool,
     /// Replace an existing file.
     pub overwrite: bool,
+    /// Write an 8-bit gray image of 0s and 255s (the dither's) as a 1-bit PNG: a value of 128 or
+    /// more is white. Other formats and layouts are written as they are.
+    pub one_bit: bool,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        Self { format: None, jpeg_quality: 90, force_8bit: false, overwrite: false }
+        Self { format: None, jpeg_quality: 90, force_8bit: false, overwrite: false, one_bit: false }
     }
 }
 
@@ -193,7 +196,7 @@ pub fn encode_file_with_progress(
     let format = check_target(path, *options, (image.width(), image.height()))?;
     let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
     let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| {
-        write_encoded(&fitted, format, options.jpeg_quality, out, progress)
+        write_encoded(&fitted, format, (options.jpeg_quality, options.one_bit), out, progress)
     })?;
     progress(1.0);
     let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
@@ -295,7 +298,8 @@ pub fn encode_to_vec(
 ) -> std::io::Result<Vec<u8>> {
     let (fitted, _notes) = fit_to_format(image, format, false);
     let mut out = Vec::new();
-    write_encoded(&fitted, format, jpeg_quality, &mut out, &|_| ()).map_err(std::io::Error::other)?;
+    write_encoded(&fitted, format, (jpeg_quality, false), &mut out, &|_| ())
+        .map_err(std::io::Error::other)?;
     Ok(out)
 }
 
@@ -343,7 +347,7 @@ fn fit_to_format(
 fn write_encoded(
     image: &DynamicImage,
     format: ExportFormat,
-    jpeg_quality: u8,
+    (jpeg_quality, one_bit): (u8, bool),
     out: &mut (impl std::io::Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -359,6 +363,11 @@ fn write_encoded(
         sixteen_bit: image.color().bytes_per_pixel() / image.color().channel_count() == 2,
     };
     match format {
+        ExportFormat::Png if one_bit && image.color() == ColorType::L8 => {
+            let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
+            let rows = SliceRows { bytes: &packed, row_bytes: (w as usize).div_ceil(8) };
+            crate::io::codecs::png::write_png_1bit(&rows, (w, h), out, progress)
+        }
         ExportFormat::Png => {
             let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
             if bytes.len() != layout.row_bytes() * h as usize {

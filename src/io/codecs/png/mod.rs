@@ -1,4 +1,5 @@
-//! A parallel PNG writer for gray and gray + alpha images, 8 or 16 bits: rows are filtered
+//! A parallel PNG writer for gray and gray + alpha images, 8 or 16 bits (and 1-bit gray, the
+//! dither's): rows are filtered
 //! (adaptive per row: the filter with the smallest sum of absolute values, as libpng and the
 //! `png` crate choose) and compressed in stripes on all cores, then the stripes are joined into
 //! one zlib stream (see [`deflate`]) with the Adler-32 combined from theirs. A `tEXt` chunk
@@ -29,8 +30,45 @@ pub(in crate::io) fn write_png(
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
+    write_png_depth(source, (layout, layout.bit_depth()), out, progress)
+}
+
+/// Writes the rows of `source`, 1-bit gray packed 8 pixels a byte (most significant bit first,
+/// each row padded to whole bytes, as [`pack_bits`] packs them), as a 1-bit gray PNG.
+pub(in crate::io) fn write_png_1bit(
+    source: &dyn RowSource,
+    (width, height): (u32, u32),
+    out: &mut (impl Write + Send),
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), WriteCause> {
+    let layout = GrayLayout { width, height, alpha: false, sixteen_bit: false };
+    write_png_depth(source, (layout, 1), out, progress)
+}
+
+/// 8-bit gray rows of `width` pixels packed to 1 bit a pixel: a value of 128 or more is a 1,
+/// most significant bit first, each row padded to whole bytes with zeros.
+#[must_use]
+pub(in crate::io) fn pack_bits(gray: &[u8], width: usize) -> Vec<u8> {
+    let row_bytes = width.div_ceil(8);
+    let mut packed = Vec::with_capacity(gray.len().div_ceil(width.max(1)) * row_bytes);
+    for row in gray.chunks(width.max(1)) {
+        for eight in row.chunks(8) {
+            let byte = eight.iter().enumerate().fold(0_u8, |b, (i, &v)| b | (u8::from(v >= 128) << (7 - i)));
+            packed.push(byte);
+        }
+    }
+    packed
+}
+
+/// [`write_png`] at `depth` bits a sample (1, 8 or 16; 1 only for gray without alpha).
+fn write_png_depth(
+    source: &dyn RowSource,
+    (layout, depth): (GrayLayout, u8),
+    out: &mut (impl Write + Send),
+    progress: &(dyn Fn(f32) + Sync),
+) -> Result<(), WriteCause> {
     let bpp = layout.bytes_per_pixel();
-    let row_bytes = layout.row_bytes();
+    let row_bytes = if depth == 1 { (layout.width as usize).div_ceil(8) } else { layout.row_bytes() };
     let rows = layout.height as usize;
     if row_bytes == 0 || rows == 0 {
         return Err(WriteCause::Encoder(format!("a {}x{} image has no pixels", layout.width, layout.height)));
@@ -62,7 +100,7 @@ pub(in crate::io) fn write_png(
     ihdr.extend_from_slice(&layout.width.to_be_bytes());
     ihdr.extend_from_slice(&layout.height.to_be_bytes());
     let color_type = if layout.alpha { 4 } else { 0 };
-    ihdr.extend_from_slice(&[if layout.sixteen_bit { 16 } else { 8 }, color_type, 0, 0, 0]);
+    ihdr.extend_from_slice(&[depth, color_type, 0, 0, 0]);
     out.write_all(&chunk(*b"IHDR", &ihdr)).map_err(io)?;
     // graylab's mark (see `crate::io::mark`): `Software` = graylab.
     let software = [&b"Software\0"[..], SOFTWARE.as_bytes()].concat();

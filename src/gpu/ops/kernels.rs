@@ -1,0 +1,102 @@
+//! The op pipelines of one device: one explicit bind-group layout shared by the blur's two
+//! passes (`shaders/blur.wgsl`) and the dither's two wavefronts (`shaders/dither.wgsl`), whose
+//! parameters are a uniform slot picked with a dynamic offset. Made once, on the first op.
+
+use crate::gpu::GpuContext;
+
+/// Bytes of one parameter slot: a multiple of every device's uniform-offset alignment.
+pub(crate) const PARAMS_STRIDE: u64 = 256;
+
+/// The parameters of one dispatch, as both shaders declare `OpParams`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct OpParams {
+    /// Image width.
+    pub width: u32,
+    /// Image height.
+    pub height: u32,
+    /// The blur's radius.
+    pub radius: u32,
+    /// Rows uploaded for the band.
+    pub rows_in: u32,
+    /// Rows the band outputs.
+    pub rows_out: u32,
+    /// Image row of the first uploaded row.
+    pub in_y0: u32,
+    /// Image row of the band's first output row.
+    pub band_y0: u32,
+    /// The dither's step (by steps) or last step (persistent).
+    pub step: u32,
+}
+
+/// The op pipelines and their layout.
+pub(crate) struct OpKernels {
+    /// The bind-group layout every op pipeline shares.
+    pub layout: wgpu::BindGroupLayout,
+    /// The blur's horizontal pass.
+    pub blur_rows: wgpu::ComputePipeline,
+    /// The blur's vertical pass.
+    pub blur_cols: wgpu::ComputePipeline,
+    /// The dither, one dispatch a step.
+    pub dither_step: wgpu::ComputePipeline,
+    /// The dither, one workgroup over every step.
+    pub dither_persistent: wgpu::ComputePipeline,
+}
+
+impl OpKernels {
+    /// Compiles the op shaders on `ctx`.
+    pub(crate) fn new(ctx: &GpuContext) -> Self {
+        let device = ctx.device();
+        let layout = bind_group_layout(device);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("gray-plane op"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let module = |label, source: &str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        };
+        let blur = module("blur.wgsl", crate::shaders::BLUR_WGSL);
+        let dither = module("dither.wgsl", crate::shaders::DITHER_WGSL);
+        let pipeline = |module: &wgpu::ShaderModule, entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                cache: None,
+            })
+        };
+        Self {
+            blur_rows: pipeline(&blur, "blur_rows"),
+            blur_cols: pipeline(&blur, "blur_cols"),
+            dither_step: pipeline(&dither, "dither_step"),
+            dither_persistent: pipeline(&dither, "dither_persistent"),
+            layout,
+        }
+    }
+}
+
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let buffer = |binding, ty, has_dynamic_offset| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset, min_binding_size: None },
+        count: None,
+    };
+    let storage = |binding, read_only| buffer(binding, wgpu::BufferBindingType::Storage { read_only }, false);
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("gray-plane op"),
+        entries: &[
+            buffer(0, wgpu::BufferBindingType::Uniform, true),
+            storage(1, true),
+            storage(2, false),
+            storage(3, false),
+            storage(4, true),
+        ],
+    })
+}

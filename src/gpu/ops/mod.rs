@@ -1,0 +1,73 @@
+//! The operations on the gray plane after the grayscale ([`crate::pixel::Op`]) on the GPU, as a
+//! stage of their own: the plane is uploaded in row bands that fit one storage binding, the op's
+//! kernels run on each band, and the result is read back, each step timed with its clock
+//! ([`OpTimings`]). Byte-identical to the CPU (`crate::cpu::ops`). `plan.rs` cuts the bands,
+//! `kernels.rs` holds the pipelines, `stage.rs` runs a band's commands. Uses `device`, `timing`
+//! and `pipelines` (the layers before it).
+
+mod kernels;
+mod plan;
+mod stage;
+
+pub(crate) use kernels::OpKernels;
+pub(crate) use stage::{OpJob, run_op};
+
+use crate::gpu::StepTime;
+
+/// How the GPU runs the dither's wavefront (pixel (x, y) at step x + 2y).
+//
+// Measured on lavapipe (2 shared cores, `GRAYLAB_DITHER_WAVEFRONT=steps|persistent graylab
+// bench --synthetic 1000x1000|2000x2000 --op dither --backend gpu --runs 3`, median of the op's
+// passes, GPU timestamps): 1 MP: steps 85.8 ms, persistent 48.4 ms; 4 MP: steps 186.6 ms,
+// persistent 161.9 ms. Persistent is faster, but on lavapipe it gave wrong bytes on the
+// 5312x2988 photo (and on 5312x2988 noise) from step 7366 on, while 1 and 4 MP and every test
+// size are exact: until that is understood, the default is the one that is always exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DitherWavefront {
+    /// One small dispatch a step (a uniform slot per step, picked by a dynamic offset). The
+    /// default: exact on every size measured.
+    #[default]
+    Steps,
+    /// One workgroup of 256 invocations walks every step, a storage barrier between steps
+    /// (faster on lavapipe, but see the figures above).
+    Persistent,
+}
+
+/// The figures behind [`DitherWavefront`]'s default (lavapipe, median of the op's passes over
+/// 3 warm runs).
+pub const DEFAULT_WAVEFRONT_FIGURES: &str = "lavapipe, op passes: 1 MP steps 85.8 ms, persistent 48.4 ms; \
+     4 MP steps 186.6 ms, persistent 161.9 ms; persistent wrong on lavapipe at 5312x2988";
+
+impl DitherWavefront {
+    /// The wavefront named by `GRAYLAB_DITHER_WAVEFRONT` (`steps` or `persistent`; a
+    /// measurement knob), else the default.
+    #[must_use]
+    pub fn from_env() -> Self {
+        match std::env::var("GRAYLAB_DITHER_WAVEFRONT").ok().as_deref() {
+            Some("steps") => Self::Steps,
+            Some("persistent") => Self::Persistent,
+            _ => Self::default(),
+        }
+    }
+}
+
+/// What one op stage on the GPU measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct OpTimings {
+    /// Buffers and pipelines made for the stage (CPU clock).
+    pub setup_ns: u64,
+    /// The plane's bands handed to the queue (`write_buffer`, CPU clock).
+    pub upload: StepTime,
+    /// The op's passes: GPU timestamps where the device has them, else the CPU clock around
+    /// each submit-and-wait (which then includes the copy to the readback buffer).
+    pub kernel: StepTime,
+    /// Waiting for the readback buffer and the host copy out of it (CPU clock).
+    pub download: StepTime,
+    /// Row bands the plane was cut into.
+    pub bands: u32,
+    /// Submissions (a dither by steps submits a chunk of steps at a time).
+    pub submissions: u32,
+    /// The wavefront the dither ran as (`None` for the blur).
+    pub wavefront: Option<DitherWavefront>,
+}

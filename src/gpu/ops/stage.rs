@@ -1,0 +1,389 @@
+//! One op stage on the GPU: buffers for the largest band, then band after band its rows
+//! uploaded, the op's passes (one submission; the dither by steps one a chunk of steps), the
+//! result copied back. The dither's error rows stay in a ring on the GPU from band to band.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::kernels::{OpKernels, OpParams, PARAMS_STRIDE};
+use super::plan::{OpBand, op_bands};
+use super::{DitherWavefront, OpTimings};
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::pipelines::sized;
+use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
+use crate::gpu::{GpuContext, GpuError, StepTime, WorkgroupSize};
+use crate::pixel::{Op, blur_weights};
+use crate::system::clock::Clock;
+
+/// Steps of the dither by steps in one submission (one uniform slot each).
+const STEP_SLOTS: u32 = 1024;
+
+/// The blur's row segment per workgroup and its tile side, as `shaders/blur.wgsl` declares them.
+const ROW_TILE: u32 = 256;
+const COL_TILE: u32 = 16;
+/// The dither by steps' workgroup, as `shaders/dither.wgsl` declares it.
+const STEP_GROUP: u32 = 64;
+
+/// One op on one gray plane.
+pub(crate) struct OpJob<'a> {
+    /// The op (not [`Op::None`]).
+    pub op: Op,
+    /// The `width * height` gray plane.
+    pub plane: &'a [u8],
+    /// The plane's width and height.
+    pub size: (u32, u32),
+    /// The largest binding a band may take.
+    pub band_limit_bytes: u64,
+    /// How the dither's wavefront runs.
+    pub wavefront: DitherWavefront,
+    /// Checked between submissions.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// The stage's buffers, sized for its largest band, and their bind group.
+struct StageBuffers {
+    src: wgpu::Buffer,
+    scratch: wgpu::Buffer,
+    dst: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    params: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+/// Runs `job` on `ctx`: the new plane and what each step took. `timestamps`: time the passes
+/// with GPU timestamps (else the CPU clock around each submit-and-wait).
+pub(crate) fn run_op(
+    ctx: &GpuContext,
+    kernels: &OpKernels,
+    job: &OpJob<'_>,
+    timestamps: Option<&Timestamps>,
+) -> Result<(Vec<u8>, OpTimings), GpuError> {
+    let (width, height) = job.size;
+    let pixels = width as usize * height as usize;
+    if job.plane.len() != pixels {
+        return Err(GpuError::LengthMismatch { width, height, kernel: "gray-plane op" });
+    }
+    let mut out = vec![0_u8; pixels];
+    let kernel_clock = if timestamps.is_some() { Clock::GpuTimestamp } else { Clock::CpuClock };
+    let mut t = OpTimings {
+        upload: StepTime::on(Clock::CpuClock),
+        kernel: StepTime::on(kernel_clock),
+        download: StepTime::on(Clock::CpuClock),
+        wavefront: (job.op == Op::Dither).then_some(job.wavefront),
+        ..OpTimings::default()
+    };
+    if pixels == 0 || job.op.is_none() {
+        out.copy_from_slice(job.plane);
+        return Ok((out, t));
+    }
+    let bands = op_bands(job.op, job.size, job.band_limit_bytes)?;
+    check_grid(ctx, width)?;
+    let started = Instant::now();
+    let scopes = ErrorScopes::push(ctx.device());
+    let buffers = StageBuffers::new(ctx, kernels, job, &bands);
+    t.setup_ns = nanos(started.elapsed());
+    t.bands = u32::try_from(bands.len()).unwrap_or(u32::MAX);
+    for (i, band) in bands.iter().enumerate() {
+        if job.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(GpuError::Cancelled);
+        }
+        let started = Instant::now();
+        let w = width as usize;
+        let rows = job.plane.get(band.input.start as usize * w..band.input.end as usize * w);
+        write_padded(ctx.queue(), &buffers.src, rows.ok_or(GpuError::Bug("a band outside the plane"))?);
+        t.upload.ns += nanos(started.elapsed());
+        let params = OpParams {
+            width,
+            height,
+            radius: if let Op::Blur { radius } = job.op { radius } else { 0 },
+            rows_in: band.input.end - band.input.start,
+            rows_out: band.output.end - band.output.start,
+            in_y0: band.input.start,
+            band_y0: band.output.start,
+            step: 0,
+        };
+        let run = BandRun { ctx, kernels, buffers: &buffers, timestamps, first: i == 0 };
+        match (job.op, job.wavefront) {
+            (Op::Blur { .. }, _) => run.blur(params, &mut t)?,
+            (Op::Dither, DitherWavefront::Persistent) => run.dither_persistent(params, &mut t)?,
+            (Op::Dither, DitherWavefront::Steps) => run.dither_steps(params, job.cancel, &mut t)?,
+            (Op::None, _) => {}
+        }
+        let started = Instant::now();
+        read_back(ctx, &buffers.readback, band, width, &mut out)?;
+        t.download.ns += nanos(started.elapsed());
+    }
+    scopes.finish()?;
+    Ok((out, t))
+}
+
+/// Refuses an image too wide for the blur's grids (the widest dimension is the vertical
+/// pass's, 16 columns a workgroup).
+fn check_grid(ctx: &GpuContext, width: u32) -> Result<(), GpuError> {
+    let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
+    let groups = u64::from(width.div_ceil(COL_TILE));
+    if groups > u64::from(max_groups) {
+        let workgroup = WorkgroupSize { x: COL_TILE, y: COL_TILE };
+        return Err(GpuError::GridTooLarge { width, workgroup, groups, max_groups });
+    }
+    Ok(())
+}
+
+/// `bytes` rounded up to whole words, at least one.
+fn words(bytes: u64) -> u64 {
+    bytes.div_ceil(4).max(1) * 4
+}
+
+impl StageBuffers {
+    fn new(ctx: &GpuContext, kernels: &OpKernels, job: &OpJob<'_>, bands: &[OpBand]) -> Self {
+        use wgpu::BufferUsages as U;
+        let device = ctx.device();
+        let width = u64::from(job.size.0);
+        let rows_in = bands.iter().map(|b| u64::from(b.input.end - b.input.start)).max().unwrap_or(1);
+        let rows_out = bands.iter().map(|b| u64::from(b.output.end - b.output.start)).max().unwrap_or(1);
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let scratch_bytes = match job.op {
+            Op::Blur { .. } => 4 * width * rows_in,
+            Op::None | Op::Dither => 16 * width,
+        };
+        let src = buffer("op input band", words(width * rows_in), U::STORAGE | U::COPY_DST);
+        let scratch = buffer("op scratch", words(scratch_bytes), U::STORAGE | U::COPY_DST);
+        let dst = buffer("op output band", words(width * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let readback = buffer("op readback", words(width * rows_out), U::MAP_READ | U::COPY_DST);
+        let slots =
+            if job.op == Op::Dither && job.wavefront == DitherWavefront::Steps { STEP_SLOTS } else { 1 };
+        let params = buffer("op params", u64::from(slots) * PARAMS_STRIDE, U::UNIFORM | U::COPY_DST);
+        let weights: Vec<u32> = match job.op {
+            Op::Blur { radius } => blur_weights(radius),
+            Op::None | Op::Dither => vec![0; 4],
+        };
+        let weights = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("blur weights"),
+                contents: bytemuck::cast_slice(&weights),
+                usage: U::STORAGE,
+            },
+        );
+        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("gray-plane op"),
+            layout: &kernels.layout,
+            entries: &[
+                entry(0, sized(&params, std::mem::size_of::<OpParams>() as u64)),
+                entry(1, src.as_entire_binding()),
+                entry(2, scratch.as_entire_binding()),
+                entry(3, dst.as_entire_binding()),
+                entry(4, weights.as_entire_binding()),
+            ],
+        });
+        Self { src, scratch, dst, readback, params, bind_group }
+    }
+}
+
+/// Hands `bytes` to the queue from the start of `buffer`, the last partial word padded.
+fn write_padded(queue: &wgpu::Queue, buffer: &wgpu::Buffer, bytes: &[u8]) {
+    let whole = bytes.len() / 4 * 4;
+    if let Some(head) = bytes.get(..whole).filter(|h| !h.is_empty()) {
+        queue.write_buffer(buffer, 0, head);
+    }
+    let tail = bytes.get(whole..).unwrap_or_default();
+    if !tail.is_empty() {
+        let mut word = [0_u8; 4];
+        word[..tail.len()].copy_from_slice(tail);
+        queue.write_buffer(buffer, whole as u64, &word);
+    }
+}
+
+/// Maps the readback buffer and copies the band's output rows into `out`.
+fn read_back(
+    ctx: &GpuContext,
+    readback: &wgpu::Buffer,
+    band: &OpBand,
+    width: u32,
+    out: &mut [u8],
+) -> Result<(), GpuError> {
+    let w = width as usize;
+    let bytes = (band.output.end - band.output.start) as usize * w;
+    let range = 0..words(bytes as u64);
+    mapped(ctx.device(), &map(readback, range.clone(), wgpu::MapMode::Read))?;
+    {
+        let view = readback.get_mapped_range(range).map_err(|e| GpuError::Map(e.into()))?;
+        let target = out
+            .get_mut(band.output.start as usize * w..band.output.end as usize * w)
+            .ok_or(GpuError::Bug("a band outside the plane"))?;
+        target.copy_from_slice(view.get(..bytes).ok_or(GpuError::Bug("a short readback"))?);
+    }
+    readback.unmap();
+    Ok(())
+}
+
+/// One band's commands.
+struct BandRun<'a> {
+    ctx: &'a GpuContext,
+    kernels: &'a OpKernels,
+    buffers: &'a StageBuffers,
+    timestamps: Option<&'a Timestamps>,
+    /// The first band: the dither's error ring starts cleared.
+    first: bool,
+}
+
+impl BandRun<'_> {
+    fn encoder(&self) -> wgpu::CommandEncoder {
+        self.ctx
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("gray-plane op") })
+    }
+
+    fn pass<'e>(&self, enc: &'e mut wgpu::CommandEncoder) -> wgpu::ComputePass<'e> {
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("gray-plane op"),
+            timestamp_writes: self
+                .timestamps
+                .map(|t| t.pass_writes(Some(Stamp::KernelStart(0)), Some(Stamp::KernelEnd(0)))),
+        })
+    }
+
+    /// Clears the output band (and, on the first band, the error ring).
+    fn clear(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.clear_buffer(&self.buffers.dst, 0, None);
+        if self.first {
+            enc.clear_buffer(&self.buffers.scratch, 0, None);
+        }
+    }
+
+    /// Submits `enc` (its pass resolved, the output band copied out when `last`), waits, and adds
+    /// the pass's time to `t.kernel`.
+    fn submit(&self, mut enc: wgpu::CommandEncoder, last: bool, t: &mut OpTimings) -> Result<(), GpuError> {
+        if let Some(ts) = self.timestamps {
+            ts.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
+        }
+        if last {
+            enc.copy_buffer_to_buffer(
+                &self.buffers.dst,
+                0,
+                &self.buffers.readback,
+                0,
+                self.buffers.dst.size(),
+            );
+        }
+        let started = Instant::now();
+        let submission = self.ctx.queue().submit([enc.finish()]);
+        wait_for(self.ctx.device(), Some(&submission))?;
+        let cpu_ns = nanos(started.elapsed());
+        t.submissions += 1;
+        t.kernel.ns += match self.timestamps {
+            Some(ts) => {
+                mapped(self.ctx.device(), &ts.map())?;
+                self.ctx.ticks_to_ns(ts.read()?.span(Span::Kernels(1)))
+            }
+            None => cpu_ns,
+        };
+        Ok(())
+    }
+
+    fn blur(&self, params: OpParams, t: &mut OpTimings) -> Result<(), GpuError> {
+        self.ctx.queue().write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
+        let mut enc = self.encoder();
+        enc.clear_buffer(&self.buffers.dst, 0, None);
+        {
+            let mut pass = self.pass(&mut enc);
+            pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
+            pass.set_pipeline(&self.kernels.blur_rows);
+            pass.dispatch_workgroups(params.width.div_ceil(ROW_TILE), params.rows_in, 1);
+            pass.set_pipeline(&self.kernels.blur_cols);
+            pass.dispatch_workgroups(params.width.div_ceil(COL_TILE), params.rows_out.div_ceil(COL_TILE), 1);
+        }
+        self.submit(enc, true, t)
+    }
+
+    fn dither_persistent(&self, params: OpParams, t: &mut OpTimings) -> Result<(), GpuError> {
+        let params = OpParams { step: last_step(&params), ..params };
+        self.ctx.queue().write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
+        let mut enc = self.encoder();
+        self.clear(&mut enc);
+        {
+            let mut pass = self.pass(&mut enc);
+            pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
+            pass.set_pipeline(&self.kernels.dither_persistent);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        self.submit(enc, true, t)
+    }
+
+    fn dither_steps(
+        &self,
+        params: OpParams,
+        cancel: Option<&AtomicBool>,
+        t: &mut OpTimings,
+    ) -> Result<(), GpuError> {
+        let last = last_step(&params);
+        let mut first_step = 0;
+        while first_step <= last {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(GpuError::Cancelled);
+            }
+            let end = last.min(first_step + STEP_SLOTS - 1);
+            let mut slots = vec![0_u8; ((end - first_step + 1) as usize) * PARAMS_STRIDE as usize];
+            for (slot, step) in slots.chunks_exact_mut(PARAMS_STRIDE as usize).zip(first_step..=end) {
+                let p = OpParams { step, ..params };
+                slot[..std::mem::size_of::<OpParams>()].copy_from_slice(bytemuck::bytes_of(&p));
+            }
+            self.ctx.queue().write_buffer(&self.buffers.params, 0, &slots);
+            let mut enc = self.encoder();
+            if first_step == 0 {
+                self.clear(&mut enc);
+            }
+            {
+                let mut pass = self.pass(&mut enc);
+                pass.set_pipeline(&self.kernels.dither_step);
+                for (slot, step) in (first_step..=end).enumerate() {
+                    let rows = active_rows(&params, step);
+                    if rows == 0 {
+                        continue;
+                    }
+                    let offset = u32::try_from(slot as u64 * PARAMS_STRIDE).unwrap_or(0);
+                    pass.set_bind_group(0, &self.buffers.bind_group, &[offset]);
+                    pass.dispatch_workgroups(rows.div_ceil(STEP_GROUP), 1, 1);
+                }
+            }
+            self.submit(enc, end == last, t)?;
+            first_step = end + 1;
+        }
+        Ok(())
+    }
+}
+
+/// The band's last wavefront step: its last pixel's, `(width - 1) + 2 (rows - 1)`.
+fn last_step(p: &OpParams) -> u32 {
+    (p.width - 1) + 2 * (p.rows_out - 1)
+}
+
+/// Rows of the band with a pixel at `step` (as `first_row` in `shaders/dither.wgsl`).
+fn active_rows(p: &OpParams, step: u32) -> u32 {
+    let first = if step + 2 > p.width { (step + 2 - p.width) / 2 } else { 0 };
+    let last = (p.rows_out - 1).min(step / 2);
+    if first > last { 0 } else { last - first + 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pixel_has_one_step_and_each_step_its_rows() {
+        for (width, rows) in [(1, 5), (5, 1), (7, 4), (3, 9)] {
+            let p = OpParams { width, rows_out: rows, ..OpParams::default() };
+            let total: u32 = (0..=last_step(&p)).map(|s| active_rows(&p, s)).sum();
+            assert_eq!(total, width * rows, "{width}x{rows}: every pixel once");
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The ops on the gray plane, GPU against CPU byte for byte: the blur at radii 1 to 64 and the
+//! dither by both wavefronts, on odd sizes, 1-pixel rows and columns, and with the band limit
+//! forced low so that bands (the blur's aprons, the dither's carried error rows) meet inside
+//! the image. Every condition is forced by the test, so it holds on any adapter.
+
+use crate::common;
+
+use graylab::cpu::ops::apply_op;
+use graylab::gpu::{DitherWavefront, GpuConverter};
+use graylab::pixel::{Op, blur_reference, dither_reference};
+use graylab::system::clock::Clock;
+
+const SIZES: [(u32, u32); 6] = [(1, 1), (1, 23), (29, 1), (37, 19), (131, 7), (5, 70)];
+
+fn cpu(op: Op, src: &[u8], (w, h): (u32, u32)) -> Vec<u8> {
+    apply_op(op, src, (w as usize, h as usize), 2).expect("CPU op")
+}
+
+fn gpu(conv: &GpuConverter, op: Op, src: &[u8], size: (u32, u32)) -> (Vec<u8>, graylab::gpu::OpTimings) {
+    conv.apply_op(op, src, size, None).expect("GPU op")
+}
+
+#[test]
+fn the_blur_matches_the_cpu_at_every_radius_and_odd_size() {
+    let Some(conv) = common::converter() else { return };
+    for (i, &(w, h)) in SIZES.iter().enumerate() {
+        let src = common::noise((w * h) as usize, i as u64 + 7);
+        for radius in [1, 3, 8, 16, 64] {
+            let op = Op::Blur { radius };
+            let want = cpu(op, &src, (w, h));
+            assert_eq!(want, blur_reference(&src, (w as usize, h as usize), radius), "CPU {w}x{h} {op}");
+            let (got, t) = gpu(&conv, op, &src, (w, h));
+            assert_eq!(got, want, "{w}x{h} {op}");
+            assert_eq!((t.bands, t.wavefront), (1, None));
+            assert!(t.kernel.ns > 0, "{w}x{h} {op}: the passes were timed");
+            assert!(matches!(t.kernel.clock, Clock::GpuTimestamp | Clock::CpuClock));
+        }
+    }
+}
+
+#[test]
+fn the_dither_matches_the_cpu_by_both_wavefronts() {
+    let Some(mut conv) = common::converter() else { return };
+    for wavefront in [DitherWavefront::Steps, DitherWavefront::Persistent] {
+        conv.set_dither_wavefront(wavefront);
+        for (i, &(w, h)) in SIZES.iter().chain(&[(300, 200)]).enumerate() {
+            let src = common::noise((w * h) as usize, i as u64 + 70);
+            let want = cpu(Op::Dither, &src, (w, h));
+            assert_eq!(want, dither_reference(&src, (w as usize, h as usize)), "CPU {w}x{h}");
+            let (got, t) = gpu(&conv, Op::Dither, &src, (w, h));
+            assert_eq!(got, want, "{w}x{h} {wavefront:?}");
+            assert_eq!(t.wavefront, Some(wavefront));
+            assert!(got.iter().all(|&v| v == 0 || v == 255));
+        }
+    }
+}
+
+#[test]
+fn forced_bands_meet_inside_the_image_without_a_seam() {
+    let Some(mut conv) = common::converter() else { return };
+    let (w, h) = (53_u32, 97_u32);
+    let src = common::noise((w * h) as usize, 4242);
+    // The limit is kept in whole 16 bytes: ask for a little more than `rows` rows, and count
+    // the rows a band got from the limit in force.
+    let limit_for = |bytes: u64| bytes.div_ceil(16) * 16;
+    // The blur's bands hold their rows and 2R apron rows of u32 sums: 4 * 53 bytes a row.
+    for (radius, rows) in [(1_u32, 3_u64), (3, 8), (8, 20), (16, 33)] {
+        let op = Op::Blur { radius };
+        conv.set_band_limit_bytes(limit_for(4 * u64::from(w) * (rows + 2 * u64::from(radius))));
+        let rows = conv.band_limit_bytes() / (4 * u64::from(w)) - 2 * u64::from(radius);
+        let (got, t) = gpu(&conv, op, &src, (w, h));
+        assert_eq!(got, cpu(op, &src, (w, h)), "{op} in bands of {rows} rows");
+        assert_eq!(u64::from(t.bands), u64::from(h).div_ceil(rows), "{op}");
+        assert!(t.bands > 2, "{op}: {} bands", t.bands);
+    }
+    // The dither's bands: their rows (a band's rows start mid-word), the error rows of the band
+    // before kept on the GPU.
+    for wavefront in [DitherWavefront::Steps, DitherWavefront::Persistent] {
+        conv.set_dither_wavefront(wavefront);
+        for rows in [1_u64, 2, 5, 16] {
+            conv.set_band_limit_bytes(limit_for(u64::from(w) * rows));
+            let rows = conv.band_limit_bytes() / u64::from(w);
+            let (got, t) = gpu(&conv, Op::Dither, &src, (w, h));
+            assert_eq!(got, cpu(Op::Dither, &src, (w, h)), "{wavefront:?} in bands of {rows} rows");
+            assert_eq!(u64::from(t.bands), u64::from(h).div_ceil(rows));
+        }
+    }
+    // A band that cannot hold one row and the blur's apron is refused, not run.
+    conv.set_band_limit_bytes(4 * u64::from(w) * 10);
+    assert!(conv.apply_op(Op::Blur { radius: 8 }, &src, (w, h), None).is_err());
+}
+
+#[test]
+fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
+    use graylab::engine::{Backend, ConvertSettings, Engine, EngineError, Phase, RunOptions};
+    let Some(ctx) = common::gpu() else { return };
+    let engine = Engine::with_gpu(ctx);
+    let img = common::photo(61, 37);
+    for op in [Op::Blur { radius: 3 }, Op::Dither] {
+        let cpu_settings = ConvertSettings { threads: 2, op, ..ConvertSettings::default() };
+        let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..cpu_settings };
+        let cpu = engine.convert(&img, &cpu_settings, RunOptions::default()).expect("CPU");
+        let gpu = engine.convert(&img, &gpu_settings, RunOptions::default()).expect("GPU");
+        assert_eq!(cpu.image, gpu.image, "{op}");
+        let gray = engine
+            .convert(&img, &ConvertSettings { op: Op::None, ..cpu_settings }, RunOptions::default())
+            .expect("gray");
+        let (w, h) = (61, 37);
+        assert_eq!(cpu.image.as_bytes(), apply_op(op, gray.image.as_bytes(), (w, h), 1).expect("op"));
+        for r in [&cpu.report, &gpu.report] {
+            let op_phase = r.phase(Phase::Op).expect("an op phase");
+            assert_eq!(op_phase.source, Clock::CpuClock, "the stage's wall on the CPU clock");
+            assert_eq!((r.op.op, r.op.ops_per_pixel), (op, op.ops_per_pixel()));
+            assert!(r.op.kernel_ns > 0 && r.op.kernel_ns <= op_phase.ns, "{op}: passes within the phase");
+            let phases: u64 = r.phases.iter().map(|p| p.ns).sum();
+            assert_eq!(
+                phases - r.overlap_ns + r.other_ns,
+                r.total_ns,
+                "{op}: phases - overlap + other = total"
+            );
+            let span = r.spans.iter().find(|s| s.lane == graylab::engine::Track::Op).expect("an op span");
+            assert_eq!(span.end_ns - span.start_ns, op_phase.ns);
+        }
+    }
+    // A 16-bit conversion with an op is refused, naming the op.
+    let rgb16 = image::DynamicImage::ImageRgb16(img.to_rgb16());
+    let settings = ConvertSettings { op: Op::Dither, ..ConvertSettings::default() };
+    let err = engine.convert(&rgb16, &settings, RunOptions::default()).expect_err("16-bit refused");
+    assert!(matches!(err, EngineError::OpNeedsGray8 { .. }), "{err}");
+    assert!(err.to_string().starts_with("dither runs on 8-bit gray"), "{err}");
+}

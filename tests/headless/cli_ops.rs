@@ -1,0 +1,70 @@
+//! `--op` on the real binary (issue 46): `convert --op blur:8` and `--op dither` give the same
+//! bytes on the CPU and the GPU for the bundled photo, the dither is written as a 1-bit PNG,
+//! and `bench --json` reports the op with its operations per pixel.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{self, graylab, text};
+
+fn photo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/dandelions-5312x2988.jpg")
+}
+
+/// The IHDR of a PNG: (width, height, bit depth, colour type).
+fn ihdr(png: &[u8]) -> (u32, u32, u8, u8) {
+    assert_eq!(png.get(..8), Some(&b"\x89PNG\r\n\x1a\n"[..]), "a PNG signature");
+    assert_eq!(png.get(12..16), Some(&b"IHDR"[..]), "IHDR first");
+    let be = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().expect("4 bytes"));
+    (be(16), be(20), png[24], png[25])
+}
+
+#[test]
+fn ops_give_the_same_bytes_on_both_backends_and_the_dither_is_1_bit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let input = photo();
+    let input = input.to_str().expect("utf-8 path");
+    let backends: &[&str] = if common::gpu().is_some() { &["cpu", "gpu"] } else { &["cpu"] };
+    for (op, name) in [("blur:8", "blur"), ("dither", "dither")] {
+        let mut outputs = Vec::new();
+        for backend in backends {
+            let out = format!("{name}.{backend}.png");
+            let o = graylab(&["convert", input, "-o", &out, "--backend", backend, "--op", op], d);
+            assert!(o.status.success(), "{op} {backend}: {}", text(&o));
+            assert!(text(&o).contains("op "), "{op} {backend}: the op phase is reported: {}", text(&o));
+            outputs.push(std::fs::read(d.join(&out)).expect("output"));
+        }
+        let first = &outputs[0];
+        for other in &outputs[1..] {
+            assert!(first == other, "{op}: the CPU and GPU files differ");
+        }
+        let (w, h, depth, colour) = ihdr(first);
+        assert_eq!((w, h, colour), (5312, 2988, 0), "{op}: gray, the photo's size");
+        assert_eq!(depth, if op == "dither" { 1 } else { 8 }, "{op}: bit depth");
+        let decoded = image::load_from_memory(first).expect("decodes").to_luma8();
+        if op == "dither" {
+            let white: usize = decoded.iter().map(|&v| usize::from(v == 255)).sum();
+            assert!(decoded.iter().all(|&v| v == 0 || v == 255));
+            assert!(white > 0 && white < decoded.len(), "{white} white pixels");
+        }
+    }
+}
+
+#[test]
+fn bench_reports_the_op_its_operations_and_its_phase() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = graylab(
+        &["bench", "--synthetic", "97x61", "--backend", "cpu", "--runs", "2", "--op", "blur:3", "--json"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let result = &json["results"][0];
+    assert_eq!(result["settings"]["op"], "blur:3");
+    assert_eq!(result["op"]["op"], "blur:3");
+    assert_eq!(result["op"]["ops_per_pixel"], 28);
+    assert!(result["op"]["op_ops_per_s"].as_f64().is_some_and(|r| r > 0.0), "{result}");
+    assert!(result["phases"].as_array().expect("phases").iter().any(|p| p["phase"] == "op"), "{result}");
+    let o = graylab(&["bench", "--synthetic", "8x8", "--runs", "1", "--op", "blur:65"], dir.path());
+    assert!(!o.status.success() && text(&o).contains("blur:R with R in 1..=64"), "{}", text(&o));
+}
