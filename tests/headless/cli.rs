@@ -375,7 +375,7 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     assert_eq!(v["quick"], true);
     let claims = v["claims"].as_array().expect("claims");
     let ids: Vec<u64> = claims.iter().filter_map(|c| c["id"].as_u64()).collect();
-    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     for c in claims {
         for field in ["claim", "experiment", "why"] {
             assert!(c[field].as_str().is_some_and(|s| s.len() > 10), "claim {}: {field}", c["id"]);
@@ -454,11 +454,29 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
         let why = claims[index]["why"].as_str().unwrap_or_default();
         assert!(why.contains("no GPU wins, however fast"), "claim {}: {why}", index + 1);
     }
+    // Claim 10, the tutorial's last: the dither's GPU wavefront against the CPU's loop, at each
+    // size with its interval, the blur beside it.
+    let tenth = &claims[9];
+    assert!(tenth["claim"].as_str().is_some_and(|c| c.starts_with("Sequential operations")), "{tenth}");
+    let statistics: Vec<&str> = tenth["evidence"]
+        .as_array()
+        .expect("evidence")
+        .iter()
+        .filter_map(|e| e["statistic"].as_str())
+        .collect();
+    assert_eq!(statistics, ["GPU / CPU dither at 1 MP", "GPU / CPU dither at 4 MP"]);
+    let why = tenth["why"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("steps waits for the one before")
+            || why.contains("within the noise")
+            || why.contains("not decided"),
+        "{why}"
+    );
     // Without --json: one block per claim.
     let o = graylab(&["claims", "--quick"], dir.path());
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.matches("   verdict: ").count(), 9, "{out}");
+    assert_eq!(out.matches("   verdict: ").count(), 10, "{out}");
 }
 
 #[test]

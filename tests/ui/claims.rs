@@ -156,14 +156,14 @@ fn stop_and_escape_end_a_full_claims_run() {
         // Stopped inside the first claim: the report is kept, every claim marked as not run.
         let report = report.expect("a stopped run keeps its report");
         assert!(report.stopped, "{how}");
-        assert_eq!(report.claims.len(), 9, "{how}: every claim listed");
+        assert_eq!(report.claims.len(), 10, "{how}: every claim listed");
         assert!(
             report.claims.iter().all(|c| c.verdict == graylab::engine::claims::Verdict::NotRun),
             "{how}: {:?}",
             report.claims.iter().map(|c| c.verdict.to_string()).collect::<Vec<_>>()
         );
         let note = unfinished.expect("why the report is partial").to_owned();
-        assert!(note.starts_with("Stopped after 0 of 9 claims"), "{how}: {note}");
+        assert!(note.starts_with("Stopped after 0 of 10 claims"), "{how}: {note}");
         h.run_steps(2);
         assert!(h.query_by_label(&note).is_some(), "{how}: the window says it stopped");
         assert!(

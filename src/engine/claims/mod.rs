@@ -11,11 +11,13 @@
 //! often but does not contradict the full set.
 //!
 //! The experiments live in `transfers` (claims 1, 2 and 6), `timing` (3 and 4), `work` (7 and
-//! 8, on the synthetic work per pixel) and `sizes` (5 and 9); `sampled` runs their rounds.
+//! 8, on the synthetic work per pixel), `sizes` (5 and 9) and `sequential` (10, the dither and
+//! the blur after the grayscale); `sampled` runs their rounds.
 
 mod parts;
 pub mod rules;
 mod sampled;
+mod sequential;
 mod sizes;
 mod timing;
 mod transfers;
@@ -285,7 +287,7 @@ pub struct ClaimsOptions<'a> {
 }
 
 /// The claims, in the tutorial's order, with the one line each that the runner reports.
-const CLAIMS: [(u8, &str); 9] = [
+const CLAIMS: [(u8, &str); 10] = [
     (1, "transfers against the kernel"),
     (2, "operations per round trip"),
     (3, "workgroup shapes"),
@@ -295,6 +297,7 @@ const CLAIMS: [(u8, &str); 9] = [
     (7, "branching against uniform work"),
     (8, "work per pixel"),
     (9, "the crossover size"),
+    (10, "a sequential operation"),
 ];
 
 /// The memory the claims hold at most (claim 1's 8K image on both backends), for the front end
@@ -343,7 +346,8 @@ pub fn run_claims(
             6 => transfers::cold_run(engine, &budget),
             7 => work::branching(engine, &budget),
             8 => work::work_levels(engine, &budget, &shared),
-            _ => sizes::crossover(engine, &budget, options.quick),
+            9 => sizes::crossover(engine, &budget, options.quick),
+            _ => sequential::dither(engine, &budget, options.quick),
         };
         let mut result = match measured {
             Ok(result) => result,

@@ -5,7 +5,7 @@
 //! overhead learned from a run (images made, rounds beyond the first look, cold devices) scales
 //! with them.
 
-use crate::engine::claims::{sizes, timing, transfers, work};
+use crate::engine::claims::{sequential, sizes, timing, transfers, work};
 use crate::engine::estimate::{Lane, Part, round_trip_parts, sweep_parts};
 use crate::engine::sampling::Budget;
 
@@ -78,6 +78,20 @@ pub fn claims_parts(quick: bool) -> Vec<Part> {
         add(cpu, worked, level, rounds);
     }
     images.push(worked);
+    // 10: per size, the dither and the blur on both backends, each priced as the synthetic work
+    // of as many operations a pixel (the GPU's wavefront waits between its steps beyond that:
+    // what a run teaches the overhead).
+    let sizes_10: &[(u32, u32)] = if quick { &sequential::QUICK_SIZES } else { &sequential::SIZES };
+    for &size in sizes_10 {
+        let size = megapixels(size);
+        for op in [crate::pixel::Op::Dither, sequential::BLUR] {
+            let work = u32::try_from(op.ops_per_pixel() / u64::from(crate::pixel::OPS_PER_ROUND))
+                .unwrap_or(u32::MAX);
+            add(gpu, size, work, rounds);
+            add(cpu, size, work, rounds);
+        }
+        images.push(size);
+    }
     // 9: the smallest size in turns, then the sweep.
     add(gpu, sizes::SMALLEST_MP, 0, rounds);
     add(cpu, sizes::SMALLEST_MP, 0, rounds);

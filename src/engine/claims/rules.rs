@@ -361,6 +361,77 @@ pub fn latency_floor(latency_ns: f64, size: &str) -> String {
     )
 }
 
+/// Claim 10's margin: the GPU's dither passes must take at least 1.2x the CPU's loop for the
+/// claim to hold (as claims 3 and 7's second ratio: a drift of a few percent decides nothing).
+pub const SEQUENTIAL_LOSES_RATIO: f64 = 1.2;
+
+/// A wavefront's shape: the steps that wait each for the one before, and the most pixels one
+/// step holds, out of the image's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wavefront {
+    /// Steps, each after the one before.
+    pub steps: u64,
+    /// The most pixels a step holds (its parallel width).
+    pub widest: u64,
+    /// The image's pixels (an independent operation's parallel width).
+    pub pixels: u64,
+}
+
+/// Claim 10: sequential operations lose on the GPU. `per_size` are (size, the GPU's dither passes
+/// ns, the CPU's ns, the evidence GPU / CPU against [`SEQUENTIAL_LOSES_RATIO`]); holds when the
+/// GPU is decided slower at every size, does not when it is decided faster (or not slower
+/// by the margin) at any, else inconclusive. The sentence says why from the largest size's
+/// `wavefront`, and sets the blur's speed-ups (size, CPU / GPU) beside it.
+#[must_use]
+pub fn sequential_loses(
+    per_size: &[(String, f64, f64, Evidence)],
+    wavefront: Wavefront,
+    blur_speedups: &[(String, f64)],
+) -> (Verdict, String) {
+    let Wavefront { steps, widest, pixels } = wavefront;
+    let chain = format!(
+        "each of the wavefront's {steps} steps waits for the one before, and a step holds at most {widest} of \
+         the {pixels} pixels ({:.2}%), where an independent operation offers all of them at once",
+        widest as f64 / pixels.max(1) as f64 * 100.0
+    );
+    let blur = if blur_speedups.is_empty() {
+        String::new()
+    } else {
+        let each: Vec<String> = blur_speedups.iter().map(|(size, s)| format!("{s:.2}x at {size}")).collect();
+        format!(
+            "; the blur beside it (every pixel independent), GPU speed over the CPU's: {}",
+            each.join(", ")
+        )
+    };
+    let evidence: Vec<&Evidence> = per_size.iter().map(|s| &s.3).collect();
+    let text = |(size, gpu, cpu, _): &(String, f64, f64, Evidence)| {
+        format!("{} against {} at {size}", t(*gpu), t(*cpu))
+    };
+    let figures = per_size.iter().map(text).collect::<Vec<_>>().join(", ");
+    let not_slower = per_size.iter().find(|s| s.3.decision == Decision::Below);
+    let (verdict, lead) = if let Some((size, ..)) = not_slower {
+        (
+            Verdict::DoesNotHold,
+            format!(
+                "the GPU's dither is not {SEQUENTIAL_LOSES_RATIO}x slower than the CPU's loop at {size} ({figures})"
+            ),
+        )
+    } else if per_size.is_empty() || per_size.iter().any(|s| s.3.decision == Decision::Within) {
+        (
+            Verdict::Inconclusive,
+            format!("the GPU's dither against the CPU's loop is within the noise at some size ({figures})"),
+        )
+    } else {
+        (
+            Verdict::Holds,
+            format!(
+                "the GPU's dither is slower than the CPU's sequential loop at every size ({figures}): {chain}"
+            ),
+        )
+    };
+    (verdict, with(&format!("{lead}{blur}"), &evidence))
+}
+
 /// Bytes as KiB or MiB with one decimal, for the size claims (`256 KiB`, `1.0 MiB`).
 #[must_use]
 pub fn human(bytes: u64) -> String {

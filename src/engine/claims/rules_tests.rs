@@ -189,3 +189,32 @@ fn small_data_loses_when_the_smallest_size_is_decided_slower_on_the_gpu() {
         small_data_loses(&above(), (0.25, 5.0 * MS, 0.1 * MS), (None, None, Some((0.2 * MS, 0.5))), 1.0);
     assert!(why.contains("CPU's time for 0.500 MP") && why.contains("0.200 ms up and down"), "{why}");
 }
+
+#[test]
+fn sequential_operations_lose_when_the_dither_is_slower_at_every_size() {
+    let e = |decision| Evidence {
+        statistic: "GPU / CPU dither".into(),
+        interval: None,
+        threshold: SEQUENTIAL_LOSES_RATIO,
+        decision,
+        stop: crate::engine::sampling::Stop::Decided,
+    };
+    let wave = Wavefront { steps: 2854, widest: 612, pixels: 998_784 };
+    let size = |mp: &str, d| (mp.to_owned(), 48.0e6, 2.0e6, e(d));
+    let blur = [("1 MP".to_owned(), 3.5)];
+    let (v, why) =
+        sequential_loses(&[size("1 MP", Decision::Above), size("4 MP", Decision::Above)], wave, &blur);
+    assert_eq!(v, Verdict::Holds);
+    assert!(why.contains("each of the wavefront's 2854 steps waits for the one before"), "{why}");
+    assert!(why.contains("at most 612 of the 998784 pixels (0.06%)"), "{why}");
+    assert!(why.contains("48.00 ms against 2.000 ms at 1 MP"), "{why}");
+    assert!(why.contains("(every pixel independent), GPU speed over the CPU's: 3.50x at 1 MP"), "{why}");
+    let (v, _) =
+        sequential_loses(&[size("1 MP", Decision::Above), size("4 MP", Decision::Within)], wave, &blur);
+    assert_eq!(v, Verdict::Inconclusive);
+    let (v, why) =
+        sequential_loses(&[size("1 MP", Decision::Within), size("4 MP", Decision::Below)], wave, &[]);
+    assert_eq!(v, Verdict::DoesNotHold, "a decided win anywhere beats the noise elsewhere");
+    assert!(why.starts_with("the GPU's dither is not 1.2x slower than the CPU's loop at 4 MP"), "{why}");
+    assert_eq!(sequential_loses(&[], wave, &[]).0, Verdict::Inconclusive, "nothing measured");
+}

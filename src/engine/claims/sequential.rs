@@ -1,0 +1,108 @@
+//! Claim 10, the tutorial's last: "sequential operations (step A must finish before step B)"
+//! lose on the GPU. Floyd–Steinberg error diffusion ([`Op::Dither`]) is such an operation: each
+//! pixel needs its left neighbour's and the row above's errors, so a GPU can only run it as a
+//! wavefront, pixel (x, y) at step x + 2y, `w + 2h` steps each waiting for the one before. The
+//! blur ([`Op::Blur`]), every pixel independent, runs beside it at the same sizes: the opposite
+//! case. Each size's four sides run in turns ([`super::sampled`]); the verdict rests on the
+//! dither's passes alone, GPU against CPU, at every size.
+
+use crate::engine::claims::sampled::{Plan, evidence, median, settled};
+use crate::engine::claims::{ClaimResult, Measurement, rules};
+use crate::engine::report::RunReport;
+use crate::engine::sampling::ratios;
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, synthetic_rgb};
+use crate::pixel::Op;
+
+/// The sizes of the full set, as (width, height): 1, 4 and 16 MP at 3:2.
+pub(super) const SIZES: [(u32, u32); 3] = [(1224, 816), (2448, 1632), (4896, 3264)];
+
+/// The quick set's sizes: 1 and 4 MP.
+pub(super) const QUICK_SIZES: [(u32, u32); 2] = [(1224, 816), (2448, 1632)];
+
+/// The blur set beside the dither: radius 8, a real filter's work (68 operations a pixel).
+pub(super) const BLUR: Op = Op::Blur { radius: 8 };
+
+/// The sides of one size, in turns: GPU dither, CPU dither, GPU blur, CPU blur.
+fn sides() -> [ConvertSettings; 4] {
+    let with = |backend, op| ConvertSettings { backend, op, ..ConvertSettings::default() };
+    [
+        with(Backend::Gpu, Op::Dither),
+        with(Backend::Cpu, Op::Dither),
+        with(Backend::Gpu, BLUR),
+        with(Backend::Cpu, BLUR),
+    ]
+}
+
+/// The op's passes (ns) of side `side`, each round.
+fn op_ns(rounds: &[Vec<RunReport>], side: usize) -> Vec<f64> {
+    rounds.iter().filter_map(|r| r.get(side)).map(|r| r.op.kernel_ns as f64).collect()
+}
+
+/// The clock of side `side`'s op passes.
+fn op_clock(rounds: &[Vec<RunReport>], side: usize) -> String {
+    rounds
+        .first()
+        .and_then(|r| r.get(side))
+        .map_or_else(|| "cpu-clock".to_owned(), |r| r.op.kernel_clock.label().to_owned())
+}
+
+/// Claim 10: the dither's passes on the GPU against the CPU's sequential loop at each size (the
+/// blur's beside them), in turns until decided.
+pub(super) fn dither(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
+    let sizes: &[(u32, u32)] = if quick { &QUICK_SIZES } else { &SIZES };
+    let mut measurements = Vec::new();
+    let mut per_size = Vec::new();
+    let mut blur_speedups = Vec::new();
+    for &(w, h) in sizes {
+        let image = synthetic_rgb(w, h, 10);
+        let slower = |r: &[Vec<RunReport>]| ratios(&op_ns(r, 0), &op_ns(r, 1));
+        let sampled = plan
+            .interleaved(engine, &image, &sides(), |r| settled(&slower(r), rules::SEQUENTIAL_LOSES_RATIO))?;
+        let taken = &sampled.rounds;
+        let mp = crate::system::units::megapixels(w, h);
+        let label = format!("{mp:.0} MP");
+        for (side, what) in [(0, "GPU dither"), (1, "CPU dither"), (2, "GPU blur:8"), (3, "CPU blur:8")] {
+            let clock = op_clock(taken, side);
+            measurements.push(Measurement::ms_of(
+                format!("{what}, {label} ({w}x{h})"),
+                &op_ns(taken, side),
+                &clock,
+            ));
+        }
+        let ratio = slower(taken);
+        let e = evidence(
+            &format!("GPU / CPU dither at {label}"),
+            &ratio,
+            rules::SEQUENTIAL_LOSES_RATIO,
+            sampled.stop,
+        );
+        per_size.push((label.clone(), median(&op_ns(taken, 0)), median(&op_ns(taken, 1)), e));
+        blur_speedups.push((label, median(&ratios(&op_ns(taken, 3), &op_ns(taken, 2)))));
+    }
+    let &(w, h) = sizes.last().unwrap_or(&SIZES[0]);
+    let (verdict, why) = rules::sequential_loses(&per_size, wavefront(w, h), &blur_speedups);
+    Ok(ClaimResult {
+        id: 10,
+        claim: "Sequential operations (step A must finish before step B) are better left to the CPU."
+            .to_owned(),
+        experiment: format!(
+            "Floyd–Steinberg error diffusion to 1 bit (7, 3, 5, 1 / 16) on the gray plane of {} images: the CPU's \
+             sequential loop against the GPU's wavefront (pixel (x, y) at step x + 2y), the op's passes alone; a \
+             radius-8 blur (every pixel independent) beside it at the same sizes; all four in turns",
+            sizes.iter().map(|&(w, h)| format!("{w}x{h}")).collect::<Vec<_>>().join(", ")
+        ),
+        measurements,
+        verdict,
+        why,
+        evidence: per_size.into_iter().map(|s| s.3).collect(),
+        busy: None,
+    })
+}
+
+/// The dither's wavefront on a `w` x `h` image: its steps (`w + 2h - 2`, each waiting for the one
+/// before) and the most pixels any step holds (`min(h, ⌈w / 2⌉)`), out of `w * h`.
+#[must_use]
+pub fn wavefront(w: u32, h: u32) -> rules::Wavefront {
+    let (w, h) = (u64::from(w), u64::from(h));
+    rules::Wavefront { steps: w + 2 * h - 2, widest: h.min(w.div_ceil(2)), pixels: w * h }
+}
