@@ -454,9 +454,17 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
         let why = claims[index]["why"].as_str().unwrap_or_default();
         assert!(why.contains("no GPU wins, however fast"), "claim {}: {why}", index + 1);
     }
-    // Claim 10, the tutorial's last: the dither's GPU wavefront against the CPU's loop, at each
-    // size with its interval, the blur beside it.
-    let tenth = &claims[9];
+    claim_10_is_the_dither_against_the_cpu_at_each_size(&claims[9]);
+    // Without --json: one block per claim.
+    let o = graylab(&["claims", "--quick"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("   verdict: ").count(), 10, "{out}");
+}
+
+/// Claim 10, the tutorial's last: the dither's GPU wavefront against the CPU's loop, at each
+/// size with its interval, the blur beside it.
+fn claim_10_is_the_dither_against_the_cpu_at_each_size(tenth: &serde_json::Value) {
     assert!(tenth["claim"].as_str().is_some_and(|c| c.starts_with("Sequential operations")), "{tenth}");
     let statistics: Vec<&str> = tenth["evidence"]
         .as_array()
@@ -467,11 +475,6 @@ fn claims_report_every_claim_with_measurements_a_verdict_and_why() {
     assert_eq!(statistics, ["GPU / CPU dither at 1 MP", "GPU / CPU dither at 4 MP"]);
     let why = tenth["why"].as_str().unwrap_or_default();
     assert!(why.contains("the GPU's dither") && why.contains("GPU / CPU dither at 4 MP"), "{why}");
-    // Without --json: one block per claim.
-    let o = graylab(&["claims", "--quick"], dir.path());
-    assert!(o.status.success(), "{}", text(&o));
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.matches("   verdict: ").count(), 10, "{out}");
 }
 
 #[test]

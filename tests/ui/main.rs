@@ -10,6 +10,7 @@ mod app;
 mod audit;
 mod claims;
 mod history;
+mod ops;
 mod stored_luma;
 mod sweep;
 mod sweep_map;

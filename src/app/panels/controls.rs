@@ -67,6 +67,7 @@ fn conversion_ui(ui: &mut Ui, session: &mut Session) {
          uploaded. Other files are converted with bt601.",
         );
     super::work::work_ui(ui, &mut c.work);
+    super::op::op_ui(ui, &mut c.op);
     match c.backend {
         Backend::Gpu => {
             egui::ComboBox::from_label("Workgroup size")

@@ -4,6 +4,7 @@
 pub(super) mod adapter;
 pub(super) mod controls;
 pub(super) mod frame_meter;
+pub(super) mod op;
 pub(super) mod status_bar;
 pub(super) mod top_bar;
 pub(super) mod work;

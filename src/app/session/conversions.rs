@@ -52,7 +52,9 @@ impl Session {
         let Some(input) = self.input.clone() else { return };
         let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
         let pixels = self.output.as_ref().and_then(|o| o.pixels.clone());
-        let options = crate::io::ExportOptions { overwrite, ..self.settings.export };
+        // A dither's black and white is written as it is: a 1-bit PNG.
+        let one_bit = settings.op == crate::pixel::Op::Dither;
+        let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export };
         self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
         let ticket = self.ticket();
         self.send(JobKind::Export, Job::Export { ticket, input, pixels, settings, path, options });

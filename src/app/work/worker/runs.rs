@@ -151,9 +151,10 @@ impl WorkerState {
                     None => return Ok(None),
                 }
             }
-            Backend::Gpu if self.gpu_device == GpuDevice::Own => {
-                // A device of its own (a software adapter): the result is read back, whatever
-                // the round-trip setting, and shown like a CPU result.
+            Backend::Gpu if self.gpu_device == GpuDevice::Own || !settings.op.is_none() => {
+                // A device of its own (a software adapter), or an operation after the grayscale
+                // (a stage of its own on the gray plane): the result is read back, whatever the
+                // round-trip setting, and shown like a CPU result.
                 let options = RunOptions {
                     cancel: Some(ticket.flag()),
                     progress: Some(ticket.pixels()),
