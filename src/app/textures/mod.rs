@@ -165,7 +165,10 @@ impl DisplayImage {
         }
         let screen_px_per_image_px = place.zoom * place.pixels_per_point;
         let preview_scale = self.preview_size[0] as f32 / self.size[0] as f32;
-        let nearest = screen_px_per_image_px >= 2.0;
+        // From 1:1 up each image pixel is one screen pixel or a square of them: bilinear taps at
+        // 1:1 would blend neighbours wherever the image is not placed on whole pixels, and show
+        // each tile's edge as a line in a fine pattern (a dither's, at 100%).
+        let nearest = screen_px_per_image_px >= 0.999;
         let draw = |view: &wgpu::TextureView, rect: Rect, uv: Rect| {
             let how = paint::DrawHow { nearest, checker: self.has_alpha, gray: self.gray };
             self.painter.draw(painter, view, place.to_screen(rect), uv, how);

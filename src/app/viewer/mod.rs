@@ -209,6 +209,7 @@ fn caption_of(
         Some(work) if !stored_luma => format!("{what}, {work}"),
         _ => what,
     };
+    let what = if shown.op.is_none() { what } else { format!("{what}, then {}", shown.op) };
     if shown == asked {
         what
     } else if converting {
