@@ -1,6 +1,7 @@
 //! The Operation choice after the grayscale (issue 46), driven through the settings panel: a
 //! blur of a chosen radius and the dither, each on the CPU and on the GPU, byte-identical to the
-//! engine's CPU result; the dither's output black and white and exported as a 1-bit PNG.
+//! engine's CPU result; the dither's output shown at 1:1, black and white, and exported as a
+//! 1-bit PNG.
 
 use crate::common;
 use crate::harness::{harness_sized, settle};
@@ -48,7 +49,9 @@ fn the_operation_choice_runs_blur_and_dither_on_both_backends_alike() {
             assert!(h.query_by_label("68 operations a pixel").is_some(), "and its work said");
         }
     }
-    // The dither is black and white, and its export a 1-bit PNG.
+    // The dither is shown pixel for pixel (1:1, not Fit), black and white, and exported as a
+    // 1-bit PNG.
+    assert!(!h.state().view().fitting, "a dither is shown at 1:1");
     let pixels = h.state().view().output_pixels.expect("an output").to_luma8();
     assert!(pixels.pixels().all(|p| p.0[0] == 0 || p.0[0] == 255), "only black and white");
     let out = dir.path().join("dithered.png");

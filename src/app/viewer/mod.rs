@@ -41,6 +41,8 @@ pub struct Viewer {
     view: ViewState,
     /// The image shown last frame (a new one is fitted).
     shown_image: Option<u64>,
+    /// The operation of the output shown last frame (a dither newly shown is put at 1:1).
+    shown_op: Option<crate::pixel::Op>,
 }
 
 impl Viewer {
@@ -89,6 +91,16 @@ impl Viewer {
             empty_ui(ui, session.opening());
             return;
         };
+        // A dither's pattern is seen only pixel for pixel: a newly shown one is put at 1:1 (F or
+        // Fit go back), where any other scale would show its own moiré instead.
+        let op = session.output().map(|o| o.settings.op);
+        if op != self.shown_op {
+            if op == Some(crate::pixel::Op::Dither) {
+                self.view.zoom = 1.0;
+                self.view.fit = false;
+            }
+            self.shown_op = op;
+        }
         let size = vec2(input.display.size[0] as f32, input.display.size[1] as f32);
         let mut mode = session.settings().view;
         toolbar_ui(ui, &mut self.view, &mut mode, size);
