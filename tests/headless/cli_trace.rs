@@ -214,13 +214,16 @@ fn claims_trace_each_whole_run_they_compare_with_the_cold_runs_setup() {
     assert!(o.status.success(), "{}", text(&o));
     let events = events(&dir.path().join("c.json"));
     let (processes, tracks) = names(&events);
-    // Claims 1 and 5 to 9 run whole conversions; 2 to 4 time passes and kernels alone.
+    // Claims 1 and 5 to 10 run whole conversions; 2 to 4 time passes and kernels alone.
     let claim_of =
         |p: &String| p.split(" · claim ").nth(1).and_then(|c| c.split(' ').next()).map(str::to_owned);
     let mut claims: Vec<String> = processes.values().filter_map(claim_of).collect();
     claims.sort();
     claims.dedup();
-    assert_eq!(claims, ["1", "5", "6", "7", "8", "9"], "{processes:?}");
+    assert_eq!(claims, ["1", "10", "5", "6", "7", "8", "9"], "{processes:?}");
+    // Claim 10: the dither and the blur on both backends at both sizes, each a side of its own.
+    assert_eq!(processes.values().filter(|p| p.contains("· claim 10 ·")).count(), 8, "{processes:?}");
+    assert!(processes.values().any(|p| p.contains("claim 10 · workgroup") && p.contains("then dither")));
     // Each side once: claim 1 the 8K image on both backends, claim 5 both at each of five sizes.
     assert_eq!(processes.values().filter(|p| p.contains("· claim 1 ·")).count(), 2, "{processes:?}");
     assert_eq!(processes.values().filter(|p| p.contains("· claim 5 ·")).count(), 10, "{processes:?}");

@@ -77,18 +77,19 @@ impl Plan<'_> {
     }
 }
 
-/// A side's name in a trace: its workgroup on the GPU, and its work per pixel where it has some
-/// (the trace's process names the backend, formula and size).
+/// A side's name in a trace: its workgroup on the GPU, its work per pixel and its operation where
+/// it has them (the trace's process names the backend, formula and size).
 pub(super) fn side_name(s: &ConvertSettings) -> String {
     let name = match s.backend {
         crate::engine::Backend::Gpu => format!("workgroup {}", s.workgroup),
         crate::engine::Backend::Cpu => "all threads".to_owned(),
     };
-    match (s.work.rounds, s.work.divergent) {
+    let name = match (s.work.rounds, s.work.divergent) {
         (0, _) => name,
         (rounds, false) => format!("{name} · work {rounds}"),
         (rounds, true) => format!("{name} · work {rounds} on odd gray values"),
-    }
+    };
+    if s.op.is_none() { name } else { format!("{name} · then {}", s.op) }
 }
 
 /// A phase's nanoseconds in each round's report of side `side` (rounds without it left out).
