@@ -1,8 +1,7 @@
 //! The operations on the gray plane after the grayscale ([`crate::pixel::Op`]) on the CPU: the
-//! blur in two row-parallel passes that autovectorise (`blur.rs`), the dither as the one
-//! sequential loop it is (`dither.rs`). Both are byte-identical to the scalar references in
-//! [`crate::pixel`]. Depends only on [`crate::pixel`].
-
+//! blur a row at a time, vertical pass first, symmetric taps folded (`blur.rs`); the dither as
+//! the one sequential loop it is (`dither.rs`). Both are byte-identical to the scalar references
+//! in [`crate::pixel`]. Depends only on [`crate::pixel`].
 mod blur;
 mod dither;
 
