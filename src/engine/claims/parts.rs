@@ -18,6 +18,11 @@ fn megapixels((w, h): (u32, u32)) -> f64 {
     f64::from(w) * f64::from(h) / 1e6
 }
 
+/// The synthetic rounds per pixel of as many operations as `op` does a pixel.
+fn op_rounds(op: crate::pixel::Op) -> u32 {
+    u32::try_from(op.ops_per_pixel() / u64::from(crate::pixel::OPS_PER_ROUND)).unwrap_or(u32::MAX)
+}
+
 /// The parts of the claims (the quick set where `quick`): per claim, both sides of every
 /// comparison at the budget's least rounds ([`Budget::for_set`]: warm-up and first look), and
 /// one CPU run of each image they make.
@@ -72,8 +77,10 @@ pub fn claims_parts(quick: bool) -> Vec<Part> {
     add(gpu, worked, half, rounds);
     add(cpu, worked, half, 2.0 * rounds);
     images.push(worked);
-    // 8: each work level on both backends.
-    for level in work::LEVELS {
+    // 8: each work level and each blur radius on both backends (a blur priced as the synthetic
+    // work of as many operations a pixel, as claim 10's below).
+    let blurs = work::BLUR_RADII.iter().map(|&radius| op_rounds(crate::pixel::Op::Blur { radius }));
+    for level in work::LEVELS.into_iter().chain(blurs) {
         add(gpu, worked, level, rounds);
         add(cpu, worked, level, rounds);
     }
@@ -85,8 +92,7 @@ pub fn claims_parts(quick: bool) -> Vec<Part> {
     for &size in sizes_10 {
         let size = megapixels(size);
         for op in [crate::pixel::Op::Dither, sequential::BLUR] {
-            let work = u32::try_from(op.ops_per_pixel() / u64::from(crate::pixel::OPS_PER_ROUND))
-                .unwrap_or(u32::MAX);
+            let work = op_rounds(op);
             add(gpu, size, work, rounds);
             add(cpu, size, work, rounds);
         }

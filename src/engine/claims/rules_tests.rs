@@ -150,24 +150,56 @@ fn branching_hurts_only_when_both_ratios_are_decided_above() {
 
 #[test]
 fn image_processing_holds_from_the_first_level_decided_faster() {
-    let s = |k: u32, median: f64, low: f64, high: f64| (k, ev(median, low, high, 1.0));
-    let (v, why) = image_processing_shines(&[
-        s(0, 0.2, 0.1, 0.3),
-        s(16, 0.7, 0.6, 0.8),
-        s(256, 3.0, 2.5, 3.5),
-        s(4096, 9.5, 9.0, 10.0),
-    ]);
+    let s = |k: u32, median: f64, low: f64, high: f64| {
+        (format!("{k} rounds per pixel"), ev(median, low, high, 1.0))
+    };
+    let work = [s(0, 0.2, 0.1, 0.3), s(16, 0.7, 0.6, 0.8), s(256, 3.0, 2.5, 3.5), s(4096, 9.5, 9.0, 10.0)];
+    let (v, why) = image_processing_shines(&work, &[]);
     assert_eq!(v, Verdict::HoldsFrom("256 rounds per pixel".into()));
-    assert!(why.contains("9.50x at 4096"), "{why}");
-    assert_eq!(image_processing_shines(&[s(0, 1.5, 1.2, 1.8)]).0, Verdict::Holds);
+    assert!(why.contains("speed-up measured is 9.50x at 4096"), "{why}");
+    assert_eq!(image_processing_shines(&[s(0, 1.5, 1.2, 1.8)], &[]).0, Verdict::Holds);
     assert_eq!(
-        image_processing_shines(&[s(0, 0.1, 0.05, 0.2), s(4096, 0.9, 0.8, 0.95)]).0,
+        image_processing_shines(&[s(0, 0.1, 0.05, 0.2), s(4096, 0.9, 0.8, 0.95)], &[]).0,
         Verdict::DoesNotHold
     );
     assert_eq!(
-        image_processing_shines(&[s(0, 0.1, 0.05, 0.2), s(16, 1.0, 0.9, 1.1)]).0,
+        image_processing_shines(&[s(0, 0.1, 0.05, 0.2), s(16, 1.0, 0.9, 1.1)], &[]).0,
         Verdict::Inconclusive
     );
+}
+
+#[test]
+fn image_processing_is_decided_on_the_real_blur_as_well() {
+    let s = |k: u32, median: f64, low: f64, high: f64| {
+        (format!("{k} rounds per pixel"), ev(median, low, high, 1.0))
+    };
+    let b =
+        |r: u32, median: f64, low: f64, high: f64| (format!("a radius-{r} blur"), ev(median, low, high, 1.0));
+    let work = [s(0, 0.2, 0.1, 0.3), s(256, 3.0, 2.5, 3.5)];
+    // Both knobs win: the threshold names both levels.
+    let (v, why) =
+        image_processing_shines(&work, &[b(2, 0.5, 0.4, 0.6), b(8, 1.6, 1.3, 1.9), b(32, 4.0, 3.5, 4.5)]);
+    assert_eq!(v, Verdict::HoldsFrom("256 rounds per pixel, and a radius-8 blur".into()));
+    assert!(
+        why.contains("3.00x at 256 rounds per pixel") && why.contains("4.00x at a radius-32 blur"),
+        "{why}"
+    );
+    // The synthetic work wins where the real blur never does (lavapipe): said in the threshold.
+    let never = [b(2, 0.01, 0.009, 0.011), b(32, 0.02, 0.018, 0.022)];
+    let (v, why) = image_processing_shines(&work, &never);
+    assert_eq!(v, Verdict::HoldsFrom("256 rounds per pixel, but not up to a radius-32 blur".into()));
+    assert!(why.contains("never up to a radius-32 blur") && why.contains("ratio 0.02"), "{why}");
+    // Neither wins: does not hold, both tops named.
+    let (v, why) = image_processing_shines(&[s(0, 0.2, 0.1, 0.3)], &never);
+    assert_eq!(v, Verdict::DoesNotHold);
+    assert!(why.contains("up to 0 rounds per pixel or a radius-32 blur"), "{why}");
+    // A blur within the noise before any win leaves it undecided, whatever the synthetic work says.
+    let (v, why) = image_processing_shines(&work, &[b(2, 0.5, 0.4, 0.6), b(8, 1.0, 0.9, 1.1)]);
+    assert_eq!(v, Verdict::Inconclusive);
+    assert!(why.contains("at a radius-8 blur the two are within the noise"), "{why}");
+    // Both from their lightest level: holds.
+    assert_eq!(image_processing_shines(&[s(0, 2.0, 1.5, 2.5)], &[b(2, 2.0, 1.5, 2.5)]).0, Verdict::Holds);
+    assert_eq!(image_processing_shines(&[], &[]).0, Verdict::DoesNotHold);
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Claims 7 and 8, on the synthetic work per pixel ([`crate::pixel::Work`]): branching against
-//! uniform work of the same average, and the work per pixel from which the GPU wins end to end.
+//! Claims 7 and 8, on the work per pixel: branching against uniform work of the same average
+//! ([`crate::pixel::Work`]), and the work per pixel from which the GPU wins end to end, synthetic
+//! and a real blur ([`Op::Blur`]).
 //! Both backends run in turns ([`super::sampled`]).
 
 use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
@@ -8,7 +9,7 @@ use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::{Phase, RunReport};
 use crate::engine::sampling::ratios;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, synthetic_rgb};
-use crate::pixel::Work;
+use crate::pixel::{Op, Work};
 
 /// The image of claims 7 and 8: 1 MP.
 pub(super) const IMAGE: (u32, u32) = (1224, 816);
@@ -93,8 +94,27 @@ pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult,
 /// The work levels of claim 8, in rounds per pixel.
 pub(super) const LEVELS: [u32; 4] = [0, 16, 256, 1024];
 
+/// The real operation beside them: blur radii (4 (2R + 1) operations a pixel: 20, 68 and 260).
+pub(super) const BLUR_RADII: [u32; 3] = [2, 8, 32];
+
+/// Claim 8's knobs, each level with its two sides (GPU, CPU) and its name: the synthetic work,
+/// then the blur on the plain grayscale.
+fn knobs() -> [Vec<(String, [ConvertSettings; 2])>; 2] {
+    let work = LEVELS.iter().map(|&rounds| {
+        let work = Work { rounds, mask: 0, divergent: false };
+        (format!("{rounds} rounds per pixel"), [with_work(Backend::Gpu, work), with_work(Backend::Cpu, work)])
+    });
+    let blur = BLUR_RADII.iter().map(|&radius| {
+        let with =
+            |backend| ConvertSettings { backend, op: Op::Blur { radius }, ..ConvertSettings::default() };
+        (format!("a radius-{radius} blur"), [with(Backend::Gpu), with(Backend::Cpu)])
+    });
+    [work.collect(), blur.collect()]
+}
+
 /// Claim 8: the GPU's end-to-end speed-up over the CPU at 8K for the plain grayscale (claim 1's
-/// rounds), then on a 1 MP image for growing work per pixel, both backends in turns.
+/// rounds), then on a 1 MP image for growing synthetic work per pixel and for a real blur of
+/// growing radius, both backends in turns.
 pub(super) fn work_levels(
     engine: &Engine,
     plan: &Plan<'_>,
@@ -112,54 +132,49 @@ pub(super) fn work_levels(
             "cpu-clock",
         ));
     }
-    let mut speedups = Vec::new();
     let mut speedup_figures = Vec::new();
-    for rounds in LEVELS {
-        let work = Work { rounds, mask: 0, divergent: false };
-        let speedup = |r: &[Vec<RunReport>]| ratios(&total_ns(r, 1), &total_ns(r, 0));
-        let sampled = plan.interleaved(
-            engine,
-            &image,
-            &[with_work(Backend::Gpu, work), with_work(Backend::Cpu, work)],
-            |r| settled(&speedup(r), 1.0),
-        )?;
-        let taken = &sampled.rounds;
-        measurements.push(Measurement::ms_of(
-            format!("GPU end to end, {rounds} rounds"),
-            &total_ns(taken, 0),
-            "cpu-clock",
-        ));
-        measurements.push(Measurement::ms_of(
-            format!("CPU, {rounds} rounds"),
-            &total_ns(taken, 1),
-            "cpu-clock",
-        ));
-        let s = speedup(taken);
-        speedup_figures.push(Measurement::sampled(
-            format!("GPU end-to-end speed-up, {rounds} rounds"),
-            &s,
-            "x",
-            "cpu-clock",
-        ));
-        speedups.push((
-            rounds,
-            evidence(&format!("CPU / GPU end to end at {rounds} rounds"), &s, 1.0, sampled.stop),
-        ));
+    let mut read = Vec::new();
+    for levels in knobs() {
+        let mut speedups = Vec::new();
+        for (level, sides) in levels {
+            let speedup = |r: &[Vec<RunReport>]| ratios(&total_ns(r, 1), &total_ns(r, 0));
+            let sampled = plan.interleaved(engine, &image, &sides, |r| settled(&speedup(r), 1.0))?;
+            let taken = &sampled.rounds;
+            measurements.push(Measurement::ms_of(
+                format!("GPU end to end, {level}"),
+                &total_ns(taken, 0),
+                "cpu-clock",
+            ));
+            measurements.push(Measurement::ms_of(format!("CPU, {level}"), &total_ns(taken, 1), "cpu-clock"));
+            let s = speedup(taken);
+            speedup_figures.push(Measurement::sampled(
+                format!("GPU end-to-end speed-up, {level}"),
+                &s,
+                "x",
+                "cpu-clock",
+            ));
+            let e = evidence(&format!("CPU / GPU end to end at {level}"), &s, 1.0, sampled.stop);
+            speedups.push((level, e));
+        }
+        read.push(speedups);
     }
     measurements.extend(speedup_figures);
-    let (verdict, why) = rules::image_processing_shines(&speedups);
+    let blur = read.pop().unwrap_or_default();
+    let work = read.pop().unwrap_or_default();
+    let (verdict, why) = rules::image_processing_shines(&work, &blur);
     Ok(ClaimResult {
         id: 8,
         claim: "Image processing – each pixel can be processed independently … slash execution times from hours to minutes."
             .to_owned(),
         experiment: format!(
-            "the GPU end to end against the CPU on every thread, in turns: the plain grayscale on claim 1's image, then a {w}x{h} image with {} rounds of synthetic work per pixel (3 integer operations a round)",
-            LEVELS.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            "the GPU end to end against the CPU on every thread, in turns: the plain grayscale on claim 1's image, then a {w}x{h} image with {} rounds of synthetic work per pixel (3 integer operations a round), and with a blur of radius {} after the grayscale (a real filter, every pixel independent)",
+            LEVELS.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            BLUR_RADII.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
         ),
         measurements,
         verdict,
         why,
-        evidence: speedups.into_iter().map(|s| s.1).collect(),
+        evidence: work.into_iter().chain(blur).map(|s| s.1).collect(),
         busy: None,
     })
 }
