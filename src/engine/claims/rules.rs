@@ -340,13 +340,13 @@ pub fn image_processing_shines(
     }
     match (on_work, on_blur) {
         (Knob::From(i), Knob::From(j)) => {
-            let ((k, e), (b, f)) = (at(work, i), at(blur, j));
+            let ((level, on_work), (radius, on_blur)) = (at(work, i), at(blur, j));
             if i == 0 && j == 0 {
-                let why = format!("the GPU wins end to end already at {k} and with {b}{best}");
-                (Verdict::Holds, with(&why, &[e, f]))
+                let why = format!("the GPU wins end to end already at {level} and with {radius}{best}");
+                (Verdict::Holds, with(&why, &[on_work, on_blur]))
             } else {
-                let why = format!("the GPU wins end to end from {k}, and from {b}{best}");
-                (Verdict::HoldsFrom(format!("{k}, and {b}")), with(&why, &[e, f]))
+                let why = format!("the GPU wins end to end from {level}, and from {radius}{best}");
+                (Verdict::HoldsFrom(format!("{level} and {radius}")), with(&why, &[on_work, on_blur]))
             }
         }
         (Knob::From(i), Knob::Empty) | (Knob::Empty, Knob::From(i)) => {
@@ -361,7 +361,7 @@ pub fn image_processing_shines(
             let none = last(loser);
             let shown: Vec<&Evidence> = [Some(e), loser.last().map(|l| &l.1)].into_iter().flatten().collect();
             let why = format!("the GPU wins end to end from {k}, but never up to {none}{best}");
-            (Verdict::HoldsFrom(format!("{k}, but not up to {none}")), with(&why, &shown))
+            (Verdict::HoldsFrom(format!("{k} (never up to {none})")), with(&why, &shown))
         }
         _ => {
             let tops: Vec<String> = [last(work), last(blur)].into_iter().filter(|t| !t.is_empty()).collect();
