@@ -28,7 +28,7 @@ pub(crate) fn op_bands(
     limit_bytes: u64,
 ) -> Result<Vec<OpBand>, GpuError> {
     let (apron, bytes_per_row) = match op {
-        Op::Blur { radius } => (radius, 4 * u64::from(width)),
+        Op::Blur { radius } => (radius, 4 * u64::from(super::stage::blur_stride(width))),
         Op::None | Op::Dither => (0, u64::from(width)),
     };
     let fit = limit_bytes / bytes_per_row.max(1);

@@ -19,9 +19,17 @@ use crate::system::clock::Clock;
 /// Steps of the dither by steps in one submission (one uniform slot each).
 const STEP_SLOTS: u32 = 1024;
 
-/// The blur's row segment per workgroup and its tile side, as `shaders/blur.wgsl` declares them.
+/// The blur's row segment per workgroup, and the columns and rows of its vertical pass's
+/// workgroup, as `shaders/blur.wgsl` declares them.
 const ROW_TILE: u32 = 256;
-const COL_TILE: u32 = 16;
+const COL_COLUMNS: u32 = 16;
+const COL_ROWS: u32 = 64;
+
+/// Pixels in a row of the blur's sums and output: the width rounded up to whole words, so that
+/// each output word holds one row's pixels (`stride()` in `shaders/blur.wgsl`).
+pub(crate) fn blur_stride(width: u32) -> u32 {
+    width.next_multiple_of(4)
+}
 /// The dither by steps' workgroup, as `shaders/dither.wgsl` declares it.
 const STEP_GROUP: u32 = 64;
 
@@ -111,7 +119,8 @@ pub(crate) fn run_op(
             (Op::None, _) => {}
         }
         let started = Instant::now();
-        read_back(ctx, &buffers.readback, band, width, &mut out)?;
+        let stride = if matches!(job.op, Op::Blur { .. }) { blur_stride(width) } else { width };
+        read_back(ctx, &buffers.readback, band, (width, stride), &mut out)?;
         t.download.ns += nanos(started.elapsed());
     }
     scopes.finish()?;
@@ -122,9 +131,9 @@ pub(crate) fn run_op(
 /// pass's, 16 columns a workgroup).
 fn check_grid(ctx: &GpuContext, width: u32) -> Result<(), GpuError> {
     let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
-    let groups = u64::from(width.div_ceil(COL_TILE));
+    let groups = u64::from(blur_stride(width).div_ceil(COL_COLUMNS));
     if groups > u64::from(max_groups) {
-        let workgroup = WorkgroupSize { x: COL_TILE, y: COL_TILE };
+        let workgroup = WorkgroupSize { x: COL_COLUMNS / 4, y: COL_ROWS };
         return Err(GpuError::GridTooLarge { width, workgroup, groups, max_groups });
     }
     Ok(())
@@ -140,6 +149,11 @@ impl StageBuffers {
         use wgpu::BufferUsages as U;
         let device = ctx.device();
         let width = u64::from(job.size.0);
+        // The blur's sums and output rows are whole words long.
+        let stride = match job.op {
+            Op::Blur { .. } => u64::from(blur_stride(job.size.0)),
+            Op::None | Op::Dither => width,
+        };
         let rows_in = bands.iter().map(|b| u64::from(b.input.end - b.input.start)).max().unwrap_or(1);
         let rows_out = bands.iter().map(|b| u64::from(b.output.end - b.output.start)).max().unwrap_or(1);
         let buffer = |label, size, usage| {
@@ -151,13 +165,13 @@ impl StageBuffers {
             })
         };
         let scratch_bytes = match job.op {
-            Op::Blur { .. } => 4 * width * rows_in,
+            Op::Blur { .. } => 4 * stride * rows_in,
             Op::None | Op::Dither => 16 * width,
         };
         let src = buffer("op input band", words(width * rows_in), U::STORAGE | U::COPY_DST);
         let scratch = buffer("op scratch", words(scratch_bytes), U::STORAGE | U::COPY_DST);
-        let dst = buffer("op output band", words(width * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
-        let readback = buffer("op readback", words(width * rows_out), U::MAP_READ | U::COPY_DST);
+        let dst = buffer("op output band", words(stride * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let readback = buffer("op readback", words(stride * rows_out), U::MAP_READ | U::COPY_DST);
         let slots =
             if job.op == Op::Dither && job.wavefront == DitherWavefront::Steps { STEP_SLOTS } else { 1 };
         let params = buffer("op params", u64::from(slots) * PARAMS_STRIDE, U::UNIFORM | U::COPY_DST);
@@ -203,24 +217,32 @@ fn write_padded(queue: &wgpu::Queue, buffer: &wgpu::Buffer, bytes: &[u8]) {
     }
 }
 
-/// Maps the readback buffer and copies the band's output rows into `out`.
+/// Maps the readback buffer and copies the band's output rows (`stride` pixels apart there,
+/// `width` used) into `out`.
 fn read_back(
     ctx: &GpuContext,
     readback: &wgpu::Buffer,
     band: &OpBand,
-    width: u32,
+    (width, stride): (u32, u32),
     out: &mut [u8],
 ) -> Result<(), GpuError> {
-    let w = width as usize;
-    let bytes = (band.output.end - band.output.start) as usize * w;
-    let range = 0..words(bytes as u64);
+    let (w, stride) = (width as usize, stride as usize);
+    let rows = (band.output.end - band.output.start) as usize;
+    let range = 0..words((rows * stride) as u64);
     mapped(ctx.device(), &map(readback, range.clone(), wgpu::MapMode::Read))?;
     {
         let view = readback.get_mapped_range(range).map_err(|e| GpuError::Map(e.into()))?;
         let target = out
             .get_mut(band.output.start as usize * w..band.output.end as usize * w)
             .ok_or(GpuError::Bug("a band outside the plane"))?;
-        target.copy_from_slice(view.get(..bytes).ok_or(GpuError::Bug("a short readback"))?);
+        let view = view.get(..rows * stride).ok_or(GpuError::Bug("a short readback"))?;
+        if stride == w {
+            target.copy_from_slice(view);
+        } else {
+            for (row, padded) in target.chunks_exact_mut(w).zip(view.chunks_exact(stride)) {
+                row.copy_from_slice(&padded[..w]);
+            }
+        }
     }
     readback.unmap();
     Ok(())
@@ -292,15 +314,16 @@ impl BandRun<'_> {
 
     fn blur(&self, params: OpParams, t: &mut OpTimings) -> Result<(), GpuError> {
         self.ctx.queue().write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
+        // Every output word is written whole: nothing to clear.
         let mut enc = self.encoder();
-        enc.clear_buffer(&self.buffers.dst, 0, None);
         {
             let mut pass = self.pass(&mut enc);
             pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
             pass.set_pipeline(&self.kernels.blur_rows);
             pass.dispatch_workgroups(params.width.div_ceil(ROW_TILE), params.rows_in, 1);
             pass.set_pipeline(&self.kernels.blur_cols);
-            pass.dispatch_workgroups(params.width.div_ceil(COL_TILE), params.rows_out.div_ceil(COL_TILE), 1);
+            let columns = blur_stride(params.width).div_ceil(COL_COLUMNS);
+            pass.dispatch_workgroups(columns, params.rows_out.div_ceil(COL_ROWS), 1);
         }
         self.submit(enc, true, t)
     }
