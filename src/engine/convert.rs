@@ -11,7 +11,7 @@ use image::{DynamicImage, ImageBuffer};
 
 use super::options::RunOptions;
 use super::report::{Phase, RunReport, add_gpu_timings};
-use super::spans::{Span, Track};
+use super::spans::{Span, SpanClock, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, OpFigures};
 use crate::gpu::{GpuJob, GpuTiles};
 use crate::system::load::CpuSnapshot;
@@ -395,6 +395,18 @@ impl Engine {
             }
             Backend::Gpu => {
                 let (out, t) = self.gpu_converter()?.apply_op(op, plane, (width, height), cancel)?;
+                let since = |at: Instant| {
+                    u64::try_from(at.saturating_duration_since(run_started).as_nanos()).unwrap_or(u64::MAX)
+                };
+                for &(submit, done) in &t.submitted {
+                    report.spans.push(Span {
+                        lane: Track::OpSubmission,
+                        start_ns: since(submit),
+                        end_ns: since(done),
+                        clock: SpanClock::AroundSubmission,
+                        band: None,
+                    });
+                }
                 if t.bands > 1 {
                     report.notes.push(format!("{op} ran in {} row bands (GPU buffer limit)", t.bands));
                 }

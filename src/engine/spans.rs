@@ -39,6 +39,9 @@ pub enum Track {
     },
     /// The operation on the gray plane after the grayscale (its whole stage on the GPU).
     Op,
+    /// One submission of the op's passes on the GPU, from its submit to the end of its wait (a
+    /// band's blur, a chunk of the dither's wavefront steps), within the run's [`Track::Op`] span.
+    OpSubmission,
     /// Showing the result: GPU copies into the display store, the preview drawn from it, or the
     /// app's texture of a CPU result.
     Display,
@@ -70,6 +73,7 @@ impl Track {
             Self::KernelThread { thread: Some(t) } => format!("kernel · thread {t}"),
             Self::KernelThread { thread: None } => "kernel · caller".to_owned(),
             Self::Op => "op".to_owned(),
+            Self::OpSubmission => "op passes".to_owned(),
             Self::Display => "display".to_owned(),
             Self::Download => "download".to_owned(),
             Self::Encode => "encode".to_owned(),

@@ -29,6 +29,7 @@ fn track(lane: Track) -> u64 {
         Track::Download => 7,
         Track::Encode => 8,
         Track::Op => 11,
+        Track::OpSubmission => 12,
         // A thread's encoder stripes and the kernel inside each share its track: they nest.
         Track::KernelStripe { thread: None } | Track::EncodeStripe { thread: None } => 9,
         Track::KernelThread { thread: None } => 10,
@@ -45,6 +46,7 @@ fn track_name(lane: Track, backend: Backend) -> String {
         Track::Upload => "GPU queue · upload copies".to_owned(),
         Track::Download => "GPU queue · download copies".to_owned(),
         Track::Kernel | Track::Display if backend == Backend::Gpu => format!("GPU queue · {}", lane.name()),
+        Track::OpSubmission => "GPU queue · op passes (a submission each, with its wait)".to_owned(),
         Track::KernelStripe { thread: Some(t) } | Track::EncodeStripe { thread: Some(t) } => {
             format!("CPU · encoder thread {t} (stripes, the kernel inside each)")
         }

@@ -38,10 +38,15 @@ pub struct Timeline {
 /// started (1e6: ms): a lane for each lane that has a span.
 fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
     let ms = |ns: u64| ns as f64 / ns_per_unit;
-    // A parallel CPU kernel's threads are the trace's to show: one lane per core would crowd
-    // the chart.
-    let mut spans: Vec<_> =
-        run.report.spans.iter().filter(|s| !matches!(s.lane, Track::KernelThread { .. })).copied().collect();
+    // A parallel CPU kernel's threads and the op's submissions are the trace's to show: one lane
+    // per core, or a bar per chunk of wavefront steps, would crowd the chart.
+    let mut spans: Vec<_> = run
+        .report
+        .spans
+        .iter()
+        .filter(|s| !matches!(s.lane, Track::KernelThread { .. } | Track::OpSubmission))
+        .copied()
+        .collect();
     spans.sort_by_key(|s| (s.lane, s.start_ns));
     let mut lanes: Vec<Track> = spans.iter().map(|s| s.lane).collect();
     lanes.dedup();
@@ -68,7 +73,7 @@ fn colour(lane: Track) -> Color32 {
         Track::Kernel | Track::KernelStripe { .. } | Track::KernelThread { .. } => {
             Segment::Phase(Phase::Kernel)
         }
-        Track::Op => Segment::Phase(Phase::Op),
+        Track::Op | Track::OpSubmission => Segment::Phase(Phase::Op),
         Track::Display => Segment::Phase(Phase::Display),
         Track::Download => Segment::Phase(Phase::Download),
         Track::Encode | Track::EncodeStripe { .. } => Segment::Phase(Phase::Encode),

@@ -53,7 +53,7 @@ impl DitherWavefront {
 }
 
 /// What one op stage on the GPU measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct OpTimings {
     /// Buffers and pipelines made for the stage (CPU clock).
     pub setup_ns: u64,
@@ -70,4 +70,8 @@ pub struct OpTimings {
     pub submissions: u32,
     /// The wavefront the dither ran as (`None` for the blur).
     pub wavefront: Option<DitherWavefront>,
+    /// Each submission of the op's passes (a band's blur, a chunk of the dither's steps), on the
+    /// CPU clock from its submit to the end of its wait, for a trace's events.
+    #[serde(skip)]
+    pub submitted: Vec<(std::time::Instant, std::time::Instant)>,
 }

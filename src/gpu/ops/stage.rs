@@ -302,6 +302,7 @@ impl BandRun<'_> {
         wait_for(self.ctx.device(), Some(&submission))?;
         let cpu_ns = nanos(started.elapsed());
         t.submissions += 1;
+        t.submitted.push((started, Instant::now()));
         t.kernel.ns += match self.timestamps {
             Some(ts) => {
                 mapped(self.ctx.device(), &ts.map())?;
