@@ -252,7 +252,8 @@ fn label_of(item: &Value) -> Option<String> {
     text("phase").or_else(|| text("statistic")).or_else(|| text("name")).or_else(|| text("pass"))
 }
 
-/// A run's settings as a name: `gpu wg 16x16 bt601`, `cpu 2 threads linear k=64`.
+/// A run's settings as a name: `gpu wg 16x16 bt601`, `cpu 2 threads linear k=64`, `cpu 2
+/// threads bt601 then blur:8`.
 fn settings_label(s: &Value) -> String {
     let text = |key| s.get(key).and_then(Value::as_str).unwrap_or("?");
     let backend = text("backend");
@@ -268,7 +269,9 @@ fn settings_label(s: &Value) -> String {
     };
     let rounds = s.get("work").and_then(|w| w.get("rounds")).and_then(Value::as_u64).unwrap_or(0);
     let work = if rounds > 0 { format!(" k={rounds}") } else { String::new() };
-    format!("{backend} {how} {}{work}", text("formula"))
+    let op = s.get("op").and_then(Value::as_str).filter(|op| *op != "none");
+    let op = op.map_or_else(String::new, |op| format!(" then {op}"));
+    format!("{backend} {how} {}{work}{op}", text("formula"))
 }
 
 /// The figure an object is, if it is one.
@@ -434,6 +437,12 @@ mod tests {
         );
         assert_eq!(found[2].interval, Some((180.0, 260.0)));
         assert_eq!(kind_of(&bench([1, 1, 1], [1, 1, 1])).as_deref(), Some("bench"));
+        // An op after the grayscale names the figure: a blur:8 run is never set against a blur:4 one.
+        let mut blurred = bench([1, 1, 1], [1, 1, 1]);
+        blurred["results"][0]["settings"]["op"] = json!("blur:8");
+        assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 then blur:8 · kernel");
+        blurred["results"][0]["settings"]["op"] = json!("none");
+        assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 · kernel");
         assert_eq!(kind_of(&json!({ "points": [] })).as_deref(), Some("sweep"), "an unstamped file");
     }
 
