@@ -64,12 +64,15 @@ const KEPT_COLOUR: Color32 = Color32::from_rgb(80, 170, 90);
 
 /// A series' colour from its name ("CPU", "GPU end to end", "GPU, input kept"), else by place.
 fn series_colour(name: &str, i: usize) -> Color32 {
+    // A second op beside the first (claim 10's blur beside its dither): the backend's colour,
+    // lighter, so the legend tells the four apart.
+    let lighter = |c: Color32| if name.contains("blur") { c.lerp_to_gamma(Color32::WHITE, 0.45) } else { c };
     if name.contains("kept") {
         KEPT_COLOUR
     } else if name.starts_with("GPU") {
-        GPU_COLOUR
+        lighter(GPU_COLOUR)
     } else if name.contains("CPU") {
-        CPU_COLOUR
+        lighter(CPU_COLOUR)
     } else {
         [CPU_COLOUR, GPU_COLOUR, KEPT_COLOUR, Color32::from_rgb(200, 110, 200)][i % 4]
     }

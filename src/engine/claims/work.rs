@@ -97,17 +97,21 @@ pub(super) const LEVELS: [u32; 4] = [0, 16, 256, 1024];
 /// The real operation beside them: blur radii (4 (2R + 1) operations a pixel: 20, 68 and 260).
 pub(super) const BLUR_RADII: [u32; 3] = [2, 8, 32];
 
-/// Claim 8's knobs, each level with its two sides (GPU, CPU) and its name: the synthetic work,
-/// then the blur on the plain grayscale.
-fn knobs() -> [Vec<(String, [ConvertSettings; 2])>; 2] {
+/// One level of a claim-8 knob: its name in a sentence ("a radius-8 blur"), its short name
+/// for a chart's category ("blur:8"), and its two sides (GPU, CPU).
+type Level = (String, String, [ConvertSettings; 2]);
+
+/// Claim 8's knobs: the synthetic work, then the blur on the plain grayscale.
+fn knobs() -> [Vec<Level>; 2] {
     let work = LEVELS.iter().map(|&rounds| {
         let work = Work { rounds, mask: 0, divergent: false };
-        (format!("{rounds} rounds per pixel"), [with_work(Backend::Gpu, work), with_work(Backend::Cpu, work)])
+        let sides = [with_work(Backend::Gpu, work), with_work(Backend::Cpu, work)];
+        (format!("{rounds} rounds per pixel"), format!("{rounds} rounds"), sides)
     });
     let blur = BLUR_RADII.iter().map(|&radius| {
-        let with =
-            |backend| ConvertSettings { backend, op: Op::Blur { radius }, ..ConvertSettings::default() };
-        (format!("a radius-{radius} blur"), [with(Backend::Gpu), with(Backend::Cpu)])
+        let op = Op::Blur { radius };
+        let with = |backend| ConvertSettings { backend, op, ..ConvertSettings::default() };
+        (format!("a radius-{radius} blur"), op.to_string(), [with(Backend::Gpu), with(Backend::Cpu)])
     });
     [work.collect(), blur.collect()]
 }
@@ -136,19 +140,19 @@ pub(super) fn work_levels(
     let mut read = Vec::new();
     for levels in knobs() {
         let mut speedups = Vec::new();
-        for (level, sides) in levels {
+        for (level, short, sides) in levels {
             let speedup = |r: &[Vec<RunReport>]| ratios(&total_ns(r, 1), &total_ns(r, 0));
             let sampled = plan.interleaved(engine, &image, &sides, |r| settled(&speedup(r), 1.0))?;
             let taken = &sampled.rounds;
             measurements.push(Measurement::ms_of(
-                format!("GPU end to end, {level}"),
+                format!("GPU end to end, {short}"),
                 &total_ns(taken, 0),
                 "cpu-clock",
             ));
-            measurements.push(Measurement::ms_of(format!("CPU, {level}"), &total_ns(taken, 1), "cpu-clock"));
+            measurements.push(Measurement::ms_of(format!("CPU, {short}"), &total_ns(taken, 1), "cpu-clock"));
             let s = speedup(taken);
             speedup_figures.push(Measurement::sampled(
-                format!("GPU end-to-end speed-up, {level}"),
+                format!("GPU end-to-end speed-up, {short}"),
                 &s,
                 "x",
                 "cpu-clock",
