@@ -143,23 +143,55 @@ pub(crate) fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'
 }
 
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let buffer = |binding, ty, has_dynamic_offset| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset, min_binding_size: None },
-        count: None,
-    };
-    let storage = |binding, read_only| buffer(binding, wgpu::BufferBindingType::Storage { read_only }, false);
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grayscale"),
-        entries: &[
-            storage(0, true),
-            storage(1, false),
-            buffer(2, wgpu::BufferBindingType::Uniform, true),
-            storage(3, true),
-            storage(4, true),
+    use Binding::{DynamicUniform, Storage};
+    buffer_layout(
+        device,
+        "grayscale",
+        &[
+            Storage { read_only: true },
+            Storage { read_only: false },
+            DynamicUniform,
+            Storage { read_only: true },
+            Storage { read_only: true },
         ],
-    })
+    )
+}
+
+/// One buffer binding of a compute shader's bind group.
+#[derive(Clone, Copy)]
+pub(crate) enum Binding {
+    /// A storage buffer.
+    Storage {
+        /// Read only in the shader.
+        read_only: bool,
+    },
+    /// A uniform buffer picked with a dynamic offset.
+    DynamicUniform,
+}
+
+/// The bind-group layout of a compute shader whose bindings 0, 1, … are `bindings`.
+pub(crate) fn buffer_layout(
+    device: &wgpu::Device,
+    label: &str,
+    bindings: &[Binding],
+) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = (0_u32..)
+        .zip(bindings)
+        .map(|(binding, kind)| {
+            let (ty, has_dynamic_offset) = match *kind {
+                Binding::Storage { read_only } => (wgpu::BufferBindingType::Storage { read_only }, false),
+                Binding::DynamicUniform => (wgpu::BufferBindingType::Uniform, true),
+            };
+            wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset, min_binding_size: None },
+                count: None,
+            }
+        })
+        .collect();
+    device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &entries })
 }
 
 /// Uploads the linear-light tables, one `u32` per entry (see `shaders/grayscale.wgsl`).

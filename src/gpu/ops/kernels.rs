@@ -82,21 +82,18 @@ impl OpKernels {
 }
 
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let buffer = |binding, ty, has_dynamic_offset| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset, min_binding_size: None },
-        count: None,
-    };
-    let storage = |binding, read_only| buffer(binding, wgpu::BufferBindingType::Storage { read_only }, false);
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("gray-plane op"),
-        entries: &[
-            buffer(0, wgpu::BufferBindingType::Uniform, true),
-            storage(1, true),
-            storage(2, false),
-            storage(3, false),
-            storage(4, true),
+    use crate::gpu::pipelines::Binding::{DynamicUniform, Storage};
+    // Parameters; the input band; the blur's sums or the dither's error ring; the output band;
+    // the blur's weights.
+    crate::gpu::pipelines::buffer_layout(
+        device,
+        "gray-plane op",
+        &[
+            DynamicUniform,
+            Storage { read_only: true },
+            Storage { read_only: false },
+            Storage { read_only: false },
+            Storage { read_only: true },
         ],
-    })
+    )
 }
