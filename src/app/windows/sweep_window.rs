@@ -232,7 +232,7 @@ impl SweepWindow {
     /// A work grid's sizes chart shows one work level at a time (picked here): its points, and
     /// the loaded sweeps' points at the same level.
     fn one_level(&mut self, ui: &mut Ui, r: &SweepResult) -> (SweepResult, Vec<(String, SweepResult)>) {
-        if !r.is_work_grid() {
+        if !r.is_grid() {
             return (r.clone(), self.compare.clone());
         }
         if !r.work_levels.contains(&self.sizes_level) {
@@ -316,7 +316,8 @@ impl SweepWindow {
         self.kept.started(ctx, &self.asked);
         let ticket = Ticket::new(session.next_job_id());
         self.pending = Some(ticket.id);
-        let (task, parts) = (options.task(), options.parts());
+        let ops = crate::engine::sweep::CellOps::default();
+        let (task, parts) = (options.task(&ops), options.parts(&ops));
         let pace = Box::new(session.pace().clone());
         session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, photo, pace }, task, parts);
     }
@@ -335,7 +336,8 @@ impl SweepWindow {
             .collect();
         let mp: f64 = sizes_mp.iter().sum();
         let options = self.options(session, sizes_mp, work_levels);
-        let estimate = session.pace().job(options.task(), &options.parts());
+        let ops = crate::engine::sweep::CellOps::default();
+        let estimate = session.pace().job(options.task(&ops), &options.parts(&ops));
         let grid =
             if options.is_work_grid() { " (a work grid calibrates first and says better)" } else { "" };
         format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())

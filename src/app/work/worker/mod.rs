@@ -185,8 +185,9 @@ impl WorkerState {
         } else {
             None
         };
-        let plan = options.plan(calibration.as_ref(), pace);
-        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task())) {
+        let ops = crate::engine::sweep::CellOps::default();
+        let plan = options.plan(&ops, calibration.as_ref(), pace);
+        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task(&ops))) {
             // The calibration knows better than the estimate made before it, until a grid ran
             // to its end here: the pace then knows how long its comparisons take to decide.
             ticket.set_estimate(
@@ -213,7 +214,7 @@ impl WorkerState {
             ticket.set_progress(what, i as u64, n as u64, (done, total));
             !self.stopped(ticket)
         };
-        crate::engine::sweep::sweep_planned(&self.engine, options, &plan, source, &mut progress)
+        crate::engine::sweep::sweep_planned(&self.engine, (options, &ops), &plan, source, &mut progress)
     }
 
     fn handle(&self, job: Job) {
