@@ -272,7 +272,7 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
     assert_eq!((at(1.0).end_to_end_from_rounds, at(1.0).resident_from_rounds), (None, Some(16.0)));
     assert_eq!((at(4.0).end_to_end_from_rounds, at(4.0).resident_from_rounds), (Some(16.0), Some(4.0)));
     // The model prices no op: no modelled frontier, and the verdict says why, in radii.
-    assert!(f.modelled.is_empty() && r.model.is_none());
+    assert!(f.modelled.is_empty() && r.model.is_none() && r.dispatch_latency_ns.is_none());
     assert!(r.verdict.contains("from about blur radius 16 at 4.00 MP"), "{}", r.verdict);
     assert!(r.verdict.contains("not an op such as the blur"), "{}", r.verdict);
     // Each blur point on the roofline at 4 (2R + 1) + 7 operations over 4 + 2 bytes.

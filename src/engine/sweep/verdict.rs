@@ -19,7 +19,9 @@ pub fn analyse(r: &mut SweepResult) {
     let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.level(axis) == lowest).collect();
     r.crossover_mp = plain.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
     r.resident_crossover_mp = plain.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
-    r.dispatch_latency_ns = plain.first().and_then(|p| p.median_ns(Series::GpuResident));
+    // The resident series of a cell with an op holds the op's passes: no dispatch latency.
+    r.dispatch_latency_ns =
+        plain.first().filter(|p| p.op.is_none()).and_then(|p| p.median_ns(Series::GpuResident));
     let near_8k =
         plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
     r.transfer_share_mp = near_8k.map(|p| p.megapixels);
