@@ -206,9 +206,14 @@ fn the_last_sweep_and_its_fields_are_back_after_a_relaunch() {
 fn the_map_can_be_drawn_over_the_blur_radius() {
     let Some(mut h) = harness_sized(None, [1440.0, 900.0]) else { return };
     settle(&mut h);
-    h.state_mut().set_sweep_sizes("0.01, 0.02", 1);
+    h.state_mut().open_sweep_window();
     h.run_steps(2);
     h.get_by_label("Blur radius").click();
+    h.run_steps(2);
+    // The plain sweep's sizes (up to 128 MP) become a grid's, as `graylab sweep --radii` has them.
+    let sizes = h.get_by_role_and_label(Role::TextInput, "Sizes (MP)").value();
+    assert_eq!(sizes.as_deref(), Some("0.25, 1, 2"));
+    h.state_mut().set_sweep_sizes("0.01, 0.02", 1);
     h.run_steps(2);
     assert!(h.query_by_role_and_label(Role::TextInput, "Work per pixel").is_none(), "the radii replace it");
     let field = h.get_by_role_and_label(Role::TextInput, "Radii (px)");

@@ -263,8 +263,15 @@ impl SweepWindow {
             ui.label("Map over");
             ui.selectable_value(&mut self.asked.axis, GridAxis::WorkRounds, "Work rounds")
                 .on_hover_text(sweep_views::WORK_HOVER);
-            ui.selectable_value(&mut self.asked.axis, GridAxis::BlurRadius, "Blur radius")
+            let radius = ui
+                .selectable_value(&mut self.asked.axis, GridAxis::BlurRadius, "Blur radius")
                 .on_hover_text(sweep_views::RADII_HOVER);
+            // The plain sweep's sizes become a grid's, as `graylab sweep --radii` defaults them.
+            if radius.clicked() && self.asked.sizes == sweep_views::Asked::default().sizes {
+                let sizes: Vec<String> =
+                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
+                self.asked.sizes = sizes.join(", ");
+            }
             ui.separator();
             if self.asked.axis == GridAxis::BlurRadius {
                 let label = ui.label("Radii (px)").on_hover_text(sweep_views::RADII_HOVER);
