@@ -16,6 +16,7 @@ mod cli_fs;
 mod cli_ops;
 mod cli_outputs;
 mod cli_streams;
+mod cli_sweep_radius;
 mod cli_trace;
 mod codecs;
 mod cpu_exhaustive;

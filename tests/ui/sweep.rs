@@ -2,7 +2,8 @@
 //! at 1440x900 and at 1024x640, the axis titles and the model's note stay inside the window; the
 //! estimate learns from the sweep it timed and drops its caveat; a running sweep leaves the cores
 //! to the work (the window redraws a few times a second, not at the screen's rate); the last sweep
-//! and its sizes and levels are back after a relaunch (issue 25).
+//! and its sizes and levels are back after a relaunch (issue 25); the map can be drawn over the
+//! blur radius (issue 46).
 
 use crate::{common, harness};
 
@@ -196,4 +197,54 @@ fn the_last_sweep_and_its_fields_are_back_after_a_relaunch() {
     };
     assert_eq!(field(&h, "Sizes (MP)").as_deref(), Some("0.01, 0.002"));
     assert_eq!(field(&h, "Work per pixel").as_deref(), Some("0, 16"));
+}
+
+/// The map over the blur's radius (issue 46, item 3): "Blur radius" swaps the work field for the
+/// radii, the sweep runs blur:R in every cell at 0 rounds, and the sizes chart and the map of who
+/// wins are drawn per radius.
+#[test]
+fn the_map_can_be_drawn_over_the_blur_radius() {
+    let Some(mut h) = harness_sized(None, [1440.0, 900.0]) else { return };
+    settle(&mut h);
+    h.state_mut().open_sweep_window();
+    h.run_steps(2);
+    h.get_by_label("Blur radius").click();
+    h.run_steps(2);
+    // The plain sweep's sizes (up to 128 MP) become a grid's, as `graylab sweep --radii` has them.
+    let sizes = h.get_by_role_and_label(Role::TextInput, "Sizes (MP)").value();
+    assert_eq!(sizes.as_deref(), Some("0.25, 1, 2"));
+    h.state_mut().set_sweep_sizes("0.01, 0.02", 1);
+    h.run_steps(2);
+    assert!(h.query_by_role_and_label(Role::TextInput, "Work per pixel").is_none(), "the radii replace it");
+    let field = h.get_by_role_and_label(Role::TextInput, "Radii (px)");
+    assert_eq!(field.value().as_deref(), Some("1, 4, 16, 64"));
+    field.focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::End);
+    // "1, 4, 16, 64" less its last 10 characters is "1,"; then " 8".
+    for _ in 0..10 {
+        h.key_press(egui::Key::Backspace);
+    }
+    h.get_by_role_and_label(Role::TextInput, "Radii (px)").type_text(" 8");
+    h.run_steps(2);
+    assert_eq!(h.get_by_role_and_label(Role::TextInput, "Radii (px)").value().as_deref(), Some("1, 8"));
+    h.get_by_label("Run sweep").click();
+    settle(&mut h);
+    h.run_steps(2);
+    let ops = h.state().view().sweep_sent_ops.expect("a sweep was started").clone();
+    assert_eq!(ops.blur_radii, vec![1, 8]);
+    let r = h.state().view().sweep.expect("a sweep finished").clone();
+    assert_eq!(r.axis, graylab::engine::sweep::GridAxis::BlurRadius);
+    assert_eq!(r.grid_levels(), vec![1, 8]);
+    let ops_per_pixel: Vec<u64> = r.levels.iter().map(|l| l.op_ops_per_pixel).collect();
+    assert_eq!(ops_per_pixel, vec![12, 68], "4 (2R + 1) a pixel");
+    assert_eq!(r.points.len(), 4);
+    assert!(r.points.iter().all(|p| p.work_rounds == 0 && p.series.len() >= 2), "{:?}", r.points);
+    // The sizes chart picks a radius; the map draws one row per radius.
+    assert!(h.query_by_label("Blur radius shown").is_some());
+    assert!(h.query_by_label("radius 8").is_some());
+    h.get_by_label("Who wins").click();
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("Sweep more than one work level").is_none(), "the map is drawn");
+    assert!(h.query_by_label_contains("measured frontier").is_some(), "with its key");
 }

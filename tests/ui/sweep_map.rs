@@ -262,7 +262,7 @@ fn who_wins_writes_the_speed_up_in_each_cell_and_keys_both_frontiers() {
 fn one_work_level_asks_for_more_and_the_work_field_fills_the_options_sent() {
     let dir = tempfile::tempdir().expect("temp dir");
     let Some(mut h) = window_on("Who wins", &real_gpu(), &[0], dir.path()) else { return };
-    assert!(h.query_by_label("Sweep more than one work level to see the map.").is_some());
+    assert!(h.query_by_label("Sweep more than one work level (or blur radius) to see the map.").is_some());
     // The roofline still shows the points, all at one intensity.
     h.get_by_label("Roofline").click();
     h.run_steps(2);

@@ -72,6 +72,30 @@ pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, String> {
     }
 }
 
+/// The blur radii the radius axis starts with.
+pub(super) const MAP_RADII: &str = "1, 4, 16, 64";
+
+/// The hover of the blur-radius field.
+pub(super) const RADII_HOVER: &str = "The map's second axis is the blur's radius instead of the work rounds: each \
+     cell runs blur:R on its backend at 0 rounds, 4 (2R + 1) integer operations per pixel, timed with the kernel.";
+
+/// The blur radii typed in the field (each 1 to 64), lowest first, each once.
+pub(super) fn parse_radii(text: &str) -> Result<Vec<u32>, String> {
+    let (min, max) = (crate::pixel::MIN_BLUR_RADIUS, crate::pixel::MAX_BLUR_RADIUS);
+    let radii: Result<Vec<u32>, _> =
+        text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse::<u32>).collect();
+    match radii {
+        Ok(mut v) if !v.is_empty() && v.iter().all(|r| (min..=max).contains(r)) => {
+            v.sort_unstable();
+            v.dedup();
+            Ok(v)
+        }
+        _ => Err(format!(
+            "Blur radii must be whole pixels from {min} to {max} separated by commas, not {text:?}."
+        )),
+    }
+}
+
 /// Where the last sweep is kept between launches (egui's persisted memory, which eframe saves
 /// with the app's settings).
 const KEPT_ID: &str = "graylab last sweep";
@@ -92,13 +116,23 @@ pub(super) struct Asked {
     pub runs: u32,
     /// The work levels and the divergent variant.
     pub work: WorkField,
+    /// The map's second axis: work rounds or the blur's radius.
+    pub axis: crate::engine::sweep::GridAxis,
+    /// The blur radii, as typed.
+    pub radii: String,
 }
 
 impl Default for Asked {
     fn default() -> Self {
         // The engine's default sizes, as `graylab sweep` runs them.
         let sizes = crate::engine::sweep::DEFAULT_SIZES_MP.map(|mp| mp.to_string()).join(", ");
-        Self { sizes, runs: 5, work: WorkField::default() }
+        Self {
+            sizes,
+            runs: 5,
+            work: WorkField::default(),
+            axis: crate::engine::sweep::GridAxis::WorkRounds,
+            radii: MAP_RADII.to_owned(),
+        }
     }
 }
 
@@ -176,10 +210,10 @@ impl KeptSweep {
     }
 }
 
-/// The work levels a result holds, lowest first.
+/// The levels a result holds on its second axis (work rounds or blur radii), lowest first.
 fn levels_of(r: &SweepResult) -> Vec<u32> {
     let mut v: Vec<u32> =
-        r.work_levels.iter().copied().chain(r.points.iter().map(|p| p.work_rounds)).collect();
+        r.grid_levels().into_iter().chain(r.points.iter().map(|p| p.level(r.axis))).collect();
     v.sort_unstable();
     v.dedup();
     v
@@ -240,7 +274,7 @@ pub(super) fn views_ui(
             false
         }
         View::WhoWins if levels_of(r).len() < 2 => {
-            ui.label("Sweep more than one work level to see the map.");
+            ui.label("Sweep more than one work level (or blur radius) to see the map.");
             ui.button(format!("Use {MAP_LEVELS}")).on_hover_text(USE_MAP_HOVER).clicked()
         }
         View::WhoWins => {
@@ -253,6 +287,15 @@ pub(super) fn views_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn radii_are_whole_pixels_within_the_blur_sorted_once_each() {
+        assert_eq!(parse_radii(MAP_RADII), Ok(vec![1, 4, 16, 64]));
+        assert_eq!(parse_radii(" 8, 1 ,8,"), Ok(vec![1, 8]));
+        assert!(parse_radii("0").is_err());
+        assert!(parse_radii("65").is_err_and(|e| e.contains("1 to 64")));
+        assert!(parse_radii("").is_err());
+    }
 
     #[test]
     fn work_levels_are_whole_rounds_sorted_once_each() {

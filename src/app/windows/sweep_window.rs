@@ -11,7 +11,7 @@ use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Answer, Job, Ticket};
-use crate::engine::sweep::{SweepOptions, SweepResult};
+use crate::engine::sweep::{CellOps, GridAxis, SweepOptions, SweepResult};
 use crate::io::ResultKind;
 
 /// The least height the sweep chart scrolls in, in points.
@@ -43,6 +43,8 @@ pub struct SweepWindow {
     shown: Option<usize>,
     /// The options of the latest sweep started from this window.
     sent: Option<SweepOptions>,
+    /// What each cell of that sweep ran (the blur radius's axis, or none).
+    sent_ops: Option<CellOps>,
     /// The lowest the window's content may reach, from the room it is kept in.
     bottom_y: f32,
     /// This machine's latest sweep (or the one an earlier launch kept).
@@ -66,6 +68,7 @@ impl Default for SweepWindow {
             sizes_level: 0,
             shown: None,
             sent: None,
+            sent_ops: None,
             bottom_y: f32::INFINITY,
             result: None,
             pending: None,
@@ -90,6 +93,12 @@ impl SweepWindow {
     #[must_use]
     pub fn sent(&self) -> Option<&SweepOptions> {
         self.sent.as_ref()
+    }
+
+    /// What each cell of the latest sweep started here ran, if any.
+    #[must_use]
+    pub fn sent_ops(&self) -> Option<&CellOps> {
+        self.sent_ops.as_ref()
     }
 
     /// This machine's latest sweep, if any.
@@ -137,16 +146,7 @@ impl SweepWindow {
                 self.start(ui.ctx(), session);
             }
         });
-        ui.horizontal_wrapped(|ui| {
-            let label = ui.label("Work per pixel").on_hover_text(sweep_views::WORK_HOVER);
-            ui.add(egui::TextEdit::singleline(&mut self.asked.work.levels).desired_width(160.0))
-                .labelled_by(label.id)
-                .on_hover_text(sweep_views::WORK_HOVER);
-            ui.label(RichText::new("rounds, comma separated (synthetic)").weak())
-                .on_hover_text(sweep_views::WORK_HOVER);
-            ui.checkbox(&mut self.asked.work.divergent, "divergent")
-                .on_hover_text(sweep_views::DIVERGENT_HOVER);
-        });
+        self.levels_ui(ui);
         ui.label(RichText::new(self.estimate(session)).weak());
         self.file_ui(ui, session);
         ui.separator();
@@ -232,25 +232,63 @@ impl SweepWindow {
     /// A work grid's sizes chart shows one work level at a time (picked here): its points, and
     /// the loaded sweeps' points at the same level.
     fn one_level(&mut self, ui: &mut Ui, r: &SweepResult) -> (SweepResult, Vec<(String, SweepResult)>) {
-        if !r.is_work_grid() {
+        if !r.is_grid() {
             return (r.clone(), self.compare.clone());
         }
-        if !r.work_levels.contains(&self.sizes_level) {
-            self.sizes_level = r.work_levels.first().copied().unwrap_or_default();
+        let levels = r.grid_levels();
+        if !levels.contains(&self.sizes_level) {
+            self.sizes_level = levels.first().copied().unwrap_or_default();
         }
         ui.horizontal(|ui| {
-            ui.label("Work per pixel shown");
-            for &k in &r.work_levels {
-                ui.selectable_value(&mut self.sizes_level, k, format!("{k} rounds"));
+            ui.label(match r.axis {
+                GridAxis::WorkRounds => "Work per pixel shown",
+                GridAxis::BlurRadius => "Blur radius shown",
+            });
+            for &k in &levels {
+                ui.selectable_value(&mut self.sizes_level, k, r.axis.short(k));
             }
         });
-        let level = self.sizes_level;
+        let (level, axis) = (self.sizes_level, r.axis);
         let only = |r: &SweepResult| {
             let mut r = r.clone();
-            r.points.retain(|p| p.work_rounds == level);
+            r.points.retain(|p| p.level(axis) == level);
             r
         };
         (only(r), self.compare.iter().map(|(n, c)| (n.clone(), only(c))).collect())
+    }
+
+    /// The map's second axis and its levels: work rounds (and divergence) or blur radii.
+    fn levels_ui(&mut self, ui: &mut Ui) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Map over");
+            ui.selectable_value(&mut self.asked.axis, GridAxis::WorkRounds, "Work rounds")
+                .on_hover_text(sweep_views::WORK_HOVER);
+            let radius = ui
+                .selectable_value(&mut self.asked.axis, GridAxis::BlurRadius, "Blur radius")
+                .on_hover_text(sweep_views::RADII_HOVER);
+            // The plain sweep's sizes become a grid's, as `graylab sweep --radii` defaults them.
+            if radius.clicked() && self.asked.sizes == sweep_views::Asked::default().sizes {
+                let sizes: Vec<String> =
+                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
+                self.asked.sizes = sizes.join(", ");
+            }
+            ui.separator();
+            if self.asked.axis == GridAxis::BlurRadius {
+                let label = ui.label("Radii (px)").on_hover_text(sweep_views::RADII_HOVER);
+                ui.add(egui::TextEdit::singleline(&mut self.asked.radii).desired_width(160.0))
+                    .labelled_by(label.id)
+                    .on_hover_text(sweep_views::RADII_HOVER);
+                ui.label(RichText::new("each cell runs blur:R, 0 rounds").weak());
+                return;
+            }
+            let label = ui.label("Work per pixel").on_hover_text(sweep_views::WORK_HOVER);
+            ui.add(egui::TextEdit::singleline(&mut self.asked.work.levels).desired_width(160.0))
+                .labelled_by(label.id)
+                .on_hover_text(sweep_views::WORK_HOVER);
+            ui.label(RichText::new("rounds, synthetic").weak()).on_hover_text(sweep_views::WORK_HOVER);
+            ui.checkbox(&mut self.asked.work.divergent, "divergent")
+                .on_hover_text(sweep_views::DIVERGENT_HOVER);
+        });
     }
 
     /// The JSON file: save this sweep, load one to compare (above the results, so it stays on
@@ -299,8 +337,8 @@ impl SweepWindow {
                 return;
             }
         };
-        let work_levels = match sweep_views::parse_work_levels(&self.asked.work.levels) {
-            Ok(levels) => levels,
+        let (work_levels, ops) = match self.cells_asked() {
+            Ok(asked) => asked,
             Err(e) => {
                 session.toasts.error(e);
                 return;
@@ -313,19 +351,33 @@ impl SweepWindow {
         }
         let options = self.options(session, sizes, work_levels);
         self.sent = Some(options.clone());
+        self.sent_ops = Some(ops.clone());
         self.kept.started(ctx, &self.asked);
         let ticket = Ticket::new(session.next_job_id());
         self.pending = Some(ticket.id);
-        let (task, parts) = (options.task(), options.parts());
+        let (task, parts) = (options.task(&ops), options.parts(&ops));
         let pace = Box::new(session.pace().clone());
-        session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, photo, pace }, task, parts);
+        session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, ops, photo, pace }, task, parts);
+    }
+
+    /// The work levels and what each cell runs, from the fields: the work rounds typed, or on
+    /// the blur radius's axis the radii typed at 0 rounds.
+    fn cells_asked(&self) -> Result<(Vec<u32>, CellOps), String> {
+        match self.asked.axis {
+            GridAxis::WorkRounds => {
+                Ok((sweep_views::parse_work_levels(&self.asked.work.levels)?, CellOps::default()))
+            }
+            GridAxis::BlurRadius => {
+                Ok((vec![0], CellOps::blur_radii(sweep_views::parse_radii(&self.asked.radii)?)))
+            }
+        }
     }
 
     /// How long the sweep will take (the one estimator: from the sweeps, grids and runs seen on
     /// this machine, else a guess, saying which); a work grid's estimate is refined by its
     /// calibration once it starts.
     fn estimate(&self, session: &Session) -> String {
-        let work_levels = sweep_views::parse_work_levels(&self.asked.work.levels).unwrap_or_default();
+        let (work_levels, ops) = self.cells_asked().unwrap_or_default();
         let sizes_mp: Vec<f64> = self
             .asked
             .sizes
@@ -335,9 +387,8 @@ impl SweepWindow {
             .collect();
         let mp: f64 = sizes_mp.iter().sum();
         let options = self.options(session, sizes_mp, work_levels);
-        let estimate = session.pace().job(options.task(), &options.parts());
-        let grid =
-            if options.is_work_grid() { " (a work grid calibrates first and says better)" } else { "" };
+        let estimate = session.pace().job(options.task(&ops), &options.parts(&ops));
+        let grid = if ops.is_grid(&options) { " (a grid calibrates first and says better)" } else { "" };
         format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())
     }
 

@@ -307,6 +307,8 @@ pub enum Job {
         ticket: Ticket,
         /// Sizes, runs, workgroup, formula.
         options: SweepOptions,
+        /// What each cell runs after the grayscale (an op, or the blur radius as the axis).
+        ops: crate::engine::sweep::CellOps,
         /// The photo to resize, if any.
         photo: Option<Arc<Loaded>>,
         /// What this machine was seen to take, to plan a work grid by.

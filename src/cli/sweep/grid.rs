@@ -1,6 +1,6 @@
-//! `graylab sweep --work`: the work grid's map of who wins (the GPU's speed-up over the best CPU
-//! at each size and work level, end to end and with the data kept on the GPU) and its frontier,
-//! measured and modelled.
+//! `graylab sweep --work` or `--radii`: the grid's map of who wins (the GPU's speed-up over the
+//! best CPU at each size and level, work rounds or blur radius, end to end and with the data kept
+//! on the GPU) and its frontier, measured and modelled.
 
 use crate::cli::out::outln;
 use crate::engine::sweep::{FrontierPoint, Series, SweepPoint, SweepResult};
@@ -22,20 +22,16 @@ pub(super) fn print_grid(r: &SweepResult) {
             "who wins: the GPU's speed-up over the best CPU series at the median (above 1.00x the GPU wins), end to end / data kept on the GPU"
         );
         outln!("~: end to end within the noise (its sampled interval holds 1.00x): no win either way");
-        let header = r
-            .work_levels
-            .iter()
-            .map(|k| format!(" {:>17}", format!("{k} rounds")))
-            .collect::<Vec<_>>()
-            .concat();
+        outln!("across: {}", r.axis.name());
+        let levels = r.grid_levels();
+        let header = levels.iter().map(|&k| format!(" {:>17}", r.axis.short(k))).collect::<Vec<_>>().concat();
         outln!("{:>8}{header}", "MP");
         for &mp in &sizes {
-            let row = r
-                .work_levels
+            let row = levels
                 .iter()
                 .map(|&k| {
                     let p =
-                        r.points.iter().find(|p| p.work_rounds == k && p.megapixels.total_cmp(&mp).is_eq());
+                        r.points.iter().find(|p| p.level(r.axis) == k && p.megapixels.total_cmp(&mp).is_eq());
                     // A cell whose sampled comparison did not decide is marked "~" (within the noise).
                     let noise = |s| {
                         let undecided = p.and_then(|p| p.end_to_end).is_some_and(|c| !c.is_decided());
@@ -53,7 +49,9 @@ pub(super) fn print_grid(r: &SweepResult) {
         }
     }
     let Some(f) = &r.frontier else { return };
-    let level = |v: Option<f64>| v.map_or_else(|| "never".to_owned(), |k| format!("from {k:.0} rounds"));
+    let level = |v: Option<f64>| {
+        v.map_or_else(|| "never".to_owned(), |k| format!("from {}", r.axis.short(k.round() as u32)))
+    };
     let line = |p: &FrontierPoint| {
         format!(
             "{:.2} MP: end to end {}, data kept on the GPU {}",

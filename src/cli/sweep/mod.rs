@@ -1,5 +1,6 @@
-//! `graylab sweep`: when is the GPU worth it on this machine? Over image sizes, and with
-//! `--work` over sizes x synthetic work levels (the work grid, printed by `grid.rs`).
+//! `graylab sweep`: when is the GPU worth it on this machine? Over image sizes, with `--work`
+//! over sizes x synthetic work levels, with `--radii` over sizes x the blur's radius (the grid,
+//! printed by `grid.rs`); `--op` runs one op on every cell.
 
 mod grid;
 
@@ -13,8 +14,8 @@ use clap::Args;
 use crate::cli::arg_error::ArgError;
 use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::sweep::{
-    DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, Series, SweepOptions, SweepResult, calibrate, estimate_grid,
-    size_for, sweep_planned, to_csv,
+    CellOps, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, GridAxis, Series, SweepOptions, SweepResult, calibrate,
+    estimate_grid, size_for, sweep_planned, to_csv,
 };
 use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
 use crate::io::{DecodeOptions, WriteCause};
@@ -45,6 +46,21 @@ pub struct SweepArgs {
     #[arg(long, value_name = "K,K,…", value_delimiter = ',', num_args = 0..=1,
           default_missing_values = ["0", "16", "256", "4096"], value_parser = parse_work_level)]
     pub work: Vec<u32>,
+    /// The op after the grayscale on every cell: none, blur:R (R = 1..64) or dither, timed with
+    /// the kernel (each CPU series is its kernel plus its op; the GPU end to end includes the op
+    /// stage's copies).
+    #[arg(long, default_value = "none", value_parser = crate::cli::args::op)]
+    pub op: crate::pixel::Op,
+    /// Blur radii, comma separated (each 1..64): the grid's second axis is the blur's radius
+    /// instead of the work rounds, each cell running `--op blur:R` at 0 rounds [sizes default:
+    /// 0.25,1,2].
+    ///
+    /// The map is then the GPU's speed-up over the best CPU at each size and radius, the
+    /// frontier the radius from which the GPU wins, and the roofline has each radius at its own
+    /// intensity (the blur does 4 (2R + 1) integer operations per pixel). Not with more than one
+    /// --work level, nor with --op.
+    #[arg(long, value_name = "R,R,…", value_delimiter = ',', value_parser = parse_radius)]
+    pub radii: Vec<u32>,
     /// With --work: run the rounds only for pixels whose gray value is odd (a branch that
     /// diverges within a GPU workgroup).
     #[arg(long)]
@@ -94,10 +110,44 @@ fn parse_work_level(s: &str) -> Result<u32, ArgError> {
     }
 }
 
+/// Parses one blur radius of `--radii`, as `--op blur:R` accepts it.
+fn parse_radius(s: &str) -> Result<u32, ArgError> {
+    match crate::cli::args::op(&format!("blur:{}", s.trim()))? {
+        crate::pixel::Op::Blur { radius } => Ok(radius),
+        _ => Err(ArgError::Op(crate::pixel::ParseOpError { text: s.to_owned() })),
+    }
+}
+
 impl SweepArgs {
-    /// The sizes measured: those given, else the work grid's or the plain sweep's defaults.
+    /// What each cell runs: the blur's radius as the second axis (`--radii`, refused beside more
+    /// than one work level or an op), else `--op` on every cell.
+    fn cell_ops(&self) -> anyhow::Result<CellOps> {
+        if self.radii.is_empty() {
+            return Ok(CellOps { op: self.op, blur_radii: Vec::new() });
+        }
+        let mut levels = self.work.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        if levels.len() > 1 || levels.first().is_some_and(|k| *k > 0) {
+            anyhow::bail!(
+                "--radii makes the blur's radius the grid's second axis (each cell at 0 work rounds), so it \
+                 cannot go with --work {}: sweep the work rounds and the blur radius in two runs",
+                levels.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+            );
+        }
+        if !self.op.is_none() {
+            anyhow::bail!(
+                "--radii runs blur:R on every cell, so it cannot go with --op {}: drop one of them",
+                self.op
+            );
+        }
+        Ok(CellOps::blur_radii(self.radii.clone()))
+    }
+
+    /// The sizes measured: those given, else the grid's or the plain sweep's defaults.
     fn sizes_mp(&self) -> Vec<f64> {
-        match (self.sizes.is_empty(), self.work.iter().any(|k| *k > 0)) {
+        let grid = self.work.iter().any(|k| *k > 0) || !self.radii.is_empty();
+        match (self.sizes.is_empty(), grid) {
             (false, _) => self.sizes.clone(),
             (true, false) => DEFAULT_SIZES_MP.to_vec(),
             (true, true) => DEFAULT_WORK_SIZES_MP.to_vec(),
@@ -130,6 +180,7 @@ fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
 }
 
 pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    let ops = args.cell_ops()?;
     check_outputs(args)?;
     let engine = Engine::new();
     let gpu = !args.cpu_only && engine.gpu().is_ok();
@@ -173,19 +224,19 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         keep_runs: args.trace.is_some(),
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    let grid = options.is_work_grid();
+    let grid = ops.is_grid(&options);
     crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
-    let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
-    // A work grid is planned from a calibration measured first, and the plan said before it starts.
+    let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(&ops), options.parts(&ops));
+    // A grid is planned from a calibration measured first, and the plan said before it starts.
     let calibration = if grid {
         if !quiet {
-            errln!("calibrating the work grid's estimate…");
+            errln!("calibrating the grid's estimate…");
         }
         Some(calibrate(&engine, &options)?)
     } else {
         None
     };
-    let plan = estimate_grid(&options, calibration.as_ref());
+    let plan = estimate_grid(&options, &ops, calibration.as_ref());
     // The one estimator: a grid from its calibration (and the time it took) until a grid ran to
     // its end here, then (and a plain sweep always) from this machine's pace kept in the cache
     // folder, which has learned how long the comparisons take to decide.
@@ -198,20 +249,18 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     if !quiet {
         say_estimate(grid.then_some(&plan), pace.seen_before(), &estimate);
+        if let Some(op) = plan.op_sentence().filter(|_| !grid) {
+            errln!("{op}");
+        }
     }
     let mut progress = |i: usize, n: usize, mp: f64| {
         if !quiet {
-            match plan.cells.get(i).filter(|_| grid) {
-                Some(c) => {
-                    errln!("measuring {mp} MP at {} rounds per pixel ({} of {n})…", c.work_rounds, i + 1);
-                }
-                None => errln!("measuring {mp} MP ({} of {n})…", i + 1),
-            }
+            errln!("measuring {mp} MP{} ({} of {n})…", cell_text(plan.cells.get(i).filter(|_| grid)), i + 1);
         }
         true
     };
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
-    let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
+    let result = sweep_planned(&engine, (&options, &ops), &plan, source_ref, &mut progress)?;
     let took_s = pace.took_s();
     crate::engine::sweep::teach_pace(pace.pace_mut(), &result);
     pace.finished(&engine);
@@ -246,17 +295,12 @@ fn print_table(r: &SweepResult) {
             if r.gpu_timestamps { "" } else { " (no timestamps: CPU clock)" }
         );
     }
-    let grid = r.is_work_grid();
-    let work = |k: Option<u32>| match (grid, k) {
-        (false, _) => String::new(),
-        (true, None) => format!("{:>6} ", "work"),
-        (true, Some(k)) => format!("{k:>6} "),
-    };
+    let grid = r.is_grid();
+    let work = |k: Option<u32>| level_column(r, k);
     if grid {
-        outln!(
-            "work: synthetic rounds per pixel (3 integer operations each){}",
-            if r.divergent { ", divergent: odd grays only" } else { "" }
-        );
+        outln!("{}", axis_line(r));
+    } else if !r.op.is_none() {
+        outln!("op: {} on every size, timed with the kernel ({} ops/px)", r.op, r.op.ops_per_pixel());
     }
     outln!(
         "{}{:>8} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
@@ -277,7 +321,7 @@ fn print_table(r: &SweepResult) {
         let rate = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
         outln!(
             "{}{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
-            work(Some(p.work_rounds)),
+            work(Some(p.level(r.axis))),
             p.megapixels,
             format!("{}x{}", p.width, p.height),
             cell(Series::Cpu1),
@@ -335,7 +379,7 @@ fn print_comparisons(r: &SweepResult) {
         for p in &r.points {
             let Some(c) = &p.end_to_end else { continue };
             let level =
-                if r.is_work_grid() { format!(" at {} rounds", p.work_rounds) } else { String::new() };
+                if r.is_grid() { format!(" at {}", r.axis.short(p.level(r.axis))) } else { String::new() };
             outln!(
                 "{:>8.2} MP{level}: {}, {} rounds against {}{}",
                 p.megapixels,
@@ -361,12 +405,7 @@ fn print_ceilings_table(r: &SweepResult) {
         "against this machine's ceilings (% of ceiling at the median; cpu: all threads vs the memory-stream baseline){}",
         if r.model.is_some() { ", and the model's times in ms" } else { "" }
     );
-    let grid = r.is_work_grid();
-    let work = |k: Option<u32>| match (grid, k) {
-        (false, _) => String::new(),
-        (true, None) => format!("{:>6} ", "work"),
-        (true, Some(k)) => format!("{k:>6} "),
-    };
+    let work = |k: Option<u32>| level_column(r, k);
     outln!(
         "{}{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
         work(None),
@@ -394,7 +433,7 @@ fn print_ceilings_table(r: &SweepResult) {
             |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
         outln!(
             "{}{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
-            work(Some(p.work_rounds)),
+            work(Some(p.level(r.axis))),
             p.megapixels,
             pct(Backend::Cpu, Phase::Kernel),
             pct(Backend::Gpu, Phase::Upload),
@@ -408,11 +447,51 @@ fn print_ceilings_table(r: &SweepResult) {
     }
 }
 
-/// For a work grid, the level the crossover over sizes is taken at, e.g. ` at 0 rounds per pixel`.
+/// For a grid, the level the crossover over sizes is taken at, e.g. ` at 0 rounds per pixel`.
 fn lowest(r: &SweepResult) -> String {
-    match r.points.iter().map(|p| p.work_rounds).min() {
-        Some(k) if r.is_work_grid() => format!(" at {k} rounds per pixel"),
+    match r.points.iter().map(|p| p.level(r.axis)).min() {
+        Some(k) if r.is_grid() => format!(" at {}", r.axis.level_text(f64::from(k))),
         _ => String::new(),
+    }
+}
+
+/// A grid's first column (its header with `None`): the work rounds or the blur's radius.
+fn level_column(r: &SweepResult, level: Option<u32>) -> String {
+    let header = match r.axis {
+        GridAxis::WorkRounds => "work",
+        GridAxis::BlurRadius => "radius",
+    };
+    match (r.is_grid(), level) {
+        (false, _) => String::new(),
+        (true, None) => format!("{header:>6} "),
+        (true, Some(k)) => format!("{k:>6} "),
+    }
+}
+
+/// What a grid's second axis is, and each level's operations per pixel.
+fn axis_line(r: &SweepResult) -> String {
+    let per_level: Vec<String> =
+        r.levels.iter().map(|l| format!("{} {} ops/px", l.level, l.ops_per_pixel)).collect();
+    let what = match r.axis {
+        GridAxis::WorkRounds => format!(
+            "work rounds: synthetic rounds per pixel (3 integer operations each){}{}",
+            if r.divergent { ", divergent: odd grays only" } else { "" },
+            if r.op.is_none() { String::new() } else { format!(", then {} on every cell", r.op) }
+        ),
+        GridAxis::BlurRadius => {
+            "blur radius: each cell runs blur:R at 0 rounds (4 (2R + 1) integer operations per pixel)"
+                .to_owned()
+        }
+    };
+    format!("axis: {what}; operations per pixel with the formula's: {}", per_level.join(", "))
+}
+
+/// What a grid's cell runs, for its progress line: " at 16 rounds per pixel", with its op.
+fn cell_text(cell: Option<&crate::engine::sweep::CellPlan>) -> String {
+    match cell {
+        Some(c) if c.op.is_none() => format!(" at {} rounds per pixel", c.work_rounds),
+        Some(c) => format!(" at {} rounds per pixel, {}", c.work_rounds, c.op),
+        None => String::new(),
     }
 }
 
@@ -436,6 +515,9 @@ fn say_estimate(
         Some(plan) if !seen => errln!("estimate: {}", plan.sentence()),
         Some(plan) => {
             errln!("estimate: {}", estimate.sentence());
+            if let Some(op) = plan.op_sentence() {
+                errln!("{op}");
+            }
             errln!("{}", plan.runs_sentence());
         }
         None => errln!("estimate: {}", estimate.sentence()),

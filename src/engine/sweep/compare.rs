@@ -93,7 +93,8 @@ pub struct Sides {
     pub cpu: ConvertSettings,
     /// The GPU side.
     pub gpu: ConvertSettings,
-    /// In a sweep, the series the CPU side stands for: its kernel is timed, as the series is;
+    /// In a sweep, the series the CPU side stands for: its kernel (and op) is timed, as the
+    /// series is;
     /// `None`: the whole CPU run is timed (the app's "CPU vs GPU").
     pub cpu_series: Option<Series>,
 }
@@ -117,9 +118,11 @@ pub fn compare(
         for side in rotation(round, repeats.len()) {
             let (Some(repeat), Some(slot)) = (repeats.get_mut(side), ns.get_mut(side)) else { continue };
             let report = repeat.run()?;
-            // The CPU side as its series is timed (the kernel), the GPU's as a caller waits.
+            // The CPU side as its series is timed (the kernel and its op), the GPU's as a caller
+            // waits.
             let timed = if side == 0 && kernel_only {
-                report.phase(Phase::Kernel).map_or(report.total_ns, |p| p.ns)
+                let op_ns = report.phase(Phase::Op).map_or(0, |p| p.ns);
+                report.phase(Phase::Kernel).map_or(report.total_ns, |p| p.ns + op_ns)
             } else {
                 report.total_ns
             };

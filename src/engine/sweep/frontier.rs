@@ -1,5 +1,6 @@
-//! The work grid's frontier: from which work level the GPU beats the best CPU at each size,
-//! measured from the cells and modelled from the ceilings, and the sentence that names it.
+//! The grid's frontier: from which level (work rounds, or the blur's radius) the GPU beats the
+//! best CPU at each size, measured from the cells and, for work rounds without an op, modelled
+//! from the ceilings, and the sentence that names it.
 //!
 //! The model, per pixel (RGB8 in, gray out), with the ceilings of `model.rs` and the compute
 //! ceilings ([`ComputeCeilings`]), `k` rounds of 3 integer operations each:
@@ -15,7 +16,7 @@
 use std::fmt::Write as _;
 
 use crate::engine::ceilings::ComputeCeilings;
-use crate::engine::sweep::grid::{Frontier, FrontierPoint, Series};
+use crate::engine::sweep::grid::{Frontier, FrontierPoint, GridAxis, Series};
 use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult, Winner};
 use crate::pixel::OPS_PER_ROUND;
@@ -155,7 +156,7 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
             if !beats(p, series) {
                 break;
             }
-            level = Some(f64::from(p.work_rounds));
+            level = Some(f64::from(p.level(r.axis)));
         }
         level
     };
@@ -164,7 +165,7 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
         .map(|mp| {
             let mut cells: Vec<&SweepPoint> =
                 r.points.iter().filter(|p| p.megapixels.total_cmp(&mp).is_eq()).collect();
-            cells.sort_by_key(|p| p.work_rounds);
+            cells.sort_by_key(|p| p.level(r.axis));
             FrontierPoint {
                 megapixels: mp,
                 end_to_end_from_rounds: from(&cells, Series::GpuTotal),
@@ -178,6 +179,9 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
 /// when it is unknown (`modelled_unknown_because` says why).
 #[must_use]
 pub fn modelled_frontier(r: &SweepResult) -> Option<Vec<FrontierPoint>> {
+    if r.axis != GridAxis::WorkRounds || r.has_op() {
+        return None;
+    }
     let cost = WorkCost::of(r, r.compute.as_ref()?)?;
     let max = f64::from(r.work_levels.iter().copied().max().unwrap_or(0));
     Some(sizes(r).into_iter().map(|mp| cost.frontier_at(mp, max)).collect())
@@ -185,7 +189,9 @@ pub fn modelled_frontier(r: &SweepResult) -> Option<Vec<FrontierPoint>> {
 
 /// Why the modelled frontier is unknown, as the end of a sentence.
 fn modelled_unknown_because(r: &SweepResult) -> &'static str {
-    if r.adapter.is_none() {
+    if r.has_op() {
+        "the model prices the grayscale and the synthetic rounds, not an op such as the blur"
+    } else if r.adapter.is_none() {
         "no GPU was measured"
     } else if r.ceilings.is_none() {
         "this GPU's bandwidth ceilings were not probed"
@@ -203,7 +209,7 @@ fn modelled_unknown_because(r: &SweepResult) -> &'static str {
 pub(crate) fn fill_frontier(r: &mut SweepResult) {
     let modelled = modelled_frontier(r);
     if let Some(cost) = r.compute.as_ref().and_then(|c| WorkCost::of(r, c)) {
-        for p in r.points.iter_mut().filter(|p| p.work_rounds > 0) {
+        for p in r.points.iter_mut().filter(|p| p.work_rounds > 0 && p.op.is_none()) {
             p.modelled = Some(cost.at(p.megapixels * 1e6, f64::from(p.work_rounds)));
         }
     }
@@ -215,43 +221,50 @@ pub(crate) fn fill_frontier(r: &mut SweepResult) {
 #[must_use]
 pub fn frontier_sentence(r: &SweepResult) -> String {
     let Some(frontier) = &r.frontier else { return String::new() };
-    let max = r.work_levels.iter().copied().max().unwrap_or(0);
+    let axis = r.axis;
+    let max = axis.level_text(f64::from(r.grid_levels().into_iter().max().unwrap_or(0)));
     let largest = frontier.measured.last().map_or(0.0, |p| p.megapixels);
     let machine =
         r.adapter.as_ref().map_or_else(|| "this machine".to_owned(), |a| format!("this machine ({a})"));
     let e2e = frontier.measured.iter().rev().find(|p| p.end_to_end_from_rounds.is_some());
     let resident = frontier.measured.iter().rev().find(|p| p.resident_from_rounds.is_some());
-    let lv = |v: f64| format!("{v:.0}");
+    let lv = |v: f64| axis.level_text(v);
+    // A level mentioned again in the same sentence: its figure alone (the radius named).
+    let again = |v: f64| match axis {
+        GridAxis::WorkRounds => format!("{v:.0}"),
+        GridAxis::BlurRadius => axis.short(v.round() as u32),
+    };
+    let grid = match axis {
+        GridAxis::WorkRounds => "work grid",
+        GridAxis::BlurRadius => "blur radius grid",
+    };
     let mut text = match (e2e, resident) {
         _ if r.adapter.is_none() => format!(
-            "The work grid measured the CPU only (up to {max} rounds per pixel and {largest:.2} MP): there is \
+            "The {grid} measured the CPU only (up to {max} and {largest:.2} MP): there is \
              no GPU to say who wins."
         ),
         (Some(p), _) => {
             let k = p.end_to_end_from_rounds.map_or_else(String::new, lv);
-            let kept = p
-                .resident_from_rounds
-                .map_or_else(String::new, |v| format!(", and from {} with the data kept on the GPU", lv(v)));
-            format!(
-                "On {machine} the GPU wins end to end from about {k} rounds per pixel at {:.2} MP{kept}.",
-                p.megapixels
-            )
+            let kept = p.resident_from_rounds.map_or_else(String::new, |v| {
+                format!(", and from {} with the data kept on the GPU", again(v))
+            });
+            format!("On {machine} the GPU wins end to end from about {k} at {:.2} MP{kept}.", p.megapixels)
         }
         (None, Some(p)) => format!(
-            "On {machine} the GPU never wins end to end in this grid (up to {max} rounds per pixel and \
-             {largest:.2} MP); with the data kept on the GPU it wins from about {} rounds per pixel at {:.2} MP.",
+            "On {machine} the GPU never wins end to end in this grid (up to {max} and \
+             {largest:.2} MP); with the data kept on the GPU it wins from about {} at {:.2} MP.",
             p.resident_from_rounds.map_or_else(String::new, lv),
             p.megapixels
         ),
         (None, None) => format!(
-            "On {machine} the GPU never beats the best CPU in this grid, up to {max} rounds per pixel and \
+            "On {machine} the GPU never beats the best CPU in this grid, up to {max} and \
              {largest:.2} MP, not even with the data kept on the GPU."
         ),
     };
     if r.software_adapter {
         text.push_str(
             " The adapter is a software rasteriser: its \"GPU\" is this CPU's own cores running an \
-             emulation, so it is not expected to win here at any work level.",
+             emulation, so it is not expected to win here at any level.",
         );
     }
     if r.adapter.is_none() {
@@ -265,17 +278,17 @@ pub fn frontier_sentence(r: &SweepResult) -> String {
         Some(model) => {
             let kept = model.resident_from_rounds.map_or_else(
                 || " (not even resident)".to_owned(),
-                |v| format!(" ({} with the data kept on the GPU)", lv(v)),
+                |v| format!(" ({} with the data kept on the GPU)", again(v)),
             );
             let _ = match model.end_to_end_from_rounds {
                 Some(k) => write!(
                     text,
-                    " From the ceilings it should win end to end from about {} rounds per pixel at {at:.2} MP{kept}.",
+                    " From the ceilings it should win end to end from about {} at {at:.2} MP{kept}.",
                     lv(k)
                 ),
                 None => write!(
                     text,
-                    " From the ceilings it should not win end to end up to {max} rounds per pixel at {at:.2} MP{kept}."
+                    " From the ceilings it should not win end to end up to {max} at {at:.2} MP{kept}."
                 ),
             };
         }

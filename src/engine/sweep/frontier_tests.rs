@@ -5,7 +5,9 @@ use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::example_ceilings;
 use crate::engine::report::Stats;
 use crate::engine::sweep::grid::Roofline;
+use crate::engine::sweep::grid::{AxisLevel, GridAxis};
 use crate::engine::sweep::verdict::analyse;
+use crate::pixel::Op;
 
 fn st(ns: u64) -> Stats {
     Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 }
@@ -35,6 +37,7 @@ fn cell(mp: f64, k: u32, cpu: u64, total: u64, resident: u64) -> SweepPoint {
         rates: Vec::new(),
         modelled: None,
         work_rounds: k,
+        op: Op::None,
         end_to_end: None,
         busy: None,
         runs: Vec::new(),
@@ -235,4 +238,51 @@ fn the_roofline_holds_the_roofs_and_one_point_per_cell_and_series() {
     // The end-to-end points sit under the transfer roof's slope at their intensity.
     let transfer = Roofline::roof(roof.transfer_bytes_per_s, roof.gpu_ops_per_s, cpu16.ops_per_byte);
     assert!(close(transfer, 13.75 * 4.0 / 0.148_437_5 * 1e9), "{transfer:?}");
+}
+
+#[test]
+fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
+    // The cells of `wins_from_a_level` at radii 1, 4 and 16 instead of 0, 16 and 256 rounds.
+    let blur = |mp, radius, cpu, total, resident| SweepPoint {
+        work_rounds: 0,
+        op: Op::Blur { radius },
+        series: cell(mp, 16, cpu, total, resident).series,
+        ..cell(mp, 16, cpu, total, resident)
+    };
+    let mut r = SweepResult {
+        ceilings: Some(Box::new(example_ceilings())),
+        axis: GridAxis::BlurRadius,
+        levels: [1, 4, 16].map(|l| AxisLevel::of(GridAxis::BlurRadius, l, Op::None)).to_vec(),
+        compute: Some(compute(1e11)),
+        ..SweepResult::for_tests(vec![
+            blur(1.0, 1, 100, 500, 50),
+            blur(1.0, 4, 1000, 2000, 1500),
+            blur(1.0, 16, 10_000, 12_000, 9000),
+            blur(4.0, 1, 400, 900, 500),
+            blur(4.0, 4, 4000, 5000, 3000),
+            blur(4.0, 16, 40_000, 30_000, 9000),
+        ])
+    };
+    analyse(&mut r);
+    assert!(r.is_grid());
+    assert_eq!(r.grid_levels(), vec![1, 4, 16]);
+    let f = r.frontier.as_ref().expect("a grid has a frontier");
+    let at =
+        |mp: f64| f.measured.iter().find(|p| p.megapixels.total_cmp(&mp).is_eq()).copied().expect("a size");
+    assert_eq!((at(1.0).end_to_end_from_rounds, at(1.0).resident_from_rounds), (None, Some(16.0)));
+    assert_eq!((at(4.0).end_to_end_from_rounds, at(4.0).resident_from_rounds), (Some(16.0), Some(4.0)));
+    // The model prices no op: no modelled frontier, and the verdict says why, in radii.
+    assert!(f.modelled.is_empty() && r.model.is_none() && r.dispatch_latency_ns.is_none());
+    assert!(r.verdict.contains("from about blur radius 16 at 4.00 MP"), "{}", r.verdict);
+    assert!(r.verdict.contains("not an op such as the blur"), "{}", r.verdict);
+    // Each blur point on the roofline at 4 (2R + 1) + 7 operations over 4 + 2 bytes.
+    let roof = r.roofline.as_ref().expect("a roofline");
+    let intensity = |radius| {
+        roof.points.iter().find(|p| p.op == Op::Blur { radius }).map(|p| p.ops_per_byte).expect("a point")
+    };
+    assert!((intensity(1) - 19.0 / 6.0).abs() < 1e-9);
+    assert!((intensity(16) - 139.0 / 6.0).abs() < 1e-9);
+    let csv = crate::engine::sweep::to_csv(&r);
+    assert!(csv.starts_with("blur_radius,megapixels,"), "{csv}");
+    assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,1.0000,")), "{csv}");
 }

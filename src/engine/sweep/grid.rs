@@ -1,7 +1,11 @@
 //! The sweep's series and the work grid's figures, a leaf: who wins at each size and work level
 //! (the frontier), and the roofline the runs sit on. A sweep over several work levels fills both
 //! ([`crate::engine::sweep::SweepResult::frontier`], [`crate::engine::sweep::SweepResult::roofline`]); the app's
-//! heatmap and roofline and `graylab sweep --work … --json` read them.
+//! heatmap and roofline and `graylab sweep --work … --json` read them. The grid's second axis is
+//! the work rounds or the blur's radius ([`GridAxis`]), each level with its operations per pixel
+//! ([`AxisLevel`]).
+
+use crate::pixel::{OPS_PER_ROUND, Op};
 
 /// One measured series of a sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -44,14 +48,103 @@ impl Series {
 /// the synthetic rounds.
 pub const FORMULA_OPS_PER_PIXEL: u64 = 7;
 
+/// What a grid's second axis (beside the size) varies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridAxis {
+    /// Synthetic work rounds per pixel (`--work`), with one op (or none) on every cell.
+    #[default]
+    WorkRounds,
+    /// The blur's radius (`--radii`): each cell runs `blur:R` at 0 rounds.
+    BlurRadius,
+}
+
+impl GridAxis {
+    /// Its name in words: "work rounds" or "blur radius".
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::WorkRounds => "work rounds",
+            Self::BlurRadius => "blur radius",
+        }
+    }
+
+    /// A level in words: "256 rounds per pixel" or "blur radius 16".
+    #[must_use]
+    pub fn level_text(self, level: f64) -> String {
+        match self {
+            Self::WorkRounds => format!("{level:.0} rounds per pixel"),
+            Self::BlurRadius => format!("blur radius {level:.0}"),
+        }
+    }
+
+    /// A level in a table's header: "256 rounds" or "radius 16".
+    #[must_use]
+    pub fn short(self, level: u32) -> String {
+        match self {
+            Self::WorkRounds => format!("{level} rounds"),
+            Self::BlurRadius => format!("radius {level}"),
+        }
+    }
+
+    /// What a cell at `level` runs beyond the grayscale: its work rounds and its op (`op` on
+    /// every cell of the work axis; `blur:level` on the radius axis, at 0 rounds).
+    #[must_use]
+    pub fn cell(self, level: u32, op: Op) -> (u32, Op) {
+        match self {
+            Self::WorkRounds => (level, op),
+            Self::BlurRadius => (0, Op::Blur { radius: level }),
+        }
+    }
+}
+
+/// One level of a grid's second axis and what a pixel costs there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AxisLevel {
+    /// The level: rounds per pixel, or the blur's radius.
+    pub level: u32,
+    /// The synthetic work rounds of its cells.
+    pub work_rounds: u32,
+    /// The op of its cells.
+    pub op: Op,
+    /// The op's integer operations per pixel ([`Op::ops_per_pixel`]: 4 (2R + 1) for a blur).
+    pub op_ops_per_pixel: u64,
+    /// Every integer operation a pixel of its cells costs, as the roofline counts them: the
+    /// formula's ([`FORMULA_OPS_PER_PIXEL`]), the rounds' and the op's.
+    pub ops_per_pixel: u64,
+}
+
+impl AxisLevel {
+    /// The level `level` of `axis`, every cell of the work axis running `op`.
+    #[must_use]
+    pub fn of(axis: GridAxis, level: u32, op: Op) -> Self {
+        let (work_rounds, op) = axis.cell(level, op);
+        Self {
+            level,
+            work_rounds,
+            op,
+            op_ops_per_pixel: op.ops_per_pixel(),
+            ops_per_pixel: cell_ops_per_pixel(work_rounds, op),
+        }
+    }
+}
+
+/// Integer operations of one pixel of a cell at `rounds` running `op`: the formula's, the
+/// rounds' ([`OPS_PER_ROUND`] each) and the op's ([`Op::ops_per_pixel`]).
+#[must_use]
+pub fn cell_ops_per_pixel(rounds: u32, op: Op) -> u64 {
+    FORMULA_OPS_PER_PIXEL + u64::from(rounds) * u64::from(OPS_PER_ROUND) + op.ops_per_pixel()
+}
+
 /// From which work level the GPU wins at one size.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FrontierPoint {
     /// The size, megapixels.
     pub megapixels: f64,
-    /// The smallest work level (rounds per pixel) from which the GPU end to end (upload, kernel,
-    /// download) beats the fastest CPU series at this size, and at every higher level; `None`:
-    /// not at the largest level asked. Measured: one of the levels; modelled: continuous.
+    /// The smallest level (rounds per pixel, or the blur's radius on that axis) from which the
+    /// GPU end to end (upload, kernel, download) beats the fastest CPU series at this size, and
+    /// at every higher level; `None`: not at the largest level asked. Measured: one of the
+    /// levels; modelled (work rounds only): continuous.
     pub end_to_end_from_rounds: Option<f64>,
     /// The same with the input kept on the GPU and the output left there (the resident series).
     pub resident_from_rounds: Option<f64>,
@@ -75,10 +168,13 @@ pub struct RooflinePoint {
     pub series: Series,
     /// Work level, rounds per pixel.
     pub work_rounds: u32,
+    /// The op the cell ran (a blur point beside the synthetic ones).
+    #[serde(default)]
+    pub op: Op,
     /// The size, megapixels.
     pub megapixels: f64,
-    /// Integer operations per byte moved: the rounds' and the formula's
-    /// ([`FORMULA_OPS_PER_PIXEL`]) over the bytes read and written per pixel.
+    /// Integer operations per byte moved: the rounds', the op's and the formula's
+    /// ([`cell_ops_per_pixel`]) over the bytes read and written per pixel.
     pub ops_per_byte: f64,
     /// Integer operations per second achieved at the series' median time.
     pub ops_per_s: f64,

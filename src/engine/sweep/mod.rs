@@ -1,8 +1,11 @@
-//! The size sweep and the work grid: the result types (a leaf the others use), the grid's
-//! frontier and roofline types (another leaf), the plan (options, sizes, the calibration and the
-//! estimate), the sweep itself, each point's comparison sampled until decided, the race of the workgroup shapes, the crossover modelled from the ceilings, the frontier and the
-//! roofline built from the cells, and the verdict that says what the sweep means.
+//! The size sweep and the grid (over work rounds or the blur's radius): the result types (a
+//! leaf the others use), the grid's axis, frontier and roofline types (another leaf), the plan
+//! (options, the op of each cell, sizes, the calibration and the estimate), the sweep itself,
+//! each point's comparison sampled until decided, the race of the workgroup shapes, the
+//! crossover modelled from the ceilings, the frontier and the roofline built from the cells, and
+//! the verdict that says what the sweep means.
 
+pub(super) mod cell_ops;
 pub(super) mod compare;
 pub(super) mod frontier;
 pub(super) mod grid;
@@ -14,9 +17,13 @@ pub(super) mod run;
 pub(super) mod verdict;
 pub(super) mod workgroups;
 
+pub use cell_ops::{CellOps, op_rounds};
 pub use compare::{Sides, compare};
 pub use frontier::{frontier_sentence, measured_frontier, modelled_frontier};
-pub use grid::{FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, Roofline, RooflinePoint, Series};
+pub use grid::{
+    AxisLevel, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, GridAxis, Roofline, RooflinePoint, Series,
+    cell_ops_per_pixel,
+};
 pub use model::crossover_mp;
 pub use plan::{
     CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,

@@ -96,9 +96,14 @@ pub fn crossover_mp(latency_ns: f64, gpu_ns_per_pixel: f64, cpu_ns_per_pixel: f6
 
 /// Fills `r.model` and the plain points' `modelled` (0 rounds; the work grid's model fills the
 /// others) from `r.ceilings`, the largest size's memory-stream baseline and the measured
-/// dispatch latency (else the probe's submit latency). Nothing without ceilings or a baseline.
+/// dispatch latency (else the probe's submit latency). Nothing without ceilings or a baseline,
+/// nor for a sweep whose cells ran an op.
 pub(crate) fn model_sweep(r: &mut SweepResult) {
     r.model = None;
+    // The model prices the grayscale (and, in `frontier.rs`, the synthetic rounds), not an op.
+    if r.has_op() {
+        return;
+    }
     let Some((cpu_stream_mp, cpu_gb_per_s)) = cpu_stream(r) else { return };
     let Some(c) = &r.ceilings else { return };
     let (latency_ns, latency_from) = match r.dispatch_latency_ns {

@@ -8,17 +8,26 @@
 //! asked). Each series still has its own cold run at the cell's size and level first (it
 //! allocates, pages in and compiles what the warm runs reuse; it is never in the statistics).
 //! Above 0 rounds the one-thread CPU series is skipped: the map compares the GPU with the best
-//! CPU, and on every machine with more than one thread that is the all-threads series.
+//! CPU, and on every machine with more than one thread that is the all-threads series; on the
+//! blur radius's axis it is skipped in every cell.
+//!
+//! Each cell may run an op after the grayscale ([`CellOps`]: one op on every cell, or the blur's
+//! radius as the grid's second axis). The estimator has no term of its own for an op: a cell's
+//! op is priced as its integer operations per pixel ([`Op::ops_per_pixel`]) at the rate this
+//! machine was seen (or its compute ceiling says) to do the synthetic rounds' operations, that
+//! is as [`op_rounds`] extra rounds; the sentence of the estimate says so.
 
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
 use crate::engine::estimate::{Lane, Pace, Part, Task};
+use crate::engine::sweep::cell_ops::{CellOps, op_rounds};
+use crate::engine::sweep::grid::{AxisLevel, GridAxis};
 use crate::engine::sweep::{Series, SweepResult};
 use crate::engine::{
     Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, available_threads, synthetic_rgb,
 };
-use crate::pixel::{Formula, Work};
+use crate::pixel::{Formula, OPS_PER_ROUND, Op, Work};
 
 /// The default sizes, in megapixels: 0.25 MP to 128 MP.
 pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
@@ -99,6 +108,31 @@ impl SweepOptions {
     }
 }
 
+/// What [`CellOps`] runs over a sweep's options.
+impl CellOps {
+    /// The levels of the second axis, lowest first: the radii, or `options`' work levels.
+    #[must_use]
+    pub fn levels(&self, options: &SweepOptions) -> Vec<u32> {
+        match self.axis() {
+            GridAxis::BlurRadius => self.radii(),
+            GridAxis::WorkRounds => options.levels(),
+        }
+    }
+
+    /// Each level with what its cells run and their operations per pixel.
+    #[must_use]
+    pub fn axis_levels(&self, options: &SweepOptions) -> Vec<AxisLevel> {
+        let axis = self.axis();
+        self.levels(options).into_iter().map(|level| AxisLevel::of(axis, level, self.op)).collect()
+    }
+
+    /// Whether the sweep is a grid: over the blur's radius, or a work grid.
+    #[must_use]
+    pub fn is_grid(&self, options: &SweepOptions) -> bool {
+        self.axis() == GridAxis::BlurRadius || options.is_work_grid()
+    }
+}
+
 /// A `w x h` image of about `megapixels`, 3:2 landscape, at least 1x1.
 #[must_use]
 pub fn size_for(megapixels: f64) -> (u32, u32) {
@@ -142,14 +176,17 @@ impl Calibration {
     }
 }
 
-/// One cell of a sweep: its size and work level, the warm runs each backend gets, and what it
-/// should cost.
+/// One cell of a sweep: its size, work level and op, the warm runs each backend gets, and what
+/// it should cost.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CellPlan {
     /// The size asked, megapixels.
     pub megapixels: f64,
     /// The work level, rounds per pixel.
     pub work_rounds: u32,
+    /// The op after the grayscale (`none`: none).
+    #[serde(default)]
+    pub op: Op,
     /// Warm runs of each CPU series.
     pub cpu_runs: usize,
     /// Warm runs of each GPU series (end to end, resident); 0 without a GPU.
@@ -172,6 +209,9 @@ pub struct GridEstimate {
     pub total_ns: Option<u64>,
     /// The calibration the estimate scales, if one was measured.
     pub calibration: Option<Calibration>,
+    /// The grid's second axis.
+    #[serde(default)]
+    pub axis: GridAxis,
 }
 
 impl GridEstimate {
@@ -203,9 +243,36 @@ impl GridEstimate {
             c.megapixels,
             c.rounds
         );
+        if let Some(op) = self.op_sentence() {
+            s.push(' ');
+            s.push_str(&op);
+        }
         s.push(' ');
         s.push_str(&self.runs_sentence());
         s
+    }
+
+    /// How the cells' ops are priced, for every estimate of this plan; `None` when no cell runs
+    /// one.
+    #[must_use]
+    pub fn op_sentence(&self) -> Option<String> {
+        let mut ops: Vec<Op> = Vec::new();
+        for op in self.cells.iter().map(|c| c.op).filter(|op| !op.is_none()) {
+            if !ops.contains(&op) {
+                ops.push(op);
+            }
+        }
+        let first = ops.first()?;
+        let which =
+            if self.axis == GridAxis::BlurRadius { "each cell's blur".to_owned() } else { first.to_string() };
+        let counts: Vec<String> = ops.iter().map(|op| format!("{} for {op}", op.ops_per_pixel())).collect();
+        Some(format!(
+            "The estimator has no term for an op: {which} is priced as its integer operations per pixel \
+             ({}) at the rate this machine does the synthetic rounds' operations ({OPS_PER_ROUND} a round, \
+             seen or from its compute ceiling), not its own memory traffic, nor the GPU op stage's copies \
+             of the gray plane.",
+            counts.join(", ")
+        ))
     }
 
     /// Which cells get fewer warm runs than asked, and why (or that none does).
@@ -215,7 +282,11 @@ impl GridEstimate {
             .fewer_runs()
             .map(|cell| {
                 let gpu = if cell.gpu_runs > 0 { format!(", GPU {}", cell.gpu_runs) } else { String::new() };
-                format!("{} rounds at {} MP (CPU {}{gpu})", cell.work_rounds, cell.megapixels, cell.cpu_runs)
+                let level = match (self.axis, cell.op) {
+                    (GridAxis::BlurRadius, op) => op.to_string(),
+                    (GridAxis::WorkRounds, _) => format!("{} rounds", cell.work_rounds),
+                };
+                format!("{level} at {} MP (CPU {}{gpu})", cell.megapixels, cell.cpu_runs)
             })
             .collect();
         if fewer.is_empty() {
@@ -244,18 +315,23 @@ fn runs_within_budget(run_ns: f64, asked: usize) -> usize {
 /// its budget and the time it should take. Without one every cell gets the runs asked (what a
 /// plain size sweep does). [`SweepOptions::plan`] with nothing learned before.
 #[must_use]
-pub fn estimate_grid(options: &SweepOptions, calibration: Option<&Calibration>) -> GridEstimate {
-    options.plan(calibration, &Pace::default())
+pub fn estimate_grid(
+    options: &SweepOptions,
+    ops: &CellOps,
+    calibration: Option<&Calibration>,
+) -> GridEstimate {
+    options.plan(ops, calibration, &Pace::default())
 }
 
 impl SweepOptions {
-    /// The plan of every cell, estimated by the one estimator ([`Pace`]): what `pace` learned
-    /// on this machine before, taught the `calibration` just measured. Without a calibration
-    /// every cell gets the runs asked and no time is estimated.
+    /// The plan of every cell, each running what `ops` says, estimated by the one estimator
+    /// ([`Pace`]): what `pace` learned on this machine before, taught the `calibration` just
+    /// measured. Without a calibration every cell gets the runs asked and no time is estimated.
     #[must_use]
-    pub fn plan(&self, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
+    pub fn plan(&self, ops: &CellOps, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
         let runs = self.runs.max(1);
-        let grid = self.is_work_grid();
+        let grid = ops.is_grid(self);
+        let axis = ops.axis();
         let gpu = self.gpu;
         let mut pace = pace.clone();
         if let Some(c) = calibration {
@@ -264,11 +340,15 @@ impl SweepOptions {
         let mut cells = Vec::new();
         let mut parts = Vec::new();
         for &mp in &self.sizes() {
-            for &rounds in &self.levels() {
-                let single_thread = !grid || rounds == 0;
+            for &level in &ops.levels(self) {
+                let (work_rounds, op) = axis.cell(level, ops.op);
+                // The op priced as rounds of the synthetic work (the module's doc says why).
+                let rounds = work_rounds + op_rounds(op);
+                let single_thread = !grid || (axis == GridAxis::WorkRounds && level == 0);
                 let mut cell = CellPlan {
                     megapixels: mp,
-                    work_rounds: rounds,
+                    work_rounds,
+                    op,
                     cpu_runs: runs,
                     gpu_runs: if gpu { runs } else { 0 },
                     single_thread,
@@ -298,20 +378,23 @@ impl SweepOptions {
             }
         }
         let total_ns = calibration.map(|_| (pace.job(Task::Grid, &parts).seconds * 1e9).round() as u64);
-        GridEstimate { cells, runs, total_ns, calibration: calibration.copied() }
+        GridEstimate { cells, runs, total_ns, calibration: calibration.copied(), axis }
     }
 
-    /// The parts a [`Pace`] estimates this sweep from (a plain sweep's sizes; a grid's cells
-    /// as asked, before its calibration trims their runs).
+    /// The parts a [`Pace`] estimates this sweep from, each cell running what `ops` says (a
+    /// plain sweep's sizes; a grid's cells as asked, before its calibration trims their runs).
     #[must_use]
-    pub fn parts(&self) -> Vec<Part> {
+    pub fn parts(&self, ops: &CellOps) -> Vec<Part> {
         let runs = self.runs.max(1) as f64 + 1.0;
+        let (axis, grid) = (ops.axis(), ops.is_grid(self));
         let mut parts = Vec::new();
         for &megapixels in &self.sizes() {
-            for &rounds in &self.levels() {
+            for &level in &ops.levels(self) {
+                let (work_rounds, op) = axis.cell(level, ops.op);
+                let rounds = work_rounds + op_rounds(op);
                 let part = |lane, runs| Part { lane, megapixels, rounds, runs };
                 parts.push(part(Lane::CpuAllThreads, runs));
-                if !self.is_work_grid() || rounds == 0 {
+                if !grid || (axis == GridAxis::WorkRounds && level == 0) {
                     parts.push(part(Lane::CpuOneThread, runs));
                 }
                 if self.gpu {
@@ -322,18 +405,19 @@ impl SweepOptions {
         parts
     }
 
-    /// The kind of job this sweep is, for its overhead.
+    /// The kind of job this sweep is, each cell running what `ops` says, for its overhead.
     #[must_use]
-    pub fn task(&self) -> Task {
-        if self.is_work_grid() { Task::Grid } else { Task::Sweep }
+    pub fn task(&self, ops: &CellOps) -> Task {
+        if ops.is_grid(self) { Task::Grid } else { Task::Sweep }
     }
 }
 
 /// Teaches `pace` a finished sweep's medians: every size and work level it measured, on each
-/// lane (CPU one thread, all threads, the GPU end to end). The job's overhead is taught apart
-/// ([`Pace::finished`]), once its runs are.
+/// lane (CPU one thread, all threads, the GPU end to end). A point that ran an op teaches
+/// nothing: its time is not the rounds' pace the estimator learns. The job's overhead is taught
+/// apart ([`Pace::finished`]), once its runs are.
 pub fn teach_pace(pace: &mut Pace, result: &SweepResult) {
-    for point in &result.points {
+    for point in result.points.iter().filter(|p| p.op.is_none()) {
         for (series, lane) in [
             (Series::Cpu1, Lane::CpuOneThread),
             (Series::CpuAll, Lane::CpuAllThreads),

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::engine::estimate::Lane;
+use crate::engine::sweep::grid::GridAxis;
 
 fn options(levels: Vec<u32>, gpu: bool) -> SweepOptions {
     SweepOptions {
@@ -69,7 +70,7 @@ fn a_calibration_teaches_the_estimator_pixels_and_rounds() {
 #[test]
 fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     let o = options(vec![0, 16, 256], true);
-    let e = estimate_grid(&o, Some(&calibration()));
+    let e = estimate_grid(&o, &CellOps::default(), Some(&calibration()));
     assert_eq!(e.cells.len(), 6);
     let order: Vec<(f64, u32)> = e.cells.iter().map(|c| (c.megapixels, c.work_rounds)).collect();
     assert_eq!(order, vec![(1.0, 0), (1.0, 16), (1.0, 256), (4.0, 0), (4.0, 16), (4.0, 256)]);
@@ -98,11 +99,51 @@ fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     assert!(s.contains("6 cells, estimated at about"), "{s}");
     assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
     // Without a calibration: the runs asked everywhere, no time.
-    let e = estimate_grid(&o, None);
+    let e = estimate_grid(&o, &CellOps::default(), None);
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 5 && c.estimated_ns.is_none()));
     assert!(e.sentence().contains("no estimate"), "{}", e.sentence());
     // A plain sweep with a calibration still gets the runs asked, one thread included.
-    let e = estimate_grid(&options(vec![0], false), Some(&calibration()));
+    let e = estimate_grid(&options(vec![0], false), &CellOps::default(), Some(&calibration()));
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 0 && c.single_thread));
     assert!(e.sentence().contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence());
+}
+
+#[test]
+fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
+    let o = options(vec![0], true);
+    let ops = CellOps::blur_radii(vec![16, 1, 8, 8, 0, 65]);
+    assert_eq!(ops.axis(), GridAxis::BlurRadius);
+    assert!(ops.is_grid(&o) && !o.is_work_grid());
+    // Out of 1..=64 left out, lowest first, each once.
+    assert_eq!(ops.levels(&o), vec![1, 8, 16]);
+    let levels = ops.axis_levels(&o);
+    let ops_per_pixel: Vec<(u32, u64, u64)> =
+        levels.iter().map(|l| (l.level, l.op_ops_per_pixel, l.ops_per_pixel)).collect();
+    // 4 (2R + 1) for the blur, plus the formula's 7.
+    assert_eq!(ops_per_pixel, vec![(1, 12, 19), (8, 68, 75), (16, 132, 139)]);
+    assert!(levels.iter().all(|l| l.work_rounds == 0 && l.op == Op::Blur { radius: l.level }));
+    // Every cell at 0 rounds runs its blur, without the one-thread series.
+    let e = estimate_grid(&o, &ops, Some(&calibration()));
+    assert_eq!(e.axis, GridAxis::BlurRadius);
+    assert_eq!(e.cells.len(), 6);
+    assert!(e.cells.iter().all(|c| c.work_rounds == 0 && !c.single_thread && c.gpu_runs > 0));
+    let at_1mp: Vec<Op> =
+        e.cells.iter().filter(|c| c.megapixels.total_cmp(&1.0).is_eq()).map(|c| c.op).collect();
+    assert_eq!(at_1mp, [1, 8, 16].map(|radius| Op::Blur { radius }));
+    // Priced as rounds: 132 operations are 44 rounds, 1 ms a megapixel-round on the CPU, 10 on
+    // the GPU, so the radius-16 cell at 4 MP costs more than the radius-1 one.
+    assert_eq!(op_rounds(Op::Blur { radius: 16 }), 44);
+    assert_eq!(op_rounds(Op::Blur { radius: 1 }), 4);
+    let cost =
+        |radius| e.cells.iter().find(|c| c.megapixels.total_cmp(&4.0).is_eq() && c.op == Op::Blur { radius });
+    let (Some(small), Some(large)) = (cost(1), cost(16)) else { panic!("cells") };
+    assert!(large.estimated_ns > small.estimated_ns, "{large:?} {small:?}");
+    assert!(e.sentence().contains("priced as its integer operations per pixel"), "{}", e.sentence());
+    // The work axis with one op on every cell keeps its levels.
+    let blur = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
+    let o = options(vec![0, 16], false);
+    assert_eq!((blur.axis(), blur.levels(&o)), (GridAxis::WorkRounds, vec![0, 16]));
+    let e = estimate_grid(&o, &blur, None);
+    assert!(e.cells.iter().all(|c| c.op == Op::Blur { radius: 4 }));
+    assert_eq!(e.cells.iter().map(|c| c.single_thread).collect::<Vec<_>>(), [true, false, true, false]);
 }

@@ -7,9 +7,9 @@ use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::PhaseRate;
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Decision, Interval, Stop, ratios};
-use crate::engine::sweep::grid::{Frontier, Roofline, Series};
+use crate::engine::sweep::grid::{AxisLevel, Frontier, GridAxis, Roofline, Series};
 use crate::gpu::GpuCeilings;
-use crate::pixel::Formula;
+use crate::pixel::{Formula, Op};
 use crate::system::load::Busy;
 
 /// The measurements at one size.
@@ -40,6 +40,9 @@ pub struct SweepPoint {
     /// The work level of this point: synthetic rounds per pixel (0: the plain grayscale).
     #[serde(default)]
     pub work_rounds: u32,
+    /// The op every series ran after the grayscale (`none`: none), timed with the kernel.
+    #[serde(default)]
+    pub op: Op,
     /// The GPU end to end against the best CPU series, measured in turns until decided (absent
     /// without a GPU, and in sweeps saved before it: then the medians decide).
     #[serde(default)]
@@ -54,6 +57,16 @@ pub struct SweepPoint {
 }
 
 impl SweepPoint {
+    /// This point's level on `axis`: its work rounds, or its blur's radius (0 without one).
+    #[must_use]
+    pub fn level(&self, axis: GridAxis) -> u32 {
+        match (axis, self.op) {
+            (GridAxis::WorkRounds, _) => self.work_rounds,
+            (GridAxis::BlurRadius, Op::Blur { radius }) => radius,
+            (GridAxis::BlurRadius, _) => 0,
+        }
+    }
+
     /// The median of one series, in nanoseconds.
     #[must_use]
     pub fn median_ns(&self, series: Series) -> Option<u64> {
@@ -206,6 +219,19 @@ pub struct SweepResult {
     /// Whether the work was the divergent variant (rounds only for odd gray values).
     #[serde(default)]
     pub divergent: bool,
+    /// What the grid's second axis varies: work rounds, or the blur's radius.
+    #[serde(default)]
+    pub axis: GridAxis,
+    /// The op every cell ran on the work axis (`none`: none; on the radius axis each point's).
+    #[serde(default)]
+    pub op: Op,
+    /// Each level of the second axis, lowest first, with its operations per pixel (absent from
+    /// sweeps saved before it: then `work_levels`).
+    #[serde(default)]
+    pub levels: Vec<AxisLevel>,
+    /// How the estimate before the run priced the cells' op, in a sentence (absent without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op_estimate_basis: Option<String>,
     /// Every point, smallest first within each work level, the work levels lowest first.
     pub points: Vec<SweepPoint>,
     /// The smallest size at which the GPU end to end beats the fastest CPU series.
@@ -246,10 +272,27 @@ pub struct SweepResult {
 }
 
 impl SweepResult {
-    /// Whether this sweep is a work grid (any work level but the plain grayscale alone).
+    /// Whether this sweep is a grid: any work level but the plain grayscale alone, or the
+    /// blur's radius as its second axis.
     #[must_use]
-    pub fn is_work_grid(&self) -> bool {
-        self.work_levels.iter().any(|k| *k > 0)
+    pub fn is_grid(&self) -> bool {
+        self.axis == GridAxis::BlurRadius || self.work_levels.iter().any(|k| *k > 0)
+    }
+
+    /// The levels of the second axis, lowest first: rounds per pixel, or blur radii.
+    #[must_use]
+    pub fn grid_levels(&self) -> Vec<u32> {
+        if self.levels.is_empty() {
+            self.work_levels.clone()
+        } else {
+            self.levels.iter().map(|l| l.level).collect()
+        }
+    }
+
+    /// Whether any cell ran an op after the grayscale (the model prices neither).
+    #[must_use]
+    pub fn has_op(&self) -> bool {
+        self.points.iter().any(|p| !p.op.is_none())
     }
 
     /// Whether the machine was busy over the sweep or while any of its points was measured.
@@ -351,6 +394,10 @@ impl SweepResult {
             model: None,
             work_levels: vec![0],
             divergent: false,
+            axis: GridAxis::WorkRounds,
+            op: Op::None,
+            levels: Vec::new(),
+            op_estimate_basis: None,
             compute: None,
             frontier: None,
             roofline: None,

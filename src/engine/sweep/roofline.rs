@@ -2,23 +2,31 @@
 //! GPU's device bandwidth and compute, and the round trip's transfer roof) and one point per
 //! measured cell and series, operations per byte on x, operations per second on y.
 //!
-//! A point's operations are the rounds' (3 per round) and the formula's
-//! ([`FORMULA_OPS_PER_PIXEL`]), over the 4 bytes an RGB8 pixel moves (3 read, 1 written); the
-//! divergent variant is counted as asked, like [`crate::engine::WorkFigures`].
+//! A point's operations are the rounds' (3 per round), its op's ([`crate::pixel::Op::ops_per_pixel`])
+//! and the formula's ([`crate::engine::sweep::FORMULA_OPS_PER_PIXEL`]): [`cell_ops_per_pixel`],
+//! over the 4 bytes an RGB8 pixel moves (3 read, 1 written) and, with an op, the
+//! [`OP_BYTES_PER_PIXEL`] it reads and writes of the gray plane; the divergent variant is
+//! counted as asked, like [`crate::engine::WorkFigures`]. A blur point sits beside the synthetic
+//! ones at its own intensity, which grows with its radius.
 
-use crate::engine::sweep::grid::{FORMULA_OPS_PER_PIXEL, Roofline, RooflinePoint, Series};
+use crate::engine::sweep::grid::{Roofline, RooflinePoint, Series, cell_ops_per_pixel};
 use crate::engine::sweep::model::{SWEEP_BYTES, cpu_stream};
 use crate::engine::sweep::result::SweepResult;
-use crate::pixel::OPS_PER_ROUND;
+use crate::pixel::Op;
+
+/// Bytes an op moves per pixel at the least: the gray plane read once and written once (the
+/// blur's intermediate rows stay in cache on the CPU and in the GPU's own memory).
+pub(crate) const OP_BYTES_PER_PIXEL: f64 = 2.0;
 
 /// The series a roofline shows, in legend order.
 pub(crate) const ROOFLINE_SERIES: [Series; 4] =
     [Series::CpuAll, Series::GpuKernel, Series::GpuResident, Series::GpuTotal];
 
-/// Integer operations of one pixel at `rounds`: the rounds' and the formula's.
+/// The bytes a pixel of a cell running `op` moves: the conversion's, and the op's.
 #[must_use]
-pub(crate) fn ops_per_pixel(rounds: u32) -> f64 {
-    f64::from(rounds) * f64::from(OPS_PER_ROUND) + FORMULA_OPS_PER_PIXEL as f64
+pub(crate) fn bytes_per_pixel(op: Op) -> f64 {
+    let (in_bytes, out_bytes) = SWEEP_BYTES;
+    in_bytes + out_bytes + if op.is_none() { 0.0 } else { OP_BYTES_PER_PIXEL }
 }
 
 /// The roofline of `r`: its roofs from the stream baseline of its largest size, `r.compute`
@@ -26,25 +34,26 @@ pub(crate) fn ops_per_pixel(rounds: u32) -> f64 {
 #[must_use]
 pub fn roofline(r: &SweepResult) -> Roofline {
     let (in_bytes, out_bytes) = SWEEP_BYTES;
-    let bytes_per_pixel = in_bytes + out_bytes;
+    let image_bytes = in_bytes + out_bytes;
     let ceilings = r.ceilings.as_deref();
     // The image up, then the result down, one after the other: bytes of the image per second.
     let transfer = ceilings.map(|c| {
         let up = c.host_to_device_gb_per_s().max(f64::MIN_POSITIVE);
         let down = c.device_to_host_gb_per_s().max(f64::MIN_POSITIVE);
-        bytes_per_pixel / (in_bytes / up + out_bytes / down) * 1e9
+        image_bytes / (in_bytes / up + out_bytes / down) * 1e9
     });
     let mut points = Vec::new();
     for p in &r.points {
         let pixels = f64::from(p.width) * f64::from(p.height);
-        let ops = ops_per_pixel(p.work_rounds);
+        let ops = cell_ops_per_pixel(p.work_rounds, p.op) as f64;
         for series in ROOFLINE_SERIES {
             let Some(ns) = p.median_ns(series) else { continue };
             points.push(RooflinePoint {
                 series,
                 work_rounds: p.work_rounds,
+                op: p.op,
                 megapixels: p.megapixels,
-                ops_per_byte: ops / bytes_per_pixel,
+                ops_per_byte: ops / bytes_per_pixel(p.op),
                 ops_per_s: ops * pixels / ns.max(1) as f64 * 1e9,
             });
         }

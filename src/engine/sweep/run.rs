@@ -3,6 +3,11 @@
 //! GPU end to end (upload + kernel + download), the GPU kernel alone (timestamps) and the GPU
 //! with the data already resident, then hands the cells to the verdict, which finds the
 //! crossover, the frontier and the roofline. What each cell costs is planned in `plan.rs`.
+//!
+//! A cell with an op (`--op`, or the blur's radius as the grid's axis) times it with the kernel:
+//! each CPU series is its kernel plus its op, each warm run's sum; the GPU kernel series the
+//! conversion's kernel plus the op's passes; the resident series adds the op's passes' median
+//! to the resident kernel (the op stage's copies of the gray plane are end to end only).
 
 use std::time::{Duration, Instant};
 
@@ -14,10 +19,12 @@ use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
 
 use crate::engine::report::{Phase, Stats};
-use crate::engine::sweep::grid::Series;
+use crate::engine::sweep::cell_ops::CellOps;
+use crate::engine::sweep::grid::{GridAxis, Series};
 use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, estimate_grid, size_for};
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, available_threads, synthetic_rgb};
+use crate::pixel::Op;
 
 /// Runs a sweep. `source` is resized to each size (a photo), or `None` for synthetic images.
 /// `progress` is called before each cell (each size at each work level) with (index, count,
@@ -30,17 +37,24 @@ pub fn sweep(
     source: Option<(&str, &DynamicImage)>,
     progress: &mut dyn FnMut(usize, usize, f64) -> bool,
 ) -> Result<SweepResult, EngineError> {
+    let ops = CellOps::default();
     let calibration = if options.is_work_grid() { Some(calibrate(engine, options)?) } else { None };
-    sweep_planned(engine, options, &estimate_grid(options, calibration.as_ref()), source, progress)
+    sweep_planned(
+        engine,
+        (options, &ops),
+        &estimate_grid(options, &ops, calibration.as_ref()),
+        source,
+        progress,
+    )
 }
 
-/// [`sweep()`] along a plan made beforehand with [`estimate_grid`] from the same `options`
-/// (the CLI prints the estimate before it starts). The cells are measured in the plan's order
-/// (each size once resized or generated, its levels lowest first); the result's points are
-/// ordered by work level, then size.
+/// [`sweep()`] along a plan made beforehand with [`estimate_grid`] from the same `options` and
+/// `ops` (the CLI prints the estimate before it starts), each cell running the op its plan
+/// says. The cells are measured in the plan's order (each size once resized or generated, its
+/// levels lowest first); the result's points are ordered by level, then size.
 pub fn sweep_planned(
     engine: &Engine,
-    options: &SweepOptions,
+    (options, ops): (&SweepOptions, &CellOps),
     plan: &GridEstimate,
     source: Option<(&str, &DynamicImage)>,
     progress: &mut dyn FnMut(usize, usize, f64) -> bool,
@@ -74,7 +88,7 @@ pub fn sweep_planned(
                 Some((_, img)) => DynamicImage::ImageRgb8(resized(img, w, h).to_rgb8()),
                 None => synthetic_rgb(w, h, i as u64 + 1),
             });
-            let settings = ConvertSettings { work: options.work(cell.work_rounds), ..base };
+            let settings = ConvertSettings { work: options.work(cell.work_rounds), op: cell.op, ..base };
             let before = CpuSnapshot::now();
             let (mut point, kernel_on_timestamps) =
                 measure_point(engine, image, &settings, cell, (gpu.is_some(), options.keep_runs))?;
@@ -83,7 +97,8 @@ pub fn sweep_planned(
             points.push(point);
         }
     }
-    points.sort_by(|a, b| a.work_rounds.cmp(&b.work_rounds).then(a.megapixels.total_cmp(&b.megapixels)));
+    let axis = ops.axis();
+    points.sort_by(|a, b| a.level(axis).cmp(&b.level(axis)).then(a.megapixels.total_cmp(&b.megapixels)));
     let mut result = SweepResult {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
@@ -105,8 +120,12 @@ pub fn sweep_planned(
         transfer_share_mp: None,
         ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
         model: None,
-        work_levels: options.levels(),
-        divergent: options.divergent && options.is_work_grid(),
+        work_levels: if axis == GridAxis::WorkRounds { options.levels() } else { vec![0] },
+        divergent: options.divergent && options.is_work_grid() && axis == GridAxis::WorkRounds,
+        axis,
+        op: if axis == GridAxis::WorkRounds { ops.op } else { Op::None },
+        levels: ops.axis_levels(options),
+        op_estimate_basis: plan.op_sentence(),
         compute,
         frontier: None,
         roofline: None,
@@ -148,8 +167,7 @@ fn measure_point(
 ) -> Result<(SweepPoint, bool), EngineError> {
     let started = Instant::now();
     let (width, height) = (image.width(), image.height());
-    let kernel_stats =
-        |r: &crate::engine::BenchResult| r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
+    let kernel_stats = |r: &crate::engine::BenchResult| kernel_and_op(r, base.op);
     let mut series = Vec::new();
     let cpu_runs = cell.cpu_runs.max(1);
     let mut traced_runs = Vec::new();
@@ -198,6 +216,9 @@ fn measure_point(
         .with_work(base.work);
         engine.start_gpu_budget();
         let resident = converter.time_resident(&job, runs)?;
+        // The op's passes on data that stays on the GPU: their median, added to each run.
+        let op_ns = if base.op.is_none() { 0 } else { r.op.kernel_ns };
+        let resident: Vec<u64> = resident.iter().map(|ns| ns + op_ns).collect();
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }
     let point = SweepPoint {
@@ -211,11 +232,34 @@ fn measure_point(
         rates,
         modelled: None,
         work_rounds: base.work.rounds,
+        op: base.op,
         end_to_end,
         busy: None,
         runs: if keep_runs { traced_runs } else { Vec::new() },
     };
     Ok((point, kernel_on_timestamps))
+}
+
+/// The kernel's statistics over `r`'s warm runs, with `op` each run's kernel plus its op (the
+/// CPU's phase, the GPU's passes).
+fn kernel_and_op(r: &crate::engine::BenchResult, op: Op) -> Option<Stats> {
+    let kernel = r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
+    if op.is_none() {
+        return kernel;
+    }
+    let sums: Vec<u64> = r
+        .warm
+        .iter()
+        .map(|w| {
+            let kernel_ns = w.phase(Phase::Kernel).map_or(0, |p| p.ns);
+            let op_ns = match r.settings.backend {
+                Backend::Cpu => w.phase(Phase::Op).map_or(0, |p| p.ns),
+                Backend::Gpu => w.op.kernel_ns,
+            };
+            kernel_ns + op_ns
+        })
+        .collect();
+    Stats::of(&sums)
 }
 
 /// The GPU end to end against the best CPU series measured so far (`series`), in turns through

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::sweep::grid::Series;
+use crate::engine::sweep::grid::{GridAxis, Series};
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
 
 /// Fills in the crossovers, latency, transfer share, the model, for a work grid the frontier
@@ -14,11 +14,14 @@ use crate::engine::sweep::result::{SweepPoint, SweepResult};
 pub fn analyse(r: &mut SweepResult) {
     // A point decided "within the noise" is no crossover: only a decided win counts.
     let beats = |p: &SweepPoint, s: Series| p.gpu_wins(s);
-    let lowest = r.points.iter().map(|p| p.work_rounds).min().unwrap_or(0);
-    let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.work_rounds == lowest).collect();
+    let axis = r.axis;
+    let lowest = r.points.iter().map(|p| p.level(axis)).min().unwrap_or(0);
+    let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.level(axis) == lowest).collect();
     r.crossover_mp = plain.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
     r.resident_crossover_mp = plain.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
-    r.dispatch_latency_ns = plain.first().and_then(|p| p.median_ns(Series::GpuResident));
+    // The resident series of a cell with an op holds the op's passes: no dispatch latency.
+    r.dispatch_latency_ns =
+        plain.first().filter(|p| p.op.is_none()).and_then(|p| p.median_ns(Series::GpuResident));
     let near_8k =
         plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
     r.transfer_share_mp = near_8k.map(|p| p.megapixels);
@@ -28,7 +31,7 @@ pub fn analyse(r: &mut SweepResult) {
         (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
     });
     crate::engine::sweep::model::model_sweep(r);
-    let grid = r.is_work_grid();
+    let grid = r.is_grid();
     r.frontier = None;
     r.roofline = None;
     if grid {
@@ -115,17 +118,21 @@ fn modelled(r: &SweepResult) -> Option<String> {
     })
 }
 
-/// The sweep as CSV: one row per point and series; a work grid's rows start with the work
-/// level (`work_rounds`).
+/// The sweep as CSV: one row per point and series; a grid's rows start with the level of its
+/// axis (`work_rounds` or `blur_radius`).
 #[must_use]
 pub fn to_csv(r: &SweepResult) -> String {
-    let grid = r.is_work_grid();
-    let mut out = String::from(if grid { "work_rounds," } else { "" });
+    let grid = r.is_grid();
+    let column = match r.axis {
+        GridAxis::WorkRounds => "work_rounds,",
+        GridAxis::BlurRadius => "blur_radius,",
+    };
+    let mut out = String::from(if grid { column } else { "" });
     out.push_str("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
     for p in &r.points {
         for (s, st) in &p.series {
             if grid {
-                let _ = write!(out, "{},", p.work_rounds);
+                let _ = write!(out, "{},", p.level(r.axis));
             }
             let _ = writeln!(
                 out,
@@ -168,6 +175,7 @@ mod tests {
             rates: Vec::new(),
             modelled: None,
             work_rounds: 0,
+            op: crate::pixel::Op::None,
             end_to_end: None,
             busy: None,
             runs: Vec::new(),

@@ -58,9 +58,10 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
             && let Some(p) = index.and_then(|i| points_of(*s).get(i).copied())
         {
             return Some(format!(
-                "{name} ({})\nk = {} rounds, {:.2} MP\n{} ops/s at {} ops/byte",
+                "{name} ({})\nk = {} rounds{}, {:.2} MP\n{} ops/s at {} ops/byte",
                 series_clock(*s, result),
                 p.work_rounds,
+                if p.op.is_none() { String::new() } else { format!(", {}", p.op) },
                 p.megapixels,
                 si(p.ops_per_s),
                 si(p.ops_per_byte)

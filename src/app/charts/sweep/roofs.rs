@@ -83,10 +83,10 @@ pub(super) fn crossing(cpu: Roof, e2e: Roof) -> Crossing {
     }
 }
 
-/// The bytes each pixel moves, read from the points (every point of a sweep moves the same);
-/// 4 (RGB8 in, gray out) when there is none.
+/// The bytes each pixel of the conversion moves, read from the points without an op (every
+/// such point of a sweep moves the same); 4 (RGB8 in, gray out) when there is none.
 pub(super) fn bytes_per_pixel(points: &[RooflinePoint]) -> f64 {
-    points.iter().find(|p| p.ops_per_byte > 0.0).map_or(4.0, |p| {
+    points.iter().find(|p| p.ops_per_byte > 0.0 && p.op.is_none()).map_or(4.0, |p| {
         (f64::from(p.work_rounds) * f64::from(OPS_PER_ROUND) + FORMULA_OPS_PER_PIXEL as f64) / p.ops_per_byte
     })
 }
@@ -284,6 +284,7 @@ mod tests {
         let p = RooflinePoint {
             series: Series::CpuAll,
             work_rounds: 256,
+            op: crate::pixel::Op::None,
             megapixels: 33.2,
             ops_per_byte: 775.0 / 4.0,
             ops_per_s: 1e10,

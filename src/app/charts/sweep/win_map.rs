@@ -1,4 +1,4 @@
-//! The map of who wins (issue #18): sizes across, work levels up, each cell coloured by the GPU's
+//! The map of who wins (issue #18): sizes across, work levels (or blur radii) up, each cell coloured by the GPU's
 //! speed-up over the best CPU series there (log ratio, red where the CPU is faster, green where
 //! the GPU is, neutral at 1x) and the ratio written in it; one map end to end, one with the input
 //! kept on the GPU. The measured frontier is a step line between the losing and the winning
@@ -9,7 +9,7 @@
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
 use super::roofs::{Key, keys_ui};
-use crate::engine::sweep::{FrontierPoint, Series, SweepResult};
+use crate::engine::sweep::{FrontierPoint, GridAxis, Series, SweepResult};
 
 /// Which GPU series a map holds against the best CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,9 @@ impl Cell {
 pub(super) struct Grid {
     /// The columns, megapixels, smallest first.
     pub sizes_mp: Vec<f64>,
-    /// The rows, rounds per pixel, lowest first.
+    /// What the rows are: work rounds or the blur's radius.
+    pub axis: GridAxis,
+    /// The rows, rounds per pixel or blur radii, lowest first.
     pub levels: Vec<u32>,
     /// `levels.len() * sizes_mp.len()` cells, `None` where a median is missing.
     pub cells: Vec<Option<Cell>>,
@@ -66,8 +68,9 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
         }
     }
     sizes_mp.sort_by(f64::total_cmp);
+    let axis = result.axis;
     let mut levels: Vec<u32> =
-        result.work_levels.iter().copied().chain(result.points.iter().map(|p| p.work_rounds)).collect();
+        result.grid_levels().into_iter().chain(result.points.iter().map(|p| p.level(axis))).collect();
     levels.sort_unstable();
     levels.dedup();
     let gpu_series = match path {
@@ -78,7 +81,7 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
     for level in &levels {
         for mp in &sizes_mp {
             let point =
-                result.points.iter().find(|p| p.work_rounds == *level && same_size(p.megapixels, *mp));
+                result.points.iter().find(|p| p.level(axis) == *level && same_size(p.megapixels, *mp));
             cells.push(point.and_then(|p| {
                 let cpu = [Series::Cpu1, Series::CpuAll]
                     .into_iter()
@@ -115,7 +118,7 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
             row_of_level(&levels, from(point)?)
         })
         .collect();
-    Grid { sizes_mp, levels, cells, measured, modelled }
+    Grid { sizes_mp, axis, levels, cells, measured, modelled }
 }
 
 fn nearest_row(levels: &[u32], k: f64) -> usize {
@@ -229,12 +232,19 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
             (Key::Swatch { colour: ratio_colour(10.0, dark) }, "GPU 10x faster".to_owned()),
         ],
     );
+    let levels = match result.axis {
+        GridAxis::WorkRounds => "Work per pixel is synthetic: 3 integer operations per round.",
+        GridAxis::BlurRadius => {
+            "Each row blurs with its radius R at 0 rounds: 4 (2R + 1) integer operations per pixel, timed with \
+             the kernel (the GPU end to end includes the blur's own copies)."
+        }
+    };
     ui.label(
-        RichText::new(
+        RichText::new(format!(
             "Each cell: the GPU's speed-up over the best CPU there (1 or all threads), the CPU's median over the \
              GPU's: 3.4x means the GPU took 1/3.4 of the CPU's time. Medians of the warm runs, the CPU and the GPU \
-             end to end on the CPU clock. Work per pixel is synthetic: 3 integer operations per round.",
-        )
+             end to end on the CPU clock. {levels}"
+        ))
         .small(),
     );
 }
@@ -260,7 +270,11 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
     let text = ui.visuals().text_color();
     let painter = ui.painter_at(rect);
     let at = |col: f32, row: f32| Pos2::new(cells.left() + col * cw, cells.bottom() - row * ch);
-    painter.text(rect.left_top(), egui::Align2::LEFT_TOP, "rounds per pixel", font.clone(), text);
+    let title = match g.axis {
+        GridAxis::WorkRounds => "rounds per pixel",
+        GridAxis::BlurRadius => "blur radius, pixels",
+    };
+    painter.text(rect.left_top(), egui::Align2::LEFT_TOP, title, font.clone(), text);
     painter.text(
         egui::pos2(cells.center().x, rect.bottom()),
         egui::Align2::CENTER_BOTTOM,
@@ -294,9 +308,9 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &label));
             if let Some(x) = cell {
                 response.on_hover_text(format!(
-                    "{:.2} MP, {} rounds per pixel\nGPU {}, best CPU ({}) {}: {}",
+                    "{:.2} MP, {}\nGPU {}, best CPU ({}) {}: {}",
                     g.sizes_mp[c],
-                    level,
+                    g.axis.level_text(f64::from(*level)),
                     crate::app::look::duration(x.gpu_ns),
                     x.cpu.0.label(),
                     crate::app::look::duration(x.cpu.1),

@@ -170,23 +170,23 @@ impl WorkerState {
         ticket.cancelled() || self.stop.load(Ordering::Relaxed)
     }
 
-    /// A sweep, weighted for its progress bar by what each cell is expected to cost (a work grid
+    /// A sweep, each cell running what `ops` says, weighted for its progress bar by what each cell is expected to cost (a work grid
     /// calibrates first, about a second), so the time left the status bar shows is its estimate.
     fn sweep(
         &self,
         ticket: &Ticket,
-        options: &crate::engine::sweep::SweepOptions,
+        (options, ops): (&crate::engine::sweep::SweepOptions, &crate::engine::sweep::CellOps),
         source: Option<(&str, &image::DynamicImage)>,
         pace: &crate::engine::estimate::Pace,
     ) -> Result<crate::engine::sweep::SweepResult, crate::engine::EngineError> {
-        let calibration = if options.is_work_grid() {
+        let calibration = if ops.is_grid(options) {
             ticket.set_progress("Sweep: calibrating (about a second)", 0, 0, (0.0, 0.0));
             Some(crate::engine::sweep::calibrate(&self.engine, options)?)
         } else {
             None
         };
-        let plan = options.plan(calibration.as_ref(), pace);
-        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task())) {
+        let plan = options.plan(ops, calibration.as_ref(), pace);
+        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task(ops))) {
             // The calibration knows better than the estimate made before it, until a grid ran
             // to its end here: the pace then knows how long its comparisons take to decide.
             ticket.set_estimate(
@@ -200,20 +200,23 @@ impl WorkerState {
             .map(|c| c.estimated_ns.map_or(c.megapixels + 0.5, |ns| ns as f64 / 1e9))
             .collect();
         let total: f64 = weights.iter().sum();
-        let levels = options.levels().len() > 1 || options.levels().first().is_some_and(|&k| k > 0);
+        let levels = ops.is_grid(options);
         let mut progress = |i: usize, n: usize, mp: f64| {
             let done: f64 = weights.iter().take(i).sum();
-            let rounds = plan.cells.get(i).map(|c| c.work_rounds).unwrap_or_default();
+            let cell = plan.cells.get(i);
             let what = if levels {
                 // Short: the status bar adds the cells done, in a bar of fixed width.
-                format!("Sweep: {mp} MP, k = {rounds}")
+                match cell.map(|c| (c.work_rounds, c.op)) {
+                    Some((_, op)) if !op.is_none() => format!("Sweep: {mp} MP, {op}"),
+                    rounds => format!("Sweep: {mp} MP, k = {}", rounds.map_or(0, |r| r.0)),
+                }
             } else {
                 format!("Sweep: {mp} MP")
             };
             ticket.set_progress(what, i as u64, n as u64, (done, total));
             !self.stopped(ticket)
         };
-        crate::engine::sweep::sweep_planned(&self.engine, options, &plan, source, &mut progress)
+        crate::engine::sweep::sweep_planned(&self.engine, (options, ops), &plan, source, &mut progress)
     }
 
     fn handle(&self, job: Job) {
@@ -255,7 +258,7 @@ impl WorkerState {
                 ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));
                 self.reply(Reply::Ceilings(self.ceilings(remeasure)));
             }
-            Job::Sweep { ticket, options, photo, pace } => {
+            Job::Sweep { ticket, options, ops, photo, pace } => {
                 // The sweep models the crossover from the ceilings it finds known.
                 ticket.set_progress("Sweep: this GPU's ceilings", 0, 0, (0.0, 0.0));
                 if options.gpu {
@@ -267,7 +270,7 @@ impl WorkerState {
                 }
                 let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
                 let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
-                let result = self.sweep(&ticket, &options, source, &pace);
+                let result = self.sweep(&ticket, (&options, &ops), source, &pace);
                 if !self.stopped(&ticket) {
                     self.reply(Reply::Answered(
                         ticket.id,

@@ -1,0 +1,48 @@
+//! What each cell of a sweep runs after the grayscale ([`CellOps`]): one op on every cell, or the
+//! blur's radius as the grid's second axis; and how the estimator prices an op ([`op_rounds`]).
+//! Uses only the grid's leaf; what depends on the options (levels, whether a grid) is in
+//! `plan.rs`.
+
+use crate::engine::sweep::grid::GridAxis;
+use crate::pixel::{MAX_BLUR_RADIUS, MIN_BLUR_RADIUS, OPS_PER_ROUND, Op};
+
+/// What each cell of a sweep runs after the grayscale: one op on every cell (the work axis), or
+/// `blur:R` at 0 rounds with the blur's radius as the grid's second axis.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CellOps {
+    /// The op of every cell on the work axis (`none`: the grayscale alone).
+    pub op: Op,
+    /// The blur radii of the radius axis; empty: the axis is the work rounds.
+    pub blur_radii: Vec<u32>,
+}
+
+impl CellOps {
+    /// The radius axis over `radii`.
+    #[must_use]
+    pub fn blur_radii(radii: Vec<u32>) -> Self {
+        Self { op: Op::None, blur_radii: radii }
+    }
+
+    /// The grid's second axis: the blur's radius when radii are given, else the work rounds.
+    #[must_use]
+    pub fn axis(&self) -> GridAxis {
+        if self.radii().is_empty() { GridAxis::WorkRounds } else { GridAxis::BlurRadius }
+    }
+
+    /// The radii measured: within 1..=64, lowest first, each once.
+    pub(crate) fn radii(&self) -> Vec<u32> {
+        let mut radii = self.blur_radii.clone();
+        radii.retain(|r| (MIN_BLUR_RADIUS..=MAX_BLUR_RADIUS).contains(r));
+        radii.sort_unstable();
+        radii.dedup();
+        radii
+    }
+}
+
+/// The op's integer operations per pixel as synthetic rounds ([`OPS_PER_ROUND`] operations
+/// each, rounded up): how the estimator prices an op (a blur of radius 16: 132 operations, 44
+/// rounds).
+#[must_use]
+pub fn op_rounds(op: Op) -> u32 {
+    u32::try_from(op.ops_per_pixel().div_ceil(u64::from(OPS_PER_ROUND))).unwrap_or(u32::MAX)
+}
