@@ -21,6 +21,12 @@ pub(crate) struct OpBand {
     pub output: Range<u32>,
 }
 
+/// Pixels in a row of the blur's sums and output: the width rounded up to whole words, so that
+/// each output word holds one row's pixels (`stride()` in `shaders/blur.wgsl`).
+pub(crate) fn blur_stride(width: u32) -> u32 {
+    width.next_multiple_of(4)
+}
+
 /// The bands of `op` over a `width` x `height` plane with bindings of at most `limit_bytes`.
 pub(crate) fn op_bands(
     op: Op,
@@ -28,7 +34,7 @@ pub(crate) fn op_bands(
     limit_bytes: u64,
 ) -> Result<Vec<OpBand>, GpuError> {
     let (apron, bytes_per_row) = match op {
-        Op::Blur { radius } => (radius, 4 * u64::from(super::stage::blur_stride(width))),
+        Op::Blur { radius } => (radius, 4 * u64::from(blur_stride(width))),
         Op::None | Op::Dither => (0, u64::from(width)),
     };
     let fit = limit_bytes / bytes_per_row.max(1);

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::kernels::{OpKernels, OpParams, PARAMS_STRIDE};
-use super::plan::{OpBand, op_bands};
+use super::plan::{OpBand, blur_stride, op_bands};
 use super::{DitherWavefront, OpTimings};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
@@ -25,11 +25,6 @@ const ROW_TILE: u32 = 256;
 const COL_COLUMNS: u32 = 16;
 const COL_ROWS: u32 = 64;
 
-/// Pixels in a row of the blur's sums and output: the width rounded up to whole words, so that
-/// each output word holds one row's pixels (`stride()` in `shaders/blur.wgsl`).
-pub(crate) fn blur_stride(width: u32) -> u32 {
-    width.next_multiple_of(4)
-}
 /// The dither by steps' workgroup, as `shaders/dither.wgsl` declares it.
 const STEP_GROUP: u32 = 64;
 
