@@ -41,6 +41,10 @@ pub struct CpuCompute {
     pub best_ns: u64,
     /// The median repetition, nanoseconds, CPU clock.
     pub median_ns: u64,
+    /// What the ops after the grayscale cost on these threads (`None` in caches written before
+    /// they were measured).
+    #[serde(default)]
+    pub op_rates: Option<crate::pixel::OpRates>,
 }
 
 impl CpuCompute {
@@ -88,7 +92,28 @@ pub fn compute_ceiling(threads: usize) -> Result<CpuCompute, CpuError> {
         ops: ops_per_pass * passes * threads as u64,
         best_ns: runs.first().copied().unwrap_or(1),
         median_ns: crate::system::median::median_of_sorted(&runs).unwrap_or(1),
+        op_rates: op_rates(threads).ok(),
     })
+}
+
+/// The ops' rates on `threads` threads: the blur and the dither on a small plane, the fastest
+/// of three runs each (a few milliseconds in all).
+fn op_rates(threads: usize) -> Result<crate::pixel::OpRates, CpuError> {
+    use crate::pixel::{Op, OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
+    let plane = rate_plane(RATE_PLANE);
+    let size = (RATE_PLANE.0 as usize, RATE_PLANE.1 as usize);
+    let fastest_ns = |op| -> Result<f64, CpuError> {
+        let mut best = u64::MAX;
+        for _ in 0..3 {
+            let started = std::time::Instant::now();
+            super::ops::apply_op(op, &plane, size, threads)?;
+            best = best.min(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        }
+        Ok(best as f64)
+    };
+    let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
+    let dither_ns = fastest_ns(Op::Dither)?;
+    Ok(OpRates::from_times(blur_ns, dither_ns, RATE_PLANE, false))
 }
 
 #[cfg(test)]
@@ -104,6 +129,10 @@ mod tests {
             assert!(c.ops > 0 && c.best_ns > 0 && c.median_ns >= c.best_ns, "{c:?}");
             assert!(c.ops.is_multiple_of(threads as u64 * u64::from(CEILING_ROUNDS) * 3), "{c:?}");
             assert!(c.ops_per_s() > 0.0, "{c:?}");
+            // The ops' rates beside it: the blur a pixel and tap, the dither a pixel (one loop).
+            let r = c.op_rates.expect("the ops' rates");
+            assert!(r.blur_ns_per_pixel_tap > 0.0 && r.dither_ns_per_pixel > 0.0, "{r:?}");
+            assert!(r.dither_ns_per_step.abs() < f64::EPSILON, "{r:?}");
         }
         assert_eq!(compute_ceiling(0).expect("a pool").threads, 1, "clamped");
     }

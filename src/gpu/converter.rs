@@ -239,7 +239,41 @@ impl GpuConverter {
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)
+        let ceilings = crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)?;
+        Ok(self.with_op_rates(ceilings))
+    }
+
+    /// `ceilings` with the ops' rates measured now (none where they fail: the probe stands).
+    fn with_op_rates(&self, ceilings: GpuCeilings) -> GpuCeilings {
+        match self.measure_op_rates() {
+            Ok(rates) => GpuCeilings { op_rates: Some(rates), ..ceilings },
+            Err(e) => {
+                log::warn!("the ops' rates could not be measured: {e}");
+                ceilings
+            }
+        }
+    }
+
+    /// The ops' rates on this device: the blur and the dither on a small plane, each stage
+    /// whole (setup, the plane's copies, the passes), the faster of two runs after a warm-up
+    /// (about 0.4 s on lavapipe, where a dither step waits ~45 µs).
+    pub fn measure_op_rates(&self) -> Result<crate::pixel::OpRates, GpuError> {
+        use crate::pixel::{Op, OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
+        let plane = rate_plane(RATE_PLANE);
+        let fastest_ns = |op| -> Result<f64, GpuError> {
+            let mut best = u64::MAX;
+            for run in 0..3 {
+                let started = Instant::now();
+                self.apply_op(op, &plane, RATE_PLANE, None)?;
+                if run > 0 {
+                    best = best.min(nanos(started.elapsed()));
+                }
+            }
+            Ok(best as f64)
+        };
+        let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
+        let dither_ns = fastest_ns(Op::Dither)?;
+        Ok(OpRates::from_times(blur_ns, dither_ns, RATE_PLANE, true))
     }
 
     /// [`Self::measure_ceilings`] and every transfer path this device has (up to
@@ -250,7 +284,13 @@ impl GpuConverter {
         largest_bytes: u64,
     ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
         let kinds = crate::gpu::timing::transfer::measurable(&self.ctx);
-        crate::gpu::timing::probe::measure_with_paths(&self.ctx, &self.timestamp_check, largest_bytes, &kinds)
+        let (ceilings, paths) = crate::gpu::timing::probe::measure_with_paths(
+            &self.ctx,
+            &self.timestamp_check,
+            largest_bytes,
+            &kinds,
+        )?;
+        Ok((self.with_op_rates(ceilings), paths))
     }
 
     /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with

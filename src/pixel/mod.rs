@@ -8,6 +8,7 @@
 mod formula;
 mod layout;
 mod op;
+mod op_rates;
 mod tables;
 mod work;
 
@@ -19,6 +20,7 @@ pub use op::{
     MIN_BLUR_RADIUS, Op, ParseOpError, blur_reference, blur_round, blur_weights, dither_pixel,
     dither_reference,
 };
+pub use op_rates::{OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
 pub use tables::{LumaTables, luma_tables};
 pub(crate) use work::round;
 pub use work::{OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_rounds};

@@ -67,6 +67,13 @@ impl Op {
         }
     }
 
+    /// Its operations per pixel as rounds of the synthetic work (3 operations each, rounded
+    /// up): how an op is priced before its rates are measured (a blur of radius 16: 44).
+    #[must_use]
+    pub fn synthetic_rounds(self) -> u32 {
+        u32::try_from(self.ops_per_pixel().div_ceil(u64::from(super::OPS_PER_ROUND))).unwrap_or(u32::MAX)
+    }
+
     /// The output's bits per pixel: 1 after the dither, else 8.
     #[must_use]
     pub fn output_bits(self) -> u8 {

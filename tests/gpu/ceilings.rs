@@ -171,6 +171,11 @@ fn the_probe_measures_every_step_with_its_clock() {
     assert!(up_ns >= 0.0 && down_ns >= 0.0 && (up_ns + down_ns).is_finite(), "{up_ns} {down_ns}");
     // The two steps of an upload together are slower than either alone.
     assert!(c.host_to_device_gb_per_s() < c.host_to_staging.gb_per_s().min(c.staging_to_device.gb_per_s()));
+    // The ops' stages are measured with the ceilings: the blur a pixel and tap, the dither a
+    // wavefront step (each waits for the one before).
+    let r = c.op_rates.expect("the ops' rates");
+    assert!(r.blur_ns_per_pixel_tap > 0.0 && r.dither_ns_per_step > 0.0, "{r:?}");
+    assert!(r.dither_ns_per_pixel.abs() < f64::EPSILON, "{r:?}");
 }
 
 fn json(o: &Output) -> serde_json::Value {

@@ -44,7 +44,9 @@ impl KeptPace {
 #[must_use]
 pub fn convert_parts(list: &[ConvertSettings], runs: u32, megapixels: f64) -> Vec<Part> {
     let runs = f64::from(runs.max(1));
-    list.iter().map(|s| Part { lane: Lane::of(s), megapixels, rounds: s.work.rounds, runs }).collect()
+    list.iter()
+        .map(|s| Part { lane: Lane::of(s), megapixels, rounds: s.work.rounds, op: s.op, runs })
+        .collect()
 }
 
 impl Session {
@@ -72,8 +74,11 @@ impl Session {
     /// worked runs on the CPU until one is seen.
     pub(super) fn pace_cpu_compute(&mut self, known: Option<&crate::engine::CpuCompute>) {
         if let Some(c) = known.or_else(|| self.cpu_compute()) {
-            let (ops_per_s, threads) = (c.ops_per_s(), c.threads);
+            let (ops_per_s, threads, op_rates) = (c.ops_per_s(), c.threads, c.op_rates);
             self.pace.pace.set_cpu_compute(ops_per_s, threads);
+            if let Some(rates) = op_rates {
+                self.pace.pace.set_cpu_op_rates(rates, threads);
+            }
             self.reestimate_sent();
         }
     }

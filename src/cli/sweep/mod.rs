@@ -15,7 +15,7 @@ use crate::cli::arg_error::ArgError;
 use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::sweep::{
     CellOps, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, GridAxis, Series, SweepOptions, SweepResult, calibrate,
-    estimate_grid, size_for, sweep_planned, to_csv,
+    size_for, sweep_planned, to_csv,
 };
 use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
 use crate::io::{DecodeOptions, WriteCause};
@@ -236,7 +236,9 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let plan = estimate_grid(&options, &ops, calibration.as_ref());
+    // The plan prices its cells with this machine's pace: what it saw, its ceilings and the ops'
+    // rates measured with them.
+    let plan = options.plan(&ops, calibration.as_ref(), pace.pace_mut());
     // The one estimator: a grid from its calibration (and the time it took) until a grid ran to
     // its end here, then (and a plain sweep always) from this machine's pace kept in the cache
     // folder, which has learned how long the comparisons take to decide.

@@ -419,6 +419,7 @@ fn best_of(mut a: GpuCeilings, b: &GpuCeilings) -> GpuCeilings {
     pick(&mut a.host_memcpy, &b.host_memcpy);
     a.submit_latency_ns = a.submit_latency_ns.min(b.submit_latency_ns);
     a.copy_latency_ns = a.copy_latency_ns.or(b.copy_latency_ns);
+    a.op_rates = a.op_rates.or(b.op_rates);
     if let Some(y) = b.compute
         && a.compute.is_none_or(|x| y.ops_per_s() > x.ops_per_s())
     {

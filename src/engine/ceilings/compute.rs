@@ -264,6 +264,7 @@ mod tests {
             ops: 55_000_000_000,
             best_ns: 100_000_000,
             median_ns: 101_000_000,
+            op_rates: None,
         };
         assert!((c.ops_per_s() - 550e9).abs() < 1.0);
         let raised = raised_to(&c, 808e9).expect("beaten");
@@ -281,6 +282,7 @@ mod tests {
             ops: 1_000_000_000,
             best_ns: 100_000_000,
             median_ns: 110_000_000,
+            op_rates: None,
         };
         assert_eq!(implausible_cpu(&cpu), None);
         assert!(implausible_cpu(&CpuCompute { best_ns: 1, ..cpu }).is_some(), "1e18 ops/s");

@@ -356,6 +356,7 @@ pub(crate) fn example_ceilings() -> GpuCeilings {
         probe_ns: 500_000_000,
         compute: None,
         copy_latency_ns: None,
+        op_rates: None,
     }
 }
 

@@ -8,6 +8,7 @@
 use crate::engine::claims::{sequential, sizes, timing, transfers, work};
 use crate::engine::estimate::{Lane, Part, round_trip_parts, sweep_parts};
 use crate::engine::sampling::Budget;
+use crate::pixel::Op;
 
 /// The workgroup shapes claim 3 races on an adapter that allows 1,024 invocations (six lines,
 /// six squares and rectangles): both measured so far allow twelve.
@@ -16,11 +17,6 @@ const RACED_SHAPES: f64 = 12.0;
 /// Megapixels of a `(width, height)` image.
 fn megapixels((w, h): (u32, u32)) -> f64 {
     f64::from(w) * f64::from(h) / 1e6
-}
-
-/// The synthetic rounds per pixel of as many operations as `op` does a pixel.
-fn op_rounds(op: crate::pixel::Op) -> u32 {
-    u32::try_from(op.ops_per_pixel() / u64::from(crate::pixel::OPS_PER_ROUND)).unwrap_or(u32::MAX)
 }
 
 /// The parts of the claims (the quick set where `quick`): per claim, both sides of every
@@ -32,8 +28,10 @@ pub fn claims_parts(quick: bool) -> Vec<Part> {
     let rounds = (budget.warmup_rounds + budget.min_rounds) as f64;
     let mut parts = Vec::new();
     let mut add = |lane, megapixels, work: u32, runs: f64| {
-        parts.push(Part { lane, megapixels, rounds: work, runs });
+        parts.push(Part { lane, megapixels, rounds: work, op: Op::None, runs });
     };
+    // Runs with an op after the grayscale, priced by the ops' rates ([`Pace::op_run`]).
+    let mut with_ops = Vec::new();
     let (gpu, cpu) = (Lane::Gpu, Lane::CpuAllThreads);
     let mut images = Vec::new();
     // 1: the 8K image, the GPU and the CPU in turns.
@@ -77,24 +75,31 @@ pub fn claims_parts(quick: bool) -> Vec<Part> {
     add(gpu, worked, half, rounds);
     add(cpu, worked, half, 2.0 * rounds);
     images.push(worked);
-    // 8: each work level and each blur radius on both backends (a blur priced as the synthetic
-    // work of as many operations a pixel, as claim 10's below).
-    let blurs = work::BLUR_RADII.iter().map(|&radius| op_rounds(crate::pixel::Op::Blur { radius }));
-    for level in work::LEVELS.into_iter().chain(blurs) {
+    // 8: each work level, then each blur radius, on both backends.
+    for level in work::LEVELS {
         add(gpu, worked, level, rounds);
         add(cpu, worked, level, rounds);
     }
+    for radius in work::BLUR_RADII {
+        for lane in [gpu, cpu] {
+            with_ops.push(Part {
+                lane,
+                megapixels: worked,
+                rounds: 0,
+                op: Op::Blur { radius },
+                runs: rounds,
+            });
+        }
+    }
     images.push(worked);
-    // 10: per size, the dither and the blur on both backends, each priced as the synthetic work
-    // of as many operations a pixel (the GPU's wavefront waits between its steps beyond that:
-    // what a run teaches the overhead).
+    // 10: per size, the dither and the blur on both backends.
     let sizes_10: &[(u32, u32)] = if quick { &sequential::QUICK_SIZES } else { &sequential::SIZES };
     for &size in sizes_10 {
         let size = megapixels(size);
-        for op in [crate::pixel::Op::Dither, sequential::BLUR] {
-            let work = op_rounds(op);
-            add(gpu, size, work, rounds);
-            add(cpu, size, work, rounds);
+        for op in [Op::Dither, sequential::BLUR] {
+            for lane in [gpu, cpu] {
+                with_ops.push(Part { lane, megapixels: size, rounds: 0, op, runs: rounds });
+            }
         }
         images.push(size);
     }
@@ -106,7 +111,14 @@ pub fn claims_parts(quick: bool) -> Vec<Part> {
     parts.extend(sweep_parts(&sizes_mp, runs, true));
     images.extend(&sizes_mp);
     // The images made, each about one CPU run of its size.
-    parts.extend(images.into_iter().map(|megapixels| Part { lane: cpu, megapixels, rounds: 0, runs: 1.0 }));
+    parts.extend(images.into_iter().map(|megapixels| Part {
+        lane: cpu,
+        megapixels,
+        rounds: 0,
+        op: Op::None,
+        runs: 1.0,
+    }));
+    parts.extend(with_ops);
     parts
 }
 

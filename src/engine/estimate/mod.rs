@@ -12,6 +12,7 @@
 
 mod eta;
 mod kept;
+mod ops;
 mod parts;
 mod roofs;
 
@@ -20,6 +21,7 @@ pub use kept::{load_pace, machine_name, save_pace};
 pub use parts::{round_trip_parts, sweep_parts, transfer_paths_parts};
 
 use crate::engine::{Backend, ConvertSettings, available_threads};
+use crate::pixel::{Op, OpRates};
 
 /// Bytes a conversion reads and writes per pixel (RGB8 in, gray out, with the copies).
 const BYTES_PER_PIXEL: f64 = 5.0;
@@ -139,7 +141,7 @@ impl Task {
     }
 }
 
-/// Runs of one lane at one size and work level: a part of a job.
+/// Runs of one lane at one size, work level and op: a part of a job.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Part {
     /// Where they run.
@@ -148,6 +150,8 @@ pub struct Part {
     pub megapixels: f64,
     /// The work level, rounds per pixel.
     pub rounds: u32,
+    /// The op after the grayscale ([`Op::None`] for none), priced by [`Pace::op_run`].
+    pub op: Op,
     /// How many runs (cold ones included).
     pub runs: f64,
 }
@@ -315,6 +319,9 @@ pub struct Pace {
     overheads: Vec<(Task, f64)>,
     #[serde(default)]
     roofs: Vec<(Lane, Roof)>,
+    /// What the ops cost per lane, from the ceilings' measurement (not kept: the ceilings are).
+    #[serde(skip)]
+    op_rates: Vec<(Lane, OpRates)>,
 }
 
 impl Pace {
@@ -478,7 +485,7 @@ impl Pace {
     #[must_use]
     pub fn parts(&self, parts: &[Part]) -> Estimate {
         parts.iter().fold(Estimate { seconds: 0.0, basis: Basis::Seen }, |sum, p| {
-            let one = self.run(p.lane, p.megapixels, p.rounds);
+            let one = self.run_with_op(p.lane, p.megapixels, p.rounds, p.op);
             Estimate { seconds: sum.seconds + one.seconds * p.runs, basis: sum.basis.max(one.basis) }
         })
     }

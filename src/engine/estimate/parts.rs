@@ -3,6 +3,7 @@
 //! (`crate::engine::sweep::race_parts`).
 
 use super::{BYTES_PER_PIXEL, Lane, Part};
+use crate::pixel::Op;
 
 /// The size parts of a plain size sweep: per size, each CPU series and the GPU's two (end to end
 /// and resident), each with a cold run and `runs` warm ones.
@@ -11,7 +12,7 @@ pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
     let runs = runs.max(1) as f64 + 1.0;
     let mut parts = Vec::new();
     for &megapixels in sizes_mp {
-        let part = |lane, runs| Part { lane, megapixels, rounds: 0, runs };
+        let part = |lane, runs| Part { lane, megapixels, rounds: 0, op: Op::None, runs };
         parts.push(part(Lane::CpuOneThread, runs));
         parts.push(part(Lane::CpuAllThreads, runs));
         if gpu {
@@ -31,7 +32,7 @@ pub fn round_trip_parts(passes: &[u32], runs: usize, cpu: Lane, megapixels: f64,
         .iter()
         .flat_map(|&n| {
             let runs = runs * f64::from(n.max(1));
-            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, runs })
+            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, op: Op::None, runs })
         })
         .collect()
 }
@@ -47,6 +48,7 @@ pub fn transfer_paths_parts(largest_bytes: u64, paths: usize) -> Vec<Part> {
             lane: Lane::Transfer,
             megapixels: bytes as f64 / BYTES_PER_PIXEL / 1e6,
             rounds: 0,
+            op: Op::None,
             runs: (paths * (crate::gpu::path_repeats(bytes) + 1)) as f64,
         })
         .collect()

@@ -41,6 +41,9 @@ impl Pace {
     /// latency and moves at the upload's and the download's rates as a whole, one of each. The
     /// CPU's compute ceiling stays as set ([`Pace::set_cpu_compute`]).
     pub fn set_gpu_ceilings(&mut self, c: &GpuCeilings) {
+        if let Some(rates) = c.op_rates {
+            self.set_op_rates(Lane::Gpu, rates);
+        }
         let fixed_ns = c.submit_latency_ns as f64 + c.copy_latency_ns.map_or(0.0, |[up, down]| up + down);
         let gpu = self.roof(Lane::Gpu);
         self.set_roof(

@@ -51,8 +51,10 @@ fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
     // One conversion at 96 MP and 4096 rounds, seen once at 166 s: the next is estimated so.
     let mut pace = Pace::new("test");
     pace.observe(Lane::CpuAllThreads, 96.0, 4096, 166.0);
-    let e = pace
-        .job(Task::Convert, &[Part { lane: Lane::CpuAllThreads, megapixels: 96.0, rounds: 4096, runs: 1.0 }]);
+    let e = pace.job(
+        Task::Convert,
+        &[Part { lane: Lane::CpuAllThreads, megapixels: 96.0, rounds: 4096, op: Op::None, runs: 1.0 }],
+    );
     assert!(within_1_5x(e.seconds, 160.0) && e.basis == Basis::Seen, "{e:?}");
     // The claims: the second quick run took about what the first did.
     let mut pace = Pace::new("test");
@@ -92,7 +94,12 @@ fn costs_scale_with_pixels_and_rounds() {
 fn a_pace_survives_json_and_durations_read_as_minutes() {
     let mut pace = Pace::new("lavapipe · 2 threads");
     pace.observe(Lane::Gpu, 1.0, 16, 0.5);
-    pace.finished(Task::Grid, &[Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, runs: 4.0 }], 3.0, None);
+    pace.finished(
+        Task::Grid,
+        &[Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, op: Op::None, runs: 4.0 }],
+        3.0,
+        None,
+    );
     let json = serde_json::to_string(&pace).expect("serialises");
     let back: Pace = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, pace);
@@ -140,10 +147,11 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     let mut pace = Pace::new("test");
     pace.set_cpu_compute(135e9, 2);
     pace.observe(Lane::CpuAllThreads, 16.0, 0, 0.058);
-    let plain = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 0, runs: 1.0 }];
+    let plain = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 0, op: Op::None, runs: 1.0 }];
     pace.finished(Task::Convert, &plain, 0.100, None);
     assert!((pace.job(Task::Convert, &plain).seconds - 0.100).abs() < 1e-9);
-    let worked = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 4096, runs: 1.0 }];
+    let worked =
+        [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 4096, op: Op::None, runs: 1.0 }];
     let e = pace.job(Task::Convert, &worked);
     let runs_s = pace.parts(&worked).seconds;
     assert!((e.seconds - (runs_s + 0.042)).abs() < 1e-9, "{e:?}, runs {runs_s}");
@@ -159,7 +167,7 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     // Its runs as they took: a worked run of 31.5 s and then one of 35.6 s (the pace keeps
     // 33.5 s), the second job 35.8 s in all, is 0.2 s beyond its run, not 2.3 s.
     let mut pace = Pace::new("test");
-    let worked = [Part { lane: Lane::Gpu, megapixels: 16.0, rounds: 4096, runs: 1.0 }];
+    let worked = [Part { lane: Lane::Gpu, megapixels: 16.0, rounds: 4096, op: Op::None, runs: 1.0 }];
     pace.observe(Lane::Gpu, 16.0, 4096, 31.5);
     pace.observe(Lane::Gpu, 16.0, 4096, 35.6);
     pace.finished(Task::Convert, &worked, 35.8, Some(35.6));
@@ -229,6 +237,7 @@ fn probe(
             clock: Clock::GpuTimestamp,
         }),
         copy_latency_ns: Some(copies_ns),
+        op_rates: None,
     }
 }
 
@@ -348,4 +357,49 @@ fn a_brief_estimate_says_its_basis_in_a_few_words_and_never_zero_seconds() {
     assert_eq!(e(12.4, Basis::Seen), "about 12 s (from runs seen here)");
     assert_eq!(e(0.7, Basis::Ceilings), "about 1 s (from this machine's ceilings)");
     assert_eq!(e(0.2, Basis::Guess), "under a second (a rough guess)");
+}
+
+#[test]
+fn an_op_is_priced_from_its_measured_rates_else_as_synthetic_rounds() {
+    use crate::pixel::OpRates;
+    let mut pace = Pace::new("test");
+    pace.set_cpu_compute(100e9, 2);
+    let part = |lane, op| Part { lane, megapixels: 1.0, rounds: 0, op, runs: 1.0 };
+    let blur = Op::Blur { radius: 8 };
+    // Before the rates: the blur's 68 operations a pixel as 23 rounds at the compute ceiling.
+    let as_rounds = pace.op_run(Lane::CpuAllThreads, 1.0, 0, blur);
+    let rounds =
+        pace.run(Lane::CpuAllThreads, 1.0, 23).seconds - pace.run(Lane::CpuAllThreads, 1.0, 0).seconds;
+    assert!((as_rounds.seconds - rounds).abs() < 1e-12 && as_rounds.seconds > 0.0, "{as_rounds:?}");
+    // lavapipe's rates, measured with its ceilings on 2026-12-04: the GPU's blur 1.79 ns a pixel
+    // and tap, its dither 37.6 µs a wavefront step; the CPU's blur 0.029 ns, its dither 2.39 ns a
+    // pixel.
+    pace.set_op_rates(
+        Lane::Gpu,
+        OpRates { blur_ns_per_pixel_tap: 1.79, dither_ns_per_step: 37_600.0, dither_ns_per_pixel: 0.0 },
+    );
+    pace.set_cpu_op_rates(
+        OpRates { blur_ns_per_pixel_tap: 0.029, dither_ns_per_step: 0.0, dither_ns_per_pixel: 2.39 },
+        2,
+    );
+    // 1224 x 816: the GPU's dither 2854 steps, 107 ms (claim 10 measured 122 ms); a radius-32
+    // blur, 65 taps a pixel: 116 ms.
+    let dither = pace.op_run(Lane::Gpu, 1224.0 * 816.0 / 1e6, 0, Op::Dither);
+    assert!(
+        (dither.seconds - 2854.0 * 37.6e-6).abs() < 1e-4 && dither.basis == Basis::Ceilings,
+        "{dither:?}"
+    );
+    let wide = pace.op_run(Lane::Gpu, 1.0, 0, Op::Blur { radius: 32 }).seconds;
+    assert!((wide - 1e6 * 65.0 * 1.79e-9).abs() < 1e-9, "{wide}");
+    // One CPU thread blurs at half the pair's rate; the dither is one loop on either.
+    let one = pace.op_run(Lane::CpuOneThread, 1.0, 0, blur).seconds;
+    let all = pace.op_run(Lane::CpuAllThreads, 1.0, 0, blur).seconds;
+    assert!((one / all - 2.0).abs() < 1e-9, "{one} {all}");
+    let loop_s = |lane| pace.op_run(lane, 1.0, 0, Op::Dither).seconds;
+    assert!((loop_s(Lane::CpuOneThread) - loop_s(Lane::CpuAllThreads)).abs() < 1e-15);
+    // A part's run is its grayscale and its op; no op, no transfer adds nothing.
+    let whole = pace.parts(&[part(Lane::Gpu, Op::Dither)]).seconds;
+    let plain = pace.parts(&[part(Lane::Gpu, Op::None)]).seconds;
+    assert!((whole - plain - pace.op_run(Lane::Gpu, 1.0, 0, Op::Dither).seconds).abs() < 1e-12);
+    assert!(pace.op_run(Lane::Transfer, 1.0, 0, Op::Dither).seconds.abs() < f64::EPSILON);
 }

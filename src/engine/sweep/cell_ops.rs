@@ -4,7 +4,7 @@
 //! `plan.rs`.
 
 use crate::engine::sweep::grid::GridAxis;
-use crate::pixel::{MAX_BLUR_RADIUS, MIN_BLUR_RADIUS, OPS_PER_ROUND, Op};
+use crate::pixel::{MAX_BLUR_RADIUS, MIN_BLUR_RADIUS, Op};
 
 /// What each cell of a sweep runs after the grayscale: one op on every cell (the work axis), or
 /// `blur:R` at 0 rounds with the blur's radius as the grid's second axis.
@@ -37,12 +37,4 @@ impl CellOps {
         radii.dedup();
         radii
     }
-}
-
-/// The op's integer operations per pixel as synthetic rounds ([`OPS_PER_ROUND`] operations
-/// each, rounded up): how the estimator prices an op (a blur of radius 16: 132 operations, 44
-/// rounds).
-#[must_use]
-pub fn op_rounds(op: Op) -> u32 {
-    u32::try_from(op.ops_per_pixel().div_ceil(u64::from(OPS_PER_ROUND))).unwrap_or(u32::MAX)
 }

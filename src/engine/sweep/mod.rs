@@ -17,7 +17,7 @@ pub(super) mod run;
 pub(super) mod verdict;
 pub(super) mod workgroups;
 
-pub use cell_ops::{CellOps, op_rounds};
+pub use cell_ops::CellOps;
 pub use compare::{Sides, compare};
 pub use frontier::{frontier_sentence, measured_frontier, modelled_frontier};
 pub use grid::{

@@ -12,16 +12,14 @@
 //! blur radius's axis it is skipped in every cell.
 //!
 //! Each cell may run an op after the grayscale ([`CellOps`]: one op on every cell, or the blur's
-//! radius as the grid's second axis). The estimator has no term of its own for an op: a cell's
-//! op is priced as its integer operations per pixel ([`Op::ops_per_pixel`]) at the rate this
-//! machine was seen (or its compute ceiling says) to do the synthetic rounds' operations, that
-//! is as [`op_rounds`] extra rounds; the sentence of the estimate says so.
+//! radius as the grid's second axis), priced by the ops' rates measured with this machine's
+//! ceilings ([`Pace::op_run`]); the sentence of the estimate says so.
 
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
 use crate::engine::estimate::{Lane, Pace, Part, Task};
-use crate::engine::sweep::cell_ops::{CellOps, op_rounds};
+use crate::engine::sweep::cell_ops::CellOps;
 use crate::engine::sweep::grid::{AxisLevel, GridAxis};
 use crate::engine::sweep::{Series, SweepResult};
 use crate::engine::{
@@ -263,14 +261,17 @@ impl GridEstimate {
             }
         }
         let first = ops.first()?;
-        let which =
-            if self.axis == GridAxis::BlurRadius { "each cell's blur".to_owned() } else { first.to_string() };
+        let which = if self.axis == GridAxis::BlurRadius {
+            "Each cell's blur".to_owned()
+        } else {
+            format!("Each cell's {first}")
+        };
         let counts: Vec<String> = ops.iter().map(|op| format!("{} for {op}", op.ops_per_pixel())).collect();
         Some(format!(
-            "The estimator has no term for an op: {which} is priced as its integer operations per pixel \
-             ({}) at the rate this machine does the synthetic rounds' operations ({OPS_PER_ROUND} a round, \
-             seen or from its compute ceiling), not its own memory traffic, nor the GPU op stage's copies \
-             of the gray plane.",
+            "{which} is priced from the ops' rates measured with this machine's ceilings (the blur per \
+             pixel and tap, the GPU op stage whole with its copies of the gray plane); before they are \
+             measured, as its integer operations per pixel ({}) at the synthetic rounds' rate \
+             ({OPS_PER_ROUND} a round).",
             counts.join(", ")
         ))
     }
@@ -342,8 +343,7 @@ impl SweepOptions {
         for &mp in &self.sizes() {
             for &level in &ops.levels(self) {
                 let (work_rounds, op) = axis.cell(level, ops.op);
-                // The op priced as rounds of the synthetic work (the module's doc says why).
-                let rounds = work_rounds + op_rounds(op);
+                let rounds = work_rounds;
                 let single_thread = !grid || (axis == GridAxis::WorkRounds && level == 0);
                 let mut cell = CellPlan {
                     megapixels: mp,
@@ -355,14 +355,14 @@ impl SweepOptions {
                     estimated_ns: None,
                 };
                 if calibration.is_some() {
-                    let one_run_s = |lane| pace.run(lane, mp, rounds).seconds;
+                    let one_run_s = |lane| pace.run_with_op(lane, mp, rounds, op).seconds;
                     if grid {
                         cell.cpu_runs = runs_within_budget(one_run_s(Lane::CpuAllThreads) * 1e9, runs);
                         if gpu {
                             cell.gpu_runs = runs_within_budget(one_run_s(Lane::Gpu) * 1e9, runs);
                         }
                     }
-                    let part = |lane, runs: f64| Part { lane, megapixels: mp, rounds, runs };
+                    let part = |lane, runs: f64| Part { lane, megapixels: mp, rounds, op, runs };
                     // Each series with its cold run; the GPU end to end, then resident.
                     let mut cell_parts = vec![part(Lane::CpuAllThreads, (1 + cell.cpu_runs) as f64)];
                     if single_thread {
@@ -390,9 +390,8 @@ impl SweepOptions {
         let mut parts = Vec::new();
         for &megapixels in &self.sizes() {
             for &level in &ops.levels(self) {
-                let (work_rounds, op) = axis.cell(level, ops.op);
-                let rounds = work_rounds + op_rounds(op);
-                let part = |lane, runs| Part { lane, megapixels, rounds, runs };
+                let (rounds, op) = axis.cell(level, ops.op);
+                let part = |lane, runs| Part { lane, megapixels, rounds, op, runs };
                 parts.push(part(Lane::CpuAllThreads, runs));
                 if !grid || (axis == GridAxis::WorkRounds && level == 0) {
                     parts.push(part(Lane::CpuOneThread, runs));

@@ -132,13 +132,13 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
     assert_eq!(at_1mp, [1, 8, 16].map(|radius| Op::Blur { radius }));
     // Priced as rounds: 132 operations are 44 rounds, 1 ms a megapixel-round on the CPU, 10 on
     // the GPU, so the radius-16 cell at 4 MP costs more than the radius-1 one.
-    assert_eq!(op_rounds(Op::Blur { radius: 16 }), 44);
-    assert_eq!(op_rounds(Op::Blur { radius: 1 }), 4);
+    assert_eq!(Op::Blur { radius: 16 }.synthetic_rounds(), 44);
+    assert_eq!(Op::Blur { radius: 1 }.synthetic_rounds(), 4);
     let cost =
         |radius| e.cells.iter().find(|c| c.megapixels.total_cmp(&4.0).is_eq() && c.op == Op::Blur { radius });
     let (Some(small), Some(large)) = (cost(1), cost(16)) else { panic!("cells") };
     assert!(large.estimated_ns > small.estimated_ns, "{large:?} {small:?}");
-    assert!(e.sentence().contains("priced as its integer operations per pixel"), "{}", e.sentence());
+    assert!(e.sentence().contains("priced from the ops' rates measured"), "{}", e.sentence());
     // The work axis with one op on every cell keeps its levels.
     let blur = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
     let o = options(vec![0, 16], false);

@@ -261,7 +261,7 @@ pub fn workgroups(
 #[must_use]
 pub fn race_parts(shapes: usize, settings: &ConvertSettings, megapixels: f64, budget: &Budget) -> Vec<Part> {
     let runs = (shapes * (budget.warmup_rounds + budget.min_rounds)) as f64;
-    vec![Part { lane: Lane::Gpu, megapixels, rounds: settings.work.rounds, runs }]
+    vec![Part { lane: Lane::Gpu, megapixels, rounds: settings.work.rounds, op: settings.op, runs }]
 }
 
 /// [`workgroups`] with its `goal`.

@@ -79,6 +79,10 @@ pub struct GpuCeilings {
     /// in caches written before they were fitted, or where a path would not fit.
     #[serde(default)]
     pub copy_latency_ns: Option<[f64; 2]>,
+    /// What the ops after the grayscale cost here, each stage whole with its copies of the
+    /// plane (`None` in caches written before they were measured, or where they failed).
+    #[serde(default)]
+    pub op_rates: Option<crate::pixel::OpRates>,
 }
 
 /// Two steps one after the other on the same bytes, as one rate.
@@ -172,6 +176,8 @@ pub(crate) fn measure_with_paths(
         compute: Some(measure_checked(ctx, check)?),
         copy_latency_ns,
         probe_ns: nanos(started.elapsed()),
+        // Measured by the converter, which holds the op stage.
+        op_rates: None,
     };
     Ok((ceilings, paths))
 }

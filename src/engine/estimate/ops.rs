@@ -1,0 +1,47 @@
+//! What an op after the grayscale adds to a run ([`Pace::op_run`]): from the ops' rates measured
+//! with this machine's ceilings ([`OpRates`]: the GPU's in its probe, the CPU's with its compute
+//! ceiling), else as the synthetic rounds of as many operations a pixel.
+
+use super::{Basis, Estimate, Lane, Pace};
+use crate::pixel::{Op, OpRates};
+
+impl Pace {
+    /// Sets what the ops cost on the CPU (`rates`, measured on all `threads`): one thread's
+    /// blur costs the threads' count as much; the dither is one loop either way.
+    pub fn set_cpu_op_rates(&mut self, rates: OpRates, threads: usize) {
+        let one =
+            OpRates { blur_ns_per_pixel_tap: rates.blur_ns_per_pixel_tap * threads.max(1) as f64, ..rates };
+        self.set_op_rates(Lane::CpuAllThreads, rates);
+        self.set_op_rates(Lane::CpuOneThread, one);
+    }
+
+    /// Sets what the ops cost on `lane`.
+    pub fn set_op_rates(&mut self, lane: Lane, rates: OpRates) {
+        self.op_rates.retain(|(l, _)| *l != lane);
+        self.op_rates.push((lane, rates));
+    }
+
+    /// What `op` adds to a run of `lane` at `megapixels` and `rounds`: from the ops' measured
+    /// rates on this lane (this machine's ceilings), else as the synthetic rounds of as many
+    /// operations a pixel, at their pace here (an op is not its count: lavapipe's GPU blur took
+    /// about 10x it).
+    #[must_use]
+    pub fn op_run(&self, lane: Lane, megapixels: f64, rounds: u32, op: Op) -> Estimate {
+        if op.is_none() || lane == Lane::Transfer {
+            return Estimate { seconds: 0.0, basis: Basis::Seen };
+        }
+        if let Some((_, rates)) = self.op_rates.iter().find(|(l, _)| *l == lane) {
+            return Estimate { seconds: rates.seconds(op, megapixels), basis: Basis::Ceilings };
+        }
+        let as_rounds = rounds.saturating_add(op.synthetic_rounds());
+        let (with, without) = (self.run(lane, megapixels, as_rounds), self.run(lane, megapixels, rounds));
+        Estimate { seconds: (with.seconds - without.seconds).max(0.0), basis: with.basis }
+    }
+
+    /// One run of `lane` at `megapixels` and `rounds` with `op` after the grayscale.
+    #[must_use]
+    pub fn run_with_op(&self, lane: Lane, megapixels: f64, rounds: u32, op: Op) -> Estimate {
+        let (run, op) = (self.run(lane, megapixels, rounds), self.op_run(lane, megapixels, rounds, op));
+        Estimate { seconds: run.seconds + op.seconds, basis: run.basis.max(op.basis) }
+    }
+}
