@@ -9,23 +9,7 @@
 // once and writes the quad's packed word. The input band is packed 4 pixels a u32, row after row
 // without padding.
 
-struct OpParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    // Rows in `src` and `mid`: the band's rows and its apron.
-    rows_in: u32,
-    // The band's output rows.
-    rows_out: u32,
-    // The image row of the first row in `src` and `mid`.
-    in_y0: u32,
-    // The image row of the band's first output row.
-    band_y0: u32,
-    // The dither's step (unused here).
-    step: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: OpParams;
+// `OpParams` and its uniform `p` (binding 0) come from op_params.wgsl, put before this file.
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> mid: array<u32>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;

@@ -6,21 +6,7 @@
 // dynamic offset). `dither_persistent`: one workgroup walks every step of the band, with a
 // storage barrier between steps.
 
-struct OpParams {
-    width: u32,
-    height: u32,
-    radius: u32,
-    rows_in: u32,
-    // The band's rows.
-    rows_out: u32,
-    in_y0: u32,
-    // The image row of the band's first row.
-    band_y0: u32,
-    // `dither_step`: this dispatch's step; `dither_persistent`: the band's last step.
-    step: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: OpParams;
+// `OpParams` and its uniform `p` (binding 0) come from op_params.wgsl, put before this file.
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 // Atomic loads and stores: a compiler may not keep a value across the persistent loop's
 // barrier in a register (lavapipe did, with plain loads).

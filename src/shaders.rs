@@ -5,12 +5,14 @@
 pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
 
 /// The separable integer blur of a gray plane: a horizontal and a vertical pass, each over a
-/// tile and its apron in workgroup memory.
-pub const BLUR_WGSL: &str = include_str!("../shaders/blur.wgsl");
+/// tile and its apron in workgroup memory (after the op parameters both op shaders share).
+pub const BLUR_WGSL: &str =
+    concat!(include_str!("../shaders/op_params.wgsl"), include_str!("../shaders/blur.wgsl"));
 
 /// Floyd–Steinberg dithering of a gray plane as a wavefront: a dispatch a step, or one
-/// persistent workgroup.
-pub const DITHER_WGSL: &str = include_str!("../shaders/dither.wgsl");
+/// persistent workgroup (after the op parameters both op shaders share).
+pub const DITHER_WGSL: &str =
+    concat!(include_str!("../shaders/op_params.wgsl"), include_str!("../shaders/dither.wgsl"));
 
 /// The GPU's compute ceiling: rounds of the synthetic work's hash in registers only.
 pub const COMPUTE_WGSL: &str = include_str!("../shaders/compute.wgsl");
