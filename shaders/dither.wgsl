@@ -3,8 +3,8 @@
 // pixel's error is kept in a ring of 4 rows indexed by the image row, so a band's first row
 // reads the error of the band before it. Outputs (0 or 255) are ORed into the packed output
 // (cleared before). `dither_step`: one dispatch a step, the step in the parameters (picked by a
-// dynamic offset). `dither_persistent`: one workgroup walks every step of the band, with a
-// storage barrier between steps.
+// dynamic offset). `dither_persistent`: one workgroup walks a chunk of the band's steps (kept
+// short: llvmpipe cuts any loop off at 65,535 rounds), with a storage barrier between steps.
 
 // `OpParams` and its uniform `p` (binding 0) come from op_params.wgsl, put before this file.
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -68,7 +68,7 @@ fn dither_step(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 @compute @workgroup_size(256)
 fn dither_persistent(@builtin(local_invocation_index) li: u32) {
-    for (var step = 0u; step <= p.step; step++) {
+    for (var step = p.step; step <= p.step_last; step++) {
         // Every invocation runs the same rounds, so the loop and the barrier stay uniform.
         let first = first_row(step);
         let last = min(p.rows_out - 1u, step / 2u);

@@ -14,9 +14,11 @@ struct OpParams {
     in_y0: u32,
     // The image row of the band's first output row.
     band_y0: u32,
-    // The dither by steps: this dispatch's step; persistent: the band's last step (unused by
-    // the blur).
+    // The dither by steps: this dispatch's step; persistent: the dispatch's first step (unused
+    // by the blur).
     step: u32,
+    // The persistent dither: the dispatch's last step.
+    step_last: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: OpParams;

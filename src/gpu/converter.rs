@@ -57,7 +57,8 @@ pub struct GpuConverter {
     band_limit_bytes: u64,
     chunk_limit_bytes: Option<u64>,
     ops: OnceLock<OpKernels>,
-    dither_wavefront: DitherWavefront,
+    dither_wavefront: Option<DitherWavefront>,
+    picked_wavefront: OnceLock<DitherWavefront>,
 }
 
 impl GpuConverter {
@@ -79,6 +80,7 @@ impl GpuConverter {
             chunk_limit_bytes: None,
             ops: OnceLock::new(),
             dither_wavefront: DitherWavefront::from_env(),
+            picked_wavefront: OnceLock::new(),
         }
     }
 
@@ -132,14 +134,46 @@ impl GpuConverter {
         self.budget.start_from(&ceilings.rates_at_ceilings());
     }
 
-    /// How the dither's wavefront runs from now on (the default: [`DitherWavefront::from_env`]).
-    pub fn set_dither_wavefront(&mut self, wavefront: DitherWavefront) {
+    /// How the dither's wavefront runs from now on: the one given, or with `None` the faster on
+    /// this device ([`Self::dither_wavefront`]; the default unless `GRAYLAB_DITHER_WAVEFRONT`
+    /// names one).
+    pub fn set_dither_wavefront(&mut self, wavefront: Option<DitherWavefront>) {
         self.dither_wavefront = wavefront;
+    }
+
+    /// The wavefront a dither runs as: the one set, else the faster of the two on this device,
+    /// each timed once (its passes, after a warm-up) on a [`crate::pixel::RATE_PLANE`] plane on
+    /// the first call and kept (about 0.15 s on lavapipe, a few ms on a GPU).
+    pub fn dither_wavefront(&self) -> Result<DitherWavefront, GpuError> {
+        if let Some(w) = self.dither_wavefront.or_else(|| self.picked_wavefront.get().copied()) {
+            return Ok(w);
+        }
+        let (warm, timed) = ((256, 16), crate::pixel::RATE_PLANE);
+        let (warm_plane, plane) = (crate::pixel::rate_plane(warm), crate::pixel::rate_plane(timed));
+        // Each on a small plane first: a driver may compile a pipeline on its first dispatch.
+        let passes_ns = |wavefront| -> Result<u64, GpuError> {
+            self.run_op_as(Op::Dither, &warm_plane, warm, None, wavefront)?;
+            let (_, t) = self.run_op_as(Op::Dither, &plane, timed, None, wavefront)?;
+            Ok(t.kernel.ns)
+        };
+        let (steps_ns, persistent_ns) =
+            (passes_ns(DitherWavefront::Steps)?, passes_ns(DitherWavefront::Persistent)?);
+        let faster =
+            if persistent_ns < steps_ns { DitherWavefront::Persistent } else { DitherWavefront::Steps };
+        log::info!(
+            "the dither's wavefront on {}: {faster:?} (a 1024x512 plane's passes: steps {:.2} ms, \
+             persistent {:.2} ms)",
+            self.ctx.adapter_info().name,
+            steps_ns as f64 / 1e6,
+            persistent_ns as f64 / 1e6
+        );
+        Ok(*self.picked_wavefront.get_or_init(|| faster))
     }
 
     /// Applies `op` to a `width` x `height` gray plane on the GPU, in row bands within the band
     /// limit: the new plane, byte-identical to [`crate::cpu::ops::apply_op`], and what each step
-    /// took (the passes on GPU timestamps where the device has them and reads them in place).
+    /// took (the passes on GPU timestamps where the device has them and reads them in place; a
+    /// first dither's choice of wavefront counted in the setup).
     pub fn apply_op(
         &self,
         op: Op,
@@ -148,19 +182,29 @@ impl GpuConverter {
         cancel: Option<&AtomicBool>,
     ) -> Result<(Vec<u8>, OpTimings), GpuError> {
         let started = Instant::now();
+        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
+        let picked_ns = nanos(started.elapsed());
+        let (out, mut t) = self.run_op_as(op, plane, size, cancel, wavefront)?;
+        t.setup_ns += picked_ns;
+        Ok((out, t))
+    }
+
+    fn run_op_as(
+        &self,
+        op: Op,
+        plane: &[u8],
+        size: (u32, u32),
+        cancel: Option<&AtomicBool>,
+        wavefront: DitherWavefront,
+    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
+        let started = Instant::now();
         let kernels = self.ops.get_or_init(|| crate::system::one_time::timed(|| OpKernels::new(&self.ctx)));
         let auto = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
         let timestamps =
             (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
         let compiled_ns = nanos(started.elapsed());
-        let job = OpJob {
-            op,
-            plane,
-            size,
-            band_limit_bytes: self.band_limit_bytes,
-            wavefront: self.dither_wavefront,
-            cancel,
-        };
+        let job =
+            OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
         let (out, mut t) = run_op(&self.ctx, kernels, &job, timestamps.as_ref())?;
         t.setup_ns += compiled_ns;
         Ok((out, t))

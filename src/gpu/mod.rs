@@ -32,7 +32,7 @@ pub use device::error::{GpuError, MapFailure};
 pub use device::host_copy::PIECE_BYTES;
 pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};
-pub use ops::{DEFAULT_WAVEFRONT_FIGURES, DitherWavefront, OpTimings};
+pub use ops::{DitherWavefront, OpTimings};
 pub use plan::bands::BandPlan;
 pub use plan::submission_budget::{CeilingRates, GpuRates, PLAIN_OPS_PER_PIXEL, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuSpan, GpuStep, GpuTimings, StepTime};

@@ -41,9 +41,10 @@ fn the_blur_matches_the_cpu_at_every_radius_and_odd_size() {
 #[test]
 fn the_dither_matches_the_cpu_by_both_wavefronts() {
     let Some(mut conv) = common::converter() else { return };
+    // 30000x3: 90,012 loop rounds in one persistent dispatch, which llvmpipe cut off at 65,535.
     for wavefront in [DitherWavefront::Steps, DitherWavefront::Persistent] {
-        conv.set_dither_wavefront(wavefront);
-        for (i, &(w, h)) in SIZES.iter().chain(&[(300, 200)]).enumerate() {
+        conv.set_dither_wavefront(Some(wavefront));
+        for (i, &(w, h)) in SIZES.iter().chain(&[(300, 200), (30_000, 3)]).enumerate() {
             let src = common::noise((w * h) as usize, i as u64 + 70);
             let want = cpu(Op::Dither, &src, (w, h));
             assert_eq!(want, dither_reference(&src, (w as usize, h as usize)), "CPU {w}x{h}");
@@ -53,6 +54,13 @@ fn the_dither_matches_the_cpu_by_both_wavefronts() {
             assert!(got.iter().all(|&v| v == 0 || v == 255));
         }
     }
+    // Unset, the device times both once and keeps the faster.
+    conv.set_dither_wavefront(None);
+    let picked = conv.dither_wavefront().expect("a wavefront picked");
+    assert_eq!(conv.dither_wavefront().expect("kept"), picked);
+    let src = common::noise(64 * 48, 9);
+    let (got, t) = gpu(&conv, Op::Dither, &src, (64, 48));
+    assert_eq!((got, t.wavefront), (cpu(Op::Dither, &src, (64, 48)), Some(picked)));
 }
 
 #[test]
@@ -78,7 +86,7 @@ fn forced_bands_meet_inside_the_image_without_a_seam() {
     // The dither's bands: their rows (a band's rows start mid-word), the error rows of the band
     // before kept on the GPU.
     for wavefront in [DitherWavefront::Steps, DitherWavefront::Persistent] {
-        conv.set_dither_wavefront(wavefront);
+        conv.set_dither_wavefront(Some(wavefront));
         for rows in [1_u64, 2, 5, 16] {
             conv.set_band_limit_bytes(limit_for(u64::from(w) * rows));
             let rows = conv.band_limit_bytes() / u64::from(w);

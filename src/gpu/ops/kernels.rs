@@ -25,8 +25,10 @@ pub(crate) struct OpParams {
     pub in_y0: u32,
     /// Image row of the band's first output row.
     pub band_y0: u32,
-    /// The dither's step (by steps) or last step (persistent).
+    /// The dither's step (by steps) or first step of the dispatch (persistent).
     pub step: u32,
+    /// The persistent dither's last step in the dispatch.
+    pub step_last: u32,
 }
 
 /// The op pipelines and their layout.

@@ -14,40 +14,32 @@ pub(crate) use stage::{OpJob, run_op};
 
 use crate::gpu::StepTime;
 
-/// How the GPU runs the dither's wavefront (pixel (x, y) at step x + 2y).
-//
-// Measured on lavapipe (2 shared cores, `GRAYLAB_DITHER_WAVEFRONT=steps|persistent graylab
-// bench --synthetic 1000x1000|2000x2000 --op dither --backend gpu --runs 3`, median of the op's
-// passes, GPU timestamps): 1 MP: steps 85.8 ms, persistent 48.4 ms; 4 MP: steps 186.6 ms,
-// persistent 161.9 ms. Persistent is faster, but on lavapipe it gave wrong bytes on the
-// 5312x2988 photo (and on 5312x2988 noise) from step 7366 on, while 1 and 4 MP and every test
-// size are exact: until that is understood, the default is the one that is always exact.
+/// How the GPU runs the dither's wavefront (pixel (x, y) at step x + 2y). Neither is faster
+/// everywhere, so each device times both once, on its first dither, and keeps the faster
+/// ([`crate::gpu::GpuConverter::dither_wavefront`]). lavapipe (2 shared cores,
+/// `GRAYLAB_DITHER_WAVEFRONT=steps|persistent graylab bench --synthetic 1000x1000 --op dither
+/// --backend gpu`, the op's passes): steps 85.8 ms, persistent 48.4 ms at 1 MP; 186.6 and
+/// 161.9 ms at 4 MP.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DitherWavefront {
-    /// One small dispatch a step (a uniform slot per step, picked by a dynamic offset). The
-    /// default: exact on every size measured.
+    /// One small dispatch a step (a uniform slot per step, picked by a dynamic offset).
     #[default]
     Steps,
-    /// One workgroup of 256 invocations walks every step, a storage barrier between steps
-    /// (faster on lavapipe, but see the figures above).
+    /// One workgroup of 256 invocations walks a chunk of steps, a storage barrier between
+    /// steps, a dispatch a chunk.
     Persistent,
 }
 
-/// The figures behind [`DitherWavefront`]'s default (lavapipe, median of the op's passes over
-/// 3 warm runs).
-pub const DEFAULT_WAVEFRONT_FIGURES: &str = "lavapipe, op passes: 1 MP steps 85.8 ms, persistent 48.4 ms; \
-     4 MP steps 186.6 ms, persistent 161.9 ms; persistent wrong on lavapipe at 5312x2988";
-
 impl DitherWavefront {
     /// The wavefront named by `GRAYLAB_DITHER_WAVEFRONT` (`steps` or `persistent`; a
-    /// measurement knob), else the default.
+    /// measurement knob), else none: the device picks.
     #[must_use]
-    pub fn from_env() -> Self {
+    pub fn from_env() -> Option<Self> {
         match std::env::var("GRAYLAB_DITHER_WAVEFRONT").ok().as_deref() {
-            Some("steps") => Self::Steps,
-            Some("persistent") => Self::Persistent,
-            _ => Self::default(),
+            Some("steps") => Some(Self::Steps),
+            Some("persistent") => Some(Self::Persistent),
+            _ => None,
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::gpu::{GpuContext, GpuError, StepTime, WorkgroupSize};
 use crate::pixel::{Op, blur_weights};
 use crate::system::clock::Clock;
 
-/// Steps of the dither by steps in one submission (one uniform slot each).
+/// Dispatches of the dither in one submission (one uniform slot each).
 const STEP_SLOTS: u32 = 1024;
 
 /// The blur's row segment per workgroup, and the columns and rows of its vertical pass's
@@ -25,8 +25,10 @@ const ROW_TILE: u32 = 256;
 const COL_COLUMNS: u32 = 16;
 const COL_ROWS: u32 = 64;
 
-/// The dither by steps' workgroup, as `shaders/dither.wgsl` declares it.
+/// The dither by steps' workgroup and the persistent one, as `shaders/dither.wgsl` declares
+/// them.
 const STEP_GROUP: u32 = 64;
+const PERSISTENT_WORKGROUP: u32 = 256;
 
 /// One op on one gray plane.
 pub(crate) struct OpJob<'a> {
@@ -105,13 +107,13 @@ pub(crate) fn run_op(
             in_y0: band.input.start,
             band_y0: band.output.start,
             step: 0,
+            step_last: 0,
         };
         let run = BandRun { ctx, kernels, buffers: &buffers, timestamps, first: i == 0 };
-        match (job.op, job.wavefront) {
-            (Op::Blur { .. }, _) => run.blur(params, &mut t)?,
-            (Op::Dither, DitherWavefront::Persistent) => run.dither_persistent(params, &mut t)?,
-            (Op::Dither, DitherWavefront::Steps) => run.dither_steps(params, job.cancel, &mut t)?,
-            (Op::None, _) => {}
+        match job.op {
+            Op::Blur { .. } => run.blur(params, &mut t)?,
+            Op::Dither => run.dither(params, job.wavefront, job.cancel, &mut t)?,
+            Op::None => {}
         }
         let started = Instant::now();
         let stride = if matches!(job.op, Op::Blur { .. }) { blur_stride(width) } else { width };
@@ -167,8 +169,7 @@ impl StageBuffers {
         let scratch = buffer("op scratch", words(scratch_bytes), U::STORAGE | U::COPY_DST);
         let dst = buffer("op output band", words(stride * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
         let readback = buffer("op readback", words(stride * rows_out), U::MAP_READ | U::COPY_DST);
-        let slots =
-            if job.op == Op::Dither && job.wavefront == DitherWavefront::Steps { STEP_SLOTS } else { 1 };
+        let slots = if job.op == Op::Dither { STEP_SLOTS } else { 1 };
         let params = buffer("op params", u64::from(slots) * PARAMS_STRIDE, U::UNIFORM | U::COPY_DST);
         let weights: Vec<u32> = match job.op {
             Op::Blur { radius } => blur_weights(radius),
@@ -324,61 +325,85 @@ impl BandRun<'_> {
         self.submit(enc, true, t)
     }
 
-    fn dither_persistent(&self, params: OpParams, t: &mut OpTimings) -> Result<(), GpuError> {
-        let params = OpParams { step: last_step(&params), ..params };
-        self.ctx.queue().write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
-        let mut enc = self.encoder();
-        self.clear(&mut enc);
-        {
-            let mut pass = self.pass(&mut enc);
-            pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
-            pass.set_pipeline(&self.kernels.dither_persistent);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        self.submit(enc, true, t)
-    }
-
-    fn dither_steps(
+    /// The dither's wavefront: dispatches over its steps, a parameter slot each, in
+    /// submissions of up to [`STEP_SLOTS`] dispatches (the cancel flag checked between them).
+    /// By steps, a dispatch a step over its rows; persistent, one workgroup a dispatch over a
+    /// chunk of steps ([`persistent_chunks`]).
+    fn dither(
         &self,
         params: OpParams,
+        wavefront: DitherWavefront,
         cancel: Option<&AtomicBool>,
         t: &mut OpTimings,
     ) -> Result<(), GpuError> {
-        let last = last_step(&params);
-        let mut first_step = 0;
-        while first_step <= last {
+        let dispatches: Vec<(u32, u32, u32)> = match wavefront {
+            DitherWavefront::Steps => (0..=last_step(&params))
+                .map(|step| (step, step, active_rows(&params, step).div_ceil(STEP_GROUP)))
+                .collect(),
+            DitherWavefront::Persistent => {
+                persistent_chunks(&params).into_iter().map(|(first, last)| (first, last, 1)).collect()
+            }
+        };
+        let pipeline = match wavefront {
+            DitherWavefront::Steps => &self.kernels.dither_step,
+            DitherWavefront::Persistent => &self.kernels.dither_persistent,
+        };
+        let submissions = dispatches.chunks(STEP_SLOTS as usize);
+        let count = submissions.len();
+        for (i, batch) in submissions.enumerate() {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(GpuError::Cancelled);
             }
-            let end = last.min(first_step + STEP_SLOTS - 1);
-            let mut slots = vec![0_u8; ((end - first_step + 1) as usize) * PARAMS_STRIDE as usize];
-            for (slot, step) in slots.chunks_exact_mut(PARAMS_STRIDE as usize).zip(first_step..=end) {
-                let p = OpParams { step, ..params };
+            let mut slots = vec![0_u8; batch.len() * PARAMS_STRIDE as usize];
+            for (slot, &(step, step_last, _)) in slots.chunks_exact_mut(PARAMS_STRIDE as usize).zip(batch) {
+                let p = OpParams { step, step_last, ..params };
                 slot[..std::mem::size_of::<OpParams>()].copy_from_slice(bytemuck::bytes_of(&p));
             }
             self.ctx.queue().write_buffer(&self.buffers.params, 0, &slots);
             let mut enc = self.encoder();
-            if first_step == 0 {
+            if i == 0 {
                 self.clear(&mut enc);
             }
             {
                 let mut pass = self.pass(&mut enc);
-                pass.set_pipeline(&self.kernels.dither_step);
-                for (slot, step) in (first_step..=end).enumerate() {
-                    let rows = active_rows(&params, step);
-                    if rows == 0 {
+                pass.set_pipeline(pipeline);
+                for (slot, &(_, _, groups)) in batch.iter().enumerate() {
+                    if groups == 0 {
                         continue;
                     }
                     let offset = u32::try_from(slot as u64 * PARAMS_STRIDE).unwrap_or(0);
                     pass.set_bind_group(0, &self.buffers.bind_group, &[offset]);
-                    pass.dispatch_workgroups(rows.div_ceil(STEP_GROUP), 1, 1);
+                    pass.dispatch_workgroups(groups, 1, 1);
                 }
             }
-            self.submit(enc, end == last, t)?;
-            first_step = end + 1;
+            self.submit(enc, i + 1 == count, t)?;
         }
         Ok(())
     }
+}
+
+/// Loop rounds one persistent dispatch may run in each invocation. llvmpipe stops any shader
+/// loop after 65,535 rounds an invocation without a word (its loop limiter: a 5312x2988 band,
+/// 90,398 rounds in one dispatch, came out wrong from step 7,366, where the count reached
+/// 65,534), and a dispatch that runs long risks a desktop GPU's watchdog: a quarter of that.
+const PERSISTENT_LOOP_ROUNDS: u32 = 16_384;
+
+/// The persistent wavefront's dispatches: the band's steps in chunks (first, last step), each
+/// within [`PERSISTENT_LOOP_ROUNDS`] (a step costs its outer round and the inner loop's rounds
+/// and exit, as `dither_persistent` in `shaders/dither.wgsl` runs it).
+fn persistent_chunks(p: &OpParams) -> Vec<(u32, u32)> {
+    let mut chunks = Vec::new();
+    let (mut first, mut rounds) = (0, 0);
+    for step in 0..=last_step(p) {
+        let cost = 2 + active_rows(p, step).div_ceil(PERSISTENT_WORKGROUP);
+        if rounds + cost > PERSISTENT_LOOP_ROUNDS && step > first {
+            chunks.push((first, step - 1));
+            (first, rounds) = (step, 0);
+        }
+        rounds += cost;
+    }
+    chunks.push((first, last_step(p)));
+    chunks
 }
 
 /// The band's last wavefront step: its last pixel's, `(width - 1) + 2 (rows - 1)`.
@@ -404,5 +429,26 @@ mod tests {
             let total: u32 = (0..=last_step(&p)).map(|s| active_rows(&p, s)).sum();
             assert_eq!(total, width * rows, "{width}x{rows}: every pixel once");
         }
+    }
+
+    #[test]
+    fn persistent_chunks_cover_every_step_once_within_the_loop_rounds() {
+        // The 5312x2988 band that llvmpipe cut off: 90,398 rounds in one dispatch before.
+        let p = OpParams { width: 5312, rows_out: 2988, ..OpParams::default() };
+        let chunks = persistent_chunks(&p);
+        assert_eq!(chunks.first().map(|c| c.0), Some(0));
+        assert_eq!(chunks.last().map(|c| c.1), Some(last_step(&p)));
+        for pair in chunks.windows(2) {
+            assert_eq!(pair[1].0, pair[0].1 + 1, "{pair:?}: contiguous");
+        }
+        let rounds = |(a, b): (u32, u32)| -> u32 {
+            (a..=b).map(|s| 2 + active_rows(&p, s).div_ceil(PERSISTENT_WORKGROUP)).sum()
+        };
+        assert!(chunks.iter().all(|&c| rounds(c) <= PERSISTENT_LOOP_ROUNDS));
+        assert_eq!(chunks.iter().map(|&c| rounds(c)).sum::<u32>(), 90_398);
+        assert_eq!(chunks.len(), 6, "{chunks:?}");
+        // A small band is one dispatch.
+        let small = OpParams { width: 300, rows_out: 200, ..OpParams::default() };
+        assert_eq!(persistent_chunks(&small), vec![(0, last_step(&small))]);
     }
 }
