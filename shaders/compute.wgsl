@@ -1,5 +1,6 @@
 // The GPU's compute ceiling for the synthetic work (src/pixel/work.rs): rounds of the same 3-op
-// hash in registers, with no memory traffic beside one rare store.
+// hash in registers (`hash_rounds`, work.wgsl, put before this file, as the kernel runs it), with
+// no memory traffic beside one rare store.
 //
 // Each invocation runs one chain, as the kernel runs one per gray value: invocation i starts at
 // h = i + 0x9E3779B9. A round is a bijection of u32 (xorshift, then a multiply by an odd
@@ -22,10 +23,7 @@ const WG: u32 = 64u;
 @compute @workgroup_size(WG)
 fn rounds_only(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = gid.y * (groups.x * WG) + gid.x;
-    var h = i + 0x9E3779B9u;
-    for (var r = 0u; r < params.rounds; r++) {
-        h = (h ^ (h >> 15u)) * 0x2C1B3C6Du;
-    }
+    let h = hash_rounds(i + 0x9E3779B9u, params.rounds);
     if (h == params.wanted) {
         found[0] = i + 1u;
     }

@@ -3,8 +3,9 @@
 //
 // The arithmetic is exactly the CPU's (src/pixel/formula.rs): integer weights in 1/32768 units,
 // round to nearest, and for `linear` the same lookup tables, uploaded by the host. After the
-// formula, each gray value gets the synthetic work of src/pixel/work.rs (`work`), whose rounds,
-// mask and variant come in the uniform, so they never multiply pipelines.
+// formula, each gray value gets the synthetic work of src/pixel/work.rs (`work`, its hash in
+// work.wgsl, put before this file), whose rounds, mask and variant come in the uniform, so they
+// never multiply pipelines.
 
 // Workgroup shape, set per pipeline by the host (only shapes within the device's limits).
 override WG_X: u32 = 64u;
@@ -60,10 +61,7 @@ fn work(g: u32, width_mask: u32) -> u32 {
     if (params.work_divergent != 0u && (g & 1u) == 0u) {
         rounds = 0u;
     }
-    var h = g + 0x9E3779B9u;
-    for (var i = 0u; i < rounds; i++) {
-        h = (h ^ (h >> 15u)) * 0x2C1B3C6Du;
-    }
+    let h = hash_rounds(g + 0x9E3779B9u, rounds);
     return (g ^ (h & params.work_mask)) & width_mask;
 }
 

@@ -1,8 +1,10 @@
 //! Every WGSL source of the crate, included from this one place so that a moved shader file
 //! breaks the build here and nowhere else.
 
-/// The colour-to-gray compute shader: one entry point per [`crate::pixel::Kernel`].
-pub const GRAYSCALE_WGSL: &str = include_str!("../shaders/grayscale.wgsl");
+/// The colour-to-gray compute shader: one entry point per [`crate::pixel::Kernel`] (after the
+/// synthetic work's hash, which the compute ceiling shares).
+pub const GRAYSCALE_WGSL: &str =
+    concat!(include_str!("../shaders/work.wgsl"), include_str!("../shaders/grayscale.wgsl"));
 
 /// The separable integer blur of a gray plane: a horizontal and a vertical pass, each over a
 /// tile and its apron in workgroup memory (after the op parameters both op shaders share).
@@ -14,8 +16,10 @@ pub const BLUR_WGSL: &str =
 pub const DITHER_WGSL: &str =
     concat!(include_str!("../shaders/op_params.wgsl"), include_str!("../shaders/dither.wgsl"));
 
-/// The GPU's compute ceiling: rounds of the synthetic work's hash in registers only.
-pub const COMPUTE_WGSL: &str = include_str!("../shaders/compute.wgsl");
+/// The GPU's compute ceiling: rounds of the synthetic work's hash in registers only (the
+/// kernel's own, from the same file).
+pub const COMPUTE_WGSL: &str =
+    concat!(include_str!("../shaders/work.wgsl"), include_str!("../shaders/compute.wgsl"));
 
 /// The device's copy bandwidth as a kernel reaches it: a STREAM-like copy of 16-byte words.
 pub const COPY_WGSL: &str = include_str!("../shaders/copy.wgsl");

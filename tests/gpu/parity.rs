@@ -358,6 +358,23 @@ fn work_per_pixel_matches_the_cpu_every_kernel_level_variant_and_workgroup() {
 }
 
 #[test]
+fn heavy_work_runs_every_round_on_the_gpu() {
+    // Up to `--work`'s most, 2^20 rounds a pixel: llvmpipe cut an invocation's loops off at
+    // 65,535 rounds in all, which a 4-pixel word reached at 17,000 rounds a pixel.
+    let Some(conv) = common::converter() else { return };
+    for (rounds, (w, h)) in [(17_000, (16_u32, 8_u32)), (1 << 20, (4, 2))] {
+        for kernel in [Kernel::Rgb8ToL8, Kernel::Rgba8ToL8, Kernel::Rgb16ToL16] {
+            let src = common::noise((w * h) as usize * kernel.in_bytes_per_pixel(), 77);
+            let work = Work { rounds, mask: common::full_mask(kernel), divergent: false };
+            let want = common::reference_with_work(kernel, Formula::Bt601, &src, work);
+            let job = GpuJob::new(kernel, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (w, h));
+            let (got, _) = gpu_work(&conv, job, work);
+            assert_eq!(first_difference(&got, &want), None, "{kernel:?} at {rounds} rounds");
+        }
+    }
+}
+
+#[test]
 fn work_per_pixel_with_forced_bands_a_kept_input_and_the_display() {
     let Some(mut conv) = common::converter() else { return };
     let (w, h) = (45u32, 31u32);
