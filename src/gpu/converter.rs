@@ -203,8 +203,7 @@ impl GpuConverter {
         let timestamps =
             (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
         let compiled_ns = nanos(started.elapsed());
-        let job =
-            OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
+        let job = OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
         let (out, mut t) = run_op(&self.ctx, kernels, &job, timestamps.as_ref())?;
         t.setup_ns += compiled_ns;
         Ok((out, t))

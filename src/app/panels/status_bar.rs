@@ -203,4 +203,23 @@ mod tests {
         p.estimate_s = Some(10.0);
         assert_eq!(bar(&p), None);
     }
+
+    #[test]
+    fn a_job_of_steps_counts_each_step_by_its_estimated_time() {
+        // The claims: nine quick ones of 1 s and a last one of 6 s, on pace after 9 s.
+        let ticket = Ticket::new(2);
+        ticket.set_estimate(15.0);
+        ticket.set_step_weights([vec![1.0; 9], vec![6.0]].concat());
+        ticket.set_progress("Claims, 10 of 10: a sequential operation…", 9, 0, (9.0, 10.0));
+        let mut p = ticket.progress().expect("started");
+        p.started =
+            std::time::Instant::now().checked_sub(std::time::Duration::from_secs(9)).expect("9 s ago");
+        p.one_time_at = crate::system::one_time::OneTimeMark::now();
+        assert_eq!(p.fraction(), Some(0.6), "9 of 15 s done, not 9 of 10 claims");
+        let eta = f64::from(p.eta_secs().expect("an ETA"));
+        assert!((eta - 6.0).abs() < 0.1, "{eta} s left, want the last claim's 6 s");
+        // Weights of another count of steps are not this job's: the steps count alike.
+        ticket.set_step_weights(vec![1.0, 2.0]);
+        assert_eq!(ticket.progress().expect("started").fraction(), Some(0.9));
+    }
 }

@@ -24,8 +24,8 @@ pub(super) struct KeptPace {
     in_cache: bool,
     /// Whether it learned something not yet kept.
     changed: bool,
-    /// The jobs sent with an estimate: their id, kind and parts, to learn their overhead.
-    sent: Vec<(u64, Task, Vec<Part>)>,
+    /// The jobs sent with an estimate, to learn their overhead.
+    sent: Vec<Sent>,
     /// A conversion on open held for its estimate.
     held: Option<Estimate>,
     /// The seconds the runs of each conversion job in flight took, as reported: the job's
@@ -33,7 +33,29 @@ pub(super) struct KeptPace {
     ran_s: Vec<(u64, f64)>,
 }
 
+/// A job sent with an estimate.
+struct Sent {
+    id: u64,
+    task: Task,
+    /// Its parts, step after step.
+    parts: Vec<Part>,
+    /// How many of the parts each step has (one step: empty).
+    steps: Vec<usize>,
+}
+
 impl KeptPace {
+    /// What each step of a sent job is estimated to take (none for a job of one step).
+    fn step_weights(&self, sent: &Sent) -> Vec<f64> {
+        let mut rest = sent.parts.as_slice();
+        let mut weights = Vec::with_capacity(sent.steps.len());
+        for &n in &sent.steps {
+            let (step, after) = rest.split_at(n.min(rest.len()));
+            weights.push(self.pace.parts(step).seconds);
+            rest = after;
+        }
+        weights
+    }
+
     /// Nothing seen yet; kept in the cache folder when `in_cache`.
     pub(super) fn new(in_cache: bool) -> Self {
         Self { in_cache, ..Self::default() }
@@ -101,9 +123,10 @@ impl Session {
     /// calibration).
     fn reestimate_sent(&self) {
         let again = |task: &Task| matches!(task, Task::Convert | Task::ClaimsQuick | Task::ClaimsAll);
-        for (id, task, parts) in self.pace.sent.iter().filter(|(_, task, _)| again(task)) {
-            if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == *id) {
-                ticket.set_estimate(self.pace.pace.job(*task, parts).seconds);
+        for sent in self.pace.sent.iter().filter(|s| again(&s.task)) {
+            if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == sent.id) {
+                ticket.set_estimate(self.pace.pace.job(sent.task, &sent.parts).seconds);
+                ticket.set_step_weights(self.pace.step_weights(sent));
             }
         }
     }
@@ -131,10 +154,20 @@ impl Session {
     /// Sends `job` with its estimate (shown with its progress), and remembers its parts to learn
     /// its overhead when it finishes.
     pub fn send_estimated(&mut self, kind: JobKind, job: Job, task: Task, parts: Vec<Part>) -> Estimate {
-        let estimate = self.pace.pace.job(task, &parts);
+        self.send_in_steps(kind, job, task, vec![parts])
+    }
+
+    /// [`Self::send_estimated`] for a job of steps (the claims), its progress weighed by what
+    /// each step is estimated to take ([`Ticket::set_step_weights`]).
+    pub fn send_in_steps(&mut self, kind: JobKind, job: Job, task: Task, steps: Vec<Vec<Part>>) -> Estimate {
+        let lens = if steps.len() > 1 { steps.iter().map(Vec::len).collect() } else { Vec::new() };
+        let sent =
+            Sent { id: job.ticket().id, task, parts: steps.into_iter().flatten().collect(), steps: lens };
+        let estimate = self.pace.pace.job(task, &sent.parts);
         job.ticket().set_estimate(estimate.seconds);
-        self.pace.sent.retain(|(id, ..)| self.book.sent.iter().any(|(_, t)| t.id == *id));
-        self.pace.sent.push((job.ticket().id, task, parts));
+        job.ticket().set_step_weights(self.pace.step_weights(&sent));
+        self.pace.sent.retain(|s| self.book.sent.iter().any(|(_, t)| t.id == s.id));
+        self.pace.sent.push(sent);
         self.send(kind, job);
         estimate
     }
@@ -199,8 +232,8 @@ impl Session {
         // The runs' seconds are forgotten with every job's end, sent with an estimate or not.
         let ran_s = self.pace.ran_s.iter().find(|(id, _)| *id == ticket.id).map(|(_, s)| *s);
         self.pace.ran_s.retain(|(id, _)| *id != ticket.id);
-        let Some(i) = self.pace.sent.iter().position(|(id, ..)| *id == ticket.id) else { return };
-        let (_, task, parts) = self.pace.sent.swap_remove(i);
+        let Some(i) = self.pace.sent.iter().position(|s| s.id == ticket.id) else { return };
+        let Sent { task, parts, .. } = self.pace.sent.swap_remove(i);
         let Some(progress) = ticket.progress() else { return };
         if stopped || ticket.cancelled() {
             return;

@@ -10,8 +10,8 @@ use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::claims::claims_parts;
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
+use crate::engine::claims::{claims_parts, claims_steps};
 use crate::engine::estimate::{Basis, Task, duration_text};
 use crate::io::ResultKind;
 
@@ -207,11 +207,11 @@ impl ClaimsWindow {
         self.quick = quick;
         let ticket = Ticket::new(session.next_job_id());
         let ticket_id = ticket.id;
-        let estimate = session.send_estimated(
+        let estimate = session.send_in_steps(
             JobKind::Claims,
             Job::Claims { ticket, quick },
             claims_task(quick),
-            claims_parts(quick),
+            claims_steps(quick),
         );
         self.shown.sent(ticket_id, estimate);
     }

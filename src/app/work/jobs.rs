@@ -185,6 +185,7 @@ pub struct Ticket {
     cancel: Arc<AtomicBool>,
     progress: Arc<Mutex<Option<Progress>>>,
     estimate_s: Arc<Mutex<Option<f64>>>,
+    step_weights: Arc<Mutex<Vec<f64>>>,
     pixels: Arc<crate::engine::PixelProgress>,
 }
 
@@ -197,6 +198,7 @@ impl Ticket {
             cancel: Arc::default(),
             progress: Arc::default(),
             estimate_s: Arc::default(),
+            step_weights: Arc::default(),
             pixels: Arc::default(),
         }
     }
@@ -253,12 +255,25 @@ impl Ticket {
         *self.estimate_s.lock().unwrap_or_else(PoisonError::into_inner) = Some(seconds);
     }
 
+    /// Weighs a job of steps (the claims) by what each step is estimated to take, seconds, so
+    /// that its progress counts time, not steps: a job reporting `k` of `weights.len()` steps
+    /// done is the first `k` weights' share done.
+    pub fn set_step_weights(&self, weights: Vec<f64>) {
+        *self.step_weights.lock().unwrap_or_else(PoisonError::into_inner) = weights;
+    }
+
     /// The job's progress, once it started.
     #[must_use]
     pub fn progress(&self) -> Option<Progress> {
         let estimate_s = *self.estimate_s.lock().unwrap_or_else(PoisonError::into_inner);
         let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
         p.estimate_s = estimate_s;
+        let weights = self.step_weights.lock().unwrap_or_else(PoisonError::into_inner);
+        if !weights.is_empty() && (weights.len() as f64 - p.work_total).abs() < 0.5 {
+            let done = (p.work_done.max(0.0) as usize).min(weights.len());
+            (p.work_done, p.work_total) = (weights[..done].iter().sum(), weights.iter().sum());
+        }
+        drop(weights);
         // One conversion: its share of the pixels done is the job's.
         if p.total == 1
             && let Some(fraction) = self.pixels.fraction()

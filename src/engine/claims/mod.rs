@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-pub use parts::claims_parts;
+pub use parts::{claims_parts, claims_steps};
 
 use crate::engine::sampling::{Budget, Decision, Interval, Stop};
 use crate::engine::{Engine, EngineError, RunReport};

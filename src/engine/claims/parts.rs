@@ -24,102 +24,102 @@ fn megapixels((w, h): (u32, u32)) -> f64 {
 /// one CPU run of each image they make.
 #[must_use]
 pub fn claims_parts(quick: bool) -> Vec<Part> {
+    claims_steps(quick).into_iter().flatten().collect()
+}
+
+/// [`claims_parts`] claim by claim, in the order they run (claims 1 to 10): what each weighs
+/// in the job, for its progress.
+#[must_use]
+pub fn claims_steps(quick: bool) -> Vec<Vec<Part>> {
     let budget = Budget::for_set(quick);
     let rounds = (budget.warmup_rounds + budget.min_rounds) as f64;
-    let mut parts = Vec::new();
-    let mut add = |lane, megapixels, work: u32, runs: f64| {
-        parts.push(Part { lane, megapixels, rounds: work, op: Op::None, runs });
-    };
-    // Runs with an op after the grayscale, priced by the ops' rates ([`Pace::op_run`]).
-    let mut with_ops = Vec::new();
     let (gpu, cpu) = (Lane::Gpu, Lane::CpuAllThreads);
-    let mut images = Vec::new();
+    let part =
+        |lane, megapixels, work: u32, runs: f64| Part { lane, megapixels, rounds: work, op: Op::None, runs };
+    let with_op = |lane, megapixels, op, runs: f64| Part { lane, megapixels, rounds: 0, op, runs };
+    // Each image a claim makes costs about one CPU run of its size.
+    let image = |megapixels| part(cpu, megapixels, 0, 1.0);
     // 1: the 8K image, the GPU and the CPU in turns.
     let eight_k = megapixels(transfers::IMAGE);
-    add(gpu, eight_k, 0, rounds);
-    add(cpu, eight_k, 0, rounds);
-    images.push(eight_k);
+    let transfers = vec![part(gpu, eight_k, 0, rounds), part(cpu, eight_k, 0, rounds), image(eight_k)];
     // 2: each round, every count of operations per round trip: a cold and a warm round trip on
     // the GPU, as many passes on the CPU.
     let trip = megapixels(transfers::ROUND_TRIP_IMAGE);
-    for p in round_trip_parts(&transfers::ROUND_TRIP_COUNTS, 1, cpu, trip, 0) {
-        add(p.lane, p.megapixels, p.rounds, p.runs * rounds);
-    }
-    images.push(trip);
+    let mut round_trips: Vec<Part> = round_trip_parts(&transfers::ROUND_TRIP_COUNTS, 1, cpu, trip, 0)
+        .into_iter()
+        .map(|p| Part { runs: p.runs * rounds, ..p })
+        .collect();
+    round_trips.push(image(trip));
     // 3: every workgroup shape, a GPU run each a round.
     let shapes = megapixels(timing::WORKGROUP_IMAGE);
-    add(gpu, shapes, 0, RACED_SHAPES * rounds);
-    images.push(shapes);
+    let workgroups = vec![part(gpu, shapes, 0, RACED_SHAPES * rounds), image(shapes)];
     // 4: a pass over the input kept on the GPU a round, then a cold run and the bench's warm ones.
     let sync = megapixels(timing::SYNC_IMAGE);
-    add(gpu, sync, 0, rounds + 1.0 + timing::SYNC_BENCH_RUNS as f64);
-    images.push(sync);
+    let waiting = vec![part(gpu, sync, 0, rounds + 1.0 + timing::SYNC_BENCH_RUNS as f64), image(sync)];
     // 5: per size, the CPU, the GPU end to end and the GPU with its input kept, each round.
-    for bytes in sizes::CACHE_SIZES_BYTES {
-        let size = megapixels(sizes::dims_for(bytes));
-        add(cpu, size, 0, rounds);
-        add(gpu, size, 0, 2.0 * rounds);
-        images.push(size);
-    }
+    let caches = sizes::CACHE_SIZES_BYTES
+        .iter()
+        .flat_map(|&bytes| {
+            let size = megapixels(sizes::dims_for(bytes));
+            [part(cpu, size, 0, rounds), part(gpu, size, 0, 2.0 * rounds), image(size)]
+        })
+        .collect();
     // 6: a cold and a warm GPU run (the device opened for them is one-time work) against a CPU
     // run, each round.
     let cold = megapixels(transfers::COLD_IMAGE);
-    add(gpu, cold, 0, 2.0 * rounds);
-    add(cpu, cold, 0, rounds);
-    images.push(cold);
+    let cold_run = vec![part(gpu, cold, 0, 2.0 * rounds), part(cpu, cold, 0, rounds), image(cold)];
     // 7: branching (the GPU's lanes wait for the pixels that branch; the CPU does half the
     // pixels' rounds) against uniform work of the same average, on each backend.
     let worked = megapixels(work::IMAGE);
     let half = work::BRANCH_ROUNDS / 2;
-    add(gpu, worked, work::BRANCH_ROUNDS, rounds);
-    add(gpu, worked, half, rounds);
-    add(cpu, worked, half, 2.0 * rounds);
-    images.push(worked);
-    // 8: each work level, then each blur radius, on both backends.
-    for level in work::LEVELS {
-        add(gpu, worked, level, rounds);
-        add(cpu, worked, level, rounds);
-    }
+    let branching = vec![
+        part(gpu, worked, work::BRANCH_ROUNDS, rounds),
+        part(gpu, worked, half, rounds),
+        part(cpu, worked, half, 2.0 * rounds),
+        image(worked),
+    ];
+    // 8: each work level, then each blur radius (priced by the ops' rates, [`Pace::op_run`]), on
+    // both backends.
+    let mut work_levels: Vec<Part> = work::LEVELS
+        .iter()
+        .flat_map(|&level| [part(gpu, worked, level, rounds), part(cpu, worked, level, rounds)])
+        .collect();
     for radius in work::BLUR_RADII {
-        for lane in [gpu, cpu] {
-            with_ops.push(Part {
-                lane,
-                megapixels: worked,
-                rounds: 0,
-                op: Op::Blur { radius },
-                runs: rounds,
-            });
-        }
+        work_levels.extend([gpu, cpu].map(|lane| with_op(lane, worked, Op::Blur { radius }, rounds)));
     }
-    images.push(worked);
+    work_levels.push(image(worked));
+    // 9: the smallest size in turns, then the sweep.
+    let (sizes_mp, runs) = sizes::sweep_plan(quick);
+    let mut crossover =
+        vec![part(gpu, sizes::SMALLEST_MP, 0, rounds), part(cpu, sizes::SMALLEST_MP, 0, rounds)];
+    crossover.extend(sweep_parts(&sizes_mp, runs, true));
+    crossover.extend(std::iter::once(sizes::SMALLEST_MP).chain(sizes_mp.iter().copied()).map(image));
     // 10: per size, the dither and the blur on both backends.
     let sizes_10: &[(u32, u32)] = if quick { &sequential::QUICK_SIZES } else { &sequential::SIZES };
-    for &size in sizes_10 {
-        let size = megapixels(size);
-        for op in [Op::Dither, sequential::BLUR] {
-            for lane in [gpu, cpu] {
-                with_ops.push(Part { lane, megapixels: size, rounds: 0, op, runs: rounds });
-            }
-        }
-        images.push(size);
-    }
-    // 9: the smallest size in turns, then the sweep.
-    add(gpu, sizes::SMALLEST_MP, 0, rounds);
-    add(cpu, sizes::SMALLEST_MP, 0, rounds);
-    images.push(sizes::SMALLEST_MP);
-    let (sizes_mp, runs) = sizes::sweep_plan(quick);
-    parts.extend(sweep_parts(&sizes_mp, runs, true));
-    images.extend(&sizes_mp);
-    // The images made, each about one CPU run of its size.
-    parts.extend(images.into_iter().map(|megapixels| Part {
-        lane: cpu,
-        megapixels,
-        rounds: 0,
-        op: Op::None,
-        runs: 1.0,
-    }));
-    parts.extend(with_ops);
-    parts
+    let sequential = sizes_10
+        .iter()
+        .flat_map(|&size| {
+            let size = megapixels(size);
+            let mut ops: Vec<Part> = [Op::Dither, sequential::BLUR]
+                .into_iter()
+                .flat_map(|op| [gpu, cpu].map(|lane| with_op(lane, size, op, rounds)))
+                .collect();
+            ops.push(image(size));
+            ops
+        })
+        .collect();
+    vec![
+        transfers,
+        round_trips,
+        workgroups,
+        waiting,
+        caches,
+        cold_run,
+        branching,
+        work_levels,
+        crossover,
+        sequential,
+    ]
 }
 
 #[cfg(test)]
@@ -140,5 +140,10 @@ mod tests {
         // The same experiments; the full set's sweep adds 16 MP and a warm run a size.
         assert!(full.len() > quick.len());
         assert!(pixels(&full) > pixels(&quick) + 16.0 * 3.0);
+        // One step a claim, each with its runs.
+        let steps = claims_steps(true);
+        assert_eq!(steps.len(), super::super::CLAIMS.len());
+        assert!(steps.iter().all(|s| s.iter().any(|p| p.runs > 1.0)));
+        assert!(steps[9].iter().any(|p| p.op == Op::Dither), "claim 10 is the dither");
     }
 }

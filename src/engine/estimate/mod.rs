@@ -87,6 +87,9 @@ pub enum Task {
     Sweep,
     /// A work grid (sizes by work levels), calibration included.
     Grid,
+    /// A grid whose cells run an op after the grayscale (the blur-radius axis, or `--op` on
+    /// every cell): its overhead (the op's buffers, pipelines and planes) is not a work grid's.
+    OpGrid,
     /// Round trips (operations per upload and download).
     RoundTrips,
     /// The tutorial's claims, quick.
@@ -130,7 +133,7 @@ impl Task {
     /// calibration).
     fn guessed_overhead(self) -> f64 {
         match self {
-            Self::Grid => 1.05,
+            Self::Grid | Self::OpGrid => 1.05,
             Self::Sweep => 1.3,
             // Transfers are priced at the copies' fastest runs; the paths take their medians,
             // their map waits and one thread's copies: the H200's took 1.46 s priced at 0.57,

@@ -377,7 +377,7 @@ impl SweepOptions {
                 cells.push(cell);
             }
         }
-        let total_ns = calibration.map(|_| (pace.job(Task::Grid, &parts).seconds * 1e9).round() as u64);
+        let total_ns = calibration.map(|_| (pace.job(self.task(ops), &parts).seconds * 1e9).round() as u64);
         GridEstimate { cells, runs, total_ns, calibration: calibration.copied(), axis }
     }
 
@@ -404,10 +404,16 @@ impl SweepOptions {
         parts
     }
 
-    /// The kind of job this sweep is, each cell running what `ops` says, for its overhead.
+    /// The kind of job this sweep is, each cell running what `ops` says, for its overhead: a
+    /// grid with an op in its cells learns apart from a work grid (one kind's overhead must not
+    /// rewrite the other's).
     #[must_use]
     pub fn task(&self, ops: &CellOps) -> Task {
-        if ops.is_grid(self) { Task::Grid } else { Task::Sweep }
+        match (ops.is_grid(self), ops.axis() == GridAxis::BlurRadius || !ops.op.is_none()) {
+            (false, _) => Task::Sweep,
+            (true, false) => Task::Grid,
+            (true, true) => Task::OpGrid,
+        }
     }
 }
 

@@ -147,3 +147,25 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
     assert!(e.cells.iter().all(|c| c.op == Op::Blur { radius: 4 }));
     assert_eq!(e.cells.iter().map(|c| c.single_thread).collect::<Vec<_>>(), [true, false, true, false]);
 }
+
+#[test]
+fn a_grid_with_an_op_learns_its_overhead_apart_from_a_work_grid() {
+    use crate::engine::estimate::{Pace, Task};
+    let grid = options(vec![0, 16, 256], true);
+    let (work, radii) = (CellOps::default(), CellOps::blur_radii(vec![1, 4]));
+    let blur_cells = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
+    assert_eq!(
+        (grid.task(&work), grid.task(&radii), grid.task(&blur_cells)),
+        (Task::Grid, Task::OpGrid, Task::OpGrid)
+    );
+    assert_eq!(options(vec![0], true).task(&work), Task::Sweep);
+    // A radius grid that took 3x its runs teaches the radius grids, not the work grids.
+    let mut pace = Pace::new("test");
+    let parts = grid.parts(&radii);
+    let runs_s = pace.parts(&parts).seconds;
+    pace.finished(Task::OpGrid, &parts, 3.0 * runs_s, None);
+    assert!(pace.has_seen(Task::OpGrid) && !pace.has_seen(Task::Grid));
+    let work_parts = grid.parts(&work);
+    let fresh = Pace::new("test").job(Task::Grid, &work_parts).seconds;
+    assert!((pace.job(Task::Grid, &work_parts).seconds - fresh).abs() < 1e-9 * fresh.max(1.0));
+}

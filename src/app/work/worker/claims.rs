@@ -8,7 +8,8 @@ use crate::engine::claims::{ClaimsOptions, claims_bytes, run_claims};
 
 impl WorkerState {
     /// Runs every claim's experiment (the quick set when `quick`), reporting "Claims, 3 of 7:
-    /// workgroup shapes…" before each; the work counts claims, so the ETA comes from those done.
+    /// workgroup shapes…" before each; the session weighs each claim by its estimate
+    /// ([`Ticket::set_step_weights`]), so the ETA counts time, not claims.
     pub(super) fn claims(&self, ticket: &Ticket, quick: bool) -> ClaimsEnd {
         let memory = match crate::system::memory_budget::budget().try_reserve(claims_bytes()) {
             Ok(memory) => memory,
