@@ -248,3 +248,26 @@ fn the_map_can_be_drawn_over_the_blur_radius() {
     assert!(h.query_by_label_contains("Sweep more than one work level").is_none(), "the map is drawn");
     assert!(h.query_by_label_contains("measured frontier").is_some(), "with its key");
 }
+
+#[test]
+fn the_sweep_runs_the_operation_chosen_in_every_cell() {
+    use graylab::pixel::Op;
+    let Some(mut h) = harness_sized(None, [1440.0, 900.0]) else { return };
+    settle(&mut h);
+    h.state_mut().settings_mut().convert.op = Op::Blur { radius: 2 };
+    h.state_mut().set_sweep_sizes("0.01, 0.02", 1);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("then blur:2 in every cell").is_some(), "the window says so");
+    h.get_by_label("Run sweep").click();
+    settle(&mut h);
+    h.run_steps(2);
+    let ops = h.state().view().sweep_sent_ops.expect("a sweep was started").clone();
+    assert_eq!((ops.op, ops.blur_radii.len()), (Op::Blur { radius: 2 }, 0));
+    let r = h.state().view().sweep.expect("a sweep finished").clone();
+    assert_eq!(r.points.len(), 2);
+    assert!(r.points.iter().all(|p| p.op == Op::Blur { radius: 2 } && p.series.len() >= 2), "{:?}", r.points);
+    // Back to none: the cells run the grayscale alone, and the window says nothing of an op.
+    h.state_mut().settings_mut().convert.op = Op::None;
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("in every cell").is_none());
+}

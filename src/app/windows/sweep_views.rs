@@ -72,6 +72,10 @@ pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, String> {
     }
 }
 
+/// The hover of the op the work axis's cells run after their rounds.
+pub(super) const OP_HOVER: &str = "The Operation chosen beside the formula runs after the rounds in every \
+     cell, on both backends, as `graylab sweep --op` does; choose \"none\" for the grayscale alone.";
+
 /// The blur radii the radius axis starts with.
 pub(super) const MAP_RADII: &str = "1, 4, 16, 64";
 

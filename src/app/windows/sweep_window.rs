@@ -13,6 +13,7 @@ use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::sweep::{CellOps, GridAxis, SweepOptions, SweepResult};
 use crate::io::ResultKind;
+use crate::pixel::Op;
 
 /// The least height the sweep chart scrolls in, in points.
 const MIN_CHART_ROOM: f32 = 120.0;
@@ -146,7 +147,7 @@ impl SweepWindow {
                 self.start(ui.ctx(), session);
             }
         });
-        self.levels_ui(ui);
+        self.levels_ui(ui, session.settings().convert.op);
         ui.label(RichText::new(self.estimate(session)).weak());
         self.file_ui(ui, session);
         ui.separator();
@@ -257,8 +258,9 @@ impl SweepWindow {
         (only(r), self.compare.iter().map(|(n, c)| (n.clone(), only(c))).collect())
     }
 
-    /// The map's second axis and its levels: work rounds (and divergence) or blur radii.
-    fn levels_ui(&mut self, ui: &mut Ui) {
+    /// The map's second axis and its levels: work rounds (and divergence, and the panel's
+    /// Operation `op` after them) or blur radii.
+    fn levels_ui(&mut self, ui: &mut Ui, op: Op) {
         ui.horizontal_wrapped(|ui| {
             ui.label("Map over");
             ui.selectable_value(&mut self.asked.axis, GridAxis::WorkRounds, "Work rounds")
@@ -288,6 +290,10 @@ impl SweepWindow {
             ui.label(RichText::new("rounds, synthetic").weak()).on_hover_text(sweep_views::WORK_HOVER);
             ui.checkbox(&mut self.asked.work.divergent, "divergent")
                 .on_hover_text(sweep_views::DIVERGENT_HOVER);
+            if !op.is_none() {
+                ui.label(RichText::new(format!("then {op} in every cell (the Operation chosen)")).weak())
+                    .on_hover_text(sweep_views::OP_HOVER);
+            }
         });
     }
 
@@ -337,7 +343,7 @@ impl SweepWindow {
                 return;
             }
         };
-        let (work_levels, ops) = match self.cells_asked() {
+        let (work_levels, ops) = match self.cells_asked(session.settings().convert.op) {
             Ok(asked) => asked,
             Err(e) => {
                 session.toasts.error(e);
@@ -360,13 +366,15 @@ impl SweepWindow {
         session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, ops, photo, pace }, task, parts);
     }
 
-    /// The work levels and what each cell runs, from the fields: the work rounds typed, or on
-    /// the blur radius's axis the radii typed at 0 rounds.
-    fn cells_asked(&self) -> Result<(Vec<u32>, CellOps), String> {
+    /// The work levels and what each cell runs, from the fields: the work rounds typed, then
+    /// the panel's Operation `op` (as `graylab sweep --op`), or on the blur radius's axis the
+    /// radii typed at 0 rounds.
+    fn cells_asked(&self, op: Op) -> Result<(Vec<u32>, CellOps), String> {
         match self.asked.axis {
-            GridAxis::WorkRounds => {
-                Ok((sweep_views::parse_work_levels(&self.asked.work.levels)?, CellOps::default()))
-            }
+            GridAxis::WorkRounds => Ok((
+                sweep_views::parse_work_levels(&self.asked.work.levels)?,
+                CellOps { op, blur_radii: Vec::new() },
+            )),
             GridAxis::BlurRadius => {
                 Ok((vec![0], CellOps::blur_radii(sweep_views::parse_radii(&self.asked.radii)?)))
             }
@@ -377,7 +385,7 @@ impl SweepWindow {
     /// this machine, else a guess, saying which); a work grid's estimate is refined by its
     /// calibration once it starts.
     fn estimate(&self, session: &Session) -> String {
-        let (work_levels, ops) = self.cells_asked().unwrap_or_default();
+        let (work_levels, ops) = self.cells_asked(session.settings().convert.op).unwrap_or_default();
         let sizes_mp: Vec<f64> = self
             .asked
             .sizes
