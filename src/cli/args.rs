@@ -175,8 +175,8 @@ pub(super) fn secs(s: &str) -> Result<f64, ArgError> {
     }
 }
 
-/// The most rounds `--work` accepts (at 8K on two cores one run would take about an hour).
-pub const MAX_WORK_ROUNDS: u32 = 1 << 20;
+/// The most rounds `--work` accepts.
+pub use crate::pixel::MAX_WORK_ROUNDS;
 
 /// `--work K [--divergent]`: the synthetic work per pixel, shared by `convert` and `bench`.
 #[derive(Clone, Copy, Debug, Args)]

@@ -356,9 +356,21 @@ impl Engine {
                 job.keep_input = keep_input.map(super::ImageKey::get);
                 self.start_gpu_budget();
                 let offset_ns = nanos_since(run_started);
-                let t = converter.convert(&job, dst)?;
                 report.workgroup = Some(settings.workgroup);
                 report.adapter = Some(converter.context().adapter_info().name.clone());
+                // With an op, the gray plane stays on the GPU where it fits one band.
+                if let Some((t, op_t)) = converter.convert_then_op(&job, settings.op, dst)? {
+                    add_gpu_timings(report, t, offset_ns);
+                    let end_ns = nanos_since(run_started);
+                    record_gpu_op(report, settings.op, (width, height), &op_t, run_started);
+                    report.add_cpu_step(Phase::Op, end_ns.saturating_sub(op_t.wall_ns), end_ns);
+                    report.notes.push(format!(
+                        "the gray plane stayed on the GPU for {}: no download and upload between the grayscale and the op",
+                        settings.op
+                    ));
+                    return Ok(());
+                }
+                let t = converter.convert(&job, dst)?;
                 add_gpu_timings(report, t, offset_ns);
             }
         }
@@ -395,22 +407,8 @@ impl Engine {
             }
             Backend::Gpu => {
                 let (out, t) = self.gpu_converter()?.apply_op(op, plane, (width, height), cancel)?;
-                let since = |at: Instant| {
-                    u64::try_from(at.saturating_duration_since(run_started).as_nanos()).unwrap_or(u64::MAX)
-                };
-                for &(submit, done) in &t.submitted {
-                    report.spans.push(Span {
-                        lane: Track::OpSubmission,
-                        start_ns: since(submit),
-                        end_ns: since(done),
-                        clock: SpanClock::AroundSubmission,
-                        band: None,
-                    });
-                }
-                if t.bands > 1 {
-                    report.notes.push(format!("{op} ran in {} row bands (GPU buffer limit)", t.bands));
-                }
-                (out, OpFigures::of_gpu(op, pixels, &t))
+                record_gpu_op(report, op, (width, height), &t, run_started);
+                (out, report.op)
             }
         };
         if out.len() != plane.len() {
@@ -421,6 +419,30 @@ impl Engine {
         report.op = figures;
         Ok(())
     }
+}
+
+/// Records an op stage on the GPU in `report` (its figures, a span per submission of its
+/// passes, a note when it ran in bands), for a run that started at `run_started`.
+fn record_gpu_op(
+    report: &mut RunReport,
+    op: crate::pixel::Op,
+    (width, height): (u32, u32),
+    t: &crate::gpu::OpTimings,
+    run_started: Instant,
+) {
+    for &(submit, done) in &t.submitted {
+        report.spans.push(Span {
+            lane: Track::OpSubmission,
+            start_ns: nanos_between(run_started, submit),
+            end_ns: nanos_between(run_started, done),
+            clock: SpanClock::AroundSubmission,
+            band: None,
+        });
+    }
+    if t.bands > 1 {
+        report.notes.push(format!("{op} ran in {} row bands (GPU buffer limit)", t.bands));
+    }
+    report.op = OpFigures::of_gpu(op, u64::from(width) * u64::from(height), t);
 }
 
 /// One kernel's input: what `run_kernel` converts.

@@ -14,7 +14,7 @@ use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
 use crate::gpu::memory::resident_input::InputLayout;
 use crate::gpu::memory::ring::Ring;
-use crate::gpu::ops::{DitherWavefront, OpJob, OpKernels, OpTimings, run_op};
+use crate::gpu::ops::{DitherWavefront, OpKernels};
 use crate::gpu::plan::grid::{Dispatch, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, GpuRates};
@@ -23,12 +23,9 @@ use crate::gpu::run::kept_passes::KernelOn;
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::ResidentPass;
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
-use crate::gpu::timing::timestamps::Timestamps;
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
 use crate::gpu::{GpuSpan, GpuStep};
-use crate::pixel::Op;
 use crate::system::clock::Clock;
-use std::sync::atomic::AtomicBool;
 
 /// How the GPU phases are timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,18 +44,18 @@ const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
 
 /// Converts images on one GPU device; shared between threads, one run at a time.
 pub struct GpuConverter {
-    ctx: Arc<GpuContext>,
+    pub(in crate::gpu) ctx: Arc<GpuContext>,
     pipelines: Pipelines,
     display: OnceLock<Arc<DisplayPipeline>>,
-    buffers: Mutex<Buffers>,
+    pub(in crate::gpu) buffers: Mutex<Buffers>,
     budget: Budget,
-    timestamp_check: TimestampCheck,
-    timing_mode: TimingMode,
-    band_limit_bytes: u64,
+    pub(in crate::gpu) timestamp_check: TimestampCheck,
+    pub(in crate::gpu) timing_mode: TimingMode,
+    pub(in crate::gpu) band_limit_bytes: u64,
     chunk_limit_bytes: Option<u64>,
-    ops: OnceLock<OpKernels>,
-    dither_wavefront: Option<DitherWavefront>,
-    picked_wavefront: OnceLock<DitherWavefront>,
+    pub(in crate::gpu) ops: OnceLock<OpKernels>,
+    pub(in crate::gpu) dither_wavefront: Option<DitherWavefront>,
+    pub(in crate::gpu) picked_wavefront: OnceLock<DitherWavefront>,
 }
 
 impl GpuConverter {
@@ -132,81 +129,6 @@ impl GpuConverter {
     /// process are then as large as the machine allows, not one row on a fast GPU.
     pub fn start_budget_from(&self, ceilings: &GpuCeilings) {
         self.budget.start_from(&ceilings.rates_at_ceilings());
-    }
-
-    /// How the dither's wavefront runs from now on: the one given, or with `None` the faster on
-    /// this device ([`Self::dither_wavefront`]; the default unless `GRAYLAB_DITHER_WAVEFRONT`
-    /// names one).
-    pub fn set_dither_wavefront(&mut self, wavefront: Option<DitherWavefront>) {
-        self.dither_wavefront = wavefront;
-    }
-
-    /// The wavefront a dither runs as: the one set, else the faster of the two on this device,
-    /// each timed once (its passes, after a warm-up) on a [`crate::pixel::RATE_PLANE`] plane on
-    /// the first call and kept (about 0.15 s on lavapipe, a few ms on a GPU).
-    pub fn dither_wavefront(&self) -> Result<DitherWavefront, GpuError> {
-        if let Some(w) = self.dither_wavefront.or_else(|| self.picked_wavefront.get().copied()) {
-            return Ok(w);
-        }
-        let (warm, timed) = ((256, 16), crate::pixel::RATE_PLANE);
-        let (warm_plane, plane) = (crate::pixel::rate_plane(warm), crate::pixel::rate_plane(timed));
-        // Each on a small plane first: a driver may compile a pipeline on its first dispatch.
-        let passes_ns = |wavefront| -> Result<u64, GpuError> {
-            self.run_op_as(Op::Dither, &warm_plane, warm, None, wavefront)?;
-            let (_, t) = self.run_op_as(Op::Dither, &plane, timed, None, wavefront)?;
-            Ok(t.kernel.ns)
-        };
-        let (steps_ns, persistent_ns) =
-            (passes_ns(DitherWavefront::Steps)?, passes_ns(DitherWavefront::Persistent)?);
-        let faster =
-            if persistent_ns < steps_ns { DitherWavefront::Persistent } else { DitherWavefront::Steps };
-        log::info!(
-            "the dither's wavefront on {}: {faster:?} (a 1024x512 plane's passes: steps {:.2} ms, \
-             persistent {:.2} ms)",
-            self.ctx.adapter_info().name,
-            steps_ns as f64 / 1e6,
-            persistent_ns as f64 / 1e6
-        );
-        Ok(*self.picked_wavefront.get_or_init(|| faster))
-    }
-
-    /// Applies `op` to a `width` x `height` gray plane on the GPU, in row bands within the band
-    /// limit: the new plane, byte-identical to [`crate::cpu::ops::apply_op`], and what each step
-    /// took (the passes on GPU timestamps where the device has them and reads them in place; a
-    /// first dither's choice of wavefront counted in the setup).
-    pub fn apply_op(
-        &self,
-        op: Op,
-        plane: &[u8],
-        size: (u32, u32),
-        cancel: Option<&AtomicBool>,
-    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
-        let started = Instant::now();
-        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
-        let picked_ns = nanos(started.elapsed());
-        let (out, mut t) = self.run_op_as(op, plane, size, cancel, wavefront)?;
-        t.setup_ns += picked_ns;
-        Ok((out, t))
-    }
-
-    fn run_op_as(
-        &self,
-        op: Op,
-        plane: &[u8],
-        size: (u32, u32),
-        cancel: Option<&AtomicBool>,
-        wavefront: DitherWavefront,
-    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
-        let started = Instant::now();
-        let kernels = self.ops.get_or_init(|| crate::system::one_time::timed(|| OpKernels::new(&self.ctx)));
-        let auto = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
-        let timestamps =
-            (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
-        let compiled_ns = nanos(started.elapsed());
-        let job = OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
-        let (out, mut t) = run_op(&self.ctx, kernels, &job, timestamps.as_ref())?;
-        t.setup_ns += compiled_ns;
-        Ok((out, t))
     }
 
     /// Converts `job`'s image into `dst` (`width * height * kernel.out_bytes_per_pixel()`).
@@ -297,28 +219,6 @@ impl GpuConverter {
         }
     }
 
-    /// The ops' rates on this device: the blur and the dither on a small plane, each stage
-    /// whole (setup, the plane's copies, the passes), the faster of two runs after a warm-up
-    /// (about 0.4 s on lavapipe, where a dither step waits ~45 µs).
-    pub fn measure_op_rates(&self) -> Result<crate::pixel::OpRates, GpuError> {
-        use crate::pixel::{Op, OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
-        let plane = rate_plane(RATE_PLANE);
-        let fastest_ns = |op| -> Result<f64, GpuError> {
-            let mut best = u64::MAX;
-            for run in 0..3 {
-                let started = Instant::now();
-                self.apply_op(op, &plane, RATE_PLANE, None)?;
-                if run > 0 {
-                    best = best.min(nanos(started.elapsed()));
-                }
-            }
-            Ok(best as f64)
-        };
-        let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
-        let dither_ns = fastest_ns(Op::Dither)?;
-        Ok(OpRates::from_times(blur_ns, dither_ns, RATE_PLANE, true))
-    }
-
     /// [`Self::measure_ceilings`] and every transfer path this device has (up to
     /// `largest_bytes`, at least the probe's size) from one reading: the probe's paths are
     /// timed once for both.
@@ -396,12 +296,15 @@ impl GpuConverter {
         let bytes = self.budget.chunk_in_bytes(job.kernel, job.work, false, false);
         let limits = self.limits((bytes, bytes), false);
         let mut scopes = ErrorScopes::push(self.ctx.device());
-        let result = self.pipelines.get(&self.ctx, job.kernel, job.formula, job.workgroup).and_then(|p| {
-            let kernel_ns_per_byte = self.budget.rates_for(job.work).kernel_ns_per_byte;
-            let on =
-                KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p, kernel_ns_per_byte };
-            f(&on, limits, &mut scopes)
-        });
+        let result = self
+            .pipelines
+            .get(&self.ctx, job.kernel, job.formula, job.workgroup, !job.work.is_identity())
+            .and_then(|p| {
+                let kernel_ns_per_byte = self.budget.rates_for(job.work).kernel_ns_per_byte;
+                let on =
+                    KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p, kernel_ns_per_byte };
+                f(&on, limits, &mut scopes)
+            });
         let scope_result = scopes.finish();
         result.and_then(|v| scope_result.map(|()| v))
     }
@@ -446,7 +349,7 @@ impl GpuConverter {
         result
     }
 
-    fn run_scoped(
+    pub(in crate::gpu) fn run_scoped(
         &self,
         job: &GpuJob<'_>,
         dst: Option<&mut [u8]>,
@@ -455,9 +358,8 @@ impl GpuConverter {
         scopes: &mut ErrorScopes<'_>,
         (origin, started): (Instant, Instant),
     ) -> Result<GpuTimings, GpuError> {
-        let ctx = &*self.ctx;
-        let kernel = job.kernel;
-        let pipeline = self.pipelines.get(ctx, kernel, job.formula, job.workgroup)?;
+        let (ctx, kernel, worked) = (&*self.ctx, job.kernel, !job.work.is_identity());
+        let pipeline = self.pipelines.get(ctx, kernel, job.formula, job.workgroup, worked)?;
         let ts = ctx.timestamps();
         let auto = self.timing_mode == TimingMode::Auto;
         let gpu_clock = auto && self.timestamp_check.in_place(ctx)?;

@@ -17,7 +17,7 @@ pub(crate) struct Pipelines {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     shader: wgpu::ShaderModule,
-    cache: Mutex<HashMap<(Kernel, Formula, WorkgroupSize), wgpu::ComputePipeline>>,
+    cache: Mutex<HashMap<(Kernel, Formula, WorkgroupSize, bool), wgpu::ComputePipeline>>,
     /// `[8-bit to linear, 16-bit to linear, linear to 8-bit, linear to 16-bit]`.
     tables: [wgpu::Buffer; 4],
     /// What wgpu said while creating the above, reported by every [`Self::get`].
@@ -44,7 +44,8 @@ impl Pipelines {
         Self { layout, pipeline_layout, shader, cache: Mutex::default(), tables, init_error }
     }
 
-    /// The pipeline for this combination, compiled on first use and cached. Checks the shape
+    /// The pipeline for this combination (`worked`: with the synthetic work compiled in),
+    /// compiled on first use and cached. Checks the shape
     /// against the device's limits first: wgpu 30 does not (gfx-rs/wgpu#8946).
     pub(crate) fn get(
         &self,
@@ -52,6 +53,7 @@ impl Pipelines {
         kernel: Kernel,
         formula: Formula,
         size: WorkgroupSize,
+        worked: bool,
     ) -> Result<wgpu::ComputePipeline, GpuError> {
         if let Some(e) = &self.init_error {
             return Err(GpuError::Validation(std::sync::Arc::clone(e)));
@@ -59,12 +61,12 @@ impl Pipelines {
         ctx.check_workgroup(size)?;
         // One pipeline per formula computed (stored luma computes BT.601 on decoded colour).
         let formula = formula.computed();
-        let key = (kernel, formula, size);
+        let key = (kernel, formula, size, worked);
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
         }
-        let label = format!("{} {formula} {size}", kernel.name());
+        let label = format!("{} {formula} {size}{}", kernel.name(), if worked { " worked" } else { "" });
         // Compiled once per kernel, formula and shape: one-time work, which estimates leave out.
         let pipeline = crate::system::one_time::timed(|| {
             ctx.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -77,6 +79,7 @@ impl Pipelines {
                         ("WG_X", f64::from(size.x)),
                         ("WG_Y", f64::from(size.y)),
                         ("FORMULA", f64::from(formula.shader_id())),
+                        ("WORKED", if worked { 1.0 } else { 0.0 }),
                     ],
                     zero_initialize_workgroup_memory: false,
                 },

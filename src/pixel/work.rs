@@ -19,6 +19,11 @@ pub const WORK_MULTIPLIER: u32 = 0x2C1B_3C6D;
 /// Integer operations per round (shift, xor, multiply), for ops/s figures.
 pub const OPS_PER_ROUND: u32 = 3;
 
+/// The most rounds a pixel's work may take: 65,536 (196,608 operations a pixel, far past any
+/// machine's ridge point; at 8K about 4 minutes on lavapipe). Within it, a GPU invocation's
+/// loops stay under llvmpipe's loop limiter (`shaders/work.wgsl`).
+pub const MAX_WORK_ROUNDS: u32 = 1 << 16;
+
 /// How much synthetic work each pixel gets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(default)]

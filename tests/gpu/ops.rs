@@ -132,6 +132,32 @@ fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
             assert_eq!(span.end_ns - span.start_ns, op_phase.ns);
         }
     }
+    // The gray plane stays on the GPU between the grayscale and the op: no download of it, and
+    // no upload in the op's stage. With bands forced, it goes through the host, alike.
+    let gray_kept = |engine: &Engine, op| {
+        let settings =
+            ConvertSettings { backend: Backend::Gpu, threads: 2, op, ..ConvertSettings::default() };
+        let r = engine.convert(&img, &settings, RunOptions::default()).expect("GPU");
+        let kept = r.report.notes.iter().any(|n| n.contains("the gray plane stayed on the GPU"));
+        (r.image, kept, r.report.phase(Phase::Download).is_some(), r.report.op.upload_ns)
+    };
+    let mut banded = GpuConverter::new(std::sync::Arc::clone(engine.gpu().expect("gpu")));
+    banded.set_band_limit_bytes(4096);
+    let banded = Engine::with_converter(std::sync::Arc::new(banded));
+    for op in [Op::Blur { radius: 3 }, Op::Dither] {
+        let want = engine
+            .convert(
+                &img,
+                &ConvertSettings { threads: 2, op, ..ConvertSettings::default() },
+                RunOptions::default(),
+            )
+            .expect("CPU")
+            .image;
+        let (image, kept, downloaded, upload_ns) = gray_kept(&engine, op);
+        assert_eq!((image == want, kept, downloaded, upload_ns), (true, true, false, 0), "{op} kept");
+        let (image, kept, downloaded, _) = gray_kept(&banded, op);
+        assert_eq!((image == want, kept, downloaded), (true, false, true), "{op} through the host");
+    }
     // A 16-bit conversion with an op is refused, naming the op.
     let rgb16 = image::DynamicImage::ImageRgb16(img.to_rgb16());
     let settings = ConvertSettings { op: Op::Dither, ..ConvertSettings::default() };

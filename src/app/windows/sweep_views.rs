@@ -42,9 +42,7 @@ pub(super) const MAP_LEVELS: &str = "0, 16, 256, 4096";
 const USE_MAP_HOVER: &str =
     "Sets the work per pixel above, and the sizes to a work grid's (0.25, 1 and 2 MP); then run the sweep";
 
-/// The most rounds per pixel the field accepts, as `graylab --work` does (at 8K on two cores one
-/// run would take about an hour).
-const MAX_WORK_ROUNDS: u32 = 1 << 20;
+use crate::pixel::MAX_WORK_ROUNDS;
 
 /// The hover of the work-levels field.
 pub(super) const WORK_HOVER: &str = "Synthetic work per pixel, like mixbench's kernel: after the formula each pixel \
@@ -309,6 +307,6 @@ mod tests {
         assert!(parse_work_levels("").is_err());
         assert!(parse_work_levels("1.5").is_err());
         assert!(parse_work_levels("-1").is_err());
-        assert!(parse_work_levels("2000000").is_err_and(|e| e.contains("1048576")));
+        assert!(parse_work_levels("70000").is_err_and(|e| e.contains("65536")));
     }
 }

@@ -5,12 +5,13 @@
 //! `kernels.rs` holds the pipelines, `stage.rs` runs a band's commands. Uses `device`, `timing`
 //! and `pipelines` (the layers before it).
 
+mod converter;
 mod kernels;
 mod plan;
 mod stage;
 
 pub(crate) use kernels::OpKernels;
-pub(crate) use stage::{OpJob, run_op};
+pub(crate) use stage::{OpJob, Plane, run_op};
 
 use crate::gpu::StepTime;
 
@@ -47,6 +48,8 @@ impl DitherWavefront {
 /// What one op stage on the GPU measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct OpTimings {
+    /// The whole stage, from its setup to its result on the host (CPU clock).
+    pub wall_ns: u64,
     /// Buffers and pipelines made for the stage (CPU clock).
     pub setup_ns: u64,
     /// The plane's bands handed to the queue (`write_buffer`, CPU clock).

@@ -30,12 +30,22 @@ const COL_ROWS: u32 = 64;
 const STEP_GROUP: u32 = 64;
 const PERSISTENT_WORKGROUP: u32 = 256;
 
+/// Where the gray plane an op runs on is.
+#[derive(Clone, Copy)]
+pub(crate) enum Plane<'a> {
+    /// On the host: uploaded band by band.
+    Host(&'a [u8]),
+    /// Already on the GPU, whole, row after row in a buffer (the conversion's output band): the
+    /// op binds it as its input and uploads nothing. Only for an op of one band.
+    Device(&'a wgpu::Buffer),
+}
+
 /// One op on one gray plane.
 pub(crate) struct OpJob<'a> {
     /// The op (not [`Op::None`]).
     pub op: Op,
     /// The `width * height` gray plane.
-    pub plane: &'a [u8],
+    pub plane: Plane<'a>,
     /// The plane's width and height.
     pub size: (u32, u32),
     /// The largest binding a band may take.
@@ -48,6 +58,7 @@ pub(crate) struct OpJob<'a> {
 
 /// The stage's buffers, sized for its largest band, and their bind group.
 struct StageBuffers {
+    /// The input band (a word when the plane is on the GPU already).
     src: wgpu::Buffer,
     scratch: wgpu::Buffer,
     dst: wgpu::Buffer,
@@ -66,7 +77,9 @@ pub(crate) fn run_op(
 ) -> Result<(Vec<u8>, OpTimings), GpuError> {
     let (width, height) = job.size;
     let pixels = width as usize * height as usize;
-    if job.plane.len() != pixels {
+    if let Plane::Host(plane) = job.plane
+        && plane.len() != pixels
+    {
         return Err(GpuError::LengthMismatch { width, height, kernel: "gray-plane op" });
     }
     let mut out = vec![0_u8; pixels];
@@ -78,11 +91,14 @@ pub(crate) fn run_op(
         wavefront: (job.op == Op::Dither).then_some(job.wavefront),
         ..OpTimings::default()
     };
-    if pixels == 0 || job.op.is_none() {
-        out.copy_from_slice(job.plane);
+    if let (true, Plane::Host(plane)) = (pixels == 0 || job.op.is_none(), job.plane) {
+        out.copy_from_slice(plane);
         return Ok((out, t));
     }
     let bands = op_bands(job.op, job.size, job.band_limit_bytes)?;
+    if matches!(job.plane, Plane::Device(_)) && bands.len() != 1 {
+        return Err(GpuError::Bug("a plane on the GPU for an op of more than one band"));
+    }
     check_grid(ctx, width)?;
     let started = Instant::now();
     let scopes = ErrorScopes::push(ctx.device());
@@ -93,11 +109,14 @@ pub(crate) fn run_op(
         if job.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(GpuError::Cancelled);
         }
-        let started = Instant::now();
-        let w = width as usize;
-        let rows = job.plane.get(band.input.start as usize * w..band.input.end as usize * w);
-        write_padded(ctx.queue(), &buffers.src, rows.ok_or(GpuError::Bug("a band outside the plane"))?);
-        t.upload.ns += nanos(started.elapsed());
+        if let Plane::Host(plane) = job.plane {
+            let started = Instant::now();
+            let w = width as usize;
+            let rows = plane.get(band.input.start as usize * w..band.input.end as usize * w);
+            let rows = rows.ok_or(GpuError::Bug("a band outside the plane"))?;
+            write_padded(ctx.queue(), &buffers.src, rows);
+            t.upload.ns += nanos(started.elapsed());
+        }
         let params = OpParams {
             width,
             height,
@@ -165,7 +184,8 @@ impl StageBuffers {
             Op::Blur { .. } => 4 * stride * rows_in,
             Op::None | Op::Dither => 16 * width,
         };
-        let src = buffer("op input band", words(width * rows_in), U::STORAGE | U::COPY_DST);
+        let src_bytes = if matches!(job.plane, Plane::Host(_)) { words(width * rows_in) } else { 4 };
+        let src = buffer("op input band", src_bytes, U::STORAGE | U::COPY_DST);
         let scratch = buffer("op scratch", words(scratch_bytes), U::STORAGE | U::COPY_DST);
         let dst = buffer("op output band", words(stride * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
         let readback = buffer("op readback", words(stride * rows_out), U::MAP_READ | U::COPY_DST);
@@ -189,7 +209,7 @@ impl StageBuffers {
             layout: &kernels.layout,
             entries: &[
                 entry(0, sized(&params, std::mem::size_of::<OpParams>() as u64)),
-                entry(1, src.as_entire_binding()),
+                entry(1, if let Plane::Device(plane) = job.plane { plane } else { &src }.as_entire_binding()),
                 entry(2, scratch.as_entire_binding()),
                 entry(3, dst.as_entire_binding()),
                 entry(4, weights.as_entire_binding()),

@@ -28,8 +28,9 @@ pub const COMPUTE_REPEATS: usize = 4;
 /// Invocations per workgroup (`WG` in the shader).
 const WORKGROUP: u32 = 64;
 
-/// The most rounds one run may ask for (a run stays well under a second even on a slow GPU).
-const MAX_ROUNDS: u32 = 1 << 22;
+/// The most rounds one run may ask for (a run stays well under a second even on a slow GPU,
+/// and an invocation's loops under llvmpipe's loop limiter: `shaders/work.wgsl`).
+const MAX_ROUNDS: u32 = 1 << 20;
 
 /// Sizing runs at most, before the timed ones.
 const SIZING_RUNS: usize = 8;

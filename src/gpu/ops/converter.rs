@@ -1,0 +1,165 @@
+//! The ops on a [`GpuConverter`]: which wavefront the dither runs as on this device, an op on a
+//! gray plane from the host, the conversion and its op with the gray plane kept on the GPU
+//! between them, and the ops' rates for the estimator.
+
+use std::sync::PoisonError;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::{DitherWavefront, OpJob, OpKernels, OpTimings, Plane, run_op};
+use crate::gpu::converter::TimingMode;
+use crate::gpu::device::scopes::ErrorScopes;
+use crate::gpu::device::wait::nanos;
+use crate::gpu::timing::timestamps::Timestamps;
+use crate::gpu::{GpuConverter, GpuError, GpuJob, GpuTimings};
+use crate::pixel::Op;
+
+impl GpuConverter {
+    /// How the dither's wavefront runs from now on: the one given, or with `None` the faster on
+    /// this device ([`Self::dither_wavefront`]; the default unless `GRAYLAB_DITHER_WAVEFRONT`
+    /// names one).
+    pub fn set_dither_wavefront(&mut self, wavefront: Option<DitherWavefront>) {
+        self.dither_wavefront = wavefront;
+    }
+
+    /// The wavefront a dither runs as: the one set, else the faster of the two on this device,
+    /// each timed once (its passes, after a warm-up) on a [`crate::pixel::RATE_PLANE`] plane on
+    /// the first call and kept (about 0.15 s on lavapipe, a few ms on a GPU).
+    pub fn dither_wavefront(&self) -> Result<DitherWavefront, GpuError> {
+        if let Some(w) = self.dither_wavefront.or_else(|| self.picked_wavefront.get().copied()) {
+            return Ok(w);
+        }
+        let (warm, timed) = ((256, 16), crate::pixel::RATE_PLANE);
+        let (warm_plane, plane) = (crate::pixel::rate_plane(warm), crate::pixel::rate_plane(timed));
+        // Each on a small plane first: a driver may compile a pipeline on its first dispatch.
+        let passes_ns = |wavefront| -> Result<u64, GpuError> {
+            self.run_op_as(Op::Dither, Plane::Host(&warm_plane), warm, None, wavefront)?;
+            let (_, t) = self.run_op_as(Op::Dither, Plane::Host(&plane), timed, None, wavefront)?;
+            Ok(t.kernel.ns)
+        };
+        let (steps_ns, persistent_ns) =
+            (passes_ns(DitherWavefront::Steps)?, passes_ns(DitherWavefront::Persistent)?);
+        let faster =
+            if persistent_ns < steps_ns { DitherWavefront::Persistent } else { DitherWavefront::Steps };
+        log::info!(
+            "the dither's wavefront on {}: {faster:?} (a 1024x512 plane's passes: steps {:.2} ms, \
+             persistent {:.2} ms)",
+            self.ctx.adapter_info().name,
+            steps_ns as f64 / 1e6,
+            persistent_ns as f64 / 1e6
+        );
+        Ok(*self.picked_wavefront.get_or_init(|| faster))
+    }
+
+    /// Applies `op` to a `width` x `height` gray plane on the GPU, in row bands within the band
+    /// limit: the new plane, byte-identical to [`crate::cpu::ops::apply_op`], and what each step
+    /// took (the passes on GPU timestamps where the device has them and reads them in place; a
+    /// first dither's choice of wavefront counted in the setup).
+    pub fn apply_op(
+        &self,
+        op: Op,
+        plane: &[u8],
+        size: (u32, u32),
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
+        let started = Instant::now();
+        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
+        let picked_ns = nanos(started.elapsed());
+        let (out, mut t) = self.run_op_as(op, Plane::Host(plane), size, cancel, wavefront)?;
+        t.setup_ns += picked_ns;
+        t.wall_ns += picked_ns;
+        Ok((out, t))
+    }
+
+    /// Converts `job` (an 8-bit gray output) and applies `op` to the gray plane without it
+    /// leaving the GPU: the conversion's output band is the op's input, so no download and no
+    /// upload run between them. The op's result is read back into `dst`. `None`, having run
+    /// nothing, when the image takes more than one band of either (the caller then moves the
+    /// plane through the host).
+    pub fn convert_then_op(
+        &self,
+        job: &GpuJob<'_>,
+        op: Op,
+        dst: &mut [u8],
+    ) -> Result<Option<(GpuTimings, OpTimings)>, GpuError> {
+        let (width, height) = (job.width, job.height);
+        let pixels = u64::from(width) * u64::from(height);
+        let in_bytes = pixels * job.kernel.in_bytes_per_pixel() as u64;
+        if op.is_none()
+            || job.kernel.out_bytes_per_pixel() != 1
+            || in_bytes > self.band_limit_bytes
+            || super::plan::op_bands(op, (width, height), self.band_limit_bytes)?.len() != 1
+        {
+            return Ok(None);
+        }
+        if dst.len() as u64 != pixels || job.src.len() as u64 != in_bytes {
+            return Err(GpuError::LengthMismatch { width, height, kernel: job.kernel.name() });
+        }
+        let started = Instant::now();
+        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
+        let picked_ns = nanos(started.elapsed());
+        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut scopes = ErrorScopes::push(self.ctx.device());
+        let converted =
+            self.run_scoped(job, None, None, &mut buffers, &mut scopes, (started, Instant::now()));
+        let result = converted.and_then(|t| {
+            let ring = buffers.ring.as_ref().filter(|_| t.bands == 1);
+            let plane = ring.ok_or(GpuError::Bug("the gray plane is not one band on the GPU"))?;
+            let plane = Plane::Device(&plane.band.output);
+            let (out, mut op_t) = self.run_op_as(op, plane, (width, height), job.cancel, wavefront)?;
+            op_t.setup_ns += picked_ns;
+            dst.copy_from_slice(out.get(..dst.len()).ok_or(GpuError::Bug("a short op result"))?);
+            Ok((t, op_t))
+        });
+        let result = scopes.finish().and(result);
+        if result.is_err() {
+            // Whatever state the buffers are in, start from scratch next time.
+            buffers.release();
+            let _ = crate::gpu::device::wait::wait_for(self.ctx.device(), None);
+        }
+        result.map(Some)
+    }
+
+    fn run_op_as(
+        &self,
+        op: Op,
+        plane: Plane<'_>,
+        size: (u32, u32),
+        cancel: Option<&AtomicBool>,
+        wavefront: DitherWavefront,
+    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
+        let started = Instant::now();
+        let kernels = self.ops.get_or_init(|| crate::system::one_time::timed(|| OpKernels::new(&self.ctx)));
+        let auto = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
+        let timestamps =
+            (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
+        let compiled_ns = nanos(started.elapsed());
+        let job = OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
+        let (out, mut t) = run_op(&self.ctx, kernels, &job, timestamps.as_ref())?;
+        t.setup_ns += compiled_ns;
+        t.wall_ns = nanos(started.elapsed());
+        Ok((out, t))
+    }
+
+    /// The ops' rates on this device: the blur and the dither on a small plane, each stage
+    /// whole (setup, the plane's copies, the passes), the faster of two runs after a warm-up
+    /// (about 0.4 s on lavapipe, where a dither step waits ~45 µs).
+    pub fn measure_op_rates(&self) -> Result<crate::pixel::OpRates, GpuError> {
+        use crate::pixel::{Op, OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
+        let plane = rate_plane(RATE_PLANE);
+        let fastest_ns = |op| -> Result<f64, GpuError> {
+            let mut best = u64::MAX;
+            for run in 0..3 {
+                let started = Instant::now();
+                self.apply_op(op, &plane, RATE_PLANE, None)?;
+                if run > 0 {
+                    best = best.min(nanos(started.elapsed()));
+                }
+            }
+            Ok(best as f64)
+        };
+        let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
+        let dither_ns = fastest_ns(Op::Dither)?;
+        Ok(OpRates::from_times(blur_ns, dither_ns, RATE_PLANE, true))
+    }
+}
