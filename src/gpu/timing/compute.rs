@@ -165,10 +165,11 @@ impl Probe {
 }
 
 /// The rounds after a sizing run of `rounds` that took `ns`: scaled towards [`TARGET_NS`],
-/// at least doubled, at most ×64, never past [`MAX_ROUNDS`].
+/// at least doubled, at most ×64, never past [`MAX_ROUNDS`], in whole blocks of the hash
+/// (`shaders/work.wgsl` runs 32 rounds a block; the rest by its bits).
 fn grow(rounds: u32, ns: u64) -> u32 {
     let factor = (TARGET_NS as f64 / ns.max(1) as f64).clamp(2.0, 64.0);
-    ((f64::from(rounds) * factor) as u32).clamp(1, MAX_ROUNDS)
+    ((f64::from(rounds) * factor) as u32).clamp(1, MAX_ROUNDS).next_multiple_of(32).min(MAX_ROUNDS)
 }
 
 /// Measures the compute ceiling on `ctx` (see the module doc). `kernel_clock`: time the pass
@@ -176,7 +177,7 @@ fn grow(rounds: u32, ns: u64) -> u32 {
 pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute, GpuError> {
     let probe = Probe::new(ctx);
     let timestamps = kernel_clock.then(|| Timestamps::new(ctx, 1));
-    let mut rounds = if ctx.is_software() { 16 } else { 256 };
+    let mut rounds = if ctx.is_software() { 32 } else { 256 };
     // The first dispatch may also compile the shader (llvmpipe does): a warm-up, not a size.
     probe.run(ctx, None, rounds)?;
     for _ in 0..SIZING_RUNS {
@@ -239,8 +240,8 @@ mod tests {
 
     #[test]
     fn sizing_grows_towards_the_target_within_bounds() {
-        assert_eq!(grow(100, TARGET_NS / 10), 1000);
-        assert_eq!(grow(100, TARGET_NS), 200, "at least doubled");
+        assert_eq!(grow(100, TARGET_NS / 10), 1024, "in blocks of 32");
+        assert_eq!(grow(96, TARGET_NS), 192, "at least doubled");
         assert_eq!(grow(100, 1), 6400, "at most x64");
         assert_eq!(grow(MAX_ROUNDS, 1), MAX_ROUNDS);
     }
