@@ -5,12 +5,12 @@
 //! `kernels.rs` holds the pipelines, `stage.rs` runs a band's commands. Uses `device`, `timing`
 //! and `pipelines` (the layers before it).
 
-mod converter;
 mod kernels;
 mod plan;
 mod stage;
 
 pub(crate) use kernels::OpKernels;
+pub(crate) use plan::op_bands;
 pub(crate) use stage::{OpJob, Plane, run_op};
 
 use crate::gpu::StepTime;

@@ -1,6 +1,9 @@
 //! [`GpuConverter`]: what the engine holds to convert images on one device. It owns the
 //! components that borrow the [`GpuContext`] (pipelines, the buffer ring, the display pipeline,
-//! the learnt submission budget, an input kept on the GPU) and picks the driver for each run.
+//! the learnt submission budget, an input kept on the GPU) and picks the driver for each run;
+//! `ops.rs` runs the ops on the gray plane with it.
+
+mod ops;
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
@@ -44,18 +47,18 @@ const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
 
 /// Converts images on one GPU device; shared between threads, one run at a time.
 pub struct GpuConverter {
-    pub(in crate::gpu) ctx: Arc<GpuContext>,
+    ctx: Arc<GpuContext>,
     pipelines: Pipelines,
     display: OnceLock<Arc<DisplayPipeline>>,
-    pub(in crate::gpu) buffers: Mutex<Buffers>,
+    buffers: Mutex<Buffers>,
     budget: Budget,
-    pub(in crate::gpu) timestamp_check: TimestampCheck,
-    pub(in crate::gpu) timing_mode: TimingMode,
-    pub(in crate::gpu) band_limit_bytes: u64,
+    timestamp_check: TimestampCheck,
+    timing_mode: TimingMode,
+    band_limit_bytes: u64,
     chunk_limit_bytes: Option<u64>,
-    pub(in crate::gpu) ops: OnceLock<OpKernels>,
-    pub(in crate::gpu) dither_wavefront: Option<DitherWavefront>,
-    pub(in crate::gpu) picked_wavefront: OnceLock<DitherWavefront>,
+    ops: OnceLock<OpKernels>,
+    dither_wavefront: Option<DitherWavefront>,
+    picked_wavefront: OnceLock<DitherWavefront>,
 }
 
 impl GpuConverter {
@@ -349,7 +352,7 @@ impl GpuConverter {
         result
     }
 
-    pub(in crate::gpu) fn run_scoped(
+    fn run_scoped(
         &self,
         job: &GpuJob<'_>,
         dst: Option<&mut [u8]>,

@@ -6,10 +6,10 @@ use std::sync::PoisonError;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::{DitherWavefront, OpJob, OpKernels, OpTimings, Plane, run_op};
-use crate::gpu::converter::TimingMode;
+use super::TimingMode;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::nanos;
+use crate::gpu::ops::{DitherWavefront, OpJob, OpKernels, OpTimings, Plane, op_bands, run_op};
 use crate::gpu::timing::timestamps::Timestamps;
 use crate::gpu::{GpuConverter, GpuError, GpuJob, GpuTimings};
 use crate::pixel::Op;
@@ -88,7 +88,7 @@ impl GpuConverter {
         if op.is_none()
             || job.kernel.out_bytes_per_pixel() != 1
             || in_bytes > self.band_limit_bytes
-            || super::plan::op_bands(op, (width, height), self.band_limit_bytes)?.len() != 1
+            || op_bands(op, (width, height), self.band_limit_bytes)?.len() != 1
         {
             return Ok(None);
         }
