@@ -257,7 +257,10 @@ fn the_sweep_runs_the_operation_chosen_in_every_cell() {
     h.state_mut().settings_mut().convert.op = Op::Blur { radius: 2 };
     h.state_mut().set_sweep_sizes("0.01, 0.02", 1);
     h.run_steps(2);
-    assert!(h.query_by_label_contains("then blur:2 in every cell").is_some(), "the window says so");
+    assert!(
+        h.query_by_label_contains("Each cell runs blur:2 after its rounds").is_some(),
+        "the window says so"
+    );
     h.get_by_label("Run sweep").click();
     settle(&mut h);
     h.run_steps(2);
@@ -269,5 +272,5 @@ fn the_sweep_runs_the_operation_chosen_in_every_cell() {
     // Back to none: the cells run the grayscale alone, and the window says nothing of an op.
     h.state_mut().settings_mut().convert.op = Op::None;
     h.run_steps(2);
-    assert!(h.query_by_label_contains("in every cell").is_none());
+    assert!(h.query_by_label_contains("Each cell runs").is_none());
 }

@@ -290,11 +290,13 @@ impl SweepWindow {
             ui.label(RichText::new("rounds, synthetic").weak()).on_hover_text(sweep_views::WORK_HOVER);
             ui.checkbox(&mut self.asked.work.divergent, "divergent")
                 .on_hover_text(sweep_views::DIVERGENT_HOVER);
-            if !op.is_none() {
-                ui.label(RichText::new(format!("then {op} in every cell (the Operation chosen)")).weak())
-                    .on_hover_text(sweep_views::OP_HOVER);
-            }
         });
+        if self.asked.axis == GridAxis::WorkRounds && !op.is_none() {
+            ui.label(
+                RichText::new(format!("Each cell runs {op} after its rounds (the Operation chosen).")).weak(),
+            )
+            .on_hover_text(sweep_views::OP_HOVER);
+        }
     }
 
     /// The JSON file: save this sweep, load one to compare (above the results, so it stays on
