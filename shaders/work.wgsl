@@ -13,30 +13,25 @@ fn hash_round(h: u32) -> u32 {
     return (h ^ (h >> 15u)) * 0x2C1B3C6Du;
 }
 
-fn hash_round8(h0: u32) -> u32 {
-    var h = h0;
-    h = hash_round(h);
-    h = hash_round(h);
-    h = hash_round(h);
-    h = hash_round(h);
-    h = hash_round(h);
-    h = hash_round(h);
-    h = hash_round(h);
-    h = hash_round(h);
-    return h;
-}
-
-fn hash_round32(h0: u32) -> u32 {
-    var h = h0;
-    h = hash_round8(h);
-    h = hash_round8(h);
-    h = hash_round8(h);
-    h = hash_round8(h);
-    return h;
+// 2, 4, ... 32 rounds written out (each function inlined by every compiler).
+fn hash_round2(h: u32) -> u32 {
+    return hash_round(hash_round(h));
 }
 
 fn hash_round4(h: u32) -> u32 {
-    return hash_round(hash_round(hash_round(hash_round(h))));
+    return hash_round2(hash_round2(h));
+}
+
+fn hash_round8(h: u32) -> u32 {
+    return hash_round4(hash_round4(h));
+}
+
+fn hash_round16(h: u32) -> u32 {
+    return hash_round8(hash_round8(h));
+}
+
+fn hash_round32(h: u32) -> u32 {
+    return hash_round16(hash_round16(h));
 }
 
 fn hash_rounds(h0: u32, rounds: u32) -> u32 {
@@ -47,7 +42,7 @@ fn hash_rounds(h0: u32, rounds: u32) -> u32 {
     // The rest, under 32, by its bits: branches on a uniform value, no loop.
     let rest = rounds % 32u;
     if ((rest & 16u) != 0u) {
-        h = hash_round8(hash_round8(h));
+        h = hash_round16(h);
     }
     if ((rest & 8u) != 0u) {
         h = hash_round8(h);
@@ -56,7 +51,7 @@ fn hash_rounds(h0: u32, rounds: u32) -> u32 {
         h = hash_round4(h);
     }
     if ((rest & 2u) != 0u) {
-        h = hash_round(hash_round(h));
+        h = hash_round2(h);
     }
     if ((rest & 1u) != 0u) {
         h = hash_round(h);
