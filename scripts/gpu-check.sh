@@ -13,9 +13,10 @@
 #     brings the Vulkan loader if it is missing (.gl/*.deb unpacked with dpkg -x, ldconfig; the
 #     NVIDIA ICD named through VK_DRIVER_FILES when the loader cannot find it), then runs
 #     `graylab info --probe`, `bench --json`, `sweep --json` up to 320 MP, `bench --work 0|64|1024`,
+#     `bench --op blur:8|dither` (the wavefront picked, logged), `sweep --radii 1,8,32`,
 #     `claims --json` and the test binaries, writing everything under $OUT (else .gpucheck/out):
-#     info.txt, info.json, bench.txt, bench.json, sweep.txt, sweep.json, work.txt, claims.json,
-#     claims.txt, tests.log, summary.txt.
+#     info.txt, info.json, bench.txt, bench.json, sweep.txt, sweep.json, work.txt, ops.txt,
+#     radii.txt, radii.json, claims.json, claims.txt, tests.log, summary.txt.
 #
 # With the device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpucheck", ".gl"],
 # timeout_s=300). The tool sends the checkout its session was started in: prepare there (or copy
@@ -172,6 +173,10 @@ step "sweep --json ($SIZES)" 45 sh -c "'$G' sweep --sizes $SIZES --runs 5 --json
   >'$OUT/sweep.txt' 2>&1"
 step "bench --work 0,64,1024" 40 sh -c "for k in 0 64 1024; do '$G' bench --synthetic $BENCH_SIZE --backend all \
   --work \$k --runs $RUNS || exit 1; done >'$OUT/work.txt' 2>&1"
+step "bench --op blur:8,dither" 30 sh -c "for op in blur:8 dither; do RUST_LOG=graylab=info '$G' bench \
+  --synthetic $BENCH_SIZE --backend all --op \$op --runs $RUNS || exit 1; done >'$OUT/ops.txt' 2>&1"
+step "sweep --radii 1,8,32" 30 sh -c "'$G' sweep --sizes 1,16 --radii 1,8,32 --runs 3 --json '$OUT/radii.json' \
+  --overwrite >'$OUT/radii.txt' 2>&1"
 step "claims --json" 60 sh -c "'$G' claims --json >'$OUT/claims.json' 2>'$OUT/claims.txt'"
 : >"$OUT/tests.log"
 for name in ${TESTS:-$(awk '$1 == "test" { print $2 }' "$DIR/manifest")}; do
