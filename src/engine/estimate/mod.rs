@@ -547,6 +547,15 @@ impl Pace {
         }
         let overhead =
             if task.fixed_overhead() { (wall_s - runs_s).max(0.0) } else { (wall_s / runs_s).max(0.05) };
+        // More than 2x from what was kept: the machine or the build changed (a faster kernel, a
+        // quieter machine), and the older ones would hold the next estimate off (a quick claims
+        // run of 7 s estimated at 24 s after it, from two older runs of 40 s).
+        let before = self
+            .overhead(task)
+            .map_or(runs_s, |o| if task.fixed_overhead() { runs_s + o } else { runs_s * o });
+        if !(0.5..=2.0).contains(&(wall_s / before.max(1e-9))) {
+            self.overheads.retain(|(t, _)| *t != task);
+        }
         if let Some(oldest) = self.overheads.iter().position(|(t, _)| *t == task)
             && self.overheads.iter().filter(|(t, _)| *t == task).count() >= OVERHEADS_KEPT
         {

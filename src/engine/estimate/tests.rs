@@ -403,3 +403,21 @@ fn an_op_is_priced_from_its_measured_rates_else_as_synthetic_rounds() {
     assert!((whole - plain - pace.op_run(Lane::Gpu, 1.0, 0, Op::Dither).seconds).abs() < 1e-12);
     assert!(pace.op_run(Lane::Transfer, 1.0, 0, Op::Dither).seconds.abs() < f64::EPSILON);
 }
+
+#[test]
+fn a_job_far_from_the_overheads_kept_starts_them_afresh() {
+    let mut pace = Pace::new("test");
+    let parts = claims_parts(true);
+    let runs_s = pace.parts(&parts).seconds;
+    let share = |pace: &Pace| pace.job(Task::ClaimsQuick, &parts).seconds / runs_s;
+    for _ in 0..3 {
+        pace.finished(Task::ClaimsQuick, &parts, 6.0 * runs_s, None);
+    }
+    assert!((share(&pace) - 6.0).abs() < 1e-9);
+    // Within 2x of them: noise, averaged with them (the geometric mean of 6, 6 and 4).
+    pace.finished(Task::ClaimsQuick, &parts, 4.0 * runs_s, None);
+    assert!((share(&pace) - 144.0_f64.cbrt()).abs() < 1e-9, "{}", share(&pace));
+    // Over 2x below: the machine changed, and the next estimate is the run just seen.
+    pace.finished(Task::ClaimsQuick, &parts, runs_s, None);
+    assert!((share(&pace) - 1.0).abs() < 1e-9, "{}", share(&pace));
+}
