@@ -245,47 +245,55 @@ fn a_gpu_dither_traces_each_submission_of_its_wavefront_steps() {
     if common::gpu().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    // 1200 x 40: 1200 + 2 * 40 - 2 = 1278 wavefront steps, 1,024 to a submission: two.
-    let args = [
-        "bench",
-        "--synthetic",
-        "1200x40",
-        "--op",
-        "dither",
-        "--backend",
-        "gpu",
-        "--runs",
-        "1",
-        "--trace",
-        "t.json",
-    ];
-    let o = graylab(&args, dir.path());
-    assert!(o.status.success(), "{}", text(&o));
-    let events = events(&dir.path().join("t.json"));
-    let (processes, tracks) = names(&events);
-    assert_eq!(processes.len(), 2, "a cold and a warm run: {processes:?}");
-    assert_within_runs(&events, &tracks);
-    for pid in processes.keys() {
-        let of = |name: &str| -> Vec<&Value> {
-            events.iter().filter(|e| e["pid"] == *pid && e["ph"] == "X" && e["name"] == name).collect()
-        };
-        let (op, passes) = (of("op"), of("op passes"));
-        assert_eq!((op.len(), passes.len()), (1, 2), "run {pid}: {passes:?}");
-        // Each submission lies within the op's stage, one after the other.
-        let span = |e: &Value| {
-            (e["ts"].as_f64().expect("ts"), e["ts"].as_f64().expect("ts") + e["dur"].as_f64().expect("dur"))
-        };
-        let (start, end) = span(op[0]);
-        let (first, second) = (span(passes[0]), span(passes[1]));
+    // 1200 x 40: 1200 + 2 * 40 - 2 = 1278 wavefront steps. By steps, a dispatch a step and 1,024
+    // to a submission: two. Persistent, chunks of steps within the loop rounds: one dispatch.
+    for (wavefront, submissions) in [("steps", 2), ("persistent", 1)] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let args = [
+            "bench",
+            "--synthetic",
+            "1200x40",
+            "--op",
+            "dither",
+            "--backend",
+            "gpu",
+            "--runs",
+            "1",
+            "--trace",
+            "t.json",
+        ];
+        let o = common::graylab_cmd(dir.path())
+            .args(args)
+            .env("GRAYLAB_DITHER_WAVEFRONT", wavefront)
+            .output()
+            .expect("run graylab");
+        assert!(o.status.success(), "{}", text(&o));
+        let events = events(&dir.path().join("t.json"));
+        let (processes, tracks) = names(&events);
+        assert_eq!(processes.len(), 2, "a cold and a warm run: {processes:?}");
+        assert_within_runs(&events, &tracks);
+        for pid in processes.keys() {
+            let of = |name: &str| -> Vec<&Value> {
+                events.iter().filter(|e| e["pid"] == *pid && e["ph"] == "X" && e["name"] == name).collect()
+            };
+            let (op, passes) = (of("op"), of("op passes"));
+            assert_eq!((op.len(), passes.len()), (1, submissions), "{wavefront}, run {pid}: {passes:?}");
+            // Each submission lies within the op's stage, one after the other.
+            let span = |e: &Value| {
+                (
+                    e["ts"].as_f64().expect("ts"),
+                    e["ts"].as_f64().expect("ts") + e["dur"].as_f64().expect("dur"),
+                )
+            };
+            let (start, end) = span(op[0]);
+            let spans: Vec<(f64, f64)> = passes.iter().map(|e| span(e)).collect();
+            assert!(spans.iter().all(|s| start <= s.0 + 1.0 && s.1 <= end + 1.0), "{op:?} {passes:?}");
+            assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0 + 1.0), "{passes:?}");
+            assert_eq!(passes[0]["args"]["clock"], "cpu-clock, around its submission");
+        }
         assert!(
-            start <= first.0 + 1.0 && second.1 <= end + 1.0 && first.1 <= second.0 + 1.0,
-            "{op:?} {passes:?}"
+            tracks.values().any(|t| t == "GPU queue · op passes (a submission each, with its wait)"),
+            "{tracks:?}"
         );
-        assert_eq!(passes[0]["args"]["clock"], "cpu-clock, around its submission");
     }
-    assert!(
-        tracks.values().any(|t| t == "GPU queue · op passes (a submission each, with its wait)"),
-        "{tracks:?}"
-    );
 }
