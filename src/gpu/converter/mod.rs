@@ -59,6 +59,9 @@ pub struct GpuConverter {
     ops: OnceLock<OpKernels>,
     dither_wavefront: Option<DitherWavefront>,
     picked_wavefront: OnceLock<DitherWavefront>,
+    /// Whether an op may take the gray plane where the conversion left it on the GPU (else it
+    /// goes through the host; `GRAYLAB_OP_PLANE=host`, a measurement knob).
+    op_plane_on_gpu: bool,
 }
 
 impl GpuConverter {
@@ -80,6 +83,7 @@ impl GpuConverter {
             chunk_limit_bytes: None,
             ops: OnceLock::new(),
             dither_wavefront: DitherWavefront::from_env(),
+            op_plane_on_gpu: std::env::var("GRAYLAB_OP_PLANE").map_or(true, |v| v != "host"),
             picked_wavefront: OnceLock::new(),
         }
     }

@@ -74,8 +74,8 @@ impl GpuConverter {
     /// Converts `job` (an 8-bit gray output) and applies `op` to the gray plane without it
     /// leaving the GPU: the conversion's output band is the op's input, so no download and no
     /// upload run between them. The op's result is read back into `dst`. `None`, having run
-    /// nothing, when the image takes more than one band of either (the caller then moves the
-    /// plane through the host).
+    /// nothing, when the image takes more than one band of either, or with
+    /// `GRAYLAB_OP_PLANE=host` (the caller then moves the plane through the host).
     pub fn convert_then_op(
         &self,
         job: &GpuJob<'_>,
@@ -86,6 +86,7 @@ impl GpuConverter {
         let pixels = u64::from(width) * u64::from(height);
         let in_bytes = pixels * job.kernel.in_bytes_per_pixel() as u64;
         if op.is_none()
+            || !self.op_plane_on_gpu
             || job.kernel.out_bytes_per_pixel() != 1
             || in_bytes > self.band_limit_bytes
             || op_bands(op, (width, height), self.band_limit_bytes)?.len() != 1
