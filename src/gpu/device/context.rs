@@ -75,6 +75,16 @@ impl GpuContext {
         &self.device
     }
 
+    /// A new buffer, unmapped: `label`, `size` bytes, `usage`.
+    pub(crate) fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
     /// The device's one queue (shared with eframe's renderer in the app).
     #[must_use]
     pub fn queue(&self) -> &wgpu::Queue {

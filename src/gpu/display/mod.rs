@@ -186,12 +186,11 @@ impl GpuTiles {
             let rows = band.rows_per_band.min(self.height.saturating_sub(band.band_row0));
             let (_, _, bytes) = band_sizes(band.kernel, u64::from(rows) * u64::from(self.width));
             let bytes = bytes.max(4);
-            let buffer = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("display store"),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            let buffer = self.ctx.buffer(
+                "display store",
+                bytes,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
             let layout = layout_of_kernel(band.kernel);
             store.push(StoredBand { row0: band.band_row0, rows, layout, buffer, bytes });
         }

@@ -51,12 +51,11 @@ impl ResidentInput {
         let buffers = bytes
             .iter()
             .map(|&size| {
-                ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("resident input band"),
+                ctx.buffer(
+                    "resident input band",
                     size,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                )
             })
             .collect();
         Self { layout, buffers, bytes, uploaded: false }

@@ -172,14 +172,7 @@ impl StageBuffers {
         };
         let rows_in = bands.iter().map(|b| u64::from(b.input.end - b.input.start)).max().unwrap_or(1);
         let rows_out = bands.iter().map(|b| u64::from(b.output.end - b.output.start)).max().unwrap_or(1);
-        let buffer = |label, size, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, size, usage| ctx.buffer(label, size, usage);
         let scratch_bytes = match job.op {
             Op::Blur { .. } => 4 * stride * rows_in,
             Op::None | Op::Dither => 16 * width,

@@ -58,12 +58,7 @@ pub(crate) fn time_resident(
         let mut contents = band_src.to_vec();
         contents.resize(in_bytes as usize, 0);
         ctx.queue().write_buffer(input, 0, &contents);
-        let output = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("resident output"),
-            size: out_bytes,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
+        let output = ctx.buffer("resident output", out_bytes, wgpu::BufferUsages::STORAGE);
         outputs.push((output, out_bytes));
     }
     let kept = kept_bands(&inputs, &outputs);

@@ -61,12 +61,11 @@ fn outputs(ctx: &GpuContext, kernel: Kernel, plan: &RunPlan, ring: &Ring) -> Vec
             let first_row = band * plan.bands.rows_per_band;
             let rows = plan.bands.rows_per_band.min(height - first_row);
             let bytes = (band_sizes(kernel, u64::from(rows) * u64::from(width)).2).max(4);
-            let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("round trip output band"),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
+            let buffer = ctx.buffer(
+                "round trip output band",
+                bytes,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
             (buffer, bytes)
         })
         .collect()

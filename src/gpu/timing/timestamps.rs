@@ -210,14 +210,7 @@ impl TimestampProbe {
     pub(crate) fn new(ctx: &GpuContext) -> Self {
         use wgpu::BufferUsages as U;
         let device = ctx.device();
-        let buffer = |label, size, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, size, usage| ctx.buffer(label, size, usage);
         Self {
             set: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("timestamp probe"),

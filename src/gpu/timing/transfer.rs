@@ -79,14 +79,7 @@ impl<'a> Rig<'a> {
     ) -> Result<Self, GpuError> {
         use wgpu::BufferUsages as U;
         let largest = largest.min(ctx.limits().max_buffer_size).max(super::paths::SMALLEST_BYTES);
-        let buffer = |label, usage| {
-            ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: largest,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, usage| ctx.buffer(label, largest, usage);
         let unified =
             kinds.iter().any(|k| matches!(k, PathKind::MappedStorageUp | PathKind::MappedStorageDown));
         let len =

@@ -181,16 +181,9 @@ impl WorkerState {
                 };
                 let offset_ns = nanos_since(started);
                 let result = self.engine.convert_for_display(&input.image, settings, &tiles, options);
-                let (pixels, mut report) = match result {
-                    Err(EngineError::Cancelled) => {
-                        self.reply(Reply::RunCancelled(ticket.id));
-                        return Ok(None);
-                    }
-                    other => other?,
-                };
-                if self.stopped(ticket) {
+                let Some((pixels, mut report)) = self.unless_stopped(ticket, result)? else {
                     return Ok(None);
-                }
+                };
                 let alpha = pixels
                     .as_ref()
                     .map_or(matches!(report.kernel, Some(Kernel::Rgba8ToLa8 | Kernel::Rgba16ToLa16)), |p| {
@@ -276,17 +269,25 @@ impl WorkerState {
         shown: (u32, Instant),
     ) -> Result<Option<Shown>, WorkError> {
         let offset_ns = nanos_since(shown.1);
-        let converted = match self.engine.convert(&input.image, settings, options) {
+        let converted = self.engine.convert(&input.image, settings, options);
+        let Some(converted) = self.unless_stopped(ticket, converted)? else { return Ok(None) };
+        self.show_converted(converted, offset_ns, shown).map(Some)
+    }
+
+    /// A run's result, or `None` when it was cancelled (said to the session) or the job was
+    /// stopped meanwhile.
+    fn unless_stopped<T>(
+        &self,
+        ticket: &Ticket,
+        result: Result<T, EngineError>,
+    ) -> Result<Option<T>, WorkError> {
+        match result {
             Err(EngineError::Cancelled) => {
                 self.reply(Reply::RunCancelled(ticket.id));
-                return Ok(None);
+                Ok(None)
             }
-            other => other?,
-        };
-        if self.stopped(ticket) {
-            return Ok(None);
+            other => Ok(Some(other?).filter(|_| !self.stopped(ticket))),
         }
-        self.show_converted(converted, offset_ns, shown).map(Some)
     }
 
     /// Host pixels made ready to show: the preview, timed as the display phase; the engine's
