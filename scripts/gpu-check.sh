@@ -14,7 +14,7 @@
 #     NVIDIA ICD named through VK_DRIVER_FILES when the loader cannot find it), then runs
 #     `graylab info --probe`, `bench --json`, `sweep --json` up to 320 MP, `bench --work 0|64|1024`,
 #     `bench --op blur:8|dither` (the wavefront picked, logged; blur:8 again with the gray plane
-#     through the host, GRAYLAB_OP_PLANE=host), `sweep --radii 1,8,32`,
+#     through the host, GRAYLAB_OP_PLANE=host; the dither by each wavefront), `sweep --radii 1,8,32`,
 #     `claims --json` and the test binaries, writing everything under $OUT (else .gpucheck/out):
 #     info.txt, info.json, bench.txt, bench.json, sweep.txt, sweep.json, work.txt, ops.txt,
 #     radii.txt, radii.json, claims.json, claims.txt, tests.log, summary.txt.
@@ -176,8 +176,9 @@ step "bench --work 0,64,1024" 40 sh -c "for k in 0 64 1024; do '$G' bench --synt
   --work \$k --runs $RUNS || exit 1; done >'$OUT/work.txt' 2>&1"
 step "bench --op blur:8,dither" 30 sh -c "{ for op in blur:8 dither; do RUST_LOG=graylab=info '$G' bench \
   --synthetic $BENCH_SIZE --backend all --op \$op --runs $RUNS || exit 1; done &&
-  GRAYLAB_OP_PLANE=host '$G' bench --synthetic $BENCH_SIZE --backend gpu --op blur:8 --runs $RUNS; } \
-  >'$OUT/ops.txt' 2>&1"
+  GRAYLAB_OP_PLANE=host '$G' bench --synthetic $BENCH_SIZE --backend gpu --op blur:8 --runs $RUNS &&
+  for w in steps persistent; do GRAYLAB_DITHER_WAVEFRONT=\$w '$G' bench --synthetic $BENCH_SIZE --backend gpu \
+  --op dither --runs 3 || exit 1; done; } >'$OUT/ops.txt' 2>&1"
 step "sweep --radii 1,8,32" 30 sh -c "'$G' sweep --sizes 1,16 --radii 1,8,32 --runs 3 --json '$OUT/radii.json' \
   --overwrite >'$OUT/radii.txt' 2>&1"
 step "claims --json" 60 sh -c "'$G' claims --json >'$OUT/claims.json' 2>'$OUT/claims.txt'"
