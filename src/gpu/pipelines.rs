@@ -45,8 +45,8 @@ impl Pipelines {
     }
 
     /// The pipeline for this combination (`worked`: with the synthetic work compiled in),
-    /// compiled on first use and cached. Checks the shape
-    /// against the device's limits first: wgpu 30 does not (gfx-rs/wgpu#8946).
+    /// compiled on first use and cached. Checks the shape against the device's limits first:
+    /// wgpu 30 does not (gfx-rs/wgpu#8946).
     pub(crate) fn get(
         &self,
         ctx: &GpuContext,

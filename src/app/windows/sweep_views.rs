@@ -9,6 +9,7 @@ use egui::{RichText, Ui};
 
 use crate::app::charts::{roofline_ui, win_map_ui};
 use crate::engine::sweep::SweepResult;
+use crate::pixel::MAX_WORK_ROUNDS;
 
 /// Which view of the sweep the window shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,8 +42,6 @@ pub(super) const MAP_LEVELS: &str = "0, 16, 256, 4096";
 /// The hover of the button that sets the map's grid.
 const USE_MAP_HOVER: &str =
     "Sets the work per pixel above, and the sizes to a work grid's (0.25, 1 and 2 MP); then run the sweep";
-
-use crate::pixel::MAX_WORK_ROUNDS;
 
 /// The hover of the work-levels field.
 pub(super) const WORK_HOVER: &str = "Synthetic work per pixel, like mixbench's kernel: after the formula each pixel \

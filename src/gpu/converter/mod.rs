@@ -343,13 +343,23 @@ impl GpuConverter {
         {
             return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
         }
+        self.with_buffers(|buffers, scopes| {
+            self.run_scoped(job, dst, tiles, buffers, scopes, (origin, started))
+        })
+    }
+
+    /// Runs `f` on the converter's buffers within error scopes: its error first, else the
+    /// scopes'. After either, the buffers are freed, to start from scratch next time.
+    fn with_buffers<T>(
+        &self,
+        f: impl FnOnce(&mut Buffers, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
+    ) -> Result<T, GpuError> {
         let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
         let mut scopes = ErrorScopes::push(self.ctx.device());
-        let result = self.run_scoped(job, dst, tiles, &mut buffers, &mut scopes, (origin, started));
+        let result = f(&mut buffers, &mut scopes);
         let scope_result = scopes.finish();
         let result = result.and_then(|t| scope_result.map(|()| t));
         if result.is_err() {
-            // Whatever state the buffers are in, start from scratch next time.
             buffers.release();
             let _ = wait_for(self.ctx.device(), None);
         }

@@ -2,12 +2,10 @@
 //! gray plane from the host, the conversion and its op with the gray plane kept on the GPU
 //! between them, and the ops' rates for the estimator.
 
-use std::sync::PoisonError;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::TimingMode;
-use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::nanos;
 use crate::gpu::ops::{DitherWavefront, OpJob, OpKernels, OpTimings, Plane, op_bands, run_op};
 use crate::gpu::timing::timestamps::Timestamps;
@@ -31,10 +29,12 @@ impl GpuConverter {
         }
         let (warm, timed) = ((256, 16), crate::pixel::RATE_PLANE);
         let (warm_plane, plane) = (crate::pixel::rate_plane(warm), crate::pixel::rate_plane(timed));
+        let mut out = vec![0_u8; plane.len()];
         // Each on a small plane first: a driver may compile a pipeline on its first dispatch.
-        let passes_ns = |wavefront| -> Result<u64, GpuError> {
-            self.run_op_as(Op::Dither, Plane::Host(&warm_plane), warm, None, wavefront)?;
-            let (_, t) = self.run_op_as(Op::Dither, Plane::Host(&plane), timed, None, wavefront)?;
+        let mut passes_ns = |wavefront| -> Result<u64, GpuError> {
+            let warm_out = &mut out[..warm_plane.len()];
+            self.run_op_as(Op::Dither, Plane::Host(&warm_plane), warm, (None, wavefront), warm_out)?;
+            let t = self.run_op_as(Op::Dither, Plane::Host(&plane), timed, (None, wavefront), &mut out)?;
             Ok(t.kernel.ns)
         };
         let (steps_ns, persistent_ns) =
@@ -62,12 +62,8 @@ impl GpuConverter {
         size: (u32, u32),
         cancel: Option<&AtomicBool>,
     ) -> Result<(Vec<u8>, OpTimings), GpuError> {
-        let started = Instant::now();
-        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
-        let picked_ns = nanos(started.elapsed());
-        let (out, mut t) = self.run_op_as(op, Plane::Host(plane), size, cancel, wavefront)?;
-        t.setup_ns += picked_ns;
-        t.wall_ns += picked_ns;
+        let mut out = vec![0_u8; plane.len()];
+        let t = self.run_op_picked(op, Plane::Host(plane), size, cancel, &mut out)?;
         Ok((out, t))
     }
 
@@ -97,38 +93,43 @@ impl GpuConverter {
             return Err(GpuError::LengthMismatch { width, height, kernel: job.kernel.name() });
         }
         let started = Instant::now();
-        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
-        let picked_ns = nanos(started.elapsed());
-        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut scopes = ErrorScopes::push(self.ctx.device());
-        let converted =
-            self.run_scoped(job, None, None, &mut buffers, &mut scopes, (started, Instant::now()));
-        let result = converted.and_then(|t| {
+        self.with_buffers(|buffers, scopes| {
+            let t = self.run_scoped(job, None, None, buffers, scopes, (started, started))?;
             let ring = buffers.ring.as_ref().filter(|_| t.bands == 1);
             let plane = ring.ok_or(GpuError::Bug("the gray plane is not one band on the GPU"))?;
             let plane = Plane::Device(&plane.band.output);
-            let (out, mut op_t) = self.run_op_as(op, plane, (width, height), job.cancel, wavefront)?;
-            op_t.setup_ns += picked_ns;
-            dst.copy_from_slice(out.get(..dst.len()).ok_or(GpuError::Bug("a short op result"))?);
-            Ok((t, op_t))
-        });
-        let result = scopes.finish().and(result);
-        if result.is_err() {
-            // Whatever state the buffers are in, start from scratch next time.
-            buffers.release();
-            let _ = crate::gpu::device::wait::wait_for(self.ctx.device(), None);
-        }
-        result.map(Some)
+            Ok(Some((t, self.run_op_picked(op, plane, (width, height), job.cancel, dst)?)))
+        })
     }
 
-    fn run_op_as(
+    /// [`Self::run_op_as`] with the wavefront this device runs, a first dither's choice of it
+    /// counted in the stage's setup.
+    fn run_op_picked(
         &self,
         op: Op,
         plane: Plane<'_>,
         size: (u32, u32),
         cancel: Option<&AtomicBool>,
-        wavefront: DitherWavefront,
-    ) -> Result<(Vec<u8>, OpTimings), GpuError> {
+        out: &mut [u8],
+    ) -> Result<OpTimings, GpuError> {
+        let started = Instant::now();
+        let wavefront = if op == Op::Dither { self.dither_wavefront()? } else { DitherWavefront::Steps };
+        let picked_ns = nanos(started.elapsed());
+        let mut t = self.run_op_as(op, plane, size, (cancel, wavefront), out)?;
+        t.setup_ns += picked_ns;
+        t.wall_ns += picked_ns;
+        Ok(t)
+    }
+
+    /// Runs `op` on `plane` into `out` as `wavefront`, its pipelines made on first use.
+    fn run_op_as(
+        &self,
+        op: Op,
+        plane: Plane<'_>,
+        size: (u32, u32),
+        (cancel, wavefront): (Option<&AtomicBool>, DitherWavefront),
+        out: &mut [u8],
+    ) -> Result<OpTimings, GpuError> {
         let started = Instant::now();
         let kernels = self.ops.get_or_init(|| crate::system::one_time::timed(|| OpKernels::new(&self.ctx)));
         let auto = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
@@ -136,10 +137,10 @@ impl GpuConverter {
             (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
         let compiled_ns = nanos(started.elapsed());
         let job = OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
-        let (out, mut t) = run_op(&self.ctx, kernels, &job, timestamps.as_ref())?;
+        let mut t = run_op(&self.ctx, kernels, &job, timestamps.as_ref(), out)?;
         t.setup_ns += compiled_ns;
         t.wall_ns = nanos(started.elapsed());
-        Ok((out, t))
+        Ok(t)
     }
 
     /// The ops' rates on this device: the blur and the dither on a small plane, each stage

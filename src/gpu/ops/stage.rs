@@ -67,22 +67,21 @@ struct StageBuffers {
     bind_group: wgpu::BindGroup,
 }
 
-/// Runs `job` on `ctx`: the new plane and what each step took. `timestamps`: time the passes
-/// with GPU timestamps (else the CPU clock around each submit-and-wait).
+/// Runs `job` on `ctx` into `out` (the `width * height` new plane): what each step took.
+/// `timestamps`: time the passes with GPU timestamps (else the CPU clock around each
+/// submit-and-wait).
 pub(crate) fn run_op(
     ctx: &GpuContext,
     kernels: &OpKernels,
     job: &OpJob<'_>,
     timestamps: Option<&Timestamps>,
-) -> Result<(Vec<u8>, OpTimings), GpuError> {
+    out: &mut [u8],
+) -> Result<OpTimings, GpuError> {
     let (width, height) = job.size;
     let pixels = width as usize * height as usize;
-    if let Plane::Host(plane) = job.plane
-        && plane.len() != pixels
-    {
+    if out.len() != pixels || matches!(job.plane, Plane::Host(plane) if plane.len() != pixels) {
         return Err(GpuError::LengthMismatch { width, height, kernel: "gray-plane op" });
     }
-    let mut out = vec![0_u8; pixels];
     let kernel_clock = if timestamps.is_some() { Clock::GpuTimestamp } else { Clock::CpuClock };
     let mut t = OpTimings {
         upload: StepTime::on(Clock::CpuClock),
@@ -93,7 +92,7 @@ pub(crate) fn run_op(
     };
     if let (true, Plane::Host(plane)) = (pixels == 0 || job.op.is_none(), job.plane) {
         out.copy_from_slice(plane);
-        return Ok((out, t));
+        return Ok(t);
     }
     let bands = op_bands(job.op, job.size, job.band_limit_bytes)?;
     if matches!(job.plane, Plane::Device(_)) && bands.len() != 1 {
@@ -136,11 +135,11 @@ pub(crate) fn run_op(
         }
         let started = Instant::now();
         let stride = if matches!(job.op, Op::Blur { .. }) { blur_stride(width) } else { width };
-        read_back(ctx, &buffers.readback, band, (width, stride), &mut out)?;
+        read_back(ctx, &buffers.readback, band, (width, stride), out)?;
         t.download.ns += nanos(started.elapsed());
     }
     scopes.finish()?;
-    Ok((out, t))
+    Ok(t)
 }
 
 /// Refuses an image too wide for the blur's grids (the widest dimension is the vertical
