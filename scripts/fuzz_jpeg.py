@@ -10,7 +10,10 @@ streamed path) with `bt601` and with `stored-luma`, into a file that does not ex
 - after exit 0 the output must equal bt601 of `djpeg -ppm` (or `djpeg -grayscale`) exactly,
   unless graylab printed a warning: a silent exit 0 far from libjpeg's decode is a failure.
 
-Usage: scripts/fuzz_jpeg.py [--mutants 3000] [--seed 1] [--graylab target/release/graylab]
+With --allow-truncated graylab keeps what a truncated or damaged file holds, as asked: every
+exit 0 then warns, and the counts say how many of those equal libjpeg's decode all the same.
+
+Usage: scripts/fuzz_jpeg.py [--mutants 3000] [--seed 1] [--graylab target/release/graylab] [--allow-truncated]
 Prints the counts; exits 1 if any case fails (each failing mutant is kept in the work folder).
 Needs cjpeg and djpeg (Debian: libjpeg-turbo-progs); no Python package beyond the standard library.
 """
@@ -134,15 +137,25 @@ def libjpeg_gray(path, stored_luma):
     done = subprocess.run(args, capture_output=True)
     if done.returncode == 1 or not done.stdout.startswith((b"P5", b"P6")):
         return None, done.returncode
-    header = done.stdout.split(maxsplit=4)
-    kind, width, height, pixels = header[0], int(header[1]), int(header[2]), header[4]
+    # Four tokens, then exactly one whitespace byte: the pixels may begin with bytes that
+    # `split` would take for more whitespace (a form feed, a tab).
+    tokens, at, data = [], 0, done.stdout
+    while len(tokens) < 4:
+        while data[at:at + 1].isspace():
+            at += 1
+        end = at
+        while end < len(data) and not data[end:end + 1].isspace():
+            end += 1
+        tokens.append(data[at:end])
+        at = end
+    kind, width, height, pixels = tokens[0], int(tokens[1]), int(tokens[2]), data[at + 1:]
     if kind == b"P5":
         return (width, height, pixels), done.returncode
     gray = bytes((r * 9798 + g * 19235 + b * 3735 + 16384) >> 15 for r, g, b in zip(pixels[0::3], pixels[1::3], pixels[2::3]))
     return (width, height, gray), done.returncode
 
 
-def run_one(graylab, work, index, name, data, formula):
+def run_one(graylab, work, index, name, data, formula, extra):
     """One mutant through one formula: the case's outcome, a word."""
     folder = os.path.join(work, "case-%d-%s" % (index, formula))
     os.makedirs(folder)
@@ -150,7 +163,7 @@ def run_one(graylab, work, index, name, data, formula):
     with open(src, "wb") as f:
         f.write(data)
     out = os.path.join(folder, "out.png")
-    done = subprocess.run([graylab, "convert", src, "-o", out, "--formula", formula, "--backend", "cpu"],
+    done = subprocess.run([graylab, "convert", src, "-o", out, "--formula", formula, "--backend", "cpu"] + extra,
                           capture_output=True, timeout=60, env=dict(os.environ, XDG_CACHE_HOME=folder))
     said = (done.stdout + done.stderr).decode("utf-8", "replace")
     left = [n for n in os.listdir(folder) if n not in ("in.jpg", "out.png")]
@@ -188,6 +201,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--graylab", default="target/release/graylab")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--allow-truncated", action="store_true", help="keep what damaged files hold")
     args = parser.parse_args()
     graylab = os.path.abspath(args.graylab)
     work = tempfile.mkdtemp(prefix="graylab-fuzz-")
@@ -201,7 +215,8 @@ def main():
             cases.append((index, "%s/%s" % (name, how), mutant, formula))
     counts, failures = {}, []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(run_one, graylab, work, i, n, d, f): (i, n, f) for i, n, d, f in cases}
+        extra = ["--allow-truncated"] if args.allow_truncated else []
+        futures = {pool.submit(run_one, graylab, work, i, n, d, f, extra): (i, n, f) for i, n, d, f in cases}
         for future in concurrent.futures.as_completed(futures):
             index, name, formula = futures[future]
             outcome, kept = future.result()

@@ -530,7 +530,10 @@ fn a_truncated_jpeg_opens_with_its_partial_image_and_a_warning_that_stays() {
     settle(&mut h);
     // The partial image is open: its top rows are the whole file's, the rest gray.
     let shown = h.state().view().input_image.expect("opened").to_rgb8();
-    let reference = image::open(&full).expect("whole").to_rgb8();
+    let reference = graylab::io::decode_file(&full, &graylab::io::DecodeOptions::default())
+        .expect("whole")
+        .image
+        .to_rgb8();
     assert_eq!(shown.dimensions(), (64, 400));
     assert_eq!(shown.as_raw()[..64 * 3 * 16], reference.as_raw()[..64 * 3 * 16]);
     assert!(shown.as_raw()[shown.len() - 64 * 3..].iter().all(|&b| b == 128), "missing rows are gray");

@@ -14,7 +14,7 @@ use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
 use crate::io::read::jpeg_layout::Layout;
-use crate::io::read::jpeg_variants::{self, Decoder};
+use crate::io::read::jpeg_variants;
 use crate::io::read::libjpeg;
 use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
 use crate::io::read::messages::decode_error;
@@ -98,37 +98,6 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
             reason: "it was opened as a stream where a decode was asked (a bug in graylab)".to_owned(),
         }),
     }
-}
-
-/// The decoder of a JPEG (`bytes`, or `other`'s for `jpeg-decoder`). Every complete JPEG of one
-/// or three components is libjpeg's (`log` keeps its warnings), as `OpenCV` decodes it: its stored
-/// luma where that is what streams, its RGB otherwise. A truncated one is zune-jpeg's, which shows
-/// where the data ended, except the variants zune-jpeg decodes wrongly (`other`): `jpeg-decoder`
-/// reads those as libjpeg does, and is not shown to zune-jpeg even for its header (zune-jpeg
-/// refuses some of them: a sampling factor of 3). Four components (CMYK, YCCK) are zune-jpeg's:
-/// libjpeg gives no RGB of them.
-fn jpeg_decoder<'a>(
-    path: &Path,
-    (bytes, other): (&'a [u8], Option<&'a [u8]>),
-    layout: &Layout,
-    (streamed, log): (Option<JpegOut>, &'a LibjpegLog),
-    options: &DecodeOptions,
-) -> Result<Box<dyn ImageDecoder + 'a>, IoError> {
-    let components = layout.components.len();
-    let out = if streamed == Some(JpegOut::Luma) || components == 1 { JpegOut::Luma } else { JpegOut::Rgb };
-    Ok(match other {
-        Some(bytes) => Box::new(guarded(path, || jpeg_variants::JpegDecoderHeader::new(bytes))?),
-        None if layout.complete && (components == 1 || components == 3) => {
-            Box::new(guarded(path, || LibjpegDecoder::new(bytes, Some(log), out))?)
-        }
-        None if streamed == Some(JpegOut::Luma) && components == 3 => {
-            Box::new(guarded(path, || LibjpegDecoder::new(bytes, None, JpegOut::Luma))?)
-        }
-        None => {
-            let reader = ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Jpeg);
-            Box::new(open_decoder(path, reader, options)?)
-        }
-    })
 }
 
 /// What a JPEG streams as: its stored luma where it was asked for and is there, else the colour
@@ -243,25 +212,15 @@ fn open_jpeg(
     warnings.extend(plan.warnings);
     // The image's reservation below counts the file's bytes again.
     drop(file_memory);
-    // The file is held twice while the decoder starts (ours and the decoder's copy);
-    // jpeg-decoder also keeps every component's plane before upsampling.
-    let mut extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
-    // libjpeg decodes every complete file; `jpeg-decoder` only a truncated variant that
-    // zune-jpeg decodes wrongly (measured: stripes, see `jpeg_variants`).
-    let other = (plan.decoder == Decoder::JpegDecoder && !layout.complete).then_some(&plan.bytes[..]);
-    if other.is_some() {
-        extra += layout.plane_bytes();
-    }
-    let stored_luma = options
-        .stored_luma
-        .then(|| StoredLuma::of_jpeg(layout.components.len(), other.is_some(), &plan.bytes));
-    // zune-jpeg is not shown a file for `jpeg-decoder` (it may refuse its header).
-    let streamed = if other.is_none() { streamed_as(stored_luma, &layout, &plan.bytes) } else { None };
-    if let (true, None, true, Some(out)) = (stream, other, layout.complete, streamed) {
+    // The file is held twice while the decoder starts (ours and libjpeg's source), and libjpeg
+    // keeps the coefficients of a file of several scans whole.
+    let extra = 2 * plan.bytes.len() as u64 + layout.decoder_scratch_bytes();
+    let stored_luma = options.stored_luma.then(|| StoredLuma::of_jpeg(layout.components.len(), &plan.bytes));
+    let streamed = streamed_as(stored_luma, &layout, &plan.bytes);
+    if let (true, true, Some(out)) = (stream, layout.complete, streamed) {
         // The header as gray: the stream holds the gray plane (and an RGB chunk per band).
         let header_log = LibjpegLog::default();
-        let mut header =
-            guarded(path, || LibjpegDecoder::new(&plan.bytes, Some(&header_log), JpegOut::Luma))?;
+        let mut header = guarded(path, || LibjpegDecoder::new(&plan.bytes, &header_log, JpegOut::Luma))?;
         let orientation = orientation_of(&mut header, &Facts::default());
         let (width, height) = header.dimensions();
         if orientation == Orientation::NoTransforms && layout.components.len() == 3 && width > 0 && height > 0
@@ -287,17 +246,25 @@ fn open_jpeg(
             return Ok(Jpeg::Streamed(stream));
         }
     }
+    // libjpeg decodes every JPEG, as `OpenCV` does: its stored luma where that is what streams
+    // (and of a gray file), CMYK and YCCK turned into RGB as `imread` turns them, else RGB.
+    let out = match layout.components.len() {
+        1 => JpegOut::Luma,
+        4 => JpegOut::CmykAsRgb,
+        _ if streamed == Some(JpegOut::Luma) => JpegOut::Luma,
+        _ => JpegOut::Rgb,
+    };
     let log = LibjpegLog::default();
-    let decoder = jpeg_decoder(path, (&plan.bytes, other), &layout, (streamed, &log), options)?;
-    let facts = Facts::default();
-    let mut raw = decode_with(path, decoder, extra, options, other, &facts)?;
+    let decoder = guarded(path, || LibjpegDecoder::new(&plan.bytes, &log, out))?;
+    let mut raw = decode_with(path, decoder, extra, options, &Facts::default())?;
     let height = raw.image.height();
-    warnings.extend(libjpeg::verdict(path, log.into_warnings(), height, options.allow_truncated)?);
-    raw.stored_luma = stored_luma;
-    // The JPEG decoders give four components (CMYK, or YCCK) as RGB without saying so.
-    if layout.components.len() == 4 {
-        raw.stored_as = Some("CMYK");
+    let mut libjpeg_said = log.into_warnings();
+    if !layout.complete {
+        // The file ends early: the walk's truncation, with the rows that hold data, tells it.
+        libjpeg_said.retain(|w| !w.data_ends_early());
     }
+    warnings.extend(libjpeg::verdict(path, libjpeg_said, height, options.allow_truncated)?);
+    raw.stored_luma = stored_luma;
     let truncated = (!layout.complete).then(|| truncated_at(&raw.image, &layout));
     Ok(Jpeg::Decoded(raw, truncated))
 }
@@ -354,13 +321,13 @@ fn decode_other(
     let raw = if let Some(variant) = tiff_variant {
         // TIFF variants the `image` crate refuses or misreads have decoders of their own.
         let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
-        decode_with(path, decoder, scratch_bytes, options, None, &facts)?
+        decode_with(path, decoder, scratch_bytes, options, &facts)?
     } else if let Some(header) = exact_pnm {
         let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
-        decode_with(path, decoder, 0, options, None, &facts)?
+        decode_with(path, decoder, 0, options, &facts)?
     } else {
         let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
-        decode_with(path, decoder, 0, options, None, &facts)?
+        decode_with(path, decoder, 0, options, &facts)?
     };
     Ok((raw, format, facts))
 }
@@ -410,7 +377,6 @@ fn decode_with(
     mut decoder: impl ImageDecoder,
     extra_bytes: u64,
     options: &DecodeOptions,
-    jpeg_decoder_input: Option<&[u8]>,
     facts: &Facts,
 ) -> Result<Raw, IoError> {
     let (width, height) = decoder.dimensions();
@@ -426,13 +392,7 @@ fn decode_with(
     }
     let orientation = orientation_of(&mut decoder, facts);
     let reservation = reserve(path, &decoder, orientation, extra_bytes, options)?;
-    let image = match jpeg_decoder_input {
-        None => guarded(path, || read_image(decoder))?,
-        Some(bytes) => {
-            drop(decoder);
-            guarded(path, || jpeg_variants::decode_with_jpeg_decoder(bytes))?
-        }
-    };
+    let image = guarded(path, || read_image(decoder))?;
     Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None })
 }
 

@@ -176,12 +176,6 @@ impl Layout {
         }
     }
 
-    /// Bytes of one sample per block of every component: the planes a decoder that upsamples
-    /// after decoding holds beside its output.
-    pub fn plane_bytes(&self) -> u64 {
-        self.blocks().sum::<u64>() * 64
-    }
-
     /// Pixel rows per row of MCUs (the unit the decoder fills in).
     pub fn mcu_rows(&self) -> u32 {
         if self.components.len() <= 1 {

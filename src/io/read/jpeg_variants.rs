@@ -1,40 +1,25 @@
-//! JPEG variants that zune-jpeg (the `image` crate's decoder) gets wrong, told from the structure
-//! walk ([`super::jpeg_scan`]): components in separate scans, chroma sampled finer than luma and
-//! a horizontal sampling factor of 3 go to `jpeg-decoder`; factors that do not divide the
-//! largest (3 beside 2 or 4) and a progressive header on a baseline scan are refused, as libjpeg
-//! refuses them; bytes between segments are skipped and restart intervals that lost their marker
-//! are made gray, as libjpeg does, each with a warning (a lost marker is an error unless damaged
-//! data may be kept).
+//! The JPEG variants libjpeg-turbo refuses or reads with damage, told from the structure walk
+//! ([`super::jpeg_scan`]) before it decodes: factors that do not divide the largest (3 beside 2
+//! or 4) and a progressive header on a baseline scan are refused, as libjpeg refuses them; bytes
+//! between segments are skipped and restart intervals that lost their marker are made gray, as
+//! libjpeg does, each with a warning of graylab's own that names the rows (a lost marker is an
+//! error unless damaged data may be kept).
 
 use std::ops::Range;
 use std::path::Path;
 
-use image::{DynamicImage, GrayImage, RgbImage};
-
 use crate::io::read::jpeg_scan::{Code, FrameKind, Layout, Scan};
 use crate::io::{DecodeWarning, IoError, owned};
 
-/// Which decoder reads the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::io) enum Decoder {
-    /// zune-jpeg, through `image`: the fast one, for everything it reads correctly.
-    Zune,
-    /// `jpeg-decoder`: for the variants zune-jpeg decodes wrongly, used where the file is
-    /// truncated (libjpeg decodes every complete file; measured: zune-jpeg stripes them).
-    JpegDecoder,
-}
-
-/// How to decode one JPEG: the bytes (repaired when they had to be), the decoder, the warnings.
+/// How to decode one JPEG: the bytes (repaired when they had to be) and the warnings.
 pub(in crate::io) struct Plan {
     /// The bytes to decode.
     pub bytes: Vec<u8>,
-    /// The decoder to use.
-    pub decoder: Decoder,
     /// What was repaired.
     pub warnings: Vec<DecodeWarning>,
 }
 
-/// Picks the decoder and repairs what libjpeg would skip; refuses what libjpeg refuses.
+/// Repairs what libjpeg would skip; refuses what libjpeg refuses.
 pub(in crate::io) fn plan(
     path: &Path,
     bytes: Vec<u8>,
@@ -47,6 +32,16 @@ pub(in crate::io) fn plan(
             path: owned(path),
             reason: "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)"
                 .to_owned(),
+        });
+    }
+    let most = crate::io::codecs::jpeg::JPEG_MAX_SIDE;
+    if layout.width > most || layout.height > most {
+        return Err(IoError::Unsupported {
+            path: owned(path),
+            reason: format!(
+                "a JPEG of {}x{} pixels: libjpeg, the decoder graylab and OpenCV use, reads at most {most} a side",
+                layout.width, layout.height
+            ),
         });
     }
     for (n, scan) in layout.scan_list.iter().enumerate() {
@@ -104,26 +99,7 @@ pub(in crate::io) fn plan(
             ),
         });
     }
-    let decoder = if needs_jpeg_decoder(layout) { Decoder::JpegDecoder } else { Decoder::Zune };
-    if decoder == Decoder::JpegDecoder && layout.components.len() == 4 {
-        return Err(IoError::Unsupported {
-            path: owned(path),
-            reason: "a CMYK JPEG with its components in separate scans or odd sampling".to_owned(),
-        });
-    }
-    Ok(Plan { bytes: apply(bytes, edits), decoder, warnings })
-}
-
-/// Components in separate scans of a sequential frame, or a component sampled finer than the
-/// first (luma): zune-jpeg decodes both wrongly (stripes), `jpeg-decoder` as libjpeg does. A
-/// horizontal factor of 3: zune-jpeg refuses it ("not a power of two"), `jpeg-decoder` reads it
-/// as libjpeg does (a vertical 3 zune-jpeg reads right).
-fn needs_jpeg_decoder(layout: &Layout) -> bool {
-    let [first, rest @ ..] = &layout.components[..] else { return false };
-    let separate = layout.kind == FrameKind::Sequential
-        && layout.scan_list.iter().any(|s| s.components.len() < layout.components.len());
-    let thirds = layout.components.iter().any(|c| !c.h.is_power_of_two());
-    separate || thirds || rest.iter().any(|c| c.h > first.h || c.v > first.v)
+    Ok(Plan { bytes: apply(bytes, edits), warnings })
 }
 
 /// JPEG's rules for a progressive scan (G.1.1.1.1): DC alone, or one component's AC band.
@@ -272,79 +248,4 @@ fn apply(bytes: Vec<u8>, mut edits: Vec<(Range<usize>, Vec<u8>)>) -> Vec<u8> {
     }
     out.extend_from_slice(&bytes[at.min(bytes.len())..]);
     out
-}
-
-/// A JPEG's header as `jpeg-decoder` reads it (size, colour, EXIF), behind `image`'s decoder
-/// interface; its pixels are read with [`decode_with_jpeg_decoder`].
-pub(in crate::io) struct JpegDecoderHeader<'a> {
-    decoder: jpeg_decoder::Decoder<&'a [u8]>,
-    dimensions: (u32, u32),
-    color: image::ColorType,
-}
-
-impl<'a> JpegDecoderHeader<'a> {
-    /// Reads the header of the JPEG in `bytes` (8-bit gray or RGB; the plan refuses CMYK).
-    pub(in crate::io) fn new(bytes: &'a [u8]) -> image::ImageResult<Self> {
-        let mut decoder = jpeg_decoder::Decoder::new(bytes);
-        decoder.read_info().map_err(|e| decoding_error(e.to_string()))?;
-        let info = decoder.info().ok_or_else(|| decoding_error("no frame header".to_owned()))?;
-        let color = match info.pixel_format {
-            jpeg_decoder::PixelFormat::L8 => image::ColorType::L8,
-            jpeg_decoder::PixelFormat::RGB24 => image::ColorType::Rgb8,
-            other => return Err(decoding_error(format!("pixel format {other:?}"))),
-        };
-        Ok(Self { decoder, dimensions: (u32::from(info.width), u32::from(info.height)), color })
-    }
-}
-
-impl image::ImageDecoder for JpegDecoderHeader<'_> {
-    fn dimensions(&self) -> (u32, u32) {
-        self.dimensions
-    }
-
-    fn color_type(&self) -> image::ColorType {
-        self.color
-    }
-
-    fn exif_metadata(&mut self) -> image::ImageResult<Option<Vec<u8>>> {
-        Ok(self.decoder.exif_data().map(<[u8]>::to_vec))
-    }
-
-    fn read_image(mut self, buf: &mut [u8]) -> image::ImageResult<()> {
-        let pixels = self.decoder.decode().map_err(|e| decoding_error(e.to_string()))?;
-        if pixels.len() != buf.len() {
-            return Err(decoding_error(format!(
-                "{} bytes of pixels for {} expected",
-                pixels.len(),
-                buf.len()
-            )));
-        }
-        buf.copy_from_slice(&pixels);
-        Ok(())
-    }
-
-    fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> image::ImageResult<()> {
-        (*self).read_image(buf)
-    }
-}
-
-/// A decoding error of a JPEG, in `image`'s terms.
-fn decoding_error(reason: String) -> image::ImageError {
-    use image::error::{DecodingError, ImageFormatHint};
-    image::ImageError::Decoding(DecodingError::new(ImageFormatHint::Exact(image::ImageFormat::Jpeg), reason))
-}
-
-/// Decodes with `jpeg-decoder` (8-bit gray or RGB; the plan refuses CMYK).
-pub(in crate::io) fn decode_with_jpeg_decoder(bytes: &[u8]) -> image::ImageResult<DynamicImage> {
-    let failed = decoding_error;
-    let mut decoder = jpeg_decoder::Decoder::new(bytes);
-    let pixels = decoder.decode().map_err(|e| failed(e.to_string()))?;
-    let info = decoder.info().ok_or_else(|| failed("no frame header".to_owned()))?;
-    let (w, h) = (u32::from(info.width), u32::from(info.height));
-    let image = match info.pixel_format {
-        jpeg_decoder::PixelFormat::L8 => GrayImage::from_raw(w, h, pixels).map(DynamicImage::ImageLuma8),
-        jpeg_decoder::PixelFormat::RGB24 => RgbImage::from_raw(w, h, pixels).map(DynamicImage::ImageRgb8),
-        other => return Err(failed(format!("pixel format {other:?}"))),
-    };
-    image.ok_or_else(|| failed("fewer pixels than the frame header claims".to_owned()))
 }

@@ -1,6 +1,6 @@
-//! libjpeg-turbo's decoder (through the `mozjpeg` crate), the one decoder of every complete JPEG
-//! of one or three components: its header (size, colour space by libjpeg's own rule, EXIF, ICC),
-//! its rows, its fatal errors and its warnings. `mozjpeg` silences libjpeg's warnings; here each
+//! libjpeg-turbo's decoder (through the `mozjpeg` crate), the one decoder of every JPEG (whole or
+//! truncated, gray, colour or CMYK), as `OpenCV`'s `imread` decodes it: its header (size, colour
+//! space by libjpeg's own rule, EXIF, ICC), its rows, its fatal errors and its warnings. `mozjpeg` silences libjpeg's warnings; here each
 //! one is kept, with the row the decode had reached, so that damage djpeg warns about ("Corrupt
 //! JPEG data: …", "premature end of data segment") reaches the user instead of passing in silence:
 //! as a truncation (refused unless damaged data may be kept) or as a warning naming the damage.
@@ -247,6 +247,30 @@ pub(in crate::io) enum JpegOut {
     Luma,
     /// The colour, as 8-bit RGB.
     Rgb,
+    /// The four components of a CMYK or YCCK file as libjpeg gives them (CMYK), turned into
+    /// 8-bit RGB as `OpenCV`'s `imread` turns them ([`cmyk_to_rgb`]).
+    CmykAsRgb,
+}
+
+impl JpegOut {
+    /// Samples a pixel in the rows handed out: 1 (gray) or 3 (RGB).
+    #[must_use]
+    pub(in crate::io) fn samples(self) -> usize {
+        if self == Self::Luma { 1 } else { 3 }
+    }
+}
+
+/// One row of libjpeg's CMYK (`cmyk`, four samples a pixel) as RGB (`rgb`), as `OpenCV`'s
+/// `icvCvt_CMYK2BGR_8u_C4C3R` does for `imread`: each of R, G, B is `k - ((255 - c) * k >> 8)`
+/// of its ink and the black, with no division by 255, so `bt601` on it is `cvtColor(imread(…))`.
+fn cmyk_to_rgb(cmyk: &[u8], rgb: &mut [u8]) {
+    for (inks, out) in cmyk.chunks_exact(4).zip(rgb.chunks_exact_mut(3)) {
+        let k = u32::from(inks[3]);
+        for (ink, value) in inks[..3].iter().zip(out) {
+            // At most 255: k - (255 - c) * k / 256 lies between 0 and k.
+            *value = (k - (((255 - u32::from(*ink)) * k) >> 8)) as u8;
+        }
+    }
 }
 
 /// libjpeg decoding a complete JPEG row by row, to its stored luma or its RGB; each step's error
@@ -254,6 +278,8 @@ pub(in crate::io) enum JpegOut {
 pub(in crate::io) struct LibjpegRows<'a> {
     started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
     warnings: Vec<LibjpegWarning>,
+    /// One row of CMYK, where the rows are turned into RGB ([`JpegOut::CmykAsRgb`]).
+    cmyk_row: Vec<u8>,
 }
 
 impl<'a> LibjpegRows<'a> {
@@ -270,6 +296,7 @@ impl<'a> LibjpegRows<'a> {
             match out {
                 JpegOut::Luma => decompress.grayscale(),
                 JpegOut::Rgb => decompress.rgb(),
+                JpegOut::CmykAsRgb => decompress.to_colorspace(ffi::J_COLOR_SPACE::JCS_CMYK),
             }
         })?;
         if (started.width(), started.height()) != (width as usize, height as usize) {
@@ -278,20 +305,28 @@ impl<'a> LibjpegRows<'a> {
                 claimed: (width, height),
             });
         }
-        Ok(Self { started, warnings })
+        let cmyk_row = if out == JpegOut::CmykAsRgb { vec![0u8; 4 * width as usize] } else { Vec::new() };
+        Ok(Self { started, warnings, cmyk_row })
     }
 
     /// Decodes the next rows into `rows` (as many as it holds: `width` samples, or three for
     /// RGB, a row).
     pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), LibjpegError> {
-        let started = &mut self.started;
-        libjpeg(&mut self.warnings, || started.read_scanlines_into(rows).map(|_| ()))
+        let Self { started, warnings, cmyk_row } = self;
+        if cmyk_row.is_empty() {
+            return libjpeg(warnings, || started.read_scanlines_into(rows).map(|_| ()));
+        }
+        for row in rows.chunks_exact_mut(cmyk_row.len() / 4 * 3) {
+            libjpeg(warnings, || started.read_scanlines_into(&mut cmyk_row[..]).map(|_| ()))?;
+            cmyk_to_rgb(cmyk_row, row);
+        }
+        Ok(())
     }
 
     /// Ends the decode (libjpeg reads on to the end-of-image marker, where a damaged file can
     /// still fail); the warnings of the whole decode.
     pub(in crate::io) fn finish(self) -> Result<Vec<LibjpegWarning>, LibjpegError> {
-        let Self { started, mut warnings } = self;
+        let Self { started, mut warnings, .. } = self;
         libjpeg(&mut warnings, || started.finish())?;
         Ok(warnings)
     }
@@ -357,6 +392,15 @@ mod tests {
         let (row, height) = first.at_row.expect("the row reached");
         assert_eq!(height, 256);
         assert!(row > 0 && row < 256, "the data ended inside the image: row {row}");
+    }
+
+    #[test]
+    fn cmyk_turns_into_rgb_as_opencv_turns_it() {
+        // OpenCV's integer formula, not c * k / 255: 255 and 0 give 1, not 0, and 200 gives 201.
+        let cmyk = [0, 0, 0, 255, 255, 255, 255, 0, 255, 0, 0, 128, 10, 200, 30, 255];
+        let mut rgb = [0u8; 12];
+        cmyk_to_rgb(&cmyk, &mut rgb);
+        assert_eq!(rgb, [1, 1, 1, 0, 0, 0, 128, 1, 1, 11, 201, 31]);
     }
 
     #[test]

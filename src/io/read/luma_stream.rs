@@ -217,20 +217,16 @@ impl LumaStream {
         let width = self.width as usize;
         let rows = (band.rows.end - band.rows.start) as u32;
         let mut decoder = LibjpegRows::start(&band.jpeg, (self.width, rows), self.out)?;
-        let mut rgb = match self.out {
-            JpegOut::Luma => Vec::new(),
-            JpegOut::Rgb => vec![0u8; CHUNK_ROWS * width * 3],
-        };
+        let mut rgb = if self.out == JpegOut::Luma { Vec::new() } else { vec![0u8; CHUNK_ROWS * width * 3] };
         for k in band.rows.start / CHUNK_ROWS..band.rows.end.div_ceil(CHUNK_ROWS) {
             let chunk_rows = band.rows.end.min((k + 1) * CHUNK_ROWS) - k * CHUNK_ROWS;
             let mut buf = vec![0u8; chunk_rows * width];
-            match self.out {
-                JpegOut::Luma => decoder.read(&mut buf)?,
-                JpegOut::Rgb => {
-                    let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or(BandError::ChunkBeyondBuffer)?;
-                    decoder.read(rgb)?;
-                    to_gray(rgb, &mut buf).map_err(BandError::ToGray)?;
-                }
+            if self.out == JpegOut::Luma {
+                decoder.read(&mut buf)?;
+            } else {
+                let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or(BandError::ChunkBeyondBuffer)?;
+                decoder.read(rgb)?;
+                to_gray(rgb, &mut buf).map_err(BandError::ToGray)?;
             }
             // Set once: each chunk belongs to one band.
             let _ = self.chunks.get(k).ok_or(BandError::BandBeyondImage)?.set(buf);

@@ -44,7 +44,7 @@ pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool
     Ok(layout)
 }
 
-/// Where a JPEG without its end marker stopped: the decoder fills what it did not get with
+/// Where a JPEG without its end marker stopped: libjpeg fills what it did not get with
 /// gray (128 in every sample) from the start of a row of MCUs, and the MCU row before that may
 /// have been decoded from padding; the rows before it are whole.
 pub(in crate::io) fn truncated_at(image: &DynamicImage, layout: &Layout) -> TruncatedAt {
@@ -56,7 +56,9 @@ pub(in crate::io) fn truncated_at(image: &DynamicImage, layout: &Layout) -> Trun
     } else {
         bytes.rchunks_exact(row_bytes).take_while(|row| row.iter().all(|&b| b == 128)).count() as u32
     };
-    let with_data = height.saturating_sub(gray_rows);
+    // libjpeg's fancy upsampling lends the first gray row of colour a little of the chroma above
+    // it: below gray rows, one row less is counted with data, so colour and luma name one row.
+    let with_data = height.saturating_sub(gray_rows).saturating_sub(u32::from(gray_rows > 0));
     if layout.kind == FrameKind::Progressive && gray_rows == 0 {
         return TruncatedAt::Refinement;
     }
