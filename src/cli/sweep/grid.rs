@@ -21,7 +21,9 @@ pub(super) fn print_grid(r: &SweepResult) {
         outln!(
             "who wins: the GPU's speed-up over the best CPU series at the median (above 1.00x the GPU wins), end to end / data kept on the GPU"
         );
-        outln!("~: end to end within the noise (its sampled interval holds 1.00x): no win either way");
+        outln!(
+            "~: end to end within the noise (its sampled interval holds 1.00x); ?: not measured (too few rounds in the time budget): no win either way"
+        );
         outln!("across: {}", r.axis.name());
         let levels = r.grid_levels();
         let header = levels.iter().map(|&k| format!(" {:>17}", r.axis.short(k))).collect::<Vec<_>>().concat();
@@ -32,10 +34,11 @@ pub(super) fn print_grid(r: &SweepResult) {
                 .map(|&k| {
                     let p =
                         r.points.iter().find(|p| p.level(r.axis) == k && p.megapixels.total_cmp(&mp).is_eq());
-                    // A cell whose sampled comparison did not decide is marked "~" (within the noise).
-                    let noise = |s| {
-                        let undecided = p.and_then(|p| p.end_to_end).is_some_and(|c| !c.is_decided());
-                        if s == Series::GpuTotal && undecided { "~" } else { "" }
+                    // A cell whose sampled comparison did not decide is marked: "~" within the
+                    // noise, "?" too few rounds for an interval.
+                    let noise = |s| match p.and_then(|p| p.end_to_end) {
+                        Some(c) if s == Series::GpuTotal => c.winner.mark(),
+                        _ => "",
                     };
                     let x = |s| {
                         p.and_then(|p| speed_up(p, s))

@@ -112,6 +112,19 @@ pub enum Winner {
     NotMeasured,
 }
 
+impl Winner {
+    /// How a map marks a cell its sampled comparison did not decide: "~" within the noise, "?"
+    /// not measured (too few rounds for an interval); "" decided.
+    #[must_use]
+    pub fn mark(self) -> &'static str {
+        match self {
+            Self::WithinNoise => "~",
+            Self::NotMeasured => "?",
+            Self::GpuFaster | Self::CpuFaster => "",
+        }
+    }
+}
+
 /// The GPU end to end against a CPU series, run in turns (the order rotated each round) until
 /// the interval of the GPU's speed-up lies clear of 1 or the budget is spent.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

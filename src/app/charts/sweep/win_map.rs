@@ -9,7 +9,7 @@
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
 use super::roofs::{Key, keys_ui};
-use crate::engine::sweep::{FrontierPoint, GridAxis, Series, SweepResult};
+use crate::engine::sweep::{FrontierPoint, GridAxis, Series, Speedup, SweepResult};
 
 /// Which GPU series a map holds against the best CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +27,9 @@ pub(super) struct Cell {
     pub cpu: (Series, u64),
     /// The GPU series' median, ns.
     pub gpu_ns: u64,
+    /// End to end: the GPU and the best CPU run in turns, as the sweep decided who is faster
+    /// (`None` on the map of the input kept on the GPU, or in a sweep saved without it).
+    pub compared: Option<Speedup>,
 }
 
 impl Cell {
@@ -87,7 +90,8 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
                     .into_iter()
                     .filter_map(|s| Some((s, p.median_ns(s)?)))
                     .min_by_key(|(_, ns)| *ns)?;
-                Some(Cell { cpu, gpu_ns: p.median_ns(gpu_series)? })
+                let compared = if path == Path::EndToEnd { p.end_to_end } else { None };
+                Some(Cell { cpu, gpu_ns: p.median_ns(gpu_series)?, compared })
             }));
         }
     }
@@ -243,7 +247,9 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
         RichText::new(format!(
             "Each cell: the GPU's speed-up over the best CPU there (1 or all threads), the CPU's median over the \
              GPU's: 3.4x means the GPU took 1/3.4 of the CPU's time. Medians of the warm runs, the CPU and the GPU \
-             end to end on the CPU clock. {levels}"
+             end to end on the CPU clock. End to end, the two also ran in turns until one was decided faster: \
+             \"~\" marks a cell where they are within the noise, \"?\" one with too few rounds in the time budget to \
+             decide (no win either way); hover a cell for its interval. {levels}"
         ))
         .small(),
     );
@@ -298,7 +304,10 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
                 Rect::from_min_max(at(c as f32, r as f32 + 1.0), at(c as f32 + 1.0, r as f32)).shrink(1.0);
             let cell = g.cells[r * cols + c];
             let (fill, label) = match cell {
-                Some(x) => (ratio_colour(x.speed_up(), dark), ratio_text(x.speed_up())),
+                Some(x) => {
+                    let mark = x.compared.map_or("", |c| c.winner.mark());
+                    (ratio_colour(x.speed_up(), dark), format!("{}{mark}", ratio_text(x.speed_up())))
+                }
                 None => (ui.visuals().faint_bg_color, "-".to_owned()),
             };
             painter.rect_filled(cell_rect, 2.0, fill);
@@ -307,8 +316,11 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
             let response = ui.interact(cell_rect, id, egui::Sense::hover());
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &label));
             if let Some(x) = cell {
+                let sampled = x.compared.map_or_else(String::new, |c| {
+                    format!("\nrun in turns, {} rounds: {}", c.rounds, c.label())
+                });
                 response.on_hover_text(format!(
-                    "{:.2} MP, {}\nGPU {}, best CPU ({}) {}: {}",
+                    "{:.2} MP, {}\nGPU {}, best CPU ({}) {}: {}{sampled}",
                     g.sizes_mp[c],
                     g.axis.level_text(f64::from(*level)),
                     crate::app::look::duration(x.gpu_ns),

@@ -83,3 +83,21 @@ fn ratios_have_two_figures_and_diverging_colours_with_readable_text() {
     assert_eq!(text_on(Color32::from_gray(228)), Color32::BLACK);
     assert_eq!(text_on(Color32::from_gray(72)), Color32::WHITE);
 }
+
+#[test]
+fn end_to_end_cells_carry_the_comparison_run_in_turns_and_its_mark() {
+    use crate::engine::sampling::Stop;
+    let mut s = sweep();
+    // Two rounds at 1 MP, 0 rounds: too few for an interval ("?"); six steady ones at 8 MP,
+    // GPU 3.2x faster with no spread: decided (no mark).
+    s.points[0].end_to_end =
+        Some(Speedup::of(Some(Series::CpuAll), &[200.0, 210.0], &[1000.0, 990.0], Stop::Time));
+    s.points[1].end_to_end =
+        Some(Speedup::of(Some(Series::CpuAll), &[1600.0; 6], &[500.0; 6], Stop::Decided));
+    let g = grid(&s, Path::EndToEnd);
+    let mark = |i: usize| g.cells[i].expect("a cell").compared.map(|c| c.winner.mark());
+    assert_eq!((mark(0), mark(1), mark(2)), (Some("?"), Some(""), None));
+    assert!(g.cells[0].and_then(|c| c.compared).expect("compared").label().starts_with("not measured"));
+    let kept = grid(&s, Path::Resident);
+    assert!(kept.cells.iter().flatten().all(|c| c.compared.is_none()), "kept on the GPU: not run in turns");
+}
