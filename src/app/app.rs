@@ -464,6 +464,12 @@ impl GraylabApp {
         self.session.set_pace(pace);
     }
 
+    /// What this machine was seen to take (the estimates' source).
+    #[must_use]
+    pub fn pace(&self) -> &crate::engine::estimate::Pace {
+        self.session.pace()
+    }
+
     /// Queues `runs` conversions of the current image with the current settings.
     pub fn run_conversion(&mut self, runs: u32) {
         self.session.run_conversion(runs);

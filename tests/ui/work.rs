@@ -425,3 +425,39 @@ fn a_heavy_saved_setting_shows_its_estimate_on_open_and_runs_only_on_run() {
     assert_eq!(runs, vec![4096], "Run converted it once, at the saved level");
     assert!(h.query_by_label_contains("It was not started").is_none(), "the question is gone");
 }
+
+#[test]
+fn the_pace_learns_a_lane_from_warm_runs_without_their_op() {
+    use graylab::engine::estimate::{Basis, Lane};
+    use graylab::pixel::Op;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "blurred.png", 400, 300);
+    let Some(mut h) = harness(None) else { return };
+    settle(&mut h);
+    let convert = &mut h.state_mut().settings_mut().convert;
+    convert.backend = Backend::Cpu;
+    convert.op = Op::Blur { radius: 8 };
+    h.state_mut().set_pace(graylab::engine::estimate::Pace::new("test"));
+    h.state_mut().open(path);
+    settle(&mut h);
+    // The run on open is cold (its first with these settings): it teaches nothing.
+    assert_eq!(h.state().view().runs.len(), 1);
+    let mp = 0.12;
+    assert_ne!(h.state().pace().run(Lane::CpuAllThreads, mp, 0).basis, Basis::Seen, "a cold run taught it");
+    h.state_mut().run_conversion(1);
+    settle(&mut h);
+    // A warm one teaches the grayscale's lane its time without the blur (priced apart) and the
+    // preview (the claims' and the sweeps' runs show nothing).
+    let report = &h.state().view().runs.last().expect("a second run").report;
+    assert!(report.phase(Phase::Op).is_some_and(|t| t.ns > 0), "the blur is timed");
+    let apart: u64 =
+        [Phase::Setup, Phase::Op, Phase::Display].iter().filter_map(|&p| report.phase(p)).map(|t| t.ns).sum();
+    let without_s = (report.total_ns - apart) as f64 / 1e9;
+    let learnt = h.state().pace().run(Lane::CpuAllThreads, mp, 0);
+    assert_eq!(learnt.basis, Basis::Seen);
+    assert!(
+        (learnt.seconds - without_s).abs() < 1e-9,
+        "learnt {} s, the run without its op {without_s} s",
+        learnt.seconds
+    );
+}

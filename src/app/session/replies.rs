@@ -108,9 +108,11 @@ impl Session {
 
     fn record(&mut self, image_id: u64, settings: ConvertSettings, measured: Measured) {
         let Measured { report, rates } = measured;
-        self.learn_run(&settings, &report);
         let downloaded = report.gpu.as_ref().is_some_and(|g| g.downloaded);
         let cold = self.history.seen.insert(format!("{image_id}:{settings:?}:{downloaded}"));
+        if !cold {
+            self.learn_run(&settings, &report);
+        }
         self.history.counted.runs += 1;
         let image_name = self.input.as_ref().map(|i| file_name(&i.path)).unwrap_or_default();
         self.history.runs.push(RunRecord {
