@@ -26,7 +26,7 @@ pub use sweep::roofline::roofline_ui;
 pub use sweep::win_map::win_map_ui;
 
 use super::look;
-use super::session::{JobKind, Session};
+use super::session::Session;
 use super::state::{RunRecord, RunSeries};
 use super::work::jobs::{Job, Ticket};
 use crate::engine::{Backend, ConvertSettings, Phase};
@@ -398,12 +398,7 @@ impl ChartsDock {
                 let ticket = Ticket::new(session.next_job_id());
                 self.race.start(ticket.id);
                 let job = Job::Workgroups { ticket, input, settings };
-                session.send_estimated(
-                    JobKind::Workgroups,
-                    job,
-                    crate::engine::estimate::Task::Workgroups,
-                    parts,
-                );
+                session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
             }
         }
     }

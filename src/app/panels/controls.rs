@@ -187,7 +187,6 @@ impl SettingsPanel {
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = crate::app::session::pace::convert_parts(&settings, rounds, megapixels);
         session.send_estimated(
-            crate::app::session::JobKind::Compare,
             Job::Compare { ticket, input, settings },
             crate::engine::estimate::Task::Compare,
             parts,

@@ -81,7 +81,7 @@ impl Session {
             self.ceilings = CeilingsState::Asked;
         }
         let ticket = self.ticket();
-        self.send(JobKind::Ceilings, Job::Ceilings { ticket, remeasure });
+        self.send(Job::Ceilings { ticket, remeasure });
     }
 
     /// Asks for the ceilings the first time an image opens.

@@ -43,7 +43,7 @@ impl Session {
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = super::pace::convert_parts(&list, runs, megapixels);
         let job = Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side };
-        self.send_estimated(JobKind::Convert, job, crate::engine::estimate::Task::Convert, parts);
+        self.send_estimated(job, crate::engine::estimate::Task::Convert, parts);
     }
 
     /// Queues an export of the current output to `path` (replacing a file there only when
@@ -57,7 +57,7 @@ impl Session {
         let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export };
         self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
         let ticket = self.ticket();
-        self.send(JobKind::Export, Job::Export { ticket, input, pixels, settings, path, options });
+        self.send(Job::Export { ticket, input, pixels, settings, path, options });
     }
 
     /// Whether a conversion of the latest request is queued or running.

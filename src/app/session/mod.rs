@@ -19,54 +19,11 @@ use super::state::Settings;
 use crate::app::session::toasts::Toasts;
 use crate::app::textures::PREVIEW_MAX_SIDE;
 use crate::app::work::gpu_device::{GpuDevice, engine_maker};
+pub use crate::app::work::jobs::JobKind;
 use crate::app::work::jobs::{Job, Loaded, Output, Progress, Ticket};
 use crate::app::work::preload::Preload;
 use crate::app::work::worker::Worker;
 use crate::engine::{Backend, GpuContext};
-
-/// Kinds of job, for progress and Stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobKind {
-    /// Decoding a file.
-    Load,
-    /// Conversions (one, Run ×N, or every workgroup size).
-    Convert,
-    /// The size sweep.
-    Sweep,
-    /// The parity check.
-    Parity,
-    /// An export.
-    Export,
-    /// Measuring (or reading the cache of) the GPU's ceilings.
-    Ceilings,
-    /// Testing the tutorial's claims.
-    Claims,
-    /// Measuring operations per round trip.
-    RoundTrips,
-    /// The CPU and the GPU in turns on the open image.
-    Compare,
-    /// Every workgroup shape in turns on the open image.
-    Workgroups,
-    /// Timing every transfer path (not stoppable: a few seconds).
-    TransferPaths,
-}
-
-impl JobKind {
-    /// Whether Stop (and Esc) cancels it.
-    #[must_use]
-    pub fn stoppable(self) -> bool {
-        matches!(
-            self,
-            Self::Convert
-                | Self::Sweep
-                | Self::Parity
-                | Self::Claims
-                | Self::RoundTrips
-                | Self::Compare
-                | Self::Workgroups
-        )
-    }
-}
 
 /// The shared state of the app.
 pub struct Session {
@@ -160,7 +117,7 @@ impl Session {
         // Ceilings cached by an earlier launch hold the very first run against them.
         if session.gpu_usable() {
             let ticket = session.ticket();
-            session.send(JobKind::Ceilings, Job::CachedCeilings { ticket });
+            session.send(Job::CachedCeilings { ticket });
         }
         session
     }
@@ -286,13 +243,13 @@ impl Session {
     }
 
     /// Sends a job to the worker.
-    pub fn send(&mut self, kind: JobKind, job: Job) {
+    pub fn send(&mut self, job: Job) {
         if let Some(w) = &self.worker {
             if let Some(at) = self.book.hold_next.take() {
                 job.ticket().pixels().hold().arm(at);
             }
             self.book.stopped = None;
-            self.book.sent.push((kind, job.ticket().clone()));
+            self.book.sent.push((job.kind(), job.ticket().clone()));
             w.send(job);
         }
     }
@@ -313,7 +270,7 @@ impl Session {
         self.opening = Some(path.clone());
         let preview_side = self.preview_side;
         let options = crate::app::work::preload::decode_options(self.gpu_usable());
-        self.send(JobKind::Load, Job::Load { ticket, path, preview_side, options, preloaded });
+        self.send(Job::Load { ticket, path, preview_side, options, preloaded });
     }
 
     /// Takes the worker's answers into the state.

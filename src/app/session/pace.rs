@@ -9,7 +9,7 @@ use crate::engine::estimate::{Estimate, Lane, Pace, Part, Task, load_pace, save_
 use crate::engine::sweep::SweepResult;
 use crate::engine::{ConvertSettings, Phase, RunReport};
 
-use super::{JobKind, Session};
+use super::Session;
 
 /// A conversion on open estimated longer than this, seconds, waits for the user's Run.
 pub const HEAVY_ON_OPEN_S: f64 = 10.0;
@@ -153,13 +153,13 @@ impl Session {
 
     /// Sends `job` with its estimate (shown with its progress), and remembers its parts to learn
     /// its overhead when it finishes.
-    pub fn send_estimated(&mut self, kind: JobKind, job: Job, task: Task, parts: Vec<Part>) -> Estimate {
-        self.send_in_steps(kind, job, task, vec![parts])
+    pub fn send_estimated(&mut self, job: Job, task: Task, parts: Vec<Part>) -> Estimate {
+        self.send_in_steps(job, task, vec![parts])
     }
 
     /// [`Self::send_estimated`] for a job of steps (the claims), its progress weighed by what
     /// each step is estimated to take ([`Ticket::set_step_weights`]).
-    pub fn send_in_steps(&mut self, kind: JobKind, job: Job, task: Task, steps: Vec<Vec<Part>>) -> Estimate {
+    pub fn send_in_steps(&mut self, job: Job, task: Task, steps: Vec<Vec<Part>>) -> Estimate {
         let lens = if steps.len() > 1 { steps.iter().map(Vec::len).collect() } else { Vec::new() };
         let sent =
             Sent { id: job.ticket().id, task, parts: steps.into_iter().flatten().collect(), steps: lens };
@@ -168,7 +168,7 @@ impl Session {
         job.ticket().set_step_weights(self.pace.step_weights(&sent));
         self.pace.sent.retain(|s| self.book.sent.iter().any(|(_, t)| t.id == s.id));
         self.pace.sent.push(sent);
-        self.send(kind, job);
+        self.send(job);
         estimate
     }
 

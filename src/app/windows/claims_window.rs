@@ -207,12 +207,8 @@ impl ClaimsWindow {
         self.quick = quick;
         let ticket = Ticket::new(session.next_job_id());
         let ticket_id = ticket.id;
-        let estimate = session.send_in_steps(
-            JobKind::Claims,
-            Job::Claims { ticket, quick },
-            claims_task(quick),
-            claims_steps(quick),
-        );
+        let estimate =
+            session.send_in_steps(Job::Claims { ticket, quick }, claims_task(quick), claims_steps(quick));
         self.shown.sent(ticket_id, estimate);
     }
 

@@ -4,7 +4,7 @@
 use egui::{Color32, Ui};
 
 use crate::app::look::thousands;
-use crate::app::session::{JobKind, Session};
+use crate::app::session::Session;
 use crate::app::textures::{DisplayImage, Placement, TileBudget};
 use crate::app::work::jobs::{Answer, Job, Ticket};
 use crate::engine::DIFF_GAIN;
@@ -56,7 +56,7 @@ impl ParityWindow {
             let settings = session.settings().convert;
             let ticket = Ticket::new(session.next_job_id());
             self.pending = Some(ticket.id);
-            session.send(JobKind::Parity, Job::Parity { ticket, input, settings });
+            session.send(Job::Parity { ticket, input, settings });
         }
         let Some((report, difference)) = &self.result else { return };
         egui::Grid::new("parity").striped(true).show(ui, |ui| {

@@ -148,9 +148,9 @@ impl PathsWindow {
         let job = Job::TransferPaths { ticket, largest_bytes: self.largest_mib << 20 };
         match self.parts(session) {
             Some(parts) => {
-                session.send_estimated(JobKind::TransferPaths, job, Task::TransferPaths, parts);
+                session.send_estimated(job, Task::TransferPaths, parts);
             }
-            None => session.send(JobKind::TransferPaths, job),
+            None => session.send(job),
         }
     }
 }

@@ -210,6 +210,6 @@ impl RoundTripsWindow {
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = self.parts(&passes, megapixels, settings);
         let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
-        session.send_estimated(JobKind::RoundTrips, job, crate::engine::estimate::Task::RoundTrips, parts);
+        session.send_estimated(job, crate::engine::estimate::Task::RoundTrips, parts);
     }
 }

@@ -365,7 +365,7 @@ impl SweepWindow {
         self.pending = Some(ticket.id);
         let (task, parts) = (options.task(&ops), options.parts(&ops));
         let pace = Box::new(session.pace().clone());
-        session.send_estimated(JobKind::Sweep, Job::Sweep { ticket, options, ops, photo, pace }, task, parts);
+        session.send_estimated(Job::Sweep { ticket, options, ops, photo, pace }, task, parts);
     }
 
     /// The work levels and what each cell runs, from the fields: the work rounds typed, then

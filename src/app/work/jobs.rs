@@ -415,8 +415,70 @@ pub enum Job {
     },
 }
 
+/// Kinds of job, for progress and Stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Decoding a file.
+    Load,
+    /// Conversions (one, Run ×N, or every workgroup size).
+    Convert,
+    /// The size sweep.
+    Sweep,
+    /// The parity check.
+    Parity,
+    /// An export.
+    Export,
+    /// Measuring (or reading the cache of) the GPU's ceilings.
+    Ceilings,
+    /// Testing the tutorial's claims.
+    Claims,
+    /// Measuring operations per round trip.
+    RoundTrips,
+    /// The CPU and the GPU in turns on the open image.
+    Compare,
+    /// Every workgroup shape in turns on the open image.
+    Workgroups,
+    /// Timing every transfer path (not stoppable: a few seconds).
+    TransferPaths,
+}
+
+impl JobKind {
+    /// Whether Stop (and Esc) cancels it.
+    #[must_use]
+    pub fn stoppable(self) -> bool {
+        matches!(
+            self,
+            Self::Convert
+                | Self::Sweep
+                | Self::Parity
+                | Self::Claims
+                | Self::RoundTrips
+                | Self::Compare
+                | Self::Workgroups
+        )
+    }
+}
+
 impl Job {
-    /// The job's ticket.
+    /// What kind of job this is (for progress and Stop).
+    #[must_use]
+    pub fn kind(&self) -> JobKind {
+        match self {
+            Self::Load { .. } => JobKind::Load,
+            Self::Convert { .. } => JobKind::Convert,
+            Self::Sweep { .. } => JobKind::Sweep,
+            Self::Parity { .. } => JobKind::Parity,
+            Self::Export { .. } => JobKind::Export,
+            Self::Claims { .. } => JobKind::Claims,
+            Self::RoundTrips { .. } => JobKind::RoundTrips,
+            Self::Compare { .. } => JobKind::Compare,
+            Self::Workgroups { .. } => JobKind::Workgroups,
+            Self::TransferPaths { .. } => JobKind::TransferPaths,
+            Self::Ceilings { .. } | Self::CachedCeilings { .. } => JobKind::Ceilings,
+        }
+    }
+
+    /// The job's ticket: its progress and its stop.
     #[must_use]
     pub fn ticket(&self) -> &Ticket {
         match self {
