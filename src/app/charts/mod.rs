@@ -412,7 +412,7 @@ fn race_parts(
 ) -> Option<(ConvertSettings, Vec<crate::engine::estimate::Part>)> {
     let input = session.input()?;
     let settings = ConvertSettings { backend: Backend::Gpu, ..session.settings().convert };
-    let megapixels = f64::from(input.image.width()) * f64::from(input.image.height()) / 1e6;
+    let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
     let budget = crate::engine::sampling::Budget::FULL;
     Some((settings, crate::engine::sweep::race_parts(shapes, &settings, megapixels, &budget)))
 }
