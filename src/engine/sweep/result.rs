@@ -184,12 +184,14 @@ impl Speedup {
     }
 
     /// The verdict in words with its figure: "GPU faster: 2.10x (1.90–2.30)", "CPU faster:
-    /// 0.42x (0.40–0.45)" or "within the noise (±4%)".
+    /// 0.42x (0.40–0.45)", "within the noise (±4%)", or with too few rounds for an interval "not
+    /// measured (time budget): about 0.50x" (its rounds are said beside it).
     #[must_use]
     pub fn label(&self) -> String {
         let Some(i) = self.speed_up else {
-            let about = self.rough_speed_up.map_or_else(String::new, |x| format!(", about {x:.2}x"));
-            return format!("not measured (time budget): {} rounds{about}", self.rounds);
+            // Its rounds are said beside it, as every comparison's are.
+            let about = self.rough_speed_up.map_or_else(String::new, |x| format!(": about {x:.2}x"));
+            return format!("not measured (time budget){about}");
         };
         let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
         match self.winner {

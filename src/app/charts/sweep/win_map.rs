@@ -9,7 +9,7 @@
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
 use super::roofs::{Key, keys_ui};
-use crate::engine::sweep::{FrontierPoint, GridAxis, Series, Speedup, SweepResult, Winner};
+use crate::engine::sweep::{FrontierPoint, GridAxis, Series, Speedup, SweepResult};
 
 /// Which GPU series a map holds against the best CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,10 +316,8 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
             let response = ui.interact(cell_rect, id, egui::Sense::hover());
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &label));
             if let Some(x) = cell {
-                // "not measured" says its rounds; a decided or even comparison gets them after.
-                let sampled = x.compared.map_or_else(String::new, |c| match c.winner {
-                    Winner::NotMeasured => format!("\nrun in turns: {}", c.label()),
-                    _ => format!("\nrun in turns: {}, {} rounds", c.label(), c.rounds),
+                let sampled = x.compared.map_or_else(String::new, |c| {
+                    format!("\nrun in turns: {}, {} rounds", c.label(), c.rounds)
                 });
                 response.on_hover_text(format!(
                     "{:.2} MP, {}\nGPU {}, best CPU ({}) {}: {}{sampled}",
