@@ -340,6 +340,15 @@ fn a_cmyk_jpeg_is_read_as_rgb_and_says_it_was_stored_as_cmyk() {
     let opencv = image::open(path.with_file_name("cmyk.opencv-gray.png")).expect("reference").to_luma8();
     let gray: Vec<u8> = rgb.pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
     assert_eq!(&gray, opencv.as_raw());
+    // Its magenta sampled finer than its cyan (1x1, 2x2, 1x1, 1x1), which graylab refused while
+    // another decoder read CMYK: read, and OpenCV's too.
+    let finer = path.with_file_name("cmyk-finer.jpg");
+    let decoded = decode_file(&finer, &STRICT).expect("a CMYK JPEG sampled 1x1, 2x2, 1x1, 1x1");
+    let rgb = decoded.image.to_rgb8();
+    let gray: Vec<u8> = rgb.pixels().map(|p| Formula::Bt601.luma8(p[0], p[1], p[2])).collect();
+    let opencv =
+        image::open(path.with_file_name("cmyk-finer.opencv-gray.png")).expect("reference").to_luma8();
+    assert_eq!((decoded.stored_as, gray.as_slice()), (Some("CMYK"), opencv.as_raw().as_slice()));
     // An RGB JPEG is stored as what it is read as.
     let (rgb_path, _) = fixture("finer-chroma");
     assert_eq!(decode_file(&rgb_path, &STRICT).expect("rgb").stored_as, None);
