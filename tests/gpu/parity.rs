@@ -520,7 +520,8 @@ fn clear_a_render_target(ctx: &graylab::gpu::GpuContext) {
 
 #[test]
 fn a_heavy_kernel_leaves_the_transfers_as_the_plain_run_has_them() {
-    let Some(mut conv) = common::converter() else { return };
+    // Its own device: on the shared one, its copies waited behind other tests' kernels.
+    let Some(mut conv) = common::converter_alone() else { return };
     // 192 KiB of input: one or two chunks for the plain grayscale (its steps cost far less than
     // the submission budget), while 1024 rounds per pixel take llvmpipe about 0.1 s, which the
     // budget cuts into a dozen submissions or more.
