@@ -1,9 +1,10 @@
 //! libjpeg-turbo's decoder (through the `mozjpeg` crate), the one decoder of every JPEG (whole or
 //! truncated, gray, colour or CMYK), as `OpenCV`'s `imread` decodes it: its header (size, colour
-//! space by libjpeg's own rule, EXIF, ICC), its rows, its fatal errors and its warnings. `mozjpeg` silences libjpeg's warnings; here each
-//! one is kept, with the row the decode had reached, so that damage djpeg warns about ("Corrupt
-//! JPEG data: …", "premature end of data segment") reaches the user instead of passing in silence:
-//! as a truncation (refused unless damaged data may be kept) or as a warning naming the damage.
+//! space by libjpeg's own rule, EXIF, ICC), its rows, its fatal errors and its warnings.
+//! `mozjpeg` silences libjpeg's warnings; here each one is kept, with the row the decode had
+//! reached, so that damage djpeg warns about ("Corrupt JPEG data: …", "premature end of data
+//! segment") reaches the user instead of passing in silence: as a truncation (refused unless
+//! damaged data may be kept) or as a warning naming the damage.
 
 use std::cell::RefCell;
 use std::os::raw::c_int;
@@ -278,8 +279,8 @@ fn cmyk_to_rgb(cmyk: &[u8], rgb: &mut [u8]) {
 pub(in crate::io) struct LibjpegRows<'a> {
     started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
     warnings: Vec<LibjpegWarning>,
-    /// One row of CMYK, where the rows are turned into RGB ([`JpegOut::CmykAsRgb`]).
-    cmyk_row: Vec<u8>,
+    /// One row of CMYK where the rows are turned into RGB ([`JpegOut::CmykAsRgb`]), else `None`.
+    cmyk_row: Option<Vec<u8>>,
 }
 
 impl<'a> LibjpegRows<'a> {
@@ -305,7 +306,7 @@ impl<'a> LibjpegRows<'a> {
                 claimed: (width, height),
             });
         }
-        let cmyk_row = if out == JpegOut::CmykAsRgb { vec![0u8; 4 * width as usize] } else { Vec::new() };
+        let cmyk_row = (out == JpegOut::CmykAsRgb).then(|| vec![0u8; 4 * width as usize]);
         Ok(Self { started, warnings, cmyk_row })
     }
 
@@ -313,10 +314,14 @@ impl<'a> LibjpegRows<'a> {
     /// RGB, a row).
     pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), LibjpegError> {
         let Self { started, warnings, cmyk_row } = self;
-        if cmyk_row.is_empty() {
+        let Some(cmyk_row) = cmyk_row else {
             return libjpeg(warnings, || started.read_scanlines_into(rows).map(|_| ()));
+        };
+        let rgb_row = cmyk_row.len() / 4 * 3;
+        if rgb_row == 0 {
+            return Ok(());
         }
-        for row in rows.chunks_exact_mut(cmyk_row.len() / 4 * 3) {
+        for row in rows.chunks_exact_mut(rgb_row) {
             libjpeg(warnings, || started.read_scanlines_into(&mut cmyk_row[..]).map(|_| ()))?;
             cmyk_to_rgb(cmyk_row, row);
         }
