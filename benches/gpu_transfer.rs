@@ -67,8 +67,8 @@ fn main() {
         let (mut up, mut down, mut mem_up, mut mem_down) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             let t = conv.convert(&job, &mut out).expect("GPU conversion");
-            up.push(t.upload_host.ns);
-            down.push(t.download_host.ns);
+            up.push(t.upload_host().ns);
+            down.push(t.download_host().ns);
             mem_up.push(memcpy(&src, &mut plain_in));
             mem_down.push(memcpy(&out, &mut plain_out));
         }

@@ -7,11 +7,11 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
-use super::report::{Phase, PhaseTiming, RunReport, Stats};
+use super::report::{RunReport, Stats};
+use super::spans::{Phase, PhaseTiming};
 use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, OpFigures, WorkFigures};
 use crate::engine::ceilings::rates::{Ceilings, PhaseRate, phase_rates};
 use crate::engine::ceilings::stream::{stream_gb_per_s, time_baseline};
-use crate::gpu::{GpuTimings, StepTime};
 use crate::system::clock::Clock;
 
 /// Statistics of one phase over the warm runs.
@@ -82,7 +82,7 @@ impl SavedSetting {
             .iter()
             .map(|p| PhaseTiming { phase: p.phase, ns: p.stats.median_ns, source: p.source })
             .collect();
-        report.finish(self.total.median_ns);
+        report.settle(self.total.median_ns);
         report
     }
 }
@@ -260,7 +260,7 @@ pub fn bench_with(
         cpu_stream_gb_per_s: cpu_stream_baseline
             .map(|s| stream_gb_per_s(u64::from(width) * u64::from(height), s.median_ns)),
     };
-    let rates = phase_rates(&median_report(&cold, &warm, &phases), &ceilings);
+    let rates = median_rates(&warm, &ceilings);
     Ok(BenchResult {
         settings: *settings,
         kernel,
@@ -304,27 +304,19 @@ fn median_op(warm: &[RunReport], settings: &ConvertSettings, pixels: u64) -> OpF
     }
 }
 
-/// A report of the warm runs' medians: every phase and every GPU copy at its median.
-fn median_report(cold: &RunReport, warm: &[RunReport], phases: &[PhaseStats]) -> RunReport {
-    let mut r = cold.clone();
-    // The cold run's timeline is not the medians' (there is no median timeline).
-    r.spans.clear();
-    r.phases = phases
+/// Each phase's rate (and each copy's) at its median over the warm runs, held against the same
+/// ceilings.
+fn median_rates(warm: &[RunReport], ceilings: &Ceilings) -> Vec<PhaseRate> {
+    let each: Vec<Vec<PhaseRate>> = warm.iter().map(|r| phase_rates(r, ceilings)).collect();
+    let Some(first) = each.first() else { return Vec::new() };
+    first
         .iter()
-        .map(|p| PhaseTiming { phase: p.phase, ns: p.stats.median_ns, source: p.source })
-        .collect();
-    r.gpu = warm.first().and_then(|w| w.gpu.clone()).map(|first| {
-        let median = |part: fn(&GpuTimings) -> u64| {
-            let values: Vec<u64> = warm.iter().filter_map(|w| w.gpu.as_ref()).map(part).collect();
-            Stats::of(&values).map_or(0, |s| s.median_ns)
-        };
-        GpuTimings {
-            upload_host: StepTime { ns: median(|g| g.upload_host.ns), ..first.upload_host },
-            upload_copy: StepTime { ns: median(|g| g.upload_copy.ns), ..first.upload_copy },
-            download_copy: StepTime { ns: median(|g| g.download_copy.ns), ..first.download_copy },
-            download_host: StepTime { ns: median(|g| g.download_host.ns), ..first.download_host },
-            ..first
-        }
-    });
-    r
+        .map(|r| {
+            let same = |x: &&PhaseRate| (x.phase, x.part) == (r.phase, r.part);
+            let ns: Vec<u64> =
+                each.iter().filter_map(|rates| rates.iter().find(same)).map(|x| x.ns).collect();
+            let known = r.ceiling_gb_per_s.zip(r.ceiling_source);
+            r.at(Stats::of(&ns).map_or(r.ns, |s| s.median_ns), known)
+        })
+        .collect()
 }

@@ -10,7 +10,8 @@ use std::time::Instant;
 use image::{DynamicImage, ImageBuffer};
 
 use super::options::RunOptions;
-use super::report::{Phase, RunReport, add_gpu_timings};
+use super::report::{RunReport, add_gpu_timings};
+use super::spans::Phase;
 use super::spans::{Span, SpanClock, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, OpFigures};
 use crate::gpu::{GpuJob, GpuTiles};
@@ -437,6 +438,7 @@ fn record_gpu_op(
             end_ns: nanos_between(run_started, done),
             clock: SpanClock::AroundSubmission,
             band: None,
+            phase: None,
         });
     }
     if t.bands > 1 {

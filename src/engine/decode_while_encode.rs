@@ -6,18 +6,19 @@
 //! image is never held whole, and the two spans say so.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use super::convert::nanos_since;
-use super::report::{Phase, PhaseTiming};
 use super::spans::{Span, Track};
-use super::{ConvertSettings, EngineError, PixelProgress, RunReport, WorkFigures};
+use super::{ConvertSettings, EngineError, PixelProgress, RunReport};
 use crate::io::{
     EncodeReport, ExportOptions, GrayLayout, IoError, LumaStream, StoredLuma, encode_rows_to_file,
 };
 use crate::pixel::Kernel;
-use crate::system::clock::Clock;
+
+/// Why a chunk was not converted (it stops the decode).
+type ToGrayError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Decodes `stream` on a thread of its own and encodes its rows into `output` as they come;
 /// `started` is when the file began to be opened (the report's zero). The run's report, decode
@@ -37,19 +38,23 @@ pub(super) fn convert_luma_stream(
         p.start(pixels);
     }
     let kernel = Kernel::Rgb8ToL8;
-    let kernel_ns = AtomicU64::new(0);
-    let to_gray = |rgb: &[u8], gray: &mut [u8]| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let converting = Instant::now();
+    // Each chunk's conversion, on the thread that decoded it.
+    let kernel_spans = Mutex::new(Vec::new());
+    let to_gray = |band: usize, rgb: &[u8], gray: &mut [u8]| -> Result<(), ToGrayError> {
+        let start_ns = since();
         crate::cpu::convert_chunk(kernel, settings.formula, rgb, gray)?;
         crate::cpu::apply_work_to_output(kernel, gray, settings.work);
-        kernel_ns.fetch_add(nanos_since(converting), Ordering::Relaxed);
+        let span = Span::cpu(Track::DecodeKernel { band }, start_ns, since());
+        // A poisoned lock only loses this chunk's span, never its rows.
+        if let Ok(mut spans) = kernel_spans.lock() {
+            spans.push(span);
+        }
         if let Some(p) = progress {
             p.add(gray.len() as u64);
         }
         Ok(())
     };
     let layout = GrayLayout { width, height, alpha: false, sixteen_bit: false };
-    let decode_start_ns = since();
     let ((decoded, decode_end_ns), written, encode_end_ns) = std::thread::scope(|scope| {
         let decoding = std::thread::Builder::new()
             .name("graylab-jpeg-decode".into())
@@ -77,27 +82,23 @@ pub(super) fn convert_luma_stream(
     if let (Some(p), true) = (progress, stream.stored_luma()) {
         p.add(pixels);
     }
-    let kernel_ns = kernel_ns.into_inner();
-    // The decoding thread's wall holds the conversions of its chunks: the kernel's phase.
-    let decode_ns =
-        (stream.open_ns() + decode_end_ns.saturating_sub(decode_start_ns)).saturating_sub(kernel_ns);
+    // The decode's span holds the file's opening and, on its threads, each chunk's conversion:
+    // the kernel's spans lie within it.
     let encode_start_ns = encode_end_ns.saturating_sub(written.encode_ns);
     let mut run = RunReport::new(settings.backend, settings.formula, (width, height), Vec::new());
     run.spans = vec![
         Span::cpu(Track::Decode, 0, decode_end_ns),
         Span::cpu(Track::Encode, encode_start_ns, encode_end_ns),
     ];
-    run.phases = vec![PhaseTiming { phase: Phase::Decode, ns: decode_ns, source: Clock::CpuClock }];
+    run.spans.extend(kernel_spans.into_inner().unwrap_or_default());
     if stream.stored_luma() {
         run = run.with_work(settings.work);
         super::convert::gray_work_note(settings, &mut run);
     } else {
         run.kernel = Some(kernel);
         run.threads = Some(stream.bands());
-        run.work = WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
-        run.phases.push(PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock });
+        run = run.with_work(settings.work);
     }
-    run.phases.push(PhaseTiming { phase: Phase::Encode, ns: written.encode_ns, source: Clock::CpuClock });
     run.notes.extend(stream.warnings().iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
     if stream.stored_luma() {
         run.notes.push(StoredLuma::Decoded.note());
@@ -114,8 +115,8 @@ pub(super) fn convert_luma_stream(
     } else {
         format!(
             "{decoded_as}, each chunk of rows converted with {} on the decoding thread as soon as it was decoded, \
-             while the encoder coded the rows already converted: the decode, the kernel and the encode overlap, and \
-             the colour image was never held whole",
+             while the encoder coded the rows already converted: the decode, the kernel and the encode overlap (the \
+             decode's time holds the kernel's), and the colour image was never held whole",
             settings.formula
         )
     });

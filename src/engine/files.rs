@@ -7,14 +7,13 @@
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use image::DynamicImage;
 
 use super::convert::{Prepared, nanos_between, nanos_since, prepare};
 use super::decode_while_encode::convert_luma_stream;
-use super::report::{Phase, PhaseTiming};
+use super::spans::Phase;
 use super::spans::{Span, Track};
 use super::{
     Backend, ConvertSettings, Engine, EngineError, Formula, Kernel, PixelProgress, RunOptions, RunReport,
@@ -24,7 +23,6 @@ use crate::io::{
     RowSource, StoredLuma, decode_file, decode_or_stream, encode_file, encode_rows_to_file, encodes_rows,
     export_format, header_dimensions,
 };
-use crate::system::clock::Clock;
 
 /// What converting one file did.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -192,7 +190,6 @@ struct KernelRows<'a> {
     work: crate::pixel::Work,
     src: &'a [u8],
     width: usize,
-    kernel_ns: AtomicU64,
     progress: Option<&'a PixelProgress>,
     /// When the file's run started, and each stripe's kernel span since then.
     spans: (Instant, std::sync::Mutex<Vec<Span>>),
@@ -213,7 +210,6 @@ impl RowSource for KernelRows<'_> {
             p.add((rows.len() * self.width) as u64);
         }
         let ended = Instant::now();
-        self.kernel_ns.fetch_add(nanos_between(started, ended), Ordering::Relaxed);
         self.record(|thread| Track::KernelStripe { thread }, started, ended);
         Cow::Owned(out)
     }
@@ -270,7 +266,6 @@ fn convert_streamed(
         work: settings.work,
         src: &bytes,
         width: width as usize,
-        kernel_ns: AtomicU64::new(0),
         progress,
         spans: (started, std::sync::Mutex::new(Vec::new())),
     };
@@ -286,11 +281,9 @@ fn convert_streamed(
     run.threads = Some(rayon::current_num_threads());
     run.total_ns = written.encode_ns;
     run.spans = source.spans.1.into_inner().unwrap_or_default();
-    let kernel_ns = source.kernel_ns.load(Ordering::Relaxed);
-    run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), Some(kernel_ns));
-    // The kernel ran inside the encode's stripes: its figure is CPU time summed over them (their
-    // spans are on the stripes' tracks), not one span of its own. The caller adds the decode.
-    run.add_phase(PhaseTiming { phase: Phase::Kernel, ns: kernel_ns, source: Clock::CpuClock });
+    run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), None);
+    // The kernel ran inside the encode's stripes: its phase is CPU time summed over their spans
+    // (on the stripes' tracks), not one span of its own. The caller adds the decode.
     run.add_cpu_step(Phase::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
     decode_notes(decoded, &mut run.notes);
     run.notes.extend(written.notes.iter().cloned());

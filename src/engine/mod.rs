@@ -42,8 +42,8 @@ pub use files::{FileReport, convert_file, convert_stored_luma, default_output_pa
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
-pub use report::{Phase, PhaseTiming, RunReport, Stats};
-pub use spans::{Span, SpanClock, Track, track_overlap};
+pub use report::{RunReport, Stats};
+pub use spans::{Phase, PhaseTiming, Span, SpanClock, Track, track_overlap};
 pub use synthetic::synthetic_rgb;
 pub use work::{OpFigures, WorkFigures};
 

@@ -1,104 +1,14 @@
-//! Phase timings: what each run measured ([`RunReport`]), with which clock (a GPU run's
-//! [`GpuTimings`] become phases here), and statistics over repeated runs.
+//! What each run measured ([`RunReport`]): its spans, the phases derived from them when it is
+//! finished, each with its clock, and statistics over repeated runs.
 
-use std::fmt;
-
-use super::spans::{Span, Track};
+use super::spans::{Phase, PhaseTiming, Span};
 use super::{Backend, Formula, Kernel, OpFigures, Work, WorkFigures, WorkgroupSize};
-use crate::gpu::{GpuTimings, StepTime};
-use crate::system::clock::Clock;
+use crate::gpu::GpuTimings;
 use crate::system::load::Busy;
 
 /// How a decode's warning starts among a report's notes: written by the decode paths
 /// (`files.rs`, `decode_while_encode.rs`), read back by `FileReport::warnings`.
 pub(super) const WARNING_NOTE: &str = "warning: ";
-
-/// A step of a conversion, in the order they happen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    /// Reading and decoding the file.
-    Decode,
-    /// GPU only: pipeline compilation and buffer allocation (large on the first, cold run).
-    Setup,
-    /// GPU only: host to GPU (copy into staging memory, then the copy to the GPU buffer).
-    Upload,
-    /// The conversion itself.
-    Kernel,
-    /// The operation on the gray plane after the grayscale (`--op`): on the CPU the op alone,
-    /// on the GPU its stage (upload, passes, download; the parts in [`RunReport::op`]).
-    Op,
-    /// Showing the result: on the GPU, copying it into the app's display store and drawing the
-    /// preview from it; in the app, making the preview of a CPU result.
-    Display,
-    /// GPU only: GPU to host (copy to the readback buffer, then out of mapped memory).
-    Download,
-    /// Encoding and writing the output file.
-    Encode,
-}
-
-impl Phase {
-    /// Every phase, in order.
-    pub const ALL: [Self; 8] = [
-        Self::Decode,
-        Self::Setup,
-        Self::Upload,
-        Self::Kernel,
-        Self::Op,
-        Self::Display,
-        Self::Download,
-        Self::Encode,
-    ];
-
-    /// Lower-case name for reports.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Decode => "decode",
-            Self::Setup => "setup",
-            Self::Upload => "upload",
-            Self::Kernel => "kernel",
-            Self::Op => "op",
-            Self::Display => "display",
-            Self::Download => "download",
-            Self::Encode => "encode",
-        }
-    }
-}
-
-impl Phase {
-    /// The timeline's track of a step of this phase timed as one span.
-    #[must_use]
-    pub fn track(self) -> Track {
-        match self {
-            Self::Decode => Track::Decode,
-            Self::Setup => Track::Setup,
-            Self::Upload => Track::Upload,
-            Self::Kernel => Track::Kernel,
-            Self::Op => Track::Op,
-            Self::Display => Track::Display,
-            Self::Download => Track::Download,
-            Self::Encode => Track::Encode,
-        }
-    }
-}
-
-impl fmt::Display for Phase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// One measured phase of one run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PhaseTiming {
-    /// Which step.
-    pub phase: Phase,
-    /// How long it took.
-    pub ns: u64,
-    /// Which clock measured it.
-    pub source: Clock,
-}
 
 /// What was measured in one conversion.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -117,7 +27,8 @@ pub struct RunReport {
     pub width: u32,
     /// Image height.
     pub height: u32,
-    /// The measured phases, in order.
+    /// The measured phases, in order: derived from `spans` by [`Self::finish`] (a report of
+    /// medians has them without spans).
     pub phases: Vec<PhaseTiming>,
     /// Wall time of the whole conversion (CPU clock).
     pub total_ns: u64,
@@ -184,18 +95,10 @@ impl RunReport {
         }
     }
 
-    /// A step of `phase` timed on the CPU clock from `start_ns` to `end_ns` of the run: one
-    /// record of it, as its phase (in phase order) and its span on the phase's track.
+    /// A step of `phase` timed on the CPU clock from `start_ns` to `end_ns` of the run: its
+    /// span on the phase's track, counted toward the phase when the report is finished.
     pub fn add_cpu_step(&mut self, phase: Phase, start_ns: u64, end_ns: u64) {
-        let span = Span::cpu(phase.track(), start_ns, end_ns);
-        self.add_phase(PhaseTiming { phase, ns: span.ns(), source: Clock::CpuClock });
-        self.spans.push(span);
-    }
-
-    /// Adds a phase where its step comes in a run (phases stay in [`Phase`] order).
-    pub fn add_phase(&mut self, timing: PhaseTiming) {
-        let at = self.phases.partition_point(|p| p.phase <= timing.phase);
-        self.phases.insert(at, timing);
+        self.spans.push(Span::cpu(phase.track(), start_ns, end_ns));
     }
 
     /// The same report for a run with `work` per pixel.
@@ -228,8 +131,17 @@ impl RunReport {
         self.phases.iter().copied().find(|p| p.phase == phase)
     }
 
-    /// Sets the wall time and the overlap / other remainders that reconcile it with the phases.
+    /// Derives the phases from the spans ([`super::spans::phases_of`]) and sets the wall time
+    /// and the remainders that reconcile it with them; again after more spans are added (a file's
+    /// decode and encode around a conversion, the app's display).
     pub fn finish(&mut self, total_ns: u64) {
+        self.phases = super::spans::phases_of(&self.spans);
+        self.settle(total_ns);
+    }
+
+    /// Sets the wall time and the overlap / other remainders that reconcile it with the phases
+    /// as they stand (a report of medians, which has no spans to derive them from).
+    pub fn settle(&mut self, total_ns: u64) {
         let phases_ns: u64 = self.phases.iter().map(|p| p.ns).sum();
         self.total_ns = total_ns;
         self.overlap_ns = phases_ns.saturating_sub(total_ns);
@@ -271,10 +183,9 @@ impl Stats {
     }
 }
 
-/// Adds a GPU run's phases, spans (the GPU run started `offset_ns` after the report's run), notes
-/// and details to a report.
+/// Adds a GPU run's spans (the GPU run started `offset_ns` after the report's run), notes and
+/// details to a report.
 pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: u64) {
-    report.phases.extend(gpu_phases(&t));
     report.spans.extend(super::spans::from_gpu(&t.spans, offset_ns, t.gpu_clock_within_ns.is_some()));
     if t.bands > 1 {
         report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
@@ -302,27 +213,6 @@ pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: 
         ));
     }
     report.gpu = Some(t);
-}
-
-/// The GPU timings as phases, each with its clock (no upload phase when the input was already
-/// on the GPU, no display phase when nothing was drawn, no download phase when the result
-/// stayed on the GPU).
-pub(crate) fn gpu_phases(t: &GpuTimings) -> Vec<PhaseTiming> {
-    let phase = |phase, step: StepTime| PhaseTiming { phase, ns: step.ns, source: step.clock };
-    let mut phases = vec![PhaseTiming { phase: Phase::Setup, ns: t.setup_ns, source: Clock::CpuClock }];
-    if !t.input_resident {
-        phases.push(phase(Phase::Upload, t.upload_host.and(t.upload_copy)));
-    }
-    phases.push(phase(Phase::Kernel, t.kernel));
-    if t.displayed {
-        // The copies into the display store (GPU timestamps when pipelined) and the preview
-        // drawn from it afterwards (CPU clock).
-        phases.push(phase(Phase::Display, t.display.and(t.preview)));
-    }
-    if t.downloaded {
-        phases.push(phase(Phase::Download, t.download_copy.and(t.download_host)));
-    }
-    phases
 }
 
 #[cfg(test)]

@@ -36,6 +36,8 @@ fn track(lane: Track) -> u64 {
         Track::HostCopy { thread: Some(t) } => per_thread(t, 0),
         Track::KernelStripe { thread: Some(t) } | Track::EncodeStripe { thread: Some(t) } => per_thread(t, 1),
         Track::KernelThread { thread: Some(t) } => per_thread(t, 2),
+        // After every thread's: a JPEG decodes in a few bands at most.
+        Track::DecodeKernel { band } => 1 << 20 | band as u64,
     }
 }
 
@@ -54,6 +56,9 @@ fn track_name(lane: Track, backend: Backend) -> String {
             "CPU · encoder caller (stripes, the kernel inside each)".to_owned()
         }
         Track::KernelThread { .. } => format!("CPU · {} (its chunks, back to back)", lane.name()),
+        Track::DecodeKernel { band } => {
+            format!("CPU · decode band {band} (the kernel on each chunk as it is decoded)")
+        }
         other => format!("CPU · {}", other.name()),
     }
 }
@@ -206,7 +211,7 @@ mod tests {
 
     /// A GPU step of `band` on `lane`, from GPU timestamps.
     fn gpu_step(lane: Track, (start_ns, end_ns): (u64, u64), band: u32) -> Span {
-        Span { lane, start_ns, end_ns, clock: SpanClock::GpuTimestampAtSubmit, band: Some(band) }
+        Span { band: Some(band), clock: SpanClock::GpuTimestampAtSubmit, ..Span::cpu(lane, start_ns, end_ns) }
     }
 
     #[test]

@@ -61,6 +61,25 @@ impl Clock {
     }
 }
 
+/// The busy time of a step timed in pieces (`key`, start, end, clock): the pieces of one key are
+/// one worker's (a lane, or threads that share one step) and count once where they overlap,
+/// different keys add. On the clock of the pieces that took time (of all, if none did); `None`
+/// for no pieces.
+pub fn busy_time<K: Ord + Copy>(mut pieces: Vec<(K, u64, u64, Clock)>) -> Option<(u64, Clock)> {
+    pieces.sort_unstable_by_key(|&(key, start, end, _)| (key, start, end));
+    let mut ns = 0;
+    let mut covered: Option<(K, u64)> = None;
+    for &(key, start, end, _) in &pieces {
+        // What of this piece no earlier piece of its key covered.
+        let until = covered.filter(|&(k, _)| k == key).map(|(_, until)| until);
+        ns += end.saturating_sub(until.map_or(start, |u| start.max(u)));
+        covered = Some((key, until.map_or(end, |u| u.max(end))));
+    }
+    let timed = pieces.iter().filter(|p| p.2 > p.1).map(|p| p.3).reduce(Clock::and);
+    let clock = timed.or_else(|| pieces.iter().map(|p| p.3).reduce(Clock::and))?;
+    Some((ns, clock))
+}
+
 impl fmt::Display for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.label())
@@ -69,7 +88,20 @@ impl fmt::Display for Clock {
 
 #[cfg(test)]
 mod tests {
-    use super::Clock;
+    use super::{Clock, busy_time};
+
+    #[test]
+    fn pieces_of_one_key_count_once_and_keys_add() {
+        let (cpu, gpu) = (Clock::CpuClock, Clock::GpuTimestamp);
+        assert_eq!(busy_time::<u8>(Vec::new()), None);
+        // Two threads copying at once (key 0): 0..10 and 5..12 cover 12; a GPU copy (key 1)
+        // at the same time adds its 4.
+        let pieces = vec![(0, 0, 10, cpu), (1, 8, 12, gpu), (0, 5, 12, cpu), (0, 20, 21, cpu)];
+        assert_eq!(busy_time(pieces), Some((17, Clock::Mixed)));
+        // A piece that took no time lends no clock, unless none took any.
+        assert_eq!(busy_time(vec![(0, 0, 3, gpu), (1, 5, 5, cpu)]), Some((3, gpu)));
+        assert_eq!(busy_time(vec![(0, 5, 5, cpu)]), Some((0, cpu)));
+    }
 
     #[test]
     fn a_clock_is_written_as_it_is_labelled_and_read_back() {

@@ -52,14 +52,18 @@ fn a_kept_input_gives_the_same_bytes_across_formulas_workgroups_and_bands() {
                     assert!(t.input_kept, "{what}");
                     assert_eq!(t.input_resident, !first, "{what}: only the first run uploads");
                     if first {
-                        assert!(t.upload_host.ns > 0, "{what}: the first run uploads");
+                        assert!(t.upload_host().ns > 0, "{what}: the first run uploads");
                     } else {
-                        assert_eq!((t.upload_host.ns, t.upload_copy.ns), (0, 0), "{what}: nothing uploaded");
+                        assert_eq!(
+                            (t.upload_host().ns, t.upload_copy().ns),
+                            (0, 0),
+                            "{what}: nothing uploaded"
+                        );
                     }
                     // Without the key: the full round trip, same bytes, and the kept input is freed.
                     let (plain, t) = run(&conv, GpuJob::new(kernel, formula, wg, &src, (w, h)));
                     assert_eq!(plain, want, "{what}: without keeping");
-                    assert!(!t.input_kept && !t.input_resident && t.upload_host.ns > 0, "{what}");
+                    assert!(!t.input_kept && !t.input_resident && t.upload_host().ns > 0, "{what}");
                     // So the next run with the key uploads again.
                     let (again, t) = run(&conv, job);
                     assert_eq!(again, want, "{what}: kept again");

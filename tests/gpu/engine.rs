@@ -277,7 +277,7 @@ fn phases_overlap_and_the_rest_add_up_to_the_wall_time() {
     for report in std::iter::once(&r.cold).chain(&r.warm) {
         assert_reconciles(report);
         let t = report.gpu.as_ref().expect("GPU details");
-        assert_eq!(report.phase(Phase::Upload).map(|p| p.ns), Some(t.upload_host.ns + t.upload_copy.ns));
+        assert_eq!(report.phase(Phase::Upload).map(|p| p.ns), Some(t.upload_host().ns + t.upload_copy().ns));
     }
 }
 

@@ -45,7 +45,7 @@ fn all_colours_every_formula_match_the_cpu() {
         let want = cpu(Kernel::Rgb8ToL8, formula, &src);
         let (got, t) = gpu_run(&conv, Kernel::Rgb8ToL8, formula, WorkgroupSize::DEFAULT, &src, (4096, 4096));
         assert_eq!(first_difference(&got, &want), None, "{formula}: first differing colour");
-        assert!(t.kernel.ns > 0, "kernel time measured");
+        assert!(t.kernel().ns > 0, "kernel time measured");
     }
 }
 
@@ -146,7 +146,7 @@ fn many_bands_through_the_ring_are_byte_identical() {
             assert_eq!(first_difference(&got, &want), None, "{kernel:?}");
             assert_eq!((t.bands, t.chunks, t.rows_per_chunk), (9, 35, 20));
             assert_eq!(t.pipelined, conv.context().timestamps().encoders);
-            assert!(t.upload_host.ns > 0 && t.download_host.ns > 0 && t.wall_ns > t.setup_ns, "{t:?}");
+            assert!(t.upload_host().ns > 0 && t.download_host().ns > 0 && t.wall_ns > t.setup_ns(), "{t:?}");
             // Every chunk's steps say their band (a trace nests them in it); setup has none.
             let copied: std::collections::BTreeSet<u32> = t
                 .spans
@@ -247,19 +247,21 @@ fn timestamps_and_cpu_clock_modes_agree_on_output() {
     let (got, t) = gpu_run(&conv, Kernel::Rgba8ToLa8, Formula::Linear, WorkgroupSize::DEFAULT, &src, (w, h));
     assert_eq!(first_difference(&got, &want), None);
     assert_eq!(
-        (t.kernel.clock, t.upload_copy.clock, t.pipelined),
+        (t.kernel().clock, t.upload_copy().clock, t.pipelined),
         (Clock::gpu_if(ts.passes), Clock::gpu_if(ts.encoders), ts.encoders)
     );
-    assert!(t.upload_host.ns > 0 && t.download_host.ns > 0 && t.wall_ns >= t.setup_ns);
+    assert!(t.upload_host().ns > 0 && t.download_host().ns > 0 && t.wall_ns >= t.setup_ns());
     conv.set_timing_mode(TimingMode::CpuClock);
     conv.set_band_limit_bytes(640 * 4 * 120);
     conv.set_chunk_limit_bytes(Some(640 * 4 * 30));
     for wg in [WorkgroupSize::DEFAULT, TILE_8X8] {
         let (got, t) = gpu_run(&conv, Kernel::Rgba8ToLa8, Formula::Linear, wg, &src, (w, h));
         assert_eq!(first_difference(&got, &want), None, "wg {wg}");
-        assert!(t.kernel.clock == Clock::CpuClock && t.upload_copy.clock == Clock::CpuClock && !t.pipelined);
+        assert!(
+            t.kernel().clock == Clock::CpuClock && t.upload_copy().clock == Clock::CpuClock && !t.pipelined
+        );
         assert_eq!((t.bands, t.chunks), (4, 16));
-        assert!(t.kernel.ns > 0 && t.upload_copy.ns > 0 && t.download_copy.ns > 0);
+        assert!(t.kernel().ns > 0 && t.upload_copy().ns > 0 && t.download_copy().ns > 0);
         // Nothing overlaps on the CPU clock: the steps fit in the wall time.
         assert_eq!(t.overlap_ns(), 0, "{t:?}");
     }
@@ -297,7 +299,7 @@ fn display_tiles_show_the_result_with_forced_bands_and_chunks() {
             conv.convert_for_display(&job, &tiles, download.then_some(&mut out[..])).expect("display run");
         assert_eq!((t.displayed, t.downloaded, t.bands, t.chunks), (true, download, 4, 10), "{t:?}");
         assert_eq!(tiles.stored_bands(), 4);
-        assert!(t.preview.ns > 0 && t.wall_ns >= t.preview.ns, "{t:?}");
+        assert!(t.preview().ns > 0 && t.wall_ns >= t.preview().ns, "{t:?}");
         if download {
             assert_eq!(first_difference(&out, &want), None);
         }
@@ -472,12 +474,12 @@ fn timings_stay_honest_on_a_device_that_has_rendered() {
         // Where timestamps are read late (llvmpipe after a render pass), the run says so and
         // times every step on the CPU clock; elsewhere the timestamps are used.
         assert_eq!(
-            t.kernel.clock.is_gpu(),
+            t.kernel().clock.is_gpu(),
             ts.passes && !t.timestamps_read_late,
             "rendered {rendered}: {t:?}"
         );
         assert_eq!(t.pipelined, ts.encoders && !t.timestamps_read_late, "rendered {rendered}: {t:?}");
-        assert!(t.kernel.ns > 0 && t.suspect_timestamps == 0, "rendered {rendered}: {t:?}");
+        assert!(t.kernel().ns > 0 && t.suspect_timestamps == 0, "rendered {rendered}: {t:?}");
         if !rendered {
             assert!(!t.timestamps_read_late, "a device that never rendered reads its clock in place");
         }
@@ -554,9 +556,10 @@ fn a_heavy_kernel_leaves_the_transfers_as_the_plain_run_has_them() {
         // wait for a core in some runs, which says nothing about what the copy was charged with.
         let fastest = |v: Vec<u64>| v.into_iter().min().unwrap_or(0);
         let upload =
-            |ts: &[GpuTimings]| fastest(ts.iter().map(|t| t.upload_host.ns + t.upload_copy.ns).collect());
-        let download =
-            |ts: &[GpuTimings]| fastest(ts.iter().map(|t| t.download_copy.ns + t.download_host.ns).collect());
+            |ts: &[GpuTimings]| fastest(ts.iter().map(|t| t.upload_host().ns + t.upload_copy().ns).collect());
+        let download = |ts: &[GpuTimings]| {
+            fastest(ts.iter().map(|t| t.download_copy().ns + t.download_host().ns).collect())
+        };
         for (what, at_0, at_k) in
             [("upload", upload(&plain), upload(&loaded)), ("download", download(&plain), download(&loaded))]
         {

@@ -66,17 +66,11 @@ fn timeline_in(run: &RunRecord, ns_per_unit: f64) -> Timeline {
 /// the CPU's threads) in the grey of time outside the phases, apart from the decode's.
 fn colour(lane: Track) -> Color32 {
     let segment = match lane {
-        Track::Decode => Segment::Phase(Phase::Decode),
-        Track::Setup => Segment::Phase(Phase::Setup),
         Track::HostCopy { .. } => Segment::Other,
-        Track::Upload => Segment::Phase(Phase::Upload),
-        Track::Kernel | Track::KernelStripe { .. } | Track::KernelThread { .. } => {
-            Segment::Phase(Phase::Kernel)
-        }
-        Track::Op | Track::OpSubmission => Segment::Phase(Phase::Op),
-        Track::Display => Segment::Phase(Phase::Display),
-        Track::Download => Segment::Phase(Phase::Download),
-        Track::Encode | Track::EncodeStripe { .. } => Segment::Phase(Phase::Encode),
+        Track::KernelThread { .. } => Segment::Phase(Phase::Kernel),
+        Track::OpSubmission => Segment::Phase(Phase::Op),
+        Track::EncodeStripe { .. } => Segment::Phase(Phase::Encode),
+        other => other.phase().map_or(Segment::Other, Segment::Phase),
     };
     segment.colour()
 }

@@ -5,7 +5,9 @@
 //! threads.
 
 use crate::engine::Backend;
-use crate::engine::report::{Phase, RunReport};
+use crate::engine::report::RunReport;
+use crate::engine::spans::Phase;
+use crate::engine::spans::{Track, time_of};
 use crate::gpu::{Bandwidth, GpuCeilings};
 use crate::pixel::Kernel;
 use crate::system::clock::Clock;
@@ -144,8 +146,23 @@ pub struct PhaseRate {
 }
 
 impl PhaseRate {
+    /// The same rate for `ns` of its bytes, against `ceiling` (its rate in GB/s and the clock
+    /// that measured it) where known.
+    #[must_use]
+    pub fn at(self, ns: u64, ceiling: Option<(f64, Clock)>) -> Self {
+        let gb_per_s = self.bytes as f64 / ns.max(1) as f64;
+        Self {
+            ns,
+            gb_per_s,
+            ceiling_gb_per_s: ceiling.map(|k| k.0),
+            ceiling_source: ceiling.map(|k| k.1),
+            percent_of_ceiling: ceiling.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
+            ..self
+        }
+    }
+
     /// Whether the run went faster than its ceiling: proof that a one-step ceiling was measured
-    /// low (the machine was busy then), or that a two-step phase overlapped its steps.
+    /// low (the machine was busy then); a two-step phase beats its own when one of its steps did.
     #[must_use]
     pub fn beats_ceiling(&self) -> bool {
         self.percent_of_ceiling.is_some_and(|p| p > BEATEN_PERCENT)
@@ -185,7 +202,7 @@ impl PhaseRate {
                 gb(max)
             ),
             (Some(c), Some(max), Some(_)) if self.beats_ceiling() => format!(
-                "{rate}, above this machine's {} ceiling ({}), which counts its two steps one after the other: here they overlapped",
+                "{rate}, above this machine's {} ceiling ({}), which counts its two steps one after the other: one of its steps beat its own",
                 c.name(),
                 gb(max)
             ),
@@ -225,16 +242,15 @@ pub fn raise_beaten(gpu: &mut GpuCeilings, rates: &[PhaseRate]) -> Vec<Ceiling> 
 }
 
 /// Phase X of this run = N GB/s = P% of ceiling Y, for every phase that moves pixels (upload,
-/// kernel, download; the upload and download also split into their host and GPU copies when
-/// the report has GPU details). Setup, display, decode and encode have no byte ceiling.
+/// kernel, download; the upload and download also split into their host and GPU copies where
+/// the report's spans time them). Setup, display, decode and encode have no byte ceiling.
 #[must_use]
 pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
     let Some(kernel) = report.kernel else { return Vec::new() };
-    let pixels = u64::from(report.width) * u64::from(report.height);
-    let (in_bytes, out_bytes) = bytes_of(kernel, pixels);
-    let rate = |phase, part, bytes: u64, ns: u64, source, ceiling: Option<Ceiling>| {
-        let gb_per_s = bytes as f64 / ns.max(1) as f64;
-        let known = ceiling.and_then(|c| ceilings.rate(c));
+    let (in_bytes, out_bytes) = bytes_of(kernel, report.pixels());
+    let rate = |phase, part, bytes: u64, (ns, source): (u64, Clock), ceiling: Ceiling| {
+        let (gb_per_s, ceiling_gb_per_s, ceiling_source, percent_of_ceiling) = (0.0, None, None, None);
+        let c = Some(ceiling);
         PhaseRate {
             phase,
             part,
@@ -242,84 +258,54 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
             ns,
             source,
             gb_per_s,
-            ceiling,
-            ceiling_gb_per_s: known.map(|k| k.0),
-            ceiling_source: known.map(|k| k.1),
-            percent_of_ceiling: known.map(|k| gb_per_s / k.0.max(f64::MIN_POSITIVE) * 100.0),
+            ceiling: c,
+            ceiling_gb_per_s,
+            ceiling_source,
+            percent_of_ceiling,
         }
+        .at(ns, ceilings.rate(ceiling))
     };
-    let gpu_copies = report.gpu.as_ref().map(|g| (g, g.upload_copy.clock));
+    // A copy's part: its host copies on the CPU's threads, or its GPU copies.
+    let part = |phase, host: bool| {
+        time_of(&report.spans, |s| s.phase == Some(phase) && matches!(s.lane, Track::HostCopy { .. }) == host)
+    };
     let mut rates = Vec::new();
     for p in &report.phases {
-        match p.phase {
-            Phase::Upload => {
-                rates.push(rate(
-                    p.phase,
-                    PhasePart::Whole,
-                    in_bytes,
-                    p.ns,
-                    p.source,
-                    Some(Ceiling::HostToGpu),
-                ));
-                if let Some((g, clock)) = gpu_copies {
-                    let host = (PhasePart::HostCopy, g.upload_host.ns, Clock::CpuClock);
-                    rates.push(rate(p.phase, host.0, in_bytes, host.1, host.2, Some(Ceiling::HostToStaging)));
-                    let copy = (PhasePart::GpuCopy, g.upload_copy.ns, clock);
-                    rates.push(rate(
-                        p.phase,
-                        copy.0,
-                        in_bytes,
-                        copy.1,
-                        copy.2,
-                        Some(Ceiling::StagingToDevice),
-                    ));
-                }
-            }
+        let whole = (p.ns, p.source);
+        let (bytes, ceiling, parts) = match p.phase {
+            Phase::Upload => (
+                in_bytes,
+                Ceiling::HostToGpu,
+                [
+                    (PhasePart::HostCopy, Ceiling::HostToStaging),
+                    (PhasePart::GpuCopy, Ceiling::StagingToDevice),
+                ],
+            ),
+            Phase::Download => (
+                out_bytes,
+                Ceiling::GpuToHost,
+                [
+                    (PhasePart::GpuCopy, Ceiling::DeviceToReadback),
+                    (PhasePart::HostCopy, Ceiling::ReadbackToHost),
+                ],
+            ),
             Phase::Kernel => {
                 let ceiling = match report.backend {
                     Backend::Gpu => Ceiling::DeviceCopy,
                     Backend::Cpu => Ceiling::MemoryStream,
                 };
-                rates.push(rate(
-                    p.phase,
-                    PhasePart::Whole,
-                    in_bytes + out_bytes,
-                    p.ns,
-                    p.source,
-                    Some(ceiling),
-                ));
+                rates.push(rate(p.phase, PhasePart::Whole, in_bytes + out_bytes, whole, ceiling));
+                continue;
             }
-            Phase::Download => {
-                rates.push(rate(
-                    p.phase,
-                    PhasePart::Whole,
-                    out_bytes,
-                    p.ns,
-                    p.source,
-                    Some(Ceiling::GpuToHost),
-                ));
-                if let Some((g, clock)) = gpu_copies {
-                    let copy = (PhasePart::GpuCopy, g.download_copy.ns, clock);
-                    rates.push(rate(
-                        p.phase,
-                        copy.0,
-                        out_bytes,
-                        copy.1,
-                        copy.2,
-                        Some(Ceiling::DeviceToReadback),
-                    ));
-                    let host = (PhasePart::HostCopy, g.download_host.ns, Clock::CpuClock);
-                    rates.push(rate(
-                        p.phase,
-                        host.0,
-                        out_bytes,
-                        host.1,
-                        host.2,
-                        Some(Ceiling::ReadbackToHost),
-                    ));
-                }
+            Phase::Decode | Phase::Setup | Phase::Op | Phase::Display | Phase::Encode => continue,
+        };
+        rates.push(rate(p.phase, PhasePart::Whole, bytes, whole, ceiling));
+        let timed =
+            parts.map(|(part_of, c)| Some((part_of, part(p.phase, part_of == PhasePart::HostCopy)?, c)));
+        if let [Some(a), Some(b)] = timed {
+            for (part_of, time, c) in [a, b] {
+                rates.push(rate(p.phase, part_of, bytes, time, c));
             }
-            Phase::Decode | Phase::Setup | Phase::Op | Phase::Display | Phase::Encode => {}
         }
     }
     rates

@@ -9,8 +9,9 @@ use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
 use crate::engine::claims::Evidence;
-use crate::engine::report::{Phase, RunReport};
+use crate::engine::report::RunReport;
 use crate::engine::sampling::{Budget, Decision, Interval, Sampled, decide, rotation, sample};
+use crate::engine::spans::Phase;
 use crate::engine::{ConvertSettings, Engine, EngineError};
 
 /// Runs kept for a trace: the last of each side, named, in the order first seen.

@@ -4,7 +4,7 @@
 use crate::engine::claims::sampled::{Plan, evidence, median, settled};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::report::Phase;
+use crate::engine::spans::Phase;
 use crate::engine::sweep::workgroups::{Goal, race};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, bench, synthetic_rgb};
 use crate::system::clock::Clock;

@@ -9,9 +9,9 @@ use image::DynamicImage;
 use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
-use crate::engine::report::Phase;
 use crate::engine::round_trip::RoundTripOptions;
 use crate::engine::sampling::{Budget, Sampled, ratios, rotation};
+use crate::engine::spans::Phase;
 use crate::engine::{
     Backend, ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, synthetic_rgb,
 };

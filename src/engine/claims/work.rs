@@ -6,8 +6,9 @@
 use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
 use crate::engine::claims::transfers::Shared;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::report::{Phase, RunReport};
+use crate::engine::report::RunReport;
 use crate::engine::sampling::ratios;
+use crate::engine::spans::Phase;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, synthetic_rgb};
 use crate::pixel::{Op, Work};
 

@@ -18,8 +18,8 @@ use std::time::Duration;
 use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
-use crate::engine::report::Phase;
 use crate::engine::sampling::{Budget, MIN_SAMPLES, Stop, rotation, sample};
+use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::Series;
 use crate::engine::sweep::result::Speedup;
 use crate::engine::{ConvertSettings, Engine, EngineError};

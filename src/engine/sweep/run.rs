@@ -18,7 +18,8 @@ use crate::engine::sweep::compare::{Sides, affordable, compare, fewest, point_bu
 use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
 
-use crate::engine::report::{Phase, Stats};
+use crate::engine::report::Stats;
+use crate::engine::spans::Phase;
 use crate::engine::sweep::cell_ops::CellOps;
 use crate::engine::sweep::grid::{GridAxis, Series};
 use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, estimate_grid, size_for};

@@ -12,10 +12,10 @@ use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
 use crate::engine::estimate::{Lane, Part};
-use crate::engine::report::Phase;
 use crate::engine::sampling::{
     Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample,
 };
+use crate::engine::spans::Phase;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize};
 use crate::system::clock::Clock;
 

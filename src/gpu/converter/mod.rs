@@ -11,7 +11,7 @@ use std::time::Instant;
 use super::display::{DisplayPipeline, GpuTiles};
 use super::pipelines::{Pipelines, params_buffer};
 use super::run::{pipelined, resident, round_trip, stepwise};
-use super::{GpuContext, GpuError, GpuJob, GpuTimings, StepTime};
+use super::{GpuContext, GpuError, GpuJob, GpuTimings};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, wait_for};
 use crate::gpu::memory::buffers::Buffers;
@@ -174,7 +174,6 @@ impl GpuConverter {
         let drawing = Instant::now();
         tiles.draw_preview(job.cancel)?;
         let drawn = Instant::now();
-        t.preview.ns = nanos(drawn - drawing);
         let since = |at: Instant| nanos(at.saturating_duration_since(started));
         t.spans.push(GpuSpan {
             step: GpuStep::Preview,
@@ -388,10 +387,6 @@ impl GpuConverter {
         let overlap = pipelined && !ctx.is_software();
         let plan = RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, overlap))?;
         let mut t = GpuTimings {
-            upload_copy: StepTime::on(Clock::gpu_if(pipelined)),
-            download_copy: StepTime::on(Clock::gpu_if(pipelined)),
-            kernel: StepTime::on(Clock::gpu_if(gpu_clock && ts.passes)),
-            display: StepTime::on(Clock::gpu_if(pipelined && display.is_some())),
             pipelined,
             bands: plan.bands.bands,
             chunks: plan.chunks.len() as u32,
@@ -408,7 +403,7 @@ impl GpuConverter {
         }
         let layout = job.keep_input.map(|key| InputLayout::new(key, kernel, plan.size, &plan.bands));
         let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
-        let needs = plan.ring_needs(kernel, slots, t.kernel.clock.is_gpu());
+        let needs = plan.ring_needs(kernel, slots, gpu_clock && ts.passes);
         buffers.prepare(ctx, needs, layout, &plan.bands)?;
         scopes.check()?;
         let Buffers { ring: Some(ring), input } = buffers else {
@@ -435,7 +430,6 @@ impl GpuConverter {
             &params,
         );
         let set_up = Instant::now();
-        t.setup_ns = nanos(set_up - started);
         let mut run = Run {
             cmds: RunCommands {
                 ctx,

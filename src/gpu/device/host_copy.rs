@@ -9,6 +9,8 @@
 
 use std::time::Instant;
 
+use crate::system::clock::Clock;
+
 use rayon::prelude::*;
 
 use crate::gpu::GpuError;
@@ -32,6 +34,15 @@ impl ThreadCopy {
         copy();
         Self { thread: rayon::current_thread_index(), started, ended: Instant::now() }
     }
+}
+
+/// The time any thread was copying: what a run's spans count for one copy, and what the
+/// transfer probes time, so that a run and its ceiling are measured alike.
+pub(crate) fn copying_ns(copies: &[ThreadCopy]) -> u64 {
+    let Some(origin) = copies.iter().map(|c| c.started).min() else { return 0 };
+    let since = |at: Instant| crate::gpu::device::wait::nanos(at.saturating_duration_since(origin));
+    let pieces = copies.iter().map(|c| ((), since(c.started), since(c.ended), Clock::CpuClock)).collect();
+    crate::system::clock::busy_time(pieces).map_or(0, |(ns, _)| ns)
 }
 
 /// One span per thread out of one span per piece.

@@ -1,6 +1,6 @@
 //! The state of one conversion in progress, shared by both drivers: the commands, the plan, the
 //! host's side of each chunk (staging its input, reading its output back, both with every
-//! thread) and the timings being summed.
+//! thread) and the timings being recorded.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -62,10 +62,8 @@ impl Run<'_> {
         self.t.wait_ns += nanos(waited.elapsed());
         let (_, in_bytes) = chunk.in_bytes(self.cmds.kernel);
         let src = self.src.get(chunk.src.clone()).ok_or_else(|| self.length_mismatch())?;
-        let started = Instant::now();
         let copies = slot.fill_upload(self.cmds.ctx, src, in_bytes)?;
-        self.t.upload_host.ns += nanos(started.elapsed());
-        self.host_copies(&copies, chunk.band);
+        self.host_copies(&copies, chunk.band, true);
         slot.unmap_upload();
         Ok(())
     }
@@ -81,12 +79,10 @@ impl Run<'_> {
         mapped(self.cmds.ctx.device(), mapping)?;
         self.t.wait_ns += nanos(waited.elapsed());
         let (_, out_bytes) = chunk.out_bytes();
-        let started = Instant::now();
         let mismatch = self.length_mismatch();
         let dst = self.dst.as_deref_mut().and_then(|d| d.get_mut(chunk.dst.clone())).ok_or(mismatch)?;
         let copies = slot.read_download(out_bytes, dst)?;
-        self.t.download_host.ns += nanos(started.elapsed());
-        self.host_copies(&copies, chunk.band);
+        self.host_copies(&copies, chunk.band, false);
         Ok(())
     }
 
@@ -110,10 +106,11 @@ impl Run<'_> {
         self.t.spans.push(GpuSpan { step, start_ns, end_ns, clock, band });
     }
 
-    /// Records one host copy of a chunk of `band`, a span per thread that took part.
-    fn host_copies(&mut self, copies: &[ThreadCopy], band: u32) {
+    /// Records one host copy of a chunk of `band` (into staging memory `into_gpu`, else out of
+    /// readback memory), a span per thread that took part.
+    fn host_copies(&mut self, copies: &[ThreadCopy], band: u32, into_gpu: bool) {
         for c in copies {
-            let step = (GpuStep::HostCopy { thread: c.thread }, Some(band));
+            let step = (GpuStep::HostCopy { thread: c.thread, into_gpu }, Some(band));
             self.span(step, (c.started, c.ended), Clock::CpuClock);
         }
     }

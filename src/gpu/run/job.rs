@@ -89,7 +89,7 @@ impl<'a> GpuJob<'a> {
 }
 
 /// A step of a GPU run, as a timeline draws it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GpuStep {
     /// Pipeline lookup or compilation and buffer allocation (CPU clock).
     Setup,
@@ -98,6 +98,8 @@ pub enum GpuStep {
     HostCopy {
         /// The rayon thread index, `None` for a thread outside the pool.
         thread: Option<usize>,
+        /// Into staging memory (part of the upload); else out of readback memory (the download).
+        into_gpu: bool,
     },
     /// A copy from staging to the GPU's input buffer.
     Upload,
@@ -159,32 +161,15 @@ impl StepTime {
     }
 }
 
-/// Each step's own busy time: host copies on the CPU clock, GPU copies, kernel and display from
-/// GPU timestamps where the device has them (see each step's [`Clock`]), else from the CPU
-/// clock around a submit-and-wait of that step alone. In the pipelined mode the steps overlap
-/// (the host copies chunk i+1 while the GPU works on chunk i), so they can add up to more than
-/// `wall_ns`; [`Self::overlap_ns`] says by how much at least.
+/// What one GPU run measured: when each step ran ([`Self::spans`], the one record of its
+/// times; each step's busy time is derived from them: host copies on the CPU clock, GPU copies,
+/// kernel and display from GPU timestamps where the device has them, else from the CPU clock
+/// around a submit-and-wait of that step alone), and how the run was cut and timed. In the
+/// pipelined mode the steps overlap (the host copies chunk i+1 while the GPU works on chunk i),
+/// so they can add up to more than `wall_ns`; [`Self::overlap_ns`] says by how much at least.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[expect(clippy::struct_excessive_bools, reason = "independent facts about one run, serialised flat")]
 pub struct GpuTimings {
-    /// Host copy of the input into mapped staging memory (CPU clock).
-    pub upload_host: StepTime,
-    /// Copies from staging to the GPU input buffer.
-    pub upload_copy: StepTime,
-    /// The compute passes.
-    pub kernel: StepTime,
-    /// Copying each chunk's result into the display store on the GPU (0 when not shown).
-    pub display: StepTime,
-    /// Drawing the preview level and its mipmaps from the display store after the last chunk
-    /// (CPU clock around bounded submissions; 0 when not shown).
-    pub preview: StepTime,
-    /// Copies from the GPU output buffer to the readback staging.
-    pub download_copy: StepTime,
-    /// Host copy out of mapped readback memory (CPU clock).
-    pub download_host: StepTime,
-    /// Pipeline lookup or compilation and buffer allocation before the first submission (CPU
-    /// clock); large on a cold run.
-    pub setup_ns: u64,
     /// Time the host spent blocked waiting for the GPU (CPU clock).
     pub wait_ns: u64,
     /// Wall time of the whole conversion, setup included (CPU clock).
@@ -226,29 +211,74 @@ pub struct GpuTimings {
     /// finished), good to within that many ns; `None` when each chunk was placed at its
     /// submission instead (no timestamps, or GPU clock readings no single offset fits).
     pub gpu_clock_within_ns: Option<u64>,
-    /// When each step really ran, for a timeline (the report carries them in its own terms).
+    /// When each step really ran: a timeline, and every step's time (the report carries them
+    /// in its own terms).
     #[serde(skip)]
     pub spans: Vec<GpuSpan>,
 }
 
 impl GpuTimings {
-    /// The sum of every step's busy time, setup included.
+    /// The busy time of the steps `pick` takes, from their spans (host copies by several threads
+    /// at once count once), on their clock.
     #[must_use]
-    pub fn busy_ns(&self) -> u64 {
-        self.setup_ns
-            + self.upload_host.ns
-            + self.upload_copy.ns
-            + self.kernel.ns
-            + self.display.ns
-            + self.preview.ns
-            + self.download_copy.ns
-            + self.download_host.ns
+    pub fn step(&self, pick: impl Fn(GpuStep) -> bool) -> StepTime {
+        let pieces = self.spans.iter().filter(|s| pick(s.step));
+        // Host copies share one key: threads copying one chunk at once are one step.
+        let key = |step| match step {
+            GpuStep::HostCopy { into_gpu, .. } => GpuStep::HostCopy { thread: None, into_gpu },
+            other => other,
+        };
+        let pieces = pieces.map(|s| (key(s.step), s.start_ns, s.end_ns, s.clock)).collect();
+        crate::system::clock::busy_time(pieces)
+            .map_or_else(StepTime::default, |(ns, clock)| StepTime { ns, clock })
+    }
+
+    /// Pipeline lookup or compilation and buffer allocation (CPU clock); large on a cold run.
+    #[must_use]
+    pub fn setup_ns(&self) -> u64 {
+        self.step(|s| s == GpuStep::Setup).ns
+    }
+
+    /// Host copies of the input into mapped staging memory (CPU clock).
+    #[must_use]
+    pub fn upload_host(&self) -> StepTime {
+        self.step(|s| matches!(s, GpuStep::HostCopy { into_gpu: true, .. }))
+    }
+
+    /// Copies from staging to the GPU input buffer.
+    #[must_use]
+    pub fn upload_copy(&self) -> StepTime {
+        self.step(|s| s == GpuStep::Upload)
+    }
+
+    /// The compute passes.
+    #[must_use]
+    pub fn kernel(&self) -> StepTime {
+        self.step(|s| s == GpuStep::Kernel)
+    }
+
+    /// Drawing the preview from the display store (CPU clock; 0 when not shown).
+    #[must_use]
+    pub fn preview(&self) -> StepTime {
+        self.step(|s| s == GpuStep::Preview)
+    }
+
+    /// Copies from the GPU output buffer to the readback staging.
+    #[must_use]
+    pub fn download_copy(&self) -> StepTime {
+        self.step(|s| s == GpuStep::Download)
+    }
+
+    /// Host copies out of mapped readback memory (CPU clock).
+    #[must_use]
+    pub fn download_host(&self) -> StepTime {
+        self.step(|s| matches!(s, GpuStep::HostCopy { into_gpu: false, .. }))
     }
 
     /// How much more the steps add up to than the wall time: time during which two of them ran
     /// at once (at least this much; idle gaps hide more).
     #[must_use]
     pub fn overlap_ns(&self) -> u64 {
-        self.busy_ns().saturating_sub(self.wall_ns)
+        self.step(|_| true).ns.saturating_sub(self.wall_ns)
     }
 }

@@ -285,7 +285,8 @@ fn chunk_steps(run: &Run<'_>, chunk: &Chunk) -> Vec<(GpuStep, Stamp, Stamp)> {
     steps
 }
 
-/// Adds the chunk's GPU times to the run's; `false` when they cannot be right (left out).
+/// Learns the device's speed from the chunk's GPU times; `false` when they cannot be right (its
+/// spans are then left out).
 fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: u64) -> bool {
     let ctx = run.cmds.ctx;
     let ns = |span| ctx.ticks_to_ns(ticks.span(span));
@@ -304,17 +305,6 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
         download_ns: Some(ns(Span::Download)),
         ..Sample::default()
     };
-    if run.cmds.upload {
-        run.t.upload_copy.ns += ns(Span::Upload);
-    }
-    run.t.kernel.ns += sample.kernel_ns;
-    // Without a display target (or a download) the span is just two adjacent stamps.
-    if run.cmds.display.is_some() {
-        run.t.display.ns += ns(Span::Display);
-    }
-    if run.cmds.download {
-        run.t.download_copy.ns += ns(Span::Download);
-    }
     run.learn(chunk, sample);
     true
 }

@@ -59,19 +59,15 @@ pub(crate) fn drive(
         if run.cmds.display.is_some() {
             let ns = timed(run, (GpuStep::Display, chunk.band), |cmds, enc| cmds.display(enc, chunk, None))?;
             sample.display_ns = Some(ns);
-            run.t.display.ns += ns;
         }
         if run.cmds.download {
             let ns = timed(run, (GpuStep::Download, chunk.band), |cmds, enc| {
                 cmds.download(enc, slot, chunk, None);
             })?;
             sample.download_ns = Some(ns);
-            run.t.download_copy.ns += ns;
             let mapping = map(&slot.download, 0..chunk.out_bytes().1, wgpu::MapMode::Read);
             run.read_back(slot, chunk, &mapping)?;
         }
-        run.t.upload_copy.ns += sample.upload_ns.unwrap_or(0);
-        run.t.kernel.ns += sample.kernel_ns;
         if every_slice_timed && sample.kernel_ns > 0 {
             run.learn(chunk, sample);
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::gpu::device::host_copy::{PIECE_BYTES, fill_mapped, read_mapped};
+use crate::gpu::device::host_copy::{PIECE_BYTES, copying_ns, fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::timing::device_copy::{BoundCopy, CopyKernel};
@@ -229,33 +229,29 @@ impl<'a> Rig<'a> {
 }
 
 /// Maps `buffer` for writing (the wait not timed), fills it from `src`, unmaps it: the fill's
-/// nanoseconds, as the converter stages a chunk.
+/// nanoseconds, timed as the converter's spans time a chunk's staging.
 fn fill(ctx: &GpuContext, buffer: &wgpu::Buffer, src: &[u8]) -> Result<u64, GpuError> {
     let bytes = src.len() as u64;
     mapped(ctx.device(), &map(buffer, 0..bytes, wgpu::MapMode::Write))?;
-    let started = Instant::now();
-    {
+    let copies = {
         let mut view = buffer.get_mapped_range_mut(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-        fill_mapped(&mut view, src)?;
-    }
-    let ns = nanos(started.elapsed());
+        fill_mapped(&mut view, src)?
+    };
     buffer.unmap();
-    Ok(ns)
+    Ok(copying_ns(&copies))
 }
 
 /// Maps `buffer` for reading (the wait not timed), reads it into `dst`, unmaps it: the read's
-/// nanoseconds, as the converter reads a chunk back.
+/// nanoseconds, timed as the converter's spans time a chunk's read-back.
 fn read(ctx: &GpuContext, buffer: &wgpu::Buffer, dst: &mut [u8]) -> Result<u64, GpuError> {
     let bytes = dst.len() as u64;
     mapped(ctx.device(), &map(buffer, 0..bytes, wgpu::MapMode::Read))?;
-    let started = Instant::now();
-    {
+    let copies = {
         let view = buffer.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-        read_mapped(&view, dst)?;
-    }
-    let ns = nanos(started.elapsed());
+        read_mapped(&view, dst)?
+    };
     buffer.unmap();
-    Ok(ns)
+    Ok(copying_ns(&copies))
 }
 
 /// One size's point from its runs of `moved` bytes: end to end, and each step where every run

@@ -133,7 +133,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
     let (meta, head) = first_look(path)?;
     let mut warnings = Vec::new();
     let (raw, format, truncated, facts) = if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        match open_jpeg(path, &meta, options, (stream, started), &mut warnings)? {
+        match open_jpeg(path, &meta, options, stream, &mut warnings)? {
             Jpeg::Streamed(stream) => return Ok(Opened::LumaRows(stream)),
             Jpeg::Decoded(raw, truncated) => (raw, ImageFormat::Jpeg, truncated, Facts::default()),
         }
@@ -189,7 +189,7 @@ fn open_jpeg(
     path: &Path,
     meta: &std::fs::Metadata,
     options: &DecodeOptions,
-    (stream, started): (bool, Instant),
+    stream: bool,
     warnings: &mut Vec<DecodeWarning>,
 ) -> Result<Jpeg, IoError> {
     let open = |cause| IoError::Open { path: owned(path), cause };
@@ -241,7 +241,6 @@ fn open_jpeg(
                 (width, height),
                 (std::mem::take(warnings), options.allow_truncated),
                 reservation,
-                started,
             );
             return Ok(Jpeg::Streamed(stream));
         }

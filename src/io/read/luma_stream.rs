@@ -11,7 +11,6 @@ use std::error::Error;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
-use std::time::Instant;
 
 use crate::io::codecs::rows::{RowSource, RowsFailed};
 use crate::io::read::libjpeg::{self, JpegOut, LibjpegError, LibjpegRows, LibjpegWarning};
@@ -23,9 +22,11 @@ use crate::system::memory_budget::Reservation;
 /// stripes are borrowed whole. Bands start at multiples of it.
 pub(in crate::io) const CHUNK_ROWS: usize = 128;
 
-/// How a gray chunk is made from a chunk of decoded RGB rows (`rgb` three samples a pixel,
-/// `gray` one); an error stops the decode.
-pub type ToGray<'a> = &'a (dyn Fn(&[u8], &mut [u8]) -> Result<(), Box<dyn Error + Send + Sync>> + Sync);
+/// How a gray chunk is made from a chunk of decoded RGB rows of band `band` (`rgb` three
+/// samples a pixel, `gray` one; each band is decoded on a thread of its own); an error stops
+/// the decode.
+pub type ToGray<'a> =
+    &'a (dyn Fn(usize, &[u8], &mut [u8]) -> Result<(), Box<dyn Error + Send + Sync>> + Sync);
 
 /// Why a band was not decoded, worded after "libjpeg: " in the decode's reason.
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +89,6 @@ pub struct LumaStream {
     /// sleeping).
     #[cfg(test)]
     waited: std::sync::atomic::AtomicUsize,
-    open_ns: u64,
     /// The memory reserved for the gray plane and its encoding, held while the stream lives.
     _memory: Reservation,
 }
@@ -96,7 +96,7 @@ pub struct LumaStream {
 impl LumaStream {
     /// A stream of the JPEG `bands` (the file whole, or [`super::restart_bands`]'s bands of it)
     /// read from `path` (`width` x `height`, complete, stored YCbCr, no orientation to apply),
-    /// opened since `started`, with the checks' `warnings`; `keep_truncated`: data that ends
+    /// with the checks' `warnings`; `keep_truncated`: data that ends
     /// early is kept with a warning instead of failing the decode.
     pub(in crate::io) fn new(
         path: &Path,
@@ -104,7 +104,6 @@ impl LumaStream {
         (width, height): (u32, u32),
         (warnings, keep_truncated): (Vec<DecodeWarning>, bool),
         memory: Reservation,
-        started: Instant,
     ) -> Self {
         let chunks = (height as usize).div_ceil(CHUNK_ROWS);
         Self {
@@ -120,7 +119,6 @@ impl LumaStream {
             keep_truncated,
             #[cfg(test)]
             waited: std::sync::atomic::AtomicUsize::new(0),
-            open_ns: u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
             _memory: memory,
         }
     }
@@ -136,12 +134,6 @@ impl LumaStream {
     #[must_use]
     pub fn warnings(&self) -> Vec<DecodeWarning> {
         self.warnings.lock().unwrap_or_else(PoisonError::into_inner).clone()
-    }
-
-    /// Wall time of opening: reading the file and checking it (CPU clock).
-    #[must_use]
-    pub fn open_ns(&self) -> u64 {
-        self.open_ns
     }
 
     /// Whether the rows are the stored luma (not RGB converted by [`LumaStream::decode`]'s
@@ -172,10 +164,10 @@ impl LumaStream {
                 .map(|(n, band)| {
                     std::thread::Builder::new()
                         .name(format!("graylab-jpeg-band-{n}"))
-                        .spawn_scoped(scope, || self.decode_band(band, to_gray))
+                        .spawn_scoped(scope, move || self.decode_band((n, band), to_gray))
                 })
                 .collect();
-            let mut result = self.decode_band(last, to_gray);
+            let mut result = self.decode_band((others.len(), last), to_gray);
             for band in others {
                 let decoded = match band {
                     Ok(thread) => thread.join().unwrap_or(Err(BandError::ThreadStopped)),
@@ -213,7 +205,11 @@ impl LumaStream {
 
     /// Decodes one band into its chunks (RGB through `to_gray`), publishing each; libjpeg's
     /// warnings.
-    fn decode_band(&self, band: &Band, to_gray: ToGray<'_>) -> Result<Vec<LibjpegWarning>, BandError> {
+    fn decode_band(
+        &self,
+        (nth, band): (usize, &Band),
+        to_gray: ToGray<'_>,
+    ) -> Result<Vec<LibjpegWarning>, BandError> {
         let width = self.width as usize;
         let rows = (band.rows.end - band.rows.start) as u32;
         let mut decoder = LibjpegRows::start(&band.jpeg, (self.width, rows), self.out)?;
@@ -226,7 +222,7 @@ impl LumaStream {
             } else {
                 let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or(BandError::ChunkBeyondBuffer)?;
                 decoder.read(rgb)?;
-                to_gray(rgb, &mut buf).map_err(BandError::ToGray)?;
+                to_gray(nth, rgb, &mut buf).map_err(BandError::ToGray)?;
             }
             // Set once: each chunk belongs to one band.
             let _ = self.chunks.get(k).ok_or(BandError::BandBeyondImage)?.set(buf);
@@ -302,14 +298,7 @@ mod tests {
     fn stream_of(bytes: Vec<u8>, size: (u32, u32)) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let band = Band { rows: 0..size.1 as usize, jpeg: bytes };
-        LumaStream::new(
-            Path::new("in.jpg"),
-            (vec![band], JpegOut::Luma),
-            size,
-            (Vec::new(), false),
-            memory,
-            Instant::now(),
-        )
+        LumaStream::new(Path::new("in.jpg"), (vec![band], JpegOut::Luma), size, (Vec::new(), false), memory)
     }
 
     #[test]
@@ -336,7 +325,7 @@ mod tests {
             while stream.waited.load(std::sync::atomic::Ordering::SeqCst) == 0 {
                 std::thread::yield_now();
             }
-            stream.decode(&|_, _| Ok(())).expect("decoded");
+            stream.decode(&|_, _, _| Ok(())).expect("decoded");
             let (across, inside, last) = reader.join().expect("reader");
             assert_eq!(across, whole[100 * w..260 * w], "rows across chunks");
             assert_eq!(inside, whole[130 * w..140 * w], "rows inside one chunk");
@@ -367,14 +356,13 @@ mod tests {
                 (width, height),
                 (Vec::new(), false),
                 memory,
-                Instant::now(),
             )
         };
         let stream = open(jpeg.clone(), memory);
         assert!(!stream.stored_luma());
         // A conversion that keeps each pixel's green, counting the chunks it is given.
         let chunks = std::sync::atomic::AtomicUsize::new(0);
-        let green = |rgb: &[u8], gray: &mut [u8]| {
+        let green = |_band: usize, rgb: &[u8], gray: &mut [u8]| {
             chunks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             for (g, px) in gray.iter_mut().zip(rgb.chunks_exact(3)) {
                 *g = px[1];
@@ -387,7 +375,7 @@ mod tests {
         assert_eq!(chunks.into_inner(), 3);
         // A conversion that fails stops the decode, naming the file, and its readers get no rows.
         let stream = open(jpeg, budget().try_reserve(0).expect("nothing reserved"));
-        let error = stream.decode(&|_, _| Err("a conversion failed".into())).expect_err("failed");
+        let error = stream.decode(&|_, _, _| Err("a conversion failed".into())).expect_err("failed");
         assert!(
             error.to_string().contains("in.jpg") && error.to_string().contains("a conversion failed"),
             "{error}"
@@ -400,7 +388,7 @@ mod tests {
         let stream = stream_of(b"\xFF\xD8\xFF\xE0 not a JPEG at all".to_vec(), (16, 400));
         std::thread::scope(|scope| {
             let reader = scope.spawn(|| stream.rows(300..400).len());
-            let error = stream.decode(&|_, _| Ok(())).expect_err("not a JPEG").to_string();
+            let error = stream.decode(&|_, _, _| Ok(())).expect_err("not a JPEG").to_string();
             assert!(error.contains("in.jpg") && error.contains("libjpeg"), "{error}");
             assert_eq!(reader.join().expect("reader"), 0, "a reader gets no rows, and does not hang");
         });
