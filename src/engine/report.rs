@@ -38,7 +38,8 @@ pub struct RunReport {
     /// How much of `total_ns` no phase accounts for (waiting, submitting, preparing pixels).
     /// The phases minus `overlap_ns` plus `other_ns` equal `total_ns` exactly.
     pub other_ns: u64,
-    /// GPU details (bands, each copy separately), GPU runs only.
+    /// How a GPU run was cut and timed (bands, chunks, which clock), GPU runs only; its steps'
+    /// times are in `spans`.
     pub gpu: Option<GpuTimings>,
     /// The GPU adapter's name, GPU runs only.
     pub adapter: Option<String>,
@@ -185,8 +186,10 @@ impl Stats {
 
 /// Adds a GPU run's spans (the GPU run started `offset_ns` after the report's run), notes and
 /// details to a report.
-pub(crate) fn add_gpu_timings(report: &mut RunReport, t: GpuTimings, offset_ns: u64) {
-    report.spans.extend(super::spans::from_gpu(&t.spans, offset_ns, t.gpu_clock_within_ns.is_some()));
+pub(crate) fn add_gpu_timings(report: &mut RunReport, mut t: GpuTimings, offset_ns: u64) {
+    // The spans move into the report's timeline, their one record there.
+    let spans = std::mem::take(&mut t.spans);
+    report.spans.extend(super::spans::from_gpu(&spans, offset_ns, t.gpu_clock_within_ns.is_some()));
     if t.bands > 1 {
         report.notes.push(format!("processed in {} row bands (GPU buffer limit)", t.bands));
     }

@@ -6,6 +6,7 @@ use graylab::system::clock::Clock;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use graylab::engine::ceilings::PhasePart;
 use graylab::engine::{
     Backend, ConvertSettings, Engine, EngineError, Phase, RunOptions, RunReport, SpanClock, Track,
     WorkgroupSize, bench, synthetic_rgb, track_overlap,
@@ -276,8 +277,12 @@ fn phases_overlap_and_the_rest_add_up_to_the_wall_time() {
     let r = bench(&engine, &img, &s, 3).expect("gpu bench");
     for report in std::iter::once(&r.cold).chain(&r.warm) {
         assert_reconciles(report);
-        let t = report.gpu.as_ref().expect("GPU details");
-        assert_eq!(report.phase(Phase::Upload).map(|p| p.ns), Some(t.upload_host().ns + t.upload_copy().ns));
+        // The upload's two parts, from the same spans, add up to the whole.
+        let rates = engine.phase_rates(report);
+        let upload = |part| rates.iter().find(|x| x.phase == Phase::Upload && x.part == part).map(|x| x.ns);
+        let parts = upload(PhasePart::HostCopy).zip(upload(PhasePart::GpuCopy)).map(|(h, g)| h + g);
+        assert_eq!(parts, upload(PhasePart::Whole), "{report:?}");
+        assert_eq!(parts, report.phase(Phase::Upload).map(|p| p.ns));
     }
 }
 
