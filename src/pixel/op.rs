@@ -73,12 +73,6 @@ impl Op {
     pub fn synthetic_rounds(self) -> u32 {
         u32::try_from(self.ops_per_pixel().div_ceil(u64::from(super::OPS_PER_ROUND))).unwrap_or(u32::MAX)
     }
-
-    /// The output's bits per pixel: 1 after the dither, else 8.
-    #[must_use]
-    pub fn output_bits(self) -> u8 {
-        if self == Self::Dither { 1 } else { 8 }
-    }
 }
 
 impl fmt::Display for Op {
