@@ -58,15 +58,20 @@ impl Engine {
                 .map(|b| stream_gb_per_s(b.pixels, b.ns));
         }
         let rates = phase_rates(report, &ceilings);
-        // A run that beat a one-step ceiling proves it was measured low: the run is the new
-        // ceiling (this run's share says so; later runs are held against it).
-        if let Some(mut gpu) = ceilings.gpu {
-            let raised = raise_beaten(&mut gpu, &rates);
+        self.raise_ceilings_beaten_by(&rates);
+        rates
+    }
+
+    /// Raises the known GPU ceilings that `rates` beat, here and in the cache: a run that beat
+    /// a one-step ceiling proves it was measured low, so the run is the new ceiling (its share
+    /// says "raised now"; later runs are held against it).
+    pub(crate) fn raise_ceilings_beaten_by(&self, rates: &[PhaseRate]) {
+        if let Some(mut gpu) = self.known_gpu_ceilings().map(|k| k.ceilings) {
+            let raised = raise_beaten(&mut gpu, rates);
             if !raised.is_empty() {
                 self.keep_raised_ceilings(gpu, &raised);
             }
         }
-        rates
     }
 
     /// The memory-stream baseline of `pixels` on `threads`, measured unless it is the last one
@@ -118,5 +123,33 @@ mod tests {
         assert_eq!(stream_pixels(Kernel::Rgba8ToL8, 1000), 1250);
         // 8 read and 4 written.
         assert_eq!(stream_pixels(Kernel::Rgba16ToLa16, 1000), 3000);
+    }
+
+    #[test]
+    fn rates_that_beat_a_known_ceiling_raise_it_in_the_engine() {
+        use crate::engine::{Phase, Span, Track};
+        let engine = Engine::cpu_only().without_ceiling_cache();
+        let ceilings = crate::engine::ceilings::rates::example_ceilings();
+        *engine.ceilings.lock().expect("not poisoned") = Some(super::super::KnownCeilings {
+            ceilings: ceilings.clone(),
+            measured_now: true,
+            measured_unix_s: 0,
+            cache_path: None,
+            cache_error: None,
+            busy: false,
+        });
+        // 1 MP RGB8 staged at 64 GB/s, the host→staging ceiling's twice.
+        let mut r = RunReport::new(Backend::Gpu, crate::pixel::Formula::Bt601, (1000, 1000), Vec::new());
+        r.kernel = Some(Kernel::Rgb8ToL8);
+        let copy =
+            Span { phase: Some(Phase::Upload), ..Span::cpu(Track::HostCopy { thread: None }, 0, 46_875) };
+        r.spans = vec![copy, Span::cpu(Track::Upload, 46_875, 80_000)];
+        r.finish(100_000);
+        let rates = phase_rates(&r, &Ceilings { gpu: Some(ceilings.clone()), cpu_stream_gb_per_s: None });
+        assert!(rates.iter().any(PhaseRate::beats_ceiling), "{rates:?}");
+        engine.raise_ceilings_beaten_by(&rates);
+        let known = engine.known_gpu_ceilings().expect("known").ceilings;
+        assert!((known.host_to_staging.gb_per_s() - 64.0).abs() < 0.01, "{:?}", known.host_to_staging);
+        assert_eq!(known.staging_to_device, ceilings.staging_to_device, "not beaten, not raised");
     }
 }
