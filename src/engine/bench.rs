@@ -195,7 +195,8 @@ impl<'a> Repeat<'a> {
             keep_input: self.keep_input,
         };
         self.engine.run_kernel(&input, self.out.bytes_mut(), s, (&mut report, started))?;
-        report.finish(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        self.engine
+            .finish_report(&mut report, u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
         Ok(report)
     }
 }

@@ -213,8 +213,7 @@ impl Engine {
                     };
                     self.run_op(gray, (width, height), settings, options.cancel, (&mut report, started))?;
                 }
-                report.finish(nanos_since(started));
-                self.hold_against_compute(&mut report);
+                self.finish_report(&mut report, nanos_since(started));
                 return Ok(Converted { image, report });
             }
             Prepared::Colour { kernel, bytes } => (kernel, bytes),
@@ -277,7 +276,7 @@ impl Engine {
                 tiles.draw_preview(options.cancel)?;
                 let drawn = nanos_since(started);
                 report.add_cpu_step(Phase::Display, shown, drawn);
-                report.finish(nanos_since(started));
+                self.finish_report(&mut report, nanos_since(started));
                 return Ok((Some(gray), report));
             }
             Prepared::Colour { kernel, bytes } => (kernel, bytes),

@@ -21,8 +21,9 @@ use crate::pixel::Kernel;
 type ToGrayError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Decodes `stream` on a thread of its own and encodes its rows into `output` as they come;
-/// `started` is when the file began to be opened (the report's zero). The run's report, decode
-/// (and the kernel, for colour) and encode in its phases, and the export's.
+/// `started` is when the file began to be opened (the report's zero). The run's report, with
+/// the decode's (and the kernel's, for colour) and the encode's spans, to be finished with the
+/// wall time that comes with it, and the export's.
 pub(super) fn convert_luma_stream(
     stream: &LumaStream,
     (input, output): (&Path, &Path),
@@ -30,7 +31,7 @@ pub(super) fn convert_luma_stream(
     export: ExportOptions,
     progress: Option<&PixelProgress>,
     started: Instant,
-) -> Result<(RunReport, EncodeReport), EngineError> {
+) -> Result<(RunReport, EncodeReport, u64), EngineError> {
     let since = || nanos_since(started);
     let (width, height) = stream.dimensions();
     let pixels = u64::from(width) * u64::from(height);
@@ -121,6 +122,5 @@ pub(super) fn convert_luma_stream(
         )
     });
     run.notes.extend(written.notes.iter().cloned());
-    run.finish(encode_end_ns.max(decode_end_ns));
-    Ok((run, written))
+    Ok((run, written, encode_end_ns.max(decode_end_ns)))
 }

@@ -100,9 +100,9 @@ pub fn convert_file(
             Opened::Decoded(decoded) => decoded,
             Opened::LumaRows(stream) => {
                 let io = (input, output);
-                let (mut run, export) =
+                let (mut run, export, end_ns) =
                     convert_luma_stream(&stream, io, settings, *export, progress, started)?;
-                engine.hold_against_compute(&mut run);
+                engine.finish_report(&mut run, end_ns);
                 let (input, output) = (input.to_path_buf(), output.to_path_buf());
                 return Ok(FileReport { input, output, run, export, frames: None });
             }

@@ -205,7 +205,7 @@ impl Engine {
     }
 
     /// Holds `report`'s kernel rate against its backend's compute ceiling, when known.
-    pub(crate) fn hold_against_compute(&self, report: &mut RunReport) {
+    fn hold_against_compute(&self, report: &mut RunReport) {
         if report.op.op_ops_per_s.is_some() {
             report.op = report.op.held_against(self.known_compute_ceiling(report.backend));
         }
