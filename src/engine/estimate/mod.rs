@@ -20,6 +20,7 @@ pub use eta::{SEEN_PACE_ALONE_AT, Standing};
 pub use kept::{load_pace, machine_name, save_pace};
 pub use parts::{round_trip_parts, sweep_parts, transfer_paths_parts};
 
+use crate::engine::sampling::Budget;
 use crate::engine::{Backend, ConvertSettings, available_threads};
 use crate::pixel::{Op, OpRates};
 
@@ -127,6 +128,24 @@ impl Task {
     #[must_use]
     pub fn repeats_one_time_work(self) -> bool {
         !self.teaches_runs()
+    }
+
+    /// The sampling budget of a job of this kind that runs in turns until decided (CPU against
+    /// GPU, a race of workgroup sizes): past its warm-up and first look it stops once that time
+    /// is spent, so its wall time is capped whatever overhead lighter jobs of its kind taught.
+    fn sampled_within(self) -> Option<Budget> {
+        matches!(self, Self::Compare | Self::Workgroups).then_some(Budget::FULL)
+    }
+
+    /// The most a sampled job whose warm-up and first look take `first_s` can take: those
+    /// rounds alone once they outlast its budget, else the budget and one more round; with the
+    /// guessed share of work beyond its runs (images made, setup).
+    fn capped_s(self, first_s: f64) -> Option<f64> {
+        let b = self.sampled_within()?;
+        let round_s = first_s / (b.warmup_rounds + b.min_rounds).max(1) as f64;
+        let budget_s = b.max_time.as_secs_f64();
+        let sampled_s = if first_s >= budget_s { first_s } else { budget_s + round_s };
+        Some(sampled_s * self.guessed_overhead())
     }
 
     /// A job's wall time over its runs before one was seen (images made, allocation, a grid's
@@ -425,6 +444,7 @@ impl Pace {
             return None;
         }
         let plain: Vec<&&Seen> = seen.iter().filter(|s| s.rounds == 0).collect();
+        let plain_seen = !plain.is_empty();
         // The plain cost: a line through the plain runs when they span sizes, else the prior
         // scaled to them. With none plain, worked runs whose rounds the prior says are most of
         // their time teach the rounds alone (the plain cost stays the prior's: scaled by a
@@ -440,6 +460,13 @@ impl Pace {
         };
         let scale = geometric_mean(base_from.iter().map(|s| s.seconds / prior.run_s(s.megapixels, s.rounds)));
         let mut cost = prior.scaled(scale);
+        // A measured compute ceiling prices the rounds until worked runs are seen: plain runs
+        // time the copies and the fixed cost, not the compute (scaled by a plain GPU run's
+        // copies, a 4096-round run at 16 MP was priced at 33 s on lavapipe, where it took 9).
+        let rough_round_s = lane.rough().per_mp_round_s;
+        if plain_seen && (prior.per_mp_round_s - rough_round_s).abs() > rough_round_s * 1e-9 {
+            cost.per_mp_round_s = prior.per_mp_round_s;
+        }
         if let Some((fixed_s, per_mp_s)) = line(&base_from) {
             cost.fixed_s = fixed_s;
             cost.per_mp_s = per_mp_s;
@@ -499,6 +526,15 @@ impl Pace {
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
         let runs = self.parts(parts);
+        let mut estimate = self.uncapped_job(task, runs);
+        if let Some(cap_s) = task.capped_s(runs.seconds) {
+            estimate.seconds = estimate.seconds.min(cap_s);
+        }
+        estimate
+    }
+
+    /// [`Self::job`] before a sampled job's cap, from the estimate of its `runs`.
+    fn uncapped_job(&self, task: Task, runs: Estimate) -> Estimate {
         match self.overhead(task) {
             Some(extra_s) if task.fixed_overhead() => {
                 Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
@@ -543,6 +579,12 @@ impl Pace {
     pub fn finished(&mut self, task: Task, parts: &[Part], wall_s: f64, ran_s: Option<f64>) {
         let runs_s = ran_s.filter(|s| *s > 0.0).unwrap_or_else(|| self.parts(parts).seconds);
         if !(wall_s.is_finite() && wall_s > 0.0 && runs_s > 0.0) {
+            return;
+        }
+        // A sampled job whose first rounds alone outlast its budget stops after them: it says
+        // nothing of how many rounds a decision takes (a race at 4096 rounds per pixel would
+        // teach lighter races that they end at once).
+        if task.sampled_within().is_some_and(|b| self.parts(parts).seconds >= b.max_time.as_secs_f64()) {
             return;
         }
         let overhead =

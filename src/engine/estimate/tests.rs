@@ -352,6 +352,54 @@ fn the_workgroup_race_first_estimate_follows_the_ceilings() {
 }
 
 #[test]
+fn plain_runs_leave_the_rounds_to_a_measured_compute_ceiling() {
+    let (lavapipe, _) = lavapipe_and_h200();
+    let mp = 15.9;
+    let worked_before = lavapipe.run(Lane::Gpu, mp, 4096).seconds;
+    let rounds_s = worked_before - lavapipe.run(Lane::Gpu, mp, 0).seconds;
+    // A plain GPU run seen at 6x what the ceilings priced (the app's copies and display).
+    let mut seen = lavapipe.clone();
+    let plain_s = 6.0 * lavapipe.run(Lane::Gpu, mp, 0).seconds;
+    seen.observe(Lane::Gpu, mp, 0, plain_s);
+    assert!((seen.run(Lane::Gpu, mp, 0).seconds / plain_s - 1.0).abs() < 1e-9);
+    // The rounds stay at the compute ceiling's price, not six times it.
+    let worked = seen.run(Lane::Gpu, mp, 4096);
+    assert_eq!(worked.basis, Basis::Seen);
+    assert!((worked.seconds - plain_s - rounds_s).abs() < 1e-6 * worked.seconds, "{worked:?}");
+    // A worked run seen then teaches the rounds their own price.
+    seen.observe(Lane::Gpu, mp, 4096, 2.0 * worked.seconds);
+    assert!((seen.run(Lane::Gpu, mp, 4096).seconds / (2.0 * worked.seconds) - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn a_race_is_capped_by_its_time_budget_whatever_lighter_races_taught() {
+    let (lavapipe, _) = lavapipe_and_h200();
+    let light = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
+    let heavy = ConvertSettings { work: crate::pixel::Work { rounds: 4096, ..light.work }, ..light };
+    let budget = crate::engine::sampling::Budget::FULL;
+    let mut pace = lavapipe.clone();
+    // A light race at 1 MP that took 8x its first rounds to decide.
+    let light_parts = crate::engine::sweep::race_parts(12, &light, 1.0, &budget);
+    let first_s = pace.parts(&light_parts).seconds;
+    assert!(first_s * 8.0 < budget.max_time.as_secs_f64(), "{first_s}");
+    pace.finished(Task::Workgroups, &light_parts, first_s * 8.0, None);
+    assert!((pace.job(Task::Workgroups, &light_parts).seconds / (first_s * 8.0) - 1.0).abs() < 1e-9);
+    // At 16 MP and 4096 rounds the first rounds alone outlast the 6 s: the race stops after them.
+    let heavy_parts = crate::engine::sweep::race_parts(12, &heavy, 15.9, &budget);
+    let heavy_first_s = pace.parts(&heavy_parts).seconds;
+    assert!(heavy_first_s > budget.max_time.as_secs_f64(), "{heavy_first_s}");
+    let e = pace.job(Task::Workgroups, &heavy_parts);
+    assert!((e.seconds / heavy_first_s - 1.2).abs() < 1e-9, "{e:?} for first rounds of {heavy_first_s} s");
+    // Such a race, seen, teaches nothing of how long decisions take: the light estimate stays.
+    pace.finished(Task::Workgroups, &heavy_parts, heavy_first_s, None);
+    assert!((pace.job(Task::Workgroups, &light_parts).seconds / (first_s * 8.0) - 1.0).abs() < 1e-9);
+    // A light race that cannot decide stops at the budget and one more round.
+    pace.finished(Task::Workgroups, &light_parts, first_s * 100.0, None);
+    let capped = pace.job(Task::Workgroups, &light_parts).seconds;
+    assert!(capped <= 1.2 * (budget.max_time.as_secs_f64() + first_s / 4.0) + 1e-9, "{capped}");
+}
+
+#[test]
 fn a_brief_estimate_says_its_basis_in_a_few_words_and_never_zero_seconds() {
     let e = |seconds, basis| Estimate { seconds, basis }.brief();
     assert_eq!(e(12.4, Basis::Seen), "about 12 s (from runs seen here)");
