@@ -132,7 +132,7 @@ impl RunReport {
         self.phases.iter().copied().find(|p| p.phase == phase)
     }
 
-    /// Derives the phases from the spans ([`super::spans::phases_of`]) and sets the wall time
+    /// Derives the phases from the spans (`phases_of` in `spans.rs`) and sets the wall time
     /// and the remainders that reconcile it with them; again after more spans are added (a file's
     /// decode and encode around a conversion, the app's display).
     pub fn finish(&mut self, total_ns: u64) {

@@ -22,7 +22,7 @@ pub enum Phase {
     /// The conversion itself.
     Kernel,
     /// The operation on the gray plane after the grayscale (`--op`): on the CPU the op alone,
-    /// on the GPU its stage (upload, passes, download; the parts in [`RunReport::op`]).
+    /// on the GPU its stage (upload, passes, download; the parts in [`super::RunReport::op`]).
     Op,
     /// Showing the result: on the GPU, copying it into the app's display store and drawing the
     /// preview from it; in the app, making the preview of a CPU result.

@@ -1,0 +1,88 @@
+//! The kinds of job the estimator tells apart ([`Task`]), each with its own overhead over its
+//! runs: a share or a fixed time, taught by its runs or not, capped by a sampling budget or not.
+
+use crate::engine::sampling::Budget;
+
+/// The kinds of job, each with its own overhead over its runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Task {
+    /// One conversion, or Run ×N.
+    Convert,
+    /// A size sweep.
+    Sweep,
+    /// A work grid (sizes by work levels), calibration included.
+    Grid,
+    /// A grid whose cells run an op after the grayscale (the blur-radius axis, or `--op` on
+    /// every cell): its overhead (the op's buffers, pipelines and planes) is not a work grid's.
+    OpGrid,
+    /// Round trips (operations per upload and download).
+    RoundTrips,
+    /// The tutorial's claims, quick.
+    ClaimsQuick,
+    /// The tutorial's claims, all of them.
+    ClaimsAll,
+    /// CPU vs GPU on one image, in turns until decided.
+    Compare,
+    /// Every workgroup size on one image, in turns until the fastest is decided.
+    Workgroups,
+    /// Every transfer path timed from 4 KiB up (the app's Transfer paths window).
+    TransferPaths,
+}
+
+impl Task {
+    /// Whether a job of this kind spends a fixed time beyond its runs (showing the result,
+    /// passing it to the window), the same for a run of 50 ms and one of 5 s, rather than a
+    /// share of them (images made, baselines measured, in a sweep). A conversion's fixed time
+    /// taken as a share of a plain 60-ms run estimated a 4096-round one at 1.8x what it took.
+    pub(super) fn fixed_overhead(self) -> bool {
+        self == Self::Convert
+    }
+
+    /// Whether a job of this kind teaches the pace its runs ([`super::Pace::observe`]); the claims and
+    /// the transfer paths teach it their overhead alone, so once one was seen its estimate
+    /// rests on it.
+    pub(super) fn teaches_runs(self) -> bool {
+        !matches!(self, Self::ClaimsQuick | Self::ClaimsAll | Self::TransferPaths)
+    }
+
+    /// Whether a job of this kind does its one-time work again every time, so that its overhead
+    /// is learned with that work in: the claims open a device for each of claim 6's cold runs
+    /// (100 ms each on an H200, half its quick run) and, from the CLI, the GPU and its pipelines;
+    /// the transfer paths are a measurement the engine counts as one-time work, done each time.
+    #[must_use]
+    pub fn repeats_one_time_work(self) -> bool {
+        !self.teaches_runs()
+    }
+
+    /// The sampling budget of a job of this kind that runs in turns until decided (CPU against
+    /// GPU, a race of workgroup sizes): past its warm-up and first look it stops once that time
+    /// is spent, so its wall time is capped whatever overhead lighter jobs of its kind taught.
+    pub(super) fn sampled_within(self) -> Option<Budget> {
+        matches!(self, Self::Compare | Self::Workgroups).then_some(Budget::FULL)
+    }
+
+    /// The most a sampled job whose warm-up and first look take `first_s` can take: those
+    /// rounds alone once they outlast its budget, else the budget and one more round; with the
+    /// guessed share of work beyond its runs (images made, setup).
+    pub(super) fn capped_s(self, first_s: f64) -> Option<f64> {
+        let b = self.sampled_within()?;
+        let round_s = first_s / (b.warmup_rounds + b.min_rounds).max(1) as f64;
+        let budget_s = b.max_time.as_secs_f64();
+        let sampled_s = if first_s >= budget_s { first_s } else { budget_s + round_s };
+        Some(sampled_s * self.guessed_overhead())
+    }
+
+    /// A job's wall time over its runs before one was seen (images made, allocation, a grid's
+    /// calibration).
+    pub(super) fn guessed_overhead(self) -> f64 {
+        match self {
+            Self::Grid | Self::OpGrid => 1.05,
+            Self::Sweep => 1.3,
+            // Transfers are priced at the copies' fastest runs; the paths take their medians,
+            // their map waits and one thread's copies: the H200's took 1.46 s priced at 0.57,
+            // lavapipe's 10 s priced at 4.4.
+            Self::TransferPaths => 2.0,
+            _ => 1.2,
+        }
+    }
+}
