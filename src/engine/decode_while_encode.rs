@@ -93,13 +93,12 @@ pub(super) fn convert_luma_stream(
     ];
     run.spans.extend(kernel_spans.into_inner().unwrap_or_default());
     if stream.stored_luma() {
-        run = run.with_work(settings.work);
         super::convert::gray_work_note(settings, &mut run);
     } else {
         run.kernel = Some(kernel);
         run.threads = Some(stream.bands());
-        run = run.with_work(settings.work);
     }
+    let mut run = run.with_work(settings.work);
     run.notes.extend(stream.warnings().iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
     if stream.stored_luma() {
         run.notes.push(StoredLuma::Decoded.note());

@@ -9,11 +9,10 @@
 
 use std::time::Instant;
 
-use crate::system::clock::Clock;
-
 use rayon::prelude::*;
 
 use crate::gpu::GpuError;
+use crate::system::clock::Clock;
 
 /// The time one thread spent in one host copy: from the start of its first piece to the end of
 /// its last (a thread copies its pieces one after another).
