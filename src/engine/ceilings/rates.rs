@@ -146,6 +146,28 @@ pub struct PhaseRate {
 }
 
 impl PhaseRate {
+    /// `bytes` moved by `part` of `phase` in `ns` on `source`'s clock, to be held against
+    /// `ceiling` ([`Self::at`] sets the rate and the share).
+    fn new(
+        (phase, part): (Phase, PhasePart),
+        bytes: u64,
+        (ns, source): (u64, Clock),
+        ceiling: Ceiling,
+    ) -> Self {
+        Self {
+            phase,
+            part,
+            bytes,
+            ns,
+            source,
+            gb_per_s: 0.0,
+            ceiling: Some(ceiling),
+            ceiling_gb_per_s: None,
+            ceiling_source: None,
+            percent_of_ceiling: None,
+        }
+    }
+
     /// The same rate for `ns` of its bytes, against `ceiling` (its rate in GB/s and the clock
     /// that measured it) where known.
     #[must_use]
@@ -248,22 +270,8 @@ pub fn raise_beaten(gpu: &mut GpuCeilings, rates: &[PhaseRate]) -> Vec<Ceiling> 
 pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
     let Some(kernel) = report.kernel else { return Vec::new() };
     let (in_bytes, out_bytes) = bytes_of(kernel, report.pixels());
-    let rate = |phase, part, bytes: u64, (ns, source): (u64, Clock), ceiling: Ceiling| {
-        let (gb_per_s, ceiling_gb_per_s, ceiling_source, percent_of_ceiling) = (0.0, None, None, None);
-        let c = Some(ceiling);
-        PhaseRate {
-            phase,
-            part,
-            bytes,
-            ns,
-            source,
-            gb_per_s,
-            ceiling: c,
-            ceiling_gb_per_s,
-            ceiling_source,
-            percent_of_ceiling,
-        }
-        .at(ns, ceilings.rate(ceiling))
+    let rate = |phase, part, bytes, (ns, source): (u64, Clock), ceiling: Ceiling| {
+        PhaseRate::new((phase, part), bytes, (ns, source), ceiling).at(ns, ceilings.rate(ceiling))
     };
     // A copy's part: its host copies on the CPU's threads, or its GPU copies.
     let part = |phase, host: bool| {
