@@ -31,24 +31,62 @@ const END_ROOM_POINTS: f64 = 12.0;
 
 /// Grid marks about `target_points` apart on a 1-2-5 scale, denser where that is needed for at
 /// least three marks; whole numbers only when `integers`. No mark sits within
-/// `END_ROOM_POINTS` of the axis's upper end, where its label would be cut.
+/// `END_ROOM_POINTS` of the axis's upper end, where its label would be cut, and no two closer
+/// than `END_ROOM_POINTS` (a label's height on a y axis).
 pub fn nice_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<GridMark> {
+    move |input: GridInput| spaced(&input, target_points, integers, |_| END_ROOM_POINTS)
+}
+
+/// As [`nice_spacer`], for an x axis, where labels stand side by side: marks never closer than
+/// their labels are wide ("2000" and "4000" ran into one another as "20004000" on a 130-point
+/// timeline).
+pub fn nice_x_spacer(target_points: f64, integers: bool) -> impl Fn(GridInput) -> Vec<GridMark> {
     move |input: GridInput| {
-        // egui_plot's base step is the value of its minimum grid spacing (8 points).
-        let per_point = input.base_step_size / 8.0;
         let (lo, hi) = input.bounds;
-        let top = hi - END_ROOM_POINTS * per_point;
-        let marks = |step: f64| {
-            let (first, last) = ((lo / step).ceil() as i64, (top / step).floor() as i64);
-            (first..=last).map(|k| GridMark { value: k as f64 * step, step_size: step }).collect::<Vec<_>>()
+        let label_points = move |step: f64| {
+            let chars = [lo, hi]
+                .into_iter()
+                .map(|v| step_label(&GridMark { value: (v / step).round() * step, step_size: step }).len())
+                .max()
+                .unwrap_or(1);
+            chars as f64 * LABEL_CHAR_POINTS + LABEL_GAP_POINTS
         };
-        let floor = if integers { 1.0 } else { f64::MIN_POSITIVE };
-        let mut step = nice_step(per_point * target_points).max(floor);
-        while marks(step).len() < 3 && smaller_step(step) >= floor && step / per_point > 12.0 {
-            step = smaller_step(step);
-        }
-        marks(step)
+        spaced(&input, target_points, integers, label_points)
     }
+}
+
+/// The width of one digit of an axis label, in points, and the least gap between two labels.
+const LABEL_CHAR_POINTS: f64 = 7.0;
+const LABEL_GAP_POINTS: f64 = 10.0;
+
+/// Marks on a 1-2-5 scale about `target_points` apart, at least `least_points(step)` apart.
+fn spaced(
+    input: &GridInput,
+    target_points: f64,
+    integers: bool,
+    least_points: impl Fn(f64) -> f64,
+) -> Vec<GridMark> {
+    // egui_plot's base step is the value of its minimum grid spacing (8 points).
+    let per_point = input.base_step_size / 8.0;
+    let (lo, hi) = input.bounds;
+    let top = hi - END_ROOM_POINTS * per_point;
+    let marks = |step: f64| {
+        let (first, last) = ((lo / step).ceil() as i64, (top / step).floor() as i64);
+        (first..=last).map(|k| GridMark { value: k as f64 * step, step_size: step }).collect::<Vec<_>>()
+    };
+    let floor = if integers { 1.0 } else { f64::MIN_POSITIVE };
+    let fits = |step: f64| step / per_point >= least_points(step);
+    let mut step = nice_step(per_point * target_points).max(floor);
+    for _ in 0..8 {
+        if fits(step) {
+            break;
+        }
+        step = nice_step(step * 1.5);
+    }
+    while marks(step).len() < 3 && smaller_step(step) >= floor && fits(smaller_step(step)) {
+        step = smaller_step(step);
+    }
+    marks(step)
 }
 
 /// Grid marks at exactly `values`, those inside the axis's bounds: an axis of measured points
@@ -119,5 +157,19 @@ mod tests {
         assert!((smaller_step(5.0) - 2.0).abs() < 1e-12);
         assert!((smaller_step(2.0) - 1.0).abs() < 1e-12);
         assert!((smaller_step(1.0) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn x_marks_stay_apart_by_their_labels_width() {
+        // 0..8700 ms on 130 points: 2000 ms steps are 30 points, narrower than "2000" and its gap.
+        let input = || GridInput { bounds: (0.0, 8700.0), base_step_size: 8700.0 / 130.0 * 8.0 };
+        let marks = nice_x_spacer(44.0, false)(input());
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 5000.0]);
+        // A y axis of the same span keeps 2000 ms steps: its labels stand one above another.
+        let marks = nice_spacer(44.0, false)(input());
+        assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 2000.0, 4000.0, 6000.0]);
+        // Room enough: the x spacer is the plain one.
+        let wide = || GridInput { bounds: (0.0, 201.0), base_step_size: 201.0 / 250.0 * 8.0 };
+        assert_eq!(nice_x_spacer(44.0, false)(wide()), nice_spacer(44.0, false)(wide()));
     }
 }

@@ -6,7 +6,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, GridMark, HLine};
 
-use super::{fixed_plot, nice_spacer};
+use super::{fixed_plot, nice_spacer, nice_x_spacer};
 use crate::engine::claims::{ClaimResult, Measurement};
 
 /// The smallest text of the charts, in points (never below 10 pixels).
@@ -270,7 +270,7 @@ fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
         .height(lanes_height(n))
         .custom_y_axes(vec![named_axis(names, false)])
         .y_grid_spacer(|input| whole_marks(&input))
-        .x_grid_spacer(nice_spacer(50.0, false))
+        .x_grid_spacer(nice_x_spacer(50.0, false))
         .include_x(0.0)
         .include_x(top * 1.1)
         .include_y(-0.6)

@@ -16,7 +16,7 @@ mod workgroups;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{GridInput, GridMark};
 
-use axes::{marks_at, nice_spacer};
+use axes::{marks_at, nice_spacer, nice_x_spacer};
 
 pub use claims::claim_chart_ui;
 pub use paths::{path_colour, paths_chart_ui};

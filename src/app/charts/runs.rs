@@ -8,7 +8,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, PlotPoint, Text};
 
-use super::{Segment, fixed_plot, legend_ui, look, nice_spacer, segments};
+use super::{Segment, fixed_plot, legend_ui, look, nice_spacer, nice_x_spacer, segments};
 use crate::app::state::{ComparedRuns, RunRecord};
 use crate::engine::Backend;
 
@@ -343,7 +343,7 @@ pub fn runs_chart_ui(
     let free_share = f64::from(1.0 - (room / plot_px).min(0.6));
     let head = (1.0 / free_share).max(if starts.is_empty() { 1.25 } else { 1.7 });
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", unit)
-        .x_grid_spacer(nice_spacer(48.0, true))
+        .x_grid_spacer(nice_x_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(lo - 0.6)
         .include_x(hi.max(lo + 4.0) + 0.6)
@@ -425,5 +425,65 @@ fn wall_labels_ui(
             .anchor(egui::Align2::RIGHT_BOTTOM)
             .color(text_colour),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{ConvertSettings, RunReport, Span, Track};
+    use crate::pixel::Formula;
+
+    fn run(seq: usize, wall_ns: u64) -> RunRecord {
+        let mut report = RunReport::new(Backend::Gpu, Formula::default(), (4, 4), Vec::new());
+        report.spans = vec![Span::cpu(Track::Kernel, 0, wall_ns)];
+        report.finish(wall_ns);
+        let settings = ConvertSettings::default();
+        RunRecord {
+            seq,
+            image_id: 1,
+            image_name: "a.png".to_owned(),
+            settings,
+            report,
+            rates: Vec::new(),
+            cold: false,
+        }
+    }
+
+    /// The top of the runs chart's y axis after each of `frames` frames of `runs` drawn in a
+    /// chart `height` points tall.
+    fn tops(ctx: &egui::Context, runs: &[RunRecord], height: f32, frames: usize) -> Vec<f64> {
+        let mut tops = Vec::new();
+        for _ in 0..frames {
+            let mut id = egui::Id::NULL;
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(500.0, height))),
+                ..Default::default()
+            };
+            let _ = ctx.run_ui(input, |ui| {
+                id = ui.make_persistent_id(egui::IdSalt::new("runs"));
+                runs_chart_ui(ui, (runs, None), Some(1), None, &|_| "a.png".to_owned());
+            });
+            let memory = egui_plot::PlotMemory::load(ctx, id).expect("the plot's memory");
+            tops.push(memory.bounds().max()[1]);
+        }
+        tops
+    }
+
+    #[test]
+    fn the_y_axis_fits_the_tallest_bar_in_every_frame() {
+        // Runs of 8.6 s (an axis in ms), then one of 48 s (an axis in s), in a tall chart and in
+        // short ones. The labels above the bars are placed from the last frame's axis and count
+        // in the plot's bounds: they must not hold the axis at the old scale, nor grow it frame
+        // by frame (a 600 s axis over a 48 s bar was reported, #44).
+        for height in [400.0, 160.0, 110.0] {
+            let ctx = egui::Context::default();
+            let mut runs: Vec<RunRecord> = (1..=3).map(|seq| run(seq, 8_600_000_000)).collect();
+            let before = tops(&ctx, &runs, height, 3);
+            assert!(before.iter().all(|&t| (8_600.0..=8_600.0 * 2.6).contains(&t)), "{height}: {before:?}");
+            runs.push(run(4, 48_000_000_000));
+            let after = tops(&ctx, &runs, height, 6);
+            assert!(after.iter().all(|&t| (48.0..=48.0 * 2.6).contains(&t)), "{height}: {after:?}");
+        }
     }
 }

@@ -6,7 +6,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart};
 
-use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, look, nice_spacer};
+use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, look, nice_x_spacer};
 use crate::app::state::RunRecord;
 use crate::engine::{Phase, SpanClock, Track};
 
@@ -138,7 +138,7 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
     let names = timeline.lanes.iter().rev().map(|l| l.name()).collect();
     let ui_text = ui.visuals().strong_text_color();
     fixed_plot(ui, "timeline", &format!("{unit} since the run started"), "")
-        .x_grid_spacer(nice_spacer(44.0, false))
+        .x_grid_spacer(nice_x_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
         // Track `lanes` (the top) is the first lane.
         .custom_y_axes(vec![lane_axis(ui, ui.available_height(), names)])

@@ -9,7 +9,7 @@
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
-use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_spacer};
+use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_x_spacer};
 use crate::app::state::{RunRecord, RunSeries};
 use crate::app::work::error::WorkError;
 use crate::app::work::jobs::Answer;
@@ -292,7 +292,7 @@ pub fn workgroups_chart_ui(
     let plot = |ui: &mut Ui, height: f32| {
         fixed_plot(ui, "workgroups", "kernel ms", "")
             .height(height)
-            .x_grid_spacer(nice_spacer(44.0, false))
+            .x_grid_spacer(nice_x_spacer(44.0, false))
             .y_grid_spacer(|input| lane_marks(&input))
             .custom_y_axes(vec![lane_axis(ui, height, names)])
             .include_x(0.0)
