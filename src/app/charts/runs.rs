@@ -306,11 +306,9 @@ pub fn runs_chart_ui(
     let ms = |ns: u64| ns as f64 / ns_per_unit;
     let asked = header_ui(ui, unit, compared);
     let top = ms(top_ns);
-    // The backend strip under the bars: a fixed share of the chart's height.
-    let strip = (top * 0.06).max(1e-3);
-    let (mut series, strips) = bars_of(&shown, (strip, ns_per_unit), ui.visuals().strong_text_color());
-    // The overlap is drawn last, over the phases it shades.
-    series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
+    let outline = ui.visuals().strong_text_color();
+    // The legend reads the bars' names and colours, not their heights.
+    let (series, strips) = bars_of(&shown, (1.0, ns_per_unit), outline);
     legend_ui(ui, &legend_of(&series, &strips));
     let (Some((first, _)), Some((end, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
@@ -342,6 +340,15 @@ pub fn runs_chart_ui(
     let plot_px = (ui.available_height() - 44.0).max(80.0);
     let free_share = f64::from(1.0 - (room / plot_px).min(0.6));
     let head = (1.0 / free_share).max(if starts.is_empty() { 1.25 } else { 1.7 });
+    // The backend strip under the bars, a fixed height on screen: as tall as its label where
+    // named (at 6% of the bars' height it was 6 points, and "GPU" stood over bar and strip),
+    // else a thin line. egui_plot adds 5% of the range on each side.
+    let strip_px = if label_backends { look::SMALL_TEXT + 3.0 } else { 6.0 };
+    let share = f64::from(strip_px / plot_px) * 1.1;
+    let strip = (top * head * share / (1.0 - 1.4 * share).max(0.5)).max(1e-3);
+    let (mut series, strips) = bars_of(&shown, (strip, ns_per_unit), outline);
+    // The overlap is drawn last, over the phases it shades.
+    series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", unit)
         .x_grid_spacer(nice_x_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
