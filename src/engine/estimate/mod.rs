@@ -256,6 +256,10 @@ pub struct Pace {
     /// Per kind of job, the last [`OVERHEADS_KEPT`] seen: its wall time over its runs (a
     /// share), or, for a kind with a fixed overhead, the seconds beyond its runs.
     overheads: Vec<(Task, f64)>,
+    /// Per kind of job that is the same job every time (the claims), the last
+    /// [`OVERHEADS_KEPT`] wall times seen: its estimate, whatever other jobs teach its runs.
+    #[serde(default)]
+    walls: Vec<(Task, f64)>,
     #[serde(default)]
     roofs: Vec<(Lane, Roof)>,
     /// What the ops cost per lane, from the ceilings' measurement (not kept: the ceilings are).
@@ -320,7 +324,11 @@ impl Pace {
     /// Learns from one run of `lane` at `megapixels` and `rounds` that took `seconds`; with a
     /// run of the same lane, size and level seen before, the two are averaged (geometrically):
     /// a job's overhead is learned against its runs' costs, and costs that jumped with each
-    /// job's medians made the next estimate 1.9x what it took.
+    /// job's medians made the next estimate 1.9x what it took. A run more than 2x from the one
+    /// kept replaces it, as a job does its kind's overheads: the machine or the build changed,
+    /// and an average would keep the old pace for runs to come (a 16 MP CPU run kept at 66 ms,
+    /// where the kernel takes 2.3, priced a CLI sweep at 3.9x what it took, and halved its
+    /// error only once a run).
     pub fn observe(&mut self, lane: Lane, megapixels: f64, rounds: u32, seconds: f64) {
         if !(seconds.is_finite() && seconds > 0.0 && megapixels.is_finite() && megapixels > 0.0) {
             return;
@@ -328,8 +336,8 @@ impl Pace {
         let same =
             |s: &Seen| s.lane == lane && s.rounds == rounds && (s.megapixels / megapixels - 1.0).abs() < 0.1;
         let seconds = match self.seen.iter().find(|s| same(s)) {
-            Some(before) => (before.seconds * seconds).sqrt(),
-            None => seconds,
+            Some(before) if within_2x(seconds, before.seconds) => (before.seconds * seconds).sqrt(),
+            _ => seconds,
         };
         self.seen.retain(|s| !same(s));
         if self.seen.len() >= KEPT {
@@ -452,6 +460,9 @@ impl Pace {
 
     /// [`Self::job`] before a sampled job's cap, from the estimate of its `runs`.
     fn uncapped_job(&self, task: Task, runs: Estimate) -> Estimate {
+        if let Some(seconds) = self.wall(task) {
+            return Estimate { seconds, basis: Basis::Seen };
+        }
         match self.overhead(task) {
             Some(extra_s) if task.fixed_overhead() => {
                 Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
@@ -486,7 +497,7 @@ impl Pace {
     /// know how many rounds its comparisons take to decide).
     #[must_use]
     pub fn has_seen(&self, task: Task) -> bool {
-        self.overheads.iter().any(|(t, _)| *t == task)
+        self.overheads.iter().chain(&self.walls).any(|(t, _)| *t == task)
     }
 
     /// Learns a job's overhead: it took `wall_s` where its `parts` predict less (or more), or
@@ -506,22 +517,43 @@ impl Pace {
         }
         let overhead =
             if task.fixed_overhead() { (wall_s - runs_s).max(0.0) } else { (wall_s / runs_s).max(0.05) };
-        // More than 2x from what was kept: the machine or the build changed (a faster kernel, a
-        // quieter machine), and the older ones would hold the next estimate off (a quick claims
-        // run of 7 s estimated at 24 s after it, from two older runs of 40 s).
         let before = self
             .overhead(task)
             .map_or(runs_s, |o| if task.fixed_overhead() { runs_s + o } else { runs_s * o });
-        if !(0.5..=2.0).contains(&(wall_s / before.max(1e-9))) {
-            self.overheads.retain(|(t, _)| *t != task);
+        keep(&mut self.overheads, task, overhead, within_2x(wall_s, before));
+        if task.same_every_time() {
+            let near = self.wall(task).is_none_or(|kept_s| within_2x(wall_s, kept_s));
+            keep(&mut self.walls, task, wall_s, near);
         }
-        if let Some(oldest) = self.overheads.iter().position(|(t, _)| *t == task)
-            && self.overheads.iter().filter(|(t, _)| *t == task).count() >= OVERHEADS_KEPT
-        {
-            self.overheads.remove(oldest);
-        }
-        self.overheads.push((task, overhead));
     }
+
+    /// The wall time of jobs of kind `task` seen here, for a kind that is the same job every
+    /// time: the geometric mean of the last ones.
+    fn wall(&self, task: Task) -> Option<f64> {
+        let kept: Vec<f64> = self.walls.iter().filter(|(t, _)| *t == task).map(|(_, s)| *s).collect();
+        (!kept.is_empty()).then(|| geometric_mean(kept.into_iter()))
+    }
+}
+
+/// Whether `a` and `b` are within 2x of each other.
+fn within_2x(a: f64, b: f64) -> bool {
+    (0.5..=2.0).contains(&(a / b.max(1e-12)))
+}
+
+/// Keeps `value` as `task`'s newest in `kept`, its oldest dropped past [`OVERHEADS_KEPT`]; when
+/// the value is not `near` those kept, they are dropped first: the machine or the build changed
+/// (a faster kernel, a quieter machine), and the older ones would hold the next estimate off (a
+/// quick claims run of 7 s estimated at 24 s after it, from two older runs of 40 s).
+fn keep(kept: &mut Vec<(Task, f64)>, task: Task, value: f64, near: bool) {
+    if !near {
+        kept.retain(|(t, _)| *t != task);
+    }
+    if let Some(oldest) = kept.iter().position(|(t, _)| *t == task)
+        && kept.iter().filter(|(t, _)| *t == task).count() >= OVERHEADS_KEPT
+    {
+        kept.remove(oldest);
+    }
+    kept.push((task, value));
 }
 
 /// The geometric mean of positive finite values (1 when there are none).

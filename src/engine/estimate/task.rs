@@ -38,6 +38,15 @@ impl Task {
         self == Self::Convert
     }
 
+    /// Whether a job of this kind is the same job every time (the claims: the same experiments,
+    /// sizes and budgets), so that its estimate, once one was seen, is the wall time seen, not
+    /// a share of its runs' price: other jobs' runs move that price (in a cache where they had,
+    /// a quick claims run of 6.5 s was estimated at 1.5 s). The transfer paths vary with the
+    /// largest size asked for.
+    pub(super) fn same_every_time(self) -> bool {
+        matches!(self, Self::ClaimsQuick | Self::ClaimsAll)
+    }
+
     /// Whether a job of this kind teaches the pace its runs ([`super::Pace::observe`]); the claims and
     /// the transfer paths teach it their overhead alone, so once one was seen its estimate
     /// rests on it.

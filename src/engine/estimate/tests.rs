@@ -185,11 +185,16 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
 }
 
 #[test]
-fn a_run_seen_again_is_averaged_with_the_one_before() {
+fn a_run_seen_again_is_averaged_with_the_one_before_unless_over_2x_from_it() {
     let mut pace = Pace::new("test");
     pace.observe(Lane::Gpu, 4.0, 16, 1.0);
-    pace.observe(Lane::Gpu, 4.0, 16, 4.0);
-    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 2.0).abs() < 1e-9);
+    pace.observe(Lane::Gpu, 4.0, 16, 1.96);
+    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 1.4).abs() < 1e-9);
+    // Over 2x from the one kept: the machine or the build changed; the new run replaces it.
+    pace.observe(Lane::Gpu, 4.0, 16, 0.2);
+    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 0.2).abs() < 1e-9);
+    pace.observe(Lane::Gpu, 4.0, 16, 0.8);
+    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 0.8).abs() < 1e-9);
     // Another level or lane is a run of its own.
     pace.observe(Lane::Gpu, 4.0, 0, 0.5);
     pace.observe(Lane::CpuAllThreads, 4.0, 16, 3.0);
@@ -469,4 +474,29 @@ fn a_job_far_from_the_overheads_kept_starts_them_afresh() {
     // Over 2x below: the machine changed, and the next estimate is the run just seen.
     pace.finished(Task::ClaimsQuick, &parts, runs_s, None);
     assert!((share(&pace) - 1.0).abs() < 1e-9, "{}", share(&pace));
+}
+
+#[test]
+fn the_claims_estimate_is_the_wall_seen_whatever_other_jobs_teach_their_runs() {
+    let mut pace = Pace::new("test");
+    let parts = claims_parts(true);
+    pace.finished(Task::ClaimsQuick, &parts, 6.5, None);
+    let e = pace.job(Task::ClaimsQuick, &parts);
+    assert!(e.basis == Basis::Seen && (e.seconds - 6.5).abs() < 1e-9, "{e:?}");
+    // Runs that price the claims' parts far from before (16 MP runs kept at 29x and 3x what the
+    // engine's take): the claims were seen to take 6.5 s, and are estimated so.
+    let price_s = pace.parts(&parts).seconds;
+    pace.observe(Lane::CpuAllThreads, 16.0, 0, 0.066);
+    pace.observe(Lane::Gpu, 16.0, 0, 0.078);
+    let moved = pace.parts(&parts).seconds / price_s;
+    assert!(!(0.5..=2.0).contains(&moved), "the price moved {moved}x");
+    let e = pace.job(Task::ClaimsQuick, &parts);
+    assert!(e.basis == Basis::Seen && (e.seconds - 6.5).abs() < 1e-9, "{e:?}");
+    // The next run averages in; one over 2x away starts afresh.
+    pace.finished(Task::ClaimsQuick, &parts, 8.0, None);
+    assert!((pace.job(Task::ClaimsQuick, &parts).seconds - 52.0_f64.sqrt()).abs() < 1e-9);
+    pace.finished(Task::ClaimsQuick, &parts, 30.0, None);
+    assert!((pace.job(Task::ClaimsQuick, &parts).seconds - 30.0).abs() < 1e-9);
+    // The full set is another job, not estimated from the quick one's wall.
+    assert!(!pace.has_seen(Task::ClaimsAll));
 }
