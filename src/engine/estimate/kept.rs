@@ -10,6 +10,12 @@ use super::Pace;
 /// The most bytes a pace file is read for (one is a few KiB); a larger one is not a pace.
 const MAX_PACE_BYTES: u64 = 1 << 20;
 
+/// How a kept pace prices its jobs: raise it when a change prices runs or jobs differently, so
+/// that a pace learned before starts over rather than skew every estimate until runs wash it
+/// out (grid overheads kept by an older pricing estimated a 16-s grid at 5 min 07 s).
+/// 2: the claims rest on their wall times; a run over 2x from the one kept replaces it.
+pub(super) const PACE_FORMAT: u32 = 2;
+
 /// The machine a pace belongs to: its adapter (or "CPU only") and this process's CPU threads.
 #[must_use]
 pub fn machine_name(adapter: Option<&str>) -> String {
@@ -23,7 +29,8 @@ fn pace_file(dir: &Path, machine: &str) -> PathBuf {
 }
 
 /// The pace kept for `machine`, or a new one with nothing seen: when none was kept, when the
-/// file cannot be read or parsed (a warning says so), or when it holds another machine's.
+/// file cannot be read or parsed (a warning says so), or when it holds another machine's or
+/// another [`PACE_FORMAT`]'s.
 #[must_use]
 pub fn load_pace(machine: &str) -> Pace {
     match crate::engine::ceilings::cache_dir() {
@@ -35,7 +42,7 @@ pub fn load_pace(machine: &str) -> Pace {
 fn load_pace_in(dir: &Path, machine: &str) -> Pace {
     let path = pace_file(dir, machine);
     match crate::io::read_json::<Pace>(&path, MAX_PACE_BYTES) {
-        Ok(Some(pace)) if pace.machine == machine => pace,
+        Ok(Some(pace)) if pace.machine == machine && pace.format == PACE_FORMAT => pace,
         Ok(_) => Pace::new(machine),
         Err(e) => {
             log::warn!("the kept pace is not readable, estimates start over: {e}");
@@ -54,7 +61,8 @@ pub fn save_pace(pace: &Pace) {
 }
 
 fn save_pace_in(dir: &Path, pace: &Pace) {
-    if let Err(e) = crate::engine::ceilings::store_json(Some(pace_file(dir, &pace.machine)), pace) {
+    let pace = Pace { format: PACE_FORMAT, ..pace.clone() };
+    if let Err(e) = crate::engine::ceilings::store_json(Some(pace_file(dir, &pace.machine)), &pace) {
         log::warn!("the pace could not be kept: {e}");
     }
 }
@@ -84,5 +92,13 @@ mod tests {
         assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()));
         save_pace_in(dir, &pace);
         assert_eq!(load_pace_in(dir, &machine), pace);
+        // A pace kept by an estimator that priced jobs differently starts over.
+        let text = std::fs::read_to_string(&path).expect("read");
+        let older = text.replace(&format!("\"format\": {PACE_FORMAT}"), "\"format\": 1");
+        assert_ne!(older, text, "the format is kept in the file");
+        std::fs::write(&path, older).expect("write");
+        assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()));
+        std::fs::write(&path, text.replace(&format!("\"format\": {PACE_FORMAT},"), "")).expect("write");
+        assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()), "a pace from before formats");
     }
 }

@@ -252,6 +252,9 @@ pub struct Roof {
 pub struct Pace {
     /// The adapter and CPU threads it was seen on (a pace is only used on the same).
     pub machine: String,
+    /// How it priced what it learned (`kept::PACE_FORMAT`; 0 in files from before formats).
+    #[serde(default)]
+    format: u32,
     seen: Vec<Seen>,
     /// Per kind of job, the last [`OVERHEADS_KEPT`] seen: its wall time over its runs (a
     /// share), or, for a kind with a fixed overhead, the seconds beyond its runs.
@@ -271,7 +274,7 @@ impl Pace {
     /// A pace of `machine` with nothing seen yet.
     #[must_use]
     pub fn new(machine: impl Into<String>) -> Self {
-        Self { machine: machine.into(), ..Self::default() }
+        Self { machine: machine.into(), format: kept::PACE_FORMAT, ..Self::default() }
     }
 
     /// Sets a CPU lane's compute ceiling (`ops_per_s` on all `threads`) and keeps the rough
