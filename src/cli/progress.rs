@@ -181,11 +181,5 @@ pub(super) fn watch_pixels<T>(
 
 /// `3.2 s` or `2 min 05 s`.
 pub(super) fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s < 60.0 {
-        format!("{s:.1} s")
-    } else {
-        let whole = d.as_secs();
-        format!("{} min {:02} s", whole / 60, whole % 60)
-    }
+    crate::engine::estimate::elapsed_text(d.as_secs_f64())
 }

@@ -150,13 +150,9 @@ fn default_text(kind: JobKind) -> &'static str {
     }
 }
 
-/// `4.2 s` or `2 min 05 s`.
+/// `4.2 s`, `2 min 05 s`: the one way graylab says a time a job ran or has left.
 fn secs(s: f32) -> String {
-    if s < 60.0 {
-        format!("{s:.1} s")
-    } else {
-        format!("{} min {:02} s", (s / 60.0) as u32, (s % 60.0) as u32)
-    }
+    crate::engine::estimate::elapsed_text(f64::from(s))
 }
 
 #[cfg(test)]
