@@ -12,7 +12,7 @@ use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
 use crate::engine::claims::{claims_parts, claims_steps};
-use crate::engine::estimate::{Basis, Task, duration_text};
+use crate::engine::estimate::Task;
 use crate::io::ResultKind;
 
 /// The smallest text the window uses, in points (the experiment lines).
@@ -170,24 +170,14 @@ impl ClaimsWindow {
         }
     }
 
-    /// How long each run takes: from the last runs on this machine (the one estimator), else
-    /// from what the claims run at this machine's ceilings or a rough guess, and which.
+    /// How long each run takes, each with what its figure rests on: the last such run on this
+    /// machine (the one estimator), else what the claims run at this machine's ceilings or a
+    /// rough guess (one caveat for both said "until a run has been timed" beside a quick run
+    /// timed here).
     fn estimates(session: &Session) -> String {
-        let part = |quick: bool, name: &str| {
-            let e = claims_estimate(session, quick);
-            let here = if e.is_guess() { "" } else { " here" };
-            (format!("{name} takes about {}{here}", duration_text(e.seconds)), e.basis)
-        };
-        let (quick, quick_basis) = part(true, "Run (quick)");
-        let (all, all_basis) = part(false, "Run all");
-        let caveat = match quick_basis.max(all_basis) {
-            Basis::Seen => " (from the last runs on this machine)",
-            Basis::Ceilings => {
-                " (what they run, at this machine's ceilings, until a run has been timed here)"
-            }
-            Basis::Guess => " (what they run, at a rough guess of its pace, until a run has been timed here)",
-        };
-        format!("{quick}; {all}{caveat}.")
+        let quick = claims_estimate(session, true).brief();
+        let all = claims_estimate(session, false).brief();
+        format!("Run (quick) takes {quick}; Run all takes {all}.")
     }
 
     /// The estimate of the run in flight until its first claim is done.
