@@ -5,10 +5,12 @@ use egui::{Color32, Ui};
 
 use crate::app::look::thousands;
 use crate::app::session::Session;
+use crate::app::session::pace::convert_parts;
 use crate::app::textures::{DisplayImage, Placement, TileBudget};
 use crate::app::work::jobs::{Answer, Job, Ticket};
-use crate::engine::DIFF_GAIN;
-use crate::engine::ParityReport;
+use crate::engine::estimate::Task;
+use crate::engine::{Backend, ConvertSettings, DIFF_GAIN, ParityReport};
+use crate::pixel::Formula;
 
 /// The parity window's state.
 #[derive(Default)]
@@ -50,12 +52,32 @@ impl ParityWindow {
             "Converts the open image on the CPU and on the GPU with the current settings and compares every \
              sample.",
         );
+        // What the check will take, said before it starts (a worked GPU run on a software
+        // adapter takes seconds): a CPU conversion per formula and one on the GPU.
+        let estimate = session.input().map(|input| {
+            let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
+            let settings = session.settings().convert;
+            let cpu = ConvertSettings { backend: Backend::Cpu, ..settings };
+            let gpu = ConvertSettings { backend: Backend::Gpu, ..settings };
+            let formulas = Formula::COMPUTED.len() as u32;
+            let mut parts = convert_parts(&[cpu], formulas, megapixels);
+            parts.extend(convert_parts(&[gpu], 1, megapixels));
+            session.pace().job(Task::Convert, &parts)
+        });
+        if let Some(e) = estimate.filter(|_| self.pending.is_none()) {
+            ui.label(egui::RichText::new(format!("Takes {}.", e.sentence())).weak());
+        }
         if ui.add_enabled(session.input().is_some(), egui::Button::new("Check the open image")).clicked()
             && let Some(input) = session.input().cloned()
         {
             let settings = session.settings().convert;
             let ticket = Ticket::new(session.next_job_id());
             self.pending = Some(ticket.id);
+            // For the status bar's ETA; a check teaches no conversion's pace (its formulas and
+            // its difference image are not a run's).
+            if let Some(e) = estimate {
+                ticket.set_estimate(e.seconds);
+            }
             session.send(Job::Parity { ticket, input, settings });
         }
         let Some((report, difference)) = &self.result else { return };
