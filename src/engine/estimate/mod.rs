@@ -161,18 +161,22 @@ impl Estimate {
     /// enough for a line beside a button.
     #[must_use]
     pub fn brief(&self) -> String {
-        let amount = if self.seconds < 0.5 {
+        format!("{} ({})", self.amount(), self.why().1)
+    }
+
+    /// "about 12 s, from runs seen on this machine", or "under a second, …" (never "about 0 s").
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        format!("{}, {}", self.amount(), self.why().0)
+    }
+
+    /// "about 12 s", or "under a second".
+    fn amount(&self) -> String {
+        if self.seconds < 0.5 {
             "under a second".to_owned()
         } else {
             format!("about {}", duration_text(self.seconds.max(1.0)))
-        };
-        format!("{amount} ({})", self.why().1)
-    }
-
-    /// "about 12 s, from runs seen on this machine".
-    #[must_use]
-    pub fn sentence(&self) -> String {
-        format!("about {}, {}", duration_text(self.seconds), self.why().0)
+        }
     }
 
     /// What it rests on, in a sentence's words and in a few.

@@ -415,6 +415,8 @@ fn a_brief_estimate_says_its_basis_in_a_few_words_and_never_zero_seconds() {
     assert_eq!(e(12.4, Basis::Seen), "about 12 s (from runs seen here)");
     assert_eq!(e(0.7, Basis::Ceilings), "about 1 s (from this machine's ceilings)");
     assert_eq!(e(0.2, Basis::Guess), "under a second (a rough guess)");
+    let sentence = Estimate { seconds: 0.3, basis: Basis::Ceilings }.sentence();
+    assert!(sentence.starts_with("under a second, ") && !sentence.contains("0 s"), "{sentence}");
 }
 
 #[test]
