@@ -30,7 +30,7 @@ fn pace_file(dir: &Path, machine: &str) -> PathBuf {
 
 /// The pace kept for `machine`, or a new one with nothing seen: when none was kept, when the
 /// file cannot be read or parsed (a warning says so), or when it holds another machine's or
-/// another [`PACE_FORMAT`]'s.
+/// another pricing format's (`PACE_FORMAT`).
 #[must_use]
 pub fn load_pace(machine: &str) -> Pace {
     match crate::engine::ceilings::cache_dir() {
