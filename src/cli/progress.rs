@@ -181,5 +181,5 @@ pub(super) fn watch_pixels<T>(
 
 /// `3.2 s` or `2 min 05 s`.
 pub(super) fn seconds(d: Duration) -> String {
-    crate::engine::estimate::elapsed_text(d.as_secs_f64())
+    crate::system::units::elapsed_text(d.as_secs_f64())
 }

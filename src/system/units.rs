@@ -71,6 +71,28 @@ pub fn duration(ns: u64) -> String {
     format!("{value:.decimals$} {unit}")
 }
 
+/// `4.2 s` under a minute, else [`duration_text`]: the time a job has run or has left, as
+/// the status bar and the CLI's progress line say it.
+#[must_use]
+pub fn elapsed_text(secs: f64) -> String {
+    if secs < 60.0 { format!("{:.1} s", secs.max(0.0)) } else { duration_text(secs) }
+}
+
+/// `5 s`, `1 min 05 s`, `1 h 01 min` (an hour's seconds say nothing: "60 min 58 s" read as
+/// minutes).
+#[must_use]
+pub fn duration_text(secs: f64) -> String {
+    let secs = secs.max(0.0).round();
+    if secs < 60.0 {
+        format!("{secs:.0} s")
+    } else if secs < 3600.0 {
+        format!("{:.0} min {:02.0} s", (secs / 60.0).floor(), secs % 60.0)
+    } else {
+        let minutes = (secs / 60.0).round();
+        format!("{:.0} h {:02.0} min", (minutes / 60.0).floor(), minutes % 60.0)
+    }
+}
+
 /// A rate with 3 significant digits, e.g. "31.0 GB/s", "0.512 GB/s".
 #[must_use]
 pub fn gb(gb_per_s: f64) -> String {
@@ -133,5 +155,18 @@ mod tests {
         assert_eq!(duration(12_345), "0.012 ms");
         assert_eq!(duration(158_962_502_000), "159.0 s");
         assert_eq!(duration(12_345_678_901), "12.35 s");
+    }
+
+    #[test]
+    fn a_job_time_reads_in_seconds_minutes_or_hours() {
+        assert_eq!(
+            [duration_text(5.4), duration_text(59.6), duration_text(496.0)],
+            ["5 s", "1 min 00 s", "8 min 16 s"]
+        );
+        // An hour's seconds say nothing ("60 min 58 s" read as minutes).
+        let long = [duration_text(3599.4), duration_text(3658.0), duration_text(7199.0)];
+        assert_eq!(long, ["59 min 59 s", "1 h 01 min", "2 h 00 min"]);
+        // Elapsed and left: tenths under a minute.
+        assert_eq!([elapsed_text(4.24), elapsed_text(125.0)], ["4.2 s", "2 min 05 s"]);
     }
 }

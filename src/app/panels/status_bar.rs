@@ -152,7 +152,7 @@ fn default_text(kind: JobKind) -> &'static str {
 
 /// `4.2 s`, `2 min 05 s`: the one way graylab says a time a job ran or has left.
 fn secs(s: f32) -> String {
-    crate::engine::estimate::elapsed_text(f64::from(s))
+    crate::system::units::elapsed_text(f64::from(s))
 }
 
 #[cfg(test)]

@@ -175,7 +175,7 @@ impl Estimate {
         if self.seconds < 0.5 {
             "under a second".to_owned()
         } else {
-            format!("about {}", duration_text(self.seconds.max(1.0)))
+            format!("about {}", crate::system::units::duration_text(self.seconds.max(1.0)))
         }
     }
 
@@ -188,28 +188,6 @@ impl Estimate {
             }
             Basis::Guess => ("a rough guess until a run is seen here", "a rough guess"),
         }
-    }
-}
-
-/// `4.2 s` under a minute, else [`duration_text`]: the time a job has run or has left, as
-/// the status bar and the CLI's progress line say it.
-#[must_use]
-pub fn elapsed_text(secs: f64) -> String {
-    if secs < 60.0 { format!("{:.1} s", secs.max(0.0)) } else { duration_text(secs) }
-}
-
-/// `5 s`, `1 min 05 s`, `1 h 01 min` (an hour's seconds say nothing: "60 min 58 s" read as
-/// minutes).
-#[must_use]
-pub fn duration_text(secs: f64) -> String {
-    let secs = secs.max(0.0).round();
-    if secs < 60.0 {
-        format!("{secs:.0} s")
-    } else if secs < 3600.0 {
-        format!("{:.0} min {:02.0} s", (secs / 60.0).floor(), secs % 60.0)
-    } else {
-        let minutes = (secs / 60.0).round();
-        format!("{:.0} h {:02.0} min", (minutes / 60.0).floor(), minutes % 60.0)
     }
 }
 
