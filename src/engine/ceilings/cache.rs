@@ -15,8 +15,10 @@ use crate::engine::{Engine, EngineError};
 use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, GpuConverter, GpuError};
 use crate::io::{IoError, WriteCause};
 
-/// Version of the cache file's layout; a file of another version is measured again.
-const FORMAT: u32 = 1;
+/// Version of the cache file's layout and meaning; a file of another version is measured again.
+/// 2: a ceiling is raised only by a run that moved as many bytes as its probe (files of 1 may
+/// hold copy ceilings raised by small runs' in-cache copies, 3x what the machine streams).
+const FORMAT: u32 = 2;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct CacheFile {

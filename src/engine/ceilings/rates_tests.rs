@@ -117,3 +117,34 @@ fn a_run_that_beats_a_one_step_ceiling_is_flagged_and_raises_it() {
     let copy = again.iter().find(|x| x.part == PhasePart::GpuCopy).expect("the GPU copy");
     assert!(!copy.beats_ceiling(), "held against the raised ceiling: {copy:?}");
 }
+
+#[test]
+fn a_copy_smaller_than_the_probe_that_beats_it_raises_nothing() {
+    // lavapipe: host→staging measured at 22 GB/s over 64 MiB; a 1 MP run's 3 MB host copy at
+    // 65 GB/s stayed in the CPU's cache.
+    let mut gpu = example_ceilings();
+    gpu.host_to_staging = bw(64 << 20, 3_050_000, Clock::CpuClock);
+    let r = gpu_run(vec![
+        step(Track::HostCopy { thread: None }, Phase::Upload, (0, 46_154), SpanClock::CpuClock),
+        step(Track::Upload, Phase::Upload, (46_154, 23_438), SpanClock::GpuTimestampAtSubmit),
+    ]);
+    let rates = phase_rates(&r, &Ceilings { gpu: Some(gpu.clone()), cpu_stream_gb_per_s: None });
+    let host = rates.iter().find(|x| x.part == PhasePart::HostCopy).expect("the host copy");
+    assert!(host.beats_ceiling() && !host.proves_ceiling_low(), "{host:?}");
+    assert_eq!(host.share_label().as_deref(), Some(">100%"));
+    assert!(
+        host.sentence().ends_with("2.9 MiB moved, less than its probe's 64.0 MiB, can stay in a cache"),
+        "{}",
+        host.sentence()
+    );
+    let before = gpu.clone();
+    assert!(raise_beaten(&mut gpu, &rates).is_empty());
+    assert_eq!(gpu, before);
+    // The same rate over as many bytes as the probe's proves the probe low, and raises it.
+    let big = PhaseRate { bytes: 64 << 20, ..*host };
+    let big = big.at((64u64 << 20) * host.ns / host.bytes, Some((22.0, Clock::CpuClock)));
+    let big = PhaseRate { ceiling_bytes: Some(64 << 20), ..big };
+    assert!(big.proves_ceiling_low(), "{big:?}");
+    assert_eq!(raise_beaten(&mut gpu, &[big]), vec![Ceiling::HostToStaging]);
+    assert!((gpu.host_to_staging.gb_per_s() - big.gb_per_s).abs() / big.gb_per_s < 1e-3);
+}
