@@ -24,7 +24,13 @@ fn draw_image(ui: &Ui, clip: Rect, image: &DisplayImage, place: &Placement, budg
 
 /// Text on a dark chip, readable over any image, kept left of `max_x`.
 fn caption(painter: &Painter, text: &str, at: Pos2, max_x: f32) {
-    let galley = painter.layout_no_wrap(text.to_owned(), egui::FontId::proportional(13.0), Color32::WHITE);
+    // One line, ended with "…" where the pane is narrower ("… in its folder (arrow ke" was cut
+    // at the pane's edge at 1024x640).
+    let format = egui::TextFormat::simple(egui::FontId::proportional(13.0), Color32::WHITE);
+    let mut job = egui::text::LayoutJob::single_section(text.to_owned(), format);
+    job.wrap =
+        egui::text::TextWrapping::truncate_at_width((max_x - painter.clip_rect().min.x - 12.0).max(24.0));
+    let galley = painter.layout_job(job);
     let at = pos2(at.x.min(max_x - galley.size().x - 6.0).max(painter.clip_rect().min.x + 6.0), at.y);
     let rect = Rect::from_min_size(at, galley.size()).expand2(vec2(6.0, 3.0));
     painter.rect_filled(rect, 4.0, Color32::from_black_alpha(170));
