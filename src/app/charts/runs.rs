@@ -120,15 +120,15 @@ fn tooltip_ui(ui: &mut Ui, run: &RunRecord, image_name: &str) {
     });
 }
 
-/// The stacked bars of `shown`, by segment, and the backend strips under them, by backend.
-fn bars_of(
-    shown: &[(&RunRecord, bool)],
-    (strip, ns_per_unit): (f64, f64),
-    outline: Color32,
-) -> (Series, Vec<(Backend, Vec<Bar>)>) {
+/// Where each backend's strip goes under the bars: each run's place and fill, by backend.
+type Strips = Vec<(Backend, Vec<(f64, Color32)>)>;
+
+/// The stacked bars of `shown`, by segment, and the places of the backend strips under them
+/// (their height is the chart's to set, once its legend has taken its room).
+fn bars_of(shown: &[(&RunRecord, bool)], ns_per_unit: f64, outline: Color32) -> (Series, Strips) {
     let ms = |ns: u64| ns as f64 / ns_per_unit;
     let mut series: Series = Vec::new();
-    let mut strips: Vec<(Backend, Vec<Bar>)> = Vec::new();
+    let mut strips: Strips = Vec::new();
     for (run, faded) in shown {
         let x = run.seq as f64;
         let fade = |c: Color32| if *faded { c.gamma_multiply(0.35) } else { c };
@@ -150,10 +150,10 @@ fn bars_of(
             push(&mut series, Segment::Overlap, "cpu", bar);
         }
         let backend = run.settings.backend;
-        let bar = Bar::new(x, strip).base_offset(-strip * 1.3).width(0.7).fill(fade(backend_colour(backend)));
+        let place = (x, fade(backend_colour(backend)));
         match strips.iter_mut().find(|(b, _)| *b == backend) {
-            Some((_, bars)) => bars.push(bar.name("")),
-            None => strips.push((backend, vec![bar.name("")])),
+            Some((_, places)) => places.push(place),
+            None => strips.push((backend, vec![place])),
         }
     }
     (series, strips)
@@ -228,7 +228,7 @@ fn divider_ui(
 }
 
 /// The legend: each segment with its clocks, then each backend's strip.
-fn legend_of(series: &Series, strips: &[(Backend, Vec<Bar>)]) -> Vec<(Color32, String)> {
+fn legend_of(series: &Series, strips: &Strips) -> Vec<(Color32, String)> {
     let mut legend: Vec<(Color32, String)> = series
         .iter()
         .map(|(s, clocks, _)| {
@@ -307,8 +307,9 @@ pub fn runs_chart_ui(
     let asked = header_ui(ui, unit, compared);
     let top = ms(top_ns);
     let outline = ui.visuals().strong_text_color();
-    // The legend reads the bars' names and colours, not their heights.
-    let (series, strips) = bars_of(&shown, (1.0, ns_per_unit), outline);
+    let (mut series, strips) = bars_of(&shown, ns_per_unit, outline);
+    // The overlap is drawn last, over the phases it shades.
+    series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     legend_ui(ui, &legend_of(&series, &strips));
     let (Some((first, _)), Some((end, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
@@ -346,9 +347,6 @@ pub fn runs_chart_ui(
     let strip_px = if label_backends { look::SMALL_TEXT + 3.0 } else { 6.0 };
     let share = f64::from(strip_px / plot_px) * 1.1;
     let strip = (top * head * share / (1.0 - 1.4 * share).max(0.5)).max(1e-3);
-    let (mut series, strips) = bars_of(&shown, (strip, ns_per_unit), outline);
-    // The overlap is drawn last, over the phases it shades.
-    series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", unit)
         .x_grid_spacer(nice_x_spacer(48.0, true))
         .y_grid_spacer(nice_spacer(30.0, false))
@@ -364,8 +362,12 @@ pub fn runs_chart_ui(
                         .element_formatter(Box::new(|_, _| String::new())),
                 );
             }
-            for (backend, bars) in strips {
+            for (backend, places) in strips {
                 let name = backend.name().to_uppercase();
+                let bar = |&(x, fill): &(f64, Color32)| {
+                    Bar::new(x, strip).base_offset(-strip * 1.3).width(0.7).fill(fill).name("")
+                };
+                let bars = places.iter().map(bar).collect();
                 plot.bar_chart(
                     BarChart::new(name, bars)
                         .color(backend_colour(backend))
