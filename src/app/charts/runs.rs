@@ -349,7 +349,10 @@ pub fn runs_chart_ui(
     let strip = (top * head * share / (1.0 - 1.4 * share).max(0.5)).max(1e-3);
     let response = fixed_plot(ui, "runs", "run number (as in Last run)", unit)
         .x_grid_spacer(nice_x_spacer(48.0, true))
-        .y_grid_spacer(nice_spacer(30.0, false))
+        // No time below zero: the backend strips' room under the axis has no marks ("-20 ms").
+        .y_grid_spacer(|input| {
+            nice_spacer(30.0, false)(input).into_iter().filter(|m| m.value >= 0.0).collect()
+        })
         .include_x(lo - 0.6)
         .include_x(hi.max(lo + 4.0) + 0.6)
         .include_y(-strip * 1.4)
