@@ -35,62 +35,26 @@ pub const IMAGE_WGSL: &str = include_str!("../shaders/image.wgsl");
 #[cfg(test)]
 mod tests {
     /// Parses and validates with naga on the CPU, so a WGSL error fails `cargo test` even on a
-    /// machine without any GPU adapter.
-    fn validate(source: &str) -> naga::Module {
+    /// machine without any GPU adapter; then looks for each of `entries`.
+    fn validate(source: &str, entries: &[&str]) {
         let module = naga::front::wgsl::parse_str(source).expect("valid WGSL");
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
             .validate(&module)
             .expect("shader validates");
-        module
-    }
-
-    #[test]
-    fn grayscale_shader_parses_and_validates() {
-        let module = validate(super::GRAYSCALE_WGSL);
-        for kernel in crate::pixel::Kernel::ALL {
-            assert!(
-                module.entry_points.iter().any(|e| e.name == kernel.name()),
-                "no entry point {}",
-                kernel.name()
-            );
+        for entry in entries {
+            assert!(module.entry_points.iter().any(|e| e.name == *entry), "no entry point {entry}");
         }
     }
 
     #[test]
-    fn op_shaders_parse_and_validate() {
-        let blur = validate(super::BLUR_WGSL);
-        let dither = validate(super::DITHER_WGSL);
-        for entry in ["blur_rows", "blur_cols"] {
-            assert!(blur.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
-        }
-        for entry in ["dither_step", "dither_persistent"] {
-            assert!(dither.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
-        }
-    }
-
-    #[test]
-    fn compute_shader_parses_and_validates() {
-        let module = validate(super::COMPUTE_WGSL);
-        assert!(module.entry_points.iter().any(|e| e.name == "rounds_only"));
-    }
-
-    #[test]
-    fn copy_shader_parses_and_validates() {
-        let module = validate(super::COPY_WGSL);
-        assert!(module.entry_points.iter().any(|e| e.name == "copy_words"));
-    }
-
-    #[test]
-    fn display_shader_parses_and_validates() {
-        let module = validate(super::DISPLAY_WGSL);
-        assert!(module.entry_points.iter().any(|e| e.name == "expand"));
-    }
-
-    #[test]
-    fn image_shader_parses_and_validates() {
-        let module = validate(super::IMAGE_WGSL);
-        for entry in ["vs_main", "fs_gamma", "fs_linear"] {
-            assert!(module.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
-        }
+    fn every_shader_parses_and_validates() {
+        let kernels = crate::pixel::Kernel::ALL.map(crate::pixel::Kernel::name);
+        validate(super::GRAYSCALE_WGSL, &kernels);
+        validate(super::BLUR_WGSL, &["blur_rows", "blur_cols"]);
+        validate(super::DITHER_WGSL, &["dither_step", "dither_persistent"]);
+        validate(super::COMPUTE_WGSL, &["rounds_only"]);
+        validate(super::COPY_WGSL, &["copy_words"]);
+        validate(super::DISPLAY_WGSL, &["expand"]);
+        validate(super::IMAGE_WGSL, &["vs_main", "fs_gamma", "fs_linear"]);
     }
 }

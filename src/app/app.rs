@@ -206,27 +206,27 @@ impl GraylabApp {
     }
 
     fn dialog_answered(&mut self, purpose: DialogFor, answer: DialogAnswer) {
-        let save = matches!(purpose, DialogFor::Export | DialogFor::Trace);
         match answer {
             DialogAnswer::Chosen(path) if purpose == DialogFor::Export => self.export.set_path(&path),
             DialogAnswer::Chosen(path) if purpose == DialogFor::Trace => self.session.save_trace(&path),
-            DialogAnswer::Chosen(path) if purpose == DialogFor::CompareRuns => self.session.compare_runs_with(&path),
+            DialogAnswer::Chosen(path) if purpose == DialogFor::CompareRuns => {
+                self.session.compare_runs_with(&path);
+            }
             DialogAnswer::Chosen(path) => self.open(path),
-            DialogAnswer::Nothing { probably_unavailable: true } if purpose == DialogFor::Trace => {
-                self.session.toasts.note("No file dialog could be shown on this system (no xdg-desktop-portal or zenity): \
-                     `graylab bench IMAGE --trace FILE` traces this image from the command line."
-                    .into());
+            DialogAnswer::Nothing { probably_unavailable: true } if purpose != DialogFor::Open => {
+                let instead = match purpose {
+                    DialogFor::Trace => {
+                        "`graylab bench IMAGE --trace FILE` traces this image from the command line."
+                    }
+                    DialogFor::CompareRuns => {
+                        "drop the saved bench's JSON file on the window to compare with it."
+                    }
+                    _ => "type the path in the File field and press Enter.",
+                };
+                self.session.toasts.note(format!(
+                    "No file dialog could be shown on this system (no xdg-desktop-portal or zenity): {instead}"
+                ));
             }
-            DialogAnswer::Nothing { probably_unavailable: true } if purpose == DialogFor::CompareRuns => {
-                self.session.toasts.note("No file dialog could be shown on this system (no xdg-desktop-portal or zenity): \
-                     drop the saved bench's JSON file on the window to compare with it."
-                    .into());
-            }
-            DialogAnswer::Nothing { probably_unavailable: true } if save => self.session.toasts.note(
-                "No file dialog could be shown on this system (no xdg-desktop-portal or zenity): type the \
-                 path in the File field and press Enter."
-                    .into(),
-            ),
             DialogAnswer::Nothing { probably_unavailable: true } => self.session.toasts.error_about(
                 crate::app::session::toasts::Topic::Opening,
                 "No file dialog could be shown: this system has no file-dialog service (xdg-desktop-portal or \
@@ -438,7 +438,8 @@ pub fn redraw_while_working(software_adapter: bool) -> std::time::Duration {
 /// What tests and scripts may do to the running app, beside what a user does with the mouse:
 /// shortcuts to start work and to set a window's fields (what it shows: [`AppView`]).
 impl GraylabApp {
-    /// until [`Self::release_job`], so that a test's Stop or new setting lands inside it.
+    /// Holds the next job sent at its first point `at` until [`Self::release_job`], so that a
+    /// test's Stop or new setting lands inside it.
     pub fn hold_next_job(&mut self, at: crate::system::progress::HoldAt) {
         self.session.hold_next_job(at);
     }
@@ -475,6 +476,7 @@ impl GraylabApp {
         self.session.run_conversion(runs);
     }
 
+    /// Queues an export of the current output to `path` (replacing a file there only when
     /// `overwrite`).
     pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
         self.session.export_to(path, overwrite);

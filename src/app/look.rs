@@ -96,9 +96,8 @@ mod tests {
 
     #[test]
     fn thousands_are_grouped() {
-        assert_eq!(super::thousands(0), "0");
-        assert_eq!(super::thousands(999), "999");
-        assert_eq!(super::thousands(1000), "1,000");
-        assert_eq!(super::thousands(33_177_600), "33,177,600");
+        for (n, text) in [(0, "0"), (999, "999"), (1000, "1,000"), (33_177_600, "33,177,600")] {
+            assert_eq!(super::thousands(n), text);
+        }
     }
 }

@@ -1,13 +1,11 @@
 //! The eframe desktop app: open a photo, compare input and output, switch backend, formula and
 //! workgroup size, watch the phase timings live, export.
 //!
-//! All decoding, converting, sweeps and exports run on one named worker thread (`work`), each
-//! job with a cancel flag and progress; the UI thread only draws, and draws images at the size
-//! they are seen (`textures`). On a hardware GPU the work runs on eframe's own wgpu device, so
-//! a result is shown from textures drawn on the GPU without a readback; on a software adapter it
-//! runs on a device of its own, so that frames never queue behind it, and is read back. The rest: `panels` always on
-//! screen, `windows` opened on demand, `charts`, the `viewer`, the `session` they share.
-//! Depends on [`crate::engine`] (the GPU display textures through it).
+//! All decoding, converting, sweeps and exports run on one named worker thread (`work`; the
+//! device it runs GPU work on: `work/gpu_device.rs`), each job with a cancel flag and progress;
+//! the UI thread only draws, and draws images at the size they are seen (`textures`). The rest:
+//! `panels` always on screen, `windows` opened on demand, `charts`, the `viewer`, the `session`
+//! they share. Depends on [`crate::engine`] (the GPU display textures through it).
 
 mod advice;
 #[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]

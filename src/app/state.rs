@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::engine::ceilings::PhaseRate;
-use crate::engine::{ConvertSettings, RunReport, WorkgroupSize};
+use crate::engine::{ConvertSettings, RunReport};
 use crate::io::ExportOptions;
 use crate::pixel::{Formula, Work};
 
@@ -136,12 +136,6 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    /// The workgroup size, for GPU runs.
-    #[must_use]
-    pub fn workgroup(&self) -> Option<WorkgroupSize> {
-        self.report.workgroup
-    }
-
     /// The series the run belongs to: its formula and work per pixel.
     #[must_use]
     pub fn series(&self) -> RunSeries {
@@ -164,6 +158,18 @@ impl RunRecord {
     #[must_use]
     pub fn overlap_ns(&self) -> u64 {
         self.report.overlap_ns
+    }
+}
+
+#[cfg(test)]
+impl RunRecord {
+    /// A warm GPU run `seq` of a 4x4 image 1 ("a.png") made of `spans`, finished at `wall_ns`.
+    pub(crate) fn of_spans(seq: usize, spans: Vec<crate::engine::Span>, wall_ns: u64) -> Self {
+        let mut report = RunReport::new(crate::engine::Backend::Gpu, Formula::default(), (4, 4), Vec::new());
+        report.spans = spans;
+        report.finish(wall_ns);
+        let (image_name, settings) = ("a.png".to_owned(), ConvertSettings::default());
+        Self { seq, image_id: 1, image_name, settings, report, rates: Vec::new(), cold: false }
     }
 }
 

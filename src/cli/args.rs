@@ -336,17 +336,29 @@ pub(super) fn check_output_file(output: &Output<'_>, overwrite: bool) -> anyhow:
 /// Whether `output` names the file `input` (the same path, through a symlink or a hard link:
 /// the same device and inode).
 pub(super) fn same_file(input: &Path, output: &Path) -> bool {
-    if input == output {
-        return true;
-    }
+    input == output
+        || match (file_id(input), file_id(output)) {
+            (Some(a), Some(b)) => a == b,
+            _ => matches!((input.canonicalize(), output.canonicalize()), (Ok(x), Ok(y)) if x == y),
+        }
+}
+
+/// A file's or folder's identity: device and inode (from its canonical path where those are not
+/// known), through symlinks.
+pub(super) fn file_id(path: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;
-        if let (Ok(a), Ok(b)) = (std::fs::metadata(input), std::fs::metadata(output)) {
-            return (a.dev(), a.ino()) == (b.dev(), b.ino());
-        }
+        Some((meta.dev(), meta.ino()))
     }
-    matches!((input.canonicalize(), output.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        let mut h = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&path.canonicalize().ok()?, &mut h);
+        Some((0, std::hash::Hasher::finish(&h)))
+    }
 }
 
 /// Checks that `dir` is a folder this process can write in, or one it can create (its nearest

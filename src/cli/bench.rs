@@ -39,10 +39,10 @@ pub struct BenchArgs {
     /// GPU workgroup sizes, with --backend gpu or all: one (256, the default, or 16x16), a comma
     /// list, or all that the adapter allows.
     #[arg(long, value_parser = parse_workgroups)]
-    pub workgroup: Option<Workgroups>,
+    pub workgroup: Option<ListOrAll<WorkgroupSize>>,
     /// CPU thread counts: a number, a comma list (1,2) or all (default: every core).
     #[arg(long, value_parser = parse_threads)]
-    pub threads: Option<Threads>,
+    pub threads: Option<ListOrAll<usize>>,
     /// The gray formula.
     #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
     pub formula: Formula,
@@ -86,22 +86,24 @@ pub struct BenchArgs {
     pub overwrite: bool,
 }
 
-/// `bench --workgroup`: a list, or every size the adapter allows.
+/// `bench --workgroup` or `--threads`: a list, or `all` (every size the adapter allows, every
+/// count from 1 to all cores).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Workgroups {
-    /// These sizes.
-    List(Vec<WorkgroupSize>),
-    /// All that the adapter allows.
+pub enum ListOrAll<T> {
+    /// These values.
+    List(Vec<T>),
+    /// All of them.
     All,
 }
 
-/// `bench --threads`: a list, or 1..=all cores.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Threads {
-    /// These counts.
-    List(Vec<usize>),
-    /// Every count from 1 to all cores.
-    All,
+impl<T: Copy> ListOrAll<T> {
+    /// The one value of a list of one, else `None`.
+    pub(super) fn only(&self) -> Option<T> {
+        match self {
+            Self::List(list) if list.len() == 1 => list.first().copied(),
+            _ => None,
+        }
+    }
 }
 
 /// `bench --passes`: the counts of operations per round trip.
@@ -120,18 +122,20 @@ fn parse_passes(s: &str) -> Result<Passes, ArgError> {
     Ok(Passes(counts))
 }
 
-fn parse_workgroups(s: &str) -> Result<Workgroups, ArgError> {
+/// Parses `all`, or a comma list of values each parsed by `one`.
+fn list_or_all<T>(s: &str, one: impl Fn(&str) -> Result<T, ArgError>) -> Result<ListOrAll<T>, ArgError> {
     if s.trim() == "all" {
-        return Ok(Workgroups::All);
+        return Ok(ListOrAll::All);
     }
-    s.split(',').map(|w| super::args::workgroup(w.trim())).collect::<Result<_, _>>().map(Workgroups::List)
+    s.split(',').map(one).collect::<Result<_, _>>().map(ListOrAll::List)
 }
 
-fn parse_threads(s: &str) -> Result<Threads, ArgError> {
-    if s.trim() == "all" {
-        return Ok(Threads::All);
-    }
-    s.split(',').map(super::args::threads).collect::<Result<_, _>>().map(Threads::List)
+fn parse_workgroups(s: &str) -> Result<ListOrAll<WorkgroupSize>, ArgError> {
+    list_or_all(s, |w| super::args::workgroup(w.trim()))
+}
+
+fn parse_threads(s: &str) -> Result<ListOrAll<usize>, ArgError> {
+    list_or_all(s, super::args::threads)
 }
 
 #[derive(serde::Serialize)]
@@ -203,8 +207,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let (gpu_sizes, adapter) = if with_gpu {
         let gpu = engine.gpu()?;
         let sizes = match &args.workgroup {
-            Some(Workgroups::All) => gpu.valid_workgroups(),
-            Some(Workgroups::List(list)) => list.clone(),
+            Some(ListOrAll::All) => gpu.valid_workgroups(),
+            Some(ListOrAll::List(list)) => list.clone(),
             None => vec![WorkgroupSize::default()],
         };
         for workgroup in &sizes {
@@ -234,8 +238,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let settings: Vec<ConvertSettings> = match backend {
             Backend::Cpu => match &args.threads {
                 None => vec![available_threads()],
-                Some(Threads::All) => (1..=available_threads()).collect(),
-                Some(Threads::List(list)) => list.clone(),
+                Some(ListOrAll::All) => (1..=available_threads()).collect(),
+                Some(ListOrAll::List(list)) => list.clone(),
             }
             .into_iter()
             .map(|threads| ConvertSettings { threads, ..base })
@@ -286,14 +290,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     if let Some(name) = &report.adapter {
         outln!("GPU: {name}");
     }
-    if report.software_adapter == Some(true) {
-        outln!(
-            "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
-        );
-    }
-    if let Some(w) = super::build_warning() {
-        outln!("{w}");
-    }
+    super::print_timing_warnings(report.software_adapter == Some(true));
     if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
         outln!(
             "warning: {} while this ran: the figures are noisier than on a quiet machine",

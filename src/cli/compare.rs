@@ -52,11 +52,9 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             args.base.display(),
             args.new.display()
         ),
-        (None, _) => {
-            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", args.base.display())
-        }
-        (_, None) => {
-            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", args.new.display())
+        (b, _) => {
+            let path = if b.is_none() { &args.base } else { &args.new };
+            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", path.display())
         }
     };
     let comparison = compare(&base, &new, args.threshold);

@@ -204,3 +204,16 @@ fn build_warning() -> Option<&'static str> {
     cfg!(debug_assertions)
         .then_some("warning: this is a debug build; its timings mean nothing (use cargo run --release)")
 }
+
+/// Prints the warnings a table of GPU timings opens with: a software adapter's, then a debug
+/// build's.
+fn print_timing_warnings(software_adapter: bool) {
+    if software_adapter {
+        out::outln!(
+            "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
+        );
+    }
+    if let Some(w) = build_warning() {
+        out::outln!("{w}");
+    }
+}

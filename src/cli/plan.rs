@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::UsageError;
-use super::args::{ConvertArgs, Holds, Output, check_output_dir, check_output_file};
+use super::args::{ConvertArgs, Holds, Output, check_output_dir, check_output_file, file_id};
 use crate::engine::{Backend, BatchItem, default_output_path};
 use crate::io::{ExportFormat, FileKind, IoError, classify_file, is_graylab_output};
 
@@ -262,24 +262,6 @@ fn entry_key(output: &Path) -> EntryKey {
     match (file_id(folder), output.file_name()) {
         (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
         _ => (None, output.to_path_buf()),
-    }
-}
-
-/// A file's or folder's identity: device and inode (from its canonical path where those are not
-/// known), through symlinks.
-fn file_id(path: &Path) -> Option<(u64, u64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        let mut h = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(&path.canonicalize().ok()?, &mut h);
-        Some((0, std::hash::Hasher::finish(&h)))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use super::bench::{BenchArgs, Threads, Workgroups, bench_image};
+use super::bench::{BenchArgs, bench_image};
 use super::out::outln;
 use crate::engine::estimate::{Lane, Task, Timed, round_trip_parts};
 use crate::engine::round_trip::{
@@ -24,21 +24,14 @@ struct Report<'a> {
 /// Runs the round trips `args` ask for with `--passes` (one workgroup shape, one thread count).
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let Some(passes) = &args.passes else { anyhow::bail!("bench without --passes measures no round trips") };
+    let only = |what: &str| super::UsageError(format!("--passes measures one {what}"));
     let workgroup = match &args.workgroup {
         None => WorkgroupSize::DEFAULT,
-        Some(Workgroups::List(list)) if list.len() == 1 => {
-            list.first().copied().unwrap_or(WorkgroupSize::DEFAULT)
-        }
-        Some(_) => anyhow::bail!(super::UsageError(
-            "--passes measures one workgroup shape: give --workgroup one size".to_owned()
-        )),
+        Some(list) => list.only().ok_or_else(|| only("workgroup shape: give --workgroup one size"))?,
     };
     let threads = match &args.threads {
         None => available_threads(),
-        Some(Threads::List(list)) if list.len() == 1 => list.first().copied().unwrap_or(1),
-        Some(_) => anyhow::bail!(super::UsageError(
-            "--passes measures one thread count: give --threads one number".to_owned()
-        )),
+        Some(list) => list.only().ok_or_else(|| only("thread count: give --threads one number"))?,
     };
     let (image, label, _memory) = bench_image(args, round_trip_bytes)?;
     let engine = if args.cpu_clock { Engine::on_cpu_clock()? } else { Engine::new() };
@@ -87,14 +80,7 @@ fn print_table(label: &str, r: &RoundTripResult) {
         r.max_rounds
     );
     outln!("CPU: {} threads; GPU: {} (workgroup {})", r.cpu_threads, r.adapter, r.workgroup);
-    if r.software_adapter {
-        outln!(
-            "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
-        );
-    }
-    if let Some(w) = super::build_warning() {
-        outln!("{w}");
-    }
+    super::print_timing_warnings(r.software_adapter);
     outln!();
     let kernel_clock = r.clocks.gpu_kernel.as_deref();
     outln!(

@@ -87,14 +87,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         budget.max_time.as_secs()
     );
     outln!("GPU: {adapter}");
-    if software {
-        outln!(
-            "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
-        );
-    }
-    if let Some(w) = super::build_warning() {
-        outln!("{w}");
-    }
+    super::print_timing_warnings(software);
     outln!();
     outln!("{:<8} {:>16} {:>24}  clock", "shape", "kernel median ms", "95% interval ms");
     for s in &race.shapes {

@@ -3,7 +3,6 @@
 //! instruction set as the real kernel. The benchmark reports the kernel's time relative to this.
 
 use super::CpuError;
-use super::blocks::{SimdLevel, simd_level};
 use super::parallel::{Watch, run_chunked};
 
 /// Copies the middle byte of every 3-byte pixel of `src` into `dst` on `threads` threads.
@@ -15,27 +14,11 @@ pub fn stream_baseline(src: &[u8], dst: &mut [u8], threads: usize) -> Result<(),
             dst_bytes: dst.len(),
         });
     }
-    run_chunked((3, 1), (src, dst), threads, Watch::default(), |s, d| match simd_level() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
-        SimdLevel::Avx512 => unsafe { pick_avx512(s, d) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd_level` only reports AVX2 when the CPU has it.
-        SimdLevel::Avx2 => unsafe { pick_avx2(s, d) },
-        _ => pick(s, d),
-    })
+    run_chunked((3, 1), (src, dst), threads, Watch::default(), pick_best)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn pick_avx2(src: &[u8], dst: &mut [u8]) {
-    pick(src, dst);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn pick_avx512(src: &[u8], dst: &mut [u8]) {
-    pick(src, dst);
+simd_copies! {
+    fn pick_best / pick_avx2 / pick_avx512 => pick(src: &[u8], dst: &mut [u8])
 }
 
 #[inline(always)]

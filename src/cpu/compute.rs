@@ -13,6 +13,7 @@ use std::time::Instant;
 use super::intensity::apply_work_chunk_u8_at;
 use super::{CpuError, SimdLevel, available_threads, simd_level};
 use crate::pixel::{OPS_PER_ROUND, Work};
+use crate::system::clock::nanos;
 
 /// Rounds per pixel of each pass over a block: high enough that the block's loads and stores
 /// cost nothing beside the arithmetic.
@@ -71,7 +72,7 @@ fn repetition(pool: &rayon::ThreadPool, level: SimdLevel, passes: u64) -> u64 {
         burst(&mut block, level, passes);
         black_box(block);
     });
-    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1)
+    nanos(started.elapsed()).max(1)
 }
 
 /// Measures this CPU's compute ceiling on `threads` threads (clamped to
@@ -99,21 +100,14 @@ pub fn compute_ceiling(threads: usize) -> Result<CpuCompute, CpuError> {
 /// The ops' rates on `threads` threads: the blur and the dither on a small plane, the fastest
 /// of three runs each (a few milliseconds in all).
 fn op_rates(threads: usize) -> Result<crate::pixel::OpRates, CpuError> {
-    use crate::pixel::{Op, OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
+    use crate::pixel::{OpRates, RATE_PLANE, rate_plane};
     let plane = rate_plane(RATE_PLANE);
     let size = (RATE_PLANE.0 as usize, RATE_PLANE.1 as usize);
-    let fastest_ns = |op| -> Result<f64, CpuError> {
-        let mut best = u64::MAX;
-        for _ in 0..3 {
-            let started = std::time::Instant::now();
-            super::ops::apply_op(op, &plane, size, threads)?;
-            best = best.min(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
-        }
-        Ok(best as f64)
-    };
-    let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
-    let dither_ns = fastest_ns(Op::Dither)?;
-    Ok(OpRates::from_times(blur_ns, dither_ns, RATE_PLANE, false))
+    OpRates::measured(false, (0, 3), |op| {
+        let started = Instant::now();
+        super::ops::apply_op(op, &plane, size, threads)?;
+        Ok(nanos(started.elapsed()))
+    })
 }
 
 #[cfg(test)]

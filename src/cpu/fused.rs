@@ -1,8 +1,6 @@
 //! A kernel's gray output with the synthetic work ([`Work`]) applied, one chunk at a time, so the
 //! work runs while the chunk is still in cache: 8- and 16-bit gray in place, and the gray samples
 //! of a gray + alpha output through a small gathered scratch (alpha is never touched).
-//!
-//! Depends on [`crate::pixel`] and the work kernel of [`crate::cpu`].
 
 use super::intensity::{apply_work_chunk_u8, apply_work_chunk_u16};
 use crate::pixel::{Kernel, Work};
@@ -22,7 +20,7 @@ pub fn apply_work_to_output(kernel: Kernel, out: &mut [u8], work: Work) {
         if stride == 1 {
             apply_work_chunk_u8(out, work);
         } else {
-            gray_u8_strided(out, stride, work);
+            gray_strided(out, stride, u8::from_ne_bytes, u8::to_ne_bytes, |g| apply_work_chunk_u8(g, work));
         }
         return;
     }
@@ -31,41 +29,29 @@ pub fn apply_work_to_output(kernel: Kernel, out: &mut [u8], work: Work) {
     {
         apply_work_chunk_u16(gray, work);
     } else {
-        gray_u16_strided(out, stride, work);
+        gray_strided(out, stride, u16::from_ne_bytes, u16::to_ne_bytes, |g| apply_work_chunk_u16(g, work));
     }
 }
 
-/// The first byte of every `stride` bytes, through the scratch.
-fn gray_u8_strided(out: &mut [u8], stride: usize, work: Work) {
-    let mut scratch = [0u8; SCRATCH_PIXELS];
+/// The gray sample (the first `N` bytes of every `stride`, native-endian) through the scratch.
+fn gray_strided<P: Copy + Default, const N: usize>(
+    out: &mut [u8],
+    stride: usize,
+    from: impl Fn([u8; N]) -> P,
+    to: impl Fn(P) -> [u8; N],
+    apply: impl Fn(&mut [P]),
+) {
+    let mut scratch = [P::default(); SCRATCH_PIXELS];
     for piece in out.chunks_mut(stride * SCRATCH_PIXELS) {
-        let mut n = 0;
-        for (s, p) in scratch.iter_mut().zip(piece.chunks_exact(stride)) {
-            *s = p.first().copied().unwrap_or_default();
-            n += 1;
-        }
-        apply_work_chunk_u8(&mut scratch[..n], work);
+        let n = scratch
+            .iter_mut()
+            .zip(piece.chunks_exact(stride))
+            .map(|(s, p)| *s = p.first_chunk::<N>().map_or_else(P::default, |b| from(*b)))
+            .count();
+        apply(&mut scratch[..n]);
         for (s, p) in scratch.iter().zip(piece.chunks_exact_mut(stride)) {
-            if let Some(g) = p.first_mut() {
-                *g = *s;
-            }
-        }
-    }
-}
-
-/// The first native-endian `u16` of every `stride` bytes, through the scratch.
-fn gray_u16_strided(out: &mut [u8], stride: usize, work: Work) {
-    let mut scratch = [0u16; SCRATCH_PIXELS];
-    for piece in out.chunks_mut(stride * SCRATCH_PIXELS) {
-        let mut n = 0;
-        for (s, p) in scratch.iter_mut().zip(piece.chunks_exact(stride)) {
-            *s = p.first_chunk::<2>().map_or(0, |b| u16::from_ne_bytes(*b));
-            n += 1;
-        }
-        apply_work_chunk_u16(&mut scratch[..n], work);
-        for (s, p) in scratch.iter().zip(piece.chunks_exact_mut(stride)) {
-            if let Some(g) = p.first_chunk_mut::<2>() {
-                *g = s.to_ne_bytes();
+            if let Some(g) = p.first_chunk_mut::<N>() {
+                *g = to(*s);
             }
         }
     }
@@ -74,6 +60,7 @@ fn gray_u16_strided(out: &mut [u8], stride: usize, work: Work) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pixel::noise;
 
     /// Every kernel's output with the work applied sample by sample: gray changed, alpha not.
     fn reference(kernel: Kernel, out: &[u8], work: Work) -> Vec<u8> {
@@ -92,19 +79,11 @@ mod tests {
 
     #[test]
     fn every_output_layout_matches_the_reference() {
-        let mut x = 0x1234_5678u32;
         for kernel in Kernel::ALL {
             // Across a scratch boundary, odd lengths, and a misaligned 16-bit start.
             for pixels in [0, 1, 7, 73, SCRATCH_PIXELS - 1, SCRATCH_PIXELS + 5, 2 * SCRATCH_PIXELS + 3] {
                 let len = pixels * kernel.out_bytes_per_pixel();
-                let mut buf: Vec<u8> = (0..=len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        x as u8
-                    })
-                    .collect();
+                let mut buf = noise(len + 1, len as u32);
                 for offset in [0, 1] {
                     let out = &mut buf[offset..offset + len];
                     for work in [

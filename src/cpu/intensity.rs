@@ -1,19 +1,8 @@
-//! The synthetic work-per-pixel load: `rounds` rounds of a 3-op integer hash on every gray value,
-//! applied in place to an already converted gray buffer.
-//!
-//! It is synthetic on purpose. A grayscale conversion is a few operations per pixel and so bound
-//! by memory bandwidth on every backend; this knob raises the arithmetic intensity step by step
-//! (as mixbench's kernel does) so that the CPU and the GPU can be compared where compute, not
-//! memory, decides. One round is 3 integer operations (shift, xor, multiply):
-//!
-//! ```text
-//! h = g + 0x9E3779B9;  rounds times: h = (h ^ (h >> 15)) * 0x2C1B3C6D;  out = g ^ (h & mask)
-//! ```
-//!
-//! all in wrapping `u32` arithmetic, `out` truncated to the pixel width. With `mask == 0` (the
-//! default) the image stays the exact grayscale, but the rounds still run: the mask is a run-time
-//! value hidden behind `black_box`, so the compiler cannot drop them. The divergent variant runs
-//! the rounds only for odd gray values (even ones get zero rounds), like a branch on a GPU.
+//! The synthetic work per pixel ([`Work`], defined in [`crate::pixel`]) applied in place to an
+//! already converted gray buffer: a knob on arithmetic intensity (as mixbench's kernel), so that
+//! the CPU and the GPU can be compared where compute, not memory, decides. With `mask == 0` the
+//! image stays the exact grayscale but the rounds still run: the mask is hidden behind
+//! `black_box`, so the compiler cannot drop them.
 //!
 //! The kernel works on fixed-size blocks of `u32` lanes so the round loop vectorises, compiled
 //! three times (baseline, AVX2, AVX-512) and picked at run time by [`simd_level`]. On AVX2 a block
@@ -25,13 +14,11 @@
 
 use std::hint::black_box;
 
-use rayon::prelude::*;
-
 use crate::cpu::{SimdLevel, simd_level};
 use crate::pixel::{WORK_SEED, Work, round};
 
-/// Pixels per rayon task in [`par_apply_work_u8`] and [`par_apply_work_u16`]: 72 Ki, a multiple
-/// of every block size below, so only the last chunk of a buffer has a partial block.
+/// Pixels per task when a buffer is spread over threads: 72 Ki, a multiple of every block size
+/// below, so only the last chunk of a buffer has a partial block.
 pub const WORK_CHUNK_PIXELS: usize = 72 * 1024;
 
 /// Applies `work` in place to one contiguous run of 8-bit gray pixels on the calling thread, with
@@ -40,8 +27,7 @@ pub fn apply_work_chunk_u8(gray: &mut [u8], work: Work) {
     dispatch(gray, work, simd_level());
 }
 
-/// Applies `work` in place to one contiguous run of 16-bit gray pixels on the calling thread,
-/// with the best instruction set of this machine.
+/// [`apply_work_chunk_u8`] for 16-bit gray pixels.
 pub fn apply_work_chunk_u16(gray: &mut [u16], work: Work) {
     dispatch(gray, work, simd_level());
 }
@@ -54,30 +40,6 @@ pub fn apply_work_chunk_u8_at(gray: &mut [u8], work: Work, level: SimdLevel) -> 
         dispatch(gray, work, level);
     }
     available
-}
-
-/// [`apply_work_chunk_u16`] with the instruction set forced (tests and benches). Returns false
-/// and leaves `gray` untouched when this CPU lacks `level`.
-pub fn apply_work_chunk_u16_at(gray: &mut [u16], work: Work, level: SimdLevel) -> bool {
-    let available = level_available(level);
-    if available {
-        dispatch(gray, work, level);
-    }
-    available
-}
-
-/// Applies `work` in place to a whole 8-bit gray buffer: chunks of [`WORK_CHUNK_PIXELS`] spread
-/// over `pool`'s threads.
-pub fn par_apply_work_u8(gray: &mut [u8], work: Work, pool: &rayon::ThreadPool) {
-    let level = simd_level();
-    pool.install(|| gray.par_chunks_mut(WORK_CHUNK_PIXELS).for_each(|c| dispatch(c, work, level)));
-}
-
-/// Applies `work` in place to a whole 16-bit gray buffer: chunks of [`WORK_CHUNK_PIXELS`] spread
-/// over `pool`'s threads.
-pub fn par_apply_work_u16(gray: &mut [u16], work: Work, pool: &rayon::ThreadPool) {
-    let level = simd_level();
-    pool.install(|| gray.par_chunks_mut(WORK_CHUNK_PIXELS).for_each(|c| dispatch(c, work, level)));
 }
 
 /// Whether this CPU can run the copy compiled for `level`.
@@ -93,17 +55,12 @@ fn level_available(level: SimdLevel) -> bool {
     }
 }
 
-/// A gray pixel width the kernel works on.
-trait Gray: Copy + Default {
-    fn widen(self) -> u32;
+/// A gray pixel width the kernel works on: widened into `u32` lanes, truncated back.
+trait Gray: Copy + Default + Into<u32> {
     fn narrow(v: u32) -> Self;
 }
 
 impl Gray for u8 {
-    #[inline(always)]
-    fn widen(self) -> u32 {
-        u32::from(self)
-    }
     #[inline(always)]
     fn narrow(v: u32) -> Self {
         v as u8
@@ -111,10 +68,6 @@ impl Gray for u8 {
 }
 
 impl Gray for u16 {
-    #[inline(always)]
-    fn widen(self) -> u32 {
-        u32::from(self)
-    }
     #[inline(always)]
     fn narrow(v: u32) -> Self {
         v as u16
@@ -181,9 +134,9 @@ fn chunk<P: Gray, const V: usize, const S: usize>(gray: &mut [P], work: Work) {
 #[inline(always)]
 fn block<P: Gray, const V: usize, const S: usize>(pv: &mut [P; V], ps: &mut [P; S], work: Work) {
     let Work { rounds, mask, divergent } = work;
-    let g = pv.map(P::widen);
+    let g: [u32; V] = pv.map(Into::into);
     let mut h = g.map(|g| g.wrapping_add(WORK_SEED));
-    let gs = ps.map(P::widen);
+    let gs: [u32; S] = ps.map(Into::into);
     let mut hs = gs.map(|g| g.wrapping_add(WORK_SEED));
     for _ in 0..rounds {
         for h in &mut h {
@@ -237,20 +190,21 @@ mod tests {
         })
     }
 
-    #[test]
-    fn every_level_matches_the_reference_u8() {
-        let mut r = rng(1);
+    /// Every compiled copy this CPU has, on every length and work, against the scalar reference.
+    fn every_level_matches_the_reference<P: Gray + PartialEq + std::fmt::Debug>(seed: u64) {
+        let mut r = rng(seed);
         for level in LEVELS {
             if !level_available(level) {
                 eprintln!("{level:?} skipped: not on this CPU");
                 continue;
             }
             for len in LENGTHS {
-                let src: Vec<u8> = (0..len).map(|_| r() as u8).collect();
+                let src: Vec<P> = (0..len).map(|_| P::narrow(r())).collect();
                 for work in works() {
                     let mut got = src.clone();
-                    assert!(apply_work_chunk_u8_at(&mut got, work, level));
-                    let want: Vec<u8> = src.iter().map(|&g| work.reference_pixel(g.into()) as u8).collect();
+                    dispatch(&mut got, work, level);
+                    let want: Vec<P> =
+                        src.iter().map(|&g| P::narrow(work.reference_pixel(g.into()))).collect();
                     assert_eq!(got, want, "{level:?} {work:?} {len} pixels");
                 }
             }
@@ -258,49 +212,8 @@ mod tests {
     }
 
     #[test]
-    fn every_level_matches_the_reference_u16() {
-        let mut r = rng(2);
-        for level in LEVELS {
-            if !level_available(level) {
-                eprintln!("{level:?} skipped: not on this CPU");
-                continue;
-            }
-            for len in LENGTHS {
-                let src: Vec<u16> = (0..len).map(|_| r() as u16).collect();
-                for work in works() {
-                    let mut got = src.clone();
-                    assert!(apply_work_chunk_u16_at(&mut got, work, level));
-                    let want: Vec<u16> = src.iter().map(|&g| work.reference_pixel(g.into()) as u16).collect();
-                    assert_eq!(got, want, "{level:?} {work:?} {len} pixels");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn parallel_matches_the_reference() {
-        let mut r = rng(3);
-        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(2).build() else {
-            panic!("no thread pool");
-        };
-        let src: Vec<u8> = (0..3 * WORK_CHUNK_PIXELS + 17).map(|_| r() as u8).collect();
-        let src16: Vec<u16> = (0..WORK_CHUNK_PIXELS + 5).map(|_| r() as u16).collect();
-        for divergent in [false, true] {
-            let work = Work { rounds: 5, mask: 0xFFFF, divergent };
-            let mut got = src.clone();
-            par_apply_work_u8(&mut got, work, &pool);
-            assert!(got.iter().zip(&src).all(|(&o, &g)| o == work.reference_pixel(g.into()) as u8));
-            let mut got = src16.clone();
-            par_apply_work_u16(&mut got, work, &pool);
-            assert!(got.iter().zip(&src16).all(|(&o, &g)| o == work.reference_pixel(g.into()) as u16));
-        }
-    }
-
-    #[test]
-    fn mask_zero_keeps_the_image() {
-        let src: Vec<u8> = (0..=255).collect();
-        let mut got = src.clone();
-        apply_work_chunk_u8(&mut got, Work { rounds: 64, mask: 0, divergent: false });
-        assert_eq!(got, src);
+    fn every_level_matches_the_reference_u8_and_u16() {
+        every_level_matches_the_reference::<u8>(1);
+        every_level_matches_the_reference::<u16>(2);
     }
 }

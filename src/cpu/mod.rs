@@ -3,7 +3,40 @@
 //! Both work on raw packed pixel bytes described by a [`Kernel`]; neither knows about files,
 //! the GPU or the UI. Beside them, the synthetic work-per-pixel load ([`Work`]) that raises the
 //! arithmetic intensity of a gray result in place, and this CPU's compute ceiling for it
-//! ([`compute_ceiling`]). Depends only on [`crate::pixel`].
+//! ([`compute_ceiling`]).
+
+/// `$name(args)` runs `$body` (an `inline(always)` fn) in the copy compiled for the instruction
+/// set [`simd_level`] picked: `$avx2` and `$avx512` are the `#[target_feature]` copies (x86-64),
+/// each vectorised for its own instruction set.
+macro_rules! simd_copies {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident / $avx2:ident / $avx512:ident
+        => $body:ident($($arg:ident: $ty:ty),*)) => {
+        $(#[$doc])*
+        $vis fn $name($($arg: $ty),*) {
+            match $crate::cpu::simd_level() {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
+                $crate::cpu::SimdLevel::Avx512 => unsafe { $avx512($($arg),*) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `simd_level` only reports AVX2 when the CPU has it.
+                $crate::cpu::SimdLevel::Avx2 => unsafe { $avx2($($arg),*) },
+                _ => $body($($arg),*),
+            }
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        fn $avx2($($arg: $ty),*) {
+            $body($($arg),*);
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn $avx512($($arg: $ty),*) {
+            $body($($arg),*);
+        }
+    };
+}
 
 mod baseline;
 mod blocks;
@@ -21,10 +54,7 @@ pub use baseline::stream_baseline;
 pub use blocks::{SimdLevel, convert_chunk, simd_level};
 pub use compute::{CEILING_BLOCK_PIXELS, CEILING_ROUNDS, CpuCompute, compute_ceiling};
 pub use fused::apply_work_to_output;
-pub use intensity::{
-    WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16,
-    apply_work_chunk_u16_at, par_apply_work_u8, par_apply_work_u16,
-};
+pub use intensity::{WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16};
 pub use parallel::{
     CHUNK_PIXELS, Watch, available_threads, par_convert, par_convert_counted, par_convert_with_work,
 };

@@ -136,25 +136,14 @@ pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CpuError> {
 mod tests {
     use super::*;
     use crate::cpu::convert_reference;
-
-    fn noise(len: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::pixel::noise;
 
     #[test]
     fn every_kernel_and_thread_count_matches_the_reference() {
         // Odd pixel counts exercise the block tails and the last, short parallel chunk.
         for pixels in [1, 31, 33, CHUNK_PIXELS + 7, 3 * CHUNK_PIXELS - 1] {
             for kernel in Kernel::ALL {
-                let src = noise(pixels * kernel.in_bytes_per_pixel(), pixels as u64);
+                let src = noise(pixels * kernel.in_bytes_per_pixel(), pixels as u32);
                 for formula in Formula::COMPUTED {
                     let mut want = vec![0u8; pixels * kernel.out_bytes_per_pixel()];
                     convert_reference(kernel, formula, &src, &mut want).expect("sizes match");

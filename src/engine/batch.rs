@@ -49,16 +49,13 @@ pub fn convert_batch(
         items.iter().map(|_| Mutex::new(None)).collect();
     let worker = || {
         loop {
-            // A signal is ending the process: no file is begun (those in flight are abandoned
-            // cleanly, see `crate::system::signals`).
+            // Those in flight are abandoned cleanly (`crate::system::signals`).
             if crate::system::signals::stopping().is_some() {
                 break;
             }
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = items.get(index) else { break };
-            // The decode reserves the file's working memory from the process-wide budget, waiting
-            // while the files in flight hold too much of it; the reservation lives until the file
-            // is written.
+            // The decode waits for the file's memory in the budget and holds it until it is written.
             let result = convert_file(
                 engine,
                 (&item.input, &item.output),

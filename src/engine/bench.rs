@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use image::DynamicImage;
 
-use super::convert::{KernelInput, OutBuffer, Prepared, prepare};
+use super::convert::{OutBuffer, Prepared, job_of, prepare};
 use super::report::{RunReport, Stats};
 use super::spans::{Phase, PhaseTiming};
 use super::{Backend, ConvertSettings, Engine, EngineError, ImageKey, Kernel, OpFigures, WorkFigures};
@@ -185,18 +185,10 @@ impl<'a> Repeat<'a> {
         let mut report = RunReport::new(s.backend, s.formula, (self.width, self.height), self.notes.clone())
             .with_work(s.work);
         report.kernel = Some(self.kernel);
-        let input = KernelInput {
-            kernel: self.kernel,
-            src: &self.bytes,
-            width: self.width,
-            height: self.height,
-            cancel: None,
-            progress: None,
-            keep_input: self.keep_input,
-        };
-        self.engine.run_kernel(&input, self.out.bytes_mut(), s, (&mut report, started))?;
-        self.engine
-            .finish_report(&mut report, u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        let options = super::RunOptions { keep_input_on_gpu: self.keep_input, ..Default::default() };
+        let job = job_of(self.kernel, &self.bytes, (self.width, self.height), s, &options);
+        self.engine.run_kernel(&job, self.out.bytes_mut(), s, (&mut report, started))?;
+        self.engine.finish_report(&mut report, super::convert::nanos_since(started));
         Ok(report)
     }
 }
@@ -253,13 +245,12 @@ pub fn bench_with(
     let total_values: Vec<u64> = warm.iter().map(|r| r.total_ns).collect();
     let total = Stats::of(&total_values).unwrap_or(Stats { min_ns: 0, median_ns: 0, max_ns: 0, runs: 0 });
     let kernel_ns = phases.iter().find(|p| p.phase == Phase::Kernel).map_or(0, |p| p.stats.median_ns).max(1);
-    let pixels = f64::from(width) * f64::from(height);
-    let bytes_moved = pixels * (kernel.in_bytes_per_pixel() + kernel.out_bytes_per_pixel()) as f64;
+    let pixels = u64::from(width) * u64::from(height);
+    let bytes_moved = pixels as f64 * (kernel.in_bytes_per_pixel() + kernel.out_bytes_per_pixel()) as f64;
     let cpu_stream_baseline = Stats::of(&baseline_ns);
     let ceilings = Ceilings {
         gpu: engine.known_gpu_ceilings().map(|k| k.ceilings),
-        cpu_stream_gb_per_s: cpu_stream_baseline
-            .map(|s| stream_gb_per_s(u64::from(width) * u64::from(height), s.median_ns)),
+        cpu_stream_gb_per_s: cpu_stream_baseline.map(|s| stream_gb_per_s(pixels, s.median_ns)),
     };
     let rates = median_rates(&warm, &ceilings);
     // The bench's rates say "raised now" of a ceiling they beat: so it is.
@@ -272,17 +263,11 @@ pub fn bench_with(
         cold,
         phases,
         total,
-        kernel_mpix_per_s: pixels / kernel_ns as f64 * 1e3,
+        kernel_mpix_per_s: pixels as f64 / kernel_ns as f64 * 1e3,
         kernel_gb_per_s: bytes_moved / kernel_ns as f64,
-        work: WorkFigures::new(
-            settings.work,
-            Some(kernel),
-            u64::from(width) * u64::from(height),
-            Some(kernel_ns),
-        )
-        .held_against(settings.backend, engine.known_compute_ceiling(settings.backend)),
-        op: median_op(&warm, settings, u64::from(width) * u64::from(height))
-            .held_against(engine.known_compute_ceiling(settings.backend)),
+        work: WorkFigures::new(settings.work, Some(kernel), pixels, Some(kernel_ns))
+            .held_against(settings.backend, engine.known_compute_ceiling(settings.backend)),
+        op: median_op(&warm, settings, pixels).held_against(engine.known_compute_ceiling(settings.backend)),
         cpu_stream_baseline,
         rates,
         input_kept_on_gpu: keep_input.is_some(),
@@ -292,8 +277,6 @@ pub fn bench_with(
 
 /// The op's figures at the median of the warm runs' passes.
 fn median_op(warm: &[RunReport], settings: &ConvertSettings, pixels: u64) -> OpFigures {
-    let values: Vec<u64> = warm.iter().map(|r| r.op.kernel_ns).collect();
-    let median_ns = Stats::of(&values).map_or(0, |s| s.median_ns);
     let median = |part: fn(&OpFigures) -> u64| {
         Stats::of(&warm.iter().map(|r| part(&r.op)).collect::<Vec<_>>()).map_or(0, |s| s.median_ns)
     };
@@ -303,7 +286,7 @@ fn median_op(warm: &[RunReport], settings: &ConvertSettings, pixels: u64) -> OpF
         download_ns: median(|o| o.download_ns),
         bands: first.op.bands,
         wavefront: first.op.wavefront,
-        ..OpFigures::new(settings.op, pixels, (median_ns, first.op.kernel_clock))
+        ..OpFigures::new(settings.op, pixels, (median(|o| o.kernel_ns), first.op.kernel_clock))
     }
 }
 

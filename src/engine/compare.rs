@@ -4,21 +4,16 @@
 //! *and* beyond its noise.
 //!
 //! The figures are found by what they are, not by where each command puts them: a median of
-//! timed runs (`median_ns`, with the runs' range `min_ns`–`max_ns`), a probe of bytes or
-//! operations (`bytes` or `ops` over `median_ns`: a rate, higher is better, its range from the
-//! median repetition to the best), a
-//! ratio with its interval (`median`, `ci_low`, `ci_high`), a claim's measurement (`value` in
-//! `unit`, timed by `clock`). Each is named by its path, array elements by what tells them apart
-//! (the phase, the settings, the size, the claim, the series). Derived figures (rates at the
-//! median, models, rooflines, single cold runs) are left out: they move with the figures they
-//! come from.
+//! timed runs (`median_ns`, with the runs' range `min_ns`–`max_ns`), a probe (`bytes` or `ops`
+//! over `median_ns`: a rate, its range from the median repetition to the best), a ratio with its
+//! interval (`median`, `ci_low`, `ci_high`), a claim's measurement (`value` in `unit`, timed by
+//! `clock`). Each is named by its path, array elements by what tells them apart. Derived figures
+//! (rates at the median, models, rooflines, single cold runs) are left out.
 //!
 //! A figure is beyond its noise when its two ranges do not overlap: for timed runs, every run of
-//! one result was slower than every run of the other. A 95% interval of one run's median says
-//! nothing of what differs between two runs (another process, another boot, another clock
-//! state), so the runs' whole range is the noise here; a claim's ratio, which keeps only its
-//! interval, is judged by that. A figure without either in one file is judged on the threshold
-//! alone, and says so.
+//! one result was slower than every run of the other (a 95% interval of one run's median says
+//! nothing of what differs between two runs, so the runs' whole range is the noise here). A
+//! figure without a range in one file is judged on the threshold alone.
 
 use serde_json::Value;
 
@@ -163,21 +158,15 @@ pub fn kind_of(json: &Value) -> Option<String> {
     if let Some(kind) = json.get("kind").and_then(Value::as_str) {
         return Some(kind.to_owned());
     }
-    let has = |key| json.get(key).is_some();
-    let kind = if has("results") {
-        "bench"
-    } else if has("points") {
-        "sweep"
-    } else if has("claims") {
-        "claims"
-    } else if has("adapters") {
-        "info"
-    } else if has("passes") || has("result") {
-        "round_trips"
-    } else {
-        return None;
-    };
-    Some(kind.to_owned())
+    let shown_by = [
+        ("results", "bench"),
+        ("points", "sweep"),
+        ("claims", "claims"),
+        ("adapters", "info"),
+        ("passes", "round_trips"),
+        ("result", "round_trips"),
+    ];
+    shown_by.into_iter().find(|(key, _)| json.get(key).is_some()).map(|(_, kind)| kind.to_owned())
 }
 
 /// Every measured figure of a result, named by its path.
@@ -256,18 +245,16 @@ fn label_of(item: &Value) -> Option<String> {
 /// threads bt601 then blur:8`.
 fn settings_label(s: &Value) -> String {
     let text = |key| s.get(key).and_then(Value::as_str).unwrap_or("?");
+    let num =
+        |group: Option<&Value>, key, or| group.and_then(|g| g.get(key)).and_then(Value::as_u64).unwrap_or(or);
     let backend = text("backend");
     let how = if backend == "gpu" {
-        let wg = s.get("workgroup");
-        let (x, y) = (
-            wg.and_then(|w| w.get("x")).and_then(Value::as_u64).unwrap_or(0),
-            wg.and_then(|w| w.get("y")).and_then(Value::as_u64).unwrap_or(1),
-        );
+        let (x, y) = (num(s.get("workgroup"), "x", 0), num(s.get("workgroup"), "y", 1));
         if y > 1 { format!("wg {x}x{y}") } else { format!("wg {x}") }
     } else {
-        format!("{} threads", s.get("threads").and_then(Value::as_u64).unwrap_or(0))
+        format!("{} threads", num(Some(s), "threads", 0))
     };
-    let rounds = s.get("work").and_then(|w| w.get("rounds")).and_then(Value::as_u64).unwrap_or(0);
+    let rounds = num(s.get("work"), "rounds", 0);
     let work = if rounds > 0 { format!(" k={rounds}") } else { String::new() };
     let op = s.get("op").and_then(Value::as_str).filter(|op| *op != "none");
     let op = op.map_or_else(String::new, |op| format!(" then {op}"));
@@ -286,29 +273,17 @@ fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Fi
         // repetition is the noise it shows.
         for (key, unit) in [("bytes", Unit::GbPerS), ("ops", Unit::GopPerS)] {
             if let Some(amount) = num(key) {
-                let interval =
-                    num("best_ns").filter(|&b| b > 0.0).map(|best| (amount / median_ns, amount / best));
-                return Some(Figure {
-                    name,
-                    unit,
-                    value: amount / median_ns,
-                    interval,
-                    better: Better::Higher,
-                });
+                let value = amount / median_ns;
+                let interval = num("best_ns").filter(|&b| b > 0.0).map(|best| (value, amount / best));
+                return Some(Figure { name, unit, value, interval, better: Better::Higher });
             }
         }
         let interval = num("min_ns").zip(num("max_ns")).filter(|_| num("runs").is_some_and(|r| r > 1.0));
         return Some(Figure { name, unit: Unit::Ns, value: median_ns, interval, better: Better::Lower });
     }
-    if let (Some(median), Some(low), Some(high)) = (num("median"), num("ci_low"), num("ci_high")) {
-        let unit = Unit::Other("ratio".to_owned());
-        return Some(Figure {
-            name,
-            unit,
-            value: median,
-            interval: Some((low, high)),
-            better: Better::Neither,
-        });
+    if let (Some(value), Some(low), Some(high)) = (num("median"), num("ci_low"), num("ci_high")) {
+        let (unit, interval) = (Unit::Other("ratio".to_owned()), Some((low, high)));
+        return Some(Figure { name, unit, value, interval, better: Better::Neither });
     }
     // A claim's measurement: a time in ms, or another unit; a size no clock measured is none.
     let (value, unit, clock) = (num("value")?, map.get("unit")?.as_str()?, map.get("clock")?.as_str()?);

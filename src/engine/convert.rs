@@ -43,9 +43,6 @@ fn colour(kernel: Kernel, bytes: &[u8]) -> Prepared<'_> {
     Prepared::Colour { kernel, bytes: Cow::Borrowed(bytes) }
 }
 
-/// The note of a gray input, passed through unchanged.
-const ALREADY_GRAY: &str = "the input is already gray: passed through unchanged";
-
 /// Chooses the kernel for an image's pixel type (float images are converted to 16-bit first).
 pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, Vec<String>), EngineError> {
     let mut notes = Vec::new();
@@ -56,24 +53,15 @@ pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, 
         DynamicImage::ImageRgb16(_) => colour(Kernel::Rgb16ToL16, image.as_bytes()),
         DynamicImage::ImageRgba16(_) if keep_alpha => colour(Kernel::Rgba16ToLa16, image.as_bytes()),
         DynamicImage::ImageRgba16(_) => colour(Kernel::Rgba16ToL16, image.as_bytes()),
-        DynamicImage::ImageLuma8(_) | DynamicImage::ImageLuma16(_) => {
-            notes.push(ALREADY_GRAY.to_owned());
-            Prepared::Gray(image.clone())
-        }
-        DynamicImage::ImageLumaA8(_) => {
-            notes.push(ALREADY_GRAY.to_owned());
-            Prepared::Gray(if keep_alpha {
-                image.clone()
-            } else {
-                DynamicImage::ImageLuma8(image.to_luma8())
-            })
-        }
-        DynamicImage::ImageLumaA16(_) => {
-            notes.push(ALREADY_GRAY.to_owned());
-            Prepared::Gray(if keep_alpha {
-                image.clone()
-            } else {
-                DynamicImage::ImageLuma16(image.to_luma16())
+        DynamicImage::ImageLuma8(_)
+        | DynamicImage::ImageLuma16(_)
+        | DynamicImage::ImageLumaA8(_)
+        | DynamicImage::ImageLumaA16(_) => {
+            notes.push("the input is already gray: passed through unchanged".to_owned());
+            Prepared::Gray(match image {
+                DynamicImage::ImageLumaA8(_) if !keep_alpha => DynamicImage::ImageLuma8(image.to_luma8()),
+                DynamicImage::ImageLumaA16(_) if !keep_alpha => DynamicImage::ImageLuma16(image.to_luma16()),
+                _ => image.clone(),
             })
         }
         DynamicImage::ImageRgb32F(_) | DynamicImage::ImageRgba32F(_) => {
@@ -175,10 +163,8 @@ pub(super) fn nanos_between(from: Instant, to: Instant) -> u64 {
 }
 
 impl Engine {
-    /// Converts an image in memory. [`RunOptions`] carry a cancel flag (a GPU run checks it
-    /// between its submissions and returns [`EngineError::Cancelled`] once it is set), a count
-    /// of the pixels done (started at the image's pixels, all of them at the end) and, on the
-    /// GPU, keeping the input there for the next run of the same image.
+    /// Converts an image in memory, with the cancel flag, the count of pixels done and the input
+    /// kept on the GPU that [`RunOptions`] may carry.
     pub fn convert(
         &self,
         image: &DynamicImage,
@@ -220,16 +206,8 @@ impl Engine {
         };
         report.kernel = Some(kernel);
         let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-        let input = KernelInput {
-            kernel,
-            src: &bytes,
-            width,
-            height,
-            cancel: options.cancel,
-            progress: options.progress,
-            keep_input: options.keep_input_on_gpu,
-        };
-        self.run_kernel(&input, out.bytes_mut(), settings, (&mut report, started))?;
+        let job = job_of(kernel, &bytes, (width, height), settings, &options);
+        self.run_kernel(&job, out.bytes_mut(), settings, (&mut report, started))?;
         let image = out
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
@@ -240,11 +218,7 @@ impl Engine {
 
     /// Converts on the GPU and keeps the result there for display in `tiles`, with its preview
     /// drawn (`Phase::Display`: the copies into the store and the preview); downloads it too with
-    /// [`RunOptions::download_result`] (the full round trip; else the report has no download
-    /// phase and the pixels stay on the GPU). A gray input is stored from the host. With
-    /// [`RunOptions::keep_input_on_gpu`], the input stays on the GPU, and another formula or
-    /// workgroup shape on the same image uploads nothing (the report says so, and has no upload
-    /// phase).
+    /// [`RunOptions::download_result`]. A gray input is stored from the host.
     pub fn convert_for_display(
         &self,
         image: &DynamicImage,
@@ -289,11 +263,7 @@ impl Engine {
                 settings.op
             ));
         }
-        let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, &bytes, (width, height))
-            .with_work(settings.work);
-        job.cancel = options.cancel;
-        job.progress = options.progress;
-        job.keep_input = options.keep_input_on_gpu.map(super::ImageKey::get);
+        let job = job_of(kernel, &bytes, (width, height), settings, &options);
         let mut out =
             options.download_result.then(|| OutBuffer::new(kernel, width as usize * height as usize));
         let offset_ns = nanos_since(started);
@@ -306,17 +276,17 @@ impl Engine {
         Ok((pixels, report))
     }
 
-    /// Runs one kernel into a caller-owned buffer and records its phases and spans in `report`,
-    /// whose run started at `run_started` (the benchmark reuses `dst` across runs, as a real
-    /// pipeline would).
+    /// Runs `job` ([`job_of`]) on `settings.backend` into a caller-owned buffer and records its
+    /// phases and spans in `report`, whose run started at `run_started` (the benchmark reuses
+    /// `dst` across runs, as a real pipeline would).
     pub(crate) fn run_kernel(
         &self,
-        input: &KernelInput<'_>,
+        job: &GpuJob<'_>,
         dst: &mut [u8],
         settings: &ConvertSettings,
         (report, run_started): (&mut RunReport, Instant),
     ) -> Result<(), EngineError> {
-        let &KernelInput { kernel, src, width, height, cancel, progress, keep_input } = input;
+        let &GpuJob { kernel, src, width, height, cancel, progress, .. } = job;
         if !settings.op.is_none() && !matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8) {
             return Err(EngineError::OpNeedsGray8 { op: settings.op.to_string(), kernel: kernel.name() });
         }
@@ -349,17 +319,12 @@ impl Engine {
             }
             Backend::Gpu => {
                 let converter = self.gpu_converter()?;
-                let mut job = GpuJob::new(kernel, settings.formula, settings.workgroup, src, (width, height))
-                    .with_work(settings.work);
-                job.cancel = cancel;
-                job.progress = progress;
-                job.keep_input = keep_input.map(super::ImageKey::get);
                 self.start_gpu_budget();
                 let offset_ns = nanos_since(run_started);
                 report.workgroup = Some(settings.workgroup);
                 report.adapter = Some(converter.context().adapter_info().name.clone());
                 // With an op, the gray plane stays on the GPU where it fits one band.
-                if let Some((t, op_t)) = converter.convert_then_op(&job, settings.op, dst)? {
+                if let Some((t, op_t)) = converter.convert_then_op(job, settings.op, dst)? {
                     add_gpu_timings(report, t, offset_ns);
                     let end_ns = nanos_since(run_started);
                     record_gpu_op(report, settings.op, (width, height), &op_t, run_started);
@@ -370,7 +335,7 @@ impl Engine {
                     ));
                     return Ok(());
                 }
-                let t = converter.convert(&job, dst)?;
+                let t = converter.convert(job, dst)?;
                 add_gpu_timings(report, t, offset_ns);
             }
         }
@@ -431,14 +396,12 @@ fn record_gpu_op(
     run_started: Instant,
 ) {
     for &(submit, done) in &t.submitted {
-        report.spans.push(Span {
-            lane: Track::OpSubmission,
-            start_ns: nanos_between(run_started, submit),
-            end_ns: nanos_between(run_started, done),
-            clock: SpanClock::AroundSubmission,
-            band: None,
-            phase: None,
-        });
+        let span = Span::cpu(
+            Track::OpSubmission,
+            nanos_between(run_started, submit),
+            nanos_between(run_started, done),
+        );
+        report.spans.push(Span { clock: SpanClock::AroundSubmission, ..span });
     }
     if t.bands > 1 {
         report.notes.push(format!("{op} ran in {} row bands (GPU buffer limit)", t.bands));
@@ -446,20 +409,19 @@ fn record_gpu_op(
     report.op = OpFigures::of_gpu(op, u64::from(width) * u64::from(height), t);
 }
 
-/// One kernel's input: what `run_kernel` converts.
-pub(crate) struct KernelInput<'a> {
-    /// The conversion.
-    pub kernel: Kernel,
-    /// Packed input pixels.
-    pub src: &'a [u8],
-    /// Image width.
-    pub width: u32,
-    /// Image height.
-    pub height: u32,
-    /// Checked between GPU submissions.
-    pub cancel: Option<&'a AtomicBool>,
-    /// Counts the pixels done (its total set by the caller).
-    pub progress: Option<&'a PixelProgress>,
-    /// Keep the input on the GPU under this key (GPU runs).
-    pub keep_input: Option<super::ImageKey>,
+/// The job of `src`, `kernel`'s input at `size`, with `settings` and `options`: what
+/// [`Engine::run_kernel`] runs on either backend.
+pub(crate) fn job_of<'a>(
+    kernel: Kernel,
+    src: &'a [u8],
+    size: (u32, u32),
+    settings: &ConvertSettings,
+    options: &RunOptions<'a>,
+) -> GpuJob<'a> {
+    GpuJob {
+        cancel: options.cancel,
+        progress: options.progress,
+        keep_input: options.keep_input_on_gpu.map(super::ImageKey::get),
+        ..GpuJob::new(kernel, settings.formula, settings.workgroup, src, size).with_work(settings.work)
+    }
 }

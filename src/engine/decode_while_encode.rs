@@ -17,21 +17,29 @@ use crate::io::{
 };
 use crate::pixel::Kernel;
 
+/// One file's conversion, as the paths that convert it in one pass see it.
+#[derive(Clone, Copy)]
+pub(super) struct FileRun<'a> {
+    pub input: &'a Path,
+    pub output: &'a Path,
+    pub settings: &'a ConvertSettings,
+    pub export: ExportOptions,
+    pub progress: Option<&'a PixelProgress>,
+    /// When the file began to be opened: the report's zero.
+    pub started: Instant,
+}
+
 /// Why a chunk was not converted (it stops the decode).
 type ToGrayError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Decodes `stream` on a thread of its own and encodes its rows into `output` as they come;
-/// `started` is when the file began to be opened (the report's zero). The run's report, with
-/// the decode's (and the kernel's, for colour) and the encode's spans, to be finished with the
-/// wall time that comes with it, and the export's.
+/// Decodes `stream` on a thread of its own and encodes its rows into the file's output as they
+/// come: the run's report with its spans, to be finished with the wall time that comes with it,
+/// and the export's.
 pub(super) fn convert_luma_stream(
     stream: &LumaStream,
-    (input, output): (&Path, &Path),
-    settings: &ConvertSettings,
-    export: ExportOptions,
-    progress: Option<&PixelProgress>,
-    started: Instant,
+    file: FileRun<'_>,
 ) -> Result<(RunReport, EncodeReport, u64), EngineError> {
+    let FileRun { input, output, settings, export, progress, started } = file;
     let since = || nanos_since(started);
     let (width, height) = stream.dimensions();
     let pixels = u64::from(width) * u64::from(height);

@@ -12,7 +12,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use super::convert::{Prepared, nanos_between, nanos_since, prepare};
-use super::decode_while_encode::convert_luma_stream;
+use super::decode_while_encode::{FileRun, convert_luma_stream};
 use super::spans::Phase;
 use super::spans::{Span, Track};
 use super::{
@@ -48,6 +48,13 @@ impl FileReport {
     #[must_use]
     pub fn warnings(&self) -> Vec<&str> {
         self.run.notes.iter().filter_map(|n| n.strip_prefix(super::report::WARNING_NOTE)).collect()
+    }
+}
+
+impl FileRun<'_> {
+    /// The file's report of `run`, written as `export` says.
+    fn report(&self, run: RunReport, export: EncodeReport, frames: Option<FrameCount>) -> FileReport {
+        FileReport { input: self.input.to_path_buf(), output: self.output.to_path_buf(), run, export, frames }
     }
 }
 
@@ -89,6 +96,7 @@ pub fn convert_file(
     // The file's timeline: the decode, the conversion and the encode where they ran.
     let started = Instant::now();
     let since = || nanos_since(started);
+    let file = FileRun { input, output, settings, export: *export, progress, started };
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let decode = &DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
     // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its
@@ -99,12 +107,9 @@ pub fn convert_file(
         match decode_or_stream(input, decode)? {
             Opened::Decoded(decoded) => decoded,
             Opened::LumaRows(stream) => {
-                let io = (input, output);
-                let (mut run, export, end_ns) =
-                    convert_luma_stream(&stream, io, settings, *export, progress, started)?;
+                let (mut run, export, end_ns) = convert_luma_stream(&stream, file)?;
                 engine.finish_report(&mut run, end_ns);
-                let (input, output) = (input.to_path_buf(), output.to_path_buf());
-                return Ok(FileReport { input, output, run, export, frames: None });
+                return Ok(file.report(run, export, None));
             }
         }
     } else {
@@ -112,9 +117,7 @@ pub fn convert_file(
     };
     let decoded_at_ns = since();
     let decode_from_ns = decoded_at_ns.saturating_sub(decoded.decode_ns);
-    if let Some(mut report) =
-        convert_streamed(&decoded, (input, output), settings, *export, progress, started)?
-    {
+    if let Some(mut report) = convert_streamed(&decoded, file)? {
         let end_ns = since();
         report.run.add_cpu_step(Phase::Decode, decode_from_ns, decoded_at_ns);
         engine.finish_report(&mut report.run, end_ns);
@@ -129,8 +132,7 @@ pub fn convert_file(
     } else {
         engine.convert(&decoded.image, settings, RunOptions { progress, ..RunOptions::default() })?
     };
-    let mut notes = Vec::new();
-    decode_notes(&decoded, &mut notes);
+    let notes = decode_notes(&decoded);
     let frames = decoded.frames;
     drop(decoded.image);
     let written = encode_file(&converted.image, output, export)?;
@@ -143,7 +145,7 @@ pub fn convert_file(
     run.notes.extend(written.notes.iter().cloned());
     // The wall is now the file's, decode to encode; the conversion's remainders are recounted.
     engine.finish_report(&mut run, end_ns);
-    Ok(FileReport { input: input.to_path_buf(), output: output.to_path_buf(), run, export: written, frames })
+    Ok(file.report(run, written, frames))
 }
 
 /// A run of [`Formula::StoredLuma`] on a file already shown in colour (the app's): a YCbCr
@@ -162,8 +164,7 @@ pub fn convert_stored_luma(
         Some(fallback) => return Ok(Err(fallback)),
         None => return Ok(Err(StoredLuma::Fallback("not a JPEG"))),
     }
-    let mut notes = Vec::new();
-    decode_notes(&decoded, &mut notes);
+    let notes = decode_notes(&decoded);
     let decode_ns = decoded.decode_ns;
     let mut converted = super::convert::passed_through(decoded.image, settings, progress);
     let run = &mut converted.report;
@@ -175,12 +176,10 @@ pub fn convert_stored_luma(
 }
 
 /// What the reader of a report must know about the decode: orientation applied, warnings.
-fn decode_notes(decoded: &Decoded, notes: &mut Vec<String>) {
-    if decoded.reoriented {
-        notes.push("EXIF orientation applied".to_owned());
-    }
-    notes.extend(decoded.warnings.iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
-    notes.extend(decoded.stored_luma.map(StoredLuma::note));
+fn decode_notes(decoded: &Decoded) -> Vec<String> {
+    let reoriented = decoded.reoriented.then(|| "EXIF orientation applied".to_owned());
+    let warnings = decoded.warnings.iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE));
+    reoriented.into_iter().chain(warnings).chain(decoded.stored_luma.map(StoredLuma::note)).collect()
 }
 
 /// Rows converted by the CPU kernel on demand, for an encoder's stripes.
@@ -234,14 +233,8 @@ impl KernelRows<'_> {
 
 /// Converts and encodes in one pass when that is possible (CPU backend, an 8-bit colour input,
 /// a format that stores the kernel's output as it is); `None` when it is not.
-fn convert_streamed(
-    decoded: &Decoded,
-    (input, output): (&Path, &Path),
-    settings: &ConvertSettings,
-    export: ExportOptions,
-    progress: Option<&PixelProgress>,
-    started: Instant,
-) -> Result<Option<FileReport>, EngineError> {
+fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileReport>, EngineError> {
+    let FileRun { output, settings, export, progress, started, .. } = file;
     if settings.backend != Backend::Cpu || !settings.op.is_none() {
         return Ok(None);
     }
@@ -285,18 +278,12 @@ fn convert_streamed(
     // The kernel ran inside the encode's stripes: its phase is CPU time summed over their spans
     // (on the stripes' tracks), not one span of its own. The caller adds the decode.
     run.add_cpu_step(Phase::Encode, encode_from_ns, encode_from_ns + written.encode_ns);
-    decode_notes(decoded, &mut run.notes);
+    run.notes.extend(decode_notes(decoded));
     run.notes.extend(written.notes.iter().cloned());
     run.notes.push(format!(
         "converted stripe by stripe inside the encode on {} threads: the kernel figure is CPU time summed over \
          stripes, and the encode's wall time includes it",
         rayon::current_num_threads()
     ));
-    Ok(Some(FileReport {
-        input: input.to_path_buf(),
-        output: output.to_path_buf(),
-        run,
-        export: written,
-        frames: decoded.frames,
-    }))
+    Ok(Some(file.report(run, written, decoded.frames)))
 }

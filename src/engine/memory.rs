@@ -45,7 +45,7 @@ mod tests {
         assert_eq!(i, u64::MAX);
         assert_eq!(bench_bytes(i, o, true, true), u64::MAX);
         assert_eq!(sweep_bytes(u64::MAX / 2, Some(u64::MAX), true), u64::MAX);
-        // 8K on the CPU: 3 bytes in, 1 out.
+        // On the CPU: 3 bytes in, 1 out.
         assert_eq!(bench_bytes(300, 100, true, false), 400);
         assert_eq!(bench_bytes(300, 100, false, true), 100 + 800);
     }

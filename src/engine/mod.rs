@@ -257,9 +257,15 @@ impl Engine {
     #[must_use]
     pub fn for_window(window_gpu: Arc<GpuContext>, chunk_limit_bytes: Option<u64>) -> Self {
         let software = window_gpu.is_software();
-        let mut converter = GpuConverter::new(window_gpu);
+        Self::on_context(window_gpu, chunk_limit_bytes, software)
+    }
+
+    /// An engine on a converter of `gpu` that cuts submissions at `chunk_limit_bytes` and, with
+    /// `cpu_clock`, times every step with submit-and-wait on the CPU clock.
+    fn on_context(gpu: Arc<GpuContext>, chunk_limit_bytes: Option<u64>, cpu_clock: bool) -> Self {
+        let mut converter = GpuConverter::new(gpu);
         converter.set_chunk_limit_bytes(chunk_limit_bytes);
-        if software {
+        if cpu_clock {
             converter.set_timing_mode(TimingMode::CpuClock);
         }
         Self::with_converter(Arc::new(converter))
@@ -273,11 +279,7 @@ impl Engine {
     #[must_use]
     pub fn own_device(like: &wgpu::AdapterInfo, chunk_limit_bytes: Option<u64>) -> Self {
         match GpuContext::new_like(like) {
-            Ok(gpu) => {
-                let mut converter = GpuConverter::new(Arc::new(gpu));
-                converter.set_chunk_limit_bytes(chunk_limit_bytes);
-                Self::with_converter(Arc::new(converter))
-            }
+            Ok(gpu) => Self::on_context(Arc::new(gpu), chunk_limit_bytes, false),
             Err(e) => {
                 log::warn!("cannot open a second device on {}: {}", like.name, causes::one_line(&e));
                 Self::without_gpu(e)
@@ -288,17 +290,13 @@ impl Engine {
     /// An engine on an existing GPU converter (a test's or a benchmark's tuned one).
     #[must_use]
     pub fn with_converter(converter: Arc<GpuConverter>) -> Self {
-        let cell = OnceLock::new();
-        let _ = cell.set(Ok(converter));
-        Self::with_cell(cell)
+        Self::with_cell(OnceLock::from(Ok(converter)))
     }
 
     /// An engine whose GPU could not be opened, and why.
     #[must_use]
     pub fn without_gpu(why: GpuError) -> Self {
-        let cell = OnceLock::new();
-        let _ = cell.set(Err(Arc::new(why)));
-        Self::with_cell(cell)
+        Self::with_cell(OnceLock::from(Err(Arc::new(why))))
     }
 
     /// An engine that runs on the CPU only (a GPU is never opened: tests, references).
@@ -310,10 +308,7 @@ impl Engine {
     /// An engine whose GPU (opened now) times every step with submit-and-wait on the CPU clock,
     /// even where the adapter has timestamps (`graylab bench --cpu-clock`).
     pub fn on_cpu_clock() -> Result<Self, EngineError> {
-        let ctx = GpuContext::new()?;
-        let mut converter = GpuConverter::new(Arc::new(ctx));
-        converter.set_timing_mode(TimingMode::CpuClock);
-        Ok(Self::with_converter(Arc::new(converter)))
+        Ok(Self::on_context(Arc::new(GpuContext::new()?), None, true))
     }
 
     /// Checks, before anything is measured, that the rows of `image` fit this GPU's buffers (a

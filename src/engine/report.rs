@@ -11,7 +11,7 @@ use crate::system::load::Busy;
 pub(super) const WARNING_NOTE: &str = "warning: ";
 
 /// What was measured in one conversion.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct RunReport {
     /// Where it ran.
     pub backend: Backend,
@@ -65,26 +65,7 @@ impl RunReport {
     /// An empty report for a `width` x `height` conversion with these settings.
     #[must_use]
     pub fn new(backend: Backend, formula: Formula, (width, height): (u32, u32), notes: Vec<String>) -> Self {
-        Self {
-            backend,
-            formula,
-            kernel: None,
-            workgroup: None,
-            threads: None,
-            width,
-            height,
-            phases: Vec::new(),
-            total_ns: 0,
-            overlap_ns: 0,
-            other_ns: 0,
-            gpu: None,
-            adapter: None,
-            work: WorkFigures::default(),
-            op: OpFigures::default(),
-            notes,
-            spans: Vec::new(),
-            busy: None,
-        }
+        Self { backend, formula, width, height, notes, ..Self::default() }
     }
 
     /// Moves every span `offset_ns` later: the report's run now starts that long before the one
@@ -177,10 +158,8 @@ impl Stats {
     pub fn of(values: &[u64]) -> Option<Self> {
         let mut v = values.to_vec();
         v.sort_unstable();
-        let n = v.len();
-        let (first, last) = (*v.first()?, *v.last()?);
-        let median = crate::system::median::median_of_sorted(&v)?;
-        Some(Self { min_ns: first, median_ns: median, max_ns: last, runs: n })
+        let median_ns = crate::system::median::median_of_sorted(&v)?;
+        Some(Self { min_ns: *v.first()?, median_ns, max_ns: *v.last()?, runs: v.len() })
     }
 }
 

@@ -155,25 +155,18 @@ impl Track {
     /// The lane's name: "kernel", "host copy · thread 2", "host copy · caller".
     #[must_use]
     pub fn name(self) -> String {
+        let on = |what: &str, thread: Option<usize>| match thread {
+            Some(t) => format!("{what} · thread {t}"),
+            None => format!("{what} · caller"),
+        };
         match self {
-            Self::Decode => "decode".to_owned(),
-            Self::Setup => "setup".to_owned(),
-            Self::HostCopy { thread: Some(t) } => format!("host copy · thread {t}"),
-            Self::HostCopy { thread: None } => "host copy · caller".to_owned(),
-            Self::Upload => "upload".to_owned(),
-            Self::Kernel => "kernel".to_owned(),
-            Self::KernelStripe { thread: Some(t) } => format!("kernel stripes · thread {t}"),
-            Self::KernelStripe { thread: None } => "kernel stripes · caller".to_owned(),
+            Self::HostCopy { thread } => on("host copy", thread),
+            Self::KernelStripe { thread } => on("kernel stripes", thread),
             Self::DecodeKernel { band } => format!("kernel in decode · band {band}"),
-            Self::KernelThread { thread: Some(t) } => format!("kernel · thread {t}"),
-            Self::KernelThread { thread: None } => "kernel · caller".to_owned(),
-            Self::Op => "op".to_owned(),
+            Self::KernelThread { thread } => on("kernel", thread),
             Self::OpSubmission => "op passes".to_owned(),
-            Self::Display => "display".to_owned(),
-            Self::Download => "download".to_owned(),
-            Self::Encode => "encode".to_owned(),
-            Self::EncodeStripe { thread: Some(t) } => format!("encode stripes · thread {t}"),
-            Self::EncodeStripe { thread: None } => "encode stripes · caller".to_owned(),
+            Self::EncodeStripe { thread } => on("encode stripes", thread),
+            one_step => one_step.phase().map_or("", Phase::name).to_owned(),
         }
     }
 
@@ -184,18 +177,8 @@ impl Track {
     #[must_use]
     pub fn phase(self) -> Option<Phase> {
         match self {
-            Self::Decode => Some(Phase::Decode),
-            Self::Setup => Some(Phase::Setup),
-            Self::Upload => Some(Phase::Upload),
-            Self::Kernel | Self::KernelStripe { .. } | Self::DecodeKernel { .. } => Some(Phase::Kernel),
-            Self::Op => Some(Phase::Op),
-            Self::Display => Some(Phase::Display),
-            Self::Download => Some(Phase::Download),
-            Self::Encode => Some(Phase::Encode),
-            Self::HostCopy { .. }
-            | Self::KernelThread { .. }
-            | Self::OpSubmission
-            | Self::EncodeStripe { .. } => None,
+            Self::KernelStripe { .. } | Self::DecodeKernel { .. } => Some(Phase::Kernel),
+            lane => Phase::ALL.into_iter().find(|p| p.track() == lane),
         }
     }
 

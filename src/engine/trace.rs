@@ -1,12 +1,7 @@
 //! Runs as a Chrome trace: the JSON that ui.perfetto.dev and `chrome://tracing` open. Each run
-//! is a process of its own, starting at 0 µs, with a track per lane of its timeline (the decode,
-//! each thread's host copies, the GPU queue's upload copies, kernel passes and download copies,
-//! display, encode) and one track for the run as a whole. Every event is a complete event
-//! (`"ph": "X"`) in microseconds on the run's CPU clock, and says how it was timed: GPU steps
-//! come from GPU timestamps mapped onto the CPU clock by the run's calibration (or, where none
-//! fits, their lengths placed at their submission) where the adapter has timestamps, else from
-//! the CPU clock around a submission of the step alone. A parallel CPU kernel has a track per
-//! thread with its chunks joined into stretches.
+//! is a process of its own, starting at 0 µs, with a track per lane of its timeline and one for
+//! the run as a whole. Every event is a complete event (`"ph": "X"`) in microseconds on the run's
+//! CPU clock, and says how it was timed ([`SpanClock`]; the trace's `otherData.clocks` explains).
 
 use serde_json::{Value, json};
 
@@ -169,9 +164,8 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
 }
 
 /// Each band's extent on one lane (its first step's start to its last step's end), in order:
-/// the events the lane's steps nest in. None when the lane's steps span one band or none, or when
-/// its bands interleave (one thread's host copies stage the next band before reading the last
-/// one back): bands that overlap on one track could not nest.
+/// the events the lane's steps nest in. None when they span one band or none, or when its bands
+/// interleave (a thread's host copies stage one band before reading the last back).
 fn band_extents(spans: &[&Span]) -> Vec<(u32, u64, u64)> {
     let mut extents: Vec<(u32, u64, u64)> = Vec::new();
     for span in spans {

@@ -54,9 +54,7 @@ impl WorkFigures {
             ops_per_pixel,
             ops_per_byte,
             kernel_ops_per_s,
-            compute_ceiling_ops_per_s: None,
-            compute_share: None,
-            compute_backend: None,
+            ..Self::default()
         }
     }
 

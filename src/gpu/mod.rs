@@ -7,13 +7,8 @@
 //! submission's GPU-time budget; with encoder timestamps the chunks are pipelined (host copies
 //! beside GPU work), otherwise each step is a submit-and-wait on the CPU clock.
 //!
-//! Layers, each using only those before it: `device` (adapters, the context, workgroup shapes,
-//! errors, waiting, host copies) -> `plan` (bands, the dispatch grid, chunks, the submission
-//! budget: arithmetic) -> `timing` (timestamps, the ceilings probe) -> `memory` (the buffer
-//! ring, the kept input) -> `pipelines` -> `display` (textures drawn from the result) ->
-//! `run` (the job, recording, the two drivers) -> `ops` (the gray plane's blur and dither, a
-//! stage of their own) -> `converter`. Depends only on
-//! [`crate::pixel`], [`crate::shaders`] and [`crate::system`].
+//! The layers within (`device` -> `plan` -> `timing` -> `memory` -> `pipelines` -> `display` ->
+//! `run` -> `ops` -> `converter`, each using only those before it) are on `ARCHITECTURE.md`'s map.
 
 mod converter;
 mod device;

@@ -8,6 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use wgpu::util::DeviceExt as _;
 
 use super::{GpuContext, GpuError, WorkgroupSize};
+use crate::gpu::device::context::sized;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::plan::grid::{KernelParams, PARAMS_STRIDE};
 use crate::pixel::{Formula, Kernel, luma_tables};
@@ -29,10 +30,7 @@ impl Pipelines {
     pub(crate) fn new(ctx: &GpuContext) -> Self {
         let device = ctx.device();
         let scopes = ErrorScopes::push(device);
-        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("grayscale.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(crate::shaders::GRAYSCALE_WGSL.into()),
-        });
+        let shader = ctx.shader("grayscale.wgsl", crate::shaders::GRAYSCALE_WGSL);
         let layout = bind_group_layout(device);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("grayscale"),
@@ -124,25 +122,21 @@ impl Pipelines {
 
 /// The parameters of every dispatch, one [`PARAMS_STRIDE`] slot each.
 pub(crate) fn params_buffer(ctx: &GpuContext, params: &[KernelParams]) -> wgpu::Buffer {
-    let stride = PARAMS_STRIDE as usize;
-    let mut bytes = vec![0u8; params.len().max(1) * stride];
-    for (slot, p) in bytes.chunks_exact_mut(stride).zip(params) {
-        slot[..std::mem::size_of_val(p)].copy_from_slice(bytemuck::bytes_of(p));
-    }
     ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("dispatch params"),
-        contents: &bytes,
+        contents: &param_slots(params),
         usage: wgpu::BufferUsages::UNIFORM,
     })
 }
 
-/// The first `size` bytes of a buffer as a binding.
-pub(crate) fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'_> {
-    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-        buffer,
-        offset: 0,
-        size: std::num::NonZero::new(size),
-    })
+/// `params` laid out one [`PARAMS_STRIDE`] slot each (at least one slot).
+pub(crate) fn param_slots<P: bytemuck::Pod>(params: &[P]) -> Vec<u8> {
+    let stride = PARAMS_STRIDE as usize;
+    let mut bytes = vec![0u8; params.len().max(1) * stride];
+    for (slot, p) in bytes.chunks_exact_mut(stride).zip(params) {
+        slot[..size_of_val(p)].copy_from_slice(bytemuck::bytes_of(p));
+    }
+    bytes
 }
 
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {

@@ -4,17 +4,17 @@
 
 use std::path::Path;
 
-use crate::io::{IoError, WriteCause, open_regular, owned, write_atomically};
+use crate::io::{IoError, WriteCause, open_regular, write_atomically};
 
 /// Reads graylab's own small JSON file: a regular file (never a FIFO or a device, opened without
 /// blocking) of at most `limit` bytes holding a `T`, the one reader of every JSON file graylab
 /// reads back; `Ok(None)` where there is none.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, limit: u64) -> Result<Option<T>, IoError> {
-    let too_large = || IoError::NotJson { path: owned(path), reason: format!("over {limit} bytes") };
+    let too_large = || IoError::NotJson { path: path.into(), reason: format!("over {limit} bytes") };
     let file = match open_regular(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(cause) => return Err(IoError::Open { path: owned(path), cause }),
+        Err(cause) => return Err(IoError::Open { path: path.into(), cause }),
     };
     // A file that says it is too large is refused unread (a sparse file of gigabytes).
     if file.metadata().is_ok_and(|m| m.len() > limit) {
@@ -22,13 +22,13 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, limit: u64) -> Res
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(file, limit.saturating_add(1)), &mut bytes)
-        .map_err(|cause| IoError::Open { path: owned(path), cause })?;
+        .map_err(|cause| IoError::Open { path: path.into(), cause })?;
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
     serde_json::from_slice(&bytes)
         .map(Some)
-        .map_err(|e| IoError::NotJson { path: owned(path), reason: e.to_string() })
+        .map_err(|e| IoError::NotJson { path: path.into(), reason: e.to_string() })
 }
 
 /// Writes `value` to `path` as pretty JSON with a final newline, atomically (see

@@ -15,7 +15,7 @@ mod result_file;
 mod write;
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::system::memory::BudgetSource;
 use crate::system::units::human_bytes;
@@ -453,8 +453,4 @@ pub enum WriteCause {
     /// The rows' producer failed after the last row was coded.
     #[error(transparent)]
     Rows(#[from] RowsFailed),
-}
-
-fn owned(path: &Path) -> PathBuf {
-    path.to_path_buf()
 }

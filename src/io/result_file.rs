@@ -8,7 +8,9 @@
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::io::{IoError, owned, write_json};
+use serde::Deserialize as _;
+
+use crate::io::{IoError, write_json};
 use crate::system::host::Host;
 
 /// The version of the JSON layout: raised when a field changes meaning or goes away (fields
@@ -145,27 +147,21 @@ pub fn read_result<T: serde::de::DeserializeOwned>(
     want: Option<ResultKind>,
 ) -> Result<ResultFile<T>, IoError> {
     let expected = want.map_or("graylab result", ResultKind::name);
-    let refuse = |reason: String| IoError::NotAResult { path: owned(path), expected, reason };
-    let value = match crate::io::read_json::<serde_json::Value>(path, MAX_RESULT_BYTES) {
-        Ok(Some(value)) => value,
-        Ok(None) => return Err(refuse("there is no such file".to_owned())),
-        Err(e) => return Err(e),
-    };
-    let stamp = Stamp::deserialize_from(&value).map_err(|e| refuse(format!("its stamp: {e}")))?;
+    let refuse = |reason: String| IoError::NotAResult { path: path.into(), expected, reason };
+    let value = crate::io::read_json::<serde_json::Value>(path, MAX_RESULT_BYTES)?
+        .ok_or_else(|| refuse("there is no such file".to_owned()))?;
+    let stamp = Stamp::deserialize(&value).map_err(|e| refuse(format!("its stamp: {e}")))?;
     if let Some(schema) = stamp.schema.filter(|&s| s > SCHEMA) {
         return Err(refuse(format!(
             "schema {schema}, newer than this graylab's {SCHEMA}: read it with a newer graylab"
         )));
     }
-    let kind = match stamp.kind.as_deref() {
-        None => None,
-        Some(text) => {
-            match serde_json::from_value::<ResultKind>(serde_json::Value::String(text.to_owned())) {
-                Ok(kind) => Some(kind),
-                Err(_) => return Err(refuse(format!("it is a result of kind \"{text}\""))),
-            }
-        }
-    };
+    let kind = (stamp.kind.as_deref())
+        .map(|text| {
+            serde_json::from_value::<ResultKind>(text.into())
+                .map_err(|_| refuse(format!("it is a result of kind \"{text}\"")))
+        })
+        .transpose()?;
     if let (Some(want), Some(kind)) = (want, kind)
         && want != kind
     {
@@ -175,12 +171,6 @@ pub fn read_result<T: serde::de::DeserializeOwned>(
     // A provenance this graylab cannot read whole (an older layout) is left out, not an error.
     let provenance = stamp.provenance.and_then(|p| serde_json::from_value(p).ok());
     Ok(ResultFile { schema: stamp.schema, kind, provenance, body })
-}
-
-impl Stamp {
-    fn deserialize_from(value: &serde_json::Value) -> serde_json::Result<Self> {
-        serde::Deserialize::deserialize(value)
-    }
 }
 
 #[cfg(test)]

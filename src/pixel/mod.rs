@@ -20,6 +20,8 @@ pub use op::{
     MIN_BLUR_RADIUS, Op, ParseOpError, blur_reference, blur_round, blur_weights, dither_pixel,
     dither_reference,
 };
+#[cfg(test)]
+pub(crate) use op_rates::noise;
 pub use op_rates::{OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
 pub use tables::{LumaTables, luma_tables};
 pub(crate) use work::round;

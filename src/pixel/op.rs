@@ -1,6 +1,5 @@
 //! The operations applied to the gray plane after the grayscale ([`Op`]), and their exact
-//! integer definitions, shared by the CPU kernels and the GPU shader host code. Depends on
-//! nothing.
+//! integer definitions, shared by the CPU kernels and the GPU shader host code.
 //!
 //! **Blur of radius R** (1..=64): a separable Gaussian of `2R + 1` taps, sigma
 //! `0.3 (R - 1) + 0.8` (`OpenCV`'s default for `ksize = 2R + 1`), quantised once, on the host, to

@@ -2,7 +2,7 @@
 //! plane when the ceilings are measured, so that a first estimate of a run with an op rests on
 //! this machine and not on the synthetic work's rate: an op is not its operation count (lavapipe's
 //! GPU blur took about 10x its count at the synthetic rate, its dither's wavefront waits between
-//! steps). Depends on [`super::op`].
+//! steps).
 
 use super::op::Op;
 
@@ -39,6 +39,28 @@ impl OpRates {
         }
     }
 
+    /// The rates of a backend that runs an op whole on the [`rate_plane`] in `run`'s time (ns):
+    /// the fastest of `runs` after `warm_ups`, each op apart; per step on the GPU (`per_step`).
+    pub(crate) fn measured<E>(
+        per_step: bool,
+        (warm_ups, runs): (usize, usize),
+        mut run: impl FnMut(Op) -> Result<u64, E>,
+    ) -> Result<Self, E> {
+        let mut fastest_ns = |op| -> Result<f64, E> {
+            let mut best = u64::MAX;
+            for i in 0..warm_ups + runs {
+                let ns = run(op)?;
+                if i >= warm_ups {
+                    best = best.min(ns);
+                }
+            }
+            Ok(best as f64)
+        };
+        let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
+        let dither_ns = fastest_ns(Op::Dither)?;
+        Ok(Self::from_times(blur_ns, dither_ns, RATE_PLANE, per_step))
+    }
+
     /// Seconds `op` takes on an image of `megapixels` at 3:2 (the claims' and the sweep's
     /// shape: `w + 2h - 2` steps with `w = 1.5 h`).
     #[must_use]
@@ -61,8 +83,13 @@ impl OpRates {
 /// values, the blur's not at all).
 #[must_use]
 pub fn rate_plane((w, h): (u32, u32)) -> Vec<u8> {
-    let mut s: u32 = 0x9E37_79B9;
-    (0..w as usize * h as usize)
+    noise(w as usize * h as usize, 1)
+}
+
+/// `len` bytes of deterministic noise (xorshift32) from `seed`: the rate plane, and test data.
+pub(crate) fn noise(len: usize, seed: u32) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9) | 1;
+    (0..len)
         .map(|_| {
             s ^= s << 13;
             s ^= s >> 17;

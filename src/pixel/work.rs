@@ -8,7 +8,7 @@
 //! all in wrapping `u32` arithmetic, `out` truncated to the pixel width. It is synthetic on
 //! purpose (like mixbench's kernel): a knob on arithmetic intensity, 3 integer operations
 //! (shift, xor, multiply) per round. The divergent variant runs the rounds only for odd gray
-//! values. Depends on nothing.
+//! values.
 
 /// Added to the gray value before the first round (the 32-bit golden-ratio constant).
 pub const WORK_SEED: u32 = 0x9E37_79B9;

@@ -61,6 +61,12 @@ impl Clock {
     }
 }
 
+/// Nanoseconds of a duration, saturating.
+#[must_use]
+pub fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// The busy time of a step timed in pieces (`key`, start, end, clock): the pieces of one key are
 /// one worker's (a lane, or threads that share one step) and count once where they overlap,
 /// different keys add. On the clock of the pieces that took time (of all, if none did); `None`

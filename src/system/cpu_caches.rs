@@ -14,15 +14,9 @@ pub fn cpu_cache_bytes() -> Vec<(u8, u64)> {
         if kind == "Instruction" {
             continue;
         }
-        let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit()).unwrap_or(size.len()));
-        let scale = match unit {
-            "K" => 1 << 10,
-            "M" => 1 << 20,
-            "G" => 1 << 30,
-            _ => 1,
-        };
-        if let (Ok(level), Ok(n)) = (level.parse::<u8>(), digits.parse::<u64>()) {
-            caches.push((level, n * scale));
+        // sysfs writes sizes as `32K`, in binary units.
+        if let (Ok(level), Some(bytes)) = (level.parse::<u8>(), super::memory::parse_bytes(&size)) {
+            caches.push((level, bytes));
         }
     }
     caches

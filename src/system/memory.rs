@@ -191,32 +191,34 @@ fn cgroup_headroom_bytes() -> Option<u64> {
 
 /// A cgroup v1 memory controller's headroom; "no limit" is a number near 2^63 there.
 fn one_v1_cgroup_headroom(dir: &Path) -> Option<u64> {
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
-    let limit: u64 = read("memory.limit_in_bytes")?.trim().parse().ok().filter(|l| *l < 1 << 62)?;
-    let usage: u64 = read("memory.usage_in_bytes")?.trim().parse().ok()?;
-    let reclaimable = read("memory.stat")
-        .and_then(|s| {
-            s.lines().find_map(|l| l.strip_prefix("total_inactive_file ").and_then(|v| v.trim().parse().ok()))
-        })
-        .unwrap_or(0u64);
-    Some(limit.saturating_sub(usage.saturating_sub(reclaimable)))
+    let limit = read_number(dir, "memory.limit_in_bytes").filter(|l| *l < 1 << 62)?;
+    cgroup_left(dir, limit, "memory.usage_in_bytes", "total_inactive_file ")
 }
 
 /// A cgroup v2 group's headroom.
 fn one_cgroup_headroom(dir: &Path) -> Option<u64> {
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
-    let limit = |name: &str| read(name).and_then(|t| t.trim().parse::<u64>().ok()); // "max" -> None
+    let limit = |name: &str| read_number(dir, name); // "max" -> None
     let cap = match (limit("memory.max"), limit("memory.high")) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
     };
-    let current: u64 = read("memory.current")?.trim().parse().ok()?;
-    let reclaimable = read("memory.stat")
-        .and_then(|s| {
-            s.lines().find_map(|l| l.strip_prefix("inactive_file ").and_then(|v| v.trim().parse().ok()))
-        })
+    cgroup_left(dir, cap, "memory.current", "inactive_file ")
+}
+
+/// The number in `dir`'s file `name`.
+fn read_number(dir: &Path, name: &str) -> Option<u64> {
+    std::fs::read_to_string(dir.join(name)).ok()?.trim().parse().ok()
+}
+
+/// `cap` less the memory in use (file `usage`) that is not reclaimable page cache (the
+/// `inactive` line of `memory.stat`).
+fn cgroup_left(dir: &Path, cap: u64, usage: &str, inactive: &str) -> Option<u64> {
+    let used = read_number(dir, usage)?;
+    let reclaimable = std::fs::read_to_string(dir.join("memory.stat"))
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix(inactive)?.trim().parse().ok()))
         .unwrap_or(0u64);
-    Some(cap.saturating_sub(current.saturating_sub(reclaimable)))
+    Some(cap.saturating_sub(used.saturating_sub(reclaimable)))
 }
 
 #[derive(Clone, Copy)]

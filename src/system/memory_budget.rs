@@ -151,14 +151,12 @@ fn refresh(state: &mut State) {
     }
     let (bytes, source) = match budget_override_bytes() {
         Ok(Some(bytes)) => (bytes, BudgetSource::Environment),
-        Ok(None) => {
-            let h = headroom();
-            (h.bytes / 4 * 3, h.source)
-        }
-        Err(message) => {
-            // The limits are read again and again; the bad setting is told once per process.
-            static TOLD: std::sync::Once = std::sync::Once::new();
-            TOLD.call_once(|| log::warn!("{message}; using the limits of the machine instead"));
+        unset_or_bad => {
+            if let Err(message) = unset_or_bad {
+                // The limits are read again and again; the bad setting is told once per process.
+                static TOLD: std::sync::Once = std::sync::Once::new();
+                TOLD.call_once(|| log::warn!("{message}; using the limits of the machine instead"));
+            }
             let h = headroom();
             (h.bytes / 4 * 3, h.source)
         }

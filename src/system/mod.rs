@@ -1,9 +1,9 @@
 //! What graylab asks of the operating system, as a leaf every layer may use: how much memory this
 //! process may take and the one budget that hands it out, zeroed buffers on huge pages, and its
 //! own temporary files (removed on a signal, after which a command's last words are said:
-//! [`signals`]), the machine a result names ([`host`]), how far a conversion is ([`progress`]), the time
-//! spent on one-time work ([`one_time`]), which clock timed a figure ([`clock::Clock`]), and
-//! how figures are written ([`units`]). Uses nothing else in the crate.
+//! [`signals`]), the machine a result names ([`host`]), how far a conversion is ([`progress`]),
+//! the time spent on one-time work ([`one_time`]), which clock timed a figure ([`clock::Clock`]),
+//! and how figures are written ([`units`]).
 
 pub(crate) mod arenas;
 pub mod clock;

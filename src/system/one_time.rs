@@ -23,8 +23,7 @@ impl Drop for Level<'_> {
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
         if let Some((started, spent_ns)) = self.0 {
-            let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            spent_ns.fetch_add(ns, Ordering::Relaxed);
+            spent_ns.fetch_add(super::clock::nanos(started.elapsed()), Ordering::Relaxed);
         }
     }
 }

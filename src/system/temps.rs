@@ -2,7 +2,7 @@
 //! naming, a registry of those in flight that SIGINT/SIGTERM/SIGHUP remove before the process
 //! dies ([`super::signals`]), and the removal of stale ones that a killed run left behind.
 //!
-//! Most exports never show a named temporary file (see [`crate::io::write::atomic`]: `O_TMPFILE` where the
+//! Most exports never show a named temporary file (see `io::write::atomic`: `O_TMPFILE` where the
 //! filesystem has it); this covers the others and the instant of an overwriting rename.
 
 use std::collections::HashSet;

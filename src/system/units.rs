@@ -62,12 +62,7 @@ pub const SECONDS_FROM_NS: u64 = 10_000_000_000;
 #[must_use]
 pub fn duration(ns: u64) -> String {
     let (value, unit) = if ns >= SECONDS_FROM_NS { (ns as f64 / 1e9, "s") } else { (ns as f64 / 1e6, "ms") };
-    let decimals = match value {
-        v if v >= 1000.0 => 0,
-        v if v >= 100.0 => 1,
-        v if v >= 10.0 => 2,
-        _ => 3,
-    };
+    let decimals = decimals_below(value, 1000.0);
     format!("{value:.decimals$} {unit}")
 }
 
@@ -96,16 +91,18 @@ pub fn duration_text(secs: f64) -> String {
 /// A rate with 3 significant digits, e.g. "31.0 GB/s", "0.512 GB/s".
 #[must_use]
 pub fn gb(gb_per_s: f64) -> String {
-    let digits = if gb_per_s >= 100.0 {
-        0
-    } else if gb_per_s >= 10.0 {
-        1
-    } else if gb_per_s >= 1.0 {
-        2
-    } else {
-        3
-    };
+    let digits = decimals_below(gb_per_s, 100.0);
     format!("{gb_per_s:.digits$} GB/s")
+}
+
+/// No decimal from `top` on, then one more for each power of ten below it, at most three.
+fn decimals_below(value: f64, top: f64) -> usize {
+    match value {
+        v if v >= top => 0,
+        v if v >= top / 10.0 => 1,
+        v if v >= top / 100.0 => 2,
+        _ => 3,
+    }
 }
 
 /// "12.3 Gop/s", "850 Mop/s".

@@ -128,12 +128,9 @@ mod tests {
 
     #[test]
     fn nice_steps_are_one_two_five() {
-        assert!((nice_step(0.7) - 1.0).abs() < 1e-12);
-        assert!((nice_step(1.3) - 2.0).abs() < 1e-12);
-        assert!((nice_step(3.0) - 5.0).abs() < 1e-12);
-        assert!((nice_step(7.0) - 10.0).abs() < 1e-12);
-        assert!((nice_step(0.013) - 0.02).abs() < 1e-12);
-        assert!((nice_step(f64::NAN) - 1.0).abs() < 1e-12);
+        for (raw, step) in [(0.7, 1.0), (1.3, 2.0), (3.0, 5.0), (7.0, 10.0), (0.013, 0.02), (f64::NAN, 1.0)] {
+            assert!((nice_step(raw) - step).abs() < 1e-12, "{raw}: {step}");
+        }
     }
 
     #[test]
@@ -154,9 +151,9 @@ mod tests {
         let marks =
             nice_spacer(44.0, false)(GridInput { bounds: (0.0, 201.0), base_step_size: 201.0 / 250.0 * 8.0 });
         assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![0.0, 50.0, 100.0, 150.0]);
-        assert!((smaller_step(5.0) - 2.0).abs() < 1e-12);
-        assert!((smaller_step(2.0) - 1.0).abs() < 1e-12);
-        assert!((smaller_step(1.0) - 0.5).abs() < 1e-12);
+        for (step, smaller) in [(5.0, 2.0), (2.0, 1.0), (1.0, 0.5)] {
+            assert!((smaller_step(step) - smaller).abs() < 1e-12, "{step}: {smaller}");
+        }
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //! other figures are listed under the chart. Each bar's hover says its value, unit and clock.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{Bar, BarChart, GridMark, HLine};
+use egui_plot::{Bar, BarChart, HLine};
 
-use super::{fixed_plot, nice_spacer, nice_x_spacer};
+use super::{fixed_plot, lane_marks, nice_spacer, nice_x_spacer};
 use crate::engine::claims::{ClaimResult, Measurement};
 
 /// The smallest text of the charts, in points (never below 10 pixels).
@@ -108,11 +108,6 @@ fn named_axis<'a>(names: Vec<String>, x: bool) -> egui_plot::AxisHints<'a> {
     })
 }
 
-fn whole_marks(input: &egui_plot::GridInput) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    (lo.ceil() as i64..=hi.floor() as i64).map(|v| GridMark { value: v as f64, step_size: 1.0 }).collect()
-}
-
 /// "GPU per operation, 16 per round trip" -> 16.
 fn per_round_trip(name: &str) -> Option<&str> {
     name.rsplit_once(", ")?.1.strip_suffix(" per round trip")
@@ -174,7 +169,7 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
     fixed_plot(ui, id, "operations per round trip", "ms")
         .height(130.0)
         .custom_x_axes(vec![named_axis(names, true).label("operations per round trip")])
-        .x_grid_spacer(|input| whole_marks(&input))
+        .x_grid_spacer(|input| lane_marks(&input))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(-0.6)
         .include_x(ops.len() as f64 - 0.4)
@@ -218,7 +213,7 @@ fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], 
     fixed_plot(ui, id, "", "ms")
         .height(150.0)
         .custom_x_axes(vec![named_axis(categories.to_vec(), true)])
-        .x_grid_spacer(|input| whole_marks(&input))
+        .x_grid_spacer(|input| lane_marks(&input))
         .y_grid_spacer(nice_spacer(30.0, false))
         .include_x(-0.5)
         .include_x(categories.len() as f64 - 0.5)
@@ -269,7 +264,7 @@ fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
     fixed_plot(ui, id, "ms", "")
         .height(lanes_height(n))
         .custom_y_axes(vec![named_axis(names, false)])
-        .y_grid_spacer(|input| whole_marks(&input))
+        .y_grid_spacer(|input| lane_marks(&input))
         .x_grid_spacer(nice_x_spacer(50.0, false))
         .include_x(0.0)
         .include_x(top * 1.1)

@@ -23,12 +23,12 @@ pub use paths::{path_colour, paths_chart_ui};
 pub use round_trips::round_trips_chart_ui;
 pub use sweep::SweepChart;
 pub use sweep::roofline::roofline_ui;
-pub use sweep::win_map::win_map_ui;
+pub use sweep::win_map::{map_levels, win_map_ui};
 
 use super::look;
 use super::session::Session;
 use super::state::{RunRecord, RunSeries};
-use super::work::jobs::{Job, Ticket};
+use super::work::jobs::Job;
 use crate::engine::{Backend, ConvertSettings, Phase};
 
 /// A segment of a stacked run bar.
@@ -145,27 +145,40 @@ fn lane_marks(input: &GridInput) -> Vec<GridMark> {
     (lo.ceil() as i64..=hi.floor() as i64).map(|v| GridMark { value: v as f64, step_size: 1.0 }).collect()
 }
 
-/// Legend rows outside a plot: colour chips and names, wrapped to the width there is. Each entry
-/// is one widget (a nested `ui.horizontal` would claim the rest of the row and never wrap).
+/// Legend rows outside a plot: colour chips and names, wrapped to the width there is.
 fn legend_ui(ui: &mut Ui, entries: &[(Color32, String)]) {
+    key_rows(ui, entries, (10.0, 10.0, 4.0, 10.0), false, |painter, colour, centre| {
+        painter.rect_filled(egui::Rect::from_center_size(centre, egui::vec2(10.0, 10.0)), 2.0, *colour);
+    });
+}
+
+/// Legend rows: each entry's key (drawn by `draw` about its centre) and its name as one widget,
+/// wrapped to the width there is (a nested `ui.horizontal` would claim the rest of the row and
+/// never wrap), `spacing` apart, the key `width` points wide and `gap` from its name, each row at
+/// least `least_height` tall; with `named`, its name in the accessibility tree.
+fn key_rows<K>(
+    ui: &mut Ui,
+    entries: &[(K, String)],
+    (spacing, width, gap, least_height): (f32, f32, f32, f32),
+    named: bool,
+    draw: impl Fn(&egui::Painter, &K, egui::Pos2),
+) {
     ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing.x = 10.0;
-        for (colour, name) in entries {
+        ui.spacing_mut().item_spacing.x = spacing;
+        for (key, name) in entries {
             let galley = egui::WidgetText::from(RichText::new(name).small()).into_galley(
                 ui,
                 Some(egui::TextWrapMode::Extend),
                 f32::INFINITY,
                 egui::TextStyle::Small,
             );
-            let (chip, gap) = (10.0, 4.0);
-            let size = egui::vec2(chip + gap + galley.size().x, galley.size().y.max(chip));
-            let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
-            let chip_rect = egui::Rect::from_center_size(
-                egui::pos2(rect.left() + chip / 2.0, rect.center().y),
-                egui::vec2(chip, chip),
-            );
-            ui.painter().rect_filled(chip_rect, 2.0, *colour);
-            let text_pos = egui::pos2(rect.left() + chip + gap, rect.center().y - galley.size().y / 2.0);
+            let size = egui::vec2(width + gap + galley.size().x, galley.size().y.max(least_height));
+            let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
+            if named {
+                response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, name));
+            }
+            draw(ui.painter(), key, egui::pos2(rect.left() + width / 2.0, rect.center().y));
+            let text_pos = egui::pos2(rect.left() + width + gap, rect.center().y - galley.size().y / 2.0);
             ui.painter().galley(text_pos, galley, ui.visuals().text_color());
         }
     });
@@ -395,7 +408,7 @@ impl ChartsDock {
                 let (Some(input), Some((settings, parts))) = (session.input().cloned(), race_parts) else {
                     return;
                 };
-                let ticket = Ticket::new(session.next_job_id());
+                let ticket = session.ticket();
                 self.race.start(ticket.id);
                 let job = Job::Workgroups { ticket, input, settings };
                 session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);

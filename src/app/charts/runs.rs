@@ -443,23 +443,10 @@ fn wall_labels_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{ConvertSettings, RunReport, Span, Track};
-    use crate::pixel::Formula;
+    use crate::engine::{Span, Track};
 
     fn run(seq: usize, wall_ns: u64) -> RunRecord {
-        let mut report = RunReport::new(Backend::Gpu, Formula::default(), (4, 4), Vec::new());
-        report.spans = vec![Span::cpu(Track::Kernel, 0, wall_ns)];
-        report.finish(wall_ns);
-        let settings = ConvertSettings::default();
-        RunRecord {
-            seq,
-            image_id: 1,
-            image_name: "a.png".to_owned(),
-            settings,
-            report,
-            rates: Vec::new(),
-            cold: false,
-        }
+        RunRecord::of_spans(seq, vec![Span::cpu(Track::Kernel, 0, wall_ns)], wall_ns)
     }
 
     /// The top of the runs chart's y axis after each of `frames` frames of `runs` drawn in a

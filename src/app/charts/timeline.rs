@@ -162,23 +162,7 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Backend, ConvertSettings, RunReport, Span};
-    use crate::pixel::Formula;
-
-    fn record(spans: Vec<Span>, wall_ns: u64) -> RunRecord {
-        let mut report = RunReport::new(Backend::Gpu, Formula::default(), (4, 4), Vec::new());
-        report.total_ns = wall_ns;
-        report.spans = spans;
-        RunRecord {
-            seq: 1,
-            image_id: 1,
-            image_name: "a.png".to_owned(),
-            settings: ConvertSettings::default(),
-            report,
-            rates: Vec::new(),
-            cold: false,
-        }
-    }
+    use crate::engine::Span;
 
     #[test]
     fn overlapping_steps_share_the_wall_and_no_bar_passes_it() {
@@ -191,7 +175,7 @@ mod tests {
         ];
         let sum_ms: f64 = spans.iter().map(|s| s.ns() as f64 / 1e6).sum();
         assert!(sum_ms > 894.7, "the steps overlap: {sum_ms} ms");
-        let t = timeline_in(&record(spans, 894_700_000), 1e6);
+        let t = timeline_in(&RunRecord::of_spans(1, spans, 894_700_000), 1e6);
         assert_eq!(
             t.lanes,
             [

@@ -143,25 +143,24 @@ fn run_boxes(
             .filter(|r| {
                 Some(r.image_id) == image
                     && !r.cold
-                    && r.workgroup() == Some(*wg)
+                    && r.report.workgroup == Some(*wg)
                     && r.report.kernel == latest.report.kernel
                     && r.series() == series
             })
             .filter_map(|r| r.report.phase(Phase::Kernel).inspect(|p| source = Some(p.source)))
             .map(|p| p.ns)
             .collect();
-        let name = format!("{wg}: median {:.3} ms over {} runs", ms(median_ns(&kernel_ns)), kernel_ns.len());
+        let name = format!(
+            "{wg}: median {:.3} ms over {} runs",
+            ms(Stats::of(&kernel_ns).map_or(0, |s| s.median_ns)),
+            kernel_ns.len()
+        );
         if let Some(b) = kernel_box((names.len() + 1) as f64, &kernel_ns, name) {
             boxes.push(b);
             names.push(wg.to_string());
         }
     }
     (boxes, names, source)
-}
-
-/// The median of `values` (0 when empty).
-fn median_ns(values: &[u64]) -> u64 {
-    Stats::of(values).map_or(0, |s| s.median_ns)
 }
 
 /// The race's verdict for `image`, if there is one: its line (each shape's interval on hover),

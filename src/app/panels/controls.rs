@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use crate::app::look;
 use crate::app::session::Session;
 use crate::app::work::error::WorkError;
-use crate::app::work::jobs::{Answer, Job, Ticket};
+use crate::app::work::jobs::{Answer, Job};
 use crate::engine::ceilings::PhasePart;
 use crate::engine::sweep::Speedup;
 use crate::engine::{Backend, available_threads, simd_level};
@@ -177,7 +177,7 @@ impl SettingsPanel {
             crate::engine::ConvertSettings { backend: Backend::Cpu, ..asked },
             crate::engine::ConvertSettings { backend: Backend::Gpu, ..asked },
         ];
-        let ticket = Ticket::new(session.next_job_id());
+        let ticket = session.ticket();
         self.pending = Some(ticket.id);
         self.shown = None;
         // At least the warm-up and the first look's rounds of each side; how many more it takes
@@ -295,10 +295,7 @@ fn exports_ui(ui: &mut Ui, session: &Session) {
     ui.separator();
     ui.heading("Exports");
     for e in exports.iter().rev().take(3) {
-        let name = e
-            .path
-            .file_name()
-            .map_or_else(|| e.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = crate::app::session::file_name(&e.path);
         let convert =
             e.convert_ns.map_or_else(String::new, |ns| format!(", read back {}", look::duration(ns)));
         ui.label(format!("export {}: {name}", e.seq)).on_hover_text(e.path.display().to_string());

@@ -99,30 +99,27 @@ impl TopBar {
                     action = Some(TopBarAction::Export);
                 }
                 ui.separator();
-                if ui
-                    .button("Size sweep…")
-                    .on_hover_text("When is the GPU worth it? CPU vs GPU over image sizes")
-                    .clicked()
-                {
-                    action = Some(TopBarAction::Sweep);
-                }
-                if ui
-                    .button("Round trips…")
-                    .on_hover_text("Operations per upload and download: when the GPU wins")
-                    .clicked()
-                {
-                    action = Some(TopBarAction::RoundTrips);
-                }
-                if ui.button("Parity…").on_hover_text("CPU output vs GPU output, pixel by pixel").clicked()
-                {
-                    action = Some(TopBarAction::Parity);
-                }
-                if ui
-                    .button("Tutorial claims…")
-                    .on_hover_text("The GPU tutorial's claims, each tested on this machine")
-                    .clicked()
-                {
-                    action = Some(TopBarAction::Claims);
+                for (label, hover, asked) in [
+                    (
+                        "Size sweep…",
+                        "When is the GPU worth it? CPU vs GPU over image sizes",
+                        TopBarAction::Sweep,
+                    ),
+                    (
+                        "Round trips…",
+                        "Operations per upload and download: when the GPU wins",
+                        TopBarAction::RoundTrips,
+                    ),
+                    ("Parity…", "CPU output vs GPU output, pixel by pixel", TopBarAction::Parity),
+                    (
+                        "Tutorial claims…",
+                        "The GPU tutorial's claims, each tested on this machine",
+                        TopBarAction::Claims,
+                    ),
+                ] {
+                    if ui.button(label).on_hover_text(hover).clicked() {
+                        action = Some(asked);
+                    }
                 }
             });
         });

@@ -34,14 +34,14 @@ impl Session {
         let ticket = self.ticket();
         self.book.latest_convert = ticket.id;
         self.book.comparing = list.iter().any(|s| *s != self.settings.convert);
-        let (round_trip, keep_input, preview_side) =
-            (self.settings.round_trip, self.settings.keep_input_on_gpu, self.preview_side);
-        self.book.requested = Some(Requested { settings: self.settings.convert, round_trip, keep_input });
+        let Requested { round_trip, keep_input, .. } = self.requested();
+        self.book.requested = Some(self.requested());
         // Kept, so a batch stopped before the worker takes it up says "before the first of N" too.
         self.book.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
         self.unhold();
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = super::pace::convert_parts(&list, runs, megapixels);
+        let preview_side = self.preview_side;
         let job = Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side };
         self.send_estimated(job, crate::engine::estimate::Task::Convert, parts);
     }
@@ -60,6 +60,12 @@ impl Session {
         self.send(Job::Export { ticket, input, pixels, settings, path, options });
     }
 
+    /// What a conversion asked now asks for.
+    fn requested(&self) -> Requested {
+        let (round_trip, keep_input) = (self.settings.round_trip, self.settings.keep_input_on_gpu);
+        Requested { settings: self.settings.convert, round_trip, keep_input }
+    }
+
     /// Whether a conversion of the latest request is queued or running.
     fn converting(&self) -> bool {
         self.book.sent.iter().any(|(_, t)| t.id == self.book.latest_convert)
@@ -68,12 +74,7 @@ impl Session {
     /// Re-runs the conversion when a setting that changes the output or its timing changed
     /// (superseding the runs in flight), and keeps Continuous going.
     pub fn after_frame(&mut self) {
-        let now = Requested {
-            settings: self.settings.convert,
-            round_trip: self.settings.round_trip,
-            keep_input: self.settings.keep_input_on_gpu,
-        };
-        if self.input.is_some() && self.book.requested.is_some_and(|r| r != now) {
+        if self.input.is_some() && self.book.requested.is_some_and(|r| r != self.requested()) {
             self.run_conversion(1);
         }
         if self.continuous && !self.converting() && self.input.is_some() {

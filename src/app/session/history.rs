@@ -91,9 +91,7 @@ impl Session {
     pub fn stopped(&self) -> Option<&str> {
         self.book.stopped.as_deref()
     }
-}
 
-impl Session {
     /// Where a trace of the open image's runs goes unless the user says otherwise: the image's
     /// folder, `NAME.trace.json`.
     #[must_use]

@@ -9,7 +9,7 @@ mod folder;
 mod history;
 pub mod pace;
 mod replies;
-pub(in crate::app) use replies::file_name;
+pub(in crate::app) use crate::app::work::jobs::file_name;
 pub(in crate::app) mod toasts;
 
 use std::path::PathBuf;
@@ -26,6 +26,7 @@ use crate::app::work::worker::Worker;
 use crate::engine::{Backend, GpuContext};
 
 /// The shared state of the app.
+#[derive(Default)]
 pub struct Session {
     settings: Settings,
     gpu: Option<Arc<GpuContext>>,
@@ -45,8 +46,9 @@ pub struct Session {
     folder_place: Option<(usize, usize)>,
     /// Every run and export.
     history: history::RunHistory,
-    /// What the windows' jobs found: the sweep, the parity check, the claims, the answers.
-    results: replies::Results,
+    /// The answers to experiments a window or panel asked for, each with its job's id, until the
+    /// one that asked takes it (one of each kind: a newer one supersedes an older).
+    answers: Vec<(u64, crate::app::work::jobs::Answer)>,
     /// Re-run as soon as a run ends.
     pub continuous: bool,
     /// Longest side of preview levels, in pixels (about the screen's size).
@@ -69,24 +71,10 @@ impl Session {
     pub fn new(cc: &eframe::CreationContext<'_>, settings: Settings, options: &super::AppOptions) -> Self {
         let mut session = Self {
             settings,
-            gpu: None,
-            gpu_error: None,
             gpu_device: GpuDevice::Window,
-            worker: None,
-            book: book::JobBook::default(),
-            input: None,
-            opening: None,
-            failed_opens: 0,
-            output: None,
-            folder_place: None,
-            history: history::RunHistory::default(),
-            results: replies::Results::default(),
-            continuous: false,
             preview_side: PREVIEW_MAX_SIDE,
-            toasts: Toasts::default(),
-            ceilings: ceilings::CeilingsState::NotAsked,
-            cpu_compute: ceilings::CpuComputeState::default(),
             pace: pace::KeptPace::new(!options.fresh_settings),
+            ..Self::default()
         };
         let Some(rs) = &cc.wgpu_render_state else {
             session.toasts.error("graylab needs the wgpu renderer, which could not start".into());
@@ -228,18 +216,14 @@ impl Session {
     /// The answer to job `id` (a window's or a panel's), once it has arrived; taken, so a second
     /// call returns `None`.
     pub fn take_answer(&mut self, id: u64) -> Option<crate::app::work::jobs::Answer> {
-        let at = self.results.answers.iter().position(|(job, _)| *job == id)?;
-        Some(self.results.answers.swap_remove(at).1)
+        let at = self.answers.iter().position(|(job, _)| *job == id)?;
+        Some(self.answers.swap_remove(at).1)
     }
 
-    /// A fresh job id.
-    pub fn next_job_id(&mut self) -> u64 {
+    /// A ticket for a fresh job id.
+    pub fn ticket(&mut self) -> Ticket {
         self.book.next_id += 1;
-        self.book.next_id
-    }
-
-    fn ticket(&mut self) -> Ticket {
-        Ticket::new(self.next_job_id())
+        Ticket::new(self.book.next_id)
     }
 
     /// Sends a job to the worker.

@@ -1,8 +1,7 @@
 //! The app's side of the one estimator ([`crate::engine::estimate`]): the pace of this machine,
-//! kept between launches in graylab's cache folder, the same file the CLI keeps and reads
-//! (`crate::engine::estimate::load_pace`), so a job in one front end teaches the other; taught by every
-//! run, sweep and job that finishes, and asked before every long job; a saved heavy setting is
-//! held on open until the user says Run.
+//! kept in graylab's cache folder in the file the CLI keeps too, so a job in one front end
+//! teaches the other; taught by every run, sweep and job that finishes, and asked before every
+//! long job; a saved heavy setting is held on open until the user says Run.
 
 use crate::app::work::jobs::{Job, Ticket};
 use crate::engine::estimate::{Estimate, Lane, Pace, Part, Task, load_pace, save_pace};
@@ -117,10 +116,9 @@ impl Session {
     }
 
     /// Estimates the conversions in flight again from the pace as it is now (a compute ceiling
-    /// was measured at the start of a worked run, which its first estimate did not know; a
-    /// worked GPU run on lavapipe estimated at 6.8 s without it took 32.5 s), and the claims,
-    /// whose run measures the ceilings first. Other jobs keep theirs (a grid's comes from its
-    /// calibration).
+    /// measured at the start of a worked run, which its first estimate did not know: see
+    /// [`Self::pace_gpu_compute`]), and the claims, whose run measures the ceilings first. Other
+    /// jobs keep theirs (a grid's comes from its calibration).
     fn reestimate_sent(&self) {
         let again = |task: &Task| matches!(task, Task::Convert | Task::ClaimsQuick | Task::ClaimsAll);
         for sent in self.pace.sent.iter().filter(|s| again(&s.task)) {

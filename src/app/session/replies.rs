@@ -8,14 +8,6 @@ use crate::app::state::{ExportRecord, RunRecord};
 use crate::app::work::jobs::{Answer, Exported, Measured, Output, Reply};
 use crate::engine::ConvertSettings;
 
-/// The answers to experiments a window or panel asked for, until the one that asked takes them
-/// (one of each kind: a newer one supersedes an older).
-#[derive(Default)]
-pub(super) struct Results {
-    /// Each answer with its job's id.
-    pub answers: Vec<(u64, Answer)>,
-}
-
 impl Session {
     pub(super) fn handle(&mut self, reply: Reply) {
         match reply {
@@ -67,8 +59,8 @@ impl Session {
                 }
                 // An older answer of the same kind was superseded by this one's job.
                 let kind = std::mem::discriminant(&answer);
-                self.results.answers.retain(|(_, a)| std::mem::discriminant(a) != kind);
-                self.results.answers.push((id, answer));
+                self.answers.retain(|(_, a)| std::mem::discriminant(a) != kind);
+                self.answers.push((id, answer));
             }
             Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {
@@ -114,7 +106,7 @@ impl Session {
             self.learn_run(&settings, &report);
         }
         self.history.counted.runs += 1;
-        let image_name = self.input.as_ref().map(|i| file_name(&i.path)).unwrap_or_default();
+        let image_name = self.input.as_ref().map(|i| super::file_name(&i.path)).unwrap_or_default();
         self.history.runs.push(RunRecord {
             seq: self.history.counted.runs,
             image_id,
@@ -200,9 +192,4 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         },
         _ => format!("Stopped {what}"),
     }
-}
-
-/// The file name of `path`, for labels.
-pub(in crate::app) fn file_name(path: &std::path::Path) -> String {
-    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }

@@ -122,7 +122,7 @@ impl DisplayImage {
         let first = levels.first()?;
         Some(Self {
             size: [image.width(), image.height()],
-            has_alpha: pixels::has_alpha(&image),
+            has_alpha: image.color().has_alpha(),
             gray: first.gray,
             preview: level_views(&texture),
             preview_size: [first.width, first.height],

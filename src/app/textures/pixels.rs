@@ -39,42 +39,31 @@ fn read<V: Visit>(image: &DynamicImage, work: V) -> V::Out {
     let b = u32::from;
     let w = |v: u16| u32::from(v >> 8);
     match image {
-        DynamicImage::ImageRgb8(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [b(p[3 * k]), b(p[3 * k + 1]), b(p[3 * k + 2]), 255])
-        }
-        DynamicImage::ImageRgba8(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [b(p[4 * k]), b(p[4 * k + 1]), b(p[4 * k + 2]), b(p[4 * k + 3])])
-        }
-        DynamicImage::ImageLuma8(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [b(p[k]), b(p[k]), b(p[k]), 255])
-        }
-        DynamicImage::ImageLumaA8(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [b(p[2 * k]), b(p[2 * k]), b(p[2 * k]), b(p[2 * k + 1])])
-        }
-        DynamicImage::ImageRgb16(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [w(p[3 * k]), w(p[3 * k + 1]), w(p[3 * k + 2]), 255])
-        }
-        DynamicImage::ImageRgba16(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [w(p[4 * k]), w(p[4 * k + 1]), w(p[4 * k + 2]), w(p[4 * k + 3])])
-        }
-        DynamicImage::ImageLuma16(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [w(p[k]), w(p[k]), w(p[k]), 255])
-        }
-        DynamicImage::ImageLumaA16(i) => {
-            let p = i.as_raw();
-            work.visit(|k| [w(p[2 * k]), w(p[2 * k]), w(p[2 * k]), w(p[2 * k + 1])])
-        }
-        other => {
-            let converted = other.to_rgba8();
-            let p = converted.as_raw();
-            work.visit(|k| [b(p[4 * k]), b(p[4 * k + 1]), b(p[4 * k + 2]), b(p[4 * k + 3])])
+        DynamicImage::ImageRgb8(i) => work.visit(reader::<_, 3>(i.as_raw(), b)),
+        DynamicImage::ImageRgba8(i) => work.visit(reader::<_, 4>(i.as_raw(), b)),
+        DynamicImage::ImageLuma8(i) => work.visit(reader::<_, 1>(i.as_raw(), b)),
+        DynamicImage::ImageLumaA8(i) => work.visit(reader::<_, 2>(i.as_raw(), b)),
+        DynamicImage::ImageRgb16(i) => work.visit(reader::<_, 3>(i.as_raw(), w)),
+        DynamicImage::ImageRgba16(i) => work.visit(reader::<_, 4>(i.as_raw(), w)),
+        DynamicImage::ImageLuma16(i) => work.visit(reader::<_, 1>(i.as_raw(), w)),
+        DynamicImage::ImageLumaA16(i) => work.visit(reader::<_, 2>(i.as_raw(), w)),
+        other => work.visit(reader::<_, 4>(other.to_rgba8().as_raw(), b)),
+    }
+}
+
+/// Pixel `k` of `p` as RGBA in 0..=255, from `C` samples a pixel (1: gray, 2: gray + alpha, 3:
+/// RGB, 4: RGBA) each scaled by `v`.
+fn reader<T: Copy + Sync, const C: usize>(
+    p: &[T],
+    v: impl Fn(T) -> u32 + Sync,
+) -> impl Fn(usize) -> [u32; 4] + Sync {
+    move |k| {
+        let s = |i: usize| v(p[C * k + i]);
+        match C {
+            1 => [s(0), s(0), s(0), 255],
+            2 => [s(0), s(0), s(0), s(1)],
+            3 => [s(0), s(1), s(2), 255],
+            _ => [s(0), s(1), s(2), s(3)],
         }
     }
 }
@@ -88,12 +77,6 @@ pub fn preview_size(width: u32, height: u32, max_side: u32) -> (u32, u32) {
     }
     let scale = |v: u32| ((u64::from(v) * u64::from(max_side)).div_ceil(u64::from(longest)) as u32).max(1);
     (scale(width), scale(height))
-}
-
-/// Whether an image has an alpha channel worth a checkerboard behind it.
-#[must_use]
-pub fn has_alpha(image: &DynamicImage) -> bool {
-    image.color().has_alpha()
 }
 
 /// The preview level (longest side at most `max_side`, box filter, at most 8 x 8 samples per

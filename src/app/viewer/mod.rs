@@ -236,16 +236,17 @@ fn readout(session: &Session, x: u32, y: u32) -> String {
     let Some(input) = session.input() else { return String::new() };
     let out = match session.output() {
         Some(o) => match &o.pixels {
-            Some(px) => gray_at(px, x, y),
+            Some(px) => samples_at(px, x, y),
             None => "on the GPU (tick \"Download the result\" to read it)".into(),
         },
         None => "not converted yet".into(),
     };
-    format!("x {x:5} y {y:5} │ input {} │ output {out}", input_at(&input.image, x, y))
+    format!("x {x:5} y {y:5} │ input {} │ output {out}", samples_at(&input.image, x, y))
 }
 
-/// The input's samples at a pixel, at the image's own depth (16-bit values for 16-bit images).
-fn input_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
+/// An image's samples at a pixel (the input's, or the output's gray and alpha), at the image's own
+/// depth (16-bit values for 16-bit images).
+fn samples_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
     use image::DynamicImage as D;
     let sixteen = |p: &[u16]| match *p {
         [red, green, blue, alpha] => format!("R {red:5} G {green:5} B {blue:5} A {alpha:5} (16-bit)"),
@@ -272,26 +273,6 @@ fn input_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
     }
 }
 
-/// The output's gray (and alpha) at a pixel, at its own depth.
-fn gray_at(image: &image::DynamicImage, col: u32, row: u32) -> String {
-    use image::DynamicImage as D;
-    match image {
-        D::ImageLuma16(b) => format!("gray {:5} (16-bit)", b.get_pixel(col, row).0[0]),
-        D::ImageLumaA16(b) => {
-            let [gray, alpha] = b.get_pixel(col, row).0;
-            format!("gray {gray:5} alpha {alpha:5} (16-bit)")
-        }
-        _ => {
-            let q = image::GenericImageView::get_pixel(image, col, row).0;
-            if image.color().has_alpha() {
-                format!("gray {:3} alpha {:3}", q[0], q[3])
-            } else {
-                format!("gray {:3}", q[0])
-            }
-        }
-    }
-}
-
 fn empty_ui(ui: &mut Ui, opening: Option<&std::path::Path>) {
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 3.0);
@@ -309,15 +290,10 @@ fn empty_ui(ui: &mut Ui, opening: Option<&std::path::Path>) {
 
 fn toolbar_ui(ui: &mut Ui, view: &mut ViewState, mode: &mut ViewMode, size: Vec2) {
     ui.horizontal(|ui| {
-        let before = *mode;
         ui.selectable_value(mode, ViewMode::SideBySide, "Side by side");
         ui.selectable_value(mode, ViewMode::Wipe, "Wipe").on_hover_text("Drag the divider to compare");
         ui.selectable_value(mode, ViewMode::Flip, "A/B flip")
             .on_hover_text("Shows one image; press B to flip between input and output");
-        if *mode != before && view.fit {
-            // The pane changed size: fit again (Fit stays in effect).
-            view.fit = true;
-        }
         ui.separator();
         if ui
             .selectable_label(view.fit, "Fit")
@@ -378,13 +354,13 @@ mod tests {
     #[test]
     fn the_readout_shows_only_the_channels_the_input_has() {
         let rgb = DynamicImage::ImageRgb8(RgbImage::from_pixel(2, 2, Rgb([13, 25, 3])));
-        assert_eq!(super::input_at(&rgb, 1, 1), "R  13 G  25 B   3");
+        assert_eq!(super::samples_at(&rgb, 1, 1), "R  13 G  25 B   3");
         let rgba = DynamicImage::ImageRgba8(RgbaImage::from_pixel(2, 2, Rgba([13, 25, 3, 128])));
-        assert_eq!(super::input_at(&rgba, 0, 1), "R  13 G  25 B   3 A 128");
+        assert_eq!(super::samples_at(&rgba, 0, 1), "R  13 G  25 B   3 A 128");
         let gray = DynamicImage::ImageLuma8(GrayImage::from_pixel(2, 2, image::Luma([7])));
-        assert_eq!(super::input_at(&gray, 1, 0), "gray   7");
+        assert_eq!(super::samples_at(&gray, 1, 0), "gray   7");
         let gray_alpha = DynamicImage::ImageLumaA8(GrayAlphaImage::from_pixel(2, 2, LumaA([7, 9])));
-        assert_eq!(super::input_at(&gray_alpha, 0, 0), "gray   7 alpha   9");
+        assert_eq!(super::samples_at(&gray_alpha, 0, 0), "gray   7 alpha   9");
     }
 
     #[test]

@@ -83,41 +83,30 @@ pub fn draw(
         Some(out) => draw_image(ui, clip, out, place, budget),
         None => note(&painter, clip, "converting…"),
     };
-    match (mode, index) {
-        (ViewMode::SideBySide, 0) => {
-            draw_image(ui, pane, images.input, place, budget);
-            caption(&painter, images.input_caption, corner, pane.max.x);
-        }
-        (ViewMode::SideBySide, _) => {
-            output(pane, budget);
-            caption(&painter, images.caption, corner, pane.max.x);
-        }
-        (ViewMode::Wipe, _) => {
+    // Side by side the input is on the left; flipped, it stays on screen while its output converts.
+    let input_shown = match mode {
+        ViewMode::SideBySide => index == 0,
+        ViewMode::Flip => !show_output || images.output.is_none(),
+        ViewMode::Wipe => {
             let x = pane.min.x + pane.width() * *wipe;
             draw_image(ui, Rect::from_min_max(pane.min, pos2(x, pane.max.y)), images.input, place, budget);
             output(Rect::from_min_max(pos2(x, pane.min.y), pane.max), budget);
             divider(ui, &painter, wipe, pane, x);
             caption(&painter, images.input_caption, corner, x - 10.0);
             caption(&painter, images.caption, pos2(x + 10.0, pane.min.y + 30.0), pane.max.x - 10.0);
+            return;
         }
-        (ViewMode::Flip, _) => {
-            if show_output && images.output.is_none() {
-                // The input stays on screen while its output converts.
-                draw_image(ui, pane, images.input, place, budget);
-                caption(
-                    &painter,
-                    &format!("{} (the output is converting…)", images.input_caption),
-                    corner,
-                    pane.max.x,
-                );
-            } else if show_output {
-                output(pane, budget);
-                caption(&painter, images.caption, corner, pane.max.x);
-            } else {
-                draw_image(ui, pane, images.input, place, budget);
-                caption(&painter, images.input_caption, corner, pane.max.x);
-            }
-        }
+    };
+    if !input_shown {
+        output(pane, budget);
+        caption(&painter, images.caption, corner, pane.max.x);
+    } else if mode == ViewMode::Flip && show_output {
+        draw_image(ui, pane, images.input, place, budget);
+        let text = format!("{} (the output is converting…)", images.input_caption);
+        caption(&painter, &text, corner, pane.max.x);
+    } else {
+        draw_image(ui, pane, images.input, place, budget);
+        caption(&painter, images.input_caption, corner, pane.max.x);
     }
 }
 

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText, Ui};
 
+use super::json_file::FileAsked;
 use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
-use crate::app::work::jobs::{Job, Ticket};
+use crate::app::work::jobs::Job;
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
 use crate::engine::claims::{claims_parts, claims_steps};
 use crate::engine::estimate::Task;
@@ -70,14 +71,12 @@ impl ClaimsWindow {
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         // Every frame, open or not, so that a run is timed to its end and its answer taken.
         self.shown.take(session);
-        let mut open = self.open;
         let screen = ctx.content_rect().size();
-        room.window("Tutorial claims, tested on this machine", super::CLAIMS_ID, egui::Align2::RIGHT_BOTTOM)
-            .open(&mut open)
+        let window = room
+            .window("Tutorial claims, tested on this machine", super::CLAIMS_ID, egui::Align2::RIGHT_BOTTOM)
             .default_width((screen.x * 0.62).clamp(480.0, 980.0))
-            .default_height(screen.y * 0.85)
-            .show(ctx, |ui| self.ui(ui, session));
-        self.open = open;
+            .default_height(screen.y * 0.85);
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
     }
 
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
@@ -170,10 +169,8 @@ impl ClaimsWindow {
         }
     }
 
-    /// How long each run takes, each with what its figure rests on: the last such run on this
-    /// machine (the one estimator), else what the claims run at this machine's ceilings or a
-    /// rough guess (one caveat for both said "until a run has been timed" beside a quick run
-    /// timed here).
+    /// How long each run takes, by the one estimator, each with what its figure rests on (the
+    /// last such run here, else this machine's ceilings or a rough guess).
     fn estimates(session: &Session) -> String {
         let quick = claims_estimate(session, true).brief();
         let all = claims_estimate(session, false).brief();
@@ -195,7 +192,7 @@ impl ClaimsWindow {
             return;
         }
         self.quick = quick;
-        let ticket = Ticket::new(session.next_job_id());
+        let ticket = session.ticket();
         let ticket_id = ticket.id;
         let estimate =
             session.send_in_steps(Job::Claims { ticket, quick }, claims_task(quick), claims_steps(quick));
@@ -204,47 +201,31 @@ impl ClaimsWindow {
 
     /// The JSON file: save this report, load one to compare.
     fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
-        ui.horizontal(|ui| {
-            let label = ui.label("JSON file");
-            // Room for Save, Load to compare and, with a report loaded, Clear comparison.
-            let buttons = if self.compare.is_some() || self.confirm_replace { 340.0 } else { 200.0 };
-            let width = super::json_file::path_field_width(ui, buttons, 380.0);
-            if ui
-                .add(egui::TextEdit::singleline(&mut self.path).desired_width(width))
-                .labelled_by(label.id)
-                .changed()
-            {
-                self.path_source = Some(PathSource::Typed);
-                self.confirm_replace = false;
-            }
-            let path = PathBuf::from(self.path.trim());
-            let (report, estimate) = (self.shown.report.clone(), self.shown.estimate);
-            if let Some(overwrite) =
-                super::json_file::save_button(ui, &mut self.confirm_replace, &path, report.is_some())
-                && let Some(report) = &report
-            {
+        let (report, estimate) = (self.shown.report.clone(), self.shown.estimate);
+        let clear = self.compare.is_some().then_some("Clear comparison");
+        let field = (&mut self.path, &mut self.confirm_replace);
+        let (typed, asked) = super::json_file::file_row(ui, field, report.is_some(), 380.0, clear);
+        if typed {
+            self.path_source = Some(PathSource::Typed);
+        }
+        let path = PathBuf::from(self.path.trim());
+        match asked {
+            Some(FileAsked::Save(overwrite)) => {
+                let Some(report) = &report else { return };
+                let kind = ResultKind::Claims;
                 // As the CLI's `claims --json`: what the run was estimated at, and what it took.
                 match estimate {
                     Some(e) => {
                         let timed = crate::engine::estimate::Timed::new(&**report, e, None);
-                        super::json_file::save_result(session, &path, overwrite, ResultKind::Claims, &timed);
+                        super::json_file::save_result(session, &path, overwrite, kind, &timed);
                     }
-                    None => super::json_file::save_result(
-                        session,
-                        &path,
-                        overwrite,
-                        ResultKind::Claims,
-                        &**report,
-                    ),
+                    None => super::json_file::save_result(session, &path, overwrite, kind, &**report),
                 }
             }
-            if ui.button("Load to compare").clicked() {
-                self.load(session, &path);
-            }
-            if self.compare.is_some() && ui.button("Clear comparison").clicked() {
-                self.compare = None;
-            }
-        });
+            Some(FileAsked::Load) => self.load(session, &path),
+            Some(FileAsked::Clear) => self.compare = None,
+            None => {}
+        }
     }
 
     fn load(&mut self, session: &mut Session, path: &Path) {

@@ -51,7 +51,17 @@ impl PendingDialog {
     }
 }
 
-fn spawn(ctx: &egui::Context, purpose: DialogFor, dialog: rfd::AsyncFileDialog) -> PendingDialog {
+/// Shows `dialog`, opened in `dir` when given, on a thread of its own.
+fn spawn(
+    ctx: &egui::Context,
+    purpose: DialogFor,
+    dialog: rfd::AsyncFileDialog,
+    dir: Option<&std::path::Path>,
+) -> PendingDialog {
+    let dialog = match dir {
+        Some(dir) => dialog.set_directory(dir),
+        None => dialog,
+    };
     let save = matches!(purpose, DialogFor::Export | DialogFor::Trace);
     let (tx, rx) = mpsc::channel();
     let ctx = ctx.clone();
@@ -80,46 +90,33 @@ fn spawn(ctx: &egui::Context, purpose: DialogFor, dialog: rfd::AsyncFileDialog) 
 
 /// Opens the "open image" dialog.
 pub fn open_image(ctx: &egui::Context, dir: Option<&std::path::Path>) -> PendingDialog {
-    let mut dialog = rfd::AsyncFileDialog::new()
+    let dialog = rfd::AsyncFileDialog::new()
         .set_title("Open an image")
         .add_filter("Images", &["jpg", "jpeg", "png", "tif", "tiff", "webp", "bmp"])
         .add_filter("All files", &["*"]);
-    if let Some(dir) = dir {
-        dialog = dialog.set_directory(dir);
-    }
-    spawn(ctx, DialogFor::Open, dialog)
+    spawn(ctx, DialogFor::Open, dialog, dir)
 }
 
 /// Opens the "export as" dialog.
 pub fn save_image(ctx: &egui::Context, dir: Option<&std::path::Path>, file_name: &str) -> PendingDialog {
-    let mut dialog =
-        rfd::AsyncFileDialog::new().set_title("Export the grayscale image").set_file_name(file_name);
-    if let Some(dir) = dir {
-        dialog = dialog.set_directory(dir);
-    }
-    spawn(ctx, DialogFor::Export, dialog)
+    let dialog = rfd::AsyncFileDialog::new().set_title("Export the grayscale image").set_file_name(file_name);
+    spawn(ctx, DialogFor::Export, dialog, dir)
 }
 
 /// Opens the "compare with a saved bench" dialog.
 pub fn open_bench(ctx: &egui::Context, dir: Option<&std::path::Path>) -> PendingDialog {
-    let mut dialog = rfd::AsyncFileDialog::new()
+    let dialog = rfd::AsyncFileDialog::new()
         .set_title("Compare the runs with a saved bench (graylab bench --json)")
         .add_filter("graylab bench (JSON)", &["json"])
         .add_filter("All files", &["*"]);
-    if let Some(dir) = dir {
-        dialog = dialog.set_directory(dir);
-    }
-    spawn(ctx, DialogFor::CompareRuns, dialog)
+    spawn(ctx, DialogFor::CompareRuns, dialog, dir)
 }
 
 /// Opens the "save trace" dialog.
 pub fn save_trace(ctx: &egui::Context, dir: Option<&std::path::Path>, file_name: &str) -> PendingDialog {
-    let mut dialog = rfd::AsyncFileDialog::new()
+    let dialog = rfd::AsyncFileDialog::new()
         .set_title("Save the runs as a trace (open it in ui.perfetto.dev)")
         .set_file_name(file_name)
         .add_filter("Chrome trace (JSON)", &["json"]);
-    if let Some(dir) = dir {
-        dialog = dialog.set_directory(dir);
-    }
-    spawn(ctx, DialogFor::Trace, dialog)
+    spawn(ctx, DialogFor::Trace, dialog, dir)
 }

@@ -52,13 +52,10 @@ impl ExportWindow {
         room: super::Room,
         session: &mut Session,
     ) -> Option<(Option<PathBuf>, String)> {
-        let mut open = self.open;
         let mut choose = None;
-        room.window("Export", super::EXPORT_ID, egui::Align2::RIGHT_TOP)
-            .collapsible(false)
-            .resizable(false)
-            .open(&mut open)
-            .show(ctx, |ui| choose = self.ui(ui, session));
+        let window = room.window("Export", super::EXPORT_ID, egui::Align2::RIGHT_TOP);
+        let window = window.collapsible(false).resizable(false);
+        let open = super::show(ctx, window, self.open, |ui| choose = self.ui(ui, session));
         self.open = open && self.open;
         choose
     }

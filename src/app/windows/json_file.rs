@@ -10,21 +10,56 @@ use crate::app::look;
 use crate::app::session::Session;
 use crate::io::ResultKind;
 
-/// The width of a window's JSON path field: what is left of the row beside `buttons_width` of
-/// buttons, from 140 to `most` points (a fixed 380 made the claims window's row, and so the
-/// window, wider than a 1024-px screen once a report was loaded).
-pub(super) fn path_field_width(ui: &Ui, buttons_width: f32, most: f32) -> f32 {
-    (ui.available_width() - buttons_width).clamp(140.0, most)
+/// What a window's JSON file row asked for.
+pub(super) enum FileAsked {
+    /// Save to the path (`true`: replacing the file there).
+    Save(bool),
+    /// Load the file at the path to compare.
+    Load,
+    /// Clear what was loaded.
+    Clear,
+}
+
+/// A window's JSON file row: the path field, at most `most` points wide; Save (when `can_save`),
+/// asking before it replaces a file; Load to compare; and `clear`, a button to clear what was
+/// loaded, if any. Whether the path was typed, and what was asked.
+pub(super) fn file_row(
+    ui: &mut Ui,
+    (path, confirm_replace): (&mut String, &mut bool),
+    can_save: bool,
+    most: f32,
+    clear: Option<&str>,
+) -> (bool, Option<FileAsked>) {
+    ui.horizontal(|ui| {
+        let label = ui.label("JSON file");
+        // The field takes what the buttons leave of the row, from 140 points (a fixed 380 made
+        // the claims window's row, and so the window, wider than a 1024-px screen once a report
+        // was loaded): Save and Load to compare, then Clear or the question.
+        let buttons = if clear.is_some() || *confirm_replace { 340.0 } else { 200.0 };
+        let width = (ui.available_width() - buttons).clamp(140.0, most);
+        let typed =
+            ui.add(egui::TextEdit::singleline(path).desired_width(width)).labelled_by(label.id).changed();
+        if typed {
+            *confirm_replace = false;
+        }
+        let file = PathBuf::from(path.trim());
+        let mut asked = save_button(ui, confirm_replace, &file, can_save).map(FileAsked::Save);
+        if ui.button("Load to compare").clicked() {
+            asked = Some(FileAsked::Load);
+        }
+        if let Some(clear) = clear
+            && ui.button(clear).clicked()
+        {
+            asked = Some(FileAsked::Clear);
+        }
+        (typed, asked)
+    })
+    .inner
 }
 
 /// The Save button, or the "Replace it?" question after a Save onto an existing file. Returns
 /// `Some(overwrite)` when the caller should save now.
-pub(super) fn save_button(
-    ui: &mut Ui,
-    confirm_replace: &mut bool,
-    path: &Path,
-    can_save: bool,
-) -> Option<bool> {
+fn save_button(ui: &mut Ui, confirm_replace: &mut bool, path: &Path, can_save: bool) -> Option<bool> {
     if *confirm_replace {
         ui.colored_label(look::WARNING, "This file exists. Replace it?");
         if ui.button("Replace").clicked() {
@@ -45,9 +80,7 @@ pub(super) fn save_button(
 }
 
 /// Writes `value` to `path` as a result file stamped as the CLI stamps its own
-/// ([`crate::io::write_result`]: schema, kind, this machine and adapter), atomically (mode 0666 &
-/// ~umask, or the replaced file's), never replacing a file unless `overwrite`; the toast says
-/// how it went.
+/// ([`crate::io::write_result`]), replacing a file only when `overwrite`; the toast says how.
 pub(super) fn save_result(
     session: &mut Session,
     path: &Path,

@@ -21,25 +21,34 @@ pub struct Room {
 }
 
 impl Room {
-    /// A window titled `title`, its id from `id` (one of this module's `*_ID`), placed by
-    /// [`Room::place`] at `corner`.
+    /// A window titled `title`, its id from `id` (one of this module's `*_ID`), kept inside the
+    /// room, no larger than it, placed first at the room's corner `corner` (each window its own,
+    /// so that one never opens exactly over another).
     pub fn window(self, title: &str, id: &str, corner: egui::Align2) -> egui::Window<'static> {
-        self.place(egui::Window::new(title.to_owned()).id(egui::Id::unique(id)), corner)
-    }
-
-    /// `window` kept inside the room, no larger than it, placed first at the room's corner
-    /// `corner` (each window its own, so that one never opens exactly over another).
-    pub fn place(self, window: egui::Window<'_>, corner: egui::Align2) -> egui::Window<'_> {
         let margin = 12.0;
         let inner = self.rect.shrink(margin);
-        let at = corner.pos_in_rect(&inner);
-        window
+        egui::Window::new(title.to_owned())
+            .id(egui::Id::unique(id))
             .constrain_to(self.rect)
             .pivot(corner)
-            .default_pos(at)
+            .default_pos(corner.pos_in_rect(&inner))
             .max_width((self.rect.width() - 2.0 * margin).max(200.0))
             .max_height((self.rect.height() - 2.0 * margin).max(150.0))
     }
+
+    /// The lowest a window's content may reach: the room's margin and the window's own frame
+    /// below its content.
+    #[must_use]
+    pub fn bottom_y(self) -> f32 {
+        self.rect.bottom() - 24.0
+    }
+}
+
+/// Shows `window` with `add` as its content; whether it is still `open` (its close button).
+fn show(ctx: &egui::Context, window: egui::Window<'_>, open: bool, add: impl FnOnce(&mut egui::Ui)) -> bool {
+    let mut open = open;
+    window.open(&mut open).show(ctx, add);
+    open
 }
 
 /// The export window's id (its layer, for Esc).

@@ -7,7 +7,7 @@ use crate::app::look::thousands;
 use crate::app::session::Session;
 use crate::app::session::pace::convert_parts;
 use crate::app::textures::{DisplayImage, Placement, TileBudget};
-use crate::app::work::jobs::{Answer, Job, Ticket};
+use crate::app::work::jobs::{Answer, Job};
 use crate::engine::estimate::Task;
 use crate::engine::{Backend, ConvertSettings, DIFF_GAIN, ParityReport};
 use crate::pixel::Formula;
@@ -39,12 +39,8 @@ impl ParityWindow {
                 Err(e) => session.toasts.error(format!("The parity check failed: {}", e.describe())),
             }
         }
-        let mut open = self.open;
-        room.window("CPU / GPU parity", super::PARITY_ID, egui::Align2::LEFT_BOTTOM)
-            .open(&mut open)
-            .default_width(520.0)
-            .show(ctx, |ui| self.ui(ui, session));
-        self.open = open;
+        let window = room.window("CPU / GPU parity", super::PARITY_ID, egui::Align2::LEFT_BOTTOM);
+        self.open = super::show(ctx, window.default_width(520.0), self.open, |ui| self.ui(ui, session));
     }
 
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
@@ -71,7 +67,7 @@ impl ParityWindow {
             && let Some(input) = session.input().cloned()
         {
             let settings = session.settings().convert;
-            let ticket = Ticket::new(session.next_job_id());
+            let ticket = session.ticket();
             self.pending = Some(ticket.id);
             // For the status bar's ETA; a check teaches no conversion's pace (its formulas and
             // its difference image are not a run's).

@@ -1,8 +1,6 @@
-//! The transfer-paths window: every way bytes reach this GPU and come back (`queue.write_buffer`,
-//! mapped staging by one thread and by all, a device copy by command and by kernel, readback by
-//! one thread and by all, both ways at once), timed end to end from 4 KiB up and fitted with
-//! latency plus bandwidth; what it will take, said before it starts; the table of fits with each
-//! path's n½, and the chart of achieved bandwidth against size.
+//! The transfer-paths window: every way bytes reach this GPU and come back, timed end to end from
+//! 4 KiB up and fitted with latency plus bandwidth; what it will take, said before it starts; the
+//! table of fits with each path's n½, and the chart (`charts/paths.rs`).
 
 use std::sync::Arc;
 
@@ -12,7 +10,7 @@ use crate::app::charts::paths_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::error::WorkError;
-use crate::app::work::jobs::{Answer, Job, Ticket};
+use crate::app::work::jobs::{Answer, Job};
 use crate::engine::ceilings::{PathKind, TransferPath};
 use crate::engine::estimate::{Part, Task};
 use crate::system::units::{duration, gb, human_bytes};
@@ -60,13 +58,10 @@ impl PathsWindow {
             self.shown = Some(result.map(Arc::new));
             self.pending = None;
         }
-        let mut open = self.open;
-        self.bottom_y = room.rect.bottom() - 24.0;
-        room.window("Transfer paths: latency and bandwidth", super::PATHS_ID, egui::Align2::LEFT_TOP)
-            .open(&mut open)
-            .default_width(620.0)
-            .show(ctx, |ui| self.ui(ui, session));
-        self.open = open;
+        self.bottom_y = room.bottom_y();
+        let title = "Transfer paths: latency and bandwidth";
+        let window = room.window(title, super::PATHS_ID, egui::Align2::LEFT_TOP).default_width(620.0);
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
     }
 
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
@@ -142,7 +137,7 @@ impl PathsWindow {
     }
 
     fn start(&mut self, session: &mut Session) {
-        let ticket = Ticket::new(session.next_job_id());
+        let ticket = session.ticket();
         self.pending = Some(ticket.id);
         self.shown = None;
         let job = Job::TransferPaths { ticket, largest_bytes: self.largest_mib << 20 };

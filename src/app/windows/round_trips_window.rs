@@ -1,9 +1,6 @@
 //! The round-trips window: the tutorial's "keep data on the GPU for multiple operations",
-//! measured on the open photo at the current formula, workgroup shape and work per pixel. For
-//! each count n, one upload, n full kernel passes over the kept input and one download, against
-//! n CPU passes, the two in turns until the GPU's speed-up per operation is decided (or the
-//! budget is spent: inconclusive); the time per operation charted against n, the verdict at each
-//! n with its interval, and the verdict.
+//! measured on the open photo at the settings panel's formula, workgroup shape and work per
+//! pixel, with its verdict and its chart (`charts/round_trips.rs`).
 
 use std::sync::Arc;
 
@@ -13,10 +10,11 @@ use crate::app::charts::round_trips_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::error::WorkError;
-use crate::app::work::jobs::{Answer, Job, Ticket};
-use crate::engine::estimate::Part;
-use crate::engine::round_trip::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult};
+use crate::app::work::jobs::{Answer, Job, Loaded};
+use crate::engine::estimate::{Lane, Part, Task, round_trip_parts};
+use crate::engine::round_trip::{DEFAULT_PASSES, MAX_PASSES, RoundTripResult, round_trip_budget};
 use crate::engine::sampling::MIN_SAMPLES;
+use crate::engine::{Backend, ConvertSettings};
 
 /// The round-trips window's state.
 pub struct RoundTripsWindow {
@@ -73,14 +71,10 @@ impl RoundTripsWindow {
             self.shown = Some(result.map(Arc::new));
             self.pending = None;
         }
-        let mut open = self.open;
-        self.bottom_y = room.rect.bottom() - 24.0;
+        self.bottom_y = room.bottom_y();
         let title = "Round trips: operations per upload and download";
-        room.window(title, super::ROUND_TRIPS_ID, egui::Align2::CENTER_TOP)
-            .open(&mut open)
-            .default_width(640.0)
-            .show(ctx, |ui| self.ui(ui, session));
-        self.open = open;
+        let window = room.window(title, super::ROUND_TRIPS_ID, egui::Align2::CENTER_TOP).default_width(640.0);
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
     }
 
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
@@ -118,9 +112,7 @@ impl RoundTripsWindow {
         if let (Some(input), Some(passes)) = (session.input(), self.counts())
             && !running
         {
-            let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
-            let parts = self.parts(&passes, megapixels, c);
-            let estimate = session.pace().job(crate::engine::estimate::Task::RoundTrips, &parts);
+            let estimate = session.pace().job(Task::RoundTrips, &self.parts(&passes, input, c));
             let text = format!("Takes {}.", estimate.sentence());
             ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
         }
@@ -177,20 +169,13 @@ impl RoundTripsWindow {
         passes.ok().filter(|p| !p.is_empty() && p.iter().all(|n| (1..=MAX_PASSES).contains(n)))
     }
 
-    /// What round trips of `passes` on an image of `megapixels` run, for their estimate.
-    fn parts(&self, passes: &[u32], megapixels: f64, settings: crate::engine::ConvertSettings) -> Vec<Part> {
-        let cpu = crate::engine::estimate::Lane::of(&crate::engine::ConvertSettings {
-            backend: crate::engine::Backend::Cpu,
-            ..settings
-        });
-        let budget = crate::engine::round_trip::round_trip_budget(false, self.runs as usize);
-        crate::engine::estimate::round_trip_parts(
-            passes,
-            budget.warmup_rounds + budget.min_rounds,
-            cpu,
-            megapixels,
-            settings.work.rounds,
-        )
+    /// What round trips of `passes` on `input` with `settings` run, for their estimate.
+    fn parts(&self, passes: &[u32], input: &Loaded, settings: ConvertSettings) -> Vec<Part> {
+        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
+        let cpu = Lane::of(&ConvertSettings { backend: Backend::Cpu, ..settings });
+        let budget = round_trip_budget(false, self.runs as usize);
+        let rounds = budget.warmup_rounds + budget.min_rounds;
+        round_trip_parts(passes, rounds, cpu, megapixels, settings.work.rounds)
     }
 
     fn start(&mut self, session: &mut Session) {
@@ -204,12 +189,11 @@ impl RoundTripsWindow {
         };
         let Some(input) = session.input().cloned() else { return };
         let settings = session.settings().convert;
-        let ticket = Ticket::new(session.next_job_id());
+        let ticket = session.ticket();
         self.pending = Some(ticket.id);
         self.shown = None;
-        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
-        let parts = self.parts(&passes, megapixels, settings);
+        let parts = self.parts(&passes, &input, settings);
         let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
-        session.send_estimated(job, crate::engine::estimate::Task::RoundTrips, parts);
+        session.send_estimated(job, Task::RoundTrips, parts);
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
-use crate::app::charts::{roofline_ui, win_map_ui};
+use crate::app::charts::{map_levels, roofline_ui, win_map_ui};
 use crate::engine::sweep::SweepResult;
 use crate::pixel::MAX_WORK_ROUNDS;
 
@@ -55,18 +55,20 @@ pub(super) const DIVERGENT_HOVER: &str = "Run the rounds only for pixels whose g
 
 /// The levels typed in the field, lowest first, each once.
 pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, String> {
-    let levels: Result<Vec<u32>, _> =
+    parse_whole(text, 0..=MAX_WORK_ROUNDS).ok_or_else(|| {
+        format!("Work per pixel must be whole rounds from 0 to {MAX_WORK_ROUNDS} separated by commas, not {text:?}.")
+    })
+}
+
+/// The whole numbers in `text`, separated by commas, if there are some and all are in `range`:
+/// lowest first, each once.
+fn parse_whole(text: &str, range: std::ops::RangeInclusive<u32>) -> Option<Vec<u32>> {
+    let numbers: Result<Vec<u32>, _> =
         text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse::<u32>).collect();
-    match levels {
-        Ok(mut v) if !v.is_empty() && v.iter().all(|k| *k <= MAX_WORK_ROUNDS) => {
-            v.sort_unstable();
-            v.dedup();
-            Ok(v)
-        }
-        _ => Err(format!(
-            "Work per pixel must be whole rounds from 0 to {MAX_WORK_ROUNDS} separated by commas, not {text:?}."
-        )),
-    }
+    let mut v = numbers.ok().filter(|v| !v.is_empty() && v.iter().all(|k| range.contains(k)))?;
+    v.sort_unstable();
+    v.dedup();
+    Some(v)
 }
 
 /// The hover of the op the work axis's cells run after their rounds.
@@ -83,18 +85,9 @@ pub(super) const RADII_HOVER: &str = "The map's second axis is the blur's radius
 /// The blur radii typed in the field (each 1 to 64), lowest first, each once.
 pub(super) fn parse_radii(text: &str) -> Result<Vec<u32>, String> {
     let (min, max) = (crate::pixel::MIN_BLUR_RADIUS, crate::pixel::MAX_BLUR_RADIUS);
-    let radii: Result<Vec<u32>, _> =
-        text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse::<u32>).collect();
-    match radii {
-        Ok(mut v) if !v.is_empty() && v.iter().all(|r| (min..=max).contains(r)) => {
-            v.sort_unstable();
-            v.dedup();
-            Ok(v)
-        }
-        _ => Err(format!(
-            "Blur radii must be whole pixels from {min} to {max} separated by commas, not {text:?}."
-        )),
-    }
+    parse_whole(text, min..=max).ok_or_else(|| {
+        format!("Blur radii must be whole pixels from {min} to {max} separated by commas, not {text:?}.")
+    })
 }
 
 /// Where the last sweep is kept between launches (egui's persisted memory, which eframe saves
@@ -211,15 +204,6 @@ impl KeptSweep {
     }
 }
 
-/// The levels a result holds on its second axis (work rounds or blur radii), lowest first.
-fn levels_of(r: &SweepResult) -> Vec<u32> {
-    let mut v: Vec<u32> =
-        r.grid_levels().into_iter().chain(r.points.iter().map(|p| p.level(r.axis))).collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
 /// The roofline or the map of who wins, of this machine's sweep (`own`) or of one loaded to
 /// compare (`shown`: its index; `None`: this machine's, else the first loaded when there is none).
 /// The charts end near `bottom_y`, the lowest the window may reach (a window sized to its
@@ -274,7 +258,7 @@ pub(super) fn views_ui(
             roofline_ui(ui, r, bottom_y);
             false
         }
-        View::WhoWins if levels_of(r).len() < 2 => {
+        View::WhoWins if map_levels(r).len() < 2 => {
             ui.label("Sweep more than one work level (or blur radius) to see the map.");
             ui.button(format!("Use {MAP_LEVELS}")).on_hover_text(USE_MAP_HOVER).clicked()
         }

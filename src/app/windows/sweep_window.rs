@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
+use super::json_file::FileAsked;
 use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
-use crate::app::work::jobs::{Answer, Job, Ticket};
+use crate::app::work::jobs::{Answer, Job};
 use crate::engine::sweep::{CellOps, GridAxis, SweepOptions, SweepResult};
 use crate::io::ResultKind;
 use crate::pixel::Op;
@@ -19,6 +20,7 @@ use crate::pixel::Op;
 const MIN_CHART_ROOM: f32 = 120.0;
 
 /// The sweep window's state.
+#[derive(Default)]
 pub struct SweepWindow {
     /// Whether the window is open.
     pub open: bool,
@@ -46,35 +48,13 @@ pub struct SweepWindow {
     sent: Option<SweepOptions>,
     /// What each cell of that sweep ran (the blur radius's axis, or none).
     sent_ops: Option<CellOps>,
-    /// The lowest the window's content may reach, from the room it is kept in.
+    /// The lowest the window's content may reach, from the room it is kept in (set before each
+    /// frame's content).
     bottom_y: f32,
     /// This machine's latest sweep (or the one an earlier launch kept).
     result: Option<Arc<SweepResult>>,
     /// The job id of the sweep in flight, whose answer this window takes.
     pending: Option<u64>,
-}
-
-impl Default for SweepWindow {
-    fn default() -> Self {
-        Self {
-            open: false,
-            asked: sweep_views::Asked::default(),
-            kept: sweep_views::Kept::default(),
-            use_photo: false,
-            compare: Vec::new(),
-            path: String::new(),
-            confirm_replace: false,
-            chart: SweepChart::default(),
-            view: View::Sizes,
-            sizes_level: 0,
-            shown: None,
-            sent: None,
-            sent_ops: None,
-            bottom_y: f32::INFINITY,
-            result: None,
-            pending: None,
-        }
-    }
 }
 
 impl SweepWindow {
@@ -118,14 +98,10 @@ impl SweepWindow {
             }
         }
         self.kept.track(ctx, &mut self.result, &mut self.asked);
-        // The room's margin and the window's own frame below its content.
-        self.bottom_y = room.rect.bottom() - 24.0;
-        let mut open = self.open;
-        room.window("Size sweep: when is the GPU worth it?", super::SWEEP_ID, egui::Align2::LEFT_TOP)
-            .open(&mut open)
-            .default_width(760.0)
-            .show(ctx, |ui| self.ui(ui, session));
-        self.open = open;
+        self.bottom_y = room.bottom_y();
+        let title = "Size sweep: when is the GPU worth it?";
+        let window = room.window(title, super::SWEEP_ID, egui::Align2::LEFT_TOP).default_width(760.0);
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
     }
 
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
@@ -302,34 +278,24 @@ impl SweepWindow {
     /// The JSON file: save this sweep, load one to compare (above the results, so it stays on
     /// screen however tall they grow).
     fn file_ui(&mut self, ui: &mut Ui, session: &mut Session) {
-        ui.horizontal(|ui| {
-            let label = ui.label("JSON file");
-            // Room for Save, Load to compare and, with sweeps loaded, Clear comparisons.
-            let buttons = if self.compare.is_empty() && !self.confirm_replace { 200.0 } else { 340.0 };
-            let width = super::json_file::path_field_width(ui, buttons, 300.0);
-            if ui
-                .add(egui::TextEdit::singleline(&mut self.path).desired_width(width))
-                .labelled_by(label.id)
-                .changed()
-            {
-                self.confirm_replace = false;
+        let sweep = self.result.clone();
+        let clear = (!self.compare.is_empty()).then_some("Clear comparisons");
+        let field = (&mut self.path, &mut self.confirm_replace);
+        let (_, asked) = super::json_file::file_row(ui, field, sweep.is_some(), 300.0, clear);
+        let path = PathBuf::from(self.path.trim());
+        match asked {
+            Some(FileAsked::Save(overwrite)) => {
+                if let Some(sweep) = &sweep {
+                    super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
+                }
             }
-            let path = PathBuf::from(self.path.trim());
-            let sweep = self.result.clone();
-            if let Some(overwrite) =
-                super::json_file::save_button(ui, &mut self.confirm_replace, &path, sweep.is_some())
-                && let Some(sweep) = &sweep
-            {
-                super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
-            }
-            if ui.button("Load to compare").clicked() {
-                self.load(session, &PathBuf::from(self.path.trim()));
-            }
-            if !self.compare.is_empty() && ui.button("Clear comparisons").clicked() {
+            Some(FileAsked::Load) => self.load(session, &path),
+            Some(FileAsked::Clear) => {
                 self.compare.clear();
                 self.shown = None;
             }
-        });
+            None => {}
+        }
     }
 
     fn start(&mut self, ctx: &egui::Context, session: &mut Session) {
@@ -361,7 +327,7 @@ impl SweepWindow {
         self.sent = Some(options.clone());
         self.sent_ops = Some(ops.clone());
         self.kept.started(ctx, &self.asked);
-        let ticket = Ticket::new(session.next_job_id());
+        let ticket = session.ticket();
         self.pending = Some(ticket.id);
         let (task, parts) = (options.task(&ops), options.parts(&ops));
         let pace = Box::new(session.pace().clone());

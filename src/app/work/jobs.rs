@@ -106,6 +106,11 @@ pub fn format_name(format: image::ImageFormat) -> &'static str {
     }
 }
 
+/// The file name of `path`, for labels.
+pub(in crate::app) fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// A converted image: on screen always, on the host when it was computed or downloaded there.
 pub struct Output {
     /// The image it came from.
@@ -242,6 +247,11 @@ impl Ticket {
         });
         drop(p);
         self.pixels.hold().point(crate::system::progress::HoldAt::Step);
+    }
+
+    /// Sets what the job is doing, work of unknown length.
+    pub fn set_doing(&self, what: impl Into<String>) {
+        self.set_progress(what, 0, 0, (0.0, 0.0));
     }
 
     /// The count of pixels done that a conversion of this job adds to as it runs.

@@ -3,32 +3,19 @@
 //! screen as soon as the window is.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::thread::JoinHandle;
-
-use image::DynamicImage;
 
 use crate::app::textures::{Level, preview_levels};
 use crate::app::work::error::WorkError;
-use crate::io::{DecodeOptions, DecodeWarning};
-use crate::system::memory_budget::Reservation;
+use crate::io::DecodeOptions;
 
 /// A decoded file, ready to upload for display.
 pub struct Preloaded {
-    /// The pixels (EXIF orientation applied).
-    pub image: Arc<DynamicImage>,
-    /// Decode time (CPU clock).
-    pub decode_ns: u64,
-    /// Whether EXIF orientation rotated or flipped it.
-    pub reoriented: bool,
-    /// What the decoder warned about (a truncated JPEG kept with its missing rows gray).
-    pub warnings: Vec<DecodeWarning>,
+    /// The decoder's result: the pixels (EXIF orientation applied), its warnings, the memory
+    /// reserved for the image and its conversions (held while it is open).
+    pub decoded: crate::io::Decoded,
     /// The preview level and its mipmaps.
     pub levels: Vec<Level>,
-    /// The colour model the file stores when it was converted on decoding ("CMYK").
-    pub stored_as: Option<&'static str>,
-    /// The memory reserved for the image and its conversions, held while it is open.
-    pub memory: Reservation,
 }
 
 /// How the app decodes: a truncated JPEG is kept (with a warning) rather than refused, and the
@@ -51,15 +38,7 @@ pub fn decode_for_display(
 ) -> Result<Preloaded, WorkError> {
     let decoded = crate::io::decode_file(path, options)?;
     let levels = preview_levels(&decoded.image, preview_side);
-    Ok(Preloaded {
-        image: Arc::new(decoded.image),
-        decode_ns: decoded.decode_ns,
-        reoriented: decoded.reoriented,
-        warnings: decoded.warnings,
-        stored_as: decoded.stored_as,
-        levels,
-        memory: decoded.memory,
-    })
+    Ok(Preloaded { decoded, levels })
 }
 
 /// A decode running on its own thread.

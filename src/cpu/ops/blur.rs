@@ -30,7 +30,7 @@ pub fn par_blur(
     }
     let weights = blur_weights(radius);
     let r = weights.len() / 2;
-    // The centre and one side: `blur_weights` is symmetric (a test holds it to that).
+    // The centre and one side: `blur_weights` is symmetric (`pixel::op`'s tests hold it to that).
     let half = weights[r..].to_vec();
     // Tasks of a few rows each, several per thread, so an uneven thread still finishes together.
     let rows_per_task = (height / (threads.max(1) * 8)).clamp(1, 64);
@@ -49,39 +49,17 @@ pub fn par_blur(
     Ok(out)
 }
 
-/// Output row `y`: its vertical sums into `sums` (padded by R on each side with the edge
-/// columns' sums), then the horizontal pass into `out_row`, in the copy this CPU runs best.
-fn blur_row(src: &[u8], size: (usize, usize), y: usize, half: &[u32], sums: &mut [u32], out_row: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    match crate::cpu::simd_level() {
-        // SAFETY: `simd_level` vouches for AVX-512 F and BW on this CPU.
-        crate::cpu::SimdLevel::Avx512 => {
-            return unsafe { blur_row_avx512(src, size, y, half, sums, out_row) };
-        }
-        // SAFETY: `simd_level` vouches for AVX2 on this CPU.
-        crate::cpu::SimdLevel::Avx2 => return unsafe { blur_row_avx2(src, size, y, half, sums, out_row) },
-        crate::cpu::SimdLevel::Baseline => {}
-    }
-    blur_row_any(src, size, y, half, sums, out_row);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn blur_row_avx512(
-    src: &[u8],
-    size: (usize, usize),
-    y: usize,
-    half: &[u32],
-    sums: &mut [u32],
-    out: &mut [u8],
-) {
-    blur_row_any(src, size, y, half, sums, out);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn blur_row_avx2(src: &[u8], size: (usize, usize), y: usize, half: &[u32], sums: &mut [u32], out: &mut [u8]) {
-    blur_row_any(src, size, y, half, sums, out);
+simd_copies! {
+    /// Output row `y`: its vertical sums into `sums` (padded by R on each side with the edge
+    /// columns' sums), then the horizontal pass into `out_row`, in the copy this CPU runs best.
+    fn blur_row / blur_row_avx2 / blur_row_avx512 => blur_row_any(
+        src: &[u8],
+        size: (usize, usize),
+        y: usize,
+        half: &[u32],
+        sums: &mut [u32],
+        out_row: &mut [u8]
+    )
 }
 
 /// [`blur_row`]'s body. `inline(always)` so each `target_feature` copy gets its own vector code.
@@ -170,8 +148,8 @@ fn horizontal(padded: &[u32], half: &[u32], out_row: &mut [u8]) {
 #[expect(clippy::unwrap_used, reason = "tests")]
 mod tests {
     use super::*;
-    use crate::cpu::ops::noise;
     use crate::pixel::blur_reference;
+    use crate::pixel::noise;
 
     /// Blurs with one row function, as `par_blur` does on one thread.
     fn blur_with(
@@ -190,18 +168,10 @@ mod tests {
     }
 
     #[test]
-    fn the_weights_are_symmetric_so_taps_can_be_folded() {
-        for r in 1..=64 {
-            let w = blur_weights(r);
-            assert!(w.iter().eq(w.iter().rev()), "r = {r}: {w:?}");
-        }
-    }
-
-    #[test]
     fn every_radius_and_shape_matches_the_reference() {
         // Widths below, at and beyond a block of LANES; heights of one row to several tasks.
         for (w, h) in [(1, 1), (1, 37), (41, 1), (17, 13), (130, 9), (3, 200), (2, 600), (64, 70), (97, 33)] {
-            let src = noise(w * h, (w * 31 + h) as u64);
+            let src = noise(w * h, (w * 31 + h) as u32);
             for r in [1, 2, 3, 8, 16, 63, 64] {
                 let expected = blur_reference(&src, (w, h), r);
                 for threads in [1, 2] {

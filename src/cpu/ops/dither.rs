@@ -29,13 +29,13 @@ pub fn dither(src: &[u8], (width, height): (usize, usize)) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::ops::noise;
     use crate::pixel::dither_reference;
+    use crate::pixel::noise;
 
     #[test]
     fn every_shape_matches_the_reference() {
         for (w, h) in [(1, 1), (1, 37), (41, 1), (17, 13), (130, 9), (3, 200), (256, 256)] {
-            let src = noise(w * h, (w * 7 + h) as u64);
+            let src = noise(w * h, (w * 7 + h) as u32);
             assert_eq!(dither(&src, (w, h)), dither_reference(&src, (w, h)), "{w}x{h}");
         }
         let ramp: Vec<u8> = (0..=255).collect();

@@ -1,7 +1,7 @@
 //! The operations on the gray plane after the grayscale ([`crate::pixel::Op`]) on the CPU: the
 //! blur a row at a time, vertical pass first, symmetric taps folded (`blur.rs`); the dither as
 //! the one sequential loop it is (`dither.rs`). Both are byte-identical to the scalar references
-//! in [`crate::pixel`]. Depends only on [`crate::pixel`].
+//! in [`crate::pixel`].
 mod blur;
 mod dither;
 
@@ -27,17 +27,4 @@ pub fn apply_op(
         Op::Blur { radius } => par_blur(plane, (width, height), radius, threads),
         Op::Dither => Ok(dither(plane, (width, height))),
     }
-}
-
-#[cfg(test)]
-pub(crate) fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 56) as u8
-        })
-        .collect()
 }

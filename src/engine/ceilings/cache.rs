@@ -1,11 +1,9 @@
 //! The probed GPU ceilings, kept per adapter (name, driver and backend) and host thread count
-//! in `$XDG_CACHE_HOME/graylab/` (else `~/.cache/graylab/`) as JSON, written atomically: `bench`,
-//! `sweep` and the app reuse them, `graylab info --probe` measures them again. What is read is
-//! checked: a regular file, of bounded size, with figures a measurement can give. The compute
-//! ceiling rides along (`compute`, absent in files written before it: they still load, and it
-//! is measured alone; an absurd one is dropped the same way). Ceilings measured on a busy
-//! machine are marked so (`busy`) and measured again the next time they are needed on a machine
-//! that is not busy.
+//! in graylab's cache folder ([`cache_dir`]) as JSON, written atomically: `bench`, `sweep` and the
+//! app reuse them, `graylab info --probe` measures them again. What is read is checked: a regular
+//! file, of bounded size, with figures a measurement can give (an absurd compute ceiling, or one
+//! absent from older files, is measured alone). Ceilings measured on a busy machine are marked
+//! (`busy`) and measured again when next needed on a machine that is not busy.
 
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
@@ -74,14 +72,9 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// The cache file of an adapter key: readable, and unique through a checksum of the whole key.
 fn cache_file(adapter_key: &str) -> Option<PathBuf> {
-    let mut name: String = adapter_key
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c.to_ascii_lowercase() } else { '-' })
-        .collect();
-    while name.contains("--") {
-        name = name.replace("--", "-");
-    }
-    let name: String = name.trim_matches('-').chars().take(80).collect();
+    let words =
+        adapter_key.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')).filter(|w| !w.is_empty());
+    let name: String = words.collect::<Vec<_>>().join("-").to_ascii_lowercase().chars().take(80).collect();
     let sum = crc32fast::hash(adapter_key.as_bytes());
     Some(cache_dir()?.join(format!("ceilings-{name}-{sum:08x}.json")))
 }
@@ -129,9 +122,8 @@ fn implausible_ceilings(c: &GpuCeilings) -> Option<String> {
     })
 }
 
-/// The cached ceilings of the adapter `adapter_key` for this process's host thread count. Only
-/// a regular file is read (a FIFO or a device linked there is not), at most 1 MiB of it; a file
-/// with implausible figures counts as absent.
+/// The cached ceilings of the adapter `adapter_key` for this process's host thread count (read
+/// by `load_json`); a file with implausible figures counts as absent.
 #[must_use]
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let path = cache_file(adapter_key)?;
@@ -164,8 +156,8 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
         })
 }
 
-/// Reads the cache file `path` (`what`, in the log): only a regular file, at most
-/// `MAX_CACHE_BYTES` (1 MiB) of it; `None` where there is none or it is not readable.
+/// Reads the cache file `path` (`what`, in the log): only a regular file (a FIFO or a device
+/// linked there is not), at most 1 MiB of it; `None` where there is none or it is not readable.
 pub(crate) fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Option<T> {
     crate::io::read_json(path, MAX_CACHE_BYTES)
         .map_err(|e| log::debug!("{what} cannot be used: {e}"))
@@ -210,15 +202,8 @@ impl Engine {
         let converter = self.gpu_converter()?;
         let key = GpuCeilings::key_of(converter.context().adapter_info());
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
-        if !remeasure {
-            if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
-                return Ok(k.clone());
-            }
-            if let Some(k) = self.ceiling_cache.then(|| usable_cached(&key)).flatten() {
-                converter.start_budget_from(&k.ceilings);
-                *known = Some(k.clone());
-                return Ok(k);
-            }
+        if !remeasure && let Some(k) = self.known_or_cached(&mut known, &key) {
+            return Ok(k);
         }
         self.measure_gpu_ceilings(&mut known, converter, GpuConverter::measure_ceilings)
     }
@@ -283,15 +268,15 @@ impl Engine {
             );
         }
         let measured_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let stored = self.ceiling_cache.then(|| store(&ceilings, measured_unix_s, busy));
-        if let Some(Err(e)) = &stored {
-            log::warn!("the GPU ceilings could not be cached: {e}");
-        }
-        let (cache_path, cache_error) = match stored {
-            Some(Ok(path)) => (Some(path), None),
-            Some(Err(e)) => (None, Some(e.to_string())),
-            None => (None, None),
-        };
+        let (cache_path, cache_error) =
+            match self.ceiling_cache.then(|| store(&ceilings, measured_unix_s, busy)) {
+                Some(Ok(path)) => (Some(path), None),
+                Some(Err(e)) => {
+                    log::warn!("the GPU ceilings could not be cached: {e}");
+                    (None, Some(e.to_string()))
+                }
+                None => (None, None),
+            };
         converter.start_budget_from(&ceilings);
         let k =
             KnownCeilings { ceilings, measured_now: true, measured_unix_s, cache_path, cache_error, busy };
@@ -305,10 +290,16 @@ impl Engine {
     pub fn cached_gpu_ceilings(&self) -> Option<KnownCeilings> {
         let key = GpuCeilings::key_of(self.gpu().ok()?.adapter_info());
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
+        self.known_or_cached(&mut known, &key)
+    }
+
+    /// The ceilings of `key` in `known`, else the usable cached ones (then kept in `known`, and
+    /// the GPU's submissions sized from them).
+    fn known_or_cached(&self, known: &mut Option<KnownCeilings>, key: &str) -> Option<KnownCeilings> {
         if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
             return Some(k.clone());
         }
-        let k = self.ceiling_cache.then(|| usable_cached(&key)).flatten()?;
+        let k = self.ceiling_cache.then(|| usable_cached(key)).flatten()?;
         self.start_gpu_budget_from(&k.ceilings);
         *known = Some(k.clone());
         Some(k)
@@ -337,28 +328,27 @@ impl Engine {
     pub(crate) fn keep_raised_ceilings(&self, gpu: GpuCeilings, raised: &[super::rates::Ceiling]) {
         let names: Vec<&str> = raised.iter().map(|c| c.name()).collect();
         log::info!("a run beat the {} ceiling: raised to what it did", names.join(", "));
-        let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == gpu.adapter_key) else { return };
-        self.start_gpu_budget_from(&gpu);
-        k.ceilings = gpu;
-        if self.ceiling_cache
-            && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
-        {
-            log::warn!("the raised GPU ceilings could not be cached: {e}");
-        }
+        let key = gpu.adapter_key.clone();
+        self.change_known(&key, "the raised GPU ceilings", |c| *c = gpu);
     }
 
     /// Keeps the GPU compute ceiling measured alone for the ceilings of `adapter_key` (read from
     /// a cache written before it existed), in this engine and in the cache.
     pub(crate) fn keep_gpu_compute(&self, adapter_key: &str, compute: GpuCompute) {
+        self.change_known(adapter_key, "the GPU compute ceiling", |c| c.compute = Some(compute));
+    }
+
+    /// Changes the known ceilings of `adapter_key` (if they are known) with `change`, in this
+    /// engine and in the cache; `what` names the change in a warning when it cannot be cached.
+    fn change_known(&self, adapter_key: &str, what: &str, change: impl FnOnce(&mut GpuCeilings)) {
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == adapter_key) else { return };
-        k.ceilings.compute = Some(compute);
+        change(&mut k.ceilings);
         self.start_gpu_budget_from(&k.ceilings);
         if self.ceiling_cache
             && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
         {
-            log::warn!("the GPU compute ceiling could not be cached: {e}");
+            log::warn!("{what} could not be cached: {e}");
         }
     }
 

@@ -1,10 +1,8 @@
 //! The compute ceilings of the synthetic work ([`ComputeCeilings`]). The CPU's
 //! ([`crate::cpu::compute_ceiling`], a fraction of a second) is measured once per engine and kept
 //! in `compute-cpu-….json` in the cache folder, keyed by the CPU's model and thread count; the
-//! GPU's is measured with the GPU ceilings and cached with them, per adapter
-//! ([`super::cache`]). What is read is checked: an absurd figure counts as absent.
-//! [`Engine::known_compute_ceiling`] measures nothing: every run's report is held against the
-//! ceilings already known.
+//! GPU's is cached with the GPU ceilings ([`super::cache`]). An absurd figure read counts as
+//! absent. Every run's report is held against the ceilings already known, measuring nothing.
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
@@ -67,8 +65,7 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
 }
 
 /// The cached CPU compute ceiling of this CPU at this thread count, if one was measured and is
-/// plausible, and was not measured on a busy machine while this one is quiet now (then it is to
-/// be measured again). Only a regular file of at most 1 MiB is read.
+/// plausible, unless it was measured on a busy machine and this one is quiet now.
 #[must_use]
 pub fn cached_cpu_compute() -> Option<CpuCompute> {
     let key = cpu_key();
@@ -255,17 +252,16 @@ mod tests {
     use crate::engine::ceilings::cache::implausible_gpu;
     use crate::system::clock::Clock;
 
+    /// A CPU compute ceiling of `ops` in `best_ns` (median `median_ns`) on `threads`.
+    fn cpu(threads: usize, ops: u64, best_ns: u64, median_ns: u64) -> CpuCompute {
+        let simd = crate::cpu::SimdLevel::Avx2;
+        CpuCompute { threads, simd, ops, best_ns, median_ns, op_rates: None }
+    }
+
     #[test]
     fn a_run_that_beats_the_cpu_ceiling_raises_it_to_what_it_did() {
         // The H200's host: a ceiling of 550 Gop/s, a run of the work kernel at 808.
-        let c = CpuCompute {
-            threads: 16,
-            simd: crate::cpu::SimdLevel::Avx512,
-            ops: 55_000_000_000,
-            best_ns: 100_000_000,
-            median_ns: 101_000_000,
-            op_rates: None,
-        };
+        let c = cpu(16, 55_000_000_000, 100_000_000, 101_000_000);
         assert!((c.ops_per_s() - 550e9).abs() < 1.0);
         let raised = raised_to(&c, 808e9).expect("beaten");
         assert!((raised.ops_per_s() / 808e9 - 1.0).abs() < 1e-6, "{raised:?}");
@@ -276,14 +272,7 @@ mod tests {
 
     #[test]
     fn absurd_figures_are_no_measurement() {
-        let cpu = CpuCompute {
-            threads: 2,
-            simd: crate::cpu::SimdLevel::Avx2,
-            ops: 1_000_000_000,
-            best_ns: 100_000_000,
-            median_ns: 110_000_000,
-            op_rates: None,
-        };
+        let cpu = cpu(2, 1_000_000_000, 100_000_000, 110_000_000);
         assert_eq!(implausible_cpu(&cpu), None);
         assert!(implausible_cpu(&CpuCompute { best_ns: 1, ..cpu }).is_some(), "1e18 ops/s");
         assert!(implausible_cpu(&CpuCompute { median_ns: 1, ..cpu }).is_some());

@@ -1,6 +1,6 @@
 //! Every transfer path of this GPU as latency plus bandwidth (`graylab info --probe`): the
 //! largest size timed is the largest whose buffers take at most a quarter of the memory budget
-//! and fit it now, from 256 MiB down.
+//! and fit it now, from the size asked for (256 MiB) down in steps of 4, to 4 MiB at least.
 
 use crate::engine::{Engine, EngineError};
 use crate::gpu::{HELD_BUFFERS, TransferPath};
@@ -10,8 +10,7 @@ const SMALLEST_LARGEST_BYTES: u64 = 4 << 20;
 
 impl Engine {
     /// Every transfer path ([`crate::gpu::PathKind::ALL`]) timed from 4 KiB up to `largest_bytes`
-    /// (or less, in steps of 4, at least 4 MiB: its buffers take at most a quarter of the memory
-    /// budget and must fit it now), each fitted with Hockney's model.
+    /// or less (`room_for_paths`), each fitted with Hockney's model.
     pub fn transfer_paths(&self, largest_bytes: u64) -> Result<Vec<TransferPath>, EngineError> {
         let converter = self.gpu_converter()?;
         let (largest, _memory) = room_for_paths(largest_bytes)?;
@@ -19,15 +18,13 @@ impl Engine {
     }
 }
 
-/// The largest size to time the paths at, up to `largest_bytes` (or less, in steps of 4, at
-/// least 4 MiB: their buffers take at most a quarter of the memory budget and must fit it now),
-/// with the memory reserved for them.
+/// The largest size to time the paths at (see the module's doc), with the memory reserved for
+/// them.
 pub(super) fn room_for_paths(
     largest_bytes: u64,
 ) -> Result<(u64, crate::system::memory_budget::Reservation), EngineError> {
     let budget = crate::system::memory_budget::budget();
-    // A probe takes at most a quarter of the budget: other work (a test's neighbours, the app's
-    // image) keeps its room.
+    // The rest of the budget is other work's (a test's neighbours, the app's image).
     let quarter = budget.capacity().0 / 4;
     let mut largest = largest_bytes.max(SMALLEST_LARGEST_BYTES);
     while largest / 4 >= SMALLEST_LARGEST_BYTES && largest.saturating_mul(HELD_BUFFERS) > quarter {
@@ -61,12 +58,6 @@ impl CopyLatency {
         self.up_ns + self.down_ns
     }
 
-    /// The latencies the ceilings' probe fitted, where it did.
-    #[must_use]
-    pub fn of_ceilings(ceilings: &crate::gpu::GpuCeilings) -> Option<Self> {
-        ceilings.copy_latency_ns.map(Self::from_ns)
-    }
-
     /// `[up, down]` ns as [`crate::gpu::copy_latency_ns`] gives them.
     fn from_ns([up_ns, down_ns]: [f64; 2]) -> Self {
         Self { up_ns, down_ns }
@@ -78,8 +69,8 @@ impl Engine {
     /// else timed once for this engine (under a second on lavapipe); `None` without a GPU or a
     /// fit.
     pub fn copy_latency(&self) -> Option<CopyLatency> {
-        if let Some(known) = self.known_gpu_ceilings().and_then(|k| CopyLatency::of_ceilings(&k.ceilings)) {
-            return Some(known);
+        if let Some(known) = self.known_gpu_ceilings().and_then(|k| k.ceilings.copy_latency_ns) {
+            return Some(CopyLatency::from_ns(known));
         }
         *self.copy_latency.get_or_init(|| {
             let paths =

@@ -55,6 +55,18 @@ impl Ceiling {
         )
     }
 
+    /// The probe's step that this one-step ceiling is (`None` for the others).
+    fn step(self, g: &GpuCeilings) -> Option<&Bandwidth> {
+        Some(match self {
+            Self::HostToStaging => &g.host_to_staging,
+            Self::StagingToDevice => &g.staging_to_device,
+            Self::DeviceCopy => &g.device_copy,
+            Self::DeviceToReadback => &g.device_to_readback,
+            Self::ReadbackToHost => &g.readback_to_host,
+            Self::HostToGpu | Self::GpuToHost | Self::MemoryStream => return None,
+        })
+    }
+
     /// Its name in a sentence: "this machine's {name} ceiling".
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -103,18 +115,13 @@ impl Ceilings {
         }
         let g = self.gpu.as_ref()?;
         Some(match ceiling {
-            Ceiling::HostToStaging => (g.host_to_staging.gb_per_s(), g.host_to_staging.clock),
-            Ceiling::StagingToDevice => (g.staging_to_device.gb_per_s(), g.staging_to_device.clock),
             Ceiling::HostToGpu => {
                 (g.host_to_device_gb_per_s(), joined(&g.host_to_staging, &g.staging_to_device))
             }
-            Ceiling::DeviceCopy => (g.device_copy.gb_per_s(), g.device_copy.clock),
-            Ceiling::DeviceToReadback => (g.device_to_readback.gb_per_s(), g.device_to_readback.clock),
-            Ceiling::ReadbackToHost => (g.readback_to_host.gb_per_s(), g.readback_to_host.clock),
             Ceiling::GpuToHost => {
                 (g.device_to_host_gb_per_s(), joined(&g.device_to_readback, &g.readback_to_host))
             }
-            Ceiling::MemoryStream => return None,
+            one_step => one_step.step(g).map(|b| (b.gb_per_s(), b.clock))?,
         })
     }
 
@@ -122,15 +129,7 @@ impl Ceilings {
     /// two-step ceiling is never raised, and the memory stream is measured at the run's size).
     #[must_use]
     pub fn probe_bytes(&self, ceiling: Ceiling) -> Option<u64> {
-        let g = self.gpu.as_ref()?;
-        Some(match ceiling {
-            Ceiling::HostToStaging => g.host_to_staging.bytes,
-            Ceiling::StagingToDevice => g.staging_to_device.bytes,
-            Ceiling::DeviceCopy => g.device_copy.bytes,
-            Ceiling::DeviceToReadback => g.device_to_readback.bytes,
-            Ceiling::ReadbackToHost => g.readback_to_host.bytes,
-            Ceiling::HostToGpu | Ceiling::GpuToHost | Ceiling::MemoryStream => return None,
-        })
+        ceiling.step(self.gpu.as_ref()?).map(|b| b.bytes)
     }
 }
 
@@ -165,29 +164,6 @@ pub struct PhaseRate {
 }
 
 impl PhaseRate {
-    /// `bytes` moved by `part` of `phase` in `ns` on `source`'s clock, to be held against
-    /// `ceiling` ([`Self::at`] sets the rate and the share).
-    fn new(
-        (phase, part): (Phase, PhasePart),
-        bytes: u64,
-        (ns, source): (u64, Clock),
-        ceiling: Ceiling,
-    ) -> Self {
-        Self {
-            phase,
-            part,
-            bytes,
-            ns,
-            source,
-            gb_per_s: 0.0,
-            ceiling: Some(ceiling),
-            ceiling_gb_per_s: None,
-            ceiling_source: None,
-            percent_of_ceiling: None,
-            ceiling_bytes: None,
-        }
-    }
-
     /// The same rate for `ns` of its bytes, against `ceiling` (its rate in GB/s and the clock
     /// that measured it) where known.
     #[must_use]
@@ -243,38 +219,29 @@ impl PhaseRate {
             PhasePart::GpuCopy => " GPU copy",
         };
         let rate = format!("{}{part} {}", self.phase, gb(self.gb_per_s));
-        match (self.ceiling, self.ceiling_gb_per_s, self.percent_of_ceiling) {
-            (Some(c), Some(max), Some(_)) if self.proves_ceiling_low() && c.is_one_step() => format!(
-                "{rate}, above this machine's {} ceiling ({}): that ceiling was measured low (raised now); measure again",
-                c.name(),
-                gb(max)
-            ),
-            (Some(c), Some(max), Some(_)) if self.beats_ceiling() && c.is_one_step() => format!(
-                "{rate}, above this machine's {} ceiling ({}): {} moved, less than its probe's {}, can stay in a cache",
-                c.name(),
-                gb(max),
+        let (Some(c), Some(max), Some(pct)) = (self.ceiling, self.ceiling_gb_per_s, self.percent_of_ceiling)
+        else {
+            return format!("{rate} (no ceiling measured)");
+        };
+        let ceiling = format!("this machine's {} ceiling ({})", c.name(), gb(max));
+        if self.proves_ceiling_low() && c.is_one_step() {
+            format!("{rate}, above {ceiling}: that ceiling was measured low (raised now); measure again")
+        } else if self.beats_ceiling() && c.is_one_step() {
+            format!(
+                "{rate}, above {ceiling}: {} moved, less than its probe's {}, can stay in a cache",
                 crate::system::human_bytes(self.bytes),
                 crate::system::human_bytes(self.ceiling_bytes.unwrap_or_default())
-            ),
-            (Some(c), Some(max), Some(_)) if self.beats_ceiling() && c == Ceiling::MemoryStream => format!(
-                "{rate}, above this machine's {} ceiling ({}): the baseline was measured low",
-                c.name(),
-                gb(max)
-            ),
-            (Some(c), Some(max), Some(_)) if self.beats_ceiling() => format!(
-                "{rate}, above this machine's {} ceiling ({}), which counts its two steps one after the other: one of its steps beat its own",
-                c.name(),
-                gb(max)
-            ),
-            (Some(c), Some(max), Some(pct)) if pct > 100.0 => format!(
-                "{rate}, at this machine's {} ceiling ({}): {pct:.0}% of it, within the noise of measuring it",
-                c.name(),
-                gb(max)
-            ),
-            (Some(c), Some(max), Some(pct)) => {
-                format!("{rate}, {pct:.0}% of this machine's {} ceiling ({})", c.name(), gb(max))
-            }
-            _ => format!("{rate} (no ceiling measured)"),
+            )
+        } else if self.beats_ceiling() && c == Ceiling::MemoryStream {
+            format!("{rate}, above {ceiling}: the baseline was measured low")
+        } else if self.beats_ceiling() {
+            format!(
+                "{rate}, above {ceiling}, which counts its two steps one after the other: one of its steps beat its own"
+            )
+        } else if pct > 100.0 {
+            format!("{rate}, at {ceiling}: {pct:.0}% of it, within the noise of measuring it")
+        } else {
+            format!("{rate}, {pct:.0}% of {ceiling}")
         }
     }
 }
@@ -309,8 +276,20 @@ pub fn phase_rates(report: &RunReport, ceilings: &Ceilings) -> Vec<PhaseRate> {
     let Some(kernel) = report.kernel else { return Vec::new() };
     let (in_bytes, out_bytes) = bytes_of(kernel, report.pixels());
     let rate = |phase, part, bytes, (ns, source): (u64, Clock), ceiling: Ceiling| {
-        let rate = PhaseRate::new((phase, part), bytes, (ns, source), ceiling).at(ns, ceilings.rate(ceiling));
-        PhaseRate { ceiling_bytes: ceilings.probe_bytes(ceiling), ..rate }
+        let rate = PhaseRate {
+            phase,
+            part,
+            bytes,
+            ns,
+            source,
+            gb_per_s: 0.0,
+            ceiling: Some(ceiling),
+            ceiling_gb_per_s: None,
+            ceiling_source: None,
+            percent_of_ceiling: None,
+            ceiling_bytes: ceilings.probe_bytes(ceiling),
+        };
+        rate.at(ns, ceilings.rate(ceiling))
     };
     // A copy's part: its host copies on the CPU's threads, or its GPU copies.
     let part = |phase, host: bool| {

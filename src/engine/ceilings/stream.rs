@@ -1,7 +1,6 @@
 //! The CPU kernel's ceiling: the memory-stream baseline ([`crate::cpu::stream_baseline`]: read 3
 //! bytes and write 1 per pixel, no arithmetic) moving as many bytes as the run's kernel, on its
-//! threads, and
-//! [`Engine::phase_rates`], the one call that gives every phase of a run against its ceiling.
+//! threads; and [`Engine::phase_rates`], every phase of a run against its ceiling.
 
 use std::sync::PoisonError;
 use std::time::Instant;
@@ -31,7 +30,7 @@ pub(crate) struct StreamBaseline {
 pub(crate) fn time_baseline(src: &[u8], dst: &mut [u8], threads: usize) -> Option<u64> {
     let started = Instant::now();
     crate::cpu::stream_baseline(src, dst, threads).ok()?;
-    Some(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    Some(crate::engine::convert::nanos_since(started))
 }
 
 /// The baseline's rate in GB/s (3 bytes read + 1 written per pixel).
@@ -40,11 +39,9 @@ pub(crate) fn stream_gb_per_s(pixels: u64, ns: u64) -> f64 {
 }
 
 impl Engine {
-    /// Phase X of this run = N GB/s = P% of ceiling Y, for every phase that moves pixels: GPU
-    /// phases against the GPU ceilings this engine knows ([`Engine::gpu_ceilings`] loads or
-    /// measures them; without them the rates come alone), a CPU kernel against the
-    /// memory-stream baseline moving as many bytes on the run's threads, measured now (a few
-    /// kernel times; kept for the next call of the same size).
+    /// [`phase_rates`] of `report`: GPU phases against the GPU ceilings this engine knows
+    /// (without them the rates come alone), a CPU kernel against the memory-stream baseline,
+    /// measured now (a few kernel times; kept for the next call of the same size).
     #[must_use]
     pub fn phase_rates(&self, report: &RunReport) -> Vec<PhaseRate> {
         let mut ceilings =

@@ -10,9 +10,8 @@ use super::Pace;
 /// The most bytes a pace file is read for (one is a few KiB); a larger one is not a pace.
 const MAX_PACE_BYTES: u64 = 1 << 20;
 
-/// How a kept pace prices its jobs: raise it when a change prices runs or jobs differently, so
-/// that a pace learned before starts over rather than skew every estimate until runs wash it
-/// out (grid overheads kept by an older pricing estimated a 16-s grid at 5 min 07 s).
+/// How a kept pace prices its jobs: raise it when a change prices them differently, so that an
+/// older pace starts over (grid overheads kept by an older pricing put a 16-s grid at 5 min 07 s).
 /// 2: the claims rest on their wall times; a run over 2x from the one kept replaces it.
 pub(super) const PACE_FORMAT: u32 = 2;
 

@@ -6,9 +6,9 @@
 //! was seen, its cost comes from this machine's ceilings (bytes over bandwidth, operations over
 //! the compute ceiling) or a stated rough guess, and every [`Estimate`] says which.
 //!
-//! Knows nothing of the front ends: they keep the pace (the app in its own memory, the CLI in
-//! the cache folder: [`load_pace`], [`save_pace`]) and feed it; every long job's JSON says what
-//! it was estimated at and what it took ([`Timed`]).
+//! Knows nothing of the front ends: both keep the pace in the cache folder ([`load_pace`],
+//! [`save_pace`]) and feed it; every long job's JSON says what it was estimated at and what it
+//! took ([`Timed`]).
 
 mod eta;
 mod kept;
@@ -34,9 +34,8 @@ const OPS_PER_PIXEL_ROUND: f64 = 3.0;
 /// The most observations kept (the newest replace the oldest).
 const KEPT: usize = 64;
 
-/// The overheads kept per kind of job, the newest replacing the oldest: their mean is the next
-/// one's (a grid's comparisons take 6 to 42 rounds to decide, so its overhead varies by 1.5x
-/// between identical grids; the newest alone missed by 1.46x).
+/// The overheads kept per kind of job, their mean the next one's (a grid's overhead varies by
+/// 1.5x between identical grids; the newest alone missed by 1.46x).
 const OVERHEADS_KEPT: usize = 3;
 
 /// Where one run runs, as the estimator tells costs apart.
@@ -270,8 +269,8 @@ impl Pace {
         Self { machine: machine.into(), format: kept::PACE_FORMAT, ..Self::default() }
     }
 
-    /// Sets a CPU lane's compute ceiling (`ops_per_s` on all `threads`) and keeps the rough
-    /// guess's streaming rate: the prior of both CPU lanes' rounds until worked runs are seen.
+    /// Sets the CPU lanes' compute ceiling (`ops_per_s` on all `threads`): the prior of their
+    /// rounds until worked runs are seen.
     pub fn set_cpu_compute(&mut self, ops_per_s: f64, threads: usize) {
         for (lane, ops) in
             [(Lane::CpuAllThreads, ops_per_s), (Lane::CpuOneThread, ops_per_s / threads.max(1) as f64)]
@@ -280,15 +279,7 @@ impl Pace {
         }
     }
 
-    /// Sets the GPU's compute ceiling (`ops_per_s`) and keeps the rough guess's streaming rate:
-    /// the prior of the GPU's rounds until worked runs are seen (a software adapter computes at
-    /// a fifth of the rough guess's rate; a real GPU far faster).
-    pub fn set_gpu_compute(&mut self, ops_per_s: f64) {
-        self.set_compute(Lane::Gpu, ops_per_s);
-    }
-
-    /// Sets `lane`'s compute ceiling, keeping its streaming rate and fixed cost (the rough
-    /// guess's until the GPU's ceilings set them: [`Pace::set_gpu_ceilings`]).
+    /// Sets `lane`'s compute ceiling, keeping its streaming rate and fixed cost.
     fn set_compute(&mut self, lane: Lane, ops_per_s: f64) {
         self.set_roof(lane, Roof { ops_per_s, ..self.roof(lane) });
     }
@@ -317,14 +308,11 @@ impl Pace {
         }
     }
 
-    /// Learns from one run of `lane` at `megapixels` and `rounds` that took `seconds`; with a
-    /// run of the same lane, size and level seen before, the two are averaged (geometrically):
-    /// a job's overhead is learned against its runs' costs, and costs that jumped with each
-    /// job's medians made the next estimate 1.9x what it took. A run more than 2x from the one
-    /// kept replaces it, as a job does its kind's overheads: the machine or the build changed,
-    /// and an average would keep the old pace for runs to come (a 16 MP CPU run kept at 66 ms,
-    /// where the kernel takes 2.3, priced a CLI sweep at 3.9x what it took, and halved its
-    /// error only once a run).
+    /// Learns from one run of `lane` at `megapixels` and `rounds` that took `seconds`. A run of
+    /// the same lane, size and level seen before is averaged in geometrically (costs that jumped
+    /// with each job's medians made the next estimate 1.9x what it took), unless it is over 2x
+    /// away: then the machine or the build changed and the new run replaces it (a kept 66-ms
+    /// run, where the kernel takes 2.3, priced a CLI sweep at 3.9x what it took).
     pub fn observe(&mut self, lane: Lane, megapixels: f64, rounds: u32, seconds: f64) {
         if !(seconds.is_finite() && seconds > 0.0 && megapixels.is_finite() && megapixels > 0.0) {
             return;
@@ -442,8 +430,7 @@ impl Pace {
     }
 
     /// A job of kind `task` made of `parts`: their runs times the overhead of such jobs seen
-    /// here (before one was seen, a guessed overhead, and the estimate rests on what its runs
-    /// rest on: runs seen, this machine's ceilings or the rough guess).
+    /// here, else a guessed one (the estimate then rests on what its runs rest on).
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
         let runs = self.parts(parts);
@@ -488,9 +475,7 @@ impl Pace {
         }
     }
 
-    /// Whether a job of kind `task` ran to its end here: its overhead is then learned, and its
-    /// estimate from this pace beats one made before it from a calibration alone (which cannot
-    /// know how many rounds its comparisons take to decide).
+    /// Whether a job of kind `task` ran to its end here (its overhead is learned).
     #[must_use]
     pub fn has_seen(&self, task: Task) -> bool {
         self.overheads.iter().chain(&self.walls).any(|(t, _)| *t == task)
@@ -505,9 +490,8 @@ impl Pace {
         if !(wall_s.is_finite() && wall_s > 0.0 && runs_s > 0.0) {
             return;
         }
-        // A sampled job whose first rounds alone outlast its budget stops after them: it says
-        // nothing of how many rounds a decision takes (a race at 4096 rounds per pixel would
-        // teach lighter races that they end at once).
+        // A sampled job whose first rounds alone outlast its budget says nothing of how many
+        // rounds a decision takes.
         if task.sampled_within().is_some_and(|b| self.parts(parts).seconds >= b.max_time.as_secs_f64()) {
             return;
         }
@@ -537,9 +521,8 @@ fn within_2x(a: f64, b: f64) -> bool {
 }
 
 /// Keeps `value` as `task`'s newest in `kept`, its oldest dropped past [`OVERHEADS_KEPT`]; when
-/// the value is not `near` those kept, they are dropped first: the machine or the build changed
-/// (a faster kernel, a quieter machine), and the older ones would hold the next estimate off (a
-/// quick claims run of 7 s estimated at 24 s after it, from two older runs of 40 s).
+/// it is not `near` those kept, they are dropped first: the machine or the build changed (a 7-s
+/// claims run was estimated at 24 s after it, from two older runs of 40 s).
 fn keep(kept: &mut Vec<(Task, f64)>, task: Task, value: f64, near: bool) {
     if !near {
         kept.retain(|(t, _)| *t != task);

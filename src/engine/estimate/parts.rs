@@ -10,16 +10,10 @@ use crate::pixel::Op;
 #[must_use]
 pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
     let runs = runs.max(1) as f64 + 1.0;
-    let mut parts = Vec::new();
-    for &megapixels in sizes_mp {
-        let part = |lane, runs| Part { lane, megapixels, rounds: 0, op: Op::None, runs };
-        parts.push(part(Lane::CpuOneThread, runs));
-        parts.push(part(Lane::CpuAllThreads, runs));
-        if gpu {
-            parts.push(part(Lane::Gpu, 2.0 * runs));
-        }
-    }
-    parts
+    let series = [(Lane::CpuOneThread, runs), (Lane::CpuAllThreads, runs), (Lane::Gpu, 2.0 * runs)];
+    let series = &series[..if gpu { 3 } else { 2 }];
+    let part = |megapixels, &(lane, runs)| Part { lane, megapixels, rounds: 0, op: Op::None, runs };
+    sizes_mp.iter().flat_map(|&mp| series.iter().map(move |s| part(mp, s))).collect()
 }
 
 /// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold

@@ -18,11 +18,9 @@ fn ns(bytes: f64, b: &Bandwidth) -> f64 {
     bytes / b.gb_per_s().max(f64::MIN_POSITIVE)
 }
 
-/// The GPU's plain end-to-end nanoseconds a pixel at its ceilings: the host's copies into
-/// staging and out of readback memory, the GPU's copies, and the kernel at the slower of the
-/// device copy's rate and its operations at the compute ceiling (where measured: the plain
-/// kernel's [`PLAIN_OPS_PER_PIXEL`], as the submission budget counts them; lavapipe's 8K kernel
-/// took 26 at its ceiling), one after the other.
+/// The GPU's plain end-to-end nanoseconds a pixel at its ceilings, its steps one after the
+/// other: the host's and the GPU's copies, and the kernel at the slower of the device copy and
+/// its [`PLAIN_OPS_PER_PIXEL`] at the compute ceiling (lavapipe's 8K kernel took 26 at it).
 fn gpu_ns_per_pixel(c: &GpuCeilings) -> f64 {
     let compute_ns = c.compute.as_ref().map_or(0.0, |g| PLAIN_OPS_PER_PIXEL / g.ops_per_s().max(1.0) * 1e9);
     let kernel_ns = ns(KERNEL_BYTES, &c.device_copy).max(compute_ns);

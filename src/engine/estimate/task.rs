@@ -30,49 +30,41 @@ pub enum Task {
 }
 
 impl Task {
-    /// Whether a job of this kind spends a fixed time beyond its runs (showing the result,
-    /// passing it to the window), the same for a run of 50 ms and one of 5 s, rather than a
-    /// share of them (images made, baselines measured, in a sweep). A conversion's fixed time
-    /// taken as a share of a plain 60-ms run estimated a 4096-round one at 1.8x what it took.
+    /// Whether a job of this kind spends a fixed time beyond its runs (showing the result), not a
+    /// share of them: as a share of a plain 60-ms run, it priced a 4096-round one at 1.8x.
     pub(super) fn fixed_overhead(self) -> bool {
         self == Self::Convert
     }
 
-    /// Whether a job of this kind is the same job every time (the claims: the same experiments,
-    /// sizes and budgets), so that its estimate, once one was seen, is the wall time seen, not
-    /// a share of its runs' price: other jobs' runs move that price (in a cache where they had,
-    /// a quick claims run of 6.5 s was estimated at 1.5 s). The transfer paths vary with the
-    /// largest size asked for.
+    /// Whether a job of this kind is the same job every time (the claims), so that once one was
+    /// seen its estimate is the wall time seen, not a share of its runs' price, which other jobs
+    /// move (a quick claims run of 6.5 s was estimated at 1.5 s so).
     pub(super) fn same_every_time(self) -> bool {
         matches!(self, Self::ClaimsQuick | Self::ClaimsAll)
     }
 
-    /// Whether a job of this kind teaches the pace its runs ([`super::Pace::observe`]); the claims and
-    /// the transfer paths teach it their overhead alone, so once one was seen its estimate
-    /// rests on it.
+    /// Whether a job of this kind teaches the pace its runs ([`super::Pace::observe`]); the
+    /// claims and the transfer paths teach it their overhead alone.
     pub(super) fn teaches_runs(self) -> bool {
         !matches!(self, Self::ClaimsQuick | Self::ClaimsAll | Self::TransferPaths)
     }
 
-    /// Whether a job of this kind does its one-time work again every time, so that its overhead
-    /// is learned with that work in: the claims open a device for each of claim 6's cold runs
-    /// (100 ms each on an H200, half its quick run) and, from the CLI, the GPU and its pipelines;
-    /// the transfer paths are a measurement the engine counts as one-time work, done each time.
+    /// Whether a job of this kind does its one-time work again every time, its overhead learned
+    /// with it: the claims open a device for each of claim 6's cold runs (100 ms each on an H200,
+    /// half its quick run); the transfer paths are one-time work themselves.
     #[must_use]
     pub fn repeats_one_time_work(self) -> bool {
         !self.teaches_runs()
     }
 
     /// The sampling budget of a job of this kind that runs in turns until decided (CPU against
-    /// GPU, a race of workgroup sizes): past its warm-up and first look it stops once that time
-    /// is spent, so its wall time is capped whatever overhead lighter jobs of its kind taught.
+    /// GPU, a race of workgroup sizes), which caps its wall time.
     pub(super) fn sampled_within(self) -> Option<Budget> {
         matches!(self, Self::Compare | Self::Workgroups).then_some(Budget::FULL)
     }
 
-    /// The most a sampled job whose warm-up and first look take `first_s` can take: those
-    /// rounds alone once they outlast its budget, else the budget and one more round; with the
-    /// guessed share of work beyond its runs (images made, setup).
+    /// The most a sampled job whose warm-up and first look take `first_s` can take: those rounds
+    /// once they outlast its budget, else the budget and one more round; times the guessed share.
     pub(super) fn capped_s(self, first_s: f64) -> Option<f64> {
         let b = self.sampled_within()?;
         let round_s = first_s / (b.warmup_rounds + b.min_rounds).max(1) as f64;

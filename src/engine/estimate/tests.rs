@@ -8,6 +8,11 @@ fn within_1_5x(estimate: f64, took: f64) -> bool {
     estimate / took <= 1.5 && took / estimate <= 1.5
 }
 
+/// One run of `lane` at `megapixels` and `rounds`, no op.
+fn one_run(lane: Lane, megapixels: f64, rounds: u32) -> Part {
+    Part { lane, megapixels, rounds, op: Op::None, runs: 1.0 }
+}
+
 #[test]
 fn before_any_run_an_estimate_is_a_guess_and_says_so() {
     let pace = Pace::new("test");
@@ -51,10 +56,7 @@ fn one_seen_job_predicts_a_second_identical_one_within_1_5x() {
     // One conversion at 96 MP and 4096 rounds, seen once at 166 s: the next is estimated so.
     let mut pace = Pace::new("test");
     pace.observe(Lane::CpuAllThreads, 96.0, 4096, 166.0);
-    let e = pace.job(
-        Task::Convert,
-        &[Part { lane: Lane::CpuAllThreads, megapixels: 96.0, rounds: 4096, op: Op::None, runs: 1.0 }],
-    );
+    let e = pace.job(Task::Convert, &[one_run(Lane::CpuAllThreads, 96.0, 4096)]);
     assert!(within_1_5x(e.seconds, 160.0) && e.basis == Basis::Seen, "{e:?}");
     // The claims: the second quick run took about what the first did.
     let mut pace = Pace::new("test");
@@ -94,12 +96,7 @@ fn costs_scale_with_pixels_and_rounds() {
 fn a_pace_survives_json_and_durations_read_as_minutes() {
     let mut pace = Pace::new("lavapipe · 2 threads");
     pace.observe(Lane::Gpu, 1.0, 16, 0.5);
-    pace.finished(
-        Task::Grid,
-        &[Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, op: Op::None, runs: 4.0 }],
-        3.0,
-        None,
-    );
+    pace.finished(Task::Grid, &[Part { runs: 4.0, ..one_run(Lane::Gpu, 1.0, 16) }], 3.0, None);
     let json = serde_json::to_string(&pace).expect("serialises");
     let back: Pace = serde_json::from_str(&json).expect("reads back");
     assert_eq!(back, pace);
@@ -125,7 +122,7 @@ fn the_cpu_compute_ceiling_prices_worked_runs_before_one_is_seen() {
     // The GPU's (lavapipe here: 10.4 Gop/s measured; 15.9 MP at 4096 rounds took 32.5 s end to
     // end, where the rough guess said 6.8 s).
     assert!(pace.run(Lane::Gpu, 15.9, 4096).seconds < 32.5 / 1.5);
-    pace.set_gpu_compute(10.4e9);
+    pace.set_compute(Lane::Gpu, 10.4e9);
     let gpu = pace.run(Lane::Gpu, 15.9, 4096);
     assert_eq!(gpu.basis, Basis::Ceilings);
     assert!(gpu.seconds > 32.5 / 2.0 && gpu.seconds < 32.5, "{gpu:?}");
@@ -144,11 +141,10 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     let mut pace = Pace::new("test");
     pace.set_cpu_compute(135e9, 2);
     pace.observe(Lane::CpuAllThreads, 16.0, 0, 0.058);
-    let plain = [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 0, op: Op::None, runs: 1.0 }];
+    let plain = [one_run(Lane::CpuAllThreads, 16.0, 0)];
     pace.finished(Task::Convert, &plain, 0.100, None);
     assert!((pace.job(Task::Convert, &plain).seconds - 0.100).abs() < 1e-9);
-    let worked =
-        [Part { lane: Lane::CpuAllThreads, megapixels: 16.0, rounds: 4096, op: Op::None, runs: 1.0 }];
+    let worked = [one_run(Lane::CpuAllThreads, 16.0, 4096)];
     let e = pace.job(Task::Convert, &worked);
     let runs_s = pace.parts(&worked).seconds;
     assert!((e.seconds - (runs_s + 0.042)).abs() < 1e-9, "{e:?}, runs {runs_s}");
@@ -164,7 +160,7 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
     // Its runs as they took: a worked run of 31.5 s and then one of 35.6 s (the pace keeps
     // 33.5 s), the second job 35.8 s in all, is 0.2 s beyond its run, not 2.3 s.
     let mut pace = Pace::new("test");
-    let worked = [Part { lane: Lane::Gpu, megapixels: 16.0, rounds: 4096, op: Op::None, runs: 1.0 }];
+    let worked = [one_run(Lane::Gpu, 16.0, 4096)];
     pace.observe(Lane::Gpu, 16.0, 4096, 31.5);
     pace.observe(Lane::Gpu, 16.0, 4096, 35.6);
     pace.finished(Task::Convert, &worked, 35.8, Some(35.6));
@@ -185,67 +181,19 @@ fn a_conversion_learns_the_seconds_beyond_its_run_not_a_share_of_it() {
 fn a_run_seen_again_is_averaged_with_the_one_before_unless_over_2x_from_it() {
     let mut pace = Pace::new("test");
     pace.observe(Lane::Gpu, 4.0, 16, 1.0);
-    pace.observe(Lane::Gpu, 4.0, 16, 1.96);
-    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 1.4).abs() < 1e-9);
-    // Over 2x from the one kept: the machine or the build changed; the new run replaces it.
-    pace.observe(Lane::Gpu, 4.0, 16, 0.2);
-    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 0.2).abs() < 1e-9);
-    pace.observe(Lane::Gpu, 4.0, 16, 0.8);
-    assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - 0.8).abs() < 1e-9);
+    // Then, over 2x from the one kept, the machine or the build changed: the new run replaces it.
+    for (seen_s, kept_s) in [(1.96, 1.4), (0.2, 0.2), (0.8, 0.8)] {
+        pace.observe(Lane::Gpu, 4.0, 16, seen_s);
+        assert!((pace.run(Lane::Gpu, 4.0, 16).seconds - kept_s).abs() < 1e-9, "{seen_s} s seen");
+    }
     // Another level or lane is a run of its own.
     pace.observe(Lane::Gpu, 4.0, 0, 0.5);
     pace.observe(Lane::CpuAllThreads, 4.0, 16, 3.0);
     assert!((pace.run(Lane::CpuAllThreads, 4.0, 16).seconds - 3.0).abs() < 1e-9);
 }
 
-/// A GPU probe's ceilings from its figures: each step's bytes and fastest nanoseconds (host to
-/// staging, staging to device, device copy, device to readback, readback to host, host memcpy),
-/// the submit latency, the copies' fitted latencies, the compute kernel's operations and
-/// nanoseconds, and the host's threads.
-fn probe(
-    steps: [(u64, u64); 6],
-    submit_ns: u64,
-    copies_ns: [f64; 2],
-    compute: (u64, u64),
-    threads: usize,
-) -> crate::gpu::GpuCeilings {
-    use crate::system::clock::Clock;
-    let b = |(bytes, best_ns): (u64, u64)| crate::gpu::Bandwidth {
-        bytes,
-        best_ns,
-        median_ns: best_ns,
-        clock: Clock::CpuClock,
-    };
-    crate::gpu::GpuCeilings {
-        adapter_key: "test".into(),
-        adapter: "test".into(),
-        software_adapter: false,
-        host_threads: threads,
-        host_to_staging: b(steps[0]),
-        staging_to_device: b(steps[1]),
-        device_copy: b(steps[2]),
-        device_copy_by_kernel: false,
-        device_to_readback: b(steps[3]),
-        readback_to_host: b(steps[4]),
-        host_memcpy: b(steps[5]),
-        submit_latency_ns: submit_ns,
-        probe_ns: 1,
-        compute: Some(crate::gpu::GpuCompute {
-            rounds: 1,
-            invocations: 1,
-            ops: compute.0,
-            best_ns: compute.1,
-            median_ns: compute.1,
-            clock: Clock::GpuTimestamp,
-        }),
-        copy_latency_ns: Some(copies_ns),
-        op_rates: None,
-    }
-}
-
 #[test]
 fn the_claims_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took() {
-    let within_2x = |e: f64, took: f64| e / took <= 2.0 && took / e <= 2.0;
     // lavapipe on 2 threads here (`info --probe`, 2026-12-04): `claims --quick` took 10.4 s.
     let (lavapipe, h200) = lavapipe_and_h200();
     let e = lavapipe.job(Task::ClaimsQuick, &claims_parts(true));
@@ -267,44 +215,65 @@ fn the_claims_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took
 
 /// lavapipe's ceilings here and the H200's (`/work/shared/gpu-h200/probe.json`).
 fn lavapipe_and_h200() -> (Pace, Pace) {
-    let mut lavapipe = Pace::new("lavapipe");
-    lavapipe.set_cpu_compute(2_038_431_744.0 / 20_979_988e-9, 2);
-    lavapipe.set_gpu_ceilings(&probe(
-        [
-            (67_108_864, 6_099_484),
-            (67_108_864, 6_905_432),
-            (134_217_728, 6_456_565),
-            (67_108_864, 6_859_144),
-            (67_108_864, 6_364_458),
-            (67_108_864, 6_647_960),
-        ],
-        22_063,
-        [25_296.4, 24_407.4],
+    let lavapipe = machine(
+        ("lavapipe", 2, 2_038_431_744.0 / 20_979_988e-9),
+        [6_099_484, 6_905_432, 6_456_565, 6_859_144, 6_364_458, 6_647_960],
+        (22_063, [25_296.4, 24_407.4]),
         (154_681_344, 19_389_485),
-        2,
-    ));
-    let mut h200 = Pace::new("H200");
-    h200.set_cpu_compute(11_777_605_632.0 / 24_848_988e-9, 16);
-    h200.set_gpu_ceilings(&probe(
-        [
-            (67_108_864, 2_087_211),
-            (67_108_864, 164_096),
-            (134_217_728, 164_064),
-            (67_108_864, 1_275_104),
-            (67_108_864, 769_728),
-            (67_108_864, 792_330),
-        ],
-        43_416,
-        [48_710.5, 44_265.1],
+    );
+    let h200 = machine(
+        ("H200", 16, 11_777_605_632.0 / 24_848_988e-9),
+        [2_087_211, 164_096, 164_064, 1_275_104, 769_728, 792_330],
+        (43_416, [48_710.5, 44_265.1]),
         (125_615_210_496, 18_993_952),
-        16,
-    ));
+    );
     (lavapipe, h200)
+}
+
+/// The pace of a machine (its name, host threads and CPU compute ceiling) given its GPU probe:
+/// each step's fastest ns over 64 MiB (the device copy 128 MiB; host to staging, staging to
+/// device, device copy, device to readback, readback to host, host memcpy), the submit latency
+/// and the copies' fitted latencies, and the compute kernel's operations and ns.
+fn machine(
+    (name, threads, cpu_ops_per_s): (&str, usize, f64),
+    steps_ns: [u64; 6],
+    (submit_ns, copies_ns): (u64, [f64; 2]),
+    (ops, compute_ns): (u64, u64),
+) -> Pace {
+    use crate::system::clock::Clock;
+    let b = |i: usize| crate::gpu::Bandwidth {
+        bytes: if i == 2 { 134_217_728 } else { 67_108_864 },
+        best_ns: steps_ns[i],
+        median_ns: steps_ns[i],
+        clock: Clock::CpuClock,
+    };
+    let mut pace = Pace::new(name);
+    pace.set_cpu_compute(cpu_ops_per_s, threads);
+    pace.set_gpu_ceilings(&crate::gpu::GpuCeilings {
+        host_threads: threads,
+        host_to_staging: b(0),
+        staging_to_device: b(1),
+        device_copy: b(2),
+        device_to_readback: b(3),
+        readback_to_host: b(4),
+        host_memcpy: b(5),
+        submit_latency_ns: submit_ns,
+        compute: Some(crate::gpu::GpuCompute {
+            rounds: 1,
+            invocations: 1,
+            ops,
+            best_ns: compute_ns,
+            median_ns: compute_ns,
+            clock: Clock::GpuTimestamp,
+        }),
+        copy_latency_ns: Some(copies_ns),
+        ..crate::engine::ceilings::rates::example_ceilings()
+    });
+    pace
 }
 
 #[test]
 fn the_transfer_paths_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took() {
-    let within_2x = |e: f64, took: f64| e / took <= 2.0 && took / e <= 2.0;
     let (lavapipe, h200) = lavapipe_and_h200();
     // Up to 256 MiB: lavapipe's ten paths took 10 s here; the H200's seven paths took 1.46 s
     // in their timed runs (the sum of each size's median times its runs, probe.json).

@@ -1,16 +1,11 @@
 //! Operations per round trip, measured (the tutorial's "keep data on the GPU for multiple
 //! operations"): for each count `n`, the GPU uploads the image once, runs `n` full passes of the
-//! kernel over the kept input and downloads the result once, timed as a whole on the CPU clock
-//! (and its passes on GPU timestamps where the device has them); the CPU runs the same `n`
-//! passes on every thread. Both at the same formula and work per pixel, so the time per
-//! operation says from which `n` the GPU wins at this size and work. Each GPU result is checked
-//! against the CPU's byte for byte.
-//!
-//! At each count the two sides run in turns through the sampling engine (the order rotated each
-//! round, the warm-up round dropped) until the 95% interval of the GPU's speed-up per operation
-//! lies clear of 1 or the budget is spent: a [`Speedup`], "GPU faster", "CPU faster" or
-//! "within the noise". Only a decided win is a win, and only decided wins say from which `n`
-//! the GPU wins.
+//! kernel over the kept input and downloads the result once (CPU clock; its passes on GPU
+//! timestamps where the device has them), against the CPU's same `n` passes on every thread, at
+//! the same formula and work per pixel. Each GPU result is checked against the CPU's byte for
+//! byte. At each count the two sides run in turns through the sampling engine until the GPU's
+//! speed-up per operation is decided (a [`Speedup`]); only decided wins say from which `n` the
+//! GPU wins.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,9 +47,7 @@ pub struct RoundTripPoint {
     /// Each CPU run divided by `passes`: the CPU's time per operation.
     pub cpu_per_op_ns: Stats,
     /// The GPU's round trip against the CPU's `passes` passes, in turns until decided: the
-    /// GPU's speed-up per operation (CPU time over GPU time, the median of the per-round ratios
-    /// with its 95% interval), who is faster, why the sampling stopped, the rounds taken and each
-    /// side's time per round trip with its interval.
+    /// GPU's speed-up per operation (CPU time over GPU time) with its 95% interval, and who won.
     #[serde(flatten)]
     pub comparison: Speedup,
     /// Whether every GPU download equals the CPU's result byte for byte.
@@ -238,12 +231,9 @@ fn ops(n: u32) -> &'static str {
 
 /// The verdict sentence.
 fn verdict(r: &RoundTripResult) -> String {
-    let work = if r.divergent {
-        format!("{} divergent rounds per pixel", r.work_rounds)
-    } else {
-        format!("{} rounds per pixel", r.work_rounds)
-    };
-    let at = format!("At {} ({}x{}) and {work}", megapixels(r.width, r.height), r.width, r.height);
+    let divergent = if r.divergent { " divergent" } else { "" };
+    let (mp, rounds) = (megapixels(r.width, r.height), r.work_rounds);
+    let at = format!("At {mp} ({}x{}) and {rounds}{divergent} rounds per pixel", r.width, r.height);
     let figures = |p: &RoundTripPoint| {
         format!(
             "{} per operation on the GPU against the CPU's {}",
@@ -296,7 +286,7 @@ fn cpu_run(
         }
         pass()?;
     }
-    Ok(u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    Ok(crate::engine::convert::nanos_since(started))
 }
 
 /// Measures operations per round trip on `image` with `settings` (formula, workgroup, threads,
@@ -375,6 +365,11 @@ pub fn round_trips(
         points.push(point);
     }
     progress(passes.last().copied().unwrap_or(0), work_total, work_total);
+    if !kernel_clock {
+        for p in &mut points {
+            p.gpu_kernel_ns = None;
+        }
+    }
     let mut result = RoundTripResult {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
@@ -399,11 +394,6 @@ pub fn round_trips(
         software_adapter: gpu.is_software(),
         verdict: String::new(),
     };
-    if !kernel_clock {
-        for p in &mut result.points {
-            p.gpu_kernel_ns = None;
-        }
-    }
     result.verdict = verdict(&result);
     Ok(result)
 }

@@ -1,26 +1,18 @@
-//! The sampling engine behind every verdict: the sides of a comparison are measured in turns
-//! (interleaved, the order rotated each round so that drift and warm caches fall on both), warm
-//! samples are taken until the 95% confidence interval of the statistic lies clear of the
-//! verdict's threshold or the budget is spent, and the answer is one of "above", "below" or
-//! "within the noise". Like criterion and hyperfine this samples adaptively; unlike them it
-//! turns the interval into a decision.
+//! The sampling engine behind every verdict: the sides of a comparison are measured in turns (the
+//! order rotated each round, so that drift and warm caches fall on both), warm samples are taken
+//! until the 95% confidence interval of the statistic lies clear of the verdict's threshold or
+//! the budget is spent, and the answer is "above", "below" or "within the noise".
 //!
 //! The interval of a median is distribution-free: the order statistics `x(k)` and `x(n-k+1)`
-//! whose binomial coverage is at least 95% (no bootstrap, no random numbers, so the same
-//! samples always give the same interval). Below six samples no such pair exists, so a single
-//! warm run can never decide anything. A ratio between two sides is the median of the per-round
-//! ratios, which cancels what both sides of one round share (a busy moment, a warm cache).
+//! whose binomial coverage is at least 95% (no random numbers: the same samples always give the
+//! same interval); below six samples no such pair exists. A ratio between two sides is the median
+//! of the per-round ratios, which cancels what both sides of one round share; its interval also
+//! covers the medians of the run's two halves ([`Interval::of_drifting`]), so that a ratio the
+//! load moved during the run is not decided on the part sampled.
 //!
-//! What rounds share within a run they do not share across it: the load drifts over a run (a
-//! build beside it, a clock that steps down), and a ratio with it. So the interval of a ratio
-//! also covers the medians of the run's first and second halves ([`Interval::of_drifting`]):
-//! a ratio that moved during the run is not decided on the part that happened to be sampled,
-//! and two runs of the same ratio give intervals that overlap.
-//!
-//! Decisions are only taken at a few checkpoints (6, 9, 13, 19, … samples), not after every
-//! sample, so that stopping early does not inflate the chance of a wrong verdict; the quick set
-//! runs the same experiments with a smaller budget, so it may stop at "inconclusive" where the
-//! full set decides, but both look at the same question.
+//! Decisions are only taken at a few checkpoints (6, 9, 14, 21, … samples), so that stopping
+//! early does not inflate the chance of a wrong verdict; the quick set asks the same question
+//! with a smaller budget.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -286,7 +278,7 @@ pub fn sample<R, E>(
             break if decided(&rounds) { Stop::Decided } else { Stop::Time };
         }
     };
-    let took_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let took_ns = crate::engine::convert::nanos_since(started);
     Ok(Sampled { rounds, stop, took_ns })
 }
 

@@ -46,11 +46,9 @@ fn compare(ratio: f64, sigma: f64, seed: u64, budget: &Budget, threshold: f64) -
 #[test]
 fn the_interval_of_the_median_uses_the_binomial_order_statistics() {
     // Known tables: n = 6 and 8 use the extremes, 10 the 2nd, 20 the 6th, 100 the 40th.
-    assert_eq!(order_statistic(6), 1);
-    assert_eq!(order_statistic(8), 1);
-    assert_eq!(order_statistic(10), 2);
-    assert_eq!(order_statistic(20), 6);
-    assert_eq!(order_statistic(100), 40);
+    for (n, k) in [(6, 1), (8, 1), (10, 2), (20, 6), (100, 40)] {
+        assert_eq!(order_statistic(n), k, "n = {n}");
+    }
     let values: Vec<f64> = (1..=10).map(f64::from).collect();
     let i = Interval::of(&values).expect("ten samples");
     assert_eq!((i.median, i.ci_low, i.ci_high, i.samples), (5.5, 2.0, 9.0, 10));
@@ -83,16 +81,13 @@ fn checkpoints_grow_by_half_and_rounds_rotate() {
 #[test]
 fn a_clear_difference_is_decided_at_the_first_checkpoint() {
     for seed in 0..20 {
-        assert_eq!(
-            compare(2.0, 0.1, seed, &Budget::QUICK, 1.0),
-            (Decision::Above, MIN_SAMPLES),
-            "seed {seed}"
-        );
-        assert_eq!(
-            compare(0.5, 0.1, seed, &Budget::QUICK, 1.0),
-            (Decision::Below, MIN_SAMPLES),
-            "seed {seed}"
-        );
+        for (ratio, decision) in [(2.0, Decision::Above), (0.5, Decision::Below)] {
+            assert_eq!(
+                compare(ratio, 0.1, seed, &Budget::QUICK, 1.0),
+                (decision, MIN_SAMPLES),
+                "seed {seed}"
+            );
+        }
     }
 }
 

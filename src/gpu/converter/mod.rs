@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use super::display::{DisplayPipeline, GpuTiles};
-use super::pipelines::{Pipelines, params_buffer};
+use super::pipelines::Pipelines;
 use super::run::{pipelined, resident, round_trip, stepwise};
 use super::{GpuContext, GpuError, GpuJob, GpuTimings};
 use crate::gpu::device::scopes::ErrorScopes;
@@ -18,11 +18,10 @@ use crate::gpu::memory::buffers::Buffers;
 use crate::gpu::memory::resident_input::InputLayout;
 use crate::gpu::memory::ring::Ring;
 use crate::gpu::ops::{DitherWavefront, OpKernels};
-use crate::gpu::plan::grid::{Dispatch, dispatch};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::plan::submission_budget::{Budget, GpuRates};
 use crate::gpu::run::conversion::Run;
-use crate::gpu::run::kept_passes::KernelOn;
+use crate::gpu::run::kept_passes::{KernelOn, dispatches_of};
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::ResidentPass;
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
@@ -97,12 +96,6 @@ impl GpuConverter {
     /// How phases are timed from now on.
     pub fn set_timing_mode(&mut self, mode: TimingMode) {
         self.timing_mode = mode;
-    }
-
-    /// The timing mode in force.
-    #[must_use]
-    pub fn timing_mode(&self) -> TimingMode {
-        self.timing_mode
     }
 
     /// The largest input band in bytes (one storage binding).
@@ -195,12 +188,8 @@ impl GpuConverter {
 
     /// Frees an input kept on the GPU, if any (the next run of that image uploads it again).
     pub fn release_kept_input(&self) -> Result<(), GpuError> {
-        let kept = self.buffers.lock().unwrap_or_else(PoisonError::into_inner).input.take();
-        if kept.is_some() {
-            drop(kept);
-            return wait_for(self.ctx.device(), None);
-        }
-        Ok(())
+        let kept = self.buffers.lock().unwrap_or_else(PoisonError::into_inner).input.take().is_some();
+        if kept { wait_for(self.ctx.device(), None) } else { Ok(()) }
     }
 
     /// Measures this machine's ceilings for every step of the GPU path ([`GpuCeilings`]), then
@@ -210,7 +199,8 @@ impl GpuConverter {
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        let ceilings = crate::gpu::timing::probe::measure_ceilings(&self.ctx, &self.timestamp_check)?;
+        let (ceilings, _) =
+            crate::gpu::timing::probe::measure_with_paths(&self.ctx, &self.timestamp_check, 0, &[])?;
         Ok(self.with_op_rates(ceilings))
     }
 
@@ -280,17 +270,12 @@ impl GpuConverter {
     ) -> Result<T, GpuError> {
         let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
         let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
-        let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
-        let result = self.on_kernel(job, |on, limits, scopes| {
-            let how = RoundTrip { limits, passes, stamps };
-            round_trip::warm(on, job, how, (&mut buffers, dst), scopes, drive)
-        });
-        if result.is_err() {
-            // Whatever state the buffers are in, start from scratch next time.
-            buffers.release();
-            let _ = wait_for(self.ctx.device(), None);
-        }
-        result
+        self.on_buffers(|buffers| {
+            self.on_kernel(job, |on, limits, scopes| {
+                let how = RoundTrip { limits, passes, stamps };
+                round_trip::warm(on, job, how, (buffers, dst), scopes, drive)
+            })
+        })
     }
 
     /// Runs `f` on the job's compiled kernel inside error scopes: its error first, else theirs.
@@ -301,18 +286,19 @@ impl GpuConverter {
     ) -> Result<T, GpuError> {
         let bytes = self.budget.chunk_in_bytes(job.kernel, job.work, false, false);
         let limits = self.limits((bytes, bytes), false);
-        let mut scopes = ErrorScopes::push(self.ctx.device());
-        let result = self
-            .pipelines
-            .get(&self.ctx, job.kernel, job.formula, job.workgroup, !job.work.is_identity())
-            .and_then(|p| {
-                let kernel_ns_per_byte = self.budget.rates_for(job.work).kernel_ns_per_byte;
-                let on =
-                    KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p, kernel_ns_per_byte };
-                f(&on, limits, &mut scopes)
-            });
-        let scope_result = scopes.finish();
-        result.and_then(|v| scope_result.map(|()| v))
+        ErrorScopes::around(self.ctx.device(), |scopes| {
+            let p = self.pipelines.get(
+                &self.ctx,
+                job.kernel,
+                job.formula,
+                job.workgroup,
+                !job.work.is_identity(),
+            )?;
+            let kernel_ns_per_byte = self.budget.rates_for(job.work).kernel_ns_per_byte;
+            let on =
+                KernelOn { ctx: &self.ctx, pipelines: &self.pipelines, pipeline: &p, kernel_ns_per_byte };
+            f(&on, limits, scopes)
+        })
     }
 
     /// Chunks and slices of these input bytes, or both of the fixed chunk size where one was set.
@@ -335,29 +321,26 @@ impl GpuConverter {
         origin: Instant,
     ) -> Result<GpuTimings, GpuError> {
         let started = Instant::now();
-        let pixels = u64::from(job.width) * u64::from(job.height);
-        let (kernel, width, height) = (job.kernel, job.width, job.height);
-        if job.src.len() as u64 != pixels * kernel.in_bytes_per_pixel() as u64
-            || dst.as_ref().is_some_and(|d| d.len() as u64 != pixels * kernel.out_bytes_per_pixel() as u64)
-        {
-            return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
-        }
+        job.check_lengths(dst.as_deref())?;
         self.with_buffers(|buffers, scopes| {
             self.run_scoped(job, dst, tiles, buffers, scopes, (origin, started))
         })
     }
 
     /// Runs `f` on the converter's buffers within error scopes: its error first, else the
-    /// scopes'. After either, the buffers are freed, to start from scratch next time.
+    /// scopes'.
     fn with_buffers<T>(
         &self,
         f: impl FnOnce(&mut Buffers, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
     ) -> Result<T, GpuError> {
+        self.on_buffers(|buffers| ErrorScopes::around(self.ctx.device(), |scopes| f(buffers, scopes)))
+    }
+
+    /// Runs `f` on the converter's buffers; after an error, whatever state they are in, they are
+    /// freed, to start from scratch next time.
+    fn on_buffers<T>(&self, f: impl FnOnce(&mut Buffers) -> Result<T, GpuError>) -> Result<T, GpuError> {
         let mut buffers = self.buffers.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut scopes = ErrorScopes::push(self.ctx.device());
-        let result = f(&mut buffers, &mut scopes);
-        let scope_result = scopes.finish();
-        let result = result.and_then(|t| scope_result.map(|()| t));
+        let result = f(&mut buffers);
         if result.is_err() {
             buffers.release();
             let _ = wait_for(self.ctx.device(), None);
@@ -412,13 +395,7 @@ impl GpuConverter {
         t.input_kept = input.is_some();
         t.input_resident = input.as_ref().zip(layout).is_some_and(|(i, l)| i.holds(&l));
         let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
-        let dispatches = plan
-            .slices
-            .iter()
-            .map(|s| dispatch(kernel, job.width, job.workgroup, &s.rows, max_groups))
-            .collect::<Result<Vec<Dispatch>, _>>()?;
-        let params =
-            params_buffer(ctx, &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>());
+        let (dispatches, params) = dispatches_of(ctx, job, plan.slices.iter().map(|s| &s.rows), max_groups)?;
         let (band_in_bytes, band_out_bytes) = (ring.band_in_bytes(), ring.band_out_bytes());
         let Ring { band, slots, .. } = ring;
         let (inputs, bind_groups) = super::run::conversion::bindings(

@@ -89,9 +89,8 @@ impl GpuConverter {
         {
             return Ok(None);
         }
-        if dst.len() as u64 != pixels || job.src.len() as u64 != in_bytes {
-            return Err(GpuError::LengthMismatch { width, height, kernel: job.kernel.name() });
-        }
+        // An 8-bit gray output: `dst` is the plane.
+        job.check_lengths(Some(dst))?;
         let started = Instant::now();
         self.with_buffers(|buffers, scopes| {
             let t = self.run_scoped(job, None, None, buffers, scopes, (started, started))?;
@@ -147,21 +146,12 @@ impl GpuConverter {
     /// whole (setup, the plane's copies, the passes), the faster of two runs after a warm-up
     /// (about 0.4 s on lavapipe, where a dither step waits ~45 µs).
     pub fn measure_op_rates(&self) -> Result<crate::pixel::OpRates, GpuError> {
-        use crate::pixel::{Op, OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
+        use crate::pixel::{OpRates, RATE_PLANE, rate_plane};
         let plane = rate_plane(RATE_PLANE);
-        let fastest_ns = |op| -> Result<f64, GpuError> {
-            let mut best = u64::MAX;
-            for run in 0..3 {
-                let started = Instant::now();
-                self.apply_op(op, &plane, RATE_PLANE, None)?;
-                if run > 0 {
-                    best = best.min(nanos(started.elapsed()));
-                }
-            }
-            Ok(best as f64)
-        };
-        let blur_ns = fastest_ns(Op::Blur { radius: RATE_BLUR_RADIUS })?;
-        let dither_ns = fastest_ns(Op::Dither)?;
-        Ok(OpRates::from_times(blur_ns, dither_ns, RATE_PLANE, true))
+        OpRates::measured(true, (1, 2), |op| {
+            let started = Instant::now();
+            self.apply_op(op, &plane, RATE_PLANE, None)?;
+            Ok(nanos(started.elapsed()))
+        })
     }
 }

@@ -23,11 +23,6 @@ fn instance_of(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
-/// The instance graylab uses.
-fn instance() -> wgpu::Instance {
-    instance_of(wgpu::Backends::PRIMARY)
-}
-
 /// Lower is better: real GPUs before software ones, native APIs before GL.
 fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     let kind = match info.device_type {
@@ -60,7 +55,7 @@ fn best_adapter(instance: &wgpu::Instance) -> Option<wgpu::Adapter> {
 /// Opens a device on the best adapter (a real GPU before a software one, Vulkan/Metal/DX12
 /// before GL) with the adapter's full limits and the timestamp features it has.
 pub(crate) fn open_best_device() -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
-    let instance = instance();
+    let instance = instance_of(wgpu::Backends::PRIMARY);
     let adapter = best_adapter(&instance).ok_or(GpuError::NoAdapter)?;
     open_device(&adapter)
 }
@@ -175,7 +170,7 @@ impl AdapterReport {
 /// Every adapter this machine has, the one graylab picks marked `selected`.
 #[must_use]
 pub fn list_adapters() -> Vec<AdapterReport> {
-    let adapters = adapters(&instance());
+    let adapters = adapters(&instance_of(wgpu::Backends::PRIMARY));
     let best = adapters.iter().map(|a| rank(&a.get_info())).min();
     let mut chosen = false;
     adapters

@@ -29,6 +29,22 @@ pub struct GpuContext {
 }
 
 impl GpuContext {
+    /// The unit tests' device, or `None` (the test skipped) without an adapter, unless the CI
+    /// asks for a GPU (`GRAYLAB_REQUIRE_GPU=1`).
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Option<Self> {
+        match Self::new() {
+            Ok(ctx) => Some(ctx),
+            Err(e) if std::env::var("GRAYLAB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+                panic!("GRAYLAB_REQUIRE_GPU=1 but no GPU adapter: {e}")
+            }
+            Err(e) => {
+                eprintln!("SKIPPED: no GPU adapter ({e})");
+                None
+            }
+        }
+    }
+
     /// Opens the best adapter (a real GPU before a software one, Vulkan/Metal/DX12 before GL)
     /// with its full limits and the timestamp features it has.
     pub fn new() -> Result<Self, GpuError> {
@@ -83,6 +99,11 @@ impl GpuContext {
             usage,
             mapped_at_creation: false,
         })
+    }
+
+    /// A new command encoder named `label`.
+    pub(crate) fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
     /// The device's one queue (shared with eframe's renderer in the app).
@@ -150,6 +171,14 @@ impl GpuContext {
         })
     }
 
+    /// The WGSL `source` compiled into a shader module named `label`.
+    pub(crate) fn shader(&self, label: &str, source: &str) -> wgpu::ShaderModule {
+        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        })
+    }
+
     /// A compute pipeline of `entry` in the WGSL `source`, its bind-group layout taken from the
     /// shader (the probes' small kernels; the converter's own share one explicit layout).
     pub(crate) fn auto_layout_pipeline(
@@ -158,10 +187,7 @@ impl GpuContext {
         source: &str,
         entry: &str,
     ) -> wgpu::ComputePipeline {
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
+        let module = self.shader(label, source);
         self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
@@ -177,4 +203,13 @@ impl GpuContext {
     pub fn ticks_to_ns(&self, ticks: u64) -> u64 {
         (ticks as f64 * f64::from(self.timestamps.period_ns)).round() as u64
     }
+}
+
+/// The first `size` bytes of a buffer as a binding.
+pub(crate) fn sized(buffer: &wgpu::Buffer, size: u64) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: std::num::NonZero::new(size),
+    })
 }

@@ -70,7 +70,7 @@ fn parallel(len: usize) -> bool {
 /// Copies `src` to the start of a mapped write range and zero-fills the rest of it; when each
 /// thread that took part copied.
 pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<Vec<ThreadCopy>, GpuError> {
-    let (head, mut tail) = view
+    let (mut head, mut tail) = view
         .slice(..)
         .split_at_checked(src.len())
         .map_err(|_| GpuError::Bug("a staging range shorter than what is copied into it"))?;
@@ -94,7 +94,6 @@ pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<
         }));
         Ok(per_thread(copies))
     } else {
-        let mut head = head;
         Ok(vec![ThreadCopy::timed(|| {
             head.copy_from_slice(src);
             tail.fill(0);

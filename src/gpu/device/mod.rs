@@ -1,6 +1,6 @@
 //! The device layer: finding an adapter, the [`GpuContext`](crate::gpu::GpuContext) (device, queue
 //! and what the adapter can do), workgroup shapes, error scopes, waiting for the GPU, host copies
-//! into mapped buffers, and the backend's error type. Uses nothing else in `gpu`.
+//! into mapped buffers, and the backend's error type.
 
 pub(super) mod adapters;
 pub(super) mod context;

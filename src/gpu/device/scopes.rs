@@ -22,6 +22,17 @@ impl<'a> ErrorScopes<'a> {
         Self { device, guards }
     }
 
+    /// Runs `f` inside fresh scopes: its error first, else theirs.
+    pub(crate) fn around<T>(
+        device: &'a wgpu::Device,
+        f: impl FnOnce(&mut Self) -> Result<T, GpuError>,
+    ) -> Result<T, GpuError> {
+        let mut scopes = Self::push(device);
+        let result = f(&mut scopes);
+        let caught = scopes.finish();
+        result.and_then(|v| caught.map(|()| v))
+    }
+
     /// Pops the scopes and returns the first error they caught, if any.
     pub(crate) fn finish(self) -> Result<(), GpuError> {
         self.first_error().map_or(Ok(()), |e| Err(e.into()))

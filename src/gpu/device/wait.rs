@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::gpu::GpuError;
 use crate::gpu::device::error::MapFailure;
+pub(crate) use crate::system::clock::nanos;
 
 /// How long to wait for one submission or mapping before calling the GPU hung.
 const WAIT_LIMIT: Duration = Duration::from_mins(5);
@@ -56,9 +57,4 @@ pub(crate) fn mapped(device: &wgpu::Device, rx: &MapResult) -> Result<(), GpuErr
         Ok(Err(e)) => Err(GpuError::Map(e.into())),
         Err(_) => Err(GpuError::Map(MapFailure::NoAnswer(CALLBACK_LIMIT))),
     }
-}
-
-/// Nanoseconds of a duration, saturating.
-pub(crate) fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }

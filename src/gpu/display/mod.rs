@@ -8,8 +8,7 @@
 //! The preview is drawn in bounded submissions, at most two in flight, so a renderer sharing the
 //! queue keeps its frame rate. Each preview pixel averages its box of source pixels (at most 8 x 8
 //! samples); a box that straddles the edge between two bands of output (images larger than one
-//! storage binding) averages the rows of the first band only. Errors are caught with error scopes
-//! around this work only. Depends on the context, the shaders and `pixel` only.
+//! storage binding) averages the rows of the first band only.
 
 mod passes;
 
@@ -108,6 +107,13 @@ fn layout_of_kernel(kernel: Kernel) -> u32 {
     }
 }
 
+/// `f` inside an error scope of `filter`: what the scope caught, else `f`'s value.
+fn in_scope<T>(ctx: &GpuContext, filter: wgpu::ErrorFilter, f: impl FnOnce() -> T) -> Result<T, GpuError> {
+    let scope = ctx.device().push_error_scope(filter);
+    let value = f();
+    pollster::block_on(scope.pop()).map_or(Ok(value), |e| Err(e.into()))
+}
+
 /// A texture for display (sampled, storage-written, copied to and from).
 pub(crate) fn display_texture(ctx: &GpuContext, width: u32, height: u32, mip_levels: u32) -> GpuTile {
     let texture = ctx.device().create_texture(&wgpu::TextureDescriptor {
@@ -138,11 +144,9 @@ impl GpuTiles {
         band_limit_bytes: u64,
     ) -> Result<Self, GpuError> {
         let (pw, ph) = (preview.0.max(1), preview.1.max(1));
-        let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let preview = display_texture(&ctx, pw, ph, mip_levels(pw, ph));
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(e.into());
-        }
+        let preview = in_scope(&ctx, wgpu::ErrorFilter::OutOfMemory, || {
+            display_texture(&ctx, pw, ph, mip_levels(pw, ph))
+        })?;
         Ok(Self { width, height, preview, ctx, pipeline, band_limit_bytes, store: Mutex::default() })
     }
 
@@ -208,23 +212,17 @@ impl GpuTiles {
     /// size with at most two in flight, so that other work on the queue (the renderer's frames)
     /// never waits long behind it. `cancel` is checked between submissions.
     pub fn draw_preview(&self, cancel: Option<&AtomicBool>) -> Result<(), GpuError> {
-        let scope = self.ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
-        let drawn = self.pipeline.draw_preview(&self.ctx, self, cancel);
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(e.into());
-        }
-        drawn
+        in_scope(&self.ctx, wgpu::ErrorFilter::Validation, || {
+            self.pipeline.draw_preview(&self.ctx, self, cancel)
+        })?
     }
 
     /// A full-resolution tile of the stored output: image pixels `x0..x0 + width`,
     /// `y0..y0 + height` (submitted, not waited for).
     pub fn detail_tile(&self, x0: u32, y0: u32, width: u32, height: u32) -> Result<GpuTile, GpuError> {
-        let scope = self.ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
-        let tile = self.pipeline.detail_tile(&self.ctx, self, (x0, y0), (width, height));
-        match pollster::block_on(scope.pop()) {
-            Some(e) => Err(e.into()),
-            None => Ok(tile),
-        }
+        in_scope(&self.ctx, wgpu::ErrorFilter::Validation, || {
+            self.pipeline.detail_tile(&self.ctx, self, (x0, y0), (width, height))
+        })
     }
 
     /// Bands of output stored (more than one for images larger than one storage binding).

@@ -7,8 +7,8 @@ use std::sync::{Mutex, PoisonError};
 
 use wgpu::util::DeviceExt as _;
 
-use super::super::pipelines::sized;
 use super::{GpuContext, GpuError, GpuTile, GpuTiles, display_texture};
+use crate::gpu::device::context::sized;
 use crate::gpu::device::wait::wait_for;
 
 /// Source samples per preview submission on a software adapter: about 5 ms of lavapipe on two
@@ -60,13 +60,7 @@ fn texture(view: &wgpu::TextureView) -> wgpu::BindingResource<'_> {
 impl DisplayPipeline {
     /// Compiles the display shader (pipelines come on first use).
     pub(crate) fn new(ctx: &GpuContext) -> Self {
-        Self {
-            module: ctx.device().create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("display.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(crate::shaders::DISPLAY_WGSL.into()),
-            }),
-            pipelines: Mutex::default(),
-        }
+        Self { module: ctx.shader("display.wgsl", crate::shaders::DISPLAY_WGSL), pipelines: Mutex::default() }
     }
 
     /// The pipeline of `entry` for output `layout` (1..=4), compiled on first use.
@@ -138,7 +132,7 @@ impl DisplayPipeline {
                     rows,
                 };
                 let uniform = uniform(ctx, bytemuck::bytes_of(&params));
-                let mut encoder = encoder(ctx, "display preview");
+                let mut encoder = ctx.encoder("display preview");
                 let entries = [
                     wgpu::BindGroupEntry { binding: 0, resource: sized(&band.buffer, band.bytes) },
                     wgpu::BindGroupEntry { binding: 2, resource: texture(&level0) },
@@ -154,7 +148,7 @@ impl DisplayPipeline {
             }
         }
         let mip = self.pipeline(ctx, "mip", 1);
-        let mut encoder = encoder(ctx, "display mips");
+        let mut encoder = ctx.encoder("display mips");
         for l in 1..tiles.preview.texture.mip_level_count() {
             let (src, dst) = (level(l - 1), level(l));
             let entries = [
@@ -177,7 +171,7 @@ impl DisplayPipeline {
     ) -> GpuTile {
         let mut tile = display_texture(ctx, width, height, 1);
         (tile.x0, tile.y0) = (x0, y0);
-        let mut encoder = encoder(ctx, "display tile");
+        let mut encoder = ctx.encoder("display tile");
         for band in tiles.store.lock().unwrap_or_else(PoisonError::into_inner).iter() {
             let (top, bottom) = (y0.max(band.row0), (y0 + height).min(band.row0 + band.rows));
             if top >= bottom {
@@ -233,8 +227,4 @@ fn uniform(ctx: &GpuContext, contents: &[u8]) -> wgpu::Buffer {
         contents,
         usage: wgpu::BufferUsages::UNIFORM,
     })
-}
-
-fn encoder(ctx: &GpuContext, label: &str) -> wgpu::CommandEncoder {
-    ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
 }

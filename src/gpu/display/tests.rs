@@ -11,13 +11,7 @@ use crate::gpu::device::wait::wait_for;
 
 /// A converter on the best adapter, or `None` (skipped) without one, unless the CI asks for a GPU.
 fn gpu() -> Option<GpuConverter> {
-    match GpuContext::new() {
-        Ok(g) => Some(GpuConverter::new(Arc::new(g))),
-        Err(e) if std::env::var("GRAYLAB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("GRAYLAB_REQUIRE_GPU=1 but no GPU adapter: {e}")
-        }
-        Err(_) => None,
-    }
+    GpuContext::for_tests().map(|g| GpuConverter::new(Arc::new(g)))
 }
 
 /// Reads mip level 0 of a display texture back to the host, `width * height * 4` bytes.
@@ -25,13 +19,9 @@ fn read(gpu: &GpuContext, texture: &wgpu::Texture) -> Vec<u8> {
     let device = gpu.device();
     let (w, h) = (texture.width(), texture.height());
     let row = (4 * w).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test readback"),
-        size: u64::from(row * h),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ;
+    let buffer = gpu.buffer("test readback", u64::from(row * h), usage);
+    let mut encoder = gpu.encoder("test readback");
     encoder.copy_texture_to_buffer(
         texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {

@@ -1,6 +1,5 @@
 //! GPU memory kept between runs: the ring of band and staging buffers, the input kept on the GPU,
-//! and the set of both a converter owns. Uses [`super::device`], [`super::plan`] and
-//! [`super::timing`].
+//! and the set of both a converter owns.
 
 pub(super) mod buffers;
 pub(super) mod resident_input;

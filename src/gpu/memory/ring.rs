@@ -45,13 +45,8 @@ impl Ring {
         // Allocation order is fixed (band buffers, then each slot) so every run of a size
         // starts from the same memory layout, in a sweep as in a fresh process.
         let band = BandBuffers {
-            input: buffer(ctx, ("input band", needs.band_in_bytes), U::STORAGE | U::COPY_DST, false),
-            output: buffer(
-                ctx,
-                ("output band", needs.band_out_bytes),
-                U::STORAGE | U::COPY_SRC | U::COPY_DST,
-                false,
-            ),
+            input: ctx.buffer("input band", needs.band_in_bytes, U::STORAGE | U::COPY_DST),
+            output: ctx.buffer("output band", needs.band_out_bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST),
         };
         Self { needs, band, slots: slots(ctx, &needs) }
     }
@@ -157,33 +152,18 @@ impl StagingSlot {
     }
 }
 
-/// A new buffer (`label`, `bytes`).
-fn buffer(
-    ctx: &GpuContext,
-    (label, size): (&str, u64),
-    usage: wgpu::BufferUsages,
-    mapped_at_creation: bool,
-) -> wgpu::Buffer {
-    ctx.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size,
-        usage,
-        mapped_at_creation,
-    })
-}
-
 /// The staging slots of `needs` (the upload staging mapped).
 fn slots(ctx: &GpuContext, needs: &RingNeeds) -> Vec<StagingSlot> {
     use wgpu::BufferUsages as U;
     (0..needs.slots)
         .map(|_| StagingSlot {
-            upload: buffer(ctx, ("upload staging", needs.chunk_in_bytes), U::MAP_WRITE | U::COPY_SRC, true),
-            download: buffer(
-                ctx,
-                ("download staging", needs.chunk_out_bytes),
-                U::MAP_READ | U::COPY_DST,
-                false,
-            ),
+            upload: ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("upload staging"),
+                size: needs.chunk_in_bytes,
+                usage: U::MAP_WRITE | U::COPY_SRC,
+                mapped_at_creation: true,
+            }),
+            download: ctx.buffer("download staging", needs.chunk_out_bytes, U::MAP_READ | U::COPY_DST),
             timestamps: needs.timestamps.then(|| Timestamps::new(ctx, needs.slices_per_chunk)),
             upload_state: UploadState::Mapped,
         })

@@ -4,9 +4,6 @@
 
 use crate::gpu::GpuContext;
 
-/// Bytes of one parameter slot: a multiple of every device's uniform-offset alignment.
-pub(crate) const PARAMS_STRIDE: u64 = 256;
-
 /// The parameters of one dispatch, as both shaders declare `OpParams`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -55,14 +52,8 @@ impl OpKernels {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let module = |label, source: &str| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            })
-        };
-        let blur = module("blur.wgsl", crate::shaders::BLUR_WGSL);
-        let dither = module("dither.wgsl", crate::shaders::DITHER_WGSL);
+        let blur = ctx.shader("blur.wgsl", crate::shaders::BLUR_WGSL);
+        let dither = ctx.shader("dither.wgsl", crate::shaders::DITHER_WGSL);
         let pipeline = |module: &wgpu::ShaderModule, entry: &str| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),

@@ -2,8 +2,7 @@
 //! stage of their own: the plane is uploaded in row bands that fit one storage binding, the op's
 //! kernels run on each band, and the result is read back, each step timed with its clock
 //! ([`OpTimings`]). Byte-identical to the CPU (`crate::cpu::ops`). `plan.rs` cuts the bands,
-//! `kernels.rs` holds the pipelines, `stage.rs` runs a band's commands. Uses `device`, `timing`
-//! and `pipelines` (the layers before it).
+//! `kernels.rs` holds the pipelines, `stage.rs` runs a band's commands.
 
 mod kernels;
 mod plan;

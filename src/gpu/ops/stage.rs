@@ -5,12 +5,14 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::kernels::{OpKernels, OpParams, PARAMS_STRIDE};
+use super::kernels::{OpKernels, OpParams};
 use super::plan::{OpBand, blur_stride, op_bands};
 use super::{DitherWavefront, OpTimings};
+use crate::gpu::device::context::sized;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
-use crate::gpu::pipelines::sized;
+use crate::gpu::pipelines::param_slots;
+use crate::gpu::plan::grid::PARAMS_STRIDE;
 use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError, StepTime, WorkgroupSize};
 use crate::pixel::{Op, blur_weights};
@@ -164,29 +166,25 @@ impl StageBuffers {
         use wgpu::BufferUsages as U;
         let device = ctx.device();
         let width = u64::from(job.size.0);
-        // The blur's sums and output rows are whole words long.
-        let stride = match job.op {
-            Op::Blur { .. } => u64::from(blur_stride(job.size.0)),
-            Op::None | Op::Dither => width,
-        };
         let rows_in = bands.iter().map(|b| u64::from(b.input.end - b.input.start)).max().unwrap_or(1);
         let rows_out = bands.iter().map(|b| u64::from(b.output.end - b.output.start)).max().unwrap_or(1);
-        let buffer = |label, size, usage| ctx.buffer(label, size, usage);
-        let scratch_bytes = match job.op {
-            Op::Blur { .. } => 4 * stride * rows_in,
-            Op::None | Op::Dither => 16 * width,
+        // The blur's sums and output rows are whole words long; the dither's scratch is its
+        // error ring, its weights a placeholder.
+        let (stride, scratch_bytes, weights) = match job.op {
+            Op::Blur { radius } => {
+                let stride = u64::from(blur_stride(job.size.0));
+                (stride, 4 * stride * rows_in, blur_weights(radius))
+            }
+            Op::None | Op::Dither => (width, 16 * width, vec![0; 4]),
         };
         let src_bytes = if matches!(job.plane, Plane::Host(_)) { words(width * rows_in) } else { 4 };
-        let src = buffer("op input band", src_bytes, U::STORAGE | U::COPY_DST);
-        let scratch = buffer("op scratch", words(scratch_bytes), U::STORAGE | U::COPY_DST);
-        let dst = buffer("op output band", words(stride * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
-        let readback = buffer("op readback", words(stride * rows_out), U::MAP_READ | U::COPY_DST);
+        let src = ctx.buffer("op input band", src_bytes, U::STORAGE | U::COPY_DST);
+        let scratch = ctx.buffer("op scratch", words(scratch_bytes), U::STORAGE | U::COPY_DST);
+        let dst =
+            ctx.buffer("op output band", words(stride * rows_out), U::STORAGE | U::COPY_SRC | U::COPY_DST);
+        let readback = ctx.buffer("op readback", words(stride * rows_out), U::MAP_READ | U::COPY_DST);
         let slots = if job.op == Op::Dither { STEP_SLOTS } else { 1 };
-        let params = buffer("op params", u64::from(slots) * PARAMS_STRIDE, U::UNIFORM | U::COPY_DST);
-        let weights: Vec<u32> = match job.op {
-            Op::Blur { radius } => blur_weights(radius),
-            Op::None | Op::Dither => vec![0; 4],
-        };
+        let params = ctx.buffer("op params", u64::from(slots) * PARAMS_STRIDE, U::UNIFORM | U::COPY_DST);
         let weights = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {
@@ -267,12 +265,6 @@ struct BandRun<'a> {
 }
 
 impl BandRun<'_> {
-    fn encoder(&self) -> wgpu::CommandEncoder {
-        self.ctx
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("gray-plane op") })
-    }
-
     fn pass<'e>(&self, enc: &'e mut wgpu::CommandEncoder) -> wgpu::ComputePass<'e> {
         enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("gray-plane op"),
@@ -312,10 +304,7 @@ impl BandRun<'_> {
         t.submissions += 1;
         t.submitted.push((started, Instant::now()));
         t.kernel.ns += match self.timestamps {
-            Some(ts) => {
-                mapped(self.ctx.device(), &ts.map())?;
-                self.ctx.ticks_to_ns(ts.read()?.span(Span::Kernels(1)))
-            }
+            Some(ts) => ts.span_ns(self.ctx, Span::Kernels(1))?,
             None => cpu_ns,
         };
         Ok(())
@@ -324,7 +313,7 @@ impl BandRun<'_> {
     fn blur(&self, params: OpParams, t: &mut OpTimings) -> Result<(), GpuError> {
         self.ctx.queue().write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&params));
         // Every output word is written whole: nothing to clear.
-        let mut enc = self.encoder();
+        let mut enc = self.ctx.encoder("gray-plane op");
         {
             let mut pass = self.pass(&mut enc);
             pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
@@ -366,13 +355,10 @@ impl BandRun<'_> {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(GpuError::Cancelled);
             }
-            let mut slots = vec![0_u8; batch.len() * PARAMS_STRIDE as usize];
-            for (slot, &(step, step_last, _)) in slots.chunks_exact_mut(PARAMS_STRIDE as usize).zip(batch) {
-                let p = OpParams { step, step_last, ..params };
-                slot[..std::mem::size_of::<OpParams>()].copy_from_slice(bytemuck::bytes_of(&p));
-            }
-            self.ctx.queue().write_buffer(&self.buffers.params, 0, &slots);
-            let mut enc = self.encoder();
+            let slots: Vec<_> =
+                batch.iter().map(|&(step, step_last, _)| OpParams { step, step_last, ..params }).collect();
+            self.ctx.queue().write_buffer(&self.buffers.params, 0, &param_slots(&slots));
+            let mut enc = self.ctx.encoder("gray-plane op");
             if i == 0 {
                 self.clear(&mut enc);
             }

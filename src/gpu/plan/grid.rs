@@ -116,8 +116,8 @@ impl KernelParams {
     }
 }
 
-/// Bytes of one [`KernelParams`] slot in a parameter buffer: a multiple of every device's
-/// uniform-offset alignment.
+/// Bytes of one parameter slot (a [`KernelParams`], or an op's) in a parameter buffer: a
+/// multiple of every device's uniform-offset alignment.
 pub(crate) const PARAMS_STRIDE: u64 = 256;
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Planning a run, as arithmetic: row bands that fit one storage binding, the dispatch grid and
 //! its parameters, chunks of rows within one submission's budget, and the learnt submission
-//! budget itself. Uses only [`super::device`].
+//! budget itself.
 
 pub(super) mod bands;
 pub(super) mod grid;

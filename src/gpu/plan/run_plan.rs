@@ -102,6 +102,14 @@ pub(crate) struct Limits {
     pub max_groups: u32,
 }
 
+impl Limits {
+    /// Pipelined, on a grid of up to 65,535 workgroups a dimension (the tests' device).
+    #[cfg(test)]
+    pub(crate) fn pipelined(band_bytes: u64, chunk_bytes: u64, slice_bytes: u64) -> Self {
+        Self { band_bytes, chunk_bytes, slice_bytes, pipeline: true, max_groups: 65535 }
+    }
+}
+
 impl RunPlan {
     /// Cuts a `width` x `height` image into bands, chunks and slices within `limits`.
     pub(crate) fn new(
@@ -226,14 +234,7 @@ mod tests {
     use super::*;
 
     fn covers_everything(kernel: Kernel, (w, h): (u32, u32), band: u64, chunk: u64, wg: WorkgroupSize) {
-        let limits = Limits {
-            band_bytes: band,
-            chunk_bytes: chunk,
-            slice_bytes: chunk / 3,
-            pipeline: true,
-            max_groups: 65535,
-        };
-        let plan = RunPlan::new(kernel, (w, h), wg, limits).expect("plan");
+        let plan = RunPlan::new(kernel, (w, h), wg, Limits::pipelined(band, chunk, chunk / 3)).expect("plan");
         let (in_bpp, out_bpp) = (kernel.in_bytes_per_pixel(), kernel.out_bytes_per_pixel());
         let mut src_end = 0;
         let mut dst_end = 0;
@@ -285,13 +286,7 @@ mod tests {
     #[test]
     fn large_runs_are_cut_for_pipelining_and_the_budget() {
         let (k, wg) = (Kernel::Rgb8ToL8, WorkgroupSize::DEFAULT);
-        let limits = Limits {
-            band_bytes: 1 << 31,
-            chunk_bytes: 1 << 31,
-            slice_bytes: 1 << 31,
-            pipeline: true,
-            max_groups: 65535,
-        };
+        let limits = Limits::pipelined(1 << 31, 1 << 31, 1 << 31);
         let plan = |size, limits| RunPlan::new(k, size, wg, limits).expect("plan");
         // 8K in one band: four chunks for the pipeline when the budget allows more.
         let p = plan((7680, 4320), limits);
@@ -316,13 +311,7 @@ mod tests {
         // the same chunks, so the same upload and download copies, each cut into more slices.
         let (k, wg) = (Kernel::Rgb8ToL8, WorkgroupSize::DEFAULT);
         let size = (1024, 1024);
-        let plain = Limits {
-            band_bytes: 1 << 31,
-            chunk_bytes: 1 << 20,
-            slice_bytes: 1 << 20,
-            pipeline: true,
-            max_groups: 65535,
-        };
+        let plain = Limits::pipelined(1 << 31, 1 << 20, 1 << 20);
         let heavy = Limits { slice_bytes: 1 << 10, ..plain };
         let (p, q) = (
             RunPlan::new(k, size, wg, plain).expect("plan"),

@@ -2,28 +2,20 @@
 //! render thread sharing the queue (eframe's, in the app) gets its frames in between, and a stop
 //! lands within the budget.
 //!
-//! The GPU's speed is learnt per device from what earlier submissions measured. Learning starts
-//! from what the machine is known to do: its measured ceilings ([`CeilingRates`], from the probe
-//! cached per adapter), each step at [`START_MARGIN`] times its ceiling's time, the ceilings being
-//! the best runs at sizes that saturate the GPU. Without them it starts from
-//! [`GpuRates::CONSERVATIVE`], slower than any GPU we know of. A slower timestamp reading is
-//! believed at once; a faster one moves the estimate at most [`GROWTH`] times per reading, so the
-//! submissions grow geometrically until the budget is reached, and one reading too fast to be
-//! true costs one submission at most [`GROWTH`] times the budget. The CPU clock around a
-//! submit-and-wait is only an upper bound: it also counts the wait behind other work on the queue
-//! (in the app, eframe's frames, which on a software adapter take as long as a chunk), so it may
-//! lower the estimate but never raise it. Believing it would shrink the chunks after every wait,
-//! each smaller chunk waiting as long as the last, down to one row per submission.
+//! The GPU's speed is learnt per device from what earlier submissions measured, starting from
+//! its measured ceilings ([`CeilingRates`], at [`START_MARGIN`]) or, without them, from
+//! [`GpuRates::CONSERVATIVE`]. A slower timestamp reading is believed at once; a faster one
+//! moves the estimate at most [`GROWTH`] times, so submissions grow geometrically and one reading
+//! too fast to be true costs one submission. The CPU clock around a submit-and-wait also counts
+//! the wait behind other work on the queue (eframe's frames, as long as a chunk on a software
+//! adapter), so it may lower the estimate but never raise it: believed, it would shrink the
+//! chunks after every wait, down to one row per submission.
 //!
-//! The kernel's cost depends on the synthetic work per pixel (4096 rounds cost a thousand times
-//! what the plain grayscale does), so it is learnt per work level: the plain grayscale (0
-//! rounds) in [`GpuRates::kernel_ns_per_byte`], every other level (rounds, divergent) on its
-//! own. A level not run yet is predicted as `base + per_round * rounds`: the plain grayscale's
-//! cost plus the dearest cost per round of the levels learnt so far (a level's cost over its
-//! rounds, an upper bound of its cost per round; twice that for a divergent level, where half
-//! the pixels run), else the compute ceiling's ([`CeilingRates::ns_per_byte_round`]), else
-//! [`CONSERVATIVE_NS_PER_BYTE_ROUND`]. So each level's first chunks are sized from its own cost,
-//! and a heavy run leaves the plain grayscale's alone.
+//! The kernel's cost is learnt per work level (4096 rounds cost a thousand times the plain
+//! grayscale). A level not run yet is predicted as the plain grayscale's cost plus `rounds` times
+//! the dearest cost per round learnt so far (twice it for a divergent level, where half the
+//! pixels run), else the compute ceiling's, else [`CONSERVATIVE_NS_PER_BYTE_ROUND`]; so a heavy
+//! run leaves the plain grayscale's cost alone.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -157,6 +149,21 @@ pub(crate) struct Sample {
     pub download_ns: Option<u64>,
     /// The times are the CPU clock around a submit-and-wait: upper bounds of the GPU's time.
     pub upper_bounds: bool,
+}
+
+#[cfg(test)]
+impl Sample {
+    /// A timestamped chunk of `in_bytes` in and a third of that out, whose kernel alone took
+    /// `kernel_ns`.
+    pub(crate) fn kernel_only(in_bytes: u64, kernel_ns: u64) -> Self {
+        Self { in_bytes, out_bytes: in_bytes / 3, kernel_ns, ..Self::default() }
+    }
+}
+
+/// `rounds` rounds of uniform, unmasked work: the tests' work levels.
+#[cfg(test)]
+pub(crate) fn rounds(rounds: u32) -> Work {
+    Work { rounds, ..Work::NONE }
 }
 
 /// The learnt kernel cost of one work level.
@@ -347,13 +354,9 @@ mod tests {
         // 3.5 + 0.5 / 3 ns per input byte: about 2.2 MB per 8 ms submission, rounded down.
         assert_eq!(start, 2 << 20);
         let fast = Sample {
-            in_bytes: 3_000_000,
-            out_bytes: 1_000_000,
             upload_ns: Some(30_000),
-            kernel_ns: 30_000,
-            display_ns: None,
             download_ns: Some(10_000),
-            upper_bounds: false,
+            ..Sample::kernel_only(3_000_000, 30_000)
         };
         // 0.01 ns per byte, 300 times faster than believed: believed 4 times faster at once.
         budget.learn(Work::NONE, &fast);
@@ -383,13 +386,10 @@ mod tests {
         let budget = Budget::new();
         // A submit-and-wait that waited behind a frame: 30 ms for 3 MB. Only an upper bound.
         let waited = Sample {
-            in_bytes: 3_000_000,
-            out_bytes: 1_000_000,
             upload_ns: Some(30_000_000),
-            kernel_ns: 30_000_000,
             display_ns: Some(30_000_000),
-            download_ns: None,
             upper_bounds: true,
+            ..Sample::kernel_only(3_000_000, 30_000_000)
         };
         for _ in 0..20 {
             budget.learn(Work::NONE, &waited);
@@ -407,19 +407,7 @@ mod tests {
 
     /// A timestamped chunk of 3 MB in, 1 MB out whose kernel took `kernel_ns`.
     fn kernel_sample(kernel_ns: u64) -> Sample {
-        Sample {
-            in_bytes: 3_000_000,
-            out_bytes: 1_000_000,
-            upload_ns: None,
-            kernel_ns,
-            display_ns: None,
-            download_ns: None,
-            upper_bounds: false,
-        }
-    }
-
-    fn rounds(rounds: u32) -> Work {
-        Work { rounds, mask: 0, divergent: false }
+        Sample::kernel_only(3_000_000, kernel_ns)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! it was read, so the tests need no file and no GPU.
 
 use super::run_plan::{Limits, RunPlan};
-use super::submission_budget::{Budget, CeilingRates, GROWTH, SUBMISSION_BUDGET_NS, Sample};
+use super::submission_budget::{Budget, CeilingRates, GROWTH, SUBMISSION_BUDGET_NS, Sample, rounds};
 use crate::gpu::WorkgroupSize;
 use crate::pixel::{Kernel, Work};
 
@@ -71,20 +71,10 @@ fn lavapipe() -> Machine {
     }
 }
 
-fn rounds(rounds: u32) -> Work {
-    Work { rounds, mask: 0, divergent: false }
-}
-
 /// A bench's run (downloaded, not drawn) of `size` at `work`, planned by `budget`.
 fn plan(machine: &Machine, budget: &Budget, size: (u32, u32), work: Work) -> RunPlan {
     let (chunk_bytes, slice_bytes) = budget.chunk_and_slice_bytes(Kernel::Rgb8ToL8, work, false, true);
-    let limits = Limits {
-        band_bytes: machine.band_bytes,
-        chunk_bytes,
-        slice_bytes,
-        pipeline: true,
-        max_groups: 65535,
-    };
+    let limits = Limits::pipelined(machine.band_bytes, chunk_bytes, slice_bytes);
     RunPlan::new(Kernel::Rgb8ToL8, size, WorkgroupSize::DEFAULT, limits).expect("plan")
 }
 
@@ -172,16 +162,7 @@ fn without_ceilings_the_submissions_grow_geometrically_to_the_budget() {
     let mut readings = 0;
     while (slice_bytes as f64) * kernel_ns_per_byte < SUBMISSION_BUDGET_NS as f64 / 4.0 {
         let in_bytes = 3 << 20;
-        let sample = Sample {
-            in_bytes,
-            out_bytes: in_bytes / 3,
-            upload_ns: None,
-            kernel_ns: (in_bytes as f64 * kernel_ns_per_byte) as u64,
-            display_ns: None,
-            download_ns: None,
-            upper_bounds: false,
-        };
-        budget.learn(heavy, &sample);
+        budget.learn(heavy, &Sample::kernel_only(in_bytes, (in_bytes as f64 * kernel_ns_per_byte) as u64));
         readings += 1;
         let next = budget.chunk_and_slice_bytes(Kernel::Rgb8ToL8, heavy, false, true).1;
         assert!(next > slice_bytes && next as f64 <= slice_bytes as f64 * GROWTH, "{slice_bytes} -> {next}");

@@ -133,15 +133,10 @@ impl Run<'_> {
         }
         sample.in_bytes = chunk.in_bytes(self.cmds.kernel).1;
         sample.out_bytes = chunk.out_bytes().1;
-        if self.cmds.display.is_none() {
-            sample.display_ns = None;
-        }
-        if !self.cmds.download {
-            sample.download_ns = None;
-        }
-        if !self.cmds.upload {
-            sample.upload_ns = None;
-        }
+        // Only the steps this run has.
+        sample.upload_ns = sample.upload_ns.filter(|_| self.cmds.upload);
+        sample.display_ns = sample.display_ns.filter(|_| self.cmds.display.is_some());
+        sample.download_ns = sample.download_ns.filter(|_| self.cmds.download);
         self.budget.learn(self.work, &sample);
     }
 

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::gpu::WorkgroupSize;
+use crate::gpu::{GpuError, WorkgroupSize};
 use crate::pixel::{Formula, Kernel, Work};
 use crate::system::clock::Clock;
 use crate::system::progress::PixelProgress;
@@ -33,9 +33,7 @@ pub struct GpuJob<'a> {
     /// it never compiles another pipeline).
     pub work: Work,
     /// Counts the pixels of each slice once the host has seen its kernel finished on the GPU
-    /// (a finished submission, not a submitted one), before the chunk is read back: the count
-    /// follows the GPU's work within a chunk too, a heavy kernel's slices one by one. The caller
-    /// starts the count.
+    /// (not merely submitted), a heavy kernel's slices one by one. The caller starts the count.
     pub progress: Option<&'a PixelProgress>,
 }
 
@@ -86,6 +84,19 @@ impl<'a> GpuJob<'a> {
     pub fn keeping_input(self, key: u64) -> Self {
         Self { keep_input: Some(key), ..self }
     }
+
+    /// Refuses a `src` (or a `dst`, where given) that does not hold this job's image.
+    pub(crate) fn check_lengths(&self, dst: Option<&[u8]>) -> Result<(), GpuError> {
+        let &Self { kernel, width, height, .. } = self;
+        let pixels = u64::from(width) * u64::from(height);
+        let holds = |bytes: usize, per_pixel: usize| bytes as u64 == pixels * per_pixel as u64;
+        if holds(self.src.len(), kernel.in_bytes_per_pixel())
+            && dst.is_none_or(|d| holds(d.len(), kernel.out_bytes_per_pixel()))
+        {
+            return Ok(());
+        }
+        Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() })
+    }
 }
 
 /// A step of a GPU run, as a timeline draws it.
@@ -113,11 +124,9 @@ pub enum GpuStep {
     Download,
 }
 
-/// When one step of a GPU run really ran, in ns since the run started, on the CPU clock. A
-/// [`Clock::GpuTimestamp`] span is the step's GPU timestamps mapped onto the CPU clock by the
-/// run's calibration ([`GpuTimings::gpu_clock_within_ns`]), or, without one, its length placed
-/// at its submission (no earlier than the submit, no later than the host saw it finished, never
-/// before the GPU's previous step); a [`Clock::CpuClock`] span of a GPU step is the
+/// When one step of a GPU run really ran, in ns since the run started, on the CPU clock: a
+/// [`Clock::GpuTimestamp`] span is the step's timestamps mapped there (see
+/// [`GpuTimings::gpu_clock_within_ns`]); a [`Clock::CpuClock`] span of a GPU step is the
 /// submit-and-wait of that step alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GpuSpan {
@@ -161,12 +170,9 @@ impl StepTime {
     }
 }
 
-/// What one GPU run measured: when each step ran ([`Self::spans`], the one record of its
-/// times; each step's busy time is derived from them: host copies on the CPU clock, GPU copies,
-/// kernel and display from GPU timestamps where the device has them, else from the CPU clock
-/// around a submit-and-wait of that step alone), and how the run was cut and timed. In the
-/// pipelined mode the steps overlap (the host copies chunk i+1 while the GPU works on chunk i),
-/// so they can add up to more than `wall_ns`; [`Self::overlap_ns`] says by how much at least.
+/// What one GPU run measured: when each step ran ([`Self::spans`], the one record of its times,
+/// each step's busy time derived from them), and how the run was cut and timed. Pipelined steps
+/// overlap, so they can add up to more than `wall_ns` ([`Self::overlap_ns`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[expect(clippy::struct_excessive_bools, reason = "independent facts about one run, serialised flat")]
 pub struct GpuTimings {
@@ -184,9 +190,7 @@ pub struct GpuTimings {
     /// Rows per chunk.
     pub rows_per_chunk: u32,
     /// Slices the chunks were cut into: one kernel dispatch and one submission each, within the
-    /// submission budget (a chunk's first slice carries its upload copy and its last its download
-    /// copy when pipelined; each copy is a submission of its own in the step-by-step mode). As
-    /// many as the chunks for the plain grayscale; a heavy kernel cuts its chunks into more.
+    /// submission budget (as many as the chunks for the plain grayscale; more for a heavy kernel).
     pub slices: u32,
     /// Whether the result was copied back to the host.
     pub downloaded: bool,
@@ -205,11 +209,9 @@ pub struct GpuTimings {
     /// submit to completion, or a kernel that took no time); their GPU figures are left out, so
     /// the `gpu-timestamp` phases of such a run are too low.
     pub suspect_timestamps: u32,
-    /// How closely the GPU steps' spans sit on the CPU clock: `Some(ns)` when they were mapped
-    /// there by a calibration of the GPU clock taken from this run's own chunks (each chunk
-    /// started no earlier than its submission and ended no later than the host saw it
-    /// finished), good to within that many ns; `None` when each chunk was placed at its
-    /// submission instead (no timestamps, or GPU clock readings no single offset fits).
+    /// How closely the GPU steps' spans sit on the CPU clock: `Some(ns)` when a calibration from
+    /// this run's own chunks mapped them there, good to within that many ns; `None` when each
+    /// chunk was placed at its submission instead (no timestamps, or no single offset fits).
     pub gpu_clock_within_ns: Option<u64>,
     /// When each step really ran: a timeline, and every step's time (the report carries them
     /// in its own terms).

@@ -3,12 +3,10 @@
 //! each band is dispatched whole, cut only where the grid or the submission budget needs it, and
 //! as many dispatches go into one submission (one compute pass) as the budget allows.
 //!
-//! The plan comes from the kernel's cost per input byte: first the budget's (learnt, or predicted
-//! from the ceilings, or conservative on a process's first run), then what a cold pass over this
-//! very data measured ([`PassPlan::measured`]). Measured on the H200 with the budget's first,
-//! conservative plan: 16 passes over a kept 8K image in 16 x 43 submissions, 1.3 ms a pass
-//! against the kernel's 0.06 ms; one cold reading plans them as one dispatch each, a few
-//! submissions in all.
+//! The plan comes from the kernel's cost per input byte: first the budget's, then what a cold
+//! pass over this very data measured ([`PassPlan::measured`]). On the H200 the budget's first,
+//! conservative plan took 16 x 43 submissions for 16 passes over a kept 8K image (1.3 ms a pass
+//! against the kernel's 0.06 ms); one cold reading plans them as a few submissions.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -122,6 +120,21 @@ impl PassPlan {
     }
 }
 
+/// The dispatches of `job` over each of `rows` (band-relative), and a buffer of their parameters
+/// (with the job's work), one slot each.
+pub(crate) fn dispatches_of<'r>(
+    ctx: &GpuContext,
+    job: &GpuJob<'_>,
+    rows: impl Iterator<Item = &'r Range<u32>>,
+    max_groups: u32,
+) -> Result<(Vec<Dispatch>, wgpu::Buffer), GpuError> {
+    let dispatches = rows
+        .map(|rows| dispatch(job.kernel, job.width, job.workgroup, rows, max_groups))
+        .collect::<Result<Vec<_>, _>>()?;
+    let params: Vec<_> = dispatches.iter().map(|d| d.params.with_work(job.work)).collect();
+    Ok((dispatches, params_buffer(ctx, &params)))
+}
+
 /// Passes over kept bands, ready to submit: the plan, its dispatches, and each band's bindings
 /// with the dispatches' parameters.
 pub(crate) struct KeptPasses {
@@ -158,15 +171,8 @@ impl KeptPasses {
         plan: PassPlan,
         max_groups: u32,
     ) -> Result<Self, GpuError> {
-        let dispatches = plan
-            .pieces
-            .iter()
-            .map(|(_, rows)| dispatch(job.kernel, job.width, job.workgroup, rows, max_groups))
-            .collect::<Result<Vec<_>, _>>()?;
-        let params = params_buffer(
-            on.ctx,
-            &dispatches.iter().map(|d| d.params.with_work(job.work)).collect::<Vec<_>>(),
-        );
+        let (dispatches, params) =
+            dispatches_of(on.ctx, job, plan.pieces.iter().map(|(_, r)| r), max_groups)?;
         let groups = bands
             .iter()
             .map(|&(input, output)| on.pipelines.bind_group(on.ctx, job.kernel, input, output, &params))
@@ -196,9 +202,7 @@ impl KeptPasses {
                 return Err(GpuError::Cancelled);
             }
             let end = (step + self.plan.per_submission).min(steps);
-            let mut enc = ctx
-                .device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("kept passes") });
+            let mut enc = ctx.encoder("kept passes");
             {
                 let first = (step == 0).then_some(Stamp::KernelStart(0));
                 let last = (end == steps).then_some(Stamp::KernelEnd(0));

@@ -1,8 +1,7 @@
 //! Running a conversion: the job and its timings, recording each chunk's commands, the state of a
 //! run in progress, the two drivers (pipelined with encoder timestamps, step by step on the CPU
 //! clock), passes over data kept on the GPU (`kept_passes`), timing a kernel on such data, and
-//! round trips of several passes between one upload and one download. Uses every layer below
-//! it.
+//! round trips of several passes between one upload and one download.
 
 pub(super) mod conversion;
 pub(super) mod job;

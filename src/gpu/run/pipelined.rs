@@ -97,7 +97,7 @@ pub(crate) fn drive(
         if pending.len() >= depth
             && let Some(oldest) = pending.pop_front()
         {
-            finish(run, slots, oldest, (&mut queue, &mut stamped))?;
+            finish(run, slots, &oldest, (&mut queue, &mut stamped))?;
         }
         let Some(slot) = slots.get_mut(slot_index) else {
             return Err(GpuError::Bug("no staging slot"));
@@ -110,7 +110,7 @@ pub(crate) fn drive(
         scopes.check()?;
     }
     while let Some(oldest) = pending.pop_front() {
-        finish(run, slots, oldest, (&mut queue, &mut stamped))?;
+        finish(run, slots, &oldest, (&mut queue, &mut stamped))?;
     }
     place_spans(run, &stamped);
     Ok(())
@@ -184,7 +184,7 @@ fn wait_oldest(
 fn finish(
     run: &mut Run<'_>,
     slots: &[StagingSlot],
-    mut f: InFlight,
+    f: &InFlight,
     (queue, stamped): (&mut Queue, &mut Vec<Stamped>),
 ) -> Result<(), GpuError> {
     let done = if let Some(done) = f.done {
@@ -195,7 +195,6 @@ fn finish(
         queue.finished_up_to(run, f.submission.1);
         done
     };
-    f.done = Some(done);
     let plan = run.plan;
     let (Some(slot), Some(chunk)) = (slots.get(f.slot), plan.chunks.get(f.chunk)) else {
         return Err(GpuError::Bug("a finished chunk lost its slot"));

@@ -41,11 +41,6 @@ pub(crate) struct RunCommands<'a> {
 }
 
 impl RunCommands<'_> {
-    /// A new command encoder.
-    pub(crate) fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
-        self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
-    }
-
     /// Which of `inputs` and `bind_groups` serves `band`.
     fn band_index(&self, band: u32) -> usize {
         if self.inputs.len() > 1 { band as usize } else { 0 }
@@ -138,7 +133,7 @@ impl RunCommands<'_> {
         slices: &[Slice],
         nth: usize,
     ) -> wgpu::CommandBuffer {
-        let mut enc = self.encoder("chunk");
+        let mut enc = self.ctx.encoder("chunk");
         let ts = slot.timestamps.as_ref();
         if nth == 0 {
             self.upload(&mut enc, slot, chunk, ts);

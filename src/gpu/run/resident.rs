@@ -36,9 +36,7 @@ pub(crate) fn time_resident(
 ) -> Result<Vec<ResidentPass>, GpuError> {
     let ctx = on.ctx;
     let &GpuJob { kernel, src, width, height, .. } = job;
-    if src.len() as u64 != u64::from(width) * u64::from(height) * kernel.in_bytes_per_pixel() as u64 {
-        return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
-    }
+    job.check_lengths(None)?;
     let bands = BandPlan::new(kernel, width, height, limits.band_bytes)?;
     let shape = PassShape {
         kernel,

@@ -1,15 +1,12 @@
 //! One measured round trip with `n` operations in it ("keep the data on the GPU for several
-//! operations"): the input is uploaded once, `n` full passes of the kernel run over the kept
-//! input (each reads all of it and writes the whole output, with the job's work per pixel), and
-//! the output is downloaded once. Uploads and downloads go chunk by chunk through the
-//! converter's ring of staging slots into and out of its kept input, as a conversion's do; the
-//! passes are not cut by those chunks but planned on their own (`kept_passes`). The CPU clock times all of it, from the first host copy into staging until the result is in the
-//! caller's memory: what a caller waits. Where the device reads its timestamps in place, the
-//! passes are also timed on the GPU, from the start of the first to the end of the last. The
-//! round trips of one count are prepared once (every buffer allocated before any clock starts,
-//! then cold round trips apart, which plan the passes from what they measured) and then timed one warm round trip at a time, on demand, so
-//! that a caller can take them in turns with the CPU's; what only they need is freed, and the
-//! device waited for, when the caller is done.
+//! operations"): the input uploaded once, `n` full passes of the kernel over the kept input (with
+//! the job's work per pixel), the output downloaded once. The copies go chunk by chunk through the
+//! converter's staging slots, as a conversion's do; the passes are planned on their own
+//! (`kept_passes`). The CPU clock times all of it, from the first host copy into staging until
+//! the result is in the caller's memory: what a caller waits. Where the device reads its
+//! timestamps in place, the passes are also timed on the GPU. The round trips of one count are
+//! prepared once (every buffer allocated, then cold round trips that plan the passes) and then
+//! timed one at a time on demand, so that a caller can take them in turns with the CPU's.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -98,22 +95,13 @@ impl Trip<'_> {
         self.kernel.submit(self.on, self.passes, uploaded, self.stamps, self.job.cancel)?;
         self.download(dst)?;
         let wall_ns = nanos(started.elapsed());
-        let kernel_ns = self.stamps.map(|s| self.passes_ns(s)).transpose()?;
+        // The passes' time on the GPU, first start to last end.
+        let kernel_ns = self.stamps.map(|s| s.span_ns(self.on.ctx, Span::Slice(0))).transpose()?;
         // The upload staging is mapped again for the next round trip, off the clock.
         for slot in self.slots.iter_mut() {
             slot.upload_ready(self.on.ctx)?;
         }
         Ok(RoundTripTime { wall_ns, kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns) })
-    }
-
-    /// The passes' time on the GPU, first start to last end (after the last submission finished).
-    fn passes_ns(&self, stamps: &Timestamps) -> Result<u64, GpuError> {
-        mapped(self.on.ctx.device(), &stamps.map())?;
-        Ok(self.on.ctx.ticks_to_ns(stamps.read()?.span(Span::Slice(0))))
-    }
-
-    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
-        self.on.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
     }
 
     /// The slot chunk `index` takes.
@@ -135,7 +123,7 @@ impl Trip<'_> {
                 .buffers
                 .get(chunk.band as usize)
                 .ok_or(GpuError::Bug("a chunk without its band"))?;
-            let mut enc = self.encoder("round trip upload");
+            let mut enc = self.on.ctx.encoder("round trip upload");
             let slot = Self::slot(self.slots, chunk.index)?;
             slot.fill_upload(self.on.ctx, src, bytes)?;
             slot.unmap_upload();
@@ -161,7 +149,7 @@ impl Trip<'_> {
             let (offset, bytes) = chunk.out_bytes();
             let (output, _) =
                 self.outputs.get(chunk.band as usize).ok_or(GpuError::Bug("a chunk without its band"))?;
-            let mut enc = self.encoder("round trip download");
+            let mut enc = self.on.ctx.encoder("round trip download");
             if chunk.index == 0
                 && let Some(s) = self.stamps
             {
@@ -209,11 +197,9 @@ impl WarmRoundTrip<'_> {
 }
 
 /// Prepares the round trips of `how.passes` passes over `job`'s image on the converter's
-/// `buffers` (its ring's staging slots, and its kept input made this image's, every band at
-/// once; the plan, the other bands' outputs and the timestamps apart), then one cold round trip
-/// that wakes the GPU and touches every buffer, not reported; hands `drive` the warm round
-/// trips, and once it returns frees all but the ring, as a conversion leaves it. `dst` (`width * height *
-/// kernel.out_bytes_per_pixel()`) holds the last result.
+/// `buffers` (its staging slots, and its kept input made this image's), takes the cold ones,
+/// hands `drive` the warm ones, then frees all but the ring, as a conversion leaves it. `dst`
+/// holds the last result.
 pub(crate) fn warm<T>(
     on: &KernelOn<'_>,
     job: &GpuJob<'_>,
@@ -223,13 +209,8 @@ pub(crate) fn warm<T>(
     drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
 ) -> Result<T, GpuError> {
     let ctx = on.ctx;
-    let &GpuJob { kernel, workgroup, src, width, height, .. } = job;
-    let pixels = u64::from(width) * u64::from(height);
-    if src.len() as u64 != pixels * kernel.in_bytes_per_pixel() as u64
-        || dst.len() as u64 != pixels * kernel.out_bytes_per_pixel() as u64
-    {
-        return Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() });
-    }
+    let &GpuJob { kernel, workgroup, width, height, .. } = job;
+    job.check_lengths(Some(dst))?;
     let plan = RunPlan::new(kernel, (width, height), workgroup, how.limits)?;
     // The converter's kept input, made this image's for the round trips and freed after them
     // (never handed to a later run: a round trip that failed may have left it half written).

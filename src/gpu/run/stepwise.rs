@@ -1,14 +1,13 @@
 //! The step-by-step driver ([`crate::gpu::TimingMode::CpuClock`], or a device without encoder
-//! timestamps): every step of every chunk is its own submit-and-wait, timed with the CPU clock
-//! (the kernel with pass timestamps where the device has them and the mode allows). Nothing
-//! overlaps, so the steps add up to the wall time; each submission is one chunk's copy, or one
-//! slice of its kernel, within the submission budget. Each copy is its own submission, submitted
-//! once the step before it has finished: no copy's time holds a wait behind a kernel.
+//! timestamps): each chunk's copies and each slice of its kernel are a submit-and-wait of their
+//! own on the CPU clock (the kernel on pass timestamps where the device has them and the mode
+//! allows), each submitted once the step before it has finished: nothing overlaps, and no copy's
+//! time holds a wait behind a kernel.
 
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
-use crate::gpu::device::wait::{map, mapped, nanos};
+use crate::gpu::device::wait::{map, nanos};
 use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::Slice;
 use crate::gpu::plan::submission_budget::Sample;
@@ -92,7 +91,7 @@ fn submit_and_wait(
     run: &mut Run<'_>,
     record: impl FnOnce(&crate::gpu::run::record::RunCommands<'_>, &mut wgpu::CommandEncoder),
 ) -> Result<(Instant, Instant), GpuError> {
-    let mut enc = run.cmds.encoder("step");
+    let mut enc = run.cmds.ctx.encoder("step");
     record(&run.cmds, &mut enc);
     let commands = enc.finish();
     let started = Instant::now();
@@ -124,9 +123,7 @@ fn kernel(
         run.span((GpuStep::Kernel, Some(slice.band)), (started, done), Clock::CpuClock);
         return Ok(Some(cpu_ns));
     };
-    mapped(run.cmds.ctx.device(), &ts.map())?;
-    let ticks = ts.read()?;
-    let gpu_ns = run.cmds.ctx.ticks_to_ns(ticks.span(Span::Slice(nth)));
+    let gpu_ns = ts.span_ns(run.cmds.ctx, Span::Slice(nth))?;
     if gpu_ns == 0 || gpu_ns > cpu_ns + cpu_ns / 10 + 200_000 {
         return Ok(None);
     }

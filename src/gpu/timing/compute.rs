@@ -6,9 +6,9 @@
 //! The dispatch is fixed per adapter kind (about a million invocations on a GPU, an H200's 132
 //! SMs filled about four times over; 16 Ki on a software adapter, whose "GPU" is a few CPU
 //! cores), and the rounds grow from a short first run until one run lasts about
-//! [`TARGET_NS`], so a fast GPU and lavapipe both take a fraction of a second. Operations are
-//! counted as on the CPU: 3 per round. The one invocation that reaches a known hash writes its
-//! index, which is checked, so the figure is of rounds that really ran.
+//! [`TARGET_NS`], so a fast GPU and lavapipe both take a fraction of a second. The one invocation
+//! that reaches a known hash writes its index, which is checked, so the figure is of rounds that
+//! really ran.
 
 use std::time::Instant;
 
@@ -76,14 +76,7 @@ impl Probe {
         let device = ctx.device();
         let pipeline =
             ctx.auto_layout_pipeline("compute ceiling", crate::shaders::COMPUTE_WGSL, "rounds_only");
-        let buffer = |label, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: 16,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, usage| ctx.buffer(label, 16, usage);
         let params = buffer("compute ceiling params", U::UNIFORM | U::COPY_DST);
         let found = buffer("compute ceiling found", U::STORAGE | U::COPY_SRC | U::COPY_DST);
         let readback = buffer("compute ceiling readback", U::MAP_READ | U::COPY_DST);
@@ -117,9 +110,7 @@ impl Probe {
         params[..4].copy_from_slice(&rounds.to_le_bytes());
         params[4..8].copy_from_slice(&target.to_le_bytes());
         ctx.queue().write_buffer(&self.params, 0, &params);
-        let mut enc = ctx
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("compute ceiling") });
+        let mut enc = ctx.encoder("compute ceiling");
         enc.clear_buffer(&self.found, 0, None);
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -141,10 +132,7 @@ impl Probe {
         wait_for(ctx.device(), Some(&submission))?;
         let cpu_ns = nanos(started.elapsed()).max(1);
         let gpu_ns = match ts {
-            Some(ts) => {
-                mapped(ctx.device(), &ts.map())?;
-                ctx.ticks_to_ns(ts.read()?.span(Span::Kernels(1)))
-            }
+            Some(ts) => ts.span_ns(ctx, Span::Kernels(1))?,
             None => 0,
         };
         Ok((gpu_ns, cpu_ns))
@@ -155,9 +143,7 @@ impl Probe {
         mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
         let word = {
             let view = self.readback.get_mapped_range(0..4).map_err(|e| GpuError::Map(e.into()))?;
-            let mut word = [0u8; 4];
-            word.copy_from_slice(&view);
-            u32::from_le_bytes(word)
+            view.first_chunk().map_or(0, |w| u32::from_le_bytes(*w))
         };
         self.readback.unmap();
         Ok(word)

@@ -43,7 +43,7 @@ impl CopyKernel {
         bytes: u64,
     ) -> BoundCopy {
         let bytes = bytes.min(ctx.limits().max_storage_buffer_binding_size) / 16 * 16;
-        let sized = |buffer| crate::gpu::pipelines::sized(buffer, bytes.max(16));
+        let sized = |buffer| crate::gpu::device::context::sized(buffer, bytes.max(16));
         let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("device copy kernel"),
             layout: &self.pipeline.get_bind_group_layout(0),

@@ -1,22 +1,17 @@
-//! This machine's ceilings for every step of the GPU path, read from the transfer paths
-//! (`transfer.rs`) timed from 4 KiB up to [`PROBE_BYTES`]: at that size, the host filling mapped
-//! upload staging and reading mapped readback memory (every thread, with the converter's own copy
-//! code), the GPU copying staging to device memory and device memory to readback, the device's
-//! own copy bandwidth (the faster of a copy command and a copy kernel), and a plain host `memcpy`
-//! at the same thread count for reference; at the smallest, the submit-and-wait latency of a
-//! device copy; and the fitted latencies of the copies. Each figure names its clock.
-//!
-//! Each step is its path's runs at that size after one warm-up; the fastest run is the ceiling
-//! (what the machine can do), the median is kept beside it.
+//! This machine's ceilings for every step of the GPU path ([`GpuCeilings`]), read from the
+//! transfer paths (`transfer.rs`) timed from 4 KiB up to [`PROBE_BYTES`]: each step is its path's
+//! runs at that size after one warm-up, the fastest the ceiling (what the machine can do), the
+//! median kept beside it. Each figure names its clock.
 
 use std::time::Instant;
 
+use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::nanos;
 use crate::gpu::plan::submission_budget::CeilingRates;
 use crate::gpu::timing::compute::{GpuCompute, measure_checked};
 use crate::gpu::timing::paths::{Bandwidth, PathKind, TransferPath, copy_latency_ns};
 use crate::gpu::timing::timestamps::TimestampCheck;
-use crate::gpu::timing::transfer::{Rig, scoped};
+use crate::gpu::timing::transfer::Rig;
 use crate::gpu::{GpuContext, GpuError};
 
 /// Bytes each transfer of the probe moves at its largest size: 64 MiB, about an 8K RGB frame
@@ -127,14 +122,9 @@ impl GpuCeilings {
 }
 
 /// Every ceiling of the GPU path, read from its transfer paths ([`PROBE_PATHS`]), then the
-/// compute ceiling, each inside error scopes. The GPU steps are timed with encoder timestamps
-/// only on a hardware adapter that reads them in place (see `GpuConverter::measure_ceilings`).
-pub(crate) fn measure_ceilings(ctx: &GpuContext, check: &TimestampCheck) -> Result<GpuCeilings, GpuError> {
-    Ok(measure_with_paths(ctx, check, 0, &[])?.0)
-}
-
-/// The ceilings as [`measure_ceilings`] reads them, and each path of `kinds` (timed up to
-/// `largest_bytes`) from the same reading: the probe's paths are timed once for both.
+/// compute ceiling, each inside error scopes, and each path of `kinds` (timed up to
+/// `largest_bytes`) from the same reading. The GPU steps are timed with encoder timestamps only
+/// on a hardware adapter that reads them in place (see `GpuConverter::measure_ceilings`).
 pub(crate) fn measure_with_paths(
     ctx: &GpuContext,
     check: &TimestampCheck,
@@ -146,7 +136,7 @@ pub(crate) fn measure_with_paths(
     let probe_bytes = PROBE_BYTES.min(ctx.limits().max_buffer_size) / 256 * 256;
     let timed: Vec<PathKind> =
         PathKind::ALL.into_iter().filter(|k| kinds.contains(k) || PROBE_PATHS.contains(k)).collect();
-    let (mut paths, host_memcpy) = scoped(ctx, || {
+    let (mut paths, host_memcpy) = ErrorScopes::around(ctx.device(), |_| {
         let rig = Rig::new(ctx, largest_bytes.max(probe_bytes), &timed, gpu_clock)?;
         Ok((rig.measure(&timed)?, rig.memcpy(probe_bytes)))
     })?;

@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crate::gpu::device::wait::{MapResult, map};
+use crate::gpu::device::wait::{MapResult, map, mapped};
 use crate::gpu::{GpuContext, GpuError};
 
 /// A point in one chunk's commands where the GPU clock is read.
@@ -107,18 +107,9 @@ impl Timestamps {
         let most = (wgpu::QUERY_SET_MAX_QUERIES - FIXED_SLOTS) / 2;
         let slices = u32::try_from(slices.max(1)).unwrap_or(most).min(most);
         let count = FIXED_SLOTS + 2 * slices;
-        let device = ctx.device();
-        let bytes = u64::from(count) * 8;
-        let buffer = |label, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, usage| ctx.buffer(label, u64::from(count) * 8, usage);
         Self {
-            set: device.create_query_set(&wgpu::QuerySetDescriptor {
+            set: ctx.device().create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("chunk timestamps"),
                 ty: wgpu::QueryType::Timestamp,
                 count,
@@ -164,6 +155,12 @@ impl Timestamps {
         encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, offset, bytes);
     }
 
+    /// `span`'s length in ns, once the readback is mapped (call after submitting).
+    pub(crate) fn span_ns(&self, ctx: &GpuContext, span: Span) -> Result<u64, GpuError> {
+        mapped(ctx.device(), &self.map())?;
+        Ok(ctx.ticks_to_ns(self.read()?.span(span)))
+    }
+
     /// Starts mapping the readback buffer (call after submitting).
     pub(crate) fn map(&self) -> MapResult {
         map(&self.readback, 0..self.readback.size(), wgpu::MapMode::Read)
@@ -171,19 +168,16 @@ impl Timestamps {
 
     /// Reads the mapped readback buffer and unmaps it. Slots never resolved read as 0.
     pub(crate) fn read(&self) -> Result<Ticks, GpuError> {
-        let ticks = {
-            let view = self.readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.into()))?;
-            view.chunks_exact(8)
-                .map(|bytes| {
-                    let mut word = [0u8; 8];
-                    word.copy_from_slice(bytes);
-                    u64::from_le_bytes(word)
-                })
-                .collect()
-        };
+        let ticks = read_ticks(&self.readback, ..)?;
         self.readback.unmap();
         Ok(Ticks(ticks))
     }
+}
+
+/// The little-endian `u64`s in `range` of a mapped buffer.
+fn read_ticks(buffer: &wgpu::Buffer, range: impl std::ops::RangeBounds<u64>) -> Result<Vec<u64>, GpuError> {
+    let view = buffer.get_mapped_range(range).map_err(|e| GpuError::Map(e.into()))?;
+    Ok(view.chunks_exact(8).map(|b| b.first_chunk().map_or(0, |w| u64::from_le_bytes(*w))).collect())
 }
 
 /// Bytes the probe copies between its two stamps.
@@ -210,24 +204,22 @@ impl TimestampProbe {
     pub(crate) fn new(ctx: &GpuContext) -> Self {
         use wgpu::BufferUsages as U;
         let device = ctx.device();
-        let buffer = |label, size, usage| ctx.buffer(label, size, usage);
         Self {
             set: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("timestamp probe"),
                 ty: wgpu::QueryType::Timestamp,
                 count: 3,
             }),
-            resolve: buffer("timestamp probe resolve", 24, U::QUERY_RESOLVE | U::COPY_SRC),
-            readback: buffer("timestamp probe readback", 24, U::MAP_READ | U::COPY_DST),
-            from: buffer("timestamp probe source", PROBE_BYTES, U::COPY_SRC),
-            to: buffer("timestamp probe target", PROBE_BYTES, U::COPY_DST),
+            resolve: ctx.buffer("timestamp probe resolve", 24, U::QUERY_RESOLVE | U::COPY_SRC),
+            readback: ctx.buffer("timestamp probe readback", 24, U::MAP_READ | U::COPY_DST),
+            from: ctx.buffer("timestamp probe source", PROBE_BYTES, U::COPY_SRC),
+            to: ctx.buffer("timestamp probe target", PROBE_BYTES, U::COPY_DST),
         }
     }
 
     /// Whether the device's timestamps are read where they are written (submits and waits).
     pub(crate) fn in_place(&self, ctx: &GpuContext) -> Result<bool, GpuError> {
-        let mut enc =
-            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("probe") });
+        let mut enc = ctx.encoder("probe");
         enc.write_timestamp(&self.set, 0);
         enc.write_timestamp(&self.set, 1);
         enc.copy_buffer_to_buffer(&self.from, 0, &self.to, 0, PROBE_BYTES);
@@ -235,20 +227,11 @@ impl TimestampProbe {
         enc.resolve_query_set(&self.set, 0..3, &self.resolve, 0);
         enc.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 24);
         ctx.queue().submit([enc.finish()]);
-        crate::gpu::device::wait::mapped(ctx.device(), &map(&self.readback, 0..24, wgpu::MapMode::Read))?;
-        let mut ticks = [0u64; 3];
-        {
-            let view = self.readback.get_mapped_range(0..24).map_err(|e| GpuError::Map(e.into()))?;
-            for (tick, bytes) in ticks.iter_mut().zip(view.chunks_exact(8)) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(bytes);
-                *tick = u64::from_le_bytes(word);
-            }
-        }
+        mapped(ctx.device(), &map(&self.readback, 0..24, wgpu::MapMode::Read))?;
+        let ticks = read_ticks(&self.readback, 0..24)?;
         self.readback.unmap();
-        let before_copy = ticks[1].saturating_sub(ticks[0]);
-        let copy = ticks[2].saturating_sub(ticks[1]);
-        Ok(before_copy <= copy)
+        let [t0, t1, t2] = ticks[..] else { return Err(GpuError::Bug("a short timestamp readback")) };
+        Ok(t1.saturating_sub(t0) <= t2.saturating_sub(t1))
     }
 }
 

@@ -16,21 +16,11 @@ use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::system::clock::Clock;
 
-/// `f` inside error scopes: an error of the device in it is its error.
-pub(crate) fn scoped<T>(ctx: &GpuContext, f: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
-    let scopes = ErrorScopes::push(ctx.device());
-    let result = f();
-    let scope_result = scopes.finish();
-    let value = result?;
-    scope_result?;
-    Ok(value)
-}
-
 /// Every path of [`PathKind::ALL`] this device has, over [`sizes`] up to `largest_bytes`, on the
 /// CPU clock, inside error scopes.
 pub(crate) fn measure_paths(ctx: &GpuContext, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
     let kinds = measurable(ctx);
-    scoped(ctx, || Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
+    ErrorScopes::around(ctx.device(), |_| Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
 }
 
 /// Every path of [`PathKind::ALL`] this device has.
@@ -160,8 +150,7 @@ impl<'a> Rig<'a> {
             run.total = nanos(started.elapsed());
             return Ok(run);
         }
-        let mut enc =
-            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("paths") });
+        let mut enc = ctx.encoder("paths");
         if matches!(path, PathKind::StagedOneThread | PathKind::StagedAllThreads | PathKind::Both) {
             run.host = Some(fill(ctx, &self.staging, src)?);
         }
@@ -202,8 +191,7 @@ impl<'a> Rig<'a> {
         }
         run.total = nanos(started.elapsed());
         if let Some(ts) = &self.timestamps {
-            mapped(ctx.device(), &ts.map())?;
-            run.stamped = Some(ctx.ticks_to_ns(ts.read()?.span(Span::Upload)));
+            run.stamped = Some(ts.span_ns(ctx, Span::Upload)?);
         }
         Ok(run)
     }

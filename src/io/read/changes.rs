@@ -4,7 +4,7 @@
 use std::fs::Metadata;
 use std::path::Path;
 
-use crate::io::{IoError, owned};
+use crate::io::IoError;
 
 /// What tells one version of a file from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub(super) fn check_unchanged(path: &Path, before: &Metadata) -> Result<(), IoEr
     }
     match std::fs::metadata(path) {
         Ok(after) if Stamp::of(&after) == Stamp::of(before) => Ok(()),
-        _ => Err(IoError::ChangedWhileRead { path: owned(path) }),
+        _ => Err(IoError::ChangedWhileRead { path: path.into() }),
     }
 }
 

@@ -25,7 +25,7 @@ use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLuma, stores_ycbcr};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
-use crate::io::{DecodeWarning, FrameCount, IoError, TruncatedAt, owned};
+use crate::io::{DecodeWarning, FrameCount, IoError, TruncatedAt};
 use crate::system::memory_budget::{Reservation, budget};
 
 /// Settings for decoding.
@@ -94,7 +94,7 @@ pub fn decode_file(path: &Path, options: &DecodeOptions) -> Result<Decoded, IoEr
     match open(path, options, false)? {
         Opened::Decoded(decoded) => Ok(decoded),
         Opened::LumaRows(_) => Err(IoError::Decode {
-            path: owned(path),
+            path: path.into(),
             reason: "it was opened as a stream where a decode was asked (a bug in graylab)".to_owned(),
         }),
     }
@@ -144,7 +144,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
     };
     if let Some(at) = truncated {
         if !options.allow_truncated {
-            return Err(IoError::Truncated { path: owned(path), at });
+            return Err(IoError::Truncated { path: path.into(), at });
         }
         log::debug!("{}: the file is truncated ({at})", path.display());
         warnings.push(DecodeWarning::Truncated(at));
@@ -192,12 +192,12 @@ fn open_jpeg(
     stream: bool,
     warnings: &mut Vec<DecodeWarning>,
 ) -> Result<Jpeg, IoError> {
-    let open = |cause| IoError::Open { path: owned(path), cause };
+    let open = |cause| IoError::Open { path: path.into(), cause };
     // The decoder reads a JPEG whole: its bytes are reserved before they are read.
     let file_memory =
         budget().reserve_within(meta.len(), options.memory_budget_bytes, true).map_err(|e| {
             IoError::FileTooLarge {
-                path: owned(path),
+                path: path.into(),
                 file_bytes: meta.len(),
                 budget_bytes: e.budget_bytes,
                 limited_by: e.limited_by,
@@ -271,28 +271,28 @@ fn open_jpeg(
 /// What is checked before a file is read: that it is a regular file with bytes, and what its
 /// first 64 bytes say it is (an image, or a named other kind of file).
 fn first_look(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), IoError> {
-    let open = |cause| IoError::Open { path: owned(path), cause };
+    let open = |cause| IoError::Open { path: path.into(), cause };
     let meta = std::fs::metadata(path).map_err(open)?;
     if meta.is_dir() {
         return Err(open(std::io::Error::other("it is a folder")));
     }
     // A FIFO, a device or a socket is never opened (a FIFO would block, a device never end).
     if let Some(kind) = special_kind(&meta) {
-        return Err(IoError::NotAFile { path: owned(path), kind });
+        return Err(IoError::NotAFile { path: path.into(), kind });
     }
     let mut head = Vec::with_capacity(64);
     open_regular(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
     if meta.len() == 0 {
         return Err(if head.is_empty() {
-            IoError::Empty { path: owned(path) }
+            IoError::Empty { path: path.into() }
         } else {
-            IoError::NotAFile { path: owned(path), kind: "a special file that reports no size (as in /proc)" }
+            IoError::NotAFile { path: path.into(), kind: "a special file that reports no size (as in /proc)" }
         });
     }
     if image::guess_format(&head).is_err()
         && let Some(looks_like) = looks_like(&head)
     {
-        return Err(IoError::NotAnImage { path: owned(path), looks_like });
+        return Err(IoError::NotAnImage { path: path.into(), looks_like });
     }
     Ok((meta, head))
 }
@@ -304,15 +304,15 @@ fn decode_other(
     head: &[u8],
     options: &DecodeOptions,
 ) -> Result<(Raw, ImageFormat, Facts), IoError> {
-    let open = |cause| IoError::Open { path: owned(path), cause };
+    let open = |cause| IoError::Open { path: path.into(), cause };
     // The content decides, never the name alone (a text file named .jpg is no JPEG), except
     // for TGA, which has no signature.
     // The first bytes (`head`) were read by `decode_file`: the file is not opened again to sniff them.
     if let Some(format) = unsupported_format_of(head) {
-        return Err(IoError::UnsupportedFormat { path: owned(path), format });
+        return Err(IoError::UnsupportedFormat { path: path.into(), format });
     }
     let format = format_of(path, head)
-        .ok_or_else(|| IoError::UnknownFormat { path: owned(path), looks_like: describe_head(head) })?;
+        .ok_or_else(|| IoError::UnknownFormat { path: path.into(), looks_like: describe_head(head) })?;
     let facts = check_claims(path, head, format)?;
     let tiff_variant = check_tiff(path, head)?;
     let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
@@ -385,7 +385,7 @@ fn decode_with(
     };
     if width == 0 || height == 0 {
         return Err(IoError::Decode {
-            path: owned(path),
+            path: path.into(),
             reason: format!("the header claims {width}x{height} pixels"),
         });
     }
@@ -444,7 +444,7 @@ fn reserve(
     .max()
     .unwrap_or(u64::MAX);
     budget().reserve_within(needed_bytes, options.memory_budget_bytes, true).map_err(|e| IoError::TooLarge {
-        path: owned(path),
+        path: path.into(),
         width,
         height,
         needed_bytes,
@@ -469,7 +469,7 @@ fn guarded<T>(path: &Path, step: impl FnOnce() -> image::ImageResult<T>) -> Resu
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)) {
         Ok(result) => result.map_err(|e| decode_error(path, e)),
         Err(_) => Err(IoError::Decode {
-            path: owned(path),
+            path: path.into(),
             reason: "the decoder failed on this file (an internal error in the decoder)".to_owned(),
         }),
     }
@@ -493,16 +493,11 @@ pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResul
             image::error::ParameterErrorKind::DimensionMismatch,
         ))
     };
-    Ok(match color {
-        ColorType::L8 => {
-            DynamicImage::ImageLuma8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?)
-        }
-        ColorType::La8 => {
-            DynamicImage::ImageLumaA8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?)
-        }
-        ColorType::Rgb8 => {
-            DynamicImage::ImageRgb8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?)
-        }
-        _ => DynamicImage::ImageRgba8(ImageBuffer::from_raw(width, height, buf).ok_or_else(too_short)?),
-    })
+    let image = match color {
+        ColorType::L8 => ImageBuffer::from_raw(width, height, buf).map(DynamicImage::ImageLuma8),
+        ColorType::La8 => ImageBuffer::from_raw(width, height, buf).map(DynamicImage::ImageLumaA8),
+        ColorType::Rgb8 => ImageBuffer::from_raw(width, height, buf).map(DynamicImage::ImageRgb8),
+        _ => ImageBuffer::from_raw(width, height, buf).map(DynamicImage::ImageRgba8),
+    };
+    image.ok_or_else(too_short)
 }

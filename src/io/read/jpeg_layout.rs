@@ -3,9 +3,10 @@
 //! coded data, the decoder's scratch memory, restart units).
 
 /// How a JPEG frame is coded (its `SOFn` marker).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(in crate::io) enum FrameKind {
     /// SOF0 / SOF1: sequential DCT, Huffman coding.
+    #[default]
     Sequential,
     /// SOF2: progressive DCT, Huffman coding.
     Progressive,
@@ -26,7 +27,7 @@ pub(in crate::io) type Code = (u16, u8);
 
 /// One scan: which components it codes, its spectral and approximation parameters, where its
 /// coded data lies and the restart markers in it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(in crate::io) struct Scan {
     /// Indices into [`Layout::components`].
     pub components: Vec<usize>,
@@ -59,7 +60,7 @@ pub(in crate::io) struct Junk {
 }
 
 /// What [`scan`] found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(in crate::io) struct Layout {
     pub kind: FrameKind,
     /// Bits per sample (8 for nearly every JPEG).

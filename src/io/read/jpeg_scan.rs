@@ -15,18 +15,7 @@ pub(in crate::io) fn scan(bytes: &[u8]) -> Result<Layout, ScanError> {
     if bytes.get(..2) != Some(&[0xFF, 0xD8]) {
         return Err(ScanError::Corrupt("it does not start with a JPEG start-of-image marker".into()));
     }
-    let mut layout = Layout {
-        kind: FrameKind::Sequential,
-        precision: 8,
-        width: 0,
-        height: 0,
-        components: Vec::new(),
-        scans: 0,
-        scan_list: Vec::new(),
-        junk: Vec::new(),
-        coded_bytes: 0,
-        complete: false,
-    };
+    let mut layout = Layout { precision: 8, ..Layout::default() };
     let mut frame_seen = false;
     let mut interval = 0u16;
     // The code for symbol 0 of each [class][table], when it has one.
@@ -113,16 +102,10 @@ mod tests {
     use crate::io::read::jpeg_layout::Component;
     use crate::io::read::jpeg_scan::*;
 
-    fn encode(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x * 9) as u8, (y * 5) as u8, 77]));
-        let mut out = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80).encode_image(&img).expect("encode");
-        out
-    }
-
     #[test]
     fn reads_a_real_jpeg_and_notices_truncation() {
-        let full = encode(100, 60);
+        let pixel = |x: u32, y: u32| [(x * 9) as u8, (y * 5) as u8, 77];
+        let full = crate::io::read::stored_luma::tests_support::colour_jpeg((100, 60), 80, pixel);
         let l = scan(&full).expect("scan");
         assert_eq!((l.kind, l.width, l.height, l.precision), (FrameKind::Sequential, 100, 60, 8));
         assert_eq!(l.components.len(), 3);
@@ -142,10 +125,8 @@ mod tests {
             height: 65535,
             components: comps.iter().zip(1..).map(|(&(h, v), id)| Component { id, h, v }).collect(),
             scans: 1,
-            scan_list: Vec::new(),
-            junk: Vec::new(),
-            coded_bytes: 0,
             complete: true,
+            ..Layout::default()
         };
         // 8192 x 8192 luma blocks, 2 bits each: 16 MiB.
         assert_eq!(layout(FrameKind::Sequential, &[(1, 1)]).min_coded_bytes(), 8192 * 8192 / 4);

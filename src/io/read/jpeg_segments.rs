@@ -45,15 +45,8 @@ pub(super) fn read_scan(
     let count = usize::from(byte(0)?);
     let mut scan = Scan {
         components: Vec::with_capacity(count),
-        ss: 0,
-        se: 0,
-        ah: 0,
-        al: 0,
-        interval: 0,
-        data: 0..0,
-        ended: false,
-        restarts: Vec::new(),
         zero_codes: Vec::with_capacity(count),
+        ..Scan::default()
     };
     for c in 0..count {
         let id = byte(1 + 2 * c)?;

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use crate::io::read::jpeg_scan::{Code, FrameKind, Layout, Scan};
-use crate::io::{DecodeWarning, IoError, owned};
+use crate::io::{DecodeWarning, IoError};
 
 /// How to decode one JPEG: the bytes (repaired when they had to be) and the warnings.
 pub(in crate::io) struct Plan {
@@ -26,10 +26,10 @@ pub(in crate::io) fn plan(
     layout: &Layout,
     keep_damaged: bool,
 ) -> Result<Plan, IoError> {
-    let damaged = |detail: String| IoError::DamagedData { path: owned(path), detail };
+    let damaged = |detail: String| IoError::DamagedData { path: path.into(), detail };
     if layout.height == 0 && layout.width > 0 {
         return Err(IoError::Unsupported {
-            path: owned(path),
+            path: path.into(),
             reason: "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)"
                 .to_owned(),
         });
@@ -37,7 +37,7 @@ pub(in crate::io) fn plan(
     let most = crate::io::codecs::jpeg::JPEG_MAX_SIDE;
     if layout.width > most || layout.height > most {
         return Err(IoError::Unsupported {
-            path: owned(path),
+            path: path.into(),
             reason: format!(
                 "a JPEG of {}x{} pixels: libjpeg, the decoder graylab and OpenCV use, reads at most {most} a side",
                 layout.width, layout.height
@@ -91,7 +91,7 @@ pub(in crate::io) fn plan(
     let v_max = layout.components.iter().map(|c| c.v).max().unwrap_or(1);
     if let Some(c) = layout.components.iter().find(|c| h_max % c.h != 0 || v_max % c.v != 0) {
         return Err(IoError::Unsupported {
-            path: owned(path),
+            path: path.into(),
             reason: format!(
                 "a JPEG with a component sampled {}x{} beside one sampled {h_max}x{v_max}, a ratio that is \
                  not a whole number (libjpeg does not read it either)",

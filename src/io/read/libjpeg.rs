@@ -342,14 +342,8 @@ mod tests {
     use super::*;
 
     fn jpeg_of(width: u32, height: u32) -> Vec<u8> {
-        let colour = image::RgbImage::from_fn(width, height, |x, y| {
-            image::Rgb([(x * 5) as u8, (y * 3) as u8, ((x ^ y) * 7) as u8])
-        });
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
-            .encode_image(&colour)
-            .expect("jpeg");
-        jpeg
+        let pixel = |x: u32, y: u32| [(x * 5) as u8, (y * 3) as u8, ((x ^ y) * 7) as u8];
+        crate::io::read::stored_luma::tests_support::colour_jpeg((width, height), 90, pixel)
     }
 
     fn decode(jpeg: &[u8], size: (u32, u32)) -> Result<(Vec<u8>, Vec<LibjpegWarning>), LibjpegError> {

@@ -173,13 +173,11 @@ impl LumaStream {
                     Ok(thread) => thread.join().unwrap_or(Err(BandError::ThreadStopped)),
                     Err(e) => Err(BandError::ThreadNotStarted(e)),
                 };
-                result = match (result, decoded) {
-                    (Ok(mut kept), Ok(more)) => {
-                        kept.extend(more);
-                        Ok(kept)
-                    }
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                };
+                // The first error is kept.
+                result = result.and_then(|mut kept| {
+                    kept.extend(decoded?);
+                    Ok(kept)
+                });
             }
             result
         });
@@ -293,26 +291,22 @@ impl RowSource for LumaStream {
 #[cfg(test)]
 mod tests {
     use crate::io::read::luma_stream::*;
+    use crate::io::read::stored_luma::tests_support::{colour_jpeg, libjpeg_pixels, libjpeg_plane};
     use crate::system::memory_budget::budget;
 
-    fn stream_of(bytes: Vec<u8>, size: (u32, u32)) -> LumaStream {
+    fn stream_of(bytes: Vec<u8>, size: (u32, u32), out: JpegOut) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let band = Band { rows: 0..size.1 as usize, jpeg: bytes };
-        LumaStream::new(Path::new("in.jpg"), (vec![band], JpegOut::Luma), size, (Vec::new(), false), memory)
+        LumaStream::new(Path::new("in.jpg"), (vec![band], out), size, (Vec::new(), false), memory)
     }
 
     #[test]
     fn rows_wait_for_the_decode_and_match_the_whole_plane() {
         // 300 rows: three chunks, the last one short.
         let (width, height) = (37u32, 300u32);
-        let colour =
-            image::RgbImage::from_fn(width, height, |x, y| image::Rgb([(x * 7) as u8, (y * 3) as u8, 90]));
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
-            .encode_image(&colour)
-            .expect("jpeg");
-        let whole = crate::io::read::stored_luma::tests_support::libjpeg_plane(&jpeg, (width, height));
-        let stream = stream_of(jpeg, (width, height));
+        let jpeg = colour_jpeg((width, height), 90, |x, y| [(x * 7) as u8, (y * 3) as u8, 90]);
+        let whole = libjpeg_plane(&jpeg, (width, height));
+        let stream = stream_of(jpeg, (width, height), JpegOut::Luma);
         let w = width as usize;
         std::thread::scope(|scope| {
             // The reader asks before the decode starts: it must wait, not read zeros.
@@ -338,27 +332,9 @@ mod tests {
     fn colour_rows_are_libjpegs_rgb_converted_chunk_by_chunk() {
         // 300 rows: three chunks, the last one short; each converted as it is decoded.
         let (width, height) = (29u32, 300u32);
-        let colour = image::RgbImage::from_fn(width, height, |x, y| {
-            image::Rgb([(x * 9) as u8, (y * 5) as u8, (x + y) as u8])
-        });
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85)
-            .encode_image(&colour)
-            .expect("jpeg");
-        let rgb =
-            crate::io::read::stored_luma::tests_support::libjpeg_pixels(&jpeg, (width, height), JpegOut::Rgb);
-        let memory = budget().try_reserve(0).expect("nothing reserved");
-        let open = |jpeg: Vec<u8>, memory| {
-            let band = Band { rows: 0..height as usize, jpeg };
-            LumaStream::new(
-                Path::new("in.jpg"),
-                (vec![band], JpegOut::Rgb),
-                (width, height),
-                (Vec::new(), false),
-                memory,
-            )
-        };
-        let stream = open(jpeg.clone(), memory);
+        let jpeg = colour_jpeg((width, height), 85, |x, y| [(x * 9) as u8, (y * 5) as u8, (x + y) as u8]);
+        let rgb = libjpeg_pixels(&jpeg, (width, height), JpegOut::Rgb);
+        let stream = stream_of(jpeg.clone(), (width, height), JpegOut::Rgb);
         assert!(!stream.stored_luma());
         // A conversion that keeps each pixel's green, counting the chunks it is given.
         let chunks = std::sync::atomic::AtomicUsize::new(0);
@@ -374,7 +350,7 @@ mod tests {
         assert_eq!(stream.rows(0..300).into_owned(), expected);
         assert_eq!(chunks.into_inner(), 3);
         // A conversion that fails stops the decode, naming the file, and its readers get no rows.
-        let stream = open(jpeg, budget().try_reserve(0).expect("nothing reserved"));
+        let stream = stream_of(jpeg, (width, height), JpegOut::Rgb);
         let error = stream.decode(&|_, _, _| Err("a conversion failed".into())).expect_err("failed");
         assert!(
             error.to_string().contains("in.jpg") && error.to_string().contains("a conversion failed"),
@@ -385,7 +361,7 @@ mod tests {
 
     #[test]
     fn a_failed_decode_names_the_file_and_releases_every_reader() {
-        let stream = stream_of(b"\xFF\xD8\xFF\xE0 not a JPEG at all".to_vec(), (16, 400));
+        let stream = stream_of(b"\xFF\xD8\xFF\xE0 not a JPEG at all".to_vec(), (16, 400), JpegOut::Luma);
         std::thread::scope(|scope| {
             let reader = scope.spawn(|| stream.rows(300..400).len());
             let error = stream.decode(&|_, _, _| Ok(())).expect_err("not a JPEG").to_string();

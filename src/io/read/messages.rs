@@ -7,21 +7,21 @@ use std::path::Path;
 use image::ImageFormat;
 use image::error::ImageFormatHint;
 
-use crate::io::{IoError, TruncatedAt, owned};
+use crate::io::{IoError, TruncatedAt};
 
 /// The decoder's error as graylab's: a truncated file, a limit, or a sentence naming what is
 /// wrong, with the decoder's words at most as a detail.
 pub(super) fn decode_error(path: &Path, e: image::ImageError) -> IoError {
     use image::error::LimitErrorKind;
-    let truncated = || IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown };
+    let truncated = || IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown };
     match e {
         image::ImageError::Unsupported(u) => {
-            IoError::Unsupported { path: owned(path), reason: u.to_string() }
+            IoError::Unsupported { path: path.into(), reason: u.to_string() }
         }
         image::ImageError::IoError(cause) if cause.kind() == std::io::ErrorKind::UnexpectedEof => truncated(),
-        image::ImageError::IoError(cause) => IoError::Open { path: owned(path), cause },
+        image::ImageError::IoError(cause) => IoError::Open { path: path.into(), cause },
         image::ImageError::Limits(l) => IoError::Decode {
-            path: owned(path),
+            path: path.into(),
             reason: match l.kind() {
                 LimitErrorKind::DimensionError => "the header's dimensions are invalid".to_owned(),
                 LimitErrorKind::InsufficientMemory => {
@@ -37,20 +37,18 @@ pub(super) fn decode_error(path: &Path, e: image::ImageError) -> IoError {
             };
             // The decoder's words, without "Format error decoding Jpeg:" in front.
             let words = std::error::Error::source(&d).map_or_else(|| d.to_string(), ToString::to_string);
-            let words = readable(&words);
-            if words.contains("does not have enough data") || words.contains("unexpected EOF") {
-                return truncated();
-            }
-            IoError::Decode { path: owned(path), reason: sentence(format, &words) }
+            decoded_wrong(path, readable(&words), |words| sentence(format, &words))
         }
-        other => {
-            let reason = readable(&other.to_string());
-            if reason.contains("does not have enough data") || reason.contains("unexpected EOF") {
-                return truncated();
-            }
-            IoError::Decode { path: owned(path), reason }
-        }
+        other => decoded_wrong(path, readable(&other.to_string()), |words| words),
     }
+}
+
+/// A decoder's `words` as a truncation where they say the data ended, else `reason` of them.
+fn decoded_wrong(path: &Path, words: String, reason: impl FnOnce(String) -> String) -> IoError {
+    if words.contains("does not have enough data") || words.contains("unexpected EOF") {
+        return IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown };
+    }
+    IoError::Decode { path: path.into(), reason: reason(words) }
 }
 
 /// A decoder's message without debug dumps: `ChunkType { type: IDAT, critical: … }` -> `IDAT`.

@@ -19,28 +19,29 @@ pub(in crate::io) fn exif_orientation(exif: &[u8]) -> Option<Orientation> {
         b"MM\0*" => false,
         _ => return None,
     };
-    let u16_at = |i: usize| {
-        let b = [*tiff.get(i)?, *tiff.get(i + 1)?];
-        Some(if little { u16::from_le_bytes(b) } else { u16::from_be_bytes(b) })
-    };
-    let u32_at = |i: usize| {
-        let b: [u8; 4] = tiff.get(i..i + 4)?.try_into().ok()?;
-        Some(if little { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
-    };
+    let (u16_at, u32_at) = (|i| uint_at::<2>(tiff, i, little), |i| uint_at::<4>(tiff, i, little));
     let ifd = usize::try_from(u32_at(4)?).ok()?;
-    let entries = usize::from(u16_at(ifd)?).min(MAX_ENTRIES);
+    let entries = usize::try_from(u16_at(ifd)?).ok()?.min(MAX_ENTRIES);
     (0..entries).find_map(|k| {
         let entry = ifd + 2 + 12 * k;
-        if u16_at(entry)? != ORIENTATION_TAG || u32_at(entry + 4)? != 1 {
+        if u16_at(entry)? != u32::from(ORIENTATION_TAG) || u32_at(entry + 4)? != 1 {
             return None;
         }
         let value = match u16_at(entry + 2)? {
-            3 | 8 => u32::from(u16_at(entry + 8)?),
+            3 | 8 => u16_at(entry + 8)?,
             4 | 9 => u32_at(entry + 8)?,
             _ => return None,
         };
         orientation_of(value)
     })
+}
+
+/// The unsigned integer of `N` (2 or 4) bytes at `at` in a TIFF structure's `bytes`, in its
+/// byte order (`little`-endian or big).
+pub(in crate::io) fn uint_at<const N: usize>(bytes: &[u8], at: usize, little: bool) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(N)?)?;
+    let fold = |v: u32, &x: &u8| (v << 8) | u32::from(x);
+    Some(if little { b.iter().rev().fold(0, fold) } else { b.iter().fold(0, fold) })
 }
 
 /// The orientation of a TIFF Orientation tag's value, `None` out of 1..=8.

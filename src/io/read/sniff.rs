@@ -7,8 +7,8 @@ use std::path::Path;
 
 use image::ImageFormat;
 
+use crate::io::IoError;
 use crate::io::kind::{open_regular, read_capped, special_kind};
-use crate::io::{IoError, owned};
 
 /// The formats graylab reads, for messages.
 pub const RECOGNISED_FORMATS: &str = "JPEG, PNG, TIFF, WebP, BMP, GIF, PNM, TGA, ICO, QOI";
@@ -28,23 +28,14 @@ pub enum FileKind {
 /// its first bytes show. A file that cannot be read (no permission, a name too long) is an
 /// error naming it, not "no image".
 pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
-    let open = |cause| IoError::Open { path: owned(path), cause };
+    let open = |cause| IoError::Open { path: path.into(), cause };
     let meta = std::fs::metadata(path).map_err(open)?;
     if let Some(kind) = special_kind(&meta) {
         return Ok(FileKind::Special(kind));
     }
-    let mut head = [0u8; 32];
-    let mut file = open_regular(path).map_err(open)?;
-    let mut filled = 0;
-    while filled < head.len() {
-        match file.read(&mut head[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(open(e)),
-        }
-    }
-    Ok(format_of(path, &head[..filled]).map_or(FileKind::Other, FileKind::Image))
+    let mut head = Vec::with_capacity(32);
+    open_regular(path).and_then(|file| file.take(32).read_to_end(&mut head)).map_err(open)?;
+    Ok(format_of(path, &head).map_or(FileKind::Other, FileKind::Image))
 }
 
 /// The format graylab reads that `head` (a file's first bytes) shows; TGA has no signature, so

@@ -155,6 +155,19 @@ impl ImageDecoder for LibjpegDecoder<'_> {
 /// What the stream's tests compare with: a JPEG's luma decoded whole by libjpeg.
 #[cfg(test)]
 pub(in crate::io) mod tests_support {
+    /// A colour JPEG of `width` x `height` at `quality`, each pixel's RGB from `pixel(x, y)`.
+    pub(in crate::io) fn colour_jpeg(
+        (width, height): (u32, u32),
+        quality: u8,
+        pixel: impl Fn(u32, u32) -> [u8; 3],
+    ) -> Vec<u8> {
+        let colour = image::RgbImage::from_fn(width, height, |x, y| image::Rgb(pixel(x, y)));
+        let mut jpeg = Vec::new();
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, quality);
+        encoder.encode_image(&colour).expect("jpeg");
+        jpeg
+    }
+
     /// The gray plane libjpeg decodes from `jpeg`.
     pub(in crate::io) fn libjpeg_plane(jpeg: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
         libjpeg_pixels(jpeg, (width, height), super::JpegOut::Luma)

@@ -6,7 +6,8 @@
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
-use crate::io::{IoError, owned};
+use crate::io::IoError;
+use crate::io::read::orientation::uint_at;
 
 const BITS_PER_SAMPLE: u16 = 258;
 const COMPRESSION: u16 = 259;
@@ -133,7 +134,7 @@ pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Varia
     };
     header
         .variant()
-        .map_err(|what| IoError::Unsupported { path: owned(path), reason: format!("a TIFF with {what}") })
+        .map_err(|what| IoError::Unsupported { path: path.into(), reason: format!("a TIFF with {what}") })
 }
 
 impl TiffHeader {
@@ -265,14 +266,8 @@ fn unsupported_samples(what: &str) -> String {
 
 /// The first directory's facts, or `None` when it cannot be read (the decoder then says why).
 fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
-    let u16_at = |b: &[u8], i: usize| {
-        let v = [*b.get(i)?, *b.get(i + 1)?];
-        Some(if little { u16::from_le_bytes(v) } else { u16::from_be_bytes(v) })
-    };
-    let u32_at = |b: &[u8], i: usize| {
-        let v: [u8; 4] = b.get(i..i + 4)?.try_into().ok()?;
-        Some(if little { u32::from_le_bytes(v) } else { u32::from_be_bytes(v) })
-    };
+    let u16_at = |b: &[u8], i: usize| uint_at::<2>(b, i, little).and_then(|v| u16::try_from(v).ok());
+    let u32_at = |b: &[u8], i: usize| uint_at::<4>(b, i, little);
     let mut file = std::fs::File::open(path).ok()?;
     let offset = u64::from(u32_at(head, 4)?);
     file.seek(SeekFrom::Start(offset)).ok()?;

@@ -16,7 +16,7 @@ use std::io::{BufWriter, Write as _};
 use std::path::Path;
 
 use crate::io::kind::special_kind;
-use crate::io::{IoError, WriteCause, owned};
+use crate::io::{IoError, WriteCause};
 use crate::system::temps::{NamedTemp, remove_stale_once};
 
 /// Set to `1` to never use `O_TMPFILE` (tests of the named-file path).
@@ -43,22 +43,22 @@ pub fn write_atomically(
     overwrite: bool,
     write: impl FnOnce(&mut BufWriter<&File>) -> Result<(), WriteCause>,
 ) -> Result<u64, IoError> {
-    let write_err = |cause: WriteCause| IoError::Write { path: owned(path), cause };
+    let write_err = |cause: WriteCause| IoError::Write { path: path.into(), cause };
     let existing = std::fs::metadata(path).ok();
     if existing.as_ref().is_some_and(std::fs::Metadata::is_dir) {
-        return Err(IoError::OutputIsFolder { path: owned(path) });
+        return Err(IoError::OutputIsFolder { path: path.into() });
     }
     // A device or a FIFO is never swapped for a file, even with `overwrite` (`/dev/null`).
     if let Some(kind) = existing.as_ref().and_then(special_kind) {
-        return Err(IoError::OutputNotAFile { path: owned(path), kind });
+        return Err(IoError::OutputNotAFile { path: path.into(), kind });
     }
     if existing.is_some() && !overwrite {
-        return Err(IoError::Exists { path: owned(path) });
+        return Err(IoError::Exists { path: path.into() });
     }
     // A read-only file is refused as `cp` refuses it to its owner, even with `overwrite` (and
     // even for root, who could write it: the bits are what the owner said).
     if let Some(mode) = existing.as_ref().and_then(read_only_mode) {
-        return Err(IoError::ReadOnly { path: owned(path), mode });
+        return Err(IoError::ReadOnly { path: path.into(), mode });
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -95,12 +95,9 @@ pub fn write_atomically(
         // A hard link never replaces anything: the no-clobber check and the write are one step.
         Some(temp) => {
             if let Err(e) = std::fs::hard_link(temp.path(), path) {
-                if exists(&e) {
-                    return Err(IoError::Exists { path: owned(path) });
-                }
                 // A filesystem without hard links: check, then rename.
-                if path.exists() {
-                    return Err(IoError::Exists { path: owned(path) });
+                if exists(&e) || path.exists() {
+                    return Err(IoError::Exists { path: path.into() });
                 }
                 std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
                 temp.renamed();
@@ -113,7 +110,7 @@ pub fn write_atomically(
             temp.renamed();
         }
         None => link_unnamed(&file, path).map_err(|e| {
-            if exists(&e) { IoError::Exists { path: owned(path) } } else { write_err(e.into()) }
+            if exists(&e) { IoError::Exists { path: path.into() } } else { write_err(e.into()) }
         })?,
     }
     sync_dir(dir);

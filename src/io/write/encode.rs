@@ -18,7 +18,7 @@ use crate::io::codecs::png::write_png;
 use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
 use crate::io::write::progress::CountingWriter;
 use crate::io::write::tiff::write_gray_tiff;
-use crate::io::{IoError, WriteCause, owned};
+use crate::io::{IoError, WriteCause};
 
 /// The largest side a WebP image may have.
 const WEBP_MAX_SIDE: u32 = 16383;
@@ -81,16 +81,10 @@ impl ExportFormat {
         }
     }
 
-    /// The usual file extension.
+    /// The usual file extension: the first alias where there is one (`jpg`, `tif`), else the name.
     #[must_use]
     pub fn extension(self) -> &'static str {
-        match self {
-            Self::Png => "png",
-            Self::Jpeg => "jpg",
-            Self::Tiff => "tif",
-            Self::Bmp => "bmp",
-            Self::Webp => "webp",
-        }
+        self.aliases().first().copied().unwrap_or(self.name())
     }
 
     /// The format a file name asks for, by its extension.
@@ -128,14 +122,12 @@ impl FromStr for ExportFormat {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "png" => Ok(Self::Png),
-            "jpg" | "jpeg" => Ok(Self::Jpeg),
-            "tif" | "tiff" => Ok(Self::Tiff),
-            "bmp" => Ok(Self::Bmp),
-            "webp" => Ok(Self::Webp),
-            _ => Err(format!("unknown format {s:?} (expected png, jpeg, tiff, bmp or webp)")),
-        }
+        let lower = s.to_ascii_lowercase();
+        let named = |f: &Self| f.name() == lower || f.aliases().contains(&lower.as_str());
+        Self::ALL
+            .into_iter()
+            .find(named)
+            .ok_or_else(|| format!("unknown format {s:?} (expected png, jpeg, tiff, bmp or webp)"))
     }
 }
 
@@ -227,7 +219,7 @@ pub fn encode_rows_to_file(
     let format = check_target(path, *options, (layout.width, layout.height))?;
     if !encodes_rows(layout, path, options) {
         return Err(IoError::ExportUnsupported {
-            path: owned(path),
+            path: path.into(),
             format: if format == ExportFormat::Jpeg { "JPEG" } else { "this format" },
             reason: "rows of this layout need converting first".to_owned(),
         });
@@ -255,7 +247,7 @@ pub fn encode_rows_to_file(
 fn check_target(path: &Path, options: ExportOptions, size: (u32, u32)) -> Result<ExportFormat, IoError> {
     let format = export_format(path, &options, size)?;
     if !options.overwrite && path.exists() {
-        return Err(IoError::Exists { path: owned(path) });
+        return Err(IoError::Exists { path: path.into() });
     }
     Ok(format)
 }
@@ -271,7 +263,7 @@ pub fn export_format(
     let format = options
         .format
         .or_else(|| ExportFormat::from_path(path))
-        .ok_or_else(|| IoError::UnknownExportFormat { path: owned(path) })?;
+        .ok_or_else(|| IoError::UnknownExportFormat { path: path.into() })?;
     let limit = match format {
         ExportFormat::Webp => Some(("WebP", WEBP_MAX_SIDE)),
         ExportFormat::Jpeg => Some(("JPEG", JPEG_MAX_SIDE)),
@@ -281,7 +273,7 @@ pub fn export_format(
         && (width > max_side || height > max_side)
     {
         return Err(IoError::ExportUnsupported {
-            path: owned(path),
+            path: path.into(),
             format: name,
             reason: format!("{width}x{height} exceeds its {max_side} px limit per side"),
         });

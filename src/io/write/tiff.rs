@@ -189,39 +189,34 @@ fn serialise(kind: Kind, fields: &[Field], directory_end: usize) -> Vec<u8> {
     let mut head = Vec::with_capacity(directory_end);
     head.extend_from_slice(if cfg!(target_endian = "big") { b"MM" } else { b"II" });
     let mut values = Vec::new();
-    let outside_at = |values: &Vec<u8>| (directory_end + values.len()) as u64;
     let header_bytes = kind.header_bytes() as u64;
+    // An offset or a count: 64-bit in a `BigTIFF`, else 32-bit.
+    let offset = |head: &mut Vec<u8>, value: u64| match kind {
+        Kind::Big => head.extend_from_slice(&value.to_ne_bytes()),
+        Kind::Classic => head.extend_from_slice(&(value as u32).to_ne_bytes()),
+    };
     if kind == Kind::Big {
-        head.extend_from_slice(&43u16.to_ne_bytes());
-        head.extend_from_slice(&8u16.to_ne_bytes());
-        head.extend_from_slice(&0u16.to_ne_bytes());
-        head.extend_from_slice(&header_bytes.to_ne_bytes());
+        for word in [43u16, 8, 0] {
+            head.extend_from_slice(&word.to_ne_bytes());
+        }
+        offset(&mut head, header_bytes);
         head.extend_from_slice(&(fields.len() as u64).to_ne_bytes());
     } else {
         head.extend_from_slice(&42u16.to_ne_bytes());
-        head.extend_from_slice(&(header_bytes as u32).to_ne_bytes());
+        offset(&mut head, header_bytes);
         head.extend_from_slice(&(fields.len() as u16).to_ne_bytes());
     }
     for field in fields {
         let mut bytes = field.bytes();
         head.extend_from_slice(&field.tag.to_ne_bytes());
         head.extend_from_slice(&(field.kind as u16).to_ne_bytes());
+        offset(&mut head, field.count());
         let inline = kind.inline_bytes();
-        if kind == Kind::Big {
-            head.extend_from_slice(&field.count().to_ne_bytes());
-        } else {
-            head.extend_from_slice(&(field.count() as u32).to_ne_bytes());
-        }
         if bytes.len() <= inline {
             bytes.resize(inline, 0);
             head.extend_from_slice(&bytes);
         } else {
-            let at = outside_at(&values);
-            if kind == Kind::Big {
-                head.extend_from_slice(&at.to_ne_bytes());
-            } else {
-                head.extend_from_slice(&(at as u32).to_ne_bytes());
-            }
+            offset(&mut head, (directory_end + values.len()) as u64);
             values.extend_from_slice(&bytes);
             if values.len() % 2 == 1 {
                 values.push(0);
@@ -229,7 +224,7 @@ fn serialise(kind: Kind, fields: &[Field], directory_end: usize) -> Vec<u8> {
         }
     }
     // No next directory.
-    head.extend_from_slice(&vec![0; if kind == Kind::Big { 8 } else { 4 }]);
+    offset(&mut head, 0);
     head.extend_from_slice(&values);
     head
 }

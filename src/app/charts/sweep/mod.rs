@@ -14,16 +14,6 @@ use egui_plot::{GridInput, GridMark, Line, LineStyle, Plot, PlotPoints, VLine};
 
 use crate::engine::sweep::{Series, SweepResult};
 
-fn colour(series: Series) -> Color32 {
-    match series {
-        Series::Cpu1 => Color32::from_rgb(150, 150, 150),
-        Series::CpuAll => Color32::from_rgb(230, 230, 230),
-        Series::GpuTotal => Color32::from_rgb(230, 140, 60),
-        Series::GpuKernel => Color32::from_rgb(80, 170, 90),
-        Series::GpuResident => Color32::from_rgb(70, 140, 220),
-    }
-}
-
 /// `10^v` as a readable number.
 fn power_label(v: f64) -> String {
     let x = 10f64.powf(v);
@@ -102,17 +92,12 @@ impl SweepChart {
                 }
             }
         });
-        let notes = notes::notes(result);
+        let notes: Vec<(String, bool)> = notes::notes(result).into_iter().map(|n| (n, false)).collect();
         // In a short window the notes fold into one "Notes" line (opened on a click), so that
         // the plot keeps a height it can be read at.
-        let folded = egui::collapsing_header::CollapsingState::load_with_default_open(
-            ui.ctx(),
-            ui.make_persistent_id("sweep notes"),
-            false,
-        );
         let with_notes = plot_height_ui(ui, &notes, max_plot_height, bottom_y);
         let fold = !notes.is_empty() && with_notes < READABLE_PLOT_HEIGHT;
-        let plot_height = if fold && !folded.is_open() {
+        let plot_height = if fold && !notes_open(ui, "sweep notes") {
             let header = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
             (plot_height_ui(ui, &[], max_plot_height, bottom_y) - header).max(MIN_PLOT_HEIGHT)
         } else {
@@ -171,18 +156,50 @@ impl SweepChart {
                 }
             });
         ui.vertical_centered(|ui| ui.label(RichText::new(X_TITLE).small()));
-        if fold {
-            // The same id as `folded`, so that its openness above is this header's.
-            egui::CollapsingHeader::new(format!("Notes on this chart ({})", notes.len()))
-                .id_salt("sweep notes")
-                .default_open(false)
-                .show(ui, |ui| notes.iter().for_each(|note| _ = ui.label(RichText::new(note).small())));
-        } else {
-            for note in notes {
-                ui.label(RichText::new(note).small());
+        notes_ui(ui, "sweep notes", &notes, fold);
+    }
+}
+
+/// Whether the notes folded under the header of id `id` ([`notes_ui`]) are open.
+fn notes_open(ui: &Ui, id: &str) -> bool {
+    let id = ui.make_persistent_id(id);
+    egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false).is_open()
+}
+
+/// `notes` in small text (a warning in the warning colour), folded into one line that opens on a
+/// click, under a header of id `id`, when `fold`.
+fn notes_ui(ui: &mut Ui, id: &str, notes: &[(String, bool)], fold: bool) {
+    let each = |ui: &mut Ui| {
+        for (note, warning) in notes {
+            let text = RichText::new(note).small();
+            if *warning {
+                ui.colored_label(crate::app::look::WARNING, text);
+            } else {
+                ui.label(text);
             }
         }
+    };
+    if fold {
+        egui::CollapsingHeader::new(format!("Notes on this chart ({})", notes.len()))
+            .id_salt(id)
+            .default_open(false)
+            .show(ui, each);
+    } else {
+        each(ui);
     }
+}
+
+/// The height `notes` take in small text at the width available, with the gaps between them.
+fn notes_height(ui: &Ui, notes: &[(String, bool)]) -> f32 {
+    let width = ui.available_width();
+    let gap = ui.spacing().item_spacing.y;
+    let small = egui::TextStyle::Small.resolve(ui.style());
+    notes
+        .iter()
+        .map(|(note, _)| {
+            ui.painter().layout(note.clone(), small.clone(), Color32::WHITE, width).size().y + gap
+        })
+        .sum()
 }
 
 /// The x axis's title, drawn under the plot as a label of its own (never clipped with the plot).
@@ -228,14 +245,14 @@ fn legend_entry(ui: &mut Ui, (label, full): (&str, &str), colour: Color32, shown
 /// The plot's height: what is left above `bottom_y` once the axis titles and `notes` (laid out
 /// at this width) have their room, at most `max_height` and at least [`MIN_PLOT_HEIGHT`]. (A
 /// window's `available_height` is its size of the last frame, which would never let it grow.)
-fn plot_height_ui(ui: &Ui, notes: &[String], max_height: f32, bottom_y: f32) -> f32 {
+fn plot_height_ui(ui: &Ui, notes: &[(String, bool)], max_height: f32, bottom_y: f32) -> f32 {
     let width = ui.available_width();
     let gap = ui.spacing().item_spacing.y;
     let small = egui::TextStyle::Small.resolve(ui.style());
     let text_height = |text: &str| {
         ui.painter().layout(text.to_owned(), small.clone(), Color32::WHITE, width).size().y + gap
     };
-    let below = text_height(X_TITLE) + notes.iter().map(|n| text_height(n)).sum::<f32>();
+    let below = text_height(X_TITLE) + notes_height(ui, notes);
     let above = text_height(Y_TITLE);
     // A little slack for rounding and the window's bottom margin.
     let room = bottom_y - ui.cursor().top() - above - below - gap - 4.0;
@@ -294,7 +311,7 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
                     shown_as,
                     group: name,
                     source: i,
-                    colour: colour(s),
+                    colour: roofs::series_colour(s, true),
                     style,
                     points,
                 });
@@ -320,7 +337,7 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
             shown_as: MODEL,
             group: "",
             source: 0,
-            colour: colour(Series::GpuTotal),
+            colour: roofs::series_colour(Series::GpuTotal, true),
             style,
             points: modelled,
         };

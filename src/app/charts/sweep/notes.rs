@@ -83,7 +83,8 @@ fn model_note(
     };
     let wins: Vec<String> =
         cases.iter().filter_map(|(how, mp)| mp.map(|mp| format!("{how} {}", at(mp)))).collect();
-    let nevers: Vec<&str> = cases.iter().filter(|(_, mp)| mp.is_none()).map(|(how, _)| *how).collect();
+    let nevers: Vec<String> =
+        cases.iter().filter(|(_, mp)| mp.is_none()).map(|(how, _)| (*how).to_owned()).collect();
     let lead = "Model from this machine's ceilings (dotted), every step at its ceiling:";
     match (wins.is_empty(), nevers.is_empty()) {
         (true, _) => format!(
@@ -94,7 +95,7 @@ fn model_note(
         (false, false) => format!(
             "{lead} the GPU would beat the CPU {}, but never {}.",
             join(&wins, "and"),
-            join(&nevers.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>(), "or")
+            join(&nevers, "or")
         ),
     }
 }

@@ -6,13 +6,14 @@
 //! host-GPU transfers) rises over the CPU's, a labelled line marks the intensity from which the
 //! GPU can win end to end on this machine. Uses only the engine's sweep types.
 
-use egui::{Color32, RichText, Ui};
+use egui::{Color32, Ui};
 use egui_plot::{HoverPosition, Line, LineStyle, Plot, PlotPoints, Points, VLine};
 
 use super::roofs::{
     Crossing, Key, ROOF_NAMES, Roof, bytes_per_pixel, crossing, keys_ui, log_marks, roofs, rounds_at,
     series_clock, series_colour, series_marker, si,
 };
+use super::{notes_height, notes_open, notes_ui};
 use crate::engine::sweep::{Roofline, RooflinePoint, Series, SweepResult};
 
 /// The plot is never squeezed below this height, in points.
@@ -117,7 +118,7 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
                 );
             }
         });
-    notes_ui(ui, &notes, fold);
+    notes_ui(ui, "roofline notes", &notes, fold);
 }
 
 /// The plot's height: what is left above `bottom_y` once the notes have their room, and whether
@@ -126,53 +127,12 @@ fn plot_height(ui: &Ui, notes: &[(String, bool)], bottom_y: f32) -> (f32, bool) 
     // The room under the legend, less a little slack.
     let room = bottom_y - ui.cursor().top() - 8.0;
     let fold = room - notes_height(ui, notes) < MIN_PLOT_HEIGHT;
-    let folded = egui::collapsing_header::CollapsingState::load_with_default_open(
-        ui.ctx(),
-        ui.make_persistent_id("roofline notes"),
-        false,
-    );
-    let height = if fold && !folded.is_open() {
+    let height = if fold && !notes_open(ui, "roofline notes") {
         room - ui.spacing().interact_size.y - ui.spacing().item_spacing.y
     } else {
         room - notes_height(ui, notes)
     };
     (height.clamp(MIN_PLOT_HEIGHT, 360.0), fold)
-}
-
-/// The notes under the plot, folded into one line that opens on a click when `fold`.
-fn notes_ui(ui: &mut Ui, notes: &[(String, bool)], fold: bool) {
-    let each = |ui: &mut Ui| {
-        for (note, warning) in notes {
-            let text = RichText::new(note).small();
-            if *warning {
-                ui.colored_label(crate::app::look::WARNING, text);
-            } else {
-                ui.label(text);
-            }
-        }
-    };
-    if fold {
-        // The same id as the state read in `plot_height`, so that its openness is this header's.
-        egui::CollapsingHeader::new(format!("Notes on this chart ({})", notes.len()))
-            .id_salt("roofline notes")
-            .default_open(false)
-            .show(ui, each);
-    } else {
-        each(ui);
-    }
-}
-
-/// The height `notes` take in small text at the width available, with the gaps between them.
-fn notes_height(ui: &Ui, notes: &[(String, bool)]) -> f32 {
-    let width = ui.available_width();
-    let gap = ui.spacing().item_spacing.y;
-    let small = egui::TextStyle::Small.resolve(ui.style());
-    notes
-        .iter()
-        .map(|(note, _)| {
-            ui.painter().layout(note.clone(), small.clone(), Color32::WHITE, width).size().y + gap
-        })
-        .sum()
 }
 
 /// The dashed line where the end-to-end roof crosses the CPU's.

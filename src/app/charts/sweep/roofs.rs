@@ -3,7 +3,7 @@
 //! pixel of an intensity, SI tick labels, the series' colours and markers, and legend keys that
 //! the accessibility tree (and so the UI tests) can read. Uses only the engine's sweep types.
 
-use egui::{Color32, RichText, Ui};
+use egui::{Color32, Ui};
 use egui_plot::{GridInput, GridMark, MarkerShape};
 
 use crate::engine::sweep::{FORMULA_OPS_PER_PIXEL, Roofline, RooflinePoint, Series, SweepResult};
@@ -183,24 +183,8 @@ pub(super) enum Key {
 /// Legend rows: each key and its name as one widget, wrapped to the width there is, its name in
 /// the accessibility tree.
 pub(super) fn keys_ui(ui: &mut Ui, keys: &[(Key, String)]) {
-    ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing.x = 12.0;
-        for (key, name) in keys {
-            let galley = egui::WidgetText::from(RichText::new(name).small()).into_galley(
-                ui,
-                Some(egui::TextWrapMode::Extend),
-                f32::INFINITY,
-                egui::TextStyle::Small,
-            );
-            let (chip, gap) = (18.0, 5.0);
-            let size = egui::vec2(chip + gap + galley.size().x, galley.size().y.max(12.0));
-            let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
-            response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, name));
-            let centre = egui::pos2(rect.left() + chip / 2.0, rect.center().y);
-            draw_key(ui.painter(), *key, centre, chip);
-            let text_pos = egui::pos2(rect.left() + chip + gap, rect.center().y - galley.size().y / 2.0);
-            ui.painter().galley(text_pos, galley, ui.visuals().text_color());
-        }
+    crate::app::charts::key_rows(ui, keys, (12.0, 18.0, 5.0, 12.0), true, |painter, key, centre| {
+        draw_key(painter, *key, centre, 18.0);
     });
 }
 
@@ -297,16 +281,12 @@ mod tests {
 
     #[test]
     fn ticks_read_with_si_prefixes() {
-        assert_eq!(si(1.0), "1");
-        assert_eq!(si(10.0), "10");
-        assert_eq!(si(500.0), "500");
-        assert_eq!(si(1e3), "1 k");
-        assert_eq!(si(2.5e9), "2.5 G");
-        assert_eq!(si(1e10), "10 G");
-        assert_eq!(si(1e11), "100 G");
-        assert_eq!(si(1e12), "1 T");
-        assert_eq!(si(0.5), "0.5");
-        assert_eq!(si(1.75), "1.8");
+        let texts =
+            [(1.0, "1"), (10.0, "10"), (500.0, "500"), (1e3, "1 k"), (2.5e9, "2.5 G"), (1e10, "10 G")];
+        let more = [(1e11, "100 G"), (1e12, "1 T"), (0.5, "0.5"), (1.75, "1.8")];
+        for (v, text) in texts.into_iter().chain(more) {
+            assert_eq!(si(v), text);
+        }
         let marks = log_marks(&GridInput { bounds: (8.5, 13.2), base_step_size: 0.1 });
         assert_eq!(marks.iter().map(|m| m.value).collect::<Vec<_>>(), vec![9.0, 10.0, 11.0, 12.0, 13.0]);
         let marks = log_marks(&GridInput { bounds: (-0.1, 1.1), base_step_size: 0.01 });

@@ -72,10 +72,7 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
     }
     sizes_mp.sort_by(f64::total_cmp);
     let axis = result.axis;
-    let mut levels: Vec<u32> =
-        result.grid_levels().into_iter().chain(result.points.iter().map(|p| p.level(axis))).collect();
-    levels.sort_unstable();
-    levels.dedup();
+    let levels = map_levels(result);
     let gpu_series = match path {
         Path::EndToEnd => Series::GpuTotal,
         Path::Resident => Series::GpuResident,
@@ -123,6 +120,17 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
         })
         .collect();
     Grid { sizes_mp, axis, levels, cells, measured, modelled }
+}
+
+/// The levels `result` holds on its second axis (work rounds or blur radii), lowest first: the
+/// map's rows.
+#[must_use]
+pub fn map_levels(result: &SweepResult) -> Vec<u32> {
+    let points = result.points.iter().map(|p| p.level(result.axis));
+    let mut levels: Vec<u32> = result.grid_levels().into_iter().chain(points).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels
 }
 
 fn nearest_row(levels: &[u32], k: f64) -> usize {

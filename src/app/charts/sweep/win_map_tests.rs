@@ -70,10 +70,9 @@ fn continuous_levels_sit_between_the_row_centres() {
 
 #[test]
 fn ratios_have_two_figures_and_diverging_colours_with_readable_text() {
-    assert_eq!(ratio_text(3.4), "3.4x");
-    assert_eq!(ratio_text(0.123), "0.12x");
-    assert_eq!(ratio_text(12.4), "12x");
-    assert_eq!(ratio_text(0.0123), "0.012x");
+    for (r, text) in [(3.4, "3.4x"), (0.123, "0.12x"), (12.4, "12x"), (0.0123, "0.012x")] {
+        assert_eq!(ratio_text(r), text);
+    }
     for dark in [true, false] {
         let (cpu, even, gpu) = (ratio_colour(0.1, dark), ratio_colour(1.0, dark), ratio_colour(10.0, dark));
         assert!(cpu.r() > cpu.g() && gpu.g() > gpu.r(), "red for the CPU, green for the GPU");

@@ -15,7 +15,7 @@ impl WorkerState {
             Ok(memory) => memory,
             Err(e) => return ClaimsEnd::Failed(e.into()),
         };
-        ticket.set_progress("Claims: starting", 0, 0, (0.0, 0.0));
+        ticket.set_doing("Claims: starting");
         let (mut done, mut total) = (0, 0);
         let mut progress = |claims_done: usize, claims: usize, what: &str| {
             (done, total) = (claims_done as u64, claims as u64);

@@ -4,7 +4,7 @@
 //! runs), and every job ends with [`Reply::Done`].
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Instant;
@@ -16,15 +16,14 @@ mod claims;
 mod compare;
 mod round_trips;
 mod runs;
-mod workgroups;
 
 use runs::RunHow;
 
 use crate::app::textures::DisplayImage;
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
-use crate::app::work::jobs::{Answer, Job, Loaded, Measured, Reply, Ticket};
-use crate::app::work::preload::{Preload, decode_for_display};
+use crate::app::work::jobs::{Answer, Job, Loaded, Measured, Reply, Ticket, file_name};
+use crate::app::work::preload::{Preload, Preloaded, decode_for_display};
 use crate::engine::{Engine, ImageKey};
 use crate::io::DecodeOptions;
 
@@ -58,8 +57,8 @@ impl Drop for Worker {
 }
 
 impl Worker {
-    /// Starts the worker thread, which makes its engine with `make_engine` on itself. On [`GpuDevice::Own`], the engine's GPU is a device of its own,
-    /// and GPU results are read back and shown like CPU ones.
+    /// Starts the worker thread, which makes its engine with `make_engine` on itself. On
+    /// [`GpuDevice::Own`] that engine's GPU is a device of its own, and results are read back.
     pub fn start(
         make_engine: EngineMaker,
         gpu_device: GpuDevice,
@@ -111,25 +110,14 @@ pub(in crate::app) struct WorkerState {
     running: Arc<Mutex<Option<Ticket>>>,
 }
 
+/// Whether `job` is superseded by one queued `later`: a load by a newer load, a conversion by a
+/// newer conversion or load; every other job runs.
 fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
     match job {
         Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
-        Job::Export { .. }
-        | Job::Sweep { .. }
-        | Job::Parity { .. }
-        | Job::Ceilings { .. }
-        | Job::CachedCeilings { .. }
-        | Job::RoundTrips { .. }
-        | Job::Compare { .. }
-        | Job::Workgroups { .. }
-        | Job::TransferPaths { .. }
-        | Job::Claims { .. } => false,
+        _ => false,
     }
-}
-
-fn name_of(path: &Path) -> String {
-    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 fn nanos_since(t: Instant) -> u64 {
@@ -170,8 +158,8 @@ impl WorkerState {
         ticket.cancelled() || self.stop.load(Ordering::Relaxed)
     }
 
-    /// A sweep, each cell running what `ops` says, weighted for its progress bar by what each cell is expected to cost (a work grid
-    /// calibrates first, about a second), so the time left the status bar shows is its estimate.
+    /// A sweep, each cell running what `ops` says, weighted for its progress bar by its expected
+    /// cost (a work grid calibrates first, about a second): the time left shown is its estimate.
     fn sweep(
         &self,
         ticket: &Ticket,
@@ -180,7 +168,7 @@ impl WorkerState {
         pace: &crate::engine::estimate::Pace,
     ) -> Result<crate::engine::sweep::SweepResult, crate::engine::EngineError> {
         let calibration = if ops.is_grid(options) {
-            ticket.set_progress("Sweep: calibrating (about a second)", 0, 0, (0.0, 0.0));
+            ticket.set_doing("Sweep: calibrating (about a second)");
             Some(crate::engine::sweep::calibrate(&self.engine, options)?)
         } else {
             None
@@ -255,12 +243,12 @@ impl WorkerState {
             Job::CachedCeilings { ticket } => self.cached_ceilings(&ticket),
             Job::Ceilings { ticket, remeasure } => {
                 let what = if remeasure { "Measuring" } else { "Reading or measuring" };
-                ticket.set_progress(format!("{what} this GPU's ceilings"), 0, 0, (0.0, 0.0));
+                ticket.set_doing(format!("{what} this GPU's ceilings"));
                 self.reply(Reply::Ceilings(self.ceilings(remeasure)));
             }
             Job::Sweep { ticket, options, ops, photo, pace } => {
                 // The sweep models the crossover from the ceilings it finds known.
-                ticket.set_progress("Sweep: this GPU's ceilings", 0, 0, (0.0, 0.0));
+                ticket.set_doing("Sweep: this GPU's ceilings");
                 if options.gpu {
                     let ceilings = self.ceilings(false);
                     if let Err(e) = &ceilings {
@@ -299,7 +287,7 @@ impl WorkerState {
             Job::Claims { ticket, quick } => {
                 // The ceilings first (claim 5 measures them anyway, and a cache has them after
                 // once): the session estimates the run again from them, not from a rough guess.
-                ticket.set_progress("Claims: this machine's ceilings", 0, 0, (0.0, 0.0));
+                ticket.set_doing("Claims: this machine's ceilings");
                 self.reply(Reply::Ceilings(self.ceilings(false)));
                 self.reply(Reply::Answered(ticket.id, Answer::Claims(self.claims(&ticket, quick))));
             }
@@ -307,12 +295,12 @@ impl WorkerState {
             job @ Job::Compare { .. } => self.compare(job),
             job @ Job::Workgroups { .. } => self.workgroups(job),
             Job::TransferPaths { ticket, largest_bytes } => {
-                ticket.set_progress("Timing every transfer path", 0, 0, (0.0, 0.0));
+                ticket.set_doing("Timing every transfer path");
                 let result = self.engine.transfer_paths(largest_bytes).map_err(WorkError::from);
                 self.reply(Reply::Answered(ticket.id, Answer::TransferPaths(result)));
             }
             Job::Export { ticket, input, pixels, settings, path, options } => {
-                ticket.set_progress(format!("Exporting {}", name_of(&path)), 0, 0, (0.0, 0.0));
+                ticket.set_doing(format!("Exporting {}", file_name(&path)));
                 let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {
                     Ok(exported) => Reply::Exported(Box::new(exported)),
                     Err(e) => Reply::ExportFailed(path, e),
@@ -330,18 +318,19 @@ impl WorkerState {
         options: &DecodeOptions,
         preloaded: Option<Preload>,
     ) {
-        ticket.set_progress(format!("Opening {}…", name_of(&path)), 0, 0, (0.0, 0.0));
+        ticket.set_doing(format!("Opening {}…", file_name(&path)));
         let decoded = match preloaded.filter(|p| p.path() == path) {
             Some(p) => p.wait(),
             None => decode_for_display(&path, preview_side, options),
         };
-        let loaded = decoded.and_then(|d| {
-            let display = DisplayImage::from_host(&self.render_state, Arc::clone(&d.image), &d.levels)
+        let loaded = decoded.and_then(|Preloaded { decoded: d, levels }| {
+            let image = Arc::new(d.image);
+            let display = DisplayImage::from_host(&self.render_state, Arc::clone(&image), &levels)
                 .ok_or(WorkError::NoPixels)?;
             Ok(Loaded {
                 id: ticket.id,
                 path: path.clone(),
-                image: d.image,
+                image,
                 format: crate::io::sniff_format(&path).map(crate::app::work::jobs::format_name),
                 key: ImageKey::new(),
                 decode_ns: d.decode_ns,

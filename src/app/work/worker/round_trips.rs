@@ -48,11 +48,8 @@ impl WorkerState {
             crate::engine::round_trip::round_trips(&self.engine, image, settings, &options, &mut progress);
         drop(memory);
         let stopped = || WorkError::StoppedRoundTrips { finished: done.saturating_sub(1), total };
-        match result {
-            Ok(r) => Ok(r),
-            Err(EngineError::Cancelled) => Err(stopped()),
-            Err(_) if self.stopped(ticket) => Err(stopped()),
-            Err(e) => Err(e.into()),
-        }
+        result.map_err(|e| {
+            if matches!(e, EngineError::Cancelled) || self.stopped(ticket) { stopped() } else { e.into() }
+        })
     }
 }

@@ -11,8 +11,8 @@ use image::DynamicImage;
 use crate::app::textures::{DisplayImage, preview_levels, preview_size};
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::GpuDevice;
-use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket};
-use crate::app::work::worker::{WorkerState, name_of, nanos_since};
+use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket, file_name};
+use crate::app::work::worker::{WorkerState, nanos_since};
 use crate::engine::{
     Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, RunOptions, RunReport,
 };
@@ -82,7 +82,7 @@ impl WorkerState {
             if !wanted || self.stopped(ticket) || self.engine.known_compute_ceiling(backend).is_some() {
                 continue;
             }
-            ticket.set_progress("Measuring this machine's compute ceiling (once)", 0, 0, (0.0, 0.0));
+            ticket.set_doing("Measuring this machine's compute ceiling (once)");
             match backend {
                 Backend::Cpu => self.cpu_compute(false),
                 Backend::Gpu => self.reply(Reply::Ceilings(self.ceilings(false))),
@@ -93,7 +93,7 @@ impl WorkerState {
     /// Answers with this GPU's cached ceilings, if a cache holds them, and this CPU's cached
     /// compute ceiling; measures nothing.
     pub(crate) fn cached_ceilings(&self, ticket: &Ticket) {
-        ticket.set_progress("Reading this GPU's ceilings", 0, 0, (0.0, 0.0));
+        ticket.set_doing("Reading this GPU's ceilings");
         if let Some(known) = self.engine.cached_gpu_ceilings() {
             self.reply(Reply::Ceilings(Ok(known)));
         }
@@ -113,9 +113,8 @@ impl WorkerState {
     }
 
     /// One run; `None` when it was cancelled before its result was drawn. The report gets the
-    /// display phase once (the engine measures it on the GPU for a result shown from GPU memory;
-    /// else it is the preview made here from host pixels)
-    /// and is finished with the wall time of the whole run, so phases − overlap + other = wall.
+    /// display phase once (the engine's for a result shown from GPU memory, else the preview made
+    /// here) and the whole run's wall time, so phases − overlap + other = wall.
     pub(crate) fn convert(
         &self,
         ticket: &Ticket,
@@ -322,13 +321,13 @@ impl WorkerState {
             (p, None)
         } else {
             // The GPU result stayed on the GPU: convert again with the download.
-            ticket.set_progress("Export: downloading the GPU result", 0, 0, (0.0, 0.0));
+            ticket.set_doing("Export: downloading the GPU result");
             let c = self.engine.convert(&input.image, settings, RunOptions::default())?;
             (Arc::new(c.image), Some(c.report))
         };
         // The encoders report the share of rows encoded, from their threads (WebP's only once
         // done: it shows no bar until then).
-        let name = name_of(path);
+        let name = file_name(path);
         let rows = u64::from(pixels.height());
         let progress = |fraction: f32| {
             let done = (f64::from(fraction) * rows as f64).round() as u64;
@@ -339,7 +338,7 @@ impl WorkerState {
             == Some(crate::io::ExportFormat::Webp)
         {
             let what = format!("Exporting {name} (the WebP encoder tells its progress only once done)");
-            ticket.set_progress(what, 0, 0, (0.0, 0.0));
+            ticket.set_doing(what);
         } else {
             progress(0.0);
         }

@@ -30,14 +30,8 @@ macro_rules! fdct_pass {
     ($d:expr, $add:expr, $sub:expr, $scale:expr) => {{
         let d = $d;
         let (add, sub, scale) = ($add, $sub, $scale);
-        let tmp0 = add(d[0], d[7]);
-        let tmp7 = sub(d[0], d[7]);
-        let tmp1 = add(d[1], d[6]);
-        let tmp6 = sub(d[1], d[6]);
-        let tmp2 = add(d[2], d[5]);
-        let tmp5 = sub(d[2], d[5]);
-        let tmp3 = add(d[3], d[4]);
-        let tmp4 = sub(d[3], d[4]);
+        let [tmp0, tmp1, tmp2, tmp3] = std::array::from_fn(|k| add(d[k], d[7 - k]));
+        let [tmp7, tmp6, tmp5, tmp4] = std::array::from_fn(|k| sub(d[k], d[7 - k]));
         // Even part.
         let tmp10 = add(tmp0, tmp3);
         let tmp13 = sub(tmp0, tmp3);
@@ -140,36 +134,24 @@ pub(crate) fn transform_avx2(block: &[u8; 64], recip: &[f32; 64]) -> ([i16; 64],
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn transpose(r: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
+fn transpose(rows: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
     use std::arch::x86_64::{
-        _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+        __m256, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
     };
-    let t0 = _mm256_unpacklo_ps(r[0], r[1]);
-    let t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    let t2 = _mm256_unpacklo_ps(r[2], r[3]);
-    let t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    let t4 = _mm256_unpacklo_ps(r[4], r[5]);
-    let t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    let t6 = _mm256_unpacklo_ps(r[6], r[7]);
-    let t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    let s0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-    let s1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
-    let s2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-    let s3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
-    let s4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-    let s5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
-    let s6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-    let s7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-    [
-        _mm256_permute2f128_ps::<0x20>(s0, s4),
-        _mm256_permute2f128_ps::<0x20>(s1, s5),
-        _mm256_permute2f128_ps::<0x20>(s2, s6),
-        _mm256_permute2f128_ps::<0x20>(s3, s7),
-        _mm256_permute2f128_ps::<0x31>(s0, s4),
-        _mm256_permute2f128_ps::<0x31>(s1, s5),
-        _mm256_permute2f128_ps::<0x31>(s2, s6),
-        _mm256_permute2f128_ps::<0x31>(s3, s7),
-    ]
+    // Interleave pairs of rows, then pairs of pairs, then swap 128-bit halves.
+    let pairs: [__m256; 8] = std::array::from_fn(|i| {
+        let (x, y) = (rows[i & !1], rows[i | 1]);
+        if i % 2 == 0 { _mm256_unpacklo_ps(x, y) } else { _mm256_unpackhi_ps(x, y) }
+    });
+    let quads: [__m256; 8] = std::array::from_fn(|i| {
+        let k = (i & 4) + (i & 2) / 2;
+        let (x, y) = (pairs[k], pairs[k + 2]);
+        if i % 2 == 0 { _mm256_shuffle_ps::<0x44>(x, y) } else { _mm256_shuffle_ps::<0xEE>(x, y) }
+    });
+    std::array::from_fn(|i| {
+        let (x, y) = (quads[i % 4], quads[i % 4 + 4]);
+        if i < 4 { _mm256_permute2f128_ps::<0x20>(x, y) } else { _mm256_permute2f128_ps::<0x31>(x, y) }
+    })
 }
 
 #[cfg(test)]

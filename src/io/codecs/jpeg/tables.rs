@@ -58,13 +58,10 @@ pub(crate) fn quant_table(quality: u8) -> [u8; 64] {
 /// (entry `u * 8 + v` holds the divisor of natural coefficient `v * 8 + u`).
 #[must_use]
 pub(crate) fn reciprocals_transposed(quant: &[u8; 64]) -> [f32; 64] {
-    let mut out = [0.0; 64];
-    for (t, slot) in out.iter_mut().enumerate() {
+    std::array::from_fn(|t| {
         let (u, v) = (t / 8, t % 8);
-        let q = f32::from(quant[v * 8 + u]);
-        *slot = 1.0 / (q * AAN_SCALE[v] * AAN_SCALE[u] * 8.0);
-    }
-    out
+        1.0 / (f32::from(quant[v * 8 + u]) * AAN_SCALE[v] * AAN_SCALE[u] * 8.0)
+    })
 }
 
 /// For each zigzag position, the index into the transposed coefficient array.

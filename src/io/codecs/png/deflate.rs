@@ -150,11 +150,8 @@ impl DeflateCodes {
             header.push((c & 0xFFFF, c >> 16));
             header.push((extra, extra_len));
         }
-        let mut litlen = [0u32; LITLEN_SYMBOLS];
-        for (slot, code) in litlen.iter_mut().zip(canonical_codes(&litlen_lengths)) {
-            *slot = code;
-        }
-        Self { litlen, header }
+        let codes = canonical_codes(&litlen_lengths);
+        Self { litlen: std::array::from_fn(|s| codes.get(s).copied().unwrap_or(0)), header }
     }
 
     /// The code and length of a literal.

@@ -103,19 +103,9 @@ mod tests {
         // 010, 011, 100, 101, 110, 00, 1110, 1111 (here bit-reversed).
         let codes = canonical_codes(&[3, 3, 3, 3, 3, 2, 4, 4]);
         let reversed = |code: u32, len: u32| code.reverse_bits() >> (32 - len) | len << 16;
-        assert_eq!(
-            codes,
-            [
-                reversed(0b010, 3),
-                reversed(0b011, 3),
-                reversed(0b100, 3),
-                reversed(0b101, 3),
-                reversed(0b110, 3),
-                reversed(0b00, 2),
-                reversed(0b1110, 4),
-                reversed(0b1111, 4)
-            ]
-        );
+        let rfc =
+            [(0b010, 3), (0b011, 3), (0b100, 3), (0b101, 3), (0b110, 3), (0b00, 2), (0b1110, 4), (0b1111, 4)];
+        assert_eq!(codes, rfc.map(|(code, len)| reversed(code, len)));
         // A single symbol still gets a complete two-symbol code.
         assert_eq!(code_lengths(&[0, 7, 0], 15), [1, 1, 0]);
     }

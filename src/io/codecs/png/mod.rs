@@ -294,22 +294,9 @@ fn filter_row_generic(cur: &[u8], prev: &[u8], bpp: usize, out: &mut Vec<u8>) {
 pub(in crate::io) fn adler32_combine(adler_a: u32, adler_b: u32, len_b: u64) -> u32 {
     const BASE: u64 = 65_521;
     let rem = len_b % BASE;
-    let mut sum1 = u64::from(adler_a & 0xFFFF);
-    let mut sum2 = (rem * sum1) % BASE;
-    sum1 += u64::from(adler_b & 0xFFFF) + BASE - 1;
-    sum2 += u64::from(adler_a >> 16) + u64::from(adler_b >> 16) + BASE - rem;
-    if sum1 >= BASE {
-        sum1 -= BASE;
-    }
-    if sum1 >= BASE {
-        sum1 -= BASE;
-    }
-    if sum2 >= BASE << 1 {
-        sum2 -= BASE << 1;
-    }
-    if sum2 >= BASE {
-        sum2 -= BASE;
-    }
+    let a1 = u64::from(adler_a & 0xFFFF);
+    let sum1 = (a1 + u64::from(adler_b & 0xFFFF) + BASE - 1) % BASE;
+    let sum2 = ((rem * a1) % BASE + u64::from(adler_a >> 16) + u64::from(adler_b >> 16) + BASE - rem) % BASE;
     ((sum2 << 16) | sum1) as u32
 }
 

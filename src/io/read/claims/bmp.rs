@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use crate::io::read::claims::impossible;
-use crate::io::{IoError, owned};
+use crate::io::IoError;
+use crate::io::read::claims::check_size;
 
 /// Compression codes of a BMP's info header.
 const BI_RGB: u32 = 0;
@@ -25,7 +25,7 @@ pub(super) fn check(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoE
     let (Some(w), Some(h)) = (le32(18), le32(22)) else { return Ok(()) };
     if w <= 0 || h == 0 {
         return Err(IoError::Decode {
-            path: owned(path),
+            path: path.into(),
             reason: format!("the header claims {w}x{h} pixels"),
         });
     }
@@ -33,10 +33,7 @@ pub(super) fn check(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoE
     let (width, height) = (w.unsigned_abs(), h.unsigned_abs());
     let Some(min_bytes) = min_bytes(width, height, bits, compression.cast_unsigned()) else { return Ok(()) };
     let data_bytes = file_bytes.saturating_sub(u64::from(offset.cast_unsigned()));
-    if data_bytes < min_bytes {
-        return Err(impossible(path, "BMP", (width, height), min_bytes, data_bytes, file_bytes));
-    }
-    Ok(())
+    check_size(path, "BMP", (width, height), min_bytes, data_bytes, file_bytes)
 }
 
 /// The fewest bytes of pixel data a `width` x `height` bitmap of `bits` per pixel needs with

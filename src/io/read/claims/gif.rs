@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::io::IoError;
-use crate::io::read::claims::{Facts, Walk, check_canvas, clipped_area, impossible};
+use crate::io::read::claims::{Facts, Walk, check_canvas, check_size, clipped_area};
 
 /// LZW's best: each 12-bit code gives at most 4096 pixels, so a byte gives at most 8192/3.
 const LZW_PIXELS_PER_3_BYTES: u64 = 8192;
@@ -56,16 +56,9 @@ pub(super) fn check(path: &Path, walk: &mut Walk) -> Result<Facts, IoError> {
             0x2C => {
                 // A frame cut short is counted with the data it has.
                 let Some((frame, whole)) = frame(walk) else { break };
-                if frames == 0 && frame.data_bytes < frame.min_bytes() {
+                if frames == 0 {
                     let size = (u32::from(frame.width), u32::from(frame.height));
-                    return Err(impossible(
-                        path,
-                        "GIF",
-                        size,
-                        frame.min_bytes(),
-                        frame.data_bytes,
-                        walk.len(),
-                    ));
+                    check_size(path, "GIF", size, frame.min_bytes(), frame.data_bytes, walk.len())?;
                 }
                 let at = (u64::from(frame.left), u64::from(frame.top));
                 let size = (u64::from(frame.width), u64::from(frame.height));

@@ -6,16 +6,16 @@ use std::path::Path;
 use image::DynamicImage;
 
 use crate::io::read::jpeg_scan::{self, FrameKind, Layout, ScanError};
-use crate::io::{IoError, TruncatedAt, owned};
+use crate::io::{IoError, TruncatedAt};
 
 /// Reads a JPEG's structure: names unsupported variants, refuses files whose data cannot hold
 /// the frame.
 pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool) -> Result<Layout, IoError> {
     let layout = jpeg_scan::scan(bytes).map_err(|e| match e {
-        ScanError::EndsInHeaders => IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown },
-        ScanError::Corrupt(reason) => IoError::Decode { path: owned(path), reason },
+        ScanError::EndsInHeaders => IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown },
+        ScanError::Corrupt(reason) => IoError::Decode { path: path.into(), reason },
     })?;
-    let unsupported = |reason: String| Err(IoError::Unsupported { path: owned(path), reason });
+    let unsupported = |reason: String| Err(IoError::Unsupported { path: path.into(), reason });
     if let FrameKind::Unsupported(n) = layout.kind {
         return unsupported(format!(
             "{}; graylab reads baseline, extended and progressive Huffman-coded JPEG",
@@ -26,20 +26,13 @@ pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool
         return unsupported(format!("{}-bit JPEG; graylab reads 8-bit JPEG", layout.precision));
     }
     if layout.scans == 0 {
-        return Err(IoError::Truncated { path: owned(path), at: TruncatedAt::Unknown });
+        return Err(IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown });
     }
     let min_bytes = layout.min_coded_bytes();
     // A truncated file below the floor may still be kept in part when asked.
-    if layout.coded_bytes < min_bytes && (layout.complete || !allow_truncated) {
-        return Err(IoError::ImpossibleSize {
-            path: owned(path),
-            format: "JPEG",
-            width: layout.width,
-            height: layout.height,
-            min_bytes,
-            data_bytes: layout.coded_bytes,
-            file_bytes: bytes.len() as u64,
-        });
+    if layout.complete || !allow_truncated {
+        let size = (layout.width, layout.height);
+        super::check_size(path, "JPEG", size, min_bytes, layout.coded_bytes, bytes.len() as u64)?;
     }
     Ok(layout)
 }

@@ -21,9 +21,9 @@ use std::path::Path;
 use image::ImageFormat;
 use image::metadata::Orientation;
 
+use crate::io::IoError;
 use crate::io::kind::open_regular;
 use crate::io::read::pnm;
-use crate::io::{IoError, owned};
 
 /// Canvases larger than this (in pixels) must be covered by their frames, within
 /// [`CANVAS_SLACK`]; smaller ones cost little whatever their frames hold.
@@ -62,16 +62,27 @@ pub(in crate::io) fn check_claims(path: &Path, head: &[u8], format: ImageFormat)
     }
 }
 
-/// The error for a header whose pixels need more data than the file has.
-fn impossible(
+/// Refuses a header whose pixels need more data (`min_bytes`) than the file has (`data_bytes`).
+fn check_size(
     path: &Path,
     format: &'static str,
     (width, height): (u32, u32),
     min_bytes: u64,
     data_bytes: u64,
     file_bytes: u64,
-) -> IoError {
-    IoError::ImpossibleSize { path: owned(path), format, width, height, min_bytes, data_bytes, file_bytes }
+) -> Result<(), IoError> {
+    if data_bytes < min_bytes {
+        return Err(IoError::ImpossibleSize {
+            path: path.into(),
+            format,
+            width,
+            height,
+            min_bytes,
+            data_bytes,
+            file_bytes,
+        });
+    }
+    Ok(())
 }
 
 /// Refuses a screen or canvas of `width` x `height` of which the frames cover at most
@@ -84,7 +95,7 @@ fn check_canvas(
 ) -> Result<(), IoError> {
     let pixels = u64::from(width) * u64::from(height);
     if pixels > CANVAS_FLOOR_PIXELS && pixels > covered_pixels.saturating_mul(CANVAS_SLACK) {
-        return Err(IoError::ImpossibleCanvas { path: owned(path), format, width, height, covered_pixels });
+        return Err(IoError::ImpossibleCanvas { path: path.into(), format, width, height, covered_pixels });
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::io::IoError;
-use crate::io::read::claims::{Walk, bmp, impossible, png};
+use crate::io::read::claims::{Walk, bmp, check_size, png};
 use crate::io::read::pnm;
 
 /// ICO directory entries checked at most.
@@ -31,11 +31,8 @@ pub(super) fn check_tga(path: &Path, head: &[u8], file_bytes: u64) -> Result<(),
         _ => return Ok(()),
     };
     let data_bytes = file_bytes.saturating_sub(18 + u64::from(id_len) + palette);
-    if data_bytes < min_bytes {
-        let size = (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0));
-        return Err(impossible(path, "TGA", size, min_bytes, data_bytes, file_bytes));
-    }
-    Ok(())
+    let size = (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0));
+    check_size(path, "TGA", size, min_bytes, data_bytes, file_bytes)
 }
 
 /// Refuses a QOI whose data cannot hold its pixels: one run byte gives at most 62.
@@ -44,10 +41,7 @@ pub(super) fn check_qoi(path: &Path, head: &[u8], file_bytes: u64) -> Result<(),
     let (Some(width), Some(height)) = (be32(4), be32(8)) else { return Ok(()) };
     let min_bytes = (u64::from(width) * u64::from(height)).div_ceil(62);
     let data_bytes = file_bytes.saturating_sub(14);
-    if data_bytes < min_bytes {
-        return Err(impossible(path, "QOI", (width, height), min_bytes, data_bytes, file_bytes));
-    }
-    Ok(())
+    check_size(path, "QOI", (width, height), min_bytes, data_bytes, file_bytes)
 }
 
 /// Refuses a PNM whose samples cannot fill its pixels.
@@ -56,10 +50,7 @@ pub(super) fn check_pnm(path: &Path, walk: &mut Walk) -> Result<Option<pnm::Head
     let Some(header) = walk.bytes(len).as_deref().and_then(pnm::header) else { return Ok(None) };
     let min_bytes = header.min_data_bytes();
     let data_bytes = walk.len().saturating_sub(header.data_offset);
-    if data_bytes < min_bytes {
-        let size = (header.width, header.height);
-        return Err(impossible(path, "PNM", size, min_bytes, data_bytes, walk.len()));
-    }
+    check_size(path, "PNM", (header.width, header.height), min_bytes, data_bytes, walk.len())?;
     Ok(Some(header))
 }
 
@@ -82,16 +73,7 @@ pub(super) fn check_ico(path: &Path, walk: &mut Walk) -> Result<(), IoError> {
         let Some(head) = walk.read::<40>() else { continue };
         if let Some((width, height, min_bytes)) = png::min_data_bytes(&head) {
             let data_bytes = png::chunks(walk, offset + 8, offset + bytes).idat_bytes;
-            if data_bytes < min_bytes {
-                return Err(impossible(
-                    path,
-                    "ICO (PNG)",
-                    (width, height),
-                    min_bytes,
-                    data_bytes,
-                    walk.len(),
-                ));
-            }
+            check_size(path, "ICO (PNG)", (width, height), min_bytes, data_bytes, walk.len())?;
             continue;
         }
         let le32 = |i: usize| u32::from_le_bytes([head[i], head[i + 1], head[i + 2], head[i + 3]]);
@@ -100,9 +82,7 @@ pub(super) fn check_ico(path: &Path, walk: &mut Walk) -> Result<(), IoError> {
         let bits = u16::from_le_bytes([head[14], head[15]]);
         let Some(min_bytes) = bmp::min_bytes(width, height.max(1), bits, le32(16)) else { continue };
         let data_bytes = bytes.saturating_sub(u64::from(le32(0)));
-        if data_bytes < min_bytes {
-            return Err(impossible(path, "ICO (BMP)", (width, height), min_bytes, data_bytes, walk.len()));
-        }
+        check_size(path, "ICO (BMP)", (width, height), min_bytes, data_bytes, walk.len())?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::io::IoError;
-use crate::io::read::claims::{Facts, Walk, impossible};
+use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::exif_orientation;
 
 /// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
@@ -20,9 +20,7 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let file_bytes = walk.len();
     let chunks = chunks(walk, 8, file_bytes);
     let data_bytes = chunks.idat_bytes;
-    if data_bytes < min_bytes {
-        return Err(impossible(path, "PNG", (width, height), min_bytes, data_bytes, file_bytes));
-    }
+    check_size(path, "PNG", (width, height), min_bytes, data_bytes, file_bytes)?;
     // The default image is the first frame unless it is left out of the animation.
     let frames = chunks.animation_frames.map(|n| n.saturating_add(u32::from(!chunks.fctl_before_idat)));
     Ok(Facts { frames: frames.filter(|&n| n > 1), orientation: chunks.orientation, pnm: None })

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::io::IoError;
 use crate::io::read::claims::png::DEFLATE_MAX_RATIO;
 use crate::io::read::claims::tiff_ifd::{Ifd, Layout};
-use crate::io::read::claims::{Facts, Walk, impossible};
+use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::orientation_of;
 
 const IMAGE_WIDTH: u16 = 256;
@@ -67,10 +67,7 @@ fn check_data(path: &Path, layout: Layout, walk: &mut Walk, ifd: &Ifd) -> Result
     let counts = ifd.entries.iter().find(|e| e.tag == TILE_BYTE_COUNTS || e.tag == STRIP_BYTE_COUNTS);
     let Some(counts) = counts.and_then(|e| layout.values(walk, e, MAX_BLOCKS)) else { return Ok(()) };
     let data_bytes = counts.iter().fold(0u64, |sum, &c| sum.saturating_add(c)).min(walk.len());
-    if data_bytes < min_bytes {
-        return Err(impossible(path, "TIFF", (width, height), min_bytes, data_bytes, walk.len()));
-    }
-    Ok(())
+    check_size(path, "TIFF", (width, height), min_bytes, data_bytes, walk.len())
 }
 
 /// Pages in the chain of directories from the first (counted) and then `next`, up to

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::io::IoError;
-use crate::io::read::claims::{Facts, Walk, check_canvas, clipped_area, impossible};
+use crate::io::read::claims::{Facts, Walk, check_canvas, check_size, clipped_area};
 
 /// Lossy macroblocks that one byte of VP8 data can hold at most (0.5 bits each).
 const VP8_MACROBLOCKS_PER_BYTE: u64 = 16;
@@ -86,9 +86,8 @@ fn covered_by(
 ) -> Result<u64, IoError> {
     if let Some(data_bytes) = image.lossy_bytes {
         let min_bytes = image.macroblocks() / VP8_MACROBLOCKS_PER_BYTE;
-        if frame == 1 && data_bytes < min_bytes {
-            let size = (image.width, image.height);
-            return Err(impossible(path, "WebP", size, min_bytes, data_bytes, walk.len()));
+        if frame == 1 {
+            check_size(path, "WebP", (image.width, image.height), min_bytes, data_bytes, walk.len())?;
         }
     }
     let size = (u64::from(image.width), u64::from(image.height));

@@ -46,12 +46,7 @@ impl<R: Read + Seek> JpegTiffDecoder<R> {
 
     /// The bytes it holds besides its output while it decodes: one piece's pixels and its JPEG.
     pub(super) fn scratch_bytes(&self) -> u64 {
-        2 * (self.piece.0 as u64) * (self.piece.1 as u64) * self.samples() as u64
-    }
-
-    /// Bytes a pixel of the output.
-    fn samples(&self) -> usize {
-        if self.out == JpegOut::Rgb { 3 } else { 1 }
+        2 * (self.piece.0 as u64) * (self.piece.1 as u64) * self.out.samples() as u64
     }
 
     /// The whole JPEG of piece `n` (`data`, the strip's or tile's bytes) with the shared
@@ -70,7 +65,7 @@ impl<R: Read + Seek> JpegTiffDecoder<R> {
         };
         let header = LibjpegHeader::read(jpeg).map_err(|e| damaged(&format!("libjpeg: {e}")))?;
         let (width, height) = header.size;
-        let mut pixels = vec![0u8; width as usize * height as usize * self.samples()];
+        let mut pixels = vec![0u8; width as usize * height as usize * self.out.samples()];
         let mut rows =
             LibjpegRows::start(jpeg, (width, height), self.out).map_err(|e| damaged(&e.to_string()))?;
         rows.read(&mut pixels).map_err(|e| damaged(&e.to_string()))?;
@@ -106,7 +101,7 @@ impl<R: Read + Seek> ImageDecoder for JpegTiffDecoder<R> {
 
     fn read_image(mut self, buf: &mut [u8]) -> ImageResult<()> {
         let (width, height) = (self.dimensions.0 as usize, self.dimensions.1 as usize);
-        let samples = self.samples();
+        let samples = self.out.samples();
         let tables = self
             .inner
             .find_tag(Tag::JPEGTables)
