@@ -1,18 +1,12 @@
-//! The tutorial's claims, each tested on this machine. Every claim of "GPU computing: when and
-//! how to speed up code" about when a GPU pays off becomes a short experiment: measurements,
-//! each with its unit and clock, a verdict from a rule written once ([`rules`]), and one
-//! sentence that says why from the numbers. Nothing here is fixed in advance: run on another
-//! machine, the same code may reach the opposite verdicts.
+//! The tutorial's claims ("GPU computing: when and how to speed up code"), each tested on this
+//! machine: a short experiment, its measurements with their units and clocks, a verdict from a
+//! rule written once ([`rules`]) and one sentence that says why. Another machine may reach the
+//! opposite verdicts. Each comparison runs its sides in turns ([`crate::engine::sampling`])
+//! until the deciding ratio's 95% interval clears the claim's threshold, else "inconclusive
+//! here"; the quick set runs the same experiments with a smaller budget.
 //!
-//! Every verdict comes from [`crate::engine::sampling`]: the sides of each comparison run in
-//! interleaved rounds until the 95% interval of the deciding ratio clears the claim's threshold
-//! or the budget is spent, and a ratio within the noise is "inconclusive here". The quick set runs
-//! the same experiments on the same images with a smaller budget, so it may be inconclusive more
-//! often but does not contradict the full set.
-//!
-//! The experiments live in `transfers` (claims 1, 2 and 6), `timing` (3 and 4), `work` (7 and
-//! 8, on the synthetic work per pixel), `sizes` (5 and 9) and `sequential` (10, the dither and
-//! the blur after the grayscale); `sampled` runs their rounds.
+//! The experiments: `transfers` (claims 1, 2 and 6), `timing` (3 and 4), `work` (7 and 8),
+//! `sizes` (5 and 9) and `sequential` (10); `sampled` runs their rounds.
 
 mod parts;
 pub mod rules;
@@ -57,11 +51,10 @@ impl Verdict {
     }
 }
 
-/// Says how busy the machine was while a claim was measured, when it was; a claim measured
-/// while others took more of the machine than graylab had ([`Busy::overwhelms`]) is not
-/// decided: its verdict is "inconclusive", its measurements and intervals kept, and the why says
-/// to run it again when the machine is quiet (a quick set under a load of 9 on two cores once
-/// decided claim 5 against its full set, intervals 0.03–0.96 against 2.25–5.17).
+/// Says how busy the machine was while a claim was measured, when it was; a claim measured while
+/// others took more of it than graylab had ([`Busy::overwhelms`]) is "inconclusive", its figures
+/// kept (a quick set under a load of 9 on two cores once decided claim 5 against its full set,
+/// intervals 0.03–0.96 against 2.25–5.17).
 fn judge_busy(result: &mut ClaimResult) {
     let Some(busy) = result.busy.filter(Busy::is_busy) else { return };
     if busy.overwhelms() && result.verdict.is_decided() {
@@ -103,17 +96,14 @@ impl TryFrom<String> for Verdict {
     type Error = String;
 
     fn try_from(s: String) -> Result<Self, Self::Error> {
-        match s.as_str() {
-            "holds here" => Ok(Self::Holds),
-            "does not hold here" => Ok(Self::DoesNotHold),
-            "inconclusive here" => Ok(Self::Inconclusive),
-            "not run (stopped)" => Ok(Self::NotRun),
-            _ => s
-                .strip_prefix("holds from ")
-                .and_then(|rest| rest.strip_suffix(" on"))
-                .map(|threshold| Self::HoldsFrom(threshold.to_owned()))
-                .ok_or_else(|| format!("not a verdict: {s:?}")),
+        let fixed = [Self::Holds, Self::DoesNotHold, Self::Inconclusive, Self::NotRun];
+        if let Some(v) = fixed.into_iter().find(|v| v.to_string() == s) {
+            return Ok(v);
         }
+        s.strip_prefix("holds from ")
+            .and_then(|rest| rest.strip_suffix(" on"))
+            .map(|threshold| Self::HoldsFrom(threshold.to_owned()))
+            .ok_or_else(|| format!("not a verdict: {s:?}"))
     }
 }
 
@@ -129,8 +119,7 @@ pub struct Measurement {
     /// The clock that measured it (`cpu-clock`, `gpu-timestamp`, `cpu-clock+gpu-timestamp`), or
     /// `none` for a size or a count that no clock measured.
     pub clock: String,
-    /// The lower end of the value's 95% confidence interval, where it is a median of enough
-    /// samples to have one.
+    /// The lower end of the value's 95% interval, where it is a median of enough samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_low: Option<f64>,
     /// The upper end of that interval.
@@ -162,8 +151,7 @@ impl Measurement {
         }
     }
 
-    /// A median with its interval, in milliseconds from nanosecond samples (a plain median
-    /// when there are too few for an interval).
+    /// A median with its interval, in milliseconds from nanosecond samples.
     #[must_use]
     pub fn ms_of(name: impl Into<String>, ns: &[f64], clock: &str) -> Self {
         Self::sampled(name, &ns.iter().map(|v| v / 1e6).collect::<Vec<_>>(), "ms", clock)
@@ -186,8 +174,7 @@ impl Measurement {
     }
 }
 
-/// The ratio a verdict was decided on: its median over the interleaved rounds, its 95% interval
-/// and where that lies against the claim's threshold.
+/// The ratio a verdict was decided on: its interval over the rounds, against the threshold.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Evidence {
     /// The ratio, e.g. "(upload + download) / GPU kernel".
@@ -267,8 +254,8 @@ pub struct ClaimsReport {
     /// [`Verdict::NotRun`].
     #[serde(default)]
     pub stopped: bool,
-    /// Each claim's last run of every side it ran whole (named "claim N · side"), kept for a
-    /// trace when [`ClaimsOptions::keep_runs`] asked; never in the JSON.
+    /// Each claim's last run of every side it ran whole ("claim N · side"), kept for a trace when
+    /// [`ClaimsOptions::keep_runs`] asked; never in the JSON.
     #[serde(skip)]
     pub runs: Vec<(String, RunReport)>,
 }
@@ -383,18 +370,30 @@ pub fn run_claims(
     })
 }
 
+impl ClaimResult {
+    /// Claim `id`, quoted as `claim`, tested by `experiment`: what it measured, the rule's
+    /// verdict and why, and the evidence it was decided on.
+    fn new(
+        (id, claim): (u8, &str),
+        experiment: String,
+        measurements: Vec<Measurement>,
+        (verdict, why): (Verdict, String),
+        evidence: Vec<Evidence>,
+    ) -> Self {
+        Self { id, claim: claim.to_owned(), experiment, measurements, verdict, why, evidence, busy: None }
+    }
+}
+
 /// Claim `id` (`what` it tests) as a stopped run leaves it: not run, nothing measured.
 fn not_run(id: u8, what: &str) -> ClaimResult {
-    ClaimResult {
-        id,
-        claim: format!("claim {id}: {what}"),
-        experiment: String::new(),
-        measurements: Vec::new(),
-        verdict: Verdict::NotRun,
-        why: "the run was stopped before this claim's experiment finished".to_owned(),
-        evidence: Vec::new(),
-        busy: None,
-    }
+    let why = "the run was stopped before this claim's experiment finished".to_owned();
+    ClaimResult::new(
+        (id, &format!("claim {id}: {what}")),
+        String::new(),
+        Vec::new(),
+        (Verdict::NotRun, why),
+        Vec::new(),
+    )
 }
 
 #[cfg(test)]
@@ -404,14 +403,14 @@ mod tests {
     #[test]
     fn a_claim_measured_while_others_took_most_of_the_machine_is_not_decided() {
         let result = |verdict: Verdict, others_share: f64| ClaimResult {
-            id: 5,
-            claim: "small data".into(),
-            experiment: "sizes".into(),
-            measurements: Vec::new(),
-            verdict,
-            why: "the GPU is faster from 16 KiB".into(),
-            evidence: Vec::new(),
             busy: Some(Busy { others_share, steal_share: 0.0 }),
+            ..ClaimResult::new(
+                (5, "small data"),
+                "sizes".into(),
+                Vec::new(),
+                (verdict, "the GPU is faster from 16 KiB".into()),
+                Vec::new(),
+            )
         };
         // Quiet: nothing said, nothing changed.
         let mut quiet = result(Verdict::Holds, 0.1);

@@ -1,9 +1,6 @@
 //! What the claims run, as the one estimator counts it ([`crate::engine::estimate`]): each
-//! claim's runs by lane, image size and work per pixel, each comparison at the rounds its budget
-//! takes at the least (the warm-up and the rounds before the first look: most comparisons are
-//! decided there), so that a first estimate comes from this machine's pace or ceilings, and the
-//! overhead learned from a run (images made, rounds beyond the first look, cold devices) scales
-//! with them.
+//! claim's runs by lane, size and work per pixel, each comparison at its budget's least rounds
+//! (most are decided at the first look); the overhead learned from a run covers the rest.
 
 use crate::engine::claims::{sequential, sizes, timing, transfers, work};
 use crate::engine::estimate::{Lane, Part, round_trip_parts, sweep_parts};
@@ -19,9 +16,8 @@ fn megapixels((w, h): (u32, u32)) -> f64 {
     f64::from(w) * f64::from(h) / 1e6
 }
 
-/// The parts of the claims (the quick set where `quick`): per claim, both sides of every
-/// comparison at the budget's least rounds ([`Budget::for_set`]: warm-up and first look), and
-/// one CPU run of each image they make.
+/// The parts of the claims (the quick set where `quick`): both sides of every comparison at the
+/// budget's least rounds ([`Budget::for_set`]), and one CPU run of each image made.
 #[must_use]
 pub fn claims_parts(quick: bool) -> Vec<Part> {
     claims_steps(quick).into_iter().flatten().collect()

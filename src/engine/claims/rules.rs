@@ -1,8 +1,6 @@
 //! The verdict rules, written once: each takes the measured figures and the evidence (a ratio's
-//! interval against the claim's threshold, from [`crate::engine::sampling`]) and says whether a
-//! claim holds here, does not, holds from a threshold on, or is inconclusive (the ratio within
-//! the noise), with the sentence that says why. Pure arithmetic on the figures, so every rule is
-//! tested on made-up measurements.
+//! interval against the claim's threshold) and gives the [`Verdict`] with the sentence that says
+//! why. Pure arithmetic, so every rule is tested on made-up measurements.
 
 use crate::engine::claims::{Evidence, Verdict};
 use crate::engine::sampling::Decision;
@@ -32,18 +30,10 @@ fn with(why: &str, evidence: &[&Evidence]) -> String {
 /// lose: `Ok(Some(i))` when level `i` is decided a win and every level before it a loss,
 /// `Ok(None)` when every level loses, `Err(i)` when level `i` is within the noise first.
 fn first_win(decisions: &[Decision], win: Decision) -> Result<Option<usize>, usize> {
-    match decisions.iter().position(|d| *d != opposite(win)) {
+    match decisions.iter().position(|d| *d == win || *d == Decision::Within) {
         None => Ok(None),
         Some(i) if decisions[i] == win => Ok(Some(i)),
         Some(i) => Err(i),
-    }
-}
-
-fn opposite(d: Decision) -> Decision {
-    match d {
-        Decision::Above => Decision::Below,
-        Decision::Below => Decision::Above,
-        Decision::Within => Decision::Within,
     }
 }
 
@@ -79,10 +69,9 @@ pub fn transfers_are_slow(
     (v, with(&format!("{against_kernel}; {against_cpu}"), &[e]))
 }
 
-/// Claim 2: keeping the data on the GPU for several operations. `per_op` holds, for each count
-/// of operations per round trip, the GPU's and the CPU's median time per operation and the
-/// evidence GPU / CPU against 1; the claim holds from the smallest count at which the GPU is
-/// faster, every smaller count decided slower.
+/// Claim 2: keep the data on the GPU for several operations. `per_op` holds, per count of
+/// operations a round trip, the GPU's and the CPU's median per operation and the evidence GPU /
+/// CPU against 1; holds from the least count decided faster, every smaller one decided slower.
 #[must_use]
 pub fn keep_data_on_gpu(per_op: &[(u32, f64, f64, Evidence)]) -> (Verdict, String) {
     let decisions: Vec<Decision> = per_op.iter().map(|p| p.3.decision).collect();
@@ -172,11 +161,10 @@ pub fn synchronise_before_timing(
 /// The size up to which claim 5 says data "fits in CPU cache".
 pub const CACHE_LINE_BYTES: u64 = 256 << 10;
 
-/// Claim 5: data that fits the CPU's cache (under 256 KiB) loses on the GPU. `points` are (input
-/// bytes, CPU ns, the GPU's best ns, the evidence GPU / CPU against 1), smallest first. Decided on
-/// the sizes the claim names, those under 256 KiB: holds when the CPU is decided faster at every
-/// one, does not when the GPU is decided faster at one of them. Larger sizes (the crossover) only
-/// go into the sentence.
+/// Claim 5: data that fits the CPU's cache loses on the GPU. `points` are (input bytes, CPU ns, the
+/// GPU's best ns, the evidence GPU / CPU against 1), smallest first. Holds when the CPU is decided
+/// faster at every size under 256 KiB, does not when the GPU is at one; larger sizes only go into
+/// the sentence.
 #[must_use]
 pub fn cache_sized_data_loses(
     points: &[(u64, f64, f64, Evidence)],
@@ -242,10 +230,8 @@ pub const BRANCHING_HURTS_RATIO: f64 = 1.3;
 pub const BRANCHING_HURTS_GPU_MORE_RATIO: f64 = 1.2;
 
 /// Claim 7: branching hurts the GPU. `gpu` and `cpu` are each backend's (divergent, uniform)
-/// kernel medians; `slowdown` is the GPU's divergent over uniform time against
-/// [`BRANCHING_HURTS_RATIO`], `more` the GPU's slowdown over the CPU's against
-/// [`BRANCHING_HURTS_GPU_MORE_RATIO`]. Holds when both are decided above, does not when either
-/// is decided below.
+/// kernel medians; `slowdown` is the GPU's divergent over uniform time, `more` the GPU's slowdown
+/// over the CPU's. Holds when both are decided above, does not when either is decided below.
 #[must_use]
 pub fn branching_hurts(
     gpu: (f64, f64),
@@ -310,11 +296,10 @@ fn best_of(levels: &[(String, Evidence)]) -> Option<String> {
 }
 
 /// Claim 8: image processing is where the GPU shines. `work` and `blur` are, in order of growing
-/// work per pixel, (the level: "256 rounds per pixel", "a radius-8 blur"; the evidence CPU / GPU
-/// end to end against 1). Each knob holds from its least level at which the GPU is decided
-/// faster, every lighter level decided slower. The claim holds where both knobs do (or the one
-/// measured); where one wins and the other never does, it holds from the winner's level and says
-/// so in the threshold; any level within the noise before a win leaves it inconclusive.
+/// work per pixel, (the level, "a radius-8 blur"; the evidence CPU / GPU end to end against 1).
+/// Each knob holds from its least level decided a win, every lighter one a loss; the claim holds
+/// where both do (or the one measured), from the winner's level where the other never wins, and
+/// any level within the noise before a win leaves it inconclusive.
 #[must_use]
 pub fn image_processing_shines(
     work: &[(String, Evidence)],
@@ -376,10 +361,9 @@ pub fn image_processing_shines(
     }
 }
 
-/// Claim 9: small data loses to the transfer overhead. `e` is, at the smallest size, the GPU's
-/// end-to-end time over the CPU's against 1; the sentence gives the measured and the modelled
-/// crossovers and, where the copies' latencies were fitted, the floor: (their sum in ns, the
-/// megapixels the CPU converts in that time), below which the GPU cannot win at any speed.
+/// Claim 9: small data loses to the transfer overhead. `e` is the GPU's end-to-end time over the
+/// CPU's at the smallest size; the sentence adds the measured and modelled crossovers and the
+/// floor, where the copies' latencies were fitted (their sum in ns, the CPU's megapixels then).
 #[must_use]
 pub fn small_data_loses(
     e: &Evidence,
@@ -434,11 +418,10 @@ pub struct Wavefront {
     pub pixels: u64,
 }
 
-/// Claim 10: sequential operations lose on the GPU. `per_size` are (size, the GPU's dither passes
-/// ns, the CPU's ns, the evidence GPU / CPU against [`SEQUENTIAL_LOSES_RATIO`]); holds when the
-/// GPU is decided slower at every size, does not when it is decided faster (or not slower
-/// by the margin) at any, else inconclusive. The sentence says why from the largest size's
-/// `wavefront`, and sets the blur's speed-ups (size, CPU / GPU) beside it.
+/// Claim 10: sequential operations lose on the GPU. `per_size` are (size, the GPU's dither ns, the
+/// CPU's, the evidence GPU / CPU against [`SEQUENTIAL_LOSES_RATIO`]); holds when the GPU is
+/// decided slower at every size, does not when not slower at one. The sentence says why from the
+/// largest size's `wavefront`, with the blur's speed-ups (size, CPU / GPU) beside it.
 #[must_use]
 pub fn sequential_loses(
     per_size: &[(String, f64, f64, Evidence)],

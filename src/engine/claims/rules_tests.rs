@@ -148,33 +148,32 @@ fn branching_hurts_only_when_both_ratios_are_decided_above() {
     assert_eq!(branching_hurts(g, c, &slow, &more(1.6, 1.4, 1.8)).0, Verdict::Holds);
 }
 
+/// Claim 8's level of `k` rounds, its speed-up's interval against 1.
+fn s(k: u32, median: f64, low: f64, high: f64) -> (String, Evidence) {
+    (format!("{k} rounds per pixel"), ev(median, low, high, 1.0))
+}
+
+/// Claim 8's blur of radius `r`, its speed-up's interval against 1.
+fn b(r: u32, median: f64, low: f64, high: f64) -> (String, Evidence) {
+    (format!("a radius-{r} blur"), ev(median, low, high, 1.0))
+}
+
 #[test]
 fn image_processing_holds_from_the_first_level_decided_faster() {
-    let s = |k: u32, median: f64, low: f64, high: f64| {
-        (format!("{k} rounds per pixel"), ev(median, low, high, 1.0))
-    };
     let work = [s(0, 0.2, 0.1, 0.3), s(16, 0.7, 0.6, 0.8), s(256, 3.0, 2.5, 3.5), s(4096, 9.5, 9.0, 10.0)];
     let (v, why) = image_processing_shines(&work, &[]);
     assert_eq!(v, Verdict::HoldsFrom("256 rounds per pixel".into()));
     assert!(why.contains("speed-up measured is 9.50x at 4096"), "{why}");
     assert_eq!(image_processing_shines(&[s(0, 1.5, 1.2, 1.8)], &[]).0, Verdict::Holds);
-    assert_eq!(
-        image_processing_shines(&[s(0, 0.1, 0.05, 0.2), s(4096, 0.9, 0.8, 0.95)], &[]).0,
-        Verdict::DoesNotHold
-    );
-    assert_eq!(
-        image_processing_shines(&[s(0, 0.1, 0.05, 0.2), s(16, 1.0, 0.9, 1.1)], &[]).0,
-        Verdict::Inconclusive
-    );
+    for (top, want) in
+        [(s(4096, 0.9, 0.8, 0.95), Verdict::DoesNotHold), (s(16, 1.0, 0.9, 1.1), Verdict::Inconclusive)]
+    {
+        assert_eq!(image_processing_shines(&[s(0, 0.1, 0.05, 0.2), top], &[]).0, want);
+    }
 }
 
 #[test]
 fn image_processing_is_decided_on_the_real_blur_as_well() {
-    let s = |k: u32, median: f64, low: f64, high: f64| {
-        (format!("{k} rounds per pixel"), ev(median, low, high, 1.0))
-    };
-    let b =
-        |r: u32, median: f64, low: f64, high: f64| (format!("a radius-{r} blur"), ev(median, low, high, 1.0));
     let work = [s(0, 0.2, 0.1, 0.3), s(256, 3.0, 2.5, 3.5)];
     // Both knobs win: the threshold names both levels.
     let (v, why) =
@@ -208,14 +207,9 @@ fn small_data_loses_when_the_smallest_size_is_decided_slower_on_the_gpu() {
     assert_eq!(v, Verdict::Holds);
     assert!(why.contains("wins from about 12.00 MP") && why.contains("never would"), "{why}");
     assert!(!why.contains("fixed costs"), "no floor without fitted latencies: {why}");
-    assert_eq!(
-        small_data_loses(&below(), (0.25, 0.05 * MS, 0.1 * MS), (None, None, None), 1.0).0,
-        Verdict::DoesNotHold
-    );
-    assert_eq!(
-        small_data_loses(&noise(), (0.25, 0.1 * MS, 0.1 * MS), (None, None, None), 1.0).0,
-        Verdict::Inconclusive
-    );
+    for (e, gpu, want) in [(below(), 0.05, Verdict::DoesNotHold), (noise(), 0.1, Verdict::Inconclusive)] {
+        assert_eq!(small_data_loses(&e, (0.25, gpu * MS, 0.1 * MS), (None, None, None), 1.0).0, want);
+    }
     // 0.2 ms of copy latency against a CPU at 0.1 ms per 0.25 MP: 0.5 MP no GPU can win.
     let (_, why) =
         small_data_loses(&above(), (0.25, 5.0 * MS, 0.1 * MS), (None, None, Some((0.2 * MS, 0.5))), 1.0);

@@ -1,6 +1,5 @@
-//! The claims' rounds: each side of a comparison prepared once ([`Repeat`]), then run in turns by
-//! the sampling engine until the deciding ratio's interval clears the claim's threshold; and the
-//! small helpers that turn the rounds into figures and evidence.
+//! The claims' rounds: each side prepared once ([`Repeat`]) and run in turns until the deciding
+//! ratio clears the claim's threshold; and the helpers that turn rounds into figures and evidence.
 
 use std::cell::RefCell;
 use std::sync::atomic::AtomicBool;
@@ -10,8 +9,9 @@ use image::DynamicImage;
 use crate::engine::bench::Repeat;
 use crate::engine::claims::Evidence;
 use crate::engine::report::RunReport;
-use crate::engine::sampling::{Budget, Decision, Interval, Sampled, decide, rotation, sample};
+use crate::engine::sampling::{Budget, Decision, Interval, Sampled, decide, sample};
 use crate::engine::spans::Phase;
+use crate::engine::sweep::compare::in_turns;
 use crate::engine::{ConvertSettings, Engine, EngineError};
 
 /// Runs kept for a trace: the last of each side, named, in the order first seen.
@@ -66,16 +66,34 @@ impl Plan<'_> {
         self.rounds(
             |round| {
                 let mut reports: Vec<Option<RunReport>> = vec![None; repeats.len()];
-                for side in rotation(round, repeats.len()) {
-                    let report = repeats[side].run()?;
+                in_turns(&mut repeats, round, |side, report| {
                     self.keep(&side_name(&sides[side]), &report);
                     reports[side] = Some(report);
-                }
+                })?;
                 Ok(reports.into_iter().flatten().collect())
             },
             decided,
         )
     }
+
+    /// [`Plan::interleaved`] until the per-round `ratio` is decided against `threshold`: the rounds
+    /// taken and the evidence named `statistic`.
+    pub(super) fn decide(
+        &self,
+        (engine, image): (&Engine, &DynamicImage),
+        sides: &[ConvertSettings],
+        (statistic, threshold): (&str, f64),
+        ratio: impl Fn(&[Vec<RunReport>]) -> Vec<f64>,
+    ) -> Result<(Vec<Vec<RunReport>>, Evidence), EngineError> {
+        let sampled = self.interleaved(engine, image, sides, |r| settled(&ratio(r), threshold))?;
+        let e = evidence(statistic, &ratio(&sampled.rounds), threshold, sampled.stop);
+        Ok((sampled.rounds, e))
+    }
+}
+
+/// The default settings on the GPU.
+pub(super) fn gpu() -> ConvertSettings {
+    ConvertSettings { backend: crate::engine::Backend::Gpu, ..ConvertSettings::default() }
 }
 
 /// A side's name in a trace: its workgroup on the GPU, its work per pixel and its operation where

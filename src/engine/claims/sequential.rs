@@ -1,12 +1,9 @@
-//! Claim 10, the tutorial's last: "sequential operations (step A must finish before step B)"
-//! lose on the GPU. Floyd–Steinberg error diffusion ([`Op::Dither`]) is such an operation: each
-//! pixel needs its left neighbour's and the row above's errors, so a GPU can only run it as a
-//! wavefront, pixel (x, y) at step x + 2y, `w + 2h` steps each waiting for the one before. The
-//! blur ([`Op::Blur`]), every pixel independent, runs beside it at the same sizes: the opposite
-//! case. Each size's four sides run in turns ([`super::sampled`]); the verdict rests on the
-//! dither's passes alone, GPU against CPU, at every size.
+//! Claim 10: "sequential operations (step A must finish before step B)" lose on the GPU.
+//! Floyd–Steinberg error diffusion ([`Op::Dither`]) needs each pixel's left and upper neighbours'
+//! errors, so a GPU runs it as a wavefront ([`wavefront`]); the blur, every pixel independent,
+//! runs beside it. Each size's four sides run in turns; the verdict rests on the dither alone.
 
-use crate::engine::claims::sampled::{Plan, evidence, median, settled};
+use crate::engine::claims::sampled::{Plan, median};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::RunReport;
 use crate::engine::sampling::ratios;
@@ -55,48 +52,32 @@ pub(super) fn dither(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<Cl
     let mut blur_speedups = Vec::new();
     for &(w, h) in sizes {
         let image = synthetic_rgb(w, h, 10);
+        let label = format!("{:.0} MP", crate::system::units::megapixels(w, h));
+        let statistic = format!("GPU / CPU dither at {label}");
         let slower = |r: &[Vec<RunReport>]| ratios(&op_ns(r, 0), &op_ns(r, 1));
-        let sampled = plan
-            .interleaved(engine, &image, &sides(), |r| settled(&slower(r), rules::SEQUENTIAL_LOSES_RATIO))?;
-        let taken = &sampled.rounds;
-        let mp = crate::system::units::megapixels(w, h);
-        let label = format!("{mp:.0} MP");
+        let (taken, e) =
+            plan.decide((engine, &image), &sides(), (&statistic, rules::SEQUENTIAL_LOSES_RATIO), slower)?;
         for (side, what) in [(0, "GPU dither"), (1, "CPU dither"), (2, "GPU blur:8"), (3, "CPU blur:8")] {
-            let clock = op_clock(taken, side);
-            measurements.push(Measurement::ms_of(
-                format!("{what}, {label} ({w}x{h})"),
-                &op_ns(taken, side),
-                &clock,
-            ));
+            let name = format!("{what}, {label} ({w}x{h})");
+            measurements.push(Measurement::ms_of(name, &op_ns(&taken, side), &op_clock(&taken, side)));
         }
-        let ratio = slower(taken);
-        let e = evidence(
-            &format!("GPU / CPU dither at {label}"),
-            &ratio,
-            rules::SEQUENTIAL_LOSES_RATIO,
-            sampled.stop,
-        );
-        per_size.push((label.clone(), median(&op_ns(taken, 0)), median(&op_ns(taken, 1)), e));
-        blur_speedups.push((label, median(&ratios(&op_ns(taken, 3), &op_ns(taken, 2)))));
+        per_size.push((label.clone(), median(&op_ns(&taken, 0)), median(&op_ns(&taken, 1)), e));
+        blur_speedups.push((label, median(&ratios(&op_ns(&taken, 3), &op_ns(&taken, 2)))));
     }
     let &(w, h) = sizes.last().unwrap_or(&SIZES[0]);
     let (verdict, why) = rules::sequential_loses(&per_size, wavefront(w, h), &blur_speedups);
-    Ok(ClaimResult {
-        id: 10,
-        claim: "Sequential operations (step A must finish before step B) are better left to the CPU."
-            .to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (10, "Sequential operations (step A must finish before step B) are better left to the CPU."),
+        format!(
             "Floyd–Steinberg error diffusion to 1 bit (7, 3, 5, 1 / 16) on the gray plane of {} images: the CPU's \
              sequential loop against the GPU's wavefront (pixel (x, y) at step x + 2y), the op's passes alone; a \
              radius-8 blur (every pixel independent) beside it at the same sizes; all four in turns",
             sizes.iter().map(|&(w, h)| format!("{w}x{h}")).collect::<Vec<_>>().join(", ")
         ),
         measurements,
-        verdict,
-        why,
-        evidence: per_size.into_iter().map(|s| s.3).collect(),
-        busy: None,
-    })
+        (verdict, why),
+        per_size.into_iter().map(|s| s.3).collect(),
+    ))
 }
 
 /// The dither's wavefront on a `w` x `h` image: its steps (`w + 2h - 2`, each waiting for the one

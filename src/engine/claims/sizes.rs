@@ -1,13 +1,12 @@
 //! Claims 5 and 9: images the size of the CPU's caches, and the size from which the GPU wins
-//! end to end (decided at the smallest size in turns, located by a short sweep, and modelled
-//! from this machine's ceilings).
+//! end to end.
 
 use crate::engine::bench::Repeat;
-use crate::engine::claims::sampled::{Plan, evidence, median, settled, total_ns};
+use crate::engine::claims::sampled::{self, Plan, evidence, median, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
 use crate::engine::sweep::{Series, SweepOptions, sweep};
-use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, synthetic_rgb};
+use crate::engine::{ConvertSettings, Engine, EngineError, WorkgroupSize, synthetic_rgb};
 use crate::gpu::GpuJob;
 use crate::pixel::Formula;
 
@@ -58,9 +57,8 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
         let (w, h) = dims_for(bytes);
         let image = synthetic_rgb(w, h, 50 + i as u64);
         let size = rules::human(bytes);
-        let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
         let mut cpu = Repeat::new(engine, &image, &ConvertSettings::default())?;
-        let mut gpu = Repeat::new(engine, &image, &gpu_settings)?;
+        let mut gpu = Repeat::new(engine, &image, &sampled::gpu())?;
         let input = cpu.bytes.to_vec();
         let job = GpuJob::new(cpu.kernel, Formula::Bt601, WorkgroupSize::DEFAULT, &input, (w, h));
         let mut kept = || -> Result<f64, EngineError> {
@@ -97,25 +95,18 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     if let (Some(copies), Some(&(bytes, cpu_ns, ..))) = (engine.copy_latency(), points.last()) {
         let up_and_down_ns = copies.total_ns();
         let floor_bytes = up_and_down_ns * bytes as f64 / cpu_ns.max(1.0);
-        measurements.push(Measurement::of(
-            "copies' latency (fitted)",
-            up_and_down_ns / 1e3,
-            "µs",
-            "cpu-clock",
-        ));
+        let latency_us = up_and_down_ns / 1e3;
+        measurements.push(Measurement::of("copies' latency (fitted)", latency_us, "µs", "cpu-clock"));
         measurements.push(Measurement::of("latency floor", floor_bytes / 1024.0, "KiB", "none"));
         why.push_str(&rules::latency_floor(up_and_down_ns, &rules::human(floor_bytes as u64)));
     }
-    Ok(ClaimResult {
-        id: 5,
-        claim: "If your data fits in CPU cache (< 256KB), GPU overhead will slow you down.".to_owned(),
-        experiment: "RGB images of 16 KiB, 64 KiB, 256 KiB, 1 MiB and 4 MiB: the CPU on every thread against the GPU end to end and with the input kept on the GPU, all three in turns; this CPU's cache sizes from the system; the copies' latencies, fitted over 4 KiB to 4 MiB, give the input size below which the GPU cannot win".to_owned(),
+    Ok(ClaimResult::new(
+        (5, "If your data fits in CPU cache (< 256KB), GPU overhead will slow you down."),
+        "RGB images of 16 KiB, 64 KiB, 256 KiB, 1 MiB and 4 MiB: the CPU on every thread against the GPU end to end and with the input kept on the GPU, all three in turns; this CPU's cache sizes from the system; the copies' latencies, fitted over 4 KiB to 4 MiB, give the input size below which the GPU cannot win".to_owned(),
         measurements,
-        verdict,
-        why,
-        evidence: points.into_iter().map(|p| p.3).collect(),
-        busy: None,
-    })
+        (verdict, why),
+        points.into_iter().map(|p| p.3).collect(),
+    ))
 }
 
 /// Claim 9's smallest size, where the verdict is decided: 0.25 MP.
@@ -126,72 +117,44 @@ pub(super) fn sweep_plan(quick: bool) -> (Vec<f64>, usize) {
     if quick { (vec![1.0, 4.0], 1) } else { (vec![1.0, 4.0, 16.0], 2) }
 }
 
-/// Claim 9: the GPU end to end against the CPU at 0.25 MP, in turns, decides; a short size
-/// sweep of the plain grayscale (0.25 to 16 MP, to 4 MP quick) gives the crossover measured and
-/// modelled from the ceilings (read from the cache or probed).
+/// Claim 9: the GPU end to end against the CPU at 0.25 MP, in turns, decides; a short sweep
+/// ([`sweep_plan`]) gives the crossover measured and modelled from the ceilings.
 pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
     let (w, h) = crate::engine::sweep::size_for(SMALLEST_MP);
     let image = synthetic_rgb(w, h, 9);
-    let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
     let gpu_over_cpu = |r: &[Vec<crate::engine::RunReport>]| ratios(&total_ns(r, 0), &total_ns(r, 1));
-    let sampled = plan.interleaved(engine, &image, &[gpu_settings, ConvertSettings::default()], |r| {
-        settled(&gpu_over_cpu(r), 1.0)
-    })?;
-    let taken = &sampled.rounds;
-    let e = evidence(
-        &format!("GPU / CPU end to end at {SMALLEST_MP} MP"),
-        &gpu_over_cpu(taken),
-        1.0,
-        sampled.stop,
-    );
+    let sides = [sampled::gpu(), ConvertSettings::default()];
+    let statistic = format!("GPU / CPU end to end at {SMALLEST_MP} MP");
+    let (taken, e) = plan.decide((engine, &image), &sides, (&statistic, 1.0), gpu_over_cpu)?;
     let (sizes_mp, runs) = sweep_plan(quick);
     // The model needs the ceilings; a failed probe leaves it out, and the sentence says so.
     let ceilings = engine.gpu_ceilings(false).is_ok();
-    let options = SweepOptions {
-        sizes_mp,
-        runs,
-        workgroup: WorkgroupSize::DEFAULT,
-        formula: Formula::Bt601,
-        gpu: true,
-        work_levels: vec![0],
-        divergent: false,
-        keep_runs: false,
-    };
+    let options = SweepOptions { sizes_mp, runs, gpu: true, work_levels: vec![0], ..SweepOptions::default() };
     let result = sweep(engine, &options, None, &mut |_, _, _| true)?;
-    let best_cpu = |p: &crate::engine::sweep::SweepPoint| {
-        [Series::Cpu1, Series::CpuAll].iter().filter_map(|s| p.median_ns(*s)).min().unwrap_or(0) as f64
-    };
     let mut measurements = vec![
-        Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP"), &total_ns(taken, 1), "cpu-clock"),
-        Measurement::ms_of(format!("GPU end to end, {SMALLEST_MP:.2} MP"), &total_ns(taken, 0), "cpu-clock"),
+        Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP"), &total_ns(&taken, 1), "cpu-clock"),
+        Measurement::ms_of(format!("GPU end to end, {SMALLEST_MP:.2} MP"), &total_ns(&taken, 0), "cpu-clock"),
     ];
     for p in &result.points {
-        let mp = p.megapixels;
-        measurements.push(Measurement::ms(format!("CPU, {mp:.2} MP"), best_cpu(p), "cpu-clock"));
-        if let Some(ns) = p.median_ns(Series::GpuTotal) {
-            measurements.push(Measurement::ms(format!("GPU end to end, {mp:.2} MP"), ns as f64, "cpu-clock"));
-        }
+        let (mp, cpu_ns) = (p.megapixels, p.best_cpu_ns().unwrap_or(0) as f64);
+        measurements.push(Measurement::ms(format!("CPU, {mp:.2} MP"), cpu_ns, "cpu-clock"));
+        let gpu_ns = p.median_ns(Series::GpuTotal).map(|ns| ns as f64);
+        measurements
+            .extend(gpu_ns.map(|ns| Measurement::ms(format!("GPU end to end, {mp:.2} MP"), ns, "cpu-clock")));
     }
     let modelled = result.model.as_ref().and_then(|m| m.crossover_mp);
-    if let Some(x) = result.crossover_mp {
-        measurements.push(Measurement::of("measured crossover", x, "MP", "cpu-clock"));
-    }
-    if let Some(x) = modelled {
-        measurements.push(Measurement::of("modelled crossover", x, "MP", "none"));
-    }
-    let smallest = (SMALLEST_MP, median(&total_ns(taken, 0)), median(&total_ns(taken, 1)));
+    let measured = result.crossover_mp.map(|x| Measurement::of("measured crossover", x, "MP", "cpu-clock"));
+    measurements.extend(measured);
+    measurements.extend(modelled.map(|x| Measurement::of("modelled crossover", x, "MP", "none")));
+    let smallest = (SMALLEST_MP, median(&total_ns(&taken, 0)), median(&total_ns(&taken, 1)));
     let largest = result.points.last().map_or(SMALLEST_MP, |p| p.megapixels);
     // The copies' fixed costs, fitted: what the CPU converts in that time no GPU can win.
     let floor = engine.copy_latency().map(|copies| {
         let cpu_ns_per_pixel = smallest.2 / (SMALLEST_MP * 1e6);
         let floor_mp = copies.total_ns() / cpu_ns_per_pixel.max(f64::MIN_POSITIVE) / 1e6;
         measurements.push(Measurement::of("upload latency (fitted)", copies.up_ns / 1e3, "µs", "cpu-clock"));
-        measurements.push(Measurement::of(
-            "download latency (fitted)",
-            copies.down_ns / 1e3,
-            "µs",
-            "cpu-clock",
-        ));
+        let down_us = copies.down_ns / 1e3;
+        measurements.push(Measurement::of("download latency (fitted)", down_us, "µs", "cpu-clock"));
         measurements.push(Measurement::of("latency floor", floor_mp, "MP", "none"));
         (copies.total_ns(), floor_mp)
     });
@@ -200,23 +163,16 @@ pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result
     if !ceilings {
         why.push_str(" (no ceilings could be measured for the model)");
     }
-    Ok(ClaimResult {
-        id: 9,
-        claim: "Small dataset? … overhead of moving data to GPU outweighs benefits.".to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (9, "Small dataset? … overhead of moving data to GPU outweighs benefits."),
+        format!(
             "the plain grayscale: the GPU end to end against the CPU on every thread at {SMALLEST_MP} MP in turns, {} rounds, decides; a sweep at {} MP, {} each (its CPU the faster of one and every thread), gives the crossover measured and modelled from this machine's ceilings; the copies' latencies, fitted over 4 KiB to 4 MiB, give the size below which the GPU cannot win",
             taken.len(),
-            options_sizes(&result),
+            result.points.iter().map(|p| format!("{:.2}", p.megapixels)).collect::<Vec<_>>().join(", "),
             if runs == 1 { "1 warm run".to_owned() } else { format!("{runs} warm runs") }
         ),
         measurements,
-        verdict,
-        why,
-        evidence: vec![e],
-        busy: None,
-    })
-}
-
-fn options_sizes(r: &crate::engine::sweep::SweepResult) -> String {
-    r.points.iter().map(|p| format!("{:.2}", p.megapixels)).collect::<Vec<_>>().join(", ")
+        (verdict, why),
+        vec![e],
+    ))
 }

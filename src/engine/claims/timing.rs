@@ -1,12 +1,12 @@
 //! Claims 3 and 4: the kernel's time for every workgroup shape (all shapes in turns), and one
 //! kernel timed three ways (around the submit alone, around submit and wait, by GPU timestamps).
 
-use crate::engine::claims::sampled::{Plan, evidence, median, settled};
+use crate::engine::claims::sampled::{Plan, evidence, gpu, median, settled};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::spans::Phase;
-use crate::engine::sweep::workgroups::{Goal, race};
-use crate::engine::{Backend, ConvertSettings, Engine, EngineError, bench, synthetic_rgb};
+use crate::engine::sweep::workgroups::{Goal, ShapeTime, race};
+use crate::engine::{Engine, EngineError, bench, synthetic_rgb};
 use crate::system::clock::Clock;
 
 /// Claim 3's image: 1 MP.
@@ -17,38 +17,28 @@ pub(super) const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
 pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = WORKGROUP_IMAGE;
     let image = synthetic_rgb(w, h, 3);
-    let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
     let goal = Goal::Spread(rules::WORKGROUP_MATTERS_RATIO);
-    let r = race(engine, &image, &settings, goal, &plan.budget, plan.cancel, &mut |_| {})?;
-    let mut times = Vec::new();
-    let mut measurements = Vec::new();
-    for s in &r.shapes {
-        measurements.push(Measurement::ms_of(
-            format!("kernel, workgroup {}", s.workgroup),
-            &s.samples_ns,
-            s.clock.label(),
-        ));
-        times.push((s.workgroup.to_string(), median(&s.samples_ns)));
-    }
+    let r = race(engine, &image, &gpu(), goal, &plan.budget, plan.cancel, &mut |_| {})?;
+    let times: Vec<(String, f64)> =
+        r.shapes.iter().map(|s| (s.workgroup.to_string(), median(&s.samples_ns))).collect();
+    let kernel = |s: &ShapeTime| format!("kernel, workgroup {}", s.workgroup);
+    let measurements =
+        r.shapes.iter().map(|s| Measurement::ms_of(kernel(s), &s.samples_ns, s.clock.label())).collect();
     let name = |w: Option<crate::engine::WorkgroupSize>| w.map_or_else(String::new, |w| w.to_string());
     let statistic = format!("{} / {}", name(r.slowest), name(r.fastest));
     let ratio = r.slowest.map(|s| r.over_fastest(s)).unwrap_or_default();
     let e = evidence(&statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, r.stop);
     let (verdict, why) = rules::workgroup_matters(&times, &e);
-    Ok(ClaimResult {
-        id: 3,
-        claim: "CUDA thread/block configuration matters … optimal values depend on your GPU architecture."
-            .to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (3, "CUDA thread/block configuration matters … optimal values depend on your GPU architecture."),
+        format!(
             "the GPU kernel on a {w}x{h} image for every workgroup size and shape this adapter allows, all in turns, {} rounds; the slowest against the fastest, and the tutorial's (16,16) and (32,32)",
             r.rounds
         ),
         measurements,
-        verdict,
-        why,
-        evidence: vec![e],
-        busy: None,
-    })
+        (verdict, why),
+        vec![e],
+    ))
 }
 
 /// Claim 4's image: 4 MP.
@@ -57,9 +47,8 @@ pub(super) const SYNC_IMAGE: (u32, u32) = (2449, 1633);
 /// The warm runs claim 4 benches (after a cold one) for the GPU's timestamps.
 pub(super) const SYNC_BENCH_RUNS: usize = 3;
 
-/// Claim 4: one kernel on data kept on the GPU (4 MP), timed around its submits alone (what a
-/// program that forgets to wait measures), around submit and wait, and by the GPU's timestamps
-/// where the adapter has them.
+/// Claim 4: one kernel on data kept on the GPU, timed around its submits alone (forgetting to
+/// wait), around submit and wait, and by the GPU's timestamps where the adapter has them.
 pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = SYNC_IMAGE;
     let image = synthetic_rgb(w, h, 4);
@@ -72,14 +61,9 @@ pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     let passes = &sampled.rounds;
     let submit_only: Vec<f64> = passes.iter().map(|p| p.submit_ns as f64).collect();
     let submit_wait: Vec<f64> = passes.iter().map(|p| p.wall_ns as f64).collect();
-    let e = evidence(
-        "submit and wait / submit only",
-        &wait_over_submit(passes),
-        rules::FORGOT_TO_WAIT_RATIO,
-        sampled.stop,
-    );
-    let settings = ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() };
-    let r = bench(engine, &image, &settings, SYNC_BENCH_RUNS)?;
+    let statistic = "submit and wait / submit only";
+    let e = evidence(statistic, &wait_over_submit(passes), rules::FORGOT_TO_WAIT_RATIO, sampled.stop);
+    let r = bench(engine, &image, &gpu(), SYNC_BENCH_RUNS)?;
     let timestamps = r
         .phases
         .iter()
@@ -89,26 +73,20 @@ pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
         Measurement::ms_of("submit only, no wait", &submit_only, "cpu-clock"),
         Measurement::ms_of("submit and wait", &submit_wait, "cpu-clock"),
     ];
-    if let Some(ns) = timestamps {
-        measurements.push(Measurement::ms("GPU timestamps", ns, "gpu-timestamp"));
-    }
+    measurements.extend(timestamps.map(|ns| Measurement::ms("GPU timestamps", ns, "gpu-timestamp")));
     let (verdict, mut why) =
         rules::synchronise_before_timing(&e, median(&submit_only), median(&submit_wait), timestamps);
     if timestamps.is_none() {
         why.push_str("; this adapter has no usable timestamps");
     }
-    Ok(ClaimResult {
-        id: 4,
-        claim: "GPU operations are asynchronous. Always call cuda.synchronize() before measuring time."
-            .to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (4, "GPU operations are asynchronous. Always call cuda.synchronize() before measuring time."),
+        format!(
             "the kernel over a {w}x{h} image kept on the GPU, {} passes: the CPU clock around the submit alone and around submit and wait, pass by pass, and the GPU's own timestamps",
             passes.len()
         ),
         measurements,
-        verdict,
-        why,
-        evidence: vec![e],
-        busy: None,
-    })
+        (verdict, why),
+        vec![e],
+    ))
 }

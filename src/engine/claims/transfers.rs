@@ -1,20 +1,17 @@
-//! Claims 1, 2 and 6: what moving the data costs, how many operations one round trip must
-//! carry before the GPU wins (each round trip measured whole), and what one cold run costs.
-//! Every comparison is sampled in interleaved rounds ([`super::sampled`]).
+//! Claims 1, 2 and 6: what moving the data costs, how many operations one round trip must carry
+//! before the GPU wins, and what one cold run costs.
 
 use std::time::{Duration, Instant};
 
 use image::DynamicImage;
 
-use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
+use crate::engine::claims::sampled::{Plan, clock, evidence, gpu, median, phase_ns, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::round_trip::RoundTripOptions;
 use crate::engine::sampling::{Budget, Sampled, ratios, rotation};
 use crate::engine::spans::Phase;
-use crate::engine::{
-    Backend, ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, synthetic_rgb,
-};
+use crate::engine::{ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, synthetic_rgb};
 use crate::gpu::GpuJob;
 
 /// Claim 1's image: 8K, in the quick set too (the same experiment, a smaller budget).
@@ -30,9 +27,8 @@ pub(super) struct Shared {
     pub(super) cpu_total_ns: Vec<f64>,
 }
 
-/// Times passes over `image`'s input kept on the GPU, `runs` at a time (after one cold pass),
-/// until `decided` says the passes so far settle the claim; each pass timed around its submits
-/// alone and until the GPU finished.
+/// Passes over `image`'s input kept on the GPU until `decided` settles the claim, each timed
+/// around its submits alone and until the GPU finished.
 pub(super) fn resident_rounds(
     engine: &Engine,
     plan: &Plan<'_>,
@@ -44,13 +40,8 @@ pub(super) fn resident_rounds(
         return Err(EngineError::Bug("a synthetic image came out gray"));
     };
     converter.release_buffers()?;
-    let job = GpuJob::new(
-        kernel,
-        crate::pixel::Formula::Bt601,
-        WorkgroupSize::DEFAULT,
-        &bytes,
-        (image.width(), image.height()),
-    );
+    let size = (image.width(), image.height());
+    let job = GpuJob::new(kernel, crate::pixel::Formula::Bt601, WorkgroupSize::DEFAULT, &bytes, size);
     let mut pool = Vec::new();
     let sampled = plan.rounds(
         |_| {
@@ -64,10 +55,6 @@ pub(super) fn resident_rounds(
     );
     converter.release_buffers()?;
     sampled
-}
-
-fn gpu() -> ConvertSettings {
-    ConvertSettings { backend: Backend::Gpu, ..ConvertSettings::default() }
 }
 
 /// Claim 1: an 8K image on both backends, interleaved; upload and download against the kernel.
@@ -86,17 +73,15 @@ pub(super) fn transfers(
             .collect();
         ratios(&moving, &phase_ns(rounds, 0, Phase::Kernel))
     };
-    let sampled = plan.interleaved(engine, &image, &[gpu(), ConvertSettings::default()], |r| {
-        settled(&moving_over_kernel(r), 1.0)
-    })?;
-    let rounds = &sampled.rounds;
+    let sides = [gpu(), ConvertSettings::default()];
+    let statistic = ("(upload + download) / GPU kernel", 1.0);
+    let (rounds, e) = plan.decide((engine, &image), &sides, statistic, moving_over_kernel)?;
     let (upload, download, kernel) = (
-        phase_ns(rounds, 0, Phase::Upload),
-        phase_ns(rounds, 0, Phase::Download),
-        phase_ns(rounds, 0, Phase::Kernel),
+        phase_ns(&rounds, 0, Phase::Upload),
+        phase_ns(&rounds, 0, Phase::Download),
+        phase_ns(&rounds, 0, Phase::Kernel),
     );
-    let cpu_total = total_ns(rounds, 1);
-    let e = evidence("(upload + download) / GPU kernel", &moving_over_kernel(rounds), 1.0, sampled.stop);
+    let cpu_total = total_ns(&rounds, 1);
     let (verdict, why) = rules::transfers_are_slow(
         &e,
         median(&upload),
@@ -104,25 +89,22 @@ pub(super) fn transfers(
         median(&kernel),
         median(&cpu_total),
     );
-    *shared = Shared { size: (w, h), gpu_total_ns: total_ns(rounds, 0), cpu_total_ns: cpu_total.clone() };
-    Ok(ClaimResult {
-        id: 1,
-        claim: "Moving data between CPU and GPU memory is slow.".to_owned(),
-        experiment: format!(
+    *shared = Shared { size: (w, h), gpu_total_ns: total_ns(&rounds, 0), cpu_total_ns: cpu_total.clone() };
+    Ok(ClaimResult::new(
+        (1, "Moving data between CPU and GPU memory is slow."),
+        format!(
             "a {w}x{h} RGB image to gray (BT.601), the GPU and the CPU in turns, {} rounds: the GPU's upload and download against its kernel, and against the CPU's whole conversion on every thread",
             rounds.len()
         ),
-        measurements: vec![
-            Measurement::ms_of("upload", &upload, &clock(rounds, 0, Phase::Upload)),
-            Measurement::ms_of("download", &download, &clock(rounds, 0, Phase::Download)),
-            Measurement::ms_of("GPU kernel", &kernel, &clock(rounds, 0, Phase::Kernel)),
+        vec![
+            Measurement::ms_of("upload", &upload, &clock(&rounds, 0, Phase::Upload)),
+            Measurement::ms_of("download", &download, &clock(&rounds, 0, Phase::Download)),
+            Measurement::ms_of("GPU kernel", &kernel, &clock(&rounds, 0, Phase::Kernel)),
             Measurement::ms_of("CPU, whole conversion", &cpu_total, "cpu-clock"),
         ],
-        verdict,
-        why,
-        evidence: vec![e],
-        busy: None,
-    })
+        (verdict, why),
+        vec![e],
+    ))
 }
 
 /// Claim 2's image: 2 MP (the GPU makes 21 passes over it each round).
@@ -135,9 +117,8 @@ const ONE_ROUND: Budget = Budget { warmup_rounds: 0, min_rounds: 1, max_rounds: 
 /// The counts of operations per round trip claim 2 compares.
 pub(super) const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 
-/// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip
-/// measured whole on the CPU clock ([`crate::engine::round_trip::round_trips`]), against the CPU doing the
-/// same operations one after the other; the counts in turns.
+/// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip timed
+/// whole ([`crate::engine::round_trip::round_trips`]) against as many CPU passes; in turns.
 pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = ROUND_TRIP_IMAGE;
     let image = synthetic_rgb(w, h, 2);
@@ -176,14 +157,11 @@ pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     let mut per_op = Vec::new();
     for (i, n) in counts.iter().enumerate() {
         let (gpu, cpu) = (side(i, |p| p.0), side(i, |p| p.1));
-        measurements.push(Measurement::ms_of(
-            format!("GPU per operation, {n} per round trip"),
-            &gpu,
-            &clocks.gpu_total,
-        ));
+        let gpu_name = format!("GPU per operation, {n} per round trip");
+        measurements.push(Measurement::ms_of(gpu_name, &gpu, &clocks.gpu_total));
         measurements.push(Measurement::ms_of(format!("CPU per operation, {n} in a row"), &cpu, &clocks.cpu));
-        let e =
-            evidence(&format!("GPU / CPU per operation at {n}"), &gpu_over_cpu(rounds, i), 1.0, sampled.stop);
+        let statistic = format!("GPU / CPU per operation at {n}");
+        let e = evidence(&statistic, &gpu_over_cpu(rounds, i), 1.0, sampled.stop);
         per_op.push((*n, median(&gpu), median(&cpu), e));
     }
     // The chart's line: one CPU pass, every count's rounds pooled.
@@ -193,19 +171,16 @@ pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResul
     if rounds.iter().flatten().any(|p| !p.2) {
         why.push_str("; but the GPU's result differed from the CPU's");
     }
-    Ok(ClaimResult {
-        id: 2,
-        claim: "Keep data on the GPU for multiple operations.".to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (2, "Keep data on the GPU for multiple operations."),
+        format!(
             "a {w}x{h} image, {} rounds with the counts in turns: one upload, n full passes of the kernel over the kept input, one download, timed whole and divided by n (n = 1, 4, 16), against n CPU passes on every thread",
             rounds.len()
         ),
         measurements,
-        verdict,
-        why,
-        evidence: per_op.into_iter().map(|p| p.3).collect(),
-        busy: None,
-    })
+        (verdict, why),
+        per_op.into_iter().map(|p| p.3).collect(),
+    ))
 }
 
 /// Claim 6's image: 1 MP.
@@ -245,21 +220,18 @@ pub(super) fn cold_run(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, 
     let (cold, warm, cpu) = (part(0), part(1), part(2));
     let e = evidence("cold GPU run / one CPU run", &ratios(&cold, &cpu), 1.0, sampled.stop);
     let (verdict, why) = rules::run_once_loses(&e, median(&cold), median(&warm), median(&cpu));
-    Ok(ClaimResult {
-        id: 6,
-        claim: "If you run the calculation once, CPU may be faster.".to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (6, "If you run the calculation once, CPU may be faster."),
+        format!(
             "a {w}x{h} image, {} rounds: a GPU run on a device opened for it (device, pipeline, buffers, first submission) and a second run on that device, in turns with one CPU run",
             rounds.len()
         ),
-        measurements: vec![
+        vec![
             Measurement::ms_of("cold GPU run, device opened for it", &cold, "cpu-clock"),
             Measurement::ms_of("warm GPU run", &warm, "cpu-clock"),
             Measurement::ms_of("one CPU run", &cpu, "cpu-clock"),
         ],
-        verdict,
-        why,
-        evidence: vec![e],
-        busy: None,
-    })
+        (verdict, why),
+        vec![e],
+    ))
 }

@@ -1,7 +1,5 @@
-//! Claims 7 and 8, on the work per pixel: branching against uniform work of the same average
-//! ([`crate::pixel::Work`]), and the work per pixel from which the GPU wins end to end, synthetic
-//! and a real blur ([`Op::Blur`]).
-//! Both backends run in turns ([`super::sampled`]).
+//! Claims 7 and 8, on the work per pixel ([`Work`]): branching against uniform work of the same
+//! average, and the work from which the GPU wins end to end, synthetic and a real blur.
 
 use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
 use crate::engine::claims::transfers::Shared;
@@ -59,37 +57,25 @@ pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult,
     let m = |side| median(&kernel(side));
     let (verdict, why) = rules::branching_hurts((m(0), m(1)), (m(2), m(3)), &slowdown, &more);
     let gpu_clock = clock(taken, 0, Phase::Kernel);
-    Ok(ClaimResult {
-        id: 7,
-        claim: "Complex branching logic? GPU cores don't handle if-else branches efficiently.".to_owned(),
-        experiment: format!(
+    let each =
+        [format!("divergent, {rounds} rounds on odd pixels"), format!("uniform, {} rounds", rounds / 2)];
+    Ok(ClaimResult::new(
+        (7, "Complex branching logic? GPU cores don't handle if-else branches efficiently."),
+        format!(
             "a {w}x{h} image with the synthetic work per pixel: {rounds} rounds on the pixels whose gray value is odd (a branch per pixel) against {} rounds on every pixel (the same average), the kernel on each backend, all four in turns, {} rounds",
             rounds / 2,
             taken.len()
         ),
-        measurements: vec![
-            Measurement::ms_of(
-                format!("GPU kernel, divergent, {rounds} rounds on odd pixels"),
-                &kernel(0),
-                &gpu_clock,
-            ),
-            Measurement::ms_of(format!("GPU kernel, uniform, {} rounds", rounds / 2), &kernel(1), &gpu_clock),
-            Measurement::ms_of(
-                format!("CPU kernel, divergent, {rounds} rounds on odd pixels"),
-                &kernel(2),
-                "cpu-clock",
-            ),
-            Measurement::ms_of(
-                format!("CPU kernel, uniform, {} rounds", rounds / 2),
-                &kernel(3),
-                "cpu-clock",
-            ),
-        ],
-        verdict,
-        why,
-        evidence: vec![slowdown, more],
-        busy: None,
-    })
+        (0..4)
+            .map(|side| {
+                let (backend, clock) =
+                    if side < 2 { ("GPU", gpu_clock.as_str()) } else { ("CPU", "cpu-clock") };
+                Measurement::ms_of(format!("{backend} kernel, {}", each[side % 2]), &kernel(side), clock)
+            })
+            .collect(),
+        (verdict, why),
+        vec![slowdown, more],
+    ))
 }
 
 /// The work levels of claim 8, in rounds per pixel.
@@ -130,12 +116,9 @@ pub(super) fn work_levels(
     let mut measurements = Vec::new();
     if !shared.gpu_total_ns.is_empty() {
         let (sw, sh) = shared.size;
-        measurements.push(Measurement::sampled(
-            format!("GPU end-to-end speed-up, {sw}x{sh}, plain grayscale"),
-            &ratios(&shared.cpu_total_ns, &shared.gpu_total_ns),
-            "x",
-            "cpu-clock",
-        ));
+        let name = format!("GPU end-to-end speed-up, {sw}x{sh}, plain grayscale");
+        let speedup = ratios(&shared.cpu_total_ns, &shared.gpu_total_ns);
+        measurements.push(Measurement::sampled(name, &speedup, "x", "cpu-clock"));
     }
     let mut speedup_figures = Vec::new();
     let mut read = Vec::new();
@@ -143,22 +126,13 @@ pub(super) fn work_levels(
         let mut speedups = Vec::new();
         for (level, short, sides) in levels {
             let speedup = |r: &[Vec<RunReport>]| ratios(&total_ns(r, 1), &total_ns(r, 0));
-            let sampled = plan.interleaved(engine, &image, &sides, |r| settled(&speedup(r), 1.0))?;
-            let taken = &sampled.rounds;
-            measurements.push(Measurement::ms_of(
-                format!("GPU end to end, {short}"),
-                &total_ns(taken, 0),
-                "cpu-clock",
-            ));
-            measurements.push(Measurement::ms_of(format!("CPU, {short}"), &total_ns(taken, 1), "cpu-clock"));
-            let s = speedup(taken);
-            speedup_figures.push(Measurement::sampled(
-                format!("GPU end-to-end speed-up, {short}"),
-                &s,
-                "x",
-                "cpu-clock",
-            ));
-            let e = evidence(&format!("CPU / GPU end to end at {level}"), &s, 1.0, sampled.stop);
+            let statistic = format!("CPU / GPU end to end at {level}");
+            let (taken, e) = plan.decide((engine, &image), &sides, (&statistic, 1.0), speedup)?;
+            let gpu_name = format!("GPU end to end, {short}");
+            measurements.push(Measurement::ms_of(gpu_name, &total_ns(&taken, 0), "cpu-clock"));
+            measurements.push(Measurement::ms_of(format!("CPU, {short}"), &total_ns(&taken, 1), "cpu-clock"));
+            let name = format!("GPU end-to-end speed-up, {short}");
+            speedup_figures.push(Measurement::sampled(name, &speedup(&taken), "x", "cpu-clock"));
             speedups.push((level, e));
         }
         read.push(speedups);
@@ -167,19 +141,18 @@ pub(super) fn work_levels(
     let blur = read.pop().unwrap_or_default();
     let work = read.pop().unwrap_or_default();
     let (verdict, why) = rules::image_processing_shines(&work, &blur);
-    Ok(ClaimResult {
-        id: 8,
-        claim: "Image processing – each pixel can be processed independently … slash execution times from hours to minutes."
-            .to_owned(),
-        experiment: format!(
+    Ok(ClaimResult::new(
+        (
+            8,
+            "Image processing – each pixel can be processed independently … slash execution times from hours to minutes.",
+        ),
+        format!(
             "the GPU end to end against the CPU on every thread, in turns: the plain grayscale on claim 1's image, then a {w}x{h} image with {} rounds of synthetic work per pixel (3 integer operations a round), and with a blur of radius {} after the grayscale (a real filter, every pixel independent)",
             LEVELS.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
             BLUR_RADII.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
         ),
         measurements,
-        verdict,
-        why,
-        evidence: work.into_iter().chain(blur).map(|s| s.1).collect(),
-        busy: None,
-    })
+        (verdict, why),
+        work.into_iter().chain(blur).map(|s| s.1).collect(),
+    ))
 }

@@ -1,7 +1,5 @@
-//! What each cell of a sweep runs after the grayscale ([`CellOps`]): one op on every cell, or the
-//! blur's radius as the grid's second axis; and how the estimator prices an op ([`op_rounds`]).
-//! Uses only the grid's leaf; what depends on the options (levels, whether a grid) is in
-//! `plan.rs`.
+//! What each cell of a sweep runs after the grayscale ([`CellOps`]). Uses only the grid's leaf;
+//! what depends on the options (levels, whether a grid) is in `plan.rs`.
 
 use crate::engine::sweep::grid::GridAxis;
 use crate::pixel::{MAX_BLUR_RADIUS, MIN_BLUR_RADIUS, Op};

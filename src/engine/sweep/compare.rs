@@ -1,16 +1,9 @@
 //! The sweep's comparisons through the sampling engine: at each point the GPU end to end and the
-//! best CPU series run in turns (the order rotated each round) until the interval of the GPU's
-//! speed-up lies clear of 1 or the point's budget is spent. The answer is a [`Speedup`]:
-//! "GPU faster", "CPU faster" or "within the noise"; the crossover and the frontier count only
-//! decided wins.
-//!
-//! Cost: at least the sweep's warm runs per side (and never fewer than the sampling engine's
-//! [`MIN_SAMPLES`], below which nothing is decided), then more rounds only while they fit in
-//! [`TIME_SHARE`] of what the point's other measurements took. A point whose fewest rounds would
-//! take more than [`MOST_ADDED`] times those measurements (and more than twice [`FLOOR`]) takes
-//! [`FEWEST_ROUNDS`] rounds alone and is "not measured (time budget)" with its rough figure:
-//! a heavy cell of a work grid, measured with fewer runs, is not run six times more, and is
-//! counted neither a win nor a loss.
+//! best CPU series run in turns until the interval of the GPU's speed-up lies clear of 1 or the
+//! point's budget ([`point_budget`]) is spent: a [`Speedup`], "GPU faster", "CPU faster" or
+//! "within the noise"; the crossover and the frontier count only decided wins. A point whose
+//! fewest rounds cost too much ([`affordable`]) takes [`FEWEST_ROUNDS`] alone and is "not
+//! measured (time budget)": a heavy cell of a work grid is not run six times more.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -22,7 +15,7 @@ use crate::engine::sampling::{Budget, MIN_SAMPLES, Stop, rotation, sample};
 use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::Series;
 use crate::engine::sweep::result::Speedup;
-use crate::engine::{ConvertSettings, Engine, EngineError};
+use crate::engine::{ConvertSettings, Engine, EngineError, RunReport};
 
 /// The most rounds one comparison takes.
 pub const MAX_ROUNDS: usize = 42;
@@ -94,14 +87,13 @@ pub struct Sides {
     /// The GPU side.
     pub gpu: ConvertSettings,
     /// In a sweep, the series the CPU side stands for: its kernel (and op) is timed, as the
-    /// series is;
-    /// `None`: the whole CPU run is timed (the app's "CPU vs GPU").
+    /// series is; `None`: the whole CPU run is timed (the app's "CPU vs GPU").
     pub cpu_series: Option<Series>,
 }
 
-/// The GPU end to end (its whole run on the CPU clock) against the CPU on `image`, each side
-/// prepared once and run in turns until decided or `budget` is spent; `progress(rounds)` after
-/// each round (warm-up included), and [`EngineError::Cancelled`] once `cancel` is set.
+/// The GPU end to end (its whole run on the CPU clock) against the CPU on `image`, in turns
+/// until decided or `budget` is spent; `progress(rounds)` after each round,
+/// [`EngineError::Cancelled`] once `cancel` is set.
 pub fn compare(
     engine: &Engine,
     image: &DynamicImage,
@@ -115,9 +107,7 @@ pub fn compare(
     compare_rounds(sides.cpu_series, budget, cancel, |round| {
         progress(round + 1);
         let mut ns = [0.0; 2];
-        for side in rotation(round, repeats.len()) {
-            let (Some(repeat), Some(slot)) = (repeats.get_mut(side), ns.get_mut(side)) else { continue };
-            let report = repeat.run()?;
+        in_turns(&mut repeats, round, |side, report| {
             // The CPU side as its series is timed (the kernel and its op), the GPU's as a caller
             // waits.
             let timed = if side == 0 && kernel_only {
@@ -126,10 +116,23 @@ pub fn compare(
             } else {
                 report.total_ns
             };
-            *slot = timed as f64;
-        }
+            ns[side] = timed as f64;
+        })?;
         Ok(ns)
     })
+}
+
+/// Runs each of `repeats` once, in [`rotation`] order for `round`, and hands each report to
+/// `each(side, report)` as it comes.
+pub(crate) fn in_turns(
+    repeats: &mut [Repeat<'_>],
+    round: usize,
+    mut each: impl FnMut(usize, RunReport),
+) -> Result<(), EngineError> {
+    for side in rotation(round, repeats.len()) {
+        each(side, repeats[side].run()?);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -137,30 +140,26 @@ mod tests {
     use super::*;
     use crate::engine::sweep::result::Winner;
 
-    /// Rounds of `cpu` and `gpu` nanoseconds, each wobbling by a few per cent in turn.
-    fn rounds(cpu: f64, gpu: f64) -> impl FnMut(usize) -> Result<[f64; 2], EngineError> {
-        move |round| {
+    /// The comparison against `series` within `budget` of rounds of `cpu` and `gpu` nanoseconds,
+    /// each wobbling by a few per cent in turn.
+    fn compared(series: Series, budget: &Budget, (cpu, gpu): (f64, f64)) -> Speedup {
+        let rounds = |round| {
             let wobble = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02][round % 6];
             Ok([cpu * wobble, gpu / wobble])
-        }
+        };
+        compare_rounds(Some(series), budget, None, rounds).expect("sampled")
     }
 
     #[test]
     fn a_clear_win_is_decided_at_the_first_checkpoint() {
         let budget = point_budget(5, Duration::from_hours(2));
-        let c = compare_rounds(Some(Series::CpuAll), &budget, None, rounds(2000.0, 1000.0)).expect("sampled");
+        let c = compared(Series::CpuAll, &budget, (2000.0, 1000.0));
         assert_eq!((c.winner, c.stop, c.rounds), (Winner::GpuFaster, Stop::Decided, MIN_SAMPLES));
         let i = c.speed_up.expect("an interval");
         assert!(i.ci_low > 1.0 && i.median > 1.9 && i.median < 2.1, "{i:?}");
         assert!(c.label().starts_with("GPU faster: 2."), "{}", c.label());
         // The other way round; more runs asked move the first look to them.
-        let c = compare_rounds(
-            Some(Series::Cpu1),
-            &point_budget(8, Duration::from_hours(2)),
-            None,
-            rounds(1000.0, 3000.0),
-        )
-        .expect("sampled");
+        let c = compared(Series::Cpu1, &point_budget(8, Duration::from_hours(2)), (1000.0, 3000.0));
         assert_eq!((c.winner, c.stop, c.rounds), (Winner::CpuFaster, Stop::Decided, 8));
         assert!(c.label().starts_with("CPU faster: 0.3"), "{}", c.label());
     }
@@ -168,7 +167,7 @@ mod tests {
     #[test]
     fn a_tie_is_within_the_noise_after_the_whole_budget() {
         let budget = point_budget(5, Duration::from_hours(2));
-        let c = compare_rounds(Some(Series::CpuAll), &budget, None, rounds(1000.0, 1000.0)).expect("sampled");
+        let c = compared(Series::CpuAll, &budget, (1000.0, 1000.0));
         assert_eq!((c.winner, c.stop, c.rounds), (Winner::WithinNoise, Stop::Rounds, MAX_ROUNDS));
         assert!(c.label().starts_with("within the noise (±"), "{}", c.label());
         // A point too slow to sample is not sampled, and says so: 6 rounds in at most the other
@@ -183,7 +182,7 @@ mod tests {
         assert!(!affordable(&small, 0.17e9, Duration::from_millis(3)));
         // Such a point takes three rounds: a rough figure, not measured, neither win nor loss.
         let heavy = fewest(&budget);
-        let c = compare_rounds(Some(Series::CpuAll), &heavy, None, rounds(6000.0, 1000.0)).expect("sampled");
+        let c = compared(Series::CpuAll, &heavy, (6000.0, 1000.0));
         assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::NotMeasured, None, FEWEST_ROUNDS));
         assert_eq!(c.label(), "not measured (time budget): about 6.00x");
         assert!(!c.is_decided());

@@ -1,17 +1,8 @@
 //! The grid's frontier: from which level (work rounds, or the blur's radius) the GPU beats the
 //! best CPU at each size, measured from the cells and, for work rounds without an op, modelled
-//! from the ceilings, and the sentence that names it.
-//!
-//! The model, per pixel (RGB8 in, gray out), with the ceilings of `model.rs` and the compute
-//! ceilings ([`ComputeCeilings`]), `k` rounds of 3 integer operations each:
-//! - CPU = max(4 bytes / stream bandwidth, 3k / CPU compute);
-//! - GPU kernel = max(4 bytes / device bandwidth, 3k / GPU compute);
-//! - GPU end to end = latency / pixels + the host copies + the GPU copies + the kernel, one after
-//!   the other (the cost model's end to end with the kernel at `k`);
-//! - resident = latency / pixels + the kernel.
-//!
-//! Each side is piecewise linear in `k`, so the level from which the GPU wins (and keeps winning
-//! up to the grid's largest level) is solved exactly on each linear piece.
+//! from the ceilings ([`WorkCost`]: `model.rs`'s costs, the rounds at the compute ceilings), and
+//! the sentence that names it. Each side is piecewise linear in the rounds `k`, so the level
+//! from which the GPU wins (up to the grid's largest) is solved exactly on each piece.
 
 use std::fmt::Write as _;
 
@@ -21,8 +12,10 @@ use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult, Winner};
 use crate::pixel::OPS_PER_ROUND;
 
-/// What a pixel costs at a work level, from the ceilings: the cost model of the plain grayscale
-/// with its kernel and CPU times raised to the compute ceilings where the rounds need more.
+/// What a pixel costs at `k` work rounds of 3 integer operations: the plain grayscale's cost
+/// model with the CPU at max(4 bytes / stream, 3k / CPU compute), the kernel at max(4 bytes /
+/// device bandwidth, 3k / GPU compute), end to end the copies plus the kernel, resident the
+/// kernel alone, each with the latency over the pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct WorkCost {
     /// The plain grayscale's costs (the kernel at the device-copy rate, the CPU at the stream).
@@ -66,14 +59,6 @@ impl WorkCost {
         self.cost.gpu_ns_per_pixel - self.cost.gpu_resident_ns_per_pixel + self.kernel_ns_per_pixel(k)
     }
 
-    /// The levels where a side changes from its bandwidth roof to its compute roof.
-    fn breaks(&self) -> [f64; 2] {
-        [
-            self.cost.cpu_ns_per_pixel / self.cpu_ns_per_round,
-            self.cost.gpu_resident_ns_per_pixel / self.gpu_ns_per_round,
-        ]
-    }
-
     /// The modelled times of `pixels` at `k` rounds.
     pub fn at(&self, pixels: f64, k: f64) -> ModelledPoint {
         let ns = |v: f64| v.round() as u64;
@@ -93,7 +78,11 @@ impl WorkCost {
     pub fn frontier_at(&self, megapixels: f64, max_rounds: f64) -> FrontierPoint {
         let latency = self.cost.gpu_latency_ns / (megapixels * 1e6).max(1.0);
         let end_to_end = self.cost.end_to_end_latency_ns() / (megapixels * 1e6).max(1.0);
-        let breaks = self.breaks();
+        // Where each side turns from its bandwidth roof to its compute roof.
+        let breaks = [
+            self.cost.cpu_ns_per_pixel / self.cpu_ns_per_round,
+            self.cost.gpu_resident_ns_per_pixel / self.gpu_ns_per_round,
+        ];
         let e2e = |k: f64| self.cpu_ns_per_pixel(k) - end_to_end - self.total_ns_per_pixel(k);
         let resident = |k: f64| self.cpu_ns_per_pixel(k) - latency - self.kernel_ns_per_pixel(k);
         FrontierPoint {
@@ -129,11 +118,6 @@ fn wins_from(margin: impl Fn(f64) -> f64, breaks: &[f64], max: f64) -> Option<f6
     Some(0.0)
 }
 
-/// Whether `series` beats the best CPU series at `p` (decided, not within the noise).
-fn beats(p: &SweepPoint, series: Series) -> bool {
-    p.gpu_wins(series)
-}
-
 /// The sizes of `r`'s points, smallest first, each once.
 fn sizes(r: &SweepResult) -> Vec<f64> {
     let mut sizes: Vec<f64> = r.points.iter().map(|p| p.megapixels).collect();
@@ -153,7 +137,7 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
             if series == Series::GpuTotal && p.end_to_end.is_some_and(|c| c.winner == Winner::NotMeasured) {
                 continue;
             }
-            if !beats(p, series) {
+            if !p.gpu_wins(series) {
                 break;
             }
             level = Some(f64::from(p.level(r.axis)));

@@ -3,44 +3,27 @@
 use super::*;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::example_ceilings;
-use crate::engine::report::Stats;
-use crate::engine::sweep::grid::Roofline;
-use crate::engine::sweep::grid::{AxisLevel, GridAxis};
+use crate::engine::sweep::grid::{AxisLevel, GridAxis, Roofline};
+use crate::engine::sweep::result::one_run;
 use crate::engine::sweep::verdict::analyse;
 use crate::pixel::Op;
-
-fn st(ns: u64) -> Stats {
-    Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 }
-}
 
 /// A cell of `mp` megapixels (1000 x 1000·mp) at `k` rounds: CPU all threads `cpu` ns, GPU end
 /// to end `total`, kernel a tenth of it, resident `resident`; the stream baseline at 40 GB/s.
 fn cell(mp: f64, k: u32, cpu: u64, total: u64, resident: u64) -> SweepPoint {
-    let mut series = Vec::new();
-    if k == 0 {
-        series.push((Series::Cpu1, st(cpu * 2)));
-    }
-    series.extend([
-        (Series::CpuAll, st(cpu)),
-        (Series::GpuTotal, st(total)),
-        (Series::GpuKernel, st(total / 10)),
-        (Series::GpuResident, st(resident)),
-    ]);
+    let one_thread = if k == 0 { vec![(Series::Cpu1, cpu * 2)] } else { Vec::new() };
+    let series = [
+        (Series::CpuAll, cpu),
+        (Series::GpuTotal, total),
+        (Series::GpuKernel, total / 10),
+        (Series::GpuResident, resident),
+    ];
     SweepPoint {
-        megapixels: mp,
         width: 1000,
         height: (mp * 1000.0) as u32,
-        series,
-        upload_gb_per_s: None,
-        download_gb_per_s: None,
-        cpu_stream: Some(st((mp * 1e5) as u64)),
-        rates: Vec::new(),
-        modelled: None,
+        cpu_stream: Some(one_run((mp * 1e5) as u64)),
         work_rounds: k,
-        op: Op::None,
-        end_to_end: None,
-        busy: None,
-        runs: Vec::new(),
+        ..SweepPoint::for_tests(mp, &[one_thread, series.to_vec()].concat())
     }
 }
 
@@ -55,42 +38,36 @@ fn grid(points: Vec<SweepPoint>, levels: Vec<u32>, compute: Option<ComputeCeilin
     r
 }
 
-/// 1 MP never wins end to end and wins resident from 256 (its win at 0, lost at 16, does not
-/// count); 4 MP wins end to end from 256 and resident from 16.
-fn wins_from_a_level() -> SweepResult {
-    grid(
-        vec![
-            cell(1.0, 0, 100, 500, 50),
-            cell(1.0, 16, 1000, 2000, 1500),
-            cell(1.0, 256, 10_000, 12_000, 9000),
-            cell(4.0, 0, 400, 900, 500),
-            cell(4.0, 16, 4000, 5000, 3000),
-            cell(4.0, 256, 40_000, 30_000, 9000),
-        ],
-        vec![0, 16, 256],
-        None,
-    )
+/// Six cells, `make(mp, level, cpu, total, resident)` at `levels`: at 1 MP the GPU never wins
+/// end to end and wins resident from the top level (its win at the lowest, lost at the middle,
+/// does not count); at 4 MP it wins end to end from the top level and resident from the middle.
+fn wins_from_a_level(
+    make: impl Fn(f64, u32, u64, u64, u64) -> SweepPoint,
+    [a, b, c]: [u32; 3],
+) -> Vec<SweepPoint> {
+    vec![
+        make(1.0, a, 100, 500, 50),
+        make(1.0, b, 1000, 2000, 1500),
+        make(1.0, c, 10_000, 12_000, 9000),
+        make(4.0, a, 400, 900, 500),
+        make(4.0, b, 4000, 5000, 3000),
+        make(4.0, c, 40_000, 30_000, 9000),
+    ]
+}
+
+fn point(
+    megapixels: f64,
+    end_to_end_from_rounds: Option<f64>,
+    resident_from_rounds: Option<f64>,
+) -> FrontierPoint {
+    FrontierPoint { megapixels, end_to_end_from_rounds, resident_from_rounds }
 }
 
 #[test]
 fn the_measured_frontier_is_the_level_from_which_the_gpu_keeps_winning() {
-    let r = wins_from_a_level();
+    let r = grid(wins_from_a_level(cell, [0, 16, 256]), vec![0, 16, 256], None);
     let f = r.frontier.as_ref().expect("a grid has a frontier");
-    assert_eq!(
-        f.measured,
-        vec![
-            FrontierPoint {
-                megapixels: 1.0,
-                end_to_end_from_rounds: None,
-                resident_from_rounds: Some(256.0)
-            },
-            FrontierPoint {
-                megapixels: 4.0,
-                end_to_end_from_rounds: Some(256.0),
-                resident_from_rounds: Some(16.0)
-            },
-        ]
-    );
+    assert_eq!(f.measured, vec![point(1.0, None, Some(256.0)), point(4.0, Some(256.0), Some(16.0))]);
     // No compute ceilings: the model is unknown, and the verdict says why.
     assert!(f.modelled.is_empty());
     assert!(
@@ -118,10 +95,7 @@ fn says_so_when_the_gpu_never_wins_in_the_grid() {
         None,
     );
     let f = r.frontier.as_ref().expect("frontier");
-    assert_eq!(
-        f.measured,
-        vec![FrontierPoint { megapixels: 1.0, end_to_end_from_rounds: None, resident_from_rounds: None }]
-    );
+    assert_eq!(f.measured, vec![point(1.0, None, None)]);
     assert!(
         r.verdict.contains("never beats the best CPU in this grid, up to 4096 rounds per pixel and 1.00 MP"),
         "{}",
@@ -191,10 +165,7 @@ fn the_modelled_frontier_is_solved_from_the_ceilings() {
     // but not up to 256 rounds: never, both ways.
     let r = grid(points, vec![0, 256], Some(compute(15e9)));
     let f = r.frontier.as_ref().expect("frontier");
-    assert_eq!(
-        f.modelled,
-        vec![FrontierPoint { megapixels: 1.0, end_to_end_from_rounds: None, resident_from_rounds: None }]
-    );
+    assert_eq!(f.modelled, vec![point(1.0, None, None)]);
     assert!(
         r.verdict
             .contains("should not win end to end up to 256 rounds per pixel at 1.00 MP (not even resident)"),
@@ -246,7 +217,6 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
     let blur = |mp, radius, cpu, total, resident| SweepPoint {
         work_rounds: 0,
         op: Op::Blur { radius },
-        series: cell(mp, 16, cpu, total, resident).series,
         ..cell(mp, 16, cpu, total, resident)
     };
     let mut r = SweepResult {
@@ -254,14 +224,7 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
         axis: GridAxis::BlurRadius,
         levels: [1, 4, 16].map(|l| AxisLevel::of(GridAxis::BlurRadius, l, Op::None)).to_vec(),
         compute: Some(compute(1e11)),
-        ..SweepResult::for_tests(vec![
-            blur(1.0, 1, 100, 500, 50),
-            blur(1.0, 4, 1000, 2000, 1500),
-            blur(1.0, 16, 10_000, 12_000, 9000),
-            blur(4.0, 1, 400, 900, 500),
-            blur(4.0, 4, 4000, 5000, 3000),
-            blur(4.0, 16, 40_000, 30_000, 9000),
-        ])
+        ..SweepResult::for_tests(wins_from_a_level(blur, [1, 4, 16]))
     };
     analyse(&mut r);
     assert!(r.is_grid());

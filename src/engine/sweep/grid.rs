@@ -1,9 +1,6 @@
-//! The sweep's series and the work grid's figures, a leaf: who wins at each size and work level
-//! (the frontier), and the roofline the runs sit on. A sweep over several work levels fills both
-//! ([`crate::engine::sweep::SweepResult::frontier`], [`crate::engine::sweep::SweepResult::roofline`]); the app's
-//! heatmap and roofline and `graylab sweep --work … --json` read them. The grid's second axis is
-//! the work rounds or the blur's radius ([`GridAxis`]), each level with its operations per pixel
-//! ([`AxisLevel`]).
+//! The sweep's series and the grid's figures, a leaf: its second axis ([`GridAxis`], each level
+//! with its operations per pixel), who wins at each size and level ([`Frontier`]), and the
+//! roofline the runs sit on ([`Roofline`]).
 
 use crate::pixel::{OPS_PER_ROUND, Op};
 
@@ -42,10 +39,9 @@ impl Series {
     }
 }
 
-/// Integer operations the gray formula itself does per pixel (3 multiplies, 3 adds with the
-/// rounding term, 1 shift), counted on the roofline so that the plain grayscale (0 rounds) has a
-/// place on its log axis. The work figures of a run ([`crate::engine::WorkFigures`]) count only
-/// the synthetic rounds.
+/// Integer operations the gray formula does per pixel (3 multiplies, 3 adds, 1 shift), counted on
+/// the roofline so that the plain grayscale has a place on its log axis (a run's
+/// [`crate::engine::WorkFigures`] count only the rounds).
 pub const FORMULA_OPS_PER_PIXEL: u64 = 7;
 
 /// What a grid's second axis (beside the size) varies.
@@ -87,8 +83,8 @@ impl GridAxis {
         }
     }
 
-    /// What a cell at `level` runs beyond the grayscale: its work rounds and its op (`op` on
-    /// every cell of the work axis; `blur:level` on the radius axis, at 0 rounds).
+    /// What a cell at `level` runs beyond the grayscale: its work rounds and its op (`blur:level`
+    /// at 0 rounds on the radius axis).
     #[must_use]
     pub fn cell(self, level: u32, op: Op) -> (u32, Op) {
         match self {
@@ -109,8 +105,7 @@ pub struct AxisLevel {
     pub op: Op,
     /// The op's integer operations per pixel ([`Op::ops_per_pixel`]: 4 (2R + 1) for a blur).
     pub op_ops_per_pixel: u64,
-    /// Every integer operation a pixel of its cells costs, as the roofline counts them: the
-    /// formula's ([`FORMULA_OPS_PER_PIXEL`]), the rounds' and the op's.
+    /// Every integer operation a pixel of its cells costs ([`cell_ops_per_pixel`]).
     pub ops_per_pixel: u64,
 }
 
@@ -141,10 +136,9 @@ pub fn cell_ops_per_pixel(rounds: u32, op: Op) -> u64 {
 pub struct FrontierPoint {
     /// The size, megapixels.
     pub megapixels: f64,
-    /// The smallest level (rounds per pixel, or the blur's radius on that axis) from which the
-    /// GPU end to end (upload, kernel, download) beats the fastest CPU series at this size, and
-    /// at every higher level; `None`: not at the largest level asked. Measured: one of the
-    /// levels; modelled (work rounds only): continuous.
+    /// The smallest level from which the GPU end to end beats the fastest CPU series at this
+    /// size, and at every higher level; `None`: not at the largest level asked. Measured: one of
+    /// the levels; modelled: continuous.
     pub end_to_end_from_rounds: Option<f64>,
     /// The same with the input kept on the GPU and the output left there (the resident series).
     pub resident_from_rounds: Option<f64>,
@@ -155,9 +149,8 @@ pub struct FrontierPoint {
 pub struct Frontier {
     /// From the measured cells, one point per size: levels are the measured ones.
     pub measured: Vec<FrontierPoint>,
-    /// From the ceilings (bandwidths, compute, latency), one point per size: levels are
-    /// continuous. Empty when unknown (no compute ceilings, no GPU ceilings or no CPU stream
-    /// baseline); the verdict says which.
+    /// From the ceilings, one point per size: levels are continuous. Empty when unknown; the
+    /// verdict says why.
     pub modelled: Vec<FrontierPoint>,
 }
 
@@ -173,8 +166,7 @@ pub struct RooflinePoint {
     pub op: Op,
     /// The size, megapixels.
     pub megapixels: f64,
-    /// Integer operations per byte moved: the rounds', the op's and the formula's
-    /// ([`cell_ops_per_pixel`]) over the bytes read and written per pixel.
+    /// Integer operations ([`cell_ops_per_pixel`]) per byte read and written.
     pub ops_per_byte: f64,
     /// Integer operations per second achieved at the series' median time.
     pub ops_per_s: f64,
@@ -194,8 +186,7 @@ pub struct Roofline {
     /// GPU compute ceiling, operations per second.
     pub gpu_ops_per_s: Option<f64>,
     /// The round trip's roof: the host-to-GPU and GPU-to-host ceilings one after the other,
-    /// bytes of the image per second. The GPU end to end can never beat it, however fast the
-    /// kernel.
+    /// bytes of the image per second, which the GPU end to end never beats.
     pub transfer_bytes_per_s: Option<f64>,
     /// The measured runs.
     pub points: Vec<RooflinePoint>,

@@ -1,9 +1,6 @@
-//! The size sweep and the grid (over work rounds or the blur's radius): the result types (a
-//! leaf the others use), the grid's axis, frontier and roofline types (another leaf), the plan
-//! (options, the op of each cell, sizes, the calibration and the estimate), the sweep itself,
-//! each point's comparison sampled until decided, the race of the workgroup shapes, the
-//! crossover modelled from the ceilings, the frontier and the roofline built from the cells, and
-//! the verdict that says what the sweep means.
+//! The size sweep and the grid over work rounds or the blur's radius: the plan, the runs, each
+//! point compared in turns, the workgroup race, the model, the frontier, the roofline and the
+//! verdict, one file each.
 
 pub(super) mod cell_ops;
 pub(super) mod compare;
@@ -27,8 +24,7 @@ pub use grid::{
 pub use model::crossover_mp;
 pub use plan::{
     CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
-    DEFAULT_WORK_LEVELS, DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, estimate_grid,
-    size_for, teach_pace,
+    DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, size_for, teach_pace,
 };
 pub use result::{CostModel, ModelledPoint, Speedup, SweepModel, SweepPoint, SweepResult, Winner};
 pub use roofline::roofline;

@@ -1,18 +1,14 @@
-//! The crossover modelled from this machine's ceilings: what the GPU path would take end to end
-//! if every step ran at its probed ceiling, against the CPU at its memory-stream baseline, and
-//! the size where the two meet, set beside the sweep's measured crossover.
+//! The crossover modelled from this machine's ceilings: the GPU path with every step at its
+//! probed ceiling against the CPU at its memory-stream baseline, and the size where they meet.
 //!
-//! Per pixel (RGB8 in, gray out: 3 bytes up, 4 through the kernel, 1 down), with rates in GB/s
-//! (bytes per nanosecond):
-//! - GPU end to end = latency + the copies' fitted latencies + 3/host→staging + 3/staging→device + 4/device-copy
-//!   + 1/device→readback + 1/readback→host, each step after the other;
-//! - overlapped: the host copies (3/host→staging + 1/readback→host) fully beside the GPU's
-//!   copies and kernel, the larger of the two sides: the pipelined best case;
-//! - resident: latency + 4/device-copy (the input on the GPU, the output left there);
-//! - CPU = 4/memory-stream (all threads, measured at the sweep's largest size).
+//! Per pixel (RGB8 in, gray out: 3 bytes up, 4 through the kernel, 1 down), rates in GB/s:
+//! - GPU end to end = latency + the copies' latencies + 3/host→staging + 3/staging→device +
+//!   4/device-copy + 1/device→readback + 1/readback→host, one after the other;
+//! - overlapped: the host copies beside the GPU's copies and kernel, the larger of the two;
+//! - resident: latency + 4/device-copy;
+//! - CPU = 4/memory-stream (all threads, at the sweep's largest size).
 //!
-//! Both sides grow linearly with the pixels, so `latency + g·P < c·P` from `P = latency / (c − g)`
-//! when `g < c`, and never otherwise.
+//! `latency + g·P < c·P` from `P = latency / (c − g)` when `g < c`, never otherwise.
 
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult};
 use crate::gpu::GpuCeilings;
@@ -94,13 +90,11 @@ pub fn crossover_mp(latency_ns: f64, gpu_ns_per_pixel: f64, cpu_ns_per_pixel: f6
     (saving > 0.0).then(|| latency_ns.max(0.0) / saving / 1e6)
 }
 
-/// Fills `r.model` and the plain points' `modelled` (0 rounds; the work grid's model fills the
-/// others) from `r.ceilings`, the largest size's memory-stream baseline and the measured
-/// dispatch latency (else the probe's submit latency). Nothing without ceilings or a baseline,
-/// nor for a sweep whose cells ran an op.
+/// Fills `r.model` and the modelled times of the points at 0 rounds from `r.ceilings`, the
+/// stream baseline and the measured dispatch latency (else the probe's submit latency); nothing
+/// without ceilings or a baseline, nor where a cell ran an op.
 pub(crate) fn model_sweep(r: &mut SweepResult) {
     r.model = None;
-    // The model prices the grayscale (and, in `frontier.rs`, the synthetic rounds), not an op.
     if r.has_op() {
         return;
     }
@@ -123,25 +117,15 @@ pub(crate) fn model_sweep(r: &mut SweepResult) {
     for p in r.points.iter_mut().filter(|p| p.work_rounds == 0) {
         p.modelled = Some(cost.at(p.megapixels * 1e6));
     }
+    let cross =
+        |latency_ns, gpu_ns_per_pixel| crossover_mp(latency_ns, gpu_ns_per_pixel, cost.cpu_ns_per_pixel);
     r.model = Some(Box::new(SweepModel {
         cost,
         latency_from,
         cpu_stream_mp,
-        crossover_mp: crossover_mp(
-            cost.end_to_end_latency_ns(),
-            cost.gpu_ns_per_pixel,
-            cost.cpu_ns_per_pixel,
-        ),
-        overlapped_crossover_mp: crossover_mp(
-            cost.end_to_end_latency_ns(),
-            cost.gpu_overlapped_ns_per_pixel,
-            cost.cpu_ns_per_pixel,
-        ),
-        resident_crossover_mp: crossover_mp(
-            latency_ns,
-            cost.gpu_resident_ns_per_pixel,
-            cost.cpu_ns_per_pixel,
-        ),
+        crossover_mp: cross(cost.end_to_end_latency_ns(), cost.gpu_ns_per_pixel),
+        overlapped_crossover_mp: cross(cost.end_to_end_latency_ns(), cost.gpu_overlapped_ns_per_pixel),
+        resident_crossover_mp: cross(latency_ns, cost.gpu_resident_ns_per_pixel),
     }));
 }
 

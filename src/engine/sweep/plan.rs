@@ -1,19 +1,13 @@
 //! What a sweep will measure and what it will cost, before it starts: the options, the sizes
-//! ([`size_for`]) and work levels it measures, and for a work grid a short calibration measured
-//! first and the estimate built from it ([`estimate_grid`]): how many warm runs each cell gets
-//! within its time budget, and about how long the whole grid takes.
+//! ([`size_for`]) and levels, and for a grid a short calibration measured first and the plan
+//! built from it ([`SweepOptions::plan`]): the warm runs each cell gets and the time it takes.
 //!
-//! Cost control of a work grid: a cell whose one run is estimated to take long gets fewer warm
-//! runs (as many as fit in [`CELL_SERIES_BUDGET_NS`] per series, at least one, at most the runs
-//! asked). Each series still has its own cold run at the cell's size and level first (it
-//! allocates, pages in and compiles what the warm runs reuse; it is never in the statistics).
-//! Above 0 rounds the one-thread CPU series is skipped: the map compares the GPU with the best
-//! CPU, and on every machine with more than one thread that is the all-threads series; on the
-//! blur radius's axis it is skipped in every cell.
-//!
-//! Each cell may run an op after the grayscale ([`CellOps`]: one op on every cell, or the blur's
-//! radius as the grid's second axis), priced by the ops' rates measured with this machine's
-//! ceilings ([`Pace::op_run`]); the sentence of the estimate says so.
+//! A grid's cell whose one run is estimated to take long gets fewer warm runs (as many as fit in
+//! [`CELL_SERIES_BUDGET_NS`] per series, at least one, at most the runs asked); each series keeps
+//! its own cold run first (it allocates, pages in and compiles what the warm runs reuse). A grid
+//! measures the one-thread CPU series at 0 rounds only (elsewhere the all-threads series is the
+//! best CPU), and never on the blur's radius axis. A cell's op ([`CellOps`]) is priced by the ops' rates measured with this
+//! machine's ceilings ([`Pace::op_run`]).
 
 use image::DynamicImage;
 
@@ -35,11 +29,7 @@ pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33
 /// lavapipe, where the "GPU" does about 0.6 G pixel-rounds a second.
 pub const DEFAULT_WORK_SIZES_MP: [f64; 3] = [0.25, 1.0, 2.0];
 
-/// The default work levels of a work grid, rounds per pixel.
-pub const DEFAULT_WORK_LEVELS: [u32; 4] = [0, 16, 256, 4096];
-
-/// The warm-run time one series of one cell may take, nanoseconds: a cell whose run is
-/// estimated to take longer than this over the runs asked gets fewer warm runs (at least one).
+/// The warm-run time one series of one cell may take, nanoseconds: past it, fewer warm runs.
 pub const CELL_SERIES_BUDGET_NS: u64 = 1_500_000_000;
 
 /// The calibration's size, megapixels (or the grid's largest size when that is smaller).
@@ -49,7 +39,7 @@ pub const CALIBRATION_MP: f64 = 0.25;
 pub const CALIBRATION_ROUNDS: u32 = 256;
 
 /// How a sweep runs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct SweepOptions {
     /// Sizes in megapixels.
     pub sizes_mp: Vec<f64>,
@@ -97,6 +87,12 @@ impl SweepOptions {
     #[must_use]
     pub fn is_work_grid(&self) -> bool {
         self.levels() != [0]
+    }
+
+    /// The settings every run starts from: the formula and the workgroup asked.
+    #[must_use]
+    pub fn settings(&self) -> ConvertSettings {
+        ConvertSettings { formula: self.formula, workgroup: self.workgroup, ..ConvertSettings::default() }
     }
 
     /// The work of one level (mask 0: the image stays the exact grayscale).
@@ -196,7 +192,7 @@ pub struct CellPlan {
     pub estimated_ns: Option<u64>,
 }
 
-/// What a sweep will do and what it should cost, from [`estimate_grid`].
+/// What a sweep will do and what it should cost, from [`SweepOptions::plan`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GridEstimate {
     /// Every cell in the order measured: each size smallest first, its levels lowest first.
@@ -213,12 +209,6 @@ pub struct GridEstimate {
 }
 
 impl GridEstimate {
-    /// The cells that get fewer warm runs than asked.
-    pub fn fewer_runs(&self) -> impl Iterator<Item = &CellPlan> {
-        let gpu = self.cells.iter().any(|c| c.gpu_runs > 0);
-        self.cells.iter().filter(move |c| c.cpu_runs < self.runs || (gpu && c.gpu_runs < self.runs))
-    }
-
     /// What the estimate is, what it is based on, and which cells run fewer times, in a few
     /// sentences.
     #[must_use]
@@ -233,21 +223,16 @@ impl GridEstimate {
         let secs = self.total_ns.unwrap_or(0) as f64 / 1e9;
         let time = if secs < 90.0 { format!("{secs:.0} s") } else { format!("{:.1} min", secs / 60.0) };
         let gpu = if c.gpu_ns.is_some() { " and the GPU end to end" } else { "" };
-        let mut s = format!(
+        let op = self.op_sentence().map_or_else(String::new, |op| format!(" {op}"));
+        format!(
             "{} cells, estimated at about {time}: the CPU (all threads){gpu} timed once each at \
              {:.2} MP, 0 and {} rounds per pixel, just now, scaled with pixels x rounds (an estimate, \
-             not a measurement).",
+             not a measurement).{op} {}",
             self.cells.len(),
             c.megapixels,
-            c.rounds
-        );
-        if let Some(op) = self.op_sentence() {
-            s.push(' ');
-            s.push_str(&op);
-        }
-        s.push(' ');
-        s.push_str(&self.runs_sentence());
-        s
+            c.rounds,
+            self.runs_sentence()
+        )
     }
 
     /// How the cells' ops are priced, for every estimate of this plan; `None` when no cell runs
@@ -279,8 +264,11 @@ impl GridEstimate {
     /// Which cells get fewer warm runs than asked, and why (or that none does).
     #[must_use]
     pub fn runs_sentence(&self) -> String {
+        let gpu = self.cells.iter().any(|c| c.gpu_runs > 0);
         let fewer: Vec<String> = self
-            .fewer_runs()
+            .cells
+            .iter()
+            .filter(|c| c.cpu_runs < self.runs || (gpu && c.gpu_runs < self.runs))
             .map(|cell| {
                 let gpu = if cell.gpu_runs > 0 { format!(", GPU {}", cell.gpu_runs) } else { String::new() };
                 let level = match (self.axis, cell.op) {
@@ -312,96 +300,80 @@ fn runs_within_budget(run_ns: f64, asked: usize) -> usize {
     ((CELL_SERIES_BUDGET_NS as f64 / run_ns).floor() as usize).clamp(1, asked.max(1))
 }
 
-/// The plan of every cell of `options`, and with a `calibration` the runs each cell gets within
-/// its budget and the time it should take. Without one every cell gets the runs asked (what a
-/// plain size sweep does). [`SweepOptions::plan`] with nothing learned before.
-#[must_use]
-pub fn estimate_grid(
-    options: &SweepOptions,
-    ops: &CellOps,
-    calibration: Option<&Calibration>,
-) -> GridEstimate {
-    options.plan(ops, calibration, &Pace::default())
+impl CellPlan {
+    /// What this cell runs, as the estimator counts it: each series with its cold run, the GPU's
+    /// end to end, then resident.
+    fn parts(&self) -> Vec<Part> {
+        let (megapixels, rounds, op) = (self.megapixels, self.work_rounds, self.op);
+        let part = |lane, runs: usize| Part { lane, megapixels, rounds, op, runs: runs as f64 };
+        let mut parts = vec![part(Lane::CpuAllThreads, 1 + self.cpu_runs)];
+        if self.single_thread {
+            parts.push(part(Lane::CpuOneThread, 1 + self.cpu_runs));
+        }
+        if self.gpu_runs > 0 {
+            parts.push(part(Lane::Gpu, 2 * (1 + self.gpu_runs)));
+        }
+        parts
+    }
 }
 
 impl SweepOptions {
+    /// Every cell, each running what `ops` says, with the warm runs asked: each size smallest
+    /// first, its levels lowest first.
+    fn cells(&self, ops: &CellOps) -> Vec<CellPlan> {
+        let runs = self.runs.max(1);
+        let (axis, grid, levels) = (ops.axis(), ops.is_grid(self), ops.levels(self));
+        let cell = |megapixels, level| {
+            let (work_rounds, op) = axis.cell(level, ops.op);
+            CellPlan {
+                megapixels,
+                work_rounds,
+                op,
+                cpu_runs: runs,
+                gpu_runs: if self.gpu { runs } else { 0 },
+                single_thread: !grid || (axis == GridAxis::WorkRounds && level == 0),
+                estimated_ns: None,
+            }
+        };
+        self.sizes().into_iter().flat_map(|mp| levels.iter().map(move |&level| cell(mp, level))).collect()
+    }
+
     /// The plan of every cell, each running what `ops` says, estimated by the one estimator
     /// ([`Pace`]): what `pace` learned on this machine before, taught the `calibration` just
-    /// measured. Without a calibration every cell gets the runs asked and no time is estimated.
+    /// measured. A grid's cells get the warm runs that fit in their budget; without a
+    /// calibration every cell gets the runs asked and no time is estimated.
     #[must_use]
     pub fn plan(&self, ops: &CellOps, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
         let runs = self.runs.max(1);
-        let grid = ops.is_grid(self);
-        let axis = ops.axis();
-        let gpu = self.gpu;
+        let mut cells = self.cells(ops);
+        let Some(c) = calibration else {
+            return GridEstimate { cells, runs, total_ns: None, calibration: None, axis: ops.axis() };
+        };
         let mut pace = pace.clone();
-        if let Some(c) = calibration {
-            c.observe_into(&mut pace);
-        }
-        let mut cells = Vec::new();
+        c.observe_into(&mut pace);
         let mut parts = Vec::new();
-        for &mp in &self.sizes() {
-            for &level in &ops.levels(self) {
-                let (work_rounds, op) = axis.cell(level, ops.op);
-                let rounds = work_rounds;
-                let single_thread = !grid || (axis == GridAxis::WorkRounds && level == 0);
-                let mut cell = CellPlan {
-                    megapixels: mp,
-                    work_rounds,
-                    op,
-                    cpu_runs: runs,
-                    gpu_runs: if gpu { runs } else { 0 },
-                    single_thread,
-                    estimated_ns: None,
-                };
-                if calibration.is_some() {
-                    let one_run_s = |lane| pace.run_with_op(lane, mp, rounds, op).seconds;
-                    if grid {
-                        cell.cpu_runs = runs_within_budget(one_run_s(Lane::CpuAllThreads) * 1e9, runs);
-                        if gpu {
-                            cell.gpu_runs = runs_within_budget(one_run_s(Lane::Gpu) * 1e9, runs);
-                        }
-                    }
-                    let part = |lane, runs: f64| Part { lane, megapixels: mp, rounds, op, runs };
-                    // Each series with its cold run; the GPU end to end, then resident.
-                    let mut cell_parts = vec![part(Lane::CpuAllThreads, (1 + cell.cpu_runs) as f64)];
-                    if single_thread {
-                        cell_parts.push(part(Lane::CpuOneThread, (1 + cell.cpu_runs) as f64));
-                    }
-                    if gpu {
-                        cell_parts.push(part(Lane::Gpu, 2.0 * (1 + cell.gpu_runs) as f64));
-                    }
-                    cell.estimated_ns = Some((pace.parts(&cell_parts).seconds * 1e9).round() as u64);
-                    parts.extend(cell_parts);
+        for cell in &mut cells {
+            if ops.is_grid(self) {
+                let (mp, rounds, op) = (cell.megapixels, cell.work_rounds, cell.op);
+                let one_run_ns = |lane| pace.run_with_op(lane, mp, rounds, op).seconds * 1e9;
+                cell.cpu_runs = runs_within_budget(one_run_ns(Lane::CpuAllThreads), runs);
+                if self.gpu {
+                    cell.gpu_runs = runs_within_budget(one_run_ns(Lane::Gpu), runs);
                 }
-                cells.push(cell);
             }
+            let cell_parts = cell.parts();
+            cell.estimated_ns = Some((pace.parts(&cell_parts).seconds * 1e9).round() as u64);
+            parts.extend(cell_parts);
         }
-        let total_ns = calibration.map(|_| (pace.job(self.task(ops), &parts).seconds * 1e9).round() as u64);
-        GridEstimate { cells, runs, total_ns, calibration: calibration.copied(), axis }
+        let total_ns = Some((pace.job(self.task(ops), &parts).seconds * 1e9).round() as u64);
+        GridEstimate { cells, runs, total_ns, calibration: Some(*c), axis: ops.axis() }
     }
 
     /// The parts a [`Pace`] estimates this sweep from, each cell running what `ops` says (a
     /// plain sweep's sizes; a grid's cells as asked, before its calibration trims their runs).
     #[must_use]
     pub fn parts(&self, ops: &CellOps) -> Vec<Part> {
-        let runs = self.runs.max(1) as f64 + 1.0;
-        let (axis, grid) = (ops.axis(), ops.is_grid(self));
-        let mut parts = Vec::new();
-        for &megapixels in &self.sizes() {
-            for &level in &ops.levels(self) {
-                let (rounds, op) = axis.cell(level, ops.op);
-                let part = |lane, runs| Part { lane, megapixels, rounds, op, runs };
-                parts.push(part(Lane::CpuAllThreads, runs));
-                if !grid || (axis == GridAxis::WorkRounds && level == 0) {
-                    parts.push(part(Lane::CpuOneThread, runs));
-                }
-                if self.gpu {
-                    parts.push(part(Lane::Gpu, 2.0 * runs));
-                }
-            }
-        }
-        parts
+        self.cells(ops).iter().flat_map(CellPlan::parts).collect()
     }
 
     /// The kind of job this sweep is, each cell running what `ops` says, for its overhead: a
@@ -417,10 +389,8 @@ impl SweepOptions {
     }
 }
 
-/// Teaches `pace` a finished sweep's medians: every size and work level it measured, on each
-/// lane (CPU one thread, all threads, the GPU end to end). A point that ran an op teaches
-/// nothing: its time is not the rounds' pace the estimator learns. The job's overhead is taught
-/// apart ([`Pace::finished`]), once its runs are.
+/// Teaches `pace` a finished sweep's medians on each lane, but for points that ran an op (their
+/// time is not the rounds' pace); the job's overhead is taught apart ([`Pace::finished`]).
 pub fn teach_pace(pace: &mut Pace, result: &SweepResult) {
     for point in result.points.iter().filter(|p| p.op.is_none()) {
         for (series, lane) in [
@@ -443,11 +413,7 @@ pub fn calibrate(engine: &Engine, options: &SweepOptions) -> Result<Calibration,
     let largest = options.sizes().last().copied().unwrap_or(CALIBRATION_MP);
     let (w, h) = size_for(CALIBRATION_MP.min(largest));
     let image: DynamicImage = synthetic_rgb(w, h, 1);
-    let base = ConvertSettings {
-        formula: options.formula,
-        workgroup: options.workgroup,
-        ..ConvertSettings::default()
-    };
+    let base = options.settings();
     let work = options.work(CALIBRATION_ROUNDS);
     let time = |settings: ConvertSettings| bench(engine, &image, &settings, 1).map(|r| r.total.median_ns);
     let all = available_threads();

@@ -8,12 +8,9 @@ fn options(levels: Vec<u32>, gpu: bool) -> SweepOptions {
     SweepOptions {
         sizes_mp: vec![4.0, 1.0, 1.0, f64::NAN],
         runs: 5,
-        workgroup: WorkgroupSize::DEFAULT,
-        formula: Formula::Bt601,
         gpu,
         work_levels: levels,
-        divergent: false,
-        keep_runs: false,
+        ..SweepOptions::default()
     }
 }
 
@@ -70,7 +67,7 @@ fn a_calibration_teaches_the_estimator_pixels_and_rounds() {
 #[test]
 fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     let o = options(vec![0, 16, 256], true);
-    let e = estimate_grid(&o, &CellOps::default(), Some(&calibration()));
+    let e = o.plan(&CellOps::default(), Some(&calibration()), &Pace::default());
     assert_eq!(e.cells.len(), 6);
     let order: Vec<(f64, u32)> = e.cells.iter().map(|c| (c.megapixels, c.work_rounds)).collect();
     assert_eq!(order, vec![(1.0, 0), (1.0, 16), (1.0, 256), (4.0, 0), (4.0, 16), (4.0, 256)]);
@@ -99,11 +96,11 @@ fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     assert!(s.contains("6 cells, estimated at about"), "{s}");
     assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
     // Without a calibration: the runs asked everywhere, no time.
-    let e = estimate_grid(&o, &CellOps::default(), None);
+    let e = o.plan(&CellOps::default(), None, &Pace::default());
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 5 && c.estimated_ns.is_none()));
     assert!(e.sentence().contains("no estimate"), "{}", e.sentence());
     // A plain sweep with a calibration still gets the runs asked, one thread included.
-    let e = estimate_grid(&options(vec![0], false), &CellOps::default(), Some(&calibration()));
+    let e = options(vec![0], false).plan(&CellOps::default(), Some(&calibration()), &Pace::default());
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 0 && c.single_thread));
     assert!(e.sentence().contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence());
 }
@@ -123,7 +120,7 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
     assert_eq!(ops_per_pixel, vec![(1, 12, 19), (8, 68, 75), (16, 132, 139)]);
     assert!(levels.iter().all(|l| l.work_rounds == 0 && l.op == Op::Blur { radius: l.level }));
     // Every cell at 0 rounds runs its blur, without the one-thread series.
-    let e = estimate_grid(&o, &ops, Some(&calibration()));
+    let e = o.plan(&ops, Some(&calibration()), &Pace::default());
     assert_eq!(e.axis, GridAxis::BlurRadius);
     assert_eq!(e.cells.len(), 6);
     assert!(e.cells.iter().all(|c| c.work_rounds == 0 && !c.single_thread && c.gpu_runs > 0));
@@ -143,7 +140,7 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
     let blur = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
     let o = options(vec![0, 16], false);
     assert_eq!((blur.axis(), blur.levels(&o)), (GridAxis::WorkRounds, vec![0, 16]));
-    let e = estimate_grid(&o, &blur, None);
+    let e = o.plan(&blur, None, &Pace::default());
     assert!(e.cells.iter().all(|c| c.op == Op::Blur { radius: 4 }));
     assert_eq!(e.cells.iter().map(|c| c.single_thread).collect::<Vec<_>>(), [true, false, true, false]);
 }

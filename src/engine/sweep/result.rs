@@ -1,6 +1,5 @@
 //! The size sweep's results: the measurements at each size, the model's figures and the whole
-//! sweep with its verdict. It uses only the grid's leaf (the series, the frontier and roofline
-//! types); the plan, the sweep, the model, the frontier, the roofline and the verdict use it.
+//! sweep with its verdict. It uses only the grid's leaf.
 
 use crate::engine::WorkgroupSize;
 use crate::engine::ceilings::ComputeCeilings;
@@ -13,7 +12,7 @@ use crate::pixel::{Formula, Op};
 use crate::system::load::Busy;
 
 /// The measurements at one size.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SweepPoint {
     /// Megapixels actually measured (width x height / 1e6).
     pub megapixels: f64,
@@ -125,8 +124,8 @@ impl Winner {
     }
 }
 
-/// The GPU end to end against a CPU series, run in turns (the order rotated each round) until
-/// the interval of the GPU's speed-up lies clear of 1 or the budget is spent.
+/// The GPU end to end against a CPU series, run in turns until the interval of the GPU's speed-up
+/// lies clear of 1 or the budget is spent.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Speedup {
     /// The CPU series it was run against (in a sweep, the faster of the warm runs' medians);
@@ -189,7 +188,6 @@ impl Speedup {
     #[must_use]
     pub fn label(&self) -> String {
         let Some(i) = self.speed_up else {
-            // Its rounds are said beside it, as every comparison's are.
             let about = self.rough_speed_up.map_or_else(String::new, |x| format!(": about {x:.2}x"));
             return format!("not measured (time budget){about}");
         };
@@ -205,7 +203,7 @@ impl Speedup {
 }
 
 /// A whole sweep, with its verdict.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SweepResult {
     /// graylab version.
     pub version: String,
@@ -382,42 +380,36 @@ pub struct SweepModel {
     pub resident_crossover_mp: Option<f64>,
 }
 
+/// The statistics of one run of `ns`, for made-up points.
+#[cfg(test)]
+pub(crate) fn one_run(ns: u64) -> Stats {
+    Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 }
+}
+
+#[cfg(test)]
+impl SweepPoint {
+    /// A made-up point of `mp` megapixels (1 x 1 pixels) with one run of each series' median.
+    pub(crate) fn for_tests(mp: f64, medians_ns: &[(Series, u64)]) -> Self {
+        let series = medians_ns.iter().map(|&(s, ns)| (s, one_run(ns))).collect();
+        Self { megapixels: mp, width: 1, height: 1, series, ..Self::default() }
+    }
+}
+
 #[cfg(test)]
 impl SweepResult {
     /// A made-up result of `points` on a "Test GPU" with timestamps, nothing analysed yet: the
     /// fixture the verdict's and the frontier's tests build on.
     pub(crate) fn for_tests(points: Vec<SweepPoint>) -> Self {
         Self {
-            version: String::new(),
             build: "release".into(),
             source: "synthetic".into(),
             adapter: Some("Test GPU".into()),
-            software_adapter: false,
             gpu_timestamps: true,
             cpu_threads: 2,
             runs: 1,
-            workgroup: WorkgroupSize::DEFAULT,
-            formula: Formula::Bt601,
-            points,
-            crossover_mp: None,
-            resident_crossover_mp: None,
-            dispatch_latency_ns: None,
-            copy_latency: None,
-            transfer_share_at_8k: None,
-            transfer_share_mp: None,
-            ceilings: None,
-            model: None,
             work_levels: vec![0],
-            divergent: false,
-            axis: GridAxis::WorkRounds,
-            op: Op::None,
-            levels: Vec::new(),
-            op_estimate_basis: None,
-            compute: None,
-            frontier: None,
-            roofline: None,
-            verdict: String::new(),
-            busy: None,
+            points,
+            ..Self::default()
         }
     }
 }

@@ -1,13 +1,7 @@
-//! The work grid's roofline: this machine's roofs (the CPU's memory stream and compute, the
-//! GPU's device bandwidth and compute, and the round trip's transfer roof) and one point per
-//! measured cell and series, operations per byte on x, operations per second on y.
-//!
-//! A point's operations are the rounds' (3 per round), its op's ([`crate::pixel::Op::ops_per_pixel`])
-//! and the formula's ([`crate::engine::sweep::FORMULA_OPS_PER_PIXEL`]): [`cell_ops_per_pixel`],
-//! over the 4 bytes an RGB8 pixel moves (3 read, 1 written) and, with an op, the
-//! [`OP_BYTES_PER_PIXEL`] it reads and writes of the gray plane; the divergent variant is
-//! counted as asked, like [`crate::engine::WorkFigures`]. A blur point sits beside the synthetic
-//! ones at its own intensity, which grows with its radius.
+//! The roofline: this machine's roofs (the CPU's memory stream and compute, the GPU's device
+//! bandwidth and compute, the round trip's transfers) and one point per measured cell and
+//! series: its [`cell_ops_per_pixel`] over the bytes a pixel moves ([`bytes_per_pixel`]; the
+//! divergent variant counted as asked, like [`crate::engine::WorkFigures`]).
 
 use crate::engine::sweep::grid::{Roofline, RooflinePoint, Series, cell_ops_per_pixel};
 use crate::engine::sweep::model::{SWEEP_BYTES, cpu_stream};
@@ -18,10 +12,6 @@ use crate::pixel::Op;
 /// blur's intermediate rows stay in cache on the CPU and in the GPU's own memory).
 pub(crate) const OP_BYTES_PER_PIXEL: f64 = 2.0;
 
-/// The series a roofline shows, in legend order.
-pub(crate) const ROOFLINE_SERIES: [Series; 4] =
-    [Series::CpuAll, Series::GpuKernel, Series::GpuResident, Series::GpuTotal];
-
 /// The bytes a pixel of a cell running `op` moves: the conversion's, and the op's.
 #[must_use]
 pub(crate) fn bytes_per_pixel(op: Op) -> f64 {
@@ -29,8 +19,8 @@ pub(crate) fn bytes_per_pixel(op: Op) -> f64 {
     in_bytes + out_bytes + if op.is_none() { 0.0 } else { OP_BYTES_PER_PIXEL }
 }
 
-/// The roofline of `r`: its roofs from the stream baseline of its largest size, `r.compute`
-/// and `r.ceilings`, and its measured points.
+/// The roofline of `r`: its roofs from the stream baseline, `r.compute` and `r.ceilings`, and its
+/// measured points.
 #[must_use]
 pub fn roofline(r: &SweepResult) -> Roofline {
     let (in_bytes, out_bytes) = SWEEP_BYTES;
@@ -46,7 +36,8 @@ pub fn roofline(r: &SweepResult) -> Roofline {
     for p in &r.points {
         let pixels = f64::from(p.width) * f64::from(p.height);
         let ops = cell_ops_per_pixel(p.work_rounds, p.op) as f64;
-        for series in ROOFLINE_SERIES {
+        // The series a roofline shows, in legend order.
+        for series in [Series::CpuAll, Series::GpuKernel, Series::GpuResident, Series::GpuTotal] {
             let Some(ns) = p.median_ns(series) else { continue };
             points.push(RooflinePoint {
                 series,

@@ -1,13 +1,7 @@
-//! The size sweep, and the work grid: when does the GPU beat the CPU, and why? For each image
-//! size (and each work level of a grid) it measures the CPU (one thread and all threads), the
-//! GPU end to end (upload + kernel + download), the GPU kernel alone (timestamps) and the GPU
-//! with the data already resident, then hands the cells to the verdict, which finds the
-//! crossover, the frontier and the roofline. What each cell costs is planned in `plan.rs`.
-//!
-//! A cell with an op (`--op`, or the blur's radius as the grid's axis) times it with the kernel:
-//! each CPU series is its kernel plus its op, each warm run's sum; the GPU kernel series the
-//! conversion's kernel plus the op's passes; the resident series adds the op's passes' median
-//! to the resident kernel (the op stage's copies of the gray plane are end to end only).
+//! The size sweep and the grid: at each size (and level) the CPU on one thread and on all, the
+//! GPU end to end, its kernel alone and with the data resident, handed to the verdict. A cell's
+//! op is timed with the kernel: each warm run's kernel plus its op (the CPU's phase, the GPU's
+//! passes), the resident kernel plus the passes' median (the op's copies are end to end only).
 
 use std::time::{Duration, Instant};
 
@@ -18,20 +12,20 @@ use crate::engine::sweep::compare::{Sides, affordable, compare, fewest, point_bu
 use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
 
+use crate::engine::estimate::Pace;
 use crate::engine::report::Stats;
 use crate::engine::spans::Phase;
 use crate::engine::sweep::cell_ops::CellOps;
 use crate::engine::sweep::grid::{GridAxis, Series};
-use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, estimate_grid, size_for};
+use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, size_for};
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, available_threads, synthetic_rgb};
+use crate::gpu::GpuJob;
 use crate::pixel::Op;
 
-/// Runs a sweep. `source` is resized to each size (a photo), or `None` for synthetic images.
-/// `progress` is called before each cell (each size at each work level) with (index, count,
-/// megapixels); returning `false` cancels the sweep. A work grid first measures its calibration
-/// ([`calibrate`]) and runs the cells as [`estimate_grid`] plans them; a plain sweep runs every
-/// size with the runs asked.
+/// Runs a sweep on `source` resized to each size, or on synthetic images. `progress(index, count,
+/// megapixels)` before each cell; `false` cancels. A work grid first measures its calibration
+/// ([`calibrate`]) and runs the cells as [`SweepOptions::plan`] plans them.
 pub fn sweep(
     engine: &Engine,
     options: &SweepOptions,
@@ -40,19 +34,12 @@ pub fn sweep(
 ) -> Result<SweepResult, EngineError> {
     let ops = CellOps::default();
     let calibration = if options.is_work_grid() { Some(calibrate(engine, options)?) } else { None };
-    sweep_planned(
-        engine,
-        (options, &ops),
-        &estimate_grid(options, &ops, calibration.as_ref()),
-        source,
-        progress,
-    )
+    let plan = options.plan(&ops, calibration.as_ref(), &Pace::default());
+    sweep_planned(engine, (options, &ops), &plan, source, progress)
 }
 
-/// [`sweep()`] along a plan made beforehand with [`estimate_grid`] from the same `options` and
-/// `ops` (the CLI prints the estimate before it starts), each cell running the op its plan
-/// says. The cells are measured in the plan's order (each size once resized or generated, its
-/// levels lowest first); the result's points are ordered by level, then size.
+/// [`sweep()`] along a plan made beforehand from the same `options` and `ops` (the CLI prints the
+/// estimate before it starts), in the plan's order; the result's points by level, then size.
 pub fn sweep_planned(
     engine: &Engine,
     (options, ops): (&SweepOptions, &CellOps),
@@ -66,20 +53,13 @@ pub fn sweep_planned(
     }
     let compute = compute_ceilings(engine, gpu.is_some());
     let whole_sweep = CpuSnapshot::now();
-    let sizes = options.sizes();
-    let base = ConvertSettings {
-        formula: options.formula,
-        workgroup: options.workgroup,
-        ..ConvertSettings::default()
-    };
+    let base = options.settings();
     let mut points = Vec::new();
     let mut all_kernels_on_timestamps = true;
     let mut index = 0;
-    for (i, &mp) in sizes.iter().enumerate() {
-        let cells: Vec<&CellPlan> =
-            plan.cells.iter().filter(|c| c.megapixels.total_cmp(&mp).is_eq()).collect();
+    for (i, mp) in options.sizes().into_iter().enumerate() {
         let mut image = None;
-        for cell in cells {
+        for cell in plan.cells.iter().filter(|c| c.megapixels.total_cmp(&mp).is_eq()) {
             if !progress(index, plan.cells.len(), mp) {
                 return Err(EngineError::Cancelled);
             }
@@ -112,15 +92,9 @@ pub fn sweep_planned(
         workgroup: options.workgroup,
         formula: options.formula,
         points,
-        crossover_mp: None,
-        resident_crossover_mp: None,
-        dispatch_latency_ns: None,
         // The probe's fit; measured here only where the ceilings were cached before it fitted them.
         copy_latency: gpu.and_then(|_| engine.copy_latency()),
-        transfer_share_at_8k: None,
-        transfer_share_mp: None,
         ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
-        model: None,
         work_levels: if axis == GridAxis::WorkRounds { options.levels() } else { vec![0] },
         divergent: options.divergent && options.is_work_grid() && axis == GridAxis::WorkRounds,
         axis,
@@ -128,18 +102,16 @@ pub fn sweep_planned(
         levels: ops.axis_levels(options),
         op_estimate_basis: plan.op_sentence(),
         compute,
-        frontier: None,
-        roofline: None,
-        verdict: String::new(),
         busy: CpuSnapshot::busy_since(whole_sweep),
+        // The crossovers, the model, the frontier and the verdict: `analyse` fills them.
+        ..SweepResult::default()
     };
     crate::engine::sweep::verdict::analyse(&mut result);
     Ok(result)
 }
 
 /// The compute ceilings the modelled frontier and the roofline use, known, cached or measured
-/// now (a fraction of a second each): the GPU's only when the GPU is swept. A failed measurement
-/// leaves them out, and the verdict says the modelled frontier is unknown.
+/// now (the GPU's only when it is swept); a failed measurement leaves them out.
 fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ceilings::ComputeCeilings> {
     let measured = if with_gpu {
         engine.compute_ceilings()
@@ -151,11 +123,8 @@ fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ce
 
 /// A benchmark's cold run and its last warm run, named after `what`, for a trace.
 fn traced(what: &str, r: &crate::engine::BenchResult) -> Vec<(String, crate::engine::RunReport)> {
-    let mut runs = vec![(format!("{what} · cold"), r.cold.clone())];
-    runs.extend(
-        r.warm.last().map(|w| (format!("{what} · warm {} of {}", r.warm.len(), r.warm.len()), w.clone())),
-    );
-    runs
+    let warm = r.warm.last().map(|w| (format!("{what} · warm {n} of {n}", n = r.warm.len()), w.clone()));
+    std::iter::once((format!("{what} · cold"), r.cold.clone())).chain(warm).collect()
 }
 
 /// One cell, and whether its GPU kernel series came from timestamps.
@@ -169,17 +138,17 @@ fn measure_point(
     let started = Instant::now();
     let (width, height) = (image.width(), image.height());
     let kernel_stats = |r: &crate::engine::BenchResult| kernel_and_op(r, base.op);
-    let mut series = Vec::new();
-    let cpu_runs = cell.cpu_runs.max(1);
-    let mut traced_runs = Vec::new();
+    let (mut series, mut traced_runs) = (Vec::new(), Vec::new());
+    let mut cpu = |threads, cpu_series, what| {
+        let r = bench(engine, image, &ConvertSettings { threads, ..*base }, cell.cpu_runs.max(1))?;
+        series.extend(kernel_stats(&r).map(|s| (cpu_series, s)));
+        traced_runs.extend(traced(what, &r));
+        Ok::<_, EngineError>(r)
+    };
     if cell.single_thread {
-        let cpu1 = bench(engine, image, &ConvertSettings { threads: 1, ..*base }, cpu_runs)?;
-        series.extend(kernel_stats(&cpu1).map(|s| (Series::Cpu1, s)));
-        traced_runs.extend(traced("1 thread", &cpu1));
+        cpu(1, Series::Cpu1, "1 thread")?;
     }
-    let cpu_all = bench(engine, image, &ConvertSettings { threads: available_threads(), ..*base }, cpu_runs)?;
-    series.extend(kernel_stats(&cpu_all).map(|s| (Series::CpuAll, s)));
-    traced_runs.extend(traced("all threads", &cpu_all));
+    let cpu_all = cpu(available_threads(), Series::CpuAll, "all threads")?;
     let mut rates = cpu_all.rates.clone();
     let (mut upload_gb_per_s, mut download_gb_per_s) = (None, None);
     let mut kernel_on_timestamps = false;
@@ -207,14 +176,8 @@ fn measure_point(
             median(Phase::Download).map(|ns| pixels * r.kernel.out_bytes_per_pixel() as f64 / ns as f64);
         // The resident buffers are allocated with the ring gone, and freed before returning.
         converter.release_buffers()?;
-        let job = crate::gpu::GpuJob::new(
-            r.kernel,
-            base.formula,
-            base.workgroup,
-            image.as_bytes(),
-            (width, height),
-        )
-        .with_work(base.work);
+        let job = GpuJob::new(r.kernel, base.formula, base.workgroup, image.as_bytes(), (width, height));
+        let job = job.with_work(base.work);
         engine.start_gpu_budget();
         let resident = converter.time_resident(&job, runs)?;
         // The op's passes on data that stays on the GPU: their median, added to each run.
@@ -231,12 +194,11 @@ fn measure_point(
         download_gb_per_s,
         cpu_stream: cpu_all.cpu_stream_baseline,
         rates,
-        modelled: None,
         work_rounds: base.work.rounds,
         op: base.op,
         end_to_end,
-        busy: None,
         runs: if keep_runs { traced_runs } else { Vec::new() },
+        ..SweepPoint::default()
     };
     Ok((point, kernel_on_timestamps))
 }
@@ -263,9 +225,8 @@ fn kernel_and_op(r: &crate::engine::BenchResult, op: Op) -> Option<Stats> {
     Stats::of(&sums)
 }
 
-/// The GPU end to end against the best CPU series measured so far (`series`), in turns through
-/// the sampling engine, budgeted from `runs` and `measured` (the time the point's other series
-/// took) as `compare.rs` says.
+/// The GPU end to end against the best CPU series of `series`, in turns, budgeted from `runs` and
+/// `measured` (the time the point's other series took) as `compare.rs` says.
 fn compare_with_cpu(
     engine: &Engine,
     image: &DynamicImage,
@@ -300,10 +261,10 @@ fn compare_with_cpu(
     compare(engine, image, &sides, &budget, None, &mut |_| {})
 }
 
-/// `img` resized to `w` x `h` with a float intermediate of at most 16 bytes a pixel of the
-/// larger of the two images ([`crate::engine::sweep_bytes`] reserves that). `image` resizes
-/// vertically first, through a `source width x h` intermediate: for a 65500x1 photo swept to
-/// 16 MP that is 3.4 GB. A photo much wider than the result is resized horizontally first.
+/// `img` resized to `w` x `h` with a float intermediate of at most 16 bytes a pixel of the larger
+/// image ([`crate::engine::sweep_bytes`]): `image` resizes vertically first, through a `source
+/// width x h` intermediate (3.4 GB for a 65500x1 photo swept to 16 MP), so a photo much wider
+/// than the result is resized horizontally first.
 fn resized(img: &DynamicImage, w: u32, h: u32) -> DynamicImage {
     let filter = image::imageops::FilterType::Triangle;
     let (src_w, src_h) = (u64::from(img.width()), u64::from(img.height()));

@@ -1,24 +1,21 @@
-//! What a size sweep means: the crossovers where the GPU starts to beat the CPU (measured, and
-//! modelled from the ceilings), the fixed cost of a dispatch, the share of GPU time spent moving
-//! data, for a work grid its frontier and roofline, the verdict, and the sweep as CSV. The
-//! crossovers over sizes are those of the grid's lowest work level (the plain grayscale when 0
-//! is in it).
+//! What a size sweep means: the crossovers (those of a grid's lowest level), the fixed cost of a
+//! dispatch, the share of GPU time spent moving data, the model, frontier and roofline, the
+//! verdict, and the sweep as CSV.
 
 use std::fmt::Write as _;
 
-use crate::engine::sweep::grid::{GridAxis, Series};
+use crate::engine::sweep::grid::Series;
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
 
 /// Fills in the crossovers, latency, transfer share, the model, for a work grid the frontier
 /// and the roofline, and the verdict.
 pub fn analyse(r: &mut SweepResult) {
     // A point decided "within the noise" is no crossover: only a decided win counts.
-    let beats = |p: &SweepPoint, s: Series| p.gpu_wins(s);
     let axis = r.axis;
     let lowest = r.points.iter().map(|p| p.level(axis)).min().unwrap_or(0);
     let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.level(axis) == lowest).collect();
-    r.crossover_mp = plain.iter().find(|p| beats(p, Series::GpuTotal)).map(|p| p.megapixels);
-    r.resident_crossover_mp = plain.iter().find(|p| beats(p, Series::GpuResident)).map(|p| p.megapixels);
+    r.crossover_mp = plain.iter().find(|p| p.gpu_wins(Series::GpuTotal)).map(|p| p.megapixels);
+    r.resident_crossover_mp = plain.iter().find(|p| p.gpu_wins(Series::GpuResident)).map(|p| p.megapixels);
     // The resident series of a cell with an op holds the op's passes: no dispatch latency.
     r.dispatch_latency_ns =
         plain.first().filter(|p| p.op.is_none()).and_then(|p| p.median_ns(Series::GpuResident));
@@ -33,7 +30,6 @@ pub fn analyse(r: &mut SweepResult) {
     crate::engine::sweep::model::model_sweep(r);
     let grid = r.is_grid();
     r.frontier = None;
-    r.roofline = None;
     if grid {
         crate::engine::sweep::frontier::fill_frontier(r);
     }
@@ -48,19 +44,15 @@ fn verdict(r: &SweepResult) -> String {
     let Some(adapter) = &r.adapter else {
         return "No GPU was measured: only the CPU series are shown.".to_owned();
     };
-    let mut flags = Vec::new();
-    if r.software_adapter {
-        flags.push("software adapter: these GPU figures describe a CPU emulation, not a GPU");
-    }
-    if r.build == "debug" {
-        flags.push("debug build: timings are meaningless");
-    }
-    if !r.gpu_timestamps {
-        flags.push("no GPU timestamps: GPU phases from the CPU clock");
-    }
-    if r.was_busy() {
-        flags.push("measured on a busy machine: other processes took part of the CPU");
-    }
+    let flags: Vec<&str> = [
+        (r.software_adapter, "software adapter: these GPU figures describe a CPU emulation, not a GPU"),
+        (r.build == "debug", "debug build: timings are meaningless"),
+        (!r.gpu_timestamps, "no GPU timestamps: GPU phases from the CPU clock"),
+        (r.was_busy(), "measured on a busy machine: other processes took part of the CPU"),
+    ]
+    .into_iter()
+    .filter_map(|(on, flag)| on.then_some(flag))
+    .collect();
     let share = match (r.transfer_share_at_8k, r.transfer_share_mp) {
         (Some(s), Some(mp)) => {
             // Whole megapixels from 10 up; a small sweep's 0.05 MP is not "0 MP".
@@ -122,12 +114,11 @@ fn modelled(r: &SweepResult) -> Option<String> {
 /// axis (`work_rounds` or `blur_radius`).
 #[must_use]
 pub fn to_csv(r: &SweepResult) -> String {
+    // The axis and the series by their names in the JSON.
+    let name =
+        |v: Option<serde_json::Value>| v.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let grid = r.is_grid();
-    let column = match r.axis {
-        GridAxis::WorkRounds => "work_rounds,",
-        GridAxis::BlurRadius => "blur_radius,",
-    };
-    let mut out = String::from(if grid { column } else { "" });
+    let mut out = if grid { format!("{},", name(serde_json::to_value(r.axis).ok())) } else { String::new() };
     out.push_str("megapixels,width,height,series,runs,min_ms,median_ms,max_ms\n");
     for p in &r.points {
         for (s, st) in &p.series {
@@ -140,7 +131,7 @@ pub fn to_csv(r: &SweepResult) -> String {
                 p.megapixels,
                 p.width,
                 p.height,
-                serde_json::to_value(s).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+                name(serde_json::to_value(s).ok()),
                 st.runs,
                 st.min_ns as f64 / 1e6,
                 st.median_ns as f64 / 1e6,
@@ -154,32 +145,17 @@ pub fn to_csv(r: &SweepResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::report::Stats;
+    use crate::engine::sweep::result::one_run;
 
     fn point(mp: f64, cpu: u64, total: u64, kernel: u64, resident: u64) -> SweepPoint {
-        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
-        SweepPoint {
-            megapixels: mp,
-            width: 1,
-            height: 1,
-            series: vec![
-                (Series::Cpu1, st(cpu * 2)),
-                (Series::CpuAll, st(cpu)),
-                (Series::GpuTotal, st(total)),
-                (Series::GpuKernel, st(kernel)),
-                (Series::GpuResident, st(resident)),
-            ],
-            upload_gb_per_s: None,
-            download_gb_per_s: None,
-            cpu_stream: Some(st(cpu)),
-            rates: Vec::new(),
-            modelled: None,
-            work_rounds: 0,
-            op: crate::pixel::Op::None,
-            end_to_end: None,
-            busy: None,
-            runs: Vec::new(),
-        }
+        let series = [
+            (Series::Cpu1, cpu * 2),
+            (Series::CpuAll, cpu),
+            (Series::GpuTotal, total),
+            (Series::GpuKernel, kernel),
+            (Series::GpuResident, resident),
+        ];
+        SweepPoint { cpu_stream: Some(one_run(cpu)), ..SweepPoint::for_tests(mp, &series) }
     }
 
     fn result(points: Vec<SweepPoint>) -> SweepResult {
@@ -279,14 +255,17 @@ mod tests {
 
     #[test]
     fn the_modelled_crossover_sits_beside_the_measured_one() {
-        let st = |ns| Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 };
         // Stream baseline 1 ms at 1 MP: 4 GB/s, 1 ns a pixel on the CPU; the example ceilings
         // cost 0.1497 ns a pixel end to end; latency 150 ns (the resident run at 1 MP).
+        let with_ceilings = |points| {
+            let mut r = SweepResult::for_tests(points);
+            r.ceilings = Some(Box::new(crate::engine::ceilings::rates::example_ceilings()));
+            analyse(&mut r);
+            r
+        };
         let mut points = vec![point(1.0, 1000, 5000, 50, 150)];
-        points[0].cpu_stream = Some(st(1_000_000));
-        let mut r = result(points);
-        r.ceilings = Some(Box::new(crate::engine::ceilings::rates::example_ceilings()));
-        analyse(&mut r);
+        points[0].cpu_stream = Some(one_run(1_000_000));
+        let r = with_ceilings(points);
         let m = r.model.as_ref().expect("model");
         assert!((m.cpu_stream_mp - 1.0).abs() < 1e-12);
         assert!((m.cost.cpu_ns_per_pixel - 1.0).abs() < 1e-12, "{m:?}");
@@ -296,9 +275,7 @@ mod tests {
         assert!(r.verdict.contains("should win above 0.00 MP"), "{}", r.verdict);
         assert!(r.verdict.contains("measured: never at these sizes"), "{}", r.verdict);
         // A fast CPU (stream 1 µs for 33 MP): never, and the sentence says what a megapixel costs.
-        let mut r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
-        r.ceilings = Some(Box::new(crate::engine::ceilings::rates::example_ceilings()));
-        analyse(&mut r);
+        let r = with_ceilings(vec![point(33.0, 1000, 5000, 50, 150)]);
         assert_eq!(r.model.as_ref().and_then(|m| m.crossover_mp), None);
         assert!(
             r.verdict.contains("never wins: moving and converting a megapixel costs it at least 0.109 ms"),

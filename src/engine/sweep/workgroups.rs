@@ -1,10 +1,7 @@
-//! Which workgroup shape is fastest here: every shape the adapter allows run on one image in
-//! turns (the order rotated each round, a warm-up round dropped), its kernel timed by GPU
-//! timestamps where the adapter reads them (else the CPU clock, and the race says which), until
-//! the 95% interval of the runner-up's kernel time over the fastest's (per-round ratios) clears
-//! 1 or the budget is spent. The answer ([`WorkgroupRace`]) names the fastest shape and its
-//! speed-up over the runner-up and the slowest, or the shapes within the noise of it. Claim 3
-//! runs the same race with its own goal (the slowest against the fastest).
+//! Which workgroup shape is fastest here: every shape the adapter allows, in turns on one image,
+//! its kernel timed by GPU timestamps where the adapter reads them (else the CPU clock), until
+//! the runner-up's time over the fastest's clears 1 or the budget is spent ([`WorkgroupRace`]).
+//! Claim 3 runs the same race with its own goal ([`Goal::Spread`]).
 
 use std::sync::atomic::AtomicBool;
 
@@ -12,10 +9,9 @@ use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
 use crate::engine::estimate::{Lane, Part};
-use crate::engine::sampling::{
-    Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, rotation, sample,
-};
+use crate::engine::sampling::{Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, sample};
 use crate::engine::spans::Phase;
+use crate::engine::sweep::compare::in_turns;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize};
 use crate::system::clock::Clock;
 
@@ -225,8 +221,9 @@ impl WorkgroupRace {
     }
 }
 
-/// Rounds of `measure` (each one kernel time per shape, the shapes in [`rotation`] order) until
-/// the race reaches `goal` at a checkpoint or the budget is spent.
+/// Rounds of `measure` (each one kernel time per shape, the shapes in
+/// [`crate::engine::sampling::rotation`] order) until the race reaches `goal` at a checkpoint or
+/// the budget is spent.
 pub(crate) fn race_rounds(
     shapes: &[WorkgroupSize],
     goal: Goal,
@@ -240,9 +237,8 @@ pub(crate) fn race_rounds(
     sample(budget, cancel, measure, reached, || EngineError::Cancelled)
 }
 
-/// Which workgroup shape is fastest for `settings` on `image`: every shape the adapter allows,
-/// in turns, until the fastest is decided or `budget` is spent; `progress(rounds)` after each
-/// round (the warm-up included), and [`EngineError::Cancelled`] once `cancel` is set.
+/// Which workgroup shape is fastest for `settings` on `image`, raced until decided or `budget` is
+/// spent; `progress(rounds)` after each round, [`EngineError::Cancelled`] once `cancel` is set.
 pub fn workgroups(
     engine: &Engine,
     image: &DynamicImage,
@@ -254,10 +250,9 @@ pub fn workgroups(
     race(engine, image, settings, Goal::Fastest, budget, cancel, progress)
 }
 
-/// What a race of `shapes` shapes with `settings` on an image of `megapixels` runs at least,
-/// for its estimate: each shape's warm-up and first look of `budget`, a GPU conversion each; how
-/// many more rounds it takes to decide is learned as the job's overhead
-/// ([`crate::engine::estimate::Task::Workgroups`]).
+/// What a race of `shapes` shapes on an image of `megapixels` runs at least, for its estimate:
+/// each shape's warm-up and first look of `budget` (more rounds are learned as the job's overhead,
+/// [`crate::engine::estimate::Task::Workgroups`]).
 #[must_use]
 pub fn race_parts(shapes: usize, settings: &ConvertSettings, megapixels: f64, budget: &Budget) -> Vec<Part> {
     let runs = (shapes * (budget.warmup_rounds + budget.min_rounds)) as f64;
@@ -285,17 +280,11 @@ pub(crate) fn race(
     let sampled = race_rounds(&shapes, goal, budget, cancel, |round| {
         progress(round + 1);
         let mut ns = vec![0.0; repeats.len()];
-        for side in rotation(round, repeats.len()) {
-            let (Some(repeat), Some(slot), Some(clock)) =
-                (repeats.get_mut(side), ns.get_mut(side), clocks.get_mut(side))
-            else {
-                continue;
-            };
-            let report = repeat.run()?;
+        in_turns(&mut repeats, round, |side, report| {
             let kernel = report.phase(Phase::Kernel);
-            *clock = kernel.map_or(Clock::CpuClock, |p| p.source);
-            *slot = kernel.map_or(report.total_ns, |p| p.ns) as f64;
-        }
+            clocks[side] = kernel.map_or(Clock::CpuClock, |p| p.source);
+            ns[side] = kernel.map_or(report.total_ns, |p| p.ns) as f64;
+        })?;
         Ok(ns)
     })?;
     Ok(WorkgroupRace::of(&shapes, &clocks, &sampled.rounds, sampled.stop, sampled.took_ns))
@@ -317,16 +306,16 @@ mod tests {
         }
     }
 
-    fn raced(ns: [f64; 3]) -> WorkgroupRace {
+    fn raced(ns: [f64; 3], goal: Goal) -> WorkgroupRace {
         let budget = Budget { max_time: std::time::Duration::from_hours(1), ..Budget::FULL };
         let shapes = [A, B, C];
-        let s = race_rounds(&shapes, Goal::Fastest, &budget, None, rounds(ns)).expect("sampled");
+        let s = race_rounds(&shapes, goal, &budget, None, rounds(ns)).expect("sampled");
         WorkgroupRace::of(&shapes, &[Clock::GpuTimestamp; 3], &s.rounds, s.stop, s.took_ns)
     }
 
     #[test]
     fn a_clear_fastest_is_decided_at_the_first_checkpoint() {
-        let r = raced([1000.0, 1500.0, 3000.0]);
+        let r = raced([1000.0, 1500.0, 3000.0], Goal::Fastest);
         assert_eq!((r.decided, r.stop, r.rounds), (true, Stop::Decided, 6));
         assert_eq!((r.fastest, r.runner_up, r.slowest), (Some(A), Some(B), Some(C)));
         let i = r.speed_up.expect("an interval");
@@ -344,7 +333,7 @@ mod tests {
 
     #[test]
     fn a_tie_is_within_the_noise_with_the_tied_shapes_named() {
-        let r = raced([1000.0, 1000.0, 2000.0]);
+        let r = raced([1000.0, 1000.0, 2000.0], Goal::Fastest);
         assert_eq!((r.decided, r.stop, r.rounds), (false, Stop::Rounds, Budget::FULL.max_rounds));
         assert_eq!(r.tied.len(), 2);
         assert!(r.tied.contains(&A) && r.tied.contains(&B) && !r.tied.contains(&C), "{:?}", r.tied);
@@ -360,11 +349,8 @@ mod tests {
 
     #[test]
     fn claim_3s_goal_stops_once_the_spread_is_decided() {
-        let budget = Budget { max_time: std::time::Duration::from_hours(1), ..Budget::FULL };
-        let shapes = [A, B, C];
         // A tie at the top does not keep claim 3 sampling: the slowest is clearly 2x.
-        let s = race_rounds(&shapes, Goal::Spread(1.2), &budget, None, rounds([1000.0, 1000.0, 2000.0]))
-            .expect("sampled");
-        assert_eq!((s.stop, s.rounds.len()), (Stop::Decided, 6));
+        let r = raced([1000.0, 1000.0, 2000.0], Goal::Spread(1.2));
+        assert_eq!((r.stop, r.rounds), (Stop::Decided, 6));
     }
 }
