@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use super::{CpuError, check_lengths};
-use crate::pixel::{Formula, Kernel, luma_tables, weighted};
+use crate::pixel::{Formula, Kernel, luma_tables};
 
 /// Pixels per block: one block is a fixed-size array so the inner loop has a constant trip count.
 const BLOCK: usize = 32;
@@ -68,10 +68,29 @@ pub fn convert_chunk(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8
     Ok(())
 }
 
-simd_copies! {
-    /// [`convert_chunk`] without the length check (the caller has made it).
-    pub(crate) fn convert_unchecked_len / dispatch_avx2 / dispatch_avx512
-        => dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8])
+/// [`convert_chunk`] without the length check (the caller has made it).
+pub(crate) fn convert_unchecked_len(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    match simd_level() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
+        SimdLevel::Avx512 => unsafe { dispatch_avx512(kernel, formula, src, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `simd_level` only reports AVX2 when the CPU has it.
+        SimdLevel::Avx2 => unsafe { dispatch_avx2(kernel, formula, src, dst) },
+        _ => dispatch(kernel, formula, src, dst),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dispatch_avx2(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    dispatch(kernel, formula, src, dst);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn dispatch_avx512(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
+    dispatch(kernel, formula, src, dst);
 }
 
 /// Picks the monomorphised loop. `inline(always)` so that each `target_feature` copy above gets
@@ -91,24 +110,31 @@ fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
     };
     let w601 = |r, g, b| weighted(W601, r, g, b);
     let w709 = |r, g, b| weighted(W709, r, g, b);
-    // Each closure is its own type: one monomorphised loop per kernel and formula.
-    macro_rules! by_formula {
-        ($lin:expr, $run:expr) => {
-            match formula {
-                Formula::Bt601 | Formula::StoredLuma => $run(w601, src, dst),
-                Formula::Bt709 => $run(w709, src, dst),
-                Formula::Linear => $run($lin, src, dst),
-            }
-        };
+    match (kernel, formula) {
+        (Kernel::Rgb8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgb8_to_l8(w601, src, dst),
+        (Kernel::Rgb8ToL8, Formula::Bt709) => rgb8_to_l8(w709, src, dst),
+        (Kernel::Rgb8ToL8, Formula::Linear) => rgb8_to_l8(lin8, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_l8(w601, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt709) => rgba8_to_l8(w709, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Linear) => rgba8_to_l8(lin8, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_la8(w601, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt709) => rgba8_to_la8(w709, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Linear) => rgba8_to_la8(lin8, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<3, false>(w601, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt709) => rgbx16::<3, false>(w709, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Linear) => rgbx16::<3, false>(lin16, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, false>(w601, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt709) => rgbx16::<4, false>(w709, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Linear) => rgbx16::<4, false>(lin16, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, true>(w601, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt709) => rgbx16::<4, true>(w709, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Linear) => rgbx16::<4, true>(lin16, src, dst),
     }
-    match kernel {
-        Kernel::Rgb8ToL8 => by_formula!(lin8, rgb8_to_l8),
-        Kernel::Rgba8ToL8 => by_formula!(lin8, rgba8_to_l8),
-        Kernel::Rgba8ToLa8 => by_formula!(lin8, rgba8_to_la8),
-        Kernel::Rgb16ToL16 => by_formula!(lin16, rgbx16::<3, false>),
-        Kernel::Rgba16ToL16 => by_formula!(lin16, rgbx16::<4, false>),
-        Kernel::Rgba16ToLa16 => by_formula!(lin16, rgbx16::<4, true>),
-    }
+}
+
+#[inline(always)]
+fn weighted(w: [u32; 3], r: u32, g: u32, b: u32) -> u32 {
+    crate::pixel::weighted(w, r, g, b)
 }
 
 /// How far ahead of the block being converted the RGB loop prefetches its input, in bytes.
