@@ -67,7 +67,7 @@ impl Session {
     }
 
     /// Whether a conversion of the latest request is queued or running.
-    fn converting(&self) -> bool {
+    pub fn converting(&self) -> bool {
         self.book.sent.iter().any(|(_, t)| t.id == self.book.latest_convert)
     }
 

@@ -125,7 +125,9 @@ impl Viewer {
             fit(&mut self.view, panes[0].size(), size);
         }
         let output = session.output();
-        let caption = output.map_or_else(|| "Gray: converting…".to_owned(), |o| caption(o, session));
+        // A conversion held on open for its estimate, or failed, is not under way: the pane says so.
+        let pending = if session.converting() { "converting…" } else { "not converted yet (Run)" };
+        let caption = output.map_or_else(|| format!("Gray: {pending}"), |o| caption(o, session));
         // Where it is in its folder, when there are others to step to.
         let input_caption = match session.folder_place() {
             Some((n, of)) if of > 1 => {
@@ -146,6 +148,7 @@ impl Viewer {
                 input_caption: &input_caption,
                 output: output.map(|o| &o.display),
                 caption: &caption,
+                pending,
             };
             let place = placement(ui, &self.view, *pane);
             let state = panes::PaneState { wipe: &mut self.view.wipe, show_output: self.view.show_output };

@@ -16,6 +16,8 @@ pub struct Images<'a> {
     pub output: Option<&'a DisplayImage>,
     /// Caption of the output.
     pub caption: &'a str,
+    /// What the output pane says while there is no output ("converting…").
+    pub pending: &'a str,
 }
 
 fn draw_image(ui: &Ui, clip: Rect, image: &DisplayImage, place: &Placement, budget: &mut TileBudget) {
@@ -81,7 +83,7 @@ pub fn draw(
     let corner = pane.min + vec2(10.0, 6.0);
     let output = |clip: Rect, budget: &mut TileBudget| match images.output {
         Some(out) => draw_image(ui, clip, out, place, budget),
-        None => note(&painter, clip, "converting…"),
+        None => note(&painter, clip, images.pending),
     };
     // Side by side the input is on the left; flipped, it stays on screen while its output converts.
     let input_shown = match mode {
@@ -102,7 +104,7 @@ pub fn draw(
         caption(&painter, images.caption, corner, pane.max.x);
     } else if mode == ViewMode::Flip && show_output {
         draw_image(ui, pane, images.input, place, budget);
-        let text = format!("{} (the output is converting…)", images.input_caption);
+        let text = format!("{} (the output is {})", images.input_caption, images.pending);
         caption(&painter, &text, corner, pane.max.x);
     } else {
         draw_image(ui, pane, images.input, place, budget);
