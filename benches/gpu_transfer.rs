@@ -21,7 +21,7 @@ const H: u32 = 4320;
 fn memcpy(src: &[u8], dst: &mut [u8]) -> u64 {
     let started = Instant::now();
     dst.par_chunks_mut(PIECE_BYTES).zip(src.par_chunks(PIECE_BYTES)).for_each(|(d, s)| d.copy_from_slice(s));
-    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    graylab::system::clock::nanos_since(started)
 }
 
 fn median(v: &mut [u64]) -> f64 {

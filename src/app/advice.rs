@@ -9,12 +9,11 @@ use crate::io::IoError;
 /// An error, its causes, and advice in the app's terms.
 #[must_use]
 pub fn describe(err: &(dyn Error + 'static)) -> String {
-    let mut text = causes::one_line(err);
-    if let Some(hint) = advice(err) {
-        text.push_str(". ");
-        text.push_str(hint);
+    let text = causes::one_line(err);
+    match advice(err) {
+        Some(hint) => format!("{text}. {hint}"),
+        None => text,
     }
-    text
 }
 
 /// What the user can do about an error, in the app.

@@ -253,8 +253,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let report = BenchReport {
-        version: env!("CARGO_PKG_VERSION"),
-        build: if cfg!(debug_assertions) { "debug" } else { "release" },
+        version: crate::system::host::VERSION,
+        build: crate::system::host::BUILD,
         image: label,
         cpu_simd: simd_level(),
         cpu_threads: available_threads(),

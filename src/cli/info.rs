@@ -75,8 +75,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let gpu_compute = ceilings.as_ref().and_then(|k| k.ceilings.compute);
     let compute = cpu_compute.map(|c| compute_ceilings_of(&c, gpu_compute.as_ref()));
     let info = Info {
-        version: env!("CARGO_PKG_VERSION"),
-        build: if cfg!(debug_assertions) { "debug" } else { "release" },
+        version: crate::system::host::VERSION,
+        build: crate::system::host::BUILD,
         cpu_threads: available_threads(),
         cpu_simd: simd_level(),
         memory_budget_bytes,

@@ -162,15 +162,13 @@ pub unsafe fn quiet_driver_probing() {
 /// An error and its causes on one line, each cause once, then advice naming the flags that help.
 #[must_use]
 pub fn describe(err: &(dyn Error + 'static)) -> String {
-    let mut text = causes::one_line(err);
+    let text = causes::one_line(err);
     // A message that already names the flag (a lower layer's advice) needs no repeat.
     let flag = |hint: &str| hint.split_whitespace().find(|w| w.starts_with("--")).map(str::to_owned);
-    if let Some(hint) = advice(err).filter(|h| flag(h).is_none_or(|f| !text.contains(&f))) {
-        text.push_str(" (");
-        text.push_str(hint);
-        text.push(')');
+    match advice(err).filter(|h| flag(h).is_none_or(|f| !text.contains(&f))) {
+        Some(hint) => format!("{text} ({hint})"),
+        None => text,
     }
-    text
 }
 
 /// What the user can do about an error, in CLI terms.

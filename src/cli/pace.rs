@@ -43,15 +43,9 @@ pub(super) fn measure_unknown_ceilings(engine: &Engine, gpu: bool, quiet: bool) 
 /// Gives `pace` the ceilings `engine` knows now (cached or measured in this process, measuring
 /// nothing): the costs of lanes not seen yet.
 fn know_ceilings(pace: &mut Pace, engine: &Engine, gpu: bool) {
-    if let Some(c) = engine.known_cpu_compute() {
-        pace.set_cpu_compute(c.ops_per_s(), c.threads);
-        if let Some(rates) = c.op_rates {
-            pace.set_cpu_op_rates(rates, c.threads);
-        }
-    }
-    if let Some(k) = gpu.then(|| engine.cached_gpu_ceilings()).flatten() {
-        pace.set_gpu_ceilings(&k.ceilings);
-    }
+    let cpu = engine.known_cpu_compute();
+    let gpu = gpu.then(|| engine.cached_gpu_ceilings()).flatten();
+    pace.know_ceilings(cpu.as_ref(), gpu.as_ref().map(|k| &k.ceilings));
 }
 
 impl JobPace {

@@ -102,7 +102,7 @@ fn print_table(label: &str, r: &RoundTripResult) {
             passes,
             ms(p.cpu_per_op_ns.median_ns),
             p.comparison.rounds,
-            p.label()
+            p.comparison.label()
         );
     }
     outln!();

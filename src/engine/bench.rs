@@ -188,7 +188,7 @@ impl<'a> Repeat<'a> {
         let options = super::RunOptions { keep_input_on_gpu: self.keep_input, ..Default::default() };
         let job = job_of(self.kernel, &self.bytes, (self.width, self.height), s, &options);
         self.engine.run_kernel(&job, self.out.bytes_mut(), s, (&mut report, started))?;
-        self.engine.finish_report(&mut report, super::convert::nanos_since(started));
+        self.engine.finish_report(&mut report, crate::system::clock::nanos_since(started));
         Ok(report)
     }
 }

@@ -15,6 +15,7 @@ use super::spans::Phase;
 use super::spans::{Span, SpanClock, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, OpFigures};
 use crate::gpu::{GpuJob, GpuTiles};
+use crate::system::clock::{nanos, nanos_since};
 use crate::system::load::CpuSnapshot;
 
 /// A converted image and its report.
@@ -152,14 +153,9 @@ pub(crate) fn passed_through(
     Converted { image, report }
 }
 
-/// Ns since `t`.
-pub(super) fn nanos_since(t: Instant) -> u64 {
-    nanos_between(t, Instant::now())
-}
-
 /// Ns from `from` to `to` (0 when `to` is earlier).
 pub(super) fn nanos_between(from: Instant, to: Instant) -> u64 {
-    u64::try_from(to.saturating_duration_since(from).as_nanos()).unwrap_or(u64::MAX)
+    nanos(to.saturating_duration_since(from))
 }
 
 impl Engine {

@@ -9,13 +9,13 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::convert::nanos_since;
 use super::spans::{Span, Track};
 use super::{ConvertSettings, EngineError, PixelProgress, RunReport};
 use crate::io::{
     EncodeReport, ExportOptions, GrayLayout, IoError, LumaStream, StoredLuma, encode_rows_to_file,
 };
 use crate::pixel::Kernel;
+use crate::system::clock::nanos_since;
 
 /// One file's conversion, as the paths that convert it in one pass see it.
 #[derive(Clone, Copy)]

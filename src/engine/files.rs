@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use image::DynamicImage;
 
-use super::convert::{Prepared, nanos_between, nanos_since, prepare};
+use super::convert::{Prepared, nanos_between, prepare};
 use super::decode_while_encode::{FileRun, convert_luma_stream};
 use super::spans::Phase;
 use super::spans::{Span, Track};
@@ -23,6 +23,7 @@ use crate::io::{
     RowSource, StoredLuma, decode_file, decode_or_stream, encode_file, encode_rows_to_file, encodes_rows,
     export_format, header_dimensions,
 };
+use crate::system::clock::nanos_since;
 
 /// What converting one file did.
 #[derive(Clone, Debug, serde::Serialize)]

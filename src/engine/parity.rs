@@ -70,17 +70,8 @@ pub fn diff(left: &DynamicImage, right: &DynamicImage) -> (DiffStats, GrayImage)
 
 impl Engine {
     /// Converts `image` on the CPU and on the GPU with `settings` and compares them, and compares
-    /// every pair of formulas on the CPU.
-    pub fn parity(
-        &self,
-        image: &DynamicImage,
-        settings: &ConvertSettings,
-    ) -> Result<ParityReport, EngineError> {
-        self.parity_with_progress(image, settings, &mut |_, _| true)
-    }
-
-    /// [`Self::parity`], calling `progress(step, steps)` before each conversion; returning `false`
-    /// cancels it.
+    /// every pair of formulas on the CPU, calling `progress(step, steps)` before each conversion;
+    /// returning `false` cancels it.
     pub fn parity_with_progress(
         &self,
         image: &DynamicImage,

@@ -149,7 +149,7 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
         "displayTimeUnit": "ms",
         "otherData": {
             "title": title,
-            "graylab": env!("CARGO_PKG_VERSION"),
+            "graylab": crate::system::host::VERSION,
             "runs": "each run is a process of its own, starting at 0 µs",
             "clocks": "every event is on its run's CPU clock. A GPU step (upload copies, kernel, \
                        download copies) comes from GPU timestamps where the adapter has them, \

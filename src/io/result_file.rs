@@ -76,8 +76,8 @@ impl Provenance {
     #[must_use]
     pub fn now(adapter: Option<&impl serde::Serialize>, threads: usize) -> Self {
         Self {
-            graylab: env!("CARGO_PKG_VERSION").to_owned(),
-            build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+            graylab: crate::system::host::VERSION.to_owned(),
+            build: crate::system::host::BUILD.to_owned(),
             written_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             invocation: std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect(),
             host: Host::now(threads),

@@ -67,6 +67,12 @@ pub fn nanos(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
+/// Nanoseconds since `t`, saturating.
+#[must_use]
+pub fn nanos_since(t: std::time::Instant) -> u64 {
+    nanos(t.elapsed())
+}
+
 /// The busy time of a step timed in pieces (`key`, start, end, clock): the pieces of one key are
 /// one worker's (a lane, or threads that share one step) and count once where they overlap,
 /// different keys add. On the clock of the pieces that took time (of all, if none did); `None`

@@ -2,6 +2,12 @@
 //! operating system, and the load average when the file was written. Read from Linux's `/proc`;
 //! elsewhere what cannot be read is left out, never guessed.
 
+/// This graylab's version, as every report and result file names it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The build that ran (`debug` or `release`), as every report and result file names it.
+pub const BUILD: &str = if cfg!(debug_assertions) { "debug" } else { "release" };
+
 /// The machine a result was measured on.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Host {

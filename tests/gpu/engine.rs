@@ -241,9 +241,10 @@ fn parity_cpu_equals_gpu_while_formulas_differ() {
     let engine = Engine::with_gpu(gpu);
     let img = synthetic_rgb(301, 203, 5);
     let report = engine
-        .parity(
+        .parity_with_progress(
             &img,
             &ConvertSettings { workgroup: WorkgroupSize { x: 32, y: 8 }, ..ConvertSettings::default() },
+            &mut |_, _| true,
         )
         .expect("parity");
     let cpu_gpu = report.cpu_vs_gpu.expect("GPU ran");

@@ -404,7 +404,7 @@ fn work_per_pixel_with_forced_bands_a_kept_input_and_the_display() {
                 conv.release_kept_input().expect("released");
             }
             let job = GpuJob::new(kernel, formula, WorkgroupSize::DEFAULT, &src, (w, h)).with_work(work);
-            assert_eq!(conv.time_resident(&job, 1).expect("resident timing").len(), 1);
+            assert_eq!(conv.time_resident_passes(&job, 1).expect("resident timing").len(), 1);
         }
     }
     // The display path shows the worked gray (8-bit gray: the store holds what was computed).

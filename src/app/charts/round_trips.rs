@@ -29,9 +29,11 @@ fn point_verdict(p: &RoundTripPoint) -> String {
     let rounds = if rounds == 1 { "1 round".to_owned() } else { format!("{rounds} rounds") };
     match p.comparison.winner {
         Winner::WithinNoise | Winner::NotMeasured => {
-            format!("n = {}: inconclusive here, {}, {rounds}", p.passes, p.label())
+            format!("n = {}: inconclusive here, {}, {rounds}", p.passes, p.comparison.label())
         }
-        Winner::GpuFaster | Winner::CpuFaster => format!("n = {}: {}, {rounds}", p.passes, p.label()),
+        Winner::GpuFaster | Winner::CpuFaster => {
+            format!("n = {}: {}, {rounds}", p.passes, p.comparison.label())
+        }
     }
 }
 

@@ -94,12 +94,8 @@ impl Session {
     /// Gives the pace this CPU's compute ceiling (`None`: the one known, if any): the prior of
     /// worked runs on the CPU until one is seen.
     pub(super) fn pace_cpu_compute(&mut self, known: Option<&crate::engine::CpuCompute>) {
-        if let Some(c) = known.or_else(|| self.cpu_compute()) {
-            let (ops_per_s, threads, op_rates) = (c.ops_per_s(), c.threads, c.op_rates);
-            self.pace.pace.set_cpu_compute(ops_per_s, threads);
-            if let Some(rates) = op_rates {
-                self.pace.pace.set_cpu_op_rates(rates, threads);
-            }
+        if let Some(&c) = known.or_else(|| self.cpu_compute()) {
+            self.pace.pace.know_ceilings(Some(&c), None);
             self.reestimate_sent();
         }
     }
@@ -110,7 +106,7 @@ impl Session {
     pub(super) fn pace_gpu_compute(&mut self) {
         if let Some(k) = self.ceilings() {
             let ceilings = k.ceilings.clone();
-            self.pace.pace.set_gpu_ceilings(&ceilings);
+            self.pace.pace.know_ceilings(None, Some(&ceilings));
             self.reestimate_sent();
         }
     }

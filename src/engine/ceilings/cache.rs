@@ -184,7 +184,7 @@ pub(crate) fn store_json(
 fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<PathBuf, EngineError> {
     let file = CacheFile {
         format: FORMAT,
-        graylab_version: env!("CARGO_PKG_VERSION").to_owned(),
+        graylab_version: crate::system::host::VERSION.to_owned(),
         measured_unix_s,
         ceilings: ceilings.clone(),
         busy,
@@ -200,7 +200,7 @@ impl Engine {
     /// is not busy now (judged over a short watch of the load).
     pub fn gpu_ceilings(&self, remeasure: bool) -> Result<KnownCeilings, EngineError> {
         let converter = self.gpu_converter()?;
-        let key = GpuCeilings::key_of(converter.context().adapter_info());
+        let key = converter.context().report().ceilings_key();
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         if !remeasure && let Some(k) = self.known_or_cached(&mut known, &key) {
             return Ok(k);
@@ -288,7 +288,7 @@ impl Engine {
     /// measured on a busy machine count as absent once it is quiet). Opens the GPU if needed;
     /// `None` without one.
     pub fn cached_gpu_ceilings(&self) -> Option<KnownCeilings> {
-        let key = GpuCeilings::key_of(self.gpu().ok()?.adapter_info());
+        let key = self.gpu().ok()?.report().ceilings_key();
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         self.known_or_cached(&mut known, &key)
     }

@@ -93,7 +93,7 @@ fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, EngineError> {
     let path = cpu_cache_file(&key);
     let file = CpuCacheFile {
         format: FORMAT,
-        graylab_version: env!("CARGO_PKG_VERSION").to_owned(),
+        graylab_version: crate::system::host::VERSION.to_owned(),
         cpu_key: key,
         measured_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         compute: *compute,

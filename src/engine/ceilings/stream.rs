@@ -30,7 +30,7 @@ pub(crate) struct StreamBaseline {
 pub(crate) fn time_baseline(src: &[u8], dst: &mut [u8], threads: usize) -> Option<u64> {
     let started = Instant::now();
     crate::cpu::stream_baseline(src, dst, threads).ok()?;
-    Some(crate::engine::convert::nanos_since(started))
+    Some(crate::system::clock::nanos_since(started))
 }
 
 /// The baseline's rate in GB/s (3 bytes read + 1 written per pixel).

@@ -356,8 +356,8 @@ pub fn run_claims(
     }
     progress(CLAIMS.len(), CLAIMS.len(), "done");
     Ok(ClaimsReport {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+        version: crate::system::host::VERSION.to_owned(),
+        build: crate::system::host::BUILD.to_owned(),
         adapter: gpu.adapter_info().name.clone(),
         software_adapter: software,
         cpu_threads: crate::engine::available_threads(),

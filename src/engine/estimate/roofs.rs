@@ -5,6 +5,7 @@
 //! machine's ceilings ([`super::Basis::Ceilings`]) until a run of it is seen.
 
 use super::{BYTES_PER_PIXEL, Lane, Pace, Roof};
+use crate::engine::CpuCompute;
 use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, PLAIN_OPS_PER_PIXEL};
 
 /// Bytes a pixel of the plain conversion moves per step (RGB8 in, gray out): up, through the
@@ -32,6 +33,21 @@ fn gpu_ns_per_pixel(c: &GpuCeilings) -> f64 {
 }
 
 impl Pace {
+    /// Sets the ceilings measured on this machine, where known: the CPU's compute ceiling and its
+    /// ops' rates (the prior of the CPU lanes' worked runs), and the GPU's probe
+    /// ([`Self::set_gpu_ceilings`]).
+    pub fn know_ceilings(&mut self, cpu: Option<&CpuCompute>, gpu: Option<&GpuCeilings>) {
+        if let Some(c) = cpu {
+            self.set_cpu_compute(c.ops_per_s(), c.threads);
+            if let Some(rates) = c.op_rates {
+                self.set_cpu_op_rates(rates, c.threads);
+            }
+        }
+        if let Some(c) = gpu {
+            self.set_gpu_ceilings(c);
+        }
+    }
+
     /// Sets the lanes' ceilings from the GPU's probe `c`: the GPU end to end costs the submit's
     /// and the copies' latencies a run, and a pixel the plain conversion's steps at their
     /// ceilings (its compute ceiling, where measured, prices its rounds); the CPU lanes stream

@@ -57,15 +57,6 @@ pub struct RoundTripPoint {
     pub gpu_wins: bool,
 }
 
-impl RoundTripPoint {
-    /// The verdict at this count in words with its figure: "GPU faster: 1.80x (1.50–2.10)",
-    /// "CPU faster: 0.40x (0.30–0.50)" or "within the noise (±4%): 0.97x (0.90–1.05)".
-    #[must_use]
-    pub fn label(&self) -> String {
-        self.comparison.label()
-    }
-}
-
 /// The clock of each figure.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RoundTripClocks {
@@ -244,7 +235,7 @@ fn verdict(r: &RoundTripResult) -> String {
     let mut text = match (r.gpu_wins_from_passes, r.points.last()) {
         (Some(n), _) => {
             let p = r.points.iter().find(|p| p.passes == n);
-            let (figures, label) = p.map(|p| (figures(p), p.label())).unwrap_or_default();
+            let (figures, label) = p.map(|p| (figures(p), p.comparison.label())).unwrap_or_default();
             format!("{at} the GPU wins from {n} {} per round trip: {figures} there; {label}", ops(n))
         }
         (None, Some(last)) => format!(
@@ -253,7 +244,7 @@ fn verdict(r: &RoundTripResult) -> String {
             ops(last.passes),
             figures(last),
             last.passes,
-            last.label()
+            last.comparison.label()
         ),
         (None, None) => format!("{at} nothing was measured"),
     };
@@ -286,7 +277,7 @@ fn cpu_run(
         }
         pass()?;
     }
-    Ok(crate::engine::convert::nanos_since(started))
+    Ok(crate::system::clock::nanos_since(started))
 }
 
 /// Measures operations per round trip on `image` with `settings` (formula, workgroup, threads,
@@ -371,8 +362,8 @@ pub fn round_trips(
         }
     }
     let mut result = RoundTripResult {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+        version: crate::system::host::VERSION.to_owned(),
+        build: crate::system::host::BUILD.to_owned(),
         width,
         height,
         formula,

@@ -278,7 +278,7 @@ pub fn sample<R, E>(
             break if decided(&rounds) { Stop::Decided } else { Stop::Time };
         }
     };
-    let took_ns = crate::engine::convert::nanos_since(started);
+    let took_ns = crate::system::clock::nanos_since(started);
     Ok(Sampled { rounds, stop, took_ns })
 }
 

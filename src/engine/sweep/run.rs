@@ -81,8 +81,8 @@ pub fn sweep_planned(
     let axis = ops.axis();
     points.sort_by(|a, b| a.level(axis).cmp(&b.level(axis)).then(a.megapixels.total_cmp(&b.megapixels)));
     let mut result = SweepResult {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_owned(),
+        version: crate::system::host::VERSION.to_owned(),
+        build: crate::system::host::BUILD.to_owned(),
         source: source.map_or_else(|| "synthetic".to_owned(), |(name, _)| name.to_owned()),
         adapter: gpu.map(|g| g.adapter_info().name.clone()),
         software_adapter: gpu.is_some_and(|g| g.is_software()),
@@ -179,10 +179,10 @@ fn measure_point(
         let job = GpuJob::new(r.kernel, base.formula, base.workgroup, image.as_bytes(), (width, height));
         let job = job.with_work(base.work);
         engine.start_gpu_budget();
-        let resident = converter.time_resident(&job, runs)?;
+        let resident = converter.time_resident_passes(&job, runs)?;
         // The op's passes on data that stays on the GPU: their median, added to each run.
         let op_ns = if base.op.is_none() { 0 } else { r.op.kernel_ns };
-        let resident: Vec<u64> = resident.iter().map(|ns| ns + op_ns).collect();
+        let resident: Vec<u64> = resident.iter().map(|p| p.wall_ns + op_ns).collect();
         series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
     }
     let point = SweepPoint {

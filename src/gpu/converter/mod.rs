@@ -246,13 +246,8 @@ impl GpuConverter {
     /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
     /// there, and each of `runs` passes (after one cold pass) is submitted in chunks within the
     /// submission budget and waited for, on the CPU clock, so a dispatch's fixed cost counts.
-    /// Every buffer is freed again before returning. Nanoseconds per pass.
-    pub fn time_resident(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<u64>, GpuError> {
-        Ok(self.time_resident_passes(job, runs)?.iter().map(|p| p.wall_ns).collect())
-    }
-
-    /// [`Self::time_resident`] with each pass timed both ways: the submits alone, and until the
-    /// GPU has finished.
+    /// Every buffer is freed again before returning. Each pass timed both ways: the submits
+    /// alone, and until the GPU has finished.
     pub fn time_resident_passes(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<ResidentPass>, GpuError> {
         self.on_kernel(job, |on, limits, scopes| resident::time_resident(on, job, limits, runs, scopes))
     }

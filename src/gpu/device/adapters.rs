@@ -160,7 +160,7 @@ impl AdapterReport {
         }
     }
 
-    /// The key its probed ceilings are cached under (see [`crate::gpu::GpuCeilings::key_of`]).
+    /// The key its probed ceilings are cached under: its name, driver and backend.
     #[must_use]
     pub fn ceilings_key(&self) -> String {
         format!("{} | {} | {}", self.name, self.driver, self.backend)

@@ -86,13 +86,6 @@ fn serial_gb_per_s(a: &Bandwidth, b: &Bandwidth) -> f64 {
 }
 
 impl GpuCeilings {
-    /// The cache key of an adapter: its name, driver and backend.
-    #[must_use]
-    pub fn key_of(info: &wgpu::AdapterInfo) -> String {
-        let driver = format!("{} {}", info.driver, info.driver_info);
-        format!("{} | {} | {}", info.name, driver.trim(), info.backend)
-    }
-
     /// Host to device memory as the upload does it: the host copy into staging, then the GPU
     /// copy, one after the other.
     #[must_use]
@@ -151,7 +144,7 @@ pub(crate) fn measure_with_paths(
     let copy_latency_ns = copy_latency_ns(&paths);
     paths.retain(|p| kinds.contains(&p.path));
     let ceilings = GpuCeilings {
-        adapter_key: GpuCeilings::key_of(info),
+        adapter_key: ctx.report().ceilings_key(),
         adapter: info.name.clone(),
         software_adapter: ctx.is_software(),
         host_threads: rayon::current_num_threads(),

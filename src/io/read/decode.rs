@@ -26,6 +26,7 @@ use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLu
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, FrameCount, IoError, TruncatedAt};
+use crate::system::clock::nanos_since;
 use crate::system::memory_budget::{Reservation, budget};
 
 /// Settings for decoding.
@@ -160,7 +161,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
     let frames =
         facts.frames.map(|total| FrameCount { converted: 1, total, pages: format == ImageFormat::Tiff });
     warnings.extend(frames.map(DecodeWarning::FirstFrameOnly));
-    let decode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let decode_ns = nanos_since(started);
     Ok(Opened::Decoded(Decoded {
         image,
         format,

@@ -19,6 +19,7 @@ use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
 use crate::io::write::progress::CountingWriter;
 use crate::io::write::tiff::write_gray_tiff;
 use crate::io::{IoError, WriteCause};
+use crate::system::clock::nanos_since;
 
 /// The largest side a WebP image may have.
 const WEBP_MAX_SIDE: u32 = 16383;
@@ -191,7 +192,7 @@ pub fn encode_file_with_progress(
         write_encoded(&fitted, format, (options.jpeg_quality, options.one_bit), out, progress)
     })?;
     progress(1.0);
-    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let encode_ns = nanos_since(started);
     Ok(EncodeReport { format, bytes, encode_ns, notes })
 }
 
@@ -239,7 +240,7 @@ pub fn encode_rows_to_file(
         Ok(source.finished()?)
     })?;
     progress(1.0);
-    let encode_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    let encode_ns = nanos_since(started);
     Ok(EncodeReport { format, bytes, encode_ns, notes: Vec::new() })
 }
 

@@ -2,16 +2,19 @@
 //! work levels.
 
 use super::*;
+use crate::engine::sweep::{Frontier, SweepPoint};
 
 /// At 1 MP the GPU end to end wins from 256 rounds, at 8 MP from 16; with the input kept it wins
 /// everywhere. The frontier is given at 8 MP only (the other column is read from the cells).
 fn sweep() -> SweepResult {
-    let cell = |mp: f64, k: u32, cpu1: u64, cpu_all: u64, total: u64, resident: u64| {
-        let st = |ns: u64| serde_json::json!({ "min_ns": ns, "median_ns": ns, "max_ns": ns, "runs": 3 });
-        serde_json::json!({ "megapixels": mp, "width": 1, "height": 1, "work_rounds": k,
-            "upload_gb_per_s": null, "download_gb_per_s": null,
-            "series": [["cpu1", st(cpu1)], ["cpu_all", st(cpu_all)], ["gpu_total", st(total)],
-                       ["gpu_resident", st(resident)]] })
+    let cell = |mp: f64, work_rounds: u32, cpu1: u64, cpu_all: u64, total: u64, resident: u64| {
+        let medians = [
+            (Series::Cpu1, cpu1),
+            (Series::CpuAll, cpu_all),
+            (Series::GpuTotal, total),
+            (Series::GpuResident, resident),
+        ];
+        SweepPoint { work_rounds, ..SweepPoint::for_tests(mp, &medians) }
     };
     let points = vec![
         cell(1.0, 0, 400, 200, 1000, 100),
@@ -21,21 +24,14 @@ fn sweep() -> SweepResult {
         cell(1.0, 256, 40000, 20000, 3000, 150),
         cell(8.0, 256, 320_000, 160_000, 6000, 900),
     ];
-    serde_json::from_value(serde_json::json!({
-        "version": "0", "build": "release", "source": "synthetic", "adapter": "a GPU",
-        "software_adapter": false, "gpu_timestamps": true, "cpu_threads": 2, "runs": 3,
-        "workgroup": { "x": 256, "y": 1 }, "formula": "bt601", "work_levels": [0, 16, 256],
-        "points": points, "crossover_mp": null, "resident_crossover_mp": null,
-        "dispatch_latency_ns": null, "transfer_share_at_8k": null, "transfer_share_mp": null,
-        "frontier": { "measured": [{ "megapixels": 8.0, "end_to_end_from_rounds": 16.0,
-                                     "resident_from_rounds": 0.0 }],
-                      "modelled": [{ "megapixels": 1.0, "end_to_end_from_rounds": 40.0,
-                                     "resident_from_rounds": null },
-                                   { "megapixels": 8.0, "end_to_end_from_rounds": 16.0,
-                                     "resident_from_rounds": 0.0 }] },
-        "verdict": "",
-    }))
-    .expect("a sweep")
+    let at = |megapixels: f64, end_to_end_from_rounds: Option<f64>, resident_from_rounds: Option<f64>| {
+        FrontierPoint { megapixels, end_to_end_from_rounds, resident_from_rounds }
+    };
+    let frontier = Frontier {
+        measured: vec![at(8.0, Some(16.0), Some(0.0))],
+        modelled: vec![at(1.0, Some(40.0), None), at(8.0, Some(16.0), Some(0.0))],
+    };
+    SweepResult { work_levels: vec![0, 16, 256], frontier: Some(frontier), ..SweepResult::for_tests(points) }
 }
 
 #[test]

@@ -7,7 +7,6 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
-use std::time::Instant;
 
 use eframe::egui_wgpu::RenderState;
 use image::DynamicImage;
@@ -118,10 +117,6 @@ fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
         Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
         _ => false,
     }
-}
-
-fn nanos_since(t: Instant) -> u64 {
-    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl WorkerState {

@@ -12,12 +12,13 @@ use crate::app::textures::{DisplayImage, preview_levels, preview_size};
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::GpuDevice;
 use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket, file_name};
-use crate::app::work::worker::{WorkerState, nanos_since};
+use crate::app::work::worker::WorkerState;
 use crate::engine::{
     Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, RunOptions, RunReport,
 };
 use crate::io::{DecodeOptions, DecodeWarning, ExportOptions, StoredLuma};
 use crate::pixel::{Formula, Kernel};
+use crate::system::clock::nanos_since;
 
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
 /// the report.
