@@ -123,12 +123,15 @@ pub fn address_space_headroom(
         .saturating_sub(arenas::arena_reserve_bytes(threads, cores, one_arena))
 }
 
+/// A [`BUDGET_ENV`] value that is not a size.
+#[derive(Debug, thiserror::Error)]
+#[error("{BUDGET_ENV}={0:?} is not a size (e.g. 512MiB, 2G or 1500000000)")]
+pub struct BadBudget(pub String);
+
 /// The budget set by [`BUDGET_ENV`], if it is set; an unreadable value is an error naming it.
-pub fn budget_override_bytes() -> Result<Option<u64>, String> {
+pub fn budget_override_bytes() -> Result<Option<u64>, BadBudget> {
     match std::env::var(BUDGET_ENV) {
-        Ok(text) => parse_bytes(&text)
-            .map(Some)
-            .ok_or_else(|| format!("{BUDGET_ENV}={text:?} is not a size (e.g. 512MiB, 2G or 1500000000)")),
+        Ok(text) => parse_bytes(&text).map(Some).ok_or(BadBudget(text)),
         Err(_) => Ok(None),
     }
 }

@@ -9,7 +9,7 @@ use egui::{RichText, Ui};
 
 use crate::app::charts::{map_levels, roofline_ui, win_map_ui};
 use crate::engine::sweep::SweepResult;
-use crate::pixel::MAX_WORK_ROUNDS;
+use crate::pixel::{MAX_BLUR_RADIUS, MAX_WORK_ROUNDS, MIN_BLUR_RADIUS};
 
 /// Which view of the sweep the window shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,11 +53,24 @@ pub(super) const WORK_HOVER: &str = "Synthetic work per pixel, like mixbench's k
 pub(super) const DIVERGENT_HOVER: &str = "Run the rounds only for pixels whose gray value is odd: a branch that \
      diverges inside a GPU workgroup (compare with half the rounds for every pixel).";
 
+/// A field of whole numbers, as typed, that does not read or is out of its range.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum BadField {
+    /// The work levels.
+    #[error(
+        "Work per pixel must be whole rounds from 0 to {MAX_WORK_ROUNDS} separated by commas, not {0:?}."
+    )]
+    WorkLevels(String),
+    /// The blur radii.
+    #[error(
+        "Blur radii must be whole pixels from {MIN_BLUR_RADIUS} to {MAX_BLUR_RADIUS} separated by commas, not {0:?}."
+    )]
+    Radii(String),
+}
+
 /// The levels typed in the field, lowest first, each once.
-pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, String> {
-    parse_whole(text, 0..=MAX_WORK_ROUNDS).ok_or_else(|| {
-        format!("Work per pixel must be whole rounds from 0 to {MAX_WORK_ROUNDS} separated by commas, not {text:?}.")
-    })
+pub(super) fn parse_work_levels(text: &str) -> Result<Vec<u32>, BadField> {
+    parse_whole(text, 0..=MAX_WORK_ROUNDS).ok_or_else(|| BadField::WorkLevels(text.to_owned()))
 }
 
 /// The whole numbers in `text`, separated by commas, if there are some and all are in `range`:
@@ -83,11 +96,8 @@ pub(super) const RADII_HOVER: &str = "The map's second axis is the blur's radius
      cell runs blur:R on its backend at 0 rounds, 4 (2R + 1) integer operations per pixel, timed with the kernel.";
 
 /// The blur radii typed in the field (each 1 to 64), lowest first, each once.
-pub(super) fn parse_radii(text: &str) -> Result<Vec<u32>, String> {
-    let (min, max) = (crate::pixel::MIN_BLUR_RADIUS, crate::pixel::MAX_BLUR_RADIUS);
-    parse_whole(text, min..=max).ok_or_else(|| {
-        format!("Blur radii must be whole pixels from {min} to {max} separated by commas, not {text:?}.")
-    })
+pub(super) fn parse_radii(text: &str) -> Result<Vec<u32>, BadField> {
+    parse_whole(text, MIN_BLUR_RADIUS..=MAX_BLUR_RADIUS).ok_or_else(|| BadField::Radii(text.to_owned()))
 }
 
 /// Where the last sweep is kept between launches (egui's persisted memory, which eframe saves
@@ -278,7 +288,7 @@ mod tests {
         assert_eq!(parse_radii(MAP_RADII), Ok(vec![1, 4, 16, 64]));
         assert_eq!(parse_radii(" 8, 1 ,8,"), Ok(vec![1, 8]));
         assert!(parse_radii("0").is_err());
-        assert!(parse_radii("65").is_err_and(|e| e.contains("1 to 64")));
+        assert!(parse_radii("65").is_err_and(|e| e.to_string().contains("1 to 64")));
         assert!(parse_radii("").is_err());
     }
 
@@ -290,6 +300,6 @@ mod tests {
         assert!(parse_work_levels("").is_err());
         assert!(parse_work_levels("1.5").is_err());
         assert!(parse_work_levels("-1").is_err());
-        assert!(parse_work_levels("70000").is_err_and(|e| e.contains("65536")));
+        assert!(parse_work_levels("70000").is_err_and(|e| e.to_string().contains("65536")));
     }
 }

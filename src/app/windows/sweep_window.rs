@@ -314,7 +314,7 @@ impl SweepWindow {
         let (work_levels, ops) = match self.cells_asked(session.settings().convert.op) {
             Ok(asked) => asked,
             Err(e) => {
-                session.toasts.error(e);
+                session.toasts.error(e.to_string());
                 return;
             }
         };
@@ -337,7 +337,7 @@ impl SweepWindow {
     /// The work levels and what each cell runs, from the fields: the work rounds typed, then
     /// the panel's Operation `op` (as `graylab sweep --op`), or on the blur radius's axis the
     /// radii typed at 0 rounds.
-    fn cells_asked(&self, op: Op) -> Result<(Vec<u32>, CellOps), String> {
+    fn cells_asked(&self, op: Op) -> Result<(Vec<u32>, CellOps), sweep_views::BadField> {
         match self.asked.axis {
             GridAxis::WorkRounds => Ok((
                 sweep_views::parse_work_levels(&self.asked.work.levels)?,

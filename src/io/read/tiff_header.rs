@@ -137,10 +137,87 @@ pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Varia
         .map_err(|what| IoError::Unsupported { path: path.into(), reason: format!("a TIFF with {what}") })
 }
 
+/// What a TIFF holds that graylab does not read, in words after "a TIFF with".
+#[derive(Debug, thiserror::Error)]
+enum Unread {
+    /// A `PhotometricInterpretation` no decoder here reads (`u16::MAX`: no tag).
+    #[error("{}", photometric_words(*.0))]
+    Photometric(u16),
+    /// The place of the `PhotometricInterpretation` value is not known.
+    #[error("an unreadable PhotometricInterpretation")]
+    PhotometricPlace,
+    /// Gray of too many samples, or of one-bit samples with alpha.
+    #[error(
+        "gray data of {bits}-bit samples, {samples} per pixel (graylab reads gray, or gray and alpha, of 8, 16 or 32 bits)"
+    )]
+    Gray { bits: u16, samples: u16 },
+    /// A palette without its colour map.
+    #[error("palette data but no colour map (ColorMap tag)")]
+    NoColorMap,
+    /// A palette of indices not read here.
+    #[error(
+        "palette data of {bits}-bit indices and {samples} samples per pixel (graylab reads one index of 1 to 8 bits)"
+    )]
+    Palette { bits: u16, samples: u16 },
+    /// Samples of a format or width not read here.
+    #[error(
+        "{}; graylab reads TIFF samples of 1, 8 or 16 bits (unsigned) or 32-bit floating point, and palette indices of 1 to 8 bits",
+        samples_words(*format, *bits)
+    )]
+    Samples { format: u16, bits: u16 },
+    /// JPEG compression of a layout not read here.
+    #[error(
+        "JPEG-compressed data of PhotometricInterpretation {photometric}, {samples} samples of {bits} bits a pixel \
+         (graylab reads JPEG-compressed 8-bit YCbCr, RGB or gray)"
+    )]
+    Jpeg { photometric: u16, samples: u16, bits: u16 },
+    /// CCITT coding of something else than one-bit gray (`huffman`: modified Huffman, else Group 3).
+    #[error("{} that is not one-bit gray", fax_name(*.0))]
+    FaxNotOneBit(bool),
+    /// Group 3 in two-dimensional coding or uncompressed mode (`T4Options`).
+    #[error(
+        "{} in {} (T4Options {t4}), which graylab does not read",
+        fax_name(false),
+        if t4 & 1 == 0 { "uncompressed mode" } else { "two-dimensional coding" }
+    )]
+    FaxCoding { t4: u32 },
+    /// A `FillOrder` other than 1 or 2.
+    #[error("an invalid FillOrder ({0})")]
+    FillOrder(u16),
+}
+
+/// A photometric interpretation no decoder here reads, in words.
+fn photometric_words(photometric: u16) -> String {
+    match photometric {
+        u16::MAX => "no PhotometricInterpretation tag (it is required)".to_owned(),
+        4 => "a transparency mask (PhotometricInterpretation 4)".to_owned(),
+        6 => "YCbCr data (PhotometricInterpretation 6)".to_owned(),
+        8..=10 => format!("CIE L*a*b* data (PhotometricInterpretation {photometric})"),
+        32844 | 32845 => format!("LogLuv data (PhotometricInterpretation {photometric})"),
+        other => format!("an unknown PhotometricInterpretation ({other})"),
+    }
+}
+
+/// Samples of `SampleFormat` `format` and `bits`, in words.
+fn samples_words(format: u16, bits: u16) -> String {
+    match format {
+        1 => format!("{bits}-bit unsigned-integer samples"),
+        2 => format!("{bits}-bit signed-integer samples"),
+        3 => format!("{bits}-bit floating-point samples"),
+        4 => "samples of undefined format (SampleFormat 4)".to_owned(),
+        other => format!("an invalid sample format ({other})"),
+    }
+}
+
+/// CCITT modified Huffman (`huffman`) or Group 3 data, in words.
+fn fax_name(huffman: bool) -> &'static str {
+    if huffman { "CCITT modified Huffman data (compression 2)" } else { "CCITT Group 3 data (compression 3)" }
+}
+
 impl TiffHeader {
     /// The way to decode it (`None`: the `image` crate as it is), or what it is in words (after
     /// "a TIFF with").
-    fn variant(&self) -> Result<Option<Variant>, String> {
+    fn variant(&self) -> Result<Option<Variant>, Unread> {
         let (bits, format, samples) = (self.bits, self.sample_format, self.samples);
         let alpha = match self.extra_sample {
             Some(1) => Alpha::Premultiplied,
@@ -151,8 +228,8 @@ impl TiffHeader {
         if self.compression == JPEG {
             return self.jpeg_variant(photometric).map(Some);
         }
-        if let Some(what) = Self::unreadable_photometric(photometric) {
-            return Err(what);
+        if !matches!(photometric, WHITE_IS_ZERO | BLACK_IS_ZERO | RGB | PALETTE | CMYK) {
+            return Err(Unread::Photometric(photometric));
         }
         if matches!(self.compression, CCITT_HUFFMAN | CCITT_GROUP3) {
             return self.fax_variant();
@@ -171,79 +248,42 @@ impl TiffHeader {
             }
             (WHITE_IS_ZERO | BLACK_IS_ZERO, 1, 1) if samples == 1 => Ok(None),
             (WHITE_IS_ZERO | BLACK_IS_ZERO, 1 | 3, 1 | 8 | 16 | 32) if samples > 2 || bits == 1 => {
-                Err(format!(
-                    "gray data of {bits}-bit samples, {samples} per pixel (graylab reads gray, or gray and alpha, of 8, 16 or 32 bits)"
-                ))
+                Err(Unread::Gray { bits, samples })
             }
             (PALETTE, 1, 1 | 2 | 4 | 8) if samples == 1 && self.has_color_map => {
                 Ok(Some(Variant::Palette(self.patch()?)))
             }
-            (PALETTE, _, _) if !self.has_color_map => {
-                Err("palette data but no colour map (ColorMap tag)".to_owned())
-            }
-            (PALETTE, 1, _) => Err(format!(
-                "palette data of {bits}-bit indices and {samples} samples per pixel (graylab reads one index of 1 to 8 bits)"
-            )),
+            (PALETTE, _, _) if !self.has_color_map => Err(Unread::NoColorMap),
+            (PALETTE, 1, _) => Err(Unread::Palette { bits, samples }),
             (RGB | CMYK, 1, 8 | 16) | (RGB, 3, 32) => {
                 Ok((alpha == Alpha::Premultiplied && photometric == RGB).then_some(Variant::Premultiplied))
             }
-            (_, 1, bits) => Err(unsupported_samples(&format!("{bits}-bit unsigned-integer samples"))),
-            (_, 2, bits) => Err(unsupported_samples(&format!("{bits}-bit signed-integer samples"))),
-            (_, 3, bits) => Err(unsupported_samples(&format!("{bits}-bit floating-point samples"))),
-            (_, 4, _) => Err(unsupported_samples("samples of undefined format (SampleFormat 4)")),
-            (_, other, _) => Err(unsupported_samples(&format!("an invalid sample format ({other})"))),
+            (_, format, bits) => Err(Unread::Samples { format, bits }),
         }
     }
 
-    /// The photometric interpretations no decoder here reads, in words.
-    fn unreadable_photometric(photometric: u16) -> Option<String> {
-        Some(match photometric {
-            WHITE_IS_ZERO | BLACK_IS_ZERO | RGB | PALETTE | CMYK => return None,
-            u16::MAX => "no PhotometricInterpretation tag (it is required)".to_owned(),
-            4 => "a transparency mask (PhotometricInterpretation 4)".to_owned(),
-            6 => "YCbCr data (PhotometricInterpretation 6)".to_owned(),
-            8..=10 => format!("CIE L*a*b* data (PhotometricInterpretation {photometric})"),
-            32844 | 32845 => format!("LogLuv data (PhotometricInterpretation {photometric})"),
-            other => format!("an unknown PhotometricInterpretation ({other})"),
-        })
-    }
-
     /// JPEG compression: 8-bit YCbCr or RGB of three samples, or gray of one, is read.
-    fn jpeg_variant(&self, photometric: u16) -> Result<Variant, String> {
+    fn jpeg_variant(&self, photometric: u16) -> Result<Variant, Unread> {
         match (photometric, self.samples, self.bits, self.extra_sample) {
             (YCBCR | RGB, 3, 8, None) => Ok(Variant::Jpeg { gray: false }),
             (BLACK_IS_ZERO, 1, 8, None) => Ok(Variant::Jpeg { gray: true }),
-            _ => Err(format!(
-                "JPEG-compressed data of PhotometricInterpretation {photometric}, {} samples of {} bits a pixel \
-                 (graylab reads JPEG-compressed 8-bit YCbCr, RGB or gray)",
-                self.samples, self.bits
-            )),
+            (photometric, samples, bits, _) => Err(Unread::Jpeg { photometric, samples, bits }),
         }
     }
 
     /// CCITT modified Huffman or Group 3: one-dimensional coding of one-bit gray is read.
-    fn fax_variant(&self) -> Result<Option<Variant>, String> {
-        let name = if self.compression == CCITT_HUFFMAN {
-            "CCITT modified Huffman data (compression 2)"
-        } else {
-            "CCITT Group 3 data (compression 3)"
-        };
+    fn fax_variant(&self) -> Result<Option<Variant>, Unread> {
         if self.bits != 1
             || self.samples != 1
             || !matches!(self.photometric, Some(WHITE_IS_ZERO | BLACK_IS_ZERO))
         {
-            return Err(format!("{name} that is not one-bit gray"));
+            return Err(Unread::FaxNotOneBit(self.compression == CCITT_HUFFMAN));
         }
         if self.compression == CCITT_GROUP3 && self.t4_options & 0b11 != 0 {
-            let coding =
-                if self.t4_options & 1 == 0 { "uncompressed mode" } else { "two-dimensional coding" };
-            return Err(format!(
-                "{name} in {coding} (T4Options {}), which graylab does not read",
-                self.t4_options
-            ));
+            return Err(Unread::FaxCoding { t4: self.t4_options });
         }
         if self.fill_order != 1 && self.fill_order != 2 {
-            return Err(format!("an invalid FillOrder ({})", self.fill_order));
+            return Err(Unread::FillOrder(self.fill_order));
         }
         Ok(Some(Variant::Fax {
             huffman: self.compression == CCITT_HUFFMAN,
@@ -253,15 +293,9 @@ impl TiffHeader {
     }
 
     /// Where the `PhotometricInterpretation` value lies (it was read, so it is known).
-    fn patch(&self) -> Result<Patch, String> {
-        self.black_is_zero.ok_or_else(|| "an unreadable PhotometricInterpretation".to_owned())
+    fn patch(&self) -> Result<Patch, Unread> {
+        self.black_is_zero.ok_or(Unread::PhotometricPlace)
     }
-}
-
-fn unsupported_samples(what: &str) -> String {
-    format!(
-        "{what}; graylab reads TIFF samples of 1, 8 or 16 bits (unsigned) or 32-bit floating point, and palette indices of 1 to 8 bits"
-    )
 }
 
 /// The first directory's facts, or `None` when it cannot be read (the decoder then says why).

@@ -136,7 +136,7 @@ impl WorkerState {
                     return Ok(Some((output, report)));
                 }
                 Ok(None) => return Ok(None),
-                Err(note) => luma_note = Some(note),
+                Err(why) => luma_note = Some(why.note()),
             }
         }
         let shown = match settings.backend {
@@ -213,18 +213,18 @@ impl WorkerState {
     }
 
     /// The luma the open JPEG stores, decoded again alone, shown as the result (`None` when
-    /// the run was stopped). `Ok(Err(note))` when there is none to decode (another format, a
-    /// JPEG of CMYK or RGB, a file that changed or no memory for it now): the note says why, and
-    /// the caller converts the colour it holds with bt601.
+    /// the run was stopped). `Ok(Err(why))` when there is none to decode (another format, a
+    /// JPEG of CMYK or RGB, a file that changed or no memory for it now): the caller converts
+    /// the colour it holds with bt601, and its report says why.
     fn stored_luma(
         &self,
         ticket: &Ticket,
         input: &Loaded,
         settings: &ConvertSettings,
         (preview_side, started): (u32, Instant),
-    ) -> Result<Result<Option<Shown>, String>, WorkError> {
+    ) -> Result<Result<Option<Shown>, NoStoredLuma>, WorkError> {
         if input.format != Some("JPEG") {
-            return Ok(Err(StoredLuma::Fallback("not a JPEG").note()));
+            return Ok(Err(NoStoredLuma::Fallback(StoredLuma::Fallback("not a JPEG"))));
         }
         // A truncated file kept at its load is read as leniently again.
         let decode = DecodeOptions {
@@ -238,13 +238,8 @@ impl WorkerState {
         let converted =
             match crate::engine::convert_stored_luma(&input.path, settings, &decode, Some(ticket.pixels())) {
                 Ok(Ok(converted)) => converted,
-                Ok(Err(fallback)) => return Ok(Err(fallback.note())),
-                Err(e) => {
-                    let why = crate::app::advice::describe(&e);
-                    return Ok(Err(format!(
-                        "stored luma not decoded ({why}), so its colour was converted with bt601"
-                    )));
-                }
+                Ok(Err(fallback)) => return Ok(Err(NoStoredLuma::Fallback(fallback))),
+                Err(e) => return Ok(Err(NoStoredLuma::Failed(e))),
             };
         if self.stopped(ticket) {
             return Ok(Ok(None));
@@ -345,5 +340,26 @@ impl WorkerState {
         }
         let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)?;
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
+    }
+}
+
+/// Why the stored luma is not the result, so that the colour is converted with bt601 instead.
+enum NoStoredLuma {
+    /// There is none to decode (another format, a JPEG of CMYK or RGB, a changed file).
+    Fallback(StoredLuma),
+    /// Its decode failed.
+    Failed(EngineError),
+}
+
+impl NoStoredLuma {
+    /// The report's note.
+    fn note(self) -> String {
+        match self {
+            Self::Fallback(fallback) => fallback.note(),
+            Self::Failed(e) => {
+                let why = crate::app::advice::describe(&e);
+                format!("stored luma not decoded ({why}), so its colour was converted with bt601")
+            }
+        }
     }
 }
