@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText, Ui};
 
-use super::json_file::FileAsked;
+use super::json_file::RowAsked;
 use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
@@ -210,7 +210,7 @@ impl ClaimsWindow {
         }
         let path = PathBuf::from(self.path.trim());
         match asked {
-            Some(FileAsked::Save(overwrite)) => {
+            Some(RowAsked::Save(overwrite)) => {
                 let Some(report) = &report else { return };
                 let kind = ResultKind::Claims;
                 // As the CLI's `claims --json`: what the run was estimated at, and what it took.
@@ -222,8 +222,8 @@ impl ClaimsWindow {
                     None => super::json_file::save_result(session, &path, overwrite, kind, &**report),
                 }
             }
-            Some(FileAsked::Load) => self.load(session, &path),
-            Some(FileAsked::Clear) => self.compare = None,
+            Some(RowAsked::Load) => self.load(session, &path),
+            Some(RowAsked::Clear) => self.compare = None,
             None => {}
         }
     }

@@ -11,7 +11,7 @@ use crate::app::session::Session;
 use crate::io::ResultKind;
 
 /// What a window's JSON file row asked for.
-pub(super) enum FileAsked {
+pub(super) enum RowAsked {
     /// Save to the path (`true`: replacing the file there).
     Save(bool),
     /// Load the file at the path to compare.
@@ -29,7 +29,7 @@ pub(super) fn file_row(
     can_save: bool,
     most: f32,
     clear: Option<&str>,
-) -> (bool, Option<FileAsked>) {
+) -> (bool, Option<RowAsked>) {
     ui.horizontal(|ui| {
         let label = ui.label("JSON file");
         // The field takes what the buttons leave of the row, from 140 points (a fixed 380 made
@@ -43,14 +43,14 @@ pub(super) fn file_row(
             *confirm_replace = false;
         }
         let file = PathBuf::from(path.trim());
-        let mut asked = save_button(ui, confirm_replace, &file, can_save).map(FileAsked::Save);
+        let mut asked = save_button(ui, confirm_replace, &file, can_save).map(RowAsked::Save);
         if ui.button("Load to compare").clicked() {
-            asked = Some(FileAsked::Load);
+            asked = Some(RowAsked::Load);
         }
         if let Some(clear) = clear
             && ui.button(clear).clicked()
         {
-            asked = Some(FileAsked::Clear);
+            asked = Some(RowAsked::Clear);
         }
         (typed, asked)
     })

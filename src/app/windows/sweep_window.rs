@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use egui::{RichText, Ui};
 
-use super::json_file::FileAsked;
+use super::json_file::RowAsked;
 use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
@@ -284,13 +284,13 @@ impl SweepWindow {
         let (_, asked) = super::json_file::file_row(ui, field, sweep.is_some(), 300.0, clear);
         let path = PathBuf::from(self.path.trim());
         match asked {
-            Some(FileAsked::Save(overwrite)) => {
+            Some(RowAsked::Save(overwrite)) => {
                 if let Some(sweep) = &sweep {
                     super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
                 }
             }
-            Some(FileAsked::Load) => self.load(session, &path),
-            Some(FileAsked::Clear) => {
+            Some(RowAsked::Load) => self.load(session, &path),
+            Some(RowAsked::Clear) => {
                 self.compare.clear();
                 self.shown = None;
             }
