@@ -252,7 +252,7 @@ impl Holds {
 
 /// One file a command writes: the flag that names it, its path, and what it holds.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Output<'a> {
+pub(super) struct OutputFile<'a> {
     /// The flag, for the messages (`--trace`).
     pub flag: &'static str,
     /// Where it goes.
@@ -261,7 +261,7 @@ pub(super) struct Output<'a> {
     pub holds: Holds,
 }
 
-impl<'a> Output<'a> {
+impl<'a> OutputFile<'a> {
     /// `flag`'s file of `holds`, when the flag was given.
     pub(super) fn of(flag: &'static str, path: Option<&'a Path>, holds: Holds) -> Option<Self> {
         path.map(|path| Self { flag, path, holds })
@@ -274,7 +274,7 @@ impl<'a> Output<'a> {
 /// and no two name the same file: the same path, or the same file through a symlink or a hard
 /// link.
 pub(super) fn check_outputs(
-    outputs: &[Output<'_>],
+    outputs: &[OutputFile<'_>],
     inputs: &[&Path],
     images: &[&Path],
     overwrite: bool,
@@ -298,8 +298,8 @@ pub(super) fn check_outputs(
 /// Checks that `output` can be written as a file before any work: not a folder, a device or a
 /// FIFO, in a folder that exists and is writable, and not an existing file unless `overwrite`,
 /// and then not a read-only one.
-pub(super) fn check_output_file(output: &Output<'_>, overwrite: bool) -> anyhow::Result<()> {
-    let Output { flag: what, path, holds } = *output;
+pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> anyhow::Result<()> {
+    let OutputFile { flag: what, path, holds } = *output;
     if path.is_dir() || path.as_os_str().as_encoded_bytes().ends_with(b"/") {
         bail!("{what} names a folder, not a file: {}", path.display());
     }

@@ -15,7 +15,7 @@ use anyhow::Context as _;
 use super::args::ConvertArgs;
 use super::out::{errln, outln};
 use super::plan::{Plan, plan_outputs};
-use super::progress::{Progress, ProgressMode, seconds};
+use super::progress::{FileProgress, ProgressMode, seconds};
 use crate::engine::{
     Backend, BatchOptions, ConvertSettings, Engine, EngineError, FileReport, available_threads, convert_batch,
 };
@@ -82,7 +82,7 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         plan.items.iter().map(|i| std::fs::metadata(&i.input).map_or(0, |m| m.len())).collect();
     let total_bytes = sizes.iter().sum();
     let mode = ProgressMode::choose(args.json, if plan.from_folder { files.max(2) } else { files });
-    let progress = Mutex::new(Progress::new(mode, files, total_bytes));
+    let progress = Mutex::new(FileProgress::new(mode, files, total_bytes));
     let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
     let all_files = files + refused_files;
     let tally = Arc::new(Tally::default());

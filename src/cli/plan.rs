@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::UsageError;
-use super::args::{ConvertArgs, Holds, Output, check_output_dir, check_output_file, file_id};
+use super::args::{ConvertArgs, Holds, OutputFile, check_output_dir, check_output_file, file_id};
 use crate::engine::{Backend, BatchItem, default_output_path};
 use crate::io::{ExportFormat, FileKind, IoError, classify_file, is_graylab_output};
 
@@ -96,7 +96,7 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
                 o.display()
             )));
         }
-        check_output_file(&Output { flag: "-o/--output", path: o, holds: Holds::Image }, args.overwrite)?;
+        check_output_file(&OutputFile { flag: "-o/--output", path: o, holds: Holds::Image }, args.overwrite)?;
     }
     if let Some(dir) = &args.out_dir {
         check_output_dir(dir, "--out-dir")?;

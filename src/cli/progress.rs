@@ -33,7 +33,7 @@ impl ProgressMode {
 }
 
 /// Counts finished files and input bytes, and draws them.
-pub(super) struct Progress {
+pub(super) struct FileProgress {
     mode: ProgressMode,
     total_files: usize,
     total_bytes: u64,
@@ -45,7 +45,7 @@ pub(super) struct Progress {
     one_time_at: OneTimeMark,
 }
 
-impl Progress {
+impl FileProgress {
     /// Progress over `total_files` inputs of `total_bytes` bytes.
     pub(super) fn new(mode: ProgressMode, total_files: usize, total_bytes: u64) -> Self {
         let progress = Self {

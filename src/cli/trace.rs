@@ -4,14 +4,14 @@
 
 use std::path::Path;
 
-use super::args::{Holds, Output};
+use super::args::{Holds, OutputFile};
 use super::out::errln;
 use crate::engine::sweep::SweepResult;
 use crate::engine::{EngineError, FileReport, RunReport};
 
 /// `--trace` as one of a command's outputs, for [`super::args::check_outputs`].
-pub(super) fn output(path: Option<&Path>) -> Option<Output<'_>> {
-    Output::of("--trace", path, Holds::Trace)
+pub(super) fn output(path: Option<&Path>) -> Option<OutputFile<'_>> {
+    OutputFile::of("--trace", path, Holds::Trace)
 }
 
 /// Writes the trace of each file converted, named by its path.

@@ -357,7 +357,7 @@ impl ChartsDock {
         }
         let height = (ui.available_height() - 44.0).max(80.0);
         let width = ui.available_width();
-        let mut asked = workgroups::Asked::Nothing;
+        let mut asked = workgroups::RaceAsked::Nothing;
         let mut trace_asked = false;
         let mut runs_asked = runs::RunsAsked::Nothing;
         let (runs, compared) = (session.runs(), session.compared_runs());
@@ -402,9 +402,9 @@ impl ChartsDock {
             runs::RunsAsked::ClearComparison => session.clear_compared_runs(),
         }
         match asked {
-            workgroups::Asked::Nothing => {}
-            workgroups::Asked::Use(workgroup) => session.settings_mut().convert.workgroup = workgroup,
-            workgroups::Asked::Race => {
+            workgroups::RaceAsked::Nothing => {}
+            workgroups::RaceAsked::Use(workgroup) => session.settings_mut().convert.workgroup = workgroup,
+            workgroups::RaceAsked::Race => {
                 let (Some(input), Some((settings, parts))) = (session.input().cloned(), race_parts) else {
                     return;
                 };

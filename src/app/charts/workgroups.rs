@@ -47,7 +47,7 @@ impl Race {
 
 /// What the user asked of the chart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Asked {
+pub enum RaceAsked {
     /// Nothing.
     Nothing,
     /// "Try every size": race every shape.
@@ -165,7 +165,7 @@ fn run_boxes(
 
 /// The race's verdict for `image`, if there is one: its line (each shape's interval on hover),
 /// and "Use it" when the fastest is decided and not the panel's workgroup already.
-fn verdict_ui(ui: &mut Ui, race: &Race, image: Option<u64>, current: WorkgroupSize, asked: &mut Asked) {
+fn verdict_ui(ui: &mut Ui, race: &Race, image: Option<u64>, current: WorkgroupSize, asked: &mut RaceAsked) {
     match &race.shown {
         Some((id, Ok(r))) if Some(*id) == image => {
             ui.horizontal_wrapped(|ui| {
@@ -176,7 +176,7 @@ fn verdict_ui(ui: &mut Ui, race: &Race, image: Option<u64>, current: WorkgroupSi
                         .on_hover_text(format!("Set the workgroup size to {fastest}"))
                         .clicked()
                 {
-                    *asked = Asked::Use(fastest);
+                    *asked = RaceAsked::Use(fastest);
                 }
             });
         }
@@ -223,7 +223,7 @@ pub fn workgroups_chart_ui(
     picked: &mut Option<RunSeries>,
     race: &Race,
     current: WorkgroupSize,
-) -> Asked {
+) -> RaceAsked {
     let latest = runs.iter().rev().find(|r| Some(r.image_id) == image && r.settings.backend == Backend::Gpu);
     let warm = warm_series(runs, image);
     let latest_series = latest.map(RunRecord::series);
@@ -236,7 +236,7 @@ pub fn workgroups_chart_ui(
         Some((id, Ok(r))) if Some(*id) == image => Some(r),
         _ => None,
     };
-    let mut asked = Asked::Nothing;
+    let mut asked = RaceAsked::Nothing;
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("GPU kernel by workgroup size (ms)").strong());
         if raced.is_some() {
@@ -255,7 +255,7 @@ pub fn workgroups_chart_ui(
             .on_disabled_hover_text(needs)
             .clicked()
         {
-            asked = Asked::Race;
+            asked = RaceAsked::Race;
         }
     });
     if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {

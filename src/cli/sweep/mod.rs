@@ -165,11 +165,11 @@ fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> 
 /// Checks the report paths before anything is measured: none over another, nor over the photo
 /// measured (also through a link).
 fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
-    use crate::cli::args::{Holds, Output};
+    use crate::cli::args::{Holds, OutputFile};
     let json = args.json.as_deref().filter(|p| p.as_os_str() != "-");
-    let outputs: Vec<Output<'_>> = [
-        Output::of("--json", json, Holds::Json),
-        Output::of("--csv", args.csv.as_deref(), Holds::Csv),
+    let outputs: Vec<OutputFile<'_>> = [
+        OutputFile::of("--json", json, Holds::Json),
+        OutputFile::of("--csv", args.csv.as_deref(), Holds::Csv),
         crate::cli::trace::output(args.trace.as_deref()),
     ]
     .into_iter()

@@ -308,8 +308,8 @@ pub fn run_claims(
     let first = CpuSnapshot::now();
     let mut claims = Vec::new();
     let mut shared = transfers::Shared::default();
-    let kept = sampled::Kept::default();
-    let budget = sampled::Plan {
+    let kept = sampled::KeptRuns::default();
+    let budget = sampled::Sampling {
         budget: Budget::for_set(options.quick),
         cancel: options.cancel,
         kept: options.keep_runs.then_some(&kept),

@@ -15,21 +15,21 @@ use crate::engine::sweep::compare::in_turns;
 use crate::engine::{ConvertSettings, Engine, EngineError};
 
 /// Runs kept for a trace: the last of each side, named, in the order first seen.
-pub(super) type Kept = RefCell<Vec<(String, RunReport)>>;
+pub(super) type KeptRuns = RefCell<Vec<(String, RunReport)>>;
 
 /// How a claim samples: the set's budget, the run's stop flag, and where runs are kept for a
 /// trace when asked.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Plan<'a> {
+pub(super) struct Sampling<'a> {
     /// The quick or the full set's budget.
     pub budget: Budget,
     /// Checked between rounds.
     pub cancel: Option<&'a AtomicBool>,
     /// Where each side's last run is kept, when a trace was asked for.
-    pub kept: Option<&'a Kept>,
+    pub kept: Option<&'a KeptRuns>,
 }
 
-impl Plan<'_> {
+impl Sampling<'_> {
     /// Keeps `report` as the last run of side `name` (at its image size), when runs are kept.
     pub(super) fn keep(&self, name: &str, report: &RunReport) {
         let Some(kept) = self.kept else { return };
@@ -76,7 +76,7 @@ impl Plan<'_> {
         )
     }
 
-    /// [`Plan::interleaved`] until the per-round `ratio` is decided against `threshold`: the rounds
+    /// [`Sampling::interleaved`] until the per-round `ratio` is decided against `threshold`: the rounds
     /// taken and the evidence named `statistic`.
     pub(super) fn decide(
         &self,

@@ -3,7 +3,7 @@
 //! errors, so a GPU runs it as a wavefront ([`wavefront`]); the blur, every pixel independent,
 //! runs beside it. Each size's four sides run in turns; the verdict rests on the dither alone.
 
-use crate::engine::claims::sampled::{Plan, median};
+use crate::engine::claims::sampled::{Sampling, median};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::RunReport;
 use crate::engine::sampling::ratios;
@@ -45,7 +45,7 @@ fn op_clock(rounds: &[Vec<RunReport>], side: usize) -> String {
 
 /// Claim 10: the dither's passes on the GPU against the CPU's sequential loop at each size (the
 /// blur's beside them), in turns until decided.
-pub(super) fn dither(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
+pub(super) fn dither(engine: &Engine, plan: &Sampling<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
     let sizes: &[(u32, u32)] = if quick { &QUICK_SIZES } else { &SIZES };
     let mut measurements = Vec::new();
     let mut per_size = Vec::new();

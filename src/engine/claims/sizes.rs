@@ -2,7 +2,7 @@
 //! end to end.
 
 use crate::engine::bench::Repeat;
-use crate::engine::claims::sampled::{self, Plan, evidence, median, settled, total_ns};
+use crate::engine::claims::sampled::{self, Sampling, evidence, median, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
 use crate::engine::sweep::{Series, SweepOptions, sweep};
@@ -21,7 +21,7 @@ pub(super) fn dims_for(bytes: u64) -> (u32, u32) {
 /// One round of claim 5 at one size: the CPU, the GPU end to end and the GPU with its input
 /// kept (one pass), in turns.
 fn cache_round<'r>(
-    plan: &Plan<'_>,
+    plan: &Sampling<'_>,
     (cpu, gpu): (&mut Repeat<'r>, &mut Repeat<'r>),
     kept: &mut impl FnMut() -> Result<f64, EngineError>,
     round: usize,
@@ -49,7 +49,7 @@ fn best_over_cpu(rounds: &[[f64; 3]]) -> Vec<f64> {
 
 /// Claim 5: 16 KiB to 4 MiB images, the CPU against the GPU end to end and with the input kept,
 /// all three in turns.
-pub(super) fn cache_sized(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let mut points = Vec::new();
     let mut measurements = Vec::new();
     let converter = engine.gpu_converter()?;
@@ -119,7 +119,11 @@ pub(super) fn sweep_plan(quick: bool) -> (Vec<f64>, usize) {
 
 /// Claim 9: the GPU end to end against the CPU at 0.25 MP, in turns, decides; a short sweep
 /// ([`sweep_plan`]) gives the crossover measured and modelled from the ceilings.
-pub(super) fn crossover(engine: &Engine, plan: &Plan<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
+pub(super) fn crossover(
+    engine: &Engine,
+    plan: &Sampling<'_>,
+    quick: bool,
+) -> Result<ClaimResult, EngineError> {
     let (w, h) = crate::engine::sweep::size_for(SMALLEST_MP);
     let image = synthetic_rgb(w, h, 9);
     let gpu_over_cpu = |r: &[Vec<crate::engine::RunReport>]| ratios(&total_ns(r, 0), &total_ns(r, 1));

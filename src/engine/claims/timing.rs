@@ -1,7 +1,7 @@
 //! Claims 3 and 4: the kernel's time for every workgroup shape (all shapes in turns), and one
 //! kernel timed three ways (around the submit alone, around submit and wait, by GPU timestamps).
 
-use crate::engine::claims::sampled::{Plan, evidence, gpu, median, settled};
+use crate::engine::claims::sampled::{Sampling, evidence, gpu, median, settled};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::spans::Phase;
@@ -14,7 +14,7 @@ pub(super) const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
 
 /// Claim 3: every workgroup shape this adapter allows, in turns, on a 1 MP image: the engine's
 /// race ([`crate::engine::sweep::workgroups`]), sampled until the slowest against the fastest is decided.
-pub(super) fn workgroups(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+pub(super) fn workgroups(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = WORKGROUP_IMAGE;
     let image = synthetic_rgb(w, h, 3);
     let goal = Goal::Spread(rules::WORKGROUP_MATTERS_RATIO);
@@ -49,7 +49,7 @@ pub(super) const SYNC_BENCH_RUNS: usize = 3;
 
 /// Claim 4: one kernel on data kept on the GPU, timed around its submits alone (forgetting to
 /// wait), around submit and wait, and by the GPU's timestamps where the adapter has them.
-pub(super) fn synchronise(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = SYNC_IMAGE;
     let image = synthetic_rgb(w, h, 4);
     let wait_over_submit = |passes: &[crate::gpu::ResidentPass]| {

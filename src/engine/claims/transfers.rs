@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use image::DynamicImage;
 
-use crate::engine::claims::sampled::{Plan, clock, evidence, gpu, median, phase_ns, settled, total_ns};
+use crate::engine::claims::sampled::{Sampling, clock, evidence, gpu, median, phase_ns, settled, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::round_trip::RoundTripOptions;
@@ -31,7 +31,7 @@ pub(super) struct Shared {
 /// around its submits alone and until the GPU finished.
 pub(super) fn resident_rounds(
     engine: &Engine,
-    plan: &Plan<'_>,
+    plan: &Sampling<'_>,
     image: &DynamicImage,
     decided: impl Fn(&[crate::gpu::ResidentPass]) -> bool,
 ) -> Result<Sampled<crate::gpu::ResidentPass>, EngineError> {
@@ -60,7 +60,7 @@ pub(super) fn resident_rounds(
 /// Claim 1: an 8K image on both backends, interleaved; upload and download against the kernel.
 pub(super) fn transfers(
     engine: &Engine,
-    plan: &Plan<'_>,
+    plan: &Sampling<'_>,
     shared: &mut Shared,
 ) -> Result<ClaimResult, EngineError> {
     let (w, h) = IMAGE;
@@ -119,7 +119,7 @@ pub(super) const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 
 /// Claim 2: 1, 4 and 16 operations between one upload and one download, each round trip timed
 /// whole ([`crate::engine::round_trip::round_trips`]) against as many CPU passes; in turns.
-pub(super) fn round_trips(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = ROUND_TRIP_IMAGE;
     let image = synthetic_rgb(w, h, 2);
     let counts = ROUND_TRIP_COUNTS;
@@ -188,7 +188,7 @@ pub(super) const COLD_IMAGE: (u32, u32) = (1224, 816);
 
 /// Claim 6: a cold GPU run (a new device, its pipeline and first submission) against one CPU
 /// run, in turns, each round on a device opened for it; and a warm run on that device.
-pub(super) fn cold_run(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+pub(super) fn cold_run(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = COLD_IMAGE;
     let image = synthetic_rgb(w, h, 6);
     let sampled = plan.rounds(

@@ -1,7 +1,7 @@
 //! Claims 7 and 8, on the work per pixel ([`Work`]): branching against uniform work of the same
 //! average, and the work from which the GPU wins end to end, synthetic and a real blur.
 
-use crate::engine::claims::sampled::{Plan, clock, evidence, median, phase_ns, settled, total_ns};
+use crate::engine::claims::sampled::{Sampling, clock, evidence, median, phase_ns, settled, total_ns};
 use crate::engine::claims::transfers::Shared;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::RunReport;
@@ -32,7 +32,7 @@ pub(super) const BRANCH_ROUNDS: u32 = 64;
 
 /// Claim 7: `k` rounds on the odd gray values only (about half the pixels, chosen by a branch)
 /// against `k / 2` rounds on every pixel, on each backend, all four in turns.
-pub(super) fn branching(engine: &Engine, plan: &Plan<'_>) -> Result<ClaimResult, EngineError> {
+pub(super) fn branching(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = IMAGE;
     let rounds = BRANCH_ROUNDS;
     let image = synthetic_rgb(w, h, 7);
@@ -108,7 +108,7 @@ fn knobs() -> [Vec<Level>; 2] {
 /// growing radius, both backends in turns.
 pub(super) fn work_levels(
     engine: &Engine,
-    plan: &Plan<'_>,
+    plan: &Sampling<'_>,
     shared: &Shared,
 ) -> Result<ClaimResult, EngineError> {
     let (w, h) = IMAGE;

@@ -19,7 +19,7 @@ use crate::gpu::memory::resident_input::InputLayout;
 use crate::gpu::memory::ring::Ring;
 use crate::gpu::ops::{DitherWavefront, OpKernels};
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
-use crate::gpu::plan::submission_budget::{Budget, GpuRates};
+use crate::gpu::plan::submission_budget::{GpuRates, LearntRates};
 use crate::gpu::run::conversion::Run;
 use crate::gpu::run::kept_passes::{KernelOn, dispatches_of};
 use crate::gpu::run::record::RunCommands;
@@ -50,7 +50,7 @@ pub struct GpuConverter {
     pipelines: Pipelines,
     display: OnceLock<Arc<DisplayPipeline>>,
     buffers: Mutex<Buffers>,
-    budget: Budget,
+    budget: LearntRates,
     timestamp_check: TimestampCheck,
     timing_mode: TimingMode,
     band_limit_bytes: u64,
@@ -75,7 +75,7 @@ impl GpuConverter {
             pipelines,
             display: OnceLock::new(),
             buffers: Mutex::new(Buffers::new()),
-            budget: Budget::new(),
+            budget: LearntRates::new(),
             timestamp_check: TimestampCheck::new(),
             timing_mode: TimingMode::Auto,
             band_limit_bytes,

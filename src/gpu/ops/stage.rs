@@ -13,7 +13,7 @@ use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::pipelines::param_slots;
 use crate::gpu::plan::grid::PARAMS_STRIDE;
-use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
 use crate::gpu::{GpuContext, GpuError, StepTime, WorkgroupSize};
 use crate::pixel::{Op, blur_weights};
 use crate::system::clock::Clock;
@@ -304,7 +304,7 @@ impl BandRun<'_> {
         t.submissions += 1;
         t.submitted.push((started, Instant::now()));
         t.kernel.ns += match self.timestamps {
-            Some(ts) => ts.span_ns(self.ctx, Span::Kernels(1))?,
+            Some(ts) => ts.span_ns(self.ctx, StampSpan::Kernels(1))?,
             None => cpu_ns,
         };
         Ok(())

@@ -236,11 +236,11 @@ impl Learnt {
 }
 
 /// The learnt rates of one device.
-pub(crate) struct Budget {
+pub(crate) struct LearntRates {
     learnt: Mutex<Learnt>,
 }
 
-impl Budget {
+impl LearntRates {
     /// Starts from [`GpuRates::CONSERVATIVE`] and no work level learnt.
     pub(crate) fn new() -> Self {
         Self {
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn slower_readings_count_at_once_faster_ones_grow_geometrically() {
-        let budget = Budget::new();
+        let budget = LearntRates::new();
         let start = budget.chunk_in_bytes(Kernel::Rgb8ToL8, Work::NONE, false, true);
         // 3.5 + 0.5 / 3 ns per input byte: about 2.2 MB per 8 ms submission, rounded down.
         assert_eq!(start, 2 << 20);
@@ -383,7 +383,7 @@ mod tests {
 
     #[test]
     fn cpu_clock_readings_only_lower_the_estimate() {
-        let budget = Budget::new();
+        let budget = LearntRates::new();
         // A submit-and-wait that waited behind a frame: 30 ms for 3 MB. Only an upper bound.
         let waited = Sample {
             upload_ns: Some(30_000_000),
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn each_work_level_keeps_its_own_kernel_cost() {
-        let budget = Budget::new();
+        let budget = LearntRates::new();
         // The plain grayscale at 0.01 ns per input byte, learnt over a few chunks.
         for _ in 0..10 {
             budget.learn(Work::NONE, &kernel_sample(30_000));
@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn cpu_clock_readings_of_a_new_level_only_lower_its_prediction() {
-        let budget = Budget::new();
+        let budget = LearntRates::new();
         let heavy = rounds(256);
         let waited = Sample { upper_bounds: true, ..kernel_sample(3_000_000_000) };
         budget.learn(heavy, &waited);

@@ -4,7 +4,7 @@
 //! it was read, so the tests need no file and no GPU.
 
 use super::run_plan::{Limits, RunPlan};
-use super::submission_budget::{Budget, CeilingRates, GROWTH, SUBMISSION_BUDGET_NS, Sample, rounds};
+use super::submission_budget::{CeilingRates, GROWTH, LearntRates, SUBMISSION_BUDGET_NS, Sample, rounds};
 use crate::gpu::WorkgroupSize;
 use crate::pixel::{Kernel, Work};
 
@@ -72,15 +72,15 @@ fn lavapipe() -> Machine {
 }
 
 /// A bench's run (downloaded, not drawn) of `size` at `work`, planned by `budget`.
-fn plan(machine: &Machine, budget: &Budget, size: (u32, u32), work: Work) -> RunPlan {
+fn plan(machine: &Machine, budget: &LearntRates, size: (u32, u32), work: Work) -> RunPlan {
     let (chunk_bytes, slice_bytes) = budget.chunk_and_slice_bytes(Kernel::Rgb8ToL8, work, false, true);
     let limits = Limits::pipelined(machine.band_bytes, chunk_bytes, slice_bytes);
     RunPlan::new(Kernel::Rgb8ToL8, size, WorkgroupSize::DEFAULT, limits).expect("plan")
 }
 
 /// A budget started from `machine`'s ceilings.
-fn started(machine: &Machine) -> Budget {
-    let budget = Budget::new();
+fn started(machine: &Machine) -> LearntRates {
+    let budget = LearntRates::new();
     budget.start_from(&machine.ceilings);
     budget
 }
@@ -120,7 +120,7 @@ fn a_megapixel_at_4096_rounds_is_two_submissions_on_the_h200_not_1024() {
     assert!(ns.iter().all(|(ns, _)| (0.5e6..2.0e6).contains(ns)), "{ns:?}");
     // Started from rates slower than any GPU, as every process did: 1,024 one-row submissions
     // of 2 µs of work each (measured there: 103 to 508 ms for the 1.95 ms the ceiling predicts).
-    let p = plan(&h200, &Budget::new(), (1024, 1024), heavy);
+    let p = plan(&h200, &LearntRates::new(), (1024, 1024), heavy);
     assert_eq!(p.slices.len(), 1024);
 }
 
@@ -155,7 +155,7 @@ fn without_ceilings_the_submissions_grow_geometrically_to_the_budget() {
     // and each chunk's reading lets the next submission grow at most GROWTH times.
     let h200 = h200();
     let heavy = rounds(4096);
-    let budget = Budget::new();
+    let budget = LearntRates::new();
     let kernel_ns_per_byte = h200.real.plain_kernel_ns_per_byte + h200.real.ns_per_byte_round * 4096.0;
     let mut slice_bytes = budget.chunk_and_slice_bytes(Kernel::Rgb8ToL8, heavy, false, true).1;
     assert_eq!(slice_bytes, 1024);

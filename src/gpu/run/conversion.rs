@@ -9,7 +9,7 @@ use crate::gpu::device::host_copy::ThreadCopy;
 use crate::gpu::device::wait::{MapResult, mapped, nanos, wait_for};
 use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::{Chunk, RunPlan};
-use crate::gpu::plan::submission_budget::{Budget, Sample};
+use crate::gpu::plan::submission_budget::{LearntRates, Sample};
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::{GpuError, GpuSpan, GpuStep, GpuTimings};
 use crate::pixel::Work;
@@ -30,7 +30,7 @@ pub(crate) struct Run<'a> {
     /// The job's count of pixels done.
     pub progress: Option<&'a crate::system::progress::PixelProgress>,
     /// The device's learnt speed, updated from this run's measurements.
-    pub budget: &'a Budget,
+    pub budget: &'a LearntRates,
     /// The run's synthetic work per pixel, whose kernel cost the budget learns apart.
     pub work: Work,
     /// What was measured so far.

@@ -18,7 +18,7 @@ use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::Chunk;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
-use crate::gpu::timing::timestamps::{Span, Stamp, Ticks};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Ticks};
 use crate::gpu::{GpuError, GpuSpan, GpuStep};
 use crate::system::clock::Clock;
 
@@ -289,8 +289,8 @@ fn chunk_steps(run: &Run<'_>, chunk: &Chunk) -> Vec<(GpuStep, Stamp, Stamp)> {
 fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: u64) -> bool {
     let ctx = run.cmds.ctx;
     let ns = |span| ctx.ticks_to_ns(ticks.span(span));
-    let kernel = Span::Kernels(run.plan.slices_of(chunk).len() as u32);
-    let submission_ns = ns(Span::Submission);
+    let kernel = StampSpan::Kernels(run.plan.slices_of(chunk).len() as u32);
+    let submission_ns = ns(StampSpan::Submission);
     // The CPU clock saw every submission of the chunk, queueing included: the GPU cannot have
     // taken longer. A kernel that took no time at all did not run either.
     if submission_ns > cpu_span_ns + cpu_span_ns / 10 + 200_000 || ticks.span(kernel) == 0 {
@@ -298,10 +298,10 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
         return false;
     }
     let sample = Sample {
-        upload_ns: Some(ns(Span::Upload)),
+        upload_ns: Some(ns(StampSpan::Upload)),
         kernel_ns: ns(kernel),
-        display_ns: Some(ns(Span::Display)),
-        download_ns: Some(ns(Span::Download)),
+        display_ns: Some(ns(StampSpan::Display)),
+        download_ns: Some(ns(StampSpan::Download)),
         ..Sample::default()
     };
     run.learn(chunk, sample);

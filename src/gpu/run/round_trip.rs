@@ -20,7 +20,7 @@ use crate::gpu::plan::bands::band_sizes;
 use crate::gpu::plan::run_plan::{Chunk, Limits, RunPlan};
 use crate::gpu::run::kept_passes::{KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape, kept_bands};
 use crate::gpu::run::pipelined::RING_SLOTS;
-use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
 use crate::gpu::{GpuContext, GpuError, GpuJob};
 use crate::pixel::Kernel;
 
@@ -96,7 +96,7 @@ impl Trip<'_> {
         self.download(dst)?;
         let wall_ns = nanos(started.elapsed());
         // The passes' time on the GPU, first start to last end.
-        let kernel_ns = self.stamps.map(|s| s.span_ns(self.on.ctx, Span::Slice(0))).transpose()?;
+        let kernel_ns = self.stamps.map(|s| s.span_ns(self.on.ctx, StampSpan::Slice(0))).transpose()?;
         // The upload staging is mapped again for the next round trip, off the clock.
         for slot in self.slots.iter_mut() {
             slot.upload_ready(self.on.ctx)?;

@@ -12,7 +12,7 @@ use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::Slice;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
-use crate::gpu::timing::timestamps::{Span, Stamp};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan};
 use crate::gpu::{GpuError, GpuStep};
 use crate::system::clock::Clock;
 
@@ -123,7 +123,7 @@ fn kernel(
         run.span((GpuStep::Kernel, Some(slice.band)), (started, done), Clock::CpuClock);
         return Ok(Some(cpu_ns));
     };
-    let gpu_ns = ts.span_ns(run.cmds.ctx, Span::Slice(nth))?;
+    let gpu_ns = ts.span_ns(run.cmds.ctx, StampSpan::Slice(nth))?;
     if gpu_ns == 0 || gpu_ns > cpu_ns + cpu_ns / 10 + 200_000 {
         return Ok(None);
     }

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
-use crate::gpu::timing::timestamps::{Span, Stamp, TimestampCheck, Timestamps};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
 use crate::system::clock::Clock;
@@ -132,7 +132,7 @@ impl Probe {
         wait_for(ctx.device(), Some(&submission))?;
         let cpu_ns = nanos(started.elapsed()).max(1);
         let gpu_ns = match ts {
-            Some(ts) => ts.span_ns(ctx, Span::Kernels(1))?,
+            Some(ts) => ts.span_ns(ctx, StampSpan::Kernels(1))?,
             None => 0,
         };
         Ok((gpu_ns, cpu_ns))

@@ -1,5 +1,5 @@
 //! GPU timestamps of one submission, by name: a query set with a slot per [`Stamp`], resolved
-//! into a buffer and read back, and the spans between them per [`Span`]; and the check that a
+//! into a buffer and read back, and the spans between them per [`StampSpan`]; and the check that a
 //! device reads its clock where a timestamp is written ([`TimestampCheck`]).
 
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -49,7 +49,7 @@ impl Stamp {
 
 /// A measured step of one chunk: the time between two stamps, or the sum of such times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Span {
+pub(crate) enum StampSpan {
     /// The upload copy.
     Upload,
     /// The compute pass of the chunk's slice with this index.
@@ -88,14 +88,14 @@ impl Ticks {
     }
 
     /// Ticks of `span` (0 for a pair whose clock went backwards).
-    pub(crate) fn span(&self, span: Span) -> u64 {
+    pub(crate) fn span(&self, span: StampSpan) -> u64 {
         match span {
-            Span::Upload => self.between(Stamp::UploadStart, Stamp::UploadEnd),
-            Span::Slice(i) => self.between(Stamp::KernelStart(i), Stamp::KernelEnd(i)),
-            Span::Kernels(n) => (0..n).map(|i| self.span(Span::Slice(i))).sum(),
-            Span::Display => self.between(Stamp::DisplayStart, Stamp::DisplayEnd),
-            Span::Download => self.between(Stamp::DownloadStart, Stamp::DownloadEnd),
-            Span::Submission => self.between(Stamp::UploadStart, Stamp::DownloadEnd),
+            StampSpan::Upload => self.between(Stamp::UploadStart, Stamp::UploadEnd),
+            StampSpan::Slice(i) => self.between(Stamp::KernelStart(i), Stamp::KernelEnd(i)),
+            StampSpan::Kernels(n) => (0..n).map(|i| self.span(StampSpan::Slice(i))).sum(),
+            StampSpan::Display => self.between(Stamp::DisplayStart, Stamp::DisplayEnd),
+            StampSpan::Download => self.between(Stamp::DownloadStart, Stamp::DownloadEnd),
+            StampSpan::Submission => self.between(Stamp::UploadStart, Stamp::DownloadEnd),
         }
     }
 }
@@ -156,7 +156,7 @@ impl Timestamps {
     }
 
     /// `span`'s length in ns, once the readback is mapped (call after submitting).
-    pub(crate) fn span_ns(&self, ctx: &GpuContext, span: Span) -> Result<u64, GpuError> {
+    pub(crate) fn span_ns(&self, ctx: &GpuContext, span: StampSpan) -> Result<u64, GpuError> {
         mapped(ctx.device(), &self.map())?;
         Ok(ctx.ticks_to_ns(self.read()?.span(span)))
     }

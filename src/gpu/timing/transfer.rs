@@ -12,7 +12,7 @@ use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
 use crate::gpu::timing::device_copy::{BoundCopy, CopyKernel};
 use crate::gpu::timing::paths::{Bandwidth, Hockney, PathKind, PathPoint, TransferPath, repeats, sizes};
-use crate::gpu::timing::timestamps::{Span, Stamp, Timestamps};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::system::clock::Clock;
 
@@ -191,7 +191,7 @@ impl<'a> Rig<'a> {
         }
         run.total = nanos(started.elapsed());
         if let Some(ts) = &self.timestamps {
-            run.stamped = Some(ts.span_ns(ctx, Span::Upload)?);
+            run.stamped = Some(ts.span_ns(ctx, StampSpan::Upload)?);
         }
         Ok(run)
     }

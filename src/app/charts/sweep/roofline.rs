@@ -10,7 +10,7 @@ use egui::{Color32, Ui};
 use egui_plot::{HoverPosition, Line, LineStyle, Plot, PlotPoints, Points, VLine};
 
 use super::roofs::{
-    Crossing, Key, ROOF_NAMES, Roof, bytes_per_pixel, crossing, keys_ui, log_marks, roofs, rounds_at,
+    ChartRoof, Crossing, Key, ROOF_NAMES, bytes_per_pixel, crossing, keys_ui, log_marks, roofs, rounds_at,
     series_clock, series_colour, series_marker, si,
 };
 use super::{notes_height, notes_open, notes_ui};
@@ -142,7 +142,7 @@ fn crossing_colour(dark_mode: bool) -> Color32 {
 
 /// The legend: the roofs that are known, the series drawn, the crossing if there is one.
 fn legend(
-    roofs: &[Roof; 3],
+    roofs: &[ChartRoof; 3],
     series: &[Series],
     cross: Crossing,
     bytes: f64,
@@ -172,7 +172,7 @@ fn legend(
 
 /// The plot's bounds in log10 units: the points, the crossing and every ridge, with room
 /// around them, at least two decades wide.
-fn bounds(r: &Roofline, roofs: &[Roof; 3], cross: Crossing) -> (f64, f64, f64, f64) {
+fn bounds(r: &Roofline, roofs: &[ChartRoof; 3], cross: Crossing) -> (f64, f64, f64, f64) {
     let mut xs: Vec<f64> = r.points.iter().map(|p| p.ops_per_byte).collect();
     xs.extend(roofs.iter().filter_map(|roof| roof.ridge()));
     if let Crossing::From(x) = cross {

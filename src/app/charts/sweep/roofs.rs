@@ -11,14 +11,14 @@ use crate::pixel::OPS_PER_ROUND;
 
 /// One roof: a bandwidth slope capped by a compute flat, either of them unknown.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Roof {
+pub(super) struct ChartRoof {
     /// Bytes per second (the slope), when measured.
     pub bytes_per_s: Option<f64>,
     /// Operations per second (the flat), when measured.
     pub ops_per_s: Option<f64>,
 }
 
-impl Roof {
+impl ChartRoof {
     /// The most operations per second this roof allows at `ops_per_byte`, from what is known of
     /// it; `None` when nothing is.
     pub fn at(self, ops_per_byte: f64) -> Option<f64> {
@@ -37,11 +37,11 @@ impl Roof {
 }
 
 /// The three roofs of a roofline: the CPU, the GPU on its own memory, the GPU end to end.
-pub(super) fn roofs(r: &Roofline) -> [Roof; 3] {
+pub(super) fn roofs(r: &Roofline) -> [ChartRoof; 3] {
     [
-        Roof { bytes_per_s: r.cpu_bytes_per_s, ops_per_s: r.cpu_ops_per_s },
-        Roof { bytes_per_s: r.gpu_device_bytes_per_s, ops_per_s: r.gpu_ops_per_s },
-        Roof { bytes_per_s: r.transfer_bytes_per_s, ops_per_s: r.gpu_ops_per_s },
+        ChartRoof { bytes_per_s: r.cpu_bytes_per_s, ops_per_s: r.cpu_ops_per_s },
+        ChartRoof { bytes_per_s: r.gpu_device_bytes_per_s, ops_per_s: r.gpu_ops_per_s },
+        ChartRoof { bytes_per_s: r.transfer_bytes_per_s, ops_per_s: r.gpu_ops_per_s },
     ]
 }
 
@@ -68,7 +68,7 @@ pub(super) enum Crossing {
 /// Where the end-to-end roof `e2e` rises over `cpu` and stays over it. Both flat at high
 /// intensity, so it must have the higher compute; if its slope is also the steeper it is over
 /// everywhere; else it crosses on its slope, where that meets the CPU's flat.
-pub(super) fn crossing(cpu: Roof, e2e: Roof) -> Crossing {
+pub(super) fn crossing(cpu: ChartRoof, e2e: ChartRoof) -> Crossing {
     let (Some(cpu_bytes), Some(cpu_ops), Some(e2e_bytes), Some(e2e_ops)) =
         (cpu.bytes_per_s, cpu.ops_per_s, e2e.bytes_per_s, e2e.ops_per_s)
     else {
@@ -233,8 +233,8 @@ fn draw_key(painter: &egui::Painter, key: Key, centre: egui::Pos2, width: f32) {
 mod tests {
     use super::*;
 
-    fn roof(bytes_per_s: f64, ops_per_s: f64) -> Roof {
-        Roof { bytes_per_s: Some(bytes_per_s), ops_per_s: Some(ops_per_s) }
+    fn roof(bytes_per_s: f64, ops_per_s: f64) -> ChartRoof {
+        ChartRoof { bytes_per_s: Some(bytes_per_s), ops_per_s: Some(ops_per_s) }
     }
 
     #[test]
@@ -243,9 +243,9 @@ mod tests {
         assert_eq!(cpu.at(1.0), Some(20e9));
         assert_eq!(cpu.at(10.0), Some(60e9));
         assert_eq!(cpu.ridge(), Some(3.0));
-        assert_eq!(Roof { bytes_per_s: Some(5.0), ops_per_s: None }.at(2.0), Some(10.0));
-        assert_eq!(Roof { bytes_per_s: None, ops_per_s: Some(7.0) }.at(2.0), Some(7.0));
-        assert_eq!(Roof { bytes_per_s: None, ops_per_s: None }.at(2.0), None);
+        assert_eq!(ChartRoof { bytes_per_s: Some(5.0), ops_per_s: None }.at(2.0), Some(10.0));
+        assert_eq!(ChartRoof { bytes_per_s: None, ops_per_s: Some(7.0) }.at(2.0), Some(7.0));
+        assert_eq!(ChartRoof { bytes_per_s: None, ops_per_s: None }.at(2.0), None);
     }
 
     #[test]
@@ -259,7 +259,7 @@ mod tests {
         // lavapipe: the "GPU" is the CPU's own cores, no more compute.
         assert_eq!(crossing(cpu, roof(8e9, 50e9)), Crossing::Never);
         assert_eq!(crossing(cpu, roof(30e9, 6e12)), Crossing::Always);
-        assert_eq!(crossing(cpu, Roof { bytes_per_s: None, ops_per_s: Some(1e12) }), Crossing::Unknown);
+        assert_eq!(crossing(cpu, ChartRoof { bytes_per_s: None, ops_per_s: Some(1e12) }), Crossing::Unknown);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub(super) enum Path {
 
 /// One cell: the medians it compares.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Cell {
+pub(super) struct MapCell {
     /// The faster CPU series here and its median, ns.
     pub cpu: (Series, u64),
     /// The GPU series' median, ns.
@@ -32,7 +32,7 @@ pub(super) struct Cell {
     pub compared: Option<Speedup>,
 }
 
-impl Cell {
+impl MapCell {
     /// How many times faster the GPU is (below 1: slower).
     pub fn speed_up(self) -> f64 {
         self.cpu.1 as f64 / self.gpu_ns.max(1) as f64
@@ -49,7 +49,7 @@ pub(super) struct Grid {
     /// The rows, rounds per pixel or blur radii, lowest first.
     pub levels: Vec<u32>,
     /// `levels.len() * sizes_mp.len()` cells, `None` where a median is missing.
-    pub cells: Vec<Option<Cell>>,
+    pub cells: Vec<Option<MapCell>>,
     /// Per column, the first row of the measured frontier (the GPU wins from it up);
     /// `levels.len()`: at no level.
     pub measured: Vec<usize>,
@@ -88,7 +88,7 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
                     .filter_map(|s| Some((s, p.median_ns(s)?)))
                     .min_by_key(|(_, ns)| *ns)?;
                 let compared = if path == Path::EndToEnd { p.end_to_end } else { None };
-                Some(Cell { cpu, gpu_ns: p.median_ns(gpu_series)?, compared })
+                Some(MapCell { cpu, gpu_ns: p.median_ns(gpu_series)?, compared })
             }));
         }
     }
