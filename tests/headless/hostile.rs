@@ -116,8 +116,13 @@ fn hostile_inputs_through_the_binary_stay_within_the_budget() {
         .expect("save");
     // Backend, bytes reserved per pixel of an RGB image, and what the budget does not count:
     // encoder buffers and allocator slack; on the GPU also a pipeline compiled per new kernel.
+    // On lavapipe the GPU's peak rose with the files read (2026-12-05, over the baseline: 57 MiB
+    // with no hostile file, 71 with 200, 76-89 with 2,000 on a quiet machine and 102 in one CI
+    // run, old and new builds alike): its slack is 48 MiB. Two 80% images converted side by
+    // side, what the budget prevents, would add about 51 MiB more: over the bound from 200
+    // hostile files on.
     let backends: &[(&str, f64, u64)] = if common::gpu().is_some() {
-        &[("cpu", 4.0, 16 << 20), ("gpu", 12.0, 32 << 20)]
+        &[("cpu", 4.0, 16 << 20), ("gpu", 12.0, 48 << 20)]
     } else {
         &[("cpu", 4.0, 16 << 20)]
     };
