@@ -73,6 +73,25 @@ pub fn nanos_since(t: std::time::Instant) -> u64 {
     nanos(t.elapsed())
 }
 
+/// The label of a figure timed by [`thread_cpu_ns`]: not a [`Clock`] of any report, only claim 4's.
+pub const THREAD_CPU_LABEL: &str = "thread-cpu-time";
+
+/// The CPU time the calling thread has run, in nanoseconds: unlike the monotonic clock, it does
+/// not count the time the thread waited for a core (`None` where the platform has no such clock).
+#[must_use]
+pub fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        let ns = i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec);
+        u64::try_from(ns).ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// The busy time of a step timed in pieces (`key`, start, end, clock): the pieces of one key are
 /// one worker's (a lane, or threads that share one step) and count once where they overlap,
 /// different keys add. On the clock of the pieces that took time (of all, if none did); `None`
@@ -113,6 +132,22 @@ mod tests {
         // A piece that took no time lends no clock, unless none took any.
         assert_eq!(busy_time(vec![(0, 0, 3, gpu), (1, 5, 5, cpu)]), Some((3, gpu)));
         assert_eq!(busy_time(vec![(0, 5, 5, cpu)]), Some((0, cpu)));
+    }
+
+    #[test]
+    fn the_thread_clock_counts_this_threads_work_not_its_sleep() {
+        let Some(start) = super::thread_cpu_ns() else { return };
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let slept = super::thread_cpu_ns().expect("a thread clock") - start;
+        let spinning = std::time::Instant::now();
+        let mut x = 0u64;
+        while spinning.elapsed() < std::time::Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let spun = super::thread_cpu_ns().expect("a thread clock") - start - slept;
+        // Sleeping costs next to no CPU time; spinning for 30 ms of wall costs some (however few
+        // of those 30 ms a loaded machine gave this thread, more than the sleep's).
+        assert!(slept < 10_000_000 && spun > slept, "slept {slept} ns, spun {spun} ns");
     }
 
     #[test]

@@ -75,11 +75,21 @@ fn workgroups_matter_when_the_ratio_clears_its_threshold() {
 #[test]
 fn forgetting_to_wait_holds_when_the_waited_time_is_decided_twice_the_submit() {
     let e = ev(80.0, 60.0, 90.0, FORGOT_TO_WAIT_RATIO);
-    let (v, why) = synchronise_before_timing(&e, 0.05 * MS, 4.0 * MS, Some(3.5 * MS));
+    let (v, why) = synchronise_before_timing(&e, (0.05 * MS, None), 4.0 * MS, Some(3.5 * MS));
     assert_eq!(v, Verdict::Holds);
     assert!(why.contains("1%") && why.contains("timestamps say 3.500 ms"), "{why}");
+    assert!(!why.contains("scheduler"), "{why}");
     let e = ev(1.3, 1.2, 1.4, FORGOT_TO_WAIT_RATIO);
-    assert_eq!(synchronise_before_timing(&e, 3.0 * MS, 4.0 * MS, None).0, Verdict::DoesNotHold);
+    assert_eq!(synchronise_before_timing(&e, (3.0 * MS, None), 4.0 * MS, None).0, Verdict::DoesNotHold);
+    // A software adapter's submits that read 3.88 ms around them but ran 0.04 ms: decided on the
+    // 0.04 ms, and the wait for a core is named.
+    let e = ev(100.0, 90.0, 110.0, FORGOT_TO_WAIT_RATIO);
+    let (v, why) = synchronise_before_timing(&e, (3.88 * MS, Some(0.04 * MS)), 4.13 * MS, None);
+    assert_eq!(v, Verdict::Holds);
+    assert!(
+        why.contains("94%") && why.contains("ran 0.040 ms") && why.contains("3.840 ms this thread waited"),
+        "{why}"
+    );
 }
 
 #[test]

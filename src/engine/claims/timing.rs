@@ -7,7 +7,8 @@ use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::spans::Phase;
 use crate::engine::sweep::workgroups::{Goal, ShapeTime, race};
 use crate::engine::{Engine, EngineError, bench, synthetic_rgb};
-use crate::system::clock::Clock;
+use crate::gpu::ResidentPass;
+use crate::system::clock::{Clock, THREAD_CPU_LABEL};
 
 /// Claim 3's image: 1 MP.
 pub(super) const WORKGROUP_IMAGE: (u32, u32) = (1224, 816);
@@ -52,17 +53,29 @@ pub(super) const SYNC_BENCH_RUNS: usize = 3;
 pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = SYNC_IMAGE;
     let image = synthetic_rgb(w, h, 4);
-    let wait_over_submit = |passes: &[crate::gpu::ResidentPass]| {
-        passes.iter().map(|p| p.wall_ns as f64 / (p.submit_ns as f64).max(1.0)).collect::<Vec<_>>()
+    // On a software adapter the submits' own CPU time, not the clock around them: there the
+    // submitting thread may wait for a core the "GPU" holds ([`rules::synchronise_before_timing`]).
+    let software = engine.gpu()?.is_software();
+    let own = |p: &ResidentPass| if software { p.submit_cpu_ns.unwrap_or(p.submit_ns) } else { p.submit_ns };
+    let wait_over_own = |passes: &[ResidentPass]| {
+        passes.iter().map(|p| p.wall_ns as f64 / (own(p) as f64).max(1.0)).collect::<Vec<_>>()
     };
-    let sampled = resident_rounds(engine, plan, &image, |p| {
-        settled(&wait_over_submit(p), rules::FORGOT_TO_WAIT_RATIO)
-    })?;
+    let sampled =
+        resident_rounds(engine, plan, &image, |p| settled(&wait_over_own(p), rules::FORGOT_TO_WAIT_RATIO))?;
     let passes = &sampled.rounds;
     let submit_only: Vec<f64> = passes.iter().map(|p| p.submit_ns as f64).collect();
     let submit_wait: Vec<f64> = passes.iter().map(|p| p.wall_ns as f64).collect();
-    let statistic = "submit and wait / submit only";
-    let e = evidence(statistic, &wait_over_submit(passes), rules::FORGOT_TO_WAIT_RATIO, sampled.stop);
+    let own_cpu: Vec<f64> = if software {
+        passes.iter().filter_map(|p| p.submit_cpu_ns).map(|ns| ns as f64).collect()
+    } else {
+        Vec::new()
+    };
+    let statistic = if own_cpu.is_empty() {
+        "submit and wait / submit only"
+    } else {
+        "submit and wait / the submits' CPU time"
+    };
+    let e = evidence(statistic, &wait_over_own(passes), rules::FORGOT_TO_WAIT_RATIO, sampled.stop);
     let r = bench(engine, &image, &gpu(), SYNC_BENCH_RUNS)?;
     let timestamps = r
         .phases
@@ -73,17 +86,26 @@ pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         Measurement::ms_of("submit only, no wait", &submit_only, "cpu-clock"),
         Measurement::ms_of("submit and wait", &submit_wait, "cpu-clock"),
     ];
+    if !own_cpu.is_empty() {
+        measurements.insert(1, Measurement::ms_of("the submits' own CPU time", &own_cpu, THREAD_CPU_LABEL));
+    }
     measurements.extend(timestamps.map(|ns| Measurement::ms("GPU timestamps", ns, "gpu-timestamp")));
-    let (verdict, mut why) =
-        rules::synchronise_before_timing(&e, median(&submit_only), median(&submit_wait), timestamps);
+    let own_median = (!own_cpu.is_empty()).then(|| median(&own_cpu));
+    let (verdict, mut why) = rules::synchronise_before_timing(
+        &e,
+        (median(&submit_only), own_median),
+        median(&submit_wait),
+        timestamps,
+    );
     if timestamps.is_none() {
         why.push_str("; this adapter has no usable timestamps");
     }
     Ok(ClaimResult::new(
         (4, "GPU operations are asynchronous. Always call cuda.synchronize() before measuring time."),
         format!(
-            "the kernel over a {w}x{h} image kept on the GPU, {} passes: the CPU clock around the submit alone and around submit and wait, pass by pass, and the GPU's own timestamps",
-            passes.len()
+            "the kernel over a {w}x{h} image kept on the GPU, {} passes: the CPU clock around the submit alone and around submit and wait, pass by pass{}, and the GPU's own timestamps",
+            passes.len(),
+            if own_cpu.is_empty() { "" } else { ", the CPU time the thread ran inside the submits" }
         ),
         measurements,
         (verdict, why),

@@ -13,6 +13,7 @@ use crate::gpu::plan::bands::{BandPlan, band_sizes};
 use crate::gpu::plan::run_plan::Limits;
 use crate::gpu::run::kept_passes::{KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape, kept_bands};
 use crate::gpu::{GpuError, GpuJob};
+use crate::system::clock::thread_cpu_ns;
 
 /// One timed pass over data kept on the GPU, both ways a program might time it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +21,11 @@ pub struct ResidentPass {
     /// The CPU clock around the `queue.submit` calls alone: what a program that forgets to wait
     /// for the GPU measures.
     pub submit_ns: u64,
+    /// The CPU time the calling thread ran inside those submits
+    /// ([`crate::system::clock::thread_cpu_ns`]): their own cost, without the time the thread
+    /// waited for a core (on a software adapter, held by the "GPU"'s threads); `None` where the
+    /// platform has no thread clock.
+    pub submit_cpu_ns: Option<u64>,
     /// The CPU clock from the first submit until the GPU has finished the last one.
     pub wall_ns: u64,
 }
@@ -65,11 +71,13 @@ pub(crate) fn time_resident(
     let mut passes = prepare(on.kernel_ns_per_byte)?;
     scopes.check()?;
     let pass = |passes: &KeptPasses| -> Result<ResidentPass, GpuError> {
+        let cpu_before = thread_cpu_ns();
         let started = Instant::now();
         let last = passes.submit(on, 1, None, None, job.cancel)?;
         let submit_ns = nanos(started.elapsed());
+        let submit_cpu_ns = cpu_before.zip(thread_cpu_ns()).map(|(a, b)| b.saturating_sub(a));
         wait_for(ctx.device(), last.as_ref())?;
-        Ok(ResidentPass { submit_ns, wall_ns: nanos(started.elapsed()) })
+        Ok(ResidentPass { submit_ns, submit_cpu_ns, wall_ns: nanos(started.elapsed()) })
     };
     // The first, cold passes wake the GPU and its caches and plan the rest; not reported.
     wait_for(ctx.device(), None)?;
