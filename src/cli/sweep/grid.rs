@@ -22,7 +22,7 @@ pub(super) fn print_grid(r: &SweepResult) {
             "who wins: the GPU's speed-up over the best CPU series at the median (above 1.00x the GPU wins), end to end / data kept on the GPU"
         );
         outln!(
-            "~: end to end within the noise (its sampled interval holds 1.00x); ?: not measured (too few rounds in the time budget): no win either way"
+            "~: end to end within the noise (its sampled interval holds 1.00x); ?: not decided (too few rounds in the time budget): no win either way"
         );
         outln!("across: {}", r.axis.name());
         let levels = r.grid_levels();

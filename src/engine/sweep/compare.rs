@@ -180,11 +180,13 @@ mod tests {
         assert_eq!(small.max_time, FLOOR);
         assert!(affordable(&small, 0.16e9, Duration::from_millis(3)));
         assert!(!affordable(&small, 0.17e9, Duration::from_millis(3)));
-        // Such a point takes three rounds: a rough figure, not measured, neither win nor loss.
+        // Such a point takes three rounds: a rough figure, not decided, neither win nor loss.
         let heavy = fewest(&budget);
         let c = compared(Series::CpuAll, &heavy, (6000.0, 1000.0));
         assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::NotMeasured, None, FEWEST_ROUNDS));
-        assert_eq!(c.label(), "not measured (time budget): about 6.00x");
+        assert_eq!(c.label(), "not decided in the time budget: about 6.00x");
+        let none = Speedup { rounds: 0, rough_speed_up: None, ..c };
+        assert_eq!(none.label(), "not measured (time budget)");
         assert!(!c.is_decided());
     }
 }

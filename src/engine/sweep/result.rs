@@ -107,13 +107,13 @@ pub enum Winner {
     /// It holds 1: the difference is within the noise.
     WithinNoise,
     /// Too few rounds for an interval fitted in the time budget (a heavy cell of a work grid):
-    /// not measured, neither a win nor a loss.
+    /// not decided, neither a win nor a loss.
     NotMeasured,
 }
 
 impl Winner {
     /// How a map marks a cell its sampled comparison did not decide: "~" within the noise, "?"
-    /// not measured (too few rounds for an interval); "" decided.
+    /// not decided (too few rounds for an interval); "" decided.
     #[must_use]
     pub fn mark(self) -> &'static str {
         match self {
@@ -183,13 +183,16 @@ impl Speedup {
     }
 
     /// The verdict in words with its figure: "GPU faster: 2.10x (1.90–2.30)", "CPU faster:
-    /// 0.42x (0.40–0.45)", "within the noise (±4%)", or with too few rounds for an interval "not
-    /// measured (time budget): about 0.50x" (its rounds are said beside it).
+    /// 0.42x (0.40–0.45)", "within the noise (±4%)", with too few rounds for an interval "not
+    /// decided in the time budget: about 0.50x" (its rounds are said beside it), or with none
+    /// "not measured (time budget)".
     #[must_use]
     pub fn label(&self) -> String {
         let Some(i) = self.speed_up else {
-            let about = self.rough_speed_up.map_or_else(String::new, |x| format!(": about {x:.2}x"));
-            return format!("not measured (time budget){about}");
+            return match self.rough_speed_up {
+                Some(x) if self.rounds > 0 => format!("not decided in the time budget: about {x:.2}x"),
+                _ => "not measured (time budget)".to_owned(),
+            };
         };
         let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
         match self.winner {

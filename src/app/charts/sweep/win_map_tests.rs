@@ -92,7 +92,7 @@ fn end_to_end_cells_carry_the_comparison_run_in_turns_and_its_mark() {
     let g = grid(&s, Path::EndToEnd);
     let mark = |i: usize| g.cells[i].expect("a cell").compared.map(|c| c.winner.mark());
     assert_eq!((mark(0), mark(1), mark(2)), (Some("?"), Some(""), None));
-    assert!(g.cells[0].and_then(|c| c.compared).expect("compared").label().starts_with("not measured"));
+    assert!(g.cells[0].and_then(|c| c.compared).expect("compared").label().starts_with("not decided"));
     let kept = grid(&s, Path::Resident);
     assert!(kept.cells.iter().flatten().all(|c| c.compared.is_none()), "kept on the GPU: not run in turns");
 }
