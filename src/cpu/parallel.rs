@@ -114,7 +114,8 @@ pub(crate) fn run_chunked(
     Ok(())
 }
 
-/// The cached pool of exactly `threads` threads.
+/// The cached pool of exactly `threads` threads (a core each when they are as many as the cores:
+/// [`crate::system::affinity`]).
 pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CpuError> {
     static POOLS: OnceLock<Mutex<Vec<Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(Mutex::default);
@@ -125,6 +126,7 @@ pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CpuError> {
     let p = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(move |i| format!("graylab-cpu-{threads}t-{i}"))
+        .start_handler(move |i| crate::system::affinity::pin_pool_thread(i, threads))
         .build()
         .map_err(|e| CpuError::ThreadPool { threads, reason: e.to_string() })?;
     let p = Arc::new(p);

@@ -3,8 +3,10 @@
 //! own temporary files (removed on a signal, after which a command's last words are said:
 //! [`signals`]), the machine a result names ([`host`]), how far a conversion is ([`progress`]),
 //! the time spent on one-time work ([`one_time`]), which clock timed a figure ([`clock::Clock`]),
-//! and how figures are written ([`units`]).
+//! a core per thread for the CPU's full pool ([`affinity`]), and how figures are written
+//! ([`units`]).
 
+pub mod affinity;
 pub(crate) mod arenas;
 pub mod clock;
 pub mod cpu_caches;
