@@ -82,8 +82,8 @@ pub fn par_convert_counted(
 }
 
 /// Runs `f` over matching chunks of [`CHUNK_PIXELS`] pixels of `src` and `dst` on `threads`
-/// threads (on the calling thread alone for one: in one call without progress to report),
-/// reporting each chunk to `watch` once it is done.
+/// threads (on the calling thread alone for one thread or one chunk: in one call without
+/// progress to report), reporting each chunk to `watch` once it is done.
 pub(crate) fn run_chunked(
     (in_bytes_per_pixel, out_bytes_per_pixel): (usize, usize),
     (src, dst): (&[u8], &mut [u8]),
@@ -107,6 +107,9 @@ pub(crate) fn run_chunked(
     match (threads, watch.progress) {
         (1, None) => f(src, dst),
         (1, Some(_)) => src.chunks(in_chunk).zip(dst.chunks_mut(out_chunk)).for_each(|(s, d)| counted(s, d)),
+        // One chunk cannot be shared: the calling thread runs it, without the hand-over to the
+        // pool and back (tens of µs when its threads sleep, as long as a 16 KiB image's pass).
+        _ if src.len() <= in_chunk => counted(src, dst),
         _ => pool(threads)?.install(|| {
             src.par_chunks(in_chunk).zip(dst.par_chunks_mut(out_chunk)).for_each(|(s, d)| counted(s, d));
         }),
