@@ -49,9 +49,9 @@ pub fn claims_steps(quick: bool) -> Vec<Vec<Part>> {
     // 3: every workgroup shape, a GPU run each a round.
     let shapes = megapixels(timing::WORKGROUP_IMAGE);
     let workgroups = vec![part(gpu, shapes, 0, RACED_SHAPES * rounds), image(shapes)];
-    // 4: a pass over the input kept on the GPU a round, then a cold run and the bench's warm ones.
+    // 4: a pass over the input kept on the GPU a round, and its upload and cold passes.
     let sync = megapixels(timing::SYNC_IMAGE);
-    let waiting = vec![part(gpu, sync, 0, rounds + 1.0 + timing::SYNC_BENCH_RUNS as f64), image(sync)];
+    let waiting = vec![part(gpu, sync, 0, rounds + 1.0), image(sync)];
     // 5: per size, the CPU, the GPU end to end and the GPU with its input kept, each round.
     let caches = sizes::CACHE_SIZES_BYTES
         .iter()

@@ -4,9 +4,8 @@
 use crate::engine::claims::sampled::{Sampling, evidence, gpu, median, settled};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
-use crate::engine::spans::Phase;
 use crate::engine::sweep::workgroups::{Goal, ShapeTime, race};
-use crate::engine::{Engine, EngineError, bench, synthetic_rgb};
+use crate::engine::{Engine, EngineError, synthetic_rgb};
 use crate::gpu::ResidentPass;
 use crate::system::clock::{Clock, THREAD_CPU_LABEL};
 
@@ -45,11 +44,9 @@ pub(super) fn workgroups(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimRe
 /// Claim 4's image: 4 MP.
 pub(super) const SYNC_IMAGE: (u32, u32) = (2449, 1633);
 
-/// The warm runs claim 4 benches (after a cold one) for the GPU's timestamps.
-pub(super) const SYNC_BENCH_RUNS: usize = 3;
-
-/// Claim 4: one kernel on data kept on the GPU, timed around its submits alone (forgetting to
-/// wait), around submit and wait, and by the GPU's timestamps where the adapter has them.
+/// Claim 4: one kernel on data kept on the GPU, timed pass by pass around its submits alone
+/// (forgetting to wait), around submit and wait, and by the GPU's timestamps where the adapter
+/// takes them in place.
 pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = SYNC_IMAGE;
     let image = synthetic_rgb(w, h, 4);
@@ -76,12 +73,10 @@ pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         "submit and wait / the submits' CPU time"
     };
     let e = evidence(statistic, &wait_over_own(passes), rules::FORGOT_TO_WAIT_RATIO, sampled.stop);
-    let r = bench(engine, &image, &gpu(), SYNC_BENCH_RUNS)?;
-    let timestamps = r
-        .phases
-        .iter()
-        .find(|p| p.phase == Phase::Kernel && p.source == Clock::GpuTimestamp)
-        .map(|p| p.stats.median_ns as f64);
+    // The same passes' own time on the GPU, where every one was stamped.
+    let stamped: Option<Vec<f64>> = passes.iter().map(|p| p.kernel_ns.map(|ns| ns as f64)).collect();
+    let stamped = stamped.filter(|s| !s.is_empty());
+    let timestamps = stamped.as_deref().map(median);
     let mut measurements = vec![
         Measurement::ms_of("submit only, no wait", &submit_only, "cpu-clock"),
         Measurement::ms_of("submit and wait", &submit_wait, "cpu-clock"),
@@ -89,7 +84,8 @@ pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     if !own_cpu.is_empty() {
         measurements.insert(1, Measurement::ms_of("the submits' own CPU time", &own_cpu, THREAD_CPU_LABEL));
     }
-    measurements.extend(timestamps.map(|ns| Measurement::ms("GPU timestamps", ns, "gpu-timestamp")));
+    measurements
+        .extend(stamped.map(|ns| Measurement::ms_of("GPU timestamps", &ns, Clock::GpuTimestamp.label())));
     let own_median = (!own_cpu.is_empty()).then(|| median(&own_cpu));
     let (verdict, mut why) = rules::synchronise_before_timing(
         &e,

@@ -246,10 +246,14 @@ impl GpuConverter {
     /// Times the kernel on data already on the GPU: the input is uploaded once, the output left
     /// there, and each of `runs` passes (after one cold pass) is submitted in chunks within the
     /// submission budget and waited for, on the CPU clock, so a dispatch's fixed cost counts.
-    /// Every buffer is freed again before returning. Each pass timed both ways: the submits
-    /// alone, and until the GPU has finished.
+    /// Every buffer is freed again before returning. Each pass timed three ways: the submits
+    /// alone, until the GPU has finished, and by GPU timestamps where they are read in place.
     pub fn time_resident_passes(&self, job: &GpuJob<'_>, runs: usize) -> Result<Vec<ResidentPass>, GpuError> {
-        self.on_kernel(job, |on, limits, scopes| resident::time_resident(on, job, limits, runs, scopes))
+        let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
+        let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
+        self.on_kernel(job, |on, limits, scopes| {
+            resident::time_resident(on, job, (limits, stamps), runs, scopes)
+        })
     }
 
     /// One upload, `passes` kernel passes over the kept input, one download, through the

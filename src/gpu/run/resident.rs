@@ -12,6 +12,7 @@ use crate::gpu::memory::resident_input::{InputLayout, ResidentInput};
 use crate::gpu::plan::bands::{BandPlan, band_sizes};
 use crate::gpu::plan::run_plan::Limits;
 use crate::gpu::run::kept_passes::{KeptPasses, KernelOn, PLANNING_PASSES, PassPlan, PassShape, kept_bands};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
 use crate::gpu::{GpuError, GpuJob};
 use crate::system::clock::thread_cpu_ns;
 
@@ -28,15 +29,19 @@ pub struct ResidentPass {
     pub submit_cpu_ns: Option<u64>,
     /// The CPU clock from the first submit until the GPU has finished the last one.
     pub wall_ns: u64,
+    /// The GPU's timestamps from the pass's first dispatch to its last, where the device has
+    /// them and takes them in place (`None` elsewhere, or when longer than `wall_ns`).
+    pub kernel_ns: Option<u64>,
 }
 
 /// Uploads `job`'s image once (every band resident at once), runs cold passes over it until
 /// their plan holds (at most [`PLANNING_PASSES`], each replanning from the CPU clock's reading,
-/// an upper bound of the GPU's time), then times `runs` further passes.
+/// an upper bound of the GPU's time), then times `runs` further passes, with GPU timestamps too
+/// where `stamps`.
 pub(crate) fn time_resident(
     on: &KernelOn<'_>,
     job: &GpuJob<'_>,
-    limits: Limits,
+    (limits, stamps): (Limits, bool),
     runs: usize,
     scopes: &mut ErrorScopes<'_>,
 ) -> Result<Vec<ResidentPass>, GpuError> {
@@ -69,15 +74,32 @@ pub(crate) fn time_resident(
     let prepare =
         |ns_per_byte| KeptPasses::new(on, job, &kept, PassPlan::new(&shape, ns_per_byte), limits.max_groups);
     let mut passes = prepare(on.kernel_ns_per_byte)?;
+    let stamps = stamps.then(|| Timestamps::new(ctx, 1));
     scopes.check()?;
     let pass = |passes: &KeptPasses| -> Result<ResidentPass, GpuError> {
         let cpu_before = thread_cpu_ns();
         let started = Instant::now();
-        let last = passes.submit(on, 1, None, None, job.cancel)?;
+        let last = passes.submit(on, 1, None, stamps.as_ref(), job.cancel)?;
         let submit_ns = nanos(started.elapsed());
         let submit_cpu_ns = cpu_before.zip(thread_cpu_ns()).map(|(a, b)| b.saturating_sub(a));
         wait_for(ctx.device(), last.as_ref())?;
-        Ok(ResidentPass { submit_ns, submit_cpu_ns, wall_ns: nanos(started.elapsed()) })
+        let wall_ns = nanos(started.elapsed());
+        // The stamps are resolved and read off the clock.
+        let kernel_ns = match &stamps {
+            Some(s) => {
+                let mut enc = ctx.encoder("resident stamps");
+                s.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
+                ctx.queue().submit([enc.finish()]);
+                Some(s.span_ns(ctx, StampSpan::Slice(0))?)
+            }
+            None => None,
+        };
+        Ok(ResidentPass {
+            submit_ns,
+            submit_cpu_ns,
+            wall_ns,
+            kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns),
+        })
     };
     // The first, cold passes wake the GPU and its caches and plan the rest; not reported.
     wait_for(ctx.device(), None)?;
