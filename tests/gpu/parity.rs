@@ -404,7 +404,10 @@ fn work_per_pixel_with_forced_bands_a_kept_input_and_the_display() {
                 conv.release_kept_input().expect("released");
             }
             let job = GpuJob::new(kernel, formula, WorkgroupSize::DEFAULT, &src, (w, h)).with_work(work);
-            assert_eq!(conv.time_resident_passes(&job, 1).expect("resident timing").len(), 1);
+            // Stamped over forced bands: the passes' GPU time, where read, within their wall time.
+            let passes = conv.time_resident_passes(&job, 1, true).expect("resident timing");
+            assert_eq!(passes.len(), 1);
+            assert!(passes.iter().all(|p| p.kernel_ns.is_none_or(|k| k <= p.wall_ns)), "{passes:?}");
         }
     }
     // The display path shows the worked gray (8-bit gray: the store holds what was computed).

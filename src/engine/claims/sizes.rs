@@ -62,7 +62,7 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         let input = cpu.bytes.to_vec();
         let job = GpuJob::new(cpu.kernel, Formula::Bt601, WorkgroupSize::DEFAULT, &input, (w, h));
         let mut kept = || -> Result<f64, EngineError> {
-            let passes = converter.time_resident_passes(&job, 1)?;
+            let passes = converter.time_resident_passes(&job, 1, false)?;
             passes.last().map(|p| p.wall_ns as f64).ok_or(EngineError::Bug("no resident pass was timed"))
         };
         let sampled = plan.rounds(

@@ -28,7 +28,7 @@ pub(super) struct Shared {
 }
 
 /// Passes over `image`'s input kept on the GPU until `decided` settles the claim, each timed
-/// around its submits alone and until the GPU finished.
+/// around its submits alone, until the GPU finished, and by GPU timestamps where it has them.
 pub(super) fn resident_rounds(
     engine: &Engine,
     plan: &Sampling<'_>,
@@ -46,7 +46,7 @@ pub(super) fn resident_rounds(
     let sampled = plan.rounds(
         |_| {
             if pool.is_empty() {
-                pool = converter.time_resident_passes(&job, 3)?;
+                pool = converter.time_resident_passes(&job, 3, true)?;
                 pool.reverse();
             }
             pool.pop().ok_or(EngineError::Bug("no resident pass was timed"))

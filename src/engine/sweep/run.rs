@@ -179,7 +179,7 @@ fn measure_point(
         let job = GpuJob::new(r.kernel, base.formula, base.workgroup, image.as_bytes(), (width, height));
         let job = job.with_work(base.work);
         engine.start_gpu_budget();
-        let resident = converter.time_resident_passes(&job, runs)?;
+        let resident = converter.time_resident_passes(&job, runs, false)?;
         // The op's passes on data that stays on the GPU: their median, added to each run.
         let op_ns = if base.op.is_none() { 0 } else { r.op.kernel_ns };
         let resident: Vec<u64> = resident.iter().map(|p| p.wall_ns + op_ns).collect();

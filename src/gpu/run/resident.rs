@@ -35,9 +35,9 @@ pub struct ResidentPass {
 }
 
 /// Uploads `job`'s image once (every band resident at once), runs cold passes over it until
-/// their plan holds (at most [`PLANNING_PASSES`], each replanning from the CPU clock's reading,
-/// an upper bound of the GPU's time), then times `runs` further passes, with GPU timestamps too
-/// where `stamps`.
+/// their plan holds (at most [`PLANNING_PASSES`], each replanning from the GPU's timestamps where
+/// `stamps`, else from the CPU clock's reading, an upper bound of the GPU's time), then times
+/// `runs` further passes, with GPU timestamps too where `stamps`.
 pub(crate) fn time_resident(
     on: &KernelOn<'_>,
     job: &GpuJob<'_>,
@@ -101,11 +101,13 @@ pub(crate) fn time_resident(
             kernel_ns: kernel_ns.filter(|&k| k > 0 && k <= wall_ns),
         })
     };
-    // The first, cold passes wake the GPU and its caches and plan the rest; not reported.
+    // The first, cold passes wake the GPU and its caches and plan the rest (from the GPU's clock
+    // where stamped, else the CPU's, an upper bound), as the round trips do; not reported.
     wait_for(ctx.device(), None)?;
     for _ in 0..PLANNING_PASSES {
         let cold = pass(&passes)?;
-        let Some(ns_per_byte) = passes.plan.measured(cold.wall_ns, 1, true) else { break };
+        let reading = cold.kernel_ns.map_or((cold.wall_ns, true), |ns| (ns, false));
+        let Some(ns_per_byte) = passes.plan.measured(reading.0, 1, reading.1) else { break };
         passes = prepare(ns_per_byte)?;
     }
     let times = (0..runs.max(1)).map(|_| pass(&passes)).collect::<Result<Vec<_>, _>>();
