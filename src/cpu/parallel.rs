@@ -209,6 +209,12 @@ mod tests {
                     let chunks: u32 = stretches.iter().map(|s| s.chunks).sum();
                     let parallel = threads.min(available_threads()) > 1;
                     assert_eq!(chunks as usize, if parallel { pixels.div_ceil(CHUNK_PIXELS) } else { 0 });
+                    // One chunk runs on the calling thread (outside the pool), more on the pool's.
+                    let one_chunk = pixels <= CHUNK_PIXELS;
+                    assert!(
+                        stretches.iter().all(|s| s.thread.is_none() == one_chunk),
+                        "{pixels} px: {stretches:?}"
+                    );
                     assert!(
                         stretches
                             .iter()

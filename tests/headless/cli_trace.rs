@@ -55,7 +55,8 @@ fn assert_within_runs(events: &[Value], tracks: &HashMap<(u64, u64), String>) {
 #[test]
 fn bench_writes_every_run_as_a_trace_with_cpu_and_gpu_tracks() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let args = ["bench", "--synthetic", "320x200", "--backend", "all", "--runs", "2", "--trace", "t.json"];
+    // 640x400: 4 chunks, so the CPU's threads share them (one chunk runs on the caller).
+    let args = ["bench", "--synthetic", "640x400", "--backend", "all", "--runs", "2", "--trace", "t.json"];
     let o = graylab(&args, dir.path());
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("ui.perfetto.dev"), "{}", text(&o));
