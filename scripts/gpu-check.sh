@@ -40,7 +40,9 @@ prepare() {
   exclude "/$DIR/"
   exclude "/.gl/"
   local target=${CARGO_TARGET_DIR:-$ROOT/target}
-  rm -rf "$DIR/bin" "$DIR/bin.tar.gz"
+  # What a trial run here left (its binaries, cache and outputs) is not carried: the device tool
+  # carries 64 MiB at most, and an unpacked run/ alone is over 70 MB.
+  rm -rf "$DIR/bin" "$DIR/bin.tar.gz" "$DIR/run" "$DIR/cache" "$DIR/out"
   mkdir -p "$DIR/bin"
   echo "== building the release binary and the test binaries"
   cargo build --release --bin graylab
@@ -78,6 +80,12 @@ for line in open(sys.argv[1]):
       echo "note: could not fetch libvulkan1; the check then needs a Vulkan loader on the GPU machine"
   fi
   du -sh "$DIR" .gl 2>/dev/null
+  local mib
+  mib=$(du -smc "$DIR" .gl 2>/dev/null | awk 'END { print $1 }')
+  if [ "${mib:-0}" -gt 60 ]; then
+    echo "$DIR and .gl hold ${mib} MiB: over what one device call carries (64 MiB)" >&2
+    exit 1
+  fi
   echo "ready: carry $DIR (and .gl) to the GPU machine and run scripts/gpu-check.sh there"
 }
 
