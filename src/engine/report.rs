@@ -38,8 +38,9 @@ pub struct RunReport {
     /// How much of `total_ns` no phase accounts for (waiting, submitting, preparing pixels).
     /// The phases minus `overlap_ns` plus `other_ns` equal `total_ns` exactly.
     pub other_ns: u64,
-    /// How a GPU run was cut and timed (bands, chunks, which clock), GPU runs only; its steps'
-    /// times are in `spans`.
+    /// How a GPU run was cut and timed (bands, chunks, which clock), GPU runs only. Its own
+    /// spans have moved into this report's `spans`, so its step accessors
+    /// ([`GpuTimings::step`] and the rest) read 0 here: the steps' times are in `spans`.
     pub gpu: Option<GpuTimings>,
     /// The GPU adapter's name, GPU runs only.
     pub adapter: Option<String>,
