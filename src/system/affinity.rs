@@ -6,20 +6,26 @@
 //! pool is left to the scheduler: pinned, it would keep off the cores that are idle.
 
 /// Pins the calling thread, the `index`th of a pool of `threads`, to the `index`th core this
-/// process may run on, when the pool has exactly one thread per such core; otherwise, where the
-/// platform cannot pin or the call fails, the thread stays where the scheduler puts it.
+/// process may run on, when the pool has exactly one thread per such core; otherwise it may run
+/// on any of them. The cores are the process's (its main thread's), not the creating thread's: a
+/// pool made from a pinned thread would inherit that one core. Where the platform cannot pin or
+/// the call fails, the thread stays where the scheduler puts it.
 pub fn pin_pool_thread(index: usize, threads: usize) {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
-        let Ok(allowed) = sched_getaffinity(None) else { return };
+        let Ok(allowed) = sched_getaffinity(Some(rustix::process::getpid())) else { return };
         let cores: Vec<usize> = (0..CpuSet::MAX_CPU).filter(|&c| allowed.is_set(c)).collect();
-        if let (true, Some(&core)) = (cores.len() == threads, cores.get(index)) {
-            let mut one = CpuSet::new();
-            one.set(core);
-            if let Err(e) = sched_setaffinity(None, &one) {
-                log::debug!("pool thread {index} of {threads} stays unpinned: {e}");
+        let mask = match (cores.len() == threads, cores.get(index)) {
+            (true, Some(&core)) => {
+                let mut one = CpuSet::new();
+                one.set(core);
+                one
             }
+            _ => allowed,
+        };
+        if let Err(e) = sched_setaffinity(None, &mask) {
+            log::debug!("pool thread {index} of {threads} keeps the cores it was given: {e}");
         }
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
