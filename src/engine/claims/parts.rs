@@ -3,8 +3,9 @@
 //! (most are decided at the first look); the overhead learned from a run covers the rest.
 
 use crate::engine::claims::{sequential, sizes, timing, transfers, work};
-use crate::engine::estimate::{Lane, Part, round_trip_parts, sweep_parts};
+use crate::engine::estimate::{Lane, Part, round_trip_parts};
 use crate::engine::sampling::Budget;
+use crate::engine::sweep::CellOps;
 use crate::pixel::Op;
 
 /// The workgroup shapes claim 3 races on an adapter that allows 1,024 invocations (six lines,
@@ -85,11 +86,11 @@ pub fn claims_steps(quick: bool) -> Vec<Vec<Part>> {
     }
     work_levels.push(image(worked));
     // 9: the smallest size in turns, then the sweep.
-    let (sizes_mp, runs) = sizes::sweep_plan(quick);
+    let sweep = sizes::sweep_options(quick);
     let mut crossover =
         vec![part(gpu, sizes::SMALLEST_MP, 0, rounds), part(cpu, sizes::SMALLEST_MP, 0, rounds)];
-    crossover.extend(sweep_parts(&sizes_mp, runs, true));
-    crossover.extend(std::iter::once(sizes::SMALLEST_MP).chain(sizes_mp.iter().copied()).map(image));
+    crossover.extend(sweep.parts(&CellOps::default()));
+    crossover.extend(std::iter::once(sizes::SMALLEST_MP).chain(sweep.sizes_mp.iter().copied()).map(image));
     // 10: per size, the dither and the blur on both backends.
     let sizes_10: &[(u32, u32)] = if quick { &sequential::QUICK_SIZES } else { &sequential::SIZES };
     let sequential = sizes_10

@@ -112,13 +112,14 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
 /// Claim 9's smallest size, where the verdict is decided: 0.25 MP.
 pub(super) const SMALLEST_MP: f64 = 0.25;
 
-/// Claim 9's sweep: its sizes in megapixels and warm runs per size (0.25 to 16 MP, to 4 MP quick).
-pub(super) fn sweep_plan(quick: bool) -> (Vec<f64>, usize) {
-    if quick { (vec![1.0, 4.0], 1) } else { (vec![1.0, 4.0, 16.0], 2) }
+/// Claim 9's sweep: 1 to 16 MP, two warm runs a size (to 4 MP, one run, quick).
+pub(super) fn sweep_options(quick: bool) -> SweepOptions {
+    let (sizes_mp, runs) = if quick { (vec![1.0, 4.0], 1) } else { (vec![1.0, 4.0, 16.0], 2) };
+    SweepOptions { sizes_mp, runs, gpu: true, work_levels: vec![0], ..SweepOptions::default() }
 }
 
 /// Claim 9: the GPU end to end against the CPU at 0.25 MP, in turns, decides; a short sweep
-/// ([`sweep_plan`]) gives the crossover measured and modelled from the ceilings.
+/// ([`sweep_options`]) gives the crossover measured and modelled from the ceilings.
 pub(super) fn crossover(
     engine: &Engine,
     plan: &Sampling<'_>,
@@ -130,10 +131,10 @@ pub(super) fn crossover(
     let sides = [sampled::gpu(), ConvertSettings::default()];
     let statistic = format!("GPU / CPU end to end at {SMALLEST_MP} MP");
     let (taken, e) = plan.decide((engine, &image), &sides, (&statistic, 1.0), gpu_over_cpu)?;
-    let (sizes_mp, runs) = sweep_plan(quick);
+    let options = sweep_options(quick);
+    let runs = options.runs;
     // The model needs the ceilings; a failed probe leaves it out, and the sentence says so.
     let ceilings = engine.gpu_ceilings(false).is_ok();
-    let options = SweepOptions { sizes_mp, runs, gpu: true, work_levels: vec![0], ..SweepOptions::default() };
     let result = sweep(engine, &options, None, &mut |_, _, _| true)?;
     let mut measurements = vec![
         Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP"), &total_ns(&taken, 1), "cpu-clock"),

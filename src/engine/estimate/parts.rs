@@ -1,20 +1,9 @@
-//! What a job runs, as the estimator's parts: a size sweep's series, round trips' counts of
-//! operations, every transfer path's sizes. The workgroup race's are beside the race
-//! (`crate::engine::sweep::race_parts`).
+//! What a job runs, as the estimator's parts: round trips' counts of operations, every transfer
+//! path's sizes. A sweep's and the workgroup race's are beside them
+//! (`crate::engine::sweep::SweepOptions::parts`, `crate::engine::sweep::race_parts`).
 
 use super::{BYTES_PER_PIXEL, Lane, Part};
 use crate::pixel::Op;
-
-/// The size parts of a plain size sweep: per size, each CPU series and the GPU's two (end to end
-/// and resident), each with a cold run and `runs` warm ones.
-#[must_use]
-pub fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
-    let runs = runs.max(1) as f64 + 1.0;
-    let series = [(Lane::CpuOneThread, runs), (Lane::CpuAllThreads, runs), (Lane::Gpu, 2.0 * runs)];
-    let series = &series[..if gpu { 3 } else { 2 }];
-    let part = |megapixels, &(lane, runs)| Part { lane, megapixels, rounds: 0, op: Op::None, runs };
-    sizes_mp.iter().flat_map(|&mp| series.iter().map(move |s| part(mp, s))).collect()
-}
 
 /// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
 /// run and `runs` warm ones of the CPU and of the GPU doing that many conversions of an image of

@@ -1,35 +1,38 @@
 //! The lanes' ceilings from what `graylab info --probe` measured (and cached): the GPU end to
-//! end priced step by step, as the sweep's model prices it ([`crate::engine::sweep`]), and the
+//! end priced step by step ([`steps_ns_per_pixel`], which the sweep's model prices too), the
 //! CPU's streaming rate from the host's memcpy, a transfer at the copies' rates and latencies. A
-//! lane priced so says its estimate rests on this
-//! machine's ceilings ([`super::Basis::Ceilings`]) until a run of it is seen.
+//! lane priced so says its estimate rests on this machine's ceilings ([`super::Basis::Ceilings`])
+//! until a run of it is seen.
 
 use super::{BYTES_PER_PIXEL, Lane, Pace, Roof};
 use crate::engine::CpuCompute;
 use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, PLAIN_OPS_PER_PIXEL};
 
-/// Bytes a pixel of the plain conversion moves per step (RGB8 in, gray out): up, through the
-/// kernel (read and written) and down.
-const UP_BYTES: f64 = 3.0;
-const KERNEL_BYTES: f64 = 4.0;
-const DOWN_BYTES: f64 = 1.0;
+/// Bytes a pixel of the plain conversion reads and writes (RGB8 in, gray out).
+pub(crate) const PLAIN_BYTES: (f64, f64) = (3.0, 1.0);
 
 /// Nanoseconds `bytes` take at `b`'s ceiling.
 fn ns(bytes: f64, b: &Bandwidth) -> f64 {
     bytes / b.gb_per_s().max(f64::MIN_POSITIVE)
 }
 
+/// The plain conversion's steps at `c`'s ceilings, nanoseconds a pixel: the host's copies (into
+/// upload staging, out of readback memory), the GPU's copies (staging to device, device to
+/// readback), and the kernel at the device-copy rate (its bytes read and written).
+pub(crate) fn steps_ns_per_pixel(c: &GpuCeilings) -> (f64, f64, f64) {
+    let (up, down) = PLAIN_BYTES;
+    let host = ns(up, &c.host_to_staging) + ns(down, &c.readback_to_host);
+    let copies = ns(up, &c.staging_to_device) + ns(down, &c.device_to_readback);
+    (host, copies, ns(up + down, &c.device_copy))
+}
+
 /// The GPU's plain end-to-end nanoseconds a pixel at its ceilings, its steps one after the
-/// other: the host's and the GPU's copies, and the kernel at the slower of the device copy and
-/// its [`PLAIN_OPS_PER_PIXEL`] at the compute ceiling (lavapipe's 8K kernel took 26 at it).
+/// other, the kernel at the slower of the device copy and its [`PLAIN_OPS_PER_PIXEL`] at the
+/// compute ceiling (lavapipe's 8K kernel took 26 at it).
 fn gpu_ns_per_pixel(c: &GpuCeilings) -> f64 {
     let compute_ns = c.compute.as_ref().map_or(0.0, |g| PLAIN_OPS_PER_PIXEL / g.ops_per_s().max(1.0) * 1e9);
-    let kernel_ns = ns(KERNEL_BYTES, &c.device_copy).max(compute_ns);
-    ns(UP_BYTES, &c.host_to_staging)
-        + ns(UP_BYTES, &c.staging_to_device)
-        + kernel_ns
-        + ns(DOWN_BYTES, &c.device_to_readback)
-        + ns(DOWN_BYTES, &c.readback_to_host)
+    let (host, copies, kernel) = steps_ns_per_pixel(c);
+    host + copies + kernel.max(compute_ns)
 }
 
 impl Pace {

@@ -3,9 +3,16 @@
 
 use super::*;
 use crate::engine::claims::claims_parts;
+use crate::engine::sweep::{CellOps, SweepOptions};
 
 fn within_1_5x(estimate: f64, took: f64) -> bool {
     estimate / took <= 1.5 && took / estimate <= 1.5
+}
+
+/// The parts of a plain size sweep of `sizes_mp`, `runs` warm runs a series, with the GPU or not.
+fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
+    let options = SweepOptions { sizes_mp: sizes_mp.to_vec(), runs, gpu, ..SweepOptions::default() };
+    options.parts(&CellOps::default())
 }
 
 /// One run of `lane` at `megapixels` and `rounds`, no op.

@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 
 use crate::engine::ceilings::ComputeCeilings;
+use crate::engine::estimate::steps_ns_per_pixel;
 use crate::engine::sweep::grid::{Frontier, FrontierPoint, GridAxis, Series};
-use crate::engine::sweep::model::{SWEEP_BYTES, host_ns_per_pixel};
-use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepPoint, SweepResult, Winner};
+use crate::engine::sweep::result::{CostModel, SweepPoint, SweepResult, Winner};
 use crate::pixel::OPS_PER_ROUND;
 
 /// What a pixel costs at `k` work rounds of 3 integer operations: the plain grayscale's cost
@@ -38,7 +38,7 @@ impl WorkCost {
         let ops = f64::from(OPS_PER_ROUND);
         Some(Self {
             cost,
-            host_ns_per_pixel: host_ns_per_pixel(ceilings, SWEEP_BYTES),
+            host_ns_per_pixel: steps_ns_per_pixel(ceilings).0,
             cpu_ns_per_round: ops / cpu_ops * 1e9,
             gpu_ns_per_round: ops / gpu_ops * 1e9,
         })
@@ -59,18 +59,15 @@ impl WorkCost {
         self.cost.gpu_ns_per_pixel - self.cost.gpu_resident_ns_per_pixel + self.kernel_ns_per_pixel(k)
     }
 
-    /// The modelled times of `pixels` at `k` rounds.
-    pub fn at(&self, pixels: f64, k: f64) -> ModelledPoint {
-        let ns = |v: f64| v.round() as u64;
-        let latency = self.cost.gpu_latency_ns;
-        let end_to_end = self.cost.end_to_end_latency_ns();
+    /// The plain grayscale's cost model at `k` rounds, its latencies kept.
+    pub fn at(&self, k: f64) -> CostModel {
         let total = self.total_ns_per_pixel(k);
-        let gpu_side = total - self.host_ns_per_pixel;
-        ModelledPoint {
-            gpu_total_ns: ns(end_to_end + pixels * total),
-            gpu_overlapped_ns: ns(end_to_end + pixels * self.host_ns_per_pixel.max(gpu_side)),
-            gpu_resident_ns: ns(latency + pixels * self.kernel_ns_per_pixel(k)),
-            cpu_ns: ns(pixels * self.cpu_ns_per_pixel(k)),
+        CostModel {
+            gpu_ns_per_pixel: total,
+            gpu_overlapped_ns_per_pixel: self.host_ns_per_pixel.max(total - self.host_ns_per_pixel),
+            gpu_resident_ns_per_pixel: self.kernel_ns_per_pixel(k),
+            cpu_ns_per_pixel: self.cpu_ns_per_pixel(k),
+            ..self.cost
         }
     }
 
@@ -194,7 +191,7 @@ pub(crate) fn fill_frontier(r: &mut SweepResult) {
     let modelled = modelled_frontier(r);
     if let Some(cost) = r.compute.as_ref().and_then(|c| WorkCost::of(r, c)) {
         for p in r.points.iter_mut().filter(|p| p.work_rounds > 0 && p.op.is_none()) {
-            p.modelled = Some(cost.at(p.megapixels * 1e6, f64::from(p.work_rounds)));
+            p.modelled = Some(cost.at(f64::from(p.work_rounds)).at(p.megapixels * 1e6));
         }
     }
     r.frontier = Some(Frontier { measured: measured_frontier(r), modelled: modelled.unwrap_or_default() });

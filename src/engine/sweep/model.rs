@@ -10,17 +10,9 @@
 //!
 //! `latency + g·P < c·P` from `P = latency / (c − g)` when `g < c`, never otherwise.
 
+use crate::engine::estimate::{PLAIN_BYTES, steps_ns_per_pixel};
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult};
 use crate::gpu::GpuCeilings;
-
-/// Bytes per pixel the sweep's kernel (RGB8 to gray) reads and writes.
-pub(crate) const SWEEP_BYTES: (f64, f64) = (3.0, 1.0);
-
-/// The host copies of one pixel (into upload staging, out of readback memory), ns.
-pub(crate) fn host_ns_per_pixel(c: &GpuCeilings, (in_bytes, out_bytes): (f64, f64)) -> f64 {
-    in_bytes / c.host_to_staging.gb_per_s().max(f64::MIN_POSITIVE)
-        + out_bytes / c.readback_to_host.gb_per_s().max(f64::MIN_POSITIVE)
-}
 
 /// The memory-stream baseline of the sweep's largest size that has one: (megapixels, GB/s).
 pub(crate) fn cpu_stream(r: &SweepResult) -> Option<(f64, f64)> {
@@ -31,27 +23,18 @@ pub(crate) fn cpu_stream(r: &SweepResult) -> Option<(f64, f64)> {
 }
 
 impl CostModel {
-    /// The model of a kernel reading `in_bytes` and writing `out_bytes` per pixel.
+    /// The model of the plain conversion ([`PLAIN_BYTES`] a pixel).
     #[must_use]
-    pub fn new(
-        c: &GpuCeilings,
-        cpu_stream_gb_per_s: f64,
-        gpu_latency_ns: f64,
-        (in_bytes, out_bytes): (f64, f64),
-    ) -> Self {
-        let ns = |bytes: f64, gb_per_s: f64| bytes / gb_per_s.max(f64::MIN_POSITIVE);
-        let host = host_ns_per_pixel(c, (in_bytes, out_bytes));
-        let kernel = ns(in_bytes + out_bytes, c.device_copy.gb_per_s());
-        let gpu = ns(in_bytes, c.staging_to_device.gb_per_s())
-            + kernel
-            + ns(out_bytes, c.device_to_readback.gb_per_s());
+    pub fn new(c: &GpuCeilings, cpu_stream_gb_per_s: f64, gpu_latency_ns: f64) -> Self {
+        let (host, copies, kernel) = steps_ns_per_pixel(c);
+        let (in_bytes, out_bytes) = PLAIN_BYTES;
         Self {
             gpu_latency_ns,
             copy_latency_ns: 0.0,
-            gpu_ns_per_pixel: host + gpu,
-            gpu_overlapped_ns_per_pixel: host.max(gpu),
+            gpu_ns_per_pixel: host + copies + kernel,
+            gpu_overlapped_ns_per_pixel: host.max(copies + kernel),
             gpu_resident_ns_per_pixel: kernel,
-            cpu_ns_per_pixel: ns(in_bytes + out_bytes, cpu_stream_gb_per_s),
+            cpu_ns_per_pixel: (in_bytes + out_bytes) / cpu_stream_gb_per_s.max(f64::MIN_POSITIVE),
         }
     }
 
@@ -105,7 +88,7 @@ pub(crate) fn model_sweep(r: &mut SweepResult) {
         None => (c.submit_latency_ns as f64, "the probe's submit-and-wait latency"),
     };
     let copies = r.copy_latency.map_or(0.0, crate::engine::ceilings::CopyLatency::total_ns);
-    let cost = CostModel::new(c, cpu_gb_per_s, latency_ns, SWEEP_BYTES).with_copy_latency(copies);
+    let cost = CostModel::new(c, cpu_gb_per_s, latency_ns).with_copy_latency(copies);
     let latency_from = match r.copy_latency {
         Some(l) => format!(
             "{latency_from}, plus the copies' fitted latencies ({:.1} µs up, {:.1} µs down) end to end",
@@ -137,7 +120,7 @@ mod tests {
     #[test]
     fn costs_per_pixel_from_fixed_ceilings() {
         // 32 GB/s host→staging, 128 staging→device, 3200 device copy, 64 down each way.
-        let m = CostModel::new(&example_ceilings(), 40.0, 20_000.0, SWEEP_BYTES);
+        let m = CostModel::new(&example_ceilings(), 40.0, 20_000.0);
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         // Host: 3/32 + 1/64 = 0.109375; GPU: 3/128 + 4/3200 + 1/64 = 0.0403125.
         assert!(close(m.gpu_ns_per_pixel, 0.149_687_5), "{m:?}");
@@ -156,7 +139,7 @@ mod tests {
         let resident = crossover_mp(m.gpu_latency_ns, m.gpu_resident_ns_per_pixel, m.cpu_ns_per_pixel);
         assert!(resident.is_some_and(|mp| (mp - 0.202_531_645_569_620_25).abs() < 1e-12), "{resident:?}");
         // A slow CPU (4 GB/s: 1 ns a pixel): the GPU wins above 20 µs / 0.8503125 ns = 0.0235 MP.
-        let slow = CostModel::new(&example_ceilings(), 4.0, 20_000.0, SWEEP_BYTES);
+        let slow = CostModel::new(&example_ceilings(), 4.0, 20_000.0);
         let mp = crossover_mp(slow.gpu_latency_ns, slow.gpu_ns_per_pixel, slow.cpu_ns_per_pixel);
         assert!(mp.is_some_and(|mp| (mp - 0.02 / 0.850_312_5).abs() < 1e-12), "{mp:?}");
         assert_eq!(crossover_mp(0.0, 0.5, 1.0), Some(0.0));
@@ -165,7 +148,7 @@ mod tests {
     #[test]
     fn the_copies_latency_moves_the_end_to_end_crossover_not_the_resident_one() {
         // The slow CPU above, with 80 µs of fitted copy latency up and down.
-        let plain = CostModel::new(&example_ceilings(), 4.0, 20_000.0, SWEEP_BYTES);
+        let plain = CostModel::new(&example_ceilings(), 4.0, 20_000.0);
         let m = plain.with_copy_latency(80_000.0);
         assert!((m.end_to_end_latency_ns() - 100_000.0).abs() < 1e-9);
         let (at, before) = (m.at(1e6), plain.at(1e6));

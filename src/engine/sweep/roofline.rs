@@ -3,8 +3,9 @@
 //! series: its [`cell_ops_per_pixel`] over the bytes a pixel moves ([`bytes_per_pixel`]; the
 //! divergent variant counted as asked, like [`crate::engine::WorkFigures`]).
 
+use crate::engine::estimate::PLAIN_BYTES;
 use crate::engine::sweep::grid::{Roofline, RooflinePoint, Series, cell_ops_per_pixel};
-use crate::engine::sweep::model::{SWEEP_BYTES, cpu_stream};
+use crate::engine::sweep::model::cpu_stream;
 use crate::engine::sweep::result::SweepResult;
 use crate::pixel::Op;
 
@@ -15,7 +16,7 @@ pub(crate) const OP_BYTES_PER_PIXEL: f64 = 2.0;
 /// The bytes a pixel of a cell running `op` moves: the conversion's, and the op's.
 #[must_use]
 pub(crate) fn bytes_per_pixel(op: Op) -> f64 {
-    let (in_bytes, out_bytes) = SWEEP_BYTES;
+    let (in_bytes, out_bytes) = PLAIN_BYTES;
     in_bytes + out_bytes + if op.is_none() { 0.0 } else { OP_BYTES_PER_PIXEL }
 }
 
@@ -23,7 +24,7 @@ pub(crate) fn bytes_per_pixel(op: Op) -> f64 {
 /// measured points.
 #[must_use]
 pub fn roofline(r: &SweepResult) -> Roofline {
-    let (in_bytes, out_bytes) = SWEEP_BYTES;
+    let (in_bytes, out_bytes) = PLAIN_BYTES;
     let image_bytes = in_bytes + out_bytes;
     let ceilings = r.ceilings.as_deref();
     // The image up, then the result down, one after the other: bytes of the image per second.
