@@ -13,6 +13,7 @@ use crate::engine::sampling::{Budget, Decision, Interval, Sampled, decide, sampl
 use crate::engine::spans::Phase;
 use crate::engine::sweep::compare::in_turns;
 use crate::engine::{ConvertSettings, Engine, EngineError};
+use crate::system::clock::Clock;
 
 /// Runs kept for a trace: the last of each side, named, in the order first seen.
 pub(super) type KeptRuns = RefCell<Vec<(String, RunReport)>>;
@@ -111,22 +112,28 @@ pub(super) fn side_name(s: &ConvertSettings) -> String {
     if s.op.is_none() { name } else { format!("{name} · then {}", s.op) }
 }
 
+/// The nanoseconds `ns` reads from side `side`'s report, each round (rounds without them left out).
+pub(super) fn side_ns(
+    rounds: &[Vec<RunReport>],
+    side: usize,
+    ns: impl Fn(&RunReport) -> Option<u64>,
+) -> Vec<f64> {
+    rounds.iter().filter_map(|r| ns(r.get(side)?)).map(|ns| ns as f64).collect()
+}
+
 /// A phase's nanoseconds in each round's report of side `side` (rounds without it left out).
 pub(super) fn phase_ns(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> Vec<f64> {
-    rounds.iter().filter_map(|r| r.get(side)?.phase(phase)).map(|p| p.ns as f64).collect()
+    side_ns(rounds, side, |r| r.phase(phase).map(|p| p.ns))
 }
 
 /// The whole run's nanoseconds of side `side`, each round.
 pub(super) fn total_ns(rounds: &[Vec<RunReport>], side: usize) -> Vec<f64> {
-    rounds.iter().filter_map(|r| r.get(side)).map(|r| r.total_ns as f64).collect()
+    side_ns(rounds, side, |r| Some(r.total_ns))
 }
 
 /// The clock's label of `phase` in side `side`'s reports (`cpu-clock` when absent).
-pub(super) fn clock(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> String {
-    rounds
-        .first()
-        .and_then(|r| r.get(side)?.phase(phase))
-        .map_or_else(|| "cpu-clock".to_owned(), |p| p.source.label().to_owned())
+pub(super) fn clock(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> &'static str {
+    rounds.first().and_then(|r| r.get(side)?.phase(phase)).map_or(Clock::CpuClock, |p| p.source).label()
 }
 
 /// The median of `values` (0 when empty).

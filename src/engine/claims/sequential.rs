@@ -3,12 +3,13 @@
 //! errors, so a GPU runs it as a wavefront ([`wavefront`]); the blur, every pixel independent,
 //! runs beside it. Each size's four sides run in turns; the verdict rests on the dither alone.
 
-use crate::engine::claims::sampled::{Sampling, median};
+use crate::engine::claims::sampled::{Sampling, median, side_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::RunReport;
 use crate::engine::sampling::ratios;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, synthetic_rgb};
 use crate::pixel::Op;
+use crate::system::clock::Clock;
 
 /// The sizes of the full set, as (width, height): 1, 4 and 16 MP at 3:2.
 pub(super) const SIZES: [(u32, u32); 3] = [(1224, 816), (2448, 1632), (4896, 3264)];
@@ -32,15 +33,7 @@ fn sides() -> [ConvertSettings; 4] {
 
 /// The op's passes (ns) of side `side`, each round.
 fn op_ns(rounds: &[Vec<RunReport>], side: usize) -> Vec<f64> {
-    rounds.iter().filter_map(|r| r.get(side)).map(|r| r.op.kernel_ns as f64).collect()
-}
-
-/// The clock of side `side`'s op passes.
-fn op_clock(rounds: &[Vec<RunReport>], side: usize) -> String {
-    rounds
-        .first()
-        .and_then(|r| r.get(side))
-        .map_or_else(|| "cpu-clock".to_owned(), |r| r.op.kernel_clock.label().to_owned())
+    side_ns(rounds, side, |r| Some(r.op.kernel_ns))
 }
 
 /// Claim 10: the dither's passes on the GPU against the CPU's sequential loop at each size (the
@@ -59,7 +52,9 @@ pub(super) fn dither(engine: &Engine, plan: &Sampling<'_>, quick: bool) -> Resul
             plan.decide((engine, &image), &sides(), (&statistic, rules::SEQUENTIAL_LOSES_RATIO), slower)?;
         for (side, what) in [(0, "GPU dither"), (1, "CPU dither"), (2, "GPU blur:8"), (3, "CPU blur:8")] {
             let name = format!("{what}, {label} ({w}x{h})");
-            measurements.push(Measurement::ms_of(name, &op_ns(&taken, side), &op_clock(&taken, side)));
+            let clock =
+                taken.first().and_then(|r| r.get(side)).map_or(Clock::CpuClock, |r| r.op.kernel_clock);
+            measurements.push(Measurement::ms_of(name, &op_ns(&taken, side), clock.label()));
         }
         per_size.push((label.clone(), median(&op_ns(&taken, 0)), median(&op_ns(&taken, 1)), e));
         blur_speedups.push((label, median(&ratios(&op_ns(&taken, 3), &op_ns(&taken, 2)))));

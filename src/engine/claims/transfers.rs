@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use image::DynamicImage;
 
-use crate::engine::claims::sampled::{Sampling, clock, evidence, gpu, median, phase_ns, settled, total_ns};
+use crate::engine::claims::sampled::{
+    Sampling, clock, evidence, gpu, median, phase_ns, settled, side_ns, total_ns,
+};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::round_trip::RoundTripOptions;
@@ -66,11 +68,7 @@ pub(super) fn transfers(
     let (w, h) = IMAGE;
     let image = synthetic_rgb(w, h, 1);
     let moving_over_kernel = |rounds: &[Vec<crate::engine::RunReport>]| {
-        let moving: Vec<f64> = phase_ns(rounds, 0, Phase::Upload)
-            .iter()
-            .zip(phase_ns(rounds, 0, Phase::Download))
-            .map(|(u, d)| u + d)
-            .collect();
+        let moving = side_ns(rounds, 0, |r| Some(r.phase(Phase::Upload)?.ns + r.phase(Phase::Download)?.ns));
         ratios(&moving, &phase_ns(rounds, 0, Phase::Kernel))
     };
     let sides = [gpu(), ConvertSettings::default()];
@@ -97,9 +95,9 @@ pub(super) fn transfers(
             rounds.len()
         ),
         vec![
-            Measurement::ms_of("upload", &upload, &clock(&rounds, 0, Phase::Upload)),
-            Measurement::ms_of("download", &download, &clock(&rounds, 0, Phase::Download)),
-            Measurement::ms_of("GPU kernel", &kernel, &clock(&rounds, 0, Phase::Kernel)),
+            Measurement::ms_of("upload", &upload, clock(&rounds, 0, Phase::Upload)),
+            Measurement::ms_of("download", &download, clock(&rounds, 0, Phase::Download)),
+            Measurement::ms_of("GPU kernel", &kernel, clock(&rounds, 0, Phase::Kernel)),
             Measurement::ms_of("CPU, whole conversion", &cpu_total, "cpu-clock"),
         ],
         (verdict, why),

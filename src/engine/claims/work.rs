@@ -68,8 +68,7 @@ pub(super) fn branching(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimRes
         ),
         (0..4)
             .map(|side| {
-                let (backend, clock) =
-                    if side < 2 { ("GPU", gpu_clock.as_str()) } else { ("CPU", "cpu-clock") };
+                let (backend, clock) = if side < 2 { ("GPU", gpu_clock) } else { ("CPU", "cpu-clock") };
                 Measurement::ms_of(format!("{backend} kernel, {}", each[side % 2]), &kernel(side), clock)
             })
             .collect(),

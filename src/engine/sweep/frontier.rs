@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::estimate::steps_ns_per_pixel;
-use crate::engine::sweep::grid::{Frontier, FrontierPoint, GridAxis, Series};
+use crate::engine::sweep::grid::{Frontier, FrontierPoint, GridAxis, Series, sorted_sizes};
 use crate::engine::sweep::result::{CostModel, SweepPoint, SweepResult, Winner};
 use crate::pixel::OPS_PER_ROUND;
 
@@ -117,10 +117,7 @@ fn wins_from(margin: impl Fn(f64) -> f64, breaks: &[f64], max: f64) -> Option<f6
 
 /// The sizes of `r`'s points, smallest first, each once.
 fn sizes(r: &SweepResult) -> Vec<f64> {
-    let mut sizes: Vec<f64> = r.points.iter().map(|p| p.megapixels).collect();
-    sizes.sort_by(f64::total_cmp);
-    sizes.dedup();
-    sizes
+    sorted_sizes(r.points.iter().map(|p| p.megapixels))
 }
 
 /// The measured frontier: for each size, the smallest measured level from which the GPU end to

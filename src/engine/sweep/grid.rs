@@ -131,6 +131,14 @@ pub fn cell_ops_per_pixel(rounds: u32, op: Op) -> u64 {
     FORMULA_OPS_PER_PIXEL + u64::from(rounds) * u64::from(OPS_PER_ROUND) + op.ops_per_pixel()
 }
 
+/// The `sizes` (megapixels) finite and above 0, smallest first, each once.
+pub(crate) fn sorted_sizes(sizes: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    let mut sizes: Vec<f64> = sizes.into_iter().filter(|s| s.is_finite() && *s > 0.0).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    sizes
+}
+
 /// From which work level the GPU wins at one size.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FrontierPoint {

@@ -14,7 +14,7 @@ use image::DynamicImage;
 use crate::engine::bench::bench;
 use crate::engine::estimate::{Lane, Pace, Part, Task};
 use crate::engine::sweep::cell_ops::CellOps;
-use crate::engine::sweep::grid::{AxisLevel, GridAxis};
+use crate::engine::sweep::grid::{AxisLevel, GridAxis, sorted_sizes};
 use crate::engine::sweep::{Series, SweepResult};
 use crate::engine::{
     Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, available_threads, synthetic_rgb,
@@ -64,11 +64,7 @@ impl SweepOptions {
     /// The sizes measured: finite and above 0, smallest first, each once.
     #[must_use]
     pub fn sizes(&self) -> Vec<f64> {
-        let mut sizes = self.sizes_mp.clone();
-        sizes.retain(|s| s.is_finite() && *s > 0.0);
-        sizes.sort_by(f64::total_cmp);
-        sizes.dedup();
-        sizes
+        sorted_sizes(self.sizes_mp.iter().copied())
     }
 
     /// The work levels measured: lowest first, each once (`[0]` when none is given).
