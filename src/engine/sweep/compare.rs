@@ -15,7 +15,7 @@ use crate::engine::sampling::{Budget, MIN_SAMPLES, Stop, rotation, sample};
 use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::Series;
 use crate::engine::sweep::result::Speedup;
-use crate::engine::{ConvertSettings, Engine, EngineError, RunReport};
+use crate::engine::{Backend, ConvertSettings, Engine, EngineError, RunReport};
 
 /// The most rounds one comparison takes.
 pub const MAX_ROUNDS: usize = 42;
@@ -108,18 +108,22 @@ pub fn compare(
         progress(round + 1);
         let mut ns = [0.0; 2];
         in_turns(&mut repeats, round, |side, report| {
-            // The CPU side as its series is timed (the kernel and its op), the GPU's as a caller
-            // waits.
-            let timed = if side == 0 && kernel_only {
-                let op_ns = report.phase(Phase::Op).map_or(0, |p| p.ns);
-                report.phase(Phase::Kernel).map_or(report.total_ns, |p| p.ns + op_ns)
-            } else {
-                report.total_ns
-            };
-            ns[side] = timed as f64;
+            // The CPU side as its series is timed, the GPU's as a caller waits.
+            let series_ns = if side == 0 && kernel_only { kernel_and_op_ns(&report) } else { None };
+            ns[side] = series_ns.unwrap_or(report.total_ns) as f64;
         })?;
         Ok(ns)
     })
+}
+
+/// A run as a sweep's series times it: its kernel and its op (the CPU's phase, the GPU's passes);
+/// `None` without a kernel.
+pub(crate) fn kernel_and_op_ns(report: &RunReport) -> Option<u64> {
+    let op_ns = match report.backend {
+        Backend::Cpu => report.phase(Phase::Op).map_or(0, |p| p.ns),
+        Backend::Gpu => report.op.kernel_ns,
+    };
+    Some(report.phase(Phase::Kernel)?.ns + op_ns)
 }
 
 /// Runs each of `repeats` once, in [`rotation`] order for `round`, and hands each report to

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
-use crate::engine::sweep::compare::{Sides, affordable, compare, fewest, point_budget};
+use crate::engine::sweep::compare::{Sides, affordable, compare, fewest, kernel_and_op_ns, point_budget};
 use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
 
@@ -203,26 +203,12 @@ fn measure_point(
     Ok((point, kernel_on_timestamps))
 }
 
-/// The kernel's statistics over `r`'s warm runs, with `op` each run's kernel plus its op (the
-/// CPU's phase, the GPU's passes).
+/// The kernel's statistics over `r`'s warm runs, with `op` each run's [`kernel_and_op_ns`].
 fn kernel_and_op(r: &crate::engine::BenchResult, op: Op) -> Option<Stats> {
-    let kernel = r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
     if op.is_none() {
-        return kernel;
+        return r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
     }
-    let sums: Vec<u64> = r
-        .warm
-        .iter()
-        .map(|w| {
-            let kernel_ns = w.phase(Phase::Kernel).map_or(0, |p| p.ns);
-            let op_ns = match r.settings.backend {
-                Backend::Cpu => w.phase(Phase::Op).map_or(0, |p| p.ns),
-                Backend::Gpu => w.op.kernel_ns,
-            };
-            kernel_ns + op_ns
-        })
-        .collect();
-    Stats::of(&sums)
+    Stats::of(&r.warm.iter().filter_map(kernel_and_op_ns).collect::<Vec<u64>>())
 }
 
 /// The GPU end to end against the best CPU series of `series`, in turns, budgeted from `runs` and

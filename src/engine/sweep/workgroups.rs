@@ -64,11 +64,6 @@ pub struct WorkgroupRace {
     pub took_ns: u64,
 }
 
-/// The first index with the least (`least`) or the last with the greatest value of `medians`.
-fn extreme(medians: &[f64], least: bool) -> Option<usize> {
-    (0..medians.len()).reduce(|a, b| if (medians[b] < medians[a]) == least { b } else { a })
-}
-
 /// `2.3x`, `1.12x`: fewer decimals for larger ratios.
 fn times(ratio: f64) -> String {
     if ratio >= 10.0 {
@@ -119,15 +114,13 @@ impl WorkgroupRace {
                 }
             })
             .collect();
+        // The shapes by median, fastest first (the menu's order among equals).
         let medians: Vec<f64> =
             shapes.iter().map(|s| median(&s.samples_ns).unwrap_or(f64::INFINITY)).collect();
-        let fastest = extreme(&medians, true);
-        let slowest = extreme(&medians, false);
-        let runner_up = fastest.and_then(|f| {
-            let others: Vec<f64> =
-                medians.iter().enumerate().map(|(i, m)| if i == f { f64::INFINITY } else { *m }).collect();
-            extreme(&others, true).filter(|&r| r != f)
-        });
+        let mut by_median: Vec<usize> = (0..shapes.len()).collect();
+        by_median.sort_by(|&a, &b| medians[a].total_cmp(&medians[b]));
+        let (fastest, runner_up, slowest) =
+            (by_median.first().copied(), by_median.get(1).copied(), by_median.last().copied());
         let over = |side: Option<usize>| -> Option<Interval> {
             let (s, f) = (shapes.get(side?)?, shapes.get(fastest?)?);
             Interval::of_ratios(&s.samples_ns, &f.samples_ns)
@@ -139,11 +132,9 @@ impl WorkgroupRace {
         };
         let mut tied = Vec::new();
         if !decided && let Some(f) = fastest {
-            let mut by_median: Vec<usize> = (0..shapes.len()).filter(|&i| i != f).collect();
-            by_median.sort_by(|&a, &b| medians[a].total_cmp(&medians[b]));
             tied.push(f);
             tied.extend(
-                by_median.into_iter().filter(|&i| {
+                by_median.into_iter().skip(1).filter(|&i| {
                     Some(i) == runner_up || decide(over(Some(i)).as_ref(), 1.0) != Decision::Above
                 }),
             );
