@@ -69,7 +69,7 @@ fn save_pace_in(dir: &Path, pace: &Pace) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::estimate::{Basis, Lane};
+    use crate::engine::estimate::{Basis, Lane, Part, Task};
 
     #[test]
     fn a_kept_pace_is_read_back_and_a_damaged_one_is_a_new_one() {
@@ -79,10 +79,15 @@ mod tests {
         assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()), "nothing kept: a new pace");
         let mut pace = Pace::new(machine.clone());
         pace.observe(Lane::Gpu, 2.0, 0, 0.5);
+        let grid =
+            Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, op: crate::pixel::Op::None, runs: 4.0 };
+        pace.finished(Task::Grid, &[grid], 3.0, None);
         save_pace_in(dir, &pace);
         let read = load_pace_in(dir, &machine);
         assert_eq!(read, pace);
         assert_eq!(read.run(Lane::Gpu, 2.0, 0).basis, Basis::Seen);
+        // A grid ran to its end here: its next estimate is the pace's, not a calibration's alone.
+        assert!(read.has_seen(Task::Grid) && !read.has_seen(Task::Sweep));
         // Another machine's pace is not this one's.
         assert_eq!(load_pace_in(dir, "another"), Pace::new("another"));
         // A damaged file: a new pace, and the next save replaces it.

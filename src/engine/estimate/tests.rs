@@ -100,18 +100,6 @@ fn costs_scale_with_pixels_and_rounds() {
 }
 
 #[test]
-fn a_pace_survives_json_and_durations_read_as_minutes() {
-    let mut pace = Pace::new("lavapipe · 2 threads");
-    pace.observe(Lane::Gpu, 1.0, 16, 0.5);
-    pace.finished(Task::Grid, &[Part { runs: 4.0, ..one_run(Lane::Gpu, 1.0, 16) }], 3.0, None);
-    let json = serde_json::to_string(&pace).expect("serialises");
-    let back: Pace = serde_json::from_str(&json).expect("reads back");
-    assert_eq!(back, pace);
-    // A grid ran to its end here: its next estimate is the pace's, not a calibration's alone.
-    assert!(back.has_seen(Task::Grid) && !back.has_seen(Task::Sweep));
-}
-
-#[test]
 fn the_cpu_compute_ceiling_prices_worked_runs_before_one_is_seen() {
     // Measured here (2026-12-02): 15.9 MP at 4096 rounds on 2 AVX-512 threads took 1.8 s; the
     // compute ceiling is about 109 Gop/s. The old guess said 273 s for it.

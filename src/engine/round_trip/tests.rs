@@ -62,11 +62,9 @@ fn a_clear_gpu_win_is_decided_and_a_tie_is_inconclusive() {
     assert!(i.ci_low > 1.0 && (i.median - 2.0).abs() < 0.05 && i.samples == MIN_SAMPLES, "{i:?}");
     assert_eq!((win.gpu_per_op_ns, win.cpu_per_op_ns.median_ns), (5e6, 10 * MS), "{win:?}");
     assert_eq!((win.gpu_total_ns.median_ns, win.cpu_total_ns.runs), (20 * MS, MIN_SAMPLES));
-    assert!(win.comparison.label().starts_with("GPU faster: 2.0"), "{}", win.comparison.label());
     // A third as fast: decided the other way.
     let loss = point(1, 3000, 1000);
     assert_eq!((loss.comparison.winner, loss.gpu_wins), (Winner::CpuFaster, false));
-    assert!(loss.comparison.label().starts_with("CPU faster: 0.3"), "{}", loss.comparison.label());
     // 1% apart, each round wobbling by 3%: the GPU's median is the faster one, but the interval
     // holds 1 after the whole budget, so it is no win.
     let tie = point(2, 990, 1000);
@@ -75,7 +73,6 @@ fn a_clear_gpu_win_is_decided_and_a_tie_is_inconclusive() {
     assert_eq!((c.winner, c.stop, c.rounds, tie.gpu_wins), (Winner::WithinNoise, Stop::Rounds, 42, false));
     let i = c.speed_up.expect("an interval");
     assert!(i.ci_low < 1.0 && i.ci_high > 1.0, "{i:?}");
-    assert!(tie.comparison.label().starts_with("within the noise (±"), "{}", tie.comparison.label());
 }
 
 #[test]
