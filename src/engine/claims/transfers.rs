@@ -122,9 +122,11 @@ pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     let image = synthetic_rgb(w, h, 2);
     let counts = ROUND_TRIP_COUNTS;
     let mut clocks = None;
-    let gpu_over_cpu = |rounds: &[Vec<(f64, f64, bool)>], i: usize| -> Vec<f64> {
-        rounds.iter().filter_map(|r| r.get(i)).map(|(g, c, _)| g / c.max(1.0)).collect()
+    // Each round's (GPU, CPU) per operation and whether they matched, a count each.
+    let column = |rounds: &[Vec<(f64, f64, bool)>], i: usize, part: fn(&(f64, f64, bool)) -> f64| {
+        rounds.iter().filter_map(|r| r.get(i)).map(part).collect::<Vec<f64>>()
     };
+    let gpu_over_cpu = |rounds: &[Vec<(f64, f64, bool)>], i| column(rounds, i, |(g, c, _)| g / c.max(1.0));
     let sampled = plan.rounds(
         |round| {
             let mut row = vec![(0.0, 0.0, true); counts.len()];
@@ -148,9 +150,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     )?;
     let rounds = &sampled.rounds;
     let clocks = clocks.ok_or(EngineError::Bug("no round trip was measured"))?;
-    let side = |i: usize, part: fn(&(f64, f64, bool)) -> f64| -> Vec<f64> {
-        rounds.iter().filter_map(|r| r.get(i)).map(part).collect()
-    };
+    let side = |i, part| column(rounds, i, part);
     let mut measurements = Vec::new();
     let mut per_op = Vec::new();
     for (i, n) in counts.iter().enumerate() {

@@ -222,11 +222,8 @@ fn compare_with_cpu(
     runs: usize,
 ) -> Result<crate::engine::sweep::Speedup, EngineError> {
     let median = |s: Series| series.iter().find(|(x, _)| *x == s).map(|(_, st)| st.median_ns);
-    let cpu_series = [Series::CpuAll, Series::Cpu1]
-        .into_iter()
-        .filter_map(|s| Some((s, median(s)?)))
-        .min_by_key(|(_, ns)| *ns)
-        .map_or(Series::CpuAll, |(s, _)| s);
+    let faster = [Series::CpuAll, Series::Cpu1].into_iter().min_by_key(|&s| median(s).unwrap_or(u64::MAX));
+    let cpu_series = faster.unwrap_or(Series::CpuAll);
     let threads = if cpu_series == Series::Cpu1 { 1 } else { available_threads() };
     let budget = point_budget(runs, measured);
     let round_ns = median(cpu_series).unwrap_or(0) as f64 + median(Series::GpuTotal).unwrap_or(0) as f64;
