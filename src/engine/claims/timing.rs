@@ -62,11 +62,8 @@ pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     let passes = &sampled.rounds;
     let submit_only: Vec<f64> = passes.iter().map(|p| p.submit_ns as f64).collect();
     let submit_wait: Vec<f64> = passes.iter().map(|p| p.wall_ns as f64).collect();
-    let own_cpu: Vec<f64> = if software {
-        passes.iter().filter_map(|p| p.submit_cpu_ns).map(|ns| ns as f64).collect()
-    } else {
-        Vec::new()
-    };
+    let own_cpu: Vec<f64> =
+        passes.iter().filter_map(|p| p.submit_cpu_ns.filter(|_| software)).map(|ns| ns as f64).collect();
     let statistic = if own_cpu.is_empty() {
         "submit and wait / submit only"
     } else {
