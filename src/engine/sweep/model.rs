@@ -23,7 +23,7 @@ pub(crate) fn cpu_stream(r: &SweepResult) -> Option<(f64, f64)> {
 }
 
 impl CostModel {
-    /// The model of the plain conversion ([`PLAIN_BYTES`] a pixel).
+    /// The model of the plain conversion (RGB8 in, gray out: 3 bytes read, 1 written a pixel).
     #[must_use]
     pub fn new(c: &GpuCeilings, cpu_stream_gb_per_s: f64, gpu_latency_ns: f64) -> Self {
         let (host, copies, kernel) = steps_ns_per_pixel(c);
