@@ -255,8 +255,7 @@ impl GpuConverter {
         runs: usize,
         stamped: bool,
     ) -> Result<Vec<ResidentPass>, GpuError> {
-        let stamps = stamped && self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
-        let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
+        let stamps = stamped && self.pass_stamps()?;
         self.on_kernel(job, |on, limits, scopes| {
             resident::time_resident(on, job, (limits, stamps), runs, scopes)
         })
@@ -273,14 +272,20 @@ impl GpuConverter {
         dst: &mut [u8],
         drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
     ) -> Result<T, GpuError> {
-        let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
-        let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
+        let stamps = self.pass_stamps()?;
         self.on_buffers(|buffers| {
             self.on_kernel(job, |on, limits, scopes| {
                 let how = RoundTrip { limits, passes, stamps };
                 round_trip::warm(on, job, how, (buffers, dst), scopes, drive)
             })
         })
+    }
+
+    /// Whether compute passes are timed by GPU timestamps: the mode asks for them, the device
+    /// has them in passes and reads them in place.
+    fn pass_stamps(&self) -> Result<bool, GpuError> {
+        let wanted = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
+        Ok(wanted && self.timestamp_check.in_place(&self.ctx)?)
     }
 
     /// Runs `f` on the job's compiled kernel inside error scopes: its error first, else theirs.
