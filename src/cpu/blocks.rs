@@ -34,6 +34,19 @@ impl SimdLevel {
             Self::Avx512 => "AVX-512",
         }
     }
+
+    /// Whether this CPU can run the copies compiled for this instruction set.
+    pub(crate) fn available(self) -> bool {
+        match self {
+            Self::Baseline => true,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2 => is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512 => is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
 }
 
 /// The instruction set the CPU kernels use on this machine (detected once).
@@ -43,22 +56,11 @@ pub fn simd_level() -> SimdLevel {
     *LEVEL.get_or_init(detect)
 }
 
-#[cfg(target_arch = "x86_64")]
 fn detect() -> SimdLevel {
     if std::env::var_os("GRAYLAB_CPU_BASELINE").is_some() {
-        SimdLevel::Baseline
-    } else if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
-        SimdLevel::Avx512
-    } else if is_x86_feature_detected!("avx2") {
-        SimdLevel::Avx2
-    } else {
-        SimdLevel::Baseline
+        return SimdLevel::Baseline;
     }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn detect() -> SimdLevel {
-    SimdLevel::Baseline
+    [SimdLevel::Avx512, SimdLevel::Avx2].into_iter().find(|l| l.available()).unwrap_or(SimdLevel::Baseline)
 }
 
 /// Converts one contiguous run of pixels on the calling thread with the best instruction set.
