@@ -199,20 +199,7 @@ impl GpuConverter {
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        let (ceilings, _) =
-            crate::gpu::timing::probe::measure_with_paths(&self.ctx, &self.timestamp_check, 0, &[])?;
-        Ok(self.with_op_rates(ceilings))
-    }
-
-    /// `ceilings` with the ops' rates measured now (none where they fail: the probe stands).
-    fn with_op_rates(&self, ceilings: GpuCeilings) -> GpuCeilings {
-        match self.measure_op_rates() {
-            Ok(rates) => GpuCeilings { op_rates: Some(rates), ..ceilings },
-            Err(e) => {
-                log::warn!("the ops' rates could not be measured: {e}");
-                ceilings
-            }
-        }
+        Ok(self.ceilings_with_paths(0, &[])?.0)
     }
 
     /// [`Self::measure_ceilings`] and every transfer path this device has (up to
@@ -222,14 +209,26 @@ impl GpuConverter {
         &self,
         largest_bytes: u64,
     ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
-        let kinds = crate::gpu::timing::transfer::measurable(&self.ctx);
+        self.ceilings_with_paths(largest_bytes, &crate::gpu::timing::transfer::measurable(&self.ctx))
+    }
+
+    /// The ceilings and the paths of `kinds` (see [`Self::measure_ceilings_and_paths`]), with the
+    /// ops' rates measured now (none where they fail: the probe stands).
+    fn ceilings_with_paths(
+        &self,
+        largest_bytes: u64,
+        kinds: &[crate::gpu::PathKind],
+    ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
         let (ceilings, paths) = crate::gpu::timing::probe::measure_with_paths(
             &self.ctx,
             &self.timestamp_check,
             largest_bytes,
-            &kinds,
+            kinds,
         )?;
-        Ok((self.with_op_rates(ceilings), paths))
+        let op_rates = self.measure_op_rates().inspect_err(|e| {
+            log::warn!("the ops' rates could not be measured: {e}");
+        });
+        Ok((GpuCeilings { op_rates: op_rates.ok(), ..ceilings }, paths))
     }
 
     /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with
