@@ -34,6 +34,19 @@ impl SimdLevel {
             Self::Avx512 => "AVX-512",
         }
     }
+
+    /// Whether this CPU can run the copies compiled for this instruction set.
+    pub(crate) fn available(self) -> bool {
+        match self {
+            Self::Baseline => true,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2 => is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512 => is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
 }
 
 /// The instruction set the CPU kernels use on this machine (detected once).
@@ -43,22 +56,11 @@ pub fn simd_level() -> SimdLevel {
     *LEVEL.get_or_init(detect)
 }
 
-#[cfg(target_arch = "x86_64")]
 fn detect() -> SimdLevel {
     if std::env::var_os("GRAYLAB_CPU_BASELINE").is_some() {
-        SimdLevel::Baseline
-    } else if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
-        SimdLevel::Avx512
-    } else if is_x86_feature_detected!("avx2") {
-        SimdLevel::Avx2
-    } else {
-        SimdLevel::Baseline
+        return SimdLevel::Baseline;
     }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn detect() -> SimdLevel {
-    SimdLevel::Baseline
+    [SimdLevel::Avx512, SimdLevel::Avx2].into_iter().find(|l| l.available()).unwrap_or(SimdLevel::Baseline)
 }
 
 /// Converts one contiguous run of pixels on the calling thread with the best instruction set.
@@ -68,33 +70,14 @@ pub fn convert_chunk(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8
     Ok(())
 }
 
-/// [`convert_chunk`] without the length check (the caller has made it).
-pub(crate) fn convert_unchecked_len(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
-    match simd_level() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd_level` only reports AVX-512 when the CPU has avx512f and avx512bw.
-        SimdLevel::Avx512 => unsafe { dispatch_avx512(kernel, formula, src, dst) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd_level` only reports AVX2 when the CPU has it.
-        SimdLevel::Avx2 => unsafe { dispatch_avx2(kernel, formula, src, dst) },
-        _ => dispatch(kernel, formula, src, dst),
-    }
+simd_copies! {
+    /// [`convert_chunk`] without the length check (the caller has made it).
+    pub(crate) fn convert_unchecked_len / dispatch_avx2 / dispatch_avx512
+        => dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8])
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dispatch_avx2(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
-    dispatch(kernel, formula, src, dst);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn dispatch_avx512(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
-    dispatch(kernel, formula, src, dst);
-}
-
-/// Picks the monomorphised loop. `inline(always)` so that each `target_feature` copy above gets
-/// its own vectorised code.
+/// Picks the monomorphised loop. `inline(always)` so that each `target_feature` copy gets its
+/// own vectorised code.
 #[inline(always)]
 fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
     const W601: [u32; 3] = crate::pixel::BT601_WEIGHTS;

@@ -35,24 +35,11 @@ pub fn apply_work_chunk_u16(gray: &mut [u16], work: Work) {
 /// [`apply_work_chunk_u8`] with the instruction set forced (tests and benches). Returns false and
 /// leaves `gray` untouched when this CPU lacks `level`.
 pub fn apply_work_chunk_u8_at(gray: &mut [u8], work: Work, level: SimdLevel) -> bool {
-    let available = level_available(level);
+    let available = level.available();
     if available {
         dispatch(gray, work, level);
     }
     available
-}
-
-/// Whether this CPU can run the copy compiled for `level`.
-fn level_available(level: SimdLevel) -> bool {
-    match level {
-        SimdLevel::Baseline => true,
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx2 => is_x86_feature_detected!("avx2"),
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx512 => is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"),
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => false,
-    }
 }
 
 /// A gray pixel width the kernel works on: widened into `u32` lanes, truncated back.
@@ -74,7 +61,7 @@ impl Gray for u16 {
     }
 }
 
-/// Picks the compiled copy. Callers pass a level that [`level_available`] (or [`simd_level`])
+/// Picks the compiled copy. Callers pass a level that [`SimdLevel::available`] (or [`simd_level`])
 /// vouched for.
 fn dispatch<P: Gray>(gray: &mut [P], work: Work, level: SimdLevel) {
     // The mask is a run-time value already; hiding it also stops a caller's constant 0 from
@@ -82,11 +69,11 @@ fn dispatch<P: Gray>(gray: &mut [P], work: Work, level: SimdLevel) {
     let work = Work { mask: black_box(work.mask), ..work };
     match level {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd_level` and `level_available` only vouch for Avx512 on a CPU with avx512f
+        // SAFETY: `simd_level` and `SimdLevel::available` only vouch for Avx512 on a CPU with avx512f
         // and avx512bw.
         SimdLevel::Avx512 => unsafe { chunk_avx512(gray, work) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `simd_level` and `level_available` only vouch for Avx2 on a CPU with avx2.
+        // SAFETY: `simd_level` and `SimdLevel::available` only vouch for Avx2 on a CPU with avx2.
         SimdLevel::Avx2 => unsafe { chunk_avx2(gray, work) },
         _ => chunk::<P, 32, 0>(gray, work),
     }
@@ -194,7 +181,7 @@ mod tests {
     fn every_level_matches_the_reference<P: Gray + PartialEq + std::fmt::Debug>(seed: u64) {
         let mut r = rng(seed);
         for level in LEVELS {
-            if !level_available(level) {
+            if !level.available() {
                 eprintln!("{level:?} skipped: not on this CPU");
                 continue;
             }

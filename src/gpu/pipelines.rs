@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-use wgpu::util::DeviceExt as _;
-
 use super::{GpuContext, GpuError, WorkgroupSize};
 use crate::gpu::device::context::sized;
 use crate::gpu::device::scopes::ErrorScopes;
@@ -32,12 +30,8 @@ impl Pipelines {
         let scopes = ErrorScopes::push(device);
         let shader = ctx.shader("grayscale.wgsl", crate::shaders::GRAYSCALE_WGSL);
         let layout = bind_group_layout(device);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("grayscale"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let tables = table_buffers(device);
+        let pipeline_layout = ctx.pipeline_layout("grayscale", &layout);
+        let tables = table_buffers(ctx);
         let init_error = scopes.first_error().map(std::sync::Arc::new);
         Self { layout, pipeline_layout, shader, cache: Mutex::default(), tables, init_error }
     }
@@ -67,22 +61,17 @@ impl Pipelines {
         let label = format!("{} {formula} {size}{}", kernel.name(), if worked { " worked" } else { "" });
         // Compiled once per kernel, formula and shape: one-time work, which estimates leave out.
         let pipeline = crate::system::one_time::timed(|| {
-            ctx.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: Some(&self.pipeline_layout),
-                module: &self.shader,
-                entry_point: Some(kernel.name()),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &[
-                        ("WG_X", f64::from(size.x)),
-                        ("WG_Y", f64::from(size.y)),
-                        ("FORMULA", f64::from(formula.shader_id())),
-                        ("WORKED", if worked { 1.0 } else { 0.0 }),
-                    ],
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            })
+            let constants = [
+                ("WG_X", f64::from(size.x)),
+                ("WG_Y", f64::from(size.y)),
+                ("FORMULA", f64::from(formula.shader_id())),
+                ("WORKED", if worked { 1.0 } else { 0.0 }),
+            ];
+            let options = wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                zero_initialize_workgroup_memory: false,
+            };
+            ctx.pipeline(&label, Some(&self.pipeline_layout), &self.shader, kernel.name(), options)
         });
         cache.insert(key, pipeline.clone());
         Ok(pipeline)
@@ -104,29 +93,21 @@ impl Pipelines {
         } else {
             (&self.tables[0], &self.tables[2])
         };
-        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
         let params_size = std::mem::size_of::<KernelParams>() as u64;
-        ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("grayscale band"),
-            layout: &self.layout,
-            entries: &[
-                entry(0, sized(input.0, input.1)),
-                entry(1, sized(output.0, output.1)),
-                entry(2, sized(params, params_size)),
-                entry(3, to_linear.as_entire_binding()),
-                entry(4, from_linear.as_entire_binding()),
-            ],
-        })
+        let bindings = [
+            sized(input.0, input.1),
+            sized(output.0, output.1),
+            sized(params, params_size),
+            to_linear.as_entire_binding(),
+            from_linear.as_entire_binding(),
+        ];
+        ctx.bind_group("grayscale band", &self.layout, bindings)
     }
 }
 
 /// The parameters of every dispatch, one [`PARAMS_STRIDE`] slot each.
 pub(crate) fn params_buffer(ctx: &GpuContext, params: &[KernelParams]) -> wgpu::Buffer {
-    ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("dispatch params"),
-        contents: &param_slots(params),
-        usage: wgpu::BufferUsages::UNIFORM,
-    })
+    ctx.buffer_with("dispatch params", &param_slots(params), wgpu::BufferUsages::UNIFORM)
 }
 
 /// `params` laid out one [`PARAMS_STRIDE`] slot each (at least one slot).
@@ -192,14 +173,10 @@ pub(crate) fn buffer_layout(
 }
 
 /// Uploads the linear-light tables, one `u32` per entry (see `shaders/grayscale.wgsl`).
-fn table_buffers(device: &wgpu::Device) -> [wgpu::Buffer; 4] {
+fn table_buffers(ctx: &GpuContext) -> [wgpu::Buffer; 4] {
     let t = luma_tables();
     let make = |label: &str, values: Vec<u32>| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytemuck::cast_slice(&values),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
+        ctx.buffer_with(label, bytemuck::cast_slice(&values), wgpu::BufferUsages::STORAGE)
     };
     [
         make("srgb8_to_linear", t.srgb8_to_linear.iter().map(|&v| u32::from(v)).collect()),

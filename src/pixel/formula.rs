@@ -91,29 +91,26 @@ impl Formula {
     /// The gray value of one 8-bit RGB pixel: the definition every kernel is tested against.
     #[must_use]
     pub fn luma8(self, r: u8, g: u8, b: u8) -> u8 {
-        match self {
-            Self::Bt601 | Self::Bt709 | Self::StoredLuma => {
-                weighted(self.weights(), r.into(), g.into(), b.into()) as u8
-            }
-            Self::Linear => {
-                let t = luma_tables();
-                linear([r, g, b], &t.srgb8_to_linear, &t.linear_to_srgb8)
-            }
-        }
+        let t = luma_tables();
+        self.luma([r, g, b], &t.srgb8_to_linear, &t.linear_to_srgb8) as u8
     }
 
     /// The gray value of one 16-bit RGB pixel (same weights, wider integers).
     #[must_use]
     pub fn luma16(self, r: u16, g: u16, b: u16) -> u16 {
-        match self {
-            Self::Bt601 | Self::Bt709 | Self::StoredLuma => {
-                weighted(self.weights(), r.into(), g.into(), b.into()) as u16
-            }
-            Self::Linear => {
-                let t = luma_tables();
-                linear([r, g, b], &t.srgb16_to_linear, &t.linear_to_srgb16)
-            }
+        let t = luma_tables();
+        self.luma([r, g, b], &t.srgb16_to_linear, &t.linear_to_srgb16) as u16
+    }
+
+    /// One pixel's gray value; the linear formula goes through the tables of its width: decode,
+    /// weigh, encode.
+    fn luma<P: Into<u32>, O: Into<u32> + Copy>(self, rgb: [P; 3], to_linear: &[u16], to_srgb: &[O]) -> u32 {
+        let [r, g, b] = rgb.map(Into::into);
+        if self != Self::Linear {
+            return weighted(self.weights(), r, g, b);
         }
+        let at = |v: u32| u32::from(to_linear[v as usize]);
+        to_srgb[weighted(BT709_WEIGHTS, at(r), at(g), at(b)) as usize].into()
     }
 }
 
@@ -128,12 +125,6 @@ pub(crate) const BT709_WEIGHTS: [u32; 3] = [6966, 23436, 2366];
 #[must_use]
 pub(crate) fn weighted(w: [u32; 3], r: u32, g: u32, b: u32) -> u32 {
     (r * w[0] + g * w[1] + b * w[2] + 16384) >> 15
-}
-
-/// The linear formula on one pixel, through the tables of its width: decode, weigh, encode.
-fn linear<P: Into<usize>, O: Copy>(rgb: [P; 3], to_linear: &[u16], to_srgb: &[O]) -> O {
-    let [r, g, b] = rgb.map(|v| u32::from(to_linear[v.into()]));
-    to_srgb[weighted(BT709_WEIGHTS, r, g, b) as usize]
 }
 
 impl fmt::Display for Formula {
@@ -194,12 +185,7 @@ mod tests {
 
     #[test]
     fn linear_is_within_one_level_of_float_reference() {
-        fn decode(v: f64) -> f64 {
-            if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
-        }
-        fn encode(v: f64) -> f64 {
-            if v <= 0.003_130_8 { v * 12.92 } else { 1.055 * v.powf(1.0 / 2.4) - 0.055 }
-        }
+        use crate::pixel::tables::{srgb_decode as decode, srgb_encode as encode};
         let mut worst = 0.0f64;
         for r in (0..=255u8).step_by(5) {
             for g in (0..=255u8).step_by(5) {

@@ -25,11 +25,11 @@ pub fn luma_tables() -> &'static LumaTables {
     TABLES.get_or_init(LumaTables::build)
 }
 
-fn srgb_decode(v: f64) -> f64 {
+pub(super) fn srgb_decode(v: f64) -> f64 {
     if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) }
 }
 
-fn srgb_encode(v: f64) -> f64 {
+pub(super) fn srgb_encode(v: f64) -> f64 {
     if v <= 0.003_130_8 { v * 12.92 } else { 1.055 * v.powf(1.0 / 2.4) - 0.055 }
 }
 

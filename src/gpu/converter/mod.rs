@@ -199,20 +199,7 @@ impl GpuConverter {
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
     pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        let (ceilings, _) =
-            crate::gpu::timing::probe::measure_with_paths(&self.ctx, &self.timestamp_check, 0, &[])?;
-        Ok(self.with_op_rates(ceilings))
-    }
-
-    /// `ceilings` with the ops' rates measured now (none where they fail: the probe stands).
-    fn with_op_rates(&self, ceilings: GpuCeilings) -> GpuCeilings {
-        match self.measure_op_rates() {
-            Ok(rates) => GpuCeilings { op_rates: Some(rates), ..ceilings },
-            Err(e) => {
-                log::warn!("the ops' rates could not be measured: {e}");
-                ceilings
-            }
-        }
+        Ok(self.ceilings_with_paths(0, &[])?.0)
     }
 
     /// [`Self::measure_ceilings`] and every transfer path this device has (up to
@@ -222,14 +209,26 @@ impl GpuConverter {
         &self,
         largest_bytes: u64,
     ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
-        let kinds = crate::gpu::timing::transfer::measurable(&self.ctx);
+        self.ceilings_with_paths(largest_bytes, &crate::gpu::timing::transfer::measurable(&self.ctx))
+    }
+
+    /// The ceilings and the paths of `kinds` (see [`Self::measure_ceilings_and_paths`]), with the
+    /// ops' rates measured now (none where they fail: the probe stands).
+    fn ceilings_with_paths(
+        &self,
+        largest_bytes: u64,
+        kinds: &[crate::gpu::PathKind],
+    ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
         let (ceilings, paths) = crate::gpu::timing::probe::measure_with_paths(
             &self.ctx,
             &self.timestamp_check,
             largest_bytes,
-            &kinds,
+            kinds,
         )?;
-        Ok((self.with_op_rates(ceilings), paths))
+        let op_rates = self.measure_op_rates().inspect_err(|e| {
+            log::warn!("the ops' rates could not be measured: {e}");
+        });
+        Ok((GpuCeilings { op_rates: op_rates.ok(), ..ceilings }, paths))
     }
 
     /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with
@@ -255,8 +254,7 @@ impl GpuConverter {
         runs: usize,
         stamped: bool,
     ) -> Result<Vec<ResidentPass>, GpuError> {
-        let stamps = stamped && self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
-        let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
+        let stamps = stamped && self.pass_stamps()?;
         self.on_kernel(job, |on, limits, scopes| {
             resident::time_resident(on, job, (limits, stamps), runs, scopes)
         })
@@ -273,14 +271,20 @@ impl GpuConverter {
         dst: &mut [u8],
         drive: impl FnOnce(&mut WarmRoundTrip<'_>) -> T,
     ) -> Result<T, GpuError> {
-        let stamps = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
-        let stamps = stamps && self.timestamp_check.in_place(&self.ctx)?;
+        let stamps = self.pass_stamps()?;
         self.on_buffers(|buffers| {
             self.on_kernel(job, |on, limits, scopes| {
                 let how = RoundTrip { limits, passes, stamps };
                 round_trip::warm(on, job, how, (buffers, dst), scopes, drive)
             })
         })
+    }
+
+    /// Whether compute passes are timed by GPU timestamps: the mode asks for them, the device
+    /// has them in passes and reads them in place.
+    fn pass_stamps(&self) -> Result<bool, GpuError> {
+        let wanted = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
+        Ok(wanted && self.timestamp_check.in_place(&self.ctx)?)
     }
 
     /// Runs `f` on the job's compiled kernel inside error scopes: its error first, else theirs.
@@ -427,12 +431,9 @@ impl GpuConverter {
                 download,
             },
             plan: &plan,
-            src: job.src,
+            job,
             dst,
-            cancel: job.cancel,
-            progress: job.progress,
             budget: &self.budget,
-            work: job.work,
             t,
             origin,
             gpu_free_ns: 0,

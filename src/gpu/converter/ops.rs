@@ -5,7 +5,6 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::TimingMode;
 use crate::gpu::device::wait::nanos;
 use crate::gpu::ops::{DitherWavefront, OpJob, OpKernels, OpTimings, Plane, op_bands, run_op};
 use crate::gpu::timing::timestamps::Timestamps;
@@ -131,9 +130,7 @@ impl GpuConverter {
     ) -> Result<OpTimings, GpuError> {
         let started = Instant::now();
         let kernels = self.ops.get_or_init(|| crate::system::one_time::timed(|| OpKernels::new(&self.ctx)));
-        let auto = self.timing_mode == TimingMode::Auto && self.ctx.timestamps().passes;
-        let timestamps =
-            (auto && self.timestamp_check.in_place(&self.ctx)?).then(|| Timestamps::new(&self.ctx, 1));
+        let timestamps = self.pass_stamps()?.then(|| Timestamps::new(&self.ctx, 1));
         let compiled_ns = nanos(started.elapsed());
         let job = OpJob { op, plane, size, band_limit_bytes: self.band_limit_bytes, wavefront, cancel };
         let mut t = run_op(&self.ctx, kernels, &job, timestamps.as_ref(), out)?;

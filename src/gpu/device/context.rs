@@ -188,14 +188,81 @@ impl GpuContext {
         entry: &str,
     ) -> wgpu::ComputePipeline {
         let module = self.shader(label, source);
+        self.pipeline(label, None, &module, entry, wgpu::PipelineCompilationOptions::default())
+    }
+
+    /// A compute pipeline of `entry` in `module` named `label`, on `layout` (`None`: the layout
+    /// is taken from the shader), compiled with `options`.
+    pub(crate) fn pipeline(
+        &self,
+        label: &str,
+        layout: Option<&wgpu::PipelineLayout>,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        compilation_options: wgpu::PipelineCompilationOptions<'_>,
+    ) -> wgpu::ComputePipeline {
         self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
-            layout: None,
-            module: &module,
+            layout,
+            module,
             entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            compilation_options,
             cache: None,
         })
+    }
+
+    /// A pipeline layout named `label` of the one bind-group layout `layout`.
+    pub(crate) fn pipeline_layout(
+        &self,
+        label: &str,
+        layout: &wgpu::BindGroupLayout,
+    ) -> wgpu::PipelineLayout {
+        self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(layout)],
+            immediate_size: 0,
+        })
+    }
+
+    /// A bind group named `label` of `layout`, its bindings 0, 1, … `resources`.
+    pub(crate) fn bind_group<'r>(
+        &self,
+        label: &str,
+        layout: &wgpu::BindGroupLayout,
+        resources: impl IntoIterator<Item = wgpu::BindingResource<'r>>,
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = (0..)
+            .zip(resources)
+            .map(|(binding, resource)| wgpu::BindGroupEntry { binding, resource })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout,
+            entries: &entries,
+        })
+    }
+
+    /// A new buffer named `label` holding `contents`, for `usage`.
+    pub(crate) fn buffer_with(
+        &self,
+        label: &str,
+        contents: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        wgpu::util::DeviceExt::create_buffer_init(
+            &self.device,
+            &wgpu::util::BufferInitDescriptor { label: Some(label), contents, usage },
+        )
+    }
+
+    /// Submits `enc`'s commands and blocks until the GPU has finished them: when they were
+    /// submitted (after the encoder was finished, so a caller's clock starts at the submit).
+    pub(crate) fn submit_and_wait(&self, enc: wgpu::CommandEncoder) -> Result<std::time::Instant, GpuError> {
+        let commands = enc.finish();
+        let submitted = std::time::Instant::now();
+        let submission = self.queue.submit([commands]);
+        crate::gpu::device::wait::wait_for(&self.device, Some(&submission))?;
+        Ok(submitted)
     }
 
     /// Converts timestamp ticks to nanoseconds.

@@ -29,6 +29,19 @@ pub(crate) fn map(buffer: &wgpu::Buffer, range: std::ops::Range<u64>, mode: wgpu
     rx
 }
 
+/// Maps `range` of `buffer` for reading, waits for the mapping, hands `read` the bytes, unmaps.
+pub(crate) fn read_buffer<T>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    range: std::ops::Range<u64>,
+    read: impl FnOnce(&[u8]) -> Result<T, GpuError>,
+) -> Result<T, GpuError> {
+    mapped(device, &map(buffer, range.clone(), wgpu::MapMode::Read))?;
+    let result = read(&buffer.get_mapped_range(range).map_err(|e| GpuError::Map(e.into()))?);
+    buffer.unmap();
+    result
+}
+
 /// Blocks until `submission` (or everything submitted so far) has finished on the GPU.
 pub(crate) fn wait_for(
     device: &wgpu::Device,

@@ -17,7 +17,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use image::DynamicImage;
-use wgpu::util::DeviceExt as _;
 
 pub(crate) use passes::DisplayPipeline;
 
@@ -164,11 +163,7 @@ impl GpuTiles {
         for (i, chunk) in bytes.chunks(rows_per_band * row_bytes).enumerate() {
             let mut padded = chunk.to_vec();
             padded.resize(padded.len().next_multiple_of(4).max(4), 0);
-            let buffer = self.ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("display store"),
-                contents: &padded,
-                usage: wgpu::BufferUsages::STORAGE,
-            });
+            let buffer = self.ctx.buffer_with("display store", &padded, wgpu::BufferUsages::STORAGE);
             let row0 = (i * rows_per_band) as u32;
             let band_rows = (chunk.len() / row_bytes) as u32;
             store.push(StoredBand { row0, rows: band_rows, layout, bytes: padded.len() as u64, buffer });

@@ -5,8 +5,6 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use wgpu::util::DeviceExt as _;
-
 use super::{GpuContext, GpuError, GpuTile, GpuTiles, display_texture};
 use crate::gpu::device::context::sized;
 use crate::gpu::device::wait::wait_for;
@@ -69,17 +67,10 @@ impl DisplayPipeline {
         cache
             .entry((entry, layout))
             .or_insert_with(|| {
-                ctx.device().create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry),
-                    layout: None,
-                    module: &self.module,
-                    entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &[("OUT_LAYOUT", f64::from(layout))],
-                        ..Default::default()
-                    },
-                    cache: None,
-                })
+                let constants = [("OUT_LAYOUT", f64::from(layout))];
+                let options =
+                    wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
+                ctx.pipeline(entry, None, &self.module, entry, options)
             })
             .clone()
     }
@@ -157,7 +148,7 @@ impl DisplayPipeline {
             ];
             dispatch(ctx, &mut encoder, &mip, &entries, ((pw >> l).max(1), (ph >> l).max(1)));
         }
-        wait_for(ctx.device(), Some(&ctx.queue().submit([encoder.finish()])))
+        ctx.submit_and_wait(encoder).map(drop)
     }
 
     /// A full-resolution tile of `tiles`' store at `origin`, `size` pixels (submitted, not
@@ -222,9 +213,5 @@ fn dispatch(
 }
 
 fn uniform(ctx: &GpuContext, contents: &[u8]) -> wgpu::Buffer {
-    ctx.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("display params"),
-        contents,
-        usage: wgpu::BufferUsages::UNIFORM,
-    })
+    ctx.buffer_with("display params", contents, wgpu::BufferUsages::UNIFORM)
 }

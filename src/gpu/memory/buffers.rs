@@ -89,8 +89,7 @@ fn clear_now(ctx: &GpuContext, fresh: &[wgpu::Buffer]) -> Result<(), GpuError> {
     for buffer in fresh {
         enc.clear_buffer(buffer, 0, None);
     }
-    let submission = ctx.queue().submit([enc.finish()]);
-    wait_for(ctx.device(), Some(&submission))
+    ctx.submit_and_wait(enc).map(drop)
 }
 
 #[cfg(test)]

@@ -45,24 +45,18 @@ pub(crate) struct OpKernels {
 impl OpKernels {
     /// Compiles the op shaders on `ctx`.
     pub(crate) fn new(ctx: &GpuContext) -> Self {
-        let device = ctx.device();
-        let layout = bind_group_layout(device);
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("gray-plane op"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+        let layout = bind_group_layout(ctx.device());
+        let pipeline_layout = ctx.pipeline_layout("gray-plane op", &layout);
         let blur = ctx.shader("blur.wgsl", crate::shaders::BLUR_WGSL);
         let dither = ctx.shader("dither.wgsl", crate::shaders::DITHER_WGSL);
         let pipeline = |module: &wgpu::ShaderModule, entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&pipeline_layout),
+            ctx.pipeline(
+                entry,
+                Some(&pipeline_layout),
                 module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
-                cache: None,
-            })
+                entry,
+                wgpu::PipelineCompilationOptions::default(),
+            )
         };
         Self {
             blur_rows: pipeline(&blur, "blur_rows"),

@@ -10,7 +10,7 @@ use super::plan::{OpBand, blur_stride, op_bands};
 use super::{DitherWavefront, OpTimings};
 use crate::gpu::device::context::sized;
 use crate::gpu::device::scopes::ErrorScopes;
-use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::device::wait::{nanos, read_buffer};
 use crate::gpu::pipelines::param_slots;
 use crate::gpu::plan::grid::PARAMS_STRIDE;
 use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
@@ -164,7 +164,6 @@ fn words(bytes: u64) -> u64 {
 impl StageBuffers {
     fn new(ctx: &GpuContext, kernels: &OpKernels, job: &OpJob<'_>, bands: &[OpBand]) -> Self {
         use wgpu::BufferUsages as U;
-        let device = ctx.device();
         let width = u64::from(job.size.0);
         let rows_in = bands.iter().map(|b| u64::from(b.input.end - b.input.start)).max().unwrap_or(1);
         let rows_out = bands.iter().map(|b| u64::from(b.output.end - b.output.start)).max().unwrap_or(1);
@@ -185,26 +184,18 @@ impl StageBuffers {
         let readback = ctx.buffer("op readback", words(stride * rows_out), U::MAP_READ | U::COPY_DST);
         let slots = if job.op == Op::Dither { STEP_SLOTS } else { 1 };
         let params = ctx.buffer("op params", u64::from(slots) * PARAMS_STRIDE, U::UNIFORM | U::COPY_DST);
-        let weights = wgpu::util::DeviceExt::create_buffer_init(
-            device,
-            &wgpu::util::BufferInitDescriptor {
-                label: Some("blur weights"),
-                contents: bytemuck::cast_slice(&weights),
-                usage: U::STORAGE,
-            },
-        );
-        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("gray-plane op"),
-            layout: &kernels.layout,
-            entries: &[
-                entry(0, sized(&params, std::mem::size_of::<OpParams>() as u64)),
-                entry(1, if let Plane::Device(plane) = job.plane { plane } else { &src }.as_entire_binding()),
-                entry(2, scratch.as_entire_binding()),
-                entry(3, dst.as_entire_binding()),
-                entry(4, weights.as_entire_binding()),
+        let weights = ctx.buffer_with("blur weights", bytemuck::cast_slice(&weights), U::STORAGE);
+        let bind_group = ctx.bind_group(
+            "gray-plane op",
+            &kernels.layout,
+            [
+                sized(&params, std::mem::size_of::<OpParams>() as u64),
+                if let Plane::Device(plane) = job.plane { plane } else { &src }.as_entire_binding(),
+                scratch.as_entire_binding(),
+                dst.as_entire_binding(),
+                weights.as_entire_binding(),
             ],
-        });
+        );
         Self { src, scratch, dst, readback, params, bind_group }
     }
 }
@@ -234,13 +225,10 @@ fn read_back(
 ) -> Result<(), GpuError> {
     let (w, stride) = (width as usize, stride as usize);
     let rows = (band.output.end - band.output.start) as usize;
-    let range = 0..words((rows * stride) as u64);
-    mapped(ctx.device(), &map(readback, range.clone(), wgpu::MapMode::Read))?;
-    {
-        let view = readback.get_mapped_range(range).map_err(|e| GpuError::Map(e.into()))?;
-        let target = out
-            .get_mut(band.output.start as usize * w..band.output.end as usize * w)
-            .ok_or(GpuError::Bug("a band outside the plane"))?;
+    let target = out
+        .get_mut(band.output.start as usize * w..band.output.end as usize * w)
+        .ok_or(GpuError::Bug("a band outside the plane"))?;
+    read_buffer(ctx.device(), readback, 0..words((rows * stride) as u64), |view| {
         let view = view.get(..rows * stride).ok_or(GpuError::Bug("a short readback"))?;
         if stride == w {
             target.copy_from_slice(view);
@@ -249,9 +237,8 @@ fn read_back(
                 row.copy_from_slice(&padded[..w]);
             }
         }
-    }
-    readback.unmap();
-    Ok(())
+        Ok(())
+    })
 }
 
 /// One band's commands.
@@ -297,9 +284,7 @@ impl BandRun<'_> {
                 self.buffers.dst.size(),
             );
         }
-        let started = Instant::now();
-        let submission = self.ctx.queue().submit([enc.finish()]);
-        wait_for(self.ctx.device(), Some(&submission))?;
+        let started = self.ctx.submit_and_wait(enc)?;
         let cpu_ns = nanos(started.elapsed());
         t.submissions += 1;
         t.submitted.push((started, Instant::now()));

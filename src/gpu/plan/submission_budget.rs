@@ -405,17 +405,12 @@ mod tests {
         assert!((r.upload_ns_per_byte - GpuRates::CONSERVATIVE.upload_ns_per_byte).abs() < 1e-12);
     }
 
-    /// A timestamped chunk of 3 MB in, 1 MB out whose kernel took `kernel_ns`.
-    fn kernel_sample(kernel_ns: u64) -> Sample {
-        Sample::kernel_only(3_000_000, kernel_ns)
-    }
-
     #[test]
     fn each_work_level_keeps_its_own_kernel_cost() {
         let budget = LearntRates::new();
         // The plain grayscale at 0.01 ns per input byte, learnt over a few chunks.
         for _ in 0..10 {
-            budget.learn(Work::NONE, &kernel_sample(30_000));
+            budget.learn(Work::NONE, &Sample::kernel_only(3_000_000, 30_000));
         }
         let plain = budget.rates().kernel_ns_per_byte;
         assert!((plain - 0.01).abs() < 1e-12, "{plain}");
@@ -426,11 +421,11 @@ mod tests {
         assert!((predicted - (plain + 4096.0)).abs() < 1e-9, "{predicted}");
         // It measures 30 ms for 3 MB (10 ns per byte), faster than predicted: the estimate
         // becomes a quarter of the prediction, then the reading.
-        budget.learn(heavy, &kernel_sample(30_000_000));
+        budget.learn(heavy, &Sample::kernel_only(3_000_000, 30_000_000));
         let learnt = budget.rates_for(heavy).kernel_ns_per_byte;
         assert!((learnt - (plain + 4096.0) / GROWTH).abs() < 1e-9, "{learnt}");
         for _ in 0..4 {
-            budget.learn(heavy, &kernel_sample(30_000_000));
+            budget.learn(heavy, &Sample::kernel_only(3_000_000, 30_000_000));
         }
         let learnt = budget.rates_for(heavy).kernel_ns_per_byte;
         assert!((learnt - 10.0).abs() < 1e-12, "{learnt}");
@@ -444,7 +439,7 @@ mod tests {
         let predicted = budget.rates_for(rounds(1024)).kernel_ns_per_byte;
         assert!((predicted - (plain + 10.0 / 4.0)).abs() < 1e-9, "{predicted}");
         // A slower reading at one level is believed at once, and only there.
-        budget.learn(rounds(16), &kernel_sample(3_000_000));
+        budget.learn(rounds(16), &Sample::kernel_only(3_000_000, 3_000_000));
         assert!((budget.rates_for(rounds(16)).kernel_ns_per_byte - 1.0).abs() < 1e-9);
         assert!((budget.rates_for(heavy).kernel_ns_per_byte - learnt).abs() < 1e-12);
         // The divergent variant is a level of its own, predicted from the dearest cost per round
@@ -458,13 +453,13 @@ mod tests {
     fn cpu_clock_readings_of_a_new_level_only_lower_its_prediction() {
         let budget = LearntRates::new();
         let heavy = rounds(256);
-        let waited = Sample { upper_bounds: true, ..kernel_sample(3_000_000_000) };
+        let waited = Sample { upper_bounds: true, ..Sample::kernel_only(3_000_000, 3_000_000_000) };
         budget.learn(heavy, &waited);
         let predicted = GpuRates::CONSERVATIVE.kernel_ns_per_byte + 256.0 * CONSERVATIVE_NS_PER_BYTE_ROUND;
         assert!((budget.rates_for(heavy).kernel_ns_per_byte - predicted).abs() < 1e-9);
         // Only the most recent levels are kept.
         for r in 1..=(LEVELS as u32 + 4) {
-            budget.learn(rounds(r), &kernel_sample(3_000_000));
+            budget.learn(rounds(r), &Sample::kernel_only(3_000_000, 3_000_000));
         }
         assert_eq!(budget.learnt.lock().map_or(0, |l| l.levels.len()), LEVELS);
     }

@@ -2,7 +2,7 @@
 //! host's side of each chunk (staging its input, reading its output back, both with every
 //! thread) and the timings being recorded.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::gpu::device::host_copy::ThreadCopy;
@@ -11,8 +11,7 @@ use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::{Chunk, RunPlan};
 use crate::gpu::plan::submission_budget::{LearntRates, Sample};
 use crate::gpu::run::record::RunCommands;
-use crate::gpu::{GpuError, GpuSpan, GpuStep, GpuTimings};
-use crate::pixel::Work;
+use crate::gpu::{GpuError, GpuJob, GpuSpan, GpuStep, GpuTimings};
 use crate::system::clock::Clock;
 
 /// One conversion in progress.
@@ -21,18 +20,13 @@ pub(crate) struct Run<'a> {
     pub cmds: RunCommands<'a>,
     /// The chunks.
     pub plan: &'a RunPlan,
-    /// The job's input pixels.
-    pub src: &'a [u8],
+    /// The job: its input pixels, cancel flag, count of pixels done and work per pixel (whose
+    /// kernel cost the budget learns apart).
+    pub job: &'a GpuJob<'a>,
     /// Where the output goes, when downloading.
     pub dst: Option<&'a mut [u8]>,
-    /// The job's cancel flag.
-    pub cancel: Option<&'a AtomicBool>,
-    /// The job's count of pixels done.
-    pub progress: Option<&'a crate::system::progress::PixelProgress>,
     /// The device's learnt speed, updated from this run's measurements.
     pub budget: &'a LearntRates,
-    /// The run's synthetic work per pixel, whose kernel cost the budget learns apart.
-    pub work: Work,
     /// What was measured so far.
     pub t: GpuTimings,
     /// When the run started: its spans are ns since then.
@@ -44,12 +38,12 @@ pub(crate) struct Run<'a> {
 impl Run<'_> {
     /// Whether the job was cancelled.
     pub(crate) fn cancelled(&self) -> bool {
-        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+        self.job.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
     /// Counts the rows of `slice` done (its submission was seen finished).
     pub(crate) fn slice_done(&self, slice: &crate::gpu::plan::run_plan::Slice) {
-        if let Some(p) = self.progress {
+        if let Some(p) = self.job.progress {
             p.add(u64::from(slice.rows.end - slice.rows.start) * u64::from(self.plan.size.0));
         }
     }
@@ -61,7 +55,7 @@ impl Run<'_> {
         slot.upload_ready(self.cmds.ctx)?;
         self.t.wait_ns += nanos(waited.elapsed());
         let (_, in_bytes) = chunk.in_bytes(self.cmds.kernel);
-        let src = self.src.get(chunk.src.clone()).ok_or_else(|| self.length_mismatch())?;
+        let src = self.job.src.get(chunk.src.clone()).ok_or_else(|| self.job.length_mismatch())?;
         let copies = slot.fill_upload(self.cmds.ctx, src, in_bytes)?;
         self.host_copies(&copies, chunk.band, true);
         slot.unmap_upload();
@@ -79,7 +73,7 @@ impl Run<'_> {
         mapped(self.cmds.ctx.device(), mapping)?;
         self.t.wait_ns += nanos(waited.elapsed());
         let (_, out_bytes) = chunk.out_bytes();
-        let mismatch = self.length_mismatch();
+        let mismatch = self.job.length_mismatch();
         let dst = self.dst.as_deref_mut().and_then(|d| d.get_mut(chunk.dst.clone())).ok_or(mismatch)?;
         let copies = slot.read_download(out_bytes, dst)?;
         self.host_copies(&copies, chunk.band, false);
@@ -137,13 +131,7 @@ impl Run<'_> {
         sample.upload_ns = sample.upload_ns.filter(|_| self.cmds.upload);
         sample.display_ns = sample.display_ns.filter(|_| self.cmds.display.is_some());
         sample.download_ns = sample.download_ns.filter(|_| self.cmds.download);
-        self.budget.learn(self.work, &sample);
-    }
-
-    fn length_mismatch(&self) -> GpuError {
-        let kernel = self.cmds.kernel;
-        let (width, height) = self.plan.size;
-        GpuError::LengthMismatch { width, height, kernel: kernel.name() }
+        self.budget.learn(self.job.work, &sample);
     }
 }
 

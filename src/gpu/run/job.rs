@@ -87,15 +87,19 @@ impl<'a> GpuJob<'a> {
 
     /// Refuses a `src` (or a `dst`, where given) that does not hold this job's image.
     pub(crate) fn check_lengths(&self, dst: Option<&[u8]>) -> Result<(), GpuError> {
-        let &Self { kernel, width, height, .. } = self;
-        let pixels = u64::from(width) * u64::from(height);
+        let pixels = u64::from(self.width) * u64::from(self.height);
         let holds = |bytes: usize, per_pixel: usize| bytes as u64 == pixels * per_pixel as u64;
-        if holds(self.src.len(), kernel.in_bytes_per_pixel())
-            && dst.is_none_or(|d| holds(d.len(), kernel.out_bytes_per_pixel()))
+        if holds(self.src.len(), self.kernel.in_bytes_per_pixel())
+            && dst.is_none_or(|d| holds(d.len(), self.kernel.out_bytes_per_pixel()))
         {
             return Ok(());
         }
-        Err(GpuError::LengthMismatch { width, height, kernel: kernel.name() })
+        Err(self.length_mismatch())
+    }
+
+    /// The error for buffers that do not hold this job's image.
+    pub(crate) fn length_mismatch(&self) -> GpuError {
+        GpuError::LengthMismatch { width: self.width, height: self.height, kernel: self.kernel.name() }
     }
 }
 

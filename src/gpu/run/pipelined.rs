@@ -65,7 +65,7 @@ impl Queue {
         while let Some(&(_, n, pixels)) = self.waiting.front()
             && n <= number
         {
-            if let Some(p) = run.progress {
+            if let Some(p) = run.job.progress {
                 p.add(pixels);
             }
             self.waiting.pop_front();

@@ -10,10 +10,8 @@
 //! that reaches a known hash writes its index, which is checked, so the figure is of rounds that
 //! really ran.
 
-use std::time::Instant;
-
 use crate::gpu::device::scopes::ErrorScopes;
-use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::device::wait::{nanos, read_buffer, wait_for};
 use crate::gpu::timing::timestamps::{Stamp, StampSpan, TimestampCheck, Timestamps};
 use crate::gpu::{GpuContext, GpuError};
 use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
@@ -73,21 +71,14 @@ struct Probe {
 impl Probe {
     fn new(ctx: &GpuContext) -> Self {
         use wgpu::BufferUsages as U;
-        let device = ctx.device();
         let pipeline =
             ctx.auto_layout_pipeline("compute ceiling", crate::shaders::COMPUTE_WGSL, "rounds_only");
         let buffer = |label, usage| ctx.buffer(label, 16, usage);
         let params = buffer("compute ceiling params", U::UNIFORM | U::COPY_DST);
         let found = buffer("compute ceiling found", U::STORAGE | U::COPY_SRC | U::COPY_DST);
         let readback = buffer("compute ceiling readback", U::MAP_READ | U::COPY_DST);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("compute ceiling"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: found.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: params.as_entire_binding() },
-            ],
-        });
+        let bindings = [found.as_entire_binding(), params.as_entire_binding()];
+        let bind_group = ctx.bind_group("compute ceiling", &pipeline.get_bind_group_layout(0), bindings);
         let max = ctx.limits().max_compute_workgroups_per_dimension.max(1);
         let groups = if ctx.is_software() { 256 } else { 16_384 }.min(max);
         Self { pipeline, bind_group, params, found, readback, groups }
@@ -126,11 +117,7 @@ impl Probe {
             ts.resolve(&mut enc, (Stamp::KernelStart(0), Stamp::KernelEnd(0)));
         }
         enc.copy_buffer_to_buffer(&self.found, 0, &self.readback, 0, 16);
-        let commands = enc.finish();
-        let started = Instant::now();
-        let submission = ctx.queue().submit([commands]);
-        wait_for(ctx.device(), Some(&submission))?;
-        let cpu_ns = nanos(started.elapsed()).max(1);
+        let cpu_ns = nanos(ctx.submit_and_wait(enc)?.elapsed()).max(1);
         let gpu_ns = match ts {
             Some(ts) => ts.span_ns(ctx, StampSpan::Kernels(1))?,
             None => 0,
@@ -140,13 +127,9 @@ impl Probe {
 
     /// The invocation index + 1 the last run found (0: none).
     fn found(&self, ctx: &GpuContext) -> Result<u32, GpuError> {
-        mapped(ctx.device(), &map(&self.readback, 0..16, wgpu::MapMode::Read))?;
-        let word = {
-            let view = self.readback.get_mapped_range(0..4).map_err(|e| GpuError::Map(e.into()))?;
-            view.first_chunk().map_or(0, |w| u32::from_le_bytes(*w))
-        };
-        self.readback.unmap();
-        Ok(word)
+        read_buffer(ctx.device(), &self.readback, 0..16, |view| {
+            Ok(view.first_chunk().map_or(0, |w| u32::from_le_bytes(*w)))
+        })
     }
 }
 

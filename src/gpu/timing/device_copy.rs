@@ -44,14 +44,8 @@ impl CopyKernel {
     ) -> BoundCopy {
         let bytes = bytes.min(ctx.limits().max_storage_buffer_binding_size) / 16 * 16;
         let sized = |buffer| crate::gpu::device::context::sized(buffer, bytes.max(16));
-        let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("device copy kernel"),
-            layout: &self.pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: sized(from) },
-                wgpu::BindGroupEntry { binding: 1, resource: sized(to) },
-            ],
-        });
+        let layout = self.pipeline.get_bind_group_layout(0);
+        let bind_group = ctx.bind_group("device copy kernel", &layout, [sized(from), sized(to)]);
         let max = ctx.limits().max_compute_workgroups_per_dimension.clamp(1, MAX_GROUPS);
         let groups = u32::try_from((bytes / 16).div_ceil(u64::from(WORKGROUP))).unwrap_or(max).clamp(1, max);
         BoundCopy { bind_group, groups, bytes }

@@ -168,16 +168,13 @@ impl Timestamps {
 
     /// Reads the mapped readback buffer and unmaps it. Slots never resolved read as 0.
     pub(crate) fn read(&self) -> Result<Ticks, GpuError> {
-        let ticks = read_ticks(&self.readback, ..)?;
+        let ticks = {
+            let view = self.readback.get_mapped_range(..).map_err(|e| GpuError::Map(e.into()))?;
+            view.chunks_exact(8).map(|b| b.first_chunk().map_or(0, |w| u64::from_le_bytes(*w))).collect()
+        };
         self.readback.unmap();
         Ok(Ticks(ticks))
     }
-}
-
-/// The little-endian `u64`s in `range` of a mapped buffer.
-fn read_ticks(buffer: &wgpu::Buffer, range: impl std::ops::RangeBounds<u64>) -> Result<Vec<u64>, GpuError> {
-    let view = buffer.get_mapped_range(range).map_err(|e| GpuError::Map(e.into()))?;
-    Ok(view.chunks_exact(8).map(|b| b.first_chunk().map_or(0, |w| u64::from_le_bytes(*w))).collect())
 }
 
 /// Bytes the probe copies between its two stamps.
@@ -188,13 +185,11 @@ const PROBE_BYTES: u64 = 4 << 20;
 /// Mesa's llvmpipe (lavapipe) bins a timestamp into its current render scene once a render
 /// target has been bound on the device (eframe's frames do that) and reads the clock only when
 /// that scene is flushed, at the *next* timestamp: every reading then belongs one stamp later,
-/// and a kernel's span shrinks to almost nothing. The probe writes stamps 0 and 1 back to back,
-/// then a copy, then stamp 2. Taken in place, 0..1 is nothing and 1..2 is the copy; deferred,
-/// 0..1 is the copy and 1..2 is nothing.
+/// and a kernel's span shrinks to almost nothing. The probe writes two stamps back to back,
+/// then a copy, then a third. Taken in place, the first span is nothing and the second is the
+/// copy; deferred, the first is the copy and the second is nothing.
 pub(crate) struct TimestampProbe {
-    set: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
+    stamps: Timestamps,
     from: wgpu::Buffer,
     to: wgpu::Buffer,
 }
@@ -203,15 +198,8 @@ impl TimestampProbe {
     /// Allocates the probe's query set and buffers (needs encoder timestamps).
     pub(crate) fn new(ctx: &GpuContext) -> Self {
         use wgpu::BufferUsages as U;
-        let device = ctx.device();
         Self {
-            set: device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("timestamp probe"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 3,
-            }),
-            resolve: ctx.buffer("timestamp probe resolve", 24, U::QUERY_RESOLVE | U::COPY_SRC),
-            readback: ctx.buffer("timestamp probe readback", 24, U::MAP_READ | U::COPY_DST),
+            stamps: Timestamps::new(ctx, 1),
             from: ctx.buffer("timestamp probe source", PROBE_BYTES, U::COPY_SRC),
             to: ctx.buffer("timestamp probe target", PROBE_BYTES, U::COPY_DST),
         }
@@ -219,19 +207,17 @@ impl TimestampProbe {
 
     /// Whether the device's timestamps are read where they are written (submits and waits).
     pub(crate) fn in_place(&self, ctx: &GpuContext) -> Result<bool, GpuError> {
+        let (first, second, third) = (Stamp::UploadStart, Stamp::UploadEnd, Stamp::DisplayStart);
         let mut enc = ctx.encoder("probe");
-        enc.write_timestamp(&self.set, 0);
-        enc.write_timestamp(&self.set, 1);
+        self.stamps.write(&mut enc, first);
+        self.stamps.write(&mut enc, second);
         enc.copy_buffer_to_buffer(&self.from, 0, &self.to, 0, PROBE_BYTES);
-        enc.write_timestamp(&self.set, 2);
-        enc.resolve_query_set(&self.set, 0..3, &self.resolve, 0);
-        enc.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 24);
+        self.stamps.write(&mut enc, third);
+        self.stamps.resolve(&mut enc, (first, third));
         ctx.queue().submit([enc.finish()]);
-        mapped(ctx.device(), &map(&self.readback, 0..24, wgpu::MapMode::Read))?;
-        let ticks = read_ticks(&self.readback, 0..24)?;
-        self.readback.unmap();
-        let [t0, t1, t2] = ticks[..] else { return Err(GpuError::Bug("a short timestamp readback")) };
-        Ok(t1.saturating_sub(t0) <= t2.saturating_sub(t1))
+        mapped(ctx.device(), &self.stamps.map())?;
+        let ticks = self.stamps.read()?;
+        Ok(ticks.between(first, second) <= ticks.between(second, third))
     }
 }
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::gpu::device::host_copy::{PIECE_BYTES, copying_ns, fill_mapped, read_mapped};
 use crate::gpu::device::scopes::ErrorScopes;
-use crate::gpu::device::wait::{map, mapped, nanos, wait_for};
+use crate::gpu::device::wait::{map, mapped, nanos, read_buffer, wait_for};
 use crate::gpu::timing::device_copy::{BoundCopy, CopyKernel};
 use crate::gpu::timing::paths::{Bandwidth, Hockney, PathKind, PathPoint, TransferPath, repeats, sizes};
 use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
@@ -181,10 +181,7 @@ impl<'a> Rig<'a> {
             ts.write(&mut enc, Stamp::UploadEnd);
             ts.resolve(&mut enc, (Stamp::UploadStart, Stamp::UploadEnd));
         }
-        let commands = enc.finish();
-        let submitted = Instant::now();
-        let submission = ctx.queue().submit([commands]);
-        wait_for(ctx.device(), Some(&submission))?;
+        let submitted = ctx.submit_and_wait(enc)?;
         run.gpu = Some(nanos(submitted.elapsed()));
         if matches!(path, PathKind::ReadbackOneThread | PathKind::ReadbackAllThreads | PathKind::Both) {
             run.host = Some(run.host.unwrap_or(0) + read(ctx, &self.readback, dst)?);
@@ -232,13 +229,7 @@ fn fill(ctx: &GpuContext, buffer: &wgpu::Buffer, src: &[u8]) -> Result<u64, GpuE
 /// Maps `buffer` for reading (the wait not timed), reads it into `dst`, unmaps it: the read's
 /// nanoseconds, timed as the converter's spans time a chunk's read-back.
 fn read(ctx: &GpuContext, buffer: &wgpu::Buffer, dst: &mut [u8]) -> Result<u64, GpuError> {
-    let bytes = dst.len() as u64;
-    mapped(ctx.device(), &map(buffer, 0..bytes, wgpu::MapMode::Read))?;
-    let copies = {
-        let view = buffer.get_mapped_range(0..bytes).map_err(|e| GpuError::Map(e.into()))?;
-        read_mapped(&view, dst)?
-    };
-    buffer.unmap();
+    let copies = read_buffer(ctx.device(), buffer, 0..dst.len() as u64, |view| read_mapped(view, dst))?;
     Ok(copying_ns(&copies))
 }
 
