@@ -87,9 +87,10 @@ pub(in crate::io) fn plan(
                 .push(DecodeWarning::DamagedRestart { rows: (rows.start, rows.end), height: layout.height });
         }
     }
-    let h_max = layout.components.iter().map(|c| c.h).max().unwrap_or(1);
-    let v_max = layout.components.iter().map(|c| c.v).max().unwrap_or(1);
-    if let Some(c) = layout.components.iter().find(|c| h_max % c.h != 0 || v_max % c.v != 0) {
+    let (h_max, v_max) = layout.max_factors();
+    if let Some(c) =
+        layout.components.iter().find(|c| h_max % u32::from(c.h) != 0 || v_max % u32::from(c.v) != 0)
+    {
         return Err(IoError::Unsupported {
             path: path.into(),
             reason: format!(
@@ -123,8 +124,7 @@ struct Lost {
 impl Lost {
     /// The pixel rows those intervals cover.
     fn rows(&self, layout: &Layout, scan: &Scan) -> Range<u32> {
-        let h_max = u32::from(layout.components.iter().map(|c| c.h).max().unwrap_or(1));
-        let v_max = u32::from(layout.components.iter().map(|c| c.v).max().unwrap_or(1));
+        let (h_max, v_max) = layout.max_factors();
         let (per_row, unit_rows) = if let [one] = scan.components[..] {
             let c = layout.components[one];
             ((layout.width * u32::from(c.h)).div_ceil(h_max).div_ceil(8), 8 * v_max / u32::from(c.v))

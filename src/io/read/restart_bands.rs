@@ -36,8 +36,8 @@ pub(in crate::io) fn restart_bands(
     {
         return None;
     }
-    let h_max = usize::from(layout.components.iter().map(|c| c.h).max()?);
-    let v_max = usize::from(layout.components.iter().map(|c| c.v).max()?);
+    let (h_max, v_max) = layout.max_factors();
+    let (h_max, v_max) = (h_max as usize, v_max as usize);
     let (width, height) = (layout.width as usize, layout.height as usize);
     let (mcu_rows, mcu_height) = (height.div_ceil(8 * v_max), 8 * v_max);
     let mcus_per_row = width.div_ceil(8 * h_max);
