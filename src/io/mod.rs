@@ -18,6 +18,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::system::memory::BudgetSource;
+use crate::system::memory_budget::OverBudget;
 use crate::system::units::human_bytes;
 
 pub use codecs::jpeg::JPEG_MAX_SIDE;
@@ -329,10 +330,9 @@ pub enum IoError {
     },
     /// The image would need more memory than the budget allows; refused before allocating.
     #[error(
-        "image too large: {width}x{height} needs {needed} but only {budget} may be used (limited by {limited_by}): {}",
-        path.display(),
-        needed = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).0,
-        budget = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).1
+        "image too large: {width}x{height} {}: {}",
+        OverBudget { needed_bytes: *needed_bytes, budget_bytes: *budget_bytes, limited_by: *limited_by },
+        path.display()
     )]
     TooLarge {
         /// The file.

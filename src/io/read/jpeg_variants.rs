@@ -27,22 +27,18 @@ pub(in crate::io) fn plan(
     keep_damaged: bool,
 ) -> Result<Plan, IoError> {
     let damaged = |detail: String| IoError::DamagedData { path: path.into(), detail };
+    let unsupported = |reason: String| Err(IoError::Unsupported { path: path.into(), reason });
     if layout.height == 0 && layout.width > 0 {
-        return Err(IoError::Unsupported {
-            path: path.into(),
-            reason: "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)"
-                .to_owned(),
-        });
+        return unsupported(
+            "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)".to_owned(),
+        );
     }
     let most = crate::io::codecs::jpeg::JPEG_MAX_SIDE;
     if layout.width > most || layout.height > most {
-        return Err(IoError::Unsupported {
-            path: path.into(),
-            reason: format!(
-                "a JPEG of {}x{} pixels: libjpeg, the decoder graylab and OpenCV use, reads at most {most} a side",
-                layout.width, layout.height
-            ),
-        });
+        return unsupported(format!(
+            "a JPEG of {}x{} pixels: libjpeg, the decoder graylab and OpenCV use, reads at most {most} a side",
+            layout.width, layout.height
+        ));
     }
     for (n, scan) in layout.scan_list.iter().enumerate() {
         if layout.kind == FrameKind::Progressive && !progressive_scan_valid(scan) {
@@ -91,14 +87,11 @@ pub(in crate::io) fn plan(
     if let Some(c) =
         layout.components.iter().find(|c| h_max % u32::from(c.h) != 0 || v_max % u32::from(c.v) != 0)
     {
-        return Err(IoError::Unsupported {
-            path: path.into(),
-            reason: format!(
-                "a JPEG with a component sampled {}x{} beside one sampled {h_max}x{v_max}, a ratio that is \
-                 not a whole number (libjpeg does not read it either)",
-                c.h, c.v
-            ),
-        });
+        return unsupported(format!(
+            "a JPEG with a component sampled {}x{} beside one sampled {h_max}x{v_max}, a ratio that is \
+             not a whole number (libjpeg does not read it either)",
+            c.h, c.v
+        ));
     }
     Ok(Plan { bytes: apply(bytes, edits), warnings })
 }
