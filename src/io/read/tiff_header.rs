@@ -332,9 +332,7 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
             EXTRA_SAMPLES,
             SAMPLE_FORMAT,
         ];
-        if tag == COLOR_MAP {
-            header.has_color_map = true;
-        }
+        header.has_color_map |= tag == COLOR_MAP;
         if !wanted.contains(&tag) {
             continue;
         }
