@@ -67,6 +67,8 @@ pub(in crate::io) struct Layout {
     pub precision: u8,
     pub width: u32,
     pub height: u32,
+    /// Where the frame header's height (two bytes) lies in the file.
+    pub height_at: usize,
     pub components: Vec<Component>,
     /// Start-of-scan segments seen.
     pub scans: u32,
