@@ -223,7 +223,7 @@ pub fn encode_rows_to_file(
                 out,
                 progress,
             ),
-            _ => write_png(source, layout, out, progress),
+            _ => write_png(source, (layout, layout.bit_depth()), out, progress),
         }?;
         // Nothing is committed before the rows' producer has finished without an error.
         Ok(source.finished()?)
@@ -348,14 +348,15 @@ fn write_encoded(
         ExportFormat::Png if one_bit && image.color() == ColorType::L8 => {
             let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
             let rows = SliceRows { bytes: &packed, row_bytes: (w as usize).div_ceil(8) };
-            crate::io::codecs::png::write_png_1bit(&rows, (w, h), out, progress)
+            let gray = GrayLayout { width: w, height: h, alpha: false, sixteen_bit: false };
+            write_png(&rows, (gray, 1), out, progress)
         }
         ExportFormat::Png => {
             let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
             if bytes.len() != layout.row_bytes() * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} image", bytes.len())));
             }
-            write_png(&rows, layout, out, progress)
+            write_png(&rows, (layout, layout.bit_depth()), out, progress)
         }
         ExportFormat::Jpeg => {
             if bytes.len() != w as usize * h as usize {
