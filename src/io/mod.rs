@@ -28,9 +28,7 @@ pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use mark::is_graylab_output;
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
 pub use read::luma_stream::{LumaStream, ToGray};
-pub use read::sniff::{
-    FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
-};
+pub use read::sniff::{FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format};
 pub use read::stored_luma::StoredLuma;
 pub use result_file::{
     MAX_RESULT_BYTES, Provenance, ResultFile, ResultKind, SCHEMA, read_result, stamped_json, write_result,
