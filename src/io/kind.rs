@@ -17,17 +17,14 @@ pub fn special_kind(meta: &Metadata) -> Option<&'static str> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return Some("a FIFO (named pipe)");
-        }
-        if kind.is_char_device() {
-            return Some("a character device");
-        }
-        if kind.is_block_device() {
-            return Some("a block device");
-        }
-        if kind.is_socket() {
-            return Some("a socket");
+        let kinds = [
+            (kind.is_fifo(), "a FIFO (named pipe)"),
+            (kind.is_char_device(), "a character device"),
+            (kind.is_block_device(), "a block device"),
+            (kind.is_socket(), "a socket"),
+        ];
+        if let Some(&(_, name)) = kinds.iter().find(|(is, _)| *is) {
+            return Some(name);
         }
     }
     Some("not a regular file")

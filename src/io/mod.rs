@@ -18,6 +18,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::system::memory::BudgetSource;
+use crate::system::memory_budget::OverBudget;
 use crate::system::units::human_bytes;
 
 pub use codecs::jpeg::JPEG_MAX_SIDE;
@@ -27,9 +28,7 @@ pub use kind::{looks_like, open_regular, read_capped, special_kind};
 pub use mark::is_graylab_output;
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
 pub use read::luma_stream::{LumaStream, ToGray};
-pub use read::sniff::{
-    FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format, sniff_unsupported,
-};
+pub use read::sniff::{FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format};
 pub use read::stored_luma::StoredLuma;
 pub use result_file::{
     MAX_RESULT_BYTES, Provenance, ResultFile, ResultKind, SCHEMA, read_result, stamped_json, write_result,
@@ -329,10 +328,9 @@ pub enum IoError {
     },
     /// The image would need more memory than the budget allows; refused before allocating.
     #[error(
-        "image too large: {width}x{height} needs {needed} but only {budget} may be used (limited by {limited_by}): {}",
-        path.display(),
-        needed = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).0,
-        budget = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).1
+        "image too large: {width}x{height} {}: {}",
+        OverBudget { needed_bytes: *needed_bytes, budget_bytes: *budget_bytes, limited_by: *limited_by },
+        path.display()
     )]
     TooLarge {
         /// The file.

@@ -98,24 +98,20 @@ impl CpuSnapshot {
     /// now; `None` where `/proc` cannot be read or no time passed.
     #[must_use]
     pub fn busy_since(start: Option<Self>) -> Option<Busy> {
-        start?.until(&Self::now()?)
+        start?.until(&Self::now()?, 1)
     }
 
     /// How busy one run was, from `start` (a snapshot taken as it began) to now; `None` where
     /// `/proc` cannot be read or the run spanned fewer than [`MIN_TICKS`] (too short to tell).
     #[must_use]
     pub fn busy_of_a_run(start: Option<Self>) -> Option<Busy> {
-        start?.until_at_least(&Self::now()?, MIN_TICKS)
+        start?.until(&Self::now()?, MIN_TICKS)
     }
 
-    /// How busy the machine was from this snapshot to `later`; `None` when no time passed.
+    /// How busy the machine was from this snapshot to `later`; `None` unless at least
+    /// `min_ticks` (1 at least) passed.
     #[must_use]
-    pub fn until(&self, later: &Self) -> Option<Busy> {
-        self.until_at_least(later, 1)
-    }
-
-    /// [`Self::until`], `None` unless at least `min_ticks` passed.
-    fn until_at_least(&self, later: &Self, min_ticks: u64) -> Option<Busy> {
+    pub fn until(&self, later: &Self, min_ticks: u64) -> Option<Busy> {
         let total = later.total.checked_sub(self.total).filter(|t| *t >= min_ticks.max(1))? as f64;
         let busy = later.busy.saturating_sub(self.busy);
         let own = later.own.saturating_sub(self.own);
@@ -176,16 +172,16 @@ mod tests {
             "4242 (gray lab) R 1 2 3 4 5 6 7 8 9 10 600 200 0 0 20 0 9 0",
         )
         .expect("parses");
-        let busy = before.until(&after).expect("time passed");
+        let busy = before.until(&after, 1).expect("time passed");
         assert!((busy.others_share - 0.2).abs() < 1e-9, "{busy:?}");
         assert!((busy.steal_share - 0.1).abs() < 1e-9, "{busy:?}");
         assert!(!busy.is_busy());
         assert!(Busy { others_share: 0.3, steal_share: 0.0 }.is_busy());
-        assert_eq!(before.until(&before), None);
+        assert_eq!(before.until(&before, 1), None);
         // 99 ticks are too few for a run to tell, whatever they hold.
         let short = CpuSnapshot { total: before.total + 99, steal: before.steal + 20, ..before };
-        assert_eq!(before.until_at_least(&short, MIN_TICKS), None);
-        assert!(before.until(&short).is_some());
+        assert_eq!(before.until(&short, MIN_TICKS), None);
+        assert!(before.until(&short, 1).is_some());
         assert_eq!(CpuSnapshot::parse("nothing", OWN), None);
     }
 }

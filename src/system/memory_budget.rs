@@ -73,19 +73,15 @@ impl MemoryBudget {
         (state.capacity_bytes, state.source.unwrap_or(BudgetSource::Fallback))
     }
 
-    /// Reserves `bytes`, waiting while other threads' reservations leave too little; refuses
-    /// at once what could never fit, and what does not fit now when this thread already holds a
-    /// reservation (waiting for itself would never end).
-    pub fn reserve(&self, bytes: u64) -> Result<Reservation, OverBudget> {
-        self.reserve_within(bytes, None, true)
-    }
-
     /// Reserves `bytes` if they fit now; never waits.
     pub fn try_reserve(&self, bytes: u64) -> Result<Reservation, OverBudget> {
         self.reserve_within(bytes, None, false)
     }
 
-    /// Like [`Self::reserve`], with an extra cap of `cap_bytes` for this one reservation.
+    /// Reserves `bytes` within the budget and `cap_bytes` (a cap for this one reservation). With
+    /// `wait`, waits while other threads' reservations leave too little; refuses at once what
+    /// could never fit, and what does not fit now when this thread already holds a reservation
+    /// (waiting for itself would never end).
     pub fn reserve_within(
         &self,
         bytes: u64,
@@ -217,7 +213,7 @@ mod tests {
         assert_eq!(r.bytes(), 1000);
         assert!(b.reserved_bytes() >= before + 1000);
         // This thread holds a reservation: what does not fit is refused, not waited for.
-        let err = b.reserve(u64::MAX).expect_err("never fits");
+        let err = b.reserve_within(u64::MAX, None, true).expect_err("never fits");
         assert_eq!(err.needed_bytes, u64::MAX);
         // While it holds one, the budget it is told is what is left.
         let err = b.reserve_within(10_000, Some(5_000), true).expect_err("over the cap");
@@ -231,11 +227,13 @@ mod tests {
         let b = budget();
         let (capacity, _) = b.capacity();
         // Waits for what other tests hold, if any: more than half never fits beside another.
-        let big = b.reserve(capacity / 2 + 1).expect("half the budget fits once others are released");
+        let big = b
+            .reserve_within(capacity / 2 + 1, None, true)
+            .expect("half the budget fits once others are released");
         let waiter = std::thread::Builder::new()
             .name("graylab-test-waiter".into())
             .spawn(move || {
-                let r = budget().reserve(capacity / 2 + 1).map(|r| r.bytes());
+                let r = budget().reserve_within(capacity / 2 + 1, None, true).map(|r| r.bytes());
                 r.expect("fits once the first is released")
             })
             .expect("start a thread");

@@ -2,14 +2,14 @@
 //! memory reservation before allocation, truncated JPEGs, EXIF orientation, frames beyond the
 //! first, and files that change while they are read.
 
-use std::io::{BufRead, Read as _, Seek};
+use std::io::{BufRead, Seek};
 use std::path::Path;
 use std::time::Instant;
 
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader};
 
-use crate::io::kind::{looks_like, open_regular, special_kind};
+use crate::io::kind::{looks_like, read_capped, special_kind};
 use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
@@ -281,8 +281,7 @@ fn first_look(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), IoError> {
     if let Some(kind) = special_kind(&meta) {
         return Err(IoError::NotAFile { path: path.into(), kind });
     }
-    let mut head = Vec::with_capacity(64);
-    open_regular(path).and_then(|f| f.take(64).read_to_end(&mut head)).map_err(open)?;
+    let head = read_capped(path, 64).map_err(open)?;
     if meta.len() == 0 {
         return Err(if head.is_empty() {
             IoError::Empty { path: path.into() }

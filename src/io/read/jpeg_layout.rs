@@ -67,6 +67,8 @@ pub(in crate::io) struct Layout {
     pub precision: u8,
     pub width: u32,
     pub height: u32,
+    /// Where the frame header's height (two bytes) lies in the file.
+    pub height_at: usize,
     pub components: Vec<Component>,
     /// Start-of-scan segments seen.
     pub scans: u32,
@@ -126,15 +128,25 @@ impl Layout {
             })
     }
 
+    /// The largest horizontal and vertical sampling factors of the components (1 without any).
+    pub fn max_factors(&self) -> (u32, u32) {
+        let max = |f: fn(&Component) -> u8| u32::from(self.components.iter().map(f).max().unwrap_or(1));
+        (max(|c| c.h), max(|c| c.v))
+    }
+
+    /// The 8x8 blocks across and down of component `c`, as the decoder lays them out.
+    fn component_blocks(&self, c: Component) -> (u64, u64) {
+        let (h_max, v_max) = self.max_factors();
+        let cw = (u64::from(self.width) * u64::from(c.h)).div_ceil(u64::from(h_max));
+        let ch = (u64::from(self.height) * u64::from(c.v)).div_ceil(u64::from(v_max));
+        (cw.div_ceil(8), ch.div_ceil(8))
+    }
+
     /// 8x8 blocks in each component, as the decoder lays them out.
     fn blocks(&self) -> impl Iterator<Item = u64> + '_ {
-        let h_max = u64::from(self.components.iter().map(|c| c.h).max().unwrap_or(1));
-        let v_max = u64::from(self.components.iter().map(|c| c.v).max().unwrap_or(1));
-        let (w, h) = (u64::from(self.width), u64::from(self.height));
-        self.components.iter().map(move |c| {
-            let cw = (w * u64::from(c.h)).div_ceil(h_max);
-            let ch = (h * u64::from(c.v)).div_ceil(v_max);
-            cw.div_ceil(8) * ch.div_ceil(8)
+        self.components.iter().map(|&c| {
+            let (across, down) = self.component_blocks(c);
+            across * down
         })
     }
 
@@ -165,13 +177,10 @@ impl Layout {
     /// The units a scan codes (and counts restart intervals in): MCUs of every component when
     /// it interleaves several, else the blocks of its one component.
     pub fn scan_units(&self, scan: &Scan) -> u64 {
-        let h_max = u32::from(self.components.iter().map(|c| c.h).max().unwrap_or(1));
-        let v_max = u32::from(self.components.iter().map(|c| c.v).max().unwrap_or(1));
+        let (h_max, v_max) = self.max_factors();
         if let [one] = scan.components[..] {
-            let c = self.components[one];
-            let cw = (self.width * u32::from(c.h)).div_ceil(h_max);
-            let ch = (self.height * u32::from(c.v)).div_ceil(v_max);
-            u64::from(cw.div_ceil(8)) * u64::from(ch.div_ceil(8))
+            let (across, down) = self.component_blocks(self.components[one]);
+            across * down
         } else {
             u64::from(self.width.div_ceil(8 * h_max)) * u64::from(self.height.div_ceil(8 * v_max))
         }
@@ -179,10 +188,6 @@ impl Layout {
 
     /// Pixel rows per row of MCUs (the unit the decoder fills in).
     pub fn mcu_rows(&self) -> u32 {
-        if self.components.len() <= 1 {
-            8
-        } else {
-            8 * u32::from(self.components.iter().map(|c| c.v).max().unwrap_or(1))
-        }
+        if self.components.len() <= 1 { 8 } else { 8 * self.max_factors().1 }
     }
 }

@@ -109,6 +109,7 @@ mod tests {
         let l = scan(&full).expect("scan");
         assert_eq!((l.kind, l.width, l.height, l.precision), (FrameKind::Sequential, 100, 60, 8));
         assert_eq!(l.components.len(), 3);
+        assert_eq!(full[l.height_at..l.height_at + 2], 60u16.to_be_bytes(), "where the height lies");
         assert!(l.complete && l.scans == 1 && l.coded_bytes > 100, "{l:?}");
         assert!(l.coded_bytes >= l.min_coded_bytes());
         let cut = scan(&full[..full.len() / 2]).expect("scan");

@@ -17,6 +17,7 @@ pub(super) fn read_frame(code: u8, bytes: &[u8], at: usize, layout: &mut Layout)
     };
     layout.precision = byte(0)?;
     layout.height = u32::from(u16::from_be_bytes([byte(1)?, byte(2)?]));
+    layout.height_at = at + 1;
     layout.width = u32::from(u16::from_be_bytes([byte(3)?, byte(4)?]));
     let count = byte(5)?;
     if count == 0 || count > 4 {

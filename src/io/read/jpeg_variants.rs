@@ -27,22 +27,18 @@ pub(in crate::io) fn plan(
     keep_damaged: bool,
 ) -> Result<Plan, IoError> {
     let damaged = |detail: String| IoError::DamagedData { path: path.into(), detail };
+    let unsupported = |reason: String| Err(IoError::Unsupported { path: path.into(), reason });
     if layout.height == 0 && layout.width > 0 {
-        return Err(IoError::Unsupported {
-            path: path.into(),
-            reason: "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)"
-                .to_owned(),
-        });
+        return unsupported(
+            "a JPEG whose height follows its image data (a DNL marker; the frame header says 0)".to_owned(),
+        );
     }
     let most = crate::io::codecs::jpeg::JPEG_MAX_SIDE;
     if layout.width > most || layout.height > most {
-        return Err(IoError::Unsupported {
-            path: path.into(),
-            reason: format!(
-                "a JPEG of {}x{} pixels: libjpeg, the decoder graylab and OpenCV use, reads at most {most} a side",
-                layout.width, layout.height
-            ),
-        });
+        return unsupported(format!(
+            "a JPEG of {}x{} pixels: libjpeg, the decoder graylab and OpenCV use, reads at most {most} a side",
+            layout.width, layout.height
+        ));
     }
     for (n, scan) in layout.scan_list.iter().enumerate() {
         if layout.kind == FrameKind::Progressive && !progressive_scan_valid(scan) {
@@ -87,17 +83,15 @@ pub(in crate::io) fn plan(
                 .push(DecodeWarning::DamagedRestart { rows: (rows.start, rows.end), height: layout.height });
         }
     }
-    let h_max = layout.components.iter().map(|c| c.h).max().unwrap_or(1);
-    let v_max = layout.components.iter().map(|c| c.v).max().unwrap_or(1);
-    if let Some(c) = layout.components.iter().find(|c| h_max % c.h != 0 || v_max % c.v != 0) {
-        return Err(IoError::Unsupported {
-            path: path.into(),
-            reason: format!(
-                "a JPEG with a component sampled {}x{} beside one sampled {h_max}x{v_max}, a ratio that is \
-                 not a whole number (libjpeg does not read it either)",
-                c.h, c.v
-            ),
-        });
+    let (h_max, v_max) = layout.max_factors();
+    if let Some(c) =
+        layout.components.iter().find(|c| h_max % u32::from(c.h) != 0 || v_max % u32::from(c.v) != 0)
+    {
+        return unsupported(format!(
+            "a JPEG with a component sampled {}x{} beside one sampled {h_max}x{v_max}, a ratio that is \
+             not a whole number (libjpeg does not read it either)",
+            c.h, c.v
+        ));
     }
     Ok(Plan { bytes: apply(bytes, edits), warnings })
 }
@@ -123,8 +117,7 @@ struct Lost {
 impl Lost {
     /// The pixel rows those intervals cover.
     fn rows(&self, layout: &Layout, scan: &Scan) -> Range<u32> {
-        let h_max = u32::from(layout.components.iter().map(|c| c.h).max().unwrap_or(1));
-        let v_max = u32::from(layout.components.iter().map(|c| c.v).max().unwrap_or(1));
+        let (h_max, v_max) = layout.max_factors();
         let (per_row, unit_rows) = if let [one] = scan.components[..] {
             let c = layout.components[one];
             ((layout.width * u32::from(c.h)).div_ceil(h_max).div_ceil(8), 8 * v_max / u32::from(c.v))

@@ -36,8 +36,8 @@ pub(in crate::io) fn restart_bands(
     {
         return None;
     }
-    let h_max = usize::from(layout.components.iter().map(|c| c.h).max()?);
-    let v_max = usize::from(layout.components.iter().map(|c| c.v).max()?);
+    let (h_max, v_max) = layout.max_factors();
+    let (h_max, v_max) = (h_max as usize, v_max as usize);
     let (width, height) = (layout.width as usize, layout.height as usize);
     let (mcu_rows, mcu_height) = (height.div_ceil(8 * v_max), 8 * v_max);
     let mcus_per_row = width.div_ceil(8 * h_max);
@@ -56,7 +56,7 @@ pub(in crate::io) fn restart_bands(
         return None;
     }
     let header = &bytes[..scan.data.start];
-    let height_at = sof_height_at(header)?;
+    let height_at = layout.height_at;
     let mut bands = Vec::with_capacity(starts.len() + 1);
     let bounds: Vec<usize> = std::iter::once(0).chain(starts).chain(std::iter::once(mcu_rows)).collect();
     for pair in bounds.windows(2) {
@@ -68,7 +68,8 @@ pub(in crate::io) fn restart_bands(
         let rows = first * mcu_height..(last * mcu_height).min(height);
         let mut jpeg = Vec::with_capacity(header.len() + (end - start) + 2);
         jpeg.extend_from_slice(header);
-        jpeg[height_at..height_at + 2].copy_from_slice(&u16::try_from(rows.len()).ok()?.to_be_bytes());
+        jpeg.get_mut(height_at..height_at + 2)?
+            .copy_from_slice(&u16::try_from(rows.len()).ok()?.to_be_bytes());
         jpeg.extend_from_slice(bytes.get(start..end)?);
         // The band's own markers, numbered from RST0 as a decoder expects.
         for (k, &(at, _)) in scan.restarts.iter().enumerate().take(s1.saturating_sub(1)).skip(s0) {
@@ -79,28 +80,6 @@ pub(in crate::io) fn restart_bands(
         bands.push(Band { rows, jpeg });
     }
     Some(bands)
-}
-
-/// Where the frame header's height (two bytes) lies in `header` (the bytes before the scan's
-/// data): the segments walked by their lengths to a baseline or extended sequential frame.
-fn sof_height_at(header: &[u8]) -> Option<usize> {
-    let mut pos = 2;
-    loop {
-        while *header.get(pos)? == 0xFF && *header.get(pos + 1)? == 0xFF {
-            pos += 1;
-        }
-        if *header.get(pos)? != 0xFF {
-            return None;
-        }
-        let code = *header.get(pos + 1)?;
-        let len = usize::from(u16::from_be_bytes([*header.get(pos + 2)?, *header.get(pos + 3)?]));
-        match code {
-            // SOF0 / SOF1: length, precision, then the height.
-            0xC0 | 0xC1 => return Some(pos + 5),
-            0xDA => return None,
-            _ => pos += 2 + len,
-        }
-    }
 }
 
 fn gcd(a: usize, b: usize) -> usize {
@@ -116,11 +95,7 @@ mod tests {
     use crate::io::read::restart_bands::*;
 
     #[test]
-    fn sof_height_is_found_after_other_segments() {
-        // SOI, APP0 (length 4), SOF0 (length 8: precision, height 0x0123, width, 1 component).
-        let header = [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 1, 2, 0xFF, 0xC0, 0, 8, 8, 0x01, 0x23, 0, 9, 1];
-        assert_eq!(sof_height_at(&header), Some(13));
-        assert_eq!(sof_height_at(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2]), None, "no frame before the scan");
+    fn gcd_and_lcm() {
         assert_eq!((gcd(480, 480), lcm(1, 8), lcm(6, 4)), (480, 8, 12));
     }
 

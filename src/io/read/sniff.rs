@@ -2,13 +2,15 @@
 //! other files in folders), or an image format graylab does not read (named, not "not an
 //! image"), without ever opening a FIFO or a device.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use image::ImageFormat;
 
 use crate::io::IoError;
 use crate::io::kind::{open_regular, read_capped, special_kind};
+
+/// The bytes of a file's start that show its format.
+const HEAD_BYTES: u64 = 32;
 
 /// The formats graylab reads, for messages.
 pub const RECOGNISED_FORMATS: &str = "JPEG, PNG, TIFF, WebP, BMP, GIF, PNM, TGA, ICO, QOI";
@@ -33,8 +35,7 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
     if let Some(kind) = special_kind(&meta) {
         return Ok(FileKind::Special(kind));
     }
-    let mut head = Vec::with_capacity(32);
-    open_regular(path).and_then(|file| file.take(32).read_to_end(&mut head)).map_err(open)?;
+    let head = read_capped(path, HEAD_BYTES).map_err(open)?;
     Ok(format_of(path, &head).map_or(FileKind::Other, FileKind::Image))
 }
 
@@ -71,7 +72,11 @@ const JPEG_HEADER_BYTES: u64 = 1 << 20;
 /// header cannot be read (the decode then says why).
 #[must_use]
 pub fn header_dimensions(path: &Path) -> Option<(u32, u32)> {
-    let head = head(path)?;
+    // A FIFO or a device is never opened, so never waited on.
+    if special_kind(&std::fs::metadata(path).ok()?).is_some() {
+        return None;
+    }
+    let head = read_capped(path, HEAD_BYTES).ok()?;
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         let bytes = read_capped(path, JPEG_HEADER_BYTES).ok()?;
         let layout = crate::io::read::jpeg_scan::scan(&bytes).ok()?;
@@ -88,14 +93,9 @@ pub fn header_dimensions(path: &Path) -> Option<(u32, u32)> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.into_dimensions())).ok()?.ok()
 }
 
-/// The name of the image format a file's first bytes show when graylab does not read it (AVIF,
-/// HEIF, JPEG XL, JPEG 2000, `OpenEXR`, Radiance HDR, DDS, Photoshop, farbfeld, ...), else `None`.
-#[must_use]
-pub fn sniff_unsupported(path: &Path) -> Option<String> {
-    unsupported_format_of(&head(path)?)
-}
-
-/// [`sniff_unsupported`] on a file's first bytes, already read.
+/// The name of the image format a file's first bytes (`head`) show when graylab does not read
+/// it (AVIF, HEIF, JPEG XL, JPEG 2000, `OpenEXR`, Radiance HDR, DDS, Photoshop, farbfeld, ...),
+/// else `None`.
 pub(in crate::io) fn unsupported_format_of(head: &[u8]) -> Option<String> {
     if let Some(name) = unsupported_in(head) {
         return Some(name.to_owned());
@@ -161,16 +161,4 @@ fn unsupported_in(head: &[u8]) -> Option<&'static str> {
 
 fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
-}
-
-/// The first 32 bytes (fewer for a shorter file), or `None` when the file cannot be read or is
-/// not a regular file (a FIFO is never opened, so never waited on).
-fn head(path: &Path) -> Option<Vec<u8>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if special_kind(&meta).is_some() {
-        return None;
-    }
-    let mut head = Vec::with_capacity(32);
-    open_regular(path).ok()?.take(32).read_to_end(&mut head).ok()?;
-    Some(head)
 }

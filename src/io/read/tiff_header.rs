@@ -3,10 +3,10 @@
 //! internals or, worse, noise (32-bit unsigned integers without a `SampleFormat` tag are read
 //! as floating point by the `image` crate).
 
-use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
 use crate::io::IoError;
+use crate::io::read::claims::Walk;
 use crate::io::read::orientation::uint_at;
 
 const BITS_PER_SAMPLE: u16 = 258;
@@ -302,14 +302,12 @@ impl TiffHeader {
 fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
     let u16_at = |b: &[u8], i: usize| uint_at::<2>(b, i, little).and_then(|v| u16::try_from(v).ok());
     let u32_at = |b: &[u8], i: usize| uint_at::<4>(b, i, little);
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut walk = Walk::open(path)?;
     let offset = u64::from(u32_at(head, 4)?);
-    file.seek(SeekFrom::Start(offset)).ok()?;
-    let mut count = [0u8; 2];
-    file.read_exact(&mut count).ok()?;
-    let entries = u64::from(u16_at(&count, 0)?).min(MAX_ENTRIES);
-    let mut ifd = Vec::new();
-    (&mut file).take(entries * 12).read_to_end(&mut ifd).ok()?;
+    walk.seek(offset)?;
+    let entries = u64::from(u16_at(&walk.read::<2>()?, 0)?).min(MAX_ENTRIES);
+    // As many whole entries as the file holds.
+    let ifd = walk.bytes(usize::try_from((entries * 12).min(walk.len() - walk.at())).ok()?)?;
     let mut header = TiffHeader {
         photometric: None,
         black_is_zero: None,
@@ -334,9 +332,7 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
             EXTRA_SAMPLES,
             SAMPLE_FORMAT,
         ];
-        if tag == COLOR_MAP {
-            header.has_color_map = true;
-        }
+        header.has_color_map |= tag == COLOR_MAP;
         if !wanted.contains(&tag) {
             continue;
         }
@@ -356,9 +352,8 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
         let values: Vec<u32> = if n * u32::from(width) <= 4 {
             (0..n as usize).map(|k| read(&entry[8..], k)).collect::<Option<_>>()?
         } else {
-            let mut raw = vec![0u8; usize::from(width) * n.min(MAX_VALUES) as usize];
-            file.seek(SeekFrom::Start(u64::from(u32_at(entry, 8)?))).ok()?;
-            file.read_exact(&mut raw).ok()?;
+            walk.seek(u64::from(u32_at(entry, 8)?))?;
+            let raw = walk.bytes(usize::from(width) * n.min(MAX_VALUES) as usize)?;
             (0..n.min(MAX_VALUES) as usize).map(|k| read(&raw, k)).collect::<Option<_>>()?
         };
         let first = *values.first()?;

@@ -51,34 +51,29 @@ impl ExportFormat {
     /// The name on the command line and in reports.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Png => "png",
-            Self::Jpeg => "jpeg",
-            Self::Tiff => "tiff",
-            Self::Bmp => "bmp",
-            Self::Webp => "webp",
-        }
+        self.words().0
     }
 
     /// Other names the command line accepts.
     #[must_use]
     pub fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Self::Jpeg => &["jpg"],
-            Self::Tiff => &["tif"],
-            _ => &[],
-        }
+        self.words().2
     }
 
     /// A one-line description, for help text.
     #[must_use]
     pub fn description(self) -> &'static str {
+        self.words().3
+    }
+
+    /// Its name, its name in messages ([`fmt::Display`]), its other names and its description.
+    fn words(self) -> (&'static str, &'static str, &'static [&'static str], &'static str) {
         match self {
-            Self::Png => "PNG: 8- or 16-bit gray, with alpha",
-            Self::Jpeg => "JPEG: 8-bit gray, lossy (--quality)",
-            Self::Tiff => "TIFF: 8- or 16-bit gray, with alpha",
-            Self::Bmp => "BMP: 8-bit gray, with alpha (as RGBA)",
-            Self::Webp => "WebP (lossless): 8-bit gray, with alpha",
+            Self::Png => ("png", "PNG", &[], "PNG: 8- or 16-bit gray, with alpha"),
+            Self::Jpeg => ("jpeg", "JPEG", &["jpg"], "JPEG: 8-bit gray, lossy (--quality)"),
+            Self::Tiff => ("tiff", "TIFF", &["tif"], "TIFF: 8- or 16-bit gray, with alpha"),
+            Self::Bmp => ("bmp", "BMP", &[], "BMP: 8-bit gray, with alpha (as RGBA)"),
+            Self::Webp => ("webp", "WebP", &[], "WebP (lossless): 8-bit gray, with alpha"),
         }
     }
 
@@ -109,13 +104,7 @@ impl ExportFormat {
 
 impl fmt::Display for ExportFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Png => "PNG",
-            Self::Jpeg => "JPEG",
-            Self::Tiff => "TIFF",
-            Self::Bmp => "BMP",
-            Self::Webp => "WebP",
-        })
+        f.write_str(self.words().1)
     }
 }
 
@@ -234,7 +223,7 @@ pub fn encode_rows_to_file(
                 out,
                 progress,
             ),
-            _ => write_png(source, layout, out, progress),
+            _ => write_png(source, (layout, layout.bit_depth()), out, progress),
         }?;
         // Nothing is committed before the rows' producer has finished without an error.
         Ok(source.finished()?)
@@ -359,14 +348,15 @@ fn write_encoded(
         ExportFormat::Png if one_bit && image.color() == ColorType::L8 => {
             let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
             let rows = SliceRows { bytes: &packed, row_bytes: (w as usize).div_ceil(8) };
-            crate::io::codecs::png::write_png_1bit(&rows, (w, h), out, progress)
+            let gray = GrayLayout { width: w, height: h, alpha: false, sixteen_bit: false };
+            write_png(&rows, (gray, 1), out, progress)
         }
         ExportFormat::Png => {
             let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
             if bytes.len() != layout.row_bytes() * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} image", bytes.len())));
             }
-            write_png(&rows, layout, out, progress)
+            write_png(&rows, (layout, layout.bit_depth()), out, progress)
         }
         ExportFormat::Jpeg => {
             if bytes.len() != w as usize * h as usize {

@@ -23,28 +23,6 @@ const SAMPLE_ROWS: usize = 64;
 /// many stripes on big images.
 const STRIPE_BYTES: usize = 1 << 20;
 
-/// Writes the rows of `source` as a PNG; `progress` gets the fraction of stripes done.
-pub(in crate::io) fn write_png(
-    source: &dyn RowSource,
-    layout: GrayLayout,
-    out: &mut (impl Write + Send),
-    progress: &(dyn Fn(f32) + Sync),
-) -> Result<(), WriteCause> {
-    write_png_depth(source, (layout, layout.bit_depth()), out, progress)
-}
-
-/// Writes the rows of `source`, 1-bit gray packed 8 pixels a byte (most significant bit first,
-/// each row padded to whole bytes, as [`pack_bits`] packs them), as a 1-bit gray PNG.
-pub(in crate::io) fn write_png_1bit(
-    source: &dyn RowSource,
-    (width, height): (u32, u32),
-    out: &mut (impl Write + Send),
-    progress: &(dyn Fn(f32) + Sync),
-) -> Result<(), WriteCause> {
-    let layout = GrayLayout { width, height, alpha: false, sixteen_bit: false };
-    write_png_depth(source, (layout, 1), out, progress)
-}
-
 /// 8-bit gray rows of `width` pixels packed to 1 bit a pixel: a value of 128 or more is a 1,
 /// most significant bit first, each row padded to whole bytes with zeros.
 #[must_use]
@@ -60,8 +38,11 @@ pub(in crate::io) fn pack_bits(gray: &[u8], width: usize) -> Vec<u8> {
     packed
 }
 
-/// [`write_png`] at `depth` bits a sample (1, 8 or 16; 1 only for gray without alpha).
-fn write_png_depth(
+/// Writes the rows of `source` as a PNG of `layout` at `depth` bits a sample (its
+/// [`GrayLayout::bit_depth`], or 1 for gray without alpha packed 8 pixels a byte, most
+/// significant bit first, each row padded to whole bytes, as [`pack_bits`] packs them);
+/// `progress` gets the fraction of stripes done.
+pub(in crate::io) fn write_png(
     source: &dyn RowSource,
     (layout, depth): (GrayLayout, u8),
     out: &mut (impl Write + Send),

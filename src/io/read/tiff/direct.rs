@@ -93,20 +93,20 @@ impl<R: Read + Seek> DirectDecoder<R> {
         Ok(Self { inner, content: Content::Palette { bits, colours }, dimensions, color: ColorType::Rgb8 })
     }
 
-    /// The bytes the `tiff` crate decodes into before they are converted.
-    pub(super) fn scratch_bytes(&mut self) -> u64 {
-        self.inner.image_buffer_layout().map_or(0, |l| l.complete_len as u64)
-    }
-
-    /// Sets the `tiff` crate's limits from the `image` crate's.
-    pub(super) fn with_limits(mut self, limits: &image::Limits) -> Self {
+    /// The decoder, boxed, with the `tiff` crate's limits set from the `image` crate's, and the
+    /// bytes the `tiff` crate decodes into before they are converted.
+    pub(super) fn with_limits<'a>(mut self, limits: &image::Limits) -> (Box<dyn ImageDecoder + 'a>, u64)
+    where
+        R: 'a,
+    {
         let max = usize::try_from(limits.max_alloc.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
         let mut tiff_limits = tiff::decoder::Limits::default();
         tiff_limits.decoding_buffer_size = max;
         tiff_limits.ifd_value_size = max;
         tiff_limits.intermediate_buffer_size = max;
         self.inner = self.inner.with_limits(tiff_limits);
-        self
+        let scratch_bytes = self.inner.image_buffer_layout().map_or(0, |l| l.complete_len as u64);
+        (Box::new(self), scratch_bytes)
     }
 }
 

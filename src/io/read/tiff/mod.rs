@@ -30,15 +30,9 @@ pub(in crate::io) fn open<'a, R: BufRead + Seek + 'a>(
             (Box::new(straight::Straightened(decoder)), 0)
         }
         Variant::Gray { alpha, white_is_zero } => {
-            let mut decoder = direct::DirectDecoder::gray(reader, alpha, white_is_zero)?.with_limits(limits);
-            let scratch_bytes = decoder.scratch_bytes();
-            (Box::new(decoder), scratch_bytes)
+            direct::DirectDecoder::gray(reader, alpha, white_is_zero)?.with_limits(limits)
         }
-        Variant::Palette(patch) => {
-            let mut decoder = direct::DirectDecoder::palette(reader, patch)?.with_limits(limits);
-            let scratch_bytes = decoder.scratch_bytes();
-            (Box::new(decoder), scratch_bytes)
-        }
+        Variant::Palette(patch) => direct::DirectDecoder::palette(reader, patch)?.with_limits(limits),
         Variant::Jpeg { gray } => {
             let decoder = jpeg::JpegTiffDecoder::new(reader, gray)?;
             let scratch_bytes = decoder.scratch_bytes();
