@@ -21,6 +21,7 @@ use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
 use crate::io::{DecodeOptions, WriteCause};
 use crate::pixel::Formula;
 use crate::system::memory_budget::budget;
+use crate::system::units::ms;
 
 /// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
 pub const MAX_SIZE_MP: f64 = 100_000.0;
@@ -318,8 +319,7 @@ fn print_table(r: &SweepResult) {
         "down GB/s"
     );
     for p in &r.points {
-        let cell =
-            |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
+        let cell = |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), ms);
         let rate = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
         outln!(
             "{}{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
@@ -336,7 +336,7 @@ fn print_table(r: &SweepResult) {
         );
     }
     if let Some(ns) = r.dispatch_latency_ns {
-        outln!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
+        outln!("dispatch latency (resident, smallest size): {} ms", ms(ns));
     }
     if let Some(l) = r.copy_latency {
         outln!(
@@ -431,8 +431,7 @@ fn print_ceilings_table(r: &SweepResult) {
                 .and_then(crate::engine::ceilings::PhaseRate::share_label)
                 .map_or_else(|| "-".to_owned(), |v| v.trim_end_matches('%').to_owned())
         };
-        let cell =
-            |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
+        let cell = |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), ms);
         outln!(
             "{}{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
             work(Some(p.level(r.axis))),
