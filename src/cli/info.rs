@@ -89,7 +89,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     };
     if args.json {
         let selected = info.adapters.iter().find(|a| a.selected);
-        let provenance = crate::io::Provenance::now(selected, crate::engine::available_threads());
+        let provenance = crate::io::Provenance::now(selected, available_threads());
         outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Info, &provenance, &info)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -97,7 +97,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     outln!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
     outln!(
         "memory budget for images: {} ({})",
-        crate::system::units::human_bytes(info.memory_budget_bytes),
+        human_bytes(info.memory_budget_bytes),
         info.memory_budget_source
     );
     if let Some(w) = super::build_warning() {
@@ -117,8 +117,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         }
         outln!(
             "    max storage binding {} (one band), max buffer {}, max texture {} px",
-            crate::system::units::human_bytes(a.max_storage_buffer_binding_bytes),
-            crate::system::units::human_bytes(a.max_buffer_bytes),
+            human_bytes(a.max_storage_buffer_binding_bytes),
+            human_bytes(a.max_buffer_bytes),
             a.max_texture_dimension_2d
         );
         outln!(
