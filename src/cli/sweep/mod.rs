@@ -184,16 +184,14 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let ops = args.cell_ops()?;
     check_outputs(args)?;
     let engine = Engine::new();
-    let gpu = !args.cpu_only && engine.gpu().is_ok();
-    if !args.cpu_only && !gpu {
-        errln!(
-            "note: no GPU adapter, measuring the CPU only ({})",
-            engine.gpu().err().map(|e| e.to_string()).unwrap_or_default()
-        );
-    }
-    if gpu && let Ok(g) = engine.gpu() {
-        g.check_workgroup(args.workgroup)?;
-    }
+    let gpu = !args.cpu_only
+        && match engine.gpu() {
+            Ok(g) => g.check_workgroup(args.workgroup).map(|()| true)?,
+            Err(e) => {
+                errln!("note: no GPU adapter, measuring the CPU only ({e})");
+                false
+            }
+        };
     // The ceilings are measured (if not cached) before the sweep's own memory is reserved.
     if gpu {
         super::info::ceilings_for(&engine);
