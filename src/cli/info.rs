@@ -13,8 +13,7 @@ use crate::engine::ceilings::{
 };
 use crate::engine::ceilings::{LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::{
-    Bandwidth, CpuCompute, Engine, GpuCompute, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters,
-    simd_level,
+    Bandwidth, CpuCompute, Engine, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters, simd_level,
 };
 use crate::system::clock::Clock;
 use crate::system::memory_budget::budget;
@@ -233,9 +232,9 @@ pub(super) fn compute_for(engine: &Engine, gpu: bool) {
 /// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock)",
 /// "GPU compute: 1.7 Gop/s (llvmpipe, GPU timestamps)", or how to measure them.
 pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings>) -> Vec<String> {
-    let mut lines =
-        vec!["compute ceilings of the synthetic work (hash rounds, 3 integer ops each):".to_owned()];
-    lines.push(match cpu {
+    let not_yet =
+        |what: &str| format!("    {what} compute: not measured yet (graylab info --probe measures it)");
+    let cpu = match cpu {
         Some(c) => format!(
             "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; median {:.1}, data in cache)",
             c.ops_per_s() / 1e9,
@@ -243,31 +242,29 @@ pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings
             SimdLevel::name(c.simd),
             c.ops as f64 / c.median_ns.max(1) as f64
         ),
-        None => "    CPU compute: not measured yet (graylab info --probe measures it)".to_owned(),
-    });
-    let adapter = gpu.map_or("", |k| k.ceilings.adapter.as_str());
-    match gpu.and_then(|k| k.ceilings.compute) {
-        Some(g) => lines.push(gpu_compute_line(adapter, &g)),
-        None if gpu.is_some() => {
-            lines.push("    GPU compute: not measured yet (graylab info --probe measures it)".to_owned());
-        }
-        None => {}
-    }
-    lines
-}
-
-fn gpu_compute_line(adapter: &str, g: &GpuCompute) -> String {
-    let clock = match g.clock {
-        Clock::GpuTimestamp => "GPU timestamps",
-        Clock::CpuClock | Clock::Mixed => "CPU clock around a submit-and-wait",
+        None => not_yet("CPU"),
     };
-    format!(
-        "    GPU compute: {:.1} Gop/s ({adapter}, {clock}; median {:.1}, {} invocations x {} rounds)",
-        g.ops_per_s() / 1e9,
-        g.ops as f64 / g.median_ns.max(1) as f64,
-        g.invocations,
-        g.rounds
-    )
+    let mut lines =
+        vec!["compute ceilings of the synthetic work (hash rounds, 3 integer ops each):".to_owned(), cpu];
+    let Some(k) = gpu else { return lines };
+    lines.push(match k.ceilings.compute {
+        Some(g) => {
+            let clock = match g.clock {
+                Clock::GpuTimestamp => "GPU timestamps",
+                Clock::CpuClock | Clock::Mixed => "CPU clock around a submit-and-wait",
+            };
+            format!(
+                "    GPU compute: {:.1} Gop/s ({}, {clock}; median {:.1}, {} invocations x {} rounds)",
+                g.ops_per_s() / 1e9,
+                k.ceilings.adapter,
+                g.ops as f64 / g.median_ns.max(1) as f64,
+                g.invocations,
+                g.rounds
+            )
+        }
+        None => not_yet("GPU"),
+    });
+    lines
 }
 
 /// The ceilings as text lines, with where they came from.
