@@ -298,9 +298,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
         );
     }
     if let Some(k) = &report.ceilings {
-        for line in super::info::ceilings_lines(k) {
-            outln!("{line}");
-        }
+        outln!("{}", super::info::ceilings_lines(k).join("\n"));
     }
     outln!();
     outln!(

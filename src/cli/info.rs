@@ -135,23 +135,15 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     }
     outln!();
     match &info.ceilings {
-        Some(k) => {
-            for line in ceilings_lines(k) {
-                outln!("{line}");
-            }
-        }
+        Some(k) => outln!("{}", ceilings_lines(k).join("\n")),
         None if !info.adapters.is_empty() => {
             outln!("ceilings: not measured yet on this adapter (graylab info --probe measures them)");
         }
         None => {}
     }
-    for line in compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()) {
-        outln!("{line}");
-    }
+    outln!("{}", compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()).join("\n"));
     if let Some(paths) = &info.transfer_paths {
-        for line in paths_lines(paths) {
-            outln!("{line}");
-        }
+        outln!("{}", paths_lines(paths).join("\n"));
     }
     Ok(ExitCode::SUCCESS)
 }
