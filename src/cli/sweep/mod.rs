@@ -196,13 +196,11 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     if gpu {
         super::info::ceilings_for(&engine);
     }
-    let source = match &args.from_image {
-        Some(path) => {
-            let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
-            Some((path.display().to_string(), decoded.image, decoded.memory))
-        }
-        None => None,
+    let decode = |p: &PathBuf| {
+        let decoded = crate::io::decode_file(p, &DecodeOptions::default())?;
+        anyhow::Ok((p.display().to_string(), decoded.image, decoded.memory))
     };
+    let source = args.from_image.as_ref().map(decode).transpose()?;
     // Every size is checked against the memory budget before the first is measured; the
     // largest decides, and its reservation is held to the end.
     let sizes_mp = args.sizes_mp();
@@ -227,14 +225,10 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
     let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(&ops), options.parts(&ops));
     // A grid is planned from a calibration measured first, and the plan said before it starts.
-    let calibration = if grid {
-        if !quiet {
-            errln!("calibrating the grid's estimate…");
-        }
-        Some(calibrate(&engine, &options)?)
-    } else {
-        None
-    };
+    if grid && !quiet {
+        errln!("calibrating the grid's estimate…");
+    }
+    let calibration = grid.then(|| calibrate(&engine, &options)).transpose()?;
     // The plan prices its cells with this machine's pace: what it saw, its ceilings and the ops'
     // rates measured with them.
     let plan = options.plan(&ops, calibration.as_ref(), pace.pace_mut());
