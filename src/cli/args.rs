@@ -310,10 +310,7 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
         }
         bail!("{what} names {kind}; {} is written only to a regular file: {}", holds.noun(), path.display());
     }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     if !dir.is_dir() {
         bail!("{what}: the folder does not exist: {}", dir.display());
     }
@@ -331,6 +328,11 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
         );
     }
     Ok(())
+}
+
+/// The folder `path` is in: its parent, or `.` for a bare name.
+pub(super) fn folder_of(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// Whether `output` names the file `input` (the same path, through a symlink or a hard link:

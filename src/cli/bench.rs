@@ -298,9 +298,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
         );
     }
     if let Some(k) = &report.ceilings {
-        for line in super::info::ceilings_lines(k) {
-            outln!("{line}");
-        }
+        outln!("{}", super::info::ceilings_lines(k).join("\n"));
     }
     outln!();
     outln!(
@@ -319,57 +317,32 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
             Backend::Cpu => format!("{} thr", r.cold.threads.unwrap_or(0)),
             Backend::Gpu => format!("wg {}", r.settings.workgroup),
         };
+        let row = |what: &str, st: &crate::engine::Stats, cold: String, tail: &str| {
+            let (min, median, max) = (ms(st.min_ns), ms(st.median_ns), ms(st.max_ns));
+            let backend = r.settings.backend.name();
+            outln!(
+                "{backend:<4} {setting:<11} {what:<9} {min:>10} {median:>10} {max:>10} {cold:>10}  {tail}"
+            );
+        };
         for p in &r.phases {
             let cold = r.cold.phase(p.phase).map_or_else(String::new, |c| ms(c.ns));
-            outln!(
-                "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  {}",
-                r.settings.backend.name(),
-                setting,
-                p.phase.name(),
-                ms(p.stats.min_ns),
-                ms(p.stats.median_ns),
-                ms(p.stats.max_ns),
-                cold,
-                p.source
-            );
+            row(p.phase.name(), &p.stats, cold, &p.source.to_string());
         }
         // Phases that ran at once overlap (subtracted once), and time no phase covers is other:
         // phases - overlap + other = total, run by run.
-        let rows: [(&str, RunFigure); 2] = [("overlap", |w| w.overlap_ns), ("other", |w| w.other_ns)];
+        let rows: [(&str, RunFigure); 2] = [("- overlap", |w| w.overlap_ns), ("+ other", |w| w.other_ns)];
         for (name, of) in rows {
             let values: Vec<u64> = r.warm.iter().map(of).collect();
             if let Some(st) = crate::engine::Stats::of(&values).filter(|st| st.max_ns > 0 || of(&r.cold) > 0)
             {
-                let sign = if name == "overlap" { "-" } else { "+" };
-                outln!(
-                    "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  cpu-clock",
-                    r.settings.backend.name(),
-                    setting,
-                    format!("{sign} {name}"),
-                    ms(st.min_ns),
-                    ms(st.median_ns),
-                    ms(st.max_ns),
-                    ms(of(&r.cold)),
-                );
+                row(name, &st, ms(of(&r.cold)), "cpu-clock");
             }
         }
-        outln!(
-            "{:<4} {:<11} {:<9} {:>10} {:>10} {:>10} {:>10}  cpu-clock   kernel {:.0} MP/s, {:.2} GB/s{}",
-            r.settings.backend.name(),
-            setting,
-            "total",
-            ms(r.total.min_ns),
-            ms(r.total.median_ns),
-            ms(r.total.max_ns),
-            ms(r.cold.total_ns),
-            r.kernel_mpix_per_s,
-            r.kernel_gb_per_s,
-            r.cold
-                .gpu
-                .as_ref()
-                .filter(|g| g.bands > 1)
-                .map_or_else(String::new, |g| format!(", {} bands", g.bands)),
-        );
+        let gpu = r.cold.gpu.as_ref();
+        let bands = gpu.filter(|g| g.bands > 1).map_or_else(String::new, |g| format!(", {} bands", g.bands));
+        let (mpix, gbs) = (r.kernel_mpix_per_s, r.kernel_gb_per_s);
+        let tail = format!("cpu-clock   kernel {mpix:.0} MP/s, {gbs:.2} GB/s{bands}");
+        row("total", &r.total, ms(r.cold.total_ns), &tail);
         outln!("{:<16} {}", "", r.work.sentence());
         if let Some(op) = r.op.sentence() {
             outln!("{:<16} {op}", "");
@@ -378,10 +351,10 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     }
 }
 
-/// Each phase at its median against its ceiling, the copies of a phase indented under it.
 /// One figure of a run, in nanoseconds.
 type RunFigure = fn(&crate::engine::RunReport) -> u64;
 
+/// Each phase at its median against its ceiling, the copies of a phase indented under it.
 fn print_rates(r: &BenchResult) {
     if let Some(s) = r.cpu_stream_baseline {
         outln!("{:<16} memory-stream baseline, same size and threads: median {} ms", "", ms(s.median_ns));

@@ -13,8 +13,7 @@ use crate::engine::ceilings::{
 };
 use crate::engine::ceilings::{LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::{
-    Bandwidth, CpuCompute, Engine, GpuCompute, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters,
-    simd_level,
+    Bandwidth, CpuCompute, Engine, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters, simd_level,
 };
 use crate::system::clock::Clock;
 use crate::system::memory_budget::budget;
@@ -89,7 +88,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     };
     if args.json {
         let selected = info.adapters.iter().find(|a| a.selected);
-        let provenance = crate::io::Provenance::now(selected, crate::engine::available_threads());
+        let provenance = crate::io::Provenance::now(selected, available_threads());
         outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Info, &provenance, &info)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -97,7 +96,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     outln!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
     outln!(
         "memory budget for images: {} ({})",
-        crate::system::units::human_bytes(info.memory_budget_bytes),
+        human_bytes(info.memory_budget_bytes),
         info.memory_budget_source
     );
     if let Some(w) = super::build_warning() {
@@ -117,8 +116,8 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         }
         outln!(
             "    max storage binding {} (one band), max buffer {}, max texture {} px",
-            crate::system::units::human_bytes(a.max_storage_buffer_binding_bytes),
-            crate::system::units::human_bytes(a.max_buffer_bytes),
+            human_bytes(a.max_storage_buffer_binding_bytes),
+            human_bytes(a.max_buffer_bytes),
             a.max_texture_dimension_2d
         );
         outln!(
@@ -136,23 +135,15 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     }
     outln!();
     match &info.ceilings {
-        Some(k) => {
-            for line in ceilings_lines(k) {
-                outln!("{line}");
-            }
-        }
+        Some(k) => outln!("{}", ceilings_lines(k).join("\n")),
         None if !info.adapters.is_empty() => {
             outln!("ceilings: not measured yet on this adapter (graylab info --probe measures them)");
         }
         None => {}
     }
-    for line in compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()) {
-        outln!("{line}");
-    }
+    outln!("{}", compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()).join("\n"));
     if let Some(paths) = &info.transfer_paths {
-        for line in paths_lines(paths) {
-            outln!("{line}");
-        }
+        outln!("{}", paths_lines(paths).join("\n"));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -233,9 +224,9 @@ pub(super) fn compute_for(engine: &Engine, gpu: bool) {
 /// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock)",
 /// "GPU compute: 1.7 Gop/s (llvmpipe, GPU timestamps)", or how to measure them.
 pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings>) -> Vec<String> {
-    let mut lines =
-        vec!["compute ceilings of the synthetic work (hash rounds, 3 integer ops each):".to_owned()];
-    lines.push(match cpu {
+    let not_yet =
+        |what: &str| format!("    {what} compute: not measured yet (graylab info --probe measures it)");
+    let cpu = match cpu {
         Some(c) => format!(
             "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; median {:.1}, data in cache)",
             c.ops_per_s() / 1e9,
@@ -243,31 +234,29 @@ pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings
             SimdLevel::name(c.simd),
             c.ops as f64 / c.median_ns.max(1) as f64
         ),
-        None => "    CPU compute: not measured yet (graylab info --probe measures it)".to_owned(),
-    });
-    let adapter = gpu.map_or("", |k| k.ceilings.adapter.as_str());
-    match gpu.and_then(|k| k.ceilings.compute) {
-        Some(g) => lines.push(gpu_compute_line(adapter, &g)),
-        None if gpu.is_some() => {
-            lines.push("    GPU compute: not measured yet (graylab info --probe measures it)".to_owned());
-        }
-        None => {}
-    }
-    lines
-}
-
-fn gpu_compute_line(adapter: &str, g: &GpuCompute) -> String {
-    let clock = match g.clock {
-        Clock::GpuTimestamp => "GPU timestamps",
-        Clock::CpuClock | Clock::Mixed => "CPU clock around a submit-and-wait",
+        None => not_yet("CPU"),
     };
-    format!(
-        "    GPU compute: {:.1} Gop/s ({adapter}, {clock}; median {:.1}, {} invocations x {} rounds)",
-        g.ops_per_s() / 1e9,
-        g.ops as f64 / g.median_ns.max(1) as f64,
-        g.invocations,
-        g.rounds
-    )
+    let mut lines =
+        vec!["compute ceilings of the synthetic work (hash rounds, 3 integer ops each):".to_owned(), cpu];
+    let Some(k) = gpu else { return lines };
+    lines.push(match k.ceilings.compute {
+        Some(g) => {
+            let clock = match g.clock {
+                Clock::GpuTimestamp => "GPU timestamps",
+                Clock::CpuClock | Clock::Mixed => "CPU clock around a submit-and-wait",
+            };
+            format!(
+                "    GPU compute: {:.1} Gop/s ({}, {clock}; median {:.1}, {} invocations x {} rounds)",
+                g.ops_per_s() / 1e9,
+                k.ceilings.adapter,
+                g.ops as f64 / g.median_ns.max(1) as f64,
+                g.invocations,
+                g.rounds
+            )
+        }
+        None => not_yet("GPU"),
+    });
+    lines
 }
 
 /// The ceilings as text lines, with where they came from.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::UsageError;
-use super::args::{ConvertArgs, Holds, OutputFile, check_output_dir, check_output_file, file_id};
+use super::args::{ConvertArgs, Holds, OutputFile, check_output_dir, check_output_file, file_id, folder_of};
 use crate::engine::{Backend, BatchItem, default_output_path};
 use crate::io::{ExportFormat, FileKind, IoError, classify_file, is_graylab_output};
 
@@ -255,11 +255,7 @@ type EntryKey = (Option<(u64, u64)>, PathBuf);
 /// A path's folder entry: its folder's device and inode with its name, so that two spellings of
 /// one path are one entry (the path itself while the folder does not exist yet).
 fn entry_key(output: &Path) -> EntryKey {
-    let folder = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (file_id(folder), output.file_name()) {
+    match (file_id(folder_of(output)), output.file_name()) {
         (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
         _ => (None, output.to_path_buf()),
     }

@@ -5,7 +5,7 @@
 use super::out::{err_part, errln};
 use crate::engine::estimate::Standing;
 use crate::system::one_time::OneTimeMark;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
 /// How progress is shown.
@@ -79,22 +79,15 @@ impl FileProgress {
     pub(super) fn finish(&self) {
         if self.mode == ProgressMode::Bar {
             err_part!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
         }
     }
 
     fn line(&self) -> String {
         let elapsed = self.started.elapsed();
         let mb_per_s = self.done_bytes as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
-        let standing = Standing {
-            estimate_s: None,
-            elapsed_s: elapsed.as_secs_f64(),
-            one_time_s: self.one_time_at.since_s(),
-            done: (self.done_bytes > 0).then(|| self.done_bytes as f64 / self.total_bytes.max(1) as f64),
-        };
-        let eta = standing
-            .seconds_left()
-            .map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {}", seconds(Duration::from_secs_f64(s))));
+        let done = (self.done_bytes > 0).then(|| self.done_bytes as f64 / self.total_bytes.max(1) as f64);
+        let eta =
+            left(elapsed, self.one_time_at, done).map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {s}"));
         let failed = if self.failed > 0 { format!(", {} failed", self.failed) } else { String::new() };
         format!(
             "[{}/{}] {:.0}%{failed}, {mb_per_s:.1} MB/s, {eta}",
@@ -117,7 +110,6 @@ impl FileProgress {
                     "-".repeat(24 - filled.min(24)),
                     self.line()
                 );
-                let _ = std::io::stderr().flush();
             }
         }
     }
@@ -147,26 +139,17 @@ pub(super) fn watch_pixels<T>(
                 let Some(fraction) = progress.fraction().filter(|_| elapsed >= PIXELS_LINE_AFTER) else {
                     continue;
                 };
-                let standing = Standing {
-                    estimate_s: None,
-                    elapsed_s: elapsed.as_secs_f64(),
-                    one_time_s: one_time_at.since_s(),
-                    done: Some(fraction),
-                };
-                let eta = standing.seconds_left().map_or_else(String::new, |left| {
-                    format!(", about {} left", seconds(Duration::from_secs_f64(left)))
-                });
+                let eta = left(elapsed, one_time_at, Some(fraction))
+                    .map_or_else(String::new, |left| format!(", about {left} left"));
                 err_part!(
                     "\r\x1b[2Kconverting: {:.0}% of the pixels ({}{eta})",
                     fraction * 100.0,
                     seconds(elapsed)
                 );
-                let _ = std::io::stderr().flush();
                 drawn = true;
             }
             if drawn {
                 err_part!("\r\x1b[2K");
-                let _ = std::io::stderr().flush();
             }
         });
         let result = work();
@@ -177,6 +160,14 @@ pub(super) fn watch_pixels<T>(
         }
         result
     })
+}
+
+/// The time left, as [`seconds`] writes it, of a job `elapsed` since it started, with the
+/// process's one-time work since `one_time_at` left out of its pace, and `done` of it done.
+fn left(elapsed: Duration, one_time_at: OneTimeMark, done: Option<f64>) -> Option<String> {
+    let (elapsed_s, one_time_s) = (elapsed.as_secs_f64(), one_time_at.since_s());
+    let standing = Standing { estimate_s: None, elapsed_s, one_time_s, done };
+    standing.seconds_left().map(|s| seconds(Duration::from_secs_f64(s)))
 }
 
 /// `3.2 s` or `2 min 05 s`.

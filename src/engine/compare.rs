@@ -340,17 +340,14 @@ fn verdict_changes(base: &Value, new: &Value) -> Vec<VerdictChange> {
 
 fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
     let ratio = if base.value > 0.0 { new.value / base.value } else { f64::NAN };
-    let ratio_range = match (base.interval, new.interval) {
-        (Some((bl, bh)), Some((nl, nh))) if bl > 0.0 && bh > 0.0 => Some((nl / bh, nh / bl)),
-        _ => None,
-    };
-    let overlap = match (base.interval, new.interval) {
-        (Some((bl, bh)), Some((nl, nh))) => nl <= bh && bl <= nh,
-        _ => false,
+    let (ratio_range, overlap) = match (base.interval, new.interval) {
+        (Some((bl, bh)), Some((nl, nh))) => {
+            ((bl > 0.0 && bh > 0.0).then(|| (nl / bh, nh / bl)), nl <= bh && bl <= nh)
+        }
+        _ => (None, false),
     };
     let factor = 1.0 + threshold;
-    let up = ratio > factor;
-    let down = ratio < 1.0 / factor;
+    let (up, down) = (ratio > factor, ratio < 1.0 / factor);
     let change = if !(up || down) || !ratio.is_finite() {
         Change::Same
     } else if overlap {

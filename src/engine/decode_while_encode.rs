@@ -68,20 +68,19 @@ pub(super) fn convert_luma_stream(
         let decoding = std::thread::Builder::new()
             .name("graylab-jpeg-decode".into())
             .spawn_scoped(scope, || (stream.decode(&to_gray), since()));
+        let failed = |reason: &str| IoError::Decode { path: input.to_path_buf(), reason: reason.to_owned() };
         let Ok(decoding) = decoding else {
-            let reason = "cannot start the decoding thread".to_owned();
             return (
-                (Err(IoError::Decode { path: input.to_path_buf(), reason }), since()),
-                Err(IoError::Decode { path: input.to_path_buf(), reason: "not decoded".to_owned() }),
+                (Err(failed("cannot start the decoding thread")), since()),
+                Err(failed("not decoded")),
                 since(),
             );
         };
         let written = encode_rows_to_file(layout, stream, output, &export, &|_| ());
         let encode_end_ns = since();
-        let decoded = decoding.join().unwrap_or_else(|_| {
-            let reason = "the decoding thread stopped (an internal error)".to_owned();
-            (Err(IoError::Decode { path: input.to_path_buf(), reason }), since())
-        });
+        let decoded = decoding
+            .join()
+            .unwrap_or_else(|_| (Err(failed("the decoding thread stopped (an internal error)")), since()));
         (decoded, written, encode_end_ns)
     });
     // A failed decode is the cause: the encoder only saw its rows stop coming.

@@ -67,9 +67,7 @@ pub fn default_output_path(input: &Path, out_dir: Option<&Path>, format: ExportF
     let mut name = input.file_stem().map_or_else(|| "image".into(), std::ffi::OsStr::to_os_string);
     name.push(".gray.");
     name.push(format.extension());
-    let dir =
-        out_dir.map(Path::to_path_buf).or_else(|| input.parent().map(Path::to_path_buf)).unwrap_or_default();
-    dir.join(name)
+    out_dir.or(input.parent()).unwrap_or(Path::new("")).join(name)
 }
 
 /// Decodes `input`, converts it and writes `output` atomically; the conversion counts its pixels

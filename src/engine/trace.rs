@@ -44,11 +44,9 @@ fn track_name(lane: Track, backend: Backend) -> String {
         Track::Download => "GPU queue · download copies".to_owned(),
         Track::Kernel | Track::Display if backend == Backend::Gpu => format!("GPU queue · {}", lane.name()),
         Track::OpSubmission => "GPU queue · op passes (a submission each, with its wait)".to_owned(),
-        Track::KernelStripe { thread: Some(t) } | Track::EncodeStripe { thread: Some(t) } => {
-            format!("CPU · encoder thread {t} (stripes, the kernel inside each)")
-        }
-        Track::KernelStripe { thread: None } | Track::EncodeStripe { thread: None } => {
-            "CPU · encoder caller (stripes, the kernel inside each)".to_owned()
+        Track::KernelStripe { thread } | Track::EncodeStripe { thread } => {
+            let who = thread.map_or_else(|| "caller".to_owned(), |t| format!("thread {t}"));
+            format!("CPU · encoder {who} (stripes, the kernel inside each)")
         }
         Track::KernelThread { .. } => format!("CPU · {} (its chunks, back to back)", lane.name()),
         Track::DecodeKernel { band } => {

@@ -21,6 +21,7 @@ use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
 use crate::io::{DecodeOptions, WriteCause};
 use crate::pixel::Formula;
 use crate::system::memory_budget::budget;
+use crate::system::units::ms;
 
 /// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
 pub const MAX_SIZE_MP: f64 = 100_000.0;
@@ -183,27 +184,23 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let ops = args.cell_ops()?;
     check_outputs(args)?;
     let engine = Engine::new();
-    let gpu = !args.cpu_only && engine.gpu().is_ok();
-    if !args.cpu_only && !gpu {
-        errln!(
-            "note: no GPU adapter, measuring the CPU only ({})",
-            engine.gpu().err().map(|e| e.to_string()).unwrap_or_default()
-        );
-    }
-    if gpu && let Ok(g) = engine.gpu() {
-        g.check_workgroup(args.workgroup)?;
-    }
+    let gpu = !args.cpu_only
+        && match engine.gpu() {
+            Ok(g) => g.check_workgroup(args.workgroup).map(|()| true)?,
+            Err(e) => {
+                errln!("note: no GPU adapter, measuring the CPU only ({e})");
+                false
+            }
+        };
     // The ceilings are measured (if not cached) before the sweep's own memory is reserved.
     if gpu {
         super::info::ceilings_for(&engine);
     }
-    let source = match &args.from_image {
-        Some(path) => {
-            let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
-            Some((path.display().to_string(), decoded.image, decoded.memory))
-        }
-        None => None,
+    let decode = |p: &PathBuf| {
+        let decoded = crate::io::decode_file(p, &DecodeOptions::default())?;
+        anyhow::Ok((p.display().to_string(), decoded.image, decoded.memory))
     };
+    let source = args.from_image.as_ref().map(decode).transpose()?;
     // Every size is checked against the memory budget before the first is measured; the
     // largest decides, and its reservation is held to the end.
     let sizes_mp = args.sizes_mp();
@@ -228,14 +225,10 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
     let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(&ops), options.parts(&ops));
     // A grid is planned from a calibration measured first, and the plan said before it starts.
-    let calibration = if grid {
-        if !quiet {
-            errln!("calibrating the grid's estimate…");
-        }
-        Some(calibrate(&engine, &options)?)
-    } else {
-        None
-    };
+    if grid && !quiet {
+        errln!("calibrating the grid's estimate…");
+    }
+    let calibration = grid.then(|| calibrate(&engine, &options)).transpose()?;
     // The plan prices its cells with this machine's pace: what it saw, its ceilings and the ops'
     // rates measured with them.
     let plan = options.plan(&ops, calibration.as_ref(), pace.pace_mut());
@@ -318,8 +311,7 @@ fn print_table(r: &SweepResult) {
         "down GB/s"
     );
     for p in &r.points {
-        let cell =
-            |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
+        let cell = |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), ms);
         let rate = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
         outln!(
             "{}{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
@@ -336,7 +328,7 @@ fn print_table(r: &SweepResult) {
         );
     }
     if let Some(ns) = r.dispatch_latency_ns {
-        outln!("dispatch latency (resident, smallest size): {:.3} ms", ns as f64 / 1e6);
+        outln!("dispatch latency (resident, smallest size): {} ms", ms(ns));
     }
     if let Some(l) = r.copy_latency {
         outln!(
@@ -431,8 +423,7 @@ fn print_ceilings_table(r: &SweepResult) {
                 .and_then(crate::engine::ceilings::PhaseRate::share_label)
                 .map_or_else(|| "-".to_owned(), |v| v.trim_end_matches('%').to_owned())
         };
-        let cell =
-            |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), |ns| format!("{:.3}", ns as f64 / 1e6));
+        let cell = |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), ms);
         outln!(
             "{}{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
             work(Some(p.level(r.axis))),

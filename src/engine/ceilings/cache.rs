@@ -368,20 +368,19 @@ pub const QUIET_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 fn usable_cached(adapter_key: &str) -> Option<KnownCeilings> {
     let k = cached_ceilings(adapter_key)?;
     // The watch of the load is one-time work, as the measurement it may save.
-    if reuse(k.busy, || crate::system::one_time::timed(|| crate::system::load::is_busy_now(QUIET_WINDOW))) {
-        return Some(k);
-    }
-    log::info!(
-        "the cached GPU ceilings were measured on a busy machine and this one is quiet now: measuring again"
-    );
-    None
+    let busy_now = || crate::system::one_time::timed(|| crate::system::load::is_busy_now(QUIET_WINDOW));
+    reuse(k.busy, "GPU ceilings were", busy_now).then_some(k)
 }
 
 /// Whether ceilings measured with `measured_busy` may be used as they are: always when they
 /// were measured on a quiet machine; else only while the machine is busy now, or its load is not
-/// known (`busy_now`, asked only then).
-pub(crate) fn reuse(measured_busy: bool, busy_now: impl FnOnce() -> Option<bool>) -> bool {
-    !measured_busy || busy_now() != Some(false)
+/// known (`busy_now`, asked only then). When not, says so of the cached `what`.
+pub(crate) fn reuse(measured_busy: bool, what: &str, busy_now: impl FnOnce() -> Option<bool>) -> bool {
+    let reused = !measured_busy || busy_now() != Some(false);
+    if !reused {
+        log::info!("the cached {what} measured on a busy machine and this one is quiet now: measuring again");
+    }
+    reused
 }
 
 /// A probe whose slowest step's median is this many times its best run was measured on a busy
@@ -432,10 +431,10 @@ mod tests {
             asked.set(true);
             busy
         };
-        assert!(reuse(false, || now(Some(false))) && !asked.get(), "quiet ones are kept without asking");
-        assert!(!reuse(true, || now(Some(false))), "busy ones, on a quiet machine: measured again");
-        assert!(reuse(true, || now(Some(true))), "busy ones, still busy: kept");
-        assert!(reuse(true, || now(None)), "busy ones, load unknown: kept");
+        assert!(reuse(false, "x", || now(Some(false))) && !asked.get(), "quiet ones are kept without asking");
+        assert!(!reuse(true, "x", || now(Some(false))), "busy ones, on a quiet machine: measured again");
+        assert!(reuse(true, "x", || now(Some(true))), "busy ones, still busy: kept");
+        assert!(reuse(true, "x", || now(None)), "busy ones, load unknown: kept");
     }
 
     #[test]

@@ -78,13 +78,8 @@ pub fn cached_cpu_compute() -> Option<CpuCompute> {
     if !(file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads()) {
         return None;
     }
-    if !reuse(file.busy, || crate::system::load::is_busy_now(QUIET_WINDOW)) {
-        log::info!(
-            "the cached CPU compute ceiling was measured on a busy machine and this one is quiet now: measuring again"
-        );
-        return None;
-    }
-    Some(file.compute)
+    let busy_now = || crate::system::load::is_busy_now(QUIET_WINDOW);
+    reuse(file.busy, "CPU compute ceiling was", busy_now).then_some(file.compute)
 }
 
 /// Writes the CPU compute ceiling to its cache file; the file's path.

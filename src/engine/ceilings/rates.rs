@@ -45,14 +45,7 @@ impl Ceiling {
     /// (which a pipelined run beats by overlapping them) or the CPU's memory-stream baseline.
     #[must_use]
     pub fn is_one_step(self) -> bool {
-        matches!(
-            self,
-            Self::HostToStaging
-                | Self::StagingToDevice
-                | Self::DeviceCopy
-                | Self::DeviceToReadback
-                | Self::ReadbackToHost
-        )
+        !matches!(self, Self::HostToGpu | Self::GpuToHost | Self::MemoryStream)
     }
 
     /// The probe's step that this one-step ceiling is (`None` for the others).
