@@ -408,10 +408,9 @@ impl ChartsDock {
                 let (Some(input), Some((settings, parts))) = (session.input().cloned(), race_parts) else {
                     return;
                 };
-                let ticket = session.ticket();
-                self.race.start(ticket.id);
-                let job = Job::Workgroups { ticket, input, settings };
-                session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
+                let job = Job::Workgroups { input, settings };
+                let id = session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
+                self.race.start(id);
             }
         }
     }

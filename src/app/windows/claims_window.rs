@@ -192,11 +192,9 @@ impl ClaimsWindow {
             return;
         }
         self.quick = quick;
-        let ticket = session.ticket();
-        let ticket_id = ticket.id;
-        let estimate =
-            session.send_in_steps(Job::Claims { ticket, quick }, claims_task(quick), claims_steps(quick));
-        self.shown.sent(ticket_id, estimate);
+        let (id, estimate) =
+            session.send_in_steps(Job::Claims { quick }, claims_task(quick), claims_steps(quick));
+        self.shown.sent(id, estimate);
     }
 
     /// The JSON file: save this report, load one to compare.

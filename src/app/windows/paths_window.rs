@@ -137,16 +137,12 @@ impl PathsWindow {
     }
 
     fn start(&mut self, session: &mut Session) {
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         self.shown = None;
-        let job = Job::TransferPaths { ticket, largest_bytes: self.largest_mib << 20 };
-        match self.parts(session) {
-            Some(parts) => {
-                session.send_estimated(job, Task::TransferPaths, parts);
-            }
-            None => session.send(job),
-        }
+        let job = Job::TransferPaths { largest_bytes: self.largest_mib << 20 };
+        self.pending = Some(match self.parts(session) {
+            Some(parts) => session.send_estimated(job, Task::TransferPaths, parts),
+            None => session.send(job).id,
+        });
     }
 }
 

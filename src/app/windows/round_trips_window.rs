@@ -189,11 +189,9 @@ impl RoundTripsWindow {
         };
         let Some(input) = session.input().cloned() else { return };
         let settings = session.settings().convert;
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         self.shown = None;
         let parts = self.parts(&passes, &input, settings);
-        let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
-        session.send_estimated(job, Task::RoundTrips, parts);
+        let job = Job::RoundTrips { input, settings, passes: (passes, self.runs) };
+        self.pending = Some(session.send_estimated(job, Task::RoundTrips, parts));
     }
 }

@@ -327,11 +327,9 @@ impl SweepWindow {
         self.sent = Some(options.clone());
         self.sent_ops = Some(ops.clone());
         self.kept.started(ctx, &self.asked);
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         let (task, parts) = (options.task(&ops), options.parts(&ops));
         let pace = Box::new(session.pace().clone());
-        session.send_estimated(Job::Sweep { ticket, options, ops, photo, pace }, task, parts);
+        self.pending = Some(session.send_estimated(Job::Sweep { options, ops, photo, pace }, task, parts));
     }
 
     /// The work levels and what each cell runs, from the fields: the work rounds typed, then
