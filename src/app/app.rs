@@ -15,7 +15,6 @@ use super::session::Session;
 use super::state::Settings;
 use super::viewer::Viewer;
 use super::{AppOptions, look};
-use crate::app::panels::adapter::AdapterPanel;
 use crate::app::panels::controls::SettingsPanel;
 use crate::app::panels::frame_meter::FrameMeter;
 use crate::app::panels::status_bar::StatusBar;
@@ -34,7 +33,6 @@ pub struct GraylabApp {
     session: Session,
     top_bar: TopBar,
     settings_panel: SettingsPanel,
-    adapter_panel: AdapterPanel,
     charts: ChartsDock,
     viewer: Viewer,
     status_bar: StatusBar,
@@ -98,7 +96,6 @@ impl GraylabApp {
             session,
             top_bar: TopBar::default(),
             settings_panel: SettingsPanel::default(),
-            adapter_panel: AdapterPanel,
             charts: ChartsDock::default(),
             viewer: Viewer::default(),
             status_bar: StatusBar::default(),
@@ -342,7 +339,7 @@ impl eframe::App for GraylabApp {
                 scroll.show(ui, |ui| {
                     self.settings_panel.ui(ui, &mut self.session);
                     ui.separator();
-                    if self.adapter_panel.ui(ui, &mut self.session) {
+                    if crate::app::panels::adapter::adapter_ui(ui, &mut self.session) {
                         self.paths.open = true;
                     }
                 });
