@@ -6,11 +6,9 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, HLine};
 
-use super::{fixed_plot, lane_marks, nice_spacer, nice_x_spacer};
+use super::{fixed_plot, lane_marks, mark_name, nice_spacer, nice_x_spacer};
+use crate::app::look::SMALL_TEXT;
 use crate::engine::claims::{ClaimResult, Measurement};
-
-/// The smallest text of the charts, in points (never below 10 pixels).
-const SMALL_TEXT: f32 = 11.0;
 
 /// Colour chips and names above a chart, wrapped to the width there is; a transparent chip is
 /// a title.
@@ -99,13 +97,7 @@ fn hover_formatter() -> BarHover {
 /// Whole-number marks, named by `names` (index 0 at 0).
 fn named_axis<'a>(names: Vec<String>, x: bool) -> egui_plot::AxisHints<'a> {
     let hints = if x { egui_plot::AxisHints::new_x() } else { egui_plot::AxisHints::new_y() };
-    hints.label_spacing(1.0..=2.0).formatter(move |mark, _| {
-        let i = mark.value.round();
-        if (mark.value - i).abs() > 1e-6 || i < 0.0 {
-            return String::new();
-        }
-        names.get(i as usize).cloned().unwrap_or_default()
-    })
+    hints.label_spacing(1.0..=2.0).formatter(move |mark, _| mark_name(&names, mark.value, 0.0))
 }
 
 /// "GPU per operation, 16 per round trip" -> 16.

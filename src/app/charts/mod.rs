@@ -130,13 +130,17 @@ fn lane_axis<'a>(ui: &Ui, height: f32, names: Vec<String>) -> egui_plot::AxisHin
     egui_plot::AxisHints::new_y()
         .label_spacing(1.0..=2.0)
         .tick_label_font(egui::FontId::new(size, body.family))
-        .formatter(move |mark, _| {
-            let i = mark.value.round();
-            if (mark.value - i).abs() > 1e-6 || i < 1.0 {
-                return String::new();
-            }
-            names.get(i as usize - 1).cloned().unwrap_or_default()
-        })
+        .formatter(move |mark, _| mark_name(&names, mark.value, 1.0))
+}
+
+/// The name of the whole-number mark at `value`: `names[value - first]`; none between whole
+/// numbers or below `first`.
+fn mark_name(names: &[String], value: f64, first: f64) -> String {
+    let i = value.round();
+    if (value - i).abs() > 1e-6 || i < first {
+        return String::new();
+    }
+    names.get((i - first) as usize).cloned().unwrap_or_default()
 }
 
 /// One mark per whole number: the lanes of a chart of horizontal bars or boxes.
