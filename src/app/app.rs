@@ -17,7 +17,6 @@ use super::viewer::Viewer;
 use super::{AppOptions, look};
 use crate::app::panels::controls::SettingsPanel;
 use crate::app::panels::frame_meter::FrameMeter;
-use crate::app::panels::status_bar::StatusBar;
 use crate::app::panels::top_bar::{TopBar, TopBarAction};
 use crate::app::windows::claims_window::ClaimsWindow;
 use crate::app::windows::dialogs::{self, DialogAnswer, DialogFor, PendingDialog};
@@ -35,7 +34,6 @@ pub struct GraylabApp {
     settings_panel: SettingsPanel,
     charts: ChartsDock,
     viewer: Viewer,
-    status_bar: StatusBar,
     export: ExportWindow,
     sweep: SweepWindow,
     round_trips: RoundTripsWindow,
@@ -98,7 +96,6 @@ impl GraylabApp {
             settings_panel: SettingsPanel::default(),
             charts: ChartsDock::default(),
             viewer: Viewer::default(),
-            status_bar: StatusBar::default(),
             export: ExportWindow::default(),
             sweep: SweepWindow::default(),
             round_trips: RoundTripsWindow::default(),
@@ -313,9 +310,9 @@ impl eframe::App for GraylabApp {
             None => {}
         }
         let style = ui.style().clone();
-        let status = egui::Panel::bottom("status")
-            .frame(look::panel_frame(&style))
-            .show(ui, |ui| self.status_bar.ui(ui, &self.session, &self.meter, self.dialog.is_some()));
+        let status = egui::Panel::bottom("status").frame(look::panel_frame(&style)).show(ui, |ui| {
+            crate::app::panels::status_bar::status_ui(ui, &self.session, &self.meter, self.dialog.is_some())
+        });
         if status.inner {
             self.session.stop();
         }
