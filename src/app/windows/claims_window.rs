@@ -16,9 +16,6 @@ use crate::engine::claims::{claims_parts, claims_steps};
 use crate::engine::estimate::Task;
 use crate::io::ResultKind;
 
-/// The smallest text the window uses, in points (the experiment lines).
-const SECONDARY_TEXT: f32 = 11.0;
-
 /// The claims window's state.
 #[derive(Default)]
 pub struct ClaimsWindow {
@@ -309,7 +306,7 @@ fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
         ui.label(RichText::new(format!("{}. \u{201c}{}\u{201d}", c.id, c.claim)).strong());
         ui.label(RichText::new(c.verdict.to_string()).size(18.0).strong().color(verdict_colour(&c.verdict)));
         ui.label(format!("Why: {}.", c.why));
-        ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(SECONDARY_TEXT).weak());
+        ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(look::SMALL_TEXT).weak());
         claim_chart_ui(ui, c, salt);
         let others: Vec<String> = c
             .measurements
@@ -318,7 +315,7 @@ fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
             .map(|m| format!("{} {} {}", m.name, trim(m.value), m.unit))
             .collect();
         if !others.is_empty() {
-            ui.label(RichText::new(others.join(" · ")).size(SECONDARY_TEXT));
+            ui.label(RichText::new(others.join(" · ")).size(look::SMALL_TEXT));
         }
     });
     ui.add_space(6.0);
