@@ -34,10 +34,9 @@ pub struct RoundTripsWindow {
 
 impl Default for RoundTripsWindow {
     fn default() -> Self {
-        let passes: Vec<String> = DEFAULT_PASSES.iter().map(ToString::to_string).collect();
         Self {
             open: false,
-            passes: passes.join(", "),
+            passes: DEFAULT_PASSES.map(|n| n.to_string()).join(", "),
             runs: MIN_SAMPLES as u32,
             pending: None,
             shown: None,

@@ -12,7 +12,7 @@ use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Answer, Job};
-use crate::engine::sweep::{CellOps, GridAxis, SweepOptions, SweepResult};
+use crate::engine::sweep::{CellOps, DEFAULT_WORK_SIZES_MP, GridAxis, SweepOptions, SweepResult};
 use crate::io::ResultKind;
 use crate::pixel::Op;
 
@@ -146,9 +146,7 @@ impl SweepWindow {
                 // The map's grid: its levels, at the sizes a work grid runs by default (about 3
                 // minutes on two cores and a software adapter).
                 sweep_views::MAP_LEVELS.clone_into(&mut self.asked.work.levels);
-                let sizes: Vec<String> =
-                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
-                self.asked.sizes = sizes.join(", ");
+                self.asked.sizes = DEFAULT_WORK_SIZES_MP.map(|mp| mp.to_string()).join(", ");
             }
             return;
         }
@@ -246,9 +244,7 @@ impl SweepWindow {
                 .on_hover_text(sweep_views::RADII_HOVER);
             // The plain sweep's sizes become a grid's, as `graylab sweep --radii` defaults them.
             if radius.clicked() && self.asked.sizes == sweep_views::Asked::default().sizes {
-                let sizes: Vec<String> =
-                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
-                self.asked.sizes = sizes.join(", ");
+                self.asked.sizes = DEFAULT_WORK_SIZES_MP.map(|mp| mp.to_string()).join(", ");
             }
             ui.separator();
             if self.asked.axis == GridAxis::BlurRadius {
