@@ -6,7 +6,9 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, HLine};
 
-use super::{fixed_plot, lane_marks, mark_name, nice_spacer, nice_x_spacer};
+use super::{
+    CPU_COLOUR, GPU_COLOUR, KEPT_COLOUR, fixed_plot, lane_marks, mark_name, nice_spacer, nice_x_spacer,
+};
 use crate::app::look::SMALL_TEXT;
 use crate::engine::claims::{ClaimResult, Measurement};
 
@@ -53,12 +55,6 @@ fn clock_colour(clock: &str) -> Color32 {
         _ => Color32::from_rgb(210, 180, 60),
     }
 }
-
-/// The CPU in blue, the GPU end to end in orange, the GPU with its input kept in green, on
-/// every card.
-const CPU_COLOUR: Color32 = Color32::from_rgb(70, 140, 220);
-const GPU_COLOUR: Color32 = Color32::from_rgb(230, 140, 60);
-const KEPT_COLOUR: Color32 = Color32::from_rgb(80, 170, 90);
 
 /// A series' colour from its name ("CPU", "GPU end to end", "GPU, input kept"), else by place.
 fn series_colour(name: &str, i: usize) -> Color32 {

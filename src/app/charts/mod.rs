@@ -77,6 +77,12 @@ fn segments(run: &RunRecord) -> Vec<(Segment, u64, &'static str)> {
     v
 }
 
+/// The CPU in blue, the GPU end to end in orange, the GPU on its input kept (its passes alone) in
+/// green, on every chart that sets them side by side.
+const CPU_COLOUR: Color32 = Color32::from_rgb(70, 140, 220);
+const GPU_COLOUR: Color32 = Color32::from_rgb(230, 140, 60);
+const KEPT_COLOUR: Color32 = Color32::from_rgb(80, 170, 90);
+
 fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
