@@ -15,10 +15,8 @@ use super::session::Session;
 use super::state::Settings;
 use super::viewer::Viewer;
 use super::{AppOptions, look};
-use crate::app::panels::adapter::AdapterPanel;
 use crate::app::panels::controls::SettingsPanel;
 use crate::app::panels::frame_meter::FrameMeter;
-use crate::app::panels::status_bar::StatusBar;
 use crate::app::panels::top_bar::{TopBar, TopBarAction};
 use crate::app::windows::claims_window::ClaimsWindow;
 use crate::app::windows::dialogs::{self, DialogAnswer, DialogFor, PendingDialog};
@@ -34,10 +32,8 @@ pub struct GraylabApp {
     session: Session,
     top_bar: TopBar,
     settings_panel: SettingsPanel,
-    adapter_panel: AdapterPanel,
     charts: ChartsDock,
     viewer: Viewer,
-    status_bar: StatusBar,
     export: ExportWindow,
     sweep: SweepWindow,
     round_trips: RoundTripsWindow,
@@ -98,10 +94,8 @@ impl GraylabApp {
             session,
             top_bar: TopBar::default(),
             settings_panel: SettingsPanel::default(),
-            adapter_panel: AdapterPanel,
             charts: ChartsDock::default(),
             viewer: Viewer::default(),
-            status_bar: StatusBar::default(),
             export: ExportWindow::default(),
             sweep: SweepWindow::default(),
             round_trips: RoundTripsWindow::default(),
@@ -316,9 +310,9 @@ impl eframe::App for GraylabApp {
             None => {}
         }
         let style = ui.style().clone();
-        let status = egui::Panel::bottom("status")
-            .frame(look::panel_frame(&style))
-            .show(ui, |ui| self.status_bar.ui(ui, &self.session, &self.meter, self.dialog.is_some()));
+        let status = egui::Panel::bottom("status").frame(look::panel_frame(&style)).show(ui, |ui| {
+            crate::app::panels::status_bar::status_ui(ui, &self.session, &self.meter, self.dialog.is_some())
+        });
         if status.inner {
             self.session.stop();
         }
@@ -342,7 +336,7 @@ impl eframe::App for GraylabApp {
                 scroll.show(ui, |ui| {
                     self.settings_panel.ui(ui, &mut self.session);
                     ui.separator();
-                    if self.adapter_panel.ui(ui, &mut self.session) {
+                    if crate::app::panels::adapter::adapter_ui(ui, &mut self.session) {
                         self.paths.open = true;
                     }
                 });

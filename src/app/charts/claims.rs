@@ -6,11 +6,11 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, HLine};
 
-use super::{fixed_plot, lane_marks, nice_spacer, nice_x_spacer};
+use super::{
+    CPU_COLOUR, GPU_COLOUR, KEPT_COLOUR, fixed_plot, lane_marks, mark_name, nice_spacer, nice_x_spacer,
+};
+use crate::app::look::SMALL_TEXT;
 use crate::engine::claims::{ClaimResult, Measurement};
-
-/// The smallest text of the charts, in points (never below 10 pixels).
-const SMALL_TEXT: f32 = 11.0;
 
 /// Colour chips and names above a chart, wrapped to the width there is; a transparent chip is
 /// a title.
@@ -56,12 +56,6 @@ fn clock_colour(clock: &str) -> Color32 {
     }
 }
 
-/// The CPU in blue, the GPU end to end in orange, the GPU with its input kept in green, on
-/// every card.
-const CPU_COLOUR: Color32 = Color32::from_rgb(70, 140, 220);
-const GPU_COLOUR: Color32 = Color32::from_rgb(230, 140, 60);
-const KEPT_COLOUR: Color32 = Color32::from_rgb(80, 170, 90);
-
 /// A series' colour from its name ("CPU", "GPU end to end", "GPU, input kept"), else by place.
 fn series_colour(name: &str, i: usize) -> Color32 {
     // A second op beside the first (claim 10's blur beside its dither): the backend's colour,
@@ -99,13 +93,7 @@ fn hover_formatter() -> BarHover {
 /// Whole-number marks, named by `names` (index 0 at 0).
 fn named_axis<'a>(names: Vec<String>, x: bool) -> egui_plot::AxisHints<'a> {
     let hints = if x { egui_plot::AxisHints::new_x() } else { egui_plot::AxisHints::new_y() };
-    hints.label_spacing(1.0..=2.0).formatter(move |mark, _| {
-        let i = mark.value.round();
-        if (mark.value - i).abs() > 1e-6 || i < 0.0 {
-            return String::new();
-        }
-        names.get(i as usize).cloned().unwrap_or_default()
-    })
+    hints.label_spacing(1.0..=2.0).formatter(move |mark, _| mark_name(&names, mark.value, 0.0))
 }
 
 /// "GPU per operation, 16 per round trip" -> 16.

@@ -77,6 +77,12 @@ fn segments(run: &RunRecord) -> Vec<(Segment, u64, &'static str)> {
     v
 }
 
+/// The CPU in blue, the GPU end to end in orange, the GPU on its input kept (its passes alone) in
+/// green, on every chart that sets them side by side.
+const CPU_COLOUR: Color32 = Color32::from_rgb(70, 140, 220);
+const GPU_COLOUR: Color32 = Color32::from_rgb(230, 140, 60);
+const KEPT_COLOUR: Color32 = Color32::from_rgb(80, 170, 90);
+
 fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
@@ -130,13 +136,17 @@ fn lane_axis<'a>(ui: &Ui, height: f32, names: Vec<String>) -> egui_plot::AxisHin
     egui_plot::AxisHints::new_y()
         .label_spacing(1.0..=2.0)
         .tick_label_font(egui::FontId::new(size, body.family))
-        .formatter(move |mark, _| {
-            let i = mark.value.round();
-            if (mark.value - i).abs() > 1e-6 || i < 1.0 {
-                return String::new();
-            }
-            names.get(i as usize - 1).cloned().unwrap_or_default()
-        })
+        .formatter(move |mark, _| mark_name(&names, mark.value, 1.0))
+}
+
+/// The name of the whole-number mark at `value`: `names[value - first]`; none between whole
+/// numbers or below `first`.
+fn mark_name(names: &[String], value: f64, first: f64) -> String {
+    let i = value.round();
+    if (value - i).abs() > 1e-6 || i < first {
+        return String::new();
+    }
+    names.get((i - first) as usize).cloned().unwrap_or_default()
 }
 
 /// One mark per whole number: the lanes of a chart of horizontal bars or boxes.
@@ -408,10 +418,9 @@ impl ChartsDock {
                 let (Some(input), Some((settings, parts))) = (session.input().cloned(), race_parts) else {
                     return;
                 };
-                let ticket = session.ticket();
-                self.race.start(ticket.id);
-                let job = Job::Workgroups { ticket, input, settings };
-                session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
+                let job = Job::Workgroups { input, settings };
+                let id = session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
+                self.race.start(id);
             }
         }
     }

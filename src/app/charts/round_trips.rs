@@ -9,13 +9,9 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, LineStyle, PlotPoints, Points, VLine};
 
-use super::{fixed_plot, legend_ui, marks_at, nice_spacer};
+use super::{CPU_COLOUR, GPU_COLOUR, KEPT_COLOUR, fixed_plot, legend_ui, marks_at, nice_spacer};
 use crate::engine::round_trip::{RoundTripPoint, RoundTripResult};
 use crate::engine::sweep::Winner;
-
-const GPU: Color32 = Color32::from_rgb(230, 140, 60);
-const CPU: Color32 = Color32::from_rgb(70, 140, 220);
-const KERNEL: Color32 = Color32::from_rgb(80, 170, 90);
 
 /// The x of a count: log2, so 1, 2, 4, 8, 16 are evenly spaced.
 fn x_of(n: u32) -> f64 {
@@ -51,11 +47,11 @@ fn series(r: &RoundTripResult) -> Vec<Series> {
         .filter_map(|p| Some([x_of(p.passes), p.gpu_kernel_ns?.median_ns as f64 / f64::from(p.passes) / 1e6]))
         .collect();
     let mut all = vec![
-        (format!("GPU: whole round trip / n ({})", r.clocks.gpu_total), GPU, LineStyle::Solid, gpu),
-        (format!("CPU: n passes / n ({})", r.clocks.cpu), CPU, LineStyle::Solid, cpu),
+        (format!("GPU: whole round trip / n ({})", r.clocks.gpu_total), GPU_COLOUR, LineStyle::Solid, gpu),
+        (format!("CPU: n passes / n ({})", r.clocks.cpu), CPU_COLOUR, LineStyle::Solid, cpu),
     ];
     if let (false, Some(clock)) = (kernel.is_empty(), &r.clocks.gpu_kernel) {
-        all.push((format!("GPU passes alone / n ({clock})"), KERNEL, LineStyle::dotted_dense(), kernel));
+        all.push((format!("GPU passes alone / n ({clock})"), KEPT_COLOUR, LineStyle::dotted_dense(), kernel));
     }
     all
 }

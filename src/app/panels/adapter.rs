@@ -12,104 +12,91 @@ use crate::engine::ceilings::KnownCeilings;
 use crate::engine::{Bandwidth, CpuCompute, GpuContext, SimdLevel};
 use crate::system::units::{gb, ops_per_s};
 
-/// The adapter's details.
-#[derive(Default)]
-pub struct AdapterPanel;
-
-impl AdapterPanel {
-    /// Draws the adapter's details (or that there is none) and its ceilings; `true` when the
-    /// transfer-paths window was asked for.
-    pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> bool {
-        let gpu = session.gpu().cloned();
-        self.details_ui(ui, gpu.as_deref(), session.gpu_error(), session.own_gpu_device());
-        if session.gpu_usable() {
-            ui.add_space(6.0);
-            ceilings_ui(ui, session);
-            return ui
-                .button("Transfer paths…")
-                .on_hover_text(
-                    "Every way bytes reach this GPU and come back, timed from 4 KiB up: latency, bandwidth \
-                     and n½, the size below which a transfer is mostly its fixed cost",
-                )
-                .clicked();
-        } else if let Some(c) = session.cpu_compute() {
-            // Without a GPU the CPU's compute ceiling is the one ceiling measured here.
-            ui.add_space(6.0);
-            ui.strong("This machine's ceilings");
-            egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
-        }
-        false
+/// Draws the adapter's details (or that there is none) and its ceilings; `true` when the
+/// transfer-paths window was asked for.
+pub fn adapter_ui(ui: &mut Ui, session: &mut Session) -> bool {
+    let gpu = session.gpu().cloned();
+    details_ui(ui, gpu.as_deref(), session.gpu_error(), session.own_gpu_device());
+    if session.gpu_usable() {
+        ui.add_space(6.0);
+        ceilings_ui(ui, session);
+        return ui
+            .button("Transfer paths…")
+            .on_hover_text(
+                "Every way bytes reach this GPU and come back, timed from 4 KiB up: latency, bandwidth \
+                 and n½, the size below which a transfer is mostly its fixed cost",
+            )
+            .clicked();
+    } else if let Some(c) = session.cpu_compute() {
+        // Without a GPU the CPU's compute ceiling is the one ceiling measured here.
+        ui.add_space(6.0);
+        ui.strong("This machine's ceilings");
+        egui::Grid::new("ceilings").striped(true).show(ui, |ui| cpu_compute_row(ui, Some(c)));
     }
+    false
+}
 
-    #[expect(clippy::unused_self, reason = "a panel struct like the others; it has no state of its own yet")]
-    fn details_ui(
-        &mut self,
-        ui: &mut Ui,
-        gpu: Option<&GpuContext>,
-        gpu_error: Option<&str>,
-        own_device: bool,
-    ) {
-        ui.heading("GPU adapter");
-        let Some(gpu) = gpu else {
-            ui.colored_label(ui.visuals().error_fg_color, "No GPU: the CPU backend still works.");
-            return;
+fn details_ui(ui: &mut Ui, gpu: Option<&GpuContext>, gpu_error: Option<&str>, own_device: bool) {
+    ui.heading("GPU adapter");
+    let Some(gpu) = gpu else {
+        ui.colored_label(ui.visuals().error_fg_color, "No GPU: the CPU backend still works.");
+        return;
+    };
+    let info = gpu.adapter_info();
+    let limits = gpu.limits();
+    let ts = gpu.timestamps();
+    // The values end in "…" in a narrow panel (the whole value on hover) rather than widening
+    // it: as the last of a known number of columns they get the width that is left.
+    egui::Grid::new("adapter").num_columns(2).show(ui, |ui| {
+        let mut row = |k: &str, v: String| {
+            ui.label(k);
+            ui.add(egui::Label::new(v).truncate());
+            ui.end_row();
         };
-        let info = gpu.adapter_info();
-        let limits = gpu.limits();
-        let ts = gpu.timestamps();
-        // The values end in "…" in a narrow panel (the whole value on hover) rather than widening
-        // it: as the last of a known number of columns they get the width that is left.
-        egui::Grid::new("adapter").num_columns(2).show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                ui.add(egui::Label::new(v).truncate());
-                ui.end_row();
-            };
-            row("name", info.name.clone());
-            row("backend", info.backend.to_string());
-            row("type", format!("{:?}", info.device_type));
-            row("driver", format!("{} {}", info.driver, info.driver_info));
-            row("storage binding", crate::system::units::human_bytes(limits.max_storage_buffer_binding_size));
-            row("max texture", format!("{} px", limits.max_texture_dimension_2d));
-            row("invocations", format!("{} per workgroup", limits.max_compute_invocations_per_workgroup));
-            let stamps = match (ts.passes, ts.encoders) {
-                (true, true) => "kernel and copies",
-                (true, false) => "kernel only",
-                _ => "none (CPU clock)",
-            };
-            row("timestamps", format!("{stamps}, {} ns/tick", ts.period_ns));
-        });
-        let note = if own_device {
-            Some(
-                "The conversions run on a device of their own, so the window's frames never wait \
-                 behind them; every result is read back to be shown.",
-            )
-        } else if gpu.is_software() && ts.passes {
-            Some(
-                "Its timestamps are not used here: it reads them late once a frame is drawn, so every \
-                 step is timed on the CPU clock.",
-            )
-        } else {
-            None
+        row("name", info.name.clone());
+        row("backend", info.backend.to_string());
+        row("type", format!("{:?}", info.device_type));
+        row("driver", format!("{} {}", info.driver, info.driver_info));
+        row("storage binding", crate::system::units::human_bytes(limits.max_storage_buffer_binding_size));
+        row("max texture", format!("{} px", limits.max_texture_dimension_2d));
+        row("invocations", format!("{} per workgroup", limits.max_compute_invocations_per_workgroup));
+        let stamps = match (ts.passes, ts.encoders) {
+            (true, true) => "kernel and copies",
+            (true, false) => "kernel only",
+            _ => "none (CPU clock)",
         };
-        if let Some(note) = note {
-            ui.label(RichText::new(note).small().weak());
-        }
-        if gpu.is_software() {
-            ui.colored_label(
-                look::WARNING,
-                "Software adapter: this \"GPU\" runs on the CPU. Its timings say nothing about real GPUs.",
-            );
-        }
-        if cfg!(debug_assertions) {
-            ui.colored_label(
-                ui.visuals().error_fg_color,
-                "Debug build: timings are meaningless (build with cargo build --release).",
-            );
-        }
-        if let Some(e) = gpu_error {
-            ui.colored_label(ui.visuals().error_fg_color, e);
-        }
+        row("timestamps", format!("{stamps}, {} ns/tick", ts.period_ns));
+    });
+    let note = if own_device {
+        Some(
+            "The conversions run on a device of their own, so the window's frames never wait \
+             behind them; every result is read back to be shown.",
+        )
+    } else if gpu.is_software() && ts.passes {
+        Some(
+            "Its timestamps are not used here: it reads them late once a frame is drawn, so every \
+             step is timed on the CPU clock.",
+        )
+    } else {
+        None
+    };
+    if let Some(note) = note {
+        ui.label(RichText::new(note).small().weak());
+    }
+    if gpu.is_software() {
+        ui.colored_label(
+            look::WARNING,
+            "Software adapter: this \"GPU\" runs on the CPU. Its timings say nothing about real GPUs.",
+        );
+    }
+    if cfg!(debug_assertions) {
+        ui.colored_label(
+            ui.visuals().error_fg_color,
+            "Debug build: timings are meaningless (build with cargo build --release).",
+        );
+    }
+    if let Some(e) = gpu_error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
     }
 }
 
@@ -163,30 +150,36 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
 const COMPUTE_HOVER: &str = "Hash rounds in registers, 3 integer operations each (shift, xor, \
     multiply), no memory traffic: the most the work per pixel can run at";
 
+/// A row of the ceilings' grid: its name (`what` it is on hover), the figure and its clock.
+fn ceiling_row(ui: &mut Ui, name: &str, what: &str, figure: String, clock: &str) {
+    ui.label(name).on_hover_text(what);
+    ui.label(RichText::new(figure).monospace());
+    ui.label(RichText::new(clock).weak());
+    ui.end_row();
+}
+
+/// A compute ceiling's row before it is measured: `when` it will be.
+fn not_measured_row(ui: &mut Ui, name: &str, when: &str) {
+    ui.label(name).on_hover_text(COMPUTE_HOVER);
+    ui.label(RichText::new("not measured yet").weak()).on_hover_text(when);
+    ui.end_row();
+}
+
 /// The CPU's compute ceiling as a row of the ceilings' grid (or that it is not measured yet).
 fn cpu_compute_row(ui: &mut Ui, cpu: Option<&CpuCompute>) {
     let Some(c) = cpu else {
-        ui.label("CPU compute").on_hover_text(COMPUTE_HOVER);
-        ui.label(RichText::new("not measured yet").weak())
-            .on_hover_text("Measured before the first run with work per pixel, or with Measure again");
-        ui.end_row();
-        return;
+        let when = "Measured before the first run with work per pixel, or with Measure again";
+        return not_measured_row(ui, "CPU compute", when);
     };
     let what = format!("{COMPUTE_HOVER}; on {} threads with {}", c.threads, SimdLevel::name(c.simd));
-    ui.label("CPU compute").on_hover_text(what);
-    ui.label(RichText::new(ops_per_s(c.ops_per_s())).monospace());
-    ui.label(RichText::new("cpu-clock").weak());
-    ui.end_row();
+    ceiling_row(ui, "CPU compute", &what, ops_per_s(c.ops_per_s()), "cpu-clock");
 }
 
 fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
     let c = &k.ceilings;
     egui::Grid::new("ceilings").striped(true).show(ui, |ui| {
         let mut row = |name: &str, b: &Bandwidth, what: &str| {
-            ui.label(name).on_hover_text(what);
-            ui.label(RichText::new(gb(b.gb_per_s())).monospace());
-            ui.label(RichText::new(b.clock.label()).weak());
-            ui.end_row();
+            ceiling_row(ui, name, what, gb(b.gb_per_s()), b.clock.label());
         };
         row("host to staging", &c.host_to_staging, "Every thread writing into mapped upload memory");
         row("staging to GPU", &c.staging_to_device, "GPU copy from upload staging to device memory");
@@ -195,24 +188,15 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         row("GPU to readback", &c.device_to_readback, "GPU copy into mapped readback memory");
         row("readback to host", &c.readback_to_host, "Every thread reading mapped readback memory");
         row("host memcpy", &c.host_memcpy, "Reference: a plain parallel memcpy on the same threads");
-        ui.label("submit latency")
-            .on_hover_text("Submit-and-wait of a 4-byte copy: the fixed cost of one submission");
-        ui.label(RichText::new(crate::app::look::duration(c.submit_latency_ns)).monospace());
-        ui.label(RichText::new("cpu-clock").weak());
-        ui.end_row();
-        ui.label("GPU compute").on_hover_text(COMPUTE_HOVER);
-        match &c.compute {
-            Some(g) => {
-                ui.label(RichText::new(ops_per_s(g.ops_per_s())).monospace());
-                ui.label(RichText::new(g.clock.label()).weak());
-            }
-            None => {
-                ui.label(RichText::new("not measured yet").weak()).on_hover_text(
-                    "Measured before the first GPU run with work per pixel, or with Measure again",
-                );
-            }
+        let latency = crate::app::look::duration(c.submit_latency_ns);
+        let what = "Submit-and-wait of a 4-byte copy: the fixed cost of one submission";
+        ceiling_row(ui, "submit latency", what, latency, "cpu-clock");
+        if let Some(g) = &c.compute {
+            ceiling_row(ui, "GPU compute", COMPUTE_HOVER, ops_per_s(g.ops_per_s()), g.clock.label());
+        } else {
+            let when = "Measured before the first GPU run with work per pixel, or with Measure again";
+            not_measured_row(ui, "GPU compute", when);
         }
-        ui.end_row();
         cpu_compute_row(ui, cpu);
     });
     let origin = if k.measured_now {

@@ -177,8 +177,6 @@ impl SettingsPanel {
             crate::engine::ConvertSettings { backend: Backend::Cpu, ..asked },
             crate::engine::ConvertSettings { backend: Backend::Gpu, ..asked },
         ];
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         self.shown = None;
         // At least the warm-up and the first look's rounds of each side; how many more it takes
         // to decide is learned as the job's overhead.
@@ -186,11 +184,8 @@ impl SettingsPanel {
         let rounds = u32::try_from(budget.warmup_rounds + budget.min_rounds).unwrap_or(u32::MAX);
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = crate::app::session::pace::convert_parts(&settings, rounds, megapixels);
-        session.send_estimated(
-            Job::Compare { ticket, input, settings },
-            crate::engine::estimate::Task::Compare,
-            parts,
-        );
+        let job = Job::Compare { input, settings };
+        self.pending = Some(session.send_estimated(job, crate::engine::estimate::Task::Compare, parts));
     }
 }
 

@@ -7,77 +7,61 @@ use crate::app::panels::frame_meter::FrameMeter;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::Progress;
 
-/// The status bar (no state of its own but the Stop it reports).
-#[derive(Default)]
-pub struct StatusBar {
-    /// Jobs queued behind the one running, shown as "+N queued".
-    queued: usize,
-}
-
-impl StatusBar {
-    /// Draws the bar; returns whether Stop was pressed.
-    pub fn ui(
-        &mut self,
-        ui: &mut Ui,
-        session: &Session,
-        meter: &FrameMeter,
-        waiting_for_dialog: bool,
-    ) -> bool {
-        self.queued = session.queued_jobs();
-        let mut stop = false;
-        ui.horizontal(|ui| {
-            // Stop first, so that it never moves while the text beside it changes.
-            let stoppable = session.stoppable();
-            stop = ui
-                .add_enabled(stoppable, egui::Button::new("Stop"))
-                .on_hover_text(
-                    "Esc (it first closes the window on top, when one is open). Stops Continuous, \
-                     Run ×N, every-size runs, the sweep, parity and the claims: a GPU run in progress \
-                     stops at its next submission, a CPU run finishes first, a claim at its end.",
-                )
-                .clicked();
-            match session.current_job() {
-                // Stopped: said at once, while the step in progress ends (a sweep's point, a claim).
-                Some((_, progress)) if session.stopping() => {
-                    crate::app::look::spinner(ui);
-                    ui.label("Stopping… (the step in progress ends first)");
-                    if let Some(p) = &progress {
-                        ui.label(RichText::new(secs(p.elapsed_secs())).weak());
-                    }
+/// Draws the status bar; returns whether Stop was pressed.
+pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for_dialog: bool) -> bool {
+    let mut stop = false;
+    ui.horizontal(|ui| {
+        // Stop first, so that it never moves while the text beside it changes.
+        let stoppable = session.stoppable();
+        stop = ui
+            .add_enabled(stoppable, egui::Button::new("Stop"))
+            .on_hover_text(
+                "Esc (it first closes the window on top, when one is open). Stops Continuous, \
+                 Run ×N, every-size runs, the sweep, parity and the claims: a GPU run in progress \
+                 stops at its next submission, a CPU run finishes first, a claim at its end.",
+            )
+            .clicked();
+        match session.current_job() {
+            // Stopped: said at once, while the step in progress ends (a sweep's point, a claim).
+            Some((_, progress)) if session.stopping() => {
+                crate::app::look::spinner(ui);
+                ui.label("Stopping… (the step in progress ends first)");
+                if let Some(p) = &progress {
+                    ui.label(RichText::new(secs(p.elapsed_secs())).weak());
                 }
-                Some((kind, progress)) => {
-                    crate::app::look::spinner(ui);
-                    let what =
-                        progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
-                    ui.label(what);
-                    if let Some((fraction, text, width)) = progress.as_ref().and_then(bar) {
-                        ui.add(egui::ProgressBar::new(fraction).desired_width(width).text(text));
-                    }
-                    if let Some(p) = &progress {
-                        let eta =
-                            p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
-                        ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
-                    }
-                    if self.queued > 0 {
-                        ui.label(RichText::new(format!("+{} queued", self.queued)).weak());
-                    }
-                }
-                None if waiting_for_dialog => {
-                    ui.label("Waiting for the file dialog…");
-                }
-                None => match session.stopped() {
-                    Some(stopped) => {
-                        ui.label(stopped);
-                    }
-                    None => {
-                        ui.label(RichText::new("Ready").weak());
-                    }
-                },
             }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| meter.ui(ui));
-        });
-        stop
-    }
+            Some((kind, progress)) => {
+                crate::app::look::spinner(ui);
+                let what =
+                    progress.as_ref().map_or_else(|| default_text(kind).to_owned(), |p| p.what.clone());
+                ui.label(what);
+                if let Some((fraction, text, width)) = progress.as_ref().and_then(bar) {
+                    ui.add(egui::ProgressBar::new(fraction).desired_width(width).text(text));
+                }
+                if let Some(p) = &progress {
+                    let eta = p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
+                    ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
+                }
+                let queued = session.queued_jobs();
+                if queued > 0 {
+                    ui.label(RichText::new(format!("+{queued} queued")).weak());
+                }
+            }
+            None if waiting_for_dialog => {
+                ui.label("Waiting for the file dialog…");
+            }
+            None => match session.stopped() {
+                Some(stopped) => {
+                    ui.label(stopped);
+                }
+                None => {
+                    ui.label(RichText::new("Ready").weak());
+                }
+            },
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| meter.ui(ui));
+    });
+    stop
 }
 
 /// The conversion held on open (a saved setting estimated to take long): its estimate, with

@@ -80,8 +80,7 @@ impl Session {
         if matches!(self.ceilings, CeilingsState::NotAsked) {
             self.ceilings = CeilingsState::Asked;
         }
-        let ticket = self.ticket();
-        self.send(Job::Ceilings { ticket, remeasure });
+        self.send(Job::Ceilings { remeasure });
     }
 
     /// Asks for the ceilings the first time an image opens.

@@ -31,8 +31,6 @@ impl Session {
                 ticket.cancel();
             }
         }
-        let ticket = self.ticket();
-        self.book.latest_convert = ticket.id;
         self.book.comparing = list.iter().any(|s| *s != self.settings.convert);
         let Requested { round_trip, keep_input, .. } = self.requested();
         self.book.requested = Some(self.requested());
@@ -42,8 +40,8 @@ impl Session {
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = super::pace::convert_parts(&list, runs, megapixels);
         let preview_side = self.preview_side;
-        let job = Job::Convert { ticket, input, settings: list, round_trip, keep_input, runs, preview_side };
-        self.send_estimated(job, crate::engine::estimate::Task::Convert, parts);
+        let job = Job::Convert { input, settings: list, round_trip, keep_input, runs, preview_side };
+        self.book.latest_convert = self.send_estimated(job, crate::engine::estimate::Task::Convert, parts);
     }
 
     /// Queues an export of the current output to `path` (replacing a file there only when
@@ -56,8 +54,7 @@ impl Session {
         let one_bit = settings.op == crate::pixel::Op::Dither;
         let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export };
         self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
-        let ticket = self.ticket();
-        self.send(Job::Export { ticket, input, pixels, settings, path, options });
+        self.send(Job::Export { input, pixels, settings, path, options });
     }
 
     /// What a conversion asked now asks for.

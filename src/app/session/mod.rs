@@ -104,8 +104,7 @@ impl Session {
         session.gpu = Some(gpu);
         // Ceilings cached by an earlier launch hold the very first run against them.
         if session.gpu_usable() {
-            let ticket = session.ticket();
-            session.send(Job::CachedCeilings { ticket });
+            session.send(Job::CachedCeilings);
         }
         session
     }
@@ -220,22 +219,19 @@ impl Session {
         Some(self.answers.swap_remove(at).1)
     }
 
-    /// A ticket for a fresh job id.
-    pub fn ticket(&mut self) -> Ticket {
+    /// Sends a job to the worker with a ticket of a fresh id, and returns that ticket.
+    pub fn send(&mut self, job: Job) -> Ticket {
         self.book.next_id += 1;
-        Ticket::new(self.book.next_id)
-    }
-
-    /// Sends a job to the worker.
-    pub fn send(&mut self, job: Job) {
+        let ticket = Ticket::new(self.book.next_id);
         if let Some(w) = &self.worker {
             if let Some(at) = self.book.hold_next.take() {
-                job.ticket().pixels().hold().arm(at);
+                ticket.pixels().hold().arm(at);
             }
             self.book.stopped = None;
-            self.book.sent.push((job.kind(), job.ticket().clone()));
-            w.send(job);
+            self.book.sent.push((job.kind(), ticket.clone()));
+            w.send(ticket.clone(), job);
         }
+        ticket
     }
 
     /// Starts loading a file (or takes over a decode started earlier); the current image stays
@@ -249,12 +245,10 @@ impl Session {
         // An absolute path, so that exports and saved sweeps land next to the photo whatever the
         // working folder is.
         let path = std::path::absolute(&path).unwrap_or(path);
-        let ticket = self.ticket();
-        self.book.latest_load = ticket.id;
         self.opening = Some(path.clone());
         let preview_side = self.preview_side;
         let options = crate::app::work::preload::decode_options(self.gpu_usable());
-        self.send(Job::Load { ticket, path, preview_side, options, preloaded });
+        self.book.latest_load = self.send(Job::Load { path, preview_side, options, preloaded }).id;
     }
 
     /// Takes the worker's answers into the state.

@@ -146,24 +146,23 @@ impl Session {
     }
 
     /// Sends `job` with its estimate (shown with its progress), and remembers its parts to learn
-    /// its overhead when it finishes.
-    pub fn send_estimated(&mut self, job: Job, task: Task, parts: Vec<Part>) -> Estimate {
-        self.send_in_steps(job, task, vec![parts])
+    /// its overhead when it finishes; the job's id.
+    pub fn send_estimated(&mut self, job: Job, task: Task, parts: Vec<Part>) -> u64 {
+        self.send_in_steps(job, task, vec![parts]).0
     }
 
     /// [`Self::send_estimated`] for a job of steps (the claims), its progress weighed by what
-    /// each step is estimated to take ([`Ticket::set_step_weights`]).
-    pub fn send_in_steps(&mut self, job: Job, task: Task, steps: Vec<Vec<Part>>) -> Estimate {
+    /// each step is estimated to take ([`Ticket::set_step_weights`]); the job's id and estimate.
+    pub fn send_in_steps(&mut self, job: Job, task: Task, steps: Vec<Vec<Part>>) -> (u64, Estimate) {
         let lens = if steps.len() > 1 { steps.iter().map(Vec::len).collect() } else { Vec::new() };
-        let sent =
-            Sent { id: job.ticket().id, task, parts: steps.into_iter().flatten().collect(), steps: lens };
+        let ticket = self.send(job);
+        let sent = Sent { id: ticket.id, task, parts: steps.into_iter().flatten().collect(), steps: lens };
         let estimate = self.pace.pace.job(task, &sent.parts);
-        job.ticket().set_estimate(estimate.seconds);
-        job.ticket().set_step_weights(self.pace.step_weights(&sent));
+        ticket.set_estimate(estimate.seconds);
+        ticket.set_step_weights(self.pace.step_weights(&sent));
         self.pace.sent.retain(|s| self.book.sent.iter().any(|(_, t)| t.id == s.id));
         self.pace.sent.push(sent);
-        self.send(job);
-        estimate
+        (ticket.id, estimate)
     }
 
     /// The conversion held on open, with its estimate.

@@ -71,18 +71,13 @@ impl Session {
                 ));
             }
             Reply::Done(id) => {
-                if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == id) {
-                    let ticket = ticket.clone();
-                    self.learn_job_end(&ticket, self.book.stopped_by_user.contains(&id));
-                }
-                if self.book.stopped_by_user.remove(&id) {
-                    let runs = (id == self.book.latest_convert).then_some(self.book.latest_convert_runs);
-                    self.book.stopped = self
-                        .book
-                        .sent
-                        .iter()
-                        .find(|(_, t)| t.id == id)
-                        .map(|(kind, t)| stopped_text(*kind, t, runs));
+                let by_user = self.book.stopped_by_user.remove(&id);
+                if let Some((kind, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == id).cloned() {
+                    self.learn_job_end(&ticket, by_user);
+                    if by_user {
+                        let runs = (id == self.book.latest_convert).then_some(self.book.latest_convert_runs);
+                        self.book.stopped = Some(stopped_text(kind, &ticket, runs));
+                    }
                 }
                 self.book.sent.retain(|(_, t)| t.id != id);
                 let shown = self.output.as_ref().map(|o| o.settings);

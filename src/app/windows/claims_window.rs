@@ -16,9 +16,6 @@ use crate::engine::claims::{claims_parts, claims_steps};
 use crate::engine::estimate::Task;
 use crate::io::ResultKind;
 
-/// The smallest text the window uses, in points (the experiment lines).
-const SECONDARY_TEXT: f32 = 11.0;
-
 /// The claims window's state.
 #[derive(Default)]
 pub struct ClaimsWindow {
@@ -192,11 +189,9 @@ impl ClaimsWindow {
             return;
         }
         self.quick = quick;
-        let ticket = session.ticket();
-        let ticket_id = ticket.id;
-        let estimate =
-            session.send_in_steps(Job::Claims { ticket, quick }, claims_task(quick), claims_steps(quick));
-        self.shown.sent(ticket_id, estimate);
+        let (id, estimate) =
+            session.send_in_steps(Job::Claims { quick }, claims_task(quick), claims_steps(quick));
+        self.shown.sent(id, estimate);
     }
 
     /// The JSON file: save this report, load one to compare.
@@ -311,7 +306,7 @@ fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
         ui.label(RichText::new(format!("{}. \u{201c}{}\u{201d}", c.id, c.claim)).strong());
         ui.label(RichText::new(c.verdict.to_string()).size(18.0).strong().color(verdict_colour(&c.verdict)));
         ui.label(format!("Why: {}.", c.why));
-        ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(SECONDARY_TEXT).weak());
+        ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(look::SMALL_TEXT).weak());
         claim_chart_ui(ui, c, salt);
         let others: Vec<String> = c
             .measurements
@@ -320,7 +315,7 @@ fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
             .map(|m| format!("{} {} {}", m.name, trim(m.value), m.unit))
             .collect();
         if !others.is_empty() {
-            ui.label(RichText::new(others.join(" · ")).size(SECONDARY_TEXT));
+            ui.label(RichText::new(others.join(" · ")).size(look::SMALL_TEXT));
         }
     });
     ui.add_space(6.0);

@@ -58,12 +58,10 @@ fn spawn(
     dialog: rfd::AsyncFileDialog,
     dir: Option<&std::path::Path>,
 ) -> PendingDialog {
-    let dialog = match dir {
-        Some(dir) => dialog.set_directory(dir),
-        None => dialog,
-    };
+    let dialog = if let Some(dir) = dir { dialog.set_directory(dir) } else { dialog };
     let save = matches!(purpose, DialogFor::Export | DialogFor::Trace);
     let (tx, rx) = mpsc::channel();
+    let no_thread = tx.clone();
     let ctx = ctx.clone();
     let spawned = std::thread::Builder::new().name("graylab-dialog".into()).spawn(move || {
         let asked = Instant::now();
@@ -81,9 +79,7 @@ fn spawn(
     });
     if spawned.is_err() {
         // No thread, no dialog: answer at once so the app says how else to open a file.
-        let (tx, rx2) = mpsc::channel();
-        let _ = tx.send(DialogAnswer::Nothing { probably_unavailable: true });
-        return PendingDialog { rx: rx2, purpose };
+        let _ = no_thread.send(DialogAnswer::Nothing { probably_unavailable: true });
     }
     PendingDialog { rx, purpose }
 }

@@ -67,14 +67,13 @@ impl ParityWindow {
             && let Some(input) = session.input().cloned()
         {
             let settings = session.settings().convert;
-            let ticket = session.ticket();
+            let ticket = session.send(Job::Parity { input, settings });
             self.pending = Some(ticket.id);
             // For the status bar's ETA; a check teaches no conversion's pace (its formulas and
             // its difference image are not a run's).
             if let Some(e) = estimate {
                 ticket.set_estimate(e.seconds);
             }
-            session.send(Job::Parity { ticket, input, settings });
         }
         let Some((report, difference)) = &self.result else { return };
         egui::Grid::new("parity").striped(true).show(ui, |ui| {

@@ -28,13 +28,11 @@ pub struct PathsWindow {
     pending: Option<u64>,
     /// The latest result, or why the latest measurement has none.
     shown: Option<Result<Arc<Vec<TransferPath>>, WorkError>>,
-    /// The lowest the window's content may reach, from the room it is kept in.
-    bottom_y: f32,
 }
 
 impl Default for PathsWindow {
     fn default() -> Self {
-        Self { open: false, largest_mib: 64, pending: None, shown: None, bottom_y: f32::INFINITY }
+        Self { open: false, largest_mib: 64, pending: None, shown: None }
     }
 }
 
@@ -58,13 +56,13 @@ impl PathsWindow {
             self.shown = Some(result.map(Arc::new));
             self.pending = None;
         }
-        self.bottom_y = room.bottom_y();
         let title = "Transfer paths: latency and bandwidth";
         let window = room.window(title, super::PATHS_ID, egui::Align2::LEFT_TOP).default_width(620.0);
-        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session, room.bottom_y()));
     }
 
-    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+    /// The content, reaching down to `bottom_y` at the most.
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session, bottom_y: f32) {
         ui.label(
             "Each path is timed end to end on the CPU clock, from the first call until the bytes are usable \
              (mapped, filled, copied, submitted, waited for, read), at 4 KiB, 16 KiB, … up to the size below, \
@@ -110,7 +108,7 @@ impl PathsWindow {
                 let paths = Arc::clone(paths);
                 table_ui(ui, &paths);
                 ui.add_space(4.0);
-                paths_chart_ui(ui, &paths, 280.0, self.bottom_y);
+                paths_chart_ui(ui, &paths, 280.0, bottom_y);
             }
             Some(Err(why)) => {
                 ui.label(why.describe());
@@ -137,16 +135,12 @@ impl PathsWindow {
     }
 
     fn start(&mut self, session: &mut Session) {
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         self.shown = None;
-        let job = Job::TransferPaths { ticket, largest_bytes: self.largest_mib << 20 };
-        match self.parts(session) {
-            Some(parts) => {
-                session.send_estimated(job, Task::TransferPaths, parts);
-            }
-            None => session.send(job),
-        }
+        let job = Job::TransferPaths { largest_bytes: self.largest_mib << 20 };
+        self.pending = Some(match self.parts(session) {
+            Some(parts) => session.send_estimated(job, Task::TransferPaths, parts),
+            None => session.send(job).id,
+        });
     }
 }
 

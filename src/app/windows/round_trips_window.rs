@@ -28,20 +28,16 @@ pub struct RoundTripsWindow {
     pending: Option<u64>,
     /// The latest result, or why the latest run has none.
     shown: Option<Result<Arc<RoundTripResult>, WorkError>>,
-    /// The lowest the window's content may reach, from the room it is kept in.
-    bottom_y: f32,
 }
 
 impl Default for RoundTripsWindow {
     fn default() -> Self {
-        let passes: Vec<String> = DEFAULT_PASSES.iter().map(ToString::to_string).collect();
         Self {
             open: false,
-            passes: passes.join(", "),
+            passes: DEFAULT_PASSES.map(|n| n.to_string()).join(", "),
             runs: MIN_SAMPLES as u32,
             pending: None,
             shown: None,
-            bottom_y: f32::INFINITY,
         }
     }
 }
@@ -71,13 +67,13 @@ impl RoundTripsWindow {
             self.shown = Some(result.map(Arc::new));
             self.pending = None;
         }
-        self.bottom_y = room.bottom_y();
         let title = "Round trips: operations per upload and download";
         let window = room.window(title, super::ROUND_TRIPS_ID, egui::Align2::CENTER_TOP).default_width(640.0);
-        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session, room.bottom_y()));
     }
 
-    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+    /// The content, reaching down to `bottom_y` at the most.
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session, bottom_y: f32) {
         ui.label(
             "For each count n: one upload, n full passes of the kernel over the data kept on the GPU, one \
              download, timed whole and divided by n; against n passes of the CPU kernel on every thread, the \
@@ -142,7 +138,7 @@ impl RoundTripsWindow {
                     ))
                     .small(),
                 );
-                round_trips_chart_ui(ui, &r, 320.0, self.bottom_y);
+                round_trips_chart_ui(ui, &r, 320.0, bottom_y);
             }
             Some(Err(why)) => {
                 ui.label(why.describe());
@@ -189,11 +185,9 @@ impl RoundTripsWindow {
         };
         let Some(input) = session.input().cloned() else { return };
         let settings = session.settings().convert;
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         self.shown = None;
         let parts = self.parts(&passes, &input, settings);
-        let job = Job::RoundTrips { ticket, input, settings, passes: (passes, self.runs) };
-        session.send_estimated(job, Task::RoundTrips, parts);
+        let job = Job::RoundTrips { input, settings, passes: (passes, self.runs) };
+        self.pending = Some(session.send_estimated(job, Task::RoundTrips, parts));
     }
 }

@@ -12,7 +12,7 @@ use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Answer, Job};
-use crate::engine::sweep::{CellOps, GridAxis, SweepOptions, SweepResult};
+use crate::engine::sweep::{CellOps, DEFAULT_WORK_SIZES_MP, GridAxis, SweepOptions, SweepResult};
 use crate::io::ResultKind;
 use crate::pixel::Op;
 
@@ -44,13 +44,9 @@ pub struct SweepWindow {
     sizes_level: u32,
     /// Which loaded sweep the roofline and the map show (`None`: this machine's).
     shown: Option<usize>,
-    /// The options of the latest sweep started from this window.
-    sent: Option<SweepOptions>,
-    /// What each cell of that sweep ran (the blur radius's axis, or none).
-    sent_ops: Option<CellOps>,
-    /// The lowest the window's content may reach, from the room it is kept in (set before each
-    /// frame's content).
-    bottom_y: f32,
+    /// The options of the latest sweep started from this window, and what each of its cells ran
+    /// (the blur radius's axis, or none).
+    sent: Option<(SweepOptions, CellOps)>,
     /// This machine's latest sweep (or the one an earlier launch kept).
     result: Option<Arc<SweepResult>>,
     /// The job id of the sweep in flight, whose answer this window takes.
@@ -73,13 +69,13 @@ impl SweepWindow {
     /// The options of the latest sweep started from this window, if any.
     #[must_use]
     pub fn sent(&self) -> Option<&SweepOptions> {
-        self.sent.as_ref()
+        self.sent.as_ref().map(|(options, _)| options)
     }
 
     /// What each cell of the latest sweep started here ran, if any.
     #[must_use]
     pub fn sent_ops(&self) -> Option<&CellOps> {
-        self.sent_ops.as_ref()
+        self.sent.as_ref().map(|(_, ops)| ops)
     }
 
     /// This machine's latest sweep, if any.
@@ -98,13 +94,13 @@ impl SweepWindow {
             }
         }
         self.kept.track(ctx, &mut self.result, &mut self.asked);
-        self.bottom_y = room.bottom_y();
         let title = "Size sweep: when is the GPU worth it?";
         let window = room.window(title, super::SWEEP_ID, egui::Align2::LEFT_TOP).default_width(760.0);
-        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session));
+        self.open = super::show(ctx, window, self.open, |ui| self.ui(ui, session, room.bottom_y()));
     }
 
-    fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+    /// The content, reaching down to `bottom_y` at the most.
+    fn ui(&mut self, ui: &mut Ui, session: &mut Session, bottom_y: f32) {
         if self.path.is_empty() {
             self.path = default_json_path(session).display().to_string();
         }
@@ -137,7 +133,7 @@ impl SweepWindow {
             let views = sweep_views::views_ui(
                 ui,
                 self.view,
-                self.bottom_y,
+                bottom_y,
                 own.as_deref(),
                 &self.compare,
                 &mut self.shown,
@@ -146,9 +142,7 @@ impl SweepWindow {
                 // The map's grid: its levels, at the sizes a work grid runs by default (about 3
                 // minutes on two cores and a software adapter).
                 sweep_views::MAP_LEVELS.clone_into(&mut self.asked.work.levels);
-                let sizes: Vec<String> =
-                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
-                self.asked.sizes = sizes.join(", ");
+                self.asked.sizes = DEFAULT_WORK_SIZES_MP.map(|mp| mp.to_string()).join(", ");
             }
             return;
         }
@@ -191,7 +185,7 @@ impl SweepWindow {
         // The chart gives way to fit above `bottom_y`; what its least height cannot fit (a long
         // legend of loaded sweeps, opened notes, on a short screen) scrolls, rather than push
         // the window off the screen.
-        let room = (self.bottom_y - ui.cursor().top()).max(MIN_CHART_ROOM);
+        let room = (bottom_y - ui.cursor().top()).max(MIN_CHART_ROOM);
         // (`min_scrolled_height`: the window's height is last frame's, which alone would never
         // let it grow to the chart.)
         egui::ScrollArea::vertical()
@@ -246,9 +240,7 @@ impl SweepWindow {
                 .on_hover_text(sweep_views::RADII_HOVER);
             // The plain sweep's sizes become a grid's, as `graylab sweep --radii` defaults them.
             if radius.clicked() && self.asked.sizes == sweep_views::Asked::default().sizes {
-                let sizes: Vec<String> =
-                    crate::engine::sweep::DEFAULT_WORK_SIZES_MP.iter().map(ToString::to_string).collect();
-                self.asked.sizes = sizes.join(", ");
+                self.asked.sizes = DEFAULT_WORK_SIZES_MP.map(|mp| mp.to_string()).join(", ");
             }
             ui.separator();
             if self.asked.axis == GridAxis::BlurRadius {
@@ -324,14 +316,11 @@ impl SweepWindow {
             return;
         }
         let options = self.options(session, sizes, work_levels);
-        self.sent = Some(options.clone());
-        self.sent_ops = Some(ops.clone());
+        self.sent = Some((options.clone(), ops.clone()));
         self.kept.started(ctx, &self.asked);
-        let ticket = session.ticket();
-        self.pending = Some(ticket.id);
         let (task, parts) = (options.task(&ops), options.parts(&ops));
         let pace = Box::new(session.pace().clone());
-        session.send_estimated(Job::Sweep { ticket, options, ops, photo, pace }, task, parts);
+        self.pending = Some(session.send_estimated(Job::Sweep { options, ops, photo, pace }, task, parts));
     }
 
     /// The work levels and what each cell runs, from the fields: the work rounds typed, then

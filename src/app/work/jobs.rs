@@ -1,4 +1,4 @@
-//! The work the UI asks of the worker thread, and the worker's answers. Every job carries a
+//! The work the UI asks of the worker thread, and the worker's answers. Every job is sent with a
 //! [`Ticket`] (its id, a cancel flag the worker checks between runs, and its progress); every
 //! answer carries the id of the job it answers, so the UI can drop answers to superseded jobs.
 
@@ -298,8 +298,6 @@ impl Ticket {
 pub enum Job {
     /// Decode a file (or take the result of a decode started before the window opened).
     Load {
-        /// The job.
-        ticket: Ticket,
         /// The file.
         path: PathBuf,
         /// Longest side of the preview level, in pixels.
@@ -311,8 +309,6 @@ pub enum Job {
     },
     /// Convert the current image `runs` times with each of `settings` (each run is reported).
     Convert {
-        /// The job.
-        ticket: Ticket,
         /// The image.
         input: Arc<Loaded>,
         /// How; several for a comparison (e.g. every workgroup size).
@@ -328,8 +324,6 @@ pub enum Job {
     },
     /// Measure the size sweep (on the open photo, resized, or synthetic images).
     Sweep {
-        /// The job.
-        ticket: Ticket,
         /// Sizes, runs, workgroup, formula.
         options: SweepOptions,
         /// What each cell runs after the grayscale (an op, or the blur radius as the axis).
@@ -341,8 +335,6 @@ pub enum Job {
     },
     /// Compare CPU and GPU output (and the formulas) for the open image.
     Parity {
-        /// The job.
-        ticket: Ticket,
         /// The image.
         input: Arc<Loaded>,
         /// How.
@@ -350,21 +342,14 @@ pub enum Job {
     },
     /// Read this GPU's ceilings from the cache, or measure them (always, with `remeasure`).
     Ceilings {
-        /// The job.
-        ticket: Ticket,
         /// Measure even when cached.
         remeasure: bool,
     },
     /// Read this GPU's ceilings from the cache only (at launch, so that the first run is held
     /// against them); nothing is measured, and without a cache there is no answer.
-    CachedCeilings {
-        /// The job.
-        ticket: Ticket,
-    },
+    CachedCeilings,
     /// Measure operations per round trip on the open image; answered with [`Answer::RoundTrips`].
     RoundTrips {
-        /// The job.
-        ticket: Ticket,
         /// The image.
         input: Arc<Loaded>,
         /// Formula, workgroup, threads and work per pixel.
@@ -375,8 +360,6 @@ pub enum Job {
     /// Run the image on the CPU and the GPU in turns until one is decided faster, or they are
     /// within the noise; answered with [`Answer::Compared`].
     Compare {
-        /// The job.
-        ticket: Ticket,
         /// The image.
         input: Arc<Loaded>,
         /// The two sides (CPU, GPU), otherwise the panel's settings.
@@ -385,8 +368,6 @@ pub enum Job {
     /// Race every workgroup shape on the open image in turns until the fastest is decided;
     /// answered with [`Answer::Raced`].
     Workgroups {
-        /// The job.
-        ticket: Ticket,
         /// The image.
         input: Arc<Loaded>,
         /// The panel's settings (the shape is raced, the backend is the GPU).
@@ -395,23 +376,17 @@ pub enum Job {
     /// Time every transfer path from 4 KiB to `largest_bytes`; answered with
     /// [`Answer::TransferPaths`].
     TransferPaths {
-        /// The job.
-        ticket: Ticket,
         /// The largest size timed.
         largest_bytes: u64,
     },
     /// Test the tutorial's claims on this machine (the quick set, or all of them).
     Claims {
-        /// The job.
-        ticket: Ticket,
         /// Smaller images and fewer runs.
         quick: bool,
     },
     /// Write the output of `settings` for `input` to a file (converting first when the current
     /// output is not on the host).
     Export {
-        /// The job.
-        ticket: Ticket,
         /// The image.
         input: Arc<Loaded>,
         /// The host pixels of the current output, if any.
@@ -484,26 +459,7 @@ impl Job {
             Self::Compare { .. } => JobKind::Compare,
             Self::Workgroups { .. } => JobKind::Workgroups,
             Self::TransferPaths { .. } => JobKind::TransferPaths,
-            Self::Ceilings { .. } | Self::CachedCeilings { .. } => JobKind::Ceilings,
-        }
-    }
-
-    /// The job's ticket: its progress and its stop.
-    #[must_use]
-    pub fn ticket(&self) -> &Ticket {
-        match self {
-            Self::Load { ticket, .. }
-            | Self::Convert { ticket, .. }
-            | Self::Sweep { ticket, .. }
-            | Self::Parity { ticket, .. }
-            | Self::Export { ticket, .. }
-            | Self::Claims { ticket, .. }
-            | Self::RoundTrips { ticket, .. }
-            | Self::Compare { ticket, .. }
-            | Self::Workgroups { ticket, .. }
-            | Self::TransferPaths { ticket, .. }
-            | Self::Ceilings { ticket, .. }
-            | Self::CachedCeilings { ticket } => ticket,
+            Self::Ceilings { .. } | Self::CachedCeilings => JobKind::Ceilings,
         }
     }
 }

@@ -10,12 +10,12 @@ use crate::engine::sampling::Budget;
 
 impl WorkerState {
     /// Runs a [`Job::Compare`] and answers it.
-    pub(super) fn compare(&self, job: Job) {
-        let Job::Compare { ticket, input, settings } = job else { return };
+    pub(super) fn compare(&self, ticket: &Ticket, job: Job) {
+        let Job::Compare { input, settings } = job else { return };
         let [cpu, gpu] = settings;
         let sides = crate::engine::sweep::Sides { cpu, gpu, cpu_series: None };
         let rounds = |n| format!("{n} rounds");
-        let result = self.in_turns(&ticket, "CPU vs GPU", rounds, |budget, progress| {
+        let result = self.in_turns(ticket, "CPU vs GPU", rounds, |budget, progress| {
             let cancel = Some(ticket.flag());
             crate::engine::sweep::compare(&self.engine, &input.image, &sides, budget, cancel, progress)
         });
@@ -23,10 +23,10 @@ impl WorkerState {
     }
 
     /// Runs a [`Job::Workgroups`] and answers it.
-    pub(super) fn workgroups(&self, job: Job) {
-        let Job::Workgroups { ticket, input, settings } = job else { return };
+    pub(super) fn workgroups(&self, ticket: &Ticket, job: Job) {
+        let Job::Workgroups { input, settings } = job else { return };
         let round = |n| format!("round {n}");
-        let result = self.in_turns(&ticket, "Every workgroup size", round, |budget, progress| {
+        let result = self.in_turns(ticket, "Every workgroup size", round, |budget, progress| {
             let cancel = Some(ticket.flag());
             crate::engine::sweep::workgroups(&self.engine, &input.image, &settings, budget, cancel, progress)
         });

@@ -28,7 +28,7 @@ use crate::io::DecodeOptions;
 
 /// The handle the UI keeps.
 pub struct Worker {
-    jobs: Option<mpsc::Sender<Job>>,
+    jobs: Option<mpsc::Sender<(Ticket, Job)>>,
     replies: mpsc::Receiver<Reply>,
     /// Asks the worker to stop (the app is closing).
     stop: Arc<AtomicBool>,
@@ -84,11 +84,11 @@ impl Worker {
         Ok(Self { jobs: Some(jobs), replies, stop, running, thread: Some(thread) })
     }
 
-    /// Queues a job.
-    pub fn send(&self, job: Job) {
+    /// Queues a job with its ticket.
+    pub fn send(&self, ticket: Ticket, job: Job) {
         // The worker only stops when the app does.
         if let Some(jobs) = &self.jobs {
-            let _ = jobs.send(job);
+            let _ = jobs.send((ticket, job));
         }
     }
 
@@ -111,32 +111,32 @@ pub(in crate::app) struct WorkerState {
 
 /// Whether `job` is superseded by one queued `later`: a load by a newer load, a conversion by a
 /// newer conversion or load; every other job runs.
-fn superseded(job: &Job, later: &VecDeque<Job>) -> bool {
+fn superseded(job: &Job, later: &VecDeque<(Ticket, Job)>) -> bool {
     match job {
-        Job::Load { .. } => later.iter().any(|j| matches!(j, Job::Load { .. })),
-        Job::Convert { .. } => later.iter().any(|j| matches!(j, Job::Convert { .. } | Job::Load { .. })),
+        Job::Load { .. } => later.iter().any(|(_, j)| matches!(j, Job::Load { .. })),
+        Job::Convert { .. } => later.iter().any(|(_, j)| matches!(j, Job::Convert { .. } | Job::Load { .. })),
         _ => false,
     }
 }
 
 impl WorkerState {
-    fn run(self, jobs: &mpsc::Receiver<Job>) {
+    fn run(self, jobs: &mpsc::Receiver<(Ticket, Job)>) {
         let mut queue = VecDeque::new();
-        while let Ok(job) = jobs.recv() {
-            queue.push_back(job);
-            while let Some(job) = queue.pop_front() {
+        while let Ok(sent) = jobs.recv() {
+            queue.push_back(sent);
+            while let Some((ticket, job)) = queue.pop_front() {
                 if self.stop.load(Ordering::Relaxed) {
                     return;
                 }
                 queue.extend(jobs.try_iter());
-                let id = job.ticket().id;
-                if !superseded(&job, &queue) && !job.ticket().cancelled() {
-                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(job.ticket().clone());
+                let id = ticket.id;
+                if !superseded(&job, &queue) && !ticket.cancelled() {
+                    *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some(ticket.clone());
                     // The app may have closed between the check above and now.
                     if self.stop.load(Ordering::Relaxed) {
-                        job.ticket().cancel();
+                        ticket.cancel();
                     }
-                    self.handle(job);
+                    self.handle(&ticket, job);
                     *self.running.lock().unwrap_or_else(PoisonError::into_inner) = None;
                 }
                 self.reply(Reply::Done(id));
@@ -202,24 +202,24 @@ impl WorkerState {
         crate::engine::sweep::sweep_planned(&self.engine, (options, ops), &plan, source, &mut progress)
     }
 
-    fn handle(&self, job: Job) {
+    fn handle(&self, ticket: &Ticket, job: Job) {
         match job {
-            Job::Load { ticket, path, preview_side, options, preloaded } => {
-                self.load(&ticket, path, preview_side, &options, preloaded);
+            Job::Load { path, preview_side, options, preloaded } => {
+                self.load(ticket, path, preview_side, &options, preloaded);
             }
-            Job::Convert { ticket, input, settings, round_trip, keep_input, runs, preview_side } => {
-                self.compute_ceiling_for(&ticket, &settings);
+            Job::Convert { input, settings, round_trip, keep_input, runs, preview_side } => {
+                self.compute_ceiling_for(ticket, &settings);
                 let total = (settings.len() * runs.max(1) as usize) as u64;
                 let list = (0..runs.max(1)).flat_map(|_| settings.iter());
                 for (n, settings) in list.enumerate() {
-                    if self.stopped(&ticket) {
+                    if self.stopped(ticket) {
                         break;
                     }
                     // The status bar shows the count beside a progress bar.
                     let what = if total > 1 { "Runs done" } else { "Converting" };
                     ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
                     let how = RunHow { round_trip, keep_input, preview_side };
-                    match self.convert(&ticket, &input, settings, how) {
+                    match self.convert(ticket, &input, settings, how) {
                         Ok(Some((output, report))) => {
                             // Against this machine's ceilings (the CPU's memory-stream baseline is
                             // measured here the first time a size is run).
@@ -235,13 +235,13 @@ impl WorkerState {
                     }
                 }
             }
-            Job::CachedCeilings { ticket } => self.cached_ceilings(&ticket),
-            Job::Ceilings { ticket, remeasure } => {
+            Job::CachedCeilings => self.cached_ceilings(ticket),
+            Job::Ceilings { remeasure } => {
                 let what = if remeasure { "Measuring" } else { "Reading or measuring" };
                 ticket.set_doing(format!("{what} this GPU's ceilings"));
                 self.reply(Reply::Ceilings(self.ceilings(remeasure)));
             }
-            Job::Sweep { ticket, options, ops, photo, pace } => {
+            Job::Sweep { options, ops, photo, pace } => {
                 // The sweep models the crossover from the ceilings it finds known.
                 ticket.set_doing("Sweep: this GPU's ceilings");
                 if options.gpu {
@@ -253,18 +253,18 @@ impl WorkerState {
                 }
                 let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
                 let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
-                let result = self.sweep(&ticket, (&options, &ops), source, &pace);
-                if !self.stopped(&ticket) {
+                let result = self.sweep(ticket, (&options, &ops), source, &pace);
+                if !self.stopped(ticket) {
                     self.reply(Reply::Answered(
                         ticket.id,
                         Answer::Swept(Box::new(result.map_err(WorkError::from))),
                     ));
                 }
             }
-            Job::Parity { ticket, input, settings } => {
+            Job::Parity { input, settings } => {
                 let mut progress = |i: usize, n: usize| {
                     ticket.set_progress("Parity: converting", i as u64, n as u64, (i as f64, n as f64));
-                    !self.stopped(&ticket)
+                    !self.stopped(ticket)
                 };
                 let result = self
                     .engine
@@ -275,28 +275,28 @@ impl WorkerState {
                         let display = self.display_host(difference, 512)?;
                         Ok((report, display))
                     });
-                if !self.stopped(&ticket) {
+                if !self.stopped(ticket) {
                     self.reply(Reply::Answered(ticket.id, Answer::Parity(Box::new(result))));
                 }
             }
-            Job::Claims { ticket, quick } => {
+            Job::Claims { quick } => {
                 // The ceilings first (claim 5 measures them anyway, and a cache has them after
                 // once): the session estimates the run again from them, not from a rough guess.
                 ticket.set_doing("Claims: this machine's ceilings");
                 self.reply(Reply::Ceilings(self.ceilings(false)));
-                self.reply(Reply::Answered(ticket.id, Answer::Claims(self.claims(&ticket, quick))));
+                self.reply(Reply::Answered(ticket.id, Answer::Claims(self.claims(ticket, quick))));
             }
-            job @ Job::RoundTrips { .. } => self.round_trips(job),
-            job @ Job::Compare { .. } => self.compare(job),
-            job @ Job::Workgroups { .. } => self.workgroups(job),
-            Job::TransferPaths { ticket, largest_bytes } => {
+            job @ Job::RoundTrips { .. } => self.round_trips(ticket, job),
+            job @ Job::Compare { .. } => self.compare(ticket, job),
+            job @ Job::Workgroups { .. } => self.workgroups(ticket, job),
+            Job::TransferPaths { largest_bytes } => {
                 ticket.set_doing("Timing every transfer path");
                 let result = self.engine.transfer_paths(largest_bytes).map_err(WorkError::from);
                 self.reply(Reply::Answered(ticket.id, Answer::TransferPaths(result)));
             }
-            Job::Export { ticket, input, pixels, settings, path, options } => {
+            Job::Export { input, pixels, settings, path, options } => {
                 ticket.set_doing(format!("Exporting {}", file_name(&path)));
-                let reply = match self.export(&ticket, &input, pixels, &settings, &path, options) {
+                let reply = match self.export(ticket, &input, pixels, &settings, &path, options) {
                     Ok(exported) => Reply::Exported(Box::new(exported)),
                     Err(e) => Reply::ExportFailed(path, e),
                 };

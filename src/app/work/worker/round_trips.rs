@@ -11,9 +11,9 @@ use crate::engine::{ConvertSettings, EngineError};
 
 impl WorkerState {
     /// Runs a [`Job::RoundTrips`] and answers it.
-    pub(super) fn round_trips(&self, job: Job) {
-        if let Job::RoundTrips { ticket, input, settings, passes } = job {
-            let result = self.measure_round_trips(&ticket, &input, &settings, passes);
+    pub(super) fn round_trips(&self, ticket: &Ticket, job: Job) {
+        if let Job::RoundTrips { input, settings, passes } = job {
+            let result = self.measure_round_trips(ticket, &input, &settings, passes);
             self.reply(Reply::Answered(ticket.id, Answer::RoundTrips(result)));
         }
     }

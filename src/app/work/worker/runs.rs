@@ -139,63 +139,53 @@ impl WorkerState {
                 Err(why) => luma_note = Some(why.note()),
             }
         }
-        let shown = match settings.backend {
-            Backend::Cpu => {
+        // On the GPU a cancelled ticket (Stop, Esc, a changed setting) stops the run between its
+        // bounded submissions.
+        let gpu_options = |download_result| RunOptions {
+            cancel: Some(ticket.flag()),
+            progress: Some(ticket.pixels()),
+            keep_input_on_gpu: keep_input.then_some(input.key),
+            download_result,
+        };
+        // On a device of its own (a software adapter), or with an operation after the grayscale
+        // (a stage of its own on the gray plane), a GPU result is read back, whatever the
+        // round-trip setting, and shown like a CPU result.
+        let cpu = settings.backend == Backend::Cpu;
+        let mut shown = if cpu || self.gpu_device == GpuDevice::Own || !settings.op.is_none() {
+            let options = if cpu {
                 if !keep_input {
                     // Unticked: the input kept on the GPU by an earlier run is freed now.
                     self.engine.release_kept_input()?;
                 }
-                let options = RunOptions { progress: Some(ticket.pixels()), ..RunOptions::default() };
-                match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
-                    Some(shown) => shown,
-                    None => return Ok(None),
-                }
+                RunOptions { progress: Some(ticket.pixels()), ..RunOptions::default() }
+            } else {
+                gpu_options(true)
+            };
+            match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
+                Some(shown) => shown,
+                None => return Ok(None),
             }
-            Backend::Gpu if self.gpu_device == GpuDevice::Own || !settings.op.is_none() => {
-                // A device of its own (a software adapter), or an operation after the grayscale
-                // (a stage of its own on the gray plane): the result is read back, whatever the
-                // round-trip setting, and shown like a CPU result.
-                let options = RunOptions {
-                    cancel: Some(ticket.flag()),
-                    progress: Some(ticket.pixels()),
-                    keep_input_on_gpu: keep_input.then_some(input.key),
-                    download_result: true,
-                };
-                match self.shown_from_host(ticket, input, settings, options, (preview_side, started))? {
-                    Some(shown) => shown,
-                    None => return Ok(None),
-                }
-            }
-            Backend::Gpu => {
-                let converter = self.engine.gpu_converter()?;
-                let (width, height) = (input.image.width(), input.image.height());
-                let tiles =
-                    converter.create_display((width, height), preview_size(width, height, preview_side))?;
-                // A cancelled ticket (Stop, Esc, a changed setting) stops the run between its
-                // bounded submissions.
-                let options = RunOptions {
-                    cancel: Some(ticket.flag()),
-                    progress: Some(ticket.pixels()),
-                    keep_input_on_gpu: keep_input.then_some(input.key),
-                    download_result: round_trip,
-                };
-                let offset_ns = nanos_since(started);
-                let result = self.engine.convert_for_display(&input.image, settings, &tiles, options);
-                let Some((pixels, mut report)) = self.unless_stopped(ticket, result)? else {
-                    return Ok(None);
-                };
-                let alpha = pixels
-                    .as_ref()
-                    .map_or(matches!(report.kernel, Some(Kernel::Rgba8ToLa8 | Kernel::Rgba16ToLa16)), |p| {
-                        p.color().has_alpha()
-                    });
-                let display = DisplayImage::from_gpu(&self.render_state, tiles, alpha);
-                // The engine's spans count from its own start, a little after ours.
-                report.shift_spans(offset_ns);
-                (pixels.map(Arc::new), display, report)
-            }
+        } else {
+            let converter = self.engine.gpu_converter()?;
+            let (width, height) = (input.image.width(), input.image.height());
+            let tiles =
+                converter.create_display((width, height), preview_size(width, height, preview_side))?;
+            let options = gpu_options(round_trip);
+            let offset_ns = nanos_since(started);
+            let result = self.engine.convert_for_display(&input.image, settings, &tiles, options);
+            let Some((pixels, mut report)) = self.unless_stopped(ticket, result)? else {
+                return Ok(None);
+            };
+            let alpha = pixels
+                .as_ref()
+                .map_or(matches!(report.kernel, Some(Kernel::Rgba8ToLa8 | Kernel::Rgba16ToLa16)), |p| {
+                    p.color().has_alpha()
+                });
+            let display = DisplayImage::from_gpu(&self.render_state, tiles, alpha);
+            // The engine's spans count from its own start, a little after ours.
+            report.shift_spans(offset_ns);
+            (pixels.map(Arc::new), display, report)
         };
-        let mut shown = shown;
         shown.2.notes.extend(luma_note);
         Ok(Some(self.finished(input, settings, shown, started)))
     }
