@@ -2,10 +2,10 @@
 //! pixel" control sets the next runs' work and Last run names it, runs at two work levels are
 //! two series in the box plot's picker, the path field names the file on screen after a failed
 //! open, ceilings cached by an earlier launch are used from the first run, work runs are held
-//! against the compute ceilings on both backends (which the adapter panel lists), and a CPU run
-//! of any pixel layout is held against the memory stream, "CPU vs GPU" gives a verdict with its
-//! interval from rounds in turns, and a saved setting estimated over 10 s is held on open with its
-//! estimate until "Run anyway".
+//! against the compute ceilings on both backends (which the adapter panel lists, raised where a
+//! run beat it), and a CPU run of any pixel layout is held against the memory stream, "CPU vs
+//! GPU" gives a verdict with its interval from rounds in turns, and a saved setting estimated
+//! over 10 s is held on open with its estimate until "Run anyway".
 
 use crate::{common, harness};
 
@@ -319,6 +319,66 @@ fn cached_ceilings_are_used_from_the_first_run() {
         .filter(|l| l.contains('%'))
         .collect();
     assert!(!shares.is_empty(), "a share of a ceiling in Last run");
+}
+
+/// A run that beats the CPU's compute ceiling raises it (the best the machine did is its ceiling),
+/// and the adapter panel shows the raised figure the run was held against, not the one read at
+/// launch: the two read the same.
+#[test]
+fn a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows() {
+    const NAME: &str = "a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows";
+    if std::env::var_os("GRAYLAB_TEST_CHILD").is_none() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        in_child_with_cache(NAME, dir.path());
+        return;
+    }
+    let cache = PathBuf::from(std::env::var_os("XDG_CACHE_HOME").expect("the child's cache folder"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 96, 64);
+    let options = || AppOptions {
+        initial_path: Some(path.clone()),
+        backend: Some(Backend::Cpu),
+        ..AppOptions::default()
+    };
+    // An earlier launch measures the CPU's ceiling before its first run with work, and caches it.
+    let Some(mut first) = harness_keeping_caches(options(), [1280.0, 1400.0]) else { return };
+    settle(&mut first);
+    pick_work(&mut first, "256 rounds");
+    settle(&mut first);
+    assert!(first.state().view().cpu_compute.is_some(), "measured before the run with work");
+    drop(first);
+
+    // The cache says a hundredth of it, as a burst measured on a busy machine may.
+    let file = std::fs::read_dir(cache.join("graylab"))
+        .expect("the cache folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("compute-cpu-")))
+        .expect("the CPU's cache file");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("read the cache")).expect("cache JSON");
+    for field in ["best_ns", "median_ns"] {
+        let ns = json["compute"][field].as_u64().expect(field);
+        json["compute"][field] = serde_json::json!(ns * 100);
+    }
+    json["busy"] = serde_json::json!(false);
+    std::fs::write(&file, serde_json::to_vec(&json).expect("JSON")).expect("write the cache");
+
+    // This launch reads the low figure at start; its first run with work beats it.
+    let Some(mut h) = harness_keeping_caches(options(), [1280.0, 1400.0]) else { return };
+    settle(&mut h);
+    let read = h.state().view().cpu_compute.expect("read from the cache").ops_per_s();
+    pick_work(&mut h, "256 rounds");
+    settle(&mut h);
+    let last = h.state().view().runs.last().expect("a run").clone();
+    assert_eq!((last.settings.backend, last.settings.work.rounds), (Backend::Cpu, 256));
+    let held = last.report.work.compute_ceiling_ops_per_s.expect("held against the CPU's ceiling");
+    assert!(held > read * 2.0, "the run raised the ceiling read, {read} op/s, to {held} op/s");
+    let shown = h.state().view().cpu_compute.expect("the panel's CPU ceiling").ops_per_s();
+    assert_eq!(shown, held, "the panel shows the ceiling the run was held against");
+    h.get_by_label("CPU compute");
+    let line = text_of(&h.get_by_label_contains("work: 256 rounds/px")).unwrap_or_default();
+    let ceiling = compute_ceiling_in(&line).unwrap_or_else(|| panic!("a % of compute: {line}")).to_owned();
+    assert_eq!(h.get_all_by_label(&ceiling).count(), 1, "the raised ceiling in the adapter panel: {ceiling}");
 }
 
 /// "CPU vs GPU" runs both backends on the open image in turns and says which is faster, with
