@@ -374,7 +374,10 @@ fn a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows() {
     let held = last.report.work.compute_ceiling_ops_per_s.expect("held against the CPU's ceiling");
     assert!(held > read * 2.0, "the run raised the ceiling read, {read} op/s, to {held} op/s");
     let shown = h.state().view().cpu_compute.expect("the panel's CPU ceiling").ops_per_s();
-    assert_eq!(shown, held, "the panel shows the ceiling the run was held against");
+    assert!(
+        (shown - held).abs() <= held * 1e-9,
+        "the panel shows {shown} op/s, the run was held against {held}"
+    );
     h.get_by_label("CPU compute");
     let line = text_of(&h.get_by_label_contains("work: 256 rounds/px")).unwrap_or_default();
     let ceiling = compute_ceiling_in(&line).unwrap_or_else(|| panic!("a % of compute: {line}")).to_owned();

@@ -21,7 +21,7 @@ use runs::RunHow;
 use crate::app::textures::DisplayImage;
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
-use crate::app::work::jobs::{Answer, Job, Loaded, Measured, Reply, Ticket, file_name};
+use crate::app::work::jobs::{Answer, Job, Loaded, Reply, Ticket, file_name};
 use crate::app::work::preload::{Preload, Preloaded, decode_for_display};
 use crate::engine::{Engine, ImageKey};
 use crate::io::DecodeOptions;
@@ -208,41 +208,12 @@ impl WorkerState {
                 self.load(ticket, path, preview_side, &options, preloaded);
             }
             Job::Convert { input, settings, round_trip, keep_input, runs, preview_side } => {
-                self.compute_ceiling_for(ticket, &settings);
-                let total = (settings.len() * runs.max(1) as usize) as u64;
-                let list = (0..runs.max(1)).flat_map(|_| settings.iter());
-                for (n, settings) in list.enumerate() {
-                    if self.stopped(ticket) {
-                        break;
-                    }
-                    // The status bar shows the count beside a progress bar.
-                    let what = if total > 1 { "Runs done" } else { "Converting" };
-                    ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
-                    let how = RunHow { round_trip, keep_input, preview_side };
-                    let cpu_compute = self.engine.known_cpu_compute();
-                    match self.convert(ticket, &input, settings, how) {
-                        Ok(Some((output, report))) => {
-                            // A run that beat the CPU's compute ceiling raised it: the panels
-                            // show the raised figure the run was held against.
-                            let raised = self.engine.known_cpu_compute();
-                            if raised != cpu_compute
-                                && let Some(c) = raised
-                            {
-                                self.reply(Reply::CpuCompute(Ok(c)));
-                            }
-                            // Against this machine's ceilings (the CPU's memory-stream baseline is
-                            // measured here the first time a size is run).
-                            let rates = self.engine.phase_rates(&report);
-                            let measured = Box::new(Measured { report, rates });
-                            self.reply(Reply::Converted(ticket.id, Box::new(output), measured));
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            self.reply(Reply::ConvertFailed(ticket.id, e));
-                            break;
-                        }
-                    }
-                }
+                self.convert_runs(
+                    ticket,
+                    (&input, &settings),
+                    RunHow { round_trip, keep_input, preview_side },
+                    runs,
+                );
             }
             Job::CachedCeilings => self.cached_ceilings(ticket),
             Job::Ceilings { remeasure } => {

@@ -11,7 +11,7 @@ use image::DynamicImage;
 use crate::app::textures::{DisplayImage, preview_levels, preview_size};
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::GpuDevice;
-use crate::app::work::jobs::{Exported, Loaded, Output, Reply, Ticket, file_name};
+use crate::app::work::jobs::{Exported, Loaded, Measured, Output, Reply, Ticket, file_name};
 use crate::app::work::worker::WorkerState;
 use crate::engine::{
     Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, RunOptions, RunReport,
@@ -111,6 +111,51 @@ impl WorkerState {
     ) -> Result<DisplayImage, WorkError> {
         let levels = preview_levels(&image, preview_side);
         DisplayImage::from_host(&self.render_state, image, &levels).ok_or(WorkError::NoPixels)
+    }
+
+    /// A conversion job: every setting of `settings`, `runs` times over, each run's result and
+    /// report sent as it ends; the first failure or a stop ends the job.
+    pub(crate) fn convert_runs(
+        &self,
+        ticket: &Ticket,
+        (input, settings): (&Loaded, &[ConvertSettings]),
+        how: RunHow,
+        runs: u32,
+    ) {
+        self.compute_ceiling_for(ticket, settings);
+        let total = (settings.len() * runs.max(1) as usize) as u64;
+        let list = (0..runs.max(1)).flat_map(|_| settings.iter());
+        for (n, settings) in list.enumerate() {
+            if self.stopped(ticket) {
+                break;
+            }
+            // The status bar shows the count beside a progress bar.
+            let what = if total > 1 { "Runs done" } else { "Converting" };
+            ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
+            let cpu_compute = self.engine.known_cpu_compute();
+            match self.convert(ticket, input, settings, how) {
+                Ok(Some((output, report))) => {
+                    // A run that beat the CPU's compute ceiling raised it: the panels show the
+                    // raised figure the run was held against.
+                    let raised = self.engine.known_cpu_compute();
+                    if raised != cpu_compute
+                        && let Some(c) = raised
+                    {
+                        self.reply(Reply::CpuCompute(Ok(c)));
+                    }
+                    // Against this machine's ceilings (the CPU's memory-stream baseline is
+                    // measured here the first time a size is run).
+                    let rates = self.engine.phase_rates(&report);
+                    let measured = Box::new(Measured { report, rates });
+                    self.reply(Reply::Converted(ticket.id, Box::new(output), measured));
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.reply(Reply::ConvertFailed(ticket.id, e));
+                    break;
+                }
+            }
+        }
     }
 
     /// One run; `None` when it was cancelled before its result was drawn. The report gets the
