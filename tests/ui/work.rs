@@ -257,49 +257,61 @@ fn the_path_field_names_the_image_on_screen_after_a_failed_open() {
     assert!(field.ends_with("half-8k.png"), "the field names the file on screen: {field}");
 }
 
-/// Runs this module's test `name` alone in a child process with its caches in `dir` (the
-/// environment is the process's own: it is not changed in a process with threads running). The
+/// Whether this process is the child that runs test `name`; if not, runs `name` alone in a child
+/// process with its caches in a temporary folder (the environment is the process's own: it is
+/// not changed in a process with threads running), checks that it passed, and says false. The
 /// machine counts as quiet there (`GRAYLAB_BUSY=0`, as `common::graylab_cmd` has it): the other
 /// tests run beside it, and ceilings measured "busy" are not kept for the next launch to read.
-fn in_child_with_cache(name: &str, dir: &Path) {
+fn in_child(name: &str) -> bool {
+    if std::env::var_os("GRAYLAB_TEST_CHILD").is_some() {
+        return true;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
     let exe = std::env::current_exe().expect("test binary");
     // The test's full name within the binary: its module path without the crate's name.
     let module = module_path!().split_once("::").map_or("", |(_, m)| m);
     let out = std::process::Command::new(exe)
         .args(["--exact", &format!("{module}::{name}"), "--nocapture", "--test-threads=1"])
-        .env("XDG_CACHE_HOME", dir)
+        .env("XDG_CACHE_HOME", dir.path())
         .env("GRAYLAB_TEST_CHILD", "1")
         .env("GRAYLAB_BUSY", "0")
         .output()
         .expect("run the child test");
     let text = common::text(&out);
     assert!(out.status.success() && text.contains("1 passed"), "{text}");
+    false
+}
+
+/// The app opening `path` on `backend` at `size`, its caches kept where the child's are, settled.
+fn launch(
+    path: &Path,
+    backend: Backend,
+    size: [f32; 2],
+) -> Option<egui_kittest::Harness<'static, GraylabApp>> {
+    let options = AppOptions {
+        initial_path: Some(path.to_path_buf()),
+        backend: Some(backend),
+        ..AppOptions::default()
+    };
+    let mut h = harness_keeping_caches(options, size)?;
+    settle(&mut h);
+    Some(h)
 }
 
 #[test]
 fn cached_ceilings_are_used_from_the_first_run() {
-    const NAME: &str = "cached_ceilings_are_used_from_the_first_run";
-    if std::env::var_os("GRAYLAB_TEST_CHILD").is_none() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        in_child_with_cache(NAME, dir.path());
+    if !in_child("cached_ceilings_are_used_from_the_first_run") {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let path = photo(dir.path(), "in.png", 200, 120);
-    let options = || AppOptions {
-        initial_path: Some(path.clone()),
-        backend: Some(Backend::Gpu),
-        ..AppOptions::default()
-    };
     // An earlier launch: its first GPU run asks for the ceilings, measured and cached.
-    let Some(mut first) = harness_keeping_caches(options(), [1280.0, 800.0]) else { return };
-    settle(&mut first);
+    let Some(first) = launch(&path, Backend::Gpu, [1280.0, 800.0]) else { return };
     assert!(first.state().view().ceilings.is_some_and(|k| k.cache_path.is_some()), "measured and cached");
     drop(first);
 
     // This launch reads them at start: its very first run is held against them.
-    let Some(mut h) = harness_keeping_caches(options(), [1280.0, 800.0]) else { return };
-    settle(&mut h);
+    let Some(mut h) = launch(&path, Backend::Gpu, [1280.0, 800.0]) else { return };
     h.run_steps(2);
     let known = h.state().view().ceilings.expect("read from the cache");
     assert!(!known.measured_now, "read, not measured again");
@@ -326,23 +338,14 @@ fn cached_ceilings_are_used_from_the_first_run() {
 /// launch: the two read the same.
 #[test]
 fn a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows() {
-    const NAME: &str = "a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows";
-    if std::env::var_os("GRAYLAB_TEST_CHILD").is_none() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        in_child_with_cache(NAME, dir.path());
+    if !in_child("a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows") {
         return;
     }
     let cache = PathBuf::from(std::env::var_os("XDG_CACHE_HOME").expect("the child's cache folder"));
     let dir = tempfile::tempdir().expect("temp dir");
     let path = photo(dir.path(), "in.png", 96, 64);
-    let options = || AppOptions {
-        initial_path: Some(path.clone()),
-        backend: Some(Backend::Cpu),
-        ..AppOptions::default()
-    };
     // An earlier launch measures the CPU's ceiling before its first run with work, and caches it.
-    let Some(mut first) = harness_keeping_caches(options(), [1280.0, 1400.0]) else { return };
-    settle(&mut first);
+    let Some(mut first) = launch(&path, Backend::Cpu, [1280.0, 1400.0]) else { return };
     pick_work(&mut first, "256 rounds");
     settle(&mut first);
     assert!(first.state().view().cpu_compute.is_some(), "measured before the run with work");
@@ -364,8 +367,7 @@ fn a_run_that_beats_the_cpu_ceiling_raises_the_one_the_panel_shows() {
     std::fs::write(&file, serde_json::to_vec(&json).expect("JSON")).expect("write the cache");
 
     // This launch reads the low figure at start; its first run with work beats it.
-    let Some(mut h) = harness_keeping_caches(options(), [1280.0, 1400.0]) else { return };
-    settle(&mut h);
+    let Some(mut h) = launch(&path, Backend::Cpu, [1280.0, 1400.0]) else { return };
     let read = h.state().view().cpu_compute.expect("read from the cache").ops_per_s();
     pick_work(&mut h, "256 rounds");
     settle(&mut h);
