@@ -105,7 +105,14 @@ fn info_probe_prints_both_compute_ceilings_and_caches_them() {
     ));
     let work = &bench["results"][0];
     assert!(work["compute_share"].as_f64().is_some_and(|s| s > 0.0), "{work}");
-    assert_eq!(work["compute_ceiling_ops_per_s"], info["compute"]["cpu_ops_per_s"], "{work}");
+    // The cached ceiling, unless the run beat it (a ceiling measured while the tests beside this one
+    // held the cores): then raised to what the run did.
+    let (held, cached) =
+        (work["compute_ceiling_ops_per_s"].as_f64(), info["compute"]["cpu_ops_per_s"].as_f64());
+    let (held, cached) = (held.expect("held against a ceiling"), cached.expect("the cached ceiling"));
+    let run = work["kernel_ops_per_s"].as_f64().expect("the run's rate");
+    let raised = held > cached && (held - run).abs() <= run * 1e-3;
+    assert!((held - cached).abs() <= cached * 1e-9 || raised, "held against {held}, cached {cached}: {work}");
 
     // An old GPU cache file without the compute ceiling still loads: the rest is kept.
     let gpu_file = cache_file(cache, "ceilings-");
