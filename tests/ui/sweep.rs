@@ -231,7 +231,7 @@ fn the_map_can_be_drawn_over_the_blur_radius() {
     h.get_by_label("Run sweep").click();
     settle(&mut h);
     h.run_steps(2);
-    let ops = h.state().view().sweep_sent_ops.expect("a sweep was started").clone();
+    let ops = h.state().view().sweep_sent.expect("a sweep was started").ops.clone();
     assert_eq!(ops.blur_radii, vec![1, 8]);
     let r = h.state().view().sweep.expect("a sweep finished").clone();
     assert_eq!(r.axis, graylab::engine::sweep::GridAxis::BlurRadius);
@@ -264,7 +264,7 @@ fn the_sweep_runs_the_operation_chosen_in_every_cell() {
     h.get_by_label("Run sweep").click();
     settle(&mut h);
     h.run_steps(2);
-    let ops = h.state().view().sweep_sent_ops.expect("a sweep was started").clone();
+    let ops = h.state().view().sweep_sent.expect("a sweep was started").ops.clone();
     assert_eq!((ops.op, ops.blur_radii.len()), (Op::Blur { radius: 2 }, 0));
     let r = h.state().view().sweep.expect("a sweep finished").clone();
     assert_eq!(r.points.len(), 2);

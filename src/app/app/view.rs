@@ -47,8 +47,6 @@ pub struct AppView<'a> {
     pub windows_open: OpenWindows,
     /// The options of the last sweep sent.
     pub sweep_sent: Option<&'a crate::engine::sweep::SweepOptions>,
-    /// What each cell of the last sweep sent ran (the blur radius's axis, or none).
-    pub sweep_sent_ops: Option<&'a crate::engine::sweep::CellOps>,
     /// The latest sweep.
     pub sweep: Option<&'a crate::engine::sweep::SweepResult>,
     /// The round-trips window's result, or why it has none.
@@ -112,7 +110,6 @@ impl GraylabApp {
                 parity: self.parity.open,
             },
             sweep_sent: self.sweep.sent(),
-            sweep_sent_ops: self.sweep.sent_ops(),
             sweep: self.sweep.result(),
             round_trips: (self.round_trips.result(), self.round_trips.unfinished()),
             transfer_paths: self.paths.result(),

@@ -44,9 +44,8 @@ pub struct SweepWindow {
     sizes_level: u32,
     /// Which loaded sweep the roofline and the map show (`None`: this machine's).
     shown: Option<usize>,
-    /// The options of the latest sweep started from this window, and what each of its cells ran
-    /// (the blur radius's axis, or none).
-    sent: Option<(SweepOptions, CellOps)>,
+    /// The options of the latest sweep started from this window.
+    sent: Option<SweepOptions>,
     /// This machine's latest sweep (or the one an earlier launch kept).
     result: Option<Arc<SweepResult>>,
     /// The job id of the sweep in flight, whose answer this window takes.
@@ -69,13 +68,7 @@ impl SweepWindow {
     /// The options of the latest sweep started from this window, if any.
     #[must_use]
     pub fn sent(&self) -> Option<&SweepOptions> {
-        self.sent.as_ref().map(|(options, _)| options)
-    }
-
-    /// What each cell of the latest sweep started here ran, if any.
-    #[must_use]
-    pub fn sent_ops(&self) -> Option<&CellOps> {
-        self.sent.as_ref().map(|(_, ops)| ops)
+        self.sent.as_ref()
     }
 
     /// This machine's latest sweep, if any.
@@ -315,12 +308,12 @@ impl SweepWindow {
             session.toasts.error("Open a photo first, or untick \"resize the open photo\".".into());
             return;
         }
-        let options = self.options(session, sizes, work_levels);
-        self.sent = Some((options.clone(), ops.clone()));
+        let options = self.options(session, sizes, (work_levels, ops));
+        self.sent = Some(options.clone());
         self.kept.started(ctx, &self.asked);
-        let (task, parts) = (options.task(&ops), options.parts(&ops));
+        let (task, parts) = (options.task(), options.parts());
         let pace = Box::new(session.pace().clone());
-        self.pending = Some(session.send_estimated(Job::Sweep { options, ops, photo, pace }, task, parts));
+        self.pending = Some(session.send_estimated(Job::Sweep { options, photo, pace }, task, parts));
     }
 
     /// The work levels and what each cell runs, from the fields: the work rounds typed, then
@@ -351,15 +344,20 @@ impl SweepWindow {
             .filter(|v: &f64| *v > 0.0)
             .collect();
         let mp: f64 = sizes_mp.iter().sum();
-        let options = self.options(session, sizes_mp, work_levels);
-        let estimate = session.pace().job(options.task(&ops), &options.parts(&ops));
-        let grid = if ops.is_grid(&options) { " (a grid calibrates first and says better)" } else { "" };
+        let options = self.options(session, sizes_mp, (work_levels, ops));
+        let estimate = session.pace().job(options.task(), &options.parts());
+        let grid = if options.is_grid() { " (a grid calibrates first and says better)" } else { "" };
         format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())
     }
 
-    /// The sweep asked for: `sizes_mp` and `work_levels` (parsed from the fields), the runs and
-    /// divergence typed, the panel's workgroup and formula.
-    fn options(&self, session: &Session, sizes_mp: Vec<f64>, work_levels: Vec<u32>) -> SweepOptions {
+    /// The sweep asked for: `sizes_mp`, `work_levels` and the cells' `ops` (from the fields), the
+    /// runs and divergence typed, the panel's workgroup and formula.
+    fn options(
+        &self,
+        session: &Session,
+        sizes_mp: Vec<f64>,
+        (work_levels, ops): (Vec<u32>, CellOps),
+    ) -> SweepOptions {
         SweepOptions {
             sizes_mp,
             runs: self.asked.runs as usize,
@@ -370,6 +368,7 @@ impl SweepWindow {
             work_levels,
             divergent: self.asked.work.divergent,
             keep_runs: false,
+            ops,
         }
     }
 

@@ -324,10 +324,8 @@ pub enum Job {
     },
     /// Measure the size sweep (on the open photo, resized, or synthetic images).
     Sweep {
-        /// Sizes, runs, workgroup, formula.
+        /// Sizes, runs, workgroup, formula, what each cell runs after the grayscale.
         options: SweepOptions,
-        /// What each cell runs after the grayscale (an op, or the blur radius as the axis).
-        ops: crate::engine::sweep::CellOps,
         /// The photo to resize, if any.
         photo: Option<Arc<Loaded>>,
         /// What this machine was seen to take, to plan a work grid by.

@@ -219,11 +219,12 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         work_levels: if args.work.is_empty() { vec![0] } else { args.work.clone() },
         divergent: args.divergent,
         keep_runs: args.trace.is_some(),
+        ops,
     };
     let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    let grid = ops.is_grid(&options);
+    let grid = options.is_grid();
     crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
-    let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(&ops), options.parts(&ops));
+    let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
     // A grid is planned from a calibration measured first, and the plan said before it starts.
     if grid && !quiet {
         errln!("calibrating the grid's estimate…");
@@ -231,7 +232,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let calibration = grid.then(|| calibrate(&engine, &options)).transpose()?;
     // The plan prices its cells with this machine's pace: what it saw, its ceilings and the ops'
     // rates measured with them.
-    let plan = options.plan(&ops, calibration.as_ref(), pace.pace_mut());
+    let plan = options.plan(calibration.as_ref(), pace.pace_mut());
     // The one estimator: a grid from its calibration (and the time it took) until a grid ran to
     // its end here, then (and a plain sweep always) from this machine's pace kept in the cache
     // folder, which has learned how long the comparisons take to decide.
@@ -255,7 +256,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         true
     };
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
-    let result = sweep_planned(&engine, (&options, &ops), &plan, source_ref, &mut progress)?;
+    let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
     let took_s = pace.took_s();
     crate::engine::sweep::teach_pace(pace.pace_mut(), &result);
     pace.finished(&engine);

@@ -5,7 +5,6 @@
 use crate::engine::claims::{sequential, sizes, timing, transfers, work};
 use crate::engine::estimate::{Lane, Part, round_trip_parts};
 use crate::engine::sampling::Budget;
-use crate::engine::sweep::CellOps;
 use crate::pixel::Op;
 
 /// The workgroup shapes claim 3 races on an adapter that allows 1,024 invocations (six lines,
@@ -89,7 +88,7 @@ pub fn claims_steps(quick: bool) -> Vec<Vec<Part>> {
     let sweep = sizes::sweep_options(quick);
     let mut crossover =
         vec![part(gpu, sizes::SMALLEST_MP, 0, rounds), part(cpu, sizes::SMALLEST_MP, 0, rounds)];
-    crossover.extend(sweep.parts(&CellOps::default()));
+    crossover.extend(sweep.parts());
     crossover.extend(std::iter::once(sizes::SMALLEST_MP).chain(sweep.sizes_mp.iter().copied()).map(image));
     // 10: per size, the dither and the blur on both backends.
     let sizes_10: &[(u32, u32)] = if quick { &sequential::QUICK_SIZES } else { &sequential::SIZES };

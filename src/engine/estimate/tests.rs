@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::engine::claims::claims_parts;
-use crate::engine::sweep::{CellOps, SweepOptions};
+use crate::engine::sweep::SweepOptions;
 
 fn within_1_5x(estimate: f64, took: f64) -> bool {
     estimate / took <= 1.5 && took / estimate <= 1.5
@@ -12,7 +12,7 @@ fn within_1_5x(estimate: f64, took: f64) -> bool {
 /// The parts of a plain size sweep of `sizes_mp`, `runs` warm runs a series, with the GPU or not.
 fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
     let options = SweepOptions { sizes_mp: sizes_mp.to_vec(), runs, gpu, ..SweepOptions::default() };
-    options.parts(&CellOps::default())
+    options.parts()
 }
 
 /// One run of `lane` at `megapixels` and `rounds`, no op.

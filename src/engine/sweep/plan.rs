@@ -58,6 +58,8 @@ pub struct SweepOptions {
     pub divergent: bool,
     /// Keep each point's runs ([`crate::engine::sweep::SweepPoint::runs`]) for a trace.
     pub keep_runs: bool,
+    /// What each cell runs after the grayscale, and the grid's second axis.
+    pub ops: CellOps,
 }
 
 impl SweepOptions {
@@ -98,28 +100,28 @@ impl SweepOptions {
     }
 }
 
-/// What [`CellOps`] runs over a sweep's options.
-impl CellOps {
-    /// The levels of the second axis, lowest first: the radii, or `options`' work levels.
+/// What the cells run ([`SweepOptions::ops`]) over the rest of the options.
+impl SweepOptions {
+    /// The levels of the grid's second axis, lowest first: the blur's radii, or the work levels.
     #[must_use]
-    pub fn levels(&self, options: &SweepOptions) -> Vec<u32> {
-        match self.axis() {
-            GridAxis::BlurRadius => self.radii(),
-            GridAxis::WorkRounds => options.levels(),
+    pub fn axis_levels_asked(&self) -> Vec<u32> {
+        match self.ops.axis() {
+            GridAxis::BlurRadius => self.ops.radii(),
+            GridAxis::WorkRounds => self.levels(),
         }
     }
 
     /// Each level with what its cells run and their operations per pixel.
     #[must_use]
-    pub fn axis_levels(&self, options: &SweepOptions) -> Vec<AxisLevel> {
-        let axis = self.axis();
-        self.levels(options).into_iter().map(|level| AxisLevel::of(axis, level, self.op)).collect()
+    pub fn axis_levels(&self) -> Vec<AxisLevel> {
+        let axis = self.ops.axis();
+        self.axis_levels_asked().into_iter().map(|level| AxisLevel::of(axis, level, self.ops.op)).collect()
     }
 
     /// Whether the sweep is a grid: over the blur's radius, or a work grid.
     #[must_use]
-    pub fn is_grid(&self, options: &SweepOptions) -> bool {
-        self.axis() == GridAxis::BlurRadius || options.is_work_grid()
+    pub fn is_grid(&self) -> bool {
+        self.ops.axis() == GridAxis::BlurRadius || self.is_work_grid()
     }
 }
 
@@ -314,13 +316,13 @@ impl CellPlan {
 }
 
 impl SweepOptions {
-    /// Every cell, each running what `ops` says, with the warm runs asked: each size smallest
+    /// Every cell, each running what [`Self::ops`] says, with the warm runs asked: each size smallest
     /// first, its levels lowest first.
-    fn cells(&self, ops: &CellOps) -> Vec<CellPlan> {
+    fn cells(&self) -> Vec<CellPlan> {
         let runs = self.runs.max(1);
-        let (axis, grid, levels) = (ops.axis(), ops.is_grid(self), ops.levels(self));
+        let (axis, grid, levels) = (self.ops.axis(), self.is_grid(), self.axis_levels_asked());
         let cell = |megapixels, level| {
-            let (work_rounds, op) = axis.cell(level, ops.op);
+            let (work_rounds, op) = axis.cell(level, self.ops.op);
             CellPlan {
                 megapixels,
                 work_rounds,
@@ -334,22 +336,23 @@ impl SweepOptions {
         self.sizes().into_iter().flat_map(|mp| levels.iter().map(move |&level| cell(mp, level))).collect()
     }
 
-    /// The plan of every cell, each running what `ops` says, estimated by the one estimator
+    /// The plan of every cell, each running what [`Self::ops`] says, estimated by the one estimator
     /// ([`Pace`]): what `pace` learned on this machine before, taught the `calibration` just
     /// measured. A grid's cells get the warm runs that fit in their budget; without a
     /// calibration every cell gets the runs asked and no time is estimated.
     #[must_use]
-    pub fn plan(&self, ops: &CellOps, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
+    pub fn plan(&self, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
         let runs = self.runs.max(1);
-        let mut cells = self.cells(ops);
+        let mut cells = self.cells();
+        let axis = self.ops.axis();
         let Some(c) = calibration else {
-            return GridEstimate { cells, runs, total_ns: None, calibration: None, axis: ops.axis() };
+            return GridEstimate { cells, runs, total_ns: None, calibration: None, axis };
         };
         let mut pace = pace.clone();
         c.observe_into(&mut pace);
         let mut parts = Vec::new();
         for cell in &mut cells {
-            if ops.is_grid(self) {
+            if self.is_grid() {
                 let (mp, rounds, op) = (cell.megapixels, cell.work_rounds, cell.op);
                 let one_run_ns = |lane| pace.run_with_op(lane, mp, rounds, op).seconds * 1e9;
                 cell.cpu_runs = runs_within_budget(one_run_ns(Lane::CpuAllThreads), runs);
@@ -361,23 +364,23 @@ impl SweepOptions {
             cell.estimated_ns = Some((pace.parts(&cell_parts).seconds * 1e9).round() as u64);
             parts.extend(cell_parts);
         }
-        let total_ns = Some((pace.job(self.task(ops), &parts).seconds * 1e9).round() as u64);
-        GridEstimate { cells, runs, total_ns, calibration: Some(*c), axis: ops.axis() }
+        let total_ns = Some((pace.job(self.task(), &parts).seconds * 1e9).round() as u64);
+        GridEstimate { cells, runs, total_ns, calibration: Some(*c), axis }
     }
 
-    /// The parts a [`Pace`] estimates this sweep from, each cell running what `ops` says (a
+    /// The parts a [`Pace`] estimates this sweep from, each cell running what [`Self::ops`] says (a
     /// plain sweep's sizes; a grid's cells as asked, before its calibration trims their runs).
     #[must_use]
-    pub fn parts(&self, ops: &CellOps) -> Vec<Part> {
-        self.cells(ops).iter().flat_map(CellPlan::parts).collect()
+    pub fn parts(&self) -> Vec<Part> {
+        self.cells().iter().flat_map(CellPlan::parts).collect()
     }
 
-    /// The kind of job this sweep is, each cell running what `ops` says, for its overhead: a
+    /// The kind of job this sweep is, each cell running what [`Self::ops`] says, for its overhead: a
     /// grid with an op in its cells learns apart from a work grid (one kind's overhead must not
     /// rewrite the other's).
     #[must_use]
-    pub fn task(&self, ops: &CellOps) -> Task {
-        match (ops.is_grid(self), ops.axis() == GridAxis::BlurRadius || !ops.op.is_none()) {
+    pub fn task(&self) -> Task {
+        match (self.is_grid(), self.ops.axis() == GridAxis::BlurRadius || !self.ops.op.is_none()) {
             (false, _) => Task::Sweep,
             (true, false) => Task::Grid,
             (true, true) => Task::OpGrid,

@@ -67,7 +67,7 @@ fn a_calibration_teaches_the_estimator_pixels_and_rounds() {
 #[test]
 fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     let o = options(vec![0, 16, 256], true);
-    let e = o.plan(&CellOps::default(), Some(&calibration()), &Pace::default());
+    let e = o.plan(Some(&calibration()), &Pace::default());
     assert_eq!(e.cells.len(), 6);
     let order: Vec<(f64, u32)> = e.cells.iter().map(|c| (c.megapixels, c.work_rounds)).collect();
     assert_eq!(order, vec![(1.0, 0), (1.0, 16), (1.0, 256), (4.0, 0), (4.0, 16), (4.0, 256)]);
@@ -96,31 +96,30 @@ fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     assert!(s.contains("6 cells, estimated at about"), "{s}");
     assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
     // Without a calibration: the runs asked everywhere, no time.
-    let e = o.plan(&CellOps::default(), None, &Pace::default());
+    let e = o.plan(None, &Pace::default());
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 5 && c.estimated_ns.is_none()));
     assert!(e.sentence().contains("no estimate"), "{}", e.sentence());
     // A plain sweep with a calibration still gets the runs asked, one thread included.
-    let e = options(vec![0], false).plan(&CellOps::default(), Some(&calibration()), &Pace::default());
+    let e = options(vec![0], false).plan(Some(&calibration()), &Pace::default());
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 0 && c.single_thread));
     assert!(e.sentence().contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence());
 }
 
 #[test]
 fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
-    let o = options(vec![0], true);
-    let ops = CellOps::blur_radii(vec![16, 1, 8, 8, 0, 65]);
-    assert_eq!(ops.axis(), GridAxis::BlurRadius);
-    assert!(ops.is_grid(&o) && !o.is_work_grid());
+    let o = SweepOptions { ops: CellOps::blur_radii(vec![16, 1, 8, 8, 0, 65]), ..options(vec![0], true) };
+    assert_eq!(o.ops.axis(), GridAxis::BlurRadius);
+    assert!(o.is_grid() && !o.is_work_grid());
     // Out of 1..=64 left out, lowest first, each once.
-    assert_eq!(ops.levels(&o), vec![1, 8, 16]);
-    let levels = ops.axis_levels(&o);
+    assert_eq!(o.axis_levels_asked(), vec![1, 8, 16]);
+    let levels = o.axis_levels();
     let ops_per_pixel: Vec<(u32, u64, u64)> =
         levels.iter().map(|l| (l.level, l.op_ops_per_pixel, l.ops_per_pixel)).collect();
     // 4 (2R + 1) for the blur, plus the formula's 7.
     assert_eq!(ops_per_pixel, vec![(1, 12, 19), (8, 68, 75), (16, 132, 139)]);
     assert!(levels.iter().all(|l| l.work_rounds == 0 && l.op == Op::Blur { radius: l.level }));
     // Every cell at 0 rounds runs its blur, without the one-thread series.
-    let e = o.plan(&ops, Some(&calibration()), &Pace::default());
+    let e = o.plan(Some(&calibration()), &Pace::default());
     assert_eq!(e.axis, GridAxis::BlurRadius);
     assert_eq!(e.cells.len(), 6);
     assert!(e.cells.iter().all(|c| c.work_rounds == 0 && !c.single_thread && c.gpu_runs > 0));
@@ -138,9 +137,9 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
     assert!(e.sentence().contains("priced from the ops' rates measured"), "{}", e.sentence());
     // The work axis with one op on every cell keeps its levels.
     let blur = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
-    let o = options(vec![0, 16], false);
-    assert_eq!((blur.axis(), blur.levels(&o)), (GridAxis::WorkRounds, vec![0, 16]));
-    let e = o.plan(&blur, None, &Pace::default());
+    let o = SweepOptions { ops: blur, ..options(vec![0, 16], false) };
+    assert_eq!((o.ops.axis(), o.axis_levels_asked()), (GridAxis::WorkRounds, vec![0, 16]));
+    let e = o.plan(None, &Pace::default());
     assert!(e.cells.iter().all(|c| c.op == Op::Blur { radius: 4 }));
     assert_eq!(e.cells.iter().map(|c| c.single_thread).collect::<Vec<_>>(), [true, false, true, false]);
 }
@@ -149,20 +148,18 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
 fn a_grid_with_an_op_learns_its_overhead_apart_from_a_work_grid() {
     use crate::engine::estimate::{Pace, Task};
     let grid = options(vec![0, 16, 256], true);
-    let (work, radii) = (CellOps::default(), CellOps::blur_radii(vec![1, 4]));
+    let radii = SweepOptions { ops: CellOps::blur_radii(vec![1, 4]), ..grid.clone() };
     let blur_cells = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
-    assert_eq!(
-        (grid.task(&work), grid.task(&radii), grid.task(&blur_cells)),
-        (Task::Grid, Task::OpGrid, Task::OpGrid)
-    );
-    assert_eq!(options(vec![0], true).task(&work), Task::Sweep);
+    let blur_cells = SweepOptions { ops: blur_cells, ..grid.clone() };
+    assert_eq!((grid.task(), radii.task(), blur_cells.task()), (Task::Grid, Task::OpGrid, Task::OpGrid));
+    assert_eq!(options(vec![0], true).task(), Task::Sweep);
     // A radius grid that took 3x its runs teaches the radius grids, not the work grids.
     let mut pace = Pace::new("test");
-    let parts = grid.parts(&radii);
+    let parts = radii.parts();
     let runs_s = pace.parts(&parts).seconds;
     pace.finished(Task::OpGrid, &parts, 3.0 * runs_s, None);
     assert!(pace.has_seen(Task::OpGrid) && !pace.has_seen(Task::Grid));
-    let work_parts = grid.parts(&work);
+    let work_parts = grid.parts();
     let fresh = Pace::new("test").job(Task::Grid, &work_parts).seconds;
     assert!((pace.job(Task::Grid, &work_parts).seconds - fresh).abs() < 1e-9 * fresh.max(1.0));
 }

@@ -15,7 +15,6 @@ use crate::system::load::CpuSnapshot;
 use crate::engine::estimate::Pace;
 use crate::engine::report::Stats;
 use crate::engine::spans::Phase;
-use crate::engine::sweep::cell_ops::CellOps;
 use crate::engine::sweep::grid::{GridAxis, Series};
 use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, size_for};
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
@@ -24,7 +23,7 @@ use crate::gpu::GpuJob;
 use crate::pixel::Op;
 
 /// Runs a sweep on `source` resized to each size, or on synthetic images. `progress(index, count,
-/// megapixels)` before each cell; `false` cancels. A work grid first measures its calibration
+/// megapixels)` before each cell; `false` cancels. A grid first measures its calibration
 /// ([`calibrate`]) and runs the cells as [`SweepOptions::plan`] plans them.
 pub fn sweep(
     engine: &Engine,
@@ -32,17 +31,16 @@ pub fn sweep(
     source: Option<(&str, &DynamicImage)>,
     progress: &mut dyn FnMut(usize, usize, f64) -> bool,
 ) -> Result<SweepResult, EngineError> {
-    let ops = CellOps::default();
-    let calibration = if options.is_work_grid() { Some(calibrate(engine, options)?) } else { None };
-    let plan = options.plan(&ops, calibration.as_ref(), &Pace::default());
-    sweep_planned(engine, (options, &ops), &plan, source, progress)
+    let calibration = if options.is_grid() { Some(calibrate(engine, options)?) } else { None };
+    let plan = options.plan(calibration.as_ref(), &Pace::default());
+    sweep_planned(engine, options, &plan, source, progress)
 }
 
-/// [`sweep()`] along a plan made beforehand from the same `options` and `ops` (the CLI prints the
-/// estimate before it starts), in the plan's order; the result's points by level, then size.
+/// [`sweep()`] along a plan made beforehand from the same `options` (the CLI prints the estimate
+/// before it starts), in the plan's order; the result's points by level, then size.
 pub fn sweep_planned(
     engine: &Engine,
-    (options, ops): (&SweepOptions, &CellOps),
+    options: &SweepOptions,
     plan: &GridEstimate,
     source: Option<(&str, &DynamicImage)>,
     progress: &mut dyn FnMut(usize, usize, f64) -> bool,
@@ -78,7 +76,7 @@ pub fn sweep_planned(
             points.push(point);
         }
     }
-    let axis = ops.axis();
+    let axis = options.ops.axis();
     points.sort_by(|a, b| a.level(axis).cmp(&b.level(axis)).then(a.megapixels.total_cmp(&b.megapixels)));
     let mut result = SweepResult {
         version: crate::system::host::VERSION.to_owned(),
@@ -98,8 +96,8 @@ pub fn sweep_planned(
         work_levels: if axis == GridAxis::WorkRounds { options.levels() } else { vec![0] },
         divergent: options.divergent && options.is_work_grid() && axis == GridAxis::WorkRounds,
         axis,
-        op: if axis == GridAxis::WorkRounds { ops.op } else { Op::None },
-        levels: ops.axis_levels(options),
+        op: if axis == GridAxis::WorkRounds { options.ops.op } else { Op::None },
+        levels: options.axis_levels(),
         op_estimate_basis: plan.op_sentence(),
         compute,
         busy: CpuSnapshot::busy_since(whole_sweep),

@@ -153,23 +153,23 @@ impl WorkerState {
         ticket.cancelled() || self.stop.load(Ordering::Relaxed)
     }
 
-    /// A sweep, each cell running what `ops` says, weighted for its progress bar by its expected
-    /// cost (a work grid calibrates first, about a second): the time left shown is its estimate.
+    /// A sweep, weighted for its progress bar by its cells' expected cost (a grid calibrates
+    /// first, about a second): the time left shown is its estimate.
     fn sweep(
         &self,
         ticket: &Ticket,
-        (options, ops): (&crate::engine::sweep::SweepOptions, &crate::engine::sweep::CellOps),
+        options: &crate::engine::sweep::SweepOptions,
         source: Option<(&str, &image::DynamicImage)>,
         pace: &crate::engine::estimate::Pace,
     ) -> Result<crate::engine::sweep::SweepResult, crate::engine::EngineError> {
-        let calibration = if ops.is_grid(options) {
+        let calibration = if options.is_grid() {
             ticket.set_doing("Sweep: calibrating (about a second)");
             Some(crate::engine::sweep::calibrate(&self.engine, options)?)
         } else {
             None
         };
-        let plan = options.plan(ops, calibration.as_ref(), pace);
-        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task(ops))) {
+        let plan = options.plan(calibration.as_ref(), pace);
+        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task())) {
             // The calibration knows better than the estimate made before it, until a grid ran
             // to its end here: the pace then knows how long its comparisons take to decide.
             ticket.set_estimate(
@@ -183,7 +183,7 @@ impl WorkerState {
             .map(|c| c.estimated_ns.map_or(c.megapixels + 0.5, |ns| ns as f64 / 1e9))
             .collect();
         let total: f64 = weights.iter().sum();
-        let levels = ops.is_grid(options);
+        let levels = options.is_grid();
         let mut progress = |i: usize, n: usize, mp: f64| {
             let done: f64 = weights.iter().take(i).sum();
             let cell = plan.cells.get(i);
@@ -199,7 +199,7 @@ impl WorkerState {
             ticket.set_progress(what, i as u64, n as u64, (done, total));
             !self.stopped(ticket)
         };
-        crate::engine::sweep::sweep_planned(&self.engine, (options, ops), &plan, source, &mut progress)
+        crate::engine::sweep::sweep_planned(&self.engine, options, &plan, source, &mut progress)
     }
 
     fn handle(&self, ticket: &Ticket, job: Job) {
@@ -221,7 +221,7 @@ impl WorkerState {
                 ticket.set_doing(format!("{what} this GPU's ceilings"));
                 self.reply(Reply::Ceilings(self.ceilings(remeasure)));
             }
-            Job::Sweep { options, ops, photo, pace } => {
+            Job::Sweep { options, photo, pace } => {
                 // The sweep models the crossover from the ceilings it finds known.
                 ticket.set_doing("Sweep: this GPU's ceilings");
                 if options.gpu {
@@ -233,7 +233,7 @@ impl WorkerState {
                 }
                 let source = photo.as_ref().map(|p| (p.path.display().to_string(), p.image.as_ref()));
                 let source = source.as_ref().map(|(name, image)| (name.as_str(), *image));
-                let result = self.sweep(ticket, (&options, &ops), source, &pace);
+                let result = self.sweep(ticket, &options, source, &pace);
                 if !self.stopped(ticket) {
                     self.reply(Reply::Answered(
                         ticket.id,
