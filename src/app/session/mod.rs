@@ -221,8 +221,15 @@ impl Session {
 
     /// Sends a job to the worker with a ticket of a fresh id, and returns that ticket.
     pub fn send(&mut self, job: Job) -> Ticket {
+        self.send_with(job, |_| ())
+    }
+
+    /// [`Self::send`], `prepare` given the ticket before the worker can see it (an estimate, the
+    /// steps' weights).
+    pub(super) fn send_with(&mut self, job: Job, prepare: impl FnOnce(&Ticket)) -> Ticket {
         self.book.next_id += 1;
         let ticket = Ticket::new(self.book.next_id);
+        prepare(&ticket);
         if let Some(w) = &self.worker {
             if let Some(at) = self.book.hold_next.take() {
                 ticket.pixels().hold().arm(at);

@@ -155,12 +155,16 @@ impl Session {
     /// each step is estimated to take ([`Ticket::set_step_weights`]); the job's id and estimate.
     pub fn send_in_steps(&mut self, job: Job, task: Task, steps: Vec<Vec<Part>>) -> (u64, Estimate) {
         let lens = if steps.len() > 1 { steps.iter().map(Vec::len).collect() } else { Vec::new() };
-        let ticket = self.send(job);
-        let sent = Sent { id: ticket.id, task, parts: steps.into_iter().flatten().collect(), steps: lens };
+        // Its id is the ticket's, given as it is sent.
+        let mut sent = Sent { id: 0, task, parts: steps.into_iter().flatten().collect(), steps: lens };
         let estimate = self.pace.pace.job(task, &sent.parts);
-        ticket.set_estimate(estimate.seconds);
-        ticket.set_step_weights(self.pace.step_weights(&sent));
+        let weights = self.pace.step_weights(&sent);
         self.pace.sent.retain(|s| self.book.sent.iter().any(|(_, t)| t.id == s.id));
+        let ticket = self.send_with(job, |ticket| {
+            ticket.set_estimate(estimate.seconds);
+            ticket.set_step_weights(weights);
+        });
+        sent.id = ticket.id;
         self.pace.sent.push(sent);
         (ticket.id, estimate)
     }
