@@ -163,6 +163,13 @@ impl Engine {
         Ok(compute_ceilings_of(&cpu, gpu.as_ref()))
     }
 
+    /// The CPU compute ceiling this engine holds now (measured, read or raised by a run); reads
+    /// and measures nothing.
+    #[must_use]
+    pub fn held_cpu_compute(&self) -> Option<CpuCompute> {
+        *self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// This CPU's compute ceiling if this engine knows it or the cache has it (kept from then
     /// on); measures nothing.
     #[must_use]

@@ -136,7 +136,13 @@ impl WorkerState {
                     if self.stop.load(Ordering::Relaxed) {
                         ticket.cancel();
                     }
+                    let cpu_compute = self.engine.held_cpu_compute();
                     self.handle(&ticket, job);
+                    // A run of the job (a conversion, a sweep, a claim) that beat the CPU's compute
+                    // ceiling raised it: the panels show the raised figure runs were held against.
+                    if let Some(c) = self.engine.held_cpu_compute().filter(|c| Some(*c) != cpu_compute) {
+                        self.reply(Reply::CpuCompute(Ok(c)));
+                    }
                     *self.running.lock().unwrap_or_else(PoisonError::into_inner) = None;
                 }
                 self.reply(Reply::Done(id));

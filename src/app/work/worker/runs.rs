@@ -132,17 +132,8 @@ impl WorkerState {
             // The status bar shows the count beside a progress bar.
             let what = if total > 1 { "Runs done" } else { "Converting" };
             ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
-            let cpu_compute = self.engine.known_cpu_compute();
             match self.convert(ticket, input, settings, how) {
                 Ok(Some((output, report))) => {
-                    // A run that beat the CPU's compute ceiling raised it: the panels show the
-                    // raised figure the run was held against.
-                    let raised = self.engine.known_cpu_compute();
-                    if raised != cpu_compute
-                        && let Some(c) = raised
-                    {
-                        self.reply(Reply::CpuCompute(Ok(c)));
-                    }
                     // Against this machine's ceilings (the CPU's memory-stream baseline is
                     // measured here the first time a size is run).
                     let rates = self.engine.phase_rates(&report);
