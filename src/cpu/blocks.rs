@@ -53,14 +53,12 @@ impl SimdLevel {
 #[must_use]
 pub fn simd_level() -> SimdLevel {
     static LEVEL: OnceLock<SimdLevel> = OnceLock::new();
-    *LEVEL.get_or_init(detect)
-}
-
-fn detect() -> SimdLevel {
-    if std::env::var_os("GRAYLAB_CPU_BASELINE").is_some() {
-        return SimdLevel::Baseline;
-    }
-    [SimdLevel::Avx512, SimdLevel::Avx2].into_iter().find(|l| l.available()).unwrap_or(SimdLevel::Baseline)
+    *LEVEL.get_or_init(|| {
+        // `GRAYLAB_CPU_BASELINE` forces the baseline.
+        let forced = std::env::var_os("GRAYLAB_CPU_BASELINE").is_some();
+        let wider = [SimdLevel::Avx512, SimdLevel::Avx2].into_iter().find(|l| !forced && l.available());
+        wider.unwrap_or(SimdLevel::Baseline)
+    })
 }
 
 /// Converts one contiguous run of pixels on the calling thread with the best instruction set.
