@@ -8,20 +8,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::gpu::device::host_copy::{PIECE_BYTES, copying_ns, fill_mapped, read_mapped};
-use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, read_buffer, wait_for};
 use crate::gpu::timing::device_copy::{BoundCopy, CopyKernel};
 use crate::gpu::timing::paths::{Bandwidth, Hockney, PathKind, PathPoint, TransferPath, repeats, sizes};
 use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps, within_cpu_clock};
 use crate::gpu::{GpuContext, GpuError};
 use crate::system::clock::Clock;
-
-/// Every path of [`PathKind::ALL`] this device has, over [`sizes`] up to `largest_bytes`, on the
-/// CPU clock, inside error scopes.
-pub(crate) fn measure_paths(ctx: &GpuContext, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
-    let kinds = measurable(ctx);
-    ErrorScopes::around(ctx.device(), |_| Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
-}
 
 /// Every path of [`PathKind::ALL`] this device has.
 pub(crate) fn measurable(ctx: &GpuContext) -> Vec<PathKind> {
