@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use super::{CpuError, check_lengths};
-use crate::pixel::{Formula, Kernel, luma_tables};
+use crate::pixel::{BT601_WEIGHTS as W601, BT709_WEIGHTS as W709, Formula, Kernel, luma_tables, weighted};
 
 /// Pixels per block: one block is a fixed-size array so the inner loop has a constant trip count.
 const BLOCK: usize = 32;
@@ -53,14 +53,12 @@ impl SimdLevel {
 #[must_use]
 pub fn simd_level() -> SimdLevel {
     static LEVEL: OnceLock<SimdLevel> = OnceLock::new();
-    *LEVEL.get_or_init(detect)
-}
-
-fn detect() -> SimdLevel {
-    if std::env::var_os("GRAYLAB_CPU_BASELINE").is_some() {
-        return SimdLevel::Baseline;
-    }
-    [SimdLevel::Avx512, SimdLevel::Avx2].into_iter().find(|l| l.available()).unwrap_or(SimdLevel::Baseline)
+    *LEVEL.get_or_init(|| {
+        // `GRAYLAB_CPU_BASELINE` forces the baseline.
+        let forced = std::env::var_os("GRAYLAB_CPU_BASELINE").is_some();
+        let wider = [SimdLevel::Avx512, SimdLevel::Avx2].into_iter().find(|l| !forced && l.available());
+        wider.unwrap_or(SimdLevel::Baseline)
+    })
 }
 
 /// Converts one contiguous run of pixels on the calling thread with the best instruction set.
@@ -80,8 +78,6 @@ simd_copies! {
 /// own vectorised code.
 #[inline(always)]
 fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
-    const W601: [u32; 3] = crate::pixel::BT601_WEIGHTS;
-    const W709: [u32; 3] = crate::pixel::BT709_WEIGHTS;
     let t = luma_tables();
     let lin8 = |r: u32, g: u32, b: u32| {
         let at = |v: u32| u32::from(t.srgb8_to_linear[v as usize & 0xff]);
@@ -113,11 +109,6 @@ fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
         (Kernel::Rgba16ToLa16, Formula::Bt709) => rgbx16::<4, true>(w709, src, dst),
         (Kernel::Rgba16ToLa16, Formula::Linear) => rgbx16::<4, true>(lin16, src, dst),
     }
-}
-
-#[inline(always)]
-fn weighted(w: [u32; 3], r: u32, g: u32, b: u32) -> u32 {
-    crate::pixel::weighted(w, r, g, b)
 }
 
 /// How far ahead of the block being converted the RGB loop prefetches its input, in bytes.

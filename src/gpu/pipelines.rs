@@ -29,7 +29,8 @@ impl Pipelines {
         let device = ctx.device();
         let scopes = ErrorScopes::push(device);
         let shader = ctx.shader("grayscale.wgsl", crate::shaders::GRAYSCALE_WGSL);
-        let layout = bind_group_layout(device);
+        // Input, output, the dispatch's parameters, the two lookup tables.
+        let layout = buffer_layout(device, "grayscale", &[READ, WRITE, Binding::DynamicUniform, READ, READ]);
         let pipeline_layout = ctx.pipeline_layout("grayscale", &layout);
         let tables = table_buffers(ctx);
         let init_error = scopes.first_error().map(std::sync::Arc::new);
@@ -120,21 +121,6 @@ pub(crate) fn param_slots<P: bytemuck::Pod>(params: &[P]) -> Vec<u8> {
     bytes
 }
 
-fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    use Binding::{DynamicUniform, Storage};
-    buffer_layout(
-        device,
-        "grayscale",
-        &[
-            Storage { read_only: true },
-            Storage { read_only: false },
-            DynamicUniform,
-            Storage { read_only: true },
-            Storage { read_only: true },
-        ],
-    )
-}
-
 /// One buffer binding of a compute shader's bind group.
 #[derive(Clone, Copy)]
 pub(crate) enum Binding {
@@ -146,6 +132,11 @@ pub(crate) enum Binding {
     /// A uniform buffer picked with a dynamic offset.
     DynamicUniform,
 }
+
+/// A storage buffer the shader reads.
+pub(crate) const READ: Binding = Binding::Storage { read_only: true };
+/// A storage buffer the shader writes.
+pub(crate) const WRITE: Binding = Binding::Storage { read_only: false };
 
 /// The bind-group layout of a compute shader whose bindings 0, 1, … are `bindings`.
 pub(crate) fn buffer_layout(

@@ -190,7 +190,7 @@ pub fn blur_reference(src: &[u8], (width, height): (usize, usize), radius: u32) 
 }
 
 /// The dither's value of a pixel of gray `g`, given its neighbours' errors (left, up-right, up,
-/// up-left; 0 outside the image): `(value, output, error)`.
+/// up-left; 0 outside the image): `(output, error)`.
 #[inline(always)]
 #[must_use]
 pub fn dither_pixel(g: u8, [left, up_right, up, up_left]: [i32; 4]) -> (u8, i32) {

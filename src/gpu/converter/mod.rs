@@ -25,8 +25,9 @@ use crate::gpu::run::kept_passes::{KernelOn, dispatches_of};
 use crate::gpu::run::record::RunCommands;
 use crate::gpu::run::resident::ResidentPass;
 use crate::gpu::run::round_trip::{RoundTrip, WarmRoundTrip};
+use crate::gpu::timing::transfer::{Rig, measurable};
 use crate::gpu::timing::{compute::GpuCompute, probe::GpuCeilings, timestamps::TimestampCheck};
-use crate::gpu::{GpuSpan, GpuStep};
+use crate::gpu::{GpuSpan, GpuStep, PathKind, TransferPath};
 use crate::system::clock::Clock;
 
 /// How the GPU phases are timed.
@@ -74,9 +75,9 @@ impl GpuConverter {
             ctx,
             pipelines,
             display: OnceLock::new(),
-            buffers: Mutex::new(Buffers::new()),
+            buffers: Mutex::default(),
             budget: LearntRates::new(),
-            timestamp_check: TimestampCheck::new(),
+            timestamp_check: TimestampCheck::default(),
             timing_mode: TimingMode::Auto,
             band_limit_bytes,
             chunk_limit_bytes: None,
@@ -208,8 +209,8 @@ impl GpuConverter {
     pub fn measure_ceilings_and_paths(
         &self,
         largest_bytes: u64,
-    ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
-        self.ceilings_with_paths(largest_bytes, &crate::gpu::timing::transfer::measurable(&self.ctx))
+    ) -> Result<(GpuCeilings, Vec<TransferPath>), GpuError> {
+        self.ceilings_with_paths(largest_bytes, &measurable(&self.ctx))
     }
 
     /// The ceilings and the paths of `kinds` (see [`Self::measure_ceilings_and_paths`]), with the
@@ -217,8 +218,8 @@ impl GpuConverter {
     fn ceilings_with_paths(
         &self,
         largest_bytes: u64,
-        kinds: &[crate::gpu::PathKind],
-    ) -> Result<(GpuCeilings, Vec<crate::gpu::TransferPath>), GpuError> {
+        kinds: &[PathKind],
+    ) -> Result<(GpuCeilings, Vec<TransferPath>), GpuError> {
         let (ceilings, paths) = crate::gpu::timing::probe::measure_with_paths(
             &self.ctx,
             &self.timestamp_check,
@@ -231,10 +232,12 @@ impl GpuConverter {
         Ok((GpuCeilings { op_rates: op_rates.ok(), ..ceilings }, paths))
     }
 
-    /// Times every transfer path over sizes from 4 KiB to `largest_bytes` and fits each with
-    /// latency plus bandwidth (see [`crate::gpu::TransferPath`]).
-    pub fn measure_paths(&self, largest_bytes: u64) -> Result<Vec<crate::gpu::TransferPath>, GpuError> {
-        crate::gpu::timing::transfer::measure_paths(&self.ctx, largest_bytes)
+    /// Times every transfer path this device has over sizes from 4 KiB to `largest_bytes`, on
+    /// the CPU clock, inside error scopes, and fits each with latency plus bandwidth (see
+    /// [`TransferPath`]).
+    pub fn measure_paths(&self, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
+        let (ctx, kinds) = (&*self.ctx, measurable(&self.ctx));
+        ErrorScopes::around(ctx.device(), |_| Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
     }
 
     /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.

@@ -47,16 +47,11 @@ fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     }
 }
 
-/// The adapter graylab uses, or `None` when there is none at all.
-fn best_adapter(instance: &wgpu::Instance) -> Option<wgpu::Adapter> {
-    adapters(instance).into_iter().min_by_key(|a| rank(&a.get_info()))
-}
-
 /// Opens a device on the best adapter (a real GPU before a software one, Vulkan/Metal/DX12
 /// before GL) with the adapter's full limits and the timestamp features it has.
 pub(crate) fn open_best_device() -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
-    let instance = instance_of(wgpu::Backends::PRIMARY);
-    let adapter = best_adapter(&instance).ok_or(GpuError::NoAdapter)?;
+    let adapters = adapters(&instance_of(wgpu::Backends::PRIMARY));
+    let adapter = adapters.into_iter().min_by_key(|a| rank(&a.get_info())).ok_or(GpuError::NoAdapter)?;
     open_device(&adapter)
 }
 

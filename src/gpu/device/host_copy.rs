@@ -62,11 +62,6 @@ fn per_thread(pieces: impl IntoIterator<Item = ThreadCopy>) -> Vec<ThreadCopy> {
 /// Bytes each rayon task copies.
 pub const PIECE_BYTES: usize = 1 << 20;
 
-/// Whether a copy of `len` bytes gives every thread a piece.
-fn parallel(len: usize) -> bool {
-    len >= PIECE_BYTES * rayon::current_num_threads()
-}
-
 /// Copies `src` to the start of a mapped write range and zero-fills the rest of it; when each
 /// thread that took part copied.
 pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<Vec<ThreadCopy>, GpuError> {
@@ -74,7 +69,8 @@ pub(crate) fn fill_mapped(view: &mut wgpu::BufferViewMut, src: &[u8]) -> Result<
         .slice(..)
         .split_at_checked(src.len())
         .map_err(|_| GpuError::Bug("a staging range shorter than what is copied into it"))?;
-    if parallel(src.len()) {
+    // On every thread only where each gets a piece.
+    if src.len() >= PIECE_BYTES * rayon::current_num_threads() {
         let (pieces, mut rest) = head.into_chunks::<PIECE_BYTES>();
         let pieces: Vec<wgpu::WriteOnly<'_, [u8; PIECE_BYTES]>> = pieces.into_iter().collect();
         let (src_pieces, src_rest) = src.split_at(pieces.len() * PIECE_BYTES);

@@ -9,7 +9,8 @@ use crate::gpu::plan::bands::BandPlan;
 use crate::gpu::plan::run_plan::RingNeeds;
 use crate::gpu::{GpuContext, GpuError};
 
-/// What a converter keeps.
+/// What a converter keeps (nothing at first).
+#[derive(Default)]
 pub(crate) struct Buffers {
     /// The ring, when a run has allocated one.
     pub ring: Option<Ring>,
@@ -18,11 +19,6 @@ pub(crate) struct Buffers {
 }
 
 impl Buffers {
-    /// Nothing allocated.
-    pub(crate) fn new() -> Self {
-        Self { ring: None, input: None }
-    }
-
     /// Makes the ring serve `needs` and the kept input be `layout`'s (none without a layout),
     /// reusing what fits. The ring's own input buffer is not needed when the input is kept.
     pub(crate) fn prepare(
@@ -42,8 +38,9 @@ impl Buffers {
         if !keep_bands {
             freed |= self.ring.take().is_some();
         } else if stale_slots && let Some(ring) = self.ring.as_mut() {
-            // A larger chunk learnt between runs: new staging, the band buffers kept.
-            ring.free_slots();
+            // A larger chunk learnt between runs: new staging, the band buffers kept (freed now,
+            // allocated by `Ring::restage` once their work is finished).
+            ring.slots.clear();
             freed = true;
         }
         if freed {
@@ -109,7 +106,7 @@ mod tests {
             timestamps: false,
         };
         let bands = BandPlan::new(crate::pixel::Kernel::Rgb8ToL8, 64, 64, 1 << 20).expect("bands");
-        let mut buffers = Buffers::new();
+        let mut buffers = Buffers::default();
         buffers.prepare(&ctx, needs, None, &bands).expect("prepared");
         let ring = |b: &Buffers| b.ring.as_ref().map(|r| (r.band.input.clone(), r.slots[0].upload.clone()));
         let (input, upload) = ring(&buffers).expect("a ring");

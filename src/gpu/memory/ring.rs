@@ -67,12 +67,6 @@ impl Ring {
             && !self.slots.is_empty()
     }
 
-    /// Frees the staging slots alone (when only they no longer serve: a larger chunk learnt
-    /// between warm runs); [`Self::restage`] allocates new ones once their work is finished.
-    pub(crate) fn free_slots(&mut self) {
-        self.slots.clear();
-    }
-
     /// New staging slots for `needs`, the band buffers kept (they serve it).
     pub(crate) fn restage(&mut self, ctx: &GpuContext, needs: RingNeeds) {
         self.slots = slots(ctx, &needs);

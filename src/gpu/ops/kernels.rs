@@ -45,7 +45,11 @@ pub(crate) struct OpKernels {
 impl OpKernels {
     /// Compiles the op shaders on `ctx`.
     pub(crate) fn new(ctx: &GpuContext) -> Self {
-        let layout = bind_group_layout(ctx.device());
+        use crate::gpu::pipelines::{Binding::DynamicUniform, READ, WRITE, buffer_layout};
+        // Parameters; the input band; the blur's sums or the dither's error ring; the output
+        // band; the blur's weights.
+        let layout =
+            buffer_layout(ctx.device(), "gray-plane op", &[DynamicUniform, READ, WRITE, WRITE, READ]);
         let pipeline_layout = ctx.pipeline_layout("gray-plane op", &layout);
         let blur = ctx.shader("blur.wgsl", crate::shaders::BLUR_WGSL);
         let dither = ctx.shader("dither.wgsl", crate::shaders::DITHER_WGSL);
@@ -66,21 +70,4 @@ impl OpKernels {
             layout,
         }
     }
-}
-
-fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    use crate::gpu::pipelines::Binding::{DynamicUniform, Storage};
-    // Parameters; the input band; the blur's sums or the dither's error ring; the output band;
-    // the blur's weights.
-    crate::gpu::pipelines::buffer_layout(
-        device,
-        "gray-plane op",
-        &[
-            DynamicUniform,
-            Storage { read_only: true },
-            Storage { read_only: false },
-            Storage { read_only: false },
-            Storage { read_only: true },
-        ],
-    )
 }

@@ -274,7 +274,7 @@ impl LearntRates {
 
     /// The rates learnt so far, the kernel's for the plain grayscale.
     pub(crate) fn rates(&self) -> GpuRates {
-        self.learnt.lock().unwrap_or_else(PoisonError::into_inner).rates
+        self.rates_for(Work::NONE)
     }
 
     /// The rates learnt so far, the kernel's for `work` (learnt, or predicted).

@@ -18,7 +18,7 @@ use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::Chunk;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
-use crate::gpu::timing::timestamps::{Stamp, StampSpan, Ticks};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Ticks, within_cpu_clock};
 use crate::gpu::{GpuError, GpuSpan, GpuStep};
 use crate::system::clock::Clock;
 
@@ -293,7 +293,7 @@ fn add_timestamps(run: &mut Run<'_>, chunk: &Chunk, ticks: &Ticks, cpu_span_ns: 
     let submission_ns = ns(StampSpan::Submission);
     // The CPU clock saw every submission of the chunk, queueing included: the GPU cannot have
     // taken longer. A kernel that took no time at all did not run either.
-    if submission_ns > cpu_span_ns + cpu_span_ns / 10 + 200_000 || ticks.span(kernel) == 0 {
+    if !within_cpu_clock(submission_ns, cpu_span_ns) || ticks.span(kernel) == 0 {
         run.t.suspect_timestamps += 1;
         return false;
     }

@@ -12,7 +12,7 @@ use crate::gpu::memory::ring::StagingSlot;
 use crate::gpu::plan::run_plan::Slice;
 use crate::gpu::plan::submission_budget::Sample;
 use crate::gpu::run::conversion::Run;
-use crate::gpu::timing::timestamps::{Stamp, StampSpan};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, within_cpu_clock};
 use crate::gpu::{GpuError, GpuStep};
 use crate::system::clock::Clock;
 
@@ -124,7 +124,7 @@ fn kernel(
         return Ok(Some(cpu_ns));
     };
     let gpu_ns = ts.span_ns(run.cmds.ctx, StampSpan::Slice(nth))?;
-    if gpu_ns == 0 || gpu_ns > cpu_ns + cpu_ns / 10 + 200_000 {
+    if gpu_ns == 0 || !within_cpu_clock(gpu_ns, cpu_ns) {
         return Ok(None);
     }
     // The pass's own length, placed at its submit (and never past when it was seen finished).

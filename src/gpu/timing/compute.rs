@@ -12,7 +12,7 @@
 
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, read_buffer, wait_for};
-use crate::gpu::timing::timestamps::{Stamp, StampSpan, TimestampCheck, Timestamps};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, TimestampCheck, Timestamps, within_cpu_clock};
 use crate::gpu::{GpuContext, GpuError};
 use crate::pixel::{OPS_PER_ROUND, scalar_rounds};
 use crate::system::clock::Clock;
@@ -164,7 +164,7 @@ pub(crate) fn measure(ctx: &GpuContext, kernel_clock: bool) -> Result<GpuCompute
         let (gpu_ns, cpu_ns) = probe.run(ctx, timestamps.as_ref(), rounds)?;
         // A span longer than the CPU clock saw, of no time, or under half the wait for a run
         // this long (a clock read late) cannot be right.
-        gpu_clock &= gpu_ns > 0 && gpu_ns <= cpu_ns + cpu_ns / 10 + 200_000 && gpu_ns * 2 >= cpu_ns;
+        gpu_clock &= gpu_ns > 0 && within_cpu_clock(gpu_ns, cpu_ns) && gpu_ns * 2 >= cpu_ns;
         gpu_runs.push(gpu_ns);
         cpu_runs.push(cpu_ns);
     }

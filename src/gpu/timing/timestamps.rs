@@ -177,6 +177,13 @@ impl Timestamps {
     }
 }
 
+/// Whether a GPU reading of `gpu_ns` can be right beside `cpu_ns`, the CPU clock from the
+/// same work's submit until it was seen finished: the GPU cannot have taken longer (give or
+/// take a tenth and 0.2 ms).
+pub(crate) fn within_cpu_clock(gpu_ns: u64, cpu_ns: u64) -> bool {
+    gpu_ns <= cpu_ns + cpu_ns / 10 + 200_000
+}
+
 /// Bytes the probe copies between its two stamps.
 const PROBE_BYTES: u64 = 4 << 20;
 
@@ -226,7 +233,8 @@ const PROBE_ATTEMPTS: usize = 3;
 
 /// Whether a device's timestamps are read where they are written: probed on first use, and
 /// before every use on a software adapter, where it is known to change (see [`TimestampProbe`]).
-/// Devices without encoder timestamps are not probed.
+/// Devices without encoder timestamps are not probed. Nothing is probed at first.
+#[derive(Default)]
 pub(crate) struct TimestampCheck {
     probe: OnceLock<TimestampProbe>,
     /// What the probe last found.
@@ -234,11 +242,6 @@ pub(crate) struct TimestampCheck {
 }
 
 impl TimestampCheck {
-    /// Nothing probed yet.
-    pub(crate) fn new() -> Self {
-        Self { probe: OnceLock::new(), known: Mutex::new(None) }
-    }
-
     /// Whether `ctx`'s timestamps can be trusted where they are written (submits and waits when
     /// it probes).
     pub(crate) fn in_place(&self, ctx: &GpuContext) -> Result<bool, GpuError> {

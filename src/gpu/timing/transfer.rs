@@ -8,20 +8,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::gpu::device::host_copy::{PIECE_BYTES, copying_ns, fill_mapped, read_mapped};
-use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{map, mapped, nanos, read_buffer, wait_for};
 use crate::gpu::timing::device_copy::{BoundCopy, CopyKernel};
 use crate::gpu::timing::paths::{Bandwidth, Hockney, PathKind, PathPoint, TransferPath, repeats, sizes};
-use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
+use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps, within_cpu_clock};
 use crate::gpu::{GpuContext, GpuError};
 use crate::system::clock::Clock;
-
-/// Every path of [`PathKind::ALL`] this device has, over [`sizes`] up to `largest_bytes`, on the
-/// CPU clock, inside error scopes.
-pub(crate) fn measure_paths(ctx: &GpuContext, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
-    let kinds = measurable(ctx);
-    ErrorScopes::around(ctx.device(), |_| Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
-}
 
 /// Every path of [`PathKind::ALL`] this device has.
 pub(crate) fn measurable(ctx: &GpuContext) -> Vec<PathKind> {
@@ -239,10 +231,8 @@ fn read(ctx: &GpuContext, buffer: &wgpu::Buffer, dst: &mut [u8]) -> Result<u64, 
 fn point_of(moved: u64, runs: &[RunNs]) -> PathPoint {
     let all = |f: fn(&RunNs) -> Option<u64>| runs.iter().map(f).collect::<Option<Vec<u64>>>();
     let whole = Bandwidth::of(moved, runs.iter().map(|r| r.total).collect(), Clock::CpuClock);
-    let stamps_right = runs.iter().all(|r| {
-        let cpu_ns = r.gpu.unwrap_or(0);
-        r.stamped.is_some_and(|ns| ns > 0 && ns <= cpu_ns + cpu_ns / 10 + 200_000)
-    });
+    let stamps_right =
+        runs.iter().all(|r| r.stamped.is_some_and(|ns| ns > 0 && within_cpu_clock(ns, r.gpu.unwrap_or(0))));
     let gpu_copy = match (stamps_right, all(|r| r.stamped)) {
         (true, Some(stamped)) => Some(Bandwidth::of(moved, stamped, Clock::GpuTimestamp)),
         _ => all(|r| r.gpu).map(|ns| Bandwidth::of(moved, ns, Clock::CpuClock)),
