@@ -8,6 +8,7 @@
 use std::ops::Range;
 use std::path::Path;
 
+use crate::io::codecs::jpeg::BitWriter;
 use crate::io::read::jpeg_scan::{Code, FrameKind, Layout, Scan};
 use crate::io::{DecodeWarning, IoError};
 
@@ -171,12 +172,15 @@ fn gray_intervals(layout: &Layout, scan: &Scan, intervals: Range<u64>) -> Option
     let interval = u64::from(scan.interval);
     let mut out = Vec::new();
     for i in intervals.clone() {
-        let mut bits = Bits::default();
+        let mut bits = BitWriter::default();
         for _ in i * interval..((i + 1) * interval).min(units) {
             for (&(dc, ac), &n) in codes.iter().zip(&blocks) {
                 for _ in 0..n {
-                    bits.put(dc);
-                    bits.put(ac);
+                    for (code, len) in [dc, ac] {
+                        // Only the code's own bits: a damaged table's code may run past them.
+                        let len = u32::from(len);
+                        bits.put(&mut out, u32::from(code) & ((1 << len) - 1), len);
+                    }
                 }
             }
         }
@@ -186,44 +190,6 @@ fn gray_intervals(layout: &Layout, scan: &Scan, intervals: Range<u64>) -> Option
         }
     }
     Some(out)
-}
-
-/// A bit writer with JPEG's byte stuffing.
-#[derive(Default)]
-struct Bits {
-    bytes: Vec<u8>,
-    acc: u32,
-    len: u8,
-}
-
-impl Bits {
-    fn put(&mut self, (code, len): Code) {
-        for k in (0..len).rev() {
-            self.acc = (self.acc << 1) | u32::from((code >> k) & 1);
-            self.len += 1;
-            if self.len == 8 {
-                self.push();
-            }
-        }
-    }
-
-    fn push(&mut self) {
-        let byte = self.acc as u8;
-        self.bytes.push(byte);
-        if byte == 0xFF {
-            self.bytes.push(0);
-        }
-        (self.acc, self.len) = (0, 0);
-    }
-
-    /// Pads the last byte with 1 bits and appends everything to `out`.
-    fn finish(mut self, out: &mut Vec<u8>) {
-        if self.len > 0 {
-            self.acc = (self.acc << (8 - self.len)) | ((1 << (8 - self.len)) - 1);
-            self.push();
-        }
-        out.extend_from_slice(&self.bytes);
-    }
 }
 
 /// `bytes` with each range replaced (the ranges do not overlap).

@@ -291,7 +291,7 @@ impl RowSource for LumaStream {
 #[cfg(test)]
 mod tests {
     use crate::io::read::luma_stream::*;
-    use crate::io::read::stored_luma::tests_support::{colour_jpeg, libjpeg_pixels, libjpeg_plane};
+    use crate::io::read::stored_luma::tests_support::{colour_jpeg, libjpeg_pixels};
     use crate::system::memory_budget::budget;
 
     fn stream_of(bytes: Vec<u8>, size: (u32, u32), out: JpegOut) -> LumaStream {
@@ -305,7 +305,7 @@ mod tests {
         // 300 rows: three chunks, the last one short.
         let (width, height) = (37u32, 300u32);
         let jpeg = colour_jpeg((width, height), 90, |x, y| [(x * 7) as u8, (y * 3) as u8, 90]);
-        let whole = libjpeg_plane(&jpeg, (width, height));
+        let whole = libjpeg_pixels(&jpeg, (width, height), JpegOut::Luma);
         let stream = stream_of(jpeg, (width, height), JpegOut::Luma);
         let w = width as usize;
         std::thread::scope(|scope| {

@@ -93,15 +93,12 @@ fn lcm(a: usize, b: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use crate::io::read::restart_bands::*;
+    use crate::io::read::stored_luma::JpegOut;
+    use crate::io::read::stored_luma::tests_support::libjpeg_pixels;
 
     #[test]
     fn gcd_and_lcm() {
         assert_eq!((gcd(480, 480), lcm(1, 8), lcm(6, 4)), (480, 8, 12));
-    }
-
-    /// The luma of `jpeg` (`width` x `height`) decoded whole by libjpeg.
-    fn luma(jpeg: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
-        crate::io::read::stored_luma::tests_support::libjpeg_plane(jpeg, (width, height))
     }
 
     #[test]
@@ -109,7 +106,7 @@ mod tests {
         // 60x400, 4:2:0 (MCUs of 16x16: 25 rows of 4), a restart marker every MCU row.
         let bytes = include_bytes!("../../../tests/fixtures/jpeg/luma-restart-tall.jpg");
         let layout = crate::io::read::jpeg_scan::scan(bytes).expect("layout");
-        let whole = luma(bytes, (60, 400));
+        let whole = libjpeg_pixels(bytes, (60, 400), JpegOut::Luma);
         for (parts, align, starts) in
             [(2, 128, vec![0, 256]), (3, 16, vec![0, 128, 272]), (25, 16, (0..25).map(|r| r * 16).collect())]
         {
@@ -118,7 +115,7 @@ mod tests {
             assert_eq!(bands.last().map(|b| b.rows.end), Some(400));
             let mut joined = Vec::new();
             for band in &bands {
-                joined.extend(luma(&band.jpeg, (60, band.rows.len() as u32)));
+                joined.extend(libjpeg_pixels(&band.jpeg, (60, band.rows.len() as u32), JpegOut::Luma));
             }
             assert!(joined == whole, "{parts} parts: the bands' rows are the whole file's");
         }

@@ -103,13 +103,10 @@ pub(in crate::io) fn unsupported_format_of(head: &[u8]) -> Option<String> {
     image::guess_format(head).ok().filter(|&f| !readable(f)).map(|f| format!("{f:?}").to_uppercase())
 }
 
-/// What a file that is no image looks like, from its first bytes, for messages.
+/// What a file that is no image looks like, from its first bytes, for messages (a PDF, an
+/// archive and the other kinds [`crate::io::looks_like`] names were refused before).
 pub(in crate::io) fn describe_head(head: &[u8]) -> &'static str {
-    if head.starts_with(b"%PDF") {
-        "it looks like a PDF document"
-    } else if head.starts_with(b"PK\x03\x04") {
-        "it looks like a ZIP archive"
-    } else if !head.is_empty()
+    if !head.is_empty()
         && std::str::from_utf8(head).is_ok_and(|t| t.chars().all(|c| !c.is_control() || c.is_whitespace()))
     {
         "it looks like text"

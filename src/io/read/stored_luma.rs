@@ -152,7 +152,7 @@ impl ImageDecoder for LibjpegDecoder<'_> {
     }
 }
 
-/// What the stream's tests compare with: a JPEG's luma decoded whole by libjpeg.
+/// What the stream's tests compare with: a JPEG's luma or RGB decoded whole by libjpeg.
 #[cfg(test)]
 pub(in crate::io) mod tests_support {
     /// A colour JPEG of `width` x `height` at `quality`, each pixel's RGB from `pixel(x, y)`.
@@ -166,11 +166,6 @@ pub(in crate::io) mod tests_support {
         let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, quality);
         encoder.encode_image(&colour).expect("jpeg");
         jpeg
-    }
-
-    /// The gray plane libjpeg decodes from `jpeg`.
-    pub(in crate::io) fn libjpeg_plane(jpeg: &[u8], (width, height): (u32, u32)) -> Vec<u8> {
-        libjpeg_pixels(jpeg, (width, height), super::JpegOut::Luma)
     }
 
     /// The gray plane, or the RGB pixels, libjpeg decodes from `jpeg`.
