@@ -99,6 +99,10 @@ pub enum DepthArg {
     Sixteen,
 }
 
+/// Why `--workgroup` is refused beside `--backend cpu` (a usage error).
+pub(super) const WORKGROUP_ON_CPU: &str =
+    "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu";
+
 /// `bench --backend`: one backend (read by [`Backend`]'s own parser), or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BenchBackend {

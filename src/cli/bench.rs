@@ -186,9 +186,7 @@ pub(super) fn bench_image(
 
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if args.workgroup.is_some() && args.backend == BenchBackend::One(Backend::Cpu) {
-        anyhow::bail!(super::UsageError(
-            "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu".to_owned()
-        ));
+        anyhow::bail!(super::UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
     }
     let backends = match args.backend {
         BenchBackend::All => Backend::ALL.to_vec(),

@@ -90,7 +90,8 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let _last_words = (!args.json && (all_files > 1 || plan.from_folder))
         .then(|| summary_on_signal(&tally, all_files, refused_files, mode == ProgressMode::Bar));
     let on_done = |index: usize, result: &Result<FileReport, EngineError>| {
-        tally.record(result.is_ok());
+        let counter = if result.is_ok() { &tally.converted } else { &tally.failed };
+        counter.fetch_add(1, Ordering::Relaxed);
         let mut progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress.file_done(sizes[index], result.is_ok(), || {
             if !args.json {
@@ -104,7 +105,7 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let results = super::progress::watch_pixels(watched, || {
         convert_batch(&engine, &plan.items, &options, &on_done, watched)
     });
-    progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner).finish();
+    progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
     remove_empty_folders(&created);
     let unlisted_folders = plan.refused.len() - refused_files;
     let failures = results.iter().filter(|r| r.is_err()).count() + refused_files;
@@ -208,14 +209,6 @@ fn summary_on_signal(tally: &Arc<Tally>, all_files: usize, refused: usize, bar: 
 struct Tally {
     converted: AtomicUsize,
     failed: AtomicUsize,
-}
-
-impl Tally {
-    /// Counts a file done, converted or failed.
-    fn record(&self, converted: bool) {
-        let counter = if converted { &self.converted } else { &self.failed };
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
 }
 
 fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyhow::Result<()> {

@@ -278,21 +278,24 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
         "ceilings of {} ({origin}{busy}, {} host threads, {mib:.0} MiB per step{cache}):",
         c.adapter, c.host_threads
     )];
-    let row = |name: &str, b: &Bandwidth, what: &str| {
+    let by = if c.device_copy_by_kernel { "a copy kernel" } else { "a copy command" };
+    let device_copy = format!("{by} in device memory, read + write counted");
+    let steps: [(&str, &Bandwidth, &str); 6] = [
+        ("host -> staging", &c.host_to_staging, "every thread writing into mapped upload memory"),
+        ("staging -> device", &c.staging_to_device, "GPU copy"),
+        ("device copy", &c.device_copy, &device_copy),
+        ("device -> readback", &c.device_to_readback, "GPU copy"),
+        ("readback -> host", &c.readback_to_host, "every thread reading mapped readback memory"),
+        ("host memcpy", &c.host_memcpy, "reference: plain parallel memcpy, same threads"),
+    ];
+    lines.extend(steps.iter().map(|(name, b, what)| {
         format!(
             "    {name:<20} {:>12} (median {:>12})  {:<14} {what}",
             gb(b.gb_per_s()),
             gb(b.median_gb_per_s()),
             b.clock.label()
         )
-    };
-    lines.push(row("host -> staging", &c.host_to_staging, "every thread writing into mapped upload memory"));
-    lines.push(row("staging -> device", &c.staging_to_device, "GPU copy"));
-    let by = if c.device_copy_by_kernel { "a copy kernel" } else { "a copy command" };
-    lines.push(row("device copy", &c.device_copy, &format!("{by} in device memory, read + write counted")));
-    lines.push(row("device -> readback", &c.device_to_readback, "GPU copy"));
-    lines.push(row("readback -> host", &c.readback_to_host, "every thread reading mapped readback memory"));
-    lines.push(row("host memcpy", &c.host_memcpy, "reference: plain parallel memcpy, same threads"));
+    }));
     lines.push(format!(
         "    upload as a whole (host -> staging -> device): {}; download as a whole: {}",
         gb(c.host_to_device_gb_per_s()),

@@ -74,9 +74,7 @@ fn output_format(args: &ConvertArgs) -> anyhow::Result<ExportFormat> {
         )));
     }
     if args.workgroup.is_some() && args.backend == Backend::Cpu {
-        bail!(UsageError(
-            "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu".to_owned()
-        ));
+        bail!(UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
     }
     Ok(format)
 }

@@ -68,15 +68,13 @@ impl FileProgress {
         self.done_files += 1;
         self.done_bytes += input_bytes;
         self.failed += usize::from(!ok);
-        if self.mode == ProgressMode::Bar {
-            err_part!("\r\x1b[2K");
-        }
+        self.clear();
         print();
         self.draw();
     }
 
-    /// Clears the bar, if any, before the summary.
-    pub(super) fn finish(&self) {
+    /// Clears the bar, if any: before a file's report, and before the summary.
+    pub(super) fn clear(&self) {
         if self.mode == ProgressMode::Bar {
             err_part!("\r\x1b[2K");
         }

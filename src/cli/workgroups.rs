@@ -11,12 +11,8 @@ use crate::engine::sweep::{WorkgroupRace, workgroups};
 use crate::engine::{ConvertSettings, Engine, WorkgroupSize, bench_bytes};
 use crate::system::units::ms;
 
-/// A shape's name (`256`, `16x16`), or null.
-fn name(w: Option<WorkgroupSize>) -> serde_json::Value {
-    w.map_or(serde_json::Value::Null, |w| serde_json::Value::String(w.to_string()))
-}
-
-/// The race as JSON: per shape its kernel time's interval and clock, then the verdict.
+/// The race as JSON: per shape its kernel time's interval and clock, then the verdict (each
+/// shape named as `256` or `16x16`, or null).
 fn race_json(image: &str, adapter: &str, software: bool, r: &WorkgroupRace) -> serde_json::Value {
     let shapes: Vec<serde_json::Value> = r
         .shapes
@@ -34,9 +30,9 @@ fn race_json(image: &str, adapter: &str, software: bool, r: &WorkgroupRace) -> s
         "adapter": adapter,
         "software_adapter": software,
         "shapes": shapes,
-        "fastest": name(r.fastest),
-        "runner_up": name(r.runner_up),
-        "slowest": name(r.slowest),
+        "fastest": r.fastest.map(|w| w.to_string()),
+        "runner_up": r.runner_up.map(|w| w.to_string()),
+        "slowest": r.slowest.map(|w| w.to_string()),
         "speed_up": r.speed_up,
         "over_slowest": r.over_slowest,
         "decided": r.decided,

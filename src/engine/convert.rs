@@ -15,7 +15,7 @@ use super::spans::Phase;
 use super::spans::{Span, SpanClock, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, OpFigures};
 use crate::gpu::{GpuJob, GpuTiles};
-use crate::system::clock::{nanos, nanos_since};
+use crate::system::clock::nanos_since;
 use crate::system::load::CpuSnapshot;
 
 /// A converted image and its report.
@@ -121,9 +121,16 @@ impl OutBuffer {
     }
 }
 
-/// A gray input runs no kernel, so it gets no work on either backend: says so when work was
-/// asked for.
-pub(super) fn gray_work_note(settings: &ConvertSettings, report: &mut RunReport) {
+/// A gray input runs no kernel: its `pixels` are all done at once (counted in `progress`), and
+/// it gets no work on either backend (said when work was asked for).
+pub(super) fn gray_passed(
+    settings: &ConvertSettings,
+    report: &mut RunReport,
+    (progress, pixels): (Option<&PixelProgress>, u64),
+) {
+    if let Some(p) = progress {
+        p.add(pixels);
+    }
     if !settings.work.is_identity() {
         report.notes.push(
             "no kernel ran on the gray input, so the work per pixel was not applied (on either backend)"
@@ -144,18 +151,12 @@ pub(crate) fn passed_through(
     let mut report =
         RunReport::new(settings.backend, settings.formula, (image.width(), image.height()), Vec::new())
             .with_work(settings.work);
-    gray_work_note(settings, &mut report);
     if let Some(p) = progress {
         p.start(pixels);
-        p.add(pixels);
     }
+    gray_passed(settings, &mut report, (progress, pixels));
     report.finish(nanos_since(started));
     Converted { image, report }
-}
-
-/// Ns from `from` to `to` (0 when `to` is earlier).
-pub(super) fn nanos_between(from: Instant, to: Instant) -> u64 {
-    nanos(to.saturating_duration_since(from))
 }
 
 impl Engine {
@@ -182,10 +183,7 @@ impl Engine {
             .with_work(settings.work);
         let (kernel, bytes) = match prepared {
             Prepared::Gray(mut image) => {
-                gray_work_note(settings, &mut report);
-                if let Some(p) = options.progress {
-                    p.add(pixels);
-                }
+                gray_passed(settings, &mut report, (options.progress, pixels));
                 if !settings.op.is_none() {
                     let DynamicImage::ImageLuma8(gray) = &mut image else {
                         return Err(EngineError::OpNeedsGray8 {
@@ -237,10 +235,7 @@ impl Engine {
         report.adapter = Some(gpu.adapter_info().name.clone());
         let (kernel, bytes) = match prepared {
             Prepared::Gray(gray) => {
-                gray_work_note(settings, &mut report);
-                if let Some(p) = options.progress {
-                    p.add(pixels);
-                }
+                gray_passed(settings, &mut report, (options.progress, pixels));
                 let shown = nanos_since(started);
                 tiles.write_host(&gray);
                 tiles.draw_preview(options.cancel)?;
@@ -305,12 +300,7 @@ impl Engine {
                 report.threads = Some(threads);
                 report.add_cpu_step(Phase::Kernel, start_ns, start_ns + ns);
                 report.spans.extend(stretches.into_stretches().into_iter().map(|s| {
-                    let lane = Track::KernelThread { thread: s.thread };
-                    Span::cpu(
-                        lane,
-                        nanos_between(run_started, s.started),
-                        nanos_between(run_started, s.ended),
-                    )
+                    Span::between(Track::KernelThread { thread: s.thread }, run_started, (s.started, s.ended))
                 }));
             }
             Backend::Gpu => {
@@ -392,11 +382,7 @@ fn record_gpu_op(
     run_started: Instant,
 ) {
     for &(submit, done) in &t.submitted {
-        let span = Span::cpu(
-            Track::OpSubmission,
-            nanos_between(run_started, submit),
-            nanos_between(run_started, done),
-        );
+        let span = Span::between(Track::OpSubmission, run_started, (submit, done));
         report.spans.push(Span { clock: SpanClock::AroundSubmission, ..span });
     }
     if t.bands > 1 {

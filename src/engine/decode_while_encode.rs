@@ -86,10 +86,6 @@ pub(super) fn convert_luma_stream(
     // A failed decode is the cause: the encoder only saw its rows stop coming.
     decoded?;
     let written = written?;
-    // Colour counted its pixels chunk by chunk as it converted them; the stored luma counts here.
-    if let (Some(p), true) = (progress, stream.stored_luma()) {
-        p.add(pixels);
-    }
     // The decode's span holds the file's opening and, on its threads, each chunk's conversion:
     // the kernel's spans lie within it.
     let encode_start_ns = encode_end_ns.saturating_sub(written.encode_ns);
@@ -100,7 +96,8 @@ pub(super) fn convert_luma_stream(
     ];
     run.spans.extend(kernel_spans.into_inner().unwrap_or_default());
     if stream.stored_luma() {
-        super::convert::gray_work_note(settings, &mut run);
+        // Colour counted its pixels chunk by chunk as it converted them; the stored luma here.
+        super::convert::gray_passed(settings, &mut run, (progress, pixels));
     } else {
         run.kernel = Some(kernel);
         run.threads = Some(stream.bands());

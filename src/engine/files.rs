@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use image::DynamicImage;
 
-use super::convert::{Prepared, nanos_between, prepare};
+use super::convert::{Prepared, prepare};
 use super::decode_while_encode::{FileRun, convert_luma_stream};
 use super::spans::Phase;
 use super::spans::{Span, Track};
@@ -222,7 +222,7 @@ impl KernelRows<'_> {
     fn record(&self, lane: fn(Option<usize>) -> Track, started: Instant, ended: Instant) {
         let (origin, spans) = &self.spans;
         let lane = lane(rayon::current_thread_index());
-        let span = Span::cpu(lane, nanos_between(*origin, started), nanos_between(*origin, ended));
+        let span = Span::between(lane, *origin, (started, ended));
         // A poisoned lock only loses this stripe's span, never its rows.
         if let Ok(mut spans) = spans.lock() {
             spans.push(span);
@@ -266,7 +266,7 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     }
     // The encode's span starts where the call does (before its own clock, so before any stripe)
     // and lasts its encode time: after its last stripe the encode still writes and syncs.
-    let encode_from_ns = nanos_between(started, Instant::now());
+    let encode_from_ns = nanos_since(started);
     let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);

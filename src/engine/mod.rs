@@ -322,21 +322,16 @@ impl Engine {
         Ok(())
     }
 
-    /// The adapter of the GPU opened so far, if one was: a run that never needed the GPU
-    /// names none (and does not open it to name it).
-    #[must_use]
-    pub fn opened_adapter(&self) -> Option<AdapterReport> {
-        match self.gpu.get() {
-            Some(Ok(converter)) => Some(converter.context().report()),
-            _ => None,
-        }
-    }
-
     /// Where and how a result of this engine is made, to stamp the file it is saved in: this
-    /// process, its CPU threads and the adapter opened so far ([`Self::opened_adapter`]).
+    /// process, its CPU threads and the adapter of the GPU opened so far, if one was (a run that
+    /// never needed the GPU names none, and does not open it to name it).
     #[must_use]
     pub fn provenance(&self) -> crate::io::Provenance {
-        crate::io::Provenance::now(self.opened_adapter().as_ref(), available_threads())
+        let adapter = match self.gpu.get() {
+            Some(Ok(converter)) => Some(converter.context().report()),
+            _ => None,
+        };
+        crate::io::Provenance::now(adapter.as_ref(), available_threads())
     }
 
     /// The GPU context, opening it on first use.

@@ -86,16 +86,13 @@ impl Engine {
             done += 1;
             if go { Ok(()) } else { Err(EngineError::Cancelled) }
         };
+        let on = |backend, formula| {
+            self.convert(image, &ConvertSettings { backend, formula, ..*settings }, RunOptions::default())
+        };
         step()?;
-        let cpu = self
-            .convert(image, &ConvertSettings { backend: Backend::Cpu, ..*settings }, RunOptions::default())?
-            .image;
+        let cpu = on(Backend::Cpu, settings.formula)?.image;
         step()?;
-        let (cpu_vs_gpu, gpu_error, difference) = match self.convert(
-            image,
-            &ConvertSettings { backend: Backend::Gpu, ..*settings },
-            RunOptions::default(),
-        ) {
+        let (cpu_vs_gpu, gpu_error, difference) = match on(Backend::Gpu, settings.formula) {
             Ok(gpu) => {
                 let (stats, difference) = diff(&cpu, &gpu.image);
                 (Some(stats), None, difference)
@@ -108,12 +105,7 @@ impl Engine {
                 cpu.clone()
             } else {
                 step()?;
-                self.convert(
-                    image,
-                    &ConvertSettings { backend: Backend::Cpu, formula: f, ..*settings },
-                    RunOptions::default(),
-                )?
-                .image
+                on(Backend::Cpu, f)?.image
             };
             by_formula.push((f, out));
         }

@@ -5,6 +5,7 @@
 //! ([`phases_of`]): the one record of what a run measured. Knows nothing of drawing.
 
 use std::fmt;
+use std::time::Instant;
 
 use crate::gpu::{GpuSpan, GpuStep};
 use crate::system::clock::Clock;
@@ -266,6 +267,13 @@ impl Span {
     pub fn cpu(lane: Track, start_ns: u64, end_ns: u64) -> Self {
         let end_ns = end_ns.max(start_ns);
         Self { lane, start_ns, end_ns, clock: SpanClock::CpuClock, band: None, phase: lane.phase() }
+    }
+
+    /// A span on the CPU clock from `started` to `ended`, in ns since `origin` (its run's start;
+    /// 0 for an instant before it).
+    pub(crate) fn between(lane: Track, origin: Instant, (started, ended): (Instant, Instant)) -> Self {
+        let since = |t: Instant| crate::system::clock::nanos(t.saturating_duration_since(origin));
+        Self::cpu(lane, since(started), since(ended))
     }
 
     /// Its length.

@@ -323,24 +323,10 @@ impl Engine {
         }
     }
 
-    /// Keeps `raised` ceilings that a run beat (see [`super::rates::raise_beaten`]), in this
-    /// engine and in the cache.
-    pub(crate) fn keep_raised_ceilings(&self, gpu: GpuCeilings, raised: &[super::rates::Ceiling]) {
-        let names: Vec<&str> = raised.iter().map(|c| c.name()).collect();
-        log::info!("a run beat the {} ceiling: raised to what it did", names.join(", "));
-        let key = gpu.adapter_key.clone();
-        self.change_known(&key, "the raised GPU ceilings", |c| *c = gpu);
-    }
-
-    /// Keeps the GPU compute ceiling measured alone for the ceilings of `adapter_key` (read from
-    /// a cache written before it existed), in this engine and in the cache.
-    pub(crate) fn keep_gpu_compute(&self, adapter_key: &str, compute: GpuCompute) {
-        self.change_known(adapter_key, "the GPU compute ceiling", |c| c.compute = Some(compute));
-    }
-
-    /// Changes the known ceilings of `adapter_key` (if they are known) with `change`, in this
-    /// engine and in the cache; `what` names the change in a warning when it cannot be cached.
-    fn change_known(&self, adapter_key: &str, what: &str, change: impl FnOnce(&mut GpuCeilings)) {
+    /// Changes the known ceilings of `adapter_key` (if they are known) with `change` (ceilings a
+    /// run beat raised, a compute ceiling measured alone added), in this engine and in the cache;
+    /// `what` names the change in a warning when it cannot be cached.
+    pub(super) fn change_known(&self, adapter_key: &str, what: &str, change: impl FnOnce(&mut GpuCeilings)) {
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == adapter_key) else { return };
         change(&mut k.ceilings);

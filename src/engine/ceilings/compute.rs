@@ -144,7 +144,7 @@ impl Engine {
         }
         let converter = self.gpu_converter()?;
         let c = crate::system::one_time::timed(|| converter.measure_compute())?;
-        self.keep_gpu_compute(&known.ceilings.adapter_key, c);
+        self.change_known(&known.ceilings.adapter_key, "the GPU compute ceiling", |k| k.compute = Some(c));
         Ok(c)
     }
 
@@ -195,16 +195,11 @@ impl Engine {
     }
 
     /// Ends a run's report: its wall time `total_ns`, the overlap and other time that reconcile
-    /// it with the phases, the work figures, and the kernel's rate held against its backend's
-    /// compute ceiling. The one way every run is finished, by the engine or by a front end that
-    /// timed more of it (the app's display).
+    /// it with the phases, the work figures, and the kernel's (and the op's) rate held against
+    /// its backend's compute ceiling, when known. The one way every run is finished, by the
+    /// engine or by a front end that timed more of it (the app's display).
     pub fn finish_report(&self, report: &mut RunReport, total_ns: u64) {
         report.finish(total_ns);
-        self.hold_against_compute(report);
-    }
-
-    /// Holds `report`'s kernel rate against its backend's compute ceiling, when known.
-    fn hold_against_compute(&self, report: &mut RunReport) {
         if report.op.op_ops_per_s.is_some() {
             report.op = report.op.held_against(self.known_compute_ceiling(report.backend));
         }

@@ -16,6 +16,20 @@ impl Engine {
         let (largest, _memory) = room_for_paths(largest_bytes)?;
         Ok(crate::system::one_time::timed(|| converter.measure_paths(largest))?)
     }
+
+    /// The copies' fitted latencies ([`CopyLatency`]): the known ceilings' (the probe fits them),
+    /// else timed once for this engine (under a second on lavapipe); `None` without a GPU or a
+    /// fit.
+    pub fn copy_latency(&self) -> Option<CopyLatency> {
+        if let Some(known) = self.known_gpu_ceilings().and_then(|k| k.ceilings.copy_latency_ns) {
+            return Some(CopyLatency::from_ns(known));
+        }
+        *self.copy_latency.get_or_init(|| {
+            let paths =
+                self.transfer_paths(4 << 20).map_err(|e| log::warn!("no copy latencies: {e}")).ok()?;
+            crate::gpu::copy_latency_ns(&paths).map(CopyLatency::from_ns)
+        })
+    }
 }
 
 /// The largest size to time the paths at (see the module's doc), with the memory reserved for
@@ -61,21 +75,5 @@ impl CopyLatency {
     /// `[up, down]` ns as [`crate::gpu::copy_latency_ns`] gives them.
     fn from_ns([up_ns, down_ns]: [f64; 2]) -> Self {
         Self { up_ns, down_ns }
-    }
-}
-
-impl Engine {
-    /// The copies' fitted latencies ([`CopyLatency`]): the known ceilings' (the probe fits them),
-    /// else timed once for this engine (under a second on lavapipe); `None` without a GPU or a
-    /// fit.
-    pub fn copy_latency(&self) -> Option<CopyLatency> {
-        if let Some(known) = self.known_gpu_ceilings().and_then(|k| k.ceilings.copy_latency_ns) {
-            return Some(CopyLatency::from_ns(known));
-        }
-        *self.copy_latency.get_or_init(|| {
-            let paths =
-                self.transfer_paths(4 << 20).map_err(|e| log::warn!("no copy latencies: {e}")).ok()?;
-            crate::gpu::copy_latency_ns(&paths).map(CopyLatency::from_ns)
-        })
     }
 }

@@ -66,7 +66,10 @@ impl Engine {
         if let Some(mut gpu) = self.known_gpu_ceilings().map(|k| k.ceilings) {
             let raised = raise_beaten(&mut gpu, rates);
             if !raised.is_empty() {
-                self.keep_raised_ceilings(gpu, &raised);
+                let names: Vec<&str> = raised.iter().map(|c| c.name()).collect();
+                log::info!("a run beat the {} ceiling: raised to what it did", names.join(", "));
+                let key = gpu.adapter_key.clone();
+                self.change_known(&key, "the raised GPU ceilings", |c| *c = gpu);
             }
         }
     }
