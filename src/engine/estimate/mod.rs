@@ -430,37 +430,31 @@ impl Pace {
         })
     }
 
-    /// A job of kind `task` made of `parts`: their runs times the overhead of such jobs seen
-    /// here, else a guessed one (the estimate then rests on what its runs rest on).
+    /// A job of kind `task` made of `parts`: the wall time seen of a kind that is the same job
+    /// every time, else their runs times the overhead of such jobs seen here, else a guessed one
+    /// (the estimate then rests on what its runs rest on); a sampled job capped by its budget.
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
         let runs = self.parts(parts);
-        let mut estimate = self.uncapped_job(task, runs);
-        if let Some(cap_s) = task.capped_s(runs.seconds) {
-            estimate.seconds = estimate.seconds.min(cap_s);
-        }
-        estimate
-    }
-
-    /// [`Self::job`] before a sampled job's cap, from the estimate of its `runs`.
-    fn uncapped_job(&self, task: Task, runs: Estimate) -> Estimate {
-        if let Some(seconds) = self.wall(task) {
-            return Estimate { seconds, basis: Basis::Seen };
-        }
-        match self.overhead(task) {
-            Some(extra_s) if task.fixed_overhead() => {
+        let mut estimate = match (self.wall(task), self.overhead(task)) {
+            (Some(seconds), _) => Estimate { seconds, basis: Basis::Seen },
+            (None, Some(extra_s)) if task.fixed_overhead() => {
                 Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
             }
             // A kind that teaches no runs (the claims): the overhead learned over its parts, at
             // this machine's pace, is the wall time seen.
-            Some(overhead) if !task.teaches_runs() => {
+            (None, Some(overhead)) if !task.teaches_runs() => {
                 Estimate { seconds: runs.seconds * overhead, basis: Basis::Seen }
             }
-            overhead => Estimate {
+            (None, overhead) => Estimate {
                 seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()),
                 basis: runs.basis,
             },
+        };
+        if let Some(cap_s) = task.capped_s(runs.seconds) {
+            estimate.seconds = estimate.seconds.min(cap_s);
         }
+        estimate
     }
 
     /// The overhead of jobs of kind `task` seen here: the mean of the last ones (seconds, for a
