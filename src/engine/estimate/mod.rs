@@ -273,11 +273,8 @@ impl Pace {
     /// Sets the CPU lanes' compute ceiling (`ops_per_s` on all `threads`): the prior of their
     /// rounds until worked runs are seen.
     pub fn set_cpu_compute(&mut self, ops_per_s: f64, threads: usize) {
-        for (lane, ops) in
-            [(Lane::CpuAllThreads, ops_per_s), (Lane::CpuOneThread, ops_per_s / threads.max(1) as f64)]
-        {
-            self.set_compute(lane, ops);
-        }
+        self.set_compute(Lane::CpuAllThreads, ops_per_s);
+        self.set_compute(Lane::CpuOneThread, ops_per_s / threads.max(1) as f64);
     }
 
     /// Sets `lane`'s compute ceiling, keeping its streaming rate and fixed cost.
