@@ -74,19 +74,11 @@ pub(super) fn transfers(
     let sides = [gpu(), ConvertSettings::default()];
     let statistic = ("(upload + download) / GPU kernel", 1.0);
     let (rounds, e) = plan.decide((engine, &image), &sides, statistic, moving_over_kernel)?;
-    let (upload, download, kernel) = (
-        phase_ns(&rounds, 0, Phase::Upload),
-        phase_ns(&rounds, 0, Phase::Download),
-        phase_ns(&rounds, 0, Phase::Kernel),
-    );
+    let [upload, download, kernel] =
+        [Phase::Upload, Phase::Download, Phase::Kernel].map(|p| phase_ns(&rounds, 0, p));
     let cpu_total = total_ns(&rounds, 1);
-    let (verdict, why) = rules::transfers_are_slow(
-        &e,
-        median(&upload),
-        median(&download),
-        median(&kernel),
-        median(&cpu_total),
-    );
+    let [up, down, gpu, cpu] = [&upload, &download, &kernel, &cpu_total].map(|ns| median(ns));
+    let (verdict, why) = rules::transfers_are_slow(&e, up, down, gpu, cpu);
     *shared = Shared { size: (w, h), gpu_total_ns: total_ns(&rounds, 0), cpu_total_ns: cpu_total.clone() };
     Ok(ClaimResult::new(
         (1, "Moving data between CPU and GPU memory is slow."),
