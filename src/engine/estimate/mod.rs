@@ -284,17 +284,15 @@ impl Pace {
 
     /// `lane`'s ceilings as set, else the rough guess's rates.
     fn roof(&self, lane: Lane) -> Roof {
-        self.roofs.iter().find(|(l, _)| *l == lane).map_or_else(
-            || {
-                let rough = lane.rough();
-                Roof {
-                    bytes_per_s: 1e6 * BYTES_PER_PIXEL / rough.per_mp_s,
-                    ops_per_s: 1e6 * OPS_PER_PIXEL_ROUND / rough.per_mp_round_s,
-                    fixed_s: None,
-                }
-            },
-            |(_, roof)| *roof,
-        )
+        if let Some((_, roof)) = self.roofs.iter().find(|(l, _)| *l == lane) {
+            return *roof;
+        }
+        let rough = lane.rough();
+        Roof {
+            bytes_per_s: 1e6 * BYTES_PER_PIXEL / rough.per_mp_s,
+            ops_per_s: 1e6 * OPS_PER_PIXEL_ROUND / rough.per_mp_round_s,
+            fixed_s: None,
+        }
     }
 
     /// Sets a lane's ceilings, used for its costs until a run of it is seen.
