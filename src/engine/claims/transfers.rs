@@ -10,7 +10,7 @@ use crate::engine::claims::sampled::{
 };
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
-use crate::engine::round_trip::RoundTripOptions;
+use crate::engine::round_trip::{self, RoundTripOptions};
 use crate::engine::sampling::{Budget, Sampled, ratios, rotation};
 use crate::engine::spans::Phase;
 use crate::engine::{ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, synthetic_rgb};
@@ -112,7 +112,7 @@ pub(super) const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = ROUND_TRIP_IMAGE;
     let image = synthetic_rgb(w, h, 2);
-    let counts = ROUND_TRIP_COUNTS;
+    let (counts, settings) = (ROUND_TRIP_COUNTS, ConvertSettings::default());
     let mut clocks = None;
     // Each round's (GPU, CPU) per operation and whether they matched, a count each.
     let column = |rounds: &[Vec<(f64, f64, bool)>], i: usize, part: fn(&(f64, f64, bool)) -> f64| {
@@ -125,13 +125,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
             for i in rotation(round, counts.len()) {
                 let options =
                     RoundTripOptions { passes: vec![counts[i]], budget: ONE_ROUND, cancel: plan.cancel };
-                let r = crate::engine::round_trip::round_trips(
-                    engine,
-                    &image,
-                    &ConvertSettings::default(),
-                    &options,
-                    &mut |_, _, _| {},
-                )?;
+                let r = round_trip::round_trips(engine, &image, &settings, &options, &mut |_, _, _| {})?;
                 let p = r.points.first().ok_or(EngineError::Bug("a round trip measured nothing"))?;
                 row[i] = (p.gpu_per_op_ns, p.cpu_per_op_ns.median_ns as f64, p.matches_cpu);
                 clocks = Some(r.clocks);
