@@ -55,12 +55,8 @@ fn wins_from_a_level(
     ]
 }
 
-fn point(
-    megapixels: f64,
-    end_to_end_from_rounds: Option<f64>,
-    resident_from_rounds: Option<f64>,
-) -> FrontierPoint {
-    FrontierPoint { megapixels, end_to_end_from_rounds, resident_from_rounds }
+fn point(mp: f64, end_to_end: Option<f64>, resident: Option<f64>) -> FrontierPoint {
+    FrontierPoint { megapixels: mp, end_to_end_from_rounds: end_to_end, resident_from_rounds: resident }
 }
 
 #[test]
