@@ -108,7 +108,7 @@ impl TryFrom<String> for Verdict {
 }
 
 /// One measured figure of an experiment.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Measurement {
     /// What was measured, e.g. "upload" or "submit only, no wait".
     pub name: String,
@@ -140,15 +140,7 @@ impl Measurement {
     /// Any other figure.
     #[must_use]
     pub fn of(name: impl Into<String>, value: f64, unit: &str, clock: &str) -> Self {
-        Self {
-            name: name.into(),
-            value,
-            unit: unit.to_owned(),
-            clock: clock.to_owned(),
-            ci_low: None,
-            ci_high: None,
-            samples: None,
-        }
+        Self { name: name.into(), value, unit: unit.to_owned(), clock: clock.to_owned(), ..Self::default() }
     }
 
     /// A median with its interval, in milliseconds from nanosecond samples.

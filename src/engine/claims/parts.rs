@@ -11,11 +11,6 @@ use crate::pixel::Op;
 /// six squares and rectangles): both measured so far allow twelve.
 const RACED_SHAPES: f64 = 12.0;
 
-/// Megapixels of a `(width, height)` image.
-fn megapixels((w, h): (u32, u32)) -> f64 {
-    f64::from(w) * f64::from(h) / 1e6
-}
-
 /// The parts of the claims (the quick set where `quick`): both sides of every comparison at the
 /// budget's least rounds ([`Budget::for_set`]), and one CPU run of each image made.
 #[must_use]
@@ -30,6 +25,7 @@ pub fn claims_steps(quick: bool) -> Vec<Vec<Part>> {
     let budget = Budget::for_set(quick);
     let rounds = (budget.warmup_rounds + budget.min_rounds) as f64;
     let (gpu, cpu) = (Lane::Gpu, Lane::CpuAllThreads);
+    let megapixels = |(w, h)| crate::system::units::megapixels(w, h);
     let part =
         |lane, megapixels, work: u32, runs: f64| Part { lane, megapixels, rounds: work, op: Op::None, runs };
     let with_op = |lane, megapixels, op, runs: f64| Part { lane, megapixels, rounds: 0, op, runs };

@@ -20,17 +20,6 @@ pub(super) const QUICK_SIZES: [(u32, u32); 2] = [(1224, 816), (2448, 1632)];
 /// The blur set beside the dither: radius 8, a real filter's work (68 operations a pixel).
 pub(super) const BLUR: Op = Op::Blur { radius: 8 };
 
-/// The sides of one size, in turns: GPU dither, CPU dither, GPU blur, CPU blur.
-fn sides() -> [ConvertSettings; 4] {
-    let with = |backend, op| ConvertSettings { backend, op, ..ConvertSettings::default() };
-    [
-        with(Backend::Gpu, Op::Dither),
-        with(Backend::Cpu, Op::Dither),
-        with(Backend::Gpu, BLUR),
-        with(Backend::Cpu, BLUR),
-    ]
-}
-
 /// The op's passes (ns) of side `side`, each round.
 fn op_ns(rounds: &[Vec<RunReport>], side: usize) -> Vec<f64> {
     side_ns(rounds, side, |r| Some(r.op.kernel_ns))
@@ -40,6 +29,10 @@ fn op_ns(rounds: &[Vec<RunReport>], side: usize) -> Vec<f64> {
 /// blur's beside them), in turns until decided.
 pub(super) fn dither(engine: &Engine, plan: &Sampling<'_>, quick: bool) -> Result<ClaimResult, EngineError> {
     let sizes: &[(u32, u32)] = if quick { &QUICK_SIZES } else { &SIZES };
+    // The four sides of each size, in turns: GPU dither, CPU dither, GPU blur, CPU blur.
+    let four =
+        [(Backend::Gpu, Op::Dither), (Backend::Cpu, Op::Dither), (Backend::Gpu, BLUR), (Backend::Cpu, BLUR)]
+            .map(|(backend, op)| ConvertSettings { backend, op, ..ConvertSettings::default() });
     let mut measurements = Vec::new();
     let mut per_size = Vec::new();
     let mut blur_speedups = Vec::new();
@@ -49,9 +42,9 @@ pub(super) fn dither(engine: &Engine, plan: &Sampling<'_>, quick: bool) -> Resul
         let statistic = format!("GPU / CPU dither at {label}");
         let slower = |r: &[Vec<RunReport>]| ratios(&op_ns(r, 0), &op_ns(r, 1));
         let (taken, e) =
-            plan.decide((engine, &image), &sides(), (&statistic, rules::SEQUENTIAL_LOSES_RATIO), slower)?;
-        for (side, what) in [(0, "GPU dither"), (1, "CPU dither"), (2, "GPU blur:8"), (3, "CPU blur:8")] {
-            let name = format!("{what}, {label} ({w}x{h})");
+            plan.decide((engine, &image), &four, (&statistic, rules::SEQUENTIAL_LOSES_RATIO), slower)?;
+        for (side, s) in four.iter().enumerate() {
+            let name = format!("{} {}, {label} ({w}x{h})", s.backend.name().to_uppercase(), s.op);
             let clock =
                 taken.first().and_then(|r| r.get(side)).map_or(Clock::CpuClock, |r| r.op.kernel_clock);
             measurements.push(Measurement::ms_of(name, &op_ns(&taken, side), clock.label()));

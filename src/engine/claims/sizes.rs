@@ -82,12 +82,8 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     }
     let caches = crate::system::cpu_caches::cpu_cache_bytes();
     for (level, bytes) in &caches {
-        let (size, unit) = if bytes % (1 << 20) == 0 {
-            ((bytes >> 20) as f64, "MiB")
-        } else {
-            ((bytes >> 10) as f64, "KiB")
-        };
-        measurements.push(Measurement::of(format!("L{level} cache"), size, unit, "none"));
+        let (size, unit) = if bytes % (1 << 20) == 0 { (bytes >> 20, "MiB") } else { (bytes >> 10, "KiB") };
+        measurements.push(Measurement::of(format!("L{level} cache"), size as f64, unit, "none"));
     }
     let l2 = caches.iter().find(|(level, _)| *level == 2).map(|c| c.1);
     let (verdict, mut why) = rules::cache_sized_data_loses(&points, l2);

@@ -10,7 +10,7 @@ use crate::engine::claims::sampled::{
 };
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
-use crate::engine::round_trip::RoundTripOptions;
+use crate::engine::round_trip::{self, RoundTripOptions};
 use crate::engine::sampling::{Budget, Sampled, ratios, rotation};
 use crate::engine::spans::Phase;
 use crate::engine::{ConvertSettings, Engine, EngineError, RunOptions, WorkgroupSize, synthetic_rgb};
@@ -74,19 +74,11 @@ pub(super) fn transfers(
     let sides = [gpu(), ConvertSettings::default()];
     let statistic = ("(upload + download) / GPU kernel", 1.0);
     let (rounds, e) = plan.decide((engine, &image), &sides, statistic, moving_over_kernel)?;
-    let (upload, download, kernel) = (
-        phase_ns(&rounds, 0, Phase::Upload),
-        phase_ns(&rounds, 0, Phase::Download),
-        phase_ns(&rounds, 0, Phase::Kernel),
-    );
+    let [upload, download, kernel] =
+        [Phase::Upload, Phase::Download, Phase::Kernel].map(|p| phase_ns(&rounds, 0, p));
     let cpu_total = total_ns(&rounds, 1);
-    let (verdict, why) = rules::transfers_are_slow(
-        &e,
-        median(&upload),
-        median(&download),
-        median(&kernel),
-        median(&cpu_total),
-    );
+    let [up, down, gpu, cpu] = [&upload, &download, &kernel, &cpu_total].map(|ns| median(ns));
+    let (verdict, why) = rules::transfers_are_slow(&e, up, down, gpu, cpu);
     *shared = Shared { size: (w, h), gpu_total_ns: total_ns(&rounds, 0), cpu_total_ns: cpu_total.clone() };
     Ok(ClaimResult::new(
         (1, "Moving data between CPU and GPU memory is slow."),
@@ -120,7 +112,7 @@ pub(super) const ROUND_TRIP_COUNTS: [u32; 3] = [1, 4, 16];
 pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResult, EngineError> {
     let (w, h) = ROUND_TRIP_IMAGE;
     let image = synthetic_rgb(w, h, 2);
-    let counts = ROUND_TRIP_COUNTS;
+    let (counts, settings) = (ROUND_TRIP_COUNTS, ConvertSettings::default());
     let mut clocks = None;
     // Each round's (GPU, CPU) per operation and whether they matched, a count each.
     let column = |rounds: &[Vec<(f64, f64, bool)>], i: usize, part: fn(&(f64, f64, bool)) -> f64| {
@@ -133,13 +125,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
             for i in rotation(round, counts.len()) {
                 let options =
                     RoundTripOptions { passes: vec![counts[i]], budget: ONE_ROUND, cancel: plan.cancel };
-                let r = crate::engine::round_trip::round_trips(
-                    engine,
-                    &image,
-                    &ConvertSettings::default(),
-                    &options,
-                    &mut |_, _, _| {},
-                )?;
+                let r = round_trip::round_trips(engine, &image, &settings, &options, &mut |_, _, _| {})?;
                 let p = r.points.first().ok_or(EngineError::Bug("a round trip measured nothing"))?;
                 row[i] = (p.gpu_per_op_ns, p.cpu_per_op_ns.median_ns as f64, p.matches_cpu);
                 clocks = Some(r.clocks);

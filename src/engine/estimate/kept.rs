@@ -32,10 +32,7 @@ fn pace_file(dir: &Path, machine: &str) -> PathBuf {
 /// another pricing format's (`PACE_FORMAT`).
 #[must_use]
 pub fn load_pace(machine: &str) -> Pace {
-    match crate::engine::ceilings::cache_dir() {
-        Some(dir) => load_pace_in(&dir, machine),
-        None => Pace::new(machine),
-    }
+    crate::engine::ceilings::cache_dir().map_or_else(|| Pace::new(machine), |dir| load_pace_in(&dir, machine))
 }
 
 fn load_pace_in(dir: &Path, machine: &str) -> Pace {

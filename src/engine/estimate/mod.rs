@@ -273,11 +273,8 @@ impl Pace {
     /// Sets the CPU lanes' compute ceiling (`ops_per_s` on all `threads`): the prior of their
     /// rounds until worked runs are seen.
     pub fn set_cpu_compute(&mut self, ops_per_s: f64, threads: usize) {
-        for (lane, ops) in
-            [(Lane::CpuAllThreads, ops_per_s), (Lane::CpuOneThread, ops_per_s / threads.max(1) as f64)]
-        {
-            self.set_compute(lane, ops);
-        }
+        self.set_compute(Lane::CpuAllThreads, ops_per_s);
+        self.set_compute(Lane::CpuOneThread, ops_per_s / threads.max(1) as f64);
     }
 
     /// Sets `lane`'s compute ceiling, keeping its streaming rate and fixed cost.
@@ -287,17 +284,15 @@ impl Pace {
 
     /// `lane`'s ceilings as set, else the rough guess's rates.
     fn roof(&self, lane: Lane) -> Roof {
-        self.roofs.iter().find(|(l, _)| *l == lane).map_or_else(
-            || {
-                let rough = lane.rough();
-                Roof {
-                    bytes_per_s: 1e6 * BYTES_PER_PIXEL / rough.per_mp_s,
-                    ops_per_s: 1e6 * OPS_PER_PIXEL_ROUND / rough.per_mp_round_s,
-                    fixed_s: None,
-                }
-            },
-            |(_, roof)| *roof,
-        )
+        if let Some((_, roof)) = self.roofs.iter().find(|(l, _)| *l == lane) {
+            return *roof;
+        }
+        let rough = lane.rough();
+        Roof {
+            bytes_per_s: 1e6 * BYTES_PER_PIXEL / rough.per_mp_s,
+            ops_per_s: 1e6 * OPS_PER_PIXEL_ROUND / rough.per_mp_round_s,
+            fixed_s: None,
+        }
     }
 
     /// Sets a lane's ceilings, used for its costs until a run of it is seen.
@@ -430,37 +425,31 @@ impl Pace {
         })
     }
 
-    /// A job of kind `task` made of `parts`: their runs times the overhead of such jobs seen
-    /// here, else a guessed one (the estimate then rests on what its runs rest on).
+    /// A job of kind `task` made of `parts`: the wall time seen of a kind that is the same job
+    /// every time, else their runs times the overhead of such jobs seen here, else a guessed one
+    /// (the estimate then rests on what its runs rest on); a sampled job capped by its budget.
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
         let runs = self.parts(parts);
-        let mut estimate = self.uncapped_job(task, runs);
-        if let Some(cap_s) = task.capped_s(runs.seconds) {
-            estimate.seconds = estimate.seconds.min(cap_s);
-        }
-        estimate
-    }
-
-    /// [`Self::job`] before a sampled job's cap, from the estimate of its `runs`.
-    fn uncapped_job(&self, task: Task, runs: Estimate) -> Estimate {
-        if let Some(seconds) = self.wall(task) {
-            return Estimate { seconds, basis: Basis::Seen };
-        }
-        match self.overhead(task) {
-            Some(extra_s) if task.fixed_overhead() => {
+        let mut estimate = match (self.wall(task), self.overhead(task)) {
+            (Some(seconds), _) => Estimate { seconds, basis: Basis::Seen },
+            (None, Some(extra_s)) if task.fixed_overhead() => {
                 Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
             }
             // A kind that teaches no runs (the claims): the overhead learned over its parts, at
             // this machine's pace, is the wall time seen.
-            Some(overhead) if !task.teaches_runs() => {
+            (None, Some(overhead)) if !task.teaches_runs() => {
                 Estimate { seconds: runs.seconds * overhead, basis: Basis::Seen }
             }
-            overhead => Estimate {
+            (None, overhead) => Estimate {
                 seconds: runs.seconds * overhead.unwrap_or_else(|| task.guessed_overhead()),
                 basis: runs.basis,
             },
+        };
+        if let Some(cap_s) = task.capped_s(runs.seconds) {
+            estimate.seconds = estimate.seconds.min(cap_s);
         }
+        estimate
     }
 
     /// The overhead of jobs of kind `task` seen here: the mean of the last ones (seconds, for a

@@ -62,28 +62,19 @@ impl Pace {
             self.set_op_rates(Lane::Gpu, rates);
         }
         let fixed_ns = c.submit_latency_ns as f64 + c.copy_latency_ns.map_or(0.0, |[up, down]| up + down);
-        let gpu = self.roof(Lane::Gpu);
-        self.set_roof(
-            Lane::Gpu,
-            Roof {
-                bytes_per_s: BYTES_PER_PIXEL / gpu_ns_per_pixel(c).max(f64::MIN_POSITIVE) * 1e9,
-                ops_per_s: c.compute.as_ref().map_or(gpu.ops_per_s, GpuCompute::ops_per_s),
-                fixed_s: Some(fixed_ns / 1e9),
-            },
-        );
+        let gpu = Roof {
+            bytes_per_s: BYTES_PER_PIXEL / gpu_ns_per_pixel(c).max(f64::MIN_POSITIVE) * 1e9,
+            ops_per_s: c.compute.as_ref().map_or(self.roof(Lane::Gpu).ops_per_s, GpuCompute::ops_per_s),
+            fixed_s: Some(fixed_ns / 1e9),
+        };
+        self.set_roof(Lane::Gpu, gpu);
         let (up, down) = (c.host_to_device_gb_per_s(), c.device_to_host_gb_per_s());
-        let transfer = self.roof(Lane::Transfer);
-        self.set_roof(
-            Lane::Transfer,
-            Roof {
-                bytes_per_s: 2.0 / (1.0 / up.max(f64::MIN_POSITIVE) + 1.0 / down.max(f64::MIN_POSITIVE))
-                    * 1e9,
-                fixed_s: Some(
-                    c.copy_latency_ns.map_or(c.submit_latency_ns as f64, |[u, d]| f64::midpoint(u, d)) / 1e9,
-                ),
-                ..transfer
-            },
-        );
+        let bytes_per_s = 2.0 / (1.0 / up.max(f64::MIN_POSITIVE) + 1.0 / down.max(f64::MIN_POSITIVE)) * 1e9;
+        let mean_latency_ns =
+            c.copy_latency_ns.map_or(c.submit_latency_ns as f64, |[u, d]| f64::midpoint(u, d));
+        let transfer =
+            Roof { bytes_per_s, fixed_s: Some(mean_latency_ns / 1e9), ..self.roof(Lane::Transfer) };
+        self.set_roof(Lane::Transfer, transfer);
         let host_bytes_per_s = c.host_memcpy.gb_per_s() * 1e9;
         let threads = c.host_threads.max(1) as f64;
         for (lane, bytes_per_s) in

@@ -58,7 +58,7 @@ pub struct RoundTripPoint {
 }
 
 /// The clock of each figure.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RoundTripClocks {
     /// Of `gpu_total_ns` and `gpu_per_op_ns`.
     pub gpu_total: String,
@@ -69,7 +69,7 @@ pub struct RoundTripClocks {
 }
 
 /// Operations per round trip on one image at one work level.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoundTripResult {
     /// graylab version.
     pub version: String,

@@ -4,7 +4,7 @@ use super::*;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::example_ceilings;
 use crate::engine::sweep::grid::{AxisLevel, GridAxis, Roofline};
-use crate::engine::sweep::result::one_run;
+use crate::engine::sweep::result::{assert_says, one_run};
 use crate::engine::sweep::verdict::analyse;
 use crate::pixel::Op;
 
@@ -55,12 +55,8 @@ fn wins_from_a_level(
     ]
 }
 
-fn point(
-    megapixels: f64,
-    end_to_end_from_rounds: Option<f64>,
-    resident_from_rounds: Option<f64>,
-) -> FrontierPoint {
-    FrontierPoint { megapixels, end_to_end_from_rounds, resident_from_rounds }
+fn point(mp: f64, end_to_end: Option<f64>, resident: Option<f64>) -> FrontierPoint {
+    FrontierPoint { megapixels: mp, end_to_end_from_rounds: end_to_end, resident_from_rounds: resident }
 }
 
 #[test]
@@ -70,16 +66,11 @@ fn the_measured_frontier_is_the_level_from_which_the_gpu_keeps_winning() {
     assert_eq!(f.measured, vec![point(1.0, None, Some(256.0)), point(4.0, Some(256.0), Some(16.0))]);
     // No compute ceilings: the model is unknown, and the verdict says why.
     assert!(f.modelled.is_empty());
-    assert!(
-        r.verdict.contains("the GPU wins end to end from about 256 rounds per pixel at 4.00 MP, and from 16 with the data kept on the GPU"),
-        "{}",
-        r.verdict
+    assert_says(
+        &r.verdict,
+        "the GPU wins end to end from about 256 rounds per pixel at 4.00 MP, and from 16 with the data kept on the GPU",
     );
-    assert!(
-        r.verdict.contains("The modelled frontier is unknown: this machine's compute ceilings"),
-        "{}",
-        r.verdict
-    );
+    assert_says(&r.verdict, "The modelled frontier is unknown: this machine's compute ceilings");
     // The crossover over sizes is the lowest level's: at 0 rounds nothing wins end to end, and
     // resident from 1 MP; the dispatch latency is the plain 1 MP cell's.
     assert_eq!((r.crossover_mp, r.resident_crossover_mp, r.dispatch_latency_ns), (None, Some(1.0), Some(50)));
@@ -96,15 +87,11 @@ fn says_so_when_the_gpu_never_wins_in_the_grid() {
     );
     let f = r.frontier.as_ref().expect("frontier");
     assert_eq!(f.measured, vec![point(1.0, None, None)]);
-    assert!(
-        r.verdict.contains("never beats the best CPU in this grid, up to 4096 rounds per pixel and 1.00 MP"),
-        "{}",
-        r.verdict
-    );
+    assert_says(&r.verdict, "never beats the best CPU in this grid, up to 4096 rounds per pixel and 1.00 MP");
     assert!(!r.verdict.contains("software"), "{}", r.verdict);
     r.software_adapter = true;
     analyse(&mut r);
-    assert!(r.verdict.contains("its \"GPU\" is this CPU's own cores"), "{}", r.verdict);
+    assert_says(&r.verdict, "its \"GPU\" is this CPU's own cores");
     // The plain sweep has no frontier, its runs on the roofline at the grayscale's intensity
     // ((0 + 7) / 4 ops per byte), and its verdict is unchanged.
     let plain = grid(vec![cell(1.0, 0, 100, 500, 1000)], vec![0], None);
@@ -120,12 +107,9 @@ fn says_so_when_the_gpu_never_wins_in_the_grid() {
     let mut flagged = plain;
     flagged.software_adapter = true;
     analyse(&mut flagged);
-    assert!(
-        flagged.verdict.contains(
-            "at 1.00 MP (software adapter: these GPU figures describe a CPU emulation, not a GPU). From"
-        ),
-        "{}",
-        flagged.verdict
+    assert_says(
+        &flagged.verdict,
+        "at 1.00 MP (software adapter: these GPU figures describe a CPU emulation, not a GPU). From",
     );
 }
 
@@ -155,7 +139,10 @@ fn the_modelled_frontier_is_solved_from_the_ceilings() {
     assert!(p.end_to_end_from_rounds.is_some_and(|k| (k - want).abs() < 1e-9), "{p:?}");
     // Resident the GPU wins at every level: 0.1 − 0.001 − 0.00125 > 0 at 0 already.
     assert_eq!(p.resident_from_rounds, Some(0.0));
-    assert!(r.verdict.contains("From the ceilings it should win end to end from about 2 rounds per pixel at 1.00 MP (0 with the data kept on the GPU)"), "{}", r.verdict);
+    assert_says(
+        &r.verdict,
+        "From the ceilings it should win end to end from about 2 rounds per pixel at 1.00 MP (0 with the data kept on the GPU)",
+    );
     // The worked cell's modelled times come from the same costs: CPU 1e6 px x 25.6 ns.
     let worked = r.points.iter().find(|p| p.work_rounds == 256).and_then(|p| p.modelled).expect("modelled");
     assert_eq!(worked.cpu_ns, 25_600_000);
@@ -166,11 +153,9 @@ fn the_modelled_frontier_is_solved_from_the_ceilings() {
     let r = grid(points, vec![0, 256], Some(compute(15e9)));
     let f = r.frontier.as_ref().expect("frontier");
     assert_eq!(f.modelled, vec![point(1.0, None, None)]);
-    assert!(
-        r.verdict
-            .contains("should not win end to end up to 256 rounds per pixel at 1.00 MP (not even resident)"),
-        "{}",
-        r.verdict
+    assert_says(
+        &r.verdict,
+        "should not win end to end up to 256 rounds per pixel at 1.00 MP (not even resident)",
     );
 }
 
@@ -236,8 +221,8 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
     assert_eq!((at(4.0).end_to_end_from_rounds, at(4.0).resident_from_rounds), (Some(16.0), Some(4.0)));
     // The model prices no op: no modelled frontier, and the verdict says why, in radii.
     assert!(f.modelled.is_empty() && r.model.is_none() && r.dispatch_latency_ns.is_none());
-    assert!(r.verdict.contains("from about blur radius 16 at 4.00 MP"), "{}", r.verdict);
-    assert!(r.verdict.contains("not an op such as the blur"), "{}", r.verdict);
+    assert_says(&r.verdict, "from about blur radius 16 at 4.00 MP");
+    assert_says(&r.verdict, "not an op such as the blur");
     // Each blur point on the roofline at 4 (2R + 1) + 7 operations over 4 + 2 bytes.
     let roof = r.roofline.as_ref().expect("a roofline");
     let intensity = |radius| {

@@ -98,10 +98,7 @@ impl SweepOptions {
     pub fn work(&self, rounds: u32) -> Work {
         Work { rounds, mask: 0, divergent: self.divergent && rounds > 0 }
     }
-}
 
-/// What the cells run ([`SweepOptions::ops`]) over the rest of the options.
-impl SweepOptions {
     /// The levels of the grid's second axis, lowest first: the blur's radii, or the work levels.
     #[must_use]
     pub fn axis_levels_asked(&self) -> Vec<u32> {

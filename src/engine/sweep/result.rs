@@ -383,6 +383,13 @@ pub struct SweepModel {
     pub resident_crossover_mp: Option<f64>,
 }
 
+/// Fails unless `text` holds `part`, showing the text.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_says(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} is not in: {text}");
+}
+
 /// The statistics of one run of `ns`, for made-up points.
 #[cfg(test)]
 pub(crate) fn one_run(ns: u64) -> Stats {

@@ -145,7 +145,7 @@ pub fn to_csv(r: &SweepResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::sweep::result::one_run;
+    use crate::engine::sweep::result::{assert_says, one_run};
 
     fn point(mp: f64, cpu: u64, total: u64, kernel: u64, resident: u64) -> SweepPoint {
         let series = [
@@ -175,8 +175,8 @@ mod tests {
         assert_eq!(r.resident_crossover_mp, Some(8.0));
         assert_eq!(r.dispatch_latency_ns, Some(150));
         assert_eq!(r.transfer_share_at_8k, Some(0.8));
-        assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
-        assert!(r.verdict.contains("80% of GPU time at 33 MP"), "{}", r.verdict);
+        assert_says(&r.verdict, "above 33.00 MP, transfers included");
+        assert_says(&r.verdict, "80% of GPU time at 33 MP");
     }
 
     #[test]
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(points[2].end_to_end.map(|c| c.winner), Some(Winner::GpuFaster));
         let r = result(points);
         assert_eq!(r.crossover_mp, Some(33.0));
-        assert!(r.verdict.contains("above 33.00 MP, transfers included"), "{}", r.verdict);
+        assert_says(&r.verdict, "above 33.00 MP, transfers included");
         // Decided "CPU faster" at every size: no crossover, whatever the medians say.
         let mut points = vec![point(8.0, 800, 700, 100, 300)];
         points[0].end_to_end =
@@ -219,7 +219,7 @@ mod tests {
         points[0].busy = Some(Busy { others_share: 0.6, steal_share: 0.0 });
         let r = result(points);
         assert!(r.was_busy());
-        assert!(r.verdict.contains("measured on a busy machine"), "{}", r.verdict);
+        assert_says(&r.verdict, "measured on a busy machine");
         let quiet = result(vec![point(1.0, 100, 500, 50, 150)]);
         assert!(!quiet.was_busy() && !quiet.verdict.contains("busy"), "{}", quiet.verdict);
         assert_eq!(quiet.busy_text(), None);
@@ -245,12 +245,12 @@ mod tests {
     fn says_so_when_the_gpu_never_wins() {
         let r = result(vec![point(1.0, 100, 500, 50, 150), point(33.0, 3300, 9000, 4000, 5000)]);
         assert_eq!((r.crossover_mp, r.resident_crossover_mp), (None, None));
-        assert!(r.verdict.contains("never beats the CPU"), "{}", r.verdict);
+        assert_says(&r.verdict, "never beats the CPU");
         let r = result(vec![point(1.0, 100, 500, 50, 90)]);
-        assert!(r.verdict.contains("only when the image is already on the GPU"), "{}", r.verdict);
+        assert_says(&r.verdict, "only when the image is already on the GPU");
         // A small sweep's largest size keeps its digits.
         let r = result(vec![point(0.01, 10, 500, 50, 150), point(0.05, 50, 500, 50, 150)]);
-        assert!(r.verdict.contains("90% of GPU time at 0.05 MP"), "{}", r.verdict);
+        assert_says(&r.verdict, "90% of GPU time at 0.05 MP");
     }
 
     #[test]
@@ -272,16 +272,12 @@ mod tests {
         let want = 150.0 / (1.0 - 0.149_687_5) / 1e6;
         assert!(m.crossover_mp.is_some_and(|mp| (mp - want).abs() < 1e-15), "{m:?}");
         assert_eq!(r.points[0].modelled.map(|p| p.cpu_ns), Some(1_000_000));
-        assert!(r.verdict.contains("should win above 0.00 MP"), "{}", r.verdict);
-        assert!(r.verdict.contains("measured: never at these sizes"), "{}", r.verdict);
+        assert_says(&r.verdict, "should win above 0.00 MP");
+        assert_says(&r.verdict, "measured: never at these sizes");
         // A fast CPU (stream 1 µs for 33 MP): never, and the sentence says what a megapixel costs.
         let r = with_ceilings(vec![point(33.0, 1000, 5000, 50, 150)]);
         assert_eq!(r.model.as_ref().and_then(|m| m.crossover_mp), None);
-        assert!(
-            r.verdict.contains("never wins: moving and converting a megapixel costs it at least 0.109 ms"),
-            "{}",
-            r.verdict
-        );
+        assert_says(&r.verdict, "never wins: moving and converting a megapixel costs it at least 0.109 ms");
         // Without ceilings there is no model and the verdict says nothing of one.
         let r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
         assert!(r.model.is_none() && !r.verdict.contains("ceilings"), "{}", r.verdict);
