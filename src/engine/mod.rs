@@ -209,6 +209,8 @@ pub struct Engine {
     ceiling_cache: bool,
     /// Whether the GPU's submissions were sized from its known ceilings before its first run.
     gpu_budget_started: std::sync::Once,
+    /// The cached ceilings refused as measured on a busy machine while this one was quiet.
+    busy_refused: ceilings::cache::BusyRefused,
 }
 
 impl Default for Engine {
@@ -233,6 +235,7 @@ impl Engine {
             copy_latency: OnceLock::new(),
             ceiling_cache: true,
             gpu_budget_started: std::sync::Once::new(),
+            busy_refused: ceilings::cache::BusyRefused::default(),
         }
     }
 

@@ -168,6 +168,20 @@ fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_qui
     // Quiet: the busy one counts as absent, and the next command that needs it measures again.
     let info = run("0", &["info", "--json"]);
     assert!(info["cpu_compute"].is_null(), "{info}");
+    // A conversion with work holds each file's run against the ceiling it does not measure: the
+    // busy one is refused once (a load watch each time before: 200 ms a file), not once a file.
+    for name in ["a.png", "b.png", "c.png"] {
+        common::photo(32, 24).save(cache.join(name)).expect("an input");
+    }
+    let convert = common::graylab_cmd(cache)
+        .env("GRAYLAB_BUSY", "0")
+        .env("RUST_LOG", "info")
+        .args(["convert", "a.png", "b.png", "c.png", "--out-dir", "gray", "--backend", "cpu", "--work", "16"])
+        .output()
+        .expect("run graylab");
+    let log = String::from_utf8_lossy(&convert.stderr);
+    assert!(convert.status.success(), "{log}");
+    assert_eq!(log.matches("measured on a busy machine and this one is quiet now").count(), 1, "{log}");
     run("0", &sweep);
     let again = read();
     assert_eq!(again["busy"], false, "{again}");

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
@@ -128,6 +129,14 @@ fn implausible_ceilings(c: &GpuCeilings) -> Option<String> {
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let path = cache_file(adapter_key)?;
     let mut file: CacheFile = load_json(&path, "the ceilings cache")?;
+    // Another layout, adapter or thread count is not this machine's: not judged, not used.
+    let threads = rayon::current_num_threads();
+    if !(file.format == FORMAT
+        && file.ceilings.adapter_key == adapter_key
+        && file.ceilings.host_threads == threads)
+    {
+        return None;
+    }
     if let Some(why) = file.ceilings.compute.as_ref().and_then(implausible_gpu) {
         log::debug!(
             "the ceilings cache holds an implausible compute ceiling ({why}), ignored: {}",
@@ -142,18 +151,14 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
         );
         return None;
     }
-    let threads = rayon::current_num_threads();
-    (file.format == FORMAT
-        && file.ceilings.adapter_key == adapter_key
-        && file.ceilings.host_threads == threads)
-        .then_some(KnownCeilings {
-            ceilings: file.ceilings,
-            measured_now: false,
-            measured_unix_s: file.measured_unix_s,
-            cache_path: Some(path),
-            cache_error: None,
-            busy: file.busy,
-        })
+    Some(KnownCeilings {
+        ceilings: file.ceilings,
+        measured_now: false,
+        measured_unix_s: file.measured_unix_s,
+        cache_path: Some(path),
+        cache_error: None,
+        busy: file.busy,
+    })
 }
 
 /// Reads the cache file `path` (`what`, in the log): only a regular file (a FIFO or a device
@@ -299,7 +304,7 @@ impl Engine {
         if let Some(k) = known.as_ref().filter(|k| k.ceilings.adapter_key == key) {
             return Some(k.clone());
         }
-        let k = self.ceiling_cache.then(|| usable_cached(key)).flatten()?;
+        let k = self.ceiling_cache.then(|| usable_cached(key, &self.busy_refused.gpu)).flatten()?;
         self.start_gpu_budget_from(&k.ceilings);
         *known = Some(k.clone());
         Some(k)
@@ -350,12 +355,10 @@ impl Engine {
 pub const QUIET_WINDOW: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The cached ceilings of `adapter_key` unless they were measured on a busy machine and this
-/// one is quiet now (then they are to be measured again).
-fn usable_cached(adapter_key: &str) -> Option<KnownCeilings> {
+/// one is quiet now (then they are to be measured again; see [`reuse_once`] for `refused`).
+fn usable_cached(adapter_key: &str, refused: &AtomicBool) -> Option<KnownCeilings> {
     let k = cached_ceilings(adapter_key)?;
-    // The watch of the load is one-time work, as the measurement it may save.
-    let busy_now = || crate::system::one_time::timed(|| crate::system::load::is_busy_now(QUIET_WINDOW));
-    reuse(k.busy, "GPU ceilings were", busy_now).then_some(k)
+    reuse_once(refused, k.busy, "GPU ceilings were").then_some(k)
 }
 
 /// Whether ceilings measured with `measured_busy` may be used as they are: always when they
@@ -364,9 +367,35 @@ fn usable_cached(adapter_key: &str) -> Option<KnownCeilings> {
 pub(crate) fn reuse(measured_busy: bool, what: &str, busy_now: impl FnOnce() -> Option<bool>) -> bool {
     let reused = !measured_busy || busy_now() != Some(false);
     if !reused {
-        log::info!("the cached {what} measured on a busy machine and this one is quiet now: measuring again");
+        log::info!(
+            "the cached {what} measured on a busy machine and this one is quiet now: measured again when needed"
+        );
     }
     reused
+}
+
+/// [`reuse`] with the load watched over [`QUIET_WINDOW`] (one-time work), at most once per
+/// engine: once busy ones were refused (`refused` set), busy ones are refused at once. Without
+/// it every run held against a ceiling this engine has not measured since watched the load
+/// again, 200 ms each.
+pub(crate) fn reuse_once(refused: &AtomicBool, measured_busy: bool, what: &str) -> bool {
+    if measured_busy && refused.load(Ordering::Relaxed) {
+        return false;
+    }
+    let busy_now = || crate::system::one_time::timed(|| crate::system::load::is_busy_now(QUIET_WINDOW));
+    let reused = reuse(measured_busy, what, busy_now);
+    refused.store(!reused, Ordering::Relaxed);
+    reused
+}
+
+/// The caches an engine refused as measured on a busy machine while this one was quiet
+/// ([`reuse_once`]).
+#[derive(Default)]
+pub(crate) struct BusyRefused {
+    /// The GPU's ceilings.
+    pub gpu: AtomicBool,
+    /// The CPU's compute ceiling.
+    pub cpu: AtomicBool,
 }
 
 /// A probe whose slowest step's median is this many times its best run was measured on a busy

@@ -9,7 +9,7 @@ use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
-use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse};
+use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse, reuse_once};
 use crate::engine::ceilings::cache_dir;
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, EngineError};
@@ -68,18 +68,25 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
 /// plausible, unless it was measured on a busy machine and this one is quiet now.
 #[must_use]
 pub fn cached_cpu_compute() -> Option<CpuCompute> {
+    let (compute, busy) = cached_cpu_file()?;
+    let busy_now = || crate::system::load::is_busy_now(QUIET_WINDOW);
+    reuse(busy, "CPU compute ceiling was", busy_now).then_some(compute)
+}
+
+/// The cached CPU compute ceiling of this CPU at this thread count, if plausible, and whether
+/// the machine was busy while it was measured.
+fn cached_cpu_file() -> Option<(CpuCompute, bool)> {
     let key = cpu_key();
     let path = cpu_cache_file(&key)?;
     let file: CpuCacheFile = super::cache::load_json(&path, "the CPU compute cache")?;
+    if !(file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads()) {
+        return None;
+    }
     if let Some(why) = implausible_cpu(&file.compute) {
         log::debug!("the CPU compute cache holds implausible figures ({why}): {}", path.display());
         return None;
     }
-    if !(file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads()) {
-        return None;
-    }
-    let busy_now = || crate::system::load::is_busy_now(QUIET_WINDOW);
-    reuse(file.busy, "CPU compute ceiling was", busy_now).then_some(file.compute)
+    Some((file.compute, file.busy))
 }
 
 /// Writes the CPU compute ceiling to its cache file; the file's path.
@@ -118,7 +125,7 @@ impl Engine {
             if let Some(c) = *known {
                 return Ok(c);
             }
-            if let Some(c) = self.ceiling_cache.then(cached_cpu_compute).flatten() {
+            if let Some(c) = self.cached_cpu_compute() {
                 *known = Some(c);
                 return Ok(c);
             }
@@ -163,6 +170,13 @@ impl Engine {
         Ok(compute_ceilings_of(&cpu, gpu.as_ref()))
     }
 
+    /// The cached CPU compute ceiling where this engine reads the cache, unless refused (as
+    /// [`crate::engine::ceilings::cache::reuse_once`] says).
+    fn cached_cpu_compute(&self) -> Option<CpuCompute> {
+        let (compute, busy) = self.ceiling_cache.then(cached_cpu_file).flatten()?;
+        reuse_once(&self.busy_refused.cpu, busy, "CPU compute ceiling was").then_some(compute)
+    }
+
     /// The CPU compute ceiling this engine holds now (measured, read or raised by a run); reads
     /// and measures nothing.
     #[must_use]
@@ -175,8 +189,8 @@ impl Engine {
     #[must_use]
     pub fn known_cpu_compute(&self) -> Option<CpuCompute> {
         let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
-        if known.is_none() && self.ceiling_cache {
-            *known = cached_cpu_compute();
+        if known.is_none() {
+            *known = self.cached_cpu_compute();
         }
         *known
     }
