@@ -450,7 +450,6 @@ impl GraylabApp {
 
     /// Answers the open dialog as a system without a dialog service does: at once, nothing.
     pub fn open_dialog_found_no_service(&mut self) {
-        use crate::app::windows::dialogs::DialogAnswer;
         self.dialog_answered(DialogFor::Open, DialogAnswer::Nothing { probably_unavailable: true });
     }
 
