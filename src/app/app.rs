@@ -231,8 +231,8 @@ impl GraylabApp {
         }
     }
 
-    /// Closes the window on top, if one is open; returns whether one was.
-    fn close_top_window(&mut self, ctx: &egui::Context) -> bool {
+    /// Closes the window on top, if one is open.
+    fn close_top_window(&mut self, ctx: &egui::Context) {
         use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, PATHS_ID, ROUND_TRIPS_ID, SWEEP_ID};
         let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle)).map(|l| l.id);
         let mut open: Vec<(&str, &mut bool)> = vec![
@@ -246,12 +246,8 @@ impl GraylabApp {
         open.retain(|(_, o)| **o);
         let at = open.iter().position(|(id, _)| Some(egui::Id::unique(*id)) == top);
         // The top one, else (none drawn yet) the last in the list.
-        match at.or_else(|| open.len().checked_sub(1)) {
-            Some(i) => {
-                *open[i].1 = false;
-                true
-            }
-            None => false,
+        if let Some(i) = at.or_else(|| open.len().checked_sub(1)) {
+            *open[i].1 = false;
         }
     }
 

@@ -176,15 +176,10 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         super::JobKind::Workgroups => "the workgroup race",
         _ => "the runs",
     };
-    match ticket.progress() {
-        Some(p) if p.total > 1 && p.done == 0 => {
-            format!("Stopped {what} before the first of {} finished", p.total)
-        }
-        Some(p) if p.total > 1 => format!("Stopped {what} after {} of {}", p.done, p.total),
-        None => match runs {
-            Some(n) if n > 1 => format!("Stopped {what} before the first of {n} finished"),
-            _ => format!("Stopped {what}"),
-        },
-        _ => format!("Stopped {what}"),
+    let (done, total) = ticket.progress().map_or((0, runs.unwrap_or(0)), |p| (p.done, p.total));
+    match (done, total) {
+        (_, total) if total <= 1 => format!("Stopped {what}"),
+        (0, total) => format!("Stopped {what} before the first of {total} finished"),
+        (done, total) => format!("Stopped {what} after {done} of {total}"),
     }
 }

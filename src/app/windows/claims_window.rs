@@ -149,8 +149,12 @@ impl ClaimsWindow {
                     |p| (p.what.clone(), p.fraction().unwrap_or(0.0), p.eta_secs()),
                 );
                 ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what));
+                // The estimate of the run in flight until its first claim is done.
                 let eta = eta.map_or_else(
-                    || self.first_estimate(session),
+                    || {
+                        let e = claims_estimate(session, self.quick).sentence();
+                        format!("{e} (the estimate in all, until a claim is done)")
+                    },
                     |s| format!("about {s:.0} s left (estimated from the claims done so far)"),
                 );
                 ui.label(RichText::new(eta).weak());
@@ -159,25 +163,15 @@ impl ClaimsWindow {
                 ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
             }
             None => {
-                // One line, whatever its figures (the whole of it on hover).
-                let text = Self::estimates(session);
+                // How long each run takes, by the one estimator, each with what its figure rests
+                // on (the last such run here, else this machine's ceilings or a rough guess): one
+                // line, whatever its figures (the whole of it on hover).
+                let (quick, all) =
+                    (claims_estimate(session, true).brief(), claims_estimate(session, false).brief());
+                let text = format!("Run (quick) takes {quick}; Run all takes {all}.");
                 ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
             }
         }
-    }
-
-    /// How long each run takes, by the one estimator, each with what its figure rests on (the
-    /// last such run here, else this machine's ceilings or a rough guess).
-    fn estimates(session: &Session) -> String {
-        let quick = claims_estimate(session, true).brief();
-        let all = claims_estimate(session, false).brief();
-        format!("Run (quick) takes {quick}; Run all takes {all}.")
-    }
-
-    /// The estimate of the run in flight until its first claim is done.
-    fn first_estimate(&self, session: &Session) -> String {
-        let e = claims_estimate(session, self.quick);
-        format!("{} (the estimate in all, until a claim is done)", e.sentence())
     }
 
     fn start(&mut self, session: &mut Session, quick: bool) {

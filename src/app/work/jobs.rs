@@ -183,7 +183,7 @@ impl Progress {
 }
 
 /// A job's handle, shared by the UI (to cancel it, to show its progress) and the worker.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Ticket {
     /// Job id.
     pub id: u64,
@@ -198,14 +198,7 @@ impl Ticket {
     /// A ticket for job `id`.
     #[must_use]
     pub fn new(id: u64) -> Self {
-        Self {
-            id,
-            cancel: Arc::default(),
-            progress: Arc::default(),
-            estimate_s: Arc::default(),
-            step_weights: Arc::default(),
-            pixels: Arc::default(),
-        }
+        Self { id, ..Self::default() }
     }
 
     /// Asks the worker to stop this job at the next check (between runs, and between a GPU
