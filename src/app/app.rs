@@ -165,10 +165,12 @@ impl GraylabApp {
         if save {
             self.export.open_for(&mut self.session);
         }
+        // Keys that a text field or an open menu takes first.
+        let typing_or_menu = ctx.text_edit_focused() || egui::Popup::is_any_open(ctx);
         // Esc stops the work that can be stopped first (the status bar then says how far it got);
         // with nothing running it closes the top window. Not while it closes a menu or leaves a
         // text field.
-        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) {
+        if escape && !typing_or_menu {
             if self.session.stoppable() {
                 self.session.stop();
             } else {
@@ -181,9 +183,7 @@ impl GraylabApp {
             let plain = i.modifiers.is_none();
             (plain && i.key_pressed(Key::ArrowLeft), plain && i.key_pressed(Key::ArrowRight))
         });
-        let arrows_free = !ctx.text_edit_focused()
-            && !egui::Popup::is_any_open(ctx)
-            && ctx.memory(egui::Memory::focused).is_none();
+        let arrows_free = !typing_or_menu && ctx.memory(egui::Memory::focused).is_none();
         if arrows_free && (left || right) {
             self.session.step_in_folder(right);
         }

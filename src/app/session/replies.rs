@@ -100,10 +100,10 @@ impl Session {
         if !cold {
             self.learn_run(&settings, &report);
         }
-        self.history.counted.runs += 1;
+        self.history.runs_counted += 1;
         let image_name = self.input.as_ref().map(|i| super::file_name(&i.path)).unwrap_or_default();
         self.history.runs.push(RunRecord {
-            seq: self.history.counted.runs,
+            seq: self.history.runs_counted,
             image_id,
             image_name,
             settings,
@@ -124,7 +124,7 @@ impl Session {
         }
         log::debug!(
             "run {}: {:?} {:.1} ms",
-            self.history.counted.runs + 1,
+            self.history.runs_counted + 1,
             output.settings.backend,
             measured.report.total_ns as f64 / 1e6
         );
@@ -151,9 +151,9 @@ impl Session {
             crate::app::look::duration(e.encode.encode_ns)
         ));
         // An export is listed as an export, never as a run: Last run keeps the last conversion.
-        self.history.counted.exports += 1;
+        self.history.exports_counted += 1;
         self.history.exports.push(ExportRecord {
-            seq: self.history.counted.exports,
+            seq: self.history.exports_counted,
             image_id: self.input.as_ref().map(|i| i.id),
             path: e.path,
             format: e.encode.format.to_string(),
