@@ -61,8 +61,7 @@ impl Session {
                     .error(format!("Nothing to compare: {} holds no measured setting", path.display()));
             }
             Ok(saved) => {
-                let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                let compared = ComparedRuns::of(&file, &saved);
+                let compared = ComparedRuns::of(&super::file_name(path), &saved);
                 let count = compared.runs.len();
                 self.toasts.success(format!(
                     "Comparing with {count} setting{} of {} (warm medians), right of this image's runs",
