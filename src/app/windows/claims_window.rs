@@ -3,6 +3,7 @@
 //! next to the photo and loaded again to compare two machines side by side.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use egui::{Color32, RichText, Ui};
 
@@ -10,10 +11,10 @@ use super::json_file::RowAsked;
 use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
-use crate::app::work::jobs::Job;
+use crate::app::work::jobs::{Answer, ClaimsEnd, Job};
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
 use crate::engine::claims::{claims_parts, claims_steps};
-use crate::engine::estimate::Task;
+use crate::engine::estimate::{Estimate, Task};
 use crate::io::ResultKind;
 
 /// The claims window's state.
@@ -32,7 +33,64 @@ pub struct ClaimsWindow {
     /// Whether the run asked last is the quick one.
     quick: bool,
     /// The latest report, why the latest run has none, and the run in flight.
-    shown: super::claims_shown::ClaimsShown,
+    shown: ClaimsShown,
+}
+
+/// The tutorial's claims as the window knows them: the latest report that finished, why the
+/// latest run has none, and what it was estimated at, taken from the run's answer when it ends.
+#[derive(Default)]
+pub struct ClaimsShown {
+    /// The latest report that finished.
+    pub report: Option<Arc<ClaimsReport>>,
+    /// Why the latest run has no report ("stopped after 2 of 7 claims", or its error); `None`
+    /// once one finished.
+    pub unfinished: Option<String>,
+    /// What the run of `report` was estimated to take before it started (its JSON says so).
+    pub estimate: Option<Estimate>,
+    /// The run in flight: its job's id and what it was estimated to take.
+    sent: Option<(u64, Estimate)>,
+}
+
+impl ClaimsShown {
+    /// A run was sent as job `id`, estimated at `estimate`.
+    fn sent(&mut self, id: u64, estimate: Estimate) {
+        self.sent = Some((id, estimate));
+    }
+
+    /// Takes the answer of the run in flight once it has arrived (every frame, the window open
+    /// or not): a report keeps its estimate; an error is said in a toast too.
+    fn take(&mut self, session: &mut Session) {
+        let Some((id, estimate)) = self.sent else { return };
+        let Some(Answer::Claims(end)) = session.take_answer(id) else { return };
+        self.sent = None;
+        match end {
+            ClaimsEnd::Finished(report) => {
+                // A stopped run keeps the claims it finished; the rest say "not run".
+                self.unfinished = report.stopped.then(|| {
+                    let done = report.claims.iter().filter(|c| c.verdict != Verdict::NotRun).count();
+                    format!(
+                        "Stopped after {done} of {} claims: those are kept, the rest were not run.",
+                        report.claims.len()
+                    )
+                });
+                self.report = Some(Arc::new(*report));
+                self.estimate = Some(estimate);
+            }
+            ClaimsEnd::Stopped { done, total } => {
+                let when = if total == 0 {
+                    "before the first claim".to_owned()
+                } else {
+                    format!("after {done} of {total} claims")
+                };
+                self.unfinished = Some(format!("Stopped {when}: nothing of this run is kept."));
+            }
+            ClaimsEnd::Failed(e) => {
+                let e = e.describe();
+                session.toasts.error(format!("The claims could not be tested: {e}"));
+                self.unfinished = Some(format!("The claims could not be tested: {e}"));
+            }
+        }
+    }
 }
 
 /// Where the JSON path came from.
@@ -54,7 +112,7 @@ impl ClaimsWindow {
 
     /// The latest report that finished, and why the latest run has none.
     #[must_use]
-    pub fn shown(&self) -> &super::claims_shown::ClaimsShown {
+    pub fn shown(&self) -> &ClaimsShown {
         &self.shown
     }
 
