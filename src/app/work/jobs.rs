@@ -306,14 +306,10 @@ pub enum Job {
         input: Arc<Loaded>,
         /// How; several for a comparison (e.g. every workgroup size).
         settings: Vec<ConvertSettings>,
-        /// GPU: download the result too.
-        round_trip: bool,
-        /// GPU: keep the input on the GPU for the next run of this image (else free it).
-        keep_input: bool,
         /// How many runs of each.
         runs: u32,
-        /// Longest side of the preview level, in pixels.
-        preview_side: u32,
+        /// The download, the input kept, the preview's size.
+        how: RunHow,
     },
     /// Measure the size sweep (on the open photo, resized, or synthetic images).
     Sweep {
@@ -389,6 +385,17 @@ pub enum Job {
         /// Format, quality, overwrite.
         options: ExportOptions,
     },
+}
+
+/// How a conversion job runs, beyond its settings.
+#[derive(Clone, Copy, Debug)]
+pub struct RunHow {
+    /// GPU: download the result too.
+    pub round_trip: bool,
+    /// GPU: keep the input on the GPU for the next run of this image (else free a kept one).
+    pub keep_input: bool,
+    /// Longest side of the preview level, in pixels.
+    pub preview_side: u32,
 }
 
 /// Kinds of job, for progress and Stop.
