@@ -165,10 +165,12 @@ impl GraylabApp {
         if save {
             self.export.open_for(&mut self.session);
         }
+        // Keys that a text field or an open menu takes first.
+        let typing_or_menu = ctx.text_edit_focused() || egui::Popup::is_any_open(ctx);
         // Esc stops the work that can be stopped first (the status bar then says how far it got);
         // with nothing running it closes the top window. Not while it closes a menu or leaves a
         // text field.
-        if escape && !ctx.text_edit_focused() && !egui::Popup::is_any_open(ctx) {
+        if escape && !typing_or_menu {
             if self.session.stoppable() {
                 self.session.stop();
             } else {
@@ -181,9 +183,7 @@ impl GraylabApp {
             let plain = i.modifiers.is_none();
             (plain && i.key_pressed(Key::ArrowLeft), plain && i.key_pressed(Key::ArrowRight))
         });
-        let arrows_free = !ctx.text_edit_focused()
-            && !egui::Popup::is_any_open(ctx)
-            && ctx.memory(egui::Memory::focused).is_none();
+        let arrows_free = !typing_or_menu && ctx.memory(egui::Memory::focused).is_none();
         if arrows_free && (left || right) {
             self.session.step_in_folder(right);
         }
@@ -231,8 +231,8 @@ impl GraylabApp {
         }
     }
 
-    /// Closes the window on top, if one is open; returns whether one was.
-    fn close_top_window(&mut self, ctx: &egui::Context) -> bool {
+    /// Closes the window on top, if one is open.
+    fn close_top_window(&mut self, ctx: &egui::Context) {
         use crate::app::windows::{CLAIMS_ID, EXPORT_ID, PARITY_ID, PATHS_ID, ROUND_TRIPS_ID, SWEEP_ID};
         let top = ctx.memory(|m| m.areas().top_layer_id(egui::Order::Middle)).map(|l| l.id);
         let mut open: Vec<(&str, &mut bool)> = vec![
@@ -246,12 +246,8 @@ impl GraylabApp {
         open.retain(|(_, o)| **o);
         let at = open.iter().position(|(id, _)| Some(egui::Id::unique(*id)) == top);
         // The top one, else (none drawn yet) the last in the list.
-        match at.or_else(|| open.len().checked_sub(1)) {
-            Some(i) => {
-                *open[i].1 = false;
-                true
-            }
-            None => false,
+        if let Some(i) = at.or_else(|| open.len().checked_sub(1)) {
+            *open[i].1 = false;
         }
     }
 
@@ -450,7 +446,6 @@ impl GraylabApp {
 
     /// Answers the open dialog as a system without a dialog service does: at once, nothing.
     pub fn open_dialog_found_no_service(&mut self) {
-        use crate::app::windows::dialogs::DialogAnswer;
         self.dialog_answered(DialogFor::Open, DialogAnswer::Nothing { probably_unavailable: true });
     }
 

@@ -83,13 +83,6 @@ fn hover(m: &Measurement) -> String {
     format!("{}: {:.3} {}{clock}{interval}", m.name, m.value, m.unit)
 }
 
-/// What a bar chart shows on hover.
-type BarHover = Box<dyn Fn(&Bar, &BarChart) -> String>;
-
-fn hover_formatter() -> BarHover {
-    Box::new(|bar, _| bar.name.clone())
-}
-
 /// Whole-number marks, named by `names` (index 0 at 0).
 fn named_axis<'a>(names: Vec<String>, x: bool) -> egui_plot::AxisHints<'a> {
     let hints = if x { egui_plot::AxisHints::new_x() } else { egui_plot::AxisHints::new_y() };
@@ -165,7 +158,9 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
         .include_y(top * 1.1)
         .show(ui, |plot| {
             plot.bar_chart(
-                BarChart::new("GPU per operation", bars).color(colour).element_formatter(hover_formatter()),
+                BarChart::new("GPU per operation", bars)
+                    .color(colour)
+                    .element_formatter(Box::new(|bar, _| bar.name.clone())),
             );
             if let Some(cpu) = cpu {
                 plot.hline(HLine::new(cpu.name.clone(), cpu.value).color(CPU_COLOUR).width(2.0));
@@ -194,7 +189,9 @@ fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], 
                     })
                 })
                 .collect();
-            BarChart::new(s.clone(), bars).color(series_colour(s, si)).element_formatter(hover_formatter())
+            BarChart::new(s.clone(), bars)
+                .color(series_colour(s, si))
+                .element_formatter(Box::new(|bar, _| bar.name.clone()))
         })
         .collect();
     let top = times.iter().map(|m| m.value).fold(0.0, f64::max);
@@ -259,7 +256,11 @@ fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
         .include_y(-0.6)
         .include_y(n as f64 - 0.4)
         .show(ui, |plot| {
-            plot.bar_chart(BarChart::new("times", bars).horizontal().element_formatter(hover_formatter()));
+            plot.bar_chart(
+                BarChart::new("times", bars)
+                    .horizontal()
+                    .element_formatter(Box::new(|bar, _| bar.name.clone())),
+            );
         });
     tiny_bars_note(ui, times);
 }

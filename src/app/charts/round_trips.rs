@@ -23,14 +23,9 @@ fn x_of(n: u32) -> f64 {
 fn point_verdict(p: &RoundTripPoint) -> String {
     let rounds = p.comparison.rounds;
     let rounds = if rounds == 1 { "1 round".to_owned() } else { format!("{rounds} rounds") };
-    match p.comparison.winner {
-        Winner::WithinNoise | Winner::NotMeasured => {
-            format!("n = {}: inconclusive here, {}, {rounds}", p.passes, p.comparison.label())
-        }
-        Winner::GpuFaster | Winner::CpuFaster => {
-            format!("n = {}: {}, {rounds}", p.passes, p.comparison.label())
-        }
-    }
+    let decided = matches!(p.comparison.winner, Winner::GpuFaster | Winner::CpuFaster);
+    let inconclusive = if decided { "" } else { "inconclusive here, " };
+    format!("n = {}: {inconclusive}{}, {rounds}", p.passes, p.comparison.label())
 }
 
 /// One series: its name, colour, style and (x, ms per operation) points.

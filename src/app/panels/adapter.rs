@@ -199,15 +199,12 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         }
         cpu_compute_row(ui, cpu);
     });
-    let origin = if k.measured_now {
-        format!("Measured in this session in {:.2} s on {} threads.", c.probe_ns as f64 / 1e9, c.host_threads)
+    let (when, kept) = if k.measured_now {
+        ("in this session".to_owned(), "")
     } else {
-        format!(
-            "Measured earlier ({}) in {:.2} s on {} threads; kept for this adapter.",
-            k.measured_ago(),
-            c.probe_ns as f64 / 1e9,
-            c.host_threads
-        )
+        (format!("earlier ({})", k.measured_ago()), "; kept for this adapter")
     };
+    let seconds = c.probe_ns as f64 / 1e9;
+    let origin = format!("Measured {when} in {seconds:.2} s on {} threads{kept}.", c.host_threads);
     ui.label(RichText::new(origin).small().weak());
 }

@@ -50,14 +50,11 @@ pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for
             None if waiting_for_dialog => {
                 ui.label("Waiting for the file dialog…");
             }
-            None => match session.stopped() {
-                Some(stopped) => {
-                    ui.label(stopped);
-                }
-                None => {
-                    ui.label(RichText::new("Ready").weak());
-                }
-            },
+            None => {
+                let text: egui::WidgetText =
+                    session.stopped().map_or_else(|| RichText::new("Ready").weak().into(), Into::into);
+                ui.label(text);
+            }
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| meter.ui(ui));
     });

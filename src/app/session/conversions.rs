@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{JobKind, Session};
-use crate::app::work::jobs::Job;
+use crate::app::work::jobs::{Job, RunHow};
 use crate::engine::ConvertSettings;
 
 /// What the latest conversion asked for: it runs again when any of it changes.
@@ -39,8 +39,8 @@ impl Session {
         self.unhold();
         let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
         let parts = super::pace::convert_parts(&list, runs, megapixels);
-        let preview_side = self.preview_side;
-        let job = Job::Convert { input, settings: list, round_trip, keep_input, runs, preview_side };
+        let how = RunHow { round_trip, keep_input, preview_side: self.preview_side };
+        let job = Job::Convert { input, settings: list, runs, how };
         self.book.latest_convert = self.send_estimated(job, crate::engine::estimate::Task::Convert, parts);
     }
 

@@ -13,21 +13,14 @@ pub(super) struct RunHistory {
     pub runs: Vec<RunRecord>,
     /// Every export, apart from the runs.
     pub exports: Vec<ExportRecord>,
-    /// Runs and exports numbered so far (numbers go on after Clear).
-    pub counted: Counted,
+    /// Runs numbered so far (numbers go on after Clear).
+    pub runs_counted: usize,
+    /// Exports numbered so far, apart from the runs.
+    pub exports_counted: usize,
     /// Settings already run once on an image (the first run of each is cold).
     pub seen: HashSet<String>,
     /// A saved bench set beside the runs on the chart, when one was loaded.
     pub compared: Option<ComparedRuns>,
-}
-
-/// Runs and exports numbered so far.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Counted {
-    /// Conversions.
-    pub runs: usize,
-    /// Exports.
-    pub exports: usize,
 }
 
 impl Session {
@@ -68,8 +61,7 @@ impl Session {
                     .error(format!("Nothing to compare: {} holds no measured setting", path.display()));
             }
             Ok(saved) => {
-                let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                let compared = ComparedRuns::of(&file, &saved);
+                let compared = ComparedRuns::of(&super::file_name(path), &saved);
                 let count = compared.runs.len();
                 self.toasts.success(format!(
                     "Comparing with {count} setting{} of {} (warm medians), right of this image's runs",

@@ -2,7 +2,6 @@
 //! output, the run history and the messages. Panels read it and ask it to start or stop work; it
 //! never draws anything and knows no panel.
 
-mod book;
 mod ceilings;
 mod conversions;
 mod folder;
@@ -25,6 +24,35 @@ use crate::app::work::preload::Preload;
 use crate::app::work::worker::Worker;
 use crate::engine::{Backend, GpuContext};
 
+/// The session's job bookkeeping: the jobs sent and not done, the latest of each kind (so that
+/// answers to superseded jobs are dropped), and how a stopped job ended.
+#[derive(Default)]
+struct JobBook {
+    /// Jobs sent and not done, oldest first (the first one runs).
+    pub sent: Vec<(JobKind, Ticket)>,
+    /// The last job id given out.
+    pub next_id: u64,
+    /// The latest load asked for: answers to older ones are dropped.
+    pub latest_load: u64,
+    /// The latest conversion job asked for.
+    pub latest_convert: u64,
+    /// Runs the latest conversion job asked for.
+    pub latest_convert_runs: u64,
+    /// The latest conversion job was a comparison (every workgroup size): when it ends, the
+    /// output is made again with the panel's settings, so caption and panel agree.
+    pub comparing: bool,
+    /// The settings of the latest conversion asked for.
+    pub requested: Option<conversions::Requested>,
+    /// How the last stopped job ended ("Stopped after 5 of 10"), shown until the next job.
+    pub stopped: Option<String>,
+    /// Jobs the user stopped (Stop or Esc), told apart from those a newer request superseded.
+    pub stopped_by_user: std::collections::HashSet<u64>,
+    /// GPU runs stopped between their submissions by a cancel (Stop, Esc, a newer setting).
+    pub runs_cut_short: usize,
+    /// Where the next job sent waits for a test to let it go (tests only; see `hold_next_job`).
+    pub hold_next: Option<crate::system::progress::HoldAt>,
+}
+
 /// The shared state of the app.
 #[derive(Default)]
 pub struct Session {
@@ -35,7 +63,7 @@ pub struct Session {
     gpu_device: GpuDevice,
     worker: Option<Worker>,
     /// Jobs sent and how they ended.
-    book: book::JobBook,
+    book: JobBook,
     input: Option<Arc<Loaded>>,
     /// The file being opened (the latest load asked for), until it is open or failed.
     opening: Option<PathBuf>,

@@ -100,10 +100,10 @@ impl Session {
         if !cold {
             self.learn_run(&settings, &report);
         }
-        self.history.counted.runs += 1;
+        self.history.runs_counted += 1;
         let image_name = self.input.as_ref().map(|i| super::file_name(&i.path)).unwrap_or_default();
         self.history.runs.push(RunRecord {
-            seq: self.history.counted.runs,
+            seq: self.history.runs_counted,
             image_id,
             image_name,
             settings,
@@ -124,7 +124,7 @@ impl Session {
         }
         log::debug!(
             "run {}: {:?} {:.1} ms",
-            self.history.counted.runs + 1,
+            self.history.runs_counted + 1,
             output.settings.backend,
             measured.report.total_ns as f64 / 1e6
         );
@@ -151,9 +151,9 @@ impl Session {
             crate::app::look::duration(e.encode.encode_ns)
         ));
         // An export is listed as an export, never as a run: Last run keeps the last conversion.
-        self.history.counted.exports += 1;
+        self.history.exports_counted += 1;
         self.history.exports.push(ExportRecord {
-            seq: self.history.counted.exports,
+            seq: self.history.exports_counted,
             image_id: self.input.as_ref().map(|i| i.id),
             path: e.path,
             format: e.encode.format.to_string(),
@@ -176,15 +176,10 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         super::JobKind::Workgroups => "the workgroup race",
         _ => "the runs",
     };
-    match ticket.progress() {
-        Some(p) if p.total > 1 && p.done == 0 => {
-            format!("Stopped {what} before the first of {} finished", p.total)
-        }
-        Some(p) if p.total > 1 => format!("Stopped {what} after {} of {}", p.done, p.total),
-        None => match runs {
-            Some(n) if n > 1 => format!("Stopped {what} before the first of {n} finished"),
-            _ => format!("Stopped {what}"),
-        },
-        _ => format!("Stopped {what}"),
+    let (done, total) = ticket.progress().map_or((0, runs.unwrap_or(0)), |p| (p.done, p.total));
+    match (done, total) {
+        (_, total) if total <= 1 => format!("Stopped {what}"),
+        (0, total) => format!("Stopped {what} before the first of {total} finished"),
+        (done, total) => format!("Stopped {what} after {done} of {total}"),
     }
 }

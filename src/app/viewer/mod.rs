@@ -127,7 +127,12 @@ impl Viewer {
         let output = session.output();
         // A conversion held on open for its estimate, or failed, is not under way: the pane says so.
         let pending = if session.converting() { "converting…" } else { "not converted yet (Run)" };
-        let caption = output.map_or_else(|| format!("Gray: {pending}"), |o| caption(o, session));
+        let converting = session.current_job().is_some();
+        let asked = session.settings().convert;
+        let caption = output.map_or_else(
+            || format!("Gray: {pending}"),
+            |o| caption_of(o.settings, asked, converting, o.stored_luma),
+        );
         // Where it is in its folder, when there are others to step to.
         let input_caption = match session.folder_place() {
             Some((n, of)) if of > 1 => {
@@ -189,16 +194,6 @@ fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> crate::app::textures::Pla
         zoom: view.zoom,
         pixels_per_point: ui.ctx().pixels_per_point(),
     }
-}
-
-/// What the output pane shows, and whether it is still being updated to the panel's settings.
-fn caption(output: &crate::app::work::jobs::Output, session: &Session) -> String {
-    caption_of(
-        output.settings,
-        session.settings().convert,
-        session.current_job().is_some(),
-        output.stored_luma,
-    )
 }
 
 /// The output's caption: the settings `shown` were made with, and when they are not the panel's

@@ -3,6 +3,7 @@
 //! next to the photo and loaded again to compare two machines side by side.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use egui::{Color32, RichText, Ui};
 
@@ -10,10 +11,10 @@ use super::json_file::RowAsked;
 use crate::app::charts::claim_chart_ui;
 use crate::app::look;
 use crate::app::session::{JobKind, Session};
-use crate::app::work::jobs::Job;
+use crate::app::work::jobs::{Answer, ClaimsEnd, Job};
 use crate::engine::claims::{ClaimResult, ClaimsReport, Verdict};
 use crate::engine::claims::{claims_parts, claims_steps};
-use crate::engine::estimate::Task;
+use crate::engine::estimate::{Estimate, Task};
 use crate::io::ResultKind;
 
 /// The claims window's state.
@@ -32,7 +33,64 @@ pub struct ClaimsWindow {
     /// Whether the run asked last is the quick one.
     quick: bool,
     /// The latest report, why the latest run has none, and the run in flight.
-    shown: super::claims_shown::ClaimsShown,
+    shown: ClaimsShown,
+}
+
+/// The tutorial's claims as the window knows them: the latest report that finished, why the
+/// latest run has none, and what it was estimated at, taken from the run's answer when it ends.
+#[derive(Default)]
+pub struct ClaimsShown {
+    /// The latest report that finished.
+    pub report: Option<Arc<ClaimsReport>>,
+    /// Why the latest run has no report ("stopped after 2 of 7 claims", or its error); `None`
+    /// once one finished.
+    pub unfinished: Option<String>,
+    /// What the run of `report` was estimated to take before it started (its JSON says so).
+    pub estimate: Option<Estimate>,
+    /// The run in flight: its job's id and what it was estimated to take.
+    sent: Option<(u64, Estimate)>,
+}
+
+impl ClaimsShown {
+    /// A run was sent as job `id`, estimated at `estimate`.
+    fn sent(&mut self, id: u64, estimate: Estimate) {
+        self.sent = Some((id, estimate));
+    }
+
+    /// Takes the answer of the run in flight once it has arrived (every frame, the window open
+    /// or not): a report keeps its estimate; an error is said in a toast too.
+    fn take(&mut self, session: &mut Session) {
+        let Some((id, estimate)) = self.sent else { return };
+        let Some(Answer::Claims(end)) = session.take_answer(id) else { return };
+        self.sent = None;
+        match end {
+            ClaimsEnd::Finished(report) => {
+                // A stopped run keeps the claims it finished; the rest say "not run".
+                self.unfinished = report.stopped.then(|| {
+                    let done = report.claims.iter().filter(|c| c.verdict != Verdict::NotRun).count();
+                    format!(
+                        "Stopped after {done} of {} claims: those are kept, the rest were not run.",
+                        report.claims.len()
+                    )
+                });
+                self.report = Some(Arc::new(*report));
+                self.estimate = Some(estimate);
+            }
+            ClaimsEnd::Stopped { done, total } => {
+                let when = if total == 0 {
+                    "before the first claim".to_owned()
+                } else {
+                    format!("after {done} of {total} claims")
+                };
+                self.unfinished = Some(format!("Stopped {when}: nothing of this run is kept."));
+            }
+            ClaimsEnd::Failed(e) => {
+                let e = e.describe();
+                session.toasts.error(format!("The claims could not be tested: {e}"));
+                self.unfinished = Some(format!("The claims could not be tested: {e}"));
+            }
+        }
+    }
 }
 
 /// Where the JSON path came from.
@@ -54,7 +112,7 @@ impl ClaimsWindow {
 
     /// The latest report that finished, and why the latest run has none.
     #[must_use]
-    pub fn shown(&self) -> &super::claims_shown::ClaimsShown {
+    pub fn shown(&self) -> &ClaimsShown {
         &self.shown
     }
 
@@ -149,8 +207,12 @@ impl ClaimsWindow {
                     |p| (p.what.clone(), p.fraction().unwrap_or(0.0), p.eta_secs()),
                 );
                 ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what));
+                // The estimate of the run in flight until its first claim is done.
                 let eta = eta.map_or_else(
-                    || self.first_estimate(session),
+                    || {
+                        let e = claims_estimate(session, self.quick).sentence();
+                        format!("{e} (the estimate in all, until a claim is done)")
+                    },
                     |s| format!("about {s:.0} s left (estimated from the claims done so far)"),
                 );
                 ui.label(RichText::new(eta).weak());
@@ -159,25 +221,15 @@ impl ClaimsWindow {
                 ui.label(RichText::new("Waiting for the work in progress to finish…").weak());
             }
             None => {
-                // One line, whatever its figures (the whole of it on hover).
-                let text = Self::estimates(session);
+                // How long each run takes, by the one estimator, each with what its figure rests
+                // on (the last such run here, else this machine's ceilings or a rough guess): one
+                // line, whatever its figures (the whole of it on hover).
+                let (quick, all) =
+                    (claims_estimate(session, true).brief(), claims_estimate(session, false).brief());
+                let text = format!("Run (quick) takes {quick}; Run all takes {all}.");
                 ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
             }
         }
-    }
-
-    /// How long each run takes, by the one estimator, each with what its figure rests on (the
-    /// last such run here, else this machine's ceilings or a rough guess).
-    fn estimates(session: &Session) -> String {
-        let quick = claims_estimate(session, true).brief();
-        let all = claims_estimate(session, false).brief();
-        format!("Run (quick) takes {quick}; Run all takes {all}.")
-    }
-
-    /// The estimate of the run in flight until its first claim is done.
-    fn first_estimate(&self, session: &Session) -> String {
-        let e = claims_estimate(session, self.quick);
-        format!("{} (the estimate in all, until a claim is done)", e.sentence())
     }
 
     fn start(&mut self, session: &mut Session, quick: bool) {

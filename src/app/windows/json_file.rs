@@ -109,10 +109,7 @@ pub(super) fn load_result<T: serde::de::DeserializeOwned>(
     kind: ResultKind,
 ) -> Option<(String, T)> {
     match crate::io::read_result::<T>(path, Some(kind)) {
-        Ok(read) => {
-            let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            Some((file, read.body))
-        }
+        Ok(read) => Some((crate::app::session::file_name(path), read.body)),
         Err(e) => {
             let why = crate::app::advice::describe(&e);
             session.toasts.error(format!("Could not load the {}. {why}", kind.name()));

@@ -1,7 +1,6 @@
 //! The windows opened on demand: export, size sweep, round trips, parity, the tutorial's claims,
 //! transfer paths, and the native file dialogs.
 
-pub(super) mod claims_shown;
 pub(super) mod claims_window;
 pub(super) mod dialogs;
 pub(super) mod export_window;

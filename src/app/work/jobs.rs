@@ -183,7 +183,7 @@ impl Progress {
 }
 
 /// A job's handle, shared by the UI (to cancel it, to show its progress) and the worker.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Ticket {
     /// Job id.
     pub id: u64,
@@ -198,14 +198,7 @@ impl Ticket {
     /// A ticket for job `id`.
     #[must_use]
     pub fn new(id: u64) -> Self {
-        Self {
-            id,
-            cancel: Arc::default(),
-            progress: Arc::default(),
-            estimate_s: Arc::default(),
-            step_weights: Arc::default(),
-            pixels: Arc::default(),
-        }
+        Self { id, ..Self::default() }
     }
 
     /// Asks the worker to stop this job at the next check (between runs, and between a GPU
@@ -313,14 +306,10 @@ pub enum Job {
         input: Arc<Loaded>,
         /// How; several for a comparison (e.g. every workgroup size).
         settings: Vec<ConvertSettings>,
-        /// GPU: download the result too.
-        round_trip: bool,
-        /// GPU: keep the input on the GPU for the next run of this image (else free it).
-        keep_input: bool,
         /// How many runs of each.
         runs: u32,
-        /// Longest side of the preview level, in pixels.
-        preview_side: u32,
+        /// The download, the input kept, the preview's size.
+        how: RunHow,
     },
     /// Measure the size sweep (on the open photo, resized, or synthetic images).
     Sweep {
@@ -396,6 +385,17 @@ pub enum Job {
         /// Format, quality, overwrite.
         options: ExportOptions,
     },
+}
+
+/// How a conversion job runs, beyond its settings.
+#[derive(Clone, Copy, Debug)]
+pub struct RunHow {
+    /// GPU: download the result too.
+    pub round_trip: bool,
+    /// GPU: keep the input on the GPU for the next run of this image (else free a kept one).
+    pub keep_input: bool,
+    /// Longest side of the preview level, in pixels.
+    pub preview_side: u32,
 }
 
 /// Kinds of job, for progress and Stop.

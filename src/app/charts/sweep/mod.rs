@@ -103,19 +103,21 @@ impl SweepChart {
         } else {
             with_notes
         };
-        let crossover = result
-            .crossover_mp
-            .map(|mp| VLine::new("crossover (GPU total < CPU)", mp.log10()).color(Color32::YELLOW));
-        let resident = result.resident_crossover_mp.map(|mp| {
-            VLine::new("crossover with data on the GPU", mp.log10())
-                .color(Color32::LIGHT_BLUE)
-                .style(LineStyle::dotted_dense())
-        });
-        let modelled_crossover = result.model.as_ref().and_then(|m| m.crossover_mp).map(|mp| {
-            VLine::new("modelled crossover (every step at its ceiling)", mp.log10())
-                .color(Color32::YELLOW)
-                .style(LineStyle::dotted_loose())
-        });
+        let crossovers = [
+            (result.crossover_mp, "crossover (GPU total < CPU)", Color32::YELLOW, LineStyle::Solid),
+            (
+                result.resident_crossover_mp,
+                "crossover with data on the GPU",
+                Color32::LIGHT_BLUE,
+                LineStyle::dotted_dense(),
+            ),
+            (
+                result.model.as_ref().and_then(|m| m.crossover_mp),
+                "modelled crossover (every step at its ceiling)",
+                Color32::YELLOW,
+                LineStyle::dotted_loose(),
+            ),
+        ];
         let hidden = &self.hidden;
         ui.label(RichText::new(Y_TITLE).small());
         Plot::new("sweep")
@@ -145,14 +147,10 @@ impl SweepChart {
                         );
                     }
                 }
-                if let Some(v) = crossover {
-                    plot.vline(v);
-                }
-                if let Some(v) = resident {
-                    plot.vline(v);
-                }
-                if let Some(v) = modelled_crossover {
-                    plot.vline(v);
+                for (mp, name, colour, style) in crossovers {
+                    if let Some(mp) = mp {
+                        plot.vline(VLine::new(name, mp.log10()).color(colour).style(style));
+                    }
                 }
             });
         ui.vertical_centered(|ui| ui.label(RichText::new(X_TITLE).small()));
@@ -189,17 +187,16 @@ fn notes_ui(ui: &mut Ui, id: &str, notes: &[(String, bool)], fold: bool) {
     }
 }
 
+/// The height `text` takes in small text at the width available, with the gap under it.
+fn small_text_height(ui: &Ui, text: &str) -> f32 {
+    let small = egui::TextStyle::Small.resolve(ui.style());
+    let galley = ui.painter().layout(text.to_owned(), small, Color32::WHITE, ui.available_width());
+    galley.size().y + ui.spacing().item_spacing.y
+}
+
 /// The height `notes` take in small text at the width available, with the gaps between them.
 fn notes_height(ui: &Ui, notes: &[(String, bool)]) -> f32 {
-    let width = ui.available_width();
-    let gap = ui.spacing().item_spacing.y;
-    let small = egui::TextStyle::Small.resolve(ui.style());
-    notes
-        .iter()
-        .map(|(note, _)| {
-            ui.painter().layout(note.clone(), small.clone(), Color32::WHITE, width).size().y + gap
-        })
-        .sum()
+    notes.iter().map(|(note, _)| small_text_height(ui, note)).sum()
 }
 
 /// The x axis's title, drawn under the plot as a label of its own (never clipped with the plot).
@@ -246,14 +243,9 @@ fn legend_entry(ui: &mut Ui, (label, full): (&str, &str), colour: Color32, shown
 /// at this width) have their room, at most `max_height` and at least [`MIN_PLOT_HEIGHT`]. (A
 /// window's `available_height` is its size of the last frame, which would never let it grow.)
 fn plot_height_ui(ui: &Ui, notes: &[(String, bool)], max_height: f32, bottom_y: f32) -> f32 {
-    let width = ui.available_width();
     let gap = ui.spacing().item_spacing.y;
-    let small = egui::TextStyle::Small.resolve(ui.style());
-    let text_height = |text: &str| {
-        ui.painter().layout(text.to_owned(), small.clone(), Color32::WHITE, width).size().y + gap
-    };
-    let below = text_height(X_TITLE) + notes_height(ui, notes);
-    let above = text_height(Y_TITLE);
+    let below = small_text_height(ui, X_TITLE) + notes_height(ui, notes);
+    let above = small_text_height(ui, Y_TITLE);
     // A little slack for rounding and the window's bottom margin.
     let room = bottom_y - ui.cursor().top() - above - below - gap - 4.0;
     room.min(max_height).max(MIN_PLOT_HEIGHT)
@@ -286,6 +278,11 @@ fn short_label(series: Series) -> &'static str {
     }
 }
 
+/// A point of the chart: (log MP, log ms).
+fn log_point(megapixels: f64, ns: u64) -> [f64; 2] {
+    [megapixels.log10(), (ns as f64 / 1e6).max(1e-6).log10()]
+}
+
 /// Every series of `result` (solid) and of the saved sweeps (dashed), and the model (dotted).
 fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<ChartLine<'a>> {
     let mut all: Vec<ChartLine<'a>> = Vec::new();
@@ -293,13 +290,8 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
     for (i, (name, r)) in sources.enumerate() {
         let style = if i == 0 { LineStyle::Solid } else { LineStyle::dashed_loose() };
         for s in Series::ALL {
-            let points: Vec<[f64; 2]> = r
-                .points
-                .iter()
-                .filter_map(|p| {
-                    Some([p.megapixels.log10(), (p.median_ns(s)? as f64 / 1e6).max(1e-6).log10()])
-                })
-                .collect();
+            let points: Vec<[f64; 2]> =
+                r.points.iter().filter_map(|p| Some(log_point(p.megapixels, p.median_ns(s)?))).collect();
             if !points.is_empty() {
                 let (key, shown_as) = if name.is_empty() {
                     (s.label().to_owned(), s.label())
@@ -322,10 +314,7 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
     let modelled: Vec<[f64; 2]> = result
         .points
         .iter()
-        .filter_map(|p| {
-            let ms = p.modelled?.gpu_total_ns as f64 / 1e6;
-            Some([p.megapixels.log10(), ms.max(1e-6).log10()])
-        })
+        .filter_map(|p| Some(log_point(p.megapixels, p.modelled?.gpu_total_ns)))
         .collect();
     if !modelled.is_empty() {
         const MODEL: &str = "GPU end to end at the ceilings (model)";

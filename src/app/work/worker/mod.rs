@@ -16,8 +16,6 @@ mod compare;
 mod round_trips;
 mod runs;
 
-use runs::RunHow;
-
 use crate::app::textures::DisplayImage;
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::{EngineMaker, GpuDevice};
@@ -213,13 +211,8 @@ impl WorkerState {
             Job::Load { path, preview_side, options, preloaded } => {
                 self.load(ticket, path, preview_side, &options, preloaded);
             }
-            Job::Convert { input, settings, round_trip, keep_input, runs, preview_side } => {
-                self.convert_runs(
-                    ticket,
-                    (&input, &settings),
-                    RunHow { round_trip, keep_input, preview_side },
-                    runs,
-                );
+            Job::Convert { input, settings, runs, how } => {
+                self.convert_runs(ticket, (&input, &settings), how, runs);
             }
             Job::CachedCeilings => self.cached_ceilings(ticket),
             Job::Ceilings { remeasure } => {

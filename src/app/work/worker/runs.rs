@@ -11,7 +11,7 @@ use image::DynamicImage;
 use crate::app::textures::{DisplayImage, preview_levels, preview_size};
 use crate::app::work::error::WorkError;
 use crate::app::work::gpu_device::GpuDevice;
-use crate::app::work::jobs::{Exported, Loaded, Measured, Output, Reply, Ticket, file_name};
+use crate::app::work::jobs::{Exported, Loaded, Measured, Output, Reply, RunHow, Ticket, file_name};
 use crate::app::work::worker::WorkerState;
 use crate::engine::{
     Backend, ConvertSettings, Converted, EngineError, PROBE_HOLD_BYTES, Phase, RunOptions, RunReport,
@@ -23,17 +23,6 @@ use crate::system::clock::nanos_since;
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
 /// the report.
 type Shown = (Option<Arc<DynamicImage>>, DisplayImage, RunReport);
-
-/// How a conversion job runs, beyond its settings.
-#[derive(Clone, Copy)]
-pub(crate) struct RunHow {
-    /// GPU: download the result too.
-    pub round_trip: bool,
-    /// GPU: keep the input on the GPU (else free a kept one).
-    pub keep_input: bool,
-    /// Longest side of the preview level.
-    pub preview_side: u32,
-}
 
 impl WorkerState {
     /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
