@@ -311,8 +311,12 @@ pub fn compare(base_json: &Value, new_json: &Value, threshold: f64) -> Compariso
             None => comparison.only_base.push(b.name.clone()),
         }
     }
-    comparison.only_new =
-        new.iter().filter(|n| !base.iter().any(|b| b.name == n.name)).map(|n| n.name.clone()).collect();
+    // Matched as the rows are, by name and unit: a figure whose unit changed is in both lists.
+    comparison.only_new = new
+        .iter()
+        .filter(|n| !base.iter().any(|b| b.name == n.name && b.unit == n.unit))
+        .map(|n| n.name.clone())
+        .collect();
     comparison.verdicts = verdict_changes(base_json, new_json);
     comparison
 }
@@ -441,6 +445,8 @@ mod tests {
         assert_eq!(compare(&base, &slower, 1.5).count(Change::Same), 3);
     }
 
+    const DEVICE_COPY: &str = "ceilings · device_copy";
+
     #[test]
     fn a_slower_probe_is_a_lower_rate_and_ratios_only_move() {
         let base = bench([90, 100, 120], [180, 200, 260]);
@@ -473,5 +479,14 @@ mod tests {
         // Figures in one file only are listed, not compared.
         let c = compare(&base, &claim(2.0), 0.10);
         assert!(c.rows.is_empty() && c.only_base.len() == 3 && c.only_new.len() == 1, "{c:?}");
+        // A figure whose unit changed (a byte probe become an operation probe) is in both lists.
+        let mut ops = base.clone();
+        let probe = &mut ops["ceilings"]["ceilings"]["device_copy"];
+        probe["ops"] = probe["bytes"].take();
+        let c = compare(&base, &ops, 0.10);
+        assert_eq!(
+            (c.rows.len(), &c.only_base, &c.only_new),
+            (2, &vec![DEVICE_COPY.to_owned()], &vec![DEVICE_COPY.to_owned()])
+        );
     }
 }
