@@ -77,14 +77,14 @@ pub fn looks_like(head: &[u8]) -> Option<&'static str> {
     if let Some((_, what)) = MAGIC.iter().find(|(magic, _)| head.starts_with(magic)) {
         return Some(what);
     }
-    // Text: valid UTF-8 (a character cut at the end aside) without control bytes but tabs and
-    // line ends.
+    // Text: valid UTF-8 (a character cut at the end aside) without control bytes but white
+    // space (tabs, line ends, form feeds).
     let valid = match std::str::from_utf8(head) {
         Ok(s) => s,
         Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
         Err(_) => return None,
     };
-    let text = !valid.is_empty() && valid.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'));
+    let text = !valid.is_empty() && valid.chars().all(|c| !c.is_control() || c.is_whitespace());
     text.then_some("text")
 }
 
@@ -99,6 +99,8 @@ mod tests {
         assert_eq!(looks_like(b"%PDF-1.7"), Some("a PDF document"));
         assert_eq!(looks_like(b"\x00\x00\x02\x00\x00"), None, "a TGA header is not text");
         assert_eq!(looks_like(b""), None);
+        assert_eq!(looks_like(b"page one\x0cpage two\x0b"), Some("text"), "form and line feeds are text");
+        assert_eq!(looks_like(b"text\x1b[0m"), None, "an escape byte is not");
     }
 
     #[cfg(unix)]

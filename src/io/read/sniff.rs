@@ -104,11 +104,10 @@ pub(in crate::io) fn unsupported_format_of(head: &[u8]) -> Option<String> {
 }
 
 /// What a file that is no image looks like, from its first bytes, for messages (a PDF, an
-/// archive and the other kinds [`crate::io::looks_like`] names were refused before).
+/// archive and the other kinds [`crate::io::looks_like`] names were refused before), text by
+/// the same rule.
 pub(in crate::io) fn describe_head(head: &[u8]) -> &'static str {
-    if !head.is_empty()
-        && std::str::from_utf8(head).is_ok_and(|t| t.chars().all(|c| !c.is_control() || c.is_whitespace()))
-    {
+    if crate::io::looks_like(head) == Some("text") {
         "it looks like text"
     } else {
         "its first bytes match no image format"
