@@ -16,7 +16,7 @@ pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for
         stop = ui
             .add_enabled(stoppable, egui::Button::new("Stop"))
             .on_hover_text(
-                "Esc (it first closes the window on top, when one is open). Stops Continuous, \
+                "Esc (with nothing to stop, it closes the window on top). Stops Continuous, \
                  Run ×N, every-size runs, the sweep, parity and the claims: a GPU run in progress \
                  stops at its next submission, a CPU run finishes first, a claim at its end.",
             )

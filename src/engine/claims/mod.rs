@@ -198,7 +198,7 @@ impl Evidence {
 /// One claim, tested.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClaimResult {
-    /// The claim's number in the tutorial's list (1 to 9).
+    /// The claim's number in the tutorial's list (1 to 10).
     pub id: u8,
     /// The claim, quoted.
     pub claim: String,
@@ -260,8 +260,8 @@ pub struct ClaimsOptions<'a> {
     /// Checked between experiments and inside them: once set, the run stops, keeping the claims
     /// already finished ([`ClaimsReport::stopped`]).
     pub cancel: Option<&'a AtomicBool>,
-    /// Keep each claim's last run of every side it runs whole (claims 1 and 5 to 9; claims 2 to
-    /// 4 time passes and kernels alone), for a trace.
+    /// Keep each claim's last run of every side it runs whole (claims 1 and 5 to 10; claims 2
+    /// to 4 time passes and kernels alone), for a trace.
     pub keep_runs: bool,
 }
 

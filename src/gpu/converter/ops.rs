@@ -41,9 +41,11 @@ impl GpuConverter {
         let faster =
             if persistent_ns < steps_ns { DitherWavefront::Persistent } else { DitherWavefront::Steps };
         log::info!(
-            "the dither's wavefront on {}: {faster:?} (a 1024x512 plane's passes: steps {:.2} ms, \
+            "the dither's wavefront on {}: {faster:?} (a {}x{} plane's passes: steps {:.2} ms, \
              persistent {:.2} ms)",
             self.ctx.adapter_info().name,
+            timed.0,
+            timed.1,
             steps_ns as f64 / 1e6,
             persistent_ns as f64 / 1e6
         );
