@@ -6,7 +6,6 @@
 //! naming the file in every error.
 
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize as _;
 
@@ -78,7 +77,7 @@ impl Provenance {
         Self {
             graylab: crate::system::host::VERSION.to_owned(),
             build: crate::system::host::BUILD.to_owned(),
-            written_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+            written_unix_s: crate::system::clock::unix_now_s(),
             invocation: std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect(),
             host: Host::now(threads),
             adapter: adapter.and_then(|a| serde_json::to_value(a).ok()),

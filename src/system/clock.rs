@@ -117,6 +117,12 @@ impl fmt::Display for Clock {
     }
 }
 
+/// Seconds since 1970 now, as the cache and result files stamp them (0 on a clock set before).
+#[must_use]
+pub fn unix_now_s() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Clock, busy_time};

@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::engine::{Engine, EngineError};
 use crate::gpu::{Bandwidth, GpuCeilings, GpuCompute, GpuConverter, GpuError};
@@ -53,7 +52,7 @@ impl KnownCeilings {
     /// How long ago they were measured, in words ("40 s ago", "3 min ago", "2 days ago").
     #[must_use]
     pub fn measured_ago(&self) -> String {
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let now = crate::system::clock::unix_now_s();
         match now.saturating_sub(self.measured_unix_s) {
             s @ 0..120 => format!("{s} s ago"),
             s @ 120..7200 => format!("{} min ago", s / 60),
@@ -272,7 +271,7 @@ impl Engine {
                 "the GPU ceilings were measured on a busy machine: they are measured again once it is not"
             );
         }
-        let measured_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let measured_unix_s = crate::system::clock::unix_now_s();
         let (cache_path, cache_error) =
             match self.ceiling_cache.then(|| store(&ceilings, measured_unix_s, busy)) {
                 Some(Ok(path)) => (Some(path), None),
@@ -383,9 +382,9 @@ pub(crate) fn reuse_once(refused: &AtomicBool, measured_busy: bool, what: &str) 
         return false;
     }
     let busy_now = || crate::system::one_time::timed(|| crate::system::load::is_busy_now(QUIET_WINDOW));
-    let reused = reuse(measured_busy, what, busy_now);
-    refused.store(!reused, Ordering::Relaxed);
-    reused
+    let kept = reuse(measured_busy, what, busy_now);
+    refused.store(!kept, Ordering::Relaxed);
+    kept
 }
 
 /// The caches an engine refused as measured on a busy machine while this one was quiet

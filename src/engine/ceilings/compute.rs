@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
 use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse, reuse_once};
@@ -97,7 +96,7 @@ fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, EngineError> {
         format: FORMAT,
         graylab_version: crate::system::host::VERSION.to_owned(),
         cpu_key: key,
-        measured_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        measured_unix_s: crate::system::clock::unix_now_s(),
         compute: *compute,
         busy,
     };
