@@ -1,4 +1,4 @@
-//! A TIFF's first image file directory, read before decoding: which variant it is (the way it
+//! A TIFF's first image file directory (classic or `BigTIFF`), read before decoding: which variant it is (the way it
 //! is decoded), and a sentence naming the variants graylab cannot read, instead of the decoder's
 //! internals or, worse, noise (32-bit unsigned integers without a `SampleFormat` tag are read
 //! as floating point by the `image` crate).
@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::io::IoError;
 use crate::io::read::claims::Walk;
+use crate::io::read::claims::tiff_ifd::Layout;
 use crate::io::read::orientation::uint_at;
 
 const BITS_PER_SAMPLE: u16 = 258;
@@ -124,12 +125,13 @@ struct TiffHeader {
 /// naming the variant graylab cannot read. Other files, and TIFFs whose first directory cannot
 /// be read, are left to the `image` crate (its decoder says why).
 pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Variant>, IoError> {
-    let little = match head.get(..4) {
-        Some(b"II*\0") => true,
-        Some(b"MM\0*") => false,
+    let header = match head.get(..4) {
+        Some(b"II*\0") => first_ifd(path, head, true),
+        Some(b"MM\0*") => first_ifd(path, head, false),
+        Some(b"II+\0" | b"MM\0+") => first_big_ifd(path, head),
         _ => return Ok(None),
     };
-    let Some(header) = first_ifd(path, head, little) else {
+    let Some(header) = header else {
         return Ok(None);
     };
     header
@@ -308,32 +310,11 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
     let entries = u64::from(u16_at(&walk.read::<2>()?, 0)?).min(MAX_ENTRIES);
     // As many whole entries as the file holds.
     let ifd = walk.bytes(usize::try_from((entries * 12).min(walk.len() - walk.at())).ok()?)?;
-    let mut header = TiffHeader {
-        photometric: None,
-        black_is_zero: None,
-        compression: 1,
-        samples: 1,
-        bits: 1,
-        sample_format: 1,
-        extra_sample: None,
-        t4_options: 0,
-        fill_order: 1,
-        has_color_map: false,
-    };
+    let mut header = TiffHeader::default();
     for (index, entry) in ifd.chunks_exact(12).enumerate() {
         let tag = u16_at(entry, 0)?;
-        let wanted = [
-            BITS_PER_SAMPLE,
-            COMPRESSION,
-            PHOTOMETRIC,
-            FILL_ORDER,
-            SAMPLES_PER_PIXEL,
-            T4_OPTIONS,
-            EXTRA_SAMPLES,
-            SAMPLE_FORMAT,
-        ];
         header.has_color_map |= tag == COLOR_MAP;
-        if !wanted.contains(&tag) {
+        if !WANTED.contains(&tag) {
             continue;
         }
         // SHORT or LONG values: inline when they fit in 4 bytes, else at an offset.
@@ -356,31 +337,106 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
             let raw = walk.bytes(usize::from(width) * n.min(MAX_VALUES) as usize)?;
             (0..n.min(MAX_VALUES) as usize).map(|k| read(&raw, k)).collect::<Option<_>>()?
         };
+        let value_at = offset + 2 + 12 * index as u64 + 8;
+        header.take(tag, &values, Patch::one(value_at, width, little))?;
+    }
+    Some(header)
+}
+
+/// The tags [`TiffHeader`] holds (with `ColorMap`, only noted).
+const WANTED: [u16; 8] = [
+    BITS_PER_SAMPLE,
+    COMPRESSION,
+    PHOTOMETRIC,
+    FILL_ORDER,
+    SAMPLES_PER_PIXEL,
+    T4_OPTIONS,
+    EXTRA_SAMPLES,
+    SAMPLE_FORMAT,
+];
+
+/// The first directory's facts of a `BigTIFF` (64-bit offsets, 20-byte entries, as graylab
+/// writes past 4 GiB), read by the claims' directory reader; `None` when it cannot be read.
+fn first_big_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
+    let (layout, offset) = Layout::of(head)?;
+    let mut walk = Walk::open(path)?;
+    let ifd = layout.ifd(&mut walk, offset)?;
+    let mut header = TiffHeader::default();
+    for (index, entry) in ifd.entries.iter().enumerate() {
+        header.has_color_map |= entry.tag == COLOR_MAP;
+        if !WANTED.contains(&entry.tag) {
+            continue;
+        }
+        // SHORT or LONG values, as in a classic TIFF.
+        let width: u8 = match entry.kind {
+            3 => 2,
+            4 => 4,
+            _ => return None,
+        };
+        let values = layout.values(&mut walk, entry, 1 << 16)?;
+        let values: Vec<u32> =
+            values.iter().take(MAX_VALUES as usize).map(|&v| u32::try_from(v).ok()).collect::<Option<_>>()?;
+        // The entry's value field: past the count (8 bytes) and 20 bytes an entry, after its
+        // tag, type and count (12 bytes).
+        let value_at = offset + 8 + 20 * index as u64 + 12;
+        header.take(entry.tag, &values, Patch::one(value_at, width, layout.little()))?;
+    }
+    Some(header)
+}
+
+impl Patch {
+    /// The patch that presents a SHORT or LONG (`width` 2 or 4) value at `at` as 1.
+    fn one(at: u64, width: u8, little: bool) -> Self {
+        let bytes = match (little, width) {
+            (true, 2) => [1, 0, 0, 0],
+            (false, 2) => [0, 1, 0, 0],
+            (true, _) => 1u32.to_le_bytes(),
+            (false, _) => 1u32.to_be_bytes(),
+        };
+        Self { at, bytes, len: width }
+    }
+}
+
+impl TiffHeader {
+    /// Takes the `values` of `tag` (one of [`WANTED`]; at most [`MAX_VALUES`]), whose value
+    /// field `photometric_one` would present as 1; `None` for a value out of range, or none.
+    fn take(&mut self, tag: u16, values: &[u32], photometric_one: Patch) -> Option<()> {
         let first = *values.first()?;
         let short = |v: u32| u16::try_from(v).ok();
         match tag {
-            BITS_PER_SAMPLE => header.bits = short(values.iter().copied().max()?)?,
-            COMPRESSION => header.compression = short(first)?,
+            BITS_PER_SAMPLE => self.bits = short(values.iter().copied().max()?)?,
+            COMPRESSION => self.compression = short(first)?,
             PHOTOMETRIC => {
-                header.photometric = Some(short(first)?);
-                let bytes = match (little, width) {
-                    (true, 2) => [1, 0, 0, 0],
-                    (false, 2) => [0, 1, 0, 0],
-                    (true, _) => 1u32.to_le_bytes(),
-                    (false, _) => 1u32.to_be_bytes(),
-                };
-                let at = offset + 2 + 12 * index as u64 + 8;
-                header.black_is_zero = Some(Patch { at, bytes, len: width });
+                self.photometric = Some(short(first)?);
+                self.black_is_zero = Some(photometric_one);
             }
-            FILL_ORDER => header.fill_order = short(first)?,
-            SAMPLES_PER_PIXEL => header.samples = short(first)?,
-            T4_OPTIONS => header.t4_options = first,
-            EXTRA_SAMPLES => header.extra_sample = Some(short(first)?),
+            FILL_ORDER => self.fill_order = short(first)?,
+            SAMPLES_PER_PIXEL => self.samples = short(first)?,
+            T4_OPTIONS => self.t4_options = first,
+            EXTRA_SAMPLES => self.extra_sample = Some(short(first)?),
             SAMPLE_FORMAT => {
-                header.sample_format = short(values.iter().copied().find(|&f| f != 1).unwrap_or(1))?;
+                self.sample_format = short(values.iter().copied().find(|&f| f != 1).unwrap_or(1))?;
             }
             _ => {}
         }
+        Some(())
     }
-    Some(header)
+}
+
+impl Default for TiffHeader {
+    /// What the TIFF specification says of absent tags.
+    fn default() -> Self {
+        Self {
+            photometric: None,
+            black_is_zero: None,
+            compression: 1,
+            samples: 1,
+            bits: 1,
+            sample_format: 1,
+            extra_sample: None,
+            t4_options: 0,
+            fill_order: 1,
+            has_color_map: false,
+        }
+    }
 }

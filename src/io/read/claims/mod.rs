@@ -12,7 +12,7 @@ pub(super) mod jpeg;
 mod others;
 mod png;
 mod tiff;
-mod tiff_ifd;
+pub(in crate::io) mod tiff_ifd;
 mod webp;
 
 use std::io::{BufReader, Read as _, Seek as _, SeekFrom};

@@ -8,23 +8,24 @@ const MAX_ENTRIES: u64 = 4096;
 
 /// How a TIFF is laid out: byte order, and classic (32-bit offsets) or `BigTIFF` (64-bit).
 #[derive(Clone, Copy)]
-pub(super) struct Layout {
+pub(in crate::io) struct Layout {
     little: bool,
     big: bool,
 }
 
 /// One directory entry.
-pub(super) struct Entry {
+pub(in crate::io) struct Entry {
     /// The tag.
     pub tag: u16,
-    kind: u16,
+    /// The values' type (3 SHORT, 4 LONG, 16 LONG8, …).
+    pub kind: u16,
     count: u64,
     /// The value field: the values when they fit, else their offset.
     field: [u8; 8],
 }
 
 /// One directory: its entries and the offset of the next (0 at the end).
-pub(super) struct Ifd {
+pub(in crate::io) struct Ifd {
     /// The entries, in file order.
     pub entries: Vec<Entry>,
     /// The next directory's offset, 0 when this is the last.
@@ -34,7 +35,7 @@ pub(super) struct Ifd {
 impl Layout {
     /// The layout and first directory's offset of a TIFF or `BigTIFF` whose first bytes are
     /// `head`, or `None` when it is neither.
-    pub(super) fn of(head: &[u8]) -> Option<(Self, u64)> {
+    pub(in crate::io) fn of(head: &[u8]) -> Option<(Self, u64)> {
         let (little, big) = match head.get(..4)? {
             b"II*\0" => (true, false),
             b"MM\0*" => (false, false),
@@ -47,6 +48,11 @@ impl Layout {
         Some((layout, offset))
     }
 
+    /// Whether the file is little-endian.
+    pub(in crate::io) fn little(self) -> bool {
+        self.little
+    }
+
     /// An unsigned integer of 1, 2, 4 or 8 bytes in the file's byte order.
     fn u64(self, bytes: &[u8]) -> u64 {
         let fold = |v: u64, &b: &u8| (v << 8) | u64::from(b);
@@ -54,7 +60,7 @@ impl Layout {
     }
 
     /// Reads the directory at `offset`.
-    pub(super) fn ifd(self, walk: &mut Walk, offset: u64) -> Option<Ifd> {
+    pub(in crate::io) fn ifd(self, walk: &mut Walk, offset: u64) -> Option<Ifd> {
         walk.seek(offset)?;
         let (count, entry_len, field_len) = if self.big {
             (self.u64(&walk.read::<8>()?), 20, 8)
@@ -94,7 +100,7 @@ impl Layout {
 
     /// The integer values of `entry` (BYTE, SHORT, LONG, LONG8 or their signed and IFD forms),
     /// at most `max` of them; `None` for another type, more values, or a read past the end.
-    pub(super) fn values(self, walk: &mut Walk, entry: &Entry, max: u64) -> Option<Vec<u64>> {
+    pub(in crate::io) fn values(self, walk: &mut Walk, entry: &Entry, max: u64) -> Option<Vec<u64>> {
         let size: usize = match entry.kind {
             1 | 6 => 1,
             3 | 8 => 2,
