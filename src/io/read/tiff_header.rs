@@ -1,7 +1,7 @@
-//! A TIFF's first image file directory (classic or `BigTIFF`), read before decoding: which variant it is (the way it
-//! is decoded), and a sentence naming the variants graylab cannot read, instead of the decoder's
-//! internals or, worse, noise (32-bit unsigned integers without a `SampleFormat` tag are read
-//! as floating point by the `image` crate).
+//! A TIFF's first image file directory (classic or `BigTIFF`), read before decoding: which
+//! variant it is (the way it is decoded), and a sentence naming the variants graylab cannot read,
+//! instead of the decoder's internals or, worse, noise (32-bit unsigned integers without a
+//! `SampleFormat` tag are read as floating point by the `image` crate).
 
 use std::path::Path;
 
