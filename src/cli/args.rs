@@ -340,12 +340,14 @@ pub(super) fn folder_of(path: &Path) -> &Path {
 }
 
 /// Whether `output` names the file `input` (the same path, through a symlink or a hard link:
-/// the same device and inode).
+/// the same device and inode). Where one is not there yet, the same name in the same folder,
+/// however each is spelled (`x.png`, `./x.png`, `$PWD/x.png`).
 pub(super) fn same_file(input: &Path, output: &Path) -> bool {
+    let entry = |p: &Path| Some((file_id(folder_of(p))?, p.file_name()?.to_owned()));
     input == output
         || match (file_id(input), file_id(output)) {
             (Some(a), Some(b)) => a == b,
-            _ => matches!((input.canonicalize(), output.canonicalize()), (Ok(x), Ok(y)) if x == y),
+            _ => matches!((entry(input), entry(output)), (Some(x), Some(y)) if x == y),
         }
 }
 

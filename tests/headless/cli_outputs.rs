@@ -70,6 +70,32 @@ fn no_command_writes_an_output_over_its_input_or_another_output() {
         text(&o)
     );
     assert_eq!(image::open(d.join("out.png")).expect("out.png").width(), 8, "not converted over");
+    // Files not there yet, one name spelled two ways: refused alike, before any work (with
+    // --overwrite the trace replaced the image, or the CSV the JSON, exit 0).
+    let o = graylab(&["convert", "in.png", "-o", "new.png", "--trace", "./new.png", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("--trace would replace an image this conversion writes"), "{}", text(&o));
+    assert!(!d.join("new.png").exists(), "nothing written");
+    let absolute = d.join("t.json");
+    let o = graylab(
+        &[
+            "sweep",
+            "--cpu-only",
+            "--sizes",
+            "0.01",
+            "--runs",
+            "1",
+            "--json",
+            "t.json",
+            "--csv",
+            absolute.to_str().expect("a UTF-8 temp path"),
+            "--overwrite",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("--csv names the same file as --json"), "{}", text(&o));
+    assert!(!d.join("t.json").exists(), "nothing measured, nothing written");
 }
 
 /// Item 6: a trace or a JSON report is never written to a device, and the message says so in
