@@ -173,7 +173,16 @@ pub fn kind_of(json: &Value) -> Option<String> {
 #[must_use]
 pub fn figures(json: &Value) -> Vec<Figure> {
     let mut found = Vec::new();
-    walk(json, &mut Vec::new(), &mut found);
+    // A whole file of one image and work (round trips, a sweep's divergent work) names them
+    // first: figures of another image or work are not the same figures.
+    let mut root = Vec::new();
+    if let Some(size) = size_of(json) {
+        root.push(size);
+    }
+    if json.get("divergent").and_then(Value::as_bool) == Some(true) {
+        root.push("divergent".to_owned());
+    }
+    walk(json, &mut root, &mut found);
     // Two figures of one name (a setting run twice) are told apart by their order.
     let mut seen = std::collections::HashMap::<String, usize>::new();
     for f in &mut found {
@@ -225,18 +234,34 @@ fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<Figure>) {
     }
 }
 
-/// What tells an array element apart from its neighbours.
+/// An object's image size, `WxH`, where it says it.
+fn size_of(item: &Value) -> Option<String> {
+    let side = |key| item.get(key).and_then(Value::as_u64);
+    Some(format!("{}x{}", side("width")?, side("height")?))
+}
+
+/// What tells an array element apart from its neighbours (a run's settings and image, a
+/// sweep's size, work and op, a pass count, a phase and its clock).
 fn label_of(item: &Value) -> Option<String> {
     let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
     if let Some(settings) = item.get("settings") {
-        return Some(settings_label(settings));
+        let label = settings_label(settings);
+        return Some(size_of(item).map_or_else(|| label.clone(), |size| format!("{label} {size}")));
     }
     if let Some(id) = item.get("id").and_then(Value::as_u64) {
         return Some(format!("claim {id}"));
     }
     if let Some(mp) = item.get("megapixels").and_then(Value::as_f64) {
         let rounds = item.get("work_rounds").and_then(Value::as_u64).unwrap_or(0);
-        return Some(if rounds > 0 { format!("{mp:.2} MP k={rounds}") } else { format!("{mp:.2} MP") });
+        let work = if rounds > 0 { format!(" k={rounds}") } else { String::new() };
+        let op = item.get("op").and_then(Value::as_str).filter(|op| *op != "none");
+        return Some(format!("{mp:.2} MP{work}{}", op.map_or_else(String::new, |op| format!(" then {op}"))));
+    }
+    if let Some(passes) = item.get("passes").and_then(Value::as_u64) {
+        return Some(format!("{passes} passes"));
+    }
+    if let (Some(phase), Some(clock)) = (text("phase"), text("source")) {
+        return Some(format!("{phase} [{clock}]"));
     }
     text("phase").or_else(|| text("statistic")).or_else(|| text("name")).or_else(|| text("pass"))
 }
@@ -255,7 +280,12 @@ fn settings_label(s: &Value) -> String {
         format!("{} threads", num(Some(s), "threads", 0))
     };
     let rounds = num(s.get("work"), "rounds", 0);
-    let work = if rounds > 0 { format!(" k={rounds}") } else { String::new() };
+    let divergent = s.get("work").and_then(|w| w.get("divergent")).and_then(Value::as_bool) == Some(true);
+    let work = match (rounds, divergent) {
+        (0, _) => String::new(),
+        (k, false) => format!(" k={k}"),
+        (k, true) => format!(" k={k} divergent"),
+    };
     let op = s.get("op").and_then(Value::as_str).filter(|op| *op != "none");
     let op = op.map_or_else(String::new, |op| format!(" then {op}"));
     format!("{backend} {how} {}{work}{op}", text("formula"))
@@ -282,6 +312,16 @@ fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Fi
         return Some(Figure { name, unit: Unit::Ns, value: median_ns, interval, better: Better::Lower });
     }
     if let (Some(value), Some(low), Some(high)) = (num("median"), num("ci_low"), num("ci_high")) {
+        // A median with its interval: a time where its key says ns (`cpu_ns`), else a ratio.
+        if path.last().is_some_and(|key| key.ends_with("_ns")) {
+            return Some(Figure {
+                name,
+                unit: Unit::Ns,
+                value,
+                interval: Some((low, high)),
+                better: Better::Lower,
+            });
+        }
         let (unit, interval) = (Unit::Other("ratio".to_owned()), Some((low, high)));
         return Some(Figure { name, unit, value, interval, better: Better::Neither });
     }
@@ -400,7 +440,11 @@ mod tests {
         let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             names,
-            ["ceilings · device_copy", "gpu wg 16x16 bt601 · kernel", "gpu wg 16x16 bt601 · total"]
+            [
+                "ceilings · device_copy",
+                "gpu wg 16x16 bt601 · kernel [gpu-timestamp]",
+                "gpu wg 16x16 bt601 · total"
+            ]
         );
         // A probe is a rate: 1 GB in 100 ns is 1e7 GB/s, higher is better.
         assert_eq!(
@@ -416,10 +460,61 @@ mod tests {
         // An op after the grayscale names the figure: a blur:8 run is never set against a blur:4 one.
         let mut blurred = bench([1, 1, 1], [1, 1, 1]);
         blurred["results"][0]["settings"]["op"] = json!("blur:8");
-        assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 then blur:8 · kernel");
+        assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 then blur:8 · kernel [gpu-timestamp]");
         blurred["results"][0]["settings"]["op"] = json!("none");
-        assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 · kernel");
+        assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 · kernel [gpu-timestamp]");
         assert_eq!(kind_of(&json!({ "points": [] })).as_deref(), Some("sweep"), "an unstamped file");
+    }
+
+    #[test]
+    fn figures_of_another_image_work_clock_pass_count_or_op_are_other_figures() {
+        let base = bench([90, 100, 120], [180, 200, 260]);
+        let changed = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut new = base.clone();
+            edit(&mut new);
+            let c = compare(&base, &new, 0.10);
+            (c.rows.len(), c.only_base.len(), c.only_new.len())
+        };
+        // The device copy is still compared; the run's kernel and total are not.
+        assert_eq!(changed(&|_| ()), (3, 0, 0));
+        let result = |v: &mut serde_json::Value| v["results"][0].take();
+        assert_eq!(
+            changed(&|v| {
+                let mut r = result(v);
+                r["width"] = json!(4096);
+                r["height"] = json!(2048);
+                v["results"][0] = r;
+            }),
+            (1, 2, 2),
+            "another image"
+        );
+        assert_eq!(
+            changed(&|v| v["results"][0]["settings"]["work"] = json!({ "rounds": 64, "divergent": true })),
+            (1, 2, 2),
+            "divergent work"
+        );
+        assert_eq!(
+            changed(&|v| v["results"][0]["phases"][0]["source"] = json!("cpu-clock")),
+            (2, 1, 1),
+            "a clock"
+        );
+        // Pass counts and a sweep's ops name their points; a median time with its interval is a time.
+        let point = |passes: u64, ns: f64| json!({ "passes": passes, "cpu_ns": { "median": ns, "ci_low": ns, "ci_high": ns } });
+        let passes = |counts: &[(u64, f64)]| {
+            json!({ "kind": "round_trips", "width": 64, "height": 64,
+            "points": counts.iter().map(|&(p, ns)| point(p, ns)).collect::<Vec<_>>() })
+        };
+        let found = figures(&passes(&[(1, 5.0), (4, 9.0)]));
+        assert_eq!(found[1].name, "64x64 · 4 passes · cpu_ns");
+        assert_eq!((found[1].unit.clone(), found[1].better), (Unit::Ns, Better::Lower));
+        let c = compare(&passes(&[(1, 5.0), (2, 6.0)]), &passes(&[(4, 9.0), (8, 20.0)]), 0.10);
+        assert!(c.rows.is_empty() && c.only_base.len() == 2, "{c:?}");
+        let sweep = |op: &str| {
+            json!({ "kind": "sweep", "points": [{ "megapixels": 1.0, "op": op,
+            "series": [["cpu1", { "min_ns": 9, "median_ns": 10, "max_ns": 11, "runs": 3 }]] }] })
+        };
+        assert_eq!(figures(&sweep("blur:4"))[0].name, "1.00 MP then blur:4 · cpu1");
+        assert!(compare(&sweep("blur:1"), &sweep("blur:16"), 0.10).rows.is_empty());
     }
 
     #[test]
