@@ -229,7 +229,13 @@ impl LumaStream {
             drop(self.state.lock().unwrap_or_else(PoisonError::into_inner));
             self.decoded.notify_all();
         }
-        Ok(decoder.finish()?)
+        // libjpeg counted the band's rows: the image's are told.
+        let mut warnings = decoder.finish()?;
+        let start = u32::try_from(band.rows.start).map_err(|_| BandError::BandBeyondImage)?;
+        for w in &mut warnings {
+            w.at_row = w.at_row.map(|(row, _)| (start + row, self.height));
+        }
+        Ok(warnings)
     }
 
     /// Waits until chunk `k` is decoded; `None` when the decode failed first.
@@ -357,6 +363,29 @@ mod tests {
             "{error}"
         );
         assert!(stream.rows(0..10).is_empty());
+    }
+
+    #[test]
+    fn a_band_tells_its_damage_at_the_images_row() {
+        // Two bands of 128 rows, the second cut short: the end is told at a row of the image's
+        // 256, past the first band, not at the second band's own row.
+        let (width, rows) = (48u32, CHUNK_ROWS as u32);
+        let jpeg = colour_jpeg((width, rows), 90, |x, y| [(x * 5) as u8, (y * 2) as u8, 40]);
+        let cut = jpeg[..jpeg.len() * 6 / 10].to_vec();
+        let bands =
+            vec![Band { rows: 0..CHUNK_ROWS, jpeg }, Band { rows: CHUNK_ROWS..2 * CHUNK_ROWS, jpeg: cut }];
+        let memory = budget().try_reserve(0).expect("nothing reserved");
+        let size = (width, 2 * rows);
+        let stream =
+            LumaStream::new(Path::new("in.jpg"), (bands, JpegOut::Luma), size, (Vec::new(), false), memory);
+        let error = stream.decode(&|_, _, _| Ok(())).expect_err("truncated");
+        let IoError::Truncated { at: crate::io::TruncatedAt::EarlyEnd { rows: Some(at), height }, .. } =
+            error
+        else {
+            panic!("{error:?}")
+        };
+        assert_eq!(height, 256);
+        assert!((129..256).contains(&at), "row {at} of the image");
     }
 
     #[test]
