@@ -21,6 +21,8 @@ fn main() -> ExitCode {
     if let Err(e) = graylab::io::remove_temp_files_on_signals() {
         log::warn!("temporary files will not be removed on Ctrl+C: {e}");
     }
+    // Only `convert` takes --allow-truncated: the others' advice names it.
+    let takes_allow_truncated = matches!(cli.command, Some(graylab::cli::Command::Convert(_)));
     let result = match cli.command {
         Some(command) => graylab::cli::run(command),
         None => open_app(cli),
@@ -29,7 +31,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             // Best effort: a failing stderr has nowhere to report to.
-            let _ = writeln!(std::io::stderr(), "error: {}", graylab::cli::describe(err.as_ref()));
+            let text = graylab::cli::describe_for(err.as_ref(), takes_allow_truncated);
+            let _ = writeln!(std::io::stderr(), "error: {text}");
             graylab::cli::exit_code(&err)
         }
     }

@@ -159,20 +159,28 @@ pub unsafe fn quiet_driver_probing() {
     }
 }
 
-/// An error and its causes on one line, each cause once, then advice naming the flags that help.
+/// An error and its causes on one line, each cause once, then advice naming the flags that help
+/// (`convert`'s, where the error was `convert`'s).
 #[must_use]
 pub fn describe(err: &(dyn Error + 'static)) -> String {
+    describe_for(err, true)
+}
+
+/// [`describe`] for a command that takes `--allow-truncated` (`convert`) or not (`bench`,
+/// `sweep --from-image`: their advice names `convert`'s flag).
+#[must_use]
+pub fn describe_for(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> String {
     let text = causes::one_line(err);
     // A message that already names the flag (a lower layer's advice) needs no repeat.
     let flag = |hint: &str| hint.split_whitespace().find(|w| w.starts_with("--")).map(str::to_owned);
-    match advice(err).filter(|h| flag(h).is_none_or(|f| !text.contains(&f))) {
+    match advice(err, takes_allow_truncated).filter(|h| flag(h).is_none_or(|f| !text.contains(&f))) {
         Some(hint) => format!("{text} ({hint})"),
         None => text,
     }
 }
 
 /// What the user can do about an error, in CLI terms.
-fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
+fn advice(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> Option<&'static str> {
     for e in causes::chain(err) {
         match causes::io_error(e) {
             Some(IoError::Exists { .. }) => return Some("pass --overwrite to replace it"),
@@ -180,10 +188,18 @@ fn advice(err: &(dyn Error + 'static)) -> Option<&'static str> {
             Some(IoError::OutputIsFolder { .. }) => return Some("use --out-dir for a folder"),
             Some(IoError::UnknownExportFormat { .. }) => return Some("or choose one with --format"),
             Some(IoError::Truncated { at: TruncatedAt::Row { .. } | TruncatedAt::Refinement, .. }) => {
-                return Some("pass --allow-truncated to keep what is there");
+                return Some(if takes_allow_truncated {
+                    "pass --allow-truncated to keep what is there"
+                } else {
+                    "graylab convert --allow-truncated keeps what is there, as an image to measure"
+                });
             }
             Some(IoError::DamagedData { detail, .. }) if !detail.contains("progressive") => {
-                return Some("pass --allow-truncated to keep it with those rows gray");
+                return Some(if takes_allow_truncated {
+                    "pass --allow-truncated to keep it with those rows gray"
+                } else {
+                    "graylab convert --allow-truncated keeps it with those rows gray, as an image to measure"
+                });
             }
             Some(IoError::TooLarge { .. } | IoError::FileTooLarge { .. }) => {
                 return Some("free memory, or set GRAYLAB_MEMORY_BUDGET if the budget is wrong");

@@ -246,6 +246,13 @@ fn messages_say_each_cause_once_and_advise_in_cli_terms() {
     fails(&["convert", "cut.jpg"], d, 1, &["cut.jpg", "ends after row", "of 256", "--allow-truncated"]);
     let o = graylab(&["convert", "cut.jpg", "--allow-truncated"], d);
     assert!(o.status.success() && text(&o).contains("warning: the file is truncated"), "{}", text(&o));
+    // bench and sweep take no such flag: their advice names convert's.
+    for args in
+        [&["bench", "cut.jpg", "--backend", "cpu"][..], &["sweep", "--from-image", "cut.jpg", "--cpu-only"]]
+    {
+        let t = fails(args, d, 1, &["cut.jpg", "ends after row", "graylab convert --allow-truncated keeps"]);
+        assert!(!t.contains("pass --allow-truncated"), "{args:?}: {t}");
+    }
     // A corrupt PNG chunk: the decoder's reason without a debug dump.
     let mut png = std::fs::read(d.join("in.png")).expect("read");
     let idat = png.windows(4).position(|w| w == b"IDAT").expect("IDAT");
