@@ -261,7 +261,8 @@ pub struct SweepResult {
     /// run (absent from sweeps saved before they were fitted).
     #[serde(default)]
     pub copy_latency: Option<crate::engine::ceilings::CopyLatency>,
-    /// Share of GPU end-to-end time spent moving data, at the size closest to 33 MP (8K).
+    /// Share of GPU end-to-end time spent moving data (the upload and the download phases), at
+    /// the size closest to 33 MP (8K): the size is `transfer_share_mp`.
     pub transfer_share_at_8k: Option<f64>,
     /// The size that share was measured at, in megapixels.
     pub transfer_share_mp: Option<f64>,
@@ -398,10 +399,31 @@ pub(crate) fn one_run(ns: u64) -> Stats {
 
 #[cfg(test)]
 impl SweepPoint {
-    /// A made-up point of `mp` megapixels (1 x 1 pixels) with one run of each series' median.
+    /// A made-up point of `mp` megapixels (1 x 1 pixels) with one run of each series' median;
+    /// with a GPU total and kernel, what is not the kernel is its upload and download, half each.
     pub(crate) fn for_tests(mp: f64, medians_ns: &[(Series, u64)]) -> Self {
-        let series = medians_ns.iter().map(|&(s, ns)| (s, one_run(ns))).collect();
-        Self { megapixels: mp, width: 1, height: 1, series, ..Self::default() }
+        use crate::engine::ceilings::PhasePart;
+        use crate::engine::spans::Phase;
+        let series: Vec<(Series, Stats)> = medians_ns.iter().map(|&(s, ns)| (s, one_run(ns))).collect();
+        let median = |wanted| medians_ns.iter().find(|(s, _)| *s == wanted).map(|&(_, ns)| ns);
+        let moving =
+            median(Series::GpuTotal).zip(median(Series::GpuKernel)).map(|(t, k)| t.saturating_sub(k));
+        let rate = |phase, ns| PhaseRate {
+            phase,
+            part: PhasePart::Whole,
+            bytes: 3,
+            ns,
+            source: crate::system::clock::Clock::CpuClock,
+            gb_per_s: 3.0 / ns.max(1) as f64,
+            ceiling: None,
+            ceiling_gb_per_s: None,
+            ceiling_source: None,
+            percent_of_ceiling: None,
+            ceiling_bytes: None,
+        };
+        let rates = moving
+            .map_or_else(Vec::new, |m| vec![rate(Phase::Upload, m / 2), rate(Phase::Download, m - m / 2)]);
+        Self { megapixels: mp, width: 1, height: 1, series, rates, ..Self::default() }
     }
 }
 

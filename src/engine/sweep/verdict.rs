@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use crate::engine::ceilings::{PhasePart, PhaseRate};
+use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::Series;
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
 
@@ -23,9 +25,14 @@ pub fn analyse(r: &mut SweepResult) {
         plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
     r.transfer_share_mp = near_8k.map(|p| p.megapixels);
     r.transfer_share_at_8k = near_8k.and_then(|p| {
+        // The upload and the download alone: setup and the other time are not moving data.
         let total = p.median_ns(Series::GpuTotal)? as f64;
-        let kernel = p.median_ns(Series::GpuKernel)? as f64;
-        (total > 0.0).then(|| ((total - kernel) / total).clamp(0.0, 1.0))
+        let ns = |phase| {
+            let whole = |r: &&PhaseRate| r.phase == phase && r.part == PhasePart::Whole;
+            p.rates.iter().find(whole).map(|r| r.ns as f64)
+        };
+        let moving = ns(Phase::Upload)? + ns(Phase::Download)?;
+        (total > 0.0).then(|| (moving / total).clamp(0.0, 1.0))
     });
     crate::engine::sweep::model::model_sweep(r);
     let grid = r.is_grid();
@@ -177,6 +184,13 @@ mod tests {
         assert_eq!(r.transfer_share_at_8k, Some(0.8));
         assert_says(&r.verdict, "above 33.00 MP, transfers included");
         assert_says(&r.verdict, "80% of GPU time at 33 MP");
+        // Setup and the other time are no transfer: an upload and a download of 200 ns each
+        // in a 2000 ns total are 20% of it, whatever the kernel.
+        let mut points = r.points.clone();
+        for rate in &mut points[2].rates {
+            rate.ns = 200;
+        }
+        assert_eq!(result(points).transfer_share_at_8k, Some(0.2));
     }
 
     #[test]
