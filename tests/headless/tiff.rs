@@ -274,6 +274,12 @@ fn variants_graylab_cannot_read_are_named_in_words() {
             "palette data but no colour map (ColorMap tag)",
         ),
         ("gray3.tif", basic(2, 2, 1, 3, 8), "gray data of 8-bit samples, 3 per pixel"),
+        // The `tiff` crate panics on these (an assertion); strips of separate planes it reads.
+        (
+            "planar-tiles.tif",
+            with(&rgb, &[(284, 3, vec![2]), (322, 4, vec![16]), (323, 4, vec![16])]),
+            "tiles of separate colour planes (PlanarConfiguration 2)",
+        ),
     ] {
         // Named alike in a classic TIFF and in a big-endian BigTIFF.
         let big = write(dir.path(), &format!("big-{name}"), &laid_out(false, true, &entries, &[0; 64]));

@@ -15,8 +15,10 @@ const COMPRESSION: u16 = 259;
 const PHOTOMETRIC: u16 = 262;
 const FILL_ORDER: u16 = 266;
 const SAMPLES_PER_PIXEL: u16 = 277;
+const PLANAR_CONFIGURATION: u16 = 284;
 const T4_OPTIONS: u16 = 292;
 const COLOR_MAP: u16 = 320;
+const TILE_WIDTH: u16 = 322;
 const EXTRA_SAMPLES: u16 = 338;
 const SAMPLE_FORMAT: u16 = 339;
 /// Directories with more entries than this are left to the decoder.
@@ -119,6 +121,10 @@ struct TiffHeader {
     fill_order: u16,
     /// Whether there is a `ColorMap`.
     has_color_map: bool,
+    /// `PlanarConfiguration` (1, chunky, when absent).
+    planar: u16,
+    /// Whether it is tiled (a `TileWidth`).
+    tiled: bool,
 }
 
 /// The way to decode a TIFF, `None` where the `image` crate reads it as it is, or a sentence
@@ -186,6 +192,12 @@ enum Unread {
     /// A `FillOrder` other than 1 or 2.
     #[error("an invalid FillOrder ({0})")]
     FillOrder(u16),
+    /// Tiles of separate colour planes.
+    #[error(
+        "tiles of separate colour planes (PlanarConfiguration 2), which graylab does not read (strips of them it \
+         does: tiffcp -p contig makes one it reads)"
+    )]
+    PlanarTiles,
 }
 
 /// A photometric interpretation no decoder here reads, in words.
@@ -227,6 +239,11 @@ impl TiffHeader {
             _ => Alpha::None,
         };
         let photometric = self.photometric.unwrap_or(u16::MAX);
+        // The `tiff` crate's tiles of separate planes fail an assertion (0.11.3): named, not a
+        // decoder panic. Strips of separate planes are read.
+        if self.planar == 2 && self.tiled && samples > 1 {
+            return Err(Unread::PlanarTiles);
+        }
         if self.compression == JPEG {
             return self.jpeg_variant(photometric).map(Some);
         }
@@ -314,6 +331,7 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
     for (index, entry) in ifd.chunks_exact(12).enumerate() {
         let tag = u16_at(entry, 0)?;
         header.has_color_map |= tag == COLOR_MAP;
+        header.tiled |= tag == TILE_WIDTH;
         if !WANTED.contains(&tag) {
             continue;
         }
@@ -343,13 +361,14 @@ fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
     Some(header)
 }
 
-/// The tags [`TiffHeader`] holds (with `ColorMap`, only noted).
-const WANTED: [u16; 8] = [
+/// The tags [`TiffHeader`] holds (with `ColorMap` and `TileWidth`, only noted).
+const WANTED: [u16; 9] = [
     BITS_PER_SAMPLE,
     COMPRESSION,
     PHOTOMETRIC,
     FILL_ORDER,
     SAMPLES_PER_PIXEL,
+    PLANAR_CONFIGURATION,
     T4_OPTIONS,
     EXTRA_SAMPLES,
     SAMPLE_FORMAT,
@@ -364,6 +383,7 @@ fn first_big_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
     let mut header = TiffHeader::default();
     for (index, entry) in ifd.entries.iter().enumerate() {
         header.has_color_map |= entry.tag == COLOR_MAP;
+        header.tiled |= entry.tag == TILE_WIDTH;
         if !WANTED.contains(&entry.tag) {
             continue;
         }
@@ -412,6 +432,7 @@ impl TiffHeader {
             }
             FILL_ORDER => self.fill_order = short(first)?,
             SAMPLES_PER_PIXEL => self.samples = short(first)?,
+            PLANAR_CONFIGURATION => self.planar = short(first)?,
             T4_OPTIONS => self.t4_options = first,
             EXTRA_SAMPLES => self.extra_sample = Some(short(first)?),
             SAMPLE_FORMAT => {
@@ -437,6 +458,8 @@ impl Default for TiffHeader {
             t4_options: 0,
             fill_order: 1,
             has_color_map: false,
+            planar: 1,
+            tiled: false,
         }
     }
 }
