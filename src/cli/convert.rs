@@ -109,8 +109,12 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     remove_empty_folders(&created);
     let unlisted_folders = plan.refused.len() - refused_files;
     let failures = results.iter().filter(|r| r.is_err()).count() + refused_files;
-    if let Some(path) = &args.trace {
-        super::trace::write_files(path, args.overwrite, &results)?;
+    // A trace that cannot be written fails the command, told on its own: the files converted
+    // and their report (the JSON, the summary) are kept.
+    let trace_failed =
+        args.trace.as_ref().and_then(|path| super::trace::write_files(path, args.overwrite, &results).err());
+    if let Some(e) = &trace_failed {
+        errln!("error: the trace was not written: {}", super::describe(e.as_ref()));
     }
     if args.json {
         print_json(&plan, &results)?;
@@ -139,7 +143,8 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    Ok(if failures > 0 || unlisted_folders > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    let failed = failures > 0 || unlisted_folders > 0 || trace_failed.is_some();
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// Refuses a trace that would replace a file this conversion reads (an input named, a file of

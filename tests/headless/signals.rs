@@ -213,3 +213,86 @@ fn a_signal_mid_batch_says_what_was_done() {
     assert!(!out.join("b.gray.png").exists() && !out.join("c.gray.png").exists(), "{err}");
     assert_eq!(temp_files(&out), Vec::<String>::new(), "no temporary file is left");
 }
+
+/// A trace that cannot be written once the files are converted (its folder gone while it was
+/// held) fails the command, told on its own; the converted file and the JSON report of it are
+/// kept (before, the report was replaced by `{"error": …}`).
+#[test]
+fn a_trace_that_fails_after_the_work_keeps_the_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    image::GrayImage::from_raw(64, 32, common::noise(64 * 32, 7))
+        .expect("size")
+        .save(d.join("a.png"))
+        .expect("save");
+    std::fs::create_dir(d.join("traces")).expect("mkdir");
+    let release = d.join("release");
+    let child = common::graylab_cmd(d)
+        .env("GRAYLAB_NO_TMPFILE", "1")
+        .env("GRAYLAB_HOLD_EXPORT", &release)
+        .args(["convert", "a.png", "-o", "a.gray.png", "--json", "--trace", "traces/t.json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = child.expect("spawn");
+    // The image's export, then the trace's, each held once its temporary file exists.
+    wait_for_temp_file(d, &mut child).expect("the image's export started");
+    std::fs::write(&release, b"").expect("release the image");
+    wait_for_temp_file(&d.join("traces"), &mut child).expect("the trace's export started");
+    std::fs::remove_dir_all(d.join("traces")).expect("the trace's folder removed");
+    std::fs::write(&release, b"").expect("release the trace");
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the trace was not written") && err.contains("t.json"), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(report.as_array().map(Vec::len), Some(1), "{report}");
+    assert!(report[0]["error"].is_null(), "{report}");
+    assert_eq!(image::open(d.join("a.gray.png")).expect("converted").width(), 64);
+}
+
+/// A sweep's outputs are each written even when one cannot be (its CSV's folder gone while it
+/// was held): the JSON is kept and the command fails naming the CSV.
+#[test]
+fn a_sweep_keeps_every_output_it_can_write() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("csv")).expect("mkdir");
+    let release = d.join("release");
+    let args =
+        ["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", "s.json", "--csv", "csv/s.csv"];
+    let child = common::graylab_cmd(d)
+        .env("GRAYLAB_NO_TMPFILE", "1")
+        .env("GRAYLAB_HOLD_EXPORT", &release)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = child.expect("spawn");
+    // Every export before the CSV's (the caches', the JSON's) is released as it holds.
+    let mut released = std::collections::HashSet::new();
+    let started = Instant::now();
+    while temp_files(&d.join("csv")).is_empty() {
+        assert!(child.try_wait().expect("try_wait").is_none(), "it ended before the CSV's export");
+        assert!(started.elapsed() < Duration::from_mins(2), "the CSV's export never started");
+        let cache = d.join("graylab");
+        let held =
+            temp_files(d).into_iter().chain(cache.is_dir().then(|| temp_files(&cache)).into_iter().flatten());
+        for name in held {
+            if released.insert(name) {
+                std::fs::write(&release, b"").expect("release one export");
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    std::fs::remove_dir_all(d.join("csv")).expect("the CSV's folder removed");
+    std::fs::write(&release, b"").expect("release the CSV");
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("s.csv"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("s.json")).expect("the JSON kept")).expect("JSON");
+    assert!(json["points"].as_array().is_some_and(|p| p.len() == 1), "{json}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("graylab sweep:"), "the table printed");
+}

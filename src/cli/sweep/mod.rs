@@ -260,6 +260,9 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let took_s = pace.took_s();
     crate::engine::sweep::teach_pace(pace.pace_mut(), &result);
     pace.finished(&engine);
+    // Each output is written even when another could not be (a full disk): the measured sweep
+    // is kept wherever it can be; the first failure fails the command, the others are told.
+    let mut written = Vec::new();
     if let Some(path) = &args.json {
         let took_s = Some(took_s);
         let timed = crate::engine::estimate::Timed::new(&result, estimate, took_s);
@@ -267,19 +270,24 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         if path.as_os_str() == "-" {
             outln!("{json}");
         } else {
-            write_report(path, &json, args.overwrite)?;
+            written.push(write_report(path, &json, args.overwrite));
         }
     }
     if let Some(path) = &args.csv {
-        write_report(path, &to_csv(&result), args.overwrite)?;
+        written.push(write_report(path, &to_csv(&result), args.overwrite));
     }
     if let Some(path) = &args.trace {
-        crate::cli::trace::write_sweep(path, args.overwrite, &result)?;
+        written.push(crate::cli::trace::write_sweep(path, args.overwrite, &result));
     }
     if !quiet {
         print_table(&result);
     }
-    Ok(ExitCode::SUCCESS)
+    let mut failures = written.into_iter().filter_map(Result::err);
+    let first = failures.next();
+    for e in failures {
+        errln!("error: {}", crate::cli::describe(e.as_ref()));
+    }
+    first.map_or(Ok(ExitCode::SUCCESS), Err)
 }
 
 fn print_table(r: &SweepResult) {
