@@ -1,6 +1,6 @@
 //! `graylab bench`: every phase over repeated runs, per backend, workgroup size and thread count.
 
-use super::out::outln;
+use super::out::{errln, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -237,7 +237,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             Backend::Cpu => match &args.threads {
                 None => vec![available_threads()],
                 Some(ListOrAll::All) => (1..=available_threads()).collect(),
-                Some(ListOrAll::List(list)) => list.clone(),
+                Some(ListOrAll::List(list)) => threads_here(list),
             }
             .into_iter()
             .map(|threads| ConvertSettings { threads, ..base })
@@ -364,6 +364,27 @@ fn print_rates(r: &BenchResult) {
         let indent = if rate.part == PhasePart::Whole { "" } else { "  " };
         outln!("{:<16} {indent}{}", "", rate.sentence());
     }
+}
+
+/// The thread counts of `--threads` this machine has: a count above its threads is measured
+/// at all of them, once, and said (the run's settings then say what ran).
+fn threads_here(asked: &[usize]) -> Vec<usize> {
+    let here = available_threads();
+    let over: Vec<String> = asked.iter().filter(|&&n| n > here).map(usize::to_string).collect();
+    if !over.is_empty() {
+        let verb = if over.len() == 1 { "is" } else { "are" };
+        errln!(
+            "note: --threads {} {verb} more than the {here} threads here: measured at {here}",
+            over.join(", ")
+        );
+    }
+    let mut counts: Vec<usize> = Vec::new();
+    for n in asked.iter().map(|&n| n.min(here)) {
+        if !counts.contains(&n) {
+            counts.push(n);
+        }
+    }
+    counts
 }
 
 /// One setting in words, for a trace's run names: "2 threads", "workgroup 16x16".

@@ -184,6 +184,34 @@ fn bench_and_info_print_valid_json() {
 /// interval (at least six samples), the fastest among them, the speed-up, the decision, the stop
 /// and the rounds; the table names the same fastest shape in its verdict.
 #[test]
+fn bench_measures_more_threads_than_the_machine_has_at_its_own_count_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args =
+        ["bench", "--synthetic", "64x64", "--runs", "1", "--backend", "cpu", "--threads", "1,1024", "--json"];
+    let o = graylab(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let here = graylab::cpu::available_threads();
+    assert!(
+        text(&o).contains(&format!("--threads 1024 is more than the {here} threads here")),
+        "{}",
+        text(&o)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench JSON");
+    let threads: Vec<(u64, u64)> = json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            (r["settings"]["threads"].as_u64().expect("asked"), r["cold"]["threads"].as_u64().expect("ran"))
+        })
+        .collect();
+    // What the settings say is what ran; 1 and the machine's count once each.
+    let here = here as u64;
+    let want = if here == 1 { vec![(1, 1)] } else { vec![(1, 1), (here, here)] };
+    assert_eq!(threads, want);
+}
+
+#[test]
 fn bench_fastest_workgroup_races_every_shape() {
     let Some(gpu) = common::gpu() else { return };
     let valid: Vec<String> = gpu.valid_workgroups().iter().map(ToString::to_string).collect();
