@@ -29,6 +29,9 @@ pub struct WorkFigures {
     pub compute_ceiling_ops_per_s: Option<f64>,
     /// `kernel_ops_per_s` over `compute_ceiling_ops_per_s` (1.0 = the ceiling).
     pub compute_share: Option<f64>,
+    /// The ceiling before this run (or these runs) beat it and raised it to what they did, when
+    /// they did: the best the machine did is its ceiling.
+    pub compute_ceiling_raised_from_ops_per_s: Option<f64>,
     /// The backend whose ceiling it is, for the sentence.
     #[serde(skip)]
     pub compute_backend: Option<Backend>,
@@ -69,6 +72,16 @@ impl WorkFigures {
         self
     }
 
+    /// The same figures held against the ceiling `now`, which was `before` the run: said as
+    /// raised where it rose.
+    #[must_use]
+    pub fn held_against_raised(self, backend: Backend, (before, now): (Option<f64>, Option<f64>)) -> Self {
+        let mut held = self.held_against(backend, now);
+        held.compute_ceiling_raised_from_ops_per_s =
+            before.filter(|b| now.is_some_and(|n| n > *b) && held.compute_share.is_some());
+        held
+    }
+
     /// The work these figures describe.
     #[must_use]
     pub fn work(&self) -> Work {
@@ -83,10 +96,14 @@ impl WorkFigures {
         let variant = if self.divergent { ", divergent: odd grays only" } else { "" };
         let share = match (self.compute_share, self.compute_ceiling_ops_per_s, self.compute_backend) {
             (Some(share), Some(ceiling), Some(backend)) => format!(
-                ", {:.0}% of this machine's {} compute ceiling ({:.2} Gop/s)",
+                ", {:.0}% of this machine's {} compute ceiling ({:.2} Gop/s{})",
                 share * 100.0,
                 backend.name().to_uppercase(),
-                ceiling / 1e9
+                ceiling / 1e9,
+                self.compute_ceiling_raised_from_ops_per_s.map_or_else(String::new, |from| format!(
+                    ", raised now from {:.2}: a run beat it",
+                    from / 1e9
+                ))
             ),
             _ if self.kernel_ops_per_s.is_some() => {
                 " (no compute ceiling measured: graylab info --probe)".to_owned()

@@ -187,3 +187,31 @@ fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_qui
     assert_eq!(again["busy"], false, "{again}");
     assert_ne!(again["compute"], first["compute"], "measured again, not copied");
 }
+
+/// A bench whose runs beat the CPU's compute ceiling raises it to what they did, and says so
+/// beside the share ("100%" of a ceiling raised by the run itself is no measurement of it).
+#[test]
+fn a_bench_that_raises_the_cpu_ceiling_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path();
+    let sweep = graylab(&["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", "-"], cache);
+    assert!(sweep.status.success(), "{}", text(&sweep));
+    // A probe that read 10 Mop/s: plausible, and below what any run does.
+    edit(&cache_file(cache, "compute-cpu-"), |v| {
+        let ops = v["compute"]["ops"].as_u64().expect("ops");
+        v["compute"]["best_ns"] = (ops * 100).into();
+        v["compute"]["median_ns"] = (ops * 100).into();
+    });
+    let bench = graylab(
+        &["bench", "--synthetic", "128x128", "--backend", "cpu", "--work", "16", "--runs", "2"],
+        cache,
+    );
+    assert!(bench.status.success(), "{}", text(&bench));
+    assert!(text(&bench).contains("raised now from 0.01: a run beat it"), "{}", text(&bench));
+    // The next bench starts from the raised ceiling (a run may raise it a little more).
+    let again = graylab(
+        &["bench", "--synthetic", "128x128", "--backend", "cpu", "--work", "16", "--runs", "2"],
+        cache,
+    );
+    assert!(again.status.success() && !text(&again).contains("from 0.01"), "{}", text(&again));
+}

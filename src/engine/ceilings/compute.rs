@@ -217,11 +217,12 @@ impl Engine {
             report.op = report.op.held_against(self.known_compute_ceiling(report.backend));
         }
         let Some(ops_per_s) = report.work.kernel_ops_per_s else { return };
-        let mut ceiling = self.known_compute_ceiling(report.backend);
+        let before = self.known_compute_ceiling(report.backend);
+        let mut ceiling = before;
         if report.backend == Backend::Cpu && ceiling.is_some_and(|c| ops_per_s > c) {
             ceiling = self.raise_beaten_cpu_compute(ops_per_s).or(ceiling);
         }
-        report.work = report.work.held_against(report.backend, ceiling);
+        report.work = report.work.held_against_raised(report.backend, (before, ceiling));
     }
 
     /// Raises the known CPU compute ceiling to `ops_per_s` where a run of the work kernel beat
