@@ -216,7 +216,8 @@ impl GridEstimate {
             );
         };
         let secs = self.total_ns.unwrap_or(0) as f64 / 1e9;
-        let time = if secs < 90.0 { format!("{secs:.0} s") } else { format!("{:.1} min", secs / 60.0) };
+        // "0.2 s", "12.5 s", "1 min 30 s": a fraction of a second is not "0 s".
+        let time = crate::system::units::elapsed_text(secs);
         let gpu = if c.gpu_ns.is_some() { " and the GPU end to end" } else { "" };
         let op = self.op_sentence().map_or_else(String::new, |op| format!(" {op}"));
         format!(

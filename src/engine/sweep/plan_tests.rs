@@ -93,7 +93,10 @@ fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     // The whole grid: its cells and a little for the calibration and the images made.
     assert!(e.total_ns.is_some_and(|t| t >= total && t as f64 <= total as f64 * 1.1), "{e:?}");
     let s = e.sentence();
-    assert!(s.contains("6 cells, estimated at about"), "{s}");
+    // The total as the status bar says a time ("1 min 05 s"; "0.2 s", never "0 s").
+    let time = graylab_time(e.total_ns.unwrap_or(0));
+    assert!(s.contains(&format!("6 cells, estimated at about {time}:")), "{s}");
+    assert_eq!(graylab_time(230_000_000), "0.2 s");
     assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
     // Without a calibration: the runs asked everywhere, no time.
     let e = o.plan(None, &Pace::default());
@@ -162,4 +165,9 @@ fn a_grid_with_an_op_learns_its_overhead_apart_from_a_work_grid() {
     let work_parts = grid.parts();
     let fresh = Pace::new("test").job(Task::Grid, &work_parts).seconds;
     assert!((pace.job(Task::Grid, &work_parts).seconds - fresh).abs() < 1e-9 * fresh.max(1.0));
+}
+
+/// A time in seconds as the sweep's sentence says it.
+fn graylab_time(ns: u64) -> String {
+    crate::system::units::elapsed_text(ns as f64 / 1e9)
 }
