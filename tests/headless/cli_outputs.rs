@@ -41,22 +41,12 @@ fn no_command_writes_an_output_over_its_input_or_another_output() {
     // Two outputs of one command that are one file (a hard link) are refused by the same check.
     std::fs::write(d.join("r.json"), b"{}").expect("write");
     std::fs::hard_link(d.join("r.json"), d.join("r-link.json")).expect("hard link");
-    let o = graylab(
-        &[
-            "sweep",
-            "--cpu-only",
-            "--sizes",
-            "0.01",
-            "--runs",
-            "1",
-            "--json",
-            "r.json",
-            "--trace",
-            "r-link.json",
-            "--overwrite",
-        ],
-        d,
-    );
+    // A small sweep writing its JSON and one more output (`flag`, `path`), replacing files.
+    let sweep = |json: &str, (flag, path): (&str, &str)| {
+        let args = ["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", json, flag, path];
+        graylab(&[&args[..], &["--overwrite"]].concat(), d)
+    };
+    let o = sweep("r.json", ("--trace", "r-link.json"));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("--trace names the same file as --json: r-link.json"), "{}", text(&o));
     // A convert's trace over the image it writes, through a hard link.
@@ -77,22 +67,7 @@ fn no_command_writes_an_output_over_its_input_or_another_output() {
     assert!(text(&o).contains("--trace would replace an image this conversion writes"), "{}", text(&o));
     assert!(!d.join("new.png").exists(), "nothing written");
     let absolute = d.join("t.json");
-    let o = graylab(
-        &[
-            "sweep",
-            "--cpu-only",
-            "--sizes",
-            "0.01",
-            "--runs",
-            "1",
-            "--json",
-            "t.json",
-            "--csv",
-            absolute.to_str().expect("a UTF-8 temp path"),
-            "--overwrite",
-        ],
-        d,
-    );
+    let o = sweep("t.json", ("--csv", absolute.to_str().expect("a UTF-8 temp path")));
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("--csv names the same file as --json"), "{}", text(&o));
     assert!(!d.join("t.json").exists(), "nothing measured, nothing written");
