@@ -109,6 +109,11 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
             plan.from_folder = true;
             let listing = list_folder(input, args.recursive, out_dir);
             plan.refused.extend(listing.unlisted);
+            // Said, not silent: the files already in the output folder are not converted again.
+            if let Some(dir) = listing.out_dir_met {
+                plan.skipped
+                    .push(Skipped { path: dir, why: "the output folder, with the files in it".to_owned() });
+            }
             for file in listing.files {
                 if let Some(why) = skip_reason(&classify_file(&file)) {
                     plan.skipped.push(Skipped { path: file, why: why.to_owned() });
@@ -263,6 +268,8 @@ fn entry_key(output: &Path) -> EntryKey {
 struct Listing {
     files: Vec<PathBuf>,
     unlisted: Vec<Refused>,
+    /// The output folder, where a recursive listing met it inside the input and left it out.
+    out_dir_met: Option<PathBuf>,
 }
 
 /// The files of a folder (and its subfolders when `recursive`), sorted, leaving out the output
@@ -272,7 +279,7 @@ struct Listing {
 fn list_folder(dir: &Path, recursive: bool, out_dir: &Path) -> Listing {
     let skip = file_id(out_dir);
     let mut visited: HashSet<(u64, u64)> = file_id(dir).into_iter().collect();
-    let mut listing = Listing { files: Vec::new(), unlisted: Vec::new() };
+    let mut listing = Listing { files: Vec::new(), unlisted: Vec::new(), out_dir_met: None };
     let mut pending = vec![dir.to_path_buf()];
     while let Some(folder) = pending.pop() {
         let unlisted = |cause: std::io::Error| Refused {
@@ -307,7 +314,11 @@ fn list_folder(dir: &Path, recursive: bool, out_dir: &Path) -> Listing {
             };
             if is_folder {
                 let id = file_id(&path);
-                if !recursive || (id.is_some() && id == skip) {
+                if recursive && id.is_some() && id == skip {
+                    listing.out_dir_met = Some(path);
+                    continue;
+                }
+                if !recursive {
                     continue;
                 }
                 match id {

@@ -57,6 +57,26 @@ fn folder_mode_converts_images_and_skips_other_files() {
     assert!(stdout(&o).contains("1 of 4 files converted, 3 failed"), "{}", stdout(&o));
 }
 
+/// An output folder inside the input folder is left out of a recursive listing, and said so
+/// (its files were left out without a word).
+#[test]
+fn an_output_folder_inside_the_input_is_said_to_be_left_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in/out")).expect("mkdir");
+    photo(8, 8).save(d.join("in/a.png")).expect("save");
+    photo(8, 8).save(d.join("in/out/b.png")).expect("save");
+    let o = graylab(&["convert", "in", "--out-dir", "in/out", "--recursive"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("skipped (the output folder, with the files in it): in/out"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("1 of 1 files converted, 0 failed, 1 skipped"), "{}", stdout(&o));
+    assert!(!d.join("in/out/b.gray.png").exists(), "its files are not converted");
+}
+
 #[test]
 fn json_mode_prints_only_json() {
     let dir = tempfile::tempdir().expect("temp dir");
