@@ -322,6 +322,26 @@ fn decoder_refusals_are_sentences_naming_the_variant() {
     }
 }
 
+/// A truncated CMYK JPEG's missing rows are libjpeg's fill made RGB (about 64, not 128): the
+/// row it ends after is where that fill starts (it was always the last row of MCUs).
+#[test]
+fn a_truncated_cmyk_jpeg_names_the_row_its_data_ends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let whole =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/cmyk-tall.jpg"))
+            .expect("the fixture");
+    let path = write(dir.path(), "cmyk-half.jpg", &whole[..whole.len() / 2]);
+    let err = decode_file(&path, &STRICT).expect_err("truncated");
+    let IoError::Truncated { at: TruncatedAt::Row { rows, height: 96 }, .. } = err else { panic!("{err:?}") };
+    assert!(rows < 88 && rows % 8 == 0, "ends after row {rows}");
+    // Kept: every row from `rows + 8` on is the one fill colour, and the row before `rows` is not.
+    let kept = decode_file(&path, &LENIENT).expect("kept when asked").image.to_rgb8();
+    let fill = *kept.get_pixel(0, 95);
+    let filled = |y: u32| (0..48).all(|x| *kept.get_pixel(x, y) == fill);
+    assert!((rows + 8..96).all(filled), "filled below row {rows}");
+    assert!(rows == 0 || !filled(rows - 1), "data above row {rows}");
+}
+
 #[test]
 fn a_cmyk_jpeg_is_read_as_rgb_and_says_it_was_stored_as_cmyk() {
     // `cmyk.jpg`: ImageMagick's `convert -size 16x8 gradient:red-blue -colorspace CMYK`, red at

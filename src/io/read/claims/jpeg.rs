@@ -39,15 +39,23 @@ pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool
 
 /// Where a JPEG without its end marker stopped: libjpeg fills what it did not get with
 /// gray (128 in every sample) from the start of a row of MCUs, and the MCU row before that may
-/// have been decoded from padding; the rows before it are whole.
+/// have been decoded from padding; the rows before it are whole. A CMYK or YCCK JPEG's 128s
+/// come out as another colour once made RGB (about 64): its fill is its last pixel's.
 pub(in crate::io) fn truncated_at(image: &DynamicImage, layout: &Layout) -> TruncatedAt {
     let height = image.height();
-    let row_bytes = image.width() as usize * usize::from(image.color().bytes_per_pixel());
+    let pixel_bytes = usize::from(image.color().bytes_per_pixel());
+    let row_bytes = image.width() as usize * pixel_bytes;
     let bytes = image.as_bytes();
+    let gray = vec![128u8; pixel_bytes];
+    let fill = match bytes.len().checked_sub(pixel_bytes) {
+        Some(last) if layout.components.len() == 4 => &bytes[last..],
+        _ => gray.as_slice(),
+    };
+    let filled = |row: &[u8]| !fill.is_empty() && row.chunks_exact(fill.len()).all(|px| px == fill);
     let gray_rows = if row_bytes == 0 {
         0
     } else {
-        bytes.rchunks_exact(row_bytes).take_while(|row| row.iter().all(|&b| b == 128)).count() as u32
+        bytes.rchunks_exact(row_bytes).take_while(|row| filled(row)).count() as u32
     };
     // libjpeg's fancy upsampling lends the first gray row of colour a little of the chroma above
     // it: below gray rows, one row less is counted with data, so colour and luma name one row.
