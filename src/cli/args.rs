@@ -340,15 +340,26 @@ pub(super) fn folder_of(path: &Path) -> &Path {
 }
 
 /// Whether `output` names the file `input` (the same path, through a symlink or a hard link:
-/// the same device and inode). Where one is not there yet, the same name in the same folder,
-/// however each is spelled (`x.png`, `./x.png`, `$PWD/x.png`).
+/// the same device and inode). Where one is not there yet, the same folder entry, however each
+/// is spelled (`x.png`, `./x.png`, `$PWD/x.png`).
 pub(super) fn same_file(input: &Path, output: &Path) -> bool {
-    let entry = |p: &Path| Some((file_id(folder_of(p))?, p.file_name()?.to_owned()));
     input == output
         || match (file_id(input), file_id(output)) {
             (Some(a), Some(b)) => a == b,
-            _ => matches!((entry(input), entry(output)), (Some(x), Some(y)) if x == y),
+            _ => entry_key(input) == entry_key(output),
         }
+}
+
+/// A folder entry: its folder's device and inode with its name, or the whole path.
+pub(super) type EntryKey = (Option<(u64, u64)>, PathBuf);
+
+/// A path's folder entry: its folder's device and inode with its name, so that two spellings of
+/// one path are one entry (the path itself while the folder does not exist yet).
+pub(super) fn entry_key(path: &Path) -> EntryKey {
+    match (file_id(folder_of(path)), path.file_name()) {
+        (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
+        _ => (None, path.to_path_buf()),
+    }
 }
 
 /// A file's or folder's identity: device and inode (from its canonical path where those are not

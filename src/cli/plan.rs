@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use super::UsageError;
-use super::args::{ConvertArgs, Holds, OutputFile, check_output_dir, check_output_file, file_id, folder_of};
+use super::args::{
+    ConvertArgs, EntryKey, Holds, OutputFile, check_output_dir, check_output_file, entry_key, file_id,
+};
 use crate::engine::{Backend, BatchItem, default_output_path};
 use crate::io::{ExportFormat, FileKind, IoError, classify_file, is_graylab_output};
 
@@ -249,18 +251,6 @@ fn and_list(names: &[String]) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         Some((last, _)) => last.clone(),
         None => String::new(),
-    }
-}
-
-/// A folder entry: its folder's device and inode with its name, or the whole path.
-type EntryKey = (Option<(u64, u64)>, PathBuf);
-
-/// A path's folder entry: its folder's device and inode with its name, so that two spellings of
-/// one path are one entry (the path itself while the folder does not exist yet).
-fn entry_key(output: &Path) -> EntryKey {
-    match (file_id(folder_of(output)), output.file_name()) {
-        (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
-        _ => (None, output.to_path_buf()),
     }
 }
 

@@ -246,7 +246,10 @@ fn label_of(item: &Value) -> Option<String> {
     let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
     if let Some(settings) = item.get("settings") {
         let label = settings_label(settings);
-        return Some(size_of(item).map_or_else(|| label.clone(), |size| format!("{label} {size}")));
+        return Some(match size_of(item) {
+            Some(size) => format!("{label} {size}"),
+            None => label,
+        });
     }
     if let Some(id) = item.get("id").and_then(Value::as_u64) {
         return Some(format!("claim {id}"));
