@@ -1,7 +1,7 @@
 //! TIFF variants, built by hand byte by byte: associated alpha made straight before the formula,
 //! gray + alpha and floating-point gray read, palette and CCITT (modified Huffman, Group 3)
-//! TIFFs read, and the variants graylab cannot read named in words. Pixels are checked after
-//! conversion on both backends.
+//! TIFFs read, damaged `PackBits` strips refused, and the variants graylab cannot read named in
+//! words. Pixels are checked after conversion on both backends.
 
 use crate::common;
 
@@ -495,4 +495,43 @@ fn jpeg_compressed_tiffs_decode_as_libtiff_does_stripped_and_tiled() {
     std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).expect("write");
     let err = graylab::io::decode_file(&cut, &graylab::io::DecodeOptions::default()).expect_err("cut");
     assert!(err.to_string().contains("cut.tif"), "{err}");
+}
+
+#[test]
+fn damaged_packbits_strips_are_refused_where_libtiff_warns_or_refuses() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 6x3 gray, 18 bytes; PackBits: a literal row (5: 6 bytes), a repeated row (251: 6 times),
+    // a literal row.
+    let pixels: Vec<u8> =
+        (0..6u8).map(|v| v * 40).chain([77; 6]).chain((0..6u8).map(|v| 250 - v * 9)).collect();
+    let mut coded = vec![5];
+    coded.extend(&pixels[..6]);
+    coded.extend([251, 77, 5]);
+    coded.extend(&pixels[12..]);
+    let entries: Vec<Entry> = basic(6, 3, 1, 1, 8)
+        .into_iter()
+        .map(|(tag, kind, v)| if tag == 259 { (tag, kind, vec![32773]) } else { (tag, kind, v) })
+        .collect();
+    let read = |name: &str, data: &[u8]| decode(&write(dir.path(), name, &tiff(true, &entries, data)));
+    // Whole, and with padding after its rows (libtiff reads both without a word).
+    for (name, data) in
+        [("whole.tif", coded.clone()), ("padded.tif", [coded.as_slice(), &[0x80, 0]].concat())]
+    {
+        let image = read(name, &data).expect(name);
+        assert_eq!(image.as_bytes(), pixels.as_slice(), "{name}");
+    }
+    // A repeat run of 8 where there was 6 runs past the strip's end (libtiff: "Discarding 2
+    // bytes"); a strip cut after its first row ends short (libtiff: "Not enough data").
+    let mut over = coded.clone();
+    over[7] = 249;
+    for (name, data, how) in [
+        ("over.tif", over, "unpacks to 20 bytes where its rows hold 18"),
+        ("short.tif", coded[..7].to_vec(), "ends after 6 of its 18 bytes"),
+    ] {
+        let err = read(name, &data).expect_err(name);
+        let msg = err.to_string();
+        assert!(matches!(err, IoError::Decode { .. }), "{name}: {err:?}");
+        let says = format!("its PackBits data is damaged: strip 1 of 1 (rows 1 to 3 of 3) {how}");
+        assert!(msg.contains(&says) && msg.ends_with(name), "{name}: {msg}");
+    }
 }

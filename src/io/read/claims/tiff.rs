@@ -1,6 +1,6 @@
 //! A TIFF's first image file directory, read before decoding: its strips or tiles against its
-//! pixels at the compression's best ratio; its pages counted; an orientation stored as a LONG
-//! read. Which variant it is (and the ones graylab cannot read) is `tiff_header.rs`'s.
+//! pixels at the compression's best ratio, and `PackBits` blocks against their rows; its pages
+//! counted; an orientation stored as a LONG read. Which variant it is (and the ones graylab cannot read) is `tiff_header.rs`'s.
 
 use std::path::Path;
 
@@ -14,10 +14,18 @@ const IMAGE_WIDTH: u16 = 256;
 const IMAGE_LENGTH: u16 = 257;
 const BITS_PER_SAMPLE: u16 = 258;
 const COMPRESSION: u16 = 259;
+const STRIP_OFFSETS: u16 = 273;
+const PHOTOMETRIC: u16 = 262;
 const ORIENTATION: u16 = 274;
 const SAMPLES_PER_PIXEL: u16 = 277;
+const ROWS_PER_STRIP: u16 = 278;
 const STRIP_BYTE_COUNTS: u16 = 279;
+const PLANAR_CONFIGURATION: u16 = 284;
+const TILE_WIDTH: u16 = 322;
+const TILE_LENGTH: u16 = 323;
+const TILE_OFFSETS: u16 = 324;
 const TILE_BYTE_COUNTS: u16 = 325;
+const PACKBITS: u64 = 32773;
 /// Strips or tiles summed at most; a file with more is left to the budget.
 const MAX_BLOCKS: u64 = 1 << 18;
 /// Pages counted at most.
@@ -43,23 +51,20 @@ fn check_data(path: &Path, layout: Layout, walk: &mut Walk, ifd: &Ifd) -> Result
     let mut first = |tag| layout.first(walk, ifd, tag);
     let (Some(width), Some(height)) = (first(IMAGE_WIDTH), first(IMAGE_LENGTH)) else { return Ok(()) };
     let (Ok(width), Ok(height)) = (u32::try_from(width), u32::try_from(height)) else { return Ok(()) };
-    let bits = ifd
-        .entries
-        .iter()
-        .find(|e| e.tag == BITS_PER_SAMPLE)
-        .and_then(|e| layout.values(walk, e, 16))
-        .and_then(|v| v.into_iter().max())
-        .unwrap_or(1);
+    let bits_each =
+        ifd.entries.iter().find(|e| e.tag == BITS_PER_SAMPLE).and_then(|e| layout.values(walk, e, 16));
+    let bits = bits_each.as_ref().and_then(|v| v.iter().copied().max()).unwrap_or(1);
     let samples = layout.first(walk, ifd, SAMPLES_PER_PIXEL).unwrap_or(1).clamp(1, 16);
     let pixels = u64::from(width) * u64::from(height);
     let raw_bytes = (u64::from(width) * samples * bits.min(64)).div_ceil(8).saturating_mul(u64::from(height));
-    let min_bytes = match layout.first(walk, ifd, COMPRESSION).unwrap_or(1) {
+    let compression = layout.first(walk, ifd, COMPRESSION).unwrap_or(1);
+    let min_bytes = match compression {
         1 => raw_bytes,
         // LZW: 12-bit codes of at most 4096 bytes each.
         5 => raw_bytes.saturating_mul(3) / 8192,
         8 | 32946 => raw_bytes / DEFLATE_MAX_RATIO,
         // PackBits: 2 bytes repeat one byte 128 times.
-        32773 => raw_bytes / 64,
+        PACKBITS => raw_bytes / 64,
         // JPEG: at least 1 bit per 8x8 block of luma.
         6 | 7 => pixels / 512,
         _ => return Ok(()),
@@ -67,7 +72,122 @@ fn check_data(path: &Path, layout: Layout, walk: &mut Walk, ifd: &Ifd) -> Result
     let counts = ifd.entries.iter().find(|e| e.tag == TILE_BYTE_COUNTS || e.tag == STRIP_BYTE_COUNTS);
     let Some(counts) = counts.and_then(|e| layout.values(walk, e, MAX_BLOCKS)) else { return Ok(()) };
     let data_bytes = counts.iter().fold(0u64, |sum, &c| sum.saturating_add(c)).min(walk.len());
-    check_size(path, "TIFF", (width, height), min_bytes, data_bytes, walk.len())
+    check_size(path, "TIFF", (width, height), min_bytes, data_bytes, walk.len())?;
+    // Samples of different sizes, and subsampled YCbCr, lay rows out otherwise: left to the decoder.
+    let same_bits = bits_each.is_none_or(|v| v.iter().all(|&b| b == bits));
+    if compression == PACKBITS && same_bits && layout.first(walk, ifd, PHOTOMETRIC) != Some(6) {
+        let image = Image { width, height, samples, bits: bits.min(64) };
+        if let Some(damage) = packbits_damage(layout, walk, ifd, image, &counts) {
+            return Err(IoError::Decode { path: path.into(), reason: damage });
+        }
+    }
+    Ok(())
+}
+
+/// What [`packbits_damage`] needs of the first image.
+#[derive(Clone, Copy)]
+struct Image {
+    width: u32,
+    height: u32,
+    samples: u64,
+    bits: u64,
+}
+
+/// The first `PackBits` strip or tile (of `counts` bytes each) whose data does not unpack to the
+/// bytes its rows hold, in words; `None` when every one does, or when the blocks cannot be
+/// walked (the decoder then says what is wrong). A block that ends short leaves rows without
+/// data; a run that crosses the block's end shifts every byte after the damage. libtiff refuses
+/// the first and warns of the second; the `tiff` crate says nothing of either, and would give
+/// a wrong image with exit 0. A block that unpacks to its size and then holds more is padding.
+fn packbits_damage(
+    layout: Layout,
+    walk: &mut Walk,
+    ifd: &Ifd,
+    image: Image,
+    counts: &[u64],
+) -> Option<String> {
+    let mut first = |tag| layout.first(walk, ifd, tag);
+    let planes = if first(PLANAR_CONFIGURATION) == Some(2) { image.samples } else { 1 };
+    let samples_per_block = image.samples / planes;
+    let height = u64::from(image.height);
+    // Rows per block, the bytes of a block's row, blocks across, and what a block is called.
+    let (block_rows, row_bytes, across, what) = match (first(TILE_WIDTH), first(TILE_LENGTH)) {
+        (Some(tile_width), Some(tile_rows)) if tile_width > 0 && tile_rows > 0 => (
+            tile_rows,
+            (tile_width * samples_per_block * image.bits).div_ceil(8),
+            u64::from(image.width).div_ceil(tile_width),
+            "tile",
+        ),
+        _ => (
+            first(ROWS_PER_STRIP).unwrap_or(height).clamp(1, height.max(1)),
+            (u64::from(image.width) * samples_per_block * image.bits).div_ceil(8),
+            1,
+            "strip",
+        ),
+    };
+    let offsets_tag = if what == "tile" { TILE_OFFSETS } else { STRIP_OFFSETS };
+    let entry = ifd.entries.iter().find(|e| e.tag == offsets_tag)?;
+    let offsets = layout.values(walk, entry, MAX_BLOCKS)?;
+    let per_plane = height.div_ceil(block_rows) * across;
+    if offsets.len() != counts.len() || offsets.len() as u64 != per_plane * planes {
+        return None;
+    }
+    for (n, (&offset, &count)) in (0u64..).zip(offsets.iter().zip(counts)) {
+        let top = (n % per_plane) / across * block_rows;
+        // A strip holds the rows left; a tile always holds whole tile rows.
+        let rows = if what == "tile" { block_rows } else { block_rows.min(height - top) };
+        let want = rows.checked_mul(row_bytes)?;
+        let unpacked = unpacked_bytes(walk, offset, count, want)?;
+        if unpacked != want {
+            let how = if unpacked < want {
+                format!("ends after {unpacked} of its {want} bytes")
+            } else {
+                format!("unpacks to {unpacked} bytes where its rows hold {want}")
+            };
+            return Some(format!(
+                "its PackBits data is damaged: {what} {} of {} (rows {} to {} of {height}) {how}",
+                n + 1,
+                offsets.len(),
+                top + 1,
+                (top + rows).min(height),
+            ));
+        }
+    }
+    None
+}
+
+/// How many bytes the `PackBits` data of `count` bytes at `offset` unpacks to, walked up to the
+/// run that reaches `want`; `None` when it lies past the file's end.
+fn unpacked_bytes(walk: &mut Walk, offset: u64, count: u64, want: u64) -> Option<u64> {
+    if offset.checked_add(count)? > walk.len() {
+        return None;
+    }
+    walk.seek(offset)?;
+    let (mut read, mut unpacked) = (0u64, 0u64);
+    while unpacked < want && read < count {
+        let header = walk.byte()?;
+        read += 1;
+        let left = count - read;
+        match header {
+            // A literal run of header + 1 bytes; one cut by the block's end gives what is there.
+            0..=127 => {
+                let n = (u64::from(header) + 1).min(left);
+                walk.skip(n)?;
+                read += n;
+                unpacked += n;
+            }
+            // A no-op.
+            128 => {}
+            // One byte repeated 257 - header times; without its byte, nothing.
+            _ if left == 0 => break,
+            _ => {
+                walk.skip(1)?;
+                read += 1;
+                unpacked += 257 - u64::from(header);
+            }
+        }
+    }
+    Some(unpacked)
 }
 
 /// Pages in the chain of directories from the first (counted) and then `next`, up to
