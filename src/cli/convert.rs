@@ -86,9 +86,9 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
     let all_files = files + refused_files;
     let tally = Arc::new(Tally::default());
-    // A signal mid-batch: the summary of what is done, said before the signal ends the process.
-    let _last_words = (!args.json && (all_files > 1 || plan.from_folder))
-        .then(|| summary_on_signal(&tally, all_files, refused_files, mode == ProgressMode::Bar));
+    // A signal mid-batch: the empty folders made removed, and what is done said.
+    let summary = (!args.json && (all_files > 1 || plan.from_folder)).then_some(mode == ProgressMode::Bar);
+    let _last_words = summary_on_signal(&tally, (all_files, refused_files), summary, &created);
     let on_done = |index: usize, result: &Result<FileReport, EngineError>| {
         let counter = if result.is_ok() { &tally.converted } else { &tally.failed };
         counter.fetch_add(1, Ordering::Relaxed);
@@ -197,12 +197,24 @@ fn remove_empty_folders(created: &[PathBuf]) {
     }
 }
 
-/// Says, if a signal ends the process mid-batch, how many of `all_files` were converted and
-/// how many failed (the `refused` ones too), after clearing the progress bar if one is drawn.
-fn summary_on_signal(tally: &Arc<Tally>, all_files: usize, refused: usize, bar: bool) -> LastWordsGuard {
+/// If a signal ends the process mid-batch: removes the folders in `created` left empty (the
+/// temporary files are gone by then), and with a `summary` says how many of `all_files` were
+/// converted and how many failed (the `refused` ones too), after clearing the progress bar if
+/// one is drawn (`Some(true)`).
+fn summary_on_signal(
+    tally: &Arc<Tally>,
+    (all_files, refused): (usize, usize),
+    summary: Option<bool>,
+    created: &[PathBuf],
+) -> LastWordsGuard {
     let tally = Arc::clone(tally);
-    let clear = if bar { "\r\x1b[2K" } else { "" };
+    let created = created.to_vec();
+    let clear = if summary == Some(true) { "\r\x1b[2K" } else { "" };
     crate::system::signals::say_on_signal(move |signal| {
+        remove_empty_folders(&created);
+        if summary.is_none() {
+            return String::new();
+        }
         let converted = tally.converted.load(Ordering::Relaxed);
         let failed = tally.failed.load(Ordering::Relaxed) + refused;
         format!("{clear}{converted} of {all_files} files converted, {failed} failed, stopped by {signal}")

@@ -1,7 +1,7 @@
 //! SIGINT, SIGTERM and SIGHUP: what the process does before the signal ends it. Work not yet
 //! begun is not begun ([`stopping`]), graylab's temporary files in flight are removed
 //! (`system::temps`), the last words a command left are said on stderr (a batch's summary,
-//! [`say_on_signal`]), and then the signal ends the process as it would have (exit status
+//! [`say_on_signal`], which may first tidy what the command made), and then the signal ends the process as it would have (exit status
 //! "killed by signal"). Files being written are abandoned, never left half written: their
 //! unnamed or temporary files go with the process.
 
@@ -27,8 +27,9 @@ pub fn stopping() -> Option<&'static str> {
     }
 }
 
-/// Says what `words` returns (given the signal's name) on stderr if a signal ends the process
-/// before the returned guard is dropped.
+/// Says what `words` returns (given the signal's name; nothing when it is empty) on stderr if
+/// a signal ends the process before the returned guard is dropped. `words` runs after the
+/// temporary files are removed, so it may tidy what the command made.
 #[must_use = "the words are said only while the guard lives"]
 pub fn say_on_signal(words: impl Fn(&str) -> String + Send + 'static) -> LastWordsGuard {
     *LAST_WORDS.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(words));
@@ -66,10 +67,12 @@ pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
             // Held until the process is gone: no new temporary file can appear meanwhile.
             let _files = super::temps::remove_in_flight();
             let words = LAST_WORDS.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(words) = words.as_ref() {
+            if let Some(words) = words.as_ref().map(|words| words(signal_name(signal))) {
                 use std::io::Write as _;
                 // Best effort: a failing stderr has nowhere to report to.
-                let _ = writeln!(std::io::stderr(), "{}", words(signal_name(signal)));
+                if !words.is_empty() {
+                    let _ = writeln!(std::io::stderr(), "{words}");
+                }
             }
             let _ = signal_hook::low_level::emulate_default_handler(signal);
             // Not reached for these signals; exit the conventional way if it is.

@@ -1,7 +1,7 @@
 //! Interrupted exports and file modes, on the real binary: SIGINT/SIGTERM remove the temporary
 //! file and end the process by the signal; after SIGKILL the next run removes it; with
 //! `O_TMPFILE` nothing is ever visible; new files get `0666 & ~umask`; a replaced file keeps
-//! its mode.
+//! its mode; the empty folders made for the outputs go too.
 #![cfg(target_os = "linux")]
 
 use crate::common;
@@ -18,9 +18,11 @@ fn graylab(dir: &Path) -> Command {
     c
 }
 
+/// graylab's temporary files in `dir` (none while it does not exist).
 fn temp_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
-        .expect("list")
+        .into_iter()
+        .flatten()
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with(".graylab-") && Path::new(n).extension().is_some_and(|e| e == "part"))
@@ -212,6 +214,31 @@ fn a_signal_mid_batch_says_what_was_done() {
     assert_eq!((a.width(), a.height()), (64, 32));
     assert!(!out.join("b.gray.png").exists() && !out.join("c.gray.png").exists(), "{err}");
     assert_eq!(temp_files(&out), Vec::<String>::new(), "no temporary file is left");
+}
+
+/// The folders `--out-dir` made go with a signal when nothing landed in them; a folder that
+/// was there before stays (before, `new/deeper` was left behind, empty).
+#[test]
+fn a_signal_removes_the_empty_folders_made_for_the_outputs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    big_input(d);
+    std::fs::create_dir(d.join("kept")).expect("mkdir");
+    for (out_dir, json) in [("new/deeper", false), ("kept/new", true)] {
+        let release = d.join("release");
+        let mut c = graylab(d);
+        c.env("GRAYLAB_NO_TMPFILE", "1").env("GRAYLAB_HOLD_EXPORT", &release);
+        c.args(["convert", "big.bmp", "--out-dir", out_dir]);
+        let mut child = if json { c.arg("--json") } else { &mut c }.spawn().expect("spawn");
+        wait_for_temp_file(&d.join(out_dir), &mut child).expect("the export started");
+        send(&child, "TERM");
+        let o = child.wait_with_output().expect("wait");
+        assert_eq!(o.status.signal(), Some(15), "{o:?}");
+        let first = Path::new(out_dir).components().next().expect("a folder");
+        let left = if json { d.join("kept") } else { d.join(first) };
+        assert_eq!(left.exists(), json, "{out_dir}: {o:?}");
+        assert!(!d.join(out_dir).exists(), "{out_dir}: {o:?}");
+    }
 }
 
 /// A trace that cannot be written once the files are converted (its folder gone while it was
