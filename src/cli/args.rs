@@ -252,6 +252,16 @@ impl Holds {
             Self::Csv => "a CSV report",
         }
     }
+
+    /// A file name it could have: "run.trace.json".
+    fn example(self) -> &'static str {
+        match self {
+            Self::Image => "out.png",
+            Self::Trace => "run.trace.json",
+            Self::Json => "report.json",
+            Self::Csv => "report.csv",
+        }
+    }
 }
 
 /// One file a command writes: the flag that names it, its path, and what it holds.
@@ -304,6 +314,14 @@ pub(super) fn check_outputs(
 /// and then not a read-only one.
 pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> anyhow::Result<()> {
     let OutputFile { flag: what, path, holds } = *output;
+    if path.as_os_str() == "-" {
+        bail!(super::UsageError(format!(
+            "{what} -: {} is written only to a file, not to stdout (name one, e.g. {} {})",
+            holds.noun(),
+            what.split('/').next().unwrap_or(what),
+            holds.example()
+        )));
+    }
     if path.is_dir() || path.as_os_str().as_encoded_bytes().ends_with(b"/") {
         bail!("{what} names a folder, not a file: {}", path.display());
     }

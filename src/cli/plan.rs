@@ -88,15 +88,19 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
     // Output paths are checked before anything is decoded.
     if let Some(o) = &args.output {
         if o.is_dir() {
-            bail!("-o/--output names a folder: {} (use --out-dir for a folder)", o.display());
+            bail!(UsageError(format!(
+                "-o/--output names a folder: {} (use --out-dir for a folder)",
+                o.display()
+            )));
         }
-        if args.format.is_none() && ExportFormat::from_path(o).is_none() {
+        let output = OutputFile { flag: "-o/--output", path: o, holds: Holds::Image };
+        if args.format.is_none() && ExportFormat::from_path(o).is_none() && o.as_os_str() != "-" {
             bail!(UsageError(format!(
                 "-o/--output: unknown format in {} (use .png, .jpg, .tif, .bmp or .webp, or --format)",
                 o.display()
             )));
         }
-        check_output_file(&OutputFile { flag: "-o/--output", path: o, holds: Holds::Image }, args.overwrite)?;
+        check_output_file(&output, args.overwrite)?;
     }
     if let Some(dir) = &args.out_dir {
         check_output_dir(dir, "--out-dir")?;

@@ -124,7 +124,7 @@ fn output_paths_are_checked_before_any_work() {
     let d = dir.path();
     image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
     std::fs::create_dir(d.join("folder")).expect("mkdir");
-    let t = fails(&["convert", "in.png", "-o", "folder"], d, 1, &["names a folder", "--out-dir"]);
+    let t = fails(&["convert", "in.png", "-o", "folder"], d, 2, &["names a folder", "--out-dir"]);
     assert!(!t.contains("exists") && !t.contains("unknown output format"), "{t}");
     fails(&["convert", "in.png", "-o", "out.gif"], d, 2, &["unknown format", "--format"]);
     fails(&["convert", "in.png", "-o", "no/such/dir/out.png"], d, 1, &["does not exist"]);

@@ -2,7 +2,7 @@
 //! check refuses an output over any input (also through a hard link) or over another output; a
 //! trace or a report goes only to a regular file; a read-only file is never replaced; a user's
 //! `x.gray.png` is told from graylab's own by graylab's mark, not by its name; `--out-dir` is
-//! created; a name collision says how to resolve it.
+//! created; a name collision says how to resolve it; `-` is no output file.
 #![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt as _;
@@ -112,6 +112,44 @@ fn a_trace_or_a_report_goes_only_to_a_regular_file() {
         "{}",
         text(&o)
     );
+}
+
+/// `-` names no output file: refused as a usage error (exit 2), naming what is written and a
+/// file it could go to (before, `--trace -` and `-o - --format png` wrote a file named "-"),
+/// except a sweep's `--json -` or `--csv -`, standard output (one of them).
+#[test]
+fn a_dash_is_no_output_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(32, 16).save(d.join("in.png")).expect("save");
+    for (args, says) in [
+        (
+            &["convert", "in.png", "-o", "-", "--format", "png"][..],
+            "-o/--output -: an image is written only to a file, not to stdout (name one, e.g. -o out.png)",
+        ),
+        (&["convert", "in.png", "-o", "-"], "-o/--output -: an image is written only to a file"),
+        (
+            &["convert", "in.png", "--trace", "-"],
+            "--trace -: a trace is written only to a file, not to stdout (name one, e.g. --trace run.trace.json)",
+        ),
+        (&["bench", "in.png", "--backend", "cpu", "--trace", "-"], "--trace -: a trace is written only"),
+        (
+            &["sweep", "--cpu-only", "--sizes", "0.01", "--csv", "-", "--json", "-"],
+            "--json - and --csv - both name standard output: send one of them to a file",
+        ),
+    ] {
+        let o = graylab(args, d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+        assert!(!d.join("-").exists() && !d.join("in.gray.png").exists(), "{args:?}: nothing written");
+    }
+    // A sweep's CSV, as its JSON, may go to standard output, alone there.
+    let o = graylab(&["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--csv", "-"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.starts_with("megapixels,width,height,series,"), "{stdout}");
+    assert!(stdout.lines().skip(1).all(|l| l.starts_with("0.0100,")), "{stdout}");
+    assert!(!d.join("-").exists(), "no file named -");
 }
 
 /// Item 5: a read-only (0444) output is refused with --overwrite, naming the file and saying it

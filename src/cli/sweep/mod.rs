@@ -84,7 +84,7 @@ pub struct SweepArgs {
     /// Write the whole result as JSON to this file (`-` for standard output).
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Write one CSV row per size and series to this file.
+    /// Write one CSV row per size and series to this file (`-` for standard output).
     #[arg(long)]
     pub csv: Option<PathBuf>,
     /// Also write each point's runs (each series' cold run and its last warm run) as a Chrome
@@ -165,12 +165,17 @@ fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> 
 
 /// Checks the report paths before anything is measured: none over another, nor over the photo
 /// measured (also through a link).
-fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
+fn check_outputs<'a>(args: &'a SweepArgs) -> anyhow::Result<()> {
     use crate::cli::args::{Holds, OutputFile};
-    let json = args.json.as_deref().filter(|p| p.as_os_str() != "-");
+    if stdout(args.json.as_deref()) && stdout(args.csv.as_deref()) {
+        anyhow::bail!(crate::cli::UsageError(
+            "--json - and --csv - both name standard output: send one of them to a file".to_owned()
+        ));
+    }
+    let file = |p: Option<&'a Path>| p.filter(|p| !stdout(Some(p)));
     let outputs: Vec<OutputFile<'_>> = [
-        OutputFile::of("--json", json, Holds::Json),
-        OutputFile::of("--csv", args.csv.as_deref(), Holds::Csv),
+        OutputFile::of("--json", file(args.json.as_deref()), Holds::Json),
+        OutputFile::of("--csv", file(args.csv.as_deref()), Holds::Csv),
         crate::cli::trace::output(args.trace.as_deref()),
     ]
     .into_iter()
@@ -178,6 +183,11 @@ fn check_outputs(args: &SweepArgs) -> anyhow::Result<()> {
     .collect();
     let inputs: Vec<&Path> = args.from_image.as_deref().into_iter().collect();
     crate::cli::args::check_outputs(&outputs, &inputs, &[], args.overwrite)
+}
+
+/// Whether a report's path is `-`, standard output.
+fn stdout(path: Option<&Path>) -> bool {
+    path.is_some_and(|p| p.as_os_str() == "-")
 }
 
 pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
@@ -221,7 +231,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         keep_runs: args.trace.is_some(),
         ops,
     };
-    let quiet = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    // A report on standard output is all that goes there.
+    let quiet = stdout(args.json.as_deref()) || stdout(args.csv.as_deref());
     let grid = options.is_grid();
     crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
     let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
@@ -267,14 +278,18 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         let took_s = Some(took_s);
         let timed = crate::engine::estimate::Timed::new(&result, estimate, took_s);
         let json = crate::io::stamped_json(crate::io::ResultKind::Sweep, &engine.provenance(), &timed)?;
-        if path.as_os_str() == "-" {
+        if stdout(Some(path)) {
             outln!("{json}");
         } else {
             written.push(write_report(path, &json, args.overwrite));
         }
     }
     if let Some(path) = &args.csv {
-        written.push(write_report(path, &to_csv(&result), args.overwrite));
+        if stdout(Some(path)) {
+            outln!("{}", to_csv(&result).trim_end());
+        } else {
+            written.push(write_report(path, &to_csv(&result), args.overwrite));
+        }
     }
     if let Some(path) = &args.trace {
         written.push(crate::cli::trace::write_sweep(path, args.overwrite, &result));
