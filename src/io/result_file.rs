@@ -149,6 +149,9 @@ pub fn read_result<T: serde::de::DeserializeOwned>(
     let refuse = |reason: String| IoError::NotAResult { path: path.into(), expected, reason };
     let value = crate::io::read_json::<serde_json::Value>(path, MAX_RESULT_BYTES)?
         .ok_or_else(|| refuse("there is no such file".to_owned()))?;
+    if !value.is_object() {
+        return Err(refuse(not_an_object(&value)));
+    }
     let stamp = Stamp::deserialize(&value).map_err(|e| refuse(format!("its stamp: {e}")))?;
     if let Some(schema) = stamp.schema.filter(|&s| s > SCHEMA) {
         return Err(refuse(format!(
@@ -170,6 +173,25 @@ pub fn read_result<T: serde::de::DeserializeOwned>(
     // A provenance this graylab cannot read whole (an older layout) is left out, not an error.
     let provenance = stamp.provenance.and_then(|p| serde_json::from_value(p).ok());
     Ok(ResultFile { schema: stamp.schema, kind, provenance, body })
+}
+
+/// What a JSON file that is not an object holds, in words: `convert --json`'s report (a list of
+/// the files converted) is told by name.
+fn not_an_object(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let what = match value {
+        Value::Array(items) if !items.is_empty() && items.iter().all(|i| i.get("input").is_some()) => {
+            "a list of files converted, as `graylab convert --json` prints; results are what bench, \
+             sweep, claims and info write"
+        }
+        Value::Array(_) => "a list, where a result is an object",
+        Value::Null => "null, where a result is an object",
+        Value::Bool(_) => "a boolean, where a result is an object",
+        Value::Number(_) => "a number, where a result is an object",
+        Value::String(_) => "a string, where a result is an object",
+        Value::Object(_) => "an object",
+    };
+    format!("it holds {what}")
 }
 
 #[cfg(test)]
@@ -228,6 +250,19 @@ mod tests {
         std::fs::write(&path, r#"{"kind": "recipe", "points": []}"#).expect("write");
         let err = read_result::<Body>(&path, Some(ResultKind::Sweep)).expect_err("unknown kind").to_string();
         assert!(err.starts_with("not a saved sweep (it is a result of kind \"recipe\")"), "{err}");
+        // JSON that is no object is told in words, not serde's (a convert report by name).
+        for (text, says) in [
+            (
+                r#"[{"input": "a.png", "run": {}}]"#,
+                "a list of files converted, as `graylab convert --json` prints",
+            ),
+            ("[1, 2]", "a list, where a result is an object"),
+            ("7", "a number, where a result is an object"),
+        ] {
+            std::fs::write(&path, text).expect("write");
+            let err = read_result::<Body>(&path, None).expect_err(text).to_string();
+            assert!(err.starts_with(&format!("not a saved graylab result (it holds {says}")), "{err}");
+        }
         std::fs::write(&path, "{ damaged").expect("write");
         let err = read_result::<Body>(&path, Some(ResultKind::Sweep)).expect_err("damaged").to_string();
         assert!(err.starts_with("not a graylab JSON file (") && err.contains("sweep.json"), "{err}");
