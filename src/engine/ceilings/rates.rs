@@ -203,7 +203,8 @@ impl PhaseRate {
         })
     }
 
-    /// E.g. "upload 31.0 GB/s, 96% of this machine's host→GPU ceiling (32.3 GB/s)".
+    /// E.g. "upload 31.0 GB/s, 96% of this machine's host→GPU ceiling (32.3 GB/s)"; a ceiling
+    /// timed on another clock than the phase names its clock: "(18.7 GB/s on the cpu-clock)".
     #[must_use]
     pub fn sentence(&self) -> String {
         let part = match self.part {
@@ -216,7 +217,13 @@ impl PhaseRate {
         else {
             return format!("{rate} (no ceiling measured)");
         };
-        let ceiling = format!("this machine's {} ceiling ({})", c.name(), gb(max));
+        // A ceiling timed on another clock than the phase says so (the probe times on the CPU
+        // clock where the adapter's timestamps disagree with it, as lavapipe's do).
+        let clock = match self.ceiling_source {
+            Some(clock) if clock != self.source => format!(" on the {}", clock.label()),
+            _ => String::new(),
+        };
+        let ceiling = format!("this machine's {} ceiling ({}{clock})", c.name(), gb(max));
         if self.proves_ceiling_low() && c.is_one_step() {
             format!("{rate}, above {ceiling}: that ceiling was measured low (raised now); measure again")
         } else if self.beats_ceiling() && c.is_one_step() {

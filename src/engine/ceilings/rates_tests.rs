@@ -57,6 +57,16 @@ fn each_phase_and_copy_against_its_ceiling() {
     assert!((down.gb_per_s - 16.0).abs() < 1e-9 && (down.ceiling_gb_per_s.expect("c") - 32.0).abs() < 1e-9);
     assert_eq!(rates.len(), 7, "no rate for setup");
     assert_eq!(upload.sentence(), "upload 12.8 GB/s, 50% of this machine's host→GPU ceiling (25.6 GB/s)");
+    // A ceiling timed on another clock than the phase names its clock (a software adapter's
+    // probe falls back to the CPU clock); on the same clock it goes without saying.
+    assert_eq!(
+        copy.sentence(),
+        "upload GPU copy 64.0 GB/s, 50% of this machine's staging→device ceiling (128 GB/s)"
+    );
+    assert_eq!(
+        copy.at(copy.ns, Some((128.0, Clock::CpuClock))).sentence(),
+        "upload GPU copy 64.0 GB/s, 50% of this machine's staging→device ceiling (128 GB/s on the cpu-clock)"
+    );
     // Without a probe the rates stand alone.
     let bare = phase_rates(&r, &Ceilings::default());
     assert!(bare.iter().all(|x| x.percent_of_ceiling.is_none()));
