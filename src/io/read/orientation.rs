@@ -38,7 +38,7 @@ pub(in crate::io) fn exif_orientation(exif: &[u8]) -> Option<Orientation> {
 
 /// The unsigned integer of `N` (2 or 4) bytes at `at` in a TIFF structure's `bytes`, in its
 /// byte order (`little`-endian or big).
-pub(in crate::io) fn uint_at<const N: usize>(bytes: &[u8], at: usize, little: bool) -> Option<u32> {
+fn uint_at<const N: usize>(bytes: &[u8], at: usize, little: bool) -> Option<u32> {
     let b = bytes.get(at..at.checked_add(N)?)?;
     let fold = |v: u32, &x: &u8| (v << 8) | u32::from(x);
     Some(if little { b.iter().rev().fold(0, fold) } else { b.iter().fold(0, fold) })

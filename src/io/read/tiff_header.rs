@@ -8,7 +8,6 @@ use std::path::Path;
 use crate::io::IoError;
 use crate::io::read::claims::Walk;
 use crate::io::read::claims::tiff_ifd::Layout;
-use crate::io::read::orientation::uint_at;
 
 const BITS_PER_SAMPLE: u16 = 258;
 const COMPRESSION: u16 = 259;
@@ -21,8 +20,6 @@ const COLOR_MAP: u16 = 320;
 const TILE_WIDTH: u16 = 322;
 const EXTRA_SAMPLES: u16 = 338;
 const SAMPLE_FORMAT: u16 = 339;
-/// Directories with more entries than this are left to the decoder.
-const MAX_ENTRIES: u64 = 4096;
 /// Values read per tag at most (the largest is listed; more say nothing new here).
 const MAX_VALUES: u32 = 16;
 
@@ -131,13 +128,7 @@ struct TiffHeader {
 /// naming the variant graylab cannot read. Other files, and TIFFs whose first directory cannot
 /// be read, are left to the `image` crate (its decoder says why).
 pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Variant>, IoError> {
-    let header = match head.get(..4) {
-        Some(b"II*\0") => first_ifd(path, head, true),
-        Some(b"MM\0*") => first_ifd(path, head, false),
-        Some(b"II+\0" | b"MM\0+") => first_big_ifd(path, head),
-        _ => return Ok(None),
-    };
-    let Some(header) = header else {
+    let Some(header) = first_ifd(path, head) else {
         return Ok(None);
     };
     header
@@ -317,50 +308,6 @@ impl TiffHeader {
     }
 }
 
-/// The first directory's facts, or `None` when it cannot be read (the decoder then says why).
-fn first_ifd(path: &Path, head: &[u8], little: bool) -> Option<TiffHeader> {
-    let u16_at = |b: &[u8], i: usize| uint_at::<2>(b, i, little).and_then(|v| u16::try_from(v).ok());
-    let u32_at = |b: &[u8], i: usize| uint_at::<4>(b, i, little);
-    let mut walk = Walk::open(path)?;
-    let offset = u64::from(u32_at(head, 4)?);
-    walk.seek(offset)?;
-    let entries = u64::from(u16_at(&walk.read::<2>()?, 0)?).min(MAX_ENTRIES);
-    // As many whole entries as the file holds.
-    let ifd = walk.bytes(usize::try_from((entries * 12).min(walk.len() - walk.at())).ok()?)?;
-    let mut header = TiffHeader::default();
-    for (index, entry) in ifd.chunks_exact(12).enumerate() {
-        let tag = u16_at(entry, 0)?;
-        header.has_color_map |= tag == COLOR_MAP;
-        header.tiled |= tag == TILE_WIDTH;
-        if !WANTED.contains(&tag) {
-            continue;
-        }
-        // SHORT or LONG values: inline when they fit in 4 bytes, else at an offset.
-        let (kind, n) = (u16_at(entry, 2)?, u32_at(entry, 4)?);
-        let width: u8 = match kind {
-            3 => 2,
-            4 => 4,
-            _ => return None,
-        };
-        if n == 0 {
-            return None;
-        }
-        let read = |raw: &[u8], k: usize| {
-            if width == 2 { u16_at(raw, 2 * k).map(u32::from) } else { u32_at(raw, 4 * k) }
-        };
-        let values: Vec<u32> = if n * u32::from(width) <= 4 {
-            (0..n as usize).map(|k| read(&entry[8..], k)).collect::<Option<_>>()?
-        } else {
-            walk.seek(u64::from(u32_at(entry, 8)?))?;
-            let raw = walk.bytes(usize::from(width) * n.min(MAX_VALUES) as usize)?;
-            (0..n.min(MAX_VALUES) as usize).map(|k| read(&raw, k)).collect::<Option<_>>()?
-        };
-        let value_at = offset + 2 + 12 * index as u64 + 8;
-        header.take(tag, &values, Patch::one(value_at, width, little))?;
-    }
-    Some(header)
-}
-
 /// The tags [`TiffHeader`] holds (with `ColorMap` and `TileWidth`, only noted).
 const WANTED: [u16; 9] = [
     BITS_PER_SAMPLE,
@@ -374,9 +321,9 @@ const WANTED: [u16; 9] = [
     SAMPLE_FORMAT,
 ];
 
-/// The first directory's facts of a `BigTIFF` (64-bit offsets, 20-byte entries, as graylab
-/// writes past 4 GiB), read by the claims' directory reader; `None` when it cannot be read.
-fn first_big_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
+/// The first directory's facts, classic or `BigTIFF` (as graylab writes past 4 GiB), read by
+/// the claims' directory reader; `None` when it cannot be read (the decoder then says why).
+fn first_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
     let (layout, offset) = Layout::of(head)?;
     let mut walk = Walk::open(path)?;
     let ifd = layout.ifd(&mut walk, offset)?;
@@ -387,7 +334,7 @@ fn first_big_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
         if !WANTED.contains(&entry.tag) {
             continue;
         }
-        // SHORT or LONG values, as in a classic TIFF.
+        // SHORT or LONG values.
         let width: u8 = match entry.kind {
             3 => 2,
             4 => 4,
@@ -396,9 +343,7 @@ fn first_big_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
         let values = layout.values(&mut walk, entry, 1 << 16)?;
         let values: Vec<u32> =
             values.iter().take(MAX_VALUES as usize).map(|&v| u32::try_from(v).ok()).collect::<Option<_>>()?;
-        // The entry's value field: past the count (8 bytes) and 20 bytes an entry, after its
-        // tag, type and count (12 bytes).
-        let value_at = offset + 8 + 20 * index as u64 + 12;
+        let value_at = layout.value_field_at(offset, index);
         header.take(entry.tag, &values, Patch::one(value_at, width, layout.little()))?;
     }
     Some(header)

@@ -53,6 +53,14 @@ impl Layout {
         self.little
     }
 
+    /// The offset of the value field of entry `index` of the directory at `offset`: past the
+    /// entry count (2 bytes, or 8 in a `BigTIFF`) and the entries before it (12 or 20 bytes),
+    /// after its tag, type and count (8 or 12 bytes).
+    pub(in crate::io) fn value_field_at(self, offset: u64, index: usize) -> u64 {
+        let index = index as u64;
+        if self.big { offset + 8 + 20 * index + 12 } else { offset + 2 + 12 * index + 8 }
+    }
+
     /// An unsigned integer of 1, 2, 4 or 8 bytes in the file's byte order.
     fn u64(self, bytes: &[u8]) -> u64 {
         let fold = |v: u64, &b: &u8| (v << 8) | u64::from(b);
