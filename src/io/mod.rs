@@ -130,6 +130,11 @@ impl fmt::Display for DecodeWarning {
                 write!(f, "the file is truncated: {at}; the rest repeats the last block decoded")
             }
             Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
+            Self::FirstFrameOnly(count) if count.still_apart => {
+                let frames = count.total - 1;
+                let s = if frames == 1 { "" } else { "s" };
+                write!(f, "the file holds a still image and an animation of {frames} frame{s}: the still image converted")
+            }
             Self::FirstFrameOnly(count) => {
                 let (total, unit) = (count.total, count.unit());
                 write!(f, "the file holds {total} {unit}s: {unit} 1 of {total} converted")
@@ -174,6 +179,10 @@ pub struct FrameCount {
     /// Whether they are a TIFF's pages rather than an animation's frames.
     #[serde(skip)]
     pub pages: bool,
+    /// Whether the image read is an APNG's still image, which its animation leaves out (the
+    /// still image is counted in `total`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub still_apart: bool,
 }
 
 impl FrameCount {
@@ -181,6 +190,18 @@ impl FrameCount {
     #[must_use]
     pub fn unit(&self) -> &'static str {
         if self.pages { "page" } else { "frame" }
+    }
+
+    /// What was read of them, short: "frame 1 of 3", or "the still image, not its 2 frames".
+    #[must_use]
+    pub fn read(&self) -> String {
+        let unit = self.unit();
+        match self.total - 1 {
+            frames if self.still_apart => {
+                format!("the still image, not its {frames} frame{}", if frames == 1 { "" } else { "s" })
+            }
+            _ => format!("{unit} 1 of {}", self.total),
+        }
     }
 }
 

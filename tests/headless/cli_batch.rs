@@ -232,3 +232,44 @@ fn an_animated_input_reports_its_frames_in_json_and_in_the_notes() {
     let said = format!("{}{}", stdout(&o), stderr(&o));
     assert!(o.status.success() && said.contains("frame 1 of 3 converted"), "{said}");
 }
+
+/// An APNG whose still image is its first frame, or one its animation leaves out (then the
+/// still image is what is converted, and said so, not "frame 1 of 3").
+#[test]
+fn an_apng_says_whether_its_still_image_is_a_frame() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let apng = |still_apart: bool| {
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, 4, 2);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_animated(2, 0).expect("animated");
+        encoder.set_sep_def_img(still_apart).expect("still image");
+        let mut writer = encoder.write_header().expect("header");
+        for v in [10u8, 100, 200].iter().take(if still_apart { 3 } else { 2 }) {
+            writer.write_image_data(&[*v; 24]).expect("image");
+        }
+        writer.finish().expect("finished");
+        out
+    };
+    for (still_apart, says, json) in [
+        (
+            false,
+            "the file holds 2 frames: frame 1 of 2 converted",
+            serde_json::json!({"converted": 1, "total": 2}),
+        ),
+        (
+            true,
+            "the file holds a still image and an animation of 2 frames: the still image converted",
+            serde_json::json!({"converted": 1, "still_apart": true, "total": 3}),
+        ),
+    ] {
+        std::fs::write(dir.path().join("a.png"), apng(still_apart)).expect("write");
+        let o = graylab(&["convert", "a.png", "-o", "g.png", "--overwrite", "--json"], dir.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+        assert_eq!(report[0]["frames"], json, "{report}");
+        assert!(report[0]["warnings"].to_string().contains(says), "{report}");
+        let gray = image::open(dir.path().join("g.png")).expect("converted").to_luma8();
+        assert_eq!(gray.get_pixel(0, 0).0, [10], "the still image, first in the file");
+    }
+}

@@ -71,7 +71,7 @@ impl Loaded {
             Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
             Some(DecodeWarning::ScansMissing) => format!("{what}: scans missing"),
             Some(DecodeWarning::Damaged { .. }) => format!("{what}: damaged data"),
-            Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {} 1 of {}", n.unit(), n.total),
+            Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {}", n.read()),
             None => what,
         }
     }

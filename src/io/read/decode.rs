@@ -158,8 +158,12 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         image = without_opaque_alpha(image);
     }
     image.apply_orientation(orientation);
-    let frames =
-        facts.frames.map(|total| FrameCount { converted: 1, total, pages: format == ImageFormat::Tiff });
+    let frames = facts.frames.map(|total| FrameCount {
+        converted: 1,
+        total,
+        pages: format == ImageFormat::Tiff,
+        still_apart: facts.still_apart,
+    });
     warnings.extend(frames.map(DecodeWarning::FirstFrameOnly));
     let decode_ns = nanos_since(started);
     Ok(Opened::Decoded(Decoded {

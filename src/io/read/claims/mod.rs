@@ -42,6 +42,8 @@ pub(in crate::io) struct Facts {
     pub orientation: Option<Orientation>,
     /// A PNM's header.
     pub pnm: Option<pnm::Header>,
+    /// An APNG's still image is not a frame of its animation (it is counted in `frames`).
+    pub still_apart: bool,
 }
 
 /// Refuses a file that cannot hold what its header claims; returns what the walk found. A file

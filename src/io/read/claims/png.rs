@@ -23,7 +23,9 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     check_size(path, "PNG", (width, height), min_bytes, data_bytes, file_bytes)?;
     // The default image is the first frame unless it is left out of the animation.
     let frames = chunks.animation_frames.map(|n| n.saturating_add(u32::from(!chunks.fctl_before_idat)));
-    Ok(Facts { frames: frames.filter(|&n| n > 1), orientation: chunks.orientation, pnm: None })
+    let frames = frames.filter(|&n| n > 1);
+    let still_apart = frames.is_some() && !chunks.fctl_before_idat;
+    Ok(Facts { frames, orientation: chunks.orientation, still_apart, ..Facts::default() })
 }
 
 /// The width, height and least compressed bytes of the PNG whose first bytes are `head`, or

@@ -42,7 +42,7 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let orientation =
         layout.first(walk, &ifd, ORIENTATION).and_then(|v| orientation_of(u32::try_from(v).ok()?));
     let pages = pages(layout, walk, ifd.next);
-    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, pnm: None })
+    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, ..Facts::default() })
 }
 
 /// Refuses a first image whose strips or tiles hold fewer bytes than its pixels need at its
