@@ -1,6 +1,7 @@
 //! A TIFF's first image file directory, read before decoding: its strips or tiles against its
 //! pixels at the compression's best ratio, and `PackBits` blocks against their rows; its pages
-//! counted; an orientation stored as a LONG read. Which variant it is (and the ones graylab cannot read) is `tiff_header.rs`'s.
+//! counted; an orientation stored as a LONG read. Which variant it is (and the ones graylab
+//! cannot read) is `tiff_header.rs`'s.
 
 use std::path::Path;
 
@@ -14,8 +15,8 @@ const IMAGE_WIDTH: u16 = 256;
 const IMAGE_LENGTH: u16 = 257;
 const BITS_PER_SAMPLE: u16 = 258;
 const COMPRESSION: u16 = 259;
-const STRIP_OFFSETS: u16 = 273;
 const PHOTOMETRIC: u16 = 262;
+const STRIP_OFFSETS: u16 = 273;
 const ORIENTATION: u16 = 274;
 const SAMPLES_PER_PIXEL: u16 = 277;
 const ROWS_PER_STRIP: u16 = 278;
@@ -128,8 +129,8 @@ fn packbits_damage(
     let offsets_tag = if what == "tile" { TILE_OFFSETS } else { STRIP_OFFSETS };
     let entry = ifd.entries.iter().find(|e| e.tag == offsets_tag)?;
     let offsets = layout.values(walk, entry, MAX_BLOCKS)?;
-    let per_plane = height.div_ceil(block_rows) * across;
-    if offsets.len() != counts.len() || offsets.len() as u64 != per_plane * planes {
+    let per_plane = height.div_ceil(block_rows).checked_mul(across)?;
+    if offsets.len() != counts.len() || Some(offsets.len() as u64) != per_plane.checked_mul(planes) {
         return None;
     }
     for (n, (&offset, &count)) in (0u64..).zip(offsets.iter().zip(counts)) {
