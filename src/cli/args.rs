@@ -310,8 +310,9 @@ pub(super) fn check_outputs(
 }
 
 /// Checks that `output` can be written as a file before any work: not a folder, a device or a
-/// FIFO, in a folder that exists and is writable, and not an existing file unless `overwrite`,
-/// and then not a read-only one.
+/// FIFO, nor a link that is not written through ([`crate::io::written_through`]), in a folder
+/// that exists and is writable, and not an existing file unless `overwrite`, and then not a
+/// read-only one.
 pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> anyhow::Result<()> {
     let OutputFile { flag: what, path, holds } = *output;
     if path.as_os_str() == "-" {
@@ -332,7 +333,9 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
         }
         bail!("{what} names {kind}; {} is written only to a regular file: {}", holds.noun(), path.display());
     }
-    let dir = folder_of(path);
+    // A link is written through: the file it leads to is what is replaced, in its folder.
+    let target = crate::io::written_through(path).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    let dir = folder_of(&target);
     if !dir.is_dir() {
         bail!("{what}: the folder does not exist: {}", dir.display());
     }

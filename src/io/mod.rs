@@ -33,7 +33,9 @@ pub use read::stored_luma::StoredLuma;
 pub use result_file::{
     MAX_RESULT_BYTES, Provenance, ResultFile, ResultKind, SCHEMA, read_result, stamped_json, write_result,
 };
-pub use write::atomic::{NO_TMPFILE_ENV, read_only_mode, remove_temp_files_on_signals, write_atomically};
+pub use write::atomic::{
+    NO_TMPFILE_ENV, read_only_mode, remove_temp_files_on_signals, write_atomically, written_through,
+};
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
     encode_to_vec, encodes_rows, export_format,
@@ -433,6 +435,17 @@ pub enum IoError {
         path: PathBuf,
         /// What it is, in words ("a character device").
         kind: &'static str,
+    },
+    /// The output is a symbolic link that is not written through: to a process's open file
+    /// (`/dev/stdout`), or to nothing.
+    #[error("the output is a symbolic link to {}, {why}: {}", to.display(), path.display())]
+    OutputLink {
+        /// The output path.
+        path: PathBuf,
+        /// Where it leads.
+        to: PathBuf,
+        /// Why nothing is written through it, in words.
+        why: &'static str,
     },
     /// The output is a file its mode keeps from being written (`0444`): never replaced, as
     /// `cp` refuses it to its owner.

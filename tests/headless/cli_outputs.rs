@@ -152,6 +152,62 @@ fn a_dash_is_no_output_file() {
     assert!(!d.join("-").exists(), "no file named -");
 }
 
+/// An output that is a symbolic link is written through, as `cp` writes: the file it leads to
+/// is replaced (with `--overwrite`) and the link kept. A link to nothing, or to a process's
+/// open file (`/dev/stdout` is one), is refused before any work (before, the link itself was
+/// replaced by a file: `--json /dev/stdout --overwrite` replaced `/dev/stdout`).
+#[test]
+fn a_symbolic_link_is_written_through_or_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(32, 16).save(d.join("in.png")).expect("save");
+    std::fs::create_dir(d.join("sub")).expect("mkdir");
+    std::fs::write(d.join("sub/kept.png"), b"old").expect("write");
+    let link = |to: &str, name: &str| std::os::unix::fs::symlink(to, d.join(name)).expect("symlink");
+    link("sub/kept.png", "link.png");
+    link("none.png", "dangling.png");
+    let o = graylab(&["convert", "in.png", "-o", "link.png"], d);
+    assert!(text(&o).contains("the file exists (pass --overwrite to replace it): link.png"), "{}", text(&o));
+    let o = graylab(&["convert", "in.png", "-o", "link.png", "--overwrite"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        d.join("link.png").symlink_metadata().expect("link").file_type().is_symlink(),
+        "the link is kept"
+    );
+    let gray = image::open(d.join("sub/kept.png")).expect("the file it leads to is the gray image");
+    assert_eq!((gray.width(), gray.height()), (32, 16));
+    let o = graylab(&["convert", "in.png", "-o", "dangling.png", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("a symbolic link to none.png, which leads to no file"), "{}", text(&o));
+    // As `--json /dev/stdout` with stdout sent to a file.
+    link("/proc/self/fd/1", "stdout.json");
+    let stdout = std::fs::File::create(d.join("stdout.txt")).expect("create");
+    let o = graylab_cmd(d)
+        .args([
+            "sweep",
+            "--cpu-only",
+            "--sizes",
+            "0.01",
+            "--runs",
+            "1",
+            "--json",
+            "stdout.json",
+            "--overwrite",
+        ])
+        .stdout(stdout)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("--json: the output is a symbolic link to /proc/self/fd/1, a process's open file"),
+        "{said}"
+    );
+    assert!(!said.contains("measuring"), "refused before any run: {said}");
+    assert!(d.join("stdout.json").symlink_metadata().expect("link").file_type().is_symlink());
+    assert!(!d.join("none.png").exists(), "nothing made through a dangling link");
+}
+
 /// Item 5: a read-only (0444) output is refused with --overwrite, naming the file and saying it
 /// is read-only, whether `-o` names it, a batch writes it or it is a trace; it keeps its bytes
 /// and its mode. (The tests run as root: the mode bits decide, not `access()`.)

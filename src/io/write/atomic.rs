@@ -7,13 +7,14 @@
 //! `.graylab-PID-RANDOM.part` file is used ([`crate::system::temps`]): removed on SIGINT/SIGTERM, and by
 //! the next run in that folder after SIGKILL. New files get `0666 & ~umask`; a replaced file keeps
 //! its permission bits (never setuid, setgid or sticky). A FIFO, a device or a read-only file is
-//! never replaced.
+//! never replaced. A symbolic link is written through, as `cp` writes: the file it leads to is
+//! replaced and the link kept (never one to nothing, or into `/proc`, as `/dev/stdout` is).
 
 pub use crate::system::signals::remove_temp_files_on_signals;
 
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::io::kind::special_kind;
 use crate::io::{IoError, WriteCause};
@@ -36,13 +37,41 @@ fn hold_for_tests() {
     }
 }
 
+/// The file that writing `path` writes: `path` itself, or the file its symbolic link leads to
+/// (through every link). A link to nothing, or one through `/proc` or `/dev/fd` (a process's
+/// open file, as `/dev/stdout` is, which a rename would swap for a file) is refused.
+pub fn written_through(path: &Path) -> Result<PathBuf, IoError> {
+    let mut at = path.to_path_buf();
+    // As many links as Linux follows.
+    for _ in 0..40 {
+        let Ok(next) = std::fs::read_link(&at) else { break };
+        let next = match at.parent() {
+            Some(folder) if next.is_relative() => folder.join(next),
+            _ => next,
+        };
+        if next.starts_with("/proc") || next.starts_with("/dev/fd") {
+            let why = "a process's open file (as /dev/stdout is), which graylab never writes through";
+            return Err(IoError::OutputLink { path: path.into(), to: next, why });
+        }
+        at = next;
+    }
+    if at != path && std::fs::symlink_metadata(&at).is_err() {
+        let why = "which leads to no file, so nothing is written through it";
+        return Err(IoError::OutputLink { path: path.into(), to: at, why });
+    }
+    Ok(at)
+}
+
 /// Writes `path` through `write` atomically; returns the bytes written. With `overwrite` false an
-/// existing file is never replaced (`IoError::Exists`).
+/// existing file is never replaced (`IoError::Exists`). A symbolic link is written through
+/// ([`written_through`]).
 pub fn write_atomically(
     path: &Path,
     overwrite: bool,
     write: impl FnOnce(&mut BufWriter<&File>) -> Result<(), WriteCause>,
 ) -> Result<u64, IoError> {
+    let through = written_through(path)?;
+    let path = through.as_path();
     let write_err = |cause: WriteCause| IoError::Write { path: path.into(), cause };
     let existing = std::fs::metadata(path).ok();
     if existing.as_ref().is_some_and(std::fs::Metadata::is_dir) {
