@@ -70,13 +70,15 @@ pub fn cache_dir() -> Option<PathBuf> {
     var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache"))).map(|d| d.join("graylab"))
 }
 
-/// The cache file of an adapter key: readable, and unique through a checksum of the whole key.
-fn cache_file(adapter_key: &str) -> Option<PathBuf> {
+/// The cache file of an adapter key at a host thread count: readable, and unique through a
+/// checksum of the whole key (a run on fewer threads, `taskset -c 0`, keeps its own file
+/// rather than replace the others').
+fn cache_file(adapter_key: &str, threads: usize) -> Option<PathBuf> {
     let words =
         adapter_key.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')).filter(|w| !w.is_empty());
     let name: String = words.collect::<Vec<_>>().join("-").to_ascii_lowercase().chars().take(80).collect();
-    let sum = crc32fast::hash(adapter_key.as_bytes());
-    Some(cache_dir()?.join(format!("ceilings-{name}-{sum:08x}.json")))
+    let sum = crc32fast::hash(format!("{adapter_key} | {threads} threads").as_bytes());
+    Some(cache_dir()?.join(format!("ceilings-{name}-{threads}t-{sum:08x}.json")))
 }
 
 /// The most bytes a cache file is read for (one is a few KiB); a larger one is not a cache.
@@ -126,10 +128,10 @@ fn implausible_ceilings(c: &GpuCeilings) -> Option<String> {
 /// by `load_json`); a file with implausible figures counts as absent.
 #[must_use]
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
-    let path = cache_file(adapter_key)?;
+    let threads = rayon::current_num_threads();
+    let path = cache_file(adapter_key, threads)?;
     let mut file: CacheFile = load_json(&path, "the ceilings cache")?;
     // Another layout, adapter or thread count is not this machine's: not judged, not used.
-    let threads = rayon::current_num_threads();
     if !(file.format == FORMAT
         && file.ceilings.adapter_key == adapter_key
         && file.ceilings.host_threads == threads)
@@ -193,7 +195,7 @@ fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<Pat
         ceilings: ceilings.clone(),
         busy,
     };
-    store_json(cache_file(&ceilings.adapter_key), &file)
+    store_json(cache_file(&ceilings.adapter_key, ceilings.host_threads), &file)
 }
 
 impl Engine {
@@ -452,13 +454,15 @@ mod tests {
     }
 
     #[test]
-    fn cache_files_are_named_by_the_whole_key() {
+    fn cache_files_are_named_by_the_whole_key_and_the_thread_count() {
         let Some(dir) = cache_dir() else { return };
-        let a = cache_file("llvmpipe (LLVM 15.0.6, 256 bits) | Mesa 22.3.6 | vulkan").expect("path");
+        let key = "llvmpipe (LLVM 15.0.6, 256 bits) | Mesa 22.3.6 | vulkan";
+        let a = cache_file(key, 2).expect("path");
         assert_eq!(a.parent(), Some(dir.as_path()));
         let name = a.file_name().and_then(|n| n.to_str()).expect("name");
-        assert!(name.starts_with("ceilings-llvmpipe-llvm-15.0.6-256-bits-mesa-22.3.6-vulkan-"), "{name}");
-        let b = cache_file("llvmpipe (LLVM 15.0.6, 256 bits) | Mesa 22.3.6 | gl").expect("path");
+        assert!(name.starts_with("ceilings-llvmpipe-llvm-15.0.6-256-bits-mesa-22.3.6-vulkan-2t-"), "{name}");
+        let b = cache_file("llvmpipe (LLVM 15.0.6, 256 bits) | Mesa 22.3.6 | gl", 2).expect("path");
         assert_ne!(a, b);
+        assert_ne!(a, cache_file(key, 1).expect("path"), "one file per thread count");
     }
 }
