@@ -352,7 +352,7 @@ fn print_table(r: &SweepResult) {
         );
     }
     if let Some(ns) = r.dispatch_latency_ns {
-        outln!("dispatch latency (resident, smallest size): {} ms", ms(ns));
+        outln!("dispatch latency (resident, the two smallest sizes extended to 0 pixels): {} ms", ms(ns));
     }
     if let Some(l) = r.copy_latency {
         outln!(

@@ -84,7 +84,7 @@ pub(crate) fn model_sweep(r: &mut SweepResult) {
     let Some((cpu_stream_mp, cpu_gb_per_s)) = cpu_stream(r) else { return };
     let Some(c) = &r.ceilings else { return };
     let (latency_ns, latency_from) = match r.dispatch_latency_ns {
-        Some(ns) => (ns as f64, "the sweep's resident dispatch at its smallest size"),
+        Some(ns) => (ns as f64, "the sweep's resident times at its two smallest sizes, extended to 0 pixels"),
         None => (c.submit_latency_ns as f64, "the probe's submit-and-wait latency"),
     };
     let copies = r.copy_latency.map_or(0.0, crate::engine::ceilings::CopyLatency::total_ns);

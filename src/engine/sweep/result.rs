@@ -254,8 +254,8 @@ pub struct SweepResult {
     pub crossover_mp: Option<f64>,
     /// The smallest size at which the GPU with resident data beats the fastest CPU series.
     pub resident_crossover_mp: Option<f64>,
-    /// Submit-to-finish time of a kernel on data already on the GPU at the smallest size:
-    /// the fixed cost of one dispatch.
+    /// The fixed cost of one dispatch on data already on the GPU (submit to finish): the resident
+    /// times of the two smallest sizes extended to 0 pixels.
     pub dispatch_latency_ns: Option<u64>,
     /// The copies' fitted latencies, GPU sweeps only: the model adds them to every end-to-end
     /// run (absent from sweeps saved before they were fitted).

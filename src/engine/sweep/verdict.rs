@@ -18,9 +18,7 @@ pub fn analyse(r: &mut SweepResult) {
     let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.level(axis) == lowest).collect();
     r.crossover_mp = plain.iter().find(|p| p.gpu_wins(Series::GpuTotal)).map(|p| p.megapixels);
     r.resident_crossover_mp = plain.iter().find(|p| p.gpu_wins(Series::GpuResident)).map(|p| p.megapixels);
-    // The resident series of a cell with an op holds the op's passes: no dispatch latency.
-    r.dispatch_latency_ns =
-        plain.first().filter(|p| p.op.is_none()).and_then(|p| p.median_ns(Series::GpuResident));
+    r.dispatch_latency_ns = dispatch_latency_ns(&plain);
     let near_8k =
         plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
     r.transfer_share_mp = near_8k.map(|p| p.megapixels);
@@ -45,6 +43,21 @@ pub fn analyse(r: &mut SweepResult) {
     // A grid's verdict is its frontier (the crossover over sizes at its lowest level is in the
     // fields and the tables); a plain sweep's is the crossover's.
     r.verdict = if grid { crate::engine::sweep::frontier::frontier_sentence(r) } else { verdict(r) };
+}
+
+/// The fixed cost of one dispatch on resident data: where the line through the resident times
+/// of the two smallest sizes meets 0 pixels, at most the smallest's time (the smallest size
+/// alone counted its kernel too: 15.5 ms at 8 MP where the probe's submit takes 0.07). `None`
+/// with fewer than two sizes, for a cell with an op (its resident series holds the op's passes),
+/// or where the line falls below 0 (the noise of two close sizes).
+fn dispatch_latency_ns(plain: &[&SweepPoint]) -> Option<u64> {
+    let mut sized = plain.iter().map(|p| Some((p.megapixels, p.median_ns(Series::GpuResident)? as f64)));
+    let ((mp1, t1), (mp2, t2)) = (sized.next()??, sized.next()??);
+    if plain.iter().take(2).any(|p| !p.op.is_none()) || mp2 <= mp1 {
+        return None;
+    }
+    let at_zero = t1 - mp1 * (t2 - t1) / (mp2 - mp1);
+    (at_zero >= 0.0).then(|| at_zero.min(t1).round() as u64)
 }
 
 fn verdict(r: &SweepResult) -> String {
@@ -180,7 +193,12 @@ mod tests {
         ]);
         assert_eq!(r.crossover_mp, Some(33.0));
         assert_eq!(r.resident_crossover_mp, Some(8.0));
-        assert_eq!(r.dispatch_latency_ns, Some(150));
+        // Resident 150 ns at 1 MP and 300 at 8: the line meets 0 pixels at 150 - 150/7.
+        assert_eq!(r.dispatch_latency_ns, Some(129));
+        let two_small = result(vec![point(0.01, 1, 9, 1, 50), point(0.1, 10, 20, 2, 59)]);
+        assert_eq!(two_small.dispatch_latency_ns, Some(49), "small sizes: about the smallest's time");
+        let one = result(vec![point(8.0, 800, 900, 100, 300)]);
+        assert_eq!(one.dispatch_latency_ns, None, "one size says nothing of a fixed cost");
         assert_eq!(r.transfer_share_at_8k, Some(0.8));
         assert_says(&r.verdict, "above 33.00 MP, transfers included");
         assert_says(&r.verdict, "80% of GPU time at 33 MP");
@@ -270,7 +288,8 @@ mod tests {
     #[test]
     fn the_modelled_crossover_sits_beside_the_measured_one() {
         // Stream baseline 1 ms at 1 MP: 4 GB/s, 1 ns a pixel on the CPU; the example ceilings
-        // cost 0.1497 ns a pixel end to end; latency 150 ns (the resident run at 1 MP).
+        // cost 0.1497 ns a pixel end to end; latency 20 µs (the probe's submit: one size gives
+        // no dispatch latency).
         let with_ceilings = |points| {
             let mut r = SweepResult::for_tests(points);
             r.ceilings = Some(Box::new(crate::engine::ceilings::rates::example_ceilings()));
@@ -283,10 +302,11 @@ mod tests {
         let m = r.model.as_ref().expect("model");
         assert!((m.cpu_stream_mp - 1.0).abs() < 1e-12);
         assert!((m.cost.cpu_ns_per_pixel - 1.0).abs() < 1e-12, "{m:?}");
-        let want = 150.0 / (1.0 - 0.149_687_5) / 1e6;
+        let want = 20_000.0 / (1.0 - 0.149_687_5) / 1e6;
         assert!(m.crossover_mp.is_some_and(|mp| (mp - want).abs() < 1e-15), "{m:?}");
+        assert_eq!(m.latency_from, "the probe's submit-and-wait latency");
         assert_eq!(r.points[0].modelled.map(|p| p.cpu_ns), Some(1_000_000));
-        assert_says(&r.verdict, "should win above 0.00 MP");
+        assert_says(&r.verdict, "should win above 0.02 MP");
         assert_says(&r.verdict, "measured: never at these sizes");
         // A fast CPU (stream 1 µs for 33 MP): never, and the sentence says what a megapixel costs.
         let r = with_ceilings(vec![point(33.0, 1000, 5000, 50, 150)]);
