@@ -95,7 +95,7 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         let mut progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress.file_done(sizes[index], result.is_ok(), || {
             if !args.json {
-                tell_done(result);
+                tell_done(result, &plan.items[index].input);
             }
         });
     };
@@ -252,8 +252,9 @@ fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyho
     Ok(())
 }
 
-/// A file done: its report on stdout, each of its warnings and its error on stderr, naming it.
-fn tell_done(result: &Result<FileReport, EngineError>) {
+/// A file done: its report on stdout, each of its warnings and its error on stderr, naming it
+/// (`input`, where the error does not name it already: an op or a GPU limit).
+fn tell_done(result: &Result<FileReport, EngineError>, input: &Path) {
     match result {
         Ok(report) => {
             print_report(report);
@@ -262,7 +263,15 @@ fn tell_done(result: &Result<FileReport, EngineError>) {
                 errln!("warning: {}: {warning}", report.input.display());
             }
         }
-        Err(e) => errln!("error: {}", super::describe(e)),
+        Err(e) => {
+            let text = super::describe(e);
+            let named = input.display().to_string();
+            if text.contains(&named) {
+                errln!("error: {text}");
+            } else {
+                errln!("error: {named}: {text}");
+            }
+        }
     }
 }
 

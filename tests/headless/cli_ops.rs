@@ -1,6 +1,6 @@
 //! `--op` on the real binary (issue 46): `convert --op blur:8` and `--op dither` give the same
 //! bytes on the CPU and the GPU for the bundled photo, the dither is written as a 1-bit PNG,
-//! and `bench --json` reports the op with its operations per pixel.
+//! `bench --json` reports the op with its operations per pixel, and a file an op refuses is named.
 
 use std::path::{Path, PathBuf};
 
@@ -67,4 +67,19 @@ fn bench_reports_the_op_its_operations_and_its_phase() {
     assert!(result["phases"].as_array().expect("phases").iter().any(|p| p["phase"] == "op"), "{result}");
     let o = graylab(&["bench", "--synthetic", "8x8", "--runs", "1", "--op", "blur:65"], dir.path());
     assert!(!o.status.success() && text(&o).contains("blur:R with R in 1..=64"), "{}", text(&o));
+}
+
+/// An op refused for one file of a batch (16-bit samples) names that file on stderr, as every
+/// other failure does; the batch converts the rest.
+#[test]
+fn an_op_refused_for_one_file_names_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let deep = image::ImageBuffer::<image::Rgb<u16>, _>::from_pixel(7, 5, image::Rgb([9000, 30000, 65535]));
+    deep.save(d.join("deep.png")).expect("save");
+    image::RgbImage::from_pixel(7, 5, image::Rgb([9, 99, 199])).save(d.join("plain.png")).expect("save");
+    let o = graylab(&["convert", "deep.png", "plain.png", "--out-dir", "out", "--op", "blur:2"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("error: deep.png: blur:2 runs on 8-bit gray"), "{}", text(&o));
+    assert!(d.join("out/plain.gray.png").is_file() && !d.join("out/deep.gray.png").exists());
 }
