@@ -99,6 +99,10 @@ pub enum DepthArg {
     Sixteen,
 }
 
+/// Why `--divergent` is refused without `--work` above 0 (a usage error).
+pub(super) const DIVERGENT_WITHOUT_WORK: &str =
+    "--divergent runs the --work rounds only for odd grays, and does nothing without --work above 0";
+
 /// Why `--workgroup` is refused beside `--backend cpu` (a usage error).
 pub(super) const WORKGROUP_ON_CPU: &str =
     "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu";
@@ -201,6 +205,14 @@ pub struct WorkArgs {
 }
 
 impl WorkArgs {
+    /// Refuses `--divergent` without rounds to split (a usage error).
+    pub(super) fn check(&self) -> Result<(), super::UsageError> {
+        if self.divergent && self.rounds == 0 {
+            return Err(super::UsageError(DIVERGENT_WITHOUT_WORK.to_owned()));
+        }
+        Ok(())
+    }
+
     /// The engine's [`Work`].
     #[must_use]
     pub fn work(&self) -> Work {

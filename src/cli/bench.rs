@@ -184,10 +184,30 @@ pub(super) fn bench_image(
     Ok((synthetic_rgb(w, h, 1), format!("synthetic {w}x{h} Rgb8"), vec![memory]))
 }
 
-pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    if args.workgroup.is_some() && args.backend == BenchBackend::One(Backend::Cpu) {
-        anyhow::bail!(super::UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
+/// Refuses settings that would do nothing (usage errors): GPU settings with `--backend cpu`,
+/// `--divergent` without rounds.
+fn refuse_settings_that_do_nothing(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.backend == BenchBackend::One(Backend::Cpu) {
+        // GPU settings do nothing on the CPU alone: refused, not ignored.
+        if args.workgroup.is_some() {
+            anyhow::bail!(super::UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
+        }
+        for (given, flag) in
+            [(args.keep_input_on_gpu, "--keep-input-on-gpu"), (args.cpu_clock, "--cpu-clock")]
+        {
+            if given {
+                anyhow::bail!(super::UsageError(format!(
+                    "{flag} sets how the GPU runs, and does nothing with --backend cpu"
+                )));
+            }
+        }
     }
+    args.work.check()?;
+    Ok(())
+}
+
+pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    refuse_settings_that_do_nothing(args)?;
     let backends = match args.backend {
         BenchBackend::All => Backend::ALL.to_vec(),
         BenchBackend::One(backend) => vec![backend],

@@ -78,6 +78,7 @@ fn output_format(args: &ConvertArgs) -> anyhow::Result<ExportFormat> {
     if args.workgroup.is_some() && args.backend == Backend::Cpu {
         bail!(UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
     }
+    args.work.check()?;
     Ok(format)
 }
 

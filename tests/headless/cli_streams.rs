@@ -100,7 +100,7 @@ fn contradictions_are_refused_before_any_work() {
     photo(8, 8).save(d.join("a/q.png")).expect("save");
     // Options that contradict each other are a usage error (exit 2); outputs that cannot be
     // written fail by name (exit 1).
-    let cases: [(&[&str], i32, &str); 7] = [
+    let cases: [(&[&str], i32, &str); 8] = [
         (
             &["in.png", "-o", "x.png", "--format", "jpeg"],
             2,
@@ -116,6 +116,11 @@ fn contradictions_are_refused_before_any_work() {
             &["in.png", "-o", "x.png", "--workgroup", "2048"],
             2,
             "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu",
+        ),
+        (
+            &["in.png", "-o", "x.png", "--divergent"],
+            2,
+            "--divergent runs the --work rounds only for odd grays",
         ),
         (&["in.png", "-o", "x.png/"], 1, "-o/--output names a folder, not a file: x.png/"),
         (
@@ -169,6 +174,24 @@ fn bench_refuses_a_workgroup_for_the_cpu_before_any_work() {
             text(&o)
         );
         assert!(!text(&o).contains("cpu ") && o.stdout.is_empty(), "nothing measured: {}", text(&o));
+    }
+    // Nor does any other GPU setting, or --divergent without rounds; with sweep too.
+    for args in [
+        &["bench", "--backend", "cpu", "--keep-input-on-gpu"][..],
+        &["bench", "--backend", "cpu", "--cpu-clock"],
+        &["bench", "--divergent"],
+        &["sweep", "--cpu-only", "--workgroup", "64"],
+        &["sweep", "--cpu-only", "--divergent"],
+        &["sweep", "--cpu-only", "--radii", "1", "--divergent"],
+    ] {
+        let o = graylab(&[args, &["--runs", "1"]].concat(), d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("cannot be used with") || text(&o).contains("does nothing"),
+            "{}",
+            text(&o)
+        );
+        assert!(o.stdout.is_empty(), "nothing measured: {}", text(&o));
     }
     // The CPU alone without it, and the default workgroup where the GPU runs, are fine.
     let o = graylab(&["bench", "--backend", "cpu", "--synthetic", "64x64", "--runs", "1"], d);

@@ -90,17 +90,20 @@ fn a_radius_sweep_maps_sizes_by_blur_radius_with_every_cell_measured() {
     }
 }
 
+/// `--radii` beside work above 0 (several levels, or one) or beside an op is a usage error.
 #[test]
-fn radii_with_several_work_levels_or_an_op_are_refused() {
+fn radii_with_work_or_an_op_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let o =
-        graylab(&["sweep", "--sizes", "0.01", "--radii", "1,4", "--work", "0,16", "--cpu-only"], dir.path());
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("cannot go with --work 0,16"), "{}", text(&o));
-    let o =
-        graylab(&["sweep", "--sizes", "0.01", "--radii", "1", "--op", "dither", "--cpu-only"], dir.path());
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("cannot go with --op dither"), "{}", text(&o));
+    for (extra, says) in [
+        (&["--work", "0,16"][..], "cannot go with --work 0,16"),
+        (&["--work", "5"], "cannot go with --work 5"),
+        (&["--op", "dither"], "cannot go with --op dither"),
+    ] {
+        let args = [&["sweep", "--sizes", "0.01", "--radii", "1,4", "--cpu-only"][..], extra].concat();
+        let o = graylab(&args, dir.path());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{}", text(&o));
+    }
     let o = graylab(&["sweep", "--sizes", "0.01", "--radii", "65", "--cpu-only"], dir.path());
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("blur:R with R in 1..=64"), "{}", text(&o));

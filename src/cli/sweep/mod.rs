@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::cli::UsageError;
 use crate::cli::arg_error::ArgError;
 use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::sweep::{
@@ -58,8 +59,8 @@ pub struct SweepArgs {
     ///
     /// The map is then the GPU's speed-up over the best CPU at each size and radius, the
     /// frontier the radius from which the GPU wins, and the roofline has each radius at its own
-    /// intensity (the blur does 4 (2R + 1) integer operations per pixel). Not with more than one
-    /// --work level, nor with --op.
+    /// intensity (the blur does 4 (2R + 1) integer operations per pixel). Not with --work above
+    /// 0, nor with --op.
     #[arg(long, value_name = "R,R,…", value_delimiter = ',', value_parser = parse_radius)]
     pub radii: Vec<u32>,
     /// With --work: run the rounds only for pixels whose gray value is odd (a branch that
@@ -73,7 +74,7 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
     /// GPU workgroup size.
-    #[arg(long, default_value = "256", value_parser = crate::cli::args::workgroup)]
+    #[arg(long, default_value = "256", value_parser = crate::cli::args::workgroup, conflicts_with = "cpu_only")]
     pub workgroup: WorkgroupSize,
     /// The gray formula.
     #[arg(long, default_value = "bt601", value_parser = crate::cli::args::formula())]
@@ -120,9 +121,12 @@ fn parse_radius(s: &str) -> Result<u32, ArgError> {
 }
 
 impl SweepArgs {
-    /// What each cell runs: the blur's radius as the second axis (`--radii`, refused beside more
-    /// than one work level or an op), else `--op` on every cell.
+    /// What each cell runs: the blur's radius as the second axis (`--radii`, refused beside
+    /// work above 0 or an op), else `--op` on every cell.
     fn cell_ops(&self) -> anyhow::Result<CellOps> {
+        if self.divergent && !self.work.iter().any(|k| *k > 0) {
+            anyhow::bail!(UsageError(crate::cli::args::DIVERGENT_WITHOUT_WORK.to_owned()));
+        }
         if self.radii.is_empty() {
             return Ok(CellOps { op: self.op, blur_radii: Vec::new() });
         }
@@ -130,17 +134,17 @@ impl SweepArgs {
         levels.sort_unstable();
         levels.dedup();
         if levels.len() > 1 || levels.first().is_some_and(|k| *k > 0) {
-            anyhow::bail!(
+            anyhow::bail!(UsageError(format!(
                 "--radii makes the blur's radius the grid's second axis (each cell at 0 work rounds), so it \
                  cannot go with --work {}: sweep the work rounds and the blur radius in two runs",
                 levels.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
-            );
+            )));
         }
         if !self.op.is_none() {
-            anyhow::bail!(
+            anyhow::bail!(UsageError(format!(
                 "--radii runs blur:R on every cell, so it cannot go with --op {}: drop one of them",
                 self.op
-            );
+            )));
         }
         Ok(CellOps::blur_radii(self.radii.clone()))
     }
@@ -168,7 +172,7 @@ fn write_report(path: &Path, text: &str, overwrite: bool) -> anyhow::Result<()> 
 fn check_outputs<'a>(args: &'a SweepArgs) -> anyhow::Result<()> {
     use crate::cli::args::{Holds, OutputFile};
     if stdout(args.json.as_deref()) && stdout(args.csv.as_deref()) {
-        anyhow::bail!(crate::cli::UsageError(
+        anyhow::bail!(UsageError(
             "--json - and --csv - both name standard output: send one of them to a file".to_owned()
         ));
     }
