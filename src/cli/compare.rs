@@ -149,6 +149,7 @@ fn mark(change: Change) -> &'static str {
         Change::Faster => "faster",
         Change::Moved => "moved",
         Change::Noise => "within the noise",
+        Change::Unsure => "beyond the threshold, noise unknown (one run)",
         Change::Same => "",
     }
 }
@@ -180,12 +181,13 @@ fn print_rows(comparison: &Comparison, all: bool) {
 
 fn summary(c: &Comparison) -> String {
     let mut text = format!(
-        "{} compared: {} slower, {} faster, {} moved, {} within the noise, {} the same",
+        "{} compared: {} slower, {} faster, {} moved, {} within the noise, {} unsure (one run), {} the same",
         c.rows.len(),
         c.count(Change::Slower),
         c.count(Change::Faster),
         c.count(Change::Moved),
         c.count(Change::Noise),
+        c.count(Change::Unsure),
         c.count(Change::Same),
     );
     if !c.only_base.is_empty() || !c.only_new.is_empty() {

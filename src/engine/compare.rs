@@ -13,7 +13,8 @@
 //! A figure is beyond its noise when its two ranges do not overlap: for timed runs, every run of
 //! one result was slower than every run of the other (a 95% interval of one run's median says
 //! nothing of what differs between two runs, so the runs' whole range is the noise here). A
-//! figure without a range in one file is judged on the threshold alone.
+//! figure without a range in one file (a single run) that moved beyond the threshold is
+//! "unsure": its noise is unknown, so it is neither slower nor faster.
 
 use serde_json::Value;
 
@@ -90,14 +91,17 @@ pub struct Figure {
 /// How a figure changed from the base to the new result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
-    /// Worse beyond the threshold and beyond the noise (or without an interval to say).
+    /// Worse beyond the threshold and beyond the noise.
     Slower,
-    /// Better beyond the threshold and beyond the noise (or without an interval to say).
+    /// Better beyond the threshold and beyond the noise.
     Faster,
     /// A figure with no better way moved beyond the threshold and the noise.
     Moved,
     /// Beyond the threshold, but the intervals overlap: within the noise.
     Noise,
+    /// Beyond the threshold, but one of the two has no interval (a single run): its noise is
+    /// unknown.
+    Unsure,
     /// Within the threshold.
     Same,
 }
@@ -387,18 +391,21 @@ fn verdict_changes(base: &Value, new: &Value) -> Vec<VerdictChange> {
 
 fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
     let ratio = if base.value > 0.0 { new.value / base.value } else { f64::NAN };
+    // Whether the two ranges overlap; `None` where one has none.
     let (ratio_range, overlap) = match (base.interval, new.interval) {
         (Some((bl, bh)), Some((nl, nh))) => {
-            ((bl > 0.0 && bh > 0.0).then(|| (nl / bh, nh / bl)), nl <= bh && bl <= nh)
+            ((bl > 0.0 && bh > 0.0).then(|| (nl / bh, nh / bl)), Some(nl <= bh && bl <= nh))
         }
-        _ => (None, false),
+        _ => (None, None),
     };
     let factor = 1.0 + threshold;
     let (up, down) = (ratio > factor, ratio < 1.0 / factor);
     let change = if !(up || down) || !ratio.is_finite() {
         Change::Same
-    } else if overlap {
+    } else if overlap == Some(true) {
         Change::Noise
+    } else if overlap.is_none() && base.better != Better::Neither {
+        Change::Unsure
     } else {
         match (base.better, up) {
             (Better::Lower, true) | (Better::Higher, false) => Change::Slower,
@@ -541,6 +548,12 @@ mod tests {
         assert_eq!((back.count(Change::Slower), back.count(Change::Faster)), (0, 1));
         // A threshold wider than the change: the same.
         assert_eq!(compare(&base, &slower, 1.5).count(Change::Same), 3);
+        // One run on either side: no noise known, so unsure, never slower.
+        let mut single = slower.clone();
+        single["results"][0]["phases"][0]["runs"] = json!(1);
+        let c = compare(&base, &single, 0.10);
+        assert_eq!(c.rows[1].change, Change::Unsure);
+        assert_eq!((c.count(Change::Slower), c.rows[1].ratio_range), (0, None));
     }
 
     const DEVICE_COPY: &str = "ceilings · device_copy";
