@@ -26,7 +26,8 @@ pub struct InfoArgs {
     #[arg(long)]
     pub json: bool,
     /// Measure this machine's ceilings now (host↔staging, GPU copies, the device's own copy
-    /// bandwidth, the CPU's and the GPU's compute ceilings; under 2 s) and cache them for
+    /// bandwidth, the CPU's and the GPU's compute ceilings; a few seconds, 5 to 15 on two cores
+    /// with a software adapter) and cache them for
     /// `bench`, `sweep` and the app.
     #[arg(long)]
     pub probe: bool,

@@ -200,7 +200,7 @@ fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<Pat
 
 impl Engine {
     /// This GPU's ceilings: the ones this engine has, else the cached ones for this adapter and
-    /// host thread count, else measured now (well under 2 s; about
+    /// host thread count, else measured now (a few seconds; about
     /// [`crate::gpu::PROBE_HOLD_BYTES`] held meanwhile) and cached. `remeasure` always measures
     /// (`graylab info --probe`); so do cached ceilings measured on a busy machine when this one
     /// is not busy now (judged over a short watch of the load).
