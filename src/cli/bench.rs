@@ -303,7 +303,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
-    outln!("graylab bench: {}, {}, 1 cold run then {} warm runs", report.image, args.formula, args.runs);
+    let runs = crate::system::units::count(args.runs as usize, "warm run");
+    outln!("graylab bench: {}, {}, 1 cold run then {runs}", report.image, args.formula);
     outln!("CPU kernel: {:?}, {} threads available", report.cpu_simd, report.cpu_threads);
     if let Some(name) = &report.adapter {
         outln!("GPU: {name}");

@@ -276,8 +276,9 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
     let busy = if k.busy { ", on a busy machine: measured again once it is quiet" } else { "" };
     let mut lines = vec![format!(
-        "ceilings of {} ({origin}{busy}, {} host threads, {mib:.0} MiB per step{cache}):",
-        c.adapter, c.host_threads
+        "ceilings of {} ({origin}{busy}, {}, {mib:.0} MiB per step{cache}):",
+        c.adapter,
+        crate::system::units::count(c.host_threads, "host thread")
     )];
     let by = if c.device_copy_by_kernel { "a copy kernel" } else { "a copy command" };
     let device_copy = format!("{by} in device memory, read + write counted");

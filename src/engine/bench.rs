@@ -70,7 +70,8 @@ impl SavedSetting {
     #[must_use]
     pub fn median_run(&self) -> RunReport {
         let s = &self.settings;
-        let note = format!("medians of {} warm runs, saved by `graylab bench --json`", self.total.runs);
+        let runs = crate::system::units::count(self.total.runs, "warm run");
+        let note = format!("medians of {runs}, saved by `graylab bench --json`");
         let mut report = RunReport::new(s.backend, s.formula, (self.width, self.height), vec![note]);
         report.work = WorkFigures::new(s.work, None, report.pixels(), None);
         match s.backend {

@@ -1,6 +1,15 @@
 //! Figures as people read them, one writer per kind used by every front end and message: sizes
 //! in binary units (KiB, MiB, GiB), durations (ms, seconds from 10 s on), and rates (GB/s,
-//! op/s); megapixels too.
+//! op/s); megapixels too; counts with their noun ("1 cell", "2 cells").
+
+/// `n` and its `noun`, plural with an "s" but for one: "1 warm run", "2 warm runs".
+#[must_use]
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
 
 /// Megapixels of a `width` x `height` image (millions of pixels, as every figure and estimate
 /// counts them).

@@ -310,7 +310,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(r: &SweepResult) {
-    outln!("graylab sweep: {} images, {}, {} warm runs per point, median ms", r.source, r.formula, r.runs);
+    let runs = crate::system::units::count(r.runs, "warm run");
+    outln!("graylab sweep: {} images, {}, {runs} per point, median ms", r.source, r.formula);
     if let Some(a) = &r.adapter {
         outln!(
             "GPU: {a}, workgroup {}{}",

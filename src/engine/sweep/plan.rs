@@ -20,6 +20,7 @@ use crate::engine::{
     Backend, ConvertSettings, Engine, EngineError, WorkgroupSize, available_threads, synthetic_rgb,
 };
 use crate::pixel::{Formula, OPS_PER_ROUND, Op, Work};
+use crate::system::units::count;
 
 /// The default sizes, in megapixels: 0.25 MP to 128 MP.
 pub const DEFAULT_SIZES_MP: [f64; 10] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, 64.0, 128.0];
@@ -210,9 +211,9 @@ impl GridEstimate {
     pub fn sentence(&self) -> String {
         let Some(c) = &self.calibration else {
             return format!(
-                "{} cells, {} warm runs each; no calibration, so no estimate of the time.",
-                self.cells.len(),
-                self.runs
+                "{}, {} each; no calibration, so no estimate of the time.",
+                count(self.cells.len(), "cell"),
+                count(self.runs, "warm run")
             );
         };
         let secs = self.total_ns.unwrap_or(0) as f64 / 1e9;
@@ -221,10 +222,10 @@ impl GridEstimate {
         let gpu = if c.gpu_ns.is_some() { " and the GPU end to end" } else { "" };
         let op = self.op_sentence().map_or_else(String::new, |op| format!(" {op}"));
         format!(
-            "{} cells, estimated at about {time}: the CPU (all threads){gpu} timed once each at \
+            "{}, estimated at about {time}: the CPU (all threads){gpu} timed once each at \
              {:.2} MP, 0 and {} rounds per pixel, just now, scaled with pixels x rounds (an estimate, \
              not a measurement).{op} {}",
-            self.cells.len(),
+            count(self.cells.len(), "cell"),
             c.megapixels,
             c.rounds,
             self.runs_sentence()
@@ -275,7 +276,7 @@ impl GridEstimate {
             })
             .collect();
         if fewer.is_empty() {
-            format!("Every cell gets the {} warm runs asked.", self.runs)
+            format!("Every cell gets the {} asked.", count(self.runs, "warm run"))
         } else {
             format!(
                 "Fewer warm runs than the {} asked, to keep each series of a cell near {:.1} s: {}.",
