@@ -7,7 +7,8 @@
 // 4x64 workgroup loads 16 columns of `mid` (4 quads of 4) over its 64 rows and their apron of
 // `radius` rows a side, then each invocation sums the taps of its quad, one vec4 a tap, rounds
 // once and writes the quad's packed word. The input band is packed 4 pixels a u32, row after row
-// without padding.
+// without padding. Both passes continue x along z past 65535 workgroups (rows wider than about
+// a million pixels): the workgroup's column is x + z * (workgroups along x).
 
 // `OpParams` and its uniform `p` (binding 0) come from op_params.wgsl, put before this file.
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -33,10 +34,14 @@ fn gray_at(i: u32) -> u32 {
 }
 
 @compute @workgroup_size(256)
-fn blur_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+fn blur_rows(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+) {
     let r = min(p.radius, MAX_RADIUS);
     let y = wg.y;
-    let x0 = wg.x * ROW_TILE;
+    let x0 = (wg.x + wg.z * groups.x) * ROW_TILE;
     let span = ROW_TILE + 2u * r;
     let last = i32(p.width) - 1;
     for (var i = li; i < span; i += ROW_TILE) {
@@ -56,22 +61,27 @@ fn blur_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_ind
 }
 
 @compute @workgroup_size(4, 64)
-fn blur_cols(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+fn blur_cols(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
     let r = min(p.radius, MAX_RADIUS);
+    let gx = wg.x + wg.z * groups.x;
     let s = stride();
     let rows = COL_ROWS + 2u * r;
     let y0 = wg.y * COL_ROWS;
     let last = i32(p.height) - 1;
     for (var t = lid.y * COL_QUADS + lid.x; t < rows * COL_QUADS; t += COL_QUADS * COL_ROWS) {
         let row = t / COL_QUADS;
-        let x = min((wg.x * COL_QUADS + t % COL_QUADS) * 4u, s - 4u);
+        let x = min((gx * COL_QUADS + t % COL_QUADS) * 4u, s - 4u);
         let image_y = u32(clamp(i32(p.band_y0 + y0 + row) - i32(r), 0, last));
         let mid_y = min(image_y - min(image_y, p.in_y0), p.rows_in - 1u);
         let i = mid_y * s + x;
         col_tile[t] = vec4<u32>(mid[i], mid[i + 1u], mid[i + 2u], mid[i + 3u]);
     }
     workgroupBarrier();
-    let ox = (wg.x * COL_QUADS + lid.x) * 4u;
+    let ox = (gx * COL_QUADS + lid.x) * 4u;
     let oy = y0 + lid.y;
     if (ox < p.width && oy < p.rows_out) {
         let c = (lid.y + r) * COL_QUADS + lid.x;

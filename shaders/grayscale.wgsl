@@ -96,8 +96,9 @@ const NONE: u32 = 0xffffffffu;
 // The output word this invocation writes, or NONE (src/gpu/grid.rs has the same rules).
 // 1-D shapes (WG_Y = 1): the words word_start.. in order, over a 2-D grid of workgroups (more
 // than 65535 workgroups need the second dimension).
-// 2-D shapes tile the image: x = word column within a row, y = row. A word belongs to the row
-// of its first pixel, so row r owns words ceil(r * width / ppw) .. ceil((r + 1) * width / ppw).
+// 2-D shapes tile the image: x = word column within a row (continued along z past 65535
+// workgroups: a row wider than that many tiles), y = row. A word belongs to the row of its first
+// pixel, so row r owns words ceil(r * width / ppw) .. ceil((r + 1) * width / ppw).
 fn word_index(gid: vec3<u32>, groups: vec3<u32>, ppw: u32) -> u32 {
     var i = NONE;
     if (WG_Y == 1u) {
@@ -109,7 +110,7 @@ fn word_index(gid: vec3<u32>, groups: vec3<u32>, ppw: u32) -> u32 {
         let r = params.row_start + gid.y;
         let first = (r * params.width + ppw - 1u) / ppw;
         let next = ((r + 1u) * params.width + ppw - 1u) / ppw;
-        let k = first + gid.x;
+        let k = first + gid.z * (groups.x * WG_X) + gid.x;
         if (k < min(next, params.word_end)) {
             i = k;
         }

@@ -1,7 +1,8 @@
 //! The ops on the gray plane, GPU against CPU byte for byte: the blur at radii 1 to 64 and the
 //! dither by both wavefronts, on odd sizes, 1-pixel rows and columns, and with the band limit
 //! forced low so that bands (the blur's aprons, the dither's carried error rows) meet inside
-//! the image. Every condition is forced by the test, so it holds on any adapter.
+//! the image, and on rows wider than one grid dimension. Every condition is forced by the test,
+//! so it holds on any adapter.
 
 use crate::common;
 
@@ -164,4 +165,29 @@ fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
     let err = engine.convert(&rgb16, &settings, RunOptions::default()).expect_err("16-bit refused");
     assert!(matches!(err, EngineError::OpNeedsGray8 { .. }), "{err}");
     assert!(err.to_string().starts_with("dither runs on 8-bit gray"), "{err}");
+}
+
+/// Rows wider than one grid dimension holds (65535 workgroups of 16 columns: 1,048,560 px, or
+/// of 8 two-D tiles of 4 px words: 2,097,120 px) fold along z: the blur, the dither and an 8x8
+/// workgroup's grayscale give the CPU's bytes (before, each refused the image).
+#[test]
+fn rows_wider_than_one_grid_dimension_fold_along_z() {
+    use graylab::engine::{Backend, ConvertSettings, Engine, RunOptions, WorkgroupSize};
+    let Some(ctx) = common::gpu() else { return };
+    let engine = Engine::with_gpu(ctx);
+    let (w, h) = (2_100_001, 2);
+    let img = image::DynamicImage::ImageRgb8(
+        image::RgbImage::from_raw(w, h, common::noise((3 * w * h) as usize, 5)).expect("size"),
+    );
+    for (op, workgroup) in [
+        (Op::Blur { radius: 3 }, WorkgroupSize::DEFAULT),
+        (Op::Dither, WorkgroupSize::DEFAULT),
+        (Op::None, WorkgroupSize { x: 8, y: 8 }),
+    ] {
+        let cpu_settings = ConvertSettings { threads: 2, op, ..ConvertSettings::default() };
+        let gpu_settings = ConvertSettings { backend: Backend::Gpu, workgroup, ..cpu_settings };
+        let cpu = engine.convert(&img, &cpu_settings, RunOptions::default()).expect("CPU");
+        let gpu = engine.convert(&img, &gpu_settings, RunOptions::default()).expect("GPU");
+        assert!(cpu.image == gpu.image, "{op} wg {workgroup}: GPU = CPU");
+    }
 }

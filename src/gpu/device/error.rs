@@ -48,9 +48,10 @@ pub enum GpuError {
         /// The per-binding limit in force.
         limit_bytes: u64,
     },
-    /// A dispatch would need more workgroups along one dimension than the device allows.
+    /// A dispatch would need more workgroups than the device's grid holds, even folded over
+    /// two of its dimensions.
     #[error(
-        "a {width} px wide image needs {groups} workgroups of {workgroup} along one dimension; this GPU allows {max_groups}"
+        "a {width} px wide image needs {groups} workgroups of {workgroup} across; this GPU's grid holds {max_groups} a dimension, and folded over two of them that is not enough"
     )]
     GridTooLarge {
         /// Image width in pixels.

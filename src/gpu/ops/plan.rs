@@ -38,12 +38,12 @@ pub(crate) fn op_bands(
         Op::None | Op::Dither => (0, u64::from(width)),
     };
     let fit = limit_bytes / bytes_per_row.max(1);
-    let rows = fit.saturating_sub(2 * u64::from(apron)).min(u64::from(MAX_BAND_ROWS)) as u32;
+    // A plane that fits whole is one band: its apron is the image's edge, not rows to carry.
+    let apron_rows = if fit >= u64::from(height) { 0 } else { 2 * u64::from(apron) };
+    let rows = fit.saturating_sub(apron_rows).min(u64::from(MAX_BAND_ROWS)) as u32;
     if rows == 0 {
-        return Err(GpuError::RowTooLarge {
-            row_bytes: bytes_per_row * (1 + 2 * u64::from(apron)),
-            limit_bytes,
-        });
+        let band_rows = (1 + 2 * u64::from(apron)).min(u64::from(height).max(1));
+        return Err(GpuError::RowTooLarge { row_bytes: bytes_per_row * band_rows, limit_bytes });
     }
     let mut bands = Vec::new();
     let mut y0 = 0;
@@ -63,12 +63,17 @@ mod tests {
     #[test]
     fn blur_bands_carry_their_apron_and_cover_every_row_once() {
         // 100 px rows of u32 sums: 4 KiB binding = 10 rows, of which 2 x 3 are apron.
-        let bands = op_bands(Op::Blur { radius: 3 }, (100, 10), 4096).unwrap();
+        let bands = op_bands(Op::Blur { radius: 3 }, (100, 12), 4096).unwrap();
         assert_eq!(bands[0], OpBand { input: 0..7, output: 0..4 });
-        assert_eq!(bands[1], OpBand { input: 1..10, output: 4..8 });
-        assert_eq!(bands[2], OpBand { input: 5..10, output: 8..10 });
+        assert_eq!(bands[1], OpBand { input: 1..11, output: 4..8 });
+        assert_eq!(bands[2], OpBand { input: 5..12, output: 8..12 });
         assert_eq!(bands.len(), 3);
-        assert!(op_bands(Op::Blur { radius: 5 }, (100, 10), 4096).is_err(), "no room besides the apron");
+        assert!(op_bands(Op::Blur { radius: 5 }, (100, 11), 4096).is_err(), "no room besides the apron");
+        // A plane that fits whole needs no apron rows: 10 rows at radius 5 are one band.
+        assert_eq!(
+            op_bands(Op::Blur { radius: 5 }, (100, 10), 4096).unwrap(),
+            vec![OpBand { input: 0..10, output: 0..10 }]
+        );
         let dither = op_bands(Op::Dither, (100, 1000), 1000).unwrap();
         assert_eq!((dither.len(), dither[9].output.clone()), (100, 90..100));
         assert_eq!(

@@ -100,7 +100,7 @@ pub(crate) fn run_op(
     if matches!(job.plane, Plane::Device(_)) && bands.len() != 1 {
         return Err(GpuError::Bug("a plane on the GPU for an op of more than one band"));
     }
-    check_grid(ctx, width)?;
+    check_grid(ctx, job.op, width)?;
     let started = Instant::now();
     let scopes = ErrorScopes::push(ctx.device());
     let buffers = StageBuffers::new(ctx, kernels, job, &bands);
@@ -144,16 +144,23 @@ pub(crate) fn run_op(
     Ok(t)
 }
 
-/// Refuses an image too wide for the blur's grids (the widest dimension is the vertical
-/// pass's, 16 columns a workgroup).
-fn check_grid(ctx: &GpuContext, width: u32) -> Result<(), GpuError> {
+/// Refuses an image too wide for the blur's grids even folded along z (the widest is the
+/// vertical pass's, 16 columns a workgroup: over 4 * 10^12 pixels). The dither's grid runs
+/// along its rows, whatever the width.
+fn check_grid(ctx: &GpuContext, op: Op, width: u32) -> Result<(), GpuError> {
     let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
     let groups = u64::from(blur_stride(width).div_ceil(COL_COLUMNS));
-    if groups > u64::from(max_groups) {
+    if matches!(op, Op::Blur { .. }) && groups > u64::from(max_groups).pow(2) {
         let workgroup = WorkgroupSize { x: COL_COLUMNS / 4, y: COL_ROWS };
         return Err(GpuError::GridTooLarge { width, workgroup, groups, max_groups });
     }
     Ok(())
+}
+
+/// `groups` workgroups along x, folded along z where they pass `max_groups`: (x, z).
+fn folded(groups: u32, max_groups: u32) -> (u32, u32) {
+    let x = groups.clamp(1, max_groups.max(1));
+    (x, groups.div_ceil(x))
 }
 
 /// `bytes` rounded up to whole words, at least one.
@@ -302,11 +309,13 @@ impl BandRun<'_> {
         {
             let mut pass = self.pass(&mut enc);
             pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
+            let max_groups = self.ctx.limits().max_compute_workgroups_per_dimension;
             pass.set_pipeline(&self.kernels.blur_rows);
-            pass.dispatch_workgroups(params.width.div_ceil(ROW_TILE), params.rows_in, 1);
+            let (x, z) = folded(params.width.div_ceil(ROW_TILE), max_groups);
+            pass.dispatch_workgroups(x, params.rows_in, z);
             pass.set_pipeline(&self.kernels.blur_cols);
-            let columns = blur_stride(params.width).div_ceil(COL_COLUMNS);
-            pass.dispatch_workgroups(columns, params.rows_out.div_ceil(COL_ROWS), 1);
+            let (x, z) = folded(blur_stride(params.width).div_ceil(COL_COLUMNS), max_groups);
+            pass.dispatch_workgroups(x, params.rows_out.div_ceil(COL_ROWS), z);
         }
         self.submit(enc, true, t)
     }

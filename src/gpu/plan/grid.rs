@@ -30,8 +30,9 @@ pub(crate) fn row_words(kernel: Kernel, width: u32, rows: &Range<u32>) -> Range<
 /// One dispatch: its workgroup counts and its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Dispatch {
-    /// Workgroups along x and y.
-    pub groups: (u32, u32),
+    /// Workgroups along x, y and z (z continues x for a 2-D shape's rows of more tiles than
+    /// one dimension allows).
+    pub groups: (u32, u32, u32),
     /// What the shader reads from its uniform.
     pub params: KernelParams,
 }
@@ -61,17 +62,18 @@ pub(crate) fn dispatch(
         if y > max {
             return Err(too_large(y));
         }
-        (x, y)
+        (x, y, 1)
     } else {
         let columns = u64::from(width).div_ceil(kernel.pixels_per_word() as u64);
-        let x = columns.div_ceil(u64::from(workgroup.x)).max(1);
+        let tiles = columns.div_ceil(u64::from(workgroup.x)).max(1);
+        let (x, z) = (tiles.min(max), tiles.div_ceil(tiles.min(max)));
         let y = u64::from(rows.end - rows.start).div_ceil(u64::from(workgroup.y)).max(1);
-        if x > max || y > max {
-            return Err(too_large(x.max(y)));
+        if z > max || y > max {
+            return Err(too_large(tiles.max(y)));
         }
-        (x, y)
+        (x, y, z)
     };
-    Ok(Dispatch { groups: (groups.0 as u32, groups.1 as u32), params })
+    Ok(Dispatch { groups: (groups.0 as u32, groups.1 as u32, groups.2 as u32), params })
 }
 
 /// The most rows one 2-D dispatch may cover (the grid's y limit); unbounded for 1-D shapes.
@@ -129,19 +131,22 @@ mod tests {
         let p = d.params;
         let ppw = kernel.pixels_per_word() as u64;
         let mut out = Vec::new();
-        for gy in 0..u64::from(d.groups.1) * u64::from(wg.y) {
-            for gx in 0..u64::from(d.groups.0) * u64::from(wg.x) {
-                let word = if wg.y == 1 {
-                    let i = u64::from(p.word_start) + gy * u64::from(d.groups.0) * u64::from(wg.x) + gx;
-                    (i < u64::from(p.word_end)).then_some(i)
-                } else {
-                    let r = u64::from(p.row_start) + gy;
-                    let first = (r * u64::from(width)).div_ceil(ppw);
-                    let next = ((r + 1) * u64::from(width)).div_ceil(ppw);
-                    let i = first + gx;
-                    (i < next.min(u64::from(p.word_end))).then_some(i)
-                };
-                out.extend(word);
+        let across = u64::from(d.groups.0) * u64::from(wg.x);
+        for gz in 0..u64::from(d.groups.2) {
+            for gy in 0..u64::from(d.groups.1) * u64::from(wg.y) {
+                for gx in 0..across {
+                    let word = if wg.y == 1 {
+                        let i = u64::from(p.word_start) + gy * across + gx;
+                        (i < u64::from(p.word_end)).then_some(i)
+                    } else {
+                        let r = u64::from(p.row_start) + gy;
+                        let first = (r * u64::from(width)).div_ceil(ppw);
+                        let next = ((r + 1) * u64::from(width)).div_ceil(ppw);
+                        let i = first + gz * across + gx;
+                        (i < next.min(u64::from(p.word_end))).then_some(i)
+                    };
+                    out.extend(word);
+                }
             }
         }
         out.sort_unstable();
@@ -155,18 +160,22 @@ mod tests {
         for kernel in Kernel::ALL {
             for (width, height) in [(1, 1), (3, 5), (7, 1), (1, 9), (257, 3), (5, 13)] {
                 for wg in shapes {
-                    for split in [1, 2, 3, height] {
+                    // A small grid limit folds wide rows of 2-D tiles along z.
+                    for (split, max_groups) in [(1, 65535), (2, 65535), (3, 65535), (height, 65535), (2, 6)] {
                         let mut written = Vec::new();
                         let mut r0 = 0;
                         while r0 < height {
                             let r1 = (r0 + split).min(height);
-                            let d = dispatch(kernel, width, wg, &(r0..r1), 65535).expect("fits");
+                            let d = dispatch(kernel, width, wg, &(r0..r1), max_groups).expect("fits");
                             written.extend(shader_words(kernel, width, wg, &d));
                             r0 = r1;
                         }
                         written.sort_unstable();
                         let all: Vec<u64> = (0..row_first_word(kernel, width, height)).collect();
-                        assert_eq!(written, all, "{kernel:?} {width}x{height} wg {wg} split {split}");
+                        assert_eq!(
+                            written, all,
+                            "{kernel:?} {width}x{height} wg {wg} split {split} max {max_groups}"
+                        );
                     }
                 }
             }
@@ -212,12 +221,15 @@ mod tests {
     fn grids_respect_the_dimension_limit() {
         let wide =
             dispatch(Kernel::Rgb8ToL8, 40_000, WorkgroupSize { x: 64, y: 1 }, &(0..100), 200).expect("folds");
-        assert_eq!(wide.groups, (200, 79));
+        assert_eq!(wide.groups, (200, 79, 1));
         assert!(u64::from(wide.groups.0) * u64::from(wide.groups.1) * 64 >= 1_000_000);
+        // 2-D tiles: 10,000 words a row in 1,250 tiles, 100 along x and 13 along z.
         let tiled = dispatch(Kernel::Rgb8ToL8, 40_000, WorkgroupSize { x: 8, y: 8 }, &(0..8), 100);
+        assert_eq!(tiled.expect("folds along z").groups, (100, 1, 13));
+        let huge = dispatch(Kernel::Rgb8ToL8, 400_000, WorkgroupSize { x: 8, y: 8 }, &(0..8), 100);
         assert!(
-            matches!(tiled, Err(GpuError::GridTooLarge { groups: 1250, max_groups: 100, .. })),
-            "{tiled:?}"
+            matches!(huge, Err(GpuError::GridTooLarge { groups: 12_500, max_groups: 100, .. })),
+            "{huge:?}"
         );
         assert_eq!(max_rows_per_dispatch(WorkgroupSize { x: 8, y: 8 }, 100), 800);
     }

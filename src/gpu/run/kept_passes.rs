@@ -220,7 +220,7 @@ impl KeptPasses {
                     let group =
                         self.groups.get(*band as usize).ok_or(GpuError::Bug("a piece without its band"))?;
                     pass.set_bind_group(0, group, &[(i as u64 * PARAMS_STRIDE) as u32]);
-                    pass.dispatch_workgroups(d.groups.0, d.groups.1, 1);
+                    pass.dispatch_workgroups(d.groups.0, d.groups.1, d.groups.2);
                 }
             }
             if submitted.len() >= MAX_IN_FLIGHT {

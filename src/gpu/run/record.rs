@@ -86,7 +86,7 @@ impl RunCommands<'_> {
         pass.set_pipeline(self.pipeline);
         let params_offset = (slice.index as u64 * PARAMS_STRIDE) as u32;
         pass.set_bind_group(0, bind_group, &[params_offset]);
-        pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, 1);
+        pass.dispatch_workgroups(dispatch.groups.0, dispatch.groups.1, dispatch.groups.2);
     }
 
     /// Copies the chunk's output words into the display store (nothing without a display
