@@ -12,9 +12,8 @@
 //!
 //! A figure is beyond its noise when its two ranges do not overlap: for timed runs, every run of
 //! one result was slower than every run of the other (a 95% interval of one run's median says
-//! nothing of what differs between two runs, so the runs' whole range is the noise here). A
-//! figure without a range in one file (a single run) that moved beyond the threshold is
-//! "unsure": its noise is unknown, so it is neither slower nor faster.
+//! nothing of what differs between two runs, so the runs' whole range is the noise here). One
+//! without a range in a file (a single run) is "unsure" beyond the threshold: neither way.
 
 use serde_json::Value;
 
@@ -99,8 +98,7 @@ pub enum Change {
     Moved,
     /// Beyond the threshold, but the intervals overlap: within the noise.
     Noise,
-    /// Beyond the threshold, but one of the two has no interval (a single run): its noise is
-    /// unknown.
+    /// Beyond the threshold, but one of the two has no interval (a single run): noise unknown.
     Unsure,
     /// Within the threshold.
     Same,
@@ -391,12 +389,11 @@ fn verdict_changes(base: &Value, new: &Value) -> Vec<VerdictChange> {
 
 fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
     let ratio = if base.value > 0.0 { new.value / base.value } else { f64::NAN };
-    // Whether the two ranges overlap; `None` where one has none.
     let (ratio_range, overlap) = match (base.interval, new.interval) {
         (Some((bl, bh)), Some((nl, nh))) => {
             ((bl > 0.0 && bh > 0.0).then(|| (nl / bh, nh / bl)), Some(nl <= bh && bl <= nh))
         }
-        _ => (None, None),
+        _ => (None, None), // No range in one of them: no overlap known.
     };
     let factor = 1.0 + threshold;
     let (up, down) = (ratio > factor, ratio < 1.0 / factor);

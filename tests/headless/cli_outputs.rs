@@ -179,6 +179,11 @@ fn a_symbolic_link_is_written_through_or_refused() {
     let o = graylab(&["convert", "in.png", "-o", "dangling.png", "--overwrite"], d);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("a symbolic link to none.png, which leads to no file"), "{}", text(&o));
+    link("loop-b.png", "loop-a.png");
+    link("loop-a.png", "loop-b.png");
+    let o = graylab(&["convert", "in.png", "-o", "loop-a.png", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("which leads round a loop of links: loop-a.png"), "{}", text(&o));
     // As `--json /dev/stdout` with stdout sent to a file.
     link("/proc/self/fd/1", "stdout.json");
     let stdout = std::fs::File::create(d.join("stdout.txt")).expect("create");

@@ -38,8 +38,8 @@ fn hold_for_tests() {
 }
 
 /// The file that writing `path` writes: `path` itself, or the file its symbolic link leads to
-/// (through every link). A link to nothing, or one through `/proc` or `/dev/fd` (a process's
-/// open file, as `/dev/stdout` is, which a rename would swap for a file) is refused.
+/// (through every link). A link to nothing, round a loop, or through `/proc` or `/dev/fd` (a
+/// process's open file, as `/dev/stdout` is, which a rename would swap for a file) is refused.
 pub fn written_through(path: &Path) -> Result<PathBuf, IoError> {
     let mut at = path.to_path_buf();
     // As many links as Linux follows.
@@ -55,11 +55,12 @@ pub fn written_through(path: &Path) -> Result<PathBuf, IoError> {
         }
         at = next;
     }
-    if at != path && std::fs::symlink_metadata(&at).is_err() {
-        let why = "which leads to no file, so nothing is written through it";
-        return Err(IoError::OutputLink { path: path.into(), to: at, why });
-    }
-    Ok(at)
+    let why = match std::fs::symlink_metadata(&at) {
+        Err(_) if at != path => "which leads to no file, so nothing is written through it",
+        Ok(meta) if meta.file_type().is_symlink() => "which leads round a loop of links",
+        _ => return Ok(at),
+    };
+    Err(IoError::OutputLink { path: path.into(), to: at, why })
 }
 
 /// Writes `path` through `write` atomically; returns the bytes written. With `overwrite` false an
