@@ -34,7 +34,7 @@ pub use compare::CompareArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
-use crate::engine::causes;
+use crate::engine::{EngineError, causes};
 use crate::io::{IoError, TruncatedAt};
 
 /// Convert huge photos to grayscale on the GPU or the CPU, and see where the time goes.
@@ -205,6 +205,9 @@ fn advice(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> Option<&'
                 return Some("free memory, or set GRAYLAB_MEMORY_BUDGET if the budget is wrong");
             }
             _ => {}
+        }
+        if matches!(e.downcast_ref::<EngineError>(), Some(EngineError::OpNeedsGray8 { .. })) {
+            return Some("graylab convert --depth 8 makes an 8-bit gray file to run the op on");
         }
         if causes::no_gpu(e) {
             return Some("use --backend cpu, or install a Vulkan driver (e.g. mesa-vulkan-drivers)");

@@ -81,5 +81,6 @@ fn an_op_refused_for_one_file_names_it() {
     let o = graylab(&["convert", "deep.png", "plain.png", "--out-dir", "out", "--op", "blur:2"], d);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("error: deep.png: blur:2 runs on 8-bit gray"), "{}", text(&o));
+    assert!(text(&o).contains("(graylab convert --depth 8 makes an 8-bit gray file to run the op on)"));
     assert!(d.join("out/plain.gray.png").is_file() && !d.join("out/deep.gray.png").exists());
 }
