@@ -88,7 +88,8 @@ fn ms(ns: u64) -> f64 {
 }
 
 /// A plot that stays as drawn (no drag, zoom or scroll, no background), with axis labels whose
-/// ticks may sit closer than `egui_plot`'s default (they are short). It fills the height left in
+/// ticks may sit closer than `egui_plot`'s default (they are short), each with the decimals its
+/// step needs (`egui_plot`'s own read marks 0.5 apart as "0, 0, 1, 2, 2"). It fills the height left in
 /// its column under the title and the legend (which may wrap to more rows).
 fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot::Plot<'a> {
     egui_plot::Plot::new(id)
@@ -100,7 +101,12 @@ fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot:
                 .label_spacing(28.0..=36.0)
                 .formatter(|mark, _| axes::step_label(&mark)),
         ])
-        .custom_y_axes(vec![egui_plot::AxisHints::new_y().label(y_label).label_spacing(14.0..=18.0)])
+        .custom_y_axes(vec![
+            egui_plot::AxisHints::new_y()
+                .label(y_label)
+                .label_spacing(14.0..=18.0)
+                .formatter(|mark, _| axes::step_label(&mark)),
+        ])
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
