@@ -173,6 +173,10 @@ impl GraylabApp {
         if escape && !typing_or_menu {
             if self.session.stoppable() {
                 self.session.stop();
+            } else if let Some((kind, _)) = self.session.current_job() {
+                // Work that cannot be stopped keeps its window open, and says why nothing stops.
+                let what = crate::app::panels::status_bar::default_text(kind);
+                self.session.toasts.note(format!("{what} cannot be stopped midway: it ends by itself."));
             } else {
                 self.close_top_window(ctx);
             }

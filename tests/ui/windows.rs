@@ -236,6 +236,12 @@ fn the_transfer_paths_window_measures_every_path_and_charts_it() {
     h.get_by_label("Measure transfer paths").click();
     h.run_steps(1);
     assert!(h.query_by_label_contains("Takes ").is_none(), "said before it starts, not while it runs");
+    // It cannot be stopped midway: Esc leaves its window open, and says so (before, Esc closed
+    // the window while the job ran on).
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    h.get_by_label_contains("Timing every transfer path cannot be stopped midway: it ends by itself.");
+    h.get_by_label("Measure transfer paths");
     harness::settle(&mut h);
     let paths = h.state().view().transfer_paths.expect("measured").to_vec();
     // Eight, and the mapped storage buffers on unified memory (a software adapter's is).

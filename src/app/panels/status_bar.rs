@@ -15,6 +15,12 @@ pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for
         let stoppable = session.stoppable();
         stop = ui
             .add_enabled(stoppable, egui::Button::new("Stop"))
+            .on_disabled_hover_text(match session.current_job() {
+                Some((kind, _)) => {
+                    format!("{} cannot be stopped midway: it ends by itself.", default_text(kind))
+                }
+                None => "Nothing to stop.".to_owned(),
+            })
             .on_hover_text(
                 "Esc (with nothing to stop, it closes the window on top). Stops Continuous, \
                  Run ×N, every-size runs, the sweep, parity and the claims: a GPU run in progress \
@@ -115,7 +121,8 @@ pub fn bar(p: &Progress) -> Option<(f32, String, f32)> {
     (p.total != 1).then(|| (fraction, format!("{:.0}%", fraction * 100.0), 90.0))
 }
 
-fn default_text(kind: JobKind) -> &'static str {
+/// What a job of `kind` is doing, in words, before it reports its own progress.
+pub(crate) fn default_text(kind: JobKind) -> &'static str {
     match kind {
         JobKind::Load => "Opening",
         JobKind::Convert => "Converting",
