@@ -18,6 +18,8 @@ use crate::pixel::Op;
 
 /// The least height the sweep chart scrolls in, in points.
 const MIN_CHART_ROOM: f32 = 120.0;
+/// Below this room under the view tabs, in points, the verdict folds into one line.
+const FOLD_VERDICT_BELOW: f32 = 420.0;
 
 /// The sweep window's state.
 #[derive(Default)]
@@ -152,13 +154,24 @@ impl SweepWindow {
         if self.kept.restored {
             ui.label(RichText::new("The last sweep, kept from an earlier launch.").weak());
         }
-        super::verdict_ui(ui, &r.verdict, r.software_adapter);
-        super::debug_build_ui(ui, &r.build);
-        if let Some(busy) = r.busy_text() {
-            ui.colored_label(
-                crate::app::look::WARNING,
-                format!("Measured on a busy machine ({busy}): these figures are noisier."),
-            );
+        let verdict = |ui: &mut Ui| {
+            super::verdict_ui(ui, &r.verdict, r.software_adapter);
+            super::debug_build_ui(ui, &r.build);
+            if let Some(busy) = r.busy_text() {
+                ui.colored_label(
+                    crate::app::look::WARNING,
+                    format!("Measured on a busy machine ({busy}): these figures are noisier."),
+                );
+            }
+        };
+        // On a short window (1024x640) the verdict's paragraphs fold into one line that opens
+        // on a click: unfolded they left the plot 50 points and no axis numbers.
+        if bottom_y - ui.cursor().top() < FOLD_VERDICT_BELOW {
+            egui::CollapsingHeader::new(RichText::new("The verdict (click to read)").strong())
+                .id_salt("sweep verdict")
+                .show(ui, verdict);
+        } else {
+            verdict(ui);
         }
         let rates: Vec<String> = r
             .points
