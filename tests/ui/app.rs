@@ -673,6 +673,15 @@ fn parity_window_reports_zero_differences() {
     assert!(report.formulas.iter().all(|(_, _, f)| f.differing > 0), "the formulas do differ");
     h.run_steps(2);
     assert!(h.query_by_label_contains("0 of 5,917").is_some(), "shown on screen");
+    // Another image opened: the results stay, named as another image's, until it is checked.
+    let (other, _) = photo(dir.path(), "other.png", 40, 30);
+    h.state_mut().open(other);
+    settle(&mut h);
+    let stale = "These results are of in.png, opened before: check the open image for its own.";
+    assert!(h.query_by_label(stale).is_some(), "the results say whose they are");
+    h.get_by_label("Check the open image").click();
+    settle(&mut h);
+    assert!(h.query_by_label(stale).is_none() && h.query_by_label_contains("0 of 1,200").is_some());
 }
 
 #[test]

@@ -21,6 +21,10 @@ pub struct ParityWindow {
     result: Option<(ParityReport, DisplayImage)>,
     /// The job id of the check in flight, whose answer this window takes.
     pending: Option<u64>,
+    /// The image (its load id and file name) of the check in flight, then of `result`.
+    checked: Option<(u64, String)>,
+    /// The image `result` is of.
+    result_of: Option<(u64, String)>,
 }
 
 impl ParityWindow {
@@ -35,7 +39,10 @@ impl ParityWindow {
         if let Some(Answer::Parity(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
             self.pending = None;
             match *answer {
-                Ok(result) => self.result = Some(result),
+                Ok(result) => {
+                    self.result = Some(result);
+                    self.result_of = self.checked.take();
+                }
                 Err(e) => session.toasts.error(format!("The parity check failed: {}", e.describe())),
             }
         }
@@ -67,6 +74,8 @@ impl ParityWindow {
             && let Some(input) = session.input().cloned()
         {
             let settings = session.settings().convert;
+            let name = input.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            self.checked = Some((input.id, name));
             let ticket = session.send(Job::Parity { input, settings });
             self.pending = Some(ticket.id);
             // For the status bar's ETA; a check teaches no conversion's pace (its formulas and
@@ -76,6 +85,15 @@ impl ParityWindow {
             }
         }
         let Some((report, difference)) = &self.result else { return };
+        // Results of an image opened before stay, named, until the open one is checked.
+        if let Some((id, name)) = &self.result_of
+            && session.input().is_some_and(|i| i.id != *id)
+        {
+            ui.colored_label(
+                crate::app::look::WARNING,
+                format!("These results are of {name}, opened before: check the open image for its own."),
+            );
+        }
         egui::Grid::new("parity").striped(true).show(ui, |ui| {
             ui.strong("compared");
             ui.strong("differing pixels");
