@@ -175,8 +175,7 @@ impl GraylabApp {
                 self.session.stop();
             } else if let Some((kind, _)) = self.session.current_job() {
                 // Work that cannot be stopped keeps its window open, and says why nothing stops.
-                let what = crate::app::panels::status_bar::default_text(kind);
-                self.session.toasts.note(format!("{what} cannot be stopped midway: it ends by itself."));
+                self.session.toasts.note(crate::app::panels::status_bar::cannot_stop(kind));
             } else {
                 self.close_top_window(ctx);
             }

@@ -27,8 +27,7 @@ pub struct InfoArgs {
     pub json: bool,
     /// Measure this machine's ceilings now (host↔staging, GPU copies, the device's own copy
     /// bandwidth, the CPU's and the GPU's compute ceilings; a few seconds, 5 to 15 on two cores
-    /// with a software adapter) and cache them for
-    /// `bench`, `sweep` and the app.
+    /// with a software adapter) and cache them for `bench`, `sweep` and the app.
     #[arg(long)]
     pub probe: bool,
 }

@@ -133,9 +133,8 @@ impl fmt::Display for DecodeWarning {
             }
             Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
             Self::FirstFrameOnly(count) if count.still_apart => {
-                let frames = count.total - 1;
-                let s = if frames == 1 { "" } else { "s" };
-                write!(f, "the file holds a still image and an animation of {frames} frame{s}: the still image converted")
+                let frames = crate::system::units::count(count.total as usize - 1, "frame");
+                write!(f, "the file holds a still image and an animation of {frames}: the still image converted")
             }
             Self::FirstFrameOnly(count) => {
                 let (total, unit) = (count.total, count.unit());
@@ -197,12 +196,13 @@ impl FrameCount {
     /// What was read of them, short: "frame 1 of 3", or "the still image, not its 2 frames".
     #[must_use]
     pub fn read(&self) -> String {
-        let unit = self.unit();
-        match self.total - 1 {
-            frames if self.still_apart => {
-                format!("the still image, not its {frames} frame{}", if frames == 1 { "" } else { "s" })
-            }
-            _ => format!("{unit} 1 of {}", self.total),
+        if self.still_apart {
+            format!(
+                "the still image, not its {}",
+                crate::system::units::count(self.total as usize - 1, "frame")
+            )
+        } else {
+            format!("{} 1 of {}", self.unit(), self.total)
         }
     }
 }

@@ -16,9 +16,7 @@ pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for
         stop = ui
             .add_enabled(stoppable, egui::Button::new("Stop"))
             .on_disabled_hover_text(match session.current_job() {
-                Some((kind, _)) => {
-                    format!("{} cannot be stopped midway: it ends by itself.", default_text(kind))
-                }
+                Some((kind, _)) => cannot_stop(kind),
                 None => "Nothing to stop.".to_owned(),
             })
             .on_hover_text(
@@ -121,8 +119,13 @@ pub fn bar(p: &Progress) -> Option<(f32, String, f32)> {
     (p.total != 1).then(|| (fraction, format!("{:.0}%", fraction * 100.0), 90.0))
 }
 
+/// Why Stop and Esc leave a job of `kind` running (one that is not stoppable), in a sentence.
+pub(crate) fn cannot_stop(kind: JobKind) -> String {
+    format!("{} cannot be stopped midway: it ends by itself.", default_text(kind))
+}
+
 /// What a job of `kind` is doing, in words, before it reports its own progress.
-pub(crate) fn default_text(kind: JobKind) -> &'static str {
+fn default_text(kind: JobKind) -> &'static str {
     match kind {
         JobKind::Load => "Opening",
         JobKind::Convert => "Converting",

@@ -12,7 +12,7 @@ use crate::gpu::device::context::sized;
 use crate::gpu::device::scopes::ErrorScopes;
 use crate::gpu::device::wait::{nanos, read_buffer};
 use crate::gpu::pipelines::param_slots;
-use crate::gpu::plan::grid::PARAMS_STRIDE;
+use crate::gpu::plan::grid::{PARAMS_STRIDE, folded};
 use crate::gpu::timing::timestamps::{Stamp, StampSpan, Timestamps};
 use crate::gpu::{GpuContext, GpuError, StepTime, WorkgroupSize};
 use crate::pixel::{Op, blur_weights};
@@ -157,10 +157,10 @@ fn check_grid(ctx: &GpuContext, op: Op, width: u32) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// `groups` workgroups along x, folded along z where they pass `max_groups`: (x, z).
-fn folded(groups: u32, max_groups: u32) -> (u32, u32) {
-    let x = groups.clamp(1, max_groups.max(1));
-    (x, groups.div_ceil(x))
+/// `groups` workgroups along x, folded along z where they pass `max_groups` ([`folded`]).
+fn folded_xz(groups: u32, max_groups: u32) -> (u32, u32) {
+    let (x, z) = folded(u64::from(groups), u64::from(max_groups));
+    (x as u32, z as u32)
 }
 
 /// `bytes` rounded up to whole words, at least one.
@@ -311,10 +311,10 @@ impl BandRun<'_> {
             pass.set_bind_group(0, &self.buffers.bind_group, &[0]);
             let max_groups = self.ctx.limits().max_compute_workgroups_per_dimension;
             pass.set_pipeline(&self.kernels.blur_rows);
-            let (x, z) = folded(params.width.div_ceil(ROW_TILE), max_groups);
+            let (x, z) = folded_xz(params.width.div_ceil(ROW_TILE), max_groups);
             pass.dispatch_workgroups(x, params.rows_in, z);
             pass.set_pipeline(&self.kernels.blur_cols);
-            let (x, z) = folded(blur_stride(params.width).div_ceil(COL_COLUMNS), max_groups);
+            let (x, z) = folded_xz(blur_stride(params.width).div_ceil(COL_COLUMNS), max_groups);
             pass.dispatch_workgroups(x, params.rows_out.div_ceil(COL_ROWS), z);
         }
         self.submit(enc, true, t)

@@ -57,8 +57,7 @@ pub(crate) fn dispatch(
     };
     let groups = if workgroup.y == 1 {
         let total = (words.end - words.start).div_ceil(u64::from(workgroup.x)).max(1);
-        let x = total.min(max);
-        let y = total.div_ceil(x);
+        let (x, y) = folded(total, max);
         if y > max {
             return Err(too_large(y));
         }
@@ -66,7 +65,7 @@ pub(crate) fn dispatch(
     } else {
         let columns = u64::from(width).div_ceil(kernel.pixels_per_word() as u64);
         let tiles = columns.div_ceil(u64::from(workgroup.x)).max(1);
-        let (x, z) = (tiles.min(max), tiles.div_ceil(tiles.min(max)));
+        let (x, z) = folded(tiles, max);
         let y = u64::from(rows.end - rows.start).div_ceil(u64::from(workgroup.y)).max(1);
         if z > max || y > max {
             return Err(too_large(tiles.max(y)));
@@ -74,6 +73,14 @@ pub(crate) fn dispatch(
         (x, y, z)
     };
     Ok(Dispatch { groups: (groups.0 as u32, groups.1 as u32, groups.2 as u32), params })
+}
+
+/// `groups` workgroups along one dimension of at most `max_groups`, folded onto a second where
+/// they pass it: (along the first, along the second).
+#[must_use]
+pub(crate) fn folded(groups: u64, max_groups: u64) -> (u64, u64) {
+    let first = groups.clamp(1, max_groups.max(1));
+    (first, groups.div_ceil(first))
 }
 
 /// The most rows one 2-D dispatch may cover (the grid's y limit); unbounded for 1-D shapes.

@@ -8,18 +8,11 @@ use std::path::Path;
 use crate::io::IoError;
 use crate::io::read::claims::Walk;
 use crate::io::read::claims::tiff_ifd::Layout;
+use crate::io::read::claims::tiff_ifd::tag::{
+    BITS_PER_SAMPLE, COLOR_MAP, COMPRESSION, EXTRA_SAMPLES, FILL_ORDER, PHOTOMETRIC, PLANAR_CONFIGURATION,
+    SAMPLE_FORMAT, SAMPLES_PER_PIXEL, T4_OPTIONS, TILE_WIDTH,
+};
 
-const BITS_PER_SAMPLE: u16 = 258;
-const COMPRESSION: u16 = 259;
-const PHOTOMETRIC: u16 = 262;
-const FILL_ORDER: u16 = 266;
-const SAMPLES_PER_PIXEL: u16 = 277;
-const PLANAR_CONFIGURATION: u16 = 284;
-const T4_OPTIONS: u16 = 292;
-const COLOR_MAP: u16 = 320;
-const TILE_WIDTH: u16 = 322;
-const EXTRA_SAMPLES: u16 = 338;
-const SAMPLE_FORMAT: u16 = 339;
 /// Values read per tag at most (the largest is listed; more say nothing new here).
 const MAX_VALUES: u32 = 16;
 

@@ -7,25 +7,16 @@ use std::path::Path;
 
 use crate::io::IoError;
 use crate::io::read::claims::png::DEFLATE_MAX_RATIO;
+use crate::io::read::claims::tiff_ifd::tag::{
+    BITS_PER_SAMPLE, COMPRESSION, IMAGE_LENGTH, IMAGE_WIDTH, ORIENTATION, PHOTOMETRIC, PLANAR_CONFIGURATION,
+    ROWS_PER_STRIP, SAMPLES_PER_PIXEL, STRIP_BYTE_COUNTS, STRIP_OFFSETS, TILE_BYTE_COUNTS, TILE_LENGTH,
+    TILE_OFFSETS, TILE_WIDTH,
+};
 use crate::io::read::claims::tiff_ifd::{Ifd, Layout};
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::orientation_of;
 
-const IMAGE_WIDTH: u16 = 256;
-const IMAGE_LENGTH: u16 = 257;
-const BITS_PER_SAMPLE: u16 = 258;
-const COMPRESSION: u16 = 259;
-const PHOTOMETRIC: u16 = 262;
-const STRIP_OFFSETS: u16 = 273;
-const ORIENTATION: u16 = 274;
-const SAMPLES_PER_PIXEL: u16 = 277;
-const ROWS_PER_STRIP: u16 = 278;
-const STRIP_BYTE_COUNTS: u16 = 279;
-const PLANAR_CONFIGURATION: u16 = 284;
-const TILE_WIDTH: u16 = 322;
-const TILE_LENGTH: u16 = 323;
-const TILE_OFFSETS: u16 = 324;
-const TILE_BYTE_COUNTS: u16 = 325;
+/// `Compression` 32773: runs of one byte repeated and of literal bytes, per strip or tile.
 const PACKBITS: u64 = 32773;
 /// Strips or tiles summed at most; a file with more is left to the budget.
 const MAX_BLOCKS: u64 = 1 << 18;

@@ -6,6 +6,30 @@ use crate::io::read::claims::Walk;
 /// Directories with more entries than this are left to the decoder.
 const MAX_ENTRIES: u64 = 4096;
 
+/// The numbers of the tags graylab reads (TIFF 6.0), for every reader of a directory.
+pub(in crate::io) mod tag {
+    pub(in crate::io) const IMAGE_WIDTH: u16 = 256;
+    pub(in crate::io) const IMAGE_LENGTH: u16 = 257;
+    pub(in crate::io) const BITS_PER_SAMPLE: u16 = 258;
+    pub(in crate::io) const COMPRESSION: u16 = 259;
+    pub(in crate::io) const PHOTOMETRIC: u16 = 262;
+    pub(in crate::io) const FILL_ORDER: u16 = 266;
+    pub(in crate::io) const STRIP_OFFSETS: u16 = 273;
+    pub(in crate::io) const ORIENTATION: u16 = 274;
+    pub(in crate::io) const SAMPLES_PER_PIXEL: u16 = 277;
+    pub(in crate::io) const ROWS_PER_STRIP: u16 = 278;
+    pub(in crate::io) const STRIP_BYTE_COUNTS: u16 = 279;
+    pub(in crate::io) const PLANAR_CONFIGURATION: u16 = 284;
+    pub(in crate::io) const T4_OPTIONS: u16 = 292;
+    pub(in crate::io) const COLOR_MAP: u16 = 320;
+    pub(in crate::io) const TILE_WIDTH: u16 = 322;
+    pub(in crate::io) const TILE_LENGTH: u16 = 323;
+    pub(in crate::io) const TILE_OFFSETS: u16 = 324;
+    pub(in crate::io) const TILE_BYTE_COUNTS: u16 = 325;
+    pub(in crate::io) const EXTRA_SAMPLES: u16 = 338;
+    pub(in crate::io) const SAMPLE_FORMAT: u16 = 339;
+}
+
 /// How a TIFF is laid out: byte order, and classic (32-bit offsets) or `BigTIFF` (64-bit).
 #[derive(Clone, Copy)]
 pub(in crate::io) struct Layout {
