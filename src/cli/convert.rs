@@ -19,7 +19,7 @@ use super::progress::{FileProgress, ProgressMode, seconds};
 use crate::engine::{
     Backend, BatchOptions, ConvertSettings, Engine, EngineError, FileReport, available_threads, convert_batch,
 };
-use crate::io::{DecodeOptions, ExportOptions, JsonPath};
+use crate::io::{DecodeOptions, ExportOptions, JsonPath, WritingIn, remove_empty_folders};
 use crate::system::signals::LastWordsGuard;
 use crate::system::units::ms;
 
@@ -39,6 +39,7 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
 
 fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
+    let one_time_at = crate::system::one_time::OneTimeMark::now();
     let plan = plan_outputs(args)?;
     check_trace(args, &plan)?;
     if !args.json {
@@ -56,42 +57,29 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         let gpu = engine.gpu()?;
         gpu.check_workgroup(args.workgroup.unwrap_or_default())?;
     }
-    // Every check passed: the folders the outputs need (--out-dir too) are made now.
+    // Every check passed: the folders the outputs need (--out-dir too) are made now, and the
+    // folder written in is locked, shared, so that no other run removes it.
     let created = create_output_folders(&plan)?;
+    let written_in = args.out_dir.as_deref().or_else(|| args.output.as_deref().and_then(Path::parent));
+    let writing =
+        Arc::new(Mutex::new(Some(WritingIn::lock(written_in.filter(|d| !d.as_os_str().is_empty())))));
     let files = plan.items.len();
-    let jobs = args.jobs.map_or_else(|| available_threads().min(files).max(1), |j| j as usize);
-    let options = BatchOptions {
-        jobs,
-        settings: ConvertSettings {
-            backend: args.backend,
-            formula: args.formula,
-            workgroup: args.workgroup.unwrap_or_default(),
-            threads: args.threads.unwrap_or(if jobs > 1 && files > 1 { 1 } else { available_threads() }),
-            keep_alpha: !args.drop_alpha,
-            work: args.work.work(),
-            op: args.op,
-        },
-        decode: DecodeOptions {
-            allow_truncated: args.allow_truncated,
-            working_copies: if args.backend == Backend::Gpu { 2 } else { 0 },
-            ..DecodeOptions::default()
-        },
-        export: export_options(args),
-    };
+    let options = batch_options(args, files);
     let sizes: Vec<u64> =
         plan.items.iter().map(|i| std::fs::metadata(&i.input).map_or(0, |m| m.len())).collect();
     let total_bytes = sizes.iter().sum();
     let mode = ProgressMode::choose(args.json, if plan.from_folder { files.max(2) } else { files });
-    let progress = Mutex::new(FileProgress::new(mode, files, total_bytes));
+    let progress = Mutex::new(FileProgress::new(mode, (files, total_bytes), (started, one_time_at)));
     let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
     let all_files = files + refused_files;
     let tally = Arc::new(Tally::default());
     // A signal mid-batch: the empty folders made removed, and what is done said.
     let summary = (!args.json && (all_files > 1 || plan.from_folder)).then_some(mode == ProgressMode::Bar);
-    let _last_words = summary_on_signal(&tally, (all_files, refused_files), summary, &created);
+    let _last_words = summary_on_signal(&tally, (all_files, refused_files), summary, (&created, &writing));
     let on_done = |index: usize, result: &Result<FileReport, EngineError>| {
-        let counter = if result.is_ok() { &tally.converted } else { &tally.failed };
-        counter.fetch_add(1, Ordering::Relaxed);
+        if result.is_err() {
+            tally.failed.fetch_add(1, Ordering::Relaxed);
+        }
         let mut progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress.file_done(sizes[index], result.is_ok(), || {
             if !args.json {
@@ -105,8 +93,12 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let results = super::progress::watch_pixels(watched, || {
         convert_batch(&engine, &plan.items, &options, &on_done, watched)
     });
-    progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
-    remove_empty_folders(&created);
+    let mb_per_s = {
+        let progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        progress.clear();
+        progress.mb_per_s()
+    };
+    unlock_and_tidy(&writing, &created);
     let unlisted_folders = plan.refused.len() - refused_files;
     let failures = results.iter().filter(|r| r.is_err()).count() + refused_files;
     // A trace that cannot be written fails the command, told on its own: the files converted
@@ -133,13 +125,14 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
             let warned =
                 results.iter().filter(|r| r.as_ref().is_ok_and(|f| !f.warnings().is_empty())).count();
             let with_warnings = if warned > 0 { format!(" ({warned} with warnings)") } else { String::new() };
+            // Under 0.1 s, "0.0 s" beside a rate reads as nothing done.
+            let took =
+                if wall.as_secs_f64() < 0.1 { format!("{} ms", wall.as_millis()) } else { seconds(wall) };
             outln!(
-                "{} of {all_files} files converted{with_warnings}, {failures} failed, {} skipped{folders}, in {} ({:.2} images/s, {:.1} MB/s)",
+                "{} of {all_files} files converted{with_warnings}, {failures} failed, {} skipped{folders}, in {took} ({:.2} images/s, {mb_per_s:.1} MB/s)",
                 all_files - failures,
                 plan.skipped.len(),
-                seconds(wall),
                 (all_files - failures) as f64 / wall.as_secs_f64().max(1e-9),
-                total_bytes as f64 / 1e6 / wall.as_secs_f64().max(1e-9)
             );
         }
     }
@@ -147,14 +140,46 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
+/// How a batch of `files` runs, as the arguments ask: with several in flight, one thread each.
+fn batch_options(args: &ConvertArgs, files: usize) -> BatchOptions {
+    let jobs = args.jobs.map_or_else(|| available_threads().min(files).max(1), |j| j as usize);
+    BatchOptions {
+        jobs,
+        settings: ConvertSettings {
+            backend: args.backend,
+            formula: args.formula,
+            workgroup: args.workgroup.unwrap_or_default(),
+            threads: args.threads.unwrap_or(if jobs > 1 && files > 1 { 1 } else { available_threads() }),
+            keep_alpha: !args.drop_alpha,
+            work: args.work.work(),
+            op: args.op,
+        },
+        decode: DecodeOptions {
+            allow_truncated: args.allow_truncated,
+            working_copies: if args.backend == Backend::Gpu { 2 } else { 0 },
+            ..DecodeOptions::default()
+        },
+        export: export_options(args),
+    }
+}
+
 /// Refuses a trace that would replace a file this conversion reads (an input named, a file of
 /// a folder input, converted or not) or an image it writes.
 fn check_trace(args: &ConvertArgs, plan: &Plan) -> anyhow::Result<()> {
     let Some(trace) = super::trace::output(args.trace.as_deref()) else { return Ok(()) };
+    // A file of a folder input that is skipped (not an image: a trace of an earlier run) is
+    // still the user's: refused, saying why it is not converted.
+    if let Some(file) = plan.skipped.iter().find(|s| super::args::same_file(&s.path, trace.path)) {
+        anyhow::bail!(
+            "{} would replace a file of the input folder, which graylab skips ({}): {} (name a file outside it)",
+            trace.flag,
+            file.why,
+            file.path.display()
+        );
+    }
     let inputs: Vec<&Path> = (args.inputs.iter().map(PathBuf::as_path))
         .chain(plan.items.iter().map(|i| i.input.as_path()))
         .chain(plan.refused.iter().map(|r| r.path.as_path()))
-        .chain(plan.skipped.iter().map(|s| s.path.as_path()))
         .collect();
     let images: Vec<&Path> = plan.items.iter().map(|i| i.output.as_path()).collect();
     super::args::check_outputs(&[trace], &inputs, &images, args.overwrite)
@@ -177,24 +202,21 @@ fn create_output_folders(plan: &Plan) -> anyhow::Result<Vec<PathBuf>> {
                     created.push(d.to_path_buf());
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
-                Err(e) => return Err(e).with_context(|| format!("cannot create {}", d.display())),
+                Err(e) => {
+                    remove_empty_folders(&created);
+                    return Err(e).with_context(|| format!("cannot create {}", d.display()));
+                }
             }
         }
     }
     Ok(created)
 }
 
-/// Removes the folders graylab created that are still empty (every file in them failed), the
-/// deepest first; a folder that holds anything, or that existed before, is kept.
-fn remove_empty_folders(created: &[PathBuf]) {
-    let mut deepest_first = created.to_vec();
-    deepest_first.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    for dir in deepest_first {
-        // A folder that is not empty is refused by the OS, and kept.
-        if std::fs::remove_dir(&dir).is_ok() {
-            log::info!("removed the empty folder {}", dir.display());
-        }
-    }
+/// Drops this run's locks on the folders it writes in, then removes the folders it made that
+/// are still empty (every file in them failed), unless another run writes in them.
+fn unlock_and_tidy(writing: &Mutex<Option<WritingIn>>, created: &[PathBuf]) {
+    drop(writing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take());
+    remove_empty_folders(created);
 }
 
 /// If a signal ends the process mid-batch: removes the folders in `created` left empty (the
@@ -205,26 +227,30 @@ fn summary_on_signal(
     tally: &Arc<Tally>,
     (all_files, refused): (usize, usize),
     summary: Option<bool>,
-    created: &[PathBuf],
+    (created, writing): (&[PathBuf], &Arc<Mutex<Option<WritingIn>>>),
 ) -> LastWordsGuard {
     let tally = Arc::clone(tally);
+    // Each file is counted as it is put in place: a signal sees it in place and counted, or
+    // neither (counted when its report is, one could be in place and not counted yet).
+    let published_before = crate::system::temps::published_files();
     let created = created.to_vec();
+    let writing = Arc::clone(writing);
     let clear = if summary == Some(true) { "\r\x1b[2K" } else { "" };
     crate::system::signals::say_on_signal(move |signal| {
-        remove_empty_folders(&created);
+        unlock_and_tidy(&writing, &created);
         if summary.is_none() {
             return String::new();
         }
-        let converted = tally.converted.load(Ordering::Relaxed);
+        let converted = crate::system::temps::published_files() - published_before;
         let failed = tally.failed.load(Ordering::Relaxed) + refused;
         format!("{clear}{converted} of {all_files} files converted, {failed} failed, stopped by {signal}")
     })
 }
 
-/// Files of a batch done so far, counted from the workers, for the summary a signal leaves.
+/// Files of a batch that failed so far, counted from the workers, for the summary a signal
+/// leaves.
 #[derive(Default)]
 struct Tally {
-    converted: AtomicUsize,
     failed: AtomicUsize,
 }
 
@@ -303,7 +329,8 @@ fn print_report(r: &FileReport) {
     if let Some(op) = r.run.op.sentence() {
         outln!("  {op}");
     }
-    for note in &r.run.notes {
+    // Warnings are told on stderr, naming the file (`tell_done`).
+    for note in r.plain_notes() {
         outln!("  note: {note}");
     }
     if let Some(note) = r.run.busy_note() {

@@ -78,6 +78,9 @@ fn output_format(args: &ConvertArgs) -> anyhow::Result<ExportFormat> {
     if args.workgroup.is_some() && args.backend == Backend::Cpu {
         bail!(UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
     }
+    if args.threads.is_some() && args.backend == Backend::Gpu {
+        bail!(UsageError(super::args::THREADS_ON_GPU.to_owned()));
+    }
     args.work.check()?;
     Ok(format)
 }
@@ -202,20 +205,27 @@ fn refuse_conflicts(candidates: Vec<Candidate>, plan: &mut Plan) {
     let mut inputs: HashMap<(u64, u64), usize> = HashMap::new();
     let mut input_paths: HashMap<&Path, usize> = HashMap::new();
     let mut by_output: HashMap<EntryKey, Vec<usize>> = HashMap::new();
+    // Outputs are told apart by the file written, through links (two links to one file are one).
+    let key = |c: &Candidate| {
+        entry_key(&crate::io::written_through(&c.output).unwrap_or_else(|_| c.output.clone()))
+    };
     for (i, c) in candidates.iter().enumerate() {
         if let Some(id) = file_id(&c.input) {
             inputs.entry(id).or_insert(i);
         }
         input_paths.entry(&c.input).or_insert(i);
-        by_output.entry(entry_key(&c.output)).or_default().push(i);
+        by_output.entry(key(c)).or_default().push(i);
     }
+    // The folders the outputs go in, made before the batch runs: no output may be one of them.
+    let folders: HashSet<&Path> =
+        candidates.iter().filter_map(|c| c.output.parent()).flat_map(Path::ancestors).collect();
     let mut whys = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
         let out = c.output.display();
         let replaced =
             file_id(&c.output).and_then(|id| inputs.get(&id)).or_else(|| input_paths.get(c.output.as_path()));
-        let sharing = by_output.get(&entry_key(&c.output)).filter(|g| g.len() > 1);
-        whys.push(if c.output.is_dir() {
+        let sharing = by_output.get(&key(c)).filter(|g| g.len() > 1);
+        whys.push(if c.output.is_dir() || folders.contains(c.output.as_path()) {
             Some(format!("the output of {} is a folder, not a file: {out}", c.input.display()))
         } else if let Some(&j) = replaced {
             Some(if j == i {

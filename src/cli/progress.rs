@@ -39,6 +39,8 @@ pub(super) struct FileProgress {
     total_bytes: u64,
     done_files: usize,
     done_bytes: u64,
+    /// The bytes of the files converted (a failed file's are done, but no rate).
+    converted_bytes: u64,
     failed: usize,
     started: Instant,
     /// The process's one-time work when the batch started (opening the GPU is no pace).
@@ -46,17 +48,23 @@ pub(super) struct FileProgress {
 }
 
 impl FileProgress {
-    /// Progress over `total_files` inputs of `total_bytes` bytes.
-    pub(super) fn new(mode: ProgressMode, total_files: usize, total_bytes: u64) -> Self {
+    /// Progress over `total_files` inputs of `total_bytes` bytes, from `started` and the one-time
+    /// work then (the batch's start, which its summary counts from too).
+    pub(super) fn new(
+        mode: ProgressMode,
+        (total_files, total_bytes): (usize, u64),
+        (started, one_time_at): (Instant, OneTimeMark),
+    ) -> Self {
         let progress = Self {
             mode,
             total_files,
             total_bytes,
             done_files: 0,
             done_bytes: 0,
+            converted_bytes: 0,
             failed: 0,
-            started: Instant::now(),
-            one_time_at: OneTimeMark::now(),
+            started,
+            one_time_at,
         };
         progress.draw();
         progress
@@ -67,6 +75,7 @@ impl FileProgress {
     pub(super) fn file_done(&mut self, input_bytes: u64, ok: bool, print: impl FnOnce()) {
         self.done_files += 1;
         self.done_bytes += input_bytes;
+        self.converted_bytes += if ok { input_bytes } else { 0 };
         self.failed += usize::from(!ok);
         self.clear();
         print();
@@ -80,9 +89,14 @@ impl FileProgress {
         }
     }
 
+    /// The files converted so far, MB (1e6 bytes) of input per second since the start.
+    pub(super) fn mb_per_s(&self) -> f64 {
+        self.converted_bytes as f64 / 1e6 / self.started.elapsed().as_secs_f64().max(1e-9)
+    }
+
     fn line(&self) -> String {
         let elapsed = self.started.elapsed();
-        let mb_per_s = self.done_bytes as f64 / 1e6 / elapsed.as_secs_f64().max(1e-9);
+        let mb_per_s = self.mb_per_s();
         let done = (self.done_bytes > 0).then(|| self.done_bytes as f64 / self.total_bytes.max(1) as f64);
         let eta =
             left(elapsed, self.one_time_at, done).map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {s}"));
@@ -164,7 +178,8 @@ pub(super) fn watch_pixels<T>(
 /// process's one-time work since `one_time_at` left out of its pace, and `done` of it done.
 fn left(elapsed: Duration, one_time_at: OneTimeMark, done: Option<f64>) -> Option<String> {
     let (elapsed_s, one_time_s) = (elapsed.as_secs_f64(), one_time_at.since_s());
-    let standing = Standing { estimate_s: None, elapsed_s, one_time_s, done };
+    // Drawn as the work moves (a file done, pixels counted): the pace is now's.
+    let standing = Standing { estimate_s: None, elapsed_s, one_time_s, done, since_done_s: 0.0 };
     standing.seconds_left().map(|s| seconds(Duration::from_secs_f64(s)))
 }
 

@@ -50,6 +50,12 @@ impl FileReport {
     pub fn warnings(&self) -> Vec<&str> {
         self.run.notes.iter().filter_map(|n| n.strip_prefix(super::report::WARNING_NOTE)).collect()
     }
+
+    /// The notes that are not [`FileReport::warnings`]: a front end that tells warnings where
+    /// errors go tells these beside the report, so that each is said once.
+    pub fn plain_notes(&self) -> impl Iterator<Item = &String> {
+        self.run.notes.iter().filter(|n| !n.starts_with(super::report::WARNING_NOTE))
+    }
 }
 
 impl FileRun<'_> {
@@ -79,10 +85,8 @@ pub fn convert_file(
     (decode, export): (&DecodeOptions, &ExportOptions),
     progress: Option<&PixelProgress>,
 ) -> Result<FileReport, EngineError> {
-    // Refuse early, before the expensive decode, when the output exists.
-    if !export.overwrite && output.exists() {
-        return Err(crate::io::IoError::Exists { path: output.to_path_buf() }.into());
-    }
+    // Refuse early, before the expensive decode, what the write would refuse.
+    crate::io::check_output(output, export.overwrite)?;
     // What the export would refuse after the decode (a side too large for JPEG or WebP) is
     // refused before it, from the input's header; other formats have no side limit, and their
     // files are not opened an extra time for it.

@@ -34,12 +34,14 @@ pub use result_file::{
     MAX_RESULT_BYTES, Provenance, ResultFile, ResultKind, SCHEMA, read_result, stamped_json, write_result,
 };
 pub use write::atomic::{
-    NO_TMPFILE_ENV, read_only_mode, remove_temp_files_on_signals, write_atomically, written_through,
+    NO_TMPFILE_ENV, check_output, read_only_mode, remove_temp_files_on_signals, write_atomically,
+    written_through,
 };
 pub use write::encode::{
     EncodeReport, ExportFormat, ExportOptions, encode_file, encode_file_with_progress, encode_rows_to_file,
     encode_to_vec, encodes_rows, export_format,
 };
+pub use write::folders::{WritingIn, remove_empty_folders};
 
 /// Where a truncated file ends, as far as the decoder can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +114,9 @@ pub enum DecodeWarning {
     /// closed with an end-of-image marker, or an encoder that stopped early): every row is there,
     /// at lower quality, and libjpeg says nothing of it.
     ScansMissing,
+    /// A sequential JPEG lacks its end-of-image marker, and nothing else: every row was decoded
+    /// from the file's data (djpeg warns "premature end of JPEG file" all the same).
+    EndMarkerMissing,
     /// libjpeg warned that the coded data is damaged (its words, as djpeg prints them, and the
     /// row it had reached); it decoded on, so the image may be wrong from there.
     Damaged {
@@ -132,6 +137,9 @@ impl fmt::Display for DecodeWarning {
                 write!(f, "the file is truncated: {at}; the rest repeats the last block decoded")
             }
             Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
+            Self::EndMarkerMissing => {
+                f.write_str("the JPEG has no end-of-image marker, but the data of every row is there")
+            }
             Self::FirstFrameOnly(count) if count.still_apart => {
                 let frames = crate::system::units::count(count.total as usize - 1, "frame");
                 write!(f, "the file holds a still image and an animation of {frames}: the still image converted")

@@ -159,6 +159,25 @@ fn process_exists(_pid: u32) -> bool {
     true
 }
 
+/// Files put in place by [`publish`] in this process.
+static PUBLISHED: AtomicU64 = AtomicU64::new(0);
+
+/// Puts a written file in place through `link` (a link or a rename) with the registry held, so
+/// that a signal, which holds it until the process ends, finds each file in place and counted
+/// or not in place at all; counts it.
+pub(crate) fn publish<T>(link: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+    let _files = registry();
+    let done = link()?;
+    PUBLISHED.fetch_add(1, Ordering::Relaxed);
+    Ok(done)
+}
+
+/// How many files this process has put in place (atomic writes), for what a signal says.
+#[must_use]
+pub(crate) fn published_files() -> u64 {
+    PUBLISHED.load(Ordering::Relaxed)
+}
+
 /// Removes every graylab temporary file in flight and returns the registry locked, so that no
 /// new one can appear while the caller lets a signal end the process.
 pub(super) fn remove_in_flight() -> MutexGuard<'static, HashSet<PathBuf>> {

@@ -145,6 +145,57 @@ fn a_name_clash_refuses_the_pair_and_converts_the_rest() {
     assert!(errors.iter().all(|e| e.contains("(in/a.bmp and in/a.jpg)")), "{json}");
 }
 
+/// Two outputs that are links to one file are one output: the pair is refused by name, as a
+/// name clash is, and the file keeps what it held (before, the second result replaced the first,
+/// exit 0). A link to another input's output is the same clash.
+#[test]
+fn outputs_linked_to_one_file_are_a_name_clash() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).expect("mkdir");
+    std::fs::create_dir(d.join("out")).expect("mkdir");
+    photo(8, 8).save(d.join("in/a.png")).expect("save");
+    photo(9, 8).save(d.join("in/b.png")).expect("save");
+    std::fs::write(d.join("target.png"), b"old").expect("write");
+    for name in ["a", "b"] {
+        std::os::unix::fs::symlink("../target.png", d.join(format!("out/{name}.gray.png"))).expect("link");
+    }
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--overwrite", "--jobs", "1"], d);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("two inputs would write the same output (in/a.png and in/b.png)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(d.join("target.png")).expect("target"), b"old");
+    // One link, to the other input's output.
+    std::fs::remove_file(d.join("out/b.gray.png")).expect("rm");
+    std::fs::write(d.join("out/b.gray.png"), b"b's").expect("write");
+    std::fs::remove_file(d.join("out/a.gray.png")).expect("rm");
+    std::os::unix::fs::symlink("b.gray.png", d.join("out/a.gray.png")).expect("link");
+    let o = graylab(&["convert", "in", "--out-dir", "out", "--overwrite"], d);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("0 of 2 files converted, 2 failed"), "{}", stdout(&o));
+    assert_eq!(std::fs::read(d.join("out/b.gray.png")).expect("b"), b"b's");
+}
+
+/// A trace an earlier run left in a folder input is a file graylab skips there: a rerun over it
+/// is refused saying so (before: "would replace its own input", of a file it never reads).
+#[test]
+fn a_trace_inside_the_input_folder_is_refused_as_a_skipped_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("in")).expect("mkdir");
+    photo(8, 8).save(d.join("in/a.png")).expect("save");
+    let args = ["convert", "in", "--out-dir", "out", "--trace", "in/run.json", "--overwrite"];
+    assert!(graylab(&args, d).status.success());
+    let o = graylab(&args, d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let said = "--trace would replace a file of the input folder, which graylab skips (not an image): \
+                in/run.json (name a file outside it)";
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+}
+
 /// Issue 24, item 13 (and 1): `--out-dir` is the input folder. A rerun leaves graylab's own
 /// outputs alone, saying whose output each is, instead of converting them again
 /// (`a.gray.gray.png`) or replacing an input of the batch.

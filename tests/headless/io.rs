@@ -644,6 +644,12 @@ fn real_encoders_flat_and_busy_images_pass_the_claims() {
     rle.extend_from_slice(&[0, 1]);
     let decoded = decode(&write(dir.path(), "runs.bmp", &bmp8(300, 3, 1, &rle))).expect("RLE8 BMP");
     assert!(decoded.image.to_luma8().pixels().all(|p| p.0 == [200]));
+    // A delta escape skips rows (here 62 of 64 in 4 bytes): valid, read as OpenCV reads it
+    // (before, refused as a file that cannot hold its pixels). Rows go bottom up.
+    let rle = [64, 3, 0, 0, 0, 2, 0, 62, 64, 7, 0, 0, 0, 1];
+    let decoded = decode(&write(dir.path(), "delta.bmp", &bmp8(64, 64, 1, &rle))).expect("a delta");
+    let gray = decoded.image.to_luma8();
+    assert_eq!((gray.get_pixel(0, 63).0, gray.get_pixel(63, 0).0, gray.dimensions()), ([3], [7], (64, 64)));
     // A GIF screen a little larger than its one frame (the rest empty) is kept.
     let margin = decode(&write(dir.path(), "margin.gif", &gif((64, 64), &[([0, 0, 1, 1], &GIF_1X1_LZW)])));
     assert_eq!(margin.expect("a 64x64 screen").image.width(), 64);
@@ -747,6 +753,20 @@ fn pnm_with_other_maxvals_is_scaled_exactly_in_integers() {
             assert_eq!(got, want, "maxval {max}, {name}");
             assert_eq!(decoded.image.color().has_color(), channels == 3, "{name}");
         }
+    }
+}
+
+/// A maxval Netpbm does not allow (0, or above 65535) is refused by name; before, 4000000000
+/// scaled white to 1 of 65535, exit 0.
+#[test]
+fn pnm_maxvals_outside_netpbms_range_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, max) in [("huge.pgm", 4_000_000_000_u64), ("above.ppm", 70_000), ("zero.pgm", 0)] {
+        let magic = if name.ends_with("ppm") { "P6" } else { "P5" };
+        let bytes = [format!("{magic}\n4 1\n{max}\n").into_bytes(), vec![255; 24]].concat();
+        let err = decode(&write(dir.path(), name, &bytes)).expect_err(name).to_string();
+        let why = format!("its maxval {max} is outside 1 to 65535, which Netpbm allows");
+        assert!(err.contains(&why) && err.ends_with(name), "{err}");
     }
 }
 

@@ -123,6 +123,12 @@ fn a_truncated_jpeg_names_the_row_or_is_kept_with_a_warning() {
     let apart = kept.as_raw()[last.clone()].iter().zip(&whole.as_raw()[last]).map(|(a, b)| a.abs_diff(*b));
     assert!(apart.clone().all(|d| d <= 6), "row {}: {:?}", rows - 1, apart.max());
     assert!(kept.as_raw()[kept.len() - row_bytes..].iter().all(|&b| b == 128));
+    // Only the end marker cut: every row is there, said, and kept without being asked (before:
+    // "ends after row 392 of 400 … the missing part is gray", of an image with nothing missing).
+    let path = write(dir.path(), "no-eoi.jpg", &full[..full.len() - 2]);
+    let decoded = decode_file(&path, &STRICT).expect("whole but for its end marker");
+    assert_eq!(decoded.warnings, vec![DecodeWarning::EndMarkerMissing]);
+    assert!(decoded.image.to_rgb8() == whole, "the whole file's pixels");
     // Cut inside the headers: truncated, with nothing to keep.
     let path = write(dir.path(), "head.jpg", &full[..100]);
     assert!(matches!(decode_file(&path, &LENIENT), Err(IoError::Truncated { at: TruncatedAt::Unknown, .. })));
@@ -453,4 +459,34 @@ fn a_truncated_jpeg_is_refused_or_kept_for_its_stored_luma_as_for_colour() {
     let colour = decode_file(&cut, &LENIENT).expect("kept");
     assert_eq!(kept.warnings, colour.warnings, "the same warning, rows and all");
     assert!(matches!(kept.warnings.as_slice(), [DecodeWarning::Truncated(TruncatedAt::Row { .. })]));
+}
+
+/// Stored luma whose rows libjpeg upsamples (Y 1x1 beside chroma 1x2) is never cut into restart
+/// bands: a band alone decodes its edge rows differently (before, rows 511 and 512 of this file
+/// differed from `djpeg -grayscale` by up to 8 levels, exit 0).
+#[test]
+fn upsampled_stored_luma_is_not_cut_at_a_band_seam() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let rgb = crate::common::photo(650, 1100).to_rgb8();
+    let mut ppm = b"P6\n650 1100\n255\n".to_vec();
+    ppm.extend_from_slice(rgb.as_raw());
+    std::fs::write(d.join("in.ppm"), ppm).expect("ppm");
+    let (jpeg, ppm) = (d.join("in.jpg"), d.join("in.ppm"));
+    let args = ["-quality", "85", "-sample", "1x1,1x2,1x2", "-restart", "1", "-outfile"];
+    let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    args.extend([jpeg.as_os_str(), ppm.as_os_str()]);
+    let Some(made) = crate::codecs::reference_tool("cjpeg", "libjpeg-turbo-progs", &args) else { return };
+    assert!(made.status.success(), "cjpeg: {}", String::from_utf8_lossy(&made.stderr));
+    let o = crate::common::graylab(&["convert", "in.jpg", "--formula", "stored-luma", "-o", "out.png"], d);
+    assert!(o.status.success(), "{}", crate::common::text(&o));
+    let args = ["-grayscale".as_ref(), "-pnm".as_ref(), jpeg.as_os_str()];
+    let Some(djpeg) = crate::codecs::reference_tool("djpeg", "libjpeg-turbo-progs", &args) else { return };
+    let header = b"P5\n650 1100\n255\n";
+    assert_eq!(djpeg.stdout.get(..header.len()), Some(&header[..]), "djpeg writes one PGM");
+    let ours = image::open(d.join("out.png")).expect("output").to_luma8();
+    let theirs = djpeg.stdout.get(header.len()..).expect("rows");
+    let rows: Vec<usize> =
+        (0..1100).filter(|&y| ours.as_raw()[y * 650..][..650] != theirs[y * 650..][..650]).collect();
+    assert!(rows.is_empty(), "rows that differ from djpeg -grayscale: {rows:?}");
 }

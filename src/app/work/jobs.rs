@@ -70,6 +70,7 @@ impl Loaded {
             }
             Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
             Some(DecodeWarning::ScansMissing) => format!("{what}: scans missing"),
+            Some(DecodeWarning::EndMarkerMissing) => format!("{what}: no end marker"),
             Some(DecodeWarning::Damaged { .. }) => format!("{what}: damaged data"),
             Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {}", n.read()),
             None => what,
@@ -142,6 +143,8 @@ pub struct Progress {
     pub work_done: f64,
     /// Work in all.
     pub work_total: f64,
+    /// When `work_done` last moved: a step in progress says nothing new of the pace.
+    pub work_moved_at: Instant,
     /// What the job was estimated to take before it started, seconds.
     pub estimate_s: Option<f64>,
     /// Whether the work is the pixels of one conversion, counted as it runs.
@@ -171,6 +174,7 @@ impl Progress {
             elapsed_s: f64::from(self.elapsed_secs()),
             one_time_s: self.one_time_s(),
             done: (self.work_total > 0.0).then(|| self.work_done / self.work_total),
+            since_done_s: self.work_moved_at.elapsed().as_secs_f64(),
         };
         standing.seconds_left().map(|s| s as f32)
     }
@@ -222,11 +226,15 @@ impl Ticket {
     /// Sets the job's progress (the worker, as it goes).
     pub fn set_progress(&self, what: impl Into<String>, done: u64, total: u64, work: (f64, f64)) {
         let mut p = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        let (started, one_time_at) = p.as_ref().map_or_else(
-            || (Instant::now(), crate::system::one_time::OneTimeMark::now()),
-            |p| (p.started, p.one_time_at),
-        );
         let (work_done, work_total) = work;
+        let now = Instant::now();
+        let (started, one_time_at, work_moved_at) = p.as_ref().map_or_else(
+            || (now, crate::system::one_time::OneTimeMark::now(), now),
+            |p| {
+                let same = (p.work_done - work_done).abs() < f64::EPSILON;
+                (p.started, p.one_time_at, if same { p.work_moved_at } else { now })
+            },
+        );
         *p = Some(Progress {
             what: what.into(),
             started,
@@ -235,6 +243,7 @@ impl Ticket {
             total,
             work_done,
             work_total,
+            work_moved_at,
             estimate_s: None,
             of_pixels: false,
         });
@@ -282,6 +291,8 @@ impl Ticket {
             && let Some(fraction) = self.pixels.fraction()
         {
             (p.work_done, p.work_total, p.of_pixels) = (fraction, 1.0, true);
+            // Counted as they run: the pace is now's.
+            p.work_moved_at = Instant::now();
         }
         Some(p)
     }

@@ -22,6 +22,11 @@ pub struct Standing {
     pub one_time_s: f64,
     /// Share of its work done (0 to 1), in a unit proportional to time; `None` when unknown.
     pub done: Option<f64>,
+    /// Seconds since `done` last moved (0 for work counted as it runs): the pace is as of then,
+    /// and the time since is spent of what was left then. Else a step that reports only when it
+    /// ends made the ETA grow while it ran (the sweep's last size: "45 s left" at 47 s, "1 min
+    /// 20 s left" at 83 s, done at 89 s).
+    pub since_done_s: f64,
 }
 
 impl Standing {
@@ -36,14 +41,17 @@ impl Standing {
         if done == Some(1.0) {
             return Some(0.0);
         }
-        let seen_total = done.filter(|f| *f > 0.0).map(|f| paced_s / f).filter(|s| usable(*s));
+        let since = self.since_done_s.clamp(0.0, paced_s);
+        let seen_total = done.filter(|f| *f > 0.0).map(|f| (paced_s - since) / f).filter(|s| usable(*s));
+        // What was left when `done` last moved, less the time since; nothing once overrun.
+        let left_since = |left_then: f64| (left_then > since).then_some(left_then - since);
         match (estimate, seen_total, done) {
             (Some(e), Some(seen), Some(f)) => {
                 let weight = (f / SEEN_PACE_ALONE_AT).min(1.0);
                 let total = e.powf(1.0 - weight) * seen.powf(weight);
-                Some(total * (1.0 - f))
+                left_since(total * (1.0 - f))
             }
-            (None, Some(seen), Some(f)) => Some(seen * (1.0 - f)),
+            (None, Some(seen), Some(f)) => left_since(seen * (1.0 - f)),
             (Some(e), None, _) => (e > paced_s).then_some(e - paced_s),
             _ => None,
         }
@@ -55,7 +63,25 @@ mod tests {
     use super::*;
 
     fn left(estimate_s: Option<f64>, elapsed_s: f64, one_time_s: f64, done: Option<f64>) -> Option<f64> {
-        Standing { estimate_s, elapsed_s, one_time_s, done }.seconds_left()
+        Standing { estimate_s, elapsed_s, one_time_s, done, since_done_s: 0.0 }.seconds_left()
+    }
+
+    #[test]
+    fn a_step_in_progress_counts_down_from_what_was_left_when_it_began() {
+        // The default sweep on lavapipe: 9 of 10 sizes (half the work) done at 46.7 s, the last
+        // one reported only when it ended, at 89 s. The old ETA grew: 45 s, 63 s, 80 s left.
+        let standing = |elapsed_s: f64| Standing {
+            estimate_s: None,
+            elapsed_s,
+            one_time_s: 0.0,
+            done: Some(0.5),
+            since_done_s: elapsed_s - 46.7,
+        };
+        let lefts: Vec<f64> = [46.7, 65.0, 83.0].iter().filter_map(|&t| standing(t).seconds_left()).collect();
+        assert_eq!(lefts.len(), 3);
+        assert!((lefts[0] - 46.7).abs() < 1e-9 && (lefts[2] - 10.4).abs() < 1e-9, "{lefts:?}");
+        assert!(lefts.windows(2).all(|w| w[1] < w[0]), "it counts down: {lefts:?}");
+        assert_eq!(standing(95.0).seconds_left(), None, "overrun: nothing honest to say");
     }
 
     #[test]

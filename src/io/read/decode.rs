@@ -2,7 +2,6 @@
 //! memory reservation before allocation, truncated JPEGs, EXIF orientation, frames beyond the
 //! first, and files that change while they are read.
 
-use std::io::{BufRead, Seek};
 use std::path::Path;
 use std::time::Instant;
 
@@ -13,7 +12,7 @@ use crate::io::kind::{looks_like, read_capped, special_kind};
 use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims};
-use crate::io::read::jpeg_layout::Layout;
+use crate::io::read::jpeg_layout::{FrameKind, Layout};
 use crate::io::read::jpeg_variants;
 use crate::io::read::libjpeg;
 use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
@@ -21,7 +20,7 @@ use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
-use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
+use crate::io::read::sniff::{describe_head, format_of, header_dimensions, unsupported_format_of};
 use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLuma, stores_ycbcr};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
@@ -112,17 +111,18 @@ fn streamed_as(stored_luma: Option<StoredLuma>, layout: &Layout, bytes: &[u8]) -
 }
 
 /// The bands a streamed JPEG of `height` rows is decoded in: one per core where restart intervals
-/// fall at MCU-row starts, else the file whole. Colour whose chroma is subsampled vertically is
-/// never cut: libjpeg's upsampling reads the chroma rows across a band's edge, so a band alone
-/// would decode its edge rows differently.
+/// fall at MCU-row starts, else the file whole. A plane that libjpeg upsamples vertically is
+/// never cut: its upsampling reads rows across a band's edge, so a band alone would decode its
+/// edge rows differently. That is colour whose components differ vertically, and luma whose
+/// rows are fewer than another component's (Y 1x1 beside chroma 1x2).
 fn stream_bands(bytes: Vec<u8>, layout: &Layout, out: JpegOut, height: u32) -> Vec<Band> {
     let first = layout.components.first().map(|c| c.v);
-    let vertical = layout.components.iter().any(|c| Some(c.v) != first);
-    let cores = if out == JpegOut::Rgb && vertical {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, usize::from)
+    let most = layout.components.iter().map(|c| c.v).max();
+    let upsampled = match out {
+        JpegOut::Rgb | JpegOut::CmykAsRgb => layout.components.iter().any(|c| Some(c.v) != first),
+        JpegOut::Luma => first != most,
     };
+    let cores = if upsampled { 1 } else { std::thread::available_parallelism().map_or(1, usize::from) };
     restart_bands(&bytes, layout, cores, CHUNK_ROWS)
         .unwrap_or_else(|| vec![Band { rows: 0..height as usize, jpeg: bytes }])
 }
@@ -213,8 +213,14 @@ fn open_jpeg(
     if layout.complete && layout.scans_missing() {
         warnings.push(DecodeWarning::ScansMissing);
     }
-    let plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
+    let mut plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
     warnings.extend(plan.warnings);
+    // A sequential file without its end marker is read with one, as a whole file is: libjpeg
+    // then warns only where data is missing (at the end of the file it warns at any look-ahead).
+    let sequential_cut = !layout.complete && layout.kind == FrameKind::Sequential;
+    if sequential_cut {
+        plan.bytes.extend_from_slice(&[0xFF, 0xD9]);
+    }
     // The image's reservation below counts the file's bytes again.
     drop(file_memory);
     // The file is held twice while the decoder starts (ours and libjpeg's source), and libjpeg
@@ -263,13 +269,17 @@ fn open_jpeg(
     let mut raw = decode_with(path, decoder, extra, options, &Facts::default())?;
     let height = raw.image.height();
     let mut libjpeg_said = log.into_warnings();
-    if !layout.complete {
+    // Only the end marker is missing: the image is whole.
+    let whole = sequential_cut && !libjpeg_said.iter().any(libjpeg::LibjpegWarning::data_ends_early);
+    if whole {
+        warnings.push(DecodeWarning::EndMarkerMissing);
+    } else if !layout.complete {
         // The file ends early: the walk's truncation, with the rows that hold data, tells it.
         libjpeg_said.retain(|w| !w.data_ends_early());
     }
     warnings.extend(libjpeg::verdict(path, libjpeg_said, height, options.allow_truncated)?);
     raw.stored_luma = stored_luma;
-    let truncated = (!layout.complete).then(|| truncated_at(&raw.image, &layout));
+    let truncated = (!layout.complete && !whole).then(|| truncated_at(&raw.image, &layout));
     Ok(Jpeg::Decoded(raw, truncated))
 }
 
@@ -321,15 +331,18 @@ fn decode_other(
     let tiff_variant = check_tiff(path, head)?;
     let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
     let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
+    let limits = limits(options, header_dimensions(path));
     let raw = if let Some(variant) = tiff_variant {
         // TIFF variants the `image` crate refuses or misreads have decoders of their own.
-        let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits(options)))?;
+        let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits))?;
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     } else if let Some(header) = exact_pnm {
         let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
         decode_with(path, decoder, 0, options, &facts)?
     } else {
-        let decoder = open_decoder(path, ImageReader::with_format(file, format), options)?;
+        let mut reader = ImageReader::with_format(file, format);
+        reader.limits(limits);
+        let decoder = guarded(path, || reader.into_decoder())?;
         decode_with(path, decoder, 0, options, &facts)?
     };
     Ok((raw, format, facts))
@@ -355,21 +368,20 @@ fn without_opaque_alpha(image: DynamicImage) -> DynamicImage {
     }
 }
 
-/// The decoder of an `image` reader, with its internal allocations capped by the budget.
-fn open_decoder<'a, R: BufRead + Seek + 'a>(
-    path: &Path,
-    mut reader: ImageReader<R>,
-    options: &DecodeOptions,
-) -> Result<impl ImageDecoder + 'a, IoError> {
-    reader.limits(limits(options));
-    guarded(path, || reader.into_decoder())
-}
+/// Bytes a decoder may allocate beside what its image's pixels need: metadata (an ICC profile,
+/// EXIF, text) and row buffers. A PNG's iCCP chunk of 1 MB inflated to 1 GiB took it all.
+const DECODER_SLACK_BYTES: u64 = 64 << 20;
 
 /// The decoders' own limits: our own check in `decode_with` is the real one; this stops
-/// decoders' internal allocations.
-fn limits(options: &DecodeOptions) -> image::Limits {
+/// decoders' internal allocations, at the budget and, where the header says how large the
+/// image is (`claimed`), at twice its pixels at 16 bytes each and [`DECODER_SLACK_BYTES`].
+fn limits(options: &DecodeOptions, claimed: Option<(u32, u32)>) -> image::Limits {
     let mut limits = image::Limits::no_limits();
-    limits.max_alloc = Some(options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0));
+    let budget = options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0);
+    let needs = claimed.map_or(u64::MAX, |(w, h)| {
+        (u64::from(w) * u64::from(h)).saturating_mul(32).saturating_add(DECODER_SLACK_BYTES)
+    });
+    limits.max_alloc = Some(budget.min(needs));
     limits
 }
 
@@ -504,4 +516,18 @@ pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResul
         _ => ImageBuffer::from_raw(width, height, buf).map(DynamicImage::ImageRgba8),
     };
     image.ok_or_else(too_short)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decoder_may_allocate_what_its_pixels_need_and_some_metadata() {
+        let options = DecodeOptions { memory_budget_bytes: Some(1 << 30), ..DecodeOptions::default() };
+        // An 8x8 PNG whose iCCP chunk inflates to 256 MiB: capped near 64 MiB, not the budget.
+        assert_eq!(limits(&options, Some((8, 8))).max_alloc, Some(64 * 32 + DECODER_SLACK_BYTES));
+        assert_eq!(limits(&options, Some((100_000, 100_000))).max_alloc, Some(1 << 30), "the budget");
+        assert_eq!(limits(&options, None).max_alloc, Some(1 << 30), "no header: the budget");
+    }
 }

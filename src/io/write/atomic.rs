@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::io::kind::special_kind;
 use crate::io::{IoError, WriteCause};
-use crate::system::temps::{NamedTemp, remove_stale_once};
+use crate::system::temps::{NamedTemp, publish, remove_stale_once};
 
 /// Set to `1` to never use `O_TMPFILE` (tests of the named-file path).
 pub const NO_TMPFILE_ENV: &str = "GRAYLAB_NO_TMPFILE";
@@ -63,17 +63,12 @@ pub fn written_through(path: &Path) -> Result<PathBuf, IoError> {
     Err(IoError::OutputLink { path: path.into(), to: at, why })
 }
 
-/// Writes `path` through `write` atomically; returns the bytes written. With `overwrite` false an
-/// existing file is never replaced (`IoError::Exists`). A symbolic link is written through
-/// ([`written_through`]).
-pub fn write_atomically(
-    path: &Path,
-    overwrite: bool,
-    write: impl FnOnce(&mut BufWriter<&File>) -> Result<(), WriteCause>,
-) -> Result<u64, IoError> {
+/// What [`write_atomically`] refuses before writing, in the order that tells each cause first:
+/// a folder, a device or FIFO, a file that exists without `overwrite`, a read-only file. Returns
+/// the file written ([`written_through`]) and what is there now.
+pub fn check_output(path: &Path, overwrite: bool) -> Result<(PathBuf, Option<std::fs::Metadata>), IoError> {
     let through = written_through(path)?;
     let path = through.as_path();
-    let write_err = |cause: WriteCause| IoError::Write { path: path.into(), cause };
     let existing = std::fs::metadata(path).ok();
     if existing.as_ref().is_some_and(std::fs::Metadata::is_dir) {
         return Err(IoError::OutputIsFolder { path: path.into() });
@@ -90,6 +85,20 @@ pub fn write_atomically(
     if let Some(mode) = existing.as_ref().and_then(read_only_mode) {
         return Err(IoError::ReadOnly { path: path.into(), mode });
     }
+    Ok((through, existing))
+}
+
+/// Writes `path` through `write` atomically; returns the bytes written. With `overwrite` false an
+/// existing file is never replaced (`IoError::Exists`). A symbolic link is written through
+/// ([`written_through`]).
+pub fn write_atomically(
+    path: &Path,
+    overwrite: bool,
+    write: impl FnOnce(&mut BufWriter<&File>) -> Result<(), WriteCause>,
+) -> Result<u64, IoError> {
+    let (through, existing) = check_output(path, overwrite)?;
+    let path = through.as_path();
+    let write_err = |cause: WriteCause| IoError::Write { path: path.into(), cause };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -119,27 +128,35 @@ pub fn write_atomically(
     let exists = |e: &std::io::Error| e.kind() == std::io::ErrorKind::AlreadyExists;
     match named {
         Some(temp) if overwrite => {
-            std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
+            publish(|| std::fs::rename(temp.path(), path)).map_err(|e| write_err(e.into()))?;
             temp.renamed();
         }
         // A hard link never replaces anything: the no-clobber check and the write are one step.
         Some(temp) => {
-            if let Err(e) = std::fs::hard_link(temp.path(), path) {
+            let renamed = publish(|| match std::fs::hard_link(temp.path(), path) {
+                Ok(()) => Ok(false),
                 // A filesystem without hard links: check, then rename.
+                Err(e) if exists(&e) || path.exists() => Err(e),
+                Err(_) => std::fs::rename(temp.path(), path).map(|()| true),
+            })
+            .map_err(|e| {
                 if exists(&e) || path.exists() {
-                    return Err(IoError::Exists { path: path.into() });
+                    IoError::Exists { path: path.into() }
+                } else {
+                    write_err(e.into())
                 }
-                std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
+            })?;
+            if renamed {
                 temp.renamed();
             }
         }
         None if overwrite => {
             let temp = NamedTemp::register_link(dir);
             link_unnamed(&file, temp.path()).map_err(|e| write_err(e.into()))?;
-            std::fs::rename(temp.path(), path).map_err(|e| write_err(e.into()))?;
+            publish(|| std::fs::rename(temp.path(), path)).map_err(|e| write_err(e.into()))?;
             temp.renamed();
         }
-        None => link_unnamed(&file, path).map_err(|e| {
+        None => publish(|| link_unnamed(&file, path)).map_err(|e| {
             if exists(&e) { IoError::Exists { path: path.into() } } else { write_err(e.into()) }
         })?,
     }

@@ -1,8 +1,10 @@
 //! Writing images: the export formats and their encoders, and atomic writes
 //! (a failed export never leaves a half file and never replaces one without consent), and the
-//! progress of the encoders that report none (`progress`), graylab's TIFF writer (`tiff`).
+//! progress of the encoders that report none (`progress`), graylab's TIFF writer (`tiff`), and
+//! output folders that runs share (`folders`).
 
 pub(super) mod atomic;
 pub(super) mod encode;
+pub(super) mod folders;
 mod progress;
 mod tiff;

@@ -41,7 +41,9 @@ pub(super) fn check(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoE
 pub(super) fn min_bytes(width: u32, height: u32, bits: u16, compression: u32) -> Option<u64> {
     let (width, height) = (u64::from(width), u64::from(height));
     match compression {
-        BI_RLE8 | BI_RLE4 => Some(height * width.div_ceil(255)),
+        // A delta (4 bytes) skips up to 255 rows: reaching the last row takes one per 255 rows;
+        // a bitmap that ends before it (end of bitmap, 2 bytes) holds less than it claims.
+        BI_RLE8 | BI_RLE4 => Some(4 * height.div_ceil(255)),
         BI_RGB | BI_BITFIELDS | BI_ALPHABITFIELDS if matches!(bits, 1 | 2 | 4 | 8 | 16 | 24 | 32) => {
             // Rows are padded to 4 bytes; the last row's padding may be missing.
             let row_bytes = (width * u64::from(bits)).div_ceil(8);

@@ -48,6 +48,11 @@ pub(super) fn check_qoi(path: &Path, head: &[u8], file_bytes: u64) -> Result<(),
 pub(super) fn check_pnm(path: &Path, walk: &mut Walk) -> Result<Option<pnm::Header>, IoError> {
     let len = usize::try_from(walk.len()).unwrap_or(usize::MAX).min(MAX_PNM_HEADER_BYTES);
     let Some(header) = walk.bytes(len).as_deref().and_then(pnm::header) else { return Ok(None) };
+    // Netpbm's maxval is 1 to 65535: another would be scaled to a wrong image.
+    if !matches!(header.magic, b'1' | b'4') && !(1..=65535).contains(&header.maxval) {
+        let reason = format!("its maxval {} is outside 1 to 65535, which Netpbm allows", header.maxval);
+        return Err(IoError::Decode { path: path.into(), reason });
+    }
     let min_bytes = header.min_data_bytes();
     let data_bytes = walk.len().saturating_sub(header.data_offset);
     check_size(path, "PNM", (header.width, header.height), min_bytes, data_bytes, walk.len())?;
