@@ -8,6 +8,10 @@ use clap::Parser as _;
 fn main() -> ExitCode {
     // Before any thread: under RLIMIT_AS, no 64 MiB malloc arena per thread (see the function).
     graylab::system::keep_one_malloc_arena_under_address_limit();
+    if let Some(why) = std::env::args_os().nth(1).and_then(|first| graylab::cli::not_a_command(&first)) {
+        let _ = writeln!(std::io::stderr(), "error: {why}");
+        return ExitCode::from(2);
+    }
     let cli = graylab::cli::Cli::try_parse().unwrap_or_else(|err| {
         graylab::cli::print_parse_error_as_json(&err);
         err.exit()

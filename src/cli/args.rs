@@ -38,7 +38,8 @@ pub struct ConvertArgs {
     /// the CPU avoids the transfers) or `gpu`.
     #[arg(long, default_value = "cpu", value_parser = super::args::backend())]
     pub backend: Backend,
-    /// `bt601` (exactly `OpenCV`'s `cvtColor` `RGB2GRAY`, the default), `bt709` or `linear`.
+    /// `bt601` (exactly `OpenCV`'s `cvtColor` `RGB2GRAY`, the default), `bt709`, `linear`, or
+    /// `stored-luma` (a JPEG's own luma plane, decoded alone).
     #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
     pub formula: Formula,
     /// GPU workgroup size, with --backend gpu only: N invocations in a row (e.g. 256, the
@@ -56,7 +57,8 @@ pub struct ConvertArgs {
     /// JPEG quality, 1-100 (default 90); JPEG output only.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub quality: Option<u8>,
-    /// Sample depth of the output: 16 keeps 16-bit inputs 16-bit (PNG, TIFF); 8 always writes 8-bit.
+    /// Sample depth of the output: 16 keeps 16-bit inputs 16-bit (PNG, TIFF), except with --op;
+    /// 8 always writes 8-bit.
     #[arg(long, value_enum, default_value_t)]
     pub depth: super::args::DepthArg,
     /// The synthetic work per pixel.
@@ -64,7 +66,7 @@ pub struct ConvertArgs {
     pub work: super::args::WorkArgs,
     /// An operation on the gray plane after the grayscale, on the same backend: none, blur:R
     /// (an integer Gaussian of radius R = 1..64) or dither (Floyd–Steinberg to 1 bit, written
-    /// as a 1-bit PNG). Runs on 8-bit gray: alpha is dropped for it.
+    /// as a 1-bit PNG). Runs on 8-bit gray: alpha is dropped and 16-bit samples narrowed for it.
     #[arg(long, default_value = "none", value_parser = super::args::op)]
     pub op: crate::pixel::Op,
     /// Drop the alpha channel instead of writing gray + alpha.
@@ -106,6 +108,10 @@ pub(super) const DIVERGENT_WITHOUT_WORK: &str =
 /// Why `--workgroup` is refused beside `--backend cpu` (a usage error).
 pub(super) const WORKGROUP_ON_CPU: &str =
     "--workgroup sets the GPU's workgroup size and does nothing with --backend cpu";
+
+/// Why `--threads` is refused beside `--backend gpu` (a usage error).
+pub(super) const THREADS_ON_GPU: &str =
+    "--threads sets the CPU's thread count and does nothing with --backend gpu";
 
 /// `bench --backend`: one backend (read by [`Backend`]'s own parser), or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

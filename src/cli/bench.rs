@@ -67,12 +67,12 @@ pub struct BenchArgs {
     /// upload, N full kernel passes over the kept input and one download, against N CPU passes
     /// (one workgroup shape and thread count; both backends run).
     #[arg(long, value_name = "N,N,..", value_parser = parse_passes,
-          conflicts_with_all = ["backend", "keep_input_on_gpu"])]
+          conflicts_with_all = ["backend", "keep_input_on_gpu", "op"])]
     pub passes: Option<Passes>,
     /// Which workgroup shape is fastest instead: every shape the adapter allows, in turns on the
     /// GPU, until the 95% interval of the runner-up's kernel time over the fastest's clears 1
     /// (or 42 rounds or 6 s are spent).
-    #[arg(long, conflicts_with_all = ["backend", "workgroup", "threads", "keep_input_on_gpu", "passes"])]
+    #[arg(long, conflicts_with_all = ["backend", "workgroup", "threads", "keep_input_on_gpu", "passes", "op", "runs"])]
     pub fastest_workgroup: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -122,12 +122,23 @@ fn parse_passes(s: &str) -> Result<Passes, ArgError> {
     Ok(Passes(counts))
 }
 
-/// Parses `all`, or a comma list of values each parsed by `one`.
-fn list_or_all<T>(s: &str, one: impl Fn(&str) -> Result<T, ArgError>) -> Result<ListOrAll<T>, ArgError> {
+/// Parses `all`, or a comma list of values each parsed by `one`, each measured once (a value
+/// given twice is kept where it first stands).
+fn list_or_all<T: PartialEq>(
+    s: &str,
+    one: impl Fn(&str) -> Result<T, ArgError>,
+) -> Result<ListOrAll<T>, ArgError> {
     if s.trim() == "all" {
         return Ok(ListOrAll::All);
     }
-    s.split(',').map(one).collect::<Result<_, _>>().map(ListOrAll::List)
+    let mut list: Vec<T> = Vec::new();
+    for value in s.split(',').map(one) {
+        let value = value?;
+        if !list.contains(&value) {
+            list.push(value);
+        }
+    }
+    Ok(ListOrAll::List(list))
 }
 
 fn parse_workgroups(s: &str) -> Result<ListOrAll<WorkgroupSize>, ArgError> {
@@ -185,7 +196,7 @@ pub(super) fn bench_image(
 }
 
 /// Refuses settings that would do nothing (usage errors): GPU settings with `--backend cpu`,
-/// `--divergent` without rounds.
+/// `--threads` with `--backend gpu`, `--divergent` without rounds.
 fn refuse_settings_that_do_nothing(args: &BenchArgs) -> anyhow::Result<()> {
     if args.backend == BenchBackend::One(Backend::Cpu) {
         // GPU settings do nothing on the CPU alone: refused, not ignored.
@@ -201,6 +212,9 @@ fn refuse_settings_that_do_nothing(args: &BenchArgs) -> anyhow::Result<()> {
                 )));
             }
         }
+    }
+    if args.backend == BenchBackend::One(Backend::Gpu) && args.threads.is_some() {
+        anyhow::bail!(super::UsageError(super::args::THREADS_ON_GPU.to_owned()));
     }
     args.work.check()?;
     Ok(())
@@ -220,6 +234,15 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
         bench_bytes(in_bytes, out_bytes, synthetic, with_gpu)
     })?;
+    let color = image.color();
+    if !args.op.is_none() && color.bytes_per_pixel() / color.channel_count() == 2 {
+        // Refused before any probe: `convert` narrows it first, a bench times no such step.
+        anyhow::bail!(
+            "{label}: {} runs on 8-bit gray, and this image has 16-bit samples (graylab convert \
+             --depth 8 makes an 8-bit file to bench the op on)",
+            args.op
+        );
+    }
     let engine = if args.cpu_clock && with_gpu { Engine::on_cpu_clock()? } else { Engine::new() };
     // Every GPU setting is checked before anything is measured.
     let (gpu_sizes, adapter) = if with_gpu {
@@ -280,7 +303,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         software_adapter: adapter.as_ref().map(|a| a.1),
         ceilings,
         results: &results,
-        busy: crate::system::load::CpuSnapshot::busy_since(before),
+        busy: crate::system::load::CpuSnapshot::busy_of_a_run(before),
     };
     if let Some(path) = &args.trace {
         let mut runs = Vec::new();
@@ -346,6 +369,18 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
         for p in &r.phases {
             let cold = r.cold.phase(p.phase).map_or_else(String::new, |c| ms(c.ns));
             row(p.phase.name(), &p.stats, cold, &p.source.to_string());
+        }
+        // A phase of the cold run alone (the upload of an input then kept on the GPU): its row
+        // has no warm figures, and the cold column still adds up.
+        for c in r.cold.phases.iter().filter(|c| !r.phases.iter().any(|p| p.phase == c.phase)) {
+            let (backend, what, cold) = (r.settings.backend.name(), c.phase.name(), ms(c.ns));
+            outln!(
+                "{backend:<4} {setting:<11} {what:<9} {:>10} {:>10} {:>10} {cold:>10}  {} (cold run only)",
+                "-",
+                "-",
+                "-",
+                c.source
+            );
         }
         // Phases that ran at once overlap (subtracted once), and time no phase covers is other:
         // phases - overlap + other = total, run by run.

@@ -39,6 +39,8 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     super::args::check_outputs(&outputs, &[], &[], args.overwrite)?;
     let _memory = budget().try_reserve(claims_bytes()).context("cannot test the claims")?;
     let engine = Engine::new();
+    // Every claim needs the GPU: without one, refused before anything is measured.
+    engine.gpu().context("cannot test the claims, which need a GPU")?;
     let terminal = !args.json && std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut progress = |done: usize, total: usize, what: &str| {

@@ -47,11 +47,16 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let (base_kind, new_kind) = (kind_of(&base), kind_of(&new));
     let kind = match (&base_kind, &new_kind) {
         (Some(b), Some(n)) if b == n => b.clone(),
-        (Some(b), Some(n)) => anyhow::bail!(
-            "{} is a {b} result and {} a {n} result: compare two results of one kind",
-            args.base.display(),
-            args.new.display()
-        ),
+        (Some(b), Some(n)) => {
+            let a = |kind: &str| if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            anyhow::bail!(
+                "{} is {} {b} result and {} {} {n} result: compare two results of one kind",
+                args.base.display(),
+                a(b),
+                args.new.display(),
+                a(n)
+            )
+        }
         (b, _) => {
             let path = if b.is_none() { &args.base } else { &args.new };
             anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", path.display())

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::engine::ceilings::{
-    ComputeCeilings, KnownCeilings, cached_ceilings, cached_cpu_compute, compute_ceilings_of,
+    ComputeCeilings, KnownCeilings, cached_ceilings, compute_ceilings_of, saved_cpu_compute,
 };
 use crate::engine::ceilings::{LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::{
@@ -46,6 +46,9 @@ struct Info {
     /// The CPU's compute ceiling for the synthetic work: measured now with `--probe`, else the
     /// cached one.
     cpu_compute: Option<CpuCompute>,
+    /// Whether the saved CPU compute ceiling was measured on a busy machine (false with
+    /// `--probe`, which measures it now).
+    cpu_compute_measured_busy: bool,
     /// Both compute ceilings in the engine's terms (the GPU part from `ceilings`).
     compute: Option<ComputeCeilings>,
     /// With `--probe`: every transfer path timed from 4 KiB up, with latency, bandwidth and n½.
@@ -56,6 +59,7 @@ struct Info {
 pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let (memory_budget_bytes, memory_budget_source) = budget().capacity();
     let adapters = list_adapters();
+    let mut cpu_compute_measured_busy = false;
     let (ceilings, cpu_compute, transfer_paths) = if args.probe {
         let engine = Engine::new();
         // Each step said as it starts, so that seconds of measuring are not seconds of silence.
@@ -69,7 +73,9 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         (Some(gpu), Some(cpu), Some(paths))
     } else {
         let cached = adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()));
-        (cached, cached_cpu_compute(), None)
+        let saved = saved_cpu_compute();
+        cpu_compute_measured_busy = saved.is_some_and(|(_, busy)| busy);
+        (cached, saved.map(|(c, _)| c), None)
     };
     let gpu_compute = ceilings.as_ref().and_then(|k| k.ceilings.compute);
     let compute = cpu_compute.map(|c| compute_ceilings_of(&c, gpu_compute.as_ref()));
@@ -83,6 +89,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         adapters,
         ceilings,
         cpu_compute,
+        cpu_compute_measured_busy,
         compute,
         transfer_paths,
     };
@@ -142,6 +149,9 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         None => {}
     }
     outln!("{}", compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()).join("\n"));
+    if info.cpu_compute_measured_busy {
+        outln!("    (the CPU's was measured on a busy machine: a run measures it again on a quiet one)");
+    }
     if let Some(paths) = &info.transfer_paths {
         outln!("{}", paths_lines(paths).join("\n"));
     }

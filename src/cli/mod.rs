@@ -34,7 +34,7 @@ pub use compare::CompareArgs;
 pub use info::InfoArgs;
 pub use sweep::SweepArgs;
 
-use crate::engine::{EngineError, causes};
+use crate::engine::{EngineError, GpuError, causes};
 use crate::io::{IoError, TruncatedAt};
 
 /// Convert huge photos to grayscale on the GPU or the CPU, and see where the time goes.
@@ -84,7 +84,8 @@ pub enum Command {
     Info(InfoArgs),
     /// Test the GPU tutorial's claims on this machine: measurements, a verdict and why, for each.
     Claims(ClaimsArgs),
-    /// Compare two results of one kind (bench, sweep, claims or info JSON) figure by figure.
+    /// Compare two results of one kind (bench, its round trips or workgroup race, sweep, claims
+    /// or info JSON) figure by figure.
     ///
     /// Prints each figure that moved beyond the threshold with its ratio new/base and the range
     /// its intervals allow. Exit 0: nothing got slower; 3: something did; 1: an error; 2: a
@@ -101,7 +102,53 @@ pub struct UsageError(pub String);
 /// The exit code for an error: 2 for a [`UsageError`], 1 for any other.
 #[must_use]
 pub fn exit_code(err: &anyhow::Error) -> std::process::ExitCode {
-    if err.is::<UsageError>() { std::process::ExitCode::from(2) } else { std::process::ExitCode::FAILURE }
+    // A setting this machine or this input cannot take, found after parsing: a usage error too.
+    let usage = err.is::<UsageError>()
+        || err.chain().any(|e| {
+            matches!(causes::gpu_error(e), Some(GpuError::WorkgroupUnsupported { .. }))
+                || matches!(e.downcast_ref::<EngineError>(), Some(EngineError::NothingToTime(_)))
+        });
+    if usage { std::process::ExitCode::from(2) } else { std::process::ExitCode::FAILURE }
+}
+
+/// The usage error for a first argument that is neither a command nor a file: a mistyped
+/// command must not open the desktop app on a file that is not there (or give the parser's
+/// puzzling "the subcommand 'a.jpg' cannot be used with '[PATH]'").
+#[must_use]
+pub fn not_a_command(first: &std::ffi::OsStr) -> Option<String> {
+    let word = first.to_str()?;
+    let names: Vec<String> =
+        <Cli as clap::CommandFactory>::command().get_subcommands().map(|c| c.get_name().to_owned()).collect();
+    let known = names.iter().any(|n| n == word) || word == "help";
+    if word.starts_with('-') || known || std::path::Path::new(word).exists() {
+        return None;
+    }
+    let near = names.iter().find(|n| {
+        edits(n, word) <= 2 || (word.len() >= 3 && n.starts_with(word)) || word.starts_with(n.as_str())
+    });
+    Some(match near {
+        Some(name) => format!("no command or file named '{word}' (did you mean '{name}'?)"),
+        None => format!(
+            "no command or file named '{word}' (commands: {}; graylab --help says more)",
+            names.join(", ")
+        ),
+    })
+}
+
+/// The fewest single-letter insertions, deletions and changes from `a` to `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb)).min(above + 1).min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// With `convert --json`, an error the argument parser found is also a JSON document on stdout,
@@ -210,7 +257,12 @@ fn advice(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> Option<&'
             return Some("graylab convert --depth 8 makes an 8-bit gray file to run the op on");
         }
         if causes::no_gpu(e) {
-            return Some("use --backend cpu, or install a Vulkan driver (e.g. mesa-vulkan-drivers)");
+            return Some(
+                "install a Vulkan driver (e.g. mesa-vulkan-drivers), or use --backend cpu where the command has it",
+            );
+        }
+        if matches!(causes::gpu_error(e), Some(GpuError::OutOfMemory(_) | GpuError::RowTooLarge { .. })) {
+            return Some("--backend cpu converts it without the GPU's limits");
         }
     }
     None

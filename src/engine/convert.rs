@@ -15,6 +15,7 @@ use super::spans::Phase;
 use super::spans::{Span, SpanClock, Track};
 use super::{Backend, ConvertSettings, Engine, EngineError, Kernel, OpFigures};
 use crate::gpu::{GpuJob, GpuTiles};
+use crate::pixel::Op;
 use crate::system::clock::nanos_since;
 use crate::system::load::CpuSnapshot;
 
@@ -136,6 +137,8 @@ pub(super) fn gray_passed(
             "no kernel ran on the gray input, so the work per pixel was not applied (on either backend)"
                 .to_owned(),
         );
+        // The figures say what ran: no rounds.
+        report.work = super::WorkFigures::default();
     }
 }
 
@@ -157,6 +160,23 @@ pub(crate) fn passed_through(
     gray_passed(settings, &mut report, (progress, pixels));
     report.finish(nanos_since(started));
     Converted { image, report }
+}
+
+/// Whether `kernel` runs an op on its output itself: those with an 8-bit gray output.
+fn kernel_runs_op(kernel: Kernel) -> bool {
+    matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8)
+}
+
+/// The 8-bit gray plane an op runs on: a 16-bit gray is narrowed as `--depth 8` writes it
+/// (`image`'s rounding), and the report says so.
+fn gray8_for_op(image: DynamicImage, settings: &ConvertSettings, report: &mut RunReport) -> image::GrayImage {
+    match image {
+        DynamicImage::ImageLuma8(gray) => gray,
+        other => {
+            report.notes.push(format!("16-bit gray narrowed to 8-bit: {} runs on 8-bit gray", settings.op));
+            other.to_luma8()
+        }
+    }
 }
 
 impl Engine {
@@ -185,13 +205,15 @@ impl Engine {
             Prepared::Gray(mut image) => {
                 gray_passed(settings, &mut report, (options.progress, pixels));
                 if !settings.op.is_none() {
-                    let DynamicImage::ImageLuma8(gray) = &mut image else {
-                        return Err(EngineError::OpNeedsGray8 {
-                            op: settings.op.to_string(),
-                            kernel: "16-bit gray",
-                        });
-                    };
-                    self.run_op(gray, (width, height), settings, options.cancel, (&mut report, started))?;
+                    let mut gray = gray8_for_op(image, settings, &mut report);
+                    self.run_op(
+                        &mut gray,
+                        (width, height),
+                        settings,
+                        options.cancel,
+                        (&mut report, started),
+                    )?;
+                    image = DynamicImage::ImageLuma8(gray);
                 }
                 self.finish_report(&mut report, nanos_since(started));
                 return Ok(Converted { image, report });
@@ -199,12 +221,22 @@ impl Engine {
             Prepared::Colour { kernel, bytes } => (kernel, bytes),
         };
         report.kernel = Some(kernel);
+        // The kernels with an 8-bit gray output run the op themselves; after a 16-bit one it
+        // runs on the narrowed plane, as on a `--depth 8` file.
+        let op_after = !settings.op.is_none() && !kernel_runs_op(kernel);
+        let kernel_settings =
+            ConvertSettings { op: if op_after { Op::None } else { settings.op }, ..*settings };
         let mut out = OutBuffer::new(kernel, width as usize * height as usize);
-        let job = job_of(kernel, &bytes, (width, height), settings, &options);
-        self.run_kernel(&job, out.bytes_mut(), settings, (&mut report, started))?;
-        let image = out
+        let job = job_of(kernel, &bytes, (width, height), &kernel_settings, &options);
+        self.run_kernel(&job, out.bytes_mut(), &kernel_settings, (&mut report, started))?;
+        let mut image = out
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
+        if op_after {
+            let mut gray = gray8_for_op(image, settings, &mut report);
+            self.run_op(&mut gray, (width, height), settings, options.cancel, (&mut report, started))?;
+            image = DynamicImage::ImageLuma8(gray);
+        }
         report.busy = CpuSnapshot::busy_of_a_run(load);
         self.finish_report(&mut report, nanos_since(started));
         Ok(Converted { image, report })
@@ -278,7 +310,7 @@ impl Engine {
         (report, run_started): (&mut RunReport, Instant),
     ) -> Result<(), EngineError> {
         let &GpuJob { kernel, src, width, height, cancel, progress, .. } = job;
-        if !settings.op.is_none() && !matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8) {
+        if !settings.op.is_none() && !kernel_runs_op(kernel) {
             return Err(EngineError::OpNeedsGray8 { op: settings.op.to_string(), kernel: kernel.name() });
         }
         match settings.backend {
@@ -386,7 +418,10 @@ fn record_gpu_op(
         report.spans.push(Span { clock: SpanClock::AroundSubmission, ..span });
     }
     if t.bands > 1 {
-        report.notes.push(format!("{op} ran in {} row bands (GPU buffer limit)", t.bands));
+        report.notes.push(format!(
+            "{op} ran in {} row bands (each within one GPU buffer and the grid's 16,384 rows)",
+            t.bands
+        ));
     }
     report.op = OpFigures::of_gpu(op, u64::from(width) * u64::from(height), t);
 }

@@ -1,8 +1,8 @@
 //! The conversion engine shared by the GUI, the CLI, the benchmarks and the tests: it chooses the
 //! backend, prepares pixels for it, measures every phase and labels each figure with its clock.
 //!
-//! `sweep` holds the size sweep and the operations per round trip, `ceilings` this machine's
-//! ceilings. Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and
+//! `sweep` holds the size sweep, `round_trip` the operations per round trip, `ceilings` this
+//! machine's ceilings. Depends on [`crate::cpu`], [`crate::gpu`], [`crate::io`], [`crate::pixel`] and
 //! [`crate::system`]; never on the UI (no egui, eframe or rfd here).
 
 mod batch;

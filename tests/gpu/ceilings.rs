@@ -296,6 +296,14 @@ fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
             assert!(down["percent_of_ceiling"].as_f64().is_some_and(|p| p > 0.0));
         }
     }
+    // In the table, the cold run's upload has a row of its own, so that its column adds up.
+    let args = ["bench", "--synthetic", "640x480", "--runs", "2", "--backend", "gpu", "--keep-input-on-gpu"];
+    let o = graylab(&args, cache);
+    let table = String::from_utf8_lossy(&o.stdout);
+    let upload = table.lines().find(|l| l.split_whitespace().nth(3) == Some("upload")).expect("upload row");
+    let fields: Vec<&str> = upload.split_whitespace().collect();
+    assert_eq!(fields.get(4..7), Some(&["-", "-", "-"][..]), "{upload}");
+    assert!(upload.ends_with("(cold run only)"), "{upload}");
     let o = graylab(&["sweep", "--sizes", "0.02,0.1", "--runs", "2", "--json", "-"], cache);
     let sweep = json(&o);
     let model = &sweep["model"];

@@ -103,7 +103,7 @@ fn forced_bands_meet_inside_the_image_without_a_seam() {
 
 #[test]
 fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
-    use graylab::engine::{Backend, ConvertSettings, Engine, EngineError, Phase, RunOptions};
+    use graylab::engine::{Backend, ConvertSettings, Engine, Phase, RunOptions};
     let Some(ctx) = common::gpu() else { return };
     let engine = Engine::with_gpu(ctx);
     let img = common::photo(61, 37);
@@ -159,12 +159,21 @@ fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
         let (image, kept, downloaded, _) = gray_kept(&banded, op);
         assert_eq!((image == want, kept, downloaded), (true, false, true), "{op} through the host");
     }
-    // A 16-bit conversion with an op is refused, naming the op.
+    // A 16-bit conversion with an op runs it on the narrowed gray, as on a `--depth 8` file,
+    // and says so; a 16-bit gray input too.
     let rgb16 = image::DynamicImage::ImageRgb16(img.to_rgb16());
-    let settings = ConvertSettings { op: Op::Dither, ..ConvertSettings::default() };
-    let err = engine.convert(&rgb16, &settings, RunOptions::default()).expect_err("16-bit refused");
-    assert!(matches!(err, EngineError::OpNeedsGray8 { .. }), "{err}");
-    assert!(err.to_string().starts_with("dither runs on 8-bit gray"), "{err}");
+    let gray16 = engine.convert(&rgb16, &ConvertSettings::default(), RunOptions::default()).expect("16-bit");
+    let narrowed = image::DynamicImage::ImageLuma8(gray16.image.to_luma8());
+    for (input, backend) in [(&rgb16, Backend::Cpu), (&rgb16, Backend::Gpu), (&gray16.image, Backend::Gpu)] {
+        for op in [Op::Blur { radius: 2 }, Op::Dither] {
+            let settings = ConvertSettings { op, backend, ..ConvertSettings::default() };
+            let want = engine.convert(&narrowed, &settings, RunOptions::default()).expect("8-bit").image;
+            let got = engine.convert(input, &settings, RunOptions::default()).expect("16-bit with an op");
+            assert!(got.image == want, "{op} on {backend:?}, {:?}", input.color());
+            let note = format!("16-bit gray narrowed to 8-bit: {op} runs on 8-bit gray");
+            assert!(got.report.notes.contains(&note), "{:?}", got.report.notes);
+        }
+    }
 }
 
 /// Rows wider than one grid dimension holds (65535 workgroups of 16 columns: 1,048,560 px, or

@@ -191,7 +191,10 @@ fn a_row_wider_than_the_band_limit_is_refused() {
     let mut out = vec![0u8; 100];
     let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, WorkgroupSize::DEFAULT, &src, (100, 1));
     let err = conv.convert(&job, &mut out);
-    assert!(matches!(err, Err(GpuError::RowTooLarge { row_bytes: 300, limit_bytes: 16 })), "{err:?}");
+    assert!(
+        matches!(err, Err(GpuError::RowTooLarge { rows: 1, row_bytes: 300, limit_bytes: 16 })),
+        "{err:?}"
+    );
 }
 
 #[test]

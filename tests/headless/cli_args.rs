@@ -186,6 +186,45 @@ fn contradicting_options_exit_2_and_errors_before_work_are_json_with_json() {
     assert!(json["error"].as_str().is_some_and(|e| e.contains("the file exists")), "{json}");
 }
 
+/// Settings a command would ignore, or that this machine or input cannot take, are usage errors
+/// (exit 2) before any work; a mistyped command says so instead of opening the app.
+#[test]
+fn ignored_or_impossible_settings_and_mistyped_commands_exit_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    image::RgbImage::from_pixel(8, 8, image::Rgb([9, 9, 9])).save(d.join("in.png")).expect("save");
+    let small = ["bench", "--synthetic", "64x48"];
+    let usage: [(&[&str], &str); 6] = [
+        (&["--passes", "1", "--op", "blur:8"], "'--passes <N,N,..>' cannot be used with '--op <OP>'"),
+        (&["--fastest-workgroup", "--op", "blur:8"], "cannot be used with '--op <OP>'"),
+        (&["--fastest-workgroup", "--runs", "3"], "cannot be used with '--runs <RUNS>'"),
+        (&["--backend", "gpu", "--threads", "1,2"], "--threads sets the CPU's thread count"),
+        (&["--backend", "gpu", "--workgroup", "4096"], "workgroup size 4096 does not fit this GPU"),
+        (&["--backend", "gpu", "--workgroup", "256,256", "--runs", "1", "--json"], ""),
+    ];
+    for (args, message) in &usage[..5] {
+        fails(&[&small[..], args].concat(), d, 2, &[message]);
+    }
+    fails(&["convert", "in.png", "--backend", "gpu", "--threads", "1"], d, 2, &["--threads sets the CPU's"]);
+    image::RgbImage::from_pixel(16, 16, image::Rgb([9, 99, 9])).save(d.join("in.jpg")).expect("save");
+    fails(&["bench", "in.jpg", "--formula", "stored-luma", "--runs", "1"], d, 2, &["nothing to time"]);
+    // A shape given twice is measured once.
+    let o = graylab(&[&small[..], usage[5].0].concat(), d);
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(json["results"].as_array().map(Vec::len), Some(1), "{json}");
+    // Mistyped commands, and a word that is neither a command nor a file.
+    fails(
+        &["covnert", "in.png", "-o", "x.png"],
+        d,
+        2,
+        &["no command or file named 'covnert' (did you mean 'convert'?)"],
+    );
+    fails(&["benchmark"], d, 2, &["(did you mean 'bench'?)"]);
+    fails(&["photos"], d, 2, &["no command or file named 'photos' (commands: convert, bench"]);
+    assert!(!d.join("x.png").exists());
+}
+
 /// Issue 24, item 1: an output that is another input of the batch (here with --overwrite, which
 /// replaced it after converting it) is refused before any work; the other input is converted.
 #[test]
@@ -245,7 +284,10 @@ fn messages_say_each_cause_once_and_advise_in_cli_terms() {
     std::fs::write(d.join("cut.jpg"), &jpeg[..jpeg.len() / 2]).expect("write");
     fails(&["convert", "cut.jpg"], d, 1, &["cut.jpg", "ends after row", "of 256", "--allow-truncated"]);
     let o = graylab(&["convert", "cut.jpg", "--allow-truncated"], d);
-    assert!(o.status.success() && text(&o).contains("warning: the file is truncated"), "{}", text(&o));
+    // Said once, where warnings go, naming the file (before: again among the notes on stdout).
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(text(&o).matches("the file is truncated").count(), 1, "{}", text(&o));
+    assert!(text(&o).contains("warning: cut.jpg: the file is truncated"), "{}", text(&o));
     // bench and sweep take no such flag: their advice names convert's.
     for args in
         [&["bench", "cut.jpg", "--backend", "cpu"][..], &["sweep", "--from-image", "cut.jpg", "--cpu-only"]]

@@ -123,6 +123,7 @@ fn compare_refuses_what_it_cannot_compare_naming_the_file() {
     let base = json_of(&["bench", "--synthetic", "320x200", "--backend", "cpu", "--runs", "1", "--json"], d);
     write(d, "bench.json", &base);
     write(d, "sweep.json", &serde_json::json!({ "schema": 1, "kind": "sweep", "points": [] }));
+    write(d, "info.json", &serde_json::json!({ "schema": 1, "kind": "info" }));
     let mut newer = base.clone();
     newer["schema"] = Value::from(99);
     write(d, "newer.json", &newer);
@@ -131,8 +132,9 @@ fn compare_refuses_what_it_cannot_compare_naming_the_file() {
         (
             ["compare", "bench.json", "sweep.json"],
             1,
-            "bench.json is a bench result and sweep.json a sweep result",
+            "bench.json is a bench result and sweep.json is a sweep result",
         ),
+        (["compare", "bench.json", "info.json"], 1, "and info.json is an info result"),
         (
             ["compare", "bench.json", "newer.json"],
             1,

@@ -69,18 +69,34 @@ fn bench_reports_the_op_its_operations_and_its_phase() {
     assert!(!o.status.success() && text(&o).contains("blur:R with R in 1..=64"), "{}", text(&o));
 }
 
-/// An op refused for one file of a batch (16-bit samples) names that file on stderr, as every
-/// other failure does; the batch converts the rest.
+/// An op on a 16-bit input runs on the narrowed gray, as on a `--depth 8` file, and says so;
+/// `bench` refuses it, naming the file, before measuring anything.
 #[test]
-fn an_op_refused_for_one_file_names_it() {
+fn an_op_on_sixteen_bit_samples_runs_on_the_narrowed_gray() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();
-    let deep = image::ImageBuffer::<image::Rgb<u16>, _>::from_pixel(7, 5, image::Rgb([9000, 30000, 65535]));
+    let deep = image::ImageBuffer::<image::Rgb<u16>, _>::from_fn(7, 5, |x, y| {
+        image::Rgb([9000 + 900 * x as u16, 30000 - 2000 * y as u16, 65535])
+    });
     deep.save(d.join("deep.png")).expect("save");
-    image::RgbImage::from_pixel(7, 5, image::Rgb([9, 99, 199])).save(d.join("plain.png")).expect("save");
-    let o = graylab(&["convert", "deep.png", "plain.png", "--out-dir", "out", "--op", "blur:2"], d);
+    let o = graylab(&["convert", "deep.png", "--out-dir", "out", "--op", "blur:2"], d);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("note: 16-bit gray narrowed to 8-bit: blur:2 runs on 8-bit gray"),
+        "{}",
+        text(&o)
+    );
+    for args in [
+        &["convert", "deep.png", "--depth", "8", "-o", "d8.png"][..],
+        &["convert", "d8.png", "--op", "blur:2", "-o", "two.png"],
+    ] {
+        assert!(graylab(args, d).status.success(), "{args:?}");
+    }
+    let one = image::open(d.join("out/deep.gray.png")).expect("one step");
+    assert_eq!(one.color(), image::ColorType::L8);
+    assert_eq!(one, image::open(d.join("two.png")).expect("two steps"));
+    let o = graylab(&["bench", "deep.png", "--op", "blur:2", "--runs", "1"], d);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("error: deep.png: blur:2 runs on 8-bit gray"), "{}", text(&o));
-    assert!(text(&o).contains("(graylab convert --depth 8 makes an 8-bit gray file to run the op on)"));
-    assert!(d.join("out/plain.gray.png").is_file() && !d.join("out/deep.gray.png").exists());
+    assert!(text(&o).contains("error: deep.png (7x5 Rgb16): blur:2 runs on 8-bit gray"), "{}", text(&o));
+    assert!(!text(&o).contains("measuring"), "refused before any probe: {}", text(&o));
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::PoisonError;
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
-use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, QUIET_WINDOW, reuse, reuse_once};
+use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, reuse_once};
 use crate::engine::ceilings::cache_dir;
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, EngineError};
@@ -63,13 +63,12 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
     (!PLAUSIBLE_OPS_PER_S.contains(&c.ops_per_s())).then(|| format!("cpu compute: {} ops/s", c.ops_per_s()))
 }
 
-/// The cached CPU compute ceiling of this CPU at this thread count, if one was measured and is
-/// plausible, unless it was measured on a busy machine and this one is quiet now.
+/// The CPU compute ceiling saved for this CPU at this thread count, if one was measured and is
+/// plausible, and whether the machine was busy then (a run measures it again when it needs it
+/// on a quiet machine): what `graylab info` shows, as it shows the GPU's.
 #[must_use]
-pub fn cached_cpu_compute() -> Option<CpuCompute> {
-    let (compute, busy) = cached_cpu_file()?;
-    let busy_now = || crate::system::load::is_busy_now(QUIET_WINDOW);
-    reuse(busy, "CPU compute ceiling was", busy_now).then_some(compute)
+pub fn saved_cpu_compute() -> Option<(CpuCompute, bool)> {
+    cached_cpu_file()
 }
 
 /// The cached CPU compute ceiling of this CPU at this thread count, if plausible, and whether

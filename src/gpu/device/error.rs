@@ -40,10 +40,16 @@ pub enum GpuError {
         /// The valid candidates, comma separated.
         valid: String,
     },
-    /// A single image row is larger than one GPU buffer may be.
-    #[error("one row of {row_bytes} bytes exceeds the GPU's buffer limit of {limit_bytes} bytes")]
+    /// The fewest rows a band must hold at once (one row of a conversion; a blur's row and its
+    /// apron, as u32 sums) are larger than one GPU buffer may be.
+    #[error(
+        "{} of {row_bytes} bytes, the least the GPU must hold at once, exceed its buffer limit of {limit_bytes} bytes",
+        if *rows == 1 { "one row".to_owned() } else { format!("{rows} rows") }
+    )]
     RowTooLarge {
-        /// Bytes in one input row.
+        /// The rows held at once.
+        rows: u64,
+        /// Their bytes on the GPU.
         row_bytes: u64,
         /// The per-binding limit in force.
         limit_bytes: u64,

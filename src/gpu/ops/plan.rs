@@ -43,7 +43,11 @@ pub(crate) fn op_bands(
     let rows = fit.saturating_sub(apron_rows).min(u64::from(MAX_BAND_ROWS)) as u32;
     if rows == 0 {
         let band_rows = (1 + 2 * u64::from(apron)).min(u64::from(height).max(1));
-        return Err(GpuError::RowTooLarge { row_bytes: bytes_per_row * band_rows, limit_bytes });
+        return Err(GpuError::RowTooLarge {
+            rows: band_rows,
+            row_bytes: bytes_per_row * band_rows,
+            limit_bytes,
+        });
     }
     let mut bands = Vec::new();
     let mut y0 = 0;

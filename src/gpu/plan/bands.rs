@@ -37,7 +37,7 @@ impl BandPlan {
             return Ok(Self { rows_per_band: 1, bands: 0, max_words: 0, max_in_bytes: 0, max_out_bytes: 0 });
         }
         if !fits(1) {
-            return Err(GpuError::RowTooLarge { row_bytes, limit_bytes });
+            return Err(GpuError::RowTooLarge { rows: 1, row_bytes, limit_bytes });
         }
         let mut rows = (limit_bytes.saturating_sub(pad) / row_bytes).clamp(1, u64::from(height));
         while rows < u64::from(height) && fits(rows + 1) {
@@ -89,7 +89,7 @@ mod tests {
     fn refuses_a_row_wider_than_the_limit() {
         assert!(matches!(
             BandPlan::new(Kernel::Rgb8ToL8, 100, 2, 64),
-            Err(GpuError::RowTooLarge { row_bytes: 300, limit_bytes: 64 })
+            Err(GpuError::RowTooLarge { rows: 1, row_bytes: 300, limit_bytes: 64 })
         ));
     }
 }
