@@ -198,3 +198,26 @@ fn arrow_keys_step_through_the_folder() {
     assert_eq!(at(&h), name(&a), "arrows move the text cursor there");
     let _ = b;
 }
+
+/// A file that fails to open is stepped past: the next → goes on from it (before, each press
+/// tried the same damaged file again, and the images beyond it could not be reached).
+#[test]
+fn arrow_keys_step_past_a_file_that_cannot_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = photo(dir.path(), "a.png", 40, 30);
+    let b = photo(dir.path(), "b.png", 300, 200);
+    let c = photo(dir.path(), "c.png", 60, 30);
+    let bytes = std::fs::read(&b).expect("read");
+    std::fs::write(&b, &bytes[..bytes.len() / 2]).expect("cut b.png short");
+    let Some(mut h) = harness(Some(a.clone())) else { return };
+    settle(&mut h);
+    let at = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>| {
+        h.state().view().input_path.map(Path::to_path_buf)
+    };
+    h.key_press(egui::Key::ArrowRight);
+    settle(&mut h);
+    assert_eq!(at(&h), Some(a), "b.png fails: the image on screen stays");
+    h.key_press(egui::Key::ArrowRight);
+    settle(&mut h);
+    assert_eq!(at(&h), Some(c), "the next → goes on past b.png");
+}

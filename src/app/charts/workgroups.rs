@@ -288,8 +288,10 @@ pub fn workgroups_chart_ui(
     );
     let rows = names.len();
     let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
-    let plot = |ui: &mut Ui, height: f32| {
+    // Scrolled (too many shapes for the dock), the axis of times stands on top, in sight.
+    let plot = |ui: &mut Ui, height: f32, axis: egui_plot::VPlacement| {
         fixed_plot(ui, "workgroups", "kernel ms", "")
+            .x_axis_position(axis)
             .height(height)
             .x_grid_spacer(nice_x_spacer(44.0, false))
             .y_grid_spacer(|input| lane_marks(&input))
@@ -309,10 +311,10 @@ pub fn workgroups_chart_ui(
     // Every shape keeps its name: too many for the dock's height scroll.
     let (available, needed) = (ui.available_height().max(60.0), lanes_height(rows));
     if available >= needed {
-        plot(ui, available);
+        plot(ui, available, egui_plot::VPlacement::Bottom);
     } else {
         egui::ScrollArea::vertical().id_salt("workgroups scroll").max_height(available).show(ui, |ui| {
-            plot(ui, needed);
+            plot(ui, needed, egui_plot::VPlacement::Top);
         });
     }
     asked

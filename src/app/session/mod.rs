@@ -69,6 +69,8 @@ pub struct Session {
     opening: Option<PathBuf>,
     /// Opens that failed so far (the path field then shows the file on screen again).
     failed_opens: u64,
+    /// The file whose open failed last, until another opens: ← and → step on from it.
+    failed_open: Option<PathBuf>,
     output: Option<Output>,
     /// Where the open image is among the images of its folder, from 1.
     folder_place: Option<(usize, usize)>,

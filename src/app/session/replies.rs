@@ -13,6 +13,7 @@ impl Session {
         match reply {
             Reply::Loaded(id, loaded) if id == self.book.latest_load => {
                 self.opening = None;
+                self.failed_open = None;
                 self.settings.remember(loaded.path.clone());
                 self.toasts.clear_notes();
                 // A dialog that could not be shown, an open that failed, the last image's
@@ -35,6 +36,7 @@ impl Session {
             Reply::LoadFailed(id, path, e) if id == self.book.latest_load => {
                 self.opening = None;
                 self.failed_opens += 1;
+                self.failed_open = Some(path.clone());
                 self.settings.recent.retain(|p| p != &path);
                 self.toasts
                     .error_about(Topic::Opening, format!("Could not open the image: {}", e.describe()));
@@ -174,6 +176,7 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         super::JobKind::RoundTrips => "the round trips",
         super::JobKind::Compare => "the comparison",
         super::JobKind::Workgroups => "the workgroup race",
+        super::JobKind::Claims => "the claims",
         _ => "the runs",
     };
     let (done, total) = ticket.progress().map_or((0, runs.unwrap_or(0)), |p| (p.done, p.total));

@@ -78,7 +78,18 @@ impl ExportWindow {
                 choose = Some((path.parent().map(Path::to_path_buf), name));
             }
         });
-        let format = opts.format.or_else(|| ExportFormat::from_path(Path::new(&self.path)));
+        // As the CLI: a format that contradicts the name's, or a folder, is no file to write.
+        let named = ExportFormat::from_path(Path::new(self.path.trim()));
+        let problem = match (opts.format, named) {
+            _ if Path::new(self.path.trim()).is_dir() => {
+                Some("That is a folder: add a file name to it".to_owned())
+            }
+            (Some(f), Some(n)) if f != n => Some(format!(
+                "{f} contradicts the name, a {n} file's: choose {n} or \"from the file name\", or rename it"
+            )),
+            _ => None,
+        };
+        let format = opts.format.or(named).filter(|_| problem.is_none());
         egui::ComboBox::from_label("Format")
             .selected_text(opts.format.map_or_else(|| "from the file name".to_owned(), |f| f.to_string()))
             .show_ui(ui, |ui| {
@@ -91,23 +102,20 @@ impl ExportWindow {
             ui.add(egui::Slider::new(&mut opts.jpeg_quality, 1..=100).text("JPEG quality"));
         }
         ui.checkbox(&mut opts.force_8bit, "Always 8-bit (else 16-bit images stay 16-bit in PNG and TIFF)");
-        match format {
-            Some(f) => {
-                ui.label(
-                    RichText::new(format!(
-                        "{f}: {}, {}",
-                        if f.has_16bit() { "8 or 16 bit" } else { "8 bit only" },
-                        if f.has_alpha() { "keeps alpha" } else { "no alpha channel" }
-                    ))
-                    .weak(),
-                );
-            }
-            None => {
-                ui.colored_label(
-                    ui.visuals().error_fg_color,
-                    "Unknown format: end the name with .png, .jpg, .tif, .bmp or .webp",
-                );
-            }
+        if let Some(f) = format {
+            ui.label(
+                RichText::new(format!(
+                    "{f}: {}, {}",
+                    if f.has_16bit() { "8 or 16 bit" } else { "8 bit only" },
+                    if f.has_alpha() { "keeps alpha" } else { "no alpha channel" }
+                ))
+                .weak(),
+            );
+        } else {
+            let why = problem
+                .as_deref()
+                .unwrap_or("Unknown format: end the name with .png, .jpg, .tif, .bmp or .webp");
+            ui.colored_label(ui.visuals().error_fg_color, why);
         }
         if self.confirm_replace {
             ui.colored_label(crate::app::look::WARNING, "This file exists. Replace it?");

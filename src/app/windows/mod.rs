@@ -84,3 +84,24 @@ fn debug_build_ui(ui: &mut egui::Ui, build: &str) {
         );
     }
 }
+
+/// The image a window's result is of: its id and file name.
+type ImageOf = Option<(u64, String)>;
+
+/// The image open now, as [`ImageOf`] names it.
+fn image_of(session: &crate::app::session::Session) -> ImageOf {
+    let input = session.input()?;
+    Some((input.id, input.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())))
+}
+
+/// Says, above a result kept from an image opened before (`of`), whose it is and what to do.
+fn opened_before_ui(ui: &mut egui::Ui, session: &crate::app::session::Session, of: &ImageOf, todo: &str) {
+    if let Some((id, name)) = of
+        && session.input().is_some_and(|i| i.id != *id)
+    {
+        ui.colored_label(
+            crate::app::look::WARNING,
+            format!("These results are of {name}, opened before: {todo} the open image for its own."),
+        );
+    }
+}

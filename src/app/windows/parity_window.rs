@@ -22,9 +22,9 @@ pub struct ParityWindow {
     /// The job id of the check in flight, whose answer this window takes.
     pending: Option<u64>,
     /// The image (its load id and file name) of the check in flight, then of `result`.
-    checked: Option<(u64, String)>,
+    checked: super::ImageOf,
     /// The image `result` is of.
-    result_of: Option<(u64, String)>,
+    result_of: super::ImageOf,
 }
 
 impl ParityWindow {
@@ -74,8 +74,7 @@ impl ParityWindow {
             && let Some(input) = session.input().cloned()
         {
             let settings = session.settings().convert;
-            let name = input.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            self.checked = Some((input.id, name));
+            self.checked = super::image_of(session);
             let ticket = session.send(Job::Parity { input, settings });
             self.pending = Some(ticket.id);
             // For the status bar's ETA; a check teaches no conversion's pace (its formulas and
@@ -86,14 +85,7 @@ impl ParityWindow {
         }
         let Some((report, difference)) = &self.result else { return };
         // Results of an image opened before stay, named, until the open one is checked.
-        if let Some((id, name)) = &self.result_of
-            && session.input().is_some_and(|i| i.id != *id)
-        {
-            ui.colored_label(
-                crate::app::look::WARNING,
-                format!("These results are of {name}, opened before: check the open image for its own."),
-            );
-        }
+        super::opened_before_ui(ui, session, &self.result_of, "check");
         egui::Grid::new("parity").striped(true).show(ui, |ui| {
             ui.strong("compared");
             ui.strong("differing pixels");

@@ -28,6 +28,8 @@ pub struct RoundTripsWindow {
     pending: Option<u64>,
     /// The latest result, or why the latest run has none.
     shown: Option<Result<Arc<RoundTripResult>, WorkError>>,
+    /// The image of the run in flight, then of `shown`.
+    shown_of: super::ImageOf,
 }
 
 impl Default for RoundTripsWindow {
@@ -38,6 +40,7 @@ impl Default for RoundTripsWindow {
             runs: MIN_SAMPLES as u32,
             pending: None,
             shown: None,
+            shown_of: None,
         }
     }
 }
@@ -121,6 +124,7 @@ impl RoundTripsWindow {
         match &self.shown {
             Some(Ok(r)) => {
                 let r = Arc::clone(r);
+                super::opened_before_ui(ui, session, &self.shown_of, "run them on");
                 super::verdict_ui(ui, &r.verdict, r.software_adapter);
                 super::debug_build_ui(ui, &r.build);
                 ui.label(
@@ -186,6 +190,7 @@ impl RoundTripsWindow {
         let Some(input) = session.input().cloned() else { return };
         let settings = session.settings().convert;
         self.shown = None;
+        self.shown_of = super::image_of(session);
         let parts = self.parts(&passes, &input, settings);
         let job = Job::RoundTrips { input, settings, passes: (passes, self.runs) };
         self.pending = Some(session.send_estimated(job, Task::RoundTrips, parts));
