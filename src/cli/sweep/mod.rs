@@ -2,6 +2,7 @@
 //! over sizes x synthetic work levels, with `--radii` over sizes x the blur's radius (the grid,
 //! printed by `grid.rs`); `--op` runs one op on every cell.
 
+mod clocks;
 mod grid;
 
 use crate::cli::out::{errln, outln};
@@ -315,6 +316,7 @@ fn print_table(r: &SweepResult) {
             if r.gpu_timestamps { "" } else { " (no timestamps: CPU clock)" }
         );
     }
+    outln!("{}", clocks::clocks_line(r));
     let grid = r.is_grid();
     let work = |k: Option<u32>| level_column(r, k);
     if grid {

@@ -4,11 +4,14 @@
 use crate::engine::WorkgroupSize;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::PhaseRate;
+use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Decision, Interval, Stop, ratios};
+use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::{AxisLevel, Frontier, GridAxis, Roofline, Series};
 use crate::gpu::GpuCeilings;
 use crate::pixel::{Formula, Op};
+use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
 /// The measurements at one size.
@@ -93,6 +96,18 @@ impl SweepPoint {
     #[must_use]
     pub fn was_busy(&self) -> bool {
         self.busy.is_some_and(|b| b.is_busy())
+    }
+
+    /// The clock that timed this point's GPU `phase` (its kernel, upload or download), as its
+    /// rate keeps it: the kernel on the CPU clock where the adapter gave no timestamps; `None`
+    /// where it has no such rate.
+    #[must_use]
+    pub fn gpu_phase_clock(&self, phase: Phase) -> Option<Clock> {
+        let on_gpu = |c: Option<Ceiling>| c.is_some_and(|c| c != Ceiling::MemoryStream);
+        self.rates
+            .iter()
+            .find(|r| r.phase == phase && r.part == PhasePart::Whole && on_gpu(r.ceiling))
+            .map(|r| r.source)
     }
 }
 
@@ -402,8 +417,6 @@ impl SweepPoint {
     /// A made-up point of `mp` megapixels (1 x 1 pixels) with one run of each series' median;
     /// with a GPU total and kernel, what is not the kernel is its upload and download, half each.
     pub(crate) fn for_tests(mp: f64, medians_ns: &[(Series, u64)]) -> Self {
-        use crate::engine::ceilings::PhasePart;
-        use crate::engine::spans::Phase;
         let series: Vec<(Series, Stats)> = medians_ns.iter().map(|&(s, ns)| (s, one_run(ns))).collect();
         let median = |wanted| medians_ns.iter().find(|(s, _)| *s == wanted).map(|&(_, ns)| ns);
         let moving =
@@ -413,7 +426,7 @@ impl SweepPoint {
             part: PhasePart::Whole,
             bytes: 3,
             ns,
-            source: crate::system::clock::Clock::CpuClock,
+            source: Clock::CpuClock,
             gb_per_s: 3.0 / ns.max(1) as f64,
             ceiling: None,
             ceiling_gb_per_s: None,
