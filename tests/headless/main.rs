@@ -17,6 +17,7 @@ mod cli_ops;
 mod cli_outputs;
 mod cli_streams;
 mod cli_sweep_radius;
+mod cli_sweep_text;
 mod cli_trace;
 mod codecs;
 mod cpu_exhaustive;

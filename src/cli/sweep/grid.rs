@@ -5,10 +5,18 @@
 use crate::cli::out::outln;
 use crate::engine::sweep::{FrontierPoint, Series, SweepPoint, SweepResult};
 
-/// The best CPU median over the GPU series' median at `p`: above 1 the GPU wins.
-fn speed_up(p: &SweepPoint, series: Series) -> Option<f64> {
-    let gpu = p.median_ns(series)?;
-    Some(p.best_cpu_ns()? as f64 / gpu.max(1) as f64)
+/// One figure of a cell: the GPU's speed-up with `series` ([`SweepPoint::speed_up`], the figure
+/// the cell's line of comparisons prints where it was run in turns); end to end marked "~" within
+/// the noise, "?" not decided (too few rounds for an interval), "*" from the medians of separate
+/// runs (no rounds run in turns; the data kept on the GPU always is, as the map's title says);
+/// "-" where a series is missing.
+fn figure(p: Option<&SweepPoint>, series: Series) -> String {
+    let Some(x) = p.and_then(|p| p.speed_up(series)) else { return "-".to_owned() };
+    if series != Series::GpuTotal {
+        return format!("{:.2}x", x.ratio);
+    }
+    let noise = p.and_then(|p| p.end_to_end).map_or("", |c| c.winner.mark());
+    format!("{:.2}x{noise}{}", x.ratio, x.mark())
 }
 
 /// The map (sizes down, work levels across) and the frontier lines.
@@ -19,10 +27,13 @@ pub(super) fn print_grid(r: &SweepResult) {
     if r.adapter.is_some() {
         outln!();
         outln!(
-            "who wins: the GPU's speed-up over the best CPU series at the median (above 1.00x the GPU wins), end to end / data kept on the GPU"
+            "who wins: the GPU's speed-up over the best CPU series (above 1.00x the GPU wins), end to end / data kept on the GPU"
         );
         outln!(
-            "~: end to end within the noise (its sampled interval holds 1.00x); ?: not decided (too few rounds in the time budget): no win either way"
+            "end to end: the median of the rounds run in turns, as each cell's line above says; data kept on the GPU: the medians of the warm runs"
+        );
+        outln!(
+            "~: end to end within the noise (its sampled interval holds 1.00x); ?: not decided (too few rounds in the time budget): no win either way; *: end to end not run in turns, from the medians of the warm runs"
         );
         outln!("across: {}", r.axis.name());
         let levels = r.grid_levels();
@@ -34,17 +45,9 @@ pub(super) fn print_grid(r: &SweepResult) {
                 .map(|&k| {
                     let p =
                         r.points.iter().find(|p| p.level(r.axis) == k && p.megapixels.total_cmp(&mp).is_eq());
-                    // A cell whose sampled comparison did not decide is marked: "~" within the
-                    // noise, "?" too few rounds for an interval.
-                    let noise = |s| match p.and_then(|p| p.end_to_end) {
-                        Some(c) if s == Series::GpuTotal => c.winner.mark(),
-                        _ => "",
-                    };
-                    let x = |s| {
-                        p.and_then(|p| speed_up(p, s))
-                            .map_or_else(|| "-".to_owned(), |v| format!("{v:.2}x{}", noise(s)))
-                    };
-                    format!(" {:>17}", format!("{} / {}", x(Series::GpuTotal), x(Series::GpuResident)))
+                    let cell =
+                        format!("{} / {}", figure(p, Series::GpuTotal), figure(p, Series::GpuResident));
+                    format!(" {cell:>17}")
                 })
                 .collect::<Vec<_>>()
                 .concat();
@@ -78,5 +81,44 @@ pub(super) fn print_grid(r: &SweepResult) {
     }
     if let Some(roof) = &r.roofline {
         outln!("roofline: {} measured points (--json holds them with the roofs)", roof.points.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sampling::Stop;
+    use crate::engine::sweep::Speedup;
+
+    #[test]
+    fn a_cell_shows_the_figure_its_comparison_printed_and_marks_the_medians() {
+        let medians = [(Series::CpuAll, 1600), (Series::GpuTotal, 5000), (Series::GpuResident, 800)];
+        let plain = SweepPoint::for_tests(1.0, &medians);
+        // Run in turns, the CPU faster 0.05x: the map says that, not the medians' 0.32x.
+        let end_to_end = Some(Speedup::of(Some(Series::CpuAll), &[100.0; 6], &[2000.0; 6], Stop::Decided));
+        let p = SweepPoint { end_to_end, ..plain.clone() };
+        assert_eq!(p.end_to_end.map(|c| c.label()), Some("CPU faster: 0.05x (0.05–0.05)".to_owned()));
+        assert_eq!(figure(Some(&p), Series::GpuTotal), "0.05x");
+        // The data kept on the GPU: the medians, as every cell of it is.
+        assert_eq!(figure(Some(&p), Series::GpuResident), "2.00x");
+        // Within the noise: its median and "~"; no comparison: the medians, "*".
+        let tie = Some(Speedup::of(
+            Some(Series::CpuAll),
+            &[1000.0, 1100.0, 900.0, 1000.0, 1000.0, 1050.0],
+            &[1000.0; 6],
+            Stop::Rounds,
+        ));
+        assert_eq!(
+            figure(Some(&SweepPoint { end_to_end: tie, ..plain.clone() }), Series::GpuTotal),
+            "1.00x~"
+        );
+        assert_eq!(figure(Some(&plain), Series::GpuTotal), "0.32x*");
+        // A comparison that took no rounds: not decided, from the medians.
+        let none = Some(Speedup::of(Some(Series::CpuAll), &[], &[], Stop::Time));
+        assert_eq!(
+            figure(Some(&SweepPoint { end_to_end: none, ..plain.clone() }), Series::GpuTotal),
+            "0.32x?*"
+        );
+        assert_eq!(figure(None, Series::GpuTotal), "-");
     }
 }

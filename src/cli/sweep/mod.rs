@@ -2,6 +2,7 @@
 //! over sizes x synthetic work levels, with `--radii` over sizes x the blur's radius (the grid,
 //! printed by `grid.rs`); `--op` runs one op on every cell.
 
+mod clocks;
 mod grid;
 
 use crate::cli::out::{errln, outln};
@@ -248,18 +249,14 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     // The plan prices its cells with this machine's pace: what it saw, its ceilings and the ops'
     // rates measured with them.
     let plan = options.plan(calibration.as_ref(), pace.pace_mut());
-    // The one estimator: a grid from its calibration (and the time it took) until a grid ran to
-    // its end here, then (and a plain sweep always) from this machine's pace kept in the cache
-    // folder, which has learned how long the comparisons take to decide.
-    let estimate = match plan.total_ns.filter(|_| !pace.seen_before()) {
-        Some(ns) => crate::engine::estimate::Estimate {
-            seconds: ns as f64 / 1e9 + pace.took_s(),
-            basis: crate::engine::estimate::Basis::Seen,
-        },
-        None => pace.estimate(),
-    };
+    // The one estimator: a grid from its calibration (the whole job, the time the calibration
+    // took included) until a grid ran to its end here, then (and a plain sweep always) from this
+    // machine's pace kept in the cache folder, which has learned how long the comparisons take to
+    // decide. The text says the figure the JSON keeps.
+    let spent_s = pace.took_s();
+    let estimate = plan.whole(spent_s).filter(|_| !pace.seen_before()).unwrap_or_else(|| pace.estimate());
     if !quiet {
-        say_estimate(grid.then_some(&plan), pace.seen_before(), &estimate);
+        say_estimate(grid.then_some(&plan), pace.seen_before(), &estimate, spent_s);
         if let Some(op) = plan.op_sentence().filter(|_| !grid) {
             errln!("{op}");
         }
@@ -319,6 +316,7 @@ fn print_table(r: &SweepResult) {
             if r.gpu_timestamps { "" } else { " (no timestamps: CPU clock)" }
         );
     }
+    outln!("{}", clocks::clocks_line(r));
     let grid = r.is_grid();
     let work = |k: Option<u32>| level_column(r, k);
     if grid {
@@ -525,16 +523,17 @@ fn backend_of(ceiling: Option<Ceiling>) -> Option<Backend> {
     }
 }
 
-/// Says the job's estimate on stderr: a grid's from its calibration's plan until a grid ran here
-/// (`seen`), then the pace's, which has learnt how long the comparisons take to decide, with the
-/// plan's warm runs.
+/// Says the job's estimate on stderr: a grid's from its calibration's plan (the whole job, the
+/// `spent_s` seconds the calibration took included) until a grid ran here (`seen`), then the
+/// pace's, which has learnt how long the comparisons take to decide, with the plan's warm runs.
 fn say_estimate(
     grid: Option<&crate::engine::sweep::GridEstimate>,
     seen: bool,
     estimate: &crate::engine::estimate::Estimate,
+    spent_s: f64,
 ) {
     match grid {
-        Some(plan) if !seen => errln!("estimate: {}", plan.sentence()),
+        Some(plan) if !seen => errln!("estimate: {}", plan.sentence(spent_s)),
         Some(plan) => {
             errln!("estimate: {}", estimate.sentence());
             if let Some(op) = plan.op_sentence() {

@@ -183,11 +183,13 @@ pub const CACHE_LINE_BYTES: u64 = 256 << 10;
 /// Claim 5: data that fits the CPU's cache loses on the GPU. `points` are (input bytes, CPU ns, the
 /// GPU's best ns, the evidence GPU / CPU against 1), smallest first. Holds when the CPU is decided
 /// faster at every size under 256 KiB, does not when the GPU is at one; larger sizes only go into
-/// the sentence.
+/// the sentence. `floor` is the clause on the copies' latency floor ([`latency_floor`]), if
+/// fitted; the sentence ends with the evidence of the sizes that decide, those under 256 KiB.
 #[must_use]
 pub fn cache_sized_data_loses(
     points: &[(u64, f64, f64, Evidence)],
     l2_bytes: Option<u64>,
+    floor: Option<&str>,
 ) -> (Verdict, String) {
     let small: Vec<&(u64, f64, f64, Evidence)> = points.iter().filter(|p| p.0 < CACHE_LINE_BYTES).collect();
     let v = if small.iter().any(|p| p.3.decision == Decision::Below) {
@@ -199,30 +201,32 @@ pub fn cache_sized_data_loses(
     };
     let first_win = points.iter().find(|p| p.3.decision == Decision::Below);
     let mut why = match (first_win, points.last()) {
-        (Some(p), _) => with(
-            &format!("the GPU is faster from {}: {} against the CPU's {}", human(p.0), t(p.2), t(p.1)),
-            &[&p.3],
-        ),
-        (None, Some(p)) => with(
-            &format!(
-                "the GPU is not faster at any size up to {}: the CPU {} against the GPU's best {}",
-                human(p.0),
-                t(p.1),
-                t(p.2)
-            ),
-            &[&p.3],
+        (Some(p), _) => {
+            format!("the GPU is faster from {}: {} against the CPU's {}", human(p.0), t(p.2), t(p.1))
+        }
+        (None, Some(p)) => format!(
+            "the GPU is not faster at any size up to {}: the CPU {} against the GPU's best {}",
+            human(p.0),
+            t(p.1),
+            t(p.2)
         ),
         (None, None) => "nothing was measured".to_owned(),
     };
     if v == Verdict::Inconclusive
         && let Some(p) = small.iter().find(|p| p.3.decision == Decision::Within)
     {
-        why = with(&format!("{why}; at {} the two are within the noise", human(p.0)), &[&p.3]);
+        let _ = write!(why, "; at {} the two are within the noise", human(p.0));
     }
     if let Some(l2) = l2_bytes {
-        why = format!("{why}; this CPU's L2 cache holds {}", human(l2));
+        let _ = write!(why, "; this CPU's L2 cache holds {}", human(l2));
     }
-    (v, why)
+    why.push_str(floor.unwrap_or_default());
+    if small.is_empty() {
+        return (v, why);
+    }
+    let sizes: Vec<String> = small.iter().map(|p| human(p.0)).collect();
+    let deciding: Vec<&Evidence> = small.iter().map(|p| &p.3).collect();
+    (v, with(&format!("{why}; at the sizes the claim names, {}", sizes.join(" and ")), &deciding))
 }
 
 /// Claim 6: one run alone may lose on the GPU. `e` is a cold GPU run (a device opened for it,

@@ -100,18 +100,35 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
         (kb(256), 0.1 * MS, 0.3 * MS, above()),
         (kb(4096), 2.0 * MS, 1.0 * MS, below()),
     ];
-    let (v, why) = cache_sized_data_loses(&points, Some(kb(512)));
+    let (v, why) = cache_sized_data_loses(&points, Some(kb(512)), None);
     assert_eq!(v, Verdict::Holds);
+    // The sentence ends with the evidence of the size that decides (16 KiB), not the 4 MiB one.
     assert!(
-        why.starts_with("the GPU is faster from 4.0 MiB") && why.ends_with("L2 cache holds 512 KiB"),
+        why.starts_with("the GPU is faster from 4.0 MiB")
+            && why.ends_with(
+                "L2 cache holds 512 KiB; at the sizes the claim names, 16 KiB; ratio 3.00 (95% CI \
+                 2.50\u{2013}3.50, 9 rounds)"
+            ),
         "{why}"
     );
+    assert!(!why.contains("0.30"), "{why}");
     let gpu_wins_small = [(kb(16), 1.0 * MS, 0.5 * MS, below())];
-    assert_eq!(cache_sized_data_loses(&gpu_wins_small, None).0, Verdict::DoesNotHold);
+    let (v, why) = cache_sized_data_loses(&gpu_wins_small, None, None);
+    assert_eq!(v, Verdict::DoesNotHold);
+    assert!(
+        why.ends_with("the sizes the claim names, 16 KiB; ratio 0.30 (95% CI 0.20\u{2013}0.40, 9 rounds)"),
+        "{why}"
+    );
     let tie = [(kb(16), 0.01 * MS, 0.2 * MS, above()), (kb(64), 1.0 * MS, 1.0 * MS, noise())];
-    let (v, why) = cache_sized_data_loses(&tie, None);
+    let (v, why) = cache_sized_data_loses(&tie, None, None);
     assert_eq!(v, Verdict::Inconclusive);
     assert!(why.contains("at 64 KiB the two are within the noise"), "{why}");
+    assert!(
+        why.ends_with(
+            "ratio 3.00 (95% CI 2.50\u{2013}3.50, 9 rounds), ratio 1.02 (95% CI 0.95\u{2013}1.09, 9 rounds)"
+        ),
+        "{why}"
+    );
     // The H200's two full runs (2026-12-04): the GPU lost clearly at 16 and 64 KiB in both, and
     // 256 KiB, no size the claim names ("< 256KB"), went either way. Both hold now.
     let h200 = |at_256: Evidence| {
@@ -122,8 +139,29 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
             (kb(1024), 0.100 * MS, 0.068 * MS, ev(0.66, 0.52, 0.79, 1.0)),
         ]
     };
-    assert_eq!(cache_sized_data_loses(&h200(ev(0.48, 0.19, 0.98, 1.0)), None).0, Verdict::Holds);
-    assert_eq!(cache_sized_data_loses(&h200(ev(1.29, 1.14, 1.51, 1.0)), None).0, Verdict::Holds);
+    assert_eq!(cache_sized_data_loses(&h200(ev(0.48, 0.19, 0.98, 1.0)), None, None).0, Verdict::Holds);
+    // The sentence ends with 16 and 64 KiB's ratios, the sizes that decide, after the latency floor;
+    // not with 1 MiB's, the last size, nor 256 KiB's.
+    let named = |size: &str, e: Evidence| Evidence { statistic: format!("GPU's best / CPU at {size}"), ..e };
+    let mut points = h200(ev(1.29, 1.14, 1.51, 1.0));
+    for p in &mut points {
+        p.3 = named(&human(p.0), p.3.clone());
+    }
+    let floor = latency_floor(0.02 * MS, "40 KiB");
+    let (v, why) = cache_sized_data_loses(&points, None, Some(&floor));
+    assert_eq!(v, Verdict::Holds);
+    assert!(
+        why.ends_with(
+            "below that size no GPU wins, however fast; at the sizes the claim names, 16 KiB and 64 \
+             KiB; GPU's best / CPU at 16 KiB 1.83 (95% CI 1.43\u{2013}2.09, 9 rounds), GPU's best / CPU at \
+             64 KiB 1.82 (95% CI 1.49\u{2013}1.92, 9 rounds)"
+        ),
+        "{why}"
+    );
+    assert!(
+        !why.contains("at 1024 KiB") && !why.contains("at 1.0 MiB 0.66") && !why.contains("1.29"),
+        "{why}"
+    );
 }
 
 #[test]

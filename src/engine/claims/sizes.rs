@@ -86,16 +86,17 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         measurements.push(Measurement::of(format!("L{level} cache"), size as f64, unit, "none"));
     }
     let l2 = caches.iter().find(|(level, _)| *level == 2).map(|c| c.1);
-    let (verdict, mut why) = rules::cache_sized_data_loses(&points, l2);
     // The copies' fixed costs, fitted, against the CPU's rate at the largest size.
+    let mut floor = None;
     if let (Some(copies), Some(&(bytes, cpu_ns, ..))) = (engine.copy_latency(), points.last()) {
         let up_and_down_ns = copies.total_ns();
         let floor_bytes = up_and_down_ns * bytes as f64 / cpu_ns.max(1.0);
         let latency_us = up_and_down_ns / 1e3;
         measurements.push(Measurement::of("copies' latency (fitted)", latency_us, "µs", "cpu-clock"));
         measurements.push(Measurement::of("latency floor", floor_bytes / 1024.0, "KiB", "none"));
-        why.push_str(&rules::latency_floor(up_and_down_ns, &rules::human(floor_bytes as u64)));
+        floor = Some(rules::latency_floor(up_and_down_ns, &rules::human(floor_bytes as u64)));
     }
+    let (verdict, why) = rules::cache_sized_data_loses(&points, l2, floor.as_deref());
     Ok(ClaimResult::new(
         (5, "If your data fits in CPU cache (< 256KB), GPU overhead will slow you down."),
         "RGB images of 16 KiB, 64 KiB, 256 KiB, 1 MiB and 4 MiB: the CPU on every thread against the GPU end to end and with the input kept on the GPU, all three in turns; this CPU's cache sizes from the system; the copies' latencies, fitted over 4 KiB to 4 MiB, give the input size below which the GPU cannot win".to_owned(),

@@ -164,6 +164,13 @@ impl Estimate {
         format!("{} ({})", self.amount(), self.why().1)
     }
 
+    /// What it rests on, in a sentence's words: "from runs seen on this machine", "a rough guess
+    /// until a run is seen here", … (as `estimate_basis` names it in JSON).
+    #[must_use]
+    pub fn basis_text(&self) -> &'static str {
+        self.why().0
+    }
+
     /// "about 12 s, from runs seen on this machine", or "under a second, …" (never "about 0 s").
     #[must_use]
     pub fn sentence(&self) -> String {

@@ -26,7 +26,9 @@ pub use plan::{
     CALIBRATION_MP, CALIBRATION_ROUNDS, CELL_SERIES_BUDGET_NS, Calibration, CellPlan, DEFAULT_SIZES_MP,
     DEFAULT_WORK_SIZES_MP, GridEstimate, SweepOptions, calibrate, size_for, teach_pace,
 };
-pub use result::{CostModel, ModelledPoint, Speedup, SweepModel, SweepPoint, SweepResult, Winner};
+pub use result::{
+    CellSpeedUp, CostModel, ModelledPoint, Speedup, SweepModel, SweepPoint, SweepResult, Winner,
+};
 pub use roofline::roofline;
 pub use run::{sweep, sweep_planned};
 pub use verdict::{analyse, to_csv};

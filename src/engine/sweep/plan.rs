@@ -12,7 +12,7 @@
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
-use crate::engine::estimate::{Lane, Pace, Part, Task};
+use crate::engine::estimate::{Basis, Estimate, Lane, Pace, Part, Task};
 use crate::engine::sweep::cell_ops::CellOps;
 use crate::engine::sweep::grid::{AxisLevel, GridAxis, sorted_sizes};
 use crate::engine::sweep::{Series, SweepResult};
@@ -205,27 +205,38 @@ pub struct GridEstimate {
 }
 
 impl GridEstimate {
-    /// What the estimate is, what it is based on, and which cells run fewer times, in a few
-    /// sentences.
+    /// The whole job's estimate, as its user waits for it: the `spent_s` seconds already spent
+    /// before the cells (the calibration) and the cells' [`Self::total_ns`], from runs seen on this
+    /// machine (the calibration's, just now); `None` without a calibration. The one figure the
+    /// text says and the JSON's `estimate_s` keeps.
     #[must_use]
-    pub fn sentence(&self) -> String {
-        let Some(c) = &self.calibration else {
+    pub fn whole(&self, spent_s: f64) -> Option<Estimate> {
+        self.calibration?;
+        Some(Estimate { seconds: self.total_ns? as f64 / 1e9 + spent_s.max(0.0), basis: Basis::Seen })
+    }
+
+    /// What the estimate is ([`Self::whole`], with the `spent_s` seconds already spent), what it
+    /// is based on, and which cells run fewer times, in a few sentences.
+    #[must_use]
+    pub fn sentence(&self, spent_s: f64) -> String {
+        let (Some(c), Some(whole)) = (&self.calibration, self.whole(spent_s)) else {
             return format!(
                 "{}, {} each; no calibration, so no estimate of the time.",
                 count(self.cells.len(), "cell"),
                 count(self.runs, "warm run")
             );
         };
-        let secs = self.total_ns.unwrap_or(0) as f64 / 1e9;
         // "0.2 s", "12.5 s", "1 min 30 s": a fraction of a second is not "0 s".
-        let time = crate::system::units::elapsed_text(secs);
+        let time = crate::system::units::elapsed_text(whole.seconds);
+        let spent = crate::system::units::elapsed_text(spent_s);
         let gpu = if c.gpu_ns.is_some() { " and the GPU end to end" } else { "" };
         let op = self.op_sentence().map_or_else(String::new, |op| format!(" {op}"));
         format!(
-            "{}, estimated at about {time}: the CPU (all threads){gpu} timed once each at \
-             {:.2} MP, 0 and {} rounds per pixel, just now, scaled with pixels x rounds (an estimate, \
-             not a measurement).{op} {}",
+            "{}, estimated at about {time} in all, {}: the {spent} spent calibrating just now, then \
+             the cells, priced from the CPU (all threads){gpu} timed once each at {:.2} MP, 0 and {} \
+             rounds per pixel, scaled with pixels x rounds (an estimate, not a measurement).{op} {}",
             count(self.cells.len(), "cell"),
+            whole.basis_text(),
             c.megapixels,
             c.rounds,
             self.runs_sentence()

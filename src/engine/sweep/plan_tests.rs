@@ -92,20 +92,32 @@ fn a_long_cell_gets_fewer_runs_and_the_estimate_says_which() {
     let total: u64 = e.cells.iter().filter_map(|c| c.estimated_ns).sum();
     // The whole grid: its cells and a little for the calibration and the images made.
     assert!(e.total_ns.is_some_and(|t| t >= total && t as f64 <= total as f64 * 1.1), "{e:?}");
-    let s = e.sentence();
+    // The whole job as its user waits for it: the 2.5 s already spent calibrating and the cells,
+    // seen on this machine; the sentence says that figure and that basis, as the JSON keeps them.
+    let whole = e.whole(2.5).expect("calibrated");
+    assert!((whole.seconds - (e.total_ns.unwrap_or(0) as f64 / 1e9 + 2.5)).abs() < 1e-9, "{whole:?}");
+    assert_eq!(whole.basis, crate::engine::estimate::Basis::Seen);
+    let s = e.sentence(2.5);
     // The total as the status bar says a time ("1 min 05 s"; "0.2 s", never "0 s").
-    let time = graylab_time(e.total_ns.unwrap_or(0));
-    assert!(s.contains(&format!("6 cells, estimated at about {time}:")), "{s}");
+    let time = crate::system::units::elapsed_text(whole.seconds);
+    assert!(
+        s.contains(&format!(
+            "6 cells, estimated at about {time} in all, from runs seen on this machine: the 2.5 s spent \
+             calibrating just now"
+        )),
+        "{s}"
+    );
     assert_eq!(graylab_time(230_000_000), "0.2 s");
     assert!(s.contains("256 rounds at 1 MP (CPU 5, GPU 1); 16 rounds at 4 MP"), "{s}");
     // Without a calibration: the runs asked everywhere, no time.
     let e = o.plan(None, &Pace::default());
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 5 && c.estimated_ns.is_none()));
-    assert!(e.sentence().contains("no estimate"), "{}", e.sentence());
+    assert!(e.sentence(0.0).contains("no estimate"), "{}", e.sentence(0.0));
+    assert_eq!(e.whole(2.5), None);
     // A plain sweep with a calibration still gets the runs asked, one thread included.
     let e = options(vec![0], false).plan(Some(&calibration()), &Pace::default());
     assert!(e.cells.iter().all(|c| c.cpu_runs == 5 && c.gpu_runs == 0 && c.single_thread));
-    assert!(e.sentence().contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence());
+    assert!(e.sentence(0.0).contains("Every cell gets the 5 warm runs asked"), "{}", e.sentence(0.0));
 }
 
 #[test]
@@ -137,7 +149,7 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
         |radius| e.cells.iter().find(|c| c.megapixels.total_cmp(&4.0).is_eq() && c.op == Op::Blur { radius });
     let (Some(small), Some(large)) = (cost(1), cost(16)) else { panic!("cells") };
     assert!(large.estimated_ns > small.estimated_ns, "{large:?} {small:?}");
-    assert!(e.sentence().contains("priced from the ops' rates measured"), "{}", e.sentence());
+    assert!(e.sentence(0.0).contains("priced from the ops' rates measured"), "{}", e.sentence(0.0));
     // The work axis with one op on every cell keeps its levels.
     let blur = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
     let o = SweepOptions { ops: blur, ..options(vec![0, 16], false) };

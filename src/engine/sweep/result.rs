@@ -4,11 +4,14 @@
 use crate::engine::WorkgroupSize;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::PhaseRate;
+use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Decision, Interval, Stop, ratios};
+use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::{AxisLevel, Frontier, GridAxis, Roofline, Series};
 use crate::gpu::GpuCeilings;
 use crate::pixel::{Formula, Op};
+use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
 /// The measurements at one size.
@@ -94,6 +97,50 @@ impl SweepPoint {
     pub fn was_busy(&self) -> bool {
         self.busy.is_some_and(|b| b.is_busy())
     }
+
+    /// The clock that timed this point's GPU `phase` (its kernel, upload or download), as its
+    /// rate keeps it: the kernel on the CPU clock where the adapter gave no timestamps; `None`
+    /// where it has no such rate.
+    #[must_use]
+    pub fn gpu_phase_clock(&self, phase: Phase) -> Option<Clock> {
+        let on_gpu = |c: Option<Ceiling>| c.is_some_and(|c| c != Ceiling::MemoryStream);
+        self.rates
+            .iter()
+            .find(|r| r.phase == phase && r.part == PhasePart::Whole && on_gpu(r.ceiling))
+            .map(|r| r.source)
+    }
+
+    /// The GPU's speed-up with `series` over the best CPU series here, the one figure every map
+    /// shows: end to end, the sampled comparison's ([`Speedup::figure`], the figure its verdict
+    /// line prints) where it took rounds; else (the resident series, a sweep saved without
+    /// comparisons, a comparison with no rounds) the best CPU median over the series' median.
+    #[must_use]
+    pub fn speed_up(&self, series: Series) -> Option<CellSpeedUp> {
+        let sampled = self.end_to_end.filter(|_| series == Series::GpuTotal).and_then(|c| c.figure());
+        if let Some(ratio) = sampled {
+            return Some(CellSpeedUp { ratio, sampled: true });
+        }
+        let gpu_ns = self.median_ns(series)?;
+        Some(CellSpeedUp { ratio: self.best_cpu_ns()? as f64 / gpu_ns.max(1) as f64, sampled: false })
+    }
+}
+
+/// A map cell's figure: the GPU's speed-up over the best CPU series, and what it rests on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellSpeedUp {
+    /// CPU time over GPU time: above 1 the GPU is faster.
+    pub ratio: f64,
+    /// Whether it is the median of the per-round ratios run in turns (`false`: the medians of
+    /// the series' separate warm runs, a cell without samples).
+    pub sampled: bool,
+}
+
+impl CellSpeedUp {
+    /// How a map marks a figure from the medians of separate runs: "*" (none on a sampled one).
+    #[must_use]
+    pub fn mark(self) -> &'static str {
+        if self.sampled { "" } else { "*" }
+    }
 }
 
 /// Who is faster at one point, as the sampling engine decided it.
@@ -174,6 +221,13 @@ impl Speedup {
             cpu_ns: Interval::of(cpu_ns),
             gpu_ns: Interval::of(gpu_ns),
         }
+    }
+
+    /// The speed-up its [`Self::label`] prints: the interval's median, else the median of too few
+    /// rounds for an interval; `None` with no rounds.
+    #[must_use]
+    pub fn figure(&self) -> Option<f64> {
+        self.speed_up.map(|i| i.median).or(self.rough_speed_up.filter(|_| self.rounds > 0))
     }
 
     /// Whether these rounds already decide who is faster.
@@ -402,8 +456,6 @@ impl SweepPoint {
     /// A made-up point of `mp` megapixels (1 x 1 pixels) with one run of each series' median;
     /// with a GPU total and kernel, what is not the kernel is its upload and download, half each.
     pub(crate) fn for_tests(mp: f64, medians_ns: &[(Series, u64)]) -> Self {
-        use crate::engine::ceilings::PhasePart;
-        use crate::engine::spans::Phase;
         let series: Vec<(Series, Stats)> = medians_ns.iter().map(|&(s, ns)| (s, one_run(ns))).collect();
         let median = |wanted| medians_ns.iter().find(|(s, _)| *s == wanted).map(|&(_, ns)| ns);
         let moving =
@@ -413,7 +465,7 @@ impl SweepPoint {
             part: PhasePart::Whole,
             bytes: 3,
             ns,
-            source: crate::system::clock::Clock::CpuClock,
+            source: Clock::CpuClock,
             gb_per_s: 3.0 / ns.max(1) as f64,
             ceiling: None,
             ceiling_gb_per_s: None,
@@ -443,5 +495,36 @@ impl SweepResult {
             points,
             ..Self::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sampling::Stop;
+
+    #[test]
+    fn a_cells_speed_up_is_its_sampled_figure_where_it_took_rounds_else_the_medians() {
+        let medians = [(Series::CpuAll, 1600), (Series::GpuTotal, 5000), (Series::GpuResident, 800)];
+        let plain = SweepPoint::for_tests(1.0, &medians);
+        // No comparison: the medians of the separate runs, marked.
+        let from_medians = CellSpeedUp { ratio: 0.32, sampled: false };
+        assert_eq!(plain.speed_up(Series::GpuTotal), Some(from_medians));
+        assert_eq!(from_medians.mark(), "*");
+        // Run in turns, the GPU 3.2x faster: that figure, not the medians' 0.32x.
+        let compared = |cpu: &[f64], gpu: &[f64]| SweepPoint {
+            end_to_end: Some(Speedup::of(Some(Series::CpuAll), cpu, gpu, Stop::Decided)),
+            ..plain.clone()
+        };
+        let decided = compared(&[1600.0; 6], &[500.0; 6]);
+        assert_eq!(decided.speed_up(Series::GpuTotal), Some(CellSpeedUp { ratio: 3.2, sampled: true }));
+        assert_eq!(decided.end_to_end.map(|c| c.label()), Some("GPU faster: 3.20x (3.20–3.20)".to_owned()));
+        // The data kept on the GPU is never run in turns: its medians.
+        assert_eq!(decided.speed_up(Series::GpuResident), Some(CellSpeedUp { ratio: 2.0, sampled: false }));
+        // Too few rounds for an interval: the rough figure the line prints ("about 2.00x").
+        let rough = compared(&[1000.0, 1000.0], &[500.0, 500.0]);
+        assert_eq!(rough.speed_up(Series::GpuTotal), Some(CellSpeedUp { ratio: 2.0, sampled: true }));
+        // No rounds at all: the medians again.
+        assert_eq!(compared(&[], &[]).speed_up(Series::GpuTotal), Some(from_medians));
     }
 }

@@ -9,7 +9,7 @@
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Ui};
 
 use super::roofs::{Key, keys_ui};
-use crate::engine::sweep::{FrontierPoint, GridAxis, Series, Speedup, SweepResult};
+use crate::engine::sweep::{CellSpeedUp, FrontierPoint, GridAxis, Series, Speedup, SweepResult};
 
 /// Which GPU series a map holds against the best CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,13 +20,20 @@ pub(super) enum Path {
     Resident,
 }
 
-/// One cell: the medians it compares.
+/// One cell: the medians it compares and the figure it shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct MapCell {
     /// The faster CPU series here and its median, ns.
     pub cpu: (Series, u64),
     /// The GPU series' median, ns.
     pub gpu_ns: u64,
+    /// The GPU's speed-up shown, as the CLI's map and the comparison's line say it
+    /// ([`crate::engine::sweep::SweepPoint::speed_up`]): run in turns where it was, else from
+    /// the medians.
+    pub figure: CellSpeedUp,
+    /// Whether the GPU wins here, as the engine's frontier decides it
+    /// ([`crate::engine::sweep::SweepPoint::gpu_wins`]).
+    pub wins: bool,
     /// End to end: the GPU and the best CPU run in turns, as the sweep decided who is faster
     /// (`None` on the map of the input kept on the GPU, or in a sweep saved without it).
     pub compared: Option<Speedup>,
@@ -35,7 +42,7 @@ pub(super) struct MapCell {
 impl MapCell {
     /// How many times faster the GPU is (below 1: slower).
     pub fn speed_up(self) -> f64 {
-        self.cpu.1 as f64 / self.gpu_ns.max(1) as f64
+        self.figure.ratio
     }
 }
 
@@ -88,7 +95,8 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
                     .filter_map(|s| Some((s, p.median_ns(s)?)))
                     .min_by_key(|(_, ns)| *ns)?;
                 let compared = if path == Path::EndToEnd { p.end_to_end } else { None };
-                Some(MapCell { cpu, gpu_ns: p.median_ns(gpu_series)?, compared })
+                let (figure, wins) = (p.speed_up(gpu_series)?, p.gpu_wins(gpu_series));
+                Some(MapCell { cpu, gpu_ns: p.median_ns(gpu_series)?, figure, wins, compared })
             }));
         }
     }
@@ -106,9 +114,7 @@ pub(super) fn grid(result: &SweepResult, path: Path) -> Grid {
                 Some(point) => from(point).map_or(levels.len(), |k| nearest_row(&levels, k)),
                 // No frontier in the result: the lowest row from which every cell up wins.
                 None => (0..=levels.len())
-                    .find(|&r| {
-                        (r..levels.len()).all(|row| cells[row * cols + c].is_some_and(|x| x.speed_up() > 1.0))
-                    })
+                    .find(|&r| (r..levels.len()).all(|row| cells[row * cols + c].is_some_and(|x| x.wins)))
                     .unwrap_or(levels.len()),
             }
         })
@@ -253,11 +259,13 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
     };
     ui.label(
         RichText::new(format!(
-            "Each cell: the GPU's speed-up over the best CPU there (1 or all threads), the CPU's median over the \
-             GPU's: 3.4x means the GPU took 1/3.4 of the CPU's time. Medians of the warm runs, the CPU and the GPU \
-             end to end on the CPU clock. End to end, the two also ran in turns until one was decided faster: \
-             \"~\" marks a cell where they are within the noise, \"?\" one with too few rounds in the time budget to \
-             decide (no win either way); hover a cell for its interval. {levels}"
+            "Each cell: the GPU's speed-up over the best CPU there (1 or all threads), the CPU's time over the \
+             GPU's: 3.4x means the GPU took 1/3.4 of the CPU's time, the CPU and the GPU end to end on the CPU \
+             clock. End to end, the two ran in turns until one was decided faster, and the cell is the median \
+             of those rounds (hover it for its interval): \"~\" marks a cell where they are within the noise, \
+             \"?\" one with too few rounds in the time budget to decide (no win either way). \"*\" marks one \
+             not run in turns, from the medians of the warm runs, as every cell with the input kept on the GPU \
+             is. {levels}"
         ))
         .small(),
     );
@@ -314,7 +322,10 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
             let (fill, label) = match cell {
                 Some(x) => {
                     let mark = x.compared.map_or("", |c| c.winner.mark());
-                    (ratio_colour(x.speed_up(), dark), format!("{}{mark}", ratio_text(x.speed_up())))
+                    // "*": end to end from the medians (the input kept always is, as the legend says).
+                    let medians = if path == Path::EndToEnd { x.figure.mark() } else { "" };
+                    let figure = format!("{}{mark}{medians}", ratio_text(x.speed_up()));
+                    (ratio_colour(x.speed_up(), dark), figure)
                 }
                 None => (ui.visuals().faint_bg_color, "-".to_owned()),
             };
@@ -328,13 +339,12 @@ fn map_ui(ui: &mut Ui, g: &Grid, path: Path, size: egui::Vec2) {
                     format!("\nrun in turns: {}, {} rounds", c.label(), c.rounds)
                 });
                 response.on_hover_text(format!(
-                    "{:.2} MP, {}\nGPU {}, best CPU ({}) {}: {}{sampled}",
+                    "{:.2} MP, {}: {label}\nmedians of the warm runs: GPU {}, best CPU ({}) {}{sampled}",
                     g.sizes_mp[c],
                     g.axis.level_text(f64::from(*level)),
                     crate::app::look::duration(x.gpu_ns),
                     x.cpu.0.label(),
                     crate::app::look::duration(x.cpu.1),
-                    label
                 ));
             }
         }

@@ -93,6 +93,15 @@ fn end_to_end_cells_carry_the_comparison_run_in_turns_and_its_mark() {
     let mark = |i: usize| g.cells[i].expect("a cell").compared.map(|c| c.winner.mark());
     assert_eq!((mark(0), mark(1), mark(2)), (Some("?"), Some(""), None));
     assert!(g.cells[0].and_then(|c| c.compared).expect("compared").label().starts_with("not decided"));
+    // Each cell shows the figure its comparison printed, as the CLI's map does: at 8 MP the GPU
+    // 3.2x faster run in turns, where the medians of the separate runs say 0.32x; a cell not run in
+    // turns (1 MP, 16 rounds) the medians', marked so.
+    let cell = |i: usize| g.cells[i].expect("a cell");
+    assert_eq!(cell(1).figure, CellSpeedUp { ratio: 3.2, sampled: true });
+    assert!((cell(1).speed_up() - 3.2).abs() < 1e-12 && cell(1).wins);
+    assert!((cell(0).speed_up() - 0.205).abs() < 0.002 && cell(0).figure.sampled && !cell(0).wins);
+    assert_eq!(cell(2).figure, CellSpeedUp { ratio: 0.8, sampled: false });
+    assert_eq!(cell(2).figure.mark(), "*");
     let kept = grid(&s, Path::Resident);
     assert!(kept.cells.iter().flatten().all(|c| c.compared.is_none()), "kept on the GPU: not run in turns");
 }

@@ -173,12 +173,11 @@ impl WorkerState {
             None
         };
         let plan = options.plan(calibration.as_ref(), pace);
-        if let Some(ns) = plan.total_ns.filter(|_| !pace.has_seen(options.task())) {
+        let spent_s = ticket.progress().map_or(0.0, |p| f64::from(p.elapsed_secs()));
+        if let Some(whole) = plan.whole(spent_s).filter(|_| !pace.has_seen(options.task())) {
             // The calibration knows better than the estimate made before it, until a grid ran
             // to its end here: the pace then knows how long its comparisons take to decide.
-            ticket.set_estimate(
-                ns as f64 / 1e9 + ticket.progress().map_or(0.0, |p| f64::from(p.elapsed_secs())),
-            );
+            ticket.set_estimate(whole.seconds);
         }
         // A cell's weight: its estimate where calibrated, else its pixels (and a fixed part).
         let weights: Vec<f64> = plan
