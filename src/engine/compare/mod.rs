@@ -7,8 +7,10 @@
 //! timed runs (`median_ns`, with the runs' range `min_ns`–`max_ns`), a probe (`bytes` or `ops`
 //! over `median_ns`: a rate, its range from the median repetition to the best), a ratio with its
 //! interval (`median`, `ci_low`, `ci_high`), a claim's measurement (`value` in `unit`, timed by
-//! `clock`). Each is named by its path, array elements by what tells them apart. Derived figures
-//! (rates at the median, models, rooflines, single cold runs) are left out.
+//! `clock`). Each is named by its path and by every setting that changes what was measured
+//! (`names.rs`): figures of another setting are in one result only, never compared. Derived
+//! figures (rates at the median, models, rooflines, single cold runs, a round trip's time per
+//! operation and its medians again with intervals) are left out, so one measurement is one figure.
 //!
 //! A figure is beyond its noise when its two ranges do not overlap: for timed runs, every run of
 //! one result was slower than every run of the other (a 95% interval of one run's median says
@@ -17,8 +19,12 @@
 
 use serde_json::Value;
 
-/// Keys whose subtrees hold no figure to compare: the stamp, single or derived runs, models.
-const SKIPPED_KEYS: [&str; 13] = [
+mod names;
+
+/// Keys whose subtrees hold no figure to compare: the stamp, single or derived runs, models, and
+/// a round trip's figures derived from its `cpu_total_ns` and `gpu_total_ns` (the time per
+/// operation; the same rounds' medians with their intervals).
+const SKIPPED_KEYS: [&str; 16] = [
     "provenance",
     "cold",
     "warm",
@@ -32,6 +38,9 @@ const SKIPPED_KEYS: [&str; 13] = [
     "estimate_basis",
     "adapters",
     "valid_workgroups",
+    "cpu_per_op_ns",
+    "cpu_ns",
+    "gpu_ns",
 ];
 
 /// Keys that only hold a list or a group: left out of a figure's name.
@@ -175,15 +184,9 @@ pub fn kind_of(json: &Value) -> Option<String> {
 #[must_use]
 pub fn figures(json: &Value) -> Vec<Figure> {
     let mut found = Vec::new();
-    // A whole file of one image and work (round trips, a sweep's divergent work) names them
-    // first: figures of another image or work are not the same figures.
-    let mut root = Vec::new();
-    if let Some(size) = size_of(json) {
-        root.push(size);
-    }
-    if json.get("divergent").and_then(Value::as_bool) == Some(true) {
-        root.push("divergent".to_owned());
-    }
+    // A whole file of one setup (round trips, a sweep, a workgroup race) names them first:
+    // figures of another image, formula, workgroup, threads or work are not the same figures.
+    let mut root: Vec<String> = names::root_label(json, kind_of(json).as_deref()).into_iter().collect();
     walk(json, &mut root, &mut found);
     // Two figures of one name (a setting run twice) are told apart by their order.
     let mut seen = std::collections::HashMap::<String, usize>::new();
@@ -227,73 +230,13 @@ fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<Figure>) {
                     path.pop();
                     continue;
                 }
-                path.push(label_of(item).unwrap_or_else(|| format!("#{}", i + 1)));
+                path.push(names::label_of(item).unwrap_or_else(|| format!("#{}", i + 1)));
                 walk(item, path, found);
                 path.pop();
             }
         }
         _ => {}
     }
-}
-
-/// An object's image size, `WxH`, where it says it.
-fn size_of(item: &Value) -> Option<String> {
-    let side = |key| item.get(key).and_then(Value::as_u64);
-    Some(format!("{}x{}", side("width")?, side("height")?))
-}
-
-/// What tells an array element apart from its neighbours (a run's settings and image, a
-/// sweep's size, work and op, a pass count, a phase and its clock).
-fn label_of(item: &Value) -> Option<String> {
-    let text = |key| item.get(key).and_then(Value::as_str).map(str::to_owned);
-    if let Some(settings) = item.get("settings") {
-        let label = settings_label(settings);
-        return Some(match size_of(item) {
-            Some(size) => format!("{label} {size}"),
-            None => label,
-        });
-    }
-    if let Some(id) = item.get("id").and_then(Value::as_u64) {
-        return Some(format!("claim {id}"));
-    }
-    if let Some(mp) = item.get("megapixels").and_then(Value::as_f64) {
-        let rounds = item.get("work_rounds").and_then(Value::as_u64).unwrap_or(0);
-        let work = if rounds > 0 { format!(" k={rounds}") } else { String::new() };
-        let op = item.get("op").and_then(Value::as_str).filter(|op| *op != "none");
-        return Some(format!("{mp:.2} MP{work}{}", op.map_or_else(String::new, |op| format!(" then {op}"))));
-    }
-    if let Some(passes) = item.get("passes").and_then(Value::as_u64) {
-        return Some(format!("{passes} passes"));
-    }
-    if let (Some(phase), Some(clock)) = (text("phase"), text("source")) {
-        return Some(format!("{phase} [{clock}]"));
-    }
-    text("phase").or_else(|| text("statistic")).or_else(|| text("name")).or_else(|| text("pass"))
-}
-
-/// A run's settings as a name: `gpu wg 16x16 bt601`, `cpu 2 threads linear k=64`, `cpu 2
-/// threads bt601 then blur:8`.
-fn settings_label(s: &Value) -> String {
-    let text = |key| s.get(key).and_then(Value::as_str).unwrap_or("?");
-    let num =
-        |group: Option<&Value>, key, or| group.and_then(|g| g.get(key)).and_then(Value::as_u64).unwrap_or(or);
-    let backend = text("backend");
-    let how = if backend == "gpu" {
-        let (x, y) = (num(s.get("workgroup"), "x", 0), num(s.get("workgroup"), "y", 1));
-        if y > 1 { format!("wg {x}x{y}") } else { format!("wg {x}") }
-    } else {
-        format!("{} threads", num(Some(s), "threads", 0))
-    };
-    let rounds = num(s.get("work"), "rounds", 0);
-    let divergent = s.get("work").and_then(|w| w.get("divergent")).and_then(Value::as_bool) == Some(true);
-    let work = match (rounds, divergent) {
-        (0, _) => String::new(),
-        (k, false) => format!(" k={k}"),
-        (k, true) => format!(" k={k} divergent"),
-    };
-    let op = s.get("op").and_then(Value::as_str).filter(|op| *op != "none");
-    let op = op.map_or_else(String::new, |op| format!(" then {op}"));
-    format!("{backend} {how} {}{work}{op}", text("formula"))
 }
 
 /// The figure an object is, if it is one.

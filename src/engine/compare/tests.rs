@@ -2,7 +2,7 @@
 //! judged against the threshold and its noise.
 
 use super::{Better, Change, Unit, compare, figures, kind_of};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn bench(kernel: [u64; 3], total: [u64; 3]) -> serde_json::Value {
     let stats = |[min, median, max]: [u64; 3], extra: serde_json::Value| {
@@ -89,13 +89,13 @@ fn figures_of_another_image_work_clock_pass_count_or_op_are_other_figures() {
         "a clock"
     );
     // Pass counts and a sweep's ops name their points; a median time with its interval is a time.
-    let point = |passes: u64, ns: f64| json!({ "passes": passes, "cpu_ns": { "median": ns, "ci_low": ns, "ci_high": ns } });
+    let point = |passes: u64, ns: f64| json!({ "passes": passes, "gpu_kernel_ns": { "median": ns, "ci_low": ns, "ci_high": ns } });
     let passes = |counts: &[(u64, f64)]| {
         json!({ "kind": "round_trips", "width": 64, "height": 64,
         "points": counts.iter().map(|&(p, ns)| point(p, ns)).collect::<Vec<_>>() })
     };
     let found = figures(&passes(&[(1, 5.0), (4, 9.0)]));
-    assert_eq!(found[1].name, "64x64 · 4 passes · cpu_ns");
+    assert_eq!(found[1].name, "64x64 · 4 passes · gpu_kernel_ns");
     assert_eq!((found[1].unit.clone(), found[1].better), (Unit::Ns, Better::Lower));
     let c = compare(&passes(&[(1, 5.0), (2, 6.0)]), &passes(&[(4, 9.0), (8, 20.0)]), 0.10);
     assert!(c.rows.is_empty() && c.only_base.len() == 2, "{c:?}");
@@ -105,6 +105,88 @@ fn figures_of_another_image_work_clock_pass_count_or_op_are_other_figures() {
     };
     assert_eq!(figures(&sweep("blur:4"))[0].name, "1.00 MP then blur:4 · cpu1");
     assert!(compare(&sweep("blur:1"), &sweep("blur:16"), 0.10).rows.is_empty());
+}
+
+/// The rows, the figures only in the base and only in the new result of `base` against `new`.
+fn apart(base: &Value, new: &Value) -> (usize, usize, usize) {
+    let c = compare(base, new, 0.10);
+    (c.rows.len(), c.only_base.len(), c.only_new.len())
+}
+
+/// `json` with `edit` made.
+fn edited(json: &Value, edit: impl Fn(&mut Value)) -> Value {
+    let mut new = json.clone();
+    edit(&mut new);
+    new
+}
+
+#[test]
+fn a_bench_run_of_other_settings_or_with_its_input_kept_on_the_gpu_is_another_run() {
+    let base = bench([90, 100, 120], [180, 200, 260]);
+    let kept = edited(&base, |v| v["results"][0]["input_kept_on_gpu"] = json!(true));
+    assert_eq!(figures(&kept)[1].name, "gpu wg 16x16 bt601 input kept on GPU · kernel [gpu-timestamp]");
+    assert_eq!(apart(&base, &kept), (1, 2, 2), "only the device copy is compared");
+    let not_kept = edited(&base, |v| v["results"][0]["input_kept_on_gpu"] = json!(false));
+    assert_eq!(apart(&base, &not_kept), (3, 0, 0), "not kept, as the base");
+    let settings = |v: &mut Value| v["results"][0]["settings"].take();
+    let wide = edited(&base, |v| {
+        let mut s = settings(v);
+        s["workgroup"] = json!({ "x": 256, "y": 1 });
+        v["results"][0]["settings"] = s;
+    });
+    assert_eq!(figures(&wide)[2].name, "gpu wg 256 bt601 · total");
+    assert_eq!(apart(&base, &wide), (1, 2, 2), "another workgroup");
+    let linear = edited(&base, |v| v["results"][0]["settings"]["formula"] = json!("linear"));
+    assert_eq!(apart(&base, &linear), (1, 2, 2), "another formula");
+    // On the CPU the threads name the run, the workgroup does not.
+    let cpu = edited(&base, |v| v["results"][0]["settings"]["backend"] = json!("cpu"));
+    assert_eq!(figures(&cpu)[2].name, "cpu 2 threads bt601 · total");
+    let one = edited(&cpu, |v| v["results"][0]["settings"]["threads"] = json!(1));
+    assert_eq!(apart(&cpu, &one), (1, 2, 2), "another thread count");
+    assert_eq!(
+        apart(&cpu, &edited(&cpu, |v| v["results"][0]["settings"]["workgroup"]["x"] = json!(64))),
+        (3, 0, 0)
+    );
+}
+
+#[test]
+fn a_file_of_one_setup_names_its_figures_by_it() {
+    // Round trips: image, formula, workgroup, threads and work at the top; the time per
+    // operation and the same rounds' medians with intervals are not figures of their own.
+    let stats = json!({ "min_ns": 9, "median_ns": 10, "max_ns": 11, "runs": 3 });
+    let interval = json!({ "median": 10.0, "ci_low": 9.0, "ci_high": 11.0, "samples": 3 });
+    let trips = json!({ "kind": "round_trips", "width": 64, "height": 48, "formula": "bt601",
+        "workgroup": { "x": 256, "y": 1 }, "cpu_threads": 2, "work_rounds": 0, "divergent": false,
+        "points": [{ "passes": 1, "cpu_total_ns": stats, "cpu_per_op_ns": stats, "cpu_ns": interval,
+                     "gpu_ns": interval, "gpu_per_op_ns": 10.0 }] });
+    let names = |json: &Value| figures(json).into_iter().map(|f| f.name).collect::<Vec<_>>();
+    assert_eq!(names(&trips), ["wg 256 2 threads bt601 64x48 · 1 passes · cpu_total_ns"]);
+    let work = edited(&trips, |v| v["work_rounds"] = json!(64));
+    assert_eq!(names(&work), ["wg 256 2 threads bt601 k=64 64x48 · 1 passes · cpu_total_ns"]);
+    assert_eq!(apart(&trips, &work), (0, 1, 1), "other work");
+    assert_eq!(apart(&trips, &edited(&trips, |v| v["cpu_threads"] = json!(1))), (0, 1, 1), "other threads");
+    assert_eq!(apart(&trips, &trips), (1, 0, 0));
+    // A workgroup race: each shape by its name, the race by its image, formula and work.
+    let race = json!({ "kind": "workgroups", "width": 256, "height": 192, "formula": "bt601",
+        "work": { "rounds": 0, "mask": 0, "divergent": false },
+        "shapes": [{ "workgroup": "16x16", "kernel_ns": interval, "clock": "gpu-timestamp" }] });
+    let found = figures(&race);
+    assert_eq!(found[0].name, "bt601 256x192 · shapes · wg 16x16 · kernel_ns");
+    assert_eq!((found[0].unit.clone(), found[0].better), (Unit::Ns, Better::Lower));
+    assert_eq!(apart(&race, &edited(&race, |v| v["width"] = json!(1024))), (0, 1, 1), "another image");
+    let divergent = edited(&race, |v| v["work"] = json!({ "rounds": 64, "divergent": true }));
+    assert_eq!(names(&divergent)[0], "bt601 k=64 divergent 256x192 · shapes · wg 16x16 · kernel_ns");
+    // A sweep: its formula, workgroup and threads at the top, each point's size, work and op.
+    let sweep = json!({ "kind": "sweep", "formula": "bt601", "workgroup": { "x": 16, "y": 16 },
+        "cpu_threads": 2, "divergent": false, "op": "blur:4",
+        "points": [{ "megapixels": 1.0, "work_rounds": 8, "op": "blur:4", "series": [["cpu1", stats]] }] });
+    assert_eq!(names(&sweep), ["wg 16x16 2 threads bt601 · 1.00 MP k=8 then blur:4 · cpu1"]);
+    assert_eq!(
+        apart(&sweep, &edited(&sweep, |v| v["formula"] = json!("linear"))),
+        (0, 1, 1),
+        "another formula"
+    );
+    assert_eq!(apart(&sweep, &edited(&sweep, |v| v["workgroup"]["x"] = json!(8))), (0, 1, 1));
 }
 
 #[test]
