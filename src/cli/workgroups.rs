@@ -4,6 +4,8 @@
 
 use std::process::ExitCode;
 
+use image::DynamicImage;
+
 use super::bench::{BenchArgs, bench_image};
 use super::out::outln;
 use crate::engine::sampling::{Budget, Interval};
@@ -11,9 +13,16 @@ use crate::engine::sweep::{WorkgroupRace, workgroups};
 use crate::engine::{ConvertSettings, Engine, WorkgroupSize, bench_bytes};
 use crate::system::units::ms;
 
-/// The race as JSON: per shape its kernel time's interval and clock, then the verdict (each
-/// shape named as `256` or `16x16`, or null).
-fn race_json(image: &str, adapter: &str, software: bool, r: &WorkgroupRace) -> serde_json::Value {
+/// The race as JSON: the image's size, the formula and the work it ran with, per shape its kernel
+/// time's interval and clock, then the verdict (each shape named as `256` or `16x16`, or null).
+fn race_json(
+    image: &DynamicImage,
+    label: &str,
+    settings: &ConvertSettings,
+    adapter: &str,
+    software: bool,
+    r: &WorkgroupRace,
+) -> serde_json::Value {
     let shapes: Vec<serde_json::Value> = r
         .shapes
         .iter()
@@ -26,7 +35,11 @@ fn race_json(image: &str, adapter: &str, software: bool, r: &WorkgroupRace) -> s
         })
         .collect();
     serde_json::json!({
-        "image": image,
+        "image": label,
+        "width": image.width(),
+        "height": image.height(),
+        "formula": settings.formula,
+        "work": settings.work,
         "adapter": adapter,
         "software_adapter": software,
         "shapes": shapes,
@@ -68,7 +81,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let budget = Budget::FULL;
     let race = workgroups(&engine, &image, &settings, &budget, None, &mut |_| {})?;
     if args.json {
-        let json = race_json(&label, &adapter, software, &race);
+        let json = race_json(&image, &label, &settings, &adapter, software, &race);
         outln!(
             "{}",
             crate::io::stamped_json(crate::io::ResultKind::Workgroups, &engine.provenance(), &json)?

@@ -184,3 +184,133 @@ fn compare_reads_only_a_small_regular_file() {
         assert!(text(&o).contains(says), "{new}: {}", text(&o));
     }
 }
+
+/// `graylab compare base new` in `dir`: its exit code, its text, and the figures it found only in
+/// the base and only in the new result (from its summary).
+fn compared(dir: &Path, base: &str, new: &str) -> (Option<i32>, String, (usize, usize)) {
+    let o = graylab(&["compare", base, new], dir);
+    let said = text(&o);
+    let count = |before: &str| {
+        let at = said.find(before).unwrap_or_default();
+        said[..at].rsplit(' ').next().and_then(|n| n.parse().ok()).unwrap_or(0)
+    };
+    let only = (count(" only in the base"), count(" only in the new result"));
+    (o.status.code(), said, only)
+}
+
+/// Results of other settings are other figures: each only in its own result, never compared, so
+/// never SLOWER and no exit 3 (issue: `compare` set them against each other, exit 3); a result
+/// against itself is still compared figure by figure, nothing moved.
+fn assert_apart_and_same_still_compared(dir: &Path, base: &str, other: &str) {
+    let (code, said, (only_base, only_new)) = compared(dir, base, other);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(only_base > 0 && only_new > 0, "({only_base}, {only_new}): {said}");
+    assert!(said.contains("0 slower") && !said.contains("SLOWER"), "{said}");
+    let (code, said, only) = compared(dir, base, base);
+    assert_eq!((code, only), (Some(0), (0, 0)), "{said}");
+    assert!(said.contains("No figure moved") && !said.contains("only in"), "{said}");
+}
+
+#[test]
+fn compare_keeps_a_bench_with_its_input_kept_on_the_gpu_apart() {
+    if crate::common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let args = ["bench", "--synthetic", "128x96", "--runs", "3", "--backend", "gpu", "--json"];
+    write(d, "nokeep.json", &json_of(&args, d));
+    let kept = json_of(&[&args[..], &["--keep-input-on-gpu"]].concat(), d);
+    write(d, "keep.json", &kept);
+    assert_apart_and_same_still_compared(d, "keep.json", "nokeep.json");
+    // The probes both ran are still compared; the kept run's figures are named so, and a slower
+    // copy of them is still SLOWER, exit 3.
+    let (_, said, _) = compared(d, "keep.json", "nokeep.json");
+    assert!(!said.contains("no figure in common"), "{said}");
+    write(d, "base.json", &scaled(&kept, 1.0));
+    write(d, "slower.json", &scaled(&kept, 3.0));
+    let (code, said, _) = compared(d, "base.json", "slower.json");
+    assert_eq!(code, Some(3), "{said}");
+    assert!(
+        said.lines()
+            .any(|l| l.contains("input kept on GPU") && l.contains("· kernel") && l.ends_with("SLOWER")),
+        "{said}"
+    );
+}
+
+#[test]
+fn compare_keeps_round_trips_of_other_work_apart_and_counts_a_measurement_once() {
+    if crate::common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let args = ["bench", "--synthetic", "128x96", "--passes", "1,2", "--runs", "1", "--json"];
+    let plain = json_of(&args, d);
+    write(d, "p0.json", &plain);
+    write(d, "p64.json", &json_of(&[&args[..], &["--work", "64"]].concat(), d));
+    assert_apart_and_same_still_compared(d, "p0.json", "p64.json");
+    let (_, said, _) = compared(d, "p0.json", "p64.json");
+    assert!(said.contains("have no figure in common"), "{said}");
+    // Every timed run three times as long: each point's CPU round, GPU round and (with
+    // timestamps) GPU passes are slower once, not again as a time per operation or an interval.
+    write(d, "base.json", &scaled(&plain, 1.0));
+    write(d, "slower.json", &scaled(&plain, 3.0));
+    let points = plain["points"].as_array().expect("points");
+    let timed = points.iter().map(|p| 2 + usize::from(p["gpu_kernel_ns"].is_object())).sum::<usize>();
+    let (code, said, _) = compared(d, "base.json", "slower.json");
+    assert_eq!(code, Some(3), "{said}");
+    assert!(said.contains(&format!("{timed} slower")), "{timed}: {said}");
+    for derived in ["cpu_per_op_ns", "· cpu_ns", "· gpu_ns"] {
+        assert!(!said.contains(derived), "{derived}: {said}");
+    }
+}
+
+#[test]
+fn compare_names_a_workgroup_race_by_its_image_and_each_shape_by_its_own() {
+    if crate::common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let args = ["bench", "--synthetic", "64x48", "--fastest-workgroup", "--json"];
+    let small = json_of(&args, d);
+    write(d, "wg_small.json", &small);
+    write(
+        d,
+        "wg_big.json",
+        &json_of(&["bench", "--synthetic", "128x96", "--fastest-workgroup", "--json"], d),
+    );
+    write(d, "wg_work.json", &json_of(&[&args[..], &["--work", "8"]].concat(), d));
+    assert_eq!((small["width"].as_u64(), small["height"].as_u64()), (Some(64), Some(48)), "{small}");
+    assert_eq!((small["formula"].as_str(), small["work"]["rounds"].as_u64()), (Some("bt601"), Some(0)));
+    assert_apart_and_same_still_compared(d, "wg_small.json", "wg_big.json");
+    assert_apart_and_same_still_compared(d, "wg_small.json", "wg_work.json");
+    // Each shape is named by its shape, not by its place in the list.
+    let o = graylab(&["compare", "wg_small.json", "wg_small.json", "--all"], d);
+    let first = small["shapes"][0]["workgroup"].as_str().expect("a shape");
+    assert!(
+        text(&o).lines().any(|l| l.starts_with(&format!("bt601 64x48 · shapes · wg {first} · kernel_ns "))),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("#1"), "{}", text(&o));
+}
+
+#[test]
+fn compare_keeps_sweeps_of_another_formula_apart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for (file, formula) in [("a.json", "bt601"), ("b.json", "linear")] {
+        let args = ["sweep", "--sizes", "0.02,0.05", "--runs", "3", "--cpu-only", "--formula", formula];
+        let o = graylab(&[&args[..], &["--json", file]].concat(), d);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    assert_apart_and_same_still_compared(d, "a.json", "b.json");
+    let a: Value = serde_json::from_slice(&std::fs::read(d.join("a.json")).expect("a.json")).expect("JSON");
+    write(d, "base.json", &scaled(&a, 1.0));
+    write(d, "slower.json", &scaled(&a, 3.0));
+    let (code, said, _) = compared(d, "base.json", "slower.json");
+    assert_eq!(code, Some(3), "{said}");
+    assert!(said.lines().any(|l| l.contains("bt601 · 0.05 MP · cpu1") && l.ends_with("SLOWER")), "{said}");
+}

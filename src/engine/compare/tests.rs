@@ -1,0 +1,264 @@
+//! Tests of [`super`]: figures found by what they are and named by their settings, and each
+//! judged against the threshold and its noise.
+
+use super::{Better, Change, Unit, compare, figures, kind_of};
+use serde_json::{Value, json};
+
+fn bench(kernel: [u64; 3], total: [u64; 3]) -> serde_json::Value {
+    let stats = |[min, median, max]: [u64; 3], extra: serde_json::Value| {
+        let mut s = json!({ "min_ns": min, "median_ns": median, "max_ns": max, "runs": 9 });
+        if let (Some(s), Some(extra)) = (s.as_object_mut(), extra.as_object()) {
+            s.extend(extra.clone());
+        }
+        s
+    };
+    let settings = json!({ "backend": "gpu", "formula": "bt601", "workgroup": { "x": 16, "y": 16 },
+                           "threads": 2, "work": { "rounds": 0 } });
+    json!({
+        "schema": 1, "kind": "bench", "provenance": { "host": { "threads": 2 } },
+        "results": [{
+            "settings": settings,
+            "cold": { "total_ns": 99 },
+            "phases": [stats(kernel, json!({ "phase": "kernel", "source": "gpu-timestamp" }))],
+            "total": stats(total, json!({})),
+            "rates": [{ "phase": "kernel", "gb_per_s": 3.0 }],
+        }],
+        "ceilings": { "ceilings": { "device_copy": { "bytes": 1_000_000_000u64, "best_ns": 90, "median_ns": 100 } } },
+    })
+}
+
+#[test]
+fn figures_are_found_by_what_they_are_and_named_by_their_path() {
+    let found = figures(&bench([90, 100, 120], [180, 200, 260]));
+    let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ceilings · device_copy",
+            "gpu wg 16x16 bt601 · kernel [gpu-timestamp]",
+            "gpu wg 16x16 bt601 · total"
+        ]
+    );
+    // A probe is a rate: 1 GB in 100 ns is 1e7 GB/s, higher is better.
+    assert_eq!((found[0].unit.clone(), found[0].value, found[0].better), (Unit::GbPerS, 1e7, Better::Higher));
+    assert_eq!(
+        (found[1].unit.clone(), found[1].better, found[1].interval),
+        (Unit::Ns, Better::Lower, Some((90.0, 120.0)))
+    );
+    assert_eq!(found[2].interval, Some((180.0, 260.0)));
+    assert_eq!(kind_of(&bench([1, 1, 1], [1, 1, 1])).as_deref(), Some("bench"));
+    // An op after the grayscale names the figure: a blur:8 run is never set against a blur:4 one.
+    let mut blurred = bench([1, 1, 1], [1, 1, 1]);
+    blurred["results"][0]["settings"]["op"] = json!("blur:8");
+    assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 then blur:8 · kernel [gpu-timestamp]");
+    blurred["results"][0]["settings"]["op"] = json!("none");
+    assert_eq!(figures(&blurred)[1].name, "gpu wg 16x16 bt601 · kernel [gpu-timestamp]");
+    assert_eq!(kind_of(&json!({ "points": [] })).as_deref(), Some("sweep"), "an unstamped file");
+}
+
+#[test]
+fn figures_of_another_image_work_clock_pass_count_or_op_are_other_figures() {
+    let base = bench([90, 100, 120], [180, 200, 260]);
+    let changed = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut new = base.clone();
+        edit(&mut new);
+        let c = compare(&base, &new, 0.10);
+        (c.rows.len(), c.only_base.len(), c.only_new.len())
+    };
+    // The device copy is still compared; the run's kernel and total are not.
+    assert_eq!(changed(&|_| ()), (3, 0, 0));
+    let result = |v: &mut serde_json::Value| v["results"][0].take();
+    assert_eq!(
+        changed(&|v| {
+            let mut r = result(v);
+            r["width"] = json!(4096);
+            r["height"] = json!(2048);
+            v["results"][0] = r;
+        }),
+        (1, 2, 2),
+        "another image"
+    );
+    assert_eq!(
+        changed(&|v| v["results"][0]["settings"]["work"] = json!({ "rounds": 64, "divergent": true })),
+        (1, 2, 2),
+        "divergent work"
+    );
+    assert_eq!(
+        changed(&|v| v["results"][0]["phases"][0]["source"] = json!("cpu-clock")),
+        (2, 1, 1),
+        "a clock"
+    );
+    // Pass counts and a sweep's ops name their points; a median time with its interval is a time.
+    let point = |passes: u64, ns: f64| json!({ "passes": passes, "gpu_kernel_ns": { "median": ns, "ci_low": ns, "ci_high": ns } });
+    let passes = |counts: &[(u64, f64)]| {
+        json!({ "kind": "round_trips", "width": 64, "height": 64,
+        "points": counts.iter().map(|&(p, ns)| point(p, ns)).collect::<Vec<_>>() })
+    };
+    let found = figures(&passes(&[(1, 5.0), (4, 9.0)]));
+    assert_eq!(found[1].name, "64x64 · 4 passes · gpu_kernel_ns");
+    assert_eq!((found[1].unit.clone(), found[1].better), (Unit::Ns, Better::Lower));
+    let c = compare(&passes(&[(1, 5.0), (2, 6.0)]), &passes(&[(4, 9.0), (8, 20.0)]), 0.10);
+    assert!(c.rows.is_empty() && c.only_base.len() == 2, "{c:?}");
+    let sweep = |op: &str| {
+        json!({ "kind": "sweep", "points": [{ "megapixels": 1.0, "op": op,
+        "series": [["cpu1", { "min_ns": 9, "median_ns": 10, "max_ns": 11, "runs": 3 }]] }] })
+    };
+    assert_eq!(figures(&sweep("blur:4"))[0].name, "1.00 MP then blur:4 · cpu1");
+    assert!(compare(&sweep("blur:1"), &sweep("blur:16"), 0.10).rows.is_empty());
+}
+
+/// The rows, the figures only in the base and only in the new result of `base` against `new`.
+fn apart(base: &Value, new: &Value) -> (usize, usize, usize) {
+    let c = compare(base, new, 0.10);
+    (c.rows.len(), c.only_base.len(), c.only_new.len())
+}
+
+/// `json` with `edit` made.
+fn edited(json: &Value, edit: impl Fn(&mut Value)) -> Value {
+    let mut new = json.clone();
+    edit(&mut new);
+    new
+}
+
+#[test]
+fn a_bench_run_of_other_settings_or_with_its_input_kept_on_the_gpu_is_another_run() {
+    let base = bench([90, 100, 120], [180, 200, 260]);
+    let kept = edited(&base, |v| v["results"][0]["input_kept_on_gpu"] = json!(true));
+    assert_eq!(figures(&kept)[1].name, "gpu wg 16x16 bt601 input kept on GPU · kernel [gpu-timestamp]");
+    assert_eq!(apart(&base, &kept), (1, 2, 2), "only the device copy is compared");
+    let not_kept = edited(&base, |v| v["results"][0]["input_kept_on_gpu"] = json!(false));
+    assert_eq!(apart(&base, &not_kept), (3, 0, 0), "not kept, as the base");
+    let settings = |v: &mut Value| v["results"][0]["settings"].take();
+    let wide = edited(&base, |v| {
+        let mut s = settings(v);
+        s["workgroup"] = json!({ "x": 256, "y": 1 });
+        v["results"][0]["settings"] = s;
+    });
+    assert_eq!(figures(&wide)[2].name, "gpu wg 256 bt601 · total");
+    assert_eq!(apart(&base, &wide), (1, 2, 2), "another workgroup");
+    let linear = edited(&base, |v| v["results"][0]["settings"]["formula"] = json!("linear"));
+    assert_eq!(apart(&base, &linear), (1, 2, 2), "another formula");
+    // On the CPU the threads name the run, the workgroup does not.
+    let cpu = edited(&base, |v| v["results"][0]["settings"]["backend"] = json!("cpu"));
+    assert_eq!(figures(&cpu)[2].name, "cpu 2 threads bt601 · total");
+    let one = edited(&cpu, |v| v["results"][0]["settings"]["threads"] = json!(1));
+    assert_eq!(apart(&cpu, &one), (1, 2, 2), "another thread count");
+    assert_eq!(
+        apart(&cpu, &edited(&cpu, |v| v["results"][0]["settings"]["workgroup"]["x"] = json!(64))),
+        (3, 0, 0)
+    );
+}
+
+#[test]
+fn a_file_of_one_setup_names_its_figures_by_it() {
+    // Round trips: image, formula, workgroup, threads and work at the top; the time per
+    // operation and the same rounds' medians with intervals are not figures of their own.
+    let stats = json!({ "min_ns": 9, "median_ns": 10, "max_ns": 11, "runs": 3 });
+    let interval = json!({ "median": 10.0, "ci_low": 9.0, "ci_high": 11.0, "samples": 3 });
+    let trips = json!({ "kind": "round_trips", "width": 64, "height": 48, "formula": "bt601",
+        "workgroup": { "x": 256, "y": 1 }, "cpu_threads": 2, "work_rounds": 0, "divergent": false,
+        "points": [{ "passes": 1, "cpu_total_ns": stats, "cpu_per_op_ns": stats, "cpu_ns": interval,
+                     "gpu_ns": interval, "gpu_per_op_ns": 10.0 }] });
+    let names = |json: &Value| figures(json).into_iter().map(|f| f.name).collect::<Vec<_>>();
+    assert_eq!(names(&trips), ["wg 256 2 threads bt601 64x48 · 1 passes · cpu_total_ns"]);
+    let work = edited(&trips, |v| v["work_rounds"] = json!(64));
+    assert_eq!(names(&work), ["wg 256 2 threads bt601 k=64 64x48 · 1 passes · cpu_total_ns"]);
+    assert_eq!(apart(&trips, &work), (0, 1, 1), "other work");
+    assert_eq!(apart(&trips, &edited(&trips, |v| v["cpu_threads"] = json!(1))), (0, 1, 1), "other threads");
+    assert_eq!(apart(&trips, &trips), (1, 0, 0));
+    // A workgroup race: each shape by its name, the race by its image, formula and work.
+    let race = json!({ "kind": "workgroups", "width": 256, "height": 192, "formula": "bt601",
+        "work": { "rounds": 0, "mask": 0, "divergent": false },
+        "shapes": [{ "workgroup": "16x16", "kernel_ns": interval, "clock": "gpu-timestamp" }] });
+    let found = figures(&race);
+    assert_eq!(found[0].name, "bt601 256x192 · shapes · wg 16x16 · kernel_ns");
+    assert_eq!((found[0].unit.clone(), found[0].better), (Unit::Ns, Better::Lower));
+    assert_eq!(apart(&race, &edited(&race, |v| v["width"] = json!(1024))), (0, 1, 1), "another image");
+    let divergent = edited(&race, |v| v["work"] = json!({ "rounds": 64, "divergent": true }));
+    assert_eq!(names(&divergent)[0], "bt601 k=64 divergent 256x192 · shapes · wg 16x16 · kernel_ns");
+    // A sweep: its formula, workgroup and threads at the top, each point's size, work and op.
+    let sweep = json!({ "kind": "sweep", "formula": "bt601", "workgroup": { "x": 16, "y": 16 },
+        "cpu_threads": 2, "divergent": false, "op": "blur:4",
+        "points": [{ "megapixels": 1.0, "work_rounds": 8, "op": "blur:4", "series": [["cpu1", stats]] }] });
+    assert_eq!(names(&sweep), ["wg 16x16 2 threads bt601 · 1.00 MP k=8 then blur:4 · cpu1"]);
+    assert_eq!(
+        apart(&sweep, &edited(&sweep, |v| v["formula"] = json!("linear"))),
+        (0, 1, 1),
+        "another formula"
+    );
+    assert_eq!(apart(&sweep, &edited(&sweep, |v| v["workgroup"]["x"] = json!(8))), (0, 1, 1));
+}
+
+#[test]
+fn a_figure_is_slower_only_beyond_the_threshold_and_its_noise() {
+    let base = bench([90, 100, 120], [180, 200, 260]);
+    assert!(
+        compare(&base, &base, 0.10).rows.iter().all(|r| r.change == Change::Same),
+        "a file against itself"
+    );
+    // Kernel twice as slow, every run slower than every base run; total 25% slower, but its
+    // runs overlap the base's.
+    let slower = bench([190, 200, 230], [200, 250, 300]);
+    let c = compare(&base, &slower, 0.10);
+    let changes: Vec<Change> = c.rows.iter().map(|r| r.change).collect();
+    assert_eq!(changes, [Change::Same, Change::Slower, Change::Noise]);
+    assert!((c.rows[1].ratio - 2.0).abs() < 1e-12, "{}", c.rows[1].ratio);
+    assert_eq!(c.rows[1].ratio_range, Some((190.0 / 120.0, 230.0 / 90.0)));
+    // The other way round, faster.
+    let back = compare(&slower, &base, 0.10);
+    assert_eq!(back.rows[1].change, Change::Faster);
+    assert_eq!((back.count(Change::Slower), back.count(Change::Faster)), (0, 1));
+    // A threshold wider than the change: the same.
+    assert_eq!(compare(&base, &slower, 1.5).count(Change::Same), 3);
+    // One run on either side: no noise known, so unsure, never slower.
+    let mut single = slower.clone();
+    single["results"][0]["phases"][0]["runs"] = json!(1);
+    let c = compare(&base, &single, 0.10);
+    assert_eq!(c.rows[1].change, Change::Unsure);
+    assert_eq!((c.count(Change::Slower), c.rows[1].ratio_range), (0, None));
+}
+
+const DEVICE_COPY: &str = "ceilings · device_copy";
+
+#[test]
+fn a_slower_probe_is_a_lower_rate_and_ratios_only_move() {
+    let base = bench([90, 100, 120], [180, 200, 260]);
+    let mut new = base.clone();
+    new["ceilings"]["ceilings"]["device_copy"]["median_ns"] = json!(200);
+    let c = compare(&base, &new, 0.10);
+    assert_eq!(c.rows[0].change, Change::Noise, "half the median bandwidth, its best unchanged");
+    new["ceilings"]["ceilings"]["device_copy"]["best_ns"] = json!(180);
+    let c = compare(&base, &new, 0.10);
+    assert_eq!(c.rows[0].change, Change::Slower, "its best below the base's median: beyond the noise");
+    assert_eq!(c.rows[0].ratio_range, Some((1e9 / 200.0 / (1e9 / 90.0), 1e9 / 180.0 / (1e9 / 100.0))));
+    let claim = |median: f64| {
+        json!({ "claims": [{ "id": 3, "evidence": [{ "statistic": "upload / kernel",
+            "interval": { "median": median, "ci_low": median * 0.9, "ci_high": median * 1.1, "samples": 9 } }] }] })
+    };
+    let c = compare(&claim(2.0), &claim(4.0), 0.10);
+    assert_eq!(c.rows[0].base.name, "claim 3 · upload / kernel");
+    assert_eq!(c.rows[0].change, Change::Moved, "a ratio has no slower side");
+    assert!(c.verdicts.is_empty(), "no verdict in either");
+    // A verdict that turned is listed with the claim.
+    let verdict = |v: &str| json!({ "claims": [{ "id": 7, "claim": "cache-sized data", "verdict": v }] });
+    let c = compare(&verdict("does not hold here"), &verdict("inconclusive here"), 0.10);
+    assert_eq!(c.verdicts.len(), 1);
+    let v = &c.verdicts[0];
+    assert_eq!(
+        (v.id, v.claim.as_str(), v.base.as_str(), v.new.as_str()),
+        (7, "cache-sized data", "does not hold here", "inconclusive here")
+    );
+    assert!(compare(&verdict("holds here"), &verdict("holds here"), 0.10).verdicts.is_empty());
+    // Figures in one file only are listed, not compared.
+    let c = compare(&base, &claim(2.0), 0.10);
+    assert!(c.rows.is_empty() && c.only_base.len() == 3 && c.only_new.len() == 1, "{c:?}");
+    // A figure whose unit changed (a byte probe become an operation probe) is in both lists.
+    let mut ops = base.clone();
+    let probe = &mut ops["ceilings"]["ceilings"]["device_copy"];
+    probe["ops"] = probe["bytes"].take();
+    let c = compare(&base, &ops, 0.10);
+    assert_eq!(
+        (c.rows.len(), &c.only_base, &c.only_new),
+        (2, &vec![DEVICE_COPY.to_owned()], &vec![DEVICE_COPY.to_owned()])
+    );
+}
