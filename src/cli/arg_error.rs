@@ -19,6 +19,12 @@ pub enum ArgError {
         /// The value given.
         given: String,
     },
+    /// Not a blur radius (`sweep --radii`).
+    #[error("{given:?} is not a blur radius from 1 to 64")]
+    Radius {
+        /// The value given, trimmed.
+        given: String,
+    },
     /// Not a 32-bit mask.
     #[error("{given:?} is not a 32-bit mask (decimal or 0x hexadecimal)")]
     Mask {

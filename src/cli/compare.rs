@@ -50,7 +50,7 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         (Some(b), Some(n)) => {
             let a = |kind: &str| if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
             anyhow::bail!(
-                "{} is {} {b} result and {} {} {n} result: compare two results of one kind",
+                "{} is {} {b} result and {} is {} {n} result: compare two results of one kind",
                 args.base.display(),
                 a(b),
                 args.new.display(),
@@ -71,10 +71,13 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
          results' runs do not overlap (for a claim's ratio, its 95% intervals)"
     );
     outln!();
-    if comparison.rows.is_empty() {
-        // Figures of other settings are other figures: none got slower.
+    let nothing_in_common = comparison.rows.is_empty();
+    if nothing_in_common {
+        // Figures of other settings are other figures: none is compared, and nothing was, which
+        // a gate must not take for "nothing got slower" (exit 1, as for two kinds of result).
         outln!(
-            "{} and {} have no figure in common ({} and {} figures): were they run with the same settings?",
+            "{} and {} have no figure in common ({} and {} figures), so nothing was compared: were \
+             they run with the same settings?",
             args.base.display(),
             args.new.display(),
             comparison.only_base.len(),
@@ -93,7 +96,11 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     outln!();
     outln!("{}", summary(&comparison));
     let slower = comparison.count(Change::Slower) > 0;
-    Ok(if slower { ExitCode::from(SLOWER_EXIT) } else { ExitCode::SUCCESS })
+    Ok(match (nothing_in_common, slower) {
+        (true, _) => ExitCode::FAILURE,
+        (false, true) => ExitCode::from(SLOWER_EXIT),
+        (false, false) => ExitCode::SUCCESS,
+    })
 }
 
 /// A result file of any kind, through the one reader of result files

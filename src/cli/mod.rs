@@ -88,8 +88,8 @@ pub enum Command {
     /// or info JSON) figure by figure.
     ///
     /// Prints each figure that moved beyond the threshold with its ratio new/base and the range
-    /// its intervals allow. Exit 0: nothing got slower; 3: something did; 1: an error; 2: a
-    /// usage error.
+    /// its intervals allow. Exit 0: nothing got slower; 3: something did; 1: an error, or no
+    /// figure in common; 2: a usage error.
     Compare(CompareArgs),
 }
 
@@ -113,7 +113,7 @@ pub fn exit_code(err: &anyhow::Error) -> std::process::ExitCode {
 
 /// The usage error for a first argument that is neither a command nor a file: a mistyped
 /// command must not open the desktop app on a file that is not there (or give the parser's
-/// puzzling "the subcommand 'a.jpg' cannot be used with '[PATH]'").
+/// puzzling "the subcommand 'a.jpg' cannot be used with '\[PATH\]'").
 #[must_use]
 pub fn not_a_command(first: &std::ffi::OsStr) -> Option<String> {
     let word = first.to_str()?;

@@ -104,7 +104,30 @@ fn radii_with_work_or_an_op_are_refused() {
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o));
         assert!(text(&o).contains(says), "{}", text(&o));
     }
-    let o = graylab(&["sweep", "--sizes", "0.01", "--radii", "65", "--cpu-only"], dir.path());
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("blur:R with R in 1..=64"), "{}", text(&o));
+}
+
+/// A radius that is none (`dither`, 0) says what `--radii` takes; an input that cannot be read
+/// and sizes that cannot fit are refused before the ceilings are measured (seconds where none
+/// are cached: this folder is a fresh cache).
+#[test]
+fn bad_radii_inputs_and_sizes_are_refused_before_any_measuring() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    for radius in ["dither", "0", "65"] {
+        let o = graylab(&["sweep", "--radii", radius], d);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains(&format!("{radius:?} is not a blur radius from 1 to 64")), "{}", text(&o));
+    }
+    std::fs::write(d.join("notes.jpg"), "hello").expect("write");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--from-image", "nosuch.jpg"], "cannot read the file"),
+        (&["--from-image", "notes.jpg"], "notes.jpg"),
+        (&["--sizes", "99999"], "cannot sweep up to 99999 MP"),
+    ];
+    for (args, says) in cases {
+        let o = graylab(&[&["sweep", "--runs", "1"][..], args].concat(), d);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+        assert!(!text(&o).contains("measuring"), "{args:?}: refused before any probe: {}", text(&o));
+    }
 }

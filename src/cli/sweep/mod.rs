@@ -115,9 +115,11 @@ fn parse_work_level(s: &str) -> Result<u32, ArgError> {
 
 /// Parses one blur radius of `--radii`, as `--op blur:R` accepts it.
 fn parse_radius(s: &str) -> Result<u32, ArgError> {
-    match crate::cli::args::op(&format!("blur:{}", s.trim()))? {
-        crate::pixel::Op::Blur { radius } => Ok(radius),
-        _ => Err(ArgError::Op(crate::pixel::ParseOpError { text: s.to_owned() })),
+    let given = s.trim();
+    // Only digits: "dither" or "none" would be ops, not radii.
+    match given.bytes().all(|b| b.is_ascii_digit()).then(|| crate::cli::args::op(&format!("blur:{given}"))) {
+        Some(Ok(crate::pixel::Op::Blur { radius })) => Ok(radius),
+        _ => Err(ArgError::Radius { given: given.to_owned() }),
     }
 }
 
@@ -207,24 +209,28 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 false
             }
         };
-    // The ceilings are measured (if not cached) before the sweep's own memory is reserved.
-    if gpu {
-        super::info::ceilings_for(&engine);
-    }
+    // The input, then every size against the memory budget (the largest decides), before the
+    // ceilings are measured (seconds, where they are not cached): what cannot run is refused at
+    // once. The sweep's own memory is reserved after them, and held to the end.
     let decode = |p: &PathBuf| {
         let decoded = crate::io::decode_file(p, &DecodeOptions::default())?;
         anyhow::Ok((p.display().to_string(), decoded.image, decoded.memory))
     };
     let source = args.from_image.as_ref().map(decode).transpose()?;
-    // Every size is checked against the memory budget before the first is measured; the
-    // largest decides, and its reservation is held to the end.
     let sizes_mp = args.sizes_mp();
     let largest = sizes_mp.iter().copied().fold(0.0, f64::max);
     let (w, h) = size_for(largest);
     let source_pixels = source.as_ref().map(|(_, i, _)| u64::from(i.width()) * u64::from(i.height()));
-    let _memory = budget()
-        .try_reserve(sweep_bytes(u64::from(w) * u64::from(h), source_pixels, gpu))
-        .with_context(|| format!("cannot sweep up to {largest} MP ({w}x{h})"))?;
+    let sweep_memory = || {
+        budget()
+            .try_reserve(sweep_bytes(u64::from(w) * u64::from(h), source_pixels, gpu))
+            .with_context(|| format!("cannot sweep up to {largest} MP ({w}x{h})"))
+    };
+    drop(sweep_memory()?);
+    if gpu {
+        super::info::ceilings_for(&engine);
+    }
+    let _memory = sweep_memory()?;
     let options = SweepOptions {
         sizes_mp,
         runs: args.runs as usize,
