@@ -71,7 +71,7 @@ pub struct BenchArgs {
     pub passes: Option<Passes>,
     /// Which workgroup shape is fastest instead: every shape the adapter allows, in turns on the
     /// GPU, until the 95% interval of the runner-up's kernel time over the fastest's clears 1
-    /// (or 42 rounds or 6 s are spent).
+    /// (or 42 rounds, or 6 s once 6 rounds are in, are spent).
     #[arg(long, conflicts_with_all = ["backend", "workgroup", "threads", "keep_input_on_gpu", "passes", "op", "runs"])]
     pub fastest_workgroup: bool,
     /// Print JSON instead of a table.

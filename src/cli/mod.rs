@@ -123,7 +123,9 @@ pub fn not_a_command(first: &std::ffi::OsStr) -> Option<String> {
     if word.starts_with('-') || known || std::path::Path::new(word).exists() {
         return None;
     }
-    let near = names.iter().find(|n| {
+    // A word that looks like a path (`photo.jpg`, `dir/x`) is a file that is not there.
+    let pathlike = word.contains(['.', '/', '\\']);
+    let near = names.iter().filter(|_| !pathlike).find(|n| {
         edits(n, word) <= 2 || (word.len() >= 3 && n.starts_with(word)) || word.starts_with(n.as_str())
     });
     Some(match near {

@@ -222,6 +222,7 @@ fn ignored_or_impossible_settings_and_mistyped_commands_exit_2() {
     );
     fails(&["benchmark"], d, 2, &["(did you mean 'bench'?)"]);
     fails(&["photos"], d, 2, &["no command or file named 'photos' (commands: convert, bench"]);
+    fails(&["info.jpg"], d, 2, &["no command or file named 'info.jpg' (commands:"]);
     assert!(!d.join("x.png").exists());
 }
 

@@ -152,7 +152,7 @@ impl SettingsPanel {
         let button = ui.add_enabled(can, egui::Button::new("CPU vs GPU")).on_hover_text(
             "Both backends on this image, end to end (the GPU uploads and downloads), in turns \
                  after a warm-up round, until the 95% interval of their ratio lies clear of 1 \
-                 (at most 42 rounds or 6 s): then one is faster here, else they are within the noise.",
+                 (at most 42 rounds, or 6 s once 6 rounds are in): then one is faster here, else they are within the noise.",
         );
         if button.clicked() {
             self.start(session);
