@@ -196,6 +196,20 @@ fn a_trace_inside_the_input_folder_is_refused_as_a_skipped_file() {
     assert!(stderr(&o).contains(said), "{}", stderr(&o));
 }
 
+/// An `--out-dir` whose creation fails part way (here a name too long for the filesystem)
+/// leaves none of the folders it made (before, `new` and `new/deeper` stayed, empty).
+#[test]
+fn a_failed_out_dir_creation_leaves_no_folder_it_made() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(8, 8).save(d.join("a.png")).expect("save");
+    let out = format!("new/deeper/{}", "x".repeat(300));
+    let o = graylab(&["convert", "a.png", "--out-dir", &out], d);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot create new/deeper/xxx"), "{}", stderr(&o));
+    assert!(!d.join("new").exists(), "the folders made are removed");
+}
+
 /// Issue 24, item 13 (and 1): `--out-dir` is the input folder. A rerun leaves graylab's own
 /// outputs alone, saying whose output each is, instead of converting them again
 /// (`a.gray.gray.png`) or replacing an input of the batch.
