@@ -206,15 +206,16 @@ fn refuse_conflicts(candidates: Vec<Candidate>, plan: &mut Plan) {
     let mut input_paths: HashMap<&Path, usize> = HashMap::new();
     let mut by_output: HashMap<EntryKey, Vec<usize>> = HashMap::new();
     // Outputs are told apart by the file written, through links (two links to one file are one).
-    let key = |c: &Candidate| {
-        entry_key(&crate::io::written_through(&c.output).unwrap_or_else(|_| c.output.clone()))
-    };
-    for (i, c) in candidates.iter().enumerate() {
+    let keys: Vec<EntryKey> = candidates
+        .iter()
+        .map(|c| entry_key(&crate::io::written_through(&c.output).unwrap_or_else(|_| c.output.clone())))
+        .collect();
+    for (i, (c, key)) in candidates.iter().zip(&keys).enumerate() {
         if let Some(id) = file_id(&c.input) {
             inputs.entry(id).or_insert(i);
         }
         input_paths.entry(&c.input).or_insert(i);
-        by_output.entry(key(c)).or_default().push(i);
+        by_output.entry(key.clone()).or_default().push(i);
     }
     // The folders the outputs go in, made before the batch runs: no output may be one of them.
     let folders: HashSet<&Path> =
@@ -224,7 +225,7 @@ fn refuse_conflicts(candidates: Vec<Candidate>, plan: &mut Plan) {
         let out = c.output.display();
         let replaced =
             file_id(&c.output).and_then(|id| inputs.get(&id)).or_else(|| input_paths.get(c.output.as_path()));
-        let sharing = by_output.get(&key(c)).filter(|g| g.len() > 1);
+        let sharing = keys.get(i).and_then(|key| by_output.get(key)).filter(|g| g.len() > 1);
         whys.push(if c.output.is_dir() || folders.contains(c.output.as_path()) {
             Some(format!("the output of {} is a folder, not a file: {out}", c.input.display()))
         } else if let Some(&j) = replaced {

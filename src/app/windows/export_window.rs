@@ -15,6 +15,9 @@ pub struct ExportWindow {
     path: String,
     /// The chosen file exists: ask before replacing it.
     confirm_replace: bool,
+    /// The path last looked at and whether it is a folder: looked at once per edit, not once a
+    /// frame on the UI thread.
+    folder_seen: Option<(String, bool)>,
 }
 
 impl ExportWindow {
@@ -79,11 +82,14 @@ impl ExportWindow {
             }
         });
         // As the CLI: a format that contradicts the name's, or a folder, is no file to write.
-        let named = ExportFormat::from_path(Path::new(self.path.trim()));
+        let typed = self.path.trim();
+        let named = ExportFormat::from_path(Path::new(typed));
+        if self.folder_seen.as_ref().is_none_or(|(seen, _)| seen != typed) {
+            self.folder_seen = Some((typed.to_owned(), Path::new(typed).is_dir()));
+        }
+        let is_folder = self.folder_seen.as_ref().is_some_and(|(_, folder)| *folder);
         let problem = match (opts.format, named) {
-            _ if Path::new(self.path.trim()).is_dir() => {
-                Some("That is a folder: add a file name to it".to_owned())
-            }
+            _ if is_folder => Some("That is a folder: add a file name to it".to_owned()),
             (Some(f), Some(n)) if f != n => Some(format!(
                 "{f} contradicts the name, a {n} file's: choose {n} or \"from the file name\", or rename it"
             )),

@@ -11,7 +11,7 @@ use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader};
 use crate::io::kind::{looks_like, read_capped, special_kind};
 use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
-use crate::io::read::claims::{Facts, check_claims};
+use crate::io::read::claims::{Facts, check_claims, inflated_metadata_size};
 use crate::io::read::jpeg_layout::{FrameKind, Layout};
 use crate::io::read::jpeg_variants;
 use crate::io::read::libjpeg;
@@ -20,7 +20,7 @@ use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
-use crate::io::read::sniff::{describe_head, format_of, header_dimensions, unsupported_format_of};
+use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
 use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLuma, stores_ycbcr};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
@@ -331,7 +331,7 @@ fn decode_other(
     let tiff_variant = check_tiff(path, head)?;
     let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
     let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
-    let limits = limits(options, header_dimensions(path));
+    let limits = limits(options, inflated_metadata_size(head, format));
     let raw = if let Some(variant) = tiff_variant {
         // TIFF variants the `image` crate refuses or misreads have decoders of their own.
         let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits))?;
@@ -373,8 +373,9 @@ fn without_opaque_alpha(image: DynamicImage) -> DynamicImage {
 const DECODER_SLACK_BYTES: u64 = 64 << 20;
 
 /// The decoders' own limits: our own check in `decode_with` is the real one; this stops
-/// decoders' internal allocations, at the budget and, where the header says how large the
-/// image is (`claimed`), at twice its pixels at 16 bytes each and [`DECODER_SLACK_BYTES`].
+/// decoders' internal allocations, at the budget and, where the header read already says how
+/// large the image is (`claimed`, a PNG's), at twice its pixels at 16 bytes each and
+/// [`DECODER_SLACK_BYTES`].
 fn limits(options: &DecodeOptions, claimed: Option<(u32, u32)>) -> image::Limits {
     let mut limits = image::Limits::no_limits();
     let budget = options.memory_budget_bytes.unwrap_or(u64::MAX).min(budget().capacity().0);

@@ -64,6 +64,13 @@ pub(in crate::io) fn check_claims(path: &Path, head: &[u8], format: ImageFormat)
     }
 }
 
+/// The width and height a PNG's header (`head`, its first bytes) claims: the format whose
+/// decoder inflates metadata (an iCCP profile, compressed text) before any pixel, so the
+/// decode caps it by the image's size; `None` for other formats.
+pub(in crate::io) fn inflated_metadata_size(head: &[u8], format: ImageFormat) -> Option<(u32, u32)> {
+    (format == ImageFormat::Png).then(|| png::min_data_bytes(head)).flatten().map(|(w, h, _)| (w, h))
+}
+
 /// Refuses a header whose pixels need more data (`min_bytes`) than the file has (`data_bytes`).
 fn check_size(
     path: &Path,
