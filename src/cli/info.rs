@@ -307,6 +307,16 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
             b.clock.label()
         )
     }));
+    if let Some(k) = &c.plain_kernel {
+        lines.push(format!(
+            "    {:<20} {:>12} (median {:>12})  {:<14} graylab's grayscale kernel on data kept on the GPU, \
+             read + write counted (what estimates price a kernel at)",
+            "plain kernel",
+            gb(k.gb_per_s()),
+            gb(k.median_gb_per_s()),
+            k.clock.label()
+        ));
+    }
     lines.push(format!(
         "    upload as a whole (host -> staging -> device): {}; download as a whole: {}",
         gb(c.host_to_device_gb_per_s()),

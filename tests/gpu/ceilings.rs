@@ -180,6 +180,12 @@ fn the_probe_measures_every_step_with_its_clock() {
     let r = c.op_rates.expect("the ops' rates");
     assert!(r.blur_ns_per_pixel_tap > 0.0 && r.dither_ns_per_step > 0.0, "{r:?}");
     assert!(r.dither_ns_per_pixel.abs() < f64::EPSILON, "{r:?}");
+    // The plain kernel is measured with them, on 16 Mpx read (3 bytes) and written (1 byte), on
+    // the GPU's clock where passes are stamped: the price of a kernel before one is seen.
+    let k = c.plain_kernel.expect("the plain kernel's rate");
+    assert_eq!(k.bytes, 4096 * 4096 * 4);
+    assert!(k.best_ns > 1 && k.best_ns <= k.median_ns && k.gb_per_s().is_finite(), "{k:?}");
+    assert!(conv.context().timestamps().passes || k.clock == Clock::CpuClock, "{k:?}");
 }
 
 fn json(o: &Output) -> serde_json::Value {

@@ -188,8 +188,13 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         row("GPU to readback", &c.device_to_readback, "GPU copy into mapped readback memory");
         row("readback to host", &c.readback_to_host, "Every thread reading mapped readback memory");
         row("host memcpy", &c.host_memcpy, "Reference: a plain parallel memcpy on the same threads");
+        if let Some(k) = &c.plain_kernel {
+            let what = "graylab's grayscale kernel on data kept on the GPU, read + write counted: \
+                        what estimates price a kernel at before one is seen";
+            row("plain kernel", k, what);
+        }
         let latency = crate::app::look::duration(c.submit_latency_ns);
-        let what = "Submit-and-wait of a 4-byte copy: the fixed cost of one submission";
+        let what = "Submit-and-wait of a 4 KiB copy: the fixed cost of one submission";
         ceiling_row(ui, "submit latency", what, latency, "cpu-clock");
         if let Some(g) = &c.compute {
             ceiling_row(ui, "GPU compute", COMPUTE_HOVER, ops_per_s(g.ops_per_s()), g.clock.label());

@@ -111,12 +111,12 @@ impl Session {
         }
     }
 
-    /// Estimates the conversions in flight again from the pace as it is now (a compute ceiling
-    /// measured at the start of a worked run, which its first estimate did not know: see
-    /// [`Self::pace_gpu_compute`]), and the claims, whose run measures the ceilings first. Other
-    /// jobs keep theirs (a grid's comes from its calibration).
+    /// Estimates the jobs in flight again from the pace as it is now: ceilings measured at the
+    /// start of a job, which its first estimate did not know (see [`Self::pace_gpu_compute`]; a
+    /// size sweep's bar said "1 min 47 s left", its window "about 20 s", once they were in). A
+    /// grid keeps its own: its calibration, taken after them, knows better.
     fn reestimate_sent(&self) {
-        let again = |task: &Task| matches!(task, Task::Convert | Task::ClaimsQuick | Task::ClaimsAll);
+        let again = |task: &Task| !matches!(task, Task::Grid | Task::OpGrid);
         for sent in self.pace.sent.iter().filter(|s| again(&s.task)) {
             if let Some((_, ticket)) = self.book.sent.iter().find(|(_, t)| t.id == sent.id) {
                 ticket.set_estimate(self.pace.pace.job(sent.task, &sent.parts).seconds);

@@ -16,7 +16,8 @@ use crate::io::{IoError, WriteCause};
 /// Version of the cache file's layout and meaning; a file of another version is measured again.
 /// 2: a ceiling is raised only by a run that moved as many bytes as its probe (files of 1 may
 /// hold copy ceilings raised by small runs' in-cache copies, 3x what the machine streams).
-const FORMAT: u32 = 2;
+/// 3: the plain kernel's own rate (`plain_kernel`), which first estimates price a kernel at.
+const FORMAT: u32 = 3;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct CacheFile {
@@ -118,7 +119,8 @@ fn implausible_ceilings(c: &GpuCeilings) -> Option<String> {
         ("readback_to_host", &c.readback_to_host),
         ("host_memcpy", &c.host_memcpy),
     ];
-    steps.iter().find_map(|(name, b)| implausible(name, b)).or_else(|| {
+    let steps = steps.into_iter().chain(c.plain_kernel.as_ref().map(|k| ("plain_kernel", k)));
+    steps.into_iter().find_map(|(name, b)| implausible(name, b)).or_else(|| {
         (c.submit_latency_ns == 0 || c.submit_latency_ns > 60_000_000_000)
             .then(|| format!("submit_latency_ns: {}", c.submit_latency_ns))
     })

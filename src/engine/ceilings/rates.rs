@@ -369,6 +369,7 @@ pub(crate) fn example_ceilings() -> GpuCeilings {
         compute: None,
         copy_latency_ns: None,
         op_rates: None,
+        plain_kernel: None,
     }
 }
 

@@ -27,12 +27,15 @@ pub(crate) fn steps_ns_per_pixel(c: &GpuCeilings) -> (f64, f64, f64) {
 }
 
 /// The GPU's plain end-to-end nanoseconds a pixel at its ceilings, its steps one after the
-/// other, the kernel at the slower of the device copy and its [`PLAIN_OPS_PER_PIXEL`] at the
-/// compute ceiling (lavapipe's 8K kernel took 26 at it).
+/// other, the kernel at its own measured rate where known, else at the slower of the device copy
+/// and its [`PLAIN_OPS_PER_PIXEL`] at the compute ceiling: lavapipe's kernel streams at a tenth
+/// of its copy command and a fifth of that bound, so its sweep was priced at 8 s and took 27.
 fn gpu_ns_per_pixel(c: &GpuCeilings) -> f64 {
-    let compute_ns = c.compute.as_ref().map_or(0.0, |g| PLAIN_OPS_PER_PIXEL / g.ops_per_s().max(1.0) * 1e9);
     let (host, copies, kernel) = steps_ns_per_pixel(c);
-    host + copies + kernel.max(compute_ns)
+    let ops_per_s = c.compute.as_ref().map(GpuCompute::ops_per_s);
+    let modelled = kernel.max(ops_per_s.map_or(0.0, |o| PLAIN_OPS_PER_PIXEL / o.max(1.0) * 1e9));
+    let kernel = c.plain_kernel.as_ref().map_or(modelled, |k| ns(PLAIN_BYTES.0 + PLAIN_BYTES.1, k));
+    host + copies + kernel
 }
 
 impl Pace {

@@ -208,17 +208,19 @@ fn the_claims_first_estimate_comes_from_the_ceilings_within_2x_of_what_they_took
     assert!(within_2x(full.seconds, 1.95), "H200, full: {full:?}");
 }
 
-/// lavapipe's ceilings here and the H200's (`/work/shared/gpu-h200/probe.json`).
+/// lavapipe's ceilings here and the H200's (`/work/shared/gpu-h200/probe.json`), each with its
+/// plain kernel's rate: lavapipe's 1.03 GB/s (`info --probe`, 2026-12-06), the H200's 2,232 GB/s
+/// (its 8K kernel in `bench.txt`; its probe predates the kernel's own measurement).
 fn lavapipe_and_h200() -> (Pace, Pace) {
     let lavapipe = machine(
         ("lavapipe", 2, 2_038_431_744.0 / 20_979_988e-9),
-        [6_099_484, 6_905_432, 6_456_565, 6_859_144, 6_364_458, 6_647_960],
+        [6_099_484, 6_905_432, 6_456_565, 6_859_144, 6_364_458, 6_647_960, 65_154_237],
         (22_063, [25_296.4, 24_407.4]),
         (154_681_344, 19_389_485),
     );
     let h200 = machine(
         ("H200", 16, 11_777_605_632.0 / 24_848_988e-9),
-        [2_087_211, 164_096, 164_064, 1_275_104, 769_728, 792_330],
+        [2_087_211, 164_096, 164_064, 1_275_104, 769_728, 792_330, 30_067],
         (43_416, [48_710.5, 44_265.1]),
         (125_615_210_496, 18_993_952),
     );
@@ -227,11 +229,12 @@ fn lavapipe_and_h200() -> (Pace, Pace) {
 
 /// The pace of a machine (its name, host threads and CPU compute ceiling) given its GPU probe:
 /// each step's fastest ns over 64 MiB (the device copy 128 MiB; host to staging, staging to
-/// device, device copy, device to readback, readback to host, host memcpy), the submit latency
-/// and the copies' fitted latencies, and the compute kernel's operations and ns.
+/// device, device copy, device to readback, readback to host, host memcpy, the plain kernel
+/// read and written), the submit latency and the copies' fitted latencies, and the compute
+/// kernel's operations and ns.
 fn machine(
     (name, threads, cpu_ops_per_s): (&str, usize, f64),
-    steps_ns: [u64; 6],
+    steps_ns: [u64; 7],
     (submit_ns, copies_ns): (u64, [f64; 2]),
     (ops, compute_ns): (u64, u64),
 ) -> Pace {
@@ -262,9 +265,26 @@ fn machine(
             clock: Clock::GpuTimestamp,
         }),
         copy_latency_ns: Some(copies_ns),
+        plain_kernel: Some(b(6)),
         ..crate::engine::ceilings::rates::example_ceilings()
     });
     pace
+}
+
+#[test]
+fn the_sweeps_first_estimate_comes_from_the_ceilings_within_2x_of_what_it_took() {
+    let (lavapipe, h200) = lavapipe_and_h200();
+    // lavapipe: the default sweep (10 sizes to 128 MP, 5 runs) took 27.6 s here (2026-12-06),
+    // priced at 8 s while its kernel was priced at the copy command's rate.
+    let sizes = crate::engine::sweep::DEFAULT_SIZES_MP;
+    let e = lavapipe.job(Task::Sweep, &sweep_parts(&sizes, 5, true));
+    assert_eq!(e.basis, Basis::Ceilings);
+    assert!(within_2x(e.seconds, 27.6), "lavapipe: {e:?}");
+    // The H200: 11 sizes to 320 MP, 5 runs, took 14.2 s (sweep.json; priced at 480 s then).
+    let sizes = [0.25, 1.0, 4.0, 16.0, 33.0, 64.0, 128.0, 160.0, 192.0, 256.0, 320.0];
+    let h = h200.job(Task::Sweep, &sweep_parts(&sizes, 5, true));
+    assert!(within_2x(h.seconds, 14.2), "H200: {h:?}");
+    eprintln!("default sweep: lavapipe {:.1} s, H200 {:.1} s", e.seconds, h.seconds);
 }
 
 #[test]

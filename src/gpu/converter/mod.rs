@@ -45,6 +45,9 @@ pub enum TimingMode {
 /// Largest band graylab plans: every index in the shader stays within `u32`.
 const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
 
+/// The side of the square image the plain kernel's rate is measured on (16 Mpx).
+pub const PLAIN_KERNEL_SIDE: u32 = 4096;
+
 /// Converts images on one GPU device; shared between threads, one run at a time.
 pub struct GpuConverter {
     ctx: Arc<GpuContext>,
@@ -229,7 +232,37 @@ impl GpuConverter {
         let op_rates = self.measure_op_rates().inspect_err(|e| {
             log::warn!("the ops' rates could not be measured: {e}");
         });
-        Ok((GpuCeilings { op_rates: op_rates.ok(), ..ceilings }, paths))
+        let plain_kernel = self.measure_plain_kernel().inspect_err(|e| {
+            log::warn!("the plain kernel's rate could not be measured: {e}");
+        });
+        Ok((GpuCeilings { op_rates: op_rates.ok(), plain_kernel: plain_kernel.ok(), ..ceilings }, paths))
+    }
+
+    /// The plain grayscale kernel's rate here ([`GpuCeilings::plain_kernel`]): an RGB8 image of
+    /// [`PLAIN_KERNEL_SIDE`] squared (48 MiB in, 16 out: large enough to fill a GPU, within
+    /// every binding) timed resident, three passes after the cold ones, on the GPU's timestamps
+    /// where every pass has them, else the CPU clock (about 0.5 s on lavapipe).
+    pub fn measure_plain_kernel(&self) -> Result<crate::gpu::Bandwidth, GpuError> {
+        use crate::pixel::{Formula, Kernel};
+        let side = PLAIN_KERNEL_SIDE;
+        let pixels = u64::from(side) * u64::from(side);
+        let src: Vec<u8> = (0..pixels * 3).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+        let job = GpuJob::new(
+            Kernel::Rgb8ToL8,
+            Formula::default(),
+            super::WorkgroupSize::DEFAULT,
+            &src,
+            (side, side),
+        );
+        let passes = self.time_resident_passes(&job, 3, true)?;
+        let stamped: Option<Vec<u64>> = passes.iter().map(|p| p.kernel_ns).collect();
+        let (runs_ns, clock) = match stamped {
+            Some(ns) => (ns, Clock::GpuTimestamp),
+            None => (passes.iter().map(|p| p.wall_ns).collect(), Clock::CpuClock),
+        };
+        let bytes =
+            pixels * (Kernel::Rgb8ToL8.in_bytes_per_pixel() + Kernel::Rgb8ToL8.out_bytes_per_pixel()) as u64;
+        Ok(crate::gpu::Bandwidth::of(bytes, runs_ns, clock))
     }
 
     /// Times every transfer path this device has over sizes from 4 KiB to `largest_bytes`, on

@@ -130,6 +130,16 @@ impl CeilingRates {
             ns_per_byte_round,
         }
     }
+
+    /// The same, the plain kernel at `ns_per_in_byte` where it was measured (the kernel itself,
+    /// not the model: lavapipe's streams at a tenth of its copy command).
+    #[must_use]
+    pub fn with_measured_kernel(mut self, ns_per_in_byte: Option<f64>) -> Self {
+        if let Some(ns) = ns_per_in_byte.filter(|ns| ns.is_finite() && *ns > 0.0) {
+            self.rates.kernel_ns_per_byte = ns;
+        }
+        self
+    }
 }
 
 /// What one submission measured.

@@ -78,6 +78,12 @@ pub struct GpuCeilings {
     /// plane (`None` in caches written before they were measured, or where they failed).
     #[serde(default)]
     pub op_rates: Option<crate::pixel::OpRates>,
+    /// graylab's own plain grayscale kernel on data kept on the GPU, its bytes read and written
+    /// counted: what a real kernel streams here, the price of a kernel before one was seen
+    /// (lavapipe's streams at a tenth of its copy command, the H200's near its memory's peak).
+    /// `None` where it failed; measured by the converter, which holds the kernel.
+    #[serde(default)]
+    pub plain_kernel: Option<Bandwidth>,
 }
 
 /// Two steps one after the other on the same bytes, as one rate.
@@ -105,12 +111,15 @@ impl GpuCeilings {
     #[must_use]
     pub fn rates_at_ceilings(&self) -> CeilingRates {
         let ns_per_byte = |b: &Bandwidth| b.best_ns as f64 / b.bytes.max(1) as f64;
+        // The plain kernel's bytes are RGB8's 3 read and 1 written a pixel: 3 of 4 are input.
+        let kernel_ns_per_in_byte = self.plain_kernel.map(|k| ns_per_byte(&k) * 4.0 / 3.0);
         CeilingRates::new(
             ns_per_byte(&self.staging_to_device),
             ns_per_byte(&self.device_copy),
             ns_per_byte(&self.device_to_readback),
             self.compute.map(|c| c.ops_per_s()),
         )
+        .with_measured_kernel(kernel_ns_per_in_byte)
     }
 }
 
@@ -159,8 +168,9 @@ pub(crate) fn measure_with_paths(
         compute: Some(measure_checked(ctx, check)?),
         copy_latency_ns,
         probe_ns: nanos(started.elapsed()),
-        // Measured by the converter, which holds the op stage.
+        // Measured by the converter, which holds the op stage and the kernel.
         op_rates: None,
+        plain_kernel: None,
     };
     Ok((ceilings, paths))
 }
@@ -274,5 +284,50 @@ mod tests {
         let mut beyond = paths.clone();
         beyond[0].points.push(PathPoint { bytes: 4 * PROBE_BYTES, ..longer.points[0] });
         assert_eq!(ProbeSteps::at(&beyond, PROBE_BYTES), Some(steps));
+    }
+
+    #[test]
+    fn the_budget_starts_the_kernel_at_its_own_measured_rate_where_known() {
+        // lavapipe: a copy command at 19.3 GB/s, the compute ceiling 29 Gop/s; its plain kernel
+        // streamed 1.03 GB/s, read and written (2026-12-06).
+        let copy = bw(67_108_864, 6_000_000);
+        let ceilings = GpuCeilings {
+            adapter_key: String::new(),
+            adapter: "llvmpipe".into(),
+            software_adapter: true,
+            host_threads: 2,
+            host_to_staging: copy,
+            staging_to_device: copy,
+            device_copy: bw(134_217_728, 6_954_000),
+            device_copy_by_kernel: false,
+            device_to_readback: copy,
+            readback_to_host: copy,
+            host_memcpy: copy,
+            submit_latency_ns: 50_000,
+            probe_ns: 1,
+            compute: Some(GpuCompute {
+                rounds: 1,
+                invocations: 1,
+                ops: 29_000_000_000,
+                best_ns: 1_000_000_000,
+                median_ns: 1_000_000_000,
+                clock: Clock::GpuTimestamp,
+            }),
+            copy_latency_ns: None,
+            op_rates: None,
+            plain_kernel: None,
+        };
+        // The model: the slower of the copy (0.10 ns an input byte, both ways) and 24 operations
+        // a pixel at the compute ceiling (0.28 ns an input byte).
+        let modelled = ceilings.rates_at_ceilings().rates.kernel_ns_per_byte;
+        assert!((modelled - 24.0 / 29.0 / 3.0).abs() < 1e-6, "{modelled}");
+        // Measured, the kernel is priced at what it did: 64 MiB read and written in 65.2 ms is
+        // 48 MiB of input at 1.295 ns a byte, 4.7x the model.
+        let measured = GpuCeilings { plain_kernel: Some(bw(67_108_864, 65_154_237)), ..ceilings.clone() };
+        let rate = measured.rates_at_ceilings().rates.kernel_ns_per_byte;
+        assert!((rate - 65_154_237.0 / 50_331_648.0).abs() < 1e-6, "{rate}");
+        // The copies keep their ceilings.
+        let (a, b) = (measured.rates_at_ceilings().rates, ceilings.rates_at_ceilings().rates);
+        assert!((a.upload_ns_per_byte - b.upload_ns_per_byte).abs() < 1e-12, "{a:?} {b:?}");
     }
 }
