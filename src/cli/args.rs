@@ -304,7 +304,8 @@ impl<'a> OutputFile<'a> {
 /// goes through it): each output can be written ([`check_output_file`]), none is one of the
 /// command's `inputs` or of the images it writes (`images`, checked by the conversion's plan),
 /// and no two name the same file: the same path, or the same file through a symlink or a hard
-/// link.
+/// link. Two outputs in one file is a command line asking the impossible, a usage error (exit 2)
+/// found first, whatever is on disk.
 pub(super) fn check_outputs(
     outputs: &[OutputFile<'_>],
     inputs: &[&Path],
@@ -314,8 +315,16 @@ pub(super) fn check_outputs(
     for (i, output) in outputs.iter().enumerate() {
         let path = output.path;
         if let Some(other) = outputs.get(..i).into_iter().flatten().find(|o| same_file(o.path, path)) {
-            bail!("{} names the same file as {}: {}", output.flag, other.flag, path.display());
+            bail!(super::UsageError(format!(
+                "{} names the same file as {}: {} (give each its own file)",
+                output.flag,
+                other.flag,
+                path.display()
+            )));
         }
+    }
+    for output in outputs {
+        let path = output.path;
         check_output_file(output, overwrite)?;
         if inputs.iter().any(|input| same_file(input, path)) {
             bail!("{} would replace its own input: {}", output.flag, path.display());

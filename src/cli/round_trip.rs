@@ -51,10 +51,12 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let cpu = Lane::of(&settings);
     let rounds = budget.warmup_rounds + budget.min_rounds;
     let parts = round_trip_parts(&options.passes, rounds, cpu, megapixels, settings.work.rounds);
-    let pace = super::pace::JobPace::read(&engine, true, Task::RoundTrips, parts);
+    let mut pace = super::pace::JobPace::read(&engine, true, Task::RoundTrips, parts);
     let estimate = pace.estimate();
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
     let took_s = pace.took_s();
+    // Its runs first, so that its overhead is learned over them.
+    crate::engine::round_trip::teach_pace(pace.pace_mut(), &result);
     pace.finished(&engine);
     if args.json {
         let report = Report { image: &label, result: &result };

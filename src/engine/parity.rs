@@ -15,6 +15,8 @@ pub struct DiffStats {
     pub differing: u64,
     /// The largest difference of one sample, in the output's levels.
     pub max_diff: u32,
+    /// The highest level a sample of the compared outputs has: 255 at 8 bits, 65535 at 16.
+    pub top_level: u32,
 }
 
 /// The parity of one image.
@@ -50,7 +52,8 @@ pub fn diff(left: &DynamicImage, right: &DynamicImage) -> (DiffStats, GrayImage)
     let (sa, sb) = (samples(left), samples(right));
     let same_shape =
         (w, h) == (right.width(), right.height()) && left.color() == right.color() && sa.len() == sb.len();
-    let mut stats = DiffStats { pixels: u64::from(w) * u64::from(h), differing: 0, max_diff: 0 };
+    let top_level = if wide { u32::from(u16::MAX) } else { u32::from(u8::MAX) };
+    let mut stats = DiffStats { pixels: u64::from(w) * u64::from(h), differing: 0, max_diff: 0, top_level };
     if !same_shape {
         stats.differing = stats.pixels;
         stats.max_diff = u32::MAX;
@@ -128,10 +131,22 @@ mod tests {
         let a = DynamicImage::ImageLuma8(GrayImage::from_raw(3, 1, vec![10, 20, 30]).expect("size"));
         let b = DynamicImage::ImageLuma8(GrayImage::from_raw(3, 1, vec![10, 25, 29]).expect("size"));
         let (s, img) = diff(&a, &b);
-        assert_eq!(s, DiffStats { pixels: 3, differing: 2, max_diff: 5 });
+        assert_eq!(s, DiffStats { pixels: 3, differing: 2, max_diff: 5, top_level: 255 });
         assert_eq!(img.as_raw(), &vec![0, 80, 16]);
         let (same, black) = diff(&a, &a);
         assert_eq!(same.differing, 0);
         assert!(black.as_raw().iter().all(|&v| v == 0));
+    }
+
+    #[test]
+    fn diff_of_16_bit_outputs_counts_levels_of_65535() {
+        let a =
+            DynamicImage::ImageLuma16(image::ImageBuffer::from_raw(2, 1, vec![1000, 60000]).expect("size"));
+        let b =
+            DynamicImage::ImageLuma16(image::ImageBuffer::from_raw(2, 1, vec![1000, 53703]).expect("size"));
+        let (s, img) = diff(&a, &b);
+        assert_eq!(s, DiffStats { pixels: 2, differing: 1, max_diff: 6297, top_level: 65535 });
+        // 6297 >> 8 = 24 levels of 8 bits, times the gain, clamped.
+        assert_eq!(img.as_raw(), &vec![0, 255]);
     }
 }

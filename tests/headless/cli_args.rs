@@ -138,7 +138,15 @@ fn output_paths_are_checked_before_any_work() {
         let t = fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", json], d, 1, &["--json"]);
         assert!(!t.contains("measuring"), "nothing is measured first: {t}");
     }
-    fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", "a", "--csv", "a"], d, 1, &["same file"]);
+    // Two reports in one file: a usage error, said before what is on disk (here, nothing yet).
+    let both = ["sweep", "--sizes", "0.001", "--cpu-only", "--json", "a", "--csv", "a"];
+    let t = fails(&both, d, 2, &["--csv names the same file as --json: a"]);
+    assert!(!t.contains("measuring") && !d.join("a").exists(), "{t}");
+    // The same with the file there and no --overwrite: the usage error still comes first.
+    std::fs::write(d.join("a"), "mine").expect("write");
+    let t = fails(&both, d, 2, &["--csv names the same file as --json: a"]);
+    assert!(!t.contains("exists"), "{t}");
+    assert_eq!(std::fs::read_to_string(d.join("a")).expect("read"), "mine");
     std::fs::write(d.join("old.csv"), "keep").expect("write");
     let t = fails(
         &["sweep", "--sizes", "0.001", "--cpu-only", "--csv", "old.csv"],

@@ -47,7 +47,7 @@ fn no_command_writes_an_output_over_its_input_or_another_output() {
         graylab(&[&args[..], &["--overwrite"]].concat(), d)
     };
     let o = sweep("r.json", ("--trace", "r-link.json"));
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
     assert!(text(&o).contains("--trace names the same file as --json: r-link.json"), "{}", text(&o));
     // A convert's trace over the image it writes, through a hard link.
     photo(8, 8).save(d.join("out.png")).expect("save");
@@ -68,7 +68,7 @@ fn no_command_writes_an_output_over_its_input_or_another_output() {
     assert!(!d.join("new.png").exists(), "nothing written");
     let absolute = d.join("t.json");
     let o = sweep("t.json", ("--csv", absolute.to_str().expect("a UTF-8 temp path")));
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
     assert!(text(&o).contains("--csv names the same file as --json"), "{}", text(&o));
     assert!(!d.join("t.json").exists(), "nothing measured, nothing written");
 }

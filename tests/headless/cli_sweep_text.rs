@@ -1,5 +1,5 @@
 //! `graylab sweep`'s text on the real binary: the first grid's estimate says the figure and the
-//! basis its JSON keeps, the table names the clock of every column, and the map of who wins shows
+//! basis its JSON keeps, both tables name the clock of every column, and the map of who wins shows
 //! each cell's figure as its line of comparisons printed it.
 
 use crate::common::{self, graylab, text};
@@ -60,6 +60,7 @@ fn the_table_names_each_columns_clock_and_the_map_shows_the_compared_figures() {
     if json["gpu_timestamps"] == true {
         assert!(clocks.contains("gpu-timestamp (gpu kernel"), "{clocks}");
     }
+    ceilings_table_names_its_clocks(&t, &json);
     // The map's end-to-end figure of each cell is the one its line of comparisons printed.
     let compared: Vec<(String, String)> = t
         .lines()
@@ -88,4 +89,54 @@ fn the_table_names_each_columns_clock_and_the_map_shows_the_compared_figures() {
         }
     }
     assert_eq!(cells, 4, "{t}");
+}
+
+/// The groups of a clocks line's `section` ("clocks: " or "ceilings: "): each clock with the
+/// columns under it.
+fn clock_groups<'a>(line: &'a str, section: &str) -> Vec<(&'a str, Vec<&'a str>)> {
+    let part = line.split("; ").find_map(|p| p.strip_prefix(section)).unwrap_or_default();
+    part.split("), ")
+        .filter_map(|g| g.trim_end_matches(')').split_once(" ("))
+        .map(|(clock, columns)| (clock, columns.split(", ").collect()))
+        .collect()
+}
+
+/// The ceilings table's line of clocks, under its title, names the clock of each % column's
+/// rate and ceiling as the JSON keeps them, the medians' clock, and the model's having none.
+fn ceilings_table_names_its_clocks(t: &str, json: &serde_json::Value) {
+    let mut lines = t.lines().skip_while(|l| !l.starts_with("against this machine's ceilings"));
+    let (Some(_), Some(line)) = (lines.next(), lines.next()) else { return };
+    assert!(line.starts_with("clocks: "), "{line}");
+    let (runs, ceilings) = (clock_groups(line, "clocks: "), clock_groups(line, "ceilings: "));
+    let under = |groups: &[(&str, Vec<&str>)], clock: &str, column: &str| {
+        groups.iter().any(|(c, columns)| *c == clock && columns.contains(&column))
+    };
+    assert!(under(&runs, "cpu-clock", "gpu total") && under(&runs, "cpu-clock", "cpu all"), "{line}");
+    let points = json["points"].as_array().expect("points");
+    for (column, phase, on_gpu) in [
+        ("cpu %", "kernel", false),
+        ("upload %", "upload", true),
+        ("kern. %", "kernel", true),
+        ("down %", "download", true),
+    ] {
+        for point in points {
+            let rates = point["rates"].as_array().expect("rates");
+            let shown = rates.iter().find(|r| {
+                let ceiling = &r["ceiling"];
+                r["phase"] == phase
+                    && r["part"] == "whole"
+                    && !ceiling.is_null()
+                    && (ceiling != "memory_stream") == on_gpu
+            });
+            let Some(rate) = shown.filter(|r| !r["percent_of_ceiling"].is_null()) else { continue };
+            let (run, probe) = (rate["source"].as_str(), rate["ceiling_source"].as_str());
+            assert!(under(&runs, run.expect("a clock"), column), "{column} on {run:?}: {line}");
+            assert!(
+                under(&ceilings, probe.expect("a clock"), column),
+                "{column}'s ceiling on {probe:?}: {line}"
+            );
+        }
+    }
+    let modelled = points.iter().any(|p| !p["modelled"].is_null());
+    assert_eq!(line.ends_with("; model: no clock, from the ceilings"), modelled, "{line}");
 }

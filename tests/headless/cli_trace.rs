@@ -202,7 +202,8 @@ fn sweep_traces_each_points_cold_and_last_warm_runs() {
     assert!(!saved.contains("\"runs\": [") && !saved.contains("spans"), "the sweep's JSON keeps no runs");
     // One file for two reports is refused before anything is measured.
     let o = graylab(&["sweep", "--sizes", "0.01", "--json", "x.json", "--trace", "x.json"], dir.path());
-    assert!(!o.status.success() && text(&o).contains("--trace names the same file"), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
+    assert!(text(&o).contains("--trace names the same file as --json: x.json"), "{}", text(&o));
 }
 
 #[test]

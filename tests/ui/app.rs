@@ -673,6 +673,7 @@ fn parity_window_reports_zero_differences() {
     assert!(report.formulas.iter().all(|(_, _, f)| f.differing > 0), "the formulas do differ");
     h.run_steps(2);
     assert!(h.query_by_label_contains("0 of 5,917").is_some(), "shown on screen");
+    assert!(h.query_by_label("0 of 255 levels").is_some(), "the largest difference on its 8-bit scale");
     // Another image opened: the results stay, named as another image's, until it is checked.
     let (other, _) = photo(dir.path(), "other.png", 40, 30);
     h.state_mut().open(other);
@@ -682,6 +683,30 @@ fn parity_window_reports_zero_differences() {
     h.get_by_label("Check the open image").click();
     settle(&mut h);
     assert!(h.query_by_label(stale).is_none() && h.query_by_label_contains("0 of 1,200").is_some());
+}
+
+#[test]
+fn parity_window_says_a_16_bit_difference_on_its_scale() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("in16.png");
+    let img = DynamicImage::ImageRgb16(common::photo(64, 40).to_rgb16());
+    img.save(&path).expect("save");
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    h.get_by_label("Parity…").click();
+    h.run_steps(2);
+    h.get_by_label("Check the open image").click();
+    settle(&mut h);
+    let report = h.state().view().parity.expect("a parity report").clone();
+    let d = report.cpu_vs_gpu.expect("the GPU ran");
+    assert_eq!((d.max_diff, d.top_level), (0, 65535), "16-bit outputs: {d:?}");
+    h.run_steps(2);
+    assert!(h.query_by_label("0 of 65535 levels").is_some(), "CPU vs GPU on the 16-bit scale");
+    for (a, b, f) in &report.formulas {
+        assert_eq!(f.top_level, 65535, "{a} vs {b}");
+        let shown = format!("{} of 65535 levels", f.max_diff);
+        assert!(f.max_diff > 255 && h.query_by_label(&shown).is_some(), "{a} vs {b}: {shown}");
+    }
 }
 
 #[test]

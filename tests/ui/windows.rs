@@ -73,6 +73,7 @@ fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
     let node = h.get_by_label_contains("Takes about");
     let said = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
     assert!(said.contains(" s, ") && said.ends_with('.'), "{said}");
+    assert!(!said.contains("from runs seen"), "none seen yet: {said}");
     h.get_by_label("Run round trips").click();
     h.run_steps(2);
     assert!(h.state().view().busy, "the round trips run on the worker");
@@ -89,6 +90,10 @@ fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
     assert!(h.ctx.content_rect().contains_rect(verdict), "the verdict is on screen");
     assert!(h.query_by_label_contains("Each GPU point is one round trip").is_some(), "the chart is drawn");
     assert!(h.query_by_label_contains("every GPU result equals the CPU's byte for byte").is_some());
+    // Once they ran, the next round trips are estimated from them, and say so.
+    let node = h.get_by_label_contains("Takes ");
+    let said = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
+    assert!(said.ends_with(", from runs seen on this machine."), "{said}");
     // Each count's verdict on screen: the GPU's speed-up with its 95% interval and the rounds,
     // an undecided one said to be inconclusive.
     for p in &r.points {

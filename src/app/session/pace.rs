@@ -232,6 +232,13 @@ impl Session {
         self.pace.changed = true;
     }
 
+    /// Learns from finished round trips what their runs take: each CPU pass, and the GPU's
+    /// round trip of one operation.
+    pub(super) fn learn_round_trips(&mut self, result: &crate::engine::round_trip::RoundTripResult) {
+        crate::engine::round_trip::teach_pace(&mut self.pace.pace, result);
+        self.pace.changed = true;
+    }
+
     /// A job ended (`ticket`): when it ran to its end, learns its overhead from its wall time.
     pub(super) fn learn_job_end(&mut self, ticket: &Ticket, stopped: bool) {
         // The runs' seconds are forgotten with every job's end, sent with an estimate or not.

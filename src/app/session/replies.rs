@@ -53,11 +53,15 @@ impl Session {
                 self.toasts.error(format!("Conversion failed: {}", e.describe()));
             }
             Reply::Answered(id, answer) => {
-                // What every front end learns from an experiment: the pace of a sweep's runs.
+                // What every front end learns from an experiment: the pace of a sweep's runs,
+                // and of the round trips' (before their job's end teaches its overhead).
                 if let Answer::Swept(swept) = &answer
                     && let Ok(result) = &**swept
                 {
                     self.learn_sweep(result);
+                }
+                if let Answer::RoundTrips(Ok(result)) = &answer {
+                    self.learn_round_trips(result);
                 }
                 // An older answer of the same kind was superseded by this one's job.
                 let kind = std::mem::discriminant(&answer);

@@ -24,8 +24,9 @@ fn draw_image(ui: &Ui, clip: Rect, image: &DisplayImage, place: &Placement, budg
     image.paint(&ui.painter_at(clip), place, budget);
 }
 
-/// Text on a dark chip, readable over any image, kept left of `max_x`.
-fn caption(painter: &Painter, text: &str, at: Pos2, max_x: f32) {
+/// Text on a dark chip, readable over any image, kept left of `max_x`; where it is cut short
+/// with "…", hovering the chip shows the whole text. `id`: the chip's own, one per caption drawn.
+fn caption(ui: &Ui, painter: &Painter, (text, id): (&str, egui::Id), at: Pos2, max_x: f32) {
     // One line, ended with "…" where the pane is narrower ("… in its folder (arrow ke" was cut
     // at the pane's edge at 1024x640).
     let format = egui::TextFormat::simple(egui::FontId::proportional(13.0), Color32::WHITE);
@@ -35,8 +36,14 @@ fn caption(painter: &Painter, text: &str, at: Pos2, max_x: f32) {
     let galley = painter.layout_job(job);
     let at = pos2(at.x.min(max_x - galley.size().x - 6.0).max(painter.clip_rect().min.x + 6.0), at.y);
     let rect = Rect::from_min_size(at, galley.size()).expand2(vec2(6.0, 3.0));
+    let elided = galley.elided;
     painter.rect_filled(rect, 4.0, Color32::from_black_alpha(170));
     painter.galley(at, galley, Color32::WHITE);
+    if elided {
+        // Only the part of the chip the pane shows answers the pointer.
+        let shown = rect.intersect(painter.clip_rect());
+        ui.interact(shown, id, Sense::hover()).on_hover_text(text);
+    }
 }
 
 fn note(painter: &Painter, clip: Rect, text: &str) {
@@ -81,6 +88,8 @@ pub fn draw(
     let PaneAt { mode, index, rect: pane } = at;
     let painter = ui.painter_at(pane);
     let corner = pane.min + vec2(10.0, 6.0);
+    // Each caption's id, apart in every pane.
+    let id = |which: &str| ui.scope_id().with(("pane caption", index, which));
     let output = |clip: Rect, budget: &mut TileBudget| match images.output {
         Some(out) => draw_image(ui, clip, out, place, budget),
         None => note(&painter, clip, images.pending),
@@ -94,21 +103,22 @@ pub fn draw(
             draw_image(ui, Rect::from_min_max(pane.min, pos2(x, pane.max.y)), images.input, place, budget);
             output(Rect::from_min_max(pos2(x, pane.min.y), pane.max), budget);
             divider(ui, &painter, wipe, pane, x);
-            caption(&painter, images.input_caption, corner, x - 10.0);
-            caption(&painter, images.caption, pos2(x + 10.0, pane.min.y + 30.0), pane.max.x - 10.0);
+            caption(ui, &painter, (images.input_caption, id("input")), corner, x - 10.0);
+            let below = pos2(x + 10.0, pane.min.y + 30.0);
+            caption(ui, &painter, (images.caption, id("output")), below, pane.max.x - 10.0);
             return;
         }
     };
     if !input_shown {
         output(pane, budget);
-        caption(&painter, images.caption, corner, pane.max.x);
+        caption(ui, &painter, (images.caption, id("output")), corner, pane.max.x);
     } else if mode == ViewMode::Flip && show_output {
         draw_image(ui, pane, images.input, place, budget);
         let text = format!("{} (the output is {})", images.input_caption, images.pending);
-        caption(&painter, &text, corner, pane.max.x);
+        caption(ui, &painter, (&text, id("input")), corner, pane.max.x);
     } else {
         draw_image(ui, pane, images.input, place, budget);
-        caption(&painter, images.input_caption, corner, pane.max.x);
+        caption(ui, &painter, (images.input_caption, id("input")), corner, pane.max.x);
     }
 }
 

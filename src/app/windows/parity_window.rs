@@ -9,7 +9,7 @@ use crate::app::session::pace::convert_parts;
 use crate::app::textures::{DisplayImage, Placement, TileBudget};
 use crate::app::work::jobs::{Answer, Job};
 use crate::engine::estimate::Task;
-use crate::engine::{Backend, ConvertSettings, DIFF_GAIN, ParityReport};
+use crate::engine::{Backend, ConvertSettings, DIFF_GAIN, DiffStats, ParityReport};
 use crate::pixel::Formula;
 
 /// The parity window's state.
@@ -100,7 +100,7 @@ impl ParityWindow {
                         if good { Color32::LIGHT_GREEN } else { ui.visuals().error_fg_color },
                         text,
                     );
-                    ui.label(format!("{} levels", d.max_diff));
+                    ui.label(levels(d));
                 }
                 (None, e) => {
                     ui.label("CPU vs GPU");
@@ -117,7 +117,7 @@ impl ParityWindow {
                     thousands(d.pixels),
                     d.differing as f64 * 100.0 / d.pixels.max(1) as f64
                 ));
-                ui.label(format!("{} levels", d.max_diff));
+                ui.label(levels(d));
                 ui.end_row();
             }
         });
@@ -133,5 +133,28 @@ impl ParityWindow {
         };
         difference.paint(&ui.painter_at(rect), &place, &mut TileBudget::new(2));
         ui.painter().rect_stroke(rect, 0.0, egui::Stroke::new(1.0, Color32::GRAY), egui::StrokeKind::Outside);
+    }
+}
+
+/// The largest difference of `d` on the scale of its outputs' depth ("6297 of 65535 levels"), or
+/// that the outputs could not be compared sample by sample.
+fn levels(d: &DiffStats) -> String {
+    if d.max_diff == u32::MAX {
+        "outputs of another size or type".to_owned()
+    } else {
+        format!("{} of {} levels", d.max_diff, d.top_level)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_difference_is_said_on_its_outputs_scale() {
+        let d = DiffStats { pixels: 4, differing: 1, max_diff: 6297, top_level: 65535 };
+        assert_eq!(levels(&d), "6297 of 65535 levels");
+        assert_eq!(levels(&DiffStats { max_diff: 3, top_level: 255, ..d }), "3 of 255 levels");
+        assert_eq!(levels(&DiffStats { max_diff: u32::MAX, ..d }), "outputs of another size or type");
     }
 }

@@ -1,8 +1,10 @@
-//! `graylab sweep`'s table: which clock timed each of its columns, read from the measurements
-//! (the GPU kernel on its timestamps, or on the CPU clock where the adapter gave none).
+//! `graylab sweep`'s tables: which clock timed each of their columns, read from the measurements
+//! (the GPU kernel on its timestamps, or on the CPU clock where the adapter gave none), and for
+//! the ceilings table the clocks its ceilings were probed on.
 
-use crate::engine::Phase;
+use crate::engine::ceilings::PhaseRate;
 use crate::engine::sweep::{Series, SweepPoint, SweepResult};
+use crate::engine::{Backend, Phase};
 use crate::system::clock::Clock;
 
 /// The line under the table's title that names each column's clock: "clocks: cpu-clock (cpu 1
@@ -12,10 +14,7 @@ pub(super) fn clocks_line(r: &SweepResult) -> String {
     let cpu_all = format!("cpu {} thr", r.cpu_threads);
     // The CPU series and the GPU's whole runs are timed on the CPU clock; the GPU's phases as
     // their rates keep it.
-    let cpu_clock = |series| {
-        let measured = r.points.iter().any(|p| p.median_ns(series).is_some());
-        if measured { vec![Clock::CpuClock] } else { Vec::new() }
-    };
+    let cpu_clock = |series| on_cpu_clock(r, series);
     let gpu = |phase, measured: &dyn Fn(&SweepPoint) -> bool| -> Vec<Clock> {
         r.points.iter().filter(|p| measured(p)).filter_map(|p| p.gpu_phase_clock(phase)).collect()
     };
@@ -28,9 +27,55 @@ pub(super) fn clocks_line(r: &SweepResult) -> String {
         ("up GB/s", gpu(Phase::Upload, &|p| p.upload_gb_per_s.is_some())),
         ("down GB/s", gpu(Phase::Download, &|p| p.download_gb_per_s.is_some())),
     ];
-    // Grouped by clock, in the order first named.
+    format!("clocks: {}", grouped(&columns))
+}
+
+/// The line under the ceilings table's title, in the same words: the clock of each column's
+/// run (a % column's rate, the measured medians), then the clock each % column's ceiling was
+/// probed on, and the model's columns, which no clock timed: "clocks: cpu-clock (cpu %, gpu
+/// total, cpu all), gpu-timestamp (kern. %), …; ceilings: …; model: no clock, from the ceilings".
+pub(super) fn ceilings_clocks_line(r: &SweepResult) -> String {
+    let cpu_clock = |series| on_cpu_clock(r, series);
+    // A % column where it shows a figure: its rate's clock, or its ceiling's.
+    let pct = |backend, phase, clock: fn(&PhaseRate) -> Option<Clock>| -> Vec<Clock> {
+        let shown = |p| super::whole_rate(p, backend, phase).filter(|x| x.share_label().is_some());
+        r.points.iter().filter_map(|p| shown(p).and_then(clock)).collect()
+    };
+    let percents = |clock: fn(&PhaseRate) -> Option<Clock>| {
+        [
+            ("cpu %", pct(Backend::Cpu, Phase::Kernel, clock)),
+            ("upload %", pct(Backend::Gpu, Phase::Upload, clock)),
+            ("kern. %", pct(Backend::Gpu, Phase::Kernel, clock)),
+            ("down %", pct(Backend::Gpu, Phase::Download, clock)),
+        ]
+    };
+    // In the table's order: the % columns, then the measured medians.
+    let mut runs = percents(|x| Some(x.source)).to_vec();
+    runs.push(("gpu total", cpu_clock(Series::GpuTotal)));
+    runs.push(("cpu all", cpu_clock(Series::CpuAll)));
+    let mut line = format!("clocks: {}", grouped(&runs));
+    let ceilings = grouped(&percents(|x| x.ceiling_source));
+    if !ceilings.is_empty() {
+        line.push_str("; ceilings: ");
+        line.push_str(&ceilings);
+    }
+    if r.points.iter().any(|p| p.modelled.is_some()) {
+        line.push_str("; model: no clock, from the ceilings");
+    }
+    line
+}
+
+/// The clock of a column of `series`' medians: the CPU clock, where it has any.
+fn on_cpu_clock(r: &SweepResult, series: Series) -> Vec<Clock> {
+    let measured = r.points.iter().any(|p| p.median_ns(series).is_some());
+    if measured { vec![Clock::CpuClock] } else { Vec::new() }
+}
+
+/// `columns` grouped by clock, in the order each clock is first named: "cpu-clock (a, b),
+/// gpu-timestamp (c)"; a column of two clocks is under both, one of none under none.
+fn grouped(columns: &[(&str, Vec<Clock>)]) -> String {
     let mut groups: Vec<(Clock, Vec<&str>)> = Vec::new();
-    for (column, clocks) in &columns {
+    for (column, clocks) in columns {
         for clock in clocks {
             match groups.iter_mut().find(|g| g.0 == *clock) {
                 Some(g) if !g.1.contains(column) => g.1.push(column),
@@ -41,7 +86,7 @@ pub(super) fn clocks_line(r: &SweepResult) -> String {
     }
     let named: Vec<String> =
         groups.iter().map(|(clock, columns)| format!("{} ({})", clock.label(), columns.join(", "))).collect();
-    format!("clocks: {}", named.join(", "))
+    named.join(", ")
 }
 
 #[cfg(test)]
@@ -66,9 +111,14 @@ mod tests {
             source,
             gb_per_s: 0.03,
             ceiling: Some(ceiling),
-            ceiling_gb_per_s: None,
-            ceiling_source: None,
-            percent_of_ceiling: None,
+            ceiling_gb_per_s: Some(0.06),
+            // The CPU's stream probed on its clock, the GPU's ceilings on its timestamps.
+            ceiling_source: Some(if ceiling == Ceiling::MemoryStream {
+                Clock::CpuClock
+            } else {
+                Clock::GpuTimestamp
+            }),
+            percent_of_ceiling: Some(50.0),
             ceiling_bytes: None,
         };
         let rates = vec![
@@ -111,5 +161,38 @@ mod tests {
         let cpu = SweepPoint::for_tests(1.0, &[(Series::Cpu1, 400), (Series::CpuAll, 200)]);
         let r = SweepResult { adapter: None, ..SweepResult::for_tests(vec![cpu]) };
         assert_eq!(clocks_line(&r), "clocks: cpu-clock (cpu 1 thr, cpu 2 thr)");
+    }
+
+    #[test]
+    fn the_ceilings_table_says_the_clock_of_each_run_each_ceiling_and_the_model() {
+        use crate::engine::sweep::ModelledPoint;
+        let modelled =
+            ModelledPoint { gpu_total_ns: 900, gpu_overlapped_ns: 800, gpu_resident_ns: 100, cpu_ns: 300 };
+        let stamped = SweepPoint { modelled: Some(modelled), ..point(Clock::GpuTimestamp, Clock::Mixed) };
+        let r = SweepResult::for_tests(vec![stamped.clone()]);
+        assert_eq!(
+            ceilings_clocks_line(&r),
+            "clocks: cpu-clock (cpu %, gpu total, cpu all), cpu-clock+gpu-timestamp (upload %, down %), \
+             gpu-timestamp (kern. %); ceilings: cpu-clock (cpu %), gpu-timestamp (upload %, kern. %, down %); \
+             model: no clock, from the ceilings"
+        );
+        // No timestamps and no model: every run on the CPU clock, nothing said of a model.
+        let plain = point(Clock::CpuClock, Clock::CpuClock);
+        let r = SweepResult::for_tests(vec![plain.clone()]);
+        assert!(
+            ceilings_clocks_line(&r).starts_with(
+                "clocks: cpu-clock (cpu %, upload %, kern. %, down %, gpu total, cpu all); ceilings: "
+            ),
+            "{}",
+            ceilings_clocks_line(&r)
+        );
+        assert!(!ceilings_clocks_line(&r).contains("model"));
+        // A % with no ceiling to hold it against shows no figure: its column is under no clock.
+        let mut bare = plain;
+        for rate in &mut bare.rates {
+            (rate.percent_of_ceiling, rate.ceiling_source) = (None, None);
+        }
+        let r = SweepResult::for_tests(vec![bare]);
+        assert_eq!(ceilings_clocks_line(&r), "clocks: cpu-clock (gpu total, cpu all)");
     }
 }

@@ -14,10 +14,10 @@ use clap::Args;
 
 use crate::cli::UsageError;
 use crate::cli::arg_error::ArgError;
-use crate::engine::ceilings::{Ceiling, PhasePart};
+use crate::engine::ceilings::{Ceiling, PhasePart, PhaseRate};
 use crate::engine::sweep::{
-    CellOps, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, GridAxis, Series, SweepOptions, SweepResult, calibrate,
-    size_for, sweep_planned, to_csv,
+    CellOps, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, GridAxis, Series, SweepOptions, SweepPoint,
+    SweepResult, calibrate, size_for, sweep_planned, to_csv,
 };
 use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
 use crate::io::{DecodeOptions, WriteCause};
@@ -432,6 +432,7 @@ fn print_ceilings_table(r: &SweepResult) {
         "against this machine's ceilings (% of ceiling at the median; cpu: all threads vs the memory-stream baseline){}",
         if r.model.is_some() { ", and the model's times in ms" } else { "" }
     );
+    outln!("{}", clocks::ceilings_clocks_line(r));
     let work = |k: Option<u32>| level_column(r, k);
     outln!(
         "{}{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
@@ -448,11 +449,7 @@ fn print_ceilings_table(r: &SweepResult) {
     );
     for p in &r.points {
         let pct = |backend: Backend, phase: Phase| {
-            p.rates
-                .iter()
-                .find(|x| {
-                    x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend)
-                })
+            whole_rate(p, backend, phase)
                 .and_then(crate::engine::ceilings::PhaseRate::share_label)
                 .map_or_else(|| "-".to_owned(), |v| v.trim_end_matches('%').to_owned())
         };
@@ -522,6 +519,13 @@ fn cell_text(cell: Option<&crate::engine::sweep::CellPlan>) -> String {
 }
 
 /// Which backend a rate's ceiling belongs to.
+/// The rate of `phase` as a whole on `backend` at `p`: what a % column of the ceilings table shows.
+fn whole_rate(p: &SweepPoint, backend: Backend, phase: Phase) -> Option<&PhaseRate> {
+    p.rates
+        .iter()
+        .find(|x| x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend))
+}
+
 fn backend_of(ceiling: Option<Ceiling>) -> Option<Backend> {
     match ceiling? {
         Ceiling::MemoryStream => Some(Backend::Cpu),

@@ -14,6 +14,7 @@ use std::time::Instant;
 use image::DynamicImage;
 
 use crate::engine::convert::{Prepared, prepare};
+use crate::engine::estimate::{Lane, Pace};
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Budget, rotation};
 use crate::engine::sweep::compare::compare_rounds;
@@ -387,6 +388,26 @@ pub fn round_trips(
     };
     result.verdict = verdict(&result);
     Ok(result)
+}
+
+/// Teaches `pace` the runs round trips timed, as a sweep teaches its medians: every count's
+/// CPU pass (one conversion on the CPU's threads) and the GPU's round trip of one operation (one
+/// conversion end to end: a round trip of more shares its transfers, which no run does). Feed
+/// it before [`crate::engine::estimate::Pace::finished`]: untaught, the next round trips were
+/// still "a guess from this machine's ceilings" after one was seen.
+pub fn teach_pace(pace: &mut Pace, result: &RoundTripResult) {
+    let megapixels = crate::system::units::megapixels(result.width, result.height);
+    let cpu = Lane::of(&ConvertSettings {
+        backend: crate::engine::Backend::Cpu,
+        threads: result.cpu_threads,
+        ..ConvertSettings::default()
+    });
+    for p in &result.points {
+        pace.observe(cpu, megapixels, result.work_rounds, p.cpu_per_op_ns.median_ns as f64 / 1e9);
+        if p.passes == 1 {
+            pace.observe(Lane::Gpu, megapixels, result.work_rounds, p.gpu_total_ns.median_ns as f64 / 1e9);
+        }
+    }
 }
 
 impl RoundTripResult {

@@ -111,3 +111,29 @@ fn the_verdict_says_when_the_gpu_never_wins_and_what_it_is() {
     let b = round_trip_budget(false, 50);
     assert_eq!((b.min_rounds, b.max_rounds, b.max_time), (50, 50, Budget::FULL.max_time));
 }
+
+#[test]
+fn round_trips_teach_the_pace_their_runs_so_the_next_estimate_rests_on_them() {
+    use crate::engine::estimate::{Basis, Roof, Task, round_trip_parts};
+    let mut pace = Pace::new("test machine");
+    for lane in [Lane::CpuOneThread, Lane::CpuAllThreads, Lane::Gpu] {
+        pace.set_roof(lane, Roof { bytes_per_s: 1e9, ops_per_s: 1e10, fixed_s: None });
+    }
+    let mut r = result(vec![point(1, 3000, 1000), point(4, 800, 1000)], true);
+    r.cpu_threads = 2;
+    let cpu = Lane::of(&ConvertSettings { threads: 2, ..ConvertSettings::default() });
+    let mp = crate::system::units::megapixels(r.width, r.height);
+    let parts = round_trip_parts(&[1, 4], 7, cpu, mp, r.work_rounds);
+    assert_eq!(pace.job(Task::RoundTrips, &parts).basis, Basis::Ceilings, "nothing seen yet");
+    teach_pace(&mut pace, &r);
+    pace.finished(Task::RoundTrips, &parts, 5.0, None);
+    let next = pace.job(Task::RoundTrips, &parts);
+    assert_eq!(next.basis, Basis::Seen, "{next:?}");
+    assert!(next.sentence().ends_with("from runs seen on this machine"), "{}", next.sentence());
+    // The GPU's round trip of one operation is one conversion end to end: 30 ms; each CPU pass 10.
+    let gpu = pace.run(Lane::Gpu, mp, r.work_rounds);
+    assert!((gpu.seconds - 0.030).abs() < 1e-6 && gpu.basis == Basis::Seen, "{gpu:?}");
+    assert!((pace.run(cpu, mp, r.work_rounds).seconds - 0.010).abs() < 1e-6);
+    // The job as taught: what it took, 5 s.
+    assert!((next.seconds - 5.0).abs() < 1e-6, "{next:?}");
+}

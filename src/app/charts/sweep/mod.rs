@@ -83,7 +83,7 @@ impl SweepChart {
                     ui.label(RichText::new(format!("{}:", line.group)).small().weak());
                 }
                 let shown = !self.hidden.contains(label);
-                if legend_entry(ui, (line.shown_as, label), line.colour, shown).clicked() {
+                if legend_entry(ui, (line.shown_as, label), (line.colour, line.style), shown).clicked() {
                     if shown {
                         self.hidden.insert(label.clone());
                     } else {
@@ -211,8 +211,14 @@ const READABLE_PLOT_HEIGHT: f32 = 160.0;
 
 /// One legend entry, swatch and name as one widget, so that wrapping never parts them; a click
 /// toggles the series (a hidden one has a hollow swatch and weak text). `(label, full)`: the
-/// name shown, and the one screen readers and tests get (with the saved sweep's name).
-fn legend_entry(ui: &mut Ui, (label, full): (&str, &str), colour: Color32, shown: bool) -> egui::Response {
+/// name shown, and the one screen readers and tests get (with the saved sweep's name). A dotted
+/// series' swatch is a row of dots, so that it never reads as the solid line of its colour.
+fn legend_entry(
+    ui: &mut Ui,
+    (label, full): (&str, &str),
+    (colour, style): (Color32, LineStyle),
+    shown: bool,
+) -> egui::Response {
     const SWATCH: f32 = 10.0;
     let text_colour = if shown { ui.visuals().text_color() } else { ui.visuals().weak_text_color() };
     let font = egui::TextStyle::Small.resolve(ui.style());
@@ -232,8 +238,20 @@ fn legend_entry(ui: &mut Ui, (label, full): (&str, &str), colour: Color32, shown
             egui::pos2(rect.left() + pad.x + SWATCH / 2.0, rect.center().y),
             egui::vec2(SWATCH, SWATCH),
         );
-        painter.rect_filled(chip, 2.0, if shown { colour } else { Color32::TRANSPARENT });
-        painter.rect_stroke(chip, 2.0, egui::Stroke::new(1.0, colour), egui::StrokeKind::Inside);
+        if matches!(style, LineStyle::Dotted { .. }) {
+            // Three dots across the chip: the dotted line's own look.
+            for dx in [-1.0, 0.0, 1.0] {
+                let at = chip.center() + egui::vec2(dx * SWATCH * 0.4, 0.0);
+                if shown {
+                    painter.circle_filled(at, 1.8, colour);
+                } else {
+                    painter.circle_stroke(at, 1.8, egui::Stroke::new(1.0, colour));
+                }
+            }
+        } else {
+            painter.rect_filled(chip, 2.0, if shown { colour } else { Color32::TRANSPARENT });
+            painter.rect_stroke(chip, 2.0, egui::Stroke::new(1.0, colour), egui::StrokeKind::Inside);
+        }
         let text_at = egui::pos2(chip.right() + gap, rect.center().y - galley.size().y / 2.0);
         painter.galley(text_at, galley, text_colour);
     }
