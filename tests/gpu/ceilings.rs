@@ -332,7 +332,7 @@ fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
 #[test]
 fn every_transfer_path_is_latency_plus_bandwidth_over_its_sizes() {
     let Some(gpu) = common::gpu() else { return };
-    let paths = Engine::new().transfer_paths(4 << 20).expect("the transfer paths");
+    let paths = Engine::new().transfer_paths(4 << 20, None).expect("the transfer paths");
     let kinds: Vec<_> = paths.iter().map(|p| p.path).collect();
     // Every path, the mapped storage buffers only on unified memory (a software adapter's is).
     let (features, device_type) = (gpu.device().features(), gpu.adapter_info().device_type);

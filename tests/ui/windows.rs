@@ -241,12 +241,6 @@ fn the_transfer_paths_window_measures_every_path_and_charts_it() {
     h.get_by_label("Measure transfer paths").click();
     h.run_steps(1);
     assert!(h.query_by_label_contains("Takes ").is_none(), "said before it starts, not while it runs");
-    // It cannot be stopped midway: Esc leaves its window open, and says so (before, Esc closed
-    // the window while the job ran on).
-    h.key_press(egui::Key::Escape);
-    h.run_steps(2);
-    h.get_by_label_contains("Timing every transfer path cannot be stopped midway: it ends by itself.");
-    h.get_by_label("Measure transfer paths");
     harness::settle(&mut h);
     let paths = h.state().view().transfer_paths.expect("measured").to_vec();
     // Eight, and the mapped storage buffers on unified memory (a software adapter's is).
@@ -261,4 +255,15 @@ fn the_transfer_paths_window_measures_every_path_and_charts_it() {
         h.get_by_label(label);
     }
     h.get_by_label("bytes per transfer (log scale)");
+    // Measured again and stopped by Esc (at its next size), the measurement before stays, and the
+    // window says so; its window stays open (Esc stops work before it closes windows).
+    h.get_by_label("Measure transfer paths").click();
+    h.run_steps(1);
+    h.key_press(egui::Key::Escape);
+    harness::settle(&mut h);
+    let stopped = h.query_by_label("Stopped: the measurement before is shown.").is_some();
+    // lavapipe takes about a second for them, far longer than a frame: there it is stopped.
+    assert!(stopped || !software, "a software adapter's paths are stopped midway");
+    assert_eq!(h.state().view().transfer_paths.map(<[_]>::len), Some(paths.len()), "the paths stay");
+    h.get_by_label("Measure transfer paths");
 }

@@ -206,6 +206,10 @@ fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
     }
     h.get_by_label("Measure again").click();
     h.run_steps(2);
+    // It cannot be stopped midway: Esc leaves it running and says so.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    h.get_by_label_contains("Measuring the GPU's ceilings cannot be stopped midway: it ends by itself.");
     settle(&mut h);
     assert!(h.state().view().ceilings.is_some_and(|k| k.measured_now && k.ceilings.compute.is_some()));
     let cpu_after = *h.state().view().cpu_compute.expect("the CPU's compute ceiling");

@@ -28,11 +28,15 @@ pub struct PathsWindow {
     pending: Option<u64>,
     /// The latest result, or why the latest measurement has none.
     shown: Option<Result<Arc<Vec<TransferPath>>, WorkError>>,
+    /// What was shown before the measurement in flight: shown again if it is stopped.
+    before: Option<Result<Arc<Vec<TransferPath>>, WorkError>>,
+    /// Whether the last measurement was stopped.
+    stopped: bool,
 }
 
 impl Default for PathsWindow {
     fn default() -> Self {
-        Self { open: false, largest_mib: 64, pending: None, shown: None }
+        Self { open: false, largest_mib: 64, pending: None, shown: None, before: None, stopped: false }
     }
 }
 
@@ -53,7 +57,9 @@ impl PathsWindow {
     /// Shows the window when open, and takes the worker's answer in when it arrives.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
         if let Some(Answer::TransferPaths(result)) = self.pending.and_then(|id| session.take_answer(id)) {
-            self.shown = Some(result.map(Arc::new));
+            // Stopped, the measurement before stays: a path cut short has no fit.
+            self.stopped = matches!(result, Err(WorkError::Engine(crate::engine::EngineError::Cancelled)));
+            self.shown = if self.stopped { self.before.take() } else { Some(result.map(Arc::new)) };
             self.pending = None;
         }
         let title = "Transfer paths: latency and bandwidth";
@@ -102,6 +108,11 @@ impl PathsWindow {
                 "Software adapter: every path is host memory, copied by the CPU.",
             );
         }
+        if self.stopped && !running {
+            let what =
+                if self.shown.is_some() { "the measurement before is shown" } else { "nothing is kept" };
+            ui.label(RichText::new(format!("Stopped: {what}.")).weak());
+        }
         ui.separator();
         match &self.shown {
             Some(Ok(paths)) => {
@@ -135,7 +146,8 @@ impl PathsWindow {
     }
 
     fn start(&mut self, session: &mut Session) {
-        self.shown = None;
+        self.before = self.shown.take();
+        self.stopped = false;
         let job = Job::TransferPaths { largest_bytes: self.largest_mib << 20 };
         self.pending = Some(match self.parts(session) {
             Some(parts) => session.send_estimated(job, Task::TransferPaths, parts),

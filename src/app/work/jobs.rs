@@ -432,7 +432,7 @@ pub enum JobKind {
     Compare,
     /// Every workgroup shape in turns on the open image.
     Workgroups,
-    /// Timing every transfer path (not stoppable: a few seconds).
+    /// Timing every transfer path.
     TransferPaths,
 }
 
@@ -449,6 +449,7 @@ impl JobKind {
                 | Self::RoundTrips
                 | Self::Compare
                 | Self::Workgroups
+                | Self::TransferPaths
         )
     }
 }

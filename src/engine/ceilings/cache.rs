@@ -232,7 +232,7 @@ impl Engine {
                     crate::system::memory_budget::budget().try_reserve(crate::gpu::PROBE_HOLD_BYTES)?;
                 self.gpu_ceilings(true)?
             };
-            return Ok((known, self.transfer_paths(largest_bytes)?));
+            return Ok((known, self.transfer_paths(largest_bytes, None)?));
         }
         let converter = self.gpu_converter()?;
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);

@@ -10,11 +10,16 @@ const SMALLEST_LARGEST_BYTES: u64 = 4 << 20;
 
 impl Engine {
     /// Every transfer path ([`crate::gpu::PathKind::ALL`]) timed from 4 KiB up to `largest_bytes`
-    /// or less (`room_for_paths`), each fitted with Hockney's model.
-    pub fn transfer_paths(&self, largest_bytes: u64) -> Result<Vec<TransferPath>, EngineError> {
+    /// or less (`room_for_paths`), each fitted with Hockney's model; [`EngineError::Cancelled`]
+    /// once `cancel` is set (checked before each size).
+    pub fn transfer_paths(
+        &self,
+        largest_bytes: u64,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Vec<TransferPath>, EngineError> {
         let converter = self.gpu_converter()?;
         let (largest, _memory) = room_for_paths(largest_bytes)?;
-        Ok(crate::system::one_time::timed(|| converter.measure_paths(largest))?)
+        Ok(crate::system::one_time::timed(|| converter.measure_paths(largest, cancel))?)
     }
 
     /// The copies' fitted latencies ([`CopyLatency`]): the known ceilings' (the probe fits them),
@@ -26,7 +31,7 @@ impl Engine {
         }
         *self.copy_latency.get_or_init(|| {
             let paths =
-                self.transfer_paths(4 << 20).map_err(|e| log::warn!("no copy latencies: {e}")).ok()?;
+                self.transfer_paths(4 << 20, None).map_err(|e| log::warn!("no copy latencies: {e}")).ok()?;
             crate::gpu::copy_latency_ns(&paths).map(CopyLatency::from_ns)
         })
     }

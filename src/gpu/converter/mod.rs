@@ -267,10 +267,16 @@ impl GpuConverter {
 
     /// Times every transfer path this device has over sizes from 4 KiB to `largest_bytes`, on
     /// the CPU clock, inside error scopes, and fits each with latency plus bandwidth (see
-    /// [`TransferPath`]).
-    pub fn measure_paths(&self, largest_bytes: u64) -> Result<Vec<TransferPath>, GpuError> {
+    /// [`TransferPath`]); [`GpuError::Cancelled`] at the next size once `cancel` is set.
+    pub fn measure_paths(
+        &self,
+        largest_bytes: u64,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Vec<TransferPath>, GpuError> {
         let (ctx, kinds) = (&*self.ctx, measurable(&self.ctx));
-        ErrorScopes::around(ctx.device(), |_| Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds))
+        ErrorScopes::around(ctx.device(), |_| {
+            Rig::new(ctx, largest_bytes, &kinds, false)?.measure(&kinds, cancel)
+        })
     }
 
     /// Measures only the GPU's compute ceiling ([`GpuCompute`]), in a fraction of a second.

@@ -140,7 +140,7 @@ pub(crate) fn measure_with_paths(
         PathKind::ALL.into_iter().filter(|k| kinds.contains(k) || PROBE_PATHS.contains(k)).collect();
     let (mut paths, host_memcpy) = ErrorScopes::around(ctx.device(), |_| {
         let rig = Rig::new(ctx, largest_bytes.max(probe_bytes), &timed, gpu_clock)?;
-        Ok((rig.measure(&timed)?, rig.memcpy(probe_bytes)))
+        Ok((rig.measure(&timed, None)?, rig.memcpy(probe_bytes)))
     })?;
     let steps = ProbeSteps::at(&paths, probe_bytes).ok_or(GpuError::Bug("a probe path without its steps"))?;
     log::debug!(

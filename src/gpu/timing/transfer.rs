@@ -85,8 +85,13 @@ impl<'a> Rig<'a> {
         })
     }
 
-    /// Each of `kinds` timed over [`sizes`] up to the largest, and fitted.
-    pub(crate) fn measure(&self, kinds: &[PathKind]) -> Result<Vec<TransferPath>, GpuError> {
+    /// Each of `kinds` timed over [`sizes`] up to the largest, and fitted; once `cancel` is set,
+    /// [`GpuError::Cancelled`] at the next size.
+    pub(crate) fn measure(
+        &self,
+        kinds: &[PathKind],
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Vec<TransferPath>, GpuError> {
         let mut dst = vec![0u8; self.src.len()];
         let one_thread = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
@@ -102,6 +107,10 @@ impl<'a> Rig<'a> {
                 if path == PathKind::DeviceCopyKernel { self.largest.min(binding) } else { self.largest };
             let mut points = Vec::new();
             for bytes in sizes(largest) {
+                if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                    wait_for(self.ctx.device(), None)?;
+                    return Err(GpuError::Cancelled);
+                }
                 let copy = (path == PathKind::DeviceCopyKernel)
                     .then(|| self.kernel.bind(self.ctx, (&self.device_a, &self.device_b), bytes));
                 let n = usize::try_from(copy.as_ref().map_or(bytes, |c| c.bytes))

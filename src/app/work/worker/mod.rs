@@ -269,7 +269,8 @@ impl WorkerState {
             job @ Job::Workgroups { .. } => self.workgroups(ticket, job),
             Job::TransferPaths { largest_bytes } => {
                 ticket.set_doing("Timing every transfer path");
-                let result = self.engine.transfer_paths(largest_bytes).map_err(WorkError::from);
+                let result =
+                    self.engine.transfer_paths(largest_bytes, Some(ticket.flag())).map_err(WorkError::from);
                 self.reply(Reply::Answered(ticket.id, Answer::TransferPaths(result)));
             }
             Job::Export { input, pixels, settings, path, options } => {
