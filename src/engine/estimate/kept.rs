@@ -13,7 +13,8 @@ const MAX_PACE_BYTES: u64 = 1 << 20;
 /// How a kept pace prices its jobs: raise it when a change prices them differently, so that an
 /// older pace starts over (grid overheads kept by an older pricing put a 16-s grid at 5 min 07 s).
 /// 2: the claims rest on their wall times; a run over 2x from the one kept replaces it.
-pub(super) const PACE_FORMAT: u32 = 2;
+/// 3: a grid's overhead is seconds a cell beyond its runs, not a share of them.
+pub(super) const PACE_FORMAT: u32 = 3;
 
 /// The machine a pace belongs to: its adapter (or "CPU only") and this process's CPU threads.
 #[must_use]

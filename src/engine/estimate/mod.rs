@@ -383,14 +383,20 @@ impl Pace {
             cost.fixed_s = fixed_s;
             cost.per_mp_s = per_mp_s;
         }
-        // The rounds' share: what the worked runs took beyond the plain cost.
-        let per_round: Vec<f64> = seen
+        // The rounds' share: what the worked runs took beyond the plain cost against their
+        // megapixel-rounds, fitted by least squares through the origin, so that the heavy runs,
+        // whose rounds are most of their time, weigh the most (a mean of each run's share let
+        // 16-round runs, their time mostly a worked kernel's fixed cost, price 4096 rounds at
+        // 7-16x what they took).
+        let worked: Vec<(f64, f64)> = seen
             .iter()
             .filter(|s| s.rounds > 0)
-            .map(|s| (s.seconds - cost.base_s(s.megapixels)) / (s.megapixels * f64::from(s.rounds)))
+            .map(|s| (s.megapixels * f64::from(s.rounds), s.seconds - cost.base_s(s.megapixels)))
             .collect();
-        if !per_round.is_empty() {
-            let mean = per_round.iter().sum::<f64>() / per_round.len() as f64;
+        if !worked.is_empty() {
+            let moment: f64 = worked.iter().map(|(x, beyond)| x * beyond).sum();
+            let squares: f64 = worked.iter().map(|(x, _)| x * x).sum();
+            let mean = moment / squares.max(f64::MIN_POSITIVE);
             if mean > 0.0 {
                 cost.per_mp_round_s = mean;
             } else {
@@ -441,7 +447,7 @@ impl Pace {
         let mut estimate = match (self.wall(task), self.overhead(task)) {
             (Some(seconds), _) => Estimate { seconds, basis: Basis::Seen },
             (None, Some(extra_s)) if task.fixed_overhead() => {
-                Estimate { seconds: runs.seconds + extra_s, basis: runs.basis }
+                Estimate { seconds: runs.seconds + extra_s * task.overhead_units(parts), basis: runs.basis }
             }
             // A kind that teaches no runs (the claims): the overhead learned over its parts, at
             // this machine's pace, is the wall time seen.
@@ -492,11 +498,15 @@ impl Pace {
         if task.sampled_within().is_some_and(|b| self.parts(parts).seconds >= b.max_time.as_secs_f64()) {
             return;
         }
-        let overhead =
-            if task.fixed_overhead() { (wall_s - runs_s).max(0.0) } else { (wall_s / runs_s).max(0.05) };
+        let units = task.overhead_units(parts);
+        let overhead = if task.fixed_overhead() {
+            (wall_s - runs_s).max(0.0) / units
+        } else {
+            (wall_s / runs_s).max(0.05)
+        };
         let before = self
             .overhead(task)
-            .map_or(runs_s, |o| if task.fixed_overhead() { runs_s + o } else { runs_s * o });
+            .map_or(runs_s, |o| if task.fixed_overhead() { runs_s + o * units } else { runs_s * o });
         keep(&mut self.overheads, task, overhead, within_2x(wall_s, before));
         if task.same_every_time() {
             let near = self.wall(task).is_none_or(|kept_s| within_2x(wall_s, kept_s));

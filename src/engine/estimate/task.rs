@@ -30,10 +30,28 @@ pub enum Task {
 }
 
 impl Task {
-    /// Whether a job of this kind spends a fixed time beyond its runs (showing the result), not a
-    /// share of them: as a share of a plain 60-ms run, it priced a 4096-round one at 1.8x.
+    /// Whether a job of this kind spends a fixed time beyond its runs, not a share of them: a
+    /// conversion showing its result (as a share of a plain 60-ms run, it priced a 4096-round one
+    /// at 1.8x), a grid its calibration and each cell's images (as a share of a small grid's
+    /// runs, 3.2x, it priced the default grid at 5 min 44 s where it took 22 s).
     pub(super) fn fixed_overhead(self) -> bool {
-        self == Self::Convert
+        matches!(self, Self::Convert | Self::Grid | Self::OpGrid)
+    }
+
+    /// How many times a job of this kind made of `parts` pays its fixed overhead: once, or a
+    /// grid once a cell (each size and level its own images and buffers).
+    pub(super) fn overhead_units(self, parts: &[super::Part]) -> f64 {
+        if !matches!(self, Self::Grid | Self::OpGrid) {
+            return 1.0;
+        }
+        let mut cells: Vec<(u64, u32, crate::pixel::Op)> = Vec::new();
+        for p in parts {
+            let cell = (p.megapixels.to_bits(), p.rounds, p.op);
+            if !cells.contains(&cell) {
+                cells.push(cell);
+            }
+        }
+        cells.len().max(1) as f64
     }
 
     /// Whether a job of this kind is the same job every time (the claims), so that once one was

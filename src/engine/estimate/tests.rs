@@ -483,3 +483,34 @@ fn the_claims_estimate_is_the_wall_seen_whatever_other_jobs_teach_their_runs() {
     // The full set is another job, not estimated from the quick one's wall.
     assert!(!pace.has_seen(Task::ClaimsAll));
 }
+
+#[test]
+fn a_grids_overhead_is_learned_a_cell_not_as_a_share_of_its_runs() {
+    // A small grid (2 sizes x 0, 16 rounds: 4 cells) whose runs take 0.3 s took 1.1 s: its
+    // calibration and its cells' images, 0.2 s a cell. As a share (3.7x) it priced the default
+    // grid, 12 cells whose runs take 19 s, at 5 min 44 s; it took 22 s (lavapipe, the CLI).
+    let (mut pace, _) = lavapipe_and_h200();
+    let grid = |sizes: &[f64], levels: &[u32]| {
+        let options = SweepOptions {
+            sizes_mp: sizes.to_vec(),
+            work_levels: levels.to_vec(),
+            runs: 2,
+            gpu: true,
+            ..SweepOptions::default()
+        };
+        options.parts()
+    };
+    let small = grid(&[0.25, 1.0], &[0, 16]);
+    let runs_s = pace.parts(&small).seconds;
+    pace.finished(Task::Grid, &small, runs_s + 4.0 * 0.2, None);
+    let big = grid(&[0.25, 1.0, 2.0], &[0, 16, 256, 4096]);
+    let e = pace.job(Task::Grid, &big);
+    let want = pace.parts(&big).seconds + 12.0 * 0.2;
+    assert!((e.seconds - want).abs() < 1e-6 * want, "{e:?}, want {want}");
+    // A size sweep's overhead stays a share of its runs.
+    let sizes = sweep_parts(&[0.25, 1.0], 2, true);
+    let runs_s = pace.parts(&sizes).seconds;
+    pace.finished(Task::Sweep, &sizes, 2.0 * runs_s, None);
+    let e = pace.job(Task::Sweep, &sweep_parts(&[4.0], 2, true));
+    assert!((e.seconds / pace.parts(&sweep_parts(&[4.0], 2, true)).seconds - 2.0).abs() < 1e-9, "{e:?}");
+}
