@@ -141,6 +141,21 @@ pub struct Comparison {
     pub verdicts: Vec<VerdictChange>,
 }
 
+/// The name's start of a figure of the machine, not of a run: the probed ceilings every result
+/// carries beside its own figures.
+const MACHINE_FIGURES: &str = "ceilings · ";
+
+impl Comparison {
+    /// Whether the two results (of kind `kind`) share a figure of what they ran. The ceilings
+    /// are an info result's own figures; beside any other result's runs they are the machine's,
+    /// the same cache read twice: two benches of other formulas shared only them, and were
+    /// called "nothing moved".
+    #[must_use]
+    pub fn shares_run_figures(&self, kind: &str) -> bool {
+        self.rows.iter().any(|r| kind == "info" || !r.base.name.starts_with(MACHINE_FIGURES))
+    }
+}
+
 /// A claim whose verdict differs between two claims results.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerdictChange {

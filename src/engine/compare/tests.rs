@@ -262,3 +262,16 @@ fn a_slower_probe_is_a_lower_rate_and_ratios_only_move() {
         (2, &vec![DEVICE_COPY.to_owned()], &vec![DEVICE_COPY.to_owned()])
     );
 }
+
+#[test]
+fn results_that_share_only_the_machines_ceilings_compared_nothing_they_ran() {
+    let base = bench([90, 100, 120], [180, 200, 260]);
+    // The same bench with another formula: its figures are other figures, the ceilings the same.
+    let other = serde_json::from_str::<Value>(&base.to_string().replace("bt601", "bt709")).expect("json");
+    let c = compare(&base, &other, 0.1);
+    assert_eq!(c.rows.len(), 1, "the ceilings alone are in both: {c:?}");
+    assert!(!c.shares_run_figures("bench"), "{c:?}");
+    assert!(compare(&base, &base, 0.1).shares_run_figures("bench"));
+    // An info result's figures are the ceilings themselves.
+    assert!(c.shares_run_figures("info"));
+}
