@@ -101,7 +101,13 @@ pub fn convert_file(
     let since = || nanos_since(started);
     let file = FileRun { input, output, settings, export: *export, progress, started };
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
-    let decode = &DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
+    let mut decode = DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
+    // A GPU conversion's staging and device buffers hold one band at a time (its input and its
+    // gray), not the whole image.
+    if settings.backend == Backend::Gpu && decode.working_copies > 0 && decode.working_copy_bytes.is_none() {
+        decode.working_copy_bytes = Some(engine.gpu_converter()?.band_limit_bytes().saturating_mul(2));
+    }
+    let decode = &decode;
     // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its
     // stored luma as it is, its colour converted on the CPU as it is decoded.
     let gray_rows = GrayLayout { width: 0, height: 0, alpha: false, sixteen_bit: false };

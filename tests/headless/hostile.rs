@@ -28,6 +28,7 @@ fn pipeline(
         memory_budget_bytes: Some(BUDGET_BYTES),
         allow_truncated,
         working_copies: 0,
+        working_copy_bytes: None,
         stored_luma: false,
     };
     let decoded = decode_file(path, &options).map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;
@@ -196,4 +197,35 @@ fn hostile_inputs_through_the_binary_stay_within_the_budget() {
             BUDGET_BYTES >> 20
         );
     }
+}
+
+/// A GPU conversion's working copies hold one band each when the caller says so
+/// (`working_copy_bytes`): a 12000x8000 photo (288 MB of RGB, 96 MB of gray) that three whole
+/// copies would not fit in a 1000 MiB budget fits with two bands of 128 MiB (lavapipe's
+/// binding) a copy.
+#[test]
+fn banded_working_copies_reserve_their_bands_not_the_whole_image() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("wide.png");
+    let file = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    let mut encoder = png::Encoder::new(file, 12_000, 8_000);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_compression(png::Compression::Fast);
+    let mut rows = encoder.write_header().expect("a PNG header").into_stream_writer().expect("a stream");
+    let row = vec![0u8; 36_000];
+    for _ in 0..8_000 {
+        rows.write_all(&row).expect("a row");
+    }
+    rows.finish().expect("the PNG's end");
+    let options = |working_copy_bytes| DecodeOptions {
+        memory_budget_bytes: Some(1000 << 20),
+        working_copies: 2,
+        working_copy_bytes,
+        ..DecodeOptions::default()
+    };
+    let whole = decode_file(&path, &options(None)).expect_err("three whole copies do not fit");
+    assert!(matches!(whole, graylab::io::IoError::TooLarge { needed_bytes: 1_152_000_000, .. }), "{whole:?}");
+    let banded = decode_file(&path, &options(Some(2 * (128 << 20)))).expect("fits with bands");
+    assert_eq!((banded.image.width(), banded.image.height()), (12_000, 8_000));
 }

@@ -28,12 +28,14 @@ const STRICT: DecodeOptions = DecodeOptions {
     memory_budget_bytes: Some(256 << 20),
     allow_truncated: false,
     working_copies: 0,
+    working_copy_bytes: None,
     stored_luma: false,
 };
 const LENIENT: DecodeOptions = DecodeOptions {
     memory_budget_bytes: Some(256 << 20),
     allow_truncated: true,
     working_copies: 0,
+    working_copy_bytes: None,
     stored_luma: false,
 };
 

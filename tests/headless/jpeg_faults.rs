@@ -11,7 +11,12 @@ use crate::common::{graylab, text};
 use crate::jpeg::{jpeg, write};
 
 fn options(allow_truncated: bool, stored_luma: bool) -> DecodeOptions {
-    DecodeOptions { memory_budget_bytes: Some(256 << 20), allow_truncated, working_copies: 0, stored_luma }
+    DecodeOptions {
+        memory_budget_bytes: Some(256 << 20),
+        allow_truncated,
+        stored_luma,
+        ..DecodeOptions::default()
+    }
 }
 
 /// The offset of the first segment with marker `FF code`, walking the segments from SOI.

@@ -41,6 +41,10 @@ pub struct DecodeOptions {
     /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
     /// adapter or unified memory the device buffers too, are host memory), else 0.
     pub working_copies: u32,
+    /// The most bytes one working copy holds, where less than the image and its gray result: a
+    /// GPU conversion holds one band at a time (a 30000x30000 photo in 21 bands peaked at 3.6 GiB
+    /// where three whole copies reserved 10.1); `None`: the whole of them.
+    pub working_copy_bytes: Option<u64>,
     /// Decode only the luma a YCbCr JPEG stores (gray, no chroma): `--formula stored-luma`.
     /// Other files decode as usual, and [`Decoded::stored_luma`] says why.
     pub stored_luma: bool,
@@ -450,7 +454,8 @@ fn reserve(
     );
     // The peak of each stage: decode (plus a rotated copy), convert, export (gray, the copy
     // fitted to the format, and an encoder's buffer).
-    let working = decoded_bytes.saturating_add(gray).saturating_mul(u64::from(options.working_copies));
+    let per_copy = decoded_bytes.saturating_add(gray).min(options.working_copy_bytes.unwrap_or(u64::MAX));
+    let working = per_copy.saturating_mul(u64::from(options.working_copies));
     let needed_bytes = [
         decoded_bytes.saturating_add(extra_bytes),
         decoded_bytes.saturating_mul(1 + u64::from(rotates)),
