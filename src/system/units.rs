@@ -104,6 +104,17 @@ pub fn gb(gb_per_s: f64) -> String {
     format!("{gb_per_s:.digits$} GB/s")
 }
 
+/// A ratio: two decimals from 0.1 up ("1.40", "0.25"), two significant digits below it ("0.023",
+/// "0.0041"), so that a real ratio never reads as "0.00".
+#[must_use]
+pub fn ratio(r: f64) -> String {
+    if !r.is_finite() || r == 0.0 || r.abs() >= 0.1 {
+        return format!("{r:.2}");
+    }
+    let decimals = (1.0 - r.abs().log10().floor()).clamp(2.0, 12.0) as usize;
+    format!("{r:.decimals$}")
+}
+
 /// No decimal from `top` on, then one more for each power of ten below it, at most three.
 fn decimals_below(value: f64, top: f64) -> usize {
     match value {
@@ -127,6 +138,12 @@ pub fn ops_per_s(rate: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ratio_keeps_two_significant_digits_below_a_tenth() {
+        let said: Vec<String> = [1.404, 0.25, 0.1, 0.0234, 0.00412, 0.0, 12.0].map(ratio).to_vec();
+        assert_eq!(said, ["1.40", "0.25", "0.10", "0.023", "0.0041", "0.00", "12.00"]);
+    }
 
     #[test]
     fn a_pair_of_sizes_is_written_so_that_the_two_differ() {

@@ -26,6 +26,7 @@ pub use parts::{claims_parts, claims_steps};
 use crate::engine::sampling::{Budget, Decision, Interval, Stop};
 use crate::engine::{Engine, EngineError, RunReport};
 use crate::system::load::{Busy, CpuSnapshot};
+use crate::system::units::ratio;
 
 /// Whether a claim holds on this machine.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -187,8 +188,12 @@ impl Evidence {
     pub fn text(&self) -> String {
         match &self.interval {
             Some(i) => format!(
-                "{} {:.2} (95% CI {:.2}\u{2013}{:.2}, {} rounds)",
-                self.statistic, i.median, i.ci_low, i.ci_high, i.samples
+                "{} {} (95% CI {}\u{2013}{}, {} rounds)",
+                self.statistic,
+                ratio(i.median),
+                ratio(i.ci_low),
+                ratio(i.ci_high),
+                i.samples
             ),
             None => format!("{}: too few rounds for an interval", self.statistic),
         }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::engine::claims::{Evidence, Verdict};
 use crate::engine::sampling::Decision;
-use crate::system::units::duration;
+use crate::system::units::{duration, ratio};
 
 /// A duration in nanoseconds as text, e.g. `34.20 ms` or `12.35 s`.
 fn t(ns: f64) -> String {
@@ -269,11 +269,11 @@ pub fn branching_hurts(
         _ => Verdict::Inconclusive,
     };
     let why = format!(
-        "branching makes the GPU kernel {:.2}x as slow as uniform work of the same average ({} against {}), the CPU {:.2}x ({} against {})",
-        slow(gpu),
+        "branching makes the GPU kernel {}x as slow as uniform work of the same average ({} against {}), the CPU {}x ({} against {})",
+        ratio(slow(gpu)),
         t(gpu.0),
         t(gpu.1),
-        slow(cpu),
+        ratio(slow(cpu)),
         t(cpu.0),
         t(cpu.1)
     );
@@ -315,7 +315,7 @@ fn best_of(levels: &[(String, Evidence)]) -> Option<String> {
     levels
         .iter()
         .max_by(|a, b| median(&a.1).total_cmp(&median(&b.1)))
-        .map(|(k, e)| format!("{:.2}x at {k}", median(e)))
+        .map(|(k, e)| format!("{}x at {k}", ratio(median(e))))
 }
 
 /// Claim 8: image processing is where the GPU shines. `work` and `blur` are, in order of growing
@@ -460,7 +460,8 @@ pub fn sequential_loses(
     let blur = if blur_speedups.is_empty() {
         String::new()
     } else {
-        let each: Vec<String> = blur_speedups.iter().map(|(size, s)| format!("{s:.2}x at {size}")).collect();
+        let each: Vec<String> =
+            blur_speedups.iter().map(|(size, s)| format!("{}x at {size}", ratio(*s))).collect();
         format!(
             "; the blur beside it (every pixel independent), GPU speed over the CPU's: {}",
             each.join(", ")
