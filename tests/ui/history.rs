@@ -219,5 +219,14 @@ fn arrow_keys_step_past_a_file_that_cannot_open() {
     assert_eq!(at(&h), Some(a), "b.png fails: the image on screen stays");
     h.key_press(egui::Key::ArrowRight);
     settle(&mut h);
-    assert_eq!(at(&h), Some(c), "the next → goes on past b.png");
+    assert_eq!(at(&h), Some(c.clone()), "the next → goes on past b.png");
+    // A failed file opened by name (typed, dropped, the dialog) is no step: ← and → go on from
+    // the image on screen (before, they went on from the failed file: → reopened c.png).
+    let last = photo(dir.path(), "d.png", 50, 40);
+    h.state_mut().open(b.clone());
+    settle(&mut h);
+    assert_eq!(at(&h), Some(c), "b.png opened by name fails: c.png stays");
+    h.key_press(egui::Key::ArrowRight);
+    settle(&mut h);
+    assert_eq!(at(&h), Some(last), "→ steps from c.png, on screen");
 }

@@ -270,7 +270,7 @@ fn one_work_level_asks_for_more_and_the_work_field_fills_the_options_sent() {
     assert!(h.query_by_label("GPU end to end").is_some());
     h.get_by_label("Who wins").click();
     h.run_steps(2);
-    h.get_by_label("Use 0, 16, 256, 4096").click();
+    h.get_by_label("Use 0, 16, 256, 4096 at 0.25, 1, 2 MP").click();
     h.run_steps(2);
     h.state_mut().set_sweep_sizes("0.01", 1);
     h.get_by_label("divergent").click();

@@ -60,15 +60,18 @@ impl Session {
         self.failed_opens
     }
 
-    /// Opens the next (or previous) image of the folder of the image being opened, that failed
-    /// to open last (so a damaged file is stepped past) or shown; says so when there is none.
+    /// Opens the next (or previous) image of the folder of the image being opened, that this
+    /// stepping failed to open last (so a damaged file is stepped past) or shown; says so when
+    /// there is none.
     pub fn step_in_folder(&mut self, forward: bool) {
         let anchor = self.opening.clone().or_else(|| self.failed_open.clone());
         let Some(current) = anchor.or_else(|| self.input.as_ref().map(|i| i.path.clone())) else {
             return;
         };
         if let Some(path) = neighbour(&current, forward) {
-            self.open(path, None);
+            let path = std::path::absolute(&path).unwrap_or(path);
+            self.open(path.clone(), None);
+            self.stepped_to = Some(path);
         } else {
             let which = if forward { "last" } else { "first" };
             self.toasts.note(format!("This is the {which} image of its folder."));

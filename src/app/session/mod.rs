@@ -69,8 +69,11 @@ pub struct Session {
     opening: Option<PathBuf>,
     /// Opens that failed so far (the path field then shows the file on screen again).
     failed_opens: u64,
-    /// The file whose open failed last, until another opens: ← and → step on from it.
+    /// The file whose open by ← or → failed last, until another opens: they step on from it (a
+    /// file typed or dropped that fails leaves them stepping from the image shown).
     failed_open: Option<PathBuf>,
+    /// The file ← or → asked to open last.
+    stepped_to: Option<PathBuf>,
     output: Option<Output>,
     /// Where the open image is among the images of its folder, from 1.
     folder_place: Option<(usize, usize)>,
@@ -282,6 +285,8 @@ impl Session {
         // An absolute path, so that exports and saved sweeps land next to the photo whatever the
         // working folder is.
         let path = std::path::absolute(&path).unwrap_or(path);
+        // A step (← or →) says so once this returns.
+        self.stepped_to = None;
         self.opening = Some(path.clone());
         let preview_side = self.preview_side;
         let options = crate::app::work::preload::decode_options(self.gpu_usable());

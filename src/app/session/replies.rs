@@ -36,7 +36,7 @@ impl Session {
             Reply::LoadFailed(id, path, e) if id == self.book.latest_load => {
                 self.opening = None;
                 self.failed_opens += 1;
-                self.failed_open = Some(path.clone());
+                self.failed_open = (self.stepped_to.as_ref() == Some(&path)).then(|| path.clone());
                 self.settings.recent.retain(|p| p != &path);
                 self.toasts
                     .error_about(Topic::Opening, format!("Could not open the image: {}", e.describe()));

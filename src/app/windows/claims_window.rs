@@ -164,7 +164,13 @@ impl ClaimsWindow {
         }
         ui.separator();
         if report.is_none() && self.compare.is_none() {
-            ui.label("No claims tested yet: press Run (quick) for a first look, Run all for the full set.");
+            if self.shown.sent.is_some() {
+                ui.label("Testing the claims (progress above): their cards appear here when the run ends.");
+            } else {
+                ui.label(
+                    "No claims tested yet: press Run (quick) for a first look, Run all for the full set.",
+                );
+            }
             return;
         }
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
@@ -206,7 +212,10 @@ impl ClaimsWindow {
                     || ("Claims: waiting for the worker".to_owned(), 0.0, None),
                     |p| (p.what.clone(), p.fraction().unwrap_or(0.0), p.eta_secs()),
                 );
-                ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what));
+                ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what)).on_hover_text(
+                    "The bar fills with the estimated time of the claims done, not their count: some claims \
+                     take far longer than others",
+                );
                 // The estimate of the run in flight until its first claim is done.
                 let eta = eta.map_or_else(
                     || {

@@ -40,6 +40,13 @@ pub(super) struct WorkField {
 pub(super) const MAP_LEVELS: &str = "0, 16, 256, 4096";
 
 /// The hover of the button that sets the map's grid.
+/// The button that sets the map's grid, naming both what it sets: "Use 0, 16, 256, 4096 at 0.25,
+/// 1, 2 MP" (it changed sizes typed by hand, and only its hover said so).
+fn use_map_label() -> String {
+    let sizes = crate::engine::sweep::DEFAULT_WORK_SIZES_MP.map(|mp| mp.to_string()).join(", ");
+    format!("Use {MAP_LEVELS} at {sizes} MP")
+}
+
 const USE_MAP_HOVER: &str =
     "Sets the work per pixel above, and the sizes to a work grid's (0.25, 1 and 2 MP); then run the sweep";
 
@@ -234,7 +241,7 @@ pub(super) fn views_ui(
         _ => {
             ui.label("No sweep yet: run one, or load a saved one to compare.");
             // The map and the roofline need several work levels: offer them before the first.
-            return ui.button(format!("Use {MAP_LEVELS}")).on_hover_text(USE_MAP_HOVER).clicked();
+            return ui.button(use_map_label()).on_hover_text(USE_MAP_HOVER).clicked();
         }
     };
     let own_name = |r: &SweepResult| format!("this machine · {}", r.adapter.as_deref().unwrap_or("CPU only"));
@@ -270,7 +277,7 @@ pub(super) fn views_ui(
         }
         View::WhoWins if map_levels(r).len() < 2 => {
             ui.label("Sweep more than one work level (or blur radius) to see the map.");
-            ui.button(format!("Use {MAP_LEVELS}")).on_hover_text(USE_MAP_HOVER).clicked()
+            ui.button(use_map_label()).on_hover_text(USE_MAP_HOVER).clicked()
         }
         View::WhoWins => {
             win_map_ui(ui, r, bottom_y);
