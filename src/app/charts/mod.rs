@@ -6,6 +6,7 @@
 
 mod axes;
 mod claims;
+mod labels;
 mod paths;
 mod round_trips;
 mod runs;
@@ -90,9 +91,11 @@ fn ms(ns: u64) -> f64 {
 /// A plot that stays as drawn (no drag, zoom or scroll, no background), with axis labels whose
 /// ticks may sit closer than `egui_plot`'s default (they are short), each with the decimals its
 /// step needs (`egui_plot`'s own read marks 0.5 apart as "0, 0, 1, 2, 2"). It fills the height left in
-/// its column under the title and the legend (which may wrap to more rows).
+/// its column under the title and the legend (which may wrap to more rows), and no more than
+/// the width in sight.
 fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot::Plot<'a> {
     egui_plot::Plot::new(id)
+        .width(visible_width(ui))
         .height(ui.available_height().max(60.0))
         .show_background(false)
         .custom_x_axes(vec![
@@ -113,10 +116,37 @@ fn fixed_plot<'a>(ui: &Ui, id: &str, x_label: &str, y_label: &str) -> egui_plot:
         .allow_boxed_zoom(false)
 }
 
-/// The dock's least height where the window allows it (half the room at most), in points: its
-/// charts then keep plots of about 150 points, with their axis numbers (at 1024x640 a share of
-/// 0.36 left them 50–60 points and no numbers).
-const DOCK_LEAST_PX: f32 = 300.0;
+/// The width left in `ui` that is not clipped: a wide row above (a header, a legend entry)
+/// widens a column's `Ui` past its clip, and a plot as wide as that was cut on the right.
+fn visible_width(ui: &Ui) -> f32 {
+    let left = ui.available_rect_before_wrap().left();
+    ui.available_width().min(ui.clip_rect().right() - left).max(60.0)
+}
+
+/// The dock's height at launch where the window allows it (half the room at most), in points:
+/// its charts then keep plots of about 150 points, with their axis numbers (at 1024x640 a share
+/// of 0.36 left them 50–60 points and no numbers).
+const DOCK_START_PX: f32 = 300.0;
+
+/// The least height of the dock (its header and a short chart) and of the viewer above it, in
+/// points: the line between them can be dragged anywhere between.
+const DOCK_LEAST_PX: f32 = 120.0;
+const VIEWER_LEAST_PX: f32 = 140.0;
+
+/// The heights the dock can be dragged to in `room` points (the viewer's and the dock's): from
+/// [`DOCK_LEAST_PX`] to all but [`VIEWER_LEAST_PX`], at every window height (a range of one
+/// value until the window was 765 points tall left the line between them stuck at 1024x640).
+fn dock_range(room: f32) -> std::ops::RangeInclusive<f32> {
+    let least = DOCK_LEAST_PX.min(room * 0.4);
+    least..=(room - VIEWER_LEAST_PX.min(room * 0.4)).max(least)
+}
+
+/// The dock's height in `room` points until the user drags it: `share` of the room, at least
+/// [`DOCK_START_PX`] (or half the room), within [`dock_range`].
+fn dock_start(room: f32, share: f32) -> f32 {
+    let range = dock_range(room);
+    (room * share).max(DOCK_START_PX.min(room * 0.5)).clamp(*range.start(), *range.end())
+}
 
 /// The x axis and a lane chart's margins, in points.
 const LANES_BELOW: f32 = 40.0;
@@ -220,9 +250,11 @@ pub struct ChartsDock {
     box_series: Option<RunSeries>,
     /// The race of every workgroup size ("Try every size") and its answer.
     race: workgroups::Race,
-    /// The dock's height as a share of the room under the top bar, kept when the window is
-    /// resized (and at launch, whatever height a smaller window left in egui's memory).
+    /// The dock's height at launch as a share of the room under the top bar (and after a
+    /// resize, whatever height a smaller window left in egui's memory), until dragged.
     share: f32,
+    /// The share of the room the user dragged the dock to, kept when the window is resized.
+    dragged: Option<f32>,
     /// The room the dock had last frame.
     room: Option<f32>,
     /// A button that needs a file was clicked: the app opens its dialog.
@@ -247,6 +279,7 @@ impl Default for ChartsDock {
             box_series: None,
             race: workgroups::Race::default(),
             share: 0.4,
+            dragged: None,
             file_asked: None,
             room: None,
         }
@@ -260,18 +293,22 @@ impl ChartsDock {
         let frame = look::panel_frame(ui.style());
         let room = ui.available_height();
         if self.expanded {
-            let least = DOCK_LEAST_PX.min(room * 0.5).max(150.0);
-            let range = least..=(room * 0.42).max(least);
+            let range = dock_range(room);
+            // The user's share once dragged; else the share at launch, at least its height.
+            let wanted = match self.dragged {
+                Some(share) => (room * share).clamp(*range.start(), *range.end()),
+                None => dock_start(room, self.share),
+            };
             let mut panel = egui::Panel::bottom("charts")
                 .frame(frame)
                 .resizable(true)
-                .default_size((room * self.share).max(least))
-                .size_range(range.clone());
+                .default_size(wanted)
+                .size_range(range);
             // A new window size (or the first frame: egui's memory may hold a height from another
             // window size) puts the dock back at its share of the room.
             let resized = self.room.is_none_or(|r| (r - room).abs() > 0.5);
             if resized {
-                panel = panel.exact_size((room * self.share).clamp(*range.start(), *range.end()));
+                panel = panel.exact_size(wanted);
             }
             let height = panel
                 .show(ui, |ui| {
@@ -283,9 +320,9 @@ impl ChartsDock {
                 .response
                 .rect
                 .height();
-            if !resized && room > 0.0 {
+            if !resized && room > 0.0 && (height - wanted).abs() > 0.5 {
                 // Dragged by the user: keep the new share.
-                self.share = (height / room).clamp(0.1, 0.42);
+                self.dragged = Some(height / room);
             }
             self.room = Some(room);
         } else {
@@ -303,6 +340,23 @@ impl ChartsDock {
     }
 
     fn header_ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        let mut facts = Vec::new();
+        if let Some(input) = session.input() {
+            facts.push(format!("decode {} (cpu-clock)", crate::app::look::duration(input.decode_ns)));
+        }
+        // The open image's last export: another image's says nothing of this one.
+        let image_id = session.input().map(|i| i.id);
+        if let Some(e) = session.exports().iter().rev().find(|e| e.image_id == image_id) {
+            facts.push(format!(
+                "export {} ({}): encode {} (cpu-clock)",
+                e.seq,
+                e.format,
+                crate::app::look::duration(e.encode_ns)
+            ));
+        }
+        let text = facts.join(" · ");
+        let hover = format!("{text}\nExports are listed apart from the runs (Last run panel, Exports).");
+        let mut below = false;
         ui.horizontal(|ui| {
             ui.strong("Where the time goes");
             let toggle = if self.expanded { "Hide" } else { "Show" };
@@ -313,22 +367,9 @@ impl ChartsDock {
             {
                 self.expanded = !self.expanded;
             }
-            let mut facts = Vec::new();
-            if let Some(input) = session.input() {
-                facts.push(format!("decode {} (cpu-clock)", crate::app::look::duration(input.decode_ns)));
-            }
-            // The open image's last export: another image's says nothing of this one.
-            let image_id = session.input().map(|i| i.id);
-            if let Some(e) = session.exports().iter().rev().find(|e| e.image_id == image_id) {
-                facts.push(format!(
-                    "export {} ({}): encode {} (cpu-clock)",
-                    e.seq,
-                    e.format,
-                    crate::app::look::duration(e.encode_ns)
-                ));
-            }
-            // The controls at the right first, so that the facts between give way (cut short
-            // with "…", whole in the hover) instead of running under them in a narrow window.
+            // The controls at the right first; the facts between them where they fit whole, else
+            // on a row of their own under them (cut short, "export 1 (JPEG): encod…" hid its
+            // figure in a narrow window).
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.small_button("Clear").on_hover_text("Forget every measured run and export").clicked() {
                     session.clear_runs();
@@ -336,15 +377,20 @@ impl ChartsDock {
                 ui.checkbox(&mut self.keep_previous, "keep previous image")
                     .on_hover_text("Also show the runs of the image opened before this one, for comparison");
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
-                    let text = facts.join(" · ");
-                    if !text.is_empty() {
-                        ui.add(egui::Label::new(&text).truncate()).on_hover_text(format!(
-                            "{text}\nExports are listed apart from the runs (Last run panel, Exports)."
-                        ));
+                    let font = egui::TextStyle::Body.resolve(ui.style());
+                    let width = ui.painter().layout_no_wrap(text.clone(), font, Color32::WHITE).size().x;
+                    if text.is_empty() {
+                    } else if width <= ui.available_width() {
+                        ui.label(&text).on_hover_text(&hover);
+                    } else {
+                        below = true;
                     }
                 });
             });
         });
+        if below {
+            ui.add(egui::Label::new(RichText::new(&text).small()).wrap()).on_hover_text(hover);
+        }
     }
 
     fn charts_ui(&mut self, ui: &mut Ui, session: &mut Session) {
@@ -448,4 +494,23 @@ fn race_parts(
 /// The image opened before `current` that has runs.
 fn previous_image(runs: &[RunRecord], current: Option<u64>) -> Option<u64> {
     runs.iter().rev().map(|r| r.image_id).find(|id| Some(*id) != current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dock_resizes_over_a_real_range_at_every_window_height() {
+        // The room under the top bar at 1024x640, 1280x720, 1440x900 and a tiny window.
+        for room in [250.0, 560.0, 640.0, 820.0] {
+            let range = dock_range(room);
+            let (least, most) = (*range.start(), *range.end());
+            assert!(most - least >= room * 0.2, "{room}: {range:?} is too narrow to drag");
+            assert!(room - most >= VIEWER_LEAST_PX.min(room * 0.4) - 1e-3, "{room}: the viewer keeps room");
+            let start = dock_start(room, 0.4);
+            assert!(range.contains(&start), "{room}: starts at {start} within {range:?}");
+        }
+        assert!(dock_start(560.0, 0.4) >= 270.0, "at 1024x640 the dock starts tall enough for its numbers");
+    }
 }

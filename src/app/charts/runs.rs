@@ -8,7 +8,7 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, PlotPoint, Text};
 
-use super::{Segment, fixed_plot, legend_ui, look, nice_spacer, nice_x_spacer, segments};
+use super::{Segment, fixed_plot, labels, legend_ui, look, nice_spacer, nice_x_spacer, segments};
 use crate::app::state::{ComparedRuns, RunRecord};
 use crate::engine::Backend;
 
@@ -204,12 +204,13 @@ fn series_names_ui(
 }
 
 /// A line between two groups of bars at `x`, with the left group's name ending left of it and
-/// the right group's starting right of it, along the top (`y`).
+/// the right group's (`right_width` points wide) starting right of it, along the top (`y`).
 fn divider_ui(
     plot: &mut egui_plot::PlotUi<'_>,
     (x, y): (f64, f64),
     left: Option<(String, Color32)>,
     (right, right_colour): (String, Color32),
+    right_width: f32,
 ) {
     let line = left.as_ref().map_or(right_colour, |l| l.1);
     plot.vline(egui_plot::VLine::new("divider", x).color(line));
@@ -219,12 +220,16 @@ fn divider_ui(
             Text::new("left", at, RichText::new(name).small()).anchor(egui::Align2::RIGHT_TOP).color(colour),
         );
     }
-    let at = PlotPoint::new(x + 0.1, y);
-    plot.text(
-        Text::new("right", at, RichText::new(right).small())
-            .anchor(egui::Align2::LEFT_TOP)
-            .color(right_colour),
-    );
+    // Right of the line, or flush with the plot's right edge where it would run past it
+    // ("loaded: be" was cut there).
+    let start = plot.screen_from_plot(PlotPoint::new(x + 0.1, y)).x;
+    let edge = plot.transform().frame().right() - 2.0;
+    let (at, anchor) = if start + right_width > edge {
+        (PlotPoint::new(plot.plot_from_screen(egui::pos2(edge, 0.0)).x, y), egui::Align2::RIGHT_TOP)
+    } else {
+        (PlotPoint::new(x + 0.1, y), egui::Align2::LEFT_TOP)
+    };
+    plot.text(Text::new("right", at, RichText::new(right).small()).anchor(anchor).color(right_colour));
 }
 
 /// The legend: each segment with its clocks, then each backend's strip.
@@ -323,6 +328,11 @@ pub fn runs_chart_ui(
         shown.iter().find(|(_, faded)| !faded).filter(|_| shown[0].1).map(|(r, _)| r.seq as f64 - 0.5);
     // Where the saved bench's settings begin, and its label.
     let loaded = placed.first().zip(compared).map(|(r, c)| (r.seq as f64 - 0.5, loaded_label(&c.file)));
+    let fonts = [egui::TextStyle::Body, egui::TextStyle::Small].map(|t| t.resolve(ui.style()));
+    let painter = ui.painter().clone();
+    let text_width = move |text: &str| {
+        fonts.clone().map(|f| painter.layout_no_wrap(text.to_owned(), f, Color32::WHITE).size().x)
+    };
     let text_colour = ui.visuals().strong_text_color();
     let weak = ui.visuals().weak_text_color();
     let names = (previous.map(name_of), image.map(name_of));
@@ -390,13 +400,15 @@ pub fn runs_chart_ui(
             if let Some(x) = boundary {
                 let previous = format!("previous: {}", names.0.clone().unwrap_or_default());
                 let this = names.1.clone().unwrap_or_default();
-                divider_ui(plot, (x, y), Some((previous, weak)), (this, text_colour));
+                let width = text_width(&this)[1];
+                divider_ui(plot, (x, y), Some((previous, weak)), (this, text_colour), width);
             }
             if let Some((x, label)) = loaded {
-                divider_ui(plot, (x, y), None, (label, weak));
+                let width = text_width(&label)[1];
+                divider_ui(plot, (x, y), None, (label, weak), width);
             }
             series_names_ui(plot, &starts, (top, named_on_top), weak);
-            wall_labels_ui(plot, (&shown, &placed), last, (ms, unit), (text_colour, weak));
+            wall_labels_ui(plot, (&shown, &placed), last, (ms, unit), (text_colour, weak), &text_width);
         });
     let transform = response.transform;
     let hovered = response.response.hover_pos().map(|p| transform.value_from_position(p).x.round());
@@ -408,35 +420,59 @@ pub fn runs_chart_ui(
     asked
 }
 
-/// The wall time over the last run's bar (and over the bar left of it, which it reaches into),
-/// and over each loaded setting's bar: at another machine's (or size's) scale its bar may be a
-/// sliver beside this image's runs.
+/// The wall time over the last run's bar and over each loaded setting's bar (at another
+/// machine's or size's scale its bar may be a sliver beside this image's runs): each on its own
+/// bar ([`labels::place`]), in a smaller font or left out where a taller bar beside it leaves
+/// no room (the hover says it). `width` gives a text's width in points, in the body font and in
+/// the small one.
 fn wall_labels_ui(
     plot: &mut egui_plot::PlotUi<'_>,
     (shown, placed): (&[(&RunRecord, bool)], &[RunRecord]),
     last: Option<&RunRecord>,
     (ms, unit): (impl Fn(u64) -> f64, &str),
     (text_colour, weak): (Color32, Color32),
+    width: &dyn Fn(&str) -> [f32; 2],
 ) {
     let bar_top = |r: &RunRecord| ms(r.wall_ns() + r.overlap_ns());
-    for r in placed {
-        let at = PlotPoint::new(r.seq as f64, bar_top(r));
-        let text = RichText::new(look::duration(r.wall_ns())).small();
-        plot.text(Text::new("loaded wall", at, text).anchor(egui::Align2::CENTER_BOTTOM).color(weak));
-    }
+    let transform = *plot.transform();
+    let px = |r: &RunRecord| {
+        let (x, top) = (r.seq as f64, bar_top(r));
+        let left = transform.position_from_point(&PlotPoint::new(x - 0.35, top));
+        let right = transform.position_from_point(&PlotPoint::new(x + 0.35, top));
+        labels::BarPx { left: left.x, right: right.x, top: left.y }
+    };
+    let bars: Vec<(usize, labels::BarPx)> = shown.iter().map(|(r, _)| (r.seq, px(r))).collect();
+    let frame = *transform.frame();
+    let mut labelled: Vec<(&RunRecord, String, Color32, bool)> =
+        placed.iter().map(|r| (r, look::duration(r.wall_ns()), weak, false)).collect();
     if let Some(last) = last {
-        let left_top = shown.iter().find(|(r, _)| r.seq + 1 == last.seq).map_or(0.0, |(r, _)| bar_top(r));
-        plot.text(
-            // Ending at the bar's right edge: centred on the last bar, it ran past the plot's
-            // ("2614.0 m").
-            Text::new(
-                "last run",
-                PlotPoint::new(last.seq as f64 + 0.35, bar_top(last).max(left_top)),
-                RichText::new(format!("{:.1} {unit}", ms(last.wall_ns()))).strong(),
-            )
-            .anchor(egui::Align2::RIGHT_BOTTOM)
-            .color(text_colour),
-        );
+        labelled.push((last, format!("{:.1} {unit}", ms(last.wall_ns())), text_colour, true));
+    }
+    // Each label drawn counts as a bar for the next: none is drawn over another.
+    let mut taken: Vec<labels::BarPx> = Vec::new();
+    for (run, text, colour, strong) in labelled {
+        let own = px(run);
+        let mut others: Vec<labels::BarPx> =
+            bars.iter().filter(|(seq, _)| *seq != run.seq).map(|(_, b)| *b).collect();
+        others.extend(taken.iter().copied());
+        let [body, small] = width(&text);
+        let widths = if strong { vec![body, small] } else { vec![small] };
+        let Some((x, anchor, font)) =
+            labels::place(own, &others, (frame.left(), frame.right()), &widths, 2.0)
+        else {
+            continue;
+        };
+        let used = widths[font];
+        let left = match anchor.x() {
+            egui::Align::Min => x,
+            egui::Align::Center => x - used / 2.0,
+            egui::Align::Max => x - used,
+        };
+        taken.push(labels::BarPx { left, right: left + used, top: own.top - look::SMALL_TEXT * 1.6 });
+        let at = transform.value_from_position(egui::pos2(x, own.top));
+        let rich =
+            if strong && font == 0 { RichText::new(text).strong() } else { RichText::new(text).small() };
+        plot.text(Text::new("wall", at, rich).anchor(anchor).color(colour));
     }
 }
 

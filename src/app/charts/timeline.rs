@@ -84,8 +84,10 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
     };
     // Seconds from 10 s on.
     let (unit, ns_per_unit) = look::time_unit(run.wall_ns());
+    // Wrapped: in a narrow column the button goes under the title (in one row it widened the
+    // column past its edge, and the chart under it was cut on the right).
     let trace = ui
-        .horizontal(|ui| {
+        .horizontal_wrapped(|ui| {
             ui.label(RichText::new(format!("Last run, step by step ({unit})")).strong());
             ui.small_button("Save trace…").on_hover_text(
                 "Every run of this image as a Chrome trace, a track per lane and a process per run: \

@@ -9,7 +9,10 @@
 use egui::{RichText, Ui};
 use egui_plot::{BoxElem, BoxPlot, BoxSpread};
 
-use super::{Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_x_spacer};
+use super::{
+    LANES_BELOW, Segment, fixed_plot, lane_axis, lane_marks, lanes_height, legend_ui, ms, nice_x_spacer,
+    visible_width,
+};
 use crate::app::state::{RunRecord, RunSeries};
 use crate::app::work::error::WorkError;
 use crate::app::work::jobs::Answer;
@@ -260,7 +263,9 @@ pub fn workgroups_chart_ui(
     });
     if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {
         let text = format!("Trying every size takes {}.", estimate.brief());
-        ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
+        // Wrapped, whole: cut short it hid its figures, and its hover stacked a second
+        // tooltip on egui's own.
+        ui.add(egui::Label::new(RichText::new(text).weak()).wrap());
     }
     verdict_ui(ui, race, image, current, &mut asked);
     let (boxes, names, source, what) = if let Some(r) = raced {
@@ -286,38 +291,68 @@ pub fn workgroups_chart_ui(
             format!("kernel [{clock}], {what}: median, quartiles, min-max"),
         )],
     );
+    boxes_ui(ui, boxes, names);
+    asked
+}
+
+/// The boxes, one lane each named by `names`, filling the height left; too many for it, they
+/// scroll over an axis of times that stays in sight.
+fn boxes_ui(ui: &mut Ui, boxes: Vec<BoxElem>, names: Vec<String>) {
     let rows = names.len();
     let top = boxes.iter().map(|b| b.spread.upper_whisker).fold(0.0, f64::max);
-    // Scrolled (too many shapes for the dock), the axis of times stands on top, in sight.
-    let plot = |ui: &mut Ui, height: f32, axis: egui_plot::VPlacement| {
-        fixed_plot(ui, "workgroups", "kernel ms", "")
-            .x_axis_position(axis)
+    let width = visible_width(ui);
+    let (available, needed) = (ui.available_height().max(60.0), lanes_height(rows));
+    // The names' column as wide as the widest name in the body font (the largest the lanes
+    // use), so that scrolled boxes and the axis under them share their left edge.
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let names_px = names
+        .iter()
+        .map(|n| ui.painter().layout_no_wrap(n.clone(), body.clone(), egui::Color32::WHITE).size().x)
+        .fold(0.0, f32::max)
+        + 8.0;
+    // A plot `height` points tall with lanes named for a chart `lanes_px` tall (axis included).
+    let plot = |ui: &mut Ui, id: &str, (height, lanes_px): (f32, f32), names: Vec<String>| {
+        let axis = lane_axis(ui, lanes_px, names).min_thickness(names_px);
+        fixed_plot(ui, id, "kernel ms", "")
+            .width(width)
             .height(height)
             .x_grid_spacer(nice_x_spacer(44.0, false))
             .y_grid_spacer(|input| lane_marks(&input))
-            .custom_y_axes(vec![lane_axis(ui, height, names)])
+            .custom_y_axes(vec![axis])
             .include_x(0.0)
             .include_x(top * 1.1)
             .include_y(0.4)
             .include_y(rows as f64 + 0.6)
-            .show(ui, |plot| {
-                plot.box_plot(
-                    BoxPlot::new("GPU kernel", boxes)
-                        .color(Segment::Phase(Phase::Kernel).colour())
-                        .horizontal(),
-                );
-            });
     };
-    // Every shape keeps its name: too many for the dock's height scroll.
-    let (available, needed) = (ui.available_height().max(60.0), lanes_height(rows));
     if available >= needed {
-        plot(ui, available, egui_plot::VPlacement::Bottom);
-    } else {
-        egui::ScrollArea::vertical().id_salt("workgroups scroll").max_height(available).show(ui, |ui| {
-            plot(ui, needed, egui_plot::VPlacement::Top);
+        plot(ui, "workgroups", (available, available), names).show(ui, |plot| {
+            plot.box_plot(BoxPlot::new("GPU kernel", boxes).color(kernel_colour()).horizontal());
         });
+    } else {
+        // Too many shapes for the dock: the boxes scroll, every one with its name, over an axis
+        // of times that stays in sight under them (scrolled with them, it went out of view).
+        let link = ui.make_persistent_id("workgroups time");
+        egui::ScrollArea::vertical().id_salt("workgroups scroll").max_height(available - LANES_BELOW).show(
+            ui,
+            |ui| {
+                plot(ui, "workgroups", (needed - LANES_BELOW, needed), names)
+                    .show_axes([false, true])
+                    .link_axis(link, [true, false])
+                    .show(ui, |plot| {
+                        plot.box_plot(BoxPlot::new("GPU kernel", boxes).color(kernel_colour()).horizontal());
+                    });
+            },
+        );
+        plot(ui, "workgroups axis", (LANES_BELOW, needed), Vec::new())
+            .show_grid([true, false])
+            .link_axis(link, [true, false])
+            .show(ui, |_| {});
     }
-    asked
+}
+
+/// The kernel's colour, the boxes'.
+fn kernel_colour() -> egui::Color32 {
+    Segment::Phase(Phase::Kernel).colour()
 }
 
 /// First and third quartile (nearest rank) in milliseconds.

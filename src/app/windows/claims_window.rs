@@ -236,7 +236,9 @@ impl ClaimsWindow {
                 let (quick, all) =
                     (claims_estimate(session, true).brief(), claims_estimate(session, false).brief());
                 let text = format!("Run (quick) takes {quick}; Run all takes {all}.");
-                ui.add(egui::Label::new(RichText::new(&text).weak()).truncate()).on_hover_text(text);
+                // Wrapped, whole: cut short it hid its figures, and its hover stacked a second
+                // tooltip on egui's own.
+                ui.add(egui::Label::new(RichText::new(text).weak()).wrap());
             }
         }
     }

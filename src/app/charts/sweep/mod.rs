@@ -122,6 +122,10 @@ impl SweepChart {
         ui.label(RichText::new(Y_TITLE).small());
         Plot::new("sweep")
             .height(plot_height)
+            // In its window's scroll area the wheel scrolls the window: panning the plot with it
+            // scrolled the data out of view (an axis at 1e-19 ms). Ctrl+wheel still zooms (egui
+            // reads it as a zoom, never a scroll), a drag pans, a double click resets.
+            .allow_scroll(false)
             .x_grid_spacer(|input| log_spacer(&input))
             .y_grid_spacer(|input| log_spacer(&input))
             .x_axis_formatter(|mark, _| power_label(mark.value))
