@@ -239,7 +239,7 @@ impl GpuConverter {
     }
 
     /// The plain grayscale kernel's rate here ([`GpuCeilings::plain_kernel`]): an RGB8 image of
-    /// [`PLAIN_KERNEL_SIDE`] squared (48 MiB in, 16 out: large enough to fill a GPU, within
+    /// `PLAIN_KERNEL_SIDE` (4096) squared (48 MiB in, 16 out: large enough to fill a GPU, within
     /// every binding) timed resident, three passes after the cold ones, on the GPU's timestamps
     /// where every pass has them, else the CPU clock (about 0.5 s on lavapipe).
     pub fn measure_plain_kernel(&self) -> Result<crate::gpu::Bandwidth, GpuError> {
