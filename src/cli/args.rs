@@ -66,7 +66,9 @@ pub struct ConvertArgs {
     pub work: super::args::WorkArgs,
     /// An operation on the gray plane after the grayscale, on the same backend: none, blur:R
     /// (an integer Gaussian of radius R = 1..64) or dither (Floyd–Steinberg to 1 bit, written
-    /// as a 1-bit PNG). Runs on 8-bit gray: alpha is dropped and 16-bit samples narrowed for it.
+    /// as a 1-bit PNG; TIFF, BMP and WebP, lossless, hold it as 8-bit gray of 0s and 255s; JPEG,
+    /// lossy, is refused). Runs on 8-bit gray: alpha is dropped and 16-bit samples narrowed for
+    /// it.
     #[arg(long, default_value = "none", value_parser = super::args::op)]
     pub op: crate::pixel::Op,
     /// Drop the alpha channel instead of writing gray + alpha.
@@ -305,13 +307,27 @@ impl<'a> OutputFile<'a> {
 /// command's `inputs` or of the images it writes (`images`, checked by the conversion's plan),
 /// and no two name the same file: the same path, or the same file through a symlink or a hard
 /// link. Two outputs in one file is a command line asking the impossible, a usage error (exit 2)
-/// found first, whatever is on disk.
+/// found first, whatever is on disk ([`check_distinct`]).
 pub(super) fn check_outputs(
     outputs: &[OutputFile<'_>],
     inputs: &[&Path],
     images: &[&Path],
     overwrite: bool,
 ) -> anyhow::Result<()> {
+    check_distinct(outputs, images)?;
+    for output in outputs {
+        let path = output.path;
+        check_output_file(output, overwrite)?;
+        if inputs.iter().any(|input| same_file(input, path)) {
+            bail!("{} would replace its own input: {}", output.flag, path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Refuses two outputs in one file, whatever is on disk: two of `outputs`, or one of them and
+/// one of the `images` a conversion writes (a usage error, exit 2).
+pub(super) fn check_distinct(outputs: &[OutputFile<'_>], images: &[&Path]) -> anyhow::Result<()> {
     for (i, output) in outputs.iter().enumerate() {
         let path = output.path;
         if let Some(other) = outputs.get(..i).into_iter().flatten().find(|o| same_file(o.path, path)) {
@@ -322,15 +338,12 @@ pub(super) fn check_outputs(
                 path.display()
             )));
         }
-    }
-    for output in outputs {
-        let path = output.path;
-        check_output_file(output, overwrite)?;
-        if inputs.iter().any(|input| same_file(input, path)) {
-            bail!("{} would replace its own input: {}", output.flag, path.display());
-        }
         if images.iter().any(|image| same_file(image, path)) {
-            bail!("{} would replace an image this conversion writes: {}", output.flag, path.display());
+            bail!(super::UsageError(format!(
+                "{} would replace an image this conversion writes: {} (give each its own file)",
+                output.flag,
+                path.display()
+            )));
         }
     }
     Ok(())

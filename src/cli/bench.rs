@@ -334,7 +334,7 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     }
     super::print_timing_warnings(report.software_adapter == Some(true));
     if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
-        outln!(
+        errln!(
             "warning: {} while this ran: the figures are noisier than on a quiet machine",
             busy.shares_text()
         );

@@ -40,6 +40,12 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
 fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let one_time_at = crate::system::one_time::OneTimeMark::now();
+    // The trace and -o in one file: a usage error, said before what is on disk.
+    let named: Vec<&Path> = args.output.as_deref().into_iter().collect();
+    super::args::check_distinct(
+        &super::trace::output(args.trace.as_deref()).into_iter().collect::<Vec<_>>(),
+        &named,
+    )?;
     let plan = plan_outputs(args)?;
     check_trace(args, &plan)?;
     if !args.json {

@@ -107,7 +107,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         info.memory_budget_source
     );
     if let Some(w) = super::build_warning() {
-        outln!("{w}");
+        errln!("{w}");
     }
     if info.adapters.is_empty() {
         outln!(

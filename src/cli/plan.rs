@@ -75,6 +75,13 @@ fn output_format(args: &ConvertArgs) -> anyhow::Result<ExportFormat> {
             "--quality sets JPEG quality, and the output is {format} (drop --quality or choose --format jpeg)"
         )));
     }
+    // Black and white only: a lossy coding would turn the dots' edges gray.
+    if args.op == crate::pixel::Op::Dither && format == ExportFormat::Jpeg {
+        bail!(UsageError(format!(
+            "--op dither outputs black and white only, and {format} is lossy: its coding would add grays \
+             (choose --format png, written as 1 bit, or tiff, bmp or webp, lossless)"
+        )));
+    }
     if args.workgroup.is_some() && args.backend == Backend::Cpu {
         bail!(UsageError(super::args::WORKGROUP_ON_CPU.to_owned()));
     }

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use super::bench::{BenchArgs, bench_image};
-use super::out::outln;
+use super::out::{errln, outln};
 use crate::engine::estimate::{Lane, Task, Timed, round_trip_parts};
 use crate::engine::round_trip::{
     RoundTripOptions, RoundTripResult, round_trip_budget, round_trip_bytes, round_trips,
@@ -66,12 +66,14 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             crate::io::stamped_json(crate::io::ResultKind::RoundTrips, &engine.provenance(), &timed)?
         );
     } else {
-        print_table(&label, &result);
+        print_table(&label, &result, args.cpu_clock);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(label: &str, r: &RoundTripResult) {
+/// The table of `r`; `cpu_clock`: `--cpu-clock` asked for the CPU clock alone (no GPU
+/// timestamps read).
+fn print_table(label: &str, r: &RoundTripResult, cpu_clock: bool) {
     let variant = if r.divergent { ", divergent: odd grays only" } else { "" };
     outln!(
         "graylab bench --passes: {label}, {}, work {} rounds/px (synthetic{variant}), per count: the GPU \
@@ -117,6 +119,11 @@ fn print_table(label: &str, r: &RoundTripResult) {
         Some(clock) => {
             outln!("  GPU passes: {clock}, from the start of the first pass to the end of the last");
         }
+        None if cpu_clock => {
+            outln!(
+                "  GPU passes: not measured (--cpu-clock asks for the CPU clock only, so no GPU timestamps are read)"
+            );
+        }
         None => outln!("  GPU passes: not measured (no GPU timestamps read in place on this device)"),
     }
     outln!("  CPU per op: {}, n passes on {} threads, divided by n", r.clocks.cpu, r.cpu_threads);
@@ -129,7 +136,7 @@ fn print_table(label: &str, r: &RoundTripResult) {
     if differ.is_empty() {
         outln!("every GPU result equals the CPU's byte for byte");
     } else {
-        outln!("warning: the GPU's result differed from the CPU's at n = {}", differ.join(", "));
+        errln!("warning: the GPU's result differed from the CPU's at n = {}", differ.join(", "));
     }
     outln!("verdict: {}", r.verdict);
 }

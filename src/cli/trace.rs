@@ -14,7 +14,9 @@ pub(super) fn output(path: Option<&Path>) -> Option<OutputFile<'_>> {
     OutputFile::of("--trace", path, Holds::Trace)
 }
 
-/// Writes the trace of each file converted, named by its path.
+/// Writes the trace of each file converted, named by its path. Where none was converted there
+/// is no run to trace: no file is written (none is left behind after an error), and stderr
+/// says so.
 pub(super) fn write_files(
     path: &Path,
     overwrite: bool,
@@ -22,6 +24,10 @@ pub(super) fn write_files(
 ) -> anyhow::Result<()> {
     let runs: Vec<(String, &RunReport)> =
         results.iter().flatten().map(|r| (r.input.display().to_string(), &r.run)).collect();
+    if runs.is_empty() {
+        errln!("trace: not written, no file was converted (nothing to trace): {}", path.display());
+        return Ok(());
+    }
     write(path, overwrite, "graylab convert", &runs)
 }
 

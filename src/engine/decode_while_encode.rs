@@ -95,14 +95,16 @@ pub(super) fn convert_luma_stream(
         Span::cpu(Track::Encode, encode_start_ns, encode_end_ns),
     ];
     run.spans.extend(kernel_spans.into_inner().unwrap_or_default());
-    if stream.stored_luma() {
-        // Colour counted its pixels chunk by chunk as it converted them; the stored luma here.
+    let mut run = if stream.stored_luma() {
+        // Colour counted its pixels chunk by chunk as it converted them; the stored luma here,
+        // where no kernel ran: its figures say no rounds (`gray_passed` sets them).
         super::convert::gray_passed(settings, &mut run, (progress, pixels));
+        run
     } else {
         run.kernel = Some(kernel);
         run.threads = Some(stream.bands());
-    }
-    let mut run = run.with_work(settings.work);
+        run.with_work(settings.work)
+    };
     run.notes.extend(stream.warnings().iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
     if stream.stored_luma() {
         run.notes.push(StoredLuma::Decoded.note());

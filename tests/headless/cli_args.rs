@@ -216,6 +216,13 @@ fn ignored_or_impossible_settings_and_mistyped_commands_exit_2() {
     fails(&["convert", "in.png", "--backend", "gpu", "--threads", "1"], d, 2, &["--threads sets the CPU's"]);
     image::RgbImage::from_pixel(16, 16, image::Rgb([9, 99, 9])).save(d.join("in.jpg")).expect("save");
     fails(&["bench", "in.jpg", "--formula", "stored-luma", "--runs", "1"], d, 2, &["nothing to time"]);
+    // Nor can a sweep time it: its images are no JPEGs, so its cells would run bt601 under the
+    // name (before: exit 0, every figure labelled stored-luma).
+    for from in [&[][..], &["--from-image", "in.jpg"]] {
+        let sweep = ["sweep", "--sizes", "0.01", "--cpu-only", "--runs", "1", "--formula", "stored-luma"];
+        let t = fails(&[&sweep[..], from].concat(), d, 2, &["nothing to time", "sweep a colour formula"]);
+        assert!(!t.contains("measuring") && !t.contains("graylab sweep:"), "nothing measured: {t}");
+    }
     // A shape given twice is measured once.
     let o = graylab(&[&small[..], usage[5].0].concat(), d);
     assert!(o.status.success(), "{}", text(&o));

@@ -100,3 +100,39 @@ fn an_op_on_sixteen_bit_samples_runs_on_the_narrowed_gray() {
     assert!(text(&o).contains("error: deep.png (7x5 Rgb16): blur:2 runs on 8-bit gray"), "{}", text(&o));
     assert!(!text(&o).contains("measuring"), "refused before any probe: {}", text(&o));
 }
+
+/// The dither is black and white: a lossy JPEG output is refused before any work (exit 2;
+/// before, a JPEG of dozens of grays, exit 0), and TIFF, BMP and WebP (lossless) hold its 0s
+/// and 255s as 8-bit gray.
+#[test]
+fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    common::photo(97, 61).save(d.join("x.png")).expect("save");
+    for args in
+        [&["-o", "d.jpg", "--format", "jpeg"][..], &["-o", "d.jpg"], &["--format", "jpeg", "--out-dir", "od"]]
+    {
+        let o = graylab(&[&["convert", "x.png", "--op", "dither"][..], args].concat(), d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(
+            text(&o).contains("--op dither outputs black and white only, and JPEG is lossy"),
+            "{args:?}: {}",
+            text(&o)
+        );
+        assert!(o.stdout.is_empty() && !d.join("d.jpg").exists() && !d.join("od").exists(), "no work");
+    }
+    for ext in ["tif", "bmp", "webp"] {
+        let out = format!("d.{ext}");
+        let o = graylab(&["convert", "x.png", "--op", "dither", "-o", &out], d);
+        assert!(o.status.success(), "{ext}: {}", text(&o));
+        let decoded = graylab::io::decode_file(&d.join(&out), &graylab::io::DecodeOptions::default())
+            .expect("decodes")
+            .image;
+        // A BMP's 8-bit gray is a palette and a WebP stores RGB: read back as RGB, all equal.
+        assert!(!decoded.color().has_alpha(), "{ext}: {:?}", decoded.color());
+        let rgb = decoded.to_rgb8();
+        let white = rgb.pixels().filter(|p| p.0 == [255; 3]).count();
+        assert!(rgb.pixels().all(|p| p.0 == [0; 3] || p.0 == [255; 3]), "{ext}: black and white only");
+        assert!(white > 0 && white < rgb.pixels().len(), "{ext}: {white} white pixels");
+    }
+}

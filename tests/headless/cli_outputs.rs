@@ -53,17 +53,29 @@ fn no_command_writes_an_output_over_its_input_or_another_output() {
     photo(8, 8).save(d.join("out.png")).expect("save");
     std::fs::hard_link(d.join("out.png"), d.join("out-link.json")).expect("hard link");
     let o = graylab(&["convert", "in.png", "-o", "out.png", "--overwrite", "--trace", "out-link.json"], d);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
     assert!(
         text(&o).contains("--trace would replace an image this conversion writes: out-link.json"),
         "{}",
         text(&o)
     );
     assert_eq!(image::open(d.join("out.png")).expect("out.png").width(), 8, "not converted over");
+    // The same file named twice, there and no --overwrite: the usage error still comes first.
+    let o = graylab(&["convert", "in.png", "-o", "out.png", "--trace", "out.png"], d);
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
+    assert!(
+        text(&o).contains(
+            "--trace would replace an image this conversion writes: out.png (give each its own file)"
+        ),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("exists"), "{}", text(&o));
+    assert_eq!(image::open(d.join("out.png")).expect("out.png").width(), 8, "not converted over");
     // Files not there yet, one name spelled two ways: refused alike, before any work (with
     // --overwrite the trace replaced the image, or the CSV the JSON, exit 0).
     let o = graylab(&["convert", "in.png", "-o", "new.png", "--trace", "./new.png", "--overwrite"], d);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
     assert!(text(&o).contains("--trace would replace an image this conversion writes"), "{}", text(&o));
     assert!(!d.join("new.png").exists(), "nothing written");
     let absolute = d.join("t.json");

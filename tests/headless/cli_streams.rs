@@ -211,3 +211,28 @@ fn one_summary_for_a_batch() {
     assert!(!err.contains("files failed") && !err.contains("files converted"), "no second summary: {err}");
     assert_eq!(out.matches("2 of 3 files converted, 1 failed, 0 skipped").count(), 1, "{out}");
 }
+
+/// `bench`'s warnings go to stderr, as `convert`'s do, its table alone on stdout (before: a
+/// software adapter's warning among the table's lines); with `--cpu-clock`, the GPU's passes
+/// say that flag is why they are not measured (before: "no GPU timestamps read in place on this
+/// device", on a device that reads them).
+#[test]
+fn bench_warns_on_stderr_and_says_why_the_cpu_clock_measures_no_passes() {
+    if crate::common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let o = graylab(&["bench", "--synthetic", "64x48", "--runs", "1"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(!out.contains("warning"), "warnings go to stderr: {out}");
+    let software =
+        out.lines().any(|l| l.starts_with("GPU: ") && (l.contains("llvmpipe") || l.contains("lavapipe")));
+    assert_eq!(err.contains("warning: the GPU is a software rasteriser"), software, "{}", text(&o));
+    let o = graylab(&["bench", "--synthetic", "64x48", "--passes", "1", "--runs", "1", "--cpu-clock"], d);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("GPU passes: not measured (--cpu-clock asks for the CPU clock only"), "{out}");
+    assert!(!out.contains("on this device") && !out.contains("warning"), "{out}");
+}

@@ -2,7 +2,7 @@
 //! basis its JSON keeps, both tables name the clock of every column, and the map of who wins shows
 //! each cell's figure as its line of comparisons printed it.
 
-use crate::common::{self, graylab, text};
+use crate::common::{self, graylab, graylab_cmd, text};
 
 /// The first speed-up in `line`: the first word like `0.05x` (marks and commas aside).
 fn first_ratio(line: &str) -> Option<String> {
@@ -139,4 +139,30 @@ fn ceilings_table_names_its_clocks(t: &str, json: &serde_json::Value) {
     }
     let modelled = points.iter().any(|p| !p["modelled"].is_null());
     assert_eq!(line.ends_with("; model: no clock, from the ceilings"), modelled, "{line}");
+}
+
+/// A sweep of the CPU alone states no crossover (before: "never decided faster than the CPU",
+/// a GPU result it never measured); its warning of a busy machine goes to stderr, as every
+/// warning does, and `--json -` keeps stdout clean JSON.
+#[test]
+fn a_cpu_only_sweep_states_no_crossover_and_warns_on_stderr() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = ["sweep", "--sizes", "0.02", "--runs", "1", "--cpu-only"];
+    let busy = |more: &[&str]| {
+        graylab_cmd(dir.path())
+            .env("GRAYLAB_BUSY", "1")
+            .args([&args[..], more].concat())
+            .output()
+            .expect("run")
+    };
+    let o = busy(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("No GPU was measured") && !out.contains("crossover"), "{out}");
+    assert!(!out.contains("warning"), "warnings go to stderr: {out}");
+    assert!(err.contains("warning: the machine was busy"), "{err}");
+    let o = busy(&["--json", "-"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is the JSON alone");
+    assert!(json["points"].is_array(), "{json}");
 }

@@ -178,6 +178,39 @@ fn convert_traces_each_file_from_decode_to_encode_and_never_over_an_input() {
     assert!(!dir.path().join("a2.png").exists());
 }
 
+/// A convert in which no file converted writes no trace and says so in one line (before: a
+/// trace of no runs left behind after the error); where some converted, theirs is kept.
+#[test]
+fn a_convert_that_converts_nothing_leaves_no_trace() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(64, 48).save(d.join("x.jpg")).expect("save");
+    let whole = std::fs::read(d.join("x.jpg")).expect("read");
+    std::fs::write(d.join("trunc.jpg"), &whole[..whole.len() / 2]).expect("write");
+    std::fs::write(d.join("notimg.jpg"), b"not an image").expect("write");
+    std::fs::write(d.join("empty.png"), b"").expect("write");
+    let cases: [(&[&str], &str); 2] = [
+        (&["convert", "trunc.jpg"], "t3.json"),
+        (&["convert", "notimg.jpg", "empty.png", "--out-dir", "od2"], "t2.json"),
+    ];
+    for (args, trace) in cases {
+        let o = graylab(&[args, &["--trace", trace]].concat(), d);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let said = format!("trace: not written, no file was converted (nothing to trace): {trace}");
+        assert_eq!(err.matches(&said).count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("events"), "{args:?}: {err}");
+        assert!(!d.join(trace).exists(), "{args:?}: no trace left behind");
+    }
+    assert!(!d.join("od2").exists(), "nor the folder made for the outputs");
+    // One file converted, one failed: the trace of the one converted is kept.
+    let o = graylab(&["convert", "x.jpg", "notimg.jpg", "--out-dir", "od", "--trace", "t1.json"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("trace: t1.json ("), "{}", text(&o));
+    let (processes, _) = names(&events(&d.join("t1.json")));
+    assert_eq!(processes.len(), 1, "{processes:?}");
+}
+
 #[test]
 fn sweep_traces_each_points_cold_and_last_warm_runs() {
     let dir = tempfile::tempdir().expect("temp dir");

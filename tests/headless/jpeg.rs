@@ -492,3 +492,36 @@ fn upsampled_stored_luma_is_not_cut_at_a_band_seam() {
         (0..1100).filter(|&y| ours.as_raw()[y * 650..][..650] != theirs[y * 650..][..650]).collect();
     assert!(rows.is_empty(), "rows that differ from djpeg -grayscale: {rows:?}");
 }
+
+/// A stored-luma conversion runs no kernel, so no work per pixel: its report says 0 rounds
+/// beside the note that the work was not applied (before: "work 5 rounds/px", then the note),
+/// on each backend, the streamed CPU path too.
+#[test]
+fn stored_luma_reports_no_work_rounds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg/luma-420.jpg");
+    std::fs::copy(fixture, d.join("in.jpg")).expect("copy");
+    let backends: &[&str] = if crate::common::gpu().is_some() { &["cpu", "gpu"] } else { &["cpu"] };
+    for backend in backends {
+        let args = [
+            "convert",
+            "in.jpg",
+            "--formula",
+            "stored-luma",
+            "--work",
+            "5",
+            "--backend",
+            backend,
+            "--overwrite",
+        ];
+        let o = crate::common::graylab(&args, d);
+        let t = crate::common::text(&o);
+        assert!(o.status.success(), "{backend}: {t}");
+        assert!(t.contains("work 0 rounds/px") && !t.contains("work 5 rounds/px"), "{backend}: {t}");
+        assert!(t.contains("the work per pixel was not applied"), "{backend}: {t}");
+        let o = crate::common::graylab(&[&args[..], &["--json"]].concat(), d);
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(json[0]["run"]["work_rounds"], 0, "{backend}: {json}");
+    }
+}

@@ -77,7 +77,8 @@ pub struct SweepArgs {
     /// GPU workgroup size.
     #[arg(long, default_value = "256", value_parser = crate::cli::args::workgroup, conflicts_with = "cpu_only")]
     pub workgroup: WorkgroupSize,
-    /// The gray formula.
+    /// The gray formula: bt601 (the default), bt709 or linear; stored-luma (a JPEG's own luma
+    /// plane) is refused, as the sweep's images are no JPEGs.
     #[arg(long, default_value = "bt601", value_parser = crate::cli::args::formula())]
     pub formula: Formula,
     /// Measure the CPU only (no GPU series).
@@ -125,8 +126,17 @@ fn parse_radius(s: &str) -> Result<u32, ArgError> {
 
 impl SweepArgs {
     /// What each cell runs: the blur's radius as the second axis (`--radii`, refused beside
-    /// work above 0 or an op), else `--op` on every cell.
+    /// work above 0 or an op), else `--op` on every cell; never stored luma, which no cell runs.
     fn cell_ops(&self) -> anyhow::Result<CellOps> {
+        if self.formula == Formula::StoredLuma {
+            // The cells would run bt601 under its name: refused, as `bench` refuses it.
+            anyhow::bail!(UsageError(
+                "nothing to time: a JPEG's stored luma is decoded alone, so no conversion runs on it, and the \
+                 sweep's images (synthetic, or resized from --from-image) are no JPEGs (time `graylab convert \
+                 --formula stored-luma` as a whole, or sweep a colour formula)"
+                    .to_owned()
+            ));
+        }
         if self.divergent && !self.work.iter().any(|k| *k > 0) {
             anyhow::bail!(UsageError(crate::cli::args::DIVERGENT_WITHOUT_WORK.to_owned()));
         }
@@ -372,12 +382,15 @@ fn print_table(r: &SweepResult) {
     }
     print_comparisons(r);
     print_ceilings_table(r);
+    // Without a GPU series there is no crossover to state.
+    let gpu_measured = r.points.iter().any(|p| p.median_ns(Series::GpuTotal).is_some());
     match r.crossover_mp {
         Some(mp) => outln!("crossover{}: the GPU end to end beats the CPU from {mp:.2} MP", lowest(r)),
-        None => outln!(
+        None if gpu_measured => outln!(
             "crossover{}: the GPU end to end is never decided faster than the CPU at these sizes",
             lowest(r)
         ),
+        None => {}
     }
     if grid {
         grid::print_grid(r);
@@ -418,7 +431,7 @@ fn print_comparisons(r: &SweepResult) {
         }
     }
     if let Some(busy) = r.busy_text() {
-        outln!("warning: the machine was busy ({busy}): the figures are noisier than on a quiet machine");
+        errln!("warning: the machine was busy ({busy}): the figures are noisier than on a quiet machine");
     }
 }
 
