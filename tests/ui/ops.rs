@@ -62,4 +62,19 @@ fn the_operation_choice_runs_blur_and_dither_on_both_backends_alike() {
     assert_eq!((bytes[24], bytes[25]), (1, 0), "a 1-bit gray PNG");
     let read = image::open(&out).expect("reads back").to_luma8();
     assert_eq!(read, pixels, "the file holds the image shown");
+    // The Export window refuses a JPEG for it, as the CLI does: its coding would add grays.
+    h.state_mut().open_export_window();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("JPEG is lossy").is_none(), "a PNG name is fine");
+    // Typed after the name offered: "….png" becomes "….pngx.jpg", a JPEG's name.
+    h.get_by_role_and_label(Role::TextInput, "File").focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::End);
+    h.get_by_role_and_label(Role::TextInput, "File").type_text("x.jpg");
+    h.run_steps(2);
+    let typed = h.get_by_role_and_label(Role::TextInput, "File").value().unwrap_or_default();
+    assert!(
+        h.query_by_label_contains("The dither is black and white only, and JPEG is lossy").is_some(),
+        "{typed}"
+    );
 }

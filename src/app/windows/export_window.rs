@@ -66,6 +66,8 @@ impl ExportWindow {
     fn ui(&mut self, ui: &mut Ui, session: &mut Session) -> Option<(Option<PathBuf>, String)> {
         let mut export: Option<bool> = None;
         let mut choose = None;
+        // The output's op, as the export writes it (the panel's until a result exists).
+        let op = session.output().map_or(session.settings().convert.op, |o| o.settings.op);
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
             let label = ui.label("File");
@@ -93,6 +95,12 @@ impl ExportWindow {
             (Some(f), Some(n)) if f != n => Some(format!(
                 "{f} contradicts the name, a {n} file's: choose {n} or \"from the file name\", or rename it"
             )),
+            // As the CLI: a dither's black and white would come out of a JPEG's coding in grays.
+            (f, n) if op == crate::pixel::Op::Dither && f.or(n) == Some(ExportFormat::Jpeg) => Some(
+                "The dither is black and white only, and JPEG is lossy: its coding would add grays \
+                 (choose PNG, written as 1 bit, or TIFF, BMP or WebP, lossless)"
+                    .to_owned(),
+            ),
             _ => None,
         };
         let format = opts.format.or(named).filter(|_| problem.is_none());
