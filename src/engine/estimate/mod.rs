@@ -385,9 +385,8 @@ impl Pace {
         }
         // The rounds' share: what the worked runs took beyond the plain cost against their
         // megapixel-rounds, fitted by least squares through the origin, so that the heavy runs,
-        // whose rounds are most of their time, weigh the most (a mean of each run's share let
-        // 16-round runs, their time mostly a worked kernel's fixed cost, price 4096 rounds at
-        // 7-16x what they took).
+        // whose rounds are most of their time, weigh the most: a 16-round run's time is mostly
+        // the worked kernel's fixed cost, and a mean of each run's share counted it as rounds.
         let worked: Vec<(f64, f64)> = seen
             .iter()
             .filter(|s| s.rounds > 0)
