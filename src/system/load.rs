@@ -35,6 +35,12 @@ pub struct Busy {
 }
 
 impl Busy {
+    /// The load [`BUSY_VARIABLE`] stands for: others at half the machine when it says busy (busy,
+    /// not [`overwhelms`](Self::overwhelms)), nobody when it says quiet.
+    fn overridden(busy: bool) -> Self {
+        Self { others_share: if busy { 2.0 * BUSY_SHARE } else { 0.0 }, steal_share: 0.0 }
+    }
+
     /// Whether other processes or a hypervisor took enough of the machine to disturb a figure.
     #[must_use]
     pub fn is_busy(&self) -> bool {
@@ -98,14 +104,14 @@ impl CpuSnapshot {
     /// now; `None` where `/proc` cannot be read or no time passed.
     #[must_use]
     pub fn busy_since(start: Option<Self>) -> Option<Busy> {
-        start?.until(&Self::now()?, 1)
+        busy_override().map(Busy::overridden).or_else(|| start?.until(&Self::now()?, 1))
     }
 
     /// How busy one run was, from `start` (a snapshot taken as it began) to now; `None` where
     /// `/proc` cannot be read or the run spanned fewer than [`MIN_TICKS`] (too short to tell).
     #[must_use]
     pub fn busy_of_a_run(start: Option<Self>) -> Option<Busy> {
-        start?.until(&Self::now()?, MIN_TICKS)
+        busy_override().map(Busy::overridden).or_else(|| start?.until(&Self::now()?, MIN_TICKS))
     }
 
     /// How busy the machine was from this snapshot to `later`; `None` unless at least
@@ -122,8 +128,10 @@ impl CpuSnapshot {
     }
 }
 
-/// The environment variable that overrides what the machine's load says (`1`: busy, `0`:
-/// quiet), so that tests of what graylab does on a busy machine need no load and no timing.
+/// The environment variable that overrides what the machine's load says (`1`: busy, read as
+/// others taking half the machine; `0`: quiet), for every figure that reports its load, so that
+/// tests of what graylab does on a busy machine need no load and no timing, and tests of a quiet
+/// one hold on a loaded machine.
 pub const BUSY_VARIABLE: &str = "GRAYLAB_BUSY";
 
 /// The override of [`BUSY_VARIABLE`], when it is set to `1` or `0`.
