@@ -145,8 +145,9 @@ impl Viewer {
         for (i, pane) in panes.iter().enumerate() {
             let response = ui.interact(*pane, ui.scope_id().with(("pane", i)), egui::Sense::click_and_drag());
             interact(ui, &mut self.view, &response, *pane, size);
+            let place = placement(ui, &self.view, *pane);
             if let Some(p) = response.hover_pos() {
-                hover_px = Some(self.view.center + (p - pane.center()) / self.view.zoom);
+                hover_px = Some(place.to_image(p));
             }
             let images = panes::Images {
                 input: &input.display,
@@ -155,7 +156,6 @@ impl Viewer {
                 caption: &caption,
                 pending,
             };
-            let place = placement(ui, &self.view, *pane);
             let state = panes::PaneState { wipe: &mut self.view.wipe, show_output: self.view.show_output };
             let at = panes::PaneAt { mode, index: i, rect: *pane };
             panes::draw(ui, state, at, &images, &place, &mut budget);
@@ -187,12 +187,23 @@ impl Viewer {
     }
 }
 
+/// Where the image lies in `pane`: centred on the view's centre, its corner on a whole physical
+/// pixel, so that from 1:1 up each image pixel fills whole screen pixels. Side by side, a pane
+/// half a pixel off showed one column twice at each 512-px tile seam, and the two panes' pixels
+/// out of step.
 fn placement(ui: &Ui, view: &ViewState, pane: Rect) -> crate::app::textures::Placement {
+    snapped(pane, view, ui.ctx().pixels_per_point())
+}
+
+/// [`placement`] at `ppp` physical pixels per point.
+fn snapped(pane: Rect, view: &ViewState, ppp: f32) -> crate::app::textures::Placement {
+    let corner = pane.center() - view.center.to_vec2() * view.zoom;
+    let snapped = pos2((corner.x * ppp).round() / ppp, (corner.y * ppp).round() / ppp);
     crate::app::textures::Placement {
-        pane_center: pane.center(),
+        pane_center: pane.center() + (snapped - corner),
         center: view.center,
         zoom: view.zoom,
-        pixels_per_point: ui.ctx().pixels_per_point(),
+        pixels_per_point: ppp,
     }
 }
 
@@ -347,7 +358,38 @@ fn interact(ui: &Ui, view: &mut ViewState, response: &egui::Response, pane: Rect
 
 #[cfg(test)]
 mod tests {
+    use egui::{Rect, pos2};
     use image::{DynamicImage, GrayAlphaImage, GrayImage, LumaA, Rgb, RgbImage, Rgba, RgbaImage};
+
+    #[test]
+    fn from_1_to_1_up_every_tile_edge_falls_on_a_whole_physical_pixel() {
+        // Side by side at 1440 px, each pane is 562.5 points wide: its centre is half a pixel off.
+        let pane = Rect::from_min_max(pos2(307.0, 56.0), pos2(869.5, 506.0));
+        for (zoom, ppp, center) in
+            [(1.0, 1.0, (10000.0, 1500.0)), (2.0, 1.0, (333.3, 71.9)), (1.0, 1.5, (4097.5, 1.25))]
+        {
+            let view =
+                super::ViewState { zoom, center: pos2(center.0, center.1), ..super::ViewState::default() };
+            let place = super::snapped(pane, &view, ppp);
+            for edge in [0.0, 512.0, 9728.0, 10240.0] {
+                let x =
+                    place.to_screen(Rect::from_min_max(pos2(edge, edge), pos2(edge + 1.0, edge + 1.0))).min;
+                let px = (x.x * ppp, x.y * ppp);
+                assert!((px.0 - px.0.round()).abs() < 1e-3 && (px.1 - px.1.round()).abs() < 1e-3, "{px:?}");
+            }
+            // Within half a physical pixel of where the view asked, and the readout agrees.
+            let asked = pane.center();
+            let moved = place.to_screen(Rect::from_min_size(view.center, egui::Vec2::ZERO)).min - asked;
+            assert!(moved.x.abs() <= 0.5 / ppp + 1e-4 && moved.y.abs() <= 0.5 / ppp + 1e-4, "{moved:?}");
+            assert!(
+                (place
+                    .to_image(place.to_screen(Rect::from_min_size(pos2(700.0, 9.0), egui::Vec2::ZERO)).min)
+                    - pos2(700.0, 9.0))
+                .length()
+                    < 1e-2
+            );
+        }
+    }
 
     #[test]
     fn the_readout_shows_only_the_channels_the_input_has() {
