@@ -21,7 +21,19 @@ fn main() -> ExitCode {
         unsafe { graylab::cli::quiet_driver_probing() };
     }
     // RUST_LOG=info|debug|wgpu_hal=warn,… shows more; warnings (wgpu, eframe, graylab) by default.
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let mut logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"));
+    if std::env::var_os("RUST_LOG").is_none() {
+        // A warning reads as graylab's own do ("warning: …"), its source named where it is another crate.
+        logger.format(|f, record| {
+            let level = if record.level() == log::Level::Warn { "warning" } else { record.level().as_str() };
+            let level = level.to_lowercase();
+            match record.target() {
+                t if t.starts_with("graylab") => writeln!(f, "{level}: {}", record.args()),
+                t => writeln!(f, "{level} ({t}): {}", record.args()),
+            }
+        });
+    }
+    logger.init();
     if let Err(e) = graylab::io::remove_temp_files_on_signals() {
         log::warn!("temporary files will not be removed on Ctrl+C: {e}");
     }

@@ -334,6 +334,17 @@ fn no_driver_noise_and_logging_on_request() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("memory budget for images"));
+    // A log warning reads as the CLI's own warnings do, not in the logger's format.
+    let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
+        .arg("info")
+        .env("GRAYLAB_MEMORY_BUDGET", "abc")
+        .env_remove("RUST_LOG")
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("warning: GRAYLAB_MEMORY_BUDGET=\"abc\" is not a size"), "{stderr}");
+    assert!(!stderr.contains("WARN"), "{stderr}");
     let o = Command::new(env!("CARGO_BIN_EXE_graylab"))
         .args(["bench", "--synthetic", "64x64", "--backend", "cpu", "--runs", "1"])
         .env("RUST_LOG", "graylab=debug")
