@@ -171,15 +171,21 @@ fn skip_reason(kind: &Result<FileKind, IoError>) -> Option<&'static str> {
 }
 
 /// Leaves out each file of a folder input that is graylab's output of another input of the
-/// batch: `a.gray.png` when `a.jpg` would write exactly that path (`--out-dir` is the input
-/// folder) and the file carries graylab's mark ([`is_graylab_output`]). Converting it again would
-/// write `a.gray.gray.png` on every run, and `a.jpg` could not be converted (its output would
-/// replace an input). A file of that name without the mark is a user's (or a BMP, which cannot
-/// carry it): it stays an input, converted, and `a.jpg` is refused rather than replace it. A
-/// file named on the command line is never left out.
+/// batch: `a.gray.png` beside `a.jpg` (written there by an earlier batch into the input folder,
+/// in any format, or to be written there by this one) when the file carries graylab's mark
+/// ([`is_graylab_output`]). Converting it again would write `a.gray.gray.png` on every run, and
+/// `a.jpg` could not be converted where its output would replace an input. A file of that name
+/// without the mark is a user's (or a BMP, which cannot carry it): it stays an input, converted,
+/// and `a.jpg` is refused rather than replace it. A file named on the command line is never left
+/// out.
 fn skip_own_outputs(candidates: Vec<Candidate>, skipped: &mut Vec<Skipped>) -> Vec<Candidate> {
-    let outputs: HashMap<EntryKey, usize> =
-        candidates.iter().enumerate().map(|(i, c)| (entry_key(&c.output), i)).collect();
+    // This batch's outputs, and the names an earlier batch gave each input's output beside it.
+    let beside = |c: &Candidate| ExportFormat::ALL.map(|f| default_output_path(&c.input, None, f));
+    let outputs: HashMap<EntryKey, usize> = candidates
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| beside(c).into_iter().chain([c.output.clone()]).map(move |o| (entry_key(&o), i)))
+        .collect();
     let owners: Vec<Option<PathBuf>> = candidates
         .iter()
         .enumerate()

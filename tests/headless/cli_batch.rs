@@ -243,6 +243,13 @@ fn graylabs_own_outputs_in_the_input_folder_are_not_converted_again() {
         }
         assert_eq!(std::fs::read(d.join("in/a.gray.png")).expect("a's output"), first, "the same image");
     }
+    // Into another folder later, in another format: the outputs of the batch before stay out.
+    let o = graylab(&["convert", "in", "--out-dir", "in/gray", "--format", "tif"], d);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("skipped (graylab's output of in/a.jpg): in/a.gray.png"), "{err}");
+    assert!(stdout(&o).contains("2 of 2 files converted, 0 failed, 2 skipped"), "{}", stdout(&o));
+    assert!(d.join("in/gray/a.gray.tif").is_file() && !d.join("in/gray/a.gray.gray.tif").exists());
 }
 
 /// Issue 24, item 18: a mirrored subfolder whose files all fail is removed at the end; one that
