@@ -13,7 +13,7 @@ use std::time::Instant;
 use super::intensity::apply_work_chunk_u8_at;
 use super::{CpuError, SimdLevel, available_threads, simd_level};
 use crate::pixel::{OPS_PER_ROUND, Work};
-use crate::system::clock::nanos;
+use crate::system::clock::{Clock, nanos};
 
 /// Rounds per pixel of each pass over a block: high enough that the block's loads and stores
 /// cost nothing beside the arithmetic.
@@ -42,6 +42,10 @@ pub struct CpuCompute {
     pub best_ns: u64,
     /// The median repetition, nanoseconds, CPU clock.
     pub median_ns: u64,
+    /// The clock of `best_ns` and `median_ns`: the CPU's, said in the results (caches written
+    /// before it was said were timed on it too).
+    #[serde(default)]
+    pub clock: Clock,
     /// What the ops after the grayscale cost on these threads (`None` in caches written before
     /// they were measured).
     #[serde(default)]
@@ -93,6 +97,7 @@ pub fn compute_ceiling(threads: usize) -> Result<CpuCompute, CpuError> {
         ops: ops_per_pass * passes * threads as u64,
         best_ns: runs.first().copied().unwrap_or(1),
         median_ns: crate::system::median::median_of_sorted(&runs).unwrap_or(1),
+        clock: Clock::CpuClock,
         op_rates: op_rates(threads).ok(),
     })
 }

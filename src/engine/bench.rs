@@ -246,11 +246,14 @@ pub fn bench_with(
         })
         .collect();
     let total_values: Vec<u64> = warm.iter().map(|r| r.total_ns).collect();
-    let total = Stats::of(&total_values).unwrap_or(Stats { min_ns: 0, median_ns: 0, max_ns: 0, runs: 0 });
+    // The wall time of each run and the memory stream, on the CPU clock.
+    let total = Stats::of(&total_values)
+        .unwrap_or(Stats { min_ns: 0, median_ns: 0, max_ns: 0, runs: 0, clock: None })
+        .on(Clock::CpuClock);
     let kernel_ns = phases.iter().find(|p| p.phase == Phase::Kernel).map_or(0, |p| p.stats.median_ns).max(1);
     let pixels = u64::from(width) * u64::from(height);
     let bytes_moved = pixels as f64 * (kernel.in_bytes_per_pixel() + kernel.out_bytes_per_pixel()) as f64;
-    let cpu_stream_baseline = Stats::of(&baseline_ns);
+    let cpu_stream_baseline = Stats::of(&baseline_ns).map(|s| s.on(Clock::CpuClock));
     let ceilings = Ceilings {
         gpu: engine.known_gpu_ceilings().map(|k| k.ceilings),
         cpu_stream_gb_per_s: cpu_stream_baseline.map(|s| stream_gb_per_s(pixels, s.median_ns)),

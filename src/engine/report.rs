@@ -4,6 +4,7 @@
 use super::spans::{Phase, PhaseTiming, Span};
 use super::{Backend, Formula, Kernel, OpFigures, Work, WorkFigures, WorkgroupSize};
 use crate::gpu::GpuTimings;
+use crate::system::clock::Clock;
 use crate::system::load::Busy;
 
 /// How a decode's warning starts among a report's notes: written by the decode paths
@@ -151,16 +152,26 @@ pub struct Stats {
     pub max_ns: u64,
     /// How many runs.
     pub runs: usize,
+    /// The clock that timed them, where it is said (absent in results saved before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
 }
 
 impl Stats {
-    /// Statistics of a non-empty set of durations; `None` when empty.
+    /// Statistics of a non-empty set of durations, their clock unsaid ([`Self::on`]); `None`
+    /// when empty.
     #[must_use]
     pub fn of(values: &[u64]) -> Option<Self> {
         let mut v = values.to_vec();
         v.sort_unstable();
         let median_ns = crate::system::median::median_of_sorted(&v)?;
-        Some(Self { min_ns: *v.first()?, median_ns, max_ns: *v.last()?, runs: v.len() })
+        Some(Self { min_ns: *v.first()?, median_ns, max_ns: *v.last()?, runs: v.len(), clock: None })
+    }
+
+    /// The same figures, timed on `clock`.
+    #[must_use]
+    pub fn on(self, clock: Clock) -> Self {
+        Self { clock: Some(clock), ..self }
     }
 }
 

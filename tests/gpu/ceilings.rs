@@ -263,7 +263,11 @@ fn info_probe_caches_and_bench_and_sweep_show_each_phase_against_its_ceiling() {
         assert!(fit["gb_per_s"].as_f64().is_some_and(|b| b > 0.0), "{p}");
         assert!(fit["n_half_bytes"].as_f64().is_some_and(|n| n >= 0.0), "{p}");
         assert_eq!(p["points"][0]["bytes"].as_u64().map(|b| b % 4096), Some(0), "{p}");
+        // Every figure names its clock: each size end to end on the CPU's.
+        assert_eq!(p["points"][0]["clock"], "cpu-clock", "{p}");
     }
+    // The CPU's compute ceiling too.
+    assert_eq!(info["cpu_compute"]["clock"], "cpu-clock", "{}", info["cpu_compute"]);
 
     // Read back from the cache, not measured again.
     let info = json(&graylab(&["info", "--json"], cache));

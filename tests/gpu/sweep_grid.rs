@@ -107,7 +107,10 @@ fn a_work_grid_csv_has_a_work_column_and_the_estimate_comes_first() {
     assert!(out.contains("who wins") || out.contains("frontier") || out.contains("work"), "{out}");
     let csv = std::fs::read_to_string(dir.path().join("g.csv")).expect("csv written");
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("work_rounds,megapixels,width,height,series,runs,min_ms,median_ms,max_ms"));
+    assert_eq!(
+        lines.next(),
+        Some("work_rounds,megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock")
+    );
     let rows: Vec<&str> = lines.collect();
     // 0 rounds: one thread and all threads; 4 rounds: all threads.
     assert_eq!(rows.len(), 3, "{csv}");

@@ -377,9 +377,19 @@ fn sweep_writes_json_and_csv_with_every_series() {
     }
     let csv = std::fs::read_to_string(dir.path().join("s.csv")).expect("csv written");
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("megapixels,width,height,series,runs,min_ms,median_ms,max_ms"));
-    assert_eq!(lines.count(), 3 * expected);
+    assert_eq!(lines.next(), Some("megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock"));
+    // Every row and every series of the JSON names the clock that timed it: the CPU's, the GPU's
+    // whole runs on the CPU clock, its kernel as its phase was timed.
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 3 * expected);
     assert!(csv.contains(",cpu1,") && csv.contains(",cpu_all,"));
+    for row in &rows {
+        let kernel = row.contains(",gpu_kernel,") && row.ends_with(",gpu-timestamp");
+        assert!(kernel || row.ends_with(",cpu-clock"), "{row}");
+    }
+    for series in points.iter().flat_map(|p| p["series"].as_array().expect("series")) {
+        assert!(series[1]["clock"].is_string(), "{series}");
+    }
     // Existing reports are not replaced without --overwrite.
     let o = graylab(&args, dir.path());
     assert!(!o.status.success() && text(&o).contains("exists"), "{}", text(&o));

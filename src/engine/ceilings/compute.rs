@@ -265,7 +265,7 @@ mod tests {
     /// A CPU compute ceiling of `ops` in `best_ns` (median `median_ns`) on `threads`.
     fn cpu(threads: usize, ops: u64, best_ns: u64, median_ns: u64) -> CpuCompute {
         let simd = crate::cpu::SimdLevel::Avx2;
-        CpuCompute { threads, simd, ops, best_ns, median_ns, op_rates: None }
+        CpuCompute { threads, simd, ops, best_ns, median_ns, clock: Clock::CpuClock, op_rates: None }
     }
 
     #[test]

@@ -448,7 +448,7 @@ pub(crate) fn assert_says(text: &str, part: &str) {
 /// The statistics of one run of `ns`, for made-up points.
 #[cfg(test)]
 pub(crate) fn one_run(ns: u64) -> Stats {
-    Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1 }
+    Stats { min_ns: ns, median_ns: ns, max_ns: ns, runs: 1, clock: None }
 }
 
 #[cfg(test)]

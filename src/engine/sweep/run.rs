@@ -181,7 +181,10 @@ fn measure_point(
         // The op's passes on data that stays on the GPU: their median, added to each run.
         let op_ns = if base.op.is_none() { 0 } else { r.op.kernel_ns };
         let resident: Vec<u64> = resident.iter().map(|p| p.wall_ns + op_ns).collect();
-        series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s)));
+        // Submit and wait on the CPU clock, with the op's passes on their own where there are any.
+        let clock =
+            if op_ns == 0 || op_clock(&r) == Clock::CpuClock { Clock::CpuClock } else { Clock::Mixed };
+        series.extend(Stats::of(&resident).map(|s| (Series::GpuResident, s.on(clock))));
     }
     let point = SweepPoint {
         megapixels: crate::system::units::megapixels(width, height),
@@ -201,12 +204,23 @@ fn measure_point(
     Ok((point, kernel_on_timestamps))
 }
 
-/// The kernel's statistics over `r`'s warm runs, with `op` each run's [`kernel_and_op_ns`].
+/// The kernel's statistics over `r`'s warm runs, with `op` each run's [`kernel_and_op_ns`], on
+/// the clock (or clocks) that timed them.
 fn kernel_and_op(r: &crate::engine::BenchResult, op: Op) -> Option<Stats> {
+    let kernel = r.phases.iter().find(|p| p.phase == Phase::Kernel)?;
     if op.is_none() {
-        return r.phases.iter().find(|p| p.phase == Phase::Kernel).map(|p| p.stats);
+        return Some(kernel.stats.on(kernel.source));
     }
-    Stats::of(&r.warm.iter().filter_map(kernel_and_op_ns).collect::<Vec<u64>>())
+    let both = if op_clock(r) == kernel.source { kernel.source } else { Clock::Mixed };
+    Stats::of(&r.warm.iter().filter_map(kernel_and_op_ns).collect::<Vec<u64>>()).map(|s| s.on(both))
+}
+
+/// The clock of the op's time in [`kernel_and_op_ns`]: the CPU's op phase, the GPU's passes.
+fn op_clock(r: &crate::engine::BenchResult) -> Clock {
+    match r.settings.backend {
+        Backend::Cpu => Clock::CpuClock,
+        Backend::Gpu => r.op.kernel_clock,
+    }
 }
 
 /// The GPU end to end against the best CPU series of `series`, in turns, budgeted from `runs` and

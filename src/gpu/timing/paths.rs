@@ -144,6 +144,10 @@ pub struct PathPoint {
     pub best_ns: u64,
     /// The median run end to end, nanoseconds.
     pub median_ns: u64,
+    /// The clock of `best_ns` and `median_ns`: the CPU's, end to end (results saved before it
+    /// was said were timed on it too).
+    #[serde(default)]
+    pub clock: Clock,
     /// The host's copies alone (filling staging, reading readback or mapped storage; not the
     /// wait for the mapping), CPU clock; `None` on a path without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -265,7 +269,8 @@ mod tests {
     use super::{Bandwidth, Clock, Hockney, PathPoint, sizes};
 
     fn point(bytes: u64, ns: f64) -> PathPoint {
-        PathPoint { bytes, best_ns: ns as u64, median_ns: ns as u64, host_copy: None, gpu_copy: None }
+        let (best_ns, median_ns, clock) = (ns as u64, ns as u64, Clock::CpuClock);
+        PathPoint { bytes, best_ns, median_ns, clock, host_copy: None, gpu_copy: None }
     }
 
     #[test]

@@ -243,6 +243,7 @@ mod tests {
                     bytes: n,
                     best_ns: total,
                     median_ns: total,
+                    clock: Clock::CpuClock,
                     host_copy: host.then(|| at(2.0 * gb_per_s, Clock::CpuClock)),
                     gpu_copy: Some(at(gpu_gb_per_s, Clock::GpuTimestamp)),
                 }

@@ -250,6 +250,7 @@ fn point_of(moved: u64, runs: &[RunNs]) -> PathPoint {
         bytes: moved,
         best_ns: whole.best_ns,
         median_ns: whole.median_ns,
+        clock: whole.clock,
         host_copy: all(|r| r.host).map(|ns| Bandwidth::of(moved, ns, Clock::CpuClock)),
         gpu_copy,
     }
