@@ -219,7 +219,7 @@ pub struct ClaimResult {
     #[serde(default)]
     pub evidence: Vec<Evidence>,
     /// How busy the machine was while this claim was measured (other processes' CPU time),
-    /// where the system says.
+    /// where the system says and the claim ran long enough to tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<Busy>,
 }
@@ -343,7 +343,7 @@ pub fn run_claims(
             }
             Err(e) => return Err(e),
         };
-        result.busy = CpuSnapshot::busy_since(before);
+        result.busy = CpuSnapshot::busy_of_a_run(before);
         judge_busy(&mut result);
         if software {
             result.why.push_str(" (on this software adapter the \"GPU\" is this CPU's own cores)");

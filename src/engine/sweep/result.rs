@@ -49,7 +49,8 @@ pub struct SweepPoint {
     /// without a GPU, and in sweeps saved before it: then the medians decide).
     #[serde(default)]
     pub end_to_end: Option<Speedup>,
-    /// How busy the machine was while this point was measured (absent where it is not known).
+    /// How busy the machine was while this point was measured (absent where it is not known, or
+    /// the point was too short to tell: [`crate::system::load::MIN_TICKS`]).
     #[serde(default)]
     pub busy: Option<Busy>,
     /// Each series' cold run and its last warm run, named ("1 thread · cold"), for a trace

@@ -71,7 +71,8 @@ pub fn sweep_planned(
             let before = CpuSnapshot::now();
             let (mut point, kernel_on_timestamps) =
                 measure_point(engine, image, &settings, cell, (gpu.is_some(), options.keep_runs))?;
-            point.busy = CpuSnapshot::busy_since(before);
+            // Not known over a point too short to tell (one tick of another process read 25%).
+            point.busy = CpuSnapshot::busy_of_a_run(before);
             all_kernels_on_timestamps &= kernel_on_timestamps;
             points.push(point);
         }
