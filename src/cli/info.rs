@@ -348,7 +348,7 @@ pub(super) fn ceilings_for(engine: &Engine) -> Option<KnownCeilings> {
         }
     };
     errln!("measuring this machine's ceilings once for this adapter (graylab info --probe measures again)…");
-    match engine.gpu_ceilings(false) {
+    match engine.gpu_ceilings(false, None) {
         Ok(k) => Some(k),
         Err(e) => {
             note(format!("the ceilings could not be measured: {}", super::describe(&e)));

@@ -35,7 +35,7 @@ pub(super) fn measure_unknown_ceilings(engine: &Engine, gpu: bool, quiet: bool) 
     if cpu && let Err(e) = engine.cpu_compute(false) {
         log::warn!("the CPU's compute ceiling could not be measured: {e}");
     }
-    if gpu && let Err(e) = engine.gpu_ceilings(false) {
+    if gpu && let Err(e) = engine.gpu_ceilings(false, None) {
         log::warn!("the GPU's ceilings could not be measured: {e}");
     }
 }

@@ -147,7 +147,7 @@ fn the_engine_report_has_no_upload_phase_once_the_input_is_resident() {
 #[test]
 fn the_probe_measures_every_step_with_its_clock() {
     let Some(conv) = common::converter() else { return };
-    let c = conv.measure_ceilings().expect("probe");
+    let c = conv.measure_ceilings(None).expect("probe");
     assert_eq!(c.adapter_key, conv.context().report().ceilings_key());
     let bytes = PROBE_BYTES.min(conv.context().limits().max_buffer_size) / 256 * 256;
     for (name, b) in [

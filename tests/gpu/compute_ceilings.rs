@@ -30,7 +30,7 @@ fn the_gpu_compute_kernel_runs_and_gives_a_positive_rate_with_its_clock() {
         assert_eq!(c.clock, Clock::CpuClock, "no pass timestamps: the CPU clock");
     }
     // The whole probe carries it too.
-    let all = conv.measure_ceilings().expect("probe");
+    let all = conv.measure_ceilings(None).expect("probe");
     assert!(all.compute.is_some_and(|g| g.ops_per_s() > 0.0), "{all:?}");
 }
 

@@ -133,6 +133,14 @@ fn ceilings_ui(ui: &mut Ui, session: &mut Session) {
     if let Some(e) = session.ceilings_error() {
         ui.colored_label(ui.visuals().error_fg_color, format!("Could not measure them: {e}"));
     }
+    if session.ceilings_stopped() && !measuring {
+        let kept = if session.ceilings().is_some() {
+            "the ceilings measured before are kept"
+        } else {
+            "none are known"
+        };
+        ui.label(RichText::new(format!("Stopped before the end: {kept}.")).weak());
+    }
     if let Some(e) = session.cpu_compute_error() {
         ui.colored_label(ui.visuals().error_fg_color, format!("Could not measure the CPU's compute: {e}"));
     }

@@ -26,6 +26,8 @@ pub(super) enum CeilingsState {
     NotAsked,
     /// Asked for; no answer yet.
     Asked,
+    /// Stopped (Stop or Esc) before any were known; not asked again until the user does.
+    Stopped,
     /// They could not be had (the reason), and none are known.
     Failed(String),
     /// Known; `remeasure_error` says why a later measurement failed, if one did (the known
@@ -35,6 +37,8 @@ pub(super) enum CeilingsState {
         known: Box<KnownCeilings>,
         /// Why the latest "Measure again" failed.
         remeasure_error: Option<String>,
+        /// Whether the latest "Measure again" was stopped (the known ones are kept).
+        stopped: bool,
     },
 }
 
@@ -53,6 +57,11 @@ impl Session {
             CeilingsState::Failed(e) | CeilingsState::Known { remeasure_error: Some(e), .. } => Some(e),
             _ => None,
         }
+    }
+
+    /// Whether the latest measurement of the ceilings was stopped (Stop or Esc) before it ended.
+    pub fn ceilings_stopped(&self) -> bool {
+        matches!(self.ceilings, CeilingsState::Stopped | CeilingsState::Known { stopped: true, .. })
     }
 
     /// This CPU's compute ceiling, once read from the cache or measured.
@@ -90,14 +99,20 @@ impl Session {
         }
     }
 
-    /// The worker's answer: new ceilings replace the old; a failure keeps ceilings known before.
+    /// The worker's answer: new ceilings replace the old; a failure or a stop keeps ceilings
+    /// known before.
     pub(super) fn ceilings_measured(&mut self, result: Result<KnownCeilings, WorkError>) {
+        let stopped = matches!(result, Err(WorkError::Engine(crate::engine::EngineError::Cancelled)));
         let result = result.map_err(|e| e.describe());
         self.ceilings = match (std::mem::take(&mut self.ceilings), result) {
-            (_, Ok(known)) => CeilingsState::Known { known: Box::new(known), remeasure_error: None },
-            (CeilingsState::Known { known, .. }, Err(e)) => {
-                CeilingsState::Known { known, remeasure_error: Some(e) }
+            (_, Ok(known)) => CeilingsState::Known { known: Box::new(known), remeasure_error: None, stopped },
+            (CeilingsState::Known { known, remeasure_error, .. }, Err(_)) if stopped => {
+                CeilingsState::Known { known, remeasure_error, stopped }
             }
+            (CeilingsState::Known { known, .. }, Err(e)) => {
+                CeilingsState::Known { known, remeasure_error: Some(e), stopped }
+            }
+            (_, Err(_)) if stopped => CeilingsState::Stopped,
             (_, Err(e)) => CeilingsState::Failed(e),
         };
         self.pace_gpu_compute();

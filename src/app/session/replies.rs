@@ -181,6 +181,8 @@ fn stopped_text(kind: super::JobKind, ticket: &crate::app::work::jobs::Ticket, r
         super::JobKind::Compare => "the comparison",
         super::JobKind::Workgroups => "the workgroup race",
         super::JobKind::Claims => "the claims",
+        super::JobKind::Ceilings => "measuring the ceilings",
+        super::JobKind::TransferPaths => "timing the transfer paths",
         _ => "the runs",
     };
     let (done, total) = ticket.progress().map_or((0, runs.unwrap_or(0)), |p| (p.done, p.total));

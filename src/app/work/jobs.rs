@@ -450,6 +450,7 @@ impl JobKind {
                 | Self::Compare
                 | Self::Workgroups
                 | Self::TransferPaths
+                | Self::Ceilings
         )
     }
 }

@@ -205,15 +205,20 @@ impl Engine {
     /// host thread count, else measured now (a few seconds; about
     /// [`crate::gpu::PROBE_HOLD_BYTES`] held meanwhile) and cached. `remeasure` always measures
     /// (`graylab info --probe`); so do cached ceilings measured on a busy machine when this one
-    /// is not busy now (judged over a short watch of the load).
-    pub fn gpu_ceilings(&self, remeasure: bool) -> Result<KnownCeilings, EngineError> {
+    /// is not busy now (judged over a short watch of the load). Set, `cancel` stops a
+    /// measurement between its steps ([`EngineError::Cancelled`]; nothing is kept).
+    pub fn gpu_ceilings(
+        &self,
+        remeasure: bool,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<KnownCeilings, EngineError> {
         let converter = self.gpu_converter()?;
         let key = converter.context().report().ceilings_key();
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         if !remeasure && let Some(k) = self.known_or_cached(&mut known, &key) {
             return Ok(k);
         }
-        self.measure_gpu_ceilings(&mut known, converter, GpuConverter::measure_ceilings)
+        self.measure_gpu_ceilings(&mut known, converter, |c| c.measure_ceilings(cancel))
     }
 
     /// This GPU's ceilings measured now and cached (as [`Self::gpu_ceilings`] with `remeasure`),
@@ -230,7 +235,7 @@ impl Engine {
             let known = {
                 let _memory =
                     crate::system::memory_budget::budget().try_reserve(crate::gpu::PROBE_HOLD_BYTES)?;
-                self.gpu_ceilings(true)?
+                self.gpu_ceilings(true, None)?
             };
             return Ok((known, self.transfer_paths(largest_bytes, None)?));
         }
@@ -240,7 +245,7 @@ impl Engine {
         // A second reading (a busy machine) times the probe's paths alone.
         let measured = self.measure_gpu_ceilings(&mut known, converter, |c| {
             if paths.is_some() {
-                return c.measure_ceilings();
+                return c.measure_ceilings(None);
             }
             let (ceilings, measured) = c.measure_ceilings_and_paths(largest)?;
             paths = Some(measured);

@@ -143,7 +143,7 @@ impl Engine {
     /// The GPU's compute ceiling: with the GPU ceilings ([`Engine::gpu_ceilings`]: known,
     /// cached or measured now), measured alone when they were cached before it existed.
     pub fn gpu_compute(&self) -> Result<GpuCompute, EngineError> {
-        let known = self.gpu_ceilings(false)?;
+        let known = self.gpu_ceilings(false, None)?;
         if let Some(c) = known.ceilings.compute {
             return Ok(c);
         }

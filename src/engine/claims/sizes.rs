@@ -131,7 +131,7 @@ pub(super) fn crossover(
     let options = sweep_options(quick);
     let runs = options.runs;
     // The model needs the ceilings; a failed probe leaves it out, and the sentence says so.
-    let ceilings = engine.gpu_ceilings(false).is_ok();
+    let ceilings = engine.gpu_ceilings(false, None).is_ok();
     let result = sweep(engine, &options, None, &mut |_, _, _| true)?;
     let mut measurements = vec![
         Measurement::ms_of(format!("CPU, {SMALLEST_MP:.2} MP"), &total_ns(&taken, 1), "cpu-clock"),

@@ -5,6 +5,7 @@
 
 mod ops;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
@@ -202,8 +203,9 @@ impl GpuConverter {
     /// adapter's copies are timed on the CPU clock: they are host copies, and its timestamps can
     /// turn late between two of them (llvmpipe, once the app's renderer has drawn a frame on the
     /// same device), which would make a copy look hundreds of times faster than memory.
-    pub fn measure_ceilings(&self) -> Result<GpuCeilings, GpuError> {
-        Ok(self.ceilings_with_paths(0, &[])?.0)
+    /// Set, `cancel` stops it between its steps ([`GpuError::Cancelled`]).
+    pub fn measure_ceilings(&self, cancel: Option<&AtomicBool>) -> Result<GpuCeilings, GpuError> {
+        Ok(self.ceilings_with_paths(0, &[], cancel)?.0)
     }
 
     /// [`Self::measure_ceilings`] and every transfer path this device has (up to
@@ -213,7 +215,7 @@ impl GpuConverter {
         &self,
         largest_bytes: u64,
     ) -> Result<(GpuCeilings, Vec<TransferPath>), GpuError> {
-        self.ceilings_with_paths(largest_bytes, &measurable(&self.ctx))
+        self.ceilings_with_paths(largest_bytes, &measurable(&self.ctx), None)
     }
 
     /// The ceilings and the paths of `kinds` (see [`Self::measure_ceilings_and_paths`]), with the
@@ -222,16 +224,16 @@ impl GpuConverter {
         &self,
         largest_bytes: u64,
         kinds: &[PathKind],
+        cancel: Option<&AtomicBool>,
     ) -> Result<(GpuCeilings, Vec<TransferPath>), GpuError> {
-        let (ceilings, paths) = crate::gpu::timing::probe::measure_with_paths(
-            &self.ctx,
-            &self.timestamp_check,
-            largest_bytes,
-            kinds,
-        )?;
+        use crate::gpu::timing::probe::{measure_with_paths, stop_if};
+        let (ceilings, paths) =
+            measure_with_paths(&self.ctx, &self.timestamp_check, (largest_bytes, kinds), cancel)?;
+        stop_if(cancel)?;
         let op_rates = self.measure_op_rates().inspect_err(|e| {
             log::warn!("the ops' rates could not be measured: {e}");
         });
+        stop_if(cancel)?;
         let plain_kernel = self.measure_plain_kernel().inspect_err(|e| {
             log::warn!("the plain kernel's rate could not be measured: {e}");
         });

@@ -3,6 +3,7 @@
 //! runs at that size after one warm-up, the fastest the ceiling (what the machine can do), the
 //! median kept beside it. Each figure names its clock.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::gpu::device::scopes::ErrorScopes;
@@ -130,8 +131,8 @@ impl GpuCeilings {
 pub(crate) fn measure_with_paths(
     ctx: &GpuContext,
     check: &TimestampCheck,
-    largest_bytes: u64,
-    kinds: &[PathKind],
+    (largest_bytes, kinds): (u64, &[PathKind]),
+    cancel: Option<&AtomicBool>,
 ) -> Result<(GpuCeilings, Vec<TransferPath>), GpuError> {
     let gpu_clock = ctx.timestamps().encoders && !ctx.is_software() && check.in_place(ctx)?;
     let started = Instant::now();
@@ -140,8 +141,9 @@ pub(crate) fn measure_with_paths(
         PathKind::ALL.into_iter().filter(|k| kinds.contains(k) || PROBE_PATHS.contains(k)).collect();
     let (mut paths, host_memcpy) = ErrorScopes::around(ctx.device(), |_| {
         let rig = Rig::new(ctx, largest_bytes.max(probe_bytes), &timed, gpu_clock)?;
-        Ok((rig.measure(&timed, None)?, rig.memcpy(probe_bytes)))
+        Ok((rig.measure(&timed, cancel)?, rig.memcpy(probe_bytes)))
     })?;
+    stop_if(cancel)?;
     let steps = ProbeSteps::at(&paths, probe_bytes).ok_or(GpuError::Bug("a probe path without its steps"))?;
     log::debug!(
         "device copy: {:.1} GB/s by a copy command, {:.1} GB/s by a copy kernel",
@@ -173,6 +175,11 @@ pub(crate) fn measure_with_paths(
         plain_kernel: None,
     };
     Ok((ceilings, paths))
+}
+
+/// [`GpuError::Cancelled`] once `cancel` is set: the probe stops between its steps.
+pub(crate) fn stop_if(cancel: Option<&AtomicBool>) -> Result<(), GpuError> {
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) { Err(GpuError::Cancelled) } else { Ok(()) }
 }
 
 /// The ceilings the probe's paths give: each step at the largest size, the device copies with

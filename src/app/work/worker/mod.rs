@@ -217,13 +217,13 @@ impl WorkerState {
             Job::Ceilings { remeasure } => {
                 let what = if remeasure { "Measuring" } else { "Reading or measuring" };
                 ticket.set_doing(format!("{what} this GPU's ceilings"));
-                self.reply(Reply::Ceilings(self.ceilings(remeasure)));
+                self.reply(Reply::Ceilings(self.ceilings(ticket, remeasure)));
             }
             Job::Sweep { options, photo, pace } => {
                 // The sweep models the crossover from the ceilings it finds known.
                 ticket.set_doing("Sweep: this GPU's ceilings");
                 if options.gpu {
-                    let ceilings = self.ceilings(false);
+                    let ceilings = self.ceilings(ticket, false);
                     if let Err(e) = &ceilings {
                         log::warn!("the sweep runs without the GPU's ceilings: {}", e.describe());
                     }
@@ -261,7 +261,7 @@ impl WorkerState {
                 // The ceilings first (claim 5 measures them anyway, and a cache has them after
                 // once): the session estimates the run again from them, not from a rough guess.
                 ticket.set_doing("Claims: this machine's ceilings");
-                self.reply(Reply::Ceilings(self.ceilings(false)));
+                self.reply(Reply::Ceilings(self.ceilings(ticket, false)));
                 self.reply(Reply::Answered(ticket.id, Answer::Claims(self.claims(ticket, quick))));
             }
             job @ Job::RoundTrips { .. } => self.round_trips(ticket, job),

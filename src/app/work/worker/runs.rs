@@ -27,9 +27,11 @@ type Shown = (Option<Arc<DynamicImage>>, DisplayImage, RunReport);
 impl WorkerState {
     /// This GPU's ceilings (cached, else measured, or measured again), with the probe's memory
     /// reserved from the budget; the compute ceilings with them: the GPU's where the cache was
-    /// written before it existed, and the CPU's (sent to the session on its own).
+    /// written before it existed, and the CPU's (sent to the session on its own). Stop (the
+    /// `ticket`'s) ends a measurement between its steps.
     pub(crate) fn ceilings(
         &self,
+        ticket: &Ticket,
         remeasure: bool,
     ) -> Result<crate::engine::ceilings::KnownCeilings, WorkError> {
         let known = match self.engine.known_gpu_ceilings().or_else(|| self.engine.cached_gpu_ceilings()) {
@@ -38,7 +40,7 @@ impl WorkerState {
                 let _memory = crate::system::memory_budget::budget()
                     .try_reserve(PROBE_HOLD_BYTES)
                     .map_err(WorkError::NoProbeMemory)?;
-                self.engine.gpu_ceilings(remeasure)?
+                self.engine.gpu_ceilings(remeasure, Some(ticket.flag()))?
             }
         };
         // The CPU's compute ceiling with them (a fraction of a second), so that runs with work
@@ -75,7 +77,7 @@ impl WorkerState {
             ticket.set_doing("Measuring this machine's compute ceiling (once)");
             match backend {
                 Backend::Cpu => self.cpu_compute(false),
-                Backend::Gpu => self.reply(Reply::Ceilings(self.ceilings(false))),
+                Backend::Gpu => self.reply(Reply::Ceilings(self.ceilings(ticket, false))),
             }
         }
     }
