@@ -26,7 +26,7 @@ pub(super) enum CeilingsState {
     NotAsked,
     /// Asked for; no answer yet.
     Asked,
-    /// Stopped (Stop or Esc) before any were known; not asked again until the user does.
+    /// Stopped (Stop or Esc) before any were known; asked again as when never asked.
     Stopped,
     /// They could not be had (the reason), and none are known.
     Failed(String),
@@ -92,9 +92,9 @@ impl Session {
         self.send(Job::Ceilings { remeasure });
     }
 
-    /// Asks for the ceilings the first time an image opens.
+    /// Asks for the ceilings the first time an image opens, and again after a stop left none.
     pub(super) fn ask_ceilings_once(&mut self) {
-        if matches!(self.ceilings, CeilingsState::NotAsked) {
+        if matches!(self.ceilings, CeilingsState::NotAsked | CeilingsState::Stopped) {
             self.measure_ceilings(false);
         }
     }
