@@ -80,6 +80,12 @@ impl Placement {
     }
 }
 
+/// `rect` widened or heightened about its centre to one physical pixel where it is thinner.
+fn at_least_a_pixel(rect: Rect, pixels_per_point: f32) -> Rect {
+    let pixel = 1.0 / pixels_per_point.max(1e-3);
+    rect.expand2(vec2((pixel - rect.width()).max(0.0) / 2.0, (pixel - rect.height()).max(0.0) / 2.0))
+}
+
 /// A texture holding `levels` (largest first): `R8Unorm` for gray levels, else premultiplied
 /// `Rgba8Unorm`.
 fn upload(render_state: &RenderState, levels: &[Level]) -> Option<wgpu::Texture> {
@@ -159,19 +165,24 @@ impl DisplayImage {
     /// (made as the budget allows; the preview stands in for missing ones).
     pub fn paint(&self, painter: &Painter, place: &Placement, budget: &mut TileBudget) {
         let full = Rect::from_min_size(Pos2::ZERO, vec2(self.size[0] as f32, self.size[1] as f32));
-        let clip = painter.clip_rect().intersect(place.to_screen(full));
+        // An image thinner than a pixel on screen (4097x1 fitted) is drawn a pixel thick, not lost.
+        let shown = at_least_a_pixel(place.to_screen(full), place.pixels_per_point);
+        let clip = painter.clip_rect().intersect(shown);
         if !clip.is_positive() {
             return;
         }
         let screen_px_per_image_px = place.zoom * place.pixels_per_point;
-        let preview_scale = self.preview_size[0] as f32 / self.size[0] as f32;
+        // The preview's scale along its more reduced side (1x4097 keeps its width, halves its height).
+        let preview_scale = (self.preview_size[0] as f32 / self.size[0] as f32)
+            .min(self.preview_size[1] as f32 / self.size[1] as f32);
         // From 1:1 up each image pixel is one screen pixel or a square of them: bilinear taps at
         // 1:1 would blend neighbours wherever the image is not placed on whole pixels, and show
         // each tile's edge as a line in a fine pattern (a dither's, at 100%).
         let nearest = screen_px_per_image_px >= 0.999;
         let draw = |view: &wgpu::TextureView, rect: Rect, uv: Rect| {
             let how = paint::DrawHow { nearest, checker: self.has_alpha, gray: self.gray };
-            self.painter.draw(painter, view, place.to_screen(rect), uv, how);
+            let on_screen = at_least_a_pixel(place.to_screen(rect), place.pixels_per_point);
+            self.painter.draw(painter, view, on_screen, uv, how);
         };
         // The preview level that is at least as sharp as the screen: level k has 2^-k of the
         // preview's pixels per side.
@@ -179,7 +190,9 @@ impl DisplayImage {
         let level = ((1.0 / screen_per_preview.max(1e-6)).log2().floor().max(0.0) as usize)
             .min(self.preview.len() - 1);
         let preview = &self.preview[level];
-        if screen_px_per_image_px <= preview_scale * 1.01 {
+        // The preview while it is as sharp as the screen: a 2060-px image's 2048-px preview at
+        // 1:1 (within the 1% this allowed before) repeated and blended its columns.
+        if screen_px_per_image_px <= preview_scale * 1.0001 {
             draw(preview, full, unit_uv());
             return;
         }
@@ -236,4 +249,21 @@ fn level_views(texture: &wgpu::Texture) -> Vec<wgpu::TextureView> {
 
 fn unit_uv() -> Rect {
     Rect::from_min_max(Pos2::ZERO, pos2(1.0, 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use egui::{Rect, pos2};
+
+    #[test]
+    fn an_image_thinner_than_a_pixel_is_drawn_a_pixel_thick_about_its_centre() {
+        // 4097x1 fitted at 14%: 0.14 px tall, drawn 1 px tall (2/3 of a point at 1.5 px a point).
+        let thin = Rect::from_min_max(pos2(10.0, 100.0), pos2(583.0, 100.14));
+        let shown = super::at_least_a_pixel(thin, 1.0);
+        assert_eq!((shown.width(), shown.height()), (thin.width(), 1.0));
+        assert!((shown.center().y - thin.center().y).abs() < 1e-4);
+        assert!((super::at_least_a_pixel(thin, 1.5).height() - 1.0 / 1.5).abs() < 1e-4);
+        let wide = Rect::from_min_max(pos2(0.0, 0.0), pos2(3.0, 2.0));
+        assert_eq!(super::at_least_a_pixel(wide, 1.0), wide);
+    }
 }

@@ -146,8 +146,10 @@ impl Viewer {
             let response = ui.interact(*pane, ui.scope_id().with(("pane", i)), egui::Sense::click_and_drag());
             interact(ui, &mut self.view, &response, *pane, size);
             let place = placement(ui, &self.view, *pane);
+            // The pointer is a physical pixel's corner; the image pixel drawn there is under its centre.
+            let half_pixel = egui::Vec2::splat(0.5 / ui.ctx().pixels_per_point());
             if let Some(p) = response.hover_pos() {
-                hover_px = Some(place.to_image(p));
+                hover_px = Some(place.to_image(p + half_pixel));
             }
             let images = panes::Images {
                 input: &input.display,
