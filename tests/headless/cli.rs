@@ -169,6 +169,23 @@ fn bench_and_info_print_valid_json() {
         let got = r["kernel_gb_per_s"].as_f64().expect("kernel_gb_per_s");
         assert!((got - want).abs() <= want * 1e-9, "{got} against {want}");
     }
+    // An RGBA image on the CPU is held against the memory stream over its own bytes, as the
+    // app holds it (before, only RGB had a ceiling in bench).
+    let rgba = dir.path().join("rgba.png");
+    image::RgbaImage::from_fn(64, 48, |x, y| image::Rgba([x as u8, y as u8, 7, 200]))
+        .save(&rgba)
+        .expect("save");
+    let o = graylab(
+        &["bench", rgba.to_str().expect("utf-8"), "--backend", "cpu", "--runs", "2", "--json"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench JSON");
+    let kernel =
+        json["results"][0]["rates"].as_array().and_then(|r| r.iter().find(|r| r["phase"] == "kernel"));
+    let kernel = kernel.expect("the kernel's rate");
+    assert_eq!(kernel["ceiling"], "memory_stream", "{kernel}");
+    assert!(kernel["ceiling_gb_per_s"].as_f64().is_some_and(|g| g > 0.0), "{kernel}");
     let o = graylab(&["info", "--json"], dir.path());
     assert!(o.status.success(), "{}", text(&o));
     let info: serde_json::Value = serde_json::from_slice(&o.stdout).expect("info JSON");

@@ -50,9 +50,7 @@ impl Engine {
             && let (Some(kernel), Some(threads)) = (report.kernel, report.threads)
         {
             let pixels = u64::from(report.width) * u64::from(report.height);
-            ceilings.cpu_stream_gb_per_s = self
-                .stream_baseline(stream_pixels(kernel, pixels), threads)
-                .map(|b| stream_gb_per_s(b.pixels, b.ns));
+            ceilings.cpu_stream_gb_per_s = self.cpu_stream_gb_per_s(kernel, pixels, threads);
         }
         let mut rates = phase_rates(report, &ceilings);
         self.raise_ceilings_beaten_by(&mut rates);
@@ -80,6 +78,12 @@ impl Engine {
             *r = r.at(r.ns, r.ceiling.and_then(|c| now.rate(c)));
         }
         self.change_known(&key, "the raised GPU ceilings", |c| *c = gpu);
+    }
+
+    /// The memory-stream ceiling of `kernel` over `pixels` on `threads`, GB/s: the baseline
+    /// moving as many bytes as the kernel does, measured unless the last one asked for it.
+    pub(crate) fn cpu_stream_gb_per_s(&self, kernel: Kernel, pixels: u64, threads: usize) -> Option<f64> {
+        self.stream_baseline(stream_pixels(kernel, pixels), threads).map(|b| stream_gb_per_s(b.pixels, b.ns))
     }
 
     /// The memory-stream baseline of `pixels` on `threads`, measured unless it is the last one
