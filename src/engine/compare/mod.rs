@@ -262,12 +262,13 @@ fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Fi
     parts.dedup();
     let name = parts.join(" · ");
     if let Some(median_ns) = num("median_ns").filter(|&ns| ns > 0.0) {
-        // A probe: so many bytes or operations in the median time; from its median to its best
-        // repetition is the noise it shows.
+        // A probe: so many bytes or operations in its best repetition, the ceiling as every other
+        // view states it (it read the median); from its median to its best is the noise it shows.
         for (key, unit) in [("bytes", Unit::GbPerS), ("ops", Unit::GopPerS)] {
             if let Some(amount) = num(key) {
-                let value = amount / median_ns;
-                let interval = num("best_ns").filter(|&b| b > 0.0).map(|best| (value, amount / best));
+                let at_median = amount / median_ns;
+                let interval = num("best_ns").filter(|&b| b > 0.0).map(|best| (at_median, amount / best));
+                let value = interval.map_or(at_median, |(_, best)| best);
                 return Some(Figure { name, unit, value, interval, better: Better::Higher });
             }
         }
