@@ -308,7 +308,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.trace {
         let mut runs = Vec::new();
         for r in &results {
-            let what = setting_label(&r.settings);
+            let what = r.settings.parallelism();
             runs.push((format!("{what} · cold"), &r.cold));
             let n = r.warm.len();
             runs.extend(
@@ -441,12 +441,4 @@ fn threads_here(asked: &[usize]) -> Vec<usize> {
         }
     }
     counts
-}
-
-/// One setting in words, for a trace's run names: "2 threads", "workgroup 16x16".
-fn setting_label(s: &ConvertSettings) -> String {
-    match s.backend {
-        Backend::Cpu => format!("{} threads", s.threads),
-        Backend::Gpu => format!("workgroup {}", s.workgroup),
-    }
 }

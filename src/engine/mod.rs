@@ -134,6 +134,15 @@ impl ConvertSettings {
     pub fn keeps_alpha(&self) -> bool {
         self.keep_alpha && self.op.is_none()
     }
+
+    /// How it runs in parallel, in words, for a trace's run names: "2 threads", "workgroup 16x16".
+    #[must_use]
+    pub fn parallelism(&self) -> String {
+        match self.backend {
+            Backend::Cpu => format!("{} threads", self.threads),
+            Backend::Gpu => format!("workgroup {}", self.workgroup),
+        }
+    }
 }
 
 impl Default for ConvertSettings {

@@ -84,8 +84,14 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
     for (index, (name, report)) in runs.iter().enumerate() {
         let pid = index as u64 + 1;
         let meta = |tid: u64, what: &str, args: Value| json!({ "ph": "M", "pid": pid, "tid": tid, "name": what, "args": args });
-        let process =
-            format!("{} · {name} · {} · {}x{}", report.backend, report.formula, report.width, report.height);
+        // The work and the op where a run had them: two runs of other settings never share a name.
+        let work = match report.work.work_rounds {
+            0 => String::new(),
+            rounds => format!(" · {rounds} rounds/px"),
+        };
+        let op = if report.op.op.is_none() { String::new() } else { format!(" · then {}", report.op.op) };
+        let (backend, formula, w, h) = (report.backend, report.formula, report.width, report.height);
+        let process = format!("{backend} · {name} · {formula}{work}{op} · {w}x{h}");
         events.push(meta(RUN_TRACK, "process_name", json!({ "name": process })));
         events.push(meta(RUN_TRACK, "process_sort_index", json!({ "sort_index": pid })));
         events.push(meta(RUN_TRACK, "thread_name", json!({ "name": "run" })));
@@ -95,7 +101,14 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             .iter()
             .map(|p| (p.phase.to_string(), json!({ "ms": p.ns as f64 / 1e6, "clock": p.source.label() })))
             .collect();
-        let mut args = json!({ "phases": phases, "overlap_ms": report.overlap_ns as f64 / 1e6 });
+        let mut args = json!({
+            "phases": phases,
+            "overlap_ms": report.overlap_ns as f64 / 1e6,
+            "work_rounds": report.work.work_rounds,
+            "op": report.op.op.to_string(),
+            "threads": report.threads,
+            "workgroup": report.workgroup.map(|w| w.to_string()),
+        });
         if let Some(gpu) = &report.gpu {
             args["gpu_clock"] = json!(match gpu.gpu_clock_within_ns {
                 Some(ns) => format!(

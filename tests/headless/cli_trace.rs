@@ -97,6 +97,20 @@ fn bench_writes_every_run_as_a_trace_with_cpu_and_gpu_tracks() {
         assert_eq!(said.contains("calibration, within"), calibrated, "{process}: {said}");
     }
 
+    // A run with work and an op says so in its name and its settings (two settings never share
+    // a name: they did at 0 and 256 rounds).
+    let heavy = ["bench", "--synthetic", "64x48", "--backend", "cpu", "--runs", "1", "--work", "16"];
+    let o = graylab(&[&heavy[..], &["--op", "blur:2", "--trace", "w.json"]].concat(), dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let heavy_events = self::events(&dir.path().join("w.json"));
+    let (processes, _) = names(&heavy_events);
+    assert!(processes.values().all(|p| p.contains("· 16 rounds/px · then blur:2 ·")), "{processes:?}");
+    let run = heavy_events.iter().find(|e| e["name"] == "run").expect("run event");
+    assert_eq!(
+        (&run["args"]["work_rounds"], &run["args"]["op"]),
+        (&serde_json::json!(16), &serde_json::json!("blur:2"))
+    );
+
     // Never over an existing file unless asked.
     let o = graylab(&args, dir.path());
     assert!(!o.status.success() && text(&o).contains("--overwrite"), "{}", text(&o));

@@ -155,8 +155,9 @@ fn save_trace_writes_every_run_of_the_open_image() {
         .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
         .map(|e| e["args"]["name"].as_str().unwrap_or_default().to_owned())
         .collect();
-    // Only the open image's runs, each its own process, named by its number.
-    let expected: Vec<String> = seqs.iter().map(|s| format!("run {s}")).collect();
+    // Only the open image's runs, each its own process, named by its threads and its number.
+    let threads = h.state().view().runs.last().expect("a run").settings.threads;
+    let expected: Vec<String> = seqs.iter().map(|s| format!("{threads} threads · run {s}")).collect();
     assert_eq!(processes.len(), 3, "{processes:?}");
     for (process, run) in processes.iter().zip(&expected) {
         assert!(

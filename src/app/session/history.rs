@@ -103,7 +103,10 @@ impl Session {
             .runs
             .iter()
             .filter(|r| Some(r.image_id) == image)
-            .map(|r| (format!("run {}{}", r.seq, if r.cold { " · cold" } else { "" }), &r.report))
+            .map(|r| {
+                let cold = if r.cold { " · cold" } else { "" };
+                (format!("{} · run {}{cold}", r.settings.parallelism(), r.seq), &r.report)
+            })
             .collect();
         if runs.is_empty() {
             self.toasts.note("No run of this image to trace yet: Run it first.".into());
