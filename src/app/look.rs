@@ -40,6 +40,12 @@ pub fn clear_colour(visuals: &egui::Visuals) -> [f32; 4] {
     visuals.panel_fill.to_normalized_gamma_f32()
 }
 
+/// What a job will take, said before it starts: weak, wrapped and whole (cut short, it hid its
+/// figures, and a hover with the whole text stacked a second tooltip on egui's own).
+pub fn estimate_line(ui: &mut egui::Ui, text: String) {
+    ui.add(egui::Label::new(egui::RichText::new(text).weak()).wrap());
+}
+
 /// A busy indicator like egui's spinner, but one that asks for no frame of its own: it turns as
 /// often as the window redraws while work runs (`app::redraw_while_working`), where egui's spinner
 /// would redraw the window at the screen's rate for as long as it is shown.

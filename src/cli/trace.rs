@@ -31,13 +31,14 @@ pub(super) fn write_files(
     write(path, overwrite, "graylab convert", &runs)
 }
 
-/// Writes the trace of a sweep: each point's runs, named by its size and work level.
+/// Writes the trace of a sweep: each point's runs, named by its size (the trace adds the work
+/// level and the op a run had).
 pub(super) fn write_sweep(path: &Path, overwrite: bool, result: &SweepResult) -> anyhow::Result<()> {
     let runs: Vec<(String, &RunReport)> = result
         .points
         .iter()
         .flat_map(|p| {
-            let at = format!("{:.2} MP · {} rounds", p.megapixels, p.work_rounds);
+            let at = format!("{:.2} MP", p.megapixels);
             p.runs.iter().map(move |(name, run)| (format!("{at} · {name}"), run))
         })
         .collect();

@@ -263,9 +263,7 @@ pub fn workgroups_chart_ui(
     });
     if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {
         let text = format!("Trying every size takes {}.", estimate.brief());
-        // Wrapped, whole: cut short it hid its figures, and its hover stacked a second
-        // tooltip on egui's own.
-        ui.add(egui::Label::new(RichText::new(text).weak()).wrap());
+        crate::app::look::estimate_line(ui, text);
     }
     verdict_ui(ui, race, image, current, &mut asked);
     let (boxes, names, source, what) = if let Some(r) = raced {

@@ -231,14 +231,11 @@ impl ClaimsWindow {
             }
             None => {
                 // How long each run takes, by the one estimator, each with what its figure rests
-                // on (the last such run here, else this machine's ceilings or a rough guess): one
-                // line, whatever its figures (the whole of it on hover).
+                // on (the last such run here, else this machine's ceilings or a rough guess).
                 let (quick, all) =
                     (claims_estimate(session, true).brief(), claims_estimate(session, false).brief());
                 let text = format!("Run (quick) takes {quick}; Run all takes {all}.");
-                // Wrapped, whole: cut short it hid its figures, and its hover stacked a second
-                // tooltip on egui's own.
-                ui.add(egui::Label::new(RichText::new(text).weak()).wrap());
+                crate::app::look::estimate_line(ui, text);
             }
         }
     }

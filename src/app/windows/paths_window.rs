@@ -98,9 +98,7 @@ impl PathsWindow {
         if let Some(parts) = self.parts(session).filter(|_| !running && self.pending.is_none()) {
             let estimate = session.pace().job(Task::TransferPaths, &parts);
             let text = format!("Takes {}.", estimate.brief());
-            // Wrapped, whole: cut short it hid its figures, and its hover stacked a second
-            // tooltip on egui's own.
-            ui.add(egui::Label::new(RichText::new(text).weak()).wrap());
+            crate::app::look::estimate_line(ui, text);
         }
         if !session.gpu_usable() {
             ui.colored_label(look::WARNING, "The GPU cannot be used here: there is no transfer to measure.");

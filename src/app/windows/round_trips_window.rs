@@ -113,9 +113,7 @@ impl RoundTripsWindow {
         {
             let estimate = session.pace().job(Task::RoundTrips, &self.parts(&passes, input, c));
             let text = format!("Takes {}.", estimate.sentence());
-            // Wrapped, whole: cut short it hid its figures, and its hover stacked a second
-            // tooltip on egui's own.
-            ui.add(egui::Label::new(RichText::new(text).weak()).wrap());
+            crate::app::look::estimate_line(ui, text);
         }
         if session.input().is_none() {
             ui.label("Open a photo first.");
