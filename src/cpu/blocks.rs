@@ -7,7 +7,9 @@
 use std::sync::OnceLock;
 
 use super::{CpuError, check_lengths};
-use crate::pixel::{BT601_WEIGHTS as W601, BT709_WEIGHTS as W709, Formula, Kernel, luma_tables, weighted};
+use crate::pixel::{
+    BT601_WEIGHTS as W601, BT709_WEIGHTS as W709, Formula, Kernel, LumaTables, luma_tables, weighted,
+};
 
 /// Pixels per block: one block is a fixed-size array so the inner loop has a constant trip count.
 const BLOCK: usize = 32;
@@ -61,6 +63,15 @@ pub fn simd_level() -> SimdLevel {
     })
 }
 
+/// Makes ready what `formula`'s kernel reads, so that no kernel's time includes it: the
+/// linear-light tables, built the first time (a few milliseconds of `powf`), as the GPU builds
+/// them when it sets up its pipelines.
+pub fn prepare(formula: Formula) {
+    if formula == Formula::Linear {
+        let _ = luma_tables();
+    }
+}
+
 /// Converts one contiguous run of pixels on the calling thread with the best instruction set.
 pub fn convert_chunk(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) -> Result<(), CpuError> {
     check_lengths(kernel, src, dst)?;
@@ -78,7 +89,31 @@ simd_copies! {
 /// own vectorised code.
 #[inline(always)]
 fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
-    let t = luma_tables();
+    let w601 = |r, g, b| weighted(W601, r, g, b);
+    let w709 = |r, g, b| weighted(W709, r, g, b);
+    match (kernel, formula) {
+        // The linear-light tables are built the first time they are read (a few milliseconds of
+        // `powf`): only here, so that no other formula's kernel time includes them.
+        (_, Formula::Linear) => linear(kernel, luma_tables(), src, dst),
+        (Kernel::Rgb8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgb8_to_l8(w601, src, dst),
+        (Kernel::Rgb8ToL8, Formula::Bt709) => rgb8_to_l8(w709, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_l8(w601, src, dst),
+        (Kernel::Rgba8ToL8, Formula::Bt709) => rgba8_to_l8(w709, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_la8(w601, src, dst),
+        (Kernel::Rgba8ToLa8, Formula::Bt709) => rgba8_to_la8(w709, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<3, false>(w601, src, dst),
+        (Kernel::Rgb16ToL16, Formula::Bt709) => rgbx16::<3, false>(w709, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, false>(w601, src, dst),
+        (Kernel::Rgba16ToL16, Formula::Bt709) => rgbx16::<4, false>(w709, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, true>(w601, src, dst),
+        (Kernel::Rgba16ToLa16, Formula::Bt709) => rgbx16::<4, true>(w709, src, dst),
+    }
+}
+
+/// [`dispatch`]'s linear-light loops, through the tables `t`. `inline(always)` for the same
+/// reason.
+#[inline(always)]
+fn linear(kernel: Kernel, t: &LumaTables, src: &[u8], dst: &mut [u8]) {
     let lin8 = |r: u32, g: u32, b: u32| {
         let at = |v: u32| u32::from(t.srgb8_to_linear[v as usize & 0xff]);
         u32::from(t.linear_to_srgb8[weighted(W709, at(r), at(g), at(b)) as usize & 0xffff])
@@ -87,27 +122,13 @@ fn dispatch(kernel: Kernel, formula: Formula, src: &[u8], dst: &mut [u8]) {
         let at = |v: u32| u32::from(t.srgb16_to_linear[v as usize & 0xffff]);
         u32::from(t.linear_to_srgb16[weighted(W709, at(r), at(g), at(b)) as usize & 0xffff])
     };
-    let w601 = |r, g, b| weighted(W601, r, g, b);
-    let w709 = |r, g, b| weighted(W709, r, g, b);
-    match (kernel, formula) {
-        (Kernel::Rgb8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgb8_to_l8(w601, src, dst),
-        (Kernel::Rgb8ToL8, Formula::Bt709) => rgb8_to_l8(w709, src, dst),
-        (Kernel::Rgb8ToL8, Formula::Linear) => rgb8_to_l8(lin8, src, dst),
-        (Kernel::Rgba8ToL8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_l8(w601, src, dst),
-        (Kernel::Rgba8ToL8, Formula::Bt709) => rgba8_to_l8(w709, src, dst),
-        (Kernel::Rgba8ToL8, Formula::Linear) => rgba8_to_l8(lin8, src, dst),
-        (Kernel::Rgba8ToLa8, Formula::Bt601 | Formula::StoredLuma) => rgba8_to_la8(w601, src, dst),
-        (Kernel::Rgba8ToLa8, Formula::Bt709) => rgba8_to_la8(w709, src, dst),
-        (Kernel::Rgba8ToLa8, Formula::Linear) => rgba8_to_la8(lin8, src, dst),
-        (Kernel::Rgb16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<3, false>(w601, src, dst),
-        (Kernel::Rgb16ToL16, Formula::Bt709) => rgbx16::<3, false>(w709, src, dst),
-        (Kernel::Rgb16ToL16, Formula::Linear) => rgbx16::<3, false>(lin16, src, dst),
-        (Kernel::Rgba16ToL16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, false>(w601, src, dst),
-        (Kernel::Rgba16ToL16, Formula::Bt709) => rgbx16::<4, false>(w709, src, dst),
-        (Kernel::Rgba16ToL16, Formula::Linear) => rgbx16::<4, false>(lin16, src, dst),
-        (Kernel::Rgba16ToLa16, Formula::Bt601 | Formula::StoredLuma) => rgbx16::<4, true>(w601, src, dst),
-        (Kernel::Rgba16ToLa16, Formula::Bt709) => rgbx16::<4, true>(w709, src, dst),
-        (Kernel::Rgba16ToLa16, Formula::Linear) => rgbx16::<4, true>(lin16, src, dst),
+    match kernel {
+        Kernel::Rgb8ToL8 => rgb8_to_l8(lin8, src, dst),
+        Kernel::Rgba8ToL8 => rgba8_to_l8(lin8, src, dst),
+        Kernel::Rgba8ToLa8 => rgba8_to_la8(lin8, src, dst),
+        Kernel::Rgb16ToL16 => rgbx16::<3, false>(lin16, src, dst),
+        Kernel::Rgba16ToL16 => rgbx16::<4, false>(lin16, src, dst),
+        Kernel::Rgba16ToLa16 => rgbx16::<4, true>(lin16, src, dst),
     }
 }
 

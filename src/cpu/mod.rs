@@ -51,7 +51,7 @@ mod stretches;
 pub use crate::pixel::{OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_rounds};
 pub use crate::system::huge_pages::zeroed_buffer;
 pub use baseline::stream_baseline;
-pub use blocks::{SimdLevel, convert_chunk, simd_level};
+pub use blocks::{SimdLevel, convert_chunk, prepare, simd_level};
 pub use compute::{CEILING_BLOCK_PIXELS, CEILING_ROUNDS, CpuCompute, compute_ceiling};
 pub use fused::apply_work_to_output;
 pub use intensity::{WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16};

@@ -59,7 +59,8 @@ pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, 
         | DynamicImage::ImageLuma16(_)
         | DynamicImage::ImageLumaA8(_)
         | DynamicImage::ImageLumaA16(_) => {
-            notes.push("the input is already gray: passed through unchanged".to_owned());
+            // Not "unchanged": an op after the grayscale still runs on it.
+            notes.push("the input is already gray: no conversion ran on it".to_owned());
             Prepared::Gray(match image {
                 DynamicImage::ImageLumaA8(_) if !keep_alpha => DynamicImage::ImageLuma8(image.to_luma8()),
                 DynamicImage::ImageLumaA16(_) if !keep_alpha => DynamicImage::ImageLuma16(image.to_luma16()),
@@ -318,6 +319,7 @@ impl Engine {
                 let threads = settings.threads.clamp(1, crate::cpu::available_threads());
                 let stretches = crate::cpu::ThreadStretches::new(threads);
                 let watch = crate::cpu::Watch { progress, stretches: Some(&stretches) };
+                crate::cpu::prepare(settings.formula);
                 let started = Instant::now();
                 let start_ns = nanos_since(run_started);
                 crate::cpu::par_convert_counted(

@@ -43,6 +43,7 @@ pub(super) fn convert_luma_stream(
     let since = || nanos_since(started);
     let (width, height) = stream.dimensions();
     let pixels = u64::from(width) * u64::from(height);
+    crate::cpu::prepare(settings.formula);
     if let Some(p) = progress {
         p.start(pixels);
     }

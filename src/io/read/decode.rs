@@ -219,10 +219,13 @@ fn open_jpeg(
     }
     let mut plan = jpeg_variants::plan(path, bytes, &layout, options.allow_truncated)?;
     warnings.extend(plan.warnings);
-    // A sequential file without its end marker is read with one, as a whole file is: libjpeg
-    // then warns only where data is missing (at the end of the file it warns at any look-ahead).
-    let sequential_cut = !layout.complete && layout.kind == FrameKind::Sequential;
-    if sequential_cut {
+    // A file without its end marker is read with one, as a whole file is: libjpeg then warns
+    // only where data is missing (at the end of the file it warns at any look-ahead). A
+    // progressive one only where every coefficient has its scan: else it is cut between scans.
+    let end_marker_cut = !layout.complete
+        && (layout.kind == FrameKind::Sequential
+            || layout.kind == FrameKind::Progressive && !layout.scans_missing());
+    if end_marker_cut {
         plan.bytes.extend_from_slice(&[0xFF, 0xD9]);
     }
     // The image's reservation below counts the file's bytes again.
@@ -274,7 +277,7 @@ fn open_jpeg(
     let height = raw.image.height();
     let mut libjpeg_said = log.into_warnings();
     // Only the end marker is missing: the image is whole.
-    let whole = sequential_cut && !libjpeg_said.iter().any(libjpeg::LibjpegWarning::data_ends_early);
+    let whole = end_marker_cut && !libjpeg_said.iter().any(libjpeg::LibjpegWarning::data_ends_early);
     if whole {
         warnings.push(DecodeWarning::EndMarkerMissing);
     } else if !layout.complete {

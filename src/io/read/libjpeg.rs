@@ -40,11 +40,15 @@ pub(in crate::io) struct LibjpegWarning {
 
 impl LibjpegWarning {
     /// Whether the image data ends before the image does: libjpeg's "premature end of data
-    /// segment" (a marker, often the end-of-image marker, where coded data should be) or
-    /// "premature end of JPEG file". What follows is not in the file: a truncation.
+    /// segment" (a marker, often the end-of-image marker, where coded data should be),
+    /// "premature end of JPEG file", or the end-of-image marker where a restart marker should be
+    /// ("found marker 0xd9 instead of RST6": a cut file with restart intervals, read with its end
+    /// marker). What follows is not in the file: a truncation.
     #[must_use]
     pub(in crate::io) fn data_ends_early(&self) -> bool {
-        self.code == ffi::JWRN_HIT_MARKER || self.code == ffi::JWRN_JPEG_EOF
+        self.code == ffi::JWRN_HIT_MARKER
+            || self.code == ffi::JWRN_JPEG_EOF
+            || self.code == ffi::JWRN_MUST_RESYNC && self.message.contains("marker 0xd9 ")
     }
 }
 

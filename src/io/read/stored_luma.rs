@@ -44,7 +44,7 @@ impl StoredLuma {
         match self {
             Self::Decoded => {
                 "luma as stored in the JPEG: decoded alone (no chroma, no colour conversion), so no conversion \
-                 was needed and nothing went to the GPU"
+                 ran on either backend"
                     .to_owned()
             }
             Self::Fallback(why) => format!("stored luma: {why}, so its colour was converted with bt601"),
