@@ -45,16 +45,21 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let base = read(&args.base)?;
     let new = read(&args.new)?;
     let (base_kind, new_kind) = (kind_of(&base), kind_of(&new));
+    // Named in messages as everywhere else ("round trips", "workgroup race").
+    let said = |kind: &str| {
+        crate::io::ResultKind::from_stamp(kind).map_or_else(|| kind.to_owned(), |k| k.name().to_owned())
+    };
     let kind = match (&base_kind, &new_kind) {
         (Some(b), Some(n)) if b == n => b.clone(),
         (Some(b), Some(n)) => {
+            let (b, n) = (said(b), said(n));
             let a = |kind: &str| if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
             anyhow::bail!(
                 "{} is {} {b} result and {} is {} {n} result: compare two results of one kind",
                 args.base.display(),
-                a(b),
+                a(&b),
                 args.new.display(),
-                a(n)
+                a(&n)
             )
         }
         (b, _) => {
@@ -63,7 +68,9 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let comparison = compare(&base, &new, args.threshold);
-    outln!("graylab compare: two {kind} results, threshold {:.0}%", args.threshold * 100.0);
+    // 0.004 is "0.4%", not "0%".
+    let percent = (args.threshold * 1e4).round() / 1e2;
+    outln!("graylab compare: two {} results, threshold {percent}%", said(&kind));
     outln!("  base: {}", origin(&args.base, &base));
     outln!("  new:  {}", origin(&args.new, &new));
     outln!(
@@ -96,7 +103,7 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         }
     }
     outln!();
-    outln!("{}", summary(&comparison));
+    outln!("{}", summary(&comparison, nothing_in_common));
     let slower = comparison.count(Change::Slower) > 0;
     Ok(match (nothing_in_common, slower) {
         (true, _) => ExitCode::FAILURE,
@@ -195,7 +202,9 @@ fn print_rows(comparison: &Comparison, all: bool) {
     }
 }
 
-fn summary(c: &Comparison) -> String {
+/// The last line: what was compared, and the exit code's reason where it is 3 (never when
+/// `nothing_in_common`: the exit is 1 then).
+fn summary(c: &Comparison, nothing_in_common: bool) -> String {
     let mut text = format!(
         "{} compared: {} slower, {} faster, {} moved, {} within the noise, {} unsure (one run), {} the same",
         c.rows.len(),
@@ -222,7 +231,8 @@ fn summary(c: &Comparison) -> String {
             if c.verdicts.len() == 1 { "" } else { "s" }
         );
     }
-    text.push_str(if c.count(Change::Slower) > 0 { ". Exit 3: something got slower." } else { "." });
+    let slower = c.count(Change::Slower) > 0 && !nothing_in_common;
+    text.push_str(if slower { ". Exit 3: something got slower." } else { "." });
     text
 }
 

@@ -39,6 +39,20 @@ pub enum ResultKind {
 }
 
 impl ResultKind {
+    /// The kind a file's stamp names (`"round_trips"`), if graylab knows it.
+    #[must_use]
+    pub fn from_stamp(stamp: &str) -> Option<Self> {
+        Some(match stamp {
+            "bench" => Self::Bench,
+            "round_trips" => Self::RoundTrips,
+            "workgroups" => Self::Workgroups,
+            "sweep" => Self::Sweep,
+            "claims" => Self::Claims,
+            "info" => Self::Info,
+            _ => return None,
+        })
+    }
+
     /// The name a message gives it ("bench", "round trips").
     #[must_use]
     pub fn name(self) -> &'static str {

@@ -7,7 +7,7 @@
 //! timed runs (`median_ns`, with the runs' range `min_ns`–`max_ns`), a probe (`bytes` or `ops`
 //! over `median_ns`: a rate, its range from the median repetition to the best), a ratio with its
 //! interval (`median`, `ci_low`, `ci_high`), a claim's measurement (`value` in `unit`, timed by
-//! `clock`). Each is named by its path and by every setting that changes what was measured
+//! `clock`). Each is named by its path, its clock and every setting that changes what was measured
 //! (`names.rs`): figures of another setting are in one result only, never compared. Derived
 //! figures (rates at the median, models, rooflines, single cold runs, a round trip's time per
 //! operation and its medians again with intervals) are left out, so one measurement is one figure.
@@ -141,9 +141,9 @@ pub struct Comparison {
     pub verdicts: Vec<VerdictChange>,
 }
 
-/// The name's start of a figure of the machine, not of a run: the probed ceilings every result
-/// carries beside its own figures.
-const MACHINE_FIGURES: &str = "ceilings · ";
+/// The part of a figure's name that makes it a figure of the machine, not of a run: the probed
+/// ceilings every result carries beside its own figures (under a sweep's or a race's setup too).
+const MACHINE_FIGURES: &str = "ceilings";
 
 impl Comparison {
     /// Whether the two results (of kind `kind`) share a figure of what they ran. The ceilings
@@ -152,7 +152,9 @@ impl Comparison {
     /// called "nothing moved".
     #[must_use]
     pub fn shares_run_figures(&self, kind: &str) -> bool {
-        self.rows.iter().any(|r| kind == "info" || !r.base.name.starts_with(MACHINE_FIGURES))
+        self.rows
+            .iter()
+            .any(|r| kind == "info" || !r.base.name.split(" · ").any(|part| part == MACHINE_FIGURES))
     }
 }
 
@@ -260,7 +262,13 @@ fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Fi
     // A group inside its namesake (`ceilings.ceilings`) is named once.
     let mut parts: Vec<&str> = path.iter().map(String::as_str).collect();
     parts.dedup();
-    let name = parts.join(" · ");
+    let mut name = parts.join(" · ");
+    // A figure timed on another clock is another figure (a bench phase names its own).
+    if let Some(clock) = map.get("clock").and_then(Value::as_str).filter(|c| *c != "none")
+        && !name.ends_with(']')
+    {
+        name = format!("{name} [{clock}]");
+    }
     if let Some(median_ns) = num("median_ns").filter(|&ns| ns > 0.0) {
         // A probe: so many bytes or operations in its best repetition, the ceiling as every other
         // view states it (it read the median); from its median to its best is the noise it shows.
@@ -360,7 +368,7 @@ fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
         Change::Same
     } else if overlap == Some(true) {
         Change::Noise
-    } else if overlap.is_none() && base.better != Better::Neither {
+    } else if overlap.is_none() {
         Change::Unsure
     } else {
         match (base.better, up) {

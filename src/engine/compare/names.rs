@@ -60,7 +60,10 @@ pub(super) fn label_of(item: &Value) -> Option<String> {
         return Some(format!("{passes} passes"));
     }
     if let Some(shape) = text("workgroup") {
-        return Some(format!("wg {shape}"));
+        // A race's shape: its kernel times are on its clock.
+        return Some(
+            text("clock").map_or_else(|| format!("wg {shape}"), |clock| format!("wg {shape} [{clock}]")),
+        );
     }
     if let (Some(phase), Some(clock)) = (text("phase"), text("source")) {
         return Some(format!("{phase} [{clock}]"));

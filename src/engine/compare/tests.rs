@@ -176,11 +176,16 @@ fn a_file_of_one_setup_names_its_figures_by_it() {
         "work": { "rounds": 0, "mask": 0, "divergent": false },
         "shapes": [{ "workgroup": "16x16", "kernel_ns": interval, "clock": "gpu-timestamp" }] });
     let found = figures(&race);
-    assert_eq!(found[0].name, "bt601 256x192 · shapes · wg 16x16 · kernel_ns");
+    assert_eq!(found[0].name, "bt601 256x192 · shapes · wg 16x16 [gpu-timestamp] · kernel_ns");
+    let on_cpu_clock = edited(&race, |v| v["shapes"][0]["clock"] = json!("cpu-clock"));
+    assert_eq!(apart(&race, &on_cpu_clock), (0, 1, 1), "another clock");
     assert_eq!((found[0].unit.clone(), found[0].better), (Unit::Ns, Better::Lower));
     assert_eq!(apart(&race, &edited(&race, |v| v["width"] = json!(1024))), (0, 1, 1), "another image");
     let divergent = edited(&race, |v| v["work"] = json!({ "rounds": 64, "divergent": true }));
-    assert_eq!(names(&divergent)[0], "bt601 k=64 divergent 256x192 · shapes · wg 16x16 · kernel_ns");
+    assert_eq!(
+        names(&divergent)[0],
+        "bt601 k=64 divergent 256x192 · shapes · wg 16x16 [gpu-timestamp] · kernel_ns"
+    );
     // A sweep: its formula, workgroup and threads at the top, each point's size, work and op.
     let sweep = json!({ "kind": "sweep", "formula": "bt601", "workgroup": { "x": 16, "y": 16 },
         "cpu_threads": 2, "divergent": false, "op": "blur:4",
@@ -279,4 +284,26 @@ fn results_that_share_only_the_machines_ceilings_compared_nothing_they_ran() {
     assert!(compare(&base, &base, 0.1).shares_run_figures("bench"));
     // An info result's figures are the ceilings themselves.
     assert!(c.shares_run_figures("info"));
+    // Two sweeps of one setup and no size in common: their ceilings carry the setup's name.
+    let sweep = |mp: f64| {
+        json!({ "kind": "sweep", "formula": "bt601", "cpu_threads": 2,
+            "ceilings": { "device_copy": { "bytes": 1e9, "median_ns": 1e6, "best_ns": 9e5, "clock": "cpu-clock" } },
+            "points": [{ "megapixels": mp, "series": [["cpu1", { "median_ns": 100, "min_ns": 90, "max_ns": 120,
+                "runs": 3, "clock": "cpu-clock" }]] }] })
+    };
+    let c = compare(&sweep(0.5), &sweep(0.75), 0.1);
+    assert_eq!((c.rows.len(), c.only_base.len(), c.only_new.len()), (1, 1, 1), "{c:?}");
+    assert!(!c.shares_run_figures("sweep"), "{c:?}");
+    assert!(compare(&sweep(0.5), &sweep(0.5), 0.1).shares_run_figures("sweep"));
+}
+
+#[test]
+fn a_figure_of_no_better_way_without_a_range_is_unsure() {
+    let claim = |value: f64| {
+        json!({ "claims": [{ "id": 5, "measurements": [{ "name": "copies' latency (fitted)", "value": value,
+            "unit": "µs", "clock": "cpu-clock" }] }] })
+    };
+    let c = compare(&claim(100.0), &claim(70.0), 0.10);
+    assert_eq!(c.rows[0].base.name, "claim 5 · copies' latency (fitted) [cpu-clock]");
+    assert_eq!(c.rows[0].change, Change::Unsure, "no interval: noise unknown, not moved");
 }
