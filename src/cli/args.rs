@@ -317,10 +317,11 @@ pub(super) fn check_outputs(
     check_distinct(outputs, images)?;
     for output in outputs {
         let path = output.path;
-        check_output_file(output, overwrite)?;
+        // First, as no --overwrite makes it possible.
         if inputs.iter().any(|input| same_file(input, path)) {
             bail!("{} would replace its own input: {}", output.flag, path.display());
         }
+        check_output_file(output, overwrite)?;
     }
     Ok(())
 }
@@ -364,7 +365,11 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
         )));
     }
     if path.is_dir() || path.as_os_str().as_encoded_bytes().ends_with(b"/") {
-        bail!("{what} names a folder, not a file: {}", path.display());
+        bail!(super::UsageError(format!(
+            "{what} names a folder, not a file: {} (name a file in it, e.g. {})",
+            path.display(),
+            path.join(holds.example()).display()
+        )));
     }
     let existing = std::fs::metadata(path).ok();
     if let Some(kind) = existing.as_ref().and_then(special_kind) {
@@ -452,7 +457,10 @@ pub(super) fn check_output_dir(dir: &Path, what: &str) -> anyhow::Result<()> {
         return Ok(());
     }
     if std::fs::symlink_metadata(dir).is_ok() {
-        bail!("{what} names a file, not a folder: {}", dir.display());
+        bail!(super::UsageError(format!(
+            "{what} names a file, not a folder: {} (name a folder, or use -o/--output for one file)",
+            dir.display()
+        )));
     }
     let Some(existing) = dir.ancestors().skip(1).find(|d| d.as_os_str().is_empty() || d.exists()) else {
         bail!("{what}: cannot create the folder {}", dir.display());

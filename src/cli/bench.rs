@@ -174,12 +174,16 @@ pub(super) fn bench_image(
     args: &BenchArgs,
     held: impl Fn(u64, u64, bool) -> u64,
 ) -> anyhow::Result<(DynamicImage, String, Vec<Reservation>)> {
+    // Refused before any decode or measurement: stored luma, then a gray file.
+    if let Some(e) = crate::engine::nothing_to_time(args.formula, true) {
+        return Err(e.into());
+    }
     if let Some(path) = &args.input {
-        // Stored luma decodes a JPEG's gray plane: nothing is then left to convert or time.
-        let stored_luma = args.formula == crate::pixel::Formula::StoredLuma;
-        let decoded =
-            crate::io::decode_file(path, &DecodeOptions { stored_luma, ..DecodeOptions::default() })?;
+        let decoded = crate::io::decode_file(path, &DecodeOptions::default())?;
         let i = &decoded.image;
+        if let Some(e) = crate::engine::nothing_to_time(args.formula, i.color().has_color()) {
+            return Err(anyhow::Error::new(e).context(path.display().to_string()));
+        }
         let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
         let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;
         let extra = budget()
@@ -306,16 +310,14 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         busy: crate::system::load::CpuSnapshot::busy_of_a_run(before),
     };
     if let Some(path) = &args.trace {
-        let mut runs = Vec::new();
-        for r in &results {
-            let what = r.settings.parallelism();
-            runs.push((format!("{what} · cold"), &r.cold));
-            let n = r.warm.len();
-            runs.extend(
-                r.warm.iter().enumerate().map(|(i, w)| (format!("{what} · warm {} of {n}", i + 1), w)),
-            );
-        }
-        super::trace::write(path, args.overwrite, &format!("graylab bench: {}", report.image), &runs)?;
+        write_trace(path, args.overwrite, &report)?;
+    }
+    // On stderr, so with --json too.
+    if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
+        errln!(
+            "warning: {} while this ran: the figures are noisier than on a quiet machine",
+            busy.shares_text()
+        );
     }
     if args.json {
         outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Bench, &engine.provenance(), &report)?);
@@ -325,20 +327,27 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Every run of `report`, cold and warm, as a trace at `path`.
+fn write_trace(path: &std::path::Path, overwrite: bool, report: &BenchReport<'_>) -> anyhow::Result<()> {
+    let mut runs = Vec::new();
+    for r in report.results {
+        let what = r.settings.parallelism();
+        runs.push((format!("{what} · cold"), &r.cold));
+        let n = r.warm.len();
+        runs.extend(r.warm.iter().enumerate().map(|(i, w)| (format!("{what} · warm {} of {n}", i + 1), w)));
+    }
+    super::trace::write(path, overwrite, &format!("graylab bench: {}", report.image), &runs)
+}
+
 fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     let runs = crate::system::units::count(args.runs as usize, "warm run");
     outln!("graylab bench: {}, {}, 1 cold run then {runs}", report.image, args.formula);
-    outln!("CPU kernel: {:?}, {} threads available", report.cpu_simd, report.cpu_threads);
+    let threads = crate::system::units::count(report.cpu_threads, "thread");
+    outln!("CPU kernel: {:?}, {threads} available", report.cpu_simd);
     if let Some(name) = &report.adapter {
         outln!("GPU: {name}");
     }
     super::print_timing_warnings(report.software_adapter == Some(true));
-    if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
-        errln!(
-            "warning: {} while this ran: the figures are noisier than on a quiet machine",
-            busy.shares_text()
-        );
-    }
     if let Some(k) = &report.ceilings {
         outln!("{}", super::info::ceilings_lines(k).join("\n"));
     }

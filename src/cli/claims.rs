@@ -43,19 +43,19 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     engine.gpu().context("cannot test the claims, which need a GPU")?;
     let terminal = !args.json && std::io::stderr().is_terminal();
     let started = Instant::now();
-    let mut progress = |done: usize, total: usize, what: &str| {
-        if terminal {
-            err_part!("\r\x1b[2K[{done}/{total}] {what}… ({:.0} s)", started.elapsed().as_secs_f64());
-        }
-    };
     let options = ClaimsOptions { quick: args.quick, cancel: None, keep_runs: args.trace.is_some() };
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
     super::pace::measure_unknown_ceilings(&engine, true, !terminal);
-    let pace = super::pace::JobPace::read(&engine, true, task, claims_parts(args.quick));
+    let pace = super::pace::JobPace::read(&engine, true, task, |_| claims_parts(args.quick));
     let estimate = pace.estimate();
-    if terminal {
-        errln!("estimate: {}", estimate.sentence());
-    }
+    // On stderr whatever it is (as the sweep's), with the time so far against it on a terminal.
+    errln!("estimate: {}", estimate.sentence());
+    let mut progress = |done: usize, total: usize, what: &str| {
+        if terminal {
+            let (so_far, of) = (started.elapsed().as_secs_f64(), estimate.seconds);
+            err_part!("\r\x1b[2K[{done}/{total}] {what}… ({so_far:.0} s of about {of:.0} s)");
+        }
+    };
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
     pace.finished(&engine);
     if terminal {
@@ -94,8 +94,13 @@ fn print_blocks(report: &ClaimsReport) {
     );
     for c in &report.claims {
         outln!();
-        outln!("{}. \"{}\"", c.id, c.claim);
-        outln!("   experiment: {}", c.experiment);
+        // A claim not run has no quote and no experiment: only its line.
+        if c.experiment.is_empty() {
+            outln!("{}. {}", c.id, c.claim);
+        } else {
+            outln!("{}. \"{}\"", c.id, c.claim);
+            outln!("   experiment: {}", c.experiment);
+        }
         let width = c.measurements.iter().map(|m| m.name.chars().count()).max().unwrap_or(0);
         for m in &c.measurements {
             let value = if m.unit == "ms" || m.value.fract() != 0.0 {

@@ -63,6 +63,12 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         let gpu = engine.gpu()?;
         gpu.check_workgroup(args.workgroup.unwrap_or_default())?;
     }
+    // A CPU run with work per pixel is held against the CPU's compute ceiling: measured here (a
+    // fraction of a second) where no cache holds one from a quiet machine, as `bench` and the
+    // app measure it.
+    if args.backend == Backend::Cpu && args.work.work().rounds > 0 && !plan.items.is_empty() {
+        super::info::compute_for(&engine, false);
+    }
     // Every check passed: the folders the outputs need (--out-dir too) are made now, and the
     // folder written in is locked, shared, so that no other run removes it.
     let created = create_output_folders(&plan)?;
@@ -79,8 +85,9 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
     let all_files = files + refused_files;
     let tally = Arc::new(Tally::default());
-    // A signal mid-batch: the empty folders made removed, and what is done said.
-    let summary = (!args.json && (all_files > 1 || plan.from_folder)).then_some(mode == ProgressMode::Bar);
+    // A signal mid-batch: the empty folders made removed, and what is done said on stderr (with
+    // --json too: its JSON, written at the end, never comes).
+    let summary = (all_files > 1 || plan.from_folder).then_some(mode == ProgressMode::Bar);
     let _last_words = summary_on_signal(&tally, (all_files, refused_files), summary, (&created, &writing));
     let on_done = |index: usize, result: &Result<FileReport, EngineError>| {
         if result.is_err() {

@@ -17,7 +17,7 @@ use crate::engine::{
 };
 use crate::system::clock::Clock;
 use crate::system::memory_budget::budget;
-use crate::system::units::{duration, gb, human_bytes};
+use crate::system::units::{self, duration, gb, human_bytes};
 
 /// Arguments of `graylab info`.
 #[derive(Debug, Args)]
@@ -66,7 +66,9 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         errln!("measuring the CPU's compute ceiling…");
         let cpu = engine.cpu_compute(true)?;
         errln!(
-            "timing every transfer path from 4 KiB up, the GPU's ceilings read from them, the compute ceiling…"
+            "timing every transfer path from 4 KiB up{}, the GPU's ceilings read from them, the compute \
+             ceiling…",
+            paths_estimate(&engine)
         );
         let (gpu, paths) =
             engine.gpu_ceilings_and_paths(LARGEST_PATH_BYTES).context("cannot measure the GPU ceilings")?;
@@ -100,7 +102,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     outln!("graylab {} ({} build)", info.version, info.build);
-    outln!("CPU: {} threads, kernel uses {:?}", info.cpu_threads, info.cpu_simd);
+    outln!("CPU: {}, kernel uses {:?}", units::count(info.cpu_threads, "thread"), info.cpu_simd);
     outln!(
         "memory budget for images: {} ({})",
         human_bytes(info.memory_budget_bytes),
@@ -214,6 +216,23 @@ fn paths_lines(paths: &[TransferPath]) -> Vec<String> {
             .to_owned(),
     );
     lines
+}
+
+/// What timing every transfer path this GPU has takes, as the app's Transfer paths window
+/// estimates it (the paths take the probe's time): " (about 9 s, …)", or nothing before this
+/// machine's ceilings are known (a rough guess is 1 GB/s: 45 s where lavapipe's first probe took
+/// 10).
+fn paths_estimate(engine: &Engine) -> String {
+    let gpu = engine.gpu().ok();
+    let measured = |k: &&PathKind| {
+        gpu.is_some_and(|g| k.measured_on(g.device().features(), g.adapter_info().device_type))
+    };
+    let count = PathKind::ALL.iter().filter(measured).count();
+    let parts = crate::engine::estimate::transfer_paths_parts(LARGEST_PATH_BYTES, count);
+    let task = crate::engine::estimate::Task::TransferPaths;
+    let estimate = super::pace::JobPace::read(engine, true, task, |_| parts).estimate();
+    let known = estimate.basis != crate::engine::estimate::Basis::Guess;
+    if known { format!(" ({})", estimate.sentence()) } else { String::new() }
 }
 
 /// The compute ceilings for a `bench` with work: the CPU's (cached, else measured now, a few

@@ -69,20 +69,26 @@ pub struct Cli {
 }
 
 /// The headless commands.
+/// Each command allows negative numbers, so that `--threads -1` reaches the value's own parser,
+/// which says what range it takes (clap would take `-1` for a flag).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Convert image files to grayscale.
+    #[command(allow_negative_numbers = true)]
     Convert(ConvertArgs),
     /// Measure each phase of a conversion over repeated runs.
+    #[command(allow_negative_numbers = true)]
     Bench(BenchArgs),
     /// Measure CPU and GPU over a range of image sizes: where does the GPU start to win?
     ///
     /// With --work, over sizes x synthetic work levels too: the map of who wins, the frontier
     /// (the work level from which the GPU wins at each size) and the roofline data (--json).
+    #[command(allow_negative_numbers = true)]
     Sweep(SweepArgs),
     /// Show the CPU, the build, the memory budget and every GPU adapter with the limits that matter here.
     Info(InfoArgs),
     /// Test the GPU tutorial's claims on this machine: measurements, a verdict and why, for each.
+    #[command(allow_negative_numbers = true)]
     Claims(ClaimsArgs),
     /// Compare two results of one kind (bench, its round trips or workgroup race, sweep, claims
     /// or info JSON) figure by figure.
@@ -90,6 +96,7 @@ pub enum Command {
     /// Prints each figure that moved beyond the threshold with its ratio new/base and the range
     /// its intervals allow. Exit 0: nothing got slower; 3: something did; 1: an error, or no
     /// figure in common; 2: a usage error.
+    #[command(allow_negative_numbers = true)]
     Compare(CompareArgs),
 }
 

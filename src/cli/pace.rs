@@ -4,13 +4,16 @@
 
 use super::out::errln;
 use crate::engine::Engine;
-use crate::engine::estimate::{Estimate, Pace, Part, Task, load_pace, machine_name, save_pace};
+use crate::engine::estimate::{Estimate, Lesson, Pace, Part, Task, keep_lessons, load_pace, machine_name};
 use crate::system::one_time::OneTimeMark;
 use std::time::Instant;
 
 /// A long job's estimate from the kept pace, and the pace to teach when it ends.
 pub(super) struct JobPace {
     pace: Pace,
+    /// What the job taught the pace, taught again to the pace kept when the job ends (another
+    /// process may have kept one since this was read).
+    lessons: Vec<Lesson>,
     task: Task,
     parts: Vec<Part>,
     /// When the job started (when its pace was read).
@@ -50,8 +53,13 @@ fn know_ceilings(pace: &mut Pace, engine: &Engine, gpu: bool) {
 
 impl JobPace {
     /// Reads the pace of this machine (the engine's GPU where `gpu`, else the CPU alone) for a
-    /// job of kind `task` made of `parts`, and starts the job's clock.
-    pub(super) fn read(engine: &Engine, gpu: bool, task: Task, parts: Vec<Part>) -> Self {
+    /// job of kind `task` made of the `parts` it says, and starts the job's clock.
+    pub(super) fn read(
+        engine: &Engine,
+        gpu: bool,
+        task: Task,
+        parts: impl FnOnce(&Pace) -> Vec<Part>,
+    ) -> Self {
         // Both taken first: opening the GPU is one-time work within the job's wall time.
         let (started, one_time_at) = (Instant::now(), OneTimeMark::now());
         let adapter = gpu.then(|| engine.gpu().ok()).flatten().map(|g| g.adapter_info().name.clone());
@@ -59,7 +67,8 @@ impl JobPace {
         // The ceilings measured here before (`info --probe`, cached), measuring nothing: the
         // costs of lanes not seen yet.
         know_ceilings(&mut pace, engine, adapter.is_some());
-        Self { pace, task, parts, started, one_time_at, gpu: adapter.is_some() }
+        let parts = parts(&pace);
+        Self { pace, lessons: Vec::new(), task, parts, started, one_time_at, gpu: adapter.is_some() }
     }
 
     /// Seconds since the job started.
@@ -78,9 +87,21 @@ impl JobPace {
         self.pace.has_seen(self.task)
     }
 
-    /// The pace, to teach it the job's runs before [`Self::finished`].
-    pub(super) fn pace_mut(&mut self) -> &mut Pace {
-        &mut self.pace
+    /// The pace read, as taught so far.
+    pub(super) fn pace(&self) -> &Pace {
+        &self.pace
+    }
+
+    /// Teaches the pace `lesson` (the job's runs, before [`Self::finished`]).
+    pub(super) fn learn(&mut self, lesson: impl Fn(&mut Pace) + Send + 'static) {
+        lesson(&mut self.pace);
+        self.lessons.push(Box::new(lesson));
+    }
+
+    /// Teaches the pace a finished sweep's runs (before [`Self::finished`]).
+    pub(super) fn learn_sweep(&mut self, result: &crate::engine::sweep::SweepResult) {
+        let result = result.clone();
+        self.learn(move |p| crate::engine::sweep::teach_pace(p, &result));
     }
 
     /// The job ran to its end: learns its overhead from the time it took, less the one-time
@@ -92,12 +113,17 @@ impl JobPace {
     /// full claims run learned 0.56 against a guess of its runs, and the next one, estimated
     /// from the ceilings measured meanwhile, was then put at 6.1 s where it took 20.4 s).
     pub(super) fn finished(mut self, engine: &Engine) {
-        know_ceilings(&mut self.pace, engine, self.gpu);
         let took_s = self.took_s();
         let one_time_s =
             if self.task.repeats_one_time_work() { 0.0 } else { self.one_time_at.since_s().min(took_s) };
         log::info!("{:?}: took {took_s:.2} s, {one_time_s:.2} s of it one-time work", self.task);
-        self.pace.finished(self.task, &self.parts, took_s - one_time_s, None);
-        save_pace(&self.pace);
+        let cpu = engine.known_cpu_compute();
+        let gpu = self.gpu.then(|| engine.cached_gpu_ceilings()).flatten().map(|k| k.ceilings);
+        let (task, parts) = (self.task, std::mem::take(&mut self.parts));
+        self.learn(move |p| {
+            p.know_ceilings(cpu.as_ref(), gpu.as_ref());
+            p.finished(task, &parts, took_s - one_time_s, None);
+        });
+        let _kept = keep_lessons(&self.pace.machine, &self.lessons);
     }
 }

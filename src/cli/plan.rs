@@ -111,7 +111,10 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
                 o.display()
             )));
         }
-        check_output_file(&output, args.overwrite)?;
+        // One of the inputs is refused by name below, whatever --overwrite says.
+        if !args.inputs.iter().any(|input| super::args::same_file(input, o)) {
+            check_output_file(&output, args.overwrite)?;
+        }
     }
     if let Some(dir) = &args.out_dir {
         check_output_dir(dir, "--out-dir")?;

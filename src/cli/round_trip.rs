@@ -51,12 +51,14 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let cpu = Lane::of(&settings);
     let rounds = budget.warmup_rounds + budget.min_rounds;
     let parts = round_trip_parts(&options.passes, rounds, cpu, megapixels, settings.work.rounds);
-    let mut pace = super::pace::JobPace::read(&engine, true, Task::RoundTrips, parts);
+    let mut pace = super::pace::JobPace::read(&engine, true, Task::RoundTrips, |_| parts);
     let estimate = pace.estimate();
+    errln!("estimate: {}", estimate.sentence());
     let result = round_trips(&engine, &image, &settings, &options, &mut |_, _, _| {})?;
     let took_s = pace.took_s();
     // Its runs first, so that its overhead is learned over them.
-    crate::engine::round_trip::teach_pace(pace.pace_mut(), &result);
+    let taught = result.clone();
+    pace.learn(move |p| crate::engine::round_trip::teach_pace(p, &taught));
     pace.finished(&engine);
     if args.json {
         let report = Report { image: &label, result: &result };
@@ -83,7 +85,8 @@ fn print_table(label: &str, r: &RoundTripResult, cpu_clock: bool) {
         r.min_rounds,
         r.max_rounds
     );
-    outln!("CPU: {} threads; GPU: {} (workgroup {})", r.cpu_threads, r.adapter, r.workgroup);
+    let threads = crate::system::units::count(r.cpu_threads, "thread");
+    outln!("CPU: {threads}; GPU: {} (workgroup {})", r.adapter, r.workgroup);
     super::print_timing_warnings(r.software_adapter);
     outln!();
     let kernel_clock = r.clocks.gpu_kernel.as_deref();
@@ -126,7 +129,8 @@ fn print_table(label: &str, r: &RoundTripResult, cpu_clock: bool) {
         }
         None => outln!("  GPU passes: not measured (no GPU timestamps read in place on this device)"),
     }
-    outln!("  CPU per op: {}, n passes on {} threads, divided by n", r.clocks.cpu, r.cpu_threads);
+    let threads = crate::system::units::count(r.cpu_threads, "thread");
+    outln!("  CPU per op: {}, n passes on {threads}, divided by n", r.clocks.cpu);
     outln!(
         "  speed-up: CPU per op / GPU per op, the median of the rounds' ratios with its 95% interval; \
          decided when the interval lies clear of 1, else within the noise (no win)"

@@ -71,7 +71,10 @@ impl SavedSetting {
     pub fn median_run(&self) -> RunReport {
         let s = &self.settings;
         let runs = crate::system::units::count(self.total.runs, "warm run");
-        let note = format!("medians of {runs}, saved by `graylab bench --json`");
+        let note = format!(
+            "medians of {runs}, saved by `graylab bench --json`; other (or overlap): the wall time's \
+             median less the phases' medians"
+        );
         let mut report = RunReport::new(s.backend, s.formula, (self.width, self.height), vec![note]);
         report.work = WorkFigures::new(s.work, None, report.pixels(), None);
         match s.backend {
@@ -158,6 +161,21 @@ pub(crate) struct Repeat<'a> {
     pub(crate) keep_input: Option<ImageKey>,
 }
 
+/// Why a bench of `formula` on an image (in colour or not) would time no conversion, if it
+/// would: stored luma is decoded alone, and a gray image is passed through. The CLI asks before
+/// it decodes (stored luma) and before it measures anything (gray).
+#[must_use]
+pub fn nothing_to_time(formula: super::Formula, in_colour: bool) -> Option<EngineError> {
+    if formula == super::Formula::StoredLuma {
+        return Some(EngineError::NothingToTime(
+            "a JPEG's stored luma is decoded alone, so no conversion runs on it (time `graylab convert \
+             --formula stored-luma` as a whole, or bench a colour formula)",
+        ));
+    }
+    (!in_colour)
+        .then_some(EngineError::NothingToTime("the input is already gray, so no conversion runs on it"))
+}
+
 impl<'a> Repeat<'a> {
     /// Prepares `image` for `settings`; an image that is already gray has nothing to time.
     pub(crate) fn new(
@@ -165,14 +183,12 @@ impl<'a> Repeat<'a> {
         image: &'a DynamicImage,
         settings: &ConvertSettings,
     ) -> Result<Self, EngineError> {
+        if let Some(e) = nothing_to_time(settings.formula, image.color().has_color()) {
+            return Err(e);
+        }
         let (prepared, notes) = prepare(image, settings.keeps_alpha())?;
         let Prepared::Colour { kernel, bytes } = prepared else {
-            return Err(EngineError::NothingToTime(if settings.formula == super::Formula::StoredLuma {
-                "the JPEG's stored luma is decoded alone, so no conversion runs on it (time `graylab convert \
-                 --formula stored-luma` as a whole, or bench a colour formula)"
-            } else {
-                "the input is already gray, so no conversion runs on it"
-            }));
+            return Err(EngineError::NothingToTime("the input is already gray, so no conversion runs on it"));
         };
         let (width, height) = (image.width(), image.height());
         let out = OutBuffer::new(kernel, width as usize * height as usize);

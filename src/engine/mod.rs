@@ -36,7 +36,7 @@ use ceilings::KnownCeilings;
 use convert::{Prepared, prepare};
 
 pub use batch::{BatchItem, BatchOptions, convert_batch};
-pub use bench::{BenchOptions, BenchResult, PhaseStats, SavedBench, bench, bench_with};
+pub use bench::{BenchOptions, BenchResult, PhaseStats, SavedBench, bench, bench_with, nothing_to_time};
 pub use convert::Converted;
 pub use files::{FileReport, convert_file, convert_stored_luma, default_output_path};
 pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};

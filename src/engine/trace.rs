@@ -85,9 +85,10 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
         let pid = index as u64 + 1;
         let meta = |tid: u64, what: &str, args: Value| json!({ "ph": "M", "pid": pid, "tid": tid, "name": what, "args": args });
         // The work and the op where a run had them: two runs of other settings never share a name.
-        let work = match report.work.work_rounds {
-            0 => String::new(),
-            rounds => format!(" · {rounds} rounds/px"),
+        let work = match (report.work.work_rounds, report.work.divergent) {
+            (0, _) => String::new(),
+            (rounds, false) => format!(" · {rounds} rounds/px"),
+            (rounds, true) => format!(" · {rounds} rounds/px on odd gray values"),
         };
         let op = if report.op.op.is_none() { String::new() } else { format!(" · then {}", report.op.op) };
         let (backend, formula, w, h) = (report.backend, report.formula, report.width, report.height);

@@ -131,11 +131,12 @@ fn output_paths_are_checked_before_any_work() {
     fails(
         &["convert", "in.png", "--out-dir", "in.png"],
         d,
-        1,
+        2,
         &["--out-dir names a file, not a folder: in.png"],
     );
-    for json in ["/no/such/dir/x.json", "folder"] {
-        let t = fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", json], d, 1, &["--json"]);
+    // A folder named for a file is a usage error; a missing one is the disk's.
+    for (json, code) in [("/no/such/dir/x.json", 1), ("folder", 2)] {
+        let t = fails(&["sweep", "--sizes", "0.001", "--cpu-only", "--json", json], d, code, &["--json"]);
         assert!(!t.contains("measuring"), "nothing is measured first: {t}");
     }
     // Two reports in one file: a usage error, said before what is on disk (here, nothing yet).

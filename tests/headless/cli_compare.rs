@@ -294,7 +294,9 @@ fn compare_names_a_workgroup_race_by_its_image_and_each_shape_by_its_own() {
     let o = graylab(&["compare", "wg_small.json", "wg_small.json", "--all"], d);
     let first = small["shapes"][0]["workgroup"].as_str().expect("a shape");
     assert!(
-        text(&o).lines().any(|l| l.starts_with(&format!("bt601 64x48 · shapes · wg {first} · kernel_ns "))),
+        text(&o).lines().any(
+            |l| l.starts_with(&format!("bt601 64x48 · shapes · wg {first} [gpu-timestamp] · kernel_ns "))
+        ),
         "{}",
         text(&o)
     );

@@ -122,7 +122,7 @@ fn contradictions_are_refused_before_any_work() {
             2,
             "--divergent runs the --work rounds only for odd grays",
         ),
-        (&["in.png", "-o", "x.png/"], 1, "-o/--output names a folder, not a file: x.png/"),
+        (&["in.png", "-o", "x.png/"], 2, "-o/--output names a folder, not a file: x.png/"),
         (
             &["a/p.png", "b/p.png", "--out-dir", "out2"],
             1,

@@ -98,7 +98,8 @@ fn quick_claims_show_each_verdict_and_save_and_load_to_compare() {
     h.get_by_label("Load to compare").click();
     h.run_steps(3);
     assert_eq!(h.state().view().compared_claims, Some("theirs.claims.json · Another Machine's GPU"));
-    assert!(h.query_by_label_contains("Loaded: theirs.claims.json · Another Machine's GPU").is_some());
+    // The file, then the machine (its adapter named once).
+    assert!(h.query_by_label_contains("Loaded: theirs.claims.json, Another Machine's GPU (").is_some());
     assert!(h.query_by_label_contains(&format!("This machine: {}", report.adapter)).is_some());
     assert_eq!(
         h.get_all_by_label(&verdict_text).count(),

@@ -122,9 +122,14 @@ fn measure_ui(ui: &mut Ui, session: &mut Session) {
         {
             session.run_conversion(1);
         }
-        if ui
-            .add_enabled(enabled, egui::Button::new(format!("Run ×{repeat}")))
-            .on_hover_text("This many conversions in a row (set beside), each charted; Stop or Esc ends them")
+        let button = ui.add_enabled(enabled, egui::Button::new(format!("Run ×{repeat}")));
+        // With what they are estimated to take, and what that rests on.
+        let estimate =
+            session.conversions_estimate(repeat).map_or_else(String::new, |e| format!(": {}", e.sentence()));
+        if button
+            .on_hover_text(format!(
+                "This many conversions in a row (set beside), each charted; Stop or Esc ends them{estimate}"
+            ))
             .clicked()
         {
             session.run_conversion(repeat);

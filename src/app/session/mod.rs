@@ -79,9 +79,10 @@ pub struct Session {
     folder_place: Option<(usize, usize)>,
     /// Every run and export.
     history: history::RunHistory,
-    /// The answers to experiments a window or panel asked for, each with its job's id, until the
-    /// one that asked takes it (one of each kind: a newer one supersedes an older).
-    answers: Vec<(u64, crate::app::work::jobs::Answer)>,
+    /// The answers to experiments a window or panel asked for, each with its job's id and the
+    /// seconds the job had run when it came, until the one that asked takes it (one of each
+    /// kind: a newer one supersedes an older).
+    answers: Vec<(u64, crate::app::work::jobs::Answer, Option<f64>)>,
     /// Re-run as soon as a run ends.
     pub continuous: bool,
     /// Longest side of preview levels, in pixels (about the screen's size).
@@ -248,8 +249,15 @@ impl Session {
     /// The answer to job `id` (a window's or a panel's), once it has arrived; taken, so a second
     /// call returns `None`.
     pub fn take_answer(&mut self, id: u64) -> Option<crate::app::work::jobs::Answer> {
-        let at = self.answers.iter().position(|(job, _)| *job == id)?;
-        Some(self.answers.swap_remove(at).1)
+        self.take_timed_answer(id).map(|(answer, _)| answer)
+    }
+
+    /// [`Self::take_answer`], with the seconds its job had run when it came (what a saved
+    /// result says it took, as the CLI's does).
+    pub fn take_timed_answer(&mut self, id: u64) -> Option<(crate::app::work::jobs::Answer, Option<f64>)> {
+        let at = self.answers.iter().position(|(job, ..)| *job == id)?;
+        let (_, answer, took_s) = self.answers.swap_remove(at);
+        Some((answer, took_s))
     }
 
     /// Sends a job to the worker with a ticket of a fresh id, and returns that ticket.

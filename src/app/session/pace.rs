@@ -4,7 +4,7 @@
 //! long job; a saved heavy setting is held on open until the user says Run.
 
 use crate::app::work::jobs::{Job, Ticket};
-use crate::engine::estimate::{Estimate, Lane, Pace, Part, Task, load_pace, save_pace};
+use crate::engine::estimate::{Estimate, Lane, Lesson, Pace, Part, Task, keep_lessons, load_pace};
 use crate::engine::sweep::SweepResult;
 use crate::engine::{ConvertSettings, Phase, RunReport};
 
@@ -23,6 +23,8 @@ pub(super) struct KeptPace {
     in_cache: bool,
     /// Whether it learned something not yet kept.
     changed: bool,
+    /// What it learned since it was last kept, taught again to the kept pace when it is kept.
+    lessons: Vec<Lesson>,
     /// The jobs sent with an estimate, to learn their overhead.
     sent: Vec<Sent>,
     /// A conversion on open held for its estimate.
@@ -59,6 +61,15 @@ impl KeptPace {
     pub(super) fn new(in_cache: bool) -> Self {
         Self { in_cache, ..Self::default() }
     }
+
+    /// Learns `lesson` now, and keeps it to be taught again to the kept pace.
+    fn learn(&mut self, lesson: impl Fn(&mut Pace) + Send + 'static) {
+        lesson(&mut self.pace);
+        if self.in_cache {
+            self.lessons.push(Box::new(lesson));
+        }
+        self.changed = true;
+    }
 }
 
 /// The parts of converting an image of `megapixels` with each of `list`, `runs` times.
@@ -86,9 +97,8 @@ impl Session {
 
     /// Replaces the pace (tests, to make an estimate known in advance).
     pub fn set_pace(&mut self, pace: Pace) {
-        self.pace.pace = pace;
         self.pace.read = true;
-        self.pace.changed = true;
+        self.pace.learn(move |p| *p = pace.clone());
     }
 
     /// Gives the pace this CPU's compute ceiling (`None`: the one known, if any): the prior of
@@ -138,9 +148,14 @@ impl Session {
         }
         if self.pace.changed {
             self.pace.changed = false;
-            self.pace.pace.machine = machine;
+            self.pace.pace.machine.clone_from(&machine);
             if self.pace.in_cache {
-                save_pace(&self.pace.pace);
+                // The file, which a CLI run may have taught since it was read, taught what this
+                // app learned since, is the pace from now on: neither erases the other's.
+                let lessons = std::mem::take(&mut self.pace.lessons);
+                self.pace.pace = keep_lessons(&machine, &lessons);
+                self.pace_cpu_compute(None);
+                self.pace_gpu_compute();
             }
         }
     }
@@ -167,6 +182,16 @@ impl Session {
         sent.id = ticket.id;
         self.pace.sent.push(sent);
         (ticket.id, estimate)
+    }
+
+    /// What `runs` conversions of the open image with the panel's settings are estimated to
+    /// take (none without an image).
+    #[must_use]
+    pub fn conversions_estimate(&self, runs: u32) -> Option<Estimate> {
+        let input = self.input()?;
+        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
+        let parts = convert_parts(&[self.settings().convert], runs, megapixels);
+        Some(self.pace.pace.job(Task::Convert, &parts))
     }
 
     /// The conversion held on open, with its estimate.
@@ -222,21 +247,21 @@ impl Session {
             .filter_map(|p| report.phase(p).map(|t| t.ns))
             .sum();
         let seconds = report.total_ns.saturating_sub(apart) as f64 / 1e9;
-        self.pace.pace.observe(Lane::of(settings), megapixels, settings.work.rounds, seconds);
-        self.pace.changed = true;
+        let (lane, rounds) = (Lane::of(settings), settings.work.rounds);
+        self.pace.learn(move |p| p.observe(lane, megapixels, rounds, seconds));
     }
 
     /// Learns from a finished sweep's medians (every size and work level it measured).
     pub(super) fn learn_sweep(&mut self, result: &SweepResult) {
-        crate::engine::sweep::teach_pace(&mut self.pace.pace, result);
-        self.pace.changed = true;
+        let result = result.clone();
+        self.pace.learn(move |p| crate::engine::sweep::teach_pace(p, &result));
     }
 
     /// Learns from finished round trips what their runs take: each CPU pass, and the GPU's
     /// round trip of one operation.
     pub(super) fn learn_round_trips(&mut self, result: &crate::engine::round_trip::RoundTripResult) {
-        crate::engine::round_trip::teach_pace(&mut self.pace.pace, result);
-        self.pace.changed = true;
+        let result = result.clone();
+        self.pace.learn(move |p| crate::engine::round_trip::teach_pace(p, &result));
     }
 
     /// A job ended (`ticket`): when it ran to its end, learns its overhead from its wall time.
@@ -263,7 +288,6 @@ impl Session {
                 took_s / estimate_s.max(1e-3)
             );
         }
-        self.pace.pace.finished(task, &parts, took_s - one_time_s, ran_s);
-        self.pace.changed = true;
+        self.pace.learn(move |p| p.finished(task, &parts, took_s - one_time_s, ran_s));
     }
 }

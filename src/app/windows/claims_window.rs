@@ -319,7 +319,9 @@ impl ClaimsWindow {
                 |r| format!("This machine: {}", machine(r)),
             );
             cols[0].label(RichText::new(here).strong());
-            cols[1].label(RichText::new(format!("Loaded: {label}, {}", machine(loaded))).strong());
+            // The file's name: the machine, its adapter first, follows.
+            let file = label.split(" · ").next().unwrap_or(label);
+            cols[1].label(RichText::new(format!("Loaded: {file}, {}", machine(loaded))).strong());
         });
         for id in ids {
             ui.columns(2, |cols| {
@@ -363,10 +365,18 @@ fn verdict_colour(v: &Verdict) -> Color32 {
 fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.set_width(ui.available_width());
-        ui.label(RichText::new(format!("{}. \u{201c}{}\u{201d}", c.id, c.claim)).strong());
+        // A claim not run has no quote and no experiment: only the line that names it.
+        let title = if c.experiment.is_empty() {
+            format!("{}. {}", c.id, c.claim)
+        } else {
+            format!("{}. \u{201c}{}\u{201d}", c.id, c.claim)
+        };
+        ui.label(RichText::new(title).strong());
         ui.label(RichText::new(c.verdict.to_string()).size(18.0).strong().color(verdict_colour(&c.verdict)));
         ui.label(format!("Why: {}.", c.why));
-        ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(look::SMALL_TEXT).weak());
+        if !c.experiment.is_empty() {
+            ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(look::SMALL_TEXT).weak());
+        }
         claim_chart_ui(ui, c, salt);
         let others: Vec<String> = c
             .measurements

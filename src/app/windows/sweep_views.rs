@@ -11,6 +11,9 @@ use crate::app::charts::{map_levels, roofline_ui, win_map_ui};
 use crate::engine::sweep::SweepResult;
 use crate::pixel::{MAX_BLUR_RADIUS, MAX_WORK_ROUNDS, MIN_BLUR_RADIUS};
 
+/// The least height the sweep's charts and maps scroll in, in points.
+pub(super) const MIN_CHART_ROOM: f32 = 120.0;
+
 /// Which view of the sweep the window shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) enum View {
@@ -280,7 +283,18 @@ pub(super) fn views_ui(
             ui.button(use_map_label()).on_hover_text(USE_MAP_HOVER).clicked()
         }
         View::WhoWins => {
-            win_map_ui(ui, r, bottom_y);
+            // As the sizes chart: what the maps' least height cannot fit above `bottom_y` (their
+            // legend and notes, wrapped on a 1024-px screen) scrolls, never runs off the screen.
+            let room = (bottom_y - ui.cursor().top()).max(MIN_CHART_ROOM);
+            egui::ScrollArea::vertical()
+                .id_salt("who wins")
+                .max_height(room)
+                .min_scrolled_height(room)
+                .auto_shrink([false, true])
+                .show(ui, |ui| {
+                    let bottom_y = ui.cursor().top() + room;
+                    win_map_ui(ui, r, bottom_y);
+                });
             false
         }
     }

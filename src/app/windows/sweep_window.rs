@@ -12,12 +12,11 @@ use super::sweep_views::{self, View};
 use crate::app::charts::SweepChart;
 use crate::app::session::{JobKind, Session};
 use crate::app::work::jobs::{Answer, Job};
+use crate::engine::estimate::Estimate;
 use crate::engine::sweep::{CellOps, DEFAULT_WORK_SIZES_MP, GridAxis, SweepOptions, SweepResult};
 use crate::io::ResultKind;
 use crate::pixel::Op;
 
-/// The least height the sweep chart scrolls in, in points.
-const MIN_CHART_ROOM: f32 = 120.0;
 /// Below this room under the view tabs, in points, the verdict folds into one line.
 const FOLD_VERDICT_BELOW: f32 = 420.0;
 
@@ -52,6 +51,11 @@ pub struct SweepWindow {
     result: Option<Arc<SweepResult>>,
     /// The job id of the sweep in flight, whose answer this window takes.
     pending: Option<u64>,
+    /// What the sweep in flight was estimated at.
+    sent_estimate: Option<Estimate>,
+    /// What this machine's latest sweep was estimated at and took, seconds (its JSON says so,
+    /// as the CLI's does; unknown for one an earlier launch kept).
+    timing: Option<(Estimate, f64)>,
 }
 
 impl SweepWindow {
@@ -81,10 +85,15 @@ impl SweepWindow {
 
     /// Shows the window when open; takes its sweep's answer every frame, open or not.
     pub fn show(&mut self, ctx: &egui::Context, room: super::Room, session: &mut Session) {
-        if let Some(Answer::Swept(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
+        if let Some((Answer::Swept(answer), took_s)) =
+            self.pending.and_then(|id| session.take_timed_answer(id))
+        {
             self.pending = None;
             match *answer {
-                Ok(result) => self.result = Some(Arc::new(result)),
+                Ok(result) => {
+                    self.result = Some(Arc::new(result));
+                    self.timing = self.sent_estimate.zip(took_s);
+                }
                 Err(e) => session.toasts.error(format!("The sweep failed: {}", e.describe())),
             }
         }
@@ -191,7 +200,7 @@ impl SweepWindow {
         // The chart gives way to fit above `bottom_y`; what its least height cannot fit (a long
         // legend of loaded sweeps, opened notes, on a short screen) scrolls, rather than push
         // the window off the screen.
-        let room = (bottom_y - ui.cursor().top()).max(MIN_CHART_ROOM);
+        let room = (bottom_y - ui.cursor().top()).max(sweep_views::MIN_CHART_ROOM);
         // (`min_scrolled_height`: the window's height is last frame's, which alone would never
         // let it grow to the chart.)
         egui::ScrollArea::vertical()
@@ -283,8 +292,16 @@ impl SweepWindow {
         let path = PathBuf::from(self.path.trim());
         match asked {
             Some(RowAsked::Save(overwrite)) => {
-                if let Some(sweep) = &sweep {
-                    super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
+                // As the CLI's `sweep --json`: what the run was estimated at, and what it took.
+                match (&sweep, self.timing) {
+                    (Some(sweep), Some((estimate, took_s))) => {
+                        let timed = crate::engine::estimate::Timed::new(&**sweep, estimate, Some(took_s));
+                        super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &timed);
+                    }
+                    (Some(sweep), None) => {
+                        super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
+                    }
+                    (None, _) => {}
                 }
             }
             Some(RowAsked::Load) => self.load(session, &path),
@@ -324,9 +341,10 @@ impl SweepWindow {
         let options = self.options(session, sizes, (work_levels, ops));
         self.sent = Some(options.clone());
         self.kept.started(ctx, &self.asked);
-        let (task, parts) = (options.task(), options.parts());
+        let (task, parts) = (options.task(), options.parts_at(session.pace()));
         let pace = Box::new(session.pace().clone());
-        self.pending = Some(session.send_estimated(Job::Sweep { options, photo, pace }, task, parts));
+        let (id, estimate) = session.send_in_steps(Job::Sweep { options, photo, pace }, task, vec![parts]);
+        (self.pending, self.sent_estimate) = (Some(id), Some(estimate));
     }
 
     /// The work levels and what each cell runs, from the fields: the work rounds typed, then
@@ -358,8 +376,11 @@ impl SweepWindow {
             .collect();
         let mp: f64 = sizes_mp.iter().sum();
         let options = self.options(session, sizes_mp, (work_levels, ops));
-        let estimate = session.pace().job(options.task(), &options.parts());
-        let grid = if options.is_grid() { " (a grid calibrates first and says better)" } else { "" };
+        let (task, pace) = (options.task(), session.pace());
+        let estimate = pace.job(task, &options.parts_at(pace));
+        // Until a grid ran to its end here: from then on its estimate is the pace's.
+        let calibrates = options.is_grid() && !pace.has_seen(task);
+        let grid = if calibrates { " (a grid calibrates first and says better)" } else { "" };
         format!("{} sizes, {mp:.1} MP in all: {}{grid}.", options.sizes().len(), estimate.sentence())
     }
 

@@ -283,7 +283,8 @@ impl Ticket {
         let weights = self.step_weights.lock().unwrap_or_else(PoisonError::into_inner);
         if !weights.is_empty() && (weights.len() as f64 - p.work_total).abs() < 0.5 {
             let done = (p.work_done.max(0.0) as usize).min(weights.len());
-            (p.work_done, p.work_total) = (weights[..done].iter().sum(), weights.iter().sum());
+            // `+ 0.0`: an empty sum is -0.0, which would read "-0%".
+            (p.work_done, p.work_total) = (weights[..done].iter().sum::<f64>() + 0.0, weights.iter().sum());
         }
         drop(weights);
         // One conversion: its share of the pixels done is the job's.

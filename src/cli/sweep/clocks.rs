@@ -14,16 +14,16 @@ pub(super) fn clocks_line(r: &SweepResult) -> String {
     let cpu_all = format!("cpu {} thr", r.cpu_threads);
     // The CPU series and the GPU's whole runs are timed on the CPU clock; the GPU's phases as
     // their rates keep it.
-    let cpu_clock = |series| on_cpu_clock(r, series);
+    let clocks = |series| series_clocks(r, series);
     let gpu = |phase, measured: &dyn Fn(&SweepPoint) -> bool| -> Vec<Clock> {
         r.points.iter().filter(|p| measured(p)).filter_map(|p| p.gpu_phase_clock(phase)).collect()
     };
     let columns: [(&str, Vec<Clock>); 7] = [
-        ("cpu 1 thr", cpu_clock(Series::Cpu1)),
-        (&cpu_all, cpu_clock(Series::CpuAll)),
-        ("gpu total", cpu_clock(Series::GpuTotal)),
+        ("cpu 1 thr", clocks(Series::Cpu1)),
+        (&cpu_all, clocks(Series::CpuAll)),
+        ("gpu total", clocks(Series::GpuTotal)),
         ("gpu kernel", gpu(Phase::Kernel, &|p| p.median_ns(Series::GpuKernel).is_some())),
-        ("gpu resid.", cpu_clock(Series::GpuResident)),
+        ("gpu resid.", clocks(Series::GpuResident)),
         ("up GB/s", gpu(Phase::Upload, &|p| p.upload_gb_per_s.is_some())),
         ("down GB/s", gpu(Phase::Download, &|p| p.download_gb_per_s.is_some())),
     ];
@@ -35,7 +35,7 @@ pub(super) fn clocks_line(r: &SweepResult) -> String {
 /// probed on, and the model's columns, which no clock timed: "clocks: cpu-clock (cpu %, gpu
 /// total, cpu all), gpu-timestamp (kern. %), …; ceilings: …; model: no clock, from the ceilings".
 pub(super) fn ceilings_clocks_line(r: &SweepResult) -> String {
-    let cpu_clock = |series| on_cpu_clock(r, series);
+    let clocks = |series| series_clocks(r, series);
     // A % column where it shows a figure: its rate's clock, or its ceiling's.
     let pct = |backend, phase, clock: fn(&PhaseRate) -> Option<Clock>| -> Vec<Clock> {
         let shown = |p| super::whole_rate(p, backend, phase).filter(|x| x.share_label().is_some());
@@ -51,8 +51,8 @@ pub(super) fn ceilings_clocks_line(r: &SweepResult) -> String {
     };
     // In the table's order: the % columns, then the measured medians.
     let mut runs = percents(|x| Some(x.source)).to_vec();
-    runs.push(("gpu total", cpu_clock(Series::GpuTotal)));
-    runs.push(("cpu all", cpu_clock(Series::CpuAll)));
+    runs.push(("gpu total", clocks(Series::GpuTotal)));
+    runs.push(("cpu all", clocks(Series::CpuAll)));
     let mut line = format!("clocks: {}", grouped(&runs));
     let ceilings = grouped(&percents(|x| x.ceiling_source));
     if !ceilings.is_empty() {
@@ -65,10 +65,18 @@ pub(super) fn ceilings_clocks_line(r: &SweepResult) -> String {
     line
 }
 
-/// The clock of a column of `series`' medians: the CPU clock, where it has any.
-fn on_cpu_clock(r: &SweepResult, series: Series) -> Vec<Clock> {
-    let measured = r.points.iter().any(|p| p.median_ns(series).is_some());
-    if measured { vec![Clock::CpuClock] } else { Vec::new() }
+/// The clocks of a column of `series`' medians, as each point's figures name them (the CPU clock
+/// where a figure names none: a file written before figures did); the GPU's resident passes
+/// with an op on the GPU are on both clocks.
+fn series_clocks(r: &SweepResult, series: Series) -> Vec<Clock> {
+    let stats = r.points.iter().filter_map(|p| p.series.iter().find(|(s, _)| *s == series));
+    let mut clocks: Vec<Clock> = Vec::new();
+    for clock in stats.map(|(_, st)| st.clock.unwrap_or(Clock::CpuClock)) {
+        if !clocks.contains(&clock) {
+            clocks.push(clock);
+        }
+    }
+    clocks
 }
 
 /// `columns` grouped by clock, in the order each clock is first named: "cpu-clock (a, b),

@@ -12,11 +12,13 @@ use crate::engine::sweep::{FrontierPoint, Series, SweepPoint, SweepResult};
 /// "-" where a series is missing.
 fn figure(p: Option<&SweepPoint>, series: Series) -> String {
     let Some(x) = p.and_then(|p| p.speed_up(series)) else { return "-".to_owned() };
+    // As the comparison's line writes it (two decimals, or two significant digits below 0.1).
+    let ratio = crate::system::units::ratio(x.ratio);
     if series != Series::GpuTotal {
-        return format!("{:.2}x", x.ratio);
+        return format!("{ratio}x");
     }
     let noise = p.and_then(|p| p.end_to_end).map_or("", |c| c.winner.mark());
-    format!("{:.2}x{noise}{}", x.ratio, x.mark())
+    format!("{ratio}x{noise}{}", x.mark())
 }
 
 /// The map (sizes down, work levels across) and the frontier lines.
@@ -97,8 +99,8 @@ mod tests {
         // Run in turns, the CPU faster 0.05x: the map says that, not the medians' 0.32x.
         let end_to_end = Some(Speedup::of(Some(Series::CpuAll), &[100.0; 6], &[2000.0; 6], Stop::Decided));
         let p = SweepPoint { end_to_end, ..plain.clone() };
-        assert_eq!(p.end_to_end.map(|c| c.label()), Some("CPU faster: 0.05x (0.05–0.05)".to_owned()));
-        assert_eq!(figure(Some(&p), Series::GpuTotal), "0.05x");
+        assert_eq!(p.end_to_end.map(|c| c.label()), Some("CPU faster: 0.050x (0.050–0.050)".to_owned()));
+        assert_eq!(figure(Some(&p), Series::GpuTotal), "0.050x");
         // The data kept on the GPU: the medians, as every cell of it is.
         assert_eq!(figure(Some(&p), Series::GpuResident), "2.00x");
         // Within the noise: its median and "~"; no comparison: the medians, "*".

@@ -256,7 +256,8 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let quiet = stdout(args.json.as_deref()) || stdout(args.csv.as_deref());
     let grid = options.is_grid();
     crate::cli::pace::measure_unknown_ceilings(&engine, gpu, quiet);
-    let mut pace = crate::cli::pace::JobPace::read(&engine, gpu, options.task(), options.parts());
+    let mut pace =
+        crate::cli::pace::JobPace::read(&engine, gpu, options.task(), |pace| options.parts_at(pace));
     // A grid is planned from a calibration measured first, and the plan said before it starts.
     if grid && !quiet {
         errln!("calibrating the grid's estimate…");
@@ -264,7 +265,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let calibration = grid.then(|| calibrate(&engine, &options)).transpose()?;
     // The plan prices its cells with this machine's pace: what it saw, its ceilings and the ops'
     // rates measured with them.
-    let plan = options.plan(calibration.as_ref(), pace.pace_mut());
+    let plan = options.plan(calibration.as_ref(), pace.pace());
     // The one estimator: a grid from its calibration (the whole job, the time the calibration
     // took included) until a grid ran to its end here, then (and a plain sweep always) from this
     // machine's pace kept in the cache folder, which has learned how long the comparisons take to
@@ -286,7 +287,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
     let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
     let took_s = pace.took_s();
-    crate::engine::sweep::teach_pace(pace.pace_mut(), &result);
+    pace.learn_sweep(&result);
     pace.finished(&engine);
     // Each output is written even when another could not be (a full disk): the measured sweep
     // is kept wherever it can be; the first failure fails the command, the others are told.

@@ -361,7 +361,7 @@ pub fn run_claims(
         quick: options.quick,
         claims,
         took_s: started.elapsed().as_secs_f64(),
-        busy: CpuSnapshot::busy_since(first),
+        busy: CpuSnapshot::busy_of_a_run(first),
         stopped,
         runs,
     })
@@ -381,16 +381,11 @@ impl ClaimResult {
     }
 }
 
-/// Claim `id` (`what` it tests) as a stopped run leaves it: not run, nothing measured.
+/// Claim `id` (`what` it tests) as a stopped run leaves it: not run, nothing measured, the line
+/// that names it in place of the tutorial's words (its experiment quotes them) and no experiment.
 fn not_run(id: u8, what: &str) -> ClaimResult {
     let why = "the run was stopped before this claim's experiment finished".to_owned();
-    ClaimResult::new(
-        (id, &format!("claim {id}: {what}")),
-        String::new(),
-        Vec::new(),
-        (Verdict::NotRun, why),
-        Vec::new(),
-    )
+    ClaimResult::new((id, what), String::new(), Vec::new(), (Verdict::NotRun, why), Vec::new())
 }
 
 #[cfg(test)]

@@ -35,9 +35,9 @@ impl Sampling<'_> {
     pub(super) fn keep(&self, name: &str, report: &RunReport) {
         let Some(kept) = self.kept else { return };
         let mut kept = kept.borrow_mut();
-        let same = |(n, r): &&mut (String, RunReport)| {
-            n == name && (r.width, r.height) == (report.width, report.height)
-        };
+        // A side is its name (backend, workgroup or threads), size, work and op.
+        let settings = |r: &RunReport| (r.width, r.height, r.work.work_rounds, r.work.divergent, r.op.op);
+        let same = |(n, r): &&mut (String, RunReport)| n == name && settings(r) == settings(report);
         match kept.iter_mut().find(same) {
             Some(slot) => slot.1 = report.clone(),
             None => kept.push((name.to_owned(), report.clone())),
@@ -97,19 +97,13 @@ pub(super) fn gpu() -> ConvertSettings {
     ConvertSettings { backend: crate::engine::Backend::Gpu, ..ConvertSettings::default() }
 }
 
-/// A side's name in a trace: its workgroup on the GPU, its work per pixel and its operation where
-/// it has them (the trace's process names the backend, formula and size).
+/// A side's name in a trace: its workgroup on the GPU, or its threads (the trace's process names
+/// the backend, formula, work, op and size).
 pub(super) fn side_name(s: &ConvertSettings) -> String {
-    let name = match s.backend {
+    match s.backend {
         crate::engine::Backend::Gpu => format!("workgroup {}", s.workgroup),
         crate::engine::Backend::Cpu => "all threads".to_owned(),
-    };
-    let name = match (s.work.rounds, s.work.divergent) {
-        (0, _) => name,
-        (rounds, false) => format!("{name} · work {rounds}"),
-        (rounds, true) => format!("{name} · work {rounds} on odd gray values"),
-    };
-    if s.op.is_none() { name } else { format!("{name} · then {}", s.op) }
+    }
 }
 
 /// The nanoseconds `ns` reads from side `side`'s report, each round (rounds without them left out).

@@ -57,6 +57,22 @@ pub fn save_pace(pace: &Pace) {
     }
 }
 
+/// Something a pace learned (a run seen, a job's overhead), kept to be taught again.
+pub type Lesson = Box<dyn Fn(&mut Pace) + Send>;
+
+/// Keeps what `lessons` taught a pace of `machine` since it was read: they are taught again to
+/// the pace kept now, which another process may have taught meanwhile (the app, open for an
+/// hour, kept what it read at launch over the CLI's sweeps), and that pace is kept and returned.
+#[must_use]
+pub fn keep_lessons(machine: &str, lessons: &[Lesson]) -> Pace {
+    let mut pace = load_pace(machine);
+    for lesson in lessons {
+        lesson(&mut pace);
+    }
+    save_pace(&pace);
+    pace
+}
+
 fn save_pace_in(dir: &Path, pace: &Pace) {
     let pace = Pace { format: PACE_FORMAT, ..pace.clone() };
     if let Err(e) = crate::engine::ceilings::store_json(Some(pace_file(dir, &pace.machine)), &pace) {

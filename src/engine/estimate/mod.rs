@@ -18,7 +18,7 @@ mod roofs;
 mod task;
 
 pub use eta::{SEEN_PACE_ALONE_AT, Standing};
-pub use kept::{load_pace, machine_name, save_pace};
+pub use kept::{Lesson, keep_lessons, load_pace, machine_name, save_pace};
 pub use parts::{round_trip_parts, transfer_paths_parts};
 pub(crate) use roofs::{PLAIN_BYTES, steps_ns_per_pixel};
 pub use task::Task;

@@ -353,23 +353,15 @@ impl SweepOptions {
     #[must_use]
     pub fn plan(&self, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
         let runs = self.runs.max(1);
-        let mut cells = self.cells();
         let axis = self.ops.axis();
         let Some(c) = calibration else {
-            return GridEstimate { cells, runs, total_ns: None, calibration: None, axis };
+            return GridEstimate { cells: self.cells(), runs, total_ns: None, calibration: None, axis };
         };
         let mut pace = pace.clone();
         c.observe_into(&mut pace);
+        let mut cells = self.cells_at(&pace);
         let mut parts = Vec::new();
         for cell in &mut cells {
-            if self.is_grid() {
-                let (mp, rounds, op) = (cell.megapixels, cell.work_rounds, cell.op);
-                let one_run_ns = |lane| pace.run_with_op(lane, mp, rounds, op).seconds * 1e9;
-                cell.cpu_runs = runs_within_budget(one_run_ns(Lane::CpuAllThreads), runs);
-                if self.gpu {
-                    cell.gpu_runs = runs_within_budget(one_run_ns(Lane::Gpu), runs);
-                }
-            }
             let cell_parts = cell.parts();
             cell.estimated_ns = Some((pace.parts(&cell_parts).seconds * 1e9).round() as u64);
             parts.extend(cell_parts);
@@ -378,11 +370,36 @@ impl SweepOptions {
         GridEstimate { cells, runs, total_ns, calibration: Some(*c), axis }
     }
 
+    /// Every cell, a grid's with the warm runs that fit its budget at `pace` (as the grid's plan
+    /// trims them).
+    fn cells_at(&self, pace: &Pace) -> Vec<CellPlan> {
+        let runs = self.runs.max(1);
+        let mut cells = self.cells();
+        for cell in cells.iter_mut().filter(|_| self.is_grid()) {
+            let (mp, rounds, op) = (cell.megapixels, cell.work_rounds, cell.op);
+            let one_run_ns = |lane| pace.run_with_op(lane, mp, rounds, op).seconds * 1e9;
+            cell.cpu_runs = runs_within_budget(one_run_ns(Lane::CpuAllThreads), runs);
+            if self.gpu {
+                cell.gpu_runs = runs_within_budget(one_run_ns(Lane::Gpu), runs);
+            }
+        }
+        cells
+    }
+
     /// The parts a [`Pace`] estimates this sweep from, each cell running what [`Self::ops`] says (a
     /// plain sweep's sizes; a grid's cells as asked, before its calibration trims their runs).
     #[must_use]
     pub fn parts(&self) -> Vec<Part> {
         self.cells().iter().flat_map(CellPlan::parts).collect()
+    }
+
+    /// [`Self::parts`] as the sweep will run them where `pace` prices them: a grid's cells with
+    /// the warm runs that fit their budget. Its estimate once a grid was seen, and what its
+    /// overhead is learned over (priced with every run asked, a second grid of 10 runs was put at
+    /// 3.7x the time it took, and its overhead learned as none).
+    #[must_use]
+    pub fn parts_at(&self, pace: &Pace) -> Vec<Part> {
+        self.cells_at(pace).iter().flat_map(CellPlan::parts).collect()
     }
 
     /// The kind of job this sweep is, each cell running what [`Self::ops`] says, for its overhead: a

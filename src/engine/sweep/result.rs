@@ -249,7 +249,8 @@ impl Speedup {
                 _ => "not measured (time budget)".to_owned(),
             };
         };
-        let figure = format!("{:.2}x ({:.2}–{:.2})", i.median, i.ci_low, i.ci_high);
+        let r = crate::system::units::ratio;
+        let figure = format!("{}x ({}–{})", r(i.median), r(i.ci_low), r(i.ci_high));
         match self.winner {
             Winner::GpuFaster => format!("GPU faster: {figure}"),
             Winner::CpuFaster => format!("CPU faster: {figure}"),
@@ -381,8 +382,15 @@ impl SweepResult {
             return None;
         }
         let points = self.points.iter().filter(|p| p.was_busy()).count();
+        // A point too short to tell (under a second of CPU ticks) is not counted as quiet.
+        let told = self.points.iter().filter(|p| p.busy.is_some()).count();
         let overall = self.busy.map_or_else(String::new, |b| format!("{} over the sweep, ", b.shares_text()));
-        Some(format!("{overall}{points} of {} points measured busy", self.points.len()))
+        let of = crate::system::units::count(told, "point");
+        Some(match self.points.len() - told {
+            _ if told == 0 => format!("{overall}each point too short to tell on its own"),
+            0 => format!("{overall}{points} of {of} measured busy"),
+            short => format!("{overall}{points} of {of} measured busy, {short} too short to tell"),
+        })
     }
 }
 

@@ -101,7 +101,7 @@ pub fn sweep_planned(
         levels: options.axis_levels(),
         op_estimate_basis: plan.op_sentence(),
         compute,
-        busy: CpuSnapshot::busy_since(whole_sweep),
+        busy: CpuSnapshot::busy_of_a_run(whole_sweep),
         // The crossovers, the model, the frontier and the verdict: `analyse` fills them.
         ..SweepResult::default()
     };

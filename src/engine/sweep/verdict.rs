@@ -264,14 +264,16 @@ mod tests {
         r.busy = Some(Busy { others_share: 0.001, steal_share: 0.0 });
         assert_eq!(
             r.busy_text().as_deref(),
-            Some("other processes took 0% of the CPU over the sweep, 1 of 2 points measured busy")
+            Some(
+                "other processes took 0% of the CPU over the sweep, 1 of 1 point measured busy, 1 too short to tell"
+            )
         );
         r.busy = Some(Busy { others_share: 0.02, steal_share: 0.2 });
         r.points[0].busy = None;
         assert_eq!(
             r.busy_text().as_deref(),
             Some(
-                "other processes took 2% of the CPU, a hypervisor 20% over the sweep, 0 of 2 points measured busy"
+                "other processes took 2% of the CPU, a hypervisor 20% over the sweep, each point too short to tell on its own"
             )
         );
     }
