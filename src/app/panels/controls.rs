@@ -125,7 +125,7 @@ fn measure_ui(ui: &mut Ui, session: &mut Session) {
         let button = ui.add_enabled(enabled, egui::Button::new(format!("Run ×{repeat}")));
         // With what they are estimated to take, and what that rests on.
         let estimate =
-            session.conversions_estimate(repeat).map_or_else(String::new, |e| format!(": {}", e.sentence()));
+            session.conversions_estimate(repeat).map_or_else(String::new, |e| format!(" ({})", e.sentence()));
         if button
             .on_hover_text(format!(
                 "This many conversions in a row (set beside), each charted; Stop or Esc ends them{estimate}"

@@ -43,7 +43,10 @@ pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for
                     ui.add(egui::ProgressBar::new(fraction).desired_width(width).text(text));
                 }
                 if let Some(p) = &progress {
-                    let eta = p.eta_secs().map_or_else(String::new, |s| format!(" · about {} left", secs(s)));
+                    // With what it rests on, as every estimate says it.
+                    let eta = p.eta().map_or_else(String::new, |(s, basis)| {
+                        format!(" · about {} left ({basis})", secs(s))
+                    });
                     ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
                 }
                 let queued = session.queued_jobs();
@@ -181,6 +184,7 @@ mod tests {
         let want = 4.0 * 0.58 / 0.42;
         let eta = f64::from(p.eta_secs().expect("an ETA"));
         assert!((eta - want).abs() < 0.05, "{eta} s left, want {want}");
+        assert_eq!(p.eta().map(|(_, basis)| basis), Some("from the pace so far"));
 
         // A short one shows no bar; neither does a single run that counts no pixels.
         p.estimate_s = Some(0.5);

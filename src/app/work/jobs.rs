@@ -169,6 +169,12 @@ impl Progress {
     /// in this job, one-time work left out ([`crate::engine::estimate::Standing`]).
     #[must_use]
     pub fn eta_secs(&self) -> Option<f32> {
+        self.eta().map(|(seconds, _)| seconds)
+    }
+
+    /// [`Self::eta_secs`] with what it rests on ("from the pace so far", …).
+    #[must_use]
+    pub fn eta(&self) -> Option<(f32, &'static str)> {
         let standing = crate::engine::estimate::Standing {
             estimate_s: self.estimate_s,
             elapsed_s: f64::from(self.elapsed_secs()),
@@ -176,7 +182,7 @@ impl Progress {
             done: (self.work_total > 0.0).then(|| self.work_done / self.work_total),
             since_done_s: self.work_moved_at.elapsed().as_secs_f64(),
         };
-        standing.seconds_left().map(|s| s as f32)
+        standing.left().map(|(s, basis)| (s as f32, basis))
     }
 
     /// Done as a fraction, when the total is known.

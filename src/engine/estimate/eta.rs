@@ -34,12 +34,21 @@ impl Standing {
     /// already overrun with no work done to correct it).
     #[must_use]
     pub fn seconds_left(&self) -> Option<f64> {
+        self.left().map(|(seconds, _)| seconds)
+    }
+
+    /// [`Self::seconds_left`] with what it rests on, in a status line's words: "from the
+    /// estimate" (no work done to correct it yet), "from the estimate and the pace so far" (the
+    /// two mixed), "from the pace so far" (from [`SEEN_PACE_ALONE_AT`] of the work on, or with
+    /// no estimate).
+    #[must_use]
+    pub fn left(&self) -> Option<(f64, &'static str)> {
         let usable = |s: f64| s.is_finite() && s > 0.0;
         let estimate = self.estimate_s.filter(|e| usable(*e));
         let paced_s = (self.elapsed_s - self.one_time_s.max(0.0)).max(0.0);
         let done = self.done.filter(|f| f.is_finite()).map(|f| f.clamp(0.0, 1.0));
         if done == Some(1.0) {
-            return Some(0.0);
+            return Some((0.0, "done"));
         }
         let since = self.since_done_s.clamp(0.0, paced_s);
         let seen_total = done.filter(|f| *f > 0.0).map(|f| (paced_s - since) / f).filter(|s| usable(*s));
@@ -49,10 +58,15 @@ impl Standing {
             (Some(e), Some(seen), Some(f)) => {
                 let weight = (f / SEEN_PACE_ALONE_AT).min(1.0);
                 let total = e.powf(1.0 - weight) * seen.powf(weight);
-                left_since(total * (1.0 - f))
+                let basis = if weight < 1.0 {
+                    "from the estimate and the pace so far"
+                } else {
+                    "from the pace so far"
+                };
+                left_since(total * (1.0 - f)).map(|s| (s, basis))
             }
-            (None, Some(seen), Some(f)) => left_since(seen * (1.0 - f)),
-            (Some(e), None, _) => (e > paced_s).then_some(e - paced_s),
+            (None, Some(seen), Some(f)) => left_since(seen * (1.0 - f)).map(|s| (s, "from the pace so far")),
+            (Some(e), None, _) => (e > paced_s).then_some((e - paced_s, "from the estimate")),
             _ => None,
         }
     }
@@ -118,5 +132,18 @@ mod tests {
         assert!(left(None, 0.46, 0.0, Some(0.1)).expect("an ETA") > 4.0);
         assert_eq!(left(None, 1.0, 0.0, None), None);
         assert_eq!(left(Some(2.0), 1.0, 0.0, Some(1.0)), Some(0.0));
+    }
+
+    #[test]
+    fn an_eta_says_what_it_rests_on() {
+        let at = |done: Option<f64>, estimate_s: Option<f64>| {
+            let s = Standing { estimate_s, elapsed_s: 2.0, one_time_s: 0.0, done, since_done_s: 0.0 };
+            s.left().map(|(_, basis)| basis)
+        };
+        assert_eq!(at(None, Some(10.0)), Some("from the estimate"));
+        assert_eq!(at(Some(0.05), Some(10.0)), Some("from the estimate and the pace so far"));
+        assert_eq!(at(Some(0.5), Some(10.0)), Some("from the pace so far"));
+        assert_eq!(at(Some(0.5), None), Some("from the pace so far"));
+        assert_eq!(at(None, None), None);
     }
 }
