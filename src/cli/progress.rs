@@ -98,10 +98,9 @@ impl FileProgress {
         let elapsed = self.started.elapsed();
         let mb_per_s = self.mb_per_s();
         let done = (self.done_bytes > 0).then(|| self.done_bytes as f64 / self.total_bytes.max(1) as f64);
-        let eta =
-            // From the bytes done so far: no estimate comes before a batch.
-            left(elapsed, self.one_time_at, done)
-                .map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {s} (pace so far)"));
+        // From the bytes done so far: no estimate comes before a batch.
+        let eta = left(elapsed, self.one_time_at, done)
+            .map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {s} (pace so far)"));
         let failed = if self.failed > 0 { format!(", {} failed", self.failed) } else { String::new() };
         format!(
             "[{}/{}] {:.0}%{failed}, {mb_per_s:.1} MB/s, {eta}",

@@ -154,8 +154,10 @@ impl Session {
                 // app learned since, is the pace from now on: neither erases the other's.
                 let lessons = std::mem::take(&mut self.pace.lessons);
                 self.pace.pace = keep_lessons(&machine, &lessons);
-                self.pace_cpu_compute(None);
-                self.pace_gpu_compute();
+                // The ceilings' op rates are not kept in the file; the jobs in flight keep
+                // their estimates (this is no news about the machine).
+                let (cpu, gpu) = (self.cpu_compute().copied(), self.ceilings().map(|k| k.ceilings.clone()));
+                self.pace.pace.know_ceilings(cpu.as_ref(), gpu.as_ref());
             }
         }
     }

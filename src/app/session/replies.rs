@@ -67,8 +67,9 @@ impl Session {
                 let kind = std::mem::discriminant(&answer);
                 self.answers.retain(|(_, a, _)| std::mem::discriminant(a) != kind);
                 // Its job is still in the book: it ends after its answer.
-                let took_s = self.book.sent.iter().find(|(_, t)| t.id == id).and_then(|(_, t)| t.progress());
-                self.answers.push((id, answer, took_s.map(|p| f64::from(p.elapsed_secs()))));
+                let progress =
+                    self.book.sent.iter().find(|(_, t)| t.id == id).and_then(|(_, t)| t.progress());
+                self.answers.push((id, answer, progress.map(|p| f64::from(p.elapsed_secs()))));
             }
             Reply::Exported(exported) => self.exported(*exported),
             Reply::ExportFailed(path, e) => {

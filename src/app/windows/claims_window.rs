@@ -267,15 +267,10 @@ impl ClaimsWindow {
         match asked {
             Some(RowAsked::Save(overwrite)) => {
                 let Some(report) = &report else { return };
-                let kind = ResultKind::Claims;
-                // As the CLI's `claims --json`: what the run was estimated at, and what it took.
-                match estimate {
-                    Some(e) => {
-                        let timed = crate::engine::estimate::Timed::new(&**report, e, None);
-                        super::json_file::save_result(session, &path, overwrite, kind, &timed);
-                    }
-                    None => super::json_file::save_result(session, &path, overwrite, kind, &**report),
-                }
+                // As the CLI's `claims --json`: what the run was estimated at (it holds what it took).
+                let timing = estimate.map(|e| (e, None));
+                let file = (path.as_path(), overwrite);
+                super::json_file::save_timed_result(session, file, ResultKind::Claims, &**report, timing);
             }
             Some(RowAsked::Load) => self.load(session, &path),
             Some(RowAsked::Clear) => self.compare = None,

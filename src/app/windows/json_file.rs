@@ -81,6 +81,24 @@ fn save_button(ui: &mut Ui, confirm_replace: &mut bool, path: &Path, can_save: b
 
 /// Writes `value` to `path` as a result file stamped as the CLI stamps its own
 /// ([`crate::io::write_result`]), replacing a file only when `overwrite`; the toast says how.
+/// [`save_result`] for a long job's report, with what it was estimated at and what it took
+/// where known (`took_s` `None`: the report holds its own), as the CLI's `--json` writes it.
+pub(super) fn save_timed_result(
+    session: &mut Session,
+    (path, overwrite): (&Path, bool),
+    kind: ResultKind,
+    report: &impl serde::Serialize,
+    timing: Option<(crate::engine::estimate::Estimate, Option<f64>)>,
+) {
+    match timing {
+        Some((estimate, took_s)) => {
+            let timed = crate::engine::estimate::Timed::new(report, estimate, took_s);
+            save_result(session, path, overwrite, kind, &timed);
+        }
+        None => save_result(session, path, overwrite, kind, report),
+    }
+}
+
 pub(super) fn save_result(
     session: &mut Session,
     path: &Path,

@@ -292,16 +292,10 @@ impl SweepWindow {
         let path = PathBuf::from(self.path.trim());
         match asked {
             Some(RowAsked::Save(overwrite)) => {
-                // As the CLI's `sweep --json`: what the run was estimated at, and what it took.
-                match (&sweep, self.timing) {
-                    (Some(sweep), Some((estimate, took_s))) => {
-                        let timed = crate::engine::estimate::Timed::new(&**sweep, estimate, Some(took_s));
-                        super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &timed);
-                    }
-                    (Some(sweep), None) => {
-                        super::json_file::save_result(session, &path, overwrite, ResultKind::Sweep, &**sweep);
-                    }
-                    (None, _) => {}
+                if let Some(sweep) = &sweep {
+                    let timing = self.timing.map(|(estimate, took_s)| (estimate, Some(took_s)));
+                    let file = (path.as_path(), overwrite);
+                    super::json_file::save_timed_result(session, file, ResultKind::Sweep, &**sweep, timing);
                 }
             }
             Some(RowAsked::Load) => self.load(session, &path),
