@@ -512,6 +512,12 @@ impl GraylabApp {
         self.export.open_for(&mut self.session);
     }
 
+    /// Opens the export window on `path` (as if chosen in its save dialog).
+    pub fn open_export_window_on(&mut self, path: &std::path::Path) {
+        self.export.open_for(&mut self.session);
+        self.export.set_path(path);
+    }
+
     /// Opens the tutorial-claims window.
     pub fn open_claims_window(&mut self) {
         self.claims.open = true;

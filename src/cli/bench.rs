@@ -160,6 +160,9 @@ struct BenchReport<'a> {
     software_adapter: Option<bool>,
     /// The GPU ceilings the percentages are of (cached per adapter, or measured by this run).
     ceilings: Option<KnownCeilings>,
+    /// Whether a run beat a one-step ceiling measured before, which `ceilings` then holds as
+    /// raised by that run.
+    ceilings_raised: bool,
     results: &'a [BenchResult],
     /// How busy the machine was while the runs were measured (other processes' CPU time), where
     /// the system says.
@@ -297,6 +300,12 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             results.push(bench_with(&engine, &image, &s, &options)?);
         }
     }
+    // The ceilings as the runs left them: a run that beat a one-step ceiling raised it, and the
+    // rates after it (the whole upload's and download's too) are of the raised ones.
+    let raised_from = ceilings.clone();
+    let ceilings = ceilings.and_then(|_| engine.known_gpu_ceilings());
+    let ceilings_raised =
+        raised_from.zip(ceilings.as_ref()).is_some_and(|(before, now)| before.ceilings != now.ceilings);
     let report = BenchReport {
         version: crate::system::host::VERSION,
         build: crate::system::host::BUILD,
@@ -306,6 +315,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         adapter: adapter.as_ref().map(|a| a.0.clone()),
         software_adapter: adapter.as_ref().map(|a| a.1),
         ceilings,
+        ceilings_raised,
         results: &results,
         busy: crate::system::load::CpuSnapshot::busy_of_a_run(before),
     };
@@ -350,6 +360,9 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
     super::print_timing_warnings(report.software_adapter == Some(true));
     if let Some(k) = &report.ceilings {
         outln!("{}", super::info::ceilings_lines(k).join("\n"));
+        if report.ceilings_raised {
+            outln!("(as raised by these runs, which beat a ceiling measured before: see \"raised now\")");
+        }
     }
     outln!();
     outln!(

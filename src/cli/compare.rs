@@ -130,12 +130,12 @@ fn origin(path: &Path, json: &Value) -> String {
     let load = host["load_1m"].as_f64().map_or_else(String::new, |l| format!(", load {l:.2}"));
     let threads = host["threads"].as_u64().unwrap_or(0);
     format!(
-        "{} — graylab {} {}, {} ({threads} thread{}{memory}), {adapter}, written {}{load}",
+        "{} — graylab {} {}, {} ({}{memory}), {adapter}, written {}{load}",
         path.display(),
         text(&p["graylab"]),
         text(&p["build"]),
         text(&host["cpu_model"]),
-        if threads == 1 { "" } else { "s" },
+        crate::system::units::count(threads as usize, "thread"),
         p["written_unix_s"].as_u64().map_or_else(|| "?".to_owned(), utc),
     )
 }
@@ -224,12 +224,7 @@ fn summary(c: &Comparison, nothing_in_common: bool) -> String {
         );
     }
     if !c.verdicts.is_empty() {
-        let _ = write!(
-            text,
-            "; {} verdict{} turned",
-            c.verdicts.len(),
-            if c.verdicts.len() == 1 { "" } else { "s" }
-        );
+        let _ = write!(text, "; {} turned", crate::system::units::count(c.verdicts.len(), "verdict"));
     }
     let slower = c.count(Change::Slower) > 0 && !nothing_in_common;
     text.push_str(if slower { ". Exit 3: something got slower." } else { "." });

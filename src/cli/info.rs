@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::engine::ceilings::{Ceiling, LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::ceilings::{
     ComputeCeilings, KnownCeilings, cached_ceilings, compute_ceilings_of, saved_cpu_compute,
 };
-use crate::engine::ceilings::{LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::{
     Bandwidth, CpuCompute, Engine, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters, simd_level,
 };
@@ -308,16 +308,9 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
         c.adapter,
         crate::system::units::count(c.host_threads, "host thread")
     )];
-    let by = if c.device_copy_by_kernel { "a copy kernel" } else { "a copy command" };
-    let device_copy = format!("{by} in device memory, read + write counted");
-    let steps: [(&str, &Bandwidth, &str); 6] = [
-        ("host -> staging", &c.host_to_staging, "every thread writing into mapped upload memory"),
-        ("staging -> device", &c.staging_to_device, "GPU copy"),
-        ("device copy", &c.device_copy, &device_copy),
-        ("device -> readback", &c.device_to_readback, "GPU copy"),
-        ("readback -> host", &c.readback_to_host, "every thread reading mapped readback memory"),
-        ("host memcpy", &c.host_memcpy, "reference: plain parallel memcpy, same threads"),
-    ];
+    let mut steps: Vec<(&str, &Bandwidth, &str)> =
+        Ceiling::STEPS.iter().filter_map(|&s| Some((s.name(), s.step(c)?, s.what(c)))).collect();
+    steps.push(("host memcpy", &c.host_memcpy, "reference: plain parallel memcpy, same threads"));
     lines.extend(steps.iter().map(|(name, b, what)| {
         format!(
             "    {name:<20} {:>12} (median {:>12})  {:<14} {what}",
@@ -337,7 +330,7 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
         ));
     }
     lines.push(format!(
-        "    upload as a whole (host -> staging -> device): {}; download as a whole: {}",
+        "    upload as a whole (host→staging→device): {}; download as a whole: {}",
         gb(c.host_to_device_gb_per_s()),
         gb(c.device_to_host_gb_per_s())
     ));

@@ -82,6 +82,11 @@ impl JobPace {
         self.pace.job(self.task, &self.parts)
     }
 
+    /// The most the job can take, for a job sampled until decided ([`Pace::at_most_s`]).
+    pub(super) fn at_most_s(&self) -> Option<f64> {
+        self.pace.at_most_s(self.task, &self.parts)
+    }
+
     /// Whether a job of this kind ran to its end here before (its estimate is then the pace's).
     pub(super) fn seen_before(&self) -> bool {
         self.pace.has_seen(self.task)

@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use image::DynamicImage;
 
 use super::bench::{BenchArgs, bench_image};
-use super::out::outln;
+use super::out::{errln, outln};
+use super::pace::JobPace;
+use crate::engine::estimate::{Task, Timed};
 use crate::engine::sampling::{Budget, Interval};
-use crate::engine::sweep::{WorkgroupRace, workgroups};
+use crate::engine::sweep::{WorkgroupRace, race_parts, workgroups};
 use crate::engine::{ConvertSettings, Engine, WorkgroupSize, bench_bytes};
 use crate::system::units::ms;
 
@@ -79,12 +81,28 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let settings =
         ConvertSettings { formula: args.formula, work: args.work.work(), ..ConvertSettings::default() };
     let budget = Budget::FULL;
+    // What the race will take, said first, as every long job does; its wall time teaches the
+    // pace the app's race is estimated from too.
+    let megapixels = crate::system::units::megapixels(image.width(), image.height());
+    let shapes = gpu.valid_workgroups().len();
+    let pace = JobPace::read(&engine, true, Task::Workgroups, |_| {
+        race_parts(shapes, &settings, megapixels, &budget)
+    });
+    let estimate = pace.estimate();
+    // Before a race was seen here, when it decides is a guess: its budget bounds it.
+    let at_most = pace.at_most_s().filter(|_| !pace.seen_before());
+    let bound = at_most
+        .map(|s| format!("; it runs until decided, at most {}", crate::system::units::duration_text(s)));
+    errln!("estimate: {}{}", estimate.sentence(), bound.unwrap_or_default());
     let race = workgroups(&engine, &image, &settings, &budget, None, &mut |_| {})?;
+    let took_s = pace.took_s();
+    pace.finished(&engine);
     if args.json {
         let json = race_json(&image, &label, &settings, &adapter, software, &race);
+        let timed = Timed::new(&json, estimate, Some(took_s));
         outln!(
             "{}",
-            crate::io::stamped_json(crate::io::ResultKind::Workgroups, &engine.provenance(), &json)?
+            crate::io::stamped_json(crate::io::ResultKind::Workgroups, &engine.provenance(), &timed)?
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -101,7 +119,13 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     outln!("{:<8} {:>16} {:>24}  clock", "shape", "kernel median ms", "95% interval ms");
     for s in &race.shapes {
         let (median, interval) = interval_ms(s.kernel_ns);
-        let mark = if Some(s.workgroup) == race.fastest { "  fastest" } else { "" };
+        let mark = if Some(s.workgroup) == race.fastest {
+            "  fastest"
+        } else if race.tied.contains(&s.workgroup) {
+            "  tied"
+        } else {
+            ""
+        };
         outln!("{:<8} {median:>16} {interval:>24}  {}{mark}", s.workgroup.to_string(), s.clock);
     }
     outln!();

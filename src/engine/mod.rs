@@ -139,7 +139,7 @@ impl ConvertSettings {
     #[must_use]
     pub fn parallelism(&self) -> String {
         match self.backend {
-            Backend::Cpu => format!("{} threads", self.threads),
+            Backend::Cpu => crate::system::units::count(self.threads, "thread"),
             Backend::Gpu => format!("workgroup {}", self.workgroup),
         }
     }

@@ -103,6 +103,8 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             .map(|p| (p.phase.to_string(), json!({ "ms": p.ns as f64 / 1e6, "clock": p.source.label() })))
             .collect();
         let mut args = json!({
+            // The run's span is its wall time, on the CPU clock; each phase says its own.
+            "clock": SpanClock::CpuClock.label(),
             "phases": phases,
             "overlap_ms": report.overlap_ns as f64 / 1e6,
             "work_rounds": report.work.work_rounds,
@@ -135,10 +137,12 @@ pub fn chrome_trace(title: &str, runs: &[(String, &RunReport)]) -> Value {
             events.push(meta(tid, "thread_sort_index", json!({ "sort_index": tid })));
             let spans: Vec<&Span> = report.spans.iter().filter(|s| s.lane == lane).collect();
             for (band, start_ns, end_ns) in band_extents(&spans) {
+                // From the first of its steps to the last: their clock (one a lane).
+                let clock = spans.iter().find(|s| s.band == Some(band)).map(|s| s.clock.label());
                 events.push(json!({
                     "ph": "X", "pid": pid, "tid": tid, "name": format!("band {band}"), "cat": "band",
                     "ts": micros(start_ns), "dur": micros(end_ns - start_ns),
-                    "args": { "band": band },
+                    "args": { "band": band, "clock": clock },
                 }));
             }
             for (step, span) in spans.iter().enumerate() {
@@ -265,6 +269,10 @@ mod tests {
         ];
         let events = &trace_of(Backend::Gpu, 20_000, spans);
         let bands: Vec<&Value> = events.iter().filter(|e| e["cat"] == "band").collect();
+        // Every event says its clock, the run's and each band's too (as the guide promises).
+        for e in events.iter().filter(|e| e["ph"] == "X") {
+            assert!(e["args"]["clock"].is_string(), "{e}");
+        }
         let on = |tid: u64| -> Vec<(f64, f64)> {
             bands.iter().filter(|b| b["tid"] == tid).map(|b| extent(b)).collect()
         };

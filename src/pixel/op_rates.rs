@@ -61,17 +61,19 @@ impl OpRates {
         Ok(Self::from_times(blur_ns, dither_ns, RATE_PLANE, per_step))
     }
 
-    /// Seconds `op` takes on an image of `megapixels` at 3:2 (the claims' and the sweep's
-    /// shape: `w + 2h - 2` steps with `w = 1.5 h`).
+    /// Seconds `op` takes on an image of `megapixels` whose height is `height_per_width` times
+    /// its width (2/3 for the claims' and the sweep's 3:2 images): the dither's wavefront takes
+    /// `w + 2h - 2` steps.
     #[must_use]
-    pub fn seconds(&self, op: Op, megapixels: f64) -> f64 {
+    pub fn seconds(&self, op: Op, megapixels: f64, height_per_width: f64) -> f64 {
         let pixels = megapixels.max(0.0) * 1e6;
         let ns = match op {
             Op::None => 0.0,
             Op::Blur { radius } => pixels * f64::from(2 * radius + 1) * self.blur_ns_per_pixel_tap,
             Op::Dither => {
-                let h = (pixels / 1.5).sqrt();
-                let steps = (1.5 * h + 2.0 * h - 2.0).max(1.0);
+                let w = (pixels / height_per_width.max(f64::MIN_POSITIVE)).sqrt();
+                let h = w * height_per_width;
+                let steps = (w + 2.0 * h - 2.0).max(1.0);
                 steps * self.dither_ns_per_step + pixels * self.dither_ns_per_pixel
             }
         };
@@ -107,7 +109,7 @@ mod tests {
     fn rates_scale_with_pixels_taps_and_steps() {
         // A GPU: 2 ms of blur:8 and 90 ms of dither on 1024 x 512 (2046 steps).
         let gpu = OpRates::from_times(2e6, 90e6, RATE_PLANE, true);
-        let at = |op, mp| gpu.seconds(op, mp);
+        let at = |op, mp| gpu.seconds(op, mp, 2.0 / 3.0);
         // The blur's time is the pixels' and the taps': 4x the pixels, 4x the time; radius 32
         // has 65 taps against 17.
         assert!(
@@ -120,10 +122,13 @@ mod tests {
         // The GPU's dither goes with its steps: 1224 x 816 has 2854, about 1.39x the plane's.
         let steps = 1224.0 + 2.0 * 816.0 - 2.0;
         assert!((at(Op::Dither, 1224.0 * 816.0 / 1e6) / 0.090 - steps / 2046.0).abs() < 0.01);
+        // A tall image of as many pixels has far more steps: 200 x 20000, 40198 (a 3:2 one 5713).
+        let tall = gpu.seconds(Op::Dither, 4.0, 100.0) / gpu.seconds(Op::Dither, 4.0, 2.0 / 3.0);
+        assert!((tall - 40198.0 / (2449.49 + 2.0 * 1632.99 - 2.0)).abs() < 0.1, "{tall}");
         assert!(at(Op::None, 16.0).abs() < f64::EPSILON);
         // The CPU's dither goes with its pixels.
         let cpu = OpRates::from_times(1e6, 1.2e6, RATE_PLANE, false);
-        assert!((cpu.seconds(Op::Dither, 4.0 * 0.524_288) / 4.8e-3 - 1.0).abs() < 1e-9);
+        assert!((cpu.seconds(Op::Dither, 4.0 * 0.524_288, 2.0 / 3.0) / 4.8e-3 - 1.0).abs() < 1e-9);
         assert!(cpu.dither_ns_per_step.abs() < f64::EPSILON);
         assert_eq!(rate_plane((3, 2)).len(), 6);
     }

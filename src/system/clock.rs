@@ -28,12 +28,6 @@ impl Clock {
         if on_gpu { Self::GpuTimestamp } else { Self::CpuClock }
     }
 
-    /// Whether GPU timestamps timed it (alone).
-    #[must_use]
-    pub fn is_gpu(self) -> bool {
-        self == Self::GpuTimestamp
-    }
-
     /// The label printed next to every figure (as it is written in JSON).
     #[must_use]
     pub fn label(self) -> &'static str {

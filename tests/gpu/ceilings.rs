@@ -151,10 +151,10 @@ fn the_probe_measures_every_step_with_its_clock() {
     assert_eq!(c.adapter_key, conv.context().report().ceilings_key());
     let bytes = PROBE_BYTES.min(conv.context().limits().max_buffer_size) / 256 * 256;
     for (name, b) in [
-        ("host -> staging", c.host_to_staging),
-        ("staging -> device", c.staging_to_device),
-        ("device -> readback", c.device_to_readback),
-        ("readback -> host", c.readback_to_host),
+        ("host→staging", c.host_to_staging),
+        ("staging→device", c.staging_to_device),
+        ("device→readback", c.device_to_readback),
+        ("readback→host", c.readback_to_host),
         ("memcpy", c.host_memcpy),
     ] {
         assert_eq!(b.bytes, bytes, "{name}");

@@ -480,7 +480,7 @@ fn timings_stay_honest_on_a_device_that_has_rendered() {
         // Where timestamps are read late (llvmpipe after a render pass), the run says so and
         // times every step on the CPU clock; elsewhere the timestamps are used.
         assert_eq!(
-            t.kernel().clock.is_gpu(),
+            t.kernel().clock == Clock::GpuTimestamp,
             ts.passes && !t.timestamps_read_late,
             "rendered {rendered}: {t:?}"
         );

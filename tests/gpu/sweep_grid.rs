@@ -109,7 +109,7 @@ fn a_work_grid_csv_has_a_work_column_and_the_estimate_comes_first() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("work_rounds,megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock")
+        Some("work_rounds,megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock,op")
     );
     let rows: Vec<&str> = lines.collect();
     // 0 rounds: one thread and all threads; 4 rounds: all threads.

@@ -394,13 +394,15 @@ fn sweep_writes_json_and_csv_with_every_series() {
     }
     let csv = std::fs::read_to_string(dir.path().join("s.csv")).expect("csv written");
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock"));
+    assert_eq!(lines.next(), Some("megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock,op"));
     // Every row and every series of the JSON names the clock that timed it: the CPU's, the GPU's
     // whole runs on the CPU clock, its kernel as its phase was timed.
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 3 * expected);
     assert!(csv.contains(",cpu1,") && csv.contains(",cpu_all,"));
     for row in &rows {
+        // Then the op after the grayscale: none here.
+        let row = row.strip_suffix(",none").unwrap_or_else(|| panic!("the op last: {row}"));
         let kernel = row.contains(",gpu_kernel,") && row.ends_with(",gpu-timestamp");
         assert!(kernel || row.ends_with(",cpu-clock"), "{row}");
     }

@@ -593,6 +593,44 @@ fn export_writes_the_converted_image_and_never_clobbers() {
     assert_eq!(std::fs::read(dir.path().join("taken.png")).expect("read"), b"keep");
 }
 
+/// The export window's "Replace it?" holds for the file and format it was asked of: a format
+/// that contradicts the name drops it and writes nothing, as does typing another name (a TIFF
+/// was once written into a `.png` so).
+#[test]
+fn replacing_a_file_holds_only_for_what_was_asked() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (path, _) = photo(dir.path(), "in.png", 60, 40);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let taken = dir.path().join("taken.png");
+    std::fs::write(&taken, b"keep").expect("write");
+    h.state_mut().open_export_window_on(&taken);
+    h.run_steps(2);
+    h.get_by_label("Export").click();
+    h.run_steps(2);
+    let asked = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>| {
+        h.query_by_label_contains("This file exists. Replace it?").is_some()
+    };
+    assert!(asked(&h), "asks first");
+    h.state_mut().settings_mut().export.format = Some(graylab::io::ExportFormat::Tiff);
+    h.run_steps(2);
+    assert!(!asked(&h) && h.query_by_label("Replace").is_none(), "another format: no longer asked");
+    assert!(h.query_by_label_contains("contradicts the name").is_some(), "the window says why");
+    h.state_mut().settings_mut().export.format = None;
+    h.run_steps(2);
+    h.get_by_label("Export").click();
+    h.run_steps(2);
+    assert!(asked(&h), "asked again for the PNG");
+    h.get_by_role_and_label(Role::TextInput, "File").focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::End);
+    h.get_by_role_and_label(Role::TextInput, "File").type_text("x.png");
+    h.run_steps(2);
+    assert!(!asked(&h), "another name: no longer asked");
+    settle(&mut h);
+    assert_eq!(std::fs::read(&taken).expect("read"), b"keep", "nothing written over it");
+}
+
 #[test]
 fn sweep_panel_runs_and_draws_every_series() {
     let Some(mut h) = harness(None) else { return };

@@ -107,7 +107,7 @@ fn round_trips_window_runs_on_the_photo_and_shows_the_verdict_and_chart() {
             Winner::WithinNoise => {
                 format!("inconclusive here, within the noise (±{:.0}%): {figure}", i.spread_percent())
             }
-            Winner::NotMeasured => panic!("n = {}: six rounds at least, an interval", p.passes),
+            Winner::Undecided => panic!("n = {}: six rounds at least, an interval", p.passes),
         };
         let line = format!("n = {}: {verdict}, {} rounds", p.passes, c.rounds);
         let rect = h.get_by_label(&line).rect();

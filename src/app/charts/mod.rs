@@ -397,7 +397,7 @@ impl ChartsDock {
         let image = session.input().map(|i| i.id);
         let previous = self.keep_previous.then(|| previous_image(session.runs(), image)).flatten();
         let valid = session.gpu().map(|g| g.valid_workgroups()).unwrap_or_default();
-        self.race.poll(image.unwrap_or(0), session);
+        self.race.poll(session);
         let racing = self.race.pending.is_some() && session.current_job().is_some();
         // "Luma as stored" has no kernel to race: nothing of it goes to the GPU.
         let stored_luma = session.settings().convert.formula == crate::pixel::Formula::StoredLuma;
@@ -408,6 +408,11 @@ impl ChartsDock {
             .as_ref()
             .filter(|_| enabled)
             .map(|(_, parts)| session.pace().job(crate::engine::estimate::Task::Workgroups, parts));
+        let task = crate::engine::estimate::Task::Workgroups;
+        self.race.at_most_s = race_parts
+            .as_ref()
+            .filter(|_| !session.pace().has_seen(task))
+            .and_then(|(_, parts)| session.pace().at_most_s(task, parts));
         let current = session.settings().convert.workgroup;
         let narrow = ui.available_width() < 760.0;
         if narrow {
@@ -470,9 +475,10 @@ impl ChartsDock {
                 let (Some(input), Some((settings, parts))) = (session.input().cloned(), race_parts) else {
                     return;
                 };
+                let raced = input.id;
                 let job = Job::Workgroups { input, settings };
                 let id = session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
-                self.race.start(id);
+                self.race.start(id, raced);
             }
         }
     }

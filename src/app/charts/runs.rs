@@ -27,7 +27,12 @@ pub fn backend_colour(backend: Backend) -> Color32 {
 /// a compared run (a saved bench's) is "loaded: …" instead of its number.
 pub fn describe(run: &RunRecord) -> String {
     let what = match run.settings.backend {
-        Backend::Cpu => format!("CPU, {} threads", run.report.threads.unwrap_or(run.settings.threads)),
+        Backend::Cpu => {
+            format!(
+                "CPU, {}",
+                crate::system::units::count(run.report.threads.unwrap_or(run.settings.threads), "thread")
+            )
+        }
         Backend::Gpu => format!("GPU, workgroup {}", run.settings.workgroup),
     };
     let which =

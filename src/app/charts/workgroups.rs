@@ -20,30 +20,37 @@ use crate::engine::estimate::Estimate;
 use crate::engine::sweep::WorkgroupRace;
 use crate::engine::{Backend, Phase, Stats, WorkgroupSize};
 use crate::system::clock::Clock;
+use crate::system::units::duration_text;
 
 /// The chart's race: the one asked and not answered yet, and the last answer with its image.
 #[derive(Default)]
 pub struct Race {
     /// The race in flight, until its answer arrives.
     pub pending: Option<u64>,
+    /// The image the race in flight runs on (its answer is that image's, whatever is open then).
+    pending_image: u64,
     /// The image raced and what the race said (or why it said nothing).
     shown: Option<(u64, Result<WorkgroupRace, WorkError>)>,
     /// What a race would take, said beside its button before it starts (`None`: it cannot).
     pub estimate: Option<Estimate>,
+    /// The most a race can take (its budget), said beside a first estimate: before a race was
+    /// seen here, when it decides is a guess.
+    pub at_most_s: Option<f64>,
 }
 
 impl Race {
-    /// Takes the worker's answer from the session, once there is one, for `image`.
-    pub fn poll(&mut self, image: u64, session: &mut crate::app::session::Session) {
+    /// Takes the worker's answer from the session, once there is one.
+    pub fn poll(&mut self, session: &mut crate::app::session::Session) {
         if let Some(Answer::Raced(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
-            self.shown = Some((image, answer));
+            self.shown = Some((self.pending_image, answer));
             self.pending = None;
         }
     }
 
-    /// The race of job `id` is about to start; the last answer is dropped.
-    pub fn start(&mut self, id: u64) {
+    /// The race of job `id` on image `image` is about to start; the last answer is dropped.
+    pub fn start(&mut self, id: u64, image: u64) {
         self.pending = Some(id);
+        self.pending_image = image;
         self.shown = None;
     }
 }
@@ -262,7 +269,8 @@ pub fn workgroups_chart_ui(
         }
     });
     if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {
-        let text = format!("Trying every size takes {}.", estimate.brief());
+        let bound = race.at_most_s.map(|s| format!(", at most {} until decided", duration_text(s)));
+        let text = format!("Trying every size takes {}{}.", estimate.brief(), bound.unwrap_or_default());
         crate::app::look::estimate_line(ui, text);
     }
     verdict_ui(ui, race, image, current, &mut asked);

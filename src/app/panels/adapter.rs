@@ -8,7 +8,7 @@ use egui::{RichText, Ui};
 use crate::app::look;
 use crate::app::session::Session;
 
-use crate::engine::ceilings::KnownCeilings;
+use crate::engine::ceilings::{Ceiling, KnownCeilings};
 use crate::engine::{Bandwidth, CpuCompute, GpuContext, SimdLevel};
 use crate::system::units::{gb, ops_per_s};
 
@@ -189,13 +189,13 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         let mut row = |name: &str, b: &Bandwidth, what: &str| {
             ceiling_row(ui, name, what, gb(b.gb_per_s()), b.clock.label());
         };
-        row("host to staging", &c.host_to_staging, "Every thread writing into mapped upload memory");
-        row("staging to GPU", &c.staging_to_device, "GPU copy from upload staging to device memory");
-        let by = if c.device_copy_by_kernel { "A copy kernel" } else { "A copy command" };
-        row("GPU copy", &c.device_copy, &format!("{by} within device memory, read + write counted"));
-        row("GPU to readback", &c.device_to_readback, "GPU copy into mapped readback memory");
-        row("readback to host", &c.readback_to_host, "Every thread reading mapped readback memory");
-        row("host memcpy", &c.host_memcpy, "Reference: a plain parallel memcpy on the same threads");
+        for step in Ceiling::STEPS {
+            if let Some(b) = step.step(c) {
+                // The app's font has no arrows: "host→staging" reads "host to staging".
+                row(&step.name().replace('→', " to "), b, step.what(c));
+            }
+        }
+        row("host memcpy", &c.host_memcpy, "reference: a plain parallel memcpy on the same threads");
         if let Some(k) = &c.plain_kernel {
             let what = "graylab's grayscale kernel on data kept on the GPU, read + write counted: \
                         what estimates price a kernel at before one is seen";

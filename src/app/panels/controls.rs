@@ -17,8 +17,8 @@ use crate::system::units::gb;
 /// The conversion settings and the last run, and the CPU vs GPU comparison of the open image.
 #[derive(Default)]
 pub struct SettingsPanel {
-    /// The comparison in flight, until its answer arrives.
-    pending: Option<u64>,
+    /// The comparison in flight, until its answer arrives, with the id of the image it runs on.
+    pending: Option<(u64, u64)>,
     /// The latest comparison (or why it has none), with the id of the image it was made on.
     shown: Option<(u64, Result<Speedup, WorkError>)>,
 }
@@ -147,8 +147,9 @@ impl SettingsPanel {
     /// "CPU vs GPU": both backends on the open image in turns, with the panel's other settings,
     /// until the interval of their ratio clears 1 (or the budget is spent: within the noise).
     fn compare_ui(&mut self, ui: &mut Ui, session: &mut Session) {
-        if let Some(Answer::Compared(answer)) = self.pending.and_then(|id| session.take_answer(id)) {
-            let image = session.input().map_or(0, |i| i.id);
+        if let Some((image, Answer::Compared(answer))) =
+            self.pending.and_then(|(id, image)| Some((image, session.take_answer(id)?)))
+        {
             self.shown = Some((image, answer));
             self.pending = None;
         }
@@ -187,10 +188,12 @@ impl SettingsPanel {
         // to decide is learned as the job's overhead.
         let budget = crate::engine::sampling::Budget::FULL;
         let rounds = u32::try_from(budget.warmup_rounds + budget.min_rounds).unwrap_or(u32::MAX);
-        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
-        let parts = crate::app::session::pace::convert_parts(&settings, rounds, megapixels);
+        let size = (input.image.width(), input.image.height());
+        let parts = crate::app::session::pace::convert_parts(&settings, rounds, size);
+        let image = input.id;
         let job = Job::Compare { input, settings };
-        self.pending = Some(session.send_estimated(job, crate::engine::estimate::Task::Compare, parts));
+        let id = session.send_estimated(job, crate::engine::estimate::Task::Compare, parts);
+        self.pending = Some((id, image));
     }
 }
 
@@ -220,8 +223,10 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         // A gray input, or the luma a JPEG stores: passed through, on neither backend.
         _ if r.kernel.is_none() => "no kernel (gray as decoded)".to_owned(),
         Backend::Cpu => {
-            let n = r.threads.unwrap_or(run.settings.threads);
-            format!("CPU, {n} thread{}", if n == 1 { "" } else { "s" })
+            format!(
+                "CPU, {}",
+                crate::system::units::count(r.threads.unwrap_or(run.settings.threads), "thread")
+            )
         }
         Backend::Gpu => format!("GPU, workgroup {}", r.workgroup.map(|w| w.to_string()).unwrap_or_default()),
     };

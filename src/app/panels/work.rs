@@ -56,14 +56,11 @@ fn ops_per_byte(ops: f64) -> String {
     if ops >= 10.0 { format!("{ops:.0} ops/byte") } else { format!("{ops:.2} ops/byte") }
 }
 
-/// A share of a compute ceiling for a narrow column: "41%", or ">100%" when the run beat the
-/// ceiling (then it was measured low, and no share of it means anything).
+/// A share (1 = all) of a compute ceiling for a narrow column, as every share of a ceiling is
+/// written ([`crate::engine::ceilings::share_label`]).
 fn share_label(share: f64) -> String {
-    if share > BEATEN_SHARE { ">100%".to_owned() } else { format!("{:.0}%", share * 100.0) }
+    crate::engine::ceilings::share_label(share * 100.0)
 }
-
-/// A share above this beats the ceiling; below it is the noise between two measurements.
-const BEATEN_SHARE: f64 = 1.05;
 
 /// The run's share of this machine's compute ceiling, with that ceiling ("41% of compute (225
 /// Gop/s)"), where the engine held the run against one (the ceilings are measured before the
@@ -73,7 +70,7 @@ pub fn compute_share(figures: &WorkFigures) -> Option<String> {
     let share = figures.compute_share?;
     let ceiling =
         figures.compute_ceiling_ops_per_s.map_or_else(String::new, |c| format!(" ({})", ops_per_s(c)));
-    Some(if share > BEATEN_SHARE {
+    Some(if share * 100.0 > crate::engine::ceilings::BEATEN_PERCENT {
         format!(">100% of compute{ceiling}: the ceiling was measured low")
     } else {
         format!("{} of compute{ceiling}", share_label(share))
@@ -202,7 +199,8 @@ mod tests {
             compute_share(&held(4096, Some(1.3))).as_deref(),
             Some(">100% of compute (225 Gop/s): the ceiling was measured low")
         );
-        assert_eq!(share_label(1.04), "104%");
+        assert_eq!(share_label(0.41), "41%");
+        assert_eq!(share_label(1.04), "~100%");
         assert_eq!(share_label(1.06), ">100%");
     }
 

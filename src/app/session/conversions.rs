@@ -37,8 +37,8 @@ impl Session {
         // Kept, so a batch stopped before the worker takes it up says "before the first of N" too.
         self.book.latest_convert_runs = (list.len() * runs.max(1) as usize) as u64;
         self.unhold();
-        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
-        let parts = super::pace::convert_parts(&list, runs, megapixels);
+        let size = (input.image.width(), input.image.height());
+        let parts = super::pace::convert_parts(&list, runs, size);
         let how = RunHow { round_trip, keep_input, preview_side: self.preview_side };
         let job = Job::Convert { input, settings: list, runs, how };
         self.book.latest_convert = self.send_estimated(job, crate::engine::estimate::Task::Convert, parts);

@@ -64,8 +64,8 @@ impl Session {
                 let compared = ComparedRuns::of(&super::file_name(path), &saved);
                 let count = compared.runs.len();
                 self.toasts.success(format!(
-                    "Comparing with {count} setting{} of {} (warm medians), right of this image's runs",
-                    if count == 1 { "" } else { "s" },
+                    "Comparing with {} of {} (warm medians), right of this image's runs",
+                    crate::system::units::count(count, "setting"),
                     compared.label
                 ));
                 self.history.compared = Some(compared);
@@ -121,8 +121,8 @@ impl Session {
             .map_err(|e| crate::app::advice::describe(&e));
         match written {
             Ok(()) => self.toasts.success(format!(
-                "Saved the trace of {count} run{}: {} (open it in ui.perfetto.dev)",
-                if count == 1 { "" } else { "s" },
+                "Saved the trace of {}: {} (open it in ui.perfetto.dev)",
+                crate::system::units::count(count, "run"),
                 path.display()
             )),
             Err(e) => self.toasts.error(format!("The trace could not be saved, nothing was written: {e}")),

@@ -72,12 +72,21 @@ impl KeptPace {
     }
 }
 
-/// The parts of converting an image of `megapixels` with each of `list`, `runs` times.
+/// The parts of converting a `width` x `height` image with each of `list`, `runs` times.
 #[must_use]
-pub fn convert_parts(list: &[ConvertSettings], runs: u32, megapixels: f64) -> Vec<Part> {
+pub fn convert_parts(list: &[ConvertSettings], runs: u32, (width, height): (u32, u32)) -> Vec<Part> {
     let runs = f64::from(runs.max(1));
+    let megapixels = crate::system::units::megapixels(width, height);
+    let height_per_width = f64::from(height) / f64::from(width.max(1));
     list.iter()
-        .map(|s| Part { lane: Lane::of(s), megapixels, rounds: s.work.rounds, op: s.op, runs })
+        .map(|s| Part {
+            lane: Lane::of(s),
+            megapixels,
+            rounds: s.work.rounds,
+            op: s.op,
+            runs,
+            height_per_width,
+        })
         .collect()
 }
 
@@ -191,8 +200,8 @@ impl Session {
     #[must_use]
     pub fn conversions_estimate(&self, runs: u32) -> Option<Estimate> {
         let input = self.input()?;
-        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
-        let parts = convert_parts(&[self.settings().convert], runs, megapixels);
+        let size = (input.image.width(), input.image.height());
+        let parts = convert_parts(&[self.settings().convert], runs, size);
         Some(self.pace.pace.job(Task::Convert, &parts))
     }
 
@@ -213,8 +222,8 @@ impl Session {
     /// than [`HEAVY_ON_OPEN_S`]; then holds it for the user's Run.
     pub(super) fn convert_on_open(&mut self) {
         let Some(input) = &self.input else { return };
-        let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
-        let parts = convert_parts(&[self.settings.convert], 1, megapixels);
+        let size = (input.image.width(), input.image.height());
+        let parts = convert_parts(&[self.settings.convert], 1, size);
         let estimate = self.pace.pace.job(Task::Convert, &parts);
         if estimate.seconds > HEAVY_ON_OPEN_S {
             self.pace.held = Some(estimate);

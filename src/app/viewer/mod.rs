@@ -220,12 +220,9 @@ fn caption_of(
 ) -> String {
     let what = match shown.backend {
         _ if stored_luma => "Gray: the luma stored in the JPEG, decoded alone (no conversion)".to_owned(),
-        Backend::Cpu => format!(
-            "Gray: CPU, {}, {} thread{}",
-            shown.formula,
-            shown.threads,
-            if shown.threads == 1 { "" } else { "s" }
-        ),
+        Backend::Cpu => {
+            format!("Gray: CPU, {}, {}", shown.formula, crate::system::units::count(shown.threads, "thread"))
+        }
         Backend::Gpu => format!("Gray: GPU, {}, workgroup {}", shown.formula, shown.workgroup),
     };
     let what = match crate::app::state::work_label(shown.work) {

@@ -13,8 +13,9 @@ pub struct ExportWindow {
     /// Whether the window is open.
     pub open: bool,
     path: String,
-    /// The chosen file exists: ask before replacing it.
-    confirm_replace: bool,
+    /// The chosen file exists: ask before replacing it. The question holds for the path and
+    /// format it was asked with; typing another path or choosing another format drops it.
+    confirm_replace: Option<(String, Option<ExportFormat>)>,
     /// The path last looked at and whether it is a folder: looked at once per edit, not once a
     /// frame on the UI thread.
     folder_seen: Option<(String, bool)>,
@@ -36,7 +37,7 @@ impl ExportWindow {
                 super::json_file::default_save_folder(&[settings.export_dir.as_deref(), input.parent()]);
             let path = crate::engine::default_output_path(&input, Some(&dir), format);
             self.path = path.display().to_string();
-            self.confirm_replace = false;
+            self.confirm_replace = None;
             self.open = true;
         }
     }
@@ -44,7 +45,7 @@ impl ExportWindow {
     /// Puts a chosen file in the path field.
     pub fn set_path(&mut self, path: &Path) {
         self.path = path.display().to_string();
-        self.confirm_replace = false;
+        self.confirm_replace = None;
     }
 
     /// Shows the window when open; returns the folder and name for a save dialog when the user
@@ -90,20 +91,12 @@ impl ExportWindow {
             self.folder_seen = Some((typed.to_owned(), Path::new(typed).is_dir()));
         }
         let is_folder = self.folder_seen.as_ref().is_some_and(|(_, folder)| *folder);
-        let problem = match (opts.format, named) {
-            _ if is_folder => Some("That is a folder: add a file name to it".to_owned()),
-            (Some(f), Some(n)) if f != n => Some(format!(
-                "{f} contradicts the name, a {n} file's: choose {n} or \"from the file name\", or rename it"
-            )),
-            // As the CLI: a dither's black and white would come out of a JPEG's coding in grays.
-            (f, n) if op == crate::pixel::Op::Dither && f.or(n) == Some(ExportFormat::Jpeg) => Some(
-                "The dither is black and white only, and JPEG is lossy: its coding would add grays \
-                 (choose PNG, written as 1 bit, or TIFF, BMP or WebP, lossless)"
-                    .to_owned(),
-            ),
-            _ => None,
-        };
+        let problem = problem(opts.format, named, is_folder, op);
         let format = opts.format.or(named).filter(|_| problem.is_none());
+        let asked = (typed.to_owned(), opts.format);
+        if self.confirm_replace.as_ref().is_some_and(|a| *a != asked) {
+            self.confirm_replace = None;
+        }
         egui::ComboBox::from_label("Format")
             .selected_text(opts.format.map_or_else(|| "from the file name".to_owned(), |f| f.to_string()))
             .show_ui(ui, |ui| {
@@ -117,28 +110,21 @@ impl ExportWindow {
         }
         ui.checkbox(&mut opts.force_8bit, "Always 8-bit (else 16-bit images stay 16-bit in PNG and TIFF)");
         if let Some(f) = format {
-            ui.label(
-                RichText::new(format!(
-                    "{f}: {}, {}",
-                    if f.has_16bit() { "8 or 16 bit" } else { "8 bit only" },
-                    if f.has_alpha() { "keeps alpha" } else { "no alpha channel" }
-                ))
-                .weak(),
-            );
+            ui.label(RichText::new(format_hint(f, op)).weak());
         } else {
             let why = problem
                 .as_deref()
                 .unwrap_or("Unknown format: end the name with .png, .jpg, .tif, .bmp or .webp");
             ui.colored_label(ui.visuals().error_fg_color, why);
         }
-        if self.confirm_replace {
+        if self.confirm_replace.is_some() {
             ui.colored_label(crate::app::look::WARNING, "This file exists. Replace it?");
             ui.horizontal(|ui| {
-                if ui.button("Replace").clicked() {
+                if ui.add_enabled(format.is_some(), egui::Button::new("Replace")).clicked() {
                     export = Some(true);
                 }
                 if ui.button("Keep it").clicked() {
-                    self.confirm_replace = false;
+                    self.confirm_replace = None;
                 }
             });
         } else if ui
@@ -148,7 +134,8 @@ impl ExportWindow {
         {
             export = Some(false);
         }
-        if format.is_none() && export == Some(false) {
+        // Nothing is written while the window says what is wrong, replacing a file least of all.
+        if format.is_none() {
             export = None;
         }
         ui.label(
@@ -157,7 +144,7 @@ impl ExportWindow {
         );
         let path = PathBuf::from(self.path.trim());
         match export {
-            Some(false) if path.exists() => self.confirm_replace = true,
+            Some(false) if path.exists() => self.confirm_replace = Some(asked),
             Some(overwrite) => {
                 session.export_to(path, overwrite);
                 self.open = false;
@@ -165,5 +152,44 @@ impl ExportWindow {
             None => {}
         }
         choose
+    }
+}
+
+/// What keeps the window from writing: a folder, a format that contradicts the name, a dither
+/// into a JPEG (as the CLI refuses them); `None` when nothing does.
+fn problem(
+    format: Option<ExportFormat>,
+    named: Option<ExportFormat>,
+    is_folder: bool,
+    op: crate::pixel::Op,
+) -> Option<String> {
+    match (format, named) {
+        _ if is_folder => Some("That is a folder: add a file name to it".to_owned()),
+        (Some(f), Some(n)) if f != n => Some(format!(
+            "{f} contradicts the name, a {n} file's: choose {n} or \"from the file name\", or rename it"
+        )),
+        // As the CLI: a dither's black and white would come out of a JPEG's coding in grays.
+        (f, n) if op == crate::pixel::Op::Dither && f.or(n) == Some(ExportFormat::Jpeg) => Some(
+            "The dither is black and white only, and JPEG is lossy: its coding would add grays \
+             (choose PNG, written as 1 bit, or TIFF, BMP or WebP, lossless)"
+                .to_owned(),
+        ),
+        _ => None,
+    }
+}
+
+/// What `format` writes of the result of `op`: "PNG: 8 or 16 bit, keeps alpha"; after an op the
+/// result is 8-bit gray without alpha (the dither's 1 bit in a PNG).
+fn format_hint(format: ExportFormat, op: crate::pixel::Op) -> String {
+    match op {
+        crate::pixel::Op::None => format!(
+            "{format}: {}, {}",
+            if format.has_16bit() { "8 or 16 bit" } else { "8 bit only" },
+            if format.has_alpha() { "keeps alpha" } else { "no alpha channel" }
+        ),
+        crate::pixel::Op::Dither if format == ExportFormat::Png => {
+            "PNG: the dither's black and white as 1 bit, no alpha channel (an op drops it)".to_owned()
+        }
+        _ => format!("{format}: 8 bit, no alpha channel (the {op} after the grayscale drops it)"),
     }
 }

@@ -58,13 +58,13 @@ impl ParityWindow {
         // What the check will take, said before it starts (a worked GPU run on a software
         // adapter takes seconds): a CPU conversion per formula and one on the GPU.
         let estimate = session.input().map(|input| {
-            let megapixels = crate::system::units::megapixels(input.image.width(), input.image.height());
+            let size = (input.image.width(), input.image.height());
             let settings = session.settings().convert;
             let cpu = ConvertSettings { backend: Backend::Cpu, ..settings };
             let gpu = ConvertSettings { backend: Backend::Gpu, ..settings };
             let formulas = Formula::COMPUTED.len() as u32;
-            let mut parts = convert_parts(&[cpu], formulas, megapixels);
-            parts.extend(convert_parts(&[gpu], 1, megapixels));
+            let mut parts = convert_parts(&[cpu], formulas, size);
+            parts.extend(convert_parts(&[gpu], 1, size));
             session.pace().job(Task::Convert, &parts)
         });
         if let Some(e) = estimate.filter(|_| self.pending.is_none()) {

@@ -13,4 +13,4 @@ pub(crate) use cache::store_json;
 pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub use compute::{ComputeCeilings, compute_ceilings_of, saved_cpu_compute};
 pub use paths::CopyLatency;
-pub use rates::{Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates};
+pub use rates::{BEATEN_PERCENT, Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates, share_label};

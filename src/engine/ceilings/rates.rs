@@ -40,6 +40,19 @@ pub enum Ceiling {
 /// between two measurements of the same copy.
 pub const BEATEN_PERCENT: f64 = 105.0;
 
+/// A share of a ceiling, `percent`, for a narrow column: "41%", "~100%" above the ceiling it only
+/// matched (within the noise), ">100%" when it beat it (then the ceiling was measured low, and
+/// no share of it means anything). Every share of a ceiling, the phases' and the compute's, is
+/// written so.
+#[must_use]
+pub fn share_label(percent: f64) -> String {
+    match percent {
+        p if p > BEATEN_PERCENT => ">100%".to_owned(),
+        p if p > 100.0 => "~100%".to_owned(),
+        p => format!("{p:.0}%"),
+    }
+}
+
 impl Ceiling {
     /// Whether the ceiling is one measured step. The others are two steps one after the other
     /// (which a pipelined run beats by overlapping them) or the CPU's memory-stream baseline.
@@ -48,8 +61,18 @@ impl Ceiling {
         !matches!(self, Self::HostToGpu | Self::GpuToHost | Self::MemoryStream)
     }
 
+    /// The probe's one-step ceilings, in the order a round trip takes them.
+    pub const STEPS: [Self; 5] = [
+        Self::HostToStaging,
+        Self::StagingToDevice,
+        Self::DeviceCopy,
+        Self::DeviceToReadback,
+        Self::ReadbackToHost,
+    ];
+
     /// The probe's step that this one-step ceiling is (`None` for the others).
-    fn step(self, g: &GpuCeilings) -> Option<&Bandwidth> {
+    #[must_use]
+    pub fn step(self, g: &GpuCeilings) -> Option<&Bandwidth> {
         Some(match self {
             Self::HostToStaging => &g.host_to_staging,
             Self::StagingToDevice => &g.staging_to_device,
@@ -58,6 +81,23 @@ impl Ceiling {
             Self::ReadbackToHost => &g.readback_to_host,
             Self::HostToGpu | Self::GpuToHost | Self::MemoryStream => return None,
         })
+    }
+
+    /// What the probe timed for this one-step ceiling, in a few words (`""` for the others): the
+    /// same words in `info`, `bench` and the app's adapter panel.
+    #[must_use]
+    pub fn what(self, g: &GpuCeilings) -> &'static str {
+        match self {
+            Self::HostToStaging => "every thread writing into mapped upload memory",
+            Self::StagingToDevice => "a GPU copy from upload staging to device memory",
+            Self::DeviceCopy if g.device_copy_by_kernel => {
+                "a copy kernel within device memory, read + write counted"
+            }
+            Self::DeviceCopy => "a copy command within device memory, read + write counted",
+            Self::DeviceToReadback => "a GPU copy into mapped readback memory",
+            Self::ReadbackToHost => "every thread reading mapped readback memory",
+            Self::HostToGpu | Self::GpuToHost | Self::MemoryStream => "",
+        }
     }
 
     /// Its name in a sentence: "this machine's {name} ceiling".
@@ -196,11 +236,7 @@ impl PhaseRate {
     /// that was measured low means anything).
     #[must_use]
     pub fn share_label(&self) -> Option<String> {
-        self.percent_of_ceiling.map(|p| match p {
-            _ if self.beats_ceiling() => ">100%".to_owned(),
-            p if p > 100.0 => "~100%".to_owned(),
-            p => format!("{p:.0}%"),
-        })
+        self.percent_of_ceiling.map(share_label)
     }
 
     /// E.g. "upload 31.0 GB/s, 96% of this machine's host→GPU ceiling (32.3 GB/s)"; a ceiling

@@ -3,7 +3,7 @@
 //! (most are decided at the first look); the overhead learned from a run covers the rest.
 
 use crate::engine::claims::{sequential, sizes, timing, transfers, work};
-use crate::engine::estimate::{Lane, Part, round_trip_parts};
+use crate::engine::estimate::{Lane, Part, THREE_TWO, round_trip_parts};
 use crate::engine::sampling::Budget;
 use crate::pixel::Op;
 
@@ -26,9 +26,22 @@ pub fn claims_steps(quick: bool) -> Vec<Vec<Part>> {
     let rounds = (budget.warmup_rounds + budget.min_rounds) as f64;
     let (gpu, cpu) = (Lane::Gpu, Lane::CpuAllThreads);
     let megapixels = |(w, h)| crate::system::units::megapixels(w, h);
-    let part =
-        |lane, megapixels, work: u32, runs: f64| Part { lane, megapixels, rounds: work, op: Op::None, runs };
-    let with_op = |lane, megapixels, op, runs: f64| Part { lane, megapixels, rounds: 0, op, runs };
+    let part = |lane, megapixels, work: u32, runs: f64| Part {
+        lane,
+        megapixels,
+        rounds: work,
+        op: Op::None,
+        runs,
+        height_per_width: THREE_TWO,
+    };
+    let with_op = |lane, megapixels, op, runs: f64| Part {
+        lane,
+        megapixels,
+        rounds: 0,
+        op,
+        runs,
+        height_per_width: THREE_TWO,
+    };
     // Each image a claim makes costs about one CPU run of its size.
     let image = |megapixels| part(cpu, megapixels, 0, 1.0);
     // 1: the 8K image, the GPU and the CPU in turns.

@@ -93,8 +93,14 @@ mod tests {
         assert_eq!(load_pace_in(dir, &machine), Pace::new(machine.clone()), "nothing kept: a new pace");
         let mut pace = Pace::new(machine.clone());
         pace.observe(Lane::Gpu, 2.0, 0, 0.5);
-        let grid =
-            Part { lane: Lane::Gpu, megapixels: 1.0, rounds: 16, op: crate::pixel::Op::None, runs: 4.0 };
+        let grid = Part {
+            lane: Lane::Gpu,
+            megapixels: 1.0,
+            rounds: 16,
+            op: crate::pixel::Op::None,
+            runs: 4.0,
+            height_per_width: crate::engine::estimate::THREE_TWO,
+        };
         pace.finished(Task::Grid, &[grid], 3.0, None);
         save_pace_in(dir, &pace);
         let read = load_pace_in(dir, &machine);

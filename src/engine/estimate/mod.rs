@@ -93,7 +93,14 @@ pub struct Part {
     pub op: Op,
     /// How many runs (cold ones included).
     pub runs: f64,
+    /// The image's height over its width ([`THREE_TWO`] for the synthetic images): the GPU
+    /// dither's wavefront takes `w + 2h - 2` steps, 8x more on a 200x20000 image than on a 3:2
+    /// one of as many pixels.
+    pub height_per_width: f64,
 }
+
+/// The height over the width of the synthetic images (3:2) the sweeps and the claims time.
+pub const THREE_TWO: f64 = 2.0 / 3.0;
 
 /// What an estimate rests on, from the best to the worst.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -432,7 +439,8 @@ impl Pace {
     #[must_use]
     pub fn parts(&self, parts: &[Part]) -> Estimate {
         parts.iter().fold(Estimate { seconds: 0.0, basis: Basis::Seen }, |sum, p| {
-            let one = self.run_with_op(p.lane, p.megapixels, p.rounds, p.op);
+            let (run, op) = (self.run(p.lane, p.megapixels, p.rounds), self.op_run_shaped(p));
+            let one = Estimate { seconds: run.seconds + op.seconds, basis: run.basis.max(op.basis) };
             Estimate { seconds: sum.seconds + one.seconds * p.runs, basis: sum.basis.max(one.basis) }
         })
     }
@@ -462,6 +470,13 @@ impl Pace {
             estimate.seconds = estimate.seconds.min(cap_s);
         }
         estimate
+    }
+
+    /// The most a sampled job of kind `task` made of `parts` can take (it stops at its budget),
+    /// for a first estimate to say beside its guess of when it decides; `None` for other kinds.
+    #[must_use]
+    pub fn at_most_s(&self, task: Task, parts: &[Part]) -> Option<f64> {
+        task.capped_s(self.parts(parts).seconds)
     }
 
     /// The overhead of jobs of kind `task` seen here: the mean of the last ones (seconds, for a

@@ -2,7 +2,7 @@
 //! with this machine's ceilings ([`OpRates`]: the GPU's in its probe, the CPU's with its compute
 //! ceiling), else as the synthetic rounds of as many operations a pixel.
 
-use super::{Basis, Estimate, Lane, Pace};
+use super::{Basis, Estimate, Lane, Pace, Part, THREE_TWO};
 use crate::pixel::{Op, OpRates};
 
 impl Pace {
@@ -27,15 +27,29 @@ impl Pace {
     /// about 10x it).
     #[must_use]
     pub fn op_run(&self, lane: Lane, megapixels: f64, rounds: u32, op: Op) -> Estimate {
+        self.op_run_shaped(&Part { lane, megapixels, rounds, op, runs: 1.0, height_per_width: THREE_TWO })
+    }
+
+    /// [`Self::op_run`] of one run of `part`, on an image of its shape.
+    #[must_use]
+    pub fn op_run_shaped(&self, part: &Part) -> Estimate {
+        let Part { lane, megapixels, rounds, op, .. } = *part;
         if op.is_none() || lane == Lane::Transfer {
             return Estimate { seconds: 0.0, basis: Basis::Seen };
         }
         if let Some((_, rates)) = self.op_rates.iter().find(|(l, _)| *l == lane) {
-            return Estimate { seconds: rates.seconds(op, megapixels), basis: Basis::Ceilings };
+            let seconds = rates.seconds(op, megapixels, part.height_per_width);
+            return Estimate { seconds, basis: Basis::Ceilings };
         }
         let as_rounds = rounds.saturating_add(op.synthetic_rounds());
         let (with, without) = (self.run(lane, megapixels, as_rounds), self.run(lane, megapixels, rounds));
         Estimate { seconds: (with.seconds - without.seconds).max(0.0), basis: with.basis }
+    }
+
+    /// Whether the op rates of `lane` are known (measured with this machine's ceilings).
+    #[must_use]
+    pub fn op_rates_known(&self, lane: Lane) -> bool {
+        self.op_rates.iter().any(|(l, _)| *l == lane)
     }
 
     /// One run of `lane` at `megapixels` and `rounds` with `op` after the grayscale.

@@ -2,7 +2,7 @@
 //! path's sizes. A sweep's and the workgroup race's are beside them
 //! (`crate::engine::sweep::SweepOptions::parts`, `crate::engine::sweep::race_parts`).
 
-use super::{BYTES_PER_PIXEL, Lane, Part};
+use super::{BYTES_PER_PIXEL, Lane, Part, THREE_TWO};
 use crate::pixel::Op;
 
 /// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
@@ -15,7 +15,14 @@ pub fn round_trip_parts(passes: &[u32], runs: usize, cpu: Lane, megapixels: f64,
         .iter()
         .flat_map(|&n| {
             let runs = runs * f64::from(n.max(1));
-            [cpu, Lane::Gpu].map(|lane| Part { lane, megapixels, rounds, op: Op::None, runs })
+            [cpu, Lane::Gpu].map(|lane| Part {
+                lane,
+                megapixels,
+                rounds,
+                op: Op::None,
+                runs,
+                height_per_width: THREE_TWO,
+            })
         })
         .collect()
 }
@@ -33,6 +40,7 @@ pub fn transfer_paths_parts(largest_bytes: u64, paths: usize) -> Vec<Part> {
             rounds: 0,
             op: Op::None,
             runs: (paths * (crate::gpu::path_repeats(bytes) + 1)) as f64,
+            height_per_width: THREE_TWO,
         })
         .collect()
 }

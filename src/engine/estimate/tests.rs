@@ -17,7 +17,7 @@ fn sweep_parts(sizes_mp: &[f64], runs: usize, gpu: bool) -> Vec<Part> {
 
 /// One run of `lane` at `megapixels` and `rounds`, no op.
 fn one_run(lane: Lane, megapixels: f64, rounds: u32) -> Part {
-    Part { lane, megapixels, rounds, op: Op::None, runs: 1.0 }
+    Part { lane, megapixels, rounds, op: Op::None, runs: 1.0, height_per_width: THREE_TWO }
 }
 
 #[test]
@@ -401,7 +401,8 @@ fn an_op_is_priced_from_its_measured_rates_else_as_synthetic_rounds() {
     use crate::pixel::OpRates;
     let mut pace = Pace::new("test");
     pace.set_cpu_compute(100e9, 2);
-    let part = |lane, op| Part { lane, megapixels: 1.0, rounds: 0, op, runs: 1.0 };
+    let part =
+        |lane, op| Part { lane, megapixels: 1.0, rounds: 0, op, runs: 1.0, height_per_width: THREE_TWO };
     let blur = Op::Blur { radius: 8 };
     // Before the rates: the blur's 68 operations a pixel as 23 rounds at the compute ceiling.
     let as_rounds = pace.op_run(Lane::CpuAllThreads, 1.0, 0, blur);

@@ -14,6 +14,7 @@
 //! early does not inflate the chance of a wrong verdict; the quick set asks the same question
 //! with a smaller budget.
 
+use crate::system::median::median_of_sorted;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -123,16 +124,6 @@ fn sorted_finite(values: &[f64]) -> Vec<f64> {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     v.sort_by(f64::total_cmp);
     v
-}
-
-/// The median of sorted values (the mean of the middle two for an even count).
-fn median_of_sorted(v: &[f64]) -> Option<f64> {
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => Some(f64::midpoint(v[n / 2 - 1], v[n / 2])),
-    }
 }
 
 /// The median of the finite values of `values`, however few; `None` when there are none.

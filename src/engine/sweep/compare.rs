@@ -187,7 +187,7 @@ mod tests {
         // Such a point takes three rounds: a rough figure, not decided, neither win nor loss.
         let heavy = fewest(&budget);
         let c = compared(Series::CpuAll, &heavy, (6000.0, 1000.0));
-        assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::NotMeasured, None, FEWEST_ROUNDS));
+        assert_eq!((c.winner, c.speed_up, c.rounds), (Winner::Undecided, None, FEWEST_ROUNDS));
         assert_eq!(c.label(), "not decided in the time budget: about 6.00x");
         let none = Speedup { rounds: 0, rough_speed_up: None, ..c };
         assert_eq!(none.label(), "not measured (time budget)");

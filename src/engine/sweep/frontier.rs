@@ -128,7 +128,7 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
         let mut level = None;
         for p in cells.iter().rev() {
             // A cell not measured in the time budget is neither a win nor a loss: passed over.
-            if series == Series::GpuTotal && p.end_to_end.is_some_and(|c| c.winner == Winner::NotMeasured) {
+            if series == Series::GpuTotal && p.end_to_end.is_some_and(|c| c.winner == Winner::Undecided) {
                 continue;
             }
             if !p.gpu_wins(series) {

@@ -12,7 +12,7 @@
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
-use crate::engine::estimate::{Basis, Estimate, Lane, Pace, Part, Task};
+use crate::engine::estimate::{Basis, Estimate, Lane, Pace, Part, THREE_TWO, Task};
 use crate::engine::sweep::cell_ops::CellOps;
 use crate::engine::sweep::grid::{AxisLevel, GridAxis, sorted_sizes};
 use crate::engine::sweep::{Series, SweepResult};
@@ -202,6 +202,10 @@ pub struct GridEstimate {
     /// The grid's second axis.
     #[serde(default)]
     pub axis: GridAxis,
+    /// Whether this machine's op rates were measured for every lane the cells run on: the ops
+    /// are then priced from them, else as synthetic rounds.
+    #[serde(default)]
+    pub op_rates_known: bool,
 }
 
 impl GridEstimate {
@@ -259,12 +263,29 @@ impl GridEstimate {
         } else {
             format!("Each cell's {first}")
         };
+        if self.op_rates_known {
+            let gpu = self.cells.iter().any(|c| c.gpu_runs > 0);
+            let rates: Vec<&str> = [
+                ops.iter().any(|op| matches!(op, Op::Blur { .. })).then_some("the blur per pixel and tap"),
+                ops.contains(&Op::Dither).then_some(if gpu {
+                    "the dither per wavefront step on the GPU and per pixel on the CPU"
+                } else {
+                    "the dither per pixel"
+                }),
+                gpu.then_some("the GPU op stage whole, with its copies of the gray plane"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            return Some(format!(
+                "{which} is priced from the ops' rates measured with this machine's ceilings ({}).",
+                rates.join("; ")
+            ));
+        }
         let counts: Vec<String> = ops.iter().map(|op| format!("{} for {op}", op.ops_per_pixel())).collect();
         Some(format!(
-            "{which} is priced from the ops' rates measured with this machine's ceilings (the blur per \
-             pixel and tap, the GPU op stage whole with its copies of the gray plane); before they are \
-             measured, as its integer operations per pixel ({}) at the synthetic rounds' rate \
-             ({OPS_PER_ROUND} a round).",
+            "{which} is priced as its integer operations per pixel ({}) at the synthetic rounds' rate \
+             ({OPS_PER_ROUND} a round): this machine's op rates are not measured yet.",
             counts.join(", ")
         ))
     }
@@ -313,7 +334,14 @@ impl CellPlan {
     /// end to end, then resident.
     fn parts(&self) -> Vec<Part> {
         let (megapixels, rounds, op) = (self.megapixels, self.work_rounds, self.op);
-        let part = |lane, runs: usize| Part { lane, megapixels, rounds, op, runs: runs as f64 };
+        let part = |lane, runs: usize| Part {
+            lane,
+            megapixels,
+            rounds,
+            op,
+            runs: runs as f64,
+            height_per_width: THREE_TWO,
+        };
         let mut parts = vec![part(Lane::CpuAllThreads, 1 + self.cpu_runs)];
         if self.single_thread {
             parts.push(part(Lane::CpuOneThread, 1 + self.cpu_runs));
@@ -354,8 +382,11 @@ impl SweepOptions {
     pub fn plan(&self, calibration: Option<&Calibration>, pace: &Pace) -> GridEstimate {
         let runs = self.runs.max(1);
         let axis = self.ops.axis();
+        let op_rates_known =
+            pace.op_rates_known(Lane::CpuAllThreads) && (!self.gpu || pace.op_rates_known(Lane::Gpu));
         let Some(c) = calibration else {
-            return GridEstimate { cells: self.cells(), runs, total_ns: None, calibration: None, axis };
+            let cells = self.cells();
+            return GridEstimate { cells, runs, total_ns: None, calibration: None, axis, op_rates_known };
         };
         let mut pace = pace.clone();
         c.observe_into(&mut pace);
@@ -367,7 +398,7 @@ impl SweepOptions {
             parts.extend(cell_parts);
         }
         let total_ns = Some((pace.job(self.task(), &parts).seconds * 1e9).round() as u64);
-        GridEstimate { cells, runs, total_ns, calibration: Some(*c), axis }
+        GridEstimate { cells, runs, total_ns, calibration: Some(*c), axis, op_rates_known }
     }
 
     /// Every cell, a grid's with the warm runs that fit its budget at `pace` (as the grid's plan

@@ -149,7 +149,15 @@ fn the_blur_radius_axis_runs_blur_r_at_zero_rounds_and_prices_its_operations() {
         |radius| e.cells.iter().find(|c| c.megapixels.total_cmp(&4.0).is_eq() && c.op == Op::Blur { radius });
     let (Some(small), Some(large)) = (cost(1), cost(16)) else { panic!("cells") };
     assert!(large.estimated_ns > small.estimated_ns, "{large:?} {small:?}");
-    assert!(e.sentence(0.0).contains("priced from the ops' rates measured"), "{}", e.sentence(0.0));
+    // No op rates measured yet: the sentence says it prices them as rounds, and only that.
+    let said = e.sentence(0.0);
+    assert!(
+        said.contains(
+            "priced as its integer operations per pixel (12 for blur:1, 68 for blur:8, 132 for blur:16)"
+        ) && said.contains("not measured yet")
+            && !said.contains("rates measured"),
+        "{said}"
+    );
     // The work axis with one op on every cell keeps its levels.
     let blur = CellOps { op: Op::Blur { radius: 4 }, blur_radii: Vec::new() };
     let o = SweepOptions { ops: blur, ..options(vec![0, 16], false) };

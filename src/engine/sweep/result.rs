@@ -155,8 +155,10 @@ pub enum Winner {
     /// It holds 1: the difference is within the noise.
     WithinNoise,
     /// Too few rounds for an interval fitted in the time budget (a heavy cell of a work grid):
-    /// not decided, neither a win nor a loss.
-    NotMeasured,
+    /// not decided, neither a win nor a loss; its rounds and rough figure are kept beside it
+    /// (`not_measured` in files saved before it was renamed).
+    #[serde(alias = "not_measured")]
+    Undecided,
 }
 
 impl Winner {
@@ -166,7 +168,7 @@ impl Winner {
     pub fn mark(self) -> &'static str {
         match self {
             Self::WithinNoise => "~",
-            Self::NotMeasured => "?",
+            Self::Undecided => "?",
             Self::GpuFaster | Self::CpuFaster => "",
         }
     }
@@ -205,7 +207,7 @@ impl Speedup {
     pub fn of(cpu_series: Option<Series>, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {
         let speed_up = Interval::of_ratios(cpu_ns, gpu_ns);
         let winner = match crate::engine::sampling::decide(speed_up.as_ref(), 1.0) {
-            _ if speed_up.is_none() => Winner::NotMeasured,
+            _ if speed_up.is_none() => Winner::Undecided,
             Decision::Above => Winner::GpuFaster,
             Decision::Below => Winner::CpuFaster,
             Decision::Within => Winner::WithinNoise,
@@ -245,7 +247,9 @@ impl Speedup {
     pub fn label(&self) -> String {
         let Some(i) = self.speed_up else {
             return match self.rough_speed_up {
-                Some(x) if self.rounds > 0 => format!("not decided in the time budget: about {x:.2}x"),
+                Some(x) if self.rounds > 0 => {
+                    format!("not decided in the time budget: about {}x", crate::system::units::ratio(x))
+                }
                 _ => "not measured (time budget)".to_owned(),
             };
         };
@@ -254,7 +258,7 @@ impl Speedup {
         match self.winner {
             Winner::GpuFaster => format!("GPU faster: {figure}"),
             Winner::CpuFaster => format!("CPU faster: {figure}"),
-            Winner::WithinNoise | Winner::NotMeasured => {
+            Winner::WithinNoise | Winner::Undecided => {
                 format!("within the noise (±{:.0}%): {figure}", i.spread_percent())
             }
         }

@@ -132,8 +132,8 @@ fn modelled(r: &SweepResult) -> Option<String> {
 }
 
 /// The sweep as CSV: one row per point and series, ending with the clock that timed it (empty
-/// in sweeps saved before it was said); a grid's rows start with the level of its axis
-/// (`work_rounds` or `blur_radius`).
+/// in sweeps saved before it was said) and the op run after the grayscale (`none`, `blur:8`,
+/// `dither`); a grid's rows start with the level of its axis (`work_rounds` or `blur_radius`).
 #[must_use]
 pub fn to_csv(r: &SweepResult) -> String {
     // The axis and the series by their names in the JSON.
@@ -141,7 +141,7 @@ pub fn to_csv(r: &SweepResult) -> String {
         |v: Option<serde_json::Value>| v.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let grid = r.is_grid();
     let mut out = if grid { format!("{},", name(serde_json::to_value(r.axis).ok())) } else { String::new() };
-    out.push_str("megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock\n");
+    out.push_str("megapixels,width,height,series,runs,min_ms,median_ms,max_ms,clock,op\n");
     for p in &r.points {
         for (s, st) in &p.series {
             if grid {
@@ -149,7 +149,7 @@ pub fn to_csv(r: &SweepResult) -> String {
             }
             let _ = writeln!(
                 out,
-                "{:.4},{},{},{},{},{:.6},{:.6},{:.6},{}",
+                "{:.4},{},{},{},{},{:.6},{:.6},{:.6},{},{}",
                 p.megapixels,
                 p.width,
                 p.height,
@@ -158,7 +158,8 @@ pub fn to_csv(r: &SweepResult) -> String {
                 st.min_ns as f64 / 1e6,
                 st.median_ns as f64 / 1e6,
                 st.max_ns as f64 / 1e6,
-                st.clock.map_or("", Clock::label)
+                st.clock.map_or("", Clock::label),
+                p.op
             );
         }
     }

@@ -8,11 +8,12 @@ use std::sync::atomic::AtomicBool;
 use image::DynamicImage;
 
 use crate::engine::bench::Repeat;
-use crate::engine::estimate::{Lane, Part};
+use crate::engine::estimate::{Lane, Part, THREE_TWO};
 use crate::engine::sampling::{Budget, Decision, Interval, Sampled, Stop, decide, median, ratios, sample};
 use crate::engine::spans::Phase;
 use crate::engine::sweep::compare::in_turns;
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, WorkgroupSize};
+use crate::pixel::Op;
 use crate::system::clock::Clock;
 
 /// When a race may stop before its budget is spent.
@@ -180,8 +181,8 @@ impl WorkgroupRace {
 
     /// The verdict in one line: "16x16 is fastest: 1.12x (1.05–1.20) faster than 8x32, 2.3x
     /// than 256 — 13 rounds in turns", or "No shape is clearly fastest: 16x16, 8x8 and 32x8
-    /// are within the noise (±4%) — 42 rounds in turns" (past four shapes tied, the first three
-    /// and how many more).
+    /// are within the noise (medians within 4% of 16x16's, every interval reaching it) — 42
+    /// rounds in turns" (past four shapes tied, the first three and how many more).
     #[must_use]
     pub fn sentence(&self) -> String {
         let turns = format!("{} rounds in turns", self.rounds);
@@ -204,10 +205,22 @@ impl WorkgroupRace {
             );
         }
         let names: Vec<String> = self.tied.iter().map(ToString::to_string).collect();
-        let noise = self.speed_up.map_or_else(
-            || format!("too few rounds: {}", self.rounds),
-            |i| format!("±{:.0}%", i.spread_percent().max(1.0)),
-        );
+        // The slowest median among the tied, over the fastest's: what "within the noise" spans.
+        let widest = self
+            .tied
+            .iter()
+            .filter_map(|&w| {
+                Interval::of_ratios(&self.shape(w)?.samples_ns, &self.shape(fastest)?.samples_ns)
+            })
+            .map(|i| i.median)
+            .fold(None, |top: Option<f64>, m| Some(top.map_or(m, |t| t.max(m))));
+        let noise = match (self.speed_up, widest) {
+            (None, _) | (_, None) => format!("too few rounds: {}", self.rounds),
+            (Some(_), Some(m)) => format!(
+                "medians within {:.0}% of {fastest}'s, every interval reaching it",
+                ((m - 1.0) * 100.0).max(1.0)
+            ),
+        };
         format!("No shape is clearly fastest: {} are within the noise ({noise}) — {turns}", listed(&names))
     }
 }
@@ -247,7 +260,15 @@ pub fn workgroups(
 #[must_use]
 pub fn race_parts(shapes: usize, settings: &ConvertSettings, megapixels: f64, budget: &Budget) -> Vec<Part> {
     let runs = (shapes * (budget.warmup_rounds + budget.min_rounds)) as f64;
-    vec![Part { lane: Lane::Gpu, megapixels, rounds: settings.work.rounds, op: settings.op, runs }]
+    // The kernel alone is raced ([`race`]): no op.
+    vec![Part {
+        lane: Lane::Gpu,
+        megapixels,
+        rounds: settings.work.rounds,
+        op: Op::None,
+        runs,
+        height_per_width: THREE_TWO,
+    }]
 }
 
 /// [`workgroups`] with its `goal`.
@@ -264,7 +285,10 @@ pub(crate) fn race(
     let mut repeats = shapes
         .iter()
         .map(|&workgroup| {
-            Repeat::new(engine, image, &ConvertSettings { backend: Backend::Gpu, workgroup, ..*settings })
+            // The kernel alone: an op after it is timed apart and does not depend on the shape
+            // (the CLI refuses `--op` with the race; the app's panel may have one set).
+            let settings = ConvertSettings { backend: Backend::Gpu, workgroup, op: Op::None, ..*settings };
+            Repeat::new(engine, image, &settings)
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut clocks = vec![Clock::CpuClock; shapes.len()];
@@ -330,7 +354,7 @@ mod tests {
         assert!(r.tied.contains(&A) && r.tied.contains(&B) && !r.tied.contains(&C), "{:?}", r.tied);
         let text = r.sentence();
         assert!(text.starts_with("No shape is clearly fastest: "), "{text}");
-        assert!(text.contains(" are within the noise (±"), "{text}");
+        assert!(text.contains(" are within the noise (medians within 1% of "), "{text}");
         assert!(text.ends_with(&format!("— {} rounds in turns", Budget::FULL.max_rounds)), "{text}");
         assert!(!text.contains("256"), "{text}");
         let names = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>();

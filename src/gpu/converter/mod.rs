@@ -156,7 +156,7 @@ impl GpuConverter {
     }
 
     /// Converts and keeps the result on the GPU in `tiles`' store, chunk by chunk, then draws the
-    /// preview from it (`preview_ns`); downloads it into `dst` too when given (the full round
+    /// preview from it (timed as a `GpuStep::Preview` span); downloads it into `dst` too when given (the full round
     /// trip), else leaves it there (no download phase).
     pub fn convert_for_display(
         &self,

@@ -84,7 +84,7 @@ pub(crate) fn run_op(
     if out.len() != pixels || matches!(job.plane, Plane::Host(plane) if plane.len() != pixels) {
         return Err(GpuError::LengthMismatch { width, height, kernel: "gray-plane op" });
     }
-    let kernel_clock = if timestamps.is_some() { Clock::GpuTimestamp } else { Clock::CpuClock };
+    let kernel_clock = Clock::gpu_if(timestamps.is_some());
     let mut t = OpTimings {
         upload: StepTime::on(Clock::CpuClock),
         kernel: StepTime::on(kernel_clock),
