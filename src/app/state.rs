@@ -223,4 +223,14 @@ pub struct ExportRecord {
     pub convert_ns: Option<u64>,
     /// The whole export as the app waited for it (CPU clock).
     pub wall_ns: u64,
+    /// What the result written is: "GPU, bt601 · 256 rounds/px, blur:8".
+    pub what: String,
+}
+
+/// What a result of `settings` is, short: "GPU, bt601 · 256 rounds/px", "CPU, bt709, blur:8".
+#[must_use]
+pub fn result_label(settings: &crate::engine::ConvertSettings) -> String {
+    let series = RunSeries { formula: settings.formula, work: settings.work }.label();
+    let op = if settings.op.is_none() { String::new() } else { format!(", {}", settings.op) };
+    format!("{}, {series}{op}", settings.backend)
 }

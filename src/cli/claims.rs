@@ -43,7 +43,12 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     engine.gpu().context("cannot test the claims, which need a GPU")?;
     let terminal = !args.json && std::io::stderr().is_terminal();
     let started = Instant::now();
-    let options = ClaimsOptions { quick: args.quick, cancel: None, keep_runs: args.trace.is_some() };
+    // Ctrl-C stops the run gently: the claims finished are printed (or written as JSON), the
+    // rest marked not run, as the app's Stop does.
+    let _gentle =
+        crate::system::signals::stop_gently("stopping: the claims finished are kept, the rest not run");
+    let cancel = Some(crate::system::signals::stop_asked());
+    let options = ClaimsOptions { quick: args.quick, cancel, keep_runs: args.trace.is_some() };
     let task = if args.quick { Task::ClaimsQuick } else { Task::ClaimsAll };
     super::pace::measure_unknown_ceilings(&engine, true, !terminal);
     let pace = super::pace::JobPace::read(&engine, true, task, |_| claims_parts(args.quick));
@@ -57,7 +62,11 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let report = run_claims(&engine, &options, &mut progress).context("cannot test the claims")?;
-    pace.finished(&engine);
+    // A stopped run is no pace to learn from.
+    let took_s = pace.took_s();
+    if !report.stopped {
+        pace.finished(&engine);
+    }
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }
@@ -72,6 +81,15 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
         outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Claims, &engine.provenance(), &timed)?);
     } else {
         print_blocks(&report);
+    }
+    if report.stopped {
+        let done =
+            report.claims.iter().filter(|c| c.verdict != crate::engine::claims::Verdict::NotRun).count();
+        errln!(
+            "stopped after {took_s:.1} s: {done} of {} claims finished, the rest not run",
+            report.claims.len()
+        );
+        return Ok(ExitCode::from(crate::system::signals::stop_status().unwrap_or(130)));
     }
     Ok(ExitCode::SUCCESS)
 }

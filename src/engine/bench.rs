@@ -315,6 +315,7 @@ fn median_op(warm: &[RunReport], settings: &ConvertSettings, pixels: u64) -> OpF
         download_ns: median(|o| o.download_ns),
         bands: first.op.bands,
         wavefront: first.op.wavefront,
+        setup_ns: median(|o| o.setup_ns),
         ..OpFigures::new(settings.op, pixels, (median(|o| o.kernel_ns), first.op.kernel_clock))
     }
 }

@@ -138,6 +138,11 @@ pub struct OpFigures {
     pub download_ns: u64,
     /// GPU: the op stage's row bands.
     pub bands: u32,
+    /// GPU: one-time setup within the op phase, CPU clock, ns: its pipelines compiled and, for
+    /// a first dither, its wavefront chosen by timing both (hundreds of ms on lavapipe, once a
+    /// process).
+    #[serde(default)]
+    pub setup_ns: u64,
     /// GPU: how the dither's wavefront ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wavefront: Option<DitherWavefront>,
@@ -167,6 +172,7 @@ impl OpFigures {
             download_ns: t.download.ns,
             bands: t.bands,
             wavefront: t.wavefront,
+            setup_ns: t.setup_ns,
             ..Self::new(op, pixels, (t.kernel.ns, t.kernel.clock))
         }
     }
@@ -191,8 +197,18 @@ impl OpFigures {
         let share = self
             .op_compute_share
             .map_or_else(String::new, |s| format!(", {:.0}% of the compute ceiling", s * 100.0));
+        // A first run's setup is most of its op phase: said, not hidden in it.
+        let setup = if self.setup_ns >= 1_000_000 {
+            format!(
+                "; the op phase holds {:.1} ms of one-time setup (cpu-clock: pipelines{})",
+                self.setup_ns as f64 / 1e6,
+                if self.op == Op::Dither { ", the wavefront chosen" } else { "" }
+            )
+        } else {
+            String::new()
+        };
         Some(format!(
-            "op {}, {} ops/px, {:.2} ms of passes ({}){rate}{share}",
+            "op {}, {} ops/px, {:.2} ms of passes ({}){rate}{share}{setup}",
             self.op,
             self.ops_per_pixel,
             self.kernel_ns as f64 / 1e6,

@@ -66,8 +66,18 @@ impl Busy {
         } else {
             String::new()
         };
-        format!("other processes took {:.0}% of the CPU{steal}", self.others_share * 100.0)
+        format!("other processes took {} of the CPU{steal}", share_percent(self.others_share))
     }
+}
+
+/// A share as a percentage: "64%", with a decimal where a whole number would read as a
+/// threshold it is on either side of ("50.4%" decides, "49.6%" does not, "50%" says neither).
+fn share_percent(share: f64) -> String {
+    let percent = share * 100.0;
+    let at_a_threshold = [BUSY_SHARE, 2.0 * BUSY_SHARE]
+        .iter()
+        .any(|t| (percent.round() - t * 100.0).abs() < f64::EPSILON && (percent - t * 100.0).abs() > 1e-9);
+    if at_a_threshold { format!("{percent:.1}%") } else { format!("{percent:.0}%") }
 }
 
 impl CpuSnapshot {
@@ -191,5 +201,15 @@ mod tests {
         assert_eq!(before.until(&short, MIN_TICKS), None);
         assert!(before.until(&short, 1).is_some());
         assert_eq!(CpuSnapshot::parse("nothing", OWN), None);
+    }
+
+    #[test]
+    fn a_share_beside_a_threshold_says_which_side_it_is_on() {
+        let text = |others_share| Busy { others_share, steal_share: 0.0 }.shares_text();
+        assert_eq!(text(0.504), "other processes took 50.4% of the CPU");
+        assert_eq!(text(0.496), "other processes took 49.6% of the CPU");
+        assert_eq!(text(0.5), "other processes took 50% of the CPU");
+        assert_eq!(text(0.64), "other processes took 64% of the CPU");
+        assert_eq!(text(0.251), "other processes took 25.1% of the CPU");
     }
 }

@@ -1,15 +1,24 @@
 //! SIGINT, SIGTERM and SIGHUP: what the process does before the signal ends it. Work not yet
 //! begun is not begun ([`stopping`]), graylab's temporary files in flight are removed
 //! (`system::temps`), the last words a command left are said on stderr (a batch's summary,
-//! [`say_on_signal`], which may first tidy what the command made), and then the signal ends the process as it would have (exit status
-//! "killed by signal"). Files being written are abandoned, never left half written: their
-//! unnamed or temporary files go with the process.
+//! [`say_on_signal`], which may first tidy what the command made), and then the signal ends the
+//! process as it would have (exit status "killed by signal"). Files being written are abandoned,
+//! never left half written: their unnamed or temporary files go with the process. A command
+//! that stops gently ([`stop_gently`], the claims) is told instead, stops its work early and
+//! says what it finished; a second signal ends it at once.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// The signal ending the process, or 0 while none has arrived.
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// What a command that stops gently says when the first signal arrives (`None`: it does not).
+static GENTLE: Mutex<Option<&'static str>> = Mutex::new(None);
+
+/// Set by the first signal while a command stops gently: its work in flight ends early and
+/// it says what it finished.
+static STOP_ASKED: AtomicBool = AtomicBool::new(false);
 
 /// What a command says when a signal ends it, given the signal's name.
 type LastWords = Box<dyn Fn(&str) -> String + Send>;
@@ -45,6 +54,38 @@ impl Drop for LastWordsGuard {
     }
 }
 
+/// Until the returned guard is dropped, the first signal does not end the process: it says
+/// `notice` on stderr and sets [`stop_asked`], for the command to stop its work early and keep
+/// what it finished (the claims print the claims done); a second signal ends it at once.
+#[must_use = "the process stops gently only while the guard lives"]
+pub fn stop_gently(notice: &'static str) -> GentleGuard {
+    *GENTLE.lock().unwrap_or_else(PoisonError::into_inner) = Some(notice);
+    GentleGuard(())
+}
+
+/// The exit status of a process that a signal stopped (128 + its number, as a shell reports
+/// it), once one arrived: a command that stopped gently exits with it.
+#[must_use]
+pub fn stop_status() -> Option<u8> {
+    let signal = STOPPED_BY.load(Ordering::Acquire);
+    (signal > 0).then(|| u8::try_from(128 + signal).unwrap_or(u8::MAX))
+}
+
+/// The flag the first signal sets while a command stops gently ([`stop_gently`]).
+#[must_use]
+pub fn stop_asked() -> &'static AtomicBool {
+    &STOP_ASKED
+}
+
+/// Keeps [`stop_gently`] in force until dropped.
+pub struct GentleGuard(());
+
+impl Drop for GentleGuard {
+    fn drop(&mut self) {
+        *GENTLE.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+}
+
 fn signal_name(signal: i32) -> &'static str {
     #[cfg(unix)]
     if let Some(name) = signal_hook::low_level::signal_name(signal) {
@@ -62,13 +103,24 @@ pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new().name("graylab-signals".into()).spawn(move || {
-        if let Some(signal) = signals.forever().next() {
+        use std::io::Write as _;
+        for signal in signals.forever() {
+            let first = STOPPED_BY.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire).is_ok();
+            let gentle = *GENTLE.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(notice) = gentle.filter(|_| first) {
+                STOP_ASKED.store(true, Ordering::Release);
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\n{}: {notice} (again to quit at once)",
+                    signal_name(signal)
+                );
+                continue;
+            }
             STOPPED_BY.store(signal, Ordering::Release);
             // Held until the process is gone: no new temporary file can appear meanwhile.
             let _files = super::temps::remove_in_flight();
             let words = LAST_WORDS.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(words) = words.as_ref().map(|words| words(signal_name(signal))) {
-                use std::io::Write as _;
                 // Best effort: a failing stderr has nowhere to report to.
                 if !words.is_empty() {
                     let _ = writeln!(std::io::stderr(), "{words}");

@@ -605,20 +605,21 @@ fn replacing_a_file_holds_only_for_what_was_asked() {
     let taken = dir.path().join("taken.png");
     std::fs::write(&taken, b"keep").expect("write");
     h.state_mut().open_export_window_on(&taken);
-    h.run_steps(2);
-    h.get_by_label("Export").click();
-    h.run_steps(2);
+    h.run_steps(4);
+    h.get_by_role_and_label(Role::Button, "Export").click();
+    h.run_steps(4);
     let asked = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>| {
         h.query_by_label_contains("This file exists. Replace it?").is_some()
     };
-    assert!(asked(&h), "asks first");
+    let field = h.query_by_role_and_label(Role::TextInput, "File").and_then(|n| n.value());
+    assert!(asked(&h), "asks first: {field:?} {:?}", h.state().view().message);
     h.state_mut().settings_mut().export.format = Some(graylab::io::ExportFormat::Tiff);
     h.run_steps(2);
     assert!(!asked(&h) && h.query_by_label("Replace").is_none(), "another format: no longer asked");
     assert!(h.query_by_label_contains("contradicts the name").is_some(), "the window says why");
     h.state_mut().settings_mut().export.format = None;
     h.run_steps(2);
-    h.get_by_label("Export").click();
+    h.get_by_role_and_label(Role::Button, "Export").click();
     h.run_steps(2);
     assert!(asked(&h), "asked again for the PNG");
     h.get_by_role_and_label(Role::TextInput, "File").focus();

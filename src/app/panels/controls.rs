@@ -306,7 +306,8 @@ fn exports_ui(ui: &mut Ui, session: &Session) {
         ui.label(format!("export {}: {name}", e.seq)).on_hover_text(e.path.display().to_string());
         ui.label(
             RichText::new(format!(
-                "{}, {}: encode {}{convert}, wall {} (cpu-clock)",
+                "{}; {}, {}: encode {}{convert}, wall {} (cpu-clock)",
+                e.what,
                 e.format,
                 crate::system::units::human_bytes(e.bytes),
                 look::duration(e.encode_ns),

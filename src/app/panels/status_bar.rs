@@ -44,14 +44,17 @@ pub fn status_ui(ui: &mut Ui, session: &Session, meter: &FrameMeter, waiting_for
                 }
                 if let Some(p) = &progress {
                     // With what it rests on, as every estimate says it.
-                    let eta = p.eta().map_or_else(String::new, |(s, basis)| {
-                        format!(" · about {} left ({basis})", secs(s))
-                    });
+                    let eta = p.left_text().map_or_else(String::new, |t| format!(" · {t}"));
                     ui.label(RichText::new(format!("{}{eta}", secs(p.elapsed_secs()))).weak());
                 }
                 let queued = session.queued_jobs();
+                // An image asked for waits for the job in progress: said, not left silent.
+                let opening =
+                    session.opening().filter(|_| kind != JobKind::Load).map_or_else(String::new, |p| {
+                        format!(": {} opens after this", crate::app::session::file_name(p))
+                    });
                 if queued > 0 {
-                    ui.label(RichText::new(format!("+{queued} queued")).weak());
+                    ui.label(RichText::new(format!("+{queued} queued{opening}")).weak());
                 }
             }
             None if waiting_for_dialog => {
@@ -182,9 +185,17 @@ mod tests {
         // 42%: 5.52 s left), not the estimate's 5.8 s.
         p.one_time_at = crate::system::one_time::OneTimeMark::now();
         let want = 4.0 * 0.58 / 0.42;
-        let eta = f64::from(p.eta_secs().expect("an ETA"));
+        let eta = f64::from(p.eta().expect("an ETA").0);
         assert!((eta - want).abs() < 0.05, "{eta} s left, want {want}");
         assert_eq!(p.eta().map(|(_, basis)| basis), Some("from the pace so far"));
+        assert_eq!(p.left_text(), Some(format!("about {} left (from the pace so far)", secs(eta as f32))));
+        // Overrun (the pixels stuck at 42% for 20 s): "longer than estimated", not the estimate
+        // said again as if nothing were done.
+        p.work_moved_at =
+            std::time::Instant::now().checked_sub(std::time::Duration::from_secs(20)).expect("20 s ago");
+        p.started =
+            std::time::Instant::now().checked_sub(std::time::Duration::from_secs(24)).expect("24 s ago");
+        assert_eq!((p.eta(), p.left_text().as_deref()), (None, Some("longer than estimated")));
 
         // A short one shows no bar; neither does a single run that counts no pixels.
         p.estimate_s = Some(0.5);
@@ -207,7 +218,7 @@ mod tests {
             std::time::Instant::now().checked_sub(std::time::Duration::from_secs(9)).expect("9 s ago");
         p.one_time_at = crate::system::one_time::OneTimeMark::now();
         assert_eq!(p.fraction(), Some(0.6), "9 of 15 s done, not 9 of 10 claims");
-        let eta = f64::from(p.eta_secs().expect("an ETA"));
+        let eta = f64::from(p.eta().expect("an ETA").0);
         assert!((eta - 6.0).abs() < 0.1, "{eta} s left, want the last claim's 6 s");
         // Weights of another count of steps are not this job's: the steps count alike.
         ticket.set_step_weights(vec![1.0, 2.0]);

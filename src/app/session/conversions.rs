@@ -48,12 +48,17 @@ impl Session {
     /// `overwrite`).
     pub fn export_to(&mut self, path: PathBuf, overwrite: bool) {
         let Some(input) = self.input.clone() else { return };
-        let settings = self.output.as_ref().map_or(self.settings.convert, |o| o.settings);
-        let pixels = self.output.as_ref().and_then(|o| o.pixels.clone());
+        // The result on screen, unless a conversion with other settings is on its way (a
+        // setting changed just before): then the file holds what the panel says, converted
+        // again, not the older result.
+        let newer =
+            self.converting() && self.output.as_ref().is_some_and(|o| o.settings != self.settings.convert);
+        let output = self.output.as_ref().filter(|_| !newer);
+        let settings = output.map_or(self.settings.convert, |o| o.settings);
+        let pixels = output.and_then(|o| o.pixels.clone());
         // A dither's black and white is written as it is: a 1-bit PNG.
         let one_bit = settings.op == crate::pixel::Op::Dither;
         let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export };
-        self.settings.export_dir = path.parent().map(std::path::Path::to_path_buf);
         self.send(Job::Export { input, pixels, settings, path, options });
     }
 

@@ -296,6 +296,13 @@ impl Session {
         // A step (← or →) says so once this returns.
         self.stepped_to = None;
         self.opening = Some(path.clone());
+        // The old image's conversions in flight (a Run ×N) give way to the new image, as they do
+        // to newer settings; a sweep or the claims run on and the image opens after them.
+        for (kind, ticket) in &self.book.sent {
+            if *kind == JobKind::Convert {
+                ticket.cancel();
+            }
+        }
         let preview_side = self.preview_side;
         let options = crate::app::work::preload::decode_options(self.gpu_usable());
         self.book.latest_load = self.send(Job::Load { path, preview_side, options, preloaded }).id;

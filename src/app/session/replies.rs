@@ -152,13 +152,16 @@ impl Session {
         } else {
             format!(" ({})", e.encode.notes.join("; "))
         };
+        let what = crate::app::state::result_label(&e.settings);
         self.toasts.success(format!(
-            "Exported {} ({}, {}, encode {}, cpu-clock){notes}",
+            "Exported {} ({what}; {}, {}, encode {}, cpu-clock){notes}",
             e.path.display(),
             e.encode.format,
             crate::system::units::human_bytes(e.encode.bytes),
             crate::app::look::duration(e.encode.encode_ns)
         ));
+        // The folder of the last export that was written (a failed one's is no place to offer).
+        self.settings.export_dir = e.path.parent().map(std::path::Path::to_path_buf);
         // An export is listed as an export, never as a run: Last run keeps the last conversion.
         self.history.exports_counted += 1;
         self.history.exports.push(ExportRecord {
@@ -170,6 +173,7 @@ impl Session {
             encode_ns: e.encode.encode_ns,
             convert_ns: e.converted.map(|r| r.total_ns),
             wall_ns: e.wall_ns,
+            what,
         });
     }
 }

@@ -186,14 +186,16 @@ impl ClaimsWindow {
             let idle = running.is_none();
             if ui
                 .add_enabled(idle, egui::Button::new("Run (quick)"))
-                .on_hover_text("Smaller images and fewer runs: a first look in seconds")
+                .on_hover_text(
+                    "The same experiments with a smaller sampling budget: faster, more verdicts inconclusive",
+                )
                 .clicked()
             {
                 self.start(session, true);
             }
             if ui
                 .add_enabled(idle, egui::Button::new("Run all"))
-                .on_hover_text("Full-size images and more runs: the figures to trust")
+                .on_hover_text("Every experiment with the full sampling budget: the verdicts to trust")
                 .clicked()
             {
                 self.start(session, false);
@@ -208,22 +210,19 @@ impl ClaimsWindow {
         });
         match running.map(|(_, p)| p) {
             Some(progress) => {
-                let (what, fraction, eta) = progress.map_or_else(
+                let (what, fraction, left) = progress.map_or_else(
                     || ("Claims: waiting for the worker".to_owned(), 0.0, None),
-                    |p| (p.what.clone(), p.fraction().unwrap_or(0.0), p.eta_secs()),
+                    |p| (p.what.clone(), p.fraction().unwrap_or(0.0), p.left_text()),
                 );
                 ui.add(egui::ProgressBar::new(fraction).desired_width(360.0).text(what)).on_hover_text(
                     "The bar fills with the estimated time of the claims done, not their count: some claims \
                      take far longer than others",
                 );
-                // The estimate of the run in flight until its first claim is done.
-                let eta = eta.map_or_else(
-                    || {
-                        let e = claims_estimate(session, self.quick).sentence();
-                        format!("{e} (the estimate in all, until a claim is done)")
-                    },
-                    |s| format!("about {s:.0} s left (estimated from the claims done so far)"),
-                );
+                // The estimate of the run in flight until the worker says what is left.
+                let eta = left.unwrap_or_else(|| {
+                    let e = claims_estimate(session, self.quick).sentence();
+                    format!("{e} (the estimate in all)")
+                });
                 ui.label(RichText::new(eta).weak());
             }
             None if queued => {

@@ -165,14 +165,9 @@ impl Progress {
         self.one_time_at.since_s()
     }
 
-    /// Estimated seconds left: what remains of the estimate, corrected by the pace seen so far
-    /// in this job, one-time work left out ([`crate::engine::estimate::Standing`]).
-    #[must_use]
-    pub fn eta_secs(&self) -> Option<f32> {
-        self.eta().map(|(seconds, _)| seconds)
-    }
-
-    /// [`Self::eta_secs`] with what it rests on ("from the pace so far", …).
+    /// Estimated seconds left, with what they rest on ("from the pace so far", …): what remains
+    /// of the estimate, corrected by the pace seen so far in this job, one-time work left out
+    /// ([`crate::engine::estimate::Standing`]).
     #[must_use]
     pub fn eta(&self) -> Option<(f32, &'static str)> {
         let standing = crate::engine::estimate::Standing {
@@ -183,6 +178,22 @@ impl Progress {
             since_done_s: self.work_moved_at.elapsed().as_secs_f64(),
         };
         standing.left().map(|(s, basis)| (s as f32, basis))
+    }
+
+    /// What is left, in words, with what it rests on: "about 12.7 s left (from the pace so
+    /// far)"; "longer than estimated" once an estimate (corrected by the pace) is overrun, not
+    /// the whole estimate said again; `None` when nothing says.
+    #[must_use]
+    pub fn left_text(&self) -> Option<String> {
+        match self.eta() {
+            Some((s, basis)) => {
+                Some(format!("about {} left ({basis})", crate::system::units::elapsed_text(f64::from(s))))
+            }
+            None if self.estimate_s.is_some_and(|e| e > 0.0) || self.work_done > 0.0 => {
+                Some("longer than estimated".to_owned())
+            }
+            None => None,
+        }
     }
 
     /// Done as a fraction, when the total is known.
@@ -492,6 +503,8 @@ pub struct Exported {
     pub converted: Option<RunReport>,
     /// The whole export, CPU clock.
     pub wall_ns: u64,
+    /// The settings of the result written.
+    pub settings: ConvertSettings,
 }
 
 /// What one run measured: its phases, and each as a rate against this machine's ceiling.

@@ -404,7 +404,7 @@ pub fn small_data_loses(
         |x| format!("the ceilings put the crossover at {x:.2} MP"),
     );
     let floor = floor.map_or_else(String::new, |(latency_ns, floor_mp)| {
-        latency_floor(latency_ns, &format!("{floor_mp:.3} MP"))
+        latency_floor(latency_ns, &format!("{floor_mp:.3} MP"), &format!("{mp:.2} MP"))
     });
     let why = format!(
         "at {mp:.2} MP the GPU takes {} end to end against the CPU's {}; {measured}, and {modelled}{floor}",
@@ -415,12 +415,13 @@ pub fn small_data_loses(
 }
 
 /// The clause of claims 5 and 9 on the copies' fitted latencies (`latency_ns` up and down):
-/// they alone take the CPU's time for `size`, so below it no GPU wins.
+/// they alone take the CPU's time for `size` at its rate at `rate_at` (each claim's own size:
+/// the CPU's rate, and so the floor, differs between them), so below it no GPU wins.
 #[must_use]
-pub fn latency_floor(latency_ns: f64, size: &str) -> String {
+pub fn latency_floor(latency_ns: f64, size: &str, rate_at: &str) -> String {
     format!(
-        "; the copies' fixed costs alone ({} up and down, fitted) are the CPU's time for {size}, so below \
-         that size no GPU wins, however fast",
+        "; the copies' fixed costs alone ({} up and down, fitted) are the CPU's time for {size} at its \
+         rate at {rate_at}, so below that size no GPU wins, however fast",
         t(latency_ns)
     )
 }

@@ -147,7 +147,7 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
     for p in &mut points {
         p.3 = named(&human(p.0), p.3.clone());
     }
-    let floor = latency_floor(0.02 * MS, "40 KiB");
+    let floor = latency_floor(0.02 * MS, "40 KiB", "4 MiB");
     let (v, why) = cache_sized_data_loses(&points, None, Some(&floor));
     assert_eq!(v, Verdict::Holds);
     assert!(

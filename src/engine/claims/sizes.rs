@@ -94,7 +94,8 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         let latency_us = up_and_down_ns / 1e3;
         measurements.push(Measurement::of("copies' latency (fitted)", latency_us, "µs", "cpu-clock"));
         measurements.push(Measurement::of("latency floor", floor_bytes / 1024.0, "KiB", "none"));
-        floor = Some(rules::latency_floor(up_and_down_ns, &rules::human(floor_bytes as u64)));
+        let at = rules::human(bytes);
+        floor = Some(rules::latency_floor(up_and_down_ns, &rules::human(floor_bytes as u64), &at));
     }
     let (verdict, why) = rules::cache_sized_data_loses(&points, l2, floor.as_deref());
     Ok(ClaimResult::new(

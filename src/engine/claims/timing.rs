@@ -24,10 +24,11 @@ pub(super) fn workgroups(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimRe
     let kernel = |s: &ShapeTime| format!("kernel, workgroup {}", s.workgroup);
     let measurements =
         r.shapes.iter().map(|s| Measurement::ms_of(kernel(s), &s.samples_ns, s.clock.label())).collect();
-    let name = |w: Option<crate::engine::WorkgroupSize>| w.map_or_else(String::new, |w| w.to_string());
-    let statistic = format!("{} / {}", name(r.slowest), name(r.fastest));
+    // One name whichever shapes they are (the sentence names them): `compare` keys a ratio by
+    // its name, and the slowest and fastest shapes change from run to run.
+    let statistic = "slowest shape / fastest shape";
     let ratio = r.slowest.map(|s| r.over_fastest(s)).unwrap_or_default();
-    let e = evidence(&statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, r.stop);
+    let e = evidence(statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, r.stop);
     let (verdict, why) = rules::workgroup_matters(&times, &e);
     Ok(ClaimResult::new(
         (3, "CUDA thread/block configuration matters … optimal values depend on your GPU architecture."),

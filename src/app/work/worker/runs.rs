@@ -356,7 +356,8 @@ impl WorkerState {
             progress(0.0);
         }
         let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)?;
-        Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns: nanos_since(started) })
+        let wall_ns = nanos_since(started);
+        Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns, settings: *settings })
     }
 }
 
