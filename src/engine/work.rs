@@ -187,13 +187,16 @@ impl OpFigures {
     }
 
     /// One line for text reports, e.g. `op blur:8, 68 ops/px, 12.3 ms of passes (cpu-clock),
-    /// 3.10 Gop/s, 20% of the compute ceiling`; `None` when no op ran.
+    /// 3.1 Gop/s, 20% of the compute ceiling`; `None` when no op ran.
     #[must_use]
     pub fn sentence(&self) -> Option<String> {
         if self.op.is_none() {
             return None;
         }
-        let rate = self.op_ops_per_s.map_or_else(String::new, |r| format!(", {:.2} Gop/s", r / 1e9));
+        // Below 1 Gop/s in Mop/s: a 3x5 image's dither is no "0.00 Gop/s".
+        let rate = self
+            .op_ops_per_s
+            .map_or_else(String::new, |r| format!(", {}", crate::system::units::ops_per_s(r)));
         let share = self
             .op_compute_share
             .map_or_else(String::new, |s| format!(", {:.0}% of the compute ceiling", s * 100.0));
@@ -248,7 +251,7 @@ mod tests {
         assert_eq!(
             held.sentence().as_deref(),
             Some(
-                "op blur:8, 68 ops/px, 68.00 ms of passes (cpu-clock), 1.00 Gop/s, 25% of the compute ceiling"
+                "op blur:8, 68 ops/px, 68.00 ms of passes (cpu-clock), 1.0 Gop/s, 25% of the compute ceiling"
             )
         );
         assert_eq!(OpFigures::default().sentence(), None);
