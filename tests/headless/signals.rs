@@ -323,3 +323,36 @@ fn a_sweep_keeps_every_output_it_can_write() {
     assert!(json["points"].as_array().is_some_and(|p| p.len() == 1), "{json}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("graylab sweep:"), "the table printed");
 }
+
+/// Ctrl-C during the claims stops them gently, as the app's Stop does: the claims finished are
+/// written (here as JSON), the rest marked not run, stderr says how many, and the process exits
+/// 130. The signal is sent once the estimate is said (the gentle stop is in place by then).
+#[test]
+fn a_signal_during_the_claims_keeps_the_claims_finished() {
+    use std::io::BufRead as _;
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = graylab(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .args(["claims", "--quick", "--json"])
+        .spawn()
+        .expect("spawn");
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut said = String::new();
+    while !said.contains("estimate:") {
+        let read = err.read_line(&mut said).expect("stderr");
+        assert!(read > 0, "it ended before its estimate: {said}");
+    }
+    send(&child, "INT");
+    let o = child.wait_with_output().expect("wait");
+    std::io::Read::read_to_string(&mut err, &mut said).expect("the rest of stderr");
+    assert_eq!(o.status.code(), Some(130), "{said}");
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the JSON of what finished");
+    assert_eq!(json["stopped"], true, "{json}");
+    let claims = json["claims"].as_array().expect("every claim");
+    assert_eq!(claims.len(), 10);
+    assert!(claims.iter().any(|c| c["verdict"] == "not run (stopped)"), "{json}");
+    assert!(said.contains("SIGINT: stopping") && said.contains(" of 10 claims finished"), "{said}");
+}
