@@ -404,11 +404,9 @@ impl ChartsDock {
         let enabled = session.input().is_some() && session.gpu_usable() && !racing && !stored_luma;
         // What the race would take, said before it starts.
         let race_parts = race_parts(session, valid.len());
-        self.race.estimate = race_parts
-            .as_ref()
-            .filter(|_| enabled)
-            .map(|(_, parts)| session.pace().job(crate::engine::estimate::Task::Workgroups, parts));
         let task = crate::engine::estimate::Task::Workgroups;
+        self.race.estimate =
+            race_parts.as_ref().filter(|_| enabled).map(|(_, parts)| session.pace().job(task, parts));
         self.race.at_most_s = race_parts
             .as_ref()
             .filter(|_| !session.pace().has_seen(task))
@@ -477,7 +475,7 @@ impl ChartsDock {
                 };
                 let raced = input.id;
                 let job = Job::Workgroups { input, settings };
-                let id = session.send_estimated(job, crate::engine::estimate::Task::Workgroups, parts);
+                let id = session.send_estimated(job, task, parts);
                 self.race.start(id, raced);
             }
         }

@@ -439,8 +439,7 @@ impl Pace {
     #[must_use]
     pub fn parts(&self, parts: &[Part]) -> Estimate {
         parts.iter().fold(Estimate { seconds: 0.0, basis: Basis::Seen }, |sum, p| {
-            let (run, op) = (self.run(p.lane, p.megapixels, p.rounds), self.op_run_shaped(p));
-            let one = Estimate { seconds: run.seconds + op.seconds, basis: run.basis.max(op.basis) };
+            let one = self.part_run(p);
             Estimate { seconds: sum.seconds + one.seconds * p.runs, basis: sum.basis.max(one.basis) }
         })
     }

@@ -52,10 +52,17 @@ impl Pace {
         self.op_rates.iter().any(|(l, _)| *l == lane)
     }
 
-    /// One run of `lane` at `megapixels` and `rounds` with `op` after the grayscale.
+    /// One run of `lane` at `megapixels` and `rounds` with `op` after the grayscale, on a 3:2
+    /// image.
     #[must_use]
     pub fn run_with_op(&self, lane: Lane, megapixels: f64, rounds: u32, op: Op) -> Estimate {
-        let (run, op) = (self.run(lane, megapixels, rounds), self.op_run(lane, megapixels, rounds, op));
+        self.part_run(&Part { lane, megapixels, rounds, op, runs: 1.0, height_per_width: THREE_TWO })
+    }
+
+    /// One run of `part` (its count of runs aside), its op priced on an image of its shape.
+    #[must_use]
+    pub fn part_run(&self, part: &Part) -> Estimate {
+        let (run, op) = (self.run(part.lane, part.megapixels, part.rounds), self.op_run_shaped(part));
         Estimate { seconds: run.seconds + op.seconds, basis: run.basis.max(op.basis) }
     }
 }
