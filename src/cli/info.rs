@@ -256,13 +256,20 @@ pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings
     let not_yet =
         |what: &str| format!("    {what} compute: not measured yet (graylab info --probe measures it)");
     let cpu = match cpu {
-        Some(c) => format!(
-            "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; median {:.1}, data in cache)",
-            c.ops_per_s() / 1e9,
-            c.threads,
-            SimdLevel::name(c.simd),
-            c.ops as f64 / c.median_ns.max(1) as f64
-        ),
+        Some(c) => {
+            let gops = |ns: u64| c.ops as f64 / ns.max(1) as f64;
+            // A figure a run raised is the run's, not the probe's: said, with the probe's beside.
+            let raised = c.raised_from_best_ns.map_or_else(String::new, |ns| {
+                format!(", raised to what a run of the work kernel did (the probe's best {:.1})", gops(ns))
+            });
+            format!(
+                "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; the probe's median {:.1}, data in cache{raised})",
+                c.ops_per_s() / 1e9,
+                c.threads,
+                SimdLevel::name(c.simd),
+                gops(c.median_ns)
+            )
+        }
         None => not_yet("CPU"),
     };
     let mut lines =

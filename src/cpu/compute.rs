@@ -50,6 +50,10 @@ pub struct CpuCompute {
     /// they were measured).
     #[serde(default)]
     pub op_rates: Option<crate::pixel::OpRates>,
+    /// The probe's own fastest repetition, nanoseconds, when a run of the work kernel beat it
+    /// and `best_ns` was raised to what the run did (`median_ns` stays the probe's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_from_best_ns: Option<u64>,
 }
 
 impl CpuCompute {
@@ -99,6 +103,7 @@ pub fn compute_ceiling(threads: usize) -> Result<CpuCompute, CpuError> {
         median_ns: crate::system::median::median_of_sorted(&runs).unwrap_or(1),
         clock: Clock::CpuClock,
         op_rates: op_rates(threads).ok(),
+        raised_from_best_ns: None,
     })
 }
 

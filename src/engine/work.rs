@@ -96,8 +96,8 @@ impl WorkFigures {
         let variant = if self.divergent { ", divergent: odd grays only" } else { "" };
         let share = match (self.compute_share, self.compute_ceiling_ops_per_s, self.compute_backend) {
             (Some(share), Some(ceiling), Some(backend)) => format!(
-                ", {:.0}% of this machine's {} compute ceiling ({:.2} Gop/s{})",
-                share * 100.0,
+                ", {} of this machine's {} compute ceiling ({:.2} Gop/s{})",
+                super::ceilings::share_label(share * 100.0),
                 backend.name().to_uppercase(),
                 ceiling / 1e9,
                 self.compute_ceiling_raised_from_ops_per_s.map_or_else(String::new, |from| format!(
@@ -197,9 +197,9 @@ impl OpFigures {
         let rate = self
             .op_ops_per_s
             .map_or_else(String::new, |r| format!(", {}", crate::system::units::ops_per_s(r)));
-        let share = self
-            .op_compute_share
-            .map_or_else(String::new, |s| format!(", {:.0}% of the compute ceiling", s * 100.0));
+        let share = self.op_compute_share.map_or_else(String::new, |s| {
+            format!(", {} of the compute ceiling", super::ceilings::share_label(s * 100.0))
+        });
         // A first run's setup is most of its op phase: said, not hidden in it.
         let setup = if self.setup_ns >= 1_000_000 {
             format!(

@@ -121,9 +121,9 @@ pub fn kernel_compute_rate(run: &RunRecord, memory_gb_per_s: Option<f64>) -> Opt
     };
     let text = format!("{} · {}", ops_per_s(rate), share_label(share));
     let hover = format!(
-        "kernel {}, {:.0}% of this machine's {backend} compute ceiling ({}); {why}.",
+        "kernel {}, {} of this machine's {backend} compute ceiling ({}); {why}.",
         ops_per_s(rate),
-        share * 100.0,
+        share_label(share),
         ops_per_s(ceiling)
     );
     Some((text, hover))
@@ -202,6 +202,10 @@ mod tests {
         assert_eq!(share_label(0.41), "41%");
         assert_eq!(share_label(1.04), "~100%");
         assert_eq!(share_label(1.06), ">100%");
+        assert_eq!(
+            (share_label(0.004), share_label(0.0004), share_label(0.0096)),
+            ("0.4%".into(), "<0.1%".into(), "1%".into())
+        );
     }
 
     #[test]

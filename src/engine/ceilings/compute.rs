@@ -253,7 +253,8 @@ fn raised_to(c: &CpuCompute, ops_per_s: f64) -> Option<CpuCompute> {
         return None;
     }
     let best_ns = ((c.ops as f64 / ops_per_s * 1e9).floor() as u64).max(1);
-    Some(CpuCompute { best_ns, median_ns: c.median_ns.max(best_ns), ..*c })
+    let raised_from_best_ns = c.raised_from_best_ns.or(Some(c.best_ns));
+    Some(CpuCompute { best_ns, median_ns: c.median_ns.max(best_ns), raised_from_best_ns, ..*c })
 }
 
 #[cfg(test)]
@@ -265,7 +266,17 @@ mod tests {
     /// A CPU compute ceiling of `ops` in `best_ns` (median `median_ns`) on `threads`.
     fn cpu(threads: usize, ops: u64, best_ns: u64, median_ns: u64) -> CpuCompute {
         let simd = crate::cpu::SimdLevel::Avx2;
-        CpuCompute { threads, simd, ops, best_ns, median_ns, clock: Clock::CpuClock, op_rates: None }
+        let clock = Clock::CpuClock;
+        CpuCompute {
+            threads,
+            simd,
+            ops,
+            best_ns,
+            median_ns,
+            clock,
+            op_rates: None,
+            raised_from_best_ns: None,
+        }
     }
 
     #[test]
@@ -276,6 +287,10 @@ mod tests {
         let raised = raised_to(&c, 808e9).expect("beaten");
         assert!((raised.ops_per_s() / 808e9 - 1.0).abs() < 1e-6, "{raised:?}");
         assert!(raised.median_ns >= raised.best_ns && raised.threads == 16 && raised.ops == c.ops);
+        // The probe's own best is kept, through a second raise too, for `info` to say.
+        assert_eq!(raised.raised_from_best_ns, Some(100_000_000));
+        let again = raised_to(&raised, 900e9).expect("beaten again");
+        assert_eq!((again.raised_from_best_ns, again.median_ns), (Some(100_000_000), 101_000_000));
         assert_eq!(raised_to(&c, 500e9), None, "not beaten");
         assert_eq!(raised_to(&c, 1e30), None, "not plausible");
     }

@@ -42,13 +42,16 @@ pub const BEATEN_PERCENT: f64 = 105.0;
 
 /// A share of a ceiling, `percent`, for a narrow column: "41%", "~100%" above the ceiling it only
 /// matched (within the noise), ">100%" when it beat it (then the ceiling was measured low, and
-/// no share of it means anything). Every share of a ceiling, the phases' and the compute's, is
-/// written so.
+/// no share of it means anything), a decimal below 1% ("0.4%", "<0.1%": a learner's dither at
+/// a fraction of the ceiling is no "0%"). Every share of a ceiling, the phases' and the
+/// compute's, is written so.
 #[must_use]
 pub fn share_label(percent: f64) -> String {
     match percent {
         p if p > BEATEN_PERCENT => ">100%".to_owned(),
         p if p > 100.0 => "~100%".to_owned(),
+        p if p < 0.05 => "<0.1%".to_owned(),
+        p if p < 0.95 => format!("{p:.1}%"),
         p => format!("{p:.0}%"),
     }
 }
@@ -277,7 +280,7 @@ impl PhaseRate {
         } else if pct > 100.0 {
             format!("{rate}, at {ceiling}: {pct:.0}% of it, within the noise of measuring it")
         } else {
-            format!("{rate}, {pct:.0}% of {ceiling}")
+            format!("{rate}, {} of {ceiling}", share_label(pct))
         }
     }
 }
