@@ -5,12 +5,12 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`pixel`] | the formulas, their integer tables, the pixel layouts (kernels), the work per pixel |
+//! | [`pixel`] | the formulas, their integer tables, the pixel layouts (kernels), the work per pixel, the ops (blur, dither) |
 //! | [`system`] | memory limits and the budget, huge pages, temporary files, load, progress, clocks, units |
 //! | [`shaders`] | every WGSL source, included from one place |
-//! | [`cpu`] | scalar reference + SIMD/rayon kernel, the memory-stream baseline |
-//! | [`gpu`] | wgpu device, planning, timing, GPU memory, display, drivers |
-//! | [`io`] | decode within the memory budget, atomic export, PNG and JPEG encoders |
+//! | [`cpu`] | scalar reference + SIMD/rayon kernel, the ops, the memory-stream baseline, the compute ceiling |
+//! | [`gpu`] | wgpu device, planning, timing, GPU memory, the ops' passes, display, drivers |
+//! | [`io`] | decode within the memory budget, atomic export, the encoders, result files and their marks |
 //! | [`engine`] | backend choice, phase reports, bench, sweep, ceilings, claims, sampling, estimates, comparing results |
 //! | [`cli`] | `graylab convert / bench / sweep / info / claims / compare` |
 //! | `app` | the eframe desktop app (feature `gui`) |

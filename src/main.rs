@@ -64,7 +64,8 @@ fn open_app(cli: graylab::cli::Cli) -> anyhow::Result<ExitCode> {
         quit_after_secs: cli.quit_after,
         ..Default::default()
     })?;
-    Ok(ExitCode::SUCCESS)
+    // Closed by a signal (its window asked to close, the settings saved): said as the signal's.
+    Ok(graylab::system::signals::stop_status().map_or(ExitCode::SUCCESS, ExitCode::from))
 }
 
 #[cfg(not(feature = "gui"))]

@@ -98,8 +98,19 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
 }
 
 /// Opens the desktop app on `options.initial_path`, or on the bundled sample photo. The photo is
-/// decoded while the window and the GPU device are created.
+/// decoded while the window and the GPU device are created. A first SIGINT, SIGTERM or SIGHUP
+/// closes the window as its close button does, so that eframe saves the settings, the recent
+/// files and the kept sweep; a second ends the process at once.
 pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
+    let window: Arc<std::sync::OnceLock<egui::Context>> = Arc::default();
+    let to_close = Arc::clone(&window);
+    let close = move || {
+        if let Some(ctx) = to_close.get() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            ctx.request_repaint();
+        }
+    };
+    let _gentle = crate::system::signals::stop_gently_waking("closing the window, the settings saved", close);
     options.initial_path = options.initial_path.or_else(sample_photo);
     let preload = options
         .initial_path
@@ -116,7 +127,14 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
     eframe::run_native(
         "graylab",
         native_options(),
-        Box::new(move |cc| Ok(Box::new(GraylabApp::with_preload(cc, options, preload)))),
+        Box::new(move |cc| {
+            let _ = window.set(cc.egui_ctx.clone());
+            // A signal before the window existed: it closes as soon as it opens.
+            if crate::system::signals::stop_asked().load(std::sync::atomic::Ordering::Acquire) {
+                cc.egui_ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            Ok(Box::new(GraylabApp::with_preload(cc, options, preload)))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
 }

@@ -162,6 +162,18 @@ pub(super) fn formula() -> impl TypedValueParser<Value = Formula> {
     engine_enum(Formula::ALL.map(|f| (f.name(), f.description(), &[][..])))
 }
 
+/// Parses `--formula` where a conversion is timed (`bench`, `sweep`): the same names, with
+/// stored-luma said to be refused there (it has no kernel to time).
+pub(super) fn timed_formula() -> impl TypedValueParser<Value = Formula> {
+    engine_enum(Formula::ALL.map(|f| {
+        let description = match f {
+            Formula::StoredLuma => "refused here: a JPEG's own Y plane is decoded, not converted",
+            _ => f.description(),
+        };
+        (f.name(), description, &[][..])
+    }))
+}
+
 /// Parses `--format` into [`ExportFormat`].
 pub(super) fn format() -> impl TypedValueParser<Value = ExportFormat> {
     engine_enum(ExportFormat::ALL.map(|f| (f.name(), f.description(), f.aliases())))
@@ -393,7 +405,7 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
     if let Some(mode) = existing.as_ref().and_then(read_only_mode) {
         bail!(
             "{what}: the file is read-only (mode {mode:04o}), so --overwrite does not replace it \
-             (make it writable first): {}",
+             (make it writable first, e.g. chmod u+w): {}",
             path.display()
         );
     }

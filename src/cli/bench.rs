@@ -44,7 +44,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<ListOrAll<usize>>,
     /// The gray formula.
-    #[arg(long, default_value = "bt601", value_parser = super::args::formula())]
+    #[arg(long, default_value = "bt601", value_parser = super::args::timed_formula())]
     pub formula: Formula,
     /// Warm runs measured after the one cold run.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]

@@ -21,7 +21,8 @@ pub const SLOWER_EXIT: u8 = 3;
 /// Arguments of `graylab compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The result to compare against (JSON of `bench`, `sweep`, `claims` or `info`).
+    /// The result to compare against (JSON of `bench`, `bench --passes`, `bench
+    /// --fastest-workgroup`, `sweep`, `claims` or `info`).
     pub base: PathBuf,
     /// The new result, of the same kind.
     pub new: PathBuf,

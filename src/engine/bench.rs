@@ -161,6 +161,10 @@ pub(crate) struct Repeat<'a> {
     pub(crate) keep_input: Option<ImageKey>,
 }
 
+/// Why an image that is already gray has nothing to time, and what to time instead.
+const ALREADY_GRAY: &str =
+    "the input is already gray, so no conversion runs on it (bench a colour image, or --synthetic WxH)";
+
 /// Why a bench of `formula` on an image (in colour or not) would time no conversion, if it
 /// would: stored luma is decoded alone, and a gray image is passed through. The CLI asks before
 /// it decodes (stored luma) and before it measures anything (gray).
@@ -172,8 +176,7 @@ pub fn nothing_to_time(formula: super::Formula, in_colour: bool) -> Option<Engin
              --formula stored-luma` as a whole, or bench a colour formula)",
         ));
     }
-    (!in_colour)
-        .then_some(EngineError::NothingToTime("the input is already gray, so no conversion runs on it"))
+    (!in_colour).then_some(EngineError::NothingToTime(ALREADY_GRAY))
 }
 
 impl<'a> Repeat<'a> {
@@ -188,7 +191,7 @@ impl<'a> Repeat<'a> {
         }
         let (prepared, notes) = prepare(image, settings.keeps_alpha())?;
         let Prepared::Colour { kernel, bytes } = prepared else {
-            return Err(EngineError::NothingToTime("the input is already gray, so no conversion runs on it"));
+            return Err(EngineError::NothingToTime(ALREADY_GRAY));
         };
         let (width, height) = (image.width(), image.height());
         let out = OutBuffer::new(kernel, width as usize * height as usize);

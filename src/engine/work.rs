@@ -19,7 +19,9 @@ pub struct WorkFigures {
     /// Integer operations asked of each pixel: 3 per round (the divergent variant is counted the
     /// same: the work asked for, which only odd gray values do).
     pub ops_per_pixel: u64,
-    /// `ops_per_pixel` over the bytes the kernel reads and writes per pixel (RGB8 to L8: 4).
+    /// The kernel's operations per byte, the roofline's x: `ops_per_pixel` plus the gray
+    /// formula's ([`crate::engine::sweep::FORMULA_OPS_PER_PIXEL`]), over the bytes the kernel
+    /// reads and writes per pixel (RGB8 to L8: 4; 256 rounds: (768 + 7) / 4 = 193.75).
     pub ops_per_byte: f64,
     /// Operations per second over the kernel phase (all pixels' `ops_per_pixel` over the kernel
     /// time); `None` without a kernel phase or without work.
@@ -43,8 +45,11 @@ impl WorkFigures {
     #[must_use]
     pub fn new(work: Work, kernel: Option<Kernel>, pixels: u64, kernel_ns: Option<u64>) -> Self {
         let ops_per_pixel = work.ops_per_pixel();
+        // The formula's operations counted too, as the roofline counts them: one intensity for
+        // the run's ridge test and the sweep's roofline (4 rounds is 4.75 ops/byte on both).
         let ops_per_byte = kernel.map_or(0.0, |k| {
-            ops_per_pixel as f64 / (k.in_bytes_per_pixel() + k.out_bytes_per_pixel()) as f64
+            (ops_per_pixel + super::sweep::FORMULA_OPS_PER_PIXEL) as f64
+                / (k.in_bytes_per_pixel() + k.out_bytes_per_pixel()) as f64
         });
         let kernel_ops_per_s = kernel
             .zip(kernel_ns)
@@ -88,8 +93,8 @@ impl WorkFigures {
         Work { rounds: self.work_rounds, mask: self.work_mask, divergent: self.divergent }
     }
 
-    /// One line for text reports, e.g. `work 256 rounds/px (synthetic), 768 ops/px, 192.00
-    /// ops/byte, 12.30 Gop/s in the kernel, 75% of this machine's CPU compute ceiling (16.40
+    /// One line for text reports, e.g. `work 256 rounds/px (synthetic), 768 ops/px, 193.75
+    /// ops/byte with the formula's, 12.30 Gop/s in the kernel, 75% of this machine's CPU compute ceiling (16.40
     /// Gop/s)`.
     #[must_use]
     pub fn sentence(&self) -> String {
@@ -114,7 +119,7 @@ impl WorkFigures {
             .kernel_ops_per_s
             .map_or_else(String::new, |r| format!(", {:.2} Gop/s in the kernel{share}", r / 1e9));
         format!(
-            "work {} rounds/px (synthetic{variant}), {} ops/px, {:.2} ops/byte{rate}",
+            "work {} rounds/px (synthetic{variant}), {} ops/px, {:.2} ops/byte with the formula's{rate}",
             self.work_rounds, self.ops_per_pixel, self.ops_per_byte
         )
     }
@@ -229,12 +234,12 @@ mod tests {
         let work = Work { rounds: 256, mask: 0, divergent: false };
         let f = WorkFigures::new(work, Some(Kernel::Rgb8ToL8), 1_000_000, Some(1_000_000_000));
         assert_eq!(f.ops_per_pixel, 768);
-        assert!((f.ops_per_byte - 192.0).abs() < 1e-9);
+        assert!((f.ops_per_byte - 193.75).abs() < 1e-9, "(768 + 7) / 4");
         assert_eq!(f.kernel_ops_per_s.map(f64::round), Some(768e6));
         assert_eq!(f.work(), work);
         // RGBA16 to LA16: 8 + 4 bytes per pixel.
         let f = WorkFigures::new(Work { rounds: 4, ..work }, Some(Kernel::Rgba16ToLa16), 10, None);
-        assert!((f.ops_per_byte - 1.0).abs() < 1e-9);
+        assert!((f.ops_per_byte - 19.0 / 12.0).abs() < 1e-9, "(12 + 7) / 12");
         assert_eq!(f.kernel_ops_per_s, None);
         // No kernel (gray passed through), no work: no rate.
         assert!(WorkFigures::new(work, None, 10, Some(5)).ops_per_byte.abs() < f64::EPSILON);

@@ -5,7 +5,8 @@
 //! process as it would have (exit status "killed by signal"). Files being written are abandoned,
 //! never left half written: their unnamed or temporary files go with the process. A command
 //! that stops gently ([`stop_gently`], the claims) is told instead, stops its work early and
-//! says what it finished; a second signal ends it at once.
+//! says what it finished; the desktop app ([`stop_gently_waking`]) closes its window as its
+//! close button does, saving its settings; a second signal ends either at once.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -19,6 +20,13 @@ static GENTLE: Mutex<Option<&'static str>> = Mutex::new(None);
 /// Set by the first signal while a command stops gently: its work in flight ends early and
 /// it says what it finished.
 static STOP_ASKED: AtomicBool = AtomicBool::new(false);
+
+/// What the first signal calls while a command stops gently, for one that does not poll
+/// [`stop_asked`] (the app, idle between events, is asked to close its window).
+type Wake = Box<dyn Fn() + Send>;
+
+/// The wake of the command that stops gently, if it left one.
+static WAKE: Mutex<Option<Wake>> = Mutex::new(None);
 
 /// What a command says when a signal ends it, given the signal's name.
 type LastWords = Box<dyn Fn(&str) -> String + Send>;
@@ -63,6 +71,15 @@ pub fn stop_gently(notice: &'static str) -> GentleGuard {
     GentleGuard(())
 }
 
+/// [`stop_gently`], and the first signal also calls `wake`: for the desktop app, which asks its
+/// window to close (eframe then saves the settings, the recent files and the kept sweep, as
+/// for its close button; a SIGTERM at logout lost them).
+#[must_use = "the process stops gently only while the guard lives"]
+pub fn stop_gently_waking(notice: &'static str, wake: impl Fn() + Send + 'static) -> GentleGuard {
+    *WAKE.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(wake));
+    stop_gently(notice)
+}
+
 /// The exit status of a process that a signal stopped (128 + its number, as a shell reports
 /// it), once one arrived: a command that stopped gently exits with it.
 #[must_use]
@@ -83,6 +100,7 @@ pub struct GentleGuard(());
 impl Drop for GentleGuard {
     fn drop(&mut self) {
         *GENTLE.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *WAKE.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 }
 
@@ -114,6 +132,9 @@ pub fn remove_temp_files_on_signals() -> std::io::Result<()> {
                     "\n{}: {notice} (again to quit at once)",
                     signal_name(signal)
                 );
+                if let Some(wake) = WAKE.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+                    wake();
+                }
                 continue;
             }
             STOPPED_BY.store(signal, Ordering::Release);

@@ -168,10 +168,18 @@ fn lane_axis<'a>(ui: &Ui, height: f32, names: Vec<String>) -> egui_plot::AxisHin
     // egui_plot leaves out a label taller than its lane: in a short chart (many lanes, a small
     // window) the names get a smaller font rather than none (a row is about 1.2 font sizes).
     let body = egui::TextStyle::Body.resolve(ui.style());
-    let size = (lane_height / 1.25).clamp(10.0, body.size);
+    let font = egui::FontId::new((lane_height / 1.25).clamp(10.0, body.size), body.family);
+    // The axis as wide as its widest name from the first frame: egui_plot otherwise keeps the
+    // width of the frame before, and an idle window cut the names after a resize until the
+    // pointer moved.
+    let widest = names
+        .iter()
+        .map(|n| ui.painter().layout_no_wrap(n.clone(), font.clone(), egui::Color32::WHITE).size().x)
+        .fold(0.0, f32::max);
     egui_plot::AxisHints::new_y()
         .label_spacing(1.0..=2.0)
-        .tick_label_font(egui::FontId::new(size, body.family))
+        .tick_label_font(font)
+        .min_thickness(widest + 8.0)
         .formatter(move |mark, _| mark_name(&names, mark.value, 1.0))
 }
 

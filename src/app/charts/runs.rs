@@ -3,7 +3,9 @@
 //! as the run took. Where steps ran at once (a pipelined GPU run) the phases add up to more than
 //! the wall time: the part above the wall time is shaded as overlap. Each bar stands at its run
 //! number (the one Last run and the hover give) on a strip coloured by its backend. The last
-//! run's wall time is written above its bar; the hover is a tooltip with a background.
+//! run's wall time is written above its bar where no taller bar beside it takes the room (Last
+//! run and the hover always give it); the hover is a tooltip with a background. Past
+//! [`MAX_BARS`] runs of an image the chart shows the last ones, and says so.
 
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart, PlotPoint, Text};
@@ -321,6 +323,17 @@ pub fn runs_chart_ui(
     // The overlap is drawn last, over the phases it shades.
     series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     legend_ui(ui, &legend_of(&series, &strips));
+    // Past MAX_BARS runs the first ones leave the chart: said, not hidden.
+    let of_image = runs.iter().filter(|r| image.is_some() && Some(r.image_id) == image).count();
+    if of_image > MAX_BARS {
+        ui.label(
+            RichText::new(format!(
+                "the last {MAX_BARS} of {of_image} runs on this image (Save trace… keeps them all)"
+            ))
+            .small()
+            .weak(),
+        );
+    }
     let (Some((first, _)), Some((end, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
         return asked;

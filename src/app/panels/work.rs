@@ -89,7 +89,7 @@ pub fn ridge_ops_per_byte(compute_ops_per_s: f64, memory_gb_per_s: f64) -> f64 {
 /// `memory_gb_per_s`. The roofline's rule: the lower roof bounds the kernel, so a run with work
 /// per pixel (and a compute share the engine gave it) is compute-bound once its operations per
 /// byte reach the ridge point, or when no memory ceiling is known; below the ridge (1 round a
-/// pixel, 0.75 ops/byte) the memory share stays the meaningful one.
+/// pixel, 2.5 ops/byte with the formula's) the memory share stays the meaningful one.
 #[must_use]
 pub fn compute_bound(figures: &WorkFigures, memory_gb_per_s: Option<f64>) -> bool {
     let (Some(_), Some(compute)) = (figures.compute_share, figures.compute_ceiling_ops_per_s) else {
@@ -129,7 +129,7 @@ pub fn kernel_compute_rate(run: &RunRecord, memory_gb_per_s: Option<f64>) -> Opt
     Some((text, hover))
 }
 
-/// The work line of a run: "256 rounds/px (synthetic) · 192 ops/byte · 12.3 Gop/s [gpu-ts]",
+/// The work line of a run: "256 rounds/px (synthetic) · 194 ops/byte · 12.3 Gop/s [gpu-ts]",
 /// with the whole sentence on hover; `None` for the plain grayscale.
 #[must_use]
 pub fn work_line(run: &RunRecord) -> Option<(String, String)> {
@@ -143,8 +143,8 @@ pub fn work_line(run: &RunRecord) -> Option<(String, String)> {
     }
     parts.extend(compute_share(figures));
     let hover = format!(
-        "{}.\n{} integer operations per pixel over the bytes the kernel reads and writes; the \
-         operations per second are over the kernel phase. Synthetic: the image stays the exact \
+        "{}.\n{} integer operations per pixel of work, and the formula's 7, over the bytes the \
+         kernel reads and writes; the operations per second are the work's, over the kernel phase. Synthetic: the image stays the exact \
          grayscale.",
         figures.sentence(),
         figures.ops_per_pixel
@@ -184,7 +184,7 @@ mod tests {
         WorkFigures {
             work_rounds: rounds,
             ops_per_pixel: 3 * u64::from(rounds),
-            ops_per_byte: 0.75 * f64::from(rounds),
+            ops_per_byte: (3.0 * f64::from(rounds) + 7.0) / 4.0,
             compute_share: share,
             compute_ceiling_ops_per_s: share.map(|_| 225e9),
             ..WorkFigures::default()
@@ -212,10 +212,10 @@ mod tests {
     fn the_kernel_is_compute_bound_past_the_ridge_point() {
         // 225 Gop/s over a 20 GB/s memory ceiling: the ridge at 11.25 ops/byte.
         assert!((ridge_ops_per_byte(225e9, 20.0) - 11.25).abs() < 1e-9);
-        assert!(compute_bound(&held(4096, Some(0.5)), Some(20.0)), "3072 ops/byte");
-        assert!(compute_bound(&held(16, Some(0.5)), Some(20.0)), "12 ops/byte");
-        assert!(!compute_bound(&held(4, Some(0.5)), Some(20.0)), "3 ops/byte: memory-bound");
-        assert!(!compute_bound(&held(1, Some(0.5)), Some(20.0)), "0.75 ops/byte");
+        assert!(compute_bound(&held(4096, Some(0.5)), Some(20.0)), "3073.75 ops/byte");
+        assert!(compute_bound(&held(16, Some(0.5)), Some(20.0)), "13.75 ops/byte");
+        assert!(!compute_bound(&held(4, Some(0.5)), Some(20.0)), "4.75 ops/byte: memory-bound");
+        assert!(!compute_bound(&held(1, Some(0.5)), Some(20.0)), "2.5 ops/byte");
         assert!(compute_bound(&held(1, Some(0.5)), None), "no memory ceiling: the compute one");
         assert!(!compute_bound(&held(4096, None), Some(20.0)), "no compute ceiling known");
         assert!(!compute_bound(&held(0, Some(0.5)), None), "no work");

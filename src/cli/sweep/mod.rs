@@ -79,7 +79,7 @@ pub struct SweepArgs {
     pub workgroup: WorkgroupSize,
     /// The gray formula: bt601 (the default), bt709 or linear; stored-luma (a JPEG's own luma
     /// plane) is refused, as the sweep's images are no JPEGs.
-    #[arg(long, default_value = "bt601", value_parser = crate::cli::args::formula())]
+    #[arg(long, default_value = "bt601", value_parser = crate::cli::args::timed_formula())]
     pub formula: Formula,
     /// Measure the CPU only (no GPU series).
     #[arg(long)]

@@ -183,19 +183,26 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// `ratio 1.40 (95% CI 1.21–1.62, 9 rounds)`, or why there is no interval.
+    /// `ratio 1.40 (95% CI 1.21–1.62, 9 rounds; against 1.20)`, or why there is no interval:
+    /// the threshold said beside the interval, so that a decided effect that falls short of its
+    /// margin reads as such.
     #[must_use]
     pub fn text(&self) -> String {
         match &self.interval {
             Some(i) => format!(
-                "{} {} (95% CI {}\u{2013}{}, {} rounds)",
+                "{} {} (95% CI {}\u{2013}{}, {} rounds; against {})",
                 self.statistic,
                 ratio(i.median),
                 ratio(i.ci_low),
                 ratio(i.ci_high),
-                i.samples
+                i.samples,
+                ratio(self.threshold)
             ),
-            None => format!("{}: too few rounds for an interval", self.statistic),
+            None => format!(
+                "{}: too few rounds for an interval (against {})",
+                self.statistic,
+                ratio(self.threshold)
+            ),
         }
     }
 }

@@ -36,7 +36,7 @@ fn transfers_hold_when_moving_is_decided_slower_than_the_kernel() {
         why,
         "moving the data, 44.00 ms (upload 34.00 ms + download 10.00 ms), takes longer than the GPU kernel, \
          2.000 ms; the upload alone takes longer than the CPU's whole conversion, 7.000 ms; \
-         ratio 3.00 (95% CI 2.50\u{2013}3.50, 9 rounds)"
+         ratio 3.00 (95% CI 2.50\u{2013}3.50, 9 rounds; against 1.00)"
     );
     let (v, why) = transfers_are_slow(&below(), 0.5 * MS, 0.5 * MS, 3.0 * MS, 7.0 * MS);
     assert!(why.contains("takes less time than the GPU kernel"), "{why}");
@@ -107,7 +107,7 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
         why.starts_with("the GPU is faster from 4.0 MiB")
             && why.ends_with(
                 "L2 cache holds 512 KiB; at the sizes the claim names, 16 KiB; ratio 3.00 (95% CI \
-                 2.50\u{2013}3.50, 9 rounds)"
+                 2.50\u{2013}3.50, 9 rounds; against 1.00)"
             ),
         "{why}"
     );
@@ -116,7 +116,9 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
     let (v, why) = cache_sized_data_loses(&gpu_wins_small, None, None);
     assert_eq!(v, Verdict::DoesNotHold);
     assert!(
-        why.ends_with("the sizes the claim names, 16 KiB; ratio 0.30 (95% CI 0.20\u{2013}0.40, 9 rounds)"),
+        why.ends_with(
+            "the sizes the claim names, 16 KiB; ratio 0.30 (95% CI 0.20\u{2013}0.40, 9 rounds; against 1.00)"
+        ),
         "{why}"
     );
     let tie = [(kb(16), 0.01 * MS, 0.2 * MS, above()), (kb(64), 1.0 * MS, 1.0 * MS, noise())];
@@ -125,7 +127,7 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
     assert!(why.contains("at 64 KiB the two are within the noise"), "{why}");
     assert!(
         why.ends_with(
-            "ratio 3.00 (95% CI 2.50\u{2013}3.50, 9 rounds), ratio 1.02 (95% CI 0.95\u{2013}1.09, 9 rounds)"
+            "ratio 3.00 (95% CI 2.50\u{2013}3.50, 9 rounds; against 1.00), ratio 1.02 (95% CI 0.95\u{2013}1.09, 9 rounds; against 1.00)"
         ),
         "{why}"
     );
@@ -153,8 +155,8 @@ fn cache_sized_data_holds_when_the_cpu_is_decided_faster_up_to_256_kib() {
     assert!(
         why.ends_with(
             "below that size no GPU wins, however fast; at the sizes the claim names, 16 KiB and 64 \
-             KiB; GPU's best / CPU at 16 KiB 1.83 (95% CI 1.43\u{2013}2.09, 9 rounds), GPU's best / CPU at \
-             64 KiB 1.82 (95% CI 1.49\u{2013}1.92, 9 rounds)"
+             KiB; GPU's best / CPU at 16 KiB 1.83 (95% CI 1.43\u{2013}2.09, 9 rounds; against 1.00), GPU's best / CPU at \
+             64 KiB 1.82 (95% CI 1.49\u{2013}1.92, 9 rounds; against 1.00)"
         ),
         "{why}"
     );

@@ -181,7 +181,8 @@ impl WorkgroupRace {
 
     /// The verdict in one line: "16x16 is fastest: 1.12x (1.05–1.20) faster than 8x32, 2.3x
     /// than 256 — 13 rounds in turns", or "No shape is clearly fastest: 16x16, 8x8 and 32x8
-    /// are within the noise (medians within 4% of 16x16's, every interval reaching it) — 42
+    /// are within the noise (round by round at most 4% slower than 16x16 at the median, every
+    /// interval reaching it) — 42
     /// rounds in turns" (past four shapes tied, the first three and how many more).
     #[must_use]
     pub fn sentence(&self) -> String {
@@ -205,7 +206,9 @@ impl WorkgroupRace {
             );
         }
         let names: Vec<String> = self.tied.iter().map(ToString::to_string).collect();
-        // The slowest median among the tied, over the fastest's: what "within the noise" spans.
+        // The largest median of the tied shapes' per-round ratios to the fastest: what "within
+        // the noise" spans. Round by round, not the table's medians, which load that drifts
+        // between rounds moves apart.
         let widest = self
             .tied
             .iter()
@@ -217,7 +220,7 @@ impl WorkgroupRace {
         let noise = match (self.speed_up, widest) {
             (None, _) | (_, None) => format!("too few rounds: {}", self.rounds),
             (Some(_), Some(m)) => format!(
-                "medians within {:.0}% of {fastest}'s, every interval reaching it",
+                "round by round at most {:.0}% slower than {fastest} at the median, every interval reaching it",
                 ((m - 1.0) * 100.0).max(1.0)
             ),
         };
@@ -354,7 +357,7 @@ mod tests {
         assert!(r.tied.contains(&A) && r.tied.contains(&B) && !r.tied.contains(&C), "{:?}", r.tied);
         let text = r.sentence();
         assert!(text.starts_with("No shape is clearly fastest: "), "{text}");
-        assert!(text.contains(" are within the noise (medians within 1% of "), "{text}");
+        assert!(text.contains(" are within the noise (round by round at most 1% slower than "), "{text}");
         assert!(text.ends_with(&format!("— {} rounds in turns", Budget::FULL.max_rounds)), "{text}");
         assert!(!text.contains("256"), "{text}");
         let names = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>();
