@@ -187,6 +187,10 @@ pub struct RooflinePoint {
 pub struct Roofline {
     /// CPU memory bandwidth (the memory-stream baseline, all threads), bytes per second.
     pub cpu_bytes_per_s: Option<f64>,
+    /// The size that stream was measured at, megapixels: the sweep's largest (absent from
+    /// sweeps saved before it was kept).
+    #[serde(default)]
+    pub cpu_stream_mp: Option<f64>,
     /// CPU compute ceiling, operations per second.
     pub cpu_ops_per_s: Option<f64>,
     /// GPU device-memory bandwidth (the device-copy ceiling), bytes per second.

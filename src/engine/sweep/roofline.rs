@@ -50,8 +50,10 @@ pub fn roofline(r: &SweepResult) -> Roofline {
             });
         }
     }
+    let stream = cpu_stream(r);
     Roofline {
-        cpu_bytes_per_s: cpu_stream(r).map(|(_, gb_per_s)| gb_per_s * 1e9),
+        cpu_bytes_per_s: stream.map(|(_, gb_per_s)| gb_per_s * 1e9),
+        cpu_stream_mp: stream.map(|(mp, _)| mp),
         cpu_ops_per_s: r.compute.map(|c| c.cpu_ops_per_s),
         gpu_device_bytes_per_s: ceilings.map(|c| c.device_copy.gb_per_s() * 1e9),
         gpu_ops_per_s: r.compute.and_then(|c| c.gpu_ops_per_s),
