@@ -3,7 +3,7 @@
 use super::*;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::example_ceilings;
-use crate::engine::sweep::grid::{AxisLevel, GridAxis, Roofline};
+use crate::engine::sweep::grid::{AxisLevel, GridAxis, Roofline, RooflinePoint};
 use crate::engine::sweep::result::{assert_says, one_run};
 use crate::engine::sweep::verdict::analyse;
 use crate::pixel::Op;
@@ -233,13 +233,25 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
     assert!(f.modelled.is_empty() && r.model.is_none() && r.dispatch_latency_ns.is_none());
     assert_says(&r.verdict, "from about blur radius 16 at 4.00 MP");
     assert_says(&r.verdict, "not an op such as the blur");
-    // Each blur point on the roofline at 4 (2R + 1) + 7 operations over 4 + 2 bytes.
+    // Each blur point on the roofline at 4 (2R + 1) + 7 operations over the bytes its series
+    // moves: the CPU's 4 + 2 (the blur's rows in cache), the GPU's 4 + 10 (its u32 intermediate
+    // written and read back through device memory).
     let roof = r.roofline.as_ref().expect("a roofline");
-    let intensity = |radius| {
-        roof.points.iter().find(|p| p.op == Op::Blur { radius }).map(|p| p.ops_per_byte).expect("a point")
+    let intensity = |radius, series| {
+        let of = |p: &&RooflinePoint| p.op == Op::Blur { radius } && p.series == series;
+        roof.points.iter().find(of).map(|p| p.ops_per_byte).expect("a point")
     };
-    assert!((intensity(1) - 19.0 / 6.0).abs() < 1e-9);
-    assert!((intensity(16) - 139.0 / 6.0).abs() < 1e-9);
+    assert!((intensity(1, Series::CpuAll) - 19.0 / 6.0).abs() < 1e-9);
+    assert!((intensity(16, Series::CpuAll) - 139.0 / 6.0).abs() < 1e-9);
+    for series in [Series::GpuKernel, Series::GpuResident, Series::GpuTotal] {
+        assert!((intensity(1, series) - 19.0 / 14.0).abs() < 1e-9, "{series:?}");
+        assert!((intensity(16, series) - 139.0 / 14.0).abs() < 1e-9, "{series:?}");
+    }
+    // The transfer roof on the same x: 14 bytes a pixel at the example's pixel rate
+    // (3 bytes up at 25.6 GB/s, 1 down at 32).
+    let transfer = roof.transfer_bytes_per_s.expect("a transfer roof");
+    assert!((transfer - 14.0 / 0.148_437_5 * 1e9).abs() < 1.0, "{transfer}");
+    assert_eq!(roof.cpu_stream_mp, Some(4.0));
     let csv = crate::engine::sweep::to_csv(&r);
     assert!(csv.starts_with("blur_radius,megapixels,"), "{csv}");
     assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,1.0000,")), "{csv}");
