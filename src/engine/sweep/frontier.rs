@@ -166,9 +166,9 @@ pub fn modelled_frontier(r: &SweepResult) -> Option<Vec<FrontierPoint>> {
 }
 
 /// Why the modelled frontier is unknown, as the end of a sentence.
-fn modelled_unknown_because(r: &SweepResult) -> &'static str {
+pub(crate) fn modelled_unknown_because(r: &SweepResult) -> &'static str {
     if r.has_op() {
-        "the model prices the grayscale and the synthetic rounds, not an op such as the blur"
+        "the model prices the grayscale and the synthetic rounds, not an op such as the blur or the dither"
     } else if r.adapter.is_none() {
         "no GPU was measured"
     } else if r.ceilings.is_none() {
