@@ -256,3 +256,69 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
     assert!(csv.starts_with("blur_radius,megapixels,"), "{csv}");
     assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,1.0000,")), "{csv}");
 }
+
+#[test]
+fn cells_that_win_on_their_own_are_named_not_never() {
+    // At 1 MP the GPU wins with the data kept at 16 rounds alone (800 ns against the CPU's
+    // 1000), and loses at 0 and 256: no frontier, and no "never".
+    let levels = vec![0, 16, 256];
+    let kept_at_16 = |e2e_at_16| {
+        let points = vec![
+            cell(1.0, 0, 100, 500, 1000),
+            cell(1.0, 16, 1000, e2e_at_16, 800),
+            cell(1.0, 256, 10_000, 90_000, 80_000),
+        ];
+        grid(points, levels.clone(), None)
+    };
+    let r = kept_at_16(2000);
+    let f = r.frontier.as_ref().expect("frontier");
+    assert_eq!(f.measured, vec![point(1.0, None, None)]);
+    assert!(!r.verdict.contains("never"), "{}", r.verdict);
+    assert_says(
+        &r.verdict,
+        "On this machine (Test GPU) there is no level in this work grid (up to 256 rounds per pixel and 1.00 MP) \
+         from which the GPU beats the best CPU at it and every higher one, not even with the data kept on the \
+         GPU; it wins only in cells on their own: with the data kept on the GPU at 1.00 MP at 16 rounds.",
+    );
+    // End to end too (900 ns against 1000).
+    let r = kept_at_16(900);
+    assert_says(
+        &r.verdict,
+        "it wins only in cells on their own: end to end at 1.00 MP at 16 rounds; with the data kept on the GPU \
+         at 1.00 MP at 16 rounds.",
+    );
+    // End to end at 16 alone, kept from 16 on: the resident frontier and the lone end-to-end cell.
+    let points = vec![
+        cell(1.0, 0, 100, 500, 1000),
+        cell(1.0, 16, 1000, 900, 800),
+        cell(1.0, 256, 10_000, 90_000, 8000),
+    ];
+    let r = grid(points, levels, None);
+    assert_says(
+        &r.verdict,
+        "there is no level in this work grid (up to 256 rounds per pixel and 1.00 MP) from which the GPU wins \
+         end to end at it and every higher one, though it wins end to end on its own at 1.00 MP at 16 rounds; \
+         with the data kept on the GPU it wins from about 16 rounds per pixel at 1.00 MP.",
+    );
+}
+
+#[test]
+fn a_modelled_win_below_the_top_level_is_named_not_never() {
+    // A slow CPU stream (4 GB/s: 1 ns a pixel) and a GPU slower per round than the CPU (15 G
+    // ops/s): from the ceilings the GPU wins end to end at 0 rounds (0.15 ns a pixel and the
+    // latency against 1) but not at 256 (51.2 against 25.6): no modelled frontier.
+    let mut points = vec![cell(1.0, 0, 100, 500, 1000), cell(1.0, 256, 10_000, 12_000, 9000)];
+    for p in &mut points {
+        p.cpu_stream = Some(one_run(1_000_000));
+    }
+    let r = grid(points, vec![0, 256], Some(compute(15e9)));
+    let f = r.frontier.as_ref().expect("frontier");
+    assert_eq!(f.modelled, vec![point(1.0, None, None)]);
+    assert!(r.model.as_ref().is_some_and(|m| m.crossover_mp.is_some()), "{:?}", r.model);
+    assert_says(
+        &r.verdict,
+        "From the ceilings there is no level up to 256 rounds per pixel from which it should win end to end at \
+         every higher one at 1.00 MP (not even resident), though it should win end to end at 0 rounds.",
+    );
+    assert!(!r.verdict.contains("should not win"), "{}", r.verdict);
+}
