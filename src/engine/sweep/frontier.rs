@@ -4,8 +4,6 @@
 //! the sentence that names it. Each side is piecewise linear in the rounds `k`, so the level
 //! from which the GPU wins (up to the grid's largest) is solved exactly on each piece.
 
-use std::fmt::Write as _;
-
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::estimate::steps_ns_per_pixel;
 use crate::engine::sweep::grid::{Frontier, FrontierPoint, GridAxis, Series, sorted_sizes};
@@ -166,9 +164,9 @@ pub fn modelled_frontier(r: &SweepResult) -> Option<Vec<FrontierPoint>> {
 }
 
 /// Why the modelled frontier is unknown, as the end of a sentence.
-fn modelled_unknown_because(r: &SweepResult) -> &'static str {
+pub(crate) fn modelled_unknown_because(r: &SweepResult) -> &'static str {
     if r.has_op() {
-        "the model prices the grayscale and the synthetic rounds, not an op such as the blur"
+        "the model prices the grayscale and the synthetic rounds, not an op such as the blur or the dither"
     } else if r.adapter.is_none() {
         "no GPU was measured"
     } else if r.ceilings.is_none() {
@@ -194,8 +192,25 @@ pub(crate) fn fill_frontier(r: &mut SweepResult) {
     r.frontier = Some(Frontier { measured: measured_frontier(r), modelled: modelled.unwrap_or_default() });
 }
 
+/// The cells where `series` beats the best CPU, as "1.00 MP at 16 rounds" (the first four, then
+/// how many more), in the points' order; empty where none does.
+fn winning_cells(r: &SweepResult, series: Series) -> String {
+    let cells: Vec<String> = r
+        .points
+        .iter()
+        .filter(|p| p.gpu_wins(series))
+        .map(|p| format!("{:.2} MP at {}", p.megapixels, r.axis.short(p.level(r.axis))))
+        .collect();
+    match cells.len() {
+        0..=4 => cells.join(", "),
+        n => format!("{} and {} more", cells[..4].join(", "), n - 4),
+    }
+}
+
 /// The verdict's sentences on the frontier of a work grid (filled by `fill_frontier`):
-/// measured at the largest size where the GPU wins (else the largest size), then modelled.
+/// measured at the largest size where the GPU wins (else the largest size), then modelled. The
+/// frontier is a level from which the GPU wins at it and every higher one: where there is none,
+/// the cells that win on their own are named, never "never".
 #[must_use]
 pub fn frontier_sentence(r: &SweepResult) -> String {
     let Some(frontier) = &r.frontier else { return String::new() };
@@ -207,15 +222,12 @@ pub fn frontier_sentence(r: &SweepResult) -> String {
     let e2e = frontier.measured.iter().rev().find(|p| p.end_to_end_from_rounds.is_some());
     let resident = frontier.measured.iter().rev().find(|p| p.resident_from_rounds.is_some());
     let lv = |v: f64| axis.level_text(v);
-    // A level mentioned again in the same sentence: its figure alone (the radius named).
-    let again = |v: f64| match axis {
-        GridAxis::WorkRounds => format!("{v:.0}"),
-        GridAxis::BlurRadius => axis.short(v.round() as u32),
-    };
     let grid = match axis {
         GridAxis::WorkRounds => "work grid",
         GridAxis::BlurRadius => "blur radius grid",
     };
+    let (e2e_cells, kept_cells) = (winning_cells(r, Series::GpuTotal), winning_cells(r, Series::GpuResident));
+    let no_level = format!("there is no level in this {grid} (up to {max} and {largest:.2} MP)");
     let mut text = match (e2e, resident) {
         _ if r.adapter.is_none() => format!(
             "The {grid} measured the CPU only (up to {max} and {largest:.2} MP): there is \
@@ -224,20 +236,44 @@ pub fn frontier_sentence(r: &SweepResult) -> String {
         (Some(p), _) => {
             let k = p.end_to_end_from_rounds.map_or_else(String::new, lv);
             let kept = p.resident_from_rounds.map_or_else(String::new, |v| {
-                format!(", and from {} with the data kept on the GPU", again(v))
+                format!(", and from {} with the data kept on the GPU", again(axis, v))
             });
             format!("On {machine} the GPU wins end to end from about {k} at {:.2} MP{kept}.", p.megapixels)
         }
-        (None, Some(p)) => format!(
-            "On {machine} the GPU never wins end to end in this grid (up to {max} and \
-             {largest:.2} MP); with the data kept on the GPU it wins from about {} at {:.2} MP.",
-            p.resident_from_rounds.map_or_else(String::new, lv),
-            p.megapixels
-        ),
-        (None, None) => format!(
+        (None, Some(p)) => {
+            let kept = format!(
+                "with the data kept on the GPU it wins from about {} at {:.2} MP",
+                p.resident_from_rounds.map_or_else(String::new, lv),
+                p.megapixels
+            );
+            if e2e_cells.is_empty() {
+                format!(
+                    "On {machine} the GPU never wins end to end in this grid (up to {max} and {largest:.2} MP); {kept}."
+                )
+            } else {
+                format!(
+                    "On {machine} {no_level} from which the GPU wins end to end at it and every higher one, \
+                     though it wins end to end on its own at {e2e_cells}; {kept}."
+                )
+            }
+        }
+        (None, None) if e2e_cells.is_empty() && kept_cells.is_empty() => format!(
             "On {machine} the GPU never beats the best CPU in this grid, up to {max} and \
              {largest:.2} MP, not even with the data kept on the GPU."
         ),
+        (None, None) => {
+            let alone: Vec<String> =
+                [(e2e_cells, "end to end"), (kept_cells, "with the data kept on the GPU")]
+                    .into_iter()
+                    .filter(|(cells, _)| !cells.is_empty())
+                    .map(|(cells, how)| format!("{how} at {cells}"))
+                    .collect();
+            format!(
+                "On {machine} {no_level} from which the GPU beats the best CPU at it and every higher one, \
+                 not even with the data kept on the GPU; it wins only in cells on their own: {}.",
+                alone.join("; ")
+            )
+        }
     };
     if r.software_adapter {
         text.push_str(
@@ -249,29 +285,55 @@ pub fn frontier_sentence(r: &SweepResult) -> String {
         return text;
     }
     let at = e2e.map_or(largest, |p| p.megapixels);
-    match frontier.modelled.iter().find(|p| p.megapixels.total_cmp(&at).is_eq()) {
-        None => {
-            let _ = write!(text, " The modelled frontier is unknown: {}.", modelled_unknown_because(r));
-        }
-        Some(model) => {
-            let kept = model.resident_from_rounds.map_or_else(
-                || " (not even resident)".to_owned(),
-                |v| format!(" ({} with the data kept on the GPU)", again(v)),
-            );
-            let _ = match model.end_to_end_from_rounds {
-                Some(k) => write!(
-                    text,
-                    " From the ceilings it should win end to end from about {} at {at:.2} MP{kept}.",
-                    lv(k)
-                ),
-                None => write!(
-                    text,
-                    " From the ceilings it should not win end to end up to {max} at {at:.2} MP{kept}."
-                ),
-            };
-        }
-    }
+    text.push_str(&modelled_sentence(r, frontier, at, &max));
     text
+}
+
+/// A level mentioned again in the same sentence: its figure alone (the radius named).
+fn again(axis: GridAxis, v: f64) -> String {
+    match axis {
+        GridAxis::WorkRounds => format!("{v:.0}"),
+        GridAxis::BlurRadius => axis.short(v.round() as u32),
+    }
+}
+
+/// The modelled frontier at `at` megapixels in a sentence (with a space before it): where it
+/// is, or that there is none up to `max` and the grid's levels at which the model still has the
+/// GPU win end to end (the 0-round cells' modelled crossover over sizes among them), or why it
+/// is unknown.
+fn modelled_sentence(r: &SweepResult, frontier: &Frontier, at: f64, max: &str) -> String {
+    let axis = r.axis;
+    let Some(model) = frontier.modelled.iter().find(|p| p.megapixels.total_cmp(&at).is_eq()) else {
+        return format!(" The modelled frontier is unknown: {}.", modelled_unknown_because(r));
+    };
+    let kept = model.resident_from_rounds.map_or_else(
+        || " (not even resident)".to_owned(),
+        |v| format!(" ({} with the data kept on the GPU)", again(axis, v)),
+    );
+    if let Some(k) = model.end_to_end_from_rounds {
+        return format!(
+            " From the ceilings it should win end to end from about {} at {at:.2} MP{kept}.",
+            axis.level_text(k)
+        );
+    }
+    let mut winning: Vec<u32> = r
+        .points
+        .iter()
+        .filter(|p| p.megapixels.total_cmp(&at).is_eq())
+        .filter(|p| p.modelled.is_some_and(|m| m.gpu_total_ns < m.cpu_ns))
+        .map(|p| p.level(axis))
+        .collect();
+    winning.sort_unstable();
+    winning.dedup();
+    if winning.is_empty() {
+        return format!(" From the ceilings it should not win end to end up to {max} at {at:.2} MP{kept}.");
+    }
+    let levels: Vec<String> = winning.iter().map(|k| axis.short(*k)).collect();
+    format!(
+        " From the ceilings there is no level up to {max} from which it should win end to end at \
+         every higher one at {at:.2} MP{kept}, though it should win end to end at {}.",
+        levels.join(", ")
+    )
 }
 
 #[cfg(test)]

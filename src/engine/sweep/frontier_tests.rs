@@ -3,7 +3,7 @@
 use super::*;
 use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::ceilings::rates::example_ceilings;
-use crate::engine::sweep::grid::{AxisLevel, GridAxis, Roofline};
+use crate::engine::sweep::grid::{AxisLevel, GridAxis, Roofline, RooflinePoint};
 use crate::engine::sweep::result::{assert_says, one_run};
 use crate::engine::sweep::verdict::analyse;
 use crate::pixel::Op;
@@ -233,14 +233,92 @@ fn a_blur_radius_grid_has_its_frontier_and_roofline_over_the_radius() {
     assert!(f.modelled.is_empty() && r.model.is_none() && r.dispatch_latency_ns.is_none());
     assert_says(&r.verdict, "from about blur radius 16 at 4.00 MP");
     assert_says(&r.verdict, "not an op such as the blur");
-    // Each blur point on the roofline at 4 (2R + 1) + 7 operations over 4 + 2 bytes.
+    // Each blur point on the roofline at 4 (2R + 1) + 7 operations over the bytes its series
+    // moves: the CPU's 4 + 2 (the blur's rows in cache), the GPU's 4 + 10 (its u32 intermediate
+    // written and read back through device memory).
     let roof = r.roofline.as_ref().expect("a roofline");
-    let intensity = |radius| {
-        roof.points.iter().find(|p| p.op == Op::Blur { radius }).map(|p| p.ops_per_byte).expect("a point")
+    let intensity = |radius, series| {
+        let of = |p: &&RooflinePoint| p.op == Op::Blur { radius } && p.series == series;
+        roof.points.iter().find(of).map(|p| p.ops_per_byte).expect("a point")
     };
-    assert!((intensity(1) - 19.0 / 6.0).abs() < 1e-9);
-    assert!((intensity(16) - 139.0 / 6.0).abs() < 1e-9);
+    assert!((intensity(1, Series::CpuAll) - 19.0 / 6.0).abs() < 1e-9);
+    assert!((intensity(16, Series::CpuAll) - 139.0 / 6.0).abs() < 1e-9);
+    for series in [Series::GpuKernel, Series::GpuResident, Series::GpuTotal] {
+        assert!((intensity(1, series) - 19.0 / 14.0).abs() < 1e-9, "{series:?}");
+        assert!((intensity(16, series) - 139.0 / 14.0).abs() < 1e-9, "{series:?}");
+    }
+    // The transfer roof on the same x: 14 bytes a pixel at the example's pixel rate
+    // (3 bytes up at 25.6 GB/s, 1 down at 32).
+    let transfer = roof.transfer_bytes_per_s.expect("a transfer roof");
+    assert!((transfer - 14.0 / 0.148_437_5 * 1e9).abs() < 1.0, "{transfer}");
+    assert_eq!(roof.cpu_stream_mp, Some(4.0));
     let csv = crate::engine::sweep::to_csv(&r);
     assert!(csv.starts_with("blur_radius,megapixels,"), "{csv}");
     assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,1.0000,")), "{csv}");
+}
+
+#[test]
+fn cells_that_win_on_their_own_are_named_not_never() {
+    // At 1 MP the GPU wins with the data kept at 16 rounds alone (800 ns against the CPU's
+    // 1000), and loses at 0 and 256: no frontier, and no "never".
+    let levels = vec![0, 16, 256];
+    let kept_at_16 = |e2e_at_16| {
+        let points = vec![
+            cell(1.0, 0, 100, 500, 1000),
+            cell(1.0, 16, 1000, e2e_at_16, 800),
+            cell(1.0, 256, 10_000, 90_000, 80_000),
+        ];
+        grid(points, levels.clone(), None)
+    };
+    let r = kept_at_16(2000);
+    let f = r.frontier.as_ref().expect("frontier");
+    assert_eq!(f.measured, vec![point(1.0, None, None)]);
+    assert!(!r.verdict.contains("never"), "{}", r.verdict);
+    assert_says(
+        &r.verdict,
+        "On this machine (Test GPU) there is no level in this work grid (up to 256 rounds per pixel and 1.00 MP) \
+         from which the GPU beats the best CPU at it and every higher one, not even with the data kept on the \
+         GPU; it wins only in cells on their own: with the data kept on the GPU at 1.00 MP at 16 rounds.",
+    );
+    // End to end too (900 ns against 1000).
+    let r = kept_at_16(900);
+    assert_says(
+        &r.verdict,
+        "it wins only in cells on their own: end to end at 1.00 MP at 16 rounds; with the data kept on the GPU \
+         at 1.00 MP at 16 rounds.",
+    );
+    // End to end at 16 alone, kept from 16 on: the resident frontier and the lone end-to-end cell.
+    let points = vec![
+        cell(1.0, 0, 100, 500, 1000),
+        cell(1.0, 16, 1000, 900, 800),
+        cell(1.0, 256, 10_000, 90_000, 8000),
+    ];
+    let r = grid(points, levels, None);
+    assert_says(
+        &r.verdict,
+        "there is no level in this work grid (up to 256 rounds per pixel and 1.00 MP) from which the GPU wins \
+         end to end at it and every higher one, though it wins end to end on its own at 1.00 MP at 16 rounds; \
+         with the data kept on the GPU it wins from about 16 rounds per pixel at 1.00 MP.",
+    );
+}
+
+#[test]
+fn a_modelled_win_below_the_top_level_is_named_not_never() {
+    // A slow CPU stream (4 GB/s: 1 ns a pixel) and a GPU slower per round than the CPU (15 G
+    // ops/s): from the ceilings the GPU wins end to end at 0 rounds (0.15 ns a pixel and the
+    // latency against 1) but not at 256 (51.2 against 25.6): no modelled frontier.
+    let mut points = vec![cell(1.0, 0, 100, 500, 1000), cell(1.0, 256, 10_000, 12_000, 9000)];
+    for p in &mut points {
+        p.cpu_stream = Some(one_run(1_000_000));
+    }
+    let r = grid(points, vec![0, 256], Some(compute(15e9)));
+    let f = r.frontier.as_ref().expect("frontier");
+    assert_eq!(f.modelled, vec![point(1.0, None, None)]);
+    assert!(r.model.as_ref().is_some_and(|m| m.crossover_mp.is_some()), "{:?}", r.model);
+    assert_says(
+        &r.verdict,
+        "From the ceilings there is no level up to 256 rounds per pixel from which it should win end to end at \
+         every higher one at 1.00 MP (not even resident), though it should win end to end at 0 rounds.",
+    );
+    assert!(!r.verdict.contains("should not win"), "{}", r.verdict);
 }

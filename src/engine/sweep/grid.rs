@@ -174,7 +174,8 @@ pub struct RooflinePoint {
     pub op: Op,
     /// The size, megapixels.
     pub megapixels: f64,
-    /// Integer operations ([`cell_ops_per_pixel`]) per byte read and written.
+    /// Integer operations ([`cell_ops_per_pixel`]) per byte read and written through the memory
+    /// of the series' roof.
     pub ops_per_byte: f64,
     /// Integer operations per second achieved at the series' median time.
     pub ops_per_s: f64,
@@ -187,14 +188,19 @@ pub struct RooflinePoint {
 pub struct Roofline {
     /// CPU memory bandwidth (the memory-stream baseline, all threads), bytes per second.
     pub cpu_bytes_per_s: Option<f64>,
+    /// The size that stream was measured at, megapixels: the sweep's largest (absent from
+    /// sweeps saved before it was kept).
+    #[serde(default)]
+    pub cpu_stream_mp: Option<f64>,
     /// CPU compute ceiling, operations per second.
     pub cpu_ops_per_s: Option<f64>,
     /// GPU device-memory bandwidth (the device-copy ceiling), bytes per second.
     pub gpu_device_bytes_per_s: Option<f64>,
     /// GPU compute ceiling, operations per second.
     pub gpu_ops_per_s: Option<f64>,
-    /// The round trip's roof: the host-to-GPU and GPU-to-host ceilings one after the other,
-    /// bytes of the image per second, which the GPU end to end never beats.
+    /// The round trip's roof: the host-to-GPU and GPU-to-host ceilings one after the other, in
+    /// pixels per second times the bytes a GPU point counts a pixel (its x axis: 4, 14 with the
+    /// blur), which the GPU end to end never beats.
     pub transfer_bytes_per_s: Option<f64>,
     /// The measured runs.
     pub points: Vec<RooflinePoint>,

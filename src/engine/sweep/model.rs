@@ -6,7 +6,7 @@
 //!   4/device-copy + 1/device→readback + 1/readback→host, one after the other;
 //! - overlapped: the host copies beside the GPU's copies and kernel, the larger of the two;
 //! - resident: latency + 4/device-copy;
-//! - CPU = 4/memory-stream (all threads, at the sweep's largest size).
+//! - CPU = 4/memory-stream (all threads, at the sweep's largest size: its fastest cell's).
 //!
 //! `latency + g·P < c·P` from `P = latency / (c − g)` when `g < c`, never otherwise.
 
@@ -14,12 +14,21 @@ use crate::engine::estimate::{PLAIN_BYTES, steps_ns_per_pixel};
 use crate::engine::sweep::result::{CostModel, ModelledPoint, SweepModel, SweepPoint, SweepResult};
 use crate::gpu::GpuCeilings;
 
-/// The memory-stream baseline of the sweep's largest size that has one: (megapixels, GB/s).
+/// The CPU's memory-stream rate: the fastest of the cells' baselines (each a median of its runs)
+/// at the sweep's largest size that has one, over every level: (megapixels, GB/s). The stream does
+/// no work, so each level's cell measures the same stream again; the slow ones are the noise of
+/// a machine busy with the cell's heavy runs (236 µs to 4.5 ms at 1 MP, 256 rounds, where the
+/// 0-round cell's median was 197 µs), not a slower memory.
 pub(crate) fn cpu_stream(r: &SweepResult) -> Option<(f64, f64)> {
     let baseline = |p: &SweepPoint| {
         p.cpu_stream.map(|s| (p.megapixels, p.megapixels * 1e6 * 4.0 / s.median_ns.max(1) as f64))
     };
-    r.points.iter().filter_map(baseline).reduce(|a, b| if b.0 >= a.0 { b } else { a })
+    let largest = r.points.iter().filter_map(baseline).map(|(mp, _)| mp).reduce(f64::max)?;
+    r.points
+        .iter()
+        .filter_map(baseline)
+        .filter(|(mp, _)| mp.total_cmp(&largest).is_eq())
+        .reduce(|a, b| if b.1 > a.1 { b } else { a })
 }
 
 impl CostModel {
@@ -116,6 +125,33 @@ pub(crate) fn model_sweep(r: &mut SweepResult) {
 mod tests {
     use super::*;
     use crate::engine::ceilings::rates::example_ceilings;
+
+    #[test]
+    fn the_stream_is_the_fastest_cells_at_the_largest_size_whatever_its_level() {
+        use crate::engine::sweep::grid::Series;
+        use crate::engine::sweep::result::one_run;
+        // The 1-MP cells of a work grid: 197 µs at 0 rounds, 2,802 µs (a busy cell) at 256.
+        let cell = |mp: f64, k: u32, stream_ns: u64| SweepPoint {
+            cpu_stream: Some(one_run(stream_ns)),
+            work_rounds: k,
+            ..SweepPoint::for_tests(mp, &[(Series::CpuAll, 1000)])
+        };
+        let r = SweepResult::for_tests(vec![
+            cell(0.25, 0, 40_000),
+            cell(1.0, 0, 197_000),
+            cell(0.25, 16, 45_000),
+            cell(1.0, 16, 240_000),
+            cell(0.25, 256, 60_000),
+            cell(1.0, 256, 2_802_000),
+        ]);
+        let (mp, gb_per_s) = cpu_stream(&r).expect("a stream");
+        assert!((mp - 1.0).abs() < 1e-12);
+        // 4 MB in 197 µs: 20.3 GB/s, not the 256-round cell's 1.43.
+        assert!((gb_per_s - 4e6 / 197_000.0).abs() < 1e-9, "{gb_per_s}");
+        // The smaller size's faster stream (in cache) is not the roof.
+        assert!(gb_per_s < 4e6 * 0.25 / 40_000.0);
+        assert_eq!(cpu_stream(&SweepResult::for_tests(Vec::new())), None);
+    }
 
     #[test]
     fn costs_per_pixel_from_fixed_ceilings() {

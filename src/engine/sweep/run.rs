@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use image::DynamicImage;
 
 use crate::engine::bench::bench;
+use crate::engine::ceilings::ComputeCeilings;
 use crate::engine::sweep::compare::{Sides, affordable, compare, fewest, kernel_and_op_ns, point_budget};
 use crate::system::clock::Clock;
 use crate::system::load::CpuSnapshot;
@@ -77,6 +78,9 @@ pub fn sweep_planned(
             points.push(point);
         }
     }
+    // A cell's report raises the CPU's compute ceiling where its run beat it: the roofs and the
+    // model are the ceilings as they stand after the cells, so no point is above its own roof.
+    let compute = as_they_stand(compute, engine.known_compute_ceiling(Backend::Cpu));
     let axis = options.ops.axis();
     points.sort_by(|a, b| a.level(axis).cmp(&b.level(axis)).then(a.megapixels.total_cmp(&b.megapixels)));
     let mut result = SweepResult {
@@ -111,13 +115,24 @@ pub fn sweep_planned(
 
 /// The compute ceilings the modelled frontier and the roofline use, known, cached or measured
 /// now (the GPU's only when it is swept); a failed measurement leaves them out.
-fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<crate::engine::ceilings::ComputeCeilings> {
+fn compute_ceilings(engine: &Engine, with_gpu: bool) -> Option<ComputeCeilings> {
     let measured = if with_gpu {
         engine.compute_ceilings()
     } else {
         engine.cpu_compute(false).map(|c| crate::engine::ceilings::compute_ceilings_of(&c, None))
     };
     measured.map_err(|e| log::warn!("no compute ceilings for the sweep: {e}")).ok()
+}
+
+/// `before`, the compute ceilings read before the cells, with the CPU's as the engine knows it
+/// after them (`cpu_ops_per_s_now`: [`Engine::finish_report`] raises it to a run that beat it);
+/// never lowered.
+fn as_they_stand(before: Option<ComputeCeilings>, cpu_ops_per_s_now: Option<f64>) -> Option<ComputeCeilings> {
+    let mut c = before?;
+    if let Some(now) = cpu_ops_per_s_now.filter(|v| v.is_finite() && *v > c.cpu_ops_per_s) {
+        c.cpu_ops_per_s = now;
+    }
+    Some(c)
 }
 
 /// A benchmark's cold run and its last warm run, named after `what`, for a trace.
@@ -274,6 +289,25 @@ fn resized(img: &DynamicImage, w: u32, h: u32) -> DynamicImage {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_sweep_keeps_the_cpu_compute_ceiling_a_cell_raised() {
+        use crate::engine::ceilings::ComputeCeilings;
+        let before = ComputeCeilings {
+            cpu_ops_per_s: 100e9,
+            cpu_threads: 2,
+            gpu_ops_per_s: Some(500e9),
+            gpu_clock: None,
+        };
+        // A cell at 256 rounds ran at 132 Gop/s and raised the engine's ceiling to it.
+        let after = super::as_they_stand(Some(before), Some(132e9)).expect("ceilings");
+        assert!((after.cpu_ops_per_s - 132e9).abs() < 1.0, "{after:?}");
+        assert_eq!((after.cpu_threads, after.gpu_ops_per_s), (2, Some(500e9)));
+        // Never lowered, nothing made up where none was read before.
+        assert_eq!(super::as_they_stand(Some(before), Some(90e9)), Some(before));
+        assert_eq!(super::as_they_stand(Some(before), None), Some(before));
+        assert_eq!(super::as_they_stand(None, Some(132e9)), None);
+    }
+
     #[test]
     fn a_wide_photo_is_resized_horizontally_first_to_the_same_image() {
         use image::{DynamicImage, RgbImage};

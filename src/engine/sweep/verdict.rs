@@ -105,9 +105,13 @@ fn verdict(r: &SweepResult) -> String {
     }
 }
 
-/// The modelled crossover in one sentence, beside the measured one.
+/// The modelled crossover in one sentence, beside the measured one; with an op, why there is
+/// none (the model prices no op); nothing where there is no model for another reason.
 fn modelled(r: &SweepResult) -> Option<String> {
-    let m = r.model.as_ref()?;
+    let Some(m) = r.model.as_ref() else {
+        let because = crate::engine::sweep::frontier::modelled_unknown_because(r);
+        return r.has_op().then(|| format!("There is no modelled crossover: {because}."));
+    };
     let measured = match r.crossover_mp {
         Some(mp) => format!("measured: {mp:.2} MP"),
         None => "measured: never at these sizes".to_owned(),
@@ -318,6 +322,20 @@ mod tests {
         let r = with_ceilings(vec![point(33.0, 1000, 5000, 50, 150)]);
         assert_eq!(r.model.as_ref().and_then(|m| m.crossover_mp), None);
         assert_says(&r.verdict, "never wins: moving and converting a megapixel costs it at least 0.109 ms");
+        // With an op there is no model, and the verdict says why.
+        let mut points = vec![point(1.0, 1000, 5000, 50, 150)];
+        points[0].cpu_stream = Some(one_run(1_000_000));
+        points[0].op = crate::pixel::Op::Dither;
+        let r = with_ceilings(points);
+        assert!(r.model.is_none());
+        assert!(
+            r.verdict.ends_with(
+                "GPU time at 1.00 MP. There is no modelled crossover: the model prices the grayscale and the \
+                 synthetic rounds, not an op such as the blur or the dither."
+            ),
+            "{}",
+            r.verdict
+        );
         // Without ceilings there is no model and the verdict says nothing of one.
         let r = result(vec![point(33.0, 1000, 5000, 50, 150)]);
         assert!(r.model.is_none() && !r.verdict.contains("ceilings"), "{}", r.verdict);

@@ -233,7 +233,8 @@ fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec
         Crossing::Never => small(
             format!(
                 "The GPU's end-to-end roof never rises over the CPU's: its compute ceiling ({gpu_ops} ops/s) is not \
-                 above the CPU's ({cpu_ops} ops/s), so end to end the GPU cannot win here at any work per pixel."
+                 above the CPU's ({cpu_ops} ops/s), so end to end the GPU cannot beat the CPU's roof here at any work \
+                 per pixel (a cell can still win where the CPU runs under its roof)."
             ),
         ),
         Crossing::Always => small(
@@ -251,14 +252,8 @@ fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec
                 .is_some_and(|roof| p.ops_per_s > roof * 1.05)
         })
     };
-    if above(Series::CpuAll, r.cpu_bytes_per_s, r.cpu_ops_per_s) {
-        notes.push((
-            "Runs above the CPU's roof: an image small enough for the CPU's caches moves faster than the \
-             memory stream the roof was measured at (the largest size), or the compute ceiling was measured on a \
-             busy machine (measure again: the adapter panel, or graylab info --probe)."
-                .to_owned(),
-            true,
-        ));
+    if let Some(note) = cpu_above_note(r) {
+        notes.push((note, true));
     }
     if above(Series::GpuKernel, r.gpu_device_bytes_per_s, r.gpu_ops_per_s) {
         notes.push((
@@ -292,4 +287,100 @@ fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec
         ));
     }
     notes
+}
+
+/// Why CPU runs sit above the CPU's roof (by more than 5%), where any do, saying only what
+/// holds for them: a run on the roof's slope at a size smaller than the stream's (the sweep's
+/// largest) ran in the CPU's caches; one on the slope at that size beat the fastest stream
+/// measured there, so the stream was slowed (a busy machine); one on the flat beat the compute
+/// ceiling, measured low.
+fn cpu_above_note(r: &Roofline) -> Option<String> {
+    let cpu: Vec<&RooflinePoint> = r.points.iter().filter(|p| p.series == Series::CpuAll).collect();
+    let stream_mp = r.cpu_stream_mp.or_else(|| cpu.iter().map(|p| p.megapixels).reduce(f64::max))?;
+    let (mut cached, mut at_stream, mut compute) = (Vec::new(), false, false);
+    for p in cpu {
+        let Some(roof) = Roofline::roof(r.cpu_bytes_per_s, r.cpu_ops_per_s, p.ops_per_byte) else { continue };
+        if p.ops_per_s <= roof * 1.05 {
+            continue;
+        }
+        if r.cpu_ops_per_s.is_some_and(|ops| roof >= ops) {
+            compute = true;
+        } else if p.megapixels < stream_mp * (1.0 - 1e-9) {
+            cached.push(p.megapixels);
+        } else {
+            at_stream = true;
+        }
+    }
+    cached.sort_by(f64::total_cmp);
+    cached.dedup();
+    let mut why = Vec::new();
+    if !cached.is_empty() {
+        let sizes: Vec<String> = cached.iter().map(|mp| format!("{mp:.2}")).collect();
+        why.push(format!(
+            "at {} MP the image is small enough for the CPU's caches, faster than the memory stream the roof was \
+             measured at ({stream_mp:.2} MP, the largest size)",
+            sizes.join(", ")
+        ));
+    }
+    if at_stream {
+        why.push(format!(
+            "at {stream_mp:.2} MP, the size of the roof's memory stream, a run beat the fastest stream measured \
+             there: the stream's runs were slowed by other work (sweep again on a quiet machine)"
+        ));
+    }
+    if compute {
+        why.push(
+            "a run beat the compute ceiling: it was measured low, on a busy machine (measure again: the adapter \
+             panel, or graylab info --probe)"
+                .to_owned(),
+        );
+    }
+    (!why.is_empty()).then(|| format!("Runs above the CPU's roof: {}.", why.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_on_cpu_runs_above_their_roof_says_what_holds_for_them() {
+        // The stream at 1 MP: 10 GB/s; the compute ceiling 100 Gop/s (the ridge at 10 ops/byte).
+        let run = |megapixels, ops_per_byte, ops_per_s| RooflinePoint {
+            series: Series::CpuAll,
+            work_rounds: 0,
+            op: crate::pixel::Op::None,
+            megapixels,
+            ops_per_byte,
+            ops_per_s,
+        };
+        let roofline = |points| Roofline {
+            cpu_bytes_per_s: Some(10e9),
+            cpu_stream_mp: Some(1.0),
+            cpu_ops_per_s: Some(100e9),
+            points,
+            ..Roofline::default()
+        };
+        // Under the roof: nothing to say.
+        assert_eq!(cpu_above_note(&roofline(vec![run(1.0, 1.75, 17e9), run(0.25, 100.0, 99e9)])), None);
+        // At the largest size, on the slope: not the caches, the stream was slowed.
+        let note = cpu_above_note(&roofline(vec![run(0.25, 1.75, 17e9), run(1.0, 1.75, 30e9)]));
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "Runs above the CPU's roof: at 1.00 MP, the size of the roof's memory stream, a run beat the \
+                 fastest stream measured there: the stream's runs were slowed by other work (sweep again on a \
+                 quiet machine)."
+            )
+        );
+        // A smaller size on the slope: the caches; on the flat: the compute ceiling.
+        let note =
+            cpu_above_note(&roofline(vec![run(0.25, 1.75, 30e9), run(1.0, 100.0, 130e9)])).expect("a note");
+        assert!(
+            note.starts_with("Runs above the CPU's roof: at 0.25 MP the image is small enough"),
+            "{note}"
+        );
+        assert!(note.contains("(1.00 MP, the largest size)"), "{note}");
+        assert!(note.contains("; a run beat the compute ceiling"), "{note}");
+        assert!(!note.contains("stream's runs were slowed"), "{note}");
+    }
 }
