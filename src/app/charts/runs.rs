@@ -300,6 +300,16 @@ fn loaded_label(file: &str) -> String {
 /// with the image and the adapter).
 const LABEL_CHARS: usize = 24;
 
+/// Past [`MAX_BARS`] runs of `image` the first ones leave the chart: said, not hidden.
+fn cut_note_ui(ui: &mut Ui, runs: &[RunRecord], image: Option<u64>) {
+    let of_image = runs.iter().filter(|r| image.is_some() && Some(r.image_id) == image).count();
+    if of_image > MAX_BARS {
+        let note =
+            format!("the last {MAX_BARS} of {of_image} runs on this image (Save trace… keeps them all)");
+        ui.label(RichText::new(note).small().weak());
+    }
+}
+
 /// Draws the chart of `image`'s runs (and `previous`'s, faded and named, on the left; a saved
 /// bench's settings, faded and named, on the right); what its buttons asked for.
 pub fn runs_chart_ui(
@@ -318,22 +328,11 @@ pub fn runs_chart_ui(
     let ms = |ns: u64| ns as f64 / ns_per_unit;
     let asked = header_ui(ui, unit, compared);
     let top = ms(top_ns);
-    let outline = ui.visuals().strong_text_color();
-    let (mut series, strips) = bars_of(&shown, ns_per_unit, outline);
+    let (mut series, strips) = bars_of(&shown, ns_per_unit, ui.visuals().strong_text_color());
     // The overlap is drawn last, over the phases it shades.
     series.sort_by_key(|(s, _, _)| *s == Segment::Overlap);
     legend_ui(ui, &legend_of(&series, &strips));
-    // Past MAX_BARS runs the first ones leave the chart: said, not hidden.
-    let of_image = runs.iter().filter(|r| image.is_some() && Some(r.image_id) == image).count();
-    if of_image > MAX_BARS {
-        ui.label(
-            RichText::new(format!(
-                "the last {MAX_BARS} of {of_image} runs on this image (Save trace… keeps them all)"
-            ))
-            .small()
-            .weak(),
-        );
-    }
+    cut_note_ui(ui, runs, image);
     let (Some((first, _)), Some((end, _))) = (shown.first(), shown.last()) else {
         ui.label("No run on this image yet.");
         return asked;
