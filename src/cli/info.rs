@@ -321,7 +321,8 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     };
     let cache = match (&k.cache_path, &k.cache_error) {
         (Some(p), _) => format!("; {}", p.display()),
-        (None, Some(e)) => format!("; not cached: {e}"),
+        // The cause is in the warning said when caching failed: not said twice.
+        (None, Some(_)) => "; not cached (see the warning): the next run measures them again".to_owned(),
         (None, None) => String::new(),
     };
     let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
@@ -382,7 +383,7 @@ pub(super) fn ceilings_for(engine: &Engine) -> Option<KnownCeilings> {
             return None;
         }
     };
-    errln!("measuring this machine's ceilings once for this adapter (graylab info --probe measures again)…");
+    errln!("measuring this machine's ceilings for this adapter (graylab info --probe measures them again)…");
     match engine.gpu_ceilings(false, None) {
         Ok(k) => Some(k),
         Err(e) => {
@@ -422,5 +423,24 @@ mod tests {
         let lines = compute_lines(Some(&cached), None);
         assert!(lines[1].ends_with("data in cache; cached, measured 3 days ago)"), "{lines:?}");
         assert!(lines[1].starts_with("    CPU compute: 20.0 Gop/s (2 threads"), "{lines:?}");
+    }
+
+    #[test]
+    fn ceilings_not_cached_say_so_without_repeating_the_warnings_cause() {
+        let cause = "the output is a folder, not a file: /cache/graylab/ceilings-x.json";
+        let k = KnownCeilings {
+            ceilings: crate::engine::ceilings::example_ceilings(),
+            measured_now: true,
+            measured_unix_s: crate::system::clock::unix_now_s(),
+            cache_path: None,
+            cache_error: Some(cause.to_owned()),
+            busy: false,
+        };
+        let header = &ceilings_lines(&k)[0];
+        assert!(!header.contains(cause), "the warning said it: {header}");
+        assert!(
+            header.ends_with("not cached (see the warning): the next run measures them again):"),
+            "{header}"
+        );
     }
 }

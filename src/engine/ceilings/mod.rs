@@ -13,4 +13,6 @@ pub(crate) use cache::store_json;
 pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub use compute::{ComputeCeilings, KnownCpuCompute, compute_ceilings_of, saved_cpu_compute};
 pub use paths::CopyLatency;
+#[cfg(test)]
+pub(crate) use rates::example_ceilings;
 pub use rates::{BEATEN_PERCENT, Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates, share_label};
