@@ -163,6 +163,10 @@ struct BenchReport<'a> {
     /// Whether a run beat a one-step ceiling measured before, which `ceilings` then holds as
     /// raised by that run.
     ceilings_raised: bool,
+    /// With work per pixel: the CPU compute ceiling the runs were held against, and where it
+    /// came from (measured now or cached, when, on a busy machine or not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_compute: Option<crate::engine::ceilings::KnownCpuCompute>,
     results: &'a [BenchResult],
     /// How busy the machine was while the runs were measured (other processes' CPU time), where
     /// the system says.
@@ -302,10 +306,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     // The ceilings as the runs left them: a run that beat a one-step ceiling raised it, and the
     // rates after it (the whole upload's and download's too) are of the raised ones.
-    let raised_from = ceilings.clone();
-    let ceilings = ceilings.and_then(|_| engine.known_gpu_ceilings());
-    let ceilings_raised =
-        raised_from.zip(ceilings.as_ref()).is_some_and(|(before, now)| before.ceilings != now.ceilings);
+    let (before_runs, ceilings) = (ceilings.clone(), ceilings.and_then(|_| engine.known_gpu_ceilings()));
+    let ceilings_raised = before_runs.zip(ceilings.as_ref()).is_some_and(|(b, n)| b.ceilings != n.ceilings);
     let report = BenchReport {
         version: crate::system::host::VERSION,
         build: crate::system::host::BUILD,
@@ -316,6 +318,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         software_adapter: adapter.as_ref().map(|a| a.1),
         ceilings,
         ceilings_raised,
+        cpu_compute: (args.work.work().rounds > 0).then(|| engine.held_known_cpu_compute()).flatten(),
         results: &results,
         busy: crate::system::load::CpuSnapshot::busy_of_a_run(before),
     };
@@ -363,6 +366,12 @@ fn print_table(report: &BenchReport<'_>, args: &BenchArgs) {
         if report.ceilings_raised {
             outln!("(as raised by these runs, which beat a ceiling measured before: see \"raised now\")");
         }
+    }
+    if report.cpu_compute.is_some() {
+        outln!(
+            "{}",
+            super::info::compute_lines(report.cpu_compute.as_ref(), report.ceilings.as_ref()).join("\n")
+        );
     }
     outln!();
     outln!(

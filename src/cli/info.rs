@@ -10,7 +10,7 @@ use clap::Args;
 
 use crate::engine::ceilings::{Ceiling, LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::ceilings::{
-    ComputeCeilings, KnownCeilings, cached_ceilings, compute_ceilings_of, saved_cpu_compute,
+    ComputeCeilings, KnownCeilings, KnownCpuCompute, cached_ceilings, compute_ceilings_of, saved_cpu_compute,
 };
 use crate::engine::{
     Bandwidth, CpuCompute, Engine, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters, simd_level,
@@ -46,9 +46,13 @@ struct Info {
     /// The CPU's compute ceiling for the synthetic work: measured now with `--probe`, else the
     /// cached one.
     cpu_compute: Option<CpuCompute>,
-    /// Whether the saved CPU compute ceiling was measured on a busy machine (false with
-    /// `--probe`, which measures it now).
+    /// Whether the CPU compute ceiling was measured on a busy machine (with `--probe`, this
+    /// measurement).
     cpu_compute_measured_busy: bool,
+    /// Whether the CPU compute ceiling was measured now (`--probe`), else read from the cache.
+    cpu_compute_measured_now: bool,
+    /// When the CPU compute ceiling was measured, seconds since 1970.
+    cpu_compute_measured_unix_s: Option<u64>,
     /// Both compute ceilings in the engine's terms (the GPU part from `ceilings`).
     compute: Option<ComputeCeilings>,
     /// With `--probe`: every transfer path timed from 4 KiB up, with latency, bandwidth and n½.
@@ -59,12 +63,11 @@ struct Info {
 pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
     let (memory_budget_bytes, memory_budget_source) = budget().capacity();
     let adapters = list_adapters();
-    let mut cpu_compute_measured_busy = false;
-    let (ceilings, cpu_compute, transfer_paths) = if args.probe {
+    let (ceilings, cpu_known, transfer_paths) = if args.probe {
         let engine = Engine::new();
         // Each step said as it starts, so that seconds of measuring are not seconds of silence.
         errln!("measuring the CPU's compute ceiling…");
-        let cpu = engine.cpu_compute(true)?;
+        let cpu = engine.known_cpu_compute_from(true)?;
         errln!(
             "timing every transfer path from 4 KiB up{}, the GPU's ceilings read from them, the compute \
              ceiling…",
@@ -75,10 +78,9 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         (Some(gpu), Some(cpu), Some(paths))
     } else {
         let cached = adapters.iter().find(|a| a.selected).and_then(|a| cached_ceilings(&a.ceilings_key()));
-        let saved = saved_cpu_compute();
-        cpu_compute_measured_busy = saved.is_some_and(|(_, busy)| busy);
-        (cached, saved.map(|(c, _)| c), None)
+        (cached, saved_cpu_compute(), None)
     };
+    let cpu_compute = cpu_known.map(|k| k.compute);
     let gpu_compute = ceilings.as_ref().and_then(|k| k.ceilings.compute);
     let compute = cpu_compute.map(|c| compute_ceilings_of(&c, gpu_compute.as_ref()));
     let info = Info {
@@ -91,7 +93,9 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         adapters,
         ceilings,
         cpu_compute,
-        cpu_compute_measured_busy,
+        cpu_compute_measured_busy: cpu_known.is_some_and(|k| k.busy),
+        cpu_compute_measured_now: cpu_known.is_some_and(|k| k.measured_now),
+        cpu_compute_measured_unix_s: cpu_known.map(|k| k.measured_unix_s),
         compute,
         transfer_paths,
     };
@@ -150,10 +154,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
-    outln!("{}", compute_lines(info.cpu_compute.as_ref(), info.ceilings.as_ref()).join("\n"));
-    if info.cpu_compute_measured_busy {
-        outln!("    (the CPU's was measured on a busy machine: a run measures it again on a quiet one)");
-    }
+    outln!("{}", compute_lines(cpu_known.as_ref(), info.ceilings.as_ref()).join("\n"));
     if let Some(paths) = &info.transfer_paths {
         outln!("{}", paths_lines(paths).join("\n"));
     }
@@ -250,24 +251,27 @@ pub(super) fn compute_for(engine: &Engine, gpu: bool) {
     }
 }
 
-/// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock)",
-/// "GPU compute: 1.7 Gop/s (llvmpipe, GPU timestamps)", or how to measure them.
-pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings>) -> Vec<String> {
+/// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock; …;
+/// cached, measured 3 min ago)", "GPU compute: 1.7 Gop/s (llvmpipe, GPU timestamps)", or how to
+/// measure them. The CPU's says where it came from, as the GPU ceilings' header does.
+pub(super) fn compute_lines(cpu: Option<&KnownCpuCompute>, gpu: Option<&KnownCeilings>) -> Vec<String> {
     let not_yet =
         |what: &str| format!("    {what} compute: not measured yet (graylab info --probe measures it)");
     let cpu = match cpu {
-        Some(c) => {
+        Some(k) => {
+            let c = &k.compute;
             let gops = |ns: u64| c.ops as f64 / ns.max(1) as f64;
             // A figure a run raised is the run's, not the probe's: said, with the probe's beside.
             let raised = c.raised_from_best_ns.map_or_else(String::new, |ns| {
                 format!(", raised to what a run of the work kernel did (the probe's best {:.1})", gops(ns))
             });
             format!(
-                "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; the probe's median {:.1}, data in cache{raised})",
+                "    CPU compute: {:.1} Gop/s ({} threads, {}, CPU clock; the probe's median {:.1}, data in cache{raised}; {})",
                 c.ops_per_s() / 1e9,
                 c.threads,
                 SimdLevel::name(c.simd),
-                gops(c.median_ns)
+                gops(c.median_ns),
+                cpu_origin(k)
             )
         }
         None => not_yet("CPU"),
@@ -295,6 +299,18 @@ pub(super) fn compute_lines(cpu: Option<&CpuCompute>, gpu: Option<&KnownCeilings
     lines
 }
 
+/// Where the CPU compute ceiling came from: "measured now" or "cached, measured 3 min ago", and
+/// ", on a busy machine: measured again once it is quiet" when so.
+fn cpu_origin(k: &KnownCpuCompute) -> String {
+    let when = if k.measured_now {
+        "measured now".to_owned()
+    } else {
+        format!("cached, measured {}", k.measured_ago())
+    };
+    let busy = if k.busy { ", on a busy machine: measured again once it is quiet" } else { "" };
+    format!("{when}{busy}")
+}
+
 /// The ceilings as text lines, with where they came from.
 pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     let c = &k.ceilings;
@@ -305,7 +321,8 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     };
     let cache = match (&k.cache_path, &k.cache_error) {
         (Some(p), _) => format!("; {}", p.display()),
-        (None, Some(e)) => format!("; not cached: {e}"),
+        // The cause is in the warning said when caching failed: not said twice.
+        (None, Some(_)) => "; not cached (see the warning): the next run measures them again".to_owned(),
         (None, None) => String::new(),
     };
     let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
@@ -366,12 +383,64 @@ pub(super) fn ceilings_for(engine: &Engine) -> Option<KnownCeilings> {
             return None;
         }
     };
-    errln!("measuring this machine's ceilings once for this adapter (graylab info --probe measures again)…");
+    errln!("measuring this machine's ceilings for this adapter (graylab info --probe measures them again)…");
     match engine.gpu_ceilings(false, None) {
         Ok(k) => Some(k),
         Err(e) => {
             note(format!("the ceilings could not be measured: {}", super::describe(&e)));
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compute_ceilings_lines_say_where_the_cpu_figure_came_from() {
+        let compute = CpuCompute {
+            threads: 2,
+            simd: SimdLevel::Avx2,
+            ops: 2_000_000_000,
+            best_ns: 100_000_000,
+            median_ns: 110_000_000,
+            clock: Clock::CpuClock,
+            op_rates: None,
+            raised_from_best_ns: None,
+        };
+        let now = crate::system::clock::unix_now_s();
+        let probed = KnownCpuCompute { compute, measured_now: true, measured_unix_s: now, busy: true };
+        let lines = compute_lines(Some(&probed), None);
+        assert!(
+            lines[1].ends_with(
+                "data in cache; measured now, on a busy machine: measured again once it is quiet)"
+            ),
+            "{lines:?}"
+        );
+        let cached =
+            KnownCpuCompute { measured_now: false, measured_unix_s: now - 3 * 86_400, busy: false, ..probed };
+        let lines = compute_lines(Some(&cached), None);
+        assert!(lines[1].ends_with("data in cache; cached, measured 3 days ago)"), "{lines:?}");
+        assert!(lines[1].starts_with("    CPU compute: 20.0 Gop/s (2 threads"), "{lines:?}");
+    }
+
+    #[test]
+    fn ceilings_not_cached_say_so_without_repeating_the_warnings_cause() {
+        let cause = "the output is a folder, not a file: /cache/graylab/ceilings-x.json";
+        let k = KnownCeilings {
+            ceilings: crate::engine::ceilings::example_ceilings(),
+            measured_now: true,
+            measured_unix_s: crate::system::clock::unix_now_s(),
+            cache_path: None,
+            cache_error: Some(cause.to_owned()),
+            busy: false,
+        };
+        let header = &ceilings_lines(&k)[0];
+        assert!(!header.contains(cause), "the warning said it: {header}");
+        assert!(
+            header.ends_with("not cached (see the warning): the next run measures them again):"),
+            "{header}"
+        );
     }
 }

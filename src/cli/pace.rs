@@ -33,7 +33,7 @@ pub(super) fn measure_unknown_ceilings(engine: &Engine, gpu: bool, quiet: bool) 
     let cpu = engine.known_cpu_compute().is_none();
     let gpu = gpu && engine.cached_gpu_ceilings().is_none();
     if (cpu || gpu) && !quiet {
-        errln!("measuring this machine's ceilings first, once, to estimate the job (graylab info --probe)…");
+        errln!("measuring this machine's ceilings first, to estimate the job (graylab info --probe)…");
     }
     if cpu && let Err(e) = engine.cpu_compute(false) {
         log::warn!("the CPU's compute ceiling could not be measured: {e}");

@@ -82,10 +82,20 @@ pub fn elapsed_text(secs: f64) -> String {
     if secs < 60.0 { format!("{:.1} s", secs.max(0.0)) } else { duration_text(secs) }
 }
 
+/// The longest duration [`duration_text`] writes in hours and minutes: 1000 h.
+pub const LONGEST_WRITTEN_S: f64 = 1000.0 * 3600.0;
+
 /// `5 s`, `1 min 05 s`, `1 h 01 min` (an hour's seconds say nothing: "60 min 58 s" read as
-/// minutes).
+/// minutes); "over 1000 h" from [`LONGEST_WRITTEN_S`] on (infinity too), "an unknown time" for
+/// NaN: never "inf h NaN min" nor a 300-digit hour count.
 #[must_use]
 pub fn duration_text(secs: f64) -> String {
+    if secs.is_nan() {
+        return "an unknown time".to_owned();
+    }
+    if secs >= LONGEST_WRITTEN_S {
+        return "over 1000 h".to_owned();
+    }
     let secs = secs.max(0.0).round();
     if secs < 60.0 {
         format!("{secs:.0} s")
@@ -138,6 +148,18 @@ pub fn ops_per_s(rate: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_is_never_written_inf_or_nan() {
+        assert_eq!(duration_text(65.0), "1 min 05 s");
+        assert_eq!(duration_text(3660.0), "1 h 01 min");
+        assert_eq!(duration_text(999.0 * 3600.0), "999 h 00 min");
+        assert_eq!(duration_text(f64::INFINITY), "over 1000 h");
+        assert_eq!(duration_text(1.5e301), "over 1000 h");
+        assert_eq!(duration_text(f64::NAN), "an unknown time");
+        assert_eq!(duration_text(f64::NEG_INFINITY), "0 s");
+        assert_eq!(elapsed_text(f64::NAN), "an unknown time");
+    }
 
     #[test]
     fn a_ratio_keeps_two_significant_digits_below_a_tenth() {

@@ -3,7 +3,9 @@
 //! app reuse them, `graylab info --probe` measures them again. What is read is checked: a regular
 //! file, of bounded size, with figures a measurement can give (an absurd compute ceiling, or one
 //! absent from older files, is measured alone). Ceilings measured on a busy machine are marked
-//! (`busy`) and measured again when next needed on a machine that is not busy.
+//! (`busy`) and measured again when next needed on a machine that is not busy. A run that beats a
+//! ceiling raises it in the file as the file is then, never in a copy read earlier: what another
+//! process measured meanwhile (`info --probe`) is kept.
 
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
@@ -53,13 +55,17 @@ impl KnownCeilings {
     /// How long ago they were measured, in words ("40 s ago", "3 min ago", "2 days ago").
     #[must_use]
     pub fn measured_ago(&self) -> String {
-        let now = crate::system::clock::unix_now_s();
-        match now.saturating_sub(self.measured_unix_s) {
-            s @ 0..120 => format!("{s} s ago"),
-            s @ 120..7200 => format!("{} min ago", s / 60),
-            s @ 7200..172_800 => format!("{} h ago", s / 3600),
-            s => format!("{} days ago", s / 86400),
-        }
+        ago_text(self.measured_unix_s)
+    }
+}
+
+/// How long ago `unix_s` was, in words ("40 s ago", "3 min ago", "2 days ago").
+pub(crate) fn ago_text(unix_s: u64) -> String {
+    match crate::system::clock::unix_now_s().saturating_sub(unix_s) {
+        s @ 0..120 => format!("{s} s ago"),
+        s @ 120..7200 => format!("{} min ago", s / 60),
+        s @ 7200..172_800 => format!("{} h ago", s / 3600),
+        s => format!("{} days ago", s / 86400),
     }
 }
 
@@ -132,7 +138,21 @@ fn implausible_ceilings(c: &GpuCeilings) -> Option<String> {
 pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let threads = rayon::current_num_threads();
     let path = cache_file(adapter_key, threads)?;
-    let mut file: CacheFile = load_json(&path, "the ceilings cache")?;
+    let file = read_cache_file(&path, adapter_key, threads)?;
+    Some(KnownCeilings {
+        ceilings: file.ceilings,
+        measured_now: false,
+        measured_unix_s: file.measured_unix_s,
+        cache_path: Some(path),
+        cache_error: None,
+        busy: file.busy,
+    })
+}
+
+/// The cache file at `path` if it holds ceilings of `adapter_key` at `threads` host threads, of
+/// this layout, that a measurement can give (an implausible compute ceiling dropped).
+fn read_cache_file(path: &Path, adapter_key: &str, threads: usize) -> Option<CacheFile> {
+    let mut file: CacheFile = load_json(path, "the ceilings cache")?;
     // Another layout, adapter or thread count is not this machine's: not judged, not used.
     if !(file.format == FORMAT
         && file.ceilings.adapter_key == adapter_key
@@ -154,14 +174,7 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
         );
         return None;
     }
-    Some(KnownCeilings {
-        ceilings: file.ceilings,
-        measured_now: false,
-        measured_unix_s: file.measured_unix_s,
-        cache_path: Some(path),
-        cache_error: None,
-        busy: file.busy,
-    })
+    Some(file)
 }
 
 /// Reads the cache file `path` (`what`, in the log): only a regular file (a FIFO or a device
@@ -188,16 +201,49 @@ pub(crate) fn store_json(
     Ok(path)
 }
 
+impl CacheFile {
+    /// The file of `ceilings` measured at `measured_unix_s`, on a busy machine or not.
+    fn of(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Self {
+        Self {
+            format: FORMAT,
+            graylab_version: crate::system::host::VERSION.to_owned(),
+            measured_unix_s,
+            ceilings: ceilings.clone(),
+            busy,
+        }
+    }
+}
+
 /// Writes `ceilings` to the cache; the file's path.
 fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<PathBuf, EngineError> {
-    let file = CacheFile {
-        format: FORMAT,
-        graylab_version: crate::system::host::VERSION.to_owned(),
-        measured_unix_s,
-        ceilings: ceilings.clone(),
-        busy,
-    };
+    let file = CacheFile::of(ceilings, measured_unix_s, busy);
     store_json(cache_file(&ceilings.adapter_key, ceilings.host_threads), &file)
+}
+
+/// Makes `change` (a raise a run proved, a compute ceiling measured alone) in the cache file at
+/// `path` as it is now: another process may have measured the ceilings again since `held` was
+/// read (`info --probe` while a long bench ran), and its figures, time and busy mark are kept,
+/// each changed only as `change` changes it. Where the file holds no usable ceilings of this
+/// adapter, `held` (changed already) is written. Nothing is written when the change changes nothing.
+fn change_in_file(
+    path: Option<PathBuf>,
+    held: &KnownCeilings,
+    change: impl Fn(&mut GpuCeilings),
+) -> Result<(), EngineError> {
+    let path = path.ok_or(EngineError::NoCacheFolder)?;
+    let (key, threads) = (&held.ceilings.adapter_key, held.ceilings.host_threads);
+    let file = match read_cache_file(&path, key, threads) {
+        Some(mut now) => {
+            let before = now.ceilings.clone();
+            change(&mut now.ceilings);
+            if now.ceilings == before {
+                return Ok(());
+            }
+            now
+        }
+        None => CacheFile::of(&held.ceilings, held.measured_unix_s, held.busy),
+    };
+    store_json(Some(path), &file).map(drop)
 }
 
 impl Engine {
@@ -337,16 +383,20 @@ impl Engine {
     }
 
     /// Changes the known ceilings of `adapter_key` (if they are known) with `change` (ceilings a
-    /// run beat raised, a compute ceiling measured alone added), in this engine and in the cache;
-    /// `what` names the change in a warning when it cannot be cached.
-    pub(super) fn change_known(&self, adapter_key: &str, what: &str, change: impl FnOnce(&mut GpuCeilings)) {
+    /// run beat raised, a compute ceiling measured alone added), in this engine and in the cache
+    /// file as it is now (re-read under this engine's lock: see [`change_in_file`]); `what` names
+    /// the change in a warning when it cannot be cached.
+    pub(super) fn change_known(&self, adapter_key: &str, what: &str, change: impl Fn(&mut GpuCeilings)) {
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(k) = known.as_mut().filter(|k| k.ceilings.adapter_key == adapter_key) else { return };
         change(&mut k.ceilings);
         self.start_gpu_budget_from(&k.ceilings);
-        if self.ceiling_cache
-            && let Err(e) = store(&k.ceilings, k.measured_unix_s, k.busy)
-        {
+        if !self.ceiling_cache {
+            return;
+        }
+        let path = cache_file(adapter_key, k.ceilings.host_threads);
+        // The file is changed from what it holds, not replaced by `k`: `k` was read earlier.
+        if let Err(e) = change_in_file(path, k, change) {
             log::warn!("{what} could not be cached: {e}");
         }
     }
@@ -397,13 +447,16 @@ pub(crate) fn reuse_once(refused: &AtomicBool, measured_busy: bool, what: &str) 
 }
 
 /// The caches an engine refused as measured on a busy machine while this one was quiet
-/// ([`reuse_once`]).
+/// ([`reuse_once`]), and where the CPU compute ceiling it holds came from (its GPU ceilings say
+/// it in [`KnownCeilings`]).
 #[derive(Default)]
 pub(crate) struct BusyRefused {
     /// The GPU's ceilings.
     pub gpu: AtomicBool,
     /// The CPU's compute ceiling.
     pub cpu: AtomicBool,
+    /// Where the CPU compute ceiling held came from (locked after the figure's own lock).
+    pub cpu_origin: std::sync::Mutex<Option<super::compute::CpuOrigin>>,
 }
 
 /// A probe whose slowest step's median is this many times its best run was measured on a busy
@@ -458,6 +511,80 @@ mod tests {
         assert!(!reuse(true, "x", || now(Some(false))), "busy ones, on a quiet machine: measured again");
         assert!(reuse(true, "x", || now(Some(true))), "busy ones, still busy: kept");
         assert!(reuse(true, "x", || now(None)), "busy ones, load unknown: kept");
+    }
+
+    /// The rates of a run that staged 1 MP of RGB8 at 64 GB/s: twice the example ceilings'
+    /// host→staging step (32 GB/s), with as many bytes as its probe (it proves the step low).
+    fn rates_of_a_run_at_64_gb_per_s() -> Vec<super::super::PhaseRate> {
+        use crate::engine::report::RunReport;
+        use crate::engine::{Backend, Phase, Span, Track};
+        let mut r = RunReport::new(Backend::Gpu, crate::pixel::Formula::Bt601, (1000, 1000), Vec::new());
+        r.kernel = Some(crate::pixel::Kernel::Rgb8ToL8);
+        let copy =
+            Span { phase: Some(Phase::Upload), ..Span::cpu(Track::HostCopy { thread: None }, 0, 46_875) };
+        r.spans = vec![copy, Span::cpu(Track::Upload, 46_875, 80_000)];
+        r.finish(100_000);
+        let gpu = Some(super::super::rates::example_ceilings());
+        super::super::phase_rates(&r, &super::super::Ceilings { gpu, cpu_stream_gb_per_s: None })
+    }
+
+    #[test]
+    fn a_raise_is_merged_into_the_ceilings_file_as_it_is_now() {
+        use super::super::rates::{example_ceilings, raise_beaten};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("ceilings.json");
+        let rates = rates_of_a_run_at_64_gb_per_s();
+        let raise = |c: &mut GpuCeilings| {
+            raise_beaten(c, &rates);
+        };
+        // A (a long bench) read ceilings measured 3 days before, quiet, host→staging at 32 GB/s,
+        // and its run beat that step.
+        let mut held = KnownCeilings {
+            ceilings: example_ceilings(),
+            measured_now: false,
+            measured_unix_s: 1_000,
+            cache_path: None,
+            cache_error: None,
+            busy: false,
+        };
+        raise(&mut held.ceilings);
+        assert!((held.ceilings.host_to_staging.gb_per_s() - 64.0).abs() < 0.01, "{:?}", held.ceilings);
+        // Meanwhile B (`info --probe`) measured them again on a busy machine: host→staging at 16
+        // GB/s, staging→device at 100, and a compute ceiling.
+        let mut b = example_ceilings();
+        (b.host_to_staging.best_ns, b.host_to_staging.median_ns) = (2_000, 2_000);
+        (b.staging_to_device.best_ns, b.staging_to_device.median_ns) = (1_280, 1_300);
+        b.compute = Some(GpuCompute {
+            rounds: 4096,
+            invocations: 1 << 20,
+            ops: 3 << 32,
+            best_ns: 2_000_000,
+            median_ns: 2_100_000,
+            clock: crate::system::clock::Clock::GpuTimestamp,
+        });
+        store_json(Some(path.clone()), &CacheFile::of(&b, 2_000_000, true)).expect("B's probe");
+        change_in_file(Some(path.clone()), &held, raise).expect("merged");
+        let now: CacheFile = load_json(&path, "the test's cache").expect("readable");
+        assert_eq!((now.measured_unix_s, now.busy), (2_000_000, true), "B's time and busy mark");
+        assert_eq!(now.ceilings.staging_to_device, b.staging_to_device, "B's figure, not A's");
+        assert_eq!(now.ceilings.compute, b.compute, "B's compute ceiling");
+        assert!(
+            (now.ceilings.host_to_staging.gb_per_s() - 64.0).abs() < 0.01,
+            "the step A's run beat, raised"
+        );
+        assert_eq!(now.ceilings.readback_to_host, b.readback_to_host);
+        // B's probe beat A's run (128 GB/s): the file is left as B wrote it.
+        let mut fast = b.clone();
+        (fast.host_to_staging.best_ns, fast.host_to_staging.median_ns) = (250, 250);
+        store_json(Some(path.clone()), &CacheFile::of(&fast, 2_000_000, true)).expect("B's probe");
+        let before = std::fs::read(&path).expect("read");
+        change_in_file(Some(path.clone()), &held, raise).expect("nothing to merge");
+        assert_eq!(std::fs::read(&path).expect("read"), before, "not rewritten");
+        // No usable file (removed, or another adapter's): A's ceilings as raised, with A's time.
+        std::fs::remove_file(&path).expect("remove");
+        change_in_file(Some(path.clone()), &held, raise).expect("written");
+        let now: CacheFile = load_json(&path, "the test's cache").expect("readable");
+        assert_eq!((now.measured_unix_s, now.busy, &now.ceilings), (1_000, false, &held.ceilings));
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //! in `compute-cpu-….json` in the cache folder, keyed by the CPU's model and thread count; the
 //! GPU's is cached with the GPU ceilings ([`super::cache`]). An absurd figure read counts as
 //! absent. Every run's report is held against the ceilings already known, measuring nothing.
+//! Each figure says where it came from ([`KnownCpuCompute`]: measured now or cached, when, on a
+//! busy machine or not); a run that beats the CPU's raises it in the file as the file is then.
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
-use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, reuse_once};
+use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, ago_text, reuse_once};
 use crate::engine::ceilings::cache_dir;
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, EngineError};
@@ -45,6 +47,72 @@ struct CpuCacheFile {
     busy: bool,
 }
 
+impl CpuCacheFile {
+    /// The file of `known`, for the CPU `cpu_key`.
+    fn of(cpu_key: &str, known: &KnownCpuCompute) -> Self {
+        Self {
+            format: FORMAT,
+            graylab_version: crate::system::host::VERSION.to_owned(),
+            cpu_key: cpu_key.to_owned(),
+            measured_unix_s: known.measured_unix_s,
+            compute: known.compute,
+            busy: known.busy,
+        }
+    }
+}
+
+/// The CPU's compute ceiling and where it came from, as [`super::KnownCeilings`] says it of the
+/// GPU's.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct KnownCpuCompute {
+    /// The figure (raised by a run that beat it, if one did).
+    pub compute: CpuCompute,
+    /// Whether this process measured it (else it was read from the cache).
+    pub measured_now: bool,
+    /// When it was measured, seconds since 1970.
+    pub measured_unix_s: u64,
+    /// Whether the machine was busy while it was measured: then it is measured again the next
+    /// time it is needed on a machine that is not.
+    pub busy: bool,
+}
+
+impl KnownCpuCompute {
+    /// How long ago it was measured, in words ("40 s ago", "3 min ago", "2 days ago").
+    #[must_use]
+    pub fn measured_ago(&self) -> String {
+        ago_text(self.measured_unix_s)
+    }
+}
+
+/// Where the CPU compute ceiling an engine holds came from, the figure apart (a run may raise it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CpuOrigin {
+    /// Measured by this process.
+    measured_now: bool,
+    /// When, seconds since 1970.
+    measured_unix_s: u64,
+    /// On a busy machine.
+    busy: bool,
+}
+
+impl CpuOrigin {
+    /// `compute` from here.
+    fn of(self, compute: CpuCompute) -> KnownCpuCompute {
+        KnownCpuCompute {
+            compute,
+            measured_now: self.measured_now,
+            measured_unix_s: self.measured_unix_s,
+            busy: self.busy,
+        }
+    }
+}
+
+impl From<&KnownCpuCompute> for CpuOrigin {
+    fn from(k: &KnownCpuCompute) -> Self {
+        Self { measured_now: k.measured_now, measured_unix_s: k.measured_unix_s, busy: k.busy }
+    }
+}
+
 /// This CPU, as the cache knows it: the model name the kernel reports and the thread count.
 fn cpu_key() -> String {
     format!("{} | {} threads", crate::system::host::cpu_model(), available_threads())
@@ -64,42 +132,65 @@ pub(crate) fn implausible_cpu(c: &CpuCompute) -> Option<String> {
 }
 
 /// The CPU compute ceiling saved for this CPU at this thread count, if one was measured and is
-/// plausible, and whether the machine was busy then (a run measures it again when it needs it
-/// on a quiet machine): what `graylab info` shows, as it shows the GPU's.
+/// plausible, with when and whether the machine was busy then (a run measures it again when it
+/// needs it on a quiet machine): what `graylab info` shows, as it shows the GPU's.
 #[must_use]
-pub fn saved_cpu_compute() -> Option<(CpuCompute, bool)> {
+pub fn saved_cpu_compute() -> Option<KnownCpuCompute> {
     cached_cpu_file()
 }
 
-/// The cached CPU compute ceiling of this CPU at this thread count, if plausible, and whether
-/// the machine was busy while it was measured.
-fn cached_cpu_file() -> Option<(CpuCompute, bool)> {
+/// The cached CPU compute ceiling of this CPU at this thread count, if plausible.
+fn cached_cpu_file() -> Option<KnownCpuCompute> {
     let key = cpu_key();
-    let path = cpu_cache_file(&key)?;
-    let file: CpuCacheFile = super::cache::load_json(&path, "the CPU compute cache")?;
-    if !(file.format == FORMAT && file.cpu_key == key && file.compute.threads == available_threads()) {
+    let file = read_cpu_file(&cpu_cache_file(&key)?, &key, available_threads())?;
+    Some(KnownCpuCompute {
+        compute: file.compute,
+        measured_now: false,
+        measured_unix_s: file.measured_unix_s,
+        busy: file.busy,
+    })
+}
+
+/// The CPU cache file at `path` if it holds a plausible ceiling of the CPU `key` on `threads`.
+fn read_cpu_file(path: &std::path::Path, key: &str, threads: usize) -> Option<CpuCacheFile> {
+    let file: CpuCacheFile = super::cache::load_json(path, "the CPU compute cache")?;
+    if !(file.format == FORMAT && file.cpu_key == key && file.compute.threads == threads) {
         return None;
     }
     if let Some(why) = implausible_cpu(&file.compute) {
         log::debug!("the CPU compute cache holds implausible figures ({why}): {}", path.display());
         return None;
     }
-    Some((file.compute, file.busy))
+    Some(file)
 }
 
-/// Writes the CPU compute ceiling to its cache file; the file's path.
-fn store_cpu(compute: &CpuCompute, busy: bool) -> Result<PathBuf, EngineError> {
+/// Writes the CPU compute ceiling `known` to its cache file; the file's path.
+fn store_cpu(known: &KnownCpuCompute) -> Result<PathBuf, EngineError> {
     let key = cpu_key();
-    let path = cpu_cache_file(&key);
-    let file = CpuCacheFile {
-        format: FORMAT,
-        graylab_version: crate::system::host::VERSION.to_owned(),
-        cpu_key: key,
-        measured_unix_s: crate::system::clock::unix_now_s(),
-        compute: *compute,
-        busy,
+    super::cache::store_json(cpu_cache_file(&key), &CpuCacheFile::of(&key, known))
+}
+
+/// Raises the CPU compute ceiling in its cache file at `path` (of the CPU `key`) to `ops_per_s`,
+/// a run's, as the file is now: another process may have measured it again since `held` was
+/// read, and its figure, time and busy mark are kept unless the run beat that figure too (then
+/// only the figure is raised). Where the file holds no usable ceiling, `held` (raised already)
+/// is written. Nothing is written when the file's figure is not below the run's.
+fn raise_in_cpu_file(
+    path: Option<PathBuf>,
+    key: &str,
+    held: &KnownCpuCompute,
+    ops_per_s: f64,
+) -> Result<(), EngineError> {
+    let path = path.ok_or(EngineError::NoCacheFolder)?;
+    let file = match read_cpu_file(&path, key, held.compute.threads) {
+        Some(mut now) => {
+            let Some(raised) = raised_to(&now.compute, ops_per_s) else { return Ok(()) };
+            now.compute = raised;
+            now
+        }
+        None => CpuCacheFile::of(key, held),
     };
-    super::cache::store_json(path, &file)
+    super::cache::store_json(Some(path), &file).map(drop)
 }
 
 /// The ceilings of the two parts, as the sweep, the roofline and the reports use them.
@@ -118,26 +209,56 @@ impl Engine {
     /// else measured now (0.1 to 0.3 s) and cached, marked when the machine was busy meanwhile.
     /// `remeasure` always measures (`graylab info --probe`).
     pub fn cpu_compute(&self, remeasure: bool) -> Result<CpuCompute, EngineError> {
+        self.known_cpu_compute_from(remeasure).map(|k| k.compute)
+    }
+
+    /// [`Self::cpu_compute`] with where it came from: measured now or cached, when, and whether
+    /// the machine was busy then (what `info --probe` says of its own measurement).
+    pub fn known_cpu_compute_from(&self, remeasure: bool) -> Result<KnownCpuCompute, EngineError> {
         let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
         if !remeasure {
-            if let Some(c) = *known {
-                return Ok(c);
+            if let Some(k) = self.with_origin(*known) {
+                return Ok(k);
             }
-            if let Some(c) = self.cached_cpu_compute() {
-                *known = Some(c);
-                return Ok(c);
+            if let Some(k) = self.cached_cpu_compute() {
+                self.hold_cpu_compute(&mut known, &k);
+                return Ok(k);
             }
         }
         let before = crate::system::load::CpuSnapshot::now();
         let c = crate::system::one_time::timed(|| compute_ceiling(available_threads()))?;
         let busy = crate::system::load::was_busy_since(before).unwrap_or(false);
+        Ok(self.measured_cpu_compute(&mut known, c, busy))
+    }
+
+    /// Holds `compute`, measured now on a machine `busy` or not, and caches it.
+    fn measured_cpu_compute(
+        &self,
+        known: &mut Option<CpuCompute>,
+        compute: CpuCompute,
+        busy: bool,
+    ) -> KnownCpuCompute {
+        let measured_unix_s = crate::system::clock::unix_now_s();
+        let k = KnownCpuCompute { compute, measured_now: true, measured_unix_s, busy };
         if self.ceiling_cache
-            && let Err(e) = store_cpu(&c, busy)
+            && let Err(e) = store_cpu(&k)
         {
             log::warn!("the CPU compute ceiling could not be cached: {e}");
         }
-        *known = Some(c);
-        Ok(c)
+        self.hold_cpu_compute(known, &k);
+        k
+    }
+
+    /// Holds `k` in `known` (this engine's CPU compute ceiling), with where it came from.
+    fn hold_cpu_compute(&self, known: &mut Option<CpuCompute>, k: &KnownCpuCompute) {
+        *known = Some(k.compute);
+        *self.busy_refused.cpu_origin.lock().unwrap_or_else(PoisonError::into_inner) = Some(k.into());
+    }
+
+    /// `compute` with where this engine's came from; `None` without either.
+    fn with_origin(&self, compute: Option<CpuCompute>) -> Option<KnownCpuCompute> {
+        let origin = *self.busy_refused.cpu_origin.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(origin?.of(compute?))
     }
 
     /// The GPU's compute ceiling: with the GPU ceilings ([`Engine::gpu_ceilings`]: known,
@@ -149,7 +270,13 @@ impl Engine {
         }
         let converter = self.gpu_converter()?;
         let c = crate::system::one_time::timed(|| converter.measure_compute())?;
-        self.change_known(&known.ceilings.adapter_key, "the GPU compute ceiling", |k| k.compute = Some(c));
+        // Added where the file has none still (an `info --probe` meanwhile measured its own).
+        let add = |k: &mut crate::gpu::GpuCeilings| {
+            if k.compute.is_none() {
+                k.compute = Some(c);
+            }
+        };
+        self.change_known(&known.ceilings.adapter_key, "the GPU compute ceiling", add);
         Ok(c)
     }
 
@@ -170,9 +297,9 @@ impl Engine {
 
     /// The cached CPU compute ceiling where this engine reads the cache, unless refused (as
     /// [`crate::engine::ceilings::cache::reuse_once`] says).
-    fn cached_cpu_compute(&self) -> Option<CpuCompute> {
-        let (compute, busy) = self.ceiling_cache.then(cached_cpu_file).flatten()?;
-        reuse_once(&self.busy_refused.cpu, busy, "CPU compute ceiling was").then_some(compute)
+    fn cached_cpu_compute(&self) -> Option<KnownCpuCompute> {
+        let k = self.ceiling_cache.then(cached_cpu_file).flatten()?;
+        reuse_once(&self.busy_refused.cpu, k.busy, "CPU compute ceiling was").then_some(k)
     }
 
     /// The CPU compute ceiling this engine holds now (measured, read or raised by a run); reads
@@ -182,13 +309,23 @@ impl Engine {
         *self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// [`Self::held_cpu_compute`] with where it came from (measured now or cached, when, on a
+    /// busy machine or not); reads and measures nothing.
+    #[must_use]
+    pub fn held_known_cpu_compute(&self) -> Option<KnownCpuCompute> {
+        let known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
+        self.with_origin(*known)
+    }
+
     /// This CPU's compute ceiling if this engine knows it or the cache has it (kept from then
     /// on); measures nothing.
     #[must_use]
     pub fn known_cpu_compute(&self) -> Option<CpuCompute> {
         let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
-        if known.is_none() {
-            *known = self.cached_cpu_compute();
+        if known.is_none()
+            && let Some(k) = self.cached_cpu_compute()
+        {
+            self.hold_cpu_compute(&mut known, &k);
         }
         *known
     }
@@ -227,7 +364,8 @@ impl Engine {
     /// Raises the known CPU compute ceiling to `ops_per_s` where a run of the work kernel beat
     /// it (the best the machine did is its ceiling: the ceiling's short bursts can miss what
     /// longer runs reach, as on the H200's host, 550 Gop/s against a run's 808), in this engine
-    /// and in the cache; the raised ceiling, operations per second.
+    /// and in the cache file as it is now (re-read under this engine's lock:
+    /// [`raise_in_cpu_file`]); the raised ceiling, operations per second.
     fn raise_beaten_cpu_compute(&self, ops_per_s: f64) -> Option<f64> {
         let mut known = self.cpu_compute.lock().unwrap_or_else(PoisonError::into_inner);
         let c = known.as_mut()?;
@@ -239,11 +377,14 @@ impl Engine {
         );
         *c = raised;
         if self.ceiling_cache
-            && let Err(e) = store_cpu(c, false)
+            && let Some(held) = self.with_origin(Some(raised))
         {
-            log::warn!("the raised CPU compute ceiling could not be cached: {e}");
+            let key = cpu_key();
+            if let Err(e) = raise_in_cpu_file(cpu_cache_file(&key), &key, &held, ops_per_s) {
+                log::warn!("the raised CPU compute ceiling could not be cached: {e}");
+            }
         }
-        Some(c.ops_per_s())
+        Some(raised.ops_per_s())
     }
 }
 
@@ -293,6 +434,65 @@ mod tests {
         assert_eq!((again.raised_from_best_ns, again.median_ns), (Some(100_000_000), 101_000_000));
         assert_eq!(raised_to(&c, 500e9), None, "not beaten");
         assert_eq!(raised_to(&c, 1e30), None, "not plausible");
+    }
+
+    #[test]
+    fn a_raised_cpu_ceiling_is_merged_into_the_file_as_it_is_now() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("compute-cpu.json");
+        let key = "Test CPU | 16 threads";
+        let read = |path: &std::path::Path| read_cpu_file(path, key, 16).expect("readable");
+        // A read a ceiling of 550 Gop/s measured long ago on a quiet machine; its run did 808.
+        let probed = cpu(16, 55_000_000_000, 100_000_000, 101_000_000);
+        let raised = raised_to(&probed, 808e9).expect("beaten");
+        let held =
+            KnownCpuCompute { compute: raised, measured_now: false, measured_unix_s: 1_000, busy: false };
+        // Meanwhile B (`info --probe`) measured 600 Gop/s on a busy machine.
+        let b = KnownCpuCompute {
+            compute: cpu(16, 60_000_000_000, 100_000_000, 120_000_000),
+            measured_now: true,
+            measured_unix_s: 2_000_000,
+            busy: true,
+        };
+        super::super::cache::store_json(Some(path.clone()), &CpuCacheFile::of(key, &b)).expect("B's");
+        raise_in_cpu_file(Some(path.clone()), key, &held, 808e9).expect("merged");
+        let now = read(&path);
+        assert_eq!((now.measured_unix_s, now.busy), (2_000_000, true), "B's time and busy mark kept");
+        assert!((now.compute.ops_per_s() / 808e9 - 1.0).abs() < 1e-6, "{:?}", now.compute);
+        assert_eq!(
+            (now.compute.raised_from_best_ns, now.compute.median_ns),
+            (Some(100_000_000), 120_000_000)
+        );
+        // B measured more than the run did (900 Gop/s): the file is left as B wrote it.
+        let fast = KnownCpuCompute { compute: cpu(16, 90_000_000_000, 100_000_000, 100_000_000), ..b };
+        super::super::cache::store_json(Some(path.clone()), &CpuCacheFile::of(key, &fast)).expect("B's");
+        let before = std::fs::read(&path).expect("read");
+        raise_in_cpu_file(Some(path.clone()), key, &held, 808e9).expect("nothing to merge");
+        assert_eq!(std::fs::read(&path).expect("read"), before, "not rewritten");
+        // No usable file: A's figure as raised, with A's own time, not stamped now.
+        std::fs::remove_file(&path).expect("remove");
+        raise_in_cpu_file(Some(path.clone()), key, &held, 808e9).expect("written");
+        let now = read(&path);
+        assert_eq!((now.measured_unix_s, now.busy, now.compute), (1_000, false, raised));
+    }
+
+    #[test]
+    fn a_cpu_ceiling_measured_on_a_busy_machine_says_so_and_keeps_saying_it() {
+        let engine = Engine::cpu_only().without_ceiling_cache();
+        let c = cpu(2, 1_000_000_000, 100_000_000, 110_000_000);
+        let k = {
+            let mut known = engine.cpu_compute.lock().expect("not poisoned");
+            engine.measured_cpu_compute(&mut known, c, true)
+        };
+        assert!(k.busy && k.measured_now && k.compute == c, "{k:?}");
+        // What `info --probe` reports of its own measurement, and `bench` of the one it used.
+        assert_eq!(engine.known_cpu_compute_from(false).expect("held"), k);
+        assert_eq!(engine.held_known_cpu_compute(), Some(k));
+        // A run that beats it raises the figure; where it came from stays.
+        assert!(engine.raise_beaten_cpu_compute(2e10).is_some_and(|r| (r - 2e10).abs() < 1e3));
+        let after = engine.held_known_cpu_compute().expect("held");
+        assert_eq!((after.busy, after.measured_now, after.measured_unix_s), (true, true, k.measured_unix_s));
+        assert!((after.compute.ops_per_s() - 2e10).abs() < 1e3, "{after:?}");
     }
 
     #[test]

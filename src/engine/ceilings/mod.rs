@@ -11,6 +11,8 @@ pub(super) mod stream;
 pub use crate::gpu::{Hockney, LARGEST_BYTES as LARGEST_PATH_BYTES, PathKind, PathPoint, TransferPath};
 pub(crate) use cache::store_json;
 pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
-pub use compute::{ComputeCeilings, compute_ceilings_of, saved_cpu_compute};
+pub use compute::{ComputeCeilings, KnownCpuCompute, compute_ceilings_of, saved_cpu_compute};
 pub use paths::CopyLatency;
+#[cfg(test)]
+pub(crate) use rates::example_ceilings;
 pub use rates::{BEATEN_PERCENT, Ceiling, Ceilings, PhasePart, PhaseRate, phase_rates, share_label};

@@ -71,13 +71,18 @@ impl Engine {
         let names: Vec<&str> = raised.iter().map(|c| c.name()).collect();
         log::info!("a run beat the {} ceiling: raised to what it did", names.join(", "));
         let key = gpu.adapter_key.clone();
-        let now = Ceilings { gpu: Some(gpu.clone()), cpu_stream_gb_per_s: None };
+        // The one-step rates that beat a ceiling, as they were: each raises its step, in the
+        // engine and in the cache file as it is now, only where that step is still below it.
+        let beaten: Vec<PhaseRate> = rates.to_vec();
+        let now = Ceilings { gpu: Some(gpu), cpu_stream_gb_per_s: None };
         for r in
             rates.iter_mut().filter(|r| matches!(r.ceiling, Some(Ceiling::HostToGpu | Ceiling::GpuToHost)))
         {
             *r = r.at(r.ns, r.ceiling.and_then(|c| now.rate(c)));
         }
-        self.change_known(&key, "the raised GPU ceilings", |c| *c = gpu);
+        self.change_known(&key, "the raised GPU ceilings", |c| {
+            raise_beaten(c, &beaten);
+        });
     }
 
     /// The memory-stream ceiling of `kernel` over `pixels` on `threads`, GB/s: the baseline

@@ -184,12 +184,16 @@ impl Estimate {
         format!("{}, {}", self.amount(), self.why().0)
     }
 
-    /// "about 12 s", or "under a second".
+    /// "about 12 s", or "under a second" (or, for a figure no job takes, "over 1000 h" or "an
+    /// unknown time", never "about inf h").
     fn amount(&self) -> String {
+        use crate::system::units::{LONGEST_WRITTEN_S, duration_text};
         if self.seconds < 0.5 {
             "under a second".to_owned()
+        } else if self.seconds < LONGEST_WRITTEN_S {
+            format!("about {}", duration_text(self.seconds.max(1.0)))
         } else {
-            format!("about {}", crate::system::units::duration_text(self.seconds.max(1.0)))
+            duration_text(self.seconds)
         }
     }
 
@@ -530,7 +534,9 @@ impl Pace {
     /// The wall time of jobs of kind `task` seen here, for a kind that is the same job every
     /// time: the geometric mean of the last ones.
     fn wall(&self, task: Task) -> Option<f64> {
-        let kept: Vec<f64> = self.walls.iter().filter(|(t, _)| *t == task).map(|(_, s)| *s).collect();
+        let seconds = |s: &f64| s.is_finite() && *s > 0.0;
+        let kept: Vec<f64> =
+            self.walls.iter().filter(|(t, s)| *t == task && seconds(s)).map(|(_, s)| *s).collect();
         (!kept.is_empty()).then(|| geometric_mean(kept.into_iter()))
     }
 }
