@@ -81,6 +81,8 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
         outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Claims, &engine.provenance(), &timed)?);
     } else {
         print_blocks(&report);
+        let known = engine.cached_gpu_ceilings();
+        outln!("\n{}", super::info::held_against_lines(&engine, known.as_ref()).join("\n"));
     }
     if report.stopped {
         let done =

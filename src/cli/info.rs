@@ -155,6 +155,10 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         None => {}
     }
     outln!("{}", compute_lines(cpu_known.as_ref(), info.ceilings.as_ref()).join("\n"));
+    // An adapter whose ceilings are not cached has no GPU compute figure yet either: said.
+    if info.ceilings.is_none() && !info.adapters.is_empty() {
+        outln!("    GPU compute: not measured yet (graylab info --probe measures it)");
+    }
     if let Some(paths) = &info.transfer_paths {
         outln!("{}", paths_lines(paths).join("\n"));
     }
@@ -249,6 +253,15 @@ pub(super) fn compute_for(engine: &Engine, gpu: bool) {
     if gpu && let Err(e) = engine.gpu_compute() {
         note("GPU", &e);
     }
+}
+
+/// Where the ceilings a sweep's or the claims' figures rest on came from, and how old they are:
+/// the GPU ceilings' header (`known`, none without a GPU) and the compute lines under it.
+pub(super) fn held_against_lines(engine: &Engine, known: Option<&KnownCeilings>) -> Vec<String> {
+    let origin =
+        known.map_or_else(|| "the compute ceiling:".to_owned(), |k| ceilings_lines(k).swap_remove(0));
+    let compute = compute_lines(engine.held_known_cpu_compute().as_ref(), known);
+    std::iter::once(origin).chain(compute.into_iter().skip(1)).collect()
 }
 
 /// The compute ceilings as text lines: "CPU compute: 16.4 Gop/s (2 threads, AVX2, CPU clock; …;

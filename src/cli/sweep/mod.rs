@@ -237,9 +237,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot sweep up to {largest} MP ({w}x{h})"))
     };
     drop(sweep_memory()?);
-    if gpu {
-        super::info::ceilings_for(&engine);
-    }
+    let known = if gpu { super::info::ceilings_for(&engine) } else { None };
     let _memory = sweep_memory()?;
     let options = SweepOptions {
         sizes_mp,
@@ -314,6 +312,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if !quiet {
         print_table(&result);
+        outln!("\n{}", super::info::held_against_lines(&engine, known.as_ref()).join("\n"));
     }
     let mut failures = written.into_iter().filter_map(Result::err);
     let first = failures.next();
