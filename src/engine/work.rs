@@ -20,7 +20,7 @@ pub struct WorkFigures {
     /// same: the work asked for, which only odd gray values do).
     pub ops_per_pixel: u64,
     /// The kernel's operations per byte, the roofline's x: `ops_per_pixel` plus the gray
-    /// formula's ([`crate::engine::sweep::FORMULA_OPS_PER_PIXEL`]), over the bytes the kernel
+    /// formula's ([`crate::pixel::FORMULA_OPS_PER_PIXEL`]), over the bytes the kernel
     /// reads and writes per pixel (RGB8 to L8: 4; 256 rounds: (768 + 7) / 4 = 193.75).
     pub ops_per_byte: f64,
     /// Operations per second over the kernel phase (all pixels' `ops_per_pixel` over the kernel
@@ -48,7 +48,7 @@ impl WorkFigures {
         // The formula's operations counted too, as the roofline counts them: one intensity for
         // the run's ridge test and the sweep's roofline (4 rounds is 4.75 ops/byte on both).
         let ops_per_byte = kernel.map_or(0.0, |k| {
-            (ops_per_pixel + super::sweep::FORMULA_OPS_PER_PIXEL) as f64
+            (ops_per_pixel + crate::pixel::FORMULA_OPS_PER_PIXEL) as f64
                 / (k.in_bytes_per_pixel() + k.out_bytes_per_pixel()) as f64
         });
         let kernel_ops_per_s = kernel
@@ -102,7 +102,7 @@ impl WorkFigures {
         let share = match (self.compute_share, self.compute_ceiling_ops_per_s, self.compute_backend) {
             (Some(share), Some(ceiling), Some(backend)) => format!(
                 ", {} of this machine's {} compute ceiling ({:.2} Gop/s{})",
-                super::ceilings::share_label(share * 100.0),
+                crate::system::units::share_label(share * 100.0),
                 backend.name().to_uppercase(),
                 ceiling / 1e9,
                 self.compute_ceiling_raised_from_ops_per_s.map_or_else(String::new, |from| format!(
@@ -203,7 +203,7 @@ impl OpFigures {
             .op_ops_per_s
             .map_or_else(String::new, |r| format!(", {}", crate::system::units::ops_per_s(r)));
         let share = self.op_compute_share.map_or_else(String::new, |s| {
-            format!(", {} of the compute ceiling", super::ceilings::share_label(s * 100.0))
+            format!(", {} of the compute ceiling", crate::system::units::share_label(s * 100.0))
         });
         // A first run's setup is most of its op phase: said, not hidden in it.
         let setup = if self.setup_ns >= 1_000_000 {

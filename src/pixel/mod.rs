@@ -25,4 +25,6 @@ pub(crate) use op_rates::noise;
 pub use op_rates::{OpRates, RATE_BLUR_RADIUS, RATE_PLANE, rate_plane};
 pub use tables::{LumaTables, luma_tables};
 pub(crate) use work::round;
-pub use work::{MAX_WORK_ROUNDS, OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_rounds};
+pub use work::{
+    FORMULA_OPS_PER_PIXEL, MAX_WORK_ROUNDS, OPS_PER_ROUND, WORK_MULTIPLIER, WORK_SEED, Work, scalar_rounds,
+};

@@ -16,6 +16,12 @@ pub const WORK_SEED: u32 = 0x9E37_79B9;
 /// The multiplier of one round.
 pub const WORK_MULTIPLIER: u32 = 0x2C1B_3C6D;
 
+/// Integer operations the gray formula does per pixel (3 multiplies, 3 adds, 1 shift), counted on
+/// the roofline so that the plain grayscale has a place on its log axis, and in a run's
+/// operations per byte (`WorkFigures::ops_per_byte`), so that both put a level on the same side
+/// of the ridge.
+pub const FORMULA_OPS_PER_PIXEL: u64 = 7;
+
 /// Integer operations per round (shift, xor, multiply), for ops/s figures.
 pub const OPS_PER_ROUND: u32 = 3;
 

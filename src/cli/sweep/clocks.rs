@@ -97,10 +97,29 @@ fn grouped(columns: &[(&str, Vec<Clock>)]) -> String {
     named.join(", ")
 }
 
+/// What the ceilings table's shares are where a cell ran an op: the grayscale kernel's alone
+/// (the phase held against the stream and the device copy), while the times beside them include
+/// the op; `None` without one.
+pub(super) fn op_shares_note(r: &SweepResult) -> Option<String> {
+    let mut ops: Vec<String> =
+        r.points.iter().filter(|p| !p.op.is_none()).map(|p| p.op.to_string()).collect();
+    ops.dedup();
+    let ops = match ops.len() {
+        0 => return None,
+        1..=3 => ops.join(", "),
+        n => format!("{} to {}", ops[0], ops[n - 1]),
+    };
+    Some(format!(
+        "cpu % and kern. % are of the grayscale kernel alone, without the op ({ops}); gpu total and cpu all \
+         include it"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::ceilings::{Ceiling, PhasePart, PhaseRate};
+    use crate::pixel::Op;
 
     /// A point with every series, its GPU kernel timed by `kernel`, its copies by `copies`.
     fn point(kernel: Clock, copies: Clock) -> SweepPoint {
@@ -202,5 +221,22 @@ mod tests {
         }
         let r = SweepResult::for_tests(vec![bare]);
         assert_eq!(ceilings_clocks_line(&r), "clocks: cpu-clock (gpu total, cpu all)");
+    }
+
+    #[test]
+    fn the_ceilings_table_says_its_shares_leave_the_op_out() {
+        let point = |op| SweepPoint { megapixels: 0.25, op, ..SweepPoint::default() };
+        let mut r = SweepResult { points: vec![point(Op::None)], ..SweepResult::default() };
+        assert_eq!(super::op_shares_note(&r), None);
+        r.points = vec![point(Op::Blur { radius: 1 }), point(Op::Blur { radius: 4 })];
+        assert_eq!(
+            super::op_shares_note(&r).as_deref(),
+            Some(
+                "cpu % and kern. % are of the grayscale kernel alone, without the op (blur:1, blur:4); \
+                 gpu total and cpu all include it"
+            )
+        );
+        r.points = vec![point(Op::Dither); 2];
+        assert!(super::op_shares_note(&r).is_some_and(|n| n.contains("without the op (dither);")));
     }
 }

@@ -446,7 +446,7 @@ fn print_ceilings_table(r: &SweepResult) {
         if r.model.is_some() { ", and the model's times in ms" } else { "" }
     );
     outln!("{}", clocks::ceilings_clocks_line(r));
-    if let Some(note) = op_shares_note(r) {
+    if let Some(note) = clocks::op_shares_note(r) {
         outln!("{note}");
     }
     let work = |k: Option<u32>| level_column(r, k);
@@ -484,24 +484,6 @@ fn print_ceilings_table(r: &SweepResult) {
             cell(p.modelled.map(|m| m.cpu_ns)),
         );
     }
-}
-
-/// What the ceilings table's shares are where a cell ran an op: the grayscale kernel's alone
-/// (the phase held against the stream and the device copy), while the times beside them include
-/// the op; `None` without one.
-fn op_shares_note(r: &SweepResult) -> Option<String> {
-    let mut ops: Vec<String> =
-        r.points.iter().filter(|p| !p.op.is_none()).map(|p| p.op.to_string()).collect();
-    ops.dedup();
-    let ops = match ops.len() {
-        0 => return None,
-        1..=3 => ops.join(", "),
-        n => format!("{} to {}", ops[0], ops[n - 1]),
-    };
-    Some(format!(
-        "cpu % and kern. % are of the grayscale kernel alone, without the op ({ops}); gpu total and cpu all \
-         include it"
-    ))
 }
 
 /// For a grid, the level the crossover over sizes is taken at, e.g. ` at 0 rounds per pixel`.
@@ -586,28 +568,5 @@ fn say_estimate(
             errln!("{}", plan.runs_sentence());
         }
         None => errln!("estimate: {}", estimate.sentence()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::engine::sweep::{SweepPoint, SweepResult};
-    use crate::pixel::Op;
-
-    #[test]
-    fn the_ceilings_table_says_its_shares_leave_the_op_out() {
-        let point = |op| SweepPoint { megapixels: 0.25, op, ..SweepPoint::default() };
-        let mut r = SweepResult { points: vec![point(Op::None)], ..SweepResult::default() };
-        assert_eq!(super::op_shares_note(&r), None);
-        r.points = vec![point(Op::Blur { radius: 1 }), point(Op::Blur { radius: 4 })];
-        assert_eq!(
-            super::op_shares_note(&r).as_deref(),
-            Some(
-                "cpu % and kern. % are of the grayscale kernel alone, without the op (blur:1, blur:4); \
-                 gpu total and cpu all include it"
-            )
-        );
-        r.points = vec![point(Op::Dither); 2];
-        assert!(super::op_shares_note(&r).is_some_and(|n| n.contains("without the op (dither);")));
     }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::PoisonError;
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
-use crate::engine::ceilings::cache::{PLAUSIBLE_OPS_PER_S, ago_text, reuse_once};
+use crate::engine::ceilings::cache::{CpuOrigin, PLAUSIBLE_OPS_PER_S, ago_text, reuse_once};
 use crate::engine::ceilings::cache_dir;
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, EngineError};
@@ -82,17 +82,6 @@ impl KnownCpuCompute {
     pub fn measured_ago(&self) -> String {
         ago_text(self.measured_unix_s)
     }
-}
-
-/// Where the CPU compute ceiling an engine holds came from, the figure apart (a run may raise it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CpuOrigin {
-    /// Measured by this process.
-    measured_now: bool,
-    /// When, seconds since 1970.
-    measured_unix_s: u64,
-    /// On a busy machine.
-    busy: bool,
 }
 
 impl CpuOrigin {

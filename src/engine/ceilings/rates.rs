@@ -36,25 +36,7 @@ pub enum Ceiling {
     MemoryStream,
 }
 
-/// A share above this percentage of a ceiling counts as beating it; below it is the noise
-/// between two measurements of the same copy.
-pub const BEATEN_PERCENT: f64 = 105.0;
-
-/// A share of a ceiling, `percent`, for a narrow column: "41%", "~100%" above the ceiling it only
-/// matched (within the noise), ">100%" when it beat it (then the ceiling was measured low, and
-/// no share of it means anything), a decimal below 1% ("0.4%", "<0.1%": a learner's dither at
-/// a fraction of the ceiling is no "0%"). Every share of a ceiling, the phases' and the
-/// compute's, is written so.
-#[must_use]
-pub fn share_label(percent: f64) -> String {
-    match percent {
-        p if p > BEATEN_PERCENT => ">100%".to_owned(),
-        p if p > 100.0 => "~100%".to_owned(),
-        p if p < 0.05 => "<0.1%".to_owned(),
-        p if p < 0.95 => format!("{p:.1}%"),
-        p => format!("{p:.0}%"),
-    }
-}
+pub use crate::system::units::{BEATEN_PERCENT, share_label};
 
 impl Ceiling {
     /// Whether the ceiling is one measured step. The others are two steps one after the other

@@ -39,11 +39,7 @@ impl Series {
     }
 }
 
-/// Integer operations the gray formula does per pixel (3 multiplies, 3 adds, 1 shift), counted on
-/// the roofline so that the plain grayscale has a place on its log axis, and in a run's
-/// operations per byte ([`crate::engine::WorkFigures::ops_per_byte`]), so that both put a level
-/// on the same side of the ridge.
-pub const FORMULA_OPS_PER_PIXEL: u64 = 7;
+pub use crate::pixel::FORMULA_OPS_PER_PIXEL;
 
 /// What a grid's second axis (beside the size) varies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
