@@ -186,6 +186,23 @@ pub(crate) fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str)
         .flatten()
 }
 
+/// Runs `update` (a read, change and write of the cache file `path`, or a write of it) while
+/// holding an exclusive lock on `path` + `.lock` (made if missing), so that two processes'
+/// updates of one file never interleave and lose each other's write (a bench's raise and an
+/// `info --probe` at once). Where no lock can be had (a read-only folder, a filesystem without
+/// locks) it runs unlocked, as before. Not nested: a process holding the lock must not ask again.
+pub(crate) fn under_file_lock<T>(path: &Path, update: impl FnOnce() -> T) -> T {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&name);
+    // Released when dropped, after `update`.
+    let _held = lock.ok().filter(|f| f.lock().is_ok());
+    update()
+}
+
 /// Writes `value` to the cache file `path` (none without a cache folder), its folder made
 /// first; the file's path.
 pub(crate) fn store_json(
@@ -217,7 +234,8 @@ impl CacheFile {
 /// Writes `ceilings` to the cache; the file's path.
 fn store(ceilings: &GpuCeilings, measured_unix_s: u64, busy: bool) -> Result<PathBuf, EngineError> {
     let file = CacheFile::of(ceilings, measured_unix_s, busy);
-    store_json(cache_file(&ceilings.adapter_key, ceilings.host_threads), &file)
+    let path = cache_file(&ceilings.adapter_key, ceilings.host_threads).ok_or(EngineError::NoCacheFolder)?;
+    under_file_lock(&path.clone(), || store_json(Some(path), &file))
 }
 
 /// Makes `change` (a raise a run proved, a compute ceiling measured alone) in the cache file at
@@ -232,18 +250,20 @@ fn change_in_file(
 ) -> Result<(), EngineError> {
     let path = path.ok_or(EngineError::NoCacheFolder)?;
     let (key, threads) = (&held.ceilings.adapter_key, held.ceilings.host_threads);
-    let file = match read_cache_file(&path, key, threads) {
-        Some(mut now) => {
-            let before = now.ceilings.clone();
-            change(&mut now.ceilings);
-            if now.ceilings == before {
-                return Ok(());
+    under_file_lock(&path.clone(), || {
+        let file = match read_cache_file(&path, key, threads) {
+            Some(mut now) => {
+                let before = now.ceilings.clone();
+                change(&mut now.ceilings);
+                if now.ceilings == before {
+                    return Ok(());
+                }
+                now
             }
-            now
-        }
-        None => CacheFile::of(&held.ceilings, held.measured_unix_s, held.busy),
-    };
-    store_json(Some(path), &file).map(drop)
+            None => CacheFile::of(&held.ceilings, held.measured_unix_s, held.busy),
+        };
+        store_json(Some(path), &file).map(drop)
+    })
 }
 
 impl Engine {

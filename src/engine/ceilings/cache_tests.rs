@@ -97,3 +97,28 @@ fn cache_files_are_named_by_the_whole_key_and_the_thread_count() {
     assert_ne!(a, b);
     assert_ne!(a, cache_file(key, 1).expect("path"), "one file per thread count");
 }
+
+#[test]
+fn updates_under_the_file_lock_never_lose_each_other() {
+    // Two writers each add 1, twenty times, reading the file and writing it back with a pause
+    // between: without the lock (one open file each, as two processes have) updates are lost.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("counter.json");
+    std::fs::write(&path, "0").expect("write");
+    let add = || {
+        for _ in 0..20 {
+            under_file_lock(&path, || {
+                let n: u32 = std::fs::read_to_string(&path).expect("read").parse().expect("a number");
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                std::fs::write(&path, (n + 1).to_string()).expect("write");
+            });
+        }
+    };
+    std::thread::scope(|s| {
+        for i in 0..2 {
+            std::thread::Builder::new().name(format!("writer {i}")).spawn_scoped(s, add).expect("thread");
+        }
+    });
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "40");
+    assert!(dir.path().join("counter.json.lock").is_file(), "the lock file beside it");
+}

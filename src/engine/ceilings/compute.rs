@@ -156,7 +156,9 @@ fn read_cpu_file(path: &std::path::Path, key: &str, threads: usize) -> Option<Cp
 /// Writes the CPU compute ceiling `known` to its cache file; the file's path.
 fn store_cpu(known: &KnownCpuCompute) -> Result<PathBuf, EngineError> {
     let key = cpu_key();
-    super::cache::store_json(cpu_cache_file(&key), &CpuCacheFile::of(&key, known))
+    let path = cpu_cache_file(&key).ok_or(EngineError::NoCacheFolder)?;
+    let file = CpuCacheFile::of(&key, known);
+    super::cache::under_file_lock(&path.clone(), || super::cache::store_json(Some(path), &file))
 }
 
 /// Raises the CPU compute ceiling in its cache file at `path` (of the CPU `key`) to `ops_per_s`,
@@ -171,15 +173,17 @@ fn raise_in_cpu_file(
     ops_per_s: f64,
 ) -> Result<(), EngineError> {
     let path = path.ok_or(EngineError::NoCacheFolder)?;
-    let file = match read_cpu_file(&path, key, held.compute.threads) {
-        Some(mut now) => {
-            let Some(raised) = raised_to(&now.compute, ops_per_s) else { return Ok(()) };
-            now.compute = raised;
-            now
-        }
-        None => CpuCacheFile::of(key, held),
-    };
-    super::cache::store_json(Some(path), &file).map(drop)
+    super::cache::under_file_lock(&path.clone(), || {
+        let file = match read_cpu_file(&path, key, held.compute.threads) {
+            Some(mut now) => {
+                let Some(raised) = raised_to(&now.compute, ops_per_s) else { return Ok(()) };
+                now.compute = raised;
+                now
+            }
+            None => CpuCacheFile::of(key, held),
+        };
+        super::cache::store_json(Some(path), &file).map(drop)
+    })
 }
 
 /// The ceilings of the two parts, as the sweep, the roofline and the reports use them.

@@ -111,7 +111,11 @@ fn first_time(warning: &str) -> bool {
 /// next run estimates from less), never an error.
 pub fn save_pace(pace: &Pace) {
     match crate::engine::ceilings::cache_dir() {
-        Some(dir) => save_pace_in(&dir, pace),
+        Some(dir) => {
+            crate::engine::ceilings::under_file_lock(&pace_file(&dir, &pace.machine), || {
+                save_pace_in(&dir, pace);
+            });
+        }
         None => log::debug!("no cache folder (neither XDG_CACHE_HOME nor HOME is set): the pace is not kept"),
     }
 }
@@ -124,12 +128,23 @@ pub type Lesson = Box<dyn Fn(&mut Pace) + Send>;
 /// hour, kept what it read at launch over the CLI's sweeps), and that pace is kept and returned.
 #[must_use]
 pub fn keep_lessons(machine: &str, lessons: &[Lesson]) -> Pace {
-    let mut pace = load_pace(machine);
-    for lesson in lessons {
-        lesson(&mut pace);
-    }
-    save_pace(&pace);
-    pace
+    let Some(dir) = crate::engine::ceilings::cache_dir() else {
+        let mut pace = Pace::new(machine);
+        for lesson in lessons {
+            lesson(&mut pace);
+        }
+        return pace;
+    };
+    // Read, taught and written under the file's lock: two processes keeping lessons at once
+    // each keep the other's.
+    crate::engine::ceilings::under_file_lock(&pace_file(&dir, machine), || {
+        let mut pace = load_pace_in(&dir, machine);
+        for lesson in lessons {
+            lesson(&mut pace);
+        }
+        save_pace_in(&dir, &pace);
+        pace
+    })
 }
 
 fn save_pace_in(dir: &Path, pace: &Pace) {

@@ -31,7 +31,13 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
     let roof_colours = [Series::CpuAll, Series::GpuKernel, Series::GpuTotal].map(|s| series_colour(s, dark));
     let line_colour = crossing_colour(dark);
     let all_roofs = roofs(roofline);
-    let cross = crossing(all_roofs[0], all_roofs[2]);
+    // A blur's CPU and GPU points of one cell sit at different intensities (the GPU moves its
+    // intermediate through device memory): one x is not one cell on both roofs, so no crossing.
+    let cross = if intensities_differ(&roofline.points) {
+        Crossing::Unknown
+    } else {
+        crossing(all_roofs[0], all_roofs[2])
+    };
     let bytes = bytes_per_pixel(&roofline.points);
     let series: Vec<Series> =
         Series::ALL.into_iter().filter(|s| roofline.points.iter().any(|p| p.series == *s)).collect();
@@ -338,6 +344,19 @@ fn cpu_above_note(r: &Roofline) -> Option<String> {
     (!why.is_empty()).then(|| format!("Runs above the CPU's roof: {}.", why.join("; ")))
 }
 
+/// Whether the CPU's and the GPU's end-to-end points of one cell (its work level and op) sit at
+/// different operations per byte, as a blur's do.
+fn intensities_differ(points: &[RooflinePoint]) -> bool {
+    let at = |s: Series| points.iter().filter(move |p| p.series == s);
+    at(Series::CpuAll).any(|c| {
+        at(Series::GpuTotal).any(|g| {
+            g.op == c.op
+                && g.work_rounds == c.work_rounds
+                && (g.ops_per_byte - c.ops_per_byte).abs() > 1e-9 * c.ops_per_byte.abs().max(1.0)
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,5 +401,32 @@ mod tests {
         assert!(note.contains("(1.00 MP, the largest size)"), "{note}");
         assert!(note.contains("; a run beat the compute ceiling"), "{note}");
         assert!(!note.contains("stream's runs were slowed"), "{note}");
+    }
+
+    #[test]
+    fn a_blur_sweep_has_no_crossing_read_off_two_intensities() {
+        use crate::pixel::Op;
+        let point = |series, op, ops_per_byte| RooflinePoint {
+            series,
+            work_rounds: 0,
+            op,
+            megapixels: 1.0,
+            ops_per_byte,
+            ops_per_s: 1e9,
+        };
+        let blur = Op::Blur { radius: 1 };
+        // The CPU's blur:1 at 19/6 ops/byte, the GPU's at 19/14: not one cell's x.
+        assert!(intensities_differ(&[
+            point(Series::CpuAll, blur, 19.0 / 6.0),
+            point(Series::GpuTotal, blur, 19.0 / 14.0)
+        ]));
+        // The grayscale and the dither count the same bytes on both.
+        assert!(!intensities_differ(&[
+            point(Series::CpuAll, Op::None, 1.75),
+            point(Series::GpuTotal, Op::None, 1.75),
+            point(Series::CpuAll, Op::Dither, 9.0 / 6.0),
+            point(Series::GpuTotal, Op::Dither, 9.0 / 6.0),
+            point(Series::GpuTotal, blur, 19.0 / 14.0)
+        ]));
     }
 }
