@@ -187,17 +187,17 @@ pub(crate) fn load_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str)
 }
 
 /// Runs `update` (a read, change and write of the cache file `path`, or a write of it) while
-/// holding an exclusive lock on `path` + `.lock` (made if missing), so that two processes'
+/// holding an exclusive lock on a file of its own in `locks/` beside it (made if missing; out of
+/// the way of whatever lists the cache files), so that two processes'
 /// updates of one file never interleave and lose each other's write (a bench's raise and an
 /// `info --probe` at once). Where no lock can be had (a read-only folder, a filesystem without
 /// locks) it runs unlocked, as before. Not nested: a process holding the lock must not ask again.
 pub(crate) fn under_file_lock<T>(path: &Path, update: impl FnOnce() -> T) -> T {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let mut name = path.as_os_str().to_owned();
+    let locks = path.parent().unwrap_or_else(|| Path::new(".")).join("locks");
+    let _ = std::fs::create_dir_all(&locks);
+    let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".lock");
-    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&name);
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(locks.join(name));
     // Released when dropped, after `update`.
     let _held = lock.ok().filter(|f| f.lock().is_ok());
     update()

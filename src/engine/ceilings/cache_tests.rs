@@ -120,5 +120,5 @@ fn updates_under_the_file_lock_never_lose_each_other() {
         }
     });
     assert_eq!(std::fs::read_to_string(&path).expect("read"), "40");
-    assert!(dir.path().join("counter.json.lock").is_file(), "the lock file beside it");
+    assert!(dir.path().join("locks/counter.json.lock").is_file(), "the lock file in locks/");
 }
