@@ -320,9 +320,12 @@ fn cpu_origin(k: &KnownCpuCompute) -> String {
     } else {
         format!("cached, measured {}", k.measured_ago())
     };
-    let busy = if k.busy { ", on a busy machine: measured again once it is quiet" } else { "" };
+    let busy = if k.busy { BUSY } else { "" };
     format!("{when}{busy}")
 }
+
+/// What a figure measured on a busy machine says of itself, the GPU ceilings' and the CPU's alike.
+const BUSY: &str = ", on a busy machine: measured again once it is quiet";
 
 /// The ceilings as text lines, with where they came from.
 pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
@@ -339,7 +342,7 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
         (None, None) => String::new(),
     };
     let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
-    let busy = if k.busy { ", on a busy machine: measured again once it is quiet" } else { "" };
+    let busy = if k.busy { BUSY } else { "" };
     let mut lines = vec![format!(
         "ceilings of {} ({origin}{busy}, {}, {mib:.0} MiB per step{cache}):",
         c.adapter,

@@ -404,7 +404,7 @@ impl Engine {
 
     /// Changes the known ceilings of `adapter_key` (if they are known) with `change` (ceilings a
     /// run beat raised, a compute ceiling measured alone added), in this engine and in the cache
-    /// file as it is now (re-read under this engine's lock: see [`change_in_file`]); `what` names
+    /// file as it is now (re-read under the file's lock: see [`change_in_file`]); `what` names
     /// the change in a warning when it cannot be cached.
     pub(super) fn change_known(&self, adapter_key: &str, what: &str, change: impl Fn(&mut GpuCeilings)) {
         let mut known = self.ceilings.lock().unwrap_or_else(PoisonError::into_inner);

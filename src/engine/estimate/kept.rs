@@ -107,19 +107,6 @@ fn first_time(warning: &str) -> bool {
     true
 }
 
-/// Keeps `pace` for its machine, replacing the file atomically; a failure is a warning (the
-/// next run estimates from less), never an error.
-pub fn save_pace(pace: &Pace) {
-    match crate::engine::ceilings::cache_dir() {
-        Some(dir) => {
-            crate::engine::ceilings::under_file_lock(&pace_file(&dir, &pace.machine), || {
-                save_pace_in(&dir, pace);
-            });
-        }
-        None => log::debug!("no cache folder (neither XDG_CACHE_HOME nor HOME is set): the pace is not kept"),
-    }
-}
-
 /// Something a pace learned (a run seen, a job's overhead), kept to be taught again.
 pub type Lesson = Box<dyn Fn(&mut Pace) + Send>;
 
@@ -147,6 +134,8 @@ pub fn keep_lessons(machine: &str, lessons: &[Lesson]) -> Pace {
     })
 }
 
+/// Keeps `pace` for its machine, replacing the file atomically; a failure is a warning (the
+/// next run estimates from less), never an error.
 fn save_pace_in(dir: &Path, pace: &Pace) {
     let pace = Pace { format: PACE_FORMAT, ..pace.clone() };
     if let Err(e) = crate::engine::ceilings::store_json(Some(pace_file(dir, &pace.machine)), &pace) {

@@ -7,7 +7,7 @@
 //! the compute ceiling) or a stated rough guess, and every [`Estimate`] says which.
 //!
 //! Knows nothing of the front ends: both keep the pace in the cache folder ([`load_pace`],
-//! [`save_pace`]) and feed it; every long job's JSON says what it was estimated at and what it
+//! [`keep_lessons`]) and feed it; every long job's JSON says what it was estimated at and what it
 //! took ([`Timed`]).
 
 mod eta;
@@ -18,7 +18,7 @@ mod roofs;
 mod task;
 
 pub use eta::{SEEN_PACE_ALONE_AT, Standing};
-pub use kept::{Lesson, keep_lessons, load_pace, machine_name, save_pace};
+pub use kept::{Lesson, keep_lessons, load_pace, machine_name};
 pub use parts::{round_trip_parts, transfer_paths_parts};
 pub(crate) use roofs::{PLAIN_BYTES, steps_ns_per_pixel};
 pub use task::Task;
