@@ -10,7 +10,8 @@ use clap::Args;
 
 use crate::engine::ceilings::{Ceiling, LARGEST_PATH_BYTES, PathKind, TransferPath};
 use crate::engine::ceilings::{
-    ComputeCeilings, KnownCeilings, KnownCpuCompute, cached_ceilings, compute_ceilings_of, saved_cpu_compute,
+    ComputeCeilings, KnownCeilings, KnownCpuCompute, Origin, cached_ceilings, compute_ceilings_of,
+    saved_cpu_compute,
 };
 use crate::engine::{
     Bandwidth, CpuCompute, Engine, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters, simd_level,
@@ -46,13 +47,9 @@ struct Info {
     /// The CPU's compute ceiling for the synthetic work: measured now with `--probe`, else the
     /// cached one.
     cpu_compute: Option<CpuCompute>,
-    /// Whether the CPU compute ceiling was measured on a busy machine (with `--probe`, this
-    /// measurement).
-    cpu_compute_measured_busy: bool,
-    /// Whether the CPU compute ceiling was measured now (`--probe`), else read from the cache.
-    cpu_compute_measured_now: bool,
-    /// When the CPU compute ceiling was measured, seconds since 1970.
-    cpu_compute_measured_unix_s: Option<u64>,
+    /// Where the CPU compute ceiling came from: measured now (`--probe`) or cached, when, and
+    /// whether on a busy machine.
+    cpu_compute_origin: Option<Origin>,
     /// Both compute ceilings in the engine's terms (the GPU part from `ceilings`).
     compute: Option<ComputeCeilings>,
     /// With `--probe`: every transfer path timed from 4 KiB up, with latency, bandwidth and n½.
@@ -93,9 +90,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         adapters,
         ceilings,
         cpu_compute,
-        cpu_compute_measured_busy: cpu_known.is_some_and(|k| k.busy),
-        cpu_compute_measured_now: cpu_known.is_some_and(|k| k.measured_now),
-        cpu_compute_measured_unix_s: cpu_known.map(|k| k.measured_unix_s),
+        cpu_compute_origin: cpu_known.map(|k| k.origin),
         compute,
         transfer_paths,
     };
@@ -284,7 +279,7 @@ pub(super) fn compute_lines(cpu: Option<&KnownCpuCompute>, gpu: Option<&KnownCei
                 c.threads,
                 SimdLevel::name(c.simd),
                 gops(c.median_ns),
-                cpu_origin(k)
+                origin_words(&k.origin, "")
             )
         }
         None => not_yet("CPU"),
@@ -312,29 +307,22 @@ pub(super) fn compute_lines(cpu: Option<&KnownCpuCompute>, gpu: Option<&KnownCei
     lines
 }
 
-/// Where the CPU compute ceiling came from: "measured now" or "cached, measured 3 min ago", and
-/// ", on a busy machine: measured again once it is quiet" when so.
-fn cpu_origin(k: &KnownCpuCompute) -> String {
-    let when = if k.measured_now {
+/// Where a ceiling came from, the GPU's and the CPU's alike: "measured now{took}" or "cached,
+/// measured 3 min ago{took}", and ", on a busy machine: measured again once it is quiet" when so.
+fn origin_words(o: &Origin, took: &str) -> String {
+    let when = if o.measured_now {
         "measured now".to_owned()
     } else {
-        format!("cached, measured {}", k.measured_ago())
+        format!("cached, measured {}", o.measured_ago())
     };
-    let busy = if k.busy { BUSY } else { "" };
-    format!("{when}{busy}")
+    let busy = if o.busy { ", on a busy machine: measured again once it is quiet" } else { "" };
+    format!("{when}{took}{busy}")
 }
-
-/// What a figure measured on a busy machine says of itself, the GPU ceilings' and the CPU's alike.
-const BUSY: &str = ", on a busy machine: measured again once it is quiet";
 
 /// The ceilings as text lines, with where they came from.
 pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
     let c = &k.ceilings;
-    let origin = if k.measured_now {
-        format!("measured now in {:.2} s", c.probe_ns as f64 / 1e9)
-    } else {
-        format!("cached, measured {} in {:.2} s", k.measured_ago(), c.probe_ns as f64 / 1e9)
-    };
+    let origin = origin_words(&k.origin, &format!(" in {:.2} s", c.probe_ns as f64 / 1e9));
     let cache = match (&k.cache_path, &k.cache_error) {
         (Some(p), _) => format!("; {}", p.display()),
         // The cause is in the warning said when caching failed: not said twice.
@@ -342,9 +330,8 @@ pub(super) fn ceilings_lines(k: &KnownCeilings) -> Vec<String> {
         (None, None) => String::new(),
     };
     let mib = c.host_to_staging.bytes as f64 / f64::from(1 << 20);
-    let busy = if k.busy { BUSY } else { "" };
     let mut lines = vec![format!(
-        "ceilings of {} ({origin}{busy}, {}, {mib:.0} MiB per step{cache}):",
+        "ceilings of {} ({origin}, {}, {mib:.0} MiB per step{cache}):",
         c.adapter,
         crate::system::units::count(c.host_threads, "host thread")
     )];
@@ -426,7 +413,8 @@ mod tests {
             raised_from_best_ns: None,
         };
         let now = crate::system::clock::unix_now_s();
-        let probed = KnownCpuCompute { compute, measured_now: true, measured_unix_s: now, busy: true };
+        let origin = Origin { measured_now: true, measured_unix_s: now, busy: true };
+        let probed = KnownCpuCompute { compute, origin };
         let lines = compute_lines(Some(&probed), None);
         assert!(
             lines[1].ends_with(
@@ -434,8 +422,8 @@ mod tests {
             ),
             "{lines:?}"
         );
-        let cached =
-            KnownCpuCompute { measured_now: false, measured_unix_s: now - 3 * 86_400, busy: false, ..probed };
+        let origin = Origin { measured_now: false, measured_unix_s: now - 3 * 86_400, busy: false };
+        let cached = KnownCpuCompute { origin, ..probed };
         let lines = compute_lines(Some(&cached), None);
         assert!(lines[1].ends_with("data in cache; cached, measured 3 days ago)"), "{lines:?}");
         assert!(lines[1].starts_with("    CPU compute: 20.0 Gop/s (2 threads"), "{lines:?}");
@@ -446,11 +434,13 @@ mod tests {
         let cause = "the output is a folder, not a file: /cache/graylab/ceilings-x.json";
         let k = KnownCeilings {
             ceilings: crate::engine::ceilings::example_ceilings(),
-            measured_now: true,
-            measured_unix_s: crate::system::clock::unix_now_s(),
+            origin: Origin {
+                measured_now: true,
+                measured_unix_s: crate::system::clock::unix_now_s(),
+                busy: false,
+            },
             cache_path: None,
             cache_error: Some(cause.to_owned()),
-            busy: false,
         };
         let header = &ceilings_lines(&k)[0];
         assert!(!header.contains(cause), "the warning said it: {header}");

@@ -156,6 +156,10 @@ fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_qui
     let busy_sweep = run("1", &sweep);
     // The load is recorded (null when the sweep was shorter than the kernel's clock tick).
     assert!(busy_sweep.as_object().is_some_and(|o| o.contains_key("busy")), "{busy_sweep}");
+    // Where the ceiling its figures are held against came from, as its text ends with.
+    let origin = &busy_sweep["held_against"]["cpu_compute"];
+    assert_eq!((&origin["measured_now"], &origin["busy"]), (&true.into(), &true.into()), "{busy_sweep}");
+    assert!(busy_sweep["held_against"]["gpu"].is_null(), "a CPU-only sweep: {busy_sweep}");
     let file = cache_file(cache, "compute-cpu-");
     let read = || -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(&file).expect("the cache file")).expect("JSON")
@@ -169,7 +173,7 @@ fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_qui
     // probe), and the next command that needs it measures again.
     let info = run("0", &["info", "--json"]);
     assert!(info["cpu_compute"]["ops"].as_u64().is_some_and(|v| v > 0), "{info}");
-    assert_eq!(info["cpu_compute_measured_busy"], true, "{info}");
+    assert_eq!(info["cpu_compute_origin"]["busy"], true, "{info}");
     // A conversion with work holds each file's run against the ceiling it does not measure: the
     // busy one is refused once (a load watch each time before: 200 ms a file), not once a file.
     for name in ["a.png", "b.png", "c.png"] {
@@ -184,7 +188,10 @@ fn a_cpu_compute_ceiling_measured_busy_is_measured_again_once_the_machine_is_qui
     let log = String::from_utf8_lossy(&convert.stderr);
     assert!(convert.status.success(), "{log}");
     assert_eq!(log.matches("measured on a busy machine and this one is quiet now").count(), 1, "{log}");
-    run("0", &sweep);
+    // The conversion measured it again, quiet: the next sweep reads that from the cache.
+    let quiet_sweep = run("0", &sweep);
+    let origin = &quiet_sweep["held_against"]["cpu_compute"];
+    assert_eq!((&origin["measured_now"], &origin["busy"]), (&false.into(), &false.into()), "{quiet_sweep}");
     let again = read();
     assert_eq!(again["busy"], false, "{again}");
     assert_ne!(again["compute"], first["compute"], "measured again, not copied");

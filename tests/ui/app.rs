@@ -285,7 +285,10 @@ fn ceilings_and_kept_input(gpu_device: GpuDevice) {
     h.get_by_label("GPU").click();
     settle(&mut h);
     let ceilings = h.state().view().ceilings.expect("measured after the first GPU run").clone();
-    assert!(ceilings.measured_now && ceilings.cache_path.is_none(), "measured, not cached: {ceilings:?}");
+    assert!(
+        ceilings.origin.measured_now && ceilings.cache_path.is_none(),
+        "measured, not cached: {ceilings:?}"
+    );
     assert!(ceilings.ceilings.device_copy.gb_per_s() > 0.0);
     h.get_by_label("host to staging");
     h.get_by_label("Measure again");

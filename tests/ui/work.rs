@@ -212,12 +212,15 @@ fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
     settle(&mut h);
     h.get_by_label("Stopped before the end: the ceilings measured before are kept.");
     h.get_by_label_contains("Stopped measuring the ceilings");
-    assert_eq!(h.state().view().ceilings.map(|k| k.measured_unix_s), Some(before.measured_unix_s));
+    assert_eq!(
+        h.state().view().ceilings.map(|k| k.origin.measured_unix_s),
+        Some(before.origin.measured_unix_s)
+    );
     // Measured again to the end.
     h.get_by_label("Measure again").click();
     settle(&mut h);
     assert!(h.query_by_label_contains("Stopped before the end").is_none());
-    assert!(h.state().view().ceilings.is_some_and(|k| k.measured_now && k.ceilings.compute.is_some()));
+    assert!(h.state().view().ceilings.is_some_and(|k| k.origin.measured_now && k.ceilings.compute.is_some()));
     let cpu_after = *h.state().view().cpu_compute.expect("the CPU's compute ceiling");
     assert_ne!(
         (cpu_before.best_ns, cpu_before.median_ns),
@@ -324,7 +327,7 @@ fn cached_ceilings_are_used_from_the_first_run() {
     let Some(mut h) = launch(&path, Backend::Gpu, [1280.0, 800.0]) else { return };
     h.run_steps(2);
     let known = h.state().view().ceilings.expect("read from the cache");
-    assert!(!known.measured_now, "read, not measured again");
+    assert!(!known.origin.measured_now, "read, not measured again");
     let runs = h.state().view().runs;
     assert_eq!(runs.len(), 1, "the first run of this launch");
     assert_eq!(runs[0].settings.backend, Backend::Gpu);

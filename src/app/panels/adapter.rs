@@ -212,10 +212,10 @@ fn known_ui(ui: &mut Ui, k: &KnownCeilings, cpu: Option<&CpuCompute>) {
         }
         cpu_compute_row(ui, cpu);
     });
-    let (when, kept) = if k.measured_now {
+    let (when, kept) = if k.origin.measured_now {
         ("in this session".to_owned(), "")
     } else {
-        (format!("earlier ({})", k.measured_ago()), "; kept for this adapter")
+        (format!("earlier ({})", k.origin.measured_ago()), "; kept for this adapter")
     };
     let seconds = c.probe_ns as f64 / 1e9;
     let origin = format!("Measured {when} in {seconds:.2} s on {} threads{kept}.", c.host_threads);

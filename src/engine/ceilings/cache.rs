@@ -33,30 +33,50 @@ struct CacheFile {
     busy: bool,
 }
 
+/// Where a measured ceiling came from: this process or the cache, when, and whether the machine
+/// was busy then. The GPU ceilings, the CPU compute ceiling, and the sweeps and claims that rest
+/// on them carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Origin {
+    /// Whether this process measured it (else it was read from the cache).
+    pub measured_now: bool,
+    /// When it was measured, seconds since 1970.
+    pub measured_unix_s: u64,
+    /// Whether the machine was busy while it was measured: then it is measured again the next
+    /// time it is needed on a machine that is not.
+    pub busy: bool,
+}
+
+impl Origin {
+    /// How long ago it was measured, in words ("40 s ago", "3 min ago", "2 days ago").
+    #[must_use]
+    pub fn measured_ago(&self) -> String {
+        ago_text(self.measured_unix_s)
+    }
+}
+
+/// Where the ceilings a sweep's or the claims' figures were held against came from (what their
+/// text ends with), kept in their JSON.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HeldAgainst {
+    /// The GPU ceilings' (none without a GPU, or where they could not be measured).
+    pub gpu: Option<Origin>,
+    /// The CPU compute ceiling's.
+    pub cpu_compute: Option<Origin>,
+}
+
 /// GPU ceilings and where they came from.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct KnownCeilings {
     /// The figures.
     pub ceilings: GpuCeilings,
-    /// Whether they were measured by this process (else read from the cache).
-    pub measured_now: bool,
-    /// When they were measured, seconds since 1970.
-    pub measured_unix_s: u64,
+    /// Where they came from.
+    #[serde(flatten)]
+    pub origin: Origin,
     /// The cache file they were read from or written to.
     pub cache_path: Option<PathBuf>,
     /// Why they could not be cached, when they could not.
     pub cache_error: Option<String>,
-    /// Whether the machine was busy while they were measured: then they are measured again the
-    /// next time they are needed on a machine that is not.
-    pub busy: bool,
-}
-
-impl KnownCeilings {
-    /// How long ago they were measured, in words ("40 s ago", "3 min ago", "2 days ago").
-    #[must_use]
-    pub fn measured_ago(&self) -> String {
-        ago_text(self.measured_unix_s)
-    }
 }
 
 /// How long ago `unix_s` was, in words ("40 s ago", "3 min ago", "2 days ago").
@@ -141,11 +161,9 @@ pub fn cached_ceilings(adapter_key: &str) -> Option<KnownCeilings> {
     let file = read_cache_file(&path, adapter_key, threads)?;
     Some(KnownCeilings {
         ceilings: file.ceilings,
-        measured_now: false,
-        measured_unix_s: file.measured_unix_s,
+        origin: Origin { measured_now: false, measured_unix_s: file.measured_unix_s, busy: file.busy },
         cache_path: Some(path),
         cache_error: None,
-        busy: file.busy,
     })
 }
 
@@ -260,7 +278,7 @@ fn change_in_file(
                 }
                 now
             }
-            None => CacheFile::of(&held.ceilings, held.measured_unix_s, held.busy),
+            None => CacheFile::of(&held.ceilings, held.origin.measured_unix_s, held.origin.busy),
         };
         store_json(Some(path), &file).map(drop)
     })
@@ -357,8 +375,8 @@ impl Engine {
                 None => (None, None),
             };
         converter.start_budget_from(&ceilings);
-        let k =
-            KnownCeilings { ceilings, measured_now: true, measured_unix_s, cache_path, cache_error, busy };
+        let origin = Origin { measured_now: true, measured_unix_s, busy };
+        let k = KnownCeilings { ceilings, origin, cache_path, cache_error };
         *known = Some(k.clone());
         Ok(k)
     }
@@ -426,6 +444,15 @@ impl Engine {
     pub fn known_gpu_ceilings(&self) -> Option<KnownCeilings> {
         self.ceilings.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
+
+    /// Where the ceilings this engine holds came from, for a result's JSON.
+    #[must_use]
+    pub fn held_against(&self) -> HeldAgainst {
+        HeldAgainst {
+            gpu: self.known_gpu_ceilings().map(|k| k.origin),
+            cpu_compute: self.held_known_cpu_compute().map(|k| k.origin),
+        }
+    }
 }
 
 /// How long the machine's load is watched before ceilings measured on a busy machine are
@@ -436,7 +463,7 @@ pub const QUIET_WINDOW: std::time::Duration = std::time::Duration::from_millis(2
 /// one is quiet now (then they are to be measured again; see [`reuse_once`] for `refused`).
 fn usable_cached(adapter_key: &str, refused: &AtomicBool) -> Option<KnownCeilings> {
     let k = cached_ceilings(adapter_key)?;
-    reuse_once(refused, k.busy, "GPU ceilings were").then_some(k)
+    reuse_once(refused, k.origin.busy, "GPU ceilings were").then_some(k)
 }
 
 /// Whether ceilings measured with `measured_busy` may be used as they are: always when they
@@ -476,19 +503,7 @@ pub(crate) struct BusyRefused {
     /// The CPU's compute ceiling.
     pub cpu: AtomicBool,
     /// Where the CPU compute ceiling held came from (locked after the figure's own lock).
-    pub cpu_origin: std::sync::Mutex<Option<CpuOrigin>>,
-}
-
-/// Where the CPU compute ceiling an engine holds came from, the figure apart (a run may raise
-/// it); read and written in `compute.rs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CpuOrigin {
-    /// Measured by this process.
-    pub measured_now: bool,
-    /// When, seconds since 1970.
-    pub measured_unix_s: u64,
-    /// On a busy machine.
-    pub busy: bool,
+    pub cpu_origin: std::sync::Mutex<Option<Origin>>,
 }
 
 /// A probe whose slowest step's median is this many times its best run was measured on a busy

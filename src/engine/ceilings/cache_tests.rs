@@ -42,11 +42,9 @@ fn a_raise_is_merged_into_the_ceilings_file_as_it_is_now() {
     // and its run beat that step.
     let mut held = KnownCeilings {
         ceilings: example_ceilings(),
-        measured_now: false,
-        measured_unix_s: 1_000,
+        origin: super::Origin { measured_now: false, measured_unix_s: 1_000, busy: false },
         cache_path: None,
         cache_error: None,
-        busy: false,
     };
     raise(&mut held.ceilings);
     assert!((held.ceilings.host_to_staging.gb_per_s() - 64.0).abs() < 0.01, "{:?}", held.ceilings);

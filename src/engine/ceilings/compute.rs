@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::PoisonError;
 
 use crate::cpu::{CpuCompute, available_threads, compute_ceiling};
-use crate::engine::ceilings::cache::{CpuOrigin, PLAUSIBLE_OPS_PER_S, ago_text, reuse_once};
+use crate::engine::ceilings::cache::{Origin, PLAUSIBLE_OPS_PER_S, reuse_once};
 use crate::engine::ceilings::cache_dir;
 use crate::engine::report::RunReport;
 use crate::engine::{Backend, Engine, EngineError};
@@ -54,9 +54,9 @@ impl CpuCacheFile {
             format: FORMAT,
             graylab_version: crate::system::host::VERSION.to_owned(),
             cpu_key: cpu_key.to_owned(),
-            measured_unix_s: known.measured_unix_s,
+            measured_unix_s: known.origin.measured_unix_s,
             compute: known.compute,
-            busy: known.busy,
+            busy: known.origin.busy,
         }
     }
 }
@@ -67,39 +67,9 @@ impl CpuCacheFile {
 pub struct KnownCpuCompute {
     /// The figure (raised by a run that beat it, if one did).
     pub compute: CpuCompute,
-    /// Whether this process measured it (else it was read from the cache).
-    pub measured_now: bool,
-    /// When it was measured, seconds since 1970.
-    pub measured_unix_s: u64,
-    /// Whether the machine was busy while it was measured: then it is measured again the next
-    /// time it is needed on a machine that is not.
-    pub busy: bool,
-}
-
-impl KnownCpuCompute {
-    /// How long ago it was measured, in words ("40 s ago", "3 min ago", "2 days ago").
-    #[must_use]
-    pub fn measured_ago(&self) -> String {
-        ago_text(self.measured_unix_s)
-    }
-}
-
-impl CpuOrigin {
-    /// `compute` from here.
-    fn of(self, compute: CpuCompute) -> KnownCpuCompute {
-        KnownCpuCompute {
-            compute,
-            measured_now: self.measured_now,
-            measured_unix_s: self.measured_unix_s,
-            busy: self.busy,
-        }
-    }
-}
-
-impl From<&KnownCpuCompute> for CpuOrigin {
-    fn from(k: &KnownCpuCompute) -> Self {
-        Self { measured_now: k.measured_now, measured_unix_s: k.measured_unix_s, busy: k.busy }
-    }
+    /// Where it came from (a raise apart).
+    #[serde(flatten)]
+    pub origin: Origin,
 }
 
 /// This CPU, as the cache knows it: the model name the kernel reports and the thread count.
@@ -134,9 +104,7 @@ fn cached_cpu_file() -> Option<KnownCpuCompute> {
     let file = read_cpu_file(&cpu_cache_file(&key)?, &key, available_threads())?;
     Some(KnownCpuCompute {
         compute: file.compute,
-        measured_now: false,
-        measured_unix_s: file.measured_unix_s,
-        busy: file.busy,
+        origin: Origin { measured_now: false, measured_unix_s: file.measured_unix_s, busy: file.busy },
     })
 }
 
@@ -232,7 +200,7 @@ impl Engine {
         busy: bool,
     ) -> KnownCpuCompute {
         let measured_unix_s = crate::system::clock::unix_now_s();
-        let k = KnownCpuCompute { compute, measured_now: true, measured_unix_s, busy };
+        let k = KnownCpuCompute { compute, origin: Origin { measured_now: true, measured_unix_s, busy } };
         if self.ceiling_cache
             && let Err(e) = store_cpu(&k)
         {
@@ -245,13 +213,13 @@ impl Engine {
     /// Holds `k` in `known` (this engine's CPU compute ceiling), with where it came from.
     fn hold_cpu_compute(&self, known: &mut Option<CpuCompute>, k: &KnownCpuCompute) {
         *known = Some(k.compute);
-        *self.busy_refused.cpu_origin.lock().unwrap_or_else(PoisonError::into_inner) = Some(k.into());
+        *self.busy_refused.cpu_origin.lock().unwrap_or_else(PoisonError::into_inner) = Some(k.origin);
     }
 
     /// `compute` with where this engine's came from; `None` without either.
     fn with_origin(&self, compute: Option<CpuCompute>) -> Option<KnownCpuCompute> {
         let origin = *self.busy_refused.cpu_origin.lock().unwrap_or_else(PoisonError::into_inner);
-        Some(origin?.of(compute?))
+        Some(KnownCpuCompute { compute: compute?, origin: origin? })
     }
 
     /// The GPU's compute ceiling: with the GPU ceilings ([`Engine::gpu_ceilings`]: known,
@@ -292,7 +260,7 @@ impl Engine {
     /// [`crate::engine::ceilings::cache::reuse_once`] says).
     fn cached_cpu_compute(&self) -> Option<KnownCpuCompute> {
         let k = self.ceiling_cache.then(cached_cpu_file).flatten()?;
-        reuse_once(&self.busy_refused.cpu, k.busy, "CPU compute ceiling was").then_some(k)
+        reuse_once(&self.busy_refused.cpu, k.origin.busy, "CPU compute ceiling was").then_some(k)
     }
 
     /// The CPU compute ceiling this engine holds now (measured, read or raised by a run); reads
@@ -438,14 +406,12 @@ mod tests {
         // A read a ceiling of 550 Gop/s measured long ago on a quiet machine; its run did 808.
         let probed = cpu(16, 55_000_000_000, 100_000_000, 101_000_000);
         let raised = raised_to(&probed, 808e9).expect("beaten");
-        let held =
-            KnownCpuCompute { compute: raised, measured_now: false, measured_unix_s: 1_000, busy: false };
+        let origin = Origin { measured_now: false, measured_unix_s: 1_000, busy: false };
+        let held = KnownCpuCompute { compute: raised, origin };
         // Meanwhile B (`info --probe`) measured 600 Gop/s on a busy machine.
         let b = KnownCpuCompute {
             compute: cpu(16, 60_000_000_000, 100_000_000, 120_000_000),
-            measured_now: true,
-            measured_unix_s: 2_000_000,
-            busy: true,
+            origin: Origin { measured_now: true, measured_unix_s: 2_000_000, busy: true },
         };
         super::super::cache::store_json(Some(path.clone()), &CpuCacheFile::of(key, &b)).expect("B's");
         raise_in_cpu_file(Some(path.clone()), key, &held, 808e9).expect("merged");
@@ -477,14 +443,14 @@ mod tests {
             let mut known = engine.cpu_compute.lock().expect("not poisoned");
             engine.measured_cpu_compute(&mut known, c, true)
         };
-        assert!(k.busy && k.measured_now && k.compute == c, "{k:?}");
+        assert!(k.origin.busy && k.origin.measured_now && k.compute == c, "{k:?}");
         // What `info --probe` reports of its own measurement, and `bench` of the one it used.
         assert_eq!(engine.known_cpu_compute_from(false).expect("held"), k);
         assert_eq!(engine.held_known_cpu_compute(), Some(k));
         // A run that beats it raises the figure; where it came from stays.
         assert!(engine.raise_beaten_cpu_compute(2e10).is_some_and(|r| (r - 2e10).abs() < 1e3));
         let after = engine.held_known_cpu_compute().expect("held");
-        assert_eq!((after.busy, after.measured_now, after.measured_unix_s), (true, true, k.measured_unix_s));
+        assert_eq!(after.origin, k.origin);
         assert!((after.compute.ops_per_s() - 2e10).abs() < 1e3, "{after:?}");
     }
 

@@ -9,7 +9,7 @@ pub(super) mod rates;
 pub(super) mod stream;
 
 pub use crate::gpu::{Hockney, LARGEST_BYTES as LARGEST_PATH_BYTES, PathKind, PathPoint, TransferPath};
-pub use cache::{KnownCeilings, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
+pub use cache::{HeldAgainst, KnownCeilings, Origin, PLAUSIBLE_OPS_PER_S, cache_dir, cached_ceilings};
 pub(crate) use cache::{store_json, under_file_lock};
 pub use compute::{ComputeCeilings, KnownCpuCompute, compute_ceilings_of, saved_cpu_compute};
 pub use paths::CopyLatency;

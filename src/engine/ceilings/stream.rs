@@ -149,11 +149,9 @@ mod tests {
         let ceilings = crate::engine::ceilings::rates::example_ceilings();
         *engine.ceilings.lock().expect("not poisoned") = Some(super::super::KnownCeilings {
             ceilings: ceilings.clone(),
-            measured_now: true,
-            measured_unix_s: 0,
+            origin: super::super::Origin { measured_now: true, measured_unix_s: 0, busy: false },
             cache_path: None,
             cache_error: None,
-            busy: false,
         });
         // 1 MP RGB8 staged at 64 GB/s, the host→staging ceiling's twice.
         let mut r = RunReport::new(Backend::Gpu, crate::pixel::Formula::Bt601, (1000, 1000), Vec::new());

@@ -254,6 +254,10 @@ pub struct ClaimsReport {
     /// How busy the machine was over the whole run, where the system says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<Busy>,
+    /// Where the ceilings the claims' models rest on came from (absent from runs saved before
+    /// it was kept).
+    #[serde(default)]
+    pub held_against: crate::engine::ceilings::HeldAgainst,
     /// Whether the run was stopped: the claims finished before are kept, the rest are
     /// [`Verdict::NotRun`].
     #[serde(default)]
@@ -371,6 +375,7 @@ pub fn run_claims(
         claims,
         took_s: started.elapsed().as_secs_f64(),
         busy: CpuSnapshot::busy_of_a_run(first),
+        held_against: engine.held_against(),
         stopped,
         runs,
     })

@@ -346,6 +346,9 @@ pub struct SweepResult {
     /// How busy the machine was over the whole sweep (absent where it is not known).
     #[serde(default)]
     pub busy: Option<Busy>,
+    /// Where the ceilings above came from (absent from sweeps saved before it was kept).
+    #[serde(default)]
+    pub held_against: crate::engine::ceilings::HeldAgainst,
 }
 
 impl SweepResult {

@@ -106,6 +106,7 @@ pub fn sweep_planned(
         op_estimate_basis: plan.op_sentence(),
         compute,
         busy: CpuSnapshot::busy_of_a_run(whole_sweep),
+        held_against: engine.held_against(),
         // The crossovers, the model, the frontier and the verdict: `analyse` fills them.
         ..SweepResult::default()
     };
