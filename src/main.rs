@@ -56,6 +56,11 @@ fn main() -> ExitCode {
 
 #[cfg(feature = "gui")]
 fn open_app(cli: graylab::cli::Cli) -> anyhow::Result<ExitCode> {
+    // A log is a new file: never over the photo, a FIFO or anything else already there.
+    if let Some(log) = cli.frame_log.as_deref().filter(|p| std::fs::symlink_metadata(p).is_ok()) {
+        let why = format!("--frame-log: the file exists already: {} (name a new file)", log.display());
+        return Err(graylab::cli::UsageError(why).into());
+    }
     graylab::app::run(graylab::app::AppOptions {
         initial_path: cli.path,
         backend: cli.backend,

@@ -86,7 +86,12 @@ impl GraylabApp {
             match FrameMeter::with_log(path) {
                 Ok(m) => meter = m,
                 Err(e) => {
-                    session.toasts.error(format!("Cannot write the frame log ({e}): {}", path.display()));
+                    let why = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                        "it exists already: name a new file".to_owned()
+                    } else {
+                        e.to_string()
+                    };
+                    session.toasts.error(format!("Cannot write the frame log ({why}): {}", path.display()));
                 }
             }
         }

@@ -412,51 +412,7 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
     Ok(())
 }
 
-/// The folder `path` is in: its parent, or `.` for a bare name.
-pub(super) fn folder_of(path: &Path) -> &Path {
-    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
-}
-
-/// Whether `output` names the file `input` (the same path, through a symlink or a hard link:
-/// the same device and inode). Where one is not there yet, the same folder entry, however each
-/// is spelled (`x.png`, `./x.png`, `$PWD/x.png`).
-pub(super) fn same_file(input: &Path, output: &Path) -> bool {
-    input == output
-        || match (file_id(input), file_id(output)) {
-            (Some(a), Some(b)) => a == b,
-            _ => entry_key(input) == entry_key(output),
-        }
-}
-
-/// A folder entry: its folder's device and inode with its name, or the whole path.
-pub(super) type EntryKey = (Option<(u64, u64)>, PathBuf);
-
-/// A path's folder entry: its folder's device and inode with its name, so that two spellings of
-/// one path are one entry (the path itself while the folder does not exist yet).
-pub(super) fn entry_key(path: &Path) -> EntryKey {
-    match (file_id(folder_of(path)), path.file_name()) {
-        (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
-        _ => (None, path.to_path_buf()),
-    }
-}
-
-/// A file's or folder's identity: device and inode (from its canonical path where those are not
-/// known), through symlinks.
-pub(super) fn file_id(path: &Path) -> Option<(u64, u64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        let mut h = std::hash::DefaultHasher::new();
-        std::hash::Hash::hash(&path.canonicalize().ok()?, &mut h);
-        Some((0, std::hash::Hasher::finish(&h)))
-    }
-}
+pub(super) use crate::io::{EntryKey, entry_key, file_id, folder_of, same_file};
 
 /// Checks that `dir` is a folder this process can write in, or one it can create (its nearest
 /// existing ancestor a writable folder): a missing folder is created with the outputs, as

@@ -322,9 +322,8 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         results: &results,
         busy: crate::system::load::CpuSnapshot::busy_of_a_run(before),
     };
-    if let Some(path) = &args.trace {
-        write_trace(path, args.overwrite, &report)?;
-    }
+    // A trace that cannot be written loses the trace, not the figures: they are printed first.
+    let trace = args.trace.as_ref().map(|path| write_trace(path, args.overwrite, &report));
     // On stderr, so with --json too.
     if let Some(busy) = report.busy.filter(crate::system::load::Busy::is_busy) {
         errln!(
@@ -337,6 +336,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_table(&report, args);
     }
+    trace.transpose()?;
     Ok(ExitCode::SUCCESS)
 }
 

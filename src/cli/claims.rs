@@ -70,12 +70,13 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     if terminal {
         errln!("\r\x1b[2Kdone in {:.1} s", started.elapsed().as_secs_f64());
     }
-    if let Some(path) = &args.trace {
+    // A trace that cannot be written loses the trace, not the verdicts: they are printed first.
+    let trace = args.trace.as_ref().map(|path| {
         let runs: Vec<(String, &crate::engine::RunReport)> =
             report.runs.iter().map(|(n, r)| (n.clone(), r)).collect();
         let title = format!("graylab claims{}", if args.quick { " --quick" } else { "" });
-        super::trace::write(path, args.overwrite, &title, &runs)?;
-    }
+        super::trace::write(path, args.overwrite, &title, &runs)
+    });
     if args.json {
         let timed = crate::engine::estimate::Timed::new(&report, estimate, None);
         outln!("{}", crate::io::stamped_json(crate::io::ResultKind::Claims, &engine.provenance(), &timed)?);
@@ -91,8 +92,12 @@ pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
             "stopped after {took_s:.1} s: {done} of {} claims finished, the rest not run",
             report.claims.len()
         );
+        if let Some(Err(e)) = &trace {
+            errln!("error: {}", super::describe(e.as_ref()));
+        }
         return Ok(ExitCode::from(crate::system::signals::stop_status().unwrap_or(130)));
     }
+    trace.transpose()?;
     Ok(ExitCode::SUCCESS)
 }
 

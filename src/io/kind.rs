@@ -1,10 +1,11 @@
 //! What a path is before it is read or replaced: a regular file, or a FIFO, a device, a socket
 //! (never opened, so a FIFO cannot block); inputs opened without blocking and checked again on
-//! the open file; and what a file that is not an image looks like (text, a PDF, an archive).
+//! the open file; what a file that is not an image looks like (text, a PDF, an archive); and
+//! whether two paths name one file (an output that would replace an input).
 
 use std::fs::{File, Metadata};
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What a file that is neither a regular file nor a folder is, in words ("a FIFO"), or `None`
 /// for a regular file or a folder.
@@ -86,6 +87,56 @@ pub fn looks_like(head: &[u8]) -> Option<&'static str> {
     };
     let text = !valid.is_empty() && valid.chars().all(|c| !c.is_control() || c.is_whitespace());
     text.then_some("text")
+}
+
+/// The folder `path` is in: its parent, or `.` for a bare name.
+#[must_use]
+pub fn folder_of(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// Whether `output` names the file `input` (the same path, through a symlink or a hard link:
+/// the same device and inode). Where one is not there yet, the same folder entry, however each
+/// is spelled (`x.png`, `./x.png`, `$PWD/x.png`).
+#[must_use]
+pub fn same_file(input: &Path, output: &Path) -> bool {
+    input == output
+        || match (file_id(input), file_id(output)) {
+            (Some(a), Some(b)) => a == b,
+            _ => entry_key(input) == entry_key(output),
+        }
+}
+
+/// A folder entry: its folder's device and inode with its name, or the whole path.
+pub type EntryKey = (Option<(u64, u64)>, PathBuf);
+
+/// A path's folder entry: its folder's device and inode with its name, so that two spellings of
+/// one path are one entry (the path itself while the folder does not exist yet).
+#[must_use]
+pub fn entry_key(path: &Path) -> EntryKey {
+    match (file_id(folder_of(path)), path.file_name()) {
+        (Some(id), Some(name)) => (Some(id), PathBuf::from(name)),
+        _ => (None, path.to_path_buf()),
+    }
+}
+
+/// A file's or folder's identity: device and inode (from its canonical path where those are not
+/// known), through symlinks.
+#[must_use]
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        let mut h = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&path.canonicalize().ok()?, &mut h);
+        Some((0, std::hash::Hasher::finish(&h)))
+    }
 }
 
 #[cfg(test)]

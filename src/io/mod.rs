@@ -24,7 +24,9 @@ use crate::system::units::human_bytes;
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource, RowsFailed};
 pub use json::{JsonPath, read_json, serialize_path, write_json};
-pub use kind::{looks_like, open_regular, read_capped, special_kind};
+pub use kind::{
+    EntryKey, entry_key, file_id, folder_of, looks_like, open_regular, read_capped, same_file, special_kind,
+};
 pub use mark::is_graylab_output;
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
 pub use read::luma_stream::{LumaStream, ToGray};

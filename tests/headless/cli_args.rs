@@ -369,3 +369,15 @@ fn no_driver_noise_and_logging_on_request() {
         assert!(!o.status.success() && text(&o).contains("--backend cpu"), "{}", text(&o));
     }
 }
+
+/// The app's `--frame-log` is a new file: one already there (the photo being opened, a FIFO)
+/// is refused before the window opens, and left as it was.
+#[test]
+fn a_frame_log_never_replaces_a_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    common::photo(16, 8).save(d.join("p.png")).expect("save");
+    let before = std::fs::read(d.join("p.png")).expect("read");
+    fails(&["--frame-log", "p.png", "p.png"], d, 2, &["--frame-log: the file exists already: p.png"]);
+    assert_eq!(std::fs::read(d.join("p.png")).expect("read"), before, "the photo is kept");
+}

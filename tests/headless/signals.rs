@@ -278,6 +278,45 @@ fn a_trace_that_fails_after_the_work_keeps_the_report() {
     assert_eq!(image::open(d.join("a.gray.png")).expect("converted").width(), 64);
 }
 
+/// A bench whose trace cannot be written (its folder gone while it was held) still prints its
+/// figures, then fails naming the trace (before, nothing was printed: the runs were lost).
+#[test]
+fn a_bench_whose_trace_fails_keeps_its_figures() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("traces")).expect("mkdir");
+    let release = d.join("release");
+    let args = [
+        "bench",
+        "--synthetic",
+        "64x32",
+        "--backend",
+        "cpu",
+        "--runs",
+        "1",
+        "--json",
+        "--trace",
+        "traces/t.json",
+    ];
+    let child = common::graylab_cmd(d)
+        .env("GRAYLAB_NO_TMPFILE", "1")
+        .env("GRAYLAB_HOLD_EXPORT", &release)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = child.expect("spawn");
+    wait_for_temp_file(&d.join("traces"), &mut child).expect("the trace's export started");
+    std::fs::remove_dir_all(d.join("traces")).expect("the trace's folder removed");
+    std::fs::write(&release, b"").expect("release the trace");
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("t.json"), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the bench's JSON");
+    assert!(report["results"][0]["total"]["median_ns"].as_u64().is_some_and(|ns| ns > 0), "{report}");
+}
+
 /// A sweep's outputs are each written even when one cannot be (its CSV's folder gone while it
 /// was held): the JSON is kept and the command fails naming the CSV.
 #[test]

@@ -603,7 +603,7 @@ fn export_writes_the_converted_image_and_never_clobbers() {
 fn replacing_a_file_holds_only_for_what_was_asked() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (path, _) = photo(dir.path(), "in.png", 60, 40);
-    let Some(mut h) = harness(Some(path)) else { return };
+    let Some(mut h) = harness(Some(path.clone())) else { return };
     settle(&mut h);
     let taken = dir.path().join("taken.png");
     std::fs::write(&taken, b"keep").expect("write");
@@ -633,6 +633,21 @@ fn replacing_a_file_holds_only_for_what_was_asked() {
     assert!(!asked(&h), "another name: no longer asked");
     settle(&mut h);
     assert_eq!(std::fs::read(&taken).expect("read"), b"keep", "nothing written over it");
+
+    // The photo open now is never replaced by its own result: the window says so and offers no
+    // Export, and an export asked of it anyway (with consent, spelt another way) writes nothing.
+    let original = std::fs::read(&path).expect("read the photo");
+    let spelt = dir.path().join(".").join("in.png");
+    h.state_mut().open_export_window_on(&spelt);
+    h.run_steps(3);
+    h.get_by_label_contains("That is the photo open now");
+    assert!(
+        h.query_by_role_and_label(Role::Button, "Export").is_none_or(|b| b.accesskit_node().is_disabled())
+    );
+    h.state_mut().export_to(spelt, true);
+    settle(&mut h);
+    assert!(h.state().view().message.is_some_and(|(t, e)| e && t.contains("would replace the photo")));
+    assert_eq!(std::fs::read(&path).expect("read"), original, "the original kept");
 }
 
 #[test]

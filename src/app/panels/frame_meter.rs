@@ -28,9 +28,10 @@ pub struct FrameMeter {
 }
 
 impl FrameMeter {
-    /// Also writes each frame's interval, one line in ms, to `path`.
+    /// Also writes each frame's interval, one line in ms, to `path`, a new file: an existing one
+    /// (the photo being opened, a FIFO, anything else) is never opened, let alone emptied.
     pub fn with_log(path: &std::path::Path) -> std::io::Result<Self> {
-        let file = std::fs::File::create(path)?;
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
         Ok(Self { log: Some(std::io::BufWriter::new(file)), ..Self::default() })
     }
 

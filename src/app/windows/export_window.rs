@@ -16,9 +16,9 @@ pub struct ExportWindow {
     /// The chosen file exists: ask before replacing it. The question holds for the path and
     /// format it was asked with; typing another path or choosing another format drops it.
     confirm_replace: Option<(String, Option<ExportFormat>)>,
-    /// The path last looked at and whether it is a folder: looked at once per edit, not once a
-    /// frame on the UI thread.
-    folder_seen: Option<(String, bool)>,
+    /// The path last looked at and what it is (a folder, the open image's own file): looked at
+    /// once per edit, not once a frame on the UI thread.
+    folder_seen: Option<(String, PathIs)>,
 }
 
 impl ExportWindow {
@@ -69,6 +69,7 @@ impl ExportWindow {
         let mut choose = None;
         // The output's op, as the export writes it (the panel's until a result exists).
         let op = session.output().map_or(session.settings().convert.op, |o| o.settings.op);
+        let input = session.input().map(|i| i.path.clone());
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
             let label = ui.label("File");
@@ -88,10 +89,18 @@ impl ExportWindow {
         let typed = self.path.trim();
         let named = ExportFormat::from_path(Path::new(typed));
         if self.folder_seen.as_ref().is_none_or(|(seen, _)| seen != typed) {
-            self.folder_seen = Some((typed.to_owned(), Path::new(typed).is_dir()));
+            let path = Path::new(typed);
+            let is = if path.is_dir() {
+                PathIs::Folder
+            } else if input.as_deref().is_some_and(|i| crate::io::same_file(i, path)) {
+                PathIs::TheInput
+            } else {
+                PathIs::File
+            };
+            self.folder_seen = Some((typed.to_owned(), is));
         }
-        let is_folder = self.folder_seen.as_ref().is_some_and(|(_, folder)| *folder);
-        let problem = problem(opts.format, named, is_folder, op);
+        let is = self.folder_seen.as_ref().map_or(PathIs::File, |(_, is)| *is);
+        let problem = problem(opts.format, named, is, op);
         let format = opts.format.or(named).filter(|_| problem.is_none());
         let asked = (typed.to_owned(), opts.format);
         if self.confirm_replace.as_ref().is_some_and(|a| *a != asked) {
@@ -155,16 +164,32 @@ impl ExportWindow {
     }
 }
 
+/// What the typed path is, for [`problem`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathIs {
+    /// A folder.
+    Folder,
+    /// The file of the image open now.
+    TheInput,
+    /// Anything else: a file to write, new or to replace.
+    File,
+}
+
 /// What keeps the window from writing: a folder, a format that contradicts the name, a dither
 /// into a JPEG (as the CLI refuses them); `None` when nothing does.
 fn problem(
     format: Option<ExportFormat>,
     named: Option<ExportFormat>,
-    is_folder: bool,
+    is: PathIs,
     op: crate::pixel::Op,
 ) -> Option<String> {
     match (format, named) {
-        _ if is_folder => Some("That is a folder: add a file name to it".to_owned()),
+        _ if is == PathIs::Folder => Some("That is a folder: add a file name to it".to_owned()),
+        // As the CLI refuses an output that would replace its own input.
+        _ if is == PathIs::TheInput => Some(
+            "That is the photo open now: exporting would replace the original (choose another name)"
+                .to_owned(),
+        ),
         (Some(f), Some(n)) if f != n => Some(format!(
             "{f} contradicts the name, a {n} file's: choose {n} or \"from the file name\", or rename it"
         )),

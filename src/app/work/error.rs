@@ -27,6 +27,9 @@ pub enum WorkError {
     /// The probe's memory could not be reserved now, so the GPU's ceilings were not measured.
     #[error("no memory to measure them now")]
     NoProbeMemory(#[source] OverBudget),
+    /// An export named the file of the image it was converted from.
+    #[error("the export would replace the photo it was converted from: {} (choose another name)", .0.display())]
+    WouldReplaceInput(std::path::PathBuf),
     /// A result or an image to show has no pixels.
     #[error("the image has no pixels")]
     NoPixels,

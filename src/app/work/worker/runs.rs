@@ -329,6 +329,10 @@ impl WorkerState {
         path: &Path,
         options: ExportOptions,
     ) -> Result<Exported, WorkError> {
+        // The window refuses it too; a path typed through a link it did not see is refused here.
+        if crate::io::same_file(&input.path, path) {
+            return Err(WorkError::WouldReplaceInput(path.to_path_buf()));
+        }
         let started = Instant::now();
         let (pixels, converted): (Arc<DynamicImage>, Option<RunReport>) = if let Some(p) = pixels {
             (p, None)
