@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use super::UsageError;
 use super::out::outln;
-use crate::engine::compare::{Change, Comparison, Figure, Row, Unit, compare, kind_of};
+use crate::engine::compare::{
+    Change, CompareError, Comparison, Figure, Row, Unit, compare, image_of, kind_of,
+};
 use crate::system::units::{duration, gb, human_bytes, ops_per_s};
 
 /// The exit code when a figure got slower.
@@ -45,48 +47,24 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let base = read(&args.base)?;
     let new = read(&args.new)?;
-    let (base_kind, new_kind) = (kind_of(&base), kind_of(&new));
-    // Named in messages as everywhere else ("round trips", "workgroup race").
-    let said = |kind: &str| {
-        crate::io::ResultKind::from_stamp(kind).map_or_else(|| kind.to_owned(), |k| k.name().to_owned())
-    };
-    let kind = match (&base_kind, &new_kind) {
-        (Some(b), Some(n)) if b == n => b.clone(),
-        (Some(b), Some(n)) => {
-            let (b, n) = (said(b), said(n));
-            let a = |kind: &str| if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-            anyhow::bail!(
-                "{} is {} {b} result and {} is {} {n} result: compare two results of one kind",
-                args.base.display(),
-                a(&b),
-                args.new.display(),
-                a(&n)
-            )
-        }
-        (b, _) => {
-            let path = if b.is_none() { &args.base } else { &args.new };
-            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", path.display())
-        }
-    };
-    let comparison = compare(&base, &new, args.threshold);
-    // 0.004 is "0.4%", not "0%".
-    let percent = (args.threshold * 1e4).round() / 1e2;
-    outln!("graylab compare: two {} results, threshold {percent}%", said(&kind));
-    outln!("  base: {}", origin(&args.base, &base));
-    outln!("  new:  {}", origin(&args.new, &new));
-    outln!(
-        "  a figure is marked when new/base is beyond the threshold and beyond the noise: the two \
-         results' runs do not overlap (for a claim's ratio, its 95% intervals)"
-    );
-    outln!();
+    let kind = kind_of_both(args, &base, &new)?;
+    // A figure that cannot be one is refused, as a file that cannot be read is: never dropped.
+    let comparison = compare(&base, &new, args.threshold).map_err(|e| {
+        let (corrupt, path) = match e {
+            CompareError::Base(c) => (c, &args.base),
+            CompareError::New(c) => (c, &args.new),
+        };
+        anyhow::anyhow!("a corrupt figure ({corrupt}): {}", path.display())
+    })?;
+    header(args, (&base, &new), &kind);
     let nothing_in_common = !comparison.shares_run_figures(&kind);
     if nothing_in_common {
         // Figures of other settings are other figures: none is compared, and nothing was, which
         // a gate must not take for "nothing got slower" (exit 1, as for two kinds of result);
-        // the machine's ceilings both carry compare none of their runs.
-        let machine = if comparison.rows.is_empty() { "" } else { " but this machine's ceilings" };
+        // the ceilings each result carries beside its runs compare none of them.
+        let ceilings = if comparison.rows.is_empty() { "" } else { " but the ceilings probed beside them" };
         outln!(
-            "{} and {} have no figure in common{machine} ({} and {} figures of their own), so nothing \
+            "{} and {} have no figure in common{ceilings} ({} and {} figures of their own), so nothing \
              they ran was compared: were they run with the same settings?",
             args.base.display(),
             args.new.display(),
@@ -96,6 +74,7 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_rows(&comparison, args.all);
     }
+    print_apart(&comparison, args.all);
     if !comparison.verdicts.is_empty() {
         outln!();
         outln!("Verdicts that turned:");
@@ -113,13 +92,74 @@ pub(super) fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The kind both results are, named as everywhere else ("round trips", "workgroup race"); an
+/// error where they are of two kinds or one is of none.
+fn kind_of_both(args: &CompareArgs, base: &Value, new: &Value) -> anyhow::Result<String> {
+    match (kind_of(base), kind_of(new)) {
+        (Some(b), Some(n)) if b == n => Ok(b),
+        (Some(b), Some(n)) => {
+            let (b, n) = (said(&b), said(&n));
+            let a = |kind: &str| if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            anyhow::bail!(
+                "{} is {} {b} result and {} is {} {n} result: compare two results of one kind",
+                args.base.display(),
+                a(&b),
+                args.new.display(),
+                a(&n)
+            )
+        }
+        (b, _) => {
+            let path = if b.is_none() { &args.base } else { &args.new };
+            anyhow::bail!("{}: not a result graylab wrote (no kind, no figures)", path.display())
+        }
+    }
+}
+
+/// A result's kind as messages name it.
+fn said(kind: &str) -> String {
+    crate::io::ResultKind::from_stamp(kind).map_or_else(|| kind.to_owned(), |k| k.name().to_owned())
+}
+
+/// The lines above the figures: the two results, where each came from, and what differs
+/// between them that changes what a figure means (the images; the machines' threads).
+fn header(args: &CompareArgs, (base, new): (&Value, &Value), kind: &str) {
+    // 0.004 is "0.4%", not "0%".
+    let percent = (args.threshold * 1e4).round() / 1e2;
+    outln!("graylab compare: two {} results, threshold {percent}%", said(kind));
+    outln!("  base: {}", origin(&args.base, base));
+    outln!("  new:  {}", origin(&args.new, new));
+    if let (Some(b), Some(n)) = (image_of(base), image_of(new))
+        && b != n
+    {
+        outln!(
+            "  the images differ ({b}; {n}): a figure of divergent work, whose cost depends on the pixels, \
+             is compared only on an image of the same name"
+        );
+    }
+    let threads = |json: &Value| json.pointer("/provenance/host/threads").and_then(Value::as_u64);
+    if let (Some(b), Some(n)) = (threads(base), threads(new))
+        && b != n
+    {
+        outln!(
+            "  the CPUs have {b} and {n} threads: a CPU figure on all cores compares each machine with all \
+             its cores; one run at a thread count asked compares only that count"
+        );
+    }
+    outln!(
+        "  a figure is marked when new/base is beyond the threshold and beyond the noise: the two \
+         results' runs do not overlap (for a claim's ratio, its 95% intervals)"
+    );
+    outln!();
+}
+
 /// A result file of any kind, through the one reader of result files
 /// ([`crate::io::read_result`]: bounded, the file named in every error, a newer schema refused).
 fn read(path: &Path) -> anyhow::Result<Value> {
     Ok(crate::io::read_result::<Value>(path, None)?.body)
 }
 
-/// Where a result came from, in one line: graylab, the host, the adapter, when, the load.
+/// Where a result came from, in one line: graylab, the host, the adapter (its driver and API),
+/// when, the load, the image.
 fn origin(path: &Path, json: &Value) -> String {
     let Some(p) = json.get("provenance") else {
         return format!("{} (no provenance: written by a graylab before schema 1)", path.display());
@@ -127,11 +167,22 @@ fn origin(path: &Path, json: &Value) -> String {
     let text = |v: &Value| v.as_str().unwrap_or("?").to_owned();
     let host = &p["host"];
     let memory = host["memory_bytes"].as_u64().map_or_else(String::new, |b| format!(", {}", human_bytes(b)));
-    let adapter = p["adapter"].get("name").map_or_else(|| "no GPU opened".to_owned(), text);
+    // The driver and the API beside the adapter: a driver upgrade is another run of it.
+    let adapter = p["adapter"].get("name").map_or_else(
+        || "no GPU opened".to_owned(),
+        |name| {
+            let said =
+                |key: &str, before: &str| p["adapter"].get(key).map(|v| format!(", {before}{}", text(v)));
+            let (driver, backend) =
+                (said("driver", "driver ").unwrap_or_default(), said("backend", "").unwrap_or_default());
+            format!("{}{driver}{backend}", text(name))
+        },
+    );
+    let image = image_of(json).map_or_else(String::new, |image| format!(", on {image}"));
     let load = host["load_1m"].as_f64().map_or_else(String::new, |l| format!(", load {l:.2}"));
     let threads = host["threads"].as_u64().unwrap_or(0);
     format!(
-        "{} — graylab {} {}, {} ({}{memory}), {adapter}, written {}{load}",
+        "{} — graylab {} {}, {} ({}{memory}), {adapter}, written {}{load}{image}",
         path.display(),
         text(&p["graylab"]),
         text(&p["build"]),
@@ -187,35 +238,79 @@ fn print_rows(comparison: &Comparison, all: bool) {
         );
         return;
     }
-    let width = shown.iter().map(|r| r.base.name.chars().count()).max().unwrap_or(6).max(6);
+    let width = shown.iter().map(|r| r.name.chars().count()).max().unwrap_or(6).max(6);
     outln!("{:<width$}  {:>12}  {:>12}  {:>22}", "figure", "base", "new", "new/base (range)");
     for r in shown {
-        let range =
-            r.ratio_range.map_or_else(|| " (no interval)".to_owned(), |(l, h)| format!(" ({l:.2}–{h:.2})"));
+        let range = r.ratio_range.map_or_else(
+            || " (no interval)".to_owned(),
+            |(l, h)| format!(" ({}–{})", ratio_text(l), ratio_text(h)),
+        );
         outln!(
             "{:<width$}  {:>12}  {:>12}  {:>22}  {}",
-            r.base.name,
+            r.name,
             value_text(&r.base),
             value_text(&r.new),
-            format!("{:.2}{range}", r.ratio),
+            format!("{}{range}", ratio_text(r.ratio)),
             mark(r.change)
         );
+    }
+}
+
+/// A ratio with two decimals, or as many as show two digits of one under 0.01: `0.0022`, not
+/// `0.00`.
+fn ratio_text(ratio: f64) -> String {
+    let mut decimals = 2;
+    while ratio > 0.0 && ratio < 0.01 && decimals < 20 && ratio * 10f64.powi(decimals) < 10.0 {
+        decimals += 1;
+    }
+    format!("{ratio:.0$}", usize::try_from(decimals).unwrap_or(2))
+}
+
+/// The most figures of one side listed without `--all`.
+const APART_LISTED: usize = 8;
+
+/// The figures only one result has, by name (never only counted): each side's first
+/// [`APART_LISTED`], or every one with `all`.
+fn print_apart(c: &Comparison, all: bool) {
+    for (side, names) in [("base", &c.only_base), ("new result", &c.only_new)] {
+        if names.is_empty() {
+            continue;
+        }
+        outln!();
+        outln!("Only in the {side}, not compared ({}):", names.len());
+        let listed = if all { names.len() } else { names.len().min(APART_LISTED) };
+        for name in &names[..listed] {
+            outln!("  {name}");
+        }
+        if listed < names.len() {
+            outln!("  and {} more (--all lists them)", names.len() - listed);
+        }
     }
 }
 
 /// The last line: what was compared, and the exit code's reason where it is 3 (never when
 /// `nothing_in_common`: the exit is 1 then).
 fn summary(c: &Comparison, nothing_in_common: bool) -> String {
-    let mut text = format!(
-        "{} compared: {} slower, {} faster, {} moved, {} within the noise, {} unsure (one run), {} the same",
-        c.rows.len(),
-        c.count(Change::Slower),
-        c.count(Change::Faster),
-        c.count(Change::Moved),
-        c.count(Change::Noise),
-        c.count(Change::Unsure),
-        c.count(Change::Same),
-    );
+    let mut text = if nothing_in_common {
+        // The rows in both are the ceilings, not listed: counting them "compared" (and slower)
+        // would report what was never shown.
+        let ceilings = match c.rows.len() {
+            0 => String::new(),
+            n => format!("; {} in both left out", crate::system::units::count(n, "ceilings figure")),
+        };
+        format!("Nothing they ran was compared: 0 slower{ceilings}")
+    } else {
+        format!(
+            "{} compared: {} slower, {} faster, {} moved, {} within the noise, {} unsure (one run), {} the same",
+            c.rows.len(),
+            c.count(Change::Slower),
+            c.count(Change::Faster),
+            c.count(Change::Moved),
+            c.count(Change::Noise),
+            c.count(Change::Unsure),
+            c.count(Change::Same),
+        )
+    };
     if !c.only_base.is_empty() || !c.only_new.is_empty() {
         let _ = write!(
             text,

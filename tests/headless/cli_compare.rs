@@ -230,7 +230,7 @@ fn compare_keeps_a_bench_with_its_input_kept_on_the_gpu_apart() {
     // figures are named so, and a slower copy of them is still SLOWER, exit 3.
     let (code, said, _) = compared(d, "keep.json", "nokeep.json");
     assert_eq!(code, Some(1), "{said}");
-    assert!(said.contains("have no figure in common but this machine's ceilings"), "{said}");
+    assert!(said.contains("have no figure in common but the ceilings probed beside them"), "{said}");
     write(d, "base.json", &scaled(&kept, 1.0));
     write(d, "slower.json", &scaled(&kept, 3.0));
     let (code, said, _) = compared(d, "base.json", "slower.json");
@@ -318,5 +318,156 @@ fn compare_keeps_sweeps_of_another_formula_apart() {
     write(d, "slower.json", &scaled(&a, 3.0));
     let (code, said, _) = compared(d, "base.json", "slower.json");
     assert_eq!(code, Some(3), "{said}");
-    assert!(said.lines().any(|l| l.contains("bt601 · 0.05 MP · cpu1") && l.ends_with("SLOWER")), "{said}");
+    // A point is named by its size as a bench names one, `WxH`.
+    let size = &a["points"][1];
+    let point = format!("bt601 · {}x{} · cpu1", size["width"], size["height"]);
+    assert!(said.lines().any(|l| l.contains(&point) && l.ends_with("SLOWER")), "{point}: {said}");
+}
+
+/// A bench result as `bench --json` writes one, by hand: made on a host of `cores` threads with
+/// the adapter's `driver`, on `image`; each run `(backend, total median ns, clock, divergent)`
+/// with its runs ±10% around it (a run without a clock as a file of an older graylab).
+fn bench_made(cores: u64, driver: &str, image: &str, runs: &[(&str, u64, Option<&str>, bool)]) -> Value {
+    let results: Vec<Value> = runs
+        .iter()
+        .map(|&(backend, median, clock, divergent)| {
+            let mut total = serde_json::json!({ "min_ns": median * 9 / 10, "median_ns": median,
+                "max_ns": median * 11 / 10, "runs": 5 });
+            if let Some(clock) = clock {
+                total["clock"] = Value::from(clock);
+            }
+            serde_json::json!({ "settings": { "backend": backend, "formula": "bt601",
+                "workgroup": { "x": 256, "y": 1 }, "threads": cores, "work": { "rounds": 64, "divergent": divergent } },
+                "width": 64, "height": 48, "total": total })
+        })
+        .collect();
+    serde_json::json!({ "schema": 1, "kind": "bench", "image": image, "cpu_threads": cores,
+        "provenance": { "graylab": "0.1.0", "build": "release", "written_unix_s": 1_796_577_327u64,
+            "invocation": ["graylab", "bench", "--json"],
+            "host": { "cpu_model": "a CPU", "threads": cores },
+            "adapter": { "name": "a GPU", "driver": driver, "backend": "vulkan" } },
+        "ceilings": { "ceilings": { "device_copy": { "bytes": 1_000_000_000u64, "best_ns": 1_000_000,
+            "median_ns": 1_000_000, "clock": "cpu-clock" } } },
+        "results": results })
+}
+
+/// Issue 66 (3, 4, 5, 10): the header names each adapter's driver and API and each machine's
+/// threads; CPU runs on all the cores of two machines of other core counts are compared; a
+/// figure of a file without clocks is compared on any clock and said so; a ratio under 0.01
+/// keeps two digits; a figure in one result only is named, not only counted.
+#[test]
+fn compare_says_each_machine_and_names_every_figure_it_did_not_compare() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let image = "synthetic 64x48 Rgb8";
+    let base = bench_made(
+        16,
+        "NVIDIA 580.159.04",
+        image,
+        &[("cpu", 1_000_000, None, false), ("gpu", 1_000_000, Some("cpu-clock"), false)],
+    );
+    let mut only_base = base["results"][1].clone();
+    only_base["input_kept_on_gpu"] = Value::Bool(true);
+    let mut base = base;
+    base["results"].as_array_mut().expect("runs").push(only_base);
+    write(d, "h200.json", &base);
+    let new = bench_made(
+        2,
+        "llvmpipe Mesa 22.3.6",
+        image,
+        &[("cpu", 2200, Some("cpu-clock"), false), ("gpu", 3_000_000, Some("cpu-clock"), false)],
+    );
+    write(d, "here.json", &new);
+    let (code, said, only) = compared(d, "h200.json", "here.json");
+    assert_eq!((code, only), (Some(3), (1, 0)), "{said}");
+    assert!(said.contains("a GPU, driver NVIDIA 580.159.04, vulkan"), "{said}");
+    assert!(said.contains("a GPU, driver llvmpipe Mesa 22.3.6, vulkan"), "{said}");
+    assert!(said.contains("the CPUs have 16 and 2 threads"), "{said}");
+    let cpu = said.lines().find(|l| {
+        l.starts_with("cpu all cores bt601 k=64 64x48 · total [base: clock unknown; new: cpu-clock]")
+    });
+    assert!(cpu.is_some_and(|l| l.contains(" 0.0022 (0.0018–0.0027)") && l.ends_with("faster")), "{said}");
+    let gpu = said.lines().find(|l| l.starts_with("gpu wg 256 bt601 k=64 64x48 · total [cpu-clock]"));
+    assert!(gpu.is_some_and(|l| l.contains(" 3.00 (") && l.ends_with("SLOWER")), "{said}");
+    assert!(
+        said.contains("Only in the base, not compared (1):\n  gpu wg 256 bt601 k=64 64x48 input kept on GPU · total [cpu-clock]"),
+        "{said}"
+    );
+}
+
+/// Issue 66 (9): a figure that cannot be one (a time negative, zero, null or of 1e300 ns) is
+/// refused naming the file and the field, exit 1, as a file that is not JSON is: never dropped
+/// ("nothing moved", exit 0) nor printed as u64's 584 years.
+#[test]
+fn compare_refuses_a_corrupt_figure_naming_the_file_and_the_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let base =
+        bench_made(2, "a driver", "synthetic 64x48 Rgb8", &[("gpu", 1_000_000, Some("cpu-clock"), false)]);
+    write(d, "base.json", &base);
+    for (median, said) in [
+        (Value::from(-5), "-5"),
+        (Value::from(0), "0"),
+        (Value::Null, "null"),
+        (Value::from(1e300), "1e+300"),
+    ] {
+        let mut bad = base.clone();
+        bad["results"][0]["total"]["median_ns"] = median;
+        write(d, "bad.json", &bad);
+        for (args, file) in [
+            (["compare", "base.json", "bad.json"], "bad.json"),
+            (["compare", "bad.json", "base.json"], "bad.json"),
+        ] {
+            let o = graylab(&args, d);
+            assert_eq!(o.status.code(), Some(1), "{said}: {}", text(&o));
+            let refused = format!(
+                "a corrupt figure (results[0].total.median_ns is {said}: a time must be above 0 ns and at most a day): {file}"
+            );
+            assert!(text(&o).contains(&refused), "{said}: {}", text(&o));
+            assert!(!text(&o).contains("18446744074 s") && !text(&o).contains("compared"), "{}", text(&o));
+        }
+    }
+}
+
+/// Issue 66 (2, 8): divergent work on another image is other work, and the header says the
+/// images differ (it was "0.17 faster", exit 0); two results sharing only their ceilings say
+/// nothing of "this machine" and count none of the rows they did not list.
+#[test]
+fn compare_keeps_divergent_work_on_another_image_apart_and_counts_only_what_it_shows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let run = [("gpu", 1_000_000, Some("cpu-clock"), true)];
+    let synthetic = bench_made(2, "a driver", "synthetic 1024x1024 Rgb8", &run);
+    let mut slower_ceilings = synthetic.clone();
+    slower_ceilings["ceilings"]["ceilings"]["device_copy"]["best_ns"] = Value::from(3_000_000);
+    slower_ceilings["ceilings"]["ceilings"]["device_copy"]["median_ns"] = Value::from(3_000_000);
+    write(d, "syn.json", &slower_ceilings);
+    write(
+        d,
+        "even.json",
+        &bench_made(
+            2,
+            "a driver",
+            "even1024.png (1024x1024 Rgb8)",
+            &[("gpu", 170_000, Some("cpu-clock"), true)],
+        ),
+    );
+    let (code, said, only) = compared(d, "syn.json", "even.json");
+    assert_eq!((code, only), (Some(1), (1, 1)), "{said}");
+    assert!(
+        said.contains("the images differ (synthetic 1024x1024 Rgb8; even1024.png (1024x1024 Rgb8))"),
+        "{said}"
+    );
+    assert!(said.contains("divergent 64x48 of synthetic · total [cpu-clock]"), "{said}");
+    assert!(said.contains("divergent 64x48 of even1024.png · total [cpu-clock]"), "{said}");
+    assert!(said.contains("have no figure in common but the ceilings probed beside them"), "{said}");
+    assert!(
+        !said.contains("this machine") && !said.contains("faster") && !said.contains("1 compared"),
+        "{said}"
+    );
+    assert!(said.contains("Nothing they ran was compared: 0 slower; 1 ceilings figure in both left out; 1 only in the base, 1 only in the new result."), "{said}");
+    // The same divergent work on the same synthetic image is compared.
+    write(d, "syn2.json", &synthetic);
+    let (code, said, only) = compared(d, "syn.json", "syn2.json");
+    assert_eq!((code, only), (Some(0), (0, 0)), "{said}");
 }

@@ -263,19 +263,20 @@ pub(super) fn views_ui(
             }
         });
     }
-    let (name, r) = match current.and_then(|i| compare.get(i)) {
-        Some((name, r)) => (format!("Loaded: {name}"), r),
+    let (name, r, mine) = match current.and_then(|i| compare.get(i)) {
+        Some((name, r)) => (format!("Loaded: {name}"), r, false),
         None => match own {
-            Some(r) => (format!("Showing {}", own_name(r)), r),
+            Some(r) => (format!("Showing {}", own_name(r)), r, true),
             None => return false,
         },
     };
     ui.label(RichText::new(name).small());
-    super::verdict_ui(ui, &r.verdict, r.software_adapter);
+    let verdict = if mine { r.verdict.clone() } else { loaded_verdict(&r.verdict) };
+    super::verdict_ui(ui, &verdict, r.software_adapter);
     match view {
         View::Sizes => false,
         View::Roofline => {
-            roofline_ui(ui, r, bottom_y);
+            roofline_ui(ui, r, bottom_y, mine);
             false
         }
         View::WhoWins if map_levels(r).len() < 2 => {
@@ -300,9 +301,26 @@ pub(super) fn views_ui(
     }
 }
 
+/// A loaded sweep's verdict, written on the machine it ran on: its "this machine" is not this one.
+fn loaded_verdict(verdict: &str) -> String {
+    verdict.replace("this machine", "that machine")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_loaded_verdict_speaks_of_that_machine() {
+        assert_eq!(
+            loaded_verdict(
+                "On this machine (NVIDIA H200) the GPU wins above 0.25 MP. From this machine's ceilings the GPU \
+                 end to end never wins."
+            ),
+            "On that machine (NVIDIA H200) the GPU wins above 0.25 MP. From that machine's ceilings the GPU end \
+             to end never wins."
+        );
+    }
 
     #[test]
     fn radii_are_whole_pixels_within_the_blur_sorted_once_each() {

@@ -8,7 +8,10 @@
 //! over `median_ns`: a rate, its range from the median repetition to the best), a ratio with its
 //! interval (`median`, `ci_low`, `ci_high`), a claim's measurement (`value` in `unit`, timed by
 //! `clock`). Each is named by its path, its clock and every setting that changes what was measured
-//! (`names.rs`): figures of another setting are in one result only, never compared. Derived
+//! (`names.rs`): figures of another setting are in one result only, never compared. A figure a
+//! file states no clock for (written before clocks were) is matched on any clock, and its row
+//! says the clock is unknown. A figure whose numbers cannot be one (a time at or below zero,
+//! null, or beyond a day) is refused, naming its field: never dropped, never printed. Derived
 //! figures (rates at the median, models, rooflines, single cold runs, a round trip's time per
 //! operation and its medians again with intervals) are left out, so one measurement is one figure.
 //!
@@ -20,6 +23,15 @@
 use serde_json::Value;
 
 mod names;
+
+pub use names::image_of;
+
+/// The longest time a figure may be, in ns (a day): beyond it a file was edited or corrupted,
+/// not measured (`1e300` ns printed as u64's 584 years).
+pub const MAX_FIGURE_NS: f64 = 86_400e9;
+
+/// The most bytes or operations a probe may count (1e21): beyond it, not a measurement.
+const MAX_AMOUNT: f64 = 1e21;
 
 /// Keys whose subtrees hold no figure to compare: the stamp, single or derived runs, models, and
 /// a round trip's figures derived from its `cpu_total_ns` and `gpu_total_ns` (the time per
@@ -84,8 +96,11 @@ pub enum Better {
 /// One measured figure of a result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
-    /// Its name, from its path: `gpu wg 256 bt601 · kernel`.
+    /// Its name, from its path: `gpu wg 256 bt601 · kernel` (its clock apart).
     pub name: String,
+    /// The clock that timed it, where its file says (`cpu-clock`); `None` in files written
+    /// before clocks were kept.
+    pub clock: Option<String>,
     /// What it measures.
     pub unit: Unit,
     /// Its value (the median), in `unit`.
@@ -94,6 +109,14 @@ pub struct Figure {
     pub interval: Option<(f64, f64)>,
     /// Which way is better.
     pub better: Better,
+}
+
+impl Figure {
+    /// Its name with its clock, as a list names it: `… · cpu1 [cpu-clock]`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        self.clock.as_ref().map_or_else(|| self.name.clone(), |clock| format!("{} [{clock}]", self.name))
+    }
 }
 
 /// How a figure changed from the base to the new result.
@@ -116,6 +139,9 @@ pub enum Change {
 /// One figure in both results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// Its name with its clock, and where one file states no clock, that it is unknown there:
+    /// `… · total [cpu-clock; base: clock unknown]`.
+    pub name: String,
     /// The figure in the base result.
     pub base: Figure,
     /// The same figure in the new result.
@@ -133,9 +159,9 @@ pub struct Row {
 pub struct Comparison {
     /// Every figure found in both, in the base's order.
     pub rows: Vec<Row>,
-    /// Figures only the base has.
+    /// Figures only the base has, by their labels ([`Figure::label`]).
     pub only_base: Vec<String>,
-    /// Figures only the new result has.
+    /// Figures only the new result has, by their labels.
     pub only_new: Vec<String>,
     /// Claims whose verdict differs between the two (claims results only).
     pub verdicts: Vec<VerdictChange>,
@@ -197,140 +223,244 @@ pub fn kind_of(json: &Value) -> Option<String> {
     shown_by.into_iter().find(|(key, _)| json.get(key).is_some()).map(|(_, kind)| kind.to_owned())
 }
 
-/// Every measured figure of a result, named by its path.
-#[must_use]
-pub fn figures(json: &Value) -> Vec<Figure> {
+/// A figure whose numbers cannot be one: a time at or below zero, null or beyond a day, a count
+/// that is not a number. Named by its field's path in the file, `results[1].phases[2].median_ns`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field} is {value}: {why}")]
+pub struct CorruptFigure {
+    /// Where it is in the file.
+    pub field: String,
+    /// What the file holds there, as JSON.
+    pub value: String,
+    /// What a figure there must be.
+    pub why: &'static str,
+}
+
+/// Why two results were not compared.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    /// The base result holds a figure that cannot be one.
+    #[error("the base result holds a corrupt figure ({0})")]
+    Base(CorruptFigure),
+    /// The new result holds a figure that cannot be one.
+    #[error("the new result holds a corrupt figure ({0})")]
+    New(CorruptFigure),
+}
+
+/// Every measured figure of a result, named by its path; an error naming the first field that
+/// cannot be a figure.
+///
+/// # Errors
+///
+/// [`CorruptFigure`] where a time is at or below zero, null or beyond [`MAX_FIGURE_NS`], or
+/// another figure's number is not a finite number.
+pub fn figures(json: &Value) -> Result<Vec<Figure>, CorruptFigure> {
     let mut found = Vec::new();
+    let kind = kind_of(json);
+    let facts = names::Facts::of(json, kind.as_deref());
     // A whole file of one setup (round trips, a sweep, a workgroup race) names them first:
-    // figures of another image, formula, workgroup, threads or work are not the same figures.
-    let mut root: Vec<String> = names::root_label(json, kind_of(json).as_deref()).into_iter().collect();
-    walk(json, &mut root, &mut found);
+    // figures of another image size, formula, workgroup or work are not the same figures.
+    let mut root: Vec<String> = names::root_label(json, kind.as_deref(), &facts).into_iter().collect();
+    let mut walker = Walker { facts: &facts, path: &mut root, at: String::new(), found: &mut found };
+    walker.walk(json)?;
     // Two figures of one name (a setting run twice) are told apart by their order.
     let mut seen = std::collections::HashMap::<String, usize>::new();
     for f in &mut found {
-        let n = seen.entry(f.name.clone()).or_default();
+        let n = seen.entry(f.label()).or_default();
         *n += 1;
         if *n > 1 {
             f.name = format!("{} #{n}", f.name);
         }
     }
-    found
+    Ok(found)
 }
 
-fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<Figure>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(figure) = figure_of(map, path) {
-                found.push(figure);
-                return;
+/// A walk through a result: the figures' names so far, the field's place in the file.
+struct Walker<'a> {
+    facts: &'a names::Facts,
+    /// The figure's name so far, part by part.
+    path: &'a mut Vec<String>,
+    /// The JSON path here, `results[1].phases[2]`.
+    at: String,
+    found: &'a mut Vec<Figure>,
+}
+
+impl Walker<'_> {
+    fn walk(&mut self, value: &Value) -> Result<(), CorruptFigure> {
+        match value {
+            Value::Object(map) => {
+                if let Some(figure) = figure_of(map, self.path, &self.at)? {
+                    self.found.push(figure);
+                    return Ok(());
+                }
+                for (key, child) in map {
+                    if SKIPPED_KEYS.contains(&key.as_str()) {
+                        continue;
+                    }
+                    let named = !CONTAINER_KEYS.contains(&key.as_str());
+                    let field = if self.at.is_empty() { key.clone() } else { format!("{}.{key}", self.at) };
+                    self.within(field, named.then(|| self.facts.key_name(key)), child)?;
+                }
             }
-            for (key, child) in map {
-                if SKIPPED_KEYS.contains(&key.as_str()) {
-                    continue;
-                }
-                let named = !CONTAINER_KEYS.contains(&key.as_str());
-                if named {
-                    path.push(key.clone());
-                }
-                walk(child, path, found);
-                if named {
-                    path.pop();
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let field = format!("{}[{i}]", self.at);
+                    // A named pair, `["cpu1", {…}]`, as a sweep's series are.
+                    if let [Value::String(name), inner] =
+                        item.as_array().map(Vec::as_slice).unwrap_or_default()
+                    {
+                        self.within(format!("{field}[1]"), Some(name.clone()), inner)?;
+                        continue;
+                    }
+                    let name = names::label_of(item, self.facts).unwrap_or_else(|| format!("#{}", i + 1));
+                    self.within(field, Some(name), item)?;
                 }
             }
+            _ => {}
         }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                // A named pair, `["cpu1", {…}]`, as a sweep's series are.
-                if let [Value::String(name), inner] = item.as_array().map(Vec::as_slice).unwrap_or_default() {
-                    path.push(name.clone());
-                    walk(inner, path, found);
-                    path.pop();
-                    continue;
-                }
-                path.push(names::label_of(item).unwrap_or_else(|| format!("#{}", i + 1)));
-                walk(item, path, found);
-                path.pop();
-            }
+        Ok(())
+    }
+
+    /// Walks `value` at `field`, its name part `name` where it adds one.
+    fn within(&mut self, field: String, name: Option<String>, value: &Value) -> Result<(), CorruptFigure> {
+        let outer = std::mem::replace(&mut self.at, field);
+        let named = name.is_some();
+        self.path.extend(name);
+        let walked = self.walk(value);
+        if named {
+            self.path.pop();
         }
-        _ => {}
+        self.at = outer;
+        walked
     }
 }
 
-/// The figure an object is, if it is one.
-fn figure_of(map: &serde_json::Map<String, Value>, path: &[String]) -> Option<Figure> {
-    let num = |key: &str| map.get(key).and_then(Value::as_f64);
-    // A group inside its namesake (`ceilings.ceilings`) is named once.
+/// The number at `key` of `map`, where it has one, if `ok`; else why not, naming the field.
+fn checked(
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+    key: &str,
+    (ok, why): (fn(f64) -> bool, &'static str),
+) -> Result<Option<f64>, CorruptFigure> {
+    match map.get(key) {
+        None => Ok(None),
+        Some(v) => v.as_f64().filter(|x| ok(*x)).map(Some).ok_or_else(|| CorruptFigure {
+            field: if at.is_empty() { key.to_owned() } else { format!("{at}.{key}") },
+            value: v.to_string(),
+            why,
+        }),
+    }
+}
+
+/// A time: above 0 and at most a day.
+const TIME: (fn(f64) -> bool, &str) =
+    (|ns| ns > 0.0 && ns <= MAX_FIGURE_NS, "a time must be above 0 ns and at most a day");
+/// Bytes or operations: above 0 and at most [`MAX_AMOUNT`].
+const AMOUNT: (fn(f64) -> bool, &str) =
+    (|n| n > 0.0 && n <= MAX_AMOUNT, "a count must be above 0 and at most 1e21");
+/// A ratio or a claim's value: a finite number.
+const FINITE: (fn(f64) -> bool, &str) = (f64::is_finite, "a figure must be a finite number");
+
+/// The figure an object is, if it is one; an error where it is one whose numbers cannot be.
+fn figure_of(
+    map: &serde_json::Map<String, Value>,
+    path: &[String],
+    at: &str,
+) -> Result<Option<Figure>, CorruptFigure> {
+    let num = |key: &str, check| checked(map, at, key, check);
+    // A group inside its namesake (`ceilings.ceilings`) is named once; places in a list (`#2`)
+    // are each their own.
     let mut parts: Vec<&str> = path.iter().map(String::as_str).collect();
-    parts.dedup();
-    let mut name = parts.join(" · ");
+    parts.dedup_by(|a, b| a == b && !a.starts_with('#'));
+    let name = parts.join(" · ");
     // A figure timed on another clock is another figure (a bench phase names its own).
-    if let Some(clock) = map.get("clock").and_then(Value::as_str).filter(|c| *c != "none")
-        && !name.ends_with(']')
-    {
-        name = format!("{name} [{clock}]");
-    }
-    if let Some(median_ns) = num("median_ns").filter(|&ns| ns > 0.0) {
+    let clock = map
+        .get("clock")
+        .and_then(Value::as_str)
+        .filter(|c| *c != "none" && !name.ends_with(']'))
+        .map(str::to_owned);
+    if let Some(median_ns) = num("median_ns", TIME)? {
         // A probe: so many bytes or operations in its best repetition, the ceiling as every other
         // view states it (it read the median); from its median to its best is the noise it shows.
+        let best = num("best_ns", TIME)?;
         for (key, unit) in [("bytes", Unit::GbPerS), ("ops", Unit::GopPerS)] {
-            if let Some(amount) = num(key) {
+            if let Some(amount) = num(key, AMOUNT)? {
                 let at_median = amount / median_ns;
-                let interval = num("best_ns").filter(|&b| b > 0.0).map(|best| (at_median, amount / best));
+                let interval = best.map(|best| (at_median, amount / best));
                 let value = interval.map_or(at_median, |(_, best)| best);
-                return Some(Figure { name, unit, value, interval, better: Better::Higher });
+                return Ok(Some(Figure { name, clock, unit, value, interval, better: Better::Higher }));
             }
         }
-        let interval = num("min_ns").zip(num("max_ns")).filter(|_| num("runs").is_some_and(|r| r > 1.0));
-        return Some(Figure { name, unit: Unit::Ns, value: median_ns, interval, better: Better::Lower });
+        let (min, max) = (num("min_ns", TIME)?, num("max_ns", TIME)?);
+        let interval =
+            min.zip(max).filter(|_| map.get("runs").and_then(Value::as_f64).is_some_and(|r| r > 1.0));
+        return Ok(Some(Figure {
+            name,
+            clock,
+            unit: Unit::Ns,
+            value: median_ns,
+            interval,
+            better: Better::Lower,
+        }));
     }
-    if let (Some(value), Some(low), Some(high)) = (num("median"), num("ci_low"), num("ci_high")) {
+    let (low, high) = (num("ci_low", FINITE)?, num("ci_high", FINITE)?);
+    if let (Some(value), Some(low), Some(high)) = (num("median", FINITE)?, low, high) {
         // A median with its interval: a time where its key says ns (`cpu_ns`), else a ratio.
+        let interval = Some((low, high));
         if path.last().is_some_and(|key| key.ends_with("_ns")) {
-            return Some(Figure {
-                name,
-                unit: Unit::Ns,
-                value,
-                interval: Some((low, high)),
-                better: Better::Lower,
-            });
+            return Ok(Some(Figure { name, clock, unit: Unit::Ns, value, interval, better: Better::Lower }));
         }
-        let (unit, interval) = (Unit::Other("ratio".to_owned()), Some((low, high)));
-        return Some(Figure { name, unit, value, interval, better: Better::Neither });
+        let unit = Unit::Other("ratio".to_owned());
+        return Ok(Some(Figure { name, clock, unit, value, interval, better: Better::Neither }));
     }
     // A claim's measurement: a time in ms, or another unit; a size no clock measured is none.
-    let (value, unit, clock) = (num("value")?, map.get("unit")?.as_str()?, map.get("clock")?.as_str()?);
-    if clock == "none" {
-        return None;
-    }
-    let interval = num("ci_low").zip(num("ci_high"));
-    Some(if unit == "ms" {
+    let (Some(unit), Some(on)) =
+        (map.get("unit").and_then(Value::as_str), map.get("clock").and_then(Value::as_str))
+    else {
+        return Ok(None);
+    };
+    let Some(value) = num("value", FINITE)?.filter(|_| on != "none") else { return Ok(None) };
+    let interval = low.zip(high);
+    Ok(Some(if unit == "ms" {
         let interval = interval.map(|(l, h)| (l * 1e6, h * 1e6));
-        Figure { name, unit: Unit::Ns, value: value * 1e6, interval, better: Better::Lower }
+        Figure { name, clock, unit: Unit::Ns, value: value * 1e6, interval, better: Better::Lower }
     } else {
-        Figure { name, unit: Unit::Other(unit.to_owned()), value, interval, better: Better::Neither }
-    })
+        Figure { name, clock, unit: Unit::Other(unit.to_owned()), value, interval, better: Better::Neither }
+    }))
 }
 
 /// `base` and `new` compared figure by figure, a change counting beyond `threshold` (0.10:
-/// 10%) in either direction (as a factor: 10% slower is ×1.10, 10% faster ÷1.10).
-#[must_use]
-pub fn compare(base_json: &Value, new_json: &Value, threshold: f64) -> Comparison {
-    let (base, new) = (figures(base_json), figures(new_json));
+/// 10%) in either direction (as a factor: 10% slower is ×1.10, 10% faster ÷1.10). A figure is
+/// matched by its name and unit on its clock, or, where one file states no clock for it, on
+/// any clock.
+///
+/// # Errors
+///
+/// [`CompareError`] where either result holds a figure that cannot be one ([`figures`]).
+pub fn compare(base_json: &Value, new_json: &Value, threshold: f64) -> Result<Comparison, CompareError> {
+    let base = figures(base_json).map_err(CompareError::Base)?;
+    let new = figures(new_json).map_err(CompareError::New)?;
     let mut comparison = Comparison::default();
+    let mut used = vec![false; new.len()];
+    let same = |b: &Figure, n: &Figure| n.name == b.name && n.unit == b.unit;
     for b in &base {
-        match new.iter().find(|n| n.name == b.name && n.unit == b.unit) {
-            Some(n) => comparison.rows.push(row(b, n, threshold)),
-            None => comparison.only_base.push(b.name.clone()),
+        let on_its_clock = (0..new.len()).find(|&i| !used[i] && same(b, &new[i]) && new[i].clock == b.clock);
+        let on_any = || {
+            (0..new.len())
+                .find(|&i| !used[i] && same(b, &new[i]) && (b.clock.is_none() || new[i].clock.is_none()))
+        };
+        match on_its_clock.or_else(on_any) {
+            Some(i) => {
+                used[i] = true;
+                comparison.rows.push(row(b, &new[i], threshold));
+            }
+            None => comparison.only_base.push(b.label()),
         }
     }
-    // Matched as the rows are, by name and unit: a figure whose unit changed is in both lists.
-    comparison.only_new = new
-        .iter()
-        .filter(|n| !base.iter().any(|b| b.name == n.name && b.unit == n.unit))
-        .map(|n| n.name.clone())
-        .collect();
+    // Matched as the rows are: a figure whose unit changed is in both lists.
+    comparison.only_new = new.iter().zip(&used).filter(|(_, used)| !**used).map(|(n, _)| n.label()).collect();
     comparison.verdicts = verdict_changes(base_json, new_json);
-    comparison
+    Ok(comparison)
 }
 
 /// The claims (by number) whose verdict differs between `base` and `new`.
@@ -377,7 +507,14 @@ fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
             (Better::Neither, _) => Change::Moved,
         }
     };
-    Row { base: base.clone(), new: new.clone(), ratio, ratio_range, change }
+    let name = match (&base.clock, &new.clock) {
+        (Some(_), None) => {
+            format!("{} [base: {}; new: clock unknown]", base.name, base.clock.as_deref().unwrap_or(""))
+        }
+        (None, Some(clock)) => format!("{} [base: clock unknown; new: {clock}]", base.name),
+        _ => base.label(),
+    };
+    Row { name, base: base.clone(), new: new.clone(), ratio, ratio_range, change }
 }
 
 #[cfg(test)]

@@ -4,7 +4,10 @@
 //! ceilings, drawn where known and named under the chart where not (never guessed). The runs sit
 //! under their roofs, one marker per series. Where the GPU's end-to-end roof (bounded by the
 //! host-GPU transfers) rises over the CPU's, a labelled line marks the intensity from which the
-//! GPU can win end to end on this machine. Uses only the engine's sweep types.
+//! GPU can win end to end on the machine the sweep ran on. The notes say why a run stands above
+//! its roof only from what the sweep holds (how busy the machine was; for this machine's own
+//! sweep, whether an image fits its CPU's last-level cache), and name the adapter panel only
+//! for this machine's sweep. Uses only the engine's sweep types.
 
 use egui::{Color32, Ui};
 use egui_plot::{HoverPosition, Line, LineStyle, Plot, PlotPoints, Points, VLine};
@@ -14,15 +17,17 @@ use super::roofs::{
     series_clock, series_colour, series_marker, si,
 };
 use super::{notes_height, notes_open, notes_ui};
-use crate::engine::sweep::{Roofline, RooflinePoint, Series, SweepResult};
+use crate::engine::sweep::{Roofline, RooflinePoint, Series, SweepResult, cell_ops_per_pixel};
+use crate::system::units::human_bytes;
 
 /// The plot is never squeezed below this height, in points.
 const MIN_PLOT_HEIGHT: f32 = 140.0;
 
-/// Draws the roofline of `result`, its legend above and its notes under, ending near `bottom_y`
-/// (the lowest the window may reach): the plot gives way to the notes down to 140 points, and
-/// below that the notes fold into one line that opens on a click.
-pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
+/// Draws the roofline of `result` (this machine's sweep where `own`, else one loaded), its
+/// legend above and its notes under, ending near `bottom_y` (the lowest the window may reach):
+/// the plot gives way to the notes down to 140 points, and below that the notes fold into one
+/// line that opens on a click.
+pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32, own: bool) {
     let Some(roofline) = &result.roofline else {
         ui.label("This sweep carries no roofline (saved by an earlier graylab): run a new sweep.");
         return;
@@ -43,7 +48,7 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
         Series::ALL.into_iter().filter(|s| roofline.points.iter().any(|p| p.series == *s)).collect();
 
     keys_ui(ui, &legend(&all_roofs, &series, cross, bytes, dark));
-    let notes = notes(result, roofline, cross, bytes);
+    let notes = notes(result, roofline, (cross, bytes), &Machine::of(result, own));
     let (height, fold) = plot_height(ui, &notes, bottom_y);
     let (x_lo, x_hi, y_lo, y_hi) = bounds(roofline, &all_roofs, cross);
     let xs: Vec<f64> = (0..=160).map(|i| x_lo + (x_hi - x_lo) * f64::from(i) / 160.0).collect();
@@ -212,9 +217,64 @@ fn min_max(v: &[f64]) -> Option<(f64, f64)> {
     Some((lo, hi))
 }
 
+/// What the notes may say of the machine a sweep ran on.
+struct Machine {
+    /// This machine's own sweep: the adapter panel here measures its ceilings.
+    own: bool,
+    /// The CPU's last-level cache in bytes: known for this machine's own sweep only.
+    llc_bytes: Option<u64>,
+    /// How busy the machine was while the sweep ran, as the sweep says.
+    load: Load,
+}
+
+/// How busy a sweep's machine was, as the sweep says.
+#[derive(Clone, Debug, PartialEq)]
+enum Load {
+    /// Busy: how, in words.
+    Busy(String),
+    /// Measured, and not busy.
+    Quiet,
+    /// Not measured (a sweep saved before it was, or too short to tell).
+    Unknown,
+}
+
+impl Machine {
+    /// The machine `result` ran on: this one where `own`.
+    fn of(result: &SweepResult, own: bool) -> Self {
+        let load = match result.busy_text() {
+            Some(text) => Load::Busy(text),
+            None if result.busy.is_some() || result.points.iter().any(|p| p.busy.is_some()) => Load::Quiet,
+            None => Load::Unknown,
+        };
+        let llc_bytes = own
+            .then(crate::system::cpu_caches::cpu_cache_bytes)
+            .and_then(|caches| caches.into_iter().max_by_key(|(level, _)| *level).map(|(_, bytes)| bytes));
+        Self { own, llc_bytes, load }
+    }
+
+    /// Where the ceilings are measured again: the adapter panel here, the command elsewhere.
+    fn measure_again(&self) -> &'static str {
+        if self.own {
+            "measure them again (the adapter panel, or graylab info --probe)"
+        } else {
+            "graylab info --probe measures them again on the machine it ran on"
+        }
+    }
+
+    /// "this machine", or the loaded sweep's.
+    fn name(&self) -> &'static str {
+        if self.own { "this machine" } else { "the machine it ran on" }
+    }
+}
+
 /// What the chart shows, in a few sentences: the roofs, the crossing, the ceilings not known;
 /// each with whether it is a warning.
-fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec<(String, bool)> {
+fn notes(
+    result: &SweepResult,
+    r: &Roofline,
+    (cross, bytes): (Crossing, f64),
+    machine: &Machine,
+) -> Vec<(String, bool)> {
     let mut notes = Vec::new();
     let mut small = |text: String| notes.push((text, false));
     small(
@@ -227,22 +287,19 @@ fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec
     let gpu_ops = r.gpu_ops_per_s.map_or_else(|| "unknown".to_owned(), si);
     let cpu_ops = r.cpu_ops_per_s.map_or_else(|| "unknown".to_owned(), si);
     match cross {
-        Crossing::From(x) => small(
-            format!(
-                "Right of the dashed line ({} ops/byte, about {:.0} rounds per pixel at {bytes:.0} bytes a pixel) \
-                 the GPU's round-trip roof is over the CPU's: only there can it win end to end on this machine; the \
-                 triangles show whether it does.",
-                si(x),
-                rounds_at(x, bytes)
-            ),
-        ),
-        Crossing::Never => small(
-            format!(
-                "The GPU's end-to-end roof never rises over the CPU's: its compute ceiling ({gpu_ops} ops/s) is not \
-                 above the CPU's ({cpu_ops} ops/s), so end to end the GPU cannot beat the CPU's roof here at any work \
-                 per pixel (a cell can still win where the CPU runs under its roof)."
-            ),
-        ),
+        Crossing::From(x) => small(format!(
+            "Right of the dashed line ({} ops/byte, about {:.0} rounds per pixel at {bytes:.0} bytes a pixel) \
+             the GPU's round-trip roof is over the CPU's: only there can it win end to end on {}; the \
+             triangles show whether it does.",
+            si(x),
+            rounds_at(x, bytes),
+            machine.name()
+        )),
+        Crossing::Never => small(format!(
+            "The GPU's end-to-end roof never rises over the CPU's: its compute ceiling ({gpu_ops} ops/s) is not \
+             above the CPU's ({cpu_ops} ops/s), so end to end the GPU cannot beat the CPU's roof here at any work \
+             per pixel (a cell can still win where the CPU runs under its roof)."
+        )),
         Crossing::Always => small(
             "The host-GPU transfers are faster than the CPU's memory stream: the GPU's end-to-end roof is over \
              the CPU's at every intensity."
@@ -250,24 +307,11 @@ fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec
         ),
         Crossing::Unknown => {}
     }
-    // A run above its own roof means the roof is not this run's ceiling: say why rather than let
-    // the picture claim more than the machine.
-    let above = |series: Series, bytes_per_s: Option<f64>, ops_per_s: Option<f64>| {
-        r.points.iter().filter(|p| p.series == series).any(|p| {
-            Roofline::roof(bytes_per_s, ops_per_s, p.ops_per_byte)
-                .is_some_and(|roof| p.ops_per_s > roof * 1.05)
-        })
-    };
-    if let Some(note) = cpu_above_note(r) {
+    if let Some(note) = cpu_above_note(r, machine) {
         notes.push((note, true));
     }
-    if above(Series::GpuKernel, r.gpu_device_bytes_per_s, r.gpu_ops_per_s) {
-        notes.push((
-            "Runs above the GPU's roof: its ceilings were measured low, on a busy machine; measure them again \
-             (the adapter panel, or graylab info --probe) on a quiet one."
-                .to_owned(),
-            true,
-        ));
+    if let Some(note) = gpu_above_note(r, machine) {
+        notes.push((note, true));
     }
     let unknown: Vec<&str> = [
         (r.cpu_bytes_per_s, "the CPU memory stream"),
@@ -295,15 +339,47 @@ fn notes(result: &SweepResult, r: &Roofline, cross: Crossing, bytes: f64) -> Vec
     notes
 }
 
+/// Why GPU kernel runs sit above the GPU's roof (by more than 5%), where any do, from what the
+/// sweep holds: its ceilings were measured low on a busy machine only where the sweep says it
+/// was busy; on a quiet one the ceilings are not this kernel's limit.
+fn gpu_above_note(r: &Roofline, machine: &Machine) -> Option<String> {
+    let above = r.points.iter().filter(|p| p.series == Series::GpuKernel).any(|p| {
+        Roofline::roof(r.gpu_device_bytes_per_s, r.gpu_ops_per_s, p.ops_per_byte)
+            .is_some_and(|roof| p.ops_per_s > roof * 1.05)
+    });
+    if !above {
+        return None;
+    }
+    let again = machine.measure_again();
+    Some(match &machine.load {
+        Load::Busy(how) => format!(
+            "Runs above the GPU's roof: its ceilings were measured low, the machine busy ({how}); {again} on a \
+             quiet one."
+        ),
+        Load::Quiet => format!(
+            "Runs above the GPU's roof: the kernel went faster than the ceilings the roof is drawn from (a device \
+             copy, a compute probe), on a machine that was not busy: those ceilings are not this kernel's limit, \
+             so its share of them reads high; {again} to see whether they hold."
+        ),
+        Load::Unknown => format!(
+            "Runs above the GPU's roof: the kernel went faster than the ceilings the roof is drawn from (a device \
+             copy, a compute probe); the sweep does not say whether the machine was busy; {again} to see whether \
+             they hold."
+        ),
+    })
+}
+
 /// Why CPU runs sit above the CPU's roof (by more than 5%), where any do, saying only what
 /// holds for them: a run on the roof's slope at a size smaller than the stream's (the sweep's
-/// largest) ran in the CPU's caches; one on the slope at that size beat the fastest stream
-/// measured there, so the stream was slowed (a busy machine); one on the flat beat the compute
-/// ceiling, measured low.
-fn cpu_above_note(r: &Roofline) -> Option<String> {
+/// largest) whose image fits the last-level cache (known for this machine's sweep) ran in the
+/// CPU's caches; one that does not fit, or of a machine whose caches are not known, beat the
+/// stream for a reason the sweep does not show; one on the slope at the stream's size beat the
+/// fastest stream measured there (slowed by other work where the sweep was busy); one on the
+/// flat beat the compute ceiling, measured low.
+fn cpu_above_note(r: &Roofline, machine: &Machine) -> Option<String> {
     let cpu: Vec<&RooflinePoint> = r.points.iter().filter(|p| p.series == Series::CpuAll).collect();
     let stream_mp = r.cpu_stream_mp.or_else(|| cpu.iter().map(|p| p.megapixels).reduce(f64::max))?;
-    let (mut cached, mut at_stream, mut compute) = (Vec::new(), false, false);
+    let (mut cached, mut beat, mut at_stream, mut compute) = (Vec::new(), Vec::new(), false, false);
     for p in cpu {
         let Some(roof) = Roofline::roof(r.cpu_bytes_per_s, r.cpu_ops_per_s, p.ops_per_byte) else { continue };
         if p.ops_per_s <= roof * 1.05 {
@@ -312,34 +388,64 @@ fn cpu_above_note(r: &Roofline) -> Option<String> {
         if r.cpu_ops_per_s.is_some_and(|ops| roof >= ops) {
             compute = true;
         } else if p.megapixels < stream_mp * (1.0 - 1e-9) {
-            cached.push(p.megapixels);
+            // The bytes the run moved: its operations over its operations per byte.
+            let bytes = p.megapixels * 1e6 * cell_ops_per_pixel(p.work_rounds, p.op) as f64 / p.ops_per_byte;
+            let fits = machine.llc_bytes.is_some_and(|llc| bytes <= llc as f64);
+            if fits { cached.push(p.megapixels) } else { beat.push(p.megapixels) }
         } else {
             at_stream = true;
         }
     }
-    cached.sort_by(f64::total_cmp);
-    cached.dedup();
+    let sizes = |mut mps: Vec<f64>| {
+        mps.sort_by(f64::total_cmp);
+        mps.dedup();
+        mps.iter().map(|mp| format!("{mp:.2}")).collect::<Vec<_>>().join(", ")
+    };
+    let busy = match &machine.load {
+        Load::Busy(how) => Some(how.as_str()),
+        Load::Quiet | Load::Unknown => None,
+    };
     let mut why = Vec::new();
     if !cached.is_empty() {
-        let sizes: Vec<String> = cached.iter().map(|mp| format!("{mp:.2}")).collect();
+        let llc = machine.llc_bytes.map_or_else(String::new, |b| format!(" ({})", human_bytes(b)));
         why.push(format!(
-            "at {} MP the image is small enough for the CPU's caches, faster than the memory stream the roof was \
+            "at {} MP the image fits the CPU's last-level cache{llc}, faster than the memory stream the roof was \
              measured at ({stream_mp:.2} MP, the largest size)",
-            sizes.join(", ")
+            sizes(cached)
+        ));
+    }
+    if !beat.is_empty() {
+        let reason = busy.map_or_else(
+            || "the sweep does not show why".to_owned(),
+            |how| format!("the stream may have been slowed: the machine was busy ({how})"),
+        );
+        why.push(format!(
+            "at {} MP runs beat the memory stream the roof was measured at ({stream_mp:.2} MP, the largest size): \
+             {reason}",
+            sizes(beat)
         ));
     }
     if at_stream {
+        let reason = busy.map_or_else(
+            || {
+                "the stream is not this kernel's limit there (the sweep does not show the machine busy)"
+                    .to_owned()
+            },
+            |how| {
+                format!("the stream's runs were slowed by other work ({how}; sweep again on a quiet machine)")
+            },
+        );
         why.push(format!(
             "at {stream_mp:.2} MP, the size of the roof's memory stream, a run beat the fastest stream measured \
-             there: the stream's runs were slowed by other work (sweep again on a quiet machine)"
+             there: {reason}"
         ));
     }
     if compute {
-        why.push(
-            "a run beat the compute ceiling: it was measured low, on a busy machine (measure again: the adapter \
-             panel, or graylab info --probe)"
-                .to_owned(),
-        );
+        let on = if busy.is_some() { ", on a busy machine" } else { "" };
+        why.push(format!(
+            "a run beat the compute ceiling: it was measured low{on} ({})",
+            machine.measure_again()
+        ));
     }
     (!why.is_empty()).then(|| format!("Runs above the CPU's roof: {}.", why.join("; ")))
 }
@@ -358,75 +464,5 @@ fn intensities_differ(points: &[RooflinePoint]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_note_on_cpu_runs_above_their_roof_says_what_holds_for_them() {
-        // The stream at 1 MP: 10 GB/s; the compute ceiling 100 Gop/s (the ridge at 10 ops/byte).
-        let run = |megapixels, ops_per_byte, ops_per_s| RooflinePoint {
-            series: Series::CpuAll,
-            work_rounds: 0,
-            op: crate::pixel::Op::None,
-            megapixels,
-            ops_per_byte,
-            ops_per_s,
-        };
-        let roofline = |points| Roofline {
-            cpu_bytes_per_s: Some(10e9),
-            cpu_stream_mp: Some(1.0),
-            cpu_ops_per_s: Some(100e9),
-            points,
-            ..Roofline::default()
-        };
-        // Under the roof: nothing to say.
-        assert_eq!(cpu_above_note(&roofline(vec![run(1.0, 1.75, 17e9), run(0.25, 100.0, 99e9)])), None);
-        // At the largest size, on the slope: not the caches, the stream was slowed.
-        let note = cpu_above_note(&roofline(vec![run(0.25, 1.75, 17e9), run(1.0, 1.75, 30e9)]));
-        assert_eq!(
-            note.as_deref(),
-            Some(
-                "Runs above the CPU's roof: at 1.00 MP, the size of the roof's memory stream, a run beat the \
-                 fastest stream measured there: the stream's runs were slowed by other work (sweep again on a \
-                 quiet machine)."
-            )
-        );
-        // A smaller size on the slope: the caches; on the flat: the compute ceiling.
-        let note =
-            cpu_above_note(&roofline(vec![run(0.25, 1.75, 30e9), run(1.0, 100.0, 130e9)])).expect("a note");
-        assert!(
-            note.starts_with("Runs above the CPU's roof: at 0.25 MP the image is small enough"),
-            "{note}"
-        );
-        assert!(note.contains("(1.00 MP, the largest size)"), "{note}");
-        assert!(note.contains("; a run beat the compute ceiling"), "{note}");
-        assert!(!note.contains("stream's runs were slowed"), "{note}");
-    }
-
-    #[test]
-    fn a_blur_sweep_has_no_crossing_read_off_two_intensities() {
-        use crate::pixel::Op;
-        let point = |series, op, ops_per_byte| RooflinePoint {
-            series,
-            work_rounds: 0,
-            op,
-            megapixels: 1.0,
-            ops_per_byte,
-            ops_per_s: 1e9,
-        };
-        let blur = Op::Blur { radius: 1 };
-        // The CPU's blur:1 at 19/6 ops/byte, the GPU's at 19/14: not one cell's x.
-        assert!(intensities_differ(&[
-            point(Series::CpuAll, blur, 19.0 / 6.0),
-            point(Series::GpuTotal, blur, 19.0 / 14.0)
-        ]));
-        // The grayscale and the dither count the same bytes on both.
-        assert!(!intensities_differ(&[
-            point(Series::CpuAll, Op::None, 1.75),
-            point(Series::GpuTotal, Op::None, 1.75),
-            point(Series::CpuAll, Op::Dither, 9.0 / 6.0),
-            point(Series::GpuTotal, Op::Dither, 9.0 / 6.0),
-            point(Series::GpuTotal, blur, 19.0 / 14.0)
-        ]));
-    }
-}
+#[path = "roofline_tests.rs"]
+mod tests;
