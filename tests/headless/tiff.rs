@@ -583,3 +583,18 @@ fn a_camera_raw_is_refused_never_converted_from_its_preview() {
         assert_eq!((image.width(), image.height(), image.as_bytes()[0]), (16, 12, 90), "{kind}");
     }
 }
+
+#[test]
+fn a_tiff_orientation_tag_is_said_to_be_one_not_exif() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut entries = basic(4, 2, 1, 1, 8);
+    entries.push((274, 3, vec![6]));
+    write(dir.path(), "turned.tif", &tiff(true, &entries, &[0, 30, 60, 90, 120, 150, 180, 210]));
+    let o = common::graylab(&["convert", "turned.tif", "-o", "turned.png"], dir.path());
+    let said = common::text(&o);
+    assert!(o.status.success() && said.contains("note: orientation applied (TIFF tag)"), "{said}");
+    assert!(!said.contains("EXIF"), "{said}");
+    let turned = image::open(dir.path().join("turned.png")).expect("output").to_luma8();
+    // Turned clockwise: the bottom row as stored is the left column.
+    assert_eq!(turned.as_raw(), &[120, 0, 150, 30, 180, 60, 210, 90]);
+}

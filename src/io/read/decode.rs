@@ -62,8 +62,8 @@ pub struct Decoded {
     /// Whether an orientation other than "as stored" was applied (`orientation` is not
     /// `NoTransforms`).
     pub reoriented: bool,
-    /// The orientation applied: the file's EXIF orientation, or a TIFF's `Orientation` tag.
-    /// Rows the warnings count are rows as stored
+    /// The orientation applied: the file's EXIF orientation, or a TIFF's `Orientation` tag
+    /// ([`Decoded::orientation_note`] says which). Rows the warnings count are rows as stored
     /// ([`DecodeWarning::shown`] says them in the image as shown).
     pub orientation: Orientation,
     /// What the user should be told (a truncated file kept as asked, frames left unread).
@@ -76,6 +76,20 @@ pub struct Decoded {
     pub memory: Reservation,
     /// Where [`DecodeOptions::stored_luma`] was asked: whether the stored luma was decoded.
     pub stored_luma: Option<StoredLuma>,
+}
+
+impl Decoded {
+    /// What to tell of the orientation applied, by where the file keeps it: "orientation
+    /// applied (TIFF tag)" for a TIFF's `Orientation` tag, else "EXIF orientation applied";
+    /// `None` where none was.
+    #[must_use]
+    pub fn orientation_note(&self) -> Option<&'static str> {
+        match (self.reoriented, self.format) {
+            (false, _) => None,
+            (true, ImageFormat::Tiff) => Some("orientation applied (TIFF tag)"),
+            (true, _) => Some("EXIF orientation applied"),
+        }
+    }
 }
 
 /// A file opened by [`decode_or_stream`]: decoded, or gray rows to be decoded as they are
