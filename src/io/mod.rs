@@ -15,7 +15,7 @@ mod result_file;
 mod write;
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::system::memory::BudgetSource;
 use crate::system::memory_budget::OverBudget;
@@ -488,6 +488,40 @@ pub enum IoError {
         /// What failed (in the message, not a `source()`: printed once).
         cause: WriteCause,
     },
+}
+
+impl IoError {
+    /// The file the error names: the input read, or the output written.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Open { path, .. }
+            | Self::Empty { path }
+            | Self::NotAFile { path, .. }
+            | Self::NotAnImage { path, .. }
+            | Self::UnknownFormat { path, .. }
+            | Self::UnsupportedFormat { path, .. }
+            | Self::Unsupported { path, .. }
+            | Self::Truncated { path, .. }
+            | Self::ImpossibleSize { path, .. }
+            | Self::ImpossibleCanvas { path, .. }
+            | Self::DamagedData { path, .. }
+            | Self::ChangedWhileRead { path }
+            | Self::Decode { path, .. }
+            | Self::TooLarge { path, .. }
+            | Self::FileTooLarge { path, .. }
+            | Self::NotJson { path, .. }
+            | Self::NotAResult { path, .. }
+            | Self::Exists { path }
+            | Self::UnknownExportFormat { path }
+            | Self::ExportUnsupported { path, .. }
+            | Self::OutputNotAFile { path, .. }
+            | Self::OutputLink { path, .. }
+            | Self::ReadOnly { path, .. }
+            | Self::OutputIsFolder { path }
+            | Self::Write { path, .. } => path,
+        }
+    }
 }
 
 /// Why writing an image failed: the operating system's error, kept whole so that a full disk or
