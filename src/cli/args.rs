@@ -394,6 +394,13 @@ pub(super) fn check_output_file(output: &OutputFile<'_>, overwrite: bool) -> any
     let target = crate::io::written_through(path).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
     let dir = folder_of(&target);
     if !dir.is_dir() {
+        if let Some(above) = not_a_folder(dir) {
+            bail!(super::UsageError(format!(
+                "{what}: {} is not a folder, so it cannot hold {}",
+                above.display(),
+                path.display()
+            )));
+        }
         bail!("{what}: the folder does not exist: {}", dir.display());
     }
     if !writable(dir) {
@@ -430,17 +437,32 @@ pub(super) fn check_output_dir(dir: &Path, what: &str) -> anyhow::Result<()> {
             dir.display()
         )));
     }
-    let Some(existing) = dir.ancestors().skip(1).find(|d| d.as_os_str().is_empty() || d.exists()) else {
+    if let Some(above) = not_a_folder(dir) {
+        bail!(super::UsageError(format!(
+            "{what}: cannot create the folder, {} is not a folder: {}",
+            above.display(),
+            dir.display()
+        )));
+    }
+    let Some(existing) = nearest_existing(dir) else {
         bail!("{what}: cannot create the folder {}", dir.display());
     };
-    let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
-    if !existing.is_dir() {
-        bail!("{what}: cannot create the folder, {} is not a folder: {}", existing.display(), dir.display());
-    }
     if !writable(existing) {
         bail!("{what}: cannot create the folder, {} is not writable: {}", existing.display(), dir.display());
     }
     Ok(())
+}
+
+/// The nearest of `dir` and the paths above it that exists (`.` for a bare name), or `None`.
+fn nearest_existing(dir: &Path) -> Option<&Path> {
+    let existing = dir.ancestors().find(|d| d.as_os_str().is_empty() || d.exists())?;
+    Some(if existing.as_os_str().is_empty() { Path::new(".") } else { existing })
+}
+
+/// Where `dir` is no folder, `dir` or the nearest path above it that exists when that is no
+/// folder either (a file named as a folder in the path: a usage error, not a missing folder).
+fn not_a_folder(dir: &Path) -> Option<&Path> {
+    nearest_existing(dir).filter(|d| !d.is_dir())
 }
 
 #[cfg(unix)]

@@ -292,7 +292,8 @@ fn print_json(plan: &Plan, results: &[Result<FileReport, EngineError>]) -> anyho
 }
 
 /// A file done: its report on stdout, each of its warnings and its error on stderr, naming it
-/// (`input`, where the error does not name it already: an op or a GPU limit).
+/// (`input`, where the error is not the input's own I/O error, which names it: an op, a GPU
+/// limit, or the output's error, which names the output).
 fn tell_done(result: &Result<FileReport, EngineError>, input: &Path) {
     match result {
         Ok(report) => {
@@ -304,11 +305,12 @@ fn tell_done(result: &Result<FileReport, EngineError>, input: &Path) {
         }
         Err(e) => {
             let text = super::describe(e);
-            let named = input.display().to_string();
-            if text.contains(&named) {
+            // By the error's own path, never by its text: `ox.png` holds the name `x.png`.
+            let causes = crate::engine::causes::chain(e);
+            if causes.filter_map(crate::engine::causes::io_error).any(|io| io.path() == input) {
                 errln!("error: {text}");
             } else {
-                errln!("error: {named}: {text}");
+                errln!("error: {}: {text}", input.display());
             }
         }
     }

@@ -2,8 +2,9 @@
 //! refused (a usage error), the files of folder inputs (each folder listed once, by device and
 //! inode, FIFOs and devices never opened, a folder that cannot be listed told and left out),
 //! each input's output path, graylab's own outputs of other inputs (told by graylab's mark, not
-//! by name) left alone, and each input whose output is a folder, an input or another input's
-//! output too refused by name.
+//! by name) left alone, each image of a folder that graylab does not read (a HEIC photo, a camera
+//! raw) refused by its format's name, and each input whose output is a folder, an input or
+//! another input's output too refused by name.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -135,9 +136,16 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
                     .push(Skipped { path: dir, why: "the output folder, with the files in it".to_owned() });
             }
             for file in listing.files {
-                if let Some(why) = skip_reason(&classify_file(&file)) {
-                    plan.skipped.push(Skipped { path: file, why: why.to_owned() });
-                    continue;
+                match listed_as(classify_file(&file)) {
+                    Listed::Skipped(why) => {
+                        plan.skipped.push(Skipped { path: file, why: why.to_owned() });
+                        continue;
+                    }
+                    Listed::Refused(why) => {
+                        plan.refused.push(Refused { path: file, why, folder: false });
+                        continue;
+                    }
+                    Listed::Input => {}
                 }
                 let sub = file.parent().and_then(|p| p.strip_prefix(input).ok()).unwrap_or(Path::new(""));
                 let output = default_output_path(&file, Some(&out_dir.join(sub)), format);
@@ -162,14 +170,30 @@ pub(super) fn plan_outputs(args: &ConvertArgs) -> anyhow::Result<Plan> {
     Ok(plan)
 }
 
-/// Why a file of an input folder is skipped, or `None` when it is converted: an image, and a file
-/// that cannot be read (no permission, a path too long), so that it fails naming the file and its
-/// cause (the run then exits 1), never "skipped (not an image)".
-fn skip_reason(kind: &Result<FileKind, IoError>) -> Option<&'static str> {
+/// What becomes of a file of an input folder.
+#[derive(Debug, PartialEq, Eq)]
+enum Listed {
+    /// Converted: an image, and a file that cannot be read (no permission, a path too long), so
+    /// that it fails naming the file and its cause (the run then exits 1), never "skipped (not
+    /// an image)".
+    Input,
+    /// Skipped, and why: no image (text, a sidecar), or no regular file.
+    Skipped(&'static str),
+    /// An image graylab does not read (a HEIC photo, a camera raw): it fails before any work,
+    /// with this message naming its format and the file (the run then exits 1), and takes no
+    /// output name from another input (`IMG_1.dng` beside `IMG_1.jpg`).
+    Refused(String),
+}
+
+/// What becomes of a file of an input folder that `classify_file` found to be `kind`.
+fn listed_as(kind: Result<FileKind, IoError>) -> Listed {
     match kind {
-        Ok(FileKind::Other) => Some("not an image"),
-        Ok(FileKind::Special(kind)) => Some(kind),
-        Ok(FileKind::Image(_)) | Err(_) => None,
+        Ok(FileKind::Other) => Listed::Skipped("not an image"),
+        Ok(FileKind::Special(kind)) => Listed::Skipped(kind),
+        Err(e @ (IoError::UnsupportedFormat { .. } | IoError::Unsupported { .. })) => {
+            Listed::Refused(e.to_string())
+        }
+        Ok(FileKind::Image(_)) | Err(_) => Listed::Input,
     }
 }
 
@@ -367,14 +391,20 @@ mod tests {
         for kind in [std::io::ErrorKind::PermissionDenied, std::io::ErrorKind::InvalidFilename] {
             let err = IoError::Open { path: path.clone(), cause: std::io::Error::from(kind) };
             let message = err.to_string();
-            assert_eq!(skip_reason(&Err(err)), None, "{kind:?} is not skipped");
+            assert_eq!(listed_as(Err(err)), Listed::Input, "{kind:?} is not skipped");
             assert!(
                 message.starts_with("cannot read the file (") && message.ends_with(": photos/locked.jpg")
             );
         }
         let denied = IoError::Open { path, cause: std::io::Error::from_raw_os_error(13) };
         assert!(denied.to_string().contains("Permission denied"), "{denied}");
-        assert_eq!(skip_reason(&Ok(FileKind::Other)), Some("not an image"));
-        assert_eq!(skip_reason(&Ok(FileKind::Special("a FIFO"))), Some("a FIFO"));
+        assert_eq!(listed_as(Ok(FileKind::Other)), Listed::Skipped("not an image"));
+        assert_eq!(listed_as(Ok(FileKind::Special("a FIFO"))), Listed::Skipped("a FIFO"));
+        let heic =
+            IoError::UnsupportedFormat { path: "photos/IMG_1.HEIC".into(), format: "HEIF/HEIC".into() };
+        let Listed::Refused(why) = listed_as(Err(heic)) else { panic!("a HEIC is refused, not skipped") };
+        assert!(
+            why.starts_with("HEIF/HEIC images are not supported (") && why.ends_with("): photos/IMG_1.HEIC")
+        );
     }
 }

@@ -184,10 +184,14 @@ pub fn convert_stored_luma(
     Ok(Ok(converted))
 }
 
-/// What the reader of a report must know about the decode: orientation applied, warnings.
+/// What the reader of a report must know about the decode: orientation applied (and from
+/// where), warnings (a truncated file's end said in the image as shown).
 fn decode_notes(decoded: &Decoded) -> Vec<String> {
-    let reoriented = decoded.reoriented.then(|| "EXIF orientation applied".to_owned());
-    let warnings = decoded.warnings.iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE));
+    let reoriented = decoded.orientation_note().map(str::to_owned);
+    let warnings = decoded
+        .warnings
+        .iter()
+        .map(|w| format!("{}{}", super::report::WARNING_NOTE, w.shown(decoded.orientation)));
     reoriented.into_iter().chain(warnings).chain(decoded.stored_luma.map(StoredLuma::note)).collect()
 }
 

@@ -15,7 +15,7 @@ mod result_file;
 mod write;
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::system::memory::BudgetSource;
 use crate::system::memory_budget::OverBudget;
@@ -131,14 +131,21 @@ pub enum DecodeWarning {
     },
 }
 
+/// The warning of a file truncated at `at`, its end said in `words`.
+pub(in crate::io) fn truncated_words(at: &TruncatedAt, words: &str) -> String {
+    match at {
+        TruncatedAt::Refinement => format!("the file is truncated: {words}"),
+        TruncatedAt::EarlyEnd { .. } => {
+            format!("the file is truncated: {words}; the rest repeats the last block decoded")
+        }
+        _ => format!("the file is truncated ({words}): the missing part is gray"),
+    }
+}
+
 impl fmt::Display for DecodeWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Truncated(at @ TruncatedAt::Refinement) => write!(f, "the file is truncated: {at}"),
-            Self::Truncated(at @ TruncatedAt::EarlyEnd { .. }) => {
-                write!(f, "the file is truncated: {at}; the rest repeats the last block decoded")
-            }
-            Self::Truncated(at) => write!(f, "the file is truncated ({at}): the missing part is gray"),
+            Self::Truncated(at) => f.write_str(&truncated_words(at, &at.to_string())),
             Self::EndMarkerMissing => {
                 f.write_str("the JPEG has no end-of-image marker, but the data of every row is there")
             }
@@ -284,12 +291,15 @@ pub enum IoError {
         reason: String,
     },
     /// The file ends before the image data does.
-    #[error("the file is truncated ({at}): {}", path.display())]
+    #[error("the file is truncated ({}): {}", at.shown(*orientation), path.display())]
     Truncated {
         /// The file.
         path: PathBuf,
-        /// Where it ends.
+        /// Where it ends, in rows as stored.
         at: TruncatedAt,
+        /// The file's orientation, which the image as shown would have applied: the message
+        /// says where it ends in that image ([`TruncatedAt::shown`]).
+        orientation: image::metadata::Orientation,
     },
     /// The header claims more pixels than the file's data could possibly hold.
     #[error(
@@ -480,6 +490,40 @@ pub enum IoError {
         /// What failed (in the message, not a `source()`: printed once).
         cause: WriteCause,
     },
+}
+
+impl IoError {
+    /// The file the error names: the input read, or the output written.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Open { path, .. }
+            | Self::Empty { path }
+            | Self::NotAFile { path, .. }
+            | Self::NotAnImage { path, .. }
+            | Self::UnknownFormat { path, .. }
+            | Self::UnsupportedFormat { path, .. }
+            | Self::Unsupported { path, .. }
+            | Self::Truncated { path, .. }
+            | Self::ImpossibleSize { path, .. }
+            | Self::ImpossibleCanvas { path, .. }
+            | Self::DamagedData { path, .. }
+            | Self::ChangedWhileRead { path }
+            | Self::Decode { path, .. }
+            | Self::TooLarge { path, .. }
+            | Self::FileTooLarge { path, .. }
+            | Self::NotJson { path, .. }
+            | Self::NotAResult { path, .. }
+            | Self::Exists { path }
+            | Self::UnknownExportFormat { path }
+            | Self::ExportUnsupported { path, .. }
+            | Self::OutputNotAFile { path, .. }
+            | Self::OutputLink { path, .. }
+            | Self::ReadOnly { path, .. }
+            | Self::OutputIsFolder { path }
+            | Self::Write { path, .. } => path,
+        }
+    }
 }
 
 /// Why writing an image failed: the operating system's error, kept whole so that a full disk or

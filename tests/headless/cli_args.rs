@@ -381,3 +381,24 @@ fn a_frame_log_never_replaces_a_file() {
     fails(&["--frame-log", "p.png", "p.png"], d, 2, &["--frame-log: the file exists already: p.png"]);
     assert_eq!(std::fs::read(d.join("p.png")).expect("read"), before, "the photo is kept");
 }
+
+#[test]
+fn an_output_error_names_the_input_even_where_the_output_path_holds_its_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    // WebP stores at most 16383 px a side: refused from the header, naming the output.
+    image::GrayImage::new(16384, 1).save(d.join("x.png")).expect("save");
+    let o = graylab(&["convert", "x.png", "-o", "x.png.webp"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let line = stderr.lines().find(|l| l.starts_with("error: ")).unwrap_or_default();
+    assert!(
+        line.starts_with("error: x.png: cannot export as WebP (") && line.ends_with("): x.png.webp"),
+        "{stderr}"
+    );
+    // An error of the input names it once.
+    std::fs::write(d.join("cut.png"), b"\x89PNG\r\n\x1a\n").expect("write");
+    let o = graylab(&["convert", "cut.png", "-o", "cut.png.webp"], d);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(stderr.matches("cut.png").count(), 1, "{stderr}");
+}

@@ -345,3 +345,36 @@ fn an_apng_says_whether_its_still_image_is_a_frame() {
         assert_eq!(gray.get_pixel(0, 0).0, [10], "the still image, first in the file");
     }
 }
+
+#[test]
+fn images_graylab_does_not_read_fail_in_a_folder_by_their_format_never_skipped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).expect("mkdir");
+    let heic = [&24u32.to_be_bytes()[..], b"ftypheic\0\0\0\0mif1heic", &[0; 2000]].concat();
+    std::fs::write(input.join("IMG_1234.HEIC"), heic).expect("write");
+    std::fs::write(input.join("edit.psd"), [b"8BPS\0\x01".as_slice(), &[0; 40]].concat()).expect("write");
+    // A raw beside its JPEG: one output name between them, and the JPEG is still converted.
+    std::fs::write(input.join("IMG_0002.dng"), crate::tiff::camera_raw(true)).expect("write");
+    photo(16, 12).save(input.join("IMG_0002.jpg")).expect("save");
+    std::fs::write(input.join("notes.txt"), b"not an image").expect("write");
+    let o = graylab(&["convert", "in", "--out-dir", "out"], dir.path());
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    for (name, why) in [
+        ("IMG_1234.HEIC", "HEIF/HEIC images are not supported (graylab reads JPEG, PNG, TIFF"),
+        ("edit.psd", "Photoshop (PSD) images are not supported (graylab reads JPEG, PNG, TIFF"),
+        (
+            "IMG_0002.dng",
+            "unsupported image (a camera raw (DNG) file: graylab would read only its 16x12 preview",
+        ),
+    ] {
+        let line = err.lines().find(|l| l.ends_with(&format!(": in/{name}"))).unwrap_or_default();
+        assert!(line.starts_with(&format!("error: {why}")), "{name}: {err}");
+    }
+    assert!(err.contains("skipped (not an image): in/notes.txt"), "{err}");
+    assert_eq!(err.matches("skipped").count(), 1, "{err}");
+    assert!(out.contains("1 of 4 files converted, 3 failed, 1 skipped"), "{out}");
+    let converted = image::open(dir.path().join("out/IMG_0002.gray.png")).expect("the JPEG converted");
+    assert_eq!((converted.width(), converted.height()), (16, 12));
+}

@@ -342,12 +342,46 @@ fn a_missing_out_dir_is_created_after_the_checks() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(!d.join("made").exists(), "{}", text(&o));
     let o = graylab(&["convert", "in.png", "--out-dir", "in.png/sub"], d);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error: {}", text(&o));
     assert!(
         text(&o).contains("--out-dir: cannot create the folder, in.png is not a folder: in.png/sub"),
         "{}",
         text(&o)
     );
+}
+
+#[test]
+fn a_file_named_as_the_folder_of_an_output_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(16, 8).save(d.join("in.png")).expect("save");
+    std::fs::write(d.join("afile"), b"a file").expect("write");
+    for (args, says) in [
+        (
+            &["convert", "in.png", "-o", "afile/x.png"][..],
+            "-o/--output: afile is not a folder, so it cannot hold afile/x.png",
+        ),
+        (
+            &["convert", "in.png", "-o", "afile/sub/x.png"],
+            "-o/--output: afile is not a folder, so it cannot hold afile/sub/x.png",
+        ),
+        (
+            &["convert", "in.png", "--out-dir", "afile/sub"],
+            "--out-dir: cannot create the folder, afile is not a folder: afile/sub",
+        ),
+        (
+            &["sweep", "--sizes", "0.25", "--json", "afile/s.json"],
+            "--json: afile is not a folder, so it cannot hold afile/s.json",
+        ),
+    ] {
+        let o = graylab(args, d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(&format!("error: {says}")), "{args:?}: {}", text(&o));
+    }
+    // A folder that is not there is said as it is.
+    let o = graylab(&["convert", "in.png", "-o", "nowhere/x.png"], d);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("error: -o/--output: the folder does not exist: nowhere"), "{}", text(&o));
 }
 
 /// Issue 44: two inputs that would write one output are refused with the way out.

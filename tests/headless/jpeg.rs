@@ -525,3 +525,43 @@ fn stored_luma_reports_no_work_rounds() {
         assert_eq!(json[0]["run"]["work_rounds"], 0, "{backend}: {json}");
     }
 }
+
+#[test]
+fn a_truncated_turned_jpeg_says_where_it_ends_in_the_image_as_shown() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // EXIF orientation 6: the 64x400 rows as stored are shown turned clockwise, 400x64.
+    let full = jpeg(64, 400);
+    let mut exif = b"Exif\0\0II*\0\x08\0\0\0\x01\0".to_vec();
+    exif.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
+    let mut turned = full[..2].to_vec();
+    turned.extend_from_slice(&[0xFF, 0xE1]);
+    turned.extend_from_slice(&((exif.len() + 2) as u16).to_be_bytes());
+    turned.extend_from_slice(&exif);
+    turned.extend_from_slice(&full[2..]);
+    let path = write(dir.path(), "t6.jpg", &turned[..turned.len() / 2]);
+    let err = decode_file(&path, &STRICT).expect_err("truncated");
+    let IoError::Truncated { at: TruncatedAt::Row { rows, height: 400 }, .. } = err else {
+        panic!("{err:?}")
+    };
+    let whole = format!(
+        "it ends after row {rows} of 400 as stored: the image as shown is whole in its right {rows} of 400 columns"
+    );
+    let o = crate::common::graylab(&["convert", "t6.jpg", "-o", "t6.png"], dir.path());
+    let said = crate::common::text(&o);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(said.contains(&format!("error: the file is truncated ({whole}): t6.jpg")), "{said}");
+    let o = crate::common::graylab(&["convert", "t6.jpg", "-o", "t6.png", "--allow-truncated"], dir.path());
+    let said = crate::common::text(&o);
+    assert!(o.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("warning: t6.jpg: the file is truncated ({whole}): the missing part is gray")),
+        "{said}"
+    );
+    // The gray is on the left as shown, the rows with data (a few more than counted whole) on the right.
+    let gray = image::open(dir.path().join("t6.png")).expect("output").to_luma8();
+    assert_eq!(gray.dimensions(), (400, 64));
+    let all_gray = |x: u32| (0..64).all(|y| gray.get_pixel(x, y).0 == [128]);
+    let left = (0..400).take_while(|&x| all_gray(x)).count() as u32;
+    assert!(left > 0 && left <= 400 - rows, "{left} gray columns on the left, {rows} whole");
+    assert!((left..400).all(|x| !all_gray(x)), "the other columns hold data");
+}

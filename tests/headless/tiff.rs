@@ -535,3 +535,66 @@ fn damaged_packbits_strips_are_refused_where_libtiff_warns_or_refuses() {
         assert!(msg.contains(&says) && msg.ends_with(name), "{name}: {msg}");
     }
 }
+
+/// A camera raw laid out as a DNG or a NEF: a 16x12 RGB preview first (`NewSubfileType` 1), the
+/// raw in a `SubIFD` (its offset here the first directory's: no reader follows it); `dng` adds a
+/// `DNGVersion`.
+pub(crate) fn camera_raw(dng: bool) -> Vec<u8> {
+    let mut entries = basic(16, 12, 2, 3, 8);
+    entries.push((254, 4, vec![1]));
+    entries.push((330, 4, vec![8]));
+    if dng {
+        entries.push((50706, 1, vec![0x0000_0401]));
+    }
+    tiff(true, &entries, &[90; 16 * 12 * 3])
+}
+
+#[test]
+fn a_camera_raw_is_refused_never_converted_from_its_preview() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "IMG_0002.dng", &camera_raw(true));
+    let o = common::graylab(&["convert", "IMG_0002.dng", "-o", "out.png"], dir.path());
+    let said = common::text(&o);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "error: unsupported image (a camera raw (DNG) file: graylab would read only its 16x12 preview, and raw \
+             sensor data is not supported; develop it to TIFF or JPEG first): IMG_0002.dng"
+        ),
+        "{said}"
+    );
+    assert!(!dir.path().join("out.png").exists(), "no thumbnail converted");
+    // A NEF's layout, without a DNGVersion; a TIFF whose first image is a preview, alone.
+    let err = decode(&write(dir.path(), "DSC_0001.nef", &camera_raw(false))).expect_err("a raw");
+    let says = "unsupported image (a camera raw file (its full image in a SubIFD): graylab would read only its \
+                16x12 preview";
+    assert!(err.to_string().starts_with(says), "{err}");
+    let with_kind = |kind: u32| {
+        let mut entries = basic(16, 12, 2, 3, 8);
+        entries.push((254, 4, vec![kind]));
+        tiff(true, &entries, &[90; 16 * 12 * 3])
+    };
+    let err = decode(&write(dir.path(), "thumb.tif", &with_kind(1))).expect_err("a preview");
+    let says = "a TIFF whose first image is a 16x12 preview of reduced resolution (NewSubfileType 1)";
+    assert!(err.to_string().contains(says), "{err}");
+    // A full-resolution image (0), and a page of a document (2), are read as before.
+    for kind in [0, 2] {
+        let image = decode(&write(dir.path(), "page.tif", &with_kind(kind))).expect("a page");
+        assert_eq!((image.width(), image.height(), image.as_bytes()[0]), (16, 12, 90), "{kind}");
+    }
+}
+
+#[test]
+fn a_tiff_orientation_tag_is_said_to_be_one_not_exif() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut entries = basic(4, 2, 1, 1, 8);
+    entries.push((274, 3, vec![6]));
+    write(dir.path(), "turned.tif", &tiff(true, &entries, &[0, 30, 60, 90, 120, 150, 180, 210]));
+    let o = common::graylab(&["convert", "turned.tif", "-o", "turned.png"], dir.path());
+    let said = common::text(&o);
+    assert!(o.status.success() && said.contains("note: orientation applied (TIFF tag)"), "{said}");
+    assert!(!said.contains("EXIF"), "{said}");
+    let turned = image::open(dir.path().join("turned.png")).expect("output").to_luma8();
+    // Turned clockwise: the bottom row as stored is the left column.
+    assert_eq!(turned.as_raw(), &[120, 0, 150, 30, 180, 60, 210, 90]);
+}

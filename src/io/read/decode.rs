@@ -59,8 +59,13 @@ pub struct Decoded {
     pub format: ImageFormat,
     /// Wall time of reading and decoding (CPU clock).
     pub decode_ns: u64,
-    /// Whether an EXIF orientation other than "as stored" was applied.
+    /// Whether an orientation other than "as stored" was applied (`orientation` is not
+    /// `NoTransforms`).
     pub reoriented: bool,
+    /// The orientation applied: the file's EXIF orientation, or a TIFF's `Orientation` tag
+    /// ([`Decoded::orientation_note`] says which). Rows the warnings count are rows as stored
+    /// ([`DecodeWarning::shown`] says them in the image as shown).
+    pub orientation: Orientation,
     /// What the user should be told (a truncated file kept as asked, frames left unread).
     pub warnings: Vec<DecodeWarning>,
     /// Frames or pages in the file when it holds more than one (the first was read).
@@ -71,6 +76,20 @@ pub struct Decoded {
     pub memory: Reservation,
     /// Where [`DecodeOptions::stored_luma`] was asked: whether the stored luma was decoded.
     pub stored_luma: Option<StoredLuma>,
+}
+
+impl Decoded {
+    /// What to tell of the orientation applied, by where the file keeps it: "orientation
+    /// applied (TIFF tag)" for a TIFF's `Orientation` tag, else "EXIF orientation applied";
+    /// `None` where none was.
+    #[must_use]
+    pub fn orientation_note(&self) -> Option<&'static str> {
+        match (self.reoriented, self.format) {
+            (false, _) => None,
+            (true, ImageFormat::Tiff) => Some("orientation applied (TIFF tag)"),
+            (true, _) => Some("EXIF orientation applied"),
+        }
+    }
 }
 
 /// A file opened by [`decode_or_stream`]: decoded, or gray rows to be decoded as they are
@@ -149,7 +168,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
     };
     if let Some(at) = truncated {
         if !options.allow_truncated {
-            return Err(IoError::Truncated { path: path.into(), at });
+            return Err(IoError::Truncated { path: path.into(), at, orientation: raw.orientation });
         }
         log::debug!("{}: the file is truncated ({at})", path.display());
         warnings.push(DecodeWarning::Truncated(at));
@@ -175,6 +194,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         format,
         decode_ns,
         reoriented: orientation != Orientation::NoTransforms,
+        orientation,
         warnings,
         frames,
         stored_as,
@@ -248,7 +268,7 @@ fn open_jpeg(
             warnings.extend(libjpeg::verdict(
                 path,
                 header_log.into_warnings(),
-                height,
+                (height, orientation),
                 options.allow_truncated,
             )?);
             check_unchanged(path, meta)?;
@@ -284,7 +304,12 @@ fn open_jpeg(
         // The file ends early: the walk's truncation, with the rows that hold data, tells it.
         libjpeg_said.retain(|w| !w.data_ends_early());
     }
-    warnings.extend(libjpeg::verdict(path, libjpeg_said, height, options.allow_truncated)?);
+    warnings.extend(libjpeg::verdict(
+        path,
+        libjpeg_said,
+        (height, raw.orientation),
+        options.allow_truncated,
+    )?);
     raw.stored_luma = stored_luma;
     let truncated = (!layout.complete && !whole).then(|| truncated_at(&raw.image, &layout));
     Ok(Jpeg::Decoded(raw, truncated))

@@ -52,13 +52,14 @@ impl LibjpegWarning {
     }
 }
 
-/// What libjpeg's warnings of one decode of `path` (`height` rows) mean for the user: a premature end is a
-/// truncation, refused unless `keep_truncated`, else one warning; every other warning is named
-/// as damage (the image decoded on, and may be wrong from that row).
+/// What libjpeg's warnings of one decode of `path` (`height` rows, shown turned by
+/// `orientation`) mean for the user: a premature end is a truncation, refused unless
+/// `keep_truncated`, else one warning; every other warning is named as damage (the image
+/// decoded on, and may be wrong from that row).
 pub(in crate::io) fn verdict(
     path: &Path,
     warnings: Vec<LibjpegWarning>,
-    height: u32,
+    (height, orientation): (u32, image::metadata::Orientation),
     keep_truncated: bool,
 ) -> Result<Vec<DecodeWarning>, IoError> {
     let mut truncated = None;
@@ -68,7 +69,7 @@ pub(in crate::io) fn verdict(
         if warning.data_ends_early() {
             let at = TruncatedAt::EarlyEnd { rows: warning.at_row.map(|(row, _)| row), height };
             if !keep_truncated {
-                return Err(IoError::Truncated { path: path.to_path_buf(), at });
+                return Err(IoError::Truncated { path: path.to_path_buf(), at, orientation });
             }
             truncated.get_or_insert(DecodeWarning::Truncated(at));
         } else if let Some((_, DecodeWarning::Damaged { repeats, .. })) =

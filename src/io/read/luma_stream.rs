@@ -12,6 +12,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 
+use image::metadata::Orientation;
+
 use crate::io::codecs::rows::{RowSource, RowsFailed};
 use crate::io::read::libjpeg::{self, JpegOut, LibjpegError, LibjpegRows, LibjpegWarning};
 use crate::io::read::restart_bands::Band;
@@ -188,8 +190,13 @@ impl LumaStream {
         let libjpeg_warnings = decoded.map_err(|e| {
             fail(IoError::Decode { path: self.path.clone(), reason: format!("libjpeg: {e}") })
         })?;
-        let told =
-            libjpeg::verdict(&self.path, libjpeg_warnings, self.height, self.keep_truncated).map_err(fail)?;
+        let told = libjpeg::verdict(
+            &self.path,
+            libjpeg_warnings,
+            (self.height, Orientation::NoTransforms),
+            self.keep_truncated,
+        )
+        .map_err(fail)?;
         self.warnings.lock().unwrap_or_else(PoisonError::into_inner).extend(told);
         self.settle(State::Done);
         Ok(())

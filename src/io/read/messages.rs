@@ -13,7 +13,11 @@ use crate::io::{IoError, TruncatedAt};
 /// wrong, with the decoder's words at most as a detail.
 pub(super) fn decode_error(path: &Path, e: image::ImageError) -> IoError {
     use image::error::LimitErrorKind;
-    let truncated = || IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown };
+    let truncated = || IoError::Truncated {
+        path: path.into(),
+        at: TruncatedAt::Unknown,
+        orientation: image::metadata::Orientation::NoTransforms,
+    };
     match e {
         image::ImageError::Unsupported(u) => {
             IoError::Unsupported { path: path.into(), reason: u.to_string() }
@@ -46,7 +50,11 @@ pub(super) fn decode_error(path: &Path, e: image::ImageError) -> IoError {
 /// A decoder's `words` as a truncation where they say the data ended, else `reason` of them.
 fn decoded_wrong(path: &Path, words: String, reason: impl FnOnce(String) -> String) -> IoError {
     if words.contains("does not have enough data") || words.contains("unexpected EOF") {
-        return IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown };
+        return IoError::Truncated {
+            path: path.into(),
+            at: TruncatedAt::Unknown,
+            orientation: image::metadata::Orientation::NoTransforms,
+        };
     }
     IoError::Decode { path: path.into(), reason: reason(words) }
 }

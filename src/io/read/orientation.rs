@@ -1,13 +1,65 @@
 //! The EXIF orientation read by graylab itself, where the decoders miss it: stored as a LONG
 //! instead of a SHORT (the `image` crate reads SHORT only), or in a chunk the decoder skips.
-//! Pillow and exiftool apply both.
+//! Pillow and exiftool apply both. And where rows counted as stored lie once it is applied, for
+//! the messages of a truncated file.
 
 use image::metadata::Orientation;
+
+use crate::io::{DecodeWarning, TruncatedAt, truncated_words};
 
 /// The orientation tag of IFD0.
 const ORIENTATION_TAG: u16 = 0x0112;
 /// IFD0 entries read at most.
 const MAX_ENTRIES: usize = 1024;
+
+impl TruncatedAt {
+    /// Where it ends in the image as shown, once `orientation` (the file's, applied) turns or
+    /// flips it: [`TruncatedAt::Row`] and [`TruncatedAt::EarlyEnd`] count the rows as stored,
+    /// which a rotation makes columns ("it ends after row 432 of 800 as stored: the image as
+    /// shown is whole in its right 432 of 800 columns"). As `Display` where the rows as stored
+    /// are the top rows as shown.
+    #[must_use]
+    pub fn shown(&self, orientation: Orientation) -> String {
+        let (Self::Row { rows, height } | Self::EarlyEnd { rows: Some(rows), height }) = *self else {
+            return self.to_string();
+        };
+        let Some(part) = stored_rows_shown(orientation, rows, height) else { return self.to_string() };
+        if matches!(self, Self::Row { .. }) {
+            format!("it ends after row {rows} of {height} as stored: the image as shown is whole in {part}")
+        } else {
+            format!(
+                "its image data ends early, after about row {rows} of {height} as stored: the image as shown is \
+                 whole in about {part} (libjpeg: premature end of data segment)"
+            )
+        }
+    }
+}
+
+impl DecodeWarning {
+    /// As `Display`, a truncated file's end said in the image as shown once `orientation` (the
+    /// file's, applied: [`crate::io::Decoded::orientation`]) turns it ([`TruncatedAt::shown`]).
+    #[must_use]
+    pub fn shown(&self, orientation: Orientation) -> String {
+        match self {
+            Self::Truncated(at) => truncated_words(at, &at.shown(orientation)),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Where the first `rows` of `height` rows as stored lie in the image as shown once
+/// `orientation` is applied ("its right 432 of 800 columns"), or `None` where they are still its
+/// top rows.
+pub(in crate::io) fn stored_rows_shown(orientation: Orientation, rows: u32, height: u32) -> Option<String> {
+    let (side, lines) = match orientation {
+        Orientation::NoTransforms | Orientation::FlipHorizontal => return None,
+        Orientation::Rotate180 | Orientation::FlipVertical => ("bottom", "rows"),
+        // Turned clockwise, the top row is the right column.
+        Orientation::Rotate90 | Orientation::Rotate270FlipH => ("right", "columns"),
+        Orientation::Rotate270 | Orientation::Rotate90FlipH => ("left", "columns"),
+    };
+    Some(format!("its {side} {rows} of {height} {lines}"))
+}
 
 /// The orientation in an EXIF block (a TIFF structure, with or without the `Exif\0\0` of a
 /// JPEG's APP1 in front), its value stored as SHORT or LONG (signed or not); `None` when there

@@ -20,7 +20,8 @@ pub const RECOGNISED_FORMATS: &str = "JPEG, PNG, TIFF, WebP, BMP, GIF, PNM, TGA,
 pub enum FileKind {
     /// An image graylab reads, in this format.
     Image(ImageFormat),
-    /// A regular file that is no image graylab reads.
+    /// A regular file that is no image (an image graylab does not read is an error naming it:
+    /// [`classify_file`]).
     Other,
     /// Not a regular file (never opened): a FIFO, a device, a socket, in words.
     Special(&'static str),
@@ -28,7 +29,9 @@ pub enum FileKind {
 
 /// What `path` is: its type from its metadata first (a FIFO is never opened), then the format
 /// its first bytes show. A file that cannot be read (no permission, a name too long) is an
-/// error naming it, not "no image".
+/// error naming it, not "no image"; so is an image graylab does not read, naming its format
+/// (a HEIC photo: [`IoError::UnsupportedFormat`]) or what it is (a camera raw, whose TIFF
+/// structure holds a preview: [`IoError::Unsupported`]), as decoding it would.
 pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
     let open = |cause| IoError::Open { path: path.into(), cause };
     let meta = std::fs::metadata(path).map_err(open)?;
@@ -36,7 +39,14 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
         return Ok(FileKind::Special(kind));
     }
     let head = read_capped(path, HEAD_BYTES).map_err(open)?;
-    Ok(format_of(path, &head).map_or(FileKind::Other, FileKind::Image))
+    if let Some(format) = unsupported_format_of(&head) {
+        return Err(IoError::UnsupportedFormat { path: path.into(), format });
+    }
+    let format = format_of(path, &head);
+    if format == Some(ImageFormat::Tiff) {
+        crate::io::read::tiff_header::check_camera_raw(path, &head)?;
+    }
+    Ok(format.map_or(FileKind::Other, FileKind::Image))
 }
 
 /// The format graylab reads that `head` (a file's first bytes) shows; TGA has no signature, so

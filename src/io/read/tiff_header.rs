@@ -1,7 +1,8 @@
 //! A TIFF's first image file directory (classic or `BigTIFF`), read before decoding: which
 //! variant it is (the way it is decoded), and a sentence naming the variants graylab cannot read,
 //! instead of the decoder's internals or, worse, noise (32-bit unsigned integers without a
-//! `SampleFormat` tag are read as floating point by the `image` crate).
+//! `SampleFormat` tag are read as floating point by the `image` crate); camera raws (DNG, and
+//! raws whose first image is a preview) refused, never converted from their thumbnail.
 
 use std::path::Path;
 
@@ -9,8 +10,9 @@ use crate::io::IoError;
 use crate::io::read::claims::Walk;
 use crate::io::read::claims::tiff_ifd::Layout;
 use crate::io::read::claims::tiff_ifd::tag::{
-    BITS_PER_SAMPLE, COLOR_MAP, COMPRESSION, EXTRA_SAMPLES, FILL_ORDER, PHOTOMETRIC, PLANAR_CONFIGURATION,
-    SAMPLE_FORMAT, SAMPLES_PER_PIXEL, T4_OPTIONS, TILE_WIDTH,
+    BITS_PER_SAMPLE, COLOR_MAP, COMPRESSION, DNG_VERSION, EXTRA_SAMPLES, FILL_ORDER, IMAGE_LENGTH,
+    IMAGE_WIDTH, NEW_SUBFILE_TYPE, PHOTOMETRIC, PLANAR_CONFIGURATION, SAMPLE_FORMAT, SAMPLES_PER_PIXEL,
+    SUB_IFDS, T4_OPTIONS, TILE_WIDTH,
 };
 
 /// Values read per tag at most (the largest is listed; more say nothing new here).
@@ -115,18 +117,42 @@ struct TiffHeader {
     planar: u16,
     /// Whether it is tiled (a `TileWidth`).
     tiled: bool,
+    /// `ImageWidth` and `ImageLength` (0 when absent).
+    size: (u32, u32),
+    /// What says it is a camera raw, or its first image a preview.
+    raw: RawSigns,
+}
+
+/// What says a TIFF is a camera raw, or its first image a preview.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct RawSigns {
+    /// `NewSubfileType` bit 0: the image is a reduced-resolution version of another (a preview).
+    reduced: bool,
+    /// Whether there are `SubIFDs`, where a camera raw keeps its full image.
+    sub_ifds: bool,
+    /// Whether there is a `DNGVersion`: a Digital Negative, a camera raw.
+    dng: bool,
 }
 
 /// The way to decode a TIFF, `None` where the `image` crate reads it as it is, or a sentence
-/// naming the variant graylab cannot read. Other files, and TIFFs whose first directory cannot
-/// be read, are left to the `image` crate (its decoder says why).
+/// naming the variant graylab cannot read (a camera raw first, as [`check_camera_raw`] says).
+/// Other files, and TIFFs whose first directory cannot be read, are left to the `image` crate
+/// (its decoder says why).
 pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Variant>, IoError> {
     let Some(header) = first_ifd(path, head) else {
         return Ok(None);
     };
+    header.refuse_raw(path)?;
     header
         .variant()
         .map_err(|what| IoError::Unsupported { path: path.into(), reason: format!("a TIFF with {what}") })
+}
+
+/// Refuses a camera raw (a DNG, or a raw whose first image is a preview and whose full image
+/// lies in a `SubIFD`, as a NEF) and a TIFF whose first image is a reduced-resolution preview:
+/// graylab reads a TIFF's first image, and would convert a thumbnail in place of the photo.
+pub(in crate::io) fn check_camera_raw(path: &Path, head: &[u8]) -> Result<(), IoError> {
+    first_ifd(path, head).map_or(Ok(()), |header| header.refuse_raw(path))
 }
 
 /// What a TIFF holds that graylab does not read, in words after "a TIFF with".
@@ -213,6 +239,29 @@ fn fax_name(huffman: bool) -> &'static str {
 }
 
 impl TiffHeader {
+    /// Refuses it where it is a camera raw or its first image a preview ([`check_camera_raw`]).
+    fn refuse_raw(&self, path: &Path) -> Result<(), IoError> {
+        let (width, height) = self.size;
+        let preview = format!("{width}x{height} preview");
+        let raw = "raw sensor data is not supported; develop it to TIFF or JPEG first";
+        let RawSigns { dng, reduced, sub_ifds } = self.raw;
+        let reason = match (dng, reduced, sub_ifds) {
+            (true, true, _) => {
+                format!("a camera raw (DNG) file: graylab would read only its {preview}, and {raw}")
+            }
+            (true, false, _) => format!("a camera raw (DNG) file: {raw}"),
+            (false, true, true) => format!(
+                "a camera raw file (its full image in a SubIFD): graylab would read only its {preview}, and {raw}"
+            ),
+            (false, true, false) => format!(
+                "a TIFF whose first image is a {preview} of reduced resolution (NewSubfileType 1): graylab reads \
+                 the first image only, and would convert the preview in place of the full image"
+            ),
+            (false, false, _) => return Ok(()),
+        };
+        Err(IoError::Unsupported { path: path.into(), reason })
+    }
+
     /// The way to decode it (`None`: the `image` crate as it is), or what it is in words (after
     /// "a TIFF with").
     fn variant(&self) -> Result<Option<Variant>, Unread> {
@@ -301,8 +350,12 @@ impl TiffHeader {
     }
 }
 
-/// The tags [`TiffHeader`] holds (with `ColorMap` and `TileWidth`, only noted).
-const WANTED: [u16; 9] = [
+/// The tags [`TiffHeader`] holds (with `ColorMap`, `TileWidth`, `SubIFDs` and `DNGVersion`, only
+/// noted).
+const WANTED: [u16; 12] = [
+    NEW_SUBFILE_TYPE,
+    IMAGE_WIDTH,
+    IMAGE_LENGTH,
     BITS_PER_SAMPLE,
     COMPRESSION,
     PHOTOMETRIC,
@@ -324,6 +377,8 @@ fn first_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
     for (index, entry) in ifd.entries.iter().enumerate() {
         header.has_color_map |= entry.tag == COLOR_MAP;
         header.tiled |= entry.tag == TILE_WIDTH;
+        header.raw.sub_ifds |= entry.tag == SUB_IFDS;
+        header.raw.dng |= entry.tag == DNG_VERSION;
         if !WANTED.contains(&entry.tag) {
             continue;
         }
@@ -368,6 +423,9 @@ impl TiffHeader {
                 self.photometric = Some(short(first)?);
                 self.black_is_zero = Some(photometric_one);
             }
+            NEW_SUBFILE_TYPE => self.raw.reduced = first & 1 == 1,
+            IMAGE_WIDTH => self.size.0 = first,
+            IMAGE_LENGTH => self.size.1 = first,
             FILL_ORDER => self.fill_order = short(first)?,
             SAMPLES_PER_PIXEL => self.samples = short(first)?,
             PLANAR_CONFIGURATION => self.planar = short(first)?,
@@ -398,6 +456,8 @@ impl Default for TiffHeader {
             has_color_map: false,
             planar: 1,
             tiled: false,
+            size: (0, 0),
+            raw: RawSigns::default(),
         }
     }
 }

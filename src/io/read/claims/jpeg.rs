@@ -12,7 +12,11 @@ use crate::io::{IoError, TruncatedAt};
 /// the frame.
 pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool) -> Result<Layout, IoError> {
     let layout = jpeg_scan::scan(bytes).map_err(|e| match e {
-        ScanError::EndsInHeaders => IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown },
+        ScanError::EndsInHeaders => IoError::Truncated {
+            path: path.into(),
+            at: TruncatedAt::Unknown,
+            orientation: image::metadata::Orientation::NoTransforms,
+        },
         ScanError::Corrupt(reason) => IoError::Decode { path: path.into(), reason },
     })?;
     let unsupported = |reason: String| Err(IoError::Unsupported { path: path.into(), reason });
@@ -26,7 +30,11 @@ pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool
         return unsupported(format!("{}-bit JPEG; graylab reads 8-bit JPEG", layout.precision));
     }
     if layout.scans == 0 {
-        return Err(IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown });
+        return Err(IoError::Truncated {
+            path: path.into(),
+            at: TruncatedAt::Unknown,
+            orientation: image::metadata::Orientation::NoTransforms,
+        });
     }
     let min_bytes = layout.min_coded_bytes();
     // A truncated file below the floor may still be kept in part when asked.

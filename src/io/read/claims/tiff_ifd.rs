@@ -8,6 +8,7 @@ const MAX_ENTRIES: u64 = 4096;
 
 /// The numbers of the tags graylab reads (TIFF 6.0), for every reader of a directory.
 pub(in crate::io) mod tag {
+    pub(in crate::io) const NEW_SUBFILE_TYPE: u16 = 254;
     pub(in crate::io) const IMAGE_WIDTH: u16 = 256;
     pub(in crate::io) const IMAGE_LENGTH: u16 = 257;
     pub(in crate::io) const BITS_PER_SAMPLE: u16 = 258;
@@ -26,8 +27,10 @@ pub(in crate::io) mod tag {
     pub(in crate::io) const TILE_LENGTH: u16 = 323;
     pub(in crate::io) const TILE_OFFSETS: u16 = 324;
     pub(in crate::io) const TILE_BYTE_COUNTS: u16 = 325;
+    pub(in crate::io) const SUB_IFDS: u16 = 330;
     pub(in crate::io) const EXTRA_SAMPLES: u16 = 338;
     pub(in crate::io) const SAMPLE_FORMAT: u16 = 339;
+    pub(in crate::io) const DNG_VERSION: u16 = 50706;
 }
 
 /// How a TIFF is laid out: byte order, and classic (32-bit offsets) or `BigTIFF` (64-bit).
