@@ -7,8 +7,36 @@
 
 use egui::{Color32, Frame, Style};
 
-/// Amber for warnings (software adapter, cold run).
+/// Amber for warnings (software adapter, cold run) on the dark theme; [`warning`] picks the
+/// colour for the theme shown.
 pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
+
+/// A darker amber for warnings on the light theme: [`WARNING`] reads at 2.1:1 on its panels.
+const WARNING_ON_LIGHT: Color32 = Color32::from_rgb(160, 90, 0);
+
+/// The warnings' colour on `visuals`' theme: at least 4.5:1 against its panels and windows.
+#[must_use]
+pub fn warning(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { WARNING } else { WARNING_ON_LIGHT }
+}
+
+/// A colour's relative luminance as WCAG 2 defines it: 0 for black, 1 for white.
+#[must_use]
+pub fn luminance(c: Color32) -> f32 {
+    let lin = |c: u8| {
+        let c = f32::from(c) / 255.0;
+        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    0.2126 * lin(c.r()) + 0.7152 * lin(c.g()) + 0.0722 * lin(c.b())
+}
+
+/// The contrast ratio of two opaque colours as WCAG 2 defines it: 1 (the same) to 21 (black on
+/// white). Body text wants 4.5, large text and shapes 3.
+#[must_use]
+pub fn contrast(a: Color32, b: Color32) -> f32 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
 
 /// The smallest text the app draws, in points: secondary text (legends, notes, column heads)
 /// is small, never below this.
@@ -98,6 +126,20 @@ mod tests {
     fn chart_axes_from_ten_seconds_on_are_in_seconds() {
         assert_eq!(super::time_unit(200_000_000_000), ("s", 1e9));
         assert_eq!(super::time_unit(2_000_000), ("ms", 1e6));
+    }
+
+    #[test]
+    fn warnings_read_on_both_themes() {
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            let colour = super::warning(&visuals);
+            for bg in [visuals.panel_fill, visuals.window_fill, visuals.extreme_bg_color] {
+                let ratio = super::contrast(colour, bg);
+                assert!(ratio >= 4.5, "{colour:?} on {bg:?}: {ratio:.2}");
+            }
+        }
+        assert_eq!(super::warning(&egui::Visuals::dark()), super::WARNING, "the dark theme's unchanged");
+        let black_on_white = super::contrast(egui::Color32::BLACK, egui::Color32::WHITE);
+        assert!((black_on_white - 21.0).abs() < 1e-3, "{black_on_white}");
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub(super) fn file_row(
 /// `Some(overwrite)` when the caller should save now.
 fn save_button(ui: &mut Ui, confirm_replace: &mut bool, path: &Path, can_save: bool) -> Option<bool> {
     if *confirm_replace {
-        ui.colored_label(look::WARNING, "This file exists. Replace it?");
+        ui.colored_label(look::warning(ui.visuals()), "This file exists. Replace it?");
         if ui.button("Replace").clicked() {
             *confirm_replace = false;
             return Some(true);

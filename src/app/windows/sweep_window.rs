@@ -168,7 +168,7 @@ impl SweepWindow {
             super::debug_build_ui(ui, &r.build);
             if let Some(busy) = r.busy_text() {
                 ui.colored_label(
-                    crate::app::look::WARNING,
+                    crate::app::look::warning(ui.visuals()),
                     format!("Measured on a busy machine ({busy}): these figures are noisier."),
                 );
             }
