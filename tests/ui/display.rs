@@ -1,5 +1,7 @@
 //! How the app meets the screen and the keyboard: Esc that leaves a text field keeps its window,
-//! and the light theme's warnings drawn readable.
+//! the light theme's warnings drawn readable, and 1:1 at a display scale of 1.5.
+
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +9,7 @@ use crate::harness::{harness, settle};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use graylab::app::GraylabApp;
+use graylab::app::{AppOptions, GraylabApp};
 
 /// A small RGB photo written as PNG into `dir`.
 fn photo(dir: &Path, name: &str) -> PathBuf {
@@ -80,4 +82,34 @@ fn warnings_are_drawn_readable_on_the_light_theme() {
     // Anti-aliasing leaves the stems a little lighter than the colour's 5:1; the old amber's
     // stems reached 2.2:1 at most.
     assert!(contrast >= 4.0, "the warning's text at {contrast:.2}:1 on the light panel");
+}
+
+#[test]
+fn one_to_one_is_one_image_pixel_per_screen_pixel_at_a_scale_of_1_5() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = AppOptions {
+        initial_path: Some(photo(dir.path(), "in.png")),
+        fresh_settings: true,
+        ..AppOptions::default()
+    };
+    let mut h = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .with_pixels_per_point(1.5)
+        .wgpu_setup(graylab::app::wgpu_setup())
+        .build_eframe(move |cc| GraylabApp::new(cc, options));
+    settle(&mut h);
+    h.key_press(egui::Key::Num1);
+    h.run_steps(2);
+    let scale = h.state().view().screen_px_per_image_px;
+    assert!((scale - 1.0).abs() < 1e-4, "1 gives {scale} screen pixels per image pixel");
+    assert!(h.query_by_label("100%").is_some(), "and says 100%");
+    h.key_press(egui::Key::F);
+    h.run_steps(2);
+    h.get_by_label("1:1").click();
+    h.run_steps(2);
+    let scale = h.state().view().screen_px_per_image_px;
+    assert!((scale - 1.0).abs() < 1e-4, "the 1:1 button gives {scale}");
 }
