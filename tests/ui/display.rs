@@ -1,11 +1,12 @@
 //! How the app meets the screen and the keyboard: Esc that leaves a text field keeps its window,
-//! the light theme's warnings drawn readable, and 1:1 at a display scale of 1.5.
+//! the light theme's warnings drawn readable, 1:1 at a display scale of 1.5, and an 800x600
+//! screen.
 
 use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use crate::harness::{harness, settle};
+use crate::harness::{harness, harness_sized, settle};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
@@ -112,4 +113,22 @@ fn one_to_one_is_one_image_pixel_per_screen_pixel_at_a_scale_of_1_5() {
     h.run_steps(2);
     let scale = h.state().view().screen_px_per_image_px;
     assert!((scale - 1.0).abs() < 1e-4, "the 1:1 button gives {scale}");
+}
+
+#[test]
+fn on_an_800x600_screen_the_top_bar_and_the_sweep_window_fit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = harness_sized(Some(photo(dir.path(), "in.png")), [800.0, 600.0]) else { return };
+    settle(&mut h);
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(800.0, 600.0));
+    for label in ["Open…", "Export…", "Size sweep…", "Tutorial claims…"] {
+        let r = h.get_by_label(label).rect();
+        assert!(screen.contains_rect(r), "{label} at {r:?} is off the 800x600 window");
+    }
+    h.get_by_label("Size sweep…").click();
+    h.run_steps(4);
+    for label in ["Run sweep", "Load to compare"] {
+        let r = h.get_by_label(label).rect();
+        assert!(screen.contains_rect(r), "{label} at {r:?} is off the 800x600 window");
+    }
 }

@@ -112,7 +112,9 @@ impl SweepWindow {
             "Converts images of each size on the CPU (1 thread, all threads) and the GPU (end to end, kernel \
              only, data already on the GPU), warm runs after one cold run, and draws the medians.",
         );
-        ui.horizontal(|ui| {
+        // Wrapped: in a narrow room (an 800x600 screen) Run sweep goes under the field, where in
+        // one row it widened the window past the screen's edge.
+        ui.horizontal_wrapped(|ui| {
             let label = ui.label("Sizes (MP)");
             ui.add(egui::TextEdit::singleline(&mut self.asked.sizes).desired_width(260.0))
                 .labelled_by(label.id);
