@@ -43,13 +43,50 @@ pub fn contrast(a: Color32, b: Color32) -> f32 {
 pub const SMALL_TEXT: f32 = 11.0;
 
 /// The app's text styles: egui's, with the small style raised to [`SMALL_TEXT`] (egui's 9 points
-/// read about 7 pixels tall on a 96-dpi screen).
+/// read about 7 pixels tall on a 96-dpi screen); and the system's CJK font as the last fallback
+/// of both families ([`add_fallback_font`]).
 pub fn set_text_sizes(ctx: &egui::Context) {
     ctx.all_styles_mut(|style| {
         if let Some(font) = style.text_styles.get_mut(&egui::TextStyle::Small) {
             font.size = font.size.max(SMALL_TEXT);
         }
     });
+    add_fallback_font(ctx, FALLBACK_FONTS);
+}
+
+/// System fonts with the Chinese, Japanese and Korean glyphs that egui's own fonts lack (a file
+/// named "日本 旅行.jpg" showed as empty boxes), tried in order: a path and the face's index in
+/// a collection. None is bundled: each is several megabytes.
+pub const FALLBACK_FONTS: &[(&str, u32)] = &[
+    ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 0),
+    ("/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc", 0),
+    ("/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc", 0),
+    ("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", 0),
+    ("/usr/share/fonts/google-droid-sans-fonts/DroidSansFallbackFull.ttf", 0),
+    ("/usr/share/fonts/wenquanyi/wqy-microhei/wqy-microhei.ttc", 0),
+    ("/System/Library/Fonts/PingFang.ttc", 0),
+    ("/System/Library/Fonts/Hiragino Sans GB.ttc", 0),
+    ("C:\\Windows\\Fonts\\msyh.ttc", 0),
+    ("C:\\Windows\\Fonts\\YuGothM.ttc", 0),
+];
+
+/// Adds the first of `candidates` that reads as a font file as the last fallback of the
+/// proportional and monospace families, each file read once; returns its path. Nothing when
+/// none exists: the glyphs stay boxes, as before.
+pub fn add_fallback_font(ctx: &egui::Context, candidates: &[(&str, u32)]) -> Option<std::path::PathBuf> {
+    use egui::{FontInsert, FontPriority, InsertFontFamily};
+    let (path, index, bytes) = candidates.iter().find_map(|&(path, index)| {
+        let bytes = std::fs::read(path).ok()?;
+        // TrueType, OpenType or a collection of either: anything else would fail in egui.
+        let font = [&[0, 1, 0, 0][..], b"OTTO", b"ttcf", b"true"].iter().any(|m| bytes.starts_with(m));
+        font.then_some((path, index, bytes))
+    })?;
+    log::debug!("fallback font for scripts egui lacks: {path} (face {index})");
+    let data = egui::FontData { index, ..egui::FontData::from_owned(bytes) };
+    let families = [egui::FontFamily::Proportional, egui::FontFamily::Monospace]
+        .map(|family| InsertFontFamily { family, priority: FontPriority::Lowest });
+    ctx.add_font(FontInsert::new("graylab system fallback", data, families.to_vec()));
+    Some(path.into())
 }
 
 /// A side or top panel's frame, without a fill (the window's clear colour shows through).
@@ -140,6 +177,16 @@ mod tests {
         assert_eq!(super::warning(&egui::Visuals::dark()), super::WARNING, "the dark theme's unchanged");
         let black_on_white = super::contrast(egui::Color32::BLACK, egui::Color32::WHITE);
         assert!((black_on_white - 21.0).abs() < 1e-3, "{black_on_white}");
+    }
+
+    #[test]
+    fn a_missing_or_foreign_fallback_font_is_passed_over() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = dir.path().join("not-a-font.ttf");
+        std::fs::write(&text, "plain text").expect("write");
+        let text = text.to_string_lossy().into_owned();
+        let ctx = egui::Context::default();
+        assert_eq!(super::add_fallback_font(&ctx, &[("/no/such/font.ttc", 0), (&text, 0)]), None);
     }
 
     #[test]

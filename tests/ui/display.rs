@@ -1,6 +1,6 @@
 //! How the app meets the screen and the keyboard: Esc that leaves a text field keeps its window,
-//! the light theme's warnings drawn readable, 1:1 at a display scale of 1.5, and an 800x600
-//! screen.
+//! the light theme's warnings drawn readable, 1:1 at a display scale of 1.5, a file name in
+//! Chinese or Japanese drawn with a system font, and an 800x600 screen.
 
 use crate::common;
 
@@ -113,6 +113,24 @@ fn one_to_one_is_one_image_pixel_per_screen_pixel_at_a_scale_of_1_5() {
     h.run_steps(2);
     let scale = h.state().view().screen_px_per_image_px;
     assert!((scale - 1.0).abs() < 1e-4, "the 1:1 button gives {scale}");
+}
+
+#[test]
+fn a_file_name_in_japanese_is_drawn_with_a_system_font() {
+    let cjk = [
+        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+        "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    ];
+    if !cjk.iter().any(|p| Path::new(p).is_file()) {
+        return; // No CJK font on this system: the app shows boxes, as any app would.
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = harness(Some(photo(dir.path(), "日本 旅行.png"))) else { return };
+    settle(&mut h);
+    for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
+        let font = egui::FontId::new(14.0, family);
+        assert!(h.ctx.fonts_mut(|f| f.has_glyphs(&font, "日本旅行")), "{font:?} has the glyphs");
+    }
 }
 
 #[test]
