@@ -1,6 +1,7 @@
 //! How the app meets the screen and the keyboard: Esc that leaves a text field keeps its window,
 //! the light theme's warnings drawn readable, 1:1 at a display scale of 1.5, a file name in
-//! Chinese or Japanese drawn with a system font, and an 800x600 screen.
+//! Chinese or Japanese drawn with a system font, an 800x600 screen, and the caption of a truncated
+//! photo that EXIF orientation turned.
 
 use crate::common;
 
@@ -149,4 +150,38 @@ fn on_an_800x600_screen_the_top_bar_and_the_sweep_window_fit() {
         let r = h.get_by_label(label).rect();
         assert!(screen.contains_rect(r), "{label} at {r:?} is off the 800x600 window");
     }
+}
+
+#[test]
+fn a_truncated_photo_turned_by_exif_says_its_rows_are_the_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // 400x64 as stored, orientation 6: shown 64x400, turned a quarter clockwise.
+    let stored = image::RgbImage::from_fn(400, 64, |x, y| {
+        image::Rgb([(x / 2) as u8, (y * 3) as u8, ((x + y) * 5) as u8])
+    });
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
+        .encode_image(&image::DynamicImage::ImageRgb8(stored))
+        .expect("encode");
+    let mut exif = b"Exif\0\0II*\0\x08\0\0\0\x01\0".to_vec();
+    exif.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0]); // orientation, SHORT, 6
+    exif.extend_from_slice(&[0, 0, 0, 0]);
+    let mut turned = jpeg[..2].to_vec();
+    turned.extend_from_slice(&[0xFF, 0xE1]);
+    turned.extend_from_slice(&u16::try_from(exif.len() + 2).expect("short").to_be_bytes());
+    turned.extend_from_slice(&exif);
+    turned.extend_from_slice(&jpeg[2..jpeg.len() / 2]);
+    let cut = dir.path().join("turned.jpg");
+    std::fs::write(&cut, &turned).expect("write");
+    let Some(mut h) = harness(Some(cut)) else { return };
+    settle(&mut h);
+    let shown = h.state().view().input_image.expect("opened").to_rgb8();
+    assert_eq!(shown.dimensions(), (64, 400));
+    // The stored rows missing are the shown image's left columns.
+    assert!((0..400).all(|y| shown.get_pixel(0, y).0 == [128, 128, 128]), "the left column is gray");
+    let caption = h.state().view().input_caption.expect("a caption");
+    assert!(
+        caption.contains(" of 64 stored rows decoded (before its EXIF rotation), the rest gray"),
+        "{caption}"
+    );
 }
