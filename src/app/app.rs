@@ -53,6 +53,9 @@ pub struct GraylabApp {
     title: String,
     /// Whether egui's animations are off (while work runs).
     still: bool,
+    /// Whether a text field had focus when the last frame ended: egui takes the focus away on
+    /// Esc before this frame's code runs, so only the last frame can say that Esc left a field.
+    typed_last_frame: bool,
 }
 
 impl GraylabApp {
@@ -114,6 +117,7 @@ impl GraylabApp {
             frames: 0,
             title: String::new(),
             still: false,
+            typed_last_frame: false,
         };
         if let Some(path) = options.initial_path {
             app.top_bar.set_path(&path);
@@ -170,8 +174,10 @@ impl GraylabApp {
         if save {
             self.export.open_for(&mut self.session);
         }
-        // Keys that a text field or an open menu takes first.
-        let typing_or_menu = ctx.text_edit_focused() || egui::Popup::is_any_open(ctx);
+        // Keys that a text field or an open menu takes first. An Esc that left a text field took
+        // its focus before this frame: the field had it at the end of the last one.
+        let typing = ctx.text_edit_focused() || (escape && self.typed_last_frame);
+        let typing_or_menu = typing || egui::Popup::is_any_open(ctx);
         // Esc stops the work that can be stopped first (the status bar then says how far it got);
         // with nothing running it closes the top window. Not while it closes a menu or leaves a
         // text field.
@@ -389,6 +395,7 @@ impl eframe::App for GraylabApp {
             // redraws at once. A faster redraw takes the cores the work is being timed on.
             ctx.request_repaint_after(redraw_every);
         }
+        self.typed_last_frame = ctx.text_edit_focused();
         self.meter.frame_built(started);
     }
 

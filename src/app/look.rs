@@ -7,21 +7,86 @@
 
 use egui::{Color32, Frame, Style};
 
-/// Amber for warnings (software adapter, cold run).
+/// Amber for warnings (software adapter, cold run) on the dark theme; [`warning`] picks the
+/// colour for the theme shown.
 pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
+
+/// A darker amber for warnings on the light theme: [`WARNING`] reads at 2.1:1 on its panels.
+const WARNING_ON_LIGHT: Color32 = Color32::from_rgb(160, 90, 0);
+
+/// The warnings' colour on `visuals`' theme: at least 4.5:1 against its panels and windows.
+#[must_use]
+pub fn warning(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { WARNING } else { WARNING_ON_LIGHT }
+}
+
+/// A colour's relative luminance as WCAG 2 defines it: 0 for black, 1 for white.
+#[must_use]
+pub fn luminance(c: Color32) -> f32 {
+    let lin = |c: u8| {
+        let c = f32::from(c) / 255.0;
+        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    0.2126 * lin(c.r()) + 0.7152 * lin(c.g()) + 0.0722 * lin(c.b())
+}
+
+/// The contrast ratio of two opaque colours as WCAG 2 defines it: 1 (the same) to 21 (black on
+/// white). Body text wants 4.5, large text and shapes 3.
+#[must_use]
+pub fn contrast(a: Color32, b: Color32) -> f32 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
 
 /// The smallest text the app draws, in points: secondary text (legends, notes, column heads)
 /// is small, never below this.
 pub const SMALL_TEXT: f32 = 11.0;
 
 /// The app's text styles: egui's, with the small style raised to [`SMALL_TEXT`] (egui's 9 points
-/// read about 7 pixels tall on a 96-dpi screen).
+/// read about 7 pixels tall on a 96-dpi screen); and the system's CJK font as the last fallback
+/// of both families ([`add_fallback_font`]).
 pub fn set_text_sizes(ctx: &egui::Context) {
     ctx.all_styles_mut(|style| {
         if let Some(font) = style.text_styles.get_mut(&egui::TextStyle::Small) {
             font.size = font.size.max(SMALL_TEXT);
         }
     });
+    add_fallback_font(ctx, FALLBACK_FONTS);
+}
+
+/// System fonts with the Chinese, Japanese and Korean glyphs that egui's own fonts lack (a file
+/// named "日本 旅行.jpg" showed as empty boxes), tried in order: a path and the face's index in
+/// a collection. None is bundled: each is several megabytes.
+pub const FALLBACK_FONTS: &[(&str, u32)] = &[
+    ("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 0),
+    ("/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc", 0),
+    ("/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc", 0),
+    ("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", 0),
+    ("/usr/share/fonts/google-droid-sans-fonts/DroidSansFallbackFull.ttf", 0),
+    ("/usr/share/fonts/wenquanyi/wqy-microhei/wqy-microhei.ttc", 0),
+    ("/System/Library/Fonts/PingFang.ttc", 0),
+    ("/System/Library/Fonts/Hiragino Sans GB.ttc", 0),
+    ("C:\\Windows\\Fonts\\msyh.ttc", 0),
+    ("C:\\Windows\\Fonts\\YuGothM.ttc", 0),
+];
+
+/// Adds the first of `candidates` that reads as a font file as the last fallback of the
+/// proportional and monospace families, each file read once; returns its path. Nothing when
+/// none exists: the glyphs stay boxes, as before.
+pub fn add_fallback_font(ctx: &egui::Context, candidates: &[(&str, u32)]) -> Option<std::path::PathBuf> {
+    use egui::{FontInsert, FontPriority, InsertFontFamily};
+    let (path, index, bytes) = candidates.iter().find_map(|&(path, index)| {
+        let bytes = std::fs::read(path).ok()?;
+        // TrueType, OpenType or a collection of either: anything else would fail in egui.
+        let font = [&[0, 1, 0, 0][..], b"OTTO", b"ttcf", b"true"].iter().any(|m| bytes.starts_with(m));
+        font.then_some((path, index, bytes))
+    })?;
+    log::debug!("fallback font for scripts egui lacks: {path} (face {index})");
+    let data = egui::FontData { index, ..egui::FontData::from_owned(bytes) };
+    let families = [egui::FontFamily::Proportional, egui::FontFamily::Monospace]
+        .map(|family| InsertFontFamily { family, priority: FontPriority::Lowest });
+    ctx.add_font(FontInsert::new("graylab system fallback", data, families.to_vec()));
+    Some(path.into())
 }
 
 /// A side or top panel's frame, without a fill (the window's clear colour shows through).
@@ -98,6 +163,30 @@ mod tests {
     fn chart_axes_from_ten_seconds_on_are_in_seconds() {
         assert_eq!(super::time_unit(200_000_000_000), ("s", 1e9));
         assert_eq!(super::time_unit(2_000_000), ("ms", 1e6));
+    }
+
+    #[test]
+    fn warnings_read_on_both_themes() {
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            let colour = super::warning(&visuals);
+            for bg in [visuals.panel_fill, visuals.window_fill, visuals.extreme_bg_color] {
+                let ratio = super::contrast(colour, bg);
+                assert!(ratio >= 4.5, "{colour:?} on {bg:?}: {ratio:.2}");
+            }
+        }
+        assert_eq!(super::warning(&egui::Visuals::dark()), super::WARNING, "the dark theme's unchanged");
+        let black_on_white = super::contrast(egui::Color32::BLACK, egui::Color32::WHITE);
+        assert!((black_on_white - 21.0).abs() < 1e-3, "{black_on_white}");
+    }
+
+    #[test]
+    fn a_missing_or_foreign_fallback_font_is_passed_over() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = dir.path().join("not-a-font.ttf");
+        std::fs::write(&text, "plain text").expect("write");
+        let text = text.to_string_lossy().into_owned();
+        let ctx = egui::Context::default();
+        assert_eq!(super::add_fallback_font(&ctx, &[("/no/such/font.ttc", 0), (&text, 0)]), None);
     }
 
     #[test]

@@ -61,6 +61,37 @@ pub fn sample_photo() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The window's least inner size, in points, where the screen has room for it.
+pub const MIN_INNER_SIZE: [f32; 2] = [960.0, 600.0];
+
+/// The inner size a window of `inner` points should take on a monitor of `monitor` points: at
+/// least [`MIN_INNER_SIZE`] where the monitor has room, never larger than the monitor; `None`
+/// when it is that already. eframe restores the size saved at the last exit as it was: one saved
+/// on an 800x600 screen came back below the minimum on a 1920x1080 one at a scale of 1.5.
+#[must_use]
+pub fn fitted_inner_size(inner: egui::Vec2, monitor: egui::Vec2) -> Option<egui::Vec2> {
+    let least = egui::Vec2::from(MIN_INNER_SIZE).min(monitor);
+    let fitted = inner.max(least).min(monitor);
+    ((fitted - inner).length() > 0.5).then_some(fitted)
+}
+
+/// Fits the window to its monitor once both sizes are known ([`fitted_inner_size`]), at the start
+/// of a frame; then never again (the user's resizes stand).
+fn fit_window_once(ctx: &egui::Context, done: &std::sync::atomic::AtomicBool) {
+    use std::sync::atomic::Ordering;
+    if done.load(Ordering::Relaxed) {
+        return;
+    }
+    let sizes = ctx.input(|i| Some((i.viewport().inner_rect?.size(), i.viewport().monitor_size?)));
+    if let Some((inner, monitor)) = sizes {
+        done.store(true, Ordering::Relaxed);
+        if let Some(size) = fitted_inner_size(inner, monitor) {
+            log::debug!("window {inner:?} on a {monitor:?} monitor: resized to {size:?} points");
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(size));
+        }
+    }
+}
+
 /// Window, persistence and wgpu settings: the device is created with the adapter's own limits
 /// (large storage buffers and textures) and its timestamp features, so the GPU path needs no
 /// second device and shows results without a readback. At most one frame is queued for
@@ -77,7 +108,7 @@ pub fn native_options() -> eframe::NativeOptions {
             .with_title("graylab")
             .with_app_id("graylab")
             .with_inner_size([1440.0, 900.0])
-            .with_min_inner_size([960.0, 600.0])
+            .with_min_inner_size(MIN_INNER_SIZE)
             .with_drag_and_drop(true),
         wgpu_options,
         persist_window: true,
@@ -129,6 +160,9 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
         native_options(),
         Box::new(move |cc| {
             let _ = window.set(cc.egui_ctx.clone());
+            let fitted = std::sync::atomic::AtomicBool::new(false);
+            cc.egui_ctx
+                .on_begin_pass("graylab fits the window", Arc::new(move |ctx| fit_window_once(ctx, &fitted)));
             // A signal before the window existed: it closes as soon as it opens.
             if crate::system::signals::stop_asked().load(std::sync::atomic::Ordering::Acquire) {
                 cc.egui_ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -137,4 +171,21 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use egui::vec2;
+
+    #[test]
+    fn a_restored_window_is_raised_to_the_least_size_and_kept_on_its_monitor() {
+        use super::fitted_inner_size as fitted;
+        // Saved on an 800x600 screen, restored on 1920x1080 at a scale of 1.5 (1280x720 points).
+        assert_eq!(fitted(vec2(800.0, 600.0), vec2(1280.0, 720.0)), Some(vec2(960.0, 600.0)));
+        // Saved on a large screen, restored on a smaller one.
+        assert_eq!(fitted(vec2(2400.0, 1300.0), vec2(1440.0, 900.0)), Some(vec2(1440.0, 900.0)));
+        // An 800x600 screen: the whole screen, below the least size it has no room for.
+        assert_eq!(fitted(vec2(960.0, 600.0), vec2(800.0, 600.0)), Some(vec2(800.0, 600.0)));
+        assert_eq!(fitted(vec2(1440.0, 900.0), vec2(1920.0, 1080.0)), None, "fine as it is");
+    }
 }

@@ -9,6 +9,7 @@ mod harness;
 mod app;
 mod audit;
 mod claims;
+mod display;
 mod history;
 mod ops;
 mod stored_luma;

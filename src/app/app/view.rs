@@ -41,6 +41,10 @@ pub struct AppView<'a> {
     pub continuous: bool,
     /// Whether Fit is in effect in the viewer.
     pub fitting: bool,
+    /// The open image's caption ("Original · JPEG · 8-bit RGB", and what a damaged file lacks).
+    pub input_caption: Option<String>,
+    /// The viewer's scale: screen pixels per image pixel (1 at 1:1, whatever the display scale).
+    pub screen_px_per_image_px: f32,
     /// Flip mode: whether the output is shown (else the input).
     pub showing_output: bool,
     /// Which windows are open.
@@ -103,6 +107,8 @@ impl GraylabApp {
             runs_cut_short: s.runs_cut_short(),
             continuous: s.continuous,
             fitting: self.viewer.fitting(),
+            input_caption: s.input().map(|i| i.caption()),
+            screen_px_per_image_px: self.viewer.screen_px_per_image_px(),
             showing_output: self.viewer.showing_output(),
             windows_open: OpenWindows {
                 export: self.export.open,

@@ -4,7 +4,7 @@
 //! other figures are listed under the chart. Each bar's hover says its value, unit and clock.
 
 use egui::{Color32, RichText, Ui};
-use egui_plot::{Bar, BarChart, HLine};
+use egui_plot::{Bar, BarChart, HLine, Orientation, PlotPoint, PlotResponse};
 
 use super::{
     CPU_COLOUR, GPU_COLOUR, KEPT_COLOUR, fixed_plot, lane_marks, mark_name, nice_spacer, nice_x_spacer,
@@ -181,7 +181,8 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
         .collect();
     let names = ops.iter().map(|(n, _)| (*n).to_owned()).collect();
     let top = ops.iter().map(|(_, m)| m.value).chain(cpu.map(|m| m.value)).fold(0.0, f64::max);
-    fixed_plot(ui, id, "operations per round trip", "ms")
+    let hovered = bars.clone();
+    let response = fixed_plot(ui, id, "operations per round trip", "ms")
         .height(130.0)
         .custom_x_axes(vec![named_axis(names, true).label("operations per round trip")])
         .x_grid_spacer(|input| lane_marks(&input))
@@ -192,14 +193,13 @@ fn round_trips_ui(ui: &mut Ui, id: &str, ops: &[(&str, &Measurement)], cpu: Opti
         .include_y(top * 1.1)
         .show(ui, |plot| {
             plot.bar_chart(
-                BarChart::new("GPU per operation", bars)
-                    .color(colour)
-                    .element_formatter(Box::new(|bar, _| bar.name.clone())),
+                BarChart::new("GPU per operation", bars).color(colour).element_formatter(no_label()),
             );
             if let Some(cpu) = cpu {
                 plot.hline(HLine::new(cpu.name.clone(), cpu.value).color(CPU_COLOUR).width(2.0));
             }
         });
+    bar_tooltip(&response, &hovered);
 }
 
 /// Claims 5 and 9: each series' bar side by side at each size.
@@ -208,7 +208,7 @@ fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], 
         series.iter().enumerate().map(|(i, s)| (series_colour(s, i), s.clone())).collect();
     legend_ui(ui, &legend);
     let width = 0.8 / series.len() as f64;
-    let charts: Vec<BarChart> = series
+    let charts: Vec<(String, Color32, Vec<Bar>)> = series
         .iter()
         .enumerate()
         .map(|(si, s)| {
@@ -223,13 +223,12 @@ fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], 
                     })
                 })
                 .collect();
-            BarChart::new(s.clone(), bars)
-                .color(series_colour(s, si))
-                .element_formatter(Box::new(|bar, _| bar.name.clone()))
+            (s.clone(), series_colour(s, si), bars)
         })
         .collect();
+    let hovered: Vec<Bar> = charts.iter().flat_map(|(_, _, bars)| bars.iter().cloned()).collect();
     let top = times.iter().map(|m| m.value).fold(0.0, f64::max);
-    fixed_plot(ui, id, "", "ms")
+    let response = fixed_plot(ui, id, "", "ms")
         .height(150.0)
         .custom_x_axes(vec![category_axis(ui, categories)])
         .x_grid_spacer(|input| lane_marks(&input))
@@ -239,10 +238,11 @@ fn grouped_ui(ui: &mut Ui, id: &str, times: &[&Measurement], series: &[String], 
         .include_y(0.0)
         .include_y(top * 1.1)
         .show(ui, |plot| {
-            for chart in charts {
-                plot.bar_chart(chart);
+            for (name, colour, bars) in charts {
+                plot.bar_chart(BarChart::new(name, bars).color(colour).element_formatter(no_label()));
             }
         });
+    bar_tooltip(&response, &hovered);
     tiny_bars_note(ui, times);
 }
 
@@ -271,7 +271,13 @@ fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            Bar::new((n - 1 - i) as f64, m.value).name(hover(m)).fill(clock_colour(&m.clock)).width(0.7)
+            // Horizontal as built (not only by the chart's `horizontal`): the tooltip finds
+            // the bar under the pointer from these.
+            Bar::new((n - 1 - i) as f64, m.value)
+                .name(hover(m))
+                .fill(clock_colour(&m.clock))
+                .width(0.7)
+                .horizontal()
         })
         .collect();
     let names: Vec<String> = times
@@ -280,7 +286,8 @@ fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
         .map(|m| prefix.as_ref().and_then(|p| m.name.strip_prefix(p.as_str())).unwrap_or(&m.name).to_owned())
         .collect();
     let top = times.iter().map(|m| m.value).fold(0.0, f64::max);
-    fixed_plot(ui, id, "ms", "")
+    let hovered = bars.clone();
+    let response = fixed_plot(ui, id, "ms", "")
         .height(lanes_height(n))
         .custom_y_axes(vec![named_axis(names, false)])
         .y_grid_spacer(|input| lane_marks(&input))
@@ -290,13 +297,43 @@ fn lanes_ui(ui: &mut Ui, id: &str, times: &[&Measurement]) {
         .include_y(-0.6)
         .include_y(n as f64 - 0.4)
         .show(ui, |plot| {
-            plot.bar_chart(
-                BarChart::new("times", bars)
-                    .horizontal()
-                    .element_formatter(Box::new(|bar, _| bar.name.clone())),
-            );
+            plot.bar_chart(BarChart::new("times", bars).horizontal().element_formatter(no_label()));
         });
+    bar_tooltip(&response, &hovered);
     tiny_bars_note(ui, times);
+}
+
+/// What `egui_plot` writes beside a hovered bar.
+type BarLabel = Box<dyn Fn(&Bar, &BarChart) -> String>;
+
+/// No label inside the plot: a bar's sentence is its tooltip ([`bar_tooltip`]), where the plot's
+/// edges cannot cut it ("upload: 23.155 ms (…" lost its top line, "GPU kernel: 2" its end).
+fn no_label() -> BarLabel {
+    Box::new(|_, _| String::new())
+}
+
+/// The sentence of the bar under the pointer (its value, unit and clock), as a tooltip at the
+/// pointer, wrapped to the tooltip's width.
+fn bar_tooltip(response: &PlotResponse<()>, bars: &[Bar]) {
+    let Some(pointer) = response.response.hover_pos() else { return };
+    if let Some(bar) = bar_at(bars, response.transform.value_from_position(pointer)) {
+        response.response.clone().on_hover_ui_at_pointer(|ui| {
+            ui.label(&bar.name);
+        });
+    }
+}
+
+/// The bar of `bars` that covers `point` (plot coordinates), if any.
+fn bar_at(bars: &[Bar], point: PlotPoint) -> Option<&Bar> {
+    bars.iter().find(|b| {
+        let (across, along) = match b.orientation {
+            Orientation::Vertical => (point.x, point.y),
+            Orientation::Horizontal => (point.y, point.x),
+        };
+        let base = b.base_offset.unwrap_or(0.0);
+        let (low, high) = (base.min(base + b.value), base.max(base + b.value));
+        (across - b.argument).abs() <= b.bar_width / 2.0 && (low..=high).contains(&along)
+    })
 }
 
 #[cfg(test)]
@@ -305,6 +342,24 @@ mod tests {
 
     fn m(name: &str) -> Measurement {
         Measurement::ms(name, 1e6, "cpu-clock")
+    }
+
+    #[test]
+    fn the_bar_under_the_pointer_gives_its_whole_sentence() {
+        let upload = Measurement::ms("upload", 23.155e6, "cpu-clock");
+        let bars = [
+            Bar::new(0.0, 23.155).name(hover(&upload)).width(0.6),
+            Bar::new(1.0, 2.0).name("GPU kernel: 2.000 ms (gpu-timestamp)").width(0.6),
+        ];
+        let at = |x, y| bar_at(&bars, PlotPoint::new(x, y)).map(|b| b.name.as_str());
+        assert_eq!(at(0.2, 20.0), Some("upload: 23.155 ms (cpu-clock)"));
+        assert_eq!(at(1.0, 1.0), Some("GPU kernel: 2.000 ms (gpu-timestamp)"));
+        assert_eq!(at(1.0, 3.0), None, "above the bar");
+        assert_eq!(at(0.5, 1.0), None, "between the bars");
+        // Lanes: horizontal bars, the value along x.
+        let lanes = [Bar::new(2.0, 5.0).name("kernel").width(0.7).horizontal()];
+        assert_eq!(bar_at(&lanes, PlotPoint::new(4.0, 2.2)).map(|b| b.name.as_str()), Some("kernel"));
+        assert!(bar_at(&lanes, PlotPoint::new(6.0, 2.0)).is_none());
     }
 
     #[test]

@@ -163,6 +163,16 @@ fn lanes_height(lanes: usize) -> f32 {
 /// the body font when the lanes are tall enough for it and smaller (never under 10 px) when the
 /// dock is short.
 fn lane_axis<'a>(ui: &Ui, height: f32, names: Vec<String>) -> egui_plot::AxisHints<'a> {
+    let (font, thickness) = lane_axis_font(ui, height, &names);
+    egui_plot::AxisHints::new_y()
+        .label_spacing(1.0..=2.0)
+        .tick_label_font(font)
+        .min_thickness(thickness)
+        .formatter(move |mark, _| mark_name(&names, mark.value, 1.0))
+}
+
+/// The font of [`lane_axis`]'s names and the axis' width, in points.
+fn lane_axis_font(ui: &Ui, height: f32, names: &[String]) -> (egui::FontId, f32) {
     let lanes = names.len() as f32 + 1.2;
     let lane_height = (height - LANES_BELOW) / lanes;
     // egui_plot leaves out a label taller than its lane: in a short chart (many lanes, a small
@@ -176,11 +186,7 @@ fn lane_axis<'a>(ui: &Ui, height: f32, names: Vec<String>) -> egui_plot::AxisHin
         .iter()
         .map(|n| ui.painter().layout_no_wrap(n.clone(), font.clone(), egui::Color32::WHITE).size().x)
         .fold(0.0, f32::max);
-    egui_plot::AxisHints::new_y()
-        .label_spacing(1.0..=2.0)
-        .tick_label_font(font)
-        .min_thickness(widest + 8.0)
-        .formatter(move |mark, _| mark_name(&names, mark.value, 1.0))
+    (font, widest + 8.0)
 }
 
 /// The name of the whole-number mark at `value`: `names[value - first]`; none between whole

@@ -6,7 +6,9 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Bar, BarChart};
 
-use super::{Segment, fixed_plot, lane_axis, lane_marks, legend_ui, look, nice_x_spacer};
+use super::{
+    Segment, fixed_plot, lane_axis, lane_axis_font, lane_marks, legend_ui, look, nice_x_spacer, visible_width,
+};
 use crate::app::state::RunRecord;
 use crate::engine::{Phase, SpanClock, Track};
 
@@ -137,9 +139,14 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
         legend.push((ui.visuals().weak_text_color(), "no step of this run was timed on its own".to_owned()));
     }
     legend_ui(ui, &legend);
-    let names = timeline.lanes.iter().rev().map(|l| l.name()).collect();
+    let names: Vec<String> = timeline.lanes.iter().rev().map(|l| l.name()).collect();
     let ui_text = ui.visuals().strong_text_color();
-    fixed_plot(ui, "timeline", &format!("{unit} since the run started"), "")
+    // The x axis' title is centred under the plot, beside the lanes' names: a long one, in a
+    // narrow column, ran past the column's edge ("ms since the run startec").
+    let room = visible_width(ui) - lane_axis_font(ui, ui.available_height(), &names).1;
+    let body = egui::TextStyle::Body.resolve(ui.style());
+    let width = |t: &str| ui.painter().layout_no_wrap(t.to_owned(), body.clone(), ui_text).size().x;
+    fixed_plot(ui, "timeline", &axis_title(unit, room, width), "")
         .x_grid_spacer(nice_x_spacer(44.0, false))
         .y_grid_spacer(|input| lane_marks(&input))
         // Track `lanes` (the top) is the first lane.
@@ -161,8 +168,24 @@ pub fn timeline_ui(ui: &mut Ui, last: Option<&RunRecord>) -> bool {
     trace
 }
 
+/// The x axis' title: the longest of "ms since the run started", "ms since start" and "ms"
+/// that is no wider (as `width` measures it) than the plot's `room`, in points.
+fn axis_title(unit: &str, room: f32, width: impl Fn(&str) -> f32) -> String {
+    let titles = [format!("{unit} since the run started"), format!("{unit} since start")];
+    titles.into_iter().find(|t| width(t) <= room).unwrap_or_else(|| unit.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_axis_title_is_cut_short_to_fit_the_plot() {
+        // About 7 points a character, as the body font.
+        let width = |t: &str| 7.0 * t.chars().count() as f32;
+        assert_eq!(super::axis_title("ms", 400.0, width), "ms since the run started");
+        assert_eq!(super::axis_title("ms", 140.0, width), "ms since start");
+        assert_eq!(super::axis_title("s", 60.0, width), "s");
+    }
+
     use super::*;
     use crate::engine::Span;
 

@@ -85,7 +85,7 @@ fn details_ui(ui: &mut Ui, gpu: Option<&GpuContext>, gpu_error: Option<&str>, ow
     }
     if gpu.is_software() {
         ui.colored_label(
-            look::WARNING,
+            look::warning(ui.visuals()),
             "Software adapter: this \"GPU\" runs on the CPU. Its timings say nothing about real GPUs.",
         );
     }

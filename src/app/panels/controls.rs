@@ -261,7 +261,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         ui.end_row();
     });
     if let Some(note) = r.busy_note() {
-        ui.label(RichText::new(note).color(look::WARNING).small());
+        ui.label(RichText::new(note).color(look::warning(ui.visuals())).small());
     }
     if !run.rates.is_empty() && !run.rates.iter().any(|r| r.ceiling_gb_per_s.is_some()) {
         let why = match run.settings.backend {
@@ -283,7 +283,10 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
             Backend::Gpu => "pipeline compilation and buffer allocation",
             Backend::Cpu => "starting the thread pool and first-touch page faults",
         };
-        ui.colored_label(look::WARNING, format!("Cold run (first with these settings): includes {why}."));
+        ui.colored_label(
+            look::warning(ui.visuals()),
+            format!("Cold run (first with these settings): includes {why}."),
+        );
     }
     for note in &r.notes {
         ui.label(RichText::new(note).italics());

@@ -53,7 +53,9 @@ impl TopBar {
         }
         let mut action = None;
         egui::Panel::top("top").frame(crate::app::look::panel_frame(ui.style())).show(ui, |ui| {
-            ui.horizontal(|ui| {
+            // Wrapped: on a screen too narrow for one row (800 points) the buttons that do not
+            // fit go to a second row, where they were cut at the window's edge.
+            ui.horizontal_wrapped(|ui| {
                 ui.strong("graylab");
                 ui.separator();
                 if ui
@@ -63,8 +65,9 @@ impl TopBar {
                 {
                     action = Some(TopBarAction::AskOpen);
                 }
-                // The buttons right of the field need about 580 points.
-                let width = (ui.available_width() - 580.0).clamp(120.0, 520.0);
+                // The buttons right of the field need about 580 points (of the row's width: a
+                // wrapping row's available width is more than is left of it).
+                let width = (ui.available_size_before_wrap().x - 580.0).clamp(120.0, 520.0);
                 let field = ui.add(
                     egui::TextEdit::singleline(&mut self.path_field)
                         .hint_text("path to an image, Enter opens it")

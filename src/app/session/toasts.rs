@@ -153,7 +153,7 @@ impl Toasts {
                 for (i, toast) in self.list.iter().enumerate() {
                     let (colour, mark) = match toast.level {
                         Level::Error => (ui.visuals().error_fg_color, "Error"),
-                        Level::Warning => (look::WARNING, "Warning"),
+                        Level::Warning => (look::warning(ui.visuals()), "Warning"),
                         Level::Success => (Color32::from_rgb(120, 200, 120), "Done"),
                         Level::Note => (ui.visuals().text_color(), "Note"),
                     };

@@ -17,7 +17,7 @@ const TILES_PER_FRAME: u32 = 4;
 /// Pan and zoom shared by both images.
 #[derive(Clone, Copy, Debug)]
 struct ViewState {
-    /// Screen points per image pixel.
+    /// Screen points per image pixel (1:1 is 1 / pixels per point).
     zoom: f32,
     /// The image point at the centre of each pane.
     center: Pos2,
@@ -29,6 +29,15 @@ struct ViewState {
     show_output: bool,
 }
 
+impl ViewState {
+    /// 1:1: one image pixel per physical screen pixel (a point is 1.5 of them at a scale of 1.5,
+    /// where one image pixel per point drew image pixels 1 and 2 screen pixels wide in turn).
+    fn one_to_one(&mut self, pixels_per_point: f32) {
+        self.zoom = 1.0 / pixels_per_point.max(1e-3);
+        self.fit = false;
+    }
+}
+
 impl Default for ViewState {
     fn default() -> Self {
         Self { zoom: 1.0, center: Pos2::ZERO, fit: true, wipe: 0.5, show_output: true }
@@ -36,13 +45,20 @@ impl Default for ViewState {
 }
 
 /// The central viewer.
-#[derive(Default)]
 pub struct Viewer {
     view: ViewState,
     /// The image shown last frame (a new one is fitted).
     shown_image: Option<u64>,
     /// The operation of the output shown last frame (a dither newly shown is put at 1:1).
     shown_op: Option<crate::pixel::Op>,
+    /// Physical pixels per point when last drawn.
+    pixels_per_point: f32,
+}
+
+impl Default for Viewer {
+    fn default() -> Self {
+        Self { view: ViewState::default(), shown_image: None, shown_op: None, pixels_per_point: 1.0 }
+    }
 }
 
 impl Viewer {
@@ -75,13 +91,19 @@ impl Viewer {
             self.view.fit = true;
         }
         if one {
-            self.view.zoom = 1.0;
-            self.view.fit = false;
+            self.view.one_to_one(ctx.pixels_per_point());
         }
+    }
+
+    /// Screen pixels per image pixel as last drawn (1 at 1:1).
+    #[must_use]
+    pub fn screen_px_per_image_px(&self) -> f32 {
+        self.view.zoom * self.pixels_per_point
     }
 
     /// Draws the open image and its output.
     pub fn ui(&mut self, ui: &mut Ui, session: &mut Session) {
+        self.pixels_per_point = ui.ctx().pixels_per_point();
         let input_id = session.input().map(|i| i.id);
         if input_id != self.shown_image {
             self.shown_image = input_id;
@@ -96,8 +118,7 @@ impl Viewer {
         let op = session.output().map(|o| o.settings.op);
         if op != self.shown_op {
             if op == Some(crate::pixel::Op::Dither) {
-                self.view.zoom = 1.0;
-                self.view.fit = false;
+                self.view.one_to_one(ui.ctx().pixels_per_point());
             }
             self.shown_op = op;
         }
@@ -310,11 +331,12 @@ fn toolbar_ui(ui: &mut Ui, view: &mut ViewState, mode: &mut ViewMode, size: Vec2
         {
             view.fit = true;
         }
-        if ui.button("1:1").on_hover_text("1: one image pixel per screen point").clicked() {
-            view.zoom = 1.0;
-            view.fit = false;
+        let pixels_per_point = ui.ctx().pixels_per_point();
+        if ui.button("1:1").on_hover_text("1: one image pixel per screen pixel").clicked() {
+            view.one_to_one(pixels_per_point);
         }
-        ui.label(format!("{:.0}%", view.zoom * 100.0));
+        // Of the screen's pixels: 100% is 1:1 at any display scale.
+        ui.label(format!("{:.0}%", view.zoom * pixels_per_point * 100.0));
         if *mode == ViewMode::Flip {
             ui.separator();
             let shown =

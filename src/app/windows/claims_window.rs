@@ -151,13 +151,13 @@ impl ClaimsWindow {
         self.file_ui(ui, session);
         let report = self.shown.report.clone();
         if let Some(note) = &self.shown.unfinished {
-            ui.colored_label(look::WARNING, note);
+            ui.colored_label(look::warning(ui.visuals()), note);
         }
         let software = report.as_ref().is_some_and(|r| r.software_adapter)
             || self.compare.as_ref().is_some_and(|(_, r)| r.software_adapter);
         if software {
             ui.colored_label(
-                look::WARNING,
+                look::warning(ui.visuals()),
                 "On a software adapter (llvmpipe, lavapipe, WARP) the \"GPU\" is this CPU's own cores: its \
                  verdicts say nothing about a real GPU.",
             );
@@ -345,15 +345,18 @@ fn machine(r: &ClaimsReport) -> String {
 }
 
 /// The verdict's colour: holds green, does not hold orange, holds from a threshold teal,
-/// inconclusive (within the noise) gray.
-fn verdict_colour(v: &Verdict) -> Color32 {
-    match v {
-        Verdict::Holds => Color32::from_rgb(100, 200, 110),
-        Verdict::DoesNotHold => Color32::from_rgb(240, 120, 60),
-        Verdict::HoldsFrom(_) => Color32::from_rgb(70, 190, 210),
-        Verdict::Inconclusive => Color32::from_rgb(170, 170, 170),
-        Verdict::NotRun => Color32::from_rgb(120, 120, 120),
-    }
+/// inconclusive (within the noise) gray; darker shades on the light theme (`dark_mode` false),
+/// each at least 3:1 against the window as a heading.
+fn verdict_colour(v: &Verdict, dark_mode: bool) -> Color32 {
+    let (dark, light) = match v {
+        Verdict::Holds => ((100, 200, 110), (30, 125, 50)),
+        Verdict::DoesNotHold => ((240, 120, 60), (190, 75, 20)),
+        Verdict::HoldsFrom(_) => ((70, 190, 210), (0, 115, 140)),
+        Verdict::Inconclusive => ((170, 170, 170), (95, 95, 95)),
+        Verdict::NotRun => ((120, 120, 120), (130, 130, 130)),
+    };
+    let (r, g, b) = if dark_mode { dark } else { light };
+    Color32::from_rgb(r, g, b)
 }
 
 fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
@@ -366,7 +369,12 @@ fn card_ui(ui: &mut Ui, c: &ClaimResult, salt: &str) {
             format!("{}. \u{201c}{}\u{201d}", c.id, c.claim)
         };
         ui.label(RichText::new(title).strong());
-        ui.label(RichText::new(c.verdict.to_string()).size(18.0).strong().color(verdict_colour(&c.verdict)));
+        ui.label(
+            RichText::new(c.verdict.to_string())
+                .size(18.0)
+                .strong()
+                .color(verdict_colour(&c.verdict, ui.visuals().dark_mode)),
+        );
         ui.label(format!("Why: {}.", c.why));
         if !c.experiment.is_empty() {
             ui.label(RichText::new(format!("Experiment: {}.", c.experiment)).size(look::SMALL_TEXT).weak());
@@ -419,4 +427,32 @@ fn claims_task(quick: bool) -> Task {
 /// What a run of the claims should take on this machine.
 fn claims_estimate(session: &Session, quick: bool) -> crate::engine::estimate::Estimate {
     session.pace().job(claims_task(quick), &claims_parts(quick))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_read_as_headings_on_both_themes() {
+        let verdicts = [
+            Verdict::Holds,
+            Verdict::DoesNotHold,
+            Verdict::HoldsFrom("16".into()),
+            Verdict::Inconclusive,
+            Verdict::NotRun,
+        ];
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            for v in &verdicts {
+                let colour = verdict_colour(v, visuals.dark_mode);
+                let ratio = look::contrast(colour, visuals.window_fill);
+                assert!(ratio >= 3.0, "{v} in {colour:?}: {ratio:.2}:1 on the window");
+            }
+        }
+        assert_eq!(
+            verdict_colour(&Verdict::Holds, true),
+            Color32::from_rgb(100, 200, 110),
+            "dark: as before"
+        );
+    }
 }

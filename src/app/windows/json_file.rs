@@ -30,13 +30,13 @@ pub(super) fn file_row(
     most: f32,
     clear: Option<&str>,
 ) -> (bool, Option<RowAsked>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label("JSON file");
         // The field takes what the buttons leave of the row, from 140 points (a fixed 380 made
         // the claims window's row, and so the window, wider than a 1024-px screen once a report
         // was loaded): Save and Load to compare, then Clear or the question.
         let buttons = if clear.is_some() || *confirm_replace { 340.0 } else { 200.0 };
-        let width = (ui.available_width() - buttons).clamp(140.0, most);
+        let width = (ui.available_size_before_wrap().x - buttons).clamp(140.0, most);
         let typed =
             ui.add(egui::TextEdit::singleline(path).desired_width(width)).labelled_by(label.id).changed();
         if typed {
@@ -61,7 +61,7 @@ pub(super) fn file_row(
 /// `Some(overwrite)` when the caller should save now.
 fn save_button(ui: &mut Ui, confirm_replace: &mut bool, path: &Path, can_save: bool) -> Option<bool> {
     if *confirm_replace {
-        ui.colored_label(look::WARNING, "This file exists. Replace it?");
+        ui.colored_label(look::warning(ui.visuals()), "This file exists. Replace it?");
         if ui.button("Replace").clicked() {
             *confirm_replace = false;
             return Some(true);

@@ -69,7 +69,7 @@ fn verdict_ui(ui: &mut egui::Ui, verdict: &str, software_adapter: bool) {
     ui.label(egui::RichText::new(verdict).strong());
     if software_adapter && !verdict.to_lowercase().contains("software adapter") {
         ui.colored_label(
-            crate::app::look::WARNING,
+            crate::app::look::warning(ui.visuals()),
             "Software adapter: the GPU series describe a CPU emulation, not a GPU.",
         );
     }
@@ -79,7 +79,7 @@ fn verdict_ui(ui: &mut egui::Ui, verdict: &str, software_adapter: bool) {
 fn debug_build_ui(ui: &mut egui::Ui, build: &str) {
     if build == "debug" {
         ui.colored_label(
-            crate::app::look::WARNING,
+            crate::app::look::warning(ui.visuals()),
             "Debug build: these timings mean nothing (build with cargo build --release).",
         );
     }
@@ -100,7 +100,7 @@ fn opened_before_ui(ui: &mut egui::Ui, session: &crate::app::session::Session, o
         && session.input().is_some_and(|i| i.id != *id)
     {
         ui.colored_label(
-            crate::app::look::WARNING,
+            crate::app::look::warning(ui.visuals()),
             format!("These results are of {name}, opened before: {todo} the open image for its own."),
         );
     }

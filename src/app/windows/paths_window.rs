@@ -101,10 +101,13 @@ impl PathsWindow {
             crate::app::look::estimate_line(ui, text);
         }
         if !session.gpu_usable() {
-            ui.colored_label(look::WARNING, "The GPU cannot be used here: there is no transfer to measure.");
+            ui.colored_label(
+                look::warning(ui.visuals()),
+                "The GPU cannot be used here: there is no transfer to measure.",
+            );
         } else if session.gpu().is_some_and(|g| g.is_software()) {
             ui.colored_label(
-                look::WARNING,
+                look::warning(ui.visuals()),
                 "Software adapter: every path is host memory, copied by the CPU.",
             );
         }

@@ -118,7 +118,10 @@ impl RoundTripsWindow {
         if session.input().is_none() {
             ui.label("Open a photo first.");
         } else if !session.gpu_usable() {
-            ui.colored_label(look::WARNING, "The GPU cannot be used here, so there is nothing to compare.");
+            ui.colored_label(
+                look::warning(ui.visuals()),
+                "The GPU cannot be used here, so there is nothing to compare.",
+            );
         }
         ui.separator();
         match &self.shown {

@@ -112,7 +112,9 @@ impl SweepWindow {
             "Converts images of each size on the CPU (1 thread, all threads) and the GPU (end to end, kernel \
              only, data already on the GPU), warm runs after one cold run, and draws the medians.",
         );
-        ui.horizontal(|ui| {
+        // Wrapped: in a narrow room (an 800x600 screen) Run sweep goes under the field, where in
+        // one row it widened the window past the screen's edge.
+        ui.horizontal_wrapped(|ui| {
             let label = ui.label("Sizes (MP)");
             ui.add(egui::TextEdit::singleline(&mut self.asked.sizes).desired_width(260.0))
                 .labelled_by(label.id);
@@ -168,7 +170,7 @@ impl SweepWindow {
             super::debug_build_ui(ui, &r.build);
             if let Some(busy) = r.busy_text() {
                 ui.colored_label(
-                    crate::app::look::WARNING,
+                    crate::app::look::warning(ui.visuals()),
                     format!("Measured on a busy machine ({busy}): these figures are noisier."),
                 );
             }

@@ -51,7 +51,6 @@ impl Loaded {
     /// file kept.
     #[must_use]
     pub fn caption(&self) -> String {
-        use crate::io::{DecodeWarning, TruncatedAt};
         let kind = match self.stored_as {
             Some(stored) => format!("{} (from {stored})", pixel_kind(&self.image)),
             None => pixel_kind(&self.image),
@@ -61,20 +60,33 @@ impl Loaded {
             None => format!("Original · {kind}"),
         };
         match self.warnings.first() {
-            Some(DecodeWarning::Truncated(TruncatedAt::Row { rows, height })) => {
-                format!("{what}: truncated file, {rows} of {height} rows decoded, the rest gray")
-            }
-            Some(DecodeWarning::Truncated(_)) => format!("{what}: truncated file, partly decoded"),
-            Some(DecodeWarning::DamagedRestart { rows: (first, end), height }) => {
-                format!("{what}: damaged file, rows {first} to {end} of {height} gray")
-            }
-            Some(DecodeWarning::ExtraneousBytes { .. }) => format!("{what}: corrupt bytes skipped"),
-            Some(DecodeWarning::ScansMissing) => format!("{what}: scans missing"),
-            Some(DecodeWarning::EndMarkerMissing) => format!("{what}: no end marker"),
-            Some(DecodeWarning::Damaged { .. }) => format!("{what}: damaged data"),
-            Some(DecodeWarning::FirstFrameOnly(n)) => format!("{what}: {}", n.read()),
+            Some(warning) => format!("{what}: {}", warning_note(warning, self.reoriented)),
             None => what,
         }
+    }
+}
+
+/// What a decode warning leaves missing, in a caption's words. The rows are the file's as
+/// stored: when EXIF orientation turned the image (`reoriented`), the caption says so, since the
+/// gray part shown is then columns, or the top rows (a truncated file turned 90° is gray in its
+/// left columns, not its bottom rows).
+fn warning_note(warning: &crate::io::DecodeWarning, reoriented: bool) -> String {
+    use crate::io::{DecodeWarning, TruncatedAt};
+    let stored = if reoriented { " stored" } else { "" };
+    let turned = if reoriented { " (before its EXIF rotation)" } else { "" };
+    match warning {
+        DecodeWarning::Truncated(TruncatedAt::Row { rows, height }) => {
+            format!("truncated file, {rows} of {height}{stored} rows decoded{turned}, the rest gray")
+        }
+        DecodeWarning::Truncated(_) => "truncated file, partly decoded".to_owned(),
+        DecodeWarning::DamagedRestart { rows: (first, end), height } => {
+            format!("damaged file,{stored} rows {first} to {end} of {height} gray{turned}")
+        }
+        DecodeWarning::ExtraneousBytes { .. } => "corrupt bytes skipped".to_owned(),
+        DecodeWarning::ScansMissing => "scans missing".to_owned(),
+        DecodeWarning::EndMarkerMissing => "no end marker".to_owned(),
+        DecodeWarning::Damaged { .. } => "damaged data".to_owned(),
+        DecodeWarning::FirstFrameOnly(n) => n.read(),
     }
 }
 

@@ -70,7 +70,7 @@ impl SweepChart {
         max_plot_height: f32,
         bottom_y: f32,
     ) {
-        let all = lines(result, compare);
+        let all = lines(result, compare, ui.visuals().dark_mode);
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new("Series (click to hide; saved sweeps dashed):").small());
             let mut source = 0;
@@ -175,7 +175,7 @@ fn notes_ui(ui: &mut Ui, id: &str, notes: &[(String, bool)], fold: bool) {
         for (note, warning) in notes {
             let text = RichText::new(note).small();
             if *warning {
-                ui.colored_label(crate::app::look::WARNING, text);
+                ui.colored_label(crate::app::look::warning(ui.visuals()), text);
             } else {
                 ui.label(text);
             }
@@ -306,8 +306,13 @@ fn log_point(megapixels: f64, ns: u64) -> [f64; 2] {
     [megapixels.log10(), (ns as f64 / 1e6).max(1e-6).log10()]
 }
 
-/// Every series of `result` (solid) and of the saved sweeps (dashed), and the model (dotted).
-fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<ChartLine<'a>> {
+/// Every series of `result` (solid) and of the saved sweeps (dashed), and the model (dotted), in
+/// the colours of the theme (`dark_mode`).
+fn lines<'a>(
+    result: &SweepResult,
+    compare: &'a [(String, SweepResult)],
+    dark_mode: bool,
+) -> Vec<ChartLine<'a>> {
     let mut all: Vec<ChartLine<'a>> = Vec::new();
     let sources = std::iter::once(("", result)).chain(compare.iter().map(|(n, r)| (n.as_str(), r)));
     for (i, (name, r)) in sources.enumerate() {
@@ -326,7 +331,7 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
                     shown_as,
                     group: name,
                     source: i,
-                    colour: roofs::series_colour(s, true),
+                    colour: roofs::series_colour(s, dark_mode),
                     style,
                     points,
                 });
@@ -349,11 +354,33 @@ fn lines<'a>(result: &SweepResult, compare: &'a [(String, SweepResult)]) -> Vec<
             shown_as: MODEL,
             group: "",
             source: 0,
-            colour: roofs::series_colour(Series::GpuTotal, true),
+            colour: roofs::series_colour(Series::GpuTotal, dark_mode),
             style,
             points: modelled,
         };
         all.insert(at, line);
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::look::contrast;
+
+    #[test]
+    fn series_are_drawn_in_the_colours_of_the_theme_shown() {
+        let medians = [(Series::Cpu1, 400), (Series::CpuAll, 200), (Series::GpuTotal, 1000)];
+        let result = SweepResult::for_tests(vec![crate::engine::sweep::SweepPoint::for_tests(1.0, &medians)]);
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            let all = lines(&result, &[], visuals.dark_mode);
+            let cpu_all = all.iter().find(|l| l.key == Series::CpuAll.label()).expect("CPU, all threads");
+            assert_eq!(cpu_all.colour, roofs::series_colour(Series::CpuAll, visuals.dark_mode));
+            let ratio = contrast(cpu_all.colour, visuals.window_fill);
+            assert!(ratio >= 3.0, "CPU, all threads at {ratio:.2}:1 on the window");
+        }
+        let light = lines(&result, &[], false);
+        let cpu_all = light.iter().find(|l| l.key == Series::CpuAll.label()).expect("CPU, all threads");
+        assert_eq!(cpu_all.colour, Color32::from_rgb(45, 45, 45), "dark on the light theme");
+    }
 }

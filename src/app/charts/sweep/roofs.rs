@@ -176,8 +176,8 @@ pub(super) enum Key {
     Line { colour: Color32, dashed: bool },
     /// A plot marker.
     Marker { colour: Color32, shape: MarkerShape },
-    /// A filled square.
-    Swatch { colour: Color32 },
+    /// A filled square with an edge.
+    Swatch { colour: Color32, edge: Color32 },
 }
 
 /// Legend rows: each key and its name as one widget, wrapped to the width there is, its name in
@@ -223,8 +223,10 @@ fn draw_key(painter: &egui::Painter, key: Key, centre: egui::Pos2, width: f32) {
                 }
             }
         }
-        Key::Swatch { colour } => {
-            painter.rect_filled(egui::Rect::from_center_size(centre, egui::vec2(12.0, 12.0)), 2.0, colour);
+        Key::Swatch { colour, edge } => {
+            let rect = egui::Rect::from_center_size(centre, egui::vec2(12.0, 12.0));
+            painter.rect_filled(rect, 2.0, colour);
+            painter.rect_stroke(rect, 2.0, egui::Stroke::new(1.0, edge), egui::StrokeKind::Inside);
         }
     }
 }

@@ -184,15 +184,17 @@ pub(super) fn ratio_colour(r: f64, dark_mode: bool) -> Color32 {
     neutral.lerp_to_gamma(end, t.abs())
 }
 
+/// The legend's key for the cells' colour at speed-up `r`, edged in the theme's text colour:
+/// on the light theme "even" is near-white on a near-white window, seen by its edge alone.
+pub(super) fn swatch(visuals: &egui::Visuals, r: f64, name: &str) -> (Key, String) {
+    let colour = ratio_colour(r, visuals.dark_mode);
+    (Key::Swatch { colour, edge: visuals.text_color() }, name.to_owned())
+}
+
 /// Black or white, whichever reads better on `bg`.
 pub(super) fn text_on(bg: Color32) -> Color32 {
-    let lin = |c: u8| {
-        let c = f32::from(c) / 255.0;
-        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-    };
-    let l = 0.2126 * lin(bg.r()) + 0.7152 * lin(bg.g()) + 0.0722 * lin(bg.b());
-    // Contrast against white is 1.05 / (l + 0.05), against black (l + 0.05) / 0.05.
-    if 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 { Color32::WHITE } else { Color32::BLACK }
+    use crate::app::look::contrast;
+    if contrast(Color32::WHITE, bg) >= contrast(Color32::BLACK, bg) { Color32::WHITE } else { Color32::BLACK }
 }
 
 /// Draws both maps of `result` side by side where each cell has room for its ratio, else one at
@@ -245,9 +247,9 @@ pub fn win_map_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32) {
                 "measured frontier: the GPU wins above it".to_owned(),
             ),
             (Key::Line { colour: line, dashed: true }, "modelled frontier (from the ceilings)".to_owned()),
-            (Key::Swatch { colour: ratio_colour(0.1, dark) }, "CPU 10x faster".to_owned()),
-            (Key::Swatch { colour: ratio_colour(1.0, dark) }, "even (1x)".to_owned()),
-            (Key::Swatch { colour: ratio_colour(10.0, dark) }, "GPU 10x faster".to_owned()),
+            swatch(ui.visuals(), 0.1, "CPU 10x faster"),
+            swatch(ui.visuals(), 1.0, "even (1x)"),
+            swatch(ui.visuals(), 10.0, "GPU 10x faster"),
         ],
     );
     let levels = match result.axis {

@@ -75,6 +75,17 @@ fn ratios_have_two_figures_and_diverging_colours_with_readable_text() {
         assert_eq!(even.r(), even.g(), "neutral at 1x");
         assert_eq!(ratio_colour(100.0, dark), gpu, "full at 10x");
     }
+    // The legend's swatches stand out from the window on both themes, "even" too (near-white
+    // on the light theme: its edge shows it).
+    for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+        let (key, name) = swatch(&visuals, 1.0, "even (1x)");
+        assert_eq!(name, "even (1x)");
+        let Key::Swatch { colour, edge } = key else { panic!("a swatch") };
+        assert_eq!(colour, ratio_colour(1.0, visuals.dark_mode));
+        let seen = crate::app::look::contrast(colour, visuals.window_fill)
+            .max(crate::app::look::contrast(edge, visuals.window_fill));
+        assert!(seen >= 3.0, "the even swatch at {seen:.2}:1 on the window");
+    }
     assert_eq!(text_on(Color32::from_gray(228)), Color32::BLACK);
     assert_eq!(text_on(Color32::from_gray(72)), Color32::WHITE);
 }
