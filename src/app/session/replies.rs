@@ -19,8 +19,8 @@ impl Session {
                 // A dialog that could not be shown, an open that failed, the last image's
                 // warnings: all moot now.
                 self.toasts.resolved(Topic::Opening);
-                if loaded.reoriented {
-                    self.toasts.note("EXIF orientation applied".into());
+                if let Some(note) = loaded.orientation_note {
+                    self.toasts.note(note.into());
                 }
                 for warning in &loaded.warnings {
                     self.toasts.warning_about(

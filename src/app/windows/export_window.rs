@@ -127,7 +127,7 @@ impl ExportWindow {
             ui.colored_label(ui.visuals().error_fg_color, why);
         }
         if self.confirm_replace.is_some() {
-            ui.colored_label(crate::app::look::WARNING, "This file exists. Replace it?");
+            ui.colored_label(crate::app::look::warning(ui.visuals()), "This file exists. Replace it?");
             ui.horizontal(|ui| {
                 if ui.add_enabled(format.is_some(), egui::Button::new("Replace")).clicked() {
                     export = Some(true);

@@ -32,8 +32,9 @@ pub struct Loaded {
     pub key: ImageKey,
     /// Decode time (CPU clock).
     pub decode_ns: u64,
-    /// Whether EXIF orientation rotated or flipped it.
-    pub reoriented: bool,
+    /// Whether its orientation (EXIF's, or a TIFF's tag) rotated or flipped it, said as the CLI
+    /// says it ("EXIF orientation applied"); `None` where it did not.
+    pub orientation_note: Option<&'static str>,
     /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
     /// until dismissed.
     pub warnings: Vec<crate::io::DecodeWarning>,
@@ -60,7 +61,7 @@ impl Loaded {
             None => format!("Original · {kind}"),
         };
         match self.warnings.first() {
-            Some(warning) => format!("{what}: {}", warning_note(warning, self.reoriented)),
+            Some(warning) => format!("{what}: {}", warning_note(warning, self.orientation_note.is_some())),
             None => what,
         }
     }
@@ -73,7 +74,7 @@ impl Loaded {
 fn warning_note(warning: &crate::io::DecodeWarning, reoriented: bool) -> String {
     use crate::io::{DecodeWarning, TruncatedAt};
     let stored = if reoriented { " stored" } else { "" };
-    let turned = if reoriented { " (before its EXIF rotation)" } else { "" };
+    let turned = if reoriented { " (before its rotation)" } else { "" };
     match warning {
         DecodeWarning::Truncated(TruncatedAt::Row { rows, height }) => {
             format!("truncated file, {rows} of {height}{stored} rows decoded{turned}, the rest gray")

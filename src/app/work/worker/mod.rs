@@ -298,6 +298,7 @@ impl WorkerState {
             None => decode_for_display(&path, preview_side, options),
         };
         let loaded = decoded.and_then(|Preloaded { decoded: d, levels }| {
+            let orientation_note = d.orientation_note();
             let image = Arc::new(d.image);
             let display = DisplayImage::from_host(&self.render_state, Arc::clone(&image), &levels)
                 .ok_or(WorkError::NoPixels)?;
@@ -308,7 +309,7 @@ impl WorkerState {
                 format: crate::io::sniff_format(&path).map(crate::app::work::jobs::format_name),
                 key: ImageKey::new(),
                 decode_ns: d.decode_ns,
-                reoriented: d.reoriented,
+                orientation_note,
                 warnings: d.warnings,
                 stored_as: d.stored_as,
                 display,
