@@ -20,6 +20,8 @@ fn main() -> ExitCode {
         // SAFETY: nothing has started a thread yet (parsing does not).
         unsafe { graylab::cli::quiet_driver_probing() };
     }
+    // SAFETY: as above.
+    let driver_cache_off = unsafe { graylab::cli::driver_cache_off_on_a_full_disk() };
     // RUST_LOG=info|debug|wgpu_hal=warn,… shows more; warnings (wgpu, eframe, graylab) by default.
     let mut logger = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"));
     if std::env::var_os("RUST_LOG").is_none() {
@@ -34,6 +36,9 @@ fn main() -> ExitCode {
         });
     }
     logger.init();
+    if let Some(warning) = driver_cache_off {
+        log::warn!("{warning}");
+    }
     if let Err(e) = graylab::io::remove_temp_files_on_signals() {
         log::warn!("temporary files will not be removed on Ctrl+C: {e}");
     }

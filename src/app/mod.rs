@@ -11,6 +11,7 @@ mod advice;
 #[expect(clippy::module_inception, reason = "the app's own struct, as in egui's demo app")]
 mod app;
 mod charts;
+mod kept_settings;
 mod look;
 mod panels;
 mod session;
@@ -155,7 +156,11 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
             )
             .ok()
         });
-    eframe::run_native(
+    let settings = kept_settings::settings_file();
+    if let Some(file) = &settings {
+        kept_settings::keep_or_restore(file);
+    }
+    let ran = eframe::run_native(
         "graylab",
         native_options(),
         Box::new(move |cc| {
@@ -170,7 +175,13 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
             Ok(Box::new(GraylabApp::with_preload(cc, options, preload)))
         }),
     )
-    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"));
+    // eframe's last save has finished (its thread is joined when the app is dropped): a write cut
+    // short is undone now, not at the next launch.
+    if let Some(file) = &settings {
+        kept_settings::keep_or_restore(file);
+    }
+    ran
 }
 
 #[cfg(test)]

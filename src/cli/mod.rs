@@ -215,6 +215,54 @@ pub unsafe fn quiet_driver_probing() {
     }
 }
 
+/// The free space below which the GPU driver's shader cache is switched off.
+const DRIVER_CACHE_LEAST_FREE_BYTES: u64 = 16 << 20;
+
+/// Switches Mesa's shader cache off (`MESA_SHADER_CACHE_DISABLE=true`) where its folder's disk
+/// is all but full: Mesa maps a sparse index file there and dies of SIGBUS when the disk cannot
+/// back it (every GPU command and the app did, with no message). Left alone where the user set
+/// the switch. Returns the warning to log once the logger is up, when it switched it off.
+///
+/// # Safety
+/// Sets an environment variable: call before any other thread exists.
+#[must_use]
+pub unsafe fn driver_cache_off_on_a_full_disk() -> Option<String> {
+    if std::env::var_os("MESA_SHADER_CACHE_DISABLE").is_some() {
+        return None;
+    }
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    let folder = var("MESA_SHADER_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME"))
+        .or_else(|| var("HOME").map(|h| h.join(".cache")))?;
+    // The nearest folder that exists: Mesa creates the rest on the same disk.
+    let existing = folder.ancestors().find(|p| p.is_dir())?;
+    let free_bytes = free_bytes(existing)?;
+    if free_bytes >= DRIVER_CACHE_LEAST_FREE_BYTES {
+        return None;
+    }
+    // SAFETY: the caller guarantees that no other thread exists yet.
+    unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };
+    Some(format!(
+        "the cache folder's disk has {} free: the GPU driver's shader cache is off for this run \
+         (free some space on it: {})",
+        crate::system::units::human_bytes(free_bytes),
+        existing.display()
+    ))
+}
+
+/// The bytes free to this user on the disk of `folder`.
+#[cfg(unix)]
+fn free_bytes(folder: &std::path::Path) -> Option<u64> {
+    let s = rustix::fs::statvfs(folder).ok()?;
+    Some(s.f_bavail.saturating_mul(s.f_frsize))
+}
+
+/// The bytes free on the disk of `folder`: not known here.
+#[cfg(not(unix))]
+fn free_bytes(_folder: &std::path::Path) -> Option<u64> {
+    None
+}
+
 /// An error and its causes on one line, each cause once, then advice naming the flags that help
 /// (`convert`'s, where the error was `convert`'s).
 #[must_use]
@@ -294,5 +342,16 @@ fn print_timing_warnings(software_adapter: bool) {
     }
     if let Some(w) = build_warning() {
         out::errln!("{w}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_folders_free_space_is_read_from_its_disk() {
+        let dir = std::env::temp_dir();
+        let free = super::free_bytes(&dir);
+        assert!(cfg!(not(unix)) || free.is_some_and(|b| b > 0), "{free:?} free in {}", dir.display());
+        assert_eq!(super::free_bytes(std::path::Path::new("/no/such/folder/here")), None);
     }
 }
