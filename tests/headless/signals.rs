@@ -51,6 +51,19 @@ fn wait_for_temp_file(dir: &Path, child: &mut Child) -> Option<String> {
     None
 }
 
+/// graylab in `d` with `args`, each export held once its temporary file exists until `release`
+/// is written (`GRAYLAB_HOLD_EXPORT`), its output piped.
+fn spawn_held(d: &Path, release: &Path, args: &[&str]) -> Child {
+    common::graylab_cmd(d)
+        .env("GRAYLAB_NO_TMPFILE", "1")
+        .env("GRAYLAB_HOLD_EXPORT", release)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
 fn send(child: &Child, signal: &str) {
     let ok = Command::new("kill").args([format!("-{signal}"), child.id().to_string()]).status();
     assert!(ok.is_ok_and(|s| s.success()), "kill -{signal}");
@@ -254,14 +267,11 @@ fn a_trace_that_fails_after_the_work_keeps_the_report() {
         .expect("save");
     std::fs::create_dir(d.join("traces")).expect("mkdir");
     let release = d.join("release");
-    let child = common::graylab_cmd(d)
-        .env("GRAYLAB_NO_TMPFILE", "1")
-        .env("GRAYLAB_HOLD_EXPORT", &release)
-        .args(["convert", "a.png", "-o", "a.gray.png", "--json", "--trace", "traces/t.json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn();
-    let mut child = child.expect("spawn");
+    let mut child = spawn_held(
+        d,
+        &release,
+        &["convert", "a.png", "-o", "a.gray.png", "--json", "--trace", "traces/t.json"],
+    );
     // The image's export, then the trace's, each held once its temporary file exists.
     wait_for_temp_file(d, &mut child).expect("the image's export started");
     std::fs::write(&release, b"").expect("release the image");
@@ -298,14 +308,7 @@ fn a_bench_whose_trace_fails_keeps_its_figures() {
         "--trace",
         "traces/t.json",
     ];
-    let child = common::graylab_cmd(d)
-        .env("GRAYLAB_NO_TMPFILE", "1")
-        .env("GRAYLAB_HOLD_EXPORT", &release)
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn();
-    let mut child = child.expect("spawn");
+    let mut child = spawn_held(d, &release, &args);
     wait_for_temp_file(&d.join("traces"), &mut child).expect("the trace's export started");
     std::fs::remove_dir_all(d.join("traces")).expect("the trace's folder removed");
     std::fs::write(&release, b"").expect("release the trace");
@@ -327,14 +330,7 @@ fn a_sweep_keeps_every_output_it_can_write() {
     let release = d.join("release");
     let args =
         ["sweep", "--cpu-only", "--sizes", "0.01", "--runs", "1", "--json", "s.json", "--csv", "csv/s.csv"];
-    let child = common::graylab_cmd(d)
-        .env("GRAYLAB_NO_TMPFILE", "1")
-        .env("GRAYLAB_HOLD_EXPORT", &release)
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn();
-    let mut child = child.expect("spawn");
+    let mut child = spawn_held(d, &release, &args);
     // Every export before the CSV's (the caches', the JSON's) is released as it holds.
     let mut released = std::collections::HashSet::new();
     let started = Instant::now();
