@@ -2,12 +2,17 @@
 //! write), so a full disk or a kill during its write leaves it cut short, and eframe then starts
 //! from defaults: the settings, the recent files and the kept sweep lost. So at launch a file
 //! that reads whole is copied beside it (`app.ron.bak`, written atomically), and one that does
-//! not is replaced by that copy, with a warning; the same is done again once the window closes.
+//! not (and still does not a moment later: another graylab may be writing it) is replaced by
+//! that copy, with a warning; the same is done again once the window closes.
 
 use std::path::{Path, PathBuf};
 
 /// The name eframe gives its settings file in its storage folder.
 const FILE: &str = "app.ron";
+
+/// How long a damaged file is watched before it is taken for one cut short, not one being
+/// written by another graylab (eframe writes its few KiB in well under this).
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// What [`keep_or_restore`] did.
 #[derive(Debug, PartialEq, Eq)]
@@ -46,6 +51,12 @@ pub(super) fn keep_or_restore(file: &Path) -> Kept {
                 Kept::Nothing
             }
         };
+    }
+    // Another graylab may be writing it this moment (eframe truncates, then writes): damaged is
+    // what it still is, unchanged, a moment later.
+    std::thread::sleep(SETTLE);
+    if std::fs::read_to_string(file).ok().as_deref() != Some(text.as_str()) {
+        return Kept::Nothing;
     }
     let Some(good) = std::fs::read_to_string(&backup).ok().filter(|b| reads_whole(b)) else {
         return Kept::Nothing;

@@ -77,8 +77,8 @@ pub fn add_fallback_font(ctx: &egui::Context, candidates: &[(&str, u32)]) -> Opt
     use egui::{FontInsert, FontPriority, InsertFontFamily};
     let (path, index, bytes) = candidates.iter().find_map(|&(path, index)| {
         let bytes = std::fs::read(path).ok()?;
-        // TrueType, OpenType or a collection of either: anything else would fail in egui.
-        let font = [&[0, 1, 0, 0][..], b"OTTO", b"ttcf", b"true"].iter().any(|m| bytes.starts_with(m));
+        // Parsed as egui parses it, which panics on a font it cannot read (a damaged file).
+        let font = skrifa::FontRef::from_index(&bytes, index).is_ok();
         font.then_some((path, index, bytes))
     })?;
     log::debug!("fallback font for scripts egui lacks: {path} (face {index})");

@@ -243,7 +243,7 @@ pub unsafe fn driver_cache_off_on_a_full_disk() -> Option<String> {
     // SAFETY: the caller guarantees that no other thread exists yet.
     unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };
     Some(format!(
-        "the cache folder's disk has {} free: the GPU driver's shader cache is off for this run \
+        "the cache folder's disk has {} free: Mesa's GPU shader cache is off for this run \
          (free some space on it: {})",
         crate::system::units::human_bytes(free_bytes),
         existing.display()

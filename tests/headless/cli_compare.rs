@@ -405,12 +405,7 @@ fn compare_refuses_a_corrupt_figure_naming_the_file_and_the_field() {
     let base =
         bench_made(2, "a driver", "synthetic 64x48 Rgb8", &[("gpu", 1_000_000, Some("cpu-clock"), false)]);
     write(d, "base.json", &base);
-    for (median, said) in [
-        (Value::from(-5), "-5"),
-        (Value::from(0), "0"),
-        (Value::Null, "null"),
-        (Value::from(1e300), "1e+300"),
-    ] {
+    for (median, said) in [(Value::from(-5), "-5"), (Value::Null, "null"), (Value::from(1e300), "1e+300")] {
         let mut bad = base.clone();
         bad["results"][0]["total"]["median_ns"] = median;
         write(d, "bad.json", &bad);
@@ -421,7 +416,7 @@ fn compare_refuses_a_corrupt_figure_naming_the_file_and_the_field() {
             let o = graylab(&args, d);
             assert_eq!(o.status.code(), Some(1), "{said}: {}", text(&o));
             let refused = format!(
-                "a corrupt figure (results[0].total.median_ns is {said}: a time must be above 0 ns and at most a day): {file}"
+                "a corrupt figure (results[0].total.median_ns is {said}: a time must be at least 0 ns and at most a day): {file}"
             );
             assert!(text(&o).contains(&refused), "{said}: {}", text(&o));
             assert!(!text(&o).contains("18446744074 s") && !text(&o).contains("compared"), "{}", text(&o));

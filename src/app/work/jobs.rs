@@ -35,6 +35,9 @@ pub struct Loaded {
     /// Whether its orientation (EXIF's, or a TIFF's tag) rotated or flipped it, said as the CLI
     /// says it ("EXIF orientation applied"); `None` where it did not.
     pub orientation_note: Option<&'static str>,
+    /// Whether that orientation moved the rows as stored off the top (a turn, a vertical flip;
+    /// not a mirror): then a truncated file's rows are said as stored.
+    pub rows_turned: bool,
     /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
     /// until dismissed.
     pub warnings: Vec<crate::io::DecodeWarning>,
@@ -61,7 +64,7 @@ impl Loaded {
             None => format!("Original · {kind}"),
         };
         match self.warnings.first() {
-            Some(warning) => format!("{what}: {}", warning_note(warning, self.orientation_note.is_some())),
+            Some(warning) => format!("{what}: {}", warning_note(warning, self.rows_turned)),
             None => what,
         }
     }

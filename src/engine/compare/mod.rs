@@ -10,7 +10,7 @@
 //! `clock`). Each is named by its path, its clock and every setting that changes what was measured
 //! (`names.rs`): figures of another setting are in one result only, never compared. A figure a
 //! file states no clock for (written before clocks were) is matched on any clock, and its row
-//! says the clock is unknown. A figure whose numbers cannot be one (a time at or below zero,
+//! says the clock is unknown. A figure whose numbers cannot be one (a time below zero,
 //! null, or beyond a day) is refused, naming its field: never dropped, never printed. Derived
 //! figures (rates at the median, models, rooflines, single cold runs, a round trip's time per
 //! operation and its medians again with intervals) are left out, so one measurement is one figure.
@@ -223,7 +223,7 @@ pub fn kind_of(json: &Value) -> Option<String> {
     shown_by.into_iter().find(|(key, _)| json.get(key).is_some()).map(|(_, kind)| kind.to_owned())
 }
 
-/// A figure whose numbers cannot be one: a time at or below zero, null or beyond a day, a count
+/// A figure whose numbers cannot be one: a time below zero, null or beyond a day, a count
 /// that is not a number. Named by its field's path in the file, `results[1].phases[2].median_ns`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{field} is {value}: {why}")]
@@ -252,7 +252,7 @@ pub enum CompareError {
 ///
 /// # Errors
 ///
-/// [`CorruptFigure`] where a time is at or below zero, null or beyond [`MAX_FIGURE_NS`], or
+/// [`CorruptFigure`] where a time is below zero, null or beyond [`MAX_FIGURE_NS`], or
 /// another figure's number is not a finite number.
 pub fn figures(json: &Value) -> Result<Vec<Figure>, CorruptFigure> {
     let mut found = Vec::new();
@@ -352,9 +352,9 @@ fn checked(
     }
 }
 
-/// A time: above 0 and at most a day.
+/// A time: at least 0 (a clock coarser than the run reads 0) and at most a day.
 const TIME: (fn(f64) -> bool, &str) =
-    (|ns| ns > 0.0 && ns <= MAX_FIGURE_NS, "a time must be above 0 ns and at most a day");
+    (|ns| (0.0..=MAX_FIGURE_NS).contains(&ns), "a time must be at least 0 ns and at most a day");
 /// Bytes or operations: above 0 and at most [`MAX_AMOUNT`].
 const AMOUNT: (fn(f64) -> bool, &str) =
     (|n| n > 0.0 && n <= MAX_AMOUNT, "a count must be above 0 and at most 1e21");
@@ -368,6 +368,10 @@ fn figure_of(
     at: &str,
 ) -> Result<Option<Figure>, CorruptFigure> {
     let num = |key: &str, check| checked(map, at, key, check);
+    // graylab writes a ratio or a claim's value that came out infinite (a time of 0) as null:
+    // no figure, not a corrupt one.
+    let finite =
+        |key: &str| if map.get(key).is_some_and(Value::is_null) { Ok(None) } else { num(key, FINITE) };
     // A group inside its namesake (`ceilings.ceilings`) is named once; places in a list (`#2`)
     // are each their own.
     let mut parts: Vec<&str> = path.iter().map(String::as_str).collect();
@@ -379,7 +383,11 @@ fn figure_of(
         .and_then(Value::as_str)
         .filter(|c| *c != "none" && !name.ends_with(']'))
         .map(str::to_owned);
+    // A median of 0 (under the clock's tick) has no ratio to another: no figure.
     if let Some(median_ns) = num("median_ns", TIME)? {
+        if median_ns == 0.0 {
+            return Ok(None);
+        }
         // A probe: so many bytes or operations in its best repetition, the ceiling as every other
         // view states it (it read the median); from its median to its best is the noise it shows.
         let best = num("best_ns", TIME)?;
@@ -403,8 +411,8 @@ fn figure_of(
             better: Better::Lower,
         }));
     }
-    let (low, high) = (num("ci_low", FINITE)?, num("ci_high", FINITE)?);
-    if let (Some(value), Some(low), Some(high)) = (num("median", FINITE)?, low, high) {
+    let (low, high) = (finite("ci_low")?, finite("ci_high")?);
+    if let (Some(value), Some(low), Some(high)) = (finite("median")?, low, high) {
         // A median with its interval: a time where its key says ns (`cpu_ns`), else a ratio.
         let interval = Some((low, high));
         if path.last().is_some_and(|key| key.ends_with("_ns")) {
@@ -419,7 +427,7 @@ fn figure_of(
     else {
         return Ok(None);
     };
-    let Some(value) = num("value", FINITE)?.filter(|_| on != "none") else { return Ok(None) };
+    let Some(value) = finite("value")?.filter(|_| on != "none") else { return Ok(None) };
     let interval = low.zip(high);
     Ok(Some(if unit == "ms" {
         let interval = interval.map(|(l, h)| (l * 1e6, h * 1e6));

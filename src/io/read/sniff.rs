@@ -39,7 +39,10 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
         return Ok(FileKind::Special(kind));
     }
     let head = read_capped(path, HEAD_BYTES).map_err(open)?;
-    if let Some(format) = unsupported_format_of(&head) {
+    // A bare JPEG XL codestream's signature is two bytes (FF 0A) that any file may start with:
+    // in a folder it counts only with its name's `.jxl`.
+    let bare_jxl = head.starts_with(&[0xFF, 0x0A]) && !has_extension(path, "jxl");
+    if let Some(format) = unsupported_format_of(&head).filter(|_| !bare_jxl) {
         return Err(IoError::UnsupportedFormat { path: path.into(), format });
     }
     let format = format_of(path, &head);
@@ -167,4 +170,25 @@ fn unsupported_in(head: &[u8]) -> Option<&'static str> {
 
 fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_two_byte_jpeg_xl_signature_counts_only_with_its_name() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bytes = [0xFF, 0x0A, b'n', b'o', b't', b'e', b's'];
+        for (name, jxl) in [("notes.bin", false), ("photo.jxl", true)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).expect("write");
+            match classify_file(&path) {
+                Err(IoError::UnsupportedFormat { format, .. }) => {
+                    assert!(jxl && format.contains("JPEG XL"), "{name}");
+                }
+                other => assert!(!jxl && matches!(other, Ok(FileKind::Other)), "{name}: {other:?}"),
+            }
+        }
+    }
 }

@@ -299,6 +299,10 @@ impl WorkerState {
         };
         let loaded = decoded.and_then(|Preloaded { decoded: d, levels }| {
             let orientation_note = d.orientation_note();
+            let rows_turned = !matches!(
+                d.orientation,
+                image::metadata::Orientation::NoTransforms | image::metadata::Orientation::FlipHorizontal
+            );
             let image = Arc::new(d.image);
             let display = DisplayImage::from_host(&self.render_state, Arc::clone(&image), &levels)
                 .ok_or(WorkError::NoPixels)?;
@@ -310,6 +314,7 @@ impl WorkerState {
                 key: ImageKey::new(),
                 decode_ns: d.decode_ns,
                 orientation_note,
+                rows_turned,
                 warnings: d.warnings,
                 stored_as: d.stored_as,
                 display,
