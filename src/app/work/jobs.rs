@@ -71,13 +71,13 @@ impl Loaded {
 }
 
 /// What a decode warning leaves missing, in a caption's words. The rows are the file's as
-/// stored: when EXIF orientation turned the image (`reoriented`), the caption says so, since the
-/// gray part shown is then columns, or the top rows (a truncated file turned 90° is gray in its
-/// left columns, not its bottom rows).
-fn warning_note(warning: &crate::io::DecodeWarning, reoriented: bool) -> String {
+/// stored: when its orientation moved them off the top (`rows_turned`), the caption says so,
+/// since the gray part shown is then columns, or the top rows (a truncated file turned 90° is
+/// gray in its left columns, not its bottom rows).
+fn warning_note(warning: &crate::io::DecodeWarning, rows_turned: bool) -> String {
     use crate::io::{DecodeWarning, TruncatedAt};
-    let stored = if reoriented { " stored" } else { "" };
-    let turned = if reoriented { " (before its rotation)" } else { "" };
+    let stored = if rows_turned { " stored" } else { "" };
+    let turned = if rows_turned { " (before its rotation)" } else { "" };
     match warning {
         DecodeWarning::Truncated(TruncatedAt::Row { rows, height }) => {
             format!("truncated file, {rows} of {height}{stored} rows decoded{turned}, the rest gray")

@@ -516,9 +516,7 @@ fn row(base: &Figure, new: &Figure, threshold: f64) -> Row {
         }
     };
     let name = match (&base.clock, &new.clock) {
-        (Some(_), None) => {
-            format!("{} [base: {}; new: clock unknown]", base.name, base.clock.as_deref().unwrap_or(""))
-        }
+        (Some(clock), None) => format!("{} [base: {clock}; new: clock unknown]", base.name),
         (None, Some(clock)) => format!("{} [base: clock unknown; new: {clock}]", base.name),
         _ => base.label(),
     };

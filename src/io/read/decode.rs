@@ -90,6 +90,14 @@ impl Decoded {
             (true, _) => Some("EXIF orientation applied"),
         }
     }
+
+    /// Whether the orientation applied moved the rows as stored off the top of the image as
+    /// shown (a turn, a vertical flip; not a mirror): a truncated file's rows are then said as
+    /// stored.
+    #[must_use]
+    pub fn rows_turned(&self) -> bool {
+        crate::io::read::orientation::stored_rows_side(self.orientation).is_some()
+    }
 }
 
 /// A file opened by [`decode_or_stream`]: decoded, or gray rows to be decoded as they are

@@ -51,14 +51,21 @@ impl DecodeWarning {
 /// `orientation` is applied ("its right 432 of 800 columns"), or `None` where they are still its
 /// top rows.
 pub(in crate::io) fn stored_rows_shown(orientation: Orientation, rows: u32, height: u32) -> Option<String> {
-    let (side, lines) = match orientation {
-        Orientation::NoTransforms | Orientation::FlipHorizontal => return None,
-        Orientation::Rotate180 | Orientation::FlipVertical => ("bottom", "rows"),
-        // Turned clockwise, the top row is the right column.
-        Orientation::Rotate90 | Orientation::Rotate270FlipH => ("right", "columns"),
-        Orientation::Rotate270 | Orientation::Rotate90FlipH => ("left", "columns"),
-    };
+    let (side, lines) = stored_rows_side(orientation)?;
     Some(format!("its {side} {rows} of {height} {lines}"))
+}
+
+/// The side of the image as shown where the top rows as stored lie once `orientation` is
+/// applied, and what they are there ("right", "columns"); `None` where they are still its top
+/// rows (as stored, or mirrored).
+pub(in crate::io) fn stored_rows_side(orientation: Orientation) -> Option<(&'static str, &'static str)> {
+    match orientation {
+        Orientation::NoTransforms | Orientation::FlipHorizontal => None,
+        Orientation::Rotate180 | Orientation::FlipVertical => Some(("bottom", "rows")),
+        // Turned clockwise, the top row is the right column.
+        Orientation::Rotate90 | Orientation::Rotate270FlipH => Some(("right", "columns")),
+        Orientation::Rotate270 | Orientation::Rotate90FlipH => Some(("left", "columns")),
+    }
 }
 
 /// The orientation in an EXIF block (a TIFF structure, with or without the `Exif\0\0` of a

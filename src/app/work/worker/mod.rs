@@ -299,10 +299,7 @@ impl WorkerState {
         };
         let loaded = decoded.and_then(|Preloaded { decoded: d, levels }| {
             let orientation_note = d.orientation_note();
-            let rows_turned = !matches!(
-                d.orientation,
-                image::metadata::Orientation::NoTransforms | image::metadata::Orientation::FlipHorizontal
-            );
+            let rows_turned = d.rows_turned();
             let image = Arc::new(d.image);
             let display = DisplayImage::from_host(&self.render_state, Arc::clone(&image), &levels)
                 .ok_or(WorkError::NoPixels)?;
