@@ -140,19 +140,20 @@ pub fn ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
 
 /// The largest `k` (1-based) such that `[x(k), x(n-k+1)]` covers the median of `n` samples with
 /// at least 95% probability: the largest `k` with `2 P(B <= k-1) <= 5%` for `B ~ Bin(n, 1/2)`.
+/// The binomial's terms are taken in log space: `2^-n` alone is 0 in `f64` from `n = 1075`.
 fn order_statistic(n: usize) -> usize {
     let alpha = (1.0 - CONFIDENCE) / 2.0;
-    // P(B = 0) = 2^-n, then P(B = j+1) = P(B = j) (n - j) / (j + 1).
-    let mut p = 0.5_f64.powi(i32::try_from(n).unwrap_or(i32::MAX));
+    // ln P(B = 0) = -n ln 2, then P(B = j+1) = P(B = j) (n - j) / (j + 1).
+    let mut ln_p = -(n as f64) * std::f64::consts::LN_2;
     let mut below = 0.0;
     let mut k = 0;
     for j in 0..n {
-        below += p;
+        below += ln_p.exp();
         if below > alpha {
             break;
         }
         k = j + 1;
-        p = p * (n - j) as f64 / (j + 1) as f64;
+        ln_p += ((n - j) as f64 / (j + 1) as f64).ln();
     }
     k.max(1)
 }

@@ -62,6 +62,26 @@ fn the_interval_of_the_median_uses_the_binomial_order_statistics() {
 }
 
 #[test]
+fn the_interval_holds_its_median_at_any_number_of_samples() {
+    // The exact binomial tables (big integers): from 1075 samples on, 2^-n is 0 in f64, and the
+    // interval once came out inverted (the 1080th order statistic below the 1st).
+    for (n, k) in [(1, 1), (2, 1), (5, 1), (6, 1), (1074, 505), (1075, 505), (1080, 508), (100_000, 49_690)] {
+        assert_eq!(order_statistic(n), k, "n = {n}");
+    }
+    for n in [6, 7, 1074, 1075, 1080, 100_000] {
+        let values: Vec<f64> = (0..n).map(|i| ((i * 7919) % n) as f64).collect();
+        let i = Interval::of(&values).expect("six samples or more");
+        assert!(i.ci_low <= i.median && i.median <= i.ci_high, "n = {n}: {i:?}");
+        let k = order_statistic(n) as f64;
+        assert_eq!((i.ci_low, i.ci_high, i.samples), (k - 1.0, n as f64 - k, n), "n = {n}");
+    }
+    // Below six samples there is no interval at all, never an inverted one.
+    for n in [1, 2, 5] {
+        assert_eq!(Interval::of(&vec![1.0; n]), None, "n = {n}");
+    }
+}
+
+#[test]
 fn an_interval_decides_only_when_it_clears_the_threshold() {
     let i = Interval { median: 1.5, ci_low: 1.2, ci_high: 1.8, samples: 9 };
     assert_eq!(i.against(1.0), Decision::Above);
