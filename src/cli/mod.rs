@@ -334,14 +334,19 @@ fn build_warning() -> Option<&'static str> {
 /// Prints the warnings a table of GPU timings opens with: a software adapter's, then a debug
 /// build's.
 fn print_timing_warnings(software_adapter: bool) {
+    print_software_warning(software_adapter);
+    if let Some(w) = build_warning() {
+        out::errln!("{w}");
+    }
+}
+
+/// Prints a software adapter's warning (`convert` says its debug build's at its end).
+fn print_software_warning(software_adapter: bool) {
     // Warnings go to stderr, where `convert`'s do: stdout keeps the table alone.
     if software_adapter {
         out::errln!(
             "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
         );
-    }
-    if let Some(w) = build_warning() {
-        out::errln!("{w}");
     }
 }
 
