@@ -285,6 +285,9 @@ pub fn describe_for(err: &(dyn Error + 'static), takes_allow_truncated: bool) ->
 
 /// What the user can do about an error, in CLI terms.
 fn advice(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> Option<&'static str> {
+    if causes::chain(err).any(|e| matches!(causes::gpu_error(e), Some(GpuError::NoAdapterNamed { .. }))) {
+        return Some("unset WGPU_ADAPTER_NAME, or set it to a part of one of those names");
+    }
     for e in causes::chain(err) {
         match causes::io_error(e) {
             Some(IoError::Exists { .. }) => return Some("pass --overwrite to replace it"),
