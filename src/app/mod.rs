@@ -117,14 +117,19 @@ pub fn native_options() -> eframe::NativeOptions {
     }
 }
 
-/// How eframe (and the UI tests) create the wgpu device: the adapter's own limits and its
-/// timestamp features.
+/// How eframe (and the UI tests) create the wgpu device: on the adapter the CLI picks
+/// (`WGPU_ADAPTER_NAME`, then a real GPU before a software one) among those that can draw the
+/// window, with the adapter's own limits and its timestamp features.
 #[must_use]
 pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
     let mut setup = eframe::egui_wgpu::WgpuSetup::without_display_handle();
     if let eframe::egui_wgpu::WgpuSetup::CreateNew(create) = &mut setup {
         create.device_descriptor =
             Arc::new(|adapter: &wgpu::Adapter| GpuContext::device_descriptor(adapter, "graylab (eframe)"));
+        create.native_adapter_selector = Some(Arc::new(|adapters, surface| {
+            crate::engine::choose_window_adapter(adapters, surface)
+                .map_err(|e| crate::engine::causes::one_line(&e))
+        }));
     }
     setup
 }

@@ -37,6 +37,18 @@ pub(super) fn run(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     result
 }
 
+/// Opens the GPU before any file is read: the workgroup shape checked, and the adapter that runs
+/// every file said once, as `bench` and `sweep` say it.
+fn open_gpu(engine: &Engine, args: &ConvertArgs) -> anyhow::Result<()> {
+    let gpu = engine.gpu()?;
+    gpu.check_workgroup(args.workgroup.unwrap_or_default())?;
+    if !args.json {
+        outln!("GPU: {}", gpu.adapter_info().name);
+        super::print_software_warning(gpu.is_software());
+    }
+    Ok(())
+}
+
 fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let one_time_at = crate::system::one_time::OneTimeMark::now();
@@ -60,8 +72,7 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     }
     let engine = Engine::new();
     if args.backend == Backend::Gpu && !plan.items.is_empty() {
-        let gpu = engine.gpu()?;
-        gpu.check_workgroup(args.workgroup.unwrap_or_default())?;
+        open_gpu(&engine, args)?;
     }
     // A CPU run with work per pixel is held against the CPU's compute ceiling: measured here (a
     // fraction of a second) where no cache holds one from a quiet machine, as `bench` and the

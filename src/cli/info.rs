@@ -14,7 +14,8 @@ use crate::engine::ceilings::{
     saved_cpu_compute,
 };
 use crate::engine::{
-    Bandwidth, CpuCompute, Engine, PROBE_HOLD_BYTES, SimdLevel, available_threads, list_adapters, simd_level,
+    ADAPTER_NAME_ENV, AdapterReport, Bandwidth, CpuCompute, Engine, GpuError, PROBE_HOLD_BYTES, SimdLevel,
+    available_threads, list_adapters, simd_level, wanted_adapter_name,
 };
 use crate::system::clock::Clock;
 use crate::system::memory_budget::budget;
@@ -141,7 +142,7 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         outln!("    timestamps: {ts}");
         outln!("    workgroup sizes: {}", a.valid_workgroups.join(", "));
     }
-    outln!();
+    outln!("{}", adapter_choice(&info.adapters, wanted_adapter_name().as_deref()));
     match &info.ceilings {
         Some(k) => outln!("{}", ceilings_lines(k).join("\n")),
         None if !info.adapters.is_empty() => {
@@ -158,6 +159,36 @@ pub(super) fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         outln!("{}", paths_lines(paths).join("\n"));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Which adapter every command and the app use, and how to pick another (`wanted`: what
+/// `WGPU_ADAPTER_NAME` asks for), after a blank line, and one more below; a blank line alone
+/// without adapters.
+fn adapter_choice(adapters: &[AdapterReport], wanted: Option<&str>) -> String {
+    if adapters.is_empty() {
+        return String::new();
+    }
+    format!("\n{}\n", adapter_choice_line(adapters, wanted))
+}
+
+/// The line of [`adapter_choice`].
+fn adapter_choice_line(adapters: &[AdapterReport], wanted: Option<&str>) -> String {
+    match (adapters.iter().find(|a| a.selected), wanted) {
+        (Some(a), Some(w)) => format!(
+            "adapter used: {} (its name contains {ADAPTER_NAME_ENV}={w}; unset the variable for the best here)",
+            a.name
+        ),
+        (Some(a), None) => format!(
+            "adapter used: {} (the best here: a real GPU before a software one); another: \
+             {ADAPTER_NAME_ENV}=<part of its name> before any graylab command or the app",
+            a.name
+        ),
+        (None, Some(w)) => {
+            let e = GpuError::no_adapter_named(w, adapters.iter().map(|a| a.name.as_str()));
+            format!("adapter used: none, every GPU command fails: {e}")
+        }
+        (None, None) => "adapter used: none".to_owned(),
+    }
 }
 
 /// Each transfer path as latency, bandwidth, n½ and the fit's error, one line each.
@@ -427,6 +458,45 @@ mod tests {
         let lines = compute_lines(Some(&cached), None);
         assert!(lines[1].ends_with("data in cache; cached, measured 3 days ago)"), "{lines:?}");
         assert!(lines[1].starts_with("    CPU compute: 20.0 Gop/s (2 threads"), "{lines:?}");
+    }
+
+    #[test]
+    fn info_says_which_adapter_is_used_and_how_to_pick_another() {
+        let report = |name: &str, selected| AdapterReport {
+            name: name.to_owned(),
+            backend: "vulkan".to_owned(),
+            device_type: "Cpu".to_owned(),
+            driver: String::new(),
+            selected,
+            max_storage_buffer_binding_bytes: 128 << 20,
+            max_buffer_bytes: 1 << 31,
+            max_texture_dimension_2d: 16_384,
+            max_invocations_per_workgroup: 1024,
+            max_workgroups_per_dimension: 65_535,
+            timestamps_in_passes: true,
+            timestamps_in_encoders: true,
+            valid_workgroups: Vec::new(),
+        };
+        let here = [report("NVIDIA H200", true), report("llvmpipe (LLVM 15.0.6, 256 bits)", false)];
+        assert_eq!(
+            adapter_choice_line(&here, None),
+            "adapter used: NVIDIA H200 (the best here: a real GPU before a software one); another: \
+             WGPU_ADAPTER_NAME=<part of its name> before any graylab command or the app"
+        );
+        let picked = [report("NVIDIA H200", false), report("llvmpipe (LLVM 15.0.6, 256 bits)", true)];
+        assert_eq!(
+            adapter_choice_line(&picked, Some("llvm")),
+            "adapter used: llvmpipe (LLVM 15.0.6, 256 bits) (its name contains WGPU_ADAPTER_NAME=llvm; \
+             unset the variable for the best here)"
+        );
+        assert_eq!(adapter_choice(&here, None), format!("\n{}\n", adapter_choice_line(&here, None)));
+        assert_eq!(adapter_choice(&[], Some("radeon")), "");
+        let none = [report("NVIDIA H200", false)];
+        assert_eq!(
+            adapter_choice_line(&none, Some("radeon")),
+            "adapter used: none, every GPU command fails: no GPU adapter's name contains \"radeon\" \
+             (set by WGPU_ADAPTER_NAME); the adapters here: NVIDIA H200"
+        );
     }
 
     #[test]

@@ -285,6 +285,9 @@ pub fn describe_for(err: &(dyn Error + 'static), takes_allow_truncated: bool) ->
 
 /// What the user can do about an error, in CLI terms.
 fn advice(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> Option<&'static str> {
+    if causes::chain(err).any(|e| matches!(causes::gpu_error(e), Some(GpuError::NoAdapterNamed { .. }))) {
+        return Some("unset WGPU_ADAPTER_NAME, or set it to a part of one of those names");
+    }
     for e in causes::chain(err) {
         match causes::io_error(e) {
             Some(IoError::Exists { .. }) => return Some("pass --overwrite to replace it"),
@@ -334,14 +337,19 @@ fn build_warning() -> Option<&'static str> {
 /// Prints the warnings a table of GPU timings opens with: a software adapter's, then a debug
 /// build's.
 fn print_timing_warnings(software_adapter: bool) {
+    print_software_warning(software_adapter);
+    if let Some(w) = build_warning() {
+        out::errln!("{w}");
+    }
+}
+
+/// Prints a software adapter's warning (`convert` says its debug build's at its end).
+fn print_software_warning(software_adapter: bool) {
     // Warnings go to stderr, where `convert`'s do: stdout keeps the table alone.
     if software_adapter {
         out::errln!(
             "warning: the GPU is a software rasteriser (runs on the CPU): its timings say nothing about GPUs"
         );
-    }
-    if let Some(w) = build_warning() {
-        out::errln!("{w}");
     }
 }
 

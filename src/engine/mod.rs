@@ -49,8 +49,9 @@ pub use work::{OpFigures, WorkFigures};
 
 pub use crate::cpu::{CpuCompute, SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
-    AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuError, GpuTiles, PROBE_HOLD_BYTES,
-    ParseWorkgroupError, WorkgroupSize, list_adapters,
+    ADAPTER_NAME_ENV, AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuError, GpuTiles,
+    PROBE_HOLD_BYTES, ParseWorkgroupError, WorkgroupSize, choose_window_adapter, list_adapters,
+    wanted_adapter_name,
 };
 
 /// Where a conversion runs.

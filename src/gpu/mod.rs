@@ -21,7 +21,10 @@ mod run;
 mod timing;
 
 pub use converter::{GpuConverter, TimingMode};
-pub use device::adapters::{AdapterReport, list_adapters};
+pub use device::adapters::{
+    ADAPTER_NAME_ENV, AdapterReport, choose_adapter, choose_window_adapter, list_adapters,
+    wanted_adapter_name,
+};
 pub use device::context::{GpuContext, TimestampSupport};
 pub use device::error::{GpuError, MapFailure};
 pub use device::host_copy::PIECE_BYTES;

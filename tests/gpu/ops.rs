@@ -176,6 +176,29 @@ fn the_engine_runs_the_op_after_the_grayscale_and_its_phases_add_up() {
     }
 }
 
+/// An RGB image whose input fits the band limit unpadded but whose bands are padded to whole
+/// output words past it (105x13: 4,095 bytes, 4,104 padded, limit 4,096) runs in two bands:
+/// the op takes the gray plane through the host and gives the CPU's bytes (before, the run
+/// stopped with an internal fault, "the gray plane is not one band on the GPU").
+#[test]
+fn an_op_after_a_conversion_padded_into_two_bands_goes_through_the_host() {
+    use graylab::engine::{Backend, ConvertSettings, Engine, RunOptions};
+    let Some(ctx) = common::gpu() else { return };
+    let mut conv = GpuConverter::new(std::sync::Arc::clone(&ctx));
+    conv.set_band_limit_bytes(4096);
+    let banded = Engine::with_converter(std::sync::Arc::new(conv));
+    let img = common::photo(105, 13);
+    for op in [Op::Dither, Op::Blur { radius: 2 }] {
+        let cpu_settings = ConvertSettings { threads: 2, op, ..ConvertSettings::default() };
+        let gpu_settings = ConvertSettings { backend: Backend::Gpu, ..cpu_settings };
+        let want = banded.convert(&img, &cpu_settings, RunOptions::default()).expect("CPU").image;
+        let got = banded.convert(&img, &gpu_settings, RunOptions::default()).expect("GPU in two bands");
+        let kept = got.report.notes.iter().any(|n| n.contains("the gray plane stayed on the GPU"));
+        let bands = got.report.gpu.as_ref().map(|t| t.bands);
+        assert_eq!((got.image == want, kept, bands), (true, false, Some(2)), "{op}");
+    }
+}
+
 /// Rows wider than one grid dimension holds (65535 workgroups of 16 columns: 1,048,560 px, or
 /// of 8 two-D tiles of 4 px words: 2,097,120 px) fold along z: the blur, the dither and an 8x8
 /// workgroup's grayscale give the CPU's bytes (before, each refused the image).

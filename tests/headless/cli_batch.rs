@@ -378,3 +378,36 @@ fn images_graylab_does_not_read_fail_in_a_folder_by_their_format_never_skipped()
     let converted = image::open(dir.path().join("out/IMG_0002.gray.png")).expect("the JPEG converted");
     assert_eq!((converted.width(), converted.height()), (16, 12));
 }
+
+/// `convert --backend gpu` names the adapter that ran it, once per command, for one file and
+/// for a folder, and warns of a software adapter once, as `bench` and `sweep` do (before, it
+/// said neither).
+#[test]
+fn a_gpu_conversion_names_its_adapter_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let info = graylab(&["info", "--json"], d);
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("info JSON");
+    let adapters = info["adapters"].as_array().cloned().unwrap_or_default();
+    let Some(used) = adapters.iter().find(|a| a["selected"] == true) else { return };
+    let (name, software) = (used["name"].as_str().unwrap_or_default(), used["device_type"] == "Cpu");
+    std::fs::create_dir(d.join("in")).expect("mkdir");
+    for i in 0..3 {
+        photo(30 + i, 20).save(d.join(format!("in/p{i}.png"))).expect("save");
+    }
+    for args in [
+        &["convert", "in/p0.png", "-o", "one.png", "--backend", "gpu"][..],
+        &["convert", "in", "--out-dir", "out", "--backend", "gpu"][..],
+    ] {
+        let o = graylab(args, d);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let named: Vec<String> =
+            stdout(&o).lines().filter(|l| l.starts_with("GPU: ")).map(str::to_owned).collect();
+        assert_eq!(named, [format!("GPU: {name}")], "{args:?}");
+        let warned = stderr(&o).matches("warning: the GPU is a software rasteriser").count();
+        assert_eq!(warned, usize::from(software), "{args:?}: {}", stderr(&o));
+    }
+    // On the CPU: no adapter named.
+    let o = graylab(&["convert", "in/p1.png", "-o", "cpu.png"], d);
+    assert!(o.status.success() && !stdout(&o).contains("GPU: "), "{}", stdout(&o));
+}

@@ -7,9 +7,24 @@ use std::time::Instant;
 
 use crate::gpu::device::wait::nanos;
 use crate::gpu::ops::{DitherWavefront, OpJob, OpKernels, OpTimings, Plane, op_bands, run_op};
+use crate::gpu::plan::bands::BandPlan;
 use crate::gpu::timing::timestamps::Timestamps;
 use crate::gpu::{GpuConverter, GpuError, GpuJob, GpuTimings};
-use crate::pixel::Op;
+use crate::pixel::{Kernel, Op};
+
+/// Whether a `width` x `height` image converts by `kernel` in one band of at most `limit_bytes`
+/// and its gray plane takes `op` in one band too: the plane can then stay on the GPU. Decided by
+/// the plans the runs make (a band's input is padded to whole output words, so an image a few
+/// bytes under the limit can take two).
+fn one_band_each(
+    kernel: Kernel,
+    op: Op,
+    (width, height): (u32, u32),
+    limit_bytes: u64,
+) -> Result<bool, GpuError> {
+    Ok(BandPlan::new(kernel, width, height, limit_bytes)?.bands == 1
+        && op_bands(op, (width, height), limit_bytes)?.len() == 1)
+}
 
 impl GpuConverter {
     /// How the dither's wavefront runs from now on: the one given, or with `None` the faster on
@@ -80,13 +95,10 @@ impl GpuConverter {
         dst: &mut [u8],
     ) -> Result<Option<(GpuTimings, OpTimings)>, GpuError> {
         let (width, height) = (job.width, job.height);
-        let pixels = u64::from(width) * u64::from(height);
-        let in_bytes = pixels * job.kernel.in_bytes_per_pixel() as u64;
         if op.is_none()
             || !self.op_plane_on_gpu
             || job.kernel.out_bytes_per_pixel() != 1
-            || in_bytes > self.band_limit_bytes
-            || op_bands(op, (width, height), self.band_limit_bytes)?.len() != 1
+            || !one_band_each(job.kernel, op, (width, height), self.band_limit_bytes)?
         {
             return Ok(None);
         }
@@ -152,5 +164,32 @@ impl GpuConverter {
             self.apply_op(op, &plane, RATE_PLANE, None)?;
             Ok(nanos(started.elapsed()))
         })
+    }
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plane_stays_on_the_gpu_only_where_the_padded_plan_is_one_band() {
+        // 105x13 RGB: 4,095 bytes, under a 4,096-byte limit, but 342 words of 12 bytes (4,104)
+        // padded, so the conversion takes two bands; one pixel fewer a row fits.
+        let (rgb, limit) = (Kernel::Rgb8ToL8, 4096);
+        assert_eq!(BandPlan::new(rgb, 105, 13, limit).unwrap().bands, 2);
+        assert!(!one_band_each(rgb, Op::Dither, (105, 13), limit).unwrap());
+        assert!(one_band_each(rgb, Op::Dither, (104, 13), limit).unwrap());
+        // The brief's case at lavapipe's 128 MiB: 16382x2731 is 2 bands padded, 16382x2730 one.
+        let lavapipe = 128 << 20;
+        assert!(!one_band_each(rgb, Op::Dither, (16_382, 2731), lavapipe).unwrap());
+        assert!(one_band_each(rgb, Op::Dither, (16_382, 2730), lavapipe).unwrap());
+        // The op's own plan counts too: a blur's u32 sums take four bytes a pixel.
+        assert!(!one_band_each(rgb, Op::Blur { radius: 2 }, (104, 13), limit).unwrap());
+        // A row wider than the limit is the conversion's error, said as it is.
+        assert!(matches!(
+            one_band_each(rgb, Op::Dither, (2000, 1), limit),
+            Err(GpuError::RowTooLarge { .. })
+        ));
     }
 }

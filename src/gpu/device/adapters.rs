@@ -1,5 +1,6 @@
-//! Finding adapters: the ranking that picks one, opening a device on it with the limits and
-//! features graylab wants, and the report `graylab info` prints.
+//! Finding adapters: the one rule that picks one (for the CLI, the engine and the app's window:
+//! `WGPU_ADAPTER_NAME`, then the ranking), opening a device on it with the limits and features
+//! graylab wants, and the report `graylab info` prints.
 
 use crate::gpu::{GpuError, WorkgroupSize};
 
@@ -21,6 +22,57 @@ fn instance_of(backends: wgpu::Backends) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = wgpu::Backends::from_env().unwrap_or(backends);
     wgpu::Instance::new(desc)
+}
+
+/// The environment variable that picks the adapter: any part of its name, in any case (as wgpu's
+/// own `initialize_adapter_from_env` reads it), e.g. `WGPU_ADAPTER_NAME=llvmpipe`.
+pub const ADAPTER_NAME_ENV: &str = "WGPU_ADAPTER_NAME";
+
+/// What [`ADAPTER_NAME_ENV`] asks for, when set to something.
+#[must_use]
+pub fn wanted_adapter_name() -> Option<String> {
+    let wanted = std::env::var(ADAPTER_NAME_ENV).ok()?;
+    let wanted = wanted.trim();
+    (!wanted.is_empty()).then(|| wanted.to_owned())
+}
+
+/// The index in `infos` of the adapter graylab picks: among those whose name contains `wanted`
+/// (any case) where it is given, the best by rank (a real GPU before a software one, Vulkan,
+/// Metal or DX12 before GL), the first enumerated of equals.
+pub fn choose_adapter(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Result<usize, GpuError> {
+    let lower = wanted.map(str::to_lowercase);
+    let named =
+        |info: &wgpu::AdapterInfo| lower.as_ref().is_none_or(|w| info.name.to_lowercase().contains(w));
+    let best = infos.iter().enumerate().filter(|(_, info)| named(info)).min_by_key(|(_, info)| rank(info));
+    match (best, wanted) {
+        (Some((index, _)), _) => Ok(index),
+        (None, Some(wanted)) => {
+            Err(GpuError::no_adapter_named(wanted, infos.iter().map(|i| i.name.as_str())))
+        }
+        (None, None) => Err(GpuError::NoAdapter),
+    }
+}
+
+/// The adapter the app's window renders on, by [`choose_adapter`] among those that can present
+/// to its `surface`: the one the CLI measures wherever that adapter can draw the window.
+pub fn choose_window_adapter(
+    adapters: &[wgpu::Adapter],
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter, GpuError> {
+    let usable: Vec<&wgpu::Adapter> =
+        adapters.iter().filter(|a| surface.is_none_or(|s| a.is_surface_supported(s))).collect();
+    let infos: Vec<wgpu::AdapterInfo> = usable.iter().map(|a| a.get_info()).collect();
+    let index = choose_adapter(&infos, wanted_adapter_name().as_deref())?;
+    usable.get(index).map(|a| (*a).clone()).ok_or(GpuError::NoAdapter)
+}
+
+/// The adapter graylab picks on this machine ([`choose_adapter`] over every adapter of the
+/// native APIs, or of GL where there is none).
+pub(crate) fn chosen_adapter() -> Result<wgpu::Adapter, GpuError> {
+    let mut adapters = adapters(&instance_of(wgpu::Backends::PRIMARY));
+    let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(wgpu::Adapter::get_info).collect();
+    let index = choose_adapter(&infos, wanted_adapter_name().as_deref())?;
+    Ok(adapters.swap_remove(index))
 }
 
 /// Lower is better: real GPUs before software ones, native APIs before GL.
@@ -47,12 +99,10 @@ fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     }
 }
 
-/// Opens a device on the best adapter (a real GPU before a software one, Vulkan/Metal/DX12
-/// before GL) with the adapter's full limits and the timestamp features it has.
+/// Opens a device on the adapter graylab picks ([`chosen_adapter`]) with the adapter's full
+/// limits and the timestamp features it has.
 pub(crate) fn open_best_device() -> Result<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo), GpuError> {
-    let adapters = adapters(&instance_of(wgpu::Backends::PRIMARY));
-    let adapter = adapters.into_iter().min_by_key(|a| rank(&a.get_info())).ok_or(GpuError::NoAdapter)?;
-    open_device(&adapter)
+    open_device(&chosen_adapter()?)
 }
 
 /// Opens a second device, on a new instance, on the adapter `like` describes (the same name,
@@ -162,22 +212,71 @@ impl AdapterReport {
     }
 }
 
-/// Every adapter this machine has, the one graylab picks marked `selected`.
+/// Every adapter this machine has, the one graylab picks marked `selected` (none where
+/// [`ADAPTER_NAME_ENV`] names none of them).
 #[must_use]
 pub fn list_adapters() -> Vec<AdapterReport> {
     let adapters = adapters(&instance_of(wgpu::Backends::PRIMARY));
-    let best = adapters.iter().map(|a| rank(&a.get_info())).min();
-    let mut chosen = false;
+    let infos: Vec<wgpu::AdapterInfo> = adapters.iter().map(wgpu::Adapter::get_info).collect();
+    let chosen = choose_adapter(&infos, wanted_adapter_name().as_deref()).ok();
     adapters
         .iter()
-        .map(|a| {
-            let info = a.get_info();
+        .zip(&infos)
+        .enumerate()
+        .map(|(index, (a, info))| {
             let features = a.features();
-            let selected = !chosen && Some(rank(&info)) == best;
-            chosen |= selected;
             let timestamps =
                 (features.contains(wgpu::Features::TIMESTAMP_QUERY), features.contains(WANTED_FEATURES));
-            AdapterReport::of(&info, &a.limits(), timestamps, selected)
+            AdapterReport::of(info, &a.limits(), timestamps, chosen == Some(index))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adapter(name: &str, device_type: wgpu::DeviceType, backend: wgpu::Backend) -> wgpu::AdapterInfo {
+        wgpu::AdapterInfo { name: name.to_owned(), ..wgpu::AdapterInfo::new(device_type, backend) }
+    }
+
+    #[test]
+    fn the_name_asked_for_first_then_a_real_gpu_before_a_software_one() {
+        use wgpu::{Backend as B, DeviceType as T};
+        let here = [
+            adapter("llvmpipe (LLVM 15.0.6, 256 bits)", T::Cpu, B::Vulkan),
+            adapter("Intel(R) UHD Graphics 770", T::IntegratedGpu, B::Vulkan),
+            adapter("NVIDIA H200", T::DiscreteGpu, B::Gl),
+            adapter("NVIDIA H200", T::DiscreteGpu, B::Vulkan),
+        ];
+        // Unset: the discrete GPU on Vulkan before the same on GL, the integrated, the software.
+        assert_eq!(choose_adapter(&here, None).ok(), Some(3));
+        // A part of the name, in any case: the best of those it matches.
+        assert_eq!(choose_adapter(&here, Some("LLVMpipe")).ok(), Some(0));
+        assert_eq!(choose_adapter(&here, Some("uhd")).ok(), Some(1));
+        assert_eq!(choose_adapter(&here, Some("h200")).ok(), Some(3));
+        // Equals: the first enumerated.
+        let twins =
+            [adapter("GPU A", T::DiscreteGpu, B::Vulkan), adapter("GPU B", T::DiscreteGpu, B::Vulkan)];
+        assert_eq!(choose_adapter(&twins, None).ok(), Some(0));
+        assert_eq!(choose_adapter(&twins, Some("b")).ok(), Some(1));
+    }
+
+    #[test]
+    fn a_name_that_matches_none_says_the_variable_and_the_adapters_there_are() {
+        use wgpu::{Backend as B, DeviceType as T};
+        let here = [
+            adapter("llvmpipe (LLVM 15.0.6, 256 bits)", T::Cpu, B::Vulkan),
+            adapter("NVIDIA H200", T::DiscreteGpu, B::Vulkan),
+        ];
+        let Err(e) = choose_adapter(&here, Some("radeon")) else { panic!("no adapter is a radeon") };
+        assert_eq!(
+            e.to_string(),
+            "no GPU adapter's name contains \"radeon\" (set by WGPU_ADAPTER_NAME); the adapters here: \
+             llvmpipe (LLVM 15.0.6, 256 bits), NVIDIA H200"
+        );
+        let Err(none) = choose_adapter(&[], Some("radeon")) else { panic!("no adapter at all") };
+        assert!(none.to_string().ends_with("the adapters here: none"), "{none}");
+        assert!(matches!(choose_adapter(&[], None), Err(GpuError::NoAdapter)));
+    }
 }

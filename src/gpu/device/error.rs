@@ -15,6 +15,16 @@ pub enum GpuError {
     /// No adapter (GPU or software driver) was found.
     #[error("no GPU adapter found (no Vulkan, Metal or DX12 driver answered)")]
     NoAdapter,
+    /// `WGPU_ADAPTER_NAME` names no adapter this machine has.
+    #[error(
+        "no GPU adapter's name contains \"{wanted}\" (set by WGPU_ADAPTER_NAME); the adapters here: {adapters}"
+    )]
+    NoAdapterNamed {
+        /// What the variable holds.
+        wanted: String,
+        /// The names of the adapters there are, comma separated ("none" without any).
+        adapters: String,
+    },
     /// The adapter refused to create a device.
     #[error("the GPU adapter {adapter} refused to open a device")]
     RequestDevice {
@@ -127,4 +137,15 @@ pub enum MapFailure {
     /// The callback did not answer within this long after the GPU finished.
     #[error("no answer within {0:?} after the GPU finished")]
     NoAnswer(Duration),
+}
+
+impl GpuError {
+    /// [`Self::NoAdapterNamed`]: `wanted` (from `WGPU_ADAPTER_NAME`) matched none of `names`.
+    pub fn no_adapter_named<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Self {
+        let names: Vec<&str> = names.collect();
+        Self::NoAdapterNamed {
+            wanted: wanted.to_owned(),
+            adapters: if names.is_empty() { "none".to_owned() } else { names.join(", ") },
+        }
+    }
 }

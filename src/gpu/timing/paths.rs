@@ -65,7 +65,9 @@ impl Bandwidth {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PathKind {
-    /// `queue.write_buffer` into a device buffer, submitted and waited for.
+    /// `queue.write_buffer` into a device buffer, submitted and waited for. Its GPU step is on
+    /// the CPU clock (submit to finish): wgpu runs pending writes before the submitted command
+    /// buffers, so no encoder timestamps can bracket the copy.
     WriteBuffer,
     /// Mapped upload staging filled by one thread, unmapped, copied to a device buffer.
     StagedOneThread,
@@ -115,6 +117,14 @@ impl PathKind {
             }
             _ => true,
         }
+    }
+
+    /// Whether this path's GPU commands are recorded in the encoder, where timestamps written
+    /// around them bracket them (all but [`Self::WriteBuffer`], whose copy wgpu runs before the
+    /// encoder's commands, and the mapped storage paths, which have none).
+    #[must_use]
+    pub fn stamped_in_encoder(self) -> bool {
+        !matches!(self, Self::WriteBuffer | Self::MappedStorageUp | Self::MappedStorageDown)
     }
 
     /// How the path is named in text.

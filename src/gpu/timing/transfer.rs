@@ -155,7 +155,8 @@ impl<'a> Rig<'a> {
         if matches!(path, PathKind::StagedOneThread | PathKind::StagedAllThreads | PathKind::Both) {
             run.host = Some(fill(ctx, &self.staging, src)?);
         }
-        if let Some(ts) = &self.timestamps {
+        let stamps = self.timestamps.as_ref().filter(|_| path.stamped_in_encoder());
+        if let Some(ts) = stamps {
             ts.write(&mut enc, Stamp::UploadStart);
         }
         let (a, b) = (&self.device_a, &self.device_b);
@@ -178,7 +179,7 @@ impl<'a> Rig<'a> {
             }
             PathKind::MappedStorageUp | PathKind::MappedStorageDown => {}
         }
-        if let Some(ts) = &self.timestamps {
+        if let Some(ts) = stamps {
             ts.write(&mut enc, Stamp::UploadEnd);
             ts.resolve(&mut enc, (Stamp::UploadStart, Stamp::UploadEnd));
         }
@@ -188,7 +189,7 @@ impl<'a> Rig<'a> {
             run.host = Some(run.host.unwrap_or(0) + read(ctx, &self.readback, dst)?);
         }
         run.total = nanos(started.elapsed());
-        if let Some(ts) = &self.timestamps {
+        if let Some(ts) = stamps {
             run.stamped = Some(ts.span_ns(ctx, StampSpan::Upload)?);
         }
         Ok(run)
@@ -258,7 +259,8 @@ fn point_of(moved: u64, runs: &[RunNs]) -> PathPoint {
 
 #[cfg(test)]
 mod tests {
-    use super::{Clock, RunNs, point_of};
+    use super::{Clock, PathKind, Rig, RunNs, point_of};
+    use crate::gpu::GpuContext;
 
     fn run(total: u64, host: Option<u64>, gpu: Option<u64>, stamped: Option<u64>) -> RunNs {
         RunNs { total, host, gpu, stamped }
@@ -285,5 +287,29 @@ mod tests {
         assert_eq!((gpu.best_ns, gpu.clock), (90, Clock::CpuClock));
         // A path without a submission has no GPU step.
         assert_eq!(point_of(8, &[run(5, Some(4), None, None)]).gpu_copy, None);
+    }
+
+    /// wgpu runs a `queue.write_buffer` before the submitted command buffers, so stamps in the
+    /// encoder would bracket nothing: that path's GPU step is its submit-and-wait on the CPU
+    /// clock, and says so, even where the encoder's timestamps are read (before, its stamps
+    /// were taken, and a real GPU reported an empty interval as the copy).
+    #[test]
+    fn the_write_buffer_paths_gpu_step_is_on_the_cpu_clock() {
+        let Some(ctx) = GpuContext::for_tests() else { return };
+        let stamped = ctx.timestamps().encoders;
+        let kinds = [PathKind::WriteBuffer, PathKind::StagedAllThreads];
+        let rig = Rig::new(&ctx, 1 << 16, &kinds, stamped).expect("a rig");
+        let mut dst = vec![0_u8; 1 << 16];
+        let write = rig.once(PathKind::WriteBuffer, None, &mut dst).expect("a write");
+        assert_eq!((write.stamped, write.host), (None, None), "no stamps, no host copy of ours");
+        assert!(write.gpu.is_some(), "the submit-and-wait, on the CPU clock");
+        // The staged path's copy is in the encoder: stamped wherever the device reads them there.
+        let staged = rig.once(PathKind::StagedAllThreads, None, &mut dst).expect("a staged copy");
+        assert_eq!(staged.stamped.is_some(), stamped);
+        let paths = rig.measure(&kinds[..1], None).expect("the path");
+        let clocks: Vec<Clock> =
+            paths.iter().flat_map(|p| &p.points).filter_map(|p| p.gpu_copy).map(|b| b.clock).collect();
+        assert!(!clocks.is_empty() && clocks.iter().all(|c| *c == Clock::CpuClock), "{clocks:?}");
+        assert!(!PathKind::WriteBuffer.stamped_in_encoder() && PathKind::Both.stamped_in_encoder());
     }
 }
