@@ -362,4 +362,21 @@ mod tests {
         assert!(cfg!(not(unix)) || free.is_some_and(|b| b > 0), "{free:?} free in {}", dir.display());
         assert_eq!(super::free_bytes(std::path::Path::new("/no/such/folder/here")), None);
     }
+
+    #[test]
+    fn a_gpu_named_by_the_variable_but_absent_is_advised_by_the_variable() {
+        use std::sync::Arc;
+
+        use crate::engine::{EngineError, GpuError};
+        let named = GpuError::no_adapter_named("radeon", ["llvmpipe"].into_iter());
+        let err = anyhow::Error::new(EngineError::GpuUnavailable(Arc::new(named)));
+        assert_eq!(
+            super::advice(err.as_ref(), false),
+            Some("unset WGPU_ADAPTER_NAME, or set it to a part of one of those names")
+        );
+        let none = anyhow::Error::new(EngineError::GpuUnavailable(Arc::new(GpuError::NoAdapter)));
+        assert!(
+            super::advice(none.as_ref(), false).is_some_and(|a| a.starts_with("install a Vulkan driver"))
+        );
+    }
 }

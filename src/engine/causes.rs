@@ -40,6 +40,8 @@ pub fn io_error<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a IoError> {
 pub fn gpu_error<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a GpuError> {
     e.downcast_ref::<GpuError>().or_else(|| match e.downcast_ref::<EngineError>() {
         Some(EngineError::Gpu(gpu)) => Some(gpu),
+        // Its source is the `Arc` itself, which no downcast to `GpuError` sees.
+        Some(EngineError::GpuUnavailable(gpu)) => Some(gpu),
         _ => None,
     })
 }
