@@ -86,9 +86,36 @@ impl Sampling<'_> {
         (statistic, threshold): (&str, f64),
         ratio: impl Fn(&[Vec<RunReport>]) -> Vec<f64>,
     ) -> Result<(Vec<Vec<RunReport>>, Evidence), EngineError> {
-        let sampled = self.interleaved(engine, image, sides, |r| settled(&ratio(r), threshold))?;
-        let e = evidence(statistic, &ratio(&sampled.rounds), threshold, sampled.stop);
+        let sampled = self.interleaved(engine, image, sides, |r| self.settled(&ratio(r), threshold))?;
+        let e = self.evidence(statistic, &ratio(&sampled.rounds), threshold, sampled.stop);
         Ok((sampled.rounds, e))
+    }
+
+    /// The evidence that `values` (per-round ratios, in the order taken) give against
+    /// `threshold`: the interval at the budget's level for each look (the one that decided, or
+    /// the last), widened for the run's drift.
+    pub(super) fn evidence(
+        &self,
+        statistic: &str,
+        values: &[f64],
+        threshold: f64,
+        stop: crate::engine::sampling::Stop,
+    ) -> Evidence {
+        let interval = Interval::of_drifting(values, self.budget.look_confidence());
+        Evidence {
+            statistic: statistic.to_owned(),
+            decision: decide(interval.as_ref(), threshold),
+            interval,
+            threshold,
+            stop,
+        }
+    }
+
+    /// Whether per-round `values` already decide against `threshold`, at the budget's level for
+    /// each look.
+    pub(super) fn settled(&self, values: &[f64], threshold: f64) -> bool {
+        self.evidence("", values, threshold, crate::engine::sampling::Stop::Decided).decision
+            != Decision::Within
     }
 }
 
@@ -133,27 +160,4 @@ pub(super) fn clock(rounds: &[Vec<RunReport>], side: usize, phase: Phase) -> &'s
 /// The median of `values` (0 when empty).
 pub(super) fn median(values: &[f64]) -> f64 {
     crate::engine::sampling::median(values).unwrap_or(0.0)
-}
-
-/// The evidence that `values` (per-round ratios, in the order taken) give against `threshold`,
-/// the interval widened for the run's drift.
-pub(super) fn evidence(
-    statistic: &str,
-    values: &[f64],
-    threshold: f64,
-    stop: crate::engine::sampling::Stop,
-) -> Evidence {
-    let interval = Interval::of_drifting(values);
-    Evidence {
-        statistic: statistic.to_owned(),
-        decision: decide(interval.as_ref(), threshold),
-        interval,
-        threshold,
-        stop,
-    }
-}
-
-/// Whether per-round `values` already decide against `threshold`.
-pub(super) fn settled(values: &[f64], threshold: f64) -> bool {
-    decide(Interval::of_drifting(values).as_ref(), threshold) != Decision::Within
 }

@@ -2,7 +2,7 @@
 //! end to end.
 
 use crate::engine::bench::Repeat;
-use crate::engine::claims::sampled::{self, Sampling, evidence, median, settled, total_ns};
+use crate::engine::claims::sampled::{self, Sampling, median, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sampling::{ratios, rotation};
 use crate::engine::sweep::{Series, SweepOptions, sweep};
@@ -67,7 +67,7 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         };
         let sampled = plan.rounds(
             |round| cache_round(plan, (&mut cpu, &mut gpu), &mut kept, round),
-            |r| settled(&best_over_cpu(r), 1.0),
+            |r| plan.settled(&best_over_cpu(r), 1.0),
         );
         converter.release_buffers()?;
         let sampled = sampled?;
@@ -77,7 +77,8 @@ pub(super) fn cache_sized(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         measurements.push(Measurement::ms_of(format!("GPU end to end, {size}"), &part(1), "cpu-clock"));
         measurements.push(Measurement::ms_of(format!("GPU, input kept, {size}"), &part(2), "cpu-clock"));
         let best: Vec<f64> = rounds.iter().map(|r| r[1].min(r[2])).collect();
-        let e = evidence(&format!("GPU's best / CPU at {size}"), &best_over_cpu(rounds), 1.0, sampled.stop);
+        let e =
+            plan.evidence(&format!("GPU's best / CPU at {size}"), &best_over_cpu(rounds), 1.0, sampled.stop);
         points.push((bytes, median(&part(0)), median(&best), e));
     }
     let caches = crate::system::cpu_caches::cpu_cache_bytes();

@@ -1,7 +1,7 @@
 //! Claims 3 and 4: the kernel's time for every workgroup shape (all shapes in turns), and one
 //! kernel timed three ways (around the submit alone, around submit and wait, by GPU timestamps).
 
-use crate::engine::claims::sampled::{Sampling, evidence, gpu, median, settled};
+use crate::engine::claims::sampled::{Sampling, gpu, median};
 use crate::engine::claims::transfers::resident_rounds;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::sweep::workgroups::{Goal, ShapeTime, race};
@@ -28,7 +28,7 @@ pub(super) fn workgroups(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimRe
     // its name, and the slowest and fastest shapes change from run to run.
     let statistic = "slowest shape / fastest shape";
     let ratio = r.slowest.map(|s| r.over_fastest(s)).unwrap_or_default();
-    let e = evidence(statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, r.stop);
+    let e = plan.evidence(statistic, &ratio, rules::WORKGROUP_MATTERS_RATIO, r.stop);
     let (verdict, why) = rules::workgroup_matters(&times, &e);
     Ok(ClaimResult::new(
         (3, "CUDA thread/block configuration matters … optimal values depend on your GPU architecture."),
@@ -58,8 +58,9 @@ pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     let wait_over_own = |passes: &[ResidentPass]| {
         passes.iter().map(|p| p.wall_ns as f64 / (own(p) as f64).max(1.0)).collect::<Vec<_>>()
     };
-    let sampled =
-        resident_rounds(engine, plan, &image, |p| settled(&wait_over_own(p), rules::FORGOT_TO_WAIT_RATIO))?;
+    let sampled = resident_rounds(engine, plan, &image, |p| {
+        plan.settled(&wait_over_own(p), rules::FORGOT_TO_WAIT_RATIO)
+    })?;
     let passes = &sampled.rounds;
     let submit_only: Vec<f64> = passes.iter().map(|p| p.submit_ns as f64).collect();
     let submit_wait: Vec<f64> = passes.iter().map(|p| p.wall_ns as f64).collect();
@@ -70,7 +71,7 @@ pub(super) fn synchronise(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
     } else {
         "submit and wait / the submits' CPU time"
     };
-    let e = evidence(statistic, &wait_over_own(passes), rules::FORGOT_TO_WAIT_RATIO, sampled.stop);
+    let e = plan.evidence(statistic, &wait_over_own(passes), rules::FORGOT_TO_WAIT_RATIO, sampled.stop);
     // The same passes' own time on the GPU, where every one was stamped.
     let stamped: Option<Vec<f64>> = passes.iter().map(|p| p.kernel_ns.map(|ns| ns as f64)).collect();
     let stamped = stamped.filter(|s| !s.is_empty());

@@ -5,9 +5,7 @@ use std::time::{Duration, Instant};
 
 use image::DynamicImage;
 
-use crate::engine::claims::sampled::{
-    Sampling, clock, evidence, gpu, median, phase_ns, settled, side_ns, total_ns,
-};
+use crate::engine::claims::sampled::{Sampling, clock, gpu, median, phase_ns, side_ns, total_ns};
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::convert::{Prepared, prepare};
 use crate::engine::round_trip::{self, RoundTripOptions};
@@ -132,7 +130,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
             }
             Ok(row)
         },
-        |rounds| (0..counts.len()).all(|i| settled(&gpu_over_cpu(rounds, i), 1.0)),
+        |rounds| (0..counts.len()).all(|i| plan.settled(&gpu_over_cpu(rounds, i), 1.0)),
     )?;
     let rounds = &sampled.rounds;
     let clocks = clocks.ok_or(EngineError::Bug("no round trip was measured"))?;
@@ -145,7 +143,7 @@ pub(super) fn round_trips(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimR
         measurements.push(Measurement::ms_of(gpu_name, &gpu, &clocks.gpu_total));
         measurements.push(Measurement::ms_of(format!("CPU per operation, {n} in a row"), &cpu, &clocks.cpu));
         let statistic = format!("GPU / CPU per operation at {n}");
-        let e = evidence(&statistic, &gpu_over_cpu(rounds, i), 1.0, sampled.stop);
+        let e = plan.evidence(&statistic, &gpu_over_cpu(rounds, i), 1.0, sampled.stop);
         per_op.push((*n, median(&gpu), median(&cpu), e));
     }
     // The chart's line: one CPU pass, every count's rounds pooled.
@@ -197,12 +195,12 @@ pub(super) fn cold_run(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimResu
             }
             Ok(row)
         },
-        |rounds| settled(&rounds.iter().map(|r| r[0] / r[2].max(1.0)).collect::<Vec<_>>(), 1.0),
+        |rounds| plan.settled(&rounds.iter().map(|r| r[0] / r[2].max(1.0)).collect::<Vec<_>>(), 1.0),
     )?;
     let rounds = &sampled.rounds;
     let part = |i: usize| rounds.iter().map(|r| r[i]).collect::<Vec<f64>>();
     let (cold, warm, cpu) = (part(0), part(1), part(2));
-    let e = evidence("cold GPU run / one CPU run", &ratios(&cold, &cpu), 1.0, sampled.stop);
+    let e = plan.evidence("cold GPU run / one CPU run", &ratios(&cold, &cpu), 1.0, sampled.stop);
     let (verdict, why) = rules::run_once_loses(&e, median(&cold), median(&warm), median(&cpu));
     Ok(ClaimResult::new(
         (6, "If you run the calculation once, CPU may be faster."),

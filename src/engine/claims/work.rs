@@ -1,7 +1,7 @@
 //! Claims 7 and 8, on the work per pixel ([`Work`]): branching against uniform work of the same
 //! average, and the work from which the GPU wins end to end, synthetic and a real blur.
 
-use crate::engine::claims::sampled::{Sampling, clock, evidence, median, phase_ns, settled, total_ns};
+use crate::engine::claims::sampled::{Sampling, clock, median, phase_ns, total_ns};
 use crate::engine::claims::transfers::Shared;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::RunReport;
@@ -46,13 +46,18 @@ pub(super) fn branching(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimRes
     ];
     let sampled = plan.interleaved(engine, &image, &sides, |r| {
         let (gpu, more) = slowdowns(r);
-        settled(&gpu, rules::BRANCHING_HURTS_RATIO) && settled(&more, rules::BRANCHING_HURTS_GPU_MORE_RATIO)
+        plan.settled(&gpu, rules::BRANCHING_HURTS_RATIO)
+            && plan.settled(&more, rules::BRANCHING_HURTS_GPU_MORE_RATIO)
     })?;
     let taken = &sampled.rounds;
     let (gpu, more) = slowdowns(taken);
-    let slowdown = evidence("GPU divergent / uniform", &gpu, rules::BRANCHING_HURTS_RATIO, sampled.stop);
-    let more =
-        evidence("GPU slowdown / CPU slowdown", &more, rules::BRANCHING_HURTS_GPU_MORE_RATIO, sampled.stop);
+    let slowdown = plan.evidence("GPU divergent / uniform", &gpu, rules::BRANCHING_HURTS_RATIO, sampled.stop);
+    let more = plan.evidence(
+        "GPU slowdown / CPU slowdown",
+        &more,
+        rules::BRANCHING_HURTS_GPU_MORE_RATIO,
+        sampled.stop,
+    );
     let kernel = |side| phase_ns(taken, side, Phase::Kernel);
     let m = |side| median(&kernel(side));
     let (verdict, why) = rules::branching_hurts((m(0), m(1)), (m(2), m(3)), &slowdown, &more);

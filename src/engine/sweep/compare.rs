@@ -70,13 +70,15 @@ pub(crate) fn compare_rounds(
     measure: impl FnMut(usize) -> Result<[f64; 2], EngineError>,
 ) -> Result<Speedup, EngineError> {
     let split = |rounds: &[[f64; 2]]| -> (Vec<f64>, Vec<f64>) { rounds.iter().map(|r| (r[0], r[1])).unzip() };
+    // Every look, the last included, at the budget's level for each.
+    let confidence = budget.look_confidence();
     let decided = |rounds: &[[f64; 2]]| {
         let (cpu, gpu) = split(rounds);
-        Speedup::of(cpu_series, &cpu, &gpu, Stop::Decided).is_decided()
+        Speedup::at(cpu_series, &cpu, &gpu, Stop::Decided, confidence).is_decided()
     };
     let sampled = sample(budget, cancel, measure, decided, || EngineError::Cancelled)?;
     let (cpu, gpu) = split(&sampled.rounds);
-    Ok(Speedup::of(cpu_series, &cpu, &gpu, sampled.stop))
+    Ok(Speedup::at(cpu_series, &cpu, &gpu, sampled.stop, confidence))
 }
 
 /// The two sides of a comparison: a CPU and a GPU setting of one image.

@@ -202,10 +202,24 @@ pub struct Speedup {
 }
 
 impl Speedup {
-    /// The comparison that per-round CPU and GPU times give (the same rounds, in order).
+    /// The comparison that per-round CPU and GPU times give (the same rounds, in order), decided
+    /// in one look at 95%.
     #[must_use]
     pub fn of(cpu_series: Option<Series>, cpu_ns: &[f64], gpu_ns: &[f64], stop: Stop) -> Self {
-        let speed_up = Interval::of_ratios(cpu_ns, gpu_ns);
+        Self::at(cpu_series, cpu_ns, gpu_ns, stop, crate::engine::sampling::CONFIDENCE)
+    }
+
+    /// [`Self::of`] with the speed-up's interval at `confidence`: a sampled comparison's level
+    /// for each look ([`crate::engine::sampling::Budget::look_confidence`]).
+    #[must_use]
+    pub fn at(
+        cpu_series: Option<Series>,
+        cpu_ns: &[f64],
+        gpu_ns: &[f64],
+        stop: Stop,
+        confidence: f64,
+    ) -> Self {
+        let speed_up = Interval::of_ratios(cpu_ns, gpu_ns, confidence);
         let winner = match crate::engine::sampling::decide(speed_up.as_ref(), 1.0) {
             _ if speed_up.is_none() => Winner::Undecided,
             Decision::Above => Winner::GpuFaster,

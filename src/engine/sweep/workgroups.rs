@@ -93,7 +93,9 @@ fn listed(names: &[String]) -> String {
 }
 
 impl WorkgroupRace {
-    /// The race that `rounds` (each one kernel time per shape, in the order of `shapes`) give.
+    /// The race that `rounds` (each one kernel time per shape, in the order of `shapes`) give,
+    /// each paired interval at `confidence` (the race's level for each look,
+    /// [`Budget::look_confidence`]).
     #[must_use]
     pub fn of(
         shapes: &[WorkgroupSize],
@@ -101,6 +103,7 @@ impl WorkgroupRace {
         rounds: &[Vec<f64>],
         stop: Stop,
         took_ns: u64,
+        confidence: f64,
     ) -> Self {
         let shapes: Vec<ShapeTime> = shapes
             .iter()
@@ -124,7 +127,7 @@ impl WorkgroupRace {
             (by_median.first().copied(), by_median.get(1).copied(), by_median.last().copied());
         let over = |side: Option<usize>| -> Option<Interval> {
             let (s, f) = (shapes.get(side?)?, shapes.get(fastest?)?);
-            Interval::of_ratios(&s.samples_ns, &f.samples_ns)
+            Interval::of_ratios(&s.samples_ns, &f.samples_ns, confidence)
         };
         let speed_up = over(runner_up);
         let decided = match runner_up {
@@ -213,7 +216,11 @@ impl WorkgroupRace {
             .tied
             .iter()
             .filter_map(|&w| {
-                Interval::of_ratios(&self.shape(w)?.samples_ns, &self.shape(fastest)?.samples_ns)
+                Interval::of_ratios(
+                    &self.shape(w)?.samples_ns,
+                    &self.shape(fastest)?.samples_ns,
+                    crate::engine::sampling::CONFIDENCE,
+                )
             })
             .map(|i| i.median)
             .fold(None, |top: Option<f64>, m| Some(top.map_or(m, |t| t.max(m))));
@@ -239,8 +246,10 @@ pub(crate) fn race_rounds(
     measure: impl FnMut(usize) -> Result<Vec<f64>, EngineError>,
 ) -> Result<Sampled<Vec<f64>>, EngineError> {
     let clocks = vec![Clock::CpuClock; shapes.len()];
-    let reached =
-        |rounds: &[Vec<f64>]| WorkgroupRace::of(shapes, &clocks, rounds, Stop::Decided, 0).reached(goal);
+    let confidence = budget.look_confidence();
+    let reached = |rounds: &[Vec<f64>]| {
+        WorkgroupRace::of(shapes, &clocks, rounds, Stop::Decided, 0, confidence).reached(goal)
+    };
     sample(budget, cancel, measure, reached, || EngineError::Cancelled)
 }
 
@@ -305,7 +314,8 @@ pub(crate) fn race(
         })?;
         Ok(ns)
     })?;
-    Ok(WorkgroupRace::of(&shapes, &clocks, &sampled.rounds, sampled.stop, sampled.took_ns))
+    let confidence = budget.look_confidence();
+    Ok(WorkgroupRace::of(&shapes, &clocks, &sampled.rounds, sampled.stop, sampled.took_ns, confidence))
 }
 
 #[cfg(test)]
@@ -328,7 +338,8 @@ mod tests {
         let budget = Budget { max_time: std::time::Duration::from_hours(1), ..Budget::FULL };
         let shapes = [A, B, C];
         let s = race_rounds(&shapes, goal, &budget, None, rounds(ns)).expect("sampled");
-        WorkgroupRace::of(&shapes, &[Clock::GpuTimestamp; 3], &s.rounds, s.stop, s.took_ns)
+        let confidence = budget.look_confidence();
+        WorkgroupRace::of(&shapes, &[Clock::GpuTimestamp; 3], &s.rounds, s.stop, s.took_ns, confidence)
     }
 
     #[test]
