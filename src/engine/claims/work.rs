@@ -1,7 +1,7 @@
 //! Claims 7 and 8, on the work per pixel ([`Work`]): branching against uniform work of the same
 //! average, and the work from which the GPU wins end to end, synthetic and a real blur.
 
-use crate::engine::claims::sampled::{Sampling, clock, median, phase_ns, total_ns};
+use crate::engine::claims::sampled::{Sampling, clock, phase_ns, total_ns};
 use crate::engine::claims::transfers::Shared;
 use crate::engine::claims::{ClaimResult, Measurement, rules};
 use crate::engine::report::RunReport;
@@ -59,8 +59,7 @@ pub(super) fn branching(engine: &Engine, plan: &Sampling<'_>) -> Result<ClaimRes
         sampled.stop,
     );
     let kernel = |side| phase_ns(taken, side, Phase::Kernel);
-    let m = |side| median(&kernel(side));
-    let (verdict, why) = rules::branching_hurts((m(0), m(1)), (m(2), m(3)), &slowdown, &more);
+    let (verdict, why) = rules::branching_hurts(&slowdown, &more);
     let gpu_clock = clock(taken, 0, Phase::Kernel);
     let each =
         [format!("divergent, {rounds} rounds on odd pixels"), format!("uniform, {} rounds", rounds / 2)];
