@@ -255,7 +255,7 @@ pub fn workgroups_chart_ui(
             series_ui(ui, &warm, series, picked);
         }
         let hover = "Every size this GPU allows, in turns on this image after a warm-up round, until \
-                     the 95% interval of the runner-up's kernel time over the fastest's lies above 1 \
+                     the 95% interval of every other size's kernel time over the fastest's lies above 1 \
                      (at most 42 rounds, or 6 s once 6 rounds are in); Stop or Esc cancels";
         let needs = "Needs an open image, a usable GPU, no race running, and a formula with a kernel (\"Luma as \
                      stored\" runs none)";

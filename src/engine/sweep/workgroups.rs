@@ -1,6 +1,6 @@
 //! Which workgroup shape is fastest here: every shape the adapter allows, in turns on one image,
 //! its kernel timed by GPU timestamps where the adapter reads them (else the CPU clock), until
-//! the runner-up's time over the fastest's clears 1 or the budget is spent ([`WorkgroupRace`]).
+//! every other shape's time over the fastest's clears 1 or the budget is spent ([`WorkgroupRace`]).
 //! Claim 3 runs the same race with its own goal ([`Goal::Spread`]).
 
 use std::sync::atomic::AtomicBool;
@@ -19,7 +19,7 @@ use crate::system::clock::Clock;
 /// When a race may stop before its budget is spent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Goal {
-    /// The fastest shape is decided: the runner-up over it clears 1.
+    /// The fastest shape is decided: every other shape over it clears 1.
     Fastest,
     /// The slowest shape over the fastest is decided against this ratio (claim 3).
     Spread(f64),
@@ -53,7 +53,8 @@ pub struct WorkgroupRace {
     pub speed_up: Option<Interval>,
     /// The slowest's kernel time over the fastest's (per-round ratios).
     pub over_slowest: Option<Interval>,
-    /// Whether the fastest is decided: `speed_up` lies wholly above 1 (or it is the only shape).
+    /// Whether the fastest is decided: every other shape's time over it, round by round, lies
+    /// wholly above 1 (or it is the only shape); then `tied` is empty.
     pub decided: bool,
     /// Undecided: the fastest and every shape within the noise of it, fastest first.
     pub tied: Vec<WorkgroupSize>,
@@ -130,19 +131,19 @@ impl WorkgroupRace {
             Interval::of_ratios(&s.samples_ns, &f.samples_ns, confidence)
         };
         let speed_up = over(runner_up);
-        let decided = match runner_up {
-            None => fastest.is_some() && rounds.len() >= crate::engine::sampling::MIN_SAMPLES,
-            Some(_) => decide(speed_up.as_ref(), 1.0) == Decision::Above,
-        };
-        let mut tied = Vec::new();
-        if !decided && let Some(f) = fastest {
-            tied.push(f);
-            tied.extend(
-                by_median.into_iter().skip(1).filter(|&i| {
-                    Some(i) == runner_up || decide(over(Some(i)).as_ref(), 1.0) != Decision::Above
-                }),
-            );
-        }
+        // Every other shape not decided slower than the fastest, round by round, ties with it:
+        // the runner-up by median alone says nothing of a shape whose rounds are noisier.
+        let not_slower: Vec<usize> = by_median
+            .iter()
+            .skip(1)
+            .copied()
+            .filter(|&i| decide(over(Some(i)).as_ref(), 1.0) != Decision::Above)
+            .collect();
+        let decided = fastest.is_some()
+            && rounds.len() >= crate::engine::sampling::MIN_SAMPLES
+            && not_slower.is_empty();
+        let tied: Vec<usize> =
+            if decided { Vec::new() } else { fastest.into_iter().chain(not_slower).collect() };
         let shape = |i: Option<usize>| i.and_then(|i| shapes.get(i)).map(|s| s.workgroup);
         Self {
             fastest: shape(fastest),
@@ -184,9 +185,9 @@ impl WorkgroupRace {
 
     /// The verdict in one line: "16x16 is fastest: 1.12x (1.05–1.20) faster than 8x32, 2.3x
     /// than 256 — 13 rounds in turns", or "No shape is clearly fastest: 16x16, 8x8 and 32x8
-    /// are within the noise (round by round at most 4% slower than 16x16 at the median, every
-    /// interval reaching it) — 42
-    /// rounds in turns" (past four shapes tied, the first three and how many more).
+    /// are within the noise (round by round at most 4% slower than 16x16 at the median, none
+    /// decided slower) — 42 rounds in turns" (past four shapes tied, the first three and how
+    /// many more).
     #[must_use]
     pub fn sentence(&self) -> String {
         let turns = format!("{} rounds in turns", self.rounds);
@@ -209,30 +210,39 @@ impl WorkgroupRace {
             );
         }
         let names: Vec<String> = self.tied.iter().map(ToString::to_string).collect();
-        // The largest median of the tied shapes' per-round ratios to the fastest: what "within
-        // the noise" spans. Round by round, not the table's medians, which load that drifts
-        // between rounds moves apart.
-        let widest = self
+        // The tied shapes' per-round ratios to the fastest, each at its median: what "within the
+        // noise" spans, faster or slower. Round by round, not the table's medians, which load
+        // that drifts between rounds moves apart.
+        let medians: Vec<f64> = self
             .tied
             .iter()
-            .filter_map(|&w| {
-                Interval::of_ratios(
-                    &self.shape(w)?.samples_ns,
-                    &self.shape(fastest)?.samples_ns,
-                    crate::engine::sampling::CONFIDENCE,
-                )
-            })
-            .map(|i| i.median)
-            .fold(None, |top: Option<f64>, m| Some(top.map_or(m, |t| t.max(m))));
-        let noise = match (self.speed_up, widest) {
+            .filter(|&&w| w != fastest)
+            .filter_map(|&w| median(&self.over_fastest(w)))
+            .collect();
+        let noise = match (self.speed_up, span(&medians, fastest)) {
             (None, _) | (_, None) => format!("too few rounds: {}", self.rounds),
-            (Some(_), Some(m)) => format!(
-                "round by round at most {:.0}% slower than {fastest} at the median, every interval reaching it",
-                ((m - 1.0) * 100.0).max(1.0)
-            ),
+            (Some(_), Some(span)) => format!("round by round {span} at the median, none decided slower"),
         };
         format!("No shape is clearly fastest: {} are within the noise ({noise}) — {turns}", listed(&names))
     }
+}
+
+/// How far per-round medians over the `fastest` shape's spread, faster (below 1) and slower:
+/// "at most 4% slower than 16x16", "at most 10% faster than 16x16", "from 3% faster to 4% slower
+/// than 16x16", "within 1% of 16x16"; `None` without any.
+fn span(medians: &[f64], fastest: WorkgroupSize) -> Option<String> {
+    let faster = 1.0 - medians.iter().copied().reduce(f64::min)?;
+    let slower = medians.iter().copied().reduce(f64::max)? - 1.0;
+    let percent = |d: f64| format!("{:.0}%", d * 100.0);
+    // Under half a per cent each way is no direction.
+    Some(match (faster >= 0.005, slower >= 0.005) {
+        (false, false) => format!("within 1% of {fastest}"),
+        (false, true) => format!("at most {} slower than {fastest}", percent(slower)),
+        (true, false) => format!("at most {} faster than {fastest}", percent(faster)),
+        (true, true) => {
+            format!("from {} faster to {} slower than {fastest}", percent(faster), percent(slower))
+        }
+    })
 }
 
 /// Rounds of `measure` (each one kernel time per shape, the shapes in
@@ -368,12 +378,47 @@ mod tests {
         assert!(r.tied.contains(&A) && r.tied.contains(&B) && !r.tied.contains(&C), "{:?}", r.tied);
         let text = r.sentence();
         assert!(text.starts_with("No shape is clearly fastest: "), "{text}");
-        assert!(text.contains(" are within the noise (round by round at most 1% slower than "), "{text}");
+        // B's rounds over A's: 0.98 to 1.03, at the median 1.00: no direction, never "1% slower".
+        assert!(
+            text.contains(" are within the noise (round by round within 1% of 16x16 at the median, "),
+            "{text}"
+        );
         assert!(text.ends_with(&format!("— {} rounds in turns", Budget::FULL.max_rounds)), "{text}");
         assert!(!text.contains("256"), "{text}");
         let names = |n: usize| (0..n).map(|i| format!("s{i}")).collect::<Vec<_>>();
         assert_eq!(listed(&names(4)), "s0, s1, s2 and s3");
         assert_eq!(listed(&names(11)), "s0, s1, s2 and 8 more");
+    }
+
+    #[test]
+    fn the_fastest_is_decided_only_when_every_other_shape_is_decided_slower() {
+        // By median A (1 ms), B (2 ms), C (3 ms). B is twice A every round, decided slower; C
+        // is slower than A in three rounds of seven and faster in four, its interval over A
+        // 0.8-3.0: not decided slower. Checking the runner-up alone once called A fastest.
+        let a = [5.0, 5.0, 5.0, 1.0, 1.0, 1.0, 1.0];
+        let c = [4.0, 4.0, 4.0, 0.9, 3.0, 3.0, 3.0];
+        let rounds: Vec<Vec<f64>> = (0..7).map(|i| vec![a[i] * 1e6, 2.0 * a[i] * 1e6, c[i] * 1e6]).collect();
+        let r = WorkgroupRace::of(
+            &[A, B, C],
+            &[Clock::GpuTimestamp; 3],
+            &rounds,
+            Stop::Rounds,
+            0,
+            crate::engine::sampling::CONFIDENCE,
+        );
+        assert_eq!((r.fastest, r.runner_up), (Some(A), Some(B)));
+        assert!(r.speed_up.is_some_and(|i| i.ci_low > 1.0), "{:?}", r.speed_up);
+        assert_eq!((r.decided, r.tied.as_slice()), (false, [A, C].as_slice()));
+        // C is 10% faster than A round by round, at the median: said so, not "at most 1% slower".
+        assert_eq!(
+            r.sentence(),
+            "No shape is clearly fastest: 16x16 and 256 are within the noise (round by round at most 10% faster \
+             than 16x16 at the median, none decided slower) — 7 rounds in turns"
+        );
+        // Once C too is decided slower (1.5x A every round), A is fastest.
+        let rounds: Vec<Vec<f64>> = (0..7).map(|i| vec![a[i], 2.0 * a[i], 1.5 * a[i]]).collect();
+        let r = WorkgroupRace::of(&[A, B, C], &[Clock::GpuTimestamp; 3], &rounds, Stop::Decided, 0, 0.95);
+        assert_eq!((r.decided, r.fastest, r.tied.len()), (true, Some(A), 0));
     }
 
     #[test]
