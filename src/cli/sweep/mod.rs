@@ -387,7 +387,7 @@ fn print_table(r: &SweepResult) {
     match r.crossover_mp {
         Some(mp) => outln!("crossover{}: the GPU end to end beats the CPU from {mp:.2} MP", lowest(r)),
         None if gpu_measured => outln!(
-            "crossover{}: the GPU end to end is never decided faster than the CPU at these sizes",
+            "crossover{}: none: the GPU end to end is decided faster than the CPU from no size on",
             lowest(r)
         ),
         None => {}

@@ -84,13 +84,29 @@ impl SweepPoint {
 
     /// Whether `series` beats the best CPU series here. The GPU end to end is decided by its
     /// sampled comparison where there is one (a difference within the noise is no win); the
-    /// resident series, and a sweep saved without comparisons, by the medians.
+    /// resident series, never run in turns, only when its slowest run beat the best CPU series'
+    /// fastest with enough runs that such a split is chance at most 2.5% of the time (the
+    /// comparison's one side: four runs each at least, the sweep's five 0.4%); other series, and
+    /// a sweep saved without comparisons, by the medians.
     #[must_use]
     pub fn gpu_wins(&self, series: Series) -> bool {
         match (&self.end_to_end, series) {
             (Some(c), Series::GpuTotal) => c.winner == Winner::GpuFaster,
+            (_, Series::GpuResident) => self.every_run_faster(series),
             _ => matches!((self.median_ns(series), self.best_cpu_ns()), (Some(g), Some(c)) if g < c),
         }
+    }
+
+    /// Whether every run of `series` beat every run of the best CPU series (by median), with
+    /// `C(n + m, n) >= 40` ways to split the runs: without a difference, so clean a split is
+    /// chance at most 2.5% of the time.
+    fn every_run_faster(&self, series: Series) -> bool {
+        let stats = |wanted: Series| self.series.iter().find(|(s, _)| *s == wanted).map(|(_, st)| *st);
+        let best_cpu =
+            [Series::Cpu1, Series::CpuAll].into_iter().filter_map(stats).min_by_key(|s| s.median_ns);
+        let (Some(gpu), Some(cpu)) = (stats(series), best_cpu) else { return false };
+        let splits = (1..=gpu.runs).fold(1.0, |c, i| c * (cpu.runs + i) as f64 / i as f64);
+        gpu.max_ns < cpu.min_ns && splits >= 40.0
     }
 
     /// Whether the machine was busy while this point was measured.
@@ -324,9 +340,11 @@ pub struct SweepResult {
     pub op_estimate_basis: Option<String>,
     /// Every point, smallest first within each work level, the work levels lowest first.
     pub points: Vec<SweepPoint>,
-    /// The smallest size at which the GPU end to end beats the fastest CPU series.
+    /// The smallest size from which the GPU end to end beats the fastest CPU series, decided, at
+    /// it and at every larger size ([`SweepPoint::gpu_wins`]).
     pub crossover_mp: Option<f64>,
-    /// The smallest size at which the GPU with resident data beats the fastest CPU series.
+    /// The smallest size from which the GPU with resident data beats the fastest CPU series at it
+    /// and at every larger size, every run faster ([`SweepPoint::gpu_wins`]).
     pub resident_crossover_mp: Option<f64>,
     /// The fixed cost of one dispatch on data already on the GPU (submit to finish): the resident
     /// times of the two smallest sizes extended to 0 pixels.
@@ -483,10 +501,12 @@ pub(crate) fn one_run(ns: u64) -> Stats {
 
 #[cfg(test)]
 impl SweepPoint {
-    /// A made-up point of `mp` megapixels (1 x 1 pixels) with one run of each series' median;
-    /// with a GPU total and kernel, what is not the kernel is its upload and download, half each.
+    /// A made-up point of `mp` megapixels (1 x 1 pixels) with five runs of each series, every
+    /// one at its median; with a GPU total and kernel, what is not the kernel is its upload and
+    /// download, half each.
     pub(crate) fn for_tests(mp: f64, medians_ns: &[(Series, u64)]) -> Self {
-        let series: Vec<(Series, Stats)> = medians_ns.iter().map(|&(s, ns)| (s, one_run(ns))).collect();
+        let series: Vec<(Series, Stats)> =
+            medians_ns.iter().map(|&(s, ns)| (s, Stats { runs: 5, ..one_run(ns) })).collect();
         let median = |wanted| medians_ns.iter().find(|(s, _)| *s == wanted).map(|&(_, ns)| ns);
         let moving =
             median(Series::GpuTotal).zip(median(Series::GpuKernel)).map(|(t, k)| t.saturating_sub(k));

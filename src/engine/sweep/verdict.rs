@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::engine::ceilings::{PhasePart, PhaseRate};
 use crate::engine::spans::Phase;
 use crate::engine::sweep::grid::Series;
-use crate::engine::sweep::result::{SweepPoint, SweepResult};
+use crate::engine::sweep::result::{SweepPoint, SweepResult, Winner};
 use crate::system::clock::Clock;
 
 /// Fills in the crossovers, latency, transfer share, the model, for a work grid the frontier
@@ -16,9 +16,10 @@ pub fn analyse(r: &mut SweepResult) {
     // A point decided "within the noise" is no crossover: only a decided win counts.
     let axis = r.axis;
     let lowest = r.points.iter().map(|p| p.level(axis)).min().unwrap_or(0);
-    let plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.level(axis) == lowest).collect();
-    r.crossover_mp = plain.iter().find(|p| p.gpu_wins(Series::GpuTotal)).map(|p| p.megapixels);
-    r.resident_crossover_mp = plain.iter().find(|p| p.gpu_wins(Series::GpuResident)).map(|p| p.megapixels);
+    let mut plain: Vec<&SweepPoint> = r.points.iter().filter(|p| p.level(axis) == lowest).collect();
+    plain.sort_by(|a, b| a.megapixels.total_cmp(&b.megapixels));
+    r.crossover_mp = wins_from_mp(&plain, Series::GpuTotal);
+    r.resident_crossover_mp = wins_from_mp(&plain, Series::GpuResident);
     r.dispatch_latency_ns = dispatch_latency_ns(&plain);
     let near_8k =
         plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
@@ -44,6 +45,24 @@ pub fn analyse(r: &mut SweepResult) {
     // A grid's verdict is its frontier (the crossover over sizes at its lowest level is in the
     // fields and the tables); a plain sweep's is the crossover's.
     r.verdict = if grid { crate::engine::sweep::frontier::frontier_sentence(r) } else { verdict(r) };
+}
+
+/// The smallest size of `plain` (smallest first) from which `series` beats the best CPU series
+/// at it and at every larger size, as the round trips' count and the frontier's level are found:
+/// a win at one size followed by a loss is no crossover. A size whose comparison was not decided
+/// in its time budget is passed over, neither a win nor a loss.
+fn wins_from_mp(plain: &[&SweepPoint], series: Series) -> Option<f64> {
+    let mut from = None;
+    for p in plain.iter().rev() {
+        if series == Series::GpuTotal && p.end_to_end.is_some_and(|c| c.winner == Winner::Undecided) {
+            continue;
+        }
+        if !p.gpu_wins(series) {
+            break;
+        }
+        from = Some(p.megapixels);
+    }
+    from
 }
 
 /// The fixed cost of one dispatch on resident data: where the line through the resident times
@@ -82,9 +101,21 @@ fn verdict(r: &SweepResult) -> String {
         }
         _ => String::new(),
     };
+    // Sizes won end to end with no crossover: each a win with a loss at a larger size.
+    let lone_wins: Vec<String> = r
+        .points
+        .iter()
+        .filter(|p| r.crossover_mp.is_none() && p.gpu_wins(Series::GpuTotal))
+        .map(|p| format!("{:.2} MP", p.megapixels))
+        .collect();
     let main = match (r.crossover_mp, r.resident_crossover_mp) {
         (Some(mp), _) => format!(
             "On this machine ({adapter}) the GPU beats the CPU above {mp:.2} MP, transfers included{share}."
+        ),
+        _ if !lone_wins.is_empty() => format!(
+            "On this machine ({adapter}) the GPU beats the CPU end to end at {} but not at every larger size, \
+             so from no size on{share}.",
+            lone_wins.join(", ")
         ),
         (None, Some(mp)) => format!(
             "On this machine ({adapter}) the GPU wins above {mp:.2} MP only when the image is already on the GPU{share}."
@@ -250,6 +281,57 @@ mod tests {
         points[0].end_to_end =
             Some(Speedup::of(Some(Series::CpuAll), &[800.0; 6], &[900.0; 6], Stop::Decided));
         assert_eq!(result(points).crossover_mp, None);
+    }
+
+    #[test]
+    fn the_crossover_is_the_size_from_which_the_gpu_keeps_winning() {
+        // The GPU end to end wins at 1 MP, loses at 8 and wins at 33: from 33 on, not "above 1".
+        let points = vec![
+            point(1.0, 600, 500, 50, 150),
+            point(8.0, 800, 900, 100, 300),
+            point(33.0, 3300, 2000, 400, 500),
+        ];
+        let r = result(points.clone());
+        assert_eq!(r.crossover_mp, Some(33.0));
+        assert_says(&r.verdict, "the GPU beats the CPU above 33.00 MP, transfers included");
+        // Winning at 1 MP alone, losing above: no crossover, and the verdict names the lone win.
+        let r = result(points[..2].to_vec());
+        assert_eq!(r.crossover_mp, None);
+        assert_says(&r.verdict, "the GPU beats the CPU end to end at 1.00 MP but not at every larger size");
+        // A size not decided in its time budget is passed over, neither a win nor a loss.
+        let mut points = points;
+        points[1].end_to_end = Some(crate::engine::sweep::result::Speedup::of(
+            Some(Series::CpuAll),
+            &[800.0; 3],
+            &[900.0; 3],
+            crate::engine::sampling::Stop::Time,
+        ));
+        assert_eq!(result(points).crossover_mp, Some(1.0));
+    }
+
+    #[test]
+    fn the_resident_crossover_needs_every_run_faster_not_the_median() {
+        use crate::engine::report::Stats;
+        let runs = |min_ns, median_ns, max_ns, runs| Stats { min_ns, median_ns, max_ns, runs, clock: None };
+        let at = |resident: Stats, cpu: Stats| {
+            let mut p = point(8.0, 800, 900, 100, 300);
+            for (s, st) in &mut p.series {
+                match s {
+                    Series::GpuResident => *st = resident,
+                    Series::CpuAll => *st = cpu,
+                    _ => {}
+                }
+            }
+            result(vec![p]).resident_crossover_mp
+        };
+        let cpu = runs(780, 800, 850, 5);
+        // The medians say 700 against 800, but the resident runs reach 900: within the noise.
+        assert_eq!(at(runs(600, 700, 900, 5), cpu), None);
+        // Every resident run under the CPU's fastest: decided (1 split in 252 by chance).
+        assert_eq!(at(runs(600, 700, 770, 5), cpu), Some(8.0));
+        // Three runs against three split cleanly 1 time in 20 by chance: not enough; four: 1 in 70.
+        assert_eq!(at(runs(600, 700, 770, 3), runs(780, 800, 850, 3)), None);
+        assert_eq!(at(runs(600, 700, 770, 4), runs(780, 800, 850, 4)), Some(8.0));
     }
 
     #[test]
