@@ -153,7 +153,20 @@ impl Measurement {
     /// A median with its interval from `values` in `unit`.
     #[must_use]
     pub fn sampled(name: impl Into<String>, values: &[f64], unit: &str, clock: &str) -> Self {
-        match Interval::of(values) {
+        Self::of_interval(name, Interval::of(values), values, unit, clock)
+    }
+
+    /// The median and interval of `interval`, in `unit`: one a verdict was decided on, so that a
+    /// ratio is printed with one interval only; without one, the median of `values`.
+    #[must_use]
+    pub fn of_interval(
+        name: impl Into<String>,
+        interval: Option<Interval>,
+        values: &[f64],
+        unit: &str,
+        clock: &str,
+    ) -> Self {
+        match interval {
             Some(i) => Self {
                 ci_low: Some(i.ci_low),
                 ci_high: Some(i.ci_high),
@@ -444,6 +457,26 @@ mod tests {
         judge_busy(&mut open);
         assert_eq!(open.verdict, Verdict::Inconclusive);
         assert!(open.why.ends_with("so the noise is wider"), "{}", open.why);
+    }
+
+    #[test]
+    fn a_decided_ratio_is_measured_with_the_interval_it_was_decided_on() {
+        // 42 rounds whose ratio creeps from 1.00 to 1.06: the plain interval of the median says
+        // 1.021-1.040, the evidence's (widened for the drift) 1.015-1.045. Claim 8 once printed
+        // both for one speed-up.
+        let ratios: Vec<f64> = (0..42).map(|i| 1.0 + 0.06 * f64::from(i) / 41.0).collect();
+        let decided = Interval::of_drifting(&ratios, crate::engine::sampling::CONFIDENCE);
+        let m = Measurement::of_interval("speed-up", decided, &ratios, "x", "cpu-clock");
+        let d = decided.expect("an interval");
+        assert_eq!(
+            (m.value, m.ci_low, m.ci_high, m.samples),
+            (d.median, Some(ratios[10]), Some(ratios[31]), Some(42))
+        );
+        let plain = Measurement::sampled("speed-up", &ratios, "x", "cpu-clock");
+        assert!(plain.ci_low > m.ci_low && plain.ci_high < m.ci_high, "{plain:?}");
+        // Without an interval: the median of what there is, and how many.
+        let few = Measurement::of_interval("speed-up", None, &ratios[..3], "x", "cpu-clock");
+        assert_eq!((few.value, few.ci_low, few.samples), (ratios[1], None, Some(3)));
     }
 
     #[test]

@@ -134,8 +134,10 @@ pub(super) fn work_levels(
             let gpu_name = format!("GPU end to end, {short}");
             measurements.push(Measurement::ms_of(gpu_name, &total_ns(&taken, 0), "cpu-clock"));
             measurements.push(Measurement::ms_of(format!("CPU, {short}"), &total_ns(&taken, 1), "cpu-clock"));
+            // The interval the level was decided on: one interval for one ratio.
             let name = format!("GPU end-to-end speed-up, {short}");
-            speedup_figures.push(Measurement::sampled(name, &speedup(&taken), "x", "cpu-clock"));
+            let figure = Measurement::of_interval(name, e.interval, &speedup(&taken), "x", "cpu-clock");
+            speedup_figures.push(figure);
             speedups.push((level, e));
         }
         read.push(speedups);
