@@ -442,7 +442,12 @@ type RunFigure = fn(&crate::engine::RunReport) -> u64;
 /// Each phase at its median against its ceiling, the copies of a phase indented under it.
 fn print_rates(r: &BenchResult) {
     if let Some(s) = r.cpu_stream_baseline {
-        outln!("{:<16} memory-stream baseline, same size and threads: median {} ms", "", ms(s.median_ns));
+        let clock = s.clock.unwrap_or_default().label();
+        outln!(
+            "{:<16} memory-stream baseline, same size and threads: median {} ms ({clock})",
+            "",
+            ms(s.median_ns)
+        );
     }
     if r.input_kept_on_gpu {
         outln!("{:<16} input kept on the GPU: only the cold run uploaded it", "");

@@ -371,13 +371,18 @@ fn print_table(r: &SweepResult) {
         );
     }
     if let Some(ns) = r.dispatch_latency_ns {
-        outln!("dispatch latency (resident, the two smallest sizes extended to 0 pixels): {} ms", ms(ns));
+        let clock = r.dispatch_latency_clock.unwrap_or_default().label();
+        outln!(
+            "dispatch latency (resident, the two smallest sizes extended to 0 pixels): {} ms ({clock})",
+            ms(ns)
+        );
     }
     if let Some(l) = r.copy_latency {
         outln!(
-            "copies' latency (fitted, 4 KiB to 4 MiB): {:.1} µs up, {:.1} µs down: every end-to-end run pays them",
+            "copies' latency (fitted, 4 KiB to 4 MiB): {:.1} µs up, {:.1} µs down ({}): every end-to-end run pays them",
             l.up_ns / 1e3,
-            l.down_ns / 1e3
+            l.down_ns / 1e3,
+            l.clock.label()
         );
     }
     print_comparisons(r);

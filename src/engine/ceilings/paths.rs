@@ -4,6 +4,7 @@
 
 use crate::engine::{Engine, EngineError};
 use crate::gpu::{HELD_BUFFERS, TransferPath};
+use crate::system::clock::Clock;
 
 /// The largest size that is still worth fitting: below it the bandwidth is not reached.
 const SMALLEST_LARGEST_BYTES: u64 = 4 << 20;
@@ -68,6 +69,10 @@ pub struct CopyLatency {
     pub up_ns: f64,
     /// The download's latency, nanoseconds.
     pub down_ns: f64,
+    /// The clock of both: the CPU's, which times every path end to end (results saved before it
+    /// was said were timed on it too).
+    #[serde(default)]
+    pub clock: Clock,
 }
 
 impl CopyLatency {
@@ -77,8 +82,9 @@ impl CopyLatency {
         self.up_ns + self.down_ns
     }
 
-    /// `[up, down]` ns as [`crate::gpu::copy_latency_ns`] gives them.
+    /// `[up, down]` ns as [`crate::gpu::copy_latency_ns`] fits them from the paths' end-to-end
+    /// times, on the CPU clock.
     fn from_ns([up_ns, down_ns]: [f64; 2]) -> Self {
-        Self { up_ns, down_ns }
+        Self { up_ns, down_ns, clock: Clock::CpuClock }
     }
 }

@@ -349,6 +349,10 @@ pub struct SweepResult {
     /// The fixed cost of one dispatch on data already on the GPU (submit to finish): the resident
     /// times of the two smallest sizes extended to 0 pixels.
     pub dispatch_latency_ns: Option<u64>,
+    /// The clock of `dispatch_latency_ns`: the resident series' (absent from sweeps saved before
+    /// it was said, and without a latency).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch_latency_clock: Option<Clock>,
     /// The copies' fitted latencies, GPU sweeps only: the model adds them to every end-to-end
     /// run (absent from sweeps saved before they were fitted).
     #[serde(default)]

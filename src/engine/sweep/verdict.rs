@@ -21,6 +21,9 @@ pub fn analyse(r: &mut SweepResult) {
     r.crossover_mp = wins_from_mp(&plain, Series::GpuTotal);
     r.resident_crossover_mp = wins_from_mp(&plain, Series::GpuResident);
     r.dispatch_latency_ns = dispatch_latency_ns(&plain);
+    // Timed as the resident series was.
+    let resident = |p: &&SweepPoint| p.series.iter().find(|(s, _)| *s == Series::GpuResident)?.1.clock;
+    r.dispatch_latency_clock = r.dispatch_latency_ns.and_then(|_| plain.first().and_then(resident));
     let near_8k =
         plain.iter().min_by(|a, b| (a.megapixels - 33.2).abs().total_cmp(&(b.megapixels - 33.2).abs()));
     r.transfer_share_mp = near_8k.map(|p| p.megapixels);
@@ -248,6 +251,34 @@ mod tests {
             rate.ns = 200;
         }
         assert_eq!(result(points).transfer_share_at_8k, Some(0.2));
+    }
+
+    #[test]
+    fn the_dispatch_and_copy_latencies_name_their_clocks() {
+        let mut points = vec![point(1.0, 100, 500, 50, 150), point(8.0, 800, 900, 100, 300)];
+        for (s, st) in points.iter_mut().flat_map(|p| p.series.iter_mut()) {
+            if *s == Series::GpuResident {
+                st.clock = Some(Clock::GpuTimestamp);
+            }
+        }
+        // The resident series' clock, in the JSON beside the figure.
+        let r = result(points);
+        assert_eq!((r.dispatch_latency_ns, r.dispatch_latency_clock), (Some(129), Some(Clock::GpuTimestamp)));
+        let json = serde_json::to_value(&r).expect("serialise");
+        assert_eq!(json["dispatch_latency_clock"], "gpu-timestamp");
+        // No latency, no clock.
+        assert_eq!(result(vec![point(8.0, 800, 900, 100, 300)]).dispatch_latency_clock, None);
+        // The copies' latencies: the CPU clock, said in the JSON; a sweep saved before it reads.
+        let copies = crate::engine::ceilings::CopyLatency {
+            up_ns: 26_100.0,
+            down_ns: 28_500.0,
+            clock: Clock::CpuClock,
+        };
+        let json = serde_json::to_value(copies).expect("serialise");
+        assert_eq!(json["clock"], "cpu-clock");
+        let old: crate::engine::ceilings::CopyLatency =
+            serde_json::from_str(r#"{"up_ns": 26100.0, "down_ns": 28500.0}"#).expect("an old sweep's copies");
+        assert_eq!(old, copies);
     }
 
     #[test]
