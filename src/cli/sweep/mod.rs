@@ -392,7 +392,7 @@ fn print_table(r: &SweepResult) {
     match r.crossover_mp {
         Some(mp) => outln!("crossover{}: the GPU end to end beats the CPU from {mp:.2} MP", lowest(r)),
         None if gpu_measured => outln!(
-            "crossover{}: none: the GPU end to end is decided faster than the CPU from no size on",
+            "crossover{}: none (no size from which the GPU end to end is decided faster than the CPU at every larger size)",
             lowest(r)
         ),
         None => {}

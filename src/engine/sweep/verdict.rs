@@ -117,7 +117,7 @@ fn verdict(r: &SweepResult) -> String {
         ),
         _ if !lone_wins.is_empty() => format!(
             "On this machine ({adapter}) the GPU beats the CPU end to end at {} but not at every larger size, \
-             so from no size on{share}.",
+             so it has no crossover{share}.",
             lone_wins.join(", ")
         ),
         (None, Some(mp)) => format!(
