@@ -82,6 +82,8 @@ impl GraylabApp {
             settings.convert.backend = backend;
         }
         look::set_text_sizes(&cc.egui_ctx);
+        // The theme kept with the settings, over the one eframe restored with egui's memory.
+        cc.egui_ctx.set_theme(settings.theme);
         let mut session = Session::new(cc, settings, &options);
         session.continuous = options.continuous;
         let mut meter = FrameMeter::default();
