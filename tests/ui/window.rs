@@ -1,5 +1,6 @@
 //! The app's window as a whole: the theme chosen in its View menu (in force at once, kept with
-//! the settings, the system's followed).
+//! the settings, the system's followed), and its close, after which a signal ends the process at
+//! once instead of asking a closed window to close.
 
 use std::collections::HashMap;
 
@@ -7,6 +8,7 @@ use crate::harness::harness;
 use egui::{Theme, ThemePreference};
 use egui_kittest::kittest::Queryable as _;
 use graylab::app::Settings;
+use graylab::system::signals;
 
 /// eframe's storage, in memory: what `app.ron` would hold.
 #[derive(Default)]
@@ -62,4 +64,24 @@ fn the_view_menu_switches_the_theme_and_the_settings_keep_it() {
     pick_theme(&mut h, "System");
     assert_eq!(h.state_mut().settings_mut().theme, ThemePreference::System);
     assert_eq!(h.ctx.theme(), Theme::Light);
+}
+
+/// While the window is open a first signal only closes it (`app::run`); once it has closed, while
+/// eframe writes the settings and the worker winds down, nothing would answer another close: the
+/// first signal must end the process at once, as it ends a command.
+#[test]
+fn once_the_window_closes_a_signal_no_longer_stops_gently() {
+    let Some(mut h) = harness(None) else { return };
+    h.state_mut().stop_gently_while_open(signals::stop_gently("closing the window"));
+    h.run_steps(2);
+    assert!(signals::stops_gently(), "while the window is open");
+    // Its close button, as eframe hands it to egui.
+    h.input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    h.step();
+    assert!(!signals::stops_gently(), "once it closes");
 }
