@@ -56,6 +56,9 @@ pub struct GraylabApp {
     /// Whether a text field had focus when the last frame ended: egui takes the focus away on
     /// Esc before this frame's code runs, so only the last frame can say that Esc left a field.
     typed_last_frame: bool,
+    /// While the window is open, the first signal closes it rather than ending the process
+    /// (`app::run`); dropped as it closes.
+    gentle: Option<crate::system::signals::GentleGuard>,
 }
 
 impl GraylabApp {
@@ -82,6 +85,8 @@ impl GraylabApp {
             settings.convert.backend = backend;
         }
         look::set_text_sizes(&cc.egui_ctx);
+        // The theme kept with the settings, over the one eframe restored with egui's memory.
+        cc.egui_ctx.set_theme(settings.theme);
         let mut session = Session::new(cc, settings, &options);
         session.continuous = options.continuous;
         let mut meter = FrameMeter::default();
@@ -118,12 +123,21 @@ impl GraylabApp {
             title: String::new(),
             still: false,
             typed_last_frame: false,
+            gentle: None,
         };
         if let Some(path) = options.initial_path {
             app.top_bar.set_path(&path);
             app.session.open(path, preload);
         }
         app
+    }
+
+    /// Keeps `guard` (the first signal closes the window:
+    /// [`crate::system::signals::stop_gently_waking`]) until the window closes: from then on,
+    /// while eframe writes the settings and the worker winds down, the first signal ends the
+    /// process at once, as it ends a command.
+    pub fn stop_gently_while_open(&mut self, guard: crate::system::signals::GentleGuard) {
+        self.gentle = Some(guard);
     }
 
     /// Starts loading a file; the current image stays until the new one is ready. A JSON file
@@ -297,6 +311,11 @@ impl eframe::App for GraylabApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let started = Instant::now();
         let ctx = ui.ctx().clone();
+        if ctx.input(|i| i.viewport().close_requested()) {
+            // The window closes after this frame (the app never cancels a close): a signal from
+            // now on ends the process at once, not another close that nothing would answer.
+            self.gentle = None;
+        }
         self.meter.frame_started(started, self.wanted_next_frame || ctx.requested_repaint_last_pass());
         if let Some(quit_at) = self.quit_at {
             if started >= quit_at {
@@ -408,6 +427,8 @@ impl eframe::App for GraylabApp {
     }
 
     fn on_exit(&mut self) {
+        // Also where the event loop ends without a frame that saw the close asked.
+        self.gentle = None;
         self.meter.flush();
     }
 }

@@ -20,6 +20,35 @@ pub fn warning(visuals: &egui::Visuals) -> Color32 {
     if visuals.dark_mode { WARNING } else { WARNING_ON_LIGHT }
 }
 
+/// Green for work done (a "Done" message) on the dark theme; [`success`] picks the colour for
+/// the theme shown.
+const SUCCESS: Color32 = Color32::from_rgb(120, 200, 120);
+
+/// A darker green for work done on the light theme: [`SUCCESS`] reads at 1.9:1 on its panels.
+const SUCCESS_ON_LIGHT: Color32 = Color32::from_rgb(20, 120, 45);
+
+/// The colour of work done on `visuals`' theme: at least 4.5:1 against its panels and windows.
+#[must_use]
+pub fn success(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { SUCCESS } else { SUCCESS_ON_LIGHT }
+}
+
+/// Where the GPU starts to win, on a chart (the size sweep's crossovers, the roofline's
+/// crossing), on `visuals`' theme: yellow on the dark one; a dark amber on the light one, where
+/// yellow reads at 1.1:1 against a plot. At least 3:1 against plots, panels and windows.
+#[must_use]
+pub fn crossover(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { Color32::YELLOW } else { Color32::from_rgb(150, 110, 0) }
+}
+
+/// Where the GPU starts to win with the data kept on it, on `visuals`' theme: light blue on the
+/// dark one; a deeper blue on the light one, where light blue reads at 2.9:1 against a plot. At
+/// least 3:1 against plots, panels and windows.
+#[must_use]
+pub fn resident_crossover(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { Color32::LIGHT_BLUE } else { Color32::from_rgb(40, 90, 200) }
+}
+
 /// A colour's relative luminance as WCAG 2 defines it: 0 for black, 1 for white.
 #[must_use]
 pub fn luminance(c: Color32) -> f32 {
@@ -166,15 +195,36 @@ mod tests {
     }
 
     #[test]
-    fn warnings_read_on_both_themes() {
+    fn warnings_and_successes_read_and_crossovers_show_on_both_themes() {
+        // Text wants 4.5:1, a line on a chart 3:1 (WCAG 2), against every background it is on.
+        type Look = fn(&egui::Visuals) -> egui::Color32;
+        let looks: [(&str, Look, f32); 4] = [
+            ("warning", super::warning, 4.5),
+            ("success", super::success, 4.5),
+            ("crossover", super::crossover, 3.0),
+            ("resident crossover", super::resident_crossover, 3.0),
+        ];
         for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
-            let colour = super::warning(&visuals);
-            for bg in [visuals.panel_fill, visuals.window_fill, visuals.extreme_bg_color] {
-                let ratio = super::contrast(colour, bg);
-                assert!(ratio >= 4.5, "{colour:?} on {bg:?}: {ratio:.2}");
+            for (name, look, least) in looks {
+                let colour = look(&visuals);
+                for bg in [visuals.panel_fill, visuals.window_fill, visuals.extreme_bg_color] {
+                    let ratio = super::contrast(colour, bg);
+                    assert!(ratio >= least, "{name} {colour:?} on {bg:?}: {ratio:.2}");
+                }
             }
         }
-        assert_eq!(super::warning(&egui::Visuals::dark()), super::WARNING, "the dark theme's unchanged");
+        // The dark theme's colours as they were (its snapshots unchanged).
+        let dark = egui::Visuals::dark();
+        assert_eq!(super::warning(&dark), super::WARNING);
+        assert_eq!(super::success(&dark), egui::Color32::from_rgb(120, 200, 120));
+        assert_eq!(super::crossover(&dark), egui::Color32::YELLOW);
+        assert_eq!(super::resident_crossover(&dark), egui::Color32::LIGHT_BLUE);
+        // What the light theme had before: unreadable on it.
+        let light = egui::Visuals::light();
+        for old in [egui::Color32::from_rgb(120, 200, 120), egui::Color32::YELLOW, egui::Color32::LIGHT_BLUE]
+        {
+            assert!(super::contrast(old, light.extreme_bg_color) < 3.0, "{old:?}");
+        }
         let black_on_white = super::contrast(egui::Color32::BLACK, egui::Color32::WHITE);
         assert!((black_on_white - 21.0).abs() < 1e-3, "{black_on_white}");
     }

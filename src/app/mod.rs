@@ -135,9 +135,11 @@ pub fn wgpu_setup() -> eframe::egui_wgpu::WgpuSetup {
 }
 
 /// Opens the desktop app on `options.initial_path`, or on the bundled sample photo. The photo is
-/// decoded while the window and the GPU device are created. A first SIGINT, SIGTERM or SIGHUP
-/// closes the window as its close button does, so that eframe saves the settings, the recent
-/// files and the kept sweep; a second ends the process at once.
+/// decoded while the window and the GPU device are created. While the window is open, a first
+/// SIGINT, SIGTERM or SIGHUP closes it as its close button does, so that eframe saves the
+/// settings, the recent files and the kept sweep; a second ends the process at once. Once the
+/// window has closed (while the settings are written and the work winds down), the first ends it
+/// at once, as it ends a command.
 pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
     let window: Arc<std::sync::OnceLock<egui::Context>> = Arc::default();
     let to_close = Arc::clone(&window);
@@ -147,7 +149,8 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
             ctx.request_repaint();
         }
     };
-    let _gentle = crate::system::signals::stop_gently_waking("closing the window, the settings saved", close);
+    // Kept by the app until its window closes; dropped here if it never opens.
+    let gentle = crate::system::signals::stop_gently_waking("closing the window, the settings saved", close);
     options.initial_path = options.initial_path.or_else(sample_photo);
     let preload = options
         .initial_path
@@ -177,7 +180,9 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
             if crate::system::signals::stop_asked().load(std::sync::atomic::Ordering::Acquire) {
                 cc.egui_ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
-            Ok(Box::new(GraylabApp::with_preload(cc, options, preload)))
+            let mut app = GraylabApp::with_preload(cc, options, preload);
+            app.stop_gently_while_open(gentle);
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"));

@@ -40,6 +40,8 @@ pub struct Settings {
     pub export: ExportOptions,
     /// The folder of the last export.
     pub export_dir: Option<PathBuf>,
+    /// Light, dark, or the system's theme (View menu).
+    pub theme: egui::ThemePreference,
 }
 
 impl Default for Settings {
@@ -53,6 +55,7 @@ impl Default for Settings {
             recent: Vec::new(),
             export: ExportOptions::default(),
             export_dir: None,
+            theme: egui::ThemePreference::System,
         }
     }
 }
@@ -233,4 +236,25 @@ pub fn result_label(settings: &crate::engine::ConvertSettings) -> String {
     let series = RunSeries { formula: settings.formula, work: settings.work }.label();
     let op = if settings.op.is_none() { String::new() } else { format!(", {}", settings.op) };
     format!("{}, {series}{op}", settings.backend)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Settings;
+    use egui::ThemePreference;
+
+    #[test]
+    fn the_theme_is_kept_with_the_settings_and_an_older_file_follows_the_system() {
+        // As eframe keeps them: RON, in `app.ron`.
+        let light = Settings { theme: ThemePreference::Light, ..Settings::default() };
+        let text = ron::to_string(&light).expect("written");
+        let read: Settings = ron::from_str(&text).expect("read back");
+        assert_eq!(read.theme, ThemePreference::Light, "{text}");
+        // Settings written before the theme was one of them.
+        let older = text.replace("theme:Light", "").replace(",,", ",").replace(",)", ")");
+        assert!(!older.contains("theme"), "{older}");
+        let read: Settings = ron::from_str(&older).expect("an older file reads");
+        assert_eq!(read.theme, ThemePreference::System);
+        assert_eq!(read.repeat, light.repeat, "and the rest as it was");
+    }
 }

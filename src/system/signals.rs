@@ -6,7 +6,8 @@
 //! never left half written: their unnamed or temporary files go with the process. A command
 //! that stops gently ([`stop_gently`], the claims) is told instead, stops its work early and
 //! says what it finished; the desktop app ([`stop_gently_waking`]) closes its window as its
-//! close button does, saving its settings; a second signal ends either at once.
+//! close button does, saving its settings; a second signal ends either at once, and so does the
+//! first once the app's window has closed.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -78,6 +79,13 @@ pub fn stop_gently(notice: &'static str) -> GentleGuard {
 pub fn stop_gently_waking(notice: &'static str, wake: impl Fn() + Send + 'static) -> GentleGuard {
     *WAKE.lock().unwrap_or_else(PoisonError::into_inner) = Some(Box::new(wake));
     stop_gently(notice)
+}
+
+/// Whether the first signal now stops the process gently (a [`GentleGuard`] lives) rather than
+/// ending it at once.
+#[must_use]
+pub fn stops_gently() -> bool {
+    GENTLE.lock().unwrap_or_else(PoisonError::into_inner).is_some()
 }
 
 /// The exit status of a process that a signal stopped (128 + its number, as a shell reports

@@ -204,11 +204,15 @@ fn work_runs_are_held_against_the_compute_ceilings_on_both_backends() {
         h.step();
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    // Esc stops it between two of its steps: the ceilings known before stay, and the panel says so.
+    // Esc stops it between two of its steps (held at its start, so that Esc lands inside it on
+    // any adapter and under any load): the ceilings known before stay, and the panel says so.
     let before = h.state().view().ceilings.expect("known").clone();
+    h.state_mut().hold_next_job(graylab::system::progress::HoldAt::Step);
     h.get_by_label("Measure again").click();
-    h.run_steps(2);
+    harness::until_held(&mut h);
     h.key_press(egui::Key::Escape);
+    h.run_steps(1);
+    h.state().release_job();
     settle(&mut h);
     h.get_by_label("Stopped before the end: the ceilings measured before are kept.");
     h.get_by_label_contains("Stopped measuring the ceilings");

@@ -1,4 +1,5 @@
-//! The top bar: open (button, path field, recent files), export and the analysis windows.
+//! The top bar: open (button, path field, recent files), export, the analysis windows and the
+//! View menu (the theme).
 
 use egui::Ui;
 
@@ -65,9 +66,9 @@ impl TopBar {
                 {
                     action = Some(TopBarAction::AskOpen);
                 }
-                // The buttons right of the field need about 580 points (of the row's width: a
+                // The buttons right of the field need about 640 points (of the row's width: a
                 // wrapping row's available width is more than is left of it).
-                let width = (ui.available_size_before_wrap().x - 580.0).clamp(120.0, 520.0);
+                let width = (ui.available_size_before_wrap().x - 640.0).clamp(120.0, 520.0);
                 let field = ui.add(
                     egui::TextEdit::singleline(&mut self.path_field)
                         .hint_text("path to an image, Enter opens it")
@@ -124,8 +125,27 @@ impl TopBar {
                         action = Some(asked);
                     }
                 }
+                ui.separator();
+                ui.menu_button("View", |ui| theme_ui(ui, session));
             });
         });
         action
+    }
+}
+
+/// The theme's choice in the View menu: the system's, light or dark, kept with the settings and
+/// put in force at once (the app's colours follow it through `look`).
+fn theme_ui(ui: &mut Ui, session: &mut Session) {
+    use egui::ThemePreference;
+    ui.label(egui::RichText::new("Theme").small().weak());
+    let mut theme = session.settings().theme;
+    ui.radio_value(&mut theme, ThemePreference::System, "System")
+        .on_hover_text("Light or dark as the desktop is set (dark where it does not say)");
+    ui.radio_value(&mut theme, ThemePreference::Light, "Light");
+    ui.radio_value(&mut theme, ThemePreference::Dark, "Dark");
+    if theme != session.settings().theme {
+        session.settings_mut().theme = theme;
+        ui.ctx().set_theme(theme);
+        ui.ctx().request_repaint();
     }
 }

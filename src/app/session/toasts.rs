@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use egui::{Align2, Color32, RichText};
+use egui::{Align2, RichText};
 
 use crate::app::look;
 
@@ -154,7 +154,7 @@ impl Toasts {
                     let (colour, mark) = match toast.level {
                         Level::Error => (ui.visuals().error_fg_color, "Error"),
                         Level::Warning => (look::warning(ui.visuals()), "Warning"),
-                        Level::Success => (Color32::from_rgb(120, 200, 120), "Done"),
+                        Level::Success => (look::success(ui.visuals()), "Done"),
                         Level::Note => (ui.visuals().text_color(), "Note"),
                     };
                     egui::Frame::popup(ui.style()).stroke(egui::Stroke::new(1.0, colour)).show(ui, |ui| {

@@ -92,7 +92,8 @@ impl SweepChart {
                 }
             }
         });
-        let notes: Vec<(String, bool)> = notes::notes(result).into_iter().map(|n| (n, false)).collect();
+        let notes: Vec<(String, bool)> =
+            notes::notes(result, ui.visuals().dark_mode).into_iter().map(|n| (n, false)).collect();
         // In a short window the notes fold into one "Notes" line (opened on a click), so that
         // the plot keeps a height it can be read at.
         let with_notes = plot_height_ui(ui, &notes, max_plot_height, bottom_y);
@@ -103,21 +104,7 @@ impl SweepChart {
         } else {
             with_notes
         };
-        let crossovers = [
-            (result.crossover_mp, "crossover (GPU total < CPU)", Color32::YELLOW, LineStyle::Solid),
-            (
-                result.resident_crossover_mp,
-                "crossover with data on the GPU",
-                Color32::LIGHT_BLUE,
-                LineStyle::dotted_dense(),
-            ),
-            (
-                result.model.as_ref().and_then(|m| m.crossover_mp),
-                "modelled crossover (every step at its ceiling)",
-                Color32::YELLOW,
-                LineStyle::dotted_loose(),
-            ),
-        ];
+        let crossovers = crossover_lines(result, ui.visuals());
         let hidden = &self.hidden;
         ui.label(RichText::new(Y_TITLE).small());
         Plot::new("sweep")
@@ -160,6 +147,30 @@ impl SweepChart {
         ui.vertical_centered(|ui| ui.label(RichText::new(X_TITLE).small()));
         notes_ui(ui, "sweep notes", &notes, fold);
     }
+}
+
+/// The vertical lines where the GPU starts to win: measured, with the data on the GPU, and
+/// modelled; each in the colour of `visuals`' theme ([`crate::app::look::crossover`]).
+fn crossover_lines(
+    result: &SweepResult,
+    visuals: &egui::Visuals,
+) -> [(Option<f64>, &'static str, Color32, LineStyle); 3] {
+    use crate::app::look::{crossover, resident_crossover};
+    [
+        (result.crossover_mp, "crossover (GPU total < CPU)", crossover(visuals), LineStyle::Solid),
+        (
+            result.resident_crossover_mp,
+            "crossover with data on the GPU",
+            resident_crossover(visuals),
+            LineStyle::dotted_dense(),
+        ),
+        (
+            result.model.as_ref().and_then(|m| m.crossover_mp),
+            "modelled crossover (every step at its ceiling)",
+            crossover(visuals),
+            LineStyle::dotted_loose(),
+        ),
+    ]
 }
 
 /// Whether the notes folded under the header of id `id` ([`notes_ui`]) are open.
@@ -382,5 +393,30 @@ mod tests {
         let light = lines(&result, &[], false);
         let cpu_all = light.iter().find(|l| l.key == Series::CpuAll.label()).expect("CPU, all threads");
         assert_eq!(cpu_all.colour, Color32::from_rgb(45, 45, 45), "dark on the light theme");
+    }
+
+    #[test]
+    fn crossover_lines_are_drawn_in_the_colours_of_the_theme_shown() {
+        let medians = [(Series::CpuAll, 200), (Series::GpuTotal, 100)];
+        let mut result =
+            SweepResult::for_tests(vec![crate::engine::sweep::SweepPoint::for_tests(1.0, &medians)]);
+        result.crossover_mp = Some(2.0);
+        result.resident_crossover_mp = Some(0.5);
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            let [measured, resident, modelled] = crossover_lines(&result, &visuals);
+            assert_eq!((measured.0, resident.0, modelled.0), (Some(2.0), Some(0.5), None));
+            assert_eq!(measured.2, crate::app::look::crossover(&visuals));
+            assert_eq!(modelled.2, measured.2, "the model's crossover in the measured one's colour");
+            assert_eq!(resident.2, crate::app::look::resident_crossover(&visuals));
+            for (_, name, colour, _) in [measured, resident] {
+                let ratio = contrast(colour, visuals.extreme_bg_color);
+                assert!(ratio >= 3.0, "{name} at {ratio:.2}:1 on the plot");
+            }
+        }
+        // The light theme's lines are not the dark one's yellow and light blue (1.1:1 and 2.9:1
+        // on its white plot).
+        let [measured, resident, _] = crossover_lines(&result, &egui::Visuals::light());
+        assert_ne!(measured.2, Color32::YELLOW);
+        assert_ne!(resident.2, Color32::LIGHT_BLUE);
     }
 }

@@ -4,14 +4,12 @@
 
 use crate::engine::sweep::{Series, SweepPoint, SweepResult};
 
-/// What the crossover lines mean, and the model's crossovers, one note each.
-pub(super) fn notes(result: &SweepResult) -> Vec<String> {
+/// What the crossover lines mean (in the colours of the theme shown, `dark_mode`), and the
+/// model's crossovers, one note each.
+pub(super) fn notes(result: &SweepResult, dark_mode: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if result.crossover_mp.is_some() || result.resident_crossover_mp.is_some() {
-        notes.push(
-            "Yellow line: GPU end to end beats the CPU from here; dotted blue: with the data already on the GPU."
-                .to_owned(),
-        );
+        notes.push(crossover_note(dark_mode));
     }
     notes.extend(resident_note(result));
     if let Some(m) = &result.model {
@@ -22,6 +20,16 @@ pub(super) fn notes(result: &SweepResult) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// What the crossover lines mean, each named by its colour on the theme shown
+/// (`look::crossover`: yellow on the dark theme, a dark yellow on the light one).
+fn crossover_note(dark_mode: bool) -> String {
+    let yellow = if dark_mode { "Yellow" } else { "Dark yellow" };
+    format!(
+        "{yellow} line: GPU end to end beats the CPU from here; dotted blue: with the data already on \
+         the GPU."
+    )
 }
 
 /// Where the data-resident series lies above the end-to-end one (it does strictly less work):
@@ -112,6 +120,12 @@ fn join(items: &[String], and: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::model_note;
+
+    #[test]
+    fn the_crossover_note_names_the_colours_shown() {
+        assert!(super::crossover_note(true).starts_with("Yellow line: GPU end to end beats the CPU"));
+        assert!(super::crossover_note(false).starts_with("Dark yellow line: GPU end to end beats the CPU"));
+    }
 
     #[test]
     fn the_model_note_reads_well_in_every_case() {

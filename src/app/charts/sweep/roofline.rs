@@ -9,7 +9,7 @@
 //! sweep, whether an image fits its CPU's last-level cache), and name the adapter panel only
 //! for this machine's sweep. Uses only the engine's sweep types.
 
-use egui::{Color32, Ui};
+use egui::Ui;
 use egui_plot::{HoverPosition, Line, LineStyle, Plot, PlotPoints, Points, VLine};
 
 use super::roofs::{
@@ -34,7 +34,7 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32, own: bool) 
     };
     let dark = ui.visuals().dark_mode;
     let roof_colours = [Series::CpuAll, Series::GpuKernel, Series::GpuTotal].map(|s| series_colour(s, dark));
-    let line_colour = crossing_colour(dark);
+    let line_colour = crate::app::look::crossover(ui.visuals());
     let all_roofs = roofs(roofline);
     // A blur's CPU and GPU points of one cell sit at different intensities (the GPU moves its
     // intermediate through device memory): one x is not one cell on both roofs, so no crossing.
@@ -47,7 +47,7 @@ pub fn roofline_ui(ui: &mut Ui, result: &SweepResult, bottom_y: f32, own: bool) 
     let series: Vec<Series> =
         Series::ALL.into_iter().filter(|s| roofline.points.iter().any(|p| p.series == *s)).collect();
 
-    keys_ui(ui, &legend(&all_roofs, &series, cross, bytes, dark));
+    keys_ui(ui, &legend(&all_roofs, &series, cross, bytes, ui.visuals()));
     let notes = notes(result, roofline, (cross, bytes), &Machine::of(result, own));
     let (height, fold) = plot_height(ui, &notes, bottom_y);
     let (x_lo, x_hi, y_lo, y_hi) = bounds(roofline, &all_roofs, cross);
@@ -146,19 +146,15 @@ fn plot_height(ui: &Ui, notes: &[(String, bool)], bottom_y: f32) -> (f32, bool) 
     (height.clamp(MIN_PLOT_HEIGHT, 360.0), fold)
 }
 
-/// The dashed line where the end-to-end roof crosses the CPU's.
-fn crossing_colour(dark_mode: bool) -> Color32 {
-    if dark_mode { Color32::YELLOW } else { Color32::from_rgb(150, 110, 0) }
-}
-
 /// The legend: the roofs that are known, the series drawn, the crossing if there is one.
 fn legend(
     roofs: &[ChartRoof; 3],
     series: &[Series],
     cross: Crossing,
     bytes: f64,
-    dark: bool,
+    visuals: &egui::Visuals,
 ) -> Vec<(Key, String)> {
+    let dark = visuals.dark_mode;
     let roof_colours = [Series::CpuAll, Series::GpuKernel, Series::GpuTotal].map(|s| series_colour(s, dark));
     let mut keys: Vec<(Key, String)> = Vec::new();
     for ((roof, name), colour) in roofs.iter().zip(ROOF_NAMES).zip(roof_colours) {
@@ -176,7 +172,7 @@ fn legend(
             si(x),
             rounds_at(x, bytes)
         );
-        keys.push((Key::Line { colour: crossing_colour(dark), dashed: true }, label));
+        keys.push((Key::Line { colour: crate::app::look::crossover(visuals), dashed: true }, label));
     }
     keys
 }
