@@ -55,6 +55,7 @@ pub use blocks::{SimdLevel, convert_chunk, prepare, simd_level};
 pub use compute::{CEILING_BLOCK_PIXELS, CEILING_ROUNDS, CpuCompute, compute_ceiling};
 pub use fused::apply_work_to_output;
 pub use intensity::{WORK_CHUNK_PIXELS, apply_work_chunk_u8, apply_work_chunk_u8_at, apply_work_chunk_u16};
+pub(crate) use parallel::pool;
 pub use parallel::{
     CHUNK_PIXELS, Watch, available_threads, par_convert, par_convert_counted, par_convert_with_work,
 };

@@ -45,6 +45,9 @@ fn colour(kernel: Kernel, bytes: &[u8]) -> Prepared<'_> {
     Prepared::Colour { kernel, bytes: Cow::Borrowed(bytes) }
 }
 
+/// The note on a run whose input was gray already.
+pub(crate) const ALREADY_GRAY: &str = "the input is already gray: no conversion ran on it";
+
 /// Chooses the kernel for an image's pixel type (float images are converted to 16-bit first).
 pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, Vec<String>), EngineError> {
     let mut notes = Vec::new();
@@ -60,7 +63,7 @@ pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, 
         | DynamicImage::ImageLumaA8(_)
         | DynamicImage::ImageLumaA16(_) => {
             // Not "unchanged": an op after the grayscale still runs on it.
-            notes.push("the input is already gray: no conversion ran on it".to_owned());
+            notes.push(ALREADY_GRAY.to_owned());
             Prepared::Gray(match image {
                 DynamicImage::ImageLumaA8(_) if !keep_alpha => DynamicImage::ImageLuma8(image.to_luma8()),
                 DynamicImage::ImageLumaA16(_) if !keep_alpha => DynamicImage::ImageLuma16(image.to_luma16()),

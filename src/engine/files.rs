@@ -134,10 +134,22 @@ pub fn convert_file(
     }
     let convert_at_ns = since();
     let mut decoded = decoded;
-    let converted = if decoded.stored_luma == Some(StoredLuma::Decoded) && settings.op.is_none() {
-        // The stored luma is the result: moved, not copied, and said by the decode's note.
+    // A gray input kept as it is (its alpha too, where kept) is the result: moved, not copied.
+    let gray_as_is = match decoded.image {
+        DynamicImage::ImageLuma8(_) | DynamicImage::ImageLuma16(_) => true,
+        DynamicImage::ImageLumaA8(_) | DynamicImage::ImageLumaA16(_) => settings.keeps_alpha(),
+        _ => false,
+    };
+    let stored_luma = decoded.stored_luma == Some(StoredLuma::Decoded);
+    let converted = if (stored_luma || gray_as_is) && settings.op.is_none() {
+        // The stored luma is said by the decode's note; a gray input by the same note a
+        // conversion in memory gives it.
         let gray = std::mem::replace(&mut decoded.image, DynamicImage::new_luma8(0, 0));
-        super::convert::passed_through(gray, settings, progress)
+        let mut converted = super::convert::passed_through(gray, settings, progress);
+        if !stored_luma {
+            converted.report.notes.insert(0, super::convert::ALREADY_GRAY.to_owned());
+        }
+        converted
     } else {
         engine.convert(&decoded.image, settings, RunOptions { progress, ..RunOptions::default() })?
     };
@@ -281,10 +293,13 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     // The encode's span starts where the call does (before its own clock, so before any stripe)
     // and lasts its encode time: after its last stripe the encode still writes and syncs.
     let encode_from_ns = nanos_since(started);
-    let written = encode_rows_to_file(layout, &source, output, &export, &|_| ())?;
+    // The stripes run on the pool of the threads asked for (`--threads`), as a kernel alone does.
+    let threads = settings.threads.clamp(1, crate::cpu::available_threads());
+    let pool = crate::cpu::pool(threads)?;
+    let written = pool.install(|| encode_rows_to_file(layout, &source, output, &export, &|_| ()))?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
-    run.threads = Some(rayon::current_num_threads());
+    run.threads = Some(threads);
     run.total_ns = written.encode_ns;
     run.spans = source.spans.1.into_inner().unwrap_or_default();
     run.work = super::WorkFigures::new(settings.work, Some(kernel), run.pixels(), None);
@@ -294,9 +309,9 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     run.notes.extend(decode_notes(decoded));
     run.notes.extend(written.notes.iter().cloned());
     run.notes.push(format!(
-        "converted stripe by stripe inside the encode on {} threads: the kernel figure is CPU time summed over \
+        "converted stripe by stripe inside the encode on {}: the kernel figure is CPU time summed over \
          stripes, and the encode's wall time includes it",
-        rayon::current_num_threads()
+        if threads == 1 { "1 thread".to_owned() } else { format!("{threads} threads") }
     ));
     Ok(Some(file.report(run, written, decoded.frames)))
 }

@@ -411,3 +411,27 @@ fn a_gpu_conversion_names_its_adapter_once() {
     let o = graylab(&["convert", "in/p1.png", "-o", "cpu.png"], d);
     assert!(o.status.success() && !stdout(&o).contains("GPU: "), "{}", stdout(&o));
 }
+
+/// `--threads` holds where the kernel runs inside the encoder's stripes (RGB to PNG on the CPU):
+/// the run reports the threads asked for, and one thread writes the same bytes as all.
+#[test]
+fn threads_asked_for_run_the_stripes_inside_the_encode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    photo(301, 203).save(d.join("a.png")).expect("save");
+    let run = |threads: &str, out: &str| {
+        let o = graylab(&["convert", "a.png", "-o", out, "--threads", threads, "--json"], d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("stdout is one JSON document");
+        let entry = json.as_array().and_then(|a| a.first()).cloned().unwrap_or(json);
+        (entry["run"]["threads"].as_u64(), entry["run"]["notes"].to_string())
+    };
+    let (threads, notes) = run("1", "one.png");
+    assert_eq!(threads, Some(1), "{notes}");
+    assert!(notes.contains("inside the encode on 1 thread:"), "{notes}");
+    let all = graylab::cpu::available_threads().to_string();
+    let (threads, _) = run(&all, "all.png");
+    assert_eq!(threads, Some(graylab::cpu::available_threads() as u64));
+    let read = |name: &str| std::fs::read(d.join(name)).expect("read");
+    assert_eq!(read("one.png"), read("all.png"), "one thread and all write the same bytes");
+}
