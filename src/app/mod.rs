@@ -155,12 +155,13 @@ pub fn run(mut options: AppOptions) -> anyhow::Result<()> {
     let preload = options
         .initial_path
         .clone()
-        // The window's GPU is not known yet: reserve for GPU work, as the app usually has one.
+        // The window's device is not made yet: reserve for GPU work on the adapter it will be
+        // made on, found on the preload's thread.
         .and_then(|path| {
             work::preload::Preload::start(
                 path,
                 textures::PREVIEW_MAX_SIDE,
-                work::preload::decode_options(true),
+                work::preload::launch_decode_options,
             )
             .ok()
         });

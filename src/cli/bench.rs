@@ -179,7 +179,7 @@ struct BenchReport<'a> {
 /// until the reservations are dropped).
 pub(super) fn bench_image(
     args: &BenchArgs,
-    held: impl Fn(u64, u64, bool) -> u64,
+    held: impl Fn(u64, u64, bool) -> anyhow::Result<u64>,
 ) -> anyhow::Result<(DynamicImage, String, Vec<Reservation>)> {
     // Refused before any decode or measurement: stored luma, then a gray file.
     if let Some(e) = crate::engine::nothing_to_time(args.formula, true) {
@@ -194,14 +194,14 @@ pub(super) fn bench_image(
         let label = format!("{} ({}x{} {:?})", path.display(), i.width(), i.height(), i.color());
         let out_bytes = u64::from(i.width()) * u64::from(i.height()) * 4;
         let extra = budget()
-            .try_reserve(held(i.as_bytes().len() as u64, out_bytes, false))
+            .try_reserve(held(i.as_bytes().len() as u64, out_bytes, false)?)
             .with_context(|| format!("cannot bench {label}"))?;
         return Ok((decoded.image, label, vec![decoded.memory, extra]));
     }
     let (w, h) = args.synthetic;
     let (in_bytes, out_bytes) = synthetic_bytes(w, h);
     let memory = budget()
-        .try_reserve(held(in_bytes, out_bytes, true))
+        .try_reserve(held(in_bytes, out_bytes, true)?)
         .with_context(|| format!("cannot bench a synthetic {w}x{h} image"))?;
     Ok((synthetic_rgb(w, h, 1), format!("synthetic {w}x{h} Rgb8"), vec![memory]))
 }
@@ -242,8 +242,11 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let outputs: Vec<_> = super::trace::output(args.trace.as_deref()).into_iter().collect();
     let inputs: Vec<_> = args.input.as_deref().into_iter().collect();
     super::args::check_outputs(&outputs, &inputs, &[], args.overwrite)?;
+    let engine = if args.cpu_clock && with_gpu { Engine::on_cpu_clock()? } else { Engine::new() };
+    // What a GPU run holds in host memory, by its adapter (opened once the image is known).
     let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
-        bench_bytes(in_bytes, out_bytes, synthetic, with_gpu)
+        let gpu = with_gpu.then(|| engine.gpu_host_memory()).transpose()?;
+        Ok(bench_bytes(in_bytes, out_bytes, synthetic, gpu.map(|g| g.keeping_input(args.keep_input_on_gpu))))
     })?;
     let color = image.color();
     if !args.op.is_none() && color.bytes_per_pixel() / color.channel_count() == 2 {
@@ -254,7 +257,6 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             args.op
         );
     }
-    let engine = if args.cpu_clock && with_gpu { Engine::on_cpu_clock()? } else { Engine::new() };
     // Every GPU setting is checked before anything is measured.
     let (gpu_sizes, adapter) = if with_gpu {
         let gpu = engine.gpu()?;

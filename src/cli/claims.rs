@@ -37,10 +37,10 @@ pub struct ClaimsArgs {
 pub(super) fn run(args: &ClaimsArgs) -> anyhow::Result<ExitCode> {
     let outputs: Vec<_> = super::trace::output(args.trace.as_deref()).into_iter().collect();
     super::args::check_outputs(&outputs, &[], &[], args.overwrite)?;
-    let _memory = budget().try_reserve(claims_bytes()).context("cannot test the claims")?;
     let engine = Engine::new();
     // Every claim needs the GPU: without one, refused before anything is measured.
-    engine.gpu().context("cannot test the claims, which need a GPU")?;
+    let gpu = engine.gpu_host_memory().context("cannot test the claims, which need a GPU")?;
+    let _memory = budget().try_reserve(claims_bytes(gpu)).context("cannot test the claims")?;
     let terminal = !args.json && std::io::stderr().is_terminal();
     let started = Instant::now();
     // Ctrl-C stops the run gently: the claims finished are printed (or written as JSON), the

@@ -178,11 +178,7 @@ fn batch_options(args: &ConvertArgs, files: usize) -> BatchOptions {
             work: args.work.work(),
             op: args.op,
         },
-        decode: DecodeOptions {
-            allow_truncated: args.allow_truncated,
-            working_copies: if args.backend == Backend::Gpu { 2 } else { 0 },
-            ..DecodeOptions::default()
-        },
+        decode: DecodeOptions { allow_truncated: args.allow_truncated, ..DecodeOptions::default() },
         export: export_options(args),
     }
 }

@@ -184,7 +184,9 @@ fn adapter_choice_line(adapters: &[AdapterReport], wanted: Option<&str>) -> Stri
             a.name
         ),
         (None, Some(w)) => {
-            let e = GpuError::no_adapter_named(w, adapters.iter().map(|a| a.name.as_str()));
+            let listed: Vec<String> =
+                adapters.iter().map(|a| GpuError::adapter_label(&a.name, &a.backend)).collect();
+            let e = GpuError::no_adapter_named(w, listed.iter().map(String::as_str));
             format!("adapter used: none, every GPU command fails: {e}")
         }
         (None, None) => "adapter used: none".to_owned(),
@@ -495,7 +497,7 @@ mod tests {
         assert_eq!(
             adapter_choice_line(&none, Some("radeon")),
             "adapter used: none, every GPU command fails: no GPU adapter's name contains \"radeon\" \
-             (set by WGPU_ADAPTER_NAME); the adapters here: NVIDIA H200"
+             (set by WGPU_ADAPTER_NAME); the adapters here: NVIDIA H200 on vulkan"
         );
     }
 

@@ -33,8 +33,10 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         None => available_threads(),
         Some(list) => list.only().ok_or_else(|| only("thread count: give --threads one number"))?,
     };
-    let (image, label, _memory) = bench_image(args, round_trip_bytes)?;
     let engine = if args.cpu_clock { Engine::on_cpu_clock()? } else { Engine::new() };
+    let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
+        Ok(round_trip_bytes(in_bytes, out_bytes, synthetic, engine.gpu_host_memory()?))
+    })?;
     let gpu = engine.gpu()?;
     gpu.check_workgroup(workgroup)?;
     engine.check_fits_gpu(&image)?;

@@ -71,10 +71,11 @@ fn interval_ms(i: Option<Interval>) -> (String, String) {
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     // Each shape keeps its own output buffer on the host.
     let shapes = WorkgroupSize::CANDIDATES.len() as u64;
-    let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
-        bench_bytes(in_bytes, out_bytes.saturating_mul(shapes), synthetic, true)
-    })?;
     let engine = if args.cpu_clock { Engine::on_cpu_clock()? } else { Engine::new() };
+    let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
+        let gpu = engine.gpu_host_memory()?;
+        Ok(bench_bytes(in_bytes, out_bytes.saturating_mul(shapes), synthetic, Some(gpu)))
+    })?;
     let gpu = engine.gpu()?;
     engine.check_fits_gpu(&image)?;
     let (adapter, software) = (gpu.adapter_info().name.clone(), gpu.is_software());

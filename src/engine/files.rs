@@ -102,10 +102,10 @@ pub fn convert_file(
     let file = FileRun { input, output, settings, export: *export, progress, started };
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let mut decode = DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
-    // A GPU conversion's staging and device buffers hold one band at a time (its input and its
-    // gray), not the whole image.
-    if settings.backend == Backend::Gpu && decode.working_copies > 0 && decode.working_copy_bytes.is_none() {
-        decode.working_copy_bytes = Some(engine.gpu_converter()?.band_limit_bytes().saturating_mul(2));
+    // A GPU conversion reserves what its run holds in host memory: one band staged, and on a
+    // software or integrated GPU its buffers too (the app's loads reserve by the same rule).
+    if settings.backend == Backend::Gpu {
+        decode = super::memory::gpu_decode_options(decode, Some(engine.gpu_host_memory()?));
     }
     let decode = &decode;
     // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its

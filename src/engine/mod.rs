@@ -39,7 +39,7 @@ pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, SavedBench, bench, bench_with, nothing_to_time};
 pub use convert::Converted;
 pub use files::{FileReport, convert_file, convert_stored_luma, default_output_path};
-pub use memory::{bench_bytes, sweep_bytes, synthetic_bytes};
+pub use memory::{bench_bytes, gpu_decode_options, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{RunReport, Stats};
@@ -49,8 +49,8 @@ pub use work::{OpFigures, WorkFigures};
 
 pub use crate::cpu::{CpuCompute, SimdLevel, available_threads, simd_level};
 pub use crate::gpu::{
-    ADAPTER_NAME_ENV, AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuError, GpuTiles,
-    PROBE_HOLD_BYTES, ParseWorkgroupError, WorkgroupSize, choose_window_adapter, list_adapters,
+    ADAPTER_NAME_ENV, AdapterReport, Bandwidth, GpuCeilings, GpuCompute, GpuContext, GpuError, GpuHostMemory,
+    GpuTiles, PROBE_HOLD_BYTES, ParseWorkgroupError, WorkgroupSize, choose_window_adapter, list_adapters,
     wanted_adapter_name,
 };
 
@@ -350,6 +350,12 @@ impl Engine {
     /// The GPU context, opening it on first use.
     pub fn gpu(&self) -> Result<&Arc<GpuContext>, EngineError> {
         self.gpu_converter().map(|c| c.context())
+    }
+
+    /// What a GPU run on this engine holds in host memory (its converter's band limit, its
+    /// adapter's type): the rule every reservation for GPU work takes. Opens the GPU.
+    pub fn gpu_host_memory(&self) -> Result<GpuHostMemory, EngineError> {
+        Ok(self.gpu_converter()?.host_memory())
     }
 
     /// Frees the input kept on the GPU by runs with [`RunOptions::keep_input_on_gpu`], if any

@@ -32,6 +32,7 @@ pub use device::workgroup::{ParseWorkgroupError, WorkgroupSize};
 pub use display::{GpuTile, GpuTiles};
 pub use ops::{DitherWavefront, OpTimings};
 pub use plan::bands::BandPlan;
+pub use plan::host_memory::GpuHostMemory;
 pub use plan::submission_budget::{CeilingRates, GpuRates, PLAIN_OPS_PER_PIXEL, SUBMISSION_BUDGET_NS};
 pub use run::job::{GpuJob, GpuSpan, GpuStep, GpuTimings, StepTime};
 pub use run::resident::ResidentPass;

@@ -29,6 +29,21 @@ pub struct OverBudget {
     pub limited_by: BudgetSource,
 }
 
+/// Bytes `copies` working copies of a conversion hold: each the whole input of `in_bytes` and
+/// its output of `out_bytes`, or, where one band of at most `band_in_bytes` of input is held at a
+/// time (a GPU run's buffers), that band's input and its output in proportion, rounded up.
+#[must_use]
+pub fn working_copies_bytes(in_bytes: u64, out_bytes: u64, copies: u32, band_in_bytes: Option<u64>) -> u64 {
+    let per_copy = match band_in_bytes {
+        Some(band) if band < in_bytes => {
+            let out = (u128::from(out_bytes) * u128::from(band)).div_ceil(u128::from(in_bytes));
+            band.saturating_add(u64::try_from(out).unwrap_or(u64::MAX))
+        }
+        _ => in_bytes.saturating_add(out_bytes),
+    };
+    per_copy.saturating_mul(u64::from(copies))
+}
+
 #[derive(Default)]
 struct State {
     capacity_bytes: u64,
@@ -188,6 +203,19 @@ impl Drop for Reservation {
 #[cfg(test)]
 mod tests {
     use crate::system::memory_budget::*;
+
+    #[test]
+    fn working_copies_hold_a_band_and_its_output_in_proportion() {
+        // Whole: 300 in, 100 out, twice.
+        assert_eq!(working_copies_bytes(300, 100, 2, None), 800);
+        assert_eq!(working_copies_bytes(300, 100, 2, Some(300)), 800);
+        // A band of 120 of 300 bytes: 120 in and 40 out, each copy.
+        assert_eq!(working_copies_bytes(300, 100, 2, Some(120)), 320);
+        // The output's share rounded up; nothing overflows.
+        assert_eq!(working_copies_bytes(300, 100, 1, Some(100)), 100 + 34);
+        assert_eq!(working_copies_bytes(u64::MAX, u64::MAX, 3, None), u64::MAX);
+        assert_eq!(working_copies_bytes(300, 100, 0, Some(1)), 0);
+    }
 
     #[test]
     fn a_refusal_shows_two_figures_that_differ() {

@@ -290,7 +290,9 @@ fn display_tiles_show_the_result_with_forced_bands_and_chunks() {
     let (w, h) = (37u32, 23u32);
     let src = common::noise((w * h) as usize * 3, 37);
     let want = cpu(Kernel::Rgb8ToL8, Formula::Bt601, &src);
-    // Bands of 7 rows (the last 2), chunks of 3: a chunk's rows start inside its band's output.
+    // Bands of 7 rows (the last 2), chunks of 3 asked: a chunk's rows start inside its band's
+    // output. The ring's three staging slots hold at most one band (880 bytes), so a chunk
+    // takes 2 rows (222 bytes): 4 chunks in each full band, 1 in the last.
     conv.set_band_limit_bytes(37 * 3 * 8);
     conv.set_chunk_limit_bytes(Some(37 * 3 * 3));
     for (wg, download) in [(WorkgroupSize::DEFAULT, true), (TILE_8X8, false)] {
@@ -300,7 +302,7 @@ fn display_tiles_show_the_result_with_forced_bands_and_chunks() {
         let job = GpuJob::new(Kernel::Rgb8ToL8, Formula::Bt601, wg, &src, (w, h));
         let t =
             conv.convert_for_display(&job, &tiles, download.then_some(&mut out[..])).expect("display run");
-        assert_eq!((t.displayed, t.downloaded, t.bands, t.chunks), (true, download, 4, 10), "{t:?}");
+        assert_eq!((t.displayed, t.downloaded, t.bands, t.chunks), (true, download, 4, 13), "{t:?}");
         assert_eq!(tiles.stored_bands(), 4);
         assert!(t.preview().ns > 0 && t.wall_ns >= t.preview().ns, "{t:?}");
         if download {

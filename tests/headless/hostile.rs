@@ -201,8 +201,8 @@ fn hostile_inputs_through_the_binary_stay_within_the_budget() {
 
 /// A GPU conversion's working copies hold one band each when the caller says so
 /// (`working_copy_bytes`): a 12000x8000 photo (288 MB of RGB, 96 MB of gray) that three whole
-/// copies would not fit in a 1000 MiB budget fits with two bands of 128 MiB (lavapipe's
-/// binding) a copy.
+/// copies would not fit in a 1000 MiB budget fits with two copies of a band of 128 MiB of
+/// input (lavapipe's binding) and its third of gray.
 #[test]
 fn banded_working_copies_reserve_their_bands_not_the_whole_image() {
     use std::io::Write as _;
@@ -226,6 +226,8 @@ fn banded_working_copies_reserve_their_bands_not_the_whole_image() {
     };
     let whole = decode_file(&path, &options(None)).expect_err("three whole copies do not fit");
     assert!(matches!(whole, graylab::io::IoError::TooLarge { needed_bytes: 1_152_000_000, .. }), "{whole:?}");
-    let banded = decode_file(&path, &options(Some(2 * (128 << 20)))).expect("fits with bands");
+    let banded = decode_file(&path, &options(Some(128 << 20))).expect("fits with bands");
     assert_eq!((banded.image.width(), banded.image.height()), (12_000, 8_000));
+    // The image and its gray, and twice a band's 134,217,728 bytes and 44,739,243 of gray.
+    assert_eq!(banded.memory.bytes(), 384_000_000 + 2 * (134_217_728 + 44_739_243));
 }

@@ -304,7 +304,8 @@ impl Session {
             }
         }
         let preview_side = self.preview_side;
-        let options = crate::app::work::preload::decode_options(self.gpu_usable());
+        let gpu = self.gpu.as_deref().filter(|_| self.gpu_usable()).map(crate::engine::GpuHostMemory::of);
+        let options = crate::app::work::preload::decode_options(gpu);
         self.book.latest_load = self.send(Job::Load { path, preview_side, options, preloaded }).id;
     }
 

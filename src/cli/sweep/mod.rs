@@ -219,6 +219,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
                 false
             }
         };
+    let gpu_memory = if gpu { Some(engine.gpu_host_memory()?) } else { None };
     // The input, then every size against the memory budget (the largest decides), before the
     // ceilings are measured (seconds, where they are not cached): what cannot run is refused at
     // once. The sweep's own memory is reserved after them, and held to the end.
@@ -233,7 +234,7 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     let source_pixels = source.as_ref().map(|(_, i, _)| u64::from(i.width()) * u64::from(i.height()));
     let sweep_memory = || {
         budget()
-            .try_reserve(sweep_bytes(u64::from(w) * u64::from(h), source_pixels, gpu))
+            .try_reserve(sweep_bytes(u64::from(w) * u64::from(h), source_pixels, gpu_memory))
             .with_context(|| format!("cannot sweep up to {largest} MP ({w}x{h})"))
     };
     drop(sweep_memory()?);

@@ -308,12 +308,14 @@ const CLAIMS: [(u8, &str); 10] = [
     (10, "a sequential operation"),
 ];
 
-/// The memory the claims hold at most (claim 1's 8K image on both backends), for the front end
-/// to reserve before it calls [`run_claims`]. The quick set runs the same images.
+/// The memory the claims hold at most (claim 1's 8K image on both backends, the GPU's runs by
+/// its adapter's rule `gpu`), for the front end to reserve before it calls [`run_claims`]. The
+/// quick set runs the same images.
 #[must_use]
-pub fn claims_bytes() -> u64 {
+pub fn claims_bytes(gpu: crate::gpu::GpuHostMemory) -> u64 {
     let (in_bytes, out_bytes) = crate::engine::synthetic_bytes(transfers::IMAGE.0, transfers::IMAGE.1);
-    crate::engine::bench_bytes(in_bytes, out_bytes, true, true).saturating_add(in_bytes + 2 * out_bytes)
+    let runs = crate::engine::bench_bytes(in_bytes, out_bytes, true, Some(gpu.keeping_input(true)));
+    runs.saturating_add(in_bytes + 2 * out_bytes)
 }
 
 /// Runs every claim's experiment on `engine` (whose GPU must open). `progress(done, total,

@@ -20,6 +20,7 @@ use crate::engine::sampling::{Budget, rotation};
 use crate::engine::sweep::compare::compare_rounds;
 use crate::engine::sweep::result::{Speedup, Winner};
 use crate::engine::{ConvertSettings, Engine, EngineError, WorkgroupSize};
+use crate::gpu::GpuHostMemory;
 use crate::gpu::GpuJob;
 use crate::pixel::{Formula, Work};
 use crate::system::units::duration;
@@ -191,10 +192,12 @@ fn sample_point(
 }
 
 /// Bytes the round trips hold besides an already decoded input (`synthetic_input`: the input
-/// too): the CPU's and the GPU's result, and on the GPU the input and output, each staged.
+/// too): the CPU's and the GPU's result, and what the GPU's runs hold in host memory (`gpu`: its
+/// adapter's rule), the input kept on the device.
 #[must_use]
-pub fn round_trip_bytes(in_bytes: u64, out_bytes: u64, synthetic_input: bool) -> u64 {
-    crate::engine::bench_bytes(in_bytes, out_bytes, synthetic_input, true).saturating_add(out_bytes)
+pub fn round_trip_bytes(in_bytes: u64, out_bytes: u64, synthetic_input: bool, gpu: GpuHostMemory) -> u64 {
+    let gpu = Some(gpu.keeping_input(true));
+    crate::engine::bench_bytes(in_bytes, out_bytes, synthetic_input, gpu).saturating_add(out_bytes)
 }
 
 /// The smallest count from which the GPU wins, decided, at it and at every larger count in

@@ -105,7 +105,10 @@ fn the_verdict_says_when_the_gpu_never_wins_and_what_it_is() {
     assert!(v.ends_with("this CPU's own cores)."), "{v}");
     assert_eq!(megapixels(64, 48), "0.0031 MP");
     assert_eq!(megapixels(1920, 1080), "2.1 MP");
-    assert_eq!(round_trip_bytes(300, 100, true), 300 + 100 + 800 + 100);
+    // The image, its staging, and on a software GPU its buffers too (it fits one band).
+    let gpu = |t| crate::gpu::GpuHostMemory::new(t, 1 << 20);
+    assert_eq!(round_trip_bytes(300, 100, true, gpu(wgpu::DeviceType::Cpu)), 300 + 100 + 800 + 100);
+    assert_eq!(round_trip_bytes(300, 100, true, gpu(wgpu::DeviceType::DiscreteGpu)), 300 + 100 + 400 + 100);
     // The budget: the set's, with at least the rounds asked.
     assert_eq!(round_trip_budget(true, 3), Budget::QUICK);
     let b = round_trip_budget(false, 50);

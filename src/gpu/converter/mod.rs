@@ -19,6 +19,7 @@ use crate::gpu::memory::buffers::Buffers;
 use crate::gpu::memory::resident_input::InputLayout;
 use crate::gpu::memory::ring::Ring;
 use crate::gpu::ops::{DitherWavefront, OpKernels};
+use crate::gpu::plan::host_memory::GpuHostMemory;
 use crate::gpu::plan::run_plan::{Limits, RunPlan};
 use crate::gpu::plan::submission_budget::{GpuRates, LearntRates};
 use crate::gpu::run::conversion::Run;
@@ -42,9 +43,6 @@ pub enum TimingMode {
     /// comparison, and to test the fallback path).
     CpuClock,
 }
-
-/// Largest band graylab plans: every index in the shader stays within `u32`.
-const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
 
 /// The side of the square image the plain kernel's rate is measured on (16 Mpx).
 pub const PLAIN_KERNEL_SIDE: u32 = 4096;
@@ -74,7 +72,7 @@ impl GpuConverter {
     #[must_use]
     pub fn new(ctx: Arc<GpuContext>) -> Self {
         let pipelines = Pipelines::new(&ctx);
-        let band_limit_bytes = ctx.max_binding_bytes().min(MAX_BAND_BYTES);
+        let band_limit_bytes = crate::gpu::plan::bands::band_limit_bytes(ctx.limits());
         Self {
             ctx,
             pipelines,
@@ -109,10 +107,16 @@ impl GpuConverter {
         self.band_limit_bytes
     }
 
+    /// The host memory a run on this converter allocates (its band limit, its adapter's type).
+    #[must_use]
+    pub fn host_memory(&self) -> GpuHostMemory {
+        GpuHostMemory::new(self.ctx.adapter_info().device_type, self.band_limit_bytes)
+    }
+
     /// Lowers the band limit below the device's (for tests and demonstrations of banding).
     /// Values are rounded down to a multiple of 16 bytes; at least 16 bytes.
     pub fn set_band_limit_bytes(&mut self, bytes: u64) {
-        let device_max = self.ctx.max_binding_bytes().min(MAX_BAND_BYTES);
+        let device_max = crate::gpu::plan::bands::band_limit_bytes(self.ctx.limits());
         self.band_limit_bytes = (bytes / 16 * 16).clamp(16, device_max.max(16));
     }
 
@@ -338,7 +342,8 @@ impl GpuConverter {
         f: impl FnOnce(&KernelOn<'_>, Limits, &mut ErrorScopes<'_>) -> Result<T, GpuError>,
     ) -> Result<T, GpuError> {
         let bytes = self.budget.chunk_in_bytes(job.kernel, job.work, false, false);
-        let limits = self.limits((bytes, bytes), false);
+        // The round trips stage through the pipelined ring.
+        let limits = self.limits((bytes, bytes), false, pipelined::RING_SLOTS);
         ErrorScopes::around(self.ctx.device(), |scopes| {
             let p = self.pipelines.get(
                 &self.ctx,
@@ -354,14 +359,16 @@ impl GpuConverter {
         })
     }
 
-    /// Chunks and slices of these input bytes, or both of the fixed chunk size where one was set.
-    fn limits(&self, (chunk_bytes, slice_bytes): (u64, u64), pipeline: bool) -> Limits {
+    /// Chunks and slices of these input bytes, or both of the fixed chunk size where one was set,
+    /// staged through `staging_slots`.
+    fn limits(&self, (chunk_bytes, slice_bytes): (u64, u64), pipeline: bool, staging_slots: usize) -> Limits {
         Limits {
             band_bytes: self.band_limit_bytes,
             chunk_bytes: self.chunk_limit_bytes.unwrap_or(chunk_bytes),
             slice_bytes: self.chunk_limit_bytes.unwrap_or(slice_bytes),
             pipeline,
             max_groups: self.ctx.limits().max_compute_workgroups_per_dimension,
+            staging_slots: u32::try_from(staging_slots).unwrap_or(u32::MAX),
         }
     }
 
@@ -421,7 +428,9 @@ impl GpuConverter {
         // Cut for overlap only where host copies can overlap GPU work: not on a software
         // adapter, whose "GPU" is the host's own cores (its driver finishes each chunk first).
         let overlap = pipelined && !ctx.is_software();
-        let plan = RunPlan::new(kernel, (job.width, job.height), job.workgroup, self.limits(bytes, overlap))?;
+        let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
+        let limits = self.limits(bytes, overlap, slots);
+        let plan = RunPlan::new(kernel, (job.width, job.height), job.workgroup, limits)?;
         let mut t = GpuTimings {
             pipelined,
             bands: plan.bands.bands,
@@ -438,7 +447,6 @@ impl GpuConverter {
             return Ok(t);
         }
         let layout = job.keep_input.map(|key| InputLayout::new(key, kernel, plan.size, &plan.bands));
-        let slots = if pipelined { pipelined::RING_SLOTS } else { 1 };
         let needs = plan.ring_needs(kernel, slots, gpu_clock && ts.passes);
         buffers.prepare(ctx, needs, layout, &plan.bands)?;
         scopes.check()?;

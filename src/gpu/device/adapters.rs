@@ -47,7 +47,9 @@ pub fn choose_adapter(infos: &[wgpu::AdapterInfo], wanted: Option<&str>) -> Resu
     match (best, wanted) {
         (Some((index, _)), _) => Ok(index),
         (None, Some(wanted)) => {
-            Err(GpuError::no_adapter_named(wanted, infos.iter().map(|i| i.name.as_str())))
+            let listed: Vec<String> =
+                infos.iter().map(|i| GpuError::adapter_label(&i.name, &i.backend.to_string())).collect();
+            Err(GpuError::no_adapter_named(wanted, listed.iter().map(String::as_str)))
         }
         (None, None) => Err(GpuError::NoAdapter),
     }
@@ -273,8 +275,16 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "no GPU adapter's name contains \"radeon\" (set by WGPU_ADAPTER_NAME); the adapters here: \
-             llvmpipe (LLVM 15.0.6, 256 bits), NVIDIA H200"
+             llvmpipe (LLVM 15.0.6, 256 bits) on vulkan, NVIDIA H200 on vulkan"
         );
+        // The app sees llvmpipe under Vulkan and GL: told apart, and one listed twice said once.
+        let llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+        let twice = [adapter(llvmpipe, T::Cpu, B::Vulkan), adapter(llvmpipe, T::Cpu, B::Gl)];
+        let Err(e) = choose_adapter(&[twice[0].clone(), twice[1].clone(), twice[0].clone()], Some("x"))
+        else {
+            panic!("no adapter is an x")
+        };
+        assert!(e.to_string().ends_with(&format!("here: {llvmpipe} on vulkan, {llvmpipe} on gl")), "{e}");
         let Err(none) = choose_adapter(&[], Some("radeon")) else { panic!("no adapter at all") };
         assert!(none.to_string().ends_with("the adapters here: none"), "{none}");
         assert!(matches!(choose_adapter(&[], None), Err(GpuError::NoAdapter)));

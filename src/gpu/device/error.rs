@@ -22,7 +22,7 @@ pub enum GpuError {
     NoAdapterNamed {
         /// What the variable holds.
         wanted: String,
-        /// The names of the adapters there are, comma separated ("none" without any).
+        /// The adapters there are, comma separated, each said once ("none" without any).
         adapters: String,
     },
     /// The adapter refused to create a device.
@@ -140,12 +140,25 @@ pub enum MapFailure {
 }
 
 impl GpuError {
-    /// [`Self::NoAdapterNamed`]: `wanted` (from `WGPU_ADAPTER_NAME`) matched none of `names`.
-    pub fn no_adapter_named<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Self {
-        let names: Vec<&str> = names.collect();
+    /// [`Self::NoAdapterNamed`]: `wanted` (from `WGPU_ADAPTER_NAME`) matched none of the adapters
+    /// `listed` (each as [`Self::adapter_label`] says it; one listed twice is said once).
+    pub fn no_adapter_named<'a>(wanted: &str, listed: impl Iterator<Item = &'a str>) -> Self {
+        let mut adapters: Vec<&str> = Vec::new();
+        for adapter in listed {
+            if !adapters.contains(&adapter) {
+                adapters.push(adapter);
+            }
+        }
         Self::NoAdapterNamed {
             wanted: wanted.to_owned(),
-            adapters: if names.is_empty() { "none".to_owned() } else { names.join(", ") },
+            adapters: if adapters.is_empty() { "none".to_owned() } else { adapters.join(", ") },
         }
+    }
+
+    /// An adapter as [`Self::NoAdapterNamed`] lists it: its name and its API (`llvmpipe (LLVM
+    /// 15.0.6, 256 bits) on vulkan`), so that one driver under two APIs is told apart.
+    #[must_use]
+    pub fn adapter_label(name: &str, api: &str) -> String {
+        format!("{name} on {api}")
     }
 }

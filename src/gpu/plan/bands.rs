@@ -3,6 +3,16 @@
 use crate::gpu::GpuError;
 use crate::pixel::Kernel;
 
+/// Largest band graylab plans: every index in the shader stays within `u32`.
+pub(crate) const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
+
+/// The largest band on a device with `limits`: its largest storage binding and buffer, within
+/// [`MAX_BAND_BYTES`].
+#[must_use]
+pub(crate) fn band_limit_bytes(limits: &wgpu::Limits) -> u64 {
+    limits.max_storage_buffer_binding_size.min(limits.max_buffer_size).min(MAX_BAND_BYTES)
+}
+
 /// How an image is cut into row bands for the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct BandPlan {

@@ -21,6 +21,9 @@ const PIPELINE_DEPTH: u64 = 4;
 /// Below this many input bytes a run is not cut for pipelining (only for the budget).
 const MIN_PIPELINE_CHUNK_BYTES: u64 = 2 << 20;
 
+/// Staging slots of the pipelined driver (the stepwise one stages through one).
+pub(crate) const RING_SLOTS: usize = 3;
+
 /// Slices one chunk is cut into at most (each has its own pair of timestamps): a chunk of more
 /// rows is made smaller instead.
 pub(crate) const MAX_SLICES_PER_CHUNK: u32 = 512;
@@ -100,13 +103,17 @@ pub(crate) struct Limits {
     pub pipeline: bool,
     /// `max_compute_workgroups_per_dimension`.
     pub max_groups: u32,
+    /// Staging slots the chunks are staged through: chunks are cut so that the slots together
+    /// hold at most one band (a chunk takes at least one row), the host memory a run is
+    /// planned with ([`crate::gpu::plan::host_memory::GpuHostMemory`]).
+    pub staging_slots: u32,
 }
 
 impl Limits {
     /// Pipelined, on a grid of up to 65,535 workgroups a dimension (the tests' device).
     #[cfg(test)]
     pub(crate) fn pipelined(band_bytes: u64, chunk_bytes: u64, slice_bytes: u64) -> Self {
-        Self { band_bytes, chunk_bytes, slice_bytes, pipeline: true, max_groups: 65535 }
+        Self { band_bytes, chunk_bytes, slice_bytes, pipeline: true, max_groups: 65535, staging_slots: 1 }
     }
 }
 
@@ -118,7 +125,7 @@ impl RunPlan {
         workgroup: WorkgroupSize,
         limits: Limits,
     ) -> Result<Self, GpuError> {
-        let Limits { band_bytes, chunk_bytes, slice_bytes, pipeline, max_groups } = limits;
+        let Limits { band_bytes, chunk_bytes, slice_bytes, pipeline, max_groups, staging_slots } = limits;
         let bands = BandPlan::new(kernel, width, height, band_bytes)?;
         let row_bytes = u64::from(width) * kernel.in_bytes_per_pixel() as u64;
         let total = row_bytes * u64::from(height);
@@ -127,7 +134,8 @@ impl RunPlan {
         let rows_of =
             |bytes: u64| (bytes / row_bytes.max(1)).clamp(1, u64::from(bands.rows_per_band.max(1))) as u32;
         let dispatch_rows = max_rows_per_dispatch(workgroup, max_groups);
-        let rows_per_chunk = rows_of(chunk_bytes.min(pipelined)).min(dispatch_rows);
+        let staged = band_bytes / u64::from(staging_slots.max(1));
+        let rows_per_chunk = rows_of(chunk_bytes.min(pipelined).min(staged)).min(dispatch_rows);
         let rows_per_slice = rows_of(slice_bytes).min(rows_per_chunk);
         let rows_per_chunk = rows_per_chunk.min(rows_per_slice.saturating_mul(MAX_SLICES_PER_CHUNK));
         let in_row = row_bytes as usize;
@@ -303,6 +311,23 @@ mod tests {
         let p =
             RunPlan::new(k, (64, 1000), WorkgroupSize { x: 8, y: 8 }, Limits { max_groups: 10, ..limits });
         assert_eq!(p.expect("plan").rows_per_chunk, 80);
+    }
+
+    #[test]
+    fn the_staging_slots_together_hold_at_most_one_band() {
+        // lavapipe's 128 MiB binding and a budget without a cap (a software adapter is not cut
+        // for overlap): 12000x10000 RGB in three bands, each staged through three slots.
+        let (k, wg, band) = (Kernel::Rgb8ToL8, WorkgroupSize::DEFAULT, 128 << 20);
+        let limits =
+            Limits { pipeline: false, staging_slots: 3, ..Limits::pipelined(band, 1 << 40, 1 << 40) };
+        let p = RunPlan::new(k, (12_000, 10_000), wg, limits).expect("plan");
+        let needs = p.ring_needs(k, RING_SLOTS, false);
+        assert_eq!((p.bands.bands, p.rows_per_chunk, needs.slots), (3, 1242, 3));
+        assert_eq!(needs.chunk_in_bytes, 1242 * 36_000);
+        assert!(needs.chunk_in_bytes * 3 <= band && needs.chunk_out_bytes * 3 <= p.bands.max_out_bytes);
+        // One slot (the stepwise driver): a chunk may take the whole band.
+        let one = RunPlan::new(k, (12_000, 10_000), wg, Limits { staging_slots: 1, ..limits }).expect("plan");
+        assert_eq!(one.rows_per_chunk, one.bands.rows_per_band);
     }
 
     #[test]

@@ -22,8 +22,7 @@ use crate::gpu::timing::timestamps::{Stamp, StampSpan, Ticks, within_cpu_clock};
 use crate::gpu::{GpuError, GpuSpan, GpuStep};
 use crate::system::clock::Clock;
 
-/// Staging slots of the pipelined driver.
-pub(crate) const RING_SLOTS: usize = 3;
+pub(crate) use crate::gpu::plan::run_plan::RING_SLOTS;
 
 /// Submissions of one run allowed on the queue at once.
 pub(crate) const MAX_IN_FLIGHT: usize = 2;

@@ -38,12 +38,13 @@ pub struct DecodeOptions {
     /// instead of refusing it. Other formats' decoders return no partial image.
     pub allow_truncated: bool,
     /// More copies of the decoded image and its gray result that the caller holds while
-    /// converting, reserved with it: 2 for a GPU conversion (staging buffers, and on a software
-    /// adapter or unified memory the device buffers too, are host memory), else 0.
+    /// converting, reserved with it: for a GPU conversion what its adapter puts in host memory
+    /// (`engine::GpuHostMemory`: the staging, and on a software or integrated GPU the device
+    /// buffers too), else 0.
     pub working_copies: u32,
-    /// The most bytes one working copy holds, where less than the image and its gray result: a
-    /// GPU conversion holds one band at a time (a 30000x30000 photo in 21 bands peaked at 3.6 GiB
-    /// where three whole copies reserved 10.1); `None`: the whole of them.
+    /// The most input bytes one working copy holds, where less than the image, its gray result
+    /// in proportion: a GPU conversion holds one band at a time (a 30000x30000 photo in 21 bands
+    /// peaked at 3.6 GiB where three whole copies reserved 10.1); `None`: the whole of them.
     pub working_copy_bytes: Option<u64>,
     /// Decode only the luma a YCbCr JPEG stores (gray, no chroma): `--formula stored-luma`.
     /// Other files decode as usual, and [`Decoded::stored_luma`] says why.
@@ -490,8 +491,12 @@ fn reserve(
     );
     // The peak of each stage: decode (plus a rotated copy), convert, export (gray, the copy
     // fitted to the format, and an encoder's buffer).
-    let per_copy = decoded_bytes.saturating_add(gray).min(options.working_copy_bytes.unwrap_or(u64::MAX));
-    let working = per_copy.saturating_mul(u64::from(options.working_copies));
+    let working = crate::system::memory_budget::working_copies_bytes(
+        decoded_bytes,
+        gray,
+        options.working_copies,
+        options.working_copy_bytes,
+    );
     let needed_bytes = [
         decoded_bytes.saturating_add(extra_bytes),
         decoded_bytes.saturating_mul(1 + u64::from(rotates)),

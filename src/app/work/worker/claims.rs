@@ -11,7 +11,11 @@ impl WorkerState {
     /// workgroup shapes…" before each; the session weighs each claim by its estimate
     /// ([`Ticket::set_step_weights`]), so the ETA counts time, not claims.
     pub(super) fn claims(&self, ticket: &Ticket, quick: bool) -> ClaimsEnd {
-        let memory = match crate::system::memory_budget::budget().try_reserve(claims_bytes()) {
+        let gpu = match self.engine.gpu_host_memory() {
+            Ok(gpu) => gpu,
+            Err(e) => return ClaimsEnd::Failed(e.into()),
+        };
+        let memory = match crate::system::memory_budget::budget().try_reserve(claims_bytes(gpu)) {
             Ok(memory) => memory,
             Err(e) => return ClaimsEnd::Failed(e.into()),
         };

@@ -30,8 +30,9 @@ impl WorkerState {
         let image = &input.image;
         let (in_bytes, out_bytes) =
             (image.as_bytes().len() as u64, u64::from(image.width()) * u64::from(image.height()) * 4);
+        let gpu = self.engine.gpu_host_memory()?;
         let memory = crate::system::memory_budget::budget()
-            .try_reserve(round_trip_bytes(in_bytes, out_bytes, false))?;
+            .try_reserve(round_trip_bytes(in_bytes, out_bytes, false, gpu))?;
         let total = passes.len() as u64;
         let mut done = 0;
         let mut progress = |n: u32, work_done: f64, work_total: f64| {
