@@ -77,8 +77,8 @@ pub struct ConvertArgs {
     /// Replace existing output files.
     #[arg(long)]
     pub overwrite: bool,
-    /// Keep what a truncated JPEG holds (the missing rows gray), with a warning, instead of
-    /// refusing it.
+    /// Keep what a truncated or damaged JPEG holds (the missing rows gray, damaged ones as
+    /// libjpeg decodes them), with a warning, instead of refusing it.
     #[arg(long)]
     pub allow_truncated: bool,
     /// Print one JSON report for all files instead of text (no progress, no summary). A path

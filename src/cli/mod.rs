@@ -294,18 +294,22 @@ fn advice(err: &(dyn Error + 'static), takes_allow_truncated: bool) -> Option<&'
             Some(IoError::ReadOnly { .. }) => return Some("make it writable first, e.g. chmod u+w"),
             Some(IoError::OutputIsFolder { .. }) => return Some("use --out-dir for a folder"),
             Some(IoError::UnknownExportFormat { .. }) => return Some("or choose one with --format"),
-            Some(IoError::Truncated { at: TruncatedAt::Row { .. } | TruncatedAt::Refinement, .. }) => {
+            Some(IoError::Truncated {
+                at: TruncatedAt::Row { .. } | TruncatedAt::Refinement | TruncatedAt::EarlyEnd { .. },
+                ..
+            }) => {
                 return Some(if takes_allow_truncated {
                     "pass --allow-truncated to keep what is there"
                 } else {
                     "graylab convert --allow-truncated keeps what is there, as an image to measure"
                 });
             }
-            Some(IoError::DamagedData { detail, .. }) if !detail.contains("progressive") => {
+            Some(IoError::DamagedData { rows: Some(_), .. }) => {
                 return Some(if takes_allow_truncated {
-                    "pass --allow-truncated to keep it with those rows gray"
+                    "pass --allow-truncated to keep it as libjpeg decodes it, those rows lost"
                 } else {
-                    "graylab convert --allow-truncated keeps it with those rows gray, as an image to measure"
+                    "graylab convert --allow-truncated keeps it as libjpeg decodes it, those rows lost, as an \
+                     image to measure"
                 });
             }
             Some(IoError::TooLarge { .. } | IoError::FileTooLarge { .. }) => {

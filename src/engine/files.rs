@@ -196,15 +196,18 @@ pub fn convert_stored_luma(
     Ok(Ok(converted))
 }
 
-/// What the reader of a report must know about the decode: orientation applied (and from
-/// where), warnings (a truncated file's end said in the image as shown).
+/// What the reader of a report must know about the decode: the colour model stored where it
+/// was converted (as the app's caption says "from CMYK"), orientation applied (and from where),
+/// warnings (a truncated file's end said in the image as shown).
 fn decode_notes(decoded: &Decoded) -> Vec<String> {
+    let stored = decoded.stored_as.map(|model| format!("the file stores {model}: read as RGB"));
     let reoriented = decoded.orientation_note().map(str::to_owned);
     let warnings = decoded
         .warnings
         .iter()
         .map(|w| format!("{}{}", super::report::WARNING_NOTE, w.shown(decoded.orientation)));
-    reoriented.into_iter().chain(warnings).chain(decoded.stored_luma.map(StoredLuma::note)).collect()
+    let luma = decoded.stored_luma.map(StoredLuma::note);
+    stored.into_iter().chain(reoriented).chain(warnings).chain(luma).collect()
 }
 
 /// Rows converted by the CPU kernel on demand, for an encoder's stripes.

@@ -30,6 +30,7 @@ pub use kind::{
 pub use mark::is_graylab_output;
 pub use read::decode::{DecodeOptions, Decoded, Opened, decode_file, decode_or_stream};
 pub use read::luma_stream::{LumaStream, ToGray};
+pub use read::messages::RestartDamage;
 pub use read::sniff::{FileKind, RECOGNISED_FORMATS, classify_file, header_dimensions, sniff_format};
 pub use read::stored_luma::StoredLuma;
 pub use result_file::{
@@ -105,10 +106,28 @@ pub enum DecodeWarning {
     /// The file holds more than one frame (an animated GIF, PNG or WebP) or page (a TIFF); only
     /// the first was read.
     FirstFrameOnly(FrameCount),
-    /// Restart intervals of a JPEG lost their markers; their rows (`rows.0..rows.1`) are gray.
+    /// Restart intervals of a JPEG whose data libjpeg could not place (a marker missing or out of
+    /// sequence) or found damaged; it resynchronised at the next marker, as `OpenCV`'s decode does,
+    /// and the rows of those intervals (`rows.0..rows.1`, as stored) are lost (where chroma is
+    /// subsampled vertically, libjpeg's smoothing moves the colour of the row either side).
     DamagedRestart {
-        /// First and one past the last row made gray.
+        /// First and one past the last row lost.
         rows: (u32, u32),
+        /// The image's height.
+        height: u32,
+        /// What libjpeg found.
+        cause: RestartDamage,
+    },
+    /// A JPEG restart marker is numbered out of sequence (`found` where `expected` belongs) and
+    /// libjpeg took it for the expected one, as its rule says for a number 3 to 5 ahead: no row
+    /// is lost.
+    RestartRenumbered {
+        /// The marker's number (0-7).
+        found: u8,
+        /// The number its place calls for.
+        expected: u8,
+        /// The first row after it, as stored.
+        row: u32,
         /// The image's height.
         height: u32,
     },
@@ -135,8 +154,13 @@ pub enum DecodeWarning {
 pub(in crate::io) fn truncated_words(at: &TruncatedAt, words: &str) -> String {
     match at {
         TruncatedAt::Refinement => format!("the file is truncated: {words}"),
-        TruncatedAt::EarlyEnd { .. } => {
-            format!("the file is truncated: {words}; the rest repeats the last block decoded")
+        // libjpeg leaves the blocks it has no data for at zero: gray, or where a later scan of
+        // a progressive file ran out, at that scan's lower quality.
+        TruncatedAt::EarlyEnd { rows: Some(_), .. } => {
+            format!("the file is truncated: {words}; the rows after it are gray")
+        }
+        TruncatedAt::EarlyEnd { rows: None, .. } => {
+            format!("the file is truncated: {words}; what is missing is gray, or at lower quality")
         }
         _ => format!("the file is truncated ({words}): the missing part is gray"),
     }
@@ -161,9 +185,13 @@ impl fmt::Display for DecodeWarning {
                 f,
                 "the JPEG data is corrupt: {bytes} extraneous bytes before marker FF{marker:02X} were skipped"
             ),
-            Self::DamagedRestart { rows: (first, end), height } => write!(
+            Self::DamagedRestart { rows, height, cause } => {
+                write!(f, "the JPEG data is damaged ({})", cause.words(*rows, *height, false))
+            }
+            Self::RestartRenumbered { found, expected, row, height } => write!(
                 f,
-                "the JPEG data is damaged (a restart marker is missing): rows {first} to {end} of {height} are gray"
+                "the JPEG data is damaged (restart marker RST{found} stands where RST{expected} belongs, at row \
+                 {row} of {height}): libjpeg took it for RST{expected}, and no row is lost"
             ),
             Self::ScansMissing => f.write_str(
                 "the JPEG's progressive scans stop before every coefficient is coded (cut short and closed, or an \
@@ -345,14 +373,18 @@ pub enum IoError {
         /// The most pixels the frames can cover.
         covered_pixels: u64,
     },
-    /// The coded data is damaged in a way graylab can tell (a lost restart marker); kept, with
-    /// the damaged part gray, only when damaged data may be kept.
+    /// The coded data is damaged in a way graylab can tell (a restart marker lost or out of
+    /// sequence, an interval's data cut short); kept, with the damaged rows lost, only when
+    /// damaged data may be kept ([`DecodeOptions::allow_truncated`]).
     #[error("the image data is damaged ({detail}): {}", path.display())]
     DamagedData {
         /// The file.
         path: PathBuf,
         /// What is damaged, and what it costs.
         detail: String,
+        /// The rows it costs, first and one past the last, where the file may be kept with them
+        /// lost; `None`: it is never read.
+        rows: Option<(u32, u32)>,
     },
     /// The file's size, modification or change time, or identity (device and inode) moved
     /// while it was read: the pixels may mix two versions of it.

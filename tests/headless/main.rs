@@ -25,6 +25,7 @@ mod hostile;
 mod io;
 mod jpeg;
 mod jpeg_faults;
+mod jpeg_restarts;
 mod shards;
 mod signals;
 mod tiff;

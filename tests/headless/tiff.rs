@@ -1,5 +1,5 @@
 //! TIFF variants, built by hand byte by byte: associated alpha made straight before the formula,
-//! gray + alpha and floating-point gray read, palette and CCITT (modified Huffman, Group 3)
+//! gray + alpha and floating-point gray read, palette, CMYK and CCITT (modified Huffman, Group 3)
 //! TIFFs read, damaged `PackBits` strips refused, and the variants graylab cannot read named in
 //! words. Pixels are checked after conversion on both backends.
 
@@ -495,6 +495,42 @@ fn jpeg_compressed_tiffs_decode_as_libtiff_does_stripped_and_tiled() {
     std::fs::write(&cut, &whole[..whole.len() * 2 / 3]).expect("write");
     let err = graylab::io::decode_file(&cut, &graylab::io::DecodeOptions::default()).expect_err("cut");
     assert!(err.to_string().contains("cut.tif"), "{err}");
+}
+
+#[test]
+fn cmyk_tiffs_are_read_with_libtiffs_integer_formula_and_said_to_be_cmyk() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    // Every ink against three blacks: 51 is where a floating-point formula loses a level.
+    let blacks = [0u8, 51, 200];
+    let inks = |c: u8, k: u8| [c, 255 - c, c / 2, k];
+    let data: Vec<u8> = blacks.iter().flat_map(|&k| (0..=255u8).flat_map(move |c| inks(c, k))).collect();
+    let path = write(d, "cmyk.tif", &tiff(true, &basic(256, 3, 5, 4, 8), &data));
+    let decoded = decode_file(&path, &DecodeOptions::default()).expect("a CMYK TIFF");
+    assert_eq!(decoded.stored_as, Some("CMYK"), "the caption and the CLI say so");
+    // libtiff's `TIFFReadRGBAImage`, which OpenCV's `imread` uses: (255 - ink) * (255 - k) / 255.
+    let libtiff = |ink: u8, k: u8| ((255 - u32::from(ink)) * (255 - u32::from(k)) / 255) as u8;
+    let want = image::RgbImage::from_fn(256, 3, |x, y| {
+        let [c, m, yellow, k] = inks(x as u8, blacks[y as usize]);
+        image::Rgb([libtiff(c, k), libtiff(m, k), libtiff(yellow, k)])
+    });
+    let DynamicImage::ImageRgb8(rgb) = &decoded.image else {
+        panic!("8-bit RGB: {:?}", decoded.image.color())
+    };
+    assert_eq!(rgb, &want);
+    if let Some(reference) = libtiff_rgb(&path) {
+        assert_eq!(rgb, &reference, "libtiff's own reading");
+    }
+    // 16-bit samples, the same formula at their depth.
+    let words: Vec<u16> = [[0, 65535, 1000, 13107], [40000, 20000, 0, 0]].concat();
+    let data: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let path = write(d, "cmyk16.tif", &tiff(true, &basic(2, 1, 5, 4, 16), &data));
+    let decoded = decode_file(&path, &DecodeOptions::default()).expect("a 16-bit CMYK TIFF");
+    let DynamicImage::ImageRgb16(rgb) = &decoded.image else { panic!("16-bit RGB") };
+    assert_eq!(rgb.as_raw(), &[52428, 0, 51628, 25535, 45535, 65535]);
+    let o = common::graylab(&["convert", "cmyk.tif", "-o", "cmyk.png"], d);
+    let said = common::text(&o);
+    assert!(o.status.success() && said.contains("note: the file stores CMYK: read as RGB"), "{said}");
 }
 
 #[test]

@@ -83,9 +83,10 @@ fn warning_note(warning: &crate::io::DecodeWarning, rows_turned: bool) -> String
             format!("truncated file, {rows} of {height}{stored} rows decoded{turned}, the rest gray")
         }
         DecodeWarning::Truncated(_) => "truncated file, partly decoded".to_owned(),
-        DecodeWarning::DamagedRestart { rows: (first, end), height } => {
-            format!("damaged file,{stored} rows {first} to {end} of {height} gray{turned}")
+        DecodeWarning::DamagedRestart { rows: (first, end), height, .. } => {
+            format!("damaged file,{stored} rows {first} to {end} of {height} lost{turned}")
         }
+        DecodeWarning::RestartRenumbered { .. } => "a restart marker renumbered, no row lost".to_owned(),
         DecodeWarning::ExtraneousBytes { .. } => "corrupt bytes skipped".to_owned(),
         DecodeWarning::ScansMissing => "scans missing".to_owned(),
         DecodeWarning::EndMarkerMissing => "no end marker".to_owned(),

@@ -13,6 +13,7 @@ use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims, inflated_metadata_size};
 use crate::io::read::jpeg_layout::{FrameKind, Layout};
+use crate::io::read::jpeg_restarts;
 use crate::io::read::jpeg_variants;
 use crate::io::read::libjpeg;
 use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
@@ -147,7 +148,12 @@ fn streamed_as(stored_luma: Option<StoredLuma>, layout: &Layout, bytes: &[u8]) -
 /// never cut: its upsampling reads rows across a band's edge, so a band alone would decode its
 /// edge rows differently. That is colour whose components differ vertically, and luma whose
 /// rows are fewer than another component's (Y 1x1 beside chroma 1x2).
-fn stream_bands(bytes: Vec<u8>, layout: &Layout, out: JpegOut, height: u32) -> Vec<Band> {
+fn stream_bands(
+    (bytes, resynced_at): (Vec<u8>, Vec<usize>),
+    layout: &Layout,
+    out: JpegOut,
+    height: u32,
+) -> Vec<Band> {
     let first = layout.components.first().map(|c| c.v);
     let most = layout.components.iter().map(|c| c.v).max();
     let upsampled = match out {
@@ -156,7 +162,7 @@ fn stream_bands(bytes: Vec<u8>, layout: &Layout, out: JpegOut, height: u32) -> V
     };
     let cores = if upsampled { 1 } else { std::thread::available_parallelism().map_or(1, usize::from) };
     restart_bands(&bytes, layout, cores, CHUNK_ROWS)
-        .unwrap_or_else(|| vec![Band { rows: 0..height as usize, jpeg: bytes }])
+        .unwrap_or_else(|| vec![Band { rows: 0..height as usize, jpeg: bytes, resynced_at }])
 }
 
 /// Opens a file: decodes it, or with `stream`, opens a JPEG as a [`LumaStream`] where
@@ -281,7 +287,7 @@ fn open_jpeg(
                 options.allow_truncated,
             )?);
             check_unchanged(path, meta)?;
-            let bands = stream_bands(plan.bytes, &layout, out, height);
+            let bands = stream_bands((plan.bytes, plan.resynced_at), &layout, out, height);
             let stream = LumaStream::new(
                 path,
                 (bands, out),
@@ -305,6 +311,7 @@ fn open_jpeg(
     let mut raw = decode_with(path, decoder, extra, options, &Facts::default())?;
     let height = raw.image.height();
     let mut libjpeg_said = log.into_warnings();
+    jpeg_restarts::sort_out(&mut libjpeg_said, &plan.bytes, 0, &plan.resynced_at);
     // Only the end marker is missing: the image is whole.
     let whole = end_marker_cut && !libjpeg_said.iter().any(libjpeg::LibjpegWarning::data_ends_early);
     if whole {

@@ -22,9 +22,6 @@ pub(in crate::io) struct Component {
     pub v: u8,
 }
 
-/// A Huffman code: its bits (right-aligned) and their count.
-pub(in crate::io) type Code = (u16, u8);
-
 /// One scan: which components it codes, its spectral and approximation parameters, where its
 /// coded data lies and the restart markers in it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,9 +40,6 @@ pub(in crate::io) struct Scan {
     pub ended: bool,
     /// Offset and number (0-7) of each restart marker in the data.
     pub restarts: Vec<(usize, u8)>,
-    /// For each of `components`: the DC code of "no difference" and the AC code of end-of-block
-    /// in the tables the scan uses, when those tables have them.
-    pub zero_codes: Vec<Option<(Code, Code)>>,
 }
 
 /// Bytes that are not part of any segment, skipped as libjpeg skips them.

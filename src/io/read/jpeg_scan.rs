@@ -3,10 +3,8 @@
 //! name unsupported variants, to refuse files that cannot hold the pixels their header claims,
 //! and to notice truncation (the decoder fills missing rows with gray and says nothing).
 
-pub(in crate::io) use crate::io::read::jpeg_layout::{Code, FrameKind, Junk, Layout, Scan, ScanError};
-use crate::io::read::jpeg_segments::{
-    entropy_coded_end, is_sof, next_marker, read_frame, read_scan, read_tables,
-};
+use crate::io::read::jpeg_layout::Component;
+pub(in crate::io) use crate::io::read::jpeg_layout::{FrameKind, Junk, Layout, Scan, ScanError};
 
 /// Reads the structure of the JPEG in `bytes` (which starts with `FF D8`).
 pub(in crate::io) fn scan(bytes: &[u8]) -> Result<Layout, ScanError> {
@@ -18,8 +16,6 @@ pub(in crate::io) fn scan(bytes: &[u8]) -> Result<Layout, ScanError> {
     let mut layout = Layout { precision: 8, ..Layout::default() };
     let mut frame_seen = false;
     let mut interval = 0u16;
-    // The code for symbol 0 of each [class][table], when it has one.
-    let mut tables: [[Option<Code>; 4]; 2] = [[None; 4]; 2];
     let mut pos = 2;
     loop {
         // A marker: 0xFF, any fill 0xFF bytes, then the code. Other bytes are skipped up to the
@@ -52,7 +48,7 @@ pub(in crate::io) fn scan(bytes: &[u8]) -> Result<Layout, ScanError> {
                     return Err(ScanError::Corrupt("a scan comes before the frame header".into()));
                 }
                 let len = usize::from(be16(pos)?);
-                let mut scan = read_scan(&bytes[..bytes.len().min(pos + len)], pos + 2, &layout, &tables)?;
+                let mut scan = read_scan(&bytes[..bytes.len().min(pos + len)], pos + 2, &layout)?;
                 scan.interval = interval;
                 pos += len;
                 layout.scans += 1;
@@ -84,15 +80,99 @@ pub(in crate::io) fn scan(bytes: &[u8]) -> Result<Layout, ScanError> {
                 if code == 0xDD && segment.len() >= 4 {
                     interval = u16::from_be_bytes([segment[2], segment[3]]);
                 }
-                if code == 0xC4 {
-                    read_tables(segment, &mut tables);
-                }
                 pos += len;
             }
         }
         if pos >= bytes.len() {
             // Ends between segments without the end-of-image marker.
             return if layout.scans > 0 { Ok(layout) } else { Err(ScanError::EndsInHeaders) };
+        }
+    }
+}
+
+fn is_sof(code: u8) -> bool {
+    matches!(code, 0xC0..=0xCF) && !matches!(code, 0xC4 | 0xC8 | 0xCC)
+}
+
+fn read_frame(code: u8, bytes: &[u8], at: usize, layout: &mut Layout) -> Result<(), ScanError> {
+    let byte = |i: usize| bytes.get(at + i).copied().ok_or(ScanError::EndsInHeaders);
+    let n = code - 0xC0;
+    layout.kind = match n {
+        0 | 1 => FrameKind::Sequential,
+        2 => FrameKind::Progressive,
+        other => FrameKind::Unsupported(other),
+    };
+    layout.precision = byte(0)?;
+    layout.height = u32::from(u16::from_be_bytes([byte(1)?, byte(2)?]));
+    layout.height_at = at + 1;
+    layout.width = u32::from(u16::from_be_bytes([byte(3)?, byte(4)?]));
+    let count = byte(5)?;
+    if count == 0 || count > 4 {
+        return Err(ScanError::Corrupt(format!("the frame header lists {count} colour components")));
+    }
+    for c in 0..usize::from(count) {
+        let factors = byte(6 + 3 * c + 1)?;
+        let (h, v) = (factors >> 4, factors & 0x0F);
+        if !(1..=4).contains(&h) || !(1..=4).contains(&v) {
+            return Err(ScanError::Corrupt(format!("component {} has sampling factors {h}x{v}", c + 1)));
+        }
+        layout.components.push(Component { id: byte(6 + 3 * c)?, h, v });
+    }
+    Ok(())
+}
+
+/// A start-of-scan header: the components (by index into the frame's) and the scan parameters.
+fn read_scan(bytes: &[u8], at: usize, layout: &Layout) -> Result<Scan, ScanError> {
+    let byte = |i: usize| bytes.get(at + i).copied().ok_or(ScanError::EndsInHeaders);
+    let count = usize::from(byte(0)?);
+    let mut scan = Scan { components: Vec::with_capacity(count), ..Scan::default() };
+    for c in 0..count {
+        let id = byte(1 + 2 * c)?;
+        let Some(index) = layout.components.iter().position(|k| k.id == id) else {
+            return Err(ScanError::Corrupt(format!(
+                "a scan codes component {id}, which the frame does not have"
+            )));
+        };
+        scan.components.push(index);
+    }
+    let params = 1 + 2 * count;
+    (scan.ss, scan.se) = (byte(params)?, byte(params + 1)?);
+    let approx = byte(params + 2)?;
+    (scan.ah, scan.al) = (approx >> 4, approx & 0x0F);
+    Ok(scan)
+}
+
+/// The next marker at or after `from`: an `FF` followed by a code (not a stuffed `00`, not fill).
+fn next_marker(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += bytes.get(i..)?.iter().position(|&b| b == 0xFF)?;
+        match *bytes.get(i + 1)? {
+            0x00 => i += 2,
+            0xFF => i += 1,
+            _ => return Some(i),
+        }
+    }
+}
+
+/// Where the entropy-coded data that starts at `from` ends (at the next marker that is neither
+/// a stuffed `FF 00` nor a restart marker), or `None` when the file ends first. The restart
+/// markers on the way are added to `restarts`.
+fn entropy_coded_end(bytes: &[u8], from: usize, restarts: &mut Vec<(usize, u8)>) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += bytes.get(i..)?.iter().position(|&b| b == 0xFF)?;
+        let mut next = i + 1;
+        while *bytes.get(next)? == 0xFF {
+            next += 1;
+        }
+        match *bytes.get(next)? {
+            0x00 => i = next + 1,
+            code @ 0xD0..=0xD7 => {
+                restarts.push((next - 1, code - 0xD0));
+                i = next + 1;
+            }
+            _ => return Some(i),
         }
     }
 }

@@ -1,23 +1,27 @@
 //! The JPEG variants libjpeg-turbo refuses or reads with damage, told from the structure walk
 //! ([`super::jpeg_scan`]) before it decodes: factors that do not divide the largest (3 beside 2
 //! or 4) and a progressive header on a baseline scan are refused, as libjpeg refuses them; bytes
-//! between segments are skipped and restart intervals that lost their marker are made gray, as
-//! libjpeg does, each with a warning of graylab's own that names the rows (a lost marker is an
-//! error unless damaged data may be kept).
+//! between segments are skipped, as libjpeg skips them, and restart markers missing or out of
+//! sequence are left to libjpeg, which resynchronises as `OpenCV`'s decode does
+//! ([`super::jpeg_restarts`]), each with a warning of graylab's own that names the rows (rows
+//! lost are an error unless damaged data may be kept).
 
 use std::ops::Range;
 use std::path::Path;
 
-use crate::io::codecs::jpeg::BitWriter;
-use crate::io::read::jpeg_scan::{Code, FrameKind, Layout, Scan};
+use crate::io::read::jpeg_restarts;
+use crate::io::read::jpeg_scan::{FrameKind, Layout, Scan};
 use crate::io::{DecodeWarning, IoError};
 
 /// How to decode one JPEG: the bytes (repaired when they had to be) and the warnings.
 pub(in crate::io) struct Plan {
     /// The bytes to decode.
     pub bytes: Vec<u8>,
-    /// What was repaired.
+    /// What was repaired, and the rows libjpeg will lose.
     pub warnings: Vec<DecodeWarning>,
+    /// Where in `bytes` libjpeg's warnings of its resynchronisations will come, told in
+    /// `warnings` already ([`jpeg_restarts::sort_out`]).
+    pub resynced_at: Vec<usize>,
 }
 
 /// Repairs what libjpeg would skip; refuses what libjpeg refuses.
@@ -27,7 +31,7 @@ pub(in crate::io) fn plan(
     layout: &Layout,
     keep_damaged: bool,
 ) -> Result<Plan, IoError> {
-    let damaged = |detail: String| IoError::DamagedData { path: path.into(), detail };
+    let damaged = |detail: String| IoError::DamagedData { path: path.into(), detail, rows: None };
     let unsupported = |reason: String| Err(IoError::Unsupported { path: path.into(), reason });
     if layout.height == 0 && layout.width > 0 {
         return unsupported(
@@ -63,26 +67,24 @@ pub(in crate::io) fn plan(
         edits.push((junk.at..junk.at + junk.len, Vec::new()));
         warnings.push(DecodeWarning::ExtraneousBytes { bytes: junk.len, marker: junk.marker });
     }
+    let mut resynced_at = Vec::new();
+    let height = layout.height;
     for scan in &layout.scan_list {
-        for lost in lost_restarts(layout, scan) {
-            let rows = lost.rows(layout, scan);
-            let detail = format!(
-                "a restart marker is missing in the coded data: rows {} to {} of {} cannot be placed",
-                rows.start, rows.end, layout.height
-            );
-            if layout.kind != FrameKind::Sequential {
-                return Err(damaged(format!("{detail}, in a progressive scan")));
-            }
+        let told = jpeg_restarts::resync(&bytes, layout, scan);
+        for (rows, cause) in told.lost {
+            let rows = (rows.start, rows.end);
             if !keep_damaged {
-                return Err(damaged(detail));
+                let detail = cause.words(rows, height, true);
+                return Err(IoError::DamagedData { path: path.into(), detail, rows: Some(rows) });
             }
-            let Some(data) = gray_intervals(layout, scan, lost.intervals.clone()) else {
-                return Err(damaged(format!("{detail}, and its Huffman tables cannot code gray blocks")));
-            };
-            edits.push((lost.bytes, data));
-            warnings
-                .push(DecodeWarning::DamagedRestart { rows: (rows.start, rows.end), height: layout.height });
+            warnings.push(DecodeWarning::DamagedRestart { rows, height, cause });
         }
+        for (found, expected, row) in told.renumbered {
+            warnings.push(DecodeWarning::RestartRenumbered { found, expected, row, height });
+        }
+        // Where libjpeg will stand in the bytes decoded: those skipped before it are not there.
+        let skipped = |at: usize| layout.junk.iter().filter(|j| j.at < at).map(|j| j.len).sum::<usize>();
+        resynced_at.extend(told.at_bytes.into_iter().map(|at| at - skipped(at)));
     }
     let (h_max, v_max) = layout.max_factors();
     if let Some(c) =
@@ -94,7 +96,7 @@ pub(in crate::io) fn plan(
             c.h, c.v
         ));
     }
-    Ok(Plan { bytes: apply(bytes, edits), warnings })
+    Ok(Plan { bytes: apply(bytes, edits), warnings, resynced_at })
 }
 
 /// JPEG's rules for a progressive scan (G.1.1.1.1): DC alone, or one component's AC band.
@@ -105,91 +107,6 @@ fn progressive_scan_valid(scan: &Scan) -> bool {
         scan.se >= scan.ss && scan.se <= 63 && scan.components.len() == 1
     };
     spectral && scan.ah <= 13 && scan.al <= 13
-}
-
-/// Coded data that holds more than one restart interval because markers between them are lost.
-struct Lost {
-    /// The restart intervals it holds (0-based).
-    intervals: Range<u64>,
-    /// Its bytes in the file.
-    bytes: Range<usize>,
-}
-
-impl Lost {
-    /// The pixel rows those intervals cover.
-    fn rows(&self, layout: &Layout, scan: &Scan) -> Range<u32> {
-        let (h_max, v_max) = layout.max_factors();
-        let (per_row, unit_rows) = if let [one] = scan.components[..] {
-            let c = layout.components[one];
-            ((layout.width * u32::from(c.h)).div_ceil(h_max).div_ceil(8), 8 * v_max / u32::from(c.v))
-        } else {
-            (layout.width.div_ceil(8 * h_max), 8 * v_max)
-        };
-        let interval = u64::from(scan.interval);
-        let unit_row = |unit: u64| (unit / u64::from(per_row.max(1))) as u32 * unit_rows;
-        let first = unit_row(self.intervals.start * interval);
-        let last = unit_row((self.intervals.end * interval).min(layout.scan_units(scan)).saturating_sub(1));
-        first..(last + unit_rows).min(layout.height)
-    }
-}
-
-/// The pieces of a complete scan's data that hold several restart intervals.
-fn lost_restarts(layout: &Layout, scan: &Scan) -> Vec<Lost> {
-    if scan.interval == 0 || !scan.ended {
-        return Vec::new();
-    }
-    let total = layout.scan_units(scan).div_ceil(u64::from(scan.interval));
-    let mut lost = Vec::new();
-    let (mut first, mut from) = (0u64, scan.data.start);
-    for &(at, number) in &scan.restarts {
-        // The interval this marker ends: the first from `first` on with its number.
-        let ends = first + (u64::from(number) + 8 - first % 8) % 8;
-        if ends > first {
-            lost.push(Lost { intervals: first..ends + 1, bytes: from..at });
-        }
-        (first, from) = (ends + 1, at + 2);
-    }
-    if total > first + 1 {
-        lost.push(Lost { intervals: first..total, bytes: from..scan.data.end });
-    }
-    lost
-}
-
-/// Coded data for `intervals` of `scan` in which every block is flat gray (no DC difference,
-/// end of block), with their restart markers between them; `None` if the scan's tables have
-/// no code for either symbol.
-fn gray_intervals(layout: &Layout, scan: &Scan, intervals: Range<u64>) -> Option<Vec<u8>> {
-    let codes: Vec<(Code, Code)> = scan.zero_codes.iter().copied().collect::<Option<_>>()?;
-    let blocks: Vec<u32> = if scan.components.len() == 1 {
-        vec![1]
-    } else {
-        scan.components
-            .iter()
-            .map(|&c| u32::from(layout.components[c].h) * u32::from(layout.components[c].v))
-            .collect()
-    };
-    let units = layout.scan_units(scan);
-    let interval = u64::from(scan.interval);
-    let mut out = Vec::new();
-    for i in intervals.clone() {
-        let mut bits = BitWriter::default();
-        for _ in i * interval..((i + 1) * interval).min(units) {
-            for (&(dc, ac), &n) in codes.iter().zip(&blocks) {
-                for _ in 0..n {
-                    for (code, len) in [dc, ac] {
-                        // Only the code's own bits: a damaged table's code may run past them.
-                        let len = u32::from(len);
-                        bits.put(&mut out, u32::from(code) & ((1 << len) - 1), len);
-                    }
-                }
-            }
-        }
-        bits.finish(&mut out);
-        if i + 1 < intervals.end {
-            out.extend_from_slice(&[0xFF, 0xD0 + (i % 8) as u8]);
-        }
-    }
-    Some(out)
 }
 
 /// `bytes` with each range replaced (the ranges do not overlap).

@@ -3,8 +3,9 @@
 //! space by libjpeg's own rule, EXIF, ICC), its rows, its fatal errors and its warnings.
 //! `mozjpeg` silences libjpeg's warnings; here each one is kept, with the row the decode had
 //! reached, so that damage djpeg warns about ("Corrupt JPEG data: …", "premature end of data
-//! segment") reaches the user instead of passing in silence: as a truncation (refused unless
-//! damaged data may be kept) or as a warning naming the damage.
+//! segment") reaches the user instead of passing in silence: as a truncation or damage in a
+//! restart interval (each refused unless damaged data may be kept), or as a warning naming the
+//! damage.
 
 use std::cell::RefCell;
 use std::os::raw::c_int;
@@ -12,16 +13,17 @@ use std::path::Path;
 
 use mozjpeg_sys as ffi;
 
-use crate::io::{DecodeWarning, IoError, TruncatedAt};
+use crate::io::{DecodeWarning, IoError, RestartDamage, TruncatedAt};
 
 /// Warnings kept from one decode at most: a damaged file can warn once per block, and each kind
 /// is told once with its count, so the count is exact up to here.
 const MAX_WARNINGS: usize = 1000;
 
 thread_local! {
-    /// The warnings libjpeg emitted during the call into it now running on this thread: every
-    /// call goes through [`libjpeg`], which empties this before and takes it after.
-    static EMITTED: RefCell<Vec<LibjpegWarning>> = const { RefCell::new(Vec::new()) };
+    /// The warnings libjpeg emitted during the call into it now running on this thread, each with
+    /// the address its source had reached: every call goes through [`libjpeg`], which empties
+    /// this before and takes it after.
+    static EMITTED: RefCell<Vec<(LibjpegWarning, usize)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A warning libjpeg emitted while decoding: the data is damaged, and libjpeg went on with what
@@ -36,6 +38,17 @@ pub(in crate::io) struct LibjpegWarning {
     /// The rows libjpeg had handed out when it warned, of how many (`None` while it reads the
     /// header or the whole of a multi-scan file before the first row).
     pub at_row: Option<(u32, u32)>,
+    /// Where libjpeg's source stood in the bytes it decodes when it warned (`None` past their
+    /// end): after the marker it read, or, inside coded data, where the block it was decoding
+    /// began or a little after (its bit buffer reads ahead, up to the next marker).
+    pub at_byte: Option<usize>,
+    /// The row of MCUs (of 8 or 16 pixel rows) of its scan that libjpeg was decoding when it
+    /// warned (`None` outside a decompression).
+    pub imcu_row: Option<u32>,
+    /// The rows, first and one past the last, of the restart interval whose data ended at a
+    /// restart marker before its blocks did (set by [`super::jpeg_restarts::sort_out`]): damage
+    /// in the middle of the data, not its end.
+    pub interval_rows: Option<(u32, u32)>,
 }
 
 impl LibjpegWarning {
@@ -43,19 +56,21 @@ impl LibjpegWarning {
     /// segment" (a marker, often the end-of-image marker, where coded data should be),
     /// "premature end of JPEG file", or the end-of-image marker where a restart marker should be
     /// ("found marker 0xd9 instead of RST6": a cut file with restart intervals, read with its end
-    /// marker). What follows is not in the file: a truncation.
+    /// marker). What follows is not in the file: a truncation. Not a premature end at a restart
+    /// marker ([`Self::interval_rows`]): the data goes on after it.
     #[must_use]
     pub(in crate::io) fn data_ends_early(&self) -> bool {
-        self.code == ffi::JWRN_HIT_MARKER
+        self.code == ffi::JWRN_HIT_MARKER && self.interval_rows.is_none()
             || self.code == ffi::JWRN_JPEG_EOF
             || self.code == ffi::JWRN_MUST_RESYNC && self.message.contains("marker 0xd9 ")
     }
 }
 
 /// What libjpeg's warnings of one decode of `path` (`height` rows, shown turned by
-/// `orientation`) mean for the user: a premature end is a truncation, refused unless
-/// `keep_truncated`, else one warning; every other warning is named as damage (the image
-/// decoded on, and may be wrong from that row).
+/// `orientation`) mean for the user: a premature end is a truncation, and one at a restart
+/// marker damage in that interval's rows, each refused unless `keep_truncated`, else a warning;
+/// every other warning is named as damage (the image decoded on, and may be wrong from that
+/// row).
 pub(in crate::io) fn verdict(
     path: &Path,
     warnings: Vec<LibjpegWarning>,
@@ -63,10 +78,21 @@ pub(in crate::io) fn verdict(
     keep_truncated: bool,
 ) -> Result<Vec<DecodeWarning>, IoError> {
     let mut truncated = None;
+    // Intervals cut short, those that touch joined.
+    let mut cut: Vec<(u32, u32)> = Vec::new();
     // Each kind of damage once, in the order first seen, with how often it came again.
     let mut damage: Vec<(i32, DecodeWarning)> = Vec::new();
     for warning in warnings {
-        if warning.data_ends_early() {
+        if let Some(rows) = warning.interval_rows {
+            if !keep_truncated {
+                let detail = RestartDamage::DataCut.words(rows, height, true);
+                return Err(IoError::DamagedData { path: path.to_path_buf(), detail, rows: Some(rows) });
+            }
+            match cut.iter_mut().find(|(first, end)| rows.0 <= *end && *first <= rows.1) {
+                Some(joined) => *joined = (joined.0.min(rows.0), joined.1.max(rows.1)),
+                None => cut.push(rows),
+            }
+        } else if warning.data_ends_early() {
             let at = TruncatedAt::EarlyEnd { rows: warning.at_row.map(|(row, _)| row), height };
             if !keep_truncated {
                 return Err(IoError::Truncated { path: path.to_path_buf(), at, orientation });
@@ -82,7 +108,12 @@ pub(in crate::io) fn verdict(
             damage.push((warning.code, told));
         }
     }
-    Ok(truncated.into_iter().chain(damage.into_iter().map(|(_, told)| told)).collect())
+    let cut = cut.into_iter().map(|rows| DecodeWarning::DamagedRestart {
+        rows,
+        height,
+        cause: RestartDamage::DataCut,
+    });
+    Ok(truncated.into_iter().chain(cut).chain(damage.into_iter().map(|(_, told)| told)).collect())
 }
 
 /// An error manager whose fatal errors unwind with libjpeg's message (as `mozjpeg`'s own does)
@@ -129,17 +160,23 @@ extern "C-unwind" fn keep_warning(cinfo: &mut ffi::jpeg_common_struct, level: c_
         err.num_warnings += 1;
         err.msg_code
     });
-    let at_row = if cinfo.is_decompressor == 0 {
-        None
+    let (at_row, imcu_row, source_at) = if cinfo.is_decompressor == 0 {
+        (None, None, 0)
     } else {
         // SAFETY: a decompressor's common struct is the head of its `jpeg_decompress_struct`.
         let decompress = unsafe { &*std::ptr::from_mut(cinfo).cast::<ffi::jpeg_decompress_struct>() };
-        (decompress.output_scanline > 0).then_some((decompress.output_scanline, decompress.output_height))
+        // SAFETY: `src` is null or the source manager libjpeg is reading through.
+        let source_at = unsafe { decompress.src.as_ref() }.map_or(0, |src| src.next_input_byte.addr());
+        let at_row = (decompress.output_scanline > 0)
+            .then_some((decompress.output_scanline, decompress.output_height));
+        (at_row, Some(decompress.input_iMCU_row), source_at)
     };
     let message = message_of(cinfo);
     EMITTED.with_borrow_mut(|kept| {
         if kept.len() < MAX_WARNINGS {
-            kept.push(LibjpegWarning { code, message, at_row });
+            let warning =
+                LibjpegWarning { code, message, at_row, at_byte: None, imcu_row, interval_rows: None };
+            kept.push((warning, source_at));
         }
     });
 }
@@ -160,17 +197,23 @@ pub(in crate::io) enum LibjpegError {
     },
 }
 
-/// Runs one call into libjpeg: its error or unwinding as libjpeg's message, its warnings
-/// appended to `warnings`.
+/// Runs one call into libjpeg decoding `source`: its error or unwinding as libjpeg's message, its
+/// warnings appended to `warnings`, each with where in `source` it came.
 fn libjpeg<T>(
     warnings: &mut Vec<LibjpegWarning>,
+    source: &[u8],
     step: impl FnOnce() -> std::io::Result<T>,
 ) -> Result<T, LibjpegError> {
     EMITTED.with_borrow_mut(Vec::clear);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(step));
     let emitted = EMITTED.with_borrow_mut(std::mem::take);
     let room = MAX_WARNINGS.saturating_sub(warnings.len());
-    warnings.extend(emitted.into_iter().take(room));
+    // An address outside `source` (libjpeg's own end-of-image bytes past the file's end) is none.
+    let base = source.as_ptr().addr();
+    let offset = |at: usize| at.checked_sub(base).filter(|&offset| offset <= source.len());
+    warnings.extend(
+        emitted.into_iter().take(room).map(|(warning, at)| LibjpegWarning { at_byte: offset(at), ..warning }),
+    );
     match result {
         Ok(done) => done.map_err(|e| LibjpegError::Failed(e.to_string())),
         Err(payload) => Err(LibjpegError::Failed(payload.downcast::<String>().map_or_else(
@@ -211,7 +254,7 @@ impl LibjpegHeader {
     pub(in crate::io) fn read(bytes: &[u8]) -> Result<Self, LibjpegError> {
         let mut warnings = Vec::new();
         let markers = [mozjpeg::Marker::APP(1), mozjpeg::Marker::APP(2)];
-        let header = libjpeg(&mut warnings, || {
+        let header = libjpeg(&mut warnings, bytes, || {
             let decompress = decompress(bytes, &markers)?;
             let (width, height) = decompress.size();
             let mut exif = None;
@@ -282,6 +325,7 @@ fn cmyk_to_rgb(cmyk: &[u8], rgb: &mut [u8]) {
 /// libjpeg decoding a complete JPEG row by row, to its stored luma or its RGB; each step's error
 /// comes back as libjpeg's message, and its warnings are kept.
 pub(in crate::io) struct LibjpegRows<'a> {
+    bytes: &'a [u8],
     started: mozjpeg::decompress::DecompressStarted<&'a [u8]>,
     warnings: Vec<LibjpegWarning>,
     /// One row of CMYK where the rows are turned into RGB ([`JpegOut::CmykAsRgb`]), else `None`.
@@ -297,7 +341,7 @@ impl<'a> LibjpegRows<'a> {
         out: JpegOut,
     ) -> Result<Self, LibjpegError> {
         let mut warnings = Vec::new();
-        let started = libjpeg(&mut warnings, || {
+        let started = libjpeg(&mut warnings, bytes, || {
             let decompress = decompress(bytes, &[])?;
             match out {
                 JpegOut::Luma => decompress.grayscale(),
@@ -312,22 +356,22 @@ impl<'a> LibjpegRows<'a> {
             });
         }
         let cmyk_row = (out == JpegOut::CmykAsRgb).then(|| vec![0u8; 4 * width as usize]);
-        Ok(Self { started, warnings, cmyk_row })
+        Ok(Self { bytes, started, warnings, cmyk_row })
     }
 
     /// Decodes the next rows into `rows` (as many as it holds: `width` samples, or three for
     /// RGB, a row).
     pub(in crate::io) fn read(&mut self, rows: &mut [u8]) -> Result<(), LibjpegError> {
-        let Self { started, warnings, cmyk_row } = self;
+        let Self { bytes, started, warnings, cmyk_row } = self;
         let Some(cmyk_row) = cmyk_row else {
-            return libjpeg(warnings, || started.read_scanlines_into(rows).map(|_| ()));
+            return libjpeg(warnings, bytes, || started.read_scanlines_into(rows).map(|_| ()));
         };
         let rgb_row = cmyk_row.len() / 4 * 3;
         if rgb_row == 0 {
             return Ok(());
         }
         for row in rows.chunks_exact_mut(rgb_row) {
-            libjpeg(warnings, || started.read_scanlines_into(&mut cmyk_row[..]).map(|_| ()))?;
+            libjpeg(warnings, bytes, || started.read_scanlines_into(&mut cmyk_row[..]).map(|_| ()))?;
             cmyk_to_rgb(cmyk_row, row);
         }
         Ok(())
@@ -336,8 +380,8 @@ impl<'a> LibjpegRows<'a> {
     /// Ends the decode (libjpeg reads on to the end-of-image marker, where a damaged file can
     /// still fail); the warnings of the whole decode.
     pub(in crate::io) fn finish(self) -> Result<Vec<LibjpegWarning>, LibjpegError> {
-        let Self { started, mut warnings, .. } = self;
-        libjpeg(&mut warnings, || started.finish())?;
+        let Self { bytes, started, mut warnings, .. } = self;
+        libjpeg(&mut warnings, bytes, || started.finish())?;
         Ok(warnings)
     }
 }

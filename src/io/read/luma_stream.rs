@@ -15,6 +15,7 @@ use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use image::metadata::Orientation;
 
 use crate::io::codecs::rows::{RowSource, RowsFailed};
+use crate::io::read::jpeg_restarts;
 use crate::io::read::libjpeg::{self, JpegOut, LibjpegError, LibjpegRows, LibjpegWarning};
 use crate::io::read::restart_bands::Band;
 use crate::io::{DecodeWarning, IoError};
@@ -239,6 +240,9 @@ impl LumaStream {
         // libjpeg counted the band's rows: the image's are told.
         let mut warnings = decoder.finish()?;
         let start = u32::try_from(band.rows.start).map_err(|_| BandError::BandBeyondImage)?;
+        // What graylab told of restart markers out of sequence already; a premature end at a
+        // restart marker is damage in that interval's rows of the image.
+        jpeg_restarts::sort_out(&mut warnings, &band.jpeg, start, &band.resynced_at);
         for w in &mut warnings {
             w.at_row = w.at_row.map(|(row, _)| (start + row, self.height));
         }
@@ -309,7 +313,7 @@ mod tests {
 
     fn stream_of(bytes: Vec<u8>, size: (u32, u32), out: JpegOut) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
-        let band = Band { rows: 0..size.1 as usize, jpeg: bytes };
+        let band = Band { rows: 0..size.1 as usize, jpeg: bytes, resynced_at: Vec::new() };
         LumaStream::new(Path::new("in.jpg"), (vec![band], out), size, (Vec::new(), false), memory)
     }
 
@@ -379,8 +383,10 @@ mod tests {
         let (width, rows) = (48u32, CHUNK_ROWS as u32);
         let jpeg = colour_jpeg((width, rows), 90, |x, y| [(x * 5) as u8, (y * 2) as u8, 40]);
         let cut = jpeg[..jpeg.len() * 6 / 10].to_vec();
-        let bands =
-            vec![Band { rows: 0..CHUNK_ROWS, jpeg }, Band { rows: CHUNK_ROWS..2 * CHUNK_ROWS, jpeg: cut }];
+        let bands = vec![
+            Band { rows: 0..CHUNK_ROWS, jpeg, resynced_at: Vec::new() },
+            Band { rows: CHUNK_ROWS..2 * CHUNK_ROWS, jpeg: cut, resynced_at: Vec::new() },
+        ];
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let size = (width, 2 * rows);
         let stream =

@@ -1,6 +1,7 @@
-//! The decoders' errors in graylab's words: truncation told apart from corruption, and known
+//! The decoders' errors in graylab's words: truncation told apart from corruption, known
 //! refusals of libjpeg, png, tiff and image-webp turned into a sentence that names the
-//! variant, with the decoder's own words at most as a detail.
+//! variant, with the decoder's own words at most as a detail, and what libjpeg finds in a
+//! JPEG's restart intervals ([`RestartDamage`]).
 
 use std::path::Path;
 
@@ -109,6 +110,56 @@ fn sentence(format: Option<ImageFormat>, words: &str) -> String {
     match known.iter().find(|(needle, _)| words.contains(needle)) {
         Some((_, what)) => format!("{name}: {what} (the decoder said: {words})"),
         None => format!("the {name} decoder refused it: {words}"),
+    }
+}
+
+/// What libjpeg found in a JPEG's restart intervals ([`crate::io::DecodeWarning::DamagedRestart`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RestartDamage {
+    /// Markers are missing: libjpeg decoded each interval from the data before the next marker
+    /// it found, and filled the intervals whose data went with the lost markers with gray.
+    MarkerMissing,
+    /// A marker is numbered `found` where `expected` belongs, 1 or 2 ahead or behind: libjpeg
+    /// skipped data to the next marker, or filled intervals with gray, until the numbers agreed
+    /// again, so that some rows are gray or hold another part of the image.
+    OutOfSequence {
+        /// The marker's number (0-7).
+        found: u8,
+        /// The number its place calls for.
+        expected: u8,
+    },
+    /// An interval's coded data is damaged: libjpeg reached the next restart marker before the
+    /// interval's blocks were all decoded ("premature end of data segment").
+    DataCut,
+    /// A marker is missing or out of sequence in a scan of a progressive JPEG: libjpeg lost that
+    /// scan's data of those rows, which the other scans still refine.
+    InProgressiveScan,
+}
+
+impl RestartDamage {
+    /// The damage and what it leaves in `rows` of `height`; `would`: as a refusal says it, of a
+    /// decode not done.
+    #[must_use]
+    pub(in crate::io) fn words(self, (first, end): (u32, u32), height: u32, would: bool) -> String {
+        let be = if would { "would be" } else { "are" };
+        let rows = format!("rows {first} to {end} of {height}");
+        match self {
+            Self::MarkerMissing => {
+                format!("a restart marker is missing: {rows} {be} lost, filled with gray by libjpeg")
+            }
+            Self::OutOfSequence { found, expected } => format!(
+                "restart marker RST{found} stands where RST{expected} belongs: {rows} {be} lost, filled by \
+                 libjpeg with gray or with another part of the image"
+            ),
+            Self::DataCut => format!(
+                "libjpeg met the next restart marker before an interval's blocks were decoded, a premature \
+                 end of data segment: {rows} {be} wrong, gray where the data ran out"
+            ),
+            Self::InProgressiveScan => format!(
+                "a restart marker is missing or out of sequence in a progressive scan: {rows} {be} wrong, \
+                 missing that scan's data"
+            ),
+        }
     }
 }
 

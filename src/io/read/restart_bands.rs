@@ -12,12 +12,17 @@ use crate::io::read::jpeg_layout::{FrameKind, Layout};
 pub(in crate::io) struct Band {
     pub rows: Range<usize>,
     pub jpeg: Vec<u8>,
+    /// Where in `jpeg` libjpeg's warnings of its resynchronisations on restart markers out of
+    /// sequence will come, told already ([`super::jpeg_variants::Plan::resynced_at`]): only in
+    /// a band of the whole file, never cut where markers are out of sequence.
+    pub resynced_at: Vec<usize>,
 }
 
 /// `bytes` (a complete baseline JPEG of one interleaved scan, as `layout` describes it) cut
 /// into at most `parts` bands starting at multiples of `align_rows` pixel rows; `None` when it
-/// has no restart interval, its markers are not where the interval puts them, or it has no
-/// such place to cut.
+/// has no restart interval, its markers are not where the interval puts them (one missing, or
+/// numbered out of sequence: libjpeg resynchronises on those in its own way, which a band
+/// renumbered from 0 would not), or it has no such place to cut.
 pub(in crate::io) fn restart_bands(
     bytes: &[u8],
     layout: &Layout,
@@ -42,7 +47,8 @@ pub(in crate::io) fn restart_bands(
     let (mcu_rows, mcu_height) = (height.div_ceil(8 * v_max), 8 * v_max);
     let mcus_per_row = width.div_ceil(8 * h_max);
     let units = mcus_per_row * mcu_rows;
-    if scan.restarts.len() != units.div_ceil(interval) - 1 || align_rows == 0 {
+    let in_sequence = scan.restarts.iter().enumerate().all(|(k, &(_, n))| usize::from(n) == k % 8);
+    if scan.restarts.len() != units.div_ceil(interval) - 1 || !in_sequence || align_rows == 0 {
         return None;
     }
     // MCU rows where a band may start: at a restart marker and at a multiple of `align_rows`.
@@ -77,7 +83,7 @@ pub(in crate::io) fn restart_bands(
             jpeg[local] = 0xD0 + ((k - s0) % 8) as u8;
         }
         jpeg.extend_from_slice(&[0xFF, 0xD9]);
-        bands.push(Band { rows, jpeg });
+        bands.push(Band { rows, jpeg, resynced_at: Vec::new() });
     }
     Some(bands)
 }

@@ -61,6 +61,9 @@ pub(in crate::io) enum Variant {
     /// Palette indices of 1 to 8 bits and a `ColorMap`: read through the `tiff` crate, its
     /// `PhotometricInterpretation` presented as black-is-zero (the indices as gray).
     Palette(Patch),
+    /// CMYK of four 8 or 16-bit samples: read through the `tiff` crate and turned into RGB as
+    /// libtiff turns it.
+    Cmyk,
     /// JPEG-compressed (compression 7) 8-bit YCbCr, RGB or gray: each strip or tile joined with
     /// the `JPEGTables` and decoded by libjpeg.
     Jpeg {
@@ -307,6 +310,7 @@ impl TiffHeader {
             }
             (PALETTE, _, _) if !self.has_color_map => Err(Unread::NoColorMap),
             (PALETTE, 1, _) => Err(Unread::Palette { bits, samples }),
+            (CMYK, 1, 8 | 16) if samples == 4 => Ok(Some(Variant::Cmyk)),
             (RGB | CMYK, 1, 8 | 16) | (RGB, 3, 32) => {
                 Ok((alpha == Alpha::Premultiplied && photometric == RGB).then_some(Variant::Premultiplied))
             }

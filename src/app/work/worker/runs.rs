@@ -243,11 +243,12 @@ impl WorkerState {
         if input.format != Some("JPEG") {
             return Ok(Err(NoStoredLuma::Fallback(StoredLuma::Fallback("not a JPEG"))));
         }
-        // A truncated file kept at its load is read as leniently again.
-        let decode = DecodeOptions {
-            allow_truncated: input.warnings.iter().any(|w| matches!(w, DecodeWarning::Truncated(_))),
-            ..DecodeOptions::default()
+        // A truncated or damaged file kept at its load is read as leniently again.
+        let kept = |w: &DecodeWarning| {
+            matches!(w, DecodeWarning::Truncated(_) | DecodeWarning::DamagedRestart { .. })
         };
+        let decode =
+            DecodeOptions { allow_truncated: input.warnings.iter().any(kept), ..DecodeOptions::default() };
         // The open image holds its memory: with a reservation held here too, a decode that
         // does not fit is refused at once instead of waiting for that image to close.
         let _refuse_not_wait = crate::system::memory_budget::budget().try_reserve(0);

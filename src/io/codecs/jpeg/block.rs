@@ -34,10 +34,9 @@ pub(crate) struct GrayPlane<'a> {
 }
 
 /// A byte-stuffing bit writer, most significant bit first. The state is kept apart from the
-/// output so it stays in registers. Also writes the gray blocks of a JPEG's lost restart
-/// intervals (`read/jpeg_variants.rs`).
-#[derive(Clone, Copy, Default)]
-pub(in crate::io) struct BitWriter {
+/// output so it stays in registers.
+#[derive(Clone, Copy)]
+struct BitWriter {
     acc: u64,
     bits: u32,
 }
@@ -45,7 +44,7 @@ pub(in crate::io) struct BitWriter {
 impl BitWriter {
     /// Appends the low `len` bits of `code` (`len` <= 27, no bit of `code` above them).
     #[inline(always)]
-    pub(in crate::io) fn put(&mut self, out: &mut Vec<u8>, code: u32, len: u32) {
+    fn put(&mut self, out: &mut Vec<u8>, code: u32, len: u32) {
         // `bits` < 32 and `len` <= 27 here, so nothing pending is shifted out.
         self.acc = (self.acc << len) | u64::from(code);
         self.bits += len;
@@ -63,7 +62,7 @@ impl BitWriter {
     }
 
     /// Pads the last byte with one-bits and flushes what is pending.
-    pub(in crate::io) fn finish(mut self, out: &mut Vec<u8>) {
+    fn finish(mut self, out: &mut Vec<u8>) {
         let pad = (8 - self.bits % 8) % 8;
         self.put(out, (1 << pad) - 1, pad);
         let whole_bytes = self.bits / 8;

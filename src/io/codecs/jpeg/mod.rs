@@ -17,7 +17,6 @@ use std::io::Write;
 
 use crate::io::codecs::rows::RowSource;
 use crate::io::codecs::stripes::code_in_parallel_write_in_order;
-pub(in crate::io) use block::BitWriter;
 use block::{BlockCoder, GrayPlane};
 use tables::{AC_LENGTHS, AC_VALUES, DC_LENGTHS, DC_VALUES, ZIGZAG};
 

@@ -1,7 +1,9 @@
-//! TIFF variants the `image` crate refuses but the `tiff` crate decodes, read through the
-//! `tiff` crate: gray with an extra sample (8, 16 or 32-bit floating point), floating-point
-//! gray, and palette images (their `PhotometricInterpretation` presented as black-is-zero, so
-//! that the indices come out as gray, then looked up in the `ColorMap`).
+//! TIFF variants the `image` crate refuses or misreads but the `tiff` crate decodes, read
+//! through the `tiff` crate: gray with an extra sample (8, 16 or 32-bit floating point),
+//! floating-point gray, palette images (their `PhotometricInterpretation` presented as
+//! black-is-zero, so that the indices come out as gray, then looked up in the `ColorMap`), and
+//! CMYK, turned into RGB by libtiff's integer formula (the `image` crate's floating-point one is a
+//! level off in one pixel of seven).
 //!
 //! Floating-point samples become 16-bit as the `image` crate maps them (graylab converts
 //! floating-point RGB the same way): round(clamp(v, 0, 1) * 65535).
@@ -10,7 +12,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use image::error::{DecodingError, ImageFormatHint, LimitError, LimitErrorKind};
 use image::metadata::Orientation;
-use image::{ColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
+use image::{ColorType, ExtendedColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
 use tiff::decoder::{Decoder, DecodingResult};
 use tiff::tags::Tag;
 
@@ -35,6 +37,8 @@ enum Content {
         /// One colour per index, all `1 << bits` of them.
         colours: Vec<[u8; 3]>,
     },
+    /// Four samples of ink, 8 or 16-bit, given as RGB ([`cmyk_to_rgb`]).
+    Cmyk,
 }
 
 /// A TIFF read through the `tiff` crate, as an `image` decoder.
@@ -93,6 +97,18 @@ impl<R: Read + Seek> DirectDecoder<R> {
         Ok(Self { inner, content: Content::Palette { bits, colours }, dimensions, color: ColorType::Rgb8 })
     }
 
+    /// CMYK of four 8 or 16-bit samples, given as RGB of the same depth.
+    pub(super) fn cmyk(reader: R) -> ImageResult<Self> {
+        let mut inner = Decoder::new(Patched::new(reader, None)).map_err(tiff_error)?;
+        let dimensions = inner.dimensions().map_err(tiff_error)?;
+        let color = match inner.colortype().map_err(tiff_error)? {
+            tiff::ColorType::CMYK(8) => ColorType::Rgb8,
+            tiff::ColorType::CMYK(16) => ColorType::Rgb16,
+            other => return Err(unsupported(&format!("CMYK data of colour type {other:?}"))),
+        };
+        Ok(Self { inner, content: Content::Cmyk, dimensions, color })
+    }
+
     /// The decoder, boxed, with the `tiff` crate's limits set from the `image` crate's, and the
     /// bytes the `tiff` crate decodes into before they are converted.
     pub(super) fn with_limits<'a>(mut self, limits: &image::Limits) -> (Box<dyn ImageDecoder + 'a>, u64)
@@ -117,6 +133,14 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
 
     fn color_type(&self) -> ColorType {
         self.color
+    }
+
+    fn original_color_type(&self) -> ExtendedColorType {
+        match (&self.content, self.color) {
+            (Content::Cmyk, ColorType::Rgb8) => ExtendedColorType::Cmyk8,
+            (Content::Cmyk, _) => ExtendedColorType::Cmyk16,
+            _ => self.color.into(),
+        }
     }
 
     fn orientation(&mut self) -> ImageResult<Orientation> {
@@ -181,6 +205,7 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
                     unpremultiply(self.color, buf);
                 }
             }
+            Content::Cmyk => cmyk_into(&decoded, (pixels, layout.planes), buf)?,
             Content::Palette { bits, colours } => {
                 let DecodingResult::U8(v) = decoded else {
                     return Err(unsupported("palette data of this sample type"));
@@ -205,6 +230,40 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
     fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
         (*self).read_image(buf)
     }
+}
+
+/// Each pixel of `decoded` (CMYK, its samples interleaved, or in `planes` > 1 planes of
+/// `pixels` each) into `buf` as RGB of the same depth ([`cmyk_to_rgb`]).
+fn cmyk_into(decoded: &DecodingResult, (pixels, planes): (usize, usize), buf: &mut [u8]) -> ImageResult<()> {
+    let at = |i: usize, s: usize| if planes > 1 { s * pixels + i } else { i * 4 + s };
+    match decoded {
+        DecodingResult::U8(v) => {
+            for (i, rgb) in buf.chunks_exact_mut(3).take(pixels).enumerate() {
+                let ink = |s: usize| u32::from(v.get(at(i, s)).copied().unwrap_or(0));
+                for (s, out) in rgb.iter_mut().enumerate() {
+                    *out = cmyk_to_rgb(ink(s), ink(3), 255) as u8;
+                }
+            }
+        }
+        DecodingResult::U16(v) => {
+            for (i, rgb) in buf.chunks_exact_mut(6).take(pixels).enumerate() {
+                let ink = |s: usize| u32::from(v.get(at(i, s)).copied().unwrap_or(0));
+                for (s, out) in rgb.chunks_exact_mut(2).enumerate() {
+                    out.copy_from_slice(&(cmyk_to_rgb(ink(s), ink(3), 65535) as u16).to_ne_bytes());
+                }
+            }
+        }
+        _ => return Err(unsupported("CMYK data of this sample type")),
+    }
+    Ok(())
+}
+
+/// One channel of RGB from its ink and the black (`max` the samples' largest value), as
+/// libtiff's `TIFFReadRGBAImage` gives it (and with it `OpenCV`'s `imread`):
+/// `(max - ink) * (max - k) / max`, the division truncated.
+fn cmyk_to_rgb(ink: u32, k: u32, max: u32) -> u32 {
+    // At most max * max / max: 65535 * 65535 fits in 32 bits.
+    (max - ink.min(max)) * (max - k.min(max)) / max
 }
 
 /// A floating-point sample as 16 bits, as the `image` crate converts `Rgb32F` to `Rgb16`.
@@ -302,4 +361,24 @@ pub(super) fn read_piece<R: Read + Seek>(
     let mut data = Vec::new();
     reader.take(count).read_to_end(&mut data)?;
     Ok((data, count))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cmyk_turns_into_rgb_as_libtiff_turns_it() {
+        // 255 * (1 - 51 / 255) in f32 (the `image` crate's way) is 203.99999, cut to 203.
+        assert_eq!(cmyk_to_rgb(0, 51, 255), 204);
+        assert_eq!(
+            [cmyk_to_rgb(0, 0, 255), cmyk_to_rgb(255, 0, 255), cmyk_to_rgb(1, 128, 255)],
+            [255, 0, 126]
+        );
+        assert_eq!(cmyk_to_rgb(0, 13107, 65535), 52428);
+        let mut rgb = [0u8; 6];
+        let planes = DecodingResult::U8(vec![0, 10, 1, 20, 2, 30, 51, 40]);
+        cmyk_into(&planes, (2, 4), &mut rgb).expect("8-bit");
+        assert_eq!(rgb, [204, 203, 202, 206, 198, 189]);
+    }
 }

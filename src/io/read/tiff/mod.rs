@@ -1,7 +1,7 @@
 //! TIFF variants the `image` crate refuses or misreads, each opened as an `image` decoder so
 //! that `decode_file` reserves memory and applies orientation for them as for any image:
-//! associated alpha made straight (`straight.rs`), gray with alpha, floating-point gray and
-//! palette images read through the `tiff` crate (`direct.rs`), CCITT one-dimensional coding
+//! associated alpha made straight (`straight.rs`), gray with alpha, floating-point gray, palette
+//! and CMYK images read through the `tiff` crate (`direct.rs`), CCITT one-dimensional coding
 //! (`fax.rs`), and JPEG compression, its pieces decoded by libjpeg (`jpeg.rs`). Which variant a file is comes from `tiff_header.rs`. Knows nothing of budgets.
 
 mod direct;
@@ -33,6 +33,7 @@ pub(in crate::io) fn open<'a, R: BufRead + Seek + 'a>(
             direct::DirectDecoder::gray(reader, alpha, white_is_zero)?.with_limits(limits)
         }
         Variant::Palette(patch) => direct::DirectDecoder::palette(reader, patch)?.with_limits(limits),
+        Variant::Cmyk => direct::DirectDecoder::cmyk(reader)?.with_limits(limits),
         Variant::Jpeg { gray } => {
             let decoder = jpeg::JpegTiffDecoder::new(reader, gray)?;
             let scratch_bytes = decoder.scratch_bytes();
