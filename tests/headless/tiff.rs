@@ -634,3 +634,29 @@ fn a_tiff_orientation_tag_is_said_to_be_one_not_exif() {
     // Turned clockwise: the bottom row as stored is the left column.
     assert_eq!(turned.as_raw(), &[120, 0, 150, 30, 180, 60, 210, 90]);
 }
+
+/// Decodes `image` saved as `ext` under a budget of `budget_bytes`: the bytes reserved.
+fn reserved(image: &DynamicImage, ext: &str, budget_bytes: u64) -> Result<u64, IoError> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(format!("in.{ext}"));
+    image.save(&path).expect("save");
+    let options = DecodeOptions { memory_budget_bytes: Some(budget_bytes), ..DecodeOptions::default() };
+    decode_file(&path, &options).map(|d| d.memory.bytes())
+}
+
+/// `image`'s TIFF decoder reads the pixels into a buffer of its own and copies them out: the
+/// budget counts both, and refuses before decoding what does not fit.
+#[test]
+fn a_plain_tiff_reserves_the_copy_images_decoder_makes() {
+    let rgb = DynamicImage::ImageRgb8(image::RgbImage::from_fn(500, 400, |x, y| {
+        image::Rgb([x as u8, y as u8, (x ^ y) as u8])
+    }));
+    let pixels_bytes = 500 * 400 * 3;
+    assert_eq!(reserved(&rgb, "tif", 1 << 30).expect("fits"), 2 * pixels_bytes);
+    match reserved(&rgb, "tif", 2 * pixels_bytes - 1) {
+        Err(IoError::TooLarge { needed_bytes, .. }) => assert_eq!(needed_bytes, 2 * pixels_bytes),
+        other => panic!("refused before decoding, not {other:?}"),
+    }
+    // The same pixels in a PNG decode straight into the image.
+    assert!(reserved(&rgb, "png", 1 << 30).expect("fits") < 2 * pixels_bytes);
+}

@@ -195,7 +195,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
         image = without_opaque_alpha(image);
     }
-    super::turn::apply_orientation(&mut image, orientation);
+    super::orientation::apply_orientation(&mut image, orientation);
     let frames = facts.frames.map(|total| FrameCount {
         converted: 1,
         total,
@@ -586,35 +586,5 @@ mod tests {
         assert_eq!(limits(&options, Some((8, 8))).max_alloc, Some(64 * 32 + DECODER_SLACK_BYTES));
         assert_eq!(limits(&options, Some((100_000, 100_000))).max_alloc, Some(1 << 30), "the budget");
         assert_eq!(limits(&options, None).max_alloc, Some(1 << 30), "no header: the budget");
-    }
-}
-
-#[cfg(test)]
-mod reserve_tests {
-    use super::*;
-
-    /// Decodes `image` saved as `ext` under a budget of `budget_bytes`: the bytes asked for.
-    fn needed(image: &DynamicImage, ext: &str, budget_bytes: u64) -> Result<u64, IoError> {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join(format!("in.{ext}"));
-        image.save(&path).expect("save");
-        let options = DecodeOptions { memory_budget_bytes: Some(budget_bytes), ..DecodeOptions::default() };
-        decode_file(&path, &options).map(|d| d.memory.bytes())
-    }
-
-    #[test]
-    fn a_plain_tiff_reserves_the_copy_images_decoder_makes() {
-        let rgb = DynamicImage::ImageRgb8(image::RgbImage::from_fn(500, 400, |x, y| {
-            image::Rgb([x as u8, y as u8, (x ^ y) as u8])
-        }));
-        let pixels_bytes = 500 * 400 * 3;
-        // Decoded twice over (its buffer and the image's) at the decode's peak.
-        assert_eq!(needed(&rgb, "tif", 1 << 30).expect("fits"), 2 * pixels_bytes);
-        match needed(&rgb, "tif", 2 * pixels_bytes - 1) {
-            Err(IoError::TooLarge { needed_bytes, .. }) => assert_eq!(needed_bytes, 2 * pixels_bytes),
-            other => panic!("refused before decoding, not {other:?}"),
-        }
-        // The same pixels in a PNG decode straight into the image.
-        assert!(needed(&rgb, "png", 1 << 30).expect("fits") < 2 * pixels_bytes);
     }
 }
