@@ -1,5 +1,5 @@
 //! What the app makes of a file: an export that keeps the input's pixel density, through the
-//! writers `convert` uses.
+//! writers `convert` uses; a camera raw refused on opening, as `convert` refuses it.
 
 use crate::common;
 use crate::harness::{harness, settle};
@@ -36,4 +36,21 @@ fn an_export_keeps_the_density_of_the_input() {
     assert_eq!(png[phys..phys + 9], [&11811u32.to_be_bytes()[..], &5906u32.to_be_bytes(), &[1]].concat());
     let jpeg = std::fs::read(dir.path().join("out.jpg")).expect("read");
     assert_eq!(jpeg[13..18], [1, 1, 44, 0, 150], "JFIF: dots per inch, 300 by 150");
+}
+
+#[test]
+fn opening_a_canon_cr2_says_it_is_a_camera_raw() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let raw = dir.path().join("IMG_0001.CR2");
+    std::fs::write(&raw, common::canon_cr2(48, 32)).expect("write");
+    let Some(mut h) = harness(None) else { return };
+    settle(&mut h);
+    h.state_mut().open(raw);
+    settle(&mut h);
+    let (text, is_error) = h.state().view().message.expect("a message");
+    assert!(
+        is_error && text.contains("a camera raw (Canon CR2) file") && text.contains("IMG_0001.CR2"),
+        "{text}"
+    );
+    assert_eq!(h.state().view().input_image, None, "no preview shown as the photo");
 }
