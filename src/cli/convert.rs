@@ -331,6 +331,8 @@ fn export_options(args: &ConvertArgs) -> ExportOptions {
         force_8bit: args.depth == super::args::DepthArg::Eight,
         overwrite: args.overwrite,
         one_bit: args.op == crate::pixel::Op::Dither,
+        // Each file's own, set as it is converted.
+        density: None,
     }
 }
 

@@ -1,4 +1,5 @@
-//! File to file: decode, convert, encode, with all five phases in one report.
+//! File to file: decode, convert, encode, with all five phases in one report; the output keeps
+//! the input's pixel density.
 //!
 //! On the CPU, when the format takes the kernel's output as it is (PNG, or JPEG of 8-bit gray),
 //! conversion and encoding overlap: each encoder stripe converts its own rows just before
@@ -116,6 +117,7 @@ pub fn convert_file(
         match decode_or_stream(input, decode)? {
             Opened::Decoded(decoded) => decoded,
             Opened::LumaRows(stream) => {
+                let file = FileRun { export: ExportOptions { density: stream.density(), ..*export }, ..file };
                 let (mut run, export, end_ns) = convert_luma_stream(&stream, file)?;
                 engine.finish_report(&mut run, end_ns);
                 return Ok(file.report(run, export, None));
@@ -126,6 +128,7 @@ pub fn convert_file(
     };
     let decoded_at_ns = since();
     let decode_from_ns = decoded_at_ns.saturating_sub(decoded.decode_ns);
+    let file = FileRun { export: ExportOptions { density: decoded.density, ..*export }, ..file };
     if let Some(mut report) = convert_streamed(&decoded, file)? {
         let end_ns = since();
         report.run.add_cpu_step(Phase::Decode, decode_from_ns, decoded_at_ns);
@@ -156,7 +159,7 @@ pub fn convert_file(
     let notes = decode_notes(&decoded);
     let frames = decoded.frames;
     drop(decoded.image);
-    let written = encode_file(&converted.image, output, export)?;
+    let written = encode_file(&converted.image, output, &file.export)?;
     let end_ns = since();
     let mut run = converted.report;
     run.shift_spans(convert_at_ns);

@@ -165,3 +165,43 @@ pub fn output_within(mut cmd: Command, secs: u64) -> Output {
 pub fn mkfifo(path: &Path) {
     rustix::fs::mkfifoat(rustix::fs::CWD, path, rustix::fs::Mode::from_raw_mode(0o644)).expect("mkfifo");
 }
+
+/// A Canon CR2 as its first bytes lay it out: a little-endian TIFF header, "CR" and version 2 at
+/// bytes 8 to 10, the raw's directory offset at 12 (0 here: no reader follows it), and a first
+/// directory at 16 holding a `width` x `height` RGB preview, a whole JPEG in one strip of
+/// old-style JPEG compression (6), as Canon writes it.
+pub fn canon_cr2(width: u16, height: u16) -> Vec<u8> {
+    let mut jpeg = Vec::new();
+    let preview =
+        image::RgbImage::from_pixel(u32::from(width), u32::from(height), image::Rgb([90, 120, 150]));
+    image::codecs::jpeg::JpegEncoder::new(&mut jpeg).encode_image(&preview).expect("a JPEG preview");
+    // Six entries (tag, type, count, value), sorted; `BitsPerSample` (3 SHORTs) after them.
+    let entries: u16 = 6;
+    let bits_at = 16 + 2 + 12 * u32::from(entries) + 4;
+    let strip_at = bits_at + 6;
+    let mut cr2 = b"II*\0".to_vec();
+    cr2.extend(16u32.to_le_bytes());
+    cr2.extend(b"CR\x02\0");
+    cr2.extend(0u32.to_le_bytes());
+    cr2.extend(entries.to_le_bytes());
+    let short = |v: u16| u32::from(v);
+    for (tag, kind, count, value) in [
+        (256u16, 3u16, 1u32, short(width)),
+        (257, 3, 1, short(height)),
+        (258, 3, 3, bits_at),
+        (259, 3, 1, 6),
+        (273, 4, 1, strip_at),
+        (279, 4, 1, jpeg.len() as u32),
+    ] {
+        cr2.extend(tag.to_le_bytes());
+        cr2.extend(kind.to_le_bytes());
+        cr2.extend(count.to_le_bytes());
+        cr2.extend(value.to_le_bytes());
+    }
+    cr2.extend(0u32.to_le_bytes());
+    for _ in 0..3 {
+        cr2.extend(8u16.to_le_bytes());
+    }
+    cr2.extend(jpeg);
+    cr2
+}

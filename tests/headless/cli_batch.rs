@@ -357,6 +357,9 @@ fn images_graylab_does_not_read_fail_in_a_folder_by_their_format_never_skipped()
     // A raw beside its JPEG: one output name between them, and the JPEG is still converted.
     std::fs::write(input.join("IMG_0002.dng"), crate::tiff::camera_raw(true)).expect("write");
     photo(16, 12).save(input.join("IMG_0002.jpg")).expect("save");
+    // A Canon raw beside its JPEG likewise.
+    std::fs::write(input.join("IMG_0003.CR2"), crate::common::canon_cr2(48, 32)).expect("write");
+    photo(48, 32).save(input.join("IMG_0003.JPG")).expect("save");
     std::fs::write(input.join("notes.txt"), b"not an image").expect("write");
     let o = graylab(&["convert", "in", "--out-dir", "out"], dir.path());
     let (out, err) = (stdout(&o), stderr(&o));
@@ -368,15 +371,21 @@ fn images_graylab_does_not_read_fail_in_a_folder_by_their_format_never_skipped()
             "IMG_0002.dng",
             "unsupported image (a camera raw (DNG) file: graylab would read only its 16x12 preview",
         ),
+        (
+            "IMG_0003.CR2",
+            "unsupported image (a camera raw (Canon CR2) file: graylab would read only its 48x32 JPEG preview",
+        ),
     ] {
         let line = err.lines().find(|l| l.ends_with(&format!(": in/{name}"))).unwrap_or_default();
         assert!(line.starts_with(&format!("error: {why}")), "{name}: {err}");
     }
     assert!(err.contains("skipped (not an image): in/notes.txt"), "{err}");
     assert_eq!(err.matches("skipped").count(), 1, "{err}");
-    assert!(out.contains("1 of 4 files converted, 3 failed, 1 skipped"), "{out}");
+    assert!(out.contains("2 of 6 files converted, 4 failed, 1 skipped"), "{out}");
     let converted = image::open(dir.path().join("out/IMG_0002.gray.png")).expect("the JPEG converted");
     assert_eq!((converted.width(), converted.height()), (16, 12));
+    let converted = image::open(dir.path().join("out/IMG_0003.gray.png")).expect("the JPEG converted");
+    assert_eq!((converted.width(), converted.height()), (48, 32));
 }
 
 /// `convert --backend gpu` names the adapter that ran it, once per command, for one file and

@@ -21,6 +21,7 @@ mod cli_sweep_text;
 mod cli_trace;
 mod codecs;
 mod cpu_exhaustive;
+mod density;
 mod hostile;
 mod io;
 mod jpeg;

@@ -620,6 +620,35 @@ fn a_camera_raw_is_refused_never_converted_from_its_preview() {
     }
 }
 
+/// A Canon CR2 (a TIFF whose first image is a full-size JPEG preview, "CR" 2 in its header) was
+/// refused as "a TIFF with no `PhotometricInterpretation` tag"; it is a camera raw, said so by name.
+#[test]
+fn a_canon_cr2_is_refused_as_a_camera_raw() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "IMG_0001.CR2", &common::canon_cr2(48, 32));
+    let o = common::graylab(&["convert", "IMG_0001.CR2", "-o", "out.png"], dir.path());
+    let said = common::text(&o);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "error: unsupported image (a camera raw (Canon CR2) file: graylab would read only its 48x32 JPEG \
+             preview, and raw sensor data is not supported; develop it to TIFF or JPEG first): IMG_0001.CR2"
+        ),
+        "{said}"
+    );
+    assert!(!dir.path().join("out.png").exists(), "no preview converted");
+    // Known by its header even where its first directory cannot be read (a tag of a wrong type).
+    let mut odd = common::canon_cr2(48, 32);
+    odd[18 + 2] = 7;
+    let err = decode(&write(dir.path(), "odd.cr2", &odd)).expect_err("a raw");
+    assert!(err.to_string().starts_with("unsupported image (a camera raw (Canon CR2) file"), "{err}");
+    // "CR" with another version, or in a big-endian file, is a TIFF like any other.
+    let mut v3 = common::canon_cr2(48, 32);
+    v3[10] = 3;
+    let err = decode(&write(dir.path(), "v3.tif", &v3)).expect_err("no PhotometricInterpretation");
+    assert!(!err.to_string().contains("camera raw"), "{err}");
+}
+
 #[test]
 fn a_tiff_orientation_tag_is_said_to_be_one_not_exif() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -10,6 +10,7 @@ mod app;
 mod audit;
 mod claims;
 mod display;
+mod files;
 mod history;
 mod ops;
 mod stored_luma;

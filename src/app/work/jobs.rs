@@ -43,6 +43,8 @@ pub struct Loaded {
     pub warnings: Vec<crate::io::DecodeWarning>,
     /// The colour model the file stores when the decoder converted it ("CMYK", shown as RGB).
     pub stored_as: Option<&'static str>,
+    /// The file's pixel density, which its exports keep.
+    pub density: Option<crate::io::Density>,
     /// The input as shown.
     pub display: DisplayImage,
     /// The memory reserved for the image and its conversions and exports, held while it is open.

@@ -1,6 +1,6 @@
 //! Decoding: format sniffing, refusing files that cannot hold what their header claims, the
-//! memory reservation before allocation, truncated JPEGs, EXIF orientation, frames beyond the
-//! first, and files that change while they are read.
+//! memory reservation before allocation, truncated JPEGs, EXIF orientation, the pixel density,
+//! frames beyond the first, and files that change while they are read.
 
 use std::path::Path;
 use std::time::Instant;
@@ -74,6 +74,9 @@ pub struct Decoded {
     pub frames: Option<FrameCount>,
     /// The colour model the file stores when the decoder converted it ("CMYK", given as RGB).
     pub stored_as: Option<&'static str>,
+    /// The pixel density the file gives (its print size), across and down the image as shown
+    /// (a quarter turn swaps them); an export writes it ([`crate::io::ExportOptions::density`]).
+    pub density: Option<crate::io::Density>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
     /// Where [`DecodeOptions::stored_luma`] was asked: whether the stored luma was decoded.
@@ -189,7 +192,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let Raw { mut image, orientation, reservation, stored_as, stored_luma } = raw;
+    let Raw { mut image, orientation, reservation, stored_as, stored_luma, density } = raw;
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
@@ -213,6 +216,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         warnings,
         frames,
         stored_as,
+        density: density.map(|d| d.oriented(orientation)),
         memory: reservation,
         stored_luma,
     }))
@@ -276,6 +280,7 @@ fn open_jpeg(
         let mut header = guarded(path, || LibjpegDecoder::new(&plan.bytes, &header_log, JpegOut::Luma))?;
         let orientation = orientation_of(&mut header, &Facts::default());
         let (width, height) = header.dimensions();
+        let density = header.density();
         if orientation == Orientation::NoTransforms && layout.components.len() == 3 && width > 0 && height > 0
         {
             let reservation = reserve(path, &header, orientation, extra, options)?;
@@ -291,7 +296,7 @@ fn open_jpeg(
             let stream = LumaStream::new(
                 path,
                 (bands, out),
-                (width, height),
+                ((width, height), density),
                 (std::mem::take(warnings), options.allow_truncated),
                 reservation,
             );
@@ -308,7 +313,8 @@ fn open_jpeg(
     };
     let log = LibjpegLog::default();
     let decoder = guarded(path, || LibjpegDecoder::new(&plan.bytes, &log, out))?;
-    let mut raw = decode_with(path, decoder, extra, options, &Facts::default())?;
+    let facts = Facts { density: decoder.density(), ..Facts::default() };
+    let mut raw = decode_with(path, decoder, extra, options, &facts)?;
     let height = raw.image.height();
     let mut libjpeg_said = log.into_warnings();
     jpeg_restarts::sort_out(&mut libjpeg_said, &plan.bytes, 0, &plan.resynced_at);
@@ -460,7 +466,7 @@ fn decode_with(
     let orientation = orientation_of(&mut decoder, facts);
     let reservation = reserve(path, &decoder, orientation, extra_bytes, options)?;
     let image = guarded(path, || read_image(decoder))?;
-    Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None })
+    Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None, density: facts.density })
 }
 
 /// The EXIF orientation to apply: the decoder's, else what the container's facts or the EXIF
@@ -526,14 +532,15 @@ fn reserve(
     })
 }
 
-/// What a decoder gave: the pixels, the orientation still to apply, their memory, and the colour
-/// model the file stored when the pixels were converted from it.
+/// What a decoder gave: the pixels, the orientation still to apply, their memory, the colour
+/// model the file stored when the pixels were converted from it, and the density as stored.
 struct Raw {
     image: DynamicImage,
     orientation: Orientation,
     reservation: Reservation,
     stored_as: Option<&'static str>,
     stored_luma: Option<StoredLuma>,
+    density: Option<crate::io::Density>,
 }
 
 /// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)

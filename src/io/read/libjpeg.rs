@@ -13,7 +13,8 @@ use std::path::Path;
 
 use mozjpeg_sys as ffi;
 
-use crate::io::{DecodeWarning, IoError, RestartDamage, TruncatedAt};
+use crate::io::read::orientation::exif_density;
+use crate::io::{DecodeWarning, Density, IoError, RestartDamage, TruncatedAt};
 
 /// Warnings kept from one decode at most: a damaged file can warn once per block, and each kind
 /// is told once with its count, so the count is exact up to here.
@@ -245,6 +246,9 @@ pub(in crate::io) struct LibjpegHeader {
     pub exif: Option<Vec<u8>>,
     /// The ICC profile from the `APP2` segments, in their order.
     pub icc: Option<Vec<u8>>,
+    /// The pixel density of the JFIF segment, else of the EXIF block (a camera's JPEG has no
+    /// JFIF segment, or one of density 0).
+    pub density: Option<Density>,
     /// Warnings libjpeg gave while reading the header.
     pub warnings: Vec<LibjpegWarning>,
 }
@@ -255,7 +259,7 @@ impl LibjpegHeader {
         let mut warnings = Vec::new();
         let markers = [mozjpeg::Marker::APP(1), mozjpeg::Marker::APP(2)];
         let header = libjpeg(&mut warnings, bytes, || {
-            let decompress = decompress(bytes, &markers)?;
+            let mut decompress = decompress(bytes, &markers)?;
             let (width, height) = decompress.size();
             let mut exif = None;
             let mut icc_parts = Vec::new();
@@ -276,12 +280,16 @@ impl LibjpegHeader {
             }
             icc_parts.sort_by_key(|(sequence, _)| *sequence);
             let icc = (!icc_parts.is_empty()).then(|| icc_parts.into_iter().flat_map(|(_, d)| d).collect());
+            // libjpeg gives units 0 (an aspect ratio) where there is no JFIF segment.
+            let jfif = decompress.pixel_density().and_then(|d| Density::from_jfif(d.unit as u8, d.x, d.y));
+            let density = jfif.or_else(|| exif.as_deref().and_then(exif_density));
             Ok(Self {
                 size: (u32::try_from(width).unwrap_or(0), u32::try_from(height).unwrap_or(0)),
                 components: decompress.components().len(),
                 ycbcr: decompress.color_space() == ffi::J_COLOR_SPACE::JCS_YCbCr,
                 exif,
                 icc,
+                density,
                 warnings: Vec::new(),
             })
         })?;

@@ -18,7 +18,7 @@ use crate::io::codecs::rows::{RowSource, RowsFailed};
 use crate::io::read::jpeg_restarts;
 use crate::io::read::libjpeg::{self, JpegOut, LibjpegError, LibjpegRows, LibjpegWarning};
 use crate::io::read::restart_bands::Band;
-use crate::io::{DecodeWarning, IoError};
+use crate::io::{DecodeWarning, Density, IoError};
 use crate::system::memory_budget::Reservation;
 
 /// Rows decoded and handed on at a time: the JPEG encoder's stripe (16 block rows), so its
@@ -78,6 +78,8 @@ pub struct LumaStream {
     bands: Vec<Band>,
     width: u32,
     height: u32,
+    /// The file's pixel density.
+    density: Option<Density>,
     /// Every `CHUNK_ROWS` rows, set once decoded.
     chunks: Vec<OnceLock<Vec<u8>>>,
     /// How the decode stands (readers stop waiting once it failed; the encoder commits its file
@@ -98,13 +100,13 @@ pub struct LumaStream {
 
 impl LumaStream {
     /// A stream of the JPEG `bands` (the file whole, or [`super::restart_bands`]'s bands of it)
-    /// read from `path` (`width` x `height`, complete, stored YCbCr, no orientation to apply),
-    /// with the checks' `warnings`; `keep_truncated`: data that ends
+    /// read from `path` (`width` x `height`, complete, stored YCbCr, no orientation to apply; of
+    /// `density`), with the checks' `warnings`; `keep_truncated`: data that ends
     /// early is kept with a warning instead of failing the decode.
     pub(in crate::io) fn new(
         path: &Path,
         (bands, out): (Vec<Band>, JpegOut),
-        (width, height): (u32, u32),
+        ((width, height), density): ((u32, u32), Option<Density>),
         (warnings, keep_truncated): (Vec<DecodeWarning>, bool),
         memory: Reservation,
     ) -> Self {
@@ -115,6 +117,7 @@ impl LumaStream {
             bands,
             width,
             height,
+            density,
             chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
             state: Mutex::new(State::Running),
             decoded: Condvar::new(),
@@ -130,6 +133,13 @@ impl LumaStream {
     #[must_use]
     pub fn dimensions(&self) -> (u32, u32) {
         (self.width, self.height)
+    }
+
+    /// The file's pixel density, for the export to write
+    /// ([`crate::io::ExportOptions::density`]).
+    #[must_use]
+    pub fn density(&self) -> Option<Density> {
+        self.density
     }
 
     /// What the user should be told about the file: stray bytes skipped, and once
@@ -314,7 +324,7 @@ mod tests {
     fn stream_of(bytes: Vec<u8>, size: (u32, u32), out: JpegOut) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let band = Band { rows: 0..size.1 as usize, jpeg: bytes, resynced_at: Vec::new() };
-        LumaStream::new(Path::new("in.jpg"), (vec![band], out), size, (Vec::new(), false), memory)
+        LumaStream::new(Path::new("in.jpg"), (vec![band], out), (size, None), (Vec::new(), false), memory)
     }
 
     #[test]
@@ -389,8 +399,13 @@ mod tests {
         ];
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let size = (width, 2 * rows);
-        let stream =
-            LumaStream::new(Path::new("in.jpg"), (bands, JpegOut::Luma), size, (Vec::new(), false), memory);
+        let stream = LumaStream::new(
+            Path::new("in.jpg"),
+            (bands, JpegOut::Luma),
+            (size, None),
+            (Vec::new(), false),
+            memory,
+        );
         let error = stream.decode(&|_, _, _| Ok(())).expect_err("truncated");
         let IoError::Truncated { at: crate::io::TruncatedAt::EarlyEnd { rows: Some(at), height }, .. } =
             error

@@ -1,16 +1,20 @@
 //! The EXIF orientation read by graylab itself, where the decoders miss it: stored as a LONG
 //! instead of a SHORT (the `image` crate reads SHORT only), or in a chunk the decoder skips.
-//! Pillow and exiftool apply both. Where rows counted as stored lie once it is applied, for the
-//! messages of a truncated file. And the orientation applied, the quarter turns on all cores.
+//! Pillow and exiftool apply both. The EXIF resolution, which a JPEG without a JFIF density
+//! (a camera's) keeps its density in. Where rows counted as stored lie once the orientation is
+//! applied, for the messages of a truncated file. And the orientation applied, the quarter turns
+//! on all cores.
 
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageBuffer, Pixel};
 use rayon::prelude::*;
 
-use crate::io::{DecodeWarning, TruncatedAt, truncated_words};
+use crate::io::{DecodeWarning, Density, TruncatedAt, truncated_words};
 
 /// The orientation tag of IFD0.
 const ORIENTATION_TAG: u16 = 0x0112;
+/// The resolution tags of IFD0: `XResolution`, `YResolution`, `ResolutionUnit`.
+const RESOLUTION_TAGS: [u16; 3] = [282, 283, 296];
 /// IFD0 entries read at most.
 const MAX_ENTRIES: usize = 1024;
 
@@ -74,27 +78,70 @@ pub(in crate::io) fn stored_rows_side(orientation: Orientation) -> Option<(&'sta
 /// JPEG's APP1 in front), its value stored as SHORT or LONG (signed or not); `None` when there
 /// is none or it is out of range.
 pub(in crate::io) fn exif_orientation(exif: &[u8]) -> Option<Orientation> {
-    let tiff = exif.strip_prefix(b"Exif\0\0").unwrap_or(exif);
-    let little = match tiff.get(..4)? {
-        b"II*\0" => true,
-        b"MM\0*" => false,
-        _ => return None,
-    };
-    let (u16_at, u32_at) = (|i| uint_at::<2>(tiff, i, little), |i| uint_at::<4>(tiff, i, little));
-    let ifd = usize::try_from(u32_at(4)?).ok()?;
-    let entries = usize::try_from(u16_at(ifd)?).ok()?.min(MAX_ENTRIES);
-    (0..entries).find_map(|k| {
-        let entry = ifd + 2 + 12 * k;
-        if u16_at(entry)? != u32::from(ORIENTATION_TAG) || u32_at(entry + 4)? != 1 {
-            return None;
-        }
-        let value = match u16_at(entry + 2)? {
-            3 | 8 => u16_at(entry + 8)?,
-            4 | 9 => u32_at(entry + 8)?,
+    orientation_of(Ifd0::of(exif)?.integer(ORIENTATION_TAG)?)
+}
+
+/// The density in an EXIF block (as [`exif_orientation`] reads it): its `XResolution`,
+/// `YResolution` and `ResolutionUnit`, as a TIFF's ([`Density::from_tiff`]).
+pub(in crate::io) fn exif_density(exif: &[u8]) -> Option<Density> {
+    let ifd0 = Ifd0::of(exif)?;
+    let [x, y, unit] = RESOLUTION_TAGS;
+    Density::from_tiff(ifd0.rational(x)?, ifd0.rational(y), ifd0.integer(unit).map(u64::from))
+}
+
+/// The first directory of an EXIF block's TIFF structure.
+struct Ifd0<'a> {
+    tiff: &'a [u8],
+    little: bool,
+    /// Where the directory starts, and its entries (at most [`MAX_ENTRIES`]).
+    at: usize,
+    entries: usize,
+}
+
+impl<'a> Ifd0<'a> {
+    /// The directory of `exif`, with or without the `Exif\0\0` in front; `None` when it is no
+    /// TIFF structure.
+    fn of(exif: &'a [u8]) -> Option<Self> {
+        let tiff = exif.strip_prefix(b"Exif\0\0").unwrap_or(exif);
+        let little = match tiff.get(..4)? {
+            b"II*\0" => true,
+            b"MM\0*" => false,
             _ => return None,
         };
-        orientation_of(value)
-    })
+        let at = usize::try_from(uint_at::<4>(tiff, 4, little)?).ok()?;
+        let entries = usize::try_from(uint_at::<2>(tiff, at, little)?).ok()?.min(MAX_ENTRIES);
+        Some(Self { tiff, little, at, entries })
+    }
+
+    /// The unsigned integer of `N` bytes at `at`.
+    fn uint<const N: usize>(&self, at: usize) -> Option<u32> {
+        uint_at::<N>(self.tiff, at, self.little)
+    }
+
+    /// The offset of the first entry of `tag` with one value of a type in `kinds`, and its type.
+    fn entry(&self, tag: u16, kinds: &[u32]) -> Option<(usize, u32)> {
+        (0..self.entries).find_map(|k| {
+            let entry = self.at + 2 + 12 * k;
+            let kind = self.uint::<2>(entry + 2)?;
+            let one = self.uint::<2>(entry)? == u32::from(tag) && self.uint::<4>(entry + 4)? == 1;
+            (one && kinds.contains(&kind)).then_some((entry, kind))
+        })
+    }
+
+    /// The one SHORT or LONG value (signed or not) of `tag`.
+    fn integer(&self, tag: u16) -> Option<u32> {
+        match self.entry(tag, &[3, 4, 8, 9])? {
+            (entry, 3 | 8) => self.uint::<2>(entry + 8),
+            (entry, _) => self.uint::<4>(entry + 8),
+        }
+    }
+
+    /// The one RATIONAL value of `tag`, as numerator and denominator.
+    fn rational(&self, tag: u16) -> Option<(u32, u32)> {
+        let (entry, _) = self.entry(tag, &[5])?;
+        let at = usize::try_from(self.uint::<4>(entry + 8)?).ok()?;
+        Some((self.uint::<4>(at)?, self.uint::<4>(at.checked_add(4)?)?))
+    }
 }
 
 /// The unsigned integer of `N` (2 or 4) bytes at `at` in a TIFF structure's `bytes`, in its
@@ -236,6 +283,38 @@ mod tests {
             assert_eq!(exif_orientation(&exif(little, 2, 6)), None, "ASCII is no orientation");
         }
         assert_eq!(exif_orientation(b"II*\0\xff\xff\xff\xff"), None);
+    }
+
+    #[test]
+    fn the_resolution_of_an_exif_block_in_both_byte_orders() {
+        for little in [true, false] {
+            let b16 = |v: u16| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+            let b32 = |v: u32| if little { v.to_le_bytes() } else { v.to_be_bytes() };
+            // Three entries (12 bytes each, from 10), the next directory's offset, then the
+            // rationals at 50 and 58.
+            let mut e = if little { b"II*\0".to_vec() } else { b"MM\0*".to_vec() };
+            e.extend_from_slice(&b32(8));
+            e.extend_from_slice(&b16(3));
+            for (tag, at) in [(282, 50), (283, 58)] {
+                e.extend_from_slice(&b16(tag));
+                e.extend_from_slice(&b16(5));
+                e.extend_from_slice(&b32(1));
+                e.extend_from_slice(&b32(at));
+            }
+            e.extend_from_slice(&b16(296));
+            e.extend_from_slice(&b16(3));
+            e.extend_from_slice(&b32(1));
+            e.extend_from_slice(&b16(3));
+            e.extend_from_slice(&[0, 0]);
+            e.extend_from_slice(&[0; 4]);
+            for v in [600, 2, 150, 1] {
+                e.extend_from_slice(&b32(v));
+            }
+            let density = exif_density(&e).expect("a density");
+            assert_eq!((density.x_per_unit, density.y_per_unit), ((600, 2), (150, 1)));
+            assert_eq!(density.unit, crate::io::DensityUnit::Centimetre);
+            assert_eq!(exif_density(&e[..54]), None, "a rational past the end");
+        }
     }
 }
 

@@ -95,6 +95,11 @@ impl<'a> LibjpegDecoder<'a> {
         log.extend(header.warnings.clone());
         Ok(Self { bytes, header, log, out })
     }
+
+    /// The file's pixel density, as its header gives it (`LibjpegHeader::density`).
+    pub(in crate::io) fn density(&self) -> Option<crate::io::Density> {
+        self.header.density
+    }
 }
 
 /// A libjpeg error as `image` reports a JPEG's decoding error.

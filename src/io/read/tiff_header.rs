@@ -1,8 +1,8 @@
 //! A TIFF's first image file directory (classic or `BigTIFF`), read before decoding: which
 //! variant it is (the way it is decoded), and a sentence naming the variants graylab cannot read,
 //! instead of the decoder's internals or, worse, noise (32-bit unsigned integers without a
-//! `SampleFormat` tag are read as floating point by the `image` crate); camera raws (DNG, and
-//! raws whose first image is a preview) refused, never converted from their thumbnail.
+//! `SampleFormat` tag are read as floating point by the `image` crate); camera raws (DNG, Canon's
+//! CR2, and raws whose first image is a preview) refused, never converted from their thumbnail.
 
 use std::path::Path;
 
@@ -128,6 +128,7 @@ struct TiffHeader {
 
 /// What says a TIFF is a camera raw, or its first image a preview.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[expect(clippy::struct_excessive_bools, reason = "four signs, each found apart, any of them together")]
 struct RawSigns {
     /// `NewSubfileType` bit 0: the image is a reduced-resolution version of another (a preview).
     reduced: bool,
@@ -135,6 +136,14 @@ struct RawSigns {
     sub_ifds: bool,
     /// Whether there is a `DNGVersion`: a Digital Negative, a camera raw.
     dng: bool,
+    /// Whether the header says CR2 (a Canon raw, whose first image is a full-size JPEG preview).
+    cr2: bool,
+}
+
+/// Whether `head` (a file's first bytes) is a Canon CR2's: a little-endian TIFF header, then "CR"
+/// and major version 2 at bytes 8 to 10 (the raw's directory offset follows at 12).
+fn is_cr2(head: &[u8]) -> bool {
+    head.starts_with(b"II*\0") && head.get(8..11) == Some(b"CR\x02".as_slice())
 }
 
 /// The way to decode a TIFF, `None` where the `image` crate reads it as it is, or a sentence
@@ -143,7 +152,7 @@ struct RawSigns {
 /// (its decoder says why).
 pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Variant>, IoError> {
     let Some(header) = first_ifd(path, head) else {
-        return Ok(None);
+        return unread_ifd(head).refuse_raw(path).map(|()| None);
     };
     header.refuse_raw(path)?;
     header
@@ -151,11 +160,17 @@ pub(in crate::io) fn check_tiff(path: &Path, head: &[u8]) -> Result<Option<Varia
         .map_err(|what| IoError::Unsupported { path: path.into(), reason: format!("a TIFF with {what}") })
 }
 
-/// Refuses a camera raw (a DNG, or a raw whose first image is a preview and whose full image
-/// lies in a `SubIFD`, as a NEF) and a TIFF whose first image is a reduced-resolution preview:
-/// graylab reads a TIFF's first image, and would convert a thumbnail in place of the photo.
+/// Refuses a camera raw (a DNG, a CR2, or a raw whose first image is a preview and whose full
+/// image lies in a `SubIFD`, as a NEF) and a TIFF whose first image is a reduced-resolution
+/// preview: graylab reads a TIFF's first image, and would convert a thumbnail in place of the
+/// photo. A CR2 is known by its header, even where its first directory cannot be read.
 pub(in crate::io) fn check_camera_raw(path: &Path, head: &[u8]) -> Result<(), IoError> {
-    first_ifd(path, head).map_or(Ok(()), |header| header.refuse_raw(path))
+    first_ifd(path, head).unwrap_or_else(|| unread_ifd(head)).refuse_raw(path)
+}
+
+/// What is known of a TIFF whose first directory cannot be read: whether its header says CR2.
+fn unread_ifd(head: &[u8]) -> TiffHeader {
+    TiffHeader { raw: RawSigns { cr2: is_cr2(head), ..RawSigns::default() }, ..TiffHeader::default() }
 }
 
 /// What a TIFF holds that graylab does not read, in words after "a TIFF with".
@@ -247,7 +262,18 @@ impl TiffHeader {
         let (width, height) = self.size;
         let preview = format!("{width}x{height} preview");
         let raw = "raw sensor data is not supported; develop it to TIFF or JPEG first";
-        let RawSigns { dng, reduced, sub_ifds } = self.raw;
+        let RawSigns { dng, reduced, sub_ifds, cr2 } = self.raw;
+        if cr2 {
+            // Its first image is a full-size preview, JPEG-compressed (old-style, compression 6).
+            let preview = if width > 0 && height > 0 {
+                format!("{width}x{height} JPEG preview")
+            } else {
+                "JPEG preview".to_owned()
+            };
+            let reason =
+                format!("a camera raw (Canon CR2) file: graylab would read only its {preview}, and {raw}");
+            return Err(IoError::Unsupported { path: path.into(), reason });
+        }
         let reason = match (dng, reduced, sub_ifds) {
             (true, true, _) => {
                 format!("a camera raw (DNG) file: graylab would read only its {preview}, and {raw}")
@@ -378,6 +404,7 @@ fn first_ifd(path: &Path, head: &[u8]) -> Option<TiffHeader> {
     let mut walk = Walk::open(path)?;
     let ifd = layout.ifd(&mut walk, offset)?;
     let mut header = TiffHeader::default();
+    header.raw.cr2 = is_cr2(head);
     for (index, entry) in ifd.entries.iter().enumerate() {
         header.has_color_map |= entry.tag == COLOR_MAP;
         header.tiled |= entry.tag == TILE_WIDTH;

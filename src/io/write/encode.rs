@@ -2,7 +2,9 @@
 //! export leaves nothing and an existing file is only replaced when asked.
 //!
 //! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]),
-//! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's.
+//! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's. Each
+//! writes the input's pixel density where the format has a place for it
+//! ([`ExportOptions::density`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -16,9 +18,10 @@ use image::{ColorType, DynamicImage, ExtendedColorType, ImageEncoder as _};
 use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
 use crate::io::codecs::png::write_png;
 use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
+use crate::io::write::bmp::BmpDensity;
 use crate::io::write::progress::CountingWriter;
 use crate::io::write::tiff::write_gray_tiff;
-use crate::io::{IoError, WriteCause};
+use crate::io::{Density, IoError, WriteCause};
 use crate::system::clock::nanos_since;
 
 /// The largest side a WebP image may have.
@@ -135,11 +138,24 @@ pub struct ExportOptions {
     /// Write an 8-bit gray image of 0s and 255s (the dither's) as a 1-bit PNG: a value of 128 or
     /// more is white. Other formats and layouts are written as they are.
     pub one_bit: bool,
+    /// The pixel density to write: the input's ([`crate::io::Decoded::density`]), so that the
+    /// output prints at the input's size. TIFF, PNG (`pHYs`), JPEG (JFIF) and BMP store it, WebP
+    /// has no place for it. `None`: as the format writes none (TIFF 72 dpi, JFIF an aspect
+    /// ratio of 1:1, BMP 0, PNG no `pHYs`). A fact of the input, not a setting: never saved.
+    #[serde(skip)]
+    pub density: Option<Density>,
 }
 
 impl Default for ExportOptions {
     fn default() -> Self {
-        Self { format: None, jpeg_quality: 90, force_8bit: false, overwrite: false, one_bit: false }
+        Self {
+            format: None,
+            jpeg_quality: 90,
+            force_8bit: false,
+            overwrite: false,
+            one_bit: false,
+            density: None,
+        }
     }
 }
 
@@ -178,7 +194,13 @@ pub fn encode_file_with_progress(
     let format = check_target(path, *options, (image.width(), image.height()))?;
     let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
     let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| {
-        write_encoded(&fitted, format, (options.jpeg_quality, options.one_bit), out, progress)
+        write_encoded(
+            &fitted,
+            format,
+            (options.jpeg_quality, options.one_bit, options.density),
+            out,
+            progress,
+        )
     })?;
     progress(1.0);
     let encode_ns = nanos_since(started);
@@ -219,11 +241,11 @@ pub fn encode_rows_to_file(
             ExportFormat::Jpeg => write_gray_jpeg(
                 source,
                 (layout.width, layout.height),
-                options.jpeg_quality.clamp(1, 100),
+                (options.jpeg_quality.clamp(1, 100), options.density),
                 out,
                 progress,
             ),
-            _ => write_png(source, (layout, layout.bit_depth()), out, progress),
+            _ => write_png(source, (layout, layout.bit_depth(), options.density), out, progress),
         }?;
         // Nothing is committed before the rows' producer has finished without an error.
         Ok(source.finished()?)
@@ -280,7 +302,7 @@ pub fn encode_to_vec(
 ) -> std::io::Result<Vec<u8>> {
     let (fitted, _notes) = fit_to_format(image, format, false);
     let mut out = Vec::new();
-    write_encoded(&fitted, format, (jpeg_quality, false), &mut out, &|_| ())
+    write_encoded(&fitted, format, (jpeg_quality, false, None), &mut out, &|_| ())
         .map_err(std::io::Error::other)?;
     Ok(out)
 }
@@ -329,7 +351,7 @@ fn fit_to_format(
 fn write_encoded(
     image: &DynamicImage,
     format: ExportFormat,
-    (jpeg_quality, one_bit): (u8, bool),
+    (jpeg_quality, one_bit, density): (u8, bool, Option<Density>),
     out: &mut (impl std::io::Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -349,29 +371,36 @@ fn write_encoded(
             let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
             let rows = SliceRows { bytes: &packed, row_bytes: (w as usize).div_ceil(8) };
             let gray = GrayLayout { width: w, height: h, alpha: false, sixteen_bit: false };
-            write_png(&rows, (gray, 1), out, progress)
+            write_png(&rows, (gray, 1, density), out, progress)
         }
         ExportFormat::Png => {
             let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
             if bytes.len() != layout.row_bytes() * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} image", bytes.len())));
             }
-            write_png(&rows, (layout, layout.bit_depth()), out, progress)
+            write_png(&rows, (layout, layout.bit_depth(), density), out, progress)
         }
         ExportFormat::Jpeg => {
             if bytes.len() != w as usize * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} gray image", bytes.len())));
             }
             let rows = SliceRows { bytes, row_bytes: w as usize };
-            write_gray_jpeg(&rows, (w, h), jpeg_quality.clamp(1, 100), out, progress)
+            write_gray_jpeg(&rows, (w, h), (jpeg_quality.clamp(1, 100), density), out, progress)
         }
-        ExportFormat::Tiff => {
-            write_gray_tiff(bytes, layout, &mut CountingWriter::new(out, bytes.len() as u64, progress))
-        }
+        ExportFormat::Tiff => write_gray_tiff(
+            bytes,
+            (layout, density),
+            &mut CountingWriter::new(out, bytes.len() as u64, progress),
+        ),
         // A BMP has no place for text: graylab's BMP outputs are unmarked (`crate::io::mark`).
-        ExportFormat::Bmp => BmpEncoder::new(&mut CountingWriter::new(out, bytes.len() as u64, progress))
-            .write_image(bytes, w, h, color)
-            .map_err(image_err),
+        // Its encoder writes 0 pixels per metre: the density is set in its header as it passes.
+        ExportFormat::Bmp => {
+            let mut counted = CountingWriter::new(out, bytes.len() as u64, progress);
+            let per_metre = density.and_then(Density::per_metre);
+            BmpEncoder::new(&mut BmpDensity::new(&mut counted, per_metre))
+                .write_image(bytes, w, h, color)
+                .map_err(image_err)
+        }
         ExportFormat::Webp => {
             let mut encoder = WebPEncoder::new_lossless(out);
             // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk.

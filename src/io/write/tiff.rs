@@ -1,17 +1,17 @@
 //! graylab's TIFF writer: uncompressed gray (`BlackIsZero`), 8 or 16 bits, gray + alpha as two
 //! samples with `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
 //! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB; the
-//! `Software` tag says graylab ([`crate::io::mark`]).
+//! `Software` tag says graylab ([`crate::io::mark`]); the resolution is the input's, or 72 dpi.
 //!
 //! The `image` crate's encoder wrote gray + alpha as RGBA without `ExtraSamples` and a
-//! `Predictor` tag on uncompressed data, both of which libtiff warns about. Depends on `std` and
-//! [`crate::io::codecs::rows::GrayLayout`] only.
+//! `Predictor` tag on uncompressed data, both of which libtiff warns about. Depends on `std`,
+//! [`crate::io::codecs::rows::GrayLayout`] and [`crate::io::Density`] only.
 
 use std::io::Write;
 
-use crate::io::WriteCause;
 use crate::io::codecs::rows::GrayLayout;
 use crate::io::mark::SOFTWARE;
+use crate::io::{Density, WriteCause};
 
 /// Bytes per strip at most: small strips for readers that load one at a time, few enough that
 /// the offset table stays small (libtiff's tools read any size).
@@ -104,10 +104,11 @@ impl Kind {
     }
 }
 
-/// Writes `pixels` (rows of `layout`, samples in native byte order) as an uncompressed TIFF.
+/// Writes `pixels` (rows of `layout`, samples in native byte order) as an uncompressed TIFF of
+/// `density` (72 dpi where `None`).
 pub(in crate::io) fn write_gray_tiff(
     pixels: &[u8],
-    layout: GrayLayout,
+    (layout, density): (GrayLayout, Option<Density>),
     out: &mut impl Write,
 ) -> Result<(), WriteCause> {
     let (width, height) = (layout.width, layout.height);
@@ -117,9 +118,9 @@ pub(in crate::io) fn write_gray_tiff(
     }
     let rows_per_strip = (STRIP_BYTES / row_bytes).clamp(1, height as usize);
     let strips = (height as usize).div_ceil(rows_per_strip);
-    let head = match directory(Kind::Classic, layout, rows_per_strip, strips) {
+    let head = match directory(Kind::Classic, (layout, density), rows_per_strip, strips) {
         Some(head) if u32::try_from(head.len() + pixels.len()).is_ok() => head,
-        _ => directory(Kind::Big, layout, rows_per_strip, strips)
+        _ => directory(Kind::Big, (layout, density), rows_per_strip, strips)
             .ok_or_else(|| WriteCause::Encoder(format!("a {width}x{height} TIFF has too many strips")))?,
     };
     out.write_all(&head)?;
@@ -131,7 +132,12 @@ pub(in crate::io) fn write_gray_tiff(
 
 /// The header, the one directory and its values, which the pixels follow: `None` when the
 /// fields do not fit `kind`'s offsets.
-fn directory(kind: Kind, layout: GrayLayout, rows_per_strip: usize, strips: usize) -> Option<Vec<u8>> {
+fn directory(
+    kind: Kind,
+    (layout, density): (GrayLayout, Option<Density>),
+    rows_per_strip: usize,
+    strips: usize,
+) -> Option<Vec<u8>> {
     let samples = 1 + u64::from(layout.alpha);
     let bits = if layout.sixteen_bit { 16 } else { 8 };
     let row_bytes = layout.row_bytes() as u64;
@@ -140,6 +146,8 @@ fn directory(kind: Kind, layout: GrayLayout, rows_per_strip: usize, strips: usiz
     let mut counts = vec![strip_bytes; strips];
     *counts.last_mut()? = last_strip_bytes;
     let offset_type = kind.offset_type();
+    // The input's resolution; else 72 pixels per inch, as libtiff's tools assume when none is given.
+    let ((x, x_per), (y, y_per), unit) = density.map_or(((72, 1), (72, 1), 2), Density::tiff_fields);
     let mut fields = vec![
         Field::new(256, Type::Long, vec![u64::from(layout.width)]),
         Field::new(257, Type::Long, vec![u64::from(layout.height)]),
@@ -153,12 +161,11 @@ fn directory(kind: Kind, layout: GrayLayout, rows_per_strip: usize, strips: usiz
         Field::new(277, Type::Short, vec![samples]),
         Field::new(278, Type::Long, vec![rows_per_strip as u64]),
         Field::new(279, offset_type, counts),
-        // 72 pixels per inch, as libtiff's tools assume when none is given.
-        Field::new(282, Type::Rational, vec![72, 1]),
-        Field::new(283, Type::Rational, vec![72, 1]),
+        Field::new(282, Type::Rational, vec![u64::from(x), u64::from(x_per)]),
+        Field::new(283, Type::Rational, vec![u64::from(y), u64::from(y_per)]),
         // Samples interleaved (chunky).
         Field::new(284, Type::Short, vec![1]),
-        Field::new(296, Type::Short, vec![2]),
+        Field::new(296, Type::Short, vec![u64::from(unit)]),
         // graylab's mark (see `crate::io::mark`).
         Field::new(305, Type::Ascii, SOFTWARE.bytes().chain([0]).map(u64::from).collect()),
     ];
@@ -242,7 +249,7 @@ mod tests {
         for (l, rows) in [(layout(5, 3, true, true), 3), (layout(70_000, 10, false, false), 3)] {
             let strips = (l.height as usize).div_ceil(rows);
             for kind in [Kind::Classic, Kind::Big] {
-                let head = directory(kind, l, rows, strips).expect("fits");
+                let head = directory(kind, (l, None), rows, strips).expect("fits");
                 let pixels = vec![7u8; l.row_bytes() * l.height as usize];
                 let mut file = head.clone();
                 file.extend_from_slice(&pixels);
@@ -261,8 +268,8 @@ mod tests {
     #[test]
     fn empty_or_short_pixels_are_refused() {
         let mut out = Vec::new();
-        assert!(write_gray_tiff(&[], layout(0, 0, false, false), &mut out).is_err());
-        assert!(write_gray_tiff(&[1, 2], layout(3, 1, false, false), &mut out).is_err());
+        assert!(write_gray_tiff(&[], (layout(0, 0, false, false), None), &mut out).is_err());
+        assert!(write_gray_tiff(&[1, 2], (layout(3, 1, false, false), None), &mut out).is_err());
         assert!(out.is_empty());
     }
 }

@@ -314,6 +314,7 @@ impl WorkerState {
                 rows_turned,
                 warnings: d.warnings,
                 stored_as: d.stored_as,
+                density: d.density,
                 display,
                 memory: d.memory,
             })

@@ -360,6 +360,8 @@ impl WorkerState {
         } else {
             progress(0.0);
         }
+        // The input's density, as a `convert` of the file keeps it.
+        let options = ExportOptions { density: input.density, ..options };
         let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)?;
         let wall_ns = nanos_since(started);
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns, settings: *settings })

@@ -5,14 +5,14 @@
 //!
 //! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
 //! does not arise, and the file is single-channel. A `COM` segment `graylab` marks the file as
-//! graylab's ([`crate::io::mark`]).
+//! graylab's ([`crate::io::mark`]); the JFIF segment gives the pixel density where there is one.
 
 mod block;
 mod dct;
 mod tables;
 
-use crate::io::WriteCause;
 use crate::io::mark::SOFTWARE;
+use crate::io::{Density, WriteCause};
 use std::io::Write;
 
 use crate::io::codecs::rows::RowSource;
@@ -29,12 +29,13 @@ pub const JPEG_MAX_SIDE: u32 = 65_500;
 /// while the restart markers cost well under 0.1% of the file.
 const MAX_BLOCK_ROWS_PER_STRIPE: usize = 16;
 
-/// Encodes the rows of an 8-bit gray image as a baseline JPEG of `quality` (1-100) into `out`;
-/// `progress` is called with the fraction of stripes done.
+/// Encodes the rows of an 8-bit gray image as a baseline JPEG of `quality` (1-100) and
+/// `density` (in its JFIF segment; an aspect ratio of 1:1 where `None`) into `out`; `progress`
+/// is called with the fraction of stripes done.
 pub(in crate::io) fn write_gray_jpeg(
     source: &dyn RowSource,
     (width, height): (u32, u32),
-    quality: u8,
+    (quality, density): (u8, Option<Density>),
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -52,7 +53,8 @@ pub(in crate::io) fn write_gray_jpeg(
     let stripes = block_rows.div_ceil(rows_per_stripe);
     let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
     let io = WriteCause::Os;
-    write_headers(out, &coder.quant, (width as u16, height as u16), restart_interval).map_err(io)?;
+    let size = (width as u16, height as u16);
+    write_headers(out, &coder.quant, (size, density), restart_interval).map_err(io)?;
     code_in_parallel_write_in_order(
         stripes,
         |s| {
@@ -97,12 +99,15 @@ fn segment(out: &mut impl Write, marker: u8, body: &[&[u8]]) -> std::io::Result<
 fn write_headers(
     out: &mut impl Write,
     quant: &[u8; 64],
-    (width, height): (u16, u16),
+    ((width, height), density): ((u16, u16), Option<Density>),
     restart_interval: u16,
 ) -> std::io::Result<()> {
     out.write_all(&[0xFF, 0xD8])?;
-    // JFIF 1.01, no density unit, 1:1 aspect, no thumbnail.
-    segment(out, 0xE0, &[b"JFIF\0", &[1, 1, 0, 0, 1, 0, 1, 0, 0]])?;
+    // JFIF 1.01, the density (else no unit and a 1:1 aspect), no thumbnail.
+    let (units, x, y) = density.and_then(Density::jfif).unwrap_or((0, 1, 1));
+    let [x1, x0] = x.to_be_bytes();
+    let [y1, y0] = y.to_be_bytes();
+    segment(out, 0xE0, &[b"JFIF\0", &[1, 1, units, x1, x0, y1, y0, 0, 0]])?;
     // graylab's mark (see `crate::io::mark`): a comment.
     segment(out, 0xFE, &[SOFTWARE.as_bytes()])?;
     let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);

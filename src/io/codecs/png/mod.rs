@@ -3,13 +3,14 @@
 //! (adaptive per row: the filter with the smallest sum of absolute values, as libpng and the
 //! `png` crate choose) and compressed in stripes on all cores, then the stripes are joined into
 //! one zlib stream (see [`deflate`]) with the Adler-32 combined from theirs. A `tEXt` chunk
-//! `Software` = graylab marks the file as graylab's ([`crate::io::mark`]).
+//! `Software` = graylab marks the file as graylab's ([`crate::io::mark`]); a `pHYs` chunk gives
+//! the pixel density where there is one.
 
 mod deflate;
 mod huffman;
 
-use crate::io::WriteCause;
 use crate::io::mark::SOFTWARE;
+use crate::io::{Density, WriteCause};
 use std::io::Write;
 
 use crate::io::codecs::rows::{GrayLayout, RowSource};
@@ -40,11 +41,12 @@ pub(in crate::io) fn pack_bits(gray: &[u8], width: usize) -> Vec<u8> {
 
 /// Writes the rows of `source` as a PNG of `layout` at `depth` bits a sample (its
 /// [`GrayLayout::bit_depth`], or 1 for gray without alpha packed 8 pixels a byte, most
-/// significant bit first, each row padded to whole bytes, as [`pack_bits`] packs them);
-/// `progress` gets the fraction of stripes done.
+/// significant bit first, each row padded to whole bytes, as [`pack_bits`] packs them), of
+/// `density` (in a `pHYs` chunk; none where `None`); `progress` gets the fraction of stripes
+/// done.
 pub(in crate::io) fn write_png(
     source: &dyn RowSource,
-    (layout, depth): (GrayLayout, u8),
+    (layout, depth, density): (GrayLayout, u8, Option<Density>),
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -86,6 +88,11 @@ pub(in crate::io) fn write_png(
     // graylab's mark (see `crate::io::mark`): `Software` = graylab.
     let software = [&b"Software\0"[..], SOFTWARE.as_bytes()].concat();
     out.write_all(&chunk(*b"tEXt", &software)).map_err(io)?;
+    if let Some((x, y)) = density.and_then(Density::per_metre) {
+        // Pixels per metre across and down, unit 1 (the metre).
+        let phys = [&x.to_be_bytes()[..], &y.to_be_bytes(), &[1]].concat();
+        out.write_all(&chunk(*b"pHYs", &phys)).map_err(io)?;
+    }
     // The zlib header (deflate, 32 KiB window, fastest level), the stripes, the checksum.
     out.write_all(&chunk(*b"IDAT", &[0x78, 0x01])).map_err(io)?;
     let mut adler = 1;

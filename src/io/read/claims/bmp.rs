@@ -1,11 +1,12 @@
 //! A BMP's pixels against the bytes behind its header: uncompressed rows are all there, and an
 //! RLE8 or RLE4 row takes at least one 2-byte run per 255 pixels in a file any encoder writes
-//! (half that is allowed, for rows ended or skipped early). Also the DIBs inside an ICO.
+//! (half that is allowed, for rows ended or skipped early). Also the DIBs inside an ICO, and a
+//! BMP's pixel density (pixels per metre).
 
 use std::path::Path;
 
-use crate::io::IoError;
 use crate::io::read::claims::check_size;
+use crate::io::{Density, DensityUnit, IoError};
 
 /// Compression codes of a BMP's info header.
 const BI_RGB: u32 = 0;
@@ -34,6 +35,17 @@ pub(super) fn check(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoE
     let Some(min_bytes) = min_bytes(width, height, bits, compression.cast_unsigned()) else { return Ok(()) };
     let data_bytes = file_bytes.saturating_sub(u64::from(offset.cast_unsigned()));
     check_size(path, "BMP", (width, height), min_bytes, data_bytes, file_bytes)
+}
+
+/// The pixels per metre across and down of the BMP whose first bytes are `head` (in an info
+/// header of 40 bytes or more); `None` where they are 0 (most BMPs) or there is none.
+pub(super) fn density(head: &[u8]) -> Option<Density> {
+    let le32 = |i: usize| head.get(i..i + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes);
+    if !head.starts_with(b"BM") || le32(14)? < 40 {
+        return None;
+    }
+    let per_metre = |i: usize| le32(i).filter(|&v| i32::try_from(v).is_ok());
+    Density::new((per_metre(38)?, 1), (per_metre(42)?, 1), DensityUnit::Metre)
 }
 
 /// The fewest bytes of pixel data a `width` x `height` bitmap of `bits` per pixel needs with

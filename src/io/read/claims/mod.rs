@@ -1,7 +1,7 @@
 //! Does a file hold what its header claims? Each format's header against the data behind it, at
 //! the format's best compression ratio, read from the headers before anything is allocated; and
-//! what that walk over the file finds on the way: how many frames or pages it holds, and an
-//! EXIF orientation the decoders miss.
+//! what that walk over the file finds on the way: how many frames or pages it holds, an EXIF
+//! orientation the decoders miss, and the pixel density (which no decoder here reads).
 //!
 //! A ratio here is the most pixels a byte of data can ever give, so a file any encoder wrote
 //! passes; only headers that claim more than the file could hold are refused.
@@ -40,6 +40,9 @@ pub(in crate::io) struct Facts {
     /// An EXIF orientation the decoder does not read (a LONG value, a PNG `eXIf` chunk after
     /// the image data), `None` when there is none.
     pub orientation: Option<Orientation>,
+    /// The pixel density: a TIFF's resolution tags, a PNG's `pHYs` chunk, a BMP's pixels per
+    /// metre, a JPEG's JFIF segment or EXIF block (read with libjpeg's header, `LibjpegHeader`).
+    pub density: Option<crate::io::Density>,
     /// A PNM's header.
     pub pnm: Option<pnm::Header>,
     /// An APNG's still image is not a frame of its animation (it is counted in `frames`).
@@ -53,7 +56,8 @@ pub(in crate::io) fn check_claims(path: &Path, head: &[u8], format: ImageFormat)
     match format {
         ImageFormat::Png => png::check(path, head, &mut walk),
         ImageFormat::Gif => gif::check(path, &mut walk),
-        ImageFormat::Bmp => bmp::check(path, head, walk.len()).map(|()| Facts::default()),
+        ImageFormat::Bmp => bmp::check(path, head, walk.len())
+            .map(|()| Facts { density: bmp::density(head), ..Facts::default() }),
         ImageFormat::WebP => webp::check(path, &mut walk),
         ImageFormat::Tiff => tiff::check(path, head, &mut walk),
         ImageFormat::Tga => others::check_tga(path, head, walk.len()).map(|()| Facts::default()),

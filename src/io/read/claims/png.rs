@@ -1,12 +1,12 @@
-//! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, and an
-//! `eXIf` chunk the decoder skips (it reads only those before the image data): from the chunk
-//! headers, seeking over the data.
+//! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, an
+//! `eXIf` chunk the decoder skips (it reads only those before the image data), and the pixel
+//! density of a `pHYs` chunk: from the chunk headers, seeking over the data.
 
 use std::path::Path;
 
-use crate::io::IoError;
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::exif_orientation;
+use crate::io::{Density, IoError};
 
 /// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
 pub(super) const DEFLATE_MAX_RATIO: u64 = 1032;
@@ -14,7 +14,7 @@ pub(super) const DEFLATE_MAX_RATIO: u64 = 1032;
 const MAX_EXIF_BYTES: u32 = 1 << 20;
 
 /// Refuses a PNG whose image data is too small for its pixels even at deflate's best ratio;
-/// counts an APNG's frames and reads an `eXIf` chunk's orientation.
+/// counts an APNG's frames and reads an `eXIf` chunk's orientation and a `pHYs` chunk's density.
 pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, IoError> {
     let Some((width, height, min_bytes)) = min_data_bytes(head) else { return Ok(Facts::default()) };
     let file_bytes = walk.len();
@@ -25,7 +25,8 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let frames = chunks.animation_frames.map(|n| n.saturating_add(u32::from(!chunks.fctl_before_idat)));
     let frames = frames.filter(|&n| n > 1);
     let still_apart = frames.is_some() && !chunks.fctl_before_idat;
-    Ok(Facts { frames, orientation: chunks.orientation, still_apart, ..Facts::default() })
+    let (orientation, density) = (chunks.orientation, chunks.density);
+    Ok(Facts { frames, orientation, density, still_apart, ..Facts::default() })
 }
 
 /// The width, height and least compressed bytes of the PNG whose first bytes are `head`, or
@@ -58,6 +59,8 @@ pub(super) struct Chunks {
     fctl_before_idat: bool,
     /// The orientation of an `eXIf` chunk.
     orientation: Option<image::metadata::Orientation>,
+    /// The density of a `pHYs` chunk, in pixels per metre.
+    density: Option<Density>,
 }
 
 /// Walks the chunks of a PNG from offset `start` to `end` (a PNG inside an ICO ends before the
@@ -84,6 +87,13 @@ pub(super) fn chunks(walk: &mut Walk, start: u64, end: u64) -> Chunks {
             b"fcTL" => found.fctl_before_idat |= !seen_idat,
             b"eXIf" if len <= MAX_EXIF_BYTES && found.orientation.is_none() => {
                 found.orientation = walk.bytes(len as usize).and_then(|exif| exif_orientation(&exif));
+                skip = 4;
+            }
+            b"pHYs" if len == 9 => {
+                found.density = walk.read::<9>().and_then(|p| {
+                    let be32 = |b: &[u8]| b.try_into().ok().map(u32::from_be_bytes);
+                    Density::from_png(be32(&p[..4])?, be32(&p[4..8])?, p[8])
+                });
                 skip = 4;
             }
             b"IEND" => break,

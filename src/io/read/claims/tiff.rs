@@ -1,20 +1,20 @@
 //! A TIFF's first image file directory, read before decoding: its strips or tiles against its
 //! pixels at the compression's best ratio, and `PackBits` blocks against their rows; its pages
-//! counted; an orientation stored as a LONG read. Which variant it is (and the ones graylab
-//! cannot read) is `tiff_header.rs`'s.
+//! counted; an orientation stored as a LONG read; its resolution. Which variant it is (and the
+//! ones graylab cannot read) is `tiff_header.rs`'s.
 
 use std::path::Path;
 
-use crate::io::IoError;
 use crate::io::read::claims::png::DEFLATE_MAX_RATIO;
 use crate::io::read::claims::tiff_ifd::tag::{
     BITS_PER_SAMPLE, COMPRESSION, IMAGE_LENGTH, IMAGE_WIDTH, ORIENTATION, PHOTOMETRIC, PLANAR_CONFIGURATION,
-    ROWS_PER_STRIP, SAMPLES_PER_PIXEL, STRIP_BYTE_COUNTS, STRIP_OFFSETS, TILE_BYTE_COUNTS, TILE_LENGTH,
-    TILE_OFFSETS, TILE_WIDTH,
+    RESOLUTION_UNIT, ROWS_PER_STRIP, SAMPLES_PER_PIXEL, STRIP_BYTE_COUNTS, STRIP_OFFSETS, TILE_BYTE_COUNTS,
+    TILE_LENGTH, TILE_OFFSETS, TILE_WIDTH, X_RESOLUTION, Y_RESOLUTION,
 };
 use crate::io::read::claims::tiff_ifd::{Ifd, Layout};
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::orientation_of;
+use crate::io::{Density, IoError};
 
 /// `Compression` 32773: runs of one byte repeated and of literal bytes, per strip or tile.
 const PACKBITS: u64 = 32773;
@@ -26,15 +26,19 @@ const MAX_PAGES: u32 = 1 << 16;
 const SUBSAMPLING_SLACK: u64 = 2;
 
 /// Refuses files whose strips or tiles cannot hold their pixels; counts the pages and reads the
-/// orientation.
+/// orientation and the resolution.
 pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, IoError> {
     let Some((layout, offset)) = Layout::of(head) else { return Ok(Facts::default()) };
     let Some(ifd) = layout.ifd(walk, offset) else { return Ok(Facts::default()) };
     check_data(path, layout, walk, &ifd)?;
     let orientation =
         layout.first(walk, &ifd, ORIENTATION).and_then(|v| orientation_of(u32::try_from(v).ok()?));
+    let density = layout.rational(walk, &ifd, X_RESOLUTION).and_then(|x| {
+        let y = layout.rational(walk, &ifd, Y_RESOLUTION);
+        Density::from_tiff(x, y, layout.first(walk, &ifd, RESOLUTION_UNIT))
+    });
     let pages = pages(layout, walk, ifd.next);
-    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, ..Facts::default() })
+    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, density, ..Facts::default() })
 }
 
 /// Refuses a first image whose strips or tiles hold fewer bytes than its pixels need at its

@@ -20,8 +20,11 @@ pub(in crate::io) mod tag {
     pub(in crate::io) const SAMPLES_PER_PIXEL: u16 = 277;
     pub(in crate::io) const ROWS_PER_STRIP: u16 = 278;
     pub(in crate::io) const STRIP_BYTE_COUNTS: u16 = 279;
+    pub(in crate::io) const X_RESOLUTION: u16 = 282;
+    pub(in crate::io) const Y_RESOLUTION: u16 = 283;
     pub(in crate::io) const PLANAR_CONFIGURATION: u16 = 284;
     pub(in crate::io) const T4_OPTIONS: u16 = 292;
+    pub(in crate::io) const RESOLUTION_UNIT: u16 = 296;
     pub(in crate::io) const COLOR_MAP: u16 = 320;
     pub(in crate::io) const TILE_WIDTH: u16 = 322;
     pub(in crate::io) const TILE_LENGTH: u16 = 323;
@@ -155,6 +158,28 @@ impl Layout {
             walk.bytes(len)?
         };
         Some(bytes.chunks_exact(size).map(|v| self.u64(v)).collect())
+    }
+
+    /// The value of the entry with `tag` in `ifd` as a fraction: a RATIONAL's numerator and
+    /// denominator, or an integer over 1; `None` where there is none, or more than one value.
+    pub(super) fn rational(self, walk: &mut Walk, ifd: &Ifd, tag: u16) -> Option<(u32, u32)> {
+        let entry = ifd.entries.iter().find(|e| e.tag == tag)?;
+        if entry.kind != 5 {
+            let value = *self.values(walk, entry, 1)?.first()?;
+            return Some((u32::try_from(value).ok()?, 1));
+        }
+        if entry.count != 1 {
+            return None;
+        }
+        // Eight bytes: in the value field of a `BigTIFF`, at its offset in a classic TIFF.
+        let bytes = if self.big {
+            entry.field.to_vec()
+        } else {
+            walk.seek(self.u64(&entry.field[..4]))?;
+            walk.bytes(8)?
+        };
+        let half = |b: &[u8]| u32::try_from(self.u64(b)).ok();
+        Some((half(bytes.get(..4)?)?, half(bytes.get(4..8)?)?))
     }
 
     /// The first value of the entry with `tag` in `ifd`, if it has one.

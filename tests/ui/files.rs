@@ -1,0 +1,56 @@
+//! What the app makes of a file: an export that keeps the input's pixel density, through the
+//! writers `convert` uses; a camera raw refused on opening, as `convert` refuses it.
+
+use crate::common;
+use crate::harness::{harness, settle};
+
+use graylab::io::{DecodeOptions, ExportFormat, decode_file};
+
+#[test]
+fn an_export_keeps_the_density_of_the_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A 300x150 dpi PNG (11811 by 5906 pixels per metre).
+    let path = dir.path().join("scan.png");
+    let file = std::fs::File::create(&path).expect("create");
+    let mut encoder = png::Encoder::new(file, 48, 32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_pixel_dims(Some(png::PixelDimensions { xppu: 11811, yppu: 5906, unit: png::Unit::Meter }));
+    let pixels = common::noise(48 * 32 * 3, 5);
+    encoder.write_header().expect("header").write_image_data(&pixels).expect("pixels");
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let formats =
+        [("out.tif", ExportFormat::Tiff), ("out.jpg", ExportFormat::Jpeg), ("out.png", ExportFormat::Png)];
+    for (name, format) in formats {
+        h.state_mut().settings_mut().export.format = Some(format);
+        let out = dir.path().join(name);
+        h.state_mut().export_to(out.clone(), false);
+        settle(&mut h);
+        let decoded = decode_file(&out, &DecodeOptions::default()).expect("the export");
+        let (x, y) = decoded.density.expect("a density").per_inch();
+        assert_eq!(((x * 10.0).round(), (y * 10.0).round()), (3000.0, 1500.0), "{name}");
+    }
+    // Exactly the input's pixels per metre in a PNG, whole dpi in a JPEG's JFIF segment.
+    let png = std::fs::read(dir.path().join("out.png")).expect("read");
+    let phys = png.windows(4).position(|w| w == b"pHYs").expect("a pHYs chunk") + 4;
+    assert_eq!(png[phys..phys + 9], [&11811u32.to_be_bytes()[..], &5906u32.to_be_bytes(), &[1]].concat());
+    let jpeg = std::fs::read(dir.path().join("out.jpg")).expect("read");
+    assert_eq!(jpeg[13..18], [1, 1, 44, 0, 150], "JFIF: dots per inch, 300 by 150");
+}
+
+#[test]
+fn opening_a_canon_cr2_says_it_is_a_camera_raw() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let raw = dir.path().join("IMG_0001.CR2");
+    std::fs::write(&raw, common::canon_cr2(48, 32)).expect("write");
+    let Some(mut h) = harness(None) else { return };
+    settle(&mut h);
+    h.state_mut().open(raw);
+    settle(&mut h);
+    let (text, is_error) = h.state().view().message.expect("a message");
+    assert!(
+        is_error && text.contains("a camera raw (Canon CR2) file") && text.contains("IMG_0001.CR2"),
+        "{text}"
+    );
+    assert_eq!(h.state().view().input_image, None, "no preview shown as the photo");
+}
