@@ -298,10 +298,11 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     }
     // The encode's span starts where the call does (before its own clock, so before any stripe)
     // and lasts its encode time: after its last stripe the encode still writes and syncs.
-    let encode_from_ns = nanos_since(started);
-    // The stripes run on the pool of the threads asked for (`--threads`), as a kernel alone does.
+    // The stripes run on the pool of the threads asked for (`--threads`), as a kernel alone does;
+    // made (its threads started) before the encode's clock.
     let threads = settings.threads.clamp(1, crate::cpu::available_threads());
     let pool = crate::cpu::pool(threads)?;
+    let encode_from_ns = nanos_since(started);
     let written = pool.install(|| encode_rows_to_file(layout, &source, output, &export, &|_| ()))?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
