@@ -1,12 +1,12 @@
-//! `graylab convert`: files and folders, several files at once, progress, a summary, and each
-//! error naming its file.
+//! `graylab convert`: files and folders, several files at once, a batch's estimate first, its
+//! progress, a summary, and each error naming its file.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use std::io::IsTerminal as _;
 
@@ -14,8 +14,10 @@ use anyhow::Context as _;
 
 use super::args::ConvertArgs;
 use super::out::{errln, outln};
+use super::pace::JobPace;
 use super::plan::{Plan, plan_outputs};
-use super::progress::{FileProgress, ProgressMode, seconds};
+use super::progress::{FileProgress, ProgressMode, SAID_AFTER, seconds};
+use crate::engine::estimate::Task;
 use crate::engine::{
     Backend, BatchOptions, ConvertSettings, Engine, EngineError, FileReport, available_threads, convert_batch,
 };
@@ -92,7 +94,10 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         plan.items.iter().map(|i| std::fs::metadata(&i.input).map_or(0, |m| m.len())).collect();
     let total_bytes = sizes.iter().sum();
     let mode = ProgressMode::choose(args.json, if plan.from_folder { files.max(2) } else { files });
-    let progress = Mutex::new(FileProgress::new(mode, (files, total_bytes), (started, one_time_at)));
+    let pace = batch_pace(&engine, &plan, &options, mode);
+    let estimate_s = pace.as_ref().map(|p| p.estimate().seconds);
+    let progress =
+        Mutex::new(FileProgress::new(mode, (files, total_bytes), (started, one_time_at), estimate_s));
     let refused_files = plan.refused.iter().filter(|r| !r.folder).count();
     let all_files = files + refused_files;
     let tally = Arc::new(Tally::default());
@@ -117,6 +122,10 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
     let results = super::progress::watch_pixels(watched, || {
         convert_batch(&engine, &plan.items, &options, &on_done, watched)
     });
+    // A batch whose every file was converted teaches the pace what such batches take.
+    if let Some(pace) = pace.filter(|_| results.iter().all(Result::is_ok)) {
+        pace.finished(&engine);
+    }
     let mb_per_s = {
         let progress = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress.clear();
@@ -140,28 +149,42 @@ fn run_batch(args: &ConvertArgs) -> anyhow::Result<ExitCode> {
         }
         // One summary, on stdout beside the reports; each failure was told on stderr.
         if all_files > 1 || plan.from_folder {
-            let wall = started.elapsed();
-            let folders = match unlisted_folders {
-                0 => String::new(),
-                1 => ", 1 folder not listed".to_owned(),
-                n => format!(", {n} folders not listed"),
-            };
-            let warned =
-                results.iter().filter(|r| r.as_ref().is_ok_and(|f| !f.warnings().is_empty())).count();
-            let with_warnings = if warned > 0 { format!(" ({warned} with warnings)") } else { String::new() };
-            // Under 0.1 s, "0.0 s" beside a rate reads as nothing done.
-            let took =
-                if wall.as_secs_f64() < 0.1 { format!("{} ms", wall.as_millis()) } else { seconds(wall) };
-            outln!(
-                "{} of {all_files} files converted{with_warnings}, {failures} failed, {} skipped{folders}, in {took} ({:.2} images/s, {mb_per_s:.1} MB/s)",
-                all_files - failures,
-                plan.skipped.len(),
-                (all_files - failures) as f64 / wall.as_secs_f64().max(1e-9),
-            );
+            let counts = Counts { all_files, failures, skipped: plan.skipped.len(), unlisted_folders };
+            print_summary(&results, counts, started.elapsed(), mb_per_s);
         }
     }
     let failed = failures > 0 || unlisted_folders > 0 || trace_failed.is_some();
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// What a batch's summary counts: files in all (those refused before the work too), failed,
+/// skipped, and folders that could not be listed.
+#[derive(Clone, Copy)]
+struct Counts {
+    all_files: usize,
+    failures: usize,
+    skipped: usize,
+    unlisted_folders: usize,
+}
+
+/// The summary of a batch of `results`, `wall` long, on stdout: files converted (with warnings),
+/// failed, skipped, folders not listed, the time and the rates.
+fn print_summary(results: &[Result<FileReport, EngineError>], counts: Counts, wall: Duration, mb_per_s: f64) {
+    let Counts { all_files, failures, skipped, unlisted_folders } = counts;
+    let folders = match unlisted_folders {
+        0 => String::new(),
+        1 => ", 1 folder not listed".to_owned(),
+        n => format!(", {n} folders not listed"),
+    };
+    let warned = results.iter().filter(|r| r.as_ref().is_ok_and(|f| !f.warnings().is_empty())).count();
+    let with_warnings = if warned > 0 { format!(" ({warned} with warnings)") } else { String::new() };
+    // Under 0.1 s, "0.0 s" beside a rate reads as nothing done.
+    let took = if wall.as_secs_f64() < 0.1 { format!("{} ms", wall.as_millis()) } else { seconds(wall) };
+    outln!(
+        "{} of {all_files} files converted{with_warnings}, {failures} failed, {skipped} skipped{folders}, in {took} ({:.2} images/s, {mb_per_s:.1} MB/s)",
+        all_files - failures,
+        (all_files - failures) as f64 / wall.as_secs_f64().max(1e-9),
+    );
 }
 
 /// How a batch of `files` runs, as the arguments ask: with several in flight, one thread each.
@@ -181,6 +204,36 @@ fn batch_options(args: &ConvertArgs, files: usize) -> BatchOptions {
         decode: DecodeOptions { allow_truncated: args.allow_truncated, ..DecodeOptions::default() },
         export: export_options(args),
     }
+}
+
+/// A batch's pace (none for one file named, or none to convert), read before its first file:
+/// its estimate is said on stderr where its progress is shown (not with `--json`) and it is
+/// long enough to matter ([`SAID_AFTER`], as the pixels' line of one file), as the sweep and the
+/// claims say theirs.
+fn batch_pace(engine: &Engine, plan: &Plan, options: &BatchOptions, mode: ProgressMode) -> Option<JobPace> {
+    let files = plan.items.len();
+    if files == 0 || !(files > 1 || plan.from_folder) {
+        return None;
+    }
+    let inputs: Vec<&Path> = plan.items.iter().map(|i| i.input.as_path()).collect();
+    let (parts, megapixels, every) = super::pace::batch_parts(&inputs, &options.settings);
+    let gpu = options.settings.backend == Backend::Gpu;
+    let pace = JobPace::read(engine, gpu, Task::Batch, |_| parts);
+    let estimate = pace.estimate();
+    if mode != ProgressMode::Off && estimate.seconds >= SAID_AFTER.as_secs_f64() {
+        let places = match megapixels {
+            mp if mp >= 10.0 => 0,
+            mp if mp >= 1.0 => 1,
+            _ => 2,
+        };
+        errln!(
+            "converting {} ({}{megapixels:.places$} MP): {}",
+            crate::system::units::count(files, "file"),
+            if every { "" } else { "about " },
+            estimate.sentence()
+        );
+    }
+    Some(pace)
 }
 
 /// Refuses a trace that would replace a file this conversion reads (an input named, a file of

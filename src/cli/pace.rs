@@ -1,11 +1,15 @@
 //! The CLI's side of the one estimator ([`crate::engine::estimate`]): this machine's pace read
-//! from the cache folder before a long job (sweep, work grid, claims, `bench --passes`), the
-//! job's estimate from it, and, once the job has finished, what it taught kept for the next.
+//! from the cache folder before a long job (sweep, work grid, claims, `bench --passes`, a batch
+//! of files), the job's estimate from it, and, once the job has finished, what it taught kept
+//! for the next.
 
 use super::out::errln;
-use crate::engine::Engine;
-use crate::engine::estimate::{Estimate, Lesson, Pace, Part, Task, keep_lessons, load_pace, machine_name};
+use crate::engine::estimate::{
+    Estimate, Lesson, Pace, Part, Task, convert_parts, keep_lessons, load_pace, machine_name,
+};
+use crate::engine::{ConvertSettings, Engine};
 use crate::system::one_time::OneTimeMark;
+use std::path::Path;
 use std::time::Instant;
 
 /// A long job's estimate from the kept pace, and the pace to teach when it ends.
@@ -131,4 +135,28 @@ impl JobPace {
         });
         let _kept = keep_lessons(&self.pace.machine, &self.lessons);
     }
+}
+
+/// The most files whose headers a batch's estimate reads (a JPEG's is up to 1 MiB): past it, as
+/// many spread over the batch stand for the rest.
+const BATCH_HEADERS: usize = 64;
+
+/// A batch's parts: each file of `inputs` a conversion with `settings` at the size its header
+/// claims (one that cannot be read costs nothing: it fails before it is converted), those read
+/// standing for the rest past [`BATCH_HEADERS`] files; and their megapixels, with whether they
+/// were read from every file.
+pub(super) fn batch_parts(inputs: &[&Path], settings: &ConvertSettings) -> (Vec<Part>, f64, bool) {
+    let step = inputs.len().div_ceil(BATCH_HEADERS).max(1);
+    let read: Vec<&Path> = inputs.iter().copied().step_by(step).collect();
+    let stands_for = inputs.len() as f64 / read.len().max(1) as f64;
+    let mut parts = Vec::new();
+    for size in read.iter().filter_map(|path| crate::io::header_dimensions(path)) {
+        parts.extend(
+            convert_parts(std::slice::from_ref(settings), 1, size)
+                .into_iter()
+                .map(|p| Part { runs: p.runs * stands_for, ..p }),
+        );
+    }
+    let megapixels = parts.iter().map(|p| p.megapixels * p.runs).sum();
+    (parts, megapixels, step == 1)
 }

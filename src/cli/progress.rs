@@ -1,6 +1,7 @@
 //! Batch progress for `graylab convert`: a bar redrawn in place on a terminal (files done, MB/s,
-//! ETA), plain lines when stderr is not a terminal, nothing at all with `--json`; for one long
-//! file on a terminal, the share of its pixels converted ([`watch_pixels`]).
+//! ETA from the batch's estimate corrected by its pace), plain lines when stderr is not a
+//! terminal, nothing at all with `--json`; for one long file on a terminal, the share of its
+//! pixels converted ([`watch_pixels`]).
 
 use super::out::{err_part, errln};
 use crate::engine::estimate::Standing;
@@ -45,15 +46,20 @@ pub(super) struct FileProgress {
     started: Instant,
     /// The process's one-time work when the batch started (opening the GPU is no pace).
     one_time_at: OneTimeMark,
+    /// What the batch was estimated to take before it started, seconds: the ETA's start,
+    /// corrected by the pace its files show.
+    estimate_s: Option<f64>,
 }
 
 impl FileProgress {
     /// Progress over `total_files` inputs of `total_bytes` bytes, from `started` and the one-time
-    /// work then (the batch's start, which its summary counts from too).
+    /// work then (the batch's start, which its summary counts from too), estimated to take
+    /// `estimate_s` (`None`: no estimate, the ETA from the pace seen alone).
     pub(super) fn new(
         mode: ProgressMode,
         (total_files, total_bytes): (usize, u64),
         (started, one_time_at): (Instant, OneTimeMark),
+        estimate_s: Option<f64>,
     ) -> Self {
         let progress = Self {
             mode,
@@ -65,6 +71,7 @@ impl FileProgress {
             failed: 0,
             started,
             one_time_at,
+            estimate_s,
         };
         progress.draw();
         progress
@@ -98,9 +105,11 @@ impl FileProgress {
         let elapsed = self.started.elapsed();
         let mb_per_s = self.mb_per_s();
         let done = (self.done_bytes > 0).then(|| self.done_bytes as f64 / self.total_bytes.max(1) as f64);
-        // From the bytes done so far: no estimate comes before a batch.
-        let eta = left(elapsed, self.one_time_at, done)
-            .map_or_else(|| "ETA -".to_owned(), |s| format!("ETA {s} (pace so far)"));
+        // The estimate, corrected by the pace of the bytes done so far (alone without one).
+        let eta = left(self.estimate_s, elapsed, self.one_time_at, done).map_or_else(
+            || "ETA -".to_owned(),
+            |(s, basis)| format!("ETA {s} ({})", basis.trim_start_matches("from the ")),
+        );
         let failed = if self.failed > 0 { format!(", {} failed", self.failed) } else { String::new() };
         format!(
             "[{}/{}] {:.0}%{failed}, {mb_per_s:.1} MB/s, {eta}",
@@ -128,11 +137,12 @@ impl FileProgress {
     }
 }
 
-/// A conversion shorter than this shows no progress line.
-const PIXELS_LINE_AFTER: Duration = Duration::from_secs(1);
+/// A conversion shorter than this shows no progress line, and a batch estimated shorter says
+/// no estimate: long enough to matter.
+pub(super) const SAID_AFTER: Duration = Duration::from_secs(1);
 
 /// Runs `work`; meanwhile, with a counter to watch, redraws "converting: 42% of the pixels" on
-/// stderr (a terminal's) 4 times a second once the run took [`PIXELS_LINE_AFTER`], with an ETA
+/// stderr (a terminal's) 4 times a second once the run took [`SAID_AFTER`], with an ETA
 /// from the share done, and clears the line at the end.
 pub(super) fn watch_pixels<T>(
     progress: Option<&crate::engine::PixelProgress>,
@@ -149,11 +159,11 @@ pub(super) fn watch_pixels<T>(
                 // Woken at once when the work ends.
                 std::thread::park_timeout(Duration::from_millis(250));
                 let elapsed = started.elapsed();
-                let Some(fraction) = progress.fraction().filter(|_| elapsed >= PIXELS_LINE_AFTER) else {
+                let Some(fraction) = progress.fraction().filter(|_| elapsed >= SAID_AFTER) else {
                     continue;
                 };
-                let eta = left(elapsed, one_time_at, Some(fraction))
-                    .map_or_else(String::new, |left| format!(", about {left} left"));
+                let eta = left(None, elapsed, one_time_at, Some(fraction))
+                    .map_or_else(String::new, |(left, _)| format!(", about {left} left"));
                 err_part!(
                     "\r\x1b[2Kconverting: {:.0}% of the pixels ({}{eta})",
                     fraction * 100.0,
@@ -175,13 +185,19 @@ pub(super) fn watch_pixels<T>(
     })
 }
 
-/// The time left, as [`seconds`] writes it, of a job `elapsed` since it started, with the
+/// The time left, as [`seconds`] writes it, with what it rests on ("from the estimate and the
+/// pace so far"), of a job estimated at `estimate_s`, `elapsed` since it started, with the
 /// process's one-time work since `one_time_at` left out of its pace, and `done` of it done.
-fn left(elapsed: Duration, one_time_at: OneTimeMark, done: Option<f64>) -> Option<String> {
+fn left(
+    estimate_s: Option<f64>,
+    elapsed: Duration,
+    one_time_at: OneTimeMark,
+    done: Option<f64>,
+) -> Option<(String, &'static str)> {
     let (elapsed_s, one_time_s) = (elapsed.as_secs_f64(), one_time_at.since_s());
     // Drawn as the work moves (a file done, pixels counted): the pace is now's.
-    let standing = Standing { estimate_s: None, elapsed_s, one_time_s, done, since_done_s: 0.0 };
-    standing.seconds_left().map(|s| seconds(Duration::from_secs_f64(s)))
+    let standing = Standing { estimate_s, elapsed_s, one_time_s, done, since_done_s: 0.0 };
+    standing.left().map(|(s, basis)| (seconds(Duration::from_secs_f64(s)), basis))
 }
 
 /// `3.2 s` or `2 min 05 s`.

@@ -4,10 +4,10 @@
 //! [`say_on_signal`], which may first tidy what the command made), and then the signal ends the
 //! process as it would have (exit status "killed by signal"). Files being written are abandoned,
 //! never left half written: their unnamed or temporary files go with the process. A command
-//! that stops gently ([`stop_gently`], the claims) is told instead, stops its work early and
-//! says what it finished; the desktop app ([`stop_gently_waking`]) closes its window as its
-//! close button does, saving its settings; a second signal ends either at once, and so does the
-//! first once the app's window has closed.
+//! that stops gently ([`stop_gently`], the claims and the sweep) is told instead, stops its
+//! work early and says what it finished; the desktop app ([`stop_gently_waking`]) closes its
+//! window as its close button does, saving its settings; a second signal ends either at once,
+//! and so does the first once the app's window has closed.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -100,6 +100,19 @@ pub fn stop_status() -> Option<u8> {
 #[must_use]
 pub fn stop_asked() -> &'static AtomicBool {
     &STOP_ASKED
+}
+
+/// Set to a path: a command that stops gently waits before each of its steps after the first
+/// (a sweep's next cell) until that path exists (and removes it) or a signal asks it to stop,
+/// so that a test signals it between two steps by construction, not by racing them.
+pub const HOLD_STEP_ENV: &str = "GRAYLAB_HOLD_STEP";
+
+/// Waits as [`HOLD_STEP_ENV`] asks, at a step after the first; at once where it is not set.
+pub fn hold_step_for_tests() {
+    let Some(release) = std::env::var_os(HOLD_STEP_ENV) else { return };
+    while !STOP_ASKED.load(Ordering::Acquire) && std::fs::remove_file(&release).is_err() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// Keeps [`stop_gently`] in force until dropped.

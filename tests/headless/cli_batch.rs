@@ -444,3 +444,52 @@ fn threads_asked_for_run_the_stripes_inside_the_encode() {
     let read = |name: &str| std::fs::read(d.join(name)).expect("read");
     assert_eq!(read("one.png"), read("all.png"), "one thread and all write the same bytes");
 }
+
+/// A folder's batch says what it will take before its first file, from the pace kept in the
+/// cache folder (here one the test writes: each 300x200 file's conversion seen to take 2 s, and
+/// batches 5 s beyond their runs a unit of 0.06 MP + 0.1 a file), and only when that is long
+/// enough to matter; every batch converted whole keeps what it took for the next.
+#[test]
+fn a_folder_batch_says_its_estimate_from_the_kept_pace_first() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("in")).expect("mkdir");
+    for name in ["a", "b", "c", "d"] {
+        photo(300, 200).save(d.join("in").join(format!("{name}.png"))).expect("save");
+    }
+    let convert = |out: &str| {
+        let o = graylab(&["convert", "in", "--out-dir", out, "--jobs", "2", "--threads", "1"], d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    // Nothing seen: its guess, well under a second for 0.24 MP, is not said.
+    let said = convert("out1");
+    assert!(!said.contains("converting 4 files"), "{said}");
+    let kept: Vec<_> = std::fs::read_dir(d.join("graylab"))
+        .expect("the cache folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("pace-")))
+        .collect();
+    assert_eq!(kept.len(), 1, "the batch kept its pace: {kept:?}");
+    let pace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&kept[0]).expect("the pace")).expect("JSON");
+    assert!(pace["overheads"].as_array().is_some_and(|o| o.iter().any(|o| o[0] == "Batch")), "{pace}");
+    let write_pace = |run_s: f64, overhead_s: f64| {
+        let seen = |lane: &str| serde_json::json!({ "lane": lane, "megapixels": 0.06, "rounds": 0, "seconds": run_s });
+        let written = serde_json::json!({
+            "machine": pace["machine"], "format": pace["format"],
+            "seen": [seen("CpuOneThread"), seen("CpuAllThreads")],
+            "overheads": [["Batch", overhead_s]],
+        });
+        std::fs::write(&kept[0], written.to_string()).expect("write the pace");
+    };
+    // 4 x 2 s of runs, and 5 s x 4 x (0.06 + 0.1) = 3.2 s beyond them: 11.2 s.
+    write_pace(2.0, 5.0);
+    let said = convert("out2");
+    let line = said.lines().next().unwrap_or_default();
+    assert_eq!(line, "converting 4 files (0.24 MP): about 11 s, from runs seen on this machine", "{said}");
+    // A tenth of a second (4 x 0.01 s and 0.1 s x 0.64): not worth a line.
+    write_pace(0.01, 0.1);
+    let said = convert("out3");
+    assert!(!said.contains("converting 4 files"), "{said}");
+}

@@ -391,3 +391,52 @@ fn a_signal_during_the_claims_keeps_the_claims_finished() {
     assert!(claims.iter().any(|c| c["verdict"] == "not run (stopped)"), "{json}");
     assert!(said.contains("SIGINT: stopping") && said.contains(" of 10 claims finished"), "{said}");
 }
+
+/// Ctrl-C during a sweep stops it gently, as the claims stop: held before its second point
+/// (`GRAYLAB_HOLD_STEP`, which the signal releases) until the signal lands, it prints its first
+/// point and the other two as not run, writes a JSON that says it was stopped and that
+/// `graylab compare` reads, and exits 130.
+#[test]
+fn a_signal_during_a_sweep_keeps_the_points_finished() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let args = ["sweep", "--cpu-only", "--sizes", "0.01,0.02,0.04", "--runs", "1", "--json", "s.json"];
+    let mut child = graylab(d)
+        .stdout(std::process::Stdio::piped())
+        .env("GRAYLAB_HOLD_STEP", d.join("never"))
+        .args(args)
+        .spawn()
+        .expect("spawn");
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut said = String::new();
+    while !said.contains("(1 of 3)") {
+        let read = err.read_line(&mut said).expect("stderr");
+        assert!(read > 0, "it ended before its first point: {said}");
+    }
+    send(&child, "INT");
+    let o = child.wait_with_output().expect("wait");
+    std::io::Read::read_to_string(&mut err, &mut said).expect("the rest of stderr");
+    assert_eq!(o.status.code(), Some(130), "{said}");
+    assert!(said.contains("SIGINT: stopping") && said.contains("1 of 3 points finished"), "{said}");
+    assert!(!said.contains("(2 of 3)"), "no point begun after the signal: {said}");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("0.01 ") && table.matches("not run (stopped)").count() == 2, "{table}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("s.json")).expect("the JSON kept")).expect("JSON");
+    assert_eq!(json["stopped"], true, "{json}");
+    let points = json["points"].as_array().expect("points");
+    assert_eq!(points.len(), 1, "{json}");
+    assert!(points[0]["series"][0][1]["median_ns"].as_u64().is_some_and(|ns| ns > 0), "{json}");
+    let not_run: Vec<u64> =
+        json["not_run"].as_array().expect("not run").iter().filter_map(|c| c["width"].as_u64()).collect();
+    assert_eq!(not_run.len(), 2, "{json}");
+    assert!(
+        json["verdict"].as_str().is_some_and(|v| v.contains("stopped: 1 of 3 points measured")),
+        "{json}"
+    );
+    // `compare` reads it: its one point against itself, nothing slower.
+    let o = common::graylab(&["compare", "s.json", "s.json"], d);
+    assert_eq!(o.status.code(), Some(0), "{}", common::text(&o));
+    assert!(common::text(&o).contains("0 slower"), "{}", common::text(&o));
+}

@@ -72,23 +72,7 @@ impl KeptPace {
     }
 }
 
-/// The parts of converting a `width` x `height` image with each of `list`, `runs` times.
-#[must_use]
-pub fn convert_parts(list: &[ConvertSettings], runs: u32, (width, height): (u32, u32)) -> Vec<Part> {
-    let runs = f64::from(runs.max(1));
-    let megapixels = crate::system::units::megapixels(width, height);
-    let height_per_width = f64::from(height) / f64::from(width.max(1));
-    list.iter()
-        .map(|s| Part {
-            lane: Lane::of(s),
-            megapixels,
-            rounds: s.work.rounds,
-            op: s.op,
-            runs,
-            height_per_width,
-        })
-        .collect()
-}
+pub use crate::engine::estimate::convert_parts;
 
 impl Session {
     /// The adapter and CPU threads a pace belongs to.

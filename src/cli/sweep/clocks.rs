@@ -1,8 +1,8 @@
 //! `graylab sweep`'s tables: which clock timed each of their columns, read from the measurements
 //! (the GPU kernel on its timestamps, or on the CPU clock where the adapter gave none), and for
-//! the ceilings table the clocks its ceilings were probed on.
+//! the ceilings table the clocks its ceilings were probed on, and the rate each % column shows.
 
-use crate::engine::ceilings::PhaseRate;
+use crate::engine::ceilings::{Ceiling, PhasePart, PhaseRate};
 use crate::engine::sweep::{Series, SweepPoint, SweepResult};
 use crate::engine::{Backend, Phase};
 use crate::system::clock::Clock;
@@ -38,7 +38,7 @@ pub(super) fn ceilings_clocks_line(r: &SweepResult) -> String {
     let clocks = |series| series_clocks(r, series);
     // A % column where it shows a figure: its rate's clock, or its ceiling's.
     let pct = |backend, phase, clock: fn(&PhaseRate) -> Option<Clock>| -> Vec<Clock> {
-        let shown = |p| super::whole_rate(p, backend, phase).filter(|x| x.share_label().is_some());
+        let shown = |p| whole_rate(p, backend, phase).filter(|x| x.share_label().is_some());
         r.points.iter().filter_map(|p| shown(p).and_then(clock)).collect()
     };
     let percents = |clock: fn(&PhaseRate) -> Option<Clock>| {
@@ -113,6 +113,21 @@ pub(super) fn op_shares_note(r: &SweepResult) -> Option<String> {
         "cpu % and kern. % are of the grayscale kernel alone, without the op ({ops}); gpu total and cpu all \
          include it"
     ))
+}
+
+/// The rate of `phase` as a whole on `backend` at `p`: what a % column of the ceilings table shows.
+pub(super) fn whole_rate(p: &SweepPoint, backend: Backend, phase: Phase) -> Option<&PhaseRate> {
+    p.rates
+        .iter()
+        .find(|x| x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend))
+}
+
+/// Which backend a rate's ceiling belongs to.
+fn backend_of(ceiling: Option<Ceiling>) -> Option<Backend> {
+    match ceiling? {
+        Ceiling::MemoryStream => Some(Backend::Cpu),
+        _ => Some(Backend::Gpu),
+    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,8 @@ fn figure(p: Option<&SweepPoint>, series: Series) -> String {
 
 /// The map (sizes down, work levels across) and the frontier lines.
 pub(super) fn print_grid(r: &SweepResult) {
-    let mut sizes: Vec<f64> = r.points.iter().map(|p| p.megapixels).collect();
+    let mut sizes: Vec<f64> =
+        r.points.iter().map(|p| p.megapixels).chain(r.not_run.iter().map(|c| c.megapixels)).collect();
     sizes.sort_by(f64::total_cmp);
     sizes.dedup();
     if r.adapter.is_some() {
@@ -47,8 +48,14 @@ pub(super) fn print_grid(r: &SweepResult) {
                 .map(|&k| {
                     let p =
                         r.points.iter().find(|p| p.level(r.axis) == k && p.megapixels.total_cmp(&mp).is_eq());
-                    let cell =
-                        format!("{} / {}", figure(p, Series::GpuTotal), figure(p, Series::GpuResident));
+                    let skipped = || {
+                        r.not_run.iter().any(|c| c.level(r.axis) == k && c.megapixels.total_cmp(&mp).is_eq())
+                    };
+                    let cell = if p.is_none() && skipped() {
+                        "not run".to_owned()
+                    } else {
+                        format!("{} / {}", figure(p, Series::GpuTotal), figure(p, Series::GpuResident))
+                    };
                     format!(" {cell:>17}")
                 })
                 .collect::<Vec<_>>()

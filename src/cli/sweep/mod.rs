@@ -1,9 +1,11 @@
 //! `graylab sweep`: when is the GPU worth it on this machine? Over image sizes, with `--work`
 //! over sizes x synthetic work levels, with `--radii` over sizes x the blur's radius (the grid,
-//! printed by `grid.rs`); `--op` runs one op on every cell.
+//! printed by `grid.rs`, the table by `table.rs`); `--op` runs one op on every cell. Ctrl-C
+//! stops it gently: the points finished are printed and written, the rest marked not run.
 
 mod clocks;
 mod grid;
+mod table;
 
 use crate::cli::out::{errln, outln};
 use std::path::{Path, PathBuf};
@@ -14,16 +16,14 @@ use clap::Args;
 
 use crate::cli::UsageError;
 use crate::cli::arg_error::ArgError;
-use crate::engine::ceilings::{Ceiling, PhasePart, PhaseRate};
 use crate::engine::sweep::{
-    CellOps, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, GridAxis, Series, SweepOptions, SweepPoint,
-    SweepResult, calibrate, size_for, sweep_planned, to_csv,
+    CellOps, DEFAULT_SIZES_MP, DEFAULT_WORK_SIZES_MP, SweepOptions, SweepResult, calibrate, size_for,
+    sweep_planned, to_csv,
 };
-use crate::engine::{Backend, Engine, Phase, WorkgroupSize, sweep_bytes};
+use crate::engine::{Engine, WorkgroupSize, sweep_bytes};
 use crate::io::{DecodeOptions, WriteCause};
 use crate::pixel::Formula;
 use crate::system::memory_budget::budget;
-use crate::system::units::ms;
 
 /// The largest size `--sizes` accepts, in megapixels (the memory budget usually refuses less).
 pub const MAX_SIZE_MP: f64 = 100_000.0;
@@ -271,6 +271,11 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     // decide. The text says the figure the JSON keeps.
     let spent_s = pace.took_s();
     let estimate = plan.whole(spent_s).filter(|_| !pace.seen_before()).unwrap_or_else(|| pace.estimate());
+    // From its estimate on, Ctrl-C stops the sweep gently: the points finished are printed and
+    // written, the rest marked not run, as the app's Stop does (the claims stop so too).
+    let _gentle =
+        crate::system::signals::stop_gently("stopping: the points finished are kept, the rest not run");
+    let stop = crate::system::signals::stop_asked();
     if !quiet {
         say_estimate(grid.then_some(&plan), pace.seen_before(), &estimate, spent_s);
         if let Some(op) = plan.op_sentence().filter(|_| !grid) {
@@ -278,22 +283,59 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let mut progress = |i: usize, n: usize, mp: f64| {
+        if i > 0 {
+            crate::system::signals::hold_step_for_tests();
+        }
+        if stop.load(std::sync::atomic::Ordering::Acquire) {
+            return false;
+        }
         if !quiet {
             errln!("measuring {mp} MP{} ({} of {n})…", cell_text(plan.cells.get(i).filter(|_| grid)), i + 1);
         }
         true
     };
     let source_ref = source.as_ref().map(|(n, i, _)| (n.as_str(), i));
-    let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress)?;
+    let result = sweep_planned(&engine, &options, &plan, source_ref, &mut progress, Some(stop))?;
     let took_s = pace.took_s();
-    pace.learn_sweep(&result);
-    pace.finished(&engine);
-    // Each output is written even when another could not be (a full disk): the measured sweep
-    // is kept wherever it can be; the first failure fails the command, the others are told.
+    // A stopped sweep is no pace to learn from.
+    if !result.stopped {
+        pace.learn_sweep(&result);
+        pace.finished(&engine);
+    }
+    let mut failures = write_outputs(args, &engine, &result, (estimate, took_s))?.into_iter();
+    if !quiet {
+        table::print_table(&result);
+        outln!("\n{}", super::info::held_against_lines(&engine, known.as_ref()).join("\n"));
+    }
+    if result.stopped {
+        // Stopped: the exit status says so, and each output that could not be written is told.
+        let (done, all) = (result.points.len(), result.points.len() + result.not_run.len());
+        errln!("stopped after {took_s:.1} s: {done} of {all} points finished, the rest not run");
+        for e in failures {
+            errln!("error: {}", crate::cli::describe(e.as_ref()));
+        }
+        return Ok(ExitCode::from(crate::system::signals::stop_status().unwrap_or(130)));
+    }
+    let first = failures.next();
+    for e in failures {
+        errln!("error: {}", crate::cli::describe(e.as_ref()));
+    }
+    first.map_or(Ok(ExitCode::SUCCESS), Err)
+}
+
+/// Writes every output `args` asks for (the JSON, timed by `estimate` and `took_s`, and the CSV,
+/// to a file or standard output; the trace), each even when another could not be (a full disk):
+/// the measured sweep is kept wherever it can be. The failures, in order: the first fails the
+/// command, the others are told.
+fn write_outputs(
+    args: &SweepArgs,
+    engine: &Engine,
+    result: &SweepResult,
+    (estimate, took_s): (crate::engine::estimate::Estimate, f64),
+) -> anyhow::Result<Vec<anyhow::Error>> {
     let mut written = Vec::new();
     if let Some(path) = &args.json {
-        let took_s = Some(took_s);
-        let timed = crate::engine::estimate::Timed::new(&result, estimate, took_s);
+        let timed = crate::engine::estimate::Timed::new(result, estimate, Some(took_s));
         let json = crate::io::stamped_json(crate::io::ResultKind::Sweep, &engine.provenance(), &timed)?;
         if stdout(Some(path)) {
             outln!("{json}");
@@ -303,232 +345,15 @@ pub(super) fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.csv {
         if stdout(Some(path)) {
-            outln!("{}", to_csv(&result).trim_end());
+            outln!("{}", to_csv(result).trim_end());
         } else {
-            written.push(write_report(path, &to_csv(&result), args.overwrite));
+            written.push(write_report(path, &to_csv(result), args.overwrite));
         }
     }
     if let Some(path) = &args.trace {
-        written.push(crate::cli::trace::write_sweep(path, args.overwrite, &result));
+        written.push(crate::cli::trace::write_sweep(path, args.overwrite, result));
     }
-    if !quiet {
-        print_table(&result);
-        outln!("\n{}", super::info::held_against_lines(&engine, known.as_ref()).join("\n"));
-    }
-    let mut failures = written.into_iter().filter_map(Result::err);
-    let first = failures.next();
-    for e in failures {
-        errln!("error: {}", crate::cli::describe(e.as_ref()));
-    }
-    first.map_or(Ok(ExitCode::SUCCESS), Err)
-}
-
-fn print_table(r: &SweepResult) {
-    let runs = crate::system::units::count(r.runs, "warm run");
-    outln!("graylab sweep: {} images, {}, {runs} per point, median ms", r.source, r.formula);
-    if let Some(a) = &r.adapter {
-        outln!(
-            "GPU: {a}, workgroup {}{}",
-            r.workgroup,
-            if r.gpu_timestamps { "" } else { " (no timestamps: CPU clock)" }
-        );
-    }
-    outln!("{}", clocks::clocks_line(r));
-    let grid = r.is_grid();
-    let work = |k: Option<u32>| level_column(r, k);
-    if grid {
-        outln!("{}", axis_line(r));
-    } else if !r.op.is_none() {
-        outln!("op: {} on every size, timed with the kernel ({} ops/px)", r.op, r.op.ops_per_pixel());
-    }
-    outln!(
-        "{}{:>8} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
-        work(None),
-        "MP",
-        "size",
-        "cpu 1 thr",
-        format!("cpu {} thr", r.cpu_threads),
-        "gpu total",
-        "gpu kernel",
-        "gpu resid.",
-        "up GB/s",
-        "down GB/s"
-    );
-    for p in &r.points {
-        let cell = |s: Series| p.median_ns(s).map_or_else(|| "-".to_owned(), ms);
-        let rate = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
-        outln!(
-            "{}{:>8.2} {:>12} {:>10} {:>10} {:>11} {:>11} {:>11} {:>9} {:>9}",
-            work(Some(p.level(r.axis))),
-            p.megapixels,
-            format!("{}x{}", p.width, p.height),
-            cell(Series::Cpu1),
-            cell(Series::CpuAll),
-            cell(Series::GpuTotal),
-            cell(Series::GpuKernel),
-            cell(Series::GpuResident),
-            rate(p.upload_gb_per_s),
-            rate(p.download_gb_per_s),
-        );
-    }
-    if let Some(ns) = r.dispatch_latency_ns {
-        let clock = r.dispatch_latency_clock.unwrap_or_default().label();
-        outln!(
-            "dispatch latency (resident, the two smallest sizes extended to 0 pixels): {} ms ({clock})",
-            ms(ns)
-        );
-    }
-    if let Some(l) = r.copy_latency {
-        outln!(
-            "copies' latency (fitted, 4 KiB to 4 MiB): {:.1} µs up, {:.1} µs down ({}): every end-to-end run pays them",
-            l.up_ns / 1e3,
-            l.down_ns / 1e3,
-            l.clock.label()
-        );
-    }
-    print_comparisons(r);
-    print_ceilings_table(r);
-    // Without a GPU series there is no crossover to state.
-    let gpu_measured = r.points.iter().any(|p| p.median_ns(Series::GpuTotal).is_some());
-    match r.crossover_mp {
-        Some(mp) => outln!("crossover{}: the GPU end to end beats the CPU from {mp:.2} MP", lowest(r)),
-        None if gpu_measured => outln!(
-            "crossover{}: none (no size from which the GPU end to end is decided faster than the CPU at every larger size)",
-            lowest(r)
-        ),
-        None => {}
-    }
-    if grid {
-        grid::print_grid(r);
-    }
-    if let Some(m) = &r.model {
-        let mp = |v: Option<f64>| v.map_or_else(|| "never".to_owned(), |mp| format!("{mp:.2} MP"));
-        outln!(
-            "modelled crossover (from the ceilings): {}; {} with host copies fully overlapping GPU work; {} with the data resident",
-            mp(m.crossover_mp),
-            mp(m.overlapped_crossover_mp),
-            mp(m.resident_crossover_mp)
-        );
-    }
-    outln!("{}", r.verdict);
-}
-
-/// Each point's sampled comparison: who is faster, the GPU's speed-up with its interval, the
-/// rounds taken, and "busy" where other processes took part of the machine; then a warning when
-/// the sweep ran on a busy machine.
-fn print_comparisons(r: &SweepResult) {
-    if r.points.iter().any(|p| p.end_to_end.is_some()) {
-        outln!();
-        outln!(
-            "GPU end to end against the best CPU series, run in turns until decided (the GPU's speed-up, 95% interval)"
-        );
-        for p in &r.points {
-            let Some(c) = &p.end_to_end else { continue };
-            let level =
-                if r.is_grid() { format!(" at {}", r.axis.short(p.level(r.axis))) } else { String::new() };
-            outln!(
-                "{:>8.2} MP{level}: {}, {} rounds against {}{}",
-                p.megapixels,
-                c.label(),
-                c.rounds,
-                c.cpu_series.map_or("the CPU", |s| s.label()),
-                if p.was_busy() { " (busy)" } else { "" }
-            );
-        }
-    }
-    if let Some(busy) = r.busy_text() {
-        errln!("warning: the machine was busy ({busy}): the figures are noisier than on a quiet machine");
-    }
-}
-
-/// Each phase as % of its ceiling at each size, and the modelled times beside the measured ones.
-fn print_ceilings_table(r: &SweepResult) {
-    if r.points.iter().all(|p| p.rates.is_empty()) {
-        return;
-    }
-    outln!();
-    outln!(
-        "against this machine's ceilings (% of ceiling at the median; cpu: all threads vs the memory-stream baseline){}",
-        if r.model.is_some() { ", and the model's times in ms" } else { "" }
-    );
-    outln!("{}", clocks::ceilings_clocks_line(r));
-    if let Some(note) = clocks::op_shares_note(r) {
-        outln!("{note}");
-    }
-    let work = |k: Option<u32>| level_column(r, k);
-    outln!(
-        "{}{:>8} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
-        work(None),
-        "MP",
-        "cpu %",
-        "upload %",
-        "kern. %",
-        "down %",
-        "gpu total",
-        "model",
-        "cpu all",
-        "model"
-    );
-    for p in &r.points {
-        let pct = |backend: Backend, phase: Phase| {
-            whole_rate(p, backend, phase)
-                .and_then(crate::engine::ceilings::PhaseRate::share_label)
-                .map_or_else(|| "-".to_owned(), |v| v.trim_end_matches('%').to_owned())
-        };
-        let cell = |ns: Option<u64>| ns.map_or_else(|| "-".to_owned(), ms);
-        outln!(
-            "{}{:>8.2} {:>8} {:>9} {:>8} {:>8} {:>11} {:>11} {:>11} {:>11}",
-            work(Some(p.level(r.axis))),
-            p.megapixels,
-            pct(Backend::Cpu, Phase::Kernel),
-            pct(Backend::Gpu, Phase::Upload),
-            pct(Backend::Gpu, Phase::Kernel),
-            pct(Backend::Gpu, Phase::Download),
-            cell(p.median_ns(Series::GpuTotal)),
-            cell(p.modelled.map(|m| m.gpu_total_ns)),
-            cell(p.median_ns(Series::CpuAll)),
-            cell(p.modelled.map(|m| m.cpu_ns)),
-        );
-    }
-}
-
-/// For a grid, the level the crossover over sizes is taken at, e.g. ` at 0 rounds per pixel`.
-fn lowest(r: &SweepResult) -> String {
-    match r.points.iter().map(|p| p.level(r.axis)).min() {
-        Some(k) if r.is_grid() => format!(" at {}", r.axis.level_text(f64::from(k))),
-        _ => String::new(),
-    }
-}
-
-/// A grid's first column (its header with `None`): the work rounds or the blur's radius.
-fn level_column(r: &SweepResult, level: Option<u32>) -> String {
-    let header = match r.axis {
-        GridAxis::WorkRounds => "work",
-        GridAxis::BlurRadius => "radius",
-    };
-    match (r.is_grid(), level) {
-        (false, _) => String::new(),
-        (true, None) => format!("{header:>6} "),
-        (true, Some(k)) => format!("{k:>6} "),
-    }
-}
-
-/// What a grid's second axis is, and each level's operations per pixel.
-fn axis_line(r: &SweepResult) -> String {
-    let per_level: Vec<String> =
-        r.levels.iter().map(|l| format!("{} {} ops/px", l.level, l.ops_per_pixel)).collect();
-    let what = match r.axis {
-        GridAxis::WorkRounds => format!(
-            "work rounds: synthetic rounds per pixel (3 integer operations each){}{}",
-            if r.divergent { ", divergent: odd grays only" } else { "" },
-            if r.op.is_none() { String::new() } else { format!(", then {} on every cell", r.op) }
-        ),
-        GridAxis::BlurRadius => {
-            "blur radius: each cell runs blur:R at 0 rounds (4 (2R + 1) integer operations per pixel)"
-                .to_owned()
-        }
-    };
-    format!("axis: {what}; operations per pixel with the formula's: {}", per_level.join(", "))
+    Ok(written.into_iter().filter_map(Result::err).collect())
 }
 
 /// What a grid's cell runs, for its progress line: " at 16 rounds per pixel", with its op.
@@ -537,21 +362,6 @@ fn cell_text(cell: Option<&crate::engine::sweep::CellPlan>) -> String {
         Some(c) if c.op.is_none() => format!(" at {} rounds per pixel", c.work_rounds),
         Some(c) => format!(" at {} rounds per pixel, {}", c.work_rounds, c.op),
         None => String::new(),
-    }
-}
-
-/// Which backend a rate's ceiling belongs to.
-/// The rate of `phase` as a whole on `backend` at `p`: what a % column of the ceilings table shows.
-fn whole_rate(p: &SweepPoint, backend: Backend, phase: Phase) -> Option<&PhaseRate> {
-    p.rates
-        .iter()
-        .find(|x| x.phase == phase && x.part == PhasePart::Whole && backend_of(x.ceiling) == Some(backend))
-}
-
-fn backend_of(ceiling: Option<Ceiling>) -> Option<Backend> {
-    match ceiling? {
-        Ceiling::MemoryStream => Some(Backend::Cpu),
-        _ => Some(Backend::Gpu),
     }
 }
 

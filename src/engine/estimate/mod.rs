@@ -19,7 +19,7 @@ mod task;
 
 pub use eta::{SEEN_PACE_ALONE_AT, Standing};
 pub use kept::{Lesson, keep_lessons, load_pace, machine_name};
-pub use parts::{round_trip_parts, transfer_paths_parts};
+pub use parts::{convert_parts, round_trip_parts, transfer_paths_parts};
 pub(crate) use roofs::{PLAIN_BYTES, steps_ns_per_pixel};
 pub use task::Task;
 
@@ -454,11 +454,18 @@ impl Pace {
     #[must_use]
     pub fn job(&self, task: Task, parts: &[Part]) -> Estimate {
         let runs = self.parts(parts);
+        let units = task.overhead_units(parts);
         let mut estimate = match (self.wall(task), self.overhead(task)) {
             (Some(seconds), _) => Estimate { seconds, basis: Basis::Seen },
-            (None, Some(extra_s)) if task.fixed_overhead() => {
-                Estimate { seconds: runs.seconds + extra_s * task.overhead_units(parts), basis: runs.basis }
-            }
+            // A kind that teaches no runs (a batch) rests on the overhead seen here, most of it.
+            (None, Some(extra_s)) if task.fixed_overhead() => Estimate {
+                seconds: runs.seconds + extra_s * units,
+                basis: if task.teaches_runs() { runs.basis } else { Basis::Seen },
+            },
+            (None, None) if task.guessed_fixed_s().is_some() => Estimate {
+                seconds: runs.seconds + task.guessed_fixed_s().unwrap_or(0.0) * units,
+                basis: Basis::Guess,
+            },
             // A kind that teaches no runs (the claims): the overhead learned over its parts, at
             // this machine's pace, is the wall time seen.
             (None, Some(overhead)) if !task.teaches_runs() => {

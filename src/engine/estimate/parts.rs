@@ -1,9 +1,29 @@
-//! What a job runs, as the estimator's parts: round trips' counts of operations, every transfer
-//! path's sizes. A sweep's and the workgroup race's are beside them
-//! (`crate::engine::sweep::SweepOptions::parts`, `crate::engine::sweep::race_parts`).
+//! What a job runs, as the estimator's parts: conversions of one image (and of each file of a
+//! batch), round trips' counts of operations, every transfer path's sizes. A sweep's and the
+//! workgroup race's are beside them (`crate::engine::sweep::SweepOptions::parts`,
+//! `crate::engine::sweep::race_parts`).
 
 use super::{BYTES_PER_PIXEL, Lane, Part, THREE_TWO};
+use crate::engine::ConvertSettings;
 use crate::pixel::Op;
+
+/// The parts of converting a `width` x `height` image with each of `list`, `runs` times.
+#[must_use]
+pub fn convert_parts(list: &[ConvertSettings], runs: u32, (width, height): (u32, u32)) -> Vec<Part> {
+    let runs = f64::from(runs.max(1));
+    let megapixels = crate::system::units::megapixels(width, height);
+    let height_per_width = f64::from(height) / f64::from(width.max(1));
+    list.iter()
+        .map(|s| Part {
+            lane: Lane::of(s),
+            megapixels,
+            rounds: s.work.rounds,
+            op: s.op,
+            runs,
+            height_per_width,
+        })
+        .collect()
+}
 
 /// The parts of round trips on `lane`'s CPU and the GPU: for each count of operations, a cold
 /// run and `runs` warm ones of the CPU and of the GPU doing that many conversions of an image of

@@ -515,3 +515,32 @@ fn a_grids_overhead_is_learned_a_cell_not_as_a_share_of_its_runs() {
     let e = pace.job(Task::Sweep, &sweep_parts(&[4.0], 2, true));
     assert!((e.seconds / pace.parts(&sweep_parts(&[4.0], 2, true)).seconds - 2.0).abs() < 1e-9, "{e:?}");
 }
+
+#[test]
+fn a_batch_learns_its_decode_and_encode_a_megapixel_and_rests_on_it() {
+    // Six 16-MP photos and two 1-MP ones, converted on one thread each.
+    let file = |mp: f64| one_run(Lane::CpuOneThread, mp, 0);
+    let parts: Vec<Part> = [16.0; 6].into_iter().chain([1.0; 2]).map(file).collect();
+    let mut pace = Pace::new("test");
+    pace.observe(Lane::CpuOneThread, 16.0, 0, 0.016);
+    pace.observe(Lane::CpuOneThread, 1.0, 0, 0.001);
+    let runs_s = pace.parts(&parts).seconds;
+    assert!((runs_s - 0.098).abs() < 1e-3, "{runs_s}");
+    // Before a batch was seen: its runs and a guessed decode and encode, a guess.
+    let first = pace.job(Task::Batch, &parts);
+    assert_eq!(first.basis, Basis::Guess);
+    let cores = available_threads().max(1) as f64;
+    let units = 6.0 * 16.1 + 2.0 * 1.1;
+    assert!((first.seconds - (runs_s + 0.015 / cores * units)).abs() < 1e-9, "{first:?}");
+    // It took 3.0 s: the seconds beyond its runs are learned a unit (98.8 of them), and a
+    // batch of other files is priced from them, resting on what was seen.
+    pace.finished(Task::Batch, &parts, 3.0, None);
+    let per_unit = (3.0 - runs_s) / units;
+    let other: Vec<Part> = [4.0; 10].into_iter().map(file).collect();
+    let e = pace.job(Task::Batch, &other);
+    assert_eq!(e.basis, Basis::Seen);
+    let want = pace.parts(&other).seconds + per_unit * 10.0 * 4.1;
+    assert!((e.seconds - want).abs() < 1e-9, "{e:?}, want {want}");
+    // Its lanes are not taught by it: a conversion is priced as before.
+    assert!((pace.run(Lane::CpuOneThread, 16.0, 0).seconds - 0.016).abs() < 1e-9);
+}

@@ -119,7 +119,8 @@ fn sizes(r: &SweepResult) -> Vec<f64> {
 }
 
 /// The measured frontier: for each size, the smallest measured level from which the GPU end to
-/// end (and, apart, resident) beats the best CPU series at that level and every higher one.
+/// end (and, apart, resident) beats the best CPU series at that level and every higher one. A
+/// size a stopped sweep did not measure at every level has none to tell: it is left out.
 #[must_use]
 pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
     let from = |cells: &[&SweepPoint], series: Series| {
@@ -136,8 +137,10 @@ pub fn measured_frontier(r: &SweepResult) -> Vec<FrontierPoint> {
         }
         level
     };
+    let whole = |mp: &f64| !r.not_run.iter().any(|c| c.megapixels.total_cmp(mp).is_eq());
     sizes(r)
         .into_iter()
+        .filter(whole)
         .map(|mp| {
             let mut cells: Vec<&SweepPoint> =
                 r.points.iter().filter(|p| p.megapixels.total_cmp(&mp).is_eq()).collect();

@@ -322,3 +322,33 @@ fn a_modelled_win_below_the_top_level_is_named_not_never() {
     );
     assert!(!r.verdict.contains("should not win"), "{}", r.verdict);
 }
+
+#[test]
+fn a_size_a_stopped_grid_did_not_measure_at_every_level_has_no_measured_frontier() {
+    // Stopped after 4 MP at 0 rounds: its 16 and 256 rounds not run.
+    let mut cells = wins_from_a_level(cell, [0, 16, 256]);
+    cells.truncate(4);
+    let not_run = |work_rounds| crate::engine::sweep::CellNotRun {
+        megapixels: 4.0,
+        width: 1000,
+        height: 4000,
+        work_rounds,
+        op: Op::None,
+    };
+    let mut r = SweepResult {
+        ceilings: Some(Box::new(example_ceilings())),
+        work_levels: vec![0, 16, 256],
+        stopped: true,
+        not_run: vec![not_run(16), not_run(256)],
+        ..SweepResult::for_tests(cells)
+    };
+    analyse(&mut r);
+    // At 4 MP the GPU lost at 0 rounds, the only level measured: no frontier, not "never".
+    let f = r.frontier.as_ref().expect("a grid has a frontier");
+    assert_eq!(f.measured, vec![point(1.0, None, Some(256.0))]);
+    assert_says(
+        &r.verdict,
+        "with the data kept on the GPU it wins from about 256 rounds per pixel at 1.00 MP",
+    );
+    assert_says(&r.verdict, "The sweep was stopped: 4 of 6 points measured; the 2 not run count");
+}

@@ -80,6 +80,17 @@ impl GridAxis {
         }
     }
 
+    /// The level of a cell at `work_rounds` running `op`: its rounds, or its blur's radius (0
+    /// without one).
+    #[must_use]
+    pub fn level_of(self, work_rounds: u32, op: Op) -> u32 {
+        match (self, op) {
+            (Self::WorkRounds, _) => work_rounds,
+            (Self::BlurRadius, Op::Blur { radius }) => radius,
+            (Self::BlurRadius, _) => 0,
+        }
+    }
+
     /// What a cell at `level` runs beyond the grayscale: its work rounds and its op (`blur:level`
     /// at 0 rounds on the radius axis).
     #[must_use]
@@ -118,6 +129,31 @@ impl AxisLevel {
             op_ops_per_pixel: op.ops_per_pixel(),
             ops_per_pixel: cell_ops_per_pixel(work_rounds, op),
         }
+    }
+}
+
+/// A cell a stopped sweep did not measure (a signal or the app's Stop came first, or inside it):
+/// its size and level, and no figure, so neither a win nor a loss.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CellNotRun {
+    /// The size it would have measured, megapixels (width x height / 1e6, as a point's).
+    pub megapixels: f64,
+    /// Its image's width.
+    pub width: u32,
+    /// Its image's height.
+    pub height: u32,
+    /// Its work level, rounds per pixel.
+    pub work_rounds: u32,
+    /// The op it would have run after the grayscale (`none`: none).
+    #[serde(default)]
+    pub op: Op,
+}
+
+impl CellNotRun {
+    /// This cell's level on `axis`: its work rounds, or its blur's radius.
+    #[must_use]
+    pub fn level(&self, axis: GridAxis) -> u32 {
+        axis.level_of(self.work_rounds, self.op)
     }
 }
 

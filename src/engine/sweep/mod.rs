@@ -18,8 +18,8 @@ pub use cell_ops::CellOps;
 pub use compare::{Sides, compare};
 pub use frontier::{frontier_sentence, measured_frontier, modelled_frontier};
 pub use grid::{
-    AxisLevel, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, GridAxis, Roofline, RooflinePoint, Series,
-    cell_ops_per_pixel,
+    AxisLevel, CellNotRun, FORMULA_OPS_PER_PIXEL, Frontier, FrontierPoint, GridAxis, Roofline, RooflinePoint,
+    Series, cell_ops_per_pixel,
 };
 pub use model::crossover_mp;
 pub use plan::{

@@ -8,7 +8,7 @@ use crate::engine::ceilings::{Ceiling, PhasePart};
 use crate::engine::report::Stats;
 use crate::engine::sampling::{Decision, Interval, Stop, ratios};
 use crate::engine::spans::Phase;
-use crate::engine::sweep::grid::{AxisLevel, Frontier, GridAxis, Roofline, Series};
+use crate::engine::sweep::grid::{AxisLevel, CellNotRun, Frontier, GridAxis, Roofline, Series};
 use crate::gpu::GpuCeilings;
 use crate::pixel::{Formula, Op};
 use crate::system::clock::Clock;
@@ -63,11 +63,7 @@ impl SweepPoint {
     /// This point's level on `axis`: its work rounds, or its blur's radius (0 without one).
     #[must_use]
     pub fn level(&self, axis: GridAxis) -> u32 {
-        match (axis, self.op) {
-            (GridAxis::WorkRounds, _) => self.work_rounds,
-            (GridAxis::BlurRadius, Op::Blur { radius }) => radius,
-            (GridAxis::BlurRadius, _) => 0,
-        }
+        axis.level_of(self.work_rounds, self.op)
     }
 
     /// The median of one series, in nanoseconds.
@@ -296,6 +292,7 @@ impl Speedup {
 }
 
 /// A whole sweep, with its verdict.
+#[expect(clippy::struct_excessive_bools, reason = "independent facts of a saved sweep, serialised flat")]
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SweepResult {
     /// graylab version.
@@ -338,8 +335,17 @@ pub struct SweepResult {
     /// How the estimate before the run priced the cells' op, in a sentence (absent without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op_estimate_basis: Option<String>,
-    /// Every point, smallest first within each work level, the work levels lowest first.
+    /// Every point measured, smallest first within each work level, the work levels lowest
+    /// first.
     pub points: Vec<SweepPoint>,
+    /// Whether the sweep was stopped (a signal, the app's Stop) before every cell was measured:
+    /// `points` holds the cells finished, `not_run` the rest.
+    #[serde(default)]
+    pub stopped: bool,
+    /// The cells a stopped sweep did not measure, in the order they would have run: no figure,
+    /// neither a win nor a loss.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<CellNotRun>,
     /// The smallest size from which the GPU end to end beats the fastest CPU series, decided, at
     /// it and at every larger size ([`SweepPoint::gpu_wins`]).
     pub crossover_mp: Option<f64>,

@@ -3,6 +3,7 @@
 //! op is timed with the kernel: each warm run's kernel plus its op (the CPU's phase, the GPU's
 //! passes), the resident kernel plus the passes' median (the op's copies are end to end only).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use image::DynamicImage;
@@ -16,7 +17,7 @@ use crate::system::load::CpuSnapshot;
 use crate::engine::estimate::Pace;
 use crate::engine::report::Stats;
 use crate::engine::spans::Phase;
-use crate::engine::sweep::grid::{GridAxis, Series};
+use crate::engine::sweep::grid::{CellNotRun, GridAxis, Series};
 use crate::engine::sweep::plan::{CellPlan, GridEstimate, SweepOptions, calibrate, size_for};
 use crate::engine::sweep::result::{SweepPoint, SweepResult};
 use crate::engine::{Backend, ConvertSettings, Engine, EngineError, available_threads, synthetic_rgb};
@@ -24,7 +25,8 @@ use crate::gpu::GpuJob;
 use crate::pixel::Op;
 
 /// Runs a sweep on `source` resized to each size, or on synthetic images. `progress(index, count,
-/// megapixels)` before each cell; `false` cancels. A grid first measures its calibration
+/// megapixels)` before each cell; `false` stops the sweep there ([`SweepResult::stopped`]: the
+/// cells finished are kept, the rest not run). A grid first measures its calibration
 /// ([`calibrate`]) and runs the cells as [`SweepOptions::plan`] plans them.
 pub fn sweep(
     engine: &Engine,
@@ -34,18 +36,23 @@ pub fn sweep(
 ) -> Result<SweepResult, EngineError> {
     let calibration = if options.is_grid() { Some(calibrate(engine, options)?) } else { None };
     let plan = options.plan(calibration.as_ref(), &Pace::default());
-    sweep_planned(engine, options, &plan, source, progress)
+    sweep_planned(engine, options, &plan, source, progress, None)
 }
 
 /// [`sweep()`] along a plan made beforehand from the same `options` (the CLI prints the estimate
-/// before it starts), in the plan's order; the result's points by level, then size.
+/// before it starts), in the plan's order; the result's points by level, then size. Once
+/// `cancel` is set (or `progress` says `false`) the sweep stops: inside the cell in flight where
+/// it is comparing its sides in turns (that cell is then not run), else before the next cell;
+/// the cells finished are kept, and analysed, as a stopped result.
 pub fn sweep_planned(
     engine: &Engine,
     options: &SweepOptions,
     plan: &GridEstimate,
     source: Option<(&str, &DynamicImage)>,
     progress: &mut dyn FnMut(usize, usize, f64) -> bool,
+    cancel: Option<&AtomicBool>,
 ) -> Result<SweepResult, EngineError> {
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let gpu = if options.gpu { Some(engine.gpu()?) } else { None };
     if let Some(g) = gpu {
         g.check_workgroup(options.workgroup)?;
@@ -54,24 +61,45 @@ pub fn sweep_planned(
     let whole_sweep = CpuSnapshot::now();
     let base = options.settings();
     let mut points = Vec::new();
+    let (mut not_run, mut stopped) = (Vec::new(), false);
     let mut all_kernels_on_timestamps = true;
     let mut index = 0;
     for (i, mp) in options.sizes().into_iter().enumerate() {
         let mut image = None;
         for cell in plan.cells.iter().filter(|c| c.megapixels.total_cmp(&mp).is_eq()) {
-            if !progress(index, plan.cells.len(), mp) {
-                return Err(EngineError::Cancelled);
-            }
-            index += 1;
             let (w, h) = size_for(mp);
+            let skipped = CellNotRun {
+                megapixels: crate::system::units::megapixels(w, h),
+                width: w,
+                height: h,
+                work_rounds: cell.work_rounds,
+                op: cell.op,
+            };
+            // Once stopped, no cell is begun, nor its progress said.
+            stopped = stopped || cancelled() || !progress(index, plan.cells.len(), mp);
+            index += 1;
+            if stopped {
+                not_run.push(skipped);
+                continue;
+            }
             let image = image.get_or_insert_with(|| match source {
                 Some((_, img)) => DynamicImage::ImageRgb8(resized(img, w, h).to_rgb8()),
                 None => synthetic_rgb(w, h, i as u64 + 1),
             });
             let settings = ConvertSettings { work: options.work(cell.work_rounds), op: cell.op, ..base };
             let before = CpuSnapshot::now();
+            let how = (gpu.is_some(), options.keep_runs);
             let (mut point, kernel_on_timestamps) =
-                measure_point(engine, image, &settings, cell, (gpu.is_some(), options.keep_runs))?;
+                match measure_point(engine, image, &settings, cell, how, cancel) {
+                    Ok(measured) => measured,
+                    // Stopped inside this cell: it and the rest are not run, the finished ones kept.
+                    Err(EngineError::Cancelled) if cancelled() => {
+                        stopped = true;
+                        not_run.push(skipped);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
             // Not known over a point too short to tell (one tick of another process read 25%).
             point.busy = CpuSnapshot::busy_of_a_run(before);
             all_kernels_on_timestamps &= kernel_on_timestamps;
@@ -95,6 +123,8 @@ pub fn sweep_planned(
         workgroup: options.workgroup,
         formula: options.formula,
         points,
+        stopped,
+        not_run,
         // The probe's fit; measured here only where the ceilings were cached before it fitted them.
         copy_latency: gpu.and_then(|_| engine.copy_latency()),
         ceilings: gpu.and_then(|_| engine.known_gpu_ceilings()).map(|k| Box::new(k.ceilings)),
@@ -142,13 +172,15 @@ fn traced(what: &str, r: &crate::engine::BenchResult) -> Vec<(String, crate::eng
     std::iter::once((format!("{what} · cold"), r.cold.clone())).chain(warm).collect()
 }
 
-/// One cell, and whether its GPU kernel series came from timestamps.
+/// One cell, and whether its GPU kernel series came from timestamps; its comparison in turns
+/// stops ([`EngineError::Cancelled`]) once `cancel` is set.
 fn measure_point(
     engine: &Engine,
     image: &DynamicImage,
     base: &ConvertSettings,
     cell: &CellPlan,
     (with_gpu, keep_runs): (bool, bool),
+    cancel: Option<&AtomicBool>,
 ) -> Result<(SweepPoint, bool), EngineError> {
     let started = Instant::now();
     let (width, height) = (image.width(), image.height());
@@ -182,7 +214,8 @@ fn measure_point(
         kernel_on_timestamps =
             r.phases.iter().any(|p| p.phase == Phase::Kernel && p.source == Clock::GpuTimestamp);
         rates.extend(r.rates.iter().copied());
-        end_to_end = Some(compare_with_cpu(engine, image, base, &series, started.elapsed(), cell.gpu_runs)?);
+        let measured = (started.elapsed(), cell.gpu_runs);
+        end_to_end = Some(compare_with_cpu(engine, image, base, &series, measured, cancel)?);
         let median = |phase| r.phases.iter().find(|p| p.phase == phase).map(|p| p.stats.median_ns.max(1));
         let pixels = f64::from(width) * f64::from(height);
         upload_gb_per_s =
@@ -241,14 +274,15 @@ fn op_clock(r: &crate::engine::BenchResult) -> Clock {
 }
 
 /// The GPU end to end against the best CPU series of `series`, in turns, budgeted from `runs` and
-/// `measured` (the time the point's other series took) as `compare.rs` says.
+/// `measured` (the time the point's other series took) as `compare.rs` says, until decided or
+/// `cancel` is set.
 fn compare_with_cpu(
     engine: &Engine,
     image: &DynamicImage,
     base: &ConvertSettings,
     series: &[(Series, Stats)],
-    measured: Duration,
-    runs: usize,
+    (measured, runs): (Duration, usize),
+    cancel: Option<&AtomicBool>,
 ) -> Result<crate::engine::sweep::Speedup, EngineError> {
     let median = |s: Series| series.iter().find(|(x, _)| *x == s).map(|(_, st)| st.median_ns);
     let faster = [Series::CpuAll, Series::Cpu1].into_iter().min_by_key(|&s| median(s).unwrap_or(u64::MAX));
@@ -270,7 +304,7 @@ fn compare_with_cpu(
     let cpu = ConvertSettings { threads, ..*base };
     let gpu = ConvertSettings { backend: Backend::Gpu, ..*base };
     let sides = Sides { cpu, gpu, cpu_series: Some(cpu_series) };
-    compare(engine, image, &sides, &budget, None, &mut |_| {})
+    compare(engine, image, &sides, &budget, cancel, &mut |_| {})
 }
 
 /// `img` resized to `w` x `h` with a float intermediate of at most 16 bytes a pixel of the larger

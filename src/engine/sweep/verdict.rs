@@ -48,6 +48,25 @@ pub fn analyse(r: &mut SweepResult) {
     // A grid's verdict is its frontier (the crossover over sizes at its lowest level is in the
     // fields and the tables); a plain sweep's is the crossover's.
     r.verdict = if grid { crate::engine::sweep::frontier::frontier_sentence(r) } else { verdict(r) };
+    if r.stopped {
+        r.verdict = stopped_verdict(r);
+    }
+}
+
+/// A stopped sweep's verdict: what its points say, then how many were measured and that those
+/// not run count neither way (or, with none measured, that alone).
+fn stopped_verdict(r: &SweepResult) -> String {
+    let all = r.points.len() + r.not_run.len();
+    if r.points.is_empty() {
+        let not_run = crate::system::units::count(all, "point");
+        return format!("The sweep was stopped before any point was measured ({not_run} not run).");
+    }
+    format!(
+        "{} The sweep was stopped: {} of {all} points measured; the {} not run count neither as a win nor as a loss.",
+        r.verdict,
+        r.points.len(),
+        r.not_run.len()
+    )
 }
 
 /// The smallest size of `plain` (smallest first) from which `series` beats the best CPU series
@@ -394,6 +413,34 @@ mod tests {
                 "other processes took 2% of the CPU, a hypervisor 20% over the sweep, each point too short to tell on its own"
             )
         );
+    }
+
+    #[test]
+    fn a_stopped_sweep_says_so_and_counts_its_points_not_run_neither_way() {
+        use crate::engine::sweep::CellNotRun;
+        let not_run = |megapixels| CellNotRun {
+            megapixels,
+            width: 1,
+            height: 1,
+            work_rounds: 0,
+            op: crate::pixel::Op::None,
+        };
+        // The GPU loses at 1 MP; the two larger sizes were not run: no crossover, and not "never".
+        let mut r = SweepResult::for_tests(vec![point(1.0, 100, 500, 50, 150)]);
+        (r.stopped, r.not_run) = (true, vec![not_run(8.0), not_run(33.0)]);
+        analyse(&mut r);
+        assert_eq!((r.crossover_mp, r.resident_crossover_mp), (None, None));
+        assert!(
+            r.verdict.ends_with(
+                "The sweep was stopped: 1 of 3 points measured; the 2 not run count neither as a win nor as a loss."
+            ),
+            "{}",
+            r.verdict
+        );
+        let mut none = SweepResult::for_tests(Vec::new());
+        (none.stopped, none.not_run) = (true, vec![not_run(1.0), not_run(8.0)]);
+        analyse(&mut none);
+        assert_eq!(none.verdict, "The sweep was stopped before any point was measured (2 points not run).");
     }
 
     #[test]

@@ -202,7 +202,9 @@ impl WorkerState {
             ticket.set_progress(what, i as u64, n as u64, (done, total));
             !self.stopped(ticket)
         };
-        crate::engine::sweep::sweep_planned(&self.engine, options, &plan, source, &mut progress)
+        // Stop lands inside a cell's comparison too; what a stopped sweep kept is not shown.
+        let cancel = Some(ticket.flag());
+        crate::engine::sweep::sweep_planned(&self.engine, options, &plan, source, &mut progress, cancel)
     }
 
     fn handle(&self, ticket: &Ticket, job: Job) {
