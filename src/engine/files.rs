@@ -296,14 +296,17 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     if let Some(p) = progress {
         p.start(u64::from(width) * u64::from(height));
     }
-    // The encode's span starts where the call does (before its own clock, so before any stripe)
-    // and lasts its encode time: after its last stripe the encode still writes and syncs.
-    // The stripes run on the pool of the threads asked for (`--threads`), as a kernel alone does;
-    // made (its threads started) before the encode's clock.
+    // The stripes run on the pool of the threads asked for (`--threads`), as a kernel alone does.
+    // The encode's span starts where the call does on that pool (files converted side by side
+    // share it, and one may wait for it), before its own clock, so before any stripe, and lasts
+    // its encode time: after its last stripe the encode still writes and syncs.
     let threads = settings.threads.clamp(1, crate::cpu::available_threads());
     let pool = crate::cpu::pool(threads)?;
-    let encode_from_ns = nanos_since(started);
-    let written = pool.install(|| encode_rows_to_file(layout, &source, output, &export, &|_| ()))?;
+    let (encode_from_ns, written) = pool.install(|| {
+        let from_ns = nanos_since(started);
+        (from_ns, encode_rows_to_file(layout, &source, output, &export, &|_| ()))
+    });
+    let written = written?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);
     run.kernel = Some(kernel);
     run.threads = Some(threads);
