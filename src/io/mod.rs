@@ -128,7 +128,7 @@ pub enum DecodeWarning {
         found: u8,
         /// The number its place calls for.
         expected: u8,
-        /// The first row after it, as stored.
+        /// The first row after it, as stored, counted from 0 (said from 1).
         row: u32,
         /// The image's height.
         height: u32,
@@ -192,8 +192,9 @@ impl fmt::Display for DecodeWarning {
             }
             Self::RestartRenumbered { found, expected, row, height } => write!(
                 f,
-                "the JPEG data is damaged (restart marker RST{found} stands where RST{expected} belongs, at row \
-                 {row} of {height}): libjpeg took it for RST{expected}, and no row is lost"
+                "the JPEG data is damaged (restart marker RST{found} stands where RST{expected} belongs, before row \
+                 {} of {height}): libjpeg took it for RST{expected}, and no row is lost",
+                row + 1
             ),
             Self::ScansMissing => f.write_str(
                 "the JPEG's progressive scans stop before every coefficient is coded (cut short and closed, or an \

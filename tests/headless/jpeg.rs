@@ -282,7 +282,7 @@ fn a_lost_restart_marker_loses_only_the_interval_whose_data_went_with_it() {
         let err = decode_file(&path, &STRICT).expect_err("damaged");
         let msg = err.to_string();
         assert!(matches!(err, IoError::DamagedData { rows: Some(_), .. }), "{err:?}");
-        let rows = format!("rows {} to {} of 512", gray_rows.start, gray_rows.end);
+        let rows = format!("rows {} to {} of 512", gray_rows.start + 1, gray_rows.end);
         assert!(
             msg.contains("restart marker is missing") && msg.contains(&rows) && msg.contains("lost-rst"),
             "{msg}"

@@ -92,7 +92,7 @@ fn a_renumbered_marker_loses_the_rows_libjpeg_loses_and_names_them() {
         assert!(
             matches!(err, IoError::DamagedData { rows: Some(rows), .. } if rows == (lost.start, lost.end))
         );
-        let rows = format!("rows {} to {} of 400", lost.start, lost.end);
+        let rows = format!("rows {} to {} of 400", lost.start + 1, lost.end);
         let marker = format!("RST{found} stands where RST4 belongs");
         assert!(msg.contains(&rows) && msg.contains(&marker) && msg.ends_with(&name), "k = {k}: {msg}");
         let (pixels, warnings) = rgb(&path, &options(true)).expect("kept when asked");
@@ -151,7 +151,7 @@ fn data_damaged_inside_an_interval_is_that_intervals_rows_not_a_truncation() {
     let err = rgb(&path, &options(false)).expect_err("damaged rows");
     let msg = err.to_string();
     assert!(matches!(err, IoError::DamagedData { rows: Some((96, 112)), .. }), "{err:?}");
-    assert!(msg.contains("rows 96 to 112 of 400") && msg.ends_with("damaged.jpg"), "{msg}");
+    assert!(msg.contains("rows 97 to 112 of 400") && msg.ends_with("damaged.jpg"), "{msg}");
     let (pixels, warnings) = rgb(&path, &options(true)).expect("kept when asked");
     let cause = RestartDamage::DataCut;
     assert_eq!(warnings, vec![DecodeWarning::DamagedRestart { rows: (96, 112), height: 400, cause }]);
@@ -178,7 +178,7 @@ fn convert_refuses_damaged_rows_with_the_flag_to_keep_them_and_keeps_them_with_i
         let o = graylab(&["convert", input, "-o", "out.png", "--backend", "cpu"], d);
         let said = text(&o);
         assert_eq!(o.status.code(), Some(1), "{input}: {said}");
-        let named = format!("rows {} to {} of 400", rows.start, rows.end);
+        let named = format!("rows {} to {} of 400", rows.start + 1, rows.end);
         assert!(said.contains(&named) && said.contains(input), "{input}: {said}");
         assert!(said.contains("pass --allow-truncated"), "{input}: the flag is named: {said}");
         assert!(!d.join("out.png").exists(), "{input}: nothing written");

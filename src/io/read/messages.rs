@@ -137,12 +137,17 @@ pub enum RestartDamage {
 }
 
 impl RestartDamage {
-    /// The damage and what it leaves in `rows` of `height`; `would`: as a refusal says it, of a
-    /// decode not done.
+    /// The damage and what it leaves in `rows` of `height` (the first and one past the last, as
+    /// stored, counted from 0; said from 1, the last included, as the other messages count rows);
+    /// `would`: as a refusal says it, of a decode not done.
     #[must_use]
     pub(in crate::io) fn words(self, (first, end): (u32, u32), height: u32, would: bool) -> String {
         let be = if would { "would be" } else { "are" };
-        let rows = format!("rows {first} to {end} of {height}");
+        let rows = if end <= first + 1 {
+            format!("row {end} of {height}")
+        } else {
+            format!("rows {} to {end} of {height}", first + 1)
+        };
         match self {
             Self::MarkerMissing => {
                 format!("a restart marker is missing: {rows} {be} lost, filled with gray by libjpeg")
