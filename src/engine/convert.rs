@@ -48,6 +48,16 @@ fn colour(kernel: Kernel, bytes: &[u8]) -> Prepared<'_> {
 /// The note on a run whose input was gray already.
 pub(crate) const ALREADY_GRAY: &str = "the input is already gray: no conversion ran on it";
 
+/// Whether `image` is gray already and is its own result as it is: gray, or gray + alpha where
+/// the alpha is kept ([`prepare`] converts the rest).
+pub(crate) fn gray_as_is(image: &DynamicImage, keep_alpha: bool) -> bool {
+    match image {
+        DynamicImage::ImageLuma8(_) | DynamicImage::ImageLuma16(_) => true,
+        DynamicImage::ImageLumaA8(_) | DynamicImage::ImageLumaA16(_) => keep_alpha,
+        _ => false,
+    }
+}
+
 /// Chooses the kernel for an image's pixel type (float images are converted to 16-bit first).
 pub fn prepare(image: &DynamicImage, keep_alpha: bool) -> Result<(Prepared<'_>, Vec<String>), EngineError> {
     let mut notes = Vec::new();

@@ -138,11 +138,7 @@ pub fn convert_file(
     let convert_at_ns = since();
     let mut decoded = decoded;
     // A gray input kept as it is (its alpha too, where kept) is the result: moved, not copied.
-    let gray_as_is = match decoded.image {
-        DynamicImage::ImageLuma8(_) | DynamicImage::ImageLuma16(_) => true,
-        DynamicImage::ImageLumaA8(_) | DynamicImage::ImageLumaA16(_) => settings.keeps_alpha(),
-        _ => false,
-    };
+    let gray_as_is = super::convert::gray_as_is(&decoded.image, settings.keeps_alpha());
     let stored_luma = decoded.stored_luma == Some(StoredLuma::Decoded);
     let converted = if (stored_luma || gray_as_is) && settings.op.is_none() {
         // The stored luma is said by the decode's note; a gray input by the same note a
@@ -321,7 +317,7 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     run.notes.push(format!(
         "converted stripe by stripe inside the encode on {}: the kernel figure is CPU time summed over \
          stripes, and the encode's wall time includes it",
-        if threads == 1 { "1 thread".to_owned() } else { format!("{threads} threads") }
+        crate::system::units::count(threads, "thread")
     ));
     Ok(Some(file.report(run, written, decoded.frames)))
 }

@@ -498,13 +498,7 @@ fn reserve(
     // The gray result: one sample per pixel, plus alpha when the input has it.
     let sample_bytes = u64::from(color.bytes_per_pixel() / color.channel_count().max(1));
     let gray = pixels * sample_bytes * (1 + u64::from(color.has_alpha()));
-    let rotates = matches!(
-        orientation,
-        Orientation::Rotate90
-            | Orientation::Rotate270
-            | Orientation::Rotate90FlipH
-            | Orientation::Rotate270FlipH
-    );
+    let rotates = super::orientation::turns(orientation);
     // The peak of each stage: decode (plus a rotated copy), convert, export (gray, the copy
     // fitted to the format, and an encoder's buffer).
     let working = crate::system::memory_budget::working_copies_bytes(

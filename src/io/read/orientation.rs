@@ -188,8 +188,8 @@ pub(in crate::io) fn apply_orientation(image: &mut DynamicImage, orientation: Or
     }
 }
 
-/// Whether `orientation` swaps width and height.
-fn turns(orientation: Orientation) -> bool {
+/// Whether `orientation` turns the image a quarter (5 to 8), swapping width and height.
+pub(in crate::io) fn turns(orientation: Orientation) -> bool {
     matches!(
         orientation,
         Orientation::Rotate90
