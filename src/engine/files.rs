@@ -104,10 +104,11 @@ pub fn convert_file(
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let mut decode = DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
     // A GPU conversion reserves what its run holds in host memory: one band staged, and on a
-    // software or integrated GPU its buffers too (the app's loads reserve by the same rule).
-    if settings.backend == Backend::Gpu {
-        decode = super::memory::gpu_decode_options(decode, Some(engine.gpu_host_memory()?));
-    }
+    // software or integrated GPU its buffers too (the app's loads reserve by the same rule);
+    // an op, its own planes on its backend.
+    let gpu = if settings.backend == Backend::Gpu { Some(engine.gpu_host_memory()?) } else { None };
+    decode = super::memory::gpu_decode_options(decode, gpu);
+    decode.op_copies = super::memory::op_copies(settings.op, gpu);
     let decode = &decode;
     // A complete YCbCr JPEG into a format that takes gray rows: decoded while encoded, its
     // stored luma as it is, its colour converted on the CPU as it is decoded.

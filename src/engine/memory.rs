@@ -6,6 +6,8 @@
 
 use crate::gpu::GpuHostMemory;
 use crate::io::DecodeOptions;
+use crate::pixel::Op;
+use crate::system::memory_budget::OpCopies;
 
 /// Bytes of a synthetic RGB8 image of `width` x `height` and of its gray (L8) result.
 #[must_use]
@@ -23,6 +25,19 @@ pub fn gpu_decode_options(options: DecodeOptions, gpu: Option<GpuHostMemory>) ->
         working_copies: gpu.map_or(0, GpuHostMemory::copies),
         working_copy_bytes: gpu.map(|g| g.band_limit_bytes),
         ..options
+    }
+}
+
+/// What `op` after the grayscale holds besides the image and its gray plane: on the CPU its
+/// output plane, on the GPU (`gpu`: its adapter's rule) that and its bands' buffers
+/// ([`GpuHostMemory::op_copies`]). The CLI's `convert` reserves it with the decode, the app
+/// before each run with an op.
+#[must_use]
+pub fn op_copies(op: Op, gpu: Option<GpuHostMemory>) -> OpCopies {
+    match gpu {
+        Some(g) => g.op_copies(op),
+        None if op.is_none() => OpCopies::default(),
+        None => OpCopies { whole: 1, ..OpCopies::default() },
     }
 }
 
@@ -96,6 +111,15 @@ mod tests {
         let sweep = sweep_bytes(120_000_000, None, Some(software()));
         assert_eq!(sweep, i + o + 2 * band + (128 << 20) + i + i + o);
         assert_eq!(sweep_bytes(120_000_000, None, Some(discrete())), 2 * (i + o) + 2 * i);
+    }
+
+    #[test]
+    fn an_op_on_the_cpu_holds_its_output_and_on_the_gpu_its_bands_too() {
+        let gray = 33_177_600;
+        assert_eq!(op_copies(Op::Dither, None).bytes(gray), gray);
+        assert_eq!(op_copies(Op::None, None).bytes(gray), 0);
+        assert_eq!(op_copies(Op::Blur { radius: 3 }, Some(discrete())).bytes(gray), 3 * gray);
+        assert_eq!(op_copies(Op::Blur { radius: 3 }, Some(software())).bytes(gray), 9 * gray);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub use batch::{BatchItem, BatchOptions, convert_batch};
 pub use bench::{BenchOptions, BenchResult, PhaseStats, SavedBench, bench, bench_with, nothing_to_time};
 pub use convert::Converted;
 pub use files::{FileReport, convert_file, convert_stored_luma, default_output_path};
-pub use memory::{bench_bytes, gpu_decode_options, sweep_bytes, synthetic_bytes};
+pub use memory::{bench_bytes, gpu_decode_options, op_copies, sweep_bytes, synthetic_bytes};
 pub use options::{ImageKey, PixelProgress, RunOptions};
 pub use parity::{DIFF_GAIN, DiffStats, ParityReport, diff};
 pub use report::{RunReport, Stats};

@@ -44,6 +44,33 @@ pub fn working_copies_bytes(in_bytes: u64, out_bytes: u64, copies: u32, band_in_
     per_copy.saturating_mul(u64::from(copies))
 }
 
+/// Gray planes an operation after the grayscale ([`crate::pixel::Op`]) holds besides the image
+/// and its gray result: whole ones (its output), and copies of one band of at most
+/// `band_bytes` of the plane (a GPU stage's buffers and staging).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpCopies {
+    /// Whole gray planes.
+    pub whole: u32,
+    /// Copies of one band of the plane.
+    pub banded: u32,
+    /// The most bytes of the plane one band holds; `None`: the whole plane.
+    pub band_bytes: Option<u64>,
+}
+
+impl OpCopies {
+    /// None: no op.
+    pub const NONE: Self = Self { whole: 0, banded: 0, band_bytes: None };
+
+    /// Bytes these copies hold for a gray plane of `plane_bytes`.
+    #[must_use]
+    pub fn bytes(self, plane_bytes: u64) -> u64 {
+        let band = self.band_bytes.map_or(plane_bytes, |b| b.min(plane_bytes));
+        plane_bytes
+            .saturating_mul(u64::from(self.whole))
+            .saturating_add(band.saturating_mul(u64::from(self.banded)))
+    }
+}
+
 #[derive(Default)]
 struct State {
     capacity_bytes: u64,
@@ -215,6 +242,18 @@ mod tests {
         assert_eq!(working_copies_bytes(300, 100, 1, Some(100)), 100 + 34);
         assert_eq!(working_copies_bytes(u64::MAX, u64::MAX, 3, None), u64::MAX);
         assert_eq!(working_copies_bytes(300, 100, 0, Some(1)), 0);
+    }
+
+    #[test]
+    fn an_ops_copies_are_its_whole_planes_and_its_bands() {
+        let gpu = OpCopies { whole: 1, banded: 4, band_bytes: Some(25) };
+        // A plane of 100 bytes in bands of 25: the output whole, four bands.
+        assert_eq!(gpu.bytes(100), 100 + 4 * 25);
+        // A plane smaller than a band: every copy whole.
+        assert_eq!(gpu.bytes(10), 50);
+        assert_eq!(OpCopies { whole: 1, ..OpCopies::default() }.bytes(100), 100);
+        assert_eq!(OpCopies::default().bytes(100), 0);
+        assert_eq!(gpu.bytes(u64::MAX), u64::MAX);
     }
 
     #[test]

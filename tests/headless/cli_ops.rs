@@ -136,3 +136,26 @@ fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
         assert!(white > 0 && white < rgb.pixels().len(), "{ext}: {white} white pixels");
     }
 }
+
+/// An op's own planes are reserved with the decode, before anything is allocated: a 4000x4000
+/// photo (48 MB of RGB, 16 MB of gray) converts within 70 MiB, but its dither needs the 16 MB
+/// of its output plane too, 80 MB (76.3 MiB), and is refused there (before, it ran past the
+/// budget: an 8K dither peaked 38 MB above what the decode had reserved), then converts within
+/// 80 MiB.
+#[test]
+fn an_ops_planes_are_reserved_with_the_decode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    common::photo(4000, 4000).save(d.join("x.png")).expect("save");
+    let within = |budget: &str, op: &str| {
+        let args = ["convert", "x.png", "-o", "y.png", "--overwrite", "--backend", "cpu", "--op", op];
+        common::graylab_cmd(d).args(args).env("GRAYLAB_MEMORY_BUDGET", budget).output().expect("run graylab")
+    };
+    let o = within("70MiB", "none");
+    assert!(o.status.success(), "{}", text(&o));
+    let o = within("70MiB", "dither");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("4000x4000 needs 76.3 MiB but only 70.0 MiB may be used"), "{}", text(&o));
+    let o = within("80MiB", "dither");
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -29,6 +29,7 @@ fn pipeline(
         allow_truncated,
         working_copies: 0,
         working_copy_bytes: None,
+        op_copies: graylab::system::memory_budget::OpCopies::NONE,
         stored_luma: false,
     };
     let decoded = decode_file(path, &options).map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;

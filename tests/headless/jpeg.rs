@@ -29,6 +29,7 @@ const STRICT: DecodeOptions = DecodeOptions {
     allow_truncated: false,
     working_copies: 0,
     working_copy_bytes: None,
+    op_copies: graylab::system::memory_budget::OpCopies::NONE,
     stored_luma: false,
 };
 const LENIENT: DecodeOptions = DecodeOptions {
@@ -36,6 +37,7 @@ const LENIENT: DecodeOptions = DecodeOptions {
     allow_truncated: true,
     working_copies: 0,
     working_copy_bytes: None,
+    op_copies: graylab::system::memory_budget::OpCopies::NONE,
     stored_luma: false,
 };
 

@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use crate::gpu::GpuError;
+use crate::gpu::plan::bands::op_binding_bytes_per_pixel;
 use crate::pixel::Op;
 
 /// Most output rows in one band: one workgroup row a row in the blur's horizontal pass stays
@@ -34,7 +35,7 @@ pub(crate) fn op_bands(
     limit_bytes: u64,
 ) -> Result<Vec<OpBand>, GpuError> {
     let (apron, bytes_per_row) = match op {
-        Op::Blur { radius } => (radius, 4 * u64::from(blur_stride(width))),
+        Op::Blur { radius } => (radius, op_binding_bytes_per_pixel(op) * u64::from(blur_stride(width))),
         Op::None | Op::Dither => (0, u64::from(width)),
     };
     let fit = limit_bytes / bytes_per_row.max(1);

@@ -1,7 +1,7 @@
 //! Splitting an image into row bands that each fit one GPU storage binding.
 
 use crate::gpu::GpuError;
-use crate::pixel::Kernel;
+use crate::pixel::{Kernel, Op};
 
 /// Largest band graylab plans: every index in the shader stays within `u32`.
 pub(crate) const MAX_BAND_BYTES: u64 = (1 << 32) - 256;
@@ -26,6 +26,12 @@ pub struct BandPlan {
     pub max_in_bytes: u64,
     /// Bytes of the largest band's output buffer.
     pub max_out_bytes: u64,
+}
+
+/// Bytes a pixel of a band takes in the largest binding of `op`: the blur's u32 sums, else
+/// the gray plane's byte.
+pub(crate) fn op_binding_bytes_per_pixel(op: Op) -> u64 {
+    if matches!(op, Op::Blur { .. }) { 4 } else { 1 }
 }
 
 /// Words and padded byte sizes of a band of `pixels` pixels.

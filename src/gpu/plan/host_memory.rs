@@ -4,9 +4,10 @@
 //! one rule every front end reserves by: the CLI's and the app's decodes, `bench` and `sweep`.
 
 use crate::gpu::device::adapters::{chosen_adapter, unified_memory};
-use crate::gpu::plan::bands::band_limit_bytes;
+use crate::gpu::plan::bands::{band_limit_bytes, op_binding_bytes_per_pixel};
 use crate::gpu::{GpuContext, GpuError};
-use crate::system::memory_budget::working_copies_bytes;
+use crate::pixel::Op;
+use crate::system::memory_budget::{OpCopies, working_copies_bytes};
 
 /// What a GPU run on one adapter holds in host memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -72,6 +73,21 @@ impl GpuHostMemory {
         };
         banded.saturating_add(kept)
     }
+
+    /// What `op` after the grayscale holds in host memory on this adapter besides the image and
+    /// its gray plane: its output plane, and for each band (as many rows as fit one binding)
+    /// its upload's staging and its readback, plus, where the device's memory is the host's,
+    /// the band's input, output and (for the blur, four bytes a pixel) sums.
+    #[must_use]
+    pub fn op_copies(self, op: Op) -> OpCopies {
+        if op.is_none() {
+            return OpCopies::default();
+        }
+        let sums = if matches!(op, Op::Blur { .. }) { 4 } else { 0 };
+        let device = if self.device_on_host { 2 + sums } else { 0 };
+        let band_bytes = self.band_limit_bytes / op_binding_bytes_per_pixel(op);
+        OpCopies { whole: 1, banded: 2 + device, band_bytes: Some(band_bytes) }
+    }
 }
 
 #[cfg(test)]
@@ -98,6 +114,21 @@ mod tests {
         // A kept input is the whole input on the device: host memory only on a software GPU.
         assert_eq!(discrete.keeping_input(true).run_bytes(IMAGE.0, IMAGE.1), ONE_BAND);
         assert_eq!(software.keeping_input(true).run_bytes(IMAGE.0, IMAGE.1), 2 * ONE_BAND + IMAGE.0 - BAND);
+    }
+
+    #[test]
+    fn an_op_holds_its_output_and_a_bands_staging_and_readback() {
+        let discrete = GpuHostMemory::new(wgpu::DeviceType::DiscreteGpu, BAND);
+        let software = GpuHostMemory::new(wgpu::DeviceType::Cpu, BAND);
+        let blur = Op::Blur { radius: 8 };
+        assert_eq!(discrete.op_copies(Op::None), OpCopies::default());
+        assert_eq!(discrete.op_copies(Op::Dither), OpCopies { whole: 1, banded: 2, band_bytes: Some(BAND) });
+        // On the host too: the band's input and output, and the blur's u32 sums (bands of a
+        // quarter of the binding's bytes).
+        assert_eq!(software.op_copies(Op::Dither), OpCopies { whole: 1, banded: 4, band_bytes: Some(BAND) });
+        assert_eq!(software.op_copies(blur), OpCopies { whole: 1, banded: 8, band_bytes: Some(BAND / 4) });
+        // 8K gray (33,177,600 bytes) fits a band: a blur on lavapipe holds 9 planes.
+        assert_eq!(software.op_copies(blur).bytes(33_177_600), 9 * 33_177_600);
     }
 
     #[test]

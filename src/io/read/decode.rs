@@ -47,6 +47,9 @@ pub struct DecodeOptions {
     /// in proportion: a GPU conversion holds one band at a time (a 30000x30000 photo in 21 bands
     /// peaked at 3.6 GiB where three whole copies reserved 10.1); `None`: the whole of them.
     pub working_copy_bytes: Option<u64>,
+    /// Gray planes an operation after the grayscale holds while the image is open, reserved
+    /// with it (`engine::op_copies`); none without an op.
+    pub op_copies: crate::system::memory_budget::OpCopies,
     /// Decode only the luma a YCbCr JPEG stores (gray, no chroma): `--formula stored-luma`.
     /// Other files decode as usual, and [`Decoded::stored_luma`] says why.
     pub stored_luma: bool,
@@ -507,10 +510,12 @@ fn reserve(
         options.working_copies,
         options.working_copy_bytes,
     );
+    // An op runs on the 8-bit gray plane, the image and its gray result still held.
+    let op = options.op_copies.bytes(pixels);
     let needed_bytes = [
         decoded_bytes.saturating_add(extra_bytes),
         decoded_bytes.saturating_mul(1 + u64::from(rotates)),
-        decoded_bytes.saturating_add(gray).saturating_add(working),
+        decoded_bytes.saturating_add(gray).saturating_add(working).saturating_add(op),
         gray.saturating_mul(3),
     ]
     .into_iter()

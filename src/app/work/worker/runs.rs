@@ -166,6 +166,17 @@ impl WorkerState {
                 Err(why) => luma_note = Some(why.note()),
             }
         }
+        // An op's own planes on its backend, reserved for the run (the open image reserved
+        // itself, its gray result and the GPU's copies): refused now rather than run short.
+        let _op_memory = if settings.op.is_none() {
+            None
+        } else {
+            let gpu =
+                if settings.backend == Backend::Cpu { None } else { Some(self.engine.gpu_host_memory()?) };
+            let pixels = u64::from(input.image.width()) * u64::from(input.image.height());
+            let bytes = crate::engine::op_copies(settings.op, gpu).bytes(pixels);
+            Some(crate::system::memory_budget::budget().try_reserve(bytes)?)
+        };
         // On the GPU a cancelled ticket (Stop, Esc, a changed setting) stops the run between its
         // bounded submissions.
         let gpu_options = |download_result| RunOptions {
