@@ -15,8 +15,8 @@ use image::DynamicImage;
 use crate::engine::ceilings::{KnownCeilings, PhasePart};
 use crate::engine::round_trip::MAX_PASSES;
 use crate::engine::{
-    Backend, BenchOptions, BenchResult, ConvertSettings, Engine, WorkgroupSize, available_threads,
-    bench_bytes, bench_with, simd_level, synthetic_bytes, synthetic_rgb,
+    Backend, BenchOptions, BenchResult, ConvertSettings, Engine, GpuHostMemory, WorkgroupSize,
+    available_threads, bench_bytes, bench_with, simd_level, synthetic_bytes, synthetic_rgb,
 };
 use crate::io::DecodeOptions;
 use crate::pixel::Formula;
@@ -231,6 +231,19 @@ fn refuse_settings_that_do_nothing(args: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Bytes a bench of `args` holds besides a decoded input of `in_bytes` (none when `synthetic`)
+/// with an output of `out_bytes`: its runs' buffers (`gpu`: with the GPU, its adapter's rule)
+/// and the op's planes.
+fn held_bytes(
+    args: &BenchArgs,
+    gpu: Option<GpuHostMemory>,
+    (in_bytes, out_bytes, synthetic): (u64, u64, bool),
+) -> u64 {
+    let kept = gpu.map(|g| g.keeping_input(args.keep_input_on_gpu));
+    let op = crate::engine::op_copies(args.op, gpu).bytes(out_bytes);
+    bench_bytes(in_bytes, out_bytes, synthetic, kept).saturating_add(op)
+}
+
 pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     refuse_settings_that_do_nothing(args)?;
     let backends = match args.backend {
@@ -243,10 +256,11 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let inputs: Vec<_> = args.input.as_deref().into_iter().collect();
     super::args::check_outputs(&outputs, &inputs, &[], args.overwrite)?;
     let engine = if args.cpu_clock && with_gpu { Engine::on_cpu_clock()? } else { Engine::new() };
-    // What a GPU run holds in host memory, by its adapter (opened once the image is known).
+    // What a GPU run holds in host memory, by its adapter (opened once the image is known), and
+    // an op its own planes (on the GPU more than on the CPU).
     let (image, label, _memory) = bench_image(args, |in_bytes, out_bytes, synthetic| {
         let gpu = with_gpu.then(|| engine.gpu_host_memory()).transpose()?;
-        Ok(bench_bytes(in_bytes, out_bytes, synthetic, gpu.map(|g| g.keeping_input(args.keep_input_on_gpu))))
+        Ok(held_bytes(args, gpu, (in_bytes, out_bytes, synthetic)))
     })?;
     let color = image.color();
     if !args.op.is_none() && color.bytes_per_pixel() / color.channel_count() == 2 {
