@@ -407,7 +407,12 @@ pub enum IoError {
     /// The image would need more memory than the budget allows; refused before allocating.
     #[error(
         "image too large: {width}x{height} {}: {}",
-        OverBudget { needed_bytes: *needed_bytes, budget_bytes: *budget_bytes, limited_by: *limited_by },
+        OverBudget {
+            needed_bytes: *needed_bytes,
+            budget_bytes: *budget_bytes,
+            held_bytes: *held_bytes,
+            limited_by: *limited_by,
+        },
         path.display()
     )]
     TooLarge {
@@ -421,6 +426,8 @@ pub enum IoError {
         needed_bytes: u64,
         /// Bytes this process may use.
         budget_bytes: u64,
+        /// Bytes other work under way holds of the budget, where it made the refusal.
+        held_bytes: u64,
         /// Which limit decided the budget.
         limited_by: BudgetSource,
     },

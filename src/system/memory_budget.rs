@@ -15,18 +15,32 @@ use crate::system::memory::{BudgetSource, budget_override_bytes, headroom};
 /// The budget is refused: the bytes asked for do not fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "needs {needed} but only {budget} may be used (limited by {source})",
+    "needs {needed} but only {budget} may be used (limited by {source}){held}",
     needed = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).0,
     budget = crate::system::human_byte_pair(*needed_bytes, *budget_bytes).1,
-    source = limited_by
+    source = limited_by,
+    held = held_words(*held_bytes)
 )]
 pub struct OverBudget {
     /// Bytes asked for.
     pub needed_bytes: u64,
-    /// Bytes that may be used now (what others hold is not counted as free).
+    /// Bytes that may be used now: the whole budget where the bytes could never fit, else what
+    /// the reservations held now leave free.
     pub budget_bytes: u64,
+    /// Bytes reservations held now (work under way: an open image, other files) take from the
+    /// budget, where the bytes would fit without them; else 0.
+    pub held_bytes: u64,
     /// Which limit decided the budget.
     pub limited_by: BudgetSource,
+}
+
+/// ", as work under way holds N" where reservations held now made the refusal.
+fn held_words(held_bytes: u64) -> String {
+    if held_bytes == 0 {
+        String::new()
+    } else {
+        format!(", as work under way holds {}", crate::system::human_bytes(held_bytes))
+    }
 }
 
 /// Bytes `copies` working copies of a conversion hold: each the whole input of `in_bytes` and
@@ -150,9 +164,11 @@ impl MemoryBudget {
             // (the capacity is read afresh then: it may have grown).
             let others_hold = state.reserved_bytes > 0 && !holds_one;
             if !wait || !others_hold {
+                let never_fits = bytes > capacity;
                 return Err(OverBudget {
                     needed_bytes: bytes,
-                    budget_bytes: if holds_one { free } else { capacity },
+                    budget_bytes: if never_fits { capacity } else { free },
+                    held_bytes: if never_fits { 0 } else { state.reserved_bytes },
                     limited_by,
                 });
             }
@@ -261,12 +277,20 @@ mod tests {
         let refused = OverBudget {
             needed_bytes: 100_000_000,
             budget_bytes: 99_990_000,
+            held_bytes: 0,
             limited_by: crate::system::memory::BudgetSource::Environment,
         };
         let message = refused.to_string();
-        assert!(
-            message.starts_with("needs 95.37 MiB but only 95.36 MiB may be used (limited by "),
-            "{message}"
+        assert_eq!(
+            message,
+            "needs 95.37 MiB but only 95.36 MiB may be used (limited by GRAYLAB_MEMORY_BUDGET)"
+        );
+        // Refused for what work under way holds: said so, with its figure.
+        let held = OverBudget { budget_bytes: 50 << 20, held_bytes: 450 << 20, ..refused };
+        assert_eq!(
+            held.to_string(),
+            "needs 95.4 MiB but only 50.0 MiB may be used (limited by GRAYLAB_MEMORY_BUDGET), as work under way \
+             holds 450.0 MiB"
         );
     }
 
@@ -282,10 +306,12 @@ mod tests {
         // This thread holds a reservation: what does not fit is refused, not waited for.
         let err = b.reserve_within(u64::MAX, None, true).expect_err("never fits");
         assert_eq!(err.needed_bytes, u64::MAX);
-        // While it holds one, the budget it is told is what is left.
+        // What could never fit is told the whole cap; what fits it but not beside the
+        // reservations held is told what they leave, and what they hold.
         let err = b.reserve_within(10_000, Some(5_000), true).expect_err("over the cap");
-        assert_eq!(err.limited_by, BudgetSource::Caller);
-        assert!(err.budget_bytes <= 4_000, "{err:?}");
+        assert_eq!((err.limited_by, err.budget_bytes, err.held_bytes), (BudgetSource::Caller, 5_000, 0));
+        let err = b.reserve_within(4_500, Some(5_000), true).expect_err("not beside the 1000 held");
+        assert!(err.budget_bytes <= 4_000 && err.held_bytes >= 1_000, "{err:?}");
         drop(r);
     }
 

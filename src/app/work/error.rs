@@ -24,6 +24,15 @@ pub enum WorkError {
     /// The job's memory could not be reserved now.
     #[error(transparent)]
     OverBudget(#[from] OverBudget),
+    /// An op's own planes could not be reserved now: the open image and its gray hold the rest.
+    #[error("no memory for {op} now")]
+    OpMemory {
+        /// The op, as the controls name it (`blur:8`).
+        op: String,
+        /// What the budget refused.
+        #[source]
+        source: OverBudget,
+    },
     /// The probe's memory could not be reserved now, so the GPU's ceilings were not measured.
     #[error("no memory to measure them now")]
     NoProbeMemory(#[source] OverBudget),
@@ -89,6 +98,18 @@ mod tests {
         );
         let stopped = WorkError::StoppedRoundTrips { finished: 2, total: 5 };
         assert_eq!(stopped.describe(), "Stopped after 2 of 5 counts: nothing of this run is kept.");
+        let source = OverBudget {
+            needed_bytes: 300 << 20,
+            budget_bytes: 120 << 20,
+            held_bytes: 380 << 20,
+            limited_by: crate::system::memory::BudgetSource::Environment,
+        };
+        let op = WorkError::OpMemory { op: "blur:8".into(), source };
+        assert_eq!(
+            op.describe(),
+            "no memory for blur:8 now: needs 300.0 MiB but only 120.0 MiB may be used (limited by \
+             GRAYLAB_MEMORY_BUDGET), as work under way holds 380.0 MiB"
+        );
         let first = WorkError::StoppedRoundTrips { finished: 0, total: 5 };
         assert!(first.describe().starts_with("Stopped before the first count"));
     }

@@ -527,6 +527,7 @@ fn reserve(
         height,
         needed_bytes,
         budget_bytes: e.budget_bytes,
+        held_bytes: e.held_bytes,
         limited_by: e.limited_by,
     })
 }

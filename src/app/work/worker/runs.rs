@@ -175,7 +175,8 @@ impl WorkerState {
                 if settings.backend == Backend::Cpu { None } else { Some(self.engine.gpu_host_memory()?) };
             let pixels = u64::from(input.image.width()) * u64::from(input.image.height());
             let bytes = crate::engine::op_copies(settings.op, gpu).bytes(pixels);
-            Some(crate::system::memory_budget::budget().try_reserve(bytes)?)
+            let reserved = crate::system::memory_budget::budget().try_reserve(bytes);
+            Some(reserved.map_err(|source| WorkError::OpMemory { op: settings.op.to_string(), source })?)
         };
         // On the GPU a cancelled ticket (Stop, Esc, a changed setting) stops the run between its
         // bounded submissions.
