@@ -390,7 +390,7 @@ fn decode_other(
     let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
     let limits = limits(options, inflated_metadata_size(head, format));
     let raw = if let Some(variant) = tiff_variant {
-        // TIFF variants the `image` crate refuses or misreads have decoders of their own.
+        // Plain TIFFs, and variants the `image` crate refuses or misreads, have decoders of their own.
         let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits))?;
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     } else if let Some(header) = exact_pnm {
@@ -400,8 +400,8 @@ fn decode_other(
         let mut reader = ImageReader::with_format(file, format);
         reader.limits(limits);
         let decoder = guarded(path, || reader.into_decoder())?;
-        // `image`'s TIFF decoder reads the pixels into a buffer of its own, then copies them out:
-        // twice the pixels at its peak.
+        // `image`'s TIFF decoder (for 1-bit gray, floating-point RGB) reads the pixels into a
+        // buffer of its own, then copies them out: twice the pixels at its peak.
         let scratch_bytes = if format == ImageFormat::Tiff { decoder.total_bytes() } else { 0 };
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };

@@ -48,6 +48,10 @@ pub(in crate::io) enum Alpha {
 /// How a TIFF is decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::io) enum Variant {
+    /// 8 or 16-bit unsigned gray of one sample, or RGB (with straight or no alpha): read by the
+    /// `tiff` crate straight into the output where the output's layout is the file's, else by
+    /// the `image` crate.
+    Plain,
     /// By the `image` crate, its colours then divided by its associated alpha.
     Premultiplied,
     /// Gray (1 sample) or gray + one extra sample, of 8, 16 or 32-bit (floating-point) samples,
@@ -319,9 +323,9 @@ impl TiffHeader {
             (WHITE_IS_ZERO | BLACK_IS_ZERO, 1, 8 | 16) | (WHITE_IS_ZERO | BLACK_IS_ZERO, 3, 32)
                 if samples <= 2 =>
             {
-                // The `image` crate reads one 8 or 16-bit sample itself; the rest goes through `tiff`.
+                // One 8 or 16-bit sample is plain; the rest goes through `tiff` as a variant.
                 if samples == 1 && format == 1 {
-                    return Ok(None);
+                    return Ok(Some(Variant::Plain));
                 }
                 let alpha = if samples == 2 { alpha } else { Alpha::None };
                 let white_is_zero = if photometric == WHITE_IS_ZERO { Some(self.patch()?) } else { None };
@@ -337,7 +341,9 @@ impl TiffHeader {
             (PALETTE, _, _) if !self.has_color_map => Err(Unread::NoColorMap),
             (PALETTE, 1, _) => Err(Unread::Palette { bits, samples }),
             (CMYK, 1, 8 | 16) if samples == 4 => Ok(Some(Variant::Cmyk)),
-            (RGB | CMYK, 1, 8 | 16) | (RGB, 3, 32) => {
+            (RGB, 1, 8 | 16) if alpha == Alpha::Premultiplied => Ok(Some(Variant::Premultiplied)),
+            (RGB, 1, 8 | 16) => Ok(Some(Variant::Plain)),
+            (CMYK, 1, 8 | 16) | (RGB, 3, 32) => {
                 Ok((alpha == Alpha::Premultiplied && photometric == RGB).then_some(Variant::Premultiplied))
             }
             (_, format, bits) => Err(Unread::Samples { format, bits }),
