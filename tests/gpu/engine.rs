@@ -565,6 +565,27 @@ fn an_oriented_jpeg_converts_as_decoded_whole_then_turned_on_either_backend() {
                         .expect("converts the file");
                         let got = image::open(&output).expect("the output").to_luma8();
                         assert_eq!(got, want, "{what} on {backend:?}");
+                        // A JPEG's encoder reads rows as they are decoded: the same pixels as the
+                        // image turned beforehand gives it.
+                        let turned = dir.path().join(format!("{kind}-{w}x{h}-o{value}-{formula}-turned.png"));
+                        if !turned.exists() {
+                            whole.save(&turned).expect("the turned input");
+                        }
+                        let jpegs = [(&input, "jpg"), (&turned, "turned.jpg")].map(|(from, to)| {
+                            let to = dir
+                                .path()
+                                .join(format!("{kind}-{w}x{h}-o{value}-{formula}-{backend:?}.{to}"));
+                            graylab::engine::convert_file(
+                                &engine,
+                                (from, &to),
+                                &settings,
+                                (&DecodeOptions::default(), &ExportOptions::default()),
+                                None,
+                            )
+                            .expect("converts to JPEG");
+                            image::open(&to).expect("the JPEG").to_luma8()
+                        });
+                        assert_eq!(jpegs[0], jpegs[1], "{what} on {backend:?}, as JPEG");
                     }
                 }
             }

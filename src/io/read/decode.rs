@@ -111,14 +111,14 @@ impl Decoded {
 pub enum Opened {
     /// Decoded as [`decode_file`] decodes.
     Decoded(Decoded),
-    /// A complete YCbCr JPEG with no orientation to apply, every check passed and its memory
-    /// reserved: its stored luma, or its colour converted, as rows handed on as libjpeg decodes
-    /// them.
+    /// A complete YCbCr JPEG, every check passed and its memory reserved: its stored luma, or its
+    /// colour converted, as rows handed on as libjpeg decodes them (where an orientation turns
+    /// it, once all are).
     LumaRows(LumaStream),
 }
 
-/// [`decode_file`], except that a complete YCbCr JPEG with no EXIF rotation or flip is not
-/// decoded here but opened as a [`LumaStream`] (of its stored luma where
+/// [`decode_file`], except that a complete YCbCr JPEG (its EXIF orientation applied as it is
+/// decoded) is not decoded here but opened as a [`LumaStream`] (of its stored luma where
 /// [`DecodeOptions::stored_luma`] is asked, else of its colour converted by the caller) for a
 /// file to file conversion to decode and encode at once.
 pub fn decode_or_stream(path: &Path, options: &DecodeOptions) -> Result<Opened, IoError> {
@@ -284,8 +284,7 @@ fn open_jpeg(
         let orientation = orientation_of(&mut header, &Facts::default());
         let (width, height) = header.dimensions();
         let density = header.density();
-        if orientation == Orientation::NoTransforms && layout.components.len() == 3 && width > 0 && height > 0
-        {
+        if layout.components.len() == 3 && width > 0 && height > 0 {
             let reservation = reserve(path, &header, orientation, extra, options)?;
             drop(header);
             warnings.extend(libjpeg::verdict(
@@ -298,8 +297,8 @@ fn open_jpeg(
             let bands = stream_bands((plan.bytes, plan.resynced_at), &layout, out, height);
             let stream = LumaStream::new(
                 path,
-                (bands, out),
-                ((width, height), density),
+                (bands, out, orientation),
+                ((width, height), density.map(|d| d.oriented(orientation))),
                 (std::mem::take(warnings), options.allow_truncated),
                 reservation,
             );

@@ -272,15 +272,16 @@ fn placed(
 /// `channels` (1 or 3) 8-bit samples a pixel, where `orientation` moves them in `out`, the whole
 /// image as shown (`height` x `width` for a quarter turn): a JPEG decoded a band at a time is
 /// turned as it is decoded, never held twice. The same bytes as [`apply_orientation`] on the
-/// whole image; on rayon's threads, a tile of [`TILE`] rows as shown each. Rows beyond the
-/// image, an `out` of another size, or a turn of other channels are left out.
+/// whole image; with `on_all_cores`, on rayon's threads, a tile of [`TILE`] rows as shown each
+/// (never from a thread that rayon's workers may be waiting for), else on the caller's. Rows
+/// beyond the image, an `out` of another size, or a turn of other channels are left out.
 pub(in crate::io) fn place_band(
     band: &[u8],
     first_row: usize,
     (width, height): (usize, usize),
-    channels: usize,
-    orientation: Orientation,
+    (channels, orientation): (usize, Orientation),
     out: &mut [u8],
+    on_all_cores: bool,
 ) {
     let row_len = width * channels;
     let rows = band.len().checked_div(row_len).unwrap_or(0).min(height.saturating_sub(first_row));
@@ -296,7 +297,7 @@ pub(in crate::io) fn place_band(
         let shown = |y: usize| placed(orientation, (0, first_row + y), size).1;
         let (top, bottom) = (shown(0).min(shown(rows - 1)), shown(0).max(shown(rows - 1)));
         let rows_out = &mut out[top * row_len..(bottom + 1) * row_len];
-        rows_out.par_chunks_mut(row_len).enumerate().for_each(|(k, row_out)| {
+        let place = |(k, row_out): (usize, &mut [u8])| {
             // The stored row shown at `top + k`.
             let y = if bottom_up { rows - 1 - k } else { k };
             let row = &band[y * row_len..(y + 1) * row_len];
@@ -307,7 +308,12 @@ pub(in crate::io) fn place_band(
             } else {
                 row_out.copy_from_slice(row);
             }
-        });
+        };
+        if on_all_cores {
+            rows_out.par_chunks_mut(row_len).enumerate().for_each(place);
+        } else {
+            rows_out.chunks_mut(row_len).enumerate().for_each(place);
+        }
         return;
     }
     // A stored column is a row as shown (`height` wide), each stored row one of its columns:
@@ -316,8 +322,8 @@ pub(in crate::io) fn place_band(
     let shown_x = if right_to_left { height - first_row - rows } else { first_row };
     let runs = (right_to_left, bottom_up.then_some(width - 1));
     match channels {
-        1 => place_columns::<1>(band, (width, height), shown_x, runs, out),
-        3 => place_columns::<3>(band, (width, height), shown_x, runs, out),
+        1 => place_columns::<1>(band, (width, height), shown_x, runs, (out, on_all_cores)),
+        3 => place_columns::<3>(band, (width, height), shown_x, runs, (out, on_all_cores)),
         _ => {}
     }
 }
@@ -325,17 +331,17 @@ pub(in crate::io) fn place_band(
 /// [`place_band`]'s quarter turn of `band` (whole rows as stored of `C` samples a pixel) into
 /// `out`: as shown, the band fills the columns from `shown_x` on, its first row leftmost unless
 /// `right_to_left`; row `y` as shown is stored column `y`, or `last - y` where `bottom_up` is
-/// `Some(last)`.
+/// `Some(last)`; on rayon's threads `on_all_cores`.
 fn place_columns<const C: usize>(
     band: &[u8],
     (width, height): (usize, usize),
     shown_x: usize,
     (right_to_left, bottom_up): (bool, Option<usize>),
-    out: &mut [u8],
+    (out, on_all_cores): (&mut [u8], bool),
 ) {
     let (row_len, out_row_len) = (width * C, height * C);
     let rows = band.len() / row_len;
-    out.par_chunks_mut(out_row_len * TILE).enumerate().for_each(|(tile, rows_out)| {
+    let place = |(tile, rows_out): (usize, &mut [u8])| {
         for (k, row_out) in rows_out.chunks_exact_mut(out_row_len).enumerate() {
             let shown_y = tile * TILE + k;
             let x = bottom_up.map_or(shown_y, |last| last - shown_y);
@@ -351,7 +357,12 @@ fn place_columns<const C: usize>(
                 }
             }
         }
-    });
+    };
+    if on_all_cores {
+        out.par_chunks_mut(out_row_len * TILE).enumerate().for_each(place);
+    } else {
+        out.chunks_mut(out_row_len * TILE).enumerate().for_each(place);
+    }
 }
 
 #[cfg(test)]

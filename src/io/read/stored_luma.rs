@@ -131,7 +131,7 @@ impl<'a> LibjpegDecoder<'a> {
         for first_row in (0..h).step_by(band_rows) {
             let band = band.get_mut(..band_rows.min(h - first_row) * w * samples).unwrap_or_default();
             rows.read(band).map_err(libjpeg_error)?;
-            place_band(band, first_row, (w, h), samples, orientation, &mut shown);
+            place_band(band, first_row, (w, h), (samples, orientation), &mut shown, true);
         }
         self.log.extend(rows.finish().map_err(libjpeg_error)?);
         let (shown_w, shown_h) = if turns(orientation) { (height, width) } else { (width, height) };
