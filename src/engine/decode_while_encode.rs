@@ -2,8 +2,9 @@
 //! (`--formula stored-luma`), or its colour converted by the CPU kernel chunk by chunk as soon as
 //! libjpeg decodes it (every other formula, on the CPU). libjpeg decodes on a thread of its own
 //! (one per band where restart intervals allow) while the encoder codes the stripes already
-//! decoded on every core, so decode and encode overlap instead of following each other, the RGB
-//! image is never held whole, and the two spans say so.
+//! decoded on every core, so decode and encode overlap instead of following each other (a photo
+//! EXIF turns is encoded once all is decoded), the RGB image is never held whole, and the two
+//! spans say so.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -106,7 +107,14 @@ pub(super) fn convert_luma_stream(
         run.threads = Some(stream.bands());
         run.with_work(settings.work)
     };
-    run.notes.extend(stream.warnings().iter().map(|w| format!("{}{w}", super::report::WARNING_NOTE)));
+    let orientation = stream.orientation();
+    let turned = orientation != image::metadata::Orientation::NoTransforms;
+    if turned {
+        run.notes.push("EXIF orientation applied".to_owned());
+    }
+    let warning =
+        |w: &crate::io::DecodeWarning| format!("{}{}", super::report::WARNING_NOTE, w.shown(orientation));
+    run.notes.extend(stream.warnings().iter().map(warning));
     if stream.stored_luma() {
         run.notes.push(StoredLuma::Decoded.note());
     }
@@ -117,7 +125,14 @@ pub(super) fn convert_luma_stream(
              own)"
         ),
     };
-    run.notes.push(if stream.stored_luma() {
+    run.notes.push(if turned {
+        format!(
+            "{decoded_as}, each chunk of rows {} and placed as shown as soon as it was decoded; the encoder coded the \
+             rows once the last was placed (the first row as shown may be the last as stored, or a column): the \
+             colour image was never held whole",
+            if stream.stored_luma() { "kept".to_owned() } else { format!("converted with {}", settings.formula) }
+        )
+    } else if stream.stored_luma() {
         format!("{decoded_as} while the encoder coded the rows already decoded: the decode and the encode overlap")
     } else {
         format!(

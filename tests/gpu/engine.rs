@@ -493,3 +493,102 @@ fn a_file_conversion_is_one_timeline_from_the_decode_to_the_encode() {
         assert_eq!(track_overlap(&r.spans), None, "{name}: two spans of one lane overlap");
     }
 }
+
+/// `jpeg` with an APP1 EXIF block giving orientation `value` (a SHORT) after its SOI.
+fn with_orientation(jpeg: &[u8], value: u8) -> Vec<u8> {
+    let mut exif = b"Exif\0\0II*\0\x08\0\0\0\x01\0".to_vec();
+    exif.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0, value, 0, 0, 0, 0, 0, 0, 0]);
+    let mut out = jpeg[..2].to_vec();
+    out.extend_from_slice(&[0xFF, 0xE1]);
+    out.extend_from_slice(&((exif.len() + 2) as u16).to_be_bytes());
+    out.extend_from_slice(&exif);
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}
+
+#[test]
+fn an_oriented_jpeg_converts_as_decoded_whole_then_turned_on_either_backend() {
+    use graylab::io::{DecodeOptions, ExportOptions, decode_file};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = match common::gpu() {
+        Some(gpu) => Engine::with_converter(Arc::new(GpuConverter::new(gpu))),
+        None => Engine::cpu_only(),
+    };
+    let backends: &[Backend] =
+        if engine.gpu().is_ok() { &[Backend::Cpu, Backend::Gpu] } else { &[Backend::Cpu] };
+    // Odd sizes, a row, a column, and 300 rows: three of the decode's bands of 128, the last short.
+    for (w, h) in [(7, 5), (1, 9), (9, 1), (37, 300)] {
+        let photo = common::photo(w, h);
+        let (mut colour, mut gray) = (Vec::new(), Vec::new());
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut colour, 90)
+            .encode_image(&photo.to_rgb8())
+            .expect("colour jpeg");
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut gray, 90)
+            .encode_image(&photo.to_luma8())
+            .expect("gray jpeg");
+        for (kind, jpeg) in [("rgb", colour), ("gray", gray)] {
+            let plain = dir.path().join(format!("{kind}-{w}x{h}.jpg"));
+            std::fs::write(&plain, &jpeg).expect("write");
+            for value in 1..=8u8 {
+                let input = dir.path().join(format!("{kind}-{w}x{h}-o{value}.jpg"));
+                std::fs::write(&input, with_orientation(&jpeg, value)).expect("write");
+                let orientation = image::metadata::Orientation::from_exif(value).expect("1 to 8");
+                for formula in [Formula::Bt601, Formula::StoredLuma] {
+                    let what = format!("{kind} {w}x{h}, orientation {value}, {formula}");
+                    // Today's: the file decoded whole as stored, turned by `image`, converted.
+                    let decode =
+                        DecodeOptions { stored_luma: formula == Formula::StoredLuma, ..Default::default() };
+                    let mut whole = decode_file(&plain, &decode).expect("decodes").image;
+                    whole.apply_orientation(orientation);
+                    let decoded = decode_file(&input, &decode).expect("decodes");
+                    assert_eq!(decoded.image, whole, "{what}: the decode");
+                    assert_eq!(decoded.orientation, orientation, "{what}");
+                    let want = match &whole {
+                        DynamicImage::ImageLuma8(gray) => gray.clone(),
+                        rgb => engine
+                            .convert(rgb, &ConvertSettings::default(), RunOptions::default())
+                            .expect("converts")
+                            .image
+                            .to_luma8(),
+                    };
+                    for &backend in backends {
+                        let output =
+                            dir.path().join(format!("{kind}-{w}x{h}-o{value}-{formula}-{backend:?}.png"));
+                        let settings = ConvertSettings { backend, formula, ..ConvertSettings::default() };
+                        graylab::engine::convert_file(
+                            &engine,
+                            (&input, &output),
+                            &settings,
+                            (&DecodeOptions::default(), &ExportOptions::default()),
+                            None,
+                        )
+                        .expect("converts the file");
+                        let got = image::open(&output).expect("the output").to_luma8();
+                        assert_eq!(got, want, "{what} on {backend:?}");
+                        // A JPEG's encoder reads rows as they are decoded: the same pixels as the
+                        // image turned beforehand gives it.
+                        let turned = dir.path().join(format!("{kind}-{w}x{h}-o{value}-{formula}-turned.png"));
+                        if !turned.exists() {
+                            whole.save(&turned).expect("the turned input");
+                        }
+                        let jpegs = [(&input, "jpg"), (&turned, "turned.jpg")].map(|(from, to)| {
+                            let to = dir
+                                .path()
+                                .join(format!("{kind}-{w}x{h}-o{value}-{formula}-{backend:?}.{to}"));
+                            graylab::engine::convert_file(
+                                &engine,
+                                (from, &to),
+                                &settings,
+                                (&DecodeOptions::default(), &ExportOptions::default()),
+                                None,
+                            )
+                            .expect("converts to JPEG");
+                            image::open(&to).expect("the JPEG").to_luma8()
+                        });
+                        assert_eq!(jpegs[0], jpegs[1], "{what} on {backend:?}, as JPEG");
+                    }
+                }
+            }
+        }
+    }
+}

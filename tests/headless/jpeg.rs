@@ -576,3 +576,32 @@ fn a_truncated_turned_jpeg_says_where_it_ends_in_the_image_as_shown() {
     assert!(left > 0 && left <= 400 - rows, "{left} gray columns on the left, {rows} whole");
     assert!((left..400).all(|x| !all_gray(x)), "the other columns hold data");
 }
+
+#[test]
+fn a_turned_jpeg_reserves_one_image_and_a_band_not_two_images() {
+    // 100x1000 as stored, EXIF orientation 6: 300 kB of RGB, turned as it is decoded, a band
+    // of 128 rows (38 kB) at a time. Two whole copies (600 kB) were reserved, and held.
+    // The file (42 kB) is held twice while libjpeg starts: 422 kB in all.
+    let bytes = jpeg(100, 1000);
+    let exif = [
+        &b"Exif\0\0II*\0"[..],
+        &8u32.to_le_bytes(),
+        &[1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0],
+    ]
+    .concat();
+    let segment =
+        [&[0xFF, 0xE1][..], &u16::try_from(exif.len() + 2).expect("short").to_be_bytes(), &exif].concat();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let turned = write(dir.path(), "turned.jpg", &[&bytes[..2], &segment, &bytes[2..]].concat());
+    let file_bytes = std::fs::metadata(&turned).expect("written").len();
+    let (image_bytes, band_bytes) = (300_000, 128 * 100 * 3);
+    let within = |budget| DecodeOptions { memory_budget_bytes: Some(budget), ..STRICT };
+    let decoded = decode_file(&turned, &within(450_000)).expect("one image and a band fit");
+    assert_eq!((decoded.image.width(), decoded.image.height()), (1000, 100));
+    drop(decoded);
+    // Refused before anything is allocated where the image and its band do not fit.
+    let err = decode_file(&turned, &within(image_bytes + band_bytes)).expect_err("too large");
+    let IoError::TooLarge { needed_bytes, .. } = err else { panic!("{err:?}") };
+    // The image, its band, the file held twice while libjpeg starts (and nothing else here).
+    assert_eq!(needed_bytes, image_bytes + band_bytes + 2 * file_bytes, "{err}");
+}

@@ -8,7 +8,6 @@ use std::time::Instant;
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader};
 
-use crate::io::kind::{looks_like, read_capped, special_kind};
 use crate::io::read::changes::check_unchanged;
 use crate::io::read::claims::jpeg::{check_jpeg, truncated_at};
 use crate::io::read::claims::{Facts, check_claims, inflated_metadata_size};
@@ -21,8 +20,10 @@ use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::exif_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
-use crate::io::read::sniff::{describe_head, format_of, unsupported_format_of};
-use crate::io::read::stored_luma::{JpegOut, LibjpegDecoder, LibjpegLog, StoredLuma, stores_ycbcr};
+use crate::io::read::sniff::{describe_head, first_look, format_of, unsupported_format_of};
+use crate::io::read::stored_luma::{
+    JpegOut, LibjpegDecoder, LibjpegLog, ORIENTED_BAND_ROWS, StoredLuma, stores_ycbcr,
+};
 use crate::io::read::tiff;
 use crate::io::read::tiff_header::check_tiff;
 use crate::io::{DecodeWarning, FrameCount, IoError, TruncatedAt};
@@ -113,14 +114,14 @@ impl Decoded {
 pub enum Opened {
     /// Decoded as [`decode_file`] decodes.
     Decoded(Decoded),
-    /// A complete YCbCr JPEG with no orientation to apply, every check passed and its memory
-    /// reserved: its stored luma, or its colour converted, as rows handed on as libjpeg decodes
-    /// them.
+    /// A complete YCbCr JPEG, every check passed and its memory reserved: its stored luma, or its
+    /// colour converted, as rows handed on as libjpeg decodes them (where an orientation turns
+    /// it, once all are).
     LumaRows(LumaStream),
 }
 
-/// [`decode_file`], except that a complete YCbCr JPEG with no EXIF rotation or flip is not
-/// decoded here but opened as a [`LumaStream`] (of its stored luma where
+/// [`decode_file`], except that a complete YCbCr JPEG (its EXIF orientation applied as it is
+/// decoded) is not decoded here but opened as a [`LumaStream`] (of its stored luma where
 /// [`DecodeOptions::stored_luma`] is asked, else of its colour converted by the caller) for a
 /// file to file conversion to decode and encode at once.
 pub fn decode_or_stream(path: &Path, options: &DecodeOptions) -> Result<Opened, IoError> {
@@ -195,13 +196,15 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let Raw { mut image, orientation, reservation, stored_as, stored_luma, density } = raw;
+    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, density } = raw;
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
         image = without_opaque_alpha(image);
     }
-    super::orientation::apply_orientation(&mut image, orientation);
+    if !oriented {
+        super::orientation::apply_orientation(&mut image, orientation);
+    }
     let frames = facts.frames.map(|total| FrameCount {
         converted: 1,
         total,
@@ -284,8 +287,7 @@ fn open_jpeg(
         let orientation = orientation_of(&mut header, &Facts::default());
         let (width, height) = header.dimensions();
         let density = header.density();
-        if orientation == Orientation::NoTransforms && layout.components.len() == 3 && width > 0 && height > 0
-        {
+        if layout.components.len() == 3 && width > 0 && height > 0 {
             let reservation = reserve(path, &header, orientation, extra, options)?;
             drop(header);
             warnings.extend(libjpeg::verdict(
@@ -298,8 +300,8 @@ fn open_jpeg(
             let bands = stream_bands((plan.bytes, plan.resynced_at), &layout, out, height);
             let stream = LumaStream::new(
                 path,
-                (bands, out),
-                ((width, height), density),
+                (bands, out, orientation),
+                ((width, height), density.map(|d| d.oriented(orientation))),
                 (std::mem::take(warnings), options.allow_truncated),
                 reservation,
             );
@@ -315,10 +317,24 @@ fn open_jpeg(
         _ => JpegOut::Rgb,
     };
     let log = LibjpegLog::default();
-    let decoder = guarded(path, || LibjpegDecoder::new(&plan.bytes, &log, out))?;
+    let mut decoder = guarded(path, || LibjpegDecoder::new(&plan.bytes, &log, out))?;
     let facts = Facts { density: decoder.density(), ..Facts::default() };
-    let mut raw = decode_with(path, decoder, extra, options, &facts)?;
-    let height = raw.image.height();
+    let (width, height) = decoder.dimensions();
+    let orientation = orientation_of(&mut decoder, &facts);
+    // A complete file is turned as it is decoded, a band at a time (a truncated one is turned
+    // once its gray rows have told where it ends).
+    let mut raw = if layout.complete && orientation != Orientation::NoTransforms && width > 0 && height > 0 {
+        let band_bytes = decoder.band_bytes(ORIENTED_BAND_ROWS);
+        let stored_as = (decoder.original_color_type() == image::ExtendedColorType::Cmyk8).then_some("CMYK");
+        // No copy as stored: the image as shown and one band.
+        let reservation =
+            reserve(path, &decoder, Orientation::NoTransforms, extra.saturating_add(band_bytes), options)?;
+        let image = guarded(path, || decoder.read_oriented(orientation, ORIENTED_BAND_ROWS))?;
+        let density = facts.density;
+        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma: None, density }
+    } else {
+        decode_with(path, decoder, extra, options, &facts)?
+    };
     let mut libjpeg_said = log.into_warnings();
     jpeg_restarts::sort_out(&mut libjpeg_said, &plan.bytes, 0, &plan.resynced_at);
     // Only the end marker is missing: the image is whole.
@@ -338,34 +354,6 @@ fn open_jpeg(
     raw.stored_luma = stored_luma;
     let truncated = (!layout.complete && !whole).then(|| truncated_at(&raw.image, &layout));
     Ok(Jpeg::Decoded(raw, truncated))
-}
-
-/// What is checked before a file is read: that it is a regular file with bytes, and what its
-/// first 64 bytes say it is (an image, or a named other kind of file).
-fn first_look(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), IoError> {
-    let open = |cause| IoError::Open { path: path.into(), cause };
-    let meta = std::fs::metadata(path).map_err(open)?;
-    if meta.is_dir() {
-        return Err(open(std::io::Error::other("it is a folder")));
-    }
-    // A FIFO, a device or a socket is never opened (a FIFO would block, a device never end).
-    if let Some(kind) = special_kind(&meta) {
-        return Err(IoError::NotAFile { path: path.into(), kind });
-    }
-    let head = read_capped(path, 64).map_err(open)?;
-    if meta.len() == 0 {
-        return Err(if head.is_empty() {
-            IoError::Empty { path: path.into() }
-        } else {
-            IoError::NotAFile { path: path.into(), kind: "a special file that reports no size (as in /proc)" }
-        });
-    }
-    if image::guess_format(&head).is_err()
-        && let Some(looks_like) = looks_like(&head)
-    {
-        return Err(IoError::NotAnImage { path: path.into(), looks_like });
-    }
-    Ok((meta, head))
 }
 
 /// Decodes a file that is not a JPEG: the format from its content, its header's claims checked,
@@ -469,7 +457,15 @@ fn decode_with(
     let orientation = orientation_of(&mut decoder, facts);
     let reservation = reserve(path, &decoder, orientation, extra_bytes, options)?;
     let image = guarded(path, || read_image(decoder))?;
-    Ok(Raw { image, orientation, reservation, stored_as, stored_luma: None, density: facts.density })
+    Ok(Raw {
+        image,
+        orientation,
+        oriented: false,
+        reservation,
+        stored_as,
+        stored_luma: None,
+        density: facts.density,
+    })
 }
 
 /// The EXIF orientation to apply: the decoder's, else what the container's facts or the EXIF
@@ -532,11 +528,13 @@ fn reserve(
     })
 }
 
-/// What a decoder gave: the pixels, the orientation still to apply, their memory, the colour
+/// What a decoder gave: the pixels, the orientation (applied or still to apply), their memory, the colour
 /// model the file stored when the pixels were converted from it, and the density as stored.
 struct Raw {
     image: DynamicImage,
     orientation: Orientation,
+    /// Whether `image` is already as shown (a complete JPEG turned as it was decoded).
+    oriented: bool,
     reservation: Reservation,
     stored_as: Option<&'static str>,
     stored_luma: Option<StoredLuma>,

@@ -3,8 +3,9 @@
 //! is decoded. A file to file conversion encodes the first stripes while later ones are still
 //! being decoded, so the decoder's core and the encoders' are busy at once, and the RGB image is
 //! never held whole. A file with restart intervals at MCU-row starts is decoded in bands, one
-//! libjpeg per core ([`super::restart_bands`]). Opened by [`crate::io::decode_or_stream`] once
-//! every check a decode makes has passed.
+//! libjpeg per core ([`super::restart_bands`]). A file with an EXIF orientation has each gray
+//! chunk placed as shown in one gray image, read once the last is. Opened by
+//! [`crate::io::decode_or_stream`] once every check a decode makes has passed.
 
 use std::borrow::Cow;
 use std::error::Error;
@@ -17,6 +18,7 @@ use image::metadata::Orientation;
 use crate::io::codecs::rows::{RowSource, RowsFailed};
 use crate::io::read::jpeg_restarts;
 use crate::io::read::libjpeg::{self, JpegOut, LibjpegError, LibjpegRows, LibjpegWarning};
+use crate::io::read::orientation::{place_band, turns};
 use crate::io::read::restart_bands::Band;
 use crate::io::{DecodeWarning, Density, IoError};
 use crate::system::memory_budget::Reservation;
@@ -76,12 +78,17 @@ pub struct LumaStream {
     out: JpegOut,
     /// The JPEG, or its bands, each decoded by a libjpeg of its own.
     bands: Vec<Band>,
+    /// The size as stored.
     width: u32,
     height: u32,
+    /// The EXIF orientation applied to the rows handed on.
+    orientation: Orientation,
     /// The file's pixel density.
     density: Option<Density>,
-    /// Every `CHUNK_ROWS` rows, set once decoded.
+    /// Every `CHUNK_ROWS` rows, set once decoded; with an orientation, none.
     chunks: Vec<OnceLock<Vec<u8>>>,
+    /// With an orientation, the gray image as shown, set once every band is decoded and placed.
+    shown: OnceLock<Vec<u8>>,
     /// How the decode stands (readers stop waiting once it failed; the encoder commits its file
     /// only once it is done).
     state: Mutex<State>,
@@ -100,25 +107,27 @@ pub struct LumaStream {
 
 impl LumaStream {
     /// A stream of the JPEG `bands` (the file whole, or [`super::restart_bands`]'s bands of it)
-    /// read from `path` (`width` x `height`, complete, stored YCbCr, no orientation to apply; of
-    /// `density`), with the checks' `warnings`; `keep_truncated`: data that ends
-    /// early is kept with a warning instead of failing the decode.
+    /// read from `path` (`width` x `height` as stored, complete, stored YCbCr, `orientation` to
+    /// apply; of `density` as shown), with the checks' `warnings`; `keep_truncated`: data that
+    /// ends early is kept with a warning instead of failing the decode.
     pub(in crate::io) fn new(
         path: &Path,
-        (bands, out): (Vec<Band>, JpegOut),
+        (bands, out, orientation): (Vec<Band>, JpegOut, Orientation),
         ((width, height), density): ((u32, u32), Option<Density>),
         (warnings, keep_truncated): (Vec<DecodeWarning>, bool),
         memory: Reservation,
     ) -> Self {
-        let chunks = (height as usize).div_ceil(CHUNK_ROWS);
+        let chunks = if turns(orientation) { width } else { height } as usize;
         Self {
             path: path.to_path_buf(),
             out,
             bands,
             width,
             height,
+            orientation,
             density,
-            chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
+            chunks: (0..chunks.div_ceil(CHUNK_ROWS)).map(|_| OnceLock::new()).collect(),
+            shown: OnceLock::new(),
             state: Mutex::new(State::Running),
             decoded: Condvar::new(),
             warnings: Mutex::new(warnings),
@@ -129,10 +138,17 @@ impl LumaStream {
         }
     }
 
-    /// Width and height in pixels.
+    /// Width and height in pixels, as shown.
     #[must_use]
     pub fn dimensions(&self) -> (u32, u32) {
-        (self.width, self.height)
+        if turns(self.orientation) { (self.height, self.width) } else { (self.width, self.height) }
+    }
+
+    /// The EXIF orientation applied: the rows handed on are the image as shown. Where it is one,
+    /// the first row is read only once the last chunk is decoded.
+    #[must_use]
+    pub fn orientation(&self) -> Orientation {
+        self.orientation
     }
 
     /// The file's pixel density, for the export to write
@@ -169,6 +185,11 @@ impl LumaStream {
     /// committed, and the error names the file. Done, libjpeg's warnings join
     /// [`LumaStream::warnings`].
     pub fn decode(&self, to_gray: ToGray<'_>) -> Result<(), IoError> {
+        // With an orientation, the gray image as shown, each band's chunks placed in it.
+        let pixels = self.width as usize * self.height as usize;
+        let shown = (self.orientation != Orientation::NoTransforms)
+            .then(|| Mutex::new(crate::system::huge_pages::zeroed_buffer::<u8>(pixels)));
+        let shown = shown.as_ref();
         let decoded = std::thread::scope(|scope| {
             let (last, others) = self.bands.split_last().ok_or(BandError::NoRows)?;
             let others: Vec<_> = others
@@ -177,10 +198,10 @@ impl LumaStream {
                 .map(|(n, band)| {
                     std::thread::Builder::new()
                         .name(format!("graylab-jpeg-band-{n}"))
-                        .spawn_scoped(scope, move || self.decode_band((n, band), to_gray))
+                        .spawn_scoped(scope, move || self.decode_band((n, band), to_gray, shown))
                 })
                 .collect();
-            let mut result = self.decode_band((others.len(), last), to_gray);
+            let mut result = self.decode_band((others.len(), last), to_gray, shown);
             for band in others {
                 let decoded = match band {
                     Ok(thread) => thread.join().unwrap_or(Err(BandError::ThreadStopped)),
@@ -204,11 +225,16 @@ impl LumaStream {
         let told = libjpeg::verdict(
             &self.path,
             libjpeg_warnings,
-            (self.height, Orientation::NoTransforms),
+            (self.height, self.orientation),
             self.keep_truncated,
         )
         .map_err(fail)?;
         self.warnings.lock().unwrap_or_else(PoisonError::into_inner).extend(told);
+        if let Some(shown) = shown {
+            // Set once: it is only set here, and settling wakes the readers waiting for it.
+            let _ =
+                self.shown.set(std::mem::take(&mut *shown.lock().unwrap_or_else(PoisonError::into_inner)));
+        }
         self.settle(State::Done);
         Ok(())
     }
@@ -219,12 +245,13 @@ impl LumaStream {
         self.decoded.notify_all();
     }
 
-    /// Decodes one band into its chunks (RGB through `to_gray`), publishing each; libjpeg's
-    /// warnings.
+    /// Decodes one band into its chunks (RGB through `to_gray`), publishing each, or placing it
+    /// as shown in `shown` where an orientation is applied; libjpeg's warnings.
     fn decode_band(
         &self,
         (nth, band): (usize, &Band),
         to_gray: ToGray<'_>,
+        shown: Option<&Mutex<Vec<u8>>>,
     ) -> Result<Vec<LibjpegWarning>, BandError> {
         let width = self.width as usize;
         let rows = (band.rows.end - band.rows.start) as u32;
@@ -239,6 +266,13 @@ impl LumaStream {
                 let rgb = rgb.get_mut(..chunk_rows * width * 3).ok_or(BandError::ChunkBeyondBuffer)?;
                 decoder.read(rgb)?;
                 to_gray(nth, rgb, &mut buf).map_err(BandError::ToGray)?;
+            }
+            if let Some(shown) = shown {
+                let size = (width, self.height as usize);
+                let mut shown = shown.lock().unwrap_or_else(PoisonError::into_inner);
+                // On this thread: the encoder's stripes may hold every rayon worker, waiting.
+                place_band(&buf, k * CHUNK_ROWS, size, (1, self.orientation), &mut shown, false);
+                continue;
             }
             // Set once: each chunk belongs to one band.
             let _ = self.chunks.get(k).ok_or(BandError::BandBeyondImage)?.set(buf);
@@ -259,28 +293,37 @@ impl LumaStream {
         Ok(warnings)
     }
 
-    /// Waits until chunk `k` is decoded; `None` when the decode failed first.
+    /// Waits until chunk `k` (rows as shown) is decoded; `None` when the decode failed first.
     fn chunk(&self, k: usize) -> Option<&[u8]> {
         let slot = self.chunks.get(k)?;
+        let ready = || slot.get().is_some() || self.shown.get().is_some();
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         #[cfg(test)]
-        if slot.get().is_none() {
+        if !ready() {
             self.waited.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
-        while slot.get().is_none() && *state != State::Failed {
+        while !ready() && *state != State::Failed {
             state = self.decoded.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
         let failed = *state == State::Failed;
         drop(state);
-        if failed { None } else { slot.get().map(Vec::as_slice) }
+        if failed {
+            return None;
+        }
+        let (width, height) = self.dimensions();
+        let rows = k * CHUNK_ROWS..(height as usize).min((k + 1) * CHUNK_ROWS);
+        slot.get()
+            .map(Vec::as_slice)
+            .or_else(|| self.shown.get()?.get(rows.start * width as usize..rows.end * width as usize))
     }
 }
 
 impl RowSource for LumaStream {
     fn rows(&self, rows: Range<usize>) -> Cow<'_, [u8]> {
-        let width = self.width as usize;
+        let (width, height) = self.dimensions();
+        let width = width as usize;
         let (first, last) = (rows.start / CHUNK_ROWS, rows.end.saturating_sub(1) / CHUNK_ROWS);
-        if rows.is_empty() || rows.end > self.height as usize {
+        if rows.is_empty() || rows.end > height as usize {
             return Cow::Borrowed(&[]);
         }
         let within = |k: usize| {
@@ -324,7 +367,13 @@ mod tests {
     fn stream_of(bytes: Vec<u8>, size: (u32, u32), out: JpegOut) -> LumaStream {
         let memory = budget().try_reserve(0).expect("nothing reserved");
         let band = Band { rows: 0..size.1 as usize, jpeg: bytes, resynced_at: Vec::new() };
-        LumaStream::new(Path::new("in.jpg"), (vec![band], out), (size, None), (Vec::new(), false), memory)
+        LumaStream::new(
+            Path::new("in.jpg"),
+            (vec![band], out, Orientation::NoTransforms),
+            (size, None),
+            (Vec::new(), false),
+            memory,
+        )
     }
 
     #[test]
@@ -353,6 +402,56 @@ mod tests {
             assert_eq!(last, whole[299 * w..], "the last row");
         });
         assert!(stream.rows(290..301).is_empty(), "rows beyond the image are none");
+    }
+
+    #[test]
+    fn an_oriented_stream_hands_on_the_rows_as_shown() {
+        // 300 rows as stored: three chunks, each placed as shown once converted.
+        let (width, height) = (37u32, 300u32);
+        let jpeg = colour_jpeg((width, height), 90, |x, y| [(x * 7) as u8, (y * 3) as u8, (x * y) as u8]);
+        let rgb = libjpeg_pixels(&jpeg, (width, height), JpegOut::Rgb);
+        let green: Vec<u8> = rgb.chunks_exact(3).map(|px| px[1]).collect();
+        let luma = libjpeg_pixels(&jpeg, (width, height), JpegOut::Luma);
+        for orientation in [
+            Orientation::Rotate90,
+            Orientation::Rotate180,
+            Orientation::Rotate270,
+            Orientation::FlipHorizontal,
+            Orientation::FlipVertical,
+            Orientation::Rotate90FlipH,
+            Orientation::Rotate270FlipH,
+        ] {
+            for (out, plane) in [(JpegOut::Rgb, &green), (JpegOut::Luma, &luma)] {
+                let mut want = image::DynamicImage::ImageLuma8(
+                    image::GrayImage::from_raw(width, height, plane.clone()).expect("gray"),
+                );
+                want.apply_orientation(orientation);
+                let memory = budget().try_reserve(0).expect("nothing reserved");
+                let band = Band { rows: 0..height as usize, jpeg: jpeg.clone(), resynced_at: Vec::new() };
+                let stream = LumaStream::new(
+                    Path::new("in.jpg"),
+                    (vec![band], out, orientation),
+                    ((width, height), None),
+                    (Vec::new(), false),
+                    memory,
+                );
+                assert_eq!(stream.dimensions(), (want.width(), want.height()), "{orientation:?}");
+                stream
+                    .decode(&|_, rgb, gray| {
+                        for (g, px) in gray.iter_mut().zip(rgb.chunks_exact(3)) {
+                            *g = px[1];
+                        }
+                        Ok(())
+                    })
+                    .expect("decoded");
+                let rows = want.height() as usize;
+                assert!(stream.rows(0..rows).as_ref() == want.as_bytes(), "{orientation:?} {out:?}");
+                // Rows within the image as shown, across its chunks where it has several.
+                let (w, part) = (want.width() as usize, rows / 3..rows - 1);
+                let within = &want.as_bytes()[part.start * w..part.end * w];
+                assert!(stream.rows(part).as_ref() == within, "{orientation:?} {out:?}");
+            }
+        }
     }
 
     #[test]
@@ -401,7 +500,7 @@ mod tests {
         let size = (width, 2 * rows);
         let stream = LumaStream::new(
             Path::new("in.jpg"),
-            (bands, JpegOut::Luma),
+            (bands, JpegOut::Luma, Orientation::NoTransforms),
             (size, None),
             (Vec::new(), false),
             memory,

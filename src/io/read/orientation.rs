@@ -248,6 +248,123 @@ where
     ImageBuffer::from_raw(out_w as u32, out_h as u32, out)
 }
 
+/// Where the pixel at (`x`, `y`) of a `width` x `height` image as stored lies once `orientation`
+/// is applied, as `image`'s `apply_orientation` moves it.
+fn placed(
+    orientation: Orientation,
+    (x, y): (usize, usize),
+    (width, height): (usize, usize),
+) -> (usize, usize) {
+    match orientation {
+        Orientation::NoTransforms => (x, y),
+        Orientation::FlipHorizontal => (width - 1 - x, y),
+        Orientation::FlipVertical => (x, height - 1 - y),
+        Orientation::Rotate180 => (width - 1 - x, height - 1 - y),
+        // Turned clockwise, the top row is the right column.
+        Orientation::Rotate90 => (height - 1 - y, x),
+        Orientation::Rotate270 => (y, width - 1 - x),
+        Orientation::Rotate90FlipH => (y, x),
+        Orientation::Rotate270FlipH => (height - 1 - y, width - 1 - x),
+    }
+}
+
+/// Puts `band`, the rows as stored from `first_row` on of a `width` x `height` image of
+/// `channels` (1 or 3) 8-bit samples a pixel, where `orientation` moves them in `out`, the whole
+/// image as shown (`height` x `width` for a quarter turn): a JPEG decoded a band at a time is
+/// turned as it is decoded, never held twice. The same bytes as [`apply_orientation`] on the
+/// whole image; with `on_all_cores`, on rayon's threads, a tile of [`TILE`] rows as shown each
+/// (never from a thread that rayon's workers may be waiting for), else on the caller's. Rows
+/// beyond the image, an `out` of another size, or a turn of other channels are left out.
+pub(in crate::io) fn place_band(
+    band: &[u8],
+    first_row: usize,
+    (width, height): (usize, usize),
+    (channels, orientation): (usize, Orientation),
+    out: &mut [u8],
+    on_all_cores: bool,
+) {
+    let row_len = width * channels;
+    let rows = band.len().checked_div(row_len).unwrap_or(0).min(height.saturating_sub(first_row));
+    if rows == 0 || out.len() != row_len * height {
+        return;
+    }
+    let size = (width, height);
+    // Where the top-left pixel as stored goes says which way the rows and columns run.
+    let (corner_x, corner_y) = placed(orientation, (0, 0), size);
+    let (right_to_left, bottom_up) = (corner_x != 0, corner_y != 0);
+    if !turns(orientation) {
+        // A stored row stays a row, perhaps mirrored or moved.
+        let shown = |y: usize| placed(orientation, (0, first_row + y), size).1;
+        let (top, bottom) = (shown(0).min(shown(rows - 1)), shown(0).max(shown(rows - 1)));
+        let rows_out = &mut out[top * row_len..(bottom + 1) * row_len];
+        let place = |(k, row_out): (usize, &mut [u8])| {
+            // The stored row shown at `top + k`.
+            let y = if bottom_up { rows - 1 - k } else { k };
+            let row = &band[y * row_len..(y + 1) * row_len];
+            if right_to_left {
+                for (to, from) in row_out.chunks_exact_mut(channels).zip(row.chunks_exact(channels).rev()) {
+                    to.copy_from_slice(from);
+                }
+            } else {
+                row_out.copy_from_slice(row);
+            }
+        };
+        if on_all_cores {
+            rows_out.par_chunks_mut(row_len).enumerate().for_each(place);
+        } else {
+            rows_out.chunks_mut(row_len).enumerate().for_each(place);
+        }
+        return;
+    }
+    // A stored column is a row as shown (`height` wide), each stored row one of its columns:
+    // the band's rows fill `rows` columns of it, from the left or from the right.
+    let band = &band[..rows * row_len];
+    let shown_x = if right_to_left { height - first_row - rows } else { first_row };
+    let runs = (right_to_left, bottom_up.then_some(width - 1));
+    match channels {
+        1 => place_columns::<1>(band, (width, height), shown_x, runs, (out, on_all_cores)),
+        3 => place_columns::<3>(band, (width, height), shown_x, runs, (out, on_all_cores)),
+        _ => {}
+    }
+}
+
+/// [`place_band`]'s quarter turn of `band` (whole rows as stored of `C` samples a pixel) into
+/// `out`: as shown, the band fills the columns from `shown_x` on, its first row leftmost unless
+/// `right_to_left`; row `y` as shown is stored column `y`, or `last - y` where `bottom_up` is
+/// `Some(last)`; on rayon's threads `on_all_cores`.
+fn place_columns<const C: usize>(
+    band: &[u8],
+    (width, height): (usize, usize),
+    shown_x: usize,
+    (right_to_left, bottom_up): (bool, Option<usize>),
+    (out, on_all_cores): (&mut [u8], bool),
+) {
+    let (row_len, out_row_len) = (width * C, height * C);
+    let rows = band.len() / row_len;
+    let place = |(tile, rows_out): (usize, &mut [u8])| {
+        for (k, row_out) in rows_out.chunks_exact_mut(out_row_len).enumerate() {
+            let shown_y = tile * TILE + k;
+            let x = bottom_up.map_or(shown_y, |last| last - shown_y);
+            let Some(to) = row_out.get_mut(shown_x * C..(shown_x + rows) * C) else { return };
+            let from = band.chunks_exact(row_len).map(|row| &row[x * C..(x + 1) * C]);
+            if right_to_left {
+                for (to, from) in to.chunks_exact_mut(C).rev().zip(from) {
+                    to.copy_from_slice(from);
+                }
+            } else {
+                for (to, from) in to.chunks_exact_mut(C).zip(from) {
+                    to.copy_from_slice(from);
+                }
+            }
+        }
+    };
+    if on_all_cores {
+        out.par_chunks_mut(out_row_len * TILE).enumerate().for_each(place);
+    } else {
+        out.chunks_mut(out_row_len * TILE).enumerate().for_each(place);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

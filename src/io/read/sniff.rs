@@ -7,7 +7,7 @@ use std::path::Path;
 use image::ImageFormat;
 
 use crate::io::IoError;
-use crate::io::kind::{open_regular, read_capped, special_kind};
+use crate::io::kind::{looks_like, open_regular, read_capped, special_kind};
 
 /// The bytes of a file's start that show its format.
 const HEAD_BYTES: u64 = 32;
@@ -104,6 +104,34 @@ pub fn header_dimensions(path: &Path) -> Option<(u32, u32)> {
     reader.limits(limits);
     // A decoder bug a hostile header finds is left for the decode to report.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.into_dimensions())).ok()?.ok()
+}
+
+/// What is checked before a file is read: that it is a regular file with bytes, and what its
+/// first 64 bytes say it is (an image, or a named other kind of file).
+pub(in crate::io) fn first_look(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), IoError> {
+    let open = |cause| IoError::Open { path: path.into(), cause };
+    let meta = std::fs::metadata(path).map_err(open)?;
+    if meta.is_dir() {
+        return Err(open(std::io::Error::other("it is a folder")));
+    }
+    // A FIFO, a device or a socket is never opened (a FIFO would block, a device never end).
+    if let Some(kind) = special_kind(&meta) {
+        return Err(IoError::NotAFile { path: path.into(), kind });
+    }
+    let head = read_capped(path, 64).map_err(open)?;
+    if meta.len() == 0 {
+        return Err(if head.is_empty() {
+            IoError::Empty { path: path.into() }
+        } else {
+            IoError::NotAFile { path: path.into(), kind: "a special file that reports no size (as in /proc)" }
+        });
+    }
+    if image::guess_format(&head).is_err()
+        && let Some(looks_like) = looks_like(&head)
+    {
+        return Err(IoError::NotAnImage { path: path.into(), looks_like });
+    }
+    Ok((meta, head))
 }
 
 /// The name of the image format a file's first bytes (`head`) show when graylab does not read

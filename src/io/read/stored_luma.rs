@@ -15,6 +15,7 @@ use image::{ColorType, ExtendedColorType, ImageDecoder, ImageError, ImageFormat,
 
 pub(in crate::io) use crate::io::read::libjpeg::JpegOut;
 use crate::io::read::libjpeg::{LibjpegHeader, LibjpegRows, LibjpegWarning};
+use crate::io::read::orientation::{place_band, turns};
 
 /// What became of a request for the luma a JPEG stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,10 @@ pub(crate) fn stores_ycbcr(bytes: &[u8]) -> bool {
     LibjpegHeader::read(bytes).is_ok_and(|h| h.components == 3 && h.ycbcr)
 }
 
+/// Rows as stored that [`LibjpegDecoder::read_oriented`] decodes at a time in a decode: 3 MiB of
+/// an 8K photo's RGB, little beside the image, and enough for each band placed on all cores.
+pub(in crate::io) const ORIENTED_BAND_ROWS: usize = 128;
+
 /// The warnings libjpeg gave while a [`LibjpegDecoder`] decoded, for its caller to read after
 /// the decoder is consumed.
 #[derive(Debug, Default)]
@@ -99,6 +104,43 @@ impl<'a> LibjpegDecoder<'a> {
     /// The file's pixel density, as its header gives it (`LibjpegHeader::density`).
     pub(in crate::io) fn density(&self) -> Option<crate::io::Density> {
         self.header.density
+    }
+
+    /// Bytes of the band [`LibjpegDecoder::read_oriented`] decodes `band_rows` rows as stored
+    /// into, beside the image.
+    pub(in crate::io) fn band_bytes(&self, band_rows: usize) -> u64 {
+        let (width, height) = self.header.size;
+        (band_rows.min(height as usize) * width as usize * self.out.samples()) as u64
+    }
+
+    /// Decodes the image with `orientation` applied: `band_rows` rows as stored at a time, each
+    /// band put where the orientation shows it in the one image as shown
+    /// ([`crate::io::read::orientation::place_band`]), so the image as stored is never held whole
+    /// beside it. The same pixels as [`ImageDecoder::read_image`] then `apply_orientation`.
+    pub(in crate::io) fn read_oriented(
+        self,
+        orientation: Orientation,
+        band_rows: usize,
+    ) -> ImageResult<image::DynamicImage> {
+        let (width, height) = self.header.size;
+        let (w, h, samples) = (width as usize, height as usize, self.out.samples());
+        let band_rows = band_rows.clamp(1, h.max(1));
+        let mut shown = crate::system::huge_pages::zeroed_buffer::<u8>(w * h * samples);
+        let mut band = vec![0u8; band_rows * w * samples];
+        let mut rows = LibjpegRows::start(self.bytes, self.header.size, self.out).map_err(libjpeg_error)?;
+        for first_row in (0..h).step_by(band_rows) {
+            let band = band.get_mut(..band_rows.min(h - first_row) * w * samples).unwrap_or_default();
+            rows.read(band).map_err(libjpeg_error)?;
+            place_band(band, first_row, (w, h), (samples, orientation), &mut shown, true);
+        }
+        self.log.extend(rows.finish().map_err(libjpeg_error)?);
+        let (shown_w, shown_h) = if turns(orientation) { (height, width) } else { (width, height) };
+        let image = if samples == 1 {
+            image::GrayImage::from_raw(shown_w, shown_h, shown).map(image::DynamicImage::ImageLuma8)
+        } else {
+            image::RgbImage::from_raw(shown_w, shown_h, shown).map(image::DynamicImage::ImageRgb8)
+        };
+        image.ok_or_else(|| libjpeg_error("the pixels' size does not match the header's"))
     }
 }
 
@@ -184,5 +226,59 @@ pub(in crate::io) mod tests_support {
         luma.read(&mut plane).expect("rows");
         luma.finish().expect("finish");
         plane
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::{colour_jpeg, libjpeg_pixels};
+    use super::*;
+
+    const ALL: [Orientation; 8] = [
+        Orientation::NoTransforms,
+        Orientation::Rotate90,
+        Orientation::Rotate180,
+        Orientation::Rotate270,
+        Orientation::FlipHorizontal,
+        Orientation::FlipVertical,
+        Orientation::Rotate90FlipH,
+        Orientation::Rotate270FlipH,
+    ];
+
+    #[test]
+    fn a_jpeg_turned_band_by_band_is_the_whole_decode_turned_by_image() {
+        for (w, h) in [(7u32, 5u32), (1, 9), (9, 1), (37, 300)] {
+            let colour = colour_jpeg((w, h), 90, |x, y| [(x * 7) as u8, (y * 3) as u8, (x * y) as u8]);
+            let mut gray = Vec::new();
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut gray, 90)
+                .encode_image(&image::GrayImage::from_fn(w, h, |x, y| image::Luma([(x * 5 + y * 11) as u8])))
+                .expect("gray jpeg");
+            for (jpeg, out) in [(&colour, JpegOut::Rgb), (&colour, JpegOut::Luma), (&gray, JpegOut::Luma)] {
+                let whole = libjpeg_pixels(jpeg, (w, h), out);
+                let whole = if out == JpegOut::Luma {
+                    image::DynamicImage::ImageLuma8(image::GrayImage::from_raw(w, h, whole).expect("gray"))
+                } else {
+                    image::DynamicImage::ImageRgb8(image::RgbImage::from_raw(w, h, whole).expect("rgb"))
+                };
+                // Bands of one row, of a few (the last one short), and of more rows than the image.
+                for band_rows in [1, 3, 7, 128, ORIENTED_BAND_ROWS] {
+                    for orientation in ALL {
+                        let mut theirs = whole.clone();
+                        theirs.apply_orientation(orientation);
+                        let log = LibjpegLog::default();
+                        let decoder = LibjpegDecoder::new(jpeg, &log, out).expect("header");
+                        let ours = decoder.read_oriented(orientation, band_rows).expect("decodes");
+                        assert_eq!(
+                            (ours.color(), ours.width(), ours.height()),
+                            (theirs.color(), theirs.width(), theirs.height())
+                        );
+                        assert!(
+                            ours.as_bytes() == theirs.as_bytes(),
+                            "{orientation:?} of a {w}x{h} {out:?} in bands of {band_rows} differs from image's"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
