@@ -66,7 +66,7 @@ impl JobPace {
     ) -> Self {
         // Both taken first: opening the GPU is one-time work within the job's wall time.
         let (started, one_time_at) = (Instant::now(), OneTimeMark::now());
-        let adapter = gpu.then(|| engine.gpu().ok()).flatten().map(|g| g.adapter_info().name.clone());
+        let adapter = gpu.then(|| engine.gpu().ok()).flatten().map(|g| g.report().ceilings_key());
         let mut pace = load_pace(&machine_name(adapter.as_deref()));
         // The ceilings measured here before (`info --probe`, cached), measuring nothing: the
         // costs of lanes not seen yet.

@@ -78,7 +78,7 @@ impl Session {
     /// The adapter and CPU threads a pace belongs to.
     #[must_use]
     pub fn machine(&self) -> String {
-        let adapter = self.gpu().filter(|_| self.gpu_usable()).map(|g| g.adapter_info().name.clone());
+        let adapter = self.gpu().filter(|_| self.gpu_usable()).map(|g| g.report().ceilings_key());
         crate::engine::estimate::machine_name(adapter.as_deref())
     }
 

@@ -19,7 +19,8 @@ const MAX_PACE_BYTES: u64 = 1 << 20;
 /// 3: a grid's overhead is seconds a cell beyond its runs, not a share of them.
 pub(super) const PACE_FORMAT: u32 = 3;
 
-/// The machine a pace belongs to: its adapter (or "CPU only") and this process's CPU threads.
+/// The machine a pace belongs to: its adapter (or "CPU only"), named as the ceilings are kept
+/// (name, driver and backend: a new driver is paced afresh), and this process's CPU threads.
 #[must_use]
 pub fn machine_name(adapter: Option<&str>) -> String {
     format!("{} · {} threads", adapter.unwrap_or("CPU only"), crate::engine::available_threads())
