@@ -412,15 +412,8 @@ mod tests {
         let rgb = libjpeg_pixels(&jpeg, (width, height), JpegOut::Rgb);
         let green: Vec<u8> = rgb.chunks_exact(3).map(|px| px[1]).collect();
         let luma = libjpeg_pixels(&jpeg, (width, height), JpegOut::Luma);
-        for orientation in [
-            Orientation::Rotate90,
-            Orientation::Rotate180,
-            Orientation::Rotate270,
-            Orientation::FlipHorizontal,
-            Orientation::FlipVertical,
-            Orientation::Rotate90FlipH,
-            Orientation::Rotate270FlipH,
-        ] {
+        // Every orientation but "as stored".
+        for orientation in crate::io::read::orientation::ALL_ORIENTATIONS.into_iter().skip(1) {
             for (out, plane) in [(JpegOut::Rgb, &green), (JpegOut::Luma, &luma)] {
                 let mut want = image::DynamicImage::ImageLuma8(
                     image::GrayImage::from_raw(width, height, plane.clone()).expect("gray"),

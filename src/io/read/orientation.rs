@@ -435,20 +435,22 @@ mod tests {
     }
 }
 
+/// The eight orientations, as stored first: every test of a turn goes through them all.
+#[cfg(test)]
+pub(in crate::io) const ALL_ORIENTATIONS: [Orientation; 8] = [
+    Orientation::NoTransforms,
+    Orientation::Rotate90,
+    Orientation::Rotate180,
+    Orientation::Rotate270,
+    Orientation::FlipHorizontal,
+    Orientation::FlipVertical,
+    Orientation::Rotate90FlipH,
+    Orientation::Rotate270FlipH,
+];
+
 #[cfg(test)]
 mod turn_tests {
     use super::*;
-
-    const ALL: [Orientation; 8] = [
-        Orientation::NoTransforms,
-        Orientation::Rotate90,
-        Orientation::Rotate180,
-        Orientation::Rotate270,
-        Orientation::FlipHorizontal,
-        Orientation::FlipVertical,
-        Orientation::Rotate90FlipH,
-        Orientation::Rotate270FlipH,
-    ];
 
     /// Every pixel distinct (within the sample's range), so a pixel moved wrongly shows.
     fn images(w: u32, h: u32) -> Vec<DynamicImage> {
@@ -482,7 +484,7 @@ mod turn_tests {
         // Odd sizes, single rows and columns, and sizes across a tile's edge.
         for (w, h) in [(7, 5), (1, 9), (9, 1), (1, 1), (64, 3), (65, 129), (130, 64)] {
             for image in images(w, h) {
-                for orientation in ALL {
+                for orientation in ALL_ORIENTATIONS {
                     let mut theirs = image.clone();
                     theirs.apply_orientation(orientation);
                     let mut ours = image.clone();

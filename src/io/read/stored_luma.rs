@@ -234,17 +234,6 @@ mod tests {
     use super::tests_support::{colour_jpeg, libjpeg_pixels};
     use super::*;
 
-    const ALL: [Orientation; 8] = [
-        Orientation::NoTransforms,
-        Orientation::Rotate90,
-        Orientation::Rotate180,
-        Orientation::Rotate270,
-        Orientation::FlipHorizontal,
-        Orientation::FlipVertical,
-        Orientation::Rotate90FlipH,
-        Orientation::Rotate270FlipH,
-    ];
-
     #[test]
     fn a_jpeg_turned_band_by_band_is_the_whole_decode_turned_by_image() {
         for (w, h) in [(7u32, 5u32), (1, 9), (9, 1), (37, 300)] {
@@ -262,7 +251,7 @@ mod tests {
                 };
                 // Bands of one row, of a few (the last one short), and of more rows than the image.
                 for band_rows in [1, 3, 7, 128, ORIENTED_BAND_ROWS] {
-                    for orientation in ALL {
+                    for orientation in crate::io::read::orientation::ALL_ORIENTATIONS {
                         let mut theirs = whole.clone();
                         theirs.apply_orientation(orientation);
                         let log = LibjpegLog::default();

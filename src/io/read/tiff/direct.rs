@@ -115,11 +115,7 @@ impl<R: Read + Seek> DirectDecoder<R> {
     where
         R: 'a,
     {
-        let max = usize::try_from(limits.max_alloc.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
-        let mut tiff_limits = tiff::decoder::Limits::default();
-        tiff_limits.decoding_buffer_size = max;
-        tiff_limits.ifd_value_size = max;
-        tiff_limits.intermediate_buffer_size = max;
+        let (tiff_limits, _) = tiff_limits(limits);
         self.inner = self.inner.with_limits(tiff_limits);
         let scratch_bytes = self.inner.image_buffer_layout().map_or(0, |l| l.complete_len as u64);
         (Box::new(self), scratch_bytes)
@@ -234,6 +230,17 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
 
 /// Each pixel of `decoded` (CMYK, its samples interleaved, or in `planes` > 1 planes of
 /// `pixels` each) into `buf` as RGB of the same depth ([`cmyk_to_rgb`]).
+/// The `tiff` crate's limits set from the `image` crate's allocation limit, and that limit in
+/// bytes: every buffer the `tiff` crate makes at most what `image` would allow.
+pub(super) fn tiff_limits(limits: &image::Limits) -> (tiff::decoder::Limits, usize) {
+    let max = usize::try_from(limits.max_alloc.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
+    let mut tiff_limits = tiff::decoder::Limits::default();
+    tiff_limits.decoding_buffer_size = max;
+    tiff_limits.ifd_value_size = max;
+    tiff_limits.intermediate_buffer_size = max;
+    (tiff_limits, max)
+}
+
 fn cmyk_into(decoded: &DecodingResult, (pixels, planes): (usize, usize), buf: &mut [u8]) -> ImageResult<()> {
     let at = |i: usize, s: usize| if planes > 1 { s * pixels + i } else { i * 4 + s };
     match decoded {

@@ -15,7 +15,7 @@ use image::{ColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 
-use super::direct::{Patched, orientation};
+use super::direct::{Patched, orientation, tiff_limits};
 use super::lzw_strips::LzwStrips;
 use super::straight::unpremultiply;
 use crate::io::read::tiff_header::Patch;
@@ -69,11 +69,7 @@ impl<R: Read + Seek> PlainDecoder<R> {
     where
         R: 'a,
     {
-        let max = usize::try_from(limits.max_alloc.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
-        let mut tiff_limits = tiff::decoder::Limits::default();
-        tiff_limits.decoding_buffer_size = max;
-        tiff_limits.intermediate_buffer_size = max;
-        tiff_limits.ifd_value_size = max;
+        let (tiff_limits, max) = tiff_limits(limits);
         self.inner = self.inner.with_limits(tiff_limits);
         self.strips = LzwStrips::plan(&mut self.inner, self.dimensions, self.color, max);
         let scratch_bytes = self.strips.as_ref().map_or(0, LzwStrips::in_flight_bytes);
