@@ -85,7 +85,8 @@ pub struct LumaStream {
     orientation: Orientation,
     /// The file's pixel density.
     density: Option<Density>,
-    /// Every `CHUNK_ROWS` rows, set once decoded; with an orientation, none.
+    /// Every `CHUNK_ROWS` rows, set once decoded; with an orientation, never set (the rows
+    /// are read from `shown`).
     chunks: Vec<OnceLock<Vec<u8>>>,
     /// With an orientation, the gray image as shown, set once every band is decoded and placed.
     shown: OnceLock<Vec<u8>>,

@@ -7,15 +7,13 @@
 
 use std::io::{Read, Seek, SeekFrom};
 
-use image::error::{
-    DecodingError, ImageFormatHint, LimitError, LimitErrorKind, UnsupportedError, UnsupportedErrorKind,
-};
+use image::error::{ImageFormatHint, LimitError, LimitErrorKind, UnsupportedError, UnsupportedErrorKind};
 use image::metadata::Orientation;
 use image::{ColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 
-use super::direct::{Patched, orientation, tiff_limits};
+use super::direct::{Patched, orientation, tiff_error, tiff_limits};
 use super::lzw_strips::LzwStrips;
 use super::straight::unpremultiply;
 use crate::io::read::tiff_header::Patch;
@@ -162,20 +160,16 @@ fn invert_gray(color: ColorType, buf: &mut [u8]) {
     }
 }
 
-/// The `tiff` crate's error as the `image` crate's TIFF decoder maps it.
+/// The `tiff` crate's error as the `image` crate's TIFF decoder maps it: as
+/// [`super::direct::tiff_error`] does, an unsupported feature apart.
 pub(super) fn image_error(e: tiff::TiffError) -> ImageError {
-    let format = ImageFormatHint::Exact(ImageFormat::Tiff);
     match e {
-        tiff::TiffError::IoError(e) => ImageError::IoError(e),
         tiff::TiffError::UnsupportedError(what) => {
             ImageError::Unsupported(UnsupportedError::from_format_and_kind(
-                format,
+                ImageFormatHint::Exact(ImageFormat::Tiff),
                 UnsupportedErrorKind::GenericFeature(what.to_string()),
             ))
         }
-        tiff::TiffError::LimitsExceeded => {
-            ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory))
-        }
-        other => ImageError::Decoding(DecodingError::new(format, other)),
+        other => tiff_error(other),
     }
 }
