@@ -199,9 +199,11 @@ fn the_workgroup_race_times_every_valid_shape_in_turns() {
         .fold(f64::INFINITY, f64::min);
     assert_eq!(r.shape(fastest).and_then(|s| s.kernel_ns).map(|k| k.median), Some(least));
     if valid.len() > 1 {
-        let decided = decide(r.speed_up.as_ref(), 1.0) == Decision::Above;
-        assert_eq!(r.decided, decided, "{:?}", r.speed_up);
-        assert_eq!(r.tied.is_empty(), decided, "{:?}", r.tied);
+        // Decided only when every other shape is decided slower (dc3641d), the runner-up with
+        // them; a runner-up decided slower beside a noisier shape that is not leaves it tied.
+        let runner_up_slower = decide(r.speed_up.as_ref(), 1.0) == Decision::Above;
+        assert!(!r.decided || runner_up_slower, "{:?}", r.speed_up);
+        assert_eq!(r.tied.is_empty(), r.decided, "{:?}", r.tied);
     }
     let stop = AtomicBool::new(true);
     let err = graylab::engine::sweep::workgroups(
