@@ -376,7 +376,7 @@ fn tell_done(result: &Result<FileReport, EngineError>, input: &Path) {
     }
 }
 
-/// What `convert`'s arguments ask of the export: the dither's output as a 1-bit PNG.
+/// What `convert`'s arguments ask of the export: the dither's output as a 1-bit PNG or TIFF.
 fn export_options(args: &ConvertArgs) -> ExportOptions {
     ExportOptions {
         format: args.format,
@@ -402,7 +402,10 @@ fn print_report(r: &FileReport) {
         r.export.bytes
     );
     outln!("  {}", phases.join(", "));
-    outln!("  {}", r.run.work.sentence());
+    // A gray input ran no kernel: no work to describe (its note says so).
+    if r.run.kernel.is_some() {
+        outln!("  {}", r.run.work.sentence());
+    }
     if let Some(op) = r.run.op.sentence() {
         outln!("  {op}");
     }

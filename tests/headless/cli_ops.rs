@@ -1,5 +1,5 @@
 //! `--op` on the real binary (issue 46): `convert --op blur:8` and `--op dither` give the same
-//! bytes on the CPU and the GPU for the bundled photo, the dither is written as a 1-bit PNG,
+//! bytes on the CPU and the GPU for the bundled photo, the dither is written as a 1-bit PNG or TIFF,
 //! `bench --json` reports the op with its operations per pixel, and a file an op refuses is named.
 
 use std::path::{Path, PathBuf};
@@ -102,8 +102,9 @@ fn an_op_on_sixteen_bit_samples_runs_on_the_narrowed_gray() {
 }
 
 /// The dither is black and white: a lossy JPEG output is refused before any work (exit 2;
-/// before, a JPEG of dozens of grays, exit 0), and TIFF, BMP and WebP (lossless) hold its 0s
-/// and 255s as 8-bit gray.
+/// before, a JPEG of dozens of grays, exit 0), TIFF holds it as 1 bit a pixel as libtiff reads
+/// it (before, 8 bits: 8x the bytes), and BMP and WebP (lossless) hold its 0s and 255s as 8-bit
+/// gray; each reads back as the PNG's pixels.
 #[test]
 fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -121,19 +122,35 @@ fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
         );
         assert!(o.stdout.is_empty() && !d.join("d.jpg").exists() && !d.join("od").exists(), "no work");
     }
+    let read = |name: &str| {
+        graylab::io::decode_file(&d.join(name), &graylab::io::DecodeOptions::default())
+            .expect("decodes")
+            .image
+    };
+    let o = graylab(&["convert", "x.png", "--op", "dither", "-o", "d.png"], d);
+    assert!(o.status.success(), "png: {}", text(&o));
+    let png = read("d.png").to_rgb8();
     for ext in ["tif", "bmp", "webp"] {
         let out = format!("d.{ext}");
         let o = graylab(&["convert", "x.png", "--op", "dither", "-o", &out], d);
         assert!(o.status.success(), "{ext}: {}", text(&o));
-        let decoded = graylab::io::decode_file(&d.join(&out), &graylab::io::DecodeOptions::default())
-            .expect("decodes")
-            .image;
+        let decoded = read(&out);
         // A BMP's 8-bit gray is a palette and a WebP stores RGB: read back as RGB, all equal.
         assert!(!decoded.color().has_alpha(), "{ext}: {:?}", decoded.color());
         let rgb = decoded.to_rgb8();
         let white = rgb.pixels().filter(|p| p.0 == [255; 3]).count();
         assert!(rgb.pixels().all(|p| p.0 == [0; 3] || p.0 == [255; 3]), "{ext}: black and white only");
         assert!(white > 0 && white < rgb.pixels().len(), "{ext}: {white} white pixels");
+        assert!(rgb == png, "{ext}: the PNG's pixels");
+    }
+    // 97 pixels a row in 13 bytes, 61 rows, after the directory: libtiff reads 1 bit a sample.
+    let tif = std::fs::read(d.join("d.tif")).expect("TIFF");
+    assert!(tif.len() > 13 * 61 && tif.len() < 13 * 61 + 400, "{} bytes", tif.len());
+    let tif_path = d.join("d.tif");
+    if let Some(out) = crate::codecs::reference_tool("tiffinfo", "libtiff-tools", &[tif_path.as_os_str()]) {
+        let (info, warnings) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && warnings.is_empty(), "{warnings}");
+        assert!(info.contains("Bits/Sample: 1") && info.contains("min-is-black"), "{info}");
     }
 }
 

@@ -1,7 +1,7 @@
 //! The Operation choice after the grayscale (issue 46), driven through the settings panel: a
 //! blur of a chosen radius and the dither, each on the CPU and on the GPU, byte-identical to the
 //! engine's CPU result; the dither's output shown at 1:1, black and white, and exported as a
-//! 1-bit PNG.
+//! 1-bit PNG and a 1-bit TIFF.
 
 use crate::common;
 use crate::harness::{harness_sized, settle};
@@ -50,7 +50,7 @@ fn the_operation_choice_runs_blur_and_dither_on_both_backends_alike() {
         }
     }
     // The dither is shown pixel for pixel (1:1, not Fit), black and white, and exported as a
-    // 1-bit PNG.
+    // 1-bit PNG or TIFF.
     assert!(!h.state().view().fitting, "a dither is shown at 1:1");
     let pixels = h.state().view().output_pixels.expect("an output").to_luma8();
     assert!(pixels.pixels().all(|p| p.0[0] == 0 || p.0[0] == 255), "only black and white");
@@ -62,6 +62,19 @@ fn the_operation_choice_runs_blur_and_dither_on_both_backends_alike() {
     assert_eq!((bytes[24], bytes[25]), (1, 0), "a 1-bit gray PNG");
     let read = image::open(&out).expect("reads back").to_luma8();
     assert_eq!(read, pixels, "the file holds the image shown");
+    // A TIFF too holds it as 1 bit a pixel: 8 pixels a byte, each row padded to a whole byte.
+    let tif = dir.path().join("dithered.tif");
+    h.state_mut().export_to(tif.clone(), false);
+    settle(&mut h);
+    let bytes = std::fs::read(&tif).expect("exported");
+    let packed = (pixels.width() as usize).div_ceil(8) * pixels.height() as usize;
+    assert!(
+        bytes.len() >= packed && bytes.len() < packed + 1024,
+        "{} bytes for {packed} packed",
+        bytes.len()
+    );
+    let read = graylab::io::decode_file(&tif, &graylab::io::DecodeOptions::default()).expect("reads back");
+    assert_eq!(read.image.to_luma8(), pixels, "the TIFF holds the image shown");
     // The Export window refuses a JPEG for it, as the CLI does: its coding would add grays.
     h.state_mut().open_export_window();
     h.run_steps(2);

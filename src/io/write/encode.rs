@@ -135,8 +135,8 @@ pub struct ExportOptions {
     pub force_8bit: bool,
     /// Replace an existing file.
     pub overwrite: bool,
-    /// Write an 8-bit gray image of 0s and 255s (the dither's) as a 1-bit PNG: a value of 128 or
-    /// more is white. Other formats and layouts are written as they are.
+    /// Write an 8-bit gray image of 0s and 255s (the dither's) as a 1-bit PNG or TIFF: a value of
+    /// 128 or more is white. Other formats and layouts are written as they are.
     pub one_bit: bool,
     /// The pixel density to write: the input's ([`crate::io::Decoded::density`]), so that the
     /// output prints at the input's size. TIFF, PNG (`pHYs`), JPEG (JFIF) and BMP store it, WebP
@@ -387,9 +387,14 @@ fn write_encoded(
             let rows = SliceRows { bytes, row_bytes: w as usize };
             write_gray_jpeg(&rows, (w, h), (jpeg_quality.clamp(1, 100), density), out, progress)
         }
+        ExportFormat::Tiff if one_bit && image.color() == ColorType::L8 => {
+            let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
+            let counted = &mut CountingWriter::new(out, packed.len() as u64, progress);
+            write_gray_tiff(&packed, (layout, 1, density), counted)
+        }
         ExportFormat::Tiff => write_gray_tiff(
             bytes,
-            (layout, density),
+            (layout, layout.bit_depth(), density),
             &mut CountingWriter::new(out, bytes.len() as u64, progress),
         ),
         // A BMP has no place for text: graylab's BMP outputs are unmarked (`crate::io::mark`).

@@ -1,5 +1,5 @@
-//! graylab's TIFF writer: uncompressed gray (`BlackIsZero`), 8 or 16 bits, gray + alpha as two
-//! samples with `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
+//! graylab's TIFF writer: uncompressed gray (`BlackIsZero`), 1, 8 or 16 bits (1: black and
+//! white packed 8 pixels a byte, the dither's), gray + alpha as two samples with `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
 //! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB; the
 //! `Software` tag says graylab ([`crate::io::mark`]); the resolution is the input's, or 72 dpi.
 //!
@@ -105,22 +105,24 @@ impl Kind {
 }
 
 /// Writes `pixels` (rows of `layout`, samples in native byte order) as an uncompressed TIFF of
-/// `density` (72 dpi where `None`).
+/// `depth` bits a sample (the layout's [`GrayLayout::bit_depth`], or 1 for gray without alpha
+/// packed 8 pixels a byte, most significant bit first, each row padded to whole bytes, as
+/// [`crate::io::codecs::png::pack_bits`] packs them) and `density` (72 dpi where `None`).
 pub(in crate::io) fn write_gray_tiff(
     pixels: &[u8],
-    (layout, density): (GrayLayout, Option<Density>),
+    (layout, depth, density): (GrayLayout, u8, Option<Density>),
     out: &mut impl Write,
 ) -> Result<(), WriteCause> {
     let (width, height) = (layout.width, layout.height);
-    let row_bytes = layout.row_bytes();
+    let row_bytes = tiff_row_bytes(layout, depth);
     if width == 0 || height == 0 || pixels.len() != row_bytes * height as usize {
         return Err(WriteCause::Encoder(format!("{} bytes for a {width}x{height} TIFF", pixels.len())));
     }
     let rows_per_strip = (STRIP_BYTES / row_bytes).clamp(1, height as usize);
     let strips = (height as usize).div_ceil(rows_per_strip);
-    let head = match directory(Kind::Classic, (layout, density), rows_per_strip, strips) {
+    let head = match directory(Kind::Classic, (layout, depth, density), rows_per_strip, strips) {
         Some(head) if u32::try_from(head.len() + pixels.len()).is_ok() => head,
-        _ => directory(Kind::Big, (layout, density), rows_per_strip, strips)
+        _ => directory(Kind::Big, (layout, depth, density), rows_per_strip, strips)
             .ok_or_else(|| WriteCause::Encoder(format!("a {width}x{height} TIFF has too many strips")))?,
     };
     out.write_all(&head)?;
@@ -130,17 +132,22 @@ pub(in crate::io) fn write_gray_tiff(
     Ok(())
 }
 
+/// Bytes a row of `layout` takes at `depth` bits a sample (1: packed, padded to whole bytes).
+fn tiff_row_bytes(layout: GrayLayout, depth: u8) -> usize {
+    if depth == 1 { (layout.width as usize).div_ceil(8) } else { layout.row_bytes() }
+}
+
 /// The header, the one directory and its values, which the pixels follow: `None` when the
 /// fields do not fit `kind`'s offsets.
 fn directory(
     kind: Kind,
-    (layout, density): (GrayLayout, Option<Density>),
+    (layout, depth, density): (GrayLayout, u8, Option<Density>),
     rows_per_strip: usize,
     strips: usize,
 ) -> Option<Vec<u8>> {
     let samples = 1 + u64::from(layout.alpha);
-    let bits = if layout.sixteen_bit { 16 } else { 8 };
-    let row_bytes = layout.row_bytes() as u64;
+    let bits = u64::from(depth);
+    let row_bytes = tiff_row_bytes(layout, depth) as u64;
     let strip_bytes = rows_per_strip as u64 * row_bytes;
     let last_strip_bytes = u64::from(layout.height) * row_bytes - (strips as u64 - 1) * strip_bytes;
     let mut counts = vec![strip_bytes; strips];
@@ -154,7 +161,7 @@ fn directory(
         Field::new(258, Type::Short, vec![bits; samples as usize]),
         // No compression, and so no predictor.
         Field::new(259, Type::Short, vec![1]),
-        // BlackIsZero.
+        // BlackIsZero (at 1 bit: a 1 is white).
         Field::new(262, Type::Short, vec![1]),
         // The strip offsets, filled in below once the directory's size is known.
         Field::new(273, offset_type, vec![0; strips]),
@@ -249,7 +256,7 @@ mod tests {
         for (l, rows) in [(layout(5, 3, true, true), 3), (layout(70_000, 10, false, false), 3)] {
             let strips = (l.height as usize).div_ceil(rows);
             for kind in [Kind::Classic, Kind::Big] {
-                let head = directory(kind, (l, None), rows, strips).expect("fits");
+                let head = directory(kind, (l, l.bit_depth(), None), rows, strips).expect("fits");
                 let pixels = vec![7u8; l.row_bytes() * l.height as usize];
                 let mut file = head.clone();
                 file.extend_from_slice(&pixels);
@@ -268,8 +275,9 @@ mod tests {
     #[test]
     fn empty_or_short_pixels_are_refused() {
         let mut out = Vec::new();
-        assert!(write_gray_tiff(&[], (layout(0, 0, false, false), None), &mut out).is_err());
-        assert!(write_gray_tiff(&[1, 2], (layout(3, 1, false, false), None), &mut out).is_err());
+        assert!(write_gray_tiff(&[], (layout(0, 0, false, false), 8, None), &mut out).is_err());
+        assert!(write_gray_tiff(&[1, 2], (layout(3, 1, false, false), 8, None), &mut out).is_err());
+        assert!(write_gray_tiff(&[1, 2], (layout(9, 2, false, false), 1, None), &mut out).is_err());
         assert!(out.is_empty());
     }
 }
