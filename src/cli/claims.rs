@@ -128,7 +128,10 @@ fn print_blocks(report: &ClaimsReport) {
         }
         let width = c.measurements.iter().map(|m| m.name.chars().count()).max().unwrap_or(0);
         for m in &c.measurements {
-            let value = if m.unit == "ms" || m.value.fract() != 0.0 {
+            // Sizes in KiB whole ("2452 KiB", not "2452.310 KiB"); times to the microsecond.
+            let value = if m.unit == "KiB" {
+                format!("{:.0}", m.value)
+            } else if m.unit == "ms" || m.value.fract() != 0.0 {
                 format!("{:.3}", m.value)
             } else {
                 format!("{}", m.value)
