@@ -455,7 +455,7 @@ fn drop_overlay_ui(ctx: &egui::Context) {
 /// redraw at once): 4 times a second, once a second on a software adapter. There a frame costs
 /// about a core of the cores the work is timed on: at the screen's rate the app's GPU figures
 /// were 2-6x the CLI's, at 4 a second still 1.05-1.2x at 16 MP, at one a second the CLI's
-/// (BENCHMARKS.md, "The app's own frames and its figures").
+/// (BENCHMARKS.md, "The desktop app").
 #[must_use]
 pub fn redraw_while_working(software_adapter: bool) -> std::time::Duration {
     std::time::Duration::from_millis(if software_adapter { 1000 } else { 250 })

@@ -20,6 +20,10 @@ use crate::io::{DecodeOptions, DecodeWarning, ExportOptions, StoredLuma};
 use crate::pixel::{Formula, Kernel};
 use crate::system::clock::nanos_since;
 
+/// How long a run waits at most for the window's threads to go quiet before it starts
+/// ([`crate::system::load::settle_own_threads`]): a frame on a software renderer, with room.
+const SETTLE_AT_MOST: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// A run's result as the UI gets it: host pixels (if they were read back), what to draw, and
 /// the report.
 type Shown = (Option<Arc<DynamicImage>>, DisplayImage, RunReport);
@@ -123,6 +127,9 @@ impl WorkerState {
             // The status bar shows the count beside a progress bar.
             let what = if total > 1 { "Runs done" } else { "Converting" };
             ticket.set_progress(what, n as u64, total, (n as f64, total as f64));
+            // Not timed beside the window's drawing of the run before (or of the click).
+            let (waited, quiet) = crate::system::load::settle_own_threads(SETTLE_AT_MOST);
+            log::debug!("waited {waited:?} for the window's threads before a run (quiet: {quiet})");
             match self.convert(ticket, input, settings, how) {
                 Ok(Some((output, report))) => {
                     // Against this machine's ceilings (the CPU's memory-stream baseline is
