@@ -230,3 +230,39 @@ fn arrow_keys_step_past_a_file_that_cannot_open() {
     settle(&mut h);
     assert_eq!(at(&h), Some(last), "→ steps from c.png, on screen");
 }
+
+/// Last run quotes the median of the warm runs of its settings on this image, with the fastest
+/// and the slowest, once there are three: the cold first run is left out, and a run of other
+/// settings starts its own count.
+#[test]
+fn last_run_quotes_the_median_of_the_warm_runs_of_its_settings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = photo(dir.path(), "in.png", 160, 100);
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let warm = |h: &egui_kittest::Harness<'_, graylab::app::GraylabApp>| {
+        let view = h.state().view();
+        let last = view.runs.last().expect("a run");
+        view.runs.iter().filter(|r| r.settings == last.settings && !r.cold).count()
+    };
+    h.state_mut().run_conversion(2);
+    settle(&mut h);
+    h.run_steps(2);
+    assert!(warm(&h) < 3, "{} warm runs", warm(&h));
+    assert!(h.query_by_label_contains("warm runs with these settings").is_none(), "too few to quote");
+    h.state_mut().run_conversion(3);
+    settle(&mut h);
+    h.run_steps(2);
+    let n = warm(&h);
+    assert!(n >= 3, "{n} warm runs");
+    let node = h.get_by_label_contains("warm runs with these settings");
+    let label = node.accesskit_node().label().or_else(|| node.value()).unwrap_or_default();
+    assert!(label.starts_with(&format!("{n} warm runs with these settings: median wall ")), "{label}");
+    assert!(label.contains("), kernel ") && label.matches('–').count() == 2, "{label}");
+    // Another thread count is other settings: its first run is cold, and nothing is quoted.
+    h.state_mut().settings_mut().convert.threads = 1;
+    h.state_mut().run_conversion(1);
+    settle(&mut h);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("warm runs with these settings").is_none(), "a new count");
+}

@@ -260,6 +260,7 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         clock_ui(ui, Clock::CpuClock);
         ui.end_row();
     });
+    warm_runs_ui(ui, session, run);
     if let Some(note) = r.busy_note() {
         ui.label(RichText::new(note).color(look::warning(ui.visuals())).small());
     }
@@ -292,6 +293,40 @@ fn last_run_ui(ui: &mut Ui, session: &Session) {
         ui.label(RichText::new(note).italics());
     }
     exports_ui(ui, session);
+}
+
+/// The median and the spread of the warm runs of `run`'s settings on its image, once there are
+/// three (a single run is one sample: the figure to quote is the median of several).
+fn warm_runs_ui(ui: &mut Ui, session: &Session, run: &crate::app::state::RunRecord) {
+    let warm: Vec<_> = session
+        .runs()
+        .iter()
+        .filter(|r| r.image_id == run.image_id && r.settings == run.settings && !r.cold)
+        .collect();
+    if warm.len() < 3 {
+        return;
+    }
+    let spread = |values: Vec<u64>| {
+        crate::engine::Stats::of(&values).map(|s| {
+            format!(
+                "{} ({}–{})",
+                look::duration(s.median_ns),
+                look::duration(s.min_ns),
+                look::duration(s.max_ns)
+            )
+        })
+    };
+    let wall = spread(warm.iter().map(|r| r.wall_ns()).collect());
+    let phase = crate::engine::Phase::Kernel;
+    let kernel = spread(warm.iter().filter_map(|r| r.report.phase(phase).map(|p| p.ns)).collect());
+    let Some(wall) = wall else { return };
+    let kernel = kernel.map_or_else(String::new, |k| format!(", kernel {k}"));
+    ui.label(format!("{} warm runs with these settings: median wall {wall}{kernel}", warm.len()))
+        .on_hover_text(
+            "The median of every run of these settings on this image but the first (the cold one), \
+             with the fastest and the slowest: one run is one sample, and the same run varies \
+             from one to the next.",
+        );
 }
 
 /// The exports, apart from the runs: the newest few, each with its file, format and times.
