@@ -74,14 +74,29 @@ pub const THREAD_CPU_LABEL: &str = "thread-cpu-time";
 /// not count the time the thread waited for a core (`None` where the platform has no such clock).
 #[must_use]
 pub fn thread_cpu_ns() -> Option<u64> {
+    cpu_time_ns(false)
+}
+
+/// The CPU time all of this process's threads have run, in nanoseconds (`None` where the
+/// platform has no such clock).
+#[must_use]
+pub fn process_cpu_ns() -> Option<u64> {
+    cpu_time_ns(true)
+}
+
+/// The CPU time of this process (`whole`) or of the calling thread, in nanoseconds.
+fn cpu_time_ns(whole: bool) -> Option<u64> {
     #[cfg(unix)]
     {
-        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        use rustix::time::ClockId;
+        let t =
+            rustix::time::clock_gettime(if whole { ClockId::ProcessCPUTime } else { ClockId::ThreadCPUTime });
         let ns = i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec);
         u64::try_from(ns).ok()
     }
     #[cfg(not(unix))]
     {
+        let _ = whole;
         None
     }
 }

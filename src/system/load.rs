@@ -191,11 +191,14 @@ pub fn settle_own_threads(at_most: std::time::Duration) -> (std::time::Duration,
     // Quiet windows in a row: two, so that the gap between two frames is not taken for quiet.
     let mut quiet_windows = 0;
     loop {
-        let (Some(cpu_before), before) = (process_cpu_ns(), std::time::Instant::now()) else {
+        let (Some(cpu_before), before) = (crate::system::clock::process_cpu_ns(), std::time::Instant::now())
+        else {
             return (started.elapsed(), true);
         };
         std::thread::sleep(QUIET_WINDOW);
-        let Some(cpu_after) = process_cpu_ns() else { return (started.elapsed(), true) };
+        let Some(cpu_after) = crate::system::clock::process_cpu_ns() else {
+            return (started.elapsed(), true);
+        };
         let wall_ns = crate::system::clock::nanos_since(before);
         quiet_windows =
             if is_quiet(cpu_after.saturating_sub(cpu_before), wall_ns) { quiet_windows + 1 } else { 0 };
@@ -211,21 +214,6 @@ pub fn settle_own_threads(at_most: std::time::Duration) -> (std::time::Duration,
 /// Whether `cpu_ns` of this process's CPU time over `wall_ns` is quiet ([`QUIET_CORES`]).
 fn is_quiet(cpu_ns: u64, wall_ns: u64) -> bool {
     (cpu_ns as f64) < QUIET_CORES * wall_ns as f64
-}
-
-/// The CPU time all of this process's threads have run, in nanoseconds (`None` where the platform
-/// has no such clock).
-fn process_cpu_ns() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
-        let ns = i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec);
-        u64::try_from(ns).ok()
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
 }
 
 #[cfg(test)]
