@@ -66,7 +66,7 @@ pub struct ConvertArgs {
     pub work: super::args::WorkArgs,
     /// An operation on the gray plane after the grayscale, on the same backend: none, blur:R
     /// (an integer Gaussian of radius R = 1..64) or dither (Floyd–Steinberg to 1 bit, written
-    /// as a 1-bit PNG or TIFF; BMP and WebP, lossless, hold it as 8-bit gray of 0s and 255s;
+    /// as a 1-bit PNG, TIFF or BMP; WebP, lossless, holds it as 8-bit gray of 0s and 255s;
     /// JPEG, lossy, is refused). Runs on 8-bit gray: alpha is dropped and 16-bit samples narrowed for
     /// it.
     #[arg(long, default_value = "none", value_parser = super::args::op)]

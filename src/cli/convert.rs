@@ -376,7 +376,7 @@ fn tell_done(result: &Result<FileReport, EngineError>, input: &Path) {
     }
 }
 
-/// What `convert`'s arguments ask of the export: the dither's output as a 1-bit PNG or TIFF.
+/// What `convert`'s arguments ask of the export: the dither's output as a 1-bit PNG, TIFF or BMP.
 fn export_options(args: &ConvertArgs) -> ExportOptions {
     ExportOptions {
         format: args.format,

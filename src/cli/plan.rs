@@ -80,7 +80,7 @@ fn output_format(args: &ConvertArgs) -> anyhow::Result<ExportFormat> {
     if args.op == crate::pixel::Op::Dither && format == ExportFormat::Jpeg {
         bail!(UsageError(format!(
             "--op dither outputs black and white only, and {format} is lossy: its coding would add grays \
-             (choose --format png or tiff, written as 1 bit, or bmp or webp, lossless)"
+             (choose --format png, tiff or bmp, written as 1 bit, or webp, lossless)"
         )));
     }
     if args.workgroup.is_some() && args.backend == Backend::Cpu {

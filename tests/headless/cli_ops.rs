@@ -1,5 +1,5 @@
 //! `--op` on the real binary (issue 46): `convert --op blur:8` and `--op dither` give the same
-//! bytes on the CPU and the GPU for the bundled photo, the dither is written as a 1-bit PNG or TIFF,
+//! bytes on the CPU and the GPU for the bundled photo, the dither is written as a 1-bit PNG, TIFF or BMP,
 //! `bench --json` reports the op with its operations per pixel, and a file an op refuses is named.
 
 use std::path::{Path, PathBuf};
@@ -102,8 +102,8 @@ fn an_op_on_sixteen_bit_samples_runs_on_the_narrowed_gray() {
 }
 
 /// The dither is black and white: a lossy JPEG output is refused before any work (exit 2;
-/// before, a JPEG of dozens of grays, exit 0), TIFF holds it as 1 bit a pixel as libtiff reads
-/// it (before, 8 bits: 8x the bytes), and BMP and WebP (lossless) hold its 0s and 255s as 8-bit
+/// before, a JPEG of dozens of grays, exit 0), TIFF (as libtiff reads it) and BMP hold it as 1
+/// bit a pixel (before, 8 bits: 8x the bytes), and WebP (lossless) holds its 0s and 255s as 8-bit
 /// gray; each reads back as the PNG's pixels.
 #[test]
 fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
@@ -135,7 +135,7 @@ fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
         let o = graylab(&["convert", "x.png", "--op", "dither", "-o", &out], d);
         assert!(o.status.success(), "{ext}: {}", text(&o));
         let decoded = read(&out);
-        // A BMP's 8-bit gray is a palette and a WebP stores RGB: read back as RGB, all equal.
+        // A BMP's colours are a palette and a WebP stores RGB: read back as RGB, all equal.
         assert!(!decoded.color().has_alpha(), "{ext}: {:?}", decoded.color());
         let rgb = decoded.to_rgb8();
         let white = rgb.pixels().filter(|p| p.0 == [255; 3]).count();
@@ -146,6 +146,9 @@ fn the_dither_refuses_a_lossy_output_and_stays_black_and_white_in_the_others() {
     // 97 pixels a row in 13 bytes, 61 rows, after the directory: libtiff reads 1 bit a sample.
     let tif = std::fs::read(d.join("d.tif")).expect("TIFF");
     assert!(tif.len() > 13 * 61 && tif.len() < 13 * 61 + 400, "{} bytes", tif.len());
+    // A BMP's rows padded to 16 bytes, after 62 of headers and its two colours.
+    let bmp = std::fs::read(d.join("d.bmp")).expect("BMP");
+    assert_eq!((bmp.len(), bmp[28]), (62 + 16 * 61, 1), "a 1-bit BMP");
     let tif_path = d.join("d.tif");
     if let Some(out) = crate::codecs::reference_tool("tiffinfo", "libtiff-tools", &[tif_path.as_os_str()]) {
         let (info, warnings) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -56,7 +56,7 @@ impl Session {
         let output = self.output.as_ref().filter(|_| !newer);
         let settings = output.map_or(self.settings.convert, |o| o.settings);
         let pixels = output.and_then(|o| o.pixels.clone());
-        // A dither's black and white is written as it is: a 1-bit PNG or TIFF.
+        // A dither's black and white is written as it is: a 1-bit PNG, TIFF or BMP.
         let one_bit = settings.op == crate::pixel::Op::Dither;
         let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export };
         self.send(Job::Export { input, pixels, settings, path, options });

@@ -196,7 +196,7 @@ fn problem(
         // As the CLI: a dither's black and white would come out of a JPEG's coding in grays.
         (f, n) if op == crate::pixel::Op::Dither && f.or(n) == Some(ExportFormat::Jpeg) => Some(
             "The dither is black and white only, and JPEG is lossy: its coding would add grays \
-             (choose PNG or TIFF, written as 1 bit, or BMP or WebP, lossless)"
+             (choose PNG, TIFF or BMP, written as 1 bit, or WebP, lossless)"
                 .to_owned(),
         ),
         _ => None,
@@ -204,7 +204,7 @@ fn problem(
 }
 
 /// What `format` writes of the result of `op`: "PNG: 8 or 16 bit, keeps alpha"; after an op the
-/// result is 8-bit gray without alpha (the dither's 1 bit in a PNG or a TIFF).
+/// result is 8-bit gray without alpha (the dither's 1 bit in a PNG, a TIFF or a BMP).
 fn format_hint(format: ExportFormat, op: crate::pixel::Op) -> String {
     match op {
         crate::pixel::Op::None => format!(
@@ -212,7 +212,7 @@ fn format_hint(format: ExportFormat, op: crate::pixel::Op) -> String {
             if format.has_16bit() { "8 or 16 bit" } else { "8 bit only" },
             if format.has_alpha() { "keeps alpha" } else { "no alpha channel" }
         ),
-        crate::pixel::Op::Dither if matches!(format, ExportFormat::Png | ExportFormat::Tiff) => {
+        crate::pixel::Op::Dither if format != ExportFormat::Webp => {
             format!("{format}: the dither's black and white as 1 bit, no alpha channel (an op drops it)")
         }
         _ => format!("{format}: 8 bit, no alpha channel (the {op} after the grayscale drops it)"),

@@ -1,6 +1,8 @@
 //! A BMP's pixel density: the `image` crate's encoder writes 0 pixels per metre across and down
 //! (bytes 38 to 45 of the file, in the info header that every BMP version begins with), so
-//! [`BmpDensity`] sets them as they pass on their way to the file. Depends on `std` only.
+//! [`BmpDensity`] sets them as they pass on their way to the file. And the dither's black and
+//! white as a 1-bit BMP ([`write_bilevel_bmp`]), which that encoder does not write. Depends on
+//! `std` and [`crate::io::WriteCause`] only.
 
 use std::io::Write;
 
@@ -58,6 +60,62 @@ impl<W: Write> Write for BmpDensity<W> {
     }
 }
 
+/// Bytes before a 1-bit BMP's pixels: the file header (14), the info header (40), two colours.
+const BILEVEL_HEAD_BYTES: usize = 14 + 40 + 2 * 4;
+
+/// Writes `packed` (rows of `width` pixels, 8 a byte, most significant bit first, each row padded
+/// to whole bytes, a 1 white: [`crate::io::codecs::png::pack_bits`]) as a 1-bit BMP of two
+/// colours, black and white, with `per_metre` (across, down) pixels per metre (0 where `None`).
+pub(in crate::io) fn write_bilevel_bmp(
+    packed: &[u8],
+    (width, height): (u32, u32),
+    per_metre: Option<(u32, u32)>,
+    out: &mut impl Write,
+) -> Result<(), crate::io::WriteCause> {
+    let too_large =
+        || crate::io::WriteCause::Encoder(format!("a {width}x{height} image is too large for a BMP"));
+    let packed_row = (width as usize).div_ceil(8);
+    if width == 0 || height == 0 || packed.len() != packed_row * height as usize {
+        return Err(crate::io::WriteCause::Encoder(format!(
+            "{} bytes for a {width}x{height} 1-bit BMP",
+            packed.len()
+        )));
+    }
+    // Rows are stored bottom up, each padded to 4 bytes.
+    let row_bytes = packed_row.next_multiple_of(4);
+    let pixel_bytes = u32::try_from(row_bytes * height as usize).map_err(|_| too_large())?;
+    let file_bytes = pixel_bytes.checked_add(BILEVEL_HEAD_BYTES as u32).ok_or_else(too_large)?;
+    let (x, y) =
+        per_metre.and_then(|(x, y)| Some((i32::try_from(x).ok()?, i32::try_from(y).ok()?))).unwrap_or((0, 0));
+    let signed = |v: u32| i32::try_from(v).map_err(|_| too_large());
+    let mut head = Vec::with_capacity(BILEVEL_HEAD_BYTES);
+    head.extend_from_slice(b"BM");
+    for word in [file_bytes, 0, BILEVEL_HEAD_BYTES as u32, 40] {
+        head.extend_from_slice(&word.to_le_bytes());
+    }
+    for value in [signed(width)?, signed(height)?] {
+        head.extend_from_slice(&value.to_le_bytes());
+    }
+    // One plane, 1 bit a pixel, no compression.
+    head.extend_from_slice(&1u16.to_le_bytes());
+    head.extend_from_slice(&1u16.to_le_bytes());
+    head.extend_from_slice(&0u32.to_le_bytes());
+    head.extend_from_slice(&pixel_bytes.to_le_bytes());
+    head.extend_from_slice(&x.to_le_bytes());
+    head.extend_from_slice(&y.to_le_bytes());
+    // Two colours, both used: 0 black, 1 white (blue, green, red, 0).
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&[0, 0, 0, 0, 255, 255, 255, 0]);
+    out.write_all(&head)?;
+    let mut row = vec![0u8; row_bytes];
+    for packed_row_bytes in packed.chunks(packed_row).rev() {
+        row[..packed_row].copy_from_slice(packed_row_bytes);
+        out.write_all(&row)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +144,18 @@ mod tests {
         let decoded = image::load_from_memory(&dense).expect("a BMP").to_luma8();
         assert_eq!(decoded.as_raw(), &[0, 40, 80, 120, 160, 200]);
         assert_eq!(bmp(Some((u32::MAX, 1))), plain, "past BMP's field: as it is");
+    }
+    #[test]
+    fn a_bilevel_bmp_reads_back_as_its_black_and_white() {
+        // 10x3: rows of two bytes, padded to four; the image crate reads it as a palette.
+        let gray: Vec<u8> = (0..30).map(|i| if (i * 7) % 3 == 0 { 255 } else { 0 }).collect();
+        let packed = crate::io::codecs::png::pack_bits(&gray, 10);
+        let mut out = Vec::new();
+        write_bilevel_bmp(&packed, (10, 3), Some((11811, 11811)), &mut out).expect("written");
+        assert_eq!(out.len(), BILEVEL_HEAD_BYTES + 4 * 3);
+        assert_eq!((out[28], out[38..42].to_vec()), (1, 11811i32.to_le_bytes().to_vec()), "1 bit, 300 dpi");
+        let decoded = image::load_from_memory(&out).expect("a BMP").to_luma8();
+        assert_eq!(decoded.as_raw(), &gray);
+        assert!(write_bilevel_bmp(&packed[1..], (10, 3), None, &mut Vec::new()).is_err(), "short");
     }
 }

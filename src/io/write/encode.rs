@@ -2,9 +2,9 @@
 //! export leaves nothing and an existing file is only replaced when asked.
 //!
 //! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]),
-//! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's. Each
-//! writes the input's pixel density where the format has a place for it
-//! ([`ExportOptions::density`]).
+//! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's (a
+//! 1-bit BMP, the dither's, graylab's own: [`crate::io::write::bmp`]). Each writes the input's
+//! pixel density where the format has a place for it ([`ExportOptions::density`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -18,7 +18,7 @@ use image::{ColorType, DynamicImage, ExtendedColorType, ImageEncoder as _};
 use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
 use crate::io::codecs::png::write_png;
 use crate::io::codecs::rows::{GrayLayout, RowSource, SliceRows};
-use crate::io::write::bmp::BmpDensity;
+use crate::io::write::bmp::{BmpDensity, write_bilevel_bmp};
 use crate::io::write::progress::CountingWriter;
 use crate::io::write::tiff::write_gray_tiff;
 use crate::io::{Density, IoError, WriteCause};
@@ -135,8 +135,8 @@ pub struct ExportOptions {
     pub force_8bit: bool,
     /// Replace an existing file.
     pub overwrite: bool,
-    /// Write an 8-bit gray image of 0s and 255s (the dither's) as a 1-bit PNG or TIFF: a value of
-    /// 128 or more is white. Other formats and layouts are written as they are.
+    /// Write an 8-bit gray image of 0s and 255s (the dither's) as a 1-bit PNG, TIFF or BMP: a
+    /// value of 128 or more is white. Other formats and layouts are written as they are.
     pub one_bit: bool,
     /// The pixel density to write: the input's ([`crate::io::Decoded::density`]), so that the
     /// output prints at the input's size. TIFF, PNG (`pHYs`), JPEG (JFIF) and BMP store it, WebP
@@ -398,6 +398,11 @@ fn write_encoded(
             &mut CountingWriter::new(out, bytes.len() as u64, progress),
         ),
         // A BMP has no place for text: graylab's BMP outputs are unmarked (`crate::io::mark`).
+        ExportFormat::Bmp if one_bit && image.color() == ColorType::L8 => {
+            let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
+            let counted = &mut CountingWriter::new(out, packed.len() as u64, progress);
+            write_bilevel_bmp(&packed, (w, h), density.and_then(Density::per_metre), counted)
+        }
         // Its encoder writes 0 pixels per metre: the density is set in its header as it passes.
         ExportFormat::Bmp => {
             let mut counted = CountingWriter::new(out, bytes.len() as u64, progress);
