@@ -131,7 +131,14 @@ impl WorkerState {
             let (waited, quiet) = crate::system::load::settle_own_threads(SETTLE_AT_MOST);
             log::debug!("waited {waited:?} for the window's threads before a run (quiet: {quiet})");
             match self.convert(ticket, input, settings, how) {
-                Ok(Some((output, report))) => {
+                Ok(Some((output, mut report))) => {
+                    if !quiet {
+                        report.notes.push(format!(
+                            "the app's other threads were still busy after {} ms (the window drawing, a \
+                             load): this run shared the cores with them",
+                            SETTLE_AT_MOST.as_millis()
+                        ));
+                    }
                     // Against this machine's ceilings (the CPU's memory-stream baseline is
                     // measured here the first time a size is run: quiet, as the run was).
                     let _ = crate::system::load::settle_own_threads(SETTLE_AT_MOST);
