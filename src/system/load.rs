@@ -223,6 +223,22 @@ mod tests {
     const OWN: &str = "4242 (gray lab) R 1 2 3 4 5 6 7 8 9 10 300 100 0 0 20 0 9 0";
 
     #[test]
+    fn a_quarter_core_or_more_of_the_processs_time_is_not_quiet() {
+        // (CPU time, wall time, quiet): over 4 ms up to 0.999 ms of CPU time is quiet, a quarter
+        // core is not, nor two threads drawing a frame at once; nothing is quiet over no time.
+        let cases = [
+            (0, 4_000_000, true),
+            (999_999, 4_000_000, true),
+            (1_000_000, 4_000_000, false),
+            (8_000_000, 4_000_000, false),
+            (0, 0, false),
+        ];
+        for (cpu_ns, wall_ns, quiet) in cases {
+            assert_eq!(is_quiet(cpu_ns, wall_ns), quiet, "{cpu_ns} ns of CPU time over {wall_ns} ns");
+        }
+    }
+
+    #[test]
     fn others_time_is_the_machines_busy_time_less_this_process() {
         let before =
             CpuSnapshot::parse("cpu  1000 0 200 8000 100 0 0 0 0 0\ncpu0 1 2 3", OWN).expect("parses");
@@ -255,17 +271,5 @@ mod tests {
         assert_eq!(text(0.5), "other processes took 50% of the CPU");
         assert_eq!(text(0.64), "other processes took 64% of the CPU");
         assert_eq!(text(0.251), "other processes took 25.1% of the CPU");
-    }
-
-    #[test]
-    fn a_quarter_core_or_more_of_the_processs_time_is_not_quiet() {
-        // Over 4 ms: up to 0.999 ms of CPU time is quiet, 1 ms (a quarter core) is not.
-        assert!(is_quiet(0, 4_000_000));
-        assert!(is_quiet(999_999, 4_000_000));
-        assert!(!is_quiet(1_000_000, 4_000_000));
-        // Two threads drawing a frame at once, 8 ms over 4.
-        assert!(!is_quiet(8_000_000, 4_000_000));
-        // No time passed: nothing can be quiet within it.
-        assert!(!is_quiet(0, 0));
     }
 }
