@@ -162,8 +162,8 @@ pub(crate) struct Repeat<'a> {
 }
 
 /// Why an image that is already gray has nothing to time, and what to time instead.
-const ALREADY_GRAY: &str =
-    "the input is already gray, so no conversion runs on it (bench a colour image, or --synthetic WxH)";
+const ALREADY_GRAY: &str = "the input is already gray, so no conversion runs on it (bench a colour image, or --synthetic WxH: an \
+     --op runs after the conversion there, timed as a phase of its own)";
 
 /// Why a bench of `formula` on an image (in colour or not) would time no conversion, if it
 /// would: stored luma is decoded alone, and a gray image is passed through. The CLI asks before

@@ -217,6 +217,15 @@ fn ignored_or_impossible_settings_and_mistyped_commands_exit_2() {
     fails(&["convert", "in.png", "--backend", "gpu", "--threads", "1"], d, 2, &["--threads sets the CPU's"]);
     image::RgbImage::from_pixel(16, 16, image::Rgb([9, 99, 9])).save(d.join("in.jpg")).expect("save");
     fails(&["bench", "in.jpg", "--formula", "stored-luma", "--runs", "1"], d, 2, &["nothing to time"]);
+    // A gray photo converts to nothing; an op on it is timed after a colour image's conversion.
+    image::GrayImage::from_pixel(16, 16, image::Luma([99])).save(d.join("gray.png")).expect("save");
+    let args = ["bench", "gray.png", "--op", "dither", "--runs", "1"];
+    fails(
+        &args,
+        d,
+        2,
+        &["nothing to time: the input is already gray", "an --op runs after the conversion there"],
+    );
     // Nor can a sweep time it: its images are no JPEGs, so its cells would run bt601 under the
     // name (before: exit 0, every figure labelled stored-luma).
     for from in [&[][..], &["--from-image", "in.jpg"]] {
