@@ -179,10 +179,11 @@ const QUIET_CORES: f64 = 0.25;
 const QUIET_WINDOW: std::time::Duration = std::time::Duration::from_millis(3);
 
 /// Waits, `at_most`, until this process's other threads are quiet: less than a quarter of a core
-/// of CPU time in each of two windows of 3 ms in a row while the calling thread sleeps. The app calls it before
-/// each timed run, so that its window's drawing (a whole core or more for a frame on a software
-/// renderer) is not timed with the run: on 2 cores with lavapipe an 8K CPU run read 2–15 ms
-/// beside the frames of the run before, 1.9–2.4 ms after them (`graylab bench`: 1.7 ms).
+/// of CPU time in each of two windows of 3 ms in a row while the calling thread sleeps. The app
+/// calls it before each timed run, so that its window's drawing (a whole core or more for a
+/// frame on a software renderer) is not timed with the run: on 2 cores with lavapipe a 16 MP CPU
+/// kernel read 2–15 ms beside the frames of the run before, 1.9–2.4 ms after them (`graylab
+/// bench`: 1.7 ms).
 /// Returns how long it waited and whether the threads went quiet (`true` at once where the
 /// platform cannot tell).
 #[must_use]

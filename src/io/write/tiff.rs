@@ -1,5 +1,6 @@
 //! graylab's TIFF writer: uncompressed gray (`BlackIsZero`), 1, 8 or 16 bits (1: black and
-//! white packed 8 pixels a byte, the dither's), gray + alpha as two samples with `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
+//! white packed 8 pixels a byte, the dither's), gray + alpha as two samples with
+//! `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
 //! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB; the
 //! `Software` tag says graylab ([`crate::io::mark`]); the resolution is the input's, or 72 dpi.
 //!

@@ -140,8 +140,11 @@ impl WorkerState {
                         ));
                     }
                     // Against this machine's ceilings (the CPU's memory-stream baseline is
-                    // measured here the first time a size is run: quiet, as the run was).
-                    let _ = crate::system::load::settle_own_threads(SETTLE_AT_MOST);
+                    // measured here the first time a size is run: quiet, as the run was; a GPU
+                    // run's ceilings are known already, nothing is measured for it).
+                    if report.backend == Backend::Cpu {
+                        let _ = crate::system::load::settle_own_threads(SETTLE_AT_MOST);
+                    }
                     let rates = self.engine.phase_rates(&report);
                     let measured = Box::new(Measured { report, rates });
                     self.reply(Reply::Converted(ticket.id, Box::new(output), measured));

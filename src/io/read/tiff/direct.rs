@@ -228,8 +228,6 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
     }
 }
 
-/// Each pixel of `decoded` (CMYK, its samples interleaved, or in `planes` > 1 planes of
-/// `pixels` each) into `buf` as RGB of the same depth ([`cmyk_to_rgb`]).
 /// The `tiff` crate's limits set from the `image` crate's allocation limit, and that limit in
 /// bytes: every buffer the `tiff` crate makes at most what `image` would allow.
 pub(super) fn tiff_limits(limits: &image::Limits) -> (tiff::decoder::Limits, usize) {
@@ -241,6 +239,8 @@ pub(super) fn tiff_limits(limits: &image::Limits) -> (tiff::decoder::Limits, usi
     (tiff_limits, max)
 }
 
+/// Each pixel of `decoded` (CMYK, its samples interleaved, or in `planes` > 1 planes of
+/// `pixels` each) into `buf` as RGB of the same depth ([`cmyk_to_rgb`]).
 fn cmyk_into(decoded: &DecodingResult, (pixels, planes): (usize, usize), buf: &mut [u8]) -> ImageResult<()> {
     let at = |i: usize, s: usize| if planes > 1 { s * pixels + i } else { i * 4 + s };
     match decoded {
