@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """graylab's decode beside OpenCV's `imread`, and its peak memory, for the files whose decode has
-paths of its own: TIFF (plain, LZW with and without the horizontal predictor) and a JPEG whose
-EXIF orientation turns it (6, as a portrait phone photo stores it) beside the same JPEG upright.
+paths of its own: TIFF (plain, LZW with and without the horizontal predictor, Deflate with it)
+and a JPEG whose EXIF orientation turns it (6, as a portrait phone photo stores it) beside the
+same JPEG upright.
 
 Makes an 8K photo-like image (as file_to_file.py does) in each form, then for each file, in
 rounds: `graylab convert FILE -o OUT.png --json` (its decode phase; peak RSS of the process) and
@@ -57,7 +58,10 @@ def main() -> None:
         files = {"plain.tif": [cv2.IMWRITE_TIFF_COMPRESSION, cv2.IMWRITE_TIFF_COMPRESSION_NONE],
                  "lzw.tif": [cv2.IMWRITE_TIFF_COMPRESSION, lzw],
                  "lzw_predictor.tif": [cv2.IMWRITE_TIFF_COMPRESSION, lzw,
-                                       cv2.IMWRITE_TIFF_PREDICTOR, cv2.IMWRITE_TIFF_PREDICTOR_HORIZONTAL]}
+                                       cv2.IMWRITE_TIFF_PREDICTOR, cv2.IMWRITE_TIFF_PREDICTOR_HORIZONTAL],
+                 # Adobe Deflate (8), as Photoshop, Lightroom and ImageMagick's `-compress zip` write it.
+                 "deflate_predictor.tif": [cv2.IMWRITE_TIFF_COMPRESSION, 8,
+                                           cv2.IMWRITE_TIFF_PREDICTOR, cv2.IMWRITE_TIFF_PREDICTOR_HORIZONTAL]}
         paths = []
         for name, params in files.items():
             paths.append(os.path.join(d, name))

@@ -1,16 +1,16 @@
 //! TIFF variants the `image` crate refuses or misreads, and plain TIFFs, each opened as an
 //! `image` decoder so that `decode_file` reserves memory and applies orientation for them as for
 //! any image: plain 8 and 16-bit gray, gray and alpha, RGB and RGBA read straight into the output
-//! (`plain.rs`, LZW strips on all cores in `lzw_strips.rs`), associated alpha made straight
-//! (`straight.rs`), floating-point gray, palette and CMYK images read through the `tiff` crate
-//! (`direct.rs`), CCITT one-dimensional coding (`fax.rs`), and JPEG compression, its pieces
-//! decoded by libjpeg (`jpeg.rs`). Which variant a file is comes from `tiff_header.rs`. Knows
+//! (`plain.rs`; LZW and Deflate strips and tiles on all cores in `chunks.rs`), associated alpha
+//! made straight (`straight.rs`), floating-point gray, palette and CMYK images read through the
+//! `tiff` crate (`direct.rs`), CCITT one-dimensional coding (`fax.rs`), and JPEG compression, its
+//! pieces decoded by libjpeg (`jpeg.rs`). Which variant a file is comes from `tiff_header.rs`. Knows
 //! nothing of budgets.
 
+mod chunks;
 mod direct;
 mod fax;
 mod jpeg;
-mod lzw_strips;
 mod plain;
 #[cfg(test)]
 mod plain_tests;

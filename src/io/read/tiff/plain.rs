@@ -1,9 +1,10 @@
 //! Plain TIFFs read by the `tiff` crate straight into the output buffer, with no second copy of
 //! the pixels (the `image` crate's TIFF decoder reads into a buffer of its own, then copies it
 //! out): 8 or 16-bit unsigned gray, gray and alpha, RGB or RGBA, samples interleaved, in strips
-//! or tiles of any compression the `tiff` crate decodes. LZW strips are decoded on all cores
-//! (`lzw_strips.rs`). A layout the output buffer does not match exactly (separate planes, extra
-//! samples, another sample type) is left to the decoder the variant had before.
+//! or tiles of any compression the `tiff` crate decodes. LZW and Deflate strips and tiles are
+//! decoded on all cores (`chunks.rs`). A layout the output buffer does not match exactly
+//! (separate planes, extra samples, another sample type) is left to the decoder the variant had
+//! before.
 
 use std::io::{Read, Seek, SeekFrom};
 
@@ -13,8 +14,8 @@ use image::{ColorType, ImageDecoder, ImageError, ImageFormat, ImageResult};
 use tiff::decoder::Decoder;
 use tiff::tags::Tag;
 
+use super::chunks::Chunks;
 use super::direct::{Patched, orientation, tiff_error, tiff_limits};
-use super::lzw_strips::LzwStrips;
 use super::straight::unpremultiply;
 use crate::io::read::tiff_header::Patch;
 
@@ -37,8 +38,8 @@ pub(super) struct PlainDecoder<R: Read + Seek> {
     finish: Finish,
     /// The `tiff` crate's errors in the words the decoder this one replaces gave them.
     errors: fn(tiff::TiffError) -> ImageError,
-    /// LZW strips decoded on all cores, when the file has several.
-    strips: Option<LzwStrips>,
+    /// LZW or Deflate strips or tiles decoded on all cores, when the file has several bands.
+    chunks: Option<Chunks>,
 }
 
 impl<R: Read + Seek> PlainDecoder<R> {
@@ -57,20 +58,21 @@ impl<R: Read + Seek> PlainDecoder<R> {
         reader.seek(SeekFrom::Start(0))?;
         let Some((dimensions, color)) = fits else { return Ok(Err(reader)) };
         let inner = Decoder::new(Patched::new(reader, patch)).map_err(errors)?;
-        Ok(Ok(Self { inner, dimensions, color, finish, errors, strips: None }))
+        Ok(Ok(Self { inner, dimensions, color, finish, errors, chunks: None }))
     }
 
     /// The decoder, boxed, with the `tiff` crate's limits at `limits`' allocation (the strips
     /// are read into the output, not into a buffer of their own), and the bytes it holds besides
-    /// its output: the compressed strips in flight, if decoded on all cores, else none.
+    /// its output: the compressed chunks in flight and tiles of scratch, if decoded on all cores,
+    /// else none.
     pub(super) fn with_limits<'a>(mut self, limits: &image::Limits) -> (Box<dyn ImageDecoder + 'a>, u64)
     where
         R: 'a,
     {
         let (tiff_limits, max) = tiff_limits(limits);
         self.inner = self.inner.with_limits(tiff_limits);
-        self.strips = LzwStrips::plan(&mut self.inner, self.dimensions, self.color, max);
-        let scratch_bytes = self.strips.as_ref().map_or(0, LzwStrips::in_flight_bytes);
+        self.chunks = Chunks::plan(&mut self.inner, self.dimensions, self.color, max);
+        let scratch_bytes = self.chunks.as_ref().map_or(0, Chunks::in_flight_bytes);
         (Box::new(self), scratch_bytes)
     }
 }
@@ -121,9 +123,9 @@ impl<R: Read + Seek> ImageDecoder for PlainDecoder<R> {
         if u64::try_from(buf.len()).ok() != Some(self.total_bytes()) {
             return Err(ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory)));
         }
-        // Strips decoded on all cores; any fault there is left to the `tiff` crate, which reads
+        // Chunks decoded on all cores; any fault there is left to the `tiff` crate, which reads
         // the whole image again and gives the result (or the error) it always gave.
-        let done = self.strips.take().is_some_and(|strips| strips.read(&mut self.inner, buf).is_ok());
+        let done = self.chunks.take().is_some_and(|chunks| chunks.read(&mut self.inner, buf).is_ok());
         if !done {
             self.inner.read_image_bytes(buf).map_err(self.errors)?;
         }

@@ -1,12 +1,13 @@
-//! Plain TIFFs built here (strips or tiles, uncompressed or LZW with or without the horizontal
-//! predictor, either byte order) read by `plain.rs` (LZW strips by `lzw_strips.rs`), compared byte for byte
-//! with the `image` crate's own TIFF decoder, and what each holds besides its output.
+//! Plain TIFFs built here (strips or tiles, uncompressed, LZW or Deflate with or without the
+//! horizontal predictor, either byte order) read by `plain.rs` (compressed chunks by `chunks.rs`),
+//! compared byte for byte with the `image` crate's own TIFF decoder, and what each holds besides
+//! its output.
 
 use std::io::Cursor;
 
 use image::{ColorType, ImageDecoder};
 
-use super::lzw_strips::LzwStrips;
+use super::chunks::Chunks;
 use super::open;
 use crate::io::read::tiff_header::{Alpha, Variant};
 
@@ -27,6 +28,38 @@ enum Coding {
     Lzw,
     /// LZW of the differences along each row (the horizontal predictor).
     LzwPredicted,
+    /// Deflate (`Compression` 8), each piece a zlib stream.
+    Deflate,
+    /// Deflate of the differences along each row, under the older code (`Compression` 32946).
+    DeflatePredicted,
+}
+
+impl Coding {
+    fn predicted(self) -> bool {
+        matches!(self, Self::LzwPredicted | Self::DeflatePredicted)
+    }
+
+    /// The `Compression` tag's value.
+    fn tag(self) -> u32 {
+        match self {
+            Self::Raw => 1,
+            Self::Lzw | Self::LzwPredicted => 5,
+            Self::Deflate => 8,
+            Self::DeflatePredicted => 32946,
+        }
+    }
+
+    fn compress(self, raw: Vec<u8>) -> Vec<u8> {
+        match self {
+            Self::Raw => raw,
+            Self::Lzw | Self::LzwPredicted => {
+                weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+                    .encode(&raw)
+                    .expect("lzw")
+            }
+            Self::Deflate | Self::DeflatePredicted => fdeflate::compress_to_vec(&raw),
+        }
+    }
 }
 
 /// A TIFF of `width` x `height` pixels of `samples` samples of `bits` bits (`pixels`: the
@@ -52,7 +85,7 @@ fn build(width: u32, height: u32, samples: u16, bits: u16, pixels: &[u8], layout
                         _ => row.extend(std::iter::repeat_n(0, pixel_bytes)),
                     }
                 }
-                if layout.coding == Coding::LzwPredicted {
+                if layout.coding.predicted() {
                     predict(&mut row, pixel_bytes, sample_bytes);
                 }
                 if sample_bytes == 2 && layout.little != cfg!(target_endian = "little") {
@@ -60,7 +93,7 @@ fn build(width: u32, height: u32, samples: u16, bits: u16, pixels: &[u8], layout
                 }
                 raw.extend(row);
             }
-            pieces.push(if layout.coding == Coding::Raw { raw } else { lzw(&raw) });
+            pieces.push(layout.coding.compress(raw));
         }
     }
     let photometric = if samples >= 3 { 2 } else { 1 };
@@ -68,11 +101,11 @@ fn build(width: u32, height: u32, samples: u16, bits: u16, pixels: &[u8], layout
         (256, 4, vec![width]),
         (257, 4, vec![height]),
         (258, 3, vec![u32::from(bits); usize::from(samples)]),
-        (259, 3, vec![if layout.coding == Coding::Raw { 1 } else { 5 }]),
+        (259, 3, vec![layout.coding.tag()]),
         (262, 3, vec![photometric]),
         (277, 3, vec![u32::from(samples)]),
         (284, 3, vec![1]),
-        (317, 3, vec![if layout.coding == Coding::LzwPredicted { 2 } else { 1 }]),
+        (317, 3, vec![if layout.coding.predicted() { 2 } else { 1 }]),
     ];
     if samples == 2 || samples == 4 {
         entries.push((338, 3, vec![2]));
@@ -140,11 +173,6 @@ fn predict(row: &mut [u8], pixel_bytes: usize, sample_bytes: usize) {
     }
 }
 
-/// LZW as TIFF codes it.
-fn lzw(raw: &[u8]) -> Vec<u8> {
-    weezl::encode::Encoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8).encode(raw).expect("lzw")
-}
-
 /// Pixels of `samples` samples of `bits` bits, varied enough for LZW and the predictor.
 fn pixels(width: u32, height: u32, samples: u16, bits: u16) -> Vec<u8> {
     let count = (width * height) as usize * usize::from(samples);
@@ -167,19 +195,22 @@ fn decoded(tiff: &[u8], variant: Variant) -> Result<(ColorType, u64, Vec<u8>), S
     Ok((color, scratch_bytes, buf))
 }
 
-const LAYOUTS: [Layout; 6] = [
+const LAYOUTS: [Layout; 9] = [
     Layout { rows: 7, tiled: false, coding: Coding::Raw, little: true },
     Layout { rows: 16, tiled: true, coding: Coding::Raw, little: false },
     Layout { rows: 5, tiled: false, coding: Coding::LzwPredicted, little: true },
     Layout { rows: 3, tiled: false, coding: Coding::Lzw, little: false },
     Layout { rows: 16, tiled: true, coding: Coding::LzwPredicted, little: true },
     Layout { rows: 64, tiled: false, coding: Coding::LzwPredicted, little: false },
+    Layout { rows: 4, tiled: false, coding: Coding::Deflate, little: true },
+    Layout { rows: 6, tiled: false, coding: Coding::DeflatePredicted, little: false },
+    Layout { rows: 16, tiled: true, coding: Coding::Deflate, little: true },
 ];
 
 #[test]
 fn plain_tiffs_read_straight_into_the_output_as_images_decoder_reads_them() {
     let (width, height) = (37, 29);
-    let mut failed = Vec::new();
+    let (mut failed, mut refused_by_image) = (Vec::new(), Vec::new());
     for (samples, bits, color) in [
         (3, 8, ColorType::Rgb8),
         (4, 8, ColorType::Rgba8),
@@ -203,16 +234,26 @@ fn plain_tiffs_read_straight_into_the_output_as_images_decoder_reads_them() {
                     failed.push(what);
                     continue;
                 }
+                (Ok(ours), Err(_)) => {
+                    refused_by_image.push(what.clone());
+                    ours
+                }
                 (ours, theirs) => panic!("{what}: {:?} against {:?}", ours.err(), theirs.err()),
             };
             assert_eq!(got_color, color, "{what}");
             assert_eq!(got, source, "{what}: the pixels written");
-            // No copy of the pixels: only the compressed strips in flight, when on all cores.
-            let several_lzw_strips = layout.coding != Coding::Raw && !layout.tiled && height > layout.rows;
+            // No copy of the pixels: only the compressed chunks in flight, when on all cores,
+            // and a tile of scratch for each of the two rows of tiles.
+            let several_bands = layout.coding != Coding::Raw && height > layout.rows;
             let compressed = (tiff.len() - 8) as u64;
+            let tiles = if layout.tiled {
+                2 * u64::from(layout.rows.pow(2)) * u64::from(samples * bits / 8)
+            } else {
+                0
+            };
             assert!(
-                if several_lzw_strips {
-                    scratch_bytes > 0 && scratch_bytes < compressed
+                if several_bands {
+                    scratch_bytes > 0 && scratch_bytes < compressed + tiles
                 } else {
                     scratch_bytes == 0
                 },
@@ -220,10 +261,11 @@ fn plain_tiffs_read_straight_into_the_output_as_images_decoder_reads_them() {
             );
         }
     }
-    // The `tiff` crate (0.11.3) finds no end code in these 16-pixel-wide LZW tile rows, where
-    // libtiff reads them: refused by both decoders alike.
+    // The `tiff` crate (0.11.3) finds no end code in these 16-pixel-wide LZW tiles, where libtiff
+    // reads them, and so do the tiles decoded on all cores: the pixels written (above).
     let tiled_lzw = "L8 Layout { rows: 16, tiled: true, coding: LzwPredicted, little: true }";
-    assert_eq!(failed, [tiled_lzw]);
+    assert_eq!(refused_by_image, [tiled_lzw]);
+    assert!(failed.is_empty(), "{failed:?}");
 }
 
 #[test]
@@ -238,30 +280,49 @@ fn gray_and_alpha_reads_straight_into_the_output_its_gray_inverted_where_0_is_wh
             let (color, scratch_bytes, got) = decoded(&tiff, gray).expect(&what);
             assert_eq!(color, if bits == 8 { ColorType::La8 } else { ColorType::La16 }, "{what}");
             assert_eq!(got, source, "{what}");
-            assert!(scratch_bytes < (tiff.len() - 8) as u64, "{what}: no copy of the pixels");
+            let tiles =
+                if layout.tiled { 2 * u64::from(layout.rows.pow(2)) * u64::from(bits / 4) } else { 0 };
+            assert!(scratch_bytes < (tiff.len() - 8) as u64 + tiles, "{what}: no copy of the pixels");
         }
     }
 }
 
 #[test]
-fn damaged_lzw_strips_fail_as_the_tiff_crate_fails_them() {
+fn damaged_chunks_fail_as_the_tiff_crate_fails_them() {
     let (width, height) = (40, 30);
     let source = pixels(width, height, 3, 8);
-    let layout = Layout { rows: 4, tiled: false, coding: Coding::LzwPredicted, little: true };
-    let mut tiff = build(width, height, 3, 8, &source, layout);
-    // The last strip cut short: its rows cannot be filled.
-    let len = tiff.len();
-    tiff.truncate(len - 40);
-    let limits = image::Limits::no_limits();
-    let (decoder, _) = open(Cursor::new(tiff.clone()), Variant::Plain, &limits).expect("opens");
-    let mut buf = vec![0; usize::try_from(decoder.total_bytes()).expect("fits")];
-    let ours = decoder.read_image_boxed(&mut buf).expect_err("a short strip").to_string();
-    let theirs = image::load_from_memory_with_format(&tiff, image::ImageFormat::Tiff).expect_err("short");
-    assert_eq!(ours, theirs.to_string());
+    for (coding, tiled) in [(Coding::LzwPredicted, false), (Coding::Deflate, false), (Coding::Deflate, true)]
+    {
+        let layout = Layout { rows: if tiled { 16 } else { 4 }, tiled, coding, little: true };
+        let whole = build(width, height, 3, 8, &source, layout);
+        // The last chunk cut short: its rows cannot be filled. And a byte of the first chunk's
+        // stream changed.
+        let short = whole[..whole.len() - 40].to_vec();
+        let mut flipped = whole.clone();
+        let mut decoder = tiff::decoder::Decoder::new(Cursor::new(&whole)).expect("opens");
+        let tag = if tiled { tiff::tags::Tag::TileOffsets } else { tiff::tags::Tag::StripOffsets };
+        let offsets = decoder.get_tag_u64_vec(tag).expect("chunks");
+        flipped[usize::try_from(offsets[0]).expect("fits") + 5] ^= 0x5A;
+        for (what, tiff) in [("short", short), ("flipped", flipped)] {
+            let limits = image::Limits::no_limits();
+            let (decoder, _) = open(Cursor::new(tiff.clone()), Variant::Plain, &limits).expect("opens");
+            let mut buf = vec![0; usize::try_from(decoder.total_bytes()).expect("fits")];
+            let ours = decoder.read_image_boxed(&mut buf).map_err(|e| e.to_string());
+            let theirs = image::load_from_memory_with_format(&tiff, image::ImageFormat::Tiff);
+            match (ours, theirs) {
+                (Err(ours), Err(theirs)) => assert_eq!(ours, theirs.to_string(), "{layout:?} {what}"),
+                // LZW has no checksum: a changed byte decodes to other pixels, alike.
+                (Ok(()), Ok(theirs)) if coding == Coding::LzwPredicted && what == "flipped" => {
+                    assert_eq!(buf, theirs.as_bytes(), "{layout:?} {what}");
+                }
+                (ours, theirs) => panic!("{layout:?} {what}: {:?} against {:?}", ours.err(), theirs.err()),
+            }
+        }
+    }
 }
 
 #[test]
-fn lzw_strips_decode_on_all_cores_as_written_and_one_strip_is_left_to_the_tiff_crate() {
+fn compressed_chunks_decode_on_all_cores_as_written_and_one_band_is_left_to_the_tiff_crate() {
     let (width, height) = (37, 29);
     for (samples, bits, color) in [
         (3, 8, ColorType::Rgb8),
@@ -270,18 +331,18 @@ fn lzw_strips_decode_on_all_cores_as_written_and_one_strip_is_left_to_the_tiff_c
         (1, 16, ColorType::L16),
     ] {
         let source = pixels(width, height, samples, bits);
-        for layout in LAYOUTS.into_iter().filter(|l| l.coding != Coding::Raw && !l.tiled) {
+        for layout in LAYOUTS.into_iter().filter(|l| l.coding != Coding::Raw) {
             let what = format!("{color:?} {layout:?}");
             let tiff = build(width, height, samples, bits, &source, layout);
             let mut decoder = tiff::decoder::Decoder::new(Cursor::new(tiff)).expect("opens");
-            let planned = LzwStrips::plan(&mut decoder, (width, height), color, usize::MAX);
+            let planned = Chunks::plan(&mut decoder, (width, height), color, usize::MAX);
             if layout.rows >= height {
-                assert!(planned.is_none(), "{what}: one strip is not planned");
+                assert!(planned.is_none(), "{what}: one band of rows is not planned");
                 continue;
             }
-            let strips = planned.expect(&what);
+            let chunks = planned.expect(&what);
             let mut buf = vec![0; source.len()];
-            strips.read(&mut decoder, &mut buf).expect(&what);
+            chunks.read(&mut decoder, &mut buf).expect(&what);
             assert_eq!(buf, source, "{what}");
         }
     }
