@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """graylab's decode beside OpenCV's `imread`, and its peak memory, for the files whose decode has
-paths of its own: TIFF (plain, LZW with and without the horizontal predictor, Deflate with it)
-and a JPEG whose EXIF orientation turns it (6, as a portrait phone photo stores it) beside the
-same JPEG upright.
+paths of its own: TIFF (plain, LZW with and without the horizontal predictor, Deflate with it),
+a lossy WebP (libwebp), and a JPEG whose EXIF orientation turns it (6, as a portrait phone photo
+stores it) beside the same JPEG upright.
 
 Makes an 8K photo-like image (as file_to_file.py does) in each form, then for each file, in
 rounds: `graylab convert FILE -o OUT.png --json` (its decode phase; peak RSS of the process) and
@@ -66,6 +66,8 @@ def main() -> None:
         for name, params in files.items():
             paths.append(os.path.join(d, name))
             cv2.imwrite(paths[-1], image, params)
+        paths.append(os.path.join(d, "lossy.webp"))
+        cv2.imwrite(paths[-1], image, [cv2.IMWRITE_WEBP_QUALITY, 90])
         paths += [upright, turned]
         print(f"8K (7680x4320), OpenCV {cv2.__version__}, cv2 threads {cv2.getNumThreads()}, "
               f"load {os.getloadavg()[0]:.2f}; medians of {args.rounds} interleaved rounds")

@@ -364,9 +364,8 @@ fn decode_other(
     options: &DecodeOptions,
 ) -> Result<(Raw, ImageFormat, Facts), IoError> {
     let open = |cause| IoError::Open { path: path.into(), cause };
-    // The content decides, never the name alone (a text file named .jpg is no JPEG), except
-    // for TGA, which has no signature.
-    // The first bytes (`head`) were read by `decode_file`: the file is not opened again to sniff them.
+    // The content decides, never the name alone (a text file named .jpg is no JPEG), except for
+    // TGA, which has no signature. `head` was read by `decode_file`: the file is not reopened.
     if let Some(format) = unsupported_format_of(head) {
         return Err(IoError::UnsupportedFormat { path: path.into(), format });
     }
@@ -384,6 +383,12 @@ fn decode_other(
     } else if let Some(header) = exact_pnm {
         let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
         decode_with(path, decoder, 0, options, &facts)?
+    } else if format == ImageFormat::WebP && facts.frames.is_none() {
+        // Read whole, for libwebp: the file's bytes are held besides the pixels.
+        let bytes = std::fs::read(path).map_err(open)?;
+        let file_bytes = bytes.len() as u64;
+        let decoder = guarded(path, || super::webp::WebPDecoder::new(bytes, limits))?;
+        decode_with(path, decoder, file_bytes, options, &facts)?
     } else {
         let mut reader = ImageReader::with_format(file, format);
         reader.limits(limits);

@@ -18,3 +18,4 @@ pub(super) mod sniff;
 pub(super) mod stored_luma;
 pub(super) mod tiff;
 pub(super) mod tiff_header;
+pub(super) mod webp;
