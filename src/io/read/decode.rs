@@ -383,7 +383,7 @@ fn decode_other(
     } else if let Some(header) = exact_pnm {
         let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
         decode_with(path, decoder, 0, options, &facts)?
-    } else if format == ImageFormat::WebP && facts.frames.is_none() {
+    } else if format == ImageFormat::WebP && facts.frames.is_none() && !super::webp::simple_lossless(head) {
         // Read whole, for libwebp: the file's bytes are held besides the pixels.
         let bytes = std::fs::read(path).map_err(open)?;
         let file_bytes = bytes.len() as u64;

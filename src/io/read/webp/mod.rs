@@ -33,6 +33,13 @@ impl WebPDecoder {
     }
 }
 
+/// Whether a WebP file's first bytes (`head`) say it is a simple lossless file (a `VP8L` chunk
+/// first): left to the `image` crate's decoder, which reads it from the file as it decodes,
+/// where [`WebPDecoder`] holds the file whole (8K: a 255 MB peak against 238 MB).
+pub(in crate::io) fn simple_lossless(head: &[u8]) -> bool {
+    head.get(12..16) == Some(b"VP8L".as_slice())
+}
+
 /// `WebPBitstreamFeatures::format` of a lossy bitstream.
 const LOSSY: i32 = 1;
 
