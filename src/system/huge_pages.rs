@@ -18,25 +18,6 @@ pub fn zeroed_buffer<T: bytemuck::Zeroable + Clone>(len: usize) -> Vec<T> {
     v
 }
 
-/// [`zeroed_buffer`] of bytes with every page touched once on rayon's threads: the kernel's
-/// zeroing of fresh pages, paid at the first write to each, is done on all cores before a
-/// decoder that writes on one thread (PNG, WebP) fills the buffer. On this 2-core VM that
-/// zeroing was 11–23% of an 8K PNG or WebP decode (`perf`: `clear_page_erms`); touched first,
-/// the decodes took 0.93x (PNG), 0.81x (lossless WebP) and 0.62x (uncompressed TIFF) the time.
-#[must_use]
-pub fn touched_buffer(len: usize) -> Vec<u8> {
-    use rayon::prelude::*;
-    const PAGE: usize = 4096;
-    let mut v = zeroed_buffer::<u8>(len);
-    v.par_chunks_mut(2 << 20).for_each(|pages| {
-        for at in (0..pages.len()).step_by(PAGE) {
-            // An opaque zero: the compiler cannot drop a write of what calloc's memory holds.
-            pages[at] = std::hint::black_box(0);
-        }
-    });
-    v
-}
-
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(start: *mut u8, bytes: usize) {
     const HUGE: usize = 2 << 20;
@@ -69,9 +50,5 @@ mod tests {
         assert_eq!(v.len(), 5 << 20);
         assert!(v.iter().all(|&x| x == 0));
         assert!(super::zeroed_buffer::<u8>(0).is_empty());
-        let touched = super::touched_buffer((3 << 20) + 5);
-        assert_eq!(touched.len(), (3 << 20) + 5);
-        assert!(touched.iter().all(|&x| x == 0));
-        assert!(super::touched_buffer(0).is_empty());
     }
 }

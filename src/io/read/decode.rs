@@ -569,7 +569,7 @@ pub(crate) fn read_image(decoder: impl image::ImageDecoder) -> image::ImageResul
     let Ok(len) = usize::try_from(decoder.total_bytes()) else {
         return DynamicImage::from_decoder(decoder);
     };
-    let mut buf = crate::system::huge_pages::touched_buffer(len);
+    let mut buf = crate::system::huge_pages::zeroed_buffer::<u8>(len);
     decoder.read_image(&mut buf)?;
     let too_short = || {
         image::ImageError::Parameter(image::error::ParameterError::from_kind(
