@@ -384,9 +384,9 @@ fn decode_other(
         let decoder = guarded(path, || ExactPnmDecoder::new(file, header))?;
         decode_with(path, decoder, 0, options, &facts)?
     } else if format == ImageFormat::WebP && facts.frames.is_none() && !super::webp::simple_lossless(head) {
-        // Read whole, for libwebp: the file's bytes are held besides the pixels.
-        let bytes = std::fs::read(path).map_err(open)?;
-        let file_bytes = bytes.len() as u64;
+        // Read whole through the file opened above, for libwebp: held besides the pixels.
+        let mut bytes = Vec::new();
+        let file_bytes = std::io::Read::read_to_end(&mut { file }, &mut bytes).map_err(open)? as u64;
         let decoder = guarded(path, || super::webp::WebPDecoder::new(bytes, limits))?;
         decode_with(path, decoder, file_bytes, options, &facts)?
     } else {

@@ -147,11 +147,10 @@ impl Chunks {
     /// The bytes held at once besides the output while the chunks are decoded: the compressed
     /// bytes in flight, and a tile of scratch per band decoded at once.
     pub(super) fn in_flight_bytes(&self) -> u64 {
-        let band = |b: &[(u64, u64)]| b.iter().fold(0u64, |sum, &(_, count)| sum.saturating_add(count));
-        let largest = self.pieces.chunks(self.across).map(band).max().unwrap_or(0);
+        let largest = self.pieces.chunks(self.across).map(compressed_bytes).max().unwrap_or(0);
         let at_once = rayon::current_num_threads().min(self.pieces.len() / self.across.max(1));
         let scratch = if self.tiled { self.tile_bytes().saturating_mul(at_once) } else { 0 };
-        band(&self.pieces).min(BATCH_BYTES.max(largest)).saturating_add(scratch as u64)
+        compressed_bytes(&self.pieces).min(BATCH_BYTES.max(largest)).saturating_add(scratch as u64)
     }
 
     /// The bytes of one whole tile.
@@ -173,13 +172,12 @@ impl Chunks {
         let mut first = 0;
         while first < pieces.len() {
             // The bands of this batch: at least one, then as many as fit in `BATCH_BYTES`.
-            let bytes = |band: &[(u64, u64)]| band.iter().fold(0u64, |sum, &(_, n)| sum.saturating_add(n));
             let mut end = first + 1;
-            let mut batch_bytes = bytes(pieces[first]);
+            let mut batch_bytes = compressed_bytes(pieces[first]);
             while let Some(band) = pieces.get(end)
-                && batch_bytes.saturating_add(bytes(band)) <= BATCH_BYTES
+                && batch_bytes.saturating_add(compressed_bytes(band)) <= BATCH_BYTES
             {
-                batch_bytes += bytes(band);
+                batch_bytes += compressed_bytes(band);
                 end += 1;
             }
             compressed.clear();
@@ -267,6 +265,11 @@ impl Chunks {
             }
         }
     }
+}
+
+/// The compressed bytes of `pieces` (offset and count each), all together.
+fn compressed_bytes(pieces: &[(u64, u64)]) -> u64 {
+    pieces.iter().fold(0u64, |sum, &(_, count)| sum.saturating_add(count))
 }
 
 /// Decompresses one chunk's LZW `input` into all of `out`, as the `tiff` crate reads it (codes
