@@ -206,8 +206,15 @@ impl<'a> Repeat<'a> {
             .with_work(s.work);
         report.kernel = Some(self.kernel);
         let options = super::RunOptions { keep_input_on_gpu: self.keep_input, ..Default::default() };
-        let job = job_of(self.kernel, &self.bytes, (self.width, self.height), s, &options);
-        self.engine.run_kernel(&job, self.out.bytes_mut(), s, (&mut report, started))?;
+        // After a 16-bit kernel the op runs on its output narrowed, as in `convert` (in "other").
+        let (kernel_settings, op_after) = super::convert::split_op(self.kernel, s);
+        let job = job_of(self.kernel, &self.bytes, (self.width, self.height), &kernel_settings, &options);
+        self.engine.run_kernel(&job, self.out.bytes_mut(), &kernel_settings, (&mut report, started))?;
+        if let (true, OutBuffer::U16(samples)) = (op_after, &self.out) {
+            let mut gray = super::convert::narrowed_for_op(samples, s.op, &mut report);
+            let cancel = None;
+            self.engine.run_op(&mut gray, (self.width, self.height), s, cancel, (&mut report, started))?;
+        }
         self.engine.finish_report(&mut report, crate::system::clock::nanos_since(started));
         Ok(report)
     }

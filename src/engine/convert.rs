@@ -176,21 +176,43 @@ pub(crate) fn passed_through(
     Converted { image, report }
 }
 
-/// Whether `kernel` runs an op on its output itself: those with an 8-bit gray output.
-fn kernel_runs_op(kernel: Kernel) -> bool {
-    matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8)
+/// The settings `kernel` runs with, and whether `settings.op` is left to run after it: the
+/// kernels with an 8-bit gray output run the op themselves; after a 16-bit one it runs on the
+/// output narrowed to 8 bits ([`gray8_for_op`], [`narrowed_for_op`]), as on a `--depth 8` file.
+pub(crate) fn split_op(kernel: Kernel, settings: &ConvertSettings) -> (ConvertSettings, bool) {
+    let after = !settings.op.is_none() && !matches!(kernel, Kernel::Rgb8ToL8 | Kernel::Rgba8ToL8);
+    (ConvertSettings { op: if after { Op::None } else { settings.op }, ..*settings }, after)
 }
 
 /// The 8-bit gray plane an op runs on: a 16-bit gray is narrowed as `--depth 8` writes it
 /// (`image`'s rounding), and the report says so.
 fn gray8_for_op(image: DynamicImage, settings: &ConvertSettings, report: &mut RunReport) -> image::GrayImage {
+    let (width, height) = (image.width(), image.height());
     match image {
         DynamicImage::ImageLuma8(gray) => gray,
+        DynamicImage::ImageLuma16(wide) => {
+            let gray = narrowed_for_op(wide.as_raw(), settings.op, report);
+            image::GrayImage::from_raw(width, height, gray)
+                .unwrap_or_else(|| DynamicImage::ImageLuma16(wide).to_luma8())
+        }
         other => {
-            report.notes.push(format!("16-bit gray narrowed to 8-bit: {} runs on 8-bit gray", settings.op));
+            report.notes.push(narrowing_note(settings.op));
             other.to_luma8()
         }
     }
+}
+
+/// 16-bit gray samples narrowed to 8 bits on every thread for `op`, as `image` narrows them
+/// (`(v + 128) / 257`, what `--depth 8` writes); the report says so.
+pub(crate) fn narrowed_for_op(samples: &[u16], op: Op, report: &mut RunReport) -> Vec<u8> {
+    use rayon::prelude::*;
+    report.notes.push(narrowing_note(op));
+    samples.par_iter().map(|&v| ((u32::from(v) + 128) / 257) as u8).collect()
+}
+
+/// What the report says when the op's gray plane is narrowed from 16 bits.
+fn narrowing_note(op: Op) -> String {
+    format!("16-bit gray narrowed to 8-bit: {op} runs on 8-bit gray")
 }
 
 impl Engine {
@@ -235,11 +257,7 @@ impl Engine {
             Prepared::Colour { kernel, bytes } => (kernel, bytes),
         };
         report.kernel = Some(kernel);
-        // The kernels with an 8-bit gray output run the op themselves; after a 16-bit one it
-        // runs on the narrowed plane, as on a `--depth 8` file.
-        let op_after = !settings.op.is_none() && !kernel_runs_op(kernel);
-        let kernel_settings =
-            ConvertSettings { op: if op_after { Op::None } else { settings.op }, ..*settings };
+        let (kernel_settings, op_after) = split_op(kernel, settings);
         let mut out = OutBuffer::new(kernel, width as usize * height as usize);
         let job = job_of(kernel, &bytes, (width, height), &kernel_settings, &options);
         self.run_kernel(&job, out.bytes_mut(), &kernel_settings, (&mut report, started))?;
@@ -324,7 +342,7 @@ impl Engine {
         (report, run_started): (&mut RunReport, Instant),
     ) -> Result<(), EngineError> {
         let &GpuJob { kernel, src, width, height, cancel, progress, .. } = job;
-        if !settings.op.is_none() && !kernel_runs_op(kernel) {
+        if split_op(kernel, settings).1 {
             return Err(EngineError::OpNeedsGray8 { op: settings.op.to_string(), kernel: kernel.name() });
         }
         match settings.backend {
@@ -455,5 +473,24 @@ pub(crate) fn job_of<'a>(
         progress: options.progress,
         keep_input: options.keep_input_on_gpu.map(super::ImageKey::get),
         ..GpuJob::new(kernel, settings.formula, settings.workgroup, src, size).with_work(settings.work)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every 16-bit sample narrows to what `image` (and so `--depth 8`) gives it.
+    #[test]
+    fn narrowing_for_an_op_is_images_narrowing() {
+        let samples: Vec<u16> = (0..=u16::MAX).collect();
+        let mut report = super::RunReport::new(
+            super::Backend::Cpu,
+            crate::pixel::Formula::default(),
+            (256, 256),
+            Vec::new(),
+        );
+        let narrowed = super::narrowed_for_op(&samples, crate::pixel::Op::Dither, &mut report);
+        let wide = image::ImageBuffer::<image::Luma<u16>, _>::from_raw(256, 256, samples).expect("256 x 256");
+        assert_eq!(narrowed, image::DynamicImage::ImageLuma16(wide).to_luma8().into_raw());
+        assert_eq!(report.notes, ["16-bit gray narrowed to 8-bit: dither runs on 8-bit gray"]);
     }
 }

@@ -70,7 +70,7 @@ fn bench_reports_the_op_its_operations_and_its_phase() {
 }
 
 /// An op on a 16-bit input runs on the narrowed gray, as on a `--depth 8` file, and says so;
-/// `bench` refuses it, naming the file, before measuring anything.
+/// `bench` times it so (before, it refused it).
 #[test]
 fn an_op_on_sixteen_bit_samples_runs_on_the_narrowed_gray() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -95,10 +95,23 @@ fn an_op_on_sixteen_bit_samples_runs_on_the_narrowed_gray() {
     let one = image::open(d.join("out/deep.gray.png")).expect("one step");
     assert_eq!(one.color(), image::ColorType::L8);
     assert_eq!(one, image::open(d.join("two.png")).expect("two steps"));
-    let o = graylab(&["bench", "deep.png", "--op", "blur:2", "--runs", "1"], d);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("error: deep.png (7x5 Rgb16): blur:2 runs on 8-bit gray"), "{}", text(&o));
-    assert!(!text(&o).contains("measuring"), "refused before any probe: {}", text(&o));
+    // `bench` times it as `convert` runs it: the 16-bit kernel, then the op on every run.
+    let o = graylab(&["bench", "deep.png", "--op", "blur:2", "--runs", "2", "--backend", "cpu", "--json"], d);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let result = &report["results"][0];
+    assert_eq!(result["kernel"], "rgb16_to_l16", "{result}");
+    let notes = result["cold"]["notes"].to_string();
+    assert!(notes.contains("16-bit gray narrowed to 8-bit: blur:2 runs on 8-bit gray"), "{notes}");
+    let op = result["phases"].as_array().expect("phases").iter().find(|p| p["phase"] == "op");
+    assert_eq!(op.map(|p| p["runs"].as_u64()), Some(Some(2)), "{result}");
+    assert!(result["op"]["kernel_ns"].as_u64().is_some_and(|ns| ns > 0), "{result}");
+    let o = graylab(&["bench", "deep.png", "--op", "blur:2", "--runs", "1", "--backend", "cpu"], d);
+    assert!(
+        text(&o).contains("note: 16-bit gray narrowed to 8-bit: blur:2 runs on 8-bit gray"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// The dither is black and white: a lossy JPEG output is refused before any work (exit 2;
