@@ -446,8 +446,14 @@ fn try_every_size_races_the_shapes_and_gives_a_verdict() {
     // What the race will take is said before it starts, with what it rests on.
     let said = h.query_by_label_contains("Trying every size takes ").and_then(|n| text_of(&n));
     let said = said.expect("the race's estimate");
-    // A first race also says what its budget bounds it by.
-    assert!(said.contains(" (") && (said.ends_with(").") || said.ends_with(" until decided.")), "{said}");
+    // A first race also says what its budget bounds it by, once: "at most X, less once decided"
+    // where the guess is the bound (before: "about X (…), at most X until decided").
+    let endings = [").", " until decided.", ", less once decided."];
+    assert!(said.contains(" (") && endings.iter().any(|e| said.ends_with(e)), "{said}");
+    assert!(
+        said.matches("at most").count() <= 1 && !(said.contains("about") && said.contains("less once")),
+        "{said}"
+    );
     let runs_before = h.state().view().runs.len();
     h.get_by_label("Try every size").click();
     settle(&mut h);

@@ -269,8 +269,17 @@ pub fn workgroups_chart_ui(
         }
     });
     if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {
-        let bound = race.at_most_s.map(|s| format!(", at most {} until decided", duration_text(s)));
-        let text = format!("Trying every size takes {}{}.", estimate.brief(), bound.unwrap_or_default());
+        // A guess at the bound itself is said once: "at most …", not "about X, at most X".
+        let text = match race.at_most_s.map(duration_text) {
+            Some(bound) if bound == duration_text(estimate.seconds.max(1.0)) => format!(
+                "Trying every size takes {}, less once decided.",
+                estimate.brief().replacen("about ", "at most ", 1)
+            ),
+            Some(bound) => {
+                format!("Trying every size takes {}, at most {bound} until decided.", estimate.brief())
+            }
+            None => format!("Trying every size takes {}.", estimate.brief()),
+        };
         crate::app::look::estimate_line(ui, text);
     }
     verdict_ui(ui, race, image, current, &mut asked);
