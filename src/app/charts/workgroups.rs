@@ -20,7 +20,6 @@ use crate::engine::estimate::Estimate;
 use crate::engine::sweep::WorkgroupRace;
 use crate::engine::{Backend, Phase, Stats, WorkgroupSize};
 use crate::system::clock::Clock;
-use crate::system::units::duration_text;
 
 /// The chart's race: the one asked and not answered yet, and the last answer with its image.
 #[derive(Default)]
@@ -269,17 +268,7 @@ pub fn workgroups_chart_ui(
         }
     });
     if let Some(estimate) = race.estimate.filter(|_| race.pending.is_none()) {
-        // A guess at the bound itself is said once: "at most …", not "about X, at most X".
-        let text = match race.at_most_s.map(duration_text) {
-            Some(bound) if bound == duration_text(estimate.seconds.max(1.0)) => format!(
-                "Trying every size takes {}, less once decided.",
-                estimate.brief().replacen("about ", "at most ", 1)
-            ),
-            Some(bound) => {
-                format!("Trying every size takes {}, at most {bound} until decided.", estimate.brief())
-            }
-            None => format!("Trying every size takes {}.", estimate.brief()),
-        };
+        let text = format!("Trying every size takes {}.", estimate.brief_within(race.at_most_s));
         crate::app::look::estimate_line(ui, text);
     }
     verdict_ui(ui, race, image, current, &mut asked);

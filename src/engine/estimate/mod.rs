@@ -168,7 +168,16 @@ impl Estimate {
     /// enough for a line beside a button.
     #[must_use]
     pub fn brief(&self) -> String {
-        format!("{} ({})", self.amount(), self.why().1)
+        self.brief_within(None)
+    }
+
+    /// [`Self::brief`] of a job that stops once decided, with its bound: "about 4 s (a rough
+    /// guess), at most 8 s until decided", or said once where the guess is the bound: "at most
+    /// 8 s (a rough guess), less once decided".
+    #[must_use]
+    pub fn brief_within(&self, at_most_s: Option<f64>) -> String {
+        let (amount, bound) = self.amount_within(at_most_s);
+        format!("{amount} ({}){bound}", self.why().1)
     }
 
     /// What it rests on, in a sentence's words: "from runs seen on this machine", "a rough guess
@@ -181,7 +190,28 @@ impl Estimate {
     /// "about 12 s, from runs seen on this machine", or "under a second, …" (never "about 0 s").
     #[must_use]
     pub fn sentence(&self) -> String {
-        format!("{}, {}", self.amount(), self.why().0)
+        self.sentence_within(None)
+    }
+
+    /// [`Self::sentence`] of a job that stops once decided, with its bound, as
+    /// [`Self::brief_within`] says it.
+    #[must_use]
+    pub fn sentence_within(&self, at_most_s: Option<f64>) -> String {
+        let (amount, bound) = self.amount_within(at_most_s);
+        format!("{amount}, {}{bound}", self.why().0)
+    }
+
+    /// The amount, and what follows its basis: the bound `at_most_s` of a job that stops once
+    /// decided (an amount that is the bound becomes "at most …").
+    fn amount_within(&self, at_most_s: Option<f64>) -> (String, String) {
+        let amount = self.amount();
+        match at_most_s.map(crate::system::units::duration_text) {
+            Some(bound) if amount == format!("about {bound}") => {
+                (format!("at most {bound}"), ", less once decided".to_owned())
+            }
+            Some(bound) => (amount, format!(", at most {bound} until decided")),
+            None => (amount, String::new()),
+        }
     }
 
     /// "about 12 s", or "under a second" (or, for a figure no job takes, "over 1000 h" or "an

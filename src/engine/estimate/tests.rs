@@ -396,6 +396,18 @@ fn a_brief_estimate_says_its_basis_in_a_few_words_and_never_zero_seconds() {
     assert!(sentence.starts_with("under a second, ") && !sentence.contains("0 s"), "{sentence}");
 }
 
+/// A job that stops once decided says its bound once: beside a shorter guess, or instead of a
+/// guess that is the bound (before: "about 1 min 09 s (a rough guess), at most 1 min 09 s").
+#[test]
+fn a_bounded_estimate_says_its_bound_once() {
+    let e = |seconds, at_most| Estimate { seconds, basis: Basis::Guess }.brief_within(at_most);
+    assert_eq!(e(4.2, Some(8.0)), "about 4 s (a rough guess), at most 8 s until decided");
+    assert_eq!(e(69.0, Some(69.2)), "at most 1 min 09 s (a rough guess), less once decided");
+    assert_eq!(e(4.2, None), "about 4 s (a rough guess)");
+    let sentence = Estimate { seconds: 8.0, basis: Basis::Seen }.sentence_within(Some(8.0));
+    assert_eq!(sentence, "at most 8 s, from runs seen on this machine, less once decided");
+}
+
 #[test]
 fn an_op_is_priced_from_its_measured_rates_else_as_synthetic_rounds() {
     use crate::pixel::OpRates;
