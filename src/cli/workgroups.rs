@@ -92,7 +92,7 @@ pub(super) fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let estimate = pace.estimate();
     // Before a race was seen here, when it decides is a guess: its budget bounds it.
     let at_most = pace.at_most_s().filter(|_| !pace.seen_before());
-    errln!("estimate: {}", estimate.sentence_within(at_most));
+    errln!("estimate: {}", estimate.brief_within(at_most));
     let race = workgroups(&engine, &image, &settings, &budget, None, &mut |_| {})?;
     let took_s = pace.took_s();
     pace.finished(&engine);

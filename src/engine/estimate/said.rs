@@ -90,15 +90,7 @@ impl Estimate {
     /// "about 12 s, from runs seen on this machine", or "under a second, …" (never "about 0 s").
     #[must_use]
     pub fn sentence(&self) -> String {
-        self.sentence_within(None)
-    }
-
-    /// [`Self::sentence`] of a job that stops once decided, with its bound, as
-    /// [`Self::brief_within`] says it.
-    #[must_use]
-    pub fn sentence_within(&self, at_most_s: Option<f64>) -> String {
-        let (amount, bound) = self.amount_within(at_most_s);
-        format!("{amount}, {}{bound}", self.why().0)
+        format!("{}, {}", self.amount(), self.why().0)
     }
 
     /// The amount, and what follows its basis: the bound `at_most_s` of a job that stops once

@@ -404,8 +404,8 @@ fn a_bounded_estimate_says_its_bound_once() {
     assert_eq!(e(4.2, Some(8.0)), "about 4 s (a rough guess), at most 8 s until decided");
     assert_eq!(e(69.0, Some(69.2)), "at most 1 min 09 s (a rough guess), less once decided");
     assert_eq!(e(4.2, None), "about 4 s (a rough guess)");
-    let sentence = Estimate { seconds: 8.0, basis: Basis::Seen }.sentence_within(Some(8.0));
-    assert_eq!(sentence, "at most 8 s, from runs seen on this machine, less once decided");
+    let seen = Estimate { seconds: 8.0, basis: Basis::Seen }.brief_within(Some(8.0));
+    assert_eq!(seen, "at most 8 s (from runs seen here), less once decided");
 }
 
 #[test]
