@@ -212,8 +212,7 @@ impl<'a> Repeat<'a> {
         self.engine.run_kernel(&job, self.out.bytes_mut(), &kernel_settings, (&mut report, started))?;
         if let (true, OutBuffer::U16(samples)) = (op_after, &self.out) {
             let mut gray = super::convert::narrowed_for_op(samples, s.op, &mut report);
-            let cancel = None;
-            self.engine.run_op(&mut gray, (self.width, self.height), s, cancel, (&mut report, started))?;
+            self.engine.run_op(&mut gray, (self.width, self.height), s, None, (&mut report, started))?;
         }
         self.engine.finish_report(&mut report, crate::system::clock::nanos_since(started));
         Ok(report)

@@ -186,20 +186,24 @@ pub(crate) fn split_op(kernel: Kernel, settings: &ConvertSettings) -> (ConvertSe
 
 /// The 8-bit gray plane an op runs on: a 16-bit gray is narrowed as `--depth 8` writes it
 /// (`image`'s rounding), and the report says so.
-fn gray8_for_op(image: DynamicImage, settings: &ConvertSettings, report: &mut RunReport) -> image::GrayImage {
+fn gray8_for_op(
+    image: DynamicImage,
+    settings: &ConvertSettings,
+    report: &mut RunReport,
+) -> Result<image::GrayImage, EngineError> {
     let (width, height) = (image.width(), image.height());
-    match image {
+    Ok(match image {
         DynamicImage::ImageLuma8(gray) => gray,
         DynamicImage::ImageLuma16(wide) => {
             let gray = narrowed_for_op(wide.as_raw(), settings.op, report);
             image::GrayImage::from_raw(width, height, gray)
-                .unwrap_or_else(|| DynamicImage::ImageLuma16(wide).to_luma8())
+                .ok_or(EngineError::Bug("the narrowed plane does not match the image size"))?
         }
         other => {
             report.notes.push(narrowing_note(settings.op));
             other.to_luma8()
         }
-    }
+    })
 }
 
 /// 16-bit gray samples narrowed to 8 bits on every thread for `op`, as `image` narrows them
@@ -241,7 +245,7 @@ impl Engine {
             Prepared::Gray(mut image) => {
                 gray_passed(settings, &mut report, (options.progress, pixels));
                 if !settings.op.is_none() {
-                    let mut gray = gray8_for_op(image, settings, &mut report);
+                    let mut gray = gray8_for_op(image, settings, &mut report)?;
                     self.run_op(
                         &mut gray,
                         (width, height),
@@ -265,7 +269,7 @@ impl Engine {
             .into_image(kernel, width, height)
             .ok_or(EngineError::Bug("the output buffer does not match the image size"))?;
         if op_after {
-            let mut gray = gray8_for_op(image, settings, &mut report);
+            let mut gray = gray8_for_op(image, settings, &mut report)?;
             self.run_op(&mut gray, (width, height), settings, options.cancel, (&mut report, started))?;
             image = DynamicImage::ImageLuma8(gray);
         }
@@ -489,7 +493,7 @@ mod tests {
             Vec::new(),
         );
         let narrowed = super::narrowed_for_op(&samples, crate::pixel::Op::Dither, &mut report);
-        let wide = image::ImageBuffer::<image::Luma<u16>, _>::from_raw(256, 256, samples).expect("256 x 256");
+        let wide = image::ImageBuffer::from_fn(256, 256, |x, y| image::Luma([(y * 256 + x) as u16]));
         assert_eq!(narrowed, image::DynamicImage::ImageLuma16(wide).to_luma8().into_raw());
         assert_eq!(report.notes, ["16-bit gray narrowed to 8-bit: dither runs on 8-bit gray"]);
     }
