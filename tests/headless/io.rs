@@ -381,6 +381,8 @@ fn a_damaged_or_cut_webp_is_told_in_words_naming_the_file() {
     for b in &mut scrambled[30..] {
         *b ^= 0x5A;
     }
+    let cut_is_truncated = decode(&write(dir.path(), "cut.webp", &cut)).expect_err("cut");
+    assert!(matches!(cut_is_truncated, IoError::Truncated { .. }), "{cut_is_truncated:?}");
     for (name, bytes) in [("cut.webp", cut), ("scrambled.webp", scrambled)] {
         let err = decode(&write(dir.path(), name, &bytes)).expect_err(name);
         let msg = err.to_string();
@@ -393,6 +395,47 @@ fn a_damaged_or_cut_webp_is_told_in_words_naming_the_file() {
             }
             other => panic!("{name}: unexpected {other:?}"),
         }
+    }
+}
+
+/// A WebP with bytes missing from the middle of its bitstream still ends where its last chunk's
+/// data did, less a few bytes: its chunk sizes say what is missing. Lossless and lossy alike
+/// (a fuzzed file decoded to a wrong image without a word: `image-webp` reads what is there).
+#[test]
+fn a_webp_with_bytes_missing_inside_is_truncated() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut lossless = std::io::Cursor::new(Vec::new());
+    gradient(64, 48).write_to(&mut lossless, image::ImageFormat::WebP).expect("encode webp");
+    for (name, good) in
+        [("lossless", lossless.into_inner()), ("lossy", lossy_webp(&gradient(64, 48).to_rgb8()))]
+    {
+        let ok = decode(&write(dir.path(), &format!("{name}.webp"), &good)).expect(name);
+        assert_eq!((ok.image.width(), ok.image.height()), (64, 48), "{name}");
+        for missing in [1, 3] {
+            let mut cut = good.clone();
+            let at = good.len() / 2;
+            cut.drain(at..at + missing);
+            let file = format!("{name}-{missing}.webp");
+            let err = decode(&write(dir.path(), &file, &cut)).expect_err(&file);
+            assert!(matches!(err, IoError::Truncated { .. }), "{file}: {err:?}");
+            assert!(err.to_string().contains(&file), "{file}: {err}");
+        }
+    }
+}
+
+/// `rgb` as a lossy WebP at quality 80, written by libwebp (the `image` crate writes lossless only).
+fn lossy_webp(rgb: &image::RgbImage) -> Vec<u8> {
+    let int = |n: u32| i32::try_from(n).expect("fits");
+    let (w, h) = (int(rgb.width()), int(rgb.height()));
+    let mut out = std::ptr::null_mut();
+    // SAFETY: `rgb` holds `h` rows of `3 * w` bytes; libwebp allocates `out` and returns its
+    // length, and it is freed with `WebPFree` once copied.
+    unsafe {
+        let len = libwebp_sys::WebPEncodeRGB(rgb.as_raw().as_ptr(), w, h, 3 * w, 80.0, &raw mut out);
+        assert!(len > 0 && !out.is_null(), "libwebp encodes");
+        let file = std::slice::from_raw_parts(out, len).to_vec();
+        libwebp_sys::WebPFree(out.cast());
+        file
     }
 }
 

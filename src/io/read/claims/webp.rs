@@ -1,14 +1,18 @@
 //! A WebP's canvas against its frames, and each lossy frame against its data: from the RIFF
 //! chunk headers and the frame headers inside them.
 //!
+//! The first image's chunks must end inside the file: a bitstream with bytes missing from its
+//! middle would otherwise decode to a wrong image without an error (`image-webp` reads what is
+//! there), as a fuzzed file did.
+//!
 //! A lossless (VP8L) frame has no floor: a flat image takes a few bytes at any size. A lossy
 //! (VP8) key frame codes a mode for every 16x16 macroblock with fixed probabilities, at least
 //! about 2 bits each; a quarter of that is the floor here.
 
 use std::path::Path;
 
-use crate::io::IoError;
 use crate::io::read::claims::{Facts, Walk, check_canvas, check_size, clipped_area};
+use crate::io::{IoError, TruncatedAt};
 
 /// Lossy macroblocks that one byte of VP8 data can hold at most (0.5 bits each).
 const VP8_MACROBLOCKS_PER_BYTE: u64 = 16;
@@ -45,6 +49,13 @@ pub(super) fn check(path: &Path, walk: &mut Walk) -> Result<Facts, IoError> {
     while frames < MAX_FRAMES {
         let Some((fourcc, size)) = chunk_header(walk) else { break };
         let end = walk.at() + size + (size & 1);
+        // The first image's chunk cut short, its pad byte included: libwebp refuses a file
+        // shorter than its RIFF header says, and a byte missing inside an odd-sized chunk
+        // would otherwise pass for the pad byte.
+        if frames == 0 && matches!(&fourcc, b"ALPH" | b"VP8 " | b"VP8L" | b"ANMF") && end > walk.len() {
+            let orientation = image::metadata::Orientation::NoTransforms;
+            return Err(IoError::Truncated { path: path.into(), at: TruncatedAt::Unknown, orientation });
+        }
         match &fourcc {
             b"VP8X" => {
                 canvas = walk.read::<10>().map(|c| (le24(&c[4..7]) + 1, le24(&c[7..10]) + 1));

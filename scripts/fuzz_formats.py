@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Fuzz graylab's readers of every format but JPEG (scripts/fuzz_jpeg.py has JPEG's).
+
+Seeds are made with ImageMagick from one 97x61 colour image, 8 bits a sample: TIFF (plain, LZW,
+tiled Deflate, LZW with a predictor, a palette with PackBits), PNG (plain, interlaced, palette,
+with alpha), BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM. Each mutant (bytes
+changed, inserted, deleted, cut short) is converted by graylab to PNG, on the CPU or the GPU
+(chosen per mutant), into a file that does not exist yet. Then:
+
+- a failure: an exit other than 0 and 1 (a panic, a signal), "panicked" in what it printed, a
+  run over 60 s, an output or a temporary file left after exit 1, anything but the output after
+  exit 0;
+- a case to look at (kept, listed, not a failure): exit 0 with no warning where ImageMagick
+  refuses the mutant or gives other pixels (bt601 of its RGB, more than 1 level apart). Most are
+  harmless (metadata damaged after the pixels, a BMP with bytes inserted into its rows, a GIF
+  screen larger than its frame); the 2026-12-07 run found WebPs with bytes missing inside their
+  bitstream that decoded to a wrong image without a word (now refused as truncated).
+
+Usage: scripts/fuzz_formats.py [--mutants 2000] [--seed 1] [--graylab target/release/graylab]
+Prints the counts; exits 1 if any case fails (each failing or listed mutant is kept).
+Needs ImageMagick's `convert`; numpy and opencv-python-headless for the comparison.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import cv2
+import numpy as np
+
+SEEDS = [
+    ("plain.tif", ["-compress", "none"]),
+    ("lzw.tif", ["-compress", "lzw"]),
+    ("tiled.tif", ["-compress", "zip", "-define", "tiff:tile-geometry=32x32"]),
+    ("predictor.tif", ["-compress", "lzw", "-define", "tiff:predictor=2"]),
+    ("palette.tif", ["-colors", "16", "-type", "palette", "-compress", "rle"]),
+    ("plain.png", []),
+    ("interlaced.png", ["-interlace", "png"]),
+    ("palette.png", ["-colors", "16", "-type", "palette"]),
+    ("alpha.png", ["-alpha", "set", "-channel", "A", "-evaluate", "set", "50%"]),
+    ("rgb.bmp", []),
+    ("palette.bmp", ["-colors", "16", "-type", "palette"]),
+    ("lossy.webp", ["-quality", "80"]),
+    ("lossless.webp", ["-define", "webp:lossless=true"]),
+    ("plain.gif", []),
+    ("plain.ppm", []),
+]
+
+
+def make_seeds(work):
+    source = os.path.join(work, "source.ppm")
+    subprocess.run(["convert", "-size", "97x61", "-seed", "3", "plasma:fractal", "-depth", "8", source], check=True)
+    seeds = []
+    for name, flags in SEEDS:
+        path = os.path.join(work, name)
+        done = subprocess.run(["convert", source, "-depth", "8", *flags, path], capture_output=True)
+        if done.returncode == 0:
+            with open(path, "rb") as f:
+                seeds.append((name, f.read()))
+        else:
+            print("no seed %s: %s" % (name, done.stderr.decode(errors="replace").strip()))
+    return seeds
+
+
+def mutate(data, rng):
+    """One random damage of `data`."""
+    data = bytearray(data)
+    kind = rng.randrange(5)
+    if kind == 0:  # change 1-8 bytes anywhere
+        for _ in range(rng.randint(1, 8)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    elif kind == 1:  # change a byte of the headers
+        data[rng.randrange(min(len(data), 256))] ^= 1 << rng.randrange(8)
+    elif kind == 2:  # cut short
+        data = data[: rng.randrange(1, len(data))]
+    elif kind == 3:  # insert bytes
+        at = rng.randrange(len(data))
+        data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+    else:  # delete bytes
+        at = rng.randrange(len(data))
+        del data[at:at + rng.randint(1, 32)]
+    return bytes(data)
+
+
+def magick_gray(path):
+    """bt601 (OpenCV's) of ImageMagick's RGB decode of the first frame, or None if it refuses."""
+    done = subprocess.run(["convert", path + "[0]", "-depth", "8", "ppm:-"], capture_output=True, timeout=60)
+    if done.returncode != 0 or not done.stdout.startswith(b"P6"):
+        return None
+    _, width, height, _, pixels = done.stdout.split(maxsplit=4)
+    rgb = np.frombuffer(pixels[: int(width) * int(height) * 3], np.uint8).astype(np.int64)
+    rgb = rgb.reshape(int(height), int(width), 3)
+    return ((rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14).astype(np.uint8)
+
+
+def run_one(graylab, work, index, name, data, backend):
+    """One mutant: its outcome, a word, and the folder kept (None when removed)."""
+    folder = os.path.join(work, "case-%d" % index)
+    os.makedirs(folder)
+    src = os.path.join(folder, "in" + os.path.splitext(name)[1])
+    with open(src, "wb") as f:
+        f.write(data)
+    out = os.path.join(folder, "out.png")
+    try:
+        done = subprocess.run([graylab, "convert", src, "-o", out, "--backend", backend, "--drop-alpha"],
+                              capture_output=True, timeout=60, env=dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache")))
+    except subprocess.TimeoutExpired:
+        return "FAIL: over 60 s", folder
+    said = (done.stdout + done.stderr).decode("utf-8", "replace")
+    left = sorted(n for n in os.listdir(folder) if n != os.path.basename(src))
+    if done.returncode not in (0, 1) or "panicked" in said:
+        return "FAIL: exit %d: %s" % (done.returncode, said.strip()[-200:]), folder
+    if done.returncode == 1:
+        if left:
+            return "FAIL: exit 1 left %s" % left, folder
+        shutil.rmtree(folder)
+        return "refused", None
+    if left != ["out.png"]:
+        return "FAIL: exit 0 left %s" % left, folder
+    if "warning" in said:
+        shutil.rmtree(folder)
+        return "converted, warned", None
+    reference, written = magick_gray(src), cv2.imread(out, cv2.IMREAD_UNCHANGED)
+    if reference is None:
+        return "look: ImageMagick refuses it, graylab silent", folder
+    if written is None or written.shape != reference.shape or written.dtype != np.uint8:
+        shape = None if written is None else (written.shape, str(written.dtype))
+        return "look: graylab %s against ImageMagick %s" % (shape, reference.shape), folder
+    worst = int(np.abs(written.astype(np.int64) - reference).max())
+    if worst > 1:
+        return "look: %d levels from ImageMagick" % worst, folder
+    shutil.rmtree(folder)
+    return "converted, as ImageMagick", None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mutants", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--graylab", default="target/release/graylab")
+    args = parser.parse_args()
+    graylab = os.path.abspath(args.graylab)
+    work = tempfile.mkdtemp(prefix="graylab-fuzz-formats-")
+    seeds = make_seeds(work)
+    rng = random.Random(args.seed)
+    cases = []
+    for index in range(args.mutants):
+        name, data = rng.choice(seeds)
+        cases.append((index, name, mutate(data, rng), rng.choice(["cpu", "gpu"])))
+    counts, kept = {}, []
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        runs = [pool.submit(run_one, graylab, work, i, name, data, backend) for i, name, data, backend in cases]
+        for (index, name, _, backend), run in zip(cases, runs):
+            outcome, folder = run.result()
+            label = outcome.split(":")[0] if folder else outcome
+            counts[(name, label)] = counts.get((name, label), 0) + 1
+            if folder:
+                kept.append("%s (%s, %s): %s" % (folder, name, backend, outcome))
+    for (name, outcome), n in sorted(counts.items()):
+        print("%5d  %-14s %s" % (n, name, outcome))
+    for line in kept:
+        print(line)
+    failed = sum(n for (_, outcome), n in counts.items() if outcome.startswith("FAIL"))
+    print("%d mutants, %d failed, %d to look at; work folder %s" % (args.mutants, failed, len(kept) - failed, work))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
