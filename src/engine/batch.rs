@@ -20,7 +20,7 @@ pub struct BatchItem {
 }
 
 /// How a batch runs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BatchOptions {
     /// Files converted at the same time (at least 1).
     pub jobs: usize,

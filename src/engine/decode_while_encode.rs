@@ -24,7 +24,7 @@ pub(super) struct FileRun<'a> {
     pub input: &'a Path,
     pub output: &'a Path,
     pub settings: &'a ConvertSettings,
-    pub export: ExportOptions,
+    pub export: &'a ExportOptions,
     pub progress: Option<&'a PixelProgress>,
     /// When the file began to be opened: the report's zero.
     pub started: Instant,
@@ -78,7 +78,7 @@ pub(super) fn convert_luma_stream(
                 since(),
             );
         };
-        let written = encode_rows_to_file(layout, stream, output, &export, &|_| ());
+        let written = encode_rows_to_file(layout, stream, output, export, &|_| ());
         let encode_end_ns = since();
         let decoded = decoding
             .join()

@@ -100,7 +100,7 @@ pub fn convert_file(
     // The file's timeline: the decode, the conversion and the encode where they ran.
     let started = Instant::now();
     let since = || nanos_since(started);
-    let file = FileRun { input, output, settings, export: *export, progress, started };
+    let file = FileRun { input, output, settings, export, progress, started };
     // Stored luma: a YCbCr JPEG's Y plane is decoded alone, and that gray plane is the result.
     let mut decode = DecodeOptions { stored_luma: settings.formula == Formula::StoredLuma, ..*decode };
     // A GPU conversion reserves what its run holds in host memory: one band staged, and on a
@@ -118,7 +118,9 @@ pub fn convert_file(
         match decode_or_stream(input, decode)? {
             Opened::Decoded(decoded) => decoded,
             Opened::LumaRows(stream) => {
-                let file = FileRun { export: ExportOptions { density: stream.density(), ..*export }, ..file };
+                let export =
+                    ExportOptions { density: stream.density(), exif: stream.exif(), ..export.clone() };
+                let file = FileRun { export: &export, ..file };
                 let (mut run, export, end_ns) = convert_luma_stream(&stream, file)?;
                 engine.finish_report(&mut run, end_ns);
                 return Ok(file.report(run, export, None));
@@ -129,7 +131,8 @@ pub fn convert_file(
     };
     let decoded_at_ns = since();
     let decode_from_ns = decoded_at_ns.saturating_sub(decoded.decode_ns);
-    let file = FileRun { export: ExportOptions { density: decoded.density, ..*export }, ..file };
+    let export = ExportOptions { density: decoded.density, exif: decoded.exif.clone(), ..export.clone() };
+    let file = FileRun { export: &export, ..file };
     if let Some(mut report) = convert_streamed(&decoded, file)? {
         let end_ns = since();
         report.run.add_cpu_step(Phase::Decode, decode_from_ns, decoded_at_ns);
@@ -156,7 +159,7 @@ pub fn convert_file(
     let notes = decode_notes(&decoded);
     let frames = decoded.frames;
     drop(decoded.image);
-    let written = encode_file(&converted.image, output, &file.export)?;
+    let written = encode_file(&converted.image, output, file.export)?;
     let end_ns = since();
     let mut run = converted.report;
     run.shift_spans(convert_at_ns);
@@ -278,7 +281,7 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     }
     let (width, height) = (image.width(), image.height());
     let layout = GrayLayout { width, height, alpha: kernel == Kernel::Rgba8ToLa8, sixteen_bit: false };
-    if !encodes_rows(layout, output, &export) {
+    if !encodes_rows(layout, output, export) {
         return Ok(None);
     }
     let source = KernelRows {
@@ -301,7 +304,7 @@ fn convert_streamed(decoded: &Decoded, file: FileRun<'_>) -> Result<Option<FileR
     let pool = crate::cpu::pool(threads)?;
     let (encode_from_ns, written) = pool.install(|| {
         let from_ns = nanos_since(started);
-        (from_ns, encode_rows_to_file(layout, &source, output, &export, &|_| ()))
+        (from_ns, encode_rows_to_file(layout, &source, output, export, &|_| ()))
     });
     let written = written?;
     let mut run = RunReport::new(Backend::Cpu, settings.formula, (width, height), notes);

@@ -23,25 +23,6 @@ const PREFIX_BYTES: u64 = 4096;
 /// WebP chunks looked at, at most, before the `EXIF` one (graylab writes three before it).
 const WEBP_CHUNKS: usize = 8;
 
-/// The mark as the `EXIF` payload of a WebP: a little-endian TIFF header and one directory
-/// holding the `Software` tag (ASCII, 8 bytes with its NUL, stored after the directory).
-pub(crate) fn exif_software() -> Vec<u8> {
-    let mut exif = Vec::with_capacity(34);
-    exif.extend_from_slice(b"II*\0");
-    exif.extend_from_slice(&8u32.to_le_bytes());
-    exif.extend_from_slice(&1u16.to_le_bytes());
-    // Tag 305 (Software), type 2 (ASCII), 8 values, stored at 26: after the 12-byte entry and
-    // the 4-byte offset of the next directory (none).
-    exif.extend_from_slice(&305u16.to_le_bytes());
-    exif.extend_from_slice(&2u16.to_le_bytes());
-    exif.extend_from_slice(&(SOFTWARE.len() as u32 + 1).to_le_bytes());
-    exif.extend_from_slice(&26u32.to_le_bytes());
-    exif.extend_from_slice(&0u32.to_le_bytes());
-    exif.extend_from_slice(SOFTWARE.as_bytes());
-    exif.push(0);
-    exif
-}
-
 /// Whether `path` is an image graylab wrote: a regular file that carries graylab's mark. Any
 /// other file, one that cannot be read, and a BMP (which has no place for the mark) are not.
 /// Reads at most a few KiB of the file.
@@ -103,7 +84,7 @@ fn jpeg_marked(head: &[u8]) -> bool {
 
 /// The `Software` value (without its NUL) in the first directory of the TIFF structure `tiff`
 /// (a TIFF file's head, or an EXIF payload), where directory and value lie within it.
-fn tiff_software(tiff: &[u8]) -> Option<&[u8]> {
+pub(crate) fn tiff_software(tiff: &[u8]) -> Option<&[u8]> {
     let little = tiff.starts_with(b"II");
     let u16_at = |at: usize| {
         let b: [u8; 2] = tiff.get(at..at + 2)?.try_into().ok()?;
@@ -155,16 +136,6 @@ fn webp_marked(file: &mut File) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_webp_mark_is_a_tiff_directory_with_the_software_tag() {
-        let exif = exif_software();
-        assert_eq!(exif.len(), 34);
-        assert_eq!(tiff_software(&exif), Some(&b"graylab"[..]));
-        let mut other = exif.clone();
-        other[26] = b'G';
-        assert_eq!(tiff_software(&other), Some(&b"Graylab"[..]));
-    }
 
     #[test]
     fn only_a_marked_png_or_jpeg_head_is_graylabs() {

@@ -205,3 +205,85 @@ pub fn canon_cr2(width: u16, height: u16) -> Vec<u8> {
     cr2.extend(jpeg);
     cr2
 }
+
+/// A camera's EXIF block, big-endian as Canon writes it: IFD0 with `Make` "Canon", `Model`
+/// "EOS R5", `Orientation` 6, `Software` "FW 1.2" and the EXIF and GPS pointers; the EXIF
+/// directory with the exposure time 1/250, ISO 400, the capture date and a maker note; a GPS
+/// directory with a latitude reference "N". Offsets: IFD0 at 8 (6 entries, to 86), its values
+/// to 106, the EXIF directory at 106 (4 entries, to 160), its values to 200, GPS at 200.
+pub fn camera_exif() -> Vec<u8> {
+    let mut t = b"MM\0*\0\0\0\x08".to_vec();
+    let directory = |t: &mut Vec<u8>, entries: &[(u16, u16, u32, u32)]| {
+        t.extend((entries.len() as u16).to_be_bytes());
+        for &(tag, kind, count, value) in entries {
+            t.extend(tag.to_be_bytes());
+            t.extend(kind.to_be_bytes());
+            t.extend(count.to_be_bytes());
+            // A SHORT sits in the first two bytes of the value field.
+            t.extend(if kind == 3 { value << 16 } else { value }.to_be_bytes());
+        }
+        t.extend(0u32.to_be_bytes());
+    };
+    let ifd0 = [
+        (0x010F, 2, 6, 86),
+        (0x0110, 2, 7, 92),
+        (0x0112, 3, 1, 6),
+        (0x0131, 2, 7, 99),
+        (0x8769, 4, 1, 106),
+        (0x8825, 4, 1, 200),
+    ];
+    directory(&mut t, &ifd0);
+    t.extend(b"Canon\0EOS R5\0FW 1.2\0");
+    assert_eq!(t.len(), 106);
+    directory(
+        &mut t,
+        &[(0x829A, 5, 1, 160), (0x8827, 3, 1, 400), (0x9003, 2, 20, 168), (0x927C, 7, 12, 188)],
+    );
+    t.extend([0, 0, 0, 1, 0, 0, 0, 250]);
+    t.extend(b"2026:12:01 10:00:00\0MAKERNOTE123");
+    assert_eq!(t.len(), 200);
+    directory(&mut t, &[(0x0001, 2, 2, u32::from_be_bytes(*b"N\0\0\0"))]);
+    t
+}
+
+/// A `width` x `height` photo as a JPEG (the `image` crate's, its JFIF segment dropped) with
+/// [`camera_exif`] in an APP1 segment right after the start of image, as a camera writes it.
+pub fn camera_jpeg(width: u32, height: u32) -> Vec<u8> {
+    let mut jfif = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jfif, 95)
+        .encode_image(&photo(width, height))
+        .expect("encode");
+    let app0_len = usize::from(u16::from_be_bytes([jfif[4], jfif[5]]));
+    let body = [&b"Exif\0\0"[..], &camera_exif()].concat();
+    let mut out = vec![0xFF, 0xD8, 0xFF, 0xE1];
+    out.extend(((body.len() + 2) as u16).to_be_bytes());
+    out.extend(body);
+    out.extend(&jfif[4 + app0_len..]);
+    out
+}
+
+/// Every tag of an EXIF block's IFD0 and of the directories it points to (EXIF 0x8769, GPS
+/// 0x8825), as (directory, tag, the value's bytes); read without graylab's code.
+pub fn exif_tags(block: &[u8]) -> Vec<(u16, u16, Vec<u8>)> {
+    let block = block.strip_prefix(b"Exif\0\0").unwrap_or(block);
+    let little = block.starts_with(b"II");
+    let n = |at: usize, len: usize| -> usize {
+        let b = &block[at..at + len];
+        let fold = |v: usize, x: &u8| (v << 8) | usize::from(*x);
+        if little { b.iter().rev().fold(0, fold) } else { b.iter().fold(0, fold) }
+    };
+    let mut out = Vec::new();
+    let mut directories = vec![(0u16, n(4, 4))];
+    while let Some((which, at)) = directories.pop() {
+        for e in (0..n(at, 2)).map(|k| at + 2 + 12 * k) {
+            let (tag, kind, count) = (n(e, 2) as u16, n(e + 2, 2), n(e + 4, 4));
+            let size = count * [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8][kind.min(12)];
+            let from = if size <= 4 { e + 8 } else { n(e + 8, 4) };
+            if matches!(tag, 0x8769 | 0x8825) && which == 0 {
+                directories.push((tag, n(e + 8, 4)));
+            }
+            out.push((which, tag, block[from..from + size].to_vec()));
+        }
+    }
+    out
+}

@@ -22,6 +22,7 @@ mod cli_trace;
 mod codecs;
 mod cpu_exhaustive;
 mod density;
+mod exif;
 mod hostile;
 mod io;
 mod jpeg;

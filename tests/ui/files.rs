@@ -1,5 +1,5 @@
-//! What the app makes of a file: an export that keeps the input's pixel density, through the
-//! writers `convert` uses; a camera raw refused on opening, as `convert` refuses it.
+//! What the app makes of a file: an export that keeps the input's pixel density and EXIF tags,
+//! through the writers `convert` uses; a camera raw refused on opening, as `convert` refuses it.
 
 use crate::common;
 use crate::harness::{harness, settle};
@@ -36,6 +36,29 @@ fn an_export_keeps_the_density_of_the_input() {
     assert_eq!(png[phys..phys + 9], [&11811u32.to_be_bytes()[..], &5906u32.to_be_bytes(), &[1]].concat());
     let jpeg = std::fs::read(dir.path().join("out.jpg")).expect("read");
     assert_eq!(jpeg[13..18], [1, 1, 44, 0, 150], "JFIF: dots per inch, 300 by 150");
+}
+
+#[test]
+fn an_export_keeps_the_cameras_exif_and_drops_the_location() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("IMG_1.jpg");
+    std::fs::write(&path, common::camera_jpeg(48, 32)).expect("write");
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    let formats =
+        [("out.jpg", ExportFormat::Jpeg), ("out.png", ExportFormat::Png), ("out.webp", ExportFormat::Webp)];
+    for (name, format) in formats {
+        h.state_mut().settings_mut().export.format = Some(format);
+        let out = dir.path().join(name);
+        h.state_mut().export_to(out.clone(), false);
+        settle(&mut h);
+        let bytes = std::fs::read(&out).expect("the export");
+        let tiff = bytes.windows(4).position(|w| w == b"MM\0*").expect("an EXIF block");
+        let tags = common::exif_tags(&bytes[tiff..]);
+        let has = |dir: u16, tag: u16| tags.iter().any(|t| (t.0, t.1) == (dir, tag));
+        assert!(has(0, 0x010F) && has(0x8769, 0x9003), "{name}: the make and the date: {tags:?}");
+        assert!(!has(0, 0x0112) && !has(0, 0x8825), "{name}: no orientation, no location: {tags:?}");
+    }
 }
 
 #[test]

@@ -58,7 +58,7 @@ impl Session {
         let pixels = output.and_then(|o| o.pixels.clone());
         // A dither's black and white is written as it is: a 1-bit PNG, TIFF or BMP.
         let one_bit = settings.op == crate::pixel::Op::Dither;
-        let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export };
+        let options = crate::io::ExportOptions { overwrite, one_bit, ..self.settings.export.clone() };
         self.send(Job::Export { input, pixels, settings, path, options });
     }
 

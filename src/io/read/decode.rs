@@ -17,7 +17,7 @@ use crate::io::read::jpeg_variants;
 use crate::io::read::libjpeg;
 use crate::io::read::luma_stream::{CHUNK_ROWS, LumaStream};
 use crate::io::read::messages::decode_error;
-use crate::io::read::orientation::exif_orientation;
+use crate::io::read::orientation::decoders_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
 use crate::io::read::sniff::{describe_head, first_look, format_of, unsupported_format_of};
@@ -81,6 +81,8 @@ pub struct Decoded {
     /// The pixel density the file gives (its print size), across and down the image as shown
     /// (a quarter turn swaps them); an export writes it ([`crate::io::ExportOptions::density`]).
     pub density: Option<crate::io::Density>,
+    /// The EXIF tags an export keeps ([`crate::io::ExportOptions::exif`]); `None` where none.
+    pub exif: Option<std::sync::Arc<crate::io::Exif>>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
     /// Where [`DecodeOptions::stored_luma`] was asked: whether the stored luma was decoded.
@@ -196,7 +198,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, density } = raw;
+    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, density, exif } = raw;
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
@@ -223,6 +225,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         frames,
         stored_as,
         density: density.map(|d| d.oriented(orientation)),
+        exif,
         memory: reservation,
         stored_luma,
     }))
@@ -284,9 +287,9 @@ fn open_jpeg(
         // The header as gray: the stream holds the gray plane (and an RGB chunk per band).
         let header_log = LibjpegLog::default();
         let mut header = guarded(path, || LibjpegDecoder::new(&plan.bytes, &header_log, JpegOut::Luma))?;
-        let orientation = orientation_of(&mut header, &Facts::default());
+        let orientation = decoders_orientation(&mut header, None);
         let (width, height) = header.dimensions();
-        let density = header.density();
+        let (density, exif) = (header.density(), crate::io::exif::of_decoder(&mut header));
         if layout.components.len() == 3 && width > 0 && height > 0 {
             let reservation = reserve(path, &header, orientation, extra, options)?;
             drop(header);
@@ -301,7 +304,7 @@ fn open_jpeg(
             let stream = LumaStream::new(
                 path,
                 (bands, out, orientation),
-                ((width, height), density.map(|d| d.oriented(orientation))),
+                ((width, height), density.map(|d| d.oriented(orientation)), exif),
                 (std::mem::take(warnings), options.allow_truncated),
                 reservation,
             );
@@ -320,7 +323,8 @@ fn open_jpeg(
     let mut decoder = guarded(path, || LibjpegDecoder::new(&plan.bytes, &log, out))?;
     let facts = Facts { density: decoder.density(), ..Facts::default() };
     let (width, height) = decoder.dimensions();
-    let orientation = orientation_of(&mut decoder, &facts);
+    let orientation = decoders_orientation(&mut decoder, facts.orientation);
+    let exif = crate::io::exif::of_decoder(&mut decoder);
     // A complete file is turned as it is decoded, a band at a time (a truncated one is turned
     // once its gray rows have told where it ends).
     let mut raw = if layout.complete && orientation != Orientation::NoTransforms && width > 0 && height > 0 {
@@ -330,8 +334,8 @@ fn open_jpeg(
         let reservation =
             reserve(path, &decoder, Orientation::NoTransforms, extra.saturating_add(band_bytes), options)?;
         let image = guarded(path, || decoder.read_oriented(orientation, ORIENTED_BAND_ROWS))?;
-        let density = facts.density;
-        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma: None, density }
+        let (density, exif) = (facts.density, exif);
+        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma: None, density, exif }
     } else {
         decode_with(path, decoder, extra, options, &facts)?
     };
@@ -459,7 +463,8 @@ fn decode_with(
             reason: format!("the header claims {width}x{height} pixels"),
         });
     }
-    let orientation = orientation_of(&mut decoder, facts);
+    let orientation = decoders_orientation(&mut decoder, facts.orientation);
+    let exif = crate::io::exif::of_decoder(&mut decoder);
     let reservation = reserve(path, &decoder, orientation, extra_bytes, options)?;
     let image = guarded(path, || read_image(decoder))?;
     Ok(Raw {
@@ -470,19 +475,8 @@ fn decode_with(
         stored_as,
         stored_luma: None,
         density: facts.density,
+        exif,
     })
-}
-
-/// The EXIF orientation to apply: the decoder's, else what the container's facts or the EXIF
-/// block say.
-fn orientation_of(decoder: &mut impl ImageDecoder, facts: &Facts) -> Orientation {
-    match decoder.orientation() {
-        Ok(found) if found != Orientation::NoTransforms => found,
-        _ => facts
-            .orientation
-            .or_else(|| decoder.exif_metadata().ok().flatten().and_then(|exif| exif_orientation(&exif)))
-            .unwrap_or(Orientation::NoTransforms),
-    }
 }
 
 /// Reserves the memory of the decode, conversion and export of the image `decoder` describes
@@ -544,6 +538,7 @@ struct Raw {
     stored_as: Option<&'static str>,
     stored_luma: Option<StoredLuma>,
     density: Option<crate::io::Density>,
+    exif: Option<std::sync::Arc<crate::io::Exif>>,
 }
 
 /// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)

@@ -83,8 +83,9 @@ pub struct LumaStream {
     height: u32,
     /// The EXIF orientation applied to the rows handed on.
     orientation: Orientation,
-    /// The file's pixel density.
+    /// The file's pixel density and the EXIF tags its export keeps.
     density: Option<Density>,
+    exif: Option<std::sync::Arc<crate::io::Exif>>,
     /// Every `CHUNK_ROWS` rows, set once decoded; with an orientation, never set (the rows
     /// are read from `shown`).
     chunks: Vec<OnceLock<Vec<u8>>>,
@@ -109,12 +110,16 @@ pub struct LumaStream {
 impl LumaStream {
     /// A stream of the JPEG `bands` (the file whole, or [`super::restart_bands`]'s bands of it)
     /// read from `path` (`width` x `height` as stored, complete, stored YCbCr, `orientation` to
-    /// apply; of `density` as shown), with the checks' `warnings`; `keep_truncated`: data that
+    /// apply; of `density` as shown, with `exif`), with the checks' `warnings`; `keep_truncated`: data that
     /// ends early is kept with a warning instead of failing the decode.
     pub(in crate::io) fn new(
         path: &Path,
         (bands, out, orientation): (Vec<Band>, JpegOut, Orientation),
-        ((width, height), density): ((u32, u32), Option<Density>),
+        ((width, height), density, exif): (
+            (u32, u32),
+            Option<Density>,
+            Option<std::sync::Arc<crate::io::Exif>>,
+        ),
         (warnings, keep_truncated): (Vec<DecodeWarning>, bool),
         memory: Reservation,
     ) -> Self {
@@ -127,6 +132,7 @@ impl LumaStream {
             height,
             orientation,
             density,
+            exif,
             chunks: (0..chunks.div_ceil(CHUNK_ROWS)).map(|_| OnceLock::new()).collect(),
             shown: OnceLock::new(),
             state: Mutex::new(State::Running),
@@ -157,6 +163,12 @@ impl LumaStream {
     #[must_use]
     pub fn density(&self) -> Option<Density> {
         self.density
+    }
+
+    /// The EXIF tags the export keeps ([`crate::io::ExportOptions::exif`]).
+    #[must_use]
+    pub fn exif(&self) -> Option<std::sync::Arc<crate::io::Exif>> {
+        self.exif.clone()
     }
 
     /// What the user should be told about the file: stray bytes skipped, and once
@@ -371,7 +383,7 @@ mod tests {
         LumaStream::new(
             Path::new("in.jpg"),
             (vec![band], out, Orientation::NoTransforms),
-            (size, None),
+            (size, None, None),
             (Vec::new(), false),
             memory,
         )
@@ -425,7 +437,7 @@ mod tests {
                 let stream = LumaStream::new(
                     Path::new("in.jpg"),
                     (vec![band], out, orientation),
-                    ((width, height), None),
+                    ((width, height), None, None),
                     (Vec::new(), false),
                     memory,
                 );
@@ -495,7 +507,7 @@ mod tests {
         let stream = LumaStream::new(
             Path::new("in.jpg"),
             (bands, JpegOut::Luma, Orientation::NoTransforms),
-            (size, None),
+            (size, None, None),
             (Vec::new(), false),
             memory,
         );

@@ -157,6 +157,20 @@ pub(in crate::io) fn orientation_of(value: u32) -> Option<Orientation> {
     Orientation::from_exif(u8::try_from(value).ok()?)
 }
 
+/// The EXIF orientation to apply: the decoder's, else the one graylab's walk over the file found
+/// (`walked`), else what the EXIF block says.
+pub(in crate::io) fn decoders_orientation(
+    decoder: &mut impl image::ImageDecoder,
+    walked: Option<Orientation>,
+) -> Orientation {
+    match decoder.orientation() {
+        Ok(found) if found != Orientation::NoTransforms => found,
+        _ => walked
+            .or_else(|| decoder.exif_metadata().ok().flatten().and_then(|exif| exif_orientation(&exif)))
+            .unwrap_or(Orientation::NoTransforms),
+    }
+}
+
 /// The side of a quarter turn's tile, in pixels: 64 x 64 pixels of 4 bytes are 16 KiB from each side.
 const TILE: usize = 64;
 

@@ -125,7 +125,7 @@ impl FromStr for ExportFormat {
 }
 
 /// Settings for one export.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExportOptions {
     /// The format; `None` = from the file's extension.
     pub format: Option<ExportFormat>,
@@ -144,6 +144,11 @@ pub struct ExportOptions {
     /// ratio of 1:1, BMP 0, PNG no `pHYs`). A fact of the input, not a setting: never saved.
     #[serde(skip)]
     pub density: Option<Density>,
+    /// The input's EXIF tags to keep ([`crate::io::Decoded::exif`]: camera, lens, exposure,
+    /// capture date, artist, copyright), written where the format has a place for EXIF (JPEG,
+    /// PNG, WebP). A fact of the input, not a setting: never saved.
+    #[serde(skip)]
+    pub exif: Option<std::sync::Arc<crate::io::Exif>>,
 }
 
 impl Default for ExportOptions {
@@ -155,6 +160,7 @@ impl Default for ExportOptions {
             overwrite: false,
             one_bit: false,
             density: None,
+            exif: None,
         }
     }
 }
@@ -191,13 +197,13 @@ pub fn encode_file_with_progress(
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
-    let format = check_target(path, *options, (image.width(), image.height()))?;
+    let format = check_target(path, options, (image.width(), image.height()))?;
     let (fitted, notes) = fit_to_format(image, format, options.force_8bit);
     let bytes = crate::io::write::atomic::write_atomically(path, options.overwrite, |out| {
         write_encoded(
             &fitted,
             format,
-            (options.jpeg_quality, options.one_bit, options.density),
+            (options.jpeg_quality, options.one_bit, options.density, options.exif.as_deref()),
             out,
             progress,
         )
@@ -228,7 +234,7 @@ pub fn encode_rows_to_file(
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<EncodeReport, IoError> {
     let started = Instant::now();
-    let format = check_target(path, *options, (layout.width, layout.height))?;
+    let format = check_target(path, options, (layout.width, layout.height))?;
     if !encodes_rows(layout, path, options) {
         return Err(IoError::ExportUnsupported {
             path: path.into(),
@@ -241,11 +247,16 @@ pub fn encode_rows_to_file(
             ExportFormat::Jpeg => write_gray_jpeg(
                 source,
                 (layout.width, layout.height),
-                (options.jpeg_quality.clamp(1, 100), options.density),
+                (options.jpeg_quality.clamp(1, 100), options.density, options.exif.as_deref()),
                 out,
                 progress,
             ),
-            _ => write_png(source, (layout, layout.bit_depth(), options.density), out, progress),
+            _ => write_png(
+                source,
+                (layout, layout.bit_depth(), options.density, options.exif.as_deref()),
+                out,
+                progress,
+            ),
         }?;
         // Nothing is committed before the rows' producer has finished without an error.
         Ok(source.finished()?)
@@ -256,8 +267,8 @@ pub fn encode_rows_to_file(
 }
 
 /// [`export_format`], after checking that the file may be written.
-fn check_target(path: &Path, options: ExportOptions, size: (u32, u32)) -> Result<ExportFormat, IoError> {
-    let format = export_format(path, &options, size)?;
+fn check_target(path: &Path, options: &ExportOptions, size: (u32, u32)) -> Result<ExportFormat, IoError> {
+    let format = export_format(path, options, size)?;
     if !options.overwrite && path.exists() {
         return Err(IoError::Exists { path: path.into() });
     }
@@ -302,7 +313,7 @@ pub fn encode_to_vec(
 ) -> std::io::Result<Vec<u8>> {
     let (fitted, _notes) = fit_to_format(image, format, false);
     let mut out = Vec::new();
-    write_encoded(&fitted, format, (jpeg_quality, false, None), &mut out, &|_| ())
+    write_encoded(&fitted, format, (jpeg_quality, false, None, None), &mut out, &|_| ())
         .map_err(std::io::Error::other)?;
     Ok(out)
 }
@@ -351,7 +362,7 @@ fn fit_to_format(
 fn write_encoded(
     image: &DynamicImage,
     format: ExportFormat,
-    (jpeg_quality, one_bit, density): (u8, bool, Option<Density>),
+    (jpeg_quality, one_bit, density, exif): (u8, bool, Option<Density>, Option<&crate::io::Exif>),
     out: &mut (impl std::io::Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -371,21 +382,21 @@ fn write_encoded(
             let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
             let rows = SliceRows { bytes: &packed, row_bytes: (w as usize).div_ceil(8) };
             let gray = GrayLayout { width: w, height: h, alpha: false, sixteen_bit: false };
-            write_png(&rows, (gray, 1, density), out, progress)
+            write_png(&rows, (gray, 1, density, exif), out, progress)
         }
         ExportFormat::Png => {
             let rows = SliceRows { bytes, row_bytes: layout.row_bytes() };
             if bytes.len() != layout.row_bytes() * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} image", bytes.len())));
             }
-            write_png(&rows, (layout, layout.bit_depth(), density), out, progress)
+            write_png(&rows, (layout, layout.bit_depth(), density, exif), out, progress)
         }
         ExportFormat::Jpeg => {
             if bytes.len() != w as usize * h as usize {
                 return Err(WriteCause::Encoder(format!("{} bytes for a {w}x{h} gray image", bytes.len())));
             }
             let rows = SliceRows { bytes, row_bytes: w as usize };
-            write_gray_jpeg(&rows, (w, h), (jpeg_quality.clamp(1, 100), density), out, progress)
+            write_gray_jpeg(&rows, (w, h), (jpeg_quality.clamp(1, 100), density, exif), out, progress)
         }
         ExportFormat::Tiff if one_bit && image.color() == ColorType::L8 => {
             let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
@@ -413,9 +424,10 @@ fn write_encoded(
         }
         ExportFormat::Webp => {
             let mut encoder = WebPEncoder::new_lossless(out);
-            // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk.
+            // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk,
+            // beside the input's kept tags.
             encoder
-                .set_exif_metadata(crate::io::mark::exif_software())
+                .set_exif_metadata(crate::io::exif::block(exif))
                 .map_err(|e| WriteCause::Encoder(e.to_string()))?;
             encoder.write_image(bytes, w, h, color).map_err(image_err)
         }

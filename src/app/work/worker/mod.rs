@@ -277,7 +277,7 @@ impl WorkerState {
             }
             Job::Export { input, pixels, settings, path, options } => {
                 ticket.set_doing(format!("Exporting {}", file_name(&path)));
-                let reply = match self.export(ticket, &input, pixels, &settings, &path, options) {
+                let reply = match self.export(ticket, &input, pixels, &settings, &path, &options) {
                     Ok(exported) => Reply::Exported(Box::new(exported)),
                     Err(e) => Reply::ExportFailed(path, e),
                 };
@@ -317,6 +317,7 @@ impl WorkerState {
                 warnings: d.warnings,
                 stored_as: d.stored_as,
                 density: d.density,
+                exif: d.exif,
                 display,
                 memory: d.memory,
             })

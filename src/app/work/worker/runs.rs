@@ -358,7 +358,7 @@ impl WorkerState {
         pixels: Option<Arc<DynamicImage>>,
         settings: &ConvertSettings,
         path: &Path,
-        options: ExportOptions,
+        options: &ExportOptions,
     ) -> Result<Exported, WorkError> {
         // The window refuses it too; a path typed through a link it did not see is refused here.
         if crate::io::same_file(&input.path, path) {
@@ -390,8 +390,8 @@ impl WorkerState {
         } else {
             progress(0.0);
         }
-        // The input's density, as a `convert` of the file keeps it.
-        let options = ExportOptions { density: input.density, ..options };
+        // The input's density and EXIF tags, as a `convert` of the file keeps them.
+        let options = ExportOptions { density: input.density, exif: input.exif.clone(), ..options.clone() };
         let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)?;
         let wall_ns = nanos_since(started);
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns, settings: *settings })

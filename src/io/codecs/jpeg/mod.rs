@@ -30,12 +30,13 @@ pub const JPEG_MAX_SIDE: u32 = 65_500;
 const MAX_BLOCK_ROWS_PER_STRIPE: usize = 16;
 
 /// Encodes the rows of an 8-bit gray image as a baseline JPEG of `quality` (1-100) and
-/// `density` (in its JFIF segment; an aspect ratio of 1:1 where `None`) into `out`; `progress`
+/// `density` (in its JFIF segment; an aspect ratio of 1:1 where `None`) and `exif` (an APP1
+/// segment after graylab's comment, where there is one) into `out`; `progress`
 /// is called with the fraction of stripes done.
 pub(in crate::io) fn write_gray_jpeg(
     source: &dyn RowSource,
     (width, height): (u32, u32),
-    (quality, density): (u8, Option<Density>),
+    (quality, density, exif): (u8, Option<Density>, Option<&crate::io::Exif>),
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -54,7 +55,7 @@ pub(in crate::io) fn write_gray_jpeg(
     let restart_interval = u16::try_from(rows_per_stripe * blocks_across).unwrap_or(u16::MAX);
     let io = WriteCause::Os;
     let size = (width as u16, height as u16);
-    write_headers(out, &coder.quant, (size, density), restart_interval).map_err(io)?;
+    write_headers(out, &coder.quant, (size, density, exif), restart_interval).map_err(io)?;
     code_in_parallel_write_in_order(
         stripes,
         |s| {
@@ -99,7 +100,7 @@ fn segment(out: &mut impl Write, marker: u8, body: &[&[u8]]) -> std::io::Result<
 fn write_headers(
     out: &mut impl Write,
     quant: &[u8; 64],
-    ((width, height), density): ((u16, u16), Option<Density>),
+    ((width, height), density, exif): ((u16, u16), Option<Density>, Option<&crate::io::Exif>),
     restart_interval: u16,
 ) -> std::io::Result<()> {
     out.write_all(&[0xFF, 0xD8])?;
@@ -110,6 +111,9 @@ fn write_headers(
     segment(out, 0xE0, &[b"JFIF\0", &[1, 1, units, x1, x0, y1, y0, 0, 0]])?;
     // graylab's mark (see `crate::io::mark`): a comment.
     segment(out, 0xFE, &[SOFTWARE.as_bytes()])?;
+    if exif.is_some() {
+        segment(out, 0xE1, &[b"Exif\0\0", &crate::io::exif::block(exif)])?;
+    }
     let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);
     segment(out, 0xDB, &[&[0x00], &zigzag_quant])?;
     let [h1, h0] = height.to_be_bytes();

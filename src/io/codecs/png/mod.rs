@@ -42,11 +42,11 @@ pub(in crate::io) fn pack_bits(gray: &[u8], width: usize) -> Vec<u8> {
 /// Writes the rows of `source` as a PNG of `layout` at `depth` bits a sample (its
 /// [`GrayLayout::bit_depth`], or 1 for gray without alpha packed 8 pixels a byte, most
 /// significant bit first, each row padded to whole bytes, as [`pack_bits`] packs them), of
-/// `density` (in a `pHYs` chunk; none where `None`); `progress` gets the fraction of stripes
-/// done.
+/// `density` (in a `pHYs` chunk; none where `None`) and `exif` (an `eXIf` chunk before the
+/// image data, where there is one); `progress` gets the fraction of stripes done.
 pub(in crate::io) fn write_png(
     source: &dyn RowSource,
-    (layout, depth, density): (GrayLayout, u8, Option<Density>),
+    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::Exif>),
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -92,6 +92,9 @@ pub(in crate::io) fn write_png(
         // Pixels per metre across and down, unit 1 (the metre).
         let phys = [&x.to_be_bytes()[..], &y.to_be_bytes(), &[1]].concat();
         out.write_all(&chunk(*b"pHYs", &phys)).map_err(io)?;
+    }
+    if exif.is_some() {
+        out.write_all(&chunk(*b"eXIf", &crate::io::exif::block(exif))).map_err(io)?;
     }
     // The zlib header (deflate, 32 KiB window, fastest level), the stripes, the checksum.
     out.write_all(&chunk(*b"IDAT", &[0x78, 0x01])).map_err(io)?;

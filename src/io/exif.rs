@@ -1,0 +1,389 @@
+//! The EXIF an output keeps of its input's: what a photographer sorts and credits by (the
+//! camera, the lens, the exposure, the capture date, the artist and the copyright), read from
+//! the input's EXIF block and written as a new one, in the input's byte order, with graylab's
+//! `Software` tag (its mark in a WebP, see [`crate::io::mark`]).
+//!
+//! Dropped on purpose: the location (the GPS directory: a shared photo should not say where it
+//! was taken unless asked), maker notes (their offsets break once moved), the thumbnail (a
+//! colour picture of the input), and every tag that describes the stored pixels (orientation,
+//! size, colour space), which the output's own header says.
+
+/// `IFD0` tags kept: `ImageDescription`, `Make`, `Model`, `DateTime`, `Artist`, `Copyright`.
+const KEPT_IFD0: [u16; 6] = [0x010E, 0x010F, 0x0110, 0x0132, 0x013B, 0x8298];
+/// EXIF directory tags kept: the exposure (time, f-number, program, ISO, shutter, aperture, bias,
+/// maximum aperture, metering, flash, focal length, 35 mm focal length, exposure mode, white
+/// balance, scene type), the EXIF version, the capture dates with their zones and sub-seconds,
+/// and the camera's owner, serial number and lens (make, model, specification).
+const KEPT_EXIF: [u16; 30] = [
+    0x829A, 0x829D, 0x8822, 0x8827, 0x8830, 0x8832, 0x9000, 0x9003, 0x9004, 0x9010, 0x9011, 0x9012, 0x9201,
+    0x9202, 0x9204, 0x9205, 0x9207, 0x9209, 0x920A, 0x9290, 0x9291, 0x9292, 0xA402, 0xA403, 0xA405, 0xA406,
+    0xA430, 0xA431, 0xA432, 0xA434,
+];
+/// The tags graylab writes itself, as (tag, TIFF type): `Software` (its name, ASCII) and the
+/// pointer to the EXIF directory (a LONG).
+const SOFTWARE: (u16, u16) = (0x0131, 2);
+const EXIF_POINTER: (u16, u16) = (0x8769, 4);
+
+/// The EXIF tags an output keeps, each value as the input stored it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exif {
+    little: bool,
+    ifd0: Vec<Entry>,
+    /// The EXIF directory's: the shot (exposure, dates, lens).
+    shot: Vec<Entry>,
+}
+
+/// One tag: its type, its count of values and their bytes (in the block's byte order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    tag: u16,
+    kind: u16,
+    count: u32,
+    value: Vec<u8>,
+}
+
+impl Exif {
+    /// The kept tags of an EXIF block (a TIFF structure, with or without the `Exif\0\0` of a
+    /// JPEG's APP1 in front); `None` when it is no TIFF structure or keeps nothing. A damaged
+    /// entry is skipped, never trusted.
+    #[must_use]
+    pub fn kept(block: &[u8]) -> Option<Self> {
+        let tiff = block.strip_prefix(b"Exif\0\0").unwrap_or(block);
+        let little = match tiff.get(..4)? {
+            b"II*\0" => true,
+            b"MM\0*" => false,
+            _ => return None,
+        };
+        let read = Reader { tiff, little };
+        let ifd0_at = read.u32(4)? as usize;
+        let ifd0 = read.entries(ifd0_at, &KEPT_IFD0);
+        let shot =
+            read.pointer(ifd0_at, EXIF_POINTER.0).map(|at| read.entries(at, &KEPT_EXIF)).unwrap_or_default();
+        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little, ifd0, shot })
+    }
+
+    /// How many tags are kept.
+    #[must_use]
+    pub fn tags(&self) -> usize {
+        self.ifd0.len() + self.shot.len()
+    }
+}
+
+/// The kept tags of the EXIF block `decoder` reads, shared by the exports of the image.
+pub(in crate::io) fn of_decoder(decoder: &mut impl image::ImageDecoder) -> Option<std::sync::Arc<Exif>> {
+    decoder.exif_metadata().ok().flatten().and_then(|block| Exif::kept(&block)).map(std::sync::Arc::new)
+}
+
+/// The EXIF block graylab writes: `kept`'s tags (none for `None`), with `Software` = graylab,
+/// as a TIFF structure without the `Exif\0\0` of a JPEG's APP1.
+pub(crate) fn block(kept: Option<&Exif>) -> Vec<u8> {
+    let little = kept.is_none_or(|k| k.little);
+    let value = format!("{}\0", crate::io::mark::SOFTWARE).into_bytes();
+    let software = Entry { tag: SOFTWARE.0, kind: SOFTWARE.1, count: value.len() as u32, value };
+    let mut ifd0: Vec<Entry> = kept.map(|k| k.ifd0.clone()).unwrap_or_default();
+    ifd0.push(software);
+    let shot: &[Entry] = kept.map_or(&[], |k| &k.shot);
+    if !shot.is_empty() {
+        ifd0.push(Entry { tag: EXIF_POINTER.0, kind: EXIF_POINTER.1, count: 1, value: vec![0; 4] });
+    }
+    ifd0.sort_by_key(|e| e.tag);
+    let shot_at = 8 + directory_bytes(&ifd0);
+    let mut out = if little { b"II*\0".to_vec() } else { b"MM\0*".to_vec() };
+    put(&mut out, 8, 4, little);
+    for e in ifd0.iter_mut().filter(|e| e.tag == EXIF_POINTER.0) {
+        e.value.clear();
+        put(&mut e.value, shot_at, 4, little);
+    }
+    write_directory(&mut out, &ifd0, little);
+    if !shot.is_empty() {
+        write_directory(&mut out, shot, little);
+    }
+    out
+}
+
+/// The bytes of a directory of `entries` with its values stored after it.
+fn directory_bytes(entries: &[Entry]) -> usize {
+    2 + 12 * entries.len()
+        + 4
+        + entries.iter().filter(|e| e.value.len() > 4).map(|e| even(e.value.len())).sum::<usize>()
+}
+
+/// Appends a directory of `entries` (sorted by tag) and then the values longer than 4 bytes,
+/// `Software`'s first (where the mark's reader looks, within its first bytes); no next directory.
+fn write_directory(out: &mut Vec<u8>, entries: &[Entry], little: bool) {
+    let start = out.len();
+    let mut values_at = start + 2 + 12 * entries.len() + 4;
+    let mut order: Vec<&Entry> = entries.iter().filter(|e| e.value.len() > 4).collect();
+    order.sort_by_key(|e| e.tag != SOFTWARE.0);
+    let mut offsets = Vec::with_capacity(order.len());
+    for e in &order {
+        offsets.push((e.tag, values_at));
+        values_at += even(e.value.len());
+    }
+    put(out, entries.len(), 2, little);
+    for e in entries {
+        put(out, usize::from(e.tag), 2, little);
+        put(out, usize::from(e.kind), 2, little);
+        put(out, e.count as usize, 4, little);
+        if let Some(&(_, at)) = offsets.iter().find(|(tag, _)| *tag == e.tag) {
+            put(out, at, 4, little);
+        } else {
+            out.extend_from_slice(&e.value);
+            out.resize(out.len() + 4 - e.value.len(), 0);
+        }
+    }
+    put(out, 0, 4, little);
+    for e in order {
+        out.extend_from_slice(&e.value);
+        out.resize(out.len() + (e.value.len() & 1), 0);
+    }
+}
+
+/// `n` rounded up to an even number: a value starts on a word boundary.
+fn even(n: usize) -> usize {
+    n + (n & 1)
+}
+
+/// Appends the low `bytes` bytes of `value` in the block's byte order.
+fn put(out: &mut Vec<u8>, value: usize, bytes: usize, little: bool) {
+    let all = (value as u64).to_le_bytes();
+    let low = &all[..bytes];
+    if little {
+        out.extend_from_slice(low);
+    } else {
+        out.extend(low.iter().rev());
+    }
+}
+
+/// Entries read of a directory at most.
+const MAX_ENTRIES: usize = 512;
+/// The longest value kept (a longer description or copyright is dropped, not cut): the block
+/// stays far below a JPEG segment's 64 KiB.
+const MAX_VALUE_BYTES: usize = 1024;
+
+/// Reads a TIFF structure's numbers in its byte order; every read past its end is `None`.
+struct Reader<'a> {
+    tiff: &'a [u8],
+    little: bool,
+}
+
+impl Reader<'_> {
+    fn bytes<const N: usize>(&self, at: usize) -> Option<[u8; N]> {
+        let mut b: [u8; N] = self.tiff.get(at..at.checked_add(N)?)?.try_into().ok()?;
+        if !self.little {
+            b.reverse();
+        }
+        Some(b)
+    }
+
+    fn u16(&self, at: usize) -> Option<u16> {
+        self.bytes::<2>(at).map(u16::from_le_bytes)
+    }
+
+    fn u32(&self, at: usize) -> Option<u32> {
+        self.bytes::<4>(at).map(u32::from_le_bytes)
+    }
+
+    /// The offset that the LONG `tag` of the directory at `at` points to.
+    fn pointer(&self, at: usize, tag: u16) -> Option<usize> {
+        let count = usize::from(self.u16(at)?).min(MAX_ENTRIES);
+        (0..count).map(|k| at + 2 + 12 * k).find_map(|entry| {
+            let one_long = self.u16(entry)? == tag
+                && self.u16(entry + 2)? == EXIF_POINTER.1
+                && self.u32(entry + 4)? == 1;
+            one_long.then(|| self.u32(entry + 8)).flatten().map(|v| v as usize)
+        })
+    }
+
+    /// The entries of `kept` tags in the directory at `at`, each with its value's bytes.
+    fn entries(&self, at: usize, kept: &[u16]) -> Vec<Entry> {
+        let count = self.u16(at).map_or(0, |n| usize::from(n).min(MAX_ENTRIES));
+        let mut out: Vec<Entry> = (0..count).filter_map(|k| self.entry(at + 2 + 12 * k, kept)).collect();
+        out.sort_by_key(|e| e.tag);
+        out.dedup_by_key(|e| e.tag);
+        out
+    }
+
+    fn entry(&self, entry: usize, kept: &[u16]) -> Option<Entry> {
+        let tag = self.u16(entry)?;
+        if !kept.contains(&tag) {
+            return None;
+        }
+        let kind = self.u16(entry + 2)?;
+        let count = self.u32(entry + 4)?;
+        let size = match kind {
+            1 | 2 | 6 | 7 => 1,
+            3 | 8 => 2,
+            4 | 9 | 11 => 4,
+            5 | 10 | 12 => 8,
+            _ => return None,
+        };
+        let len = (count as usize).checked_mul(size).filter(|&n| n > 0 && n <= MAX_VALUE_BYTES)?;
+        let at = if len <= 4 { entry + 8 } else { self.u32(entry + 8)? as usize };
+        let value = self.tiff.get(at..at.checked_add(len)?)?.to_vec();
+        Some(Entry { tag, kind, count, value })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The kept tags of a camera's EXIF block in both byte orders, and the block graylab writes.
+
+    use super::*;
+
+    /// A number of `bytes` bytes in the byte order of `little`.
+    fn number(value: u32, bytes: usize, little: bool) -> Vec<u8> {
+        let all = value.to_le_bytes();
+        if little { all[..bytes].to_vec() } else { all[..bytes].iter().rev().copied().collect() }
+    }
+
+    /// A directory entry as laid out: tag, type, count, the value or its offset.
+    type Raw = (u16, u16, u32, u32);
+
+    /// A camera's block: IFD0 (make, model, orientation 6, software, date, the EXIF and GPS
+    /// pointers) with a thumbnail directory after it, the EXIF directory (exposure time, ISO,
+    /// capture date, a maker note, the pixel width) and a GPS directory. Laid out by hand: IFD0 at
+    /// 8 (7 entries, to 98), its values to 142, the EXIF directory at 160 (5 entries, to 226), its
+    /// values to 270, GPS at 270 (to 288), its value to 312, IFD1 at 312.
+    fn camera(little: bool) -> Vec<u8> {
+        // Each directory at its offset, with the offset of the next.
+        let directories: [(usize, &[Raw], u32); 4] = [
+            (
+                8,
+                &[
+                    (0x010F, 2, 6, 98),
+                    (0x0110, 2, 7, 104),
+                    (0x0112, 3, 1, 6),
+                    (0x0131, 2, 10, 112),
+                    (0x0132, 2, 20, 122),
+                    (0x8769, 4, 1, 160),
+                    (0x8825, 4, 1, 270),
+                ],
+                312,
+            ),
+            (
+                160,
+                &[
+                    (0x829A, 5, 1, 262),
+                    (0x8827, 3, 1, 400),
+                    (0x9003, 2, 20, 226),
+                    (0x927C, 7, 16, 246),
+                    (0xA002, 4, 1, 8192),
+                ],
+                0,
+            ),
+            (270, &[(0x0002, 5, 3, 288)], 0),
+            (312, &[(0x0201, 4, 1, 400), (0x0202, 4, 1, 100)], 0),
+        ];
+        let date = b"2026:12:01 10:00:00\0";
+        let exposure = [number(1, 4, little), number(250, 4, little)].concat();
+        let values: [(usize, &[u8]); 6] = [
+            (98, b"Canon\0EOS R5\0\0Camera FW\0"),
+            (122, date),
+            (226, date),
+            (246, &[0xAB; 16]),
+            (262, &exposure),
+            (288, &[0x11; 24]),
+        ];
+        let mut out = vec![0; 342];
+        out[..4].copy_from_slice(if little { b"II*\0" } else { b"MM\0*" });
+        out[4..8].copy_from_slice(&number(8, 4, little));
+        for (at, entries, next) in directories {
+            let mut d = number(entries.len() as u32, 2, little);
+            for &(tag, kind, count, value) in entries {
+                d.extend(
+                    [
+                        number(u32::from(tag), 2, little),
+                        number(u32::from(kind), 2, little),
+                        number(count, 4, little),
+                    ]
+                    .concat(),
+                );
+                // A SHORT sits in the first two bytes of the value field.
+                d.extend(if kind == 3 {
+                    [number(value, 2, little), vec![0, 0]].concat()
+                } else {
+                    number(value, 4, little)
+                });
+            }
+            d.extend(number(next, 4, little));
+            out[at..at + d.len()].copy_from_slice(&d);
+        }
+        for (at, bytes) in values {
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+        }
+        out
+    }
+
+    #[test]
+    fn a_cameras_block_keeps_the_camera_the_exposure_and_the_date_in_both_byte_orders() {
+        for little in [true, false] {
+            let input = camera(little);
+            assert_eq!(
+                crate::io::read::orientation::exif_orientation(&input),
+                Some(image::metadata::Orientation::Rotate90)
+            );
+            let kept = Exif::kept(&input).expect("kept tags");
+            let tags = |e: &[Entry]| e.iter().map(|e| e.tag).collect::<Vec<_>>();
+            // Make, Model, DateTime; not the orientation, the software, the pointers.
+            assert_eq!(tags(&kept.ifd0), [0x010F, 0x0110, 0x0132], "little {little}");
+            // Exposure time, ISO, capture date; not the maker note, the pixel width.
+            assert_eq!(tags(&kept.shot), [0x829A, 0x8827, 0x9003], "little {little}");
+            assert_eq!(kept.ifd0[0].value, b"Canon\0");
+            assert_eq!(kept.shot[2].value, b"2026:12:01 10:00:00\0");
+            assert_eq!(kept.tags(), 6);
+
+            let written = block(Some(&kept));
+            assert_eq!(&written[..4], &input[..4], "the input's byte order");
+            // Read back: the same tags, graylab's software, no orientation, nothing after IFD0.
+            assert_eq!(Exif::kept(&written), Some(kept.clone()), "little {little}");
+            assert_eq!(crate::io::mark::tiff_software(&written), Some(&b"graylab"[..]));
+            assert_eq!(crate::io::read::orientation::exif_orientation(&written), None);
+            let read = Reader { tiff: &written, little };
+            let ifd0 = read.u32(4).expect("IFD0") as usize;
+            let entries = usize::from(read.u16(ifd0).expect("count"));
+            assert_eq!(entries, 5, "make, model, software, date, EXIF pointer");
+            assert_eq!(read.u32(ifd0 + 2 + 12 * entries), Some(0), "no thumbnail directory");
+            assert_eq!(read.pointer(ifd0, 0x8825), None, "no GPS directory");
+            assert!(!written.windows(16).any(|w| w == [0xAB; 16]), "no maker note");
+            assert!(!written.windows(24).any(|w| w == [0x11; 24]), "no location");
+        }
+    }
+
+    #[test]
+    fn graylabs_own_block_is_the_mark_alone() {
+        let mark = block(None);
+        assert_eq!(mark.len(), 34);
+        assert_eq!(crate::io::mark::tiff_software(&mark), Some(&b"graylab"[..]));
+        assert_eq!(Exif::kept(&mark), None, "the software tag is not kept: graylab writes its own");
+        let mut other = mark.clone();
+        other[26] = b'G';
+        assert_eq!(
+            crate::io::mark::tiff_software(&other),
+            Some(&b"Graylab"[..]),
+            "the mark's reader reads the value"
+        );
+    }
+
+    #[test]
+    fn damaged_blocks_keep_what_is_whole_and_never_read_past_the_end() {
+        let input = camera(true);
+        assert_eq!(Exif::kept(b"Exif\0\0"), None);
+        assert_eq!(Exif::kept(b"II*\0\xFF\xFF\xFF\xFF"), None, "IFD0 past the end");
+        for len in 0..input.len() {
+            // Cut anywhere: no panic, and a tag is kept only with its whole value.
+            if let Some(kept) = Exif::kept(&input[..len]) {
+                assert!(
+                    kept.ifd0
+                        .iter()
+                        .chain(&kept.shot)
+                        .all(|e| input.windows(e.value.len()).any(|w| w == e.value))
+                );
+            }
+        }
+        let mut huge = input.clone();
+        huge[8 + 2 + 4..8 + 2 + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        let kept = Exif::kept(&huge).expect("the rest");
+        assert!(!kept.ifd0.iter().any(|e| e.tag == 0x010F), "a make longer than 1 KiB is dropped");
+    }
+}

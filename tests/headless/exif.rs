@@ -1,0 +1,64 @@
+//! A photo's EXIF kept in its outputs: a camera's JPEG (big-endian EXIF, rotated, with a
+//! location and a maker note) converted by `graylab convert` into JPEG (streamed as decoded),
+//! PNG and WebP, on the CPU and the GPU, alone and in a folder; each output's EXIF read back
+//! without graylab's code: the camera, the exposure and the date kept, graylab's `Software`, no
+//! orientation (the pixels are turned), no location, no maker note.
+
+use crate::common;
+
+/// The EXIF block `path` holds, read by the `image` crate's decoder of its format.
+fn exif_of(path: &std::path::Path) -> Vec<u8> {
+    use image::ImageDecoder as _;
+    let file = std::io::BufReader::new(std::fs::File::open(path).expect("open"));
+    let block = match path.extension().and_then(|e| e.to_str()) {
+        Some("png") => image::codecs::png::PngDecoder::new(file).expect("png").exif_metadata(),
+        Some("webp") => image::codecs::webp::WebPDecoder::new(file).expect("webp").exif_metadata(),
+        _ => image::codecs::jpeg::JpegDecoder::new(file).expect("jpeg").exif_metadata(),
+    };
+    block.expect("read").unwrap_or_else(|| panic!("{}: no EXIF", path.display()))
+}
+
+/// Checks the EXIF of `path`, an output of [`common::camera_jpeg`].
+fn check(path: &std::path::Path) {
+    let name = path.display();
+    let tags = common::exif_tags(&exif_of(path));
+    let value = |dir: u16, tag: u16| tags.iter().find(|t| (t.0, t.1) == (dir, tag)).map(|t| t.2.clone());
+    assert_eq!(value(0, 0x010F).as_deref(), Some(&b"Canon\0"[..]), "{name}: make");
+    assert_eq!(value(0, 0x0110).as_deref(), Some(&b"EOS R5\0"[..]), "{name}: model");
+    assert_eq!(value(0, 0x0131).as_deref(), Some(&b"graylab\0"[..]), "{name}: software");
+    assert_eq!(value(0x8769, 0x9003).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]), "{name}: date");
+    assert_eq!(value(0x8769, 0x829A), Some(vec![0, 0, 0, 1, 0, 0, 0, 250]), "{name}: 1/250 s");
+    assert_eq!(value(0x8769, 0x8827), Some(vec![1, 144]), "{name}: ISO 400");
+    for (dir, tag, what) in
+        [(0, 0x0112, "orientation"), (0, 0x8825, "location"), (0x8769, 0x927C, "maker note")]
+    {
+        assert_eq!(value(dir, tag), None, "{name}: the {what} is dropped");
+    }
+    assert!(tags.iter().all(|t| t.0 != 0x8825), "{name}: no GPS directory");
+    assert!(graylab::io::is_graylab_output(path), "{name}: graylab's mark is still found");
+}
+
+#[test]
+fn a_photos_camera_exposure_and_date_are_kept_and_its_location_is_not() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let photos = dir.path().join("photos");
+    std::fs::create_dir(&photos).expect("mkdir");
+    std::fs::write(photos.join("IMG_1.jpg"), common::camera_jpeg(64, 48)).expect("write");
+    for (out, backend) in [("cpu.jpg", "cpu"), ("gpu.jpg", "gpu"), ("out.png", "cpu"), ("out.webp", "gpu")] {
+        let o =
+            common::graylab(&["convert", "photos/IMG_1.jpg", "-o", out, "--backend", backend], dir.path());
+        assert!(o.status.success(), "{out}: {}", common::text(&o));
+        let shown = image::open(dir.path().join(out)).expect("the output");
+        assert_eq!((shown.width(), shown.height()), (48, 64), "{out}: turned as its orientation says");
+        check(&dir.path().join(out));
+    }
+    let o = common::graylab(&["convert", "photos", "--out-dir", "gray", "--format", "jpeg"], dir.path());
+    assert!(o.status.success(), "{}", common::text(&o));
+    check(&dir.path().join("gray/IMG_1.gray.jpg"));
+    // A file without EXIF gets graylab's own block in a WebP only (its mark), none elsewhere.
+    image::RgbImage::from_pixel(8, 8, image::Rgb([1, 2, 3])).save(dir.path().join("plain.png")).expect("png");
+    let o = common::graylab(&["convert", "plain.png", "-o", "plain.jpg"], dir.path());
+    assert!(o.status.success(), "{}", common::text(&o));
+    let jpeg = std::fs::read(dir.path().join("plain.jpg")).expect("read");
+    assert!(!jpeg.windows(6).any(|w| w == b"Exif\0\0"), "no EXIF block made up");
+}
