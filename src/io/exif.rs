@@ -381,6 +381,18 @@ mod tests {
                 );
             }
         }
+        // Any byte changed, in both byte orders: no panic, and what is kept is written and read
+        // back as it is (a damaged type, count or offset never makes a block that reads otherwise).
+        for little in [true, false] {
+            let input = camera(little);
+            for (at, flip) in (0..input.len()).flat_map(|at| [(at, 0xFF), (at, 0x01), (at, 0x80)]) {
+                let mut damaged = input.clone();
+                damaged[at] ^= flip;
+                if let Some(kept) = Exif::kept(&damaged) {
+                    assert_eq!(Exif::kept(&block(Some(&kept))), Some(kept), "byte {at} ^ {flip:#x}");
+                }
+            }
+        }
         let mut huge = input.clone();
         huge[8 + 2 + 4..8 + 2 + 8].copy_from_slice(&u32::MAX.to_le_bytes());
         let kept = Exif::kept(&huge).expect("the rest");
