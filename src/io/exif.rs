@@ -62,6 +62,15 @@ impl Exif {
         (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little, ifd0, shot })
     }
 
+    /// The kept text tags of `IFD0` (make, model, date, description, artist, copyright) with
+    /// their values, each ending in a NUL: what a TIFF output holds in its own directory.
+    pub(crate) fn text_tags(&self) -> Vec<(u16, Vec<u8>)> {
+        let ascii = self.ifd0.iter().filter(|e| e.kind == SOFTWARE.1);
+        ascii
+            .map(|e| (e.tag, [e.value.split(|&b| b == 0).next().unwrap_or_default(), b"\0"].concat()))
+            .collect()
+    }
+
     /// How many tags are kept.
     #[must_use]
     pub fn tags(&self) -> usize {

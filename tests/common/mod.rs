@@ -207,10 +207,10 @@ pub fn canon_cr2(width: u16, height: u16) -> Vec<u8> {
 }
 
 /// A camera's EXIF block, big-endian as Canon writes it: IFD0 with `Make` "Canon", `Model`
-/// "EOS R5", `Orientation` 6, `Software` "FW 1.2" and the EXIF and GPS pointers; the EXIF
-/// directory with the exposure time 1/250, ISO 400, the capture date and a maker note; a GPS
-/// directory with a latitude reference "N". Offsets: IFD0 at 8 (6 entries, to 86), its values
-/// to 106, the EXIF directory at 106 (4 entries, to 160), its values to 200, GPS at 200.
+/// "EOS R5", `Orientation` 6, `Software` "FW 1.2", `DateTime` and the EXIF and GPS pointers;
+/// the EXIF directory with the exposure time 1/250, ISO 400, the capture date and a maker note;
+/// a GPS directory with a latitude reference "N". Offsets: IFD0 at 8 (7 entries, to 98), its
+/// values to 138, the EXIF directory at 138 (4 entries, to 192), its values to 232, GPS at 232.
 pub fn camera_exif() -> Vec<u8> {
     let mut t = b"MM\0*\0\0\0\x08".to_vec();
     let directory = |t: &mut Vec<u8>, entries: &[(u16, u16, u32, u32)]| {
@@ -225,23 +225,24 @@ pub fn camera_exif() -> Vec<u8> {
         t.extend(0u32.to_be_bytes());
     };
     let ifd0 = [
-        (0x010F, 2, 6, 86),
-        (0x0110, 2, 7, 92),
+        (0x010F, 2, 6, 98),
+        (0x0110, 2, 7, 104),
         (0x0112, 3, 1, 6),
-        (0x0131, 2, 7, 99),
-        (0x8769, 4, 1, 106),
-        (0x8825, 4, 1, 200),
+        (0x0131, 2, 7, 111),
+        (0x0132, 2, 20, 118),
+        (0x8769, 4, 1, 138),
+        (0x8825, 4, 1, 232),
     ];
     directory(&mut t, &ifd0);
-    t.extend(b"Canon\0EOS R5\0FW 1.2\0");
-    assert_eq!(t.len(), 106);
+    t.extend(b"Canon\0EOS R5\0FW 1.2\x002026:12:01 10:00:00\0");
+    assert_eq!(t.len(), 138);
     directory(
         &mut t,
-        &[(0x829A, 5, 1, 160), (0x8827, 3, 1, 400), (0x9003, 2, 20, 168), (0x927C, 7, 12, 188)],
+        &[(0x829A, 5, 1, 192), (0x8827, 3, 1, 400), (0x9003, 2, 20, 200), (0x927C, 7, 12, 220)],
     );
     t.extend([0, 0, 0, 1, 0, 0, 0, 250]);
     t.extend(b"2026:12:01 10:00:00\0MAKERNOTE123");
-    assert_eq!(t.len(), 200);
+    assert_eq!(t.len(), 232);
     directory(&mut t, &[(0x0001, 2, 2, u32::from_be_bytes(*b"N\0\0\0"))]);
     t
 }

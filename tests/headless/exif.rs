@@ -2,7 +2,8 @@
 //! location and a maker note) converted by `graylab convert` into JPEG (streamed as decoded),
 //! PNG and WebP, on the CPU and the GPU, alone and in a folder; each output's EXIF read back
 //! without graylab's code: the camera, the exposure and the date kept, graylab's `Software`, no
-//! orientation (the pixels are turned), no location, no maker note.
+//! orientation (the pixels are turned), no location, no maker note. A TIFF output holds the
+//! text tags of the first directory (make, model, date) as its own, as `tiffinfo` reads them.
 
 use crate::common;
 
@@ -26,7 +27,8 @@ fn check(path: &std::path::Path) {
     assert_eq!(value(0, 0x010F).as_deref(), Some(&b"Canon\0"[..]), "{name}: make");
     assert_eq!(value(0, 0x0110).as_deref(), Some(&b"EOS R5\0"[..]), "{name}: model");
     assert_eq!(value(0, 0x0131).as_deref(), Some(&b"graylab\0"[..]), "{name}: software");
-    assert_eq!(value(0x8769, 0x9003).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]), "{name}: date");
+    assert_eq!(value(0, 0x0132).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]), "{name}: date");
+    assert_eq!(value(0x8769, 0x9003).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]), "{name}: capture date");
     assert_eq!(value(0x8769, 0x829A), Some(vec![0, 0, 0, 1, 0, 0, 0, 250]), "{name}: 1/250 s");
     assert_eq!(value(0x8769, 0x8827), Some(vec![1, 144]), "{name}: ISO 400");
     for (dir, tag, what) in
@@ -55,6 +57,23 @@ fn a_photos_camera_exposure_and_date_are_kept_and_its_location_is_not() {
     let o = common::graylab(&["convert", "photos", "--out-dir", "gray", "--format", "jpeg"], dir.path());
     assert!(o.status.success(), "{}", common::text(&o));
     check(&dir.path().join("gray/IMG_1.gray.jpg"));
+    // A TIFF: the camera and the date as its own tags, beside graylab's; no EXIF directory.
+    let o = common::graylab(&["convert", "photos/IMG_1.jpg", "-o", "out.tif"], dir.path());
+    assert!(o.status.success(), "{}", common::text(&o));
+    let tiff = std::fs::read(dir.path().join("out.tif")).expect("read");
+    let tags = common::exif_tags(&tiff);
+    let value = |tag: u16| tags.iter().find(|t| t.1 == tag).map(|t| t.2.clone());
+    assert_eq!(value(0x010F).as_deref(), Some(&b"Canon\0"[..]));
+    assert_eq!(value(0x0132).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]));
+    assert_eq!(value(0x0131).as_deref(), Some(&b"graylab\0"[..]));
+    assert_eq!((value(0x0112), value(0x8769), value(0x8825)), (None, None, None));
+    let info =
+        crate::codecs::reference_tool("tiffinfo", "libtiff-tools", &[dir.path().join("out.tif").as_os_str()]);
+    if let Some(info) = info {
+        let text = String::from_utf8_lossy(&info.stdout);
+        assert!(text.contains("Make: Canon") && text.contains("Model: EOS R5"), "{text}");
+        assert!(!String::from_utf8_lossy(&info.stderr).contains("arning"), "libtiff warns");
+    }
     // A file without EXIF gets graylab's own block in a WebP only (its mark), none elsewhere.
     image::RgbImage::from_pixel(8, 8, image::Rgb([1, 2, 3])).save(dir.path().join("plain.png")).expect("png");
     let o = common::graylab(&["convert", "plain.png", "-o", "plain.jpg"], dir.path());

@@ -401,11 +401,11 @@ fn write_encoded(
         ExportFormat::Tiff if one_bit && image.color() == ColorType::L8 => {
             let packed = crate::io::codecs::png::pack_bits(bytes, w as usize);
             let counted = &mut CountingWriter::new(out, packed.len() as u64, progress);
-            write_gray_tiff(&packed, (layout, 1, density), counted)
+            write_gray_tiff(&packed, (layout, 1, density, exif), counted)
         }
         ExportFormat::Tiff => write_gray_tiff(
             bytes,
-            (layout, layout.bit_depth(), density),
+            (layout, layout.bit_depth(), density, exif),
             &mut CountingWriter::new(out, bytes.len() as u64, progress),
         ),
         // A BMP has no place for text: graylab's BMP outputs are unmarked (`crate::io::mark`).

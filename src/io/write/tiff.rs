@@ -2,7 +2,8 @@
 //! white packed 8 pixels a byte, the dither's), gray + alpha as two samples with
 //! `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
 //! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB; the
-//! `Software` tag says graylab ([`crate::io::mark`]); the resolution is the input's, or 72 dpi.
+//! `Software` tag says graylab ([`crate::io::mark`]); the resolution is the input's, or 72 dpi;
+//! the input's EXIF text tags (make, model, date, description, artist, copyright) as its own.
 //!
 //! The `image` crate's encoder wrote gray + alpha as RGBA without `ExtraSamples` and a
 //! `Predictor` tag on uncompressed data, both of which libtiff warns about. Depends on `std`,
@@ -108,10 +109,11 @@ impl Kind {
 /// Writes `pixels` (rows of `layout`, samples in native byte order) as an uncompressed TIFF of
 /// `depth` bits a sample (the layout's [`GrayLayout::bit_depth`], or 1 for gray without alpha
 /// packed 8 pixels a byte, most significant bit first, each row padded to whole bytes, as
-/// [`crate::io::codecs::png::pack_bits`] packs them) and `density` (72 dpi where `None`).
+/// [`crate::io::codecs::png::pack_bits`] packs them), `density` (72 dpi where `None`) and the
+/// text tags of `exif`.
 pub(in crate::io) fn write_gray_tiff(
     pixels: &[u8],
-    (layout, depth, density): (GrayLayout, u8, Option<Density>),
+    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::Exif>),
     out: &mut impl Write,
 ) -> Result<(), WriteCause> {
     let (width, height) = (layout.width, layout.height);
@@ -121,9 +123,9 @@ pub(in crate::io) fn write_gray_tiff(
     }
     let rows_per_strip = (STRIP_BYTES / row_bytes).clamp(1, height as usize);
     let strips = (height as usize).div_ceil(rows_per_strip);
-    let head = match directory(Kind::Classic, (layout, depth, density), rows_per_strip, strips) {
+    let head = match directory(Kind::Classic, (layout, depth, density, exif), rows_per_strip, strips) {
         Some(head) if u32::try_from(head.len() + pixels.len()).is_ok() => head,
-        _ => directory(Kind::Big, (layout, depth, density), rows_per_strip, strips)
+        _ => directory(Kind::Big, (layout, depth, density, exif), rows_per_strip, strips)
             .ok_or_else(|| WriteCause::Encoder(format!("a {width}x{height} TIFF has too many strips")))?,
     };
     out.write_all(&head)?;
@@ -142,7 +144,7 @@ fn tiff_row_bytes(layout: GrayLayout, depth: u8) -> usize {
 /// fields do not fit `kind`'s offsets.
 fn directory(
     kind: Kind,
-    (layout, depth, density): (GrayLayout, u8, Option<Density>),
+    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::Exif>),
     rows_per_strip: usize,
     strips: usize,
 ) -> Option<Vec<u8>> {
@@ -181,6 +183,11 @@ fn directory(
         // Unassociated (straight) alpha.
         fields.push(Field::new(338, Type::Short, vec![2]));
     }
+    for (tag, text) in exif.map(crate::io::Exif::text_tags).unwrap_or_default() {
+        fields.push(Field::new(tag, Type::Ascii, text.into_iter().map(u64::from).collect()));
+    }
+    // A directory's entries ascend by tag.
+    fields.sort_by_key(|f| f.tag);
     let directory_end = kind.header_bytes() + kind.directory_bytes(fields.len());
     let outside: usize = fields
         .iter()
@@ -257,7 +264,7 @@ mod tests {
         for (l, rows) in [(layout(5, 3, true, true), 3), (layout(70_000, 10, false, false), 3)] {
             let strips = (l.height as usize).div_ceil(rows);
             for kind in [Kind::Classic, Kind::Big] {
-                let head = directory(kind, (l, l.bit_depth(), None), rows, strips).expect("fits");
+                let head = directory(kind, (l, l.bit_depth(), None, None), rows, strips).expect("fits");
                 let pixels = vec![7u8; l.row_bytes() * l.height as usize];
                 let mut file = head.clone();
                 file.extend_from_slice(&pixels);
@@ -276,9 +283,9 @@ mod tests {
     #[test]
     fn empty_or_short_pixels_are_refused() {
         let mut out = Vec::new();
-        assert!(write_gray_tiff(&[], (layout(0, 0, false, false), 8, None), &mut out).is_err());
-        assert!(write_gray_tiff(&[1, 2], (layout(3, 1, false, false), 8, None), &mut out).is_err());
-        assert!(write_gray_tiff(&[1, 2], (layout(9, 2, false, false), 1, None), &mut out).is_err());
+        assert!(write_gray_tiff(&[], (layout(0, 0, false, false), 8, None, None), &mut out).is_err());
+        assert!(write_gray_tiff(&[1, 2], (layout(3, 1, false, false), 8, None, None), &mut out).is_err());
+        assert!(write_gray_tiff(&[1, 2], (layout(9, 2, false, false), 1, None, None), &mut out).is_err());
         assert!(out.is_empty());
     }
 }
