@@ -1,5 +1,5 @@
 //! File to file: decode, convert, encode, with all five phases in one report; the output keeps
-//! the input's pixel density.
+//! the input's pixel density and EXIF tags ([`crate::io::Exif`]).
 //!
 //! On the CPU, when the format takes the kernel's output as it is (PNG, or JPEG of 8-bit gray),
 //! conversion and encoding overlap: each encoder stripe converts its own rows just before

@@ -4,7 +4,8 @@
 //! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]),
 //! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's (a
 //! 1-bit BMP, the dither's, graylab's own: [`crate::io::write::bmp`]). Each writes the input's
-//! pixel density where the format has a place for it ([`ExportOptions::density`]).
+//! pixel density and EXIF tags where the format has a place for them ([`ExportOptions::density`],
+//! [`ExportOptions::exif`]).
 
 use std::borrow::Cow;
 use std::fmt;

@@ -5,7 +5,8 @@
 //!
 //! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
 //! does not arise, and the file is single-channel. A `COM` segment `graylab` marks the file as
-//! graylab's ([`crate::io::mark`]); the JFIF segment gives the pixel density where there is one.
+//! graylab's ([`crate::io::mark`]); the JFIF segment gives the pixel density where there is one,
+//! and an APP1 segment after the comment the input's EXIF tags ([`crate::io::Exif`]).
 
 mod block;
 mod dct;

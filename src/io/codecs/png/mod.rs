@@ -4,7 +4,7 @@
 //! `png` crate choose) and compressed in stripes on all cores, then the stripes are joined into
 //! one zlib stream (see [`deflate`]) with the Adler-32 combined from theirs. A `tEXt` chunk
 //! `Software` = graylab marks the file as graylab's ([`crate::io::mark`]); a `pHYs` chunk gives
-//! the pixel density where there is one.
+//! the pixel density and an `eXIf` chunk the input's EXIF tags, where there are some.
 
 mod deflate;
 mod huffman;
