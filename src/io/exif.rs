@@ -1,7 +1,8 @@
 //! The EXIF an output keeps of its input's: what a photographer sorts and credits by (the
 //! camera, the lens, the exposure, the capture date, the artist and the copyright), read from
 //! the input's EXIF block and written as a new one, in the input's byte order, with graylab's
-//! `Software` tag (its mark in a WebP, see [`crate::io::mark`]).
+//! `Software` tag (its mark in a WebP, see [`crate::io::mark`]). Its reader of the block's TIFF
+//! structure also gives the orientation and resolution readers their values ([`ifd0_value`]).
 //!
 //! Dropped on purpose: the location (the GPS directory: a shared photo should not say where it
 //! was taken unless asked), maker notes (their offsets break once moved), the thumbnail (a
@@ -48,18 +49,11 @@ impl Exif {
     /// entry is skipped, never trusted.
     #[must_use]
     pub fn kept(block: &[u8]) -> Option<Self> {
-        let tiff = block.strip_prefix(b"Exif\0\0").unwrap_or(block);
-        let little = match tiff.get(..4)? {
-            b"II*\0" => true,
-            b"MM\0*" => false,
-            _ => return None,
-        };
-        let read = Reader { tiff, little };
-        let ifd0_at = read.u32(4)? as usize;
+        let (read, ifd0_at) = Reader::of(block)?;
         let ifd0 = read.entries(ifd0_at, &KEPT_IFD0);
         let shot =
             read.pointer(ifd0_at, EXIF_POINTER.0).map(|at| read.entries(at, &KEPT_EXIF)).unwrap_or_default();
-        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little, ifd0, shot })
+        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little: read.little, ifd0, shot })
     }
 
     /// The kept text tags of `IFD0` (make, model, date, description, artist, copyright) with
@@ -75,6 +69,23 @@ impl Exif {
     #[must_use]
     pub fn tags(&self) -> usize {
         self.ifd0.len() + self.shot.len()
+    }
+}
+
+/// The one value of `tag` in the first directory of an EXIF block (as [`Exif::kept`] reads it),
+/// of a TIFF type in `kinds`: a SHORT or LONG (signed or not) as `[value, 0]`, a RATIONAL as
+/// `[numerator, denominator]`; `None` where there is no such entry of one value.
+pub(in crate::io) fn ifd0_value(block: &[u8], tag: u16, kinds: &[u16]) -> Option<[u32; 2]> {
+    let (read, at) = Reader::of(block)?;
+    let count = usize::from(read.u16(at)?).min(MAX_ENTRIES);
+    let e = (0..count).find_map(|k| {
+        read.entry(at + 2 + 12 * k, &[tag]).filter(|e| e.count == 1 && kinds.contains(&e.kind))
+    })?;
+    let value = Reader { tiff: &e.value, little: read.little };
+    match e.kind {
+        3 | 8 => Some([u32::from(value.u16(0)?), 0]),
+        4 | 9 => Some([value.u32(0)?, 0]),
+        _ => Some([value.u32(0)?, value.u32(4)?]),
     }
 }
 
@@ -165,7 +176,7 @@ fn put(out: &mut Vec<u8>, value: usize, bytes: usize, little: bool) {
 }
 
 /// Entries read of a directory at most.
-const MAX_ENTRIES: usize = 512;
+const MAX_ENTRIES: usize = 1024;
 /// The longest value kept (a longer description or copyright is dropped, not cut): the block
 /// stays far below a JPEG segment's 64 KiB.
 const MAX_VALUE_BYTES: usize = 1024;
@@ -176,7 +187,21 @@ struct Reader<'a> {
     little: bool,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// The reader of an EXIF block (with or without the `Exif\0\0` of a JPEG's APP1 in front)
+    /// and the offset of its first directory; `None` when it is no TIFF structure.
+    fn of(block: &'a [u8]) -> Option<(Self, usize)> {
+        let tiff = block.strip_prefix(b"Exif\0\0").unwrap_or(block);
+        let little = match tiff.get(..4)? {
+            b"II*\0" => true,
+            b"MM\0*" => false,
+            _ => return None,
+        };
+        let read = Self { tiff, little };
+        let ifd0_at = read.u32(4)? as usize;
+        Some((read, ifd0_at))
+    }
+
     fn bytes<const N: usize>(&self, at: usize) -> Option<[u8; N]> {
         let mut b: [u8; N] = self.tiff.get(at..at.checked_add(N)?)?.try_into().ok()?;
         if !self.little {

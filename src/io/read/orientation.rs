@@ -9,14 +9,15 @@ use image::metadata::Orientation;
 use image::{DynamicImage, ImageBuffer, Pixel};
 use rayon::prelude::*;
 
+use crate::io::exif::ifd0_value;
 use crate::io::{DecodeWarning, Density, TruncatedAt, truncated_words};
 
 /// The orientation tag of IFD0.
 const ORIENTATION_TAG: u16 = 0x0112;
 /// The resolution tags of IFD0: `XResolution`, `YResolution`, `ResolutionUnit`.
 const RESOLUTION_TAGS: [u16; 3] = [282, 283, 296];
-/// IFD0 entries read at most.
-const MAX_ENTRIES: usize = 1024;
+/// The TIFF types of an integer value: SHORT, LONG, and their signed kinds.
+const INTEGERS: [u16; 4] = [3, 4, 8, 9];
 
 impl TruncatedAt {
     /// Where it ends in the image as shown, once `orientation` (the file's, applied) turns or
@@ -78,78 +79,16 @@ pub(in crate::io) fn stored_rows_side(orientation: Orientation) -> Option<(&'sta
 /// JPEG's APP1 in front), its value stored as SHORT or LONG (signed or not); `None` when there
 /// is none or it is out of range.
 pub(in crate::io) fn exif_orientation(exif: &[u8]) -> Option<Orientation> {
-    orientation_of(Ifd0::of(exif)?.integer(ORIENTATION_TAG)?)
+    orientation_of(ifd0_value(exif, ORIENTATION_TAG, &INTEGERS)?[0])
 }
 
 /// The density in an EXIF block (as [`exif_orientation`] reads it): its `XResolution`,
 /// `YResolution` and `ResolutionUnit`, as a TIFF's ([`Density::from_tiff`]).
 pub(in crate::io) fn exif_density(exif: &[u8]) -> Option<Density> {
-    let ifd0 = Ifd0::of(exif)?;
     let [x, y, unit] = RESOLUTION_TAGS;
-    Density::from_tiff(ifd0.rational(x)?, ifd0.rational(y), ifd0.integer(unit).map(u64::from))
-}
-
-/// The first directory of an EXIF block's TIFF structure.
-struct Ifd0<'a> {
-    tiff: &'a [u8],
-    little: bool,
-    /// Where the directory starts, and its entries (at most [`MAX_ENTRIES`]).
-    at: usize,
-    entries: usize,
-}
-
-impl<'a> Ifd0<'a> {
-    /// The directory of `exif`, with or without the `Exif\0\0` in front; `None` when it is no
-    /// TIFF structure.
-    fn of(exif: &'a [u8]) -> Option<Self> {
-        let tiff = exif.strip_prefix(b"Exif\0\0").unwrap_or(exif);
-        let little = match tiff.get(..4)? {
-            b"II*\0" => true,
-            b"MM\0*" => false,
-            _ => return None,
-        };
-        let at = usize::try_from(uint_at::<4>(tiff, 4, little)?).ok()?;
-        let entries = usize::try_from(uint_at::<2>(tiff, at, little)?).ok()?.min(MAX_ENTRIES);
-        Some(Self { tiff, little, at, entries })
-    }
-
-    /// The unsigned integer of `N` bytes at `at`.
-    fn uint<const N: usize>(&self, at: usize) -> Option<u32> {
-        uint_at::<N>(self.tiff, at, self.little)
-    }
-
-    /// The offset of the first entry of `tag` with one value of a type in `kinds`, and its type.
-    fn entry(&self, tag: u16, kinds: &[u32]) -> Option<(usize, u32)> {
-        (0..self.entries).find_map(|k| {
-            let entry = self.at + 2 + 12 * k;
-            let kind = self.uint::<2>(entry + 2)?;
-            let one = self.uint::<2>(entry)? == u32::from(tag) && self.uint::<4>(entry + 4)? == 1;
-            (one && kinds.contains(&kind)).then_some((entry, kind))
-        })
-    }
-
-    /// The one SHORT or LONG value (signed or not) of `tag`.
-    fn integer(&self, tag: u16) -> Option<u32> {
-        match self.entry(tag, &[3, 4, 8, 9])? {
-            (entry, 3 | 8) => self.uint::<2>(entry + 8),
-            (entry, _) => self.uint::<4>(entry + 8),
-        }
-    }
-
-    /// The one RATIONAL value of `tag`, as numerator and denominator.
-    fn rational(&self, tag: u16) -> Option<(u32, u32)> {
-        let (entry, _) = self.entry(tag, &[5])?;
-        let at = usize::try_from(self.uint::<4>(entry + 8)?).ok()?;
-        Some((self.uint::<4>(at)?, self.uint::<4>(at.checked_add(4)?)?))
-    }
-}
-
-/// The unsigned integer of `N` (2 or 4) bytes at `at` in a TIFF structure's `bytes`, in its
-/// byte order (`little`-endian or big).
-fn uint_at<const N: usize>(bytes: &[u8], at: usize, little: bool) -> Option<u32> {
-    let b = bytes.get(at..at.checked_add(N)?)?;
-    let fold = |v: u32, &x: &u8| (v << 8) | u32::from(x);
-    Some(if little { b.iter().rev().fold(0, fold) } else { b.iter().fold(0, fold) })
+    let rational = |tag| ifd0_value(exif, tag, &[5]).map(|[n, d]| (n, d));
+    let unit = ifd0_value(exif, unit, &INTEGERS).map(|[v, _]| u64::from(v));
+    Density::from_tiff(rational(x)?, rational(y), unit)
 }
 
 /// The orientation of a TIFF Orientation tag's value, `None` out of 1..=8.
