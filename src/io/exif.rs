@@ -24,6 +24,27 @@ const KEPT_EXIF: [u16; 30] = [
 /// pointer to the EXIF directory (a LONG).
 const SOFTWARE: (u16, u16) = (0x0131, 2);
 const EXIF_POINTER: (u16, u16) = (0x8769, 4);
+/// The tag of `IFD0`'s pointer to the EXIF directory (in a TIFF file too).
+pub(in crate::io) const EXIF_POINTER_TAG: u16 = EXIF_POINTER.0;
+
+/// A directory whose tags an export keeps: the first (`IFD0`), or the EXIF directory it points
+/// to (the shot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::io) enum Directory {
+    /// `IFD0`: the camera, the date, the credits.
+    First,
+    /// The EXIF directory: the exposure, the dates, the lens.
+    Shot,
+}
+
+impl Directory {
+    fn kept(self) -> &'static [u16] {
+        match self {
+            Self::First => &KEPT_IFD0,
+            Self::Shot => &KEPT_EXIF,
+        }
+    }
+}
 
 /// The EXIF tags an output keeps, each value as the input stored it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,11 +57,42 @@ pub struct Exif {
 
 /// One tag: its type, its count of values and their bytes (in the block's byte order).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Entry {
-    tag: u16,
-    kind: u16,
-    count: u32,
-    value: Vec<u8>,
+pub(in crate::io) struct Entry {
+    /// The tag.
+    pub tag: u16,
+    /// Its TIFF type (2 ASCII, 3 SHORT, 5 RATIONAL, …).
+    pub kind: u16,
+    /// Its count of values.
+    pub count: u32,
+    /// The values' bytes.
+    pub value: Vec<u8>,
+}
+
+/// The bytes a value of TIFF type `kind` takes and the bytes of each number in it (a RATIONAL
+/// is two LONGs), for the types an EXIF block holds; `None` for others.
+fn sizes(kind: u16) -> Option<(usize, usize)> {
+    match kind {
+        1 | 2 | 6 | 7 => Some((1, 1)),
+        3 | 8 => Some((2, 2)),
+        4 | 9 | 11 => Some((4, 4)),
+        5 | 10 => Some((8, 4)),
+        12 => Some((8, 8)),
+        _ => None,
+    }
+}
+
+/// The length in bytes of the value of `tag`, of TIFF type `kind` and `count` values, where an
+/// export keeps it in `directory`; `None` for a tag not kept, a type no EXIF block holds, or a
+/// value longer than [`MAX_VALUE_BYTES`] (dropped, not cut).
+pub(in crate::io) fn kept_value_len(directory: Directory, tag: u16, kind: u16, count: u64) -> Option<usize> {
+    directory.kept().contains(&tag).then(|| value_len(kind, count)).flatten()
+}
+
+/// The length in bytes of a value of TIFF type `kind` and `count` values, where an EXIF block
+/// may hold it and it is at most [`MAX_VALUE_BYTES`].
+fn value_len(kind: u16, count: u64) -> Option<usize> {
+    let len = usize::try_from(count).ok()?.checked_mul(sizes(kind)?.0)?;
+    (len > 0 && len <= MAX_VALUE_BYTES).then_some(len)
 }
 
 impl Exif {
@@ -50,10 +102,23 @@ impl Exif {
     #[must_use]
     pub fn kept(block: &[u8]) -> Option<Self> {
         let (read, ifd0_at) = Reader::of(block)?;
-        let ifd0 = read.entries(ifd0_at, &KEPT_IFD0);
-        let shot =
-            read.pointer(ifd0_at, EXIF_POINTER.0).map(|at| read.entries(at, &KEPT_EXIF)).unwrap_or_default();
-        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little: read.little, ifd0, shot })
+        let ifd0 = read.entries(ifd0_at, Directory::First);
+        let shot = read.pointer(ifd0_at, EXIF_POINTER.0).map(|at| read.entries(at, Directory::Shot));
+        Self::of_entries(read.little, ifd0, shot.unwrap_or_default())
+    }
+
+    /// The tags of `ifd0` and `shot` (each read with [`kept_value_len`], in the byte order of
+    /// `little`), in tag order, the first of a tag given twice; `None` when both are empty.
+    pub(in crate::io) fn of_entries(
+        little: bool,
+        mut ifd0: Vec<Entry>,
+        mut shot: Vec<Entry>,
+    ) -> Option<Self> {
+        for entries in [&mut ifd0, &mut shot] {
+            entries.sort_by_key(|e| e.tag);
+            entries.dedup_by_key(|e| e.tag);
+        }
+        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little, ifd0, shot })
     }
 
     /// The kept text tags of `IFD0` (make, model, date, description, artist, copyright) with
@@ -63,6 +128,19 @@ impl Exif {
         ascii
             .map(|e| (e.tag, [e.value.split(|&b| b == 0).next().unwrap_or_default(), b"\0"].concat()))
             .collect()
+    }
+
+    /// The kept tags of the EXIF directory, each value's numbers in the byte order of
+    /// `little`: what a TIFF output holds in its own EXIF directory.
+    pub(in crate::io) fn shot_in(&self, little: bool) -> Vec<Entry> {
+        let mut shot = self.shot.clone();
+        if little != self.little {
+            for e in &mut shot {
+                let unit = sizes(e.kind).map_or(1, |(_, unit)| unit);
+                e.value.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
+            }
+        }
+        shot
     }
 
     /// How many tags are kept.
@@ -229,15 +307,13 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The entries of `kept` tags in the directory at `at`, each with its value's bytes.
-    fn entries(&self, at: usize, kept: &[u16]) -> Vec<Entry> {
+    /// The entries of the tags kept in `directory`, at `at`, each with its value's bytes.
+    fn entries(&self, at: usize, directory: Directory) -> Vec<Entry> {
         let count = self.u16(at).map_or(0, |n| usize::from(n).min(MAX_ENTRIES));
-        let mut out: Vec<Entry> = (0..count).filter_map(|k| self.entry(at + 2 + 12 * k, kept)).collect();
-        out.sort_by_key(|e| e.tag);
-        out.dedup_by_key(|e| e.tag);
-        out
+        (0..count).filter_map(|k| self.entry(at + 2 + 12 * k, directory.kept())).collect()
     }
 
+    /// The entry at `entry` where its tag is one of `kept`.
     fn entry(&self, entry: usize, kept: &[u16]) -> Option<Entry> {
         let tag = self.u16(entry)?;
         if !kept.contains(&tag) {
@@ -245,14 +321,7 @@ impl<'a> Reader<'a> {
         }
         let kind = self.u16(entry + 2)?;
         let count = self.u32(entry + 4)?;
-        let size = match kind {
-            1 | 2 | 6 | 7 => 1,
-            3 | 8 => 2,
-            4 | 9 | 11 => 4,
-            5 | 10 | 12 => 8,
-            _ => return None,
-        };
-        let len = (count as usize).checked_mul(size).filter(|&n| n > 0 && n <= MAX_VALUE_BYTES)?;
+        let len = value_len(kind, u64::from(count))?;
         let at = if len <= 4 { entry + 8 } else { self.u32(entry + 8)? as usize };
         let value = self.tiff.get(at..at.checked_add(len)?)?.to_vec();
         Some(Entry { tag, kind, count, value })

@@ -3,7 +3,8 @@
 //! PNG and WebP, on the CPU and the GPU, alone and in a folder; each output's EXIF read back
 //! without graylab's code: the camera, the exposure and the date kept, graylab's `Software`, no
 //! orientation (the pixels are turned), no location, no maker note. A TIFF output holds the
-//! text tags of the first directory (make, model, date) as its own, as `tiffinfo` reads them.
+//! text tags of the first directory (make, model, date) as its own and the exposure in an EXIF
+//! directory, as `tiffinfo` reads them; converted again, that TIFF gives them all to a JPEG.
 
 use crate::common;
 
@@ -57,23 +58,43 @@ fn a_photos_camera_exposure_and_date_are_kept_and_its_location_is_not() {
     let o = common::graylab(&["convert", "photos", "--out-dir", "gray", "--format", "jpeg"], dir.path());
     assert!(o.status.success(), "{}", common::text(&o));
     check(&dir.path().join("gray/IMG_1.gray.jpg"));
-    // A TIFF: the camera and the date as its own tags, beside graylab's; no EXIF directory.
+    // A TIFF: the camera and the date as its own tags, beside graylab's; the exposure and the
+    // capture date in its EXIF directory, in the TIFF's (little-endian) byte order.
     let o = common::graylab(&["convert", "photos/IMG_1.jpg", "-o", "out.tif"], dir.path());
     assert!(o.status.success(), "{}", common::text(&o));
     let tiff = std::fs::read(dir.path().join("out.tif")).expect("read");
     let tags = common::exif_tags(&tiff);
-    let value = |tag: u16| tags.iter().find(|t| t.1 == tag).map(|t| t.2.clone());
-    assert_eq!(value(0x010F).as_deref(), Some(&b"Canon\0"[..]));
-    assert_eq!(value(0x0132).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]));
-    assert_eq!(value(0x0131).as_deref(), Some(&b"graylab\0"[..]));
-    assert_eq!((value(0x0112), value(0x8769), value(0x8825)), (None, None, None));
+    let value = |dir: u16, tag: u16| tags.iter().find(|t| (t.0, t.1) == (dir, tag)).map(|t| t.2.clone());
+    assert_eq!(value(0, 0x010F).as_deref(), Some(&b"Canon\0"[..]));
+    assert_eq!(value(0, 0x0132).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]));
+    assert_eq!(value(0, 0x0131).as_deref(), Some(&b"graylab\0"[..]));
+    assert_eq!(value(0x8769, 0x829A), Some(vec![1, 0, 0, 0, 250, 0, 0, 0]), "1/250 s");
+    assert_eq!(value(0x8769, 0x8827), Some(vec![144, 1]), "ISO 400");
+    assert_eq!(value(0x8769, 0x9003).as_deref(), Some(&b"2026:12:01 10:00:00\0"[..]));
+    assert_eq!((value(0, 0x0112), value(0, 0x8825), value(0x8769, 0x927C)), (None, None, None));
     let info =
         crate::codecs::reference_tool("tiffinfo", "libtiff-tools", &[dir.path().join("out.tif").as_os_str()]);
     if let Some(info) = info {
         let text = String::from_utf8_lossy(&info.stdout);
         assert!(text.contains("Make: Canon") && text.contains("Model: EOS R5"), "{text}");
+        assert!(text.contains("EXIF directory") && text.contains("ExposureTime: 0.004000"), "{text}");
         assert!(!String::from_utf8_lossy(&info.stderr).contains("arning"), "libtiff warns");
     }
+    // That TIFF as an input: its own tags and its EXIF directory's, into a JPEG.
+    let o = common::graylab(&["convert", "out.tif", "-o", "again.jpg"], dir.path());
+    assert!(o.status.success(), "{}", common::text(&o));
+    let again = exif_of(&dir.path().join("again.jpg"));
+    assert!(again.starts_with(b"II"), "the TIFF's byte order");
+    let mut kept = common::exif_tags(&again);
+    kept.retain(|t| t.1 != 0x8769);
+    let mut want: Vec<_> = tags
+        .into_iter()
+        .filter(|t| t.0 == 0x8769 || [0x010F, 0x0110, 0x0131, 0x0132].contains(&t.1))
+        .collect();
+    want.retain(|t| t.1 != 0x8769);
+    kept.sort();
+    want.sort();
+    assert_eq!(kept, want, "the TIFF's kept tags, and nothing else");
     // A file without EXIF gets graylab's own block in a WebP only (its mark), none elsewhere.
     image::RgbImage::from_pixel(8, 8, image::Rgb([1, 2, 3])).save(dir.path().join("plain.png")).expect("png");
     let o = common::graylab(&["convert", "plain.png", "-o", "plain.jpg"], dir.path());

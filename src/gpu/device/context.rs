@@ -144,12 +144,6 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
-    /// The largest storage binding (and buffer) this device allows, in bytes.
-    #[must_use]
-    pub fn max_binding_bytes(&self) -> u64 {
-        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
-    }
-
     /// The workgroup sizes this device accepts, in menu order.
     #[must_use]
     pub fn valid_workgroups(&self) -> Vec<WorkgroupSize> {

@@ -380,7 +380,7 @@ fn decode_other(
     let file = std::io::BufReader::new(std::fs::File::open(path).map_err(open)?);
     let exact_pnm = facts.pnm.filter(crate::io::read::pnm::Header::needs_exact_scaling);
     let limits = limits(options, inflated_metadata_size(head, format));
-    let raw = if let Some(variant) = tiff_variant {
+    let mut raw = if let Some(variant) = tiff_variant {
         // Plain TIFFs, and variants the `image` crate refuses or misreads, have decoders of their own.
         let (decoder, scratch_bytes) = guarded(path, || tiff::open(file, variant, &limits))?;
         decode_with(path, decoder, scratch_bytes, options, &facts)?
@@ -402,6 +402,9 @@ fn decode_other(
         let scratch_bytes = if format == ImageFormat::Tiff { decoder.total_bytes() } else { 0 };
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };
+    if format == ImageFormat::Tiff {
+        raw.exif = tiff::exif_of_tiff(path, head);
+    }
     Ok((raw, format, facts))
 }
 

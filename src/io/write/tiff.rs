@@ -3,7 +3,8 @@
 //! `ExtraSamples` = 2 (unassociated alpha), in strips; written in one pass without
 //! seeking (the directory before the pixels), classic TIFF, or `BigTIFF` past 4 GiB; the
 //! `Software` tag says graylab ([`crate::io::mark`]); the resolution is the input's, or 72 dpi;
-//! the input's EXIF text tags (make, model, date, description, artist, copyright) as its own.
+//! the input's EXIF text tags (make, model, date, description, artist, copyright) as its own,
+//! and its exposure, capture dates and lens in an EXIF directory (`ExifIFD`) after the first.
 //!
 //! The `image` crate's encoder wrote gray + alpha as RGBA without `ExtraSamples` and a
 //! `Predictor` tag on uncompressed data, both of which libtiff warns about. Depends on `std`,
@@ -46,35 +47,29 @@ impl Type {
     }
 }
 
-/// One directory entry: its tag, type and values (a rational's as two numbers).
+/// One directory entry: its tag, TIFF type, count of values and their bytes in the file's
+/// (native) byte order.
 struct Field {
     tag: u16,
-    kind: Type,
-    values: Vec<u64>,
+    kind: u16,
+    count: u64,
+    bytes: Vec<u8>,
 }
 
 impl Field {
-    fn new(tag: u16, kind: Type, values: Vec<u64>) -> Self {
-        Self { tag, kind, values }
-    }
-
-    fn count(&self) -> u64 {
-        let numbers = self.values.len() as u64;
-        if matches!(self.kind, Type::Rational) { numbers / 2 } else { numbers }
-    }
-
-    /// The values in the file's (native) byte order.
-    fn bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.values.len() * self.kind.number_bytes());
-        for &v in &self.values {
-            match self.kind {
-                Type::Ascii => out.push(v as u8),
-                Type::Short => out.extend_from_slice(&(v as u16).to_ne_bytes()),
-                Type::Long | Type::Rational => out.extend_from_slice(&(v as u32).to_ne_bytes()),
-                Type::Long8 => out.extend_from_slice(&v.to_ne_bytes()),
+    /// The entry of `values` of type `kind` (a rational's as two numbers).
+    fn new(tag: u16, kind: Type, values: &[u64]) -> Self {
+        let mut bytes = Vec::with_capacity(values.len() * kind.number_bytes());
+        for &v in values {
+            match kind {
+                Type::Ascii => bytes.push(v as u8),
+                Type::Short => bytes.extend_from_slice(&(v as u16).to_ne_bytes()),
+                Type::Long | Type::Rational => bytes.extend_from_slice(&(v as u32).to_ne_bytes()),
+                Type::Long8 => bytes.extend_from_slice(&v.to_ne_bytes()),
             }
         }
-        out
+        let count = if matches!(kind, Type::Rational) { values.len() / 2 } else { values.len() };
+        Self { tag, kind: kind as u16, count: count as u64, bytes }
     }
 }
 
@@ -100,11 +95,20 @@ impl Kind {
         if self == Self::Big { 8 + 20 * entries + 8 } else { 2 + 12 * entries + 4 }
     }
 
-    /// The type of a strip offset or byte count.
+    /// The type of a strip offset or byte count, and of the EXIF directory's offset.
     fn offset_type(self) -> Type {
         if self == Self::Big { Type::Long8 } else { Type::Long }
     }
+
+    /// The bytes of the values of `fields` that do not fit their entries, each padded to even.
+    fn outside_bytes(self, fields: &[Field]) -> usize {
+        let outside = fields.iter().map(|f| f.bytes.len()).filter(|&n| n > self.inline_bytes());
+        outside.map(|n| n.next_multiple_of(2)).sum()
+    }
 }
+
+/// `ExifIFD`: the offset of the EXIF directory.
+const EXIF_IFD: u16 = 34665;
 
 /// Writes `pixels` (rows of `layout`, samples in native byte order) as an uncompressed TIFF of
 /// `depth` bits a sample (the layout's [`GrayLayout::bit_depth`], or 1 for gray without alpha
@@ -159,96 +163,117 @@ fn directory(
     // The input's resolution; else 72 pixels per inch, as libtiff's tools assume when none is given.
     let ((x, x_per), (y, y_per), unit) = density.map_or(((72, 1), (72, 1), 2), Density::tiff_fields);
     let mut fields = vec![
-        Field::new(256, Type::Long, vec![u64::from(layout.width)]),
-        Field::new(257, Type::Long, vec![u64::from(layout.height)]),
-        Field::new(258, Type::Short, vec![bits; samples as usize]),
+        Field::new(256, Type::Long, &[u64::from(layout.width)]),
+        Field::new(257, Type::Long, &[u64::from(layout.height)]),
+        Field::new(258, Type::Short, &vec![bits; samples as usize]),
         // No compression, and so no predictor.
-        Field::new(259, Type::Short, vec![1]),
+        Field::new(259, Type::Short, &[1]),
         // BlackIsZero (at 1 bit: a 1 is white).
-        Field::new(262, Type::Short, vec![1]),
+        Field::new(262, Type::Short, &[1]),
         // The strip offsets, filled in below once the directory's size is known.
-        Field::new(273, offset_type, vec![0; strips]),
-        Field::new(277, Type::Short, vec![samples]),
-        Field::new(278, Type::Long, vec![rows_per_strip as u64]),
-        Field::new(279, offset_type, counts),
-        Field::new(282, Type::Rational, vec![u64::from(x), u64::from(x_per)]),
-        Field::new(283, Type::Rational, vec![u64::from(y), u64::from(y_per)]),
+        Field::new(273, offset_type, &vec![0; strips]),
+        Field::new(277, Type::Short, &[samples]),
+        Field::new(278, Type::Long, &[rows_per_strip as u64]),
+        Field::new(279, offset_type, &counts),
+        Field::new(282, Type::Rational, &[u64::from(x), u64::from(x_per)]),
+        Field::new(283, Type::Rational, &[u64::from(y), u64::from(y_per)]),
         // Samples interleaved (chunky).
-        Field::new(284, Type::Short, vec![1]),
-        Field::new(296, Type::Short, vec![u64::from(unit)]),
+        Field::new(284, Type::Short, &[1]),
+        Field::new(296, Type::Short, &[u64::from(unit)]),
         // graylab's mark (see `crate::io::mark`).
-        Field::new(305, Type::Ascii, SOFTWARE.bytes().chain([0]).map(u64::from).collect()),
+        Field::new(305, Type::Ascii, &SOFTWARE.bytes().chain([0]).map(u64::from).collect::<Vec<_>>()),
     ];
     if layout.alpha {
         // Unassociated (straight) alpha.
-        fields.push(Field::new(338, Type::Short, vec![2]));
+        fields.push(Field::new(338, Type::Short, &[2]));
     }
     for (tag, text) in exif.map(crate::io::Exif::text_tags).unwrap_or_default() {
-        fields.push(Field::new(tag, Type::Ascii, text.into_iter().map(u64::from).collect()));
+        fields.push(Field::new(tag, Type::Ascii, &text.into_iter().map(u64::from).collect::<Vec<_>>()));
+    }
+    // The input's exposure, dates and lens, in an EXIF directory after the first one's values.
+    let shot = exif.map(|e| e.shot_in(cfg!(target_endian = "little"))).unwrap_or_default();
+    let shot: Vec<Field> = shot
+        .into_iter()
+        .map(|e| Field { tag: e.tag, kind: e.kind, count: u64::from(e.count), bytes: e.value })
+        .collect();
+    if !shot.is_empty() {
+        fields.push(Field::new(EXIF_IFD, offset_type, &[0]));
     }
     // A directory's entries ascend by tag.
     fields.sort_by_key(|f| f.tag);
-    let directory_end = kind.header_bytes() + kind.directory_bytes(fields.len());
-    let outside: usize = fields
-        .iter()
-        .map(|f| f.values.len() * f.kind.number_bytes())
-        .filter(|&n| n > kind.inline_bytes())
-        .map(|n| n.next_multiple_of(2))
-        .sum();
-    let pixels_at = (directory_end + outside) as u64;
-    let offsets = (0..strips as u64).map(|s| pixels_at + s * strip_bytes).collect();
-    if let Some(field) = fields.iter_mut().find(|f| f.tag == 273) {
-        field.values = offsets;
-    }
-    if kind == Kind::Classic && fields.iter().any(|f| f.values.iter().any(|&v| u32::try_from(v).is_err())) {
+    let shot_at = kind.header_bytes() + kind.directory_bytes(fields.len()) + kind.outside_bytes(&fields);
+    let pixels_at = match shot.len() {
+        0 => shot_at,
+        n => shot_at + kind.directory_bytes(n) + kind.outside_bytes(&shot),
+    } as u64;
+    let offsets: Vec<u64> = (0..strips as u64).map(|s| pixels_at + s * strip_bytes).collect();
+    if kind == Kind::Classic && u32::try_from(*offsets.last()?).is_err() {
         return None;
     }
-    Some(serialise(kind, &fields, directory_end))
+    for field in &mut fields {
+        match field.tag {
+            273 => *field = Field::new(273, offset_type, &offsets),
+            EXIF_IFD => *field = Field::new(EXIF_IFD, offset_type, &[shot_at as u64]),
+            _ => {}
+        }
+    }
+    let mut head = header(kind);
+    serialise(kind, &fields, &mut head);
+    if !shot.is_empty() {
+        serialise(kind, &shot, &mut head);
+    }
+    Some(head)
 }
 
-/// The header, the directory at its end, then the values that do not fit their entries.
-fn serialise(kind: Kind, fields: &[Field], directory_end: usize) -> Vec<u8> {
-    let mut head = Vec::with_capacity(directory_end);
+/// The file's header, in native byte order, pointing to the directory right after it.
+fn header(kind: Kind) -> Vec<u8> {
+    let mut head = Vec::with_capacity(kind.header_bytes());
     head.extend_from_slice(if cfg!(target_endian = "big") { b"MM" } else { b"II" });
+    if kind == Kind::Big {
+        for word in [43u16, 8, 0] {
+            head.extend_from_slice(&word.to_ne_bytes());
+        }
+        head.extend_from_slice(&16u64.to_ne_bytes());
+    } else {
+        head.extend_from_slice(&42u16.to_ne_bytes());
+        head.extend_from_slice(&8u32.to_ne_bytes());
+    }
+    head
+}
+
+/// Appends a directory of `fields` at the end of `head` (its offset in the file), without a
+/// next one, then the values that do not fit their entries.
+fn serialise(kind: Kind, fields: &[Field], head: &mut Vec<u8>) {
+    let values_at = head.len() + kind.directory_bytes(fields.len());
     let mut values = Vec::new();
-    let header_bytes = kind.header_bytes() as u64;
     // An offset or a count: 64-bit in a `BigTIFF`, else 32-bit.
     let offset = |head: &mut Vec<u8>, value: u64| match kind {
         Kind::Big => head.extend_from_slice(&value.to_ne_bytes()),
         Kind::Classic => head.extend_from_slice(&(value as u32).to_ne_bytes()),
     };
-    if kind == Kind::Big {
-        for word in [43u16, 8, 0] {
-            head.extend_from_slice(&word.to_ne_bytes());
-        }
-        offset(&mut head, header_bytes);
-        head.extend_from_slice(&(fields.len() as u64).to_ne_bytes());
-    } else {
-        head.extend_from_slice(&42u16.to_ne_bytes());
-        offset(&mut head, header_bytes);
-        head.extend_from_slice(&(fields.len() as u16).to_ne_bytes());
+    match kind {
+        Kind::Big => head.extend_from_slice(&(fields.len() as u64).to_ne_bytes()),
+        Kind::Classic => head.extend_from_slice(&(fields.len() as u16).to_ne_bytes()),
     }
     for field in fields {
-        let mut bytes = field.bytes();
         head.extend_from_slice(&field.tag.to_ne_bytes());
-        head.extend_from_slice(&(field.kind as u16).to_ne_bytes());
-        offset(&mut head, field.count());
+        head.extend_from_slice(&field.kind.to_ne_bytes());
+        offset(head, field.count);
         let inline = kind.inline_bytes();
-        if bytes.len() <= inline {
-            bytes.resize(inline, 0);
-            head.extend_from_slice(&bytes);
+        if field.bytes.len() <= inline {
+            head.extend_from_slice(&field.bytes);
+            head.resize(head.len() + inline - field.bytes.len(), 0);
         } else {
-            offset(&mut head, (directory_end + values.len()) as u64);
-            values.extend_from_slice(&bytes);
+            offset(head, (values_at + values.len()) as u64);
+            values.extend_from_slice(&field.bytes);
             if values.len() % 2 == 1 {
                 values.push(0);
             }
         }
     }
     // No next directory.
-    offset(&mut head, 0);
+    offset(head, 0);
     head.extend_from_slice(&values);
-    head
 }
 
 #[cfg(test)]
@@ -276,6 +301,54 @@ mod tests {
                     _ => panic!("8 or 16-bit"),
                 };
                 assert_eq!(read, pixels);
+            }
+        }
+    }
+
+    #[test]
+    fn the_inputs_exif_is_written_in_its_own_directory_and_read_back_classic_and_big() {
+        use crate::io::exif::{Entry, Exif};
+        // A big-endian camera's tags: the make in IFD0; the exposure 1/250 s, ISO 400 and the
+        // lens in the EXIF directory.
+        let entry = |tag, kind, count, value: &[u8]| Entry { tag, kind, count, value: value.to_vec() };
+        let ifd0 = vec![entry(0x010F, 2, 6, b"Canon\0")];
+        let shot = vec![
+            entry(0x829A, 5, 1, &[0, 0, 0, 1, 0, 0, 0, 250]),
+            entry(0x8827, 3, 1, &[1, 144]),
+            entry(0xA434, 2, 8, b"RF 50mm\0"),
+        ];
+        let exif = Exif::of_entries(false, ifd0, shot).expect("tags");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let l = layout(9, 4, false, false);
+        let pixels: Vec<u8> = (0..36).collect();
+        for kind in [Kind::Classic, Kind::Big] {
+            let mut file = directory(kind, (l, 8, None, Some(&exif)), 3, 2).expect("fits");
+            file.extend_from_slice(&pixels);
+            let path = dir.path().join("out.tif");
+            std::fs::write(&path, &file).expect("write");
+            let read = crate::io::read::tiff::exif_of_tiff(&path, &file).expect("the tags read back");
+            assert_eq!(read.text_tags(), exif.text_tags());
+            let native = cfg!(target_endian = "little");
+            assert_eq!(read.shot_in(native), exif.shot_in(native));
+            assert_eq!(read.shot_in(false), exif.shot_in(false), "swapped back to the camera's order");
+            assert_eq!(read.shot_in(native)[1].value, 400u16.to_ne_bytes());
+            // The pixels are still where the strips say.
+            let mut decoder = tiff::decoder::Decoder::new(std::io::Cursor::new(&file)).expect("a TIFF");
+            let tiff::decoder::DecodingResult::U8(read) = decoder.read_image().expect("pixels") else {
+                panic!("8-bit")
+            };
+            assert_eq!(read, pixels);
+            // Any byte of the directories changed: no panic, and what is read is written and read
+            // back as it is.
+            let head = file.len() - pixels.len();
+            for (at, flip) in (0..head).flat_map(|at| [(at, 0xFF), (at, 0x01), (at, 0x80)]) {
+                let mut damaged = file.clone();
+                damaged[at] ^= flip;
+                std::fs::write(&path, &damaged).expect("write");
+                if let Some(read) = crate::io::read::tiff::exif_of_tiff(&path, &damaged) {
+                    let block = crate::io::exif::block(Some(&read));
+                    assert_eq!(Exif::kept(&block).as_ref(), Some(&*read), "byte {at} ^ {flip:#x}");
+                }
             }
         }
     }

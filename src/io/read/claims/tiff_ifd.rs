@@ -49,7 +49,8 @@ pub(in crate::io) struct Entry {
     pub tag: u16,
     /// The values' type (3 SHORT, 4 LONG, 16 LONG8, …).
     pub kind: u16,
-    count: u64,
+    /// The count of values.
+    pub count: u64,
     /// The value field: the values when they fit, else their offset.
     field: [u8; 8],
 }
@@ -149,15 +150,19 @@ impl Layout {
         if entry.count > max {
             return None;
         }
-        let len = usize::try_from(entry.count).ok()?.checked_mul(size)?;
-        let inline = if self.big { 8 } else { 4 };
-        let bytes = if len <= inline {
-            entry.field[..len].to_vec()
-        } else {
-            walk.seek(self.u64(&entry.field[..inline]))?;
-            walk.bytes(len)?
-        };
+        let bytes = self.value_bytes(walk, entry, usize::try_from(entry.count).ok()?.checked_mul(size)?)?;
         Some(bytes.chunks_exact(size).map(|v| self.u64(v)).collect())
+    }
+
+    /// The `len` bytes of `entry`'s values as stored: in its value field where they fit, else
+    /// at its offset; `None` for a read past the end.
+    pub(in crate::io) fn value_bytes(self, walk: &mut Walk, entry: &Entry, len: usize) -> Option<Vec<u8>> {
+        let inline = if self.big { 8 } else { 4 };
+        if len <= inline {
+            return Some(entry.field[..len].to_vec());
+        }
+        walk.seek(self.u64(&entry.field[..inline]))?;
+        walk.bytes(len)
     }
 
     /// The value of the entry with `tag` in `ifd` as a fraction: a RATIONAL's numerator and
