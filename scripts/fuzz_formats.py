@@ -3,7 +3,8 @@
 
 Seeds are made with ImageMagick from one 97x61 colour image, 8 bits a sample: TIFF (plain, LZW,
 tiled Deflate, LZW with a predictor, a palette with PackBits), PNG (plain, interlaced, palette,
-with alpha), BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM. Each mutant (bytes
+with alpha), BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM; and graylab's own TIFF
+of a camera's JPEG, whose EXIF directory it reads and writes into the PNG. Each mutant (bytes
 changed, inserted, deleted, cut short) is converted by graylab to PNG, on the CPU or the GPU
 (chosen per mutant), into a file that does not exist yet. Then:
 
@@ -22,6 +23,7 @@ Needs ImageMagick's `convert`; numpy and opencv-python-headless for the comparis
 """
 
 import argparse
+import struct
 import concurrent.futures
 import os
 import random
@@ -65,6 +67,56 @@ def make_seeds(work):
         else:
             print("no seed %s: %s" % (name, done.stderr.decode(errors="replace").strip()))
     return seeds
+
+
+def camera_exif():
+    """A little-endian EXIF block: make, model, date, the EXIF directory (exposure 1/250 s, ISO
+    400, capture date, lens) and a GPS directory."""
+    date = b"2026:12:01 10:00:00\0"
+    ifd0 = [(0x010F, 2, b"Canon\0"), (0x0110, 2, b"EOS R5\0"), (0x0132, 2, date), (0x8769, 4, None), (0x8825, 4, None)]
+    shot = [(0x829A, 5, struct.pack("<II", 1, 250)), (0x8827, 3, struct.pack("<H", 400)), (0x9003, 2, date),
+            (0xA434, 2, b"RF 50mm F1.8\0")]
+    gps = [(0x0002, 5, struct.pack("<6I", 52, 1, 31, 1, 0, 1))]
+    size = {2: 1, 3: 2, 4: 4, 5: 8}
+    out = bytearray(b"II*\0" + struct.pack("<I", 8))
+    places = {}
+
+    def directory(entries):
+        at = len(out)
+        values_at = at + 2 + 12 * len(entries) + 4
+        values = bytearray()
+        body = bytearray(struct.pack("<H", len(entries)))
+        for tag, kind, value in entries:
+            if value is None:
+                places[tag] = at + 2 + 12 * entries.index((tag, kind, value)) + 8
+                value = b"\0\0\0\0"
+            count = len(value) // size[kind]
+            if len(value) <= 4:
+                body += struct.pack("<HHI", tag, kind, count) + value.ljust(4, b"\0")
+            else:
+                body += struct.pack("<HHII", tag, kind, count, values_at + len(values))
+                values += value + b"\0" * (len(value) % 2)
+        out.extend(body + struct.pack("<I", 0) + values)
+        return at
+
+    directory(ifd0)
+    for tag, entries in [(0x8769, shot), (0x8825, gps)]:
+        out[places[tag]:places[tag] + 4] = struct.pack("<I", directory(entries))
+    return bytes(out)
+
+
+def exif_tiff_seed(graylab, work):
+    """graylab's TIFF of a camera's JPEG (the seed image with `camera_exif` in an APP1 segment)."""
+    jpeg, tiff = os.path.join(work, "camera.jpg"), os.path.join(work, "exif.tif")
+    subprocess.run(["convert", os.path.join(work, "source.ppm"), jpeg], check=True)
+    with open(jpeg, "rb") as f:
+        data = f.read()
+    body = b"Exif\0\0" + camera_exif()
+    with open(jpeg, "wb") as f:
+        f.write(data[:2] + b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body + data[2:])
+    subprocess.run([graylab, "convert", jpeg, "-o", tiff], check=True, capture_output=True)
+    with open(tiff, "rb") as f:
+        return ("exif.tif", f.read())
 
 
 def mutate(data, rng):
@@ -146,7 +198,7 @@ def main():
     args = parser.parse_args()
     graylab = os.path.abspath(args.graylab)
     work = tempfile.mkdtemp(prefix="graylab-fuzz-formats-")
-    seeds = make_seeds(work)
+    seeds = make_seeds(work) + [exif_tiff_seed(graylab, work)]
     rng = random.Random(args.seed)
     cases = []
     for index in range(args.mutants):
