@@ -13,9 +13,10 @@ changed, inserted, deleted, cut short) is converted by graylab to PNG, on the CP
   exit 0;
 - a case to look at (kept, listed, not a failure): exit 0 with no warning where ImageMagick
   refuses the mutant or gives other pixels (bt601 of its RGB, more than 1 level apart). Most are
-  harmless (metadata damaged after the pixels, a BMP with bytes inserted into its rows, a GIF
-  screen larger than its frame); the 2026-12-07 run found WebPs with bytes missing inside their
-  bitstream that decoded to a wrong image without a word (now refused as truncated).
+  harmless (metadata damaged after the pixels, a GIF screen larger than its frame); the
+  2026-12-07 runs found WebPs with bytes missing inside their bitstream that decoded to a wrong
+  image without a word (now refused as truncated), and BMPs with bytes inserted into their rows
+  (now converted with a warning: the file is longer than its header says).
 
 Usage: scripts/fuzz_formats.py [--mutants 2000] [--seed 1] [--graylab target/release/graylab]
 Prints the counts; exits 1 if any case fails (each failing or listed mutant is kept).

@@ -142,6 +142,15 @@ pub enum DecodeWarning {
     /// A sequential JPEG lacks its end-of-image marker, and nothing else: every row was decoded
     /// from the file's data (djpeg warns "premature end of JPEG file" all the same).
     EndMarkerMissing,
+    /// A BMP file is longer than the size its header gives (`bfSize`, not 0): bytes inserted
+    /// among its pixels would shift every row after them, and nothing in the format tells
+    /// (`ImageMagick` refuses such a file; other readers say nothing).
+    LongerThanHeader {
+        /// The file's size.
+        file_bytes: u64,
+        /// The size its header gives.
+        header_bytes: u64,
+    },
     /// libjpeg warned that the coded data is damaged (its words, as djpeg prints them, and the
     /// row it had reached); it decoded on, so the image may be wrong from there.
     Damaged {
@@ -167,56 +176,6 @@ pub(in crate::io) fn truncated_words(at: &TruncatedAt, words: &str) -> String {
             format!("the file is truncated: {words}; what is missing is gray, or at lower quality")
         }
         _ => format!("the file is truncated ({words}): the missing part is gray"),
-    }
-}
-
-impl fmt::Display for DecodeWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Truncated(at) => f.write_str(&truncated_words(at, &at.to_string())),
-            Self::EndMarkerMissing => {
-                f.write_str("the JPEG has no end-of-image marker, but the data of every row is there")
-            }
-            Self::FirstFrameOnly(count) if count.still_apart => {
-                let frames = crate::system::units::count(count.total as usize - 1, "frame");
-                write!(f, "the file holds a still image and an animation of {frames}: the still image converted")
-            }
-            Self::FirstFrameOnly(count) => {
-                let (total, unit) = (count.total, count.unit());
-                write!(f, "the file holds {total} {unit}s: {unit} 1 of {total} converted")
-            }
-            Self::ExtraneousBytes { bytes, marker } => write!(
-                f,
-                "the JPEG data is corrupt: {bytes} extraneous bytes before marker FF{marker:02X} were skipped"
-            ),
-            Self::DamagedRestart { rows, height, cause } => {
-                write!(f, "the JPEG data is damaged ({})", cause.words(*rows, *height, false))
-            }
-            Self::RestartRenumbered { found, expected, row, height } => write!(
-                f,
-                "the JPEG data is damaged (restart marker RST{found} stands where RST{expected} belongs, before row \
-                 {} of {height}): libjpeg took it for RST{expected}, and no row is lost",
-                row + 1
-            ),
-            Self::ScansMissing => f.write_str(
-                "the JPEG's progressive scans stop before every coefficient is coded (cut short and closed, or an \
-                 encoder that stopped early): every row is there, at lower quality, and decoders differ on it",
-            ),
-            Self::Damaged { message, at_row, repeats } => {
-                write!(f, "the JPEG data is damaged (libjpeg: {message}")?;
-                match repeats {
-                    0 => {}
-                    1 => f.write_str(", and once more")?,
-                    n => write!(f, ", and {n} times more")?,
-                }
-                match at_row {
-                    Some((row, height)) => {
-                        write!(f, ") at about row {row} of {height}: the image may be wrong from there")
-                    }
-                    None => f.write_str("): the image may be wrong"),
-                }
-            }
-        }
     }
 }
 

@@ -947,3 +947,37 @@ fn files_with_more_frames_or_pages_say_only_the_first_was_converted() {
     let still = decode(&write(dir.path(), "still.png", &png_bytes(&gradient(8, 6)))).expect("still");
     assert_eq!((still.frames, still.warnings.len()), (None, 0));
 }
+
+#[test]
+fn a_bmp_longer_than_its_header_says_is_converted_with_a_warning() {
+    // 8x4, 8 bits a pixel: rows of 8 bytes, each row its own gray.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rows: Vec<u8> = (0..4u8).flat_map(|r| [40 * r + 10; 8]).collect();
+    let whole = bmp8(8, 4, 0, &rows);
+    // Two bytes inserted into the second row stored: the rows after them shift.
+    let at = 14 + 40 + 1024 + 8 + 3;
+    let inserted = [&whole[..at], &[255, 255], &whole[at..]].concat();
+    let mut no_size = inserted.clone();
+    no_size[2..6].copy_from_slice(&0u32.to_le_bytes());
+    for (name, bytes, warned) in
+        [("whole.bmp", &whole, false), ("inserted.bmp", &inserted, true), ("no-size.bmp", &no_size, false)]
+    {
+        let d = decode(&write(dir.path(), name, bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let said: Vec<String> = d.warnings.iter().map(ToString::to_string).collect();
+        let want = [format!(
+            "the file is 2 bytes longer than its header says ({} bytes): if they were inserted among its \
+             pixels, the rows after them are shifted",
+            whole.len()
+        )];
+        assert_eq!(said, if warned { &want[..] } else { &[] }, "{name}");
+        assert_eq!(d.image.width(), 8, "{name}: converted as stored");
+    }
+    // The CLI says it, naming the file, and converts.
+    let o = common::graylab(&["convert", "inserted.bmp", "-o", "out.png"], dir.path());
+    assert!(o.status.success(), "{}", common::text(&o));
+    assert!(
+        common::text(&o).contains("warning: inserted.bmp: the file is 2 bytes longer"),
+        "{}",
+        common::text(&o)
+    );
+}

@@ -94,6 +94,7 @@ fn warning_note(warning: &crate::io::DecodeWarning, rows_turned: bool) -> String
         DecodeWarning::ExtraneousBytes { .. } => "corrupt bytes skipped".to_owned(),
         DecodeWarning::ScansMissing => "scans missing".to_owned(),
         DecodeWarning::EndMarkerMissing => "no end marker".to_owned(),
+        DecodeWarning::LongerThanHeader { .. } => "more bytes than its header says".to_owned(),
         DecodeWarning::Damaged { .. } => "damaged data".to_owned(),
         DecodeWarning::FirstFrameOnly(n) => n.read(),
     }

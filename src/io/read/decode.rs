@@ -207,13 +207,8 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
     if !oriented {
         super::orientation::apply_orientation(&mut image, orientation);
     }
-    let frames = facts.frames.map(|total| FrameCount {
-        converted: 1,
-        total,
-        pages: format == ImageFormat::Tiff,
-        still_apart: facts.still_apart,
-    });
-    warnings.extend(frames.map(DecodeWarning::FirstFrameOnly));
+    let frames = facts.frame_count(format == ImageFormat::Tiff);
+    warnings.extend(frames.map(DecodeWarning::FirstFrameOnly).into_iter().chain(facts.size_warning()));
     let decode_ns = nanos_since(started);
     Ok(Opened::Decoded(Decoded {
         image,

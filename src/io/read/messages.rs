@@ -1,14 +1,15 @@
 //! The decoders' errors in graylab's words: truncation told apart from corruption, known
 //! refusals of libjpeg, png, tiff and image-webp turned into a sentence that names the
 //! variant, with the decoder's own words at most as a detail, and what libjpeg finds in a
-//! JPEG's restart intervals ([`RestartDamage`]).
+//! JPEG's restart intervals ([`RestartDamage`]); the decoders' warnings told
+//! ([`crate::io::DecodeWarning`]).
 
 use std::path::Path;
 
 use image::ImageFormat;
 use image::error::ImageFormatHint;
 
-use crate::io::{IoError, TruncatedAt};
+use crate::io::{DecodeWarning, IoError, TruncatedAt, truncated_words};
 
 /// The decoder's error as graylab's: a truncated file, a limit, or a sentence naming what is
 /// wrong, with the decoder's words at most as a detail.
@@ -164,6 +165,63 @@ impl RestartDamage {
                 "a restart marker is missing or out of sequence in a progressive scan: {rows} {be} wrong, \
                  missing that scan's data"
             ),
+        }
+    }
+}
+
+impl std::fmt::Display for DecodeWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Truncated(at) => f.write_str(&truncated_words(at, &at.to_string())),
+            Self::EndMarkerMissing => {
+                f.write_str("the JPEG has no end-of-image marker, but the data of every row is there")
+            }
+            Self::FirstFrameOnly(count) if count.still_apart => {
+                let frames = crate::system::units::count(count.total as usize - 1, "frame");
+                write!(f, "the file holds a still image and an animation of {frames}: the still image converted")
+            }
+            Self::FirstFrameOnly(count) => {
+                let (total, unit) = (count.total, count.unit());
+                write!(f, "the file holds {total} {unit}s: {unit} 1 of {total} converted")
+            }
+            Self::ExtraneousBytes { bytes, marker } => write!(
+                f,
+                "the JPEG data is corrupt: {bytes} extraneous bytes before marker FF{marker:02X} were skipped"
+            ),
+            Self::DamagedRestart { rows, height, cause } => {
+                write!(f, "the JPEG data is damaged ({})", cause.words(*rows, *height, false))
+            }
+            Self::RestartRenumbered { found, expected, row, height } => write!(
+                f,
+                "the JPEG data is damaged (restart marker RST{found} stands where RST{expected} belongs, before row \
+                 {} of {height}): libjpeg took it for RST{expected}, and no row is lost",
+                row + 1
+            ),
+            Self::LongerThanHeader { file_bytes, header_bytes } => write!(
+                f,
+                "the file is {} longer than its header says ({}): if they were inserted among its pixels, \
+                 the rows after them are shifted",
+                crate::system::units::count((file_bytes - header_bytes) as usize, "byte"),
+                crate::system::units::count(*header_bytes as usize, "byte"),
+            ),
+            Self::ScansMissing => f.write_str(
+                "the JPEG's progressive scans stop before every coefficient is coded (cut short and closed, or an \
+                 encoder that stopped early): every row is there, at lower quality, and decoders differ on it",
+            ),
+            Self::Damaged { message, at_row, repeats } => {
+                write!(f, "the JPEG data is damaged (libjpeg: {message}")?;
+                match repeats {
+                    0 => {}
+                    1 => f.write_str(", and once more")?,
+                    n => write!(f, ", and {n} times more")?,
+                }
+                match at_row {
+                    Some((row, height)) => {
+                        write!(f, ") at about row {row} of {height}: the image may be wrong from there")
+                    }
+                    None => f.write_str("): the image may be wrong"),
+                }
+            }
         }
     }
 }

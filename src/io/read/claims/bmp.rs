@@ -1,7 +1,7 @@
 //! A BMP's pixels against the bytes behind its header: uncompressed rows are all there, and an
 //! RLE8 or RLE4 row takes at least one 2-byte run per 255 pixels in a file any encoder writes
-//! (half that is allowed, for rows ended or skipped early). Also the DIBs inside an ICO, and a
-//! BMP's pixel density (pixels per metre).
+//! (half that is allowed, for rows ended or skipped early). Also the DIBs inside an ICO, a
+//! BMP's pixel density (pixels per metre), and a file longer than its header says.
 
 use std::path::Path;
 
@@ -35,6 +35,15 @@ pub(super) fn check(path: &Path, head: &[u8], file_bytes: u64) -> Result<(), IoE
     let Some(min_bytes) = min_bytes(width, height, bits, compression.cast_unsigned()) else { return Ok(()) };
     let data_bytes = file_bytes.saturating_sub(u64::from(offset.cast_unsigned()));
     check_size(path, "BMP", (width, height), min_bytes, data_bytes, file_bytes)
+}
+
+/// The file's size and its header's (`bfSize`) where the file is longer: `None` where they
+/// agree, the header gives 0 (as some writers do) or the file is shorter (its pixels are
+/// checked by [`check`]).
+pub(super) fn longer_than_header(head: &[u8], file_bytes: u64) -> Option<(u64, u64)> {
+    let header_bytes = u64::from(u32::from_le_bytes(head.get(2..6)?.try_into().ok()?));
+    (head.starts_with(b"BM") && header_bytes > 0 && file_bytes > header_bytes)
+        .then_some((file_bytes, header_bytes))
 }
 
 /// The pixels per metre across and down of the BMP whose first bytes are `head` (in an info

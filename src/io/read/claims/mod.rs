@@ -47,6 +47,22 @@ pub(in crate::io) struct Facts {
     pub pnm: Option<pnm::Header>,
     /// An APNG's still image is not a frame of its animation (it is counted in `frames`).
     pub still_apart: bool,
+    /// A BMP longer than its header's size: the file's size and the header's.
+    pub longer_than_header: Option<(u64, u64)>,
+}
+
+impl Facts {
+    /// The frames (or, where `pages`, a TIFF's pages) of a file that holds more than one.
+    pub(in crate::io) fn frame_count(&self, pages: bool) -> Option<crate::io::FrameCount> {
+        let still_apart = self.still_apart;
+        self.frames.map(|total| crate::io::FrameCount { converted: 1, total, pages, still_apart })
+    }
+
+    /// The warning of a file longer than its header says.
+    pub(in crate::io) fn size_warning(&self) -> Option<crate::io::DecodeWarning> {
+        let (file_bytes, header_bytes) = self.longer_than_header?;
+        Some(crate::io::DecodeWarning::LongerThanHeader { file_bytes, header_bytes })
+    }
 }
 
 /// Refuses a file that cannot hold what its header claims; returns what the walk found. A file
@@ -56,8 +72,11 @@ pub(in crate::io) fn check_claims(path: &Path, head: &[u8], format: ImageFormat)
     match format {
         ImageFormat::Png => png::check(path, head, &mut walk),
         ImageFormat::Gif => gif::check(path, &mut walk),
-        ImageFormat::Bmp => bmp::check(path, head, walk.len())
-            .map(|()| Facts { density: bmp::density(head), ..Facts::default() }),
+        ImageFormat::Bmp => bmp::check(path, head, walk.len()).map(|()| Facts {
+            density: bmp::density(head),
+            longer_than_header: bmp::longer_than_header(head, walk.len()),
+            ..Facts::default()
+        }),
         ImageFormat::WebP => webp::check(path, &mut walk),
         ImageFormat::Tiff => tiff::check(path, head, &mut walk),
         ImageFormat::Tga => others::check_tga(path, head, walk.len()).map(|()| Facts::default()),
