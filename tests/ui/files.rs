@@ -1,8 +1,10 @@
 //! What the app makes of a file: an export that keeps the input's pixel density and EXIF tags,
-//! through the writers `convert` uses; a camera raw refused on opening, as `convert` refuses it.
+//! through the writers `convert` uses, its Export window saying what it keeps; a camera raw
+//! refused on opening, as `convert` refuses it.
 
 use crate::common;
 use crate::harness::{harness, settle};
+use egui_kittest::kittest::Queryable as _;
 
 use graylab::io::{DecodeOptions, ExportFormat, decode_file};
 
@@ -59,6 +61,15 @@ fn an_export_keeps_the_cameras_exif_and_drops_the_location() {
         assert!(has(0, 0x010F) && has(0x8769, 0x9003), "{name}: the make and the date: {tags:?}");
         assert!(!has(0, 0x0112) && !has(0, 0x8825), "{name}: no orientation, no location: {tags:?}");
     }
+    // The Export window says so before the export, and that a BMP cannot keep them.
+    h.state_mut().settings_mut().export.format = None;
+    h.state_mut().open_export_window_on(&dir.path().join("out2.png"));
+    h.run_steps(3);
+    h.get_by_label_contains("Keeps the photo's camera, exposure and date (EXIF), never its location");
+    h.state_mut().open_export_window_on(&dir.path().join("out2.bmp"));
+    h.run_steps(3);
+    h.get_by_label_contains("A BMP has no place for the photo's camera, exposure and date");
+    assert!(h.query_by_label_contains("Keeps the photo's camera").is_none());
 }
 
 #[test]

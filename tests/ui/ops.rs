@@ -79,6 +79,7 @@ fn the_operation_choice_runs_blur_and_dither_on_both_backends_alike() {
     h.state_mut().open_export_window();
     h.run_steps(2);
     assert!(h.query_by_label_contains("JPEG is lossy").is_none(), "a PNG name is fine");
+    assert!(h.query_by_label_contains("(EXIF)").is_none(), "a photo without EXIF: nothing said of it");
     // Typed after the name offered: "….png" becomes "….pngx.jpg", a JPEG's name.
     h.get_by_role_and_label(Role::TextInput, "File").focus();
     h.run_steps(1);

@@ -70,6 +70,7 @@ impl ExportWindow {
         // The output's op, as the export writes it (the panel's until a result exists).
         let op = session.output().map_or(session.settings().convert.op, |o| o.settings.op);
         let input = session.input().map(|i| i.path.clone());
+        let has_exif = session.input().is_some_and(|i| i.exif.is_some());
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
             let label = ui.label("File");
@@ -120,6 +121,9 @@ impl ExportWindow {
         ui.checkbox(&mut opts.force_8bit, "Always 8-bit (else 16-bit images stay 16-bit in PNG and TIFF)");
         if let Some(f) = format {
             ui.label(RichText::new(format_hint(f, op)).weak());
+            if has_exif {
+                ui.label(RichText::new(exif_hint(f)).weak());
+            }
         } else {
             let why = problem
                 .as_deref()
@@ -161,6 +165,16 @@ impl ExportWindow {
             None => {}
         }
         choose
+    }
+}
+
+/// What an export in `format` keeps of a photo's EXIF, as `convert` keeps it.
+fn exif_hint(format: ExportFormat) -> &'static str {
+    match format {
+        ExportFormat::Bmp => {
+            "A BMP has no place for the photo's camera, exposure and date (EXIF): the other formats keep them."
+        }
+        _ => "Keeps the photo's camera, exposure and date (EXIF), never its location.",
     }
 }
 
