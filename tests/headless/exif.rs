@@ -4,7 +4,8 @@
 //! without graylab's code: the camera, the exposure and the date kept, graylab's `Software`, no
 //! orientation (the pixels are turned), no location, no maker note. A TIFF output holds the
 //! text tags of the first directory (make, model, date) as its own and the exposure in an EXIF
-//! directory, as `tiffinfo` reads them; converted again, that TIFF gives them all to a JPEG.
+//! directory, as `tiffinfo` reads them; converted again, that TIFF gives them all to a JPEG. A
+//! PNG's `eXIf` chunk after the image data (`ImageMagick`'s place for it) is kept too.
 
 use crate::common;
 
@@ -101,4 +102,29 @@ fn a_photos_camera_exposure_and_date_are_kept_and_its_location_is_not() {
     assert!(o.status.success(), "{}", common::text(&o));
     let jpeg = std::fs::read(dir.path().join("plain.jpg")).expect("read");
     assert!(!jpeg.windows(6).any(|w| w == b"Exif\0\0"), "no EXIF block made up");
+}
+
+#[test]
+fn a_pngs_exif_after_its_image_data_is_kept_as_imagemagick_writes_it() {
+    // ImageMagick writes a PNG's `eXIf` chunk after the image data, where the `png` crate's
+    // decoder no longer looks: its tags were lost until the chunk walk kept them.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut png = Vec::new();
+    common::photo(64, 48)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    let (body, iend) = png.split_at(png.len() - 12);
+    let chunk = [&b"eXIf"[..], &common::camera_exif()].concat();
+    let late =
+        [body, &(chunk.len() as u32 - 4).to_be_bytes(), &chunk, &crc32fast::hash(&chunk).to_be_bytes(), iend]
+            .concat();
+    assert!(late.windows(4).position(|w| w == b"IDAT") < late.windows(4).position(|w| w == b"eXIf"));
+    std::fs::write(dir.path().join("late.png"), late).expect("write");
+    for out in ["late.jpg", "late.webp"] {
+        let o = common::graylab(&["convert", "late.png", "-o", out], dir.path());
+        assert!(o.status.success(), "{}", common::text(&o));
+        let shown = image::open(dir.path().join(out)).expect("the output");
+        assert_eq!((shown.width(), shown.height()), (48, 64), "{out}: turned as its orientation says");
+        check(&dir.path().join(out));
+    }
 }

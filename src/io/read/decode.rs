@@ -397,9 +397,10 @@ fn decode_other(
         let scratch_bytes = if format == ImageFormat::Tiff { decoder.total_bytes() } else { 0 };
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };
-    if format == ImageFormat::Tiff {
-        raw.exif = tiff::exif_of_tiff(path, head);
-    }
+    // EXIF the decoders miss: a TIFF's own directories, a PNG's `eXIf` chunk after the image data.
+    let missed =
+        || if format == ImageFormat::Tiff { tiff::exif_of_tiff(path, head) } else { facts.exif.clone() };
+    raw.exif = raw.exif.take().or_else(missed);
     Ok((raw, format, facts))
 }
 

@@ -32,7 +32,7 @@ const CANVAS_FLOOR_PIXELS: u64 = 1 << 24;
 pub(in crate::io) const CANVAS_SLACK: u64 = 16;
 
 /// What the walk over a file found, besides "it can hold its header's claims".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(in crate::io) struct Facts {
     /// Frames (or TIFF pages) in the file, when it may hold more than one; the decoder reads
     /// the first.
@@ -47,6 +47,9 @@ pub(in crate::io) struct Facts {
     pub pnm: Option<pnm::Header>,
     /// An APNG's still image is not a frame of its animation (it is counted in `frames`).
     pub still_apart: bool,
+    /// The EXIF tags an export keeps, where the decoder misses them (a PNG's `eXIf` chunk after
+    /// the image data, as `ImageMagick` writes it).
+    pub exif: Option<std::sync::Arc<crate::io::Exif>>,
     /// A BMP longer than its header's size: the file's size and the header's.
     pub longer_than_header: Option<(u64, u64)>,
 }

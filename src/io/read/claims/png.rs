@@ -1,6 +1,7 @@
 //! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, an
-//! `eXIf` chunk the decoder skips (it reads only those before the image data), and the pixel
-//! density of a `pHYs` chunk: from the chunk headers, seeking over the data.
+//! `eXIf` chunk the decoder skips (it reads only those before the image data: its orientation
+//! and the tags an export keeps), and the pixel density of a `pHYs` chunk: from the chunk
+//! headers, seeking over the data.
 
 use std::path::Path;
 
@@ -10,11 +11,12 @@ use crate::io::{Density, IoError};
 
 /// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
 pub(super) const DEFLATE_MAX_RATIO: u64 = 1032;
-/// The largest `eXIf` chunk read for its orientation.
+/// The largest `eXIf` chunk read.
 const MAX_EXIF_BYTES: u32 = 1 << 20;
 
 /// Refuses a PNG whose image data is too small for its pixels even at deflate's best ratio;
-/// counts an APNG's frames and reads an `eXIf` chunk's orientation and a `pHYs` chunk's density.
+/// counts an APNG's frames and reads an `eXIf` chunk's orientation and tags and a `pHYs`
+/// chunk's density.
 pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, IoError> {
     let Some((width, height, min_bytes)) = min_data_bytes(head) else { return Ok(Facts::default()) };
     let file_bytes = walk.len();
@@ -25,8 +27,8 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let frames = chunks.animation_frames.map(|n| n.saturating_add(u32::from(!chunks.fctl_before_idat)));
     let frames = frames.filter(|&n| n > 1);
     let still_apart = frames.is_some() && !chunks.fctl_before_idat;
-    let (orientation, density) = (chunks.orientation, chunks.density);
-    Ok(Facts { frames, orientation, density, still_apart, ..Facts::default() })
+    let (orientation, density, exif) = (chunks.orientation, chunks.density, chunks.exif);
+    Ok(Facts { frames, orientation, density, still_apart, exif, ..Facts::default() })
 }
 
 /// The width, height and least compressed bytes of the PNG whose first bytes are `head`, or
@@ -59,6 +61,8 @@ pub(super) struct Chunks {
     fctl_before_idat: bool,
     /// The orientation of an `eXIf` chunk.
     orientation: Option<image::metadata::Orientation>,
+    /// The kept tags of an `eXIf` chunk.
+    exif: Option<std::sync::Arc<crate::io::Exif>>,
     /// The density of a `pHYs` chunk, in pixels per metre.
     density: Option<Density>,
 }
@@ -70,7 +74,7 @@ pub(super) fn chunks(walk: &mut Walk, start: u64, end: u64) -> Chunks {
     if walk.seek(start).is_none() {
         return found;
     }
-    let mut seen_idat = false;
+    let (mut seen_idat, mut seen_exif) = (false, false);
     while walk.at() + 8 <= end {
         let Some(header) = walk.read::<8>() else { break };
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]);
@@ -85,8 +89,11 @@ pub(super) fn chunks(walk: &mut Walk, start: u64, end: u64) -> Chunks {
                 skip -= 4;
             }
             b"fcTL" => found.fctl_before_idat |= !seen_idat,
-            b"eXIf" if len <= MAX_EXIF_BYTES && found.orientation.is_none() => {
-                found.orientation = walk.bytes(len as usize).and_then(|exif| exif_orientation(&exif));
+            b"eXIf" if len <= MAX_EXIF_BYTES && !seen_exif => {
+                seen_exif = true;
+                let block = walk.bytes(len as usize).unwrap_or_default();
+                found.orientation = exif_orientation(&block);
+                found.exif = crate::io::Exif::kept(&block).map(std::sync::Arc::new);
                 skip = 4;
             }
             b"pHYs" if len == 9 => {
