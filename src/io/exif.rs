@@ -1,8 +1,10 @@
 //! The EXIF an output keeps of its input's: what a photographer sorts and credits by (the
 //! camera, the lens, the exposure, the capture date, the artist and the copyright), read from
-//! the input's EXIF block and written as a new one, in the input's byte order, with graylab's
-//! `Software` tag (its mark in a WebP, see [`crate::io::mark`]). Its reader of the block's TIFF
-//! structure also gives the orientation and resolution readers their values ([`ifd0_value`]).
+//! the input's EXIF block (a TIFF's own directories: `read/tiff/exif.rs`, by [`kept_value_len`])
+//! and written as a new one, in the input's byte order, with graylab's `Software` tag (its mark
+//! in a WebP, see [`crate::io::mark`]); a TIFF output takes them as tags of its own and an EXIF
+//! directory ([`Exif::text_tags`], [`Exif::shot_in`]). Its reader of the block's TIFF structure
+//! also gives the orientation and resolution readers their values ([`ifd0_value`]).
 //!
 //! Dropped on purpose: the location (the GPS directory: a shared photo should not say where it
 //! was taken unless asked), maker notes (their offsets break once moved), the thumbnail (a
