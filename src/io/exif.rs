@@ -1,6 +1,6 @@
 //! The EXIF an output keeps of its input's: what a photographer sorts and credits by (the
 //! camera, the lens, the exposure, the capture date, the artist and the copyright), read from
-//! the input's EXIF block (a TIFF's own directories: `read/tiff/exif.rs`, by [`kept_value_len`])
+//! the input's EXIF block (a TIFF's own directories: `read/claims/tiff.rs`, by [`kept_value_len`])
 //! and written as a new one, in the input's byte order, with graylab's `Software` tag (its mark
 //! in a WebP, see [`crate::io::mark`]); a TIFF output takes them as tags of its own and an EXIF
 //! directory ([`Exif::text_tags`], [`Exif::shot_in`]). Its reader of the block's TIFF structure

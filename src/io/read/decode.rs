@@ -398,9 +398,7 @@ fn decode_other(
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };
     // EXIF the decoders miss: a TIFF's own directories, a PNG's `eXIf` chunk after the image data.
-    let missed =
-        || if format == ImageFormat::Tiff { tiff::exif_of_tiff(path, head) } else { facts.exif.clone() };
-    raw.exif = raw.exif.take().or_else(missed);
+    raw.exif = raw.exif.take().or_else(|| facts.exif.clone());
     Ok((raw, format, facts))
 }
 

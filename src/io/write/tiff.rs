@@ -305,6 +305,11 @@ mod tests {
         }
     }
 
+    /// The EXIF tags the header walk of the TIFF at `path` (its bytes `file`) keeps.
+    fn tiff_exif(path: &std::path::Path, file: &[u8]) -> Option<std::sync::Arc<crate::io::Exif>> {
+        crate::io::read::claims::check_claims(path, file, image::ImageFormat::Tiff).ok()?.exif
+    }
+
     #[test]
     fn the_inputs_exif_is_written_in_its_own_directory_and_read_back_classic_and_big() {
         use crate::io::exif::{Entry, Exif};
@@ -326,7 +331,7 @@ mod tests {
             file.extend_from_slice(&pixels);
             let path = dir.path().join("out.tif");
             std::fs::write(&path, &file).expect("write");
-            let read = crate::io::read::tiff::exif_of_tiff(&path, &file).expect("the tags read back");
+            let read = tiff_exif(&path, &file).expect("the tags read back");
             assert_eq!(read.text_tags(), exif.text_tags());
             let native = cfg!(target_endian = "little");
             assert_eq!(read.shot_in(native), exif.shot_in(native));
@@ -345,7 +350,7 @@ mod tests {
                 let mut damaged = file.clone();
                 damaged[at] ^= flip;
                 std::fs::write(&path, &damaged).expect("write");
-                if let Some(read) = crate::io::read::tiff::exif_of_tiff(&path, &damaged) {
+                if let Some(read) = tiff_exif(&path, &damaged) {
                     let block = crate::io::exif::block(Some(&read));
                     assert_eq!(Exif::kept(&block).as_ref(), Some(&*read), "byte {at} ^ {flip:#x}");
                 }

@@ -1,10 +1,14 @@
 //! A TIFF's first image file directory, read before decoding: its strips or tiles against its
 //! pixels at the compression's best ratio, and `PackBits` blocks against their rows; its pages
-//! counted; an orientation stored as a LONG read; its resolution. Which variant it is (and the
-//! ones graylab cannot read) is `tiff_header.rs`'s.
+//! counted; an orientation stored as a LONG read; its resolution; the EXIF tags an export
+//! keeps, of the first directory (the camera, the date, the credits) and of the EXIF directory it
+//! points to (the exposure, the lens), a damaged entry skipped, never trusted. Which variant it
+//! is (and the ones graylab cannot read) is `tiff_header.rs`'s.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use crate::io::exif::{Directory, EXIF_POINTER_TAG, Entry, kept_value_len};
 use crate::io::read::claims::png::DEFLATE_MAX_RATIO;
 use crate::io::read::claims::tiff_ifd::tag::{
     BITS_PER_SAMPLE, COMPRESSION, IMAGE_LENGTH, IMAGE_WIDTH, ORIENTATION, PHOTOMETRIC, PLANAR_CONFIGURATION,
@@ -14,7 +18,7 @@ use crate::io::read::claims::tiff_ifd::tag::{
 use crate::io::read::claims::tiff_ifd::{Ifd, Layout};
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::orientation_of;
-use crate::io::{Density, IoError};
+use crate::io::{Density, Exif, IoError};
 
 /// `Compression` 32773: runs of one byte repeated and of literal bytes, per strip or tile.
 const PACKBITS: u64 = 32773;
@@ -26,7 +30,7 @@ const MAX_PAGES: u32 = 1 << 16;
 const SUBSAMPLING_SLACK: u64 = 2;
 
 /// Refuses files whose strips or tiles cannot hold their pixels; counts the pages and reads the
-/// orientation and the resolution.
+/// orientation, the resolution and the EXIF tags.
 pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, IoError> {
     let Some((layout, offset)) = Layout::of(head) else { return Ok(Facts::default()) };
     let Some(ifd) = layout.ifd(walk, offset) else { return Ok(Facts::default()) };
@@ -37,8 +41,30 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
         let y = layout.rational(walk, &ifd, Y_RESOLUTION);
         Density::from_tiff(x, y, layout.first(walk, &ifd, RESOLUTION_UNIT))
     });
+    let exif = exif(layout, walk, &ifd);
     let pages = pages(layout, walk, ifd.next);
-    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, density, ..Facts::default() })
+    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, density, exif, ..Facts::default() })
+}
+
+/// The kept tags of the first directory, `first`, and of the EXIF directory it points to;
+/// `None` where it keeps none.
+fn exif(layout: Layout, walk: &mut Walk, first: &Ifd) -> Option<Arc<Exif>> {
+    let pointer = first.entries.iter().find(|e| e.tag == EXIF_POINTER_TAG);
+    let shot_at = pointer.and_then(|e| layout.values(walk, e, 1)).and_then(|v| v.first().copied());
+    let shot = shot_at.and_then(|at| layout.ifd(walk, at));
+    let ifd0 = kept(layout, walk, first, Directory::First);
+    let shot = shot.map(|ifd| kept(layout, walk, &ifd, Directory::Shot)).unwrap_or_default();
+    Exif::of_entries(layout.little(), ifd0, shot).map(Arc::new)
+}
+
+/// The entries of `ifd` an export keeps as `directory`'s, with their values' bytes.
+fn kept(layout: Layout, walk: &mut Walk, ifd: &Ifd, directory: Directory) -> Vec<Entry> {
+    let entry = |e: &crate::io::read::claims::tiff_ifd::Entry, walk: &mut Walk| {
+        let len = kept_value_len(directory, e.tag, e.kind, e.count)?;
+        let value = layout.value_bytes(walk, e, len)?;
+        Some(Entry { tag: e.tag, kind: e.kind, count: u32::try_from(e.count).ok()?, value })
+    };
+    ifd.entries.iter().filter_map(|e| entry(e, walk)).collect()
 }
 
 /// Refuses a first image whose strips or tiles hold fewer bytes than its pixels need at its

@@ -4,12 +4,11 @@
 //! (`plain.rs`; LZW and Deflate strips and tiles on all cores in `chunks.rs`), associated alpha
 //! made straight (`straight.rs`), floating-point gray, palette and CMYK images read through the
 //! `tiff` crate (`direct.rs`), CCITT one-dimensional coding (`fax.rs`), and JPEG compression, its
-//! pieces decoded by libjpeg (`jpeg.rs`); the EXIF tags an export keeps (`exif.rs`). Which variant a file is comes from `tiff_header.rs`. Knows
+//! pieces decoded by libjpeg (`jpeg.rs`). Which variant a file is comes from `tiff_header.rs`. Knows
 //! nothing of budgets.
 
 mod chunks;
 mod direct;
-mod exif;
 mod fax;
 mod jpeg;
 mod plain;
@@ -23,7 +22,6 @@ use image::codecs::tiff::TiffDecoder;
 use image::{ImageDecoder, ImageResult};
 
 use crate::io::read::tiff_header::{Alpha, Variant};
-pub(in crate::io) use exif::exif_of_tiff;
 use plain::{Finish, PlainDecoder};
 
 /// A decoder for `variant` over `reader` with `limits` set, and the bytes it holds besides
