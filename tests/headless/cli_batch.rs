@@ -360,6 +360,11 @@ fn images_graylab_does_not_read_fail_in_a_folder_by_their_format_never_skipped()
     // A Canon raw beside its JPEG likewise.
     std::fs::write(input.join("IMG_0003.CR2"), crate::common::canon_cr2(48, 32)).expect("write");
     photo(48, 32).save(input.join("IMG_0003.JPG")).expect("save");
+    // Raws of layouts of their own, named by their first bytes (they were "not an image").
+    let cr3 = [&24u32.to_be_bytes()[..], b"ftypcrx \0\0\0\x01crx isom", &[0; 2000]].concat();
+    std::fs::write(input.join("IMG_0004.CR3"), cr3).expect("write");
+    std::fs::write(input.join("DSCF0005.RAF"), [b"FUJIFILMCCD-RAW 0201".as_slice(), &[0; 2000]].concat())
+        .expect("write");
     std::fs::write(input.join("notes.txt"), b"not an image").expect("write");
     let o = graylab(&["convert", "in", "--out-dir", "out"], dir.path());
     let (out, err) = (stdout(&o), stderr(&o));
@@ -375,13 +380,19 @@ fn images_graylab_does_not_read_fail_in_a_folder_by_their_format_never_skipped()
             "IMG_0003.CR2",
             "unsupported image (a camera raw (Canon CR2) file: graylab would read only its 48x32 JPEG preview",
         ),
+        (
+            "IMG_0004.CR3",
+            "unsupported image (a camera raw (Canon CR3) file: raw sensor data is not supported; develop it to \
+             TIFF or JPEG first)",
+        ),
+        ("DSCF0005.RAF", "unsupported image (a camera raw (Fujifilm RAF) file: raw sensor data"),
     ] {
         let line = err.lines().find(|l| l.ends_with(&format!(": in/{name}"))).unwrap_or_default();
         assert!(line.starts_with(&format!("error: {why}")), "{name}: {err}");
     }
     assert!(err.contains("skipped (not an image): in/notes.txt"), "{err}");
     assert_eq!(err.matches("skipped").count(), 1, "{err}");
-    assert!(out.contains("2 of 6 files converted, 4 failed, 1 skipped"), "{out}");
+    assert!(out.contains("2 of 8 files converted, 6 failed, 1 skipped"), "{out}");
     let converted = image::open(dir.path().join("out/IMG_0002.gray.png")).expect("the JPEG converted");
     assert_eq!((converted.width(), converted.height()), (16, 12));
     let converted = image::open(dir.path().join("out/IMG_0003.gray.png")).expect("the JPEG converted");

@@ -613,6 +613,21 @@ fn a_camera_raw_is_refused_never_converted_from_its_preview() {
     let err = decode(&write(dir.path(), "thumb.tif", &with_kind(1))).expect_err("a preview");
     let says = "a TIFF whose first image is a 16x12 preview of reduced resolution (NewSubfileType 1)";
     assert!(err.to_string().contains(says), "{err}");
+    // A raw whose first image is the sensor's colour filter array (as a Pentax PEF), or a DNG's
+    // linear raw, without any other sign.
+    for photometric in [32803, 34892] {
+        let err = decode(&write(
+            dir.path(),
+            "IMGP0001.PEF",
+            &tiff(true, &basic(16, 12, photometric, 1, 16), &[0; 384]),
+        ))
+        .expect_err("sensor data");
+        let says = format!(
+            "unsupported image (a camera raw file (its first image is sensor data, PhotometricInterpretation \
+             {photometric}): raw sensor data is not supported; develop it to TIFF or JPEG first): "
+        );
+        assert!(err.to_string().starts_with(&says), "{err}");
+    }
     // A full-resolution image (0), and a page of a document (2), are read as before.
     for kind in [0, 2] {
         let image = decode(&write(dir.path(), "page.tif", &with_kind(kind))).expect("a page");

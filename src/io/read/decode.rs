@@ -20,7 +20,7 @@ use crate::io::read::messages::decode_error;
 use crate::io::read::orientation::decoders_orientation;
 use crate::io::read::pnm::ExactPnmDecoder;
 use crate::io::read::restart_bands::{Band, restart_bands};
-use crate::io::read::sniff::{describe_head, first_look, format_of, unsupported_format_of};
+use crate::io::read::sniff::{describe_head, first_look, format_of, refuse_unread};
 use crate::io::read::stored_luma::{
     JpegOut, LibjpegDecoder, LibjpegLog, ORIENTED_BAND_ROWS, StoredLuma, stores_ycbcr,
 };
@@ -365,9 +365,7 @@ fn decode_other(
     let open = |cause| IoError::Open { path: path.into(), cause };
     // The content decides, never the name alone (a text file named .jpg is no JPEG), except for
     // TGA, which has no signature. `head` was read by `decode_file`: the file is not reopened.
-    if let Some(format) = unsupported_format_of(head) {
-        return Err(IoError::UnsupportedFormat { path: path.into(), format });
-    }
+    refuse_unread(path, head)?;
     let format = format_of(path, head)
         .ok_or_else(|| IoError::UnknownFormat { path: path.into(), looks_like: describe_head(head) })?;
     let facts = check_claims(path, head, format)?;

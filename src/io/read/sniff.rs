@@ -8,6 +8,7 @@ use image::ImageFormat;
 
 use crate::io::IoError;
 use crate::io::kind::{looks_like, open_regular, read_capped, special_kind};
+use crate::io::read::tiff_header::RAW_SENSOR_DATA;
 
 /// The bytes of a file's start that show its format.
 const HEAD_BYTES: u64 = 32;
@@ -42,8 +43,8 @@ pub fn classify_file(path: &Path) -> Result<FileKind, IoError> {
     // A bare JPEG XL codestream's signature is two bytes (FF 0A) that any file may start with:
     // in a folder it counts only with its name's `.jxl`.
     let bare_jxl = head.starts_with(&[0xFF, 0x0A]) && !has_extension(path, "jxl");
-    if let Some(format) = unsupported_format_of(&head).filter(|_| !bare_jxl) {
-        return Err(IoError::UnsupportedFormat { path: path.into(), format });
+    if !bare_jxl {
+        refuse_unread(path, &head)?;
     }
     let format = format_of(path, &head);
     if format == Some(ImageFormat::Tiff) {
@@ -134,10 +135,42 @@ pub(in crate::io) fn first_look(path: &Path) -> Result<(std::fs::Metadata, Vec<u
     Ok((meta, head))
 }
 
+/// Refuses `path` where its first bytes (`head`) show an image graylab does not read: a format
+/// ([`unsupported_format_of`]) or a camera raw of a layout of its own ([`camera_raw_of`]).
+pub(in crate::io) fn refuse_unread(path: &Path, head: &[u8]) -> Result<(), IoError> {
+    if let Some(format) = unsupported_format_of(head) {
+        return Err(IoError::UnsupportedFormat { path: path.into(), format });
+    }
+    if let Some(kind) = camera_raw_of(head) {
+        let reason = format!("a camera raw ({kind}) file: {RAW_SENSOR_DATA}");
+        return Err(IoError::Unsupported { path: path.into(), reason });
+    }
+    Ok(())
+}
+
+/// The camera raw a file's first bytes (`head`) show, of those not laid out as a TIFF (the
+/// TIFF-based ones, DNG, CR2, NEF, ARW, PEF, are known by their first directory:
+/// `tiff_header.rs`), else `None`. Refused by name, not as "no image".
+fn camera_raw_of(head: &[u8]) -> Option<&'static str> {
+    let name = match () {
+        () if head.get(4..12) == Some(b"ftypcrx ".as_slice()) => "Canon CR3",
+        () if head.starts_with(b"II") && head.get(6..14) == Some(b"HEAPCCDR".as_slice()) => "Canon CRW",
+        () if head.starts_with(b"FUJIFILMCCD-RAW") => "Fujifilm RAF",
+        () if head.starts_with(b"IIRO") || head.starts_with(b"IIRS") || head.starts_with(b"MMOR") => {
+            "Olympus ORF"
+        }
+        () if head.starts_with(b"IIU\0") => "Panasonic RW2",
+        () if head.starts_with(b"FOVb") => "Sigma X3F",
+        () if head.starts_with(b"\0MRM") => "Minolta MRW",
+        () => return None,
+    };
+    Some(name)
+}
+
 /// The name of the image format a file's first bytes (`head`) show when graylab does not read
 /// it (AVIF, HEIF, JPEG XL, JPEG 2000, `OpenEXR`, Radiance HDR, DDS, Photoshop, farbfeld, ...),
 /// else `None`.
-pub(in crate::io) fn unsupported_format_of(head: &[u8]) -> Option<String> {
+fn unsupported_format_of(head: &[u8]) -> Option<String> {
     if let Some(name) = unsupported_in(head) {
         return Some(name.to_owned());
     }

@@ -33,6 +33,14 @@ const CCITT_GROUP3: u16 = 3;
 const JPEG: u16 = 7;
 /// `PhotometricInterpretation` 6.
 const YCBCR: u16 = 6;
+/// `PhotometricInterpretation` 32803: a camera sensor's colour filter array (a raw).
+const CFA: u16 = 32803;
+/// `PhotometricInterpretation` 34892: a DNG's linear raw (demosaiced, not yet developed).
+const LINEAR_RAW: u16 = 34892;
+
+/// Why a camera raw is refused, after what it is.
+pub(in crate::io) const RAW_SENSOR_DATA: &str =
+    "raw sensor data is not supported; develop it to TIFF or JPEG first";
 
 /// What an extra sample holds (`ExtraSamples`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,7 +273,7 @@ impl TiffHeader {
     fn refuse_raw(&self, path: &Path) -> Result<(), IoError> {
         let (width, height) = self.size;
         let preview = format!("{width}x{height} preview");
-        let raw = "raw sensor data is not supported; develop it to TIFF or JPEG first";
+        let raw = RAW_SENSOR_DATA;
         let RawSigns { dng, reduced, sub_ifds, cr2 } = self.raw;
         if cr2 {
             // Its first image is a full-size preview, JPEG-compressed (old-style, compression 6).
@@ -289,6 +297,11 @@ impl TiffHeader {
             (false, true, false) => format!(
                 "a TIFF whose first image is a {preview} of reduced resolution (NewSubfileType 1): graylab reads \
                  the first image only, and would convert the preview in place of the full image"
+            ),
+            // A first image of sensor data (a colour filter array, or linear raw), as a PEF's.
+            (false, false, _) if matches!(self.photometric, Some(CFA | LINEAR_RAW)) => format!(
+                "a camera raw file (its first image is sensor data, PhotometricInterpretation {}): {raw}",
+                self.photometric.unwrap_or_default()
             ),
             (false, false, _) => return Ok(()),
         };
