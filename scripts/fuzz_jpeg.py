@@ -2,7 +2,7 @@
 """Fuzz graylab's JPEG paths against libjpeg's own decode (issue 42's acceptance run).
 
 Seeds are made with cjpeg (baseline 4:2:0 and 4:4:4, progressive, restart intervals, odd
-samplings, gray). Each mutant (bytes flipped, inserted, deleted, cut short, cut short with an
+samplings, gray; arithmetic-coded, sequential, progressive and with restart intervals). Each mutant (bytes flipped, inserted, deleted, cut short, cut short with an
 end-of-image marker, a segment length changed) is converted by graylab to PNG on the CPU (the
 streamed path) with `bt601` and with `stored-luma`, into a file that does not exist yet. Then:
 
@@ -48,6 +48,9 @@ SEEDS = [
     ("finer-chroma", ["-sample", "1x1,2x2,2x2"]),
     ("odd", ["-sample", "2x1,1x2,1x1"]),
     ("gray", ["-grayscale"]),
+    ("arithmetic", ["-arithmetic"]),
+    ("arithmetic-progressive", ["-arithmetic", "-progressive"]),
+    ("arithmetic-restart", ["-arithmetic", "-restart", "1"]),
 ]
 
 

@@ -143,7 +143,7 @@ fn unsupported_variants_are_named() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (sof, expected) in [
         (3, "lossless JPEG (SOF3)"),
-        (9, "arithmetic-coded sequential JPEG (SOF9)"),
+        (11, "arithmetic-coded lossless JPEG (SOF11)"),
         (5, "hierarchical sequential JPEG (SOF5)"),
     ] {
         let mut bytes = jpeg(16, 16);
@@ -157,6 +157,46 @@ fn unsupported_variants_are_named() {
     bytes[at + 4] = 12;
     let err = decode_file(&write(dir.path(), "p12.jpg", &bytes), &STRICT).expect_err("12-bit");
     assert!(err.to_string().contains("12-bit JPEG"), "{err}");
+}
+
+/// An arithmetic-coded JPEG (`jpegtran -arithmetic`: the same coefficients, coded otherwise),
+/// sequential, progressive or with restart markers, was refused ("arithmetic-coded sequential
+/// JPEG (SOF9)") where `OpenCV`, vips and Pillow read it; libjpeg decodes it to the pixels of the
+/// Huffman-coded file it came from. Cut short or with a marker lost it decodes to noise past the
+/// damage without a warning, so it is refused then, even where damaged data may be kept.
+#[test]
+fn arithmetic_coded_jpegs_decode_to_the_pixels_of_their_huffman_coded_source() {
+    let (source, reference) = fixture("luma-420");
+    let huffman = decode_file(&source, &STRICT).expect("the source").image.to_rgb8();
+    assert!(huffman == reference, "the source as djpeg decodes it");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jpeg");
+    for name in ["arithmetic", "arithmetic-progressive", "arithmetic-restart"] {
+        let path = dir.join(format!("{name}.jpg"));
+        let decoded = decode_file(&path, &STRICT).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(decoded.warnings.is_empty(), "{name}: {:?}", decoded.warnings);
+        assert!(decoded.image.to_rgb8() == huffman, "{name}: the Huffman-coded file's pixels");
+        let luma = DecodeOptions { stored_luma: true, ..STRICT };
+        let stored = decode_file(&path, &luma).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let from_source = decode_file(&source, &luma).expect("the source's luma");
+        assert!(stored.image.as_bytes() == from_source.image.as_bytes(), "{name}: its stored luma");
+    }
+    let whole = std::fs::read(dir.join("arithmetic-restart.jpg")).expect("read");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let cut = write(tmp.path(), "cut.jpg", &whole[..whole.len() * 2 / 3]);
+    let mut renumbered = whole.clone();
+    let rst = renumbered.windows(2).position(|w| w == [0xFF, 0xD1]).expect("a second restart marker");
+    renumbered[rst + 1] = 0xD3;
+    let renumbered = write(tmp.path(), "renumbered.jpg", &renumbered);
+    for (path, says) in
+        [(cut, "the file ends before its image data does"), (renumbered, "a restart marker is lost")]
+    {
+        for options in [&STRICT, &LENIENT] {
+            let err = decode_file(&path, options).expect_err("never kept in part");
+            let text = err.to_string();
+            assert!(matches!(err, IoError::DamagedData { rows: None, .. }), "{text}");
+            assert!(text.contains(says) && text.contains("never kept in part"), "{text}");
+        }
+    }
 }
 
 /// A fixture of `tests/fixtures/jpeg/` and its decode by libjpeg's `djpeg`.

@@ -10,7 +10,13 @@ pub(in crate::io) enum FrameKind {
     Sequential,
     /// SOF2: progressive DCT, Huffman coding.
     Progressive,
-    /// Any other `SOFn`: lossless, hierarchical or arithmetic-coded.
+    /// SOF9 / SOF10: sequential or progressive DCT, arithmetic coding (as `jpegtran
+    /// -arithmetic` writes it), decoded by libjpeg whole.
+    Arithmetic {
+        /// SOF10.
+        progressive: bool,
+    },
+    /// Any other `SOFn`: lossless or hierarchical.
     Unsupported(u8),
 }
 
@@ -86,6 +92,11 @@ pub(in crate::io) enum ScanError {
 }
 
 impl FrameKind {
+    /// Whether the frame is coded in progressive scans (SOF2 or SOF10).
+    pub fn progressive(self) -> bool {
+        matches!(self, Self::Progressive | Self::Arithmetic { progressive: true })
+    }
+
     /// The variant's name, for messages.
     pub fn describe(marker: u8) -> String {
         let name = match marker {
@@ -111,7 +122,7 @@ impl Layout {
     /// (cut short and closed with an end-of-image marker), though every row is there. libjpeg
     /// decodes such a file without a word.
     pub fn scans_missing(&self) -> bool {
-        self.kind == FrameKind::Progressive
+        self.kind.progressive()
             && (0..self.components.len()).any(|c| {
                 (0..64u8).any(|k| {
                     !self
@@ -148,12 +159,12 @@ impl Layout {
     /// needs a DC code (at least 1 bit) and, in a sequential frame, an end-of-block code (at least
     /// 1 more bit). A progressive frame codes the AC coefficients of up to 32767 blocks with one
     /// end-of-band run, which is why its floor is half as high. Arithmetic coding has no such floor
-    /// (and is not decoded here).
+    /// (a flat block costs a small fraction of a bit): its size is left to the memory budget.
     pub fn min_coded_bytes(&self) -> u64 {
         let bits_per_block = match self.kind {
             FrameKind::Sequential => 2,
             FrameKind::Progressive => 1,
-            FrameKind::Unsupported(_) => 0,
+            FrameKind::Arithmetic { .. } | FrameKind::Unsupported(_) => 0,
         };
         (self.blocks().sum::<u64>() * bits_per_block).div_ceil(8)
     }
@@ -161,11 +172,7 @@ impl Layout {
     /// Extra memory the decoder takes beside the output: a progressive frame (or a sequential
     /// one in several scans) keeps every coefficient, two bytes each, until the end.
     pub fn decoder_scratch_bytes(&self) -> u64 {
-        if self.kind == FrameKind::Progressive || self.scans > 1 {
-            self.blocks().sum::<u64>() * 64 * 2
-        } else {
-            0
-        }
+        if self.kind.progressive() || self.scans > 1 { self.blocks().sum::<u64>() * 64 * 2 } else { 0 }
     }
 
     /// The units a scan codes (and counts restart intervals in): MCUs of every component when

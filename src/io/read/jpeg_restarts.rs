@@ -11,7 +11,7 @@ use std::ops::Range;
 use mozjpeg_sys as ffi;
 
 use crate::io::RestartDamage;
-use crate::io::read::jpeg_layout::{FrameKind, Layout, Scan};
+use crate::io::read::jpeg_layout::{Layout, Scan};
 use crate::io::read::jpeg_scan;
 use crate::io::read::libjpeg::LibjpegWarning;
 
@@ -54,7 +54,7 @@ pub(in crate::io) fn resync(bytes: &[u8], layout: &Layout, scan: &Scan) -> Resyn
         Some(0) => j.is_multiple_of(8),
         Some(s) => markers.get(s - 1).is_some_and(|&(_, n)| u64::from((n + 1) % 8) == j % 8),
     };
-    let progressive = layout.kind == FrameKind::Progressive;
+    let progressive = layout.kind.progressive();
     // Runs of intervals not right: (first, end, what started it, all left gray).
     let mut runs: Vec<(u64, u64, Option<RestartDamage>, bool)> = Vec::new();
     let mut open: Option<(u64, Option<RestartDamage>, bool)> = None;

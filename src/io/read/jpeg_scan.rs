@@ -100,6 +100,8 @@ fn read_frame(code: u8, bytes: &[u8], at: usize, layout: &mut Layout) -> Result<
     layout.kind = match n {
         0 | 1 => FrameKind::Sequential,
         2 => FrameKind::Progressive,
+        9 => FrameKind::Arithmetic { progressive: false },
+        10 => FrameKind::Arithmetic { progressive: true },
         other => FrameKind::Unsupported(other),
     };
     layout.precision = byte(0)?;

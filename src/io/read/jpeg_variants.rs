@@ -4,7 +4,8 @@
 //! between segments are skipped, as libjpeg skips them, and restart markers missing or out of
 //! sequence are left to libjpeg, which resynchronises as `OpenCV`'s decode does
 //! ([`super::jpeg_restarts`]), each with a warning of graylab's own that names the rows (rows
-//! lost are an error unless damaged data may be kept).
+//! lost are an error unless damaged data may be kept); an arithmetic-coded JPEG cut short or
+//! with a restart marker lost is refused, as libjpeg decodes the rest of it to noise.
 
 use std::ops::Range;
 use std::path::Path;
@@ -46,7 +47,7 @@ pub(in crate::io) fn plan(
         ));
     }
     for (n, scan) in layout.scan_list.iter().enumerate() {
-        if layout.kind == FrameKind::Progressive && !progressive_scan_valid(scan) {
+        if layout.kind.progressive() && !progressive_scan_valid(scan) {
             let what = if scan.ss == 0 && scan.se == 63 {
                 "codes all 64 coefficients at once, as a baseline scan does".to_owned()
             } else {
@@ -55,11 +56,21 @@ pub(in crate::io) fn plan(
                     scan.ss, scan.se, scan.ah, scan.al
                 )
             };
+            let sof = if layout.kind == FrameKind::Progressive { 2 } else { 10 };
             return Err(damaged(format!(
-                "the frame header says progressive (SOF2) but scan {} {what}",
+                "the frame header says progressive (SOF{sof}) but scan {} {what}",
                 n + 1
             )));
         }
+    }
+    // libjpeg fills what a Huffman-coded file lacks with gray; its arithmetic decoder makes
+    // noise of the zeros it reads past a cut or a lost marker, with no warning: never kept.
+    let arithmetic = matches!(layout.kind, FrameKind::Arithmetic { .. });
+    let noise =
+        "an arithmetic-coded JPEG is never kept in part: libjpeg decodes what follows to noise, not gray";
+    if arithmetic && !layout.complete {
+        let detail = format!("the file ends before its image data does, and {noise}");
+        return Err(IoError::DamagedData { path: path.into(), detail, rows: None });
     }
     let mut edits: Vec<(Range<usize>, Vec<u8>)> = Vec::new();
     let mut warnings = Vec::new();
@@ -71,6 +82,10 @@ pub(in crate::io) fn plan(
     let height = layout.height;
     for scan in &layout.scan_list {
         let told = jpeg_restarts::resync(&bytes, layout, scan);
+        if arithmetic && !(told.lost.is_empty() && told.renumbered.is_empty()) {
+            let detail = format!("a restart marker is lost or out of sequence, and {noise}");
+            return Err(IoError::DamagedData { path: path.into(), detail, rows: None });
+        }
         for (rows, cause) in told.lost {
             let rows = (rows.start, rows.end);
             if !keep_damaged {

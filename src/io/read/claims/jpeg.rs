@@ -22,7 +22,7 @@ pub(in crate::io) fn check_jpeg(path: &Path, bytes: &[u8], allow_truncated: bool
     let unsupported = |reason: String| Err(IoError::Unsupported { path: path.into(), reason });
     if let FrameKind::Unsupported(n) = layout.kind {
         return unsupported(format!(
-            "{}; graylab reads baseline, extended and progressive Huffman-coded JPEG",
+            "{}; graylab reads baseline, extended and progressive JPEG, Huffman or arithmetic-coded",
             FrameKind::describe(n)
         ));
     }
@@ -68,7 +68,7 @@ pub(in crate::io) fn truncated_at(image: &DynamicImage, layout: &Layout) -> Trun
     // libjpeg's fancy upsampling lends the first gray row of colour a little of the chroma above
     // it: below gray rows, one row less is counted with data, so colour and luma name one row.
     let with_data = height.saturating_sub(gray_rows).saturating_sub(u32::from(gray_rows > 0));
-    if layout.kind == FrameKind::Progressive && gray_rows == 0 {
+    if layout.kind.progressive() && gray_rows == 0 {
         return TruncatedAt::Refinement;
     }
     let mcu = layout.mcu_rows().max(1);
