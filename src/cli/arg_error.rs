@@ -69,4 +69,8 @@ pub enum ArgError {
         /// The most operations accepted.
         max: u32,
     },
+    /// `-`, which names standard input: graylab reads files only (a file's size, kind and
+    /// identity are checked before it is decoded, and checked again after).
+    #[error("graylab reads a file, not standard input (name one; a file named - is ./-)")]
+    Stdin,
 }

@@ -19,7 +19,7 @@ use crate::pixel::{Formula, Work};
 pub struct ConvertArgs {
     /// Input images (JPEG, PNG, TIFF, WebP, BMP, GIF, PNM, TGA, ICO, QOI) or folders of them
     /// (folders need --out-dir; files in them that are not images are skipped with a note).
-    #[arg(required = true)]
+    #[arg(required = true, value_parser = input_file)]
     pub inputs: Vec<PathBuf>,
     /// Output file (one input only). Default: NAME.gray.png beside the input.
     #[arg(short, long, conflicts_with = "out_dir")]
@@ -188,6 +188,11 @@ pub(super) fn backends() -> impl TypedValueParser<Value = BenchBackend> {
 /// Parses one workgroup size (`256`, `16x16`).
 pub(super) fn workgroup(s: &str) -> Result<WorkgroupSize, ArgError> {
     Ok(s.parse()?)
+}
+
+/// Parses an input file's path, refusing `-` (standard input) as `-o -` is refused.
+pub(super) fn input_file(s: &str) -> Result<PathBuf, ArgError> {
+    if s == "-" { Err(ArgError::Stdin) } else { Ok(PathBuf::from(s)) }
 }
 
 /// Parses `--op none|blur:R|dither`.

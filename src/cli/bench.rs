@@ -28,7 +28,7 @@ use crate::system::units::ms;
 #[expect(clippy::struct_excessive_bools, reason = "clap flags, each one independent")]
 pub struct BenchArgs {
     /// An image file to measure (default: a synthetic image, see --synthetic).
-    #[arg(conflicts_with = "synthetic")]
+    #[arg(conflicts_with = "synthetic", value_parser = super::args::input_file)]
     pub input: Option<PathBuf>,
     /// A synthetic RGB image: 4k, 8k, 16k or `WxH` (checked against the memory budget).
     #[arg(long, default_value = "8k", value_parser = parse_size)]

@@ -25,8 +25,10 @@ pub const SLOWER_EXIT: u8 = 3;
 pub struct CompareArgs {
     /// The result to compare against (JSON of `bench`, `bench --passes`, `bench
     /// --fastest-workgroup`, `sweep`, `claims` or `info`).
+    #[arg(value_parser = super::args::input_file)]
     pub base: PathBuf,
     /// The new result, of the same kind.
+    #[arg(value_parser = super::args::input_file)]
     pub new: PathBuf,
     /// The smallest change that counts, as a fraction: 0.10 marks a figure 10% slower or faster
     /// (×1.10 either way) when the two results' runs also do not overlap.

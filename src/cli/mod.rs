@@ -53,6 +53,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// An image to open in the desktop app.
+    #[arg(value_parser = args::input_file)]
     pub path: Option<PathBuf>,
     /// Desktop app: start on this backend (cpu or gpu) instead of the saved one.
     #[arg(long, value_parser = args::backend())]

@@ -128,7 +128,9 @@ fn a_trace_or_a_report_goes_only_to_a_regular_file() {
 
 /// `-` names no output file: refused as a usage error (exit 2), naming what is written and a
 /// file it could go to (before, `--trace -` and `-o - --format png` wrote a file named "-"),
-/// except a sweep's `--json -` or `--csv -`, standard output (one of them).
+/// except a sweep's `--json -` or `--csv -`, standard output (one of them). Nor does it name an
+/// input (before, "cannot read the file (No such file or directory): -", or with `-o -` "the
+/// output would replace its own input: -").
 #[test]
 fn a_dash_is_no_output_file() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -148,6 +150,18 @@ fn a_dash_is_no_output_file() {
         (
             &["sweep", "--cpu-only", "--sizes", "0.01", "--csv", "-", "--json", "-"],
             "--json - and --csv - both name standard output: send one of them to a file",
+        ),
+        (
+            &["convert", "-", "-o", "-"],
+            "invalid value '-' for '<INPUTS>...': graylab reads a file, not standard input (name one; a file \
+             named - is ./-)",
+        ),
+        (&["convert", "-", "-o", "out.png"], "graylab reads a file, not standard input"),
+        (&["bench", "-", "--backend", "cpu"], "invalid value '-' for '[INPUT]': graylab reads a file, not"),
+        (&["sweep", "--from-image", "-"], "invalid value '-' for '--from-image <FROM_IMAGE>': graylab reads"),
+        (
+            &["compare", "in.png", "-"],
+            "invalid value '-' for '<NEW>': graylab reads a file, not standard input",
         ),
     ] {
         let o = graylab(args, d);

@@ -69,7 +69,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub divergent: bool,
     /// Resize this photo to each size instead of using synthetic images.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::cli::args::input_file)]
     pub from_image: Option<PathBuf>,
     /// Warm runs per size and series (after one cold run).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=10_000))]
