@@ -2,11 +2,11 @@
 """Fuzz graylab's readers of every format but JPEG (scripts/fuzz_jpeg.py has JPEG's).
 
 Seeds are made with ImageMagick from one 97x61 colour image, 8 bits a sample: TIFF (plain, LZW,
-tiled Deflate, LZW with a predictor, a palette with PackBits), PNG (plain, interlaced, palette,
-with alpha), BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM; and graylab's own TIFF
-of a camera's JPEG, whose EXIF directory it reads and writes into the PNG. Each mutant (bytes
-changed, inserted, deleted, cut short) is converted by graylab to PNG, on the CPU or the GPU
-(chosen per mutant), into a file that does not exist yet. Then:
+tiled Deflate, LZW with a predictor, a palette with PackBits, 4-bit gray with LZW), PNG (plain,
+interlaced, palette, with alpha), BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM;
+and graylab's own TIFF of a camera's JPEG, whose EXIF directory it reads and writes into the
+PNG. Each mutant (bytes changed, inserted, deleted, cut short) is converted by graylab to PNG,
+on the CPU or the GPU (chosen per mutant), into a file that does not exist yet. Then:
 
 - a failure: an exit other than 0 and 1 (a panic, a signal), "panicked" in what it printed, a
   run over 60 s, an output or a temporary file left after exit 1, anything but the output after
@@ -42,6 +42,7 @@ SEEDS = [
     ("tiled.tif", ["-compress", "zip", "-define", "tiff:tile-geometry=32x32"]),
     ("predictor.tif", ["-compress", "lzw", "-define", "tiff:predictor=2"]),
     ("palette.tif", ["-colors", "16", "-type", "palette", "-compress", "rle"]),
+    ("gray4.tif", ["-colorspace", "gray", "-depth", "4", "-compress", "lzw"]),
     ("plain.png", []),
     ("interlaced.png", ["-interlace", "png"]),
     ("palette.png", ["-colors", "16", "-type", "palette"]),

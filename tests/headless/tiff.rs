@@ -293,6 +293,45 @@ fn variants_graylab_cannot_read_are_named_in_words() {
     }
 }
 
+/// Gray of 2 or 4 bits a sample (a document scan's 16 levels) was refused ("a TIFF with 4-bit
+/// unsigned-integer samples") where libtiff, Pillow and `ImageMagick` read it: each level is
+/// made 8-bit as libtiff makes it (level x 255 / top level: 4 bits 0, 17 ... 255; 2 bits 0, 85,
+/// 170, 255), 0 white where the file says so, across rows padded to a whole byte.
+#[test]
+fn two_and_four_bit_gray_tiffs_are_read_level_by_level_as_libtiff_reads_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (w, h) = (5u32, 3u32);
+    for bits in [2u32, 4] {
+        let top = (1u32 << bits) - 1;
+        let level = |x: u32, y: u32| (x + 2 * y) % (top + 1);
+        // Rows packed high bits first, each to a whole byte.
+        let mut data = Vec::new();
+        for y in 0..h {
+            let mut row = vec![0u8; (w * bits).div_ceil(8) as usize];
+            for x in 0..w {
+                let bit = x * bits;
+                row[(bit / 8) as usize] |= (level(x, y) << (8 - bits - bit % 8)) as u8;
+            }
+            data.extend(row);
+        }
+        for (photometric, white_is_zero) in [(1, false), (0, true)] {
+            let name = format!("g{bits}-{photometric}.tif");
+            let path = write(dir.path(), &name, &tiff(true, &basic(w, h, photometric, 1, bits), &data));
+            let image = decode(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let gray =
+                image.as_luma8().unwrap_or_else(|| panic!("{name}: 8-bit gray, not {:?}", image.color()));
+            for (x, y, p) in gray.enumerate_pixels() {
+                let l = if white_is_zero { top - level(x, y) } else { level(x, y) };
+                assert_eq!(u32::from(p.0[0]), l * 255 / top, "{name} at ({x}, {y})");
+            }
+        }
+    }
+    // Three samples of 4 bits are still named.
+    let err =
+        decode(&write(dir.path(), "rgb4.tif", &tiff(true, &basic(2, 2, 2, 3, 4), &[0; 6]))).expect_err("rgb");
+    assert!(err.to_string().contains("a TIFF with 4-bit unsigned-integer samples"), "{err}");
+}
+
 #[test]
 fn palette_tiffs_are_read_through_their_colour_map() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -73,6 +73,14 @@ pub(in crate::io) enum Variant {
     /// Palette indices of 1 to 8 bits and a `ColorMap`: read through the `tiff` crate, its
     /// `PhotometricInterpretation` presented as black-is-zero (the indices as gray).
     Palette(Patch),
+    /// Gray of one 2 or 4-bit sample: read through the `tiff` crate as black-is-zero (through
+    /// `patch`), each level made 8-bit as libtiff makes it.
+    Levels {
+        /// The `PhotometricInterpretation` value, to present as black-is-zero.
+        patch: Patch,
+        /// Whether 0 is white in the file.
+        white_is_zero: bool,
+    },
     /// CMYK of four 8 or 16-bit samples: read through the `tiff` crate and turned into RGB as
     /// libtiff turns it.
     Cmyk,
@@ -209,7 +217,8 @@ enum Unread {
     Palette { bits: u16, samples: u16 },
     /// Samples of a format or width not read here.
     #[error(
-        "{}; graylab reads TIFF samples of 1, 8 or 16 bits (unsigned) or 32-bit floating point, and palette indices of 1 to 8 bits",
+        "{}; graylab reads TIFF samples of 1, 8 or 16 bits (unsigned; gray of one sample also of 2 or 4) or 32-bit \
+         floating point, and palette indices of 1 to 8 bits",
         samples_words(*format, *bits)
     )]
     Samples { format: u16, bits: u16 },
@@ -345,6 +354,10 @@ impl TiffHeader {
                 Ok(Some(Variant::Gray { alpha, white_is_zero }))
             }
             (WHITE_IS_ZERO | BLACK_IS_ZERO, 1, 1) if samples == 1 => Ok(None),
+            (WHITE_IS_ZERO | BLACK_IS_ZERO, 1, 2 | 4) if samples == 1 => Ok(Some(Variant::Levels {
+                patch: self.patch()?,
+                white_is_zero: photometric == WHITE_IS_ZERO,
+            })),
             (WHITE_IS_ZERO | BLACK_IS_ZERO, 1 | 3, 1 | 8 | 16 | 32) if samples > 2 || bits == 1 => {
                 Err(Unread::Gray { bits, samples })
             }

@@ -37,6 +37,13 @@ enum Content {
         /// One colour per index, all `1 << bits` of them.
         colours: Vec<[u8; 3]>,
     },
+    /// Gray of 2 or 4-bit levels, packed as palette indices are; each level's 8-bit gray.
+    Levels {
+        /// Bits per level.
+        bits: u8,
+        /// The 8-bit gray of each level, all `1 << bits` of them.
+        grays: Vec<u8>,
+    },
     /// Four samples of ink, 8 or 16-bit, given as RGB ([`cmyk_to_rgb`]).
     Cmyk,
 }
@@ -95,6 +102,23 @@ impl<R: Read + Seek> DirectDecoder<R> {
         let channel = |c: usize, i: usize| map.get(c * entries + i).map_or(0, |&v| (v >> shift) as u8);
         let colours = (0..entries).map(|i| [channel(0, i), channel(1, i), channel(2, i)]).collect();
         Ok(Self { inner, content: Content::Palette { bits, colours }, dimensions, color: ColorType::Rgb8 })
+    }
+
+    /// Gray of 2 or 4-bit levels, presented as black-is-zero through `patch` (`white_is_zero`:
+    /// the file's 0 is white), each level made 8-bit as libtiff makes it (level x 255 / top
+    /// level, truncated: 4 bits 0, 17, 34 ... 255), as libtiff's `tiff2rgba` and Pillow read it
+    /// (`OpenCV` 5.1 refuses it).
+    pub(super) fn levels(reader: R, patch: Patch, white_is_zero: bool) -> ImageResult<Self> {
+        let mut inner = Decoder::new(Patched::new(reader, Some(patch))).map_err(tiff_error)?;
+        let dimensions = inner.dimensions().map_err(tiff_error)?;
+        let bits = match inner.colortype().map_err(tiff_error)? {
+            tiff::ColorType::Gray(bits @ (2 | 4)) => bits,
+            other => return Err(unsupported(&format!("gray data of colour type {other:?}"))),
+        };
+        let top = (1u32 << bits) - 1;
+        let gray = |level: u32| ((if white_is_zero { top - level } else { level }) * 255 / top) as u8;
+        let content = Content::Levels { bits, grays: (0..=top).map(gray).collect() };
+        Ok(Self { inner, content, dimensions, color: ColorType::L8 })
     }
 
     /// CMYK of four 8 or 16-bit samples, given as RGB of the same depth.
@@ -206,18 +230,17 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
                 let DecodingResult::U8(v) = decoded else {
                     return Err(unsupported("palette data of this sample type"));
                 };
-                let width = self.dimensions.0 as usize;
-                let row_bytes = (width * usize::from(bits)).div_ceil(8);
-                let mask = (1u16 << bits) - 1;
-                for (row, out) in v.chunks(row_bytes.max(1)).zip(buf.chunks_exact_mut(3 * width)) {
-                    for (x, rgb) in out.chunks_exact_mut(3).enumerate() {
-                        let bit = x * usize::from(bits);
-                        let byte = row.get(bit / 8).copied().unwrap_or(0);
-                        let shift = 8 - usize::from(bits) - bit % 8;
-                        let index = (u16::from(byte) >> shift) & mask;
-                        rgb.copy_from_slice(colours.get(usize::from(index)).unwrap_or(&[0; 3]));
-                    }
-                }
+                unpack(&v, (self.dimensions.0 as usize, bits, 3), buf, |index, rgb| {
+                    rgb.copy_from_slice(colours.get(index).unwrap_or(&[0; 3]));
+                });
+            }
+            Content::Levels { bits, grays } => {
+                let DecodingResult::U8(v) = decoded else {
+                    return Err(unsupported("gray data of this sample type"));
+                };
+                unpack(&v, (self.dimensions.0 as usize, bits, 1), buf, |level, gray| {
+                    gray[0] = grays.get(level).copied().unwrap_or(0);
+                });
             }
         }
         Ok(())
@@ -225,6 +248,26 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
 
     fn read_image_boxed(self: Box<Self>, buf: &mut [u8]) -> ImageResult<()> {
         (*self).read_image(buf)
+    }
+}
+
+/// Hands each pixel's index (or level) of `bits` bits, from rows of them packed high bits first
+/// in `packed`, `width` a row, to `put` with its output pixel: `channels` bytes of `buf`.
+fn unpack(
+    packed: &[u8],
+    (width, bits, channels): (usize, u8, usize),
+    buf: &mut [u8],
+    put: impl Fn(usize, &mut [u8]),
+) {
+    let row_bytes = (width * usize::from(bits)).div_ceil(8);
+    let mask = (1u16 << bits) - 1;
+    for (row, out) in packed.chunks(row_bytes.max(1)).zip(buf.chunks_exact_mut(channels * width)) {
+        for (x, pixel) in out.chunks_exact_mut(channels).enumerate() {
+            let bit = x * usize::from(bits);
+            let byte = row.get(bit / 8).copied().unwrap_or(0);
+            let shift = 8 - usize::from(bits) - bit % 8;
+            put(usize::from((u16::from(byte) >> shift) & mask), pixel);
+        }
     }
 }
 

@@ -51,6 +51,9 @@ pub(in crate::io) fn open<'a, R: BufRead + Seek + 'a>(
             }
         }
         Variant::Palette(patch) => direct::DirectDecoder::palette(reader, patch)?.with_limits(limits),
+        Variant::Levels { patch, white_is_zero } => {
+            direct::DirectDecoder::levels(reader, patch, white_is_zero)?.with_limits(limits)
+        }
         Variant::Cmyk => direct::DirectDecoder::cmyk(reader)?.with_limits(limits),
         Variant::Jpeg { gray } => {
             let decoder = jpeg::JpegTiffDecoder::new(reader, gray)?;
