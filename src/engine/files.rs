@@ -203,7 +203,8 @@ pub fn convert_stored_luma(
 /// was converted (as the app's caption says "from CMYK"), orientation applied (and from where),
 /// warnings (a truncated file's end said in the image as shown).
 fn decode_notes(decoded: &Decoded) -> Vec<String> {
-    let stored = decoded.stored_as.map(|model| format!("the file stores {model}: read as RGB"));
+    let read_as = if decoded.image.color().has_color() { "RGB" } else { "8-bit gray" };
+    let stored = decoded.stored_as.map(|model| format!("the file stores {model}: read as {read_as}"));
     let reoriented = decoded.orientation_note().map(str::to_owned);
     let warnings = decoded
         .warnings

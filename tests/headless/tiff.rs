@@ -326,6 +326,13 @@ fn two_and_four_bit_gray_tiffs_are_read_level_by_level_as_libtiff_reads_them() {
             }
         }
     }
+    // The caption and the report say what the file stores.
+    let o = common::graylab(&["convert", "g4-1.tif", "-o", "g4.png"], dir.path());
+    assert!(
+        common::text(&o).contains("note: the file stores 4-bit gray: read as 8-bit gray"),
+        "{}",
+        common::text(&o)
+    );
     // Three samples of 4 bits are still named.
     let err =
         decode(&write(dir.path(), "rgb4.tif", &tiff(true, &basic(2, 2, 2, 3, 4), &[0; 6]))).expect_err("rgb");

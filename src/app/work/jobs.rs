@@ -41,7 +41,8 @@ pub struct Loaded {
     /// What the decoder warned about (a truncated file kept, …); shown as a warning that stays
     /// until dismissed.
     pub warnings: Vec<crate::io::DecodeWarning>,
-    /// The colour model the file stores when the decoder converted it ("CMYK", shown as RGB).
+    /// The colour model the file stores when the decoder converted it ("CMYK", shown as RGB;
+    /// "4-bit gray", shown as 8-bit gray).
     pub stored_as: Option<&'static str>,
     /// The file's pixel density, which its exports keep.
     pub density: Option<crate::io::Density>,

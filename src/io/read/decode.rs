@@ -76,7 +76,8 @@ pub struct Decoded {
     pub warnings: Vec<DecodeWarning>,
     /// Frames or pages in the file when it holds more than one (the first was read).
     pub frames: Option<FrameCount>,
-    /// The colour model the file stores when the decoder converted it ("CMYK", given as RGB).
+    /// The colour model the file stores when the decoder converted it ("CMYK", given as RGB;
+    /// "4-bit gray", given as 8-bit gray).
     pub stored_as: Option<&'static str>,
     /// The pixel density the file gives (its print size), across and down the image as shown
     /// (a quarter turn swaps them); an export writes it ([`crate::io::ExportOptions::density`]).
@@ -450,6 +451,8 @@ fn decode_with(
     let (width, height) = decoder.dimensions();
     let stored_as = match decoder.original_color_type() {
         image::ExtendedColorType::Cmyk8 | image::ExtendedColorType::Cmyk16 => Some("CMYK"),
+        image::ExtendedColorType::L2 => Some("2-bit gray"),
+        image::ExtendedColorType::L4 => Some("4-bit gray"),
         _ => None,
     };
     if width == 0 || height == 0 {

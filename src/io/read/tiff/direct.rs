@@ -159,6 +159,8 @@ impl<R: Read + Seek> ImageDecoder for DirectDecoder<R> {
         match (&self.content, self.color) {
             (Content::Cmyk, ColorType::Rgb8) => ExtendedColorType::Cmyk8,
             (Content::Cmyk, _) => ExtendedColorType::Cmyk16,
+            (Content::Levels { bits: 2, .. }, _) => ExtendedColorType::L2,
+            (Content::Levels { .. }, _) => ExtendedColorType::L4,
             _ => self.color.into(),
         }
     }
