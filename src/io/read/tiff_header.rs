@@ -33,10 +33,9 @@ const CCITT_GROUP3: u16 = 3;
 const JPEG: u16 = 7;
 /// `PhotometricInterpretation` 6.
 const YCBCR: u16 = 6;
-/// `PhotometricInterpretation` 32803: a camera sensor's colour filter array (a raw).
-const CFA: u16 = 32803;
-/// `PhotometricInterpretation` 34892: a DNG's linear raw (demosaiced, not yet developed).
-const LINEAR_RAW: u16 = 34892;
+/// `PhotometricInterpretation` of a camera's sensor data: 32803, its colour filter array (a
+/// raw), and 34892, a DNG's linear raw (demosaiced, not yet developed).
+const SENSOR_DATA: [u16; 2] = [32803, 34892];
 
 /// Why a camera raw is refused, after what it is.
 pub(in crate::io) const RAW_SENSOR_DATA: &str =
@@ -308,7 +307,7 @@ impl TiffHeader {
                  the first image only, and would convert the preview in place of the full image"
             ),
             // A first image of sensor data (a colour filter array, or linear raw), as a PEF's.
-            (false, false, _) if matches!(self.photometric, Some(CFA | LINEAR_RAW)) => format!(
+            (false, false, _) if self.photometric.is_some_and(|p| SENSOR_DATA.contains(&p)) => format!(
                 "a camera raw file (its first image is sensor data, PhotometricInterpretation {}): {raw}",
                 self.photometric.unwrap_or_default()
             ),
