@@ -48,13 +48,17 @@ impl Directory {
     }
 }
 
-/// The EXIF tags an output keeps, each value as the input stored it.
+/// The EXIF tags an output keeps, each value as the input stored it, and beside them the
+/// properties it keeps of the input's XMP packet ([`Exif::xmp`]): what an export keeps of the
+/// input's metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exif {
     little: bool,
     ifd0: Vec<Entry>,
     /// The EXIF directory's: the shot (exposure, dates, lens).
     shot: Vec<Entry>,
+    /// The kept XMP properties, where the input has some.
+    xmp: Option<crate::io::Xmp>,
 }
 
 /// One tag: its type, its count of values and their bytes (in the block's byte order).
@@ -120,7 +124,33 @@ impl Exif {
             entries.sort_by_key(|e| e.tag);
             entries.dedup_by_key(|e| e.tag);
         }
-        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little, ifd0, shot })
+        (!ifd0.is_empty() || !shot.is_empty()).then_some(Self { little, ifd0, shot, xmp: None })
+    }
+
+    /// `exif`'s tags with the XMP properties `xmp`; `None` where both are.
+    pub(in crate::io) fn with_xmp(exif: Option<Self>, xmp: Option<crate::io::Xmp>) -> Option<Self> {
+        match exif {
+            Some(exif) => Some(Self { xmp, ..exif }),
+            None => xmp.map(|xmp| Self { little: true, ifd0: Vec::new(), shot: Vec::new(), xmp: Some(xmp) }),
+        }
+    }
+
+    /// `first`'s tags, else `second`'s, with `first`'s XMP properties, else `second`'s: what
+    /// two reads of one file found (a decoder's and the walk over the file's chunks).
+    pub(in crate::io) fn merged(
+        first: Option<std::sync::Arc<Self>>,
+        second: Option<std::sync::Arc<Self>>,
+    ) -> Option<std::sync::Arc<Self>> {
+        let (Some(a), Some(b)) = (&first, &second) else { return first.or(second) };
+        let tags = if a.tags() > 0 { a } else { b };
+        let xmp = a.xmp.as_ref().or(b.xmp.as_ref()).cloned();
+        Some(std::sync::Arc::new(Self { xmp, ..(**tags).clone() }))
+    }
+
+    /// The kept XMP properties, where the input has some.
+    #[must_use]
+    pub fn xmp(&self) -> Option<&crate::io::Xmp> {
+        self.xmp.as_ref()
     }
 
     /// The kept text tags of `IFD0` (make, model, date, description, artist, copyright) with
@@ -169,9 +199,12 @@ pub(in crate::io) fn ifd0_value(block: &[u8], tag: u16, kinds: &[u16]) -> Option
     }
 }
 
-/// The kept tags of the EXIF block `decoder` reads, shared by the exports of the image.
+/// The kept tags of the EXIF block `decoder` reads, with the kept properties of its XMP
+/// packet, shared by the exports of the image.
 pub(in crate::io) fn of_decoder(decoder: &mut impl image::ImageDecoder) -> Option<std::sync::Arc<Exif>> {
-    decoder.exif_metadata().ok().flatten().and_then(|block| Exif::kept(&block)).map(std::sync::Arc::new)
+    let exif = decoder.exif_metadata().ok().flatten().and_then(|block| Exif::kept(&block));
+    let xmp = decoder.xmp_metadata().ok().flatten().and_then(|packet| crate::io::Xmp::kept(&packet));
+    Exif::with_xmp(exif, xmp).map(std::sync::Arc::new)
 }
 
 /// The EXIF block graylab writes: `kept`'s tags (none for `None`), with `Software` = graylab,

@@ -15,6 +15,7 @@ mod mark;
 mod read;
 mod result_file;
 mod write;
+mod xmp;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -49,6 +50,7 @@ pub use write::encode::{
     encode_to_vec, encodes_rows, export_format,
 };
 pub use write::folders::{WritingIn, remove_empty_folders};
+pub use xmp::Xmp;
 
 /// Where a truncated file ends, as far as the decoder can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

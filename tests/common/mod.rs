@@ -263,6 +263,29 @@ pub fn camera_jpeg(width: u32, height: u32) -> Vec<u8> {
     out
 }
 
+/// An XMP packet as Lightroom writes it: the catalogue and the credits, with a location, a
+/// crop to develop again and an orientation that no output keeps.
+pub const LIGHTROOM_XMP: &str = r#"<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+ <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+   xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:crs="http://ns.adobe.com/camera-raw-settings/1.0/"
+   xmlns:tiff="http://ns.adobe.com/tiff/1.0/"
+   xmp:Rating="4" xmp:Label="Red" exif:GPSLatitude="48,51.5N" crs:HasCrop="True" crs:CropTop="0.25" tiff:Orientation="6">
+  <dc:title><rdf:Alt><rdf:li xml:lang="x-default">Dandelions &amp; light</rdf:li></rdf:Alt></dc:title>
+  <dc:creator><rdf:Seq><rdf:li>Ada Lovelace</rdf:li></rdf:Seq></dc:creator>
+  <dc:rights><rdf:Alt><rdf:li xml:lang="x-default">© 2026 Ada Lovelace</rdf:li></rdf:Alt></dc:rights>
+  <dc:subject><rdf:Bag><rdf:li>dandelion</rdf:li><rdf:li>meadow</rdf:li></rdf:Bag></dc:subject>
+ </rdf:Description>
+</rdf:RDF></x:xmpmeta>
+<?xpacket end="w"?>"#;
+
+/// `jpeg` with an `APP1` segment holding `packet` after its start marker.
+pub fn with_xmp(jpeg: &[u8], packet: &str) -> Vec<u8> {
+    let body = [&b"http://ns.adobe.com/xap/1.0/\0"[..], packet.as_bytes()].concat();
+    let len = u16::try_from(body.len() + 2).expect("fits a segment").to_be_bytes();
+    [&jpeg[..2], &[0xFF, 0xE1], &len, &body, &jpeg[2..]].concat()
+}
+
 /// Every tag of an EXIF block's IFD0 and of the directories it points to (EXIF 0x8769, GPS
 /// 0x8825), as (directory, tag, the value's bytes); read without graylab's code.
 pub fn exif_tags(block: &[u8]) -> Vec<(u16, u16, Vec<u8>)> {

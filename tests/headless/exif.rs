@@ -5,7 +5,9 @@
 //! orientation (the pixels are turned), no location, no maker note. A TIFF output holds the
 //! text tags of the first directory (make, model, date) as its own and the exposure in an EXIF
 //! directory, as `tiffinfo` reads them; converted again, that TIFF gives them all to a JPEG. A
-//! PNG's `eXIf` chunk after the image data (`ImageMagick`'s place for it) is kept too.
+//! PNG's `eXIf` chunk after the image data (`ImageMagick`'s place for it) is kept too. An XMP
+//! packet keeps its title, keywords, rating and credits in every format, not its location or
+//! develop settings.
 
 use crate::common;
 
@@ -126,5 +128,71 @@ fn a_pngs_exif_after_its_image_data_is_kept_as_imagemagick_writes_it() {
         let shown = image::open(dir.path().join(out)).expect("the output");
         assert_eq!((shown.width(), shown.height()), (48, 64), "{out}: turned as its orientation says");
         check(&dir.path().join(out));
+    }
+}
+
+/// The XMP packet `path` holds, read by the `image` crate's decoder of its format.
+fn xmp_of(path: &std::path::Path) -> String {
+    use image::ImageDecoder as _;
+    let file = std::io::BufReader::new(std::fs::File::open(path).expect("open"));
+    let packet = match path.extension().and_then(|e| e.to_str()) {
+        Some("png") => image::codecs::png::PngDecoder::new(file).expect("png").xmp_metadata(),
+        Some("webp") => image::codecs::webp::WebPDecoder::new(file).expect("webp").xmp_metadata(),
+        Some("tif") => image::codecs::tiff::TiffDecoder::new(file).expect("tiff").xmp_metadata(),
+        _ => image::codecs::jpeg::JpegDecoder::new(file).expect("jpeg").xmp_metadata(),
+    };
+    let packet = packet.expect("read").unwrap_or_else(|| panic!("{}: no XMP", path.display()));
+    String::from_utf8(packet).expect("UTF-8")
+}
+
+#[test]
+fn a_photos_title_keywords_and_rating_are_kept_in_every_format_and_its_location_and_crop_are_not() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("IMG_2.jpg"),
+        common::with_xmp(&common::camera_jpeg(64, 48), common::LIGHTROOM_XMP),
+    )
+    .expect("write");
+    let mut written = Vec::new();
+    for (out, backend) in [("cpu.jpg", "cpu"), ("gpu.png", "gpu"), ("out.tif", "cpu"), ("out.webp", "cpu")] {
+        let o = common::graylab(&["convert", "IMG_2.jpg", "-o", out, "--backend", backend], dir.path());
+        assert!(o.status.success(), "{out}: {}", common::text(&o));
+        let packet = xmp_of(&dir.path().join(out));
+        for kept in [
+            "xmp:Rating=\"4\"",
+            "xmp:Label=\"Red\"",
+            "<rdf:li xml:lang=\"x-default\">Dandelions &amp; light</rdf:li>",
+            "<dc:creator><rdf:Seq><rdf:li>Ada Lovelace</rdf:li></rdf:Seq></dc:creator>",
+            "© 2026 Ada Lovelace",
+            "<rdf:Bag><rdf:li>dandelion</rdf:li><rdf:li>meadow</rdf:li></rdf:Bag>",
+        ] {
+            assert!(packet.contains(kept), "{out}: {kept} in {packet}");
+        }
+        for dropped in ["GPS", "crs:", "Crop", "Orientation", "48,51"] {
+            assert!(!packet.contains(dropped), "{out}: {dropped} in {packet}");
+        }
+        if out != "out.tif" {
+            check(&dir.path().join(out));
+        }
+        written.push(packet);
+    }
+    assert!(written.windows(2).all(|w| w[0] == w[1]), "one packet in every format");
+    // Each output as an input gives the same packet again.
+    for input in ["gpu.png", "out.tif", "out.webp"] {
+        let o = common::graylab(&["convert", input, "-o", "again.jpg", "--overwrite"], dir.path());
+        assert!(o.status.success(), "{input}: {}", common::text(&o));
+        assert_eq!(xmp_of(&dir.path().join("again.jpg")), written[0], "{input}");
+    }
+    // A photo with XMP and no EXIF: the packet, and no EXIF block made up in a JPEG or PNG.
+    let mut plain = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new(&mut plain).encode_image(&common::photo(16, 8)).expect("encode");
+    std::fs::write(dir.path().join("plain.jpg"), common::with_xmp(&plain, common::LIGHTROOM_XMP))
+        .expect("write");
+    for out in ["plain-out.jpg", "plain-out.png"] {
+        let o = common::graylab(&["convert", "plain.jpg", "-o", out], dir.path());
+        assert!(o.status.success(), "{}", common::text(&o));
+        assert_eq!(xmp_of(&dir.path().join(out)), written[0], "{out}");
+        let bytes = std::fs::read(dir.path().join(out)).expect("read");
+        assert!(!bytes.windows(4).any(|w| w == b"Exif" || w == b"eXIf"), "{out}: no EXIF made up");
     }
 }

@@ -73,6 +73,33 @@ fn an_export_keeps_the_cameras_exif_and_drops_the_location() {
 }
 
 #[test]
+fn an_export_keeps_the_photos_xmp_title_keywords_and_rating_and_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("IMG_2.jpg");
+    std::fs::write(&path, common::with_xmp(&common::camera_jpeg(48, 32), common::LIGHTROOM_XMP))
+        .expect("write");
+    let Some(mut h) = harness(Some(path)) else { return };
+    settle(&mut h);
+    h.state_mut().settings_mut().export.format = Some(ExportFormat::Png);
+    let out = dir.path().join("out.png");
+    h.state_mut().export_to(out.clone(), false);
+    settle(&mut h);
+    let file = std::io::BufReader::new(std::fs::File::open(&out).expect("the export"));
+    let mut png = image::codecs::png::PngDecoder::new(file).expect("png");
+    let packet = image::ImageDecoder::xmp_metadata(&mut png).expect("read");
+    let packet = String::from_utf8(packet.expect("an XMP packet")).expect("UTF-8");
+    assert!(packet.contains("Dandelions &amp; light") && packet.contains("xmp:Rating=\"4\""), "{packet}");
+    assert!(packet.contains("<rdf:li>meadow</rdf:li>") && !packet.contains("GPS"), "{packet}");
+    h.state_mut().settings_mut().export.format = None;
+    h.state_mut().open_export_window_on(&dir.path().join("out2.tif"));
+    h.run_steps(3);
+    h.get_by_label_contains(
+        "Keeps the photo's camera, exposure and date (EXIF) and its title, keywords, rating and credits (XMP), \
+         never its location",
+    );
+}
+
+#[test]
 fn opening_a_canon_cr2_says_it_is_a_camera_raw() {
     let dir = tempfile::tempdir().expect("temp dir");
     let raw = dir.path().join("IMG_0001.CR2");

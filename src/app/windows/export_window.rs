@@ -70,7 +70,7 @@ impl ExportWindow {
         // The output's op, as the export writes it (the panel's until a result exists).
         let op = session.output().map_or(session.settings().convert.op, |o| o.settings.op);
         let input = session.input().map(|i| i.path.clone());
-        let has_exif = session.input().is_some_and(|i| i.exif.is_some());
+        let kept = session.input().and_then(|i| i.exif.as_deref()).map(|e| (e.tags() > 0, e.xmp().is_some()));
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
             let label = ui.label("File");
@@ -121,8 +121,8 @@ impl ExportWindow {
         ui.checkbox(&mut opts.force_8bit, "Always 8-bit (else 16-bit images stay 16-bit in PNG and TIFF)");
         if let Some(f) = format {
             ui.label(RichText::new(format_hint(f, op)).weak());
-            if has_exif {
-                ui.label(RichText::new(exif_hint(f)).weak());
+            if let Some(kept) = kept {
+                ui.label(RichText::new(metadata_hint(f, kept)).weak());
             }
         } else {
             let why = problem
@@ -168,13 +168,21 @@ impl ExportWindow {
     }
 }
 
-/// What an export in `format` keeps of a photo's EXIF, as `convert` keeps it.
-fn exif_hint(format: ExportFormat) -> &'static str {
+/// What an export in `format` keeps of a photo's metadata, as `convert` keeps it, by what the
+/// photo has: EXIF tags, XMP properties.
+fn metadata_hint(format: ExportFormat, (tags, xmp): (bool, bool)) -> String {
+    let exif = "camera, exposure and date (EXIF)";
+    let catalogue = "title, keywords, rating and credits (XMP)";
+    let what = match (tags, xmp) {
+        (true, true) => format!("{exif} and its {catalogue}"),
+        (false, true) => catalogue.to_owned(),
+        _ => exif.to_owned(),
+    };
     match format {
         ExportFormat::Bmp => {
-            "A BMP has no place for the photo's camera, exposure and date (EXIF): the other formats keep them."
+            format!("A BMP has no place for the photo's {what}: the other formats keep them.")
         }
-        _ => "Keeps the photo's camera, exposure and date (EXIF), never its location.",
+        _ => format!("Keeps the photo's {what}, never its location."),
     }
 }
 

@@ -46,7 +46,7 @@ pub struct Loaded {
     pub stored_as: Option<&'static str>,
     /// The file's pixel density, which its exports keep.
     pub density: Option<crate::io::Density>,
-    /// The file's EXIF tags that its exports keep.
+    /// The file's EXIF tags and XMP properties that its exports keep.
     pub exif: Option<Arc<crate::io::Exif>>,
     /// The input as shown.
     pub display: DisplayImage,

@@ -82,7 +82,8 @@ pub struct Decoded {
     /// The pixel density the file gives (its print size), across and down the image as shown
     /// (a quarter turn swaps them); an export writes it ([`crate::io::ExportOptions::density`]).
     pub density: Option<crate::io::Density>,
-    /// The EXIF tags an export keeps ([`crate::io::ExportOptions::exif`]); `None` where none.
+    /// The EXIF tags and XMP properties an export keeps ([`crate::io::ExportOptions::exif`]);
+    /// `None` where none.
     pub exif: Option<std::sync::Arc<crate::io::Exif>>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
@@ -396,8 +397,9 @@ fn decode_other(
         let scratch_bytes = if format == ImageFormat::Tiff { decoder.total_bytes() } else { 0 };
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };
-    // EXIF the decoders miss: a TIFF's own directories, a PNG's `eXIf` chunk after the image data.
-    raw.exif = raw.exif.take().or_else(|| facts.exif.clone());
+    // EXIF the decoders miss: a TIFF's own directories (and its XMP), a PNG's `eXIf` chunk after
+    // the image data.
+    raw.exif = crate::io::Exif::merged(raw.exif.take(), facts.exif.clone());
     Ok((raw, format, facts))
 }
 

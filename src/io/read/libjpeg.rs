@@ -244,6 +244,8 @@ pub(in crate::io) struct LibjpegHeader {
     pub ycbcr: bool,
     /// The EXIF block of the first `APP1` segment that holds one (after `Exif\0\0`).
     pub exif: Option<Vec<u8>>,
+    /// The XMP packet of the first `APP1` segment that holds one (after its namespace).
+    pub xmp: Option<Vec<u8>>,
     /// The ICC profile from the `APP2` segments, in their order.
     pub icc: Option<Vec<u8>>,
     /// The pixel density of the JFIF segment, else of the EXIF block (a camera's JPEG has no
@@ -261,12 +263,16 @@ impl LibjpegHeader {
         let header = libjpeg(&mut warnings, bytes, || {
             let mut decompress = decompress(bytes, &markers)?;
             let (width, height) = decompress.size();
-            let mut exif = None;
+            let (mut exif, mut xmp) = (None, None);
             let mut icc_parts = Vec::new();
             for marker in decompress.markers() {
                 match marker.marker {
-                    mozjpeg::Marker::APP(1) if exif.is_none() => {
-                        exif = marker.data.strip_prefix(b"Exif\0\0").map(<[u8]>::to_vec);
+                    mozjpeg::Marker::APP(1) => {
+                        let data = marker.data;
+                        exif = exif.or_else(|| data.strip_prefix(b"Exif\0\0").map(<[u8]>::to_vec));
+                        xmp = xmp.or_else(|| {
+                            data.strip_prefix(crate::io::xmp::JPEG_NAMESPACE).map(<[u8]>::to_vec)
+                        });
                     }
                     mozjpeg::Marker::APP(2) => {
                         if let Some(part) = marker.data.strip_prefix(b"ICC_PROFILE\0")
@@ -288,6 +294,7 @@ impl LibjpegHeader {
                 components: decompress.components().len(),
                 ycbcr: decompress.color_space() == ffi::J_COLOR_SPACE::JCS_YCbCr,
                 exif,
+                xmp,
                 icc,
                 density,
                 warnings: Vec::new(),

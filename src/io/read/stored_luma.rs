@@ -178,6 +178,10 @@ impl ImageDecoder for LibjpegDecoder<'_> {
         Ok(self.header.exif.clone())
     }
 
+    fn xmp_metadata(&mut self) -> ImageResult<Option<Vec<u8>>> {
+        Ok(self.header.xmp.clone())
+    }
+
     fn orientation(&mut self) -> ImageResult<Orientation> {
         let exif = self.header.exif.as_deref();
         Ok(exif.and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms))

@@ -2,10 +2,10 @@
 //! export leaves nothing and an existing file is only replaced when asked.
 //!
 //! PNG and JPEG use graylab's own parallel encoders ([`crate::io::codecs::png`], [`crate::io::codecs::jpeg`]),
-//! TIFF its own writer ([`crate::io::write::tiff`]); BMP and WebP use the `image` crate's (a
-//! 1-bit BMP, the dither's, graylab's own: [`crate::io::write::bmp`]). Each writes the input's
-//! pixel density and EXIF tags where the format has a place for them ([`ExportOptions::density`],
-//! [`ExportOptions::exif`]).
+//! TIFF its own writer ([`crate::io::write::tiff`]); BMP uses the `image` crate's (a 1-bit BMP,
+//! the dither's, graylab's own: [`crate::io::write::bmp`]) and WebP `image-webp`'s, as `image`
+//! wraps it. Each writes the input's pixel density, EXIF tags and XMP properties where the
+//! format has a place for them ([`ExportOptions::density`], [`ExportOptions::exif`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -13,7 +13,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Instant;
 
-use image::codecs::{bmp::BmpEncoder, webp::WebPEncoder};
+use image::codecs::bmp::BmpEncoder;
 use image::{ColorType, DynamicImage, ExtendedColorType, ImageEncoder as _};
 
 use crate::io::codecs::jpeg::{JPEG_MAX_SIDE, write_gray_jpeg};
@@ -146,8 +146,9 @@ pub struct ExportOptions {
     #[serde(skip)]
     pub density: Option<Density>,
     /// The input's EXIF tags to keep ([`crate::io::Decoded::exif`]: camera, lens, exposure,
-    /// capture date, artist, copyright), written where the format has a place for EXIF (JPEG,
-    /// PNG, WebP). A fact of the input, not a setting: never saved.
+    /// capture date, artist, copyright) and XMP properties ([`crate::io::Xmp`]: title, keywords,
+    /// rating, credits), written where the format has a place for them (all but BMP). A fact of
+    /// the input, not a setting: never saved.
     #[serde(skip)]
     pub exif: Option<std::sync::Arc<crate::io::Exif>>,
 }
@@ -424,13 +425,19 @@ fn write_encoded(
                 .map_err(image_err)
         }
         ExportFormat::Webp => {
-            let mut encoder = WebPEncoder::new_lossless(out);
+            let mut encoder = image_webp::WebPEncoder::new(out);
             // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk,
-            // beside the input's kept tags.
-            encoder
-                .set_exif_metadata(crate::io::exif::block(exif))
-                .map_err(|e| WriteCause::Encoder(e.to_string()))?;
-            encoder.write_image(bytes, w, h, color).map_err(image_err)
+            // beside the input's kept tags; the kept XMP properties in an `XMP ` chunk.
+            encoder.set_exif_metadata(crate::io::exif::block(exif));
+            if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+                encoder.set_xmp_metadata(packet);
+            }
+            let color = match image.color() {
+                ColorType::L8 => image_webp::ColorType::L8,
+                ColorType::La8 => image_webp::ColorType::La8,
+                other => return Err(WriteCause::Encoder(format!("WebP holds no {other:?} pixels"))),
+            };
+            encoder.encode(bytes, w, h, color).map_err(|e| WriteCause::Encoder(e.to_string()))
         }
     }
 }

@@ -190,6 +190,10 @@ fn directory(
     for (tag, text) in exif.map(crate::io::Exif::text_tags).unwrap_or_default() {
         fields.push(Field::new(tag, Type::Ascii, &text.into_iter().map(u64::from).collect::<Vec<_>>()));
     }
+    // The XMP packet: tag 700, of bytes.
+    if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+        fields.push(Field { tag: 700, kind: 1, count: packet.len() as u64, bytes: packet });
+    }
     // The input's exposure, dates and lens, in an EXIF directory after the first one's values.
     let shot = exif.map(|e| e.shot_in(cfg!(target_endian = "little"))).unwrap_or_default();
     let shot: Vec<Field> = shot

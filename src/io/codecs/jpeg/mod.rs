@@ -90,8 +90,9 @@ pub(in crate::io) fn write_gray_jpeg(
 
 fn segment(out: &mut impl Write, marker: u8, body: &[&[u8]]) -> std::io::Result<()> {
     let len: usize = 2 + body.iter().map(|b| b.len()).sum::<usize>();
+    let len = u16::try_from(len).map_err(|_| std::io::Error::other(format!("a {len}-byte JPEG segment")))?;
     out.write_all(&[0xFF, marker])?;
-    out.write_all(&(len as u16).to_be_bytes())?;
+    out.write_all(&len.to_be_bytes())?;
     for part in body {
         out.write_all(part)?;
     }
@@ -112,8 +113,12 @@ fn write_headers(
     segment(out, 0xE0, &[b"JFIF\0", &[1, 1, units, x1, x0, y1, y0, 0, 0]])?;
     // graylab's mark (see `crate::io::mark`): a comment.
     segment(out, 0xFE, &[SOFTWARE.as_bytes()])?;
-    if exif.is_some() {
+    if exif.is_some_and(|e| e.tags() > 0) {
         segment(out, 0xE1, &[b"Exif\0\0", &crate::io::exif::block(exif)])?;
+    }
+    // The XMP packet (its text is bounded to fit a segment: `crate::io::xmp`).
+    if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+        segment(out, 0xE1, &[crate::io::xmp::JPEG_NAMESPACE, &packet])?;
     }
     let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);
     segment(out, 0xDB, &[&[0x00], &zigzag_quant])?;

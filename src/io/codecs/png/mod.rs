@@ -93,8 +93,13 @@ pub(in crate::io) fn write_png(
         let phys = [&x.to_be_bytes()[..], &y.to_be_bytes(), &[1]].concat();
         out.write_all(&chunk(*b"pHYs", &phys)).map_err(io)?;
     }
-    if exif.is_some() {
+    if exif.is_some_and(|e| e.tags() > 0) {
         out.write_all(&chunk(*b"eXIf", &crate::io::exif::block(exif))).map_err(io)?;
+    }
+    // The XMP packet: an uncompressed `iTXt` chunk of keyword `XML:com.adobe.xmp`, no language.
+    if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+        let itxt = [&b"XML:com.adobe.xmp\0\0\0\0\0"[..], &packet].concat();
+        out.write_all(&chunk(*b"iTXt", &itxt)).map_err(io)?;
     }
     // The zlib header (deflate, 32 KiB window, fastest level), the stripes, the checksum.
     out.write_all(&chunk(*b"IDAT", &[0x78, 0x01])).map_err(io)?;

@@ -47,8 +47,8 @@ pub(in crate::io) struct Facts {
     pub pnm: Option<pnm::Header>,
     /// An APNG's still image is not a frame of its animation (it is counted in `frames`).
     pub still_apart: bool,
-    /// The EXIF tags an export keeps, where the decoders miss them: a TIFF's own directories, a
-    /// PNG's `eXIf` chunk after the image data (as `ImageMagick` writes it).
+    /// The EXIF tags an export keeps, where the decoders miss them: a TIFF's own directories
+    /// (and its XMP packet), a PNG's `eXIf` chunk after the image data (as `ImageMagick` writes it).
     pub exif: Option<std::sync::Arc<crate::io::Exif>>,
     /// A BMP longer than its header's size: the file's size and the header's.
     pub longer_than_header: Option<(u64, u64)>,

@@ -2,7 +2,8 @@
 //! pixels at the compression's best ratio, and `PackBits` blocks against their rows; its pages
 //! counted; an orientation stored as a LONG read; its resolution; the EXIF tags an export
 //! keeps, of the first directory (the camera, the date, the credits) and of the EXIF directory it
-//! points to (the exposure, the lens), a damaged entry skipped, never trusted. Which variant it
+//! points to (the exposure, the lens), a damaged entry skipped, never trusted, and the kept
+//! properties of its XMP packet. Which variant it
 //! is (and the ones graylab cannot read) is `tiff_header.rs`'s.
 
 use std::path::Path;
@@ -13,12 +14,12 @@ use crate::io::read::claims::png::DEFLATE_MAX_RATIO;
 use crate::io::read::claims::tiff_ifd::tag::{
     BITS_PER_SAMPLE, COMPRESSION, IMAGE_LENGTH, IMAGE_WIDTH, ORIENTATION, PHOTOMETRIC, PLANAR_CONFIGURATION,
     RESOLUTION_UNIT, ROWS_PER_STRIP, SAMPLES_PER_PIXEL, STRIP_BYTE_COUNTS, STRIP_OFFSETS, TILE_BYTE_COUNTS,
-    TILE_LENGTH, TILE_OFFSETS, TILE_WIDTH, X_RESOLUTION, Y_RESOLUTION,
+    TILE_LENGTH, TILE_OFFSETS, TILE_WIDTH, X_RESOLUTION, XMP, Y_RESOLUTION,
 };
 use crate::io::read::claims::tiff_ifd::{Ifd, Layout};
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::orientation_of;
-use crate::io::{Density, Exif, IoError};
+use crate::io::{Density, Exif, IoError, Xmp};
 
 /// `Compression` 32773: runs of one byte repeated and of literal bytes, per strip or tile.
 const PACKBITS: u64 = 32773;
@@ -46,15 +47,20 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     Ok(Facts { frames: (pages > 1).then_some(pages), orientation, density, exif, ..Facts::default() })
 }
 
-/// The kept tags of the first directory, `first`, and of the EXIF directory it points to;
-/// `None` where it keeps none.
+/// The kept tags of the first directory, `first`, and of the EXIF directory it points to, with
+/// the kept properties of its XMP packet (tag 700, of bytes); `None` where it keeps none.
 fn exif(layout: Layout, walk: &mut Walk, first: &Ifd) -> Option<Arc<Exif>> {
     let pointer = first.entries.iter().find(|e| e.tag == EXIF_POINTER_TAG);
     let shot_at = pointer.and_then(|e| layout.values(walk, e, 1)).and_then(|v| v.first().copied());
     let shot = shot_at.and_then(|at| layout.ifd(walk, at));
     let ifd0 = kept(layout, walk, first, Directory::First);
     let shot = shot.map(|ifd| kept(layout, walk, &ifd, Directory::Shot)).unwrap_or_default();
-    Exif::of_entries(layout.little(), ifd0, shot).map(Arc::new)
+    let packet = first.entries.iter().find(|e| e.tag == XMP && matches!(e.kind, 1 | 7)).and_then(|e| {
+        let len = usize::try_from(e.count).ok().filter(|&n| n <= crate::io::xmp::MAX_PACKET_BYTES)?;
+        layout.value_bytes(walk, e, len)
+    });
+    let xmp = packet.and_then(|p| Xmp::kept(&p));
+    Exif::with_xmp(Exif::of_entries(layout.little(), ifd0, shot), xmp).map(Arc::new)
 }
 
 /// The entries of `ifd` an export keeps as `directory`'s, with their values' bytes.

@@ -26,6 +26,7 @@ pub(in crate::io) mod tag {
     pub(in crate::io) const T4_OPTIONS: u16 = 292;
     pub(in crate::io) const RESOLUTION_UNIT: u16 = 296;
     pub(in crate::io) const COLOR_MAP: u16 = 320;
+    pub(in crate::io) const XMP: u16 = 700;
     pub(in crate::io) const TILE_WIDTH: u16 = 322;
     pub(in crate::io) const TILE_LENGTH: u16 = 323;
     pub(in crate::io) const TILE_OFFSETS: u16 = 324;

@@ -103,6 +103,10 @@ impl ImageDecoder for WebPDecoder {
         self.inner.exif_metadata()
     }
 
+    fn xmp_metadata(&mut self) -> ImageResult<Option<Vec<u8>>> {
+        self.inner.xmp_metadata()
+    }
+
     fn orientation(&mut self) -> ImageResult<Orientation> {
         self.inner.orientation()
     }
