@@ -2,7 +2,8 @@
 """Fuzz graylab's JPEG paths against libjpeg's own decode (issue 42's acceptance run).
 
 Seeds are made with cjpeg (baseline 4:2:0 and 4:4:4, progressive, restart intervals, odd
-samplings, gray; arithmetic-coded, sequential, progressive and with restart intervals). Each mutant (bytes flipped, inserted, deleted, cut short, cut short with an
+samplings, gray; arithmetic-coded, sequential, progressive and with restart intervals; one with
+an XMP packet, whose damage graylab's XMP reader must survive). Each mutant (bytes flipped, inserted, deleted, cut short, cut short with an
 end-of-image marker, a segment length changed) is converted by graylab to PNG on the CPU (the
 streamed path) with `bt601` and with `stored-luma`, into a file that does not exist yet. Then:
 
@@ -54,6 +55,22 @@ SEEDS = [
 ]
 
 
+XMP = (
+    '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">'
+    '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""'
+    ' xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3">'
+    '<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Seed &amp; title</rdf:li></rdf:Alt></dc:title>'
+    "<dc:subject><rdf:Bag><rdf:li>one</rdf:li><rdf:li><![CDATA[t<w>o]]></rdf:li></rdf:Bag></dc:subject>"
+    '</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>'
+).encode()
+
+
+def with_xmp(jpeg):
+    """`jpeg` with an APP1 segment holding an XMP packet after its start marker."""
+    body = b"http://ns.adobe.com/xap/1.0/\0" + XMP
+    return jpeg[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + jpeg[2:]
+
+
 def make_seeds(work):
     source = os.path.join(work, "seed.ppm")
     with open(source, "wb") as f:
@@ -62,6 +79,7 @@ def make_seeds(work):
     for name, flags in SEEDS:
         out = subprocess.run(["cjpeg", "-quality", "85", *flags, source], capture_output=True, check=True)
         seeds.append((name, out.stdout))
+    seeds.append(("xmp", with_xmp(seeds[0][1])))
     return seeds
 
 

@@ -286,6 +286,21 @@ pub fn with_xmp(jpeg: &[u8], packet: &str) -> Vec<u8> {
     [&jpeg[..2], &[0xFF, 0xE1], &len, &body, &jpeg[2..]].concat()
 }
 
+/// A `width` x `height` image of `bits`-bit levels (`level(x, y)`), its rows packed high bits
+/// first, each to a whole byte, as TIFF and PNG store them.
+pub fn packed_levels((width, height): (u32, u32), bits: u32, level: impl Fn(u32, u32) -> u32) -> Vec<u8> {
+    let mut data = Vec::new();
+    for y in 0..height {
+        let mut row = vec![0u8; (width * bits).div_ceil(8) as usize];
+        for x in 0..width {
+            let bit = x * bits;
+            row[(bit / 8) as usize] |= (level(x, y) << (8 - bits - bit % 8)) as u8;
+        }
+        data.extend(row);
+    }
+    data
+}
+
 /// Every tag of an EXIF block's IFD0 and of the directories it points to (EXIF 0x8769, GPS
 /// 0x8825), as (directory, tag, the value's bytes); read without graylab's code.
 pub fn exif_tags(block: &[u8]) -> Vec<(u16, u16, Vec<u8>)> {

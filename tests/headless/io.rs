@@ -981,3 +981,37 @@ fn a_bmp_longer_than_its_header_says_is_converted_with_a_warning() {
         common::text(&o)
     );
 }
+
+#[test]
+fn two_and_four_bit_gray_pngs_say_what_they_store_and_read_as_libpng_scales_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (w, h) = (7u32, 3u32);
+    for (bits, depth) in [(2u32, png::BitDepth::Two), (4, png::BitDepth::Four)] {
+        let top = (1u32 << bits) - 1;
+        let level = |x: u32, y: u32| (x + 3 * y) % (top + 1);
+        let data = common::packed_levels((w, h), bits, level);
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, w, h);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(depth);
+        encoder.write_header().and_then(|mut e| e.write_image_data(&data)).expect("png");
+        let name = format!("g{bits}.png");
+        let path = write(dir.path(), &name, &bytes);
+        let decoded = decode(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded.stored_as, Some(if bits == 2 { "2-bit gray" } else { "4-bit gray" }), "{name}");
+        let gray = decoded.image.as_luma8().unwrap_or_else(|| panic!("{name}: 8-bit gray"));
+        for (x, y, p) in gray.enumerate_pixels() {
+            assert_eq!(u32::from(p.0[0]), level(x, y) * 255 / top, "{name} at ({x}, {y})");
+        }
+    }
+    let o = common::graylab(&["convert", "g2.png", "-o", "out.png"], dir.path());
+    let said = common::text(&o);
+    assert!(said.contains("note: the file stores 2-bit gray: read as 8-bit gray"), "{said}");
+    // An 8-bit gray PNG stores what it gives.
+    let plain = write(
+        dir.path(),
+        "plain.png",
+        &png_bytes(&DynamicImage::ImageLuma8(GrayImage::from_pixel(4, 4, Luma([9])))),
+    );
+    assert_eq!(decode(&plain).expect("decode").stored_as, None);
+}

@@ -304,16 +304,7 @@ fn two_and_four_bit_gray_tiffs_are_read_level_by_level_as_libtiff_reads_them() {
     for bits in [2u32, 4] {
         let top = (1u32 << bits) - 1;
         let level = |x: u32, y: u32| (x + 2 * y) % (top + 1);
-        // Rows packed high bits first, each to a whole byte.
-        let mut data = Vec::new();
-        for y in 0..h {
-            let mut row = vec![0u8; (w * bits).div_ceil(8) as usize];
-            for x in 0..w {
-                let bit = x * bits;
-                row[(bit / 8) as usize] |= (level(x, y) << (8 - bits - bit % 8)) as u8;
-            }
-            data.extend(row);
-        }
+        let data = common::packed_levels((w, h), bits, level);
         for (photometric, white_is_zero) in [(1, false), (0, true)] {
             let name = format!("g{bits}-{photometric}.tif");
             let path = write(dir.path(), &name, &tiff(true, &basic(w, h, photometric, 1, bits), &data));

@@ -455,7 +455,7 @@ fn decode_with(
         image::ExtendedColorType::Cmyk8 | image::ExtendedColorType::Cmyk16 => Some("CMYK"),
         image::ExtendedColorType::L2 => Some("2-bit gray"),
         image::ExtendedColorType::L4 => Some("4-bit gray"),
-        _ => None,
+        _ => facts.stored_as,
     };
     if width == 0 || height == 0 {
         return Err(IoError::Decode {

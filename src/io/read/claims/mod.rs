@@ -50,6 +50,9 @@ pub(in crate::io) struct Facts {
     /// The EXIF tags an export keeps, where the decoders miss them: a TIFF's own directories
     /// (and its XMP packet), a PNG's `eXIf` chunk after the image data (as `ImageMagick` writes it).
     pub exif: Option<std::sync::Arc<crate::io::Exif>>,
+    /// The colour model the file stores where the decoder converts it and does not say so (a
+    /// 2 or 4-bit gray PNG, given as 8-bit gray).
+    pub stored_as: Option<&'static str>,
     /// A BMP longer than its header's size: the file's size and the header's.
     pub longer_than_header: Option<(u64, u64)>,
 }

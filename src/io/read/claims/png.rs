@@ -1,7 +1,7 @@
 //! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, an
 //! `eXIf` chunk the decoder skips (it reads only those before the image data: its orientation
 //! and the tags an export keeps), and the pixel density of a `pHYs` chunk: from the chunk
-//! headers, seeking over the data.
+//! headers, seeking over the data; and what a gray PNG of fewer than 8 bits stores.
 
 use std::path::Path;
 
@@ -28,7 +28,18 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let frames = frames.filter(|&n| n > 1);
     let still_apart = frames.is_some() && !chunks.fctl_before_idat;
     let (orientation, density, exif) = (chunks.orientation, chunks.density, chunks.exif);
-    Ok(Facts { frames, orientation, density, still_apart, exif, ..Facts::default() })
+    let stored_as = stored_as(head);
+    Ok(Facts { frames, orientation, density, still_apart, exif, stored_as, ..Facts::default() })
+}
+
+/// What a gray PNG of 2 or 4 bits a pixel stores (its header, `head`, says): the decoder gives
+/// it as 8-bit gray, each level scaled as libpng scales it.
+fn stored_as(head: &[u8]) -> Option<&'static str> {
+    match (head.get(24)?, head.get(25)?) {
+        (2, 0) => Some("2-bit gray"),
+        (4, 0) => Some("4-bit gray"),
+        _ => None,
+    }
 }
 
 /// The width, height and least compressed bytes of the PNG whose first bytes are `head`, or
