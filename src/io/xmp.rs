@@ -1,8 +1,8 @@
 //! The XMP an output keeps of its input's: what a photographer files and credits by in a
-//! catalogue (the title, the description, the keywords, the creators, the rights, the star
-//! rating and the colour label), read from the input's XMP packet (a JPEG's `APP1`, a PNG's
-//! `iTXt`, a TIFF's tag 700, a WebP's `XMP ` chunk) and written as a packet of graylab's own
-//! ([`Xmp::packet`]).
+//! catalogue (the title, the description, the keywords and Lightroom's hierarchy of them, the
+//! creators, the rights, the star rating and the colour label), read from the input's XMP
+//! packet (a JPEG's `APP1`, a PNG's `iTXt`, a TIFF's tag 700, a WebP's `XMP ` chunk) and written
+//! as a packet of graylab's own ([`Xmp::packet`]).
 //!
 //! Dropped on purpose, as EXIF drops them ([`crate::io::exif`]): the location (`exif:GPS…`,
 //! IPTC's location), a raw editor's develop settings (`crs:…`: a crop or a colour it would apply
@@ -14,6 +14,7 @@ use std::borrow::Cow;
 /// The namespaces of the kept properties.
 const DC: &str = "http://purl.org/dc/elements/1.1/";
 const XMP_BASIC: &str = "http://ns.adobe.com/xap/1.0/";
+const LIGHTROOM: &str = "http://ns.adobe.com/lightroom/1.0/";
 const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 /// What an XMP packet follows in a JPEG's `APP1` segment: its namespace, NUL-terminated.
 pub(in crate::io) const JPEG_NAMESPACE: &[u8] = b"http://ns.adobe.com/xap/1.0/\0";
@@ -30,8 +31,9 @@ const MARKUP_BYTES: usize = 40;
 pub struct Xmp {
     /// `dc:title`, `dc:description` and `dc:rights`: each a list of (language, text).
     alts: [Vec<(String, String)>; 3],
-    /// `dc:creator` (in order) and `dc:subject` (the keywords).
-    lists: [Vec<String>; 2],
+    /// `dc:creator` (in order), `dc:subject` (the keywords) and `lr:hierarchicalSubject` (the
+    /// keywords with their parents, "Places|France|Paris", as Lightroom files them).
+    lists: [Vec<String>; 3],
     /// `xmp:Rating`: -1 (rejected) or 0 to 5 stars.
     rating: Option<i8>,
     /// `xmp:Label`: the colour label.
@@ -40,8 +42,10 @@ pub struct Xmp {
 
 /// The language-alternative properties, in the order of [`Xmp::alts`].
 const ALTS: [&str; 3] = ["title", "description", "rights"];
-/// The ordered and unordered lists, in the order of [`Xmp::lists`], with their RDF containers.
-const LISTS: [(&str, &str); 2] = [("creator", "Seq"), ("subject", "Bag")];
+/// The ordered and unordered lists, in the order of [`Xmp::lists`]: their namespace's prefix
+/// (as written), name and RDF container.
+const LISTS: [(&str, &str, &str); 3] =
+    [("dc", "creator", "Seq"), ("dc", "subject", "Bag"), ("lr", "hierarchicalSubject", "Bag")];
 
 /// What an element being read is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -132,6 +136,9 @@ impl Xmp {
              <x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"{RDF}\">\n\
              <rdf:Description rdf:about=\"\" xmlns:dc=\"{DC}\" xmlns:xmp=\"{XMP_BASIC}\""
         );
+        if !self.lists[2].is_empty() {
+            let _ = write!(out, " xmlns:lr=\"{LIGHTROOM}\"");
+        }
         if let Some(rating) = self.rating {
             let _ = write!(out, " xmp:Rating=\"{rating}\"");
         }
@@ -146,12 +153,12 @@ impl Xmp {
             }
             let _ = writeln!(out, "</rdf:Alt></dc:{name}>");
         }
-        for ((name, container), values) in LISTS.iter().zip(&self.lists).filter(|(_, v)| !v.is_empty()) {
-            let _ = write!(out, "<dc:{name}><rdf:{container}>");
+        for ((ns, name, container), values) in LISTS.iter().zip(&self.lists).filter(|(_, v)| !v.is_empty()) {
+            let _ = write!(out, "<{ns}:{name}><rdf:{container}>");
             for value in values {
                 let _ = write!(out, "<rdf:li>{}</rdf:li>", escaped(value));
             }
-            let _ = writeln!(out, "</rdf:{container}></dc:{name}>");
+            let _ = writeln!(out, "</rdf:{container}></{ns}:{name}>");
         }
         out.push_str("</rdf:Description>\n</rdf:RDF></x:xmpmeta>\n<?xpacket end=\"w\"?>");
         out.into_bytes()
@@ -225,12 +232,13 @@ impl Reading {
 struct Names {
     dc: String,
     xmp: String,
+    lr: String,
     li: String,
 }
 
 impl Names {
-    /// The prefixes of the Dublin Core, XMP basic and RDF namespaces in `text`; `None` where
-    /// it declares neither of the first two.
+    /// The prefixes of the Dublin Core, XMP basic, Lightroom and RDF namespaces in `text`;
+    /// `None` where it declares none of the first three.
     fn of(text: &str) -> Option<Self> {
         let prefix = |uri: &str| {
             Tokens(text).find_map(|token| match token {
@@ -240,20 +248,23 @@ impl Names {
                 _ => None,
             })
         };
-        let (dc, xmp) = (prefix(DC), prefix(XMP_BASIC));
-        if dc.is_none() && xmp.is_none() {
+        let (dc, xmp, lr) = (prefix(DC), prefix(XMP_BASIC), prefix(LIGHTROOM));
+        if dc.is_none() && xmp.is_none() && lr.is_none() {
             return None;
         }
         let li = format!("{}:li", prefix(RDF).unwrap_or_else(|| "rdf".into()));
-        Some(Self { dc: dc.unwrap_or_default(), xmp: xmp.unwrap_or_default(), li })
+        let [dc, xmp, lr] = [dc, xmp, lr].map(Option::unwrap_or_default);
+        Some(Self { dc, xmp, lr, li })
     }
 
     /// The kept property `name` stands for.
     fn property(&self, name: &str) -> Option<Property> {
         let (prefix, local) = name.split_once(':')?;
+        let list = |ns: &str| LISTS.iter().position(|&(n, l, _)| n == ns && l == local).map(Property::List);
         if prefix == self.dc {
-            let alt = ALTS.iter().position(|&a| a == local).map(Property::Alt);
-            alt.or_else(|| LISTS.iter().position(|&(l, _)| l == local).map(Property::List))
+            ALTS.iter().position(|&a| a == local).map(Property::Alt).or_else(|| list("dc"))
+        } else if prefix == self.lr {
+            list("lr")
         } else if prefix == self.xmp {
             match local {
                 "Rating" => Some(Property::Rating),
@@ -423,6 +434,7 @@ mod tests {
     xmlns:exif="http://ns.adobe.com/exif/1.0/"
     xmlns:crs="http://ns.adobe.com/camera-raw-settings/1.0/"
     xmlns:tiff="http://ns.adobe.com/tiff/1.0/"
+    xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
    xmp:Rating="4" xmp:Label="Red" xmp:CreatorTool="Adobe Lightroom"
    exif:GPSLatitude="48,51.5N" crs:CropTop="0.25" crs:HasCrop="True" tiff:Orientation="6">
    <dc:title>
@@ -435,6 +447,7 @@ mod tests {
    <dc:creator><rdf:Seq><rdf:li>Ada</rdf:li><rdf:li>Grace</rdf:li></rdf:Seq></dc:creator>
    <dc:rights><rdf:Alt><rdf:li xml:lang="x-default">© 2026 Ada</rdf:li></rdf:Alt></dc:rights>
    <dc:subject><rdf:Bag><rdf:li>dandelion</rdf:li><rdf:li>meadow</rdf:li><rdf:li><![CDATA[b&w]]></rdf:li></rdf:Bag></dc:subject>
+   <lr:hierarchicalSubject><rdf:Bag><rdf:li>Places|Meadow</rdf:li></rdf:Bag></lr:hierarchicalSubject>
    <crs:ToneCurve><rdf:Seq><rdf:li>0, 0</rdf:li></rdf:Seq></crs:ToneCurve>
   </rdf:Description>
  </rdf:RDF>
@@ -455,9 +468,14 @@ mod tests {
         assert_eq!(kept.alts[0], pairs(&[("x-default", "Dandelions & light"), ("fr", "Pissenlits")]));
         assert_eq!(kept.alts[1], pairs(&[("x-default", "Seeds at dusk \u{2014} <late>")]));
         assert_eq!(kept.alts[2], pairs(&[("x-default", "© 2026 Ada")]));
-        assert_eq!(kept.lists, [strings(&["Ada", "Grace"]), strings(&["dandelion", "meadow", "b&w"])]);
+        let lists = [
+            strings(&["Ada", "Grace"]),
+            strings(&["dandelion", "meadow", "b&w"]),
+            strings(&["Places|Meadow"]),
+        ];
+        assert_eq!(kept.lists, lists);
         assert_eq!((kept.rating, kept.label.as_deref()), (Some(4), Some("Red")));
-        assert_eq!(kept.properties(), 7);
+        assert_eq!(kept.properties(), 8);
         let packet = String::from_utf8(kept.packet()).expect("UTF-8");
         for dropped in ["GPS", "crs:", "Orientation", "CreatorTool", "0, 0"] {
             assert!(!packet.contains(dropped), "{dropped} in {packet}");
@@ -475,7 +493,7 @@ mod tests {
             </r:Description></r:RDF></x:xmpmeta>"#;
         let kept = Xmp::kept(packet.as_bytes()).expect("kept");
         assert_eq!(kept.alts[0], pairs(&[("x-default", "Bare")]));
-        assert_eq!(kept.lists, [vec![], strings(&["one"])]);
+        assert_eq!(kept.lists, [vec![], strings(&["one"]), vec![]]);
         assert_eq!((kept.rating, kept.label.as_deref()), (Some(5), Some("Green")));
     }
 
