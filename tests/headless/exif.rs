@@ -196,3 +196,40 @@ fn a_photos_title_keywords_and_rating_are_kept_in_every_format_and_its_location_
         assert!(!bytes.windows(4).any(|w| w == b"Exif" || w == b"eXIf"), "{out}: no EXIF made up");
     }
 }
+
+#[test]
+fn a_pngs_xmp_is_kept_compressed_after_its_image_data_or_as_imagemagicks_raw_profile() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut png = Vec::new();
+    common::photo(16, 8).write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).expect("png");
+    let (body, iend) = png.split_at(png.len() - 12);
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let typed = [kind, data].concat();
+        [&(data.len() as u32).to_be_bytes()[..], &typed, &crc32fast::hash(&typed).to_be_bytes()].concat()
+    };
+    let packet = common::LIGHTROOM_XMP.as_bytes();
+    let zlib = miniz_oxide::deflate::compress_to_vec_zlib(packet, 6);
+    // ImageMagick's raw profile: its name, its length, then hex digits, 72 a line.
+    let hex = packet.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().concat();
+    let lines: Vec<&str> = hex.as_bytes().chunks(72).map(|l| std::str::from_utf8(l).expect("hex")).collect();
+    let raw = format!("\nxmp\n{:8}\n{}\n", packet.len(), lines.join("\n"));
+    let raw_z = miniz_oxide::deflate::compress_to_vec_zlib(raw.as_bytes(), 6);
+    let files = [
+        ("late-itxt.png", chunk(b"iTXt", &[&b"XML:com.adobe.xmp\0\x01\0\0\0"[..], &zlib].concat())),
+        ("magick.png", chunk(b"zTXt", &[&b"Raw profile type xmp\0\0"[..], &raw_z].concat())),
+        ("magick-text.png", chunk(b"tEXt", &[&b"Raw profile type xmp\0"[..], raw.as_bytes()].concat())),
+    ];
+    let mut kept = Vec::new();
+    for (name, late) in files {
+        std::fs::write(dir.path().join(name), [body, &late, iend].concat()).expect("write");
+        let o = common::graylab(&["convert", name, "-o", "out.tif", "--overwrite"], dir.path());
+        assert!(o.status.success(), "{name}: {}", common::text(&o));
+        let packet = xmp_of(&dir.path().join("out.tif"));
+        assert!(
+            packet.contains("Dandelions &amp; light") && packet.contains("xmp:Rating=\"4\""),
+            "{name}: {packet}"
+        );
+        kept.push(packet);
+    }
+    assert!(kept.windows(2).all(|w| w[0] == w[1]), "one packet from each");
+}

@@ -1,12 +1,13 @@
 //! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, an
 //! `eXIf` chunk the decoder skips (it reads only those before the image data: its orientation
 //! and the tags an export keeps), and the pixel density of a `pHYs` chunk: from the chunk
-//! headers, seeking over the data; and what a gray PNG of fewer than 8 bits stores.
+//! headers, seeking over the data; an XMP packet in a text chunk; and what a gray PNG of fewer than 8 bits stores.
 
 use std::path::Path;
 
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::exif_orientation;
+use crate::io::xmp::MAX_PACKET_BYTES;
 use crate::io::{Density, IoError};
 
 /// The best deflate can do: 258 bytes from one 1-bit length code and a 1-bit distance code.
@@ -27,7 +28,8 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let frames = chunks.animation_frames.map(|n| n.saturating_add(u32::from(!chunks.fctl_before_idat)));
     let frames = frames.filter(|&n| n > 1);
     let still_apart = frames.is_some() && !chunks.fctl_before_idat;
-    let (orientation, density, exif) = (chunks.orientation, chunks.density, chunks.exif);
+    let (orientation, density) = (chunks.orientation, chunks.density);
+    let exif = crate::io::Exif::with_xmp(chunks.exif, chunks.xmp).map(std::sync::Arc::new);
     let stored_as = stored_as(head);
     Ok(Facts { frames, orientation, density, still_apart, exif, stored_as, ..Facts::default() })
 }
@@ -73,9 +75,52 @@ pub(super) struct Chunks {
     /// The orientation of an `eXIf` chunk.
     orientation: Option<image::metadata::Orientation>,
     /// The kept tags of an `eXIf` chunk.
-    exif: Option<std::sync::Arc<crate::io::Exif>>,
+    exif: Option<crate::io::Exif>,
+    /// The kept properties of an XMP packet in a text chunk, before or after the image data.
+    xmp: Option<crate::io::Xmp>,
     /// The density of a `pHYs` chunk, in pixels per metre.
     density: Option<Density>,
+}
+
+/// The XMP packet of a text chunk of type `kind` and contents `data`: an `iTXt` of keyword
+/// `XML:com.adobe.xmp` (as exiftool and Photoshop write it), or `ImageMagick`'s "Raw profile type
+/// xmp" (hex digits, in a `zTXt`, `tEXt` or `iTXt`); compressed or not, at most
+/// [`MAX_PACKET_BYTES`] once inflated.
+fn xmp_of_text(kind: &[u8], data: &[u8]) -> Option<crate::io::Xmp> {
+    let nul = data.iter().position(|&b| b == 0)?;
+    let (keyword, rest) = (&data[..nul], &data[nul + 1..]);
+    let inflated = |z: &[u8]| fdeflate::decompress_to_vec_bounded(z, MAX_PACKET_BYTES).ok();
+    let text = match kind {
+        b"iTXt" => {
+            let [compressed, _method, rest @ ..] = rest else { return None };
+            // The language tag and the translated keyword, each ended by a NUL.
+            let mut parts = rest.splitn(3, |&b| b == 0);
+            let text = parts.nth(2)?;
+            if *compressed == 1 { inflated(text)? } else { text.to_vec() }
+        }
+        b"zTXt" => inflated(rest.get(1..)?)?,
+        _ => rest.to_vec(),
+    };
+    let packet = match keyword {
+        b"XML:com.adobe.xmp" => text,
+        b"Raw profile type xmp" => raw_profile(&text)?,
+        _ => return None,
+    };
+    crate::io::Xmp::kept(&packet)
+}
+
+/// The bytes of `ImageMagick`'s raw profile text: its name, its length in bytes, then the bytes
+/// as hex digits across lines.
+fn raw_profile(text: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(text).ok()?;
+    let mut words = text.split_ascii_whitespace();
+    let _name = words.next()?;
+    let len: usize = words.next()?.parse().ok().filter(|&n| n <= MAX_PACKET_BYTES)?;
+    let digits: Vec<u8> = words.flat_map(str::bytes).collect();
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let bytes: Option<Vec<u8>> =
+        digits.chunks_exact(2).take(len).map(|p| Some((hex(p[0])? * 16 + hex(p[1])?) as u8)).collect();
+    bytes.filter(|b| b.len() == len)
 }
 
 /// Walks the chunks of a PNG from offset `start` to `end` (a PNG inside an ICO ends before the
@@ -104,7 +149,11 @@ pub(super) fn chunks(walk: &mut Walk, start: u64, end: u64) -> Chunks {
                 seen_exif = true;
                 let block = walk.bytes(len as usize).unwrap_or_default();
                 found.orientation = exif_orientation(&block);
-                found.exif = crate::io::Exif::kept(&block).map(std::sync::Arc::new);
+                found.exif = crate::io::Exif::kept(&block);
+                skip = 4;
+            }
+            b"iTXt" | b"zTXt" | b"tEXt" if len as usize <= MAX_PACKET_BYTES && found.xmp.is_none() => {
+                found.xmp = walk.bytes(len as usize).and_then(|data| xmp_of_text(&header[4..], &data));
                 skip = 4;
             }
             b"pHYs" if len == 9 => {
