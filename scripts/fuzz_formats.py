@@ -3,7 +3,7 @@
 
 Seeds are made with ImageMagick from one 97x61 colour image, 8 bits a sample: TIFF (plain, LZW,
 tiled Deflate, LZW with a predictor, a palette with PackBits, 4-bit gray with LZW), PNG (plain,
-interlaced, palette, with alpha), BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM;
+interlaced, palette, with alpha), TIFF and PNG with an XMP packet, BMP (24-bit, palette), WebP (lossy, lossless), GIF and PPM;
 and graylab's own TIFF of a camera's JPEG, whose EXIF directory it reads and writes into the
 PNG. Each mutant (bytes changed, inserted, deleted, cut short) is converted by graylab to PNG,
 on the CPU or the GPU (chosen per mutant), into a file that does not exist yet. Then:
@@ -53,14 +53,30 @@ SEEDS = [
     ("lossless.webp", ["-define", "webp:lossless=true"]),
     ("plain.gif", []),
     ("plain.ppm", []),
+    # An XMP packet: a TIFF's tag 700 and ImageMagick's "Raw profile type xmp" in a PNG.
+    ("xmp.tif", ["-profile", "{xmp}"]),
+    ("xmp.png", ["-profile", "{xmp}"]),
 ]
+
+XMP = (
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+    '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    ' xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="3">'
+    '<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Seed &amp; title</rdf:li></rdf:Alt></dc:title>'
+    "<dc:subject><rdf:Bag><rdf:li>one</rdf:li><rdf:li>two</rdf:li></rdf:Bag></dc:subject>"
+    "</rdf:Description></rdf:RDF></x:xmpmeta>"
+)
 
 
 def make_seeds(work):
     source = os.path.join(work, "source.ppm")
     subprocess.run(["convert", "-size", "97x61", "-seed", "3", "plasma:fractal", "-depth", "8", source], check=True)
+    xmp = os.path.join(work, "seed.xmp")
+    with open(xmp, "w") as f:
+        f.write(XMP)
     seeds = []
     for name, flags in SEEDS:
+        flags = [flag.format(xmp=xmp) for flag in flags]
         path = os.path.join(work, name)
         done = subprocess.run(["convert", source, "-depth", "8", *flags, path], capture_output=True)
         if done.returncode == 0:
