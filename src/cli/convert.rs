@@ -386,7 +386,7 @@ fn export_options(args: &ConvertArgs) -> ExportOptions {
         one_bit: args.op == crate::pixel::Op::Dither,
         // Each file's own, set as it is converted.
         density: None,
-        exif: None,
+        metadata: None,
     }
 }
 

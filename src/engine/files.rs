@@ -1,5 +1,5 @@
 //! File to file: decode, convert, encode, with all five phases in one report; the output keeps
-//! the input's pixel density and EXIF tags ([`crate::io::Exif`]).
+//! the input's pixel density and EXIF tags ([`crate::io::KeptMetadata`]).
 //!
 //! On the CPU, when the format takes the kernel's output as it is (PNG, or JPEG of 8-bit gray),
 //! conversion and encoding overlap: each encoder stripe converts its own rows just before
@@ -118,8 +118,11 @@ pub fn convert_file(
         match decode_or_stream(input, decode)? {
             Opened::Decoded(decoded) => decoded,
             Opened::LumaRows(stream) => {
-                let export =
-                    ExportOptions { density: stream.density(), exif: stream.exif(), ..export.clone() };
+                let export = ExportOptions {
+                    density: stream.density(),
+                    metadata: stream.metadata(),
+                    ..export.clone()
+                };
                 let file = FileRun { export: &export, ..file };
                 let (mut run, export, end_ns) = convert_luma_stream(&stream, file)?;
                 engine.finish_report(&mut run, end_ns);
@@ -131,7 +134,8 @@ pub fn convert_file(
     };
     let decoded_at_ns = since();
     let decode_from_ns = decoded_at_ns.saturating_sub(decoded.decode_ns);
-    let export = ExportOptions { density: decoded.density, exif: decoded.exif.clone(), ..export.clone() };
+    let export =
+        ExportOptions { density: decoded.density, metadata: decoded.metadata.clone(), ..export.clone() };
     let file = FileRun { export: &export, ..file };
     if let Some(mut report) = convert_streamed(&decoded, file)? {
         let end_ns = since();

@@ -1,10 +1,12 @@
-//! The EXIF an output keeps of its input's: what a photographer sorts and credits by (the
-//! camera, the lens, the exposure, the capture date, the artist and the copyright), read from
-//! the input's EXIF block (a TIFF's own directories: `read/claims/tiff.rs`, by [`kept_value_len`])
-//! and written as a new one, in the input's byte order, with graylab's `Software` tag (its mark
-//! in a WebP, see [`crate::io::mark`]); a TIFF output takes them as tags of its own and an EXIF
-//! directory ([`Exif::text_tags`], [`Exif::shot_in`]). Its reader of the block's TIFF structure
-//! also gives the orientation and resolution readers their values ([`ifd0_value`]).
+//! The metadata an output keeps of its input's ([`KeptMetadata`]): its EXIF, read and written
+//! here, and its XMP ([`crate::io::xmp`]). Of the EXIF, what a photographer sorts and credits by
+//! (the camera, the lens, the exposure, the capture date, the artist and the copyright), read
+//! from the input's EXIF block (a TIFF's own directories: `read/claims/tiff.rs`, by
+//! [`kept_value_len`]) and written as a new one, in the input's byte order, with graylab's
+//! `Software` tag (its mark in a WebP, see [`crate::io::mark`]); a TIFF output takes them as
+//! tags of its own and an EXIF directory ([`KeptMetadata::text_tags`],
+//! [`KeptMetadata::shot_in`]). Its reader of the block's TIFF structure also gives the
+//! orientation and resolution readers their values ([`ifd0_value`]).
 //!
 //! Dropped on purpose: the location (the GPS directory: a shared photo should not say where it
 //! was taken unless asked), maker notes (their offsets break once moved), the thumbnail (a
@@ -48,11 +50,10 @@ impl Directory {
     }
 }
 
-/// The EXIF tags an output keeps, each value as the input stored it, and beside them the
-/// properties it keeps of the input's XMP packet ([`Exif::xmp`]): what an export keeps of the
-/// input's metadata.
+/// What an output keeps of its input's metadata: the EXIF tags, each value as the input stored
+/// it, and the properties of its XMP packet ([`KeptMetadata::xmp`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Exif {
+pub struct KeptMetadata {
     little: bool,
     ifd0: Vec<Entry>,
     /// The EXIF directory's: the shot (exposure, dates, lens).
@@ -101,12 +102,12 @@ fn value_len(kind: u16, count: u64) -> Option<usize> {
     (len > 0 && len <= MAX_VALUE_BYTES).then_some(len)
 }
 
-impl Exif {
+impl KeptMetadata {
     /// The kept tags of an EXIF block (a TIFF structure, with or without the `Exif\0\0` of a
     /// JPEG's APP1 in front); `None` when it is no TIFF structure or keeps nothing. A damaged
     /// entry is skipped, never trusted.
     #[must_use]
-    pub fn kept(block: &[u8]) -> Option<Self> {
+    pub fn of_exif(block: &[u8]) -> Option<Self> {
         let (read, ifd0_at) = Reader::of(block)?;
         let ifd0 = read.entries(ifd0_at, Directory::First);
         let shot = read.pointer(ifd0_at, EXIF_POINTER.0).map(|at| read.entries(at, Directory::Shot));
@@ -182,7 +183,7 @@ impl Exif {
     }
 }
 
-/// The one value of `tag` in the first directory of an EXIF block (as [`Exif::kept`] reads it),
+/// The one value of `tag` in the first directory of an EXIF block (as [`KeptMetadata::of_exif`] reads it),
 /// of a TIFF type in `kinds`: a SHORT or LONG (signed or not) as `[value, 0]`, a RATIONAL as
 /// `[numerator, denominator]`; `None` where there is no such entry of one value.
 pub(in crate::io) fn ifd0_value(block: &[u8], tag: u16, kinds: &[u16]) -> Option<[u32; 2]> {
@@ -201,15 +202,17 @@ pub(in crate::io) fn ifd0_value(block: &[u8], tag: u16, kinds: &[u16]) -> Option
 
 /// The kept tags of the EXIF block `decoder` reads, with the kept properties of its XMP
 /// packet, shared by the exports of the image.
-pub(in crate::io) fn of_decoder(decoder: &mut impl image::ImageDecoder) -> Option<std::sync::Arc<Exif>> {
-    let exif = decoder.exif_metadata().ok().flatten().and_then(|block| Exif::kept(&block));
+pub(in crate::io) fn of_decoder(
+    decoder: &mut impl image::ImageDecoder,
+) -> Option<std::sync::Arc<KeptMetadata>> {
+    let exif = decoder.exif_metadata().ok().flatten().and_then(|block| KeptMetadata::of_exif(&block));
     let xmp = decoder.xmp_metadata().ok().flatten().and_then(|packet| crate::io::Xmp::kept(&packet));
-    Exif::with_xmp(exif, xmp).map(std::sync::Arc::new)
+    KeptMetadata::with_xmp(exif, xmp).map(std::sync::Arc::new)
 }
 
 /// The EXIF block graylab writes: `kept`'s tags (none for `None`), with `Software` = graylab,
 /// as a TIFF structure without the `Exif\0\0` of a JPEG's APP1.
-pub(crate) fn block(kept: Option<&Exif>) -> Vec<u8> {
+pub(crate) fn block(kept: Option<&KeptMetadata>) -> Vec<u8> {
     let little = kept.is_none_or(|k| k.little);
     let value = format!("{}\0", crate::io::mark::SOFTWARE).into_bytes();
     let software = Entry { tag: SOFTWARE.0, kind: SOFTWARE.1, count: value.len() as u32, value };
@@ -461,7 +464,7 @@ mod tests {
                 crate::io::read::orientation::exif_orientation(&input),
                 Some(image::metadata::Orientation::Rotate90)
             );
-            let kept = Exif::kept(&input).expect("kept tags");
+            let kept = KeptMetadata::of_exif(&input).expect("kept tags");
             let tags = |e: &[Entry]| e.iter().map(|e| e.tag).collect::<Vec<_>>();
             // Make, Model, DateTime; not the orientation, the software, the pointers.
             assert_eq!(tags(&kept.ifd0), [0x010F, 0x0110, 0x0132], "little {little}");
@@ -474,7 +477,7 @@ mod tests {
             let written = block(Some(&kept));
             assert_eq!(&written[..4], &input[..4], "the input's byte order");
             // Read back: the same tags, graylab's software, no orientation, nothing after IFD0.
-            assert_eq!(Exif::kept(&written), Some(kept.clone()), "little {little}");
+            assert_eq!(KeptMetadata::of_exif(&written), Some(kept.clone()), "little {little}");
             assert_eq!(crate::io::mark::tiff_software(&written), Some(&b"graylab"[..]));
             assert_eq!(crate::io::read::orientation::exif_orientation(&written), None);
             let read = Reader { tiff: &written, little };
@@ -493,7 +496,11 @@ mod tests {
         let mark = block(None);
         assert_eq!(mark.len(), 34);
         assert_eq!(crate::io::mark::tiff_software(&mark), Some(&b"graylab"[..]));
-        assert_eq!(Exif::kept(&mark), None, "the software tag is not kept: graylab writes its own");
+        assert_eq!(
+            KeptMetadata::of_exif(&mark),
+            None,
+            "the software tag is not kept: graylab writes its own"
+        );
         let mut other = mark.clone();
         other[26] = b'G';
         assert_eq!(
@@ -506,11 +513,11 @@ mod tests {
     #[test]
     fn damaged_blocks_keep_what_is_whole_and_never_read_past_the_end() {
         let input = camera(true);
-        assert_eq!(Exif::kept(b"Exif\0\0"), None);
-        assert_eq!(Exif::kept(b"II*\0\xFF\xFF\xFF\xFF"), None, "IFD0 past the end");
+        assert_eq!(KeptMetadata::of_exif(b"Exif\0\0"), None);
+        assert_eq!(KeptMetadata::of_exif(b"II*\0\xFF\xFF\xFF\xFF"), None, "IFD0 past the end");
         for len in 0..input.len() {
             // Cut anywhere: no panic, and a tag is kept only with its whole value.
-            if let Some(kept) = Exif::kept(&input[..len]) {
+            if let Some(kept) = KeptMetadata::of_exif(&input[..len]) {
                 assert!(
                     kept.ifd0
                         .iter()
@@ -526,14 +533,18 @@ mod tests {
             for (at, flip) in (0..input.len()).flat_map(|at| [(at, 0xFF), (at, 0x01), (at, 0x80)]) {
                 let mut damaged = input.clone();
                 damaged[at] ^= flip;
-                if let Some(kept) = Exif::kept(&damaged) {
-                    assert_eq!(Exif::kept(&block(Some(&kept))), Some(kept), "byte {at} ^ {flip:#x}");
+                if let Some(kept) = KeptMetadata::of_exif(&damaged) {
+                    assert_eq!(
+                        KeptMetadata::of_exif(&block(Some(&kept))),
+                        Some(kept),
+                        "byte {at} ^ {flip:#x}"
+                    );
                 }
             }
         }
         let mut huge = input.clone();
         huge[8 + 2 + 4..8 + 2 + 8].copy_from_slice(&u32::MAX.to_le_bytes());
-        let kept = Exif::kept(&huge).expect("the rest");
+        let kept = KeptMetadata::of_exif(&huge).expect("the rest");
         assert!(!kept.ifd0.iter().any(|e| e.tag == 0x010F), "a make longer than 1 KiB is dropped");
     }
 }

@@ -27,7 +27,7 @@ use crate::system::units::human_bytes;
 pub use codecs::jpeg::JPEG_MAX_SIDE;
 pub use codecs::rows::{GrayLayout, RowSource, RowsFailed};
 pub use density::{Density, DensityUnit};
-pub use exif::Exif;
+pub use exif::KeptMetadata;
 pub use json::{JsonPath, read_json, serialize_path, write_json};
 pub use kind::{
     EntryKey, entry_key, file_id, folder_of, looks_like, open_regular, read_capped, same_file, special_kind,

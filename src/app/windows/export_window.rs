@@ -70,7 +70,8 @@ impl ExportWindow {
         // The output's op, as the export writes it (the panel's until a result exists).
         let op = session.output().map_or(session.settings().convert.op, |o| o.settings.op);
         let input = session.input().map(|i| i.path.clone());
-        let kept = session.input().and_then(|i| i.exif.as_deref()).map(|e| (e.tags() > 0, e.xmp().is_some()));
+        let kept =
+            session.input().and_then(|i| i.metadata.as_deref()).map(|e| (e.tags() > 0, e.xmp().is_some()));
         let opts = &mut session.settings_mut().export;
         ui.horizontal(|ui| {
             let label = ui.label("File");

@@ -47,7 +47,7 @@ pub struct Loaded {
     /// The file's pixel density, which its exports keep.
     pub density: Option<crate::io::Density>,
     /// The file's EXIF tags and XMP properties that its exports keep.
-    pub exif: Option<Arc<crate::io::Exif>>,
+    pub metadata: Option<Arc<crate::io::KeptMetadata>>,
     /// The input as shown.
     pub display: DisplayImage,
     /// The memory reserved for the image and its conversions and exports, held while it is open.

@@ -82,9 +82,9 @@ pub struct Decoded {
     /// The pixel density the file gives (its print size), across and down the image as shown
     /// (a quarter turn swaps them); an export writes it ([`crate::io::ExportOptions::density`]).
     pub density: Option<crate::io::Density>,
-    /// The EXIF tags and XMP properties an export keeps ([`crate::io::ExportOptions::exif`]);
+    /// The EXIF tags and XMP properties an export keeps ([`crate::io::ExportOptions::metadata`]);
     /// `None` where none.
-    pub exif: Option<std::sync::Arc<crate::io::Exif>>,
+    pub metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
     /// The memory reserved for this image and its conversion and export; keep it while they run.
     pub memory: Reservation,
     /// Where [`DecodeOptions::stored_luma`] was asked: whether the stored luma was decoded.
@@ -200,7 +200,8 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, density, exif } = raw;
+    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, .. } = raw;
+    let (density, metadata) = (raw.density, raw.metadata);
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
@@ -222,7 +223,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         frames,
         stored_as,
         density: density.map(|d| d.oriented(orientation)),
-        exif,
+        metadata,
         memory: reservation,
         stored_luma,
     }))
@@ -321,7 +322,7 @@ fn open_jpeg(
     let facts = Facts { density: decoder.density(), ..Facts::default() };
     let (width, height) = decoder.dimensions();
     let orientation = decoders_orientation(&mut decoder, facts.orientation);
-    let exif = crate::io::exif::of_decoder(&mut decoder);
+    let metadata = crate::io::exif::of_decoder(&mut decoder);
     // A complete file is turned as it is decoded, a band at a time (a truncated one is turned
     // once its gray rows have told where it ends).
     let mut raw = if layout.complete && orientation != Orientation::NoTransforms && width > 0 && height > 0 {
@@ -331,8 +332,8 @@ fn open_jpeg(
         let reservation =
             reserve(path, &decoder, Orientation::NoTransforms, extra.saturating_add(band_bytes), options)?;
         let image = guarded(path, || decoder.read_oriented(orientation, ORIENTED_BAND_ROWS))?;
-        let (density, exif) = (facts.density, exif);
-        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma: None, density, exif }
+        let (density, stored_luma) = (facts.density, None);
+        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma, density, metadata }
     } else {
         decode_with(path, decoder, extra, options, &facts)?
     };
@@ -397,9 +398,8 @@ fn decode_other(
         let scratch_bytes = if format == ImageFormat::Tiff { decoder.total_bytes() } else { 0 };
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };
-    // EXIF the decoders miss: a TIFF's own directories (and its XMP), a PNG's `eXIf` chunk after
-    // the image data.
-    raw.exif = crate::io::Exif::merged(raw.exif.take(), facts.exif.clone());
+    // What the decoders miss: a TIFF's own directories, a PNG's chunks after the image data.
+    raw.metadata = crate::io::KeptMetadata::merged(raw.metadata.take(), facts.metadata.clone());
     Ok((raw, format, facts))
 }
 
@@ -475,7 +475,7 @@ fn decode_with(
         stored_as,
         stored_luma: None,
         density: facts.density,
-        exif,
+        metadata: exif,
     })
 }
 
@@ -538,7 +538,7 @@ struct Raw {
     stored_as: Option<&'static str>,
     stored_luma: Option<StoredLuma>,
     density: Option<crate::io::Density>,
-    exif: Option<std::sync::Arc<crate::io::Exif>>,
+    metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
 }
 
 /// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)

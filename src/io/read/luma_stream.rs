@@ -85,7 +85,7 @@ pub struct LumaStream {
     orientation: Orientation,
     /// The file's pixel density and the EXIF tags its export keeps.
     density: Option<Density>,
-    exif: Option<std::sync::Arc<crate::io::Exif>>,
+    metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
     /// Every `CHUNK_ROWS` rows, set once decoded; with an orientation, never set (the rows
     /// are read from `shown`).
     chunks: Vec<OnceLock<Vec<u8>>>,
@@ -118,7 +118,7 @@ impl LumaStream {
         ((width, height), density, exif): (
             (u32, u32),
             Option<Density>,
-            Option<std::sync::Arc<crate::io::Exif>>,
+            Option<std::sync::Arc<crate::io::KeptMetadata>>,
         ),
         (warnings, keep_truncated): (Vec<DecodeWarning>, bool),
         memory: Reservation,
@@ -132,7 +132,7 @@ impl LumaStream {
             height,
             orientation,
             density,
-            exif,
+            metadata: exif,
             chunks: (0..chunks.div_ceil(CHUNK_ROWS)).map(|_| OnceLock::new()).collect(),
             shown: OnceLock::new(),
             state: Mutex::new(State::Running),
@@ -165,10 +165,10 @@ impl LumaStream {
         self.density
     }
 
-    /// The EXIF tags the export keeps ([`crate::io::ExportOptions::exif`]).
+    /// The EXIF tags and XMP properties the export keeps ([`crate::io::ExportOptions::metadata`]).
     #[must_use]
-    pub fn exif(&self) -> Option<std::sync::Arc<crate::io::Exif>> {
-        self.exif.clone()
+    pub fn metadata(&self) -> Option<std::sync::Arc<crate::io::KeptMetadata>> {
+        self.metadata.clone()
     }
 
     /// What the user should be told about the file: stray bytes skipped, and once

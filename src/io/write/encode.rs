@@ -5,7 +5,7 @@
 //! TIFF its own writer ([`crate::io::write::tiff`]); BMP uses the `image` crate's (a 1-bit BMP,
 //! the dither's, graylab's own: [`crate::io::write::bmp`]) and WebP `image-webp`'s, as `image`
 //! wraps it. Each writes the input's pixel density, EXIF tags and XMP properties where the
-//! format has a place for them ([`ExportOptions::density`], [`ExportOptions::exif`]).
+//! format has a place for them ([`ExportOptions::density`], [`ExportOptions::metadata`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -145,12 +145,12 @@ pub struct ExportOptions {
     /// ratio of 1:1, BMP 0, PNG no `pHYs`). A fact of the input, not a setting: never saved.
     #[serde(skip)]
     pub density: Option<Density>,
-    /// The input's EXIF tags to keep ([`crate::io::Decoded::exif`]: camera, lens, exposure,
+    /// The input's EXIF tags to keep ([`crate::io::Decoded::metadata`]: camera, lens, exposure,
     /// capture date, artist, copyright) and XMP properties ([`crate::io::Xmp`]: title, keywords,
     /// rating, credits), written where the format has a place for them (all but BMP). A fact of
     /// the input, not a setting: never saved.
     #[serde(skip)]
-    pub exif: Option<std::sync::Arc<crate::io::Exif>>,
+    pub metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
 }
 
 impl Default for ExportOptions {
@@ -162,7 +162,7 @@ impl Default for ExportOptions {
             overwrite: false,
             one_bit: false,
             density: None,
-            exif: None,
+            metadata: None,
         }
     }
 }
@@ -205,7 +205,7 @@ pub fn encode_file_with_progress(
         write_encoded(
             &fitted,
             format,
-            (options.jpeg_quality, options.one_bit, options.density, options.exif.as_deref()),
+            (options.jpeg_quality, options.one_bit, options.density, options.metadata.as_deref()),
             out,
             progress,
         )
@@ -249,13 +249,13 @@ pub fn encode_rows_to_file(
             ExportFormat::Jpeg => write_gray_jpeg(
                 source,
                 (layout.width, layout.height),
-                (options.jpeg_quality.clamp(1, 100), options.density, options.exif.as_deref()),
+                (options.jpeg_quality.clamp(1, 100), options.density, options.metadata.as_deref()),
                 out,
                 progress,
             ),
             _ => write_png(
                 source,
-                (layout, layout.bit_depth(), options.density, options.exif.as_deref()),
+                (layout, layout.bit_depth(), options.density, options.metadata.as_deref()),
                 out,
                 progress,
             ),
@@ -364,7 +364,7 @@ fn fit_to_format(
 fn write_encoded(
     image: &DynamicImage,
     format: ExportFormat,
-    (jpeg_quality, one_bit, density, exif): (u8, bool, Option<Density>, Option<&crate::io::Exif>),
+    (jpeg_quality, one_bit, density, exif): (u8, bool, Option<Density>, Option<&crate::io::KeptMetadata>),
     out: &mut (impl std::io::Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -429,7 +429,7 @@ fn write_encoded(
             // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk,
             // beside the input's kept tags; the kept XMP properties in an `XMP ` chunk.
             encoder.set_exif_metadata(crate::io::exif::block(exif));
-            if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+            if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
                 encoder.set_xmp_metadata(packet);
             }
             let color = match image.color() {

@@ -117,7 +117,7 @@ const EXIF_IFD: u16 = 34665;
 /// text tags of `exif`.
 pub(in crate::io) fn write_gray_tiff(
     pixels: &[u8],
-    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::Exif>),
+    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::KeptMetadata>),
     out: &mut impl Write,
 ) -> Result<(), WriteCause> {
     let (width, height) = (layout.width, layout.height);
@@ -148,7 +148,7 @@ fn tiff_row_bytes(layout: GrayLayout, depth: u8) -> usize {
 /// fields do not fit `kind`'s offsets.
 fn directory(
     kind: Kind,
-    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::Exif>),
+    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::KeptMetadata>),
     rows_per_strip: usize,
     strips: usize,
 ) -> Option<Vec<u8>> {
@@ -187,11 +187,11 @@ fn directory(
         // Unassociated (straight) alpha.
         fields.push(Field::new(338, Type::Short, &[2]));
     }
-    for (tag, text) in exif.map(crate::io::Exif::text_tags).unwrap_or_default() {
+    for (tag, text) in exif.map(crate::io::KeptMetadata::text_tags).unwrap_or_default() {
         fields.push(Field::new(tag, Type::Ascii, &text.into_iter().map(u64::from).collect::<Vec<_>>()));
     }
     // The XMP packet: tag 700, of bytes.
-    if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
         fields.push(Field { tag: 700, kind: 1, count: packet.len() as u64, bytes: packet });
     }
     // The input's exposure, dates and lens, in an EXIF directory after the first one's values.
@@ -310,13 +310,13 @@ mod tests {
     }
 
     /// The EXIF tags the header walk of the TIFF at `path` (its bytes `file`) keeps.
-    fn tiff_exif(path: &std::path::Path, file: &[u8]) -> Option<std::sync::Arc<crate::io::Exif>> {
-        crate::io::read::claims::check_claims(path, file, image::ImageFormat::Tiff).ok()?.exif
+    fn tiff_exif(path: &std::path::Path, file: &[u8]) -> Option<std::sync::Arc<crate::io::KeptMetadata>> {
+        crate::io::read::claims::check_claims(path, file, image::ImageFormat::Tiff).ok()?.metadata
     }
 
     #[test]
     fn the_inputs_exif_is_written_in_its_own_directory_and_read_back_classic_and_big() {
-        use crate::io::exif::{Entry, Exif};
+        use crate::io::exif::{Entry, KeptMetadata};
         // A big-endian camera's tags: the make in IFD0; the exposure 1/250 s, ISO 400 and the
         // lens in the EXIF directory.
         let entry = |tag, kind, count, value: &[u8]| Entry { tag, kind, count, value: value.to_vec() };
@@ -326,7 +326,7 @@ mod tests {
             entry(0x8827, 3, 1, &[1, 144]),
             entry(0xA434, 2, 8, b"RF 50mm\0"),
         ];
-        let exif = Exif::of_entries(false, ifd0, shot).expect("tags");
+        let exif = KeptMetadata::of_entries(false, ifd0, shot).expect("tags");
         let dir = tempfile::tempdir().expect("temp dir");
         let l = layout(9, 4, false, false);
         let pixels: Vec<u8> = (0..36).collect();
@@ -356,7 +356,7 @@ mod tests {
                 std::fs::write(&path, &damaged).expect("write");
                 if let Some(read) = tiff_exif(&path, &damaged) {
                     let block = crate::io::exif::block(Some(&read));
-                    assert_eq!(Exif::kept(&block).as_ref(), Some(&*read), "byte {at} ^ {flip:#x}");
+                    assert_eq!(KeptMetadata::of_exif(&block).as_ref(), Some(&*read), "byte {at} ^ {flip:#x}");
                 }
             }
         }

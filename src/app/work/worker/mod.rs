@@ -317,7 +317,7 @@ impl WorkerState {
                 warnings: d.warnings,
                 stored_as: d.stored_as,
                 density: d.density,
-                exif: d.exif,
+                metadata: d.metadata,
                 display,
                 memory: d.memory,
             })

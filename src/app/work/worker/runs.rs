@@ -391,7 +391,8 @@ impl WorkerState {
             progress(0.0);
         }
         // The input's density and EXIF tags, as a `convert` of the file keeps them.
-        let options = ExportOptions { density: input.density, exif: input.exif.clone(), ..options.clone() };
+        let options =
+            ExportOptions { density: input.density, metadata: input.metadata.clone(), ..options.clone() };
         let encode = crate::io::encode_file_with_progress(&pixels, path, &options, &progress)?;
         let wall_ns = nanos_since(started);
         Ok(Exported { path: path.to_path_buf(), encode, converted, wall_ns, settings: *settings })

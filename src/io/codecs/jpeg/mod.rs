@@ -6,7 +6,7 @@
 //! A gray JPEG has one component and so no chroma: the 4:4:4 / 4:2:0 choice of a colour JPEG
 //! does not arise, and the file is single-channel. A `COM` segment `graylab` marks the file as
 //! graylab's ([`crate::io::mark`]); the JFIF segment gives the pixel density where there is one,
-//! and an APP1 segment after the comment the input's EXIF tags ([`crate::io::Exif`]).
+//! and an APP1 segment after the comment the input's EXIF tags ([`crate::io::KeptMetadata`]).
 
 mod block;
 mod dct;
@@ -37,7 +37,7 @@ const MAX_BLOCK_ROWS_PER_STRIPE: usize = 16;
 pub(in crate::io) fn write_gray_jpeg(
     source: &dyn RowSource,
     (width, height): (u32, u32),
-    (quality, density, exif): (u8, Option<Density>, Option<&crate::io::Exif>),
+    (quality, density, exif): (u8, Option<Density>, Option<&crate::io::KeptMetadata>),
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -102,7 +102,7 @@ fn segment(out: &mut impl Write, marker: u8, body: &[&[u8]]) -> std::io::Result<
 fn write_headers(
     out: &mut impl Write,
     quant: &[u8; 64],
-    ((width, height), density, exif): ((u16, u16), Option<Density>, Option<&crate::io::Exif>),
+    ((width, height), density, exif): ((u16, u16), Option<Density>, Option<&crate::io::KeptMetadata>),
     restart_interval: u16,
 ) -> std::io::Result<()> {
     out.write_all(&[0xFF, 0xD8])?;
@@ -117,7 +117,7 @@ fn write_headers(
         segment(out, 0xE1, &[b"Exif\0\0", &crate::io::exif::block(exif)])?;
     }
     // The XMP packet (its text is bounded to fit a segment: `crate::io::xmp`).
-    if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
         segment(out, 0xE1, &[crate::io::xmp::JPEG_NAMESPACE, &packet])?;
     }
     let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);

@@ -46,7 +46,7 @@ pub(in crate::io) fn pack_bits(gray: &[u8], width: usize) -> Vec<u8> {
 /// image data, where there is one); `progress` gets the fraction of stripes done.
 pub(in crate::io) fn write_png(
     source: &dyn RowSource,
-    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::Exif>),
+    (layout, depth, density, exif): (GrayLayout, u8, Option<Density>, Option<&crate::io::KeptMetadata>),
     out: &mut (impl Write + Send),
     progress: &(dyn Fn(f32) + Sync),
 ) -> Result<(), WriteCause> {
@@ -97,7 +97,7 @@ pub(in crate::io) fn write_png(
         out.write_all(&chunk(*b"eXIf", &crate::io::exif::block(exif))).map_err(io)?;
     }
     // The XMP packet: an uncompressed `iTXt` chunk of keyword `XML:com.adobe.xmp`, no language.
-    if let Some(packet) = exif.and_then(crate::io::Exif::xmp).map(crate::io::Xmp::packet) {
+    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
         let itxt = [&b"XML:com.adobe.xmp\0\0\0\0\0"[..], &packet].concat();
         out.write_all(&chunk(*b"iTXt", &itxt)).map_err(io)?;
     }

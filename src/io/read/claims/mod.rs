@@ -49,7 +49,7 @@ pub(in crate::io) struct Facts {
     pub still_apart: bool,
     /// The EXIF tags an export keeps, where the decoders miss them: a TIFF's own directories
     /// (and its XMP packet), a PNG's `eXIf` chunk after the image data (as `ImageMagick` writes it).
-    pub exif: Option<std::sync::Arc<crate::io::Exif>>,
+    pub metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
     /// The colour model the file stores where the decoder converts it and does not say so (a
     /// 2 or 4-bit gray PNG, given as 8-bit gray).
     pub stored_as: Option<&'static str>,

@@ -29,9 +29,9 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let frames = frames.filter(|&n| n > 1);
     let still_apart = frames.is_some() && !chunks.fctl_before_idat;
     let (orientation, density) = (chunks.orientation, chunks.density);
-    let exif = crate::io::Exif::with_xmp(chunks.exif, chunks.xmp).map(std::sync::Arc::new);
+    let exif = crate::io::KeptMetadata::with_xmp(chunks.exif, chunks.xmp).map(std::sync::Arc::new);
     let stored_as = stored_as(head);
-    Ok(Facts { frames, orientation, density, still_apart, exif, stored_as, ..Facts::default() })
+    Ok(Facts { frames, orientation, density, still_apart, metadata: exif, stored_as, ..Facts::default() })
 }
 
 /// What a gray PNG of 2 or 4 bits a pixel stores (its header, `head`, says): the decoder gives
@@ -75,7 +75,7 @@ pub(super) struct Chunks {
     /// The orientation of an `eXIf` chunk.
     orientation: Option<image::metadata::Orientation>,
     /// The kept tags of an `eXIf` chunk.
-    exif: Option<crate::io::Exif>,
+    exif: Option<crate::io::KeptMetadata>,
     /// The kept properties of an XMP packet in a text chunk, before or after the image data.
     xmp: Option<crate::io::Xmp>,
     /// The density of a `pHYs` chunk, in pixels per metre.
@@ -149,7 +149,7 @@ pub(super) fn chunks(walk: &mut Walk, start: u64, end: u64) -> Chunks {
                 seen_exif = true;
                 let block = walk.bytes(len as usize).unwrap_or_default();
                 found.orientation = exif_orientation(&block);
-                found.exif = crate::io::Exif::kept(&block);
+                found.exif = crate::io::KeptMetadata::of_exif(&block);
                 skip = 4;
             }
             b"iTXt" | b"zTXt" | b"tEXt" if len as usize <= MAX_PACKET_BYTES && found.xmp.is_none() => {

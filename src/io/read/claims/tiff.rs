@@ -19,7 +19,7 @@ use crate::io::read::claims::tiff_ifd::tag::{
 use crate::io::read::claims::tiff_ifd::{Ifd, Layout};
 use crate::io::read::claims::{Facts, Walk, check_size};
 use crate::io::read::orientation::orientation_of;
-use crate::io::{Density, Exif, IoError, Xmp};
+use crate::io::{Density, IoError, KeptMetadata, Xmp};
 
 /// `Compression` 32773: runs of one byte repeated and of literal bytes, per strip or tile.
 const PACKBITS: u64 = 32773;
@@ -44,12 +44,18 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     });
     let exif = exif(layout, walk, &ifd);
     let pages = pages(layout, walk, ifd.next);
-    Ok(Facts { frames: (pages > 1).then_some(pages), orientation, density, exif, ..Facts::default() })
+    Ok(Facts {
+        frames: (pages > 1).then_some(pages),
+        orientation,
+        density,
+        metadata: exif,
+        ..Facts::default()
+    })
 }
 
 /// The kept tags of the first directory, `first`, and of the EXIF directory it points to, with
 /// the kept properties of its XMP packet (tag 700, of bytes); `None` where it keeps none.
-fn exif(layout: Layout, walk: &mut Walk, first: &Ifd) -> Option<Arc<Exif>> {
+fn exif(layout: Layout, walk: &mut Walk, first: &Ifd) -> Option<Arc<KeptMetadata>> {
     let pointer = first.entries.iter().find(|e| e.tag == EXIF_POINTER_TAG);
     let shot_at = pointer.and_then(|e| layout.values(walk, e, 1)).and_then(|v| v.first().copied());
     let shot = shot_at.and_then(|at| layout.ifd(walk, at));
@@ -60,7 +66,7 @@ fn exif(layout: Layout, walk: &mut Walk, first: &Ifd) -> Option<Arc<Exif>> {
         layout.value_bytes(walk, e, len)
     });
     let xmp = packet.and_then(|p| Xmp::kept(&p));
-    Exif::with_xmp(Exif::of_entries(layout.little(), ifd0, shot), xmp).map(Arc::new)
+    KeptMetadata::with_xmp(KeptMetadata::of_entries(layout.little(), ifd0, shot), xmp).map(Arc::new)
 }
 
 /// The entries of `ifd` an export keeps as `directory`'s, with their values' bytes.
