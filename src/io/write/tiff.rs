@@ -74,7 +74,7 @@ impl Field {
 }
 
 /// Classic TIFF (32-bit offsets) or `BigTIFF` (64-bit).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Classic,
     Big,
@@ -315,7 +315,7 @@ mod tests {
     }
 
     #[test]
-    fn the_inputs_exif_is_written_in_its_own_directory_and_read_back_classic_and_big() {
+    fn the_inputs_exif_and_xmp_are_written_in_its_own_directory_and_read_back_classic_and_big() {
         use crate::io::exif::{Entry, KeptMetadata};
         // A big-endian camera's tags: the make in IFD0; the exposure 1/250 s, ISO 400 and the
         // lens in the EXIF directory.
@@ -326,7 +326,9 @@ mod tests {
             entry(0x8827, 3, 1, &[1, 144]),
             entry(0xA434, 2, 8, b"RF 50mm\0"),
         ];
-        let exif = KeptMetadata::of_entries(false, ifd0, shot).expect("tags");
+        let packet = br#"<x xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Meadow</dc:title></x>"#;
+        let xmp = crate::io::Xmp::kept(packet);
+        let exif = KeptMetadata::with_xmp(KeptMetadata::of_entries(false, ifd0, shot), xmp).expect("tags");
         let dir = tempfile::tempdir().expect("temp dir");
         let l = layout(9, 4, false, false);
         let pixels: Vec<u8> = (0..36).collect();
@@ -341,6 +343,11 @@ mod tests {
             assert_eq!(read.shot_in(native), exif.shot_in(native));
             assert_eq!(read.shot_in(false), exif.shot_in(false), "swapped back to the camera's order");
             assert_eq!(read.shot_in(native)[1].value, 400u16.to_ne_bytes());
+            assert_eq!(
+                (read.xmp(), read.xmp().map(crate::io::Xmp::properties)),
+                (exif.xmp(), Some(1)),
+                "{kind:?}"
+            );
             // The pixels are still where the strips say.
             let mut decoder = tiff::decoder::Decoder::new(std::io::Cursor::new(&file)).expect("a TIFF");
             let tiff::decoder::DecodingResult::U8(read) = decoder.read_image().expect("pixels") else {
@@ -356,7 +363,10 @@ mod tests {
                 std::fs::write(&path, &damaged).expect("write");
                 if let Some(read) = tiff_exif(&path, &damaged) {
                     let block = crate::io::exif::block(Some(&read));
-                    assert_eq!(KeptMetadata::of_exif(&block).as_ref(), Some(&*read), "byte {at} ^ {flip:#x}");
+                    let tags = (read.tags() > 0).then(|| KeptMetadata::with_xmp(Some((*read).clone()), None));
+                    assert_eq!(KeptMetadata::of_exif(&block), tags.flatten(), "byte {at} ^ {flip:#x}");
+                    let again = read.xmp().and_then(|x| crate::io::Xmp::kept(&x.packet()));
+                    assert_eq!(again.as_ref(), read.xmp(), "byte {at} ^ {flip:#x}");
                 }
             }
         }
