@@ -57,11 +57,14 @@ enum Property {
 }
 
 impl Xmp {
-    /// The kept properties of an XMP packet (UTF-8 text); `None` when it is not UTF-8 or keeps
-    /// nothing.
+    /// The kept properties of an XMP packet (UTF-8 text); `None` when it is not UTF-8, is longer
+    /// than [`MAX_PACKET_BYTES`] or keeps nothing.
     #[must_use]
     pub fn kept(packet: &[u8]) -> Option<Self> {
-        let text = std::str::from_utf8(packet.get(..MAX_PACKET_BYTES).unwrap_or(packet)).ok()?;
+        if packet.len() > MAX_PACKET_BYTES {
+            return None;
+        }
+        let text = std::str::from_utf8(packet).ok()?;
         let names = Names::of(text)?;
         let mut kept = Self::default();
         let mut budget = MAX_TEXT_BYTES;
@@ -513,6 +516,8 @@ mod tests {
              <dc:subject><rdf:Bag>{keywords}</rdf:Bag></dc:subject></d>"
         );
         let kept = Xmp::kept(packet.as_bytes()).expect("kept");
+        let padded = [packet.as_bytes(), &vec![b' '; MAX_PACKET_BYTES - packet.len() + 1]].concat();
+        assert_eq!(Xmp::kept(&padded), None, "a packet over 1 MiB is not read");
         assert_eq!(kept.alts[0], pairs(&[("x-default", "first")]));
         assert_eq!(kept.lists[1][..2], strings(&["\"<0>\"", "\"<1>\""]));
         assert!((500..9000).contains(&kept.lists[1].len()), "{}", kept.lists[1].len());
