@@ -58,7 +58,7 @@ enum Property {
 
 impl Xmp {
     /// The kept properties of an XMP packet (UTF-8 text); `None` when it is not UTF-8, is longer
-    /// than [`MAX_PACKET_BYTES`] or keeps nothing.
+    /// than 1 MiB or keeps nothing.
     #[must_use]
     pub fn kept(packet: &[u8]) -> Option<Self> {
         if packet.len() > MAX_PACKET_BYTES {
