@@ -154,6 +154,11 @@ impl KeptMetadata {
         self.xmp.as_ref()
     }
 
+    /// The XMP packet an output holds, where there are XMP properties to keep.
+    pub(in crate::io) fn xmp_packet(&self) -> Option<Vec<u8>> {
+        self.xmp.as_ref().map(crate::io::Xmp::packet)
+    }
+
     /// The kept text tags of `IFD0` (make, model, date, description, artist, copyright) with
     /// their values, each ending in a NUL: what a TIFF output holds in its own directory.
     pub(crate) fn text_tags(&self) -> Vec<(u16, Vec<u8>)> {
@@ -183,7 +188,8 @@ impl KeptMetadata {
     }
 }
 
-/// The one value of `tag` in the first directory of an EXIF block (as [`KeptMetadata::of_exif`] reads it),
+/// The one value of `tag` in the first directory of an EXIF block (as
+/// [`KeptMetadata::of_exif`] reads it),
 /// of a TIFF type in `kinds`: a SHORT or LONG (signed or not) as `[value, 0]`, a RATIONAL as
 /// `[numerator, denominator]`; `None` where there is no such entry of one value.
 pub(in crate::io) fn ifd0_value(block: &[u8], tag: u16, kinds: &[u16]) -> Option<[u32; 2]> {
@@ -201,12 +207,16 @@ pub(in crate::io) fn ifd0_value(block: &[u8], tag: u16, kinds: &[u16]) -> Option
 }
 
 /// The kept tags of the EXIF block `decoder` reads, with the kept properties of its XMP
-/// packet, shared by the exports of the image.
+/// packet, shared by the exports of the image; what `known` (the walk over the file) already
+/// holds is not read again.
 pub(in crate::io) fn of_decoder(
     decoder: &mut impl image::ImageDecoder,
+    known: Option<&KeptMetadata>,
 ) -> Option<std::sync::Arc<KeptMetadata>> {
-    let exif = decoder.exif_metadata().ok().flatten().and_then(|block| KeptMetadata::of_exif(&block));
-    let xmp = decoder.xmp_metadata().ok().flatten().and_then(|packet| crate::io::Xmp::kept(&packet));
+    let exif = known.is_none_or(|k| k.tags() == 0).then(|| decoder.exif_metadata().ok().flatten());
+    let exif = exif.flatten().and_then(|block| KeptMetadata::of_exif(&block));
+    let xmp = known.is_none_or(|k| k.xmp.is_none()).then(|| decoder.xmp_metadata().ok().flatten());
+    let xmp = xmp.flatten().and_then(|packet| crate::io::Xmp::kept(&packet));
     KeptMetadata::with_xmp(exif, xmp).map(std::sync::Arc::new)
 }
 

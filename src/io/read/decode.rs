@@ -200,8 +200,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         warnings.push(DecodeWarning::Truncated(at));
     }
     check_unchanged(path, &meta)?;
-    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, .. } = raw;
-    let (density, metadata) = (raw.density, raw.metadata);
+    let Raw { mut image, orientation, oriented, reservation, stored_as, stored_luma, density, kept } = raw;
     // The GIF decoder gives RGBA for every file, the WebP decoder for every animation: alpha is
     // kept only where some pixel is not opaque.
     if format == ImageFormat::Gif || (format == ImageFormat::WebP && facts.frames.is_some()) {
@@ -223,7 +222,7 @@ fn open(path: &Path, options: &DecodeOptions, stream: bool) -> Result<Opened, Io
         frames,
         stored_as,
         density: density.map(|d| d.oriented(orientation)),
-        metadata,
+        metadata: kept,
         memory: reservation,
         stored_luma,
     }))
@@ -287,7 +286,7 @@ fn open_jpeg(
         let mut header = guarded(path, || LibjpegDecoder::new(&plan.bytes, &header_log, JpegOut::Luma))?;
         let orientation = decoders_orientation(&mut header, None);
         let (width, height) = header.dimensions();
-        let (density, exif) = (header.density(), crate::io::exif::of_decoder(&mut header));
+        let (density, exif) = (header.density(), crate::io::exif::of_decoder(&mut header, None));
         if layout.components.len() == 3 && width > 0 && height > 0 {
             let reservation = reserve(path, &header, orientation, extra, options)?;
             drop(header);
@@ -322,7 +321,7 @@ fn open_jpeg(
     let facts = Facts { density: decoder.density(), ..Facts::default() };
     let (width, height) = decoder.dimensions();
     let orientation = decoders_orientation(&mut decoder, facts.orientation);
-    let metadata = crate::io::exif::of_decoder(&mut decoder);
+    let kept = crate::io::exif::of_decoder(&mut decoder, None);
     // A complete file is turned as it is decoded, a band at a time (a truncated one is turned
     // once its gray rows have told where it ends).
     let mut raw = if layout.complete && orientation != Orientation::NoTransforms && width > 0 && height > 0 {
@@ -333,7 +332,7 @@ fn open_jpeg(
             reserve(path, &decoder, Orientation::NoTransforms, extra.saturating_add(band_bytes), options)?;
         let image = guarded(path, || decoder.read_oriented(orientation, ORIENTED_BAND_ROWS))?;
         let (density, stored_luma) = (facts.density, None);
-        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma, density, metadata }
+        Raw { image, orientation, oriented: true, reservation, stored_as, stored_luma, density, kept }
     } else {
         decode_with(path, decoder, extra, options, &facts)?
     };
@@ -399,7 +398,7 @@ fn decode_other(
         decode_with(path, decoder, scratch_bytes, options, &facts)?
     };
     // What the decoders miss: a TIFF's own directories, a PNG's chunks after the image data.
-    raw.metadata = crate::io::KeptMetadata::merged(raw.metadata.take(), facts.metadata.clone());
+    raw.kept = crate::io::KeptMetadata::merged(raw.kept.take(), facts.metadata.clone());
     Ok((raw, format, facts))
 }
 
@@ -464,7 +463,7 @@ fn decode_with(
         });
     }
     let orientation = decoders_orientation(&mut decoder, facts.orientation);
-    let exif = crate::io::exif::of_decoder(&mut decoder);
+    let kept = crate::io::exif::of_decoder(&mut decoder, facts.metadata.as_deref());
     let reservation = reserve(path, &decoder, orientation, extra_bytes, options)?;
     let image = guarded(path, || read_image(decoder))?;
     Ok(Raw {
@@ -475,7 +474,7 @@ fn decode_with(
         stored_as,
         stored_luma: None,
         density: facts.density,
-        metadata: exif,
+        kept,
     })
 }
 
@@ -528,7 +527,8 @@ fn reserve(
 }
 
 /// What a decoder gave: the pixels, the orientation (applied or still to apply), their memory, the colour
-/// model the file stored when the pixels were converted from it, and the density as stored.
+/// model the file stored when the pixels were converted from it, the density as stored, and
+/// the metadata an export keeps (`kept`).
 struct Raw {
     image: DynamicImage,
     orientation: Orientation,
@@ -538,7 +538,7 @@ struct Raw {
     stored_as: Option<&'static str>,
     stored_luma: Option<StoredLuma>,
     density: Option<crate::io::Density>,
-    metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
+    kept: Option<std::sync::Arc<crate::io::KeptMetadata>>,
 }
 
 /// Runs a third-party decoder step; a panic inside it (a decoder bug a hostile file found)

@@ -429,7 +429,7 @@ fn write_encoded(
             // graylab's mark (see `crate::io::mark`): the `Software` tag in an `EXIF` chunk,
             // beside the input's kept tags; the kept XMP properties in an `XMP ` chunk.
             encoder.set_exif_metadata(crate::io::exif::block(exif));
-            if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
+            if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp_packet) {
                 encoder.set_xmp_metadata(packet);
             }
             let color = match image.color() {

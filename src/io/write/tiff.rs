@@ -191,7 +191,7 @@ fn directory(
         fields.push(Field::new(tag, Type::Ascii, &text.into_iter().map(u64::from).collect::<Vec<_>>()));
     }
     // The XMP packet: tag 700, of bytes.
-    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
+    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp_packet) {
         fields.push(Field { tag: 700, kind: 1, count: packet.len() as u64, bytes: packet });
     }
     // The input's exposure, dates and lens, in an EXIF directory after the first one's values.

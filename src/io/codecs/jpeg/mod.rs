@@ -117,7 +117,7 @@ fn write_headers(
         segment(out, 0xE1, &[b"Exif\0\0", &crate::io::exif::block(exif)])?;
     }
     // The XMP packet (its text is bounded to fit a segment: `crate::io::xmp`).
-    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
+    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp_packet) {
         segment(out, 0xE1, &[crate::io::xmp::JPEG_NAMESPACE, &packet])?;
     }
     let zigzag_quant = ZIGZAG.map(|n| quant[usize::from(n)]);

@@ -97,7 +97,7 @@ pub(in crate::io) fn write_png(
         out.write_all(&chunk(*b"eXIf", &crate::io::exif::block(exif))).map_err(io)?;
     }
     // The XMP packet: an uncompressed `iTXt` chunk of keyword `XML:com.adobe.xmp`, no language.
-    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp).map(crate::io::Xmp::packet) {
+    if let Some(packet) = exif.and_then(crate::io::KeptMetadata::xmp_packet) {
         let itxt = [&b"XML:com.adobe.xmp\0\0\0\0\0"[..], &packet].concat();
         out.write_all(&chunk(*b"iTXt", &itxt)).map_err(io)?;
     }

@@ -47,8 +47,9 @@ pub(in crate::io) struct Facts {
     pub pnm: Option<pnm::Header>,
     /// An APNG's still image is not a frame of its animation (it is counted in `frames`).
     pub still_apart: bool,
-    /// The EXIF tags an export keeps, where the decoders miss them: a TIFF's own directories
-    /// (and its XMP packet), a PNG's `eXIf` chunk after the image data (as `ImageMagick` writes it).
+    /// The EXIF tags and XMP properties an export keeps, read by the walk (the decoders miss
+    /// some): a TIFF's own directories and its tag 700, a PNG's `eXIf` chunk and XMP text
+    /// chunk wherever they are (`ImageMagick` writes them after the image data).
     pub metadata: Option<std::sync::Arc<crate::io::KeptMetadata>>,
     /// The colour model the file stores where the decoder converts it and does not say so (a
     /// 2 or 4-bit gray PNG, given as 8-bit gray).

@@ -1,7 +1,8 @@
 //! A PNG's pixels against its compressed data (its IDAT chunks), the frames of an APNG, an
 //! `eXIf` chunk the decoder skips (it reads only those before the image data: its orientation
-//! and the tags an export keeps), and the pixel density of a `pHYs` chunk: from the chunk
-//! headers, seeking over the data; an XMP packet in a text chunk; and what a gray PNG of fewer than 8 bits stores.
+//! and the tags an export keeps), the pixel density of a `pHYs` chunk and an XMP packet in a
+//! text chunk: from the chunk headers, seeking over the data; and what a gray PNG of fewer than
+//! 8 bits stores.
 
 use std::path::Path;
 
@@ -29,9 +30,9 @@ pub(super) fn check(path: &Path, head: &[u8], walk: &mut Walk) -> Result<Facts, 
     let frames = frames.filter(|&n| n > 1);
     let still_apart = frames.is_some() && !chunks.fctl_before_idat;
     let (orientation, density) = (chunks.orientation, chunks.density);
-    let exif = crate::io::KeptMetadata::with_xmp(chunks.exif, chunks.xmp).map(std::sync::Arc::new);
+    let metadata = crate::io::KeptMetadata::with_xmp(chunks.exif, chunks.xmp).map(std::sync::Arc::new);
     let stored_as = stored_as(head);
-    Ok(Facts { frames, orientation, density, still_apart, metadata: exif, stored_as, ..Facts::default() })
+    Ok(Facts { frames, orientation, density, still_apart, metadata, stored_as, ..Facts::default() })
 }
 
 /// What a gray PNG of 2 or 4 bits a pixel stores (its header, `head`, says): the decoder gives

@@ -3,8 +3,8 @@
 //! counted; an orientation stored as a LONG read; its resolution; the EXIF tags an export
 //! keeps, of the first directory (the camera, the date, the credits) and of the EXIF directory it
 //! points to (the exposure, the lens), a damaged entry skipped, never trusted, and the kept
-//! properties of its XMP packet. Which variant it
-//! is (and the ones graylab cannot read) is `tiff_header.rs`'s.
+//! properties of its XMP packet. Which variant it is (and the ones graylab cannot read) is
+//! `tiff_header.rs`'s.
 
 use std::path::Path;
 use std::sync::Arc;
